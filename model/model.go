@@ -1,0 +1,108 @@
+// Package model defines the interface to language models and a registry of
+// providers that open a model from a spec such as "openai/gpt-4o".
+package model
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/tool"
+)
+
+// A Model generates the next assistant message of a conversation.
+type Model interface {
+	Generate(ctx context.Context, req Request) (Response, error)
+}
+
+// Func adapts a function to the Model interface.
+type Func func(ctx context.Context, req Request) (Response, error)
+
+// Generate calls f.
+func (f Func) Generate(ctx context.Context, req Request) (Response, error) { return f(ctx, req) }
+
+// Request is what a model is asked.
+type Request struct {
+	// Messages is the conversation so far, system message first if any.
+	Messages []chat.Message
+	// Tools are the tools the model may call.
+	Tools []tool.Info
+}
+
+// Response is a model's answer.
+type Response struct {
+	// Message is the assistant message. Its Role is chat.Assistant.
+	Message chat.Message
+	Usage   Usage
+}
+
+// Usage counts the tokens of one generation.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// Total returns input plus output tokens.
+func (u Usage) Total() int { return u.InputTokens + u.OutputTokens }
+
+// Options configure a provider when a model is opened.
+type Options struct {
+	// BaseURL overrides the provider's API endpoint.
+	BaseURL string
+	// APIKey overrides the provider's key.
+	APIKey string
+}
+
+// A Provider opens the model named by the part of a spec after the
+// provider's prefix ("gpt-4o" in "openai/gpt-4o", a path in "scripted:PATH").
+type Provider func(name string, opts Options) (Model, error)
+
+var (
+	mu        sync.RWMutex
+	providers = map[string]Provider{}
+)
+
+// Register makes a provider available under prefix. It panics if the prefix
+// is registered twice.
+func Register(prefix string, p Provider) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := providers[prefix]; dup {
+		panic("model: provider registered twice: " + prefix)
+	}
+	providers[prefix] = p
+}
+
+// Providers returns the registered prefixes, sorted.
+func Providers() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(providers))
+	for n := range providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Open opens the model named by spec: "PROVIDER/NAME" or "PROVIDER:NAME".
+func Open(spec string, opts Options) (Model, error) {
+	i := strings.IndexAny(spec, "/:")
+	if i <= 0 || i == len(spec)-1 {
+		return nil, fmt.Errorf("model %q: want PROVIDER/NAME or scripted:PATH (providers: %s)", spec, strings.Join(Providers(), ", "))
+	}
+	mu.RLock()
+	p, ok := providers[spec[:i]]
+	mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("model %q: unknown provider %q (providers: %s)", spec, spec[:i], strings.Join(Providers(), ", "))
+	}
+	m, err := p(spec[i+1:], opts)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", spec, err)
+	}
+	return m, nil
+}

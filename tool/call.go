@@ -1,0 +1,304 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Call is one request by a model to run a tool.
+type Call struct {
+	// ID identifies the call within its assistant message.
+	ID string `json:"id"`
+	// Function is the name of the tool called.
+	Function string `json:"function"`
+	// Arguments is the JSON object the model sent, with its keys in the
+	// model's order. It is nil when the arguments did not parse.
+	Arguments json.RawMessage `json:"arguments"`
+	// ArgumentsRaw holds the argument text as the model sent it when it was
+	// not a JSON object.
+	ArgumentsRaw string `json:"arguments_raw,omitempty"`
+	// ParseError says why ArgumentsRaw did not parse.
+	ParseError string `json:"parse_error,omitempty"`
+}
+
+// NewCall returns a call of function with the argument text the model sent.
+// Text that is not a JSON object leaves the call with a ParseError; such a
+// call never reaches an approver (SPEC A6).
+func NewCall(id, function, arguments string) Call {
+	c := Call{ID: id, Function: function}
+	if err := c.SetArguments([]byte(arguments)); err != nil {
+		c.ArgumentsRaw = arguments
+		c.ParseError = err.Error()
+	}
+	return c
+}
+
+// SetArguments sets the arguments from JSON text, which must be an object.
+// Empty text means no arguments.
+func (c *Call) SetArguments(text []byte) error {
+	text = bytes.TrimSpace(text)
+	if len(text) == 0 {
+		c.Arguments = json.RawMessage("{}")
+		return nil
+	}
+	if !json.Valid(text) {
+		return fmt.Errorf("arguments of %s are not valid JSON", c.Function)
+	}
+	if text[0] != '{' {
+		return fmt.Errorf("arguments of %s are not a JSON object", c.Function)
+	}
+	c.Arguments = append(json.RawMessage(nil), text...)
+	return nil
+}
+
+// Unmarshal decodes the call's arguments into v.
+func (c Call) Unmarshal(v any) error {
+	if c.ParseError != "" {
+		return &Error{Type: ErrParsing, Message: c.ParseError}
+	}
+	if err := json.Unmarshal(c.Arguments, v); err != nil {
+		return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
+	}
+	return nil
+}
+
+// Text renders the call on one line as name(k1='v1', k2=2): strings single
+// quoted and unescaped, keys in the model's order, booleans and null as
+// Python writes them (SPEC P2). It is the text that policy patterns match.
+func (c Call) Text() string { return string(c.AppendText(nil)) }
+
+// AppendText appends the call's Text to buf.
+func (c Call) AppendText(buf []byte) []byte {
+	buf = append(buf, c.Function...)
+	buf = append(buf, '(')
+	if c.ParseError != "" {
+		buf = append(buf, c.ArgumentsRaw...)
+	} else {
+		first := true
+		_ = EachArgument(c.Arguments, func(key string, value json.RawMessage) bool {
+			if !first {
+				buf = append(buf, ", "...)
+			}
+			first = false
+			buf = append(buf, key...)
+			buf = append(buf, '=')
+			buf = AppendValue(buf, value)
+			return true
+		})
+	}
+	return append(buf, ')')
+}
+
+// Argument returns the raw JSON value of the argument named key.
+func (c Call) Argument(key string) (json.RawMessage, bool) {
+	var found json.RawMessage
+	_ = EachArgument(c.Arguments, func(k string, v json.RawMessage) bool {
+		if k == key {
+			found = v
+			return false
+		}
+		return true
+	})
+	return found, found != nil
+}
+
+// EachArgument calls fn for each member of the JSON object obj in order,
+// until fn returns false. Keys are passed unescaped. obj must be valid JSON.
+func EachArgument(obj json.RawMessage, fn func(key string, value json.RawMessage) bool) error {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return fmt.Errorf("not a JSON object")
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	var keyBuf [64]byte
+	for i < len(obj) {
+		end := skipValue(obj, i)
+		key := appendUnquoted(keyBuf[:0], obj[i:end])
+		i = skipSpace(obj, end)
+		i = skipSpace(obj, i+1) // ':'
+		vend := skipValue(obj, i)
+		if !fn(string(key), obj[i:vend]) {
+			return nil
+		}
+		i = skipSpace(obj, vend)
+		if i >= len(obj) || obj[i] == '}' {
+			return nil
+		}
+		i = skipSpace(obj, i+1) // ','
+	}
+	return nil
+}
+
+// AppendValue appends the pattern-text rendering of the JSON value v:
+// strings in single quotes without escapes, true/false/null as
+// True/False/None, arrays and objects in Python's literal syntax.
+func AppendValue(buf []byte, v json.RawMessage) []byte {
+	i := skipSpace(v, 0)
+	if i >= len(v) {
+		return buf
+	}
+	switch v[i] {
+	case '"':
+		buf = append(buf, '\'')
+		buf = appendUnquoted(buf, v[i:skipValue(v, i)])
+		return append(buf, '\'')
+	case 't':
+		return append(buf, "True"...)
+	case 'f':
+		return append(buf, "False"...)
+	case 'n':
+		return append(buf, "None"...)
+	case '[':
+		buf = append(buf, '[')
+		j := skipSpace(v, i+1)
+		first := true
+		for j < len(v) && v[j] != ']' {
+			end := skipValue(v, j)
+			if !first {
+				buf = append(buf, ", "...)
+			}
+			first = false
+			buf = AppendValue(buf, v[j:end])
+			j = skipSpace(v, end)
+			if j < len(v) && v[j] == ',' {
+				j = skipSpace(v, j+1)
+			}
+		}
+		return append(buf, ']')
+	case '{':
+		buf = append(buf, '{')
+		first := true
+		_ = EachArgument(v[i:], func(key string, value json.RawMessage) bool {
+			if !first {
+				buf = append(buf, ", "...)
+			}
+			first = false
+			buf = append(buf, '\'')
+			buf = append(buf, key...)
+			buf = append(buf, "': "...)
+			buf = AppendValue(buf, value)
+			return true
+		})
+		return append(buf, '}')
+	}
+	// number
+	end := skipValue(v, i)
+	return append(buf, v[i:end]...)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value starting at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		for j := i + 1; j < len(b); j++ {
+			switch b[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = skipValue(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\t' && b[j] != '\r' {
+		j++
+	}
+	return j
+}
+
+// appendUnquoted appends the contents of the JSON string literal s, with its
+// escapes decoded.
+func appendUnquoted(buf, s []byte) []byte {
+	if len(s) < 2 {
+		return buf
+	}
+	s = s[1 : len(s)-1]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			buf = append(buf, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			buf = append(buf, '\n')
+		case 't':
+			buf = append(buf, '\t')
+		case 'r':
+			buf = append(buf, '\r')
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'u':
+			if i+4 >= len(s) {
+				return buf
+			}
+			r := rune(hex4(s[i+1 : i+5]))
+			i += 4
+			if r >= 0xD800 && r < 0xDC00 && i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+				lo := rune(hex4(s[i+3 : i+7]))
+				if lo >= 0xDC00 && lo < 0xE000 {
+					r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			buf = utf8.AppendRune(buf, r)
+		default: // '"', '\\', '/'
+			buf = append(buf, s[i])
+		}
+	}
+	return buf
+}
+
+func hex4(b []byte) int {
+	n, err := strconv.ParseUint(string(b), 16, 32)
+	if err != nil {
+		return utf8.RuneError
+	}
+	return int(n)
+}
+
+// StringValue returns the text a pattern matches for one argument value: a
+// string's contents, or the rendering of AppendValue for anything else.
+func StringValue(buf []byte, v json.RawMessage) []byte {
+	i := skipSpace(v, 0)
+	if i < len(v) && v[i] == '"' {
+		return appendUnquoted(buf, v[i:skipValue(v, i)])
+	}
+	return AppendValue(buf, v)
+}

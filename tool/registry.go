@@ -1,0 +1,60 @@
+package tool
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Env is what a built-in tool is configured with when a task names it.
+type Env struct {
+	// Dir is the working directory of the task. Tools that touch files or
+	// run commands work there.
+	Dir string
+	// Timeout bounds one call; zero means the tool's default.
+	Timeout time.Duration
+}
+
+// A Factory builds a tool for a task's environment.
+type Factory func(env Env) (Tool, error)
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]Factory{}
+)
+
+// Register makes a built-in tool available to task files under name. It
+// panics if name is registered twice.
+func Register(name string, f Factory) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("tool: registered twice: " + name)
+	}
+	registry[name] = f
+}
+
+// Names returns the registered tool names, sorted.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New builds the registered tool called name.
+func New(name string, env Env) (Tool, error) {
+	regMu.RLock()
+	f, ok := registry[name]
+	regMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown tool %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return f(env)
+}
