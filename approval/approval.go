@@ -1,0 +1,217 @@
+// Package approval decides, before a tool call runs, whether it may run
+// (SPEC §2). An Approver decides one call; a Policy asks the approvers whose
+// patterns match, in order, until one does not escalate.
+package approval
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Decision is an approver's answer (SPEC A2).
+type Decision string
+
+// The decisions of SPEC A2.
+const (
+	Approve   Decision = "approve"
+	Modify    Decision = "modify"
+	Reject    Decision = "reject"
+	Terminate Decision = "terminate"
+	Escalate  Decision = "escalate"
+)
+
+// Valid reports whether d is one of the five decisions.
+func (d Decision) Valid() bool {
+	switch d {
+	case Approve, Modify, Reject, Terminate, Escalate:
+		return true
+	}
+	return false
+}
+
+// severity ranks decisions across chains (SPEC P7).
+func (d Decision) severity() int {
+	switch d {
+	case Terminate:
+		return 4
+	case Reject:
+		return 3
+	case Modify:
+		return 2
+	case Approve:
+		return 1
+	}
+	return 0
+}
+
+// Request is what an approver sees (SPEC A1).
+type Request struct {
+	// Message is the text of the assistant message that made the call.
+	Message string
+	// Call is the call as the model proposed it.
+	Call tool.Call
+	// View is a human-readable rendering of the call.
+	View tool.View
+	// History is the conversation so far, up to and including the
+	// assistant message that made the call.
+	History []chat.Message
+}
+
+// Approval is an approver's answer.
+type Approval struct {
+	Decision Decision
+	// Modified is the call to run instead, for Modify.
+	Modified *tool.Call
+	// Explanation says why; a rejected call's explanation reaches the model.
+	Explanation string
+	Metadata    map[string]any
+}
+
+// An Approver decides whether a call may run. An error ends the run with an
+// error (SPEC A7); it never counts as an approval.
+type Approver interface {
+	Approve(ctx context.Context, req *Request) (Approval, error)
+}
+
+// Func adapts a function to the Approver interface.
+type Func func(ctx context.Context, req *Request) (Approval, error)
+
+// Approve calls f.
+func (f Func) Approve(ctx context.Context, req *Request) (Approval, error) { return f(ctx, req) }
+
+// Rule is one compiled entry of a policy.
+type Rule = policy.Rule[Approver]
+
+// Policy is a compiled approval policy. A nil or empty Policy has no
+// approvers: every call runs (SPEC A4, P6).
+type Policy struct {
+	set *policy.Set[Approver]
+}
+
+// New returns a policy of rules in order.
+func New(rules ...Rule) *Policy {
+	return &Policy{set: policy.NewSet(rules)}
+}
+
+// Compile builds a policy from entries, creating each approver from the
+// registry. An unknown name is an error at the entry's position that lists
+// the registered names.
+func Compile(entries []policy.Entry) (*Policy, error) {
+	rules := make([]Rule, 0, len(entries))
+	for _, e := range entries {
+		m, err := e.Matcher()
+		if err != nil {
+			return nil, &policy.Error{Pos: e.Pos, Err: err}
+		}
+		a, err := Build(e.Name, e.Params)
+		if err != nil {
+			return nil, &policy.Error{Pos: e.Pos, Err: err}
+		}
+		rules = append(rules, Rule{Name: e.Name, Chain: e.Chain, Match: m, Handler: a, Entry: e})
+	}
+	return New(rules...), nil
+}
+
+// Len returns the number of entries; 0 means no approvers.
+func (p *Policy) Len() int {
+	if p == nil {
+		return 0
+	}
+	return p.set.Len()
+}
+
+// Entries returns the entries the policy was built from.
+func (p *Policy) Entries() []policy.Entry {
+	if p == nil {
+		return nil
+	}
+	return p.set.Entries()
+}
+
+// Set returns the compiled rules.
+func (p *Policy) Set() *policy.Set[Approver] {
+	if p == nil {
+		return nil
+	}
+	return p.set
+}
+
+// Record is one approver's answer, for the transcript (SPEC A3).
+type Record struct {
+	Approver string
+	Chain    string
+	Approval Approval
+}
+
+// Outcome is a policy's decision on a call.
+type Outcome struct {
+	Approval
+	// Approver names the approver that decided; "policy" when none did.
+	Approver string
+	Chain    string
+}
+
+// PolicyName is the approver name recorded when no approver decided.
+const PolicyName = "policy"
+
+// Decide asks the policy about req.Call (SPEC A3, A4, P7). Each approver
+// asked is passed to record, escalations included; record may be nil. When
+// approvers are in force but none decides, the call is rejected and record
+// receives a rejection by "policy". With no approvers the call is approved
+// and nothing is recorded. An approver's error or panic is returned.
+func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) (Outcome, error) {
+	if p.Len() == 0 {
+		return Outcome{Approval: Approval{Decision: Approve}}, nil
+	}
+	if record == nil {
+		record = func(Record) {}
+	}
+	ask := func(ctx context.Context, r *Rule) (Approval, bool, error) {
+		a, err := call(ctx, r, req)
+		if err != nil {
+			return a, false, err
+		}
+		record(Record{Approver: r.Name, Chain: r.Chain, Approval: a})
+		return a, a.Decision != Escalate, nil
+	}
+	v, err := policy.Evaluate(ctx, p.set, &req.Call, ask,
+		func(a, b Approval) bool { return a.Decision.severity() > b.Decision.severity() },
+		func(a Approval) bool { return a.Decision == Terminate })
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !v.Decided {
+		out := Outcome{
+			Approval: Approval{Decision: Reject, Explanation: "no approver approved this call (approval is deny by default)"},
+			Approver: PolicyName,
+		}
+		record(Record{Approver: PolicyName, Approval: out.Approval})
+		return out, nil
+	}
+	return Outcome{Approval: v.Result, Approver: v.Rule, Chain: v.Chain}, nil
+}
+
+// call asks one approver, turning panics and invalid answers into errors.
+func call(ctx context.Context, r *Rule, req *Request) (a Approval, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("approver %s panicked: %v\n%s", r.Name, p, debug.Stack())
+		}
+	}()
+	a, err = r.Handler.Approve(ctx, req)
+	if err != nil {
+		return a, fmt.Errorf("approver %s: %w", r.Name, err)
+	}
+	if !a.Decision.Valid() {
+		return a, fmt.Errorf("approver %s: invalid decision %q", r.Name, a.Decision)
+	}
+	if a.Decision == Modify && a.Modified == nil {
+		return a, fmt.Errorf("approver %s: decision modify without a modified call", r.Name)
+	}
+	return a, nil
+}

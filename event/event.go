@@ -1,0 +1,272 @@
+// Package event defines the events of a run and the JSON Lines transcript
+// they are written to (SPEC L7).
+package event
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Kind names an event type; it is the "event" field of a transcript line.
+type Kind string
+
+// The kinds of event.
+const (
+	KindRunStart Kind = "run_start"
+	KindModel    Kind = "model"
+	KindApproval Kind = "approval"
+	KindTool     Kind = "tool"
+	KindReview   Kind = "review"
+	KindInfo     Kind = "info"
+	KindLimit    Kind = "limit"
+	KindError    Kind = "error"
+	KindRunEnd   Kind = "run_end"
+)
+
+// Data is the kind-specific part of an event.
+type Data interface{ Kind() Kind }
+
+// Event is one transcript line: common fields and its data.
+type Event struct {
+	ID    string    `json:"id"`
+	Time  time.Time `json:"time"`
+	RunID string    `json:"run_id"`
+	// Agent names the agent that emitted the event; "main" for the root.
+	Agent string `json:"agent"`
+	// Span is the id of the hand-off call the event happened under, if any.
+	Span string `json:"span,omitempty"`
+	Data Data   `json:"-"`
+}
+
+// Kind returns the kind of the event's data.
+func (e Event) Kind() Kind {
+	if e.Data == nil {
+		return ""
+	}
+	return e.Data.Kind()
+}
+
+// MarshalJSON writes the event as one flat object: "event" first, then the
+// common fields, then the data's fields.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type header struct {
+		Event Kind      `json:"event"`
+		ID    string    `json:"id"`
+		Time  time.Time `json:"time"`
+		RunID string    `json:"run_id"`
+		Agent string    `json:"agent"`
+		Span  string    `json:"span,omitempty"`
+	}
+	h, err := json.Marshal(header{e.Kind(), e.ID, e.Time.UTC(), e.RunID, e.Agent, e.Span})
+	if err != nil {
+		return nil, err
+	}
+	d, err := json.Marshal(e.Data)
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.Kind(), err)
+	}
+	if len(d) <= 2 || d[0] != '{' {
+		return h, nil
+	}
+	var b bytes.Buffer
+	b.Grow(len(h) + len(d))
+	b.Write(h[:len(h)-1])
+	b.WriteByte(',')
+	b.Write(d[1:])
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a transcript line, decoding the data by its kind.
+// Lines of unknown kinds keep their fields in an Unknown.
+func (e *Event) UnmarshalJSON(data []byte) error {
+	var h struct {
+		Event Kind      `json:"event"`
+		ID    string    `json:"id"`
+		Time  time.Time `json:"time"`
+		RunID string    `json:"run_id"`
+		Agent string    `json:"agent"`
+		Span  string    `json:"span"`
+	}
+	if err := json.Unmarshal(data, &h); err != nil {
+		return err
+	}
+	e.ID, e.Time, e.RunID, e.Agent, e.Span = h.ID, h.Time, h.RunID, h.Agent, h.Span
+	var d Data
+	switch h.Event {
+	case KindRunStart:
+		d = &RunStart{}
+	case KindModel:
+		d = &Model{}
+	case KindApproval:
+		d = &Approval{}
+	case KindTool:
+		d = &Tool{}
+	case KindReview:
+		d = &Review{}
+	case KindInfo:
+		d = &Info{}
+	case KindLimit:
+		d = &Limit{}
+	case KindError:
+		d = &Error{}
+	case KindRunEnd:
+		d = &RunEnd{}
+	default:
+		u := Unknown{Type: h.Event}
+		if err := json.Unmarshal(data, &u.Fields); err != nil {
+			return err
+		}
+		for _, k := range []string{"event", "id", "time", "run_id", "agent", "span"} {
+			delete(u.Fields, k)
+		}
+		e.Data = u
+		return nil
+	}
+	if err := json.Unmarshal(data, d); err != nil {
+		return fmt.Errorf("%s event: %w", h.Event, err)
+	}
+	e.Data = deref(d)
+	return nil
+}
+
+func deref(d Data) Data {
+	switch v := d.(type) {
+	case *RunStart:
+		return *v
+	case *Model:
+		return *v
+	case *Approval:
+		return *v
+	case *Tool:
+		return *v
+	case *Review:
+		return *v
+	case *Info:
+		return *v
+	case *Limit:
+		return *v
+	case *Error:
+		return *v
+	case *RunEnd:
+		return *v
+	}
+	return d
+}
+
+// RunStart opens a run: the task, the model and the policies in force.
+type RunStart struct {
+	Task  string `json:"task"`
+	Model string `json:"model"`
+	// Approval and Review are the policies in force, as entries; null when
+	// no policy is set.
+	Approval []policy.Entry `json:"approval"`
+	Review   []policy.Entry `json:"review"`
+}
+
+// Model records one generation by the agent's model.
+type Model struct {
+	InputTokens  int          `json:"input_tokens"`
+	OutputTokens int          `json:"output_tokens"`
+	Output       chat.Message `json:"output"`
+}
+
+// Approval records one approver's decision on a call (SPEC A3).
+type Approval struct {
+	CallID      string     `json:"call_id"`
+	Call        tool.Call  `json:"call"`
+	Approver    string     `json:"approver"`
+	Decision    string     `json:"decision"`
+	Modified    *tool.Call `json:"modified"`
+	Explanation string     `json:"explanation"`
+	Chain       string     `json:"chain,omitempty"`
+}
+
+// Tool records the execution stage of a call (SPEC L2, L3, A5).
+type Tool struct {
+	CallID   string `json:"call_id"`
+	Function string `json:"function"`
+	// Arguments are the arguments as the model proposed them.
+	Arguments json.RawMessage `json:"arguments"`
+	// Executed is the call as executed when an approver modified it.
+	Executed *tool.Call `json:"executed"`
+	// Result is what the model receives.
+	Result string `json:"result"`
+	// Truncated is [original bytes, limit] when the result was truncated.
+	Truncated *[2]int     `json:"truncated"`
+	Error     *tool.Error `json:"error"`
+	Failed    bool        `json:"failed"`
+}
+
+// Review records one reviewer's decision on a result (SPEC R3).
+type Review struct {
+	CallID      string `json:"call_id"`
+	Function    string `json:"function"`
+	Reviewer    string `json:"reviewer"`
+	Decision    string `json:"decision"`
+	Explanation string `json:"explanation"`
+	Chain       string `json:"chain,omitempty"`
+}
+
+// Info is a note in the transcript.
+type Info struct {
+	Message string `json:"message"`
+}
+
+// The limit types of a Limit event.
+const (
+	LimitOperator = "operator"
+	LimitToken    = "token"
+	LimitTurn     = "turn"
+	LimitTime     = "time"
+)
+
+// Limit records that a run hit a limit.
+type Limit struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Error records an error that ended the run.
+type Error struct {
+	Message string `json:"message"`
+}
+
+// The statuses of a RunEnd event.
+const (
+	StatusCompleted = "completed"
+	StatusLimited   = "limited"
+	StatusError     = "error"
+)
+
+// RunEnd closes a run.
+type RunEnd struct {
+	Status string  `json:"status"`
+	Limit  *string `json:"limit"`
+}
+
+// Unknown holds an event of a kind this version does not know.
+type Unknown struct {
+	Type   Kind
+	Fields map[string]any
+}
+
+// Kind implementations.
+func (RunStart) Kind() Kind { return KindRunStart }
+func (Model) Kind() Kind    { return KindModel }
+func (Approval) Kind() Kind { return KindApproval }
+func (Tool) Kind() Kind     { return KindTool }
+func (Review) Kind() Kind   { return KindReview }
+func (Info) Kind() Kind     { return KindInfo }
+func (Limit) Kind() Kind    { return KindLimit }
+func (Error) Kind() Kind    { return KindError }
+func (RunEnd) Kind() Kind   { return KindRunEnd }
+func (u Unknown) Kind() Kind { return u.Type }
+
+// MarshalJSON writes the unknown event's fields back unchanged.
+func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

@@ -1,0 +1,355 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/model/openai"
+	"github.com/wardenhq/warden/tool"
+)
+
+// wireRequest is the chat completions request body as the server sees it.
+type wireRequest struct {
+	Model    string `json:"model"`
+	Messages []struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Type     string `json:"type"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	} `json:"messages"`
+	Tools []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+// server answers chat completion requests with reply, recording each
+// request body and its authorization header.
+type server struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies [][]byte
+	auth   []string
+	paths  []string
+}
+
+func newServer(t *testing.T, status int, reply string) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("reading request: %v", err)
+		}
+		s.mu.Lock()
+		s.bodies = append(s.bodies, body)
+		s.auth = append(s.auth, r.Header.Get("Authorization"))
+		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Should-Retry", "false")
+		w.WriteHeader(status)
+		io.WriteString(w, reply)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+const completion = `{
+  "id": "chatcmpl-123",
+  "object": "chat.completion",
+  "created": 1730000000,
+  "model": "gpt-test",
+  "choices": [{
+    "index": 0,
+    "finish_reason": "tool_calls",
+    "logprobs": null,
+    "message": {
+      "role": "assistant",
+      "content": "Looking at the files.",
+      "refusal": null,
+      "tool_calls": [
+        {"id": "call_a", "type": "function",
+         "function": {"name": "list_files", "arguments": "{\"path\": \"/tmp\", \"recursive\": true, \"depth\": 2, \"exclude\": [\"*.o\"]}"}},
+        {"id": "call_b", "type": "function",
+         "function": {"name": "write_file", "arguments": "{\"zeta\": \"z\", \"alpha\": \"a\"}"}},
+        {"id": "call_c", "type": "function",
+         "function": {"name": "run", "arguments": "{\"cmd\": \"ls"}}
+      ]
+    }
+  }],
+  "usage": {"prompt_tokens": 123, "completion_tokens": 45, "total_tokens": 168}
+}`
+
+func conversation() model.Request {
+	return model.Request{
+		Messages: []chat.Message{
+			{Role: chat.System, Content: "You are careful."},
+			{Role: chat.User, Content: "Clean up /tmp."},
+			{Role: chat.Assistant, Content: "", ToolCalls: []tool.Call{
+				tool.NewCall("call_1", "read_file", `{"path": "/tmp/x", "limit": 10}`),
+				tool.NewCall("call_2", "run", `{"cmd": `),
+			}},
+			{Role: chat.Tool, ToolCallID: "call_1", Function: "read_file", Content: "hello"},
+			{Role: chat.Tool, ToolCallID: "call_2", Function: "run", Content: "parsing: arguments of run are not valid JSON",
+				Error: tool.Errorf(tool.ErrParsing, "arguments of run are not valid JSON")},
+			{Role: chat.Assistant, Content: "Read it."},
+			{Role: chat.User, Content: "Go on."},
+		},
+		Tools: []tool.Info{
+			{Name: "read_file", Description: "Reads a file.",
+				Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
+			{Name: "run", Description: "Runs a command."},
+		},
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	srv := newServer(t, http.StatusOK, completion)
+	m, err := model.Open("openai/gpt-test", model.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.Generate(context.Background(), conversation())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if srv.requests() != 1 {
+		t.Fatalf("server got %d requests, want 1", srv.requests())
+	}
+	if got, want := srv.paths[0], "POST /v1/chat/completions"; got != want {
+		t.Errorf("request %q, want %q", got, want)
+	}
+	if got, want := srv.auth[0], "Bearer sk-test"; got != want {
+		t.Errorf("Authorization %q, want %q", got, want)
+	}
+	var req wireRequest
+	if err := json.Unmarshal(srv.bodies[0], &req); err != nil {
+		t.Fatalf("decoding request %s: %v", srv.bodies[0], err)
+	}
+	if req.Model != "gpt-test" {
+		t.Errorf("model %q, want gpt-test", req.Model)
+	}
+	var roles []string
+	for _, msg := range req.Messages {
+		roles = append(roles, msg.Role)
+	}
+	if got, want := strings.Join(roles, ","), "system,user,assistant,tool,tool,assistant,user"; got != want {
+		t.Fatalf("roles %s, want %s", got, want)
+	}
+	content := func(i int) string {
+		var s string
+		if err := json.Unmarshal(req.Messages[i].Content, &s); err != nil {
+			t.Errorf("message %d content %s: %v", i, req.Messages[i].Content, err)
+		}
+		return s
+	}
+	if got := content(0); got != "You are careful." {
+		t.Errorf("system content %q", got)
+	}
+	if got := content(1); got != "Clean up /tmp." {
+		t.Errorf("user content %q", got)
+	}
+	asst := req.Messages[2]
+	if len(asst.ToolCalls) != 2 {
+		t.Fatalf("assistant tool calls %+v, want 2", asst.ToolCalls)
+	}
+	for i, want := range []struct{ id, name, args string }{
+		{"call_1", "read_file", `{"path": "/tmp/x", "limit": 10}`},
+		{"call_2", "run", `{"cmd": `},
+	} {
+		c := asst.ToolCalls[i]
+		if c.ID != want.id || c.Type != "function" || c.Function.Name != want.name || c.Function.Arguments != want.args {
+			t.Errorf("tool call %d = %+v, want id %s name %s arguments %q", i, c, want.id, want.name, want.args)
+		}
+	}
+	if req.Messages[3].ToolCallID != "call_1" || content(3) != "hello" {
+		t.Errorf("first tool message id %q content %q", req.Messages[3].ToolCallID, content(3))
+	}
+	if req.Messages[4].ToolCallID != "call_2" || !strings.HasPrefix(content(4), "parsing: ") {
+		t.Errorf("second tool message id %q content %q", req.Messages[4].ToolCallID, content(4))
+	}
+	if got := content(5); got != "Read it." {
+		t.Errorf("second assistant content %q", got)
+	}
+
+	if len(req.Tools) != 2 {
+		t.Fatalf("tools %+v, want 2", req.Tools)
+	}
+	rf := req.Tools[0]
+	if rf.Type != "function" || rf.Function.Name != "read_file" || rf.Function.Description != "Reads a file." {
+		t.Errorf("first tool %+v", rf)
+	}
+	// The schema keeps its property order.
+	if got, want := string(rf.Function.Parameters), `{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"},"after":{"type":"string"}},"required":["path"]}`; got != want {
+		t.Errorf("parameters\n got %s\nwant %s", got, want)
+	}
+	if got, want := string(req.Tools[1].Function.Parameters), `{"type":"object","properties":{}}`; got != want {
+		t.Errorf("nil parameters sent as %s, want %s", got, want)
+	}
+
+	msg := resp.Message
+	if msg.Role != chat.Assistant || msg.Content != "Looking at the files." {
+		t.Errorf("message role %q content %q", msg.Role, msg.Content)
+	}
+	if len(msg.ToolCalls) != 3 {
+		t.Fatalf("tool calls %+v, want 3", msg.ToolCalls)
+	}
+	if got, want := msg.ToolCalls[0].Text(), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
+		t.Errorf("call 0 text %q, want %q", got, want)
+	}
+	if got, want := msg.ToolCalls[1].Text(), "write_file(zeta='z', alpha='a')"; got != want {
+		t.Errorf("call 1 text %q, want %q", got, want)
+	}
+	if c := msg.ToolCalls[0]; c.ID != "call_a" || string(c.Arguments) != `{"path": "/tmp", "recursive": true, "depth": 2, "exclude": ["*.o"]}` {
+		t.Errorf("call 0 = %+v", c)
+	}
+	if c := msg.ToolCalls[2]; c.ID != "call_c" || c.ParseError == "" || c.ArgumentsRaw != `{"cmd": "ls` || c.Arguments != nil {
+		t.Errorf("call 2 = %+v, want a parse error keeping the raw text", c)
+	}
+	if resp.Usage != (model.Usage{InputTokens: 123, OutputTokens: 45}) {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	srv := newServer(t, http.StatusOK, completion)
+	t.Setenv("OPENAI_BASE_URL", srv.URL+"/api")
+	t.Setenv("OPENAI_API_KEY", "sk-env")
+	m, err := openai.New("gpt-env", model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.paths[0] != "POST /api/chat/completions" || srv.auth[0] != "Bearer sk-env" {
+		t.Errorf("request %q with Authorization %q", srv.paths[0], srv.auth[0])
+	}
+
+	// Options override the environment.
+	m, err = openai.New("gpt-env", model.Options{BaseURL: srv.URL + "/other", APIKey: "sk-opt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if srv.paths[1] != "POST /other/chat/completions" || srv.auth[1] != "Bearer sk-opt" {
+		t.Errorf("request %q with Authorization %q", srv.paths[1], srv.auth[1])
+	}
+}
+
+func TestHTTPError(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   []string
+	}{
+		{http.StatusBadRequest, `{"error": {"message": "Invalid schema for function 'run'", "type": "invalid_request_error", "param": "tools[0]", "code": null}}`,
+			[]string{"400", "Invalid schema for function 'run'"}},
+		{http.StatusUnauthorized, `{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}`,
+			[]string{"401", "Incorrect API key"}},
+		{http.StatusInternalServerError, `oops`, []string{"500"}},
+	} {
+		srv := newServer(t, tc.status, tc.body)
+		m, err := openai.New("gpt-test", model.Options{BaseURL: srv.URL, APIKey: "sk-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := m.Generate(context.Background(), conversation())
+		if err == nil {
+			t.Errorf("status %d: no error, response %+v", tc.status, resp)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("status %d: error %q does not contain %q", tc.status, err, w)
+			}
+		}
+		if !strings.Contains(err.Error(), "gpt-test") {
+			t.Errorf("error %q does not name the model", err)
+		}
+	}
+}
+
+func TestNoChoices(t *testing.T) {
+	srv := newServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}`)
+	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), conversation()); err == nil {
+		t.Error("no error for a response without choices")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	srv := newServer(t, http.StatusOK, completion)
+	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, req := range map[string]model.Request{
+		"role":   {Messages: []chat.Message{{Role: "narrator", Content: "x"}}},
+		"schema": {Messages: []chat.Message{{Role: chat.User, Content: "x"}}, Tools: []tool.Info{{Name: "t", Parameters: json.RawMessage(`[1]`)}}},
+	} {
+		if _, err := m.Generate(context.Background(), req); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if n := srv.requests(); n != 0 {
+		t.Errorf("bad requests reached the server %d times", n)
+	}
+	if _, err := openai.New("", model.Options{}); err == nil {
+		t.Error("New accepted an empty model name")
+	}
+}
+
+func TestMissingToolCallID(t *testing.T) {
+	srv := newServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+	  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+	    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "", "type": "function", "function": {"name": "g", "arguments": ""}}]}}],
+	  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}`)
+	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.Generate(context.Background(), conversation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := resp.Message.ToolCalls
+	if len(calls) != 2 || calls[0].ID == "" || calls[1].ID == "" || calls[0].ID == calls[1].ID {
+		t.Errorf("calls %+v: want distinct generated ids", calls)
+	}
+	if calls[1].ParseError != "" || string(calls[1].Arguments) != "{}" {
+		t.Errorf("empty arguments gave %+v, want {}", calls[1])
+	}
+}

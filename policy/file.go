@@ -1,0 +1,385 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Kind says which policy a file or entry belongs to.
+type Kind string
+
+// The two kinds of policy.
+const (
+	Approval Kind = "approvers"
+	Review   Kind = "reviewers"
+)
+
+// Pos is a place in a file.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.File == "":
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	case p.Line == 0:
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Error is an error at a place in a policy or task file. It prints as
+// "file:line:col: message".
+type Error struct {
+	Pos Pos
+	Msg string
+	Err error
+}
+
+func (e *Error) Error() string {
+	msg := e.Msg
+	if e.Err != nil {
+		if msg != "" {
+			msg += ": "
+		}
+		msg += e.Err.Error()
+	}
+	return e.Pos.String() + ": " + msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error at the position of node n in file.
+func Errorf(file string, n *yaml.Node, format string, args ...any) *Error {
+	return &Error{Pos: NodePos(file, n), Msg: fmt.Sprintf(format, args...)}
+}
+
+// NodePos returns the position of n in file.
+func NodePos(file string, n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: file, Line: 1, Col: 1}
+	}
+	return Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// Entry is one line of a policy: an approver or reviewer by registered name,
+// the calls it applies to, and its parameters (SPEC P1).
+type Entry struct {
+	// Name is the registered approver or reviewer.
+	Name string
+	// Tools are the textual patterns (default "*"), comma lists allowed.
+	Tools []string
+	// Tool and Args give the structured form instead of Tools.
+	Tool string
+	Args map[string]string
+	// Chain names the independent chain the entry belongs to (SPEC P7);
+	// empty is the default chain.
+	Chain string
+	// Params are the remaining keys, passed to the factory.
+	Params map[string]any
+	// Pos is where the entry was written, if it came from a file.
+	Pos Pos
+}
+
+// Structured reports whether the entry uses the tool:/args: form.
+func (e Entry) Structured() bool { return e.Tool != "" || len(e.Args) > 0 }
+
+// Matcher compiles the entry's patterns.
+func (e Entry) Matcher() (Matcher, error) {
+	if e.Structured() {
+		p, err := CompileStructured(e.Tool, e.Args)
+		if err != nil {
+			return nil, err
+		}
+		return Matcher{p}, nil
+	}
+	tools := e.Tools
+	if len(tools) == 0 {
+		tools = []string{"*"}
+	}
+	return CompileList(tools)
+}
+
+// MarshalJSON writes the entry as it would appear in a policy file: name,
+// tools (or tool and args), chain, then the parameters.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"name":`)
+	writeJSON(&b, e.Name)
+	if e.Structured() {
+		if e.Tool != "" {
+			b.WriteString(`,"tool":`)
+			writeJSON(&b, e.Tool)
+		}
+		if len(e.Args) > 0 {
+			b.WriteString(`,"args":`)
+			writeJSON(&b, e.Args)
+		}
+	} else {
+		tools := e.Tools
+		if len(tools) == 0 {
+			tools = []string{"*"}
+		}
+		b.WriteString(`,"tools":`)
+		writeJSON(&b, tools)
+	}
+	if e.Chain != "" {
+		b.WriteString(`,"chain":`)
+		writeJSON(&b, e.Chain)
+	}
+	keys := sortedKeys(e.Params)
+	for _, k := range keys {
+		b.WriteByte(',')
+		writeJSON(&b, k)
+		b.WriteByte(':')
+		writeJSON(&b, e.Params[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(fmt.Sprint(v))
+	}
+	b.Write(data)
+}
+
+// File is a parsed policy file.
+type File struct {
+	Path string
+	Kind Kind
+	// Entries in file order.
+	Entries []Entry
+}
+
+// LoadFile reads and parses a policy file. The kind is taken from the file's
+// top-level key.
+func LoadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// YAMLError converts an error of the YAML decoder into an *Error at a file
+// position, so a syntax error prints as file:line:col.
+func YAMLError(file string, err error) error {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: m[2]}
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: strings.Join(te.Errors, "; ")}
+	}
+	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+}
+
+// Parse parses a policy file (YAML, or JSON) named file. It must hold
+// exactly one of the keys approvers: or reviewers:.
+func Parse(data []byte, file string) (*File, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, YAMLError(file, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty policy file: want approvers: or reviewers:"}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, Errorf(file, root, "policy file must be a mapping with approvers: or reviewers:")
+	}
+	f := &File{Path: file}
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch Kind(k.Value) {
+		case Approval, Review:
+			if list != nil {
+				return nil, Errorf(file, k, "a policy file holds approvers: or reviewers:, not both")
+			}
+			f.Kind, list = Kind(k.Value), v
+		default:
+			return nil, Errorf(file, k, "unknown key %q: want approvers: or reviewers:", k.Value)
+		}
+	}
+	if list == nil {
+		return nil, Errorf(file, root, "want approvers: or reviewers:")
+	}
+	entries, err := ParseEntries(list, file)
+	if err != nil {
+		return nil, err
+	}
+	f.Entries = entries
+	return f, nil
+}
+
+// ParseEntries parses a YAML sequence of policy entries. An empty or null
+// sequence is an explicitly empty policy.
+func ParseEntries(list *yaml.Node, file string) ([]Entry, error) {
+	if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
+		return []Entry{}, nil
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, Errorf(file, list, "want a list of entries")
+	}
+	entries := make([]Entry, 0, len(list.Content))
+	for _, n := range list.Content {
+		e, err := parseEntry(n, file)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+func parseEntry(n *yaml.Node, file string) (Entry, error) {
+	e := Entry{Pos: NodePos(file, n)}
+	if n.Kind != yaml.MappingNode {
+		return e, Errorf(file, n, "an entry must be a mapping with name: and tools:")
+	}
+	var toolsNode *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return e, Errorf(file, v, "name must be a non-empty string")
+			}
+			e.Name = v.Value
+		case "tools":
+			toolsNode = v
+			switch v.Kind {
+			case yaml.ScalarNode:
+				e.Tools = []string{v.Value}
+			case yaml.SequenceNode:
+				for _, t := range v.Content {
+					if t.Kind != yaml.ScalarNode {
+						return e, Errorf(file, t, "tools: each pattern must be a string")
+					}
+					e.Tools = append(e.Tools, t.Value)
+				}
+			default:
+				return e, Errorf(file, v, "tools must be a pattern or a list of patterns")
+			}
+		case "tool":
+			if v.Kind != yaml.ScalarNode {
+				return e, Errorf(file, v, "tool must be a tool name or glob")
+			}
+			e.Tool = v.Value
+		case "args":
+			if v.Kind != yaml.MappingNode {
+				return e, Errorf(file, v, "args must map argument names to globs")
+			}
+			e.Args = map[string]string{}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				ak, av := v.Content[j], v.Content[j+1]
+				if av.Kind != yaml.ScalarNode {
+					return e, Errorf(file, av, "args.%s must be a glob string", ak.Value)
+				}
+				e.Args[ak.Value] = av.Value
+			}
+		case "chain":
+			if v.Kind != yaml.ScalarNode {
+				return e, Errorf(file, v, "chain must be a name")
+			}
+			e.Chain = v.Value
+		case "params":
+			if v.Kind != yaml.MappingNode {
+				return e, Errorf(file, v, "params must be a mapping")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if err := setParam(&e, v.Content[j], v.Content[j+1], file); err != nil {
+					return e, err
+				}
+			}
+		default:
+			if err := setParam(&e, k, v, file); err != nil {
+				return e, err
+			}
+		}
+	}
+	if e.Name == "" {
+		return e, Errorf(file, n, "entry has no name:")
+	}
+	if toolsNode != nil && e.Structured() {
+		return e, Errorf(file, toolsNode, "give tools: or tool:/args:, not both")
+	}
+	if _, err := e.Matcher(); err != nil {
+		at := n
+		if toolsNode != nil {
+			at = toolsNode
+		}
+		return e, &Error{Pos: NodePos(file, at), Err: err}
+	}
+	return e, nil
+}
+
+func setParam(e *Entry, k, v *yaml.Node, file string) error {
+	var val any
+	if err := v.Decode(&val); err != nil {
+		return Errorf(file, v, "parameter %s: %v", k.Value, err)
+	}
+	if e.Params == nil {
+		e.Params = map[string]any{}
+	}
+	if _, dup := e.Params[k.Value]; dup {
+		return Errorf(file, k, "parameter %s given twice", k.Value)
+	}
+	e.Params[k.Value] = val
+	return nil
+}
+
+// Resolve turns a policy given as a string into entries (SPEC P4): a path to
+// an existing file (relative paths against dir), else a registered name
+// applied to all tools, else an error that says which. registered reports
+// whether a name is registered; names lists them for the error.
+func Resolve(spec, dir string, kind Kind, registered func(string) bool, names []string) ([]Entry, error) {
+	path := spec
+	if !filepath.IsAbs(path) && dir != "" {
+		path = filepath.Join(dir, spec)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		f, err := LoadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if f.Kind != kind {
+			return nil, &Error{Pos: Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("is a %s file, want %s:", f.Kind, kind)}
+		}
+		return f.Entries, nil
+	}
+	if registered(spec) {
+		return []Entry{{Name: spec, Tools: []string{"*"}}}, nil
+	}
+	return nil, fmt.Errorf("%q is neither a policy file nor a registered %s name (registered: %s)",
+		spec, strings.TrimSuffix(string(kind), "s"), strings.Join(names, ", "))
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,236 @@
+// Package policy compiles the tool patterns of approval and review policies
+// and reads policy files (SPEC P1, P2, P4).
+//
+// A pattern is matched against a call rendered on one line as
+// name(k1='v1', k2=2) (see tool.Call.Text). Patterns are fnmatch globs with
+// an implied trailing '*', so "bash(cmd='rm" matches every rm command, as in
+// Inspect AI. A bare tool name ("bash") matches that tool only.
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/wardenhq/warden/tool"
+)
+
+// Pattern is a compiled tool pattern.
+type Pattern struct {
+	src  string
+	name string // bare tool name: Function must equal it
+	text glob   // glob over the call text (implied trailing '*')
+	// structured form
+	tool glob
+	args []argGlob
+	kind patternKind
+}
+
+type patternKind uint8
+
+const (
+	kindName patternKind = iota
+	kindText
+	kindStructured
+)
+
+type argGlob struct {
+	key  string
+	glob glob
+}
+
+// Compile compiles one textual pattern. Comma lists are not split here; see
+// SplitList.
+func Compile(src string) (Pattern, error) {
+	s := strings.TrimSpace(src)
+	if s == "" {
+		return Pattern{}, fmt.Errorf("empty tool pattern")
+	}
+	if isName(s) {
+		return Pattern{src: s, name: s, kind: kindName}, nil
+	}
+	g, err := compileGlob(s + "*")
+	if err != nil {
+		return Pattern{}, err
+	}
+	g.src = s
+	return Pattern{src: s, text: g, kind: kindText}, nil
+}
+
+// CompileStructured compiles the structured form: a glob for the tool name
+// (matched whole, no implied '*') and globs for named arguments, each
+// matched whole against the argument's text (a string's contents, or the
+// literal of any other value). An argument named but absent does not match.
+func CompileStructured(toolGlob string, args map[string]string) (Pattern, error) {
+	if strings.TrimSpace(toolGlob) == "" {
+		toolGlob = "*"
+	}
+	tg, err := compileGlob(toolGlob)
+	if err != nil {
+		return Pattern{}, err
+	}
+	p := Pattern{tool: tg, kind: kindStructured}
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var src strings.Builder
+	fmt.Fprintf(&src, "tool=%s", toolGlob)
+	for _, k := range keys {
+		g, err := compileGlob(args[k])
+		if err != nil {
+			return Pattern{}, fmt.Errorf("args.%s: %w", k, err)
+		}
+		p.args = append(p.args, argGlob{key: k, glob: g})
+		fmt.Fprintf(&src, " %s=%s", k, args[k])
+	}
+	p.src = src.String()
+	return p, nil
+}
+
+// String returns the pattern as written.
+func (p Pattern) String() string { return p.src }
+
+// isName reports whether s is a bare tool name: no glob metacharacters, no
+// parenthesis, no spaces.
+func isName(s string) bool {
+	return !strings.ContainsAny(s, "*?[( \t\n'\"=,")
+}
+
+// SplitList splits a comma-separated list of patterns at commas outside
+// parentheses, brackets and quotes, so "bash, python" is two patterns and
+// "bash(cmd='a, b')" is one.
+func SplitList(s string) []string {
+	var out []string
+	depth := 0
+	var quote byte
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		case c == ',' && depth == 0:
+			if part := strings.TrimSpace(s[start:i]); part != "" {
+				out = append(out, part)
+			}
+			start = i + 1
+		}
+	}
+	if part := strings.TrimSpace(s[start:]); part != "" {
+		out = append(out, part)
+	}
+	return out
+}
+
+// Target is a call being matched. It renders the call's text at most once,
+// and only if a pattern needs it. The zero value is not usable; use
+// NewTarget or Reset.
+type Target struct {
+	Call     *tool.Call
+	buf      []byte
+	rendered bool
+	argBuf   []byte
+}
+
+// NewTarget returns a target for call.
+func NewTarget(call *tool.Call) *Target { return &Target{Call: call} }
+
+var targetPool = sync.Pool{New: func() any { return new(Target) }}
+
+// AcquireTarget returns a pooled target for call; release it with
+// ReleaseTarget when done.
+func AcquireTarget(call *tool.Call) *Target {
+	t := targetPool.Get().(*Target)
+	t.Reset(call)
+	return t
+}
+
+// ReleaseTarget returns t to the pool.
+func ReleaseTarget(t *Target) {
+	t.Call = nil
+	targetPool.Put(t)
+}
+
+// Reset makes t a target for call, reusing its buffers.
+func (t *Target) Reset(call *tool.Call) {
+	t.Call, t.buf, t.rendered, t.argBuf = call, t.buf[:0], false, t.argBuf[:0]
+}
+
+// Text returns the call's one-line text.
+func (t *Target) Text() string {
+	if !t.rendered {
+		t.buf = t.Call.AppendText(t.buf[:0])
+		t.rendered = true
+	}
+	return unsafeString(t.buf)
+}
+
+// Match reports whether p matches the target's call.
+func (p *Pattern) Match(t *Target) bool {
+	switch p.kind {
+	case kindName:
+		return t.Call.Function == p.name
+	case kindText:
+		return p.text.match(t.Text())
+	}
+	if !p.tool.match(t.Call.Function) {
+		return false
+	}
+	if t.Call.ParseError != "" && len(p.args) > 0 {
+		return false
+	}
+	for i := range p.args {
+		a := &p.args[i]
+		v, ok := t.Call.Argument(a.key)
+		if !ok {
+			return false
+		}
+		t.argBuf = tool.StringValue(t.argBuf[:0], v)
+		if !a.glob.match(unsafeString(t.argBuf)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Matcher matches a call if any of its patterns does. An empty Matcher
+// matches nothing.
+type Matcher []Pattern
+
+// Match reports whether any pattern matches t.
+func (m Matcher) Match(t *Target) bool {
+	for i := range m {
+		if m[i].Match(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// CompileList compiles patterns, splitting comma lists.
+func CompileList(srcs []string) (Matcher, error) {
+	var m Matcher
+	for _, s := range srcs {
+		for _, part := range SplitList(s) {
+			p, err := Compile(part)
+			if err != nil {
+				return nil, fmt.Errorf("pattern %q: %w", part, err)
+			}
+			m = append(m, p)
+		}
+	}
+	return m, nil
+}

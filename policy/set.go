@@ -1,0 +1,179 @@
+package policy
+
+import (
+	"context"
+	"sync"
+
+	"github.com/wardenhq/warden/tool"
+)
+
+// Rule is one compiled policy entry: a handler (an approver or a reviewer),
+// the calls it applies to and the chain it belongs to.
+type Rule[H any] struct {
+	// Name is the name events record for the handler.
+	Name string
+	// Chain is the independent chain of the rule; "" is the default chain.
+	Chain   string
+	Match   Matcher
+	Handler H
+	// Entry is the policy entry the rule was built from, for transcripts.
+	Entry Entry
+}
+
+// Set is a compiled policy: rules grouped into chains, in order. Its zero
+// value is the empty policy.
+type Set[H any] struct {
+	rules  []Rule[H]
+	chains [][]int // indexes into rules, per chain, in order of first appearance
+	names  []string
+}
+
+// NewSet compiles rules into a set.
+func NewSet[H any](rules []Rule[H]) *Set[H] {
+	s := &Set[H]{rules: rules}
+	index := map[string]int{}
+	for i, r := range rules {
+		c, ok := index[r.Chain]
+		if !ok {
+			c = len(s.chains)
+			index[r.Chain] = c
+			s.chains = append(s.chains, nil)
+			s.names = append(s.names, r.Chain)
+		}
+		s.chains[c] = append(s.chains[c], i)
+	}
+	return s
+}
+
+// Len returns the number of rules.
+func (s *Set[H]) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.rules)
+}
+
+// Rules returns the rules in order.
+func (s *Set[H]) Rules() []Rule[H] {
+	if s == nil {
+		return nil
+	}
+	return s.rules
+}
+
+// Entries returns the entries the rules were built from.
+func (s *Set[H]) Entries() []Entry {
+	if s == nil {
+		return nil
+	}
+	out := make([]Entry, len(s.rules))
+	for i, r := range s.rules {
+		out[i] = r.Entry
+		if out[i].Name == "" {
+			out[i].Name = r.Name
+		}
+	}
+	return out
+}
+
+// Verdict is the outcome of one chain.
+type Verdict[R any] struct {
+	Result  R
+	Decided bool
+	Rule    string
+	Chain   string
+}
+
+// Ask asks one rule's handler about a call. It returns the handler's answer
+// and whether it decided (false means it escalated).
+type Ask[H, R any] func(ctx context.Context, r *Rule[H]) (R, bool, error)
+
+// Evaluate runs every chain over call (SPEC A3, R3, P7). Within a chain the
+// rules whose patterns match are asked in order and the first that decides
+// wins. Chains run side by side; the verdict that worse ranks highest wins,
+// and a verdict for which final is true cancels the other chains. The
+// returned verdict is undecided when no chain decided. An error from any
+// chain is returned.
+func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, ask Ask[H, R], worse func(a, b R) bool, final func(R) bool) (Verdict[R], error) {
+	if s.Len() == 0 {
+		return Verdict[R]{}, nil
+	}
+	if len(s.chains) == 1 {
+		return runChain(ctx, s, 0, call, ask)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type out struct {
+		v   Verdict[R]
+		err error
+	}
+	outs := make([]out, len(s.chains))
+	var wg sync.WaitGroup
+	for c := range s.chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := runChain(ctx, s, c, call, ask)
+			outs[c] = out{v, err}
+			if err != nil || (v.Decided && final(v.Result)) {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	var best Verdict[R]
+	// A final verdict beats the cancellation errors it caused in other chains.
+	for _, o := range outs {
+		if o.err == nil && o.v.Decided && final(o.v.Result) {
+			return o.v, nil
+		}
+	}
+	for _, o := range outs {
+		if o.err != nil {
+			return Verdict[R]{}, o.err
+		}
+		if o.v.Decided && (!best.Decided || worse(o.v.Result, best.Result)) {
+			best = o.v
+		}
+	}
+	return best, nil
+}
+
+func runChain[H, R any](ctx context.Context, s *Set[H], c int, call *tool.Call, ask Ask[H, R]) (Verdict[R], error) {
+	t := AcquireTarget(call)
+	defer ReleaseTarget(t)
+	for _, i := range s.chains[c] {
+		r := &s.rules[i]
+		if !r.Match.Match(t) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return Verdict[R]{}, err
+		}
+		res, decided, err := ask(ctx, r)
+		if err != nil {
+			return Verdict[R]{}, err
+		}
+		if decided {
+			return Verdict[R]{Result: res, Decided: true, Rule: r.Name, Chain: r.Chain}, nil
+		}
+	}
+	return Verdict[R]{Chain: s.names[c]}, nil
+}
+
+// First returns the index of the first rule whose patterns match call, or
+// -1. It is the matching step of Evaluate, exposed for measurement and for
+// tools that explain a policy.
+func (s *Set[H]) First(call *tool.Call) int {
+	if s.Len() == 0 {
+		return -1
+	}
+	t := AcquireTarget(call)
+	defer ReleaseTarget(t)
+	for i := range s.rules {
+		if s.rules[i].Match.Match(t) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,196 @@
+// Package review decides, after a tool call has run and before its result
+// reaches the model, whether the run may go on (SPEC §3). A Reviewer decides
+// one result; a Policy asks the reviewers whose patterns match, in order,
+// until one does not escalate. What no reviewer decides continues.
+package review
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Decision is a reviewer's answer (SPEC R2). There is no reject and no
+// modify: the call already ran.
+type Decision string
+
+// The decisions of SPEC R2.
+const (
+	Continue  Decision = "continue"
+	Terminate Decision = "terminate"
+	Escalate  Decision = "escalate"
+)
+
+// Valid reports whether d is one of the three decisions.
+func (d Decision) Valid() bool {
+	return d == Continue || d == Terminate || d == Escalate
+}
+
+// Request is what a reviewer sees (SPEC R1).
+type Request struct {
+	// Message is the text of the assistant message that made the call.
+	Message string
+	// Call is the call as executed, after any approver modification.
+	Call tool.Call
+	// Result is what the model will receive: content truncated to the
+	// run's max_output, or an error.
+	Result tool.Result
+	// Output is the tool's untruncated output.
+	Output string
+	// View is a human-readable rendering of the call.
+	View tool.View
+	// History is the conversation up to and including the assistant
+	// message that made the call.
+	History []chat.Message
+}
+
+// Review is a reviewer's answer.
+type Review struct {
+	Decision    Decision
+	Explanation string
+	Metadata    map[string]any
+}
+
+// A Reviewer decides whether a run may go on after a call. An error ends the
+// run with an error (SPEC R7).
+type Reviewer interface {
+	Review(ctx context.Context, req *Request) (Review, error)
+}
+
+// Func adapts a function to the Reviewer interface.
+type Func func(ctx context.Context, req *Request) (Review, error)
+
+// Review calls f.
+func (f Func) Review(ctx context.Context, req *Request) (Review, error) { return f(ctx, req) }
+
+// Rule is one compiled entry of a policy.
+type Rule = policy.Rule[Reviewer]
+
+// Policy is a compiled review policy. A nil or empty Policy has no
+// reviewers: every result continues (SPEC R3, P6).
+type Policy struct {
+	set *policy.Set[Reviewer]
+}
+
+// New returns a policy of rules in order.
+func New(rules ...Rule) *Policy {
+	return &Policy{set: policy.NewSet(rules)}
+}
+
+// Compile builds a policy from entries, creating each reviewer from the
+// registry. An unknown name is an error at the entry's position that lists
+// the registered names.
+func Compile(entries []policy.Entry) (*Policy, error) {
+	rules := make([]Rule, 0, len(entries))
+	for _, e := range entries {
+		m, err := e.Matcher()
+		if err != nil {
+			return nil, &policy.Error{Pos: e.Pos, Err: err}
+		}
+		r, err := Build(e.Name, e.Params)
+		if err != nil {
+			return nil, &policy.Error{Pos: e.Pos, Err: err}
+		}
+		rules = append(rules, Rule{Name: e.Name, Chain: e.Chain, Match: m, Handler: r, Entry: e})
+	}
+	return New(rules...), nil
+}
+
+// Len returns the number of entries; 0 means no reviewers.
+func (p *Policy) Len() int {
+	if p == nil {
+		return 0
+	}
+	return p.set.Len()
+}
+
+// Entries returns the entries the policy was built from.
+func (p *Policy) Entries() []policy.Entry {
+	if p == nil {
+		return nil
+	}
+	return p.set.Entries()
+}
+
+// Record is one reviewer's answer, for the transcript.
+type Record struct {
+	Reviewer string
+	Chain    string
+	Review   Review
+}
+
+// Outcome is a policy's decision on a result.
+type Outcome struct {
+	Review
+	// Reviewer names the reviewer that decided; "policy" when none did.
+	Reviewer string
+	Chain    string
+}
+
+// PolicyName is the reviewer name recorded when no reviewer decided.
+const PolicyName = "policy"
+
+// Decide asks the policy about req (SPEC R3, P7). Each reviewer asked is
+// passed to record, escalations included. When reviewers matched but all
+// escalated, the result continues and record receives a continue by
+// "policy"; when none matched, it continues and nothing more is recorded.
+// A reviewer's error or panic is returned, as is the context's error when
+// the review is cancelled before it decides (SPEC R9).
+func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) (Outcome, error) {
+	cont := Outcome{Review: Review{Decision: Continue}, Reviewer: PolicyName}
+	if p.Len() == 0 {
+		return cont, nil
+	}
+	if record == nil {
+		record = func(Record) {}
+	}
+	var asked atomic.Bool
+	ask := func(ctx context.Context, r *Rule) (Review, bool, error) {
+		rv, err := call(ctx, r, req)
+		if err != nil {
+			return rv, false, err
+		}
+		if ctx.Err() != nil {
+			return rv, false, ctx.Err()
+		}
+		asked.Store(true)
+		record(Record{Reviewer: r.Name, Chain: r.Chain, Review: rv})
+		return rv, rv.Decision != Escalate, nil
+	}
+	v, err := policy.Evaluate(ctx, p.set, &req.Call, ask,
+		func(a, b Review) bool { return a.Decision == Terminate && b.Decision != Terminate },
+		func(a Review) bool { return a.Decision == Terminate })
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !v.Decided {
+		if asked.Load() {
+			cont.Explanation = "every matching reviewer escalated; review continues by default"
+			record(Record{Reviewer: PolicyName, Review: cont.Review})
+		}
+		return cont, nil
+	}
+	return Outcome{Review: v.Result, Reviewer: v.Rule, Chain: v.Chain}, nil
+}
+
+// call asks one reviewer, turning panics and invalid answers into errors.
+func call(ctx context.Context, r *Rule, req *Request) (rv Review, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("reviewer %s panicked: %v\n%s", r.Name, p, debug.Stack())
+		}
+	}()
+	rv, err = r.Handler.Review(ctx, req)
+	if err != nil {
+		return rv, fmt.Errorf("reviewer %s: %w", r.Name, err)
+	}
+	if !rv.Decision.Valid() {
+		return rv, fmt.Errorf("reviewer %s: invalid decision %q", r.Name, rv.Decision)
+	}
+	return rv, nil
+}

@@ -1,0 +1,263 @@
+// Package bash provides the built-in "bash" tool: it runs a shell command as a
+// child process in the task's working directory and returns what the command
+// printed.
+//
+// A command runs as "bash -c CMD" (or "sh -c CMD" where bash is missing) in its
+// own process group, with an empty stdin and with stdout and stderr combined in
+// the order they were written. A call that outlives its timeout, or whose
+// context is cancelled, has its whole process group killed.
+//
+// A command that exits with a non-zero status is not an error: the model
+// receives the output followed by a line "[exit status N]", so that it can read
+// what failed and decide what to do. (Inspect's bash tool turns a non-zero exit
+// into a tool error carrying stderr; keeping the result and the status together
+// gives the model the combined output in order and leaves reviewers a plain
+// result to judge.)
+//
+// The package registers the tool as "bash" when imported.
+//
+// It runs on Unix systems only: process groups are a Unix notion.
+package bash
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/wardenhq/warden/tool"
+)
+
+// Name is the name the tool is registered and called by.
+const Name = "bash"
+
+// DefaultTimeout bounds a call when Options.Timeout is zero.
+const DefaultTimeout = 180 * time.Second
+
+// DefaultMaxBytes is how much output a call keeps when Options.MaxBytes is
+// zero. It protects memory only: the agent loop truncates further for the
+// model.
+const DefaultMaxBytes = 1 << 20
+
+// pipeGrace is how long a call keeps reading output after the shell has
+// exited while background processes still hold its output open.
+const pipeGrace = time.Second
+
+func init() {
+	tool.Register(Name, func(env tool.Env) (tool.Tool, error) {
+		return New(Options{Dir: env.Dir, Timeout: env.Timeout}), nil
+	})
+}
+
+// Options configures a bash tool.
+type Options struct {
+	// Dir is the directory commands run in; empty means the current
+	// directory of this process.
+	Dir string
+	// Timeout bounds one call; zero or less means DefaultTimeout.
+	Timeout time.Duration
+	// MaxBytes bounds the output kept from one call; zero or less means
+	// DefaultMaxBytes. When a command prints more, the beginning and the end
+	// are kept and the middle is replaced by a note of how many bytes were
+	// dropped.
+	MaxBytes int
+}
+
+// Tool is the bash tool. Its calls may run in parallel with one another.
+type Tool struct {
+	dir      string
+	timeout  time.Duration
+	maxBytes int
+	shell    string
+}
+
+// New returns a bash tool configured by opts.
+func New(opts Options) *Tool {
+	t := &Tool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell()}
+	if t.timeout <= 0 {
+		t.timeout = DefaultTimeout
+	}
+	if t.maxBytes <= 0 {
+		t.maxBytes = DefaultMaxBytes
+	}
+	return t
+}
+
+// findShell returns the shell commands run with: /bin/bash, else a bash on
+// PATH, else sh. It returns "" when there is no shell at all.
+func findShell() string {
+	for _, name := range []string{"/bin/bash", "bash", "/bin/sh", "sh"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+const parameters = `{
+  "type": "object",
+  "properties": {
+    "cmd": {
+      "type": "string",
+      "description": "The bash command to execute."
+    }
+  },
+  "required": ["cmd"],
+  "additionalProperties": false
+}`
+
+// Info describes the tool to a model.
+func (t *Tool) Info() tool.Info {
+	return tool.Info{
+		Name: Name,
+		Description: "Use this function to execute bash commands. The command runs with bash -c in the " +
+			"task's working directory with an empty stdin; stdout and stderr are returned together. " +
+			"A non-zero exit status is reported on a last line \"[exit status N]\". " +
+			fmt.Sprintf("A command is killed after %s.", t.timeout),
+		Parameters: json.RawMessage(parameters),
+		Parallel:   true,
+	}
+}
+
+// args are the arguments of a call.
+type args struct {
+	Cmd *string `json:"cmd"`
+}
+
+// parseArgs decodes the arguments of a call, rejecting unknown ones.
+func parseArgs(raw json.RawMessage) (args, error) {
+	var a args
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", Name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: unexpected data after the JSON object", Name)
+	}
+	if a.Cmd == nil {
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: missing required argument \"cmd\"", Name)
+	}
+	if *a.Cmd == "" {
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: \"cmd\" is empty", Name)
+	}
+	return a, nil
+}
+
+// Run runs the command in args and returns its combined output, followed by
+// "[exit status N]" when it exits with a non-zero status.
+//
+// When the call's timeout passes first, the process group is killed and Run
+// returns a *tool.Error of type timeout whose message includes the output so
+// far. When ctx is done first, the process group is killed and Run returns an
+// error wrapping ctx.Err() (which tool.AsError maps to cancelled, or to
+// timeout for a deadline); the output so far is returned alongside it.
+// Arguments that do not parse give a *tool.Error of type parsing.
+func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
+	a, err := parseArgs(raw)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("bash: not started: %w", err)
+	}
+	if t.shell == "" {
+		return "", errors.New("bash: no shell found (looked for bash and sh)")
+	}
+
+	tctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+
+	out := newCapBuffer(t.maxBytes)
+	cmd := exec.CommandContext(tctx, t.shell, "-c", *a.Cmd)
+	cmd.Dir = t.dir
+	cmd.Stdin = nil // the null device
+	cmd.Stdout = out
+	cmd.Stderr = out // the same writer: one pipe, so the order is kept
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var killed atomic.Bool
+	cmd.Cancel = func() error {
+		killed.Store(true)
+		return killGroup(cmd.Process)
+	}
+	cmd.WaitDelay = pipeGrace
+
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("bash: starting the shell: %w", err)
+	}
+	err = cmd.Wait()
+	output := out.String()
+
+	if killed.Load() {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return output, fmt.Errorf("bash: command stopped: %w", ctxErr)
+		}
+		msg := fmt.Sprintf("command timed out after %s", t.timeout)
+		if output == "" {
+			msg += " with no output"
+		} else {
+			msg += "; output so far:\n" + output
+		}
+		return output, &tool.Error{Type: tool.ErrTimeout, Message: msg}
+	}
+
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return output, nil
+	case errors.Is(err, exec.ErrWaitDelay):
+		return appendNote(output, fmt.Sprintf("[stopped reading output %s after the shell exited: background processes kept it open]", pipeGrace)), nil
+	case errors.As(err, &exitErr):
+		return appendNote(output, exitNote(exitErr)), nil
+	}
+	return output, fmt.Errorf("bash: waiting for the shell: %w", err)
+}
+
+// killGroup kills the process group led by p.
+func killGroup(p *os.Process) error {
+	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// exitNote describes how a command that did not succeed ended.
+func exitNote(e *exec.ExitError) string {
+	if ws, ok := e.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("[killed by signal %d (%v)]", int(ws.Signal()), ws.Signal())
+	}
+	return fmt.Sprintf("[exit status %d]", e.ExitCode())
+}
+
+// appendNote appends note to output on a line of its own.
+func appendNote(output, note string) string {
+	if output != "" && output[len(output)-1] != '\n' {
+		output += "\n"
+	}
+	return output + note
+}
+
+// View renders a call for people as a bash code block.
+func (t *Tool) View(call tool.Call) tool.View {
+	a, err := parseArgs(call.Arguments)
+	if call.ParseError != "" || err != nil {
+		return tool.View{Title: Name, Format: "text", Content: call.Text()}
+	}
+	return tool.View{Title: Name, Format: "bash", Content: *a.Cmd}
+}
+
+var (
+	_ tool.Tool   = (*Tool)(nil)
+	_ tool.Viewer = (*Tool)(nil)
+)
