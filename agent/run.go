@@ -1,0 +1,144 @@
+// Package agent runs tools and agents under approval and review: the tool
+// loop (ExecuteTools), a small ReAct agent (React), hand-offs to sub-agents,
+// and the token and turn limits of a run (SPEC §5).
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/review"
+)
+
+// DefaultMaxOutput is the max_output used when Run.MaxOutput is zero
+// (SPEC L3).
+const DefaultMaxOutput = 16 * 1024
+
+// NoTruncation, as Run.MaxOutput, disables truncation of tool results.
+const NoTruncation = -1
+
+// Run is what the agents of one run share: the model, the transcript, the
+// limits and the run-level policies. Set its fields before the first call
+// and do not change them afterwards; a Run is used by one run at a time.
+type Run struct {
+	// ID identifies the run in events. Empty means the recorder's id.
+	ID string
+	// Task and ModelName are recorded in the run_start event.
+	Task      string
+	ModelName string
+	// Model is the model agents use unless they name their own.
+	Model model.Model
+	// Events records the transcript. Nil discards events.
+	Events *event.Recorder
+	// Limits bound the run. Zero values mean no limit.
+	Limits Limits
+	// MaxOutput truncates tool results for the model: 0 means
+	// DefaultMaxOutput, NoTruncation disables it.
+	MaxOutput int
+	// Approval and Review are the policies of the run (the task's, or the
+	// run's that replace them wholesale, SPEC P4). An agent's own policy
+	// replaces them for its duration. Nil means no policy.
+	Approval *approval.Policy
+	Review   *review.Policy
+
+	turns  atomic.Int64
+	tokens atomic.Int64
+}
+
+// Limits bound a run (SPEC L5). Turns counts model generations by the run's
+// agents, sub-agents included; Tokens counts their input and output tokens.
+// Model calls made by approvers and reviewers are not counted (SPEC R8).
+type Limits struct {
+	Turns  int `json:"turns,omitempty"`
+	Tokens int `json:"tokens,omitempty"`
+}
+
+// Usage returns the turns and tokens the run's agents have used.
+func (r *Run) Usage() (turns, tokens int) {
+	return int(r.turns.Load()), int(r.tokens.Load())
+}
+
+func (r *Run) maxOutput() int {
+	switch {
+	case r.MaxOutput == 0:
+		return DefaultMaxOutput
+	case r.MaxOutput < 0:
+		return 0
+	}
+	return r.MaxOutput
+}
+
+// LimitError ends a run with a limit rather than an error: an operator
+// limit when an approver, reviewer or person terminates the run, or a token
+// or turn limit.
+type LimitError struct {
+	// Type is event.LimitOperator, LimitToken or LimitTurn.
+	Type    string
+	Message string
+}
+
+func (e *LimitError) Error() string { return fmt.Sprintf("%s limit: %s", e.Type, e.Message) }
+
+// Status is how a run ended.
+type Status = string
+
+// Result is how a run ended.
+type Result struct {
+	// Status is event.StatusCompleted, StatusLimited or StatusError.
+	Status Status
+	// Limit is the limit that ended a limited run.
+	Limit *LimitError
+	// Err is the error that ended an errored run.
+	Err error
+	// Messages is the main agent's conversation.
+	Messages []chat.Message
+}
+
+// Execute runs agent a on input as one whole run: it records run_start,
+// runs the agent, and records the limit or error that ended it and
+// run_end. A cancelled ctx ends the run with an operator limit.
+func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Result {
+	r.Events.Emit(event.RunStart{
+		Task:     r.Task,
+		Model:    r.ModelName,
+		Approval: r.Approval.Entries(),
+		Review:   r.Review.Entries(),
+	})
+	msgs, err := r.React(ctx, a, input)
+	res := &Result{Status: event.StatusCompleted, Messages: msgs}
+	if err == nil {
+		err = r.Events.Err()
+	}
+	var lim *LimitError
+	switch {
+	case err == nil:
+	case errors.As(err, &lim):
+		res.Status, res.Limit = event.StatusLimited, lim
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		lim = &LimitError{Type: event.LimitOperator, Message: "the run was interrupted"}
+		res.Status, res.Limit = event.StatusLimited, lim
+	default:
+		res.Status, res.Err = event.StatusError, err
+	}
+	end := event.RunEnd{Status: res.Status}
+	if lim != nil {
+		r.Events.Emit(event.Limit{Type: lim.Type, Message: lim.Message})
+		end.Limit = &lim.Type
+	}
+	if res.Err != nil {
+		r.Events.Emit(event.Error{Message: res.Err.Error()})
+	}
+	r.Events.Emit(end)
+	if res.Err == nil {
+		if err := r.Events.Err(); err != nil {
+			res.Status, res.Err, res.Limit = event.StatusError, err, nil
+		}
+	}
+	return res
+}

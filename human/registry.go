@@ -1,0 +1,143 @@
+package human
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/review"
+)
+
+// The process-wide console. It is the one piece of process state in this
+// package: a process has one terminal, so every "human" approver and
+// reviewer built from a policy shares it, and their requests queue on it.
+var (
+	defaultOnce    sync.Once
+	defaultConsole *Console
+)
+
+// Default returns the process-wide console, on os.Stdin and os.Stderr,
+// creating it on first use. The "human" approver and reviewer of the
+// registries prompt on it. Nothing is read from os.Stdin before the first
+// prompt.
+func Default() *Console {
+	defaultOnce.Do(func() { defaultConsole = NewConsole(os.Stdin, os.Stderr) })
+	return defaultConsole
+}
+
+func init() {
+	approval.Register("human", approverFactory)
+	review.Register("human", reviewerFactory)
+}
+
+// approverFactory builds the registered "human" approver on the default
+// console. Parameters: choices (a list of approve, reject, terminate,
+// escalate) and timeout (seconds; 0 or absent for none).
+func approverFactory(params map[string]any) (approval.Approver, error) {
+	names, timeout, err := parseParams(params)
+	if err != nil {
+		return nil, err
+	}
+	choices := make([]approval.Decision, len(names))
+	for i, n := range names {
+		choices[i] = approval.Decision(n)
+	}
+	if _, err := approvalMenu(choices); err != nil {
+		return nil, err
+	}
+	return Default().Approver(choices, timeout), nil
+}
+
+// reviewerFactory builds the registered "human" reviewer on the default
+// console. Parameters: choices (a list of continue, terminate, escalate) and
+// timeout (seconds; 0 or absent for none).
+func reviewerFactory(params map[string]any) (review.Reviewer, error) {
+	names, timeout, err := parseParams(params)
+	if err != nil {
+		return nil, err
+	}
+	choices := make([]review.Decision, len(names))
+	for i, n := range names {
+		choices[i] = review.Decision(n)
+	}
+	if _, err := reviewMenu(choices); err != nil {
+		return nil, err
+	}
+	return Default().Reviewer(choices, timeout), nil
+}
+
+// parseParams reads the parameters of a "human" policy entry.
+func parseParams(params map[string]any) (choices []string, timeout time.Duration, err error) {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := params[k]
+		switch k {
+		case "choices":
+			choices, err = parseChoices(v)
+		case "timeout":
+			timeout, err = parseTimeout(v)
+		default:
+			err = fmt.Errorf("unknown parameter %q (parameters: choices, timeout)", k)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	return choices, timeout, nil
+}
+
+// parseChoices reads the choices parameter: a non-empty list of strings.
+func parseChoices(v any) ([]string, error) {
+	var out []string
+	switch list := v.(type) {
+	case []string:
+		out = append(out, list...)
+	case []any:
+		for i, x := range list {
+			s, ok := x.(string)
+			if !ok {
+				return nil, fmt.Errorf("parameter choices: item %d is %T, want a string", i+1, x)
+			}
+			out = append(out, s)
+		}
+	default:
+		return nil, fmt.Errorf("parameter choices must be a list of strings, not %T", v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("parameter choices is empty")
+	}
+	for i, s := range out {
+		out[i] = strings.ToLower(strings.TrimSpace(s))
+	}
+	return out, nil
+}
+
+// parseTimeout reads the timeout parameter: a number of seconds, 0 for none.
+func parseTimeout(v any) (time.Duration, error) {
+	var secs float64
+	switch n := v.(type) {
+	case int:
+		secs = float64(n)
+	case int64:
+		secs = float64(n)
+	case uint64:
+		secs = float64(n)
+	case float64:
+		secs = n
+	default:
+		return 0, fmt.Errorf("parameter timeout must be a number of seconds, not %T", v)
+	}
+	if math.IsNaN(secs) || secs < 0 || secs > math.MaxInt64/float64(time.Second) {
+		return 0, fmt.Errorf("parameter timeout must be a number of seconds from 0 (no timeout) up, not %v", v)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}

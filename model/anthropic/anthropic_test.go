@@ -1,0 +1,368 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/model/anthropic"
+	"github.com/wardenhq/warden/tool"
+)
+
+// wireRequest is the Messages API request body as the server sees it.
+type wireRequest struct {
+	Model     string `json:"model"`
+	MaxTokens int64  `json:"max_tokens"`
+	System    []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"system"`
+	Messages []struct {
+		Role    string      `json:"role"`
+		Content []wireBlock `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	} `json:"tools"`
+}
+
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   *bool           `json:"is_error"`
+	Content   []wireBlock     `json:"content"`
+}
+
+// server answers Messages API requests with reply, recording each request.
+type server struct {
+	*httptest.Server
+	mu      sync.Mutex
+	bodies  [][]byte
+	headers []http.Header
+	paths   []string
+}
+
+func newServer(t *testing.T, status int, reply string) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("reading request: %v", err)
+		}
+		s.mu.Lock()
+		s.bodies = append(s.bodies, body)
+		s.headers = append(s.headers, r.Header.Clone())
+		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Request-Id", "req_test")
+		w.Header().Set("X-Should-Retry", "false")
+		w.WriteHeader(status)
+		io.WriteString(w, reply)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+// hasKey reports whether request i carries key as its credential.
+func (s *server) hasKey(i int, key string) bool {
+	h := s.headers[i]
+	return h.Get("X-Api-Key") == key || h.Get("Authorization") == "Bearer "+key
+}
+
+const reply = `{
+  "id": "msg_01",
+  "type": "message",
+  "role": "assistant",
+  "model": "claude-test",
+  "content": [
+    {"type": "text", "text": "I'll look "},
+    {"type": "text", "text": "at the files."},
+    {"type": "tool_use", "id": "toolu_a", "name": "list_files",
+     "input": {"path": "/tmp", "recursive": true, "depth": 2, "exclude": ["*.o"]}},
+    {"type": "tool_use", "id": "toolu_b", "name": "write_file", "input": {"zeta": "z", "alpha": {"y": 1, "x": null}}}
+  ],
+  "stop_reason": "tool_use",
+  "stop_sequence": null,
+  "usage": {"input_tokens": 321, "output_tokens": 54, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+}`
+
+func conversation() model.Request {
+	return model.Request{
+		Messages: []chat.Message{
+			{Role: chat.System, Content: "You are careful."},
+			{Role: chat.User, Content: "Clean up /tmp."},
+			{Role: chat.Assistant, Content: "Reading.", ToolCalls: []tool.Call{
+				tool.NewCall("toolu_1", "read_file", `{"path": "/tmp/x", "limit": 10}`),
+				tool.NewCall("toolu_2", "run", `{"cmd": `),
+				tool.NewCall("toolu_3", "stat", ``),
+			}},
+			{Role: chat.Tool, ToolCallID: "toolu_1", Function: "read_file", Content: "hello"},
+			{Role: chat.Tool, ToolCallID: "toolu_2", Function: "run", Content: "parsing: arguments of run are not valid JSON",
+				Error: tool.Errorf(tool.ErrParsing, "arguments of run are not valid JSON")},
+			{Role: chat.Tool, ToolCallID: "toolu_3", Function: "stat", Content: ""},
+			{Role: chat.Assistant, Content: "Read it."},
+			{Role: chat.User, Content: "Go on."},
+		},
+		Tools: []tool.Info{
+			{Name: "read_file", Description: "Reads a file.",
+				Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
+			{Name: "run", Description: "Runs a command."},
+		},
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	srv := newServer(t, http.StatusOK, reply)
+	m, err := model.Open("anthropic/claude-test", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.Generate(context.Background(), conversation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.requests() != 1 {
+		t.Fatalf("server got %d requests, want 1", srv.requests())
+	}
+	if got, want := srv.paths[0], "POST /v1/messages"; got != want {
+		t.Errorf("request %q, want %q", got, want)
+	}
+	if !srv.hasKey(0, "sk-ant-test") {
+		t.Errorf("request does not carry the key: %v", srv.headers[0])
+	}
+	var req wireRequest
+	if err := json.Unmarshal(srv.bodies[0], &req); err != nil {
+		t.Fatalf("decoding request %s: %v", srv.bodies[0], err)
+	}
+	if req.Model != "claude-test" || req.MaxTokens != 4096 {
+		t.Errorf("model %q max_tokens %d", req.Model, req.MaxTokens)
+	}
+	if len(req.System) != 1 || req.System[0].Type != "text" || req.System[0].Text != "You are careful." {
+		t.Errorf("system %+v", req.System)
+	}
+	var roles []string
+	for _, msg := range req.Messages {
+		roles = append(roles, msg.Role)
+	}
+	if got, want := strings.Join(roles, ","), "user,assistant,user,assistant,user"; got != want {
+		t.Fatalf("roles %s, want %s\n%s", got, want, srv.bodies[0])
+	}
+	if c := req.Messages[0].Content; len(c) != 1 || c[0].Type != "text" || c[0].Text != "Clean up /tmp." {
+		t.Errorf("user message %+v", c)
+	}
+
+	asst := req.Messages[1].Content
+	if len(asst) != 4 {
+		t.Fatalf("assistant blocks %+v, want text and 3 tool_use", asst)
+	}
+	if asst[0].Type != "text" || asst[0].Text != "Reading." {
+		t.Errorf("assistant text block %+v", asst[0])
+	}
+	for i, want := range []struct{ id, name, input string }{
+		{"toolu_1", "read_file", `{"path":"/tmp/x","limit":10}`},
+		{"toolu_2", "run", `{}`},
+		{"toolu_3", "stat", `{}`},
+	} {
+		b := asst[i+1]
+		if b.Type != "tool_use" || b.ID != want.id || b.Name != want.name || string(b.Input) != want.input {
+			t.Errorf("tool_use %d = type %s id %s name %s input %s, want %+v", i, b.Type, b.ID, b.Name, b.Input, want)
+		}
+	}
+
+	// The three tool results make one user message, in order.
+	results := req.Messages[2].Content
+	if len(results) != 3 {
+		t.Fatalf("tool results %+v, want 3 in one message", results)
+	}
+	for i, want := range []struct {
+		id, text string
+		isError  bool
+	}{
+		{"toolu_1", "hello", false},
+		{"toolu_2", "parsing: arguments of run are not valid JSON", true},
+		{"toolu_3", "", false},
+	} {
+		b := results[i]
+		var text string
+		for _, c := range b.Content {
+			if c.Type != "text" {
+				t.Errorf("result %d has a %s block", i, c.Type)
+			}
+			text += c.Text
+		}
+		isError := b.IsError != nil && *b.IsError
+		if b.Type != "tool_result" || b.ToolUseID != want.id || text != want.text || isError != want.isError {
+			t.Errorf("tool_result %d = type %s id %s text %q is_error %v, want %+v", i, b.Type, b.ToolUseID, text, isError, want)
+		}
+	}
+	if c := req.Messages[3].Content; len(c) != 1 || c[0].Text != "Read it." {
+		t.Errorf("second assistant message %+v", c)
+	}
+	if c := req.Messages[4].Content; len(c) != 1 || c[0].Text != "Go on." {
+		t.Errorf("last user message %+v", c)
+	}
+
+	if len(req.Tools) != 2 {
+		t.Fatalf("tools %+v, want 2", req.Tools)
+	}
+	if tl := req.Tools[0]; tl.Name != "read_file" || tl.Description != "Reads a file." {
+		t.Errorf("first tool %+v", tl)
+	}
+	if got, want := string(req.Tools[0].InputSchema), `{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"},"after":{"type":"string"}},"required":["path"]}`; got != want {
+		t.Errorf("input_schema\n got %s\nwant %s", got, want)
+	}
+	if got, want := string(req.Tools[1].InputSchema), `{"type":"object","properties":{}}`; got != want {
+		t.Errorf("nil parameters sent as %s, want %s", got, want)
+	}
+
+	msg := resp.Message
+	if msg.Role != chat.Assistant || msg.Content != "I'll look at the files." {
+		t.Errorf("message role %q content %q", msg.Role, msg.Content)
+	}
+	if len(msg.ToolCalls) != 2 {
+		t.Fatalf("tool calls %+v, want 2", msg.ToolCalls)
+	}
+	if c := msg.ToolCalls[0]; c.ID != "toolu_a" || c.Function != "list_files" || c.ParseError != "" {
+		t.Errorf("call 0 = %+v", c)
+	}
+	if got, want := msg.ToolCalls[0].Text(), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
+		t.Errorf("call 0 text %q, want %q", got, want)
+	}
+	if got, want := msg.ToolCalls[1].Text(), "write_file(zeta='z', alpha={'y': 1, 'x': None})"; got != want {
+		t.Errorf("call 1 text %q, want %q", got, want)
+	}
+	if resp.Usage != (model.Usage{InputTokens: 321, OutputTokens: 54}) {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+}
+
+func TestCachedTokens(t *testing.T) {
+	srv := newServer(t, http.StatusOK, `{"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-test",
+	  "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn", "stop_sequence": null,
+	  "usage": {"input_tokens": 10, "output_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 1000}}`)
+	m, err := anthropic.New("claude-test", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.MaxTokens = 100
+	resp, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "Done." || len(resp.Message.ToolCalls) != 0 {
+		t.Errorf("message %+v", resp.Message)
+	}
+	if resp.Usage != (model.Usage{InputTokens: 1110, OutputTokens: 3}) {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+	var req wireRequest
+	if err := json.Unmarshal(srv.bodies[0], &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.MaxTokens != 100 || req.System != nil || req.Tools != nil {
+		t.Errorf("request %s", srv.bodies[0])
+	}
+}
+
+func TestEnvironment(t *testing.T) {
+	srv := newServer(t, http.StatusOK, reply)
+	t.Setenv("ANTHROPIC_BASE_URL", srv.URL+"/env")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
+	m, err := anthropic.New("claude-env", model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}
+	if _, err := m.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if srv.paths[0] != "POST /env/v1/messages" || !srv.hasKey(0, "sk-ant-env") {
+		t.Errorf("request %q with headers %v", srv.paths[0], srv.headers[0])
+	}
+
+	m, err = anthropic.New("claude-env", model.Options{BaseURL: srv.URL + "/opt", APIKey: "sk-ant-opt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if srv.paths[1] != "POST /opt/v1/messages" || !srv.hasKey(1, "sk-ant-opt") || srv.hasKey(1, "sk-ant-env") {
+		t.Errorf("request %q with headers %v", srv.paths[1], srv.headers[1])
+	}
+}
+
+func TestHTTPError(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		want   []string
+	}{
+		{http.StatusBadRequest, `{"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}}`,
+			[]string{"400", "roles must alternate"}},
+		{http.StatusUnauthorized, `{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}`,
+			[]string{"401", "invalid x-api-key"}},
+		{529, `{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`,
+			[]string{"529", "Overloaded"}},
+	} {
+		srv := newServer(t, tc.status, tc.body)
+		m, err := anthropic.New("claude-test", model.Options{BaseURL: srv.URL, APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := m.Generate(context.Background(), conversation())
+		if err == nil {
+			t.Errorf("status %d: no error, response %+v", tc.status, resp)
+			continue
+		}
+		for _, w := range append(tc.want, "claude-test") {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("status %d: error %q does not contain %q", tc.status, err, w)
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	srv := newServer(t, http.StatusOK, reply)
+	m, err := anthropic.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, req := range map[string]model.Request{
+		"role":   {Messages: []chat.Message{{Role: "narrator", Content: "x"}}},
+		"schema": {Messages: []chat.Message{{Role: chat.User, Content: "x"}}, Tools: []tool.Info{{Name: "t", Parameters: json.RawMessage(`"x"`)}}},
+	} {
+		if _, err := m.Generate(context.Background(), req); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if n := srv.requests(); n != 0 {
+		t.Errorf("bad requests reached the server %d times", n)
+	}
+	if _, err := anthropic.New("", model.Options{}); err == nil {
+		t.Error("New accepted an empty model name")
+	}
+}

@@ -1,0 +1,358 @@
+// Package task reads task files: what a run asks of an agent, with which
+// tools, limits, policies and sub-agents.
+package task
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Task is a parsed task file.
+type Task struct {
+	// Path is the file the task was read from; Dir its directory.
+	Path string
+	Dir  string
+
+	Name   string
+	System string
+	// Input is the user message.
+	Input string
+	// Workdir is the working directory, absolute; empty means a fresh
+	// temporary directory.
+	Workdir string
+	// Tools are built-in tool names.
+	Tools []string
+	// MaxOutput is the max_output key; nil when not set.
+	MaxOutput *int
+	Limits    agent.Limits
+	// Approval and Review are the task-level policies; nil when not set.
+	Approval *Policy
+	Review   *Policy
+	// Agents are the sub-agents, in file order.
+	Agents []SubAgent
+	// Model is the model spec the task names (an extension of the file
+	// format); a relative scripted: path is resolved against Dir.
+	Model string
+}
+
+// SubAgent is an entry of the agents: map.
+type SubAgent struct {
+	Name        string
+	Description string
+	System      string
+	Tools       []string
+	Approval    *Policy
+	Review      *Policy
+	Pos         policy.Pos
+}
+
+// Policy is a policy set in a task file: its entries, where they came from.
+type Policy struct {
+	Entries []policy.Entry
+	// Source is the file path or registered name the policy was given as,
+	// or "inline".
+	Source string
+}
+
+// Load reads and validates the task file at path.
+func Load(path string) (*Task, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, path)
+}
+
+// Parse parses a task file named file. Errors say file:line:col.
+func Parse(data []byte, file string) (*Task, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil, err
+	}
+	t := &Task{Path: file, Dir: filepath.Dir(abs)}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, policy.YAMLError(file, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, &policy.Error{Pos: policy.Pos{File: file, Line: 1, Col: 1}, Msg: "a task file is a mapping with name: and input:"}
+	}
+	root := doc.Content[0]
+	p := parser{file: file, dir: t.Dir}
+	var inputSet bool
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "name":
+			t.Name, err = p.str(v, "name")
+		case "system":
+			t.System, err = p.str(v, "system")
+		case "input":
+			t.Input, err = p.str(v, "input")
+			inputSet = true
+		case "model":
+			t.Model, err = p.str(v, "model")
+			if err == nil {
+				t.Model = ResolveModel(t.Model, t.Dir)
+			}
+		case "workdir":
+			var w string
+			w, err = p.str(v, "workdir")
+			if err == nil {
+				if !filepath.IsAbs(w) {
+					w = filepath.Join(t.Dir, w)
+				}
+				t.Workdir = w
+				if st, serr := os.Stat(w); serr != nil || !st.IsDir() {
+					err = policy.Errorf(file, v, "workdir %s is not a directory", w)
+				}
+			}
+		case "tools":
+			t.Tools, err = p.tools(v)
+		case "max_output":
+			var n int
+			n, err = p.nonNegInt(v, "max_output")
+			t.MaxOutput = &n
+		case "limits":
+			t.Limits, err = p.limits(v)
+		case "approval":
+			t.Approval, err = p.policy(v, policy.Approval)
+		case "review":
+			t.Review, err = p.policy(v, policy.Review)
+		case "agents":
+			t.Agents, err = p.agents(v)
+		default:
+			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents)", k.Value)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !inputSet {
+		return nil, policy.Errorf(file, root, "task has no input:")
+	}
+	if t.Name == "" {
+		t.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if err := t.checkHandoffs(root); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// checkHandoffs allows transfer_to_<agent> in tools lists only for declared
+// agents.
+func (t *Task) checkHandoffs(root *yaml.Node) error {
+	known := map[string]bool{}
+	for _, a := range t.Agents {
+		known[a.Name] = true
+	}
+	lists := [][]string{t.Tools}
+	for _, a := range t.Agents {
+		lists = append(lists, a.Tools)
+	}
+	for _, l := range lists {
+		for _, n := range l {
+			if name, ok := strings.CutPrefix(n, agent.HandoffPrefix); ok && !known[name] {
+				return policy.Errorf(t.Path, root, "tool %s: no agent %q is declared under agents:", n, name)
+			}
+		}
+	}
+	return nil
+}
+
+// ResolveModel resolves a relative scripted:PATH against dir.
+func ResolveModel(spec, dir string) string {
+	if p, ok := strings.CutPrefix(spec, "scripted:"); ok && !filepath.IsAbs(p) {
+		return "scripted:" + filepath.Join(dir, p)
+	}
+	return spec
+}
+
+type parser struct {
+	file string
+	dir  string
+}
+
+func (p parser) str(v *yaml.Node, key string) (string, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		return "", policy.Errorf(p.file, v, "%s must be a string", key)
+	}
+	return v.Value, nil
+}
+
+func (p parser) nonNegInt(v *yaml.Node, key string) (int, error) {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n < 0 {
+		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 0", key)
+	}
+	return n, nil
+}
+
+func (p parser) tools(v *yaml.Node) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, policy.Errorf(p.file, v, "tools must be a list of tool names")
+	}
+	names := []string{}
+	for _, n := range v.Content {
+		if n.Kind != yaml.ScalarNode {
+			return nil, policy.Errorf(p.file, n, "tools: each tool must be a name")
+		}
+		if !strings.HasPrefix(n.Value, agent.HandoffPrefix) && !isTool(n.Value) {
+			return nil, policy.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(tool.Names(), ", "))
+		}
+		names = append(names, n.Value)
+	}
+	return names, nil
+}
+
+func isTool(name string) bool {
+	for _, n := range tool.Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
+	var l agent.Limits
+	if v.Kind != yaml.MappingNode {
+		return l, policy.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		var err error
+		switch k.Value {
+		case "turns":
+			l.Turns, err = p.nonNegInt(val, "limits.turns")
+		case "tokens":
+			l.Tokens, err = p.nonNegInt(val, "limits.tokens")
+		default:
+			err = policy.Errorf(p.file, k, "unknown limit %q (limits: turns, tokens)", k.Value)
+		}
+		if err != nil {
+			return l, err
+		}
+	}
+	return l, nil
+}
+
+// policy reads a policy value: a file path relative to the task file, a
+// registered name, or an inline list of entries.
+func (p parser) policy(v *yaml.Node, kind policy.Kind) (*Policy, error) {
+	switch v.Kind {
+	case yaml.SequenceNode:
+		entries, err := policy.ParseEntries(v, p.file)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkNames(entries, kind); err != nil {
+			return nil, err
+		}
+		return &Policy{Entries: entries, Source: "inline"}, nil
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return &Policy{Entries: []policy.Entry{}, Source: "inline"}, nil
+		}
+		entries, err := ResolvePolicy(v.Value, p.dir, kind)
+		if err != nil {
+			var pe *policy.Error
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, &policy.Error{Pos: policy.NodePos(p.file, v), Err: err}
+		}
+		return &Policy{Entries: entries, Source: v.Value}, nil
+	}
+	return nil, policy.Errorf(p.file, v, "a policy is a file path, a registered name or a list of entries")
+}
+
+func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, policy.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
+	}
+	var out []SubAgent
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
+			return nil, policy.Errorf(p.file, k, "invalid agent name %q", k.Value)
+		}
+		a := SubAgent{Name: k.Value, Pos: policy.NodePos(p.file, k)}
+		if val.Kind != yaml.MappingNode {
+			return nil, policy.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
+		}
+		for j := 0; j+1 < len(val.Content); j += 2 {
+			ak, av := val.Content[j], val.Content[j+1]
+			var err error
+			switch ak.Value {
+			case "description":
+				a.Description, err = p.str(av, "description")
+			case "system":
+				a.System, err = p.str(av, "system")
+			case "tools":
+				a.Tools, err = p.tools(av)
+			case "approval":
+				a.Approval, err = p.policy(av, policy.Approval)
+			case "review":
+				a.Review, err = p.policy(av, policy.Review)
+			default:
+				err = policy.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ResolvePolicy resolves a policy given as a string (SPEC P4): a file path
+// (relative to dir) if such a file exists, else a registered name applied to
+// all tools. Names in a file are checked against the registry.
+func ResolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
+	registered, names := approval.Registered, approval.Names()
+	if kind == policy.Review {
+		registered, names = review.Registered, review.Names()
+	}
+	entries, err := policy.Resolve(spec, dir, kind, registered, names)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNames(entries, kind); err != nil {
+		return nil, err
+	}
+	return entries, nil
+}
+
+// checkNames reports the first entry whose name is not registered, at its
+// position, listing the registered names.
+func checkNames(entries []policy.Entry, kind policy.Kind) error {
+	for _, e := range entries {
+		var ok bool
+		var names []string
+		what := "approver"
+		if kind == policy.Approval {
+			ok, names = approval.Registered(e.Name), approval.Names()
+		} else {
+			ok, names, what = review.Registered(e.Name), review.Names(), "reviewer"
+		}
+		if !ok {
+			return &policy.Error{Pos: e.Pos, Msg: fmt.Sprintf("unknown %s %q (registered: %s)", what, e.Name, strings.Join(names, ", "))}
+		}
+	}
+	return nil
+}

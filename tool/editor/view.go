@@ -1,0 +1,59 @@
+package editor
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wardenhq/warden/tool"
+)
+
+// View renders a call for people: the command and path as the title and,
+// for create, str_replace and insert, the change as a diff.
+func (t *Tool) View(call tool.Call) tool.View {
+	a, err := parseArgs(call.Arguments)
+	if call.ParseError != "" || err != nil {
+		return tool.View{Title: Name, Format: "text", Content: call.Text()}
+	}
+	path := *a.Path
+	title := *a.Command + " " + path
+	switch *a.Command {
+	case "create":
+		var b strings.Builder
+		fmt.Fprintf(&b, "--- /dev/null\n+++ %s\n", path)
+		if n := lineCount(*a.FileText); n > 0 {
+			fmt.Fprintf(&b, "@@ -0,0 +1,%d @@\n", n)
+		}
+		prefixLines(&b, "+", *a.FileText)
+		return tool.View{Title: title, Format: "diff", Content: b.String()}
+	case "str_replace":
+		var b strings.Builder
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n", path, path)
+		prefixLines(&b, "-", *a.OldStr)
+		prefixLines(&b, "+", deref(a.NewStr))
+		return tool.View{Title: title, Format: "diff", Content: b.String()}
+	case "insert":
+		var b strings.Builder
+		n := *a.InsertLine
+		fmt.Fprintf(&b, "--- %s\n+++ %s\n@@ -%d,0 +%d,%d @@\n", path, path, n, n+1, max(lineCount(*a.NewStr), 1))
+		prefixLines(&b, "+", *a.NewStr)
+		return tool.View{Title: title, Format: "diff", Content: b.String()}
+	}
+	content := "view " + path
+	if len(a.ViewRange) == 2 {
+		content += fmt.Sprintf(" (lines %d to %d)", a.ViewRange[0], a.ViewRange[1])
+	}
+	return tool.View{Title: title, Format: "text", Content: content}
+}
+
+// lineCount returns how many lines text has, a final newline ending the
+// last line rather than starting another.
+func lineCount(text string) int { return len(splitLines(text)) }
+
+// prefixLines writes each line of text to b with prefix before it.
+func prefixLines(b *strings.Builder, prefix, text string) {
+	for _, line := range splitLines(text) {
+		b.WriteString(prefix)
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+}
