@@ -257,15 +257,15 @@ type Unknown struct {
 }
 
 // Kind implementations.
-func (RunStart) Kind() Kind { return KindRunStart }
-func (Model) Kind() Kind    { return KindModel }
-func (Approval) Kind() Kind { return KindApproval }
-func (Tool) Kind() Kind     { return KindTool }
-func (Review) Kind() Kind   { return KindReview }
-func (Info) Kind() Kind     { return KindInfo }
-func (Limit) Kind() Kind    { return KindLimit }
-func (Error) Kind() Kind    { return KindError }
-func (RunEnd) Kind() Kind   { return KindRunEnd }
+func (RunStart) Kind() Kind  { return KindRunStart }
+func (Model) Kind() Kind     { return KindModel }
+func (Approval) Kind() Kind  { return KindApproval }
+func (Tool) Kind() Kind      { return KindTool }
+func (Review) Kind() Kind    { return KindReview }
+func (Info) Kind() Kind      { return KindInfo }
+func (Limit) Kind() Kind     { return KindLimit }
+func (Error) Kind() Kind     { return KindError }
+func (RunEnd) Kind() Kind    { return KindRunEnd }
 func (u Unknown) Kind() Kind { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.

@@ -175,7 +175,6 @@ func (r *Recorder) Err() error {
 	return r.run.err
 }
 
-
 // NewRunID returns a new run id: the UTC time and a random suffix, so ids
 // sort by start time.
 func NewRunID() string {

@@ -143,6 +143,9 @@ type Target struct {
 	buf      []byte
 	rendered bool
 	argBuf   []byte
+	args     []tool.Arg
+	spans    [][2]int // argument text in argBuf, {-1,-1} until decoded
+	parsed   bool
 }
 
 // NewTarget returns a target for call.
@@ -167,6 +170,7 @@ func ReleaseTarget(t *Target) {
 // Reset makes t a target for call, reusing its buffers.
 func (t *Target) Reset(call *tool.Call) {
 	t.Call, t.buf, t.rendered, t.argBuf = call, t.buf[:0], false, t.argBuf[:0]
+	t.args, t.spans, t.parsed = t.args[:0], t.spans[:0], false
 }
 
 // Text returns the call's one-line text.
@@ -176,6 +180,31 @@ func (t *Target) Text() string {
 		t.rendered = true
 	}
 	return unsafeString(t.buf)
+}
+
+// argText returns the text a pattern matches for the argument key (see
+// tool.StringValue), decoding the arguments and each value at most once.
+func (t *Target) argText(key string) (string, bool) {
+	if !t.parsed {
+		t.args = tool.AppendArgs(t.args[:0], t.Call.Arguments)
+		for range t.args {
+			t.spans = append(t.spans, [2]int{-1, -1})
+		}
+		t.parsed = true
+	}
+	for i := range t.args {
+		if t.args[i].Key != key {
+			continue
+		}
+		sp := &t.spans[i]
+		if sp[0] < 0 {
+			sp[0] = len(t.argBuf)
+			t.argBuf = tool.StringValue(t.argBuf, t.args[i].Value)
+			sp[1] = len(t.argBuf)
+		}
+		return unsafeString(t.argBuf[sp[0]:sp[1]]), true
+	}
+	return "", false
 }
 
 // Match reports whether p matches the target's call.
@@ -194,12 +223,8 @@ func (p *Pattern) Match(t *Target) bool {
 	}
 	for i := range p.args {
 		a := &p.args[i]
-		v, ok := t.Call.Argument(a.key)
-		if !ok {
-			return false
-		}
-		t.argBuf = tool.StringValue(t.argBuf[:0], v)
-		if !a.glob.match(unsafeString(t.argBuf)) {
+		v, ok := t.argText(a.key)
+		if !ok || !a.glob.match(v) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Call is one request by a model to run a tool.
@@ -106,7 +107,9 @@ func (c Call) Argument(key string) (json.RawMessage, bool) {
 }
 
 // EachArgument calls fn for each member of the JSON object obj in order,
-// until fn returns false. Keys are passed unescaped. obj must be valid JSON.
+// until fn returns false. Keys are passed unescaped; a key without escapes
+// shares obj's memory, which must not change while fn runs. obj must be
+// valid JSON.
 func EachArgument(obj json.RawMessage, fn func(key string, value json.RawMessage) bool) error {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -116,14 +119,18 @@ func EachArgument(obj json.RawMessage, fn func(key string, value json.RawMessage
 	if i < len(obj) && obj[i] == '}' {
 		return nil
 	}
-	var keyBuf [64]byte
 	for i < len(obj) {
 		end := skipValue(obj, i)
-		key := appendUnquoted(keyBuf[:0], obj[i:end])
+		var key string
+		if raw := obj[i+1 : max(end-1, i+1)]; bytes.IndexByte(raw, '\\') < 0 {
+			key = unsafe.String(unsafe.SliceData(raw), len(raw))
+		} else {
+			key = string(appendUnquoted(nil, obj[i:end]))
+		}
 		i = skipSpace(obj, end)
 		i = skipSpace(obj, i+1) // ':'
 		vend := skipValue(obj, i)
-		if !fn(string(key), obj[i:vend]) {
+		if !fn(key, obj[i:vend]) {
 			return nil
 		}
 		i = skipSpace(obj, vend)
@@ -133,6 +140,22 @@ func EachArgument(obj json.RawMessage, fn func(key string, value json.RawMessage
 		i = skipSpace(obj, i+1) // ','
 	}
 	return nil
+}
+
+// Arg is one member of an arguments object.
+type Arg struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// AppendArgs appends the members of the JSON object obj to dst in order.
+// Keys share obj's memory as in EachArgument.
+func AppendArgs(dst []Arg, obj json.RawMessage) []Arg {
+	_ = EachArgument(obj, func(k string, v json.RawMessage) bool {
+		dst = append(dst, Arg{k, v})
+		return true
+	})
+	return dst
 }
 
 // AppendValue appends the pattern-text rendering of the JSON value v:
@@ -246,6 +269,9 @@ func appendUnquoted(buf, s []byte) []byte {
 		return buf
 	}
 	s = s[1 : len(s)-1]
+	if bytes.IndexByte(s, '\\') < 0 {
+		return append(buf, s...)
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '\\' || i+1 >= len(s) {

@@ -1,0 +1,133 @@
+package policy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// An approval policy as written for Inspect AI.
+const inspectApproval = `approvers:
+  - name: human
+    tools: ["web_browser_click", "web_browser_type*"]
+
+  - name: auto
+    tools: "*"
+`
+
+func TestP1_InspectFileLoadsUnchanged(t *testing.T) {
+	f, err := Parse([]byte(inspectApproval), "approval.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Kind != Approval || len(f.Entries) != 2 {
+		t.Fatalf("got kind %s with %d entries", f.Kind, len(f.Entries))
+	}
+	if e := f.Entries[0]; e.Name != "human" || len(e.Tools) != 2 || e.Pos.Line != 2 || e.Pos.Col != 5 {
+		t.Errorf("entry 0 = %+v", e)
+	}
+	if e := f.Entries[1]; e.Name != "auto" || e.Tools[0] != "*" {
+		t.Errorf("entry 1 = %+v", e)
+	}
+}
+
+func TestP1_ExtraKeysAreParameters(t *testing.T) {
+	src := `reviewers:
+  - name: human
+    tools: bash
+    choices: [continue, terminate, escalate]
+    params:
+      timeout: 30
+  - name: auto
+    tool: bash
+    args: {cmd: "git *"}
+    chain: audit
+`
+	f, err := Parse([]byte(src), "review.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Entries[0]
+	if got := e.Params["choices"]; len(got.([]any)) != 3 {
+		t.Errorf("choices = %v", got)
+	}
+	if e.Params["timeout"] != 30 {
+		t.Errorf("timeout = %v", e.Params["timeout"])
+	}
+	s := f.Entries[1]
+	if !s.Structured() || s.Tool != "bash" || s.Args["cmd"] != "git *" || s.Chain != "audit" {
+		t.Errorf("structured entry = %+v", s)
+	}
+	data, _ := json.Marshal(f.Entries)
+	want := `[{"name":"human","tools":["bash"],"choices":["continue","terminate","escalate"],"timeout":30},{"name":"auto","tool":"bash","args":{"cmd":"git *"},"chain":"audit"}]`
+	if string(data) != want {
+		t.Errorf("entries JSON =\n%s\nwant\n%s", data, want)
+	}
+}
+
+func TestP1_JSONAccepted(t *testing.T) {
+	f, err := Parse([]byte(`{"approvers": [{"name": "auto", "tools": "bash"}]}`), "a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != 1 || f.Entries[0].Tools[0] != "bash" {
+		t.Errorf("entries = %+v", f.Entries)
+	}
+}
+
+func TestP1_ErrorsSayWhere(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"unknown top key", "approverz:\n  - name: auto\n", "p.yaml:1:1: unknown key \"approverz\""},
+		{"entry without name", "approvers:\n  - tools: bash\n", "p.yaml:2:5: entry has no name:"},
+		{"tools not a string", "approvers:\n  - name: auto\n    tools: {a: b}\n", "p.yaml:3:12: tools must be"},
+		{"both forms", "approvers:\n  - name: auto\n    tools: bash\n    tool: bash\n", "p.yaml:3:12: give tools: or tool:/args:"},
+		{"syntax", "approvers:\n  - name: [\n", "p.yaml:2:1: did not find"},
+		{"empty", "", "p.yaml:1:1: empty policy file"},
+		{"not a list", "reviewers: 3\n", "p.yaml:1:12: want a list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.src), "p.yaml")
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestP6_EmptyListIsExplicitlyEmpty(t *testing.T) {
+	for _, src := range []string{"approvers: []\n", "approvers:\n"} {
+		f, err := Parse([]byte(src), "p.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Entries == nil || len(f.Entries) != 0 {
+			t.Errorf("%q: entries = %#v, want empty non-nil", src, f.Entries)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(inspectApproval))
+	f.Add([]byte("reviewers:\n  - name: auto\n    tool: b*\n    args: {x: '[a-'}\n"))
+	f.Add([]byte(`{"approvers":[{"name":"x","tools":["a(b='c", "*"]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse(data, "fuzz.yaml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml:") {
+				t.Errorf("error without position: %v", err)
+			}
+			return
+		}
+		for _, e := range file.Entries {
+			if e.Name == "" {
+				t.Error("entry without a name was accepted")
+			}
+			if _, err := e.Matcher(); err != nil {
+				t.Errorf("accepted entry does not compile: %v", err)
+			}
+		}
+	})
+}

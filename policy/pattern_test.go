@@ -1,0 +1,183 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/tool"
+)
+
+func call(fn, args string) *tool.Call {
+	c := tool.NewCall("c1", fn, args)
+	return &c
+}
+
+func matches(t *testing.T, pattern string, c *tool.Call) bool {
+	t.Helper()
+	m, err := CompileList([]string{pattern})
+	if err != nil {
+		t.Fatalf("compile %q: %v", pattern, err)
+	}
+	return m.Match(NewTarget(c))
+}
+
+func TestP2_CallText(t *testing.T) {
+	tests := []struct {
+		fn, args, want string
+	}{
+		{"bash", `{"cmd":"ls -la"}`, `bash(cmd='ls -la')`},
+		{"f", `{"b":1,"a":"x"}`, `f(b=1, a='x')`},
+		{"f", `{"t":true,"f":false,"n":null}`, `f(t=True, f=False, n=None)`},
+		{"f", `{"l":["a",2],"o":{"k":"v"}}`, `f(l=['a', 2], o={'k': 'v'})`},
+		{"f", `{"s":"line1\nline2 \"q\" \u00e9"}`, "f(s='line1\nline2 \"q\" é')"},
+		{"f", `{}`, `f()`},
+		{"f", ``, `f()`},
+	}
+	for _, tt := range tests {
+		if got := call(tt.fn, tt.args).Text(); got != tt.want {
+			t.Errorf("Text(%s %s) = %q, want %q", tt.fn, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestP2_Patterns(t *testing.T) {
+	rm := call("bash", `{"cmd":"rm -rf /tmp/x"}`)
+	ls := call("bash", `{"cmd":"ls"}`)
+	session := call("bash_session", `{"cmd":"rm x"}`)
+	multi := call("bash", `{"cmd":"echo hi\nrm -rf /"}`)
+	py := call("python", `{"code":"print(1)"}`)
+	ordered := call("f", `{"b":1,"a":"x"}`)
+	tests := []struct {
+		name    string
+		pattern string
+		call    *tool.Call
+		want    bool
+	}{
+		{"implied trailing star", "bash(cmd='rm", rm, true},
+		{"prefix does not match other command", "bash(cmd='rm", ls, false},
+		{"bare name matches the tool", "bash", rm, true},
+		{"bare name does not match bash_session (Inspect 5231)", "bash", session, false},
+		{"explicit glob matches bash_session", "bash*", session, true},
+		{"star crosses newlines", "bash(cmd='echo*rm -rf", multi, true},
+		{"star everything", "*", py, true},
+		{"keys in model order", "f(b=1, a='x')", ordered, true},
+		{"keys in other order do not match", "f(a='x'", ordered, false},
+		{"question mark", "bash(cmd='l?", ls, true},
+		{"class", "bash(cmd='[lr]", rm, true},
+		{"negated class", "bash(cmd='[!lr]", rm, false},
+		{"unclosed bracket is literal", "bash(cmd='[", rm, false},
+		{"glob over tool name", "py*", py, true},
+		{"glob does not match other tool", "py*", rm, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := matches(t, tt.pattern, tt.call); got != tt.want {
+				t.Errorf("%q on %s = %v, want %v", tt.pattern, tt.call.Text(), got, tt.want)
+			}
+		})
+	}
+}
+
+func TestP2_CommaListsSplit(t *testing.T) {
+	got := SplitList("bash, python ,bash(cmd='a, b'), web_*")
+	want := []string{"bash", "python", "bash(cmd='a, b')", "web_*"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("SplitList = %q, want %q", got, want)
+	}
+	m, err := CompileList([]string{"bash, python"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Match(NewTarget(call("python", `{}`))) || !m.Match(NewTarget(call("bash", `{}`))) {
+		t.Error("comma list does not match both tools")
+	}
+	if m.Match(NewTarget(call("bash_session", `{}`))) {
+		t.Error("comma list matched bash_session")
+	}
+}
+
+func TestP2_Structured(t *testing.T) {
+	c := call("bash", `{"timeout":30,"cmd":"git push --force"}`)
+	tests := []struct {
+		tool string
+		args map[string]string
+		want bool
+	}{
+		{"bash", map[string]string{"cmd": "git push*"}, true},
+		{"bash", map[string]string{"cmd": "git push*", "timeout": "30"}, true},
+		{"ba*", map[string]string{"cmd": "*--force*"}, true},
+		{"bash", map[string]string{"cmd": "git"}, false}, // whole match, no implied star
+		{"bash", map[string]string{"missing": "*"}, false},
+		{"python", nil, false},
+		{"bash", nil, true},
+	}
+	for _, tt := range tests {
+		p, err := CompileStructured(tt.tool, tt.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Match(NewTarget(c)); got != tt.want {
+			t.Errorf("tool=%s args=%v: got %v, want %v", tt.tool, tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestP2_UnparseableCallMatchesOnRawText(t *testing.T) {
+	c := call("bash", `{"cmd": "rm`)
+	if c.ParseError == "" {
+		t.Fatal("want a parse error")
+	}
+	if !matches(t, "bash", c) {
+		t.Error("bare name should match an unparseable call of the tool")
+	}
+}
+
+func TestGlobBacktracking(t *testing.T) {
+	tests := []struct {
+		glob, s string
+		want    bool
+	}{
+		{"a*b*c", "aXbYc", true},
+		{"a*b*c", "aXbYbZc", true},
+		{"a*b*c", "aXcYb", false},
+		{"*ab", "aab", true},
+		{"*a*a*a*a*b", strings.Repeat("a", 60), false},
+		{"x?y", "xéy", true},
+		{"[a-c]*", "b", true},
+		{"", "", true},
+		{"", "a", false},
+	}
+	for _, tt := range tests {
+		g, err := compileGlob(tt.glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.match(tt.s); got != tt.want {
+			t.Errorf("glob %q on %q = %v, want %v", tt.glob, tt.s, got, tt.want)
+		}
+	}
+}
+
+func FuzzPattern(f *testing.F) {
+	f.Add("bash(cmd='rm", `{"cmd":"rm -rf /"}`)
+	f.Add("[!a-z]*?", `{"x":[1,{"y":"z"}]}`)
+	f.Add("*a*b*", `{"s":"\u00e9\n"}`)
+	f.Fuzz(func(t *testing.T, pattern, args string) {
+		c := tool.NewCall("id", "bash", args)
+		_ = c.Text()
+		m, err := CompileList([]string{pattern})
+		if err != nil {
+			return
+		}
+		got := m.Match(NewTarget(&c))
+		// A pattern that is the call's own text always matches it (the
+		// bracket-free case, where the text is literal).
+		if !strings.ContainsAny(c.Text(), "*?[,") {
+			self, err := Compile(c.Text())
+			if err == nil && !self.Match(NewTarget(&c)) {
+				t.Errorf("call text %q does not match itself", c.Text())
+			}
+		}
+		_ = got
+	})
+}

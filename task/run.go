@@ -1,0 +1,162 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Options are the run-level settings of `warden run`. Zero values defer to
+// the task file and then to the defaults.
+type Options struct {
+	// Model is a model spec; empty means the task's.
+	Model        string
+	ModelOptions model.Options
+	// Approval and Review, when non-empty, replace the task's policies
+	// wholesale (SPEC P4): a file path or a registered name.
+	Approval string
+	Review   string
+	// Transcript is the JSONL path; empty means $WARDEN_HOME/runs/<id>.jsonl.
+	Transcript string
+	// MaxOutput, when set, overrides the task's max_output (0 disables).
+	MaxOutput *int
+	// Sink, when set, also receives every event (for live rendering).
+	Sink event.Sink
+}
+
+// Prepared is a task ready to run: everything that can be checked has been.
+type Prepared struct {
+	Task           *Task
+	Run            *agent.Run
+	Agent          *agent.Agent
+	Input          []chat.Message
+	TranscriptPath string
+	Workdir        string
+	file           *os.File
+}
+
+// Home returns $WARDEN_HOME, or ~/.warden.
+func Home() string {
+	if h := os.Getenv("WARDEN_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".warden")
+	}
+	return ".warden"
+}
+
+// Prepare resolves the model, policies, tools and transcript of a run of t.
+// An error is a configuration error: nothing has run.
+func (t *Task) Prepare(opts Options) (*Prepared, error) {
+	spec := opts.Model
+	if spec == "" {
+		spec = t.Model
+	}
+	if spec == "" {
+		return nil, fmt.Errorf("%s: no model: give --model or a model: key in the task", t.Path)
+	}
+	m, err := model.Open(spec, opts.ModelOptions)
+	if err != nil {
+		return nil, err
+	}
+	appr, rev := t.Approval, t.Review
+	if opts.Approval != "" {
+		entries, err := ResolvePolicy(opts.Approval, "", policy.Approval)
+		if err != nil {
+			return nil, fmt.Errorf("--approval: %w", err)
+		}
+		appr = &Policy{Entries: entries, Source: opts.Approval}
+	}
+	if opts.Review != "" {
+		entries, err := ResolvePolicy(opts.Review, "", policy.Review)
+		if err != nil {
+			return nil, fmt.Errorf("--review: %w", err)
+		}
+		rev = &Policy{Entries: entries, Source: opts.Review}
+	}
+	ap, err := appr.ApprovalPolicy()
+	if err != nil {
+		return nil, err
+	}
+	rp, err := rev.ReviewPolicy()
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Task: t}
+	p.Workdir = t.Workdir
+	if p.Workdir == "" {
+		dir, err := os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-")
+		if err != nil {
+			return nil, err
+		}
+		p.Workdir = dir
+	}
+	if p.Agent, err = t.Agent(tool.Env{Dir: p.Workdir}); err != nil {
+		return nil, err
+	}
+	runID := event.NewRunID()
+	p.TranscriptPath = opts.Transcript
+	if p.TranscriptPath == "" {
+		p.TranscriptPath = filepath.Join(Home(), "runs", runID+".jsonl")
+	}
+	f, err := event.Create(p.TranscriptPath)
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	p.file = f
+	var sink event.Sink = event.NewWriter(f)
+	if opts.Sink != nil {
+		sink = event.Tee(sink, opts.Sink)
+	}
+	maxOut := t.MaxOutput
+	if opts.MaxOutput != nil {
+		maxOut = opts.MaxOutput
+	}
+	p.Run = &agent.Run{
+		ID: runID, Task: t.Name, ModelName: spec, Model: m,
+		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
+		Approval: ap, Review: rp,
+	}
+	if maxOut != nil {
+		p.Run.MaxOutput = *maxOut
+		if *maxOut == 0 {
+			p.Run.MaxOutput = agent.NoTruncation
+		}
+	}
+	p.Input = []chat.Message{{Role: chat.User, Content: t.Input}}
+	return p, nil
+}
+
+// Execute runs the prepared task and closes its transcript.
+func (p *Prepared) Execute(ctx context.Context) *agent.Result {
+	res := p.Run.Execute(ctx, p.Agent, p.Input)
+	if err := p.file.Close(); err != nil && res.Err == nil {
+		res.Status, res.Err = event.StatusError, fmt.Errorf("transcript: %w", err)
+	}
+	return res
+}
+
+// Close releases a prepared run that will not be executed.
+func (p *Prepared) Close() error { return p.file.Close() }
+
+func sanitize(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			out = append(out, r)
+		}
+	}
+	if len(out) > 32 {
+		out = out[:32]
+	}
+	return string(out)
+}
