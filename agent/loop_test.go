@@ -1,0 +1,359 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/tool"
+)
+
+func TestL1_ParallelCallsRunConcurrentlyInOrder(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	var wg sync.WaitGroup
+	wg.Add(2)
+	par := &echo{name: "par", parallel: true, fn: func(_ context.Context, args json.RawMessage) (string, error) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		wg.Done()
+		wg.Wait() // both parallel calls must be running at once to pass
+		inFlight.Add(-1)
+		var a struct{ Text string }
+		_ = json.Unmarshal(args, &a)
+		return a.Text, nil
+	}}
+	var barrierSaw int32 = -1
+	barrier := &echo{name: "barrier", fn: func(context.Context, json.RawMessage) (string, error) {
+		barrierSaw = inFlight.Load()
+		return "b", nil
+	}}
+	r, _ := newRun(&script{turns: []chat.Message{turn("",
+		tc("1", "par", `{"text":"one"}`), tc("2", "par", `{"text":"two"}`), tc("3", "barrier", `{}`))}})
+	done := make(chan *Result)
+	go func() { done <- r.Execute(context.Background(), &Agent{Tools: []tool.Tool{par, barrier}}, user("go")) }()
+	var res *Result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("parallel calls did not run concurrently (deadlock)")
+	}
+	must(t, res, event.StatusCompleted)
+	var ids []string
+	for _, m := range res.Messages {
+		if m.Role == chat.Tool {
+			ids = append(ids, m.ToolCallID+"="+m.Content)
+		}
+	}
+	if strings.Join(ids, ",") != "1=one,2=two,3=b" {
+		t.Errorf("results = %v, want in call order", ids)
+	}
+	if peak.Load() != 2 || barrierSaw != 0 {
+		t.Errorf("peak %d, barrier saw %d in flight", peak.Load(), barrierSaw)
+	}
+}
+
+func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
+	first, later := &echo{name: "first"}, &echo{name: "later"}
+	r, s := newRun(&script{turns: []chat.Message{turn("",
+		tc("1", "first", `{"text":"a"}`), tc("2", "later", `{"text":"b"}`), tc("3", "first", `{"text":"c"}`))}})
+	r.Approval = approval.New(
+		arule(t, "stop", decide(approval.Terminate), "later"),
+		arule(t, "ok", decide(approval.Approve), "*"))
+	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{first, later}}, user("go"))
+	must(t, res, event.StatusLimited)
+	if first.count() != 1 || later.count() != 0 {
+		t.Errorf("runs: first %d, later %d", first.count(), later.count())
+	}
+	if te := s.tools(); len(te) != 1 || te[0].CallID != "1" {
+		t.Errorf("tool events = %+v", te)
+	}
+	end := s.find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	if end.Status != "limited" || end.Limit == nil || *end.Limit != "operator" {
+		t.Errorf("run_end = %+v", end)
+	}
+}
+
+func TestL3_MaxOutputTruncatesInTheMiddle(t *testing.T) {
+	big := strings.Repeat("a", 100) + strings.Repeat("z", 100)
+	tests := []struct {
+		maxOutput     int
+		wantTruncated bool
+	}{
+		{50, true}, {0, true}, {NoTruncation, false}, {1000, false},
+	}
+	for _, tt := range tests {
+		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big+`"}`))}})
+		r.MaxOutput = tt.maxOutput
+		if tt.maxOutput == 0 {
+			big16 := strings.Repeat("q", DefaultMaxOutput+10)
+			r.Model = &script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big16+`"}`))}}
+		}
+		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
+		te := s.tools()[0]
+		if (te.Truncated != nil) != tt.wantTruncated {
+			t.Fatalf("max_output %d: truncated = %v", tt.maxOutput, te.Truncated)
+		}
+		if !tt.wantTruncated {
+			if te.Result != big {
+				t.Errorf("max_output %d: result changed", tt.maxOutput)
+			}
+			continue
+		}
+		limit := tt.maxOutput
+		if limit == 0 {
+			limit = DefaultMaxOutput
+		}
+		if te.Truncated[1] != limit {
+			t.Errorf("truncated = %v, want limit %d", te.Truncated, limit)
+		}
+		if tt.maxOutput == 50 {
+			if te.Truncated[0] != 200 || !strings.HasPrefix(te.Result, strings.Repeat("a", 25)) ||
+				!strings.HasSuffix(te.Result, strings.Repeat("z", 25)) || !strings.Contains(te.Result, "150 bytes truncated") {
+				t.Errorf("result = %q", te.Result)
+			}
+		}
+	}
+}
+
+func TestL3_TruncateKeepsRunes(t *testing.T) {
+	s := strings.Repeat("é", 50) // 100 bytes
+	out := Truncate(s, 11)
+	if !strings.HasPrefix(out, "éé\n") || !strings.HasSuffix(out, "\nééé") || strings.ContainsRune(out, '\uFFFD') {
+		t.Errorf("Truncate = %q", out)
+	}
+}
+
+func TestL4_ErrorTypes(t *testing.T) {
+	tests := []struct {
+		err  error
+		want tool.ErrorType
+	}{
+		{context.DeadlineExceeded, tool.ErrTimeout},
+		{context.Canceled, tool.ErrCancelled},
+		{tool.Errorf(tool.ErrPermission, "denied"), tool.ErrPermission},
+		{errors.New("disk on fire"), tool.ErrUnknown},
+	}
+	for _, tt := range tests {
+		failing := &echo{name: "echo", fn: func(context.Context, json.RawMessage) (string, error) { return "", tt.err }}
+		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{}`))}})
+		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{failing}}, user("go")), event.StatusCompleted)
+		if te := s.tools()[0]; te.Error == nil || te.Error.Type != tt.want || !te.Failed {
+			t.Errorf("%v: tool event error = %+v, want %s", tt.err, te.Error, tt.want)
+		}
+	}
+}
+
+func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
+	loop := func() []chat.Message {
+		var turns []chat.Message
+		for i := 0; i < 10; i++ {
+			turns = append(turns, turn("", tc("c", "echo", `{"text":"x"}`)))
+		}
+		return turns
+	}
+	t.Run("answer", func(t *testing.T) {
+		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c", "echo", `{"text":"x"}`)), turn("the answer")}})
+		res := r.Execute(context.Background(), &Agent{System: "be brief", Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+		must(t, res, event.StatusCompleted)
+		if chat.Text(res.Messages, chat.Assistant) != "the answer" || res.Messages[0].Role != chat.System {
+			t.Errorf("messages = %+v", res.Messages)
+		}
+	})
+	t.Run("turn limit", func(t *testing.T) {
+		r, s := newRun(&script{turns: loop()})
+		r.Limits.Turns = 3
+		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+		must(t, res, event.StatusLimited)
+		if res.Limit.Type != event.LimitTurn || len(s.find(event.KindModel)) != 3 {
+			t.Errorf("limit %+v after %d model events", res.Limit, len(s.find(event.KindModel)))
+		}
+	})
+	t.Run("token limit", func(t *testing.T) {
+		r, s := newRun(&script{turns: loop(), usage: model.Usage{InputTokens: 30, OutputTokens: 20}})
+		r.Limits.Tokens = 120
+		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+		must(t, res, event.StatusLimited)
+		if res.Limit.Type != event.LimitToken || len(s.find(event.KindModel)) != 3 {
+			t.Errorf("limit %+v after %d model events", res.Limit, len(s.find(event.KindModel)))
+		}
+	})
+	t.Run("model error", func(t *testing.T) {
+		r, _ := newRun(model.Func(func(context.Context, model.Request) (model.Response, error) {
+			return model.Response{}, errors.New("503")
+		}))
+		must(t, r.Execute(context.Background(), &Agent{}, user("go")), event.StatusError)
+	})
+}
+
+func TestToolPanicEndsRunWithErrorTranscriptIntact(t *testing.T) {
+	boom := &echo{name: "boom", fn: func(context.Context, json.RawMessage) (string, error) { panic("kaboom") }}
+	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "boom", `{}`))}})
+	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{boom}}, user("go"))
+	must(t, res, event.StatusError)
+	got := strings.Join(kindStrings(s.kinds()), ",")
+	if got != "run_start,model,tool,error,run_end" {
+		t.Errorf("events = %s", got)
+	}
+	if !strings.Contains(res.Err.Error(), "kaboom") {
+		t.Errorf("err = %v", res.Err)
+	}
+}
+
+// recordingApprover approves and records which policy asked.
+func named(name string, seen *[]string, mu *sync.Mutex) approval.Approver {
+	return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
+		mu.Lock()
+		*seen = append(*seen, name+":"+req.Call.ID)
+		mu.Unlock()
+		return approval.Approval{Decision: approval.Approve}, nil
+	})
+}
+
+func TestP4_P5_ScopesReplaceAndRestore(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	runPolicy := approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
+	subPolicy := approval.New(arule(t, "sub", named("sub", &seen, &mu), "*"))
+	m := &script{turns: []chat.Message{
+		turn("", tc("m1", "echo", `{"text":"a"}`)),
+		turn("", tc("h1", "transfer_to_own", `{}`)),
+		turn("", tc("o1", "echo", `{"text":"b"}`)),
+		turn("own done"),
+		turn("", tc("h2", "transfer_to_inherit", `{}`)),
+		turn("", tc("i1", "echo", `{"text":"c"}`)),
+		turn("inherit done"),
+		turn("", tc("m2", "echo", `{"text":"d"}`)),
+		turn("done"),
+	}}
+	r, _ := newRun(m)
+	r.Approval = runPolicy
+	own := &Agent{Name: "own", Tools: []tool.Tool{&echo{name: "echo"}}, Approval: subPolicy}
+	inherit := &Agent{Name: "inherit", Tools: []tool.Tool{&echo{name: "echo"}}}
+	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}, Handoffs: []*Agent{own, inherit}}, user("go"))
+	must(t, res, event.StatusCompleted)
+	want := "run:m1,run:h1,sub:o1,run:h2,run:i1,run:m2"
+	if got := strings.Join(seen, ","); got != want {
+		t.Errorf("approvals = %s, want %s", got, want)
+	}
+}
+
+func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r.Approval = approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
+	a := &Agent{Tools: []tool.Tool{&echo{name: "echo"}}, Approval: approval.New(arule(t, "agent", named("agent", &seen, &mu), "*"))}
+	must(t, r.Execute(context.Background(), a, user("go")), event.StatusCompleted)
+	if strings.Join(seen, ",") != "agent:1" {
+		t.Errorf("seen = %v", seen)
+	}
+	// ExecuteTools with its own policies replaces them for that call only.
+	seen = nil
+	msgs := []chat.Message{{Role: chat.User, Content: "x"}, turn("", tc("2", "echo", `{"text":"b"}`))}
+	_, err := r.ExecuteTools(context.Background(), msgs, []tool.Tool{&echo{name: "echo"}},
+		Policies{Approval: approval.New(arule(t, "call", named("call", &seen, &mu), "*"))})
+	if err != nil || strings.Join(seen, ",") != "call:2" {
+		t.Errorf("ExecuteTools: seen %v, err %v", seen, err)
+	}
+}
+
+func TestP6_EmptyPolicyMeansNone(t *testing.T) {
+	ec := &echo{name: "echo"}
+	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r.Approval = approval.New(arule(t, "deny", decide(approval.Reject), "*"))
+	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "*"))
+	// The agent explicitly sets empty policies: calls run, results continue.
+	a := &Agent{Tools: []tool.Tool{ec}, Approval: approval.New(), Review: review.New()}
+	must(t, r.Execute(context.Background(), a, user("go")), event.StatusCompleted)
+	if ec.count() != 1 || len(s.approvals()) != 0 || len(s.reviews()) != 0 {
+		t.Errorf("runs %d, approvals %d, reviews %d", ec.count(), len(s.approvals()), len(s.reviews()))
+	}
+}
+
+func TestP7_IndependentChains(t *testing.T) {
+	chain := func(name, c string, a approval.Approver, p string) approval.Rule {
+		r := arule(t, name, a, p)
+		r.Chain = c
+		return r
+	}
+	t.Run("most severe wins", func(t *testing.T) {
+		ec := &echo{name: "echo"}
+		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r.Approval = approval.New(
+			chain("ok", "quality", decide(approval.Approve), "*"),
+			chain("esc", "security", decide(approval.Escalate), "*"),
+			chain("no", "security", decide(approval.Reject), "echo"))
+		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
+		if ec.count() != 0 {
+			t.Error("a call one chain rejected ran")
+		}
+		chains := map[string]bool{}
+		for _, a := range s.approvals() {
+			chains[a.Chain+"/"+a.Approver] = true
+		}
+		if !chains["quality/ok"] || !chains["security/esc"] || !chains["security/no"] {
+			t.Errorf("approval events by chain = %v", chains)
+		}
+	})
+	t.Run("terminate cancels other chains", func(t *testing.T) {
+		blocked := approval.Func(func(ctx context.Context, _ *approval.Request) (approval.Approval, error) {
+			<-ctx.Done()
+			return approval.Approval{}, ctx.Err()
+		})
+		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r.Approval = approval.New(
+			chain("slow", "people", blocked, "*"),
+			chain("stop", "security", decide(approval.Terminate), "*"))
+		done := make(chan *Result)
+		go func() { done <- r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")) }()
+		select {
+		case res := <-done:
+			must(t, res, event.StatusLimited)
+		case <-time.After(10 * time.Second):
+			t.Fatal("terminate did not cancel the other chain")
+		}
+	})
+	t.Run("review chains", func(t *testing.T) {
+		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		a := rrule(t, "a", verdict(review.Continue), "*")
+		a.Chain = "x"
+		b := rrule(t, "b", verdict(review.Terminate), "*")
+		b.Chain = "y"
+		r.Review = review.New(a, b)
+		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusLimited)
+	})
+}
+
+func TestP3_UserCodeRegistersApprovers(t *testing.T) {
+	approval.Register("test-deny-rm", func(params map[string]any) (approval.Approver, error) {
+		return decide(approval.Reject), nil
+	})
+	p, err := approval.Compile([]policy.Entry{{Name: "test-deny-rm", Tools: []string{"bash(cmd='rm"}}, {Name: "auto"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Decide(context.Background(), &approval.Request{Call: tool.NewCall("1", "bash", `{"cmd":"rm -rf /"}`)}, nil)
+	if err != nil || out.Decision != approval.Reject || out.Approver != "test-deny-rm" {
+		t.Errorf("outcome = %+v, %v", out, err)
+	}
+	_, err = approval.Compile([]policy.Entry{{Name: "nope", Pos: policy.Pos{File: "a.yaml", Line: 3, Col: 5}}})
+	if err == nil || !strings.Contains(err.Error(), "a.yaml:3:5: unknown approver \"nope\" (registered: auto,") {
+		t.Errorf("unknown name error = %v", err)
+	}
+}
