@@ -179,9 +179,16 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 	full := res.Content
 	var truncated *[2]int
-	if limit := r.maxOutput(); limit > 0 && len(res.Content) > limit {
-		res.Content = Truncate(res.Content, limit)
-		truncated = &[2]int{len(full), limit}
+	if limit := r.maxOutput(); limit > 0 {
+		if len(res.Content) > limit {
+			res.Content = Truncate(res.Content, limit)
+			truncated = &[2]int{len(full), limit}
+		}
+		if res.Error != nil && len(res.Error.Message) > limit {
+			full = res.Error.Message
+			res.Error = &tool.Error{Type: res.Error.Type, Message: Truncate(full, limit)}
+			truncated = &[2]int{len(full), limit}
+		}
 	}
 	msg := r.recordTool(sc, call, modified, res, truncated)
 	if ctx.Err() != nil {
@@ -192,7 +199,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	if sc.review.Len() == 0 {
 		return msg, nil
 	}
-	if res.Error != nil {
+	if res.Error != nil && truncated == nil {
 		full = res.Error.Message
 	}
 	req := &review.Request{

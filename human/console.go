@@ -150,7 +150,7 @@ func match(opts []option, answer string) (option, bool) {
 // to when it ends without an answer.
 func (c *Console) ask(ctx context.Context, prompt string, opts []option, failsafe string, timeout time.Duration) (option, outcome, error) {
 	select {
-	case <-time.After(0):
+	case c.turn <- struct{}{}:
 	case <-ctx.Done():
 		return option{}, 0, ctx.Err()
 	}
@@ -187,7 +187,11 @@ func (c *Console) ask(ctx context.Context, prompt string, opts []option, failsaf
 				return option{}, dismissed, err
 			}
 			if o, ok := match(opts, line); ok {
-				return o, answered, c.write(fmt.Sprintf("→ %s\n", o.value))
+				said := o.value
+				if l := strings.ToLower(o.label); l != o.value {
+					said = l + " (" + o.value + ")"
+				}
+				return o, answered, c.write("→ " + said + "\n")
 			}
 			msg := fmt.Sprintf("\"%s\" is not an answer here; answer one of: %s\n%s",
 				escapeLine(cut(strings.TrimSpace(line), 40)), valid(opts), menu(opts))

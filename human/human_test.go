@@ -469,7 +469,7 @@ func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 	}
 }
 
-func TestReadErrorIsAnError(t *testing.T) {
+func TestR7_ReadErrorIsAnError(t *testing.T) {
 	var out buffer
 	boom := errors.New("terminal gone")
 	c := NewConsole(iotest.ErrReader(boom), &out)
@@ -483,7 +483,7 @@ type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
 
-func TestWriteErrorIsAnError(t *testing.T) {
+func TestA7_WriteErrorIsAnError(t *testing.T) {
 	c := NewConsole(strings.NewReader("a\n"), failWriter{})
 	a, err := c.Approver(nil, 0).Approve(context.Background(), approvalReq())
 	if err == nil || a.Decision == approval.Approve {
@@ -592,7 +592,7 @@ func TestH5_LongOutputIsCapped(t *testing.T) {
 	}
 }
 
-func TestInvalidChoicesFailEveryCall(t *testing.T) {
+func TestH2_InvalidChoicesFailEveryCall(t *testing.T) {
 	c := NewConsole(strings.NewReader("a\n"), io.Discard)
 	if _, err := c.Approver([]approval.Decision{approval.Modify}, 0).Approve(context.Background(), approvalReq()); err == nil || !strings.Contains(err.Error(), "modify") {
 		t.Errorf("modify offered: %v", err)
@@ -605,7 +605,7 @@ func TestInvalidChoicesFailEveryCall(t *testing.T) {
 	}
 }
 
-func TestFactories(t *testing.T) {
+func TestH2_FactoryParameters(t *testing.T) {
 	if !approval.Registered("human") || !review.Registered("human") {
 		t.Fatal("human is not registered")
 	}
@@ -658,7 +658,7 @@ func checkErr(t *testing.T, what string, params map[string]any, err error, want 
 	}
 }
 
-func TestParseTimeout(t *testing.T) {
+func TestH3_ParseTimeout(t *testing.T) {
 	for v, want := range map[any]time.Duration{30: 30 * time.Second, 0.5: 500 * time.Millisecond, int64(2): 2 * time.Second} {
 		got, err := parseTimeout(v)
 		if err != nil || got != want {
@@ -667,7 +667,7 @@ func TestParseTimeout(t *testing.T) {
 	}
 }
 
-func TestDefaultIsOneConsole(t *testing.T) {
+func TestH4_DefaultIsOneConsole(t *testing.T) {
 	if Default() == nil || Default() != Default() {
 		t.Error("Default is not one console")
 	}

@@ -9,10 +9,15 @@
 //
 // A command that exits with a non-zero status is not an error: the model
 // receives the output followed by a line "[exit status N]", so that it can read
-// what failed and decide what to do. (Inspect's bash tool turns a non-zero exit
-// into a tool error carrying stderr; keeping the result and the status together
-// gives the model the combined output in order and leaves reviewers a plain
-// result to judge.)
+// what failed and decide what to do. (Inspect's bash tool, in the versions we
+// read, raises a tool error carrying only stderr instead; keeping the status
+// with the result gives the model stdout and stderr together, in order, and
+// leaves reviewers a plain result to judge.)
+//
+// Processes a command leaves running in the background are not killed when
+// the shell exits. If they keep the command's output open, the call stops
+// reading it one second after the shell exits and says so in a final note;
+// redirecting their output (cmd >log 2>&1 &) avoids the wait.
 //
 // The package registers the tool as "bash" when imported.
 //
@@ -45,6 +50,10 @@ const DefaultTimeout = 180 * time.Second
 // zero. It protects memory only: the agent loop truncates further for the
 // model.
 const DefaultMaxBytes = 1 << 20
+
+// timeoutOutputMax bounds the output a timeout error message carries; the
+// whole output kept is returned beside the error.
+const timeoutOutputMax = 16 << 10
 
 // pipeGrace is how long a call keeps reading output after the shell has
 // exited while background processes still hold its output open.
@@ -154,12 +163,13 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	return a, nil
 }
 
-// Run runs the command in args and returns its combined output, followed by
-// "[exit status N]" when it exits with a non-zero status.
+// Run runs the command given by the "cmd" argument in raw and returns its
+// combined output, followed by a line "[exit status N]" when it exits with a
+// non-zero status (or "[killed by signal N (name)]" when a signal ended it).
 //
 // When the call's timeout passes first, the process group is killed and Run
 // returns a *tool.Error of type timeout whose message includes the output so
-// far. When ctx is done first, the process group is killed and Run returns an
+// far (its middle cut beyond 16 KiB), and the output itself beside it. When ctx is done first, the process group is killed and Run returns an
 // error wrapping ctx.Err() (which tool.AsError maps to cancelled, or to
 // timeout for a deadline); the output so far is returned alongside it.
 // Arguments that do not parse give a *tool.Error of type parsing.
@@ -187,8 +197,11 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var killed atomic.Bool
 	cmd.Cancel = func() error {
-		killed.Store(true)
-		return killGroup(cmd.Process)
+		err := killGroup(cmd.Process)
+		if !errors.Is(err, os.ErrProcessDone) {
+			killed.Store(true)
+		}
+		return err
 	}
 	cmd.WaitDelay = pipeGrace
 
@@ -206,7 +219,10 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		if output == "" {
 			msg += " with no output"
 		} else {
-			msg += "; output so far:\n" + output
+			// The agent loop truncates results but not error messages.
+			short := newCapBuffer(timeoutOutputMax)
+			_, _ = short.Write([]byte(output))
+			msg += "; output so far:\n" + short.String()
 		}
 		return output, &tool.Error{Type: tool.ErrTimeout, Message: msg}
 	}
@@ -223,7 +239,8 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	return output, fmt.Errorf("bash: waiting for the shell: %w", err)
 }
 
-// killGroup kills the process group led by p.
+// killGroup kills the process group led by p. It returns os.ErrProcessDone
+// when no process of the group is left.
 func killGroup(p *os.Process) error {
 	err := syscall.Kill(-p.Pid, syscall.SIGKILL)
 	if errors.Is(err, syscall.ESRCH) {

@@ -215,9 +215,12 @@ func missing(names ...string) error {
 	return tool.Errorf(tool.ErrParsing, "arguments of %s: missing required argument %s", Name, strings.Join(names, " and "))
 }
 
-// Run carries out the command in args and returns what the model reads: a
-// file or directory listing for view, a confirmation for create, and for
-// str_replace and insert the edited region with line numbers.
+// Run carries out the command given by the arguments in raw and returns what
+// the model reads: a file with line numbers or a directory listing for view,
+// a confirmation for create, and for str_replace and insert the edited region
+// with line numbers. Failures are *tool.Error values (see the package
+// documentation); a ctx that is already done gives an error wrapping
+// ctx.Err().
 func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
@@ -248,6 +251,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	}
 }
 
+// deref returns *s, or "" for nil.
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -1,0 +1,82 @@
+// Command warden governs what AI agents do with their tools. See README.md.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	_ "github.com/wardenhq/warden/human"
+	_ "github.com/wardenhq/warden/model/anthropic"
+	_ "github.com/wardenhq/warden/model/openai"
+	_ "github.com/wardenhq/warden/model/scripted"
+	_ "github.com/wardenhq/warden/tool/bash"
+	_ "github.com/wardenhq/warden/tool/editor"
+)
+
+// Exit codes of warden run (a contract: see README.md).
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitUsage   = 2
+	exitLimited = 3
+)
+
+const usage = `usage:
+  warden run TASK.yaml [--model M] [--approval X] [--review X] [--transcript PATH] [--max-output N]
+  warden policy check FILE...
+  warden transcript show FILE
+`
+
+func main() {
+	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func mainCode(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "policy":
+		if len(args) < 2 || args[1] != "check" {
+			fmt.Fprint(stderr, "usage: warden policy check FILE...\n")
+			return exitUsage
+		}
+		return policyCheck(args[2:], stdout, stderr)
+	case "transcript":
+		if len(args) < 2 || args[1] != "show" {
+			fmt.Fprint(stderr, "usage: warden transcript show FILE\n")
+			return exitUsage
+		}
+		return transcriptShow(args[2:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "warden: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+// parseInterleaved parses flags that may come before or after positional
+// arguments, as in `warden run task.yaml --model M`.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/task"
+)
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("warden run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		opts      task.Options
+		maxOutput = -1
+		quiet     bool
+	)
+	fs.StringVar(&opts.Model, "model", "", "model: scripted:PATH, openai/NAME or anthropic/NAME (default: the task's model:)")
+	fs.StringVar(&opts.Approval, "approval", "", "approval policy file or registered approver name; replaces the task's")
+	fs.StringVar(&opts.Review, "review", "", "review policy file or registered reviewer name; replaces the task's")
+	fs.StringVar(&opts.Transcript, "transcript", "", "transcript path (default $WARDEN_HOME/runs/RUN_ID.jsonl)")
+	fs.IntVar(&maxOutput, "max-output", -1, "truncate tool results for the model to N bytes (0 disables; default the task's or 16384)")
+	fs.StringVar(&opts.ModelOptions.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
+	fs.StringVar(&opts.ModelOptions.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprint(stderr, "usage: warden run TASK.yaml [flags]\n")
+		return exitUsage
+	}
+	if maxOutput >= 0 {
+		opts.MaxOutput = &maxOutput
+	}
+	t, err := task.Load(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	stats := &event.Stats{}
+	live := event.SinkFunc(func(e event.Event) error { stats.Add(e); return nil })
+	if !quiet {
+		tw := event.NewTextWriter(stderr)
+		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
+	}
+	opts.Sink = live
+	p, err := t.Prepare(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res := p.Execute(ctx)
+
+	if answer := chat.Text(res.Messages, chat.Assistant); answer != "" {
+		fmt.Fprintf(stdout, "%s\n\n", answer)
+	}
+	turns, tokens := p.Run.Usage()
+	fmt.Fprintf(stdout, "%s\nmodel: %d turns, %d tokens\nworkdir: %s\ntranscript: %s\n",
+		stats, turns, tokens, p.Workdir, p.TranscriptPath)
+	switch res.Status {
+	case event.StatusCompleted:
+		return exitOK
+	case event.StatusLimited:
+		fmt.Fprintf(stderr, "warden: run limited: %v\n", res.Limit)
+		return exitLimited
+	}
+	fmt.Fprintf(stderr, "warden: run error: %v\n", res.Err)
+	return exitError
+}

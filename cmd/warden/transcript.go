@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/wardenhq/warden/event"
+)
+
+// transcriptShow renders a JSONL transcript readably.
+func transcriptShow(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprint(stderr, "usage: warden transcript show FILE\n")
+		return exitUsage
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	defer f.Close()
+	tw := event.NewTextWriter(stdout)
+	stats := &event.Stats{}
+	err = event.Read(f, func(e event.Event) error {
+		stats.Add(e)
+		return tw.Write(e)
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %s: %v\n", args[0], err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "\n%s\n", stats)
+	return exitOK
+}
