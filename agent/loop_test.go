@@ -321,7 +321,9 @@ func TestP7_IndependentChains(t *testing.T) {
 			chain("slow", "people", blocked, "*"),
 			chain("stop", "security", decide(approval.Terminate), "*"))
 		done := make(chan *Result)
-		go func() { done <- r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")) }()
+		go func() {
+			done <- r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+		}()
 		select {
 		case res := <-done:
 			must(t, res, event.StatusLimited)

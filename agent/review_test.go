@@ -194,7 +194,9 @@ func TestR6_HandoffReviewedWhenSubAgentReturns(t *testing.T) {
 
 func TestR7_ReviewerFailureEndsRunWithError(t *testing.T) {
 	for name, rv := range map[string]review.Reviewer{
-		"error": review.Func(func(context.Context, *review.Request) (review.Review, error) { return review.Review{}, errors.New("down") }),
+		"error": review.Func(func(context.Context, *review.Request) (review.Review, error) {
+			return review.Review{}, errors.New("down")
+		}),
 		"panic": review.Func(func(context.Context, *review.Request) (review.Review, error) { panic("boom") }),
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -40,7 +40,9 @@ const emptySchema = `{"type":"object","properties":{}}`
 // set MaxTokens before the first call to Generate.
 type Model struct {
 	// MaxTokens is the max_tokens of each request (DefaultMaxTokens unless
-	// changed).
+	// changed). The SDK refuses values whose answer could take more than
+	// ten minutes without streaming (above about 21000), and this client
+	// does not stream.
 	MaxTokens int64
 
 	client sdk.Client
@@ -83,6 +85,9 @@ func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response
 	msg, err := m.client.Messages.New(ctx, params)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("anthropic %s: %w", m.name, err)
+	}
+	if msg == nil {
+		return model.Response{}, fmt.Errorf("anthropic %s: empty response", m.name)
 	}
 	return response(msg), nil
 }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// warden runs the CLI in-process and returns its exit code and output.
+func warden(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := mainCode(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// lines reads a JSONL transcript into generic objects.
+func lines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line %d: %v", len(out)+1, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// contract lists the fields every event kind must carry (issue #2).
+var contract = map[string][]string{
+	"run_start": {"task", "model", "approval", "review"},
+	"model":     {"input_tokens", "output_tokens", "output"},
+	"approval":  {"call_id", "call", "approver", "decision", "modified", "explanation"},
+	"tool":      {"call_id", "function", "arguments", "executed", "result", "truncated", "error", "failed"},
+	"review":    {"call_id", "function", "reviewer", "decision", "explanation"},
+	"info":      {"message"},
+	"limit":     {"type", "message"},
+	"error":     {"message"},
+	"run_end":   {"status", "limit"},
+}
+
+func TestQuickstart(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	code, out, errs := warden(t, "run", "../../examples/quickstart/task.yaml", "--transcript", tr)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	evs := lines(t, tr)
+	decisions := map[string]int{}
+	for _, e := range evs {
+		for _, k := range []string{"event", "id", "time", "run_id", "agent"} {
+			if _, ok := e[k]; !ok {
+				t.Errorf("%v event lacks %s", e["event"], k)
+			}
+		}
+		for _, k := range contract[e["event"].(string)] {
+			if _, ok := e[k]; !ok {
+				t.Errorf("%v event lacks %s", e["event"], k)
+			}
+		}
+		if e["event"] == "approval" || e["event"] == "review" {
+			decisions[e["event"].(string)+":"+e["decision"].(string)]++
+		}
+	}
+	for _, want := range []string{"approval:approve", "approval:reject", "approval:escalate", "review:continue"} {
+		if decisions[want] == 0 {
+			t.Errorf("quickstart shows no %s (decisions %v)", want, decisions)
+		}
+	}
+	if last := evs[len(evs)-1]; last["event"] != "run_end" || last["status"] != "completed" || last["limit"] != nil {
+		t.Errorf("last event = %v", last)
+	}
+	if !strings.Contains(out, "transcript: "+tr) || !strings.Contains(errs, "approval") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errs)
+	}
+	// transcript show renders the same file.
+	code, shown, _ := warden(t, "transcript", "show", tr)
+	if code != exitOK || !strings.Contains(shown, "reject") || !strings.Contains(shown, "run_end") {
+		t.Errorf("transcript show: exit %d\n%s", code, shown)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo hi"}}]
+- content: done
+`)
+	loop := write(t, dir, "loop.yaml", strings.Repeat("- tool_calls: [{function: bash, arguments: {cmd: 'true'}}]\n", 5))
+	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\n")
+	limited := write(t, dir, "limited.yaml", "name: t\ninput: go\ntools: [bash]\nlimits: {turns: 2}\n")
+	terminate := write(t, dir, "stop.yaml", "approvers:\n  - name: auto\n    decision: terminate\n")
+	badPolicy := write(t, dir, "bad.yaml", "approvers:\n  - name: nosuch\n")
+	tests := []struct {
+		name string
+		args []string
+		want int
+		msg  string
+	}{
+		{"completed", []string{"run", task, "--model", "scripted:" + script}, exitOK, ""},
+		{"turn limit", []string{"run", limited, "--model", "scripted:" + loop}, exitLimited, "turn"},
+		{"operator limit", []string{"run", task, "--model", "scripted:" + script, "--approval", terminate}, exitLimited, "operator"},
+		{"no such task", []string{"run", filepath.Join(dir, "none.yaml"), "--model", "scripted:" + script}, exitUsage, "none.yaml"},
+		{"bad model spec", []string{"run", task, "--model", "nosuch/x"}, exitUsage, "unknown provider"},
+		{"bad policy", []string{"run", task, "--model", "scripted:" + script, "--approval", badPolicy}, exitUsage, "bad.yaml:2:5: unknown approver \"nosuch\""},
+		{"unknown policy name", []string{"run", task, "--model", "scripted:" + script, "--review", "nobody"}, exitUsage, "registered"},
+		{"bad flag", []string{"run", task, "--frobnicate"}, exitUsage, "frobnicate"},
+		{"no args", []string{"run"}, exitUsage, "usage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(tt.args, "--transcript", filepath.Join(t.TempDir(), "t.jsonl"))
+			if tt.name == "no args" {
+				args = tt.args
+			}
+			code, _, errs := warden(t, args...)
+			if code != tt.want || !strings.Contains(errs, tt.msg) {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.want, errs)
+			}
+		})
+	}
+}
+
+func TestConfigErrorRunsNothing(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := write(t, dir, "turns.yaml", "- tool_calls: [{function: bash, arguments: {cmd: 'touch "+marker+"'}}]\n")
+	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\napproval: [{name: auto, tools: 'bash(cmd=[', decision: maybe}]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	code, _, errs := warden(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	if code != exitUsage || !strings.Contains(errs, "task.yaml:") {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a command ran despite a configuration error")
+	}
+}
+
+func TestPolicyCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := write(t, dir, "good.yaml", "approvers:\n  - name: human\n    tools: [bash]\n  - name: auto\n    tools: '*'\n")
+	bad := write(t, dir, "bad.yaml", "reviewers:\n  - name: auto\n    tools: bash\n    decision: reject\n")
+	unknown := write(t, dir, "unknown.yaml", "approvers:\n  - name: auto\n  - name: humann\n")
+	code, out, _ := warden(t, "policy", "check", good, "../../examples/approval.yaml", "../../examples/review.yaml")
+	if code != exitOK || strings.Count(out, ": ok") != 3 {
+		t.Errorf("good files: exit %d\n%s", code, out)
+	}
+	code, _, errs := warden(t, "policy", "check", good, bad, unknown)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{
+		bad + ":2:5: reviewer auto: decision \"reject\"",
+		unknown + ":3:5: unknown approver \"humann\" (registered: auto, human",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
