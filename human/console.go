@@ -7,6 +7,7 @@ package human
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,41 @@ type Console struct {
 	readOnce sync.Once
 	lines    chan string
 	readErr  error // the input's error other than EOF; set before lines closes
+
+	// logMu guards prompting and held: what Log writes while a request is
+	// on the console is held back until the request ends.
+	logMu     sync.Mutex
+	prompting bool
+	held      bytes.Buffer
+}
+
+// Log returns a writer for other output that shares the console, such as a
+// live transcript. What it writes while a request is on the console is held
+// and written when the request ends, so it never breaks into a prompt; it
+// never waits for a person.
+func (c *Console) Log() io.Writer { return consoleLog{c} }
+
+type consoleLog struct{ c *Console }
+
+func (l consoleLog) Write(p []byte) (int, error) {
+	c := l.c
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	if c.prompting {
+		return c.held.Write(p)
+	}
+	return c.out.Write(p)
+}
+
+// holdLog starts or ends holding back Log output; ending flushes it.
+func (c *Console) holdLog(on bool) {
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	c.prompting = on
+	if !on && c.held.Len() > 0 {
+		_, _ = c.out.Write(c.held.Bytes())
+		c.held.Reset()
+	}
 }
 
 // NewConsole returns a console that reads answers from in and writes prompts
@@ -158,6 +194,8 @@ func (c *Console) ask(ctx context.Context, prompt string, opts []option, failsaf
 	if err := ctx.Err(); err != nil {
 		return option{}, 0, err
 	}
+	c.holdLog(true)
+	defer c.holdLog(false)
 	c.startReading()
 
 	if err := c.write(prompt + menu(opts)); err != nil {

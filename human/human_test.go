@@ -672,3 +672,42 @@ func TestH4_DefaultIsOneConsole(t *testing.T) {
 		t.Error("Default is not one console")
 	}
 }
+
+func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
+	inR, inW := io.Pipe()
+	var out buffer
+	c := NewConsole(inR, &out)
+	log := c.Log()
+	if _, err := io.WriteString(log, "before\n"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan approval.Approval)
+	go func() {
+		a, err := c.Approver(nil, 0).Approve(context.Background(), &approval.Request{Call: tool.NewCall("1", "bash", `{"cmd":"ls"}`)})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- a
+	}()
+	waitFor(t, &out, "Decide:", 1)
+	if _, err := io.WriteString(log, "during\n"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "during") {
+		t.Fatal("log output broke into a pending prompt")
+	}
+	if _, err := io.WriteString(inW, "a\n"); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-done; a.Decision != approval.Approve {
+		t.Fatalf("decision %s", a.Decision)
+	}
+	got := out.String()
+	if i, j := strings.Index(got, "→ approve"), strings.Index(got, "during"); j < 0 || j < i {
+		t.Errorf("held log not flushed after the answer:\n%s", got)
+	}
+	_, _ = io.WriteString(log, "after\n")
+	if !strings.HasSuffix(out.String(), "after\n") {
+		t.Error("log not written directly when no prompt is pending")
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	_ "github.com/wardenhq/warden/human"
 	_ "github.com/wardenhq/warden/model/anthropic"
 	_ "github.com/wardenhq/warden/model/openai"
 	_ "github.com/wardenhq/warden/model/scripted"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/task"
 )
 
@@ -49,7 +50,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	stats := &event.Stats{}
 	live := event.SinkFunc(func(e event.Event) error { stats.Add(e); return nil })
 	if !quiet {
-		tw := event.NewTextWriter(stderr)
+		out := stderr
+		if stderr == io.Writer(os.Stderr) {
+			out = human.Default().Log() // never breaks into a console prompt
+		}
+		tw := event.NewTextWriter(out)
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds the warden command once for tests that run it as a real
+// process.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warden-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "warden")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
+	}
+	return binPath
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// A crash mid-run leaves every earlier transcript line intact: the bash tool
+// kills warden itself with SIGKILL.
+func TestTranscriptSurvivesCrash(t *testing.T) {
+	dir := t.TempDir()
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo first"}}]
+- tool_calls: [{id: c2, function: bash, arguments: {cmd: "kill -9 $PPID; sleep 5"}}]
+- content: never reached
+`)
+	task := write(t, dir, "task.yaml", "name: crash\ninput: go\ntools: [bash]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	err := cmd.Run()
+	if code := exitCode(err); code != -1 {
+		t.Fatalf("warden was not killed: exit %d (%v)", code, err)
+	}
+	evs := lines(t, tr) // fails on any torn line
+	var kinds []string
+	for _, e := range evs {
+		kinds = append(kinds, e["event"].(string))
+	}
+	got := strings.Join(kinds, ",")
+	if !strings.HasPrefix(got, "run_start,model,tool,model") || strings.Contains(got, "run_end") {
+		t.Errorf("events = %s", got)
+	}
+	if evs[2]["result"] != "first\n" {
+		t.Errorf("first tool event = %v", evs[2])
+	}
+}
+
+// The console surface through a real process: prompts on stderr, one-line
+// answers on stdin, end of input dismisses.
+func TestConsoleAnswersOnStdin(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "made")
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "touch `+marker+`"}}]
+- tool_calls: [{id: c2, function: bash, arguments: {cmd: "echo \u001b[2J fake"}}]
+- tool_calls: [{id: c3, function: bash, arguments: {cmd: "echo three"}}]
+- content: done
+`)
+	task := write(t, dir, "task.yaml", "name: console\ninput: go\ntools: [bash]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	// c1: an answer not offered, then reject; c2: approve; review of c2:
+	// continue; c3: approve, then input ends during its review: terminate.
+	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script,
+		"--approval", "human", "--review", "human", "--transcript", tr)
+	cmd.Stdin = strings.NewReader("x\nr\na\nc\napprove\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(cmd.Run())
+	if code != exitLimited {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitLimited, stderr.String())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the rejected command ran")
+	}
+	errs := stderr.String()
+	if !strings.Contains(errs, `"x" is not an answer here`) {
+		t.Errorf("no re-prompt for an answer not offered:\n%s", errs)
+	}
+	if strings.Contains(errs, "\x1b[2J") {
+		t.Error("tool output reached the console unescaped")
+	}
+	var decisions []string
+	for _, e := range lines(t, tr) {
+		switch e["event"] {
+		case "approval", "review":
+			decisions = append(decisions, e["call_id"].(string)+":"+e["decision"].(string))
+		case "run_end":
+			if e["status"] != "limited" || e["limit"] != "operator" {
+				t.Errorf("run_end = %v", e)
+			}
+		}
+	}
+	if got := strings.Join(decisions, ","); got != "c1:reject,c2:approve,c2:continue,c3:approve,c3:terminate" {
+		t.Errorf("decisions = %s", got)
+	}
+}
