@@ -3,64 +3,28 @@ package approval
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
-	"sync"
+
+	"github.com/wardenhq/warden/policy"
 )
 
 // A Factory creates an approver from the parameters of a policy entry.
-type Factory func(params map[string]any) (Approver, error)
+type Factory = policy.Factory[Approver]
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+// registry holds the named approvers policy files can use.
+var registry = policy.NewRegistry[Approver]("approver")
 
 // Register makes an approver available to policies under name. It panics if
 // name is registered twice.
-func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[name]; dup {
-		panic("approval: approver registered twice: " + name)
-	}
-	factories[name] = f
-}
+func Register(name string, f Factory) { registry.Register(name, f) }
 
 // Registered reports whether name is a registered approver.
-func Registered(name string) bool {
-	mu.RLock()
-	defer mu.RUnlock()
-	_, ok := factories[name]
-	return ok
-}
+func Registered(name string) bool { return registry.Registered(name) }
 
 // Names returns the registered approver names, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return registry.Names() }
 
 // Build creates the registered approver name with params.
-func Build(name string, params map[string]any) (Approver, error) {
-	mu.RLock()
-	f, ok := factories[name]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("unknown approver %q (registered: %s)", name, strings.Join(Names(), ", "))
-	}
-	a, err := f(params)
-	if err != nil {
-		return nil, fmt.Errorf("approver %s: %w", name, err)
-	}
-	return a, nil
-}
+func Build(name string, params map[string]any) (Approver, error) { return registry.Build(name, params) }
 
 func init() {
 	Register("auto", autoFactory)

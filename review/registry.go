@@ -3,64 +3,28 @@ package review
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
-	"sync"
+
+	"github.com/wardenhq/warden/policy"
 )
 
 // A Factory creates a reviewer from the parameters of a policy entry.
-type Factory func(params map[string]any) (Reviewer, error)
+type Factory = policy.Factory[Reviewer]
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+// registry holds the named reviewers policy files can use.
+var registry = policy.NewRegistry[Reviewer]("reviewer")
 
 // Register makes a reviewer available to policies under name. It panics if
 // name is registered twice.
-func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[name]; dup {
-		panic("review: reviewer registered twice: " + name)
-	}
-	factories[name] = f
-}
+func Register(name string, f Factory) { registry.Register(name, f) }
 
 // Registered reports whether name is a registered reviewer.
-func Registered(name string) bool {
-	mu.RLock()
-	defer mu.RUnlock()
-	_, ok := factories[name]
-	return ok
-}
+func Registered(name string) bool { return registry.Registered(name) }
 
 // Names returns the registered reviewer names, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return registry.Names() }
 
 // Build creates the registered reviewer name with params.
-func Build(name string, params map[string]any) (Reviewer, error) {
-	mu.RLock()
-	f, ok := factories[name]
-	mu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("unknown reviewer %q (registered: %s)", name, strings.Join(Names(), ", "))
-	}
-	a, err := f(params)
-	if err != nil {
-		return nil, fmt.Errorf("reviewer %s: %w", name, err)
-	}
-	return a, nil
-}
+func Build(name string, params map[string]any) (Reviewer, error) { return registry.Build(name, params) }
 
 func init() {
 	Register("auto", autoFactory)

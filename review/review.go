@@ -86,17 +86,9 @@ func New(rules ...Rule) *Policy {
 // registry. An unknown name is an error at the entry's position that lists
 // the registered names.
 func Compile(entries []policy.Entry) (*Policy, error) {
-	rules := make([]Rule, 0, len(entries))
-	for _, e := range entries {
-		m, err := e.Matcher()
-		if err != nil {
-			return nil, &policy.Error{Pos: e.Pos, Err: err}
-		}
-		r, err := Build(e.Name, e.Params)
-		if err != nil {
-			return nil, &policy.Error{Pos: e.Pos, Err: err}
-		}
-		rules = append(rules, Rule{Name: e.Name, Chain: e.Chain, Match: m, Handler: r, Entry: e})
+	rules, err := registry.Compile(entries)
+	if err != nil {
+		return nil, err
 	}
 	return New(rules...), nil
 }
