@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -47,6 +48,9 @@ func (c *Call) SetArguments(text []byte) error {
 	}
 	if !json.Valid(text) {
 		return fmt.Errorf("arguments of %s are not valid JSON", c.Function)
+	}
+	if !utf8.Valid(text) {
+		return fmt.Errorf("arguments of %s are not valid UTF-8", c.Function)
 	}
 	if text[0] != '{' {
 		return fmt.Errorf("arguments of %s are not a JSON object", c.Function)
@@ -327,4 +331,22 @@ func StringValue(buf []byte, v json.RawMessage) []byte {
 		return appendUnquoted(buf, v[i:skipValue(v, i)])
 	}
 	return AppendValue(buf, v)
+}
+
+// DecodeArguments decodes the arguments object raw of a call to tool name
+// into v, strictly: unknown arguments and trailing data are errors. Errors
+// are *Error of type parsing. Empty raw means no arguments.
+func DecodeArguments(name string, raw json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return Errorf(ErrParsing, "arguments of %s: %v", name, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Errorf(ErrParsing, "arguments of %s: unexpected data after the JSON object", name)
+	}
+	return nil
 }

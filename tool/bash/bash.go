@@ -25,12 +25,10 @@
 package bash
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync/atomic"
@@ -143,16 +141,8 @@ type args struct {
 // parseArgs decodes the arguments of a call, rejecting unknown ones.
 func parseArgs(raw json.RawMessage) (args, error) {
 	var a args
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", Name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: unexpected data after the JSON object", Name)
+	if err := tool.DecodeArguments(Name, raw, &a); err != nil {
+		return a, err
 	}
 	if a.Cmd == nil {
 		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: missing required argument \"cmd\"", Name)

@@ -18,7 +18,6 @@
 package editor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -166,16 +165,8 @@ type args struct {
 // has what it needs.
 func parseArgs(raw json.RawMessage) (args, error) {
 	var a args
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&a); err != nil {
-		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", Name, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: unexpected data after the JSON object", Name)
+	if err := tool.DecodeArguments(Name, raw, &a); err != nil {
+		return a, err
 	}
 	if a.Command == nil {
 		return a, missing("command")
