@@ -617,7 +617,9 @@ func TestH2_FactoryParameters(t *testing.T) {
 		{map[string]any{"choices": []any{"approve", "reject", "terminate", "escalate"}, "timeout": 30}, ""},
 		{map[string]any{"choices": []string{"Approve", " reject "}, "timeout": 1.5}, ""},
 		{map[string]any{"timeout": 0}, ""},
-		{map[string]any{"choices": []any{"modify"}}, "modify is not offered on the console"},
+		{map[string]any{"choices": []any{"modify"}}, "cannot offer modify alone"},
+		// Inspect's choices with modify load unchanged; the console leaves it out.
+		{map[string]any{"choices": []any{"approve", "modify", "reject"}}, ""},
 		{map[string]any{"choices": []any{"approve", "maybe"}}, `unknown choice "maybe" (choices: approve, reject, terminate, escalate)`},
 		{map[string]any{"choices": []any{"continue"}}, `unknown choice "continue"`},
 		{map[string]any{"choices": []any{}}, "choices is empty"},

@@ -37,15 +37,23 @@ func init() {
 
 // approverFactory builds the registered "human" approver on the default
 // console. Parameters: choices (a list of approve, reject, terminate,
-// escalate) and timeout (seconds; 0 or absent for none).
+// escalate; modify is accepted and left out, as the console cannot edit)
+// and timeout (seconds; 0 or absent for none).
 func approverFactory(params map[string]any) (approval.Approver, error) {
 	names, timeout, err := parseParams(params)
 	if err != nil {
 		return nil, err
 	}
-	choices := make([]approval.Decision, len(names))
-	for i, n := range names {
-		choices[i] = approval.Decision(n)
+	// Inspect's policies may offer modify; the console cannot edit
+	// arguments, so it leaves that choice out and the file loads unchanged.
+	var choices []approval.Decision
+	for _, n := range names {
+		if approval.Decision(n) != approval.Modify {
+			choices = append(choices, approval.Decision(n))
+		}
+	}
+	if len(names) > 0 && len(choices) == 0 {
+		return nil, fmt.Errorf("choices: the console cannot offer modify alone (console choices: approve, reject, terminate, escalate)")
 	}
 	if _, err := approvalMenu(choices); err != nil {
 		return nil, err
