@@ -343,9 +343,11 @@ func TestP7_IndependentChains(t *testing.T) {
 }
 
 func TestP3_UserCodeRegistersApprovers(t *testing.T) {
-	approval.Register("test-deny-rm", func(params map[string]any) (approval.Approver, error) {
-		return decide(approval.Reject), nil
-	})
+	if !approval.Registered("test-deny-rm") { // -count=2 runs this twice
+		approval.Register("test-deny-rm", func(params map[string]any) (approval.Approver, error) {
+			return decide(approval.Reject), nil
+		})
+	}
 	p, err := approval.Compile([]policy.Entry{{Name: "test-deny-rm", Tools: []string{"bash(cmd='rm"}}, {Name: "auto"}})
 	if err != nil {
 		t.Fatal(err)
@@ -357,5 +359,45 @@ func TestP3_UserCodeRegistersApprovers(t *testing.T) {
 	_, err = approval.Compile([]policy.Entry{{Name: "nope", Pos: policy.Pos{File: "a.yaml", Line: 3, Col: 5}}})
 	if err == nil || !strings.Contains(err.Error(), "a.yaml:3:5: unknown approver \"nope\" (registered: auto,") {
 		t.Errorf("unknown name error = %v", err)
+	}
+}
+
+// A chain's failure ends the run with that error, not with the
+// cancellation it causes in the other chains (SPEC A7, R7, P7).
+func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
+	blockedReview := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+		<-ctx.Done()
+		return review.Review{}, ctx.Err()
+	})
+	failingReview := review.Func(func(context.Context, *review.Request) (review.Review, error) {
+		time.Sleep(20 * time.Millisecond)
+		return review.Review{}, errors.New("reviewer down")
+	})
+	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	a, b := rrule(t, "slow", blockedReview, "*"), rrule(t, "bad", failingReview, "*")
+	a.Chain, b.Chain = "people", "security"
+	r.Review = review.New(a, b)
+	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+	must(t, res, event.StatusError)
+	if !strings.Contains(res.Err.Error(), "reviewer down") {
+		t.Errorf("review err = %v", res.Err)
+	}
+
+	blocked := approval.Func(func(ctx context.Context, _ *approval.Request) (approval.Approval, error) {
+		<-ctx.Done()
+		return approval.Approval{}, ctx.Err()
+	})
+	failing := approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
+		time.Sleep(20 * time.Millisecond)
+		return approval.Approval{}, errors.New("approver down")
+	})
+	r, _ = newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	c, d := arule(t, "slow", blocked, "*"), arule(t, "bad", failing, "*")
+	c.Chain, d.Chain = "people", "security"
+	r.Approval = approval.New(c, d)
+	res = r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+	must(t, res, event.StatusError)
+	if !strings.Contains(res.Err.Error(), "approver down") {
+		t.Errorf("approval err = %v", res.Err)
 	}
 }

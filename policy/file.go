@@ -179,18 +179,45 @@ func LoadFile(path string) (*File, error) {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// YAMLError converts an error of the YAML decoder into an *Error at a file
-// position, so a syntax error prints as file:line:col.
-func YAMLError(file string, err error) error {
+// parserProblems are the problems yaml.v3's parser (as opposed to its
+// scanner) reports. It gives their line counted from 0, not from 1.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected key":              true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+	"found undefined tag handle":             true,
+}
+
+// YAMLPosition reads the line yaml.v3 reports in a syntax error, counted
+// from 1, and the message without its "yaml: line N: " prefix. The line is 1
+// when the error names none.
+func YAMLPosition(err error) (line int, msg string) {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: m[2]}
+		line, _ = strconv.Atoi(m[1])
+		if parserProblems[m[2]] {
+			line++
+		}
+		return max(line, 1), m[2]
 	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
-		return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: strings.Join(te.Errors, "; ")}
+		return 1, strings.Join(te.Errors, "; ")
 	}
-	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	return 1, strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// YAMLError converts an error of the YAML decoder into an *Error at a file
+// position, so a syntax error prints as file:line:col.
+func YAMLError(file string, err error) error {
+	line, msg := YAMLPosition(err)
+	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: msg}
 }
 
 // Parse parses a policy file (YAML, or JSON) named file. It must hold
@@ -258,8 +285,13 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 		return e, Errorf(file, n, "an entry must be a mapping with name: and tools:")
 	}
 	var toolsNode *yaml.Node
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if prev, dup := seen[k.Value]; dup {
+			return e, Errorf(file, k, "key %q already given at line %d", k.Value, prev.Line)
+		}
+		seen[k.Value] = k
 		switch k.Value {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
@@ -324,6 +356,9 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 	if toolsNode != nil && e.Structured() {
 		return e, Errorf(file, toolsNode, "give tools: or tool:/args:, not both")
 	}
+	if m, err := e.Matcher(); err == nil && len(m) == 0 {
+		return e, Errorf(file, toolsNode, "tools: no pattern given")
+	}
 	if _, err := e.Matcher(); err != nil {
 		at := n
 		if toolsNode != nil {
@@ -358,7 +393,7 @@ func Resolve(spec, dir string, kind Kind, registered func(string) bool, names []
 	if !filepath.IsAbs(path) && dir != "" {
 		path = filepath.Join(dir, spec)
 	}
-	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		f, err := LoadFile(path)
 		if err != nil {
 			return nil, err

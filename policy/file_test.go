@@ -83,9 +83,11 @@ func TestP1_ErrorsSayWhere(t *testing.T) {
 		{"entry without name", "approvers:\n  - tools: bash\n", "p.yaml:2:5: entry has no name:"},
 		{"tools not a string", "approvers:\n  - name: auto\n    tools: {a: b}\n", "p.yaml:3:12: tools must be"},
 		{"both forms", "approvers:\n  - name: auto\n    tools: bash\n    tool: bash\n", "p.yaml:3:12: give tools: or tool:/args:"},
-		{"syntax", "approvers:\n  - name: [\n", "p.yaml:2:1: did not find"},
+		{"syntax", "approvers:\n  - name: [\n", "p.yaml:3:1: did not find"},
 		{"empty", "", "p.yaml:1:1: empty policy file"},
 		{"not a list", "reviewers: 3\n", "p.yaml:1:12: want a list"},
+		{"duplicate key", "approvers:\n  - name: auto\n    tools: bash\n    tools: python\n", "p.yaml:4:5: key \"tools\" already given at line 3"},
+		{"empty pattern", "approvers:\n  - name: auto\n    tools: \"\"\n", "p.yaml:3:12: tools: no pattern given"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

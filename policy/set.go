@@ -108,13 +108,24 @@ func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, ask Ask
 		err error
 	}
 	outs := make([]out, len(s.chains))
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error // the first chain error, which cancels the others
+	)
 	for c := range s.chains {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			v, err := runChain(ctx, s, c, call, ask)
 			outs[c] = out{v, err}
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
 			if err != nil || (v.Decided && final(v.Result)) {
 				cancel()
 			}
@@ -128,10 +139,11 @@ func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, ask Ask
 			return o.v, nil
 		}
 	}
+	// An error beats the cancellation errors it caused in other chains.
+	if firstErr != nil {
+		return Verdict[R]{}, firstErr
+	}
 	for _, o := range outs {
-		if o.err != nil {
-			return Verdict[R]{}, o.err
-		}
 		if o.v.Decided && (!best.Decided || worse(o.v.Result, best.Result)) {
 			best = o.v
 		}

@@ -90,10 +90,14 @@ func Parse(data []byte, file string) (*Task, error) {
 		return nil, &policy.Error{Pos: policy.Pos{File: file, Line: 1, Col: 1}, Msg: "a task file is a mapping with name: and input:"}
 	}
 	root := doc.Content[0]
-	p := parser{file: file, dir: t.Dir}
+	p := parser{file: file, dir: t.Dir, handoffs: new([]*yaml.Node)}
 	var inputSet bool
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return nil, err
+		}
 		switch k.Value {
 		case "name":
 			t.Name, err = p.str(v, "name")
@@ -146,28 +150,22 @@ func Parse(data []byte, file string) (*Task, error) {
 	if t.Name == "" {
 		t.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
-	if err := t.checkHandoffs(root); err != nil {
+	if err := t.checkHandoffs(*p.handoffs); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
 // checkHandoffs allows transfer_to_<agent> in tools lists only for declared
-// agents.
-func (t *Task) checkHandoffs(root *yaml.Node) error {
+// agents. nodes are the transfer_to_ entries of the tools lists.
+func (t *Task) checkHandoffs(nodes []*yaml.Node) error {
 	known := map[string]bool{}
 	for _, a := range t.Agents {
 		known[a.Name] = true
 	}
-	lists := [][]string{t.Tools}
-	for _, a := range t.Agents {
-		lists = append(lists, a.Tools)
-	}
-	for _, l := range lists {
-		for _, n := range l {
-			if name, ok := strings.CutPrefix(n, agent.HandoffPrefix); ok && !known[name] {
-				return policy.Errorf(t.Path, root, "tool %s: no agent %q is declared under agents:", n, name)
-			}
+	for _, n := range nodes {
+		if name, ok := strings.CutPrefix(n.Value, agent.HandoffPrefix); ok && !known[name] {
+			return policy.Errorf(t.Path, n, "tool %s: no agent %q is declared under agents:", n.Value, name)
 		}
 	}
 	return nil
@@ -184,6 +182,19 @@ func ResolveModel(spec, dir string) string {
 type parser struct {
 	file string
 	dir  string
+	// handoffs collects the transfer_to_ entries of tools lists, checked
+	// once every agent is known.
+	handoffs *[]*yaml.Node
+}
+
+// unique reports a key given twice in one mapping, as the YAML decoder does
+// for maps and structs but not for a yaml.Node.
+func (p parser) unique(seen map[string]*yaml.Node, k *yaml.Node) error {
+	if prev, ok := seen[k.Value]; ok {
+		return policy.Errorf(p.file, k, "mapping key %q already defined at line %d", k.Value, prev.Line)
+	}
+	seen[k.Value] = k
+	return nil
 }
 
 func (p parser) str(v *yaml.Node, key string) (string, error) {
@@ -210,7 +221,9 @@ func (p parser) tools(v *yaml.Node) ([]string, error) {
 		if n.Kind != yaml.ScalarNode {
 			return nil, policy.Errorf(p.file, n, "tools: each tool must be a name")
 		}
-		if !strings.HasPrefix(n.Value, agent.HandoffPrefix) && !isTool(n.Value) {
+		if strings.HasPrefix(n.Value, agent.HandoffPrefix) {
+			*p.handoffs = append(*p.handoffs, n)
+		} else if !isTool(n.Value) {
 			return nil, policy.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(tool.Names(), ", "))
 		}
 		names = append(names, n.Value)
@@ -232,8 +245,12 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 	if v.Kind != yaml.MappingNode {
 		return l, policy.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
 	}
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return l, err
+		}
 		var err error
 		switch k.Value {
 		case "turns":
@@ -285,8 +302,12 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 		return nil, policy.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
 	}
 	var out []SubAgent
+	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return nil, err
+		}
 		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
 			return nil, policy.Errorf(p.file, k, "invalid agent name %q", k.Value)
 		}
@@ -294,8 +315,12 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 		if val.Kind != yaml.MappingNode {
 			return nil, policy.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
 		}
+		keys := map[string]*yaml.Node{}
 		for j := 0; j+1 < len(val.Content); j += 2 {
 			ak, av := val.Content[j], val.Content[j+1]
+			if err := p.unique(keys, ak); err != nil {
+				return nil, err
+			}
 			var err error
 			switch ak.Value {
 			case "description":
@@ -304,6 +329,11 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 				a.System, err = p.str(av, "system")
 			case "tools":
 				a.Tools, err = p.tools(av)
+				for _, n := range av.Content {
+					if err == nil && strings.HasPrefix(n.Value, agent.HandoffPrefix) {
+						err = policy.Errorf(p.file, n, "tool %s: sub-agents cannot hand off; only the main agent has transfer_to_ tools", n.Value)
+					}
+				}
 			case "approval":
 				a.Approval, err = p.policy(av, policy.Approval)
 			case "review":

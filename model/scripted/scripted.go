@@ -31,15 +31,14 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -207,23 +206,10 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
 	return &Error{File: p.file, Line: line, Column: col, Err: fmt.Errorf(format, args...)}
 }
 
-// yamlLine matches the line number in yaml.v3's syntax errors, which give
-// no column.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
 // syntaxError converts an error of the YAML decoder to an *Error. The
 // decoder reports only a line, so the column is 1.
 func (p *parser) syntaxError(err error) error {
-	line := 1
-	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
-			line = n
-		}
-		msg = msg[len(m[0]):]
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
+	line, msg := policy.YAMLPosition(err)
 	return &Error{File: p.file, Line: line, Column: 1, Err: &yamlError{msg: msg, err: err}}
 }
 

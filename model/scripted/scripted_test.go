@@ -202,7 +202,7 @@ func TestErrors(t *testing.T) {
 		{"- tool_calls:\n    - function: f\n      arguments: {<<: {a: 1}}\n", "f.yaml:3:19: ", "merge keys"},
 		{"- role: user\n", "f.yaml:1:9: ", "role can only be assistant"},
 		{"- content: a\n---\n- content: b\n", "f.yaml:2:1: ", "one YAML document"},
-		{"- content: a\n  tool_calls: [\n", "f.yaml:2:1: ", "did not find expected"},
+		{"- content: a\n  tool_calls: [\n", "f.yaml:3:1: ", "did not find expected"},
 		{"- content: a\n\tcontent: b\n", "f.yaml:2:1: ", "tab character"},
 		{"- tool_calls:\n    - function: f\n      arguments: &a {x: *a}\n", "f.yaml:3:", "nested more than"},
 		{`- tool_calls:
