@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/review"
@@ -160,7 +161,15 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 
 	// Execution (SPEC L2–L4).
-	output, runErr := r.runTool(ctx, sc, msgs, t, executed)
+	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed}
+	output, runErr := r.runTool(boundary.WithDecider(ctx, bd), sc, msgs, t, executed)
+	if err := bd.stop(); err != nil {
+		res := tool.Result{Content: output}
+		if runErr != nil {
+			res = tool.Result{Error: tool.AsError(runErr)}
+		}
+		return r.recordTool(sc, call, modified, res, nil), err
+	}
 	var fatal *RunError
 	var limit *LimitError
 	if errors.As(runErr, &fatal) || errors.As(runErr, &limit) {

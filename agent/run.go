@@ -46,6 +46,10 @@ type Run struct {
 	// replaces them for its duration. Nil means no policy.
 	Approval *approval.Policy
 	Review   *review.Policy
+	// Boundary decides the requests tools make to cross the sandbox
+	// boundary (SPEC G2, G3): each is put to its approvers as an approval
+	// request for the call that made it. Nil or empty denies them all.
+	Boundary *approval.Policy
 
 	turns  atomic.Int64
 	tokens atomic.Int64

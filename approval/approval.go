@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -60,6 +61,10 @@ type Request struct {
 	// History is the conversation so far, up to and including the
 	// assistant message that made the call.
 	History []chat.Message
+	// Boundary, when set, is a request to cross the sandbox boundary made
+	// while the call ran (SPEC G2): the approver decides that request, not
+	// the call as a whole.
+	Boundary *boundary.Request
 }
 
 // Approval is an approver's answer.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -185,6 +186,9 @@ type Approval struct {
 	Modified    *tool.Call `json:"modified"`
 	Explanation string     `json:"explanation"`
 	Chain       string     `json:"chain,omitempty"`
+	// Boundary is set when the approval decided a request to cross the
+	// sandbox boundary made while the call ran (SPEC G2).
+	Boundary *boundary.Request `json:"boundary,omitempty"`
 }
 
 // Tool records the execution stage of a call (SPEC L2, L3, A5).

@@ -1,0 +1,80 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/tool"
+)
+
+// boundaryDecider sends the boundary requests a call makes while it runs to
+// the run's Boundary policy, recording each decision as an approval event
+// of that call (SPEC G2, G3). A terminate, or a failure of an approver, is
+// kept and ends the run once the tool returns: a tool cannot be trusted to
+// pass either on.
+type boundaryDecider struct {
+	run   *Run
+	sc    scope
+	msgs  []chat.Message
+	call  tool.Call
+	mu    sync.Mutex
+	limit *LimitError
+	fatal error
+}
+
+// Decide implements boundary.Decider.
+func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (boundary.Decision, error) {
+	p := d.run.Boundary
+	if p.Len() == 0 {
+		return boundary.Decision{Explanation: "no approver for boundary requests is configured: denied"}, nil
+	}
+	last := d.msgs[len(d.msgs)-1]
+	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
+	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, History: d.msgs, Boundary: req}
+	out, err := p.Decide(ctx, areq, func(rec approval.Record) {
+		d.sc.rec.Emit(event.Approval{
+			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,
+			Decision: string(rec.Approval.Decision), Modified: rec.Approval.Modified,
+			Explanation: rec.Approval.Explanation, Chain: rec.Chain, Boundary: req,
+		})
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			d.mu.Lock()
+			d.fatal = err
+			d.mu.Unlock()
+		}
+		return boundary.Decision{Explanation: "the approver failed: " + err.Error()}, err
+	}
+	dec := boundary.Decision{Explanation: out.Explanation, By: out.Approver}
+	switch out.Decision {
+	case approval.Approve:
+		dec.Approved = true
+	case approval.Terminate:
+		d.mu.Lock()
+		d.limit = &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("approver %s terminated the run at a %s request of call %s: %s", out.Approver, req.Kind, d.call.ID, out.Explanation)}
+		d.mu.Unlock()
+		dec.Explanation = "terminated: " + out.Explanation
+	case approval.Modify:
+		dec.Explanation = "denied: a boundary request cannot be modified"
+	}
+	return dec, nil
+}
+
+// stop returns the error that must end the run after the tool returned.
+func (d *boundaryDecider) stop() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.fatal != nil {
+		return &RunError{Err: fmt.Errorf("boundary request of call %s: %w", d.call.ID, d.fatal)}
+	}
+	if d.limit != nil {
+		return d.limit
+	}
+	return nil
+}
