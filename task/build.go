@@ -7,6 +7,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // ApprovalPolicy compiles an approval policy; nil stays nil (not set).
@@ -28,7 +29,7 @@ func (p *Policy) ReviewPolicy() (*review.Policy, error) {
 // Agent builds the task's main agent, with its tools made for env and a
 // hand-off to each sub-agent. The task-level policies are not set on the
 // agent: they are the run's unless the run replaces them (SPEC P4).
-func (t *Task) Agent(env tool.Env) (*agent.Agent, error) {
+func (t *Task) Agent(env toolbox.Env) (*agent.Agent, error) {
 	main := &agent.Agent{Name: agent.MainAgent, System: t.System}
 	var err error
 	if main.Tools, err = buildTools(t.Tools, env); err != nil {
@@ -50,13 +51,13 @@ func (t *Task) Agent(env tool.Env) (*agent.Agent, error) {
 	return main, nil
 }
 
-func buildTools(names []string, env tool.Env) ([]tool.Tool, error) {
+func buildTools(names []string, env toolbox.Env) ([]tool.Tool, error) {
 	var out []tool.Tool
 	for _, n := range names {
 		if len(n) > len(agent.HandoffPrefix) && n[:len(agent.HandoffPrefix)] == agent.HandoffPrefix {
 			continue // hand-offs are added for every declared agent
 		}
-		t, err := tool.New(n, env)
+		t, err := toolbox.New(n, env)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/task"
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // FuzzParse checks that Parse never panics and that every error it returns
@@ -106,7 +106,7 @@ func FuzzParse(f *testing.F) {
 					if !agents[to] {
 						t.Errorf("hand-off %s to an undeclared agent accepted", n)
 					}
-				} else if _, err := tool.New(n, tool.Env{Dir: dir}); err != nil {
+				} else if _, err := toolbox.New(n, toolbox.Env{Dir: dir}); err != nil {
 					t.Errorf("tool %q accepted: %v", n, err)
 				}
 			}

@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // Options are the run-level settings of `warden run`. Zero values defer to
@@ -30,6 +33,13 @@ type Options struct {
 	MaxOutput *int
 	// Sink, when set, also receives every event (for live rendering).
 	Sink event.Sink
+	// Sandbox, when set, is the sandbox mode, replacing the task's.
+	Sandbox string
+	// SandboxUnenforced accepts running read-only and workspace-write
+	// commands without kernel enforcement where Landlock is missing.
+	SandboxUnenforced bool
+	// Rules are exec rules files added to the task's.
+	Rules []string
 }
 
 // Prepared is a task ready to run: everything that can be checked has been.
@@ -100,7 +110,16 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		}
 		p.Workdir = dir
 	}
-	if p.Agent, err = t.Agent(tool.Env{Dir: p.Workdir}); err != nil {
+	env := toolbox.Env{Dir: p.Workdir}
+	if env.Sandbox, err = t.sandboxPolicy(opts, p.Workdir); err != nil {
+		return nil, err
+	}
+	if files := append(append([]string{}, t.Rules...), opts.Rules...); len(files) > 0 {
+		if env.Rules, err = rules.Load(files...); err != nil {
+			return nil, err
+		}
+	}
+	if p.Agent, err = t.Agent(env); err != nil {
 		return nil, err
 	}
 	runID := event.NewRunID()
@@ -125,6 +144,13 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		ID: runID, Task: t.Name, ModelName: spec, Model: m,
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp,
+	}
+	if env.Sandbox != nil || env.Rules != nil {
+		// Requests to cross the boundary go to a person at the console
+		// (approvals_reviewer "user").
+		if p.Run.Boundary, err = approval.Compile([]policy.Entry{{Name: "human"}}); err != nil {
+			return nil, fmt.Errorf("approvals reviewer: %w", err)
+		}
 	}
 	if maxOut != nil {
 		p.Run.MaxOutput = *maxOut
@@ -159,4 +185,31 @@ func sanitize(s string) string {
 		out = out[:32]
 	}
 	return string(out)
+}
+
+// sandboxPolicy returns the sandbox of the run: the task's sandbox: section
+// with the mode replaced by opts.Sandbox, or nil when neither sets one. A
+// mode the kernel cannot enforce is an error unless opts accepts it.
+func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, error) {
+	if t.Sandbox == nil && opts.Sandbox == "" {
+		return nil, nil
+	}
+	cfg := sandbox.Config{}
+	if t.Sandbox != nil {
+		cfg = *t.Sandbox
+	}
+	if opts.Sandbox != "" {
+		cfg.Mode = opts.Sandbox
+	}
+	sp, err := cfg.Policy(workdir, t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sp.Unenforced = opts.SandboxUnenforced
+	if sp.Mode != sandbox.FullAccess && !sp.Unenforced {
+		if _, err := sandbox.Supported(); err != nil {
+			return nil, fmt.Errorf("sandbox %s cannot be enforced here: %w (pass --sandbox-unenforced to run without kernel enforcement)", sp.Mode, err)
+		}
+	}
+	return &sp, nil
 }

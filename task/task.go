@@ -16,7 +16,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // Task is a parsed task file.
@@ -45,6 +46,11 @@ type Task struct {
 	// Model is the model spec the task names (an extension of the file
 	// format); a relative scripted: path is resolved against Dir.
 	Model string
+	// Sandbox is the sandbox: section; nil when not set (commands then run
+	// without a sandbox unless a flag sets one).
+	Sandbox *sandbox.Config
+	// Rules are exec rules files (Codex .rules or YAML), absolute.
+	Rules []string
 }
 
 // SubAgent is an entry of the agents: map.
@@ -137,8 +143,12 @@ func Parse(data []byte, file string) (*Task, error) {
 			t.Review, err = p.policy(v, policy.Review)
 		case "agents":
 			t.Agents, err = p.agents(v)
+		case "sandbox":
+			t.Sandbox, err = p.sandbox(v)
+		case "rules":
+			t.Rules, err = p.paths(v, "rules")
 		default:
-			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents)", k.Value)
+			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules)", k.Value)
 		}
 		if err != nil {
 			return nil, err
@@ -224,7 +234,7 @@ func (p parser) tools(v *yaml.Node) ([]string, error) {
 		if strings.HasPrefix(n.Value, agent.HandoffPrefix) {
 			*p.handoffs = append(*p.handoffs, n)
 		} else if !isTool(n.Value) {
-			return nil, policy.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(tool.Names(), ", "))
+			return nil, policy.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(toolbox.Names(), ", "))
 		}
 		names = append(names, n.Value)
 	}
@@ -232,7 +242,7 @@ func (p parser) tools(v *yaml.Node) ([]string, error) {
 }
 
 func isTool(name string) bool {
-	for _, n := range tool.Names() {
+	for _, n := range toolbox.Names() {
 		if n == name {
 			return true
 		}
@@ -385,4 +395,60 @@ func checkNames(entries []policy.Entry, kind policy.Kind) error {
 		}
 	}
 	return nil
+}
+
+// sandbox reads the sandbox: section {mode, writable_roots, network_access}.
+func (p parser) sandbox(v *yaml.Node) (*sandbox.Config, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, policy.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
+	}
+	c := &sandbox.Config{}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return nil, err
+		}
+		var err error
+		switch k.Value {
+		case "mode":
+			if c.Mode, err = p.str(val, "sandbox.mode"); err == nil {
+				if _, perr := sandbox.ParseMode(c.Mode); perr != nil {
+					err = &policy.Error{Pos: policy.NodePos(p.file, val), Err: perr}
+				}
+			}
+		case "writable_roots":
+			c.WritableRoots, err = p.paths(val, "sandbox.writable_roots")
+		case "network_access":
+			if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
+				err = policy.Errorf(p.file, val, "sandbox.network_access must be true or false")
+			}
+			c.NetworkAccess = val.Value == "true"
+		default:
+			err = policy.Errorf(p.file, k, "unknown key %q in sandbox (keys: mode, writable_roots, network_access)", k.Value)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// paths reads a list of paths, made absolute against the task's directory.
+func (p parser) paths(v *yaml.Node, key string) ([]string, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, policy.Errorf(p.file, v, "%s must be a list of paths", key)
+	}
+	out := []string{}
+	for _, n := range v.Content {
+		if n.Kind != yaml.ScalarNode || n.Value == "" {
+			return nil, policy.Errorf(p.file, n, "%s: each entry must be a path", key)
+		}
+		path := n.Value
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(p.dir, path)
+		}
+		out = append(out, path)
+	}
+	return out, nil
 }

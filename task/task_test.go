@@ -23,6 +23,7 @@ import (
 	"github.com/wardenhq/warden/tool"
 	_ "github.com/wardenhq/warden/tool/bash"
 	_ "github.com/wardenhq/warden/tool/editor"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // Names registered by these tests, so that task files can use them.
@@ -460,7 +461,7 @@ agents:
   writer:
     tools: [text_editor, bash]
 `)
-	main, err := tk.Agent(tool.Env{Dir: dir})
+	main, err := tk.Agent(toolbox.Env{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

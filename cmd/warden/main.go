@@ -26,6 +26,8 @@ const usage = `usage:
   warden run TASK.yaml [--model M] [--approval X] [--review X] [--transcript PATH] [--max-output N]
   warden policy check FILE...
   warden transcript show FILE
+  warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
+  warden rules check [--rules FILE]... -- CMD...
 `
 
 func main() {
@@ -52,6 +54,14 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return transcriptShow(args[2:], stdout, stderr)
+	case "exec":
+		return execCmd(args[1:], stdout, stderr)
+	case "rules":
+		if len(args) < 2 || args[1] != "check" {
+			fmt.Fprint(stderr, "usage: warden rules check [--rules FILE]... -- CMD...\n")
+			return exitUsage
+		}
+		return rulesCheck(args[2:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

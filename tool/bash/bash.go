@@ -35,7 +35,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // Name is the name the tool is registered and called by.
@@ -58,8 +61,8 @@ const timeoutOutputMax = 16 << 10
 const pipeGrace = time.Second
 
 func init() {
-	tool.Register(Name, func(env tool.Env) (tool.Tool, error) {
-		return New(Options{Dir: env.Dir, Timeout: env.Timeout}), nil
+	toolbox.Register(Name, func(env toolbox.Env) (tool.Tool, error) {
+		return New(Options{Dir: env.Dir, Timeout: env.Timeout, Sandbox: env.Sandbox, Rules: env.Rules}), nil
 	})
 }
 
@@ -75,6 +78,13 @@ type Options struct {
 	// are kept and the middle is replaced by a note of how many bytes were
 	// dropped.
 	MaxBytes int
+	// Sandbox, when set, runs every command under the policy, kernel
+	// enforced, and turns what it blocks into boundary requests (SPEC G1,
+	// G2). Nil runs commands without a sandbox.
+	Sandbox *sandbox.Policy
+	// Rules, when set, judge every command before it runs: forbidden
+	// commands are refused, prompt and dangerous ones need approval (G14).
+	Rules *rules.Set
 }
 
 // Tool is the bash tool. Its calls may run in parallel with one another.
@@ -83,11 +93,13 @@ type Tool struct {
 	timeout  time.Duration
 	maxBytes int
 	shell    string
+	sandbox  *sandbox.Policy
+	rules    *rules.Set
 }
 
 // New returns a bash tool configured by opts.
 func New(opts Options) *Tool {
-	t := &Tool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell()}
+	t := &Tool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules}
 	if t.timeout <= 0 {
 		t.timeout = DefaultTimeout
 	}
@@ -114,6 +126,15 @@ const parameters = `{
     "cmd": {
       "type": "string",
       "description": "The bash command to execute."
+    },
+    "sandbox_permissions": {
+      "type": "string",
+      "enum": ["use_default", "require_escalated"],
+      "description": "require_escalated asks to run this one command outside the sandbox; it needs approval."
+    },
+    "justification": {
+      "type": "string",
+      "description": "Why the command needs escalated permissions, for the person or reviewer who approves it."
     }
   },
   "required": ["cmd"],
@@ -135,7 +156,9 @@ func (t *Tool) Info() tool.Info {
 
 // args are the arguments of a call.
 type args struct {
-	Cmd *string `json:"cmd"`
+	Cmd                *string `json:"cmd"`
+	SandboxPermissions string  `json:"sandbox_permissions"`
+	Justification      string  `json:"justification"`
 }
 
 // parseArgs decodes the arguments of a call, rejecting unknown ones.
@@ -149,6 +172,11 @@ func parseArgs(raw json.RawMessage) (args, error) {
 	}
 	if *a.Cmd == "" {
 		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: \"cmd\" is empty", Name)
+	}
+	switch a.SandboxPermissions {
+	case "", useDefault, requireEscalated:
+	default:
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: sandbox_permissions %q: want %q or %q", Name, a.SandboxPermissions, useDefault, requireEscalated)
 	}
 	return a, nil
 }
@@ -174,12 +202,17 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if t.shell == "" {
 		return "", errors.New("bash: no shell found (looked for bash and sh)")
 	}
+	return t.governed(ctx, a)
+}
 
+// exec runs cmdline under p (nil: no sandbox) and returns its output as Run
+// describes.
+func (t *Tool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (string, error) {
 	tctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 
 	out := newCapBuffer(t.maxBytes)
-	cmd := exec.CommandContext(tctx, t.shell, "-c", *a.Cmd)
+	cmd := exec.CommandContext(tctx, t.shell, "-c", cmdline)
 	cmd.Dir = t.dir
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = out
@@ -194,11 +227,16 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		return err
 	}
 	cmd.WaitDelay = pipeGrace
+	if p != nil {
+		if err := p.Wrap(cmd); err != nil {
+			return "", &tool.Error{Type: tool.ErrPermission, Message: "cannot start the command in the sandbox: " + err.Error()}
+		}
+	}
 
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("bash: starting the shell: %w", err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	output := out.String()
 
 	if killed.Load() {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // call runs cmd with tl and returns the output and error.
@@ -381,7 +382,7 @@ func TestInfoAndView(t *testing.T) {
 
 func TestRegistered(t *testing.T) {
 	dir := t.TempDir()
-	tl, err := tool.New("bash", tool.Env{Dir: dir, Timeout: time.Second})
+	tl, err := toolbox.New("bash", toolbox.Env{Dir: dir, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // Name is the name the tool is registered and called by.
@@ -45,8 +47,8 @@ const DefaultMaxFileBytes = 16 << 20
 const snippetContext = 4
 
 func init() {
-	tool.Register(Name, func(env tool.Env) (tool.Tool, error) {
-		return New(Options{Dir: env.Dir})
+	toolbox.Register(Name, func(env toolbox.Env) (tool.Tool, error) {
+		return New(Options{Dir: env.Dir, Sandbox: env.Sandbox})
 	})
 }
 
@@ -58,6 +60,12 @@ type Options struct {
 	// MaxFileBytes bounds the size of the files the tool reads, to protect
 	// memory; zero or less means DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// Sandbox, when set, replaces the confinement to Dir by the sandbox's
+	// boundary (SPEC G1, G2): files may be read anywhere, and a write the
+	// sandbox does not allow — outside the writable roots, or into a
+	// protected path such as .git — becomes a boundary request, made
+	// through boundary.Ask, and happens only once approved.
+	Sandbox *sandbox.Policy
 }
 
 // Tool is the text editor tool. Its calls do not run in parallel.
@@ -65,6 +73,7 @@ type Tool struct {
 	dir     string // the directory as configured, absolute and clean
 	real    string // dir with its symbolic links resolved
 	maxFile int64
+	sandbox *sandbox.Policy
 }
 
 // New returns a text editor tool confined to opts.Dir. It fails when the
@@ -89,7 +98,7 @@ func New(opts Options) (*Tool, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("text_editor: working directory %s is not a directory", abs)
 	}
-	t := &Tool{dir: abs, real: real, maxFile: opts.MaxFileBytes}
+	t := &Tool{dir: abs, real: real, maxFile: opts.MaxFileBytes, sandbox: opts.Sandbox}
 	if t.maxFile <= 0 {
 		t.maxFile = DefaultMaxFileBytes
 	}
@@ -220,11 +229,16 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("text_editor: not started: %w", err)
 	}
-	rel, err := t.resolve(*a.Path)
+	base, rel, err := t.locate(*a.Path)
 	if err != nil {
 		return "", err
 	}
-	root, err := os.OpenRoot(t.real)
+	if *a.Command != "view" {
+		if err := t.mayWrite(ctx, *a.Command, filepath.Join(base, rel)); err != nil {
+			return "", err
+		}
+	}
+	root, err := os.OpenRoot(base)
 	if err != nil {
 		return "", ioError(*a.Path, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 // newTool returns a tool confined to a new temporary directory, and the
@@ -626,7 +627,7 @@ func TestNew(t *testing.T) {
 
 func TestRegistered(t *testing.T) {
 	dir := t.TempDir()
-	tl, err := tool.New("text_editor", tool.Env{Dir: dir})
+	tl, err := toolbox.New("text_editor", toolbox.Env{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +635,7 @@ func TestRegistered(t *testing.T) {
 	if info.Name != "text_editor" || info.Parallel || !json.Valid(info.Parameters) {
 		t.Errorf("Info() = %+v", info)
 	}
-	if _, err := tool.New("text_editor", tool.Env{Dir: filepath.Join(dir, "missing")}); err == nil {
+	if _, err := toolbox.New("text_editor", toolbox.Env{Dir: filepath.Join(dir, "missing")}); err == nil {
 		t.Error("tool.New with a missing directory succeeded")
 	}
 }

@@ -1,6 +1,7 @@
 package editor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -38,6 +41,67 @@ func (t *Tool) resolve(p string) (string, error) {
 		return "", tool.Errorf(tool.ErrPermission, "%s is outside the working directory %s", p, t.dir)
 	}
 	return rel, nil
+}
+
+// locate returns the directory a call works under and the path relative to
+// it. Without a sandbox that is the working directory, which the path may
+// not leave; with one, a path outside it is located under "/".
+func (t *Tool) locate(p string) (base, rel string, err error) {
+	rel, err = t.resolve(p)
+	if err == nil || t.sandbox == nil {
+		return t.real, rel, err
+	}
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Type != tool.ErrPermission {
+		return "", "", err
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(t.dir, abs)
+	}
+	real, rerr := realPath(filepath.Clean(abs), 0)
+	if rerr != nil {
+		return "", "", tool.Errorf(tool.ErrUnknown, "resolving %s: %v", p, rerr)
+	}
+	return "/", strings.TrimPrefix(real, "/"), nil
+}
+
+// mayWrite asks, through boundary.Ask, for a write the sandbox does not
+// allow; it returns nil when the write may go ahead.
+func (t *Tool) mayWrite(ctx context.Context, command, real string) error {
+	if t.sandbox == nil || t.sandbox.CanWrite(real) {
+		return nil
+	}
+	why := "write outside the writable roots"
+	if t.sandbox.Mode == sandbox.ReadOnly {
+		why = "write in read-only mode"
+	} else if rel, ok := within(t.real, real); ok && protected(rel) {
+		why = "write into a protected path"
+	}
+	dec, err := boundary.Ask(ctx, &boundary.Request{
+		Kind: boundary.Write, Paths: []string{real}, Sandbox: string(t.sandbox.Mode),
+		Reason: fmt.Sprintf("text_editor %s: %s", command, why),
+	})
+	switch {
+	case err != nil:
+		return tool.Errorf(tool.ErrApproval, "%s: %s, and the request to cross the sandbox boundary failed, so it is denied: %s", real, why, dec.Explanation)
+	case !dec.Approved:
+		return tool.Errorf(tool.ErrApproval, "%s: %s was not approved: %s", real, why, dec.Explanation)
+	}
+	return nil
+}
+
+// protected reports whether a path relative to the working directory lies
+// in one of the sandbox's protected names.
+func protected(rel string) bool {
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		for _, name := range sandbox.ProtectedNames {
+			if part == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // within returns p relative to root and whether p lies in root. Both paths

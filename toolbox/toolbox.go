@@ -1,4 +1,7 @@
-package tool
+// Package toolbox holds the built-in tools a task file can name, and the
+// environment they are made for: the working directory and, where set, the
+// sandbox and exec rules that bound them.
+package toolbox
 
 import (
 	"fmt"
@@ -6,6 +9,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/tool"
 )
 
 // Env is what a built-in tool is configured with when a task names it.
@@ -15,10 +22,15 @@ type Env struct {
 	Dir string
 	// Timeout bounds one call; zero means the tool's default.
 	Timeout time.Duration
+	// Sandbox, when set, bounds what commands and edits may do without
+	// asking (SPEC G1); nil runs them without a sandbox.
+	Sandbox *sandbox.Policy
+	// Rules, when set, are the exec rules commands are judged by (G14).
+	Rules *rules.Set
 }
 
 // A Factory builds a tool for a task's environment.
-type Factory func(env Env) (Tool, error)
+type Factory func(env Env) (tool.Tool, error)
 
 var (
 	regMu    sync.RWMutex
@@ -31,7 +43,7 @@ func Register(name string, f Factory) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := registry[name]; dup {
-		panic("tool: registered twice: " + name)
+		panic("toolbox: registered twice: " + name)
 	}
 	registry[name] = f
 }
@@ -49,7 +61,7 @@ func Names() []string {
 }
 
 // New builds the registered tool called name.
-func New(name string, env Env) (Tool, error) {
+func New(name string, env Env) (tool.Tool, error) {
 	regMu.RLock()
 	f, ok := registry[name]
 	regMu.RUnlock()

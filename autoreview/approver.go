@@ -1,0 +1,52 @@
+package autoreview
+
+import (
+	"context"
+
+	"github.com/wardenhq/warden/approval"
+)
+
+// MetadataKey is the key of the Result in the metadata of the approvals
+// Reviewer.Approve returns.
+const MetadataKey = "auto_review"
+
+type overrideKey struct{}
+
+// WithOverride returns a context that carries a person's override for the
+// review made with it. Only code serving the person's own channel (the
+// terminal /approve command, the web panel, the CLI) may call it; the agent
+// and its tools have no way to.
+func WithOverride(ctx context.Context, o *Override) context.Context {
+	return context.WithValue(ctx, overrideKey{}, o)
+}
+
+// OverrideFrom returns the override WithOverride put in ctx, or nil.
+func OverrideFrom(ctx context.Context) *Override {
+	o, _ := ctx.Value(overrideKey{}).(*Override)
+	return o
+}
+
+// Approve makes the Reviewer an approval.Approver, for boundary requests
+// (SPEC G3): it reviews the action of req.Boundary (or, without one, of
+// req.Call) against req.History, with the override of ctx if any. An
+// approved review approves; anything else rejects with the Result's
+// Message as the explanation — a denial, a timeout (whose message says it is
+// not a denial) and a failure alike, since none of them lets the action run.
+// The Result is in the metadata under MetadataKey. Approve never returns an
+// error: a reviewer failure is a rejection (fail closed), not the end of the
+// run.
+func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	action, err := ActionJSON(req.Boundary, req.Call)
+	if err != nil {
+		res := Result{Status: StatusFailed, Message: failedMessage(err), Error: err.Error()}
+		return approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{MetadataKey: res}}, nil
+	}
+	res, _ := r.Review(ctx, req.History, action, OverrideFrom(ctx))
+	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{MetadataKey: res}}
+	if res.Status == StatusApproved {
+		a.Decision = approval.Approve
+	}
+	return a, nil
+}
+
+var _ approval.Approver = (*Reviewer)(nil)

@@ -1,0 +1,188 @@
+package autoreview_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/autoreview"
+)
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestG8_PolicyPrecedence(t *testing.T) {
+	type part struct{ level, key, text string }
+	for _, tc := range []struct {
+		name          string
+		managed, user string // file contents; "-" means no file
+		want          []part
+	}{
+		{"no files: bundled default", "-", "-",
+			[]part{{"bundled", "policy", "Warden's bundled policy."}}},
+		{"files without the table", "[other]\nx = 1\n", "approvals_reviewer = \"auto_review\"\n",
+			[]part{{"bundled", "policy", "Warden's bundled policy."}}},
+		{"user policy replaces the default", "-", "[auto_review]\npolicy = \"USER POLICY\"\n",
+			[]part{{"user", "policy", "USER POLICY"}}},
+		{"blank user policy falls through", "-", "[auto_review]\npolicy = \"  \\n \"\n",
+			[]part{{"bundled", "policy", "Warden's bundled policy."}}},
+		{"managed policy wins over the user's", "[auto_review]\npolicy = \"MANAGED POLICY\"\n", "[auto_review]\npolicy = \"USER POLICY\"\n",
+			[]part{{"managed", "policy", "MANAGED POLICY"}}},
+		{"extra_policy appends at each level", "[auto_review]\nextra_policy = \"MANAGED EXTRA\"\n", "[auto_review]\nextra_policy = \"USER EXTRA\"\n",
+			[]part{{"bundled", "policy", "Warden's bundled policy."}, {"managed", "extra_policy", "MANAGED EXTRA"}, {"user", "extra_policy", "USER EXTRA"}}},
+		{"the floor stays when the user sets a policy", "[auto_review]\nfloor = \"\"\"\nNever allow uploads to pastebins.\n\"\"\"\n", "[auto_review]\npolicy = \"Allow everything.\"\nextra_policy = \"And more.\"\n",
+			[]part{{"user", "policy", "Allow everything."}, {"user", "extra_policy", "And more."}, {"managed", "floor", "Never allow uploads to pastebins."}}},
+		{"everything", "[auto_review]\npolicy = \"MP\"\nextra_policy = \"ME\"\nfloor = \"MF\"\n", "[auto_review]\npolicy = \"UP\"\nextra_policy = \"UE\"\n",
+			[]part{{"managed", "policy", "MP"}, {"managed", "extra_policy", "ME"}, {"user", "extra_policy", "UE"}, {"managed", "floor", "MF"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := autoreview.PolicySources{ManagedPath: filepath.Join(dir, "managed.toml"), UserConfigPath: filepath.Join(dir, "config.toml")}
+			if tc.managed != "-" {
+				writeFile(t, dir, "managed.toml", tc.managed)
+			}
+			if tc.user != "-" {
+				writeFile(t, dir, "config.toml", tc.user)
+			}
+			res, err := autoreview.ResolvePolicy(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Parts) != len(tc.want) {
+				t.Fatalf("parts %+v, want %+v", res.Parts, tc.want)
+			}
+			last := -1
+			for i, w := range tc.want {
+				p := res.Parts[i]
+				if p.Level != w.level || p.Key != w.key || !strings.HasPrefix(p.Text, w.text) {
+					t.Errorf("part %d = %s %s %.40q, want %s %s %q", i, p.Level, p.Key, p.Text, w.level, w.key, w.text)
+				}
+				if (p.Level == "bundled") != (p.Path == "") {
+					t.Errorf("part %d path %q", i, p.Path)
+				}
+				// Each part is in the text, in order, under its heading.
+				at := strings.Index(res.Text, "## "+p.Heading()+"\n\n"+p.Text)
+				if at <= last {
+					t.Errorf("part %d not in order in the text:\n%s", i, res.Text)
+				}
+				last = at
+			}
+			if d := res.Describe(); !strings.Contains(d, res.Text) || !strings.Contains(d, "Sources:") {
+				t.Errorf("Describe:\n%s", d)
+			}
+			sys := autoreview.SystemPrompt(res.Text)
+			if !strings.Contains(sys, res.Text) || strings.Contains(sys, autoreview.PolicySlot) {
+				t.Error("the resolved text is not in the template's slot")
+			}
+		})
+	}
+}
+
+func TestG8_PolicyErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, managed, user string
+		want                []string
+	}{
+		{"bad TOML has file:line:col", "-", "[auto_review]\npolicy = \"a\"\nextra_policy = \"unterminated\n", []string{"config.toml:3:29: "}},
+		{"wrong type", "[auto_review]\npolicy = 5\n", "-", []string{"managed.toml:2:", "auto_review.policy: want a string, not an integer"}},
+		{"unknown key", "-", "[auto_review]\nextra-policy = \"x\"\n", []string{"config.toml", "unknown key auto_review.extra-policy", "extra_policy"}},
+		{"floor in the user file", "-", "[auto_review]\nfloor = \"x\"\n", []string{"config.toml", "floor is only read from the managed"}},
+		{"bad timeout", "-", "[auto_review]\n\ntimeout = \"soon\"\n", []string{"config.toml:3:", "timeout"}},
+		{"negative timeout", "[auto_review]\ntimeout = -3\n", "-", []string{"managed.toml", "not positive"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src := autoreview.PolicySources{ManagedPath: filepath.Join(dir, "managed.toml"), UserConfigPath: filepath.Join(dir, "config.toml")}
+			if tc.managed != "-" {
+				writeFile(t, dir, "managed.toml", tc.managed)
+			}
+			if tc.user != "-" {
+				writeFile(t, dir, "config.toml", tc.user)
+			}
+			_, err := autoreview.ResolvePolicy(src)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+
+	// A managed path that cannot be read is an error, not a skip.
+	dir := t.TempDir()
+	if _, err := autoreview.ResolvePolicy(autoreview.PolicySources{ManagedPath: dir}); err == nil {
+		t.Error("a directory as the managed file gave no error")
+	}
+}
+
+func TestG10_ConfiguredTimeout(t *testing.T) {
+	dir := t.TempDir()
+	src := autoreview.PolicySources{
+		ManagedPath:    writeFile(t, dir, "managed.toml", "[auto_review]\nfloor = \"F\"\n"),
+		UserConfigPath: writeFile(t, dir, "config.toml", "[auto_review]\ntimeout = \"2m\"\n"),
+	}
+	res, err := autoreview.ResolvePolicy(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Timeout != 2*time.Minute || res.TimeoutFrom != src.UserConfigPath {
+		t.Errorf("timeout %s from %s", res.Timeout, res.TimeoutFrom)
+	}
+	writeFile(t, dir, "managed.toml", "[auto_review]\ntimeout = 30\n")
+	if res, err = autoreview.ResolvePolicy(src); err != nil || res.Timeout != 30*time.Second || res.TimeoutFrom != src.ManagedPath {
+		t.Errorf("managed timeout %s from %s, err %v", res.Timeout, res.TimeoutFrom, err)
+	}
+	if len(res.Files) != 2 {
+		t.Errorf("files %v", res.Files)
+	}
+}
+
+func TestG8_DefaultPolicySources(t *testing.T) {
+	t.Setenv(autoreview.EnvManagedConfig, "/opt/x/managed.toml")
+	t.Setenv(autoreview.EnvHome, "/srv/wh")
+	src := autoreview.DefaultPolicySources()
+	if src.ManagedPath != "/opt/x/managed.toml" || src.UserConfigPath != "/srv/wh/config.toml" {
+		t.Errorf("sources %+v", src)
+	}
+	t.Setenv(autoreview.EnvManagedConfig, "")
+	t.Setenv(autoreview.EnvHome, "")
+	t.Setenv("HOME", "/home/someone")
+	src = autoreview.DefaultPolicySources()
+	if src.ManagedPath != autoreview.DefaultManagedPath || src.UserConfigPath != "/home/someone/.warden/config.toml" {
+		t.Errorf("default sources %+v", src)
+	}
+}
+
+// TestG7_DefaultPolicyCoversTheFourClasses checks the bundled policy names
+// each class of G7 with guidance both ways, and the outcome rule of G6.
+func TestG7_DefaultPolicyCoversTheFourClasses(t *testing.T) {
+	p := autoreview.DefaultPolicy
+	for _, want := range []string{
+		"exfiltration", "source", "payload", "destination",
+		"credentials", "gh auth status", "Deny gathering credentials",
+		"Weakening security", "narrow, temporary", "broad or lasting",
+		"Irreversible damage", "scoped deletions", "rm -rf",
+		"low and medium risk allow", "high risk allows only when user_authorization is medium or high", "critical risk always denies",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the default policy lacks %q", want)
+		}
+	}
+	if strings.Count(p, "- Allow") < 4 || strings.Count(p, "- Deny") < 4 {
+		t.Error("each class needs allow and deny guidance")
+	}
+	if got := autoreview.SystemPrompt(""); !strings.Contains(got, p) {
+		t.Error("a blank policy does not fall back to the default")
+	}
+}

@@ -1,0 +1,121 @@
+package autoreview
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// BytesPerToken is the estimate used to turn token budgets into bytes.
+const BytesPerToken = 4
+
+// markerStart opens every marker line the prompt builder writes (the
+// untrusted block, the action block, the override note). Untrusted text never
+// contains it after neutralise, so it cannot close a block or imitate a
+// marker.
+const markerStart = "<<<"
+
+// neutralisedStart replaces markerStart in untrusted text. The third angle
+// bracket becomes U+2039 (‹), which keeps the text readable while making an
+// exact marker impossible.
+const neutralisedStart = "<<\u2039"
+
+// cutMarker returns the note that replaces n bytes cut from the middle of a
+// string.
+func cutMarker(n int) string {
+	return "[… " + strconv.Itoa(n) + " bytes cut …]"
+}
+
+// cutMiddle returns s unchanged when it fits in limit bytes; otherwise it
+// keeps the beginning and the end, replaces the middle with a cut marker and
+// reports true. The result is at most limit bytes whenever limit is at least
+// the length of the marker, and it never splits a UTF-8 sequence.
+func cutMiddle(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return s, false
+	}
+	// The marker names the number of bytes cut, which is at most len(s):
+	// sizing it for len(s) keeps the result within limit.
+	keep := limit - len(cutMarker(len(s)))
+	if keep < 0 {
+		keep = 0
+	}
+	head := keep - keep/2
+	tail := keep / 2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	start := len(s) - tail
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[:head] + cutMarker(start-head) + s[start:], true
+}
+
+// lineBreaks are the characters a model may read as the end of a line. They
+// become "\n" in untrusted text so that each line gets its prefix.
+var lineBreaks = strings.NewReplacer(
+	"\r\n", "\n",
+	"\r", "\n",
+	"\v", "\n",
+	"\f", "\n",
+	"\u0085", "\n",
+	"\u2028", "\n",
+	"\u2029", "\n",
+)
+
+// neutralise makes untrusted text safe to place inside a marked block: it
+// repairs invalid UTF-8, normalises line breaks and breaks every "<<<" so
+// that no marker can be formed. After it, the text has no run of three "<".
+func neutralise(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if hasOddLineBreak(s) {
+		s = lineBreaks.Replace(s)
+	}
+	if strings.Contains(s, markerStart) {
+		s = strings.ReplaceAll(s, markerStart, neutralisedStart)
+	}
+	return s
+}
+
+// hasOddLineBreak reports whether s holds a line break other than "\n"
+// (one of lineBreaks), in one pass over its bytes.
+func hasOddLineBreak(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\r', '\v', '\f':
+			return true
+		case 0xC2: // U+0085 is C2 85
+			if i+1 < len(s) && s[i+1] == 0x85 {
+				return true
+			}
+		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// contentPrefix starts every line of untrusted text inside a block, so that
+// only headers and markers written by warden begin a line.
+const contentPrefix = "| "
+
+// writeQuoted writes s (already neutralised) to b with every line prefixed by
+// contentPrefix, and a final newline.
+func writeQuoted(b *strings.Builder, s string) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		b.WriteString(contentPrefix)
+		if i < 0 {
+			b.WriteString(s)
+			b.WriteByte('\n')
+			return
+		}
+		b.WriteString(s[:i+1])
+		s = s[i+1:]
+	}
+}

@@ -1,0 +1,243 @@
+package autoreview
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wardenhq/warden/tool"
+)
+
+// Limits of the read-only tools.
+const (
+	// readChunk is the most read_file returns at once.
+	readChunk = 32 << 10
+	// maxListEntries is the most list_dir lists.
+	maxListEntries = 500
+)
+
+// ReadOnlyTools returns the read-only tools of the reviewer (SPEC G4):
+// read_file and list_dir, confined to dir. Paths are relative to dir or
+// absolute inside it; ".." and symbolic links cannot lead out of it (files
+// are opened through an os.Root). The tools only ever open files for
+// reading and list directories: nothing they do can change anything. Only
+// regular files are read, so a named pipe or a device cannot make a call
+// hang. The tools return an error if dir is not a directory when called.
+func ReadOnlyTools(dir string) []tool.Tool {
+	fsys := &readOnlyFS{dir: dir}
+	return []tool.Tool{
+		tool.Func{
+			Spec: tool.Info{
+				Name: "read_file",
+				Description: "Reads a text file of the workspace, at most 32 KiB at a time. Paths are relative to " + dir +
+					" or absolute inside it. Use offset to read further into a long file.",
+				Parameters: json.RawMessage(`{"type":"object","properties":{` +
+					`"path":{"type":"string","description":"The file to read."},` +
+					`"offset":{"type":"integer","description":"Byte offset to start reading at (default 0)."}},` +
+					`"required":["path"],"additionalProperties":false}`),
+				Parallel: true,
+			},
+			Fn: fsys.readFile,
+		},
+		tool.Func{
+			Spec: tool.Info{
+				Name: "list_dir",
+				Description: "Lists a directory of the workspace: sub-directories end in /, symbolic links in @, files show their size. Paths are relative to " + dir +
+					" or absolute inside it; the default is the workspace itself.",
+				Parameters: json.RawMessage(`{"type":"object","properties":{` +
+					`"path":{"type":"string","description":"The directory to list (default: the workspace)."}},` +
+					`"additionalProperties":false}`),
+				Parallel: true,
+			},
+			Fn: fsys.listDir,
+		},
+	}
+}
+
+// readOnlyFS reads files under dir.
+type readOnlyFS struct {
+	dir string
+}
+
+// open opens the root and turns p into a path relative to it.
+func (f *readOnlyFS) open(p string) (*os.Root, string, error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		return nil, "", tool.Errorf(tool.ErrParsing, "the path contains a NUL byte")
+	}
+	abs, err := filepath.Abs(f.dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("workspace %s: %w", f.dir, err)
+	}
+	root, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, "", fmt.Errorf("workspace: %w", err)
+	}
+	rel := p
+	if p == "" {
+		rel = "."
+	}
+	if filepath.IsAbs(rel) {
+		rel = ""
+		bases := []string{abs}
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			bases = append(bases, real)
+		}
+		for _, base := range bases {
+			if r, err := filepath.Rel(base, filepath.Clean(p)); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+				rel = r
+				break
+			}
+		}
+		if rel == "" {
+			root.Close()
+			return nil, "", tool.Errorf(tool.ErrPermission, "%s is outside the workspace %s", p, abs)
+		}
+	}
+	return root, filepath.Clean(rel), nil
+}
+
+// confined turns os.Root's escape errors into permission errors.
+func confined(p string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return tool.Errorf(tool.ErrUnknown, "%s does not exist", p)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
+		return tool.Errorf(tool.ErrPermission, "%s leads outside the workspace", p)
+	}
+	return tool.Errorf(tool.ErrUnknown, "%s: %v", p, err)
+}
+
+// readFile implements read_file.
+func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, error) {
+	var args struct {
+		Path   string `json:"path"`
+		Offset int64  `json:"offset"`
+	}
+	if err := tool.DecodeArguments("read_file", raw, &args); err != nil {
+		return "", err
+	}
+	if args.Path == "" {
+		return "", tool.Errorf(tool.ErrParsing, "read_file: path is required")
+	}
+	if args.Offset < 0 {
+		return "", tool.Errorf(tool.ErrParsing, "read_file: offset must not be negative")
+	}
+	root, rel, err := f.open(args.Path)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	info, err := root.Stat(rel)
+	if err != nil {
+		return "", confined(args.Path, err)
+	}
+	if !info.Mode().IsRegular() {
+		if info.IsDir() {
+			return "", tool.Errorf(tool.ErrUnknown, "%s is a directory; use list_dir", args.Path)
+		}
+		return "", tool.Errorf(tool.ErrUnknown, "%s is not a regular file (%s)", args.Path, info.Mode().Type())
+	}
+	file, err := root.Open(rel)
+	if err != nil {
+		return "", confined(args.Path, err)
+	}
+	defer file.Close()
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", tool.Errorf(tool.ErrUnknown, "%s changed while it was opened", args.Path)
+	}
+	size := info.Size()
+	if args.Offset >= size && size > 0 {
+		return "", tool.Errorf(tool.ErrParsing, "offset %d is past the end of %s (%d bytes)", args.Offset, args.Path, size)
+	}
+	buf := make([]byte, readChunk)
+	n, err := file.ReadAt(buf, args.Offset)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", tool.Errorf(tool.ErrUnknown, "reading %s: %v", args.Path, err)
+	}
+	buf = buf[:n]
+	if bytes.IndexByte(buf[:min(len(buf), 8<<10)], 0) >= 0 {
+		return fmt.Sprintf("[%s is a binary file of %d bytes; not shown]", args.Path, size), nil
+	}
+	// Do not end in the middle of a UTF-8 sequence.
+	end := len(buf)
+	if int64(end)+args.Offset < size && end > 0 {
+		i := end - 1
+		for i > 0 && end-i < utf8.UTFMax && !utf8.RuneStart(buf[i]) {
+			i--
+		}
+		if !utf8.FullRune(buf[i:end]) {
+			end = i
+		}
+	}
+	text := strings.ToValidUTF8(string(buf[:end]), "\uFFFD")
+	if next := args.Offset + int64(end); next < size {
+		text += fmt.Sprintf("\n[the file continues: %d more bytes; read again with offset %d]", size-next, next)
+	}
+	return text, nil
+}
+
+// listDir implements list_dir.
+func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, error) {
+	var args struct {
+		Path string `json:"path"`
+	}
+	if err := tool.DecodeArguments("list_dir", raw, &args); err != nil {
+		return "", err
+	}
+	root, rel, err := f.open(args.Path)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	info, err := root.Stat(rel)
+	if err != nil {
+		return "", confined(args.Path, err)
+	}
+	if !info.IsDir() {
+		return "", tool.Errorf(tool.ErrUnknown, "%s is not a directory", args.Path)
+	}
+	d, err := root.Open(rel)
+	if err != nil {
+		return "", confined(args.Path, err)
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return "", tool.Errorf(tool.ErrUnknown, "listing %s: %v", args.Path, err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	var b strings.Builder
+	for i, e := range entries {
+		if i == maxListEntries {
+			fmt.Fprintf(&b, "[%d more entries not listed]\n", len(entries)-i)
+			break
+		}
+		b.WriteString(e.Name())
+		switch t := e.Type(); {
+		case t&fs.ModeSymlink != 0:
+			b.WriteString("@")
+		case t.IsDir():
+			b.WriteString("/")
+		case t.IsRegular():
+			if fi, err := e.Info(); err == nil {
+				b.WriteString("  " + strconv.FormatInt(fi.Size(), 10) + " bytes")
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if len(entries) == 0 {
+		b.WriteString("[empty directory]\n")
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// Exit statuses of warden exec besides the command's own (as env(1) and
+// timeout(1) use them).
+const (
+	exitSandbox   = 125 // the sandbox cannot be set up; nothing ran
+	exitCannotRun = 126 // the command could not be executed
+	exitNotFound  = 127 // the command was not found
+)
+
+const execUsage = `usage: warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD [ARG...]
+
+Runs CMD in the current directory under the sandbox and exits with its status.
+MODE is read-only, workspace-write (default) or full-access.
+`
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+// execCmd implements `warden exec`: it runs a command under the sandbox,
+// passing stdin, stdout and stderr through, and exits with the command's
+// status (128+N when signal N ended it). When the command fails and its
+// output shows the sandbox blocked it, a line on stderr says so and how to
+// allow it.
+func execCmd(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("warden exec", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() {
+		fmt.Fprint(stderr, execUsage)
+		fset.PrintDefaults()
+	}
+	var (
+		mode       = fset.String("sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or full-access")
+		roots      stringList
+		network    = fset.Bool("network", false, "allow network access (off by default)")
+		unenforced = fset.Bool("sandbox-unenforced", false, "run even where the kernel cannot enforce the sandbox (no Landlock)")
+	)
+	fset.Var(&roots, "writable-root", "an extra writable directory in workspace-write mode (repeatable)")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	argv := fset.Args()
+	if len(argv) == 0 {
+		fmt.Fprint(stderr, execUsage)
+		return exitUsage
+	}
+	m, err := sandbox.ParseMode(*mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitSandbox
+	}
+	for i, r := range roots {
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+			fmt.Fprintf(stderr, "warden: --writable-root %s: not a directory\n", r)
+			return exitUsage
+		}
+		if roots[i], err = filepath.Abs(r); err != nil {
+			fmt.Fprintf(stderr, "warden: --writable-root %s: %v\n", r, err)
+			return exitUsage
+		}
+	}
+	p := sandbox.Policy{Mode: m, Workdir: wd, WritableRoots: roots, NetworkAccess: *network, Unenforced: *unenforced}
+
+	cmd, err := p.Command(context.Background(), argv[0], argv[1:]...)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitSandbox
+	}
+	cmd.Dir = wd
+	cmd.Stdin = os.Stdin
+	var captured []*tailBuffer
+	cmd.Stdout, captured = capture(stdout, captured)
+	cmd.Stderr, captured = capture(stderr, captured)
+
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return exitNotFound
+		}
+		return exitCannotRun
+	}
+	// warden outlives the command to report how it ended. Signals typed at
+	// a terminal reach the command directly (it stays in warden's process
+	// group), so warden only catches them; SIGTERM, sent to warden alone,
+	// is passed on.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGTERM {
+					_ = cmd.Process.Signal(s)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	signal.Stop(sigs)
+	close(done)
+
+	status := exitOK
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		status = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			status = 128 + int(ws.Signal())
+		}
+	default:
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitCannotRun
+	}
+	var out strings.Builder
+	for _, c := range captured {
+		out.WriteString(c.String())
+		out.WriteByte('\n')
+	}
+	if b, ok := p.Blocked(out.String(), nil); ok {
+		fmt.Fprintf(stderr, "warden: blocked by the sandbox (%s): %s\n", m, p.Explain(b))
+		fmt.Fprintf(stderr, "warden: to allow it, %s\n", allowHint(m, b))
+	}
+	return status
+}
+
+// allowHint says which flags would have allowed a blocked action.
+func allowHint(m sandbox.Mode, b sandbox.Block) string {
+	switch {
+	case b.Kind == sandbox.KindNetwork:
+		return "run again with --network"
+	case m == sandbox.ReadOnly:
+		return "run again with --sandbox workspace-write (writes to this directory) or --sandbox full-access"
+	case b.Protected:
+		return "run again with --sandbox full-access (protected paths stay read-only in workspace-write mode)"
+	case b.Path != "":
+		return fmt.Sprintf("run again with --writable-root %s, or --sandbox full-access", filepath.Dir(b.Path))
+	}
+	return "run again with --writable-root DIR for the directory it writes to, or --sandbox full-access"
+}
+
+// capture returns the writer a command should write to instead of w: w
+// itself when it is a terminal (an interactive program keeps its
+// terminal), else w teed into a tail buffer, which is appended to list.
+func capture(w io.Writer, list []*tailBuffer) (io.Writer, []*tailBuffer) {
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&fs.ModeCharDevice != 0 {
+			return w, list
+		}
+	}
+	t := &tailBuffer{max: 64 << 10}
+	return io.MultiWriter(w, t), append(list, t)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

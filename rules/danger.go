@@ -1,0 +1,890 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/shell"
+)
+
+// Dangerous reports whether argv is a dangerous command, and why. It sees
+// through wrappers as package shell does (sudo rm, xargs rm, find -exec rm,
+// /bin/rm, bash -c 'rm -rf /', env -S …), so every command argv would run
+// is checked.
+//
+// The reasons start with the class of risk of SPEC G7:
+//
+//   - "destructive:" irreversible damage: rm with recursion and force in any
+//     spelling (-rf, -fr, -r -f, -R, --recursive --force) or of a broad path
+//     (/, ~, $HOME, ., .., *, a top-level system directory), rm
+//     --no-preserve-root, find … -delete of a broad path, dd of=/dev/…,
+//     writing a device, mkfs*, wipefs, fdisk and other partitioners, shred,
+//     recursive chmod/chown of a broad path, git reset --hard, git clean -f,
+//     git push --force/-f/--force-with-lease/--mirror/--delete/+refspec,
+//     git branch -D, git stash drop/clear, git filter-branch, kill -1,
+//     shutdown/reboot/halt/poweroff, crontab -r, fork bombs (a shell
+//     function calling itself);
+//   - "security:" weakening security: sudo/su/doas/pkexec, chmod making
+//     files world-writable recursively or setting setuid/setgid, flushing or
+//     disabling the firewall (iptables -F/-X/-P … ACCEPT, nft flush ruleset,
+//     ufw disable, pfctl -d), stopping or disabling security services
+//     (systemctl/service), setenforce 0, disabling AppArmor, Gatekeeper or
+//     SIP, clearing or disabling shell history, git config of options that
+//     run commands;
+//   - "credentials:" reading or touching secrets: SSH private keys, cloud
+//     and tool credential files, /etc/shadow, keychains, process
+//     environments, `gh auth token`, `git credential fill`, …;
+//   - "exfiltration:" sending data out: curl/wget uploading a file,
+//     scp/rsync/sftp to a remote host, netcat running a program, /dev/tcp.
+//
+// A download piped into an interpreter (curl … | sh) is judged by Evaluate,
+// which sees the pipeline; Dangerous sees it too inside bash -c strings.
+//
+// When several reasons apply (sudo rm -rf /), the most severe class wins:
+// destructive, then exfiltration, credentials, security.
+func Dangerous(argv []string) (reason string, ok bool) {
+	sc := shell.FromArgs(argv)
+	best := func(r string) {
+		if r != "" && (reason == "" || classRank(r) < classRank(reason)) {
+			reason = r
+		}
+	}
+	for i := range sc.Commands {
+		best(dangerousCommand(&sc.Commands[i]))
+	}
+	for _, r := range pipelineDangers(sc) {
+		best(r)
+	}
+	return reason, reason != ""
+}
+
+// classRank orders the classes of reasons by severity, most severe first.
+func classRank(reason string) int {
+	for i, class := range []string{"destructive:", "exfiltration:", "credentials:", "security:"} {
+		if strings.HasPrefix(reason, class) {
+			return i
+		}
+	}
+	return 4
+}
+
+// dangerousCommand checks one simple command (not the commands it wraps,
+// which are their own entries), returning the reason or "".
+func dangerousCommand(c *shell.Command) string {
+	for _, a := range c.Assigns {
+		if r := historyAssign(a); r != "" {
+			return r
+		}
+	}
+	for _, t := range c.Redirects {
+		if r := redirectDanger(t); r != "" {
+			return r
+		}
+	}
+	if len(c.Args) == 0 {
+		return ""
+	}
+	name := shell.Base(c.Args[0])
+	if c.Func != "" && name == c.Func {
+		return "destructive: shell function " + c.Func + " calls itself (fork bomb)"
+	}
+	if r := programDanger(name, c.Args); r != "" {
+		return r
+	}
+	return sensitiveArgs(c.Args)
+}
+
+func programDanger(name string, args []string) string {
+	if name == "mkfs" || strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "newfs") {
+		return "destructive: " + name + " formats a file system"
+	}
+	switch name {
+	case "rm":
+		return rmDanger(args)
+	case "find":
+		if hasArg(args, "-delete") {
+			for _, p := range findPaths(args) {
+				if b := broad(p); b != "" {
+					return "destructive: find -delete under " + b
+				}
+			}
+		}
+	case "mv":
+		ops := operands(args, "St", "suffix", "target-directory")
+		for i, t := range ops {
+			if i < len(ops)-1 || len(ops) == 1 {
+				if b := broad(t); b != "" {
+					return "destructive: mv of " + b
+				}
+			}
+		}
+		if len(ops) > 1 && isDevice(ops[len(ops)-1]) {
+			return "destructive: mv onto device " + ops[len(ops)-1]
+		}
+	case "cp":
+		ops := operands(args, "St", "suffix", "target-directory")
+		if len(ops) > 1 && isDevice(ops[len(ops)-1]) {
+			return "destructive: cp onto device " + ops[len(ops)-1]
+		}
+	case "tee":
+		for _, t := range operands(args, "") {
+			if r := redirectDanger(t); r != "" {
+				return r
+			}
+		}
+	case "dd":
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "of=") && isDevice(a[3:]) {
+				return "destructive: dd writes to device " + a[3:]
+			}
+		}
+	case "shred":
+		return "destructive: shred overwrites files irrecoverably"
+	case "wipefs", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "mkswap", "mke2fs", "mkntfs", "blkdiscard":
+		return "destructive: " + name + " rewrites a disk or partition"
+	case "diskutil":
+		if len(args) > 1 && strings.HasPrefix(strings.ToLower(args[1]), "erase") || hasArg(args, "partitionDisk", "zeroDisk", "randomDisk", "secureErase") {
+			return "destructive: diskutil erases a disk"
+		}
+	case "chmod":
+		return chmodDanger(args)
+	case "chown", "chgrp":
+		rec := hasShort(args, 'R', "") || hasLong(args, "recursive")
+		ops := operands(args, "", "from", "reference")
+		for i, t := range ops {
+			if i == 0 && !hasPrefixArg(args, "--reference") {
+				continue // the owner
+			}
+			if b := broad(t); b != "" && (rec || t == "/") {
+				return "destructive: recursive " + name + " of " + b
+			}
+		}
+	case "git":
+		return gitDanger(args)
+	case "kill":
+		return killDanger(args)
+	case "killall5":
+		return "destructive: killall5 signals every process"
+	case "shutdown", "reboot", "halt", "poweroff":
+		return "destructive: " + name + " stops the machine"
+	case "init", "telinit":
+		if hasArg(args, "0", "6") {
+			return "destructive: " + name + " stops the machine"
+		}
+	case "crontab":
+		if hasShort(args, 'r', "u") {
+			return "destructive: crontab -r removes every cron job"
+		}
+	case "sudo", "su", "doas", "pkexec", "runuser":
+		return "security: runs with elevated privileges (" + name + ")"
+	case "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft":
+		if hasArg(args, "-F", "--flush", "-X", "--delete-chain") || hasShort(args, 'F', "") {
+			return "security: " + name + " flushes firewall rules"
+		}
+		for i := 1; i+2 < len(args); i++ {
+			if (args[i] == "-P" || args[i] == "--policy") && strings.EqualFold(args[i+2], "ACCEPT") {
+				return "security: " + name + " opens the firewall policy"
+			}
+		}
+	case "nft":
+		if hasArg(args, "flush") && hasArg(args, "ruleset") || hasArg(args, "delete") && hasArg(args, "table") {
+			return "security: nft removes firewall rules"
+		}
+	case "ufw":
+		if hasArg(args, "disable", "reset") {
+			return "security: ufw disables the firewall"
+		}
+	case "pfctl":
+		if hasShort(args, 'd', "") || hasShort(args, 'F', "") {
+			return "security: pfctl disables or flushes the firewall"
+		}
+	case "systemctl":
+		return systemctlDanger(args)
+	case "service":
+		if len(args) > 2 && isSecurityService(args[1]) && (args[2] == "stop" || args[2] == "disable") {
+			return "security: stops security service " + args[1]
+		}
+	case "setenforce":
+		if hasArg(args, "0", "Permissive", "permissive") {
+			return "security: setenforce disables SELinux enforcement"
+		}
+	case "aa-disable", "aa-complain", "aa-teardown":
+		return "security: " + name + " weakens AppArmor"
+	case "apparmor_parser":
+		if hasShort(args, 'R', "") || hasLong(args, "remove") {
+			return "security: apparmor_parser removes AppArmor profiles"
+		}
+	case "spctl":
+		if hasLong(args, "master-disable", "global-disable") {
+			return "security: spctl disables Gatekeeper"
+		}
+	case "csrutil":
+		if hasArg(args, "disable") {
+			return "security: csrutil disables System Integrity Protection"
+		}
+	case "auditctl":
+		if hasArg(args, "-D") || hasArg(args, "-e") && hasArg(args, "0") {
+			return "security: auditctl disables auditing"
+		}
+	case "history":
+		if hasShort(args, 'c', "d") || hasShort(args, 'd', "") {
+			return "security: history clears shell history"
+		}
+	case "unset":
+		if hasArg(args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
+			return "security: unset disables shell history"
+		}
+	case "export", "declare", "typeset", "readonly", "local":
+		for _, a := range args[1:] {
+			if r := historyAssign(a); r != "" {
+				return r
+			}
+		}
+	case "set":
+		for i := 1; i+1 < len(args); i++ {
+			if args[i] == "+o" && args[i+1] == "history" {
+				return "security: set +o history disables shell history"
+			}
+		}
+	case "unlink", "truncate":
+		for _, a := range args[1:] {
+			if isHistoryFile(a) {
+				return "security: " + name + " erases shell history"
+			}
+		}
+	case "ln":
+		if hasArg(args, "/dev/null") {
+			for _, a := range args[1:] {
+				if isHistoryFile(a) {
+					return "security: ln points shell history at /dev/null"
+				}
+			}
+		}
+	case "security":
+		if len(args) > 1 && (strings.HasPrefix(args[1], "find-") && strings.HasSuffix(args[1], "-password") || args[1] == "dump-keychain") {
+			return "credentials: security reads the keychain"
+		}
+	case "gpg", "gpg2":
+		if hasLong(args, "export-secret-keys", "export-secret-subkeys") {
+			return "credentials: gpg exports secret keys"
+		}
+	case "gh":
+		if len(args) > 2 && args[1] == "auth" && args[2] == "token" {
+			return "credentials: gh auth token prints a token"
+		}
+	case "curl":
+		return curlDanger(args)
+	case "wget":
+		if hasLong(args, "post-file", "body-file") {
+			return "exfiltration: wget uploads a local file"
+		}
+	case "scp", "rsync", "sftp":
+		ops := operands(args, "cFiJlmoPSDBeT", "rsh", "rsync-path", "exclude", "include", "filter", "files-from", "port", "password-file")
+		if len(ops) > 1 && isRemote(ops[len(ops)-1]) {
+			for _, src := range ops[:len(ops)-1] {
+				if !isRemote(src) {
+					return "exfiltration: " + name + " copies local files to " + ops[len(ops)-1]
+				}
+			}
+		}
+	case "nc", "ncat", "netcat":
+		if hasShort(args, 'e', "") || hasShort(args, 'c', "") || hasLong(args, "exec", "sh-exec", "lua-exec") {
+			return "exfiltration: " + name + " connects a program to the network"
+		}
+	}
+	return ""
+}
+
+func rmDanger(args []string) string {
+	if hasLong(args, "no-preserve-root") {
+		return "destructive: rm --no-preserve-root"
+	}
+	rec := hasShort(args, 'r', "") || hasShort(args, 'R', "") || hasLong(args, "recursive")
+	force := hasShort(args, 'f', "") || hasLong(args, "force")
+	for _, t := range operands(args, "") {
+		if b := broad(t); b != "" {
+			return "destructive: rm of " + b
+		}
+		if isHistoryFile(t) {
+			return "security: rm erases shell history"
+		}
+	}
+	if rec && force {
+		return "destructive: recursive forced deletion (rm -rf)"
+	}
+	return ""
+}
+
+// findPaths returns the starting points of a find command.
+func findPaths(args []string) []string {
+	var out []string
+	i := 1
+	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
+		if args[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		out = append(out, ".")
+	}
+	return out
+}
+
+// topLevel are the directories directly under / whose removal or recursive
+// change wrecks a system.
+var topLevel = map[string]bool{
+	"/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true, "/lib": true,
+	"/lib32": true, "/lib64": true, "/opt": true, "/proc": true, "/root": true, "/run": true,
+	"/sbin": true, "/srv": true, "/sys": true, "/usr": true, "/var": true, "/mnt": true,
+	"/media": true, "/snap": true, "/Users": true, "/System": true, "/Library": true,
+	"/Applications": true, "/private": true, "/Volumes": true, "/usr/bin": true,
+	"/usr/lib": true, "/usr/local": true, "/var/lib": true,
+}
+
+// broad describes t when it names a broad path (/, a top-level directory,
+// the home directory, the current or parent directory or all its files),
+// "" otherwise.
+func broad(t string) string {
+	s := unquote(t)
+	if s == "" {
+		return ""
+	}
+	for {
+		n := strings.TrimSuffix(s, "/")
+		n = strings.TrimSuffix(n, "*")
+		n = strings.TrimSuffix(n, "/.")
+		if n == s {
+			break
+		}
+		s = n
+	}
+	switch {
+	case strings.HasPrefix(t, "/") || strings.HasPrefix(unquote(t), "/"):
+		if s == "" || s == "/.." {
+			return "/ (the whole file system)"
+		}
+		if topLevel[s] {
+			return s
+		}
+	case s == "~" || s == "$HOME" || s == "${HOME}" || strings.HasPrefix(s, "~") && !strings.Contains(s, "/"):
+		return "the home directory " + t
+	case s == "" || s == "." || s == "./":
+		return "the current directory " + t
+	case s == ".." || s == "./..":
+		return "the parent directory " + t
+	}
+	return ""
+}
+
+// harmlessDev are the device files writing to is harmless.
+var harmlessDev = map[string]bool{
+	"null": true, "zero": true, "stdout": true, "stderr": true, "stdin": true, "tty": true,
+	"random": true, "urandom": true, "full": true, "console": true,
+}
+
+// isDevice reports whether p is a device file other than the harmless ones
+// (null, stdout, tty, …).
+func isDevice(p string) bool {
+	p = unquote(p)
+	rest, ok := strings.CutPrefix(p, "/dev/")
+	if !ok {
+		return false
+	}
+	if harmlessDev[rest] || strings.HasPrefix(rest, "fd/") || strings.HasPrefix(rest, "pts/") ||
+		strings.HasPrefix(rest, "tcp/") || strings.HasPrefix(rest, "udp/") || strings.HasPrefix(rest, "shm/") {
+		return false
+	}
+	return rest != ""
+}
+
+// redirectDanger checks an output redirection target (or a file tee writes).
+func redirectDanger(t string) string {
+	p := unquote(t)
+	switch {
+	case strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"):
+		return "exfiltration: opens a network connection through " + p
+	case isDevice(p):
+		return "destructive: writes to device " + p
+	case isHistoryFile(p):
+		return "security: overwrites shell history " + p
+	}
+	for _, dir := range []string{"/etc/", "/boot/", "/bin/", "/sbin/", "/usr/", "/lib/", "/System/"} {
+		if strings.HasPrefix(p, dir) {
+			return "security: writes system file " + p
+		}
+	}
+	return sensitivePath(p)
+}
+
+func isHistoryFile(p string) bool {
+	p = unquote(p)
+	b := shell.Base(p)
+	return strings.HasSuffix(b, "_history") || b == ".history" || b == ".zhistory"
+}
+
+// historyAssign checks NAME=value for disabling shell history.
+func historyAssign(a string) string {
+	name, val, ok := strings.Cut(a, "=")
+	if !ok {
+		return ""
+	}
+	val = unquote(val)
+	switch name {
+	case "HISTFILE":
+		if val == "" || val == "/dev/null" {
+			return "security: " + a + " disables shell history"
+		}
+	case "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
+		if val == "0" || val == "" {
+			return "security: " + a + " disables shell history"
+		}
+	}
+	return ""
+}
+
+// chmodDanger: world-writable or setuid modes, recursive change of a broad
+// path, any change of /.
+func chmodDanger(args []string) string {
+	rec := false
+	var ops []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a == "-R" || a == "--recursive":
+			rec = true
+		case a == "-c" || a == "-f" || a == "-v" || a == "--changes" || a == "--silent" || a == "--quiet" ||
+			a == "--verbose" || a == "--preserve-root" || a == "--no-preserve-root" || strings.HasPrefix(a, "--reference="):
+		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "Rcfv") == "":
+			rec = rec || strings.IndexByte(a, 'R') >= 0
+		default:
+			ops = append(ops, a) // includes modes such as -w
+		}
+	}
+	if len(ops) == 0 {
+		return ""
+	}
+	mode, targets := ops[0], ops[1:]
+	if hasLong(args, "reference") {
+		mode, targets = "", ops
+	}
+	for _, t := range targets {
+		if b := broad(t); b != "" && (rec || unquote(t) == "/") {
+			return "destructive: recursive chmod of " + b
+		}
+	}
+	if setuidMode(mode) {
+		return "security: chmod sets setuid/setgid"
+	}
+	if rec && worldWritable(mode) {
+		return "security: chmod -R makes files world-writable"
+	}
+	return ""
+}
+
+func worldWritable(mode string) bool {
+	if isOctal(mode) {
+		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+=")
+		if i < 0 {
+			continue
+		}
+		who, perms := clause[:i], clause[i+1:]
+		if strings.ContainsAny(who, "oa") && strings.IndexByte(perms, 'w') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func setuidMode(mode string) bool {
+	if isOctal(mode) {
+		if len(mode) > 4 {
+			mode = mode[len(mode)-4:]
+		}
+		return len(mode) == 4 && strings.IndexByte("234567", mode[0]) >= 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+=")
+		if i >= 0 && strings.IndexByte(clause[i+1:], 's') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isOctal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+// gitSub returns the index of git's subcommand, skipping global options.
+func gitSub(args []string) int {
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
+			i += 2
+		case strings.HasPrefix(a, "-"):
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+func gitDanger(args []string) string {
+	i := gitSub(args)
+	if i >= len(args) {
+		return ""
+	}
+	sub, rest := args[i], args[i:]
+	switch sub {
+	case "push":
+		if hasShort(rest, 'f', "o") || hasShort(rest, 'd', "o") ||
+			hasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune") {
+			return "destructive: git push rewrites or deletes remote history"
+		}
+		for _, a := range operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
+			if strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") {
+				return "destructive: git push " + a + " rewrites or deletes a remote branch"
+			}
+		}
+	case "reset":
+		if hasLong(rest, "hard") {
+			return "destructive: git reset --hard discards uncommitted changes"
+		}
+	case "clean":
+		if (hasShort(rest, 'f', "e") || hasLong(rest, "force")) && !hasShort(rest, 'n', "e") && !hasLong(rest, "dry-run") {
+			return "destructive: git clean -f deletes untracked files"
+		}
+	case "checkout":
+		if hasShort(rest, 'f', "bB") || hasLong(rest, "force") {
+			return "destructive: git checkout --force discards uncommitted changes"
+		}
+		if ops := operands(rest, "bB"); len(ops) > 0 && ops[len(ops)-1] == "." && hasArg(rest, "--") {
+			return "destructive: git checkout -- . discards uncommitted changes"
+		}
+	case "restore":
+		if hasArg(rest, ".", ":/") && (!hasShort(rest, 'S', "s") && !hasLong(rest, "staged") || hasShort(rest, 'W', "s") || hasLong(rest, "worktree")) {
+			return "destructive: git restore . discards uncommitted changes"
+		}
+	case "branch":
+		if hasShort(rest, 'D', "") || (hasShort(rest, 'd', "") || hasLong(rest, "delete")) && (hasShort(rest, 'f', "") || hasLong(rest, "force")) {
+			return "destructive: git branch -D deletes an unmerged branch"
+		}
+	case "stash":
+		if len(rest) > 1 && (rest[1] == "drop" || rest[1] == "clear") {
+			return "destructive: git stash " + rest[1] + " discards stashed changes"
+		}
+	case "filter-branch", "filter-repo":
+		return "destructive: git " + sub + " rewrites history"
+	case "reflog":
+		if len(rest) > 1 && (rest[1] == "expire" || rest[1] == "delete") {
+			return "destructive: git reflog " + rest[1] + " drops recovery points"
+		}
+	case "update-ref":
+		if hasShort(rest, 'd', "") {
+			return "destructive: git update-ref -d deletes a ref"
+		}
+	case "credential":
+		if hasArg(rest, "fill") {
+			return "credentials: git credential fill prints stored credentials"
+		}
+	case "config":
+		if ops := operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || hasLong(rest, "add", "replace-all", "edit") {
+			for _, a := range ops {
+				if execConfigKey(strings.ToLower(a)) {
+					return "security: git config sets " + a + ", which runs commands"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// execConfigKey reports whether a git configuration key names a command
+// git runs.
+func execConfigKey(k string) bool {
+	if strings.HasPrefix(k, "alias.") {
+		return true
+	}
+	switch k {
+	case "core.hookspath", "core.fsmonitor", "core.sshcommand", "core.pager", "core.editor",
+		"core.askpass", "diff.external", "credential.helper", "sequence.editor", "gpg.program":
+		return true
+	}
+	return strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".command") ||
+		strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process")
+}
+
+func killDanger(args []string) string {
+	i := 1
+	if i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
+		switch args[i] {
+		case "-l", "-L", "--list", "--table":
+			return ""
+		case "-s", "-n", "--signal":
+			i++
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		switch args[i] {
+		case "--":
+		case "-1":
+			return "destructive: kill -1 signals every process"
+		case "1":
+			return "destructive: kill 1 signals init"
+		}
+	}
+	return ""
+}
+
+func systemctlDanger(args []string) string {
+	ops := operands(args, "HMtps", "host", "machine", "type", "property", "signal", "state", "root")
+	if len(ops) == 0 {
+		return ""
+	}
+	switch ops[0] {
+	case "reboot", "poweroff", "halt", "kexec", "soft-reboot", "rescue", "emergency":
+		return "destructive: systemctl " + ops[0] + " stops the machine"
+	case "stop", "disable", "mask", "kill":
+		for _, u := range ops[1:] {
+			if isSecurityService(u) {
+				return "security: systemctl " + ops[0] + " of security service " + u
+			}
+		}
+	}
+	return ""
+}
+
+var securityServices = []string{
+	"apparmor", "audit", "firewalld", "ufw", "fail2ban", "selinux", "clamav", "clamd", "falcon",
+	"crowdstrike", "osquery", "wazuh", "ossec", "sshguard", "aide", "iptables", "ip6tables",
+	"nftables", "netfilter", "sentinel", "mdatp", "defender", "tripwire", "snort", "suricata",
+	"auditbeat", "sysmon", "elastic-agent", "cylance", "carbonblack", "cbagent",
+}
+
+func isSecurityService(u string) bool {
+	u = strings.ToLower(unquote(u))
+	for _, s := range securityServices {
+		if strings.Contains(u, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func curlDanger(args []string) string {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		val := ""
+		switch {
+		case a == "-T" || a == "--upload-file":
+			return "exfiltration: curl uploads a local file"
+		case strings.HasPrefix(a, "-T") && len(a) > 2, strings.HasPrefix(a, "--upload-file="):
+			return "exfiltration: curl uploads a local file"
+		case a == "-d" || a == "--data" || a == "--data-binary" || a == "--data-urlencode" || a == "--json" ||
+			a == "-F" || a == "--form" || a == "--data-ascii":
+			if i+1 < len(args) {
+				val = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-F"):
+			val = a[2:]
+		case strings.HasPrefix(a, "--data") || strings.HasPrefix(a, "--form=") || strings.HasPrefix(a, "--json="):
+			_, val, _ = strings.Cut(a, "=")
+		}
+		v := unquote(val)
+		if strings.HasPrefix(v, "@") || strings.Contains(v, "=@") || strings.Contains(v, "=<") {
+			return "exfiltration: curl sends a local file"
+		}
+	}
+	return ""
+}
+
+// isRemote reports whether an scp/rsync operand names a remote host
+// (host:path, user@host:path, rsync://…).
+func isRemote(s string) bool {
+	s = unquote(s)
+	if strings.HasPrefix(s, "rsync://") || strings.HasPrefix(s, "scp://") || strings.HasPrefix(s, "sftp://") {
+		return true
+	}
+	if strings.HasPrefix(s, "/") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "~") {
+		return false
+	}
+	c := strings.IndexByte(s, ':')
+	return c > 0 && !strings.Contains(s[:c], "/")
+}
+
+// sensitive are path fragments of credential files.
+var sensitive = []struct{ frag, what string }{
+	{".ssh/id_", "an SSH private key"},
+	{"id_rsa", "an SSH private key"},
+	{"id_ed25519", "an SSH private key"},
+	{"id_ecdsa", "an SSH private key"},
+	{"id_dsa", "an SSH private key"},
+	{"authorized_keys", "SSH authorized keys"},
+	{".aws/credentials", "AWS credentials"},
+	{".config/gcloud", "Google Cloud credentials"},
+	{".azure/", "Azure credentials"},
+	{".netrc", "netrc credentials"},
+	{"_netrc", "netrc credentials"},
+	{".git-credentials", "git credentials"},
+	{".docker/config.json", "Docker registry credentials"},
+	{".kube/config", "Kubernetes credentials"},
+	{".gnupg/", "GnuPG keys"},
+	{"/etc/shadow", "password hashes"},
+	{"/etc/gshadow", "password hashes"},
+	{".config/gh/hosts.yml", "GitHub CLI tokens"},
+	{".npmrc", "npm tokens"},
+	{".pypirc", "PyPI tokens"},
+	{".cargo/credentials", "cargo tokens"},
+	{".vault-token", "a Vault token"},
+	{".password-store", "the password store"},
+	{"keychains/", "a keychain"},
+	{".keychain", "a keychain"},
+	{"/environ", "a process environment"},
+}
+
+// sensitivePath describes the credentials p touches, "" if none.
+func sensitivePath(p string) string {
+	if strings.IndexByte(p, '.') < 0 && strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '_') < 0 {
+		return ""
+	}
+	l := strings.ToLower(p)
+	for _, s := range sensitive {
+		if strings.Contains(l, s.frag) {
+			if strings.HasSuffix(l, ".pub") && strings.HasPrefix(s.what, "an SSH") {
+				continue
+			}
+			if s.frag == "/environ" && !strings.HasPrefix(l, "/proc/") {
+				continue
+			}
+			return "credentials: touches " + s.what + " (" + p + ")"
+		}
+	}
+	return ""
+}
+
+func sensitiveArgs(args []string) string {
+	for _, a := range args[1:] {
+		if r := sensitivePath(a); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// Pipelines: a download (or decoded data) piped into an interpreter.
+
+var downloaders = map[string]bool{
+	"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "https": true,
+	"xh": true, "nc": true, "ncat": true, "netcat": true, "socat": true, "lynx": true, "ftp": true,
+	"tftp": true,
+}
+
+var interpreters = map[string]bool{
+	"python": true, "python2": true, "python3": true, "perl": true, "ruby": true, "node": true,
+	"nodejs": true, "php": true, "lua": true, "Rscript": true, "osascript": true, "pwsh": true,
+	"powershell": true, "deno": true, "bun": true, "tclsh": true, "irb": true,
+}
+
+// isDownloader reports whether c fetches data from the network or decodes
+// hidden data (base64 -d, xxd -r).
+func isDownloader(c *shell.Command) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	name := shell.Base(c.Args[0])
+	switch name {
+	case "base64":
+		return hasShort(c.Args, 'd', "w") || hasShort(c.Args, 'D', "w") || hasLong(c.Args, "decode")
+	case "xxd":
+		return hasShort(c.Args, 'r', "")
+	}
+	return downloaders[name]
+}
+
+// readsProgramFromStdin reports whether c is an interpreter that reads its
+// program from standard input (no -c/-e/-m and no script operand).
+func readsProgramFromStdin(c *shell.Command) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	name := shell.Base(c.Args[0])
+	if !shell.IsShell(name) && !interpreters[name] && !strings.HasPrefix(name, "python3.") {
+		return false
+	}
+	for _, a := range c.Args[1:] {
+		if a == "-" || a == "--" {
+			return true
+		}
+		if !strings.HasPrefix(a, "-") {
+			return false // a script file (or the -c string)
+		}
+		if a == "-s" {
+			return true
+		}
+		if len(a) > 1 && a[1] != '-' && strings.ContainsAny(a[1:], "cemErp") {
+			return false
+		}
+		if a == "--eval" || a == "--print" || a == "--command" || strings.HasPrefix(a, "--eval=") {
+			return false
+		}
+	}
+	return true
+}
+
+// pipelineDangers finds downloads piped into an interpreter.
+func pipelineDangers(sc *shell.Script) []string {
+	var out []string
+	seenDownloader := false
+	for i := range sc.Commands {
+		c := &sc.Commands[i]
+		if c.Pipeline == 0 {
+			continue
+		}
+		if !isDownloader(c) {
+			continue
+		}
+		seenDownloader = true
+		for j := range sc.Commands {
+			d := &sc.Commands[j]
+			if d.Pipeline == c.Pipeline && d.Stage > c.Stage && readsProgramFromStdin(d) {
+				out = append(out, "security: "+c.Text+" is piped into "+d.Args[0]+" (download and execute)")
+				break
+			}
+		}
+	}
+	if sc.Opaque && !seenDownloader {
+		for i := range sc.Commands {
+			if isDownloader(&sc.Commands[i]) && sc.Commands[i].Pipeline == 0 {
+				out = append(out, "security: "+sc.Commands[i].Text+" feeds a script that cannot be analysed (possible download and execute)")
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+// Package rules is the deterministic first pass of the sandbox boundary
+// (SPEC G14): exec prefix rules with the decisions allow, prompt and
+// forbidden, a curated set of known-safe read-only commands, and a detector
+// of dangerous commands.
+//
+// Rules come in two formats with the same fields. Codex-style .rules files
+// are Starlark calling
+//
+//	prefix_rule(
+//	    pattern = ["git", ["push", "fetch"]],  # tokens; a list is a set of alternatives
+//	    decision = "prompt",                   # allow (default) | prompt | forbidden
+//	    justification = "talks to the remote",
+//	    match = ["git push origin main", ["git", "fetch"]],  # must match this rule
+//	    not_match = ["git status"],                          # must not match it
+//	)
+//
+// (host_executable(name=..., paths=[...]) is accepted too, as in Codex). YAML
+// (or JSON) files hold the same rules under a top-level rules: key:
+//
+//	rules:
+//	  - pattern: [git, [push, fetch]]
+//	    decision: prompt
+//	    justification: talks to the remote
+//	    match: ["git push origin main", [git, fetch]]
+//	    not_match: ["git status"]
+//
+// A rule matches a command whose words start with the pattern (a prefix
+// match); the program token also matches by basename, so /bin/rm matches a
+// rule on rm. The match and not_match examples are checked when the file
+// loads: a failing example is a load error naming the rule and the example.
+// When several rules match, across all the simple commands of a script, the
+// strictest decision wins (forbidden > prompt > allow).
+//
+// Evaluate judges a whole script: it splits it with package shell, matches
+// every simple command, and applies the defaults: a command no rule matches
+// is allowed (the sandbox bounds it) unless it is dangerous, then at least
+// prompt; a script that cannot be analysed is at least prompt.
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wardenhq/warden/shell"
+)
+
+// Decision is what a rule says about a command, ordered by strictness.
+type Decision int
+
+// The decisions, from the least to the most strict.
+const (
+	// Allow lets the command run without asking.
+	Allow Decision = iota
+	// Prompt asks (a person or the reviewer) before the command runs.
+	Prompt
+	// Forbidden refuses the command.
+	Forbidden
+)
+
+// String returns "allow", "prompt" or "forbidden".
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Prompt:
+		return "prompt"
+	case Forbidden:
+		return "forbidden"
+	}
+	return "Decision(" + strconv.Itoa(int(d)) + ")"
+}
+
+// ParseDecision parses "allow", "prompt" or "forbidden".
+func ParseDecision(s string) (Decision, error) {
+	switch s {
+	case "allow":
+		return Allow, nil
+	case "prompt":
+		return Prompt, nil
+	case "forbidden":
+		return Forbidden, nil
+	}
+	return 0, fmt.Errorf("unknown decision %q: want allow, prompt or forbidden", s)
+}
+
+// MarshalText encodes the decision as its name.
+func (d Decision) MarshalText() ([]byte, error) {
+	if d < Allow || d > Forbidden {
+		return nil, fmt.Errorf("invalid decision %d", int(d))
+	}
+	return []byte(d.String()), nil
+}
+
+// UnmarshalText decodes a decision name.
+func (d *Decision) UnmarshalText(b []byte) error {
+	v, err := ParseDecision(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+// ExitCode is the exit status of `warden rules check` for the decision:
+// 0 allow, 10 prompt, 11 forbidden.
+func (d Decision) ExitCode() int {
+	switch d {
+	case Allow:
+		return 0
+	case Prompt:
+		return 10
+	}
+	return 11
+}
+
+// Rule is one prefix rule.
+type Rule struct {
+	// Pattern is the prefix: one set of alternative tokens per position.
+	Pattern [][]string
+	// Decision applies to the commands the rule matches.
+	Decision Decision
+	// Justification says why the rule exists (shown in prompts and
+	// refusals).
+	Justification string
+	// Match and NotMatch are examples checked when the rule is added: each
+	// must (must not) match the rule.
+	Match, NotMatch [][]string
+	// Source is where the rule was defined, "file:line:col".
+	Source string
+}
+
+// Matches reports whether argv starts with the rule's pattern. The program
+// token (argv[0]) also matches by basename when it is a path: /bin/rm and
+// ./rm match a rule on rm. A pattern token that is itself a path matches
+// only that path.
+func (r Rule) Matches(argv []string) bool { return r.matches(argv) }
+
+func (r *Rule) matches(argv []string) bool {
+	if len(argv) < len(r.Pattern) || len(r.Pattern) == 0 {
+		return false
+	}
+	for i, alts := range r.Pattern {
+		if !tokenMatches(i, alts, argv[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// mayMatch reports whether the rule matches a command whose words are args,
+// with lit saying which are literal: certain when the literal words match
+// the whole pattern, possible when they match up to a non-literal word
+// (whose value, or number of words, is unknown).
+func (r *Rule) mayMatch(args []string, lit []bool) (certain, possible bool) {
+	if len(r.Pattern) == 0 {
+		return false, false
+	}
+	for i, alts := range r.Pattern {
+		if i >= len(args) {
+			return false, false
+		}
+		if i < len(lit) && !lit[i] {
+			return false, true
+		}
+		if !tokenMatches(i, alts, args[i]) {
+			return false, false
+		}
+	}
+	return true, false
+}
+
+func tokenMatches(pos int, alts []string, tok string) bool {
+	for _, a := range alts {
+		if a == tok {
+			return true
+		}
+	}
+	if pos == 0 && strings.IndexByte(tok, '/') >= 0 {
+		base := shell.Base(tok)
+		for _, a := range alts {
+			if a == base && strings.IndexByte(a, '/') < 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// String renders the rule's pattern as Starlark, e.g. ["git", ["push", "fetch"]].
+func (r Rule) String() string { return patternString(r.Pattern) }
+
+func patternString(p [][]string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, alts := range p {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if len(alts) == 1 {
+			b.WriteString(strconv.Quote(alts[0]))
+			continue
+		}
+		b.WriteByte('[')
+		for j, a := range alts {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(a))
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// check validates the rule and its examples.
+func (r *Rule) check() error {
+	if len(r.Pattern) == 0 {
+		return fmt.Errorf("empty pattern")
+	}
+	for i, alts := range r.Pattern {
+		if len(alts) == 0 {
+			return fmt.Errorf("pattern element %d is an empty list of alternatives", i)
+		}
+	}
+	if r.Decision < Allow || r.Decision > Forbidden {
+		return fmt.Errorf("invalid decision %d", int(r.Decision))
+	}
+	for _, ex := range r.Match {
+		if !r.matches(ex) {
+			return fmt.Errorf("rule %s: match example %q does not match the rule", r, shell.Join(ex))
+		}
+	}
+	for _, ex := range r.NotMatch {
+		if r.matches(ex) {
+			return fmt.Errorf("rule %s: not_match example %q matches the rule", r, shell.Join(ex))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// helperArg0 is the argv[0] under which this package's init recognises a
+// re-executed helper. The spec follows as "key=value" arguments, the
+// first being specMarker, up to a "--"; then the command's own argv.
+const helperArg0 = "[warden-sandbox]"
+
+// specVersion is the version of the spec format.
+const specVersion = 1
+
+// specMarker starts every spec, so that a stray argv[0] equal to
+// helperArg0 is not mistaken for a helper invocation.
+var specMarker = "warden_sandbox=" + strconv.Itoa(specVersion)
+
+// Exit statuses of the helper when it cannot run the command, as in env(1)
+// and timeout(1).
+const (
+	// ExitSetup is the exit status of a sandboxed command whose sandbox
+	// could not be set up; the reason is on its stderr, after "warden:
+	// sandbox: ".
+	ExitSetup = 125
+	// ExitCannotRun is the exit status when the command exists but could
+	// not be executed.
+	ExitCannotRun = 126
+	// ExitNotFound is the exit status when the command does not exist.
+	ExitNotFound = 127
+)
+
+// maxABI is the newest Landlock ABI go-landlock knows.
+const maxABI = 11
+
+// spec is what the parent hands the helper: everything resolved, so the
+// helper only opens, mounts and restricts.
+type spec struct {
+	Probe     bool
+	Mode      Mode
+	Path      string   // the program to execute
+	Roots     []string // writable roots, resolved
+	Protected []string // protected paths that exist, resolved
+	Network   bool
+	// Landlock is the ABI to enforce; 0 enforces nothing (Unenforced).
+	Landlock int
+	// UserNS and NetNS name the parent's namespaces when the helper must
+	// run in new ones; it refuses to go on in the parent's.
+	UserNS string
+	NetNS  string
+	// MountNS asks for the protected paths to be bound read-only.
+	MountNS bool
+}
+
+// args encodes s as helper arguments, ending with "--".
+func (s spec) args() []string {
+	a := []string{specMarker}
+	add := func(k, v string) { a = append(a, k+"="+v) }
+	flag := func(k string, v bool) {
+		if v {
+			add(k, "1")
+		}
+	}
+	flag("probe", s.Probe)
+	add("mode", string(s.Mode))
+	add("path", s.Path)
+	for _, r := range s.Roots {
+		add("root", r)
+	}
+	for _, p := range s.Protected {
+		add("protected", p)
+	}
+	flag("network", s.Network)
+	add("landlock", strconv.Itoa(s.Landlock))
+	add("userns", s.UserNS)
+	add("netns", s.NetNS)
+	flag("mountns", s.MountNS)
+	return append(a, "--")
+}
+
+// parseSpec decodes what args encoded and returns the arguments after
+// the "--".
+func parseSpec(args []string) (spec, []string, error) {
+	var s spec
+	if len(args) == 0 || args[0] != specMarker {
+		return s, nil, errors.New("helper arguments of another format (a different warden executable?)")
+	}
+	for i, a := range args[1:] {
+		if a == "--" {
+			return s, args[i+2:], nil
+		}
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			return s, nil, fmt.Errorf("bad helper argument %q", a)
+		}
+		switch k {
+		case "probe":
+			s.Probe = v == "1"
+		case "mode":
+			s.Mode = Mode(v)
+		case "path":
+			s.Path = v
+		case "root":
+			s.Roots = append(s.Roots, v)
+		case "protected":
+			s.Protected = append(s.Protected, v)
+		case "network":
+			s.Network = v == "1"
+		case "landlock":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.Landlock = n
+		case "userns":
+			s.UserNS = v
+		case "netns":
+			s.NetNS = v
+		case "mountns":
+			s.MountNS = v == "1"
+		default:
+			return s, nil, fmt.Errorf("unknown helper argument %q", a)
+		}
+	}
+	return s, nil, errors.New("helper arguments without \"--\"")
+}
+
+// ErrUnsupported is wrapped by the errors of Supported and of Command when
+// the kernel cannot enforce the policy.
+var ErrUnsupported = errors.New("not supported by this kernel")
+
+var abiOnce = sync.OnceValues(func() (int, error) {
+	v, err := llsyscall.LandlockGetABIVersion()
+	if err != nil {
+		if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP) {
+			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
+		return 0, fmt.Errorf("sandbox: Landlock is unavailable (the kernel lacks it, or it is not enabled at boot: lsm=...,landlock): %w", err)
+	}
+	if v >= 6 {
+		// As go-landlock does: without the fix for the signal scoping
+		// erratum, use ABI 5.
+		if errata, err := llsyscall.LandlockGetErrata(); err != nil || errata&0x2 == 0 {
+			v = 5
+		}
+	}
+	return min(v, maxABI), nil
+})
+
+// Supported returns the Landlock ABI version the running kernel offers,
+// or 0 and an error (wrapping ErrUnsupported when the kernel has no
+// Landlock) saying why commands cannot be restricted.
+func Supported() (abi int, err error) { return abiOnce() }
+
+// namespaceIDs names this process's user and network namespaces.
+var namespaceIDs = sync.OnceValues(func() (string, string) {
+	u, _ := os.Readlink("/proc/self/ns/user")
+	n, _ := os.Readlink("/proc/self/ns/net")
+	return u, n
+})
+
+// userNamespaces reports whether commands can be started in new user,
+// mount and network namespaces in which the helper may bind mounts and
+// configure the loopback interface: it starts the helper once in probe
+// mode and remembers the outcome.
+var userNamespaces = sync.OnceValue(func() error {
+	user, net := namespaceIDs()
+	if user == "" || net == "" {
+		return errors.New("/proc/self/ns is not readable")
+	}
+	s := spec{Probe: true, UserNS: user, NetNS: net, MountNS: true}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = append([]string{helperArg0}, s.args()...)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	if err := addNamespaces(cmd.SysProcAttr, true, true); err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+})
+
+// Namespaces reports whether sandboxed commands run in their own user,
+// mount and network namespaces (nil) or, when these are unavailable, why
+// not. Without them the network is turned off with Landlock TCP rules and
+// protected paths are kept read-only by Landlock alone (see the package
+// documentation).
+func Namespaces() error { return userNamespaces() }
+
+// Command returns an *exec.Cmd that runs name with args under the policy,
+// like exec.CommandContext, in the working directory (Dir is Workdir). In
+// full-access mode it is a plain command. Otherwise the command is started
+// through this program's own executable, which restricts itself and then
+// executes name (see the package documentation); the caller may set Dir,
+// Env, Stdin, Stdout, Stderr, Cancel, WaitDelay and fields of SysProcAttr
+// (but must not replace SysProcAttr) before starting it.
+//
+// It returns an error when the kernel cannot enforce the policy and the
+// policy is not Unenforced, and for an invalid mode.
+func (p Policy) Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = p.Workdir
+	if err := p.Wrap(cmd); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// Wrap changes cmd, not yet started, so that it runs under the policy:
+// its Path and Args are replaced by a re-execution of this program that
+// restricts itself and then executes the original Path with the original
+// Args, and namespace settings are added to a copy of its SysProcAttr
+// (whose other fields are kept, such as Setpgid). In full-access mode cmd is left unchanged. A command
+// whose name was not found (cmd.Err set) is left unchanged too, so that
+// Start reports that as usual.
+func (p Policy) Wrap(cmd *exec.Cmd) error {
+	switch p.Mode {
+	case FullAccess:
+		return nil
+	case ReadOnly, WorkspaceWrite:
+	default:
+		return fmt.Errorf("sandbox: invalid mode %q", p.Mode)
+	}
+	if cmd.Process != nil {
+		return errors.New("sandbox: the command has already started")
+	}
+	if len(cmd.Args) > 0 && cmd.Args[0] == helperArg0 {
+		return errors.New("sandbox: the command is already sandboxed")
+	}
+	s, err := p.spec()
+	if err != nil {
+		return err
+	}
+	if cmd.Err != nil {
+		return nil
+	}
+	sys := &syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		*sys = *cmd.SysProcAttr // a copy: the caller's value is left alone
+	}
+	if s.UserNS != "" {
+		if sys.Chroot != "" || sys.Credential != nil || sys.UidMappings != nil || sys.GidMappings != nil ||
+			sys.Cloneflags&syscall.CLONE_NEWUSER != 0 || sys.Unshareflags != 0 {
+			return errors.New("sandbox: SysProcAttr sets Chroot, Credential, ID mappings or namespaces, which the sandbox sets itself")
+		}
+		if err := addNamespaces(sys, s.MountNS, s.NetNS != ""); err != nil {
+			return err
+		}
+	}
+	s.Path = cmd.Path
+	argv := cmd.Args
+	if len(argv) == 0 {
+		argv = []string{cmd.Path}
+	}
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = append(append([]string{helperArg0}, s.args()...), argv...)
+	cmd.SysProcAttr = sys
+	return nil
+}
+
+// spec works out how the policy is enforced here.
+func (p Policy) spec() (spec, error) {
+	s := spec{Mode: p.Mode, Network: p.NetworkAccess}
+	abi, abiErr := Supported()
+	if abi == 0 && !p.Unenforced {
+		return s, fmt.Errorf("sandbox: %s mode cannot be enforced: %w; to run commands without kernel enforcement, accept it explicitly (warden: --sandbox-unenforced)", p.Mode, abiErr)
+	}
+	s.Landlock = abi
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		return s, fmt.Errorf("sandbox: cannot re-execute this program: %w", err)
+	}
+	if p.Mode == WorkspaceWrite {
+		s.Roots = p.WritableRootsResolved()
+		protected, err := protectedPaths(s.Roots)
+		if err != nil {
+			return s, err
+		}
+		for _, pr := range protected {
+			// Links are protected through their targets, also listed;
+			// missing paths cannot be bound.
+			if fi, err := os.Lstat(pr); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+				s.Protected = append(s.Protected, pr)
+			}
+		}
+	}
+	if nsErr := userNamespaces(); nsErr == nil {
+		s.UserNS, s.NetNS = namespaceIDs()
+		if p.NetworkAccess {
+			s.NetNS = ""
+		}
+		s.MountNS = len(s.Protected) > 0
+	} else if !p.NetworkAccess && abi < 4 && !p.Unenforced {
+		return s, fmt.Errorf("sandbox: turning the network off needs user namespaces (%v) or Landlock ABI 4 (have %d): %w", nsErr, abi, ErrUnsupported)
+	}
+	return s, nil
+}
+
+// addNamespaces sets up a new user namespace in sys, with new mount and
+// network namespaces when mount and net are set. IDs map to themselves:
+// for root all IDs this process has; otherwise only its own, and the
+// helper keeps the capabilities it needs across its execution as ambient
+// ones.
+func addNamespaces(sys *syscall.SysProcAttr, mount, net bool) error {
+	sys.Cloneflags |= syscall.CLONE_NEWUSER
+	if mount {
+		sys.Cloneflags |= syscall.CLONE_NEWNS
+	}
+	if net {
+		sys.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		u, err := identityMap("/proc/self/uid_map")
+		if err != nil {
+			return err
+		}
+		g, err := identityMap("/proc/self/gid_map")
+		if err != nil {
+			return err
+		}
+		sys.UidMappings, sys.GidMappings = u, g
+		sys.GidMappingsEnableSetgroups = true
+		return nil
+	}
+	sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	sys.GidMappingsEnableSetgroups = false
+	// Bringing up the loopback interface, bind mounts, limiting nested
+	// user namespaces.
+	const capNetAdmin, capSysAdmin, capSysResource = 12, 21, 24
+	sys.AmbientCaps = append(sys.AmbientCaps, capNetAdmin, capSysAdmin, capSysResource)
+	return nil
+}
+
+// identityMap maps every ID of this process's user namespace, as listed in
+// file (/proc/self/uid_map or gid_map), to itself.
+func identityMap(file string) ([]syscall.SysProcIDMap, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	var out []syscall.SysProcIDMap
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		inside, err1 := strconv.Atoi(f[0])
+		size, err2 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("sandbox: malformed %s line %q", file, line)
+		}
+		out = append(out, syscall.SysProcIDMap{ContainerID: inside, HostID: inside, Size: size})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("sandbox: %s is empty", file)
+	}
+	return out, nil
+}

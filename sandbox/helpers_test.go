@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// scratch returns a new directory outside every writable root of
+// workspace-write mode (the temporary directories), removed at the end of
+// the test.
+func scratch(t testing.TB) string {
+	t.Helper()
+	var bases []string
+	bases = append(bases, "/var/tmp")
+	if d, err := os.UserCacheDir(); err == nil {
+		bases = append(bases, d)
+	}
+	if d, err := os.UserHomeDir(); err == nil {
+		bases = append(bases, d)
+	}
+	for _, b := range bases {
+		real, err := filepath.EvalSymlinks(b)
+		if err != nil || underTemp(real) {
+			continue
+		}
+		dir, err := os.MkdirTemp(real, "warden-sandbox-test-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Errorf("cleanup: %v", err)
+			}
+		})
+		return dir
+	}
+	t.Skip("no writable directory outside the temporary directories")
+	return ""
+}
+
+func underTemp(p string) bool {
+	for _, d := range tempDirs() {
+		if real, err := filepath.EvalSymlinks(d); err == nil && within(real, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// requireSandbox skips tests that need kernel enforcement where it is
+// missing.
+func requireSandbox(t testing.TB) {
+	t.Helper()
+	if _, err := Supported(); err != nil {
+		t.Skipf("no Landlock: %v", err)
+	}
+}
+
+// requireNamespaces also skips tests that need user namespaces.
+func requireNamespaces(t testing.TB) {
+	t.Helper()
+	requireSandbox(t)
+	if err := Namespaces(); err != nil {
+		t.Skipf("no user namespaces: %v", err)
+	}
+}
+
+func mkdir(t testing.TB, parts ...string) string {
+	t.Helper()
+	p := filepath.Join(parts...)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func writeFile(t testing.TB, p, content string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func symlink(t testing.TB, target, link string) string {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// repo makes a workdir holding a git-like repository: .git/config,
+// .git/hooks, a source file and a subdirectory.
+func repo(t testing.TB) string {
+	t.Helper()
+	w := mkdir(t, scratch(t), "repo")
+	writeFile(t, filepath.Join(w, ".git", "config"), "[core]\n")
+	mkdir(t, w, ".git", "hooks")
+	writeFile(t, filepath.Join(w, "main.go"), "package main\n")
+	mkdir(t, w, "sub")
+	return w
+}

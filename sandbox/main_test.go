@@ -1,0 +1,229 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// actEnv, when set, makes the test binary run the operations given as its
+// arguments instead of the tests: it is the command the tests run under the
+// sandbox, so that they can see the exact errno of each operation.
+const actEnv = "WARDEN_SANDBOX_TEST_ACT"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(actEnv) != "" {
+		for _, op := range os.Args[1:] {
+			fmt.Println(act(op))
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// act performs one operation "name|arg|arg" and describes the outcome:
+// "ok", or "errno=NAME" (e.g. errno=EACCES), or the error text.
+func act(op string) string {
+	f := strings.Split(op, "|")
+	arg := func(i int) string {
+		if i < len(f) {
+			return f[i]
+		}
+		return ""
+	}
+	var err error
+	switch f[0] {
+	case "write": // create or truncate
+		err = os.WriteFile(arg(1), []byte("x\n"), 0o644)
+	case "append":
+		var fh *os.File
+		if fh, err = os.OpenFile(arg(1), os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = fh.WriteString("x\n")
+			fh.Close()
+		}
+	case "read":
+		_, err = os.ReadFile(arg(1))
+	case "mkdir":
+		err = os.Mkdir(arg(1), 0o755)
+	case "remove":
+		err = os.Remove(arg(1))
+	case "rename":
+		err = os.Rename(arg(1), arg(2))
+	case "symlink":
+		err = os.Symlink(arg(1), arg(2))
+	case "chmod":
+		err = os.Chmod(arg(1), 0o755)
+	case "connect":
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", arg(1), 2*time.Second); err == nil {
+			c.Close()
+		}
+	case "dialmsg": // the error text of a connection, as a program would print it
+		c, err := net.DialTimeout("tcp", arg(1), 2*time.Second)
+		if err != nil {
+			return err.Error()
+		}
+		c.Close()
+		return "ok"
+	case "selfloop": // serve and connect on this process's own loopback
+		var ln net.Listener
+		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err == nil {
+			var c net.Conn
+			if c, err = net.DialTimeout("tcp", ln.Addr().String(), 2*time.Second); err == nil {
+				c.Close()
+			}
+			ln.Close()
+		}
+	case "ifaces":
+		ifs, err := net.Interfaces()
+		if err != nil {
+			return err.Error()
+		}
+		var names []string
+		for _, i := range ifs {
+			names = append(names, i.Name)
+		}
+		return strings.Join(names, ",")
+	case "opentty":
+		var fh *os.File
+		if fh, err = os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+			fh.Close()
+		}
+	case "tiocsti": // type a character into the terminal on stdin
+		c := byte('#')
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, 0, syscall.TIOCSTI, uintptr(unsafe.Pointer(&c))); e != 0 {
+			err = e
+		}
+	case "ttyparent": // with a controlling terminal, run a sandboxed child on it
+		_, err = os.Stat("/dev/tty")
+		if fh, e := os.OpenFile("/dev/tty", os.O_RDWR, 0); e != nil {
+			return "parent has no terminal: " + e.Error()
+		} else {
+			fh.Close()
+		}
+		exe, _ := os.Executable()
+		cmd, e := (Policy{Mode: WorkspaceWrite, Workdir: arg(1)}).Command(context.Background(), exe, "opentty", "tiocsti")
+		if e != nil {
+			return e.Error()
+		}
+		cmd.Stdin = os.Stdin
+		out, e := cmd.CombinedOutput()
+		if e != nil {
+			return e.Error() + ": " + string(out)
+		}
+		return strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", " ")
+	case "caps": // the capability sets, as /proc/self/status shows them
+		b, _ := os.ReadFile("/proc/self/status")
+		var caps []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "Cap") || strings.HasPrefix(line, "NoNewPrivs") {
+				caps = append(caps, strings.ReplaceAll(line, "\t", ""))
+			}
+		}
+		return strings.Join(caps, " ")
+	case "unroot": // try to make the mount at a path writable again
+		attr := [4]uint64{0, 1, 0, 0} // clear MOUNT_ATTR_RDONLY
+		p, _ := syscall.BytePtrFromString(arg(1))
+		const sysMountSetattr = 442
+		if _, _, e := syscall.Syscall6(sysMountSetattr, uintptr(0xffffffffffffff9c), uintptr(unsafe.Pointer(p)), 0, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0); e != 0 {
+			err = e
+		}
+	case "umount":
+		err = syscall.Unmount(arg(1), syscall.MNT_DETACH)
+	case "unshare-user":
+		cmd := exec.Command("unshare", "--user", "true")
+		if out, e := cmd.CombinedOutput(); e != nil {
+			return "failed: " + strings.TrimSpace(string(out))
+		}
+		return "ok"
+	case "env":
+		return strings.Join(os.Environ(), " ")
+	case "cmdline":
+		b, _ := os.ReadFile("/proc/self/cmdline")
+		return strings.ReplaceAll(string(b), "\x00", " ")
+	default:
+		return "unknown op " + f[0]
+	}
+	return outcome(err)
+}
+
+var errnoNames = map[syscall.Errno]string{
+	syscall.EACCES: "EACCES", syscall.EROFS: "EROFS", syscall.EPERM: "EPERM", syscall.ENOENT: "ENOENT",
+	syscall.EXDEV: "EXDEV", syscall.EBUSY: "EBUSY", syscall.ECONNREFUSED: "ECONNREFUSED",
+	syscall.ENETUNREACH: "ENETUNREACH", syscall.EEXIST: "EEXIST", syscall.ENOTEMPTY: "ENOTEMPTY",
+	syscall.ENXIO: "ENXIO", syscall.ENOTTY: "ENOTTY",
+}
+
+func outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if n, ok := errnoNames[errno]; ok {
+			return "errno=" + n
+		}
+	}
+	return err.Error()
+}
+
+// childEnv is the environment of a test child: this one, asking for act
+// mode, and without the race detector's one-second pause at exit.
+func childEnv() []string {
+	env := append(os.Environ(), actEnv+"=1")
+	if os.Getenv("GORACE") == "" {
+		env = append(env, "GORACE=atexit_sleep_ms=0")
+	}
+	return env
+}
+
+// run runs the operations in one sandboxed child under p and returns their
+// outcomes, in order.
+func run(t testing.TB, p Policy, ops ...string) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := p.Command(context.Background(), exe, ops...)
+	if err != nil {
+		t.Fatalf("Command: %v", err)
+	}
+	cmd.Dir = p.Workdir
+	cmd.Env = childEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sandboxed child: %v\n%s", err, out)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(got) != len(ops) {
+		t.Fatalf("child printed %d lines for %d operations:\n%s", len(got), len(ops), out)
+	}
+	return got
+}
+
+// expect runs ops (operation → wanted outcome) in one child and reports
+// every mismatch.
+func expect(t *testing.T, p Policy, cases [][2]string) {
+	t.Helper()
+	ops := make([]string, len(cases))
+	for i, c := range cases {
+		ops[i] = c[0]
+	}
+	got := run(t, p, ops...)
+	for i, c := range cases {
+		if got[i] != c[1] {
+			t.Errorf("%s: got %s, want %s", c[0], got[i], c[1])
+		}
+	}
+}

@@ -1,0 +1,414 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Mode is a sandbox mode: how far a command may write without asking.
+type Mode string
+
+// The sandbox modes (SPEC G1).
+const (
+	// ReadOnly lets a command read everything and write nothing but the
+	// terminal and null devices.
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite adds writing to the working directory, the configured
+	// writable roots and the temporary directories, except protected paths.
+	WorkspaceWrite Mode = "workspace-write"
+	// FullAccess runs commands without any restriction.
+	FullAccess Mode = "full-access"
+)
+
+// ParseMode returns the Mode named s ("read-only", "workspace-write" or
+// "full-access"), or an error that lists the valid names.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.TrimSpace(s)); m {
+	case ReadOnly, WorkspaceWrite, FullAccess:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown sandbox mode %q (want %s, %s or %s)", s, ReadOnly, WorkspaceWrite, FullAccess)
+}
+
+// ProtectedNames are the entries of every writable root that stay read-only
+// inside it. A .git that is a file ("gitdir: PATH", as in worktrees and
+// submodules) also protects the directory it points to.
+var ProtectedNames = []string{".git", ".warden", ".agents"}
+
+// devicePaths are the devices every mode may write to, and open terminals
+// on, so that `cmd >/dev/null` and interactive programs keep working.
+var devicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+
+// Policy says what a command may do: the sandbox mode, the working
+// directory and extra writable roots, and whether it may use the network.
+// The zero Mode is invalid; use ParseMode or one of the constants.
+type Policy struct {
+	// Mode is the sandbox mode.
+	Mode Mode
+	// Workdir is the working directory, writable in workspace-write mode.
+	// Empty means the current directory of this process.
+	Workdir string
+	// WritableRoots are extra writable roots in workspace-write mode;
+	// relative ones are taken relative to Workdir.
+	WritableRoots []string
+	// NetworkAccess lets commands use the network. Off by default.
+	NetworkAccess bool
+	// Unenforced records that the user explicitly accepted running without
+	// kernel enforcement where Landlock is missing (warden's
+	// --sandbox-unenforced). Without it, read-only and workspace-write
+	// commands are refused on such kernels.
+	Unenforced bool
+}
+
+// Config is the sandbox section of a task file:
+//
+//	sandbox: {mode: workspace-write, writable_roots: [../cache], network_access: false}
+type Config struct {
+	// Mode is the sandbox mode name; empty means workspace-write.
+	Mode string `yaml:"mode,omitempty" json:"mode,omitempty"`
+	// WritableRoots are extra writable roots.
+	WritableRoots []string `yaml:"writable_roots,omitempty" json:"writable_roots,omitempty"`
+	// NetworkAccess turns the network on.
+	NetworkAccess bool `yaml:"network_access,omitempty" json:"network_access,omitempty"`
+}
+
+// Policy returns the policy c describes for commands running in workdir.
+// Relative writable roots are taken relative to base (the directory of the
+// task file), or to workdir when base is empty.
+func (c Config) Policy(workdir, base string) (Policy, error) {
+	p := Policy{Mode: WorkspaceWrite, Workdir: workdir, NetworkAccess: c.NetworkAccess}
+	if c.Mode != "" {
+		m, err := ParseMode(c.Mode)
+		if err != nil {
+			return Policy{}, err
+		}
+		p.Mode = m
+	}
+	if base == "" {
+		base = workdir
+	}
+	for _, r := range c.WritableRoots {
+		if r == "" {
+			return Policy{}, errors.New("sandbox: a writable root is empty")
+		}
+		if !filepath.IsAbs(r) && base != "" {
+			r = filepath.Join(base, r)
+		}
+		p.WritableRoots = append(p.WritableRoots, r)
+	}
+	return p, nil
+}
+
+// workdir returns the absolute, clean working directory of the policy.
+func (p Policy) workdir() (string, error) {
+	wd := p.Workdir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("sandbox: working directory: %w", err)
+		}
+	}
+	wd, err := filepath.Abs(wd)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: working directory: %w", err)
+	}
+	return wd, nil
+}
+
+// abs returns path made absolute against the working directory, cleaned.
+func (p Policy) abs(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	wd, err := p.workdir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(wd, path), nil
+}
+
+// tempDirs are the temporary directories writable in workspace-write mode.
+func tempDirs() []string {
+	return []string{os.TempDir(), "/tmp", "/dev/shm"}
+}
+
+// WritableRootsResolved returns the directories commands may write under in
+// workspace-write mode, with symbolic links resolved: the working
+// directory, the configured writable roots and the temporary directories
+// (os.TempDir, /tmp and /dev/shm), without duplicates. Roots that do not
+// exist are left out. It returns nil for read-only mode (nothing is
+// writable but devices) and for full-access mode (nothing is restricted).
+func (p Policy) WritableRootsResolved() []string {
+	if p.Mode != WorkspaceWrite {
+		return nil
+	}
+	var cands []string
+	if wd, err := p.workdir(); err == nil {
+		cands = append(cands, wd)
+	}
+	for _, r := range p.WritableRoots {
+		if a, err := p.abs(r); err == nil {
+			cands = append(cands, a)
+		}
+	}
+	cands = append(cands, tempDirs()...)
+	var out []string
+	for _, c := range cands {
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil {
+			continue
+		}
+		if !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// ProtectedPaths returns the paths that stay read-only inside the writable
+// roots: .git, .warden and .agents under each root (whether or not they
+// exist), the targets of those that are symbolic links, and, for a .git
+// file of the form "gitdir: PATH", the directory it names and that
+// directory's common git directory (its "commondir" file). Paths are
+// absolute, clean and sorted. It returns nil outside workspace-write mode.
+func (p Policy) ProtectedPaths() ([]string, error) {
+	return protectedPaths(p.WritableRootsResolved())
+}
+
+// protectedPaths returns the protected paths of the resolved roots.
+func protectedPaths(roots []string) ([]string, error) {
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, root := range roots {
+		for _, name := range ProtectedNames {
+			path := filepath.Join(root, name)
+			add(path)
+			fi, err := os.Lstat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("sandbox: protected path: %w", err)
+			}
+			real, err := filepath.EvalSymlinks(path)
+			if err == nil {
+				add(real)
+				if fi, err = os.Stat(real); err != nil {
+					return nil, fmt.Errorf("sandbox: protected path: %w", err)
+				}
+			} else if fi.Mode()&fs.ModeSymlink != 0 {
+				// A dangling link: a write through it would create its target.
+				if t, err := resolvePath(path); err == nil {
+					add(t)
+				}
+				continue
+			}
+			if name != ".git" || !fi.Mode().IsRegular() {
+				continue
+			}
+			dirs, err := gitdirTargets(path)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range dirs {
+				add(d)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// gitdirTargets reads a .git file ("gitdir: PATH") and returns the git
+// directory it names and, when that directory has a "commondir" file, the
+// common directory too, both resolved. A file without a gitdir line gives
+// nothing.
+func gitdirTargets(gitFile string) ([]string, error) {
+	data, err := readSmall(gitFile)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: reading %s: %w", gitFile, err)
+	}
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	rest, ok := strings.CutPrefix(strings.TrimSpace(string(line)), "gitdir:")
+	if !ok {
+		return nil, nil
+	}
+	target := strings.TrimSpace(rest)
+	if target == "" {
+		return nil, nil
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(gitFile), target)
+	}
+	target, err = resolvePath(target)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{target}
+	if cd, err := readSmall(filepath.Join(target, "commondir")); err == nil {
+		c := strings.TrimSpace(firstLine(cd))
+		if c != "" {
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(target, c)
+			}
+			if c, err = resolvePath(c); err == nil && c != target {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// readSmall reads at most 64 KiB of a file.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 64<<10))
+}
+
+func firstLine(b []byte) string {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return string(line)
+}
+
+// CanWrite reports whether the policy lets a command write to path: the
+// same decision the kernel makes for sandboxed commands, made in user space
+// for tools that write from the warden process itself (such as
+// text_editor). A relative path is taken relative to Workdir. Symbolic
+// links are followed, including a dangling last one (writing through it
+// would create its target), so a link inside a writable root that points
+// outside it, or into a protected path, is not writable.
+//
+// It is stricter than the kernel in one case: a protected path that does
+// not exist yet (.warden in a root without one) is refused here, while the
+// kernel only protects protected paths that exist when a command starts.
+func (p Policy) CanWrite(path string) bool {
+	if p.Mode == FullAccess {
+		return true
+	}
+	if path == "" {
+		return false
+	}
+	a, err := p.abs(path)
+	if err != nil {
+		return false
+	}
+	real, err := resolvePath(a)
+	if err != nil {
+		return false
+	}
+	for _, d := range devicePaths {
+		if real == d || (d == "/dev/pts" && within(d, real)) {
+			return true
+		}
+	}
+	if p.Mode != WorkspaceWrite {
+		return false
+	}
+	roots := p.WritableRootsResolved()
+	protected, err := protectedPaths(roots)
+	if err != nil {
+		return false
+	}
+	for _, pr := range protected {
+		if within(pr, real) {
+			return false
+		}
+	}
+	for _, root := range roots {
+		if within(root, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is dir or lies under it; both are absolute
+// and clean.
+func within(dir, path string) bool {
+	if path == dir || dir == "/" {
+		return true
+	}
+	return strings.HasPrefix(path, dir) && path[len(dir)] == '/'
+}
+
+// maxSymlinks bounds the symbolic links resolvePath follows, as the kernel
+// does (ELOOP).
+const maxSymlinks = 40
+
+// resolvePath returns the absolute, clean path p with every symbolic link
+// followed, component by component, as the kernel would when opening it
+// for writing. Components from the first one that does not exist on are
+// appended as they are (after lexical cleaning), so a dangling last link
+// resolves to the file a write through it would create.
+func resolvePath(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("sandbox: %q is not absolute", p)
+	}
+	todo := splitPath(p)
+	cur := "/"
+	links := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+				// Nothing from here on exists: no more links to follow.
+				return filepath.Clean(filepath.Join(append([]string{next}, todo...)...)), nil
+			}
+			return "", fmt.Errorf("sandbox: resolving %s: %w", p, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		links++
+		if links > maxSymlinks {
+			return "", fmt.Errorf("sandbox: resolving %s: too many levels of symbolic links", p)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("sandbox: resolving %s: %w", p, err)
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		todo = append(splitPath(target), todo...)
+	}
+	return cur, nil
+}
+
+// splitPath splits a path into its non-empty components.
+func splitPath(p string) []string {
+	var out []string
+	for _, c := range strings.Split(p, "/") {
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}

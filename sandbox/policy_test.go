@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+func TestG1_ParseMode(t *testing.T) {
+	for _, m := range []Mode{ReadOnly, WorkspaceWrite, FullAccess} {
+		if got, err := ParseMode(string(m)); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %q, %v", m, got, err)
+		}
+	}
+	for _, s := range []string{"", "readonly", "full", "WORKSPACE-WRITE"} {
+		if _, err := ParseMode(s); err == nil {
+			t.Errorf("ParseMode(%q): no error", s)
+		}
+	}
+}
+
+func TestG1_ConfigPolicy(t *testing.T) {
+	p, err := Config{WritableRoots: []string{"cache", "/abs"}, NetworkAccess: true}.Policy("/work", "/tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Mode != WorkspaceWrite || p.Workdir != "/work" || !p.NetworkAccess ||
+		!slices.Equal(p.WritableRoots, []string{"/tasks/cache", "/abs"}) {
+		t.Errorf("policy = %+v", p)
+	}
+	if p, _ := (Config{Mode: "read-only", WritableRoots: []string{"c"}}).Policy("/work", ""); p.Mode != ReadOnly || p.WritableRoots[0] != "/work/c" {
+		t.Errorf("policy = %+v", p)
+	}
+	if _, err := (Config{Mode: "bogus"}).Policy("/work", ""); err == nil {
+		t.Error("bad mode: no error")
+	}
+}
+
+func TestG1_WritableRootsResolved(t *testing.T) {
+	w := t.TempDir()
+	extra := mkdir(t, w, "extra")
+	symlink(t, extra, filepath.Join(w, "link"))
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{"link", "missing", extra}}
+	got := p.WritableRootsResolved()
+	realW, _ := filepath.EvalSymlinks(w)
+	realExtra, _ := filepath.EvalSymlinks(extra)
+	tmp, _ := filepath.EvalSymlinks(os.TempDir())
+	if len(got) < 3 || got[0] != realW || got[1] != realExtra || !slices.Contains(got, tmp) {
+		t.Errorf("WritableRootsResolved() = %v", got)
+	}
+	if slices.Contains(got, filepath.Join(w, "missing")) {
+		t.Error("a missing root is listed")
+	}
+	for _, m := range []Mode{ReadOnly, FullAccess} {
+		if got := (Policy{Mode: m, Workdir: w}).WritableRootsResolved(); got != nil {
+			t.Errorf("%s: %v", m, got)
+		}
+	}
+}
+
+func TestG1_ProtectedPaths(t *testing.T) {
+	w, _ := filepath.EvalSymlinks(t.TempDir())
+	mkdir(t, w, ".git")
+	elsewhere := mkdir(t, w, "..", filepath.Base(w)+"-gitdir")
+	defer os.RemoveAll(elsewhere)
+	sub := mkdir(t, w, "sub")
+	writeFile(t, filepath.Join(sub, ".git"), "gitdir: ../../"+filepath.Base(elsewhere)+"\n")
+	symlink(t, filepath.Join(w, "sub"), filepath.Join(w, ".agents"))
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{"sub"}}
+	got, err := p.ProtectedPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		filepath.Join(w, ".git"), filepath.Join(w, ".warden"), filepath.Join(w, ".agents"),
+		sub, // the target of the .agents link
+		filepath.Join(sub, ".git"), elsewhere,
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("ProtectedPaths() = %v, missing %s", got, want)
+		}
+	}
+	if !slices.IsSorted(got) {
+		t.Errorf("not sorted: %v", got)
+	}
+	if got, _ := (Policy{Mode: ReadOnly, Workdir: w}).ProtectedPaths(); got != nil {
+		t.Errorf("read-only: %v", got)
+	}
+}
+
+func TestResolvePath(t *testing.T) {
+	d, _ := filepath.EvalSymlinks(t.TempDir())
+	mkdir(t, d, "a", "b")
+	writeFile(t, filepath.Join(d, "file"), "")
+	symlink(t, "a/b", filepath.Join(d, "rel"))
+	symlink(t, filepath.Join(d, "a"), filepath.Join(d, "abs"))
+	symlink(t, "../../a/nothing", filepath.Join(d, "a", "b", "dangling"))
+	symlink(t, "loop2", filepath.Join(d, "loop1"))
+	symlink(t, "loop1", filepath.Join(d, "loop2"))
+	for in, want := range map[string]string{
+		d + "/rel/x":            d + "/a/b/x",
+		d + "/abs/b/../b":       d + "/a/b",
+		d + "/rel/../x":         d + "/a/x", // .. after a link is taken from the link's target
+		d + "/a/b/dangling":     d + "/a/nothing",
+		d + "/missing/../x/y":   d + "/x/y",
+		d + "/file/x":           d + "/file/x",
+		d + "/./a//b/":          d + "/a/b",
+		"/":                     "/",
+		d + "/abs/b/dangling/z": d + "/a/nothing/z",
+	} {
+		if got, err := resolvePath(in); err != nil || got != want {
+			t.Errorf("resolvePath(%s) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := resolvePath(d + "/loop1/x"); err == nil {
+		t.Error("a link loop resolved")
+	}
+	if _, err := resolvePath("relative"); err == nil {
+		t.Error("a relative path resolved")
+	}
+}
+
+func TestG2_Denied(t *testing.T) {
+	for _, c := range []struct {
+		output string
+		err    error
+		kind   string
+	}{
+		{"sh: 1: cannot create /etc/x: Permission denied\n", nil, KindWrite},
+		{"touch: cannot touch '.git/config': Read-only file system", nil, KindWrite},
+		{"rm: cannot remove 'x': Operation not permitted", nil, KindWrite},
+		{"PermissionError: [Errno 13] Permission denied: '/etc/x'", nil, KindWrite},
+		{"", &os.PathError{Op: "open", Path: "/etc/x", Err: syscall.EACCES}, KindWrite},
+		{"", &os.PathError{Op: "open", Path: "/x/.git/config", Err: syscall.EROFS}, KindWrite},
+		{"curl: (6) Could not resolve host: example.com", nil, KindNetwork},
+		{"curl: (7) Failed to connect to 10.0.0.1 port 80: Network is unreachable", nil, KindNetwork},
+		{"dial tcp 127.0.0.1:8080: connect: connection refused", nil, KindNetwork},
+		{"ssh: Could not resolve hostname github.com: Temporary failure in name resolution", nil, KindNetwork},
+		{"dial tcp 1.2.3.4:443: connect: permission denied", nil, KindNetwork}, // Landlock TCP rules
+		{"", syscall.ENETUNREACH, KindNetwork},
+		{"ok\nall good\n", nil, ""},
+		{"warden: sandbox: not in a new user namespace", nil, ""},
+		{"", errors.New("exit status 1"), ""},
+	} {
+		kind, ok := Denied(c.output, c.err)
+		if kind != c.kind || ok != (c.kind != "") {
+			t.Errorf("Denied(%q, %v) = %q, %v; want %q", c.output, c.err, kind, ok, c.kind)
+		}
+	}
+	net := "curl: (6) Could not resolve host: example.com"
+	if _, ok := (Policy{Mode: WorkspaceWrite, NetworkAccess: true}).Denied(net, nil); ok {
+		t.Error("network kind with the network on")
+	}
+	if _, ok := (Policy{Mode: FullAccess}).Denied("Permission denied", nil); ok {
+		t.Error("write kind in full-access mode")
+	}
+}
+
+func TestG2_BlockedNamesThePath(t *testing.T) {
+	w, _ := filepath.EvalSymlinks(t.TempDir())
+	mkdir(t, w, ".git")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	for output, want := range map[string]Block{
+		"sh: 1: cannot create /etc/x: Permission denied":              {Kind: KindWrite, Path: "/etc/x"},
+		"touch: cannot touch '.git/config': Read-only file system":    {Kind: KindWrite, Path: filepath.Join(w, ".git", "config"), Protected: true},
+		"PermissionError: [Errno 13] Permission denied: '/usr/lib/z'": {Kind: KindWrite, Path: "/usr/lib/z"},
+		"mkdir: cannot create directory ‘/opt/q’: Permission denied":  {Kind: KindWrite, Path: "/opt/q"},
+		"cp: cannot create regular file 'ok.txt': Permission denied":  {Kind: KindWrite}, // writable here: not the culprit
+		"curl: (6) Could not resolve host: example.com":               {Kind: KindNetwork},
+	} {
+		got, ok := p.Blocked(output, nil)
+		if !ok || got != want {
+			t.Errorf("Blocked(%q) = %+v, %v; want %+v", output, got, ok, want)
+		}
+	}
+	got, _ := p.Blocked("", &os.PathError{Op: "open", Path: "/srv/data", Err: syscall.EACCES})
+	if got.Path != "/srv/data" {
+		t.Errorf("Blocked(PathError) = %+v", got)
+	}
+	if s := p.Explain(Block{Kind: KindWrite, Path: "/etc/x"}); s != "write outside the writable roots: /etc/x" {
+		t.Errorf("Explain = %q", s)
+	}
+}

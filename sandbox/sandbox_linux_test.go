@@ -1,0 +1,693 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+func TestG1_WriteInsideWorkdirWorks(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(w, "new.txt"), "ok"}, // a new file at the top
+		{"append|" + filepath.Join(w, "main.go"), "ok"},
+		{"mkdir|" + filepath.Join(w, "newdir"), "ok"},
+		{"write|" + filepath.Join(w, "sub", "x"), "ok"},
+		{"rename|" + filepath.Join(w, "sub", "x") + "|" + filepath.Join(w, "y"), "ok"}, // across directories
+		{"remove|" + filepath.Join(w, "y"), "ok"},
+		{"symlink|main.go|" + filepath.Join(w, "link"), "ok"},
+		{"write|/dev/null", "ok"},
+	})
+}
+
+func TestG1_WriteOutsideRootsFails(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	out := scratch(t)
+	existing := writeFile(t, filepath.Join(out, "existing"), "keep\n")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(out, "new"), "errno=EACCES"},
+		{"append|" + existing, "errno=EACCES"},
+		{"write|" + existing, "errno=EACCES"},
+		{"mkdir|" + filepath.Join(out, "d"), "errno=EACCES"},
+		{"remove|" + existing, "errno=EACCES"},
+		{"rename|" + existing + "|" + filepath.Join(w, "stolen"), "errno=EACCES"},
+		{"read|" + existing, "ok"},
+	})
+	if b, _ := os.ReadFile(existing); string(b) != "keep\n" {
+		t.Errorf("existing = %q", b)
+	}
+}
+
+// A write outside the roots fails with EACCES; Denied recognises it as a
+// write; once the escalation is approved (the directory becomes a writable
+// root) the same write succeeds.
+func TestG2_WriteSucceedsAfterEscalation(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	out := scratch(t)
+	target := filepath.Join(out, "report.txt")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+
+	cmd, err := p.Command(context.Background(), "sh", "-c", "echo hi > "+target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = w
+	output, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("write outside the roots succeeded: %s", output)
+	}
+	kind, ok := p.Denied(string(output), err)
+	if !ok || kind != KindWrite {
+		t.Fatalf("Denied(%q) = %q, %v; want write", output, kind, ok)
+	}
+	if !strings.Contains(string(output), "Permission denied") {
+		t.Errorf("output = %q, want Permission denied (EACCES)", output)
+	}
+	if p.CanWrite(target) {
+		t.Error("CanWrite before the escalation")
+	}
+
+	approved := p
+	approved.WritableRoots = append(approved.WritableRoots, out)
+	expect(t, approved, [][2]string{{"write|" + target, "ok"}})
+	if !approved.CanWrite(target) {
+		t.Error("CanWrite after the escalation")
+	}
+	full := Policy{Mode: FullAccess, Workdir: w}
+	expect(t, full, [][2]string{{"write|" + filepath.Join(out, "full"), "ok"}})
+}
+
+func TestG1_TempDirWritable(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	tmp, err := os.MkdirTemp("", "warden-sandbox-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(tmp, "f"), "ok"},
+		{"mkdir|" + filepath.Join(tmp, "d"), "ok"},
+	})
+	ro := Policy{Mode: ReadOnly, Workdir: w}
+	expect(t, ro, [][2]string{{"write|" + filepath.Join(tmp, "g"), "errno=EACCES"}})
+}
+
+func TestG1_ReadOnlyBlocksWorkdirWrites(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	p := Policy{Mode: ReadOnly, Workdir: w}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(w, "new.txt"), "errno=EACCES"},
+		{"append|" + filepath.Join(w, "main.go"), "errno=EACCES"},
+		{"mkdir|" + filepath.Join(w, "d"), "errno=EACCES"},
+		{"read|" + filepath.Join(w, "main.go"), "ok"},
+		{"write|/dev/null", "ok"},
+	})
+	if p.CanWrite(filepath.Join(w, "main.go")) {
+		t.Error("CanWrite in read-only mode")
+	}
+}
+
+func TestG1_SymlinkOutsideRootsFails(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	out := scratch(t)
+	victim := writeFile(t, filepath.Join(out, "victim"), "keep\n")
+	symlink(t, out, filepath.Join(w, "outdir"))
+	symlink(t, victim, filepath.Join(w, "outfile"))
+	symlink(t, filepath.Join(out, "created"), filepath.Join(w, "dangling"))
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(w, "outdir", "f"), "errno=EACCES"},
+		{"append|" + filepath.Join(w, "outfile"), "errno=EACCES"},
+		{"write|" + filepath.Join(w, "outfile"), "errno=EACCES"},
+		{"write|" + filepath.Join(w, "dangling"), "errno=EACCES"},
+		{"remove|" + filepath.Join(w, "outfile"), "ok"}, // the link itself is in the workdir
+	})
+	if _, err := os.Stat(filepath.Join(out, "created")); err == nil {
+		t.Error("the dangling link's target was created")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Errorf("victim = %q", b)
+	}
+}
+
+func TestG1_SymlinkIntoProtectedPathFails(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	symlink(t, ".git", filepath.Join(w, "g"))
+	symlink(t, filepath.Join(w, ".git", "config"), filepath.Join(w, "cfg"))
+	symlink(t, filepath.Join(w, ".git", "hooks", "pre-commit"), filepath.Join(w, "hook"))
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	expect(t, p, [][2]string{
+		{"append|" + filepath.Join(w, "g", "config"), "errno=EROFS"},
+		{"write|" + filepath.Join(w, "g", "hooks", "post-checkout"), "errno=EROFS"},
+		{"append|" + filepath.Join(w, "cfg"), "errno=EROFS"},
+		{"write|" + filepath.Join(w, "hook"), "errno=EROFS"},
+	})
+	if _, err := os.Stat(filepath.Join(w, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("a hook was created through a link")
+	}
+}
+
+func TestG1_GitConfigReadOnlyInWritableRepo(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	cfg := filepath.Join(w, ".git", "config")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	expect(t, p, [][2]string{
+		{"append|" + cfg, "errno=EROFS"},
+		{"write|" + cfg, "errno=EROFS"},
+		{"remove|" + cfg, "errno=EROFS"},
+		{"chmod|" + cfg, "errno=EROFS"},
+		{"write|" + filepath.Join(w, ".git", "hooks", "pre-commit"), "errno=EROFS"},
+		{"mkdir|" + filepath.Join(w, ".git", "x"), "errno=EROFS"},
+		{"rename|" + filepath.Join(w, ".git") + "|" + filepath.Join(w, "old-git"), "errno=EBUSY"},
+		{"remove|" + filepath.Join(w, ".git"), "errno=EBUSY"},
+		{"rename|" + filepath.Join(w, "main.go") + "|" + filepath.Join(w, ".git", "main.go"), "errno=EXDEV"},
+		{"read|" + cfg, "ok"},
+		// With root's capabilities in the sandbox's user namespace, the
+		// command could clear the mount's read-only flag: it has none.
+		{"unroot|" + filepath.Join(w, ".git"), "errno=EPERM"},
+		{"umount|" + filepath.Join(w, ".git"), "errno=EPERM"},
+		{"append|" + cfg, "errno=EROFS"},
+		{"write|" + filepath.Join(w, "sub", "ok"), "ok"},
+		{"write|" + filepath.Join(w, "top-level-ok"), "ok"},
+	})
+	if b, _ := os.ReadFile(cfg); string(b) != "[core]\n" {
+		t.Errorf(".git/config = %q", b)
+	}
+	if p.CanWrite(cfg) || p.CanWrite(filepath.Join(w, ".git", "hooks", "x")) {
+		t.Error("CanWrite says .git is writable")
+	}
+	// The parent, outside the sandbox, still writes it.
+	writeFile(t, cfg, "[core]\n\tbare = false\n")
+}
+
+// A .git file "gitdir: PATH" (worktrees, submodules) protects PATH too,
+// even when PATH lies in another writable root.
+func TestG1_GitdirFileProtectsTarget(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	os.RemoveAll(filepath.Join(w, ".git"))
+	elsewhere, err := os.MkdirTemp("", "warden-gitdir-") // under /tmp: a writable root
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(elsewhere)
+	gitdir := mkdir(t, elsewhere, "worktrees", "wt")
+	writeFile(t, filepath.Join(gitdir, "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(gitdir, "commondir"), "../..\n")
+	writeFile(t, filepath.Join(elsewhere, "config"), "[core]\n")
+	dotgit := writeFile(t, filepath.Join(w, ".git"), "gitdir: "+gitdir+"\n")
+
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	prot, err := p.ProtectedPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	realElsewhere, _ := filepath.EvalSymlinks(elsewhere)
+	for _, want := range []string{filepath.Join(realElsewhere, "worktrees", "wt"), realElsewhere, dotgit} {
+		if !contains(prot, want) {
+			t.Errorf("ProtectedPaths() = %v, missing %s", prot, want)
+		}
+	}
+	expect(t, p, [][2]string{
+		{"append|" + dotgit, "errno=EROFS"},
+		{"remove|" + dotgit, "errno=EBUSY"},
+		{"write|" + filepath.Join(gitdir, "HEAD"), "errno=EROFS"},
+		{"write|" + filepath.Join(elsewhere, "config"), "errno=EROFS"},               // the common dir
+		{"write|" + filepath.Join(os.TempDir(), filepath.Base(elsewhere)+"x"), "ok"}, // the rest of /tmp
+	})
+
+	// A relative gitdir is taken relative to the .git file.
+	writeFile(t, dotgit, "gitdir: ../repo-git\n")
+	rel := mkdir(t, filepath.Dir(w), "repo-git")
+	p2 := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{filepath.Dir(w)}}
+	expect(t, p2, [][2]string{
+		{"write|" + filepath.Join(rel, "HEAD"), "errno=EROFS"},
+		{"write|" + filepath.Join(filepath.Dir(w), "sibling"), "ok"},
+	})
+}
+
+func TestG1_WardenAndAgentsProtected(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	writeFile(t, filepath.Join(w, ".warden", "policy.yaml"), "approvers: []\n")
+	writeFile(t, filepath.Join(w, ".agents", "AGENTS.md"), "be nice\n")
+	extra := mkdir(t, scratch(t), "extra")
+	writeFile(t, filepath.Join(extra, ".agents", "x"), "x\n")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{extra}}
+	expect(t, p, [][2]string{
+		{"append|" + filepath.Join(w, ".warden", "policy.yaml"), "errno=EROFS"},
+		{"write|" + filepath.Join(w, ".warden", "new.yaml"), "errno=EROFS"},
+		{"append|" + filepath.Join(w, ".agents", "AGENTS.md"), "errno=EROFS"},
+		{"append|" + filepath.Join(extra, ".agents", "x"), "errno=EROFS"},
+		{"write|" + filepath.Join(extra, "y"), "ok"},
+	})
+}
+
+// listen opens a loopback listener in the parent (the test) and accepts
+// connections until the test ends.
+func listen(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestG1_NetworkOffBlocksLoopbackConnect(t *testing.T) {
+	requireSandbox(t)
+	addr := listen(t)
+	w := repo(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	got := run(t, p, "connect|"+addr, "connect|1.1.1.1:53", "dialmsg|"+addr, "dialmsg|1.1.1.1:53")
+	if got[0] != "errno=ECONNREFUSED" {
+		t.Errorf("connect to the parent's listener with the network off: %s", got[0])
+	}
+	if got[1] != "errno=ENETUNREACH" {
+		t.Errorf("connect to 1.1.1.1 with the network off: %s", got[1])
+	}
+	for _, msg := range got[2:] {
+		if kind, ok := p.Denied(msg, nil); !ok || kind != KindNetwork {
+			t.Errorf("Denied(%q) = %q, %v", msg, kind, ok)
+		}
+		if _, ok := (Policy{Mode: WorkspaceWrite, NetworkAccess: true}).Denied(msg, nil); ok {
+			t.Errorf("Denied with the network on recognises %q", msg)
+		}
+	}
+	ro := Policy{Mode: ReadOnly, Workdir: w}
+	if got := run(t, ro, "connect|"+addr); got[0] == "ok" {
+		t.Errorf("read-only, network off: connect ok")
+	}
+}
+
+func TestG1_NetworkOnAllowsConnect(t *testing.T) {
+	requireSandbox(t)
+	addr := listen(t)
+	w := repo(t)
+	for _, m := range []Mode{WorkspaceWrite, ReadOnly, FullAccess} {
+		p := Policy{Mode: m, Workdir: w, NetworkAccess: true}
+		if got := run(t, p, "connect|"+addr); got[0] != "ok" {
+			t.Errorf("%s, network on: connect = %s", m, got[0])
+		}
+	}
+}
+
+// Inside a sandbox without network a command can still serve itself on
+// its own loopback interface (tests that start local servers work).
+func TestG1_NetworkOffKeepsOwnLoopback(t *testing.T) {
+	requireNamespaces(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: repo(t)}
+	got := run(t, p, "selfloop", "ifaces")
+	if got[0] != "ok" || got[1] != "lo" {
+		t.Errorf("own loopback: %s; interfaces: %s; want ok, lo", got[0], got[1])
+	}
+}
+
+// Sandboxed commands hold no capabilities, even when warden runs as root,
+// cannot gain any (no_new_privs), and cannot make user namespaces of their
+// own.
+func TestG1_NoCapabilities(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	const none = "CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000"
+	for _, p := range []Policy{{Mode: WorkspaceWrite, Workdir: w}, {Mode: ReadOnly, Workdir: w, NetworkAccess: true}} {
+		got := run(t, p, "caps", "unshare-user")
+		if !strings.HasPrefix(got[0], none) || !strings.Contains(got[0], "CapAmb:0000000000000000") || !strings.Contains(got[0], "NoNewPrivs:1") {
+			t.Errorf("%s: %s", p.Mode, got[0])
+		}
+		if os.Geteuid() == 0 && !strings.Contains(got[0], "CapBnd:0000000000000000") {
+			t.Errorf("%s: bounding set kept: %s", p.Mode, got[0])
+		}
+		if got[1] == "ok" {
+			t.Errorf("%s: a nested user namespace was created", p.Mode)
+		}
+	}
+}
+
+func TestG1_ParentStaysUnrestricted(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	out := scratch(t)
+	p := Policy{Mode: ReadOnly, Workdir: w}
+	for range 3 {
+		run(t, p, "write|"+filepath.Join(out, "x"))
+	}
+	run(t, Policy{Mode: WorkspaceWrite, Workdir: w}, "write|"+filepath.Join(out, "x"))
+	writeFile(t, filepath.Join(out, "parent"), "still free\n")
+	writeFile(t, filepath.Join(w, ".git", "config"), "[core]\n")
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(status), "NoNewPrivs:\t0") {
+		t.Error("the parent has no_new_privs set")
+	}
+	// A plain child of the parent is not restricted either.
+	if err := exec.Command("sh", "-c", "echo x > "+filepath.Join(out, "plain")).Run(); err != nil {
+		t.Errorf("plain child: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("parent listen: %v", err)
+	}
+	ln.Close()
+}
+
+// CanWrite, the user-space decision, agrees with the kernel.
+func TestG1_CanWriteAgreesWithKernel(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	out := scratch(t)
+	writeFile(t, filepath.Join(out, "file"), "x\n")
+	writeFile(t, filepath.Join(w, ".warden", "w.yaml"), "x\n")
+	symlink(t, out, filepath.Join(w, "to-out"))
+	symlink(t, ".git", filepath.Join(w, "to-git"))
+	symlink(t, "sub", filepath.Join(w, "to-sub"))
+	symlink(t, filepath.Join(out, "nothing"), filepath.Join(w, "dangling-out"))
+	symlink(t, "sub/made-by-link", filepath.Join(w, "dangling-in"))
+	extra := mkdir(t, out, "extra")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{extra}}
+	paths := []string{
+		filepath.Join(w, "main.go"),
+		filepath.Join(w, "fresh.txt"),
+		filepath.Join(w, "sub", "a"),
+		"relative.txt",
+		"sub/../sub/rel2.txt",
+		filepath.Join(w, ".git", "config"),
+		filepath.Join(w, ".git", "hooks", "h"),
+		filepath.Join(w, ".warden", "w.yaml"),
+		filepath.Join(out, "file"),
+		filepath.Join(out, "new"),
+		filepath.Join(extra, "e"),
+		filepath.Join(w, "to-out", "x"),
+		filepath.Join(w, "to-git", "config"),
+		filepath.Join(w, "to-sub", "y"),
+		filepath.Join(w, "dangling-out"),
+		filepath.Join(w, "dangling-in"),
+		filepath.Join(w, "sub", "..", "..", "escape"),
+		filepath.Join(os.TempDir(), "warden-canwrite-"+strconv.Itoa(os.Getpid())),
+		"/dev/null",
+		"/etc/hostname-warden-test",
+	}
+	defer os.Remove(filepath.Join(os.TempDir(), "warden-canwrite-"+strconv.Itoa(os.Getpid())))
+	for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
+		p.Mode = mode
+		ops := make([]string, len(paths))
+		for i, path := range paths {
+			ops[i] = "write|" + path
+			if strings.HasSuffix(path, "config") || strings.HasSuffix(path, "w.yaml") || strings.HasSuffix(path, "main.go") {
+				ops[i] = "append|" + path // do not truncate what others check
+			}
+		}
+		got := run(t, p, ops...)
+		for i, path := range paths {
+			kernel := got[i] == "ok"
+			if user := p.CanWrite(path); user != kernel {
+				t.Errorf("%s: CanWrite(%s) = %v, kernel: %s", mode, path, user, got[i])
+			}
+		}
+	}
+}
+
+func TestG1_FullAccessRunsUnrestricted(t *testing.T) {
+	w := repo(t)
+	out := scratch(t)
+	p := Policy{Mode: FullAccess, Workdir: w}
+	cmd, err := p.Command(context.Background(), "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := exec.LookPath("true"); cmd.Path != want || cmd.SysProcAttr != nil {
+		t.Errorf("full-access command: Path %q, SysProcAttr %v; want a plain command", cmd.Path, cmd.SysProcAttr)
+	}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(out, "f"), "ok"},
+		{"append|" + filepath.Join(w, ".git", "config"), "ok"},
+	})
+	if !p.CanWrite(filepath.Join(out, "f")) {
+		t.Error("CanWrite in full-access mode")
+	}
+}
+
+// Without user namespaces, Landlock alone enforces the policy: protected
+// paths by granting write on the entries of their parent directories
+// instead of the directories themselves, the network off by Landlock TCP
+// rules.
+func TestG2_LandlockOnlyFallback(t *testing.T) {
+	abi, err := Supported()
+	if err != nil || abi < 4 {
+		t.Skip("needs Landlock ABI 4")
+	}
+	saved := userNamespaces
+	userNamespaces = func() error { return errors.New("disabled by the test") }
+	defer func() { userNamespaces = saved }()
+
+	addr := listen(t)
+	w := repo(t)
+	mkdir(t, w, ".git", "objects", "ab")
+	out := scratch(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	cmd, err := p.Command(context.Background(), "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.SysProcAttr.Cloneflags != 0 {
+		t.Fatalf("namespaces requested: %#x", cmd.SysProcAttr.Cloneflags)
+	}
+	expect(t, p, [][2]string{
+		{"append|" + filepath.Join(w, ".git", "config"), "errno=EACCES"},
+		{"write|" + filepath.Join(w, ".git", "hooks", "pre-commit"), "errno=EACCES"},
+		{"write|" + filepath.Join(w, ".git", "objects", "ab", "cd"), "errno=EACCES"},
+		{"remove|" + filepath.Join(w, ".git", "config"), "errno=EACCES"},
+		{"rename|" + filepath.Join(w, ".git") + "|" + filepath.Join(w, "g2"), "errno=EACCES"},
+		{"append|" + filepath.Join(w, "main.go"), "ok"},
+		{"write|" + filepath.Join(w, "sub", "new"), "ok"},
+		{"write|" + filepath.Join(w, "top-level"), "errno=EACCES"}, // the price of Landlock alone
+		{"write|" + filepath.Join(out, "x"), "errno=EACCES"},
+		{"connect|" + addr, "errno=EACCES"},
+	})
+	p.NetworkAccess = true
+	expect(t, p, [][2]string{{"connect|" + addr, "ok"}})
+}
+
+func TestG2_RefusedWithoutLandlockUnlessUnenforced(t *testing.T) {
+	saved := abiOnce
+	abiOnce = func() (int, error) {
+		return 0, errors.New("sandbox: Landlock is unavailable: " + ErrUnsupported.Error())
+	}
+	defer func() { abiOnce = saved }()
+	w := repo(t)
+	for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
+		_, err := Policy{Mode: m, Workdir: w}.Command(context.Background(), "true")
+		if err == nil || !strings.Contains(err.Error(), "--sandbox-unenforced") || !strings.Contains(err.Error(), string(m)) {
+			t.Errorf("%s without Landlock: err = %v", m, err)
+		}
+	}
+	if _, err := (Policy{Mode: FullAccess, Workdir: w}).Command(context.Background(), "true"); err != nil {
+		t.Errorf("full-access without Landlock: %v", err)
+	}
+	out := scratch(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, Unenforced: true, NetworkAccess: true}
+	expect(t, p, [][2]string{{"write|" + filepath.Join(out, "x"), "ok"}}) // accepted: nothing enforces it
+}
+
+func TestWrapKeepsSysProcAttrAndChecksNamespaces(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	cmd := exec.Command("sh", "-c", "ps -o pgid= -p $$; echo $$")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.Wrap(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wrap(cmd); err == nil {
+		t.Error("wrapping twice: no error")
+	}
+	if !cmd.SysProcAttr.Setpgid || cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWUSER == 0 {
+		t.Errorf("SysProcAttr = %+v", cmd.SysProcAttr)
+	}
+	cmd.Dir = w
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if cmd.Process.Pid <= 0 {
+		t.Fatal("no pid")
+	}
+
+	// Replacing SysProcAttr drops the namespaces: the helper refuses.
+	cmd2, err := p.Command(context.Background(), "true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd2.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd2.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitSetup || !strings.Contains(string(out), "warden: sandbox: not in a new user namespace") {
+		t.Errorf("replaced SysProcAttr: %v, %s", err, out)
+	}
+	if _, ok := Denied(string(out), nil); ok {
+		t.Error("Denied takes the helper's setup failure for a blocked action")
+	}
+}
+
+func TestHelperExitStatuses(t *testing.T) {
+	requireSandbox(t)
+	p := Policy{Mode: ReadOnly, Workdir: repo(t)}
+	cmd, err := p.Command(context.Background(), "/nonexistent/program")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitNotFound {
+		t.Errorf("missing program: %v, %s", err, out)
+	}
+	if _, err := p.Command(context.Background(), "no-such-program-warden"); err != nil {
+		t.Errorf("Command: %v (the lookup error belongs to Start)", err)
+	}
+	cmd, _ = p.Command(context.Background(), "no-such-program-warden")
+	if err := cmd.Run(); !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("Run of a missing program: %v", err)
+	}
+	cmd, _ = p.Command(context.Background(), "sh", "-c", "exit 7")
+	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Errorf("exit 7: %v", err)
+	}
+}
+
+// The helper's marker reaches neither the command's environment nor its
+// command line.
+func TestHelperLeavesNoMarker(t *testing.T) {
+	requireSandbox(t)
+	w := repo(t)
+	got := run(t, Policy{Mode: WorkspaceWrite, Workdir: w}, "env", "cmdline")
+	if strings.Contains(got[0], "warden_sandbox") || strings.Contains(got[0], helperArg0) {
+		t.Errorf("environment leaks the marker: %s", got[0])
+	}
+	if strings.Contains(got[1], helperArg0) || strings.Contains(got[1], specMarker) || !strings.Contains(got[1], "cmdline") {
+		t.Errorf("command line = %q", got[1])
+	}
+}
+
+func TestSupported(t *testing.T) {
+	abi, err := Supported()
+	if err != nil {
+		t.Skipf("no Landlock here: %v", err)
+	}
+	if abi < 1 || abi > maxABI {
+		t.Errorf("abi = %d", abi)
+	}
+	t.Logf("Landlock ABI %d; namespaces: %v", abi, Namespaces())
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// openPTY returns a new pseudo-terminal's controller and terminal ends.
+func openPTY(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatal(e)
+	}
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Fatal(e)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return ptmx, tty
+}
+
+// A sandboxed command does not share warden's controlling terminal, so it
+// cannot type into warden's console (TIOCSTI) to answer its prompts.
+func TestG1_NoTerminalInjection(t *testing.T) {
+	requireNamespaces(t)
+	_, tty := openPTY(t)
+	w := repo(t)
+	exe, _ := os.Executable()
+	// The parent stands for warden: a session leader on a terminal.
+	parent := exec.Command(exe, "ttyparent|"+w)
+	parent.Env = childEnv()
+	parent.Stdin = tty
+	parent.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	out, err := parent.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "errno=ENXIO errno=EPERM" {
+		t.Errorf("open /dev/tty, TIOCSTI on the inherited terminal = %q; want errno=ENXIO errno=EPERM", got)
+	}
+}
+
+func TestSpecRoundTrip(t *testing.T) {
+	s := spec{
+		Mode: WorkspaceWrite, Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
+		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", MountNS: true,
+	}
+	args := append(s.args(), "prog", "--", "x=y")
+	got, argv, err := parseSpec(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, s) || !reflect.DeepEqual(argv, []string{"prog", "--", "x=y"}) {
+		t.Errorf("parseSpec = %+v, %q", got, argv)
+	}
+	for _, bad := range [][]string{
+		{"warden_sandbox=2", "--"},
+		{specMarker, "mode=read-only"},
+		{specMarker, "bogus=1", "--"},
+		{specMarker, "landlock=x", "--"},
+		{specMarker, "noequals", "--"},
+	} {
+		if _, _, err := parseSpec(bad); err == nil {
+			t.Errorf("parseSpec(%q): no error", bad)
+		}
+	}
+}

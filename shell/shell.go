@@ -1,0 +1,184 @@
+// Package shell splits a shell script into the simple commands it would run,
+// for exec rules and risk checks (SPEC G14).
+//
+// Parse walks the syntax tree of mvdan.cc/sh/v3/syntax (bash dialect): the
+// operands of &&, ||, ;, & and pipes, subshells, { } blocks, if/while/for/case
+// bodies, function bodies, command and process substitutions wherever they
+// appear (arguments, assignments, redirections, unquoted here-documents, test
+// and arithmetic expressions) each yield their simple commands.
+//
+// It also sees through wrappers, commands that run another command:
+//
+//	sudo, doas, pkexec, env (also env -S), nice, ionice, timeout, nohup, setsid,
+//	stdbuf, chroot, busybox, command (not -v/-V), builtin, exec, time (keyword
+//	and program), xargs, find -exec/-execdir/-ok/-okdir, watch, su -c,
+//	bash/sh/zsh/dash/ksh/… -c STRING (also -lc, -ec, …), a shell reading a
+//	literal here-document or here-string, eval of literal words, trap STRING.
+//
+// A wrapper is reported twice: first as itself, with all its words (so a rule
+// on sudo still matches, and Unwrapped is set), then the command it runs,
+// with the wrapper's name appended to Wrappers. `sudo rm -rf /` yields
+// ["sudo" "rm" "-rf" "/"] and then ["rm" "-rf" "/"] with Wrappers ["sudo"].
+//
+// What cannot be analysed makes the script Opaque, with a reason: eval of a
+// non-literal argument, a shell -c whose script is not literal, a program name
+// that is not literal ($CMD args, $(which rm) x), source or . of a file, a
+// shell reading its script from a pipe, nesting beyond a fixed depth.
+package shell
+
+import (
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Command is one simple command found in a script.
+type Command struct {
+	// Args are the words, program first, as the shell would pass them when
+	// literal; a word that is not literal (has $expansions, globs, ~ or
+	// substitutions) is kept as its source text.
+	Args []string
+	// Literal says, per word, whether the word is fully literal.
+	Literal []bool
+	// Wrappers are the wrappers seen through to reach this command, outermost
+	// first, e.g. ["sudo" "env"], ["bash -c"], ["find -exec"] or ["xargs"].
+	Wrappers []string
+	// Text is the source text of the command (for a wrapped command, its
+	// words as written, joined by spaces).
+	Text string
+
+	// Assigns are the NAME=value assignments in effect for this command only
+	// (`FOO=1 cmd`, or those given to env or sudo), as source text. A
+	// statement of assignments alone yields a Command with no Args.
+	Assigns []string
+	// Redirects are the targets of the output redirections that apply to
+	// the command (>, >>, >|, &>, <>, including those on an enclosing
+	// compound command), as source text. Duplications such as 2>&1 are not
+	// listed. A statement of redirections alone yields a Command with no
+	// Args.
+	Redirects []string
+	// Func is the name of the shell function whose body holds the command,
+	// "" outside functions.
+	Func string
+	// Pipeline is the 1-based number of the outermost pipeline holding the
+	// command, 0 when it is in none; Stage is the index of the pipeline
+	// stage holding it.
+	Pipeline, Stage int
+	// Unwrapped is true when the command is a wrapper Parse saw through: the
+	// commands it runs follow as their own entries.
+	Unwrapped bool
+}
+
+// Program returns the program name: the first word, "" when there is none.
+func (c *Command) Program() string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	return c.Args[0]
+}
+
+// AllLiteral reports whether every word of the command is literal.
+func (c *Command) AllLiteral() bool {
+	for _, l := range c.Literal {
+		if !l {
+			return false
+		}
+	}
+	return true
+}
+
+// Script is a parsed script.
+type Script struct {
+	// Commands are the simple commands, in the order the shell would start
+	// them (substitutions before the command that uses them; a wrapper
+	// before the command it runs).
+	Commands []Command
+	// Opaque is true when some part cannot be analysed: the script must be
+	// judged as a whole.
+	Opaque bool
+	// Reasons say why the script is opaque.
+	Reasons []string
+}
+
+// Limits on the analysis; beyond them the script is opaque.
+const (
+	maxDepth    = 16   // nested wrappers and embedded scripts
+	maxNesting  = 500  // syntax tree nesting
+	maxCommands = 5000 // simple commands in one script
+)
+
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}}
+
+func parseFile(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
+	return f, err
+}
+
+// Parse parses src as a bash script and returns the simple commands it would
+// run. A syntax error is returned as an error printing "line:col: message"
+// (a syntax.ParseError or syntax.LangError). Parse never panics.
+func Parse(src string) (*Script, error) {
+	f, err := parseFile(src)
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{s: &Script{}}
+	w.stmts(f.Stmts, ctx{src: src})
+	return w.s, nil
+}
+
+// FromArgs returns the commands an argv would run when executed directly
+// (not through a shell): the argv itself as one literal command, then,
+// when its program is a wrapper, the commands it wraps (so
+// ["bash","-lc","git status && rm x"] yields the bash command, git status and
+// rm x).
+func FromArgs(argv []string) *Script {
+	if len(argv) == 0 {
+		return &Script{}
+	}
+	w := &walker{s: &Script{}}
+	words := make([]word, len(argv))
+	for i, a := range argv {
+		words[i] = word{val: a, lit: true, text: Quote(a)}
+	}
+	w.emit(words, ctx{}, nil, nil, stdin{}, joinText(words))
+	return w.s
+}
+
+// Quote returns s quoted for a POSIX shell when it needs quoting, s itself
+// otherwise.
+func Quote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("_@%+=:,./-", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Join quotes each word with Quote and joins them with spaces.
+func Join(args []string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(Quote(a))
+	}
+	return b.String()
+}

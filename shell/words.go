@@ -1,0 +1,224 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// word is one word of a command: its value when literal, else its source
+// text.
+type word struct {
+	val  string // the value after quote removal when lit, else the source text
+	lit  bool
+	text string // source text
+}
+
+// srcText returns the source text of n in src, "" when its positions do not
+// fit (which the parser should never produce).
+func srcText(src string, n syntax.Node) string {
+	if n == nil {
+		return ""
+	}
+	s, e := n.Pos(), n.End()
+	if !s.IsValid() || !e.IsValid() {
+		return ""
+	}
+	a, b := int(s.Offset()), int(e.Offset())
+	if a < 0 || b > len(src) || a > b {
+		return ""
+	}
+	return src[a:b]
+}
+
+func joinText(ws []word) string {
+	if len(ws) == 1 {
+		return ws[0].text
+	}
+	n := len(ws)
+	for _, w := range ws {
+		n += len(w.text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.text)
+	}
+	return b.String()
+}
+
+// convert turns a syntax word into a word: literal when it is made only of
+// unquoted text without globs, braces or a leading ~, single-quoted text and
+// double-quoted text without expansions.
+func convert(w *syntax.Word, src string) word {
+	text := srcText(src, w)
+	// Fast path: one unquoted literal without anything special.
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok {
+			if strings.IndexAny(l.Value, "\\*?[{~") < 0 {
+				return word{val: l.Value, lit: true, text: text}
+			}
+		}
+	}
+	var b strings.Builder
+	lit := true
+	for i, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(p.Value, "~") {
+				lit = false
+			}
+			if !unquoteLit(&b, p.Value) {
+				lit = false
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				lit = false // $'...' escapes: not decoded, judged not literal
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					lit = false
+					break
+				}
+				unquoteDouble(&b, l.Value, true)
+			}
+		default:
+			lit = false
+		}
+		if !lit {
+			break
+		}
+	}
+	if !lit {
+		return word{val: text, lit: false, text: text}
+	}
+	return word{val: b.String(), lit: true, text: text}
+}
+
+// unquoteLit writes the value of unquoted text v (removing backslash escapes)
+// and reports whether it is literal: no unescaped glob character and no
+// brace expansion.
+func unquoteLit(b *strings.Builder, v string) bool {
+	lit := true
+	braceOpen := -1 // index in b of an unescaped '{', -1 if none
+	braceList := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case '\\':
+			if i+1 < len(v) {
+				i++
+				if v[i] != '\n' {
+					b.WriteByte(v[i])
+				}
+			}
+			continue
+		case '*', '?':
+			lit = false
+		case '[':
+			if strings.IndexByte(v[i+1:], ']') >= 0 {
+				lit = false
+			}
+		case '{':
+			braceOpen, braceList = i, false
+		case ',':
+			if braceOpen >= 0 {
+				braceList = true
+			}
+		case '.':
+			if braceOpen >= 0 && i+1 < len(v) && v[i+1] == '.' {
+				braceList = true
+			}
+		case '}':
+			if braceOpen >= 0 && braceList {
+				lit = false
+			}
+			braceOpen = -1
+		}
+		b.WriteByte(c)
+	}
+	return lit
+}
+
+// unquoteDouble writes the value of text inside double quotes (or of an
+// unquoted here-document when dq is false): a backslash escapes only $ ` \
+// newline, and " inside double quotes.
+func unquoteDouble(b *strings.Builder, v string, dq bool) {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			n := v[i+1]
+			if n == '$' || n == '`' || n == '\\' || n == '\n' || (dq && n == '"') {
+				i++
+				if n != '\n' {
+					b.WriteByte(n)
+				}
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+}
+
+// hdocBody returns the literal body of a here-document and whether it is
+// literal (quoted delimiter, or no expansions in the body).
+func hdocBody(r *syntax.Redirect) (string, bool) {
+	if r.Hdoc == nil {
+		return "", true
+	}
+	quoted := false
+	if r.Word == nil {
+		return "", false
+	}
+	for _, p := range r.Word.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			quoted = true
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') >= 0 {
+				quoted = true
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range r.Hdoc.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			return "", false
+		}
+		if quoted {
+			b.WriteString(l.Value)
+		} else {
+			unquoteDouble(&b, l.Value, false)
+		}
+	}
+	return b.String(), true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Base returns the last element of a slash-separated program path
+// ("/bin/rm" → "rm"); a name without a slash is returned as is.
+func Base(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,170 @@
+package bash
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/tool"
+)
+
+// The values of the sandbox_permissions argument.
+const (
+	useDefault       = "use_default"
+	requireEscalated = "require_escalated"
+)
+
+// governed runs a command under the tool's rules and sandbox (SPEC G1, G2,
+// G14):
+//
+//   - a command the exec rules forbid is refused;
+//   - a command the rules send for approval (prompt, dangerous, too complex
+//     to analyse), or that asks for escalated permissions, becomes a
+//     boundary request; approved, it runs — outside the sandbox when it
+//     asked for escalated permissions, else inside it;
+//   - a command the sandbox blocked (a write outside the writable roots, a
+//     network request) becomes a boundary request for exactly that
+//     permission; approved, the command runs again with it.
+//
+// Routine commands inside the boundary ask nobody.
+func (t *Tool) governed(ctx context.Context, a args) (string, error) {
+	cmdline := *a.Cmd
+	escalated := a.SandboxPermissions == requireEscalated
+	if t.sandbox == nil && t.rules == nil && !escalated {
+		return t.exec(ctx, cmdline, nil)
+	}
+	mode := ""
+	if t.sandbox != nil {
+		mode = string(t.sandbox.Mode)
+	}
+	judged := rules.Evaluate(t.rules, cmdline)
+	if judged.Decision == rules.Forbidden {
+		return "", &tool.Error{Type: tool.ErrPermission, Message: "forbidden by the exec rules: " + forbiddenReason(judged)}
+	}
+	policy := t.sandbox
+	if judged.Decision == rules.Prompt || escalated {
+		req := &boundary.Request{
+			Kind: boundary.Exec, Command: cmdline, Escalated: escalated,
+			Justification: a.Justification, Sandbox: mode, Reason: promptReason(judged, escalated),
+		}
+		if err := ask(ctx, req); err != nil {
+			return "", err
+		}
+		if escalated {
+			full := sandbox.Policy{Mode: sandbox.FullAccess, Workdir: t.dir, NetworkAccess: true}
+			policy = &full
+		}
+	}
+	out, err := t.exec(ctx, cmdline, policy)
+	if policy == nil || policy.Mode == sandbox.FullAccess {
+		return out, err
+	}
+	blocked, ok := policy.Blocked(out, err)
+	if !ok {
+		return out, err
+	}
+	wider, req := widen(*policy, blocked)
+	req.Command, req.Sandbox = cmdline, mode
+	if aerr := ask(ctx, req); aerr != nil {
+		te := aerr.(*tool.Error)
+		return appendNote(out, fmt.Sprintf("[blocked by the sandbox (%s): %s; %s]", mode, policy.Explain(blocked), te.Message)), nil
+	}
+	return t.exec(ctx, cmdline, &wider)
+}
+
+// ask asks for a boundary request and returns an approval error unless it
+// was approved.
+func ask(ctx context.Context, req *boundary.Request) error {
+	dec, err := boundary.Ask(ctx, req)
+	if err != nil {
+		return &tool.Error{Type: tool.ErrApproval, Message: "the request to cross the sandbox boundary failed, so it is denied: " + dec.Explanation}
+	}
+	if !dec.Approved {
+		msg := "not approved"
+		if dec.Explanation != "" {
+			msg += ": " + dec.Explanation
+		}
+		return &tool.Error{Type: tool.ErrApproval, Message: msg}
+	}
+	return nil
+}
+
+// widen returns p with the one permission a blocked action needs, and the
+// request asking for it. A blocked write to a path adds the path's
+// directory as a writable root (in read-only mode, it becomes the only
+// one, besides the temporary directories); a write into a protected path,
+// or to a path the output does not name, needs full access.
+func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request) {
+	req := &boundary.Request{Reason: "the sandbox blocked " + p.Explain(b)}
+	wider := p
+	wider.WritableRoots = append([]string(nil), p.WritableRoots...)
+	if b.Kind == sandbox.KindNetwork {
+		req.Kind = boundary.Network
+		wider.NetworkAccess = true
+		return wider, req
+	}
+	req.Kind = boundary.Write
+	switch {
+	case b.Path == "":
+		req.Reason += "; the path is unknown, so approval lets this command write anywhere"
+		wider.Mode = sandbox.FullAccess
+	case b.Protected:
+		req.Paths = []string{b.Path}
+		req.Reason += "; approval lets this command write outside the sandbox"
+		wider.Mode = sandbox.FullAccess
+	case p.Mode == sandbox.ReadOnly:
+		req.Paths = []string{b.Path}
+		wider.Mode, wider.Workdir, wider.WritableRoots = sandbox.WorkspaceWrite, filepath.Dir(b.Path), nil
+	default:
+		req.Paths = []string{b.Path}
+		wider.WritableRoots = append(wider.WritableRoots, filepath.Dir(b.Path))
+	}
+	return wider, req
+}
+
+func forbiddenReason(r rules.Result) string {
+	var parts []string
+	for _, m := range r.Matches {
+		if m.Rule.Decision == rules.Forbidden {
+			why := m.Rule.String()
+			if m.Rule.Justification != "" {
+				why += " (" + m.Rule.Justification + ")"
+			}
+			parts = append(parts, why)
+		}
+	}
+	if len(parts) == 0 {
+		return r.Report()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func promptReason(r rules.Result, escalated bool) string {
+	var parts []string
+	if escalated {
+		parts = append(parts, "the command asks to run outside the sandbox")
+	}
+	for _, m := range r.Matches {
+		if m.Rule.Decision == rules.Prompt {
+			why := "rule " + m.Rule.String() + " asks for approval"
+			if m.Rule.Justification != "" {
+				why += " (" + m.Rule.Justification + ")"
+			}
+			parts = append(parts, why)
+		}
+	}
+	for _, d := range r.Dangerous {
+		parts = append(parts, "dangerous: "+d)
+	}
+	if r.Opaque {
+		parts = append(parts, "too complex to analyse: "+strings.Join(r.Reasons, "; "))
+	}
+	if len(parts) == 0 {
+		return "the exec rules ask for approval"
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,217 @@
+package bash
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/tool"
+)
+
+// asker records the boundary requests it gets and answers approve.
+type asker struct {
+	mu       sync.Mutex
+	approve  bool
+	requests []*boundary.Request
+}
+
+func (a *asker) Decide(_ context.Context, req *boundary.Request) (boundary.Decision, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.requests = append(a.requests, req)
+	return boundary.Decision{Approved: a.approve, Explanation: fmt.Sprintf("approve=%v", a.approve), By: "test"}, nil
+}
+
+func (a *asker) kinds() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var k []string
+	for _, r := range a.requests {
+		k = append(k, string(r.Kind))
+	}
+	return strings.Join(k, ",")
+}
+
+// outsideDir returns a directory outside every writable root of a
+// workspace-write sandbox (not under the temp dirs).
+func outsideDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(wd, "outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func sandboxed(t *testing.T, mode sandbox.Mode, set *rules.Set) (*Tool, string) {
+	t.Helper()
+	if _, err := sandbox.Supported(); err != nil {
+		t.Skipf("no Landlock: %v", err)
+	}
+	work := t.TempDir()
+	return New(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: mode, Workdir: work}, Rules: set}), work
+}
+
+func runWith(t *testing.T, tl *Tool, d boundary.Decider, args map[string]any) (string, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	ctx := context.Background()
+	if d != nil {
+		ctx = boundary.WithDecider(ctx, d)
+	}
+	return tl.Run(ctx, raw)
+}
+
+func TestG2_WriteOutsideRootsFailsThenSucceedsAfterApproval(t *testing.T) {
+	tl, _ := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	out := filepath.Join(outsideDir(t), "f")
+	cmd := map[string]any{"cmd": "echo hi > " + out}
+
+	denied := &asker{}
+	res, err := runWith(t, tl, denied, cmd)
+	if err != nil || !strings.Contains(res, "blocked by the sandbox") || !strings.Contains(res, "Permission denied") {
+		t.Fatalf("denied escalation: %q, %v", res, err)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Fatal("the write happened without approval")
+	}
+	if denied.kinds() != "write" || denied.requests[0].Paths[0] != out {
+		t.Errorf("requests = %+v", denied.requests)
+	}
+
+	approved := &asker{approve: true}
+	if res, err := runWith(t, tl, approved, cmd); err != nil || strings.Contains(res, "blocked") {
+		t.Fatalf("approved escalation: %q, %v", res, err)
+	}
+	if data, err := os.ReadFile(out); err != nil || string(data) != "hi\n" {
+		t.Errorf("after approval: %q, %v", data, err)
+	}
+	// The approval was for that one action: the next write is blocked again.
+	other := filepath.Join(filepath.Dir(out), "..", filepath.Base(filepath.Dir(out))+"-sibling")
+	t.Cleanup(func() { os.Remove(other) })
+	res, _ = runWith(t, tl, &asker{}, map[string]any{"cmd": "echo x > " + other})
+	if !strings.Contains(res, "blocked by the sandbox") {
+		t.Errorf("a later write was not blocked: %q", res)
+	}
+}
+
+func TestG2_RequireEscalatedAsksFirst(t *testing.T) {
+	tl, _ := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	out := filepath.Join(outsideDir(t), "f")
+	cmd := map[string]any{"cmd": "echo hi > " + out, "sandbox_permissions": "require_escalated", "justification": "install into the shared cache"}
+
+	for _, d := range []boundary.Decider{nil, &asker{}} {
+		_, err := runWith(t, tl, d, cmd)
+		var te *tool.Error
+		if !errors.As(err, &te) || te.Type != tool.ErrApproval {
+			t.Fatalf("decider %v: err %v, want an approval error", d, err)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Fatal("an escalated command ran without approval")
+		}
+	}
+	a := &asker{approve: true}
+	if _, err := runWith(t, tl, a, cmd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("approved escalated command did not write: %v", err)
+	}
+	if r := a.requests[0]; r.Kind != boundary.Exec || !r.Escalated || r.Justification != "install into the shared cache" {
+		t.Errorf("request = %+v", r)
+	}
+}
+
+func TestG2_NetworkBlockedThenApproved(t *testing.T) {
+	tl, _ := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "hello from the parent")
+	}))
+	defer srv.Close()
+	cmd := map[string]any{"cmd": "curl -sS --max-time 5 " + srv.URL}
+	a := &asker{}
+	res, _ := runWith(t, tl, a, cmd)
+	if a.kinds() != "network" || strings.Contains(res, "hello") {
+		t.Fatalf("network off: %q, requests %s", res, a.kinds())
+	}
+	a = &asker{approve: true}
+	if res, err := runWith(t, tl, a, cmd); err != nil || !strings.Contains(res, "hello from the parent") {
+		t.Errorf("network approved: %q, %v", res, err)
+	}
+}
+
+func TestG14_RulesDecideBeforeRunning(t *testing.T) {
+	set := &rules.Set{}
+	for _, r := range []rules.Rule{
+		{Pattern: [][]string{{"rm"}}, Decision: rules.Forbidden, Justification: "use trash"},
+		{Pattern: [][]string{{"git"}, {"push"}}, Decision: rules.Prompt},
+	} {
+		if err := set.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl, work := sandboxed(t, sandbox.WorkspaceWrite, set)
+	marker := filepath.Join(work, "ran")
+
+	a := &asker{approve: true}
+	_, err := runWith(t, tl, a, map[string]any{"cmd": "touch " + marker + " && /bin/rm -f " + marker})
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Type != tool.ErrPermission || !strings.Contains(te.Message, "use trash") {
+		t.Errorf("forbidden: %v", err)
+	}
+	if _, serr := os.Stat(marker); serr == nil || a.kinds() != "" {
+		t.Error("a script with a forbidden command ran, or asked")
+	}
+
+	if _, err := runWith(t, tl, a, map[string]any{"cmd": "git push origin main 2>/dev/null; touch " + marker}); err != nil {
+		t.Fatal(err)
+	}
+	if a.kinds() != "exec" {
+		t.Errorf("prompt rule: requests %s", a.kinds())
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("an approved prompt command did not run")
+	}
+
+	quiet := &asker{}
+	if res, err := runWith(t, tl, quiet, map[string]any{"cmd": "ls -la && echo ok"}); err != nil || !strings.Contains(res, "ok") || quiet.kinds() != "" {
+		t.Errorf("routine command: %q, %v, asked %s", res, err, quiet.kinds())
+	}
+}
+
+func TestG14_DangerousCommandAsks(t *testing.T) {
+	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	victim := filepath.Join(work, "keep")
+	if err := os.Mkdir(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := &asker{}
+	_, err := runWith(t, tl, a, map[string]any{"cmd": "sudo rm -fr " + victim})
+	var te *tool.Error
+	if !errors.As(err, &te) || te.Type != tool.ErrApproval || a.kinds() != "exec" {
+		t.Fatalf("dangerous: %v, requests %s", err, a.kinds())
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Error("a denied dangerous command ran")
+	}
+}
