@@ -1027,3 +1027,46 @@ func TestPrepare_FreshWorkdirWhenUnset(t *testing.T) {
 		t.Errorf("bash ran in %q, want %q", ran, want)
 	}
 }
+
+func TestG1_TaskSandboxAndRules(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "team.rules", `prefix_rule(pattern = ["git", "push"], decision = "prompt")`)
+	tk := mustLoad(t, dir, "t.yaml", `input: go
+tools: [bash]
+sandbox: {mode: read-only, writable_roots: [cache], network_access: true}
+rules: [team.rules]
+`)
+	if tk.Sandbox == nil || tk.Sandbox.Mode != "read-only" || !tk.Sandbox.NetworkAccess ||
+		len(tk.Sandbox.WritableRoots) != 1 || tk.Sandbox.WritableRoots[0] != filepath.Join(tk.Dir, "cache") {
+		t.Errorf("sandbox = %+v", tk.Sandbox)
+	}
+	if len(tk.Rules) != 1 || tk.Rules[0] != filepath.Join(tk.Dir, "team.rules") {
+		t.Errorf("rules = %v", tk.Rules)
+	}
+	tk.Model = "scripted:" + write(t, dir, "m.yaml", "- content: done\n")
+	p, err := tk.Prepare(task.Options{Transcript: filepath.Join(dir, "t.jsonl"), Sandbox: "workspace-write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Run.Boundary.Len() != 1 || p.Run.Boundary.Entries()[0].Name != "human" {
+		t.Errorf("boundary policy = %+v", p.Run.Boundary.Entries())
+	}
+
+	for _, bad := range []struct{ src, want string }{
+		{"input: go\nsandbox: {mode: yolo}\n", "t.yaml:2:17: unknown sandbox mode \"yolo\""},
+		{"input: go\nsandbox: {net: true}\n", "t.yaml:2:11: unknown key \"net\" in sandbox"},
+		{"input: go\nsandbox: {network_access: maybe}\n", "t.yaml:2:27: sandbox.network_access must be true or false"},
+		{"input: go\nrules: team.rules\n", "t.yaml:2:8: rules must be a list of paths"},
+	} {
+		_, err := load(t, dir, "t.yaml", bad.src)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.src, err, bad.want)
+		}
+	}
+	tk = mustLoad(t, dir, "t.yaml", "input: go\nrules: [missing.rules]\n")
+	tk.Model = "scripted:" + filepath.Join(dir, "m.yaml")
+	if _, err := tk.Prepare(task.Options{Transcript: filepath.Join(dir, "t2.jsonl")}); err == nil || !strings.Contains(err.Error(), "missing.rules") {
+		t.Errorf("missing rules file: %v", err)
+	}
+}

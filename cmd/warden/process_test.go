@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,5 +128,64 @@ func TestConsoleAnswersOnStdin(t *testing.T) {
 	}
 	if got := strings.Join(decisions, ","); got != "c1:reject,c2:approve,c2:continue,c3:approve,c3:terminate" {
 		t.Errorf("decisions = %s", got)
+	}
+}
+
+// A sandboxed run through a real process: a write outside the writable
+// roots is blocked, becomes a request on the console, and runs once a
+// person approves it; a forbidden command never runs; a routine one asks
+// nobody.
+func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	outside, err := os.MkdirTemp(wd, "outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	target := filepath.Join(outside, "f")
+	kept := filepath.Join(outside, "kept")
+	if err := os.WriteFile(kept, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo hi > `+target+`"}}]
+- tool_calls: [{id: c2, function: bash, arguments: {cmd: "rm `+kept+`"}}]
+- tool_calls: [{id: c3, function: bash, arguments: {cmd: "ls"}}]
+- content: done
+`)
+	write(t, dir, "team.rules", `prefix_rule(pattern = ["rm"], decision = "forbidden", justification = "use trash")`)
+	task := write(t, dir, "task.yaml", "name: sandboxed\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\nrules: [team.rules]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	cmd.Stdin = strings.NewReader("a\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	if data, err := os.ReadFile(target); err != nil || string(data) != "hi\n" {
+		t.Errorf("approved write: %q, %v", data, err)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Error("a forbidden command ran")
+	}
+	var approvals []string
+	for _, e := range lines(t, tr) {
+		if e["event"] == "approval" {
+			b, _ := e["boundary"].(map[string]any)
+			approvals = append(approvals, fmt.Sprintf("%s:%s:%v", e["call_id"], e["decision"], b["kind"]))
+		}
+		if e["event"] == "tool" && e["call_id"] == "c2" {
+			if er, _ := e["error"].(map[string]any); er["type"] != "permission" {
+				t.Errorf("forbidden command: %v", e)
+			}
+		}
+	}
+	if got := strings.Join(approvals, ","); got != "c1:approve:write" {
+		t.Errorf("approvals = %s", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/task"
 )
 
@@ -31,6 +32,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.ModelOptions.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	fs.StringVar(&opts.ModelOptions.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
+	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
+	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
+	var rulesFiles stringList
+	fs.Var(&rulesFiles, "rules", "exec rules file (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -42,6 +47,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if maxOutput >= 0 {
 		opts.MaxOutput = &maxOutput
 	}
+	opts.Rules = rulesFiles
 	t, err := task.Load(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
@@ -58,6 +64,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
+	if opts.Sandbox != "" {
+		if _, err := sandbox.ParseMode(opts.Sandbox); err != nil {
+			fmt.Fprintf(stderr, "warden: --sandbox: %v\n", err)
+			return exitUsage
+		}
+	}
 	p, err := t.Prepare(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
