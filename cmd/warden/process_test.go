@@ -140,12 +140,8 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 		t.Skip("the sandbox cannot run here")
 	}
 	dir := t.TempDir()
-	wd, _ := os.Getwd()
-	outside, err := os.MkdirTemp(wd, "outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outside) })
+	work := t.TempDir()
+	outside := outsideDir(t)
 	target := filepath.Join(outside, "f")
 	kept := filepath.Join(outside, "kept")
 	if err := os.WriteFile(kept, []byte("x"), 0o644); err != nil {
@@ -158,7 +154,7 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 - content: done
 `)
 	write(t, dir, "team.rules", `prefix_rule(pattern = ["rm"], decision = "forbidden", justification = "use trash")`)
-	task := write(t, dir, "task.yaml", "name: sandboxed\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\nrules: [team.rules]\n")
+	task := write(t, dir, "task.yaml", "name: sandboxed\ninput: go\ntools: [bash]\nworkdir: "+work+"\nsandbox: {mode: workspace-write}\nrules: [team.rules]\n")
 	tr := filepath.Join(dir, "t.jsonl")
 	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	cmd.Stdin = strings.NewReader("a\n")
@@ -189,3 +185,4 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 		t.Errorf("approvals = %s", got)
 	}
 }
+

@@ -44,20 +44,31 @@ func (a *asker) kinds() string {
 	return strings.Join(k, ",")
 }
 
-// outsideDir returns a directory outside every writable root of a
-// workspace-write sandbox (not under the temp dirs).
-func outsideDir(t *testing.T) string {
+// outsideDir returns a new directory outside every writable root of a
+// workspace-write sandbox on work (so not under the temporary directories,
+// where a test's checkout may well be), removed when the test ends.
+func outsideDir(t *testing.T, work string) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}
+	bases := []string{"/var/tmp"}
+	if d, err := os.UserCacheDir(); err == nil {
+		bases = append(bases, d)
 	}
-	dir, err := os.MkdirTemp(wd, "outside-")
-	if err != nil {
-		t.Fatal(err)
+	if d, err := os.UserHomeDir(); err == nil {
+		bases = append(bases, d)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
+	for _, b := range bases {
+		dir, err := os.MkdirTemp(b, "warden-test-outside-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		if !p.CanWrite(filepath.Join(dir, "f")) {
+			return dir
+		}
+	}
+	t.Skip("no writable directory outside the sandbox's writable roots")
+	return ""
 }
 
 func sandboxed(t *testing.T, mode sandbox.Mode, set *rules.Set) (*Tool, string) {
@@ -80,8 +91,8 @@ func runWith(t *testing.T, tl *Tool, d boundary.Decider, args map[string]any) (s
 }
 
 func TestG2_WriteOutsideRootsFailsThenSucceedsAfterApproval(t *testing.T) {
-	tl, _ := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := filepath.Join(outsideDir(t), "f")
+	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	out := filepath.Join(outsideDir(t, work), "f")
 	cmd := map[string]any{"cmd": "echo hi > " + out}
 
 	denied := &asker{}
@@ -113,8 +124,8 @@ func TestG2_WriteOutsideRootsFailsThenSucceedsAfterApproval(t *testing.T) {
 }
 
 func TestG2_RequireEscalatedAsksFirst(t *testing.T) {
-	tl, _ := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := filepath.Join(outsideDir(t), "f")
+	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	out := filepath.Join(outsideDir(t, work), "f")
 	cmd := map[string]any{"cmd": "echo hi > " + out, "sandbox_permissions": "require_escalated", "justification": "install into the shared cache"}
 
 	for _, d := range []boundary.Decider{nil, &asker{}} {

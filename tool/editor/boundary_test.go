@@ -19,12 +19,7 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(work, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wd, _ := os.Getwd()
-	outside, err := os.MkdirTemp(wd, "outside-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outside) })
+	outside := outsideDir(t, work)
 	if err := os.WriteFile(filepath.Join(outside, "read.txt"), []byte("readable\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -95,4 +90,31 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 	if _, err := call(context.Background(), map[string]any{"command": "create", "path": filepath.Join(outside, "c.txt"), "file_text": "x"}); err == nil {
 		t.Error("write outside without a decider succeeded")
 	}
+}
+
+// outsideDir returns a new directory outside every writable root of a
+// workspace-write sandbox on work (so not under the temporary directories,
+// where a test's checkout may well be), removed when the test ends.
+func outsideDir(t *testing.T, work string) string {
+	t.Helper()
+	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}
+	bases := []string{"/var/tmp"}
+	if d, err := os.UserCacheDir(); err == nil {
+		bases = append(bases, d)
+	}
+	if d, err := os.UserHomeDir(); err == nil {
+		bases = append(bases, d)
+	}
+	for _, b := range bases {
+		dir, err := os.MkdirTemp(b, "warden-test-outside-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		if !p.CanWrite(filepath.Join(dir, "f")) {
+			return dir
+		}
+	}
+	t.Skip("no writable directory outside the sandbox's writable roots")
+	return ""
 }
