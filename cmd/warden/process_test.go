@@ -185,4 +185,3 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 		t.Errorf("approvals = %s", got)
 	}
 }
-
