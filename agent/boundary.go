@@ -51,6 +51,17 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		}
 		return boundary.Decision{Explanation: "the approver failed: " + err.Error()}, err
 	}
+	if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+		ar.CallID = d.call.ID
+		d.sc.rec.Emit(ar)
+		if trip, why := d.run.Breaker.Record(ar.Status == event.ReviewDenied); trip {
+			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"
+			d.sc.rec.Emit(event.Warning{Message: msg})
+			d.mu.Lock()
+			d.limit = &LimitError{Type: event.LimitInterrupt, Message: msg}
+			d.mu.Unlock()
+		}
+	}
 	dec := boundary.Decision{Explanation: out.Explanation, By: out.Approver}
 	switch out.Decision {
 	case approval.Approve:

@@ -50,6 +50,9 @@ type Run struct {
 	// boundary (SPEC G2, G3): each is put to its approvers as an approval
 	// request for the call that made it. Nil or empty denies them all.
 	Boundary *approval.Policy
+	// Breaker interrupts a turn whose boundary requests auto-review keeps
+	// denying (SPEC G11); its zero value uses the default thresholds.
+	Breaker Breaker
 
 	turns  atomic.Int64
 	tokens atomic.Int64
@@ -108,6 +111,7 @@ type Result struct {
 // runs the agent, and records the limit or error that ended it and
 // run_end. A cancelled ctx ends the run with an operator limit.
 func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Result {
+	r.Breaker.Reset() // a turn starts
 	r.Events.Emit(event.RunStart{
 		Task:     r.Task,
 		Model:    r.ModelName,

@@ -28,6 +28,11 @@ const (
 	KindLimit    Kind = "limit"
 	KindError    Kind = "error"
 	KindRunEnd   Kind = "run_end"
+	// KindAutoReview is a decision of the reviewer agent or its first
+	// pass on a boundary request (SPEC G13).
+	KindAutoReview Kind = "auto_review"
+	// KindWarning is a warning, such as the circuit breaker tripping.
+	KindWarning Kind = "warning"
 )
 
 // Data is the kind-specific part of an event.
@@ -118,6 +123,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &Error{}
 	case KindRunEnd:
 		d = &RunEnd{}
+	case KindAutoReview:
+		d = &AutoReview{}
+	case KindWarning:
+		d = &Warning{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -155,6 +164,10 @@ func deref(d Data) Data {
 	case *Error:
 		return *v
 	case *RunEnd:
+		return *v
+	case *AutoReview:
+		return *v
+	case *Warning:
 		return *v
 	}
 	return d
@@ -228,6 +241,8 @@ const (
 	LimitToken    = "token"
 	LimitTurn     = "turn"
 	LimitTime     = "time"
+	// LimitInterrupt ends a turn the circuit breaker interrupted (G11).
+	LimitInterrupt = "interrupt"
 )
 
 // Limit records that a run hit a limit.
@@ -254,6 +269,55 @@ type RunEnd struct {
 	Limit  *string `json:"limit"`
 }
 
+// The statuses of an AutoReview event.
+const (
+	ReviewApproved = "approved"
+	ReviewDenied   = "denied"
+	ReviewTimedOut = "timed_out"
+	ReviewAborted  = "aborted"
+	ReviewFailed   = "failed"
+)
+
+// The sources of an AutoReview decision.
+const (
+	SourceRules    = "rules"
+	SourceModel    = "model"
+	SourceOverride = "override"
+)
+
+// AutoReview records one decision on a boundary request by the reviewer
+// agent or its deterministic first pass (SPEC G13).
+type AutoReview struct {
+	CallID string `json:"call_id"`
+	// Action is the exact action reviewed, as JSON.
+	Action json.RawMessage `json:"action"`
+	// Status is approved, denied, timed_out, aborted or failed.
+	Status            string `json:"status"`
+	RiskLevel         string `json:"risk_level"`
+	UserAuthorization string `json:"user_authorization"`
+	Rationale         string `json:"rationale"`
+	// Source is rules, model or override.
+	Source       string `json:"source"`
+	Model        string `json:"model"`
+	InputTokens  int    `json:"input_tokens"`
+	OutputTokens int    `json:"output_tokens"`
+	LatencyMS    int64  `json:"latency_ms"`
+	// DenialID identifies a denial, for a person's override (SPEC G12).
+	DenialID string `json:"denial_id,omitempty"`
+	// Conversation is the reviewer's own conversation, saved with the run.
+	Conversation []chat.Message `json:"conversation,omitempty"`
+}
+
+// AutoReviewKey is the approval metadata key under which an approver that
+// reviews boundary requests leaves its AutoReview record (without CallID),
+// for the agent loop to write to the transcript.
+const AutoReviewKey = "auto_review_event"
+
+// Warning is a warning, such as the circuit breaker tripping (SPEC G11).
+type Warning struct {
+	Message string `json:"message"`
+}
+
 // Unknown holds an event of a kind this version does not know.
 type Unknown struct {
 	Type   Kind
@@ -261,16 +325,18 @@ type Unknown struct {
 }
 
 // Kind implementations.
-func (RunStart) Kind() Kind  { return KindRunStart }
-func (Model) Kind() Kind     { return KindModel }
-func (Approval) Kind() Kind  { return KindApproval }
-func (Tool) Kind() Kind      { return KindTool }
-func (Review) Kind() Kind    { return KindReview }
-func (Info) Kind() Kind      { return KindInfo }
-func (Limit) Kind() Kind     { return KindLimit }
-func (Error) Kind() Kind     { return KindError }
-func (RunEnd) Kind() Kind    { return KindRunEnd }
-func (u Unknown) Kind() Kind { return u.Type }
+func (RunStart) Kind() Kind   { return KindRunStart }
+func (Model) Kind() Kind      { return KindModel }
+func (Approval) Kind() Kind   { return KindApproval }
+func (Tool) Kind() Kind       { return KindTool }
+func (Review) Kind() Kind     { return KindReview }
+func (Info) Kind() Kind       { return KindInfo }
+func (Limit) Kind() Kind      { return KindLimit }
+func (Error) Kind() Kind      { return KindError }
+func (RunEnd) Kind() Kind     { return KindRunEnd }
+func (AutoReview) Kind() Kind { return KindAutoReview }
+func (Warning) Kind() Kind    { return KindWarning }
+func (u Unknown) Kind() Kind  { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

@@ -134,6 +134,14 @@ func Format(e Event) string {
 			limit = " (" + clean(*d.Limit, textName) + " limit)"
 		}
 		line("", "■ run_end %s%s", clean(d.Status, textName), limit)
+	case AutoReview:
+		risk := ""
+		if d.RiskLevel != "" {
+			risk = "  risk " + clean(d.RiskLevel, textName)
+		}
+		line("review*", "%s %s by %s%s  %dms%s", clean(d.CallID, textName), clean(d.Status, textName), clean(d.Source, textName), risk, d.LatencyMS, explained(d.Rationale))
+	case Warning:
+		line("warning", "%s", clean(d.Message, 2*textMessage))
 	case Unknown:
 		line("?", "%s event", clean(string(d.Type), textName))
 	case nil:

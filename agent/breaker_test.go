@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/tool"
+)
+
+func TestG11_BreakerThresholds(t *testing.T) {
+	tests := []struct {
+		name     string
+		outcomes string // d = denial, a = anything else
+		tripAt   int    // 1-based index of the review that trips; 0 for none
+	}{
+		{"three consecutive", "ddd", 3},
+		{"two then a reset", "ddadd", 0},
+		{"reset by a non-denial then three", "ddaddd", 6},
+		{"ten within fifty", "dadadadadadadadadad", 19},
+		{"nine within fifty", "dadadadadadadadada", 0},
+		{"ten spread over more than fifty", "d" + strings.Repeat("a", 49) + "dadadadadadadadada", 0},
+		{"trips once per turn", "dddddddd", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b Breaker
+			got := 0
+			for i, c := range tt.outcomes {
+				if trip, why := b.Record(c == 'd'); trip {
+					if got != 0 {
+						t.Fatalf("tripped twice (at %d and %d)", got, i+1)
+					}
+					if why == "" {
+						t.Error("trip without a reason")
+					}
+					got = i + 1
+				}
+			}
+			if got != tt.tripAt {
+				t.Errorf("tripped at %d, want %d", got, tt.tripAt)
+			}
+		})
+	}
+}
+
+func TestG11_BreakerClearsWhenATurnStarts(t *testing.T) {
+	b := Breaker{Consecutive: 2, Denials: 3, Window: 5}
+	b.Record(true)
+	if trip, _ := b.Record(true); !trip {
+		t.Fatal("configured threshold of 2 did not trip")
+	}
+	b.Reset()
+	if trip, _ := b.Record(true); trip {
+		t.Error("state survived Reset")
+	}
+	if trip, _ := b.Record(true); !trip {
+		t.Error("a new turn cannot trip again")
+	}
+}
+
+// reviewed is an approver that answers like the reviewer agent: every
+// request denied, with its auto_review record in the metadata.
+func reviewed(status string) approval.Approver {
+	return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
+		d := approval.Reject
+		if status == event.ReviewApproved {
+			d = approval.Approve
+		}
+		return approval.Approval{Decision: d, Explanation: "reviewer: " + status, Metadata: map[string]any{
+			event.AutoReviewKey: event.AutoReview{Status: status, Source: event.SourceModel, Rationale: "because", RiskLevel: "high"},
+		}}, nil
+	})
+}
+
+func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
+	var turns []chat.Message
+	for i := 0; i < 6; i++ {
+		turns = append(turns, turn("", tc("c", "write", `{}`)))
+	}
+	r, s := newRun(&script{turns: turns})
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewDenied), "*"))
+	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
+	must(t, res, event.StatusLimited)
+	if res.Limit.Type != event.LimitInterrupt {
+		t.Errorf("limit = %+v", res.Limit)
+	}
+	if n := len(s.find(event.KindAutoReview)); n != 3 {
+		t.Errorf("%d auto_review events, want 3", n)
+	}
+	if w := s.find(event.KindWarning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
+		t.Errorf("warnings = %+v", w)
+	}
+	for _, e := range s.find(event.KindAutoReview) {
+		if ar := e.Data.(event.AutoReview); ar.CallID != "c" || ar.Status != "denied" {
+			t.Errorf("auto_review event = %+v", ar)
+		}
+	}
+	end := s.find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	if end.Limit == nil || *end.Limit != "interrupt" {
+		t.Errorf("run_end = %+v", end)
+	}
+}
+
+func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
+	var turns []chat.Message
+	for i := 0; i < 5; i++ {
+		turns = append(turns, turn("", tc("c", "write", `{}`)))
+	}
+	r, s := newRun(&script{turns: turns})
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewTimedOut), "*"))
+	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
+	if len(s.find(event.KindWarning)) != 0 || len(s.find(event.KindAutoReview)) != 5 {
+		t.Errorf("events = %v", s.kinds())
+	}
+}
