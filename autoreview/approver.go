@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/event"
 )
 
 // MetadataKey is the key of the Result in the metadata of the approvals
@@ -37,16 +38,40 @@ func OverrideFrom(ctx context.Context) *Override {
 // run.
 func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 	action, err := ActionJSON(req.Boundary, req.Call)
+	var res Result
 	if err != nil {
-		res := Result{Status: StatusFailed, Message: failedMessage(err), Error: err.Error()}
-		return approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{MetadataKey: res}}, nil
+		res = Result{Status: StatusFailed, Message: failedMessage(err), Error: err.Error()}
+	} else {
+		res, _ = r.Review(ctx, req.History, action, OverrideFrom(ctx))
 	}
-	res, _ := r.Review(ctx, req.History, action, OverrideFrom(ctx))
-	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{MetadataKey: res}}
+	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{
+		MetadataKey:         res,
+		event.AutoReviewKey: r.record(res, action),
+	}}
 	if res.Status == StatusApproved {
 		a.Decision = approval.Approve
 	}
 	return a, nil
+}
+
+// record is the transcript's auto_review record of a review (SPEC G13).
+func (r *Reviewer) record(res Result, action []byte) event.AutoReview {
+	ar := event.AutoReview{
+		Action: action, Status: string(res.Status), Rationale: res.Rationale,
+		Source: event.SourceModel, Model: r.ModelName,
+		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
+		LatencyMS: res.Latency.Milliseconds(), Conversation: res.Conversation,
+	}
+	if res.Override {
+		ar.Source = event.SourceOverride
+	}
+	if res.Verdict != nil {
+		ar.RiskLevel, ar.UserAuthorization = string(res.Verdict.RiskLevel), string(res.Verdict.UserAuthorization)
+	}
+	if ar.Rationale == "" && res.Status != StatusApproved && res.Status != StatusDenied {
+		ar.Rationale = res.Message
+	}
+	return ar
 }
 
 var _ approval.Approver = (*Reviewer)(nil)

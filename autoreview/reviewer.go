@@ -61,6 +61,8 @@ const (
 type Reviewer struct {
 	// Model answers the review. It runs with no approvals of its own.
 	Model model.Model
+	// ModelName names the model in auto_review events.
+	ModelName string
 	// Policy is the policy text for the template's slot (see
 	// ResolvePolicy); blank means DefaultPolicy.
 	Policy string

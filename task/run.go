@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
@@ -41,6 +42,11 @@ type Options struct {
 	SandboxUnenforced bool
 	// Rules are exec rules files added to the task's.
 	Rules []string
+	// ApprovalsReviewer, when set, replaces the task's approvals_reviewer.
+	ApprovalsReviewer string
+	// AutoReviewModel is the model spec of the reviewer agent; empty means
+	// the run's model.
+	AutoReviewModel string
 }
 
 // Prepared is a task ready to run: everything that can be checked has been.
@@ -146,12 +152,8 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp,
 	}
-	if env.Sandbox != nil || env.Rules != nil {
-		// Requests to cross the boundary go to a person at the console
-		// (approvals_reviewer "user").
-		if p.Run.Boundary, err = approval.Compile([]policy.Entry{{Name: "human"}}); err != nil {
-			return nil, fmt.Errorf("approvals reviewer: %w", err)
-		}
+	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m); err != nil {
+		return nil, err
 	}
 	if maxOut != nil {
 		p.Run.MaxOutput = *maxOut
@@ -213,4 +215,48 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 		}
 	}
 	return &sp, nil
+}
+
+// boundaryPolicy returns who decides requests to cross the sandbox boundary
+// (SPEC G3): a person at the console ("user", the default) or the reviewer
+// agent ("auto_review"), which runs on opts.AutoReviewModel or else on the
+// run's model, with the policy text resolved from the managed and user
+// configuration.
+func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model) (*approval.Policy, error) {
+	who := t.ApprovalsReviewer
+	if opts.ApprovalsReviewer != "" {
+		who = opts.ApprovalsReviewer
+	}
+	who, err := ParseApprovalsReviewer(who)
+	if err != nil {
+		return nil, err
+	}
+	if who == ReviewerUser {
+		p, err := approval.Compile([]policy.Entry{{Name: "human"}})
+		if err != nil {
+			return nil, fmt.Errorf("approvals reviewer: %w", err)
+		}
+		return p, nil
+	}
+	if opts.AutoReviewModel != "" {
+		spec = opts.AutoReviewModel
+		if m, err = model.Open(spec, opts.ModelOptions); err != nil {
+			return nil, fmt.Errorf("auto-review model: %w", err)
+		}
+	}
+	resolved, err := autoreview.ResolvePolicy(autoreview.DefaultPolicySources())
+	if err != nil {
+		return nil, fmt.Errorf("auto-review policy: %w", err)
+	}
+	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout}
+	return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: r,
+		Entry: policy.Entry{Name: ReviewerAuto, Params: map[string]any{"model": spec}}}), nil
+}
+
+func mustMatchAll() policy.Matcher {
+	m, err := policy.CompileList([]string{"*"})
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

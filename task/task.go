@@ -51,6 +51,26 @@ type Task struct {
 	Sandbox *sandbox.Config
 	// Rules are exec rules files (Codex .rules or YAML), absolute.
 	Rules []string
+	// ApprovalsReviewer says who decides requests to cross the sandbox
+	// boundary: "user" (a person; the default) or "auto_review" (SPEC G3).
+	ApprovalsReviewer string
+}
+
+// The approvals reviewers of SPEC G3.
+const (
+	ReviewerUser = "user"
+	ReviewerAuto = "auto_review"
+)
+
+// ParseApprovalsReviewer checks an approvals_reviewer value; "" is "user".
+func ParseApprovalsReviewer(s string) (string, error) {
+	switch s {
+	case "":
+		return ReviewerUser, nil
+	case ReviewerUser, ReviewerAuto:
+		return s, nil
+	}
+	return "", fmt.Errorf("approvals_reviewer %q: want %q or %q", s, ReviewerUser, ReviewerAuto)
 }
 
 // SubAgent is an entry of the agents: map.
@@ -147,8 +167,14 @@ func Parse(data []byte, file string) (*Task, error) {
 			t.Sandbox, err = p.sandbox(v)
 		case "rules":
 			t.Rules, err = p.paths(v, "rules")
+		case "approvals_reviewer":
+			if t.ApprovalsReviewer, err = p.str(v, "approvals_reviewer"); err == nil {
+				if _, perr := ParseApprovalsReviewer(t.ApprovalsReviewer); perr != nil {
+					err = &policy.Error{Pos: policy.NodePos(file, v), Err: perr}
+				}
+			}
 		default:
-			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules)", k.Value)
+			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer)", k.Value)
 		}
 		if err != nil {
 			return nil, err

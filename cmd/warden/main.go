@@ -25,10 +25,12 @@ const (
 const usage = `usage:
   warden run TASK.yaml [--model M] [--approval X] [--review X] [--transcript PATH] [--max-output N]
                      [--sandbox MODE] [--sandbox-unenforced] [--rules FILE]...
+                     [--approvals-reviewer user|auto_review] [--auto-review-model M]
   warden policy check FILE...
   warden transcript show FILE
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
   warden rules check [--rules FILE]... -- CMD...
+  warden auto-review policy
 `
 
 func main() {
@@ -55,6 +57,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return transcriptShow(args[2:], stdout, stderr)
+	case "auto-review":
+		return autoReviewCmd(args[1:], stdout, stderr)
 	case "exec":
 		return execCmd(args[1:], stdout, stderr)
 	case "rules":

@@ -185,3 +185,52 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 		t.Errorf("approvals = %s", got)
 	}
 }
+
+// With approvals_reviewer auto_review, boundary requests go to the reviewer
+// agent instead of a person (SPEC G3): here it runs on the scripted model,
+// whose next turns are its verdicts.
+func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	dir := t.TempDir()
+	outside := outsideDir(t)
+	denied, allowed := filepath.Join(outside, "denied"), filepath.Join(outside, "allowed")
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo x > `+denied+`"}}]
+- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "low", "rationale": "nobody asked for that file"}'
+- tool_calls: [{id: c2, function: bash, arguments: {cmd: "echo y > `+allowed+`", sandbox_permissions: require_escalated, justification: "the user asked"}}]
+- content: 'Verdict: {"outcome": "allow", "risk_level": "low", "rationale": "asked for"}'
+- content: done
+`)
+	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir, "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
+	cmd.Stdin = strings.NewReader("") // a person is never asked
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(denied); err == nil {
+		t.Error("the denied write happened")
+	}
+	if data, err := os.ReadFile(allowed); err != nil || string(data) != "y\n" {
+		t.Errorf("the allowed escalation: %q, %v", data, err)
+	}
+	var reviews []string
+	for _, e := range lines(t, tr) {
+		if e["event"] == "auto_review" {
+			reviews = append(reviews, fmt.Sprintf("%s:%s:%s:%s", e["call_id"], e["status"], e["risk_level"], e["source"]))
+			for _, k := range []string{"action", "user_authorization", "rationale", "model", "input_tokens", "output_tokens", "latency_ms"} {
+				if _, ok := e[k]; !ok {
+					t.Errorf("auto_review event lacks %s", k)
+				}
+			}
+		}
+	}
+	if got := strings.Join(reviews, ","); got != "c1:denied:high:model,c2:approved:low:model" {
+		t.Errorf("auto_review events = %s", got)
+	}
+}

@@ -34,6 +34,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
 	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
 	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
+	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user or auto_review (replaces the task's approvals_reviewer)")
+	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
 	var rulesFiles stringList
 	fs.Var(&rulesFiles, "rules", "exec rules file (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, err := parseInterleaved(fs, args)
@@ -64,6 +66,12 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
+	if opts.ApprovalsReviewer != "" {
+		if _, err := task.ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
+			fmt.Fprintf(stderr, "warden: --approvals-reviewer: %v\n", err)
+			return exitUsage
+		}
+	}
 	if opts.Sandbox != "" {
 		if _, err := sandbox.ParseMode(opts.Sandbox); err != nil {
 			fmt.Fprintf(stderr, "warden: --sandbox: %v\n", err)
