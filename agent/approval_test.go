@@ -115,7 +115,7 @@ func TestA3_FirstNonEscalateWinsAndEveryAskIsRecorded(t *testing.T) {
 	}
 	// Approval events come before the tool event of their call (SPEC L7).
 	kinds := s.kinds()
-	if strings.Join(kindStrings(kinds), ",") != "run_start,model,approval,approval,approval,tool,model,run_end" {
+	if strings.Join(kindStrings(kinds), ",") != "run_start,turn_start,model,approval,approval,approval,tool,model,run_end" {
 		t.Errorf("event order = %v", kinds)
 	}
 }

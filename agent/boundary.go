@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
@@ -33,6 +35,13 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	if p.Len() == 0 {
 		return boundary.Decision{Explanation: "no approver for boundary requests is configured: denied"}, nil
 	}
+	var granted *grant
+	if action, err := autoreview.ActionJSON(req, d.call); err == nil {
+		if g, ok := d.run.denials.take(action); ok {
+			granted = &g
+			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: g.denial.ID, By: g.by, Note: g.note, Action: g.denial.Action})
+		}
+	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
 	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, History: d.msgs, Boundary: req}
@@ -53,6 +62,13 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	}
 	if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
 		ar.CallID = d.call.ID
+		if granted != nil {
+			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID
+		}
+		if ar.Status == event.ReviewDenied {
+			den := d.run.denials.add(d.run.runID(), Denial{CallID: d.call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
+			ar.DenialID = den.ID
+		}
 		d.sc.rec.Emit(ar)
 		if trip, why := d.run.Breaker.Record(ar.Status == event.ReviewDenied); trip {
 			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"

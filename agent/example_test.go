@@ -82,6 +82,7 @@ func ExampleRun_Execute() {
 	fmt.Println("answer:", chat.Text(res.Messages, chat.Assistant))
 	// Output:
 	// run_start
+	// turn_start
 	// model     "Let me look, then clean up.", 2 tool calls
 	// approval  call_1_1 shell(cmd='ls'): approve by auto
 	// tool      call_1_1 failed=false: ran ls

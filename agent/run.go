@@ -53,9 +53,15 @@ type Run struct {
 	// Breaker interrupts a turn whose boundary requests auto-review keeps
 	// denying (SPEC G11); its zero value uses the default thresholds.
 	Breaker Breaker
+	// TaskFile is recorded in run_start so the run can be resumed.
+	TaskFile string
+	// Resumed marks a run continued from its transcript: Execute records a
+	// new turn, not a new run_start.
+	Resumed bool
 
-	turns  atomic.Int64
-	tokens atomic.Int64
+	denials denialLog
+	turns   atomic.Int64
+	tokens  atomic.Int64
 }
 
 // Limits bound a run (SPEC L5). Turns counts model generations by the run's
@@ -112,12 +118,18 @@ type Result struct {
 // run_end. A cancelled ctx ends the run with an operator limit.
 func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Result {
 	r.Breaker.Reset() // a turn starts
-	r.Events.Emit(event.RunStart{
-		Task:     r.Task,
-		Model:    r.ModelName,
-		Approval: r.Approval.Entries(),
-		Review:   r.Review.Entries(),
-	})
+	if !r.Resumed {
+		r.Events.Emit(event.RunStart{
+			Task:     r.Task,
+			Model:    r.ModelName,
+			Approval: r.Approval.Entries(),
+			Review:   r.Review.Entries(),
+			TaskFile: r.TaskFile,
+		})
+	}
+	if n := len(input); n > 0 && input[n-1].Role == chat.User {
+		r.Events.Emit(event.TurnStart{Input: input[n-1].Content})
+	}
 	msgs, err := r.React(ctx, a, input)
 	res := &Result{Status: event.StatusCompleted, Messages: msgs}
 	if err == nil {
@@ -149,4 +161,15 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 		}
 	}
 	return res
+}
+
+// runID returns the run's id: ID, or the recorder's.
+func (r *Run) runID() string {
+	if r.ID != "" {
+		return r.ID
+	}
+	if id := r.Events.RunID(); id != "" {
+		return id
+	}
+	return "run"
 }

@@ -33,6 +33,11 @@ const (
 	KindAutoReview Kind = "auto_review"
 	// KindWarning is a warning, such as the circuit breaker tripping.
 	KindWarning Kind = "warning"
+	// KindTurnStart opens a turn with the person's input.
+	KindTurnStart Kind = "turn_start"
+	// KindOverride records a person's approval of one retry of a denied
+	// action (SPEC G12).
+	KindOverride Kind = "override"
 )
 
 // Data is the kind-specific part of an event.
@@ -127,6 +132,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &AutoReview{}
 	case KindWarning:
 		d = &Warning{}
+	case KindTurnStart:
+		d = &TurnStart{}
+	case KindOverride:
+		d = &Override{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -169,6 +178,10 @@ func deref(d Data) Data {
 		return *v
 	case *Warning:
 		return *v
+	case *TurnStart:
+		return *v
+	case *Override:
+		return *v
 	}
 	return d
 }
@@ -181,6 +194,8 @@ type RunStart struct {
 	// no policy is set.
 	Approval []policy.Entry `json:"approval"`
 	Review   []policy.Entry `json:"review"`
+	// TaskFile is the task file's absolute path, for resuming the run.
+	TaskFile string `json:"task_file,omitempty"`
 }
 
 // Model records one generation by the agent's model.
@@ -313,6 +328,20 @@ type AutoReview struct {
 // for the agent loop to write to the transcript.
 const AutoReviewKey = "auto_review_event"
 
+// TurnStart opens a turn: one request of the person and everything that
+// answers it. A resumed run appends a new one.
+type TurnStart struct {
+	Input string `json:"input"`
+}
+
+// Override records that a person approved one retry of exactly the action
+// of a denial (SPEC G12). Only the person's channel writes it.
+type Override struct {
+	DenialID string `json:"denial_id"`
+	By       string `json:"by,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
 // Warning is a warning, such as the circuit breaker tripping (SPEC G11).
 type Warning struct {
 	Message string `json:"message"`
@@ -336,6 +365,8 @@ func (Error) Kind() Kind      { return KindError }
 func (RunEnd) Kind() Kind     { return KindRunEnd }
 func (AutoReview) Kind() Kind { return KindAutoReview }
 func (Warning) Kind() Kind    { return KindWarning }
+func (TurnStart) Kind() Kind  { return KindTurnStart }
+func (Override) Kind() Kind   { return KindOverride }
 func (u Unknown) Kind() Kind  { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.

@@ -929,7 +929,7 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []event.Kind{event.KindRunStart, event.KindModel, event.KindTool, event.KindModel, event.KindRunEnd}
+	want := []event.Kind{event.KindRunStart, event.KindTurnStart, event.KindModel, event.KindTool, event.KindModel, event.KindRunEnd}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("transcript = %v, want %v", kinds, want)
 	}

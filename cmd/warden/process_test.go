@@ -73,10 +73,10 @@ func TestTranscriptSurvivesCrash(t *testing.T) {
 		kinds = append(kinds, e["event"].(string))
 	}
 	got := strings.Join(kinds, ",")
-	if !strings.HasPrefix(got, "run_start,model,tool,model") || strings.Contains(got, "run_end") {
+	if !strings.HasPrefix(got, "run_start,turn_start,model,tool,model") || strings.Contains(got, "run_end") {
 		t.Errorf("events = %s", got)
 	}
-	if evs[2]["result"] != "first\n" {
+	if evs[3]["result"] != "first\n" {
 		t.Errorf("first tool event = %v", evs[2])
 	}
 }
