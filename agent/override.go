@@ -67,6 +67,10 @@ func (l *denialLog) take(action []byte) (grant, bool) {
 	return grant{}, false
 }
 
+// Remember keeps d, read back from the run's transcript, in the denial log
+// of a resumed run.
+func (r *Run) Remember(d Denial) { r.denials.add(r.runID(), d) }
+
 // Denials returns the run's latest auto-review denials, oldest first (at
 // most MaxDenials).
 func (r *Run) Denials() []Denial {
@@ -94,11 +98,24 @@ func (r *Run) Override(id, by, note string) error {
 	return fmt.Errorf("no denial %q among the run's last %d", id, MaxDenials)
 }
 
-// sameJSON reports whether two JSON texts are equal but for whitespace.
+// sameJSON reports whether two JSON texts hold the same value, whatever
+// their whitespace, key order and escapes.
 func sameJSON(a, b []byte) bool {
-	var ca, cb bytes.Buffer
-	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+	ca, errA := canonical(a)
+	cb, errB := canonical(b)
+	if errA != nil || errB != nil {
 		return bytes.Equal(a, b)
 	}
-	return bytes.Equal(ca.Bytes(), cb.Bytes())
+	return bytes.Equal(ca, cb)
+}
+
+// canonical re-encodes a JSON text with sorted keys and Go's escapes.
+func canonical(data []byte) ([]byte, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }

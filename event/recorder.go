@@ -118,6 +118,14 @@ func NewRecorder(runID string, sink Sink) *Recorder {
 	return &Recorder{run: &runRec{id: runID, sink: sink, now: time.Now}, agent: "main"}
 }
 
+// Continue makes the recorder number its next event after n earlier ones,
+// for a run resumed from a transcript that holds n events.
+func (r *Recorder) Continue(n int) {
+	if r != nil {
+		r.run.seq.Store(int64(n))
+	}
+}
+
 // RunID returns the run id the recorder stamps.
 func (r *Recorder) RunID() string {
 	if r == nil {

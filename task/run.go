@@ -47,6 +47,8 @@ type Options struct {
 	// AutoReviewModel is the model spec of the reviewer agent; empty means
 	// the run's model.
 	AutoReviewModel string
+	// RunID, when set, is the id of the run (a resumed run keeps its own).
+	RunID string
 }
 
 // Prepared is a task ready to run: everything that can be checked has been.
@@ -129,7 +131,10 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	if p.Agent, err = t.Agent(env); err != nil {
 		return nil, err
 	}
-	runID := event.NewRunID()
+	runID := opts.RunID
+	if runID == "" {
+		runID = event.NewRunID()
+	}
 	p.TranscriptPath = opts.Transcript
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = filepath.Join(Home(), "runs", runID+".jsonl")
@@ -150,7 +155,7 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	p.Run = &agent.Run{
 		ID: runID, Task: t.Name, ModelName: spec, Model: m,
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
-		Approval: ap, Review: rp,
+		Approval: ap, Review: rp, TaskFile: absPath(t.Path),
 	}
 	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m); err != nil {
 		return nil, err
@@ -259,4 +264,11 @@ func mustMatchAll() policy.Matcher {
 		panic(err)
 	}
 	return m
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

@@ -26,11 +26,13 @@ const usage = `usage:
   warden run TASK.yaml [--model M] [--approval X] [--review X] [--transcript PATH] [--max-output N]
                      [--sandbox MODE] [--sandbox-unenforced] [--rules FILE]...
                      [--approvals-reviewer user|auto_review] [--auto-review-model M]
+  warden run --resume RUN_ID --input TEXT [flags]
   warden policy check FILE...
   warden transcript show FILE
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
   warden rules check [--rules FILE]... -- CMD...
   warden auto-review policy
+  warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT]
 `
 
 func main() {

@@ -234,3 +234,81 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 		t.Errorf("auto_review events = %s", got)
 	}
 }
+
+// A denial a person overrides lets the resumed run retry exactly that
+// action once; the retry is still reviewed, with the person's marker, and a
+// second retry is reviewed without it (SPEC G11, G12).
+func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	dir := t.TempDir()
+	target := filepath.Join(outsideDir(t), "f")
+	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+	first := write(t, dir, "turn1.yaml", `
+- tool_calls: [`+call+`]
+- content: '{"outcome": "deny", "risk_level": "medium", "rationale": "not asked for"}'
+- content: I stopped.
+`)
+	second := write(t, dir, "turn2.yaml", `
+- tool_calls: [`+call+`]
+- content: '{"outcome": "allow", "risk_level": "medium", "user_authorization": "high", "rationale": "the person approved this retry"}'
+- tool_calls: [`+call+`]
+- content: '{"outcome": "deny", "risk_level": "medium", "rationale": "no new approval"}'
+- content: done
+`)
+	task := write(t, dir, "task.yaml", "name: g12\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	env := append(os.Environ(), "WARDEN_HOME="+dir, "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
+	run := func(args ...string) (int, string) {
+		cmd := exec.Command(binary(t), args...)
+		cmd.Env = env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		return exitCode(cmd.Run()), out.String()
+	}
+	if code, out := run("run", task, "--model", "scripted:"+first, "--transcript", tr); code != exitOK {
+		t.Fatalf("turn 1: exit %d\n%s", code, out)
+	}
+	var runID, denialID string
+	for _, e := range lines(t, tr) {
+		runID = e["run_id"].(string)
+		if e["event"] == "auto_review" && e["status"] == "denied" {
+			denialID, _ = e["denial_id"].(string)
+		}
+	}
+	if denialID == "" {
+		t.Fatal("no denial id in the transcript")
+	}
+	if code, out := run("auto-review", "approve", "nosuch", "--run", runID, "--transcript", tr); code != exitUsage {
+		t.Errorf("approving an unknown denial: exit %d\n%s", code, out)
+	}
+	if code, out := run("auto-review", "approve", denialID, "--run", runID, "--transcript", tr, "--note", "go ahead"); code != exitOK {
+		t.Fatalf("approve: exit %d\n%s", code, out)
+	}
+	if code, out := run("run", "--resume", runID, "--input", "please retry", "--model", "scripted:"+second, "--transcript", tr); code != exitOK {
+		t.Fatalf("turn 2: exit %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "x\n" {
+		t.Errorf("target = %q, want exactly one approved retry", data)
+	}
+	var reviews []string
+	ids := map[string]bool{}
+	for _, e := range lines(t, tr) {
+		if ids[e["id"].(string)] {
+			t.Errorf("event id %s used twice", e["id"])
+		}
+		ids[e["id"].(string)] = true
+		switch e["event"] {
+		case "auto_review":
+			reviews = append(reviews, fmt.Sprintf("%s/%s", e["status"], e["source"]))
+		case "run_start":
+			if e["run_id"] != runID {
+				t.Errorf("resumed under another run id")
+			}
+		}
+	}
+	if got := strings.Join(reviews, ","); got != "denied/model,approved/override,denied/model" {
+		t.Errorf("auto_review events = %s", got)
+	}
+}

@@ -36,25 +36,24 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
 	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user or auto_review (replaces the task's approvals_reviewer)")
 	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
+	var resume, input string
+	fs.StringVar(&resume, "resume", "", "continue the stored run RUN_ID with a new turn (give --input)")
+	fs.StringVar(&input, "input", "", "the person's request for the resumed turn")
 	var rulesFiles stringList
 	fs.Var(&rulesFiles, "rules", "exec rules file (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
 	}
-	if len(pos) != 1 {
-		fmt.Fprint(stderr, "usage: warden run TASK.yaml [flags]\n")
+	if (resume == "" && len(pos) != 1) || (resume != "" && (len(pos) != 0 || input == "")) {
+		fmt.Fprint(stderr, "usage: warden run TASK.yaml [flags]\n       warden run --resume RUN_ID --input TEXT [flags]\n")
 		return exitUsage
 	}
 	if maxOutput >= 0 {
 		opts.MaxOutput = &maxOutput
 	}
 	opts.Rules = rulesFiles
-	t, err := task.Load(pos[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "warden: %v\n", err)
-		return exitUsage
-	}
+
 	stats := &event.Stats{}
 	live := event.SinkFunc(func(e event.Event) error { stats.Add(e); return nil })
 	if !quiet {
@@ -78,7 +77,19 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	p, err := t.Prepare(opts)
+	var p *task.Prepared
+	if resume != "" {
+		path := opts.Transcript
+		if path == "" {
+			path = task.TranscriptPath(resume)
+		}
+		p, err = task.Resume(path, input, opts)
+	} else {
+		var t *task.Task
+		if t, err = task.Load(pos[0]); err == nil {
+			p, err = t.Prepare(opts)
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitUsage
