@@ -54,6 +54,10 @@ type Options struct {
 	BaseURL string
 	// APIKey overrides the provider's key.
 	APIKey string
+	// MaxRetries, when set, bounds the retries the provider's client makes
+	// on its own (0 disables them, for callers that retry themselves, such
+	// as the reviewer agent).
+	MaxRetries *int
 }
 
 // A Provider opens the model named by the part of a spec after the

@@ -244,8 +244,12 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model) (*approv
 		return p, nil
 	}
 	if opts.AutoReviewModel != "" {
+		// The reviewer retries within its own timeout (SPEC G10), so its
+		// client does not retry on its own.
 		spec = opts.AutoReviewModel
-		if m, err = model.Open(spec, opts.ModelOptions); err != nil {
+		mo, none := opts.ModelOptions, 0
+		mo.MaxRetries = &none
+		if m, err = model.Open(spec, mo); err != nil {
 			return nil, fmt.Errorf("auto-review model: %w", err)
 		}
 	}

@@ -56,6 +56,9 @@ func New(modelName string, opts model.Options) (*Model, error) {
 	if opts.APIKey != "" {
 		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
 	}
+	if opts.MaxRetries != nil && *opts.MaxRetries >= 0 {
+		reqOpts = append(reqOpts, option.WithMaxRetries(*opts.MaxRetries))
+	}
 	return &Model{client: sdk.NewClient(reqOpts...), name: modelName}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wardenhq/warden/chat"
@@ -351,5 +352,31 @@ func TestMissingToolCallID(t *testing.T) {
 	}
 	if calls[1].ParseError != "" || string(calls[1].Arguments) != "{}" {
 		t.Errorf("empty arguments gave %+v, want {}", calls[1])
+	}
+}
+
+// MaxRetries 0 leaves retrying to the caller: one request per Generate.
+func TestMaxRetries(t *testing.T) {
+	for _, tc := range []struct {
+		retries int
+		want    int32
+	}{{0, 1}, {1, 2}} {
+		var hits atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.Header().Set("Retry-After-Ms", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+		m, err := openai.New("gpt-test", model.Options{BaseURL: srv.URL, APIKey: "sk-test", MaxRetries: &tc.retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Generate(context.Background(), conversation()); err == nil {
+			t.Fatal("no error from a 503")
+		}
+		srv.Close()
+		if n := hits.Load(); n != tc.want {
+			t.Errorf("MaxRetries %d: %d requests, want %d", tc.retries, n, tc.want)
+		}
 	}
 }
