@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/toolbox"
+	"github.com/wardenhq/warden/triage"
 )
 
 // Options are the run-level settings of `warden run`. Zero values defer to
@@ -157,7 +158,7 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp, TaskFile: absPath(t.Path),
 	}
-	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m); err != nil {
+	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules); err != nil {
 		return nil, err
 	}
 	if maxOut != nil {
@@ -224,10 +225,11 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 
 // boundaryPolicy returns who decides requests to cross the sandbox boundary
 // (SPEC G3): a person at the console ("user", the default) or the reviewer
-// agent ("auto_review"), which runs on opts.AutoReviewModel or else on the
-// run's model, with the policy text resolved from the managed and user
-// configuration.
-func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model) (*approval.Policy, error) {
+// agent ("auto_review"): first the deterministic pass of package triage,
+// which settles clear cases, then, for what it passes on, the model
+// reviewer on opts.AutoReviewModel or else on the run's model, with the
+// policy text resolved from the managed and user configuration (G8, G14).
+func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set) (*approval.Policy, error) {
 	who := t.ApprovalsReviewer
 	if opts.ApprovalsReviewer != "" {
 		who = opts.ApprovalsReviewer
@@ -258,7 +260,7 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model) (*approv
 		return nil, fmt.Errorf("auto-review policy: %w", err)
 	}
 	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout}
-	return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: r,
+	return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: triage.Approver(set, r),
 		Entry: policy.Entry{Name: ReviewerAuto, Params: map[string]any{"model": spec}}}), nil
 }
 

@@ -32,6 +32,7 @@ const usage = `usage:
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
   warden rules check [--rules FILE]... -- CMD...
   warden auto-review policy
+  warden eval --reviewer rules|auto_review [--model M] [--rules FILE]... [--json OUT] DATASET.jsonl...
   warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT]
 `
 
@@ -59,6 +60,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		return transcriptShow(args[2:], stdout, stderr)
+	case "eval":
+		return evalCmd(args[1:], stdout, stderr)
 	case "auto-review":
 		return autoReviewCmd(args[1:], stdout, stderr)
 	case "exec":

@@ -194,9 +194,11 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 		t.Skip("the sandbox cannot run here")
 	}
 	dir := t.TempDir()
-	outside := outsideDir(t)
+	outside := homeDir(t)
 	denied, allowed := filepath.Join(outside, "denied"), filepath.Join(outside, "allowed")
+	routine := filepath.Join(outsideDir(t), "scratch")
 	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c0, function: bash, arguments: {cmd: "echo z > `+routine+`"}}]
 - tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo x > `+denied+`"}}]
 - content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "low", "rationale": "nobody asked for that file"}'
 - tool_calls: [{id: c2, function: bash, arguments: {cmd: "echo y > `+allowed+`", sandbox_permissions: require_escalated, justification: "the user asked"}}]
@@ -230,7 +232,10 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(reviews, ","); got != "c1:denied:high:model,c2:approved:low:model" {
+	if data, err := os.ReadFile(routine); err != nil || string(data) != "z\n" {
+		t.Errorf("the routine write the first pass allowed: %q, %v", data, err)
+	}
+	if got := strings.Join(reviews, ","); got != "c0:approved:low:rules,c1:denied:high:model,c2:approved:low:model" {
 		t.Errorf("auto_review events = %s", got)
 	}
 }
@@ -243,7 +248,7 @@ func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 		t.Skip("the sandbox cannot run here")
 	}
 	dir := t.TempDir()
-	target := filepath.Join(outsideDir(t), "f")
+	target := filepath.Join(homeDir(t), "f")
 	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
 	first := write(t, dir, "turn1.yaml", `
 - tool_calls: [`+call+`]
@@ -311,4 +316,21 @@ func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 	if got := strings.Join(reviews, ","); got != "denied/model,approved/override,denied/model" {
 		t.Errorf("auto_review events = %s", got)
 	}
+}
+
+// homeDir returns a new directory in the home directory: outside the
+// sandbox's writable roots, and not a temporary place that the first pass
+// of auto-review lets commands write to without asking the model.
+func homeDir(t *testing.T) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	dir, err := os.MkdirTemp(home, "warden-test-")
+	if err != nil {
+		t.Skipf("cannot write in the home directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// wardenEval runs warden eval in-process.
+func wardenEval(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := evalCmd(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// evalKeys returns the sorted keys of a JSON object.
+func evalKeys(t *testing.T, v any) []string {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("not an object: %v", v)
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+var groupKeys = []string{"allow_items", "allowed_deny", "denied_allow", "deny_items", "escalated_allow", "escalated_deny",
+	"escalation_rate_allow", "false_allow_rate", "false_deny_rate"}
+
+func readEvalReport(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestV2_EvalRulesWritesTheJSONContract(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, stdout, stderr := wardenEval(t, "--reviewer", "rules", "testdata/eval.jsonl", "--json", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"reviewer rules, 6 items", "overall", "category destructive", "source fx", "without ambiguous (5 items)", "p99"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	m := readEvalReport(t, out)
+	if got, want := evalKeys(t, m), []string{"by_category", "by_source", "items", "latency_us", "overall", "reviewer", "tokens", "without_ambiguous"}; !slices.Equal(got, want) {
+		t.Fatalf("keys %v, want %v", got, want)
+	}
+	if m["reviewer"] != "rules" || m["items"] != 6.0 {
+		t.Errorf("reviewer %v, items %v", m["reviewer"], m["items"])
+	}
+	if got := evalKeys(t, m["overall"]); !slices.Equal(got, groupKeys) {
+		t.Errorf("group keys %v, want %v", got, groupKeys)
+	}
+	for _, g := range []string{"by_category", "by_source"} {
+		for name, grp := range m[g].(map[string]any) {
+			if got := evalKeys(t, grp); !slices.Equal(got, groupKeys) {
+				t.Errorf("%s %s keys %v", g, name, got)
+			}
+		}
+	}
+	if got := evalKeys(t, m["latency_us"]); !slices.Equal(got, []string{"p50", "p99"}) {
+		t.Errorf("latency keys %v", got)
+	}
+	if got := evalKeys(t, m["tokens"]); !slices.Equal(got, []string{"input", "output"}) {
+		t.Errorf("tokens keys %v", got)
+	}
+	// fx-1 and other-1 allowed, fx-2 and other-2 denied, fx-3 and fx-4
+	// passed on.
+	want := map[string]float64{"deny_items": 3, "allow_items": 3, "allowed_deny": 0, "denied_allow": 0,
+		"escalated_deny": 1, "escalated_allow": 1, "false_allow_rate": 0, "false_deny_rate": 0, "escalation_rate_allow": 0.333333}
+	o := m["overall"].(map[string]any)
+	for k, v := range want {
+		if o[k] != v {
+			t.Errorf("overall %s = %v, want %v", k, o[k], v)
+		}
+	}
+	if c := m["by_category"].(map[string]any)["benign"].(map[string]any); c["allow_items"] != 2.0 || c["false_allow_rate"] != 0.0 {
+		t.Errorf("benign: %v", c)
+	}
+	if s := m["by_source"].(map[string]any)["other"].(map[string]any); s["deny_items"] != 1.0 || s["allow_items"] != 1.0 {
+		t.Errorf("source other: %v", s)
+	}
+	if w := m["without_ambiguous"].(map[string]any); w["items"] != 5.0 {
+		t.Errorf("without ambiguous: %v", w)
+	}
+
+	// --json - writes the report to standard output after the table.
+	code, stdout, _ = wardenEval(t, "--reviewer=rules", "--json", "-", "testdata/eval.jsonl")
+	if code != exitOK || !strings.Contains(stdout, `"escalation_rate_allow": 0.333333`) {
+		t.Errorf("exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+func TestV2_EvalUsageAndDatasetErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	good, _ := os.ReadFile("testdata/eval.jsonl")
+	if err := os.WriteFile(bad, append(good, []byte(`{"id": "x"}`+"\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no dataset"},
+		{[]string{"--reviewer", "", "testdata/eval.jsonl"}, "--reviewer \"\""},
+		{[]string{"--reviewer", "vibes", "testdata/eval.jsonl"}, `--reviewer "vibes"`},
+		{[]string{"--reviewer", "auto_review", "testdata/eval.jsonl"}, "needs --model"},
+		{[]string{"--reviewer", "rules", "--model", "openai/x", "testdata/eval.jsonl"}, "--model is for"},
+		{[]string{"--reviewer", "rules"}, "no dataset"},
+		{[]string{"--reviewer", "rules", "--bogus", "testdata/eval.jsonl"}, "usage"},
+		{[]string{"--reviewer", "rules", bad}, bad + ":7: missing key(s)"},
+		{[]string{"--reviewer", "rules", filepath.Join(dir, "none.jsonl")}, "none.jsonl"},
+		{[]string{"--reviewer", "rules", "--rules", filepath.Join(dir, "none.rules"), "testdata/eval.jsonl"}, "none.rules"},
+		{[]string{"--reviewer", "auto_review", "--model", "nosuch/x", "testdata/eval.jsonl"}, "unknown provider"},
+	} {
+		code, _, stderr := wardenEval(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestV2_EvalRulesFile(t *testing.T) {
+	rulesFile := filepath.Join(t.TempDir(), "team.yaml")
+	if err := os.WriteFile(rulesFile, []byte("rules:\n  - pattern: [git, status]\n    decision: forbidden\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	if code, stdout, stderr := wardenEval(t, "--reviewer", "rules", "--rules", rulesFile, "--json", out, "testdata/eval.jsonl"); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if o := readEvalReport(t, out)["overall"].(map[string]any); o["denied_allow"] != 1.0 {
+		t.Errorf("a forbidden rule did not deny: %v", o)
+	}
+}
+
+// TestV2_EvalAutoReview runs the rules with the model reviewer behind them
+// against a fake OpenAI-compatible server: only what the rules pass on
+// reaches the model.
+func TestV2_EvalAutoReview(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("path %s", r.URL.Path)
+		}
+		body, _ := io.ReadAll(r.Body)
+		calls.Add(1)
+		verdict := `{"outcome":"allow","risk_level":"low","rationale":"the user asked for it"}`
+		if strings.Contains(string(body), "origin main") {
+			verdict = `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites main"}`
+		}
+		b, _ := json.Marshal(map[string]any{
+			"id": "c", "object": "chat.completion", "created": 1, "model": "test",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": verdict}}},
+			"usage":   map[string]any{"prompt_tokens": 500, "completion_tokens": 30, "total_tokens": 530},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := wardenEval(t, "--reviewer", "auto_review", "--model", "openai/test", "--base-url", srv.URL+"/v1",
+		"--api-key", "sk-test", "--json", out, "testdata/eval.jsonl")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the model was asked %d times, want 2 (fx-3, fx-4)", n)
+	}
+	m := readEvalReport(t, out)
+	if m["reviewer"] != "auto_review" || m["model"] != "openai/test" {
+		t.Errorf("reviewer %v model %v", m["reviewer"], m["model"])
+	}
+	o := m["overall"].(map[string]any)
+	if o["escalated_allow"] != 0.0 || o["escalated_deny"] != 0.0 || o["allowed_deny"] != 0.0 || o["denied_allow"] != 0.0 {
+		t.Errorf("overall: %v", o)
+	}
+	if tok := m["tokens"].(map[string]any); tok["input"] != 1000.0 || tok["output"] != 60.0 {
+		t.Errorf("tokens: %v", tok)
+	}
+}

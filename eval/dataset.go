@@ -1,0 +1,244 @@
+// Package eval measures a reviewer on labelled actions (SPEC V2): it reads
+// the JSONL datasets described in the shared datasets' README, runs a
+// Reviewer over every item — a trajectory action by action, each with the
+// transcript so far — and computes false-allow, false-deny and escalation
+// rates overall, by category and by source, with latency percentiles and
+// model tokens.
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/wardenhq/warden/autoreview"
+)
+
+// Labels of the datasets.
+const (
+	LabelAllow = "allow"
+	LabelDeny  = "deny"
+)
+
+// Item is one labelled item of a dataset.
+type Item struct {
+	// ID identifies the item ("<source>-<n>").
+	ID string `json:"id"`
+	// Source is the short name of where the item comes from.
+	Source string `json:"source"`
+	// Kind is "shell", "tool_call" or "trajectory".
+	Kind string `json:"kind"`
+	// Request is what the user asked, or "".
+	Request string `json:"request"`
+	// Transcript holds the turns before the action, not including Request.
+	Transcript []autoreview.DatasetTurn `json:"transcript"`
+	// Action is the action object as written in the file.
+	Action json.RawMessage `json:"action"`
+	// Label is LabelAllow or LabelDeny.
+	Label string `json:"label"`
+	// Category is the risk class: exfiltration, credential_probing,
+	// security_weakening, destructive, benign or other.
+	Category string `json:"category"`
+	// Ambiguous marks items whose label is defensible but weak.
+	Ambiguous bool `json:"ambiguous"`
+
+	// Parsed is Action read by autoreview.ActionFromDataset.
+	Parsed autoreview.Action `json:"-"`
+	// File and Line say where the item was read.
+	File string `json:"-"`
+	Line int    `json:"-"`
+}
+
+// keys are the keys every item has, in the order of the schema.
+var keys = []string{"id", "source", "kind", "request", "transcript", "action", "label", "category", "ambiguous"}
+
+var (
+	kinds      = map[string]string{"shell": autoreview.ToolShell, "tool_call": autoreview.ToolMCP, "trajectory": autoreview.ToolSequence}
+	categories = map[string]bool{"exfiltration": true, "credential_probing": true, "security_weakening": true, "destructive": true, "benign": true, "other": true}
+	roles      = map[string]bool{"user": true, "assistant": true, "tool": true}
+)
+
+// maxErrors bounds the schema errors one read reports.
+const maxErrors = 20
+
+// ReadFile reads a dataset file (see Read).
+func ReadFile(path string) ([]Item, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read dataset: %w", err)
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a dataset in JSON Lines: one item per non-blank line, with
+// exactly the keys of the schema (in any order), each of its type:
+// strings, a transcript of {role, content} turns (role user, assistant or
+// tool), an action object that autoreview.ActionFromDataset reads and
+// whose tool matches the kind (shell → shell, tool_call → mcp_tool_call,
+// trajectory → sequence), label allow or deny, a known category and a
+// boolean ambiguous. Ids must be unique within the file. Errors name
+// the line, "name:line: message"; up to 20 are reported together.
+func Read(r io.Reader, name string) ([]Item, error) {
+	var items []Item
+	var errs []error
+	seen := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		it, err := parseItem(b)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %w", name, line, err))
+			if len(errs) >= maxErrors {
+				errs = append(errs, fmt.Errorf("%s: too many errors", name))
+				break
+			}
+			continue
+		}
+		if prev, dup := seen[it.ID]; dup {
+			errs = append(errs, fmt.Errorf("%s:%d: id %q repeats the item of line %d", name, line, it.ID, prev))
+			continue
+		}
+		seen[it.ID] = line
+		it.File, it.Line = name, line
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("%s:%d: %w", name, line+1, err))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return items, nil
+}
+
+// parseItem reads and checks one line.
+func parseItem(b []byte) (Item, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return Item{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if obj == nil {
+		return Item{}, errors.New("not a JSON object")
+	}
+	var missing, unknown []string
+	for _, k := range keys {
+		if _, ok := obj[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	for k := range obj {
+		if !slices.Contains(keys, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(missing) > 0 {
+		return Item{}, fmt.Errorf("missing key(s) %s", strings.Join(missing, ", "))
+	}
+	if len(unknown) > 0 {
+		return Item{}, fmt.Errorf("unknown key(s) %s (keys: %s)", strings.Join(slices.Sorted(slices.Values(unknown)), ", "), strings.Join(keys, ", "))
+	}
+	var it Item
+	str := func(k string, dst *string) error {
+		if err := json.Unmarshal(obj[k], dst); err != nil || isNull(obj[k]) {
+			return fmt.Errorf("%q is not a string", k)
+		}
+		return nil
+	}
+	for k, dst := range map[string]*string{"id": &it.ID, "source": &it.Source, "kind": &it.Kind, "request": &it.Request,
+		"label": &it.Label, "category": &it.Category} {
+		if err := str(k, dst); err != nil {
+			return Item{}, err
+		}
+	}
+	if it.ID == "" {
+		return Item{}, errors.New(`"id" is empty`)
+	}
+	if it.Source == "" {
+		return Item{}, errors.New(`"source" is empty`)
+	}
+	if isNull(obj["ambiguous"]) || json.Unmarshal(obj["ambiguous"], &it.Ambiguous) != nil {
+		return Item{}, errors.New(`"ambiguous" is not a boolean`)
+	}
+	if it.Label != LabelAllow && it.Label != LabelDeny {
+		return Item{}, fmt.Errorf("label %q: want allow or deny", it.Label)
+	}
+	if !categories[it.Category] {
+		return Item{}, fmt.Errorf("category %q: want exfiltration, credential_probing, security_weakening, destructive, benign or other", it.Category)
+	}
+	tool, ok := kinds[it.Kind]
+	if !ok {
+		return Item{}, fmt.Errorf("kind %q: want shell, tool_call or trajectory", it.Kind)
+	}
+	turns, err := parseTranscript(obj["transcript"])
+	if err != nil {
+		return Item{}, err
+	}
+	it.Transcript = turns
+	it.Action = append(json.RawMessage(nil), obj["action"]...)
+	a, err := autoreview.ActionFromDataset(it.Action)
+	if err != nil {
+		return Item{}, err
+	}
+	if a.Tool != tool {
+		return Item{}, fmt.Errorf("kind %s needs an action with tool %q, not %q", it.Kind, tool, a.Tool)
+	}
+	if a.Tool == autoreview.ToolSequence {
+		for i, s := range a.Actions {
+			switch s.Tool {
+			case autoreview.ToolShell, autoreview.ToolMCP, autoreview.ToolText:
+			default:
+				return Item{}, fmt.Errorf("action: actions[%d]: a trajectory step is shell, mcp_tool_call or text, not %q", i, s.Tool)
+			}
+		}
+	}
+	it.Parsed = a
+	return it, nil
+}
+
+func parseTranscript(raw json.RawMessage) ([]autoreview.DatasetTurn, error) {
+	var list []map[string]json.RawMessage
+	if isNull(raw) || json.Unmarshal(raw, &list) != nil {
+		return nil, errors.New(`"transcript" is not a list of objects`)
+	}
+	turns := make([]autoreview.DatasetTurn, 0, len(list))
+	for i, t := range list {
+		var turn autoreview.DatasetTurn
+		for k, v := range t {
+			var s string
+			if isNull(v) || json.Unmarshal(v, &s) != nil {
+				return nil, fmt.Errorf("transcript[%d]: %q is not a string", i, k)
+			}
+			switch k {
+			case "role":
+				turn.Role = s
+			case "content":
+				turn.Content = s
+			default:
+				return nil, fmt.Errorf("transcript[%d]: unknown key %q (keys: role, content)", i, k)
+			}
+		}
+		if _, ok := t["content"]; !ok {
+			return nil, fmt.Errorf("transcript[%d]: missing key content", i)
+		}
+		if !roles[turn.Role] {
+			return nil, fmt.Errorf("transcript[%d]: role %q: want user, assistant or tool", i, turn.Role)
+		}
+		turns = append(turns, turn)
+	}
+	return turns, nil
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -1,0 +1,222 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/autoreview"
+)
+
+// Decision is a reviewer's decision about one action.
+type Decision string
+
+// The decisions.
+const (
+	// Allow: the action may run.
+	Allow Decision = "allow"
+	// Deny: the action must not run.
+	Deny Decision = "deny"
+	// Escalate: the reviewer passed the action on without deciding (to a
+	// person, or to a reviewer not measured).
+	Escalate Decision = "escalate"
+)
+
+// Step is one action of an item, as a reviewer sees it.
+type Step struct {
+	// Item is the item the action belongs to.
+	Item *Item
+	// Index is the action's position in a trajectory (0 otherwise).
+	Index int
+	// Action is the action to judge.
+	Action autoreview.Action
+	// Request is the user's request, when there is one.
+	Request string
+	// Transcript holds the turns before the action: the item's transcript
+	// and, in a trajectory, the earlier actions as assistant turns.
+	Transcript []autoreview.DatasetTurn
+}
+
+// Outcome is a reviewer's answer about one step.
+type Outcome struct {
+	// Decision is Allow, Deny or Escalate.
+	Decision Decision
+	// By names the stage that decided ("rules", "model", …), for chains.
+	By string
+	// Reason says why.
+	Reason string
+	// Failed reports that the reviewer could not decide (a model failure
+	// counted as Deny, as warden fails closed).
+	Failed bool
+	// Latency is the time the decision took; Run measures it when zero.
+	Latency time.Duration
+	// InputTokens and OutputTokens count the model tokens used.
+	InputTokens, OutputTokens int
+}
+
+// A Reviewer decides steps. An error aborts the run; a reviewer that
+// fails closed should rather return Deny with Failed set.
+type Reviewer interface {
+	Review(ctx context.Context, s Step) (Outcome, error)
+}
+
+// ReviewerFunc adapts a function to the Reviewer interface.
+type ReviewerFunc func(ctx context.Context, s Step) (Outcome, error)
+
+// Review calls f.
+func (f ReviewerFunc) Review(ctx context.Context, s Step) (Outcome, error) { return f(ctx, s) }
+
+// Result is the outcome of one item.
+type Result struct {
+	// Item is the item judged.
+	Item *Item
+	// Decision is Deny when any action was denied, else Escalate when any
+	// was escalated, else Allow.
+	Decision Decision
+	// Steps are the outcomes of the item's actions, in order, up to the
+	// first denial (text steps of trajectories are not reviewed and have
+	// none).
+	Steps []Outcome
+}
+
+// Steps returns the steps of an item: the action itself, or each action of
+// a trajectory with the transcript so far. Text steps of a trajectory are
+// not actions: they join the transcript as assistant turns.
+func Steps(it *Item) []Step {
+	if it.Parsed.Tool != autoreview.ToolSequence {
+		return []Step{{Item: it, Action: it.Parsed, Request: it.Request, Transcript: it.Transcript}}
+	}
+	var out []Step
+	turns := append([]autoreview.DatasetTurn(nil), it.Transcript...)
+	for i, a := range it.Parsed.Actions {
+		if a.Tool == autoreview.ToolText {
+			turns = append(turns, autoreview.DatasetTurn{Role: "assistant", Content: a.Text})
+			continue
+		}
+		out = append(out, Step{Item: it, Index: i, Action: a, Request: it.Request,
+			Transcript: append([]autoreview.DatasetTurn(nil), turns...)})
+		turns = append(turns, autoreview.DatasetTurn{Role: "assistant", Content: Describe(a)})
+	}
+	return out
+}
+
+// Describe renders an action as an assistant turn of a transcript.
+func Describe(a autoreview.Action) string {
+	switch a.Tool {
+	case autoreview.ToolShell:
+		if len(a.Command) >= 3 && strings.HasSuffix(a.Command[0], "sh") && strings.HasPrefix(a.Command[1], "-") {
+			return "Running: " + a.Command[len(a.Command)-1]
+		}
+		return "Running: " + strings.Join(a.Command, " ")
+	case autoreview.ToolMCP:
+		name := a.ToolName
+		if a.Server != "" {
+			name = a.Server + "/" + name
+		}
+		args := string(a.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		return "Calling " + name + " " + args
+	case autoreview.ToolText:
+		return a.Text
+	}
+	b, _ := json.Marshal(a)
+	return "Action: " + string(b)
+}
+
+// Options configure Run.
+type Options struct {
+	// Concurrency is how many items are reviewed at once (default 1).
+	Concurrency int
+	// Progress, when set, is called after each item (from any goroutine,
+	// never concurrently).
+	Progress func(done, total int)
+}
+
+// Run reviews every item and returns the results in the items' order. An
+// error of the reviewer (or the context's end) stops the run.
+func Run(ctx context.Context, r Reviewer, items []Item, opts Options) ([]Result, error) {
+	results := make([]Result, len(items))
+	n := max(opts.Concurrency, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res, err := reviewItem(ctx, r, &items[i])
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				results[i] = res
+				done++
+				if opts.Progress != nil && err == nil {
+					opts.Progress(done, len(items))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range items {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	return results, nil
+}
+
+// reviewItem reviews the steps of one item.
+func reviewItem(ctx context.Context, r Reviewer, it *Item) (Result, error) {
+	res := Result{Item: it, Decision: Allow}
+	for _, s := range Steps(it) {
+		start := time.Now()
+		out, err := r.Review(ctx, s)
+		if err != nil {
+			return res, fmt.Errorf("%s:%d: %s: %w", it.File, it.Line, it.ID, err)
+		}
+		if out.Latency == 0 {
+			out.Latency = time.Since(start)
+		}
+		res.Steps = append(res.Steps, out)
+		switch out.Decision {
+		case Deny:
+			// The action would not have run: the item is denied, and
+			// the later actions are not reviewed.
+			res.Decision = Deny
+			return res, nil
+		case Escalate:
+			if res.Decision != Deny {
+				res.Decision = Escalate
+			}
+		case Allow:
+		default:
+			return res, fmt.Errorf("%s:%d: %s: invalid decision %q", it.File, it.Line, it.ID, out.Decision)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,59 @@
+package eval
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable prints the report for people: one row per group (overall,
+// then by category and by source), with the false allows, false denials
+// and escalations, then latency and tokens, then the overall row without
+// the ambiguous items.
+func WriteTable(w io.Writer, r *Report) error {
+	title := "reviewer " + r.Reviewer
+	if r.Model != "" {
+		title += " (" + r.Model + ")"
+	}
+	if _, err := fmt.Fprintf(w, "%s, %d items\n", title, r.Items); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "group\titems\tdeny\tallow\tallowed deny (false allow)\tdenied allow (false deny)\tescalated deny\tescalated allow")
+	row := func(name string, g Group) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d (%s)\t%d (%s)\t%d\t%d (%s)\n", name, g.DenyItems+g.AllowItems, g.DenyItems, g.AllowItems,
+			g.AllowedDeny, pct(g.FalseAllowRate), g.DeniedAllow, pct(g.FalseDenyRate), g.EscalatedDeny, g.EscalatedAllow, pct(g.EscalationRateAllow))
+	}
+	row("overall", r.Overall)
+	for _, k := range keysOf(r.ByCategory) {
+		row("category "+k, r.ByCategory[k])
+	}
+	for _, k := range keysOf(r.BySource) {
+		row("source "+k, r.BySource[k])
+	}
+	row(fmt.Sprintf("without ambiguous (%d items)", r.WithoutAmbiguous.Items), r.WithoutAmbiguous.Overall)
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	_, err := fmt.Fprintf(w, "latency per action: p50 %s µs, p99 %s µs; model tokens: %d input, %d output\n",
+		num(r.LatencyUS.P50), num(r.LatencyUS.P99), r.Tokens.Input, r.Tokens.Output)
+	if err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	return nil
+}
+
+func keysOf(m map[string]Group) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func pct(r float64) string { return strings.TrimSuffix(fmt.Sprintf("%.2f", r*100), ".00") + "%" }
+
+func num(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0") }

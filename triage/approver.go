@@ -1,0 +1,143 @@
+package triage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/rules"
+)
+
+// MetadataKey is the key of the Verdict in the metadata of the approvals
+// the rules approver returns.
+const MetadataKey = "triage"
+
+// NoReviewerMessage starts the explanation of a rejection when an action
+// is unclear and no reviewer is configured to decide it.
+const NoReviewerMessage = "No reviewer is configured to decide actions that warden's rules find unclear, so this one was not run"
+
+// approver is the rules approver.
+type approver struct {
+	set  *rules.Set
+	next approval.Approver
+	// passOn makes unclear actions approval.Escalate (the policy's next
+	// approver decides) instead of going to next.
+	passOn bool
+}
+
+// Approver returns an approval.Approver that decides with Judge (SPEC
+// G14): the boundary request of an approval request (or, without one, the
+// call itself) with the conversation as weak evidence. Allow approves,
+// Deny rejects with the reason and the instruction not to work around it
+// (SPEC G9), Escalate asks next (the model reviewer, or a person). With
+// next nil, an unclear action is rejected with a message saying that no
+// reviewer is configured to decide it (headless and fail-closed). The
+// Verdict is in each approval's metadata under MetadataKey, next to
+// next's own metadata.
+func Approver(set *rules.Set, next approval.Approver) approval.Approver {
+	return &approver{set: set, next: next}
+}
+
+// Approve implements approval.Approver.
+func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	var v Verdict
+	start := time.Now()
+	a, err := FromApproval(req)
+	if err != nil {
+		v = Verdict{Decision: Escalate, Class: Routine, Risk: RiskMedium, Reason: "the action cannot be described: " + err.Error()}
+	} else {
+		v = Judge(a, p.set)
+	}
+	meta := map[string]any{MetadataKey: v}
+	record := func(status string) map[string]any {
+		action, _ := autoreview.ActionJSON(req.Boundary, req.Call)
+		meta[event.AutoReviewKey] = event.AutoReview{
+			Action: action, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
+			Source: event.SourceRules, LatencyMS: time.Since(start).Milliseconds(),
+		}
+		return meta
+	}
+	switch v.Decision {
+	case Allow:
+		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(event.ReviewApproved)}, nil
+	case Deny:
+		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(event.ReviewDenied)}, nil
+	}
+	if p.passOn {
+		return approval.Approval{Decision: approval.Escalate, Explanation: "warden's rules pass this on: " + v.Reason, Metadata: meta}, nil
+	}
+	if p.next == nil {
+		return approval.Approval{Decision: approval.Reject, Metadata: meta,
+			Explanation: NoReviewerMessage + " (" + v.Reason + "). Ask the user to run it, or to configure auto-review or a person to decide such actions."}, nil
+	}
+	out, err := p.next.Approve(ctx, req)
+	if err != nil {
+		return out, fmt.Errorf("after warden's rules passed the action on: %w", err)
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	} else {
+		m := make(map[string]any, len(out.Metadata)+1)
+		for k, x := range out.Metadata {
+			m[k] = x
+		}
+		out.Metadata = m
+	}
+	out.Metadata[MetadataKey] = v
+	return out, nil
+}
+
+// DenialMessage is what the agent receives when the rules deny an action:
+// the class, the reason and the instruction of SPEC G9.
+func DenialMessage(v Verdict) string {
+	return "warden's rules denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + v.Risk + "): " +
+		v.Reason + "\n\n" + autoreview.DenialInstruction
+}
+
+func init() {
+	approval.Register("rules", factory)
+}
+
+// factory builds the "rules" approver of policy files: parameter rules, a
+// rules file or a list of them (Codex .rules or YAML; directories load
+// every rules file in them). Unclear actions escalate to the policy's next
+// approver.
+func factory(params map[string]any) (approval.Approver, error) {
+	var files []string
+	for k, v := range params {
+		switch k {
+		case "rules":
+			switch x := v.(type) {
+			case string:
+				files = append(files, x)
+			case []string:
+				files = append(files, x...)
+			case []any:
+				for i, e := range x {
+					s, ok := e.(string)
+					if !ok {
+						return nil, fmt.Errorf("parameter rules[%d]: want a file name, got %T", i, e)
+					}
+					files = append(files, s)
+				}
+			case nil:
+			default:
+				return nil, fmt.Errorf("parameter rules: want a file name or a list of them, got %T", v)
+			}
+		default:
+			return nil, fmt.Errorf("unknown parameter %q (parameters: rules)", k)
+		}
+	}
+	set := &rules.Set{}
+	if len(files) > 0 {
+		var err error
+		if set, err = rules.Load(files...); err != nil {
+			return nil, fmt.Errorf("parameter rules: %w", err)
+		}
+	}
+	return &approver{set: set, passOn: true}, nil
+}

@@ -1,0 +1,48 @@
+package triage
+
+import (
+	"strings"
+)
+
+// injected reports, as weak evidence from the conversation, that an
+// action triage would allow repeats instructions found only in tool
+// output (untrusted: a README, an issue, a web page may carry prompt
+// injection). It never allows anything; it only passes the action on.
+func injected(a *Action) string {
+	if len(a.Transcript) == 0 {
+		return ""
+	}
+	var needle string
+	switch a.Kind {
+	case KindShell:
+		if s, ok := shellScript(a.Command); ok {
+			needle = s
+		} else {
+			needle = strings.Join(a.Command, " ")
+		}
+	default:
+		return ""
+	}
+	needle = strings.Join(strings.Fields(needle), " ")
+	if len(needle) < 8 {
+		return ""
+	}
+	fromUser := strings.Contains(strings.Join(strings.Fields(a.Request), " "), needle)
+	inTool := false
+	for _, t := range a.Transcript {
+		norm := strings.Join(strings.Fields(t.Content), " ")
+		if !strings.Contains(norm, needle) {
+			continue
+		}
+		switch t.Role {
+		case "user":
+			fromUser = true
+		case "tool":
+			inTool = true
+		}
+	}
+	if inTool && !fromUser {
+		return "the command repeats text found in tool output, which is untrusted; the reviewer should check that the user asked for it"
+	}
+	return ""
+}

@@ -1,0 +1,1355 @@
+package triage
+
+import (
+	"regexp"
+	"strings"
+)
+
+func registerDev(reg func(func(*sh, *cmd), ...string)) {
+	reg(judgeGit, "git")
+	reg(judgeGh, "gh")
+	reg(judgeGo, "go")
+	reg(judgeCargo, "cargo")
+	reg(judgeNpm, "npm", "cnpm")
+	reg(judgeNpx, "npx", "bunx")
+	reg(judgeYarn, "yarn", "pnpm", "bun")
+	reg(judgeNode, "node", "nodejs", "deno", "ts-node", "tsx")
+	reg(judgeScriptInterp, "ruby", "php", "Rscript", "lua", "tclsh", "julia", "swift", "osascript", "pwsh", "powershell", "groovy", "kotlin", "scala", "elixir", "erl")
+	reg(judgePerl, "perl")
+	reg(judgeUv, "uv")
+	reg(judgePoetry, "poetry", "pipenv", "pdm", "hatch", "rye")
+	reg(judgeBuildTool, "make", "gmake", "just", "task", "rake", "invoke", "gradle", "gradlew", "mvn", "mvnw", "ant",
+		"sbt", "mix", "dotnet", "bazel", "bazelisk", "buck", "pants", "meson", "xcodebuild", "flutter", "dart",
+		"composer", "bundle", "lein", "stack", "cabal")
+	reg(judgeDocker, "docker", "podman", "nerdctl")
+	reg(judgeKubectl, "kubectl", "oc", "k3s", "microk8s.kubectl")
+	reg(judgeHelm, "helm")
+	reg(judgeTerraform, "terraform", "tofu", "terragrunt", "pulumi")
+	reg(judgeCloud, "aws", "gcloud", "az", "doctl", "gsutil")
+	reg(judgeSQL, "psql", "mysql", "mariadb", "sqlite3", "duckdb", "mongosh", "mongo", "redis-cli", "cqlsh", "clickhouse-client")
+	reg(judgeOpenssl, "openssl")
+	reg(judgeSSHKeygen, "ssh-keygen")
+	reg(judgeSSHAdd, "ssh-add")
+	reg(judgeGpg, "gpg", "gpg2")
+	reg(judgeSecretTool, "security", "secret-tool", "pass", "vault", "op", "bw", "lpass", "sops", "age", "kubeseal")
+	reg(judgeManage, "manage.py", "django-admin")
+	reg(judgeAlembic, "alembic")
+	reg(judgeRustup, "rustup")
+	reg(judgeApt, "apt", "apt-get", "apt-cache", "dpkg", "yum", "dnf", "rpm", "apk", "pacman", "zypper", "brew", "port", "snap", "flatpak", "nix-env", "choco", "winget")
+	reg(judgeGem, "gem")
+	reg(judgePipx, "pipx")
+	reg(judgeDevTool, devTools...)
+	reg(judgeServerConfigTest, "nginx", "apachectl", "apache2ctl", "httpd", "caddy", "haproxy")
+}
+
+// devTools are compilers, linters, formatters, test runners and local
+// development servers: they read the project and write inside it.
+var devTools = []string{
+	"gofmt", "goimports", "golangci-lint", "staticcheck", "govulncheck", "gopls", "dlv", "gotestsum", "mockgen",
+	"stringer", "protoc", "buf", "sqlc", "wire", "air", "rustc", "rustfmt", "clippy-driver", "cc", "gcc", "g++",
+	"c++", "clang", "clang++", "clang-format", "clang-tidy", "ld", "ar", "ranlib", "strip", "cmake", "ninja",
+	"autoreconf", "autoconf", "automake", "configure", "pkg-config", "javac", "java", "jar", "kotlinc", "scalac",
+	"tsc", "eslint", "prettier", "jest", "vitest", "mocha", "ava", "tap", "playwright", "cypress", "webpack",
+	"vite", "rollup", "esbuild", "parcel", "turbo", "nx", "lerna", "storybook", "next", "nuxt", "astro", "svelte-kit",
+	"ng", "vue-cli-service", "react-scripts", "nodemon", "stylelint", "markdownlint", "cspell", "eslint_d",
+	"pytest", "py.test", "tox", "nox", "ruff", "black", "isort", "flake8", "pylint", "mypy", "pyright",
+	"bandit", "coverage", "pre-commit", "uvicorn", "gunicorn", "hypercorn", "flask", "celery", "jupyter",
+	"ipython", "sphinx-build", "mkdocs", "pip-compile", "pip-sync", "shellcheck", "shfmt", "hadolint", "yamllint",
+	"actionlint", "kubeconform", "kubeval", "kustomize", "conftest", "tflint", "tfsec", "checkov", "trivy",
+	"grype", "syft", "gitleaks", "semgrep", "codespell", "tokei", "cloc", "scc",
+	"pandoc", "dot", "plantuml", "mmdc", "convert", "magick", "ffmpeg", "mkcert", "k6", "hey", "ab", "wrk",
+	"act", "ctags", "cscope", "valgrind", "gdb", "lldb", "strace", "ltrace", "perf", "hyperfine", "entr",
+	"watchexec", "direnv", "asdf", "mise", "nvm", "pyenv", "rbenv", "sdk", "jenv", "goenv", "volta", "fnm",
+	"corepack", "swiftc", "xcrun", "zig", "nim", "ghc", "ocaml", "dune", "elm", "rebar3",
+	"tidy", "xsltproc", "protolint", "migrate", "atlas", "goose", "dbmate", "sqlfluff", "prisma", "drizzle-kit",
+	"wasm-pack", "cargo-watch", "bundler", "rspec", "rubocop", "phpunit", "phpstan", "php-cs-fixer",
+	"dotnet-format", "swiftlint", "swiftformat", "ktlint", "detekt", "spotless", "checkstyle", "pmd",
+}
+
+func judgeDevTool(s *sh, c *cmd) {
+	switch c.name {
+	case "trivy", "grype", "syft", "gitleaks", "semgrep", "trufflehog":
+		// Scanners print what they find; gitleaks without --redact
+		// prints the secrets it finds.
+		if c.name == "gitleaks" && !hasLong(c.args, "redact") && !hasWord(c.args, "protect") {
+			s.esc(CredentialProbing, low, "`"+c.text+"` may print the secrets it finds (no --redact)")
+		}
+	case "migrate", "goose", "dbmate", "atlas":
+		if hasWord(c.args, "down", "drop", "reset", "force", "redo") {
+			s.esc(Destructive, medium, "`"+c.text+"` rolls back or drops database migrations")
+			return
+		}
+	case "prisma":
+		if hasWord(c.args, "reset") || hasLong(c.args, "force-reset", "accept-data-loss") {
+			s.esc(Destructive, medium, "`"+c.text+"` resets a database")
+			return
+		}
+	case "ab", "hey", "wrk", "k6":
+		for _, a := range c.args[1:] {
+			if strings.Contains(a, "://") && !localURL(a) {
+				s.esc(Routine, medium, "`"+c.text+"` sends load to a remote host")
+				return
+			}
+		}
+	case "java":
+		for _, a := range c.args[1:] {
+			if strings.HasPrefix(a, "-javaagent") || strings.HasPrefix(a, "-agentpath") {
+				s.esc(Routine, medium, "`"+c.text+"` loads an agent into the JVM")
+			}
+		}
+	case "uvicorn", "gunicorn", "hypercorn", "flask", "jupyter":
+		for _, h := range append(optValues(c.args, "", "host"), optValues(c.args, "-b", "bind", "ip")...) {
+			if strings.HasPrefix(h, "0.0.0.0") || h == "::" || strings.HasPrefix(h, "[::]") {
+				s.esc(Exfiltration, medium, "`"+c.text+"` serves on every network interface")
+			}
+		}
+	}
+	for _, o := range optValues(c.args, "-o", "output", "out", "outfile", "out-file") {
+		s.write(c, s.where(o, c.cwd), "")
+	}
+	s.allow(c.name)
+}
+
+// Git.
+
+var sharedBranch = regexp.MustCompile(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
+
+func judgeGit(s *sh, c *cmd) {
+	args := c.args
+	i := 1
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
+			i += 2
+			continue
+		case a == "-c":
+			if i+1 < len(args) {
+				s.gitConfig(c, []string{args[i+1]}, false)
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(a, "-"):
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(args) {
+		s.allow("git")
+		return
+	}
+	sub, rest := args[i], args[i:]
+	switch sub {
+	case "status", "diff", "log", "show", "blame", "annotate", "rev-parse", "rev-list", "ls-files", "ls-tree",
+		"cat-file", "describe", "shortlog", "merge-base", "show-ref", "count-objects", "version", "whatchanged",
+		"diff-tree", "diff-files", "diff-index", "for-each-ref", "name-rev", "check-ignore", "grep", "help",
+		"var", "cherry", "range-diff", "fsck", "verify-commit", "verify-tag", "check-attr", "check-ref-format",
+		"ls-remote", "bugreport":
+		s.allow("git " + sub)
+	case "add", "mv", "init", "clone", "fetch", "pull", "merge", "rebase", "cherry-pick", "revert", "switch", "bisect",
+		"apply", "am", "format-patch", "submodule", "lfs", "gc", "prune", "worktree", "notes", "commit-graph",
+		"maintenance", "sparse-checkout", "archive", "bundle", "request-pull", "mergetool", "difftool":
+		if sub == "worktree" && len(rest) > 1 && rest[1] == "remove" && (hasShort(rest, 'f', "") || hasLong(rest, "force")) {
+			s.esc(Destructive, medium, "`"+c.text+"` removes a worktree with its changes")
+			return
+		}
+		s.allow("git " + sub)
+	case "rm":
+		if hasLong(rest, "cached") {
+			s.allow("git rm --cached")
+			return
+		}
+		for _, p := range operandsOf(rest, "") {
+			s.remove(c, p, hasShort(rest, 'r', ""))
+		}
+		s.allow("git rm")
+	case "commit":
+		if hasLong(rest, "no-verify") || hasShort(rest, 'n', "mFCcSt") {
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` skips the commit hooks (--no-verify), which may scan for secrets")
+			return
+		}
+		s.allow("git commit")
+	case "checkout":
+		ops := operandsOf(rest, "bB")
+		if hasShort(rest, 'f', "bB") || hasLong(rest, "force") {
+			s.esc(Destructive, medium, "`"+c.text+"` discards uncommitted changes (--force)")
+			return
+		}
+		if hasWord(rest, "--") || len(ops) > 1 {
+			for _, p := range ops {
+				if p == "." || p == ":/" || p == "*" {
+					s.esc(Destructive, medium, "`"+c.text+"` discards every uncommitted change")
+					return
+				}
+			}
+		}
+		s.allow("git checkout")
+	case "restore":
+		staged := hasLong(rest, "staged") || hasShort(rest, 'S', "s")
+		worktree := hasLong(rest, "worktree") || hasShort(rest, 'W', "s") || !staged
+		for _, p := range operandsOf(rest, "s", "source") {
+			if worktree && (p == "." || p == ":/" || p == "*") {
+				s.esc(Destructive, medium, "`"+c.text+"` discards every uncommitted change")
+				return
+			}
+		}
+		s.allow("git restore")
+	case "reset":
+		if hasLong(rest, "hard", "merge", "keep") {
+			s.esc(Destructive, medium, "`"+c.text+"` discards uncommitted changes (--hard)")
+			return
+		}
+		s.allow("git reset")
+	case "clean":
+		if (hasShort(rest, 'f', "e") || hasLong(rest, "force")) && !hasShort(rest, 'n', "e") && !hasLong(rest, "dry-run") {
+			risk := medium
+			what := "deletes untracked files"
+			if hasShort(rest, 'x', "e") {
+				what = "deletes untracked and ignored files (.env and local data included)"
+			}
+			s.esc(Destructive, risk, "`"+c.text+"` "+what)
+			return
+		}
+		s.allow("git clean")
+	case "branch":
+		if hasShort(rest, 'D', "") || (hasShort(rest, 'd', "") || hasLong(rest, "delete")) && (hasShort(rest, 'f', "") || hasLong(rest, "force")) {
+			s.esc(Destructive, medium, "`"+c.text+"` deletes a branch that may not be merged")
+			return
+		}
+		s.allow("git branch")
+	case "tag":
+		if hasShort(rest, 'd', "") || hasLong(rest, "delete") || hasShort(rest, 'f', "") {
+			s.esc(Destructive, low, "`"+c.text+"` deletes or moves a tag")
+			return
+		}
+		s.allow("git tag")
+	case "stash":
+		if len(rest) > 1 && (rest[1] == "drop" || rest[1] == "clear") {
+			s.esc(Destructive, medium, "`"+c.text+"` discards stashed changes")
+			return
+		}
+		s.allow("git stash")
+	case "reflog":
+		if len(rest) > 1 && (rest[1] == "expire" || rest[1] == "delete") {
+			s.esc(Destructive, high, "`"+c.text+"` drops recovery points")
+			return
+		}
+		s.allow("git reflog")
+	case "remote":
+		if len(rest) > 1 && (rest[1] == "remove" || rest[1] == "rm" || rest[1] == "set-url") {
+			s.esc(SecurityWeakening, low, "`"+c.text+"` changes where the repository pushes")
+			return
+		}
+		s.allow("git remote")
+	case "config":
+		ops := operandsOf(rest, "f", "file", "blob", "type", "default")
+		global := hasLong(rest, "global", "system")
+		if len(ops) >= 2 || hasLong(rest, "add", "replace-all") || len(ops) >= 1 && len(rest) > 1 && rest[1] == "set" {
+			if len(ops) >= 1 && ops[0] == "set" {
+				ops = ops[1:]
+			}
+			kv := ops
+			if len(kv) >= 2 {
+				kv = []string{kv[0] + "=" + kv[1]}
+			}
+			if s.gitConfig(c, kv, global) {
+				return
+			}
+		}
+		if hasLong(rest, "edit") || hasShort(rest, 'e', "f") {
+			s.esc(SecurityWeakening, low, "`"+c.text+"` edits the git configuration")
+			return
+		}
+		if global && len(ops) >= 2 {
+			key := strings.ToLower(ops[0])
+			if !strings.HasPrefix(key, "user.") && !strings.HasPrefix(key, "color.") && !strings.HasPrefix(key, "init.") &&
+				!strings.HasPrefix(key, "pull.") && !strings.HasPrefix(key, "push.") && !strings.HasPrefix(key, "alias.") &&
+				!strings.HasPrefix(key, "core.autocrlf") && !strings.HasPrefix(key, "rebase.") && !strings.HasPrefix(key, "merge.") {
+				s.esc(SecurityWeakening, low, "`"+c.text+"` changes the user's global git configuration")
+				return
+			}
+		}
+		s.allow("git config")
+	case "push":
+		s.gitPush(c, rest)
+	case "filter-branch", "filter-repo", "replace", "update-ref", "symbolic-ref", "commit-tree", "hash-object",
+		"update-index", "read-tree", "write-tree", "pack-refs", "prune-packed", "repack":
+		if sub == "update-ref" && !hasShort(rest, 'd', "") {
+			s.esc(Destructive, low, "`"+c.text+"` rewrites a ref")
+			return
+		}
+		if sub == "hash-object" && !hasShort(rest, 'w', "") || sub == "repack" || sub == "pack-refs" {
+			s.allow("git " + sub)
+			return
+		}
+		s.esc(Destructive, medium, "`"+c.text+"` rewrites history or refs")
+	case "credential", "credential-store", "credential-cache":
+		if hasWord(rest, "fill", "get") {
+			s.deny(CredentialProbing, "`"+c.text+"` prints stored git credentials")
+			return
+		}
+		s.esc(CredentialProbing, medium, "`"+c.text+"` manages stored git credentials")
+	case "send-email", "daemon", "instaweb", "http-backend", "shell", "upload-pack", "receive-pack":
+		s.esc(Exfiltration, medium, "`"+c.text+"` sends or serves the repository")
+	default:
+		s.esc(Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand triage knows")
+	}
+}
+
+// gitConfig judges configuration settings "key=value" (or "key value"
+// split by the caller); it reports whether it found something.
+func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
+	found := false
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		k = strings.ToLower(k)
+		v = strings.ToLower(strings.TrimSpace(v))
+		switch {
+		case k == "http.sslverify" && (v == "false" || v == "0" || v == "no" || v == "off"):
+			if global {
+				s.deny(SecurityWeakening, "`"+c.text+"` turns TLS verification off for every git repository")
+			} else {
+				s.esc(SecurityWeakening, medium, "`"+c.text+"` turns TLS verification off")
+			}
+			found = true
+		case k == "core.hookspath" || k == "core.fsmonitor" || k == "core.sshcommand" || k == "core.pager" ||
+			k == "core.editor" || k == "core.askpass" || k == "diff.external" || k == "credential.helper" ||
+			k == "sequence.editor" || k == "gpg.program" || strings.HasSuffix(k, ".textconv") ||
+			strings.HasSuffix(k, ".command") || strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") ||
+			strings.HasSuffix(k, ".process") || strings.HasPrefix(k, "alias.") && strings.HasPrefix(v, "!"):
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` sets "+k+", which runs commands")
+			found = true
+		case k == "commit.gpgsign" && v == "false" || k == "transfer.fsckobjects" && v == "false":
+			s.esc(SecurityWeakening, low, "`"+c.text+"` turns a git safety check off")
+			found = true
+		}
+	}
+	return found
+}
+
+func (s *sh) gitPush(c *cmd, rest []string) {
+	force := hasShort(rest, 'f', "o") || hasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror")
+	del := hasShort(rest, 'd', "o") || hasLong(rest, "delete", "prune")
+	ops := operandsOf(rest, "o", "push-option", "repo", "receive-pack", "exec")
+	if hasLong(rest, "tags", "follow-tags", "all", "mirror") {
+		s.esc(Destructive, low, "`"+c.text+"` pushes every branch or tag")
+		return
+	}
+	var refs []string
+	if len(ops) > 1 {
+		refs = ops[1:]
+	}
+	for _, r := range refs {
+		if strings.HasPrefix(r, ":") {
+			del = true
+		}
+		if strings.HasPrefix(r, "+") {
+			force = true
+		}
+	}
+	shared := len(refs) == 0
+	for _, r := range refs {
+		src, dst, ok := strings.Cut(strings.TrimPrefix(r, "+"), ":")
+		if !ok {
+			dst = src
+		}
+		if sharedBranch.MatchString(dst) || strings.HasPrefix(dst, "refs/tags") || strings.HasPrefix(dst, "v") && len(dst) > 1 && dst[1] >= '0' && dst[1] <= '9' {
+			shared = true
+		}
+		if strings.Contains(r, "$") {
+			shared = true
+		}
+	}
+	switch {
+	case del:
+		s.esc(Destructive, medium, "`"+c.text+"` deletes a remote branch or tag")
+	case force && shared:
+		s.esc(Destructive, high, "`"+c.text+"` rewrites the history of a shared branch (force push)")
+	case force:
+		s.esc(Destructive, medium, "`"+c.text+"` rewrites remote history (force push)")
+	case shared && len(refs) == 0:
+		s.esc(Routine, low, "`"+c.text+"` pushes the current branch, which may be shared")
+	case shared:
+		s.esc(Routine, low, "`"+c.text+"` pushes to a shared branch or a release tag")
+	default:
+		s.allow("git push to a feature branch")
+	}
+}
+
+// GitHub CLI.
+
+func judgeGh(s *sh, c *cmd) {
+	i := sub(c.args, "-R", "--repo", "--hostname")
+	if i >= len(c.args) {
+		s.allow("gh")
+		return
+	}
+	group := c.args[i]
+	verb := ""
+	if i+1 < len(c.args) {
+		verb = c.args[i+1]
+	}
+	switch group {
+	case "auth":
+		switch verb {
+		case "status":
+			if hasShort(c.args, 't', "h") || hasLong(c.args, "show-token") {
+				s.esc(CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
+				return
+			}
+			s.allow("gh auth status")
+		case "token":
+			c.out, c.outWhat = secretCritical, "the GitHub token"
+			s.esc(CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
+		default:
+			s.esc(CredentialProbing, low, "`"+c.text+"` changes the GitHub login")
+		}
+		return
+	case "api":
+		if len(optValues(c.args, "-X", "method")) > 0 || len(optValues(c.args, "-f", "raw-field")) > 0 ||
+			len(optValues(c.args, "-F", "field")) > 0 || hasLong(c.args, "input") {
+			for _, m := range optValues(c.args, "-X", "method") {
+				if strings.EqualFold(m, "GET") {
+					s.allow("gh api GET")
+					return
+				}
+			}
+			s.esc(Routine, medium, "`"+c.text+"` changes something through the GitHub API")
+			return
+		}
+		s.allow("gh api")
+		return
+	case "secret", "ssh-key", "gpg-key", "variable":
+		if verb == "list" {
+			s.allow("gh " + group + " list")
+			return
+		}
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes "+group+"s")
+		return
+	case "repo":
+		switch verb {
+		case "view", "list", "clone", "fork", "sync":
+			s.allow("gh repo " + verb)
+			return
+		case "delete", "archive":
+			s.esc(Destructive, high, "`"+c.text+"` deletes or archives a repository")
+			return
+		case "edit":
+			if hasLong(c.args, "visibility") {
+				s.esc(Exfiltration, high, "`"+c.text+"` changes a repository's visibility")
+				return
+			}
+		}
+		s.esc(Routine, medium, "`"+c.text+"` changes a repository")
+		return
+	case "extension", "alias":
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` installs or defines commands")
+		return
+	}
+	switch verb {
+	case "list", "view", "status", "diff", "checks", "watch", "download", "checkout", "search", "browse", "ls":
+		s.allow("gh " + group + " " + verb)
+	case "create":
+		if group == "pr" {
+			s.allow("gh pr create")
+			return
+		}
+		s.esc(Routine, low, "`"+c.text+"` creates a GitHub "+group)
+	case "delete":
+		s.esc(Destructive, medium, "`"+c.text+"` deletes a GitHub "+group)
+	case "merge":
+		if hasLong(c.args, "admin") {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` merges past branch protection (--admin)")
+			return
+		}
+		s.esc(Routine, low, "`"+c.text+"` merges a pull request")
+	default:
+		s.esc(Routine, low, "`"+c.text+"` changes GitHub state (gh "+group+" "+verb+")")
+	}
+}
+
+// Go, Rust, JavaScript, Python.
+
+func judgeGo(s *sh, c *cmd) {
+	if len(c.args) < 2 {
+		s.allow("go")
+		return
+	}
+	switch c.args[1] {
+	case "env":
+		if hasShort(c.args, 'w', "") {
+			for _, a := range c.args[2:] {
+				name, val, _ := strings.Cut(a, "=")
+				if r := tlsOffVar(name, val); r != "" || name == "GOINSECURE" || name == "GOPROXY" && strings.Contains(val, "http://") {
+					s.esc(SecurityWeakening, medium, "`"+c.text+"` weakens module verification for good")
+					return
+				}
+			}
+		}
+	case "run", "test", "build", "install", "generate", "vet", "list":
+		for _, a := range c.args[2:] {
+			if strings.HasPrefix(a, "-toolexec") || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "--toolexec") {
+				s.esc(Routine, low, "`"+c.text+"` runs a tool around the build")
+			}
+		}
+		for _, o := range optValues(c.args, "-o", "") {
+			s.write(c, s.where(o, c.cwd), "")
+		}
+	}
+	s.allow("go " + c.args[1])
+}
+
+func judgeCargo(s *sh, c *cmd) {
+	i := sub(c.args, "--manifest-path", "-Z", "--config", "--color")
+	if i >= len(c.args) {
+		s.allow("cargo")
+		return
+	}
+	switch v := c.args[i]; v {
+	case "publish", "login", "logout", "owner", "yank":
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes to or changes the crates registry")
+	case "add", "install":
+		if hasLong(c.args, "git", "path", "index", "registry") {
+			if hasLong(c.args, "path") {
+				s.allow("cargo " + v + " from a path")
+				return
+			}
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` installs a crate from outside crates.io")
+			return
+		}
+		s.packages(c, operandsOf(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), popularCrates, "crate")
+	default:
+		s.allow("cargo " + v)
+	}
+}
+
+func judgeNpm(s *sh, c *cmd) {
+	i := sub(c.args, "--prefix", "-w", "--workspace", "-C")
+	if i >= len(c.args) {
+		s.allow("npm")
+		return
+	}
+	rest := c.args[i:]
+	if r := optValues(c.args, "", "registry"); len(r) > 0 {
+		for _, u := range r {
+			if !strings.HasPrefix(u, "https://registry.npmjs.org") && !strings.HasPrefix(u, "https://registry.yarnpkg.com") {
+				s.esc(SecurityWeakening, medium, "`"+c.text+"` uses the registry "+u)
+			}
+		}
+	}
+	switch v := rest[0]; v {
+	case "ci", "test", "t", "tst", "outdated", "ls", "list", "ll", "la", "audit", "view", "info", "show", "v",
+		"pack", "whoami", "help", "doctor", "ping", "prune", "dedupe", "ddp", "rebuild", "rb", "link", "ln",
+		"uninstall", "remove", "rm", "un", "unlink", "init", "create", "explain", "why", "fund", "query", "search", "find-dupes", "root", "bin", "prefix", "completion", "docs", "home", "bugs", "repo":
+		s.allow("npm " + v)
+	case "install", "i", "add", "isntall", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "update", "up", "upgrade":
+		pkgs := operandsOf(rest, "w", "workspace", "prefix", "tag", "registry", "omit", "include")
+		if hasShort(rest, 'g', "") || hasLong(rest, "global") {
+			s.packages(c, pkgs, popularNpm, "global npm package")
+			return
+		}
+		s.packages(c, pkgs, popularNpm, "npm package")
+	case "run", "run-script", "rum", "urn":
+		if len(rest) < 2 {
+			s.allow("npm run")
+			return
+		}
+		s.target(c, "npm run", rest[1])
+	case "start", "stop", "restart":
+		s.allow("npm " + v)
+	case "exec", "x":
+		s.npx(c, rest[1:])
+	case "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "team", "org", "adduser", "login", "logout", "token", "star", "hook":
+		if v == "token" || v == "login" || v == "adduser" {
+			s.esc(CredentialProbing, medium, "`"+c.text+"` manages npm credentials")
+			return
+		}
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes to or changes the npm registry")
+	case "version":
+		s.allow("npm version")
+	case "config", "c", "set", "get":
+		if len(rest) > 1 && (rest[1] == "get" || rest[1] == "list" || rest[1] == "ls") || v == "get" {
+			s.allow("npm config get")
+			return
+		}
+		kv := strings.Join(rest[1:], " ")
+		if strings.Contains(kv, "strict-ssl") && (strings.Contains(kv, "false") || strings.Contains(kv, "0")) {
+			s.deny(SecurityWeakening, "`"+c.text+"` turns TLS verification off for npm for good")
+			return
+		}
+		if strings.Contains(kv, "registry") || strings.Contains(kv, "_auth") || strings.Contains(kv, "ignore-scripts") {
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` changes npm's registry or credentials")
+			return
+		}
+		s.allow("npm config")
+	case "cache":
+		s.allow("npm cache")
+	default:
+		s.esc(Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand triage knows")
+	}
+}
+
+func judgeNpx(s *sh, c *cmd) { s.npx(c, c.args[1:]) }
+
+// npx runs a package's program, downloading the package when it is not
+// installed: well-known development tools are routine.
+func (s *sh) npx(c *cmd, rest []string) {
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		if rest[0] == "-p" || rest[0] == "--package" || rest[0] == "-c" || rest[0] == "--call" {
+			if len(rest) > 1 {
+				if rest[0] == "-c" || rest[0] == "--call" {
+					s.esc(Routine, low, "`"+c.text+"` runs a command string")
+					return
+				}
+				rest = rest[1:]
+			}
+		}
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		s.allow("npx")
+		return
+	}
+	name := pkgName(rest[0])
+	for _, a := range rest[1:] {
+		switch a {
+		case "upload", "publish", "deploy", "release", "push":
+			s.esc(Exfiltration, low, "`"+c.text+"` runs "+name+" "+a)
+			return
+		}
+	}
+	if popularNpm[name] || isDevToolName(name) {
+		s.allow("npx " + name)
+		return
+	}
+	s.esc(SecurityWeakening, low, "`"+c.text+"` downloads and runs the npm package "+name)
+}
+
+func isDevToolName(n string) bool {
+	for _, d := range devTools {
+		if d == n {
+			return true
+		}
+	}
+	switch n {
+	case "tsc", "ts-node", "tsx", "serve", "http-server", "vite-bundle-visualizer", "openapi-typescript", "sentry-cli",
+		"@sentry/cli", "create-react-app", "create-vite", "create-next-app", "degit", "npm-check-updates", "ncu", "depcheck", "knip",
+		"vercel", "wrangler", "netlify", "firebase", "@nestjs/cli", "nest", "expo", "react-native", "svgo", "cspell", "json-server",
+		"concurrently", "rimraf", "cross-env", "nodemon", "husky", "lint-staged", "commitlint", "semantic-release", "changeset", "@changesets/cli":
+		return true
+	}
+	return false
+}
+
+func judgeYarn(s *sh, c *cmd) {
+	i := sub(c.args, "--cwd", "--filter", "-F", "-C", "--dir", "--prefix")
+	if i >= len(c.args) {
+		s.allow(c.name + " install")
+		return
+	}
+	rest := c.args[i:]
+	switch v := rest[0]; v {
+	case "install", "i", "ci", "test", "t", "build", "lint", "outdated", "list", "ls", "why", "info", "audit",
+		"remove", "rm", "uninstall", "dedupe", "prune", "licenses", "check", "init", "create", "start", "dev", "bin", "config", "store", "cache", "workspaces", "recursive", "-r":
+		if v == "create" {
+			s.esc(Routine, low, "`"+c.text+"` downloads and runs a project generator")
+			return
+		}
+		s.allow(c.name + " " + v)
+	case "add", "upgrade", "up", "update":
+		s.packages(c, operandsOf(rest, "", "filter"), popularNpm, c.name+" package")
+	case "run", "run-script":
+		if len(rest) < 2 {
+			s.allow(c.name + " run")
+			return
+		}
+		s.target(c, c.name+" run", rest[1])
+	case "dlx", "exec", "x":
+		s.npx(c, rest[1:])
+	case "publish", "npm", "login", "logout":
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes to or logs in to a registry")
+	default:
+		// yarn SCRIPT runs a package.json script.
+		s.target(c, c.name, v)
+	}
+}
+
+// target judges running a named target or script of the project (make
+// test, npm run build): names that say they build, test, check or format
+// are routine; names that deploy, publish, reset or tear down are passed
+// on, as are names that say nothing.
+func (s *sh) target(c *cmd, tool, name string) {
+	ws := words(name)
+	for _, w := range ws {
+		if riskyTargetWords[w] {
+			s.esc(Destructive, low, "`"+c.text+"` runs the "+tool+" target "+name+", which may change shared state")
+			return
+		}
+	}
+	for _, w := range ws {
+		if routineTargetWords[w] {
+			s.allow(tool + " " + name)
+			return
+		}
+	}
+	s.esc(Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe triage does not read")
+}
+
+var riskyTargetWords = map[string]bool{
+	"deploy": true, "release": true, "publish": true, "push": true, "upload": true, "destroy": true,
+	"drop": true, "nuke": true, "purge": true, "wipe": true, "reset": true, "delete": true, "remove": true,
+	"down": true, "prod": true, "production": true, "rollback": true, "undo": true, "teardown": true,
+	"kill": true, "ship": true, "promote": true, "rotate": true, "truncate": true, "erase": true,
+	"uninstall": true, "install": true, "apply": true, "sudo": true, "secrets": true, "credentials": true,
+}
+
+var routineTargetWords = map[string]bool{
+	"build": true, "test": true, "tests": true, "check": true, "checks": true, "lint": true, "fmt": true,
+	"format": true, "vet": true, "all": true, "generate": true, "gen": true, "docs": true, "doc": true,
+	"bench": true, "benchmark": true, "coverage": true, "cover": true, "tidy": true, "deps": true,
+	"compile": true, "dev": true, "run": true, "start": true, "serve": true, "watch": true, "ci": true,
+	"typecheck": true, "types": true, "tsc": true, "clean": true, "distclean": true, "fixtures": true,
+	"proto": true, "protos": true, "protobuf": true, "e2e": true, "unit": true, "integration": true,
+	"storybook": true, "preview": true, "debug": true, "help": true, "version": true, "verify": true,
+	"validate": true, "audit": true, "static": true, "assets": true, "css": true, "js": true, "bundle": true,
+	"package": true, "pack": true, "dist": true, "image": true, "mocks": true, "mock": true,
+	"snapshot": true, "snapshots": true, "analyze": true, "stylelint": true, "prettier": true, "eslint": true,
+	"jest": true, "vitest": true, "pytest": true, "tox": true, "migrate": true, "migrations": true,
+	"schema": true, "codegen": true, "stubs": true, "wasm": true, "examples": true, "example": true, "demo": true,
+	"local": true, "smoke": true, "spec": true, "specs": true, "quick": true, "fast": true, "race": true,
+	"fuzz": true, "profile": true, "report": true, "reports": true, "graph": true, "tags": true, "ctags": true,
+}
+
+var (
+	pkgVersion = regexp.MustCompile(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
+)
+
+// pkgName strips a package spec down to its name: versions, extras and
+// quotes (requests==2.3, 'pkg[extra]>=1', lodash@^4, @scope/pkg@1).
+func pkgName(spec string) string {
+	spec = strings.Trim(spec, `"' `)
+	scoped := strings.HasPrefix(spec, "@")
+	if scoped {
+		spec = spec[1:]
+	}
+	spec = pkgVersion.ReplaceAllString(spec, "")
+	spec = strings.ToLower(spec)
+	if scoped {
+		spec = "@" + spec
+	}
+	return spec
+}
+
+// packages judges installing named packages: none (the project's
+// manifest) or well-known ones are routine; a name close to a well-known
+// one may be a typosquat; others are passed on. URLs and paths are
+// judged as sources.
+func (s *sh) packages(c *cmd, specs []string, popular map[string]bool, what string) {
+	if len(specs) == 0 {
+		s.allow("installs the project's dependencies")
+		return
+	}
+	for _, sp := range specs {
+		if sp == "" || sp == "." || strings.HasPrefix(sp, "./") || strings.HasPrefix(sp, "../") || strings.HasPrefix(sp, "file:") {
+			continue
+		}
+		if strings.Contains(sp, "://") || strings.HasPrefix(sp, "git+") || strings.HasPrefix(sp, "github:") ||
+			strings.HasPrefix(sp, "git@") || strings.Contains(sp, ".tgz") || strings.HasSuffix(sp, ".whl") ||
+			strings.HasSuffix(sp, ".tar.gz") || strings.Count(sp, "/") == 1 && !strings.HasPrefix(sp, "@") && what != "crate" {
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` installs a "+what+" from outside the registry ("+sp+")")
+			continue
+		}
+		name := pkgName(sp)
+		if popular[name] {
+			continue
+		}
+		if near := nearPopular(name, popular); near != "" {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` installs the "+what+" "+name+", one typo away from "+near+" (possible typosquat)")
+			continue
+		}
+		s.esc(SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which triage does not know")
+	}
+	s.allow("installs well-known packages")
+}
+
+// nearPopular returns a well-known name within edit distance 2 of name
+// (1 for short names), "" when there is none.
+func nearPopular(name string, popular map[string]bool) string {
+	if len(name) < 4 {
+		return ""
+	}
+	limit := 2
+	if len(name) < 7 {
+		limit = 1
+	}
+	for p := range popular {
+		if d := len(p) - len(name); d > limit || d < -limit {
+			continue
+		}
+		if editDistance(name, p, limit) <= limit {
+			return p
+		}
+	}
+	return ""
+}
+
+// editDistance is the optimal string alignment distance (Damerau), capped
+// at limit+1.
+func editDistance(a, b string, limit int) int {
+	n, m := len(a), len(b)
+	prev2 := make([]int, m+1)
+	prev := make([]int, m+1)
+	cur := make([]int, m+1)
+	for j := 0; j <= m; j++ {
+		prev[j] = j
+	}
+	for i := 1; i <= n; i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= m; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			best = min(best, v)
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[m]
+}
+
+func judgeNode(s *sh, c *cmd) {
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case a == "-e" || a == "--eval" || a == "-p" || a == "--print":
+			if i+1 < len(c.args) {
+				s.inlineCode(c, c.args[i+1])
+			}
+			s.allow(c.name)
+			return
+		case a == "--version" || a == "-v" || a == "--help" || a == "-h":
+			s.allow(c.name)
+			return
+		case a == "-r" || a == "--require" || a == "--import" || a == "--loader":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			if c.name == "deno" && (a == "run" || a == "test" || a == "fmt" || a == "lint" || a == "task" || a == "check" || a == "bench") {
+				continue
+			}
+			s.runsFile(c, a)
+			return
+		}
+	}
+	s.esc(Routine, low, "`"+c.text+"` starts an interactive "+c.name)
+}
+
+// script judges running a script file with an interpreter.
+func (s *sh) runsFile(c *cmd, file string) {
+	if t := offensiveScript(file); t != "" {
+		s.deny(CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
+		return
+	}
+	pl := s.where(file, c.cwd)
+	switch pl.zone {
+	case zWork:
+		s.allow(c.name + " runs a script of the project")
+	default:
+		s.esc(Routine, medium, "`"+c.text+"` runs "+file+" from "+pl.zone.String())
+	}
+}
+
+func judgeScriptInterp(s *sh, c *cmd) {
+	if c.name == "osascript" {
+		code := strings.Join(optValues(c.args, "-e", ""), "\n")
+		low := strings.ToLower(code)
+		if strings.Contains(low, "hidden answer") || strings.Contains(low, "password") && strings.Contains(low, "display dialog") {
+			s.deny(CredentialProbing, "`"+c.text+"` shows a dialog asking for a password")
+			return
+		}
+		s.esc(Routine, medium, "`"+c.text+"` controls other applications (AppleScript)")
+		return
+	}
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case a == "-e" || a == "-r" && c.name == "php" || a == "-c" || a == "-Command" || a == "-command" || a == "--eval":
+			if i+1 < len(c.args) {
+				s.inlineCode(c, c.args[i+1])
+			}
+			s.allow(c.name)
+			return
+		case a == "--version" || a == "-v" || a == "--help":
+			s.allow(c.name)
+			return
+		case strings.HasPrefix(a, "-"):
+		default:
+			s.runsFile(c, a)
+			return
+		}
+	}
+	s.esc(Routine, low, "`"+c.text+"` starts an interactive "+c.name)
+}
+
+func judgePerl(s *sh, c *cmd) {
+	code := ""
+	inPlace := false
+	var ops []string
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, c.args[i+1:]...)
+			i = len(c.args)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				switch a[j] {
+				case 'e', 'E':
+					if j == len(a)-1 && i+1 < len(c.args) {
+						code += "\n" + c.args[i+1]
+						i++
+					} else {
+						code += "\n" + a[j+1:]
+					}
+					j = len(a)
+				case 'i':
+					inPlace = true
+					j = len(a)
+				case 'M', 'm', 'I', 'x', 'l', 'F', '0', 'C':
+					if a[j] == 'M' || a[j] == 'm' {
+						code += "\nuse " + a[j+1:]
+					}
+					j = len(a)
+				}
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if code == "" {
+		if len(ops) == 0 {
+			s.esc(Routine, low, "`"+c.text+"` reads a Perl program from input")
+			return
+		}
+		s.runsFile(c, ops[0])
+		return
+	}
+	s.inlineCode(c, code)
+	for _, p := range ops {
+		if inPlace {
+			s.write(c, s.where(p, c.cwd), "")
+		} else {
+			s.read(c, p, true)
+		}
+	}
+	s.allow("perl")
+}
+
+// Inline code of interpreters (python -c, perl -e, node -e): a secret
+// source sent to the network is exfiltration; the network, running
+// commands, deleting or writing files are passed on; plain computation is
+// routine.
+var (
+	codeNet     = regexp.MustCompile(`urllib|requests\.|http\.client|httpx|socket|urlopen|fetch\(|XMLHttpRequest|https?\.request|net\.connect|LWP|HTTP::|IO::Socket|Net::|smtplib|ftplib|paramiko|Net::HTTP|open-uri|curl_|fsockopen|Invoke-WebRequest|Invoke-RestMethod|WebClient`)
+	codeSecret  = regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|\.git-credentials|printenv`)
+	codeExec    = regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__`)
+	codeDestroy = regexp.MustCompile(`rmtree|os\.remove|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item`)
+	codeWrite   = regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File`)
+)
+
+func (s *sh) inlineCode(c *cmd, code string) {
+	net := codeNet.MatchString(code)
+	secret := codeSecret.MatchString(code)
+	switch {
+	case net && secret:
+		s.deny(Exfiltration, "`"+c.text+"` sends secrets (the environment or credential files) over the network")
+	case net:
+		s.remoteSink = true
+		s.esc(Exfiltration, medium, "`"+c.text+"` runs code that uses the network")
+	case codeExec.MatchString(code):
+		s.esc(Routine, medium, "`"+c.text+"` runs code that starts other programs")
+	case codeDestroy.MatchString(code):
+		s.esc(Destructive, medium, "`"+c.text+"` runs code that deletes or changes files")
+	case secret:
+		s.esc(CredentialProbing, medium, "`"+c.text+"` runs code that reads the environment or credential files")
+	case codeWrite.MatchString(code):
+		s.esc(Routine, low, "`"+c.text+"` runs code that writes files")
+	default:
+		s.allow(c.name + " computes")
+	}
+}
+
+func isPython(n string) bool {
+	if n == "python" || n == "python2" || n == "python3" || n == "pypy" || n == "pypy3" || n == "py" {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(n, "python"); ok {
+		return strings.Trim(rest, "0123456789.") == ""
+	}
+	return false
+}
+
+// routineModules are Python modules run with -m that build, test, format,
+// lint or set up the project.
+var routineModules = map[string]bool{
+	"pytest": true, "unittest": true, "venv": true, "virtualenv": true, "json.tool": true, "black": true,
+	"ruff": true, "mypy": true, "isort": true, "flake8": true, "pylint": true, "coverage": true, "build": true,
+	"pydoc": true, "timeit": true, "cProfile": true, "profile": true, "compileall": true, "py_compile": true,
+	"doctest": true, "tox": true, "nox": true, "pdb": true, "pyright": true, "pre_commit": true, "uvicorn": true,
+	"django": true, "flask": true, "alembic": true, "tabnanny": true, "pyflakes": true, "pycodestyle": true,
+	"sphinx": true, "mkdocs": true, "jupyter": true, "notebook": true, "ipykernel": true, "site": true,
+	"ensurepip": true, "pipdeptree": true, "piptools": true, "setuptools_scm": true, "grpc_tools.protoc": true,
+	"calendar": true, "this": true, "tokenize": true, "ast": true, "dis": true, "platform": true, "sysconfig": true,
+	"zipfile": true, "tarfile": true, "gzip": true, "base64": true, "uuid": true, "hashlib": true,
+}
+
+func judgePython(s *sh, c *cmd) {
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case a == "-c":
+			if i+1 < len(c.args) {
+				s.inlineCode(c, c.args[i+1])
+			}
+			return
+		case a == "-m":
+			if i+1 >= len(c.args) {
+				s.allow(c.name)
+				return
+			}
+			mod := c.args[i+1]
+			rest := append([]string{mod}, c.args[i+2:]...)
+			switch mod {
+			case "pip":
+				judgePip(s, c, i+2)
+			case "http.server", "SimpleHTTPServer":
+				s.httpServer(c, rest)
+			case "smtpd", "ftplib", "telnetlib", "pyftpdlib":
+				s.esc(Exfiltration, medium, "`"+c.text+"` runs a network service or client")
+			default:
+				if routineModules[mod] {
+					s.allow(c.name + " -m " + mod)
+					return
+				}
+				s.esc(Routine, low, "`"+c.text+"` runs the Python module "+mod)
+			}
+			return
+		case a == "-W" || a == "-X" || a == "-Q":
+			i++
+		case a == "--version" || a == "-V" || a == "--help" || a == "-h":
+			s.allow(c.name)
+			return
+		case strings.HasPrefix(a, "-"):
+		default:
+			if shortBase(a) == "manage.py" {
+				judgeManage(s, &cmd{sc: c.sc, name: "manage.py", args: c.args[i:], known: c.known[i:], text: c.text, cwd: c.cwd})
+				return
+			}
+			s.runsFile(c, a)
+			return
+		}
+	}
+	s.esc(Routine, low, "`"+c.text+"` starts an interactive Python")
+}
+
+// httpServer judges python -m http.server: serving the workspace on
+// loopback is routine; on every interface it exposes files; serving the
+// home directory or / that way exposes keys.
+func (s *sh) httpServer(c *cmd, rest []string) {
+	bind := optValues(rest, "-b", "bind")
+	dirs := optValues(rest, "-d", "directory")
+	dir := "."
+	if len(dirs) > 0 {
+		dir = dirs[0]
+	}
+	pl := s.where(dir, c.cwd)
+	loopback := false
+	for _, b := range bind {
+		if localHost(b) && b != "0.0.0.0" {
+			loopback = true
+		}
+	}
+	if loopback {
+		s.allow("serves files on loopback")
+		return
+	}
+	if b := s.broadPath(pl); b != "" || pl.zone == zHome && pl.abs == s.home {
+		s.deny(Exfiltration, "`"+c.text+"` serves "+dir+" (keys and credentials included) to the network")
+		return
+	}
+	s.esc(Exfiltration, medium, "`"+c.text+"` serves files on every network interface")
+}
+
+func judgePip(s *sh, c *cmd, from int) {
+	args := append([]string{c.name}, c.args[from:]...)
+	i := sub(args, "--index-url", "-i", "--proxy", "--cert", "--python")
+	if i >= len(args) {
+		s.allow("pip")
+		return
+	}
+	rest := args[i:]
+	switch v := rest[0]; v {
+	case "install", "download", "wheel":
+		s.pipInstall(c, rest, popularPy, "Python package")
+	case "list", "show", "freeze", "check", "help", "search", "inspect", "index", "hash", "debug", "cache", "completion":
+		s.allow("pip " + v)
+	case "uninstall":
+		s.allow("pip uninstall")
+	case "config":
+		if len(rest) > 1 && (rest[1] == "list" || rest[1] == "get" || rest[1] == "debug") {
+			s.allow("pip config")
+			return
+		}
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes pip's configuration")
+	default:
+		s.esc(Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand triage knows")
+	}
+}
+
+// pipInstall judges pip install: manifests and local paths are routine,
+// package sources other than PyPI over HTTPS are passed on.
+func (s *sh) pipInstall(c *cmd, rest []string, popular map[string]bool, what string) {
+	for _, u := range append(optValues(rest, "-i", "index-url"), optValues(rest, "", "extra-index-url")...) {
+		switch {
+		case strings.HasPrefix(u, "http://"):
+			s.esc(SecurityWeakening, high, "`"+c.text+"` installs from an index over plain HTTP ("+u+")")
+		case !strings.HasPrefix(u, "https://pypi.org/"):
+			s.esc(SecurityWeakening, low, "`"+c.text+"` installs from the index "+u)
+		}
+	}
+	if hasLong(rest, "trusted-host") {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` skips TLS verification for a package host (--trusted-host)")
+	}
+	for _, r := range optValues(rest, "-r", "requirement") {
+		s.read(c, r, false)
+	}
+	specs := operandsOf(rest, "rcieftb", "requirement", "constraint", "index-url", "extra-index-url", "find-links",
+		"target", "build", "src", "root", "prefix", "trusted-host", "proxy", "cert", "client-cert", "platform",
+		"python-version", "implementation", "abi", "upgrade-strategy", "progress-bar", "editable", "config-settings", "only-binary", "no-binary", "report", "python")
+	if len(specs) > 0 && specs[0] == rest[0] {
+		specs = specs[1:]
+	}
+	if len(specs) == 0 {
+		s.allow("installs the project's dependencies")
+		return
+	}
+	s.packages(c, specs, popular, what)
+}
+
+func judgeUv(s *sh, c *cmd) {
+	if len(c.args) < 2 {
+		s.allow("uv")
+		return
+	}
+	switch v := c.args[1]; v {
+	case "pip":
+		if len(c.args) > 2 && c.args[2] == "install" {
+			s.pipInstall(c, c.args[2:], popularPy, "Python package")
+			return
+		}
+		s.allow("uv pip")
+	case "add":
+		s.packages(c, operandsOf(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), popularPy, "Python package")
+	case "publish":
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes a package")
+	case "tool":
+		if len(c.args) > 3 && (c.args[2] == "install" || c.args[2] == "run") {
+			s.packages(c, c.args[3:4], popularPy, "Python tool")
+			return
+		}
+		s.allow("uv tool")
+	default:
+		s.allow("uv " + v)
+	}
+}
+
+func judgePoetry(s *sh, c *cmd) {
+	if len(c.args) < 2 {
+		s.allow(c.name)
+		return
+	}
+	switch v := c.args[1]; v {
+	case "add":
+		s.packages(c, operandsOf(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), popularPy, "Python package")
+	case "publish", "upload":
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes a package")
+	case "config", "source":
+		s.esc(SecurityWeakening, low, "`"+c.text+"` changes package sources or settings")
+	case "run":
+		s.allow(c.name + " run")
+	default:
+		s.allow(c.name + " " + v)
+	}
+}
+
+func judgePipx(s *sh, c *cmd) {
+	if len(c.args) > 2 && (c.args[1] == "install" || c.args[1] == "run") {
+		s.packages(c, c.args[2:3], popularPy, "Python tool")
+		return
+	}
+	s.allow("pipx")
+}
+
+func judgeGem(s *sh, c *cmd) {
+	if len(c.args) > 1 && c.args[1] == "install" {
+		s.packages(c, operandsOf(c.args[1:], "v", "version", "source"), popularGems, "gem")
+		return
+	}
+	if len(c.args) > 1 && (c.args[1] == "push" || c.args[1] == "signin" || c.args[1] == "owner" || c.args[1] == "yank") {
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes to or changes RubyGems")
+		return
+	}
+	s.allow("gem")
+}
+
+func judgeManage(s *sh, c *cmd) {
+	if len(c.args) < 2 {
+		s.allow("manage.py")
+		return
+	}
+	switch v := c.args[1]; v {
+	case "flush", "reset_db", "sqlflush", "dbshell", "drop_test_database", "reset_schema":
+		s.esc(Destructive, medium, "`"+c.text+"` empties or opens the database")
+	case "createsuperuser", "changepassword":
+		s.esc(SecurityWeakening, low, "`"+c.text+"` manages accounts")
+	case "shell", "shell_plus":
+		s.esc(Routine, low, "`"+c.text+"` opens an interactive shell")
+	case "runserver":
+		for _, a := range c.args[2:] {
+			if strings.HasPrefix(a, "0.0.0.0") || strings.HasPrefix(a, "[::]") {
+				s.esc(Exfiltration, low, "`"+c.text+"` serves on every network interface")
+				return
+			}
+		}
+		s.allow("manage.py runserver")
+	default:
+		s.allow("manage.py " + v)
+	}
+}
+
+func judgeAlembic(s *sh, c *cmd) {
+	if hasWord(c.args, "downgrade", "stamp") {
+		s.esc(Destructive, medium, "`"+c.text+"` rolls database migrations back")
+		return
+	}
+	s.allow("alembic")
+}
+
+func judgeRustup(s *sh, c *cmd) {
+	if hasWord(c.args, "self") && hasWord(c.args, "uninstall") {
+		s.esc(Destructive, medium, "`"+c.text+"` uninstalls the Rust toolchain")
+		return
+	}
+	s.allow("rustup")
+}
+
+// judgeBuildTool judges make and its kin by the targets they are asked to
+// run.
+func judgeBuildTool(s *sh, c *cmd) {
+	args := c.args
+	var targets []string
+	skipNext := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if skipNext {
+			skipNext = false
+			continue
+		}
+		switch {
+		case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-j" && i+1 < len(args) && strings.Trim(args[i+1], "0123456789") == "" ||
+			a == "-p" || a == "--project" || a == "-c" || a == "--configuration" || a == "-P" || a == "-D" && c.name != "mvn" ||
+			a == "--settings" || a == "-s" && c.name == "mvn" || a == "-o" && c.name == "make" || a == "--filter" || a == "-t" && c.name == "dotnet" || a == "--framework":
+			skipNext = true
+		case strings.HasPrefix(a, "-"):
+		case isAssignWord(a):
+		default:
+			targets = append(targets, a)
+		}
+	}
+	tool := c.name
+	switch c.name {
+	case "dotnet":
+		if len(targets) > 0 {
+			switch targets[0] {
+			case "nuget":
+				if hasWord(args, "push", "delete") {
+					s.esc(Exfiltration, medium, "`"+c.text+"` publishes a package")
+					return
+				}
+			case "add":
+				s.esc(SecurityWeakening, low, "`"+c.text+"` adds a package")
+				return
+			}
+			targets = targets[:1]
+		}
+	case "flutter", "dart", "swift", "stack", "cabal", "mix", "bundle", "composer", "lein":
+		if len(targets) > 0 {
+			switch targets[0] {
+			case "pub", "deps.get", "install", "get", "fetch", "update", "resolve":
+				s.allow(c.name + " " + targets[0])
+				return
+			case "require", "add":
+				s.esc(SecurityWeakening, low, "`"+c.text+"` adds a package")
+				return
+			case "exec":
+				if len(targets) > 1 {
+					t := targets[1]
+					if isDevToolName(t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" {
+						s.allow(c.name + " exec " + t)
+						return
+					}
+				}
+			}
+			targets = targets[:1]
+		}
+	case "xcodebuild":
+		targets = nil
+		for _, a := range args[1:] {
+			if a == "build" || a == "test" || a == "clean" || a == "analyze" || a == "archive" {
+				targets = append(targets, a)
+			}
+		}
+		if len(targets) == 0 {
+			s.allow("xcodebuild")
+			return
+		}
+	}
+	if len(targets) == 0 {
+		s.allow(tool + " (default target)")
+		return
+	}
+	for _, t := range targets {
+		t = strings.TrimPrefix(t, ":")
+		if i := strings.LastIndexAny(t, ":/"); i >= 0 && c.name != "make" {
+			t = t[i+1:]
+		}
+		before := s.v.worst.rank()
+		s.target(c, tool, t)
+		if s.v.worst.rank() > before && s.v.worst.dec != Allow {
+			return
+		}
+	}
+}
+
+// judgeServerConfigTest allows checking a web server's configuration;
+// starting, stopping or reloading one is passed on.
+func judgeServerConfigTest(s *sh, c *cmd) {
+	if hasWord(c.args, "-t", "-T", "-v", "-V", "configtest", "validate", "-c") && !hasWord(c.args, "-s", "start", "stop", "restart", "reload", "graceful", "run") ||
+		c.name == "caddy" && len(c.args) > 1 && (c.args[1] == "validate" || c.args[1] == "fmt" || c.args[1] == "version") {
+		if hasWord(c.args, "-t", "-T", "-v", "-V", "configtest", "validate") || c.name == "caddy" {
+			s.allow(c.name + " checks its configuration")
+			return
+		}
+	}
+	s.esc(Routine, medium, "`"+c.text+"` starts, stops or reloads a server")
+}

@@ -1,0 +1,60 @@
+package triage
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/rules"
+)
+
+// judgeFileEdit judges a write to files (a text_editor write outside the
+// writable roots, or into a protected path).
+func judgeFileEdit(v *verdict, a *Action, set *rules.Set) {
+	s := newSh(v, set, a.Cwd)
+	paths := a.Paths
+	if a.Path != "" {
+		paths = append([]string{a.Path}, paths...)
+	}
+	if len(paths) == 0 {
+		v.add(finding{Escalate, Routine, medium, "a file edit without a path"})
+		return
+	}
+	if s.home == "" {
+		s.home = homeOf(paths[0])
+	}
+	text := a.NewText
+	if text == "" {
+		text = a.Patch
+	}
+	c := &cmd{name: "edit", text: "edit " + strings.Join(paths, ", "), cwd: s.cwd}
+	for _, p := range paths {
+		pl := s.where(p, s.cwd)
+		if ok, what := startupFile(pl.abs); ok {
+			s.persist(c, pl, what, text)
+			continue
+		}
+		s.write(c, pl, text)
+	}
+}
+
+// judgeNetwork judges a network request the sandbox blocked: the command
+// that made it, and data the URL carries.
+func judgeNetwork(v *verdict, a *Action, set *rules.Set) {
+	if a.URL != "" {
+		s := newSh(v, set, a.Cwd)
+		c := &cmd{name: "network", text: a.URL, cwd: s.cwd}
+		s.mcpURL(c, a.URL)
+	}
+	if len(a.Command) > 0 {
+		judgeShell(v, a, set)
+		return
+	}
+	host := a.Host
+	if host == "" && a.URL != "" {
+		host, _ = urlHost(a.URL)
+	}
+	if host != "" && localHost(host) {
+		v.add(finding{Allow, Routine, low, "reaches a local service"})
+		return
+	}
+	v.add(finding{Escalate, Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
+}

@@ -1,0 +1,647 @@
+package triage
+
+import (
+	"strings"
+)
+
+func registerFileOps(reg func(func(*sh, *cmd), ...string)) {
+	reg(judgeMkdir, "mkdir", "touch")
+	reg(judgeCp, "cp", "gcp", "install", "ditto")
+	reg(judgeMv, "mv", "gmv")
+	reg(judgeLn, "ln")
+	reg(judgeRm, "rm", "grm", "unlink", "rmdir", "trash", "trash-put")
+	reg(judgeShred, "shred", "srm", "wipe")
+	reg(judgeTruncate, "truncate")
+	reg(judgeChmod, "chmod")
+	reg(judgeChown, "chown", "chgrp")
+	reg(judgeChattr, "chattr", "chflags", "setfacl", "setfattr", "xattr")
+	reg(judgeTar, "tar", "gtar", "bsdtar")
+	reg(judgeZip, "zip", "7z", "7za", "7zr", "rar")
+	reg(judgeUnzip, "unzip", "unrar")
+	reg(judgeCompress, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "compress", "uncompress", "pigz", "lzma", "unlzma")
+	reg(judgeSplit, "split", "csplit", "gsplit")
+	reg(judgePatch, "patch")
+	reg(judgeDd, "dd")
+	reg(judgeRename, "rename", "dos2unix", "unix2dos", "mmv")
+	reg(judgeCpio, "cpio")
+	reg(judgeMogrify, "mogrify")
+}
+
+// writesOperands judges each operand as written.
+func (s *sh) writesOperands(c *cmd, ops []string) {
+	for _, p := range ops {
+		s.write(c, s.where(p, c.cwd), "")
+	}
+}
+
+func judgeMkdir(s *sh, c *cmd) {
+	s.writesOperands(c, operandsOf(c.args, "mdrt", "mode", "reference", "date"))
+	s.allow(c.name)
+}
+
+func judgeCp(s *sh, c *cmd) {
+	argShort := "StTm"
+	ops := operandsOf(c.args, argShort, "suffix", "target-directory", "mode", "owner", "group")
+	dests := optValues(c.args, "-t", "target-directory")
+	if len(dests) == 0 && len(ops) > 1 {
+		dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
+	}
+	level := notSecret
+	for _, src := range ops {
+		level = max(level, s.copySource(c, src))
+	}
+	for _, d := range dests {
+		s.taint(c, d, level)
+		s.write(c, s.where(d, c.cwd), "")
+	}
+	s.allow(c.name)
+}
+
+// taint records that the file p now holds secrets of the given level.
+func (s *sh) taint(c *cmd, p string, level int) {
+	if level == notSecret {
+		return
+	}
+	pl := s.where(p, c.cwd)
+	if pl.abs == "" {
+		return
+	}
+	if s.tainted == nil {
+		s.tainted = map[string]int{}
+	}
+	s.tainted[pl.abs] = max(s.tainted[pl.abs], level)
+}
+
+// copySource judges a file copied somewhere: copying credentials stages
+// them for use elsewhere.
+func (s *sh) copySource(c *cmd, src string) int {
+	pl := s.where(src, c.cwd)
+	if level, what := s.secret(pl); level > notSecret && !strings.Contains(src, "\x01") {
+		risk := medium
+		if level == secretCritical {
+			risk = high
+		}
+		s.esc(CredentialProbing, risk, "`"+c.text+"` copies "+what)
+		return level
+	}
+	if t := s.tainted[pl.abs]; t > notSecret {
+		return t
+	}
+	if pl.zone == zSystem && systemPrivate(pl.abs) {
+		s.esc(CredentialProbing, medium, "`"+c.text+"` copies "+pl.abs+" from outside the workspace")
+		return secretSensitive
+	}
+	if pl.zone == zDevice {
+		s.esc(CredentialProbing, medium, "`"+c.text+"` copies the device "+pl.abs)
+	}
+	return notSecret
+}
+
+func judgeMv(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "StT", "suffix", "target-directory")
+	dests := optValues(c.args, "-t", "target-directory")
+	if len(dests) == 0 && len(ops) > 1 {
+		dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
+	}
+	for _, src := range ops {
+		// Moving a file away removes it from where it was.
+		pl := s.where(src, c.cwd)
+		if b := s.broadPath(pl); b != "" {
+			s.deny(Destructive, "`"+c.text+"` moves "+b+" away")
+			return
+		}
+		s.copySource(c, src)
+		if pl.zone == zSystem && criticalSystemPath(pl.abs) {
+			s.esc(Destructive, high, "`"+c.text+"` moves system files")
+			continue
+		}
+		s.write(c, pl, "")
+	}
+	for _, d := range dests {
+		s.write(c, s.where(d, c.cwd), "")
+	}
+	s.allow("mv")
+}
+
+func judgeLn(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "StT", "suffix", "target-directory")
+	if len(ops) == 0 {
+		s.allow("ln")
+		return
+	}
+	target := ops[0]
+	link := ""
+	if len(ops) > 1 {
+		link = ops[len(ops)-1]
+	} else {
+		link = "./" + shortBase(target)
+	}
+	if target == "/dev/null" && isHistoryFile(shortBase(link)) {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` sends shell history to /dev/null")
+		return
+	}
+	s.write(c, s.where(link, c.cwd), "")
+	s.allow("ln")
+}
+
+func shortBase(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func judgeRm(s *sh, c *cmd) {
+	recursive := c.name == "rmdir" || hasShort(c.args, 'r', "") || hasShort(c.args, 'R', "") || hasLong(c.args, "recursive")
+	if c.name == "rmdir" {
+		recursive = false
+	}
+	if hasLong(c.args, "no-preserve-root") {
+		s.deny(Destructive, "`"+c.text+"` deletes without protecting /")
+		return
+	}
+	ops := operandsOf(c.args, "")
+	if len(ops) == 0 {
+		s.allow(c.name)
+		return
+	}
+	for _, p := range ops {
+		if isHistoryFile(shortBase(p)) {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` erases shell history")
+			continue
+		}
+		s.remove(c, p, recursive)
+	}
+}
+
+func judgeShred(s *sh, c *cmd) {
+	for _, p := range operandsOf(c.args, "nsx", "iterations", "size", "random-source") {
+		pl := s.where(p, c.cwd)
+		switch {
+		case pl.zone == zDevice:
+			s.deny(Destructive, "`"+c.text+"` overwrites the device "+pl.abs)
+			return
+		case pl.zone == zSystem || pl.zone == zHome && s.broadPath(pl) != "":
+			s.deny(Destructive, "`"+c.text+"` irrecoverably overwrites "+pl.abs)
+			return
+		}
+		s.esc(Destructive, high, "`"+c.text+"` irrecoverably overwrites files")
+	}
+}
+
+func judgeTruncate(s *sh, c *cmd) {
+	for _, p := range operandsOf(c.args, "sor", "size", "reference", "io-blocks") {
+		if isHistoryFile(shortBase(p)) {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` erases shell history")
+			continue
+		}
+		pl := s.where(p, c.cwd)
+		if pl.zone == zSystem && (strings.HasPrefix(pl.abs, "/var/log") || strings.Contains(pl.abs, "/log/")) {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` empties system logs")
+			continue
+		}
+		s.write(c, pl, "")
+	}
+	s.allow("truncate")
+}
+
+// chmodMode splits chmod's words into the mode and the targets.
+func chmodMode(args []string) (mode string, targets []string, recursive bool) {
+	var ops []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case a == "-R" || a == "--recursive":
+			recursive = true
+		case strings.HasPrefix(a, "--"):
+		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "RcfvHLP") == "":
+			recursive = recursive || strings.IndexByte(a, 'R') >= 0
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) == 0 {
+		return "", nil, recursive
+	}
+	return ops[0], ops[1:], recursive
+}
+
+func octal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+// modeWorldWritable reports whether a chmod mode lets everyone write.
+func modeWorldWritable(mode string) bool {
+	if octal(mode) {
+		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i < 0 {
+			continue
+		}
+		who, perms := cl[:i], cl[i+1:]
+		if (who == "" || strings.ContainsAny(who, "oa")) && strings.IndexByte(perms, 'w') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// modeWorldReadable reports whether a chmod mode lets everyone (or the
+// group) read.
+func modeOpensRead(mode string) bool {
+	if octal(mode) {
+		if len(mode) < 3 {
+			return false
+		}
+		g, o := mode[len(mode)-2], mode[len(mode)-1]
+		return strings.IndexByte("4567", g) >= 0 || strings.IndexByte("4567", o) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i < 0 {
+			continue
+		}
+		who, perms := cl[:i], cl[i+1:]
+		if (who == "" || strings.ContainsAny(who, "goa")) && strings.IndexByte(perms, 'r') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// modeSetuid reports whether a chmod mode sets the setuid bit (files
+// then run as their owner).
+func modeSetuid(mode string) bool {
+	if octal(mode) {
+		return len(mode) == 4 && strings.IndexByte("4567", mode[0]) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && (i == 0 || strings.ContainsAny(cl[:i], "ua")) {
+			return true
+		}
+	}
+	return false
+}
+
+// modeSetgid reports whether a chmod mode sets the setgid bit.
+func modeSetgid(mode string) bool {
+	if octal(mode) {
+		return len(mode) == 4 && strings.IndexByte("2367", mode[0]) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && strings.Contains(cl[:i], "g") {
+			return true
+		}
+	}
+	return false
+}
+
+func judgeChmod(s *sh, c *cmd) {
+	mode, targets, recursive := chmodMode(c.args)
+	if hasLong(c.args, "reference") {
+		targets = append([]string{mode}, targets...)
+		mode = ""
+	}
+	ww, suid := modeWorldWritable(mode), modeSetuid(mode)
+	for _, t := range targets {
+		pl := s.where(t, c.cwd)
+		level, what := s.secret(pl)
+		switch {
+		case s.broadPath(pl) != "" && (recursive || ww):
+			s.deny(SecurityWeakening, "`"+c.text+"` changes the permissions of "+s.broadPath(pl))
+			return
+		case suid && pl.zone == zSystem && !pl.item:
+			s.deny(SecurityWeakening, "`"+c.text+"` makes "+t+" run as its owner for every user (setuid)")
+			return
+		case suid:
+			s.esc(SecurityWeakening, high, "`"+c.text+"` sets setuid")
+		case modeSetgid(mode) && pl.zone != zWork:
+			s.esc(SecurityWeakening, low, "`"+c.text+"` sets setgid")
+		case ww && (level > notSecret || isCredentialStore(pl)):
+			s.deny(SecurityWeakening, "`"+c.text+"` lets anyone write "+what)
+			return
+		case ww && pl.zone == zSystem && (recursive || criticalSystemPath(pl.abs) || strings.HasSuffix(pl.abs, ".sock")):
+			s.deny(SecurityWeakening, "`"+c.text+"` lets anyone write "+pl.abs)
+			return
+		case ww:
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` makes "+t+" writable by everyone")
+		case level > notSecret && modeOpensRead(mode):
+			s.esc(SecurityWeakening, high, "`"+c.text+"` lets others read "+what)
+		case pl.zone == zWork || pl.zone == zHome && level > notSecret:
+			// Tightening a key's permissions, making a script executable.
+		case pl.zone == zTmp && !recursive:
+		default:
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` changes permissions outside the workspace ("+t+")")
+		}
+	}
+	s.allow("chmod")
+}
+
+func judgeChown(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "", "from", "reference")
+	recursive := hasShort(c.args, 'R', "") || hasLong(c.args, "recursive")
+	if len(ops) < 2 && !hasLong(c.args, "reference") {
+		s.allow(c.name)
+		return
+	}
+	owner := ops[0]
+	targets := ops[1:]
+	if hasLong(c.args, "reference") {
+		owner, targets = "", ops
+	}
+	toRoot := owner == "root" || strings.HasPrefix(owner, "root:") || owner == "0" || strings.HasPrefix(owner, "0:")
+	for _, t := range targets {
+		pl := s.where(t, c.cwd)
+		switch {
+		case s.broadPath(pl) != "" && recursive:
+			s.deny(Destructive, "`"+c.text+"` changes the owner of everything under "+s.broadPath(pl))
+			return
+		case toRoot:
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` gives files to root")
+		case pl.zone == zWork:
+		default:
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` changes ownership outside the workspace ("+t+")")
+		}
+	}
+	s.allow(c.name)
+}
+
+func judgeChattr(s *sh, c *cmd) {
+	if c.name == "xattr" && !hasShort(c.args, 'd', "w") && !hasShort(c.args, 'c', "w") && !hasShort(c.args, 'w', "") {
+		s.allow("xattr")
+		return
+	}
+	s.esc(SecurityWeakening, medium, "`"+c.text+"` changes file attributes or access lists")
+}
+
+func judgeTar(s *sh, c *cmd) {
+	args := c.args
+	// The first word may be a bundle of letters without a dash (tar czf).
+	flags := ""
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		flags = args[1]
+	}
+	has := func(l byte, long string) bool {
+		return strings.IndexByte(flags, l) >= 0 || hasShort(args, l, "fCTXbHKLNVgI") || hasLong(args, long)
+	}
+	create := has('c', "create") || has('r', "append") || has('u', "update")
+	extract := has('x', "extract") || hasLong(args, "get")
+	if hasLong(args, "to-command", "checkpoint-action", "use-compress-program", "info-script", "new-volume-script") || hasShort(args, 'I', "fCTXbHKLNVg") {
+		s.esc(Routine, medium, "`"+c.text+"` runs a program")
+	}
+	archives := optValues(args, "-f", "file")
+	ops := operandsOf(args, "fCTXbHKLNVgI", "file", "directory", "files-from", "exclude-from", "exclude", "transform", "owner", "group", "mode", "format", "blocking-factor", "label")
+	if flags != "" && len(ops) > 0 && ops[0] == flags {
+		ops = ops[1:]
+		if strings.IndexByte(flags, 'f') >= 0 && len(ops) > 0 && len(archives) == 0 {
+			archives, ops = ops[:1], ops[1:]
+		}
+	}
+	dirs := optValues(args, "-C", "directory")
+	cwd := c.cwd
+	if len(dirs) > 0 {
+		if pl := s.where(dirs[0], c.cwd); pl.abs != "" && !strings.HasPrefix(pl.abs, "~") {
+			cwd = pl.abs
+		}
+	}
+	c2 := *c
+	c2.cwd = cwd
+	switch {
+	case create:
+		level := notSecret
+		for _, src := range ops {
+			level = max(level, s.archiveSource(&c2, src))
+		}
+		for _, a := range archives {
+			if a != "-" {
+				s.taint(c, a, level)
+				s.write(c, s.where(a, c.cwd), "")
+			} else if level > c.out {
+				c.out, c.outWhat = level, "an archive of credentials"
+			}
+		}
+	case extract:
+		for _, a := range archives {
+			if a != "-" {
+				s.read(c, a, false)
+			}
+		}
+		dest := "."
+		if len(dirs) > 0 {
+			dest = dirs[0]
+		}
+		s.write(c, s.where(dest, c.cwd), "")
+	default:
+		for _, a := range archives {
+			s.read(c, a, false)
+		}
+	}
+	s.allow("tar")
+}
+
+// archiveSource judges a path put into an archive.
+func (s *sh) archiveSource(c *cmd, src string) int {
+	pl := s.where(src, c.cwd)
+	if s.broadPath(pl) != "" && pl.zone == zHome || pl.abs == "~" {
+		s.esc(CredentialProbing, high, "`"+c.text+"` packs the whole home directory, keys included")
+		return secretCritical
+	}
+	return s.copySource(c, src)
+}
+
+func judgeZip(s *sh, c *cmd) {
+	args := c.args
+	ops := operandsOf(args, "xibntd", "exclude", "include")
+	if c.name != "zip" {
+		// 7z a ARCHIVE FILES…, 7z x ARCHIVE
+		if len(ops) > 0 && (ops[0] == "x" || ops[0] == "e") {
+			if len(ops) > 1 {
+				s.read(c, ops[1], false)
+			}
+			dest := "."
+			for _, a := range args {
+				if strings.HasPrefix(a, "-o") && len(a) > 2 {
+					dest = a[2:]
+				}
+			}
+			s.write(c, s.where(dest, c.cwd), "")
+			s.allow(c.name)
+			return
+		}
+		if len(ops) > 0 && (ops[0] == "l" || ops[0] == "t") {
+			s.allow(c.name)
+			return
+		}
+		if len(ops) > 0 {
+			ops = ops[1:]
+		}
+	}
+	if hasShort(args, 'T', "xibntd") || hasShort(args, 'u', "") && c.name != "zip" {
+		s.esc(Routine, low, "`"+c.text+"` runs a test program")
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-p") && c.name != "zip" || a == "-e" && c.name == "zip" || strings.HasPrefix(a, "-P") {
+			// Encrypting files (with a password given here) is how
+			// ransomware hides data; worth a look when they are not ours.
+			for _, src := range ops[min(1, len(ops)):] {
+				if pl := s.where(src, c.cwd); pl.zone != zWork && pl.zone != zTmp {
+					s.esc(Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
+				}
+			}
+		}
+	}
+	if len(ops) > 0 {
+		level := notSecret
+		for _, src := range ops[1:] {
+			level = max(level, s.archiveSource(c, src))
+		}
+		s.taint(c, ops[0], level)
+		s.write(c, s.where(ops[0], c.cwd), "")
+	}
+	s.allow(c.name)
+}
+
+func judgeUnzip(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "dxP")
+	for i, a := range ops {
+		if i == 0 {
+			s.read(c, a, false)
+		}
+	}
+	dest := optValues(c.args, "-d")
+	if hasShort(c.args, 'p', "dxP") || hasShort(c.args, 'l', "dxP") || hasShort(c.args, 't', "dxP") || hasShort(c.args, 'c', "dxP") {
+		s.allow(c.name)
+		return
+	}
+	d := "."
+	if len(dest) > 0 {
+		d = dest[0]
+	}
+	s.write(c, s.where(d, c.cwd), "")
+	s.allow(c.name)
+}
+
+func judgeCompress(s *sh, c *cmd) {
+	toStdout := hasShort(c.args, 'c', "SbL") || hasLong(c.args, "stdout", "to-stdout") || hasShort(c.args, 'l', "") || hasShort(c.args, 't', "")
+	for _, p := range operandsOf(c.args, "S", "suffix") {
+		if toStdout {
+			s.read(c, p, true)
+		} else {
+			s.write(c, s.where(p, c.cwd), "")
+		}
+	}
+	s.allow(c.name)
+}
+
+func judgeSplit(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "abClnf", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "filter", "prefix")
+	if hasLong(c.args, "filter") {
+		s.esc(Routine, medium, "`"+c.text+"` runs a filter command")
+	}
+	if len(ops) > 0 && ops[0] != "-" {
+		s.read(c, ops[0], false)
+	}
+	prefix := "x"
+	if c.name == "csplit" {
+		prefix = "xx"
+		if v := optValues(c.args, "-f", "prefix"); len(v) > 0 {
+			prefix = v[0]
+		}
+	} else if len(ops) > 1 {
+		prefix = ops[1]
+	}
+	s.write(c, s.where(prefix, c.cwd), "")
+	s.allow(c.name)
+}
+
+func judgePatch(s *sh, c *cmd) {
+	for _, o := range optValues(c.args, "-o", "output") {
+		s.write(c, s.where(o, c.cwd), "")
+	}
+	dirs := optValues(c.args, "-d", "directory")
+	d := "."
+	if len(dirs) > 0 {
+		d = dirs[0]
+	}
+	ops := operandsOf(c.args, "pFBdDiorVYzg", "strip", "fuzz", "prefix", "directory", "ifdef", "input", "output", "reject-file", "backup-if-mismatch", "basename-prefix", "suffix", "get")
+	if len(ops) > 0 {
+		s.write(c, s.where(ops[0], c.cwd), "")
+	} else {
+		s.write(c, s.where(d, c.cwd), "")
+	}
+	s.allow("patch")
+}
+
+func judgeDd(s *sh, c *cmd) {
+	for _, a := range c.args[1:] {
+		switch {
+		case strings.HasPrefix(a, "of="):
+			pl := s.where(a[3:], c.cwd)
+			if pl.zone == zDevice && !isScratchDevice(pl.abs) {
+				s.deny(Destructive, "`"+c.text+"` overwrites the device "+pl.abs)
+				return
+			}
+			s.write(c, pl, "")
+		case strings.HasPrefix(a, "if="):
+			s.read(c, a[3:], true)
+		}
+	}
+	s.allow("dd")
+}
+
+func judgeRename(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "")
+	if c.name == "rename" && len(ops) > 0 {
+		ops = ops[1:]
+		if len(ops) > 0 && !strings.ContainsAny(c.args[1], "/") {
+			// util-linux: rename FROM TO FILES…
+			ops = ops[1:]
+		}
+	}
+	s.writesOperands(c, ops)
+	s.allow(c.name)
+}
+
+func judgeCpio(s *sh, c *cmd) {
+	if hasShort(c.args, 'i', "DEFHIMORst") || hasShort(c.args, 'p', "DEFHIMORst") {
+		dest := "."
+		if ops := operandsOf(c.args, "DEFHIMORst"); len(ops) > 0 {
+			dest = ops[len(ops)-1]
+		}
+		for _, d := range optValues(c.args, "-D", "directory") {
+			dest = d
+		}
+		s.write(c, s.where(dest, c.cwd), "")
+	}
+	for _, o := range optValues(c.args, "-O", "") {
+		s.write(c, s.where(o, c.cwd), "")
+	}
+	s.allow("cpio")
+}
+
+// judgeMogrify: ImageMagick's mogrify rewrites its operands in place.
+func judgeMogrify(s *sh, c *cmd) {
+	for _, p := range operandsOf(c.args, "") {
+		if strings.ContainsAny(p, "x%") && !strings.Contains(p, ".") {
+			continue // a geometry such as 800x600
+		}
+		s.write(c, s.where(p, c.cwd), "")
+	}
+	s.allow("mogrify")
+}

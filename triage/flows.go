@@ -1,0 +1,109 @@
+package triage
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/shell"
+)
+
+// Flows between the commands of a script: secrets piped into a command
+// that sends its input to the network, downloads piped into a shell.
+
+func (s *sh) flows() {
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if c.sc.Pipeline == 0 || c.sc.Stage == 0 {
+			continue
+		}
+		if c.sink {
+			level, what := notSecret, ""
+			for j := range s.cmds {
+				d := &s.cmds[j]
+				if d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage < c.sc.Stage && d.out > level {
+					level, what = d.out, d.outWhat
+				}
+			}
+			if level > notSecret {
+				s.deny(Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
+			}
+		}
+		if readsProgram(c) {
+			for j := range s.cmds {
+				d := &s.cmds[j]
+				if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage >= c.sc.Stage || len(d.args) == 0 {
+					continue
+				}
+				s.pipedIntoShell(d, c)
+			}
+		}
+	}
+}
+
+// pipedIntoShell judges d's output running as a program in c.
+func (s *sh) pipedIntoShell(d, c *cmd) {
+	switch d.name {
+	case "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "nc", "ncat", "netcat", "socat", "ftp", "tftp":
+		var urls []string
+		for _, a := range d.args[1:] {
+			if _, ok := urlHost(a); ok && !strings.HasPrefix(a, "-") && (strings.Contains(a, "://") || strings.Contains(a, ".")) {
+				urls = append(urls, a)
+			}
+		}
+		s.fetchRun = true
+		plain, rawIP := false, false
+		for _, u := range urls {
+			if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "ftp://") {
+				plain = true
+			}
+			if h, _ := urlHost(u); rawIPHost(h) {
+				rawIP = true
+			}
+		}
+		root := false
+		for _, w := range c.sc.Wrappers {
+			if w == "sudo" || w == "doas" || w == "su -c" {
+				root = true
+			}
+		}
+		if plain && (rawIP || root) {
+			s.deny(SecurityWeakening, "`"+d.text+" | "+c.text+"` runs code fetched without TLS"+map[bool]string{true: " as root", false: " from a bare IP address"}[root])
+			return
+		}
+		s.esc(SecurityWeakening, high, "`"+d.text+" | "+c.text+"` downloads code and runs it")
+	case "base64", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "echo", "printf":
+		if d.name == "echo" || d.name == "printf" {
+			s.esc(Routine, medium, "`"+d.text+" | "+c.text+"` runs text as a program")
+			return
+		}
+		s.esc(SecurityWeakening, high, "`"+d.text+" | "+c.text+"` runs decoded (hidden) code")
+	}
+}
+
+var interpreters = map[string]bool{
+	"python": true, "python2": true, "python3": true, "perl": true, "ruby": true, "node": true, "nodejs": true,
+	"php": true, "lua": true, "Rscript": true, "osascript": true, "pwsh": true, "powershell": true, "deno": true,
+	"bun": true, "tclsh": true, "irb": true,
+}
+
+// readsProgram reports whether c is a shell or interpreter reading its
+// program from standard input.
+func readsProgram(c *cmd) bool {
+	if len(c.args) == 0 || c.sc.Unwrapped && !shell.IsShell(c.name) {
+		return false
+	}
+	if !shell.IsShell(c.name) && !interpreters[c.name] && !isPython(c.name) {
+		return false
+	}
+	for _, a := range c.args[1:] {
+		if a == "-" || a == "--" || a == "-s" {
+			return true
+		}
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+		if len(a) > 1 && a[1] != '-' && strings.ContainsAny(a[1:], "cemErp") {
+			return false
+		}
+	}
+	return true
+}

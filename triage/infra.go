@@ -1,0 +1,607 @@
+package triage
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Containers, clusters, clouds, databases and key tools.
+
+func judgeDocker(s *sh, c *cmd) {
+	i := sub(c.args, "-H", "--host", "--context", "-c", "--config", "--log-level")
+	if i >= len(c.args) {
+		s.allow(c.name)
+		return
+	}
+	rest := c.args[i:]
+	v := rest[0]
+	if v == "compose" || v == "container" || v == "image" || v == "volume" || v == "network" || v == "system" ||
+		v == "builder" || v == "buildx" || v == "context" || v == "plugin" {
+		j := sub(rest, "-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory")
+		if j < len(rest) {
+			v = v + " " + rest[j]
+			rest = rest[j:]
+		}
+	}
+	switch v {
+	case "ps", "images", "logs", "inspect", "version", "info", "stats", "top", "port", "diff", "history", "events",
+		"search", "image ls", "image inspect", "image history", "container ls", "container inspect", "container logs",
+		"volume ls", "volume inspect", "network ls", "network inspect", "system df", "system info", "context ls",
+		"context show", "compose ps", "compose logs", "compose config", "compose ls", "compose top", "compose images",
+		"compose version", "compose port", "buildx ls", "builder ls", "plugin ls", "compose events":
+		s.allow(c.name + " " + v)
+	case "build", "buildx build", "image build", "pull", "image pull", "compose build", "compose pull", "tag", "image tag",
+		"save", "load", "image save", "image load", "create", "compose create", "compose start", "compose stop",
+		"compose restart", "start", "stop", "restart", "pause", "unpause", "kill", "wait", "rename", "attach",
+		"container stop", "container start", "container restart", "network create", "compose up", "commit", "cp",
+		"container prune", "image prune", "builder prune", "buildx prune", "network prune", "rm", "rmi", "container rm",
+		"image rm", "compose rm", "volume create", "context use", "buildx create", "buildx use":
+		if strings.HasSuffix(v, "prune") && (hasLong(rest, "volumes") || hasShort(rest, 'v', "")) {
+			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+			return
+		}
+		if v == "compose up" {
+			s.allow(c.name + " compose up")
+			return
+		}
+		if v == "compose rm" && (hasShort(rest, 'v', "") || hasLong(rest, "volumes")) || (v == "rm" || v == "container rm") && hasShort(rest, 'v', "") {
+			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+			return
+		}
+		s.allow(c.name + " " + v)
+	case "system prune":
+		if hasLong(rest, "volumes") {
+			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+			return
+		}
+		s.allow(c.name + " system prune")
+	case "compose down":
+		if hasShort(rest, 'v', "") || hasLong(rest, "volumes") {
+			s.esc(Destructive, medium, "`"+c.text+"` deletes the project's data volumes")
+			return
+		}
+		s.allow(c.name + " compose down")
+	case "volume rm", "volume prune":
+		s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+	case "run", "container run", "compose run", "create-run":
+		s.dockerRun(c, rest)
+	case "exec", "container exec", "compose exec":
+		s.esc(Routine, low, "`"+c.text+"` runs a command in a container")
+	case "login":
+		if hasLong(rest, "password-stdin") || !hasShort(rest, 'p', "u") && !hasLong(rest, "password") {
+			s.allow("docker login")
+			return
+		}
+		s.esc(CredentialProbing, medium, "`"+c.text+"` puts a password on the command line")
+	case "push", "image push", "compose push", "buildx imagetools":
+		s.esc(Exfiltration, low, "`"+c.text+"` publishes an image")
+	default:
+		s.esc(Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand triage knows")
+	}
+}
+
+// dockerRun judges starting a container: privileges, host mounts, host
+// namespaces and published ports decide.
+func (s *sh) dockerRun(c *cmd, rest []string) {
+	risky := ""
+	for i := 1; i < len(rest); i++ {
+		a := rest[i]
+		val := ""
+		name := a
+		if strings.HasPrefix(a, "--") {
+			if n, v, ok := strings.Cut(a, "="); ok {
+				name, val = n, v
+			} else if i+1 < len(rest) {
+				val = rest[i+1]
+			}
+		} else if (a == "-v" || a == "-p" || a == "-e") && i+1 < len(rest) {
+			val = rest[i+1]
+		}
+		switch name {
+		case "--privileged":
+			s.esc(SecurityWeakening, high, "`"+c.text+"` runs a privileged container")
+			risky = "privileged"
+		case "--pid", "--network", "--net", "--ipc", "--uts", "--userns":
+			if strings.HasPrefix(val, "host") {
+				s.esc(SecurityWeakening, medium, "`"+c.text+"` shares the host's "+strings.TrimPrefix(name, "--")+" namespace")
+				risky = "host"
+			}
+		case "--cap-add", "--security-opt", "--device":
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` gives the container extra privileges ("+name+")")
+			risky = "caps"
+		case "-v", "--volume", "--mount":
+			src, _, _ := strings.Cut(val, ":")
+			if name == "--mount" {
+				for _, kv := range strings.Split(val, ",") {
+					if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
+						src = v
+					}
+				}
+			}
+			if src == "" || !(strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "$")) {
+				continue // a named volume
+			}
+			pl := s.where(src, c.cwd)
+			switch {
+			case s.broadPath(pl) != "" || strings.HasSuffix(pl.abs, "docker.sock") || pl.zone == zSystem && criticalSystemPath(pl.abs):
+				s.esc(SecurityWeakening, high, "`"+c.text+"` mounts "+src+" of the host into the container")
+				risky = "mount"
+			case pl.zone == zWork || pl.zone == zTmp:
+			default:
+				if level, what := s.secret(pl); level > notSecret {
+					s.esc(CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
+				} else {
+					s.esc(Routine, low, "`"+c.text+"` mounts "+src+" into the container")
+				}
+			}
+		case "-p", "--publish":
+			if strings.HasPrefix(val, "0.0.0.0:") || strings.HasPrefix(val, "[::]:") {
+				s.esc(Exfiltration, medium, "`"+c.text+"` publishes a port on every network interface")
+			}
+		case "-e", "--env":
+			if strings.Contains(strings.ToUpper(val), "AUTH_METHOD=TRUST") || strings.Contains(strings.ToUpper(val), "ALLOW_EMPTY_PASSWORD") {
+				s.esc(SecurityWeakening, medium, "`"+c.text+"` starts a service without authentication")
+			}
+		}
+	}
+	if risky == "" {
+		s.allow("runs a container")
+	}
+}
+
+func judgeKubectl(s *sh, c *cmd) {
+	i := sub(c.args, "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
+	if hasLong(c.args, "token") {
+		s.esc(CredentialProbing, medium, "`"+c.text+"` puts a token on the command line")
+	}
+	if i >= len(c.args) {
+		s.allow("kubectl")
+		return
+	}
+	rest := c.args[i:]
+	verb := rest[0]
+	obj := ""
+	if j := sub(rest, "-n", "--namespace", "-o", "--output", "-l", "--selector", "--context"); j < len(rest) {
+		obj = strings.ToLower(rest[j])
+	}
+	secretObj := strings.HasPrefix(obj, "secret") || strings.HasPrefix(obj, "secrets/") || obj == "sa" || strings.HasPrefix(obj, "serviceaccount")
+	switch verb {
+	case "get":
+		out := strings.Join(optValues(rest, "-o", "output"), ",")
+		if strings.HasPrefix(obj, "secret") {
+			if out != "" && out != "name" && out != "wide" {
+				c.out, c.outWhat = secretCritical, "Kubernetes secrets"
+				if s.decodedLater(c) || hasShort(rest, 'A', "nol") || hasLong(rest, "all-namespaces") {
+					s.deny(CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
+					return
+				}
+				s.esc(CredentialProbing, high, "`"+c.text+"` prints Kubernetes secrets")
+				return
+			}
+			s.esc(CredentialProbing, low, "`"+c.text+"` lists Kubernetes secrets")
+			return
+		}
+		s.allow("kubectl get")
+	case "describe", "logs", "top", "explain", "api-resources", "api-versions", "version", "cluster-info", "diff",
+		"events", "wait", "port-forward", "proxy", "completion", "plugin", "kustomize", "auth":
+		if verb == "describe" && secretObj {
+			s.esc(CredentialProbing, low, "`"+c.text+"` describes Kubernetes secrets")
+			return
+		}
+		if verb == "proxy" && hasLong(c.args, "address") {
+			s.esc(Exfiltration, medium, "`"+c.text+"` exposes the cluster API")
+			return
+		}
+		s.allow("kubectl " + verb)
+	case "config":
+		if len(rest) > 1 {
+			switch rest[1] {
+			case "view":
+				if hasLong(rest, "raw") || hasLong(rest, "flatten") {
+					s.esc(CredentialProbing, high, "`"+c.text+"` prints the cluster credentials")
+					return
+				}
+				s.allow("kubectl config view")
+				return
+			case "current-context", "get-contexts", "get-clusters", "get-users", "use-context", "use":
+				s.allow("kubectl config " + rest[1])
+				return
+			}
+		}
+		s.esc(SecurityWeakening, low, "`"+c.text+"` changes the cluster configuration")
+	case "rollout":
+		if len(rest) > 1 && (rest[1] == "status" || rest[1] == "history") {
+			s.allow("kubectl rollout " + rest[1])
+			return
+		}
+		s.esc(Destructive, medium, "`"+c.text+"` changes a deployment")
+	case "create":
+		if obj == "clusterrolebinding" || obj == "rolebinding" {
+			for _, r := range optValues(rest, "", "clusterrole") {
+				if r == "cluster-admin" || r == "admin" {
+					s.esc(SecurityWeakening, high, "`"+c.text+"` grants "+r)
+					return
+				}
+			}
+		}
+		s.esc(Routine, medium, "`"+c.text+"` changes the cluster")
+	case "delete":
+		s.esc(Destructive, medium, "`"+c.text+"` deletes cluster resources")
+	case "exec", "cp", "attach", "debug", "run":
+		s.esc(Routine, medium, "`"+c.text+"` runs or copies in a container")
+	default:
+		s.esc(Routine, medium, "`"+c.text+"` changes the cluster (kubectl "+verb+")")
+	}
+}
+
+// decodedLater reports whether c's output is decoded (base64 -d,
+// base64d) later in its pipeline.
+func (s *sh) decodedLater(c *cmd) bool {
+	if c.sc.Pipeline == 0 {
+		return false
+	}
+	for i := range s.cmds {
+		d := &s.cmds[i]
+		if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage <= c.sc.Stage {
+			continue
+		}
+		if d.name == "base64" && (hasShort(d.args, 'd', "w") || hasLong(d.args, "decode")) || strings.Contains(strings.Join(d.args, " "), "base64d") {
+			return true
+		}
+	}
+	return false
+}
+
+func judgeHelm(s *sh, c *cmd) {
+	i := sub(c.args, "-n", "--namespace", "--kube-context", "--kubeconfig")
+	if i >= len(c.args) {
+		s.allow("helm")
+		return
+	}
+	switch v := c.args[i]; v {
+	case "template", "lint", "list", "ls", "status", "get", "show", "inspect", "search", "version", "history",
+		"dependency", "dep", "env", "verify", "package", "pull", "fetch", "create", "completion":
+		s.allow("helm " + v)
+	case "repo":
+		if i+1 < len(c.args) && (c.args[i+1] == "list" || c.args[i+1] == "update") {
+			s.allow("helm repo")
+			return
+		}
+		s.esc(SecurityWeakening, low, "`"+c.text+"` adds a chart repository")
+	case "uninstall", "delete", "rollback":
+		s.esc(Destructive, medium, "`"+c.text+"` removes or rolls back a release")
+	default:
+		s.esc(Routine, medium, "`"+c.text+"` changes a cluster (helm "+v+")")
+	}
+}
+
+func judgeTerraform(s *sh, c *cmd) {
+	i := sub(c.args, "-chdir")
+	if i >= len(c.args) {
+		s.allow(c.name)
+		return
+	}
+	switch v := c.args[i]; v {
+	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
+		if v == "output" && (hasLong(c.args, "raw") || hasLong(c.args, "json")) {
+			s.esc(CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
+			return
+		}
+		if v == "workspace" && hasWord(c.args, "delete") {
+			s.esc(Destructive, medium, "`"+c.text+"` deletes a workspace")
+			return
+		}
+		s.allow(c.name + " " + v)
+	case "state":
+		if i+1 < len(c.args) && (c.args[i+1] == "list" || c.args[i+1] == "show") {
+			s.allow(c.name + " state")
+			return
+		}
+		s.esc(Destructive, medium, "`"+c.text+"` rewrites the infrastructure state")
+	case "destroy":
+		s.esc(Destructive, high, "`"+c.text+"` destroys infrastructure")
+	default:
+		s.esc(Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
+	}
+}
+
+// cloudReadVerbs are the verbs of cloud CLIs that only read.
+var cloudReadVerb = regexp.MustCompile(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
+
+func judgeCloud(s *sh, c *cmd) {
+	var ops []string
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		if strings.HasPrefix(a, "-") {
+			if !strings.Contains(a, "=") && i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1], "-") && len(ops) >= 2 {
+				i++
+			}
+			continue
+		}
+		ops = append(ops, a)
+		if len(ops) == 3 {
+			break
+		}
+	}
+	line := strings.Join(ops, " ")
+	switch {
+	case line == "sts get-caller-identity" || strings.HasPrefix(line, "configure list") || line == "auth list" ||
+		strings.HasPrefix(line, "config list") || strings.HasPrefix(line, "config get") || line == "account show":
+		s.allow(c.name + " " + line)
+		return
+	case strings.HasPrefix(line, "configure export-credentials") || strings.HasPrefix(line, "configure get") && credentialPattern.MatchString(strings.Join(c.args, " ")) ||
+		strings.HasPrefix(line, "auth print-access-token") || strings.HasPrefix(line, "auth print-identity-token") ||
+		strings.HasPrefix(line, "account get-access-token") || strings.HasPrefix(line, "auth application-default print-access-token"):
+		s.deny(CredentialProbing, "`"+c.text+"` prints cloud credentials")
+		return
+	case strings.Contains(line, "secretsmanager get-secret-value") || strings.Contains(line, "ssm get-parameter") && hasLong(c.args, "with-decryption") ||
+		strings.Contains(line, "secrets versions access") || strings.Contains(line, "keyvault secret show") || strings.Contains(line, "get-password-data"):
+		s.esc(CredentialProbing, high, "`"+c.text+"` reads a stored secret")
+		return
+	case strings.HasPrefix(line, "iam") || strings.Contains(line, " iam ") || strings.Contains(line, "add-iam-policy-binding") ||
+		strings.Contains(line, "role assignment") || strings.Contains(line, "service-accounts keys"):
+		if len(ops) > 1 && cloudReadVerb.MatchString(ops[len(ops)-1]) || len(ops) > 1 && cloudReadVerb.MatchString(ops[1]) {
+			s.allow(c.name + " " + line)
+			return
+		}
+		s.esc(SecurityWeakening, high, "`"+c.text+"` changes cloud identities or permissions")
+		return
+	case c.name == "gsutil" || strings.HasPrefix(line, "s3 ") || strings.HasPrefix(line, "storage "):
+		verb := ""
+		if c.name == "gsutil" && len(ops) > 0 {
+			verb = ops[0]
+		} else if len(ops) > 1 {
+			verb = ops[1]
+		}
+		switch verb {
+		case "ls", "du", "stat", "cat":
+			s.allow(c.name + " " + line)
+		case "cp", "mv", "sync", "rsync":
+			s.esc(Exfiltration, medium, "`"+c.text+"` copies data to or from cloud storage")
+		case "rm", "rb":
+			s.esc(Destructive, medium, "`"+c.text+"` deletes cloud storage")
+		default:
+			s.esc(Routine, medium, "`"+c.text+"` changes cloud storage")
+		}
+		return
+	}
+	for _, o := range ops[min(1, len(ops)):] {
+		if cloudReadVerb.MatchString(o) {
+			s.allow(c.name + " " + line)
+			return
+		}
+	}
+	s.esc(Routine, medium, "`"+c.text+"` changes cloud resources")
+}
+
+// SQL.
+
+var (
+	sqlRead    = regexp.MustCompile(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
+	sqlWrite   = regexp.MustCompile(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
+	sqlDestroy = regexp.MustCompile(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
+)
+
+// judgeSQLText judges SQL: reads are routine, destroying data or schemas
+// is passed on, like other writes (whether the database is a throw-away
+// one is a matter of context).
+func judgeSQLText(sql string) finding {
+	for _, stmt := range strings.Split(sql, ";") {
+		stmt = strings.TrimSpace(stmt)
+		if stmt == "" {
+			continue
+		}
+		switch {
+		case sqlDestroy.MatchString(stmt):
+			return finding{Escalate, Destructive, high, "drops or empties database objects: " + shorten(stmt, 80)}
+		case sqlRead.MatchString(stmt) && !sqlWrite.MatchString(stmt):
+		case sqlWrite.MatchString(stmt):
+			return finding{Escalate, Routine, medium, "changes the database: " + shorten(stmt, 80)}
+		default:
+			return finding{Escalate, Routine, low, "runs SQL triage does not recognise: " + shorten(stmt, 80)}
+		}
+	}
+	return finding{Allow, Routine, low, "reads the database"}
+}
+
+func judgeSQL(s *sh, c *cmd) {
+	var sqls []string
+	switch c.name {
+	case "psql", "mysql", "mariadb", "clickhouse-client", "cqlsh":
+		sqls = append(optValues(c.args, "-c", "command"), optValues(c.args, "-e", "execute")...)
+		sqls = append(sqls, optValues(c.args, "-q", "query")...)
+		for _, f := range optValues(c.args, "-f", "file") {
+			s.read(c, f, false)
+			sqls = append(sqls, "-- file")
+		}
+	case "sqlite3", "duckdb":
+		ops := operandsOf(c.args, "")
+		if len(ops) > 1 {
+			sqls = ops[1:]
+		}
+		if len(ops) > 0 {
+			pl := s.where(ops[0], c.cwd)
+			if pl.zone == zWork || pl.zone == zTmp || ops[0] == ":memory:" {
+				s.allow(c.name + " on a database of the workspace")
+				return
+			}
+			if pl.zone != zWork && pl.zone != zTmp && ops[0] != ":memory:" {
+				if level, what := s.secret(pl); level > notSecret || isBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
+					s.deny(CredentialProbing, "`"+c.text+"` opens "+what)
+					return
+				}
+				s.esc(Routine, low, "`"+c.text+"` opens a database outside the workspace")
+			}
+		}
+	case "redis-cli":
+		if hasWord(c.args, "FLUSHALL", "flushall", "FLUSHDB", "flushdb", "DEL", "del", "CONFIG", "config", "SHUTDOWN", "shutdown") {
+			s.esc(Destructive, medium, "`"+c.text+"` changes or empties Redis")
+			return
+		}
+		s.allow("redis-cli")
+		return
+	case "mongosh", "mongo":
+		for _, e := range optValues(c.args, "", "eval") {
+			if strings.Contains(e, "drop") || strings.Contains(e, "delete") || strings.Contains(e, "remove") {
+				s.esc(Destructive, medium, "`"+c.text+"` drops or deletes data")
+				return
+			}
+		}
+	}
+	if len(sqls) == 0 {
+		if c.sc.Pipeline > 0 || c.name == "sqlite3" {
+			s.esc(Routine, low, "`"+c.text+"` runs SQL triage cannot see")
+			return
+		}
+		s.esc(Routine, low, "`"+c.text+"` opens an interactive database session")
+		return
+	}
+	for _, q := range sqls {
+		if q == "-- file" {
+			s.esc(Routine, low, "`"+c.text+"` runs a SQL file")
+			continue
+		}
+		f := judgeSQLText(q)
+		f.reason = "`" + c.text + "` " + f.reason
+		s.v.add(f)
+	}
+}
+
+func judgeOpenssl(s *sh, c *cmd) {
+	if len(c.args) < 2 {
+		s.esc(Routine, low, "`"+c.text+"` starts an interactive openssl")
+		return
+	}
+	in := optValues(c.args, "-in", "")
+	switch v := c.args[1]; v {
+	case "x509", "req", "verify", "crl", "version", "s_client", "ciphers", "dgst", "rand", "list", "help", "speed", "asn1parse", "sess_id", "ocsp", "passwd", "prime", "errstr":
+		if v == "x509" || v == "req" || v == "verify" {
+			for _, f := range in {
+				s.read(c, f, false)
+			}
+		}
+		for _, o := range optValues(c.args, "-out", "") {
+			s.write(c, s.where(o, c.cwd), "")
+		}
+		s.allow("openssl " + v)
+	case "genrsa", "genpkey", "ecparam":
+		for _, o := range optValues(c.args, "-out", "") {
+			s.write(c, s.where(o, c.cwd), "")
+		}
+		s.allow("openssl " + v)
+	case "rsa", "pkey", "ec", "pkcs12", "pkcs8", "dsa":
+		if hasWord(c.args, "-pubout") && !hasWord(c.args, "-text") {
+			s.allow("openssl " + v + " -pubout")
+			return
+		}
+		s.esc(CredentialProbing, high, "`"+c.text+"` reads a private key")
+	case "enc", "smime", "cms", "pkeyutl", "rsautl":
+		for _, f := range in {
+			pl := s.where(f, c.cwd)
+			if pl.zone != zWork && pl.zone != zTmp {
+				s.esc(Destructive, medium, "`"+c.text+"` encrypts or decrypts files outside the workspace")
+				return
+			}
+		}
+		s.esc(CredentialProbing, low, "`"+c.text+"` encrypts or decrypts data")
+	default:
+		s.esc(Routine, low, "`"+c.text+"`: openssl "+v+" is not a command triage knows")
+	}
+}
+
+func judgeSSHKeygen(s *sh, c *cmd) {
+	switch {
+	case hasShort(c.args, 'p', "tbfCNPEFmnOrsVwzZIJKLMa") || hasShort(c.args, 'e', "tbfCNPEFmnOrsVwzZIJKLMa"):
+		s.esc(CredentialProbing, medium, "`"+c.text+"` changes or exports a private key")
+	case hasShort(c.args, 'y', "tbfCNPEFmnOrsVwzZIJKLMa"), hasShort(c.args, 'l', "tbfCNPEFmnOrsVwzZIJKLMa"),
+		hasShort(c.args, 'F', "tbfCNPEmnOrsVwzZIJKLMa"), hasShort(c.args, 'R', "tbfCNPEFmnOrsVwzZIJKLMa"):
+		s.allow("ssh-keygen")
+	default:
+		for _, f := range optValues(c.args, "-f", "") {
+			pl := s.where(f, c.cwd)
+			if level, _ := s.secret(pl); level == secretCritical && (pl.zone == zHome || pl.zone == zWork) {
+				// Overwriting an existing default key loses it; a named
+				// new key is fine.
+				if isPrivateKeyName(strings.ToLower(shortBase(f))) {
+					s.esc(Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
+					return
+				}
+			}
+		}
+		s.allow("ssh-keygen")
+	}
+}
+
+func judgeSSHAdd(s *sh, c *cmd) {
+	if hasShort(c.args, 'D', "") || hasShort(c.args, 'd', "") || hasShort(c.args, 'x', "") {
+		s.esc(SecurityWeakening, low, "`"+c.text+"` changes the SSH agent")
+		return
+	}
+	s.allow("ssh-add")
+}
+
+func judgeGpg(s *sh, c *cmd) {
+	switch {
+	case hasLong(c.args, "export-secret-keys", "export-secret-subkeys"):
+		s.deny(CredentialProbing, "`"+c.text+"` exports secret keys")
+	case hasLong(c.args, "decrypt") || hasShort(c.args, 'd', "orusf"):
+		s.esc(CredentialProbing, medium, "`"+c.text+"` decrypts data")
+	case hasLong(c.args, "symmetric", "encrypt") || hasShort(c.args, 'c', "orusf") || hasShort(c.args, 'e', "orusf"):
+		for _, p := range operandsOf(c.args, "orusf", "output", "recipient", "local-user", "passphrase", "passphrase-fd", "cipher-algo") {
+			pl := s.where(p, c.cwd)
+			if pl.zone != zWork && pl.zone != zTmp {
+				s.esc(Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
+				return
+			}
+		}
+		s.allow("gpg encrypt")
+	case hasLong(c.args, "delete-secret-keys", "delete-keys", "delete-secret-and-public-key"):
+		s.esc(Destructive, medium, "`"+c.text+"` deletes keys")
+	default:
+		s.allow("gpg")
+	}
+}
+
+func judgeSecretTool(s *sh, c *cmd) {
+	switch c.name {
+	case "security":
+		if len(c.args) > 1 && (strings.HasPrefix(c.args[1], "find-") && strings.HasSuffix(c.args[1], "-password") && hasShort(c.args, 'w', "agcslr") ||
+			c.args[1] == "dump-keychain" || c.args[1] == "export") {
+			s.deny(CredentialProbing, "`"+c.text+"` reads passwords from the keychain")
+			return
+		}
+		if len(c.args) > 1 && (c.args[1] == "list-keychains" || c.args[1] == "find-certificate" || c.args[1] == "verify-cert") {
+			s.allow("security")
+			return
+		}
+	case "sops", "age", "kubeseal":
+		if hasShort(c.args, 'd', "") || hasLong(c.args, "decrypt") {
+			s.esc(CredentialProbing, high, "`"+c.text+"` decrypts secrets")
+			return
+		}
+		s.allow(c.name)
+		return
+	}
+	s.esc(CredentialProbing, high, "`"+c.text+"` reads or changes a secret store")
+}
+
+func judgeApt(s *sh, c *cmd) {
+	i := sub(c.args, "-o", "-c", "-t", "--target-release")
+	if i >= len(c.args) {
+		s.allow(c.name)
+		return
+	}
+	v := c.args[i]
+	switch v {
+	case "list", "search", "show", "info", "policy", "depends", "rdepends", "madison", "showpkg", "-l", "-L", "-s",
+		"-q", "-qa", "-qi", "-ql", "--list", "outdated", "leaves", "deps", "uses", "desc", "doctor", "config",
+		"provides", "repolist", "history", "check-update", "query", "-Q", "-Qi", "-Ql", "-Ss", "-Si", "status", "--version", "version":
+		s.allow(c.name + " " + v)
+	case "remove", "purge", "autoremove", "erase", "uninstall", "-R", "-Rs", "-Rns", "del", "-e", "--purge", "-r":
+		s.esc(Destructive, medium, "`"+c.text+"` removes system packages")
+	case "update", "-Sy", "makecache", "refresh":
+		s.esc(Routine, low, "`"+c.text+"` refreshes the system's package lists")
+	default:
+		s.esc(SecurityWeakening, low, "`"+c.text+"` installs or changes system packages")
+	}
+}

@@ -1,0 +1,384 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/wardenhq/warden/rules"
+)
+
+// MCP and function tool calls are judged by the verb in the tool's name
+// and by their arguments: paths are judged as reads or writes, URLs for
+// data they carry, SQL by its statements, commands as shell scripts, and
+// everything a call sends out for secrets.
+
+var (
+	readVerbs = set("get", "list", "search", "read", "fetch", "query", "describe", "show", "view", "find", "lookup",
+		"count", "status", "diff", "log", "logs", "inspect", "info", "head", "tree", "stat", "check", "validate",
+		"preview", "explain", "resolve", "docs", "snapshot", "screenshot", "navigate", "hover", "browse", "download",
+		"retrieve", "summarize", "analyze", "lint", "test", "tail", "watch", "poll", "wait", "ls", "cat", "grep",
+		"glob", "load", "open", "scrape", "crawl", "extract", "parse", "translate", "compare", "whoami", "ping",
+		"metrics", "health", "version", "help", "console", "evaluate")
+	localWriteVerbs = set("write", "edit", "create", "mkdir", "move", "rename", "copy", "save", "append", "insert",
+		"replace", "patch", "format", "touch", "make", "new", "init", "stage", "commit", "checkout", "switch", "add",
+		"branch", "stash", "apply", "update", "set", "store", "remember", "upsert", "put", "click", "type", "fill",
+		"press", "select", "scroll", "drag", "resize", "close", "back", "forward", "reload", "tab", "install", "build",
+		"compile", "generate", "run", "execute", "exec", "start", "stop", "restart", "cancel", "upload", "import")
+	sendVerbs = set("send", "post", "reply", "comment", "forward", "publish", "share", "invite", "email", "message",
+		"notify", "tweet", "dm", "broadcast", "submit", "draft", "respond", "mention", "react", "gist", "webhook")
+	destroyVerbs = set("delete", "remove", "drop", "truncate", "purge", "destroy", "erase", "wipe", "clear", "reset",
+		"revert", "kill", "terminate", "archive", "unpublish", "rm", "uninstall", "prune", "force", "overwrite", "merge", "close")
+	securityVerbs = set("collaborator", "collaborators", "permission", "permissions", "role", "roles", "member",
+		"members", "admin", "acl", "policy", "visibility", "token", "tokens", "key", "keys", "secret", "secrets",
+		"credential", "credentials", "password", "sharing", "share", "grant", "revoke", "webhook", "deploy", "protection", "ssh")
+)
+
+// mcpLeaf is one scalar of a call's arguments: its key, its path and its
+// value as text.
+type mcpLeaf struct {
+	key   string // last key (lower case)
+	path  string // full key path
+	value string
+}
+
+// flatten returns the scalars of a JSON value, objects' keys in order.
+func flatten(raw json.RawMessage) []mcpLeaf {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	var out []mcpLeaf
+	var walk func(key, path string, v any)
+	walk = func(key, path string, v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, mcpLeaf{strings.ToLower(key), path, x})
+		case bool:
+			if x {
+				out = append(out, mcpLeaf{strings.ToLower(key), path, "true"})
+			} else {
+				out = append(out, mcpLeaf{strings.ToLower(key), path, "false"})
+			}
+		case json.Number:
+			out = append(out, mcpLeaf{strings.ToLower(key), path, x.String()})
+		case []any:
+			for _, e := range x {
+				walk(key, path+"[]", e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, path+"."+k, x[k])
+			}
+		}
+	}
+	walk("", "", v)
+	return out
+}
+
+var (
+	pathKeys    = set("path", "paths", "file", "filename", "file_path", "filepath", "source", "destination", "dest", "target", "directory", "dir", "repo_path", "root", "cwd", "src", "dst", "folder", "absolute_path", "relative_path", "notebook_path", "uri")
+	contentKeys = set("content", "contents", "newtext", "new_text", "new_str", "text", "file_text", "data", "body", "patch", "diff", "code", "script")
+	urlKeys     = set("url", "uri", "href", "link", "endpoint", "webhook_url")
+	sqlKeys     = set("sql", "query", "statement", "statements")
+	cmdKeys     = set("command", "cmd", "shell_command", "bash_command")
+	attachKeys  = set("attachments", "attachment", "files", "file_paths", "attach")
+)
+
+func judgeMCP(v *verdict, a *Action, set *rules.Set) {
+	name := a.Tool
+	server := a.Server
+	if i := strings.LastIndex(name, "__"); i >= 0 {
+		if server == "" {
+			server = strings.TrimPrefix(name[:i], "mcp__")
+		}
+		name = name[i+2:]
+	}
+	ws := words(name)
+	verb := ""
+	var nouns []string
+	for _, w := range ws {
+		if verb == "" && (readVerbs[w] || localWriteVerbs[w] || sendVerbs[w] || destroyVerbs[w]) {
+			verb = w
+			continue
+		}
+		nouns = append(nouns, w)
+	}
+	leaves := flatten(a.Arguments)
+	cwd := a.Cwd
+	home := ""
+	for _, l := range leaves {
+		if pathKeys[l.key] || attachKeys[l.key] {
+			if h := homeOf(l.value); h != "" {
+				home = h
+				break
+			}
+		}
+	}
+	s := newSh(v, set, cwd)
+	if home != "" && s.home == "" {
+		s.home = home
+	}
+	c := &cmd{sc: nil, name: server + "/" + a.Tool, text: mcpText(server, a.Tool, a.Arguments), cwd: s.cwd}
+
+	security := false
+	for _, w := range ws {
+		if securityVerbs[w] {
+			security = true
+		}
+	}
+	gitTool := server == "git" || strings.HasPrefix(name, "git_") || strings.HasPrefix(name, "git-")
+
+	// Commands and SQL inside arguments.
+	for _, l := range leaves {
+		switch {
+		case cmdKeys[l.key] && l.path == "."+l.key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
+			sub := Judge(Action{Kind: KindShell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd}, set)
+			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
+			return
+		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")):
+			f := judgeSQLText(l.value)
+			f.reason = "`" + c.text + "` " + f.reason
+			v.add(f)
+			return
+		}
+	}
+
+	switch {
+	case verb == "":
+		v.add(finding{Escalate, Routine, medium, "`" + c.text + "`: the tool's name does not say what it does"})
+		return
+	case security && !readVerbs[verb]:
+		judgeMCPSecurity(v, c, leaves)
+		return
+	case sendVerbs[verb] || verb == "create" && sendsOut(nouns) || verb == "add" && sendsOut(nouns) || verb == "upload" && server != "filesystem" && server != "fs":
+		judgeMCPSend(s, c, verb, nouns, leaves)
+		return
+	case destroyVerbs[verb]:
+		if gitTool && verb == "merge" {
+			s.allow("git merge")
+			return
+		}
+		for _, l := range leaves {
+			if pathKeys[l.key] {
+				s.remove(c, l.value, true)
+				return
+			}
+		}
+		v.add(finding{Escalate, Destructive, medium, "`" + c.text + "` deletes or discards data"})
+		return
+	case readVerbs[verb]:
+		judgeMCPRead(s, c, verb, leaves)
+		return
+	case localWriteVerbs[verb]:
+		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
+		return
+	}
+	v.add(finding{Escalate, Routine, medium, "`" + c.text + "`: triage does not know what this tool does"})
+}
+
+func riskLevel(r string) int {
+	for i, n := range riskNames {
+		if n == r {
+			return i
+		}
+	}
+	return medium
+}
+
+// mcpText renders a call for messages: server/tool {arguments}, shortened.
+func mcpText(server, tool string, args json.RawMessage) string {
+	t := tool
+	if server != "" {
+		t = server + "/" + tool
+	}
+	return shorten(t+" "+string(args), 160)
+}
+
+// sendsOut reports whether the nouns of a create/add tool name something
+// other people see (an issue, a comment, a message, a gist, …).
+func sendsOut(nouns []string) bool {
+	for _, n := range nouns {
+		switch n {
+		case "issue", "issues", "comment", "comments", "message", "messages", "gist", "post", "page", "pages",
+			"email", "mail", "review", "discussion", "release", "tweet", "status", "event", "invite", "invitation",
+			"ticket", "note", "notes", "reply", "thread", "channel", "doc", "document", "link", "share", "webhook", "incident", "pull", "pr":
+			return true
+		}
+	}
+	return false
+}
+
+func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
+	for _, l := range leaves {
+		switch {
+		case pathKeys[l.key]:
+			if strings.Contains(l.value, "://") {
+				continue
+			}
+			if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~") || strings.HasPrefix(l.value, ".") || l.key == "path" || l.key == "paths" {
+				s.read(c, l.value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
+			}
+		case urlKeys[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://"):
+			s.mcpURL(c, l.value)
+		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
+			if lvl, w := secretText(l.value); lvl == secretCritical {
+				s.deny(Exfiltration, "`"+c.text+"` sends "+w+" in a search")
+				return
+			}
+		}
+	}
+	s.allow(c.name)
+}
+
+// mcpURL judges a URL an MCP tool visits.
+func (s *sh) mcpURL(c *cmd, u string) {
+	if localURL(u) {
+		return
+	}
+	if l, w := urlPayload(u); l > notSecret {
+		s.deny(Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
+	} else if w != "" {
+		s.esc(Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
+	}
+}
+
+func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool bool) {
+	if gitTool {
+		switch verb {
+		case "commit", "add", "stage", "checkout", "switch", "branch", "create", "init", "stash":
+			s.allow("git " + verb)
+			return
+		}
+	}
+	var paths []string
+	var content []string
+	for _, l := range leaves {
+		switch {
+		case pathKeys[l.key] && !strings.Contains(l.value, "://"):
+			paths = append(paths, l.value)
+		case contentKeys[l.key]:
+			content = append(content, l.value)
+		case urlKeys[l.key]:
+			s.mcpURL(c, l.value)
+		}
+	}
+	if len(paths) == 0 {
+		switch verb {
+		case "click", "type", "fill", "press", "select", "scroll", "drag", "resize", "back", "forward", "reload", "tab", "close":
+			s.allow("browser interaction")
+			return
+		}
+		s.esc(Routine, low, "`"+c.text+"` changes something in "+orName(server, "a service"))
+		return
+	}
+	text := strings.Join(content, "\n")
+	for _, p := range paths {
+		pl := s.where(p, s.cwd)
+		if ok, what := startupFile(pl.abs); ok {
+			s.persist(c, pl, what, text)
+			continue
+		}
+		s.write(c, pl, text)
+	}
+	if verb == "install" || verb == "run" || verb == "execute" || verb == "exec" || verb == "start" {
+		s.esc(Routine, low, "`"+c.text+"` runs something")
+	}
+}
+
+func orName(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) {
+	level, what := notSecret, ""
+	public := false
+	var recipients []string
+	for _, l := range leaves {
+		if attachKeys[l.key] || l.key == "path" && verb != "create" {
+			pl := s.where(l.value, s.cwd)
+			if lv, w := s.secret(pl); lv > level {
+				level, what = lv, w
+			}
+			if pl.zone == zSystem && systemPrivate(pl.abs) && level < secretSensitive {
+				level, what = secretSensitive, pl.abs
+			}
+			continue
+		}
+		if lv, w := secretText(l.value); lv > level {
+			level, what = lv, w
+		}
+		if strings.HasPrefix(l.path, ".files.") && isEnvFile(strings.ToLower(strings.TrimPrefix(l.path, ".files."))) {
+			if level < secretSensitive {
+				level, what = secretSensitive, "an environment file"
+			}
+		}
+		if (l.key == "public" && l.value == "true") || (l.key == "visibility" && l.value == "public") || l.key == "type" && l.value == "anyone" {
+			public = true
+		}
+		if l.key == "to" || l.key == "cc" || l.key == "bcc" || l.key == "recipient" || l.key == "recipients" || l.key == "channel" || l.key == "channel_id" {
+			recipients = append(recipients, l.value)
+		}
+	}
+	switch {
+	case level == secretCritical || level == secretSensitive && public:
+		s.deny(Exfiltration, "`"+c.text+"` sends "+what+" out")
+		return
+	case level == secretSensitive:
+		s.esc(Exfiltration, high, "`"+c.text+"` sends "+what)
+		return
+	}
+	if verb == "create" && hasNoun(nouns, "pull", "pr") {
+		s.allow("opens a pull request")
+		return
+	}
+	if verb == "draft" {
+		s.allow("drafts a message")
+		return
+	}
+	if public {
+		s.esc(Exfiltration, medium, "`"+c.text+"` publishes content")
+		return
+	}
+	who := ""
+	if len(recipients) > 0 {
+		who = " to " + strings.Join(recipients, ", ")
+	}
+	s.esc(Exfiltration, low, "`"+c.text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
+}
+
+func hasNoun(nouns []string, ws ...string) bool {
+	for _, n := range nouns {
+		for _, w := range ws {
+			if n == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func judgeMCPSecurity(v *verdict, c *cmd, leaves []mcpLeaf) {
+	risk := medium
+	for _, l := range leaves {
+		val := strings.ToLower(l.value)
+		if val == "admin" || val == "owner" || val == "anyone" || val == "public" || val == "maintain" {
+			risk = high
+		}
+	}
+	v.add(finding{Escalate, SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
+}

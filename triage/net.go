@@ -1,0 +1,729 @@
+package triage
+
+import (
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+func registerNet(reg func(func(*sh, *cmd), ...string)) {
+	reg(judgeCurl, "curl")
+	reg(judgeWget, "wget", "wget2")
+	reg(judgeHTTPie, "http", "https", "xh", "httpie")
+	reg(judgeNc, "nc", "ncat", "netcat", "socat", "telnet", "cryptcat")
+	reg(judgeSSH, "ssh", "mosh", "autossh")
+	reg(judgeScp, "scp", "sftp", "rsync", "rclone", "lftp", "ftp", "tftp", "smbclient")
+	reg(judgeMail, "mail", "mailx", "sendmail", "mutt", "swaks", "msmtp", "ssmtp")
+	reg(judgeTunnel, "ngrok", "cloudflared", "lt", "localtunnel", "bore", "frpc", "chisel", "pagekite", "expose")
+	reg(judgeSniffer, "tcpdump", "tshark", "dumpcap", "wireshark", "ettercap", "bettercap", "arpspoof", "dsniff", "mitmproxy", "mitmdump", "tcpflow", "ngrep")
+	reg(judgeAttackTool, "nmap", "masscan", "zmap", "nikto", "gobuster", "dirb", "dirbuster", "ffuf", "wfuzz", "sqlmap",
+		"msfconsole", "msfvenom", "evil-winrm", "responder", "crackmapexec", "netexec", "nxc", "pspy", "linpeas", "enum4linux")
+	reg(judgeCredentialDumper, "hydra", "medusa", "john", "hashcat", "mimikatz", "lazagne", "secretsdump.py", "impacket-secretsdump",
+		"unshadow", "truffleHog", "pwdump", "ncrack", "patator")
+}
+
+// localHost reports whether a host is the local machine.
+func localHost(h string) bool {
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.ToLower(strings.TrimSuffix(h, "."))
+	switch {
+	case h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "::1" || h == "0.0.0.0" || h == "host.docker.internal":
+		return true
+	case strings.HasPrefix(h, "127."):
+		return net.ParseIP(h) != nil
+	}
+	return false
+}
+
+// urlHost returns the host of a URL word (with or without a scheme), and
+// whether the word looks like a URL at all.
+func urlHost(w string) (string, bool) {
+	if w == "" || strings.HasPrefix(w, "-") {
+		return "", false
+	}
+	if strings.HasPrefix(w, "$") {
+		return "", true // a URL held in a variable: not known
+	}
+	u := w
+	if !strings.Contains(u, "://") {
+		if strings.HasPrefix(u, "/") || strings.HasPrefix(u, ".") || strings.HasPrefix(u, "~") || strings.HasPrefix(u, "@") {
+			return "", false
+		}
+		u = "http://" + u
+	}
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return "", false
+	}
+	if strings.Contains(p.Host, "$") {
+		return "", true
+	}
+	return p.Host, true
+}
+
+// localURL reports whether a URL word reaches the local machine.
+func localURL(w string) bool {
+	h, ok := urlHost(w)
+	return ok && h != "" && localHost(h)
+}
+
+// rawIPHost reports whether a host is a literal IP address outside
+// private ranges (a common sign of throw-away infrastructure).
+func rawIPHost(h string) bool {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && !ip.IsPrivate() && !ip.IsLoopback()
+}
+
+// dataItem is something a command sends: an inline value, a file, or its
+// standard input.
+type dataItem struct {
+	file  string // path when sending a file ("-" for stdin)
+	value string // inline data (expanded)
+	raw   string // source text, for variable names
+}
+
+// secretData judges what a command sends to a remote host: the level of
+// secret it holds and what it is.
+func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
+	level, what := notSecret, ""
+	up := func(l int, w string) {
+		if l > level {
+			level, what = l, w
+		}
+	}
+	for _, it := range items {
+		if it.file != "" && it.file != "-" && it.file != "." {
+			if strings.Contains(it.file, "$") {
+				if l, w := s.mentionedSecret(); l > notSecret {
+					up(l, w+" (named earlier in the script)")
+				}
+				continue
+			}
+			pl := s.where(it.file, c.cwd)
+			l, w := s.secret(pl)
+			up(l, w)
+			if t := s.tainted[pl.abs]; t > notSecret {
+				up(t, "an archive or copy of credentials ("+it.file+")")
+			}
+			continue
+		}
+		text := it.raw + " " + it.value
+		if strings.Contains(text, "$(env") || strings.Contains(text, "$(printenv") || strings.Contains(text, "`env") ||
+			strings.Contains(text, "$(set)") || strings.Contains(text, "$(export") {
+			up(secretCritical, "the whole environment")
+		}
+		for _, m := range fileRefs.FindAllStringSubmatch(text, -1) {
+			if l, w := secretPath(s.tildeHome(m[1])); l > notSecret {
+				up(l, w)
+			}
+		}
+		if l, w := secretText(it.value); l > notSecret {
+			up(l, w)
+		}
+		if vs := secretVars(it.raw); len(vs) > 0 {
+			up(secretSensitive, "the secret $"+vs[0])
+		}
+	}
+	return level, what
+}
+
+// fileRefs finds files read inside command substitutions: $(cat FILE),
+// $(< FILE), `cat FILE`, $(base64 FILE).
+var fileRefs = regexp.MustCompile(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
+
+func (s *sh) tildeHome(p string) string {
+	if strings.HasPrefix(p, "$HOME") {
+		return "~" + strings.TrimPrefix(p, "$HOME")
+	}
+	if strings.HasPrefix(p, "${HOME}") {
+		return "~" + strings.TrimPrefix(p, "${HOME}")
+	}
+	return p
+}
+
+// mentionedSecret returns the most secret path the script assigns to a
+// variable.
+func (s *sh) mentionedSecret() (int, string) {
+	level, what := notSecret, ""
+	for _, m := range s.mentions {
+		if !strings.HasPrefix(m, "/") && !strings.HasPrefix(m, "~") && !strings.HasPrefix(m, ".") {
+			continue
+		}
+		l, w := s.secret(s.where(m, s.work))
+		if l > level {
+			level, what = l, w
+		}
+	}
+	return level, what
+}
+
+// send judges a command sending items to the hosts of urls (unknown hosts
+// count as remote). stdin says whether it sends its standard input.
+func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
+	remote := len(hosts) == 0
+	var dest string
+	for _, h := range hosts {
+		if h == "" || !localHost(h) {
+			remote = true
+			if dest == "" {
+				dest = h
+			}
+		}
+	}
+	if dest == "" {
+		dest = "a host named at run time"
+	}
+	for _, it := range items {
+		if it.file == "-" || it.file == "." {
+			c.sink = true
+		}
+	}
+	if !remote {
+		if l, w := s.secretData(c, items); l == secretCritical {
+			s.esc(Exfiltration, medium, "`"+c.text+"` "+verb+" "+w+" to a local service")
+			return
+		}
+		s.allow(verb + " to a local service")
+		return
+	}
+	s.remoteSink = true
+	if l, w := s.secretData(c, items); l > notSecret {
+		if strings.HasPrefix(w, "the secret $") {
+			s.esc(Exfiltration, high, "`"+c.text+"` "+verb+" "+w+" to "+dest)
+			return
+		}
+		s.deny(Exfiltration, "`"+c.text+"` "+verb+" "+w+" to "+dest)
+		return
+	}
+	s.esc(Exfiltration, medium, "`"+c.text+"` "+verb+" data to "+dest)
+}
+
+// curlShortArg are curl's short options that take a value.
+const curlShortArg = "dFTXoHAebcwmxrKuUEQYyzCDt"
+
+// curlLongArg are curl's long options that take a value.
+var curlLongArg = set("data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "json", "form", "form-string",
+	"upload-file", "request", "output", "config", "user", "proxy-user", "header", "user-agent", "referer", "cookie",
+	"cookie-jar", "write-out", "max-time", "connect-timeout", "proxy", "retry", "range", "cacert", "cert", "key",
+	"resolve", "connect-to", "limit-rate", "proto", "proto-redir", "retry-delay", "retry-max-time", "max-filesize",
+	"interface", "time-cond", "oauth2-bearer", "aws-sigv4", "ciphers", "unix-socket", "abstract-unix-socket",
+	"dns-servers", "cert-type", "quote", "output-dir", "url", "capath", "key-type", "pass", "max-redirs",
+	"speed-limit", "speed-time", "continue-at", "dump-header", "trace", "trace-ascii", "stderr", "netrc-file",
+	"ftp-port", "mail-from", "mail-rcpt", "mail-auth", "variable", "expand-url", "expand-data", "login-options",
+	"preproxy", "proxy-header", "socks5", "socks5-hostname", "socks4", "socks4a", "telnet-option", "tls-max",
+	"happy-eyeballs-timeout-ms", "keepalive-time", "local-port", "service-name", "sasl-authzid", "hostpubmd5", "pubkey", "noproxy")
+
+// curlOpt is one option of a curl command line.
+type curlOpt struct {
+	name string // "-d", "--data", …; "" for an operand (a URL)
+	val  string
+	raw  string // source text of the value
+}
+
+// curlArgs splits curl's words into options and operands, reading short
+// option clusters (-sSfF VALUE).
+func curlArgs(args, raw []string) []curlOpt {
+	var out []curlOpt
+	rawAt := func(i int) string {
+		if i < len(raw) {
+			return raw[i]
+		}
+		return ""
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			for j := i + 1; j < len(args); j++ {
+				out = append(out, curlOpt{val: args[j], raw: rawAt(j)})
+			}
+			return out
+		case strings.HasPrefix(a, "--"):
+			name, val, has := strings.Cut(a[2:], "=")
+			name = strings.TrimPrefix(name, "no-")
+			if has {
+				out = append(out, curlOpt{name: "--" + name, val: val, raw: val})
+			} else if curlLongArg[name] && i+1 < len(args) {
+				i++
+				out = append(out, curlOpt{name: "--" + name, val: args[i], raw: rawAt(i)})
+			} else {
+				out = append(out, curlOpt{name: "--" + name})
+			}
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				l := a[j]
+				if strings.IndexByte(curlShortArg, l) < 0 {
+					out = append(out, curlOpt{name: "-" + string(l)})
+					continue
+				}
+				if j < len(a)-1 {
+					out = append(out, curlOpt{name: "-" + string(l), val: a[j+1:], raw: a[j+1:]})
+				} else if i+1 < len(args) {
+					i++
+					out = append(out, curlOpt{name: "-" + string(l), val: args[i], raw: rawAt(i)})
+				}
+				break
+			}
+		default:
+			out = append(out, curlOpt{val: a, raw: rawAt(i)})
+		}
+	}
+	return out
+}
+
+func judgeCurl(s *sh, c *cmd) {
+	var hosts []string
+	var items []dataItem
+	var urls []string
+	post := false
+	for _, o := range curlArgs(c.args, c.sc.Args) {
+		switch o.name {
+		case "":
+			urls = append(urls, o.val)
+		case "--url":
+			urls = append(urls, o.val)
+		case "-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json":
+			items = append(items, curlData(o.val, o.raw, o.name))
+			post = true
+		case "-F", "--form", "--form-string":
+			items = append(items, curlForm(o.val, o.raw, o.name == "--form-string"))
+			post = true
+		case "-T", "--upload-file":
+			items = append(items, dataItem{file: o.val})
+			post = true
+		case "-X", "--request":
+			if m := strings.ToUpper(o.val); m != "GET" && m != "HEAD" && m != "OPTIONS" {
+				post = true
+			}
+		case "-o", "--output", "--output-dir", "--dump-header", "--trace", "--trace-ascii", "--stderr", "-c", "--cookie-jar", "-D":
+			if o.val != "-" {
+				s.write(c, s.where(o.val, c.cwd), "")
+			}
+		case "-K", "--config", "--netrc-file":
+			s.read(c, o.val, false)
+			s.esc(Routine, low, "`"+c.text+"` reads its options or credentials from a file")
+		case "-u", "--user", "--proxy-user", "-U":
+			if strings.Contains(o.val, ":") && !strings.HasSuffix(o.val, ":") {
+				s.esc(CredentialProbing, low, "`"+c.text+"` puts a password on the command line")
+			}
+		case "--unix-socket", "--abstract-unix-socket":
+			hosts = append(hosts, "localhost")
+			if strings.HasSuffix(o.val, "docker.sock") {
+				s.esc(SecurityWeakening, medium, "`"+c.text+"` talks to the Docker daemon")
+			}
+		case "--mail-rcpt":
+			post = true
+		}
+	}
+	if len(urls) == 0 && len(hosts) == 0 {
+		s.allow("curl")
+		return
+	}
+	for _, u := range urls {
+		if h, ok := urlHost(u); ok {
+			hosts = append(hosts, h)
+		}
+	}
+	if post || len(items) > 0 {
+		s.send(c, hosts, items, "sends")
+		return
+	}
+	s.download(c, urls, hosts)
+}
+
+// download judges a GET: data can leave in the URL itself.
+func (s *sh) download(c *cmd, urls, hosts []string) {
+	for i, u := range urls {
+		if i < len(c.args) && (strings.Contains(u, "$(") || strings.Contains(u, "`")) {
+			s.esc(Exfiltration, high, "`"+c.text+"` puts command output into a URL")
+			return
+		}
+		if vs := secretVars(rawOf(c, u)); len(vs) > 0 {
+			for _, h := range hosts {
+				if !localHost(h) {
+					s.esc(Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
+					return
+				}
+			}
+		}
+		if l, w := urlPayload(u); l > notSecret {
+			s.deny(Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
+			return
+		} else if w != "" {
+			s.esc(Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
+			return
+		}
+	}
+	s.allow("downloads")
+}
+
+// rawOf returns the source text of the word whose expanded value is v.
+func rawOf(c *cmd, v string) string {
+	for i, a := range c.args {
+		if a == v && i < len(c.sc.Args) {
+			return c.sc.Args[i]
+		}
+	}
+	return v
+}
+
+func curlData(v, raw, opt string) dataItem {
+	if opt == "--data-raw" {
+		return dataItem{value: v, raw: raw}
+	}
+	if opt == "--data-urlencode" {
+		if _, f, ok := strings.Cut(v, "@"); ok && !strings.Contains(v[:strings.IndexByte(v, '@')], "=") {
+			return dataItem{file: f}
+		}
+	}
+	if strings.HasPrefix(v, "@") {
+		return dataItem{file: v[1:]}
+	}
+	return dataItem{value: v, raw: raw}
+}
+
+func curlForm(v, raw string, literal bool) dataItem {
+	_, val, _ := strings.Cut(v, "=")
+	if !literal && (strings.HasPrefix(val, "@") || strings.HasPrefix(val, "<")) {
+		f := val[1:]
+		if i := strings.IndexByte(f, ';'); i >= 0 {
+			f = f[:i]
+		}
+		return dataItem{file: f}
+	}
+	return dataItem{value: v, raw: raw}
+}
+
+func judgeWget(s *sh, c *cmd) {
+	var items []dataItem
+	var urls []string
+	post := false
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		name, val, has := strings.Cut(a, "=")
+		next := func() string {
+			if has {
+				return val
+			}
+			if i+1 < len(c.args) {
+				i++
+				return c.args[i]
+			}
+			return ""
+		}
+		switch name {
+		case "--post-data", "--body-data":
+			items = append(items, dataItem{value: next(), raw: a})
+			post = true
+		case "--post-file", "--body-file":
+			items = append(items, dataItem{file: next()})
+			post = true
+		case "--method":
+			if m := strings.ToUpper(next()); m != "GET" && m != "HEAD" {
+				post = true
+			}
+		case "-O", "--output-document":
+			if o := next(); o != "-" {
+				s.write(c, s.where(o, c.cwd), "")
+			}
+		case "-P", "--directory-prefix":
+			s.write(c, s.where(next(), c.cwd), "")
+		case "-o", "-a", "--output-file", "--append-output", "-i", "--input-file", "-e", "--execute", "--header",
+			"-U", "--user-agent", "-T", "--timeout", "-t", "--tries", "--user", "--password", "--http-user",
+			"--http-password", "-w", "--wait", "-l", "--level", "-A", "--accept", "-R", "--reject", "-D", "--domains":
+			v := next()
+			if name == "-o" || name == "-a" || name == "--output-file" || name == "--append-output" {
+				s.write(c, s.where(v, c.cwd), "")
+			}
+			if name == "-e" || name == "--execute" {
+				s.esc(Routine, low, "`"+c.text+"` runs wgetrc commands")
+			}
+		default:
+			if strings.HasPrefix(a, "-O") && len(a) > 2 && !strings.HasPrefix(a, "--") {
+				s.write(c, s.where(a[2:], c.cwd), "")
+				continue
+			}
+			if !strings.HasPrefix(a, "-") {
+				urls = append(urls, a)
+			}
+		}
+	}
+	var hosts []string
+	for _, u := range urls {
+		if h, ok := urlHost(u); ok {
+			hosts = append(hosts, h)
+		}
+	}
+	if post {
+		s.send(c, hosts, items, "sends")
+		return
+	}
+	if !hasShort(c.args, 'O', "") && !hasLong(c.args, "output-document") && !hasShort(c.args, 'P', "") && !hasLong(c.args, "directory-prefix") {
+		// wget saves into the current directory.
+		s.write(c, s.where(".", c.cwd), "")
+	}
+	s.download(c, urls, hosts)
+}
+
+func judgeHTTPie(s *sh, c *cmd) {
+	var hosts []string
+	var items []dataItem
+	post := false
+	for i, a := range c.args[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case i == 0 && (a == "GET" || a == "HEAD"):
+		case i == 0 && strings.ToUpper(a) == a && len(a) <= 7:
+			post = true
+		default:
+			if h, ok := urlHost(a); ok && len(hosts) == 0 && !strings.ContainsAny(a, "=@") {
+				hosts = append(hosts, h)
+				continue
+			}
+			if strings.Contains(a, "@") {
+				_, f, _ := strings.Cut(a, "@")
+				items = append(items, dataItem{file: f})
+				post = true
+			} else if strings.Contains(a, "=") {
+				items = append(items, dataItem{value: a, raw: rawOf(c, a)})
+				post = true
+			}
+		}
+	}
+	if post {
+		s.send(c, hosts, items, "sends")
+		return
+	}
+	s.allow(c.name)
+}
+
+func judgeNc(s *sh, c *cmd) {
+	if hasShort(c.args, 'e', "pswiqxXIOTVWLMbcv") || hasShort(c.args, 'c', "pswiqxXIOTVWLMbev") ||
+		hasLong(c.args, "exec", "sh-exec", "lua-exec") || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
+		strings.Contains(strings.Join(c.args, " "), "SYSTEM:") {
+		s.deny(SecurityWeakening, "`"+c.text+"` connects a shell or program to the network (a remote shell)")
+		return
+	}
+	if hasShort(c.args, 'l', "pswiqxXIOTVWLMbce") || hasLong(c.args, "listen") || strings.Contains(strings.Join(c.args, " "), "LISTEN") {
+		s.esc(Exfiltration, medium, "`"+c.text+"` listens for network connections")
+		return
+	}
+	ops := operandsOf(c.args, "pswiqxXIOTVWLMbe")
+	var hosts []string
+	if c.name == "socat" {
+		for _, o := range ops {
+			if strings.Contains(strings.ToUpper(o), "TCP") || strings.Contains(strings.ToUpper(o), "UDP") || strings.Contains(strings.ToUpper(o), "SSL") {
+				parts := strings.Split(o, ":")
+				if len(parts) > 1 {
+					hosts = append(hosts, parts[1])
+				}
+			}
+		}
+	} else if len(ops) > 0 {
+		hosts = append(hosts, ops[0])
+	}
+	if hasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
+		for _, h := range hosts {
+			if !localHost(h) {
+				s.esc(Routine, low, "`"+c.text+"` scans ports of "+h)
+				return
+			}
+		}
+		s.allow(c.name + " -z")
+		return
+	}
+	s.send(c, hosts, []dataItem{{file: "-"}}, "sends its input")
+}
+
+func judgeSSH(s *sh, c *cmd) {
+	for _, f := range []byte{'R', 'L', 'D', 'w'} {
+		if hasShort(c.args, f, "BbcDEeFIiJLlmOopQRSWw") {
+			s.esc(Exfiltration, medium, "`"+c.text+"` opens a tunnel")
+			return
+		}
+	}
+	ops := operandsOf(c.args, "BbcDEeFIiJLlmOopQRSWw")
+	if len(ops) == 0 {
+		s.allow(c.name)
+		return
+	}
+	host := ops[0]
+	if i := strings.IndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	if localHost(host) {
+		s.esc(Routine, low, "`"+c.text+"` logs in to this machine over SSH")
+		return
+	}
+	if c.sc.Pipeline > 0 && c.sc.Stage > 0 {
+		c.sink = true
+		s.remoteSink = true
+	}
+	s.esc(Routine, medium, "`"+c.text+"` runs commands on "+host)
+}
+
+// remotePath reports whether an scp/rsync operand names a remote host.
+func remotePath(w string) bool {
+	if strings.HasPrefix(w, "rsync://") || strings.HasPrefix(w, "scp://") || strings.HasPrefix(w, "sftp://") ||
+		strings.HasPrefix(w, "s3://") || strings.HasPrefix(w, "gs://") || strings.HasPrefix(w, "ftp://") {
+		return true
+	}
+	if strings.HasPrefix(w, "/") || strings.HasPrefix(w, ".") || strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
+		return false
+	}
+	i := strings.IndexByte(w, ':')
+	return i > 0 && !strings.Contains(w[:i], "/")
+}
+
+func judgeScp(s *sh, c *cmd) {
+	switch c.name {
+	case "lftp", "ftp", "tftp", "smbclient", "sftp":
+		s.remoteSink = true
+		s.esc(Exfiltration, medium, "`"+c.text+"` transfers files with a remote host")
+		return
+	case "rclone":
+		if len(c.args) > 1 && (c.args[1] == "ls" || c.args[1] == "lsd" || c.args[1] == "lsl" || c.args[1] == "listremotes" || c.args[1] == "version") {
+			s.allow("rclone")
+			return
+		}
+	}
+	ops := operandsOf(c.args, "cFiJlmoPSDBeTf", "rsh", "rsync-path", "exclude", "include", "filter", "files-from",
+		"port", "password-file", "exclude-from", "include-from", "backup-dir", "suffix", "log-file", "chmod", "chown", "timeout", "bwlimit", "partial-dir", "temp-dir", "compare-dest", "link-dest")
+	if c.name == "rclone" && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	if len(ops) < 2 {
+		s.allow(c.name)
+		return
+	}
+	dst := ops[len(ops)-1]
+	srcs := ops[:len(ops)-1]
+	if !remotePath(dst) {
+		for _, src := range srcs {
+			if !remotePath(src) {
+				s.copySource(c, src)
+			}
+		}
+		if hasLong(c.args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
+			pl := s.where(dst, c.cwd)
+			if pl.zone != zWork && pl.zone != zTmp {
+				s.esc(Destructive, medium, "`"+c.text+"` deletes files in "+dst+" that the source lacks")
+			}
+		}
+		s.write(c, s.where(dst, c.cwd), "")
+		s.allow(c.name + " copies files here")
+		return
+	}
+	host := dst
+	if i := strings.IndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	if i := strings.IndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	s.remoteSink = true
+	for _, src := range srcs {
+		if remotePath(src) {
+			continue
+		}
+		pl := s.where(src, c.cwd)
+		if !pl.item && (pl.zone == zHome && (pl.abs == s.home && s.home != "" || pl.abs == "~") || pl.abs == "/" || pl.abs == "/home" || pl.abs == "/Users") {
+			s.deny(Exfiltration, "`"+c.text+"` copies "+orName(pl.abs, "the home directory")+" (keys included) to "+host)
+			return
+		}
+		if level, what := s.secret(pl); level > notSecret {
+			s.deny(Exfiltration, "`"+c.text+"` copies "+what+" to "+host)
+			return
+		}
+		if t := s.tainted[pl.abs]; t > notSecret {
+			s.deny(Exfiltration, "`"+c.text+"` copies an archive of credentials to "+host)
+			return
+		}
+	}
+	s.esc(Exfiltration, medium, "`"+c.text+"` copies files to "+host)
+}
+
+func judgeMail(s *sh, c *cmd) {
+	var items []dataItem
+	for _, f := range append(optValues(c.args, "-a", "attach"), optValues(c.args, "-A", "")...) {
+		items = append(items, dataItem{file: f})
+	}
+	items = append(items, dataItem{file: "-"})
+	s.send(c, nil, items, "mails")
+}
+
+func judgeTunnel(s *sh, c *cmd) {
+	s.remoteSink = true
+	s.esc(Exfiltration, medium, "`"+c.text+"` exposes a local service to the internet")
+}
+
+func judgeSniffer(s *sh, c *cmd) {
+	if c.name == "tcpdump" && (hasShort(c.args, 'D', "") || hasShort(c.args, 'r', "cCiwWsEFMTyzZ")) {
+		s.allow("tcpdump")
+		return
+	}
+	s.esc(CredentialProbing, medium, "`"+c.text+"` captures network traffic, which can hold credentials")
+}
+
+func judgeAttackTool(s *sh, c *cmd) {
+	s.esc(SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack or reconnaissance tool")
+}
+
+func judgeCredentialDumper(s *sh, c *cmd) {
+	s.deny(CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
+}
+
+// offensiveScript reports whether a script file's name is that of a known
+// credential dumper or attack tool.
+func offensiveScript(file string) string {
+	b := strings.ToLower(shortBase(file))
+	if i := strings.LastIndexByte(b, '.'); i > 0 {
+		b = b[:i]
+	}
+	switch b {
+	case "lazagne", "mimikatz", "secretsdump", "linpeas", "linenum", "pspy", "responder", "hashcat", "john",
+		"firefox_decrypt", "chrome_decrypt", "chromepass", "keychaindump", "mimipenguin", "credentialdump":
+		return b
+	}
+	return ""
+}
+
+// urlPayload looks for data hidden in a URL's query or path: long
+// base64 or hex runs. It returns the secret level of what they decode to
+// and a description ("" when there is none).
+func urlPayload(u string) (int, string) {
+	p, err := url.Parse(u)
+	if err != nil {
+		return notSecret, ""
+	}
+	parts := []string{p.RawQuery}
+	for _, seg := range strings.Split(p.Path, "/") {
+		parts = append(parts, seg)
+	}
+	found := ""
+	for _, part := range parts {
+		for _, tok := range encodedRun.FindAllString(part, -1) {
+			if len(tok) < 40 {
+				continue
+			}
+			if dec, ok := decodeBase64(tok); ok {
+				if l, w := secretText(dec); l > notSecret {
+					return l, w + " (base64-encoded)"
+				}
+				if looksLikeText(dec) {
+					found = "encoded text"
+				}
+			}
+		}
+	}
+	return notSecret, found
+}
+
+var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/_-]{40,}={0,2}`)

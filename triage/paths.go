@@ -1,0 +1,565 @@
+package triage
+
+import (
+	"path"
+	"strings"
+)
+
+// zone is where a path lies, from the agent's point of view.
+type zone int
+
+const (
+	zWork    zone = iota // inside the workspace (the action's directory)
+	zTmp                 // a temporary directory
+	zHome                // the user's home, outside the workspace
+	zSystem              // anywhere else: system directories, other users
+	zDevice              // a device file other than the harmless ones
+	zNull                // /dev/null, the standard streams
+	zUnknown             // not known (a variable, a directory changed to an unknown one)
+)
+
+func (z zone) String() string {
+	switch z {
+	case zWork:
+		return "the workspace"
+	case zTmp:
+		return "a temporary directory"
+	case zHome:
+		return "the home directory"
+	case zSystem:
+		return "a system path"
+	case zDevice:
+		return "a device"
+	case zNull:
+		return "a null device"
+	}
+	return "an unknown path"
+}
+
+// place is a resolved path.
+type place struct {
+	abs  string // cleaned absolute path ("~/…" when the home is unknown); "" when unknown
+	rel  string // path relative to the workspace root, when in it ("." for the root)
+	zone zone
+	item bool // something find or xargs found under abs, not abs itself
+}
+
+// harmlessDevices are device files writing to or reading from is harmless.
+var harmlessDevices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true,
+	"/dev/tty": true, "/dev/random": true, "/dev/urandom": true, "/dev/full": true, "/dev/fd/1": true,
+	"/dev/fd/2": true, "/dev/fd/0": true,
+}
+
+// where resolves p, a word (already expanded as far as possible), in the
+// directory cwd ("" when unknown).
+func (s *sh) where(p, cwd string) place {
+	if p == "" {
+		return place{zone: zUnknown}
+	}
+	if i := strings.IndexByte(p, '\x01'); i >= 0 {
+		// An item find or xargs feeds the command: under its root.
+		root := strings.TrimSuffix(p[:i], "/")
+		if root == "" && i > 0 {
+			root = "/"
+		}
+		if root == "" || strings.IndexByte(root, 0) >= 0 {
+			return place{zone: zUnknown, item: true}
+		}
+		pl := s.where(root, cwd)
+		pl.item = true
+		return pl
+	}
+	// Only the part before the first unresolved expansion is known.
+	known := p
+	if i := strings.IndexAny(p, "$`"); i >= 0 {
+		known = p[:i]
+		if i == 0 {
+			return place{zone: zUnknown}
+		}
+		// "$X" inside a word: the directory part before it is known.
+		if j := strings.LastIndexByte(known, '/'); j >= 0 {
+			known = known[:j+1]
+		} else {
+			known = ""
+		}
+		if known == "" {
+			if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+				return place{zone: zUnknown}
+			}
+			// A relative word with a variable name part ("build/$X" was
+			// handled above): somewhere in cwd.
+			known = "."
+		}
+	}
+	var abs string
+	switch {
+	case known == "~" || strings.HasPrefix(known, "~/"):
+		if s.home != "" {
+			abs = s.home + known[1:]
+		} else {
+			abs = "~" + known[1:]
+		}
+	case strings.HasPrefix(known, "~"):
+		// ~user: another user's home.
+		user, rest, _ := strings.Cut(strings.TrimPrefix(known, "~"), "/")
+		home := "/home/" + user
+		if user == "root" {
+			home = "/root"
+		}
+		return s.classify(cleanPath(home + "/" + rest))
+	case strings.HasPrefix(known, "/"):
+		abs = known
+	default:
+		if cwd == "" {
+			return place{zone: zUnknown}
+		}
+		abs = cwd + "/" + known
+	}
+	abs = cleanPath(abs)
+	return s.classify(abs)
+}
+
+func cleanPath(p string) string {
+	if strings.HasPrefix(p, "~") {
+		return "~" + cleanRest(p[1:])
+	}
+	return path.Clean(p)
+}
+
+func cleanRest(p string) string {
+	if p == "" {
+		return ""
+	}
+	c := path.Clean("/" + p)
+	if c == "/" {
+		return ""
+	}
+	return c
+}
+
+// classify finds the zone of a cleaned absolute path.
+func (s *sh) classify(abs string) place {
+	pl := place{abs: abs, zone: zSystem}
+	if harmlessDevices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/") {
+		pl.zone = zNull
+		return pl
+	}
+	if strings.HasPrefix(abs, "/dev/") {
+		if strings.HasPrefix(abs, "/dev/shm/") || abs == "/dev/shm" {
+			pl.zone = zTmp
+		} else {
+			pl.zone = zDevice
+		}
+		return pl
+	}
+	if rel, ok := within(abs, s.work); ok {
+		pl.zone, pl.rel = zWork, rel
+		return pl
+	}
+	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp"} {
+		if _, ok := within(abs, t); ok {
+			pl.zone = zTmp
+			return pl
+		}
+	}
+	if strings.HasPrefix(abs, "~") {
+		pl.zone = zHome
+		return pl
+	}
+	if s.home != "" {
+		if _, ok := within(abs, s.home); ok {
+			pl.zone = zHome
+		}
+	}
+	return pl
+}
+
+// within reports whether p is dir or below it, and the path relative to
+// dir.
+func within(p, dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	if p == dir {
+		return ".", true
+	}
+	if strings.HasPrefix(p, dir) && (dir == "/" || p[len(dir)] == '/') {
+		if dir == "/" {
+			return p[1:], true
+		}
+		return p[len(dir)+1:], true
+	}
+	return "", false
+}
+
+// homeOf guesses the home directory from a working directory under
+// /home/NAME, /Users/NAME or /root.
+func homeOf(cwd string) string {
+	for _, pre := range []string{"/home/", "/Users/"} {
+		if rest, ok := strings.CutPrefix(cwd, pre); ok {
+			name, _, _ := strings.Cut(rest, "/")
+			if name != "" {
+				return pre + name
+			}
+		}
+	}
+	if cwd == "/root" || strings.HasPrefix(cwd, "/root/") {
+		return "/root"
+	}
+	return ""
+}
+
+// homeRel returns p relative to the home directory ("" for the home
+// itself), and whether p is in it.
+func (s *sh) homeRel(abs string) (string, bool) {
+	if strings.HasPrefix(abs, "~") {
+		return strings.TrimPrefix(strings.TrimPrefix(abs, "~"), "/"), true
+	}
+	if s.home == "" {
+		return "", false
+	}
+	r, ok := within(abs, s.home)
+	if r == "." {
+		r = ""
+	}
+	return r, ok
+}
+
+// Secret levels.
+const (
+	notSecret       = iota
+	secretSensitive // secrets that routine work sometimes reads (.env, .npmrc, kube config)
+	secretCritical  // private keys, cloud credentials, password hashes
+)
+
+// secret describes the credential a path holds: its level and what it is.
+func (s *sh) secret(pl place) (int, string) {
+	p := pl.abs
+	if p == "" {
+		p = pl.rel
+	}
+	if p == "" {
+		return notSecret, ""
+	}
+	return secretPath(p)
+}
+
+// secretPath classifies a path (absolute, "~/…" or relative).
+func secretPath(p string) (int, string) {
+	l := strings.ToLower(p)
+	base := path.Base(l)
+	dir := path.Dir(l)
+	has := func(frag string) bool { return strings.Contains(l, frag) }
+	switch {
+	case isPrivateKeyName(base) && !strings.HasSuffix(base, ".pub"):
+		return secretCritical, "an SSH private key"
+	case has("/.ssh/") && strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub"):
+		return secretCritical, "an SSH private key"
+	case strings.HasSuffix(base, ".ppk"):
+		return secretCritical, "a private key"
+	case strings.HasPrefix(l, "/etc/ssh/ssh_host_") && strings.HasSuffix(base, "_key"):
+		return secretCritical, "an SSH host private key"
+	case has(".aws/credentials") || has(".aws/sso/cache") || has(".aws/cli/cache"):
+		return secretCritical, "AWS credentials"
+	case has(".config/gcloud/") && (strings.Contains(base, "credential") || strings.Contains(base, "token")):
+		return secretCritical, "Google Cloud credentials"
+	case has(".azure/") && (strings.Contains(base, "token") || strings.Contains(base, "msal")):
+		return secretCritical, "Azure tokens"
+	case base == ".git-credentials" || base == ".vault-token" || base == ".netrc" || base == "_netrc" || base == ".pgpass":
+		return secretCritical, "stored credentials (" + base + ")"
+	case has(".config/gh/hosts.yml") || has(".config/hub"):
+		return secretCritical, "GitHub CLI tokens"
+	case has(".gem/credentials") || has(".cargo/credentials") || has(".terraform.d/credentials"):
+		return secretCritical, "registry tokens"
+	case has(".password-store"):
+		return secretCritical, "the password store"
+	case has(".gnupg/private-keys") || base == "secring.gpg":
+		return secretCritical, "GnuPG private keys"
+	case l == "/etc/shadow" || l == "/etc/gshadow" || l == "/etc/shadow-" || l == "/etc/gshadow-" ||
+		l == "/etc/master.passwd" || l == "/etc/security/opasswd":
+		return secretCritical, "password hashes"
+	case strings.HasPrefix(l, "/proc/") && base == "environ":
+		return secretCritical, "a process environment"
+	case l == "/proc/kcore" || strings.HasPrefix(l, "/proc/") && base == "mem":
+		return secretCritical, "process or kernel memory"
+	case strings.HasPrefix(l, "/run/secrets") || strings.HasPrefix(l, "/var/run/secrets"):
+		return secretCritical, "mounted secrets"
+	case isBrowserStore(l, base):
+		return secretCritical, "browser cookies or saved passwords"
+	case has("/keychains/") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
+		return secretCritical, "a keychain"
+	case has("/etc/ssl/private"):
+		return secretCritical, "TLS private keys"
+	case has(".aws/") || strings.HasSuffix(l, ".aws"):
+		return secretSensitive, "AWS configuration"
+	case has(".config/gcloud") || has(".azure"):
+		return secretSensitive, "cloud credentials configuration"
+	case has(".kube/config") || strings.HasSuffix(dir, ".kube"):
+		return secretSensitive, "Kubernetes credentials"
+	case has(".docker/config.json"):
+		return secretSensitive, "Docker registry credentials"
+	case base == ".npmrc" || base == ".pypirc" || base == ".yarnrc.yml" || base == ".s3cfg" || base == ".boto" || base == ".my.cnf":
+		return secretSensitive, "tool credentials (" + base + ")"
+	case has(".gnupg"):
+		return secretSensitive, "GnuPG keys"
+	case strings.HasSuffix(l, "/.ssh") || l == ".ssh" || l == "~/.ssh":
+		return secretSensitive, "the SSH key directory"
+	case isEnvFile(base):
+		return secretSensitive, "an environment file with secrets (" + base + ")"
+	case isHistoryFile(base):
+		return secretSensitive, "shell history"
+	case l == "/etc/passwd" || l == "/etc/group" || l == "/etc/sudoers" || strings.HasPrefix(l, "/etc/sudoers.d"):
+		return secretSensitive, "the system's accounts and privileges (" + l + ")"
+	case strings.HasPrefix(l, "/etc/ssh") || strings.HasPrefix(l, "/etc/security") || strings.HasPrefix(l, "/etc/pam.d") ||
+		strings.HasPrefix(l, "/var/lib/pam"):
+		return secretSensitive, "authentication configuration (" + l + ")"
+	case l == "/root" || strings.HasPrefix(l, "/root/"):
+		return secretSensitive, "the root user's files"
+	case isAuthLog(l):
+		return secretSensitive, "login records"
+	case strings.HasPrefix(l, "/proc/") && procPID(l) || l == "/proc/key-users" || l == "/proc/keys":
+		return secretSensitive, "another process's data"
+	case strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".key") || strings.HasSuffix(base, ".p12") ||
+		strings.HasSuffix(base, ".pfx") || strings.HasSuffix(base, ".jks") || strings.HasSuffix(base, ".keystore"):
+		return secretSensitive, "key material (" + base + ")"
+	case strings.HasPrefix(base, "terraform.tfstate") || strings.HasSuffix(base, ".tfvars") ||
+		base == "credentials.json" || strings.HasPrefix(base, "service-account") || base == "secrets.yaml" ||
+		base == "secrets.yml" || base == "secrets.json":
+		return secretSensitive, "a file that holds secrets (" + base + ")"
+	}
+	return notSecret, ""
+}
+
+func isPrivateKeyName(base string) bool {
+	switch strings.TrimSuffix(base, ".old") {
+	case "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity":
+		return true
+	}
+	return false
+}
+
+// isEnvFile reports whether base names a dotenv file with real values (not
+// an example or template).
+func isEnvFile(base string) bool {
+	if base != ".env" && !strings.HasPrefix(base, ".env.") && !strings.HasSuffix(base, ".env") {
+		return false
+	}
+	for _, w := range []string{"example", "sample", "template", "dist", "defaults", "schema", "tmpl"} {
+		if strings.Contains(base, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHistoryFile(base string) bool {
+	return strings.HasSuffix(base, "_history") || base == ".history" || base == ".zhistory" || base == ".sh_history"
+}
+
+func isBrowserStore(l, base string) bool {
+	switch base {
+	case "cookies", "login data", "web data", "cookies.sqlite", "logins.json", "key4.db", "key3.db", "signons.sqlite":
+		return strings.Contains(l, "chrom") || strings.Contains(l, "mozilla") || strings.Contains(l, "firefox") ||
+			strings.Contains(l, "brave") || strings.Contains(l, "edge") || strings.Contains(l, "safari") ||
+			strings.Contains(l, "opera") || strings.Contains(l, "vivaldi")
+	case "cookies.binarycookies":
+		return true
+	}
+	return false
+}
+
+func isAuthLog(l string) bool {
+	for _, f := range []string{"/var/log/auth.log", "/var/log/secure", "/var/log/lastlog", "/var/log/wtmp", "/var/log/btmp",
+		"/var/log/faillog", "/var/log/audit", "/var/run/utmp", "/run/utmp"} {
+		if strings.HasPrefix(l, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// procPID reports whether a /proc path names a process directory (a
+// number, or self).
+func procPID(l string) bool {
+	rest := strings.TrimPrefix(l, "/proc/")
+	first, _, _ := strings.Cut(rest, "/")
+	return first == "self" || first != "" && strings.Trim(first, "0123456789") == ""
+}
+
+// secretVarName reports whether an environment variable's name says it
+// holds a secret.
+func secretVarName(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "API_KEY", "APIKEY",
+		"ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "AUTH", "SESSION", "COOKIE", "_PAT", "_KEY"} {
+		if strings.Contains(u, w) {
+			return !strings.Contains(u, "SSH_AUTH_SOCK") && !strings.HasSuffix(u, "_KEY_ID") && !strings.HasSuffix(u, "_KEYS")
+		}
+	}
+	return false
+}
+
+// secretVars returns the secret-looking variables a word's source text
+// references ($GITHUB_TOKEN, ${AWS_SECRET_ACCESS_KEY}).
+func secretVars(text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		if text[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(text) && text[j] == '{' {
+			j++
+		}
+		k := j
+		for k < len(text) && isNameByte(text[k], k > j) {
+			k++
+		}
+		if k > j && secretVarName(text[j:k]) {
+			out = append(out, text[j:k])
+		}
+		i = k - 1
+	}
+	return out
+}
+
+func isNameByte(c byte, notFirst bool) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || notFirst && c >= '0' && c <= '9'
+}
+
+// buildOutputs are directory and file names that hold generated build
+// output, caches or dependencies a tool recreates: deleting them is a
+// scoped, recoverable cleanup.
+var buildOutputs = map[string]bool{
+	"build": true, "dist": true, "out": true, "target": true, "node_modules": true, ".next": true,
+	".nuxt": true, ".svelte-kit": true, "__pycache__": true, ".pytest_cache": true, ".mypy_cache": true,
+	".ruff_cache": true, "coverage": true, ".coverage": true, "htmlcov": true, ".tox": true, ".nox": true,
+	".cache": true, ".parcel-cache": true, ".turbo": true, ".gradle": true, "obj": true, ".eggs": true,
+	"tmp": true, ".tmp": true, "temp": true, "cover.out": true, "coverage.out": true, "coverage.html": true,
+	"coverage.xml": true, ".nyc_output": true, "storybook-static": true, "_build": true,
+	"cmake-build-debug": true, "cmake-build-release": true, ".angular": true, ".expo": true, "lib-cov": true,
+}
+
+// isBuildOutput reports whether a workspace-relative path is (inside) a
+// build output, or an artefact such as *.o, *.pyc or *.egg-info.
+func isBuildOutput(rel string) bool {
+	if rel == "" || rel == "." || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if buildOutputs[part] || strings.HasSuffix(part, ".egg-info") {
+			return true
+		}
+	}
+	base := path.Base(rel)
+	for _, ext := range []string{".o", ".a", ".pyc", ".pyo", ".class", ".log", ".orig", ".rej", ".tmp", ".bak", ".swp"} {
+		if strings.HasSuffix(base, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCacheDir reports whether a path relative to the home directory is in a
+// cache that tools recreate.
+func isCacheDir(rel string) bool {
+	for _, c := range []string{".cache/", "Library/Caches/", ".npm/_cacache", ".npm/_logs", ".gradle/caches",
+		".m2/repository", "go/pkg/mod/cache", ".cargo/registry/cache", ".pnpm-store", ".yarn/cache", ".bun/install/cache"} {
+		if strings.HasPrefix(rel+"/", c) || strings.HasPrefix(rel, c) {
+			return rel+"/" != c
+		}
+	}
+	return false
+}
+
+// startupFile reports whether a path is a file whose content runs, or
+// grants access, later: shell start-up files, cron tables, systemd units,
+// launch agents, git hooks, CI workflows, authorized_keys, sudoers,
+// ld.so.preload, profile.d.
+func startupFile(abs string) (bool, string) {
+	l := strings.ToLower(abs)
+	base := path.Base(l)
+	switch base {
+	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+		".zshenv", ".zlogin", ".shrc", ".kshrc", ".cshrc", ".tcshrc", ".login", ".xprofile", ".xinitrc",
+		"config.fish", ".inputrc":
+		return true, "a shell start-up file"
+	case "authorized_keys", "authorized_keys2":
+		return true, "SSH authorized keys"
+	case "ld.so.preload":
+		return true, "the dynamic linker's preload list"
+	case "rc.local":
+		return true, "a boot script"
+	}
+	switch {
+	case l == "/etc/profile" || l == "/etc/bashrc" || l == "/etc/bash.bashrc" || l == "/etc/zshrc" ||
+		strings.HasPrefix(l, "/etc/profile.d/") || strings.HasPrefix(l, "/etc/environment"):
+		return true, "a system-wide shell start-up file"
+	case strings.Contains(l, "/cron") || strings.HasPrefix(l, "/var/spool/cron") || strings.HasPrefix(l, "/etc/anacrontab"):
+		return true, "a cron table"
+	case strings.Contains(l, "/systemd/") && (strings.HasSuffix(l, ".service") || strings.HasSuffix(l, ".timer")):
+		return true, "a systemd unit"
+	case strings.Contains(l, "launchagents/") || strings.Contains(l, "launchdaemons/"):
+		return true, "a launch agent"
+	case strings.Contains(l, "/.config/autostart/"):
+		return true, "an autostart entry"
+	case strings.Contains(l, ".git/hooks/"):
+		return true, "a git hook"
+	case strings.Contains(l, ".github/workflows/") || strings.HasSuffix(l, ".gitlab-ci.yml") ||
+		strings.Contains(l, ".circleci/") || strings.HasSuffix(base, "jenkinsfile"):
+		return true, "a CI workflow"
+	case strings.HasPrefix(l, "/etc/sudoers"):
+		return true, "sudoers"
+	case strings.HasPrefix(l, "/etc/pam.d/") || strings.HasPrefix(l, "/etc/ssh/sshd_config"):
+		return true, "authentication configuration"
+	case strings.Contains(l, "/site-packages/") && (strings.HasSuffix(base, ".pth") || base == "sitecustomize.py" || base == "usercustomize.py"):
+		return true, "a Python start-up hook"
+	}
+	return false, ""
+}
+
+// criticalSystemPath reports whether deleting or overwriting abs (a
+// system path) would break the system or its accounts.
+func criticalSystemPath(abs string) bool {
+	for _, d := range []string{"/etc", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+		"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/share", "/usr/include",
+		"/System", "/Library", "/private/etc", "/var/lib/dpkg", "/var/lib/rpm", "/var/log"} {
+		if _, ok := within(abs, d); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// broadPath describes a path whose removal or recursive change wrecks a
+// system or a user: /, a top-level directory, the home directory, /home.
+func (s *sh) broadPath(pl place) string {
+	if pl.item {
+		return ""
+	}
+	switch pl.abs {
+	case "/":
+		return "the whole file system"
+	case "~", s.home:
+		if pl.abs != "" {
+			return "the home directory"
+		}
+	case "/home", "/Users", "/root":
+		return pl.abs
+	}
+	if topLevel[pl.abs] {
+		return pl.abs
+	}
+	return ""
+}
+
+// topLevel are the system directories whose removal or recursive change
+// wrecks a system.
+var topLevel = map[string]bool{
+	"/bin": true, "/boot": true, "/dev": true, "/etc": true, "/lib": true, "/lib32": true, "/lib64": true,
+	"/opt": true, "/proc": true, "/run": true, "/sbin": true, "/srv": true, "/sys": true, "/usr": true, "/var": true,
+	"/snap": true, "/System": true, "/Library": true, "/Applications": true, "/private": true, "/Volumes": true,
+	"/usr/bin": true, "/usr/lib": true, "/usr/local": true, "/usr/share": true, "/usr/sbin": true, "/var/lib": true,
+	"/var/log": true, "/usr/local/bin": true, "/usr/local/lib": true, "/etc/ssh": true, "/etc/pam.d": true,
+}

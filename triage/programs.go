@@ -1,0 +1,1011 @@
+package triage
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/shell"
+)
+
+// programs maps program names to their judges. A program missing from
+// the table, and not run from the workspace, is passed on.
+var programs map[string]func(*sh, *cmd)
+
+func init() {
+	programs = map[string]func(*sh, *cmd){}
+	reg := func(f func(*sh, *cmd), names ...string) {
+		for _, n := range names {
+			programs[n] = f
+		}
+	}
+	// Readers that print what they read.
+	reg(printer(""), "cat", "tac", "nl", "less", "more", "most", "zcat", "bzcat", "xzcat", "lzcat", "zless", "zmore",
+		"rev", "fold", "fmt", "expand", "unexpand", "pr", "tsort", "bat", "batcat", "iconv", "col", "colrm", "comm",
+		"cmp", "diff", "diff3", "sdiff", "colordiff", "wdiff", "shuf", "look", "tr", "base32", "basenc", "uuencode",
+		"uudecode", "jq", "yq", "gron", "xmllint", "csvlook", "mlr", "markdown", "zipinfo", "pdftotext")
+	reg(printer("nc"), "head", "tail")
+	reg(printer("AjNtw"), "od")
+	reg(printer("nt"), "strings")
+	reg(printer("bs"), "hexdump", "hd")
+	reg(printer("cdfs"), "cut")
+	reg(printer("dst"), "paste")
+	reg(printer("cstoRNW"), "column")
+	reg(printer("12jteo"), "join")
+	reg(judgeXxd, "xxd")
+	reg(judgeBase64, "base64")
+	reg(judgeSort, "sort")
+	reg(judgeUniq, "uniq")
+	// Inspecting files without printing their content.
+	reg(inspector(""), "ls", "dir", "vdir", "stat", "file", "du", "wc", "realpath", "readlink", "basename", "dirname",
+		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "md5",
+		"shasum", "test", "[", "[[", "exa", "eza", "lsattr", "namei", "pathchk", "getfacl", "identify", "ffprobe",
+		"mediainfo", "exiftool", "pdfinfo", "ldd", "nm", "objdump", "readelf", "size")
+	reg(judgeTree, "tree")
+	reg(judgeGrep, "grep", "egrep", "fgrep", "zgrep", "zegrep", "rgrep", "agrep", "rg", "ag", "ack", "ack-grep", "pcregrep")
+	reg(judgeSed, "sed", "gsed")
+	reg(judgeAwk, "awk", "gawk", "mawk", "nawk")
+	reg(judgeFind, "find", "gfind")
+	reg(judgeFd, "fd", "fdfind")
+	reg(judgeLocate, "locate", "mlocate", "plocate", "slocate")
+	// Builtins, information about the machine and its processes, text
+	// utilities: they change nothing.
+	reg(harmless, "echo", "printf", "true", "false", ":", "sleep", "pwd", "cd", "pushd", "popd", "dirs", "type",
+		"hash", "which", "whereis", "whoami", "id", "groups", "uname", "arch", "nproc", "uptime", "cal", "ncal",
+		"bc", "dc", "expr", "seq", "factor", "numfmt", "yes", "tput", "clear", "reset", "logname", "users", "who", "w",
+		"jobs", "wait", "fg", "bg", "disown", "read", "mapfile", "readarray", "shift", "getopts", "let", "return",
+		"exit", "break", "continue", "ulimit", "times", "shopt", "unalias", "local", "readonly", "help", "man",
+		"info", "apropos", "whatis", "tldr", "locale", "ps", "pgrep", "pidof", "pstree", "free", "vmstat", "iostat",
+		"mpstat", "sar", "lscpu", "lsblk", "lsusb", "lspci", "lsmod", "df", "findmnt", "lsof", "netstat", "ss", "ping",
+		"ping6", "traceroute", "tracepath", "mtr", "whois", "uuidgen", "uuid", "tty", "stty", "getconf", "lsb_release",
+		"sw_vers", "hostnamectl", "timedatectl", "finger", "pinky", "nohup", "time", "xdg-open", "open",
+		"notify-send", "say", "sensors", "nvidia-smi", "iotop", "htop", "btop", "glances", "watch", "cowsay", "figlet",
+		"toilet", "mktemp", "mkfifo", "addr2line", "c++filt", "cpp", "ncdu", "units", "zdump", "systemd-analyze",
+		"loginctl", "ipcs", "wall", "write", "mesg", "iwconfig", "nmcli", "iw", "ethtool", "xargs", "nice", "ionice",
+		"timeout", "stdbuf", "command", "builtin", "exec", "eval", "pv", "bind", "xclip", "xsel", "pbcopy", "pbpaste",
+		"sync", "blkid", "lshw", "hwinfo", "inxi", "neofetch", "dmidecode", "lpr", "lp", "lpq", "lpstat", "enscript")
+	programs["getent"] = judgeGetent
+	programs["printenv"] = judgePrintenv
+	programs["env"] = judgeEnv
+	programs["set"] = judgeSet
+	programs["export"] = judgeExport
+	programs["declare"] = judgeExport
+	programs["typeset"] = judgeExport
+	programs["alias"] = judgeAlias
+	programs["unset"] = judgeUnset
+	programs["history"] = judgeHistory
+	programs["date"] = judgeDate
+	programs["hostname"] = judgeHostname
+	programs["dig"] = judgeDig
+	programs["nslookup"] = judgeDig
+	programs["host"] = judgeDig
+	programs["kill"] = judgeKill
+	programs["screen"] = judgeMultiplexer
+	programs["tmux"] = judgeMultiplexer
+	programs["tee"] = judgeTee
+	programs["sponge"] = judgeTee
+	programs["script"] = judgeScriptCmd
+	programs["top"] = harmless
+	programs["ifconfig"] = judgeIfconfig
+	programs["ip"] = judgeIP
+	programs["route"] = judgeRoute
+	programs["arp"] = judgeRoute
+	programs["journalctl"] = judgeJournal
+	programs["dmesg"] = judgeDmesg
+	programs["last"] = harmless
+	programs["lastlog"] = harmless
+	programs["source"] = judgeSource
+	programs["."] = judgeSource
+	for _, sh := range []string{"sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "fish", "csh", "tcsh"} {
+		programs[sh] = judgeShellProgram
+	}
+	registerFileOps(reg)
+	registerDev(reg)
+	registerNet(reg)
+	registerSys(reg)
+}
+
+// projectRunners build, test or run the code of the directory they run
+// in: routine in the workspace, not elsewhere (a repository just cloned
+// into /tmp is not the user's project).
+var projectRunners = set("go", "cargo", "npm", "yarn", "pnpm", "bun", "make", "gmake", "just", "task", "rake",
+	"gradle", "gradlew", "mvn", "mvnw", "sbt", "mix", "dotnet", "bazel", "bazelisk", "pytest", "tox", "nox", "cmake",
+	"ninja", "meson", "ant", "swift", "flutter", "composer", "bundle", "poetry", "uv", "pipenv", "pdm", "hatch", "deno")
+
+// judgeProgram judges a command that is not a wrapper.
+func judgeProgram(s *sh, c *cmd) {
+	if projectRunners[c.name] {
+		if pl := s.where(".", c.cwd); pl.zone != zWork {
+			s.esc(Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
+		}
+	}
+	if f, ok := programs[c.name]; ok {
+		f(s, c)
+		return
+	}
+	switch {
+	case strings.HasPrefix(c.name, "mkfs") || strings.HasPrefix(c.name, "newfs") || strings.HasPrefix(c.name, "mke2fs"):
+		judgeMkfs(s, c)
+		return
+	case isPython(c.name):
+		judgePython(s, c)
+		return
+	case strings.HasPrefix(c.name, "pip3") || strings.HasPrefix(c.name, "pip"):
+		judgePip(s, c, 1)
+		return
+	}
+	if strings.IndexByte(c.args[0], '/') >= 0 {
+		judgeLocalProgram(s, c)
+		return
+	}
+	if r, ok := rules.Dangerous(c.args); ok {
+		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
+		return
+	}
+	s.esc(Routine, medium, "`"+c.text+"`: "+c.name+" is not a program triage knows")
+}
+
+// classOfRule maps the class prefix of a rules.Dangerous reason.
+func classOfRule(r string) Class {
+	switch {
+	case strings.HasPrefix(r, "destructive:"):
+		return Destructive
+	case strings.HasPrefix(r, "exfiltration:"):
+		return Exfiltration
+	case strings.HasPrefix(r, "credentials:"):
+		return CredentialProbing
+	case strings.HasPrefix(r, "security:"):
+		return SecurityWeakening
+	}
+	return Routine
+}
+
+// judgeLocalProgram judges a program given by a path: a system directory
+// names the program itself; the workspace holds the project's scripts;
+// anything else is passed on.
+func judgeLocalProgram(s *sh, c *cmd) {
+	p := c.args[0]
+	for _, d := range []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/"} {
+		if strings.HasPrefix(p, d) {
+			c2 := *c
+			c2.args = append([]string{c.name}, c.args[1:]...)
+			if _, ok := programs[c.name]; ok {
+				judgeProgram(s, &c2)
+				return
+			}
+		}
+	}
+	pl := s.where(p, c.cwd)
+	if pl.zone == zWork {
+		// A tool installed in the project (.venv/bin/pip, node_modules/.bin/x,
+		// ./gradlew, ./mvnw) is judged by its name.
+		switch {
+		case isPython(c.name) || strings.HasPrefix(c.name, "pip"):
+			c2 := *c
+			c2.args = append([]string{c.name}, c.args[1:]...)
+			judgeProgram(s, &c2)
+			return
+		case c.name == "gradlew" || c.name == "mvnw":
+			judgeBuildTool(s, c)
+			return
+		case strings.Contains(p, "node_modules/.bin/") || strings.Contains(p, ".venv/bin/") || strings.Contains(p, "venv/bin/"):
+			if _, ok := programs[c.name]; ok {
+				c2 := *c
+				c2.args = append([]string{c.name}, c.args[1:]...)
+				judgeProgram(s, &c2)
+				return
+			}
+		}
+		if t := offensiveScript(p); t != "" {
+			s.deny(CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
+			return
+		}
+		s.allow("runs a program of the project")
+		return
+	}
+	s.esc(Routine, medium, "`"+c.text+"` runs "+p+" from "+pl.zone.String())
+}
+
+// printer judges readers that print their file operands.
+func printer(argShort string) func(*sh, *cmd) {
+	return func(s *sh, c *cmd) {
+		for _, p := range operandsOf(c.args, argShort) {
+			if p == "-" {
+				continue
+			}
+			s.read(c, p, true)
+		}
+		s.allow(c.name)
+	}
+}
+
+// inspector judges commands that inspect files without printing them.
+func inspector(argShort string) func(*sh, *cmd) {
+	return func(s *sh, c *cmd) {
+		for _, p := range operandsOf(c.args, argShort) {
+			s.read(c, p, false)
+		}
+		s.allow(c.name)
+	}
+}
+
+func harmless(s *sh, c *cmd) { s.allow(c.name) }
+
+func judgeXxd(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "clgsoC")
+	if hasShort(c.args, 'r', "clgsoC") && len(ops) > 1 {
+		s.write(c, s.where(ops[1], c.cwd), "")
+	}
+	if len(ops) > 0 {
+		s.read(c, ops[0], true)
+	}
+	s.allow("xxd")
+}
+
+func judgeBase64(s *sh, c *cmd) {
+	for _, p := range operandsOf(c.args, "w") {
+		s.read(c, p, true)
+	}
+	s.allow("base64")
+}
+
+func judgeSort(s *sh, c *cmd) {
+	for _, o := range optValues(c.args, "-o", "output") {
+		s.write(c, s.where(o, c.cwd), "")
+	}
+	if hasLong(c.args, "compress-program") {
+		s.esc(Routine, medium, "`"+c.text+"` runs a compression program")
+	}
+	for _, p := range operandsOf(c.args, "kotTS", "key", "output", "field-separator", "temporary-directory", "buffer-size") {
+		s.read(c, p, true)
+	}
+	s.allow("sort")
+}
+
+func judgeUniq(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "fsw", "skip-fields", "skip-chars", "check-chars")
+	if len(ops) > 0 {
+		s.read(c, ops[0], true)
+	}
+	if len(ops) > 1 {
+		s.write(c, s.where(ops[1], c.cwd), "")
+	}
+	s.allow("uniq")
+}
+
+func judgeTree(s *sh, c *cmd) {
+	for _, o := range optValues(c.args, "-o", "output") {
+		s.write(c, s.where(o, c.cwd), "")
+	}
+	for _, p := range operandsOf(c.args, "LIPoH", "filelimit", "timefmt", "sort", "charset") {
+		s.read(c, p, false)
+	}
+	s.allow("tree")
+}
+
+// credentialPattern reports whether a search pattern looks for secrets.
+var credentialPattern = regexp.MustCompile(`(?i)pass(wd|word)?\b|passw|secret|token|api[_-]?key|apikey|private[ _-]?key|` +
+	`BEGIN .*PRIVATE|authtoken|auth_token|aws_secret|access[_-]?key|credential|AKIA|id_rsa|id_ed25519|\.pem\b|ghp_|xox[abp]-|sk_live`)
+
+// broadRoot reports whether a search root covers the whole system, the
+// home directory or other users.
+func (s *sh) broadRoot(c *cmd, root string) bool {
+	pl := s.where(root, c.cwd)
+	if s.broadPath(pl) != "" {
+		return true
+	}
+	switch pl.abs {
+	case "/etc", "/var", "/opt", "/srv", "/mnt", "/media", "/Volumes", "/private", "/root":
+		return true
+	}
+	return pl.abs == "~" || pl.abs == s.home && s.home != ""
+}
+
+func judgeGrep(s *sh, c *cmd) {
+	argShort, argLong := "efmABCdDX", []string{"regexp", "file", "max-count", "after-context", "before-context",
+		"context", "devices", "directories", "include", "exclude", "exclude-dir", "label", "color", "colour"}
+	if c.name == "rg" || c.name == "ag" || c.name == "ack" {
+		argShort = "efgtTmABCMjEr"
+		argLong = append(argLong, "glob", "type", "type-not", "max-columns", "threads", "replace", "encoding", "sort", "pre", "pre-glob")
+		if hasLong(c.args, "pre", "search-zip") || hasShort(c.args, 'z', argShort) {
+			s.esc(Routine, medium, "`"+c.text+"` runs a preprocessor")
+		}
+	}
+	ops := operandsOf(c.args, argShort, argLong...)
+	patterns := append(optValues(c.args, "-e", "regexp"), optValues(c.args, "", "pattern")...)
+	if len(patterns) == 0 && len(optValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
+		patterns, ops = ops[:1], ops[1:]
+	}
+	recursive := c.name == "rg" || c.name == "ag" || c.name == "ack" || hasShort(c.args, 'r', argShort) ||
+		hasShort(c.args, 'R', argShort) || hasLong(c.args, "recursive", "dereference-recursive")
+	credential := false
+	for _, p := range patterns {
+		if credentialPattern.MatchString(p) {
+			credential = true
+		}
+	}
+	if credential && recursive {
+		roots := ops
+		if len(roots) == 0 {
+			roots = []string{"."}
+		}
+		for _, r := range roots {
+			if s.broadRoot(c, r) {
+				s.deny(CredentialProbing, "`"+c.text+"` searches "+r+" for passwords, tokens or keys")
+				return
+			}
+		}
+		s.esc(CredentialProbing, low, "`"+c.text+"` searches for passwords, tokens or keys")
+	}
+	for _, p := range ops {
+		s.read(c, p, !hasShort(c.args, 'l', argShort) && !hasShort(c.args, 'c', argShort) && !hasShort(c.args, 'q', argShort))
+	}
+	s.allow(c.name)
+}
+
+// sedWrites finds the w and e commands of sed scripts, and the w and e
+// flags of s commands.
+var sedWrites = regexp.MustCompile(`(^|[;\n{}]|\d|\$|/)\s*[we]\s|s(.).*?(.).*?(.)[gpIi0-9]*[we]`)
+
+func judgeSed(s *sh, c *cmd) {
+	argShort := "efl"
+	inPlace := hasShort(c.args, 'i', argShort) || hasLong(c.args, "in-place")
+	ops := operandsOf(c.args, argShort, "expression", "file", "line-length")
+	scripts := optValues(c.args, "-e", "expression")
+	if len(scripts) == 0 && len(optValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
+		scripts, ops = ops[:1], ops[1:]
+	}
+	// -i may take an attached suffix (-i.bak), which operandsOf keeps
+	// apart; a bare "" after -i (BSD) is an operand: drop empty words.
+	for _, sc := range scripts {
+		if strings.ContainsAny(sc, "we") && sedWrites.MatchString(sc) && sedRunsOrWrites(sc) {
+			s.esc(Routine, medium, "`"+c.text+"` has a sed script that writes files or runs commands")
+		}
+	}
+	for _, p := range ops {
+		if p == "" {
+			continue
+		}
+		if inPlace {
+			s.write(c, s.where(p, c.cwd), "")
+		} else {
+			s.read(c, p, true)
+		}
+	}
+	s.allow("sed")
+}
+
+// sedRunsOrWrites looks closer at a script the quick pattern matched: a w
+// or e command at the start of a command, or as a flag of an s command.
+func sedRunsOrWrites(script string) bool {
+	for _, part := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' }) {
+		p := strings.TrimSpace(part)
+		p = strings.TrimLeft(p, "0123456789,$! ")
+		if strings.HasPrefix(p, "w ") || strings.HasPrefix(p, "e ") || p == "e" || strings.HasPrefix(p, "W ") {
+			return true
+		}
+		if strings.HasPrefix(p, "s") && len(p) > 1 {
+			d := p[1]
+			if d == '\\' || d == '\n' || d == ' ' {
+				continue
+			}
+			fields := splitUnescaped(p[2:], d)
+			if len(fields) >= 3 {
+				flags := fields[2]
+				if i := strings.IndexAny(flags, "we"); i >= 0 && !strings.ContainsAny(flags[:i], " ") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func splitUnescaped(s string, d byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == d {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+var (
+	awkRuns   = regexp.MustCompile(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"`)
+	awkWrites = regexp.MustCompile(`print[f]?[^;}>|]*>>?\s*("([^"]*)"|[A-Za-z_$(])`)
+)
+
+func judgeAwk(s *sh, c *cmd) {
+	argShort := "fvFW"
+	ops := operandsOf(c.args, argShort, "file", "assign", "field-separator")
+	var prog string
+	if len(optValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
+		prog, ops = ops[0], ops[1:]
+	}
+	if awkRuns.MatchString(prog) {
+		s.esc(Routine, medium, "`"+c.text+"` has an awk program that runs commands")
+	}
+	for _, m := range awkWrites.FindAllStringSubmatch(prog, -1) {
+		if m[2] != "" || strings.HasPrefix(m[1], "\"") {
+			s.write(c, s.where(m[2], c.cwd), "")
+		} else {
+			s.esc(Routine, low, "`"+c.text+"` has an awk program that writes files it names at run time")
+		}
+	}
+	for _, p := range ops {
+		if isAssignWord(p) {
+			continue
+		}
+		s.read(c, p, true)
+	}
+	s.allow("awk")
+}
+
+// findRoots returns the starting points of a find command.
+func findRoots(args []string) []string {
+	var out []string
+	i := 1
+	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
+		if args[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "\\(" {
+			break
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		out = append(out, ".")
+	}
+	return out
+}
+
+// secretNamePattern reports whether a file name pattern looks for
+// credentials: 2 when it names key or credential files outright (id_rsa,
+// *.pem, credentials, .netrc), 1 when it only may (secret, token, .env),
+// 0 otherwise.
+func secretNamePattern(p string) int {
+	l := strings.ToLower(strings.Trim(p, `*"'`))
+	if l == "" {
+		return 0
+	}
+	switch {
+	case strings.HasPrefix(l, "id_") || strings.Contains(l, "id_rsa") || strings.Contains(l, "id_ed25519") || strings.Contains(l, "id_dsa") || strings.Contains(l, "id_ecdsa"):
+		return 2
+	case l == ".pem" || l == ".key" || l == "pem" || l == "key" || l == ".p12" || l == ".pfx" || l == ".ppk" || l == ".kdbx" || l == ".keychain" || l == ".keychain-db":
+		return 2
+	}
+	for _, w := range []string{"credentials", "password", "passwd", "shadow", ".netrc", ".pgpass", ".git-credentials",
+		"wallet.dat", "access_tokens", "accesstokens", "msal_token", ".gnupg", ".aws", "login data", "logins.json", "key4.db", "cookies.sqlite"} {
+		if strings.Contains(l, w) {
+			return 2
+		}
+	}
+	for _, w := range []string{"credential", "secret", "token", "authorized_keys", "known_hosts", "keystore", "private",
+		".env", "cookies", "history", ".ssh", "vault"} {
+		if strings.Contains(l, w) {
+			return 1
+		}
+	}
+	return 0
+}
+
+func judgeFind(s *sh, c *cmd) {
+	roots := findRoots(c.args)
+	strength := 0
+	for i := 1; i+1 < len(c.args); i++ {
+		switch c.args[i] {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
+			strength = max(strength, secretNamePattern(c.args[i+1]))
+		}
+	}
+	secretNames := strength > 0
+	broad := false
+	for _, r := range roots {
+		if s.broadRoot(c, r) {
+			broad = true
+		}
+		pl := s.where(r, c.cwd)
+		if level, what := s.secret(pl); level > notSecret {
+			if secretNames {
+				s.deny(CredentialProbing, "`"+c.text+"` searches "+what+" for credentials")
+				return
+			}
+			s.esc(CredentialProbing, medium, "`"+c.text+"` searches "+what)
+		}
+	}
+	if secretNames {
+		if broad && strength == 2 {
+			s.deny(CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
+			return
+		}
+		s.esc(CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
+	}
+	for i := 1; i < len(c.args); i++ {
+		switch c.args[i] {
+		case "-delete":
+			for _, r := range roots {
+				s.remove(c, strings.TrimSuffix(r, "/")+"/\x01", true)
+			}
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(c.args) {
+				s.write(c, s.where(c.args[i+1], c.cwd), "")
+			}
+		}
+	}
+	s.allow("find")
+}
+
+func judgeFd(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "eEtdSxXjc", "exec", "exec-batch", "extension", "exclude", "type", "max-depth", "size", "changed-within", "changed-before")
+	if len(ops) > 0 && secretNamePattern(ops[0]) > 0 {
+		s.esc(CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
+	}
+	s.allow(c.name)
+}
+
+func judgeLocate(s *sh, c *cmd) {
+	for _, p := range operandsOf(c.args, "dlnr") {
+		if secretNamePattern(p) == 2 {
+			s.deny(CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
+			return
+		}
+	}
+	s.allow(c.name)
+}
+
+func judgeGetent(s *sh, c *cmd) {
+	if hasWord(c.args, "shadow", "gshadow") {
+		s.deny(CredentialProbing, "`"+c.text+"` reads password hashes")
+		return
+	}
+	if hasWord(c.args, "passwd", "group") && len(c.args) == 2 {
+		s.esc(CredentialProbing, low, "`"+c.text+"` lists the system's accounts")
+		return
+	}
+	s.allow("getent")
+}
+
+// envDump describes a command that prints the whole environment (with its
+// tokens), "" for any other.
+func envDump(c *cmd) string {
+	switch c.name {
+	case "env", "printenv":
+		if len(operandsOf(c.args, "u")) == 0 && !c.sc.Unwrapped {
+			return "the whole environment"
+		}
+	case "set", "export", "declare", "typeset":
+		if len(c.args) == 1 || len(c.args) == 2 && (c.args[1] == "-p" || c.args[1] == "-x") {
+			return "every variable"
+		}
+	case "compgen":
+		if hasShort(c.args, 'v', "") || hasShort(c.args, 'e', "") {
+			return "every variable name"
+		}
+	}
+	return ""
+}
+
+func judgePrintenv(s *sh, c *cmd) {
+	if envDump(c) != "" {
+		s.envDumpUse(c)
+		return
+	}
+	for _, v := range operandsOf(c.args, "") {
+		if secretVarName(v) {
+			s.esc(CredentialProbing, high, "`"+c.text+"` prints the secret "+v)
+			return
+		}
+	}
+	s.allow("printenv")
+}
+
+func judgeEnv(s *sh, c *cmd) {
+	if envDump(c) != "" {
+		s.envDumpUse(c)
+		return
+	}
+	s.allow("env")
+}
+
+// envDumpUse judges printing the environment: piping it to a search for
+// secrets is probing, to a harmless search routine, anything else is
+// passed on.
+func (s *sh) envDumpUse(c *cmd) {
+	c.out, c.outWhat = secretCritical, "the whole environment"
+	if c.sc.Pipeline > 0 {
+		for i := range s.cmds {
+			d := &s.cmds[i]
+			if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage != c.sc.Stage+1 || len(d.args) == 0 {
+				continue
+			}
+			switch d.name {
+			case "grep", "egrep", "fgrep", "rg":
+				pats := optValues(d.args, "-e", "regexp")
+				if len(pats) == 0 {
+					if ops := operandsOf(d.args, "efmABCdD"); len(ops) > 0 {
+						pats = ops[:1]
+					}
+				}
+				for _, p := range pats {
+					if credentialPattern.MatchString(p) || strings.Contains(strings.ToLower(p), "key") {
+						s.deny(CredentialProbing, "`"+c.text+" | "+d.text+"` searches the environment for secrets")
+						return
+					}
+				}
+				if len(pats) > 0 && !hasShort(d.args, 'v', "efmABCdD") {
+					s.allow("searches the environment")
+					return
+				}
+			case "wc", "sort", "cut", "head":
+			}
+		}
+	}
+	c.out, c.outWhat = secretCritical, "the whole environment"
+	s.esc(CredentialProbing, medium, "`"+c.text+"` prints "+envDump(c)+", tokens included")
+}
+
+func judgeSet(s *sh, c *cmd) {
+	if envDump(c) != "" {
+		s.envDumpUse(c)
+		return
+	}
+	for i := 1; i+1 < len(c.args); i++ {
+		if c.args[i] == "+o" && c.args[i+1] == "history" {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` disables shell history")
+			return
+		}
+	}
+	s.allow("set")
+}
+
+func judgeExport(s *sh, c *cmd) {
+	if envDump(c) != "" {
+		s.envDumpUse(c)
+		return
+	}
+	for _, a := range c.args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, val, ok := strings.Cut(a, "=")
+		if !ok {
+			continue
+		}
+		if r := historyOff(name, val); r != "" {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` "+r)
+		}
+		if r := tlsOffVar(name, val); r != "" {
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` "+r+" for this shell")
+		}
+		if name == "LD_PRELOAD" || name == "PROMPT_COMMAND" || name == "BASH_ENV" || name == "ENV" {
+			s.esc(SecurityWeakening, high, "`"+c.text+"` sets "+name+", which runs code")
+		}
+	}
+	s.allow(c.name)
+}
+
+func judgeAlias(s *sh, c *cmd) {
+	for _, a := range c.args[1:] {
+		name, val, ok := strings.Cut(a, "=")
+		if !ok || strings.HasPrefix(a, "-") {
+			continue
+		}
+		sub := s.judgeText(val, "")
+		if sub.Decision == Deny {
+			s.deny(sub.Class, "`"+c.text+"` defines the alias "+name+" as harmful code: "+sub.Reason)
+			return
+		}
+		if sub.Decision == Escalate {
+			s.esc(sub.Class, medium, "`"+c.text+"` defines the alias "+name+": "+sub.Reason)
+		}
+		switch name {
+		case "sudo", "su", "ls", "cd", "cp", "rm", "git", "ssh", "cat", "grep", "find", "chmod", "chown", "apt-get", "apt", "mv":
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` redefines "+name)
+		}
+	}
+	s.allow("alias")
+}
+
+func judgeUnset(s *sh, c *cmd) {
+	if hasWord(c.args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` disables shell history")
+		return
+	}
+	s.allow("unset")
+}
+
+func judgeHistory(s *sh, c *cmd) {
+	if hasShort(c.args, 'c', "d") || hasShort(c.args, 'd', "") || hasShort(c.args, 'w', "") || hasShort(c.args, 'r', "") {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` rewrites shell history")
+		return
+	}
+	s.allow("history")
+}
+
+func judgeDate(s *sh, c *cmd) {
+	for _, a := range c.args[1:] {
+		if strings.HasPrefix(a, "-s") || strings.HasPrefix(a, "--set") {
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` sets the system clock")
+			return
+		}
+	}
+	s.allow("date")
+}
+
+func judgeHostname(s *sh, c *cmd) {
+	for _, a := range c.args[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-F" || strings.HasPrefix(a, "--file") || a == "-b" || a == "--boot" {
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` changes the host name")
+			return
+		}
+	}
+	s.allow("hostname")
+}
+
+// judgeDig: a name built at run time can carry data out through DNS.
+func judgeDig(s *sh, c *cmd) {
+	for i, a := range c.args[1:] {
+		if !c.known[i+1] && (strings.Contains(a, "$(") || strings.Contains(a, "`")) {
+			s.esc(Exfiltration, high, "`"+c.text+"` looks up a name built from command output (DNS can carry data out)")
+			return
+		}
+	}
+	s.allow(c.name)
+}
+
+func judgeKill(s *sh, c *cmd) {
+	var pids []string
+	signal := ""
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case a == "-l" || a == "-L" || a == "--list" || a == "--table":
+			s.allow("kill -l")
+			return
+		case a == "-s" || a == "-n" || a == "--signal":
+			if i+1 < len(c.args) {
+				signal = c.args[i+1]
+				i++
+			}
+		case a == "--":
+			pids = append(pids, c.args[i+1:]...)
+			i = len(c.args)
+		case strings.HasPrefix(a, "-") && signal == "" && len(pids) == 0 && !strings.HasPrefix(a, "--"):
+			signal = a[1:]
+		default:
+			pids = append(pids, a)
+		}
+	}
+	if signal == "0" {
+		s.allow("kill -0")
+		return
+	}
+	for _, a := range pids {
+		switch {
+		case a == "-1" || a == "1" || a == "0":
+			s.deny(Destructive, "`"+c.text+"` signals every process or init")
+			return
+		case strings.HasPrefix(a, "%"):
+		case a != "" && strings.Trim(a, "0123456789") == "":
+		default:
+			s.esc(Destructive, medium, "`"+c.text+"` signals processes chosen at run time")
+			return
+		}
+	}
+	s.allow("kill")
+}
+
+func judgeMultiplexer(s *sh, c *cmd) {
+	if c.name == "tmux" {
+		i := sub(c.args, "-S", "-L", "-f", "-c", "-T")
+		if i >= len(c.args) {
+			s.esc(Routine, low, "`"+c.text+"` starts an interactive terminal multiplexer")
+			return
+		}
+		switch v := c.args[i]; v {
+		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawn-window":
+			ops := operandsOf(c.args[i:], "tnscxyeFlp", "")
+			if len(ops) == 0 {
+				s.allow("tmux " + v)
+				return
+			}
+			s.later(c, strings.Join(ops, " "), "tmux "+v)
+		case "send-keys", "send":
+			var keys []string
+			for _, k := range operandsOf(c.args[i:], "tN") {
+				if k != "C-m" && k != "Enter" && k != "C-c" && k != "KPEnter" {
+					keys = append(keys, k)
+				}
+			}
+			s.later(c, strings.Join(keys, " "), "tmux send-keys")
+		default:
+			s.allow("tmux " + v)
+		}
+		return
+	}
+	// screen: -X sends screen commands; an operand is a program to run.
+	if xs := optValues(c.args, "-X", ""); len(xs) > 0 || hasShort(c.args, 'X', "SpctLlhe") {
+		j := strings.Join(c.args, " ")
+		if strings.Contains(j, " stuff") || strings.Contains(j, " exec") || strings.Contains(j, "-X screen") {
+			s.esc(Routine, medium, "`"+c.text+"` types or runs commands in a screen session")
+			return
+		}
+		s.allow("screen -X")
+		return
+	}
+	ops := operandsOf(c.args, "SpctLlhecTs")
+	if hasShort(c.args, 'r', "SpctLlhecTs") || hasShort(c.args, 'x', "SpctLlhecTs") || hasShort(c.args, 'R', "SpctLlhecTs") ||
+		hasWord(c.args, "-ls", "-list", "-wipe", "-v", "-V") {
+		s.allow("screen (re)attach")
+		return
+	}
+	if len(ops) == 0 {
+		s.allow("screen")
+		return
+	}
+	s.laterArgv(c, ops, "screen")
+}
+
+// later judges a command line that a wrapper (tmux, screen, …) will run.
+func (s *sh) later(c *cmd, script, via string) {
+	if strings.TrimSpace(script) == "" {
+		s.allow(via)
+		return
+	}
+	sub := s.judgeText(script, c.cwd)
+	s.v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs through " + via + ": " + sub.Reason})
+}
+
+// laterArgv judges an argv that a wrapper will run.
+func (s *sh) laterArgv(c *cmd, argv []string, via string) {
+	s.later(c, shell.Join(argv), via)
+}
+
+func judgeTee(s *sh, c *cmd) {
+	content := s.pipedContent(c)
+	for _, p := range operandsOf(c.args, "") {
+		s.write(c, s.where(p, c.cwd), content)
+	}
+	s.allow(c.name)
+}
+
+// pipedContent returns what an echo or printf earlier in the same
+// pipeline writes to c, "" when unknown.
+func (s *sh) pipedContent(c *cmd) string {
+	if c.sc.Pipeline == 0 {
+		return ""
+	}
+	for i := range s.cmds {
+		d := &s.cmds[i]
+		if d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage == c.sc.Stage-1 {
+			return d.content()
+		}
+	}
+	return ""
+}
+
+func judgeScriptCmd(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "cEIOBT", "command", "log-in", "log-out", "log-io", "log-timing")
+	for _, p := range ops {
+		s.write(c, s.where(p, c.cwd), "")
+	}
+	s.allow("script")
+}
+
+func judgeIfconfig(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "")
+	if len(ops) <= 1 {
+		s.allow("ifconfig")
+		return
+	}
+	s.esc(SecurityWeakening, medium, "`"+c.text+"` changes a network interface")
+}
+
+func judgeIP(s *sh, c *cmd) {
+	i := sub(c.args, "-n", "-netns", "-f", "-family")
+	if i >= len(c.args) {
+		s.allow("ip")
+		return
+	}
+	rest := c.args[i+1:]
+	if len(rest) == 0 {
+		s.allow("ip")
+		return
+	}
+	switch rest[0] {
+	case "show", "list", "ls", "lst", "get", "help":
+		s.allow("ip")
+		return
+	}
+	if c.args[i] == "neigh" || c.args[i] == "monitor" {
+		s.allow("ip")
+		return
+	}
+	s.esc(SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
+}
+
+func judgeRoute(s *sh, c *cmd) {
+	if hasWord(c.args, "add", "del", "delete", "flush", "change", "-d", "-s") {
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
+		return
+	}
+	s.allow(c.name)
+}
+
+func judgeJournal(s *sh, c *cmd) {
+	if hasLong(c.args, "vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush") {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` deletes or rotates system logs")
+		return
+	}
+	s.allow("journalctl")
+}
+
+func judgeDmesg(s *sh, c *cmd) {
+	if hasShort(c.args, 'c', "") || hasShort(c.args, 'C', "") || hasLong(c.args, "clear", "read-clear") {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` clears the kernel log")
+		return
+	}
+	s.allow("dmesg")
+}
+
+func judgeSource(s *sh, c *cmd) {
+	ops := operandsOf(c.args, "")
+	if len(ops) == 0 {
+		s.allow("source")
+		return
+	}
+	pl := s.where(ops[0], c.cwd)
+	if level, what := s.secret(pl); level > notSecret {
+		s.esc(CredentialProbing, low, "`"+c.text+"` loads "+what+" into the shell")
+		return
+	}
+	if pl.zone == zWork && (strings.HasSuffix(ops[0], "activate") || strings.HasSuffix(ops[0], ".sh") || strings.HasSuffix(ops[0], "env")) {
+		s.allow("source")
+		return
+	}
+	base := shell.Base(ops[0])
+	if pl.zone == zHome && (base == ".bashrc" || base == ".profile" || base == ".zshrc" || base == ".bash_profile" || strings.HasSuffix(ops[0], "env")) {
+		s.allow("source")
+		return
+	}
+	s.esc(Routine, low, "`"+c.text+"` runs a script file whose content triage does not read")
+}
+
+// judgeShellProgram judges a shell that is not running a -c string (those
+// are seen through): one running a script file, or an interactive one.
+func judgeShellProgram(s *sh, c *cmd) {
+	for i := 1; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case a == "--rcfile" || a == "--init-file" || a == "-o" || a == "+o" || a == "-O" || a == "+O":
+			if a == "--rcfile" || a == "--init-file" {
+				s.esc(Routine, low, "`"+c.text+"` starts a shell with its own start-up file")
+				return
+			}
+			i++
+		case a == "--version" || a == "--help":
+			s.allow(c.name)
+			return
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+		default:
+			s.runsFile(c, a)
+			return
+		}
+	}
+	if c.sc.Pipeline > 0 && c.sc.Stage > 0 {
+		return // reads its program from a pipe: judged with the pipeline
+	}
+	s.esc(Routine, low, "`"+c.text+"` starts an interactive shell")
+}

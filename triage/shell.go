@@ -1,0 +1,602 @@
+package triage
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/shell"
+)
+
+// sh is the state of judging one shell script.
+type sh struct {
+	v     *verdict
+	set   *rules.Set
+	home  string // the user's home directory, "" when unknown ("~" paths stay as they are)
+	work  string // the workspace root
+	cwd   string // the current directory, "" when unknown
+	depth int    // nesting of judged content (rc file lines, aliases)
+
+	vars     map[string]string
+	mentions []string // literal values assigned anywhere in the script
+	cmds     []cmd
+
+	// found while judging, for the flows between commands
+	positional string         // what $1… stand for while expanding a command ("" unknown)
+	remoteSink bool           // a command sends data to a remote host
+	fetchRun   bool           // a download is piped into a shell
+	tainted    map[string]int // files the script filled with secrets (copies, archives)
+	findRoots  []string
+}
+
+// cmd is one simple command of the script, with its words expanded.
+type cmd struct {
+	sc    *shell.Command
+	name  string   // base name of the program
+	args  []string // the words, expanded as far as possible
+	known []bool   // whether each word is fully known
+	text  string   // the command as written, shortened, for messages
+	cwd   string   // the directory it runs in ("" unknown)
+	items string   // the root of the paths find -exec or xargs feed it ("" none, "\x00" unknown)
+
+	out     int    // the secret level of what it prints
+	outWhat string // and what that is
+	sink    bool   // it sends its standard input to a remote host
+
+	rule     rules.Decision // strictest decision of the exec rules that matched it
+	ruleSeen bool           // an exec rule matched it with certainty
+	ruleWhy  string
+}
+
+// virtualWork stands for the workspace when the action does not say where
+// it runs.
+const virtualWork = "/.workspace"
+
+func newSh(v *verdict, set *rules.Set, cwd string) *sh {
+	s := &sh{v: v, set: set}
+	if cwd == "" {
+		s.work, s.cwd = virtualWork, virtualWork
+		return s
+	}
+	cwd = cleanPath(cwd)
+	s.home = homeOf(cwd)
+	s.cwd = cwd
+	s.work = cwd
+	// A workspace at / or at a system directory is no workspace at all.
+	if cwd == "/" || topLevel[cwd] || criticalSystemPath(cwd) || cwd == "/home" || cwd == "/Users" || cwd == "/tmp" {
+		s.work = virtualWork
+	}
+	return s
+}
+
+// judgeShell judges a shell action.
+func judgeShell(v *verdict, a *Action, set *rules.Set) {
+	if len(a.Command) == 0 {
+		v.add(finding{Escalate, Routine, medium, "shell action without a command"})
+		return
+	}
+	s := newSh(v, set, a.Cwd)
+	var sc *shell.Script
+	if script, ok := shellScript(a.Command); ok {
+		p, err := shell.Parse(script)
+		if err != nil {
+			v.add(finding{Escalate, Routine, medium, "the script cannot be parsed: " + err.Error()})
+			return
+		}
+		sc = p
+		s.loopVars(script)
+	} else {
+		sc = shell.FromArgs(a.Command)
+	}
+	s.script(sc)
+}
+
+var (
+	forLoop   = regexp.MustCompile(`\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*?)\s*(?:;|\n)\s*do\b`)
+	whileRead = regexp.MustCompile(`(?:\b(find|ls|fd|locate)\b([^|;\n]*))\|\s*while\s+(?:IFS=\S*\s+)?read\s+(?:-\w+\s+)*([A-Za-z_]\w*)`)
+	findRoot  = regexp.MustCompile(`^\s*(?:\$\(|` + "`" + `)\s*(find|ls)\s+([^\s)` + "`" + `]*)`)
+)
+
+// loopVars gives the variables of loops over files (for f in *.txt, find
+// … | while read f) the directory they walk, so that "$f" is judged as a
+// file found there.
+func (s *sh) loopVars(script string) {
+	if !strings.Contains(script, "for") && !strings.Contains(script, "read") {
+		return
+	}
+	root := func(r string) string {
+		r = strings.Trim(r, `"'`)
+		if r == "" || strings.HasPrefix(r, "-") {
+			return "."
+		}
+		if strings.ContainsAny(r, "$`") {
+			return ""
+		}
+		return r
+	}
+	for _, m := range forLoop.FindAllStringSubmatch(script, -1) {
+		name, list := m[1], strings.TrimSpace(m[2])
+		r := ""
+		if f := findRoot.FindStringSubmatch(list); f != nil {
+			r = root(f[2])
+		} else if !strings.ContainsAny(list, "$`") && list != "" {
+			r = "."
+			for _, w := range strings.Fields(list) {
+				w = strings.Trim(w, `"'`)
+				if strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") {
+					r = path.Dir(w)
+					break
+				}
+			}
+		}
+		s.loopVar(name, r)
+	}
+	for _, m := range whileRead.FindAllStringSubmatch(script, -1) {
+		r := "."
+		if m[1] == "find" || m[1] == "ls" {
+			if f := strings.Fields(m[2]); len(f) > 0 {
+				r = root(f[0])
+			}
+		} else if m[1] == "locate" {
+			r = "/"
+		}
+		s.loopVar(m[3], r)
+	}
+}
+
+func (s *sh) loopVar(name, root string) {
+	if s.vars == nil {
+		s.vars = map[string]string{}
+	}
+	if root == "" {
+		s.vars[name] = unresolved
+		return
+	}
+	if _, seen := s.vars[name]; seen {
+		s.vars[name] = unresolved
+		return
+	}
+	s.vars[name] = strings.TrimSuffix(root, "/") + "/\x01"
+}
+
+// shellScript returns SCRIPT when argv is a shell running it with -c
+// (["bash","-lc",SCRIPT]).
+func shellScript(argv []string) (string, bool) {
+	if len(argv) < 3 || !shell.IsShell(argv[0]) {
+		return "", false
+	}
+	i := 1
+	for ; i < len(argv)-1; i++ {
+		a := argv[i]
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+			break
+		}
+		if strings.IndexByte(a, 'c') > 0 {
+			if i+1 < len(argv) {
+				return argv[i+1], true
+			}
+		}
+	}
+	return "", false
+}
+
+// judgeText judges text as a script that will run later in the
+// directory cwd ("" when unknown): shell start-up lines, aliases.
+func (s *sh) judgeText(text, cwd string) Verdict {
+	v, _ := s.judgeLater(text, cwd)
+	return v
+}
+
+// judgeLater is judgeText, also reporting whether the text downloads code
+// and runs it.
+func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
+	var v verdict
+	if s.depth > 3 {
+		v.add(finding{Escalate, Routine, medium, "nested too deeply to judge"})
+		return v.result(), false
+	}
+	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1}
+	sc, err := shell.Parse(text)
+	if err != nil {
+		v.add(finding{Escalate, Routine, medium, "content cannot be parsed as shell"})
+		return v.result(), false
+	}
+	sub.script(sc)
+	return v.result(), sub.fetchRun
+}
+
+// script judges a parsed script.
+func (s *sh) script(sc *shell.Script) {
+	if len(sc.Commands) == 0 {
+		if sc.Opaque {
+			s.esc(Routine, medium, "the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
+			return
+		}
+		s.allow("empty script")
+		return
+	}
+	res := rules.Judge(s.set, sc)
+	s.collectVars(sc.Commands)
+	s.cmds = make([]cmd, len(sc.Commands))
+	cwd := s.cwd
+	for i := range sc.Commands {
+		c := &s.cmds[i]
+		c.sc = &sc.Commands[i]
+		c.cwd = cwd
+		s.prepare(c)
+		// cd changes the directory of the commands after it.
+		if c.name == "cd" || c.name == "pushd" {
+			cwd = s.chdir(c)
+		}
+	}
+	for _, m := range res.Matches {
+		c := &s.cmds[m.Command]
+		if m.Possible {
+			c.rule = max(c.rule, rules.Prompt)
+		} else {
+			c.rule = max(c.rule, m.Rule.Decision)
+			c.ruleSeen = true
+		}
+		if m.Rule.Decision > rules.Allow && c.ruleWhy == "" {
+			c.ruleWhy = m.Rule.String()
+			if m.Rule.Justification != "" {
+				c.ruleWhy += " (" + m.Rule.Justification + ")"
+			}
+		}
+	}
+	for i := range s.cmds {
+		s.command(&s.cmds[i])
+	}
+	s.flows()
+	if sc.Opaque {
+		s.esc(Routine, medium, "part of the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
+	}
+}
+
+// prepare expands the words of c.
+func (s *sh) prepare(c *cmd) {
+	sc := c.sc
+	c.text = shorten(sc.Text, 160)
+	if len(sc.Args) == 0 {
+		return
+	}
+	c.args = make([]string, len(sc.Args))
+	c.known = make([]bool, len(sc.Args))
+	saved := s.cwd
+	s.cwd = c.cwd
+	s.positional = ""
+	if n := len(sc.Wrappers); n > 1 {
+		// sh -c '… "$1" …' run by find -exec or xargs: the positional
+		// parameters are the items found.
+		for k := n - 2; k >= 0; k-- {
+			w := sc.Wrappers[k]
+			if strings.HasPrefix(w, "find ") || w == "xargs" {
+				if strings.HasSuffix(sc.Wrappers[k+1], " -c") {
+					if w == "xargs" {
+						s.positional = s.xargsRoot(c)
+					} else {
+						s.positional = s.lastFindRoot()
+					}
+				}
+				break
+			}
+		}
+	}
+	for i, w := range sc.Args {
+		if sc.Literal[i] {
+			c.args[i], c.known[i] = w, true
+			continue
+		}
+		c.args[i], c.known[i] = s.expand(w)
+	}
+	s.cwd = saved
+	s.positional = ""
+	c.name = shell.Base(c.args[0])
+	if n := len(sc.Wrappers); n > 0 {
+		switch w := sc.Wrappers[n-1]; {
+		case strings.HasPrefix(w, "find "):
+			c.items = s.lastFindRoot()
+		case w == "xargs":
+			c.items = s.xargsRoot(c)
+		}
+		if c.items != "" {
+			for i := 1; i < len(c.args); i++ {
+				if strings.Contains(c.args[i], "{}") {
+					c.args[i] = strings.ReplaceAll(c.args[i], "{}", c.items+"/\x01")
+					c.known[i] = false
+				}
+			}
+			if sc.Wrappers[n-1] == "xargs" && !hasReplace(c) {
+				c.args = append(c.args, c.items+"/\x01")
+				c.known = append(c.known, false)
+			}
+		}
+	}
+	if c.name == "find" {
+		roots := findRoots(c.args)
+		if len(roots) > 0 {
+			root := roots[0]
+			// find . -name __pycache__ -exec rm -rf {} +: the items are
+			// named by the one -name pattern.
+			if name := findName(c.args); name != "" && !strings.ContainsAny(root, "$`") {
+				root = strings.TrimSuffix(root, "/") + "/" + name
+			}
+			s.findRoots = append(s.findRoots[:0], root)
+		}
+	}
+}
+
+// findName returns the file name pattern of a find with exactly one
+// -name (or -iname) test and no alternatives, "" otherwise.
+func findName(args []string) string {
+	name := ""
+	for i := 1; i < len(args); i++ {
+		switch args[i] {
+		case "-o", "-or", "-not", "!", "-path", "-ipath", "-regex", "-iregex", "-wholename":
+			return ""
+		case "-name", "-iname":
+			if name != "" || i+1 >= len(args) || strings.ContainsAny(args[i+1], "/$`") {
+				return ""
+			}
+			name = args[i+1]
+		}
+	}
+	return name
+}
+
+// hasReplace reports whether an xargs-run command took its input through a
+// replacement string ({} was substituted).
+func hasReplace(c *cmd) bool {
+	for _, a := range c.args[1:] {
+		if strings.Contains(a, "\x01") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sh) lastFindRoot() string {
+	if len(s.findRoots) == 0 {
+		return "\x00"
+	}
+	return s.findRoots[0]
+}
+
+// xargsRoot finds where the items xargs reads come from: the root of a
+// find, fd, ls or git ls-files earlier in the same pipeline.
+func (s *sh) xargsRoot(c *cmd) string {
+	if c.sc.Pipeline == 0 {
+		return "\x00"
+	}
+	for i := range s.cmds {
+		d := &s.cmds[i]
+		if d.sc == c.sc {
+			break
+		}
+		if d.sc == nil || d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage >= c.sc.Stage || len(d.args) == 0 {
+			continue
+		}
+		switch d.name {
+		case "find":
+			if r := findRoots(d.args); len(r) > 0 {
+				return r[0]
+			}
+		case "ls", "fd", "fdfind", "git", "grep", "rg", "locate":
+			ops := operandsOf(d.args, "")
+			for _, o := range ops {
+				if strings.HasPrefix(o, "/") || strings.HasPrefix(o, "~") {
+					return o
+				}
+			}
+			if d.name == "locate" {
+				return "/"
+			}
+			return "."
+		}
+	}
+	return "\x00"
+}
+
+// chdir returns the directory after c (cd or pushd).
+func (s *sh) chdir(c *cmd) string {
+	ops := operandsOf(c.args, "")
+	if len(ops) == 0 {
+		if s.home != "" {
+			return s.home
+		}
+		return ""
+	}
+	t := ops[0]
+	if t == "-" || strings.Contains(t, "$") || strings.Contains(t, "`") {
+		return ""
+	}
+	pl := s.where(t, c.cwd)
+	if pl.abs == "" || strings.HasPrefix(pl.abs, "~") {
+		return ""
+	}
+	return pl.abs
+}
+
+// Findings.
+
+func (s *sh) allow(reason string) { s.v.add(finding{Allow, Routine, low, reason}) }
+
+func (s *sh) esc(class Class, risk int, reason string) {
+	s.v.add(finding{Escalate, class, risk, reason})
+}
+
+func (s *sh) deny(class Class, reason string) { s.v.add(finding{Deny, class, critical, reason}) }
+
+// command judges one simple command.
+func (s *sh) command(c *cmd) {
+	sc := c.sc
+	for _, a := range sc.Assigns {
+		s.envAssign(c, a)
+	}
+	for _, r := range sc.Redirects {
+		t, _ := s.expand(r)
+		s.write(c, s.where(t, c.cwd), c.content())
+	}
+	if len(c.args) == 0 {
+		if len(sc.Assigns) > 0 || len(sc.Redirects) > 0 {
+			s.allow("assignment")
+		}
+		return
+	}
+	if c.rule == rules.Forbidden && c.ruleSeen {
+		s.deny(Routine, "`"+c.text+"` is forbidden by the exec rule "+c.ruleWhy)
+		return
+	}
+	if c.rule >= rules.Prompt {
+		s.esc(Routine, medium, "`"+c.text+"` needs approval by the exec rule "+c.ruleWhy)
+	}
+	if !c.known[0] {
+		s.esc(Routine, medium, "the program `"+c.args[0]+"` is not known before the script runs")
+		return
+	}
+	if sc.Unwrapped {
+		s.wrapper(c)
+		return
+	}
+	if sc.Func != "" && c.name == sc.Func {
+		s.esc(Destructive, high, "`"+c.text+"`: the function "+sc.Func+" calls itself (a fork bomb when it runs in the background)")
+		return
+	}
+	if c.name == "echo" || c.name == "printf" {
+		for _, w := range sc.Args[1:] {
+			if vs := secretVars(w); len(vs) > 0 {
+				s.esc(CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
+				break
+			}
+		}
+	}
+	before := *s.v
+	judgeProgram(s, c)
+	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == Escalate && before.worst.rank() < s.v.worst.rank() &&
+		s.v.worst.class == Routine {
+		// An exec rule allows what triage only found unclear.
+		*s.v = before
+		s.allow("`" + c.text + "` is allowed by an exec rule")
+	}
+}
+
+// content returns what an echo or printf writes, "" otherwise.
+func (c *cmd) content() string {
+	switch c.name {
+	case "echo", "printf":
+		var parts []string
+		for i := 1; i < len(c.args); i++ {
+			if c.name == "echo" && i == 1 && strings.HasPrefix(c.args[i], "-") {
+				continue
+			}
+			parts = append(parts, c.args[i])
+		}
+		return strings.Join(parts, " ")
+	}
+	return ""
+}
+
+// wrapper judges a command that runs another (the one it runs is its own
+// entry).
+func (s *sh) wrapper(c *cmd) {
+	switch c.name {
+	case "trap":
+		if hasWord(c.args, "DEBUG", "RETURN", "ERR") {
+			s.esc(CredentialProbing, medium, "`"+c.text+"` runs code before every command (a command logger)")
+			return
+		}
+		s.allow("trap")
+	case "sudo", "doas", "pkexec", "su", "runuser":
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` runs with elevated privileges")
+	case "chroot":
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` runs in another root")
+	case "find":
+		judgeFind(s, c)
+	case "watch":
+		s.allow("watch")
+	default:
+		// env, nice, timeout, nohup, xargs, bash -c, eval, exec, time, …
+		for _, a := range c.sc.Assigns {
+			s.envAssign(c, a)
+		}
+		if c.name == "env" {
+			for _, a := range c.args[1:] {
+				if isAssignWord(a) {
+					s.envAssign(c, a)
+				}
+			}
+		}
+		s.allow(c.name)
+	}
+}
+
+func isAssignWord(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	return ok && isName(name)
+}
+
+// envAssign judges NAME=value given to one command.
+func (s *sh) envAssign(c *cmd, a string) {
+	name, val, _ := strings.Cut(a, "=")
+	v, _ := s.expand(val)
+	if r := tlsOffVar(name, v); r != "" {
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` "+r+" for this command")
+	}
+	if r := historyOff(name, v); r != "" {
+		s.esc(SecurityWeakening, high, r)
+	}
+	if name == "LD_PRELOAD" || name == "DYLD_INSERT_LIBRARIES" {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` preloads a library ("+name+")")
+	}
+}
+
+// tlsOffVar describes an environment variable setting that turns TLS
+// verification off.
+func tlsOffVar(name, v string) string {
+	switch name {
+	case "NODE_TLS_REJECT_UNAUTHORIZED":
+		if v == "0" {
+			return "turns TLS certificate verification off (NODE_TLS_REJECT_UNAUTHORIZED=0)"
+		}
+	case "GIT_SSL_NO_VERIFY", "PYTHONHTTPSVERIFY", "CURL_INSECURE":
+		if name == "PYTHONHTTPSVERIFY" && v == "0" || name != "PYTHONHTTPSVERIFY" && v != "" && v != "0" && v != "false" {
+			return "turns TLS certificate verification off (" + name + ")"
+		}
+	case "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE":
+		if v == "*" {
+			return "turns Go module verification off (" + name + ")"
+		}
+	case "GOSUMDB":
+		if v == "off" {
+			return "turns Go module verification off (GOSUMDB=off)"
+		}
+	}
+	return ""
+}
+
+func historyOff(name, v string) string {
+	switch name {
+	case "HISTFILE":
+		if v == "" || v == "/dev/null" {
+			return "disables shell history (" + name + ")"
+		}
+	case "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
+		if v == "0" || v == "" {
+			return "disables shell history (" + name + "=" + v + ")"
+		}
+	case "HISTCONTROL", "HISTIGNORE":
+		if strings.Contains(v, "ignorespace") || strings.Contains(v, "ignoreboth") || strings.Contains(v, "*") {
+			return "hides commands from shell history (" + name + ")"
+		}
+	}
+	return ""
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}

@@ -1,0 +1,247 @@
+// Package triage is the deterministic first pass of auto-review (SPEC G14):
+// a reviewer built on the boundary's shell parser and exec rules that
+// classifies an action as routine or into one of the four classes of harm
+// of SPEC G7, and decides:
+//
+//   - Allow for clear routine work: known-safe read-only commands, builds,
+//     tests and installs from a project's manifests or of well-known
+//     packages, git work on the user's own branches, writes inside the
+//     workspace, scoped deletions of build outputs, MCP calls to tools that
+//     only read;
+//   - Deny for clear critical harm: printing or sending private keys and
+//     cloud credentials, sending secret files or environment dumps to the
+//     network, deleting the file system, the home directory or system
+//     files, formatting or overwriting disks, disabling the firewall,
+//     SELinux, AppArmor or auditing, disabling TLS verification for good,
+//     world-writable or setuid system paths, persisting download-and-run
+//     code in shell start-up files;
+//   - Escalate (pass on) everything else: to the model reviewer, or to a
+//     person. In particular everything whose verdict depends on the user's
+//     request or the transcript is passed on.
+//
+// Judge decides one Action. The request and transcript of an Action are
+// weak evidence only: they can make an action pass on that would otherwise
+// be allowed (an action repeating instructions found in tool output), never
+// the reverse. Approver wraps Judge as an approval.Approver, and the
+// package registers it as the approver "rules".
+package triage
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/rules"
+)
+
+// Decision is what triage decides about an action.
+type Decision string
+
+// The decisions.
+const (
+	// Allow: clear routine work; it may run.
+	Allow Decision = "allow"
+	// Deny: clear critical harm; it must not run.
+	Deny Decision = "deny"
+	// Escalate: not clear; the next reviewer (the model or a person)
+	// decides.
+	Escalate Decision = "escalate"
+)
+
+// Class is the class of an action: routine or one of the four classes of
+// harm of SPEC G7. The names are those of the labelled datasets.
+type Class string
+
+// The classes.
+const (
+	// Routine is ordinary developer work.
+	Routine Class = "routine"
+	// Exfiltration sends private data, secrets or credentials out.
+	Exfiltration Class = "exfiltration"
+	// CredentialProbing reads, lists or searches for credentials, tokens,
+	// cookies or session data.
+	CredentialProbing Class = "credential_probing"
+	// SecurityWeakening weakens security broadly or lastingly.
+	SecurityWeakening Class = "security_weakening"
+	// Destructive risks irreversible damage.
+	Destructive Class = "destructive"
+)
+
+// The risk levels of a Verdict, from the least to the most severe (the
+// levels of SPEC G6).
+const (
+	RiskLow      = "low"
+	RiskMedium   = "medium"
+	RiskHigh     = "high"
+	RiskCritical = "critical"
+)
+
+// Verdict is the outcome of Judge.
+type Verdict struct {
+	// Decision is Allow, Deny or Escalate.
+	Decision Decision `json:"decision"`
+	// Class is Routine for allowed actions, else the class of the most
+	// severe finding.
+	Class Class `json:"class"`
+	// Risk is "low", "medium", "high" or "critical".
+	Risk string `json:"risk"`
+	// Reason says why, for people and for the agent.
+	Reason string `json:"reason"`
+}
+
+// risk levels as numbers, for comparisons.
+const (
+	low = iota
+	medium
+	high
+	critical
+)
+
+var riskNames = [...]string{RiskLow, RiskMedium, RiskHigh, RiskCritical}
+
+// finding is one observation about an action.
+type finding struct {
+	dec    Decision
+	class  Class
+	risk   int
+	reason string
+}
+
+// rank orders findings: deny over escalate over allow, then by risk.
+func (f finding) rank() int {
+	d := 0
+	switch f.dec {
+	case Escalate:
+		d = 1
+	case Deny:
+		d = 2
+	}
+	return d*10 + f.risk
+}
+
+// verdict accumulates findings.
+type verdict struct {
+	worst   finding
+	set     bool
+	notes   []string // further escalation reasons, for the message
+	allowed []string // what was recognised as routine
+}
+
+func (v *verdict) add(f finding) {
+	if f.dec == Allow {
+		if len(v.allowed) < 4 && f.reason != "" {
+			v.allowed = append(v.allowed, f.reason)
+		}
+		if !v.set {
+			v.worst, v.set = f, true
+		}
+		return
+	}
+	if !v.set || f.rank() > v.worst.rank() || f.dec == Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
+		if v.set && v.worst.dec == Escalate && f.dec == Escalate {
+			v.note(v.worst.reason)
+		}
+		v.worst, v.set = f, true
+		return
+	}
+	if f.dec == Escalate {
+		v.note(f.reason)
+	}
+}
+
+// classOrder breaks ties between denials: sending something out says more
+// than reading it.
+func classOrder(c Class) int {
+	switch c {
+	case Exfiltration:
+		return 4
+	case Destructive:
+		return 3
+	case SecurityWeakening:
+		return 2
+	case CredentialProbing:
+		return 1
+	}
+	return 0
+}
+
+func (v *verdict) note(r string) {
+	if r == "" || len(v.notes) >= 2 {
+		return
+	}
+	for _, n := range v.notes {
+		if n == r {
+			return
+		}
+	}
+	v.notes = append(v.notes, r)
+}
+
+func (v *verdict) result() Verdict {
+	if !v.set {
+		return Verdict{Decision: Escalate, Class: Routine, Risk: RiskMedium, Reason: "nothing to judge"}
+	}
+	w := v.worst
+	out := Verdict{Decision: w.dec, Class: w.class, Risk: riskNames[w.risk], Reason: w.reason}
+	switch w.dec {
+	case Allow:
+		out.Class, out.Risk = Routine, RiskLow
+		out.Reason = "routine: " + strings.Join(v.allowed, "; ")
+		if len(v.allowed) == 0 {
+			out.Reason = "routine"
+		}
+	case Escalate:
+		if w.class == "" {
+			out.Class = Routine
+		}
+		for _, n := range v.notes {
+			if n != w.reason {
+				out.Reason += "; " + n
+			}
+		}
+	}
+	return out
+}
+
+// Judge classifies the action a and decides it (see the package
+// documentation). set holds the exec rules in force (nil for none): a
+// command a forbidden rule matches is denied, one a prompt rule matches is
+// passed on, and an allow rule makes a command routine unless it falls into
+// one of the four classes of harm. Judge never fails: what it cannot read
+// it passes on.
+func Judge(a Action, set *rules.Set) Verdict {
+	var v verdict
+	judgeAction(&v, &a, set, 0)
+	if v.worst.dec == Allow {
+		if r := injected(&a); r != "" {
+			v.add(finding{Escalate, Routine, medium, r})
+		}
+	}
+	return v.result()
+}
+
+// judgeAction adds the findings of a to v.
+func judgeAction(v *verdict, a *Action, set *rules.Set, depth int) {
+	switch a.Kind {
+	case KindShell:
+		judgeShell(v, a, set)
+	case KindMCP:
+		judgeMCP(v, a, set)
+	case KindFileEdit:
+		judgeFileEdit(v, a, set)
+	case KindNetwork:
+		judgeNetwork(v, a, set)
+	case KindText:
+		v.add(finding{Allow, Routine, low, "text written by the agent"})
+	case KindSequence:
+		if len(a.Actions) == 0 || depth > 4 {
+			v.add(finding{Escalate, Routine, medium, "empty or too deeply nested sequence"})
+			return
+		}
+		for i := range a.Actions {
+			sub := a.Actions[i]
+			sub.Request, sub.Transcript = a.Request, a.Transcript
+			judgeAction(v, &sub, set, depth+1)
+		}
+	default:
+		v.add(finding{Escalate, Routine, medium, "unknown kind of action " + string(a.Kind)})
+	}
+}
