@@ -13,9 +13,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/bash"
 )
 
 // Limits of the read-only tools.
@@ -240,4 +243,23 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 		b.WriteString("[empty directory]\n")
 	}
 	return b.String(), nil
+}
+
+// ShellTool returns the reviewer's read-only shell: the built-in bash tool
+// under a read-only sandbox with the network off, in dir, with a short
+// timeout. Nothing it runs can write or reach the network; a command that
+// would need either is refused, since the reviewer's own boundary requests
+// have nobody to approve them (boundary.Ask denies without a decider). It
+// returns nil when the kernel cannot enforce the sandbox, so that the
+// reviewer never runs an unrestricted command.
+func ShellTool(dir string) tool.Tool {
+	if _, err := sandbox.Supported(); err != nil {
+		return nil
+	}
+	return bash.New(bash.Options{
+		Dir:      dir,
+		Timeout:  30 * time.Second,
+		MaxBytes: 64 << 10,
+		Sandbox:  &sandbox.Policy{Mode: sandbox.ReadOnly, Workdir: dir},
+	})
 }

@@ -158,7 +158,7 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp, TaskFile: absPath(t.Path),
 	}
-	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules); err != nil {
+	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
 		return nil, err
 	}
 	if maxOut != nil {
@@ -229,7 +229,7 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 // which settles clear cases, then, for what it passes on, the model
 // reviewer on opts.AutoReviewModel or else on the run's model, with the
 // policy text resolved from the managed and user configuration (G8, G14).
-func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set) (*approval.Policy, error) {
+func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set, workdir string) (*approval.Policy, error) {
 	who := t.ApprovalsReviewer
 	if opts.ApprovalsReviewer != "" {
 		who = opts.ApprovalsReviewer
@@ -259,7 +259,11 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 	if err != nil {
 		return nil, fmt.Errorf("auto-review policy: %w", err)
 	}
-	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout}
+	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout,
+		Tools: autoreview.ReadOnlyTools(workdir)}
+	if sh := autoreview.ShellTool(workdir); sh != nil {
+		r.Tools = append(r.Tools, sh)
+	}
 	return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: triage.Approver(set, r),
 		Entry: policy.Entry{Name: ReviewerAuto, Params: map[string]any{"model": spec}}}), nil
 }
