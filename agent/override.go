@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/event"
 )
 
 // MaxDenials is how many of a run's latest auto-review denials are kept
@@ -80,12 +82,22 @@ func (r *Run) Denials() []Denial {
 }
 
 // Override lets the agent retry, once, exactly the action of the denial
-// id, in the same context (SPEC G12). It is the person's channel: only code
-// acting for a person may call it. The retry is still reviewed, and the
-// reviewer sees the person's approval as a trusted marker; it may deny
-// again where its policy says a denial cannot be overridden. by and note
-// say who approved and why.
+// id, in the same context (SPEC G12), and records it in the transcript. It
+// is the person's channel: only code acting for a person may call it. The
+// retry is still reviewed, and the reviewer sees the person's approval as a
+// trusted marker; it may deny again where its policy says a denial cannot
+// be overridden. by and note say who approved and why.
 func (r *Run) Override(id, by, note string) error {
+	if err := r.RestoreOverride(id, by, note); err != nil {
+		return err
+	}
+	r.Events.Emit(event.Override{DenialID: id, By: by, Note: note})
+	return nil
+}
+
+// RestoreOverride is Override for an override already in the transcript of
+// a resumed run: it is granted again, and not recorded twice.
+func (r *Run) RestoreOverride(id, by, note string) error {
 	l := &r.denials
 	l.mu.Lock()
 	defer l.mu.Unlock()

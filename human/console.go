@@ -260,3 +260,33 @@ func cut(s string, n int) string {
 	}
 	return s
 }
+
+// Line shows prompt and returns the next line the person types, for
+// free-form input such as a new request between turns. It waits its turn
+// behind pending requests, and returns io.EOF when the input has ended.
+func (c *Console) Line(ctx context.Context, prompt string) (string, error) {
+	select {
+	case c.turn <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-c.turn }()
+	c.holdLog(true)
+	defer c.holdLog(false)
+	c.startReading()
+	if err := c.write(prompt); err != nil {
+		return "", err
+	}
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case line, ok := <-c.lines:
+		if !ok {
+			if c.readErr != nil {
+				return "", fmt.Errorf("human: reading the console: %w", c.readErr)
+			}
+			return "", io.EOF
+		}
+		return line, nil
+	}
+}

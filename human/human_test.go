@@ -713,3 +713,15 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 		t.Error("log not written directly when no prompt is pending")
 	}
 }
+
+func TestConsoleLine(t *testing.T) {
+	var out buffer
+	c := NewConsole(strings.NewReader("first request\n"), &out)
+	got, err := c.Line(context.Background(), "next > ")
+	if err != nil || got != "first request" || !strings.Contains(out.String(), "next > ") {
+		t.Fatalf("Line = %q, %v; output %q", got, err, out.String())
+	}
+	if _, err := c.Line(context.Background(), "next > "); !errors.Is(err, io.EOF) {
+		t.Errorf("at end of input: %v, want io.EOF", err)
+	}
+}

@@ -160,7 +160,7 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 		p.Run.Remember(d)
 	}
 	for _, o := range st.Overrides {
-		if err := p.Run.Override(o.DenialID, o.By, o.Note); err != nil {
+		if err := p.Run.RestoreOverride(o.DenialID, o.By, o.Note); err != nil {
 			p.Close()
 			return nil, fmt.Errorf("override of %s: %w", o.DenialID, err)
 		}

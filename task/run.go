@@ -171,17 +171,28 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	return p, nil
 }
 
-// Execute runs the prepared task and closes its transcript.
+// Execute runs the prepared task's first turn (or, for a resumed run, its
+// next one). The transcript stays open for further turns; Close it when
+// done.
 func (p *Prepared) Execute(ctx context.Context) *agent.Result {
-	res := p.Run.Execute(ctx, p.Agent, p.Input)
-	if err := p.file.Close(); err != nil && res.Err == nil {
-		res.Status, res.Err = event.StatusError, fmt.Errorf("transcript: %w", err)
-	}
-	return res
+	return p.Run.Execute(ctx, p.Agent, p.Input)
 }
 
-// Close releases a prepared run that will not be executed.
-func (p *Prepared) Close() error { return p.file.Close() }
+// Next runs a further turn of the same run: the conversation so far, then
+// input as the person's new request (SPEC G11: the breaker's state clears).
+func (p *Prepared) Next(ctx context.Context, history []chat.Message, input string) *agent.Result {
+	p.Run.Resumed = true
+	p.Input = append(append([]chat.Message(nil), history...), chat.Message{Role: chat.User, Content: input})
+	return p.Run.Execute(ctx, p.Agent, p.Input)
+}
+
+// Close closes the transcript.
+func (p *Prepared) Close() error {
+	if err := p.file.Close(); err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	return nil
+}
 
 func sanitize(s string) string {
 	out := []rune{}

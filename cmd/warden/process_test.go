@@ -334,3 +334,47 @@ func homeDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+// The console's /approve picker between turns (SPEC G12): the person picks
+// a denial, and the next turn may retry exactly that action once.
+func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	dir := t.TempDir()
+	target := filepath.Join(homeDir(t), "f")
+	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [`+call+`]
+- content: '{"outcome": "deny", "risk_level": "medium", "rationale": "not asked for"}'
+- content: I stopped.
+- tool_calls: [`+call+`]
+- content: '{"outcome": "allow", "rationale": "the person approved it"}'
+- content: done
+`)
+	task := write(t, dir, "task.yaml", "name: picker\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary(t), "run", task, "--interactive", "--model", "scripted:"+script, "--transcript", tr)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir, "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
+	cmd.Stdin = strings.NewReader("/approve\n1\nplease retry\n\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if data, _ := os.ReadFile(target); string(data) != "x\n" {
+		t.Errorf("target = %q\n%s", data, stderr.String())
+	}
+	var kinds []string
+	for _, e := range lines(t, tr) {
+		switch e["event"] {
+		case "auto_review":
+			kinds = append(kinds, fmt.Sprintf("review:%s/%s", e["status"], e["source"]))
+		case "override", "turn_start", "run_start":
+			kinds = append(kinds, e["event"].(string))
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "run_start,turn_start,review:denied/model,override,turn_start,review:approved/override" {
+		t.Errorf("events = %s", got)
+	}
+}

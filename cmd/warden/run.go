@@ -7,8 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 
+	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
@@ -36,6 +39,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
 	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user or auto_review (replaces the task's approvals_reviewer)")
 	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
+	var interactive bool
+	fs.BoolVar(&interactive, "interactive", false, "after each turn, read the next request from the console (/approve lets a person allow one retry of a denial)")
 	var resume, input string
 	fs.StringVar(&resume, "resume", "", "continue the stored run RUN_ID with a new turn (give --input)")
 	fs.StringVar(&input, "input", "", "the person's request for the resumed turn")
@@ -97,9 +102,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := p.Execute(ctx)
-
 	if answer := chat.Text(res.Messages, chat.Assistant); answer != "" {
 		fmt.Fprintf(stdout, "%s\n\n", answer)
+	}
+	if interactive {
+		res = moreTurns(ctx, p, res, human.Default(), stdout)
+	}
+	if err := p.Close(); err != nil && res.Err == nil {
+		res.Status, res.Err = event.StatusError, err
 	}
 	turns, tokens := p.Run.Usage()
 	fmt.Fprintf(stdout, "%s\nmodel: %d turns, %d tokens\nworkdir: %s\ntranscript: %s\n",
@@ -113,4 +123,53 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "warden: run error: %v\n", res.Err)
 	return exitError
+}
+
+// moreTurns reads further requests from the console after each turn that
+// did not fail, until an empty line or the end of input. "/approve" lists
+// the run's latest auto-review denials and lets the person allow one retry
+// of exactly one of them (SPEC G12).
+func moreTurns(ctx context.Context, p *task.Prepared, res *agent.Result, con *human.Console, stdout io.Writer) *agent.Result {
+	for res.Status != event.StatusError {
+		line, err := con.Line(ctx, "\nnext request (/approve allows one retry of a denial; an empty line ends) > ")
+		line = strings.TrimSpace(line)
+		if err != nil || line == "" {
+			return res
+		}
+		if line == "/approve" {
+			approveDenial(ctx, p, con)
+			continue
+		}
+		res = p.Next(ctx, res.Messages, line)
+		if answer := chat.Text(res.Messages[len(res.Messages)-1:], chat.Assistant); answer != "" {
+			fmt.Fprintf(stdout, "%s\n\n", answer)
+		}
+	}
+	return res
+}
+
+// approveDenial is the console's /approve picker.
+func approveDenial(ctx context.Context, p *task.Prepared, con *human.Console) {
+	denials := p.Run.Denials()
+	if len(denials) == 0 {
+		_, _ = fmt.Fprintln(con.Log(), "no denials to approve")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("the latest denials:\n")
+	for i, d := range denials {
+		fmt.Fprintf(&b, "  %d. %s  %s\n     %s\n", i+1, d.ID, human.Escape(string(d.Action)), human.Escape(d.Rationale))
+	}
+	b.WriteString("number to approve one retry of (empty: none) > ")
+	pick, err := con.Line(ctx, b.String())
+	n, convErr := strconv.Atoi(strings.TrimSpace(pick))
+	if err != nil || convErr != nil || n < 1 || n > len(denials) {
+		_, _ = fmt.Fprintln(con.Log(), "nothing approved")
+		return
+	}
+	if err := p.Run.Override(denials[n-1].ID, "console", ""); err != nil {
+		_, _ = fmt.Fprintf(con.Log(), "warden: %v\n", err)
+		return
+	}
+	_, _ = fmt.Fprintf(con.Log(), "approved one retry of %s\n", denials[n-1].ID)
 }
