@@ -20,6 +20,7 @@ import (
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/tool"
@@ -525,3 +526,36 @@ func (e statusErr) StatusCode() int { return e.code }
 type fieldErr struct{ StatusCode int }
 
 func (e *fieldErr) Error() string { return fmt.Sprintf("status %d", e.StatusCode) }
+
+// The approver leaves the transcript's auto_review record: the exact
+// action, the verdict, who decided, the cost and the reviewer's own
+// conversation (SPEC G13).
+func TestG13_ApproveRecordsTheReview(t *testing.T) {
+	m := model.Func(func(ctx context.Context, req model.Request) (model.Response, error) {
+		return model.Response{
+			Message: chat.Message{Role: chat.Assistant, Content: `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"keys stay put"}`},
+			Usage:   model.Usage{InputTokens: 120, OutputTokens: 30},
+		}, nil
+	})
+	r := &autoreview.Reviewer{Model: m, ModelName: "openai/judge"}
+	call := tool.NewCall("c1", "bash", `{"cmd":"cat ~/.ssh/id_rsa"}`)
+	req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Kind: boundary.Exec, Command: "cat ~/.ssh/id_rsa", Reason: "rule asks"}}
+	a, err := r.Approve(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar, ok := a.Metadata[event.AutoReviewKey].(event.AutoReview)
+	if !ok {
+		t.Fatalf("no auto_review record in %+v", a.Metadata)
+	}
+	if ar.Status != event.ReviewDenied || ar.RiskLevel != "high" || ar.UserAuthorization != "low" || ar.Rationale != "keys stay put" ||
+		ar.Source != event.SourceModel || ar.Model != "openai/judge" || ar.InputTokens != 120 || ar.OutputTokens != 30 {
+		t.Errorf("record = %+v", ar)
+	}
+	if !strings.Contains(string(ar.Action), "id_rsa") {
+		t.Errorf("action = %s", ar.Action)
+	}
+	if len(ar.Conversation) < 3 || ar.Conversation[len(ar.Conversation)-1].Role != chat.Assistant {
+		t.Errorf("conversation not saved: %+v", ar.Conversation)
+	}
+}

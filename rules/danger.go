@@ -101,7 +101,7 @@ func programDanger(name string, args []string) string {
 	case "rm":
 		return rmDanger(args)
 	case "find":
-		if hasArg(args, "-delete") {
+		if shell.HasWord(args, "-delete") {
 			for _, p := range findPaths(args) {
 				if b := broad(p); b != "" {
 					return "destructive: find -delete under " + b
@@ -109,7 +109,7 @@ func programDanger(name string, args []string) string {
 			}
 		}
 	case "mv":
-		ops := operands(args, "St", "suffix", "target-directory")
+		ops := shell.Operands(args, "St", "suffix", "target-directory")
 		for i, t := range ops {
 			if i < len(ops)-1 || len(ops) == 1 {
 				if b := broad(t); b != "" {
@@ -121,12 +121,12 @@ func programDanger(name string, args []string) string {
 			return "destructive: mv onto device " + ops[len(ops)-1]
 		}
 	case "cp":
-		ops := operands(args, "St", "suffix", "target-directory")
+		ops := shell.Operands(args, "St", "suffix", "target-directory")
 		if len(ops) > 1 && isDevice(ops[len(ops)-1]) {
 			return "destructive: cp onto device " + ops[len(ops)-1]
 		}
 	case "tee":
-		for _, t := range operands(args, "") {
+		for _, t := range shell.Operands(args, "") {
 			if r := redirectDanger(t); r != "" {
 				return r
 			}
@@ -142,16 +142,16 @@ func programDanger(name string, args []string) string {
 	case "wipefs", "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "mkswap", "mke2fs", "mkntfs", "blkdiscard":
 		return "destructive: " + name + " rewrites a disk or partition"
 	case "diskutil":
-		if len(args) > 1 && strings.HasPrefix(strings.ToLower(args[1]), "erase") || hasArg(args, "partitionDisk", "zeroDisk", "randomDisk", "secureErase") {
+		if len(args) > 1 && strings.HasPrefix(strings.ToLower(args[1]), "erase") || shell.HasWord(args, "partitionDisk", "zeroDisk", "randomDisk", "secureErase") {
 			return "destructive: diskutil erases a disk"
 		}
 	case "chmod":
 		return chmodDanger(args)
 	case "chown", "chgrp":
-		rec := hasShort(args, 'R', "") || hasLong(args, "recursive")
-		ops := operands(args, "", "from", "reference")
+		rec := shell.HasShort(args, 'R', "") || shell.HasLong(args, "recursive")
+		ops := shell.Operands(args, "", "from", "reference")
 		for i, t := range ops {
-			if i == 0 && !hasPrefixArg(args, "--reference") {
+			if i == 0 && !shell.HasPrefixWord(args, "--reference") {
 				continue // the owner
 			}
 			if b := broad(t); b != "" && (rec || t == "/") {
@@ -167,17 +167,17 @@ func programDanger(name string, args []string) string {
 	case "shutdown", "reboot", "halt", "poweroff":
 		return "destructive: " + name + " stops the machine"
 	case "init", "telinit":
-		if hasArg(args, "0", "6") {
+		if shell.HasWord(args, "0", "6") {
 			return "destructive: " + name + " stops the machine"
 		}
 	case "crontab":
-		if hasShort(args, 'r', "u") {
+		if shell.HasShort(args, 'r', "u") {
 			return "destructive: crontab -r removes every cron job"
 		}
 	case "sudo", "su", "doas", "pkexec", "runuser":
 		return "security: runs with elevated privileges (" + name + ")"
 	case "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft":
-		if hasArg(args, "-F", "--flush", "-X", "--delete-chain") || hasShort(args, 'F', "") {
+		if shell.HasWord(args, "-F", "--flush", "-X", "--delete-chain") || shell.HasShort(args, 'F', "") {
 			return "security: " + name + " flushes firewall rules"
 		}
 		for i := 1; i+2 < len(args); i++ {
@@ -186,15 +186,15 @@ func programDanger(name string, args []string) string {
 			}
 		}
 	case "nft":
-		if hasArg(args, "flush") && hasArg(args, "ruleset") || hasArg(args, "delete") && hasArg(args, "table") {
+		if shell.HasWord(args, "flush") && shell.HasWord(args, "ruleset") || shell.HasWord(args, "delete") && shell.HasWord(args, "table") {
 			return "security: nft removes firewall rules"
 		}
 	case "ufw":
-		if hasArg(args, "disable", "reset") {
+		if shell.HasWord(args, "disable", "reset") {
 			return "security: ufw disables the firewall"
 		}
 	case "pfctl":
-		if hasShort(args, 'd', "") || hasShort(args, 'F', "") {
+		if shell.HasShort(args, 'd', "") || shell.HasShort(args, 'F', "") {
 			return "security: pfctl disables or flushes the firewall"
 		}
 	case "systemctl":
@@ -204,33 +204,33 @@ func programDanger(name string, args []string) string {
 			return "security: stops security service " + args[1]
 		}
 	case "setenforce":
-		if hasArg(args, "0", "Permissive", "permissive") {
+		if shell.HasWord(args, "0", "Permissive", "permissive") {
 			return "security: setenforce disables SELinux enforcement"
 		}
 	case "aa-disable", "aa-complain", "aa-teardown":
 		return "security: " + name + " weakens AppArmor"
 	case "apparmor_parser":
-		if hasShort(args, 'R', "") || hasLong(args, "remove") {
+		if shell.HasShort(args, 'R', "") || shell.HasLong(args, "remove") {
 			return "security: apparmor_parser removes AppArmor profiles"
 		}
 	case "spctl":
-		if hasLong(args, "master-disable", "global-disable") {
+		if shell.HasLong(args, "master-disable", "global-disable") {
 			return "security: spctl disables Gatekeeper"
 		}
 	case "csrutil":
-		if hasArg(args, "disable") {
+		if shell.HasWord(args, "disable") {
 			return "security: csrutil disables System Integrity Protection"
 		}
 	case "auditctl":
-		if hasArg(args, "-D") || hasArg(args, "-e") && hasArg(args, "0") {
+		if shell.HasWord(args, "-D") || shell.HasWord(args, "-e") && shell.HasWord(args, "0") {
 			return "security: auditctl disables auditing"
 		}
 	case "history":
-		if hasShort(args, 'c', "d") || hasShort(args, 'd', "") {
+		if shell.HasShort(args, 'c', "d") || shell.HasShort(args, 'd', "") {
 			return "security: history clears shell history"
 		}
 	case "unset":
-		if hasArg(args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
+		if shell.HasWord(args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
 			return "security: unset disables shell history"
 		}
 	case "export", "declare", "typeset", "readonly", "local":
@@ -252,7 +252,7 @@ func programDanger(name string, args []string) string {
 			}
 		}
 	case "ln":
-		if hasArg(args, "/dev/null") {
+		if shell.HasWord(args, "/dev/null") {
 			for _, a := range args[1:] {
 				if isHistoryFile(a) {
 					return "security: ln points shell history at /dev/null"
@@ -264,7 +264,7 @@ func programDanger(name string, args []string) string {
 			return "credentials: security reads the keychain"
 		}
 	case "gpg", "gpg2":
-		if hasLong(args, "export-secret-keys", "export-secret-subkeys") {
+		if shell.HasLong(args, "export-secret-keys", "export-secret-subkeys") {
 			return "credentials: gpg exports secret keys"
 		}
 	case "gh":
@@ -274,11 +274,11 @@ func programDanger(name string, args []string) string {
 	case "curl":
 		return curlDanger(args)
 	case "wget":
-		if hasLong(args, "post-file", "body-file") {
+		if shell.HasLong(args, "post-file", "body-file") {
 			return "exfiltration: wget uploads a local file"
 		}
 	case "scp", "rsync", "sftp":
-		ops := operands(args, "cFiJlmoPSDBeT", "rsh", "rsync-path", "exclude", "include", "filter", "files-from", "port", "password-file")
+		ops := shell.Operands(args, "cFiJlmoPSDBeT", "rsh", "rsync-path", "exclude", "include", "filter", "files-from", "port", "password-file")
 		if len(ops) > 1 && isRemote(ops[len(ops)-1]) {
 			for _, src := range ops[:len(ops)-1] {
 				if !isRemote(src) {
@@ -287,7 +287,7 @@ func programDanger(name string, args []string) string {
 			}
 		}
 	case "nc", "ncat", "netcat":
-		if hasShort(args, 'e', "") || hasShort(args, 'c', "") || hasLong(args, "exec", "sh-exec", "lua-exec") {
+		if shell.HasShort(args, 'e', "") || shell.HasShort(args, 'c', "") || shell.HasLong(args, "exec", "sh-exec", "lua-exec") {
 			return "exfiltration: " + name + " connects a program to the network"
 		}
 	}
@@ -295,12 +295,12 @@ func programDanger(name string, args []string) string {
 }
 
 func rmDanger(args []string) string {
-	if hasLong(args, "no-preserve-root") {
+	if shell.HasLong(args, "no-preserve-root") {
 		return "destructive: rm --no-preserve-root"
 	}
-	rec := hasShort(args, 'r', "") || hasShort(args, 'R', "") || hasLong(args, "recursive")
-	force := hasShort(args, 'f', "") || hasLong(args, "force")
-	for _, t := range operands(args, "") {
+	rec := shell.HasShort(args, 'r', "") || shell.HasShort(args, 'R', "") || shell.HasLong(args, "recursive")
+	force := shell.HasShort(args, 'f', "") || shell.HasLong(args, "force")
+	for _, t := range shell.Operands(args, "") {
 		if b := broad(t); b != "" {
 			return "destructive: rm of " + b
 		}
@@ -474,7 +474,7 @@ func chmodDanger(args []string) string {
 		return ""
 	}
 	mode, targets := ops[0], ops[1:]
-	if hasLong(args, "reference") {
+	if shell.HasLong(args, "reference") {
 		mode, targets = "", ops
 	}
 	for _, t := range targets {
@@ -561,36 +561,36 @@ func gitDanger(args []string) string {
 	sub, rest := args[i], args[i:]
 	switch sub {
 	case "push":
-		if hasShort(rest, 'f', "o") || hasShort(rest, 'd', "o") ||
-			hasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune") {
+		if shell.HasShort(rest, 'f', "o") || shell.HasShort(rest, 'd', "o") ||
+			shell.HasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune") {
 			return "destructive: git push rewrites or deletes remote history"
 		}
-		for _, a := range operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
+		for _, a := range shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
 			if strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") {
 				return "destructive: git push " + a + " rewrites or deletes a remote branch"
 			}
 		}
 	case "reset":
-		if hasLong(rest, "hard") {
+		if shell.HasLong(rest, "hard") {
 			return "destructive: git reset --hard discards uncommitted changes"
 		}
 	case "clean":
-		if (hasShort(rest, 'f', "e") || hasLong(rest, "force")) && !hasShort(rest, 'n', "e") && !hasLong(rest, "dry-run") {
+		if (shell.HasShort(rest, 'f', "e") || shell.HasLong(rest, "force")) && !shell.HasShort(rest, 'n', "e") && !shell.HasLong(rest, "dry-run") {
 			return "destructive: git clean -f deletes untracked files"
 		}
 	case "checkout":
-		if hasShort(rest, 'f', "bB") || hasLong(rest, "force") {
+		if shell.HasShort(rest, 'f', "bB") || shell.HasLong(rest, "force") {
 			return "destructive: git checkout --force discards uncommitted changes"
 		}
-		if ops := operands(rest, "bB"); len(ops) > 0 && ops[len(ops)-1] == "." && hasArg(rest, "--") {
+		if ops := shell.Operands(rest, "bB"); len(ops) > 0 && ops[len(ops)-1] == "." && shell.HasWord(rest, "--") {
 			return "destructive: git checkout -- . discards uncommitted changes"
 		}
 	case "restore":
-		if hasArg(rest, ".", ":/") && (!hasShort(rest, 'S', "s") && !hasLong(rest, "staged") || hasShort(rest, 'W', "s") || hasLong(rest, "worktree")) {
+		if shell.HasWord(rest, ".", ":/") && (!shell.HasShort(rest, 'S', "s") && !shell.HasLong(rest, "staged") || shell.HasShort(rest, 'W', "s") || shell.HasLong(rest, "worktree")) {
 			return "destructive: git restore . discards uncommitted changes"
 		}
 	case "branch":
-		if hasShort(rest, 'D', "") || (hasShort(rest, 'd', "") || hasLong(rest, "delete")) && (hasShort(rest, 'f', "") || hasLong(rest, "force")) {
+		if shell.HasShort(rest, 'D', "") || (shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete")) && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
 			return "destructive: git branch -D deletes an unmerged branch"
 		}
 	case "stash":
@@ -604,15 +604,15 @@ func gitDanger(args []string) string {
 			return "destructive: git reflog " + rest[1] + " drops recovery points"
 		}
 	case "update-ref":
-		if hasShort(rest, 'd', "") {
+		if shell.HasShort(rest, 'd', "") {
 			return "destructive: git update-ref -d deletes a ref"
 		}
 	case "credential":
-		if hasArg(rest, "fill") {
+		if shell.HasWord(rest, "fill") {
 			return "credentials: git credential fill prints stored credentials"
 		}
 	case "config":
-		if ops := operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || hasLong(rest, "add", "replace-all", "edit") {
+		if ops := shell.Operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || shell.HasLong(rest, "add", "replace-all", "edit") {
 			for _, a := range ops {
 				if execConfigKey(strings.ToLower(a)) {
 					return "security: git config sets " + a + ", which runs commands"
@@ -662,7 +662,7 @@ func killDanger(args []string) string {
 }
 
 func systemctlDanger(args []string) string {
-	ops := operands(args, "HMtps", "host", "machine", "type", "property", "signal", "state", "root")
+	ops := shell.Operands(args, "HMtps", "host", "machine", "type", "property", "signal", "state", "root")
 	if len(ops) == 0 {
 		return ""
 	}
@@ -820,9 +820,9 @@ func isDownloader(c *shell.Command) bool {
 	name := shell.Base(c.Args[0])
 	switch name {
 	case "base64":
-		return hasShort(c.Args, 'd', "w") || hasShort(c.Args, 'D', "w") || hasLong(c.Args, "decode")
+		return shell.HasShort(c.Args, 'd', "w") || shell.HasShort(c.Args, 'D', "w") || shell.HasLong(c.Args, "decode")
 	case "xxd":
-		return hasShort(c.Args, 'r', "")
+		return shell.HasShort(c.Args, 'r', "")
 	}
 	return downloaders[name]
 }

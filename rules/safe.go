@@ -147,17 +147,17 @@ func safeArgv(args []string) bool {
 		}
 		return true
 	case "command":
-		return hasShort(args, 'v', "") || hasShort(args, 'V', "")
+		return shell.HasShort(args, 'v', "") || shell.HasShort(args, 'V', "")
 	case "find":
-		return !hasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
+		return !shell.HasWord(args, "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
 	case "rg":
-		return !hasShort(args, 'z', "efgtTmAB") && !hasLong(args, "search-zip", "pre", "pre-glob", "hostname-bin")
+		return !shell.HasShort(args, 'z', "efgtTmAB") && !shell.HasLong(args, "search-zip", "pre", "pre-glob", "hostname-bin")
 	case "fd", "fdfind":
-		return !hasShort(args, 'x', "eEtdS") && !hasShort(args, 'X', "eEtdS") && !hasLong(args, "exec", "exec-batch")
+		return !shell.HasShort(args, 'x', "eEtdS") && !shell.HasShort(args, 'X', "eEtdS") && !shell.HasLong(args, "exec", "exec-batch")
 	case "sort":
-		return !hasShort(args, 'o', "ktTS") && !hasLong(args, "output", "compress-program")
+		return !shell.HasShort(args, 'o', "ktTS") && !shell.HasLong(args, "output", "compress-program")
 	case "uniq":
-		return len(operands(args, "fsw", "skip-fields", "skip-chars", "check-chars")) <= 1
+		return len(shell.Operands(args, "fsw", "skip-fields", "skip-chars", "check-chars")) <= 1
 	case "tree":
 		for _, a := range args[1:] {
 			if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'o') >= 0 || strings.HasPrefix(a, "--output") {
@@ -249,8 +249,8 @@ func safeGit(args []string) bool {
 		return true // usage
 	}
 	sub, rest := args[i], args[i:]
-	if hasPrefixArg(rest, "--output", "--ext-diff", "--textconv", "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager") ||
-		hasArg(rest, "-o") {
+	if shell.HasPrefixWord(rest, "--output", "--ext-diff", "--textconv", "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager") ||
+		shell.HasWord(rest, "-o") {
 		return false
 	}
 	switch sub {
@@ -259,7 +259,7 @@ func safeGit(args []string) bool {
 		"whatchanged", "diff-tree", "diff-files", "diff-index", "for-each-ref", "name-rev", "check-ignore":
 		return true
 	case "grep":
-		return !hasPrefixArg(rest, "-O")
+		return !shell.HasPrefixWord(rest, "-O")
 	case "branch":
 		return listingOnly(rest, []string{"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
 			"--show-current", "-i", "--ignore-case", "--column", "--no-column", "--omit-empty"},
@@ -273,7 +273,7 @@ func safeGit(args []string) bool {
 	case "stash":
 		return len(rest) >= 2 && (rest[1] == "list" || rest[1] == "show")
 	case "config":
-		return hasArg(rest, "--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch") ||
+		return shell.HasWord(rest, "--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch") ||
 			len(rest) >= 2 && rest[1] == "get" || len(rest) >= 2 && rest[1] == "list"
 	case "worktree":
 		return len(rest) >= 2 && rest[1] == "list"
@@ -285,7 +285,7 @@ func safeGit(args []string) bool {
 // from flags, options with a value from valued (as --opt=value or the next
 // word), and operands only when -l/--list is given.
 func listingOnly(rest []string, flags, valued []string) bool {
-	list := hasArg(rest, "-l", "--list")
+	list := shell.HasWord(rest, "-l", "--list")
 	for i := 1; i < len(rest); i++ {
 		a := rest[i]
 		if a == "-l" || a == "--list" {
@@ -331,9 +331,9 @@ func safeGo(args []string) bool {
 	case "version", "doc":
 		return true
 	case "env":
-		return !hasShort(args, 'w', "") && !hasShort(args, 'u', "")
+		return !shell.HasShort(args, 'w', "") && !shell.HasShort(args, 'u', "")
 	case "list":
-		return !hasPrefixArg(args, "-toolexec", "--toolexec", "-exec", "-overlay")
+		return !shell.HasPrefixWord(args, "-toolexec", "--toolexec", "-exec", "-overlay")
 	}
 	return false
 }

@@ -105,12 +105,11 @@ func act(op string) string {
 			err = e
 		}
 	case "ttyparent": // with a controlling terminal, run a sandboxed child on it
-		_, err = os.Stat("/dev/tty")
-		if fh, e := os.OpenFile("/dev/tty", os.O_RDWR, 0); e != nil {
+		fh, e := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if e != nil {
 			return "parent has no terminal: " + e.Error()
-		} else {
-			fh.Close()
 		}
+		fh.Close()
 		exe, _ := os.Executable()
 		cmd, e := (Policy{Mode: WorkspaceWrite, Workdir: arg(1)}).Command(context.Background(), exe, "opentty", "tiocsti")
 		if e != nil {

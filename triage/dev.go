@@ -3,6 +3,8 @@ package triage
 import (
 	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/shell"
 )
 
 func registerDev(reg func(func(*sh, *cmd), ...string)) {
@@ -71,16 +73,16 @@ func judgeDevTool(s *sh, c *cmd) {
 	case "trivy", "grype", "syft", "gitleaks", "semgrep", "trufflehog":
 		// Scanners print what they find; gitleaks without --redact
 		// prints the secrets it finds.
-		if c.name == "gitleaks" && !hasLong(c.args, "redact") && !hasWord(c.args, "protect") {
+		if c.name == "gitleaks" && !shell.HasLong(c.args, "redact") && !shell.HasWord(c.args, "protect") {
 			s.esc(CredentialProbing, low, "`"+c.text+"` may print the secrets it finds (no --redact)")
 		}
 	case "migrate", "goose", "dbmate", "atlas":
-		if hasWord(c.args, "down", "drop", "reset", "force", "redo") {
+		if shell.HasWord(c.args, "down", "drop", "reset", "force", "redo") {
 			s.esc(Destructive, medium, "`"+c.text+"` rolls back or drops database migrations")
 			return
 		}
 	case "prisma":
-		if hasWord(c.args, "reset") || hasLong(c.args, "force-reset", "accept-data-loss") {
+		if shell.HasWord(c.args, "reset") || shell.HasLong(c.args, "force-reset", "accept-data-loss") {
 			s.esc(Destructive, medium, "`"+c.text+"` resets a database")
 			return
 		}
@@ -98,13 +100,13 @@ func judgeDevTool(s *sh, c *cmd) {
 			}
 		}
 	case "uvicorn", "gunicorn", "hypercorn", "flask", "jupyter":
-		for _, h := range append(optValues(c.args, "", "host"), optValues(c.args, "-b", "bind", "ip")...) {
+		for _, h := range append(shell.OptValues(c.args, "", "host"), shell.OptValues(c.args, "-b", "bind", "ip")...) {
 			if strings.HasPrefix(h, "0.0.0.0") || h == "::" || strings.HasPrefix(h, "[::]") {
 				s.esc(Exfiltration, medium, "`"+c.text+"` serves on every network interface")
 			}
 		}
 	}
-	for _, o := range optValues(c.args, "-o", "output", "out", "outfile", "out-file") {
+	for _, o := range shell.OptValues(c.args, "-o", "output", "out", "outfile", "out-file") {
 		s.write(c, s.where(o, c.cwd), "")
 	}
 	s.allow(c.name)
@@ -150,33 +152,33 @@ func judgeGit(s *sh, c *cmd) {
 	case "add", "mv", "init", "clone", "fetch", "pull", "merge", "rebase", "cherry-pick", "revert", "switch", "bisect",
 		"apply", "am", "format-patch", "submodule", "lfs", "gc", "prune", "worktree", "notes", "commit-graph",
 		"maintenance", "sparse-checkout", "archive", "bundle", "request-pull", "mergetool", "difftool":
-		if sub == "worktree" && len(rest) > 1 && rest[1] == "remove" && (hasShort(rest, 'f', "") || hasLong(rest, "force")) {
+		if sub == "worktree" && len(rest) > 1 && rest[1] == "remove" && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
 			s.esc(Destructive, medium, "`"+c.text+"` removes a worktree with its changes")
 			return
 		}
 		s.allow("git " + sub)
 	case "rm":
-		if hasLong(rest, "cached") {
+		if shell.HasLong(rest, "cached") {
 			s.allow("git rm --cached")
 			return
 		}
-		for _, p := range operandsOf(rest, "") {
-			s.remove(c, p, hasShort(rest, 'r', ""))
+		for _, p := range shell.Operands(rest, "") {
+			s.remove(c, p, shell.HasShort(rest, 'r', ""))
 		}
 		s.allow("git rm")
 	case "commit":
-		if hasLong(rest, "no-verify") || hasShort(rest, 'n', "mFCcSt") {
+		if shell.HasLong(rest, "no-verify") || shell.HasShort(rest, 'n', "mFCcSt") {
 			s.esc(SecurityWeakening, medium, "`"+c.text+"` skips the commit hooks (--no-verify), which may scan for secrets")
 			return
 		}
 		s.allow("git commit")
 	case "checkout":
-		ops := operandsOf(rest, "bB")
-		if hasShort(rest, 'f', "bB") || hasLong(rest, "force") {
+		ops := shell.Operands(rest, "bB")
+		if shell.HasShort(rest, 'f', "bB") || shell.HasLong(rest, "force") {
 			s.esc(Destructive, medium, "`"+c.text+"` discards uncommitted changes (--force)")
 			return
 		}
-		if hasWord(rest, "--") || len(ops) > 1 {
+		if shell.HasWord(rest, "--") || len(ops) > 1 {
 			for _, p := range ops {
 				if p == "." || p == ":/" || p == "*" {
 					s.esc(Destructive, medium, "`"+c.text+"` discards every uncommitted change")
@@ -186,9 +188,9 @@ func judgeGit(s *sh, c *cmd) {
 		}
 		s.allow("git checkout")
 	case "restore":
-		staged := hasLong(rest, "staged") || hasShort(rest, 'S', "s")
-		worktree := hasLong(rest, "worktree") || hasShort(rest, 'W', "s") || !staged
-		for _, p := range operandsOf(rest, "s", "source") {
+		staged := shell.HasLong(rest, "staged") || shell.HasShort(rest, 'S', "s")
+		worktree := shell.HasLong(rest, "worktree") || shell.HasShort(rest, 'W', "s") || !staged
+		for _, p := range shell.Operands(rest, "s", "source") {
 			if worktree && (p == "." || p == ":/" || p == "*") {
 				s.esc(Destructive, medium, "`"+c.text+"` discards every uncommitted change")
 				return
@@ -196,16 +198,16 @@ func judgeGit(s *sh, c *cmd) {
 		}
 		s.allow("git restore")
 	case "reset":
-		if hasLong(rest, "hard", "merge", "keep") {
+		if shell.HasLong(rest, "hard", "merge", "keep") {
 			s.esc(Destructive, medium, "`"+c.text+"` discards uncommitted changes (--hard)")
 			return
 		}
 		s.allow("git reset")
 	case "clean":
-		if (hasShort(rest, 'f', "e") || hasLong(rest, "force")) && !hasShort(rest, 'n', "e") && !hasLong(rest, "dry-run") {
+		if (shell.HasShort(rest, 'f', "e") || shell.HasLong(rest, "force")) && !shell.HasShort(rest, 'n', "e") && !shell.HasLong(rest, "dry-run") {
 			risk := medium
 			what := "deletes untracked files"
-			if hasShort(rest, 'x', "e") {
+			if shell.HasShort(rest, 'x', "e") {
 				what = "deletes untracked and ignored files (.env and local data included)"
 			}
 			s.esc(Destructive, risk, "`"+c.text+"` "+what)
@@ -213,13 +215,13 @@ func judgeGit(s *sh, c *cmd) {
 		}
 		s.allow("git clean")
 	case "branch":
-		if hasShort(rest, 'D', "") || (hasShort(rest, 'd', "") || hasLong(rest, "delete")) && (hasShort(rest, 'f', "") || hasLong(rest, "force")) {
+		if shell.HasShort(rest, 'D', "") || (shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete")) && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes a branch that may not be merged")
 			return
 		}
 		s.allow("git branch")
 	case "tag":
-		if hasShort(rest, 'd', "") || hasLong(rest, "delete") || hasShort(rest, 'f', "") {
+		if shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete") || shell.HasShort(rest, 'f', "") {
 			s.esc(Destructive, low, "`"+c.text+"` deletes or moves a tag")
 			return
 		}
@@ -243,9 +245,9 @@ func judgeGit(s *sh, c *cmd) {
 		}
 		s.allow("git remote")
 	case "config":
-		ops := operandsOf(rest, "f", "file", "blob", "type", "default")
-		global := hasLong(rest, "global", "system")
-		if len(ops) >= 2 || hasLong(rest, "add", "replace-all") || len(ops) >= 1 && len(rest) > 1 && rest[1] == "set" {
+		ops := shell.Operands(rest, "f", "file", "blob", "type", "default")
+		global := shell.HasLong(rest, "global", "system")
+		if len(ops) >= 2 || shell.HasLong(rest, "add", "replace-all") || len(ops) >= 1 && len(rest) > 1 && rest[1] == "set" {
 			if len(ops) >= 1 && ops[0] == "set" {
 				ops = ops[1:]
 			}
@@ -257,7 +259,7 @@ func judgeGit(s *sh, c *cmd) {
 				return
 			}
 		}
-		if hasLong(rest, "edit") || hasShort(rest, 'e', "f") {
+		if shell.HasLong(rest, "edit") || shell.HasShort(rest, 'e', "f") {
 			s.esc(SecurityWeakening, low, "`"+c.text+"` edits the git configuration")
 			return
 		}
@@ -275,17 +277,17 @@ func judgeGit(s *sh, c *cmd) {
 		s.gitPush(c, rest)
 	case "filter-branch", "filter-repo", "replace", "update-ref", "symbolic-ref", "commit-tree", "hash-object",
 		"update-index", "read-tree", "write-tree", "pack-refs", "prune-packed", "repack":
-		if sub == "update-ref" && !hasShort(rest, 'd', "") {
+		if sub == "update-ref" && !shell.HasShort(rest, 'd', "") {
 			s.esc(Destructive, low, "`"+c.text+"` rewrites a ref")
 			return
 		}
-		if sub == "hash-object" && !hasShort(rest, 'w', "") || sub == "repack" || sub == "pack-refs" {
+		if sub == "hash-object" && !shell.HasShort(rest, 'w', "") || sub == "repack" || sub == "pack-refs" {
 			s.allow("git " + sub)
 			return
 		}
 		s.esc(Destructive, medium, "`"+c.text+"` rewrites history or refs")
 	case "credential", "credential-store", "credential-cache":
-		if hasWord(rest, "fill", "get") {
+		if shell.HasWord(rest, "fill", "get") {
 			s.deny(CredentialProbing, "`"+c.text+"` prints stored git credentials")
 			return
 		}
@@ -329,10 +331,10 @@ func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
 }
 
 func (s *sh) gitPush(c *cmd, rest []string) {
-	force := hasShort(rest, 'f', "o") || hasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror")
-	del := hasShort(rest, 'd', "o") || hasLong(rest, "delete", "prune")
-	ops := operandsOf(rest, "o", "push-option", "repo", "receive-pack", "exec")
-	if hasLong(rest, "tags", "follow-tags", "all", "mirror") {
+	force := shell.HasShort(rest, 'f', "o") || shell.HasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror")
+	del := shell.HasShort(rest, 'd', "o") || shell.HasLong(rest, "delete", "prune")
+	ops := shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec")
+	if shell.HasLong(rest, "tags", "follow-tags", "all", "mirror") {
 		s.esc(Destructive, low, "`"+c.text+"` pushes every branch or tag")
 		return
 	}
@@ -394,7 +396,7 @@ func judgeGh(s *sh, c *cmd) {
 	case "auth":
 		switch verb {
 		case "status":
-			if hasShort(c.args, 't', "h") || hasLong(c.args, "show-token") {
+			if shell.HasShort(c.args, 't', "h") || shell.HasLong(c.args, "show-token") {
 				s.esc(CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
 				return
 			}
@@ -407,9 +409,9 @@ func judgeGh(s *sh, c *cmd) {
 		}
 		return
 	case "api":
-		if len(optValues(c.args, "-X", "method")) > 0 || len(optValues(c.args, "-f", "raw-field")) > 0 ||
-			len(optValues(c.args, "-F", "field")) > 0 || hasLong(c.args, "input") {
-			for _, m := range optValues(c.args, "-X", "method") {
+		if len(shell.OptValues(c.args, "-X", "method")) > 0 || len(shell.OptValues(c.args, "-f", "raw-field")) > 0 ||
+			len(shell.OptValues(c.args, "-F", "field")) > 0 || shell.HasLong(c.args, "input") {
+			for _, m := range shell.OptValues(c.args, "-X", "method") {
 				if strings.EqualFold(m, "GET") {
 					s.allow("gh api GET")
 					return
@@ -436,7 +438,7 @@ func judgeGh(s *sh, c *cmd) {
 			s.esc(Destructive, high, "`"+c.text+"` deletes or archives a repository")
 			return
 		case "edit":
-			if hasLong(c.args, "visibility") {
+			if shell.HasLong(c.args, "visibility") {
 				s.esc(Exfiltration, high, "`"+c.text+"` changes a repository's visibility")
 				return
 			}
@@ -459,7 +461,7 @@ func judgeGh(s *sh, c *cmd) {
 	case "delete":
 		s.esc(Destructive, medium, "`"+c.text+"` deletes a GitHub "+group)
 	case "merge":
-		if hasLong(c.args, "admin") {
+		if shell.HasLong(c.args, "admin") {
 			s.esc(SecurityWeakening, high, "`"+c.text+"` merges past branch protection (--admin)")
 			return
 		}
@@ -478,7 +480,7 @@ func judgeGo(s *sh, c *cmd) {
 	}
 	switch c.args[1] {
 	case "env":
-		if hasShort(c.args, 'w', "") {
+		if shell.HasShort(c.args, 'w', "") {
 			for _, a := range c.args[2:] {
 				name, val, _ := strings.Cut(a, "=")
 				if r := tlsOffVar(name, val); r != "" || name == "GOINSECURE" || name == "GOPROXY" && strings.Contains(val, "http://") {
@@ -493,7 +495,7 @@ func judgeGo(s *sh, c *cmd) {
 				s.esc(Routine, low, "`"+c.text+"` runs a tool around the build")
 			}
 		}
-		for _, o := range optValues(c.args, "-o", "") {
+		for _, o := range shell.OptValues(c.args, "-o", "") {
 			s.write(c, s.where(o, c.cwd), "")
 		}
 	}
@@ -510,15 +512,15 @@ func judgeCargo(s *sh, c *cmd) {
 	case "publish", "login", "logout", "owner", "yank":
 		s.esc(Exfiltration, medium, "`"+c.text+"` publishes to or changes the crates registry")
 	case "add", "install":
-		if hasLong(c.args, "git", "path", "index", "registry") {
-			if hasLong(c.args, "path") {
+		if shell.HasLong(c.args, "git", "path", "index", "registry") {
+			if shell.HasLong(c.args, "path") {
 				s.allow("cargo " + v + " from a path")
 				return
 			}
 			s.esc(SecurityWeakening, medium, "`"+c.text+"` installs a crate from outside crates.io")
 			return
 		}
-		s.packages(c, operandsOf(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), popularCrates, "crate")
+		s.packages(c, shell.Operands(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), popularCrates, "crate")
 	default:
 		s.allow("cargo " + v)
 	}
@@ -531,7 +533,7 @@ func judgeNpm(s *sh, c *cmd) {
 		return
 	}
 	rest := c.args[i:]
-	if r := optValues(c.args, "", "registry"); len(r) > 0 {
+	if r := shell.OptValues(c.args, "", "registry"); len(r) > 0 {
 		for _, u := range r {
 			if !strings.HasPrefix(u, "https://registry.npmjs.org") && !strings.HasPrefix(u, "https://registry.yarnpkg.com") {
 				s.esc(SecurityWeakening, medium, "`"+c.text+"` uses the registry "+u)
@@ -544,8 +546,8 @@ func judgeNpm(s *sh, c *cmd) {
 		"uninstall", "remove", "rm", "un", "unlink", "init", "create", "explain", "why", "fund", "query", "search", "find-dupes", "root", "bin", "prefix", "completion", "docs", "home", "bugs", "repo":
 		s.allow("npm " + v)
 	case "install", "i", "add", "isntall", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "update", "up", "upgrade":
-		pkgs := operandsOf(rest, "w", "workspace", "prefix", "tag", "registry", "omit", "include")
-		if hasShort(rest, 'g', "") || hasLong(rest, "global") {
+		pkgs := shell.Operands(rest, "w", "workspace", "prefix", "tag", "registry", "omit", "include")
+		if shell.HasShort(rest, 'g', "") || shell.HasLong(rest, "global") {
 			s.packages(c, pkgs, popularNpm, "global npm package")
 			return
 		}
@@ -658,7 +660,7 @@ func judgeYarn(s *sh, c *cmd) {
 		}
 		s.allow(c.name + " " + v)
 	case "add", "upgrade", "up", "update":
-		s.packages(c, operandsOf(rest, "", "filter"), popularNpm, c.name+" package")
+		s.packages(c, shell.Operands(rest, "", "filter"), popularNpm, c.name+" package")
 	case "run", "run-script":
 		if len(rest) < 2 {
 			s.allow(c.name + " run")
@@ -871,7 +873,7 @@ func (s *sh) runsFile(c *cmd, file string) {
 
 func judgeScriptInterp(s *sh, c *cmd) {
 	if c.name == "osascript" {
-		code := strings.Join(optValues(c.args, "-e", ""), "\n")
+		code := strings.Join(shell.OptValues(c.args, "-e", ""), "\n")
 		low := strings.ToLower(code)
 		if strings.Contains(low, "hidden answer") || strings.Contains(low, "password") && strings.Contains(low, "display dialog") {
 			s.deny(CredentialProbing, "`"+c.text+"` shows a dialog asking for a password")
@@ -1066,8 +1068,8 @@ func judgePython(s *sh, c *cmd) {
 // loopback is routine; on every interface it exposes files; serving the
 // home directory or / that way exposes keys.
 func (s *sh) httpServer(c *cmd, rest []string) {
-	bind := optValues(rest, "-b", "bind")
-	dirs := optValues(rest, "-d", "directory")
+	bind := shell.OptValues(rest, "-b", "bind")
+	dirs := shell.OptValues(rest, "-d", "directory")
 	dir := "."
 	if len(dirs) > 0 {
 		dir = dirs[0]
@@ -1119,7 +1121,7 @@ func judgePip(s *sh, c *cmd, from int) {
 // pipInstall judges pip install: manifests and local paths are routine,
 // package sources other than PyPI over HTTPS are passed on.
 func (s *sh) pipInstall(c *cmd, rest []string, popular map[string]bool, what string) {
-	for _, u := range append(optValues(rest, "-i", "index-url"), optValues(rest, "", "extra-index-url")...) {
+	for _, u := range append(shell.OptValues(rest, "-i", "index-url"), shell.OptValues(rest, "", "extra-index-url")...) {
 		switch {
 		case strings.HasPrefix(u, "http://"):
 			s.esc(SecurityWeakening, high, "`"+c.text+"` installs from an index over plain HTTP ("+u+")")
@@ -1127,13 +1129,13 @@ func (s *sh) pipInstall(c *cmd, rest []string, popular map[string]bool, what str
 			s.esc(SecurityWeakening, low, "`"+c.text+"` installs from the index "+u)
 		}
 	}
-	if hasLong(rest, "trusted-host") {
+	if shell.HasLong(rest, "trusted-host") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` skips TLS verification for a package host (--trusted-host)")
 	}
-	for _, r := range optValues(rest, "-r", "requirement") {
+	for _, r := range shell.OptValues(rest, "-r", "requirement") {
 		s.read(c, r, false)
 	}
-	specs := operandsOf(rest, "rcieftb", "requirement", "constraint", "index-url", "extra-index-url", "find-links",
+	specs := shell.Operands(rest, "rcieftb", "requirement", "constraint", "index-url", "extra-index-url", "find-links",
 		"target", "build", "src", "root", "prefix", "trusted-host", "proxy", "cert", "client-cert", "platform",
 		"python-version", "implementation", "abi", "upgrade-strategy", "progress-bar", "editable", "config-settings", "only-binary", "no-binary", "report", "python")
 	if len(specs) > 0 && specs[0] == rest[0] {
@@ -1159,7 +1161,7 @@ func judgeUv(s *sh, c *cmd) {
 		}
 		s.allow("uv pip")
 	case "add":
-		s.packages(c, operandsOf(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), popularPy, "Python package")
+		s.packages(c, shell.Operands(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), popularPy, "Python package")
 	case "publish":
 		s.esc(Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "tool":
@@ -1180,7 +1182,7 @@ func judgePoetry(s *sh, c *cmd) {
 	}
 	switch v := c.args[1]; v {
 	case "add":
-		s.packages(c, operandsOf(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), popularPy, "Python package")
+		s.packages(c, shell.Operands(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), popularPy, "Python package")
 	case "publish", "upload":
 		s.esc(Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "config", "source":
@@ -1202,7 +1204,7 @@ func judgePipx(s *sh, c *cmd) {
 
 func judgeGem(s *sh, c *cmd) {
 	if len(c.args) > 1 && c.args[1] == "install" {
-		s.packages(c, operandsOf(c.args[1:], "v", "version", "source"), popularGems, "gem")
+		s.packages(c, shell.Operands(c.args[1:], "v", "version", "source"), popularGems, "gem")
 		return
 	}
 	if len(c.args) > 1 && (c.args[1] == "push" || c.args[1] == "signin" || c.args[1] == "owner" || c.args[1] == "yank") {
@@ -1238,7 +1240,7 @@ func judgeManage(s *sh, c *cmd) {
 }
 
 func judgeAlembic(s *sh, c *cmd) {
-	if hasWord(c.args, "downgrade", "stamp") {
+	if shell.HasWord(c.args, "downgrade", "stamp") {
 		s.esc(Destructive, medium, "`"+c.text+"` rolls database migrations back")
 		return
 	}
@@ -1246,7 +1248,7 @@ func judgeAlembic(s *sh, c *cmd) {
 }
 
 func judgeRustup(s *sh, c *cmd) {
-	if hasWord(c.args, "self") && hasWord(c.args, "uninstall") {
+	if shell.HasWord(c.args, "self") && shell.HasWord(c.args, "uninstall") {
 		s.esc(Destructive, medium, "`"+c.text+"` uninstalls the Rust toolchain")
 		return
 	}
@@ -1282,7 +1284,7 @@ func judgeBuildTool(s *sh, c *cmd) {
 		if len(targets) > 0 {
 			switch targets[0] {
 			case "nuget":
-				if hasWord(args, "push", "delete") {
+				if shell.HasWord(args, "push", "delete") {
 					s.esc(Exfiltration, medium, "`"+c.text+"` publishes a package")
 					return
 				}
@@ -1344,9 +1346,9 @@ func judgeBuildTool(s *sh, c *cmd) {
 // judgeServerConfigTest allows checking a web server's configuration;
 // starting, stopping or reloading one is passed on.
 func judgeServerConfigTest(s *sh, c *cmd) {
-	if hasWord(c.args, "-t", "-T", "-v", "-V", "configtest", "validate", "-c") && !hasWord(c.args, "-s", "start", "stop", "restart", "reload", "graceful", "run") ||
+	if shell.HasWord(c.args, "-t", "-T", "-v", "-V", "configtest", "validate", "-c") && !shell.HasWord(c.args, "-s", "start", "stop", "restart", "reload", "graceful", "run") ||
 		c.name == "caddy" && len(c.args) > 1 && (c.args[1] == "validate" || c.args[1] == "fmt" || c.args[1] == "version") {
-		if hasWord(c.args, "-t", "-T", "-v", "-V", "configtest", "validate") || c.name == "caddy" {
+		if shell.HasWord(c.args, "-t", "-T", "-v", "-V", "configtest", "validate") || c.name == "caddy" {
 			s.allow(c.name + " checks its configuration")
 			return
 		}

@@ -2,6 +2,8 @@ package triage
 
 import (
 	"strings"
+
+	"github.com/wardenhq/warden/shell"
 )
 
 func registerFileOps(reg func(func(*sh, *cmd), ...string)) {
@@ -35,14 +37,14 @@ func (s *sh) writesOperands(c *cmd, ops []string) {
 }
 
 func judgeMkdir(s *sh, c *cmd) {
-	s.writesOperands(c, operandsOf(c.args, "mdrt", "mode", "reference", "date"))
+	s.writesOperands(c, shell.Operands(c.args, "mdrt", "mode", "reference", "date"))
 	s.allow(c.name)
 }
 
 func judgeCp(s *sh, c *cmd) {
 	argShort := "StTm"
-	ops := operandsOf(c.args, argShort, "suffix", "target-directory", "mode", "owner", "group")
-	dests := optValues(c.args, "-t", "target-directory")
+	ops := shell.Operands(c.args, argShort, "suffix", "target-directory", "mode", "owner", "group")
+	dests := shell.OptValues(c.args, "-t", "target-directory")
 	if len(dests) == 0 && len(ops) > 1 {
 		dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
 	}
@@ -98,8 +100,8 @@ func (s *sh) copySource(c *cmd, src string) int {
 }
 
 func judgeMv(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "StT", "suffix", "target-directory")
-	dests := optValues(c.args, "-t", "target-directory")
+	ops := shell.Operands(c.args, "StT", "suffix", "target-directory")
+	dests := shell.OptValues(c.args, "-t", "target-directory")
 	if len(dests) == 0 && len(ops) > 1 {
 		dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
 	}
@@ -124,7 +126,7 @@ func judgeMv(s *sh, c *cmd) {
 }
 
 func judgeLn(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "StT", "suffix", "target-directory")
+	ops := shell.Operands(c.args, "StT", "suffix", "target-directory")
 	if len(ops) == 0 {
 		s.allow("ln")
 		return
@@ -153,15 +155,15 @@ func shortBase(p string) string {
 }
 
 func judgeRm(s *sh, c *cmd) {
-	recursive := c.name == "rmdir" || hasShort(c.args, 'r', "") || hasShort(c.args, 'R', "") || hasLong(c.args, "recursive")
+	recursive := c.name == "rmdir" || shell.HasShort(c.args, 'r', "") || shell.HasShort(c.args, 'R', "") || shell.HasLong(c.args, "recursive")
 	if c.name == "rmdir" {
 		recursive = false
 	}
-	if hasLong(c.args, "no-preserve-root") {
+	if shell.HasLong(c.args, "no-preserve-root") {
 		s.deny(Destructive, "`"+c.text+"` deletes without protecting /")
 		return
 	}
-	ops := operandsOf(c.args, "")
+	ops := shell.Operands(c.args, "")
 	if len(ops) == 0 {
 		s.allow(c.name)
 		return
@@ -176,7 +178,7 @@ func judgeRm(s *sh, c *cmd) {
 }
 
 func judgeShred(s *sh, c *cmd) {
-	for _, p := range operandsOf(c.args, "nsx", "iterations", "size", "random-source") {
+	for _, p := range shell.Operands(c.args, "nsx", "iterations", "size", "random-source") {
 		pl := s.where(p, c.cwd)
 		switch {
 		case pl.zone == zDevice:
@@ -191,7 +193,7 @@ func judgeShred(s *sh, c *cmd) {
 }
 
 func judgeTruncate(s *sh, c *cmd) {
-	for _, p := range operandsOf(c.args, "sor", "size", "reference", "io-blocks") {
+	for _, p := range shell.Operands(c.args, "sor", "size", "reference", "io-blocks") {
 		if isHistoryFile(shortBase(p)) {
 			s.esc(SecurityWeakening, high, "`"+c.text+"` erases shell history")
 			continue
@@ -314,7 +316,7 @@ func modeSetgid(mode string) bool {
 
 func judgeChmod(s *sh, c *cmd) {
 	mode, targets, recursive := chmodMode(c.args)
-	if hasLong(c.args, "reference") {
+	if shell.HasLong(c.args, "reference") {
 		targets = append([]string{mode}, targets...)
 		mode = ""
 	}
@@ -354,15 +356,15 @@ func judgeChmod(s *sh, c *cmd) {
 }
 
 func judgeChown(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "", "from", "reference")
-	recursive := hasShort(c.args, 'R', "") || hasLong(c.args, "recursive")
-	if len(ops) < 2 && !hasLong(c.args, "reference") {
+	ops := shell.Operands(c.args, "", "from", "reference")
+	recursive := shell.HasShort(c.args, 'R', "") || shell.HasLong(c.args, "recursive")
+	if len(ops) < 2 && !shell.HasLong(c.args, "reference") {
 		s.allow(c.name)
 		return
 	}
 	owner := ops[0]
 	targets := ops[1:]
-	if hasLong(c.args, "reference") {
+	if shell.HasLong(c.args, "reference") {
 		owner, targets = "", ops
 	}
 	toRoot := owner == "root" || strings.HasPrefix(owner, "root:") || owner == "0" || strings.HasPrefix(owner, "0:")
@@ -383,7 +385,7 @@ func judgeChown(s *sh, c *cmd) {
 }
 
 func judgeChattr(s *sh, c *cmd) {
-	if c.name == "xattr" && !hasShort(c.args, 'd', "w") && !hasShort(c.args, 'c', "w") && !hasShort(c.args, 'w', "") {
+	if c.name == "xattr" && !shell.HasShort(c.args, 'd', "w") && !shell.HasShort(c.args, 'c', "w") && !shell.HasShort(c.args, 'w', "") {
 		s.allow("xattr")
 		return
 	}
@@ -398,22 +400,22 @@ func judgeTar(s *sh, c *cmd) {
 		flags = args[1]
 	}
 	has := func(l byte, long string) bool {
-		return strings.IndexByte(flags, l) >= 0 || hasShort(args, l, "fCTXbHKLNVgI") || hasLong(args, long)
+		return strings.IndexByte(flags, l) >= 0 || shell.HasShort(args, l, "fCTXbHKLNVgI") || shell.HasLong(args, long)
 	}
 	create := has('c', "create") || has('r', "append") || has('u', "update")
-	extract := has('x', "extract") || hasLong(args, "get")
-	if hasLong(args, "to-command", "checkpoint-action", "use-compress-program", "info-script", "new-volume-script") || hasShort(args, 'I', "fCTXbHKLNVg") {
+	extract := has('x', "extract") || shell.HasLong(args, "get")
+	if shell.HasLong(args, "to-command", "checkpoint-action", "use-compress-program", "info-script", "new-volume-script") || shell.HasShort(args, 'I', "fCTXbHKLNVg") {
 		s.esc(Routine, medium, "`"+c.text+"` runs a program")
 	}
-	archives := optValues(args, "-f", "file")
-	ops := operandsOf(args, "fCTXbHKLNVgI", "file", "directory", "files-from", "exclude-from", "exclude", "transform", "owner", "group", "mode", "format", "blocking-factor", "label")
+	archives := shell.OptValues(args, "-f", "file")
+	ops := shell.Operands(args, "fCTXbHKLNVgI", "file", "directory", "files-from", "exclude-from", "exclude", "transform", "owner", "group", "mode", "format", "blocking-factor", "label")
 	if flags != "" && len(ops) > 0 && ops[0] == flags {
 		ops = ops[1:]
 		if strings.IndexByte(flags, 'f') >= 0 && len(ops) > 0 && len(archives) == 0 {
 			archives, ops = ops[:1], ops[1:]
 		}
 	}
-	dirs := optValues(args, "-C", "directory")
+	dirs := shell.OptValues(args, "-C", "directory")
 	cwd := c.cwd
 	if len(dirs) > 0 {
 		if pl := s.where(dirs[0], c.cwd); pl.abs != "" && !strings.HasPrefix(pl.abs, "~") {
@@ -467,7 +469,7 @@ func (s *sh) archiveSource(c *cmd, src string) int {
 
 func judgeZip(s *sh, c *cmd) {
 	args := c.args
-	ops := operandsOf(args, "xibntd", "exclude", "include")
+	ops := shell.Operands(args, "xibntd", "exclude", "include")
 	if c.name != "zip" {
 		// 7z a ARCHIVE FILES…, 7z x ARCHIVE
 		if len(ops) > 0 && (ops[0] == "x" || ops[0] == "e") {
@@ -492,7 +494,7 @@ func judgeZip(s *sh, c *cmd) {
 			ops = ops[1:]
 		}
 	}
-	if hasShort(args, 'T', "xibntd") || hasShort(args, 'u', "") && c.name != "zip" {
+	if shell.HasShort(args, 'T', "xibntd") || shell.HasShort(args, 'u', "") && c.name != "zip" {
 		s.esc(Routine, low, "`"+c.text+"` runs a test program")
 	}
 	for _, a := range args[1:] {
@@ -518,14 +520,14 @@ func judgeZip(s *sh, c *cmd) {
 }
 
 func judgeUnzip(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "dxP")
+	ops := shell.Operands(c.args, "dxP")
 	for i, a := range ops {
 		if i == 0 {
 			s.read(c, a, false)
 		}
 	}
-	dest := optValues(c.args, "-d")
-	if hasShort(c.args, 'p', "dxP") || hasShort(c.args, 'l', "dxP") || hasShort(c.args, 't', "dxP") || hasShort(c.args, 'c', "dxP") {
+	dest := shell.OptValues(c.args, "-d")
+	if shell.HasShort(c.args, 'p', "dxP") || shell.HasShort(c.args, 'l', "dxP") || shell.HasShort(c.args, 't', "dxP") || shell.HasShort(c.args, 'c', "dxP") {
 		s.allow(c.name)
 		return
 	}
@@ -538,8 +540,8 @@ func judgeUnzip(s *sh, c *cmd) {
 }
 
 func judgeCompress(s *sh, c *cmd) {
-	toStdout := hasShort(c.args, 'c', "SbL") || hasLong(c.args, "stdout", "to-stdout") || hasShort(c.args, 'l', "") || hasShort(c.args, 't', "")
-	for _, p := range operandsOf(c.args, "S", "suffix") {
+	toStdout := shell.HasShort(c.args, 'c', "SbL") || shell.HasLong(c.args, "stdout", "to-stdout") || shell.HasShort(c.args, 'l', "") || shell.HasShort(c.args, 't', "")
+	for _, p := range shell.Operands(c.args, "S", "suffix") {
 		if toStdout {
 			s.read(c, p, true)
 		} else {
@@ -550,8 +552,8 @@ func judgeCompress(s *sh, c *cmd) {
 }
 
 func judgeSplit(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "abClnf", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "filter", "prefix")
-	if hasLong(c.args, "filter") {
+	ops := shell.Operands(c.args, "abClnf", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "filter", "prefix")
+	if shell.HasLong(c.args, "filter") {
 		s.esc(Routine, medium, "`"+c.text+"` runs a filter command")
 	}
 	if len(ops) > 0 && ops[0] != "-" {
@@ -560,7 +562,7 @@ func judgeSplit(s *sh, c *cmd) {
 	prefix := "x"
 	if c.name == "csplit" {
 		prefix = "xx"
-		if v := optValues(c.args, "-f", "prefix"); len(v) > 0 {
+		if v := shell.OptValues(c.args, "-f", "prefix"); len(v) > 0 {
 			prefix = v[0]
 		}
 	} else if len(ops) > 1 {
@@ -571,15 +573,15 @@ func judgeSplit(s *sh, c *cmd) {
 }
 
 func judgePatch(s *sh, c *cmd) {
-	for _, o := range optValues(c.args, "-o", "output") {
+	for _, o := range shell.OptValues(c.args, "-o", "output") {
 		s.write(c, s.where(o, c.cwd), "")
 	}
-	dirs := optValues(c.args, "-d", "directory")
+	dirs := shell.OptValues(c.args, "-d", "directory")
 	d := "."
 	if len(dirs) > 0 {
 		d = dirs[0]
 	}
-	ops := operandsOf(c.args, "pFBdDiorVYzg", "strip", "fuzz", "prefix", "directory", "ifdef", "input", "output", "reject-file", "backup-if-mismatch", "basename-prefix", "suffix", "get")
+	ops := shell.Operands(c.args, "pFBdDiorVYzg", "strip", "fuzz", "prefix", "directory", "ifdef", "input", "output", "reject-file", "backup-if-mismatch", "basename-prefix", "suffix", "get")
 	if len(ops) > 0 {
 		s.write(c, s.where(ops[0], c.cwd), "")
 	} else {
@@ -606,7 +608,7 @@ func judgeDd(s *sh, c *cmd) {
 }
 
 func judgeRename(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "")
+	ops := shell.Operands(c.args, "")
 	if c.name == "rename" && len(ops) > 0 {
 		ops = ops[1:]
 		if len(ops) > 0 && !strings.ContainsAny(c.args[1], "/") {
@@ -619,17 +621,17 @@ func judgeRename(s *sh, c *cmd) {
 }
 
 func judgeCpio(s *sh, c *cmd) {
-	if hasShort(c.args, 'i', "DEFHIMORst") || hasShort(c.args, 'p', "DEFHIMORst") {
+	if shell.HasShort(c.args, 'i', "DEFHIMORst") || shell.HasShort(c.args, 'p', "DEFHIMORst") {
 		dest := "."
-		if ops := operandsOf(c.args, "DEFHIMORst"); len(ops) > 0 {
+		if ops := shell.Operands(c.args, "DEFHIMORst"); len(ops) > 0 {
 			dest = ops[len(ops)-1]
 		}
-		for _, d := range optValues(c.args, "-D", "directory") {
+		for _, d := range shell.OptValues(c.args, "-D", "directory") {
 			dest = d
 		}
 		s.write(c, s.where(dest, c.cwd), "")
 	}
-	for _, o := range optValues(c.args, "-O", "") {
+	for _, o := range shell.OptValues(c.args, "-O", "") {
 		s.write(c, s.where(o, c.cwd), "")
 	}
 	s.allow("cpio")
@@ -637,7 +639,7 @@ func judgeCpio(s *sh, c *cmd) {
 
 // judgeMogrify: ImageMagick's mogrify rewrites its operands in place.
 func judgeMogrify(s *sh, c *cmd) {
-	for _, p := range operandsOf(c.args, "") {
+	for _, p := range shell.Operands(c.args, "") {
 		if strings.ContainsAny(p, "x%") && !strings.Contains(p, ".") {
 			continue // a geometry such as 800x600
 		}

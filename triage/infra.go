@@ -3,6 +3,8 @@ package triage
 import (
 	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/shell"
 )
 
 // Containers, clusters, clouds, databases and key tools.
@@ -36,7 +38,7 @@ func judgeDocker(s *sh, c *cmd) {
 		"container stop", "container start", "container restart", "network create", "compose up", "commit", "cp",
 		"container prune", "image prune", "builder prune", "buildx prune", "network prune", "rm", "rmi", "container rm",
 		"image rm", "compose rm", "volume create", "context use", "buildx create", "buildx use":
-		if strings.HasSuffix(v, "prune") && (hasLong(rest, "volumes") || hasShort(rest, 'v', "")) {
+		if strings.HasSuffix(v, "prune") && (shell.HasLong(rest, "volumes") || shell.HasShort(rest, 'v', "")) {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
@@ -44,19 +46,19 @@ func judgeDocker(s *sh, c *cmd) {
 			s.allow(c.name + " compose up")
 			return
 		}
-		if v == "compose rm" && (hasShort(rest, 'v', "") || hasLong(rest, "volumes")) || (v == "rm" || v == "container rm") && hasShort(rest, 'v', "") {
+		if v == "compose rm" && (shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes")) || (v == "rm" || v == "container rm") && shell.HasShort(rest, 'v', "") {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		s.allow(c.name + " " + v)
 	case "system prune":
-		if hasLong(rest, "volumes") {
+		if shell.HasLong(rest, "volumes") {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		s.allow(c.name + " system prune")
 	case "compose down":
-		if hasShort(rest, 'v', "") || hasLong(rest, "volumes") {
+		if shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes") {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes the project's data volumes")
 			return
 		}
@@ -68,7 +70,7 @@ func judgeDocker(s *sh, c *cmd) {
 	case "exec", "container exec", "compose exec":
 		s.esc(Routine, low, "`"+c.text+"` runs a command in a container")
 	case "login":
-		if hasLong(rest, "password-stdin") || !hasShort(rest, 'p', "u") && !hasLong(rest, "password") {
+		if shell.HasLong(rest, "password-stdin") || !shell.HasShort(rest, 'p', "u") && !shell.HasLong(rest, "password") {
 			s.allow("docker login")
 			return
 		}
@@ -151,7 +153,7 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 
 func judgeKubectl(s *sh, c *cmd) {
 	i := sub(c.args, "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
-	if hasLong(c.args, "token") {
+	if shell.HasLong(c.args, "token") {
 		s.esc(CredentialProbing, medium, "`"+c.text+"` puts a token on the command line")
 	}
 	if i >= len(c.args) {
@@ -167,11 +169,11 @@ func judgeKubectl(s *sh, c *cmd) {
 	secretObj := strings.HasPrefix(obj, "secret") || strings.HasPrefix(obj, "secrets/") || obj == "sa" || strings.HasPrefix(obj, "serviceaccount")
 	switch verb {
 	case "get":
-		out := strings.Join(optValues(rest, "-o", "output"), ",")
+		out := strings.Join(shell.OptValues(rest, "-o", "output"), ",")
 		if strings.HasPrefix(obj, "secret") {
 			if out != "" && out != "name" && out != "wide" {
 				c.out, c.outWhat = secretCritical, "Kubernetes secrets"
-				if s.decodedLater(c) || hasShort(rest, 'A', "nol") || hasLong(rest, "all-namespaces") {
+				if s.decodedLater(c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
 					s.deny(CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
 					return
 				}
@@ -188,7 +190,7 @@ func judgeKubectl(s *sh, c *cmd) {
 			s.esc(CredentialProbing, low, "`"+c.text+"` describes Kubernetes secrets")
 			return
 		}
-		if verb == "proxy" && hasLong(c.args, "address") {
+		if verb == "proxy" && shell.HasLong(c.args, "address") {
 			s.esc(Exfiltration, medium, "`"+c.text+"` exposes the cluster API")
 			return
 		}
@@ -197,7 +199,7 @@ func judgeKubectl(s *sh, c *cmd) {
 		if len(rest) > 1 {
 			switch rest[1] {
 			case "view":
-				if hasLong(rest, "raw") || hasLong(rest, "flatten") {
+				if shell.HasLong(rest, "raw") || shell.HasLong(rest, "flatten") {
 					s.esc(CredentialProbing, high, "`"+c.text+"` prints the cluster credentials")
 					return
 				}
@@ -217,7 +219,7 @@ func judgeKubectl(s *sh, c *cmd) {
 		s.esc(Destructive, medium, "`"+c.text+"` changes a deployment")
 	case "create":
 		if obj == "clusterrolebinding" || obj == "rolebinding" {
-			for _, r := range optValues(rest, "", "clusterrole") {
+			for _, r := range shell.OptValues(rest, "", "clusterrole") {
 				if r == "cluster-admin" || r == "admin" {
 					s.esc(SecurityWeakening, high, "`"+c.text+"` grants "+r)
 					return
@@ -245,7 +247,7 @@ func (s *sh) decodedLater(c *cmd) bool {
 		if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage <= c.sc.Stage {
 			continue
 		}
-		if d.name == "base64" && (hasShort(d.args, 'd', "w") || hasLong(d.args, "decode")) || strings.Contains(strings.Join(d.args, " "), "base64d") {
+		if d.name == "base64" && (shell.HasShort(d.args, 'd', "w") || shell.HasLong(d.args, "decode")) || strings.Contains(strings.Join(d.args, " "), "base64d") {
 			return true
 		}
 	}
@@ -283,11 +285,11 @@ func judgeTerraform(s *sh, c *cmd) {
 	}
 	switch v := c.args[i]; v {
 	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
-		if v == "output" && (hasLong(c.args, "raw") || hasLong(c.args, "json")) {
+		if v == "output" && (shell.HasLong(c.args, "raw") || shell.HasLong(c.args, "json")) {
 			s.esc(CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
 			return
 		}
-		if v == "workspace" && hasWord(c.args, "delete") {
+		if v == "workspace" && shell.HasWord(c.args, "delete") {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes a workspace")
 			return
 		}
@@ -334,7 +336,7 @@ func judgeCloud(s *sh, c *cmd) {
 		strings.HasPrefix(line, "account get-access-token") || strings.HasPrefix(line, "auth application-default print-access-token"):
 		s.deny(CredentialProbing, "`"+c.text+"` prints cloud credentials")
 		return
-	case strings.Contains(line, "secretsmanager get-secret-value") || strings.Contains(line, "ssm get-parameter") && hasLong(c.args, "with-decryption") ||
+	case strings.Contains(line, "secretsmanager get-secret-value") || strings.Contains(line, "ssm get-parameter") && shell.HasLong(c.args, "with-decryption") ||
 		strings.Contains(line, "secrets versions access") || strings.Contains(line, "keyvault secret show") || strings.Contains(line, "get-password-data"):
 		s.esc(CredentialProbing, high, "`"+c.text+"` reads a stored secret")
 		return
@@ -408,14 +410,14 @@ func judgeSQL(s *sh, c *cmd) {
 	var sqls []string
 	switch c.name {
 	case "psql", "mysql", "mariadb", "clickhouse-client", "cqlsh":
-		sqls = append(optValues(c.args, "-c", "command"), optValues(c.args, "-e", "execute")...)
-		sqls = append(sqls, optValues(c.args, "-q", "query")...)
-		for _, f := range optValues(c.args, "-f", "file") {
+		sqls = append(shell.OptValues(c.args, "-c", "command"), shell.OptValues(c.args, "-e", "execute")...)
+		sqls = append(sqls, shell.OptValues(c.args, "-q", "query")...)
+		for _, f := range shell.OptValues(c.args, "-f", "file") {
 			s.read(c, f, false)
 			sqls = append(sqls, "-- file")
 		}
 	case "sqlite3", "duckdb":
-		ops := operandsOf(c.args, "")
+		ops := shell.Operands(c.args, "")
 		if len(ops) > 1 {
 			sqls = ops[1:]
 		}
@@ -434,14 +436,14 @@ func judgeSQL(s *sh, c *cmd) {
 			}
 		}
 	case "redis-cli":
-		if hasWord(c.args, "FLUSHALL", "flushall", "FLUSHDB", "flushdb", "DEL", "del", "CONFIG", "config", "SHUTDOWN", "shutdown") {
+		if shell.HasWord(c.args, "FLUSHALL", "flushall", "FLUSHDB", "flushdb", "DEL", "del", "CONFIG", "config", "SHUTDOWN", "shutdown") {
 			s.esc(Destructive, medium, "`"+c.text+"` changes or empties Redis")
 			return
 		}
 		s.allow("redis-cli")
 		return
 	case "mongosh", "mongo":
-		for _, e := range optValues(c.args, "", "eval") {
+		for _, e := range shell.OptValues(c.args, "", "eval") {
 			if strings.Contains(e, "drop") || strings.Contains(e, "delete") || strings.Contains(e, "remove") {
 				s.esc(Destructive, medium, "`"+c.text+"` drops or deletes data")
 				return
@@ -472,7 +474,7 @@ func judgeOpenssl(s *sh, c *cmd) {
 		s.esc(Routine, low, "`"+c.text+"` starts an interactive openssl")
 		return
 	}
-	in := optValues(c.args, "-in", "")
+	in := shell.OptValues(c.args, "-in", "")
 	switch v := c.args[1]; v {
 	case "x509", "req", "verify", "crl", "version", "s_client", "ciphers", "dgst", "rand", "list", "help", "speed", "asn1parse", "sess_id", "ocsp", "passwd", "prime", "errstr":
 		if v == "x509" || v == "req" || v == "verify" {
@@ -480,17 +482,17 @@ func judgeOpenssl(s *sh, c *cmd) {
 				s.read(c, f, false)
 			}
 		}
-		for _, o := range optValues(c.args, "-out", "") {
+		for _, o := range shell.OptValues(c.args, "-out", "") {
 			s.write(c, s.where(o, c.cwd), "")
 		}
 		s.allow("openssl " + v)
 	case "genrsa", "genpkey", "ecparam":
-		for _, o := range optValues(c.args, "-out", "") {
+		for _, o := range shell.OptValues(c.args, "-out", "") {
 			s.write(c, s.where(o, c.cwd), "")
 		}
 		s.allow("openssl " + v)
 	case "rsa", "pkey", "ec", "pkcs12", "pkcs8", "dsa":
-		if hasWord(c.args, "-pubout") && !hasWord(c.args, "-text") {
+		if shell.HasWord(c.args, "-pubout") && !shell.HasWord(c.args, "-text") {
 			s.allow("openssl " + v + " -pubout")
 			return
 		}
@@ -511,13 +513,13 @@ func judgeOpenssl(s *sh, c *cmd) {
 
 func judgeSSHKeygen(s *sh, c *cmd) {
 	switch {
-	case hasShort(c.args, 'p', "tbfCNPEFmnOrsVwzZIJKLMa") || hasShort(c.args, 'e', "tbfCNPEFmnOrsVwzZIJKLMa"):
+	case shell.HasShort(c.args, 'p', "tbfCNPEFmnOrsVwzZIJKLMa") || shell.HasShort(c.args, 'e', "tbfCNPEFmnOrsVwzZIJKLMa"):
 		s.esc(CredentialProbing, medium, "`"+c.text+"` changes or exports a private key")
-	case hasShort(c.args, 'y', "tbfCNPEFmnOrsVwzZIJKLMa"), hasShort(c.args, 'l', "tbfCNPEFmnOrsVwzZIJKLMa"),
-		hasShort(c.args, 'F', "tbfCNPEmnOrsVwzZIJKLMa"), hasShort(c.args, 'R', "tbfCNPEFmnOrsVwzZIJKLMa"):
+	case shell.HasShort(c.args, 'y', "tbfCNPEFmnOrsVwzZIJKLMa"), shell.HasShort(c.args, 'l', "tbfCNPEFmnOrsVwzZIJKLMa"),
+		shell.HasShort(c.args, 'F', "tbfCNPEmnOrsVwzZIJKLMa"), shell.HasShort(c.args, 'R', "tbfCNPEFmnOrsVwzZIJKLMa"):
 		s.allow("ssh-keygen")
 	default:
-		for _, f := range optValues(c.args, "-f", "") {
+		for _, f := range shell.OptValues(c.args, "-f", "") {
 			pl := s.where(f, c.cwd)
 			if level, _ := s.secret(pl); level == secretCritical && (pl.zone == zHome || pl.zone == zWork) {
 				// Overwriting an existing default key loses it; a named
@@ -533,7 +535,7 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 }
 
 func judgeSSHAdd(s *sh, c *cmd) {
-	if hasShort(c.args, 'D', "") || hasShort(c.args, 'd', "") || hasShort(c.args, 'x', "") {
+	if shell.HasShort(c.args, 'D', "") || shell.HasShort(c.args, 'd', "") || shell.HasShort(c.args, 'x', "") {
 		s.esc(SecurityWeakening, low, "`"+c.text+"` changes the SSH agent")
 		return
 	}
@@ -542,12 +544,12 @@ func judgeSSHAdd(s *sh, c *cmd) {
 
 func judgeGpg(s *sh, c *cmd) {
 	switch {
-	case hasLong(c.args, "export-secret-keys", "export-secret-subkeys"):
+	case shell.HasLong(c.args, "export-secret-keys", "export-secret-subkeys"):
 		s.deny(CredentialProbing, "`"+c.text+"` exports secret keys")
-	case hasLong(c.args, "decrypt") || hasShort(c.args, 'd', "orusf"):
+	case shell.HasLong(c.args, "decrypt") || shell.HasShort(c.args, 'd', "orusf"):
 		s.esc(CredentialProbing, medium, "`"+c.text+"` decrypts data")
-	case hasLong(c.args, "symmetric", "encrypt") || hasShort(c.args, 'c', "orusf") || hasShort(c.args, 'e', "orusf"):
-		for _, p := range operandsOf(c.args, "orusf", "output", "recipient", "local-user", "passphrase", "passphrase-fd", "cipher-algo") {
+	case shell.HasLong(c.args, "symmetric", "encrypt") || shell.HasShort(c.args, 'c', "orusf") || shell.HasShort(c.args, 'e', "orusf"):
+		for _, p := range shell.Operands(c.args, "orusf", "output", "recipient", "local-user", "passphrase", "passphrase-fd", "cipher-algo") {
 			pl := s.where(p, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
 				s.esc(Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
@@ -555,7 +557,7 @@ func judgeGpg(s *sh, c *cmd) {
 			}
 		}
 		s.allow("gpg encrypt")
-	case hasLong(c.args, "delete-secret-keys", "delete-keys", "delete-secret-and-public-key"):
+	case shell.HasLong(c.args, "delete-secret-keys", "delete-keys", "delete-secret-and-public-key"):
 		s.esc(Destructive, medium, "`"+c.text+"` deletes keys")
 	default:
 		s.allow("gpg")
@@ -565,7 +567,7 @@ func judgeGpg(s *sh, c *cmd) {
 func judgeSecretTool(s *sh, c *cmd) {
 	switch c.name {
 	case "security":
-		if len(c.args) > 1 && (strings.HasPrefix(c.args[1], "find-") && strings.HasSuffix(c.args[1], "-password") && hasShort(c.args, 'w', "agcslr") ||
+		if len(c.args) > 1 && (strings.HasPrefix(c.args[1], "find-") && strings.HasSuffix(c.args[1], "-password") && shell.HasShort(c.args, 'w', "agcslr") ||
 			c.args[1] == "dump-keychain" || c.args[1] == "export") {
 			s.deny(CredentialProbing, "`"+c.text+"` reads passwords from the keychain")
 			return
@@ -575,7 +577,7 @@ func judgeSecretTool(s *sh, c *cmd) {
 			return
 		}
 	case "sops", "age", "kubeseal":
-		if hasShort(c.args, 'd', "") || hasLong(c.args, "decrypt") {
+		if shell.HasShort(c.args, 'd', "") || shell.HasLong(c.args, "decrypt") {
 			s.esc(CredentialProbing, high, "`"+c.text+"` decrypts secrets")
 			return
 		}

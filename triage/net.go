@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/shell"
 )
 
 func registerNet(reg func(func(*sh, *cmd), ...string)) {
@@ -465,7 +467,7 @@ func judgeWget(s *sh, c *cmd) {
 		s.send(c, hosts, items, "sends")
 		return
 	}
-	if !hasShort(c.args, 'O', "") && !hasLong(c.args, "output-document") && !hasShort(c.args, 'P', "") && !hasLong(c.args, "directory-prefix") {
+	if !shell.HasShort(c.args, 'O', "") && !shell.HasLong(c.args, "output-document") && !shell.HasShort(c.args, 'P', "") && !shell.HasLong(c.args, "directory-prefix") {
 		// wget saves into the current directory.
 		s.write(c, s.where(".", c.cwd), "")
 	}
@@ -505,17 +507,17 @@ func judgeHTTPie(s *sh, c *cmd) {
 }
 
 func judgeNc(s *sh, c *cmd) {
-	if hasShort(c.args, 'e', "pswiqxXIOTVWLMbcv") || hasShort(c.args, 'c', "pswiqxXIOTVWLMbev") ||
-		hasLong(c.args, "exec", "sh-exec", "lua-exec") || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
+	if shell.HasShort(c.args, 'e', "pswiqxXIOTVWLMbcv") || shell.HasShort(c.args, 'c', "pswiqxXIOTVWLMbev") ||
+		shell.HasLong(c.args, "exec", "sh-exec", "lua-exec") || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
 		strings.Contains(strings.Join(c.args, " "), "SYSTEM:") {
 		s.deny(SecurityWeakening, "`"+c.text+"` connects a shell or program to the network (a remote shell)")
 		return
 	}
-	if hasShort(c.args, 'l', "pswiqxXIOTVWLMbce") || hasLong(c.args, "listen") || strings.Contains(strings.Join(c.args, " "), "LISTEN") {
+	if shell.HasShort(c.args, 'l', "pswiqxXIOTVWLMbce") || shell.HasLong(c.args, "listen") || strings.Contains(strings.Join(c.args, " "), "LISTEN") {
 		s.esc(Exfiltration, medium, "`"+c.text+"` listens for network connections")
 		return
 	}
-	ops := operandsOf(c.args, "pswiqxXIOTVWLMbe")
+	ops := shell.Operands(c.args, "pswiqxXIOTVWLMbe")
 	var hosts []string
 	if c.name == "socat" {
 		for _, o := range ops {
@@ -529,7 +531,7 @@ func judgeNc(s *sh, c *cmd) {
 	} else if len(ops) > 0 {
 		hosts = append(hosts, ops[0])
 	}
-	if hasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
+	if shell.HasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
 		for _, h := range hosts {
 			if !localHost(h) {
 				s.esc(Routine, low, "`"+c.text+"` scans ports of "+h)
@@ -544,12 +546,12 @@ func judgeNc(s *sh, c *cmd) {
 
 func judgeSSH(s *sh, c *cmd) {
 	for _, f := range []byte{'R', 'L', 'D', 'w'} {
-		if hasShort(c.args, f, "BbcDEeFIiJLlmOopQRSWw") {
+		if shell.HasShort(c.args, f, "BbcDEeFIiJLlmOopQRSWw") {
 			s.esc(Exfiltration, medium, "`"+c.text+"` opens a tunnel")
 			return
 		}
 	}
-	ops := operandsOf(c.args, "BbcDEeFIiJLlmOopQRSWw")
+	ops := shell.Operands(c.args, "BbcDEeFIiJLlmOopQRSWw")
 	if len(ops) == 0 {
 		s.allow(c.name)
 		return
@@ -594,7 +596,7 @@ func judgeScp(s *sh, c *cmd) {
 			return
 		}
 	}
-	ops := operandsOf(c.args, "cFiJlmoPSDBeTf", "rsh", "rsync-path", "exclude", "include", "filter", "files-from",
+	ops := shell.Operands(c.args, "cFiJlmoPSDBeTf", "rsh", "rsync-path", "exclude", "include", "filter", "files-from",
 		"port", "password-file", "exclude-from", "include-from", "backup-dir", "suffix", "log-file", "chmod", "chown", "timeout", "bwlimit", "partial-dir", "temp-dir", "compare-dest", "link-dest")
 	if c.name == "rclone" && len(ops) > 0 {
 		ops = ops[1:]
@@ -611,7 +613,7 @@ func judgeScp(s *sh, c *cmd) {
 				s.copySource(c, src)
 			}
 		}
-		if hasLong(c.args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
+		if shell.HasLong(c.args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
 			pl := s.where(dst, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
 				s.esc(Destructive, medium, "`"+c.text+"` deletes files in "+dst+" that the source lacks")
@@ -652,7 +654,7 @@ func judgeScp(s *sh, c *cmd) {
 
 func judgeMail(s *sh, c *cmd) {
 	var items []dataItem
-	for _, f := range append(optValues(c.args, "-a", "attach"), optValues(c.args, "-A", "")...) {
+	for _, f := range append(shell.OptValues(c.args, "-a", "attach"), shell.OptValues(c.args, "-A", "")...) {
 		items = append(items, dataItem{file: f})
 	}
 	items = append(items, dataItem{file: "-"})
@@ -665,7 +667,7 @@ func judgeTunnel(s *sh, c *cmd) {
 }
 
 func judgeSniffer(s *sh, c *cmd) {
-	if c.name == "tcpdump" && (hasShort(c.args, 'D', "") || hasShort(c.args, 'r', "cCiwWsEFMTyzZ")) {
+	if c.name == "tcpdump" && (shell.HasShort(c.args, 'D', "") || shell.HasShort(c.args, 'r', "cCiwWsEFMTyzZ")) {
 		s.allow("tcpdump")
 		return
 	}

@@ -209,7 +209,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 // printer judges readers that print their file operands.
 func printer(argShort string) func(*sh, *cmd) {
 	return func(s *sh, c *cmd) {
-		for _, p := range operandsOf(c.args, argShort) {
+		for _, p := range shell.Operands(c.args, argShort) {
 			if p == "-" {
 				continue
 			}
@@ -222,7 +222,7 @@ func printer(argShort string) func(*sh, *cmd) {
 // inspector judges commands that inspect files without printing them.
 func inspector(argShort string) func(*sh, *cmd) {
 	return func(s *sh, c *cmd) {
-		for _, p := range operandsOf(c.args, argShort) {
+		for _, p := range shell.Operands(c.args, argShort) {
 			s.read(c, p, false)
 		}
 		s.allow(c.name)
@@ -232,8 +232,8 @@ func inspector(argShort string) func(*sh, *cmd) {
 func harmless(s *sh, c *cmd) { s.allow(c.name) }
 
 func judgeXxd(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "clgsoC")
-	if hasShort(c.args, 'r', "clgsoC") && len(ops) > 1 {
+	ops := shell.Operands(c.args, "clgsoC")
+	if shell.HasShort(c.args, 'r', "clgsoC") && len(ops) > 1 {
 		s.write(c, s.where(ops[1], c.cwd), "")
 	}
 	if len(ops) > 0 {
@@ -243,27 +243,27 @@ func judgeXxd(s *sh, c *cmd) {
 }
 
 func judgeBase64(s *sh, c *cmd) {
-	for _, p := range operandsOf(c.args, "w") {
+	for _, p := range shell.Operands(c.args, "w") {
 		s.read(c, p, true)
 	}
 	s.allow("base64")
 }
 
 func judgeSort(s *sh, c *cmd) {
-	for _, o := range optValues(c.args, "-o", "output") {
+	for _, o := range shell.OptValues(c.args, "-o", "output") {
 		s.write(c, s.where(o, c.cwd), "")
 	}
-	if hasLong(c.args, "compress-program") {
+	if shell.HasLong(c.args, "compress-program") {
 		s.esc(Routine, medium, "`"+c.text+"` runs a compression program")
 	}
-	for _, p := range operandsOf(c.args, "kotTS", "key", "output", "field-separator", "temporary-directory", "buffer-size") {
+	for _, p := range shell.Operands(c.args, "kotTS", "key", "output", "field-separator", "temporary-directory", "buffer-size") {
 		s.read(c, p, true)
 	}
 	s.allow("sort")
 }
 
 func judgeUniq(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "fsw", "skip-fields", "skip-chars", "check-chars")
+	ops := shell.Operands(c.args, "fsw", "skip-fields", "skip-chars", "check-chars")
 	if len(ops) > 0 {
 		s.read(c, ops[0], true)
 	}
@@ -274,10 +274,10 @@ func judgeUniq(s *sh, c *cmd) {
 }
 
 func judgeTree(s *sh, c *cmd) {
-	for _, o := range optValues(c.args, "-o", "output") {
+	for _, o := range shell.OptValues(c.args, "-o", "output") {
 		s.write(c, s.where(o, c.cwd), "")
 	}
-	for _, p := range operandsOf(c.args, "LIPoH", "filelimit", "timefmt", "sort", "charset") {
+	for _, p := range shell.Operands(c.args, "LIPoH", "filelimit", "timefmt", "sort", "charset") {
 		s.read(c, p, false)
 	}
 	s.allow("tree")
@@ -307,17 +307,17 @@ func judgeGrep(s *sh, c *cmd) {
 	if c.name == "rg" || c.name == "ag" || c.name == "ack" {
 		argShort = "efgtTmABCMjEr"
 		argLong = append(argLong, "glob", "type", "type-not", "max-columns", "threads", "replace", "encoding", "sort", "pre", "pre-glob")
-		if hasLong(c.args, "pre", "search-zip") || hasShort(c.args, 'z', argShort) {
+		if shell.HasLong(c.args, "pre", "search-zip") || shell.HasShort(c.args, 'z', argShort) {
 			s.esc(Routine, medium, "`"+c.text+"` runs a preprocessor")
 		}
 	}
-	ops := operandsOf(c.args, argShort, argLong...)
-	patterns := append(optValues(c.args, "-e", "regexp"), optValues(c.args, "", "pattern")...)
-	if len(patterns) == 0 && len(optValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
+	ops := shell.Operands(c.args, argShort, argLong...)
+	patterns := append(shell.OptValues(c.args, "-e", "regexp"), shell.OptValues(c.args, "", "pattern")...)
+	if len(patterns) == 0 && len(shell.OptValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
 		patterns, ops = ops[:1], ops[1:]
 	}
-	recursive := c.name == "rg" || c.name == "ag" || c.name == "ack" || hasShort(c.args, 'r', argShort) ||
-		hasShort(c.args, 'R', argShort) || hasLong(c.args, "recursive", "dereference-recursive")
+	recursive := c.name == "rg" || c.name == "ag" || c.name == "ack" || shell.HasShort(c.args, 'r', argShort) ||
+		shell.HasShort(c.args, 'R', argShort) || shell.HasLong(c.args, "recursive", "dereference-recursive")
 	credential := false
 	for _, p := range patterns {
 		if credentialPattern.MatchString(p) {
@@ -338,7 +338,7 @@ func judgeGrep(s *sh, c *cmd) {
 		s.esc(CredentialProbing, low, "`"+c.text+"` searches for passwords, tokens or keys")
 	}
 	for _, p := range ops {
-		s.read(c, p, !hasShort(c.args, 'l', argShort) && !hasShort(c.args, 'c', argShort) && !hasShort(c.args, 'q', argShort))
+		s.read(c, p, !shell.HasShort(c.args, 'l', argShort) && !shell.HasShort(c.args, 'c', argShort) && !shell.HasShort(c.args, 'q', argShort))
 	}
 	s.allow(c.name)
 }
@@ -349,10 +349,10 @@ var sedWrites = regexp.MustCompile(`(^|[;\n{}]|\d|\$|/)\s*[we]\s|s(.).*?(.).*?(.
 
 func judgeSed(s *sh, c *cmd) {
 	argShort := "efl"
-	inPlace := hasShort(c.args, 'i', argShort) || hasLong(c.args, "in-place")
-	ops := operandsOf(c.args, argShort, "expression", "file", "line-length")
-	scripts := optValues(c.args, "-e", "expression")
-	if len(scripts) == 0 && len(optValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
+	inPlace := shell.HasShort(c.args, 'i', argShort) || shell.HasLong(c.args, "in-place")
+	ops := shell.Operands(c.args, argShort, "expression", "file", "line-length")
+	scripts := shell.OptValues(c.args, "-e", "expression")
+	if len(scripts) == 0 && len(shell.OptValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
 		scripts, ops = ops[:1], ops[1:]
 	}
 	// -i may take an attached suffix (-i.bak), which operandsOf keeps
@@ -424,9 +424,9 @@ var (
 
 func judgeAwk(s *sh, c *cmd) {
 	argShort := "fvFW"
-	ops := operandsOf(c.args, argShort, "file", "assign", "field-separator")
+	ops := shell.Operands(c.args, argShort, "file", "assign", "field-separator")
 	var prog string
-	if len(optValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
+	if len(shell.OptValues(c.args, "-f", "file")) == 0 && len(ops) > 0 {
 		prog, ops = ops[0], ops[1:]
 	}
 	if awkRuns.MatchString(prog) {
@@ -548,7 +548,7 @@ func judgeFind(s *sh, c *cmd) {
 }
 
 func judgeFd(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "eEtdSxXjc", "exec", "exec-batch", "extension", "exclude", "type", "max-depth", "size", "changed-within", "changed-before")
+	ops := shell.Operands(c.args, "eEtdSxXjc", "exec", "exec-batch", "extension", "exclude", "type", "max-depth", "size", "changed-within", "changed-before")
 	if len(ops) > 0 && secretNamePattern(ops[0]) > 0 {
 		s.esc(CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
 	}
@@ -556,7 +556,7 @@ func judgeFd(s *sh, c *cmd) {
 }
 
 func judgeLocate(s *sh, c *cmd) {
-	for _, p := range operandsOf(c.args, "dlnr") {
+	for _, p := range shell.Operands(c.args, "dlnr") {
 		if secretNamePattern(p) == 2 {
 			s.deny(CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
 			return
@@ -566,11 +566,11 @@ func judgeLocate(s *sh, c *cmd) {
 }
 
 func judgeGetent(s *sh, c *cmd) {
-	if hasWord(c.args, "shadow", "gshadow") {
+	if shell.HasWord(c.args, "shadow", "gshadow") {
 		s.deny(CredentialProbing, "`"+c.text+"` reads password hashes")
 		return
 	}
-	if hasWord(c.args, "passwd", "group") && len(c.args) == 2 {
+	if shell.HasWord(c.args, "passwd", "group") && len(c.args) == 2 {
 		s.esc(CredentialProbing, low, "`"+c.text+"` lists the system's accounts")
 		return
 	}
@@ -582,7 +582,7 @@ func judgeGetent(s *sh, c *cmd) {
 func envDump(c *cmd) string {
 	switch c.name {
 	case "env", "printenv":
-		if len(operandsOf(c.args, "u")) == 0 && !c.sc.Unwrapped {
+		if len(shell.Operands(c.args, "u")) == 0 && !c.sc.Unwrapped {
 			return "the whole environment"
 		}
 	case "set", "export", "declare", "typeset":
@@ -590,7 +590,7 @@ func envDump(c *cmd) string {
 			return "every variable"
 		}
 	case "compgen":
-		if hasShort(c.args, 'v', "") || hasShort(c.args, 'e', "") {
+		if shell.HasShort(c.args, 'v', "") || shell.HasShort(c.args, 'e', "") {
 			return "every variable name"
 		}
 	}
@@ -602,7 +602,7 @@ func judgePrintenv(s *sh, c *cmd) {
 		s.envDumpUse(c)
 		return
 	}
-	for _, v := range operandsOf(c.args, "") {
+	for _, v := range shell.Operands(c.args, "") {
 		if secretVarName(v) {
 			s.esc(CredentialProbing, high, "`"+c.text+"` prints the secret "+v)
 			return
@@ -632,9 +632,9 @@ func (s *sh) envDumpUse(c *cmd) {
 			}
 			switch d.name {
 			case "grep", "egrep", "fgrep", "rg":
-				pats := optValues(d.args, "-e", "regexp")
+				pats := shell.OptValues(d.args, "-e", "regexp")
 				if len(pats) == 0 {
-					if ops := operandsOf(d.args, "efmABCdD"); len(ops) > 0 {
+					if ops := shell.Operands(d.args, "efmABCdD"); len(ops) > 0 {
 						pats = ops[:1]
 					}
 				}
@@ -644,7 +644,7 @@ func (s *sh) envDumpUse(c *cmd) {
 						return
 					}
 				}
-				if len(pats) > 0 && !hasShort(d.args, 'v', "efmABCdD") {
+				if len(pats) > 0 && !shell.HasShort(d.args, 'v', "efmABCdD") {
 					s.allow("searches the environment")
 					return
 				}
@@ -719,7 +719,7 @@ func judgeAlias(s *sh, c *cmd) {
 }
 
 func judgeUnset(s *sh, c *cmd) {
-	if hasWord(c.args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
+	if shell.HasWord(c.args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` disables shell history")
 		return
 	}
@@ -727,7 +727,7 @@ func judgeUnset(s *sh, c *cmd) {
 }
 
 func judgeHistory(s *sh, c *cmd) {
-	if hasShort(c.args, 'c', "d") || hasShort(c.args, 'd', "") || hasShort(c.args, 'w', "") || hasShort(c.args, 'r', "") {
+	if shell.HasShort(c.args, 'c', "d") || shell.HasShort(c.args, 'd', "") || shell.HasShort(c.args, 'w', "") || shell.HasShort(c.args, 'r', "") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` rewrites shell history")
 		return
 	}
@@ -816,7 +816,7 @@ func judgeMultiplexer(s *sh, c *cmd) {
 		}
 		switch v := c.args[i]; v {
 		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawn-window":
-			ops := operandsOf(c.args[i:], "tnscxyeFlp", "")
+			ops := shell.Operands(c.args[i:], "tnscxyeFlp", "")
 			if len(ops) == 0 {
 				s.allow("tmux " + v)
 				return
@@ -824,7 +824,7 @@ func judgeMultiplexer(s *sh, c *cmd) {
 			s.later(c, strings.Join(ops, " "), "tmux "+v)
 		case "send-keys", "send":
 			var keys []string
-			for _, k := range operandsOf(c.args[i:], "tN") {
+			for _, k := range shell.Operands(c.args[i:], "tN") {
 				if k != "C-m" && k != "Enter" && k != "C-c" && k != "KPEnter" {
 					keys = append(keys, k)
 				}
@@ -836,7 +836,7 @@ func judgeMultiplexer(s *sh, c *cmd) {
 		return
 	}
 	// screen: -X sends screen commands; an operand is a program to run.
-	if xs := optValues(c.args, "-X", ""); len(xs) > 0 || hasShort(c.args, 'X', "SpctLlhe") {
+	if xs := shell.OptValues(c.args, "-X", ""); len(xs) > 0 || shell.HasShort(c.args, 'X', "SpctLlhe") {
 		j := strings.Join(c.args, " ")
 		if strings.Contains(j, " stuff") || strings.Contains(j, " exec") || strings.Contains(j, "-X screen") {
 			s.esc(Routine, medium, "`"+c.text+"` types or runs commands in a screen session")
@@ -845,9 +845,9 @@ func judgeMultiplexer(s *sh, c *cmd) {
 		s.allow("screen -X")
 		return
 	}
-	ops := operandsOf(c.args, "SpctLlhecTs")
-	if hasShort(c.args, 'r', "SpctLlhecTs") || hasShort(c.args, 'x', "SpctLlhecTs") || hasShort(c.args, 'R', "SpctLlhecTs") ||
-		hasWord(c.args, "-ls", "-list", "-wipe", "-v", "-V") {
+	ops := shell.Operands(c.args, "SpctLlhecTs")
+	if shell.HasShort(c.args, 'r', "SpctLlhecTs") || shell.HasShort(c.args, 'x', "SpctLlhecTs") || shell.HasShort(c.args, 'R', "SpctLlhecTs") ||
+		shell.HasWord(c.args, "-ls", "-list", "-wipe", "-v", "-V") {
 		s.allow("screen (re)attach")
 		return
 	}
@@ -875,7 +875,7 @@ func (s *sh) laterArgv(c *cmd, argv []string, via string) {
 
 func judgeTee(s *sh, c *cmd) {
 	content := s.pipedContent(c)
-	for _, p := range operandsOf(c.args, "") {
+	for _, p := range shell.Operands(c.args, "") {
 		s.write(c, s.where(p, c.cwd), content)
 	}
 	s.allow(c.name)
@@ -897,7 +897,7 @@ func (s *sh) pipedContent(c *cmd) string {
 }
 
 func judgeScriptCmd(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "cEIOBT", "command", "log-in", "log-out", "log-io", "log-timing")
+	ops := shell.Operands(c.args, "cEIOBT", "command", "log-in", "log-out", "log-io", "log-timing")
 	for _, p := range ops {
 		s.write(c, s.where(p, c.cwd), "")
 	}
@@ -905,7 +905,7 @@ func judgeScriptCmd(s *sh, c *cmd) {
 }
 
 func judgeIfconfig(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "")
+	ops := shell.Operands(c.args, "")
 	if len(ops) <= 1 {
 		s.allow("ifconfig")
 		return
@@ -937,7 +937,7 @@ func judgeIP(s *sh, c *cmd) {
 }
 
 func judgeRoute(s *sh, c *cmd) {
-	if hasWord(c.args, "add", "del", "delete", "flush", "change", "-d", "-s") {
+	if shell.HasWord(c.args, "add", "del", "delete", "flush", "change", "-d", "-s") {
 		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
 		return
 	}
@@ -945,7 +945,7 @@ func judgeRoute(s *sh, c *cmd) {
 }
 
 func judgeJournal(s *sh, c *cmd) {
-	if hasLong(c.args, "vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush") {
+	if shell.HasLong(c.args, "vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` deletes or rotates system logs")
 		return
 	}
@@ -953,7 +953,7 @@ func judgeJournal(s *sh, c *cmd) {
 }
 
 func judgeDmesg(s *sh, c *cmd) {
-	if hasShort(c.args, 'c', "") || hasShort(c.args, 'C', "") || hasLong(c.args, "clear", "read-clear") {
+	if shell.HasShort(c.args, 'c', "") || shell.HasShort(c.args, 'C', "") || shell.HasLong(c.args, "clear", "read-clear") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` clears the kernel log")
 		return
 	}
@@ -961,7 +961,7 @@ func judgeDmesg(s *sh, c *cmd) {
 }
 
 func judgeSource(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "")
+	ops := shell.Operands(c.args, "")
 	if len(ops) == 0 {
 		s.allow("source")
 		return

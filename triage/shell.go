@@ -383,7 +383,7 @@ func (s *sh) xargsRoot(c *cmd) string {
 				return r[0]
 			}
 		case "ls", "fd", "fdfind", "git", "grep", "rg", "locate":
-			ops := operandsOf(d.args, "")
+			ops := shell.Operands(d.args, "")
 			for _, o := range ops {
 				if strings.HasPrefix(o, "/") || strings.HasPrefix(o, "~") {
 					return o
@@ -400,7 +400,7 @@ func (s *sh) xargsRoot(c *cmd) string {
 
 // chdir returns the directory after c (cd or pushd).
 func (s *sh) chdir(c *cmd) string {
-	ops := operandsOf(c.args, "")
+	ops := shell.Operands(c.args, "")
 	if len(ops) == 0 {
 		if s.home != "" {
 			return s.home
@@ -502,7 +502,7 @@ func (c *cmd) content() string {
 func (s *sh) wrapper(c *cmd) {
 	switch c.name {
 	case "trap":
-		if hasWord(c.args, "DEBUG", "RETURN", "ERR") {
+		if shell.HasWord(c.args, "DEBUG", "RETURN", "ERR") {
 			s.esc(CredentialProbing, medium, "`"+c.text+"` runs code before every command (a command logger)")
 			return
 		}

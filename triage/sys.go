@@ -3,6 +3,8 @@ package triage
 import (
 	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/shell"
 )
 
 func registerSys(reg func(func(*sh, *cmd), ...string)) {
@@ -25,7 +27,7 @@ func registerSys(reg func(func(*sh, *cmd), ...string)) {
 }
 
 func judgeSystemctl(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "HMtpsn", "host", "machine", "type", "property", "signal", "state", "root", "lines", "output")
+	ops := shell.Operands(c.args, "HMtpsn", "host", "machine", "type", "property", "signal", "state", "root", "lines", "output")
 	if len(ops) == 0 {
 		s.allow("systemctl")
 		return
@@ -86,7 +88,7 @@ func criticalService(u string) bool {
 }
 
 func judgeService(s *sh, c *cmd) {
-	ops := operandsOf(c.args, "")
+	ops := shell.Operands(c.args, "")
 	switch c.name {
 	case "launchctl":
 		if len(ops) > 0 && (ops[0] == "list" || ops[0] == "print" || ops[0] == "blame" || ops[0] == "version") {
@@ -118,7 +120,7 @@ func judgeFirewall(s *sh, c *cmd) {
 	args := c.args
 	switch c.name {
 	case "ufw":
-		ops := operandsOf(args, "")
+		ops := shell.Operands(args, "")
 		if len(ops) == 0 || ops[0] == "status" || ops[0] == "show" || ops[0] == "app" && len(ops) > 1 && ops[1] == "list" || ops[0] == "version" {
 			s.allow("ufw status")
 			return
@@ -140,35 +142,35 @@ func judgeFirewall(s *sh, c *cmd) {
 		}
 		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "nft":
-		if hasWord(args, "list") && !hasWord(args, "flush", "delete") {
+		if shell.HasWord(args, "list") && !shell.HasWord(args, "flush", "delete") {
 			s.allow("nft list")
 			return
 		}
-		if hasWord(args, "flush") || hasWord(args, "delete") && hasWord(args, "table") {
+		if shell.HasWord(args, "flush") || shell.HasWord(args, "delete") && shell.HasWord(args, "table") {
 			s.deny(SecurityWeakening, "`"+c.text+"` removes the firewall rules")
 			return
 		}
 		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "pfctl":
-		if hasShort(args, 'd', "afFsTtxAKkLOoDEipR") {
+		if shell.HasShort(args, 'd', "afFsTtxAKkLOoDEipR") {
 			s.deny(SecurityWeakening, "`"+c.text+"` turns the firewall off")
 			return
 		}
-		if hasShort(args, 'F', "afsTtxAKkLOoDEipR") {
+		if shell.HasShort(args, 'F', "afsTtxAKkLOoDEipR") {
 			s.deny(SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
 			return
 		}
-		if hasShort(args, 's', "afFTtxAKkLOoDEipR") && !hasShort(args, 'f', "asFTtxAKkLOoDEipR") {
+		if shell.HasShort(args, 's', "afFTtxAKkLOoDEipR") && !shell.HasShort(args, 'f', "asFTtxAKkLOoDEipR") {
 			s.allow("pfctl -s")
 			return
 		}
 		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "firewall-cmd":
-		if hasLong(args, "state", "list-all", "list-services", "list-ports", "get-default-zone", "get-active-zones", "list-all-zones") {
+		if shell.HasLong(args, "state", "list-all", "list-services", "list-ports", "get-default-zone", "get-active-zones", "list-all-zones") {
 			s.allow("firewall-cmd")
 			return
 		}
-		if hasLong(args, "panic-off") || hasWord(args, "--set-default-zone=trusted") {
+		if shell.HasLong(args, "panic-off") || shell.HasWord(args, "--set-default-zone=trusted") {
 			s.deny(SecurityWeakening, "`"+c.text+"` opens the firewall")
 			return
 		}
@@ -176,11 +178,11 @@ func judgeFirewall(s *sh, c *cmd) {
 	case "iptables-save", "ip6tables-save":
 		s.allow(c.name)
 	default:
-		if hasWord(args, "-L", "-S", "--list", "--list-rules") && !hasWord(args, "-F", "-X", "-D", "-A", "-I", "-P") {
+		if shell.HasWord(args, "-L", "-S", "--list", "--list-rules") && !shell.HasWord(args, "-F", "-X", "-D", "-A", "-I", "-P") {
 			s.allow(c.name + " -L")
 			return
 		}
-		if hasWord(args, "-F", "--flush", "-X", "--delete-chain") || hasShort(args, 'F', "tAIDRPNXEjgiospm") {
+		if shell.HasWord(args, "-F", "--flush", "-X", "--delete-chain") || shell.HasShort(args, 'F', "tAIDRPNXEjgiospm") {
 			s.deny(SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
 			return
 		}
@@ -199,7 +201,7 @@ func judgeMAC(s *sh, c *cmd) {
 	case "getenforce", "sestatus", "aa-status":
 		s.allow(c.name)
 	case "setenforce":
-		if hasWord(c.args, "0", "Permissive", "permissive") {
+		if shell.HasWord(c.args, "0", "Permissive", "permissive") {
 			s.deny(SecurityWeakening, "`"+c.text+"` turns SELinux enforcement off")
 			return
 		}
@@ -207,7 +209,7 @@ func judgeMAC(s *sh, c *cmd) {
 	case "aa-enforce":
 		s.allow("aa-enforce")
 	case "apparmor_parser":
-		if hasShort(c.args, 'R', "") || hasLong(c.args, "remove") {
+		if shell.HasShort(c.args, 'R', "") || shell.HasLong(c.args, "remove") {
 			s.deny(SecurityWeakening, "`"+c.text+"` removes AppArmor profiles")
 			return
 		}
@@ -222,11 +224,11 @@ func judgeAudit(s *sh, c *cmd) {
 		s.allow(c.name)
 		return
 	}
-	if hasWord(c.args, "-D") || hasWord(c.args, "-e") && hasWord(c.args, "0") {
+	if shell.HasWord(c.args, "-D") || shell.HasWord(c.args, "-e") && shell.HasWord(c.args, "0") {
 		s.deny(SecurityWeakening, "`"+c.text+"` turns auditing off")
 		return
 	}
-	if hasWord(c.args, "-l", "-s") && len(c.args) == 2 {
+	if shell.HasWord(c.args, "-l", "-s") && len(c.args) == 2 {
 		s.allow("auditctl")
 		return
 	}
@@ -314,14 +316,14 @@ func judgeAccounts(s *sh, c *cmd) {
 	case "useradd", "adduser", "usermod", "pw":
 		const withArg = "bcdefgGKkpsuUlLR"
 		groups := append(clusterValues(args, 'G', withArg), clusterValues(args, 'g', withArg)...)
-		groups = append(groups, optValues(args, "", "groups", "gid")...)
+		groups = append(groups, shell.OptValues(args, "", "groups", "gid")...)
 		for _, g := range groups {
 			if adminGroups.MatchString(g) {
 				s.deny(SecurityWeakening, "`"+c.text+"` gives an account administrator or root group rights")
 				return
 			}
 		}
-		for _, u := range append(clusterValues(args, 'u', "bcdefgGKkpsuUlLR"), optValues(args, "", "uid")...) {
+		for _, u := range append(clusterValues(args, 'u', "bcdefgGKkpsuUlLR"), shell.OptValues(args, "", "uid")...) {
 			if u == "0" {
 				s.deny(SecurityWeakening, "`"+c.text+"` creates a second root account (uid 0)")
 				return
@@ -332,23 +334,23 @@ func judgeAccounts(s *sh, c *cmd) {
 			return
 		}
 	case "gpasswd":
-		if len(optValues(args, "-a", "add")) > 0 {
-			if ops := operandsOf(args, "adMA"); len(ops) > 0 && adminGroups.MatchString(ops[len(ops)-1]) {
+		if len(shell.OptValues(args, "-a", "add")) > 0 {
+			if ops := shell.Operands(args, "adMA"); len(ops) > 0 && adminGroups.MatchString(ops[len(ops)-1]) {
 				s.deny(SecurityWeakening, "`"+c.text+"` gives an account administrator rights")
 				return
 			}
 		}
 	case "chage":
-		if hasShort(args, 'l', "") {
+		if shell.HasShort(args, 'l', "") {
 			s.allow("chage -l")
 			return
 		}
 	case "passwd":
-		if hasShort(args, 'S', "") || hasLong(args, "status") {
+		if shell.HasShort(args, 'S', "") || shell.HasLong(args, "status") {
 			s.allow("passwd -S")
 			return
 		}
-		if hasShort(args, 'd', "") || hasLong(args, "delete") {
+		if shell.HasShort(args, 'd', "") || shell.HasLong(args, "delete") {
 			s.deny(SecurityWeakening, "`"+c.text+"` removes an account's password")
 			return
 		}
@@ -358,9 +360,9 @@ func judgeAccounts(s *sh, c *cmd) {
 
 func judgeCrontab(s *sh, c *cmd) {
 	switch {
-	case hasShort(c.args, 'l', "u"):
+	case shell.HasShort(c.args, 'l', "u"):
 		s.allow("crontab -l")
-	case hasShort(c.args, 'r', "u"):
+	case shell.HasShort(c.args, 'r', "u"):
 		s.esc(Destructive, medium, "`"+c.text+"` removes every cron job")
 	default:
 		s.esc(SecurityWeakening, high, "`"+c.text+"` installs cron jobs (a lasting change)")
@@ -368,7 +370,7 @@ func judgeCrontab(s *sh, c *cmd) {
 }
 
 func judgeAt(s *sh, c *cmd) {
-	if hasShort(c.args, 'l', "") || hasShort(c.args, 'c', "") {
+	if shell.HasShort(c.args, 'l', "") || shell.HasShort(c.args, 'c', "") {
 		s.allow("at -l")
 		return
 	}
@@ -376,13 +378,13 @@ func judgeAt(s *sh, c *cmd) {
 }
 
 func judgeMount(s *sh, c *cmd) {
-	if (c.name == "mount" || c.name == "swapon" || c.name == "losetup" || c.name == "zpool" || c.name == "zfs") && len(operandsOf(c.args, "tOoL")) == 0 ||
-		c.name == "zpool" && hasWord(c.args, "list", "status") || c.name == "zfs" && hasWord(c.args, "list", "get") {
+	if (c.name == "mount" || c.name == "swapon" || c.name == "losetup" || c.name == "zpool" || c.name == "zfs") && len(shell.Operands(c.args, "tOoL")) == 0 ||
+		c.name == "zpool" && shell.HasWord(c.args, "list", "status") || c.name == "zfs" && shell.HasWord(c.args, "list", "get") {
 		s.allow(c.name)
 		return
 	}
-	if c.name == "zfs" && hasWord(c.args, "destroy") || c.name == "zpool" && hasWord(c.args, "destroy") ||
-		c.name == "lvremove" || c.name == "vgremove" || c.name == "pvremove" || c.name == "cryptsetup" && hasWord(c.args, "erase", "luksErase") {
+	if c.name == "zfs" && shell.HasWord(c.args, "destroy") || c.name == "zpool" && shell.HasWord(c.args, "destroy") ||
+		c.name == "lvremove" || c.name == "vgremove" || c.name == "pvremove" || c.name == "cryptsetup" && shell.HasWord(c.args, "erase", "luksErase") {
 		s.esc(Destructive, high, "`"+c.text+"` destroys a volume")
 		return
 	}
@@ -395,11 +397,11 @@ func judgeKernel(s *sh, c *cmd) {
 		s.allow("getcap")
 		return
 	case "sysctl":
-		if len(c.args) == 1 || hasShort(c.args, 'a', "pw") || hasShort(c.args, 'n', "pw") && !hasShort(c.args, 'w', "p") && !strings.Contains(strings.Join(c.args, " "), "=") {
+		if len(c.args) == 1 || shell.HasShort(c.args, 'a', "pw") || shell.HasShort(c.args, 'n', "pw") && !shell.HasShort(c.args, 'w', "p") && !strings.Contains(strings.Join(c.args, " "), "=") {
 			s.allow("sysctl")
 			return
 		}
-		if !hasShort(c.args, 'w', "p") && !hasShort(c.args, 'p', "") && !strings.Contains(strings.Join(c.args, " "), "=") {
+		if !shell.HasShort(c.args, 'w', "p") && !shell.HasShort(c.args, 'p', "") && !strings.Contains(strings.Join(c.args, " "), "=") {
 			s.allow("sysctl")
 			return
 		}
@@ -423,14 +425,14 @@ func judgePkill(s *sh, c *cmd) {
 		s.deny(Destructive, "`"+c.text+"` signals every process")
 		return
 	}
-	ops := operandsOf(c.args, "sgGPtuUn", "signal", "pgroup", "group", "parent", "terminal", "euid", "uid", "ns")
+	ops := shell.Operands(c.args, "sgGPtuUn", "signal", "pgroup", "group", "parent", "terminal", "euid", "uid", "ns")
 	for _, o := range ops {
 		if criticalProcess(o) {
 			s.esc(Destructive, high, "`"+c.text+"` kills a system process ("+o+")")
 			return
 		}
 	}
-	if len(optValues(c.args, "-u", "euid")) > 0 || len(optValues(c.args, "-U", "uid")) > 0 {
+	if len(shell.OptValues(c.args, "-u", "euid")) > 0 || len(shell.OptValues(c.args, "-U", "uid")) > 0 {
 		s.esc(Destructive, medium, "`"+c.text+"` kills every process of a user")
 		return
 	}
@@ -449,12 +451,12 @@ func criticalProcess(n string) bool {
 
 func judgeShutdown(s *sh, c *cmd) {
 	if c.name == "init" || c.name == "telinit" {
-		if !hasWord(c.args, "0", "6", "1", "S", "s") {
+		if !shell.HasWord(c.args, "0", "6", "1", "S", "s") {
 			s.allow(c.name)
 			return
 		}
 	}
-	if c.name == "shutdown" && hasShort(c.args, 'c', "") {
+	if c.name == "shutdown" && shell.HasShort(c.args, 'c', "") {
 		s.allow("shutdown -c")
 		return
 	}
@@ -462,7 +464,7 @@ func judgeShutdown(s *sh, c *cmd) {
 }
 
 func judgeMkfs(s *sh, c *cmd) {
-	for _, p := range operandsOf(c.args, "tbcCEfgGiIjJlLmMnNoOrsSTUvzdFe") {
+	for _, p := range shell.Operands(c.args, "tbcCEfgGiIjJlLmMnNoOrsSTUvzdFe") {
 		pl := s.where(p, c.cwd)
 		if pl.zone == zDevice && !isScratchDevice(pl.abs) {
 			s.deny(Destructive, "`"+c.text+"` formats "+pl.abs+", destroying what it holds")
@@ -475,7 +477,7 @@ func judgeMkfs(s *sh, c *cmd) {
 func judgeDisk(s *sh, c *cmd) {
 	switch c.name {
 	case "fdisk", "sfdisk", "parted", "gdisk", "sgdisk":
-		if hasShort(c.args, 'l', "") || hasWord(c.args, "print", "-p", "--list") || c.name == "sfdisk" && (hasShort(c.args, 'd', "") || hasLong(c.args, "dump")) {
+		if shell.HasShort(c.args, 'l', "") || shell.HasWord(c.args, "print", "-p", "--list") || c.name == "sfdisk" && (shell.HasShort(c.args, 'd', "") || shell.HasLong(c.args, "dump")) {
 			s.allow(c.name + " -l")
 			return
 		}
@@ -485,12 +487,12 @@ func judgeDisk(s *sh, c *cmd) {
 			return
 		}
 	case "hdparm", "badblocks", "e2fsck", "fsck", "tune2fs":
-		if !hasShort(c.args, 'w', "") && !hasLong(c.args, "security-erase", "security-erase-enhanced", "trim-sector-ranges") && c.name != "tune2fs" {
+		if !shell.HasShort(c.args, 'w', "") && !shell.HasLong(c.args, "security-erase", "security-erase-enhanced", "trim-sector-ranges") && c.name != "tune2fs" {
 			s.esc(Routine, low, "`"+c.text+"` checks a disk")
 			return
 		}
 	}
-	for _, p := range operandsOf(c.args, "") {
+	for _, p := range shell.Operands(c.args, "") {
 		pl := s.where(p, c.cwd)
 		if pl.zone == zDevice && !isScratchDevice(pl.abs) && c.name != "resize2fs" && c.name != "e2fsck" && c.name != "fsck" {
 			s.deny(Destructive, "`"+c.text+"` rewrites the disk "+pl.abs)
@@ -501,7 +503,7 @@ func judgeDisk(s *sh, c *cmd) {
 }
 
 func judgeUpdateAlternatives(s *sh, c *cmd) {
-	if hasLong(c.args, "display", "list", "query", "get-selections") || c.name == "trust" && hasWord(c.args, "list") {
+	if shell.HasLong(c.args, "display", "list", "query", "get-selections") || c.name == "trust" && shell.HasWord(c.args, "list") {
 		s.allow(c.name)
 		return
 	}
