@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,8 +62,16 @@ type spec struct {
 	// run in new ones; it refuses to go on in the parent's.
 	UserNS string
 	NetNS  string
-	// MountNS asks for the protected paths to be bound read-only.
+	// MountNS asks for a private mount namespace in which the protected
+	// paths are bound read-only.
 	MountNS bool
+	// View asks for the read-only view of the file system, with the
+	// writable roots bound writable again (needs MountNS).
+	View bool
+	// PIDNS asks for a new PID namespace, of which the helper is init.
+	PIDNS bool
+	// NoUnix asks for the seccomp filter refusing UNIX sockets.
+	NoUnix bool
 }
 
 // args encodes s as helper arguments, ending with "--".
@@ -88,6 +97,9 @@ func (s spec) args() []string {
 	add("userns", s.UserNS)
 	add("netns", s.NetNS)
 	flag("mountns", s.MountNS)
+	flag("view", s.View)
+	flag("pidns", s.PIDNS)
+	flag("nounix", s.NoUnix)
 	return append(a, "--")
 }
 
@@ -131,6 +143,12 @@ func parseSpec(args []string) (spec, []string, error) {
 			s.NetNS = v
 		case "mountns":
 			s.MountNS = v == "1"
+		case "view":
+			s.View = v == "1"
+		case "pidns":
+			s.PIDNS = v == "1"
+		case "nounix":
+			s.NoUnix = v == "1"
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}
@@ -181,12 +199,15 @@ var userNamespaces = sync.OnceValue(func() error {
 	if user == "" || net == "" {
 		return errors.New("/proc/self/ns is not readable")
 	}
-	s := spec{Probe: true, UserNS: user, NetNS: net, MountNS: true}
+	s := spec{Probe: true, UserNS: user, NetNS: net, MountNS: true, View: true, PIDNS: true, Roots: []string{os.TempDir()}}
+	if real, err := filepath.EvalSymlinks(os.TempDir()); err == nil {
+		s.Roots = []string{real}
+	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = append([]string{helperArg0}, s.args()...)
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if err := addNamespaces(cmd.SysProcAttr, true, true); err != nil {
+	if err := addNamespaces(cmd.SysProcAttr, true, true, true); err != nil {
 		return err
 	}
 	out, err := cmd.CombinedOutput()
@@ -250,6 +271,9 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	if cmd.Err != nil {
 		return nil
 	}
+	if len(cmd.ExtraFiles) > 0 {
+		return errors.New("sandbox: ExtraFiles are not passed to sandboxed commands")
+	}
 	sys := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {
 		*sys = *cmd.SysProcAttr // a copy: the caller's value is left alone
@@ -259,7 +283,7 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 			sys.Cloneflags&syscall.CLONE_NEWUSER != 0 || sys.Unshareflags != 0 {
 			return errors.New("sandbox: SysProcAttr sets Chroot, Credential, ID mappings or namespaces, which the sandbox sets itself")
 		}
-		if err := addNamespaces(sys, s.MountNS, s.NetNS != ""); err != nil {
+		if err := addNamespaces(sys, s.MountNS, s.NetNS != "", s.PIDNS); err != nil {
 			return err
 		}
 	}
@@ -282,6 +306,15 @@ func (p Policy) spec() (spec, error) {
 		return s, fmt.Errorf("sandbox: %s mode cannot be enforced: %w; to run commands without kernel enforcement, accept it explicitly (warden: --sandbox-unenforced)", p.Mode, abiErr)
 	}
 	s.Landlock = abi
+	if !p.NetworkAccess {
+		if err := seccompAvailable(); err != nil {
+			if !p.Unenforced {
+				return s, fmt.Errorf("%w; UNIX sockets cannot be refused with the network off (to run anyway, accept it: warden: --sandbox-unenforced)", err)
+			}
+		} else {
+			s.NoUnix = true
+		}
+	}
 	if _, err := os.Stat("/proc/self/exe"); err != nil {
 		return s, fmt.Errorf("sandbox: cannot re-execute this program: %w", err)
 	}
@@ -304,7 +337,7 @@ func (p Policy) spec() (spec, error) {
 		if p.NetworkAccess {
 			s.NetNS = ""
 		}
-		s.MountNS = len(s.Protected) > 0
+		s.MountNS, s.View, s.PIDNS = true, true, true
 	} else if !p.NetworkAccess && abi < 4 && !p.Unenforced {
 		return s, fmt.Errorf("sandbox: turning the network off needs user namespaces (%v) or Landlock ABI 4 (have %d): %w", nsErr, abi, ErrUnsupported)
 	}
@@ -316,8 +349,11 @@ func (p Policy) spec() (spec, error) {
 // for root all IDs this process has; otherwise only its own, and the
 // helper keeps the capabilities it needs across its execution as ambient
 // ones.
-func addNamespaces(sys *syscall.SysProcAttr, mount, net bool) error {
+func addNamespaces(sys *syscall.SysProcAttr, mount, net, pid bool) error {
 	sys.Cloneflags |= syscall.CLONE_NEWUSER
+	if pid {
+		sys.Cloneflags |= syscall.CLONE_NEWPID
+	}
 	if mount {
 		sys.Cloneflags |= syscall.CLONE_NEWNS
 	}

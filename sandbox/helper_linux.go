@@ -53,6 +53,9 @@ func helperMain(args []string) int {
 	if len(argv) == 0 {
 		return fail(ExitSetup, "no command")
 	}
+	if s.PIDNS {
+		return supervise(s.Path, argv, fail)
+	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
 	status := ExitCannotRun
 	if errors.Is(err, syscall.ENOENT) {
@@ -78,20 +81,29 @@ func (s spec) setup() error {
 			return fmt.Errorf("bringing up the loopback interface: %w", err)
 		}
 	}
+	if s.UserNS != "" {
+		// Namespaces nested in the sandbox's, whose root would have all
+		// capabilities again, are not needed by commands and are a
+		// common way to reach kernel bugs. Best effort: older kernels
+		// do not offer the limit per user namespace. (Before the view
+		// makes /proc read-only.)
+		_ = os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0\n"), 0)
+	}
 	if s.MountNS {
 		if s.UserNS == "" {
 			return errors.New("refusing to change mounts outside a new user namespace")
+		}
+		if s.View {
+			if err := readOnlyView(s.Roots); err != nil {
+				return err
+			}
 		}
 		if err := s.protect(); err != nil {
 			return err
 		}
 	}
-	if s.UserNS != "" {
-		// Namespaces nested in the sandbox's, whose root would have all
-		// capabilities again, are not needed by commands and are a
-		// common way to reach kernel bugs. Best effort: older kernels
-		// do not offer the limit per user namespace.
-		_ = os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0\n"), 0)
+	if s.PIDNS && os.Getpid() != 1 {
+		return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 	}
 	if err := dropControllingTerminal(); err != nil {
 		return fmt.Errorf("leaving the controlling terminal: %w", err)
@@ -104,6 +116,15 @@ func (s spec) setup() error {
 	if s.Landlock > 0 {
 		if err := s.restrict(); err != nil {
 			return fmt.Errorf("landlock: %w", err)
+		}
+	}
+	if s.NoUnix {
+		prog, err := unixSocketFilter()
+		if err == nil {
+			err = installFilter(prog)
+		}
+		if err != nil {
+			return fmt.Errorf("refusing UNIX sockets: %w", err)
 		}
 	}
 	if err := dropCapabilities(); err != nil {

@@ -105,3 +105,22 @@ func repo(t testing.TB) string {
 	mkdir(t, w, "sub")
 	return w
 }
+
+// outsideErrno is the outcome of a write outside the writable roots: EROFS
+// from the read-only view where commands get namespaces, else EACCES from
+// Landlock.
+func outsideErrno() string {
+	if Namespaces() == nil {
+		return "errno=EROFS"
+	}
+	return "errno=EACCES"
+}
+
+// crossMount is the outcome of a rename from outside the roots into one:
+// EXDEV where the roots are mounts of their own, else want.
+func crossMount(want string) string {
+	if Namespaces() == nil {
+		return "errno=EXDEV"
+	}
+	return want
+}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,6 +64,72 @@ func act(op string) string {
 		err = os.Symlink(arg(1), arg(2))
 	case "chmod":
 		err = os.Chmod(arg(1), 0o755)
+	case "chmod000":
+		err = os.Chmod(arg(1), 0)
+	case "utime":
+		old := time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC)
+		err = os.Chtimes(arg(1), old, old)
+	case "setxattr":
+		err = syscall.Setxattr(arg(1), "user.warden", []byte("x"), 0)
+	case "chown":
+		err = os.Lchown(arg(1), os.Getuid(), os.Getgid())
+	case "link":
+		err = os.Link(arg(1), arg(2))
+	case "unixdial": // connect to a UNIX socket server, send ping, read the answer
+		c, e := net.DialTimeout("unix", arg(1), 2*time.Second)
+		if e != nil {
+			err = e
+			break
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		if _, err = c.Write([]byte("ping\n")); err == nil {
+			buf := make([]byte, 16)
+			n, e := c.Read(buf)
+			if e != nil {
+				err = e
+				break
+			}
+			return "answer=" + strings.TrimSpace(string(buf[:n]))
+		}
+	case "unixserve": // serve on a UNIX socket of our own and reach it
+		ln, e := net.Listen("unix", arg(1))
+		if e != nil {
+			err = e
+			break
+		}
+		defer ln.Close()
+		go func() {
+			if c, e := ln.Accept(); e == nil {
+				c.Write([]byte("pong\n"))
+				c.Close()
+			}
+		}()
+		c, e := net.DialTimeout("unix", arg(1), 2*time.Second)
+		if e != nil {
+			err = e
+			break
+		}
+		c.Close()
+	case "socketpair":
+		fds, e := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err = e; e == nil {
+			syscall.Close(fds[0])
+			syscall.Close(fds[1])
+		}
+	case "socketpair-dgram":
+		fds, e := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_DGRAM, 0)
+		if err = e; e == nil {
+			syscall.Close(fds[0])
+			syscall.Close(fds[1])
+		}
+	case "iouring": // io_uring_setup with a null params pointer
+		_, _, e := syscall.Syscall(425, 1, 0, 0)
+		if e != 0 {
+			err = e
+		}
+	case "pid":
+		return strconv.Itoa(os.Getpid())
 	case "connect":
 		var c net.Conn
 		if c, err = net.DialTimeout("tcp", arg(1), 2*time.Second); err == nil {
@@ -160,7 +227,7 @@ var errnoNames = map[syscall.Errno]string{
 	syscall.EACCES: "EACCES", syscall.EROFS: "EROFS", syscall.EPERM: "EPERM", syscall.ENOENT: "ENOENT",
 	syscall.EXDEV: "EXDEV", syscall.EBUSY: "EBUSY", syscall.ECONNREFUSED: "ECONNREFUSED",
 	syscall.ENETUNREACH: "ENETUNREACH", syscall.EEXIST: "EEXIST", syscall.ENOTEMPTY: "ENOTEMPTY",
-	syscall.ENXIO: "ENXIO", syscall.ENOTTY: "ENOTTY",
+	syscall.ENXIO: "ENXIO", syscall.ENOTTY: "ENOTTY", syscall.ENOSYS: "ENOSYS", syscall.EFAULT: "EFAULT",
 }
 
 func outcome(err error) string {
