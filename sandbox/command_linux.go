@@ -72,6 +72,8 @@ type spec struct {
 	PIDNS bool
 	// NoUnix asks for the seccomp filter refusing UNIX sockets.
 	NoUnix bool
+	// Contain asks only for the PID namespace, nothing else: see Contain.
+	Contain bool
 }
 
 // args encodes s as helper arguments, ending with "--".
@@ -100,6 +102,7 @@ func (s spec) args() []string {
 	flag("view", s.View)
 	flag("pidns", s.PIDNS)
 	flag("nounix", s.NoUnix)
+	flag("contain", s.Contain)
 	return append(a, "--")
 }
 
@@ -149,6 +152,8 @@ func parseSpec(args []string) (spec, []string, error) {
 			s.PIDNS = v == "1"
 		case "nounix":
 			s.NoUnix = v == "1"
+		case "contain":
+			s.Contain = v == "1"
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}
@@ -408,4 +413,70 @@ func identityMap(file string) ([]syscall.SysProcIDMap, error) {
 		return nil, fmt.Errorf("sandbox: %s is empty", file)
 	}
 	return out, nil
+}
+
+// containProbe reports whether this process can start commands in PID
+// namespaces of their own without a user namespace (it has CAP_SYS_ADMIN:
+// warden runs as root), by starting the helper once.
+var containProbe = sync.OnceValue(func() error {
+	s := spec{Probe: true, Contain: true, PIDNS: true}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = append([]string{helperArg0}, s.args()...)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("sandbox: no PID namespaces without a user namespace (%w: %s): %w", err, strings.TrimSpace(string(out)), ErrUnsupported)
+	}
+	return nil
+})
+
+// Contain changes cmd, not yet started, so that when it ends, or is
+// killed, every process it started ends too, including those that left
+// its session or process group (setsid, double forks): it runs as the only
+// child of a helper that is init of a new PID namespace, and the kernel
+// kills the namespace when the helper exits. It also gets a mount namespace,
+// only for a /proc of its own PID namespace. Nothing else changes: the
+// command keeps every privilege (this is for full-access commands, which
+// Policy.Wrap leaves unchanged). Its background processes end with it, and
+// a command killed by signal N exits with status 128+N instead.
+//
+// PID namespaces need CAP_SYS_ADMIN; granting it through a user namespace
+// would change what a full-access command may do, so where this process
+// lacks it (warden does not run as root), Contain leaves cmd unchanged and
+// returns an error wrapping ErrUnsupported: killing the command's process
+// group is all that is left, and processes that left it survive.
+func Contain(cmd *exec.Cmd) error {
+	if cmd.Process != nil {
+		return errors.New("sandbox: the command has already started")
+	}
+	if len(cmd.Args) > 0 && cmd.Args[0] == helperArg0 {
+		return errors.New("sandbox: the command is already sandboxed")
+	}
+	if cmd.Err != nil {
+		return nil
+	}
+	if len(cmd.ExtraFiles) > 0 {
+		return errors.New("sandbox: ExtraFiles are not passed to contained commands")
+	}
+	if err := containProbe(); err != nil {
+		return err
+	}
+	sys := &syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		*sys = *cmd.SysProcAttr
+	}
+	if sys.Cloneflags != 0 || sys.Unshareflags != 0 {
+		return errors.New("sandbox: SysProcAttr sets namespaces, which Contain sets itself")
+	}
+	sys.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+	s := spec{Contain: true, PIDNS: true, Mode: FullAccess, Path: cmd.Path}
+	argv := cmd.Args
+	if len(argv) == 0 {
+		argv = []string{cmd.Path}
+	}
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = append(append([]string{helperArg0}, s.args()...), argv...)
+	cmd.SysProcAttr = sys
+	return nil
 }

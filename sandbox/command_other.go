@@ -57,3 +57,9 @@ func (p Policy) Wrap(cmd *exec.Cmd) error {
 	_, err := Supported()
 	return fmt.Errorf("sandbox: %s mode cannot be enforced: %w; to run commands without kernel enforcement, accept it explicitly (warden: --sandbox-unenforced)", p.Mode, err)
 }
+
+// Contain reports that PID namespaces are Linux-only; cmd is left
+// unchanged.
+func Contain(cmd *exec.Cmd) error {
+	return fmt.Errorf("sandbox: PID namespaces are Linux-only: %w", ErrUnsupported)
+}

@@ -68,6 +68,17 @@ func helperMain(args []string) int {
 // capabilities, and mounts that Landlock then forbids), then Landlock, then
 // dropping the capabilities.
 func (s spec) setup() error {
+	if s.Contain {
+		// Full access: only the PID namespace (and a mount namespace
+		// for its /proc).
+		if os.Getpid() != 1 {
+			return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Contain?)")
+		}
+		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err == nil {
+			mountProc(false)
+		}
+		return nil
+	}
 	if s.UserNS != "" {
 		if id, _ := os.Readlink("/proc/self/ns/user"); id == "" || id == s.UserNS {
 			return errors.New("not in a new user namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
@@ -104,6 +115,9 @@ func (s spec) setup() error {
 	}
 	if s.PIDNS && os.Getpid() != 1 {
 		return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
+	}
+	if s.PIDNS && s.MountNS {
+		mountProc(true)
 	}
 	if err := dropControllingTerminal(); err != nil {
 		return fmt.Errorf("leaving the controlling terminal: %w", err)
@@ -484,4 +498,16 @@ func (w writeRules) grant(path string) error {
 		return fmt.Errorf("adding a rule for %s: %w", path, err)
 	}
 	return nil
+}
+
+// mountProc mounts a /proc of the new PID namespace over the host's, so that
+// /proc/self and the process list agree with getpid (ps needs it). Best
+// effort: where the host's /proc has parts masked (in some containers) the
+// kernel refuses, and the host's stays.
+func mountProc(readOnly bool) {
+	flags := uintptr(syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC)
+	if readOnly {
+		flags |= syscall.MS_RDONLY
+	}
+	_ = syscall.Mount("proc", "/proc", "proc", flags, "")
 }

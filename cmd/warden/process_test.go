@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var (
@@ -51,19 +52,37 @@ func exitCode(err error) int {
 	return 0
 }
 
-// A crash mid-run leaves every earlier transcript line intact: the bash tool
-// kills warden itself with SIGKILL.
+// A crash mid-run leaves every earlier transcript line intact: warden is
+// killed with SIGKILL while its second tool call runs. (Tool processes
+// cannot do it themselves: they run in PID namespaces of their own where
+// the kernel allows.)
 func TestTranscriptSurvivesCrash(t *testing.T) {
 	dir := t.TempDir()
+	started := filepath.Join(dir, "second-call-started")
 	script := write(t, dir, "turns.yaml", `
 - tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo first"}}]
-- tool_calls: [{id: c2, function: bash, arguments: {cmd: "kill -9 $PPID; sleep 5"}}]
+- tool_calls: [{id: c2, function: bash, arguments: {cmd: "touch `+started+`; sleep 30"}}]
 - content: never reached
 `)
 	task := write(t, dir, "task.yaml", "name: crash\ninput: go\ntools: [bash]\n")
 	tr := filepath.Join(dir, "t.jsonl")
 	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the second tool call never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	err := cmd.Wait()
 	if code := exitCode(err); code != -1 {
 		t.Fatalf("warden was not killed: exit %d (%v)", code, err)
 	}

@@ -3,9 +3,19 @@
 // printed.
 //
 // A command runs as "bash -c CMD" (or "sh -c CMD" where bash is missing) in its
-// own process group, with an empty stdin and with stdout and stderr combined in
-// the order they were written. A call that outlives its timeout, or whose
-// context is cancelled, has its whole process group killed.
+// own session, without a controlling terminal (it cannot open /dev/tty nor
+// type into the person's console with TIOCSTI), with an empty stdin and with
+// stdout and stderr combined in the order they were written.
+//
+// Every command also runs in a PID namespace of its own, with warden's
+// helper as init (see sandbox.Policy.Wrap and sandbox.Contain): when the
+// command ends, or a call that outlives its timeout or whose context is
+// cancelled kills it, every process it started ends too, including those
+// that called setsid or double-forked. A command killed by signal N is then
+// reported as "[exit status 128+N]". Unsandboxed and full-access commands
+// get a PID namespace only where warden may create one without a user
+// namespace (it runs as root); elsewhere only the command's process group
+// is killed, and processes that left it survive.
 //
 // A command that exits with a non-zero status is not an error: the model
 // receives the output followed by a line "[exit status N]", so that it can read
@@ -14,10 +24,11 @@
 // with the result gives the model stdout and stderr together, in order, and
 // leaves reviewers a plain result to judge.)
 //
-// Processes a command leaves running in the background are not killed when
-// the shell exits. If they keep the command's output open, the call stops
-// reading it one second after the shell exits and says so in a final note;
-// redirecting their output (cmd >log 2>&1 &) avoids the wait.
+// Where there is no PID namespace, processes a command leaves running in the
+// background are not killed when the shell exits. If they keep the command's
+// output open, the call stops reading it one second after the shell exits and
+// says so in a final note; redirecting their output (cmd >log 2>&1 &) avoids
+// the wait.
 //
 // The package registers the tool as "bash" when imported.
 //
@@ -217,7 +228,9 @@ func (t *Tool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (str
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = out
 	cmd.Stderr = out // the same writer: one pipe, so the order is kept
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own: no controlling terminal, and a process group
+	// (led by the shell, or the sandbox's helper) to kill.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var killed atomic.Bool
 	cmd.Cancel = func() error {
 		err := killGroup(cmd.Process)
@@ -227,10 +240,12 @@ func (t *Tool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (str
 		return err
 	}
 	cmd.WaitDelay = pipeGrace
-	if p != nil {
+	if p != nil && p.Mode != sandbox.FullAccess {
 		if err := p.Wrap(cmd); err != nil {
 			return "", &tool.Error{Type: tool.ErrPermission, Message: "cannot start the command in the sandbox: " + err.Error()}
 		}
+	} else if err := sandbox.Contain(cmd); err != nil && !errors.Is(err, sandbox.ErrUnsupported) {
+		return "", fmt.Errorf("bash: %w", err)
 	}
 
 	if err := cmd.Start(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/toolbox"
 )
@@ -26,6 +28,20 @@ func call(t *testing.T, ctx context.Context, tl *Tool, cmd string) (string, erro
 		t.Fatal(err)
 	}
 	return tl.Run(ctx, raw)
+}
+
+// A command killed by a signal says so: "[killed by signal N]" from the
+// shell itself, "[exit status 128+N]" from init of a PID namespace.
+func TestKilledBySignal(t *testing.T) {
+	tl := New(Options{Dir: t.TempDir(), Timeout: 10 * time.Second})
+	got, err := call(t, t.Context(), tl, "kill -KILL $$")
+	want := "[killed by signal 9 (killed)]"
+	if containedUnsandboxed() {
+		want = "[exit status 137]"
+	}
+	if err != nil || got != want {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
 }
 
 func TestRun(t *testing.T) {
@@ -42,7 +58,6 @@ func TestRun(t *testing.T) {
 		{"exit status without newline", "printf partial; exit 7", "partial\n[exit status 7]"},
 		{"exit status without output", "exit 1", "[exit status 1]"},
 		{"failing command", "ls /nonexistent-warden-dir 2>/dev/null", "[exit status 2]"},
-		{"killed by signal", "kill -KILL $$", "[killed by signal 9 (killed)]"},
 		{"stdin is empty", "cat; echo done", "done\n"},
 		{"bash features", "a=(x y z); echo ${#a[@]} ${a[1]}", "3 y\n"},
 		{"pipeline", "printf 'b\\na\\n' | sort", "a\nb\n"},
@@ -156,13 +171,46 @@ func readPID(t *testing.T, path string) int {
 	return pid
 }
 
-// grandchildCmd prints "started", then starts a sleeping grandchild in a
-// subshell, which records its pid in pidfile; once the pid is there it
-// creates the file ready and waits.
+// grandchildCmd prints "started", then starts a grandchild in a subshell
+// and one that leaves the session (setsid), each waiting for the file "go"
+// and then writing its own file; it creates the file ready and waits.
 const grandchildCmd = `echo started
-( sleep 30 & echo $! > pidfile.tmp; mv pidfile.tmp pidfile; wait ) &
-until [ -e pidfile ]; do sleep 0.01; done
+( until [ -e go ]; do sleep 0.05; done; touch late-subshell ) &
+setsid sh -c 'until [ -e go ]; do sleep 0.05; done; touch late-setsid' </dev/null >/dev/null 2>&1 &
 touch ready; wait`
+
+// checkNothingActsLater releases the grandchildren of grandchildCmd and
+// checks that none of them writes its file: the effect, not a message.
+// The one that left the session is killed only where commands get a PID
+// namespace (contained).
+func checkNothingActsLater(t *testing.T, dir string, contained bool) {
+	t.Helper()
+	writeGo(t, dir)
+	time.Sleep(time.Second)
+	if _, err := os.Stat(filepath.Join(dir, "late-subshell")); err == nil {
+		t.Error("a grandchild acted after the call ended")
+	}
+	_, err := os.Stat(filepath.Join(dir, "late-setsid"))
+	switch {
+	case contained && err == nil:
+		t.Error("a grandchild that called setsid acted after the call ended")
+	case !contained && err != nil:
+		t.Log("no PID namespace here, yet the setsid grandchild did not act")
+	}
+}
+
+func writeGo(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// containedUnsandboxed reports whether commands without a sandbox get a PID
+// namespace here.
+func containedUnsandboxed() bool {
+	return sandbox.Contain(exec.Command("true")) == nil
+}
 
 // waitFile waits for path to exist.
 func waitFile(path string) {
@@ -193,7 +241,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 	if out != "started\n" {
 		t.Errorf("output = %q, want %q", out, "started\n")
 	}
-	waitGone(t, readPID(t, filepath.Join(dir, "pidfile")))
+	checkNothingActsLater(t, dir, containedUnsandboxed())
 }
 
 func TestTimeoutWithoutOutput(t *testing.T) {
@@ -247,7 +295,47 @@ func TestCancel(t *testing.T) {
 	if out != "started\n" {
 		t.Errorf("output so far = %q", out)
 	}
-	waitGone(t, readPID(t, filepath.Join(dir, "pidfile")))
+	checkNothingActsLater(t, dir, containedUnsandboxed())
+}
+
+// A cancelled sandboxed call's whole process tree is killed, grandchildren
+// that left the session included (the sandbox's PID namespace).
+func TestG1_CancelKillsSandboxedTree(t *testing.T) {
+	if err := sandbox.Namespaces(); err != nil {
+		t.Skipf("no namespaces for the sandbox: %v", err)
+	}
+	dir := t.TempDir()
+	tl := New(Options{Dir: dir, Timeout: time.Minute, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: dir}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		waitFile(filepath.Join(dir, "ready"))
+		cancel()
+	}()
+	if _, err := call(t, ctx, tl, grandchildCmd); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error = %v, want one wrapping context.Canceled", err)
+	}
+	checkNothingActsLater(t, dir, true)
+}
+
+// Tool processes run in a session of their own, so they have no
+// controlling terminal: not the person's console.
+func TestOwnSessionWithoutTerminal(t *testing.T) {
+	dir := t.TempDir()
+	policies := []*sandbox.Policy{nil, {Mode: sandbox.FullAccess, Workdir: dir}}
+	if sandbox.Namespaces() == nil {
+		policies = append(policies, &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: dir})
+	}
+	for _, p := range policies {
+		tl := New(Options{Dir: dir, Timeout: 10 * time.Second, Sandbox: p})
+		out, err := call(t, t.Context(), tl, `s=$(ps -o sid= -p $$); pg=$(ps -o pgid= -p $$); [ $s = $pg ] && echo own-session; exec 3</dev/tty && echo tty-open || echo no-tty`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "own-session") || !strings.Contains(out, "no-tty") || strings.Contains(out, "tty-open") {
+			t.Errorf("policy %v: %q", p, out)
+		}
+	}
 }
 
 func TestCancelledBeforeStart(t *testing.T) {
@@ -288,10 +376,17 @@ func TestBackgroundProcessHoldingOutput(t *testing.T) {
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("Run waited %s for a background process", time.Since(start))
 	}
+	if containedUnsandboxed() {
+		// The PID namespace ends with the shell: nothing holds the output.
+		if out != "done\n" {
+			t.Errorf("output = %q", out)
+		}
+		return
+	}
 	if !strings.HasPrefix(out, "done\n[stopped reading output") {
 		t.Errorf("output = %q", out)
 	}
-	// The background process is left running: it is the model's.
+	// Without a PID namespace the background process is left running.
 	pid := readPID(t, filepath.Join(dir, "pidfile"))
 	if !alive(pid) {
 		t.Error("background process was killed")

@@ -1,0 +1,324 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Where warden keeps its own state, as the rest of warden reads it (package
+// task for the home directory, autoreview for the managed configuration).
+const (
+	// EnvHome names warden's home directory; it defaults to ~/.warden.
+	EnvHome = "WARDEN_HOME"
+	// EnvManagedConfig names the managed (administrator) configuration
+	// file; it defaults to DefaultManagedConfig.
+	EnvManagedConfig = "WARDEN_MANAGED_CONFIG"
+	// DefaultManagedConfig is the managed configuration file when
+	// EnvManagedConfig is unset.
+	DefaultManagedConfig = "/etc/warden/managed.toml"
+)
+
+// StateHome returns warden's home directory: $WARDEN_HOME, or ~/.warden,
+// absolute and clean; "" when neither can be found.
+func StateHome() string {
+	h := os.Getenv(EnvHome)
+	if h == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		h = filepath.Join(home, ".warden")
+	}
+	a, err := filepath.Abs(h)
+	if err != nil {
+		return ""
+	}
+	return a
+}
+
+// StatePaths returns warden's own state, which no sandboxed command may
+// change in any mode (SPEC G15): $WARDEN_HOME, ~/.warden and the managed
+// configuration file ($WARDEN_MANAGED_CONFIG, default
+// /etc/warden/managed.toml), absolute and clean, with symbolic links
+// resolved as a write would follow them, without duplicates. They need not
+// exist.
+func StatePaths() []string {
+	var cands []string
+	if h := StateHome(); h != "" {
+		cands = append(cands, h)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		cands = append(cands, filepath.Join(home, ".warden"))
+	}
+	m := os.Getenv(EnvManagedConfig)
+	if m == "" {
+		m = DefaultManagedConfig
+	}
+	if a, err := filepath.Abs(m); err == nil {
+		cands = append(cands, a)
+	}
+	var out []string
+	for _, c := range cands {
+		for _, p := range []string{filepath.Clean(c), resolvedOr(c)} {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func resolvedOr(p string) string {
+	if r, err := resolvePath(filepath.Clean(p)); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// stateDirs are the state paths that are directories warden creates when
+// they are missing (the homes, not the managed file).
+func stateDirs() []string {
+	var out []string
+	if h := StateHome(); h != "" {
+		out = append(out, h)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		out = append(out, filepath.Join(home, ".warden"))
+	}
+	return out
+}
+
+// ensureState creates warden's home directories that lie in a writable
+// root and do not exist yet, so that they can be bound read-only: a
+// workspace equal to $HOME must not be able to plant ~/.warden/config.toml.
+func ensureState(roots []string) error {
+	for _, d := range stateDirs() {
+		real := resolvedOr(d)
+		in := false
+		for _, r := range roots {
+			if within(r, real) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			continue
+		}
+		if _, err := os.Lstat(real); errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(real, 0o700); err != nil {
+				return fmt.Errorf("sandbox: creating %s to protect it: %w", real, err)
+			}
+		}
+	}
+	return nil
+}
+
+// fileKey identifies a file.
+type fileKey struct{ dev, ino uint64 }
+
+// Watch records the protected names (.git, .warden, .agents) present, at
+// any depth, in a policy's working directory and configured writable roots
+// before a command runs, and the state paths missing then; Sweep, after the
+// command, moves away what it created. Protected paths that exist are
+// kept read-only by the kernel; those that do not cannot be (nothing
+// there to bind, and no kernel mechanism refuses one name in a writable
+// directory), so a command can create them — a .git with hooks/ or
+// core.fsmonitor runs code the next time the person uses git there — and
+// Sweep undoes it. The temporary directories are not walked.
+type Watch struct {
+	roots  []string
+	before map[string]fileKey
+	absent []string
+	start  time.Time
+}
+
+// Quarantined is a protected path a command created, and where Sweep moved
+// it.
+type Quarantined struct {
+	// Path is where the command created it.
+	Path string
+	// To is where it is now, under warden's home directory.
+	To string
+}
+
+// Watch returns a record of the protected names in the policy's roots, to
+// call Sweep on once the command has ended. It returns nil, and Sweep does
+// nothing, outside workspace-write mode (read-only commands create
+// nothing; full-access ones are not restricted).
+func (p Policy) Watch() (*Watch, error) {
+	if p.Mode != WorkspaceWrite {
+		return nil, nil
+	}
+	w := &Watch{before: map[string]fileKey{}, start: time.Now()}
+	temps := map[string]bool{}
+	for _, d := range tempDirs() {
+		temps[resolvedOr(d)] = true
+	}
+	var cands []string
+	if wd, err := p.workdir(); err == nil {
+		cands = append(cands, wd)
+	}
+	for _, r := range p.WritableRoots {
+		if a, err := p.abs(r); err == nil {
+			cands = append(cands, a)
+		}
+	}
+	for _, c := range cands {
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil || temps[real] || slices.Contains(w.roots, real) {
+			continue
+		}
+		w.roots = append(w.roots, real)
+	}
+	for _, r := range w.roots {
+		for path, key := range protectedNamesUnder(r) {
+			w.before[path] = key
+		}
+	}
+	for _, sp := range StatePaths() {
+		if _, err := os.Lstat(sp); errors.Is(err, fs.ErrNotExist) {
+			w.absent = append(w.absent, sp)
+		}
+	}
+	return w, nil
+}
+
+// protectedNamesUnder walks root without following links and returns the
+// entries named like protected paths, with their identity; it does not
+// descend into them.
+func protectedNamesUnder(root string) map[string]fileKey {
+	out := map[string]fileKey{}
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && path != root {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !slices.Contains(ProtectedNames, d.Name()) || path == root {
+			return nil
+		}
+		if k, ok := keyOf(path); ok {
+			out[path] = k
+		}
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return out
+}
+
+// Sweep moves every protected name created in the roots since Watch (a
+// path it did not record, or a different file there now), and every state
+// path created since, to a new directory under warden's home
+// ("quarantine/TIME-PID/" followed by the original absolute path), and
+// returns what it moved. Call it once the command and everything it
+// started have ended. The error reports paths it could not move.
+func (w *Watch) Sweep() ([]Quarantined, error) {
+	if w == nil {
+		return nil, nil
+	}
+	var created []string
+	for _, r := range w.roots {
+		for path, key := range protectedNamesUnder(r) {
+			if old, ok := w.before[path]; !ok || old != key {
+				created = append(created, path)
+			}
+		}
+	}
+	for _, sp := range w.absent {
+		if _, err := os.Lstat(sp); err == nil {
+			created = append(created, sp)
+		}
+	}
+	if len(created) == 0 {
+		return nil, nil
+	}
+	slices.Sort(created)
+	home := StateHome()
+	if home == "" {
+		return nil, fmt.Errorf("sandbox: no home directory to quarantine %s in", strings.Join(created, ", "))
+	}
+	qdir := filepath.Join(home, "quarantine", w.start.UTC().Format("20060102T150405.000000000Z")+"-"+strconv.Itoa(os.Getpid()))
+	var moved []Quarantined
+	var errs []error
+	for _, path := range created {
+		to := filepath.Join(qdir, path)
+		if err := moveAway(path, to); err != nil {
+			errs = append(errs, fmt.Errorf("sandbox: quarantining %s: %w", path, err))
+			continue
+		}
+		moved = append(moved, Quarantined{Path: path, To: to})
+	}
+	return moved, errors.Join(errs...)
+}
+
+// moveAway moves path to to, creating to's parent; across file systems it
+// copies and then removes.
+func moveAway(path, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+		return err
+	}
+	err := os.Rename(path, to)
+	if err == nil {
+		return nil
+	}
+	var le *os.LinkError
+	if !errors.As(err, &le) || !isCrossDevice(le.Err) {
+		return err
+	}
+	if err := copyTree(path, to); err != nil {
+		return err
+	}
+	return os.RemoveAll(path)
+}
+
+// copyTree copies the file, link or directory tree at src to dst, without
+// following links.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o700)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		case d.Type().IsRegular():
+			in, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		}
+		return nil // sockets, devices, fifos: dropped
+	})
+}
