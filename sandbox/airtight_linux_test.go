@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -233,5 +234,189 @@ func TestSupervisorStatuses(t *testing.T) {
 	got := run(t, p, "pid")
 	if got[0] == "1" {
 		t.Errorf("the command is init of its namespace")
+	}
+}
+
+// Protected names that do not exist when a command starts cannot be bound
+// read-only; whatever the command creates under such a name, at any depth
+// of the workspace, is moved to quarantine once it ends, and nothing else
+// is: not a nested repository that existed before, even if the command
+// changed it.
+func TestG1_AbsentProtectedPathsQuarantined(t *testing.T) {
+	requireSandbox(t)
+	home := mkdir(t, scratch(t), "warden-home")
+	t.Setenv(EnvHome, home)
+	w := mkdir(t, scratch(t), "work") // no .git, .warden, .agents
+	mkdir(t, w, "sub")
+	mkdir(t, w, "innocent")
+	vendored := mkdir(t, w, "vendor", "lib", ".git")
+	writeFile(t, filepath.Join(w, "main.go"), "package main\n")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	watch, err := p.Watch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, p,
+		"mkdir|"+filepath.Join(w, ".git"), "mkdir|"+filepath.Join(w, ".git", "hooks"),
+		"write|"+filepath.Join(w, ".git", "hooks", "pre-commit"),
+		"write|"+filepath.Join(w, ".warden"),
+		"mkdir|"+filepath.Join(w, ".agents"),
+		"mkdir|"+filepath.Join(w, "sub", ".git"), "mkdir|"+filepath.Join(w, "sub", ".git", "hooks"),
+		"rename|"+filepath.Join(w, "innocent")+"|"+filepath.Join(w, "vendor", ".git"),
+		"write|"+filepath.Join(vendored, "index"),
+		"write|"+filepath.Join(w, "new.go"))
+	for i, g := range got {
+		if g != "ok" {
+			t.Fatalf("operation %d: %s (the attack itself should run)", i, g)
+		}
+	}
+	moved, err := watch.Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(w, ".agents"), filepath.Join(w, ".git"), filepath.Join(w, ".warden"),
+		filepath.Join(w, "sub", ".git"), filepath.Join(w, "vendor", ".git")}
+	var paths []string
+	for _, q := range moved {
+		paths = append(paths, q.Path)
+		if !strings.HasPrefix(q.To, filepath.Join(home, "quarantine")+"/") {
+			t.Errorf("%s moved to %s, outside the quarantine", q.Path, q.To)
+		}
+		if _, err := os.Lstat(q.To); err != nil {
+			t.Errorf("quarantined copy of %s: %v", q.Path, err)
+		}
+	}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("moved %v, want %v", paths, want)
+	}
+	for _, p := range want {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is still in the workspace", p)
+		}
+	}
+	for _, keep := range []string{filepath.Join(vendored, "index"), filepath.Join(w, "new.go"), filepath.Join(w, "main.go")} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s: %v", keep, err)
+		}
+	}
+	if again, err := watch.Sweep(); len(again) != 0 || err != nil {
+		t.Errorf("second sweep: %v, %v", again, err)
+	}
+}
+
+// Warden's own state is protected in every mode even when it lies in a
+// writable root and does not exist yet: a workspace equal to $HOME cannot
+// plant ~/.warden/config.toml.
+func TestG15_StateProtectedInWorkspace(t *testing.T) {
+	requireNamespaces(t)
+	w := mkdir(t, scratch(t), "home")
+	home := filepath.Join(w, ".warden-state")
+	t.Setenv(EnvHome, home)
+	t.Setenv("HOME", w)
+	managed := filepath.Join(w, "managed.toml")
+	t.Setenv(EnvManagedConfig, managed)
+	sp := StatePaths()
+	for _, want := range []string{home, filepath.Join(w, ".warden"), managed} {
+		if !contains(sp, want) {
+			t.Errorf("StatePaths() = %v, lacks %s", sp, want)
+		}
+	}
+	for _, m := range []Mode{WorkspaceWrite, ReadOnly} {
+		p := Policy{Mode: m, Workdir: w}
+		watch, err := p.Watch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := run(t, p, "write|"+filepath.Join(home, "config.toml"), "write|"+filepath.Join(w, ".warden", "config.toml"), "write|"+managed)
+		if got[0] != "errno=EROFS" || got[1] != "errno=EROFS" {
+			t.Errorf("%s: writing warden's state: %v", m, got)
+		}
+		moved, err := watch.Sweep()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == WorkspaceWrite && (len(moved) != 1 || moved[0].Path != managed) {
+			t.Errorf("%s: moved %v, want the planted managed config", m, moved)
+		}
+		for _, f := range []string{filepath.Join(home, "config.toml"), filepath.Join(w, ".warden", "config.toml"), managed} {
+			if _, err := os.Stat(f); err == nil {
+				t.Errorf("%s: %s was planted", m, f)
+			}
+		}
+		if p.CanWrite(filepath.Join(home, "config.toml")) || p.CanWrite(managed) {
+			t.Errorf("%s: CanWrite allows warden's state", m)
+		}
+	}
+}
+
+// Hints name what was really blocked, from what real commands print under
+// the sandbox, and the narrowest flag that allows it, with symbolic links
+// resolved: a write through a link that leads outside suggests the
+// directory it leads to, never the link.
+func TestG2_HintsNameWhatWasBlocked(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	out := scratch(t)
+	victim := writeFile(t, filepath.Join(out, "victim"), "keep\n")
+	for _, c := range []struct {
+		name, cmd      string
+		needs          string // a program the case needs
+		kind, allow    string
+		path, resolved string
+		dns, protected bool
+		readOnly       bool
+	}{
+		{name: "write outside", cmd: "echo x > " + filepath.Join(out, "new"), kind: KindWrite, allow: "--writable-root " + out,
+			path: filepath.Join(out, "new"), resolved: filepath.Join(out, "new")},
+		{name: "write through a link", cmd: "ln -sfn " + out + " cache && echo x > cache/f", kind: KindWrite, allow: "--writable-root " + out,
+			path: filepath.Join(w, "cache", "f"), resolved: filepath.Join(out, "f")},
+		{name: "protected", cmd: "echo x >> .git/config", kind: KindWrite, allow: "--sandbox full-access",
+			path: filepath.Join(w, ".git", "config"), resolved: filepath.Join(w, ".git", "config"), protected: true},
+		{name: "chmod", cmd: "chmod 000 " + victim, kind: KindMetadata, allow: "--writable-root " + out, path: victim, resolved: victim},
+		{name: "touch", cmd: "touch -d 1999-01-01 " + victim, kind: KindMetadata, allow: "--writable-root " + out, path: victim, resolved: victim},
+		{name: "read of another process", cmd: "cat /proc/1/environ >/dev/null", kind: KindRead, allow: "--sandbox full-access",
+			path: "/proc/1/environ", resolved: "/proc/1/environ"},
+		{name: "network configuration", cmd: "ip link set lo down", needs: "ip", kind: KindPrivilege, allow: "--sandbox full-access"},
+		{name: "mount", cmd: "mount -t tmpfs none " + w, needs: "mount", kind: KindPrivilege, allow: "--sandbox full-access"},
+		{name: "dns", cmd: "curl -sS http://example.com/", needs: "curl", kind: KindNetwork, allow: "--network", dns: true},
+		{name: "unix socket", cmd: "python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"/run/x\")'", needs: "python3",
+			kind: KindNetwork, allow: "--network"},
+		{name: "read-only in workdir", cmd: "echo x > new.txt", readOnly: true, kind: KindWrite, allow: "--sandbox workspace-write",
+			path: filepath.Join(w, "new.txt"), resolved: filepath.Join(w, "new.txt")},
+		{name: "read-only outside", cmd: "echo x > " + filepath.Join(out, "ro"), readOnly: true, kind: KindWrite,
+			allow: "--sandbox workspace-write --writable-root " + out, path: filepath.Join(out, "ro"), resolved: filepath.Join(out, "ro")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.needs != "" {
+				if _, err := exec.LookPath(c.needs); err != nil {
+					t.Skipf("no %s on this machine", c.needs)
+				}
+			}
+			p := Policy{Mode: WorkspaceWrite, Workdir: w}
+			if c.readOnly {
+				p.Mode = ReadOnly
+			}
+			cmd, err := p.Command(context.Background(), "sh", "-c", c.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			output, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("not blocked: %s", output)
+			}
+			b, ok := p.Blocked(string(output), nil)
+			if !ok || b.Kind != c.kind || b.Path != c.path || b.Resolved != c.resolved || b.DNS != c.dns || b.Protected != c.protected {
+				t.Errorf("Blocked(%q) = %+v, %v", output, b, ok)
+			}
+			if got := p.Allow(b); got != c.allow {
+				t.Errorf("Allow = %q, want %q (output %q)", got, c.allow, output)
+			}
+			if strings.Contains(p.Explain(b), "write") != (c.kind == KindWrite) {
+				t.Errorf("Explain = %q", p.Explain(b))
+			}
+		})
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Errorf("victim = %q", b)
 	}
 }

@@ -325,6 +325,9 @@ func (p Policy) spec() (spec, error) {
 	}
 	if p.Mode == WorkspaceWrite {
 		s.Roots = p.WritableRootsResolved()
+		if err := ensureState(s.Roots); err != nil {
+			return s, err
+		}
 		protected, err := protectedPaths(s.Roots)
 		if err != nil {
 			return s, err

@@ -177,8 +177,9 @@ func (p Policy) WritableRootsResolved() []string {
 // roots: .git, .warden and .agents under each root (whether or not they
 // exist), the targets of those that are symbolic links, and, for a .git
 // file of the form "gitdir: PATH", the directory it names and that
-// directory's common git directory (its "commondir" file). Paths are
-// absolute, clean and sorted. It returns nil outside workspace-write mode.
+// directory's common git directory (its "commondir" file); and warden's own
+// state (StatePaths) where it lies in a root. Paths are absolute, clean and
+// sorted. It returns nil outside workspace-write mode.
 func (p Policy) ProtectedPaths() ([]string, error) {
 	return protectedPaths(p.WritableRootsResolved())
 }
@@ -189,6 +190,14 @@ func protectedPaths(roots []string) ([]string, error) {
 	add := func(s string) {
 		if !slices.Contains(out, s) {
 			out = append(out, s)
+		}
+	}
+	for _, sp := range StatePaths() {
+		for _, root := range roots {
+			if within(root, sp) {
+				add(sp)
+				break
+			}
 		}
 	}
 	for _, root := range roots {
@@ -294,9 +303,9 @@ func firstLine(b []byte) string {
 // would create its target), so a link inside a writable root that points
 // outside it, or into a protected path, is not writable.
 //
-// It is stricter than the kernel in one case: a protected path that does
-// not exist yet (.warden in a root without one) is refused here, while the
-// kernel only protects protected paths that exist when a command starts.
+// A protected path that does not exist yet (.warden in a root without one)
+// is refused here too; for commands, the kernel cannot refuse it, and
+// Watch and Sweep move it away afterwards.
 func (p Policy) CanWrite(path string) bool {
 	if p.Mode == FullAccess {
 		return true

@@ -141,6 +141,15 @@ func TestG2_Denied(t *testing.T) {
 		{"ssh: Could not resolve hostname github.com: Temporary failure in name resolution", nil, KindNetwork},
 		{"dial tcp 1.2.3.4:443: connect: permission denied", nil, KindNetwork}, // Landlock TCP rules
 		{"", syscall.ENETUNREACH, KindNetwork},
+		{"bash: kill: (1) - Operation not permitted", nil, KindPrivilege},
+		{"kill: sending signal to 4242 failed: Operation not permitted", nil, KindPrivilege},
+		{"RTNETLINK answers: Operation not permitted", nil, KindPrivilege},
+		{"cat: /proc/1/environ: Permission denied", nil, KindRead},
+		{"chmod: changing permissions of '/etc/x': Read-only file system", nil, KindMetadata},
+		{"touch: setting times of '/etc/x': Read-only file system", nil, KindMetadata},
+		{"setfattr: /etc/x: Read-only file system", nil, KindMetadata},
+		{"dial unix /var/run/docker.sock: socket: permission denied", nil, KindNetwork},
+		{"Traceback (most recent call last):\n  s = socket.socket(socket.AF_UNIX)\nPermissionError: [Errno 13] Permission denied", nil, KindNetwork},
 		{"ok\nall good\n", nil, ""},
 		{"warden: sandbox: not in a new user namespace", nil, ""},
 		{"", errors.New("exit status 1"), ""},
@@ -164,12 +173,12 @@ func TestG2_BlockedNamesThePath(t *testing.T) {
 	mkdir(t, w, ".git")
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
 	for output, want := range map[string]Block{
-		"sh: 1: cannot create /etc/x: Permission denied":              {Kind: KindWrite, Path: "/etc/x"},
-		"touch: cannot touch '.git/config': Read-only file system":    {Kind: KindWrite, Path: filepath.Join(w, ".git", "config"), Protected: true},
-		"PermissionError: [Errno 13] Permission denied: '/usr/lib/z'": {Kind: KindWrite, Path: "/usr/lib/z"},
-		"mkdir: cannot create directory ‘/opt/q’: Permission denied":  {Kind: KindWrite, Path: "/opt/q"},
+		"sh: 1: cannot create /etc/x: Permission denied":              {Kind: KindWrite, Path: "/etc/x", Resolved: "/etc/x"},
+		"touch: cannot touch '.git/config': Read-only file system":    {Kind: KindWrite, Path: filepath.Join(w, ".git", "config"), Resolved: filepath.Join(w, ".git", "config"), Protected: true},
+		"PermissionError: [Errno 13] Permission denied: '/usr/lib/z'": {Kind: KindWrite, Path: "/usr/lib/z", Resolved: "/usr/lib/z"},
+		"mkdir: cannot create directory ‘/opt/q’: Permission denied":  {Kind: KindWrite, Path: "/opt/q", Resolved: "/opt/q"},
 		"cp: cannot create regular file 'ok.txt': Permission denied":  {Kind: KindWrite}, // writable here: not the culprit
-		"curl: (6) Could not resolve host: example.com":               {Kind: KindNetwork},
+		"curl: (6) Could not resolve host: example.com":               {Kind: KindNetwork, DNS: true},
 	} {
 		got, ok := p.Blocked(output, nil)
 		if !ok || got != want {

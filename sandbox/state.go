@@ -158,6 +158,10 @@ func (p Policy) Watch() (*Watch, error) {
 		return nil, nil
 	}
 	w := &Watch{before: map[string]fileKey{}, start: time.Now()}
+	// The command's start creates them anyway, to protect them.
+	if err := ensureState(p.WritableRootsResolved()); err != nil {
+		return nil, err
+	}
 	temps := map[string]bool{}
 	for _, d := range tempDirs() {
 		temps[resolvedOr(d)] = true

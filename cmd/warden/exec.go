@@ -101,6 +101,22 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	cmd.Stdout, captured = capture(stdout, captured)
 	cmd.Stderr, captured = capture(stderr, captured)
 
+	watch, err := p.Watch()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitSandbox
+	}
+	// Protected paths the command created are moved away once it has
+	// ended, whatever the outcome.
+	defer func() {
+		moved, err := watch.Sweep()
+		for _, q := range moved {
+			fmt.Fprintf(stderr, "warden: the command created the protected path %s; it was moved to %s\n", q.Path, q.To)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+		}
+	}()
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
@@ -152,24 +168,30 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if b, ok := p.Blocked(out.String(), nil); ok {
 		fmt.Fprintf(stderr, "warden: blocked by the sandbox (%s): %s\n", m, p.Explain(b))
-		fmt.Fprintf(stderr, "warden: to allow it, %s\n", allowHint(m, b))
+		fmt.Fprintf(stderr, "warden: to allow it, %s\n", allowHint(p, b))
 	}
 	return status
 }
 
-// allowHint says which flags would have allowed a blocked action.
-func allowHint(m sandbox.Mode, b sandbox.Block) string {
+// allowHint says which flags would have allowed a blocked action: the
+// narrowest (sandbox.Policy.Allow), and full access as the last resort.
+func allowHint(p sandbox.Policy, b sandbox.Block) string {
+	flag := p.Allow(b)
+	hint := "run again with " + flag
 	switch {
+	case b.Kind == sandbox.KindNetwork && b.DNS:
+		hint = "name resolution needs the network: " + hint
 	case b.Kind == sandbox.KindNetwork:
-		return "run again with --network"
-	case m == sandbox.ReadOnly:
-		return "run again with --sandbox workspace-write (writes to this directory) or --sandbox full-access"
+		hint += " (UNIX sockets are refused with the network off, even ones inside the workspace: nothing tells them apart soundly from those outside)"
 	case b.Protected:
-		return "run again with --sandbox full-access (protected paths stay read-only in workspace-write mode)"
-	case b.Path != "":
-		return fmt.Sprintf("run again with --writable-root %s, or --sandbox full-access", filepath.Dir(b.Path))
+		hint += " (protected paths and warden's own state stay read-only in every other mode)"
+	case b.Kind == sandbox.KindWrite && b.Path == "":
+		hint = "run again with --writable-root DIR for the directory it writes to, or --sandbox full-access"
 	}
-	return "run again with --writable-root DIR for the directory it writes to, or --sandbox full-access"
+	if flag != "--sandbox full-access" && b.Kind != sandbox.KindNetwork {
+		hint += ", or --sandbox full-access"
+	}
+	return hint
 }
 
 // capture returns the writer a command should write to instead of w: w

@@ -248,11 +248,20 @@ func (t *Tool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (str
 		return "", fmt.Errorf("bash: %w", err)
 	}
 
+	var watch *sandbox.Watch
+	if p != nil {
+		w, err := p.Watch()
+		if err != nil {
+			return "", fmt.Errorf("bash: %w", err)
+		}
+		watch = w
+	}
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("bash: starting the shell: %w", err)
 	}
 	err := cmd.Wait()
 	output := out.String()
+	output = sweep(watch, output)
 
 	if killed.Load() {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -280,6 +289,19 @@ func (t *Tool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (str
 		return appendNote(output, exitNote(exitErr)), nil
 	}
 	return output, fmt.Errorf("bash: waiting for the shell: %w", err)
+}
+
+// sweep moves away the protected paths the command created (see
+// sandbox.Watch) and says so after output.
+func sweep(w *sandbox.Watch, output string) string {
+	moved, err := w.Sweep()
+	for _, q := range moved {
+		output = appendNote(output, fmt.Sprintf("[warden: the command created the protected path %s; it was moved to %s]", q.Path, q.To))
+	}
+	if err != nil {
+		output = appendNote(output, fmt.Sprintf("[warden: %v]", err))
+	}
+	return output
 }
 
 // killGroup kills the process group led by p. It returns os.ErrProcessDone

@@ -94,34 +94,43 @@ func ask(ctx context.Context, req *boundary.Request) error {
 }
 
 // widen returns p with the one permission a blocked action needs, and the
-// request asking for it. A blocked write to a path adds the path's
-// directory as a writable root (in read-only mode, it becomes the only
-// one, besides the temporary directories); a write into a protected path,
-// or to a path the output does not name, needs full access.
+// request asking for it. A blocked write or change of metadata adds, as a
+// writable root, the directory the path really lies in (symbolic links
+// resolved; the request names the resolved path too); in read-only mode
+// that directory becomes the only one, besides the temporary directories.
+// A write into a protected path or warden's state, to a path the output
+// does not name, and reads and operations that need privileges, need full
+// access; the network, the network.
 func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request) {
 	req := &boundary.Request{Reason: "the sandbox blocked " + p.Explain(b)}
 	wider := p
 	wider.WritableRoots = append([]string(nil), p.WritableRoots...)
-	if b.Kind == sandbox.KindNetwork {
+	switch b.Kind {
+	case sandbox.KindNetwork:
 		req.Kind = boundary.Network
 		wider.NetworkAccess = true
 		return wider, req
+	case sandbox.KindRead, sandbox.KindPrivilege:
+		req.Kind, req.Escalated = boundary.Exec, true
+		req.Reason += "; approval runs this command outside the sandbox"
+		wider.Mode = sandbox.FullAccess
+		return wider, req
 	}
 	req.Kind = boundary.Write
+	if b.Resolved != "" {
+		req.Paths = []string{b.Resolved}
+	}
 	switch {
-	case b.Path == "":
+	case b.Resolved == "":
 		req.Reason += "; the path is unknown, so approval lets this command write anywhere"
 		wider.Mode = sandbox.FullAccess
 	case b.Protected:
-		req.Paths = []string{b.Path}
 		req.Reason += "; approval lets this command write outside the sandbox"
 		wider.Mode = sandbox.FullAccess
 	case p.Mode == sandbox.ReadOnly:
-		req.Paths = []string{b.Path}
-		wider.Mode, wider.Workdir, wider.WritableRoots = sandbox.WorkspaceWrite, filepath.Dir(b.Path), nil
+		wider.Mode, wider.Workdir, wider.WritableRoots = sandbox.WorkspaceWrite, filepath.Dir(b.Resolved), nil
 	default:
-		req.Paths = []string{b.Path}
-		wider.WritableRoots = append(wider.WritableRoots, filepath.Dir(b.Path))
+		wider.WritableRoots = append(wider.WritableRoots, filepath.Dir(b.Resolved))
 	}
 	return wider, req
 }

@@ -226,3 +226,30 @@ func TestG14_DangerousCommandAsks(t *testing.T) {
 		t.Error("a denied dangerous command ran")
 	}
 }
+
+// A .git the command creates where there was none (hooks run code the next
+// time the person uses git there) does not stay in the workspace: it is
+// moved to quarantine, and the result says so.
+func TestG1_CreatedGitDirIsQuarantined(t *testing.T) {
+	if _, err := sandbox.Supported(); err != nil {
+		t.Skipf("no sandbox: %v", err)
+	}
+	home := t.TempDir()
+	t.Setenv(sandbox.EnvHome, home)
+	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	res, err := runWith(t, tl, nil, map[string]any{"cmd": "mkdir -p .git/hooks sub/.git && printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && echo made"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res, "made") || !strings.Contains(res, "the command created the protected path "+filepath.Join(work, ".git")) {
+		t.Errorf("result = %q", res)
+	}
+	for _, p := range []string{".git", "sub/.git"} {
+		if _, err := os.Lstat(filepath.Join(work, p)); err == nil {
+			t.Errorf("%s stayed in the workspace", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "quarantine")); err != nil {
+		t.Errorf("quarantine: %v", err)
+	}
+}
