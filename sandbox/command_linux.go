@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -332,10 +333,14 @@ func (p Policy) spec() (spec, error) {
 		if err != nil {
 			return s, err
 		}
-		for _, pr := range protected {
+		nested, err := p.nestedProtected()
+		if err != nil {
+			return s, err
+		}
+		for _, pr := range append(protected, nested...) {
 			// Links are protected through their targets, also listed;
 			// missing paths cannot be bound.
-			if fi, err := os.Lstat(pr); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			if fi, err := os.Lstat(pr); err == nil && fi.Mode()&fs.ModeSymlink == 0 && !slices.Contains(s.Protected, pr) {
 				s.Protected = append(s.Protected, pr)
 			}
 		}

@@ -341,6 +341,14 @@ func (p Policy) CanWrite(path string) bool {
 	}
 	for _, root := range roots {
 		if within(root, real) {
+			// Protected names at any depth (a nested repository's
+			// .git, one that does not exist yet).
+			rel, _ := filepath.Rel(root, real)
+			for _, c := range splitPath(rel) {
+				if slices.Contains(ProtectedNames, c) {
+					return false
+				}
+			}
 			return true
 		}
 	}

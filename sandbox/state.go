@@ -162,6 +162,24 @@ func (p Policy) Watch() (*Watch, error) {
 	if err := ensureState(p.WritableRootsResolved()); err != nil {
 		return nil, err
 	}
+	w.roots = p.walkRoots()
+	for _, r := range w.roots {
+		for path, key := range protectedNamesUnder(r) {
+			w.before[path] = key
+		}
+	}
+	for _, sp := range StatePaths() {
+		if _, err := os.Lstat(sp); errors.Is(err, fs.ErrNotExist) {
+			w.absent = append(w.absent, sp)
+		}
+	}
+	return w, nil
+}
+
+// walkRoots returns the roots whose protected names are looked for at any
+// depth: the working directory and the configured writable roots,
+// resolved, but not the temporary directories themselves.
+func (p Policy) walkRoots() []string {
 	temps := map[string]bool{}
 	for _, d := range tempDirs() {
 		temps[resolvedOr(d)] = true
@@ -175,24 +193,38 @@ func (p Policy) Watch() (*Watch, error) {
 			cands = append(cands, a)
 		}
 	}
+	var out []string
 	for _, c := range cands {
 		real, err := filepath.EvalSymlinks(c)
-		if err != nil || temps[real] || slices.Contains(w.roots, real) {
+		if err != nil || temps[real] || slices.Contains(out, real) {
 			continue
 		}
-		w.roots = append(w.roots, real)
+		out = append(out, real)
 	}
-	for _, r := range w.roots {
-		for path, key := range protectedNamesUnder(r) {
-			w.before[path] = key
+	return out
+}
+
+// nestedProtected returns the protected names that exist at any depth of
+// the walked roots, and the git directories their .git files name.
+func (p Policy) nestedProtected() ([]string, error) {
+	var out []string
+	for _, r := range p.walkRoots() {
+		for path := range protectedNamesUnder(r) {
+			fi, err := os.Lstat(path)
+			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+				continue // gone, or a link: its target is decided where it points
+			}
+			out = append(out, path)
+			if filepath.Base(path) == ".git" && fi.Mode().IsRegular() {
+				dirs, err := gitdirTargets(path)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, dirs...)
+			}
 		}
 	}
-	for _, sp := range StatePaths() {
-		if _, err := os.Lstat(sp); errors.Is(err, fs.ErrNotExist) {
-			w.absent = append(w.absent, sp)
-		}
-	}
-	return w, nil
+	return out, nil
 }
 
 // protectedNamesUnder walks root without following links and returns the

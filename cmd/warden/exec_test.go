@@ -184,3 +184,45 @@ func TestExec_UsageAndMissingCommand(t *testing.T) {
 		t.Errorf("--sandbox-unenforced: code %d, stderr %q", code, errs)
 	}
 }
+
+// The hint names the directory a write really goes to, never a link that
+// leads outside; name resolution and privileged operations say what they
+// are and ask for --network and full access.
+func TestExec_HintsNameWhatWasBlocked(t *testing.T) {
+	requireSandbox(t)
+	w := project(t)
+	out := outsideDir(t)
+	for _, c := range []struct {
+		cmd       string
+		want      []string
+		never     string
+		needsProg string
+	}{
+		{cmd: "ln -sfn " + out + " cache && echo x > cache/f",
+			want:  []string{"write outside the writable roots: " + filepath.Join(w, "cache", "f") + " (resolves to " + filepath.Join(out, "f") + ")", "run again with --writable-root " + out + ","},
+			never: "--writable-root " + filepath.Join(w, "cache")},
+		{cmd: "chmod 000 " + filepath.Join(out, "."), want: []string{"change of metadata", "--writable-root "}},
+		{cmd: "curl -sS http://example.com/", needsProg: "curl", want: []string{"name resolution (DNS): the network is off", "--network"}},
+		{cmd: "ip link set lo down", needsProg: "ip", want: []string{"a process or privileged operation", "run again with --sandbox full-access"}, never: "write outside"},
+	} {
+		if c.needsProg != "" {
+			if _, err := exec.LookPath(c.needsProg); err != nil {
+				t.Logf("skipping %q: no %s", c.cmd, c.needsProg)
+				continue
+			}
+		}
+		code, _, errs := wardenExec(t, w, "--", "sh", "-c", c.cmd)
+		if code == 0 {
+			t.Errorf("%s: not blocked", c.cmd)
+			continue
+		}
+		for _, want := range c.want {
+			if !strings.Contains(errs, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.cmd, want, errs)
+			}
+		}
+		if c.never != "" && strings.Contains(errs, c.never) {
+			t.Errorf("%s: stderr has %q:\n%s", c.cmd, c.never, errs)
+		}
+	}
+}

@@ -253,3 +253,34 @@ func TestG1_CreatedGitDirIsQuarantined(t *testing.T) {
 		t.Errorf("quarantine: %v", err)
 	}
 }
+
+// A write blocked through a link asks for the path it really goes to, and
+// approval makes that directory writable, not the link's; a read that needs
+// privileges asks to run outside the sandbox, not for a writable root.
+func TestG2_BlockedRequestsNameResolvedPaths(t *testing.T) {
+	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
+	out := outsideDir(t, work)
+	if err := os.Symlink(out, filepath.Join(work, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	a := &asker{approve: true}
+	res, err := runWith(t, tl, a, map[string]any{"cmd": "echo x > cache/f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.kinds() != "write" || len(a.requests[0].Paths) != 1 || a.requests[0].Paths[0] != filepath.Join(out, "f") {
+		t.Fatalf("requests = %+v (result %q)", a.requests, res)
+	}
+	if !strings.Contains(a.requests[0].Reason, "resolves to "+filepath.Join(out, "f")) {
+		t.Errorf("reason = %q", a.requests[0].Reason)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "f")); err != nil || string(b) != "x\n" {
+		t.Errorf("after approval: %q, %v", b, err)
+	}
+
+	r := &asker{}
+	res, _ = runWith(t, tl, r, map[string]any{"cmd": "head -c 10 /proc/1/maps"})
+	if r.kinds() != "exec" || !r.requests[0].Escalated || !strings.Contains(res, "a read that needs privileges") {
+		t.Errorf("read: requests %+v, result %q", r.requests, res)
+	}
+}
