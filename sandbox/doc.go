@@ -9,61 +9,92 @@
 //   - full-access: no restriction at all —
 //
 // and whether the network is on (it is off by default). Protected paths are
-// .git, .warden and .agents at the top of every writable root; they stay
+// .git, .warden and .agents in every writable root, at any depth; they stay
 // read-only inside it. A .git that is a file ("gitdir: PATH", in worktrees
 // and submodules) protects PATH too, and PATH's common git directory.
+// Warden's own state (StatePaths: $WARDEN_HOME, ~/.warden, the managed
+// configuration) is protected in every mode.
 //
 // Policy.Command (or Policy.Wrap) gives an *exec.Cmd whose process the
-// kernel restricts; Policy.CanWrite makes the same decision in user space
-// for tools that write from warden's own process; Denied and Policy.Blocked
-// recognise, in a failed command's output, that the sandbox blocked a write
-// or a connection, so that the caller can turn it into an approval
-// request.
+// kernel restricts; Policy.Watch and Watch.Sweep, around it, move away the
+// protected paths it created (see below); Policy.CanWrite makes the same
+// decision in user space for tools that write from warden's own process;
+// Denied and Policy.Blocked recognise, in a failed command's output, what
+// the sandbox blocked (a write, a change of metadata, a read that needs
+// privileges, the network, a process or privileged operation), and
+// Policy.Allow names the narrowest flag that would allow it, so that the
+// caller can turn it into an approval request. Contain runs unsandboxed
+// commands in a PID namespace of their own.
 //
 // # Enforcement on Linux
 //
 // Go runs no code between fork and exec, so a sandboxed command starts as a
 // re-execution of the current program (/proc/self/exe) with a marker as
 // argv[0], followed by the resolved policy as key=value arguments and the
-// command's own argv. This package's init function
-// recognises the marker — before main, and before the testing framework in
-// test binaries, in every program that imports the package — restricts
-// that process and then executes the command in its place (same process, so
-// cmd.Process, signals, Wait and exit statuses are the command's own).
-// Nothing of the marker reaches the command: its argv is its own and its
-// environment is untouched. The parent process is never restricted.
+// command's own argv. This package's init function recognises the marker —
+// before main, and before the testing framework in test binaries, in every
+// program that imports the package — restricts that process and then
+// starts the command. Nothing of the marker reaches the command: its argv
+// is its own and its environment is untouched. The parent process is never
+// restricted.
 //
 // The helper, in order:
 //
-//  1. runs in new user, mount and network namespaces created by the
+//  1. runs in new user, mount, PID and network namespaces created by the
 //     parent (SysProcAttr.Cloneflags, IDs mapped to themselves), and
 //     checks that it does: a caller that replaced SysProcAttr gets exit
 //     status ExitSetup, not an unprotected command;
 //  2. with the network off, brings up the loopback interface of its empty
 //     network namespace (commands can still serve and reach themselves on
 //     127.0.0.1, not the host's services);
-//  3. bind-mounts every protected path that exists read-only over itself,
-//     in its private mount namespace (the command sees EROFS; the mount
-//     point cannot be renamed or removed: EBUSY);
-//  4. forbids nested user namespaces and leaves warden's controlling
-//     terminal (so the command cannot type into warden's console with
-//     TIOCSTI);
-//  5. applies Landlock with the strict configuration for the kernel's
+//  3. forbids nested user namespaces;
+//  4. makes the file system read-only: every mount of its private mount
+//     namespace turns read-only (mount_setattr(2), recursively), after the
+//     writable roots were cloned with their submounts (open_tree(2)); the
+//     clones are then attached at the roots' own paths (move_mount(2)).
+//     Outside the roots nothing changes, metadata included: chmod, chown,
+//     utime, extended attributes, links and renames fail with EROFS,
+//     which Landlock alone does not stop;
+//  5. bind-mounts every protected path that exists (at any depth of the
+//     working directory and configured roots) and warden's state, where
+//     they lie in a writable root, read-only over themselves (EROFS; the
+//     mount point cannot be renamed or removed: EBUSY);
+//  6. mounts a /proc of its PID namespace (read-only), so that ps and
+//     /proc/self agree with the command's process IDs;
+//  7. leaves warden's controlling terminal (so the command cannot type
+//     into warden's console with TIOCSTI);
+//  8. applies Landlock with the strict configuration for the kernel's
 //     ABI (never best effort): read and execute everywhere; write (files,
 //     directories, renames) under the writable roots; read, write and
 //     terminal ioctls on the null, random and terminal devices; signals to
 //     processes outside the sandbox, and abstract UNIX sockets with the
 //     network off, are scoped out; no_new_privs is set;
-//  6. drops every capability (for root: the bounding set too, and secure
+//  9. with the network off, installs the seccomp filter that refuses UNIX
+//     sockets (see below);
+//  10. drops every capability (for root: the bounding set too, and secure
 //     bits so that uid 0 regains none on execve), since root in the
-//     sandbox's user namespace could otherwise make the protected mounts
+//     sandbox's user namespace could otherwise make the read-only mounts
 //     writable again (mount_setattr(2) is not subject to Landlock);
-//  7. executes the command (exit status ExitNotFound or ExitCannotRun,
-//     with a "warden: sandbox:" line on stderr, if that fails).
+//  11. becomes non-dumpable (the command cannot ptrace it nor read its
+//     memory) and starts the command as its only child, forked from the
+//     restricted thread, which passes the restrictions on (exit status
+//     ExitNotFound or ExitCannotRun, with a "warden: sandbox:" line on
+//     stderr, if that fails); as init of the PID namespace it reaps
+//     orphans and exits with the command's status. When it exits, or is
+//     killed (a cancelled call), the kernel kills every process left in
+//     the namespace, including those that called setsid or double-forked:
+//     background processes end with the command. A command killed by
+//     signal N gives exit status 128+N (init cannot be killed by its own
+//     signals). SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to the helper are
+//     passed on; SIGINT and SIGQUIT from a terminal reach the command
+//     directly.
 //
-// Writes outside the writable roots fail with EACCES (Landlock); writes to
-// protected paths with EROFS; connections with ENETUNREACH or, to the
-// loopback, ECONNREFUSED; name resolution fails.
+// Writes outside the writable roots fail with EROFS (the read-only view;
+// EACCES from Landlock where there are no namespaces); writes to protected
+// paths with EROFS; renames between two writable roots with EXDEV (each is
+// a mount of its own; mv copies instead); connections with ENETUNREACH or,
+// to the loopback, ECONNREFUSED; name resolution fails; UNIX sockets fail
+// with EACCES.
 //
 // # Why a network namespace
 //
@@ -77,6 +108,61 @@
 // the package falls back to Landlock alone: TCP bind and connect are denied
 // (ABI 4 or later; Command refuses a network-off policy on older kernels),
 // UDP only from ABI 10.
+//
+// # Why seccomp for UNIX sockets
+//
+// A pathname UNIX socket is reached through the file system, not the
+// network namespace: a server listening on /var/run/docker.sock, an SSH
+// agent's socket in /tmp, D-Bus or X11 answer any process that can name
+// them, whatever its network namespace, and connecting needs no write
+// access Landlock checks before its ABI 9 (LANDLOCK_ACCESS_FS_RESOLVE_UNIX)
+// nor a writable mount. The mechanisms considered:
+//
+//   - Landlock's scoping of abstract UNIX sockets (ABI 6) covers abstract
+//     ones only; the network namespace already separates those.
+//   - Hiding the usual directories (/run, /var/run, $XDG_RUNTIME_DIR, the
+//     SSH agent's) with mounts leaves every other place a socket can be.
+//   - A seccomp filter that inspects connect(2)'s address, or user
+//     notification that reads it, races with the command changing the
+//     address between the check and the kernel reading it again (the
+//     kernel documentation says so of SECCOMP_USER_NOTIF_FLAG_CONTINUE).
+//   - A seccomp filter on integer arguments only: socket(2) with AF_UNIX
+//     is refused (EACCES), and so is socketpair(2) with SOCK_DGRAM, since a
+//     datagram socket, even one of a pair, can be connected again to any
+//     address; io_uring, which can create and connect sockets without these
+//     system calls, is refused with ENOSYS (programs fall back). Nothing is
+//     read from the command's memory: there is no race. On x86-64, 32-bit
+//     socketcall(2) (whose arguments are in memory) and every x32 system
+//     call are refused too.
+//
+// The last is what the package does. Its price: with the network off, a
+// command cannot use UNIX sockets of its own either (a test server on a
+// socket in the workspace), since nothing sound on current kernels tells
+// a socket inside the workspace from one outside: unreachable-outside
+// wins. Stream and seqpacket socketpair(2) keep working (pipes between a
+// program's own processes), and --network restores everything. Without
+// seccomp filters (a kernel without CONFIG_SECCOMP_FILTER, or another
+// architecture than amd64 and arm64) network-off policies are refused
+// unless Unenforced.
+//
+// # Protected paths that do not exist yet
+//
+// A bind mount needs something to mount over, and no kernel mechanism
+// refuses one name in a directory where creating others is allowed
+// (Landlock rights hold for whole hierarchies; a seccomp filter cannot
+// read paths soundly). Creating a placeholder would change the user's
+// workspace. So a protected name that does not exist when a command starts
+// (a .git in a directory without one, sub/.git/hooks, a .warden, a .git
+// file with a gitdir: line) can be created; Policy.Watch records, before
+// the command, the protected names present at any depth of the working
+// directory and configured roots (not the temporary directories), and
+// Watch.Sweep, once the command and everything it started have ended (the
+// PID namespace sees to that), moves whatever the command created under
+// such a name, or planted as warden's state, to a quarantine directory under
+// warden's home, and reports it. The walks cost time in proportion to the
+// number of directories in the workspace. Warden's home directories are
+// created before a command starts where they lie in a writable root, so
+// that they can be bound read-only.
 //
 // Protected paths without namespaces rely on Landlock alone, whose rules
 // only grant: a right on a directory holds for everything beneath it, so a
@@ -94,33 +180,36 @@
 //
 // # Limits
 //
-//   - A protected path that does not exist when a command starts (a
-//     .warden in a root without one) can be created by it; CanWrite refuses
-//     it anyway.
-//   - Landlock (up to ABI 7 at least) does not restrict chmod, chown,
-//     utime or extended attributes: a command can still change the mode or
-//     times of files its user owns outside the writable roots (without
-//     capabilities it cannot change others').
-//   - Pathname UNIX sockets (a Docker socket, an SSH agent) outside the
-//     sandbox stay reachable below Landlock ABI 9; from ABI 9 they are
-//     reachable only with the network on.
+//   - Without user namespaces (Namespaces reports why), there is no
+//     read-only view, so a command can change the mode, times and extended
+//     attributes of files its user owns outside the writable roots
+//     (Landlock, up to ABI 7 at least, does not cover them); there is no
+//     PID namespace, so processes that leave the command's process group
+//     survive it; and the network is cut by Landlock's TCP rules.
+//   - Mounts that were read-only stay so inside writable roots; a writable
+//     root on a file system mounted read-only cannot be written.
 //   - Commands run without capabilities even when warden runs as root, so
-//     file permissions apply to them.
+//     file permissions apply to them, and reading other processes' private
+//     /proc files fails.
 //   - Landlock checks paths when files are opened: reopening an inherited
 //     output through /dev/stdout, /dev/stderr or /proc/self/fd fails when
 //     it is a file outside the writable roots (pipes and terminals are
 //     fine; warden exec passes output through pipes).
+//   - Where the host's /proc has parts masked (some containers), the kernel
+//     refuses a new /proc: the command sees the host's, where ps fails.
 //
 // # Callers
 //
 // The command inherits the policy through the executable: any program
 // importing this package can start sandboxed commands, itself being the
 // helper. Callers may set the command's Dir, Env, standard streams, Cancel,
-// WaitDelay and fields of SysProcAttr (Setpgid, Pdeathsig), but must not
-// replace SysProcAttr nor set credentials, ID mappings or namespaces. On
-// other systems than Linux, only full-access and Unenforced policies run.
+// WaitDelay and fields of SysProcAttr (Setpgid, Setsid, Pdeathsig), but
+// must not replace SysProcAttr nor set credentials, ID mappings,
+// namespaces or ExtraFiles. Call Policy.Watch before starting a
+// workspace-write command and Watch.Sweep after it ended. On other systems
+// than Linux, only full-access and Unenforced policies run.
 //
 // Starting a sandboxed command costs a few milliseconds more than a plain
-// one (the helper is a second program start, and new namespaces are
-// created): see BenchmarkStartSandboxed.
+// one (the helper is a second program start, new namespaces are created,
+// the command is forked from the helper): see BenchmarkStartSandboxed.
 package sandbox
