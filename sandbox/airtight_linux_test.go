@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -181,17 +182,12 @@ func TestG1_ReadOnlyBlocksMetadataOutside(t *testing.T) {
 func TestG1_KillReachesEscapedGrandchildren(t *testing.T) {
 	requireNamespaces(t)
 	w := repo(t)
-	for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
-		t.Run(string(m), func(t *testing.T) {
-			marker := filepath.Join(w, "later-"+string(m))
+	for _, network := range []bool{false, true} {
+		t.Run(fmt.Sprintf("network=%v", network), func(t *testing.T) {
+			marker := filepath.Join(w, fmt.Sprintf("later-%v", network))
 			script := "setsid sh -c 'sleep 1; touch " + marker + "' </dev/null >/dev/null 2>&1 & " +
 				"(setsid sh -c 'sleep 1; touch " + marker + "' </dev/null >/dev/null 2>&1 &) ; echo started; sleep 60"
-			p := Policy{Mode: WorkspaceWrite, Workdir: w}
-			if m == ReadOnly {
-				// A writable root in read-only mode does not exist; use
-				// workspace-write, killed the same way.
-				p.Mode = WorkspaceWrite
-			}
+			p := Policy{Mode: WorkspaceWrite, Workdir: w, NetworkAccess: network}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			cmd, err := p.Command(ctx, "sh", "-c", script)
