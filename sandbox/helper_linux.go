@@ -77,6 +77,9 @@ func (s spec) setup() error {
 		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err == nil {
 			mountProc(false)
 		}
+		if err := dropControllingTerminal(); err != nil {
+			return fmt.Errorf("leaving the controlling terminal: %w", err)
+		}
 		return nil
 	}
 	if s.UserNS != "" {
