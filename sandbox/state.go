@@ -304,7 +304,7 @@ func moveAway(path, to string) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return err
 	}
-	err := os.Rename(path, to)
+	err := renameNoFollow(path, to)
 	if err == nil {
 		return nil
 	}

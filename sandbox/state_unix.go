@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !linux
 
 package sandbox
 
@@ -23,3 +23,6 @@ func keyOf(path string) (fileKey, bool) {
 }
 
 func isCrossDevice(err error) bool { return errors.Is(err, syscall.EXDEV) }
+
+// renameNoFollow renames path to to.
+func renameNoFollow(path, to string) error { return os.Rename(path, to) }

@@ -1,0 +1,23 @@
+//go:build !unix
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+)
+
+// keyOf returns the identity of the file at path as well as this system
+// offers it: its size and modification time.
+func keyOf(path string) (fileKey, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fileKey{}, false
+	}
+	return fileKey{dev: uint64(fi.ModTime().UnixNano()), ino: uint64(fi.Size())}, true
+}
+
+func isCrossDevice(err error) bool { return errors.Is(err, errors.ErrUnsupported) }
+
+// renameNoFollow renames path to to.
+func renameNoFollow(path, to string) error { return os.Rename(path, to) }
