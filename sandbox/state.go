@@ -229,28 +229,33 @@ func (p Policy) nestedProtected() ([]string, error) {
 
 // protectedNamesUnder walks root without following links and returns the
 // entries named like protected paths, with their identity; it does not
-// descend into them.
+// descend into them. Directories it cannot read are left out.
 func protectedNamesUnder(root string) map[string]fileKey {
 	out := map[string]fileKey{}
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d != nil && d.IsDir() && path != root {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !slices.Contains(ProtectedNames, d.Name()) || path == root {
-			return nil
-		}
-		if k, ok := keyOf(path); ok {
-			out[path] = k
-		}
-		if d.IsDir() {
-			return fs.SkipDir
-		}
-		return nil
-	})
+	walkNames(root, out)
 	return out
+}
+
+func walkNames(dir string, out map[string]fileKey) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	entries, _ := f.ReadDir(-1) // directory order: no sorting
+	f.Close()
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if slices.Contains(ProtectedNames, name) {
+			if k, ok := keyOf(path); ok {
+				out[path] = k
+			}
+			continue
+		}
+		if e.IsDir() { // d_type: a link to a directory is not one
+			walkNames(path, out)
+		}
+	}
 }
 
 // Sweep moves every protected name created in the roots since Watch (a
