@@ -160,7 +160,9 @@
 // PID namespace sees to that), moves whatever the command created under
 // such a name, or planted as warden's state, to a quarantine directory under
 // warden's home, and reports it. The walks cost time in proportion to the
-// number of directories in the workspace. Warden's home directories are
+// number of directories in the workspace. A git clone into the workspace
+// creates a .git too, and has it moved: nothing tells it apart from an
+// attack (hooks or core.fsmonitor can be written in the same command). Warden's home directories are
 // created before a command starts where they lie in a writable root, so
 // that they can be bound read-only.
 //
