@@ -185,8 +185,8 @@ func TestG1_KillReachesEscapedGrandchildren(t *testing.T) {
 	for _, network := range []bool{false, true} {
 		t.Run(fmt.Sprintf("network=%v", network), func(t *testing.T) {
 			marker := filepath.Join(w, fmt.Sprintf("later-%v", network))
-			script := "setsid sh -c 'sleep 1; touch " + marker + "' </dev/null >/dev/null 2>&1 & " +
-				"(setsid sh -c 'sleep 1; touch " + marker + "' </dev/null >/dev/null 2>&1 &) ; echo started; sleep 60"
+			script := "setsid sh -c 'sleep 2; touch " + marker + "' </dev/null >/dev/null 2>&1 & " +
+				"(setsid sh -c 'sleep 2; touch " + marker + "' </dev/null >/dev/null 2>&1 &) ; echo started; sleep 60"
 			p := Policy{Mode: WorkspaceWrite, Workdir: w, NetworkAccess: network}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -206,7 +206,7 @@ func TestG1_KillReachesEscapedGrandchildren(t *testing.T) {
 			}
 			cancel() // kills the helper only
 			_ = cmd.Wait()
-			time.Sleep(1500 * time.Millisecond)
+			time.Sleep(2500 * time.Millisecond)
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatal("an escaped grandchild wrote its file after the command was cancelled")
 			}
