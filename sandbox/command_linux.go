@@ -251,11 +251,15 @@ func (p Policy) Command(ctx context.Context, name string, args ...string) (*exec
 
 // Wrap changes cmd, not yet started, so that it runs under the policy:
 // its Path and Args are replaced by a re-execution of this program that
-// restricts itself and then executes the original Path with the original
-// Args, and namespace settings are added to a copy of its SysProcAttr
-// (whose other fields are kept, such as Setpgid). In full-access mode cmd is left unchanged. A command
-// whose name was not found (cmd.Err set) is left unchanged too, so that
-// Start reports that as usual.
+// restricts itself and then starts the original Path with the original
+// Args as its only child (init of the command's PID namespace where there
+// are namespaces: when it ends or is killed, everything the command started
+// ends too), and namespace settings are added to a copy of its SysProcAttr
+// (whose other fields are kept, such as Setpgid or Setsid). In full-access
+// mode cmd is left unchanged (see Contain). A command whose name was not
+// found (cmd.Err set) is left unchanged too, so that Start reports that as
+// usual. ExtraFiles are refused: only the standard streams reach the
+// command.
 func (p Policy) Wrap(cmd *exec.Cmd) error {
 	switch p.Mode {
 	case FullAccess:
