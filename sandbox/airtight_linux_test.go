@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -138,7 +139,7 @@ func stamp(t *testing.T, path string) string {
 // Outside the writable roots nothing changes, metadata included: chmod,
 // utime, extended attributes, hard links, renames.
 func TestG1_ReadOnlyBlocksMetadataOutside(t *testing.T) {
-	requireNamespaces(t)
+	requireView(t)
 	w := repo(t)
 	out := scratch(t)
 	victim := writeFile(t, filepath.Join(out, "victim"), "keep\n")
@@ -331,7 +332,11 @@ func TestG15_StateProtectedInWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := run(t, p, "write|"+filepath.Join(home, "config.toml"), "write|"+filepath.Join(w, ".warden", "config.toml"), "write|"+managed)
-		if got[0] != "errno=EROFS" || got[1] != "errno=EROFS" {
+		want := "errno=EROFS" // bound read-only in a writable root
+		if m == ReadOnly {
+			want = outsideErrno()
+		}
+		if got[0] != want || got[1] != want {
 			t.Errorf("%s: writing warden's state: %v", m, got)
 		}
 		moved, err := watch.Sweep()
@@ -422,4 +427,30 @@ func TestG2_HintsNameWhatWasBlocked(t *testing.T) {
 	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
 		t.Errorf("victim = %q", b)
 	}
+}
+
+// Where the kernel cannot make the read-only view (before Linux 5.12),
+// commands keep their namespaces — the network stays cut, the PID
+// namespace kills what they leave — and Landlock keeps writes out.
+func TestG1_WithoutViewKeepsNamespaces(t *testing.T) {
+	requireNamespaces(t)
+	saved := viewProbe
+	viewProbe = func() error { return errors.New("disabled by the test") }
+	defer func() { viewProbe = saved }()
+	w := repo(t)
+	out := scratch(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	s, err := p.spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.View || !s.PIDNS || s.NetNS == "" || !s.MountNS {
+		t.Fatalf("spec = %+v", s)
+	}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(out, "x"), "errno=EACCES"},
+		{"append|" + filepath.Join(w, ".git", "config"), "errno=EROFS"},
+		{"write|" + filepath.Join(w, "ok"), "ok"},
+		{"ifaces", "lo"},
+	})
 }

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,17 +196,33 @@ var namespaceIDs = sync.OnceValues(func() (string, string) {
 })
 
 // userNamespaces reports whether commands can be started in new user,
-// mount and network namespaces in which the helper may bind mounts and
+// mount, PID and network namespaces in which the helper may bind mounts and
 // configure the loopback interface: it starts the helper once in probe
 // mode and remembers the outcome.
-var userNamespaces = sync.OnceValue(func() error {
+var userNamespaces = sync.OnceValue(func() error { return probe(false) })
+
+// viewProbe reports whether the helper can also make the read-only view of
+// the file system (mount_setattr(2), open_tree(2): Linux 5.12).
+var viewProbe = sync.OnceValue(func() error {
+	if err := userNamespaces(); err != nil {
+		return err
+	}
+	if err := probe(true); err != nil {
+		return fmt.Errorf("sandbox: no read-only view of the file system (%w): %w", err, ErrUnsupported)
+	}
+	return nil
+})
+
+// probe starts the helper in probe mode in new namespaces, with the
+// read-only view or without.
+func probe(view bool) error {
 	user, net := namespaceIDs()
 	if user == "" || net == "" {
 		return errors.New("/proc/self/ns is not readable")
 	}
-	s := spec{Probe: true, UserNS: user, NetNS: net, MountNS: true, View: true, PIDNS: true, Roots: []string{os.TempDir()}}
-	if real, err := filepath.EvalSymlinks(os.TempDir()); err == nil {
-		s.Roots = []string{real}
+	s := spec{Probe: true, UserNS: user, NetNS: net, MountNS: true, View: view, PIDNS: true}
+	if view {
+		s.Roots = []string{resolvedOr(os.TempDir())}
 	}
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Args = append([]string{helperArg0}, s.args()...)
@@ -221,13 +236,15 @@ var userNamespaces = sync.OnceValue(func() error {
 		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
-})
+}
 
-// Namespaces reports whether sandboxed commands run in their own user,
-// mount and network namespaces (nil) or, when these are unavailable, why
-// not. Without them the network is turned off with Landlock TCP rules and
-// protected paths are kept read-only by Landlock alone (see the package
-// documentation).
+// ReadOnlyView reports whether sandboxed commands see a read-only view of
+// the file system outside their writable roots (nil), so that metadata
+// (modes, times, extended attributes) cannot change there either, or why
+// not (no namespaces, or a kernel before Linux 5.12: Landlock alone then
+// keeps contents, not metadata).
+func ReadOnlyView() error { return viewProbe() }
+
 func Namespaces() error { return userNamespaces() }
 
 // Command returns an *exec.Cmd that runs name with args under the policy,
@@ -354,7 +371,8 @@ func (p Policy) spec() (spec, error) {
 		if p.NetworkAccess {
 			s.NetNS = ""
 		}
-		s.MountNS, s.View, s.PIDNS = true, true, true
+		s.MountNS, s.PIDNS = true, true
+		s.View = viewProbe() == nil
 	} else if !p.NetworkAccess && abi < 4 && !p.Unenforced {
 		return s, fmt.Errorf("sandbox: turning the network off needs user namespaces (%v) or Landlock ABI 4 (have %d): %w", nsErr, abi, ErrUnsupported)
 	}

@@ -29,6 +29,12 @@ func Supported() (abi int, err error) {
 // Namespaces reports that there are no Linux namespaces here.
 func Namespaces() error { return fmt.Errorf("sandbox: namespaces are Linux-only: %w", ErrUnsupported) }
 
+// ReadOnlyView reports that there is no read-only view of the file system
+// here.
+func ReadOnlyView() error {
+	return fmt.Errorf("sandbox: mount namespaces are Linux-only: %w", ErrUnsupported)
+}
+
 // Command returns a plain command, in Workdir, in full-access mode or when
 // the policy is Unenforced; otherwise an error, since nothing can enforce
 // the policy.

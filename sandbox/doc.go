@@ -182,12 +182,14 @@
 //
 // # Limits
 //
-//   - Without user namespaces (Namespaces reports why), there is no
+//   - Without user namespaces (Namespaces reports why), or before Linux
+//     5.12 (no mount_setattr(2); ReadOnlyView reports why), there is no
 //     read-only view, so a command can change the mode, times and extended
 //     attributes of files its user owns outside the writable roots
-//     (Landlock, up to ABI 7 at least, does not cover them); there is no
-//     PID namespace, so processes that leave the command's process group
-//     survive it; and the network is cut by Landlock's TCP rules.
+//     (Landlock, up to ABI 7 at least, does not cover them). Without user
+//     namespaces there is also no PID namespace, so processes that leave
+//     the command's process group survive it, and the network is cut by
+//     Landlock's TCP rules.
 //   - Mounts that were read-only stay so inside writable roots; a writable
 //     root on a file system mounted read-only cannot be written.
 //   - Commands run without capabilities even when warden runs as root, so

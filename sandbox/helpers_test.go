@@ -110,7 +110,7 @@ func repo(t testing.TB) string {
 // from the read-only view where commands get namespaces, else EACCES from
 // Landlock.
 func outsideErrno() string {
-	if Namespaces() == nil {
+	if ReadOnlyView() == nil {
 		return "errno=EROFS"
 	}
 	return "errno=EACCES"
@@ -119,8 +119,17 @@ func outsideErrno() string {
 // crossMount is the outcome of a rename from outside the roots into one:
 // EXDEV where the roots are mounts of their own, else want.
 func crossMount(want string) string {
-	if Namespaces() == nil {
+	if ReadOnlyView() == nil {
 		return "errno=EXDEV"
 	}
 	return want
+}
+
+// requireView also skips tests that need the read-only view.
+func requireView(t testing.TB) {
+	t.Helper()
+	requireNamespaces(t)
+	if err := ReadOnlyView(); err != nil {
+		t.Skipf("no read-only view: %v", err)
+	}
 }

@@ -526,7 +526,7 @@ func TestG2_RefusedWithoutLandlockUnlessUnenforced(t *testing.T) {
 	// Landlock is missing; the read-only view still applies where there
 	// are namespaces.
 	want := "ok"
-	if Namespaces() == nil {
+	if ReadOnlyView() == nil {
 		want = "errno=EROFS"
 	}
 	expect(t, p, [][2]string{{"write|" + filepath.Join(out, "x"), want}})
