@@ -193,3 +193,28 @@ func TestG2_BlockedNamesThePath(t *testing.T) {
 		t.Errorf("Explain = %q", s)
 	}
 }
+
+// CanWrite refuses protected names at any depth, existing or not, and
+// warden's own state wherever it lies.
+func TestG1_CanWriteRefusesNestedAndState(t *testing.T) {
+	w, _ := filepath.EvalSymlinks(t.TempDir())
+	home := filepath.Join(w, "state")
+	t.Setenv(EnvHome, home)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	for path, want := range map[string]bool{
+		filepath.Join(w, "sub", "file"):                        true,
+		filepath.Join(w, "sub", ".git", "hooks", "pre-commit"): false,
+		filepath.Join(w, "a", "b", ".agents", "x"):             false,
+		filepath.Join(w, "sub", ".warden"):                     false,
+		filepath.Join(w, "sub", ".gitignore"):                  true,
+		filepath.Join(home, "config.toml"):                     false,
+		home:                                                   false,
+	} {
+		if got := p.CanWrite(path); got != want {
+			t.Errorf("CanWrite(%s) = %v, want %v", path, got, want)
+		}
+	}
+	if !slices.Contains(StatePaths(), home) {
+		t.Errorf("StatePaths() = %v, lacks %s", StatePaths(), home)
+	}
+}
