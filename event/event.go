@@ -38,6 +38,13 @@ const (
 	// KindOverride records a person's approval of one retry of a denied
 	// action (SPEC G12).
 	KindOverride Kind = "override"
+	// KindWithheld records that a call's result did not reach the model:
+	// the run stopped at the call before its result was reviewed to
+	// continue (SPEC R2, R9, L2).
+	KindWithheld Kind = "withheld"
+	// KindHandoff opens a sub-agent's part of a run with the policies in
+	// force for it (SPEC P4, P5).
+	KindHandoff Kind = "handoff"
 )
 
 // Data is the kind-specific part of an event.
@@ -136,6 +143,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &TurnStart{}
 	case KindOverride:
 		d = &Override{}
+	case KindWithheld:
+		d = &Withheld{}
+	case KindHandoff:
+		d = &Handoff{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -182,6 +193,10 @@ func deref(d Data) Data {
 		return *v
 	case *Override:
 		return *v
+	case *Withheld:
+		return *v
+	case *Handoff:
+		return *v
 	}
 	return d
 }
@@ -196,6 +211,42 @@ type RunStart struct {
 	Review   []policy.Entry `json:"review"`
 	// TaskFile is the task file's absolute path, for resuming the run.
 	TaskFile string `json:"task_file,omitempty"`
+	// Agents are the effective policies of every agent the run can reach:
+	// the main agent, then each sub-agent under the agent that hands off
+	// to it (SPEC P4, P5).
+	Agents []AgentPolicies `json:"agents,omitempty"`
+	// PinPolicy reports that the run's policies apply to every agent,
+	// replacing the agents' own.
+	PinPolicy bool `json:"pin_policy,omitempty"`
+}
+
+// The levels a policy in force comes from, in AgentPolicies.
+const (
+	// FromRun is the run's policy: the operator's, else the task's.
+	FromRun = "run"
+	// FromCall is a policy given to one ExecuteTools call.
+	FromCall = "call"
+	// FromAgentPrefix starts "agent:NAME", the agent NAME's own policy.
+	FromAgentPrefix = "agent:"
+)
+
+// AgentPolicies are the approval and review policies in force for one
+// agent, and where each comes from.
+type AgentPolicies struct {
+	// Agent names the agent; Parent the agent that hands off to it (empty
+	// for the main agent).
+	Agent  string `json:"agent"`
+	Parent string `json:"parent,omitempty"`
+	// Approval and Review are the policies in force, as entries; null when
+	// no policy is set (calls run, results continue), [] when explicitly
+	// empty.
+	Approval []policy.Entry `json:"approval"`
+	Review   []policy.Entry `json:"review"`
+	// ApprovalFrom and ReviewFrom say where each comes from: FromRun,
+	// FromCall, or FromAgentPrefix followed by the agent whose own policy
+	// it is.
+	ApprovalFrom string `json:"approval_from"`
+	ReviewFrom   string `json:"review_from"`
 }
 
 // Model records one generation by the agent's model.
@@ -342,6 +393,57 @@ type Override struct {
 	Note     string `json:"note,omitempty"`
 }
 
+// The reasons of a Withheld event.
+const (
+	// WithheldTerminated: a reviewer terminated the run at the call.
+	WithheldTerminated = "review_terminated"
+	// WithheldReviewCancelled: the call's review was cancelled before it
+	// decided (SPEC R9).
+	WithheldReviewCancelled = "review_cancelled"
+	// WithheldReviewFailed: the call's reviewer failed (SPEC R7).
+	WithheldReviewFailed = "review_failed"
+	// WithheldNotReviewed: the run stopped at another call before this
+	// call's result was reviewed.
+	WithheldNotReviewed = "not_reviewed"
+	// WithheldBoundary: a boundary request of the call terminated the run,
+	// tripped the circuit breaker or failed (SPEC G2, G11).
+	WithheldBoundary = "boundary"
+	// WithheldStopped: the call itself stopped the run (a sub-agent's
+	// limit or error, a tool panic).
+	WithheldStopped = "stopped"
+)
+
+// Withheld records that the result of a call, written in its Tool event,
+// did not reach the model: the model received Result (an error saying the
+// run was stopped at that call) instead. It follows the call's Tool event
+// and any Review or Info events of the call.
+type Withheld struct {
+	CallID   string `json:"call_id"`
+	Function string `json:"function"`
+	// Reason is one of the Withheld* reasons.
+	Reason string `json:"reason"`
+	// Result is what the model receives instead of the tool's result.
+	Result string      `json:"result"`
+	Error  *tool.Error `json:"error"`
+}
+
+// Handoff records that an agent handed the conversation to a sub-agent,
+// with the policies in force for the sub-agent (SPEC P4, P5). The event's
+// agent is the sub-agent and its span the hand-off call.
+type Handoff struct {
+	// CallID is the hand-off call; From the agent that made it.
+	CallID string `json:"call_id"`
+	From   string `json:"from"`
+	// Approval, Review, ApprovalFrom and ReviewFrom are as in
+	// AgentPolicies.
+	Approval     []policy.Entry `json:"approval"`
+	Review       []policy.Entry `json:"review"`
+	ApprovalFrom string         `json:"approval_from"`
+	ReviewFrom   string         `json:"review_from"`
+	// PinPolicy reports that the run's policies replace the agent's own.
+	PinPolicy bool `json:"pin_policy,omitempty"`
+}
+
 // Warning is a warning, such as the circuit breaker tripping (SPEC G11).
 type Warning struct {
 	Message string `json:"message"`
@@ -367,6 +469,8 @@ func (AutoReview) Kind() Kind { return KindAutoReview }
 func (Warning) Kind() Kind    { return KindWarning }
 func (TurnStart) Kind() Kind  { return KindTurnStart }
 func (Override) Kind() Kind   { return KindOverride }
+func (Withheld) Kind() Kind   { return KindWithheld }
+func (Handoff) Kind() Kind    { return KindHandoff }
 func (u Unknown) Kind() Kind  { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.

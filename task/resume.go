@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -45,8 +46,19 @@ func LoadStored(path string) (*Stored, error) {
 	}
 	defer f.Close()
 	st := &Stored{Path: path}
-	answered := map[string]bool{}
 	used := map[string]bool{}
+	// pending are the main agent's tool results since its last model event,
+	// by call id: not yet seen by a model. A withheld event replaces one; a
+	// model event or the end of the turn settles them; a turn that never
+	// ended (a crash) withholds them (SPEC R2: fail closed).
+	pending := map[string]int{}
+	withholdPending := func() {
+		for _, i := range pending {
+			te := &tool.Error{Type: tool.ErrCancelled, Message: "the run ended before the result of this call was reviewed; its result was withheld"}
+			st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
+		}
+		clear(pending)
+	}
 	err = event.Read(f, func(e event.Event) error {
 		st.Events++
 		if st.RunID == "" {
@@ -54,19 +66,42 @@ func LoadStored(path string) (*Stored, error) {
 		}
 		switch d := e.Data.(type) {
 		case event.RunStart:
+			withholdPending()
 			st.TaskFile, st.Model = d.TaskFile, d.Model
 		case event.TurnStart:
+			withholdPending()
 			st.Messages = append(st.Messages, chat.Message{Role: chat.User, Content: d.Input})
+		case event.RunEnd:
+			clear(pending)
 		case event.Model:
 			if e.Agent == agent.MainAgent {
+				clear(pending)
 				out := d.Output
 				out.Role = chat.Assistant
 				st.Messages = append(st.Messages, out)
 			}
 		case event.Tool:
 			if e.Agent == agent.MainAgent {
-				answered[d.CallID] = true
+				pending[d.CallID] = len(st.Messages)
 				st.Messages = append(st.Messages, chat.Message{Role: chat.Tool, Content: d.Result, ToolCallID: d.CallID, Function: d.Function, Error: d.Error})
+			}
+		case event.Review:
+			// A transcript written before withheld events existed still
+			// never sends a terminated result.
+			if i, ok := pending[d.CallID]; ok && e.Agent == agent.MainAgent && d.Decision == string(review.Terminate) {
+				te := &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call (reviewer " + d.Reviewer + " terminated the run); its result was withheld"}
+				st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
+				delete(pending, d.CallID)
+			}
+		case event.Withheld:
+			// The model received the error instead of the result (SPEC R2).
+			if i, ok := pending[d.CallID]; ok && e.Agent == agent.MainAgent {
+				te := d.Error
+				if te == nil {
+					te = &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call; its result was withheld"}
+				}
+				st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
+				delete(pending, d.CallID)
 			}
 		case event.AutoReview:
 			if d.Status == event.ReviewDenied && d.DenialID != "" && d.Source != event.SourceOverride {
@@ -90,34 +125,16 @@ func LoadStored(path string) (*Stored, error) {
 	if st.RunID == "" {
 		return nil, fmt.Errorf("%s: an empty transcript", path)
 	}
-	var pending []event.Override
+	var overrides []event.Override
 	for _, o := range st.Overrides {
 		if !used[o.DenialID] {
-			pending = append(pending, o)
+			overrides = append(overrides, o)
 		}
 	}
-	st.Overrides = pending
-	st.Messages = closeCalls(st.Messages, answered)
+	st.Overrides = overrides
+	withholdPending()
+	st.Messages = agent.CloseCalls(st.Messages)
 	return st, nil
-}
-
-// closeCalls answers the calls of the conversation that never ran (the run
-// stopped first), so that the conversation is valid for model APIs.
-func closeCalls(msgs []chat.Message, answered map[string]bool) []chat.Message {
-	var out []chat.Message
-	for _, m := range msgs {
-		out = append(out, m)
-		if m.Role != chat.Assistant {
-			continue
-		}
-		for _, c := range m.ToolCalls {
-			if !answered[c.ID] {
-				e := &tool.Error{Type: tool.ErrCancelled, Message: "the run stopped before this call ran"}
-				out = append(out, chat.Message{Role: chat.Tool, Content: e.Error(), ToolCallID: c.ID, Function: c.Function, Error: e})
-			}
-		}
-	}
-	return out
 }
 
 // FindDenial returns the denial id among the stored run's latest denials.
