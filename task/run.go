@@ -50,6 +50,14 @@ type Options struct {
 	AutoReviewModel string
 	// RunID, when set, is the id of the run (a resumed run keeps its own).
 	RunID string
+	// PinPolicy makes the run's policies (Approval and Review, else the
+	// task's) apply to every agent, replacing the agents' own; the task's
+	// pin_policy: true does the same.
+	PinPolicy bool
+	// MaxConcurrentCalls and MaxCallsPerMessage, when positive, replace
+	// the task's max_concurrent_calls and max_calls_per_message (SPEC L1).
+	MaxConcurrentCalls int
+	MaxCallsPerMessage int
 }
 
 // Prepared is a task ready to run: everything that can be checked has been.
@@ -157,6 +165,9 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		ID: runID, Task: t.Name, ModelName: spec, Model: m,
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp, TaskFile: absPath(t.Path),
+		PinPolicy:          opts.PinPolicy || t.PinPolicy,
+		MaxConcurrentCalls: firstPositive(opts.MaxConcurrentCalls, t.MaxConcurrentCalls),
+		MaxCallsPerMessage: firstPositive(opts.MaxCallsPerMessage, t.MaxCallsPerMessage),
 	}
 	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
 		return nil, err
@@ -192,6 +203,13 @@ func (p *Prepared) Close() error {
 		return fmt.Errorf("transcript: %w", err)
 	}
 	return nil
+}
+
+func firstPositive(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	return b
 }
 
 func sanitize(s string) string {

@@ -54,6 +54,14 @@ type Task struct {
 	// ApprovalsReviewer says who decides requests to cross the sandbox
 	// boundary: "user" (a person; the default) or "auto_review" (SPEC G3).
 	ApprovalsReviewer string
+	// PinPolicy is the pin_policy key: the run's policies (the operator's,
+	// else the task's) apply to every agent, replacing the agents' own.
+	PinPolicy bool
+	// MaxConcurrentCalls and MaxCallsPerMessage are the
+	// max_concurrent_calls and max_calls_per_message keys (SPEC L1); 0
+	// when not set.
+	MaxConcurrentCalls int
+	MaxCallsPerMessage int
 }
 
 // The approvals reviewers of SPEC G3.
@@ -173,8 +181,14 @@ func Parse(data []byte, file string) (*Task, error) {
 					err = &policy.Error{Pos: policy.NodePos(file, v), Err: perr}
 				}
 			}
+		case "pin_policy":
+			t.PinPolicy, err = p.boolean(v, "pin_policy")
+		case "max_concurrent_calls":
+			t.MaxConcurrentCalls, err = p.posInt(v, "max_concurrent_calls")
+		case "max_calls_per_message":
+			t.MaxCallsPerMessage, err = p.posInt(v, "max_calls_per_message")
 		default:
-			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer)", k.Value)
+			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer, pin_policy, max_concurrent_calls, max_calls_per_message)", k.Value)
 		}
 		if err != nil {
 			return nil, err
@@ -246,6 +260,21 @@ func (p parser) nonNegInt(v *yaml.Node, key string) (int, error) {
 		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 0", key)
 	}
 	return n, nil
+}
+
+func (p parser) posInt(v *yaml.Node, key string) (int, error) {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
+		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 1", key)
+	}
+	return n, nil
+}
+
+func (p parser) boolean(v *yaml.Node, key string) (bool, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+		return false, policy.Errorf(p.file, v, "%s must be true or false", key)
+	}
+	return v.Value == "true" || v.Value == "True" || v.Value == "TRUE", nil
 }
 
 func (p parser) tools(v *yaml.Node) ([]string, error) {
