@@ -24,10 +24,14 @@ import (
 
 // ExecuteTools runs the tool calls of the last message of msgs, an
 // assistant message, under the approval and review policies in force, or p
-// where it sets them (SPEC L1–L4). Calls to parallel tools run concurrently;
-// other calls are barriers. It returns one tool message per call that
-// produced a result, in the calls' order. A *LimitError means the run was
-// terminated (or a sub-agent hit a limit); any other error ends the run.
+// where it sets them (SPEC L1–L4). Calls to parallel tools run concurrently,
+// at most Run.MaxConcurrentCalls at once; other calls are barriers; calls
+// beyond Run.MaxCallsPerMessage get a parsing error and never run. It
+// returns one tool message per call that produced a result, in the calls'
+// order. A result that was not reviewed to continue is never returned: its
+// message carries an error saying the run was stopped at the call (SPEC
+// R2, R9). A *LimitError means the run was terminated (or a sub-agent hit a
+// limit); any other error ends the run.
 func (r *Run) ExecuteTools(ctx context.Context, msgs []chat.Message, tools []tool.Tool, p Policies) ([]chat.Message, error) {
 	return r.execute(ctx, r.with(r.current(ctx), p, event.FromCall), msgs, tools)
 }

@@ -372,3 +372,28 @@ func TestP4_PinPolicyOverridesExecuteToolsPolicies(t *testing.T) {
 		t.Errorf("seen %v, err %v", seen, err)
 	}
 }
+
+// A modification that fails its schema is still recorded as proposed and
+// as modified (SPEC A5), and the model is told the modified call is
+// invalid, not that its own was.
+func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
+	mod := approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
+		c := tool.NewCall("x", "nosuch", `{"text":"y"}`)
+		return approval.Approval{Decision: approval.Modify, Modified: &c, Explanation: "redirect"}, nil
+	})
+	ec := &echo{name: "echo"}
+	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`)), turn("done")}}
+	r, s := newRun(m)
+	r.Approval = approval.New(arule(t, "mod", mod, "*"))
+	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
+	if ec.count() != 0 {
+		t.Errorf("ran %v", ec.runs)
+	}
+	te := s.tools()
+	if len(te) != 1 || string(te[0].Arguments) != `{"text":"a"}` || te[0].Executed == nil || te[0].Executed.Function != "nosuch" || te[0].Executed.ID != "c1" {
+		t.Fatalf("tool events = %+v", te)
+	}
+	if te[0].Error == nil || te[0].Error.Type != tool.ErrParsing || !strings.Contains(te[0].Error.Message, "modified by mod") {
+		t.Errorf("error = %+v", te[0].Error)
+	}
+}
