@@ -397,3 +397,26 @@ func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
 		t.Errorf("error = %+v", te[0].Error)
 	}
 }
+
+// A further turn records the policies it runs under: they may differ from
+// the first turn's (a resumed run reads its policies again).
+func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
+	r, s := newRun(&script{turns: []chat.Message{turn("one"), turn("two")}})
+	a := &Agent{Handoffs: []*Agent{{Name: "helper", Approval: approval.New()}}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusCompleted)
+	r.Approval = approval.New(arule(t, "strict", decide(approval.Reject), "*"))
+	r.PinPolicy = true
+	must(t, nextTurn(r, a, res, "again"), event.StatusCompleted)
+	ts := s.find(event.KindTurnStart)
+	if len(ts) != 2 {
+		t.Fatalf("%d turn_start events", len(ts))
+	}
+	if first := ts[0].Data.(event.TurnStart); first.Agents != nil {
+		t.Errorf("the first turn repeats run_start: %+v", first)
+	}
+	second := ts[1].Data.(event.TurnStart)
+	if !second.PinPolicy || len(second.Agents) != 2 || second.Agents[1].ApprovalFrom != event.FromRun || len(second.Agents[1].Approval) != 1 {
+		t.Errorf("second turn_start = %+v", second)
+	}
+}

@@ -164,7 +164,13 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 		})
 	}
 	if n := len(input); n > 0 && input[n-1].Role == chat.User {
-		r.Events.Emit(event.TurnStart{Input: input[n-1].Content})
+		ts := event.TurnStart{Input: input[n-1].Content}
+		if r.Resumed {
+			// A further turn may run under other policies (a resumed run
+			// reads them again): the record says which (SPEC P4, P5).
+			ts.Agents, ts.PinPolicy = r.AgentPolicies(a), r.PinPolicy
+		}
+		r.Events.Emit(ts)
 	}
 	msgs, err := r.React(ctx, a, input)
 	res := &Result{Status: event.StatusCompleted, Messages: msgs}

@@ -383,6 +383,10 @@ const AutoReviewKey = "auto_review_event"
 // answers it. A resumed run appends a new one.
 type TurnStart struct {
 	Input string `json:"input"`
+	// Agents and PinPolicy are as in RunStart, for a turn of a resumed
+	// or continued run, whose policies may differ from the first turn's.
+	Agents    []AgentPolicies `json:"agents,omitempty"`
+	PinPolicy bool            `json:"pin_policy,omitempty"`
 }
 
 // Override records that a person approved one retry of exactly the action
