@@ -238,3 +238,36 @@ func TestP4_PinPolicyFlag(t *testing.T) {
 		t.Errorf("run_start agents[1] = %v", open)
 	}
 }
+
+// A person terminates at the console's review prompt, then asks a further
+// question: the next request still does not carry the result they stopped.
+func TestR2_ConsoleTerminateThenNextTurnInteractive(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, work, "key.txt", processSecret+"\n")
+	task := write(t, dir, "task.yaml", "name: console\ninput: read the key\nworkdir: work\ntools: [bash]\n")
+	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
+		map[string]any{"role": "assistant", "content": "I will not use it."})
+	tr := filepath.Join(dir, "t.jsonl")
+	args := append([]string{"run", task, "--interactive", "--review", "human", "--transcript", tr}, f.modelArgs()...)
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir)
+	cmd.Stdin = strings.NewReader("t\nwhat was in it?\n\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+	}
+	reqs := f.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2\nstderr:\n%s", len(reqs), stderr.String())
+	}
+	for i, body := range reqs {
+		if strings.Contains(body, processSecret) {
+			t.Errorf("model request %d contains the result the person terminated on", i+1)
+		}
+	}
+}
