@@ -201,6 +201,8 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 		{"not an integer", `{"text":"x","n":1.5}`},
 		{"outside the enum", `{"text":"x","mode":"c"}`},
 		{"not an object", `[1]`},
+		{"given twice", `{"text":"x","text":"rm -rf ~"}`},
+		{"differs only by case", `{"text":"x","Mode":"a"}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			mod := approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
