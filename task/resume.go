@@ -50,14 +50,19 @@ func LoadStored(path string) (*Stored, error) {
 	// pending are the main agent's tool results since its last model event,
 	// by call id: not yet seen by a model. A withheld event replaces one; a
 	// model event or the end of the turn settles them; a turn that never
-	// ended (a crash) withholds them (SPEC R2: fail closed).
-	pending := map[string]int{}
-	withholdPending := func() {
-		for _, i := range pending {
-			te := &tool.Error{Type: tool.ErrCancelled, Message: "the run ended before the result of this call was reviewed; its result was withheld"}
+	// ended (a crash) withholds them (SPEC R2: fail closed). A model may
+	// give two calls one id: a withheld id withholds every result under it.
+	pending := map[string][]int{}
+	withhold := func(id string, te *tool.Error) {
+		for _, i := range pending[id] {
 			st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
 		}
-		clear(pending)
+		delete(pending, id)
+	}
+	withholdPending := func() {
+		for id := range pending {
+			withhold(id, &tool.Error{Type: tool.ErrCancelled, Message: "the run ended before the result of this call was reviewed; its result was withheld"})
+		}
 	}
 	err = event.Read(f, func(e event.Event) error {
 		st.Events++
@@ -82,26 +87,23 @@ func LoadStored(path string) (*Stored, error) {
 			}
 		case event.Tool:
 			if e.Agent == agent.MainAgent {
-				pending[d.CallID] = len(st.Messages)
+				pending[d.CallID] = append(pending[d.CallID], len(st.Messages))
 				st.Messages = append(st.Messages, chat.Message{Role: chat.Tool, Content: d.Result, ToolCallID: d.CallID, Function: d.Function, Error: d.Error})
 			}
 		case event.Review:
 			// A transcript written before withheld events existed still
 			// never sends a terminated result.
-			if i, ok := pending[d.CallID]; ok && e.Agent == agent.MainAgent && d.Decision == string(review.Terminate) {
-				te := &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call (reviewer " + d.Reviewer + " terminated the run); its result was withheld"}
-				st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
-				delete(pending, d.CallID)
+			if e.Agent == agent.MainAgent && d.Decision == string(review.Terminate) {
+				withhold(d.CallID, &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call (reviewer " + d.Reviewer + " terminated the run); its result was withheld"})
 			}
 		case event.Withheld:
 			// The model received the error instead of the result (SPEC R2).
-			if i, ok := pending[d.CallID]; ok && e.Agent == agent.MainAgent {
+			if e.Agent == agent.MainAgent {
 				te := d.Error
 				if te == nil {
 					te = &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call; its result was withheld"}
 				}
-				st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
-				delete(pending, d.CallID)
+				withhold(d.CallID, te)
 			}
 		case event.AutoReview:
 			if d.Status == event.ReviewDenied && d.DenialID != "" && d.Source != event.SourceOverride {

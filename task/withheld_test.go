@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/task"
 	"github.com/wardenhq/warden/tool"
 )
@@ -57,7 +59,20 @@ func (m *recModel) leaked(t *testing.T, secret string) []int {
 // registry for these tests, which the provider below reads.
 var recModels sync.Map
 
+// slowTerminate is a reviewer that takes a moment, then terminates.
+const slowTerminate = "task-test-slow-terminate"
+
 func init() {
+	review.Register(slowTerminate, func(map[string]any) (review.Reviewer, error) {
+		return review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+			select {
+			case <-time.After(300 * time.Millisecond):
+			case <-ctx.Done():
+				return review.Review{}, ctx.Err()
+			}
+			return review.Review{Decision: review.Terminate, Explanation: "a key"}, nil
+		}), nil
+	})
 	model.Register("task-test-rec", func(name string, _ model.Options) (model.Model, error) {
 		m, ok := recModels.Load(name)
 		if !ok {
@@ -254,5 +269,43 @@ func TestR2_ContinuedResultKeptOnResume(t *testing.T) {
 	}
 	if b, _ := json.Marshal(st.Messages); !strings.Contains(string(b), "public note") {
 		t.Errorf("a result reviewed to continue was dropped: %s", b)
+	}
+}
+
+// A model that gives two calls one id cannot get a terminated result
+// delivered on resume by having the withheld event land on the other one.
+func TestR2_DuplicateCallIDsCannotSmuggleATerminatedResult(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	write(t, work, "key.txt", secretR2+"\n")
+	taskFile := write(t, dir, "task.yaml", `name: dup
+input: read the key
+workdir: work
+tools: [bash]
+review: [{name: `+slowTerminate+`, tools: "bash(cmd='cat"}]
+`)
+	transcript := filepath.Join(dir, "t.jsonl")
+	_, spec := newRec(t, chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{
+		tool.NewCall("x", "bash", `{"cmd":"cat key.txt"}`),
+		tool.NewCall("x", "bash", `{"cmd":"sleep 0.1; echo harmless"}`),
+	}})
+	tk, err := task.Load(taskFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.Execute(context.Background())
+	p.Close()
+	if res.Status != event.StatusLimited {
+		t.Fatalf("status %s (%v)", res.Status, res.Err)
+	}
+	if b, _ := json.Marshal(res.Messages); strings.Contains(string(b), secretR2) {
+		t.Error("the live conversation carries the terminated result")
+	}
+	if storedLeaks(t, transcript) {
+		t.Error("the rebuilt conversation carries the terminated result")
 	}
 }
