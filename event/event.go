@@ -278,7 +278,8 @@ type Tool struct {
 	Arguments json.RawMessage `json:"arguments"`
 	// Executed is the call as executed when an approver modified it.
 	Executed *tool.Call `json:"executed"`
-	// Result is what the model receives.
+	// Result is what the model receives, unless a Withheld event for the
+	// call follows: the model then received that event's Result instead.
 	Result string `json:"result"`
 	// Truncated is [original bytes, limit] when the result was truncated.
 	Truncated *[2]int     `json:"truncated"`
