@@ -1,8 +1,8 @@
 // Package human lets people decide approval and review requests (SPEC §7).
 // It provides the console surface: a Console shows each request on a writer
-// and reads a one-line answer from a reader. The package registers the
-// approver and the reviewer "human", which prompt on the process's console
-// (see Default).
+// and reads a one-line answer from a terminal (NewTerminal) or a reader
+// (NewConsole). The package registers the approver and the reviewer
+// "human", which prompt on the process's console (see Default).
 package human
 
 import (
@@ -187,8 +187,10 @@ type option struct {
 	gated bool
 }
 
-// showAll is the choice that shows a request whole.
-var showAll = option{key: "v", label: "Show all", words: []string{"v", "view", "show"}}
+// showAll returns the choice that shows a request whole.
+func showAll() option {
+	return option{key: "v", label: "Show all", words: []string{"v", "view", "show"}}
+}
 
 // outcome says how a prompt ended.
 type outcome int
@@ -232,13 +234,10 @@ func match(opts []option, answer string) (option, bool) {
 	return option{}, false
 }
 
-// offered returns the options a menu offers: all of opts when the whole
-// request is on screen, else "show all" and the options that are not gated.
-func offered(opts []option, whole bool) []option {
-	if whole {
-		return opts
-	}
-	out := []option{showAll}
+// offered returns the options a menu offers before a cut request is shown
+// whole: "show all" and the options that are not gated.
+func offered(opts []option) []option {
+	out := []option{showAll()}
 	for _, o := range opts {
 		if !o.gated {
 			out = append(out, o)
@@ -271,23 +270,19 @@ func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts [
 
 	pr := draw(c.width())
 	shown, whole := pr.short, pr.full == ""
-	menuOpts := offered(opts, whole)
-	gateNote := func() string {
-		if whole {
-			return ""
+	// screen is the request as now shown, with the menu it offers.
+	screen := func() (string, []option) {
+		switch {
+		case whole:
+			return shown, opts
+		case pr.hidden == "": // what was cut does not gate any choice
+			return shown, append([]option{showAll()}, opts...)
 		}
-		return fmt.Sprintf("%s was cut: answer v to see the whole request; approve is offered once it is shown\n", pr.hidden)
+		note := pr.hidden + " was cut: answer v to see the whole request; approve is offered once it is shown\n"
+		return shown + note, offered(opts)
 	}
-	if pr.hidden == "" {
-		// Nothing that gates approval was cut: offer everything, and "v"
-		// for the rest.
-		menuOpts = opts
-		if !whole {
-			menuOpts = append([]option{showAll}, opts...)
-		}
-		gateNote = func() string { return "" }
-	}
-	if err := c.show(shown + gateNote() + menu(menuOpts)); err != nil {
+	text, menuOpts := screen()
+	if err := c.show(text + menu(menuOpts)); err != nil {
 		return option{}, 0, err
 	}
 
@@ -316,17 +311,18 @@ func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts [
 		}
 		if strings.TrimSpace(line) == "" {
 			// The screen may have been written over: show it all again.
-			if err := c.show(shown + gateNote() + menu(menuOpts)); err != nil {
+			text, menuOpts = screen()
+			if err := c.show(text + menu(menuOpts)); err != nil {
 				return option{}, 0, err
 			}
 			continue
 		}
 		o, ok := match(menuOpts, line)
 		switch {
-		case ok && o.key == showAll.key:
+		case ok && o.key == showAll().key:
 			shown, whole = pr.full, true
-			menuOpts = opts
-			if err := c.show(shown + menu(menuOpts)); err != nil {
+			text, menuOpts = screen()
+			if err := c.show(text + menu(menuOpts)); err != nil {
 				return option{}, 0, err
 			}
 			continue
@@ -338,7 +334,7 @@ func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts [
 			return o, answered, c.write("→ " + said + "\n")
 		}
 		msg := fmt.Sprintf("\"%s\" is not an answer here; answer one of: %s\n",
-			escapeLine(cutWidth(strings.TrimSpace(line), 40)), valid(menuOpts))
+			cutWidth(escapeLine(strings.TrimSpace(line)), 40), valid(menuOpts))
 		if g, ok := match(opts, line); ok && g.gated {
 			msg = fmt.Sprintf("%s is not offered yet: %s was cut; answer v to see the whole request first\n", strings.ToLower(g.label), pr.hidden)
 		}

@@ -322,9 +322,9 @@ func approvalPrompt(req *approval.Request, columns int) prompt {
 		p.b.WriteByte('\n')
 		p.line("── approval requested: "+escapeLine(req.Call.Function)+" ──", true)
 		writeMessage(p, req.Message)
-		if req.Boundary != nil {
+		if b := req.Boundary; b != nil && b.String() != req.View.Content {
 			p.b.WriteString("boundary request:\n")
-			p.block(req.Boundary.String(), maxViewLines, "the boundary request")
+			p.block(b.String(), maxViewLines, "the boundary request")
 		}
 		if script, ok := shellScript(req.Call, req.View, req.Boundary); ok {
 			writeCommands(p, script)
@@ -397,8 +397,14 @@ func writeCall(p *page, call tool.Call, order tool.Order, view tool.View, gate s
 	p.block(view.Content, maxViewLines, gate)
 }
 
-// shellFormats are view formats that say the view is a shell script.
-var shellFormats = map[string]bool{"bash": true, "sh": true, "shell": true, "zsh": true}
+// shellFormat reports whether a view's format says it is a shell script.
+func shellFormat(format string) bool {
+	switch strings.ToLower(format) {
+	case "bash", "sh", "shell", "zsh":
+		return true
+	}
+	return false
+}
 
 // shellScript returns the shell script a request runs, if it runs one: the
 // command of a boundary request, a view in a shell format, or the cmd,
@@ -407,7 +413,7 @@ func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, b
 	if b != nil {
 		return b.Command, b.Command != ""
 	}
-	if shellFormats[strings.ToLower(view.Format)] {
+	if shellFormat(view.Format) {
 		return view.Content, true
 	}
 	name := strings.ToLower(call.Function)
