@@ -420,12 +420,18 @@ func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, b
 	if call.ParseError != "" || !(shell.IsShell(name) || strings.Contains(name, "bash") || strings.Contains(name, "shell")) {
 		return "", false
 	}
-	for _, key := range []string{"cmd", "command", "script"} {
-		if v, ok := call.Argument(key); ok {
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				return s, true
-			}
+	// Decoded as a tool decodes its arguments (encoding/json: the last of
+	// repeated keys, names matched without case), so the commands listed
+	// are those that run.
+	var args struct {
+		Cmd, Command, Script *string
+	}
+	if json.Unmarshal(call.Arguments, &args) != nil {
+		return "", false
+	}
+	for _, s := range []*string{args.Cmd, args.Command, args.Script} {
+		if s != nil {
+			return *s, true
 		}
 	}
 	return "", false

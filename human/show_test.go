@@ -299,3 +299,17 @@ func TestH1_ReviewWithLongCallStillOffersApprove(t *testing.T) {
 		t.Errorf("menu:\n%s", out)
 	}
 }
+
+// TestH1_CommandsAreThoseThatRun: with repeated or differently cased keys,
+// the commands listed are those of the value the tool decodes.
+func TestH1_CommandsAreThoseThatRun(t *testing.T) {
+	for _, args := range []string{
+		`{"cmd":"ls","cmd":"rm -rf ~"}`,
+		`{"cmd":"ls","CMD":"rm -rf ~"}`,
+	} {
+		script, ok := shellScript(tool.NewCall("c", "bash", args), tool.View{}, nil)
+		if !ok || script != "rm -rf ~" {
+			t.Errorf("%s: script %q, %v; want the rm the tool runs", args, script, ok)
+		}
+	}
+}
