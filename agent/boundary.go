@@ -24,6 +24,7 @@ type boundaryDecider struct {
 	sc    scope
 	msgs  []chat.Message
 	call  tool.Call
+	order tool.Order // of the call's tool (SPEC P2)
 	mu    sync.Mutex
 	limit *LimitError
 	fatal error
@@ -44,7 +45,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
-	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, History: d.msgs, Boundary: req}
+	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, Order: d.order, History: d.msgs, Boundary: req}
 	out, err := p.Decide(ctx, areq, func(rec approval.Record) {
 		d.sc.rec.Emit(event.Approval{
 			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,
