@@ -152,7 +152,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			if m.Function == "" {
 				m.Function = call.Function
 			}
-			if _, ok := byName[m.Function]; !ok || m.ParseError != "" || m.Arguments == nil {
+			if _, ok := byName[m.Function]; !ok || m.ParseError != "" || m.Arguments == nil || tool.CheckNames(m.Arguments) != nil {
 				return nil, &RunError{Err: fmt.Errorf("approver %s modified call %s into an invalid call %s", out.Approver, call.ID, m.Text())}
 			}
 			executed, modified = m, &m
@@ -270,10 +270,13 @@ func explain(s, fallback string) string {
 }
 
 // checkSchema reports a parsing error when the call lacks an argument the
-// tool's schema requires.
+// tool's schema requires, or names one only by another case (SPEC A8).
 func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	if len(info.Parameters) == 0 {
 		return nil
+	}
+	if e := tool.CheckSchemaNames(call.Function, info.Parameters, call.Arguments); e != nil {
+		return e
 	}
 	var schema struct {
 		Required []string `json:"required"`
