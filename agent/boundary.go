@@ -39,6 +39,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	if action, err := autoreview.ActionJSON(req, d.call); err == nil {
 		if g, ok := d.run.denials.take(action); ok {
 			granted = &g
+			d.run.used(d.sc.rec, g) // single use, across resumes too
 			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: g.denial.ID, By: g.by, Note: g.note, Action: g.denial.Action})
 		}
 	}
@@ -68,6 +69,9 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		if ar.Status == event.ReviewDenied {
 			den := d.run.denials.add(d.run.runID(), Denial{CallID: d.call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
 			ar.DenialID = den.ID
+			if d.run.Sealer != nil {
+				ar.MAC = denialMAC(d.run.Sealer, d.run.runID(), den)
+			}
 		}
 		d.sc.rec.Emit(ar)
 		if trip, why := d.run.Breaker.Record(ar.Status == event.ReviewDenied); trip {

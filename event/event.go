@@ -38,6 +38,9 @@ const (
 	// KindOverride records a person's approval of one retry of a denied
 	// action (SPEC G12).
 	KindOverride Kind = "override"
+	// KindOverrideUsed records that the one retry an override allows was
+	// taken (SPEC G12).
+	KindOverrideUsed Kind = "override_used"
 )
 
 // Data is the kind-specific part of an event.
@@ -136,6 +139,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &TurnStart{}
 	case KindOverride:
 		d = &Override{}
+	case KindOverrideUsed:
+		d = &OverrideUsed{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -181,6 +186,8 @@ func deref(d Data) Data {
 	case *TurnStart:
 		return *v
 	case *Override:
+		return *v
+	case *OverrideUsed:
 		return *v
 	}
 	return d
@@ -319,6 +326,8 @@ type AutoReview struct {
 	LatencyMS    int64  `json:"latency_ms"`
 	// DenialID identifies a denial, for a person's override (SPEC G12).
 	DenialID string `json:"denial_id,omitempty"`
+	// MAC authenticates a denial as warden's own record (SPEC G15).
+	MAC string `json:"mac,omitempty"`
 	// Conversation is the reviewer's own conversation, saved with the run.
 	Conversation []chat.Message `json:"conversation,omitempty"`
 }
@@ -335,11 +344,26 @@ type TurnStart struct {
 }
 
 // Override records that a person approved one retry of exactly the action
-// of a denial (SPEC G12). Only the person's channel writes it.
+// of a denial (SPEC G12). Only the person's channel writes it: MAC
+// authenticates it under a key in warden's protected state, and a record
+// that does not verify is refused when read (SPEC G15).
 type Override struct {
 	DenialID string `json:"denial_id"`
 	By       string `json:"by,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Action is the exact action approved, as JSON.
+	Action json.RawMessage `json:"action,omitempty"`
+	// Nonce makes each override distinct, for its use record.
+	Nonce string `json:"nonce,omitempty"`
+	MAC   string `json:"mac,omitempty"`
+}
+
+// OverrideUsed records that the retry an override allowed was taken: the
+// override is never granted again, however often the run resumes.
+type OverrideUsed struct {
+	DenialID string `json:"denial_id"`
+	Nonce    string `json:"nonce"`
+	MAC      string `json:"mac"`
 }
 
 // Warning is a warning, such as the circuit breaker tripping (SPEC G11).
@@ -354,20 +378,21 @@ type Unknown struct {
 }
 
 // Kind implementations.
-func (RunStart) Kind() Kind   { return KindRunStart }
-func (Model) Kind() Kind      { return KindModel }
-func (Approval) Kind() Kind   { return KindApproval }
-func (Tool) Kind() Kind       { return KindTool }
-func (Review) Kind() Kind     { return KindReview }
-func (Info) Kind() Kind       { return KindInfo }
-func (Limit) Kind() Kind      { return KindLimit }
-func (Error) Kind() Kind      { return KindError }
-func (RunEnd) Kind() Kind     { return KindRunEnd }
-func (AutoReview) Kind() Kind { return KindAutoReview }
-func (Warning) Kind() Kind    { return KindWarning }
-func (TurnStart) Kind() Kind  { return KindTurnStart }
-func (Override) Kind() Kind   { return KindOverride }
-func (u Unknown) Kind() Kind  { return u.Type }
+func (RunStart) Kind() Kind     { return KindRunStart }
+func (Model) Kind() Kind        { return KindModel }
+func (Approval) Kind() Kind     { return KindApproval }
+func (Tool) Kind() Kind         { return KindTool }
+func (Review) Kind() Kind       { return KindReview }
+func (Info) Kind() Kind         { return KindInfo }
+func (Limit) Kind() Kind        { return KindLimit }
+func (Error) Kind() Kind        { return KindError }
+func (RunEnd) Kind() Kind       { return KindRunEnd }
+func (AutoReview) Kind() Kind   { return KindAutoReview }
+func (Warning) Kind() Kind      { return KindWarning }
+func (TurnStart) Kind() Kind    { return KindTurnStart }
+func (Override) Kind() Kind     { return KindOverride }
+func (OverrideUsed) Kind() Kind { return KindOverrideUsed }
+func (u Unknown) Kind() Kind    { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -23,12 +24,28 @@ type Stored struct {
 	// Messages is the main agent's conversation (without its system
 	// prompt, which the agent adds).
 	Messages []chat.Message
-	// Denials are the run's latest auto-review denials, oldest first.
+	// Denials are the run's latest auto-review denials, oldest first: those
+	// that verify as warden's own records.
 	Denials []agent.Denial
-	// Overrides are the overrides not used yet, by denial id.
-	Overrides []event.Override
+	// Ledger holds the denials and the overrides not used yet, verified
+	// (SPEC G12, G15).
+	Ledger *agent.Ledger
 	// Events counts the transcript's events.
 	Events int
+}
+
+// KeyPath returns where warden keeps the key that authenticates overrides
+// (SPEC G15): $WARDEN_HOME/keys/override.key.
+func KeyPath() string { return filepath.Join(Home(), "keys", "override.key") }
+
+// StateKey returns the key that authenticates denials and overrides,
+// created (0600) on first use at KeyPath.
+func StateKey() (agent.Sealer, error) {
+	k, err := seal.LoadOrCreate(KeyPath())
+	if err != nil {
+		return nil, fmt.Errorf("warden state: %w", err)
+	}
+	return k, nil
 }
 
 // TranscriptPath returns where the transcript of runID lives under
@@ -44,19 +61,28 @@ func LoadStored(path string) (*Stored, error) {
 		return nil, err
 	}
 	defer f.Close()
+	key, err := StateKey()
+	if err != nil {
+		return nil, err
+	}
 	st := &Stored{Path: path}
 	answered := map[string]bool{}
-	used := map[string]bool{}
+	var notes []chat.Message
 	err = event.Read(f, func(e event.Event) error {
 		st.Events++
 		if st.RunID == "" {
 			st.RunID = e.RunID
+			st.Ledger = agent.NewLedger(st.RunID, key)
+		}
+		if note := st.Ledger.Read(e); note != nil {
+			notes = append(notes, *note) // the person's override, told to the agent before the next request
 		}
 		switch d := e.Data.(type) {
 		case event.RunStart:
 			st.TaskFile, st.Model = d.TaskFile, d.Model
 		case event.TurnStart:
-			st.Messages = append(st.Messages, chat.Message{Role: chat.User, Content: d.Input})
+			st.Messages = append(append(st.Messages, notes...), chat.Message{Role: chat.User, Content: d.Input})
+			notes = nil
 		case event.Model:
 			if e.Agent == agent.MainAgent {
 				out := d.Output
@@ -68,19 +94,6 @@ func LoadStored(path string) (*Stored, error) {
 				answered[d.CallID] = true
 				st.Messages = append(st.Messages, chat.Message{Role: chat.Tool, Content: d.Result, ToolCallID: d.CallID, Function: d.Function, Error: d.Error})
 			}
-		case event.AutoReview:
-			if d.Status == event.ReviewDenied && d.DenialID != "" && d.Source != event.SourceOverride {
-				st.Denials = append(st.Denials, agent.Denial{ID: d.DenialID, CallID: d.CallID, Action: d.Action, RiskLevel: d.RiskLevel, Rationale: d.Rationale, Time: e.Time})
-				if len(st.Denials) > agent.MaxDenials {
-					st.Denials = st.Denials[1:]
-				}
-			}
-			if d.Source == event.SourceOverride && d.DenialID != "" {
-				used[d.DenialID] = true
-			}
-		case event.Override:
-			st.Overrides = append(st.Overrides, d)
-			delete(used, d.DenialID) // a new override of the same denial
 		}
 		return nil
 	})
@@ -90,14 +103,8 @@ func LoadStored(path string) (*Stored, error) {
 	if st.RunID == "" {
 		return nil, fmt.Errorf("%s: an empty transcript", path)
 	}
-	var pending []event.Override
-	for _, o := range st.Overrides {
-		if !used[o.DenialID] {
-			pending = append(pending, o)
-		}
-	}
-	st.Overrides = pending
-	st.Messages = closeCalls(st.Messages, answered)
+	st.Denials = st.Ledger.Denials()
+	st.Messages = append(closeCalls(st.Messages, answered), notes...)
 	return st, nil
 }
 
@@ -156,33 +163,38 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	}
 	p.Run.Resumed = true
 	p.Run.Events.Continue(st.Events)
-	for _, d := range st.Denials {
-		p.Run.Remember(d)
+	for _, w := range st.Ledger.Warnings() { // refused, never silently (SPEC G15)
+		p.Run.Events.Emit(event.Warning{Message: w})
 	}
-	for _, o := range st.Overrides {
-		if err := p.Run.RestoreOverride(o.DenialID, o.By, o.Note); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("override of %s: %w", o.DenialID, err)
-		}
-	}
+	p.Run.Restore(st.Ledger)
 	p.Input = append(st.Messages, chat.Message{Role: chat.User, Content: input})
 	return p, nil
 }
 
 // ApproveStored records a person's override of the denial id in the stored
-// run at path (SPEC G12): the run may retry exactly that action once, when
-// it resumes.
+// run at path (SPEC G12), authenticated with warden's key (G15): the run
+// may retry exactly that action once, when it resumes, and the agent is
+// told so in a note from the person.
 func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	st, err := LoadStored(path)
 	if err != nil {
 		return err
 	}
-	if _, ok := st.FindDenial(id); !ok {
+	d, ok := st.FindDenial(id)
+	if !ok {
 		var ids []string
 		for _, d := range st.Denials {
 			ids = append(ids, d.ID)
 		}
 		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, agent.MaxDenials, ids)
+	}
+	key, err := StateKey()
+	if err != nil {
+		return err
+	}
+	o, err := agent.NewOverride(key, st.RunID, d, by, note)
+	if err != nil {
+		return err
 	}
 	f, err := event.Create(path)
 	if err != nil {
@@ -190,7 +202,7 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	}
 	rec := event.NewRecorder(st.RunID, event.NewWriter(f))
 	rec.Continue(st.Events)
-	rec.Emit(event.Override{DenialID: id, By: by, Note: note})
+	rec.Emit(o)
 	if err := rec.Err(); err != nil {
 		f.Close()
 		return err

@@ -161,6 +161,9 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
 		return nil, err
 	}
+	if p.Run.Sealer, err = StateKey(); err != nil {
+		return nil, err
+	}
 	if maxOut != nil {
 		p.Run.MaxOutput = *maxOut
 		if *maxOut == 0 {
