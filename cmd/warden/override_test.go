@@ -17,11 +17,11 @@ import (
 // stored is a run of `warden run` with auto-review on a scripted reviewer,
 // in a fresh $WARDEN_HOME, for the override tests.
 type stored struct {
-	t      *testing.T
-	dir    string
-	task   string
-	tr     string
-	env    []string
+	t        *testing.T
+	dir      string
+	task     string
+	tr       string
+	env      []string
 	runID    string
 	script   int
 	reviewer string // the base URL of the reviewer model
