@@ -73,7 +73,9 @@ func NewOverride(s Sealer, runID string, d Denial, by, note string) (event.Overr
 		return event.Override{}, err
 	}
 	o := event.Override{DenialID: d.ID, By: by, Note: note, Action: d.Action, Nonce: nonce}
-	o.MAC = s.Sum(overrideParts(runID, o)...)
+	if o.MAC = s.Sum(overrideParts(runID, o)...); o.MAC == "" {
+		return event.Override{}, errors.New("warden's key is unavailable, so no override can be made")
+	}
 	return o, nil
 }
 

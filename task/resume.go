@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
@@ -38,14 +39,51 @@ type Stored struct {
 // (SPEC G15): $WARDEN_HOME/keys/override.key.
 func KeyPath() string { return filepath.Join(Home(), "keys", "override.key") }
 
-// StateKey returns the key that authenticates denials and overrides,
-// created (0600) on first use at KeyPath.
-func StateKey() (agent.Sealer, error) {
-	k, err := seal.LoadOrCreate(KeyPath())
-	if err != nil {
-		return nil, fmt.Errorf("warden state: %w", err)
+// StateKey returns the key that authenticates denials and overrides
+// (SPEC G15): the file at KeyPath, read — or created, 0600 — when first
+// used. A key that cannot be read or created authenticates nothing: MACs
+// are empty, nothing verifies, and no override can be made.
+func StateKey() agent.Sealer { return &stateKey{path: KeyPath()} }
+
+// stateKey is the key at path, loaded when first used.
+type stateKey struct {
+	path string
+	once sync.Once
+	key  *seal.Key
+}
+
+func (k *stateKey) load() *seal.Key {
+	k.once.Do(func() {
+		k.key, _ = seal.LoadOrCreate(k.path)
+	})
+	return k.key
+}
+
+// Sum implements agent.Sealer; it returns "" when the key is unavailable.
+func (k *stateKey) Sum(parts ...[]byte) string {
+	if key := k.load(); key != nil {
+		return key.Sum(parts...)
 	}
-	return k, nil
+	return ""
+}
+
+// Verify implements agent.Sealer; nothing verifies when the key is
+// unavailable.
+func (k *stateKey) Verify(mac string, parts ...[]byte) bool {
+	key := k.load()
+	return key != nil && key.Verify(mac, parts...)
+}
+
+// Err reports why the key is unavailable, or nil.
+func (k *stateKey) Err() error {
+	if k.load() != nil {
+		return nil
+	}
+	_, err := seal.LoadOrCreate(k.path)
+	if err != nil {
+		return fmt.Errorf("warden state: %w", err)
+	}
+	return nil
 }
 
 // TranscriptPath returns where the transcript of runID lives under
@@ -61,10 +99,7 @@ func LoadStored(path string) (*Stored, error) {
 		return nil, err
 	}
 	defer f.Close()
-	key, err := StateKey()
-	if err != nil {
-		return nil, err
-	}
+	key := StateKey()
 	st := &Stored{Path: path}
 	answered := map[string]bool{}
 	var notes []chat.Message
@@ -188,8 +223,8 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 		}
 		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, agent.MaxDenials, ids)
 	}
-	key, err := StateKey()
-	if err != nil {
+	key := StateKey()
+	if err := key.(*stateKey).Err(); err != nil {
 		return err
 	}
 	o, err := agent.NewOverride(key, st.RunID, d, by, note)

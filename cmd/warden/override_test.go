@@ -279,3 +279,50 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 		t.Error("an older denied action ran")
 	}
 }
+
+// approvals_reviewer [rules, human]: the first pass settles clear cases and
+// a person decides the rest, without the model (SPEC G3, P3). No person
+// answers here, so only what the first pass allows happens.
+func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	dir := t.TempDir()
+	unclear := filepath.Join(homeDir(t), "f")
+	routine := filepath.Join(outsideDir(t), "scratch")
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c0, function: bash, arguments: {cmd: "echo z > `+routine+`"}}]
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo x > `+unclear+`"}}]
+- content: done
+`)
+	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, human]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
+	cmd.Stdin = strings.NewReader("") // the person closes the prompt: reject
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(unclear); err == nil {
+		t.Error("the unclear write happened with no one approving it")
+	}
+	if data, err := os.ReadFile(routine); err != nil || string(data) != "z\n" {
+		t.Errorf("the routine write the first pass allows: %q, %v", data, err)
+	}
+	var decided []string
+	for _, e := range lines(t, tr) {
+		switch e["event"] {
+		case "approval":
+			decided = append(decided, fmt.Sprintf("%s:%s:%s", e["call_id"], e["approver"], e["decision"]))
+		case "auto_review":
+			if e["source"] != "rules" {
+				t.Errorf("the model was asked: %v", e)
+			}
+		}
+	}
+	if got := strings.Join(decided, ","); got != "c0:rules:approve,c1:rules:escalate,c1:human:reject" {
+		t.Errorf("approvals = %s\n%s", got, stderr.String())
+	}
+}
