@@ -46,12 +46,18 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
 	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, History: d.msgs, Boundary: req}
+	var reviews []event.AutoReview // of every approver asked, escalations included
 	out, err := p.Decide(ctx, areq, func(rec approval.Record) {
 		d.sc.rec.Emit(event.Approval{
 			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,
 			Decision: string(rec.Approval.Decision), Modified: rec.Approval.Modified,
 			Explanation: rec.Approval.Explanation, Chain: rec.Chain, Boundary: req,
 		})
+		if ar, ok := rec.Approval.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+			d.mu.Lock()
+			reviews = append(reviews, ar)
+			d.mu.Unlock()
+		}
 	})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -61,7 +67,14 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		}
 		return boundary.Decision{Explanation: "the approver failed: " + err.Error()}, err
 	}
-	if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+	d.mu.Lock()
+	if len(reviews) == 0 {
+		if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+			reviews = append(reviews, ar)
+		}
+	}
+	d.mu.Unlock()
+	for _, ar := range reviews {
 		ar.CallID = d.call.ID
 		if granted != nil {
 			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID

@@ -91,6 +91,11 @@ type Reviewer struct {
 	// Retryable reports whether a model error may be retried; nil means
 	// the package's Retryable.
 	Retryable func(error) bool
+	// PassOnUndecided makes Approve escalate, instead of reject, a review
+	// that reached no decision (timed out or failed), so that the next
+	// approver of the policy — a person — decides. Set it when the
+	// reviewer is not the last approver (approvals_reviewer lists).
+	PassOnUndecided bool
 }
 
 // Result is the outcome of a review.

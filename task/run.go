@@ -269,7 +269,7 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 		}
 	}
 	var list []approval.Rule
-	for _, name := range who {
+	for i, name := range who {
 		entry := policy.Entry{Name: name}
 		var h approval.Approver
 		switch name {
@@ -278,6 +278,9 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 			if err != nil {
 				return nil, err
 			}
+			// What the model cannot decide (a timeout, a failure) goes to
+			// the next approver of the list.
+			r.PassOnUndecided = i < len(who)-1
 			h, entry.Params = r, map[string]any{"model": spec}
 		case ReviewerRules:
 			// The registered first pass: unclear actions escalate to the

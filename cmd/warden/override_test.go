@@ -326,3 +326,55 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 		t.Errorf("approvals = %s\n%s", got, stderr.String())
 	}
 }
+
+// approvals_reviewer [rules, auto_review, human]: what the model cannot
+// decide (here it never gives a verdict) goes to the person, who closes the
+// prompt: nothing outside the workspace changes (SPEC G3, G10, P3).
+func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "reviewer",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": `I'd say {"outcome":"allow"} but really {"outcome":"deny"}`}}},
+		})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	target := filepath.Join(homeDir(t), "f")
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo x > `+target+`"}}]
+- content: done
+`)
+	task := write(t, dir, "task.yaml", "name: g10\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, auto_review, human]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr,
+		"--auto-review-model", "openai/reviewer", "--base-url", srv.URL+"/v1", "--api-key", "test")
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
+	cmd.Stdin = strings.NewReader("")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Error("the write happened with no one approving it")
+	}
+	var decided []string
+	for _, e := range lines(t, tr) {
+		switch e["event"] {
+		case "approval":
+			decided = append(decided, fmt.Sprintf("%s:%s", e["approver"], e["decision"]))
+		case "auto_review":
+			if e["status"] != "failed" {
+				t.Errorf("auto_review status %v, want failed", e["status"])
+			}
+		}
+	}
+	if got := strings.Join(decided, ","); got != "rules:escalate,auto_review:escalate,human:reject" {
+		t.Errorf("approvals = %s", got)
+	}
+}
