@@ -47,7 +47,12 @@ const (
 	macDenial       = "warden/denial/v1"
 	macOverride     = "warden/override/v1"
 	macOverrideUsed = "warden/override_used/v1"
+	macTurn         = "warden/turn/v1"
 )
+
+func turnParts(runID, input string) [][]byte {
+	return [][]byte{[]byte(macTurn), []byte(runID), []byte(input)}
+}
 
 func denialMAC(s Sealer, runID string, d Denial) string {
 	return s.Sum([]byte(macDenial), []byte(runID), []byte(d.ID), canonicalOr(d.Action))
@@ -279,6 +284,18 @@ func (l *Ledger) Read(e event.Event) *chat.Message {
 		}
 	}
 	return nil
+}
+
+// TurnInput returns the person's request of a turn_start event of the
+// transcript, and whether it verifies as one warden recorded: a request
+// that does not is refused with a warning, so that a line the agent wrote
+// cannot speak for the person when the run resumes (SPEC G15).
+func (l *Ledger) TurnInput(d event.TurnStart) (string, bool) {
+	if l.sealer == nil || !l.sealer.Verify(d.MAC, turnParts(l.runID, d.Input)...) {
+		l.warn("refused a request of the person in the transcript that warden did not record (its MAC does not verify): %.80q", d.Input)
+		return "", false
+	}
+	return d.Input, true
 }
 
 func (l *Ledger) warn(format string, args ...any) {

@@ -132,7 +132,11 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 		})
 	}
 	if n := len(input); n > 0 && input[n-1].Role == chat.User {
-		r.Events.Emit(event.TurnStart{Input: input[n-1].Content})
+		ts := event.TurnStart{Input: input[n-1].Content}
+		if r.Sealer != nil {
+			ts.MAC = r.Sealer.Sum(turnParts(r.runID(), ts.Input)...)
+		}
+		r.Events.Emit(ts)
 	}
 	input = r.withNotes(input) // a person's overrides, told to the agent (SPEC G12)
 	msgs, err := r.React(ctx, a, input)

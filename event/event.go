@@ -341,6 +341,9 @@ const AutoReviewKey = "auto_review_event"
 // answers it. A resumed run appends a new one.
 type TurnStart struct {
 	Input string `json:"input"`
+	// MAC authenticates the input as the person's (SPEC G15): a resumed
+	// run trusts no request it cannot verify.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Override records that a person approved one retry of exactly the action

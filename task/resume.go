@@ -116,8 +116,10 @@ func LoadStored(path string) (*Stored, error) {
 		case event.RunStart:
 			st.TaskFile, st.Model = d.TaskFile, d.Model
 		case event.TurnStart:
-			st.Messages = append(append(st.Messages, notes...), chat.Message{Role: chat.User, Content: d.Input})
-			notes = nil
+			if input, ok := st.Ledger.TurnInput(d); ok { // only the person's own requests (SPEC G15)
+				st.Messages = append(append(st.Messages, notes...), chat.Message{Role: chat.User, Content: input})
+				notes = nil
+			}
 		case event.Model:
 			if e.Agent == agent.MainAgent {
 				out := d.Output
