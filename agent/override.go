@@ -39,6 +39,17 @@ type Sealer interface {
 	Verify(mac string, parts ...[]byte) bool
 }
 
+// FileSealer returns a Sealer whose HMAC-SHA256 key is kept in the file at
+// path, created (0600, in a 0700 directory) when missing. Keep the file
+// where neither the agent nor the commands it runs can read or write it.
+func FileSealer(path string) (Sealer, error) {
+	k, err := seal.LoadOrCreate(path)
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
 // errNoSealer is the error of an override asked of a run without a Sealer.
 var errNoSealer = errors.New("overrides need warden's key (the run has no Sealer)")
 
@@ -336,7 +347,7 @@ func denialNumber(runID, id string) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(rest)
-	return n, err == nil && n > 0
+	return n, err == nil && n > 0 && n < 1<<30
 }
 
 // sameJSON reports whether two JSON texts hold the same value, whatever

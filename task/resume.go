@@ -43,7 +43,9 @@ func KeyPath() string { return filepath.Join(Home(), "keys", "override.key") }
 // (SPEC G15): the file at KeyPath, read — or created, 0600 — when first
 // used. A key that cannot be read or created authenticates nothing: MACs
 // are empty, nothing verifies, and no override can be made.
-func StateKey() agent.Sealer { return &stateKey{path: KeyPath()} }
+func StateKey() agent.Sealer { return newStateKey() }
+
+func newStateKey() *stateKey { return &stateKey{path: KeyPath()} }
 
 // stateKey is the key at path, loaded when first used.
 type stateKey struct {
@@ -225,8 +227,8 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 		}
 		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, agent.MaxDenials, ids)
 	}
-	key := StateKey()
-	if err := key.(*stateKey).Err(); err != nil {
+	key := newStateKey()
+	if err := key.Err(); err != nil {
 		return err
 	}
 	o, err := agent.NewOverride(key, st.RunID, d, by, note)
