@@ -146,6 +146,11 @@ func checkCall(byName map[string]tool.Tool, call tool.Call) (tool.Tool, *tool.Er
 	case !isObject(call.Arguments):
 		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s are not a JSON object", call.Function)
 	}
+	if err := tool.CheckNames(call.Arguments); err != nil {
+		// A call built by an approver, not parsed by NewCall, gets the
+		// same strict reading (SPEC A8).
+		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", call.Function, err)
+	}
 	if err := checkSchema(t.Info(), call); err != nil {
 		return nil, err
 	}
@@ -371,14 +376,17 @@ func explain(s, fallback string) string {
 }
 
 // checkSchema reports a parsing error when the call's arguments do not fit
-// the tool's JSON Schema: an argument is given twice or differs from a
-// property only by case (SPEC A8), a required argument is missing, an
-// argument is not among the properties when additionalProperties is false,
-// or a value has a type or is outside an enum the schema declares. A schema that does
-// not decode is not checked here; the tool checks its own arguments.
+// the tool's JSON Schema: an argument differs from a property only by case
+// (SPEC A8), a required argument is missing, an argument is not among the
+// properties when additionalProperties is false, or a value has a type or
+// is outside an enum the schema declares. A schema that does not decode is
+// not checked here; the tool checks its own arguments.
 func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	if len(info.Parameters) == 0 {
 		return nil
+	}
+	if e := tool.CheckSchemaNames(call.Function, info.Parameters, call.Arguments); e != nil {
+		return e
 	}
 	var schema struct {
 		Properties           map[string]json.RawMessage `json:"properties"`
@@ -395,22 +403,9 @@ func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	}
 	closed := string(bytes.TrimSpace(schema.AdditionalProperties)) == "false"
 	var bad *tool.Error
-	seen := map[string]bool{}
 	_ = tool.EachArgument(call.Arguments, func(key string, value json.RawMessage) bool {
-		if seen[key] {
-			// Two readings of one argument (SPEC A8).
-			bad = tool.Errorf(tool.ErrParsing, "%s: argument %q given twice", call.Function, strings.Clone(key))
-			return false
-		}
-		seen[strings.Clone(key)] = true
 		prop, ok := schema.Properties[key]
 		if !ok {
-			for name := range schema.Properties {
-				if strings.EqualFold(name, key) {
-					bad = tool.Errorf(tool.ErrParsing, "%s: argument %q differs from %q only by case", call.Function, strings.Clone(key), name)
-					return false
-				}
-			}
 			if closed {
 				bad = tool.Errorf(tool.ErrParsing, "%s: unknown argument %q", call.Function, key)
 			}

@@ -73,6 +73,10 @@ type Run struct {
 	// Breaker interrupts a turn whose boundary requests auto-review keeps
 	// denying (SPEC G11); its zero value uses the default thresholds.
 	Breaker Breaker
+	// Sealer authenticates the run's denials, overrides and their use
+	// (SPEC G12, G15). Nil records denials unauthenticated and makes
+	// overrides impossible.
+	Sealer Sealer
 	// TaskFile is recorded in run_start so the run can be resumed.
 	TaskFile string
 	// Resumed marks a run continued from its transcript: Execute records a
@@ -170,8 +174,12 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			// reads them again): the record says which (SPEC P4, P5).
 			ts.Agents, ts.PinPolicy = r.AgentPolicies(a), r.PinPolicy
 		}
+		if r.Sealer != nil {
+			ts.MAC = r.Sealer.Sum(turnParts(r.runID(), ts.Input)...)
+		}
 		r.Events.Emit(ts)
 	}
+	input = r.withNotes(input) // a person's overrides, told to the agent (SPEC G12)
 	msgs, err := r.React(ctx, a, input)
 	res := &Result{Status: event.StatusCompleted, Messages: msgs}
 	if err == nil {

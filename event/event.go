@@ -45,6 +45,9 @@ const (
 	// KindHandoff opens a sub-agent's part of a run with the policies in
 	// force for it (SPEC P4, P5).
 	KindHandoff Kind = "handoff"
+	// KindOverrideUsed records that the one retry an override allows was
+	// taken (SPEC G12).
+	KindOverrideUsed Kind = "override_used"
 )
 
 // Data is the kind-specific part of an event.
@@ -147,6 +150,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &Withheld{}
 	case KindHandoff:
 		d = &Handoff{}
+	case KindOverrideUsed:
+		d = &OverrideUsed{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -196,6 +201,8 @@ func deref(d Data) Data {
 	case *Withheld:
 		return *v
 	case *Handoff:
+		return *v
+	case *OverrideUsed:
 		return *v
 	}
 	return d
@@ -371,6 +378,8 @@ type AutoReview struct {
 	LatencyMS    int64  `json:"latency_ms"`
 	// DenialID identifies a denial, for a person's override (SPEC G12).
 	DenialID string `json:"denial_id,omitempty"`
+	// MAC authenticates a denial as warden's own record (SPEC G15).
+	MAC string `json:"mac,omitempty"`
 	// Conversation is the reviewer's own conversation, saved with the run.
 	Conversation []chat.Message `json:"conversation,omitempty"`
 }
@@ -388,14 +397,32 @@ type TurnStart struct {
 	// or continued run, whose policies may differ from the first turn's.
 	Agents    []AgentPolicies `json:"agents,omitempty"`
 	PinPolicy bool            `json:"pin_policy,omitempty"`
+	// MAC authenticates the input as the person's (SPEC G15): a resumed
+	// run trusts no request it cannot verify.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Override records that a person approved one retry of exactly the action
-// of a denial (SPEC G12). Only the person's channel writes it.
+// of a denial (SPEC G12). Only the person's channel writes it: MAC
+// authenticates it under a key in warden's protected state, and a record
+// that does not verify is refused when read (SPEC G15).
 type Override struct {
 	DenialID string `json:"denial_id"`
 	By       string `json:"by,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Action is the exact action approved, as JSON.
+	Action json.RawMessage `json:"action,omitempty"`
+	// Nonce makes each override distinct, for its use record.
+	Nonce string `json:"nonce,omitempty"`
+	MAC   string `json:"mac,omitempty"`
+}
+
+// OverrideUsed records that the retry an override allowed was taken: the
+// override is never granted again, however often the run resumes.
+type OverrideUsed struct {
+	DenialID string `json:"denial_id"`
+	Nonce    string `json:"nonce"`
+	MAC      string `json:"mac"`
 }
 
 // The reasons of a Withheld event.
@@ -461,22 +488,23 @@ type Unknown struct {
 }
 
 // Kind implementations.
-func (RunStart) Kind() Kind   { return KindRunStart }
-func (Model) Kind() Kind      { return KindModel }
-func (Approval) Kind() Kind   { return KindApproval }
-func (Tool) Kind() Kind       { return KindTool }
-func (Review) Kind() Kind     { return KindReview }
-func (Info) Kind() Kind       { return KindInfo }
-func (Limit) Kind() Kind      { return KindLimit }
-func (Error) Kind() Kind      { return KindError }
-func (RunEnd) Kind() Kind     { return KindRunEnd }
-func (AutoReview) Kind() Kind { return KindAutoReview }
-func (Warning) Kind() Kind    { return KindWarning }
-func (TurnStart) Kind() Kind  { return KindTurnStart }
-func (Override) Kind() Kind   { return KindOverride }
-func (Withheld) Kind() Kind   { return KindWithheld }
-func (Handoff) Kind() Kind    { return KindHandoff }
-func (u Unknown) Kind() Kind  { return u.Type }
+func (RunStart) Kind() Kind     { return KindRunStart }
+func (Model) Kind() Kind        { return KindModel }
+func (Approval) Kind() Kind     { return KindApproval }
+func (Tool) Kind() Kind         { return KindTool }
+func (Review) Kind() Kind       { return KindReview }
+func (Info) Kind() Kind         { return KindInfo }
+func (Limit) Kind() Kind        { return KindLimit }
+func (Error) Kind() Kind        { return KindError }
+func (RunEnd) Kind() Kind       { return KindRunEnd }
+func (AutoReview) Kind() Kind   { return KindAutoReview }
+func (Warning) Kind() Kind      { return KindWarning }
+func (TurnStart) Kind() Kind    { return KindTurnStart }
+func (Override) Kind() Kind     { return KindOverride }
+func (Withheld) Kind() Kind     { return KindWithheld }
+func (Handoff) Kind() Kind      { return KindHandoff }
+func (OverrideUsed) Kind() Kind { return KindOverrideUsed }
+func (u Unknown) Kind() Kind    { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

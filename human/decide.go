@@ -420,18 +420,16 @@ func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, b
 	if call.ParseError != "" || !(shell.IsShell(name) || strings.Contains(name, "bash") || strings.Contains(name, "shell")) {
 		return "", false
 	}
-	// Decoded as a tool decodes its arguments (encoding/json: the last of
-	// repeated keys, names matched without case), so the commands listed
-	// are those that run.
-	var args struct {
-		Cmd, Command, Script *string
-	}
-	if json.Unmarshal(call.Arguments, &args) != nil {
-		return "", false
-	}
-	for _, s := range []*string{args.Cmd, args.Command, args.Script} {
-		if s != nil {
-			return *s, true
+	// Read as the tool reads its arguments: names exactly, and a call
+	// with repeated or case-variant names never gets here (SPEC A8), so
+	// the commands listed are those that run.
+	for _, k := range []string{"cmd", "command", "script"} {
+		if raw, ok := call.Argument(k); ok {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return "", false
+			}
+			return s, true
 		}
 	}
 	return "", false

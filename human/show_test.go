@@ -300,16 +300,24 @@ func TestH1_ReviewWithLongCallStillOffersApprove(t *testing.T) {
 	}
 }
 
-// TestH1_CommandsAreThoseThatRun: with repeated or differently cased keys,
-// the commands listed are those of the value the tool decodes.
+// TestH1_CommandsAreThoseThatRun: the commands listed are those of the
+// argument the tool runs; a call with repeated or differently cased names
+// is a parsing error (SPEC A8) and offers no script to list.
 func TestH1_CommandsAreThoseThatRun(t *testing.T) {
+	script, ok := shellScript(tool.NewCall("c", "bash", `{"justification":"x","cmd":"rm -rf ~"}`), tool.View{}, nil)
+	if !ok || script != "rm -rf ~" {
+		t.Errorf("script %q, %v; want the rm the tool runs", script, ok)
+	}
 	for _, args := range []string{
 		`{"cmd":"ls","cmd":"rm -rf ~"}`,
 		`{"cmd":"ls","CMD":"rm -rf ~"}`,
 	} {
-		script, ok := shellScript(tool.NewCall("c", "bash", args), tool.View{}, nil)
-		if !ok || script != "rm -rf ~" {
-			t.Errorf("%s: script %q, %v; want the rm the tool runs", args, script, ok)
+		call := tool.NewCall("c", "bash", args)
+		if call.ParseError == "" {
+			t.Errorf("%s: no parsing error (SPEC A8)", args)
+		}
+		if script, ok := shellScript(call, tool.View{}, nil); ok {
+			t.Errorf("%s: script %q listed for a call that never runs", args, script)
 		}
 	}
 }

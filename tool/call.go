@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,8 +41,10 @@ func NewCall(id, function, arguments string) Call {
 	return c
 }
 
-// SetArguments sets the arguments from JSON text, which must be an object.
-// Empty text means no arguments.
+// SetArguments sets the arguments from JSON text, which must be an object
+// in which no object has a duplicate member name or two names that differ
+// only by case (SPEC A8: one reading of the arguments). Empty text means no
+// arguments.
 func (c *Call) SetArguments(text []byte) error {
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
@@ -57,14 +60,27 @@ func (c *Call) SetArguments(text []byte) error {
 	if text[0] != '{' {
 		return fmt.Errorf("arguments of %s are not a JSON object", c.Function)
 	}
+	if err := CheckNames(text); err != nil {
+		return fmt.Errorf("arguments of %s: %w", c.Function, err)
+	}
 	c.Arguments = append(json.RawMessage(nil), text...)
 	return nil
 }
 
-// Unmarshal decodes the call's arguments into v.
+// Unmarshal decodes the call's arguments into v. Names must match v's
+// fields exactly (SPEC A8): a name that matches a field only by another case
+// is an error; names that match no field are ignored.
 func (c Call) Unmarshal(v any) error {
 	if c.ParseError != "" {
 		return &Error{Type: ErrParsing, Message: c.ParseError}
+	}
+	if err := CheckNames(c.Arguments); err != nil {
+		return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
+	}
+	if t := reflect.TypeOf(v); t != nil {
+		if err := checkFields(c.Arguments, t, true, 0); err != nil {
+			return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
+		}
 	}
 	if err := json.Unmarshal(c.Arguments, v); err != nil {
 		return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
@@ -422,11 +438,21 @@ func StringValue(buf []byte, v json.RawMessage) []byte {
 }
 
 // DecodeArguments decodes the arguments object raw of a call to tool name
-// into v, strictly: unknown arguments and trailing data are errors. Errors
-// are *Error of type parsing. Empty raw means no arguments.
+// into v, strictly (SPEC A8): duplicate names, names that differ only by
+// case, names that are not exactly those of v's fields (struct fields are
+// never matched by case), unknown arguments and trailing data are errors.
+// Errors are *Error of type parsing. Empty raw means no arguments.
 func DecodeArguments(name string, raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
+	}
+	if err := CheckNames(raw); err != nil {
+		return Errorf(ErrParsing, "arguments of %s: %v", name, err)
+	}
+	if t := reflect.TypeOf(v); t != nil {
+		if err := checkFields(raw, t, false, 0); err != nil {
+			return Errorf(ErrParsing, "arguments of %s: %v", name, err)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

@@ -58,8 +58,11 @@ func TestL4_AsError(t *testing.T) {
 }
 
 func TestDecodeArgumentsIsStrict(t *testing.T) {
-	var a struct{ Cmd string }
-	for _, raw := range []string{`{"cmd":"ls","extra":1}`, `{"cmd":"ls"} {}`, `{"cmd":3}`} {
+	var a struct {
+		Cmd string `json:"cmd"`
+	}
+	// SPEC A8: names match fields exactly, never by case.
+	for _, raw := range []string{`{"cmd":"ls","extra":1}`, `{"cmd":"ls"} {}`, `{"cmd":3}`, `{"Cmd":"ls"}`} {
 		err := DecodeArguments("bash", json.RawMessage(raw), &a)
 		var te *Error
 		if !errors.As(err, &te) || te.Type != ErrParsing {

@@ -37,7 +37,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
 	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
 	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
-	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user or auto_review (replaces the task's approvals_reviewer)")
+	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user, auto_review, or approvers in order such as rules,auto_review,human (replaces the task's approvals_reviewer)")
 	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
 	var interactive bool
 	fs.BoolVar(&interactive, "interactive", false, "after each turn, read the next request from the console (/approve lets a person allow one retry of a denial)")
