@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -87,11 +88,12 @@ func judge(set *Set, sc *shell.Script) Result {
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
 		matched := false
+		var parsed *command.Parsed
 		if len(c.Args) > 0 {
 			a, b := set.candidates(c.Args[0])
 			for k, list := range [2][]*Rule{a, b} {
 				for _, r := range list {
-					certain, possible := r.mayMatch(c.Args, c.Literal)
+					certain, possible := r.mayMatch(c.Args, c.Literal, &parsed)
 					if !certain && !possible {
 						continue
 					}
