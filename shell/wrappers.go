@@ -10,7 +10,7 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 	if w.full() {
 		return
 	}
-	cmd := Command{Assigns: assigns, Redirects: redirs, Text: text}
+	cmd := Command{Assigns: assigns, Redirects: redirs, Inputs: c.inputs, Text: text}
 	if len(words) > 0 {
 		cmd.Args = make([]string, len(words))
 		cmd.Literal = make([]bool, len(words))
@@ -181,6 +181,19 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 		}
 	case "eval":
 		w.joined(idx, ws[1:], c, "eval")
+	case "alias":
+		for _, a := range ws[1:] {
+			if a.lit && strings.HasPrefix(a.val, "-") {
+				continue
+			}
+			if !a.lit {
+				w.opaque("alias with a non-literal definition: " + a.text)
+				continue
+			}
+			if name, val, ok := strings.Cut(a.val, "="); ok && val != "" {
+				w.embedded(idx, val, c, "alias "+name)
+			}
+		}
 	case "source", ".":
 		if len(ws) > 1 {
 			w.opaque(name + " of a file: its commands cannot be seen")

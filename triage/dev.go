@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -118,24 +119,9 @@ var sharedBranch = regexp.MustCompile(`^(refs/heads/)?(main|master|trunk|develop
 
 func judgeGit(s *sh, c *cmd) {
 	args := c.args
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		switch {
-		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
-			i += 2
-			continue
-		case a == "-c":
-			if i+1 < len(args) {
-				s.gitConfig(c, []string{args[i+1]}, false)
-			}
-			i += 2
-			continue
-		case strings.HasPrefix(a, "-"):
-			i++
-			continue
-		}
-		break
+	i := command.Subcommand(args)
+	for _, kv := range command.GitConfigs(args) {
+		s.gitConfig(c, []string{kv}, false)
 	}
 	if i >= len(args) {
 		s.allow("git")
@@ -957,34 +943,26 @@ func judgePerl(s *sh, c *cmd) {
 	s.allow("perl")
 }
 
-// Inline code of interpreters (python -c, perl -e, node -e): a secret
-// source sent to the network is exfiltration; the network, running
-// commands, deleting or writing files are passed on; plain computation is
-// routine.
-var (
-	codeNet     = regexp.MustCompile(`urllib|requests\.|http\.client|httpx|socket|urlopen|fetch\(|XMLHttpRequest|https?\.request|net\.connect|LWP|HTTP::|IO::Socket|Net::|smtplib|ftplib|paramiko|Net::HTTP|open-uri|curl_|fsockopen|Invoke-WebRequest|Invoke-RestMethod|WebClient`)
-	codeSecret  = regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|\.git-credentials|printenv`)
-	codeExec    = regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__`)
-	codeDestroy = regexp.MustCompile(`rmtree|os\.remove|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item`)
-	codeWrite   = regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File`)
-)
-
+// inlineCode judges inline code of interpreters (python -c, perl -e,
+// node -e) by its effects (see command.CodeEffects): a secret source sent
+// to the network is exfiltration; the network, running commands, deleting
+// or writing files are passed on; plain computation is routine.
 func (s *sh) inlineCode(c *cmd, code string) {
-	net := codeNet.MatchString(code)
-	secret := codeSecret.MatchString(code)
+	e := command.CodeEffects(command.Inline{Code: code, Known: true})
+	net, secret := e.Net, e.Secret
 	switch {
 	case net && secret:
 		s.deny(Exfiltration, "`"+c.text+"` sends secrets (the environment or credential files) over the network")
 	case net:
 		s.remoteSink = true
 		s.esc(Exfiltration, medium, "`"+c.text+"` runs code that uses the network")
-	case codeExec.MatchString(code):
+	case e.Exec:
 		s.esc(Routine, medium, "`"+c.text+"` runs code that starts other programs")
-	case codeDestroy.MatchString(code):
+	case e.Destroy:
 		s.esc(Destructive, medium, "`"+c.text+"` runs code that deletes or changes files")
 	case secret:
 		s.esc(CredentialProbing, medium, "`"+c.text+"` runs code that reads the environment or credential files")
-	case codeWrite.MatchString(code):
+	case e.Write:
 		s.esc(Routine, low, "`"+c.text+"` runs code that writes files")
 	default:
 		s.allow(c.name + " computes")

@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -244,24 +245,6 @@ func octal(s string) bool {
 	return true
 }
 
-// modeWorldWritable reports whether a chmod mode lets everyone write.
-func modeWorldWritable(mode string) bool {
-	if octal(mode) {
-		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
-	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i < 0 {
-			continue
-		}
-		who, perms := cl[:i], cl[i+1:]
-		if (who == "" || strings.ContainsAny(who, "oa")) && strings.IndexByte(perms, 'w') >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // modeWorldReadable reports whether a chmod mode lets everyone (or the
 // group) read.
 func modeOpensRead(mode string) bool {
@@ -320,7 +303,7 @@ func judgeChmod(s *sh, c *cmd) {
 		targets = append([]string{mode}, targets...)
 		mode = ""
 	}
-	ww, suid := modeWorldWritable(mode), modeSetuid(mode)
+	ww, suid := command.ModeWorldWritable(mode), modeSetuid(mode)
 	for _, t := range targets {
 		pl := s.where(t, c.cwd)
 		level, what := s.secret(pl)

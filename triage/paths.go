@@ -3,6 +3,8 @@ package triage
 import (
 	"path"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/command"
 )
 
 // zone is where a path lies, from the agent's point of view.
@@ -473,51 +475,9 @@ func isCacheDir(rel string) bool {
 	return false
 }
 
-// startupFile reports whether a path is a file whose content runs, or
-// grants access, later: shell start-up files, cron tables, systemd units,
-// launch agents, git hooks, CI workflows, authorized_keys, sudoers,
-// ld.so.preload, profile.d.
-func startupFile(abs string) (bool, string) {
-	l := strings.ToLower(abs)
-	base := path.Base(l)
-	switch base {
-	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
-		".zshenv", ".zlogin", ".shrc", ".kshrc", ".cshrc", ".tcshrc", ".login", ".xprofile", ".xinitrc",
-		"config.fish", ".inputrc":
-		return true, "a shell start-up file"
-	case "authorized_keys", "authorized_keys2":
-		return true, "SSH authorized keys"
-	case "ld.so.preload":
-		return true, "the dynamic linker's preload list"
-	case "rc.local":
-		return true, "a boot script"
-	}
-	switch {
-	case l == "/etc/profile" || l == "/etc/bashrc" || l == "/etc/bash.bashrc" || l == "/etc/zshrc" ||
-		strings.HasPrefix(l, "/etc/profile.d/") || strings.HasPrefix(l, "/etc/environment"):
-		return true, "a system-wide shell start-up file"
-	case strings.Contains(l, "/cron") || strings.HasPrefix(l, "/var/spool/cron") || strings.HasPrefix(l, "/etc/anacrontab"):
-		return true, "a cron table"
-	case strings.Contains(l, "/systemd/") && (strings.HasSuffix(l, ".service") || strings.HasSuffix(l, ".timer")):
-		return true, "a systemd unit"
-	case strings.Contains(l, "launchagents/") || strings.Contains(l, "launchdaemons/"):
-		return true, "a launch agent"
-	case strings.Contains(l, "/.config/autostart/"):
-		return true, "an autostart entry"
-	case strings.Contains(l, ".git/hooks/"):
-		return true, "a git hook"
-	case strings.Contains(l, ".github/workflows/") || strings.HasSuffix(l, ".gitlab-ci.yml") ||
-		strings.Contains(l, ".circleci/") || strings.HasSuffix(base, "jenkinsfile"):
-		return true, "a CI workflow"
-	case strings.HasPrefix(l, "/etc/sudoers"):
-		return true, "sudoers"
-	case strings.HasPrefix(l, "/etc/pam.d/") || strings.HasPrefix(l, "/etc/ssh/sshd_config"):
-		return true, "authentication configuration"
-	case strings.Contains(l, "/site-packages/") && (strings.HasSuffix(base, ".pth") || base == "sitecustomize.py" || base == "usercustomize.py"):
-		return true, "a Python start-up hook"
-	}
-	return false, ""
-}
+// startupFile reports whether writing abs changes what runs later (see
+// command.Persistent).
+func startupFile(abs string) (bool, string) { return command.Persistent(abs) }
 
 // criticalSystemPath reports whether deleting or overwriting abs (a
 // system path) would break the system or its accounts.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/shell"
 )
@@ -448,29 +449,6 @@ func judgeAwk(s *sh, c *cmd) {
 	s.allow("awk")
 }
 
-// findRoots returns the starting points of a find command.
-func findRoots(args []string) []string {
-	var out []string
-	i := 1
-	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
-		if args[i] == "-D" {
-			i++
-		}
-		i++
-	}
-	for ; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "\\(" {
-			break
-		}
-		out = append(out, a)
-	}
-	if len(out) == 0 {
-		out = append(out, ".")
-	}
-	return out
-}
-
 // secretNamePattern reports whether a file name pattern looks for
 // credentials: 2 when it names key or credential files outright (id_rsa,
 // *.pem, credentials, .netrc), 1 when it only may (secret, token, .env),
@@ -502,7 +480,7 @@ func secretNamePattern(p string) int {
 }
 
 func judgeFind(s *sh, c *cmd) {
-	roots := findRoots(c.args)
+	roots := command.FindRoots(c.args)
 	strength := 0
 	for i := 1; i+1 < len(c.args); i++ {
 		switch c.args[i] {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/shell"
 )
@@ -314,7 +315,7 @@ func (s *sh) prepare(c *cmd) {
 		}
 	}
 	if c.name == "find" {
-		roots := findRoots(c.args)
+		roots := command.FindRoots(c.args)
 		if len(roots) > 0 {
 			root := roots[0]
 			// find . -name __pycache__ -exec rm -rf {} +: the items are
@@ -379,7 +380,7 @@ func (s *sh) xargsRoot(c *cmd) string {
 		}
 		switch d.name {
 		case "find":
-			if r := findRoots(d.args); len(r) > 0 {
+			if r := command.FindRoots(d.args); len(r) > 0 {
 				return r[0]
 			}
 		case "ls", "fd", "fdfind", "git", "grep", "rg", "locate":
