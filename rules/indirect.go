@@ -23,6 +23,9 @@ func indirectDanger(c *shell.Command, name string) string {
 		return r
 	}
 	args := c.Args
+	if r, ok := command.RunsOther(args); ok && name != "git" {
+		return "security: " + r
+	}
 	if in, ok := command.InlineCode(args); ok {
 		if !in.Known {
 			return "security: " + name + " runs code from a file or standard input that the command does not show"
@@ -56,17 +59,8 @@ func indirectDanger(c *shell.Command, name string) string {
 			}
 		}
 	case "make", "gmake":
-		p := command.Parsed{}
-		if g, ok := command.Lookup(name); ok {
-			p = g.Parse(args)
-		}
-		for _, f := range p.Values("file") {
-			if f == "-" || strings.HasPrefix(f, "/dev/") || strings.HasPrefix(f, "/proc/") || strings.ContainsAny(f, "$`<(") {
-				return "security: make runs a makefile from standard input or a substitution (" + f + ")"
-			}
-		}
-		if len(p.Values("eval")) > 0 {
-			return "security: make --eval runs makefile text given on the command line"
+		if r := MakefileFromInput(args); r != "" {
+			return "security: " + r
 		}
 	case "docker", "podman":
 		return containerDanger(args)
@@ -332,6 +326,26 @@ func findExecDanger(args []string) string {
 func xargsDanger(c *shell.Command, name string) string {
 	if n := len(c.Wrappers); n > 0 && c.Wrappers[n-1] == "xargs" && destroyers[name] {
 		return "destructive: xargs " + name + " acts on paths read from its input"
+	}
+	return ""
+}
+
+// MakefileFromInput reports, for a make command line, a makefile read from
+// standard input, a device or a substitution (make -f /dev/stdin, -f -),
+// or makefile text given with --eval: recipes the words do not show.
+func MakefileFromInput(args []string) string {
+	g, ok := command.Lookup("make")
+	if !ok || len(args) == 0 {
+		return ""
+	}
+	p := g.Parse(args)
+	for _, f := range p.Values("file") {
+		if f == "-" || strings.HasPrefix(f, "/dev/") || strings.HasPrefix(f, "/proc/") || strings.ContainsAny(f, "$`<(") {
+			return "make runs a makefile from standard input or a substitution (" + f + ")"
+		}
+	}
+	if len(p.Values("eval")) > 0 {
+		return "make --eval runs makefile text given on the command line"
 	}
 	return ""
 }

@@ -851,7 +851,9 @@ func (s *sh) runsFile(c *cmd, file string) {
 	pl := s.where(file, c.cwd)
 	switch pl.zone {
 	case zWork:
-		s.allow(c.name + " runs a script of the project")
+		// Its code is not in the request: written or fetched in this run,
+		// or the project's, it may do anything (SPEC G15).
+		s.esc(Routine, medium, "`"+c.text+"` runs "+file+", whose code is not in the request")
 	default:
 		s.esc(Routine, medium, "`"+c.text+"` runs "+file+" from "+pl.zone.String())
 	}
@@ -879,6 +881,9 @@ func judgeScriptInterp(s *sh, c *cmd) {
 			return
 		case a == "--version" || a == "-v" || a == "--help":
 			s.allow(c.name)
+			return
+		case c.name == "php" && (a == "-l" || a == "--syntax-check"):
+			s.allow("php checks syntax")
 			return
 		case strings.HasPrefix(a, "-"):
 		default:
@@ -913,7 +918,12 @@ func judgePerl(s *sh, c *cmd) {
 				case 'i':
 					inPlace = true
 					j = len(a)
-				case 'M', 'm', 'I', 'x', 'l', 'F', '0', 'C':
+				case 'l', '0':
+					// An optional octal number attached: -l, -l015, -0777.
+					for j+1 < len(a) && a[j+1] >= '0' && a[j+1] <= '7' {
+						j++
+					}
+				case 'M', 'm', 'I', 'x', 'F', 'C':
 					if a[j] == 'M' || a[j] == 'm' {
 						code += "\nuse " + a[j+1:]
 					}

@@ -144,6 +144,9 @@ func judgeLn(s *sh, c *cmd) {
 		return
 	}
 	s.write(c, s.where(link, c.cwd), "")
+	if shell.HasShort(c.args, 's', "StT") || shell.HasLong(c.args, "symbolic") {
+		s.link(target, link, c.cwd)
+	}
 	s.allow("ln")
 }
 

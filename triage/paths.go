@@ -1,10 +1,13 @@
 package triage
 
 import (
+	"os"
 	"path"
 	"strings"
 
+	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/fspath"
 )
 
 // zone is where a path lies, from the agent's point of view.
@@ -44,6 +47,9 @@ type place struct {
 	rel  string // path relative to the workspace root, when in it ("." for the root)
 	zone zone
 	item bool // something find or xargs found under abs, not abs itself
+	// state is true when the path is, or lies in, warden's own state
+	// ($WARDEN_HOME, ~/.warden, the managed configuration).
+	state bool
 }
 
 // harmlessDevices are device files writing to or reading from is harmless.
@@ -118,8 +124,99 @@ func (s *sh) where(p, cwd string) place {
 		}
 		abs = cwd + "/" + known
 	}
-	abs = cleanPath(abs)
-	return s.classify(abs)
+	return s.classify(s.resolve(abs))
+}
+
+// resolve cleans abs and, for an absolute path outside /dev and /proc,
+// resolves it the way the kernel will: symbolic links on disk and those
+// the script made before, ".." applied to where the path has got to. A
+// path that cannot be resolved (a link loop) is returned as written.
+func (s *sh) resolve(abs string) string {
+	clean := cleanPath(abs)
+	if !strings.HasPrefix(clean, "/") || clean == "/dev" || strings.HasPrefix(clean, "/dev/") || strings.HasPrefix(clean, "/proc/") {
+		return clean
+	}
+	var links fspath.Links
+	if len(s.links) > 0 {
+		links = func(p string) (string, bool) {
+			t, ok := s.links[p]
+			return t, ok
+		}
+	} else if !s.plantable(clean) {
+		// Links in system directories are the administrator's, not the
+		// agent's: they resolve where the system means them to.
+		return clean
+	}
+	r, _, err := fspath.Resolve(abs, links)
+	if err != nil {
+		return clean
+	}
+	return r
+}
+
+// plantable reports whether a symbolic link along the cleaned absolute
+// path p could be the agent's: p lies in the workspace, the home
+// directory or a temporary directory.
+func (s *sh) plantable(p string) bool {
+	if _, ok := within(p, s.work); ok {
+		return true
+	}
+	if _, ok := within(p, s.home); ok {
+		return true
+	}
+	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"} {
+		if _, ok := within(p, t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// link records that the script makes the symbolic link at path link (a
+// word, relative to cwd) point to target, so later paths through it
+// resolve there.
+func (s *sh) link(target, link, cwd string) {
+	pl := s.where(link, cwd)
+	if pl.abs == "" || !strings.HasPrefix(pl.abs, "/") || strings.ContainsAny(target, "$`") {
+		return
+	}
+	if s.links == nil {
+		s.links = map[string]string{}
+	}
+	if strings.HasPrefix(target, "~") {
+		target = s.where(target, cwd).abs
+	}
+	s.links[pl.abs] = target
+}
+
+// wardenState returns where warden keeps its own state for a user whose
+// home directory is home ("" unknown): $WARDEN_HOME, ~/.warden (of home
+// and of the user running warden), $WARDEN_MANAGED_CONFIG and
+// /etc/warden.
+func wardenState(home string) []string {
+	out := []string{"/etc/warden"}
+	add := func(p string) {
+		if p == "" || !strings.HasPrefix(p, "/") {
+			return
+		}
+		p = path.Clean(p)
+		if r, _, err := fspath.Resolve(p, nil); err == nil {
+			out = append(out, r)
+		}
+		out = append(out, p)
+	}
+	add(os.Getenv(autoreview.EnvHome))
+	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
+		add(m)
+		add(path.Dir(m))
+	}
+	if home != "" {
+		add(home + "/.warden")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		add(h + "/.warden")
+	}
+	return out
 }
 
 func cleanPath(p string) string {
@@ -143,6 +240,15 @@ func cleanRest(p string) string {
 // classify finds the zone of a cleaned absolute path.
 func (s *sh) classify(abs string) place {
 	pl := place{abs: abs, zone: zSystem}
+	for _, st := range s.state {
+		if _, ok := within(abs, st); ok {
+			pl.state = true
+			break
+		}
+	}
+	if strings.HasPrefix(abs, "~/.warden") && (len(abs) == 9 || abs[9] == '/') {
+		pl.state = true
+	}
 	if harmlessDevices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/") {
 		pl.zone = zNull
 		return pl

@@ -116,6 +116,9 @@ var projectRunners = set("go", "cargo", "npm", "yarn", "pnpm", "bun", "make", "g
 // judgeProgram judges a command that is not a wrapper.
 func judgeProgram(s *sh, c *cmd) {
 	if projectRunners[c.name] {
+		if s.escalated {
+			s.esc(Routine, medium, "`"+c.text+"` builds or runs the project's code, whose text is not in the request, outside the sandbox")
+		}
 		if pl := s.where(".", c.cwd); pl.zone != zWork {
 			s.esc(Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
 		}
@@ -201,7 +204,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 			s.deny(CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
 			return
 		}
-		s.allow("runs a program of the project")
+		s.esc(Routine, medium, "`"+c.text+"` runs "+p+", whose code is not in the request")
 		return
 	}
 	s.esc(Routine, medium, "`"+c.text+"` runs "+p+" from "+pl.zone.String())

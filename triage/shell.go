@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/shell"
 )
@@ -18,6 +19,11 @@ type sh struct {
 	work  string // the workspace root
 	cwd   string // the current directory, "" when unknown
 	depth int    // nesting of judged content (rc file lines, aliases)
+
+	escalated bool              // the command runs outside the sandbox if approved
+	mcpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
+	links     map[string]string // symbolic links the script makes: resolved link path → target
+	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config
 
 	vars     map[string]string
 	mentions []string // literal values assigned anywhere in the script
@@ -58,10 +64,15 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 	s := &sh{v: v, set: set}
 	if cwd == "" {
 		s.work, s.cwd = virtualWork, virtualWork
+		s.state = wardenState("")
 		return s
 	}
 	cwd = cleanPath(cwd)
+	if r, _, err := fspath.Resolve(cwd, nil); err == nil && strings.HasPrefix(cwd, "/") {
+		cwd = r
+	}
 	s.home = homeOf(cwd)
+	s.state = wardenState(s.home)
 	s.cwd = cwd
 	s.work = cwd
 	// A workspace at / or at a system directory is no workspace at all.
@@ -78,6 +89,7 @@ func judgeShell(v *verdict, a *Action, set *rules.Set) {
 		return
 	}
 	s := newSh(v, set, a.Cwd)
+	s.escalated = a.Escalated
 	var sc *shell.Script
 	if script, ok := shellScript(a.Command); ok {
 		p, err := shell.Parse(script)
@@ -91,6 +103,12 @@ func judgeShell(v *verdict, a *Action, set *rules.Set) {
 		sc = shell.FromArgs(a.Command)
 	}
 	s.script(sc)
+	// The paths a blocked command asks to write (SPEC G2): judged where
+	// they resolve, after what the script itself did.
+	for _, p := range a.Paths {
+		c := &cmd{text: shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
+		s.write(c, s.where(p, s.cwd), "")
+	}
 }
 
 var (
@@ -197,7 +215,8 @@ func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
 		v.add(finding{Escalate, Routine, medium, "nested too deeply to judge"})
 		return v.result(), false
 	}
-	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1}
+	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1,
+		escalated: s.escalated, links: s.links, state: s.state}
 	sc, err := shell.Parse(text)
 	if err != nil {
 		v.add(finding{Escalate, Routine, medium, "content cannot be parsed as shell"})
@@ -470,6 +489,21 @@ func (s *sh) command(c *cmd) {
 				s.esc(CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
 				break
 			}
+		}
+	}
+	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
+		s.esc(Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
+	}
+	if in, ok := command.InlineCode(c.args); ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
+		if e := command.CodeEffects(in); !in.Known || e.Exec {
+			s.esc(Routine, medium, "`"+c.text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
+		} else if e.Write && in.Lang == "vim" {
+			s.esc(Routine, low, "`"+c.text+"` writes files from vim commands")
+		}
+	}
+	if c.name == "make" || c.name == "gmake" {
+		if r := rules.MakefileFromInput(c.args); r != "" {
+			s.esc(Routine, medium, "`"+c.text+"`: "+r)
 		}
 	}
 	before := *s.v
