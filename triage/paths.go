@@ -146,6 +146,10 @@ func (s *sh) resolve(abs string) string {
 		// Links in system directories are the administrator's, not the
 		// agent's: they resolve where the system means them to.
 		return clean
+	} else if _, in := within(clean, s.work); in && !s.workDisk {
+		// A workspace that is not on this machine (a recorded action)
+		// holds no links to look up.
+		return clean
 	}
 	r, _, err := fspath.Resolve(abs, links)
 	if err != nil {
@@ -189,33 +193,39 @@ func (s *sh) link(target, link, cwd string) {
 	s.links[pl.abs] = target
 }
 
-// wardenState returns where warden keeps its own state for a user whose
-// home directory is home ("" unknown): $WARDEN_HOME, ~/.warden (of home
-// and of the user running warden), $WARDEN_MANAGED_CONFIG and
-// /etc/warden.
-func wardenState(home string) []string {
+// wardenDirs returns where warden keeps its own state: $WARDEN_HOME
+// (as written and resolved), ~/.warden of the action's home and of the
+// user running warden, the directory of $WARDEN_MANAGED_CONFIG, and
+// /etc/warden. It is worked out once per judgement, when first needed.
+func (s *sh) wardenDirs() []string {
+	if s.stateSet {
+		return s.state
+	}
+	s.stateSet = true
 	out := []string{"/etc/warden"}
-	add := func(p string) {
+	add := func(p string, resolve bool) {
 		if p == "" || !strings.HasPrefix(p, "/") {
 			return
 		}
 		p = path.Clean(p)
-		if r, _, err := fspath.Resolve(p, nil); err == nil {
-			out = append(out, r)
-		}
 		out = append(out, p)
+		if resolve {
+			if r, _, err := fspath.Resolve(p, nil); err == nil && r != p {
+				out = append(out, r)
+			}
+		}
 	}
-	add(os.Getenv(autoreview.EnvHome))
+	add(os.Getenv(autoreview.EnvHome), true)
 	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
-		add(m)
-		add(path.Dir(m))
+		add(path.Dir(m), true)
 	}
-	if home != "" {
-		add(home + "/.warden")
+	if s.home != "" {
+		add(s.home+"/.warden", false)
 	}
 	if h, err := os.UserHomeDir(); err == nil {
-		add(h + "/.warden")
+		add(h+"/.warden", false)
 	}
+	s.state = out
 	return out
 }
 
@@ -240,7 +250,7 @@ func cleanRest(p string) string {
 // classify finds the zone of a cleaned absolute path.
 func (s *sh) classify(abs string) place {
 	pl := place{abs: abs, zone: zSystem}
-	for _, st := range s.state {
+	for _, st := range s.wardenDirs() {
 		if _, ok := within(abs, st); ok {
 			pl.state = true
 			break

@@ -23,7 +23,9 @@ type sh struct {
 	escalated bool              // the command runs outside the sandbox if approved
 	mcpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
 	links     map[string]string // symbolic links the script makes: resolved link path → target
-	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config
+	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config (see wardenDirs)
+	stateSet  bool              // state is computed
+	workDisk  bool              // the workspace exists on this machine, so links in it are looked up
 
 	vars     map[string]string
 	mentions []string // literal values assigned anywhere in the script
@@ -64,15 +66,13 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 	s := &sh{v: v, set: set}
 	if cwd == "" {
 		s.work, s.cwd = virtualWork, virtualWork
-		s.state = wardenState("")
 		return s
 	}
 	cwd = cleanPath(cwd)
-	if r, _, err := fspath.Resolve(cwd, nil); err == nil && strings.HasPrefix(cwd, "/") {
-		cwd = r
+	if r, exists, err := fspath.Resolve(cwd, nil); err == nil && strings.HasPrefix(cwd, "/") {
+		cwd, s.workDisk = r, exists
 	}
 	s.home = homeOf(cwd)
-	s.state = wardenState(s.home)
 	s.cwd = cwd
 	s.work = cwd
 	// A workspace at / or at a system directory is no workspace at all.
@@ -216,7 +216,7 @@ func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
 		return v.result(), false
 	}
 	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1,
-		escalated: s.escalated, links: s.links, state: s.state}
+		escalated: s.escalated, links: s.links, state: s.state, stateSet: s.stateSet, workDisk: s.workDisk}
 	sc, err := shell.Parse(text)
 	if err != nil {
 		v.add(finding{Escalate, Routine, medium, "content cannot be parsed as shell"})
@@ -236,7 +236,7 @@ func (s *sh) script(sc *shell.Script) {
 		s.allow("empty script")
 		return
 	}
-	res := rules.Judge(s.set, sc)
+	matches := rules.MatchAll(s.set, sc)
 	s.collectVars(sc.Commands)
 	s.cmds = make([]cmd, len(sc.Commands))
 	cwd := s.cwd
@@ -250,7 +250,7 @@ func (s *sh) script(sc *shell.Script) {
 			cwd = s.chdir(c)
 		}
 	}
-	for _, m := range res.Matches {
+	for _, m := range matches {
 		c := &s.cmds[m.Command]
 		if m.Possible {
 			c.rule = max(c.rule, rules.Prompt)
