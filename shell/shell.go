@@ -99,6 +99,9 @@ type Script struct {
 	// them (substitutions before the command that uses them; a wrapper
 	// before the command it runs).
 	Commands []Command
+	// Loops are the loops whose variable stands for files (for f in *.txt,
+	// find … | while read f), in the order they appear.
+	Loops []Loop
 	// Opaque is true when some part cannot be analysed: the script must be
 	// judged as a whole.
 	Opaque bool

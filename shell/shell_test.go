@@ -433,3 +433,23 @@ func TestG14_InputsAndAliases(t *testing.T) {
 		t.Error("the alias's command was not seen")
 	}
 }
+
+func TestG14_LoopsFromTheSyntaxTree(t *testing.T) {
+	sc, err := shell.Parse(`for f in *.txt; do mv "$f" x; done
+for g in $(find src -name '*.go' | grep -v _test); do gofmt -l "$g"; done
+find /var/log -type f | while IFS= read -r h; do gzip "$h"; done
+for v in $LIST; do echo $v; done
+for p in /etc/*.conf; do cat "$p"; done`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []shell.Loop{{Var: "f", Root: "."}, {Var: "g", Root: "src"}, {Var: "h", Root: "/var/log"}, {Var: "v", Root: ""}, {Var: "p", Root: "/etc"}}
+	if len(sc.Loops) != len(want) {
+		t.Fatalf("Loops = %+v", sc.Loops)
+	}
+	for i, l := range sc.Loops {
+		if l != want[i] {
+			t.Errorf("Loops[%d] = %+v, want %+v", i, l, want[i])
+		}
+	}
+}

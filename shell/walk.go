@@ -165,6 +165,9 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		cc.redirs = redirs
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			stages := pipeline(x.Y, pipeline(x.X, nil))
+			for i := 1; i < len(stages); i++ {
+				w.readLoop(stages[i-1], stages[i])
+			}
 			if cc.pipe == 0 {
 				w.pipes++
 				cc.pipe = w.pipes
@@ -210,6 +213,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		cc.redirs = redirs
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
+			w.forLoop(l, c.src)
 			for _, it := range l.Items {
 				w.word(it, c)
 			}

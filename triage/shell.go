@@ -1,8 +1,6 @@
 package triage
 
 import (
-	"path"
-	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
@@ -98,7 +96,7 @@ func judgeShell(v *verdict, a *Action, set *rules.Set) {
 			return
 		}
 		sc = p
-		s.loopVars(script)
+		s.loopVars(sc.Loops)
 	} else {
 		sc = shell.FromArgs(a.Command)
 	}
@@ -111,56 +109,12 @@ func judgeShell(v *verdict, a *Action, set *rules.Set) {
 	}
 }
 
-var (
-	forLoop   = regexp.MustCompile(`\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*?)\s*(?:;|\n)\s*do\b`)
-	whileRead = regexp.MustCompile(`(?:\b(find|ls|fd|locate)\b([^|;\n]*))\|\s*while\s+(?:IFS=\S*\s+)?read\s+(?:-\w+\s+)*([A-Za-z_]\w*)`)
-	findRoot  = regexp.MustCompile(`^\s*(?:\$\(|` + "`" + `)\s*(find|ls)\s+([^\s)` + "`" + `]*)`)
-)
-
 // loopVars gives the variables of loops over files (for f in *.txt, find
-// … | while read f) the directory they walk, so that "$f" is judged as a
-// file found there.
-func (s *sh) loopVars(script string) {
-	if !strings.Contains(script, "for") && !strings.Contains(script, "read") {
-		return
-	}
-	root := func(r string) string {
-		r = strings.Trim(r, `"'`)
-		if r == "" || strings.HasPrefix(r, "-") {
-			return "."
-		}
-		if strings.ContainsAny(r, "$`") {
-			return ""
-		}
-		return r
-	}
-	for _, m := range forLoop.FindAllStringSubmatch(script, -1) {
-		name, list := m[1], strings.TrimSpace(m[2])
-		r := ""
-		if f := findRoot.FindStringSubmatch(list); f != nil {
-			r = root(f[2])
-		} else if !strings.ContainsAny(list, "$`") && list != "" {
-			r = "."
-			for _, w := range strings.Fields(list) {
-				w = strings.Trim(w, `"'`)
-				if strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") {
-					r = path.Dir(w)
-					break
-				}
-			}
-		}
-		s.loopVar(name, r)
-	}
-	for _, m := range whileRead.FindAllStringSubmatch(script, -1) {
-		r := "."
-		if m[1] == "find" || m[1] == "ls" {
-			if f := strings.Fields(m[2]); len(f) > 0 {
-				r = root(f[0])
-			}
-		} else if m[1] == "locate" {
-			r = "/"
-		}
-		s.loopVar(m[3], r)
+// … | while read f), as the shell syntax tree shows them, the directory
+// they walk, so that "$f" is judged as a file found there.
+func (s *sh) loopVars(loops []shell.Loop) {
+	for _, l := range loops {
+		s.loopVar(l.Var, l.Root)
 	}
 }
 
