@@ -484,8 +484,30 @@ func judgeGo(s *sh, c *cmd) {
 		for _, o := range shell.OptValues(c.args, "-o", "") {
 			s.write(c, s.where(o, c.cwd), "")
 		}
+		if c.args[1] == "run" || c.args[1] == "install" {
+			// go run/install MODULE@VERSION fetches code the project
+			// does not declare and builds (and runs) it.
+			for _, a := range shell.Operands(c.args[1:], "o", "exec", "toolexec", "tags", "ldflags", "gcflags", "mod", "modfile", "C", "p") {
+				if mod, _, ok := strings.Cut(a, "@"); ok && !knownGoModule(mod) {
+					s.esc(SecurityWeakening, low, "`"+c.text+"` fetches and builds "+mod+", which the project does not declare")
+				}
+			}
+		}
 	}
 	s.allow("go " + c.args[1])
+}
+
+// knownGoModule reports whether a Go module path belongs to the Go
+// project or a widely used tool.
+func knownGoModule(mod string) bool {
+	for _, p := range []string{"golang.org/x/", "google.golang.org/", "honnef.co/go/tools/", "mvdan.cc/", "github.com/golangci/",
+		"github.com/go-delve/delve/", "gotest.tools/", "github.com/golang/", "github.com/goreleaser/", "github.com/air-verse/air",
+		"github.com/swaggo/swag/", "github.com/sqlc-dev/sqlc/", "github.com/vektra/mockery/", "go.uber.org/mock/", "github.com/bufbuild/buf/"} {
+		if strings.HasPrefix(mod+"/", p) || strings.HasPrefix(mod, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func judgeCargo(s *sh, c *cmd) {
