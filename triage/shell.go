@@ -412,6 +412,12 @@ func (s *sh) command(c *cmd) {
 		t, _ := s.expand(r)
 		s.write(c, s.where(t, c.cwd), c.content())
 	}
+	for _, r := range sc.Inputs {
+		// What the command reads on its input goes where its output
+		// goes (ssh host cat < ~/.ssh/id_rsa).
+		t, _ := s.expand(r)
+		s.read(c, t, c.name != "wc" && !strings.HasSuffix(c.name, "sum"))
+	}
 	if len(c.args) == 0 {
 		if len(sc.Assigns) > 0 || len(sc.Redirects) > 0 {
 			s.allow("assignment")
