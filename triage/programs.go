@@ -113,6 +113,10 @@ var projectRunners = set("go", "cargo", "npm", "yarn", "pnpm", "bun", "make", "g
 	"gradle", "gradlew", "mvn", "mvnw", "sbt", "mix", "dotnet", "bazel", "bazelisk", "pytest", "tox", "nox", "cmake",
 	"ninja", "meson", "ant", "swift", "flutter", "composer", "bundle", "poetry", "uv", "pipenv", "pdm", "hatch", "deno")
 
+// installers are package managers whose installs run the packages' own
+// code (install scripts, build hooks).
+var installers = set("gem", "brew", "conda", "mamba", "micromamba", "pipx", "cpan", "cpanm", "luarocks", "opam", "nimble")
+
 // judgeProgram judges a command that is not a wrapper.
 func judgeProgram(s *sh, c *cmd) {
 	if projectRunners[c.name] {
@@ -122,6 +126,8 @@ func judgeProgram(s *sh, c *cmd) {
 		if pl := s.where(".", c.cwd); pl.zone != zWork {
 			s.esc(Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
 		}
+	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || installers[c.name] || isPython(c.name) && shell.HasWord(c.args, "pip")) {
+		s.esc(Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
 	if f, ok := programs[c.name]; ok {
 		f(s, c)
