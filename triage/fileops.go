@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"path"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
@@ -144,8 +145,22 @@ func judgeLn(s *sh, c *cmd) {
 		return
 	}
 	s.write(c, s.where(link, c.cwd), "")
-	if shell.HasShort(c.args, 's', "StT") || shell.HasLong(c.args, "symbolic") {
+	symbolic := shell.HasShort(c.args, 's', "StT") || shell.HasLong(c.args, "symbolic")
+	if symbolic {
 		s.link(target, link, c.cwd)
+	}
+	dir := c.cwd
+	if symbolic && !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "~") {
+		// A relative target is relative to the link's directory.
+		dir = s.where(path.Dir(link), c.cwd).abs
+	}
+	switch tpl := s.where(target, dir); {
+	case !symbolic && tpl.zone != zWork && tpl.zone != zTmp && tpl.zone != zNull:
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` makes a hard link to "+orName(tpl.abs, target)+": writing the link writes it")
+		return
+	case symbolic && s.escalated && tpl.zone != zWork && tpl.zone != zTmp && tpl.zone != zNull:
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` makes a link to "+orName(tpl.abs, target)+", outside the workspace, in a command that runs outside the sandbox")
+		return
 	}
 	s.allow("ln")
 }

@@ -99,6 +99,8 @@ func TestG15_WardenStatePassesOn(t *testing.T) {
 		"echo x > /etc/warden/managed.toml",
 		"cp x /opt/corp/warden/managed.toml",
 		"echo x > .warden/policy.yaml",
+		"cat $WARDEN_HOME/runs/*.jsonl",
+		"WARDEN_HOME=/tmp/w warden run task.yaml",
 	} {
 		if v := judgeIn(project, s, false); v.Decision == triage.Allow {
 			t.Errorf("Judge(%q) = allow: %s", s, v.Reason)
@@ -142,6 +144,7 @@ func TestG15_PathsResolvedLikeTheKernel(t *testing.T) {
 		{"ln -s /usr c3 && touch c3/../x", nil},
 		{"mkdir d && ln -sfn /etc d/l && echo x > d/l/f", nil},
 		{"ln -s /home/dev/.ssh k && cp key k/authorized_keys", nil},
+		{"ln /home/dev/.bashrc x && echo evil >> x", nil},
 		{"true", []string{work + "/cache/f"}},
 		{"true", []string{work + "/deep/../f"}},
 		{"echo x > cache/f", []string{"/etc/f", "/etc"}},
@@ -172,5 +175,19 @@ func TestG15_UnparseablePassesOn(t *testing.T) {
 		if v := judgeIn(project, s, false); v.Decision == triage.Allow {
 			t.Errorf("Judge(%q) = allow: %s", s, v.Reason)
 		}
+	}
+}
+
+// TestG15_EscalatedLinksOutOfTheWorkspacePassOn checks that a command that
+// runs outside the sandbox may not make a link out of the workspace (it
+// could then write through it, or rename it, unseen).
+func TestG15_EscalatedLinksOutOfTheWorkspacePassOn(t *testing.T) {
+	for _, s := range []string{"ln -s /etc x; mv x cache; echo x > cache/f", "ln -sfn ~ h"} {
+		if v := judgeIn(project, s, true); v.Decision == triage.Allow {
+			t.Errorf("escalated Judge(%q) = allow: %s", s, v.Reason)
+		}
+	}
+	if v := judgeIn(project, "ln -s x.so.1 lib/x.so", true); v.Decision != triage.Allow {
+		t.Errorf("a link inside the workspace = %s: %s", v.Decision, v.Reason)
 	}
 }

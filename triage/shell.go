@@ -424,6 +424,9 @@ func (s *sh) command(c *cmd) {
 		}
 		return
 	}
+	if strings.Contains(sc.Text, "WARDEN_HOME") || strings.Contains(sc.Text, "WARDEN_MANAGED_CONFIG") {
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` touches warden's own state")
+	}
 	if c.rule == rules.Forbidden && c.ruleSeen {
 		s.deny(Routine, "`"+c.text+"` is forbidden by the exec rule "+c.ruleWhy)
 		return
