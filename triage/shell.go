@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"os"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
@@ -67,8 +68,10 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 		return s
 	}
 	cwd = cleanPath(cwd)
-	if r, exists, err := fspath.Resolve(cwd, nil); err == nil && strings.HasPrefix(cwd, "/") {
-		cwd, s.workDisk = r, exists
+	if _, err := os.Lstat(cwd); err == nil && strings.HasPrefix(cwd, "/") {
+		if r, exists, err := fspath.Resolve(cwd, nil); err == nil {
+			cwd, s.workDisk = r, exists
+		}
 	}
 	s.home = homeOf(cwd)
 	s.cwd = cwd

@@ -34,13 +34,17 @@ func Resolve(p string, links Links) (resolved string, exists bool, err error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", false, errors.New("fspath: not an absolute path: " + p)
 	}
-	rest := strings.Split(p, "/")
+	rest := p
 	cur := "/"
 	onDisk := true // cur exists on disk, so lookups below it are worth making
 	hops := 0
-	for len(rest) > 0 {
-		comp := rest[0]
-		rest = rest[1:]
+	for rest != "" {
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		switch comp {
 		case "", ".":
 			continue
@@ -48,7 +52,10 @@ func Resolve(p string, links Links) (resolved string, exists bool, err error) {
 			cur = path.Dir(cur)
 			continue
 		}
-		next := path.Join(cur, comp)
+		next := cur + "/" + comp
+		if cur == "/" {
+			next = "/" + comp
+		}
 		target, isLink := "", false
 		if links != nil {
 			target, isLink = links(next)
@@ -75,13 +82,13 @@ func Resolve(p string, links Links) (resolved string, exists bool, err error) {
 			return "", false, ErrLoop
 		}
 		if strings.HasPrefix(target, "/") {
-			cur, onDisk = "/", true
+			cur = "/"
 		}
-		rest = append(strings.Split(target, "/"), rest...)
-		if !strings.HasPrefix(target, "/") {
-			// Relative to the link's directory, which cur still is.
-			onDisk = true
-		}
+		// A relative target is relative to the link's directory, which
+		// cur still is; either way lookups start again from a directory
+		// on disk, or one the overlay knows.
+		onDisk = true
+		rest = target + "/" + rest
 	}
 	if !onDisk {
 		return cur, false, nil
