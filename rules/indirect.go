@@ -54,8 +54,8 @@ func indirectDanger(c *shell.Command, name string) string {
 			if execConfigKey(k) && (!strings.HasPrefix(k, "alias.") || strings.HasPrefix(strings.TrimSpace(v), "!")) {
 				return "security: git -c " + k + " runs a command"
 			}
-			if strings.Contains(k, "=") || strings.HasPrefix(kv, "$") {
-				return "security: git -c with a setting that is not known"
+			if strings.ContainsAny(k, "$`") {
+				return "security: git -c with a setting whose name is not known before it runs"
 			}
 		}
 	case "make", "gmake":
