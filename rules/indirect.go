@@ -27,6 +27,9 @@ func indirectDanger(c *shell.Command, name string) string {
 		return "security: " + r
 	}
 	if in, ok := command.InlineCode(args); ok {
+		if !in.Literal(c.Literal) {
+			return "security: " + name + " runs code made when the command runs (a substitution or variable), not shown"
+		}
 		if !in.Known {
 			return "security: " + name + " runs code from a file or standard input that the command does not show"
 		}

@@ -32,10 +32,10 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 
 // derive records inner, the command run by the wrapper at index idx.
 func (w *walker) derive(idx int, inner []word, c ctx, wrapper string, assigns, redirs []string, in stdin) {
-	w.s.Commands[idx].Unwrapped = true
 	if len(inner) == 0 {
-		return
+		return // nothing wrapped: the command is judged as itself
 	}
+	w.s.Commands[idx].Unwrapped = true
 	if w.depth >= maxDepth {
 		w.opaque("wrappers nested too deep to analyse")
 		return

@@ -569,6 +569,9 @@ func judgeGetent(s *sh, c *cmd) {
 func envDump(c *cmd) string {
 	switch c.name {
 	case "env", "printenv":
+		if c.name == "env" && (shell.HasShort(c.args, 'i', "uCS") || shell.HasWord(c.args, "-", "--ignore-environment")) {
+			return "" // an empty environment
+		}
 		if len(shell.Operands(c.args, "u")) == 0 && !c.sc.Unwrapped {
 			return "the whole environment"
 		}

@@ -460,7 +460,9 @@ func (s *sh) command(c *cmd) {
 	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
 		s.esc(Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
 	}
-	if in, ok := command.InlineCode(c.args); ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
+	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
+		s.esc(Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
+	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
 		if e := command.CodeEffects(in); !in.Known || e.Exec {
 			s.esc(Routine, medium, "`"+c.text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
 		} else if e.Write && in.Lang == "vim" {

@@ -15,13 +15,30 @@ type Inline struct {
 	// Known is false when some piece of the code is not in the words
 	// (read from a file, such as awk -f or vim -S).
 	Known bool
+	// Words are the indices in argv of the words that hold the code, so
+	// a caller can tell whether they are literal.
+	Words []int
 }
 
 // InlineCode returns the code that argv (argv[0] is the program) passes
 // to an interpreter: python -c, perl -e/-E, ruby -e, node/deno/bun -e or
 // -p, php -r, lua -e, Rscript -e, pwsh -c, tclsh (none), awk's program,
 // vim/ex -c/+cmd/--cmd. ok is false when argv passes no inline code.
-func InlineCode(argv []string) (Inline, bool) {
+func InlineCode(argv []string) (Inline, bool) { return inlineCode(argv) }
+
+// Literal reports whether every word of the code is literal, by lit (per
+// word of argv, as package shell reports it): code made by a
+// substitution ($(curl …)) is not known before the command runs.
+func (in Inline) Literal(lit []bool) bool {
+	for _, i := range in.Words {
+		if i < len(lit) && !lit[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func inlineCode(argv []string) (Inline, bool) {
 	if len(argv) < 2 {
 		return Inline{}, false
 	}
@@ -37,7 +54,7 @@ func InlineCode(argv []string) (Inline, bool) {
 		return flagCode(argv, lang, "eE", []string{"--eval", "--expr"}, false)
 	case name == "node" || name == "nodejs" || name == "bun" || name == "deno":
 		if name == "deno" && len(argv) > 2 && argv[1] == "eval" {
-			return Inline{Lang: "node", Code: strings.Join(argv[2:], " "), Known: true}, true
+			return Inline{Lang: "node", Code: strings.Join(argv[2:], " "), Known: true, Words: []int{2}}, true
 		}
 		return flagCode(argv, "node", "ep", []string{"--eval", "--print"}, true)
 	case name == "php":
@@ -46,7 +63,11 @@ func InlineCode(argv []string) (Inline, bool) {
 		for i := 1; i+1 < len(argv); i++ {
 			switch strings.ToLower(argv[i]) {
 			case "-c", "-command", "-encodedcommand", "-ec", "-e":
-				return Inline{Lang: "powershell", Code: strings.Join(argv[i+1:], " "), Known: !strings.HasPrefix(strings.ToLower(argv[i]), "-e")}, true
+				words := make([]int, 0, len(argv)-i-1)
+				for k := i + 1; k < len(argv); k++ {
+					words = append(words, k)
+				}
+				return Inline{Lang: "powershell", Code: strings.Join(argv[i+1:], " "), Known: !strings.HasPrefix(strings.ToLower(argv[i]), "-e"), Words: words}, true
 			}
 		}
 	case name == "osascript":
@@ -81,6 +102,7 @@ func isAwk(name string) bool {
 // ARGS…).
 func flagCode(argv []string, lang, letters string, long []string, first bool) (Inline, bool) {
 	var parts []string
+	var words []int
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
 		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
@@ -95,6 +117,7 @@ func flagCode(argv []string, lang, letters string, long []string, first bool) (I
 						val = argv[i]
 					}
 					parts = append(parts, val)
+					words = append(words, i)
 				}
 			}
 			continue
@@ -109,6 +132,7 @@ func flagCode(argv []string, lang, letters string, long []string, first bool) (I
 				val = argv[i]
 			}
 			parts = append(parts, val)
+			words = append(words, i)
 			break
 		}
 		if first && len(parts) > 0 {
@@ -118,7 +142,7 @@ func flagCode(argv []string, lang, letters string, long []string, first bool) (I
 	if len(parts) == 0 {
 		return Inline{}, false
 	}
-	return Inline{Lang: lang, Code: strings.Join(parts, "\n"), Known: true}, true
+	return Inline{Lang: lang, Code: strings.Join(parts, "\n"), Known: true, Words: words}, true
 }
 
 // awkCode returns awk's program: the first operand, unless -f names a
@@ -129,7 +153,7 @@ func awkCode(argv []string) (Inline, bool) {
 		switch {
 		case a == "--":
 			if i+1 < len(argv) {
-				return Inline{Lang: "awk", Code: argv[i+1], Known: true}, true
+				return Inline{Lang: "awk", Code: argv[i+1], Known: true, Words: []int{i + 1}}, true
 			}
 			return Inline{}, false
 		case a == "-f" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "-f") && len(a) > 2:
@@ -138,7 +162,7 @@ func awkCode(argv []string) (Inline, bool) {
 			i++
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 		default:
-			return Inline{Lang: "awk", Code: a, Known: true}, true
+			return Inline{Lang: "awk", Code: a, Known: true, Words: []int{i}}, true
 		}
 	}
 	return Inline{}, false
@@ -158,11 +182,13 @@ func vimCode(argv []string) (Inline, bool) {
 			if i+1 < len(argv) {
 				i++
 				in.Code += argv[i] + "\n"
+				in.Words = append(in.Words, i)
 				found = true
 			}
 		case strings.HasPrefix(a, "+") && len(a) > 1:
 			if strings.Trim(a[1:], "0123456789") != "" {
 				in.Code += a[1:] + "\n"
+				in.Words = append(in.Words, i)
 				found = true
 			}
 		case a == "-S" || a == "-s" || strings.HasPrefix(a, "-S"):
