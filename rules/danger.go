@@ -37,6 +37,19 @@ import (
 //   - "exfiltration:" sending data out: curl/wget uploading a file,
 //     scp/rsync/sftp to a remote host, netcat running a program, /dev/tcp.
 //
+// Code passed on is judged by what it runs where that shows, and counts
+// as dangerous where it does not: inline code of interpreters (python -c,
+// perl -e, node -e, ruby -e, php -r, lua -e, awk programs, vim -c) that
+// starts programs, deletes, writes, reads secrets or uses the network, or
+// that a substitution makes; programs run through another's options (git
+// -c core.sshCommand, alias.x='!…', rsync -e, tar --checkpoint-action, ssh
+// -o ProxyCommand, strace, gdb …); find -exec of rm and the like under a
+// broad root, xargs rm; make -f /dev/stdin; containers mounting the host
+// or running privileged; crontab installs; writes to shell start-up files,
+// cron tables, systemd units and authorized_keys; credential files read
+// through input redirection; a file the script writes or downloads and
+// then runs.
+//
 // A download piped into an interpreter (curl … | sh) is judged by Evaluate,
 // which sees the pipeline; Dangerous sees it too inside bash -c strings.
 //

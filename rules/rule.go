@@ -26,7 +26,12 @@
 //
 // A rule matches a command whose words start with the pattern (a prefix
 // match); the program token also matches by basename, so /bin/rm matches a
-// rule on rm. The match and not_match examples are checked when the file
+// rule on rm. A prompt or forbidden rule on a program whose option grammar
+// warden knows (git, rm, chmod, cp, curl, docker, kubectl, npm, pip, …)
+// also matches by meaning, so it cannot be sidestepped by spelling:
+// ["git", "push"] matches `git -C repo push` and `git -c k=v push`, and
+// ["rm", "-rf"] matches `rm -fr`, `rm -r -f`, `rm -Rf` and `rm --recursive
+// --force`. Allow rules match word for word only. The match and not_match examples are checked when the file
 // loads: a failing example is a load error naming the rule and the example.
 // When several rules match, across all the simple commands of a script, the
 // strictest decision wins (forbidden > prompt > allow).
