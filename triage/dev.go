@@ -1142,7 +1142,13 @@ func (s *sh) pipInstall(c *cmd, rest []string, popular map[string]bool, what str
 	if shell.HasLong(rest, "trusted-host") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` skips TLS verification for a package host (--trusted-host)")
 	}
-	for _, r := range shell.OptValues(rest, "-r", "requirement") {
+	for _, r := range append(shell.OptValues(rest, "-r", "requirement"), shell.OptValues(rest, "-c", "constraint")...) {
+		if strings.Contains(r, "://") {
+			// Requirements fetched at install time: not the project's
+			// declared dependencies.
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` installs what a remote requirements file ("+r+") lists")
+			continue
+		}
 		s.read(c, r, false)
 	}
 	specs := shell.Operands(rest, "rcieftb", "requirement", "constraint", "index-url", "extra-index-url", "find-links",
