@@ -194,3 +194,31 @@ func TestG15_EscalatedLinksOutOfTheWorkspacePassOn(t *testing.T) {
 		t.Errorf("a link inside the workspace = %s: %s", v.Decision, v.Reason)
 	}
 }
+
+// TestG15_LinksToSystemProgramsAreThosePrograms checks that a program
+// reached through a link in the workspace to a system program (a virtual
+// environment's python) is judged as that program, not as code of the
+// project.
+func TestG15_LinksToSystemProgramsAreThosePrograms(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	py, err := filepath.EvalSymlinks("/usr/bin/env")
+	if err != nil {
+		t.Skip("no /usr/bin/env")
+	}
+	bin := filepath.Join(work, ".venv", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(py, filepath.Join(bin, "python")); err != nil {
+		t.Fatal(err)
+	}
+	if v := judgeIn(work, ".venv/bin/python -m pytest -q", false); v.Decision != triage.Allow {
+		t.Errorf("venv python = %s: %s", v.Decision, v.Reason)
+	}
+	if v := judgeIn(work, ".venv/bin/python evil.py", false); v.Decision == triage.Allow {
+		t.Errorf("venv python running a file = allow: %s", v.Reason)
+	}
+}

@@ -537,6 +537,9 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 					return
 				}
 			}
+			// The new key and its .pub land where -f says (SPEC G15:
+			// in the home directory, that is not routine).
+			s.write(c, pl, "")
 		}
 		s.allow("ssh-keygen")
 	}

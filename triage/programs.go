@@ -186,6 +186,18 @@ func judgeLocalProgram(s *sh, c *cmd) {
 		}
 	}
 	pl := s.where(p, c.cwd)
+	for _, d := range []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/"} {
+		if strings.HasPrefix(pl.abs, d) {
+			// A link to a system program (.venv/bin/python): judged
+			// as the program it is called as.
+			if _, ok := programs[c.name]; ok || isPython(c.name) {
+				c2 := *c
+				c2.args = append([]string{c.name}, c.args[1:]...)
+				judgeProgram(s, &c2)
+				return
+			}
+		}
+	}
 	if pl.zone == zWork {
 		// A tool installed in the project (.venv/bin/pip, node_modules/.bin/x,
 		// ./gradlew, ./mvnw) is judged by its name.
