@@ -45,8 +45,9 @@ func indirectDanger(c *shell.Command, name string) string {
 			return "credentials: " + name + " runs inline code that reads the environment or credential files"
 		case e.Net:
 			return "exfiltration: " + name + " runs inline code that uses the network"
-		case e.Write:
-			return "security: " + name + " runs inline code that writes files"
+		case e.Write && writesOutside(in.Code):
+			// Writes to relative paths stay in the sandbox's bounds.
+			return "security: " + name + " runs inline code that writes files outside the working directory"
 		}
 	}
 	switch name {
@@ -351,4 +352,15 @@ func MakefileFromInput(args []string) string {
 		return "make --eval runs makefile text given on the command line"
 	}
 	return ""
+}
+
+// writesOutside reports whether code names a path outside the working
+// directory: an absolute or home path, or one leaving it with "..".
+func writesOutside(code string) bool {
+	for _, q := range []string{`"/`, `'/`, `"~`, `'~`, "..", "$HOME", "expanduser", "homedir", "os.homedir"} {
+		if strings.Contains(code, q) {
+			return true
+		}
+	}
+	return false
 }

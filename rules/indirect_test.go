@@ -82,6 +82,8 @@ func TestG14_IndirectionNeverAllowed(t *testing.T) {
 		`perl -ne 'print if /x/' f`,
 		`node -e 'console.log(process.version)'`,
 		`awk '{print $1}' f`,
+		`awk '{print > ($1 ".txt")}' data`,
+		`python3 -c 'open("out.txt", "w").write("x")'`,
 		`awk -F: '{ if ($3 > 1000) print $1 }' /etc/passwd`,
 		`vim +42 f`,
 		`git -c user.name=x commit -m m`,
