@@ -197,7 +197,9 @@ func TestP2_ArgumentOrderCannotSkipDenyPattern(t *testing.T) {
 		`{"sandbox_permissions":"require_escalated","cmd":"rm -rf ~"}`,
 		`{"justification":"x","sandbox_permissions":"use_default","cmd":"rm -rf ~"}`,
 		`{"a":1,"cmd":"rm -rf ~"}`, // a key the schema does not list goes after
-		`{"":"","cmd":"rm -rf ~","Cmd":"ls"}`,
+		`{"":"","cmd":"rm -rf ~"}`,
+		// Repeated or case-variant names never reach a pattern: they are
+		// parsing errors (SPEC A8, tested in package tool and agent).
 	} {
 		c := call("bash", args)
 		target := NewTarget(c, order)
