@@ -4,11 +4,15 @@ go 1.26.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/mattn/go-runewidth v0.0.31
 	github.com/openai/openai-go/v3 v3.98.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 
-require kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+require (
+	github.com/clipperhouse/uax29/v2 v2.2.0 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+)
 
 require (
 	github.com/BurntSushi/toml v1.6.0

@@ -24,6 +24,7 @@ type boundaryDecider struct {
 	sc    scope
 	msgs  []chat.Message
 	call  tool.Call
+	order tool.Order // of the call's tool (SPEC P2)
 	mu    sync.Mutex
 	limit *LimitError
 	fatal error
@@ -39,18 +40,25 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	if action, err := autoreview.ActionJSON(req, d.call); err == nil {
 		if g, ok := d.run.denials.take(action); ok {
 			granted = &g
+			d.run.used(d.sc.rec, g) // single use, across resumes too
 			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: g.denial.ID, By: g.by, Note: g.note, Action: g.denial.Action})
 		}
 	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
-	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, History: d.msgs, Boundary: req}
+	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, Order: d.order, History: d.msgs, Boundary: req}
+	var reviews []event.AutoReview // of every approver asked, escalations included
 	out, err := p.Decide(ctx, areq, func(rec approval.Record) {
 		d.sc.rec.Emit(event.Approval{
 			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,
 			Decision: string(rec.Approval.Decision), Modified: rec.Approval.Modified,
 			Explanation: rec.Approval.Explanation, Chain: rec.Chain, Boundary: req,
 		})
+		if ar, ok := rec.Approval.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+			d.mu.Lock()
+			reviews = append(reviews, ar)
+			d.mu.Unlock()
+		}
 	})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -60,7 +68,14 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		}
 		return boundary.Decision{Explanation: "the approver failed: " + err.Error()}, err
 	}
-	if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+	d.mu.Lock()
+	if len(reviews) == 0 {
+		if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+			reviews = append(reviews, ar)
+		}
+	}
+	d.mu.Unlock()
+	for _, ar := range reviews {
 		ar.CallID = d.call.ID
 		if granted != nil {
 			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID
@@ -68,6 +83,9 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		if ar.Status == event.ReviewDenied {
 			den := d.run.denials.add(d.run.runID(), Denial{CallID: d.call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
 			ar.DenialID = den.ID
+			if d.run.Sealer != nil {
+				ar.MAC = denialMAC(d.run.Sealer, d.run.runID(), den)
+			}
 		}
 		d.sc.rec.Emit(ar)
 		if trip, why := d.run.Breaker.Record(ar.Status == event.ReviewDenied); trip {

@@ -1,12 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
@@ -18,12 +24,16 @@ import (
 
 // ExecuteTools runs the tool calls of the last message of msgs, an
 // assistant message, under the approval and review policies in force, or p
-// where it sets them (SPEC L1–L4). Calls to parallel tools run concurrently;
-// other calls are barriers. It returns one tool message per call that
-// produced a result, in the calls' order. A *LimitError means the run was
-// terminated (or a sub-agent hit a limit); any other error ends the run.
+// where it sets them (SPEC L1–L4). Calls to parallel tools run concurrently,
+// at most Run.MaxConcurrentCalls at once; other calls are barriers; calls
+// beyond Run.MaxCallsPerMessage get a parsing error and never run. It
+// returns one tool message per call that produced a result, in the calls'
+// order. A result that was not reviewed to continue is never returned: its
+// message carries an error saying the run was stopped at the call (SPEC
+// R2, R9). A *LimitError means the run was terminated (or a sub-agent hit a
+// limit); any other error ends the run.
 func (r *Run) ExecuteTools(ctx context.Context, msgs []chat.Message, tools []tool.Tool, p Policies) ([]chat.Message, error) {
-	return r.execute(ctx, r.current(ctx).with(p), msgs, tools)
+	return r.execute(ctx, r.with(r.current(ctx), p, event.FromCall), msgs, tools)
 }
 
 // RunError marks an error raised inside a tool that must end the run rather
@@ -33,12 +43,6 @@ type RunError struct{ Err error }
 
 func (e *RunError) Error() string { return e.Err.Error() }
 func (e *RunError) Unwrap() error { return e.Err }
-
-type callResult struct {
-	msg  *chat.Message
-	err  error
-	done bool
-}
 
 func (r *Run) execute(ctx context.Context, sc scope, msgs []chat.Message, tools []tool.Tool) ([]chat.Message, error) {
 	if len(msgs) == 0 || msgs[len(msgs)-1].Role != chat.Assistant {
@@ -53,31 +57,58 @@ func (r *Run) execute(ctx context.Context, sc scope, msgs []chat.Message, tools 
 	defer cancel(nil)
 
 	calls := last.ToolCalls
-	results := make([]callResult, len(calls))
+	results := make([]*chat.Message, len(calls))
 	var stop error // the first limit or run error
 	var mu sync.Mutex
 	finish := func(i int, msg *chat.Message, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		results[i] = callResult{msg: msg, err: err, done: true}
+		results[i] = msg
 		if err != nil && stop == nil {
 			stop = err
 			cancel(err) // cancels running siblings (SPEC L2)
 		}
 	}
+	maxCalls := r.maxCalls()
+	slots := make(chan struct{}, r.maxConcurrent()) // SPEC L1: calls running at once
+run:
 	for i := 0; i < len(calls); {
+		if i >= maxCalls {
+			// SPEC L1: what one message can start is capped. The calls
+			// beyond never run: each gets a parsing error, as an
+			// unparseable call does (SPEC A6, R4).
+			for k := i; k < len(calls); k++ {
+				te := tool.Errorf(tool.ErrParsing, "this call was not run: one message may make at most %d tool calls and this is call %d of %d; make fewer calls per message", maxCalls, k+1, len(calls))
+				results[k] = r.recordTool(sc, calls[k], nil, tool.Result{Error: te}, nil)
+			}
+			break
+		}
 		// A group is one barrier call or a run of consecutive parallel calls.
 		j := i + 1
 		if parallel(byName, calls[i]) {
-			for j < len(calls) && parallel(byName, calls[j]) {
+			for j < len(calls) && j < maxCalls && parallel(byName, calls[j]) {
 				j++
 			}
 		}
 		var wg sync.WaitGroup
 		for k := i; k < j; k++ {
+			slots <- struct{}{}
+			if ctx.Err() != nil {
+				// The run stopped while this call waited for a slot: it
+				// and the later calls never start (SPEC L2).
+				<-slots
+				wg.Wait()
+				mu.Lock()
+				if stop == nil {
+					stop = context.Cause(ctx)
+				}
+				mu.Unlock()
+				break run
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer func() { <-slots }()
 				msg, err := r.executeOne(ctx, sc, msgs, byName, calls[k])
 				finish(k, msg, err)
 			}()
@@ -89,9 +120,9 @@ func (r *Run) execute(ctx context.Context, sc scope, msgs []chat.Message, tools 
 		i = j
 	}
 	out := make([]chat.Message, 0, len(calls))
-	for _, res := range results {
-		if res.msg != nil {
-			out = append(out, *res.msg)
+	for _, msg := range results {
+		if msg != nil {
+			out = append(out, *msg)
 		}
 	}
 	return out, stop
@@ -102,21 +133,47 @@ func parallel(byName map[string]tool.Tool, c tool.Call) bool {
 	return ok && c.ParseError == "" && t.Info().Parallel
 }
 
-// executeOne takes one call through approval, execution and review. It
-// returns the message for the model (nil when the call produced no result)
-// and an error that stops the run.
-func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byName map[string]tool.Tool, call tool.Call) (*chat.Message, error) {
-	last := msgs[len(msgs)-1]
+// checkCall returns the tool call names, or the parsing error the model
+// receives when the call names no tool, does not parse or does not fit the
+// tool's schema (SPEC A6).
+func checkCall(byName map[string]tool.Tool, call tool.Call) (tool.Tool, *tool.Error) {
 	t, ok := byName[call.Function]
-	var parseErr *tool.Error
 	switch {
 	case !ok:
-		parseErr = tool.Errorf(tool.ErrParsing, "unknown tool %q", call.Function)
+		return nil, tool.Errorf(tool.ErrParsing, "unknown tool %q", call.Function)
 	case call.ParseError != "":
-		parseErr = tool.Errorf(tool.ErrParsing, "%s", call.ParseError)
-	default:
-		parseErr = checkSchema(t.Info(), call)
+		return nil, tool.Errorf(tool.ErrParsing, "%s", call.ParseError)
+	case !isObject(call.Arguments):
+		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s are not a JSON object", call.Function)
 	}
+	if err := tool.CheckNames(call.Arguments); err != nil {
+		// A call built by an approver, not parsed by NewCall, gets the
+		// same strict reading (SPEC A8).
+		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", call.Function, err)
+	}
+	if err := checkSchema(t.Info(), call); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// isObject reports whether raw is one valid UTF-8 JSON object.
+func isObject(raw json.RawMessage) bool {
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i < len(raw) && raw[i] == '{' && json.Valid(raw) && utf8.Valid(raw)
+}
+
+// executeOne takes one call through approval, execution and review. It
+// returns the message for the model (nil when the call produced no result)
+// and an error that stops the run. A result not reviewed to continue never
+// reaches the model: the message then carries an error saying the run was
+// stopped at the call, and a withheld event records it (SPEC R2, R9, L2).
+func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byName map[string]tool.Tool, call tool.Call) (*chat.Message, error) {
+	last := msgs[len(msgs)-1]
+	t, parseErr := checkCall(byName, call)
 	if parseErr != nil { // SPEC A6, R4: no approval, no review
 		return r.recordTool(sc, call, nil, tool.Result{Error: parseErr}, nil), nil
 	}
@@ -126,7 +183,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	var modified *tool.Call
 	if sc.approval.Len() > 0 {
 		view := tool.ViewOf(t, call)
-		req := &approval.Request{Message: last.Content, Call: call, View: view, History: msgs}
+		req := &approval.Request{Message: last.Content, Call: call, View: view, Order: tool.OrderOf(t), History: msgs}
 		out, err := sc.approval.Decide(ctx, req, func(rec approval.Record) {
 			sc.rec.Emit(event.Approval{
 				CallID: call.ID, Call: call, Approver: rec.Approver,
@@ -152,32 +209,40 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			if m.Function == "" {
 				m.Function = call.Function
 			}
-			if _, ok := byName[m.Function]; !ok || m.ParseError != "" || m.Arguments == nil {
-				return nil, &RunError{Err: fmt.Errorf("approver %s modified call %s into an invalid call %s", out.Approver, call.ID, m.Text())}
-			}
 			executed, modified = m, &m
-			t = byName[m.Function]
+			// A modified call is checked like any other (SPEC A6): one
+			// that does not fit its tool never runs.
+			mt, perr := checkCall(byName, m)
+			if perr != nil {
+				perr = tool.Errorf(tool.ErrParsing, "the call as modified by %s is invalid: %s", out.Approver, perr.Message)
+				return r.recordTool(sc, call, modified, tool.Result{Error: perr}, nil), nil
+			}
+			t = mt
 		}
 	}
 
 	// Execution (SPEC L2–L4).
-	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed}
+	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, order: tool.OrderOf(t)}
 	output, runErr := r.runTool(boundary.WithDecider(ctx, bd), sc, msgs, t, executed)
 	if err := bd.stop(); err != nil {
 		res := tool.Result{Content: output}
 		if runErr != nil {
 			res = tool.Result{Error: tool.AsError(runErr)}
 		}
-		return r.recordTool(sc, call, modified, res, nil), err
+		r.recordTool(sc, call, modified, res, nil)
+		return r.withhold(sc, call, event.WithheldBoundary, stoppedAt(boundaryWhy(err))), err
 	}
 	var fatal *RunError
 	var limit *LimitError
 	if errors.As(runErr, &fatal) || errors.As(runErr, &limit) {
 		te := tool.AsError(runErr)
+		why := "the run ended with an error in this call"
 		if limit != nil {
 			te = &tool.Error{Type: tool.ErrLimit, Message: limit.Error()}
+			why = fmt.Sprintf("the run hit a %s limit in this call", limit.Type)
 		}
-		return r.recordTool(sc, call, modified, tool.Result{Error: te}, nil), runErr
+		r.recordTool(sc, call, modified, tool.Result{Error: te}, nil)
+		return r.withhold(sc, call, event.WithheldStopped, stoppedAt(why)), runErr
 	}
 	res := tool.Result{Content: output}
 	if runErr != nil {
@@ -200,20 +265,22 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		}
 	}
 	msg := r.recordTool(sc, call, modified, res, truncated)
+	if sc.review.Len() == 0 {
+		return msg, nil // no reviewer: the result continues (SPEC R3)
+	}
 	if ctx.Err() != nil {
-		return msg, nil // a sibling stopped the run: no review (SPEC R9)
+		// The run stopped at another call: no review (SPEC R9), and so
+		// the result does not reach the model.
+		return r.withhold(sc, call, event.WithheldNotReviewed, notReviewed()), nil
 	}
 
 	// Review (SPEC §3).
-	if sc.review.Len() == 0 {
-		return msg, nil
-	}
 	if res.Error != nil && truncated == nil {
 		full = res.Error.Message
 	}
 	req := &review.Request{
 		Message: last.Content, Call: executed, Result: res, Output: full,
-		View: tool.ViewOf(t, executed), History: msgs,
+		View: tool.ViewOf(t, executed), Order: tool.OrderOf(t), History: msgs,
 	}
 	out, err := sc.review.Decide(ctx, req, func(rec review.Record) {
 		sc.rec.Emit(event.Review{
@@ -224,17 +291,56 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
-		return msg, nil // the run stopped for another reason: no decision
+		// The run stopped for another reason: no decision (SPEC R9).
+		return r.withhold(sc, call, event.WithheldNotReviewed, notReviewed()), nil
 	case errors.Is(err, context.Canceled):
 		sc.rec.Emit(event.Info{Message: fmt.Sprintf("the review of call %s (%s) was cancelled before it decided", call.ID, executed.Function)})
-		return msg, &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("the review of call %s was cancelled", call.ID)}
+		return r.withhold(sc, call, event.WithheldReviewCancelled, stoppedAt("its review was cancelled before it decided")),
+			&LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("the review of call %s was cancelled", call.ID)}
 	default:
-		return msg, &RunError{Err: err}
+		return r.withhold(sc, call, event.WithheldReviewFailed, stoppedAt("its reviewer failed")), &RunError{Err: err}
 	}
 	if out.Decision == review.Terminate {
-		return msg, &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("reviewer %s terminated the run after call %s: %s", out.Reviewer, call.ID, out.Explanation)}
+		// The finished result stays in the tool event; the model gets an
+		// error without the reviewer's explanation, which may quote the
+		// result (SPEC R2).
+		return r.withhold(sc, call, event.WithheldTerminated, stoppedAt("reviewer "+out.Reviewer+" terminated the run")),
+			&LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("reviewer %s terminated the run after call %s: %s", out.Reviewer, call.ID, out.Explanation)}
 	}
 	return msg, nil
+}
+
+// withhold records that the result of call does not reach the model and
+// returns the message the model receives instead: te (SPEC R2, R9, L2).
+func (r *Run) withhold(sc scope, call tool.Call, reason string, te *tool.Error) *chat.Message {
+	sc.rec.Emit(event.Withheld{CallID: call.ID, Function: call.Function, Reason: reason, Result: te.Error(), Error: te})
+	return &chat.Message{Role: chat.Tool, Content: te.Error(), ToolCallID: call.ID, Function: call.Function, Error: te}
+}
+
+// stoppedAt is the error a model receives for a call the run was stopped
+// at, why saying by what; it never carries the result or an explanation
+// that may quote it.
+func stoppedAt(why string) *tool.Error {
+	return tool.Errorf(tool.ErrLimit, "the run was stopped at this call (%s); its result was withheld", why)
+}
+
+// notReviewed is the error a model receives for a call whose result was
+// not reviewed because the run stopped at another call.
+func notReviewed() *tool.Error {
+	return tool.Errorf(tool.ErrCancelled, "the run was stopped at another call before the result of this call was reviewed; its result was withheld")
+}
+
+// boundaryWhy says, without the approver's explanation, why a boundary
+// request stopped the run.
+func boundaryWhy(err error) string {
+	var lim *LimitError
+	switch {
+	case errors.As(err, &lim) && lim.Type == event.LimitInterrupt:
+		return "the circuit breaker interrupted the turn at a boundary request of this call"
+	case lim != nil:
+		return "an approver terminated the run at a boundary request of this call"
+	}
+	return "the approver of a boundary request of this call failed"
 }
 
 // runTool runs t, recovering a panic into a run error. The tool's context
@@ -269,14 +375,23 @@ func explain(s, fallback string) string {
 	return s
 }
 
-// checkSchema reports a parsing error when the call lacks an argument the
-// tool's schema requires.
+// checkSchema reports a parsing error when the call's arguments do not fit
+// the tool's JSON Schema: an argument differs from a property only by case
+// (SPEC A8), a required argument is missing, an argument is not among the
+// properties when additionalProperties is false, or a value has a type or
+// is outside an enum the schema declares. A schema that does not decode is
+// not checked here; the tool checks its own arguments.
 func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	if len(info.Parameters) == 0 {
 		return nil
 	}
+	if e := tool.CheckSchemaNames(call.Function, info.Parameters, call.Arguments); e != nil {
+		return e
+	}
 	var schema struct {
-		Required []string `json:"required"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Required             []string                   `json:"required"`
+		AdditionalProperties json.RawMessage            `json:"additionalProperties"`
 	}
 	if json.Unmarshal(info.Parameters, &schema) != nil {
 		return nil
@@ -286,5 +401,91 @@ func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 			return tool.Errorf(tool.ErrParsing, "%s: missing required argument %q", call.Function, k)
 		}
 	}
-	return nil
+	closed := string(bytes.TrimSpace(schema.AdditionalProperties)) == "false"
+	var bad *tool.Error
+	_ = tool.EachArgument(call.Arguments, func(key string, value json.RawMessage) bool {
+		prop, ok := schema.Properties[key]
+		if !ok {
+			if closed {
+				bad = tool.Errorf(tool.ErrParsing, "%s: unknown argument %q", call.Function, key)
+			}
+			return bad == nil
+		}
+		if msg := checkValue(prop, value); msg != "" {
+			bad = tool.Errorf(tool.ErrParsing, "%s: argument %q: %s", call.Function, strings.Clone(key), msg)
+		}
+		return bad == nil
+	})
+	return bad
+}
+
+// checkValue checks value against the type and enum of one property
+// schema; it returns what is wrong, or "".
+func checkValue(prop, value json.RawMessage) string {
+	var ps struct {
+		Type json.RawMessage   `json:"type"`
+		Enum []json.RawMessage `json:"enum"`
+	}
+	if json.Unmarshal(prop, &ps) != nil {
+		return ""
+	}
+	if len(ps.Type) > 0 {
+		var types []string
+		var one string
+		if json.Unmarshal(ps.Type, &one) == nil {
+			types = []string{one}
+		} else if json.Unmarshal(ps.Type, &types) != nil {
+			return ""
+		}
+		got := jsonType(value)
+		ok := false
+		for _, t := range types {
+			if t == got || (t == "number" && got == "integer") {
+				ok = true
+			}
+		}
+		if !ok {
+			return fmt.Sprintf("want %s, got %s", strings.Join(types, " or "), got)
+		}
+	}
+	if len(ps.Enum) > 0 {
+		var v any
+		if json.Unmarshal(value, &v) != nil {
+			return "not valid JSON"
+		}
+		for _, e := range ps.Enum {
+			var ev any
+			if json.Unmarshal(e, &ev) == nil && reflect.DeepEqual(v, ev) {
+				return ""
+			}
+		}
+		return "not one of the allowed values"
+	}
+	return ""
+}
+
+// jsonType returns the JSON Schema type of a JSON value: "integer" for a
+// number with no fractional part.
+func jsonType(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err == nil && f == math.Trunc(f) && !math.IsInf(f, 0) {
+		return "integer"
+	}
+	return "number"
 }

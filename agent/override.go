@@ -3,11 +3,16 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
 )
 
 // MaxDenials is how many of a run's latest auto-review denials are kept
@@ -25,30 +30,96 @@ type Denial struct {
 	Time      time.Time       `json:"time"`
 }
 
+// A Sealer authenticates the records only warden's own channels create —
+// denials, a person's overrides and their use (SPEC G12, G15) — so that a
+// record the agent or a command wrote into a transcript is refused when
+// the run resumes. Sum returns the MAC of parts; Verify checks one.
+type Sealer interface {
+	Sum(parts ...[]byte) string
+	Verify(mac string, parts ...[]byte) bool
+}
+
+// FileSealer returns a Sealer whose HMAC-SHA256 key is kept in the file at
+// path, created (0600, in a 0700 directory) when missing. Keep the file
+// where neither the agent nor the commands it runs can read or write it.
+func FileSealer(path string) (Sealer, error) {
+	k, err := seal.LoadOrCreate(path)
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// errNoSealer is the error of an override asked of a run without a Sealer.
+var errNoSealer = errors.New("overrides need warden's key (the run has no Sealer)")
+
+// The domains of the MACs, so that no record passes for another kind.
+const (
+	macDenial       = "warden/denial/v1"
+	macOverride     = "warden/override/v1"
+	macOverrideUsed = "warden/override_used/v1"
+	macTurn         = "warden/turn/v1"
+)
+
+func turnParts(runID, input string) [][]byte {
+	return [][]byte{[]byte(macTurn), []byte(runID), []byte(input)}
+}
+
+func denialMAC(s Sealer, runID string, d Denial) string {
+	return s.Sum([]byte(macDenial), []byte(runID), []byte(d.ID), canonicalOr(d.Action))
+}
+
+func overrideParts(runID string, o event.Override) [][]byte {
+	return [][]byte{[]byte(macOverride), []byte(runID), []byte(o.DenialID), canonicalOr(o.Action), []byte(o.By), []byte(o.Note), []byte(o.Nonce)}
+}
+
+func usedParts(runID, denialID, nonce string) [][]byte {
+	return [][]byte{[]byte(macOverrideUsed), []byte(runID), []byte(denialID), []byte(nonce)}
+}
+
+// NewOverride returns the record of a person's override of denial d of run
+// runID, authenticated with s (SPEC G12, G15). by and note say who approved
+// and why. Only code acting for a person may call it.
+func NewOverride(s Sealer, runID string, d Denial, by, note string) (event.Override, error) {
+	if s == nil {
+		return event.Override{}, errNoSealer
+	}
+	nonce, err := seal.Nonce()
+	if err != nil {
+		return event.Override{}, err
+	}
+	o := event.Override{DenialID: d.ID, By: by, Note: note, Action: d.Action, Nonce: nonce}
+	if o.MAC = s.Sum(overrideParts(runID, o)...); o.MAC == "" {
+		return event.Override{}, errors.New("warden's key is unavailable, so no override can be made")
+	}
+	return o, nil
+}
+
 // grant is an override a person gave and the agent has not used yet.
 type grant struct {
 	denial Denial
 	by     string
 	note   string
+	nonce  string
 }
 
-// denialLog keeps the latest denials and the overrides granted on them.
+// denialLog keeps the latest denials, the overrides granted on them and
+// the notes for the agent that overrides leave.
 type denialLog struct {
 	mu      sync.Mutex
-	seq     int
+	seq     int // the number of the run's latest denial, across resumes
 	denials []Denial
 	grants  []grant
+	notes   []chat.Message
 }
 
 // add keeps d as the newest denial, forgetting the oldest beyond
-// MaxDenials. It gives d an ID when it has none.
+// MaxDenials. It gives d the run's next denial ID.
 func (l *denialLog) add(runID string, d Denial) Denial {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
-	if d.ID == "" {
-		d.ID = fmt.Sprintf("%s-d%d", runID, l.seq)
-	}
+	d.ID = fmt.Sprintf("%s-d%d", runID, l.seq)
 	l.denials = append(l.denials, d)
 	if len(l.denials) > MaxDenials {
 		l.denials = l.denials[len(l.denials)-MaxDenials:]
@@ -69,10 +140,6 @@ func (l *denialLog) take(action []byte) (grant, bool) {
 	return grant{}, false
 }
 
-// Remember keeps d, read back from the run's transcript, in the denial log
-// of a resumed run.
-func (r *Run) Remember(d Denial) { r.denials.add(r.runID(), d) }
-
 // Denials returns the run's latest auto-review denials, oldest first (at
 // most MaxDenials).
 func (r *Run) Denials() []Denial {
@@ -82,32 +149,205 @@ func (r *Run) Denials() []Denial {
 }
 
 // Override lets the agent retry, once, exactly the action of the denial
-// id, in the same context (SPEC G12), and records it in the transcript. It
-// is the person's channel: only code acting for a person may call it. The
-// retry is still reviewed, and the reviewer sees the person's approval as a
-// trusted marker; it may deny again where its policy says a denial cannot
-// be overridden. by and note say who approved and why.
+// id, in the same context (SPEC G12): it records the override, authenticated
+// with the run's Sealer, and tells the agent in its next turn, in a message
+// from the person. It is the person's channel: only code acting for a
+// person may call it. The retry is still reviewed, and the reviewer sees the
+// person's approval as a trusted marker; it may deny again where its policy
+// says a denial cannot be overridden. by and note say who approved and why.
 func (r *Run) Override(id, by, note string) error {
-	if err := r.RestoreOverride(id, by, note); err != nil {
-		return err
-	}
-	r.Events.Emit(event.Override{DenialID: id, By: by, Note: note})
-	return nil
-}
-
-// RestoreOverride is Override for an override already in the transcript of
-// a resumed run: it is granted again, and not recorded twice.
-func (r *Run) RestoreOverride(id, by, note string) error {
 	l := &r.denials
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, d := range l.denials {
-		if d.ID == id {
-			l.grants = append(l.grants, grant{denial: d, by: by, note: note})
-			return nil
+		if d.ID != id {
+			continue
 		}
+		o, err := NewOverride(r.Sealer, r.runID(), d, by, note)
+		if err != nil {
+			return err
+		}
+		g := grant{denial: d, by: by, note: note, nonce: o.Nonce}
+		l.grants = append(l.grants, g)
+		l.notes = append(l.notes, personNote(g))
+		r.Events.Emit(o)
+		return nil
 	}
 	return fmt.Errorf("no denial %q among the run's last %d", id, MaxDenials)
+}
+
+// used records that the grant g was taken, so that no resume grants it
+// again.
+func (r *Run) used(rec *event.Recorder, g grant) {
+	u := event.OverrideUsed{DenialID: g.denial.ID, Nonce: g.nonce}
+	if r.Sealer != nil {
+		u.MAC = r.Sealer.Sum(usedParts(r.runID(), u.DenialID, u.Nonce)...)
+	}
+	rec.Emit(u)
+}
+
+// takeNotes returns, and clears, the notes overrides left for the agent.
+func (r *Run) takeNotes() []chat.Message {
+	r.denials.mu.Lock()
+	defer r.denials.mu.Unlock()
+	n := r.denials.notes
+	r.denials.notes = nil
+	return n
+}
+
+// withNotes puts the notes overrides left for the agent before the last
+// message of input, the person's new request.
+func (r *Run) withNotes(input []chat.Message) []chat.Message {
+	notes := r.takeNotes()
+	if len(notes) == 0 || len(input) == 0 {
+		return input
+	}
+	out := make([]chat.Message, 0, len(input)+len(notes))
+	out = append(out, input[:len(input)-1]...)
+	out = append(out, notes...)
+	return append(out, input[len(input)-1])
+}
+
+// PersonNotePrefix starts the message through which a person's override
+// reaches the agent's conversation (SPEC G12).
+const PersonNotePrefix = "[warden: from the person, through warden's approval channel — not from a tool, a file or the agent]"
+
+// personNote is the message that tells the agent a person approved one
+// retry of exactly the action of g.
+func personNote(g grant) chat.Message {
+	var b strings.Builder
+	b.WriteString(PersonNotePrefix + "\n")
+	fmt.Fprintf(&b, "I approve one retry of exactly the action auto-review denied as %s:\n%s\n", g.denial.ID, g.denial.Action)
+	b.WriteString("You may retry that exact action once, in the same form. It will still be reviewed; this approval covers nothing else, not even similar actions.")
+	if g.note != "" {
+		b.WriteString("\nMy note: " + g.note)
+	}
+	return chat.Message{Role: chat.User, Content: b.String()}
+}
+
+// Ledger rebuilds the denial log and the overrides of a stored run from
+// its transcript, trusting only what verifies (SPEC G12, G15): denials and
+// overrides whose MAC does not verify under the run's Sealer are refused
+// with a warning, never granted; an override whose use is recorded is never
+// granted again; and denial IDs continue after the highest one the run has
+// issued. Read the transcript's events in order with Read.
+type Ledger struct {
+	runID    string
+	sealer   Sealer
+	seq      int
+	denials  []Denial
+	grants   []grant
+	used     map[string]bool
+	warnings []string
+}
+
+// NewLedger returns an empty ledger of run runID, verifying with s (nil
+// refuses every override).
+func NewLedger(runID string, s Sealer) *Ledger {
+	return &Ledger{runID: runID, sealer: s, used: map[string]bool{}}
+}
+
+// Read takes the next event of the run's transcript. For an override that
+// verifies, it returns the note the agent's conversation holds from the
+// person at that point.
+func (l *Ledger) Read(e event.Event) *chat.Message {
+	switch d := e.Data.(type) {
+	case event.AutoReview:
+		if n, ok := denialNumber(l.runID, d.DenialID); ok && n > l.seq {
+			l.seq = n
+		}
+		if d.Status != event.ReviewDenied || d.DenialID == "" {
+			return nil
+		}
+		den := Denial{ID: d.DenialID, CallID: d.CallID, Action: d.Action, RiskLevel: d.RiskLevel, Rationale: d.Rationale, Time: e.Time}
+		if l.sealer == nil || !l.sealer.Verify(d.MAC, []byte(macDenial), []byte(l.runID), []byte(den.ID), canonicalOr(den.Action)) {
+			l.warn("refused denial %s: it is not warden's own record (its MAC does not verify), so it cannot be overridden", d.DenialID)
+			return nil
+		}
+		l.denials = append(l.denials, den)
+		if len(l.denials) > MaxDenials {
+			l.denials = l.denials[1:]
+		}
+	case event.Override:
+		if l.sealer == nil || d.Nonce == "" || !l.sealer.Verify(d.MAC, overrideParts(l.runID, d)...) {
+			l.warn("refused an override of %s: only the person's channel can create one, and this record's MAC does not verify; nothing is granted", d.DenialID)
+			return nil
+		}
+		if l.used[d.Nonce] {
+			return nil
+		}
+		g := grant{denial: Denial{ID: d.DenialID, Action: d.Action}, by: d.By, note: d.Note, nonce: d.Nonce}
+		l.grants = append(l.grants, g)
+		note := personNote(g)
+		return &note
+	case event.OverrideUsed:
+		// A use record only ever withdraws a grant; one that does not
+		// verify still does, with a warning.
+		if l.sealer == nil || !l.sealer.Verify(d.MAC, usedParts(l.runID, d.DenialID, d.Nonce)...) {
+			l.warn("a record of the use of an override of %s does not verify; the override is withdrawn all the same", d.DenialID)
+		}
+		l.used[d.Nonce] = true
+		for i, g := range l.grants {
+			if g.nonce == d.Nonce {
+				l.grants = append(l.grants[:i], l.grants[i+1:]...)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// TurnInput returns the person's request of a turn_start event of the
+// transcript, and whether it verifies as one warden recorded: a request
+// that does not is refused with a warning, so that a line the agent wrote
+// cannot speak for the person when the run resumes (SPEC G15).
+func (l *Ledger) TurnInput(d event.TurnStart) (string, bool) {
+	if l.sealer == nil || !l.sealer.Verify(d.MAC, turnParts(l.runID, d.Input)...) {
+		l.warn("refused a request of the person in the transcript that warden did not record (its MAC does not verify): %.80q", d.Input)
+		return "", false
+	}
+	return d.Input, true
+}
+
+func (l *Ledger) warn(format string, args ...any) {
+	l.warnings = append(l.warnings, fmt.Sprintf(format, args...))
+}
+
+// Denials returns the run's latest denials that verify, oldest first.
+func (l *Ledger) Denials() []Denial { return append([]Denial(nil), l.denials...) }
+
+// Warnings returns what the ledger refused, one message each.
+func (l *Ledger) Warnings() []string { return append([]string(nil), l.warnings...) }
+
+// FindDenial returns the denial id among the latest denials that verify.
+func (l *Ledger) FindDenial(id string) (Denial, bool) {
+	for _, d := range l.denials {
+		if d.ID == id {
+			return d, true
+		}
+	}
+	return Denial{}, false
+}
+
+// Restore gives a resumed run the denial log of l: its latest denials, the
+// overrides not used yet and the numbering of further denials.
+func (r *Run) Restore(l *Ledger) {
+	dl := &r.denials
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	dl.denials = append([]Denial(nil), l.denials...)
+	dl.grants = append([]grant(nil), l.grants...)
+	dl.seq = max(dl.seq, l.seq)
+}
+
+// denialNumber returns N of a denial ID "<runID>-dN".
+func denialNumber(runID, id string) (int, bool) {
+	rest, ok := strings.CutPrefix(id, runID+"-d")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n > 0 && n < 1<<30
 }
 
 // sameJSON reports whether two JSON texts hold the same value, whatever
@@ -119,6 +359,15 @@ func sameJSON(a, b []byte) bool {
 		return bytes.Equal(a, b)
 	}
 	return bytes.Equal(ca, cb)
+}
+
+// canonicalOr returns the canonical form of a JSON text, or the text when it
+// is not JSON.
+func canonicalOr(data []byte) []byte {
+	if c, err := canonical(data); err == nil {
+		return c
+	}
+	return data
 }
 
 // canonical re-encodes a JSON text with sorted keys and Go's escapes.

@@ -52,24 +52,38 @@ type Policies struct {
 	Review   *review.Policy
 }
 
-// scope is what is in force where tools run: the policies, the agent and
-// its recorder. It is passed down by value, so whatever an agent replaces
-// is restored when it returns (SPEC P4).
+// scope is what is in force where tools run: the policies and where they
+// come from, the agent and its recorder. It is passed down by value, so
+// whatever an agent replaces is restored when it returns (SPEC P4).
 type scope struct {
-	approval *approval.Policy
-	review   *review.Policy
-	agent    string
-	rec      *event.Recorder
+	approval     *approval.Policy
+	review       *review.Policy
+	approvalFrom string
+	reviewFrom   string
+	agent        string
+	rec          *event.Recorder
 }
 
-func (s scope) with(p Policies) scope {
-	if p.Approval != nil {
-		s.approval = p.Approval
+// with returns s with the policies p sets, which come from level from
+// (event.FromCall, or event.FromAgentPrefix and an agent's name). When the
+// run pins its policies, a policy the run sets is never replaced.
+func (r *Run) with(s scope, p Policies, from string) scope {
+	if p.Approval != nil && !(r.PinPolicy && r.Approval != nil) {
+		s.approval, s.approvalFrom = p.Approval, from
 	}
-	if p.Review != nil {
-		s.review = p.Review
+	if p.Review != nil && !(r.PinPolicy && r.Review != nil) {
+		s.review, s.reviewFrom = p.Review, from
 	}
 	return s
+}
+
+// policies describes the policies in force in s for the transcript.
+func (s scope) policies(agent, parent string) event.AgentPolicies {
+	return event.AgentPolicies{
+		Agent: agent, Parent: parent,
+		Approval: s.approval.Entries(), Review: s.review.Entries(),
+		ApprovalFrom: s.approvalFrom, ReviewFrom: s.reviewFrom,
+	}
 }
 
 type frameKey struct{}
@@ -88,7 +102,7 @@ func (r *Run) current(ctx context.Context) scope {
 	if f, ok := ctx.Value(frameKey{}).(*frame); ok && f.run == r {
 		return f.scope
 	}
-	return scope{approval: r.Approval, review: r.Review, agent: MainAgent, rec: r.Events}
+	return scope{approval: r.Approval, review: r.Review, approvalFrom: event.FromRun, reviewFrom: event.FromRun, agent: MainAgent, rec: r.Events}
 }
 
 // React runs agent a on the conversation msgs: model, then tools, then
@@ -97,13 +111,23 @@ func (r *Run) current(ctx context.Context) scope {
 // agent added. A *LimitError ends the loop with a limit; any other error is
 // a run error.
 func (r *Run) React(ctx context.Context, a *Agent, msgs []chat.Message) ([]chat.Message, error) {
-	sc := r.current(ctx).with(Policies{Approval: a.Approval, Review: a.Review})
+	outer := r.current(ctx)
+	sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, event.FromAgentPrefix+a.name())
 	span := ""
-	if f, ok := ctx.Value(frameKey{}).(*frame); ok && f.run == r {
+	f, handedOff := ctx.Value(frameKey{}).(*frame)
+	if handedOff && f.run == r {
 		span = f.call.ID
 	}
 	sc.agent = a.name()
 	sc.rec = r.Events.For(a.name(), span)
+	if handedOff && f.run == r {
+		// A hand-off: the record says which policies the sub-agent runs
+		// under, its own or inherited (SPEC P4, P5).
+		ap := sc.policies(a.name(), outer.agent)
+		sc.rec.Emit(event.Handoff{CallID: f.call.ID, From: outer.agent,
+			Approval: ap.Approval, Review: ap.Review, ApprovalFrom: ap.ApprovalFrom, ReviewFrom: ap.ReviewFrom,
+			PinPolicy: r.PinPolicy})
+	}
 	return r.react(ctx, a, sc, msgs)
 }
 
@@ -152,7 +176,9 @@ func (r *Run) react(ctx context.Context, a *Agent, sc scope, msgs []chat.Message
 		results, err := r.execute(ctx, sc, msgs, tools)
 		msgs = append(msgs, results...)
 		if err != nil {
-			return msgs, err
+			// Calls that never ran are answered, so that a further turn
+			// sends a conversation model APIs accept.
+			return CloseCalls(msgs), err
 		}
 	}
 }
@@ -166,6 +192,36 @@ func (a *Agent) tools() []tool.Tool {
 	out = append(out, a.Tools...)
 	for _, h := range a.Handoffs {
 		out = append(out, Handoff(h))
+	}
+	return out
+}
+
+// CloseCalls returns msgs where every call of an assistant message that no
+// following tool message answers (the run stopped before it ran) is
+// answered with a cancelled error, so that the conversation is valid for
+// model APIs. The answers follow the tool messages of their assistant
+// message.
+func CloseCalls(msgs []chat.Message) []chat.Message {
+	var out []chat.Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != chat.Assistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		for i+1 < len(msgs) && msgs[i+1].Role == chat.Tool {
+			i++
+			answered[msgs[i].ToolCallID] = true
+			out = append(out, msgs[i])
+		}
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				e := &tool.Error{Type: tool.ErrCancelled, Message: "the run stopped before this call ran"}
+				out = append(out, chat.Message{Role: chat.Tool, Content: e.Error(), ToolCallID: c.ID, Function: c.Function, Error: e})
+				answered[c.ID] = true
+			}
+		}
 	}
 	return out
 }

@@ -23,6 +23,14 @@ const DefaultMaxOutput = 16 * 1024
 // NoTruncation, as Run.MaxOutput, disables truncation of tool results.
 const NoTruncation = -1
 
+// DefaultMaxConcurrentCalls is the MaxConcurrentCalls used when
+// Run.MaxConcurrentCalls is zero.
+const DefaultMaxConcurrentCalls = 8
+
+// DefaultMaxCallsPerMessage is the MaxCallsPerMessage used when
+// Run.MaxCallsPerMessage is zero.
+const DefaultMaxCallsPerMessage = 64
+
 // Run is what the agents of one run share: the model, the transcript, the
 // limits and the run-level policies. Set its fields before the first call
 // and do not change them afterwards; a Run is used by one run at a time.
@@ -46,6 +54,18 @@ type Run struct {
 	// replaces them for its duration. Nil means no policy.
 	Approval *approval.Policy
 	Review   *review.Policy
+	// PinPolicy makes Approval and Review, where set, apply to every
+	// agent of the run: agents' own policies and the policies given to
+	// ExecuteTools no longer replace them. A kind the run does not set
+	// (nil) stays the agents' own.
+	PinPolicy bool
+	// MaxConcurrentCalls caps how many calls of one assistant message run
+	// at once (SPEC L1); 0 means DefaultMaxConcurrentCalls.
+	MaxConcurrentCalls int
+	// MaxCallsPerMessage caps how many calls of one assistant message are
+	// executed; each call beyond it gets a parsing error and never runs.
+	// 0 means DefaultMaxCallsPerMessage.
+	MaxCallsPerMessage int
 	// Boundary decides the requests tools make to cross the sandbox
 	// boundary (SPEC G2, G3): each is put to its approvers as an approval
 	// request for the call that made it. Nil or empty denies them all.
@@ -53,6 +73,10 @@ type Run struct {
 	// Breaker interrupts a turn whose boundary requests auto-review keeps
 	// denying (SPEC G11); its zero value uses the default thresholds.
 	Breaker Breaker
+	// Sealer authenticates the run's denials, overrides and their use
+	// (SPEC G12, G15). Nil records denials unauthenticated and makes
+	// overrides impossible.
+	Sealer Sealer
 	// TaskFile is recorded in run_start so the run can be resumed.
 	TaskFile string
 	// Resumed marks a run continued from its transcript: Execute records a
@@ -75,6 +99,20 @@ type Limits struct {
 // Usage returns the turns and tokens the run's agents have used.
 func (r *Run) Usage() (turns, tokens int) {
 	return int(r.turns.Load()), int(r.tokens.Load())
+}
+
+func (r *Run) maxConcurrent() int {
+	if r.MaxConcurrentCalls <= 0 {
+		return DefaultMaxConcurrentCalls
+	}
+	return r.MaxConcurrentCalls
+}
+
+func (r *Run) maxCalls() int {
+	if r.MaxCallsPerMessage <= 0 {
+		return DefaultMaxCallsPerMessage
+	}
+	return r.MaxCallsPerMessage
 }
 
 func (r *Run) maxOutput() int {
@@ -120,16 +158,28 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 	r.Breaker.Reset() // a turn starts
 	if !r.Resumed {
 		r.Events.Emit(event.RunStart{
-			Task:     r.Task,
-			Model:    r.ModelName,
-			Approval: r.Approval.Entries(),
-			Review:   r.Review.Entries(),
-			TaskFile: r.TaskFile,
+			Task:      r.Task,
+			Model:     r.ModelName,
+			Approval:  r.Approval.Entries(),
+			Review:    r.Review.Entries(),
+			TaskFile:  r.TaskFile,
+			Agents:    r.AgentPolicies(a),
+			PinPolicy: r.PinPolicy,
 		})
 	}
 	if n := len(input); n > 0 && input[n-1].Role == chat.User {
-		r.Events.Emit(event.TurnStart{Input: input[n-1].Content})
+		ts := event.TurnStart{Input: input[n-1].Content}
+		if r.Resumed {
+			// A further turn may run under other policies (a resumed run
+			// reads them again): the record says which (SPEC P4, P5).
+			ts.Agents, ts.PinPolicy = r.AgentPolicies(a), r.PinPolicy
+		}
+		if r.Sealer != nil {
+			ts.MAC = r.Sealer.Sum(turnParts(r.runID(), ts.Input)...)
+		}
+		r.Events.Emit(ts)
 	}
+	input = r.withNotes(input) // a person's overrides, told to the agent (SPEC G12)
 	msgs, err := r.React(ctx, a, input)
 	res := &Result{Status: event.StatusCompleted, Messages: msgs}
 	if err == nil {
@@ -161,6 +211,31 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 		}
 	}
 	return res
+}
+
+// AgentPolicies returns the policies in force for agent a run as the main
+// agent and for every sub-agent it can hand off to, directly or not, as
+// hand-offs will find them (SPEC P4, P5). An agent reachable from several
+// agents is listed under each.
+func (r *Run) AgentPolicies(a *Agent) []event.AgentPolicies {
+	root := scope{approval: r.Approval, review: r.Review, approvalFrom: event.FromRun, reviewFrom: event.FromRun}
+	var out []event.AgentPolicies
+	onPath := map[*Agent]bool{}
+	var walk func(a *Agent, outer scope, parent string)
+	walk = func(a *Agent, outer scope, parent string) {
+		if onPath[a] {
+			return // a cycle of hand-offs: listed already on this path
+		}
+		onPath[a] = true
+		defer delete(onPath, a)
+		sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, event.FromAgentPrefix+a.name())
+		out = append(out, sc.policies(a.name(), parent))
+		for _, h := range a.Handoffs {
+			walk(h, sc, a.name())
+		}
+	}
+	walk(a, root, "")
+	return out
 }
 
 // runID returns the run's id: ID, or the recorder's.

@@ -58,6 +58,10 @@ type Request struct {
 	Call tool.Call
 	// View is a human-readable rendering of the call.
 	View tool.View
+	// Order is the order the call's arguments are rendered in, for
+	// patterns and for people: the called tool's (tool.OrderOf). Nil
+	// renders them sorted by name (SPEC P2).
+	Order tool.Order
 	// History is the conversation so far, up to and including the
 	// assistant message that made the call.
 	History []chat.Message
@@ -176,7 +180,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 		record(Record{Approver: r.Name, Chain: r.Chain, Approval: a})
 		return a, a.Decision != Escalate, nil
 	}
-	v, err := policy.Evaluate(ctx, p.set, &req.Call, ask,
+	v, err := policy.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
 		func(a, b Approval) bool { return a.Decision.severity() > b.Decision.severity() },
 		func(a Approval) bool { return a.Decision == Terminate })
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 func init() {
 	approval.Register("no-rm-rf", func(params map[string]any) (approval.Approver, error) {
 		return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
-			var args struct{ Cmd string }
+			var args struct {
+				Cmd string `json:"cmd"` // names match exactly (SPEC A8)
+			}
 			if err := req.Call.Unmarshal(&args); err != nil {
 				return approval.Approval{}, err
 			}

@@ -35,7 +35,8 @@ func OverrideFrom(ctx context.Context) *Override {
 // not a denial) and a failure alike, since none of them lets the action run.
 // The Result is in the metadata under MetadataKey. Approve never returns an
 // error: a reviewer failure is a rejection (fail closed), not the end of the
-// run.
+// run — or, with PassOnUndecided, a timeout or failure escalates to the
+// policy's next approver (a policy in which nobody decides rejects).
 func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 	action, err := ActionJSON(req.Boundary, req.Call)
 	var res Result
@@ -48,8 +49,12 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 		MetadataKey:         res,
 		event.AutoReviewKey: r.record(res, action),
 	}}
-	if res.Status == StatusApproved {
+	switch {
+	case res.Status == StatusApproved:
 		a.Decision = approval.Approve
+	case r.PassOnUndecided && (res.Status == StatusTimedOut || res.Status == StatusFailed):
+		a.Decision = approval.Escalate
+		a.Explanation = "auto-review reached no decision; the next approver decides: " + res.Message
 	}
 	return a, nil
 }

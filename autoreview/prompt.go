@@ -129,7 +129,8 @@ func safeID(id string) string {
 }
 
 // Applies reports whether o is an override of action: it is when o carries
-// no action, or the same JSON as action up to whitespace.
+// no action, or the same JSON value as action, whatever its whitespace, key
+// order and escapes (a denial read back from a transcript is re-escaped).
 func (o *Override) Applies(action []byte) bool {
 	if o == nil {
 		return false
@@ -137,7 +138,21 @@ func (o *Override) Applies(action []byte) bool {
 	if len(o.Action) == 0 {
 		return true
 	}
-	return bytes.Equal(compactJSON(o.Action), compactJSON(action))
+	return bytes.Equal(canonicalJSON(o.Action), canonicalJSON(action))
+}
+
+// canonicalJSON re-encodes a JSON text with sorted keys and one set of
+// escapes; anything else is returned compacted or trimmed.
+func canonicalJSON(b []byte) []byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if dec.Decode(&v) == nil {
+		if out, err := json.Marshal(v); err == nil {
+			return out
+		}
+	}
+	return compactJSON(b)
 }
 
 // compactJSON removes insignificant whitespace from valid JSON, and returns

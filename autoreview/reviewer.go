@@ -50,8 +50,12 @@ const (
 	// StatusTimedOut: no decision within the timeout. The action does not
 	// run, but this is not a denial (SPEC G10).
 	StatusTimedOut Status = "timed_out"
-	// StatusFailed: the reviewer failed (or was cancelled); the action is
-	// denied, and the message says it was a failure.
+	// StatusAborted: the review was cancelled while pending (the run or
+	// turn stopped); the action does not run, and this is neither a denial
+	// nor a failure of the reviewer.
+	StatusAborted Status = "aborted"
+	// StatusFailed: the reviewer failed; the action is denied, and the
+	// message says it was a failure.
 	StatusFailed Status = "failed"
 )
 
@@ -87,6 +91,11 @@ type Reviewer struct {
 	// Retryable reports whether a model error may be retried; nil means
 	// the package's Retryable.
 	Retryable func(error) bool
+	// PassOnUndecided makes Approve escalate, instead of reject, a review
+	// that reached no decision (timed out or failed), so that the next
+	// approver of the policy — a person — decides. Set it when the
+	// reviewer is not the last approver (approvals_reviewer lists).
+	PassOnUndecided bool
 }
 
 // Result is the outcome of a review.
@@ -135,7 +144,8 @@ var errNoModel = errors.New("auto-review: no reviewer model is configured")
 //
 // The Result is always complete, and its Message is what the agent should
 // receive. The error is nil unless Status is failed, when it is the cause
-// (for logs): a failed review denies the action (fail closed). A timeout is
+// (for logs): a failed review denies the action (fail closed), or aborted,
+// when it wraps the cancellation of ctx. A timeout is
 // StatusTimedOut with a nil error: it is reported apart from a denial, and
 // its message says that a timeout alone does not show the action is unsafe.
 func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []byte, override *Override) (Result, error) {
@@ -172,7 +182,9 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []
 	stopped := func() (Result, error) {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err := fmt.Errorf("auto-review cancelled: %w", ctx.Err())
-			res.Status, res.Message = StatusFailed, failedMessage(err)
+			res.Status = StatusAborted
+			res.Message = "Auto-review was aborted before it decided (the run or turn was stopped), so this action was not run. " +
+				"This is not a denial."
 			return finish(err)
 		}
 		return timedOut()

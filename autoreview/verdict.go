@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wardenhq/warden/tool"
 )
 
 // Outcome is the reviewer's decision.
@@ -59,16 +61,13 @@ const (
 //
 // The default outcome rule — low and medium risk allow, high risk allows
 // only with authorization of at least medium, critical risk always denies —
-// is applied to the fields the reviewer gave, and it can only make the
-// outcome stricter: it turns an "allow" into a "deny", never a "deny" into an
-// "allow" (a reviewer that denies a low-risk action has a reason the rule
-// cannot see). It applies when the reviewer gave the inputs the rule needs:
-// a stated critical risk denies whatever the authorization, because the rule
-// does not depend on it there; a stated high risk denies when an
-// authorization below medium was stated; a high risk with no authorization
-// stated, and any verdict without a risk, keep the reviewer's outcome.
-// Overruled reports that the rule changed the outcome; Stated keeps the
-// reviewer's own.
+// is always applied, to the fields as given or defaulted, and it can only
+// make the outcome stricter: it turns an "allow" into a "deny", never a
+// "deny" into an "allow" (a reviewer that denies a low-risk action has a
+// reason the rule cannot see). So a high risk without a stated
+// authorization denies (unknown is below medium), and a critical risk
+// always denies. Overruled reports that the rule changed the outcome;
+// Stated keeps the reviewer's own.
 type Verdict struct {
 	// Outcome is the final outcome, after the outcome rule.
 	Outcome Outcome `json:"outcome"`
@@ -91,58 +90,144 @@ type Verdict struct {
 // "outcome" key.
 var ErrNoVerdict = errors.New(`no JSON object with an "outcome" key in the answer`)
 
-// maxVerdictText bounds the text searched for a verdict, maxCandidates the
+// ErrAmbiguousVerdict is the error of an answer with more than one verdict
+// object whose outcomes disagree, or a verdict object whose names repeat:
+// such an answer is not an answer (SPEC G6, G10), whichever reading an
+// injected object was meant to win.
+var ErrAmbiguousVerdict = errors.New("the answer is ambiguous")
+
+// maxVerdictText bounds the answer read for a verdict, maxCandidates the
 // number of opening braces tried and maxScan the bytes scanned in all, so a
-// huge or adversarial answer costs little.
+// huge or adversarial answer costs little; an answer beyond them is not
+// read as a verdict.
 const (
 	maxVerdictText = 256 << 10
 	maxCandidates  = 512
 	maxScan        = 4 << 20
 )
 
-// ParseVerdict reads the reviewer's answer: the first balanced JSON object
-// in text that has an "outcome" key, whether the answer is bare JSON, JSON in
-// a code fence or JSON inside prose. Objects nested in other objects count,
-// in the order they start. Values are matched without regard to case and
-// surrounding space; an unknown value, a value of the wrong type or a
-// missing outcome is an error. Missing optional fields take their defaults
-// and the outcome rule is applied (see Verdict).
+// ParseVerdict reads the reviewer's answer: bare JSON, JSON in a code fence
+// or JSON inside prose. Every verdict object of the answer — each balanced
+// JSON object with an "outcome" key, whether it stands in the prose or is
+// nested in another object — is read, and there must be one reading: an
+// object with a repeated name (or two names that differ only by case), an
+// invalid verdict object, or verdict objects whose final outcomes disagree
+// make the answer ErrAmbiguousVerdict, so a verdict quoted from the
+// transcript cannot outvote the reviewer's own. When several verdict objects
+// agree, the last one is the verdict. Values are matched without regard to
+// case and surrounding space; an unknown value, a value of the wrong type or
+// a missing outcome is an error. Missing optional fields take their
+// defaults and the outcome rule is applied (see Verdict).
 func ParseVerdict(text string) (Verdict, error) {
 	if len(text) > maxVerdictText {
-		text = text[:maxVerdictText]
+		return Verdict{}, fmt.Errorf("%w: an answer longer than %d bytes is not read", ErrAmbiguousVerdict, maxVerdictText)
 	}
-	obj, err := findVerdictObject(text)
+	objs, err := findVerdictObjects(text)
 	if err != nil {
 		return Verdict{}, err
 	}
-	return verdictOf(obj)
+	var out Verdict
+	for i, obj := range objs {
+		v, err := verdictOf(obj)
+		if err != nil {
+			if len(objs) > 1 {
+				return Verdict{}, fmt.Errorf("%w: verdict object %d of %d: %w", ErrAmbiguousVerdict, i+1, len(objs), err)
+			}
+			return Verdict{}, err
+		}
+		if i > 0 && v.Outcome != out.Outcome {
+			return Verdict{}, fmt.Errorf("%w: %d verdict objects, one with outcome %s and one with %s", ErrAmbiguousVerdict, len(objs), out.Outcome, v.Outcome)
+		}
+		out = v
+	}
+	return out, nil
 }
 
-// findVerdictObject returns the members of the first balanced object in
-// text with an "outcome" key.
-func findVerdictObject(text string) (map[string]json.RawMessage, error) {
+// findVerdictObjects returns the members of every verdict object of text
+// (an object with an "outcome" key), in the order they start: each
+// balanced JSON object standing in the text, and every object nested in
+// one. An object with repeated names (or names that differ only by case)
+// is ErrAmbiguousVerdict.
+func findVerdictObjects(text string) ([]map[string]json.RawMessage, error) {
+	var found []map[string]json.RawMessage
 	tries, scanned := 0, 0
-	for start := strings.IndexByte(text, '{'); start >= 0 && tries < maxCandidates && scanned < maxScan; {
+	start := strings.IndexByte(text, '{')
+	for start >= 0 && tries < maxCandidates && scanned < maxScan {
 		tries++
 		end := objectEnd(text, start)
+		next := start + 1
 		if end < 0 {
 			scanned += len(text) - start
 		} else {
 			scanned += end - start
-			var obj map[string]json.RawMessage
-			if json.Unmarshal([]byte(text[start:end]), &obj) == nil {
-				if _, ok := obj["outcome"]; ok {
-					return obj, nil
+			raw := []byte(text[start:end])
+			if json.Valid(raw) {
+				if err := tool.CheckNames(raw); err != nil {
+					return nil, fmt.Errorf("%w: %w", ErrAmbiguousVerdict, err)
+				}
+				if err := collectVerdicts(raw, &found, 0); err != nil {
+					return nil, err
+				}
+				next = end // a whole object was read, nested ones included
+			}
+		}
+		i := strings.IndexByte(text[next:], '{')
+		if i < 0 {
+			start = -1
+			break
+		}
+		start = next + i
+	}
+	if len(found) == 0 {
+		return nil, ErrNoVerdict
+	}
+	if start >= 0 {
+		// The budget ran out before the end: a later object could disagree.
+		return nil, fmt.Errorf("%w: too many objects to read the whole answer", ErrAmbiguousVerdict)
+	}
+	return found, nil
+}
+
+// collectVerdicts appends to found the verdict objects of the JSON value
+// raw, outermost first, in the order they start.
+func collectVerdicts(raw json.RawMessage, found *[]map[string]json.RawMessage, depth int) error {
+	if depth > 64 {
+		return fmt.Errorf("%w: objects nested too deep", ErrAmbiguousVerdict)
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	switch raw[0] {
+	case '{':
+		var members []tool.Arg
+		_ = tool.EachArgument(raw, func(k string, v json.RawMessage) bool {
+			members = append(members, tool.Arg{Key: strings.Clone(k), Value: v})
+			return true
+		})
+		obj := make(map[string]json.RawMessage, len(members))
+		for _, m := range members {
+			obj[m.Key] = m.Value
+		}
+		if _, ok := obj["outcome"]; ok {
+			*found = append(*found, obj)
+		}
+		for _, m := range members {
+			if err := collectVerdicts(m.Value, found, depth+1); err != nil {
+				return err
+			}
+		}
+	case '[':
+		var elems []json.RawMessage
+		if json.Unmarshal(raw, &elems) == nil {
+			for _, e := range elems {
+				if err := collectVerdicts(e, found, depth+1); err != nil {
+					return err
 				}
 			}
 		}
-		next := strings.IndexByte(text[start+1:], '{')
-		if next < 0 {
-			break
-		}
-		start += 1 + next
 	}
-	return nil, ErrNoVerdict
+	return nil
 }
 
 // objectEnd returns the index just past the '}' that closes the object
@@ -249,8 +334,8 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 		v.Defaulted = append(v.Defaulted, "rationale")
 	}
 
-	if riskGiven && v.Outcome == Allow {
-		if rule, decided := RuleOutcome(v.RiskLevel, v.UserAuthorization, authGiven); decided && rule == Deny {
+	if v.Outcome == Allow {
+		if rule, _ := RuleOutcome(v.RiskLevel, v.UserAuthorization, true); rule == Deny {
 			v.Outcome, v.Overruled = Deny, true
 		}
 	}
@@ -259,17 +344,17 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 
 // RuleOutcome returns the default outcome rule's decision for risk and
 // authorization (SPEC G6): low and medium allow, high allows only with
-// authorization of at least medium, critical denies. decided is false when
-// the rule needs an authorization that was not given (authGiven false with
-// high risk); it is always true for the other levels.
+// authorization of at least medium, critical denies. An authorization that
+// was not given (authGiven false) is unknown, so high risk then denies.
+// decided is false only for a risk that is not one of the four levels.
 func RuleOutcome(risk Risk, auth Authorization, authGiven bool) (outcome Outcome, decided bool) {
+	if !authGiven {
+		auth = AuthUnknown
+	}
 	switch risk {
 	case RiskLow, RiskMedium:
 		return Allow, true
 	case RiskHigh:
-		if !authGiven {
-			return "", false
-		}
 		if auth == AuthMedium || auth == AuthHigh {
 			return Allow, true
 		}

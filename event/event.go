@@ -38,6 +38,16 @@ const (
 	// KindOverride records a person's approval of one retry of a denied
 	// action (SPEC G12).
 	KindOverride Kind = "override"
+	// KindWithheld records that a call's result did not reach the model:
+	// the run stopped at the call before its result was reviewed to
+	// continue (SPEC R2, R9, L2).
+	KindWithheld Kind = "withheld"
+	// KindHandoff opens a sub-agent's part of a run with the policies in
+	// force for it (SPEC P4, P5).
+	KindHandoff Kind = "handoff"
+	// KindOverrideUsed records that the one retry an override allows was
+	// taken (SPEC G12).
+	KindOverrideUsed Kind = "override_used"
 )
 
 // Data is the kind-specific part of an event.
@@ -136,6 +146,12 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &TurnStart{}
 	case KindOverride:
 		d = &Override{}
+	case KindWithheld:
+		d = &Withheld{}
+	case KindHandoff:
+		d = &Handoff{}
+	case KindOverrideUsed:
+		d = &OverrideUsed{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -182,6 +198,12 @@ func deref(d Data) Data {
 		return *v
 	case *Override:
 		return *v
+	case *Withheld:
+		return *v
+	case *Handoff:
+		return *v
+	case *OverrideUsed:
+		return *v
 	}
 	return d
 }
@@ -196,6 +218,42 @@ type RunStart struct {
 	Review   []policy.Entry `json:"review"`
 	// TaskFile is the task file's absolute path, for resuming the run.
 	TaskFile string `json:"task_file,omitempty"`
+	// Agents are the effective policies of every agent the run can reach:
+	// the main agent, then each sub-agent under the agent that hands off
+	// to it (SPEC P4, P5).
+	Agents []AgentPolicies `json:"agents,omitempty"`
+	// PinPolicy reports that the run's policies apply to every agent,
+	// replacing the agents' own.
+	PinPolicy bool `json:"pin_policy,omitempty"`
+}
+
+// The levels a policy in force comes from, in AgentPolicies.
+const (
+	// FromRun is the run's policy: the operator's, else the task's.
+	FromRun = "run"
+	// FromCall is a policy given to one ExecuteTools call.
+	FromCall = "call"
+	// FromAgentPrefix starts "agent:NAME", the agent NAME's own policy.
+	FromAgentPrefix = "agent:"
+)
+
+// AgentPolicies are the approval and review policies in force for one
+// agent, and where each comes from.
+type AgentPolicies struct {
+	// Agent names the agent; Parent the agent that hands off to it (empty
+	// for the main agent).
+	Agent  string `json:"agent"`
+	Parent string `json:"parent,omitempty"`
+	// Approval and Review are the policies in force, as entries; null when
+	// no policy is set (calls run, results continue), [] when explicitly
+	// empty.
+	Approval []policy.Entry `json:"approval"`
+	Review   []policy.Entry `json:"review"`
+	// ApprovalFrom and ReviewFrom say where each comes from: FromRun,
+	// FromCall, or FromAgentPrefix followed by the agent whose own policy
+	// it is.
+	ApprovalFrom string `json:"approval_from"`
+	ReviewFrom   string `json:"review_from"`
 }
 
 // Model records one generation by the agent's model.
@@ -227,7 +285,8 @@ type Tool struct {
 	Arguments json.RawMessage `json:"arguments"`
 	// Executed is the call as executed when an approver modified it.
 	Executed *tool.Call `json:"executed"`
-	// Result is what the model receives.
+	// Result is what the model receives, unless a Withheld event for the
+	// call follows: the model then received that event's Result instead.
 	Result string `json:"result"`
 	// Truncated is [original bytes, limit] when the result was truncated.
 	Truncated *[2]int     `json:"truncated"`
@@ -319,6 +378,8 @@ type AutoReview struct {
 	LatencyMS    int64  `json:"latency_ms"`
 	// DenialID identifies a denial, for a person's override (SPEC G12).
 	DenialID string `json:"denial_id,omitempty"`
+	// MAC authenticates a denial as warden's own record (SPEC G15).
+	MAC string `json:"mac,omitempty"`
 	// Conversation is the reviewer's own conversation, saved with the run.
 	Conversation []chat.Message `json:"conversation,omitempty"`
 }
@@ -332,14 +393,87 @@ const AutoReviewKey = "auto_review_event"
 // answers it. A resumed run appends a new one.
 type TurnStart struct {
 	Input string `json:"input"`
+	// Agents and PinPolicy are as in RunStart, for a turn of a resumed
+	// or continued run, whose policies may differ from the first turn's.
+	Agents    []AgentPolicies `json:"agents,omitempty"`
+	PinPolicy bool            `json:"pin_policy,omitempty"`
+	// MAC authenticates the input as the person's (SPEC G15): a resumed
+	// run trusts no request it cannot verify.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Override records that a person approved one retry of exactly the action
-// of a denial (SPEC G12). Only the person's channel writes it.
+// of a denial (SPEC G12). Only the person's channel writes it: MAC
+// authenticates it under a key in warden's protected state, and a record
+// that does not verify is refused when read (SPEC G15).
 type Override struct {
 	DenialID string `json:"denial_id"`
 	By       string `json:"by,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Action is the exact action approved, as JSON.
+	Action json.RawMessage `json:"action,omitempty"`
+	// Nonce makes each override distinct, for its use record.
+	Nonce string `json:"nonce,omitempty"`
+	MAC   string `json:"mac,omitempty"`
+}
+
+// OverrideUsed records that the retry an override allowed was taken: the
+// override is never granted again, however often the run resumes.
+type OverrideUsed struct {
+	DenialID string `json:"denial_id"`
+	Nonce    string `json:"nonce"`
+	MAC      string `json:"mac"`
+}
+
+// The reasons of a Withheld event.
+const (
+	// WithheldTerminated: a reviewer terminated the run at the call.
+	WithheldTerminated = "review_terminated"
+	// WithheldReviewCancelled: the call's review was cancelled before it
+	// decided (SPEC R9).
+	WithheldReviewCancelled = "review_cancelled"
+	// WithheldReviewFailed: the call's reviewer failed (SPEC R7).
+	WithheldReviewFailed = "review_failed"
+	// WithheldNotReviewed: the run stopped at another call before this
+	// call's result was reviewed.
+	WithheldNotReviewed = "not_reviewed"
+	// WithheldBoundary: a boundary request of the call terminated the run,
+	// tripped the circuit breaker or failed (SPEC G2, G11).
+	WithheldBoundary = "boundary"
+	// WithheldStopped: the call itself stopped the run (a sub-agent's
+	// limit or error, a tool panic).
+	WithheldStopped = "stopped"
+)
+
+// Withheld records that the result of a call, written in its Tool event,
+// did not reach the model: the model received Result (an error saying the
+// run was stopped at that call) instead. It follows the call's Tool event
+// and any Review or Info events of the call.
+type Withheld struct {
+	CallID   string `json:"call_id"`
+	Function string `json:"function"`
+	// Reason is one of the Withheld* reasons.
+	Reason string `json:"reason"`
+	// Result is what the model receives instead of the tool's result.
+	Result string      `json:"result"`
+	Error  *tool.Error `json:"error"`
+}
+
+// Handoff records that an agent handed the conversation to a sub-agent,
+// with the policies in force for the sub-agent (SPEC P4, P5). The event's
+// agent is the sub-agent and its span the hand-off call.
+type Handoff struct {
+	// CallID is the hand-off call; From the agent that made it.
+	CallID string `json:"call_id"`
+	From   string `json:"from"`
+	// Approval, Review, ApprovalFrom and ReviewFrom are as in
+	// AgentPolicies.
+	Approval     []policy.Entry `json:"approval"`
+	Review       []policy.Entry `json:"review"`
+	ApprovalFrom string         `json:"approval_from"`
+	ReviewFrom   string         `json:"review_from"`
+	// PinPolicy reports that the run's policies replace the agent's own.
+	PinPolicy bool `json:"pin_policy,omitempty"`
 }
 
 // Warning is a warning, such as the circuit breaker tripping (SPEC G11).
@@ -354,20 +488,23 @@ type Unknown struct {
 }
 
 // Kind implementations.
-func (RunStart) Kind() Kind   { return KindRunStart }
-func (Model) Kind() Kind      { return KindModel }
-func (Approval) Kind() Kind   { return KindApproval }
-func (Tool) Kind() Kind       { return KindTool }
-func (Review) Kind() Kind     { return KindReview }
-func (Info) Kind() Kind       { return KindInfo }
-func (Limit) Kind() Kind      { return KindLimit }
-func (Error) Kind() Kind      { return KindError }
-func (RunEnd) Kind() Kind     { return KindRunEnd }
-func (AutoReview) Kind() Kind { return KindAutoReview }
-func (Warning) Kind() Kind    { return KindWarning }
-func (TurnStart) Kind() Kind  { return KindTurnStart }
-func (Override) Kind() Kind   { return KindOverride }
-func (u Unknown) Kind() Kind  { return u.Type }
+func (RunStart) Kind() Kind     { return KindRunStart }
+func (Model) Kind() Kind        { return KindModel }
+func (Approval) Kind() Kind     { return KindApproval }
+func (Tool) Kind() Kind         { return KindTool }
+func (Review) Kind() Kind       { return KindReview }
+func (Info) Kind() Kind         { return KindInfo }
+func (Limit) Kind() Kind        { return KindLimit }
+func (Error) Kind() Kind        { return KindError }
+func (RunEnd) Kind() Kind       { return KindRunEnd }
+func (AutoReview) Kind() Kind   { return KindAutoReview }
+func (Warning) Kind() Kind      { return KindWarning }
+func (TurnStart) Kind() Kind    { return KindTurnStart }
+func (Override) Kind() Kind     { return KindOverride }
+func (Withheld) Kind() Kind     { return KindWithheld }
+func (Handoff) Kind() Kind      { return KindHandoff }
+func (OverrideUsed) Kind() Kind { return KindOverrideUsed }
+func (u Unknown) Kind() Kind    { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

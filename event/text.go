@@ -81,6 +81,13 @@ func Format(e Event) string {
 	case RunStart:
 		line("", "▶ run %s  task \"%s\"  model %s", clean(e.RunID, 48), clean(d.Task, textTask), clean(d.Model, textName))
 		line("", "  approval: %s  review: %s", policies(d.Approval), policies(d.Review))
+		for _, a := range d.Agents {
+			if a.Parent == "" && a.ApprovalFrom == FromRun && a.ReviewFrom == FromRun {
+				continue // the run's policies, shown above
+			}
+			line("", "  agent %s: approval: %s (%s)  review: %s (%s)", clean(a.Agent, textName),
+				policies(a.Approval), clean(a.ApprovalFrom, textName), policies(a.Review), clean(a.ReviewFrom, textName))
+		}
 	case Model:
 		text := ""
 		if c := strings.TrimSpace(d.Output.Content); c != "" {
@@ -142,6 +149,11 @@ func Format(e Event) string {
 		line("review*", "%s %s by %s%s  %dms%s", clean(d.CallID, textName), clean(d.Status, textName), clean(d.Source, textName), risk, d.LatencyMS, explained(d.Rationale))
 	case Warning:
 		line("warning", "%s", clean(d.Message, 2*textMessage))
+	case Withheld:
+		line("withheld", "%s %s: the model receives %s", clean(d.CallID, textName), clean(d.Reason, textName), clean(d.Result, textMessage))
+	case Handoff:
+		line("handoff", "from %s  approval: %s (%s)  review: %s (%s)", clean(d.From, textName),
+			policies(d.Approval), clean(d.ApprovalFrom, textName), policies(d.Review), clean(d.ReviewFrom, textName))
 	case Unknown:
 		line("?", "%s event", clean(string(d.Type), textName))
 	case nil:

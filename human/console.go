@@ -1,8 +1,8 @@
 // Package human lets people decide approval and review requests (SPEC §7).
 // It provides the console surface: a Console shows each request on a writer
-// and reads a one-line answer from a reader. The package registers the
-// approver and the reviewer "human", which prompt on the process's console
-// (see Default).
+// and reads a one-line answer from a terminal (NewTerminal) or a reader
+// (NewConsole). The package registers the approver and the reviewer
+// "human", which prompt on the process's console (see Default).
 package human
 
 import (
@@ -25,30 +25,40 @@ const maxAnswer = 1024
 // request, with a menu of choices, to an output and reads the answer, one
 // line, from an input.
 //
+// A person approves only what they could see: when a part of a call (or of
+// a review's result) is too long to show and was cut, Approve is not
+// offered until the person answers "v" and the whole request is shown. A
+// shell call lists the simple commands it runs above its text.
+//
 // Requests are serialized (SPEC H4): while one is on the console the others
 // queue, in arrival order, each waiting for its turn or for its context to
-// end. Input is read by a single goroutine, started with the first prompt,
-// that hands lines to whichever prompt is pending; a line typed while no
-// prompt is pending answers the next one. That goroutine lives until the
-// input ends.
+// end.
 //
 // A Console is safe for concurrent use.
 type Console struct {
-	in  io.Reader
+	in  input
 	out io.Writer
+	// columns returns the terminal's width, 0 when unknown.
+	columns func() int
 
 	// turn holds a token while a request is on the console.
 	turn chan struct{}
-
-	readOnce sync.Once
-	lines    chan string
-	readErr  error // the input's error other than EOF; set before lines closes
 
 	// logMu guards prompting and held: what Log writes while a request is
 	// on the console is held back until the request ends.
 	logMu     sync.Mutex
 	prompting bool
 	held      bytes.Buffer
+}
+
+// input is where answers come from.
+type input interface {
+	// discard drops the input that arrived before it was called:
+	// typeahead that must not answer a prompt just drawn.
+	discard() error
+	// next returns the next line, without its end. It returns io.EOF when
+	// the input has ended and ctx's error when ctx ends first.
+	next(ctx context.Context) (string, error)
 }
 
 // Log returns a writer for other output that shares the console, such as a
@@ -81,34 +91,71 @@ func (c *Console) holdLog(on bool) {
 }
 
 // NewConsole returns a console that reads answers from in and writes prompts
-// to out. Nothing is read from in before the first prompt.
+// to out, for an 80-column terminal. Nothing is read from in before the
+// first prompt; after that, a line read while no prompt is pending answers
+// the next one, so in must be the person's alone. Use NewTerminal for a
+// terminal, which discards what was typed before a prompt.
 func NewConsole(in io.Reader, out io.Writer) *Console {
-	return &Console{
-		in:    in,
-		out:   out,
-		turn:  make(chan struct{}, 1),
-		lines: make(chan string),
+	return newConsole(&streamInput{r: in, lines: make(chan string)}, out, func() int { return 0 })
+}
+
+func newConsole(in input, out io.Writer, columns func() int) *Console {
+	return &Console{in: in, out: out, columns: columns, turn: make(chan struct{}, 1)}
+}
+
+// width returns the columns to render for.
+func (c *Console) width() int {
+	if n := c.columns(); n > 0 {
+		return n
+	}
+	return defaultColumns
+}
+
+// streamInput reads lines from a reader with one goroutine, started by the
+// first prompt, that hands them to whichever prompt is pending. That
+// goroutine lives until the input ends.
+type streamInput struct {
+	r       io.Reader
+	once    sync.Once
+	lines   chan string
+	readErr error // the input's error other than EOF; set before lines closes
+}
+
+// discard starts reading. A stream cannot tell typeahead from answers
+// written ahead by a script, so it keeps them.
+func (s *streamInput) discard() error {
+	s.once.Do(func() { go s.read() })
+	return nil
+}
+
+func (s *streamInput) next(ctx context.Context) (string, error) {
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case line, ok := <-s.lines:
+		if !ok {
+			if s.readErr != nil {
+				return "", s.readErr
+			}
+			return "", io.EOF
+		}
+		return line, nil
 	}
 }
 
-// startReading starts the goroutine that reads the input, once.
-func (c *Console) startReading() {
-	c.readOnce.Do(func() { go c.read() })
-}
-
-// read sends each input line to c.lines and closes it when the input ends.
-func (c *Console) read() {
-	r := bufio.NewReader(c.in)
+// read sends each input line to s.lines and closes it when the input ends.
+func (s *streamInput) read() {
+	r := bufio.NewReader(s.r)
 	for {
 		line, err := readLine(r)
 		if err == nil || (line != "" && errors.Is(err, io.EOF)) {
-			c.lines <- line
+			s.lines <- line
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
-				c.readErr = err
+				s.readErr = err
 			}
-			close(c.lines)
+			close(s.lines)
 			return
 		}
 	}
@@ -136,6 +183,13 @@ type option struct {
 	label string   // what the menu calls it
 	words []string // every accepted answer, lower case
 	value string   // the decision it stands for
+	// gated options are offered only once the whole request was shown.
+	gated bool
+}
+
+// showAll returns the choice that shows a request whole.
+func showAll() option {
+	return option{key: "v", label: "Show all", words: []string{"v", "view", "show"}}
 }
 
 // outcome says how a prompt ended.
@@ -180,11 +234,28 @@ func match(opts []option, answer string) (option, bool) {
 	return option{}, false
 }
 
-// ask waits for its turn, shows prompt and the menu of opts, and reads
-// answers until one selects an option, the input ends, timeout (if > 0)
-// passes or ctx ends. failsafe is what the console says the request comes
-// to when it ends without an answer.
-func (c *Console) ask(ctx context.Context, prompt string, opts []option, failsafe string, timeout time.Duration) (option, outcome, error) {
+// offered returns the options a menu offers before a cut request is shown
+// whole: "show all" and the options that are not gated.
+func offered(opts []option) []option {
+	out := []option{showAll()}
+	for _, o := range opts {
+		if !o.gated {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// errNoAnswer is the cause of a prompt's timeout.
+var errNoAnswer = errors.New("no answer in time")
+
+// ask waits for its turn, shows the request draw renders and the menu of
+// opts, and reads answers until one selects an option, the input ends,
+// timeout (if > 0) passes or ctx ends. Gated options are offered only when
+// the request is shown whole: if it was cut, the person answers "v" first.
+// An empty answer shows the request again. failsafe is what the console
+// says the request comes to when it ends without an answer.
+func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts []option, failsafe string, timeout time.Duration) (option, outcome, error) {
 	select {
 	case c.turn <- struct{}{}:
 	case <-ctx.Done():
@@ -196,48 +267,93 @@ func (c *Console) ask(ctx context.Context, prompt string, opts []option, failsaf
 	}
 	c.holdLog(true)
 	defer c.holdLog(false)
-	c.startReading()
 
-	if err := c.write(prompt + menu(opts)); err != nil {
+	pr := draw(c.width())
+	shown, whole := pr.short, pr.full == ""
+	// screen is the request as now shown, with the menu it offers.
+	screen := func() (string, []option) {
+		switch {
+		case whole:
+			return shown, opts
+		case pr.hidden == "": // what was cut does not gate any choice
+			return shown, append([]option{showAll()}, opts...)
+		}
+		note := pr.hidden + " was cut: answer v to see the whole request; approve is offered once it is shown\n"
+		return shown + note, offered(opts)
+	}
+	text, menuOpts := screen()
+	if err := c.show(text + menu(menuOpts)); err != nil {
 		return option{}, 0, err
 	}
-	var expired <-chan time.Time
+
+	wait := ctx
 	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		expired = t.C
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeoutCause(ctx, timeout, errNoAnswer)
+		defer cancel()
 	}
 	for {
-		select {
-		case <-ctx.Done():
+		line, err := c.in.next(wait)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
 			_ = c.write("\n→ request cancelled\n")
 			return option{}, 0, ctx.Err()
-		case <-expired:
+		case wait.Err() != nil:
 			err := c.write(fmt.Sprintf("\n→ no answer within %s: %s\n", timeout, failsafe))
 			return option{}, timedOut, err
-		case line, ok := <-c.lines:
-			if !ok {
-				if c.readErr != nil {
-					_ = c.write("\n→ cannot read the console\n")
-					return option{}, 0, fmt.Errorf("human: reading the console: %w", c.readErr)
-				}
-				err := c.write(fmt.Sprintf("\n→ end of input, request dismissed: %s\n", failsafe))
-				return option{}, dismissed, err
-			}
-			if o, ok := match(opts, line); ok {
-				said := o.value
-				if l := strings.ToLower(o.label); l != o.value {
-					said = l + " (" + o.value + ")"
-				}
-				return o, answered, c.write("→ " + said + "\n")
-			}
-			msg := fmt.Sprintf("\"%s\" is not an answer here; answer one of: %s\n%s",
-				escapeLine(cut(strings.TrimSpace(line), 40)), valid(opts), menu(opts))
-			if err := c.write(msg); err != nil {
+		case errors.Is(err, io.EOF):
+			err := c.write(fmt.Sprintf("\n→ end of input, request dismissed: %s\n", failsafe))
+			return option{}, dismissed, err
+		default:
+			_ = c.write("\n→ cannot read the console\n")
+			return option{}, 0, fmt.Errorf("human: reading the console: %w", err)
+		}
+		if strings.TrimSpace(line) == "" {
+			// The screen may have been written over: show it all again.
+			text, menuOpts = screen()
+			if err := c.show(text + menu(menuOpts)); err != nil {
 				return option{}, 0, err
 			}
+			continue
+		}
+		o, ok := match(menuOpts, line)
+		switch {
+		case ok && o.key == showAll().key:
+			shown, whole = pr.full, true
+			text, menuOpts = screen()
+			if err := c.show(text + menu(menuOpts)); err != nil {
+				return option{}, 0, err
+			}
+			continue
+		case ok:
+			said := o.value
+			if l := strings.ToLower(o.label); l != o.value {
+				said = l + " (" + o.value + ")"
+			}
+			return o, answered, c.write("→ " + said + "\n")
+		}
+		msg := fmt.Sprintf("\"%s\" is not an answer here; answer one of: %s\n",
+			cutWidth(escapeLine(strings.TrimSpace(line)), 40), valid(menuOpts))
+		if g, ok := match(opts, line); ok && g.gated {
+			msg = fmt.Sprintf("%s is not offered yet: %s was cut; answer v to see the whole request first\n", strings.ToLower(g.label), pr.hidden)
+		}
+		if err := c.show(msg + menu(menuOpts)); err != nil {
+			return option{}, 0, err
 		}
 	}
+}
+
+// show writes s, which ends in a prompt, and discards what was typed
+// before it was on the screen.
+func (c *Console) show(s string) error {
+	if err := c.write(s); err != nil {
+		return err
+	}
+	if err := c.in.discard(); err != nil {
+		return fmt.Errorf("human: discarding typeahead: %w", err)
+	}
+	return nil
 }
 
 // write writes s to the output; a prompt nobody can see must not wait for an
@@ -247,18 +363,6 @@ func (c *Console) write(s string) error {
 		return fmt.Errorf("human: writing to the console: %w", err)
 	}
 	return nil
-}
-
-// cut shortens s to at most n runes, ending it with "…" when cut.
-func cut(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
 }
 
 // Line shows prompt and returns the next line the person types, for
@@ -273,20 +377,15 @@ func (c *Console) Line(ctx context.Context, prompt string) (string, error) {
 	defer func() { <-c.turn }()
 	c.holdLog(true)
 	defer c.holdLog(false)
-	c.startReading()
-	if err := c.write(prompt); err != nil {
+	if err := c.show(prompt); err != nil {
 		return "", err
 	}
-	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case line, ok := <-c.lines:
-		if !ok {
-			if c.readErr != nil {
-				return "", fmt.Errorf("human: reading the console: %w", c.readErr)
-			}
-			return "", io.EOF
-		}
+	line, err := c.in.next(ctx)
+	switch {
+	case err == nil:
 		return line, nil
+	case ctx.Err() != nil, errors.Is(err, io.EOF):
+		return "", err
 	}
+	return "", fmt.Errorf("human: reading the console: %w", err)
 }

@@ -2,21 +2,27 @@ package human
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/shell"
 	"github.com/wardenhq/warden/tool"
 )
 
-// How many lines of each part of a request a prompt shows at most.
+// How much of each part of a request a prompt shows at first; "v" shows
+// it all.
 const (
 	maxMessageLines = 40
-	maxCallLines    = 10
+	maxCallLines    = 40
 	maxViewLines    = 80
 	maxResultLines  = 80
+	maxCommands     = 40 // simple commands listed
+	maxCommandLines = 6  // lines of one simple command
 )
 
 // defaultApprovalChoices are the choices an approval prompt offers when none
@@ -31,7 +37,7 @@ var defaultReviewChoices = []review.Decision{review.Continue, review.Terminate}
 // among them: it needs the arguments edited, which a one-line answer cannot
 // do.
 var approvalOptions = []option{
-	{key: "a", label: "Approve", words: []string{"a", "approve"}, value: string(approval.Approve)},
+	{key: "a", label: "Approve", words: []string{"a", "approve"}, value: string(approval.Approve), gated: true},
 	{key: "r", label: "Reject", words: []string{"r", "reject"}, value: string(approval.Reject)},
 	{key: "t", label: "Terminate", words: []string{"t", "terminate"}, value: string(approval.Terminate)},
 	{key: "e", label: "Escalate", words: []string{"e", "escalate"}, value: string(approval.Escalate)},
@@ -40,7 +46,7 @@ var approvalOptions = []option{
 // Every review option, in menu order. Continue is labelled Approve (SPEC
 // H2) and answers to both names.
 var reviewOptions = []option{
-	{key: "a", label: "Approve", words: []string{"a", "approve", "c", "continue"}, value: string(review.Continue)},
+	{key: "a", label: "Approve", words: []string{"a", "approve", "c", "continue"}, value: string(review.Continue), gated: true},
 	{key: "t", label: "Terminate", words: []string{"t", "terminate"}, value: string(review.Terminate)},
 	{key: "e", label: "Escalate", words: []string{"e", "escalate"}, value: string(review.Escalate)},
 }
@@ -134,7 +140,7 @@ func (a *consoleApprover) Approve(ctx context.Context, req *approval.Request) (a
 	if a.err != nil {
 		return approval.Approval{}, a.err
 	}
-	o, how, err := a.c.ask(ctx, approvalPrompt(req), a.opts, "rejected", a.timeout)
+	o, how, err := a.c.ask(ctx, func(columns int) prompt { return approvalPrompt(req, columns) }, a.opts, "rejected", a.timeout)
 	if err != nil {
 		return approval.Approval{}, err
 	}
@@ -190,7 +196,7 @@ func (r *consoleReviewer) Review(ctx context.Context, req *review.Request) (revi
 	if r.err != nil {
 		return review.Review{}, r.err
 	}
-	o, how, err := r.c.ask(ctx, reviewPrompt(req), r.opts, "the run is terminated", r.timeout)
+	o, how, err := r.c.ask(ctx, func(columns int) prompt { return reviewPrompt(req, columns) }, r.opts, "the run is terminated", r.timeout)
 	if err != nil {
 		return review.Review{}, err
 	}
@@ -234,80 +240,258 @@ func decidedBy(d string) string {
 	return d + " by a person at the console"
 }
 
+// A prompt is a request as the console shows it: first with long parts
+// cut, and, when something was cut, whole.
+type prompt struct {
+	// short is the request as first shown.
+	short string
+	// full is the request with nothing cut; "" when short shows it all.
+	full string
+	// hidden says what short cut that the person must see before the gated
+	// choices are offered; "" when nothing such was cut.
+	hidden string
+}
+
+// page renders one form of a request: with the parts cut to their limits,
+// or (full) whole.
+type page struct {
+	b       strings.Builder
+	full    bool
+	columns int
+	// hidden names the first part cut that gates approval.
+	hidden string
+	// cut reports whether anything at all was cut.
+	cut bool
+}
+
+// block writes untrusted text as a quoted block, at most maxLines lines
+// unless the page is full, or a marker when it is empty. When gate names
+// the part and the block was cut, approval waits until it is shown whole.
+func (p *page) block(s string, maxLines int, gate string) {
+	if p.full {
+		maxLines = 0
+	}
+	q, cut := quote(s, maxLines, p.columns)
+	if q == "" {
+		q = omitGutter + "(empty)\n"
+	}
+	p.b.WriteString(q)
+	p.note(cut, gate)
+}
+
+// note records that a part was cut.
+func (p *page) note(cut bool, gate string) {
+	if !cut {
+		return
+	}
+	p.cut = true
+	if gate != "" && p.hidden == "" {
+		p.hidden = gate
+	}
+}
+
+// line writes a line the console itself says. Escaped untrusted text in it
+// is cut to the terminal's width, so the terminal never wraps it to the
+// start of a line of its own.
+func (p *page) line(s string, untrusted bool) {
+	if untrusted {
+		s = cutWidth(s, max(p.columns, minColumns))
+	}
+	p.b.WriteString(s)
+	p.b.WriteByte('\n')
+}
+
+// render renders a request with draw in both forms.
+func render(columns int, draw func(p *page)) prompt {
+	short := &page{columns: columns}
+	draw(short)
+	pr := prompt{short: short.b.String(), hidden: short.hidden}
+	if short.cut {
+		full := &page{columns: columns, full: true}
+		draw(full)
+		pr.full = full.b.String()
+	}
+	return pr
+}
+
 // approvalPrompt renders an approval request (SPEC A1): the tool, the
-// assistant message and the call. Everything from the model is quoted.
-func approvalPrompt(req *approval.Request) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n── approval requested: %s ──\n", escapeLine(cut(req.Call.Function, 40)))
-	writeMessage(&b, req.Message)
-	writeCall(&b, req.Call, req.View)
-	return b.String()
+// assistant message, the simple commands of a shell call, and the call.
+// Everything from the model is quoted.
+func approvalPrompt(req *approval.Request, columns int) prompt {
+	return render(columns, func(p *page) {
+		p.b.WriteByte('\n')
+		p.line("── approval requested: "+escapeLine(req.Call.Function)+" ──", true)
+		writeMessage(p, req.Message)
+		if b := req.Boundary; b != nil && b.String() != req.View.Content {
+			p.b.WriteString("boundary request:\n")
+			p.block(b.String(), maxViewLines, "the boundary request")
+		}
+		if script, ok := shellScript(req.Call, req.View, req.Boundary); ok {
+			writeCommands(p, script)
+		}
+		writeCall(p, req.Call, req.Order, req.View, "the call")
+	})
 }
 
 // reviewPrompt renders a review request (SPEC R1): the tool, the assistant
 // message, the call as executed and the result the model will receive.
-func reviewPrompt(req *review.Request) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n── review requested: %s ──\n", escapeLine(cut(req.Call.Function, 40)))
-	writeMessage(&b, req.Message)
-	writeCall(&b, req.Call, req.View)
-	res := req.Result
-	switch {
-	case res.Error != nil:
-		fmt.Fprintf(&b, "the model will receive an error (%s):\n", escapeLine(cut(string(res.Error.Type), 20)))
-		writeBlock(&b, res.Error.Message, maxResultLines)
-		if req.Output != "" {
-			fmt.Fprintf(&b, "note: the tool also produced %d bytes of output, not shown\n", len(req.Output))
-		}
-	default:
-		b.WriteString("the model will receive:\n")
-		writeBlock(&b, res.Content, maxResultLines)
-		if req.Output != res.Content {
-			if len(req.Output) > len(res.Content) {
-				fmt.Fprintf(&b, "note: the result was truncated: the tool's output is %d bytes, the model receives %d\n", len(req.Output), len(res.Content))
-			} else {
-				fmt.Fprintf(&b, "note: the tool's raw output (%d bytes) differs from the result shown (%d bytes)\n", len(req.Output), len(res.Content))
+func reviewPrompt(req *review.Request, columns int) prompt {
+	return render(columns, func(p *page) {
+		p.b.WriteByte('\n')
+		p.line("── review requested: "+escapeLine(req.Call.Function)+" ──", true)
+		writeMessage(p, req.Message)
+		writeCall(p, req.Call, req.Order, req.View, "")
+		res := req.Result
+		switch {
+		case res.Error != nil:
+			p.line("the model will receive an error ("+escapeLine(string(res.Error.Type))+"):", true)
+			p.block(res.Error.Message, maxResultLines, "the result")
+			if req.Output != "" {
+				p.line(fmt.Sprintf("note: the tool also produced %d bytes of output, not shown", len(req.Output)), false)
+			}
+		default:
+			p.b.WriteString("the model will receive:\n")
+			p.block(res.Content, maxResultLines, "the result")
+			if req.Output != res.Content {
+				if len(req.Output) > len(res.Content) {
+					p.line(fmt.Sprintf("note: the result was truncated: the tool's output is %d bytes, the model receives %d", len(req.Output), len(res.Content)), false)
+				} else {
+					p.line(fmt.Sprintf("note: the tool's raw output (%d bytes) differs from the result shown (%d bytes)", len(req.Output), len(res.Content)), false)
+				}
 			}
 		}
-	}
-	return b.String()
+	})
 }
 
 // writeMessage writes the assistant message, if any.
-func writeMessage(b *strings.Builder, msg string) {
+func writeMessage(p *page, msg string) {
 	if strings.TrimSpace(msg) == "" {
 		return
 	}
-	b.WriteString("assistant message:\n")
-	writeBlock(b, msg, maxMessageLines)
+	p.b.WriteString("assistant message:\n")
+	p.block(msg, maxMessageLines, "")
 }
 
-// writeCall writes the call's text and, when it says something else, its
-// view, so a person sees both exactly what will run and a readable form.
-func writeCall(b *strings.Builder, call tool.Call, view tool.View) {
-	text := call.Text()
-	b.WriteString("call:\n")
-	writeBlock(b, text, maxCallLines)
-	if view.Content == "" || view.Content == text {
+// writeCall writes the call's text and, when it says something the text
+// does not, its view, so a person sees both exactly what will run and a
+// readable form. gate names the call for approval ("" when a cut does not
+// gate it).
+func writeCall(p *page, call tool.Call, order tool.Order, view tool.View, gate string) {
+	text := call.TextIn(order)
+	p.b.WriteString("call:\n")
+	p.block(text, maxCallLines, gate)
+	if view.Content == "" || strings.Contains(text, view.Content) {
 		return
 	}
-	b.WriteString("view")
+	head := "view"
 	if view.Title != "" {
-		fmt.Fprintf(b, " — %s", escapeLine(cut(view.Title, 60)))
+		head += " — " + escapeLine(view.Title)
 	}
 	if view.Format != "" && view.Format != "text" {
-		fmt.Fprintf(b, " (%s)", escapeLine(cut(view.Format, 20)))
+		head += " (" + escapeLine(cutWidth(view.Format, 20)) + ")"
 	}
-	b.WriteString(":\n")
-	writeBlock(b, view.Content, maxViewLines)
+	p.line(head+":", true)
+	if gate != "" {
+		gate = "the view of the call"
+	}
+	p.block(view.Content, maxViewLines, gate)
 }
 
-// writeBlock writes untrusted text as a quoted block, or a marker when it is
-// empty.
-func writeBlock(b *strings.Builder, s string, maxLines int) {
-	q := Quote(s, maxLines)
-	if q == "" {
-		q = omitGutter + "(empty)\n"
+// shellFormat reports whether a view's format says it is a shell script.
+func shellFormat(format string) bool {
+	switch strings.ToLower(format) {
+	case "bash", "sh", "shell", "zsh":
+		return true
 	}
-	b.WriteString(q)
+	return false
+}
+
+// shellScript returns the shell script a request runs, if it runs one: the
+// command of a boundary request, a view in a shell format, or the cmd,
+// command or script argument of a shell tool.
+func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, bool) {
+	if b != nil {
+		return b.Command, b.Command != ""
+	}
+	if shellFormat(view.Format) {
+		return view.Content, true
+	}
+	name := strings.ToLower(call.Function)
+	if call.ParseError != "" || !(shell.IsShell(name) || strings.Contains(name, "bash") || strings.Contains(name, "shell")) {
+		return "", false
+	}
+	// Read as the tool reads its arguments: names exactly, and a call
+	// with repeated or case-variant names never gets here (SPEC A8), so
+	// the commands listed are those that run.
+	for _, k := range []string{"cmd", "command", "script"} {
+		if raw, ok := call.Argument(k); ok {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return "", false
+			}
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// writeCommands lists the simple commands of a shell script, as the shell
+// parser splits it, wrappers seen through: each in full, numbered, so a
+// dangerous one cannot hide in the middle of a long script. A command or a
+// list too long to show gates approval.
+func writeCommands(p *page, script string) {
+	s, err := shell.Parse(script)
+	if err != nil {
+		p.line("commands: the script does not parse as bash ("+escapeLine(err.Error())+"); read the call", true)
+		return
+	}
+	var cmds []string
+	for _, c := range s.Commands {
+		text := c.Text
+		if text == "" {
+			text = strings.Join(c.Args, " ")
+		}
+		if text == "" && len(c.Assigns)+len(c.Redirects) > 0 {
+			text = strings.Join(append(append([]string(nil), c.Assigns...), c.Redirects...), " ")
+		}
+		cmds = append(cmds, text)
+	}
+	p.line(fmt.Sprintf("commands (%d, as the shell splits them):", len(cmds)), false)
+	if s.Opaque {
+		p.line("  ! not every command can be seen: "+escapeLine(strings.Join(s.Reasons, "; ")), true)
+	}
+	shown := cmds
+	if !p.full && len(cmds) > maxCommands {
+		shown = cmds[:maxCommands]
+	}
+	numWidth := len(fmt.Sprint(len(cmds)))
+	for i, c := range shown {
+		num := fmt.Sprintf("  %*d │ ", numWidth, i+1)
+		pad := strings.Repeat(" ", 3+numWidth)
+		lines := quoteLines(c, p.columns, max(textWidth(num), textWidth(pad+"┆ ")))
+		limit := len(lines)
+		if !p.full && limit > maxCommandLines {
+			limit = maxCommandLines
+		}
+		for j, l := range lines[:limit] {
+			switch {
+			case j == 0:
+				p.b.WriteString(num)
+			case l.cont:
+				p.b.WriteString(pad + "┆ ")
+			default:
+				p.b.WriteString(pad + "│ ")
+			}
+			p.b.WriteString(l.text)
+			p.b.WriteByte('\n')
+		}
+		if limit < len(lines) {
+			p.b.WriteString(pad + "⋮ … " + count(len(lines)-limit, "more line") + " of this command (v shows all) …\n")
+			p.note(true, "a command")
+		}
+	}
+	if len(shown) < len(cmds) {
+		p.line("  ⋮ … "+count(len(cmds)-len(shown), "more command")+" (v shows all) …", false)
+		p.note(true, "the commands")
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // Gutters that begin the lines of a quoted block. Untrusted text only ever
@@ -20,13 +22,11 @@ const (
 	omitGutter = "  ⋮ "
 )
 
-// wrapWidth is the widest a content line may be, in columns, before it is
-// wrapped: with the gutter it fits an 80-column terminal, so the terminal
-// never wraps a line itself and starts its continuation at column 0.
-const wrapWidth = 76
-
-// gutterWidth is the number of columns a gutter takes.
-const gutterWidth = 4
+// gutterWidth returns the columns the widest gutter takes: its bars are
+// East Asian ambiguous characters, which some terminals draw wide.
+func gutterWidth() int {
+	return max(textWidth(Gutter), textWidth(wrapGutter), textWidth(omitGutter))
+}
 
 // Escape neutralizes the characters of s that could act on a terminal or
 // disguise what a person reads (SPEC H5). ANSI and other escape sequences
@@ -102,30 +102,55 @@ func escapeLine(s string) string {
 }
 
 // Quote renders untrusted text as a block a person can read safely: the text
-// is escaped with Escape, lines wider than the console are wrapped, and
-// every line begins with Gutter (continuations with a dotted gutter), so no
-// line of the text can start where a prompt, a choice menu or a markdown
-// fence would. When maxLines > 0 and the block would be longer, only its
-// first and last maxLines/2 lines are kept, around a marker saying how many
-// were left out. Every line of the result ends in a newline; empty text
-// gives an empty block.
+// is escaped with Escape, lines wider than an 80-column terminal are
+// wrapped, and every line begins with Gutter (continuations with a dotted
+// gutter), so no line of the text can start where a prompt, a choice menu
+// or a markdown fence would. When maxLines > 0 and the block would be
+// longer, only its first and last maxLines/2 lines are kept, around a
+// marker saying how many were left out. Every line of the result ends in a
+// newline; empty text gives an empty block.
 func Quote(s string, maxLines int) string {
+	q, _ := quote(s, maxLines, defaultColumns)
+	return q
+}
+
+// defaultColumns is the terminal width assumed when the console's is not
+// known.
+const defaultColumns = 80
+
+// minColumns is the narrowest width text is wrapped to, however narrow the
+// terminal says it is.
+const minColumns = 20
+
+// qline is one line of a quoted block: escaped text at most the wrap width
+// wide, and whether it continues the line before it.
+type qline struct {
+	text string
+	cont bool
+}
+
+// quoteLines escapes s and splits it into lines that fit in columns with a
+// gutter gutter columns wide before each.
+func quoteLines(s string, columns, gutter int) []qline {
 	s = strings.TrimSuffix(s, "\n")
 	if s == "" {
-		return ""
+		return nil
 	}
-	type line struct {
-		text string
-		cont bool
-	}
-	var lines []line
+	var lines []qline
 	for _, l := range strings.Split(Escape(s), "\n") {
-		for i, part := range wrap(l, wrapWidth) {
-			lines = append(lines, line{part, i > 0})
+		for i, part := range wrap(l, max(columns, minColumns)-gutter, gutter) {
+			lines = append(lines, qline{part, i > 0})
 		}
 	}
+	return lines
+}
+
+// quote is Quote for a terminal columns wide. It also reports whether lines
+// were left out.
+func quote(s string, maxLines, columns int) (string, bool) {
+	lines := quoteLines(s, columns, gutterWidth())
 	var b strings.Builder
-	write := func(l line) {
+	write := func(l qline) {
 		if l.cont {
 			b.WriteString(wrapGutter)
 		} else {
@@ -140,53 +165,83 @@ func Quote(s string, maxLines int) string {
 		for _, l := range lines[:head] {
 			write(l)
 		}
-		fmt.Fprintf(&b, "%s… %d lines omitted …\n", omitGutter, len(lines)-head-tail)
+		omitted(&b, len(lines)-head-tail)
 		for _, l := range lines[len(lines)-tail:] {
 			write(l)
 		}
-		return b.String()
+		return b.String(), true
 	}
 	for _, l := range lines {
 		write(l)
 	}
-	return b.String()
+	return b.String(), false
 }
 
-// wrap splits an escaped line into parts at most width columns wide.
-func wrap(s string, width int) []string {
+// omitted writes the marker that stands for n omitted lines.
+func omitted(b *strings.Builder, n int) {
+	fmt.Fprintf(b, "%s… %s omitted (v shows all) …\n", omitGutter, count(n, "line"))
+}
+
+// count says n things: "1 line", "2 lines".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// wrap splits an escaped line into parts at most width columns wide, each
+// part starting after a gutter gutter columns wide.
+func wrap(s string, width, gutter int) []string {
 	var parts []string
 	start, col := 0, 0
 	for i, r := range s {
-		w := runeWidth(r, gutterWidth+col)
+		w := runeWidth(r, gutter+col)
 		if col+w > width && i > start {
 			parts = append(parts, s[start:i])
 			start, col = i, 0
-			w = runeWidth(r, gutterWidth)
+			w = runeWidth(r, gutter)
 		}
 		col += w
 	}
 	return append(parts, s[start:])
 }
 
-// runeWidth estimates the columns r takes on a terminal when it starts at
+// runeWidth returns the columns r takes on a terminal when it starts at
 // column col: tabs advance to the next multiple of 8, East Asian wide
-// characters and most emoji take two columns, combining marks none.
+// characters and emoji take two columns, combining marks none. East Asian
+// ambiguous characters count as wide, as a terminal set for CJK text draws
+// them, so a measured line never turns out wider on the screen.
 func runeWidth(r rune, col int) int {
-	switch {
-	case r == '\t':
+	if r == '\t' {
 		return 8 - col%8
-	case unicode.In(r, unicode.Mn, unicode.Me):
-		return 0
-	case r >= 0x1100 && r <= 0x115f,
-		r >= 0x2e80 && r <= 0xa4cf,
-		r >= 0xac00 && r <= 0xd7a3,
-		r >= 0xf900 && r <= 0xfaff,
-		r >= 0xfe30 && r <= 0xfe4f,
-		r >= 0xff00 && r <= 0xff60,
-		r >= 0xffe0 && r <= 0xffe6,
-		r >= 0x1f300 && r <= 0x1faff,
-		r >= 0x20000 && r <= 0x3fffd:
-		return 2
 	}
-	return 1
+	widths := runewidth.Condition{EastAsianWidth: true}
+	return widths.RuneWidth(r)
+}
+
+// textWidth returns the columns s takes on one line.
+func textWidth(s string) int {
+	col := 0
+	for _, r := range s {
+		col += runeWidth(r, col)
+	}
+	return col
+}
+
+// cutWidth shortens s to at most n columns, ending it with "…" when cut.
+func cutWidth(s string, n int) string {
+	if textWidth(s) <= n {
+		return s
+	}
+	room := n - textWidth("…")
+	col := 0
+	for i, r := range s {
+		w := runeWidth(r, col)
+		if col+w > room {
+			return s[:i] + "…"
+		}
+		col += w
+	}
+	return s
 }

@@ -33,6 +33,8 @@ func ExampleConsole_Approver() {
 	// ── approval requested: bash ──
 	// assistant message:
 	//   │ Cleaning up.
+	// commands (1, as the shell splits them):
+	//   1 │ rm -rf build
 	// call:
 	//   │ bash(cmd='rm -rf build')
 	// Decide:  [a] Approve  [r] Reject  [t] Terminate > "maybe" is not an answer here; answer one of: a/approve, r/reject, t/terminate

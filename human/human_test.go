@@ -122,9 +122,9 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 	_, out := askApproval(t, "a\n", nil, 0)
 	for _, want := range []string{
 		"approval requested: bash",
-		Gutter + "I'll list the files.\n",             // the assistant message
-		Gutter + "bash(cmd='ls -la')\n",               // the call
-		"view — bash (bash):\n" + Gutter + "ls -la\n", // the view
+		Gutter + "I'll list the files.\n",                         // the assistant message
+		"commands (1, as the shell splits them):\n  1 │ ls -la\n", // the simple commands
+		"call:\n" + Gutter + "bash(cmd='ls -la')\n",               // the call
 		"Decide:  [a] Approve  [r] Reject  [t] Terminate > ",
 		"→ approve\n",
 	} {
@@ -134,6 +134,21 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 	}
 	if strings.Contains(out, "[e]") {
 		t.Errorf("escalate offered though not a choice:\n%s", out)
+	}
+	if strings.Contains(out, "view") {
+		t.Errorf("a view the call text already shows is shown again:\n%s", out)
+	}
+
+	// A view that says more than the call text is shown too.
+	var buf buffer
+	req := approvalReq()
+	req.Call = tool.NewCall("c", "text_editor", `{"command":"str_replace","path":"a.go","old_str":"x","new_str":"y"}`)
+	req.View = tool.View{Title: "edit a.go", Format: "diff", Content: "--- a.go\n+++ a.go\n-x\n+y"}
+	if _, err := NewConsole(strings.NewReader("a\n"), &buf).Approver(nil, 0).Approve(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "view — edit a.go (diff):\n"+Gutter+"--- a.go\n") || strings.Contains(buf.String(), "commands (") {
+		t.Errorf("editor prompt:\n%s", buf.String())
 	}
 }
 
@@ -211,13 +226,17 @@ func TestH2_ReviewContinueIsLabelledApprove(t *testing.T) {
 }
 
 func TestH2_RepromptOnInvalidAnswer(t *testing.T) {
-	// "e" and "modify" are answers of decisions not offered, "" and "x"
-	// are no answer at all; each re-prompts until "r".
+	// "e" and "modify" are answers of decisions not offered, "x" is no
+	// answer at all; each re-prompts until "r". An empty line shows the
+	// whole request again.
 	got, out := askApproval(t, "x\ne\n\nmodify\nr\n", nil, 0)
 	if got.Decision != approval.Reject {
 		t.Fatalf("decision %q, want reject\n%s", got.Decision, out)
 	}
-	for _, bad := range []string{`"x"`, `"e"`, `""`, `"modify"`} {
+	if n := strings.Count(out, "── approval requested: bash ──"); n != 2 {
+		t.Errorf("request shown %d times, want 2 (an empty line redraws it):\n%s", n, out)
+	}
+	for _, bad := range []string{`"x"`, `"e"`, `"modify"`} {
 		if !strings.Contains(out, bad+" is not an answer here; answer one of: a/approve, r/reject, t/terminate\n") {
 			t.Errorf("no re-prompt for %s:\n%s", bad, out)
 		}
@@ -572,23 +591,51 @@ func TestH5_PromptEscapesToolOutput(t *testing.T) {
 	}
 }
 
-func TestH5_LongOutputIsCapped(t *testing.T) {
+// TestH1_ContinueNotOfferedUntilWholeResultShown: a long result is cut at
+// first, and Approve (continue) is offered only once "v" has shown it
+// whole.
+func TestH1_ContinueNotOfferedUntilWholeResultShown(t *testing.T) {
 	var lines []string
 	for i := range 1000 {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
-	_, out := askReview(t, "c\n", nil, 0, reviewReq(strings.Join(lines, "\n")))
-	if !strings.Contains(out, Gutter+"line 0\n") || !strings.Contains(out, Gutter+"line 999\n") {
+	rv, out := askReview(t, "c\nv\nc\n", nil, 0, reviewReq(strings.Join(lines, "\n")))
+	if rv.Decision != review.Continue {
+		t.Fatalf("decision %s, want continue:\n%s", rv.Decision, out)
+	}
+	first, rest, ok := strings.Cut(out, "Decide:")
+	if !ok {
+		t.Fatalf("no menu:\n%s", out)
+	}
+	if !strings.Contains(first, Gutter+"line 0\n") || !strings.Contains(first, Gutter+"line 999\n") {
 		t.Errorf("first or last line missing")
 	}
-	if strings.Contains(out, Gutter+"line 500\n") {
+	if strings.Contains(first, Gutter+"line 500\n") {
 		t.Errorf("middle line shown")
 	}
-	if !strings.Contains(out, "… 920 lines omitted …") {
-		t.Errorf("no omission marker:\n%s", out)
+	if !strings.Contains(first, "… 920 lines omitted (v shows all) …") {
+		t.Errorf("no omission marker:\n%s", first)
 	}
-	if n := strings.Count(out, "\n"); n > 100 {
+	if n := strings.Count(first, "\n"); n > 100 {
 		t.Errorf("prompt of %d lines", n)
+	}
+	menu, _, _ := strings.Cut(rest, "\n")
+	if strings.Contains(menu, "Approve") || !strings.Contains(menu, "[v] Show all") {
+		t.Errorf("first menu %q offers approve, or not v", menu)
+	}
+	if !strings.Contains(rest, "approve is not offered yet: the result was cut") {
+		t.Errorf("c before v was not refused:\n%s", rest)
+	}
+	for i := range 1000 {
+		if !strings.Contains(rest, Gutter+fmt.Sprintf("line %d\n", i)) {
+			t.Fatalf("v did not show line %d", i)
+		}
+	}
+
+	// With input ending before v, the review terminates (SPEC H3).
+	rv, _ = askReview(t, "c\na\n", nil, 0, reviewReq(strings.Join(lines, "\n")))
+	if rv.Decision != review.Terminate {
+		t.Errorf("decision %s without v, want terminate", rv.Decision)
 	}
 }
 

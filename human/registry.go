@@ -21,12 +21,23 @@ var (
 	defaultConsole *Console
 )
 
-// Default returns the process-wide console, on os.Stdin and os.Stderr,
-// creating it on first use. The "human" approver and reviewer of the
-// registries prompt on it. Nothing is read from os.Stdin before the first
-// prompt.
+// Default returns the process-wide console, creating it on first use. The
+// "human" approver and reviewer of the registries prompt on it, on
+// os.Stderr. When the standard input is a terminal, answers are read from
+// the controlling terminal (/dev/tty) with NewTerminal, which discards what
+// was typed before each prompt; otherwise, as for pipes and tests, they are
+// read from os.Stdin, from the first prompt on.
 func Default() *Console {
-	defaultOnce.Do(func() { defaultConsole = NewConsole(os.Stdin, os.Stderr) })
+	defaultOnce.Do(func() {
+		if tty, ok := openTerminal(os.Stdin); ok {
+			if c, err := NewTerminal(tty, os.Stderr); err == nil {
+				defaultConsole = c
+				return
+			}
+			_ = tty.Close()
+		}
+		defaultConsole = NewConsole(os.Stdin, os.Stderr)
+	})
 	return defaultConsole
 }
 

@@ -45,13 +45,14 @@ func benchSet(b *testing.B) *Set[int] {
 func BenchmarkDecide50(b *testing.B) {
 	s := benchSet(b)
 	c := tool.NewCall("call_1", "bash", `{"cmd":"go test ./... -run TestX","timeout":60}`)
+	order := tool.Order{"cmd", "timeout"}
 	ctx := context.Background()
 	ask := func(_ context.Context, r *Rule[int]) (int, bool, error) { return r.Handler, true, nil }
 	worse := func(a, b int) bool { return a > b }
 	final := func(int) bool { return false }
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := Evaluate(ctx, s, &c, ask, worse, final)
+		v, err := Evaluate(ctx, s, &c, order, ask, worse, final)
 		if err != nil || v.Result != 49 {
 			b.Fatalf("verdict %+v, %v", v, err)
 		}

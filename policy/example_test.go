@@ -8,8 +8,12 @@ import (
 )
 
 // Patterns match the call's one-line text: strings single-quoted, keys in
-// the model's order, true, false and null as Python writes them.
+// the tool's schema order and then sorted (never the model's order), true,
+// false and null as Python writes them.
 func ExampleCompile() {
+	// The order of each tool's parameters, as its schema lists them
+	// (tool.OrderOf gives it for a tool).
+	orders := map[string]tool.Order{"bash": {"cmd", "timeout"}, "python": {"code", "args"}}
 	calls := []tool.Call{
 		tool.NewCall("1", "bash", `{"cmd": "rm -rf build", "timeout": 30}`),
 		tool.NewCall("2", "bash", `{"cmd": "ls", "sudo": false, "env": null}`),
@@ -18,7 +22,7 @@ func ExampleCompile() {
 		tool.NewCall("5", "bash", `{"cmd": `), // does not parse: matched on its raw text
 	}
 	for _, c := range calls {
-		fmt.Println(policy.NewTarget(&c).Text())
+		fmt.Println(policy.NewTarget(&c, orders[c.Function]).Text())
 	}
 	fmt.Println()
 
@@ -37,7 +41,7 @@ func ExampleCompile() {
 		}
 		fmt.Printf("%-16s", p)
 		for _, c := range calls {
-			if p.Match(policy.NewTarget(&c)) {
+			if p.Match(policy.NewTarget(&c, orders[c.Function])) {
 				fmt.Printf(" %s", c.ID)
 			}
 		}
@@ -45,7 +49,7 @@ func ExampleCompile() {
 	}
 	// Output:
 	// bash(cmd='rm -rf build', timeout=30)
-	// bash(cmd='ls', sudo=False, env=None)
+	// bash(cmd='ls', env=None, sudo=False)
 	// bash_session(input='rm x')
 	// python(code='print('hi')
 	// print(2)', args=['-v', 1, True])
@@ -78,7 +82,7 @@ func ExampleCompileList() {
 		tool.NewCall("4", "python", `{"code": "1"}`),
 		tool.NewCall("5", "text_editor", `{"command": "view", "path": "a.go"}`),
 	} {
-		fmt.Println(c.Text(), m.Match(policy.NewTarget(&c)))
+		fmt.Println(c.Text(), m.Match(policy.NewTarget(&c, nil)))
 	}
 	// Output:
 	// python
@@ -108,7 +112,7 @@ func ExampleCompileStructured() {
 		tool.NewCall("3", "text_editor", `{"command": "view", "path": "main.go"}`),
 		tool.NewCall("4", "bash", `{"command": "create", "path": "x.go"}`),
 	} {
-		fmt.Println(c.ID, p.Match(policy.NewTarget(&c)))
+		fmt.Println(c.ID, p.Match(policy.NewTarget(&c, nil)))
 	}
 	// Output:
 	// tool=text_* command=create path=*.go

@@ -2,7 +2,8 @@
 // and reads policy files (SPEC P1, P2, P4).
 //
 // A pattern is matched against a call rendered on one line as
-// name(k1='v1', k2=2) (see tool.Call.Text). Patterns are fnmatch globs with
+// name(k1='v1', k2=2), its arguments in the called tool's schema order and
+// then sorted, never in the model's order (see tool.Call.TextIn). Patterns are fnmatch globs with
 // an implied trailing '*', so "bash(cmd='rm" matches every rm command, as in
 // Inspect AI. A bare tool name ("bash") matches that tool only.
 package policy
@@ -139,8 +140,12 @@ func SplitList(s string) []string {
 // and only if a pattern needs it. The zero value is not usable; use
 // NewTarget or Reset.
 type Target struct {
-	Call     *tool.Call
+	Call *tool.Call
+	// Order is the order the call's arguments are rendered in: the called
+	// tool's (tool.OrderOf). Nil renders them sorted by name.
+	Order    tool.Order
 	buf      []byte
+	textArgs []tool.Arg
 	rendered bool
 	argBuf   []byte
 	args     []tool.Arg
@@ -148,35 +153,38 @@ type Target struct {
 	parsed   bool
 }
 
-// NewTarget returns a target for call.
-func NewTarget(call *tool.Call) *Target { return &Target{Call: call} }
+// NewTarget returns a target for call, its arguments rendered in order.
+func NewTarget(call *tool.Call, order tool.Order) *Target {
+	return &Target{Call: call, Order: order}
+}
 
 var targetPool = sync.Pool{New: func() any { return new(Target) }}
 
-// AcquireTarget returns a pooled target for call; release it with
-// ReleaseTarget when done.
-func AcquireTarget(call *tool.Call) *Target {
+// AcquireTarget returns a pooled target for call, its arguments rendered in
+// order; release it with ReleaseTarget when done.
+func AcquireTarget(call *tool.Call, order tool.Order) *Target {
 	t := targetPool.Get().(*Target)
-	t.Reset(call)
+	t.Reset(call, order)
 	return t
 }
 
 // ReleaseTarget returns t to the pool.
 func ReleaseTarget(t *Target) {
-	t.Call = nil
+	t.Call, t.Order = nil, nil
 	targetPool.Put(t)
 }
 
-// Reset makes t a target for call, reusing its buffers.
-func (t *Target) Reset(call *tool.Call) {
-	t.Call, t.buf, t.rendered, t.argBuf = call, t.buf[:0], false, t.argBuf[:0]
+// Reset makes t a target for call, its arguments rendered in order, reusing
+// its buffers.
+func (t *Target) Reset(call *tool.Call, order tool.Order) {
+	t.Call, t.Order, t.buf, t.rendered, t.argBuf = call, order, t.buf[:0], false, t.argBuf[:0]
 	t.args, t.spans, t.parsed = t.args[:0], t.spans[:0], false
 }
 
-// Text returns the call's one-line text.
+// Text returns the call's one-line text, its arguments in t.Order.
 func (t *Target) Text() string {
 	if !t.rendered {
-		t.buf = t.Call.AppendText(t.buf[:0])
+		t.buf, t.textArgs = t.Call.AppendTextArgs(t.buf[:0], t.Order, t.textArgs)
 		t.rendered = true
 	}
 	return unsafeString(t.buf)

@@ -18,7 +18,7 @@ func matches(t *testing.T, pattern string, c *tool.Call) bool {
 	if err != nil {
 		t.Fatalf("compile %q: %v", pattern, err)
 	}
-	return m.Match(NewTarget(c))
+	return m.Match(NewTarget(c, nil))
 }
 
 func TestP2_CallText(t *testing.T) {
@@ -26,8 +26,8 @@ func TestP2_CallText(t *testing.T) {
 		fn, args, want string
 	}{
 		{"bash", `{"cmd":"ls -la"}`, `bash(cmd='ls -la')`},
-		{"f", `{"b":1,"a":"x"}`, `f(b=1, a='x')`},
-		{"f", `{"t":true,"f":false,"n":null}`, `f(t=True, f=False, n=None)`},
+		{"f", `{"b":1,"a":"x"}`, `f(a='x', b=1)`},
+		{"f", `{"t":true,"f":false,"n":null}`, `f(f=False, n=None, t=True)`},
 		{"f", `{"l":["a",2],"o":{"k":"v"}}`, `f(l=['a', 2], o={'k': 'v'})`},
 		{"f", `{"s":"line1\nline2 \"q\" \u00e9"}`, "f(s='line1\nline2 \"q\" é')"},
 		{"f", `{}`, `f()`},
@@ -60,8 +60,8 @@ func TestP2_Patterns(t *testing.T) {
 		{"explicit glob matches bash_session", "bash*", session, true},
 		{"star crosses newlines", "bash(cmd='echo*rm -rf", multi, true},
 		{"star everything", "*", py, true},
-		{"keys in model order", "f(b=1, a='x')", ordered, true},
-		{"keys in other order do not match", "f(a='x'", ordered, false},
+		{"keys sorted without a schema", "f(a='x', b=1)", ordered, true},
+		{"the model's key order is not used", "f(b=1", ordered, false},
 		{"question mark", "bash(cmd='l?", ls, true},
 		{"class", "bash(cmd='[lr]", rm, true},
 		{"negated class", "bash(cmd='[!lr]", rm, false},
@@ -88,10 +88,10 @@ func TestP2_CommaListsSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m.Match(NewTarget(call("python", `{}`))) || !m.Match(NewTarget(call("bash", `{}`))) {
+	if !m.Match(NewTarget(call("python", `{}`), nil)) || !m.Match(NewTarget(call("bash", `{}`), nil)) {
 		t.Error("comma list does not match both tools")
 	}
-	if m.Match(NewTarget(call("bash_session", `{}`))) {
+	if m.Match(NewTarget(call("bash_session", `{}`), nil)) {
 		t.Error("comma list matched bash_session")
 	}
 }
@@ -116,7 +116,7 @@ func TestP2_Structured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Match(NewTarget(c)); got != tt.want {
+		if got := p.Match(NewTarget(c, nil)); got != tt.want {
 			t.Errorf("tool=%s args=%v: got %v, want %v", tt.tool, tt.args, got, tt.want)
 		}
 	}
@@ -169,15 +169,60 @@ func FuzzPattern(f *testing.F) {
 		if err != nil {
 			return
 		}
-		got := m.Match(NewTarget(&c))
+		got := m.Match(NewTarget(&c, nil))
 		// A pattern that is the call's own text always matches it (the
 		// bracket-free case, where the text is literal).
 		if !strings.ContainsAny(c.Text(), "*?[,") {
 			self, err := Compile(c.Text())
-			if err == nil && !self.Match(NewTarget(&c)) {
+			if err == nil && !self.Match(NewTarget(&c, nil)) {
 				t.Errorf("call text %q does not match itself", c.Text())
 			}
 		}
 		_ = got
 	})
+}
+
+// TestP2_ArgumentOrderCannotSkipDenyPattern: a deny pattern on the first
+// parameter of a tool matches however the model orders the keys, and
+// whatever keys it adds.
+func TestP2_ArgumentOrderCannotSkipDenyPattern(t *testing.T) {
+	order := tool.Order{"cmd", "sandbox_permissions", "justification"}
+	deny, err := CompileList([]string{"bash(cmd='rm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []string{
+		`{"cmd":"rm -rf ~"}`,
+		`{"justification":"x","cmd":"rm -rf ~"}`,
+		`{"sandbox_permissions":"require_escalated","cmd":"rm -rf ~"}`,
+		`{"justification":"x","sandbox_permissions":"use_default","cmd":"rm -rf ~"}`,
+		`{"a":1,"cmd":"rm -rf ~"}`, // a key the schema does not list goes after
+		`{"":"","cmd":"rm -rf ~"}`,
+		// Repeated or case-variant names never reach a pattern: they are
+		// parsing errors (SPEC A8, tested in package tool and agent).
+	} {
+		c := call("bash", args)
+		target := NewTarget(c, order)
+		if !deny.Match(target) {
+			t.Errorf("bash(cmd='rm does not match %s, rendered %s", args, target.Text())
+		}
+		if !strings.HasPrefix(target.Text(), "bash(cmd='rm -rf ~'") {
+			t.Errorf("%s rendered %s, want cmd first", args, target.Text())
+		}
+	}
+	// The same through a compiled set, pooled targets and all.
+	s := NewSet([]Rule[string]{{Name: "deny", Match: deny, Handler: "reject"}, {Name: "all", Match: Matcher{mustCompile(t, "*")}, Handler: "approve"}})
+	c := call("bash", `{"justification":"needed","cmd":"rm -rf ~"}`)
+	if i := s.First(c, order); i != 0 {
+		t.Errorf("First = %d, want the deny rule", i)
+	}
+}
+
+func mustCompile(t *testing.T, src string) Pattern {
+	t.Helper()
+	p, err := Compile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -88,18 +88,19 @@ type Verdict[R any] struct {
 // and whether it decided (false means it escalated).
 type Ask[H, R any] func(ctx context.Context, r *Rule[H]) (R, bool, error)
 
-// Evaluate runs every chain over call (SPEC A3, R3, P7). Within a chain the
+// Evaluate runs every chain over call, its arguments rendered in order for
+// the patterns (SPEC A3, R3, P2, P7). Within a chain the
 // rules whose patterns match are asked in order and the first that decides
 // wins. Chains run side by side; the verdict that worse ranks highest wins,
 // and a verdict for which final is true cancels the other chains. The
 // returned verdict is undecided when no chain decided. An error from any
 // chain is returned.
-func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, ask Ask[H, R], worse func(a, b R) bool, final func(R) bool) (Verdict[R], error) {
+func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, order tool.Order, ask Ask[H, R], worse func(a, b R) bool, final func(R) bool) (Verdict[R], error) {
 	if s.Len() == 0 {
 		return Verdict[R]{}, nil
 	}
 	if len(s.chains) == 1 {
-		return runChain(ctx, s, 0, call, ask)
+		return runChain(ctx, s, 0, call, order, ask)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -117,7 +118,7 @@ func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, ask Ask
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := runChain(ctx, s, c, call, ask)
+			v, err := runChain(ctx, s, c, call, order, ask)
 			outs[c] = out{v, err}
 			if err != nil {
 				mu.Lock()
@@ -151,8 +152,8 @@ func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, ask Ask
 	return best, nil
 }
 
-func runChain[H, R any](ctx context.Context, s *Set[H], c int, call *tool.Call, ask Ask[H, R]) (Verdict[R], error) {
-	t := AcquireTarget(call)
+func runChain[H, R any](ctx context.Context, s *Set[H], c int, call *tool.Call, order tool.Order, ask Ask[H, R]) (Verdict[R], error) {
+	t := AcquireTarget(call, order)
 	defer ReleaseTarget(t)
 	for _, i := range s.chains[c] {
 		r := &s.rules[i]
@@ -173,14 +174,14 @@ func runChain[H, R any](ctx context.Context, s *Set[H], c int, call *tool.Call, 
 	return Verdict[R]{Chain: s.names[c]}, nil
 }
 
-// First returns the index of the first rule whose patterns match call, or
-// -1. It is the matching step of Evaluate, exposed for measurement and for
+// First returns the index of the first rule whose patterns match call, its
+// arguments rendered in order, or -1. It is the matching step of Evaluate, exposed for measurement and for
 // tools that explain a policy.
-func (s *Set[H]) First(call *tool.Call) int {
+func (s *Set[H]) First(call *tool.Call, order tool.Order) int {
 	if s.Len() == 0 {
 		return -1
 	}
-	t := AcquireTarget(call)
+	t := AcquireTarget(call, order)
 	defer ReleaseTarget(t)
 	for i := range s.rules {
 		if s.rules[i].Match.Match(t) {

@@ -44,6 +44,10 @@ type Request struct {
 	Output string
 	// View is a human-readable rendering of the call.
 	View tool.View
+	// Order is the order the call's arguments are rendered in, for
+	// patterns and for people: the called tool's (tool.OrderOf). Nil
+	// renders them sorted by name (SPEC P2).
+	Order tool.Order
 	// History is the conversation up to and including the assistant
 	// message that made the call.
 	History []chat.Message
@@ -154,7 +158,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 		record(Record{Reviewer: r.Name, Chain: r.Chain, Review: rv})
 		return rv, rv.Decision != Escalate, nil
 	}
-	v, err := policy.Evaluate(ctx, p.set, &req.Call, ask,
+	v, err := policy.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
 		func(a, b Review) bool { return a.Decision == Terminate && b.Decision != Terminate },
 		func(a Review) bool { return a.Decision == Terminate })
 	if err != nil {

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -35,6 +36,19 @@ import (
 //     environments, `gh auth token`, `git credential fill`, …;
 //   - "exfiltration:" sending data out: curl/wget uploading a file,
 //     scp/rsync/sftp to a remote host, netcat running a program, /dev/tcp.
+//
+// Code passed on is judged by what it runs where that shows, and counts
+// as dangerous where it does not: inline code of interpreters (python -c,
+// perl -e, node -e, ruby -e, php -r, lua -e, awk programs, vim -c) that
+// starts programs, deletes, writes, reads secrets or uses the network, or
+// that a substitution makes; programs run through another's options (git
+// -c core.sshCommand, alias.x='!…', rsync -e, tar --checkpoint-action, ssh
+// -o ProxyCommand, strace, gdb …); find -exec of rm and the like under a
+// broad root, xargs rm; make -f /dev/stdin; containers mounting the host
+// or running privileged; crontab installs; writes to shell start-up files,
+// cron tables, systemd units and authorized_keys; credential files read
+// through input redirection; a file the script writes or downloads and
+// then runs.
 //
 // A download piped into an interpreter (curl … | sh) is judged by Evaluate,
 // which sees the pipeline; Dangerous sees it too inside bash -c strings.
@@ -81,7 +95,7 @@ func dangerousCommand(c *shell.Command) string {
 		}
 	}
 	if len(c.Args) == 0 {
-		return ""
+		return indirectDanger(c, "")
 	}
 	name := shell.Base(c.Args[0])
 	if c.Func != "" && name == c.Func {
@@ -90,7 +104,10 @@ func dangerousCommand(c *shell.Command) string {
 	if r := programDanger(name, c.Args); r != "" {
 		return r
 	}
-	return sensitiveArgs(c.Args)
+	if r := sensitiveArgs(c.Args); r != "" {
+		return r
+	}
+	return indirectDanger(c, name)
 }
 
 func programDanger(name string, args []string) string {
@@ -101,8 +118,11 @@ func programDanger(name string, args []string) string {
 	case "rm":
 		return rmDanger(args)
 	case "find":
+		if r := findExecDanger(args); r != "" {
+			return r
+		}
 		if shell.HasWord(args, "-delete") {
-			for _, p := range findPaths(args) {
+			for _, p := range command.FindRoots(args) {
 				if b := broad(p); b != "" {
 					return "destructive: find -delete under " + b
 				}
@@ -314,29 +334,6 @@ func rmDanger(args []string) string {
 	return ""
 }
 
-// findPaths returns the starting points of a find command.
-func findPaths(args []string) []string {
-	var out []string
-	i := 1
-	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
-		if args[i] == "-D" {
-			i++
-		}
-		i++
-	}
-	for ; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-			break
-		}
-		out = append(out, a)
-	}
-	if len(out) == 0 {
-		out = append(out, ".")
-	}
-	return out
-}
-
 // topLevel are the directories directly under / whose removal or recursive
 // change wrecks a system.
 var topLevel = map[string]bool{
@@ -482,46 +479,13 @@ func chmodDanger(args []string) string {
 			return "destructive: recursive chmod of " + b
 		}
 	}
-	if setuidMode(mode) {
+	if command.ModeSetuid(mode) {
 		return "security: chmod sets setuid/setgid"
 	}
-	if rec && worldWritable(mode) {
+	if rec && command.ModeWorldWritable(mode) {
 		return "security: chmod -R makes files world-writable"
 	}
 	return ""
-}
-
-func worldWritable(mode string) bool {
-	if isOctal(mode) {
-		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
-	}
-	for _, clause := range strings.Split(mode, ",") {
-		i := strings.IndexAny(clause, "+=")
-		if i < 0 {
-			continue
-		}
-		who, perms := clause[:i], clause[i+1:]
-		if strings.ContainsAny(who, "oa") && strings.IndexByte(perms, 'w') >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func setuidMode(mode string) bool {
-	if isOctal(mode) {
-		if len(mode) > 4 {
-			mode = mode[len(mode)-4:]
-		}
-		return len(mode) == 4 && strings.IndexByte("234567", mode[0]) >= 0
-	}
-	for _, clause := range strings.Split(mode, ",") {
-		i := strings.IndexAny(clause, "+=")
-		if i >= 0 && strings.IndexByte(clause[i+1:], 's') >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func isOctal(s string) bool {
@@ -536,25 +500,8 @@ func isOctal(s string) bool {
 	return true
 }
 
-// gitSub returns the index of git's subcommand, skipping global options.
-func gitSub(args []string) int {
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		switch {
-		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
-			i += 2
-		case strings.HasPrefix(a, "-"):
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
 func gitDanger(args []string) string {
-	i := gitSub(args)
+	i := command.Subcommand(args)
 	if i >= len(args) {
 		return ""
 	}
@@ -857,9 +804,10 @@ func readsProgramFromStdin(c *shell.Command) bool {
 	return true
 }
 
-// pipelineDangers finds downloads piped into an interpreter.
+// pipelineDangers finds downloads piped into an interpreter, and files
+// the script writes and then runs.
 func pipelineDangers(sc *shell.Script) []string {
-	var out []string
+	out := writtenThenRun(sc)
 	seenDownloader := false
 	for i := range sc.Commands {
 		c := &sc.Commands[i]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -80,34 +81,59 @@ func EvaluateArgv(set *Set, argv []string) Result {
 // Judge judges an already parsed script as Evaluate does.
 func Judge(set *Set, sc *shell.Script) Result { return judge(set, sc) }
 
+// MatchAll returns the rules of set matching the commands of a parsed
+// script, as Judge finds them, without judging dangers.
+func MatchAll(set *Set, sc *shell.Script) []Match {
+	if set.Len() == 0 {
+		return nil
+	}
+	var out []Match
+	for i := range sc.Commands {
+		out = matchCommand(set, &sc.Commands[i], i, out)
+	}
+	return out
+}
+
+// matchCommand appends the matches of the command c (index i) to out.
+func matchCommand(set *Set, c *shell.Command, i int, out []Match) []Match {
+	if len(c.Args) == 0 {
+		return out
+	}
+	var parsed *command.Parsed
+	a, b := set.candidates(c.Args[0])
+	for k, list := range [2][]*Rule{a, b} {
+		for _, r := range list {
+			certain, possible := r.mayMatch(c.Args, c.Literal, &parsed)
+			if !certain && !possible {
+				continue
+			}
+			if k == 1 && containsRule(a, r) {
+				continue
+			}
+			if certain {
+				out = append(out, Match{Rule: r, Command: i})
+			} else if r.Decision > Allow {
+				out = append(out, Match{Rule: r, Command: i, Possible: true})
+			}
+		}
+	}
+	return out
+}
+
 func judge(set *Set, sc *shell.Script) Result {
 	res := Result{Commands: sc.Commands, Opaque: sc.Opaque, Reasons: sc.Reasons}
 	d := Allow
 	safe := !sc.Opaque && len(sc.Commands) > 0
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
-		matched := false
-		if len(c.Args) > 0 {
-			a, b := set.candidates(c.Args[0])
-			for k, list := range [2][]*Rule{a, b} {
-				for _, r := range list {
-					certain, possible := r.mayMatch(c.Args, c.Literal)
-					if !certain && !possible {
-						continue
-					}
-					if k == 1 && containsRule(a, r) {
-						continue
-					}
-					if certain {
-						res.Matches = append(res.Matches, Match{Rule: r, Command: i})
-						d = max(d, r.Decision)
-						matched = true
-					} else if r.Decision > Allow {
-						res.Matches = append(res.Matches, Match{Rule: r, Command: i, Possible: true})
-						d = max(d, Prompt)
-						matched = true
-					}
-				}
+		n := len(res.Matches)
+		res.Matches = matchCommand(set, c, i, res.Matches)
+		matched := len(res.Matches) > n
+		for _, m := range res.Matches[n:] {
+			if m.Possible {
+				d = max(d, Prompt)
+			} else {
+				d = max(d, m.Rule.Decision)
 			}
 		}
 		if reason := dangerousCommand(c); reason != "" {

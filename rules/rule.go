@@ -26,7 +26,12 @@
 //
 // A rule matches a command whose words start with the pattern (a prefix
 // match); the program token also matches by basename, so /bin/rm matches a
-// rule on rm. The match and not_match examples are checked when the file
+// rule on rm. A prompt or forbidden rule on a program whose option grammar
+// warden knows (git, rm, chmod, cp, curl, docker, kubectl, npm, pip, …)
+// also matches by meaning, so it cannot be sidestepped by spelling:
+// ["git", "push"] matches `git -C repo push` and `git -c k=v push`, and
+// ["rm", "-rf"] matches `rm -fr`, `rm -r -f`, `rm -Rf` and `rm --recursive
+// --force`. Allow rules match word for word only. The match and not_match examples are checked when the file
 // loads: a failing example is a load error naming the rule and the example.
 // When several rules match, across all the simple commands of a script, the
 // strictest decision wins (forbidden > prompt > allow).
@@ -39,9 +44,11 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -128,15 +135,38 @@ type Rule struct {
 	Match, NotMatch [][]string
 	// Source is where the rule was defined, "file:line:col".
 	Source string
+
+	// forms are the pattern read with its program's option grammar, for
+	// prompt and forbidden rules (see spelledForms); set when the rule
+	// joins a Set.
+	forms []command.Parsed
 }
 
 // Matches reports whether argv starts with the rule's pattern. The program
 // token (argv[0]) also matches by basename when it is a path: /bin/rm and
 // ./rm match a rule on rm. A pattern token that is itself a path matches
-// only that path.
-func (r Rule) Matches(argv []string) bool { return r.matches(argv) }
+// only that path. A prompt or forbidden rule on a program whose option
+// grammar warden knows also matches by meaning: through the program's
+// global options and in every spelling of the pattern's options, so that
+// ["git", "push"] matches `git -C repo push` and ["rm", "-rf"] matches
+// `rm -r -f`, `rm -Rf` and `rm --recursive --force`.
+func (r Rule) Matches(argv []string) bool {
+	if r.forms == nil && r.Decision > Allow {
+		r.forms = spelledForms(r.Pattern)
+	}
+	return r.matches(argv)
+}
 
 func (r *Rule) matches(argv []string) bool {
+	if r.literal(argv) {
+		return true
+	}
+	var parsed *command.Parsed
+	return r.Decision > Allow && spelledMatch(r.forms, argv, &parsed)
+}
+
+// literal reports whether argv starts with the pattern, word for word.
+func (r *Rule) literal(argv []string) bool {
 	if len(argv) < len(r.Pattern) || len(r.Pattern) == 0 {
 		return false
 	}
@@ -150,12 +180,26 @@ func (r *Rule) matches(argv []string) bool {
 
 // mayMatch reports whether the rule matches a command whose words are args,
 // with lit saying which are literal: certain when the literal words match
-// the whole pattern, possible when they match up to a non-literal word
-// (whose value, or number of words, is unknown).
-func (r *Rule) mayMatch(args []string, lit []bool) (certain, possible bool) {
+// the whole pattern, or a prompt or forbidden rule matches every literal
+// word by meaning (see Matches); possible when the words match up to a
+// non-literal word (whose value, or number of words, is unknown), or
+// would match by meaning but some word is not literal. parsed caches the
+// command's reading across rules.
+func (r *Rule) mayMatch(args []string, lit []bool, parsed **command.Parsed) (certain, possible bool) {
 	if len(r.Pattern) == 0 {
 		return false, false
 	}
+	certain, possible = r.literalMay(args, lit)
+	if certain || possible || r.Decision == Allow || !spelledMatch(r.forms, args, parsed) {
+		return certain, possible
+	}
+	if slices.Contains(lit, false) {
+		return false, true
+	}
+	return true, false
+}
+
+func (r *Rule) literalMay(args []string, lit []bool) (certain, possible bool) {
 	for i, alts := range r.Pattern {
 		if i >= len(args) {
 			return false, false
@@ -226,6 +270,9 @@ func (r *Rule) check() error {
 	}
 	if r.Decision < Allow || r.Decision > Forbidden {
 		return fmt.Errorf("invalid decision %d", int(r.Decision))
+	}
+	if r.forms == nil && r.Decision > Allow {
+		r.forms = spelledForms(r.Pattern)
 	}
 	for _, ex := range r.Match {
 		if !r.matches(ex) {

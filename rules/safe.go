@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -226,24 +227,20 @@ func safeSed(args []string) bool {
 }
 
 func safeGit(args []string) bool {
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		switch {
-		case a == "-C":
-			i += 2
-			continue
-		case a == "--no-pager" || a == "-P" || a == "--no-optional-locks" || a == "--literal-pathspecs" ||
-			a == "--no-replace-objects" || a == "--bare" ||
-			strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree="):
-			i++
-			continue
-		case a == "--version" || a == "--help":
-			return i == len(args)-1
-		case strings.HasPrefix(a, "-"):
-			return false // -c, --exec-path, -p/--paginate, --config-env, …
+	i := command.Subcommand(args)
+	// Only global options that change where git looks, never what it
+	// runs (-c, --exec-path, --config-env, -p …).
+	g, _ := command.Lookup("git")
+	globals := g.Parse(args[:i])
+	if globals.Unknown {
+		return false
+	}
+	for _, o := range globals.Options {
+		switch o.Name {
+		case "dir", "no-pager", "no-optional-locks", "literal-pathspecs", "no-replace-objects", "bare", "git-dir", "work-tree", "version", "help":
+		default:
+			return false
 		}
-		break
 	}
 	if i >= len(args) {
 		return true // usage

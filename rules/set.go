@@ -35,6 +35,9 @@ func (s *Set) add(r *Rule) {
 	if s.index == nil {
 		s.index = map[string][]*Rule{}
 	}
+	if r.forms == nil && r.Decision > Allow {
+		r.forms = spelledForms(r.Pattern)
+	}
 	s.rules = append(s.rules, r)
 	for i, tok := range r.Pattern[0] {
 		if slices.Contains(r.Pattern[0][:i], tok) {

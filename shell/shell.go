@@ -3,7 +3,7 @@
 //
 // Parse walks the syntax tree of mvdan.cc/sh/v3/syntax (bash dialect): the
 // operands of &&, ||, ;, & and pipes, subshells, { } blocks, if/while/for/case
-// bodies, function bodies, command and process substitutions wherever they
+// bodies, function bodies, alias definitions, command and process substitutions wherever they
 // appear (arguments, assignments, redirections, unquoted here-documents, test
 // and arithmetic expressions) each yield their simple commands.
 //
@@ -12,6 +12,7 @@
 //	sudo, doas, pkexec, env (also env -S), nice, ionice, timeout, nohup, setsid,
 //	stdbuf, chroot, busybox, command (not -v/-V), builtin, exec, time (keyword
 //	and program), xargs, find -exec/-execdir/-ok/-okdir, watch, su -c,
+//	alias NAME=VALUE (VALUE is walked as the script the alias runs),
 //	bash/sh/zsh/dash/ksh/… -c STRING (also -lc, -ec, …), a shell reading a
 //	literal here-document or here-string, eval of literal words, trap STRING.
 //
@@ -58,6 +59,10 @@ type Command struct {
 	// listed. A statement of redirections alone yields a Command with no
 	// Args.
 	Redirects []string
+	// Inputs are the files the command reads through input redirections
+	// (<, <>, <&file, including those on an enclosing compound command),
+	// as source text. Here-documents and here-strings are not listed.
+	Inputs []string
 	// Func is the name of the shell function whose body holds the command,
 	// "" outside functions.
 	Func string
@@ -94,6 +99,9 @@ type Script struct {
 	// them (substitutions before the command that uses them; a wrapper
 	// before the command it runs).
 	Commands []Command
+	// Loops are the loops whose variable stands for files (for f in *.txt,
+	// find … | while read f), in the order they appear.
+	Loops []Loop
 	// Opaque is true when some part cannot be analysed: the script must be
 	// judged as a whole.
 	Opaque bool

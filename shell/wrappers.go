@@ -10,7 +10,7 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 	if w.full() {
 		return
 	}
-	cmd := Command{Assigns: assigns, Redirects: redirs, Text: text}
+	cmd := Command{Assigns: assigns, Redirects: redirs, Inputs: c.inputs, Text: text}
 	if len(words) > 0 {
 		cmd.Args = make([]string, len(words))
 		cmd.Literal = make([]bool, len(words))
@@ -32,10 +32,10 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 
 // derive records inner, the command run by the wrapper at index idx.
 func (w *walker) derive(idx int, inner []word, c ctx, wrapper string, assigns, redirs []string, in stdin) {
-	w.s.Commands[idx].Unwrapped = true
 	if len(inner) == 0 {
-		return
+		return // nothing wrapped: the command is judged as itself
 	}
+	w.s.Commands[idx].Unwrapped = true
 	if w.depth >= maxDepth {
 		w.opaque("wrappers nested too deep to analyse")
 		return
@@ -181,6 +181,19 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 		}
 	case "eval":
 		w.joined(idx, ws[1:], c, "eval")
+	case "alias":
+		for _, a := range ws[1:] {
+			if a.lit && strings.HasPrefix(a.val, "-") {
+				continue
+			}
+			if !a.lit {
+				w.opaque("alias with a non-literal definition: " + a.text)
+				continue
+			}
+			if name, val, ok := strings.Cut(a.val, "="); ok && val != "" {
+				w.embedded(idx, val, c, "alias "+name)
+			}
+		}
 	case "source", ".":
 		if len(ws) > 1 {
 			w.opaque(name + " of a file: its commands cannot be seen")

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -23,12 +26,67 @@ type Stored struct {
 	// Messages is the main agent's conversation (without its system
 	// prompt, which the agent adds).
 	Messages []chat.Message
-	// Denials are the run's latest auto-review denials, oldest first.
+	// Denials are the run's latest auto-review denials, oldest first: those
+	// that verify as warden's own records.
 	Denials []agent.Denial
-	// Overrides are the overrides not used yet, by denial id.
-	Overrides []event.Override
+	// Ledger holds the denials and the overrides not used yet, verified
+	// (SPEC G12, G15).
+	Ledger *agent.Ledger
 	// Events counts the transcript's events.
 	Events int
+}
+
+// KeyPath returns where warden keeps the key that authenticates overrides
+// (SPEC G15): $WARDEN_HOME/keys/override.key.
+func KeyPath() string { return filepath.Join(Home(), "keys", "override.key") }
+
+// StateKey returns the key that authenticates denials and overrides
+// (SPEC G15): the file at KeyPath, read — or created, 0600 — when first
+// used. A key that cannot be read or created authenticates nothing: MACs
+// are empty, nothing verifies, and no override can be made.
+func StateKey() agent.Sealer { return newStateKey() }
+
+func newStateKey() *stateKey { return &stateKey{path: KeyPath()} }
+
+// stateKey is the key at path, loaded when first used.
+type stateKey struct {
+	path string
+	once sync.Once
+	key  *seal.Key
+}
+
+func (k *stateKey) load() *seal.Key {
+	k.once.Do(func() {
+		k.key, _ = seal.LoadOrCreate(k.path)
+	})
+	return k.key
+}
+
+// Sum implements agent.Sealer; it returns "" when the key is unavailable.
+func (k *stateKey) Sum(parts ...[]byte) string {
+	if key := k.load(); key != nil {
+		return key.Sum(parts...)
+	}
+	return ""
+}
+
+// Verify implements agent.Sealer; nothing verifies when the key is
+// unavailable.
+func (k *stateKey) Verify(mac string, parts ...[]byte) bool {
+	key := k.load()
+	return key != nil && key.Verify(mac, parts...)
+}
+
+// Err reports why the key is unavailable, or nil.
+func (k *stateKey) Err() error {
+	if k.load() != nil {
+		return nil
+	}
+	_, err := seal.LoadOrCreate(k.path)
+	if err != nil {
+		return fmt.Errorf("warden state: %w", err)
+	}
+	return nil
 }
 
 // TranscriptPath returns where the transcript of runID lives under
@@ -44,43 +102,74 @@ func LoadStored(path string) (*Stored, error) {
 		return nil, err
 	}
 	defer f.Close()
+	key := StateKey()
 	st := &Stored{Path: path}
-	answered := map[string]bool{}
-	used := map[string]bool{}
+	// pending are the main agent's tool results since its last model event,
+	// by call id: not yet seen by a model. A withheld event replaces one; a
+	// model event or the end of the turn settles them; a turn that never
+	// ended (a crash) withholds them (SPEC R2: fail closed). A model may
+	// give two calls one id: a withheld id withholds every result under it.
+	pending := map[string][]int{}
+	withhold := func(id string, te *tool.Error) {
+		for _, i := range pending[id] {
+			st.Messages[i].Content, st.Messages[i].Error = te.Error(), te
+		}
+		delete(pending, id)
+	}
+	withholdPending := func() {
+		for id := range pending {
+			withhold(id, &tool.Error{Type: tool.ErrCancelled, Message: "the run ended before the result of this call was reviewed; its result was withheld"})
+		}
+	}
+	var notes []chat.Message
 	err = event.Read(f, func(e event.Event) error {
 		st.Events++
 		if st.RunID == "" {
 			st.RunID = e.RunID
+			st.Ledger = agent.NewLedger(st.RunID, key)
+		}
+		if note := st.Ledger.Read(e); note != nil {
+			notes = append(notes, *note) // the person's override, told to the agent before the next request
 		}
 		switch d := e.Data.(type) {
 		case event.RunStart:
+			withholdPending()
 			st.TaskFile, st.Model = d.TaskFile, d.Model
 		case event.TurnStart:
-			st.Messages = append(st.Messages, chat.Message{Role: chat.User, Content: d.Input})
+			withholdPending()
+			if input, ok := st.Ledger.TurnInput(d); ok { // only the person's own requests (SPEC G15)
+				st.Messages = append(append(st.Messages, notes...), chat.Message{Role: chat.User, Content: input})
+				notes = nil
+			}
+		case event.RunEnd:
+			clear(pending)
 		case event.Model:
 			if e.Agent == agent.MainAgent {
+				clear(pending)
 				out := d.Output
 				out.Role = chat.Assistant
 				st.Messages = append(st.Messages, out)
 			}
 		case event.Tool:
 			if e.Agent == agent.MainAgent {
-				answered[d.CallID] = true
+				pending[d.CallID] = append(pending[d.CallID], len(st.Messages))
 				st.Messages = append(st.Messages, chat.Message{Role: chat.Tool, Content: d.Result, ToolCallID: d.CallID, Function: d.Function, Error: d.Error})
 			}
-		case event.AutoReview:
-			if d.Status == event.ReviewDenied && d.DenialID != "" && d.Source != event.SourceOverride {
-				st.Denials = append(st.Denials, agent.Denial{ID: d.DenialID, CallID: d.CallID, Action: d.Action, RiskLevel: d.RiskLevel, Rationale: d.Rationale, Time: e.Time})
-				if len(st.Denials) > agent.MaxDenials {
-					st.Denials = st.Denials[1:]
+		case event.Review:
+			// A transcript written before withheld events existed still
+			// never sends a terminated result.
+			if e.Agent == agent.MainAgent && d.Decision == string(review.Terminate) {
+				withhold(d.CallID, &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call (reviewer " + d.Reviewer + " terminated the run); its result was withheld"})
+			}
+		case event.Withheld:
+			// The model received the error instead of the result (SPEC R2).
+			if e.Agent == agent.MainAgent {
+				te := d.Error
+				if te == nil {
+					te = &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call; its result was withheld"}
 				}
+				withhold(d.CallID, te)
 			}
-			if d.Source == event.SourceOverride && d.DenialID != "" {
-				used[d.DenialID] = true
-			}
-		case event.Override:
-			st.Overrides = append(st.Overrides, d)
-			delete(used, d.DenialID) // a new override of the same denial
 		}
 		return nil
 	})
@@ -90,34 +179,10 @@ func LoadStored(path string) (*Stored, error) {
 	if st.RunID == "" {
 		return nil, fmt.Errorf("%s: an empty transcript", path)
 	}
-	var pending []event.Override
-	for _, o := range st.Overrides {
-		if !used[o.DenialID] {
-			pending = append(pending, o)
-		}
-	}
-	st.Overrides = pending
-	st.Messages = closeCalls(st.Messages, answered)
+	st.Denials = st.Ledger.Denials()
+	withholdPending()
+	st.Messages = append(agent.CloseCalls(st.Messages), notes...)
 	return st, nil
-}
-
-// closeCalls answers the calls of the conversation that never ran (the run
-// stopped first), so that the conversation is valid for model APIs.
-func closeCalls(msgs []chat.Message, answered map[string]bool) []chat.Message {
-	var out []chat.Message
-	for _, m := range msgs {
-		out = append(out, m)
-		if m.Role != chat.Assistant {
-			continue
-		}
-		for _, c := range m.ToolCalls {
-			if !answered[c.ID] {
-				e := &tool.Error{Type: tool.ErrCancelled, Message: "the run stopped before this call ran"}
-				out = append(out, chat.Message{Role: chat.Tool, Content: e.Error(), ToolCallID: c.ID, Function: c.Function, Error: e})
-			}
-		}
-	}
-	return out
 }
 
 // FindDenial returns the denial id among the stored run's latest denials.
@@ -156,33 +221,38 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	}
 	p.Run.Resumed = true
 	p.Run.Events.Continue(st.Events)
-	for _, d := range st.Denials {
-		p.Run.Remember(d)
+	for _, w := range st.Ledger.Warnings() { // refused, never silently (SPEC G15)
+		p.Run.Events.Emit(event.Warning{Message: w})
 	}
-	for _, o := range st.Overrides {
-		if err := p.Run.RestoreOverride(o.DenialID, o.By, o.Note); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("override of %s: %w", o.DenialID, err)
-		}
-	}
+	p.Run.Restore(st.Ledger)
 	p.Input = append(st.Messages, chat.Message{Role: chat.User, Content: input})
 	return p, nil
 }
 
 // ApproveStored records a person's override of the denial id in the stored
-// run at path (SPEC G12): the run may retry exactly that action once, when
-// it resumes.
+// run at path (SPEC G12), authenticated with warden's key (G15): the run
+// may retry exactly that action once, when it resumes, and the agent is
+// told so in a note from the person.
 func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	st, err := LoadStored(path)
 	if err != nil {
 		return err
 	}
-	if _, ok := st.FindDenial(id); !ok {
+	d, ok := st.FindDenial(id)
+	if !ok {
 		var ids []string
 		for _, d := range st.Denials {
 			ids = append(ids, d.ID)
 		}
 		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, agent.MaxDenials, ids)
+	}
+	key := newStateKey()
+	if err := key.Err(); err != nil {
+		return err
+	}
+	o, err := agent.NewOverride(key, st.RunID, d, by, note)
+	if err != nil {
+		return err
 	}
 	f, err := event.Create(path)
 	if err != nil {
@@ -190,7 +260,7 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	}
 	rec := event.NewRecorder(st.RunID, event.NewWriter(f))
 	rec.Continue(st.Events)
-	rec.Emit(event.Override{DenialID: id, By: by, Note: note})
+	rec.Emit(o)
 	if err := rec.Err(); err != nil {
 		f.Close()
 		return err

@@ -50,6 +50,14 @@ type Options struct {
 	AutoReviewModel string
 	// RunID, when set, is the id of the run (a resumed run keeps its own).
 	RunID string
+	// PinPolicy makes the run's policies (Approval and Review, else the
+	// task's) apply to every agent, replacing the agents' own; the task's
+	// pin_policy: true does the same.
+	PinPolicy bool
+	// MaxConcurrentCalls and MaxCallsPerMessage, when positive, replace
+	// the task's max_concurrent_calls and max_calls_per_message (SPEC L1).
+	MaxConcurrentCalls int
+	MaxCallsPerMessage int
 }
 
 // Prepared is a task ready to run: everything that can be checked has been.
@@ -157,10 +165,14 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		ID: runID, Task: t.Name, ModelName: spec, Model: m,
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp, TaskFile: absPath(t.Path),
+		PinPolicy:          opts.PinPolicy || t.PinPolicy,
+		MaxConcurrentCalls: firstPositive(opts.MaxConcurrentCalls, t.MaxConcurrentCalls),
+		MaxCallsPerMessage: firstPositive(opts.MaxCallsPerMessage, t.MaxCallsPerMessage),
 	}
 	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
 		return nil, err
 	}
+	p.Run.Sealer = StateKey() // created when a denial is first recorded
 	if maxOut != nil {
 		p.Run.MaxOutput = *maxOut
 		if *maxOut == 0 {
@@ -192,6 +204,13 @@ func (p *Prepared) Close() error {
 		return fmt.Errorf("transcript: %w", err)
 	}
 	return nil
+}
+
+func firstPositive(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	return b
 }
 
 func sanitize(s string) string {
@@ -235,27 +254,75 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 }
 
 // boundaryPolicy returns who decides requests to cross the sandbox boundary
-// (SPEC G3): a person at the console ("user", the default) or the reviewer
-// agent ("auto_review"): first the deterministic pass of package triage,
+// (SPEC G3): a person at the console ("user", the default), the reviewer
+// agent ("auto_review": first the deterministic pass of package triage,
 // which settles clear cases, then, for what it passes on, the model
 // reviewer on opts.AutoReviewModel or else on the run's model, with the
-// policy text resolved from the managed and user configuration (G8, G14).
+// policy text resolved from the managed and user configuration, G8, G14),
+// or a list of approvers asked in order like any approval policy (P3): for
+// example [rules, human], the first pass and then a person, without the
+// model.
 func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set, workdir string) (*approval.Policy, error) {
 	who := t.ApprovalsReviewer
+	var err error
 	if opts.ApprovalsReviewer != "" {
-		who = opts.ApprovalsReviewer
+		if who, err = ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
+			return nil, err
+		}
 	}
-	who, err := ParseApprovalsReviewer(who)
-	if err != nil {
+	if who, err = CheckApprovalsReviewers(who); err != nil {
 		return nil, err
 	}
-	if who == ReviewerUser {
-		p, err := approval.Compile([]policy.Entry{{Name: "human"}})
-		if err != nil {
-			return nil, fmt.Errorf("approvals reviewer: %w", err)
+	if len(who) == 1 {
+		switch who[0] {
+		case ReviewerUser:
+			who = []string{ReviewerHuman}
+		case ReviewerAuto:
+			r, spec, err := t.reviewerAgent(opts, spec, m, workdir)
+			if err != nil {
+				return nil, err
+			}
+			return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: triage.Approver(set, r),
+				Entry: policy.Entry{Name: ReviewerAuto, Params: map[string]any{"model": spec}}}), nil
 		}
-		return p, nil
 	}
+	var list []approval.Rule
+	for i, name := range who {
+		entry := policy.Entry{Name: name}
+		var h approval.Approver
+		switch name {
+		case ReviewerAuto:
+			r, spec, err := t.reviewerAgent(opts, spec, m, workdir)
+			if err != nil {
+				return nil, err
+			}
+			// What the model cannot decide (a timeout, a failure) goes to
+			// the next approver of the list.
+			r.PassOnUndecided = i < len(who)-1
+			h, entry.Params = r, map[string]any{"model": spec}
+		case ReviewerRules:
+			// The registered first pass: unclear actions escalate to the
+			// next approver of the list.
+			if files := append(append([]string{}, t.Rules...), opts.Rules...); len(files) > 0 {
+				entry.Params = map[string]any{"rules": files}
+			}
+		case ReviewerUser, ReviewerHuman:
+			entry.Name = ReviewerHuman
+		}
+		if h == nil {
+			if h, err = approval.Build(entry.Name, entry.Params); err != nil {
+				return nil, fmt.Errorf("approvals reviewer: %w", err)
+			}
+		}
+		list = append(list, approval.Rule{Name: entry.Name, Match: mustMatchAll(), Handler: h, Entry: entry})
+	}
+	return approval.New(list...), nil
+}
+
+// reviewerAgent returns the reviewer agent of the run and its model spec:
+// on opts.AutoReviewModel, or else on the run's model m (spec).
+func (t *Task) reviewerAgent(opts Options, spec string, m model.Model, workdir string) (*autoreview.Reviewer, string, error) {
+	var err error
 	if opts.AutoReviewModel != "" {
 		// The reviewer retries within its own timeout (SPEC G10), so its
 		// client does not retry on its own.
@@ -263,20 +330,19 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 		mo, none := opts.ModelOptions, 0
 		mo.MaxRetries = &none
 		if m, err = model.Open(spec, mo); err != nil {
-			return nil, fmt.Errorf("auto-review model: %w", err)
+			return nil, "", fmt.Errorf("auto-review model: %w", err)
 		}
 	}
 	resolved, err := autoreview.ResolvePolicy(autoreview.DefaultPolicySources())
 	if err != nil {
-		return nil, fmt.Errorf("auto-review policy: %w", err)
+		return nil, "", fmt.Errorf("auto-review policy: %w", err)
 	}
 	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout,
 		Tools: autoreview.ReadOnlyTools(workdir)}
 	if sh := autoreview.ShellTool(workdir); sh != nil {
 		r.Tools = append(r.Tools, sh)
 	}
-	return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: triage.Approver(set, r),
-		Entry: policy.Entry{Name: ReviewerAuto, Params: map[string]any{"model": spec}}}), nil
+	return r, spec, nil
 }
 
 func mustMatchAll() policy.Matcher {

@@ -52,25 +52,70 @@ type Task struct {
 	// Rules are exec rules files (Codex .rules or YAML), absolute.
 	Rules []string
 	// ApprovalsReviewer says who decides requests to cross the sandbox
-	// boundary: "user" (a person; the default) or "auto_review" (SPEC G3).
-	ApprovalsReviewer string
+	// boundary (SPEC G3): ["user"] (a person; the default when empty),
+	// ["auto_review"] (the first pass, then the reviewer agent), or a list
+	// of approvers asked in order, the first decision that is not escalate
+	// winning (SPEC A3): "rules" (the first pass, passing on what is not
+	// clear), "auto_review" (the reviewer agent alone), "human" or "user"
+	// (a person), or any other registered approver (SPEC P3).
+	ApprovalsReviewer []string
+	// PinPolicy is the pin_policy key: the run's policies (the operator's,
+	// else the task's) apply to every agent, replacing the agents' own.
+	PinPolicy bool
+	// MaxConcurrentCalls and MaxCallsPerMessage are the
+	// max_concurrent_calls and max_calls_per_message keys (SPEC L1); 0
+	// when not set.
+	MaxConcurrentCalls int
+	MaxCallsPerMessage int
 }
 
-// The approvals reviewers of SPEC G3.
+// The approvals reviewers of SPEC G3, and the first pass's name in a list.
 const (
-	ReviewerUser = "user"
-	ReviewerAuto = "auto_review"
+	ReviewerUser  = "user"
+	ReviewerAuto  = "auto_review"
+	ReviewerRules = "rules"
+	ReviewerHuman = "human"
 )
 
-// ParseApprovalsReviewer checks an approvals_reviewer value; "" is "user".
-func ParseApprovalsReviewer(s string) (string, error) {
-	switch s {
-	case "":
-		return ReviewerUser, nil
-	case ReviewerUser, ReviewerAuto:
-		return s, nil
+// ParseApprovalsReviewer reads an approvals_reviewer value as given on the
+// command line: one name, or a list of names separated by commas (with or
+// without surrounding brackets). "" is ["user"]. Every name must be user,
+// auto_review, rules, human or a registered approver.
+func ParseApprovalsReviewer(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		s = s[1 : len(s)-1]
 	}
-	return "", fmt.Errorf("approvals_reviewer %q: want %q or %q", s, ReviewerUser, ReviewerAuto)
+	var names []string
+	if strings.TrimSpace(s) != "" {
+		for _, n := range strings.Split(s, ",") {
+			names = append(names, strings.TrimSpace(n))
+		}
+	}
+	return CheckApprovalsReviewers(names)
+}
+
+// CheckApprovalsReviewers checks a list of approvals reviewers; an empty
+// list is ["user"].
+func CheckApprovalsReviewers(names []string) ([]string, error) {
+	if len(names) == 0 {
+		return []string{ReviewerUser}, nil
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		switch {
+		case n == "":
+			return nil, fmt.Errorf("approvals_reviewer: an empty name")
+		case seen[n]:
+			return nil, fmt.Errorf("approvals_reviewer: %q is listed twice", n)
+		case n == ReviewerUser, n == ReviewerAuto, n == ReviewerRules, n == ReviewerHuman, approval.Registered(n):
+		default:
+			return nil, fmt.Errorf("approvals_reviewer %q: want %q, %q, a list of approvers such as [%s, %s, %s], or a registered approver (%s)",
+				n, ReviewerUser, ReviewerAuto, ReviewerRules, ReviewerAuto, ReviewerHuman, strings.Join(approval.Names(), ", "))
+		}
+		seen[n] = true
+	}
+	return names, nil
 }
 
 // SubAgent is an entry of the agents: map.
@@ -168,13 +213,19 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "rules":
 			t.Rules, err = p.paths(v, "rules")
 		case "approvals_reviewer":
-			if t.ApprovalsReviewer, err = p.str(v, "approvals_reviewer"); err == nil {
-				if _, perr := ParseApprovalsReviewer(t.ApprovalsReviewer); perr != nil {
+			if t.ApprovalsReviewer, err = p.names(v, "approvals_reviewer"); err == nil {
+				if _, perr := CheckApprovalsReviewers(t.ApprovalsReviewer); perr != nil {
 					err = &policy.Error{Pos: policy.NodePos(file, v), Err: perr}
 				}
 			}
+		case "pin_policy":
+			t.PinPolicy, err = p.boolean(v, "pin_policy")
+		case "max_concurrent_calls":
+			t.MaxConcurrentCalls, err = p.posInt(v, "max_concurrent_calls")
+		case "max_calls_per_message":
+			t.MaxCallsPerMessage, err = p.posInt(v, "max_calls_per_message")
 		default:
-			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer)", k.Value)
+			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer, pin_policy, max_concurrent_calls, max_calls_per_message)", k.Value)
 		}
 		if err != nil {
 			return nil, err
@@ -240,12 +291,45 @@ func (p parser) str(v *yaml.Node, key string) (string, error) {
 	return v.Value, nil
 }
 
+// names reads a name or a list of names.
+func (p parser) names(v *yaml.Node, key string) ([]string, error) {
+	if v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
+		return []string{v.Value}, nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		return nil, policy.Errorf(p.file, v, "%s must be a name or a list of names", key)
+	}
+	var out []string
+	for _, n := range v.Content {
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || n.Value == "" {
+			return nil, policy.Errorf(p.file, n, "%s: each entry must be a name", key)
+		}
+		out = append(out, n.Value)
+	}
+	return out, nil
+}
+
 func (p parser) nonNegInt(v *yaml.Node, key string) (int, error) {
 	n, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil || n < 0 {
 		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 0", key)
 	}
 	return n, nil
+}
+
+func (p parser) posInt(v *yaml.Node, key string) (int, error) {
+	n, err := strconv.Atoi(v.Value)
+	if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
+		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 1", key)
+	}
+	return n, nil
+}
+
+func (p parser) boolean(v *yaml.Node, key string) (bool, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
+		return false, policy.Errorf(p.file, v, "%s must be true or false", key)
+	}
+	return v.Value == "true" || v.Value == "True" || v.Value == "TRUE", nil
 }
 
 func (p parser) tools(v *yaml.Node) ([]string, error) {

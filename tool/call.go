@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -38,8 +41,10 @@ func NewCall(id, function, arguments string) Call {
 	return c
 }
 
-// SetArguments sets the arguments from JSON text, which must be an object.
-// Empty text means no arguments.
+// SetArguments sets the arguments from JSON text, which must be an object
+// in which no object has a duplicate member name or two names that differ
+// only by case (SPEC A8: one reading of the arguments). Empty text means no
+// arguments.
 func (c *Call) SetArguments(text []byte) error {
 	text = bytes.TrimSpace(text)
 	if len(text) == 0 {
@@ -55,14 +60,27 @@ func (c *Call) SetArguments(text []byte) error {
 	if text[0] != '{' {
 		return fmt.Errorf("arguments of %s are not a JSON object", c.Function)
 	}
+	if err := CheckNames(text); err != nil {
+		return fmt.Errorf("arguments of %s: %w", c.Function, err)
+	}
 	c.Arguments = append(json.RawMessage(nil), text...)
 	return nil
 }
 
-// Unmarshal decodes the call's arguments into v.
+// Unmarshal decodes the call's arguments into v. Names must match v's
+// fields exactly (SPEC A8): a name that matches a field only by another case
+// is an error; names that match no field are ignored.
 func (c Call) Unmarshal(v any) error {
 	if c.ParseError != "" {
 		return &Error{Type: ErrParsing, Message: c.ParseError}
+	}
+	if err := CheckNames(c.Arguments); err != nil {
+		return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
+	}
+	if t := reflect.TypeOf(v); t != nil {
+		if err := checkFields(c.Arguments, t, true, 0); err != nil {
+			return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
+		}
 	}
 	if err := json.Unmarshal(c.Arguments, v); err != nil {
 		return &Error{Type: ErrParsing, Message: fmt.Sprintf("arguments of %s: %v", c.Function, err)}
@@ -70,29 +88,112 @@ func (c Call) Unmarshal(v any) error {
 	return nil
 }
 
+// Order is the order a call's arguments are rendered in (SPEC P2): the
+// names it lists, in its order, then every other argument sorted by name.
+// The model's order is never used, so a model cannot move an argument away
+// from a deny pattern by sending its keys in another order. The nil Order
+// renders every argument sorted by name.
+type Order []string
+
+// ParamOrder returns the order of the parameters declared by a tool's JSON
+// Schema: the names of its "properties", in the order the schema lists
+// them. It returns nil when the schema declares no properties or is not a
+// JSON object.
+func ParamOrder(schema json.RawMessage) Order {
+	if !json.Valid(schema) {
+		return nil
+	}
+	var o Order
+	_ = EachArgument(schema, func(key string, value json.RawMessage) bool {
+		if key != "properties" {
+			return true
+		}
+		_ = EachArgument(value, func(name string, _ json.RawMessage) bool {
+			o = append(o, strings.Clone(name))
+			return true
+		})
+		return false
+	})
+	return o
+}
+
+// OrderOf returns the order t's calls are rendered in: its parameters in
+// the order of its schema.
+func OrderOf(t Tool) Order { return ParamOrder(t.Info().Parameters) }
+
+// rank returns where the argument key goes: its index in o, or len(o) for an
+// argument o does not list.
+func (o Order) rank(key string) int {
+	for i, k := range o {
+		if k == key {
+			return i
+		}
+	}
+	return len(o)
+}
+
+// sortArgs puts args in the order o renders them in. Arguments with equal
+// names keep their relative order.
+func (o Order) sortArgs(args []Arg) {
+	slices.SortStableFunc(args, func(a, b Arg) int {
+		ra, rb := o.rank(a.Key), o.rank(b.Key)
+		if ra != rb {
+			return ra - rb
+		}
+		if ra < len(o) {
+			return 0
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}
+
 // Text renders the call on one line as name(k1='v1', k2=2): strings single
-// quoted and unescaped, keys in the model's order, booleans and null as
-// Python writes them (SPEC P2). It is the text that policy patterns match.
-func (c Call) Text() string { return string(c.AppendText(nil)) }
+// quoted and unescaped, every argument sorted by name, booleans and null as
+// Python writes them (SPEC P2). TextIn renders the arguments in a tool's
+// order; the text that policy patterns match is TextIn with the called
+// tool's OrderOf.
+func (c Call) Text() string { return string(c.AppendTextIn(nil, nil)) }
+
+// TextIn renders the call like Text, with its arguments in the order o.
+func (c Call) TextIn(o Order) string { return string(c.AppendTextIn(nil, o)) }
 
 // AppendText appends the call's Text to buf.
-func (c Call) AppendText(buf []byte) []byte {
+func (c Call) AppendText(buf []byte) []byte { return c.AppendTextIn(buf, nil) }
+
+// AppendTextIn appends the call's TextIn(o) to buf.
+func (c Call) AppendTextIn(buf []byte, o Order) []byte {
+	var stack [8]Arg
+	buf, _ = c.AppendTextArgs(buf, o, stack[:0])
+	return buf
+}
+
+// AppendTextArgs is AppendTextIn with a caller's scratch slice for the
+// arguments, returned (grown as needed) for reuse.
+func (c Call) AppendTextArgs(buf []byte, o Order, scratch []Arg) ([]byte, []Arg) {
+	scratch = scratch[:0]
+	if c.ParseError == "" {
+		scratch = AppendArgs(scratch, c.Arguments)
+	}
+	return c.appendArgs(buf, o, scratch), scratch
+}
+
+// appendArgs appends the call's text with the arguments args, sorting them
+// into the order o.
+func (c Call) appendArgs(buf []byte, o Order, args []Arg) []byte {
 	buf = append(buf, c.Function...)
 	buf = append(buf, '(')
 	if c.ParseError != "" {
 		buf = append(buf, c.ArgumentsRaw...)
-	} else {
-		first := true
-		_ = EachArgument(c.Arguments, func(key string, value json.RawMessage) bool {
-			if !first {
-				buf = append(buf, ", "...)
-			}
-			first = false
-			buf = append(buf, key...)
-			buf = append(buf, '=')
-			buf = AppendValue(buf, value)
-			return true
-		})
+		return append(buf, ')')
+	}
+	o.sortArgs(args)
+	for i, a := range args {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = append(buf, a.Key...)
+		buf = append(buf, '=')
+		buf = AppendValue(buf, a.Value)
 	}
 	return append(buf, ')')
 }
@@ -164,7 +265,8 @@ func AppendArgs(dst []Arg, obj json.RawMessage) []Arg {
 
 // AppendValue appends the pattern-text rendering of the JSON value v:
 // strings in single quotes without escapes, true/false/null as
-// True/False/None, arrays and objects in Python's literal syntax.
+// True/False/None, arrays and objects in Python's literal syntax (object
+// members sorted by name).
 func AppendValue(buf []byte, v json.RawMessage) []byte {
 	i := skipSpace(v, 0)
 	if i >= len(v) {
@@ -199,19 +301,21 @@ func AppendValue(buf []byte, v json.RawMessage) []byte {
 		}
 		return append(buf, ']')
 	case '{':
+		// Members sorted by name, as the arguments are: never the model's
+		// order.
+		var stack [8]Arg
+		members := AppendArgs(stack[:0], v[i:])
+		Order(nil).sortArgs(members)
 		buf = append(buf, '{')
-		first := true
-		_ = EachArgument(v[i:], func(key string, value json.RawMessage) bool {
-			if !first {
+		for k, m := range members {
+			if k > 0 {
 				buf = append(buf, ", "...)
 			}
-			first = false
 			buf = append(buf, '\'')
-			buf = append(buf, key...)
+			buf = append(buf, m.Key...)
 			buf = append(buf, "': "...)
-			buf = AppendValue(buf, value)
-			return true
-		})
+			buf = AppendValue(buf, m.Value)
+		}
 		return append(buf, '}')
 	}
 	// number
@@ -334,11 +438,21 @@ func StringValue(buf []byte, v json.RawMessage) []byte {
 }
 
 // DecodeArguments decodes the arguments object raw of a call to tool name
-// into v, strictly: unknown arguments and trailing data are errors. Errors
-// are *Error of type parsing. Empty raw means no arguments.
+// into v, strictly (SPEC A8): duplicate names, names that differ only by
+// case, names that are not exactly those of v's fields (struct fields are
+// never matched by case), unknown arguments and trailing data are errors.
+// Errors are *Error of type parsing. Empty raw means no arguments.
 func DecodeArguments(name string, raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
+	}
+	if err := CheckNames(raw); err != nil {
+		return Errorf(ErrParsing, "arguments of %s: %v", name, err)
+	}
+	if t := reflect.TypeOf(v); t != nil {
+		if err := checkFields(raw, t, false, 0); err != nil {
+			return Errorf(ErrParsing, "arguments of %s: %v", name, err)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -57,8 +58,11 @@ func TestL4_AsError(t *testing.T) {
 }
 
 func TestDecodeArgumentsIsStrict(t *testing.T) {
-	var a struct{ Cmd string }
-	for _, raw := range []string{`{"cmd":"ls","extra":1}`, `{"cmd":"ls"} {}`, `{"cmd":3}`} {
+	var a struct {
+		Cmd string `json:"cmd"`
+	}
+	// SPEC A8: names match fields exactly, never by case.
+	for _, raw := range []string{`{"cmd":"ls","extra":1}`, `{"cmd":"ls"} {}`, `{"cmd":3}`, `{"Cmd":"ls"}`} {
 		err := DecodeArguments("bash", json.RawMessage(raw), &a)
 		var te *Error
 		if !errors.As(err, &te) || te.Type != ErrParsing {
@@ -119,4 +123,37 @@ func dupKey(obj json.RawMessage, key string) bool {
 		return true
 	})
 	return n > 1
+}
+
+func TestP2_ParamOrder(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","required":["b"],"properties":{"cmd":{"type":"string","properties":{"x":{}}},"b":{},"a":{}}}`)
+	if got := ParamOrder(schema); strings.Join(got, ",") != "cmd,b,a" {
+		t.Errorf("ParamOrder = %q, want cmd,b,a", got)
+	}
+	for _, s := range []string{``, `[]`, `{"type":"object"}`, `{"properties":`} {
+		if got := ParamOrder(json.RawMessage(s)); got != nil {
+			t.Errorf("ParamOrder(%s) = %q, want nil", s, got)
+		}
+	}
+}
+
+func TestP2_TextInSchemaOrderThenSorted(t *testing.T) {
+	o := Order{"cmd", "b"}
+	for _, args := range []string{
+		`{"z":1,"b":2,"a":{"y":1,"x":2},"cmd":"ls"}`,
+		`{"cmd":"ls","a":{"x":2,"y":1},"z":1,"b":2}`,
+		`{"a":{"y":1,"x":2},"b":2,"z":1,"cmd":"ls"}`,
+	} {
+		c := NewCall("1", "f", args)
+		if got, want := c.TextIn(o), `f(cmd='ls', b=2, a={'x': 2, 'y': 1}, z=1)`; got != want {
+			t.Errorf("TextIn(%s) = %s, want %s", args, got, want)
+		}
+		if got, want := c.Text(), `f(a={'x': 2, 'y': 1}, b=2, cmd='ls', z=1)`; got != want {
+			t.Errorf("Text(%s) = %s, want %s", args, got, want)
+		}
+	}
+	bad := NewCall("1", "f", `{"cmd":`)
+	if got := bad.TextIn(o); got != `f({"cmd":)` {
+		t.Errorf("unparsed call renders %s", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -118,24 +119,9 @@ var sharedBranch = regexp.MustCompile(`^(refs/heads/)?(main|master|trunk|develop
 
 func judgeGit(s *sh, c *cmd) {
 	args := c.args
-	i := 1
-	for i < len(args) {
-		a := args[i]
-		switch {
-		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--config-env":
-			i += 2
-			continue
-		case a == "-c":
-			if i+1 < len(args) {
-				s.gitConfig(c, []string{args[i+1]}, false)
-			}
-			i += 2
-			continue
-		case strings.HasPrefix(a, "-"):
-			i++
-			continue
-		}
-		break
+	i := command.Subcommand(args)
+	for _, kv := range command.GitConfigs(args) {
+		s.gitConfig(c, []string{kv}, false)
 	}
 	if i >= len(args) {
 		s.allow("git")
@@ -498,8 +484,30 @@ func judgeGo(s *sh, c *cmd) {
 		for _, o := range shell.OptValues(c.args, "-o", "") {
 			s.write(c, s.where(o, c.cwd), "")
 		}
+		if c.args[1] == "run" || c.args[1] == "install" {
+			// go run/install MODULE@VERSION fetches code the project
+			// does not declare and builds (and runs) it.
+			for _, a := range shell.Operands(c.args[1:], "o", "exec", "toolexec", "tags", "ldflags", "gcflags", "mod", "modfile", "C", "p") {
+				if mod, _, ok := strings.Cut(a, "@"); ok && !knownGoModule(mod) {
+					s.esc(SecurityWeakening, low, "`"+c.text+"` fetches and builds "+mod+", which the project does not declare")
+				}
+			}
+		}
 	}
 	s.allow("go " + c.args[1])
+}
+
+// knownGoModule reports whether a Go module path belongs to the Go
+// project or a widely used tool.
+func knownGoModule(mod string) bool {
+	for _, p := range []string{"golang.org/x/", "google.golang.org/", "honnef.co/go/tools/", "mvdan.cc/", "github.com/golangci/",
+		"github.com/go-delve/delve/", "gotest.tools/", "github.com/golang/", "github.com/goreleaser/", "github.com/air-verse/air",
+		"github.com/swaggo/swag/", "github.com/sqlc-dev/sqlc/", "github.com/vektra/mockery/", "go.uber.org/mock/", "github.com/bufbuild/buf/"} {
+		if strings.HasPrefix(mod+"/", p) || strings.HasPrefix(mod, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func judgeCargo(s *sh, c *cmd) {
@@ -865,7 +873,9 @@ func (s *sh) runsFile(c *cmd, file string) {
 	pl := s.where(file, c.cwd)
 	switch pl.zone {
 	case zWork:
-		s.allow(c.name + " runs a script of the project")
+		// Its code is not in the request: written or fetched in this run,
+		// or the project's, it may do anything (SPEC G15).
+		s.esc(Routine, medium, "`"+c.text+"` runs "+file+", whose code is not in the request")
 	default:
 		s.esc(Routine, medium, "`"+c.text+"` runs "+file+" from "+pl.zone.String())
 	}
@@ -893,6 +903,9 @@ func judgeScriptInterp(s *sh, c *cmd) {
 			return
 		case a == "--version" || a == "-v" || a == "--help":
 			s.allow(c.name)
+			return
+		case c.name == "php" && (a == "-l" || a == "--syntax-check"):
+			s.allow("php checks syntax")
 			return
 		case strings.HasPrefix(a, "-"):
 		default:
@@ -927,7 +940,12 @@ func judgePerl(s *sh, c *cmd) {
 				case 'i':
 					inPlace = true
 					j = len(a)
-				case 'M', 'm', 'I', 'x', 'l', 'F', '0', 'C':
+				case 'l', '0':
+					// An optional octal number attached: -l, -l015, -0777.
+					for j+1 < len(a) && a[j+1] >= '0' && a[j+1] <= '7' {
+						j++
+					}
+				case 'M', 'm', 'I', 'x', 'F', 'C':
 					if a[j] == 'M' || a[j] == 'm' {
 						code += "\nuse " + a[j+1:]
 					}
@@ -957,34 +975,26 @@ func judgePerl(s *sh, c *cmd) {
 	s.allow("perl")
 }
 
-// Inline code of interpreters (python -c, perl -e, node -e): a secret
-// source sent to the network is exfiltration; the network, running
-// commands, deleting or writing files are passed on; plain computation is
-// routine.
-var (
-	codeNet     = regexp.MustCompile(`urllib|requests\.|http\.client|httpx|socket|urlopen|fetch\(|XMLHttpRequest|https?\.request|net\.connect|LWP|HTTP::|IO::Socket|Net::|smtplib|ftplib|paramiko|Net::HTTP|open-uri|curl_|fsockopen|Invoke-WebRequest|Invoke-RestMethod|WebClient`)
-	codeSecret  = regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|\.git-credentials|printenv`)
-	codeExec    = regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__`)
-	codeDestroy = regexp.MustCompile(`rmtree|os\.remove|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item`)
-	codeWrite   = regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File`)
-)
-
+// inlineCode judges inline code of interpreters (python -c, perl -e,
+// node -e) by its effects (see command.CodeEffects): a secret source sent
+// to the network is exfiltration; the network, running commands, deleting
+// or writing files are passed on; plain computation is routine.
 func (s *sh) inlineCode(c *cmd, code string) {
-	net := codeNet.MatchString(code)
-	secret := codeSecret.MatchString(code)
+	e := command.CodeEffects(command.Inline{Code: code, Known: true})
+	net, secret := e.Net, e.Secret
 	switch {
 	case net && secret:
 		s.deny(Exfiltration, "`"+c.text+"` sends secrets (the environment or credential files) over the network")
 	case net:
 		s.remoteSink = true
 		s.esc(Exfiltration, medium, "`"+c.text+"` runs code that uses the network")
-	case codeExec.MatchString(code):
+	case e.Exec:
 		s.esc(Routine, medium, "`"+c.text+"` runs code that starts other programs")
-	case codeDestroy.MatchString(code):
+	case e.Destroy:
 		s.esc(Destructive, medium, "`"+c.text+"` runs code that deletes or changes files")
 	case secret:
 		s.esc(CredentialProbing, medium, "`"+c.text+"` runs code that reads the environment or credential files")
-	case codeWrite.MatchString(code):
+	case e.Write:
 		s.esc(Routine, low, "`"+c.text+"` runs code that writes files")
 	default:
 		s.allow(c.name + " computes")
@@ -1132,7 +1142,13 @@ func (s *sh) pipInstall(c *cmd, rest []string, popular map[string]bool, what str
 	if shell.HasLong(rest, "trusted-host") {
 		s.esc(SecurityWeakening, high, "`"+c.text+"` skips TLS verification for a package host (--trusted-host)")
 	}
-	for _, r := range shell.OptValues(rest, "-r", "requirement") {
+	for _, r := range append(shell.OptValues(rest, "-r", "requirement"), shell.OptValues(rest, "-c", "constraint")...) {
+		if strings.Contains(r, "://") {
+			// Requirements fetched at install time: not the project's
+			// declared dependencies.
+			s.esc(SecurityWeakening, medium, "`"+c.text+"` installs what a remote requirements file ("+r+") lists")
+			continue
+		}
 		s.read(c, r, false)
 	}
 	specs := shell.Operands(rest, "rcieftb", "requirement", "constraint", "index-url", "extra-index-url", "find-links",

@@ -1,8 +1,10 @@
 package triage
 
 import (
+	"path"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -143,6 +145,23 @@ func judgeLn(s *sh, c *cmd) {
 		return
 	}
 	s.write(c, s.where(link, c.cwd), "")
+	symbolic := shell.HasShort(c.args, 's', "StT") || shell.HasLong(c.args, "symbolic")
+	if symbolic {
+		s.link(target, link, c.cwd)
+	}
+	dir := c.cwd
+	if symbolic && !strings.HasPrefix(target, "/") && !strings.HasPrefix(target, "~") {
+		// A relative target is relative to the link's directory.
+		dir = s.where(path.Dir(link), c.cwd).abs
+	}
+	switch tpl := s.where(target, dir); {
+	case !symbolic && tpl.zone != zWork && tpl.zone != zTmp && tpl.zone != zNull:
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` makes a hard link to "+orName(tpl.abs, target)+": writing the link writes it")
+		return
+	case symbolic && s.escalated && tpl.zone != zWork && tpl.zone != zTmp && tpl.zone != zNull:
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` makes a link to "+orName(tpl.abs, target)+", outside the workspace, in a command that runs outside the sandbox")
+		return
+	}
 	s.allow("ln")
 }
 
@@ -244,24 +263,6 @@ func octal(s string) bool {
 	return true
 }
 
-// modeWorldWritable reports whether a chmod mode lets everyone write.
-func modeWorldWritable(mode string) bool {
-	if octal(mode) {
-		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
-	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i < 0 {
-			continue
-		}
-		who, perms := cl[:i], cl[i+1:]
-		if (who == "" || strings.ContainsAny(who, "oa")) && strings.IndexByte(perms, 'w') >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // modeWorldReadable reports whether a chmod mode lets everyone (or the
 // group) read.
 func modeOpensRead(mode string) bool {
@@ -320,7 +321,7 @@ func judgeChmod(s *sh, c *cmd) {
 		targets = append([]string{mode}, targets...)
 		mode = ""
 	}
-	ww, suid := modeWorldWritable(mode), modeSetuid(mode)
+	ww, suid := command.ModeWorldWritable(mode), modeSetuid(mode)
 	for _, t := range targets {
 		pl := s.where(t, c.cwd)
 		level, what := s.secret(pl)

@@ -46,6 +46,14 @@ func judgeDocker(s *sh, c *cmd) {
 			s.allow(c.name + " compose up")
 			return
 		}
+		if v == "rm" || v == "rmi" || v == "container rm" || v == "image rm" {
+			for k := i; k < len(c.args); k++ {
+				if !c.known[k] && !strings.HasPrefix(c.args[k], "-") {
+					s.esc(Destructive, medium, "`"+c.text+"` removes containers or images that are not known before it runs (possibly all of them)")
+					return
+				}
+			}
+		}
 		if v == "compose rm" && (shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes")) || (v == "rm" || v == "container rm") && shell.HasShort(rest, 'v', "") {
 			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
@@ -529,6 +537,9 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 					return
 				}
 			}
+			// The new key and its .pub land where -f says (SPEC G15:
+			// in the home directory, that is not routine).
+			s.write(c, pl, "")
 		}
 		s.allow("ssh-keygen")
 	}

@@ -127,6 +127,7 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 		}
 	}
 	s := newSh(v, set, cwd)
+	s.mcpHome = true
 	if home != "" && s.home == "" {
 		s.home = home
 	}

@@ -13,6 +13,10 @@ import (
 // printed or copied (cat, grep, cp), not just inspected (ls, stat, wc).
 func (s *sh) read(c *cmd, p string, print bool) {
 	pl := s.where(p, c.cwd)
+	if pl.state {
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` reads warden's own state ("+pl.abs+")")
+		return
+	}
 	level, what := s.secret(pl)
 	if pl.item {
 		// An item found by find or xargs: only its root is known.
@@ -114,6 +118,10 @@ func (s *sh) write(c *cmd, pl place, content string) {
 	if pl.zone == zNull {
 		return
 	}
+	if pl.state {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
+		return
+	}
 	if strings.HasPrefix(pl.abs, "/dev/tcp/") || strings.HasPrefix(pl.abs, "/dev/udp/") {
 		s.remoteSink = true
 		switch {
@@ -162,11 +170,23 @@ func (s *sh) write(c *cmd, pl place, content string) {
 			return
 		}
 		first, _, _ := strings.Cut(rel, "/")
-		if strings.HasPrefix(first, ".") && !isCacheDir(rel) {
+		if isCacheDir(rel) {
+			s.allow("writes in a cache")
+			return
+		}
+		if strings.HasPrefix(first, ".") {
 			s.esc(SecurityWeakening, medium, "`"+c.text+"` changes the user's configuration (~/"+rel+")")
 			return
 		}
-		s.allow("writes in the home directory")
+		if _, below, _ := strings.Cut(rel, "/"); s.mcpHome && below != "" {
+			// An MCP server writing in a folder under the home
+			// directory: its own roots bound it, not the sandbox.
+			s.allow("writes in a folder of the home directory")
+			return
+		}
+		// Outside the workspace: the reviewer decides whether the user
+		// wants it (SPEC G15).
+		s.esc(Routine, medium, "`"+c.text+"` writes ~/"+rel+" in the home directory, outside the workspace")
 	case zSystem:
 		if strings.HasPrefix(pl.abs, "/etc/passwd") || strings.HasPrefix(pl.abs, "/etc/shadow") || strings.HasPrefix(pl.abs, "/etc/group") {
 			s.esc(SecurityWeakening, high, "`"+c.text+"` edits the account database "+pl.abs)
@@ -295,6 +315,10 @@ done:
 		return
 	}
 	pl := s.where(p, c.cwd)
+	if pl.state {
+		s.esc(SecurityWeakening, high, "`"+c.text+"` deletes warden's own state ("+pl.abs+")")
+		return
+	}
 	if b := s.broadPath(pl); b != "" {
 		if recursive || contents {
 			s.deny(Destructive, "`"+c.text+"` deletes "+b)

@@ -1,8 +1,13 @@
 package triage
 
 import (
+	"os"
 	"path"
 	"strings"
+
+	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/fspath"
 )
 
 // zone is where a path lies, from the agent's point of view.
@@ -42,6 +47,9 @@ type place struct {
 	rel  string // path relative to the workspace root, when in it ("." for the root)
 	zone zone
 	item bool // something find or xargs found under abs, not abs itself
+	// state is true when the path is, or lies in, warden's own state
+	// ($WARDEN_HOME, ~/.warden, the managed configuration).
+	state bool
 }
 
 // harmlessDevices are device files writing to or reading from is harmless.
@@ -116,8 +124,109 @@ func (s *sh) where(p, cwd string) place {
 		}
 		abs = cwd + "/" + known
 	}
-	abs = cleanPath(abs)
-	return s.classify(abs)
+	return s.classify(s.resolve(abs))
+}
+
+// resolve cleans abs and, for an absolute path outside /dev and /proc,
+// resolves it the way the kernel will: symbolic links on disk and those
+// the script made before, ".." applied to where the path has got to. A
+// path that cannot be resolved (a link loop) is returned as written.
+func (s *sh) resolve(abs string) string {
+	clean := cleanPath(abs)
+	if !strings.HasPrefix(clean, "/") || clean == "/dev" || strings.HasPrefix(clean, "/dev/") || strings.HasPrefix(clean, "/proc/") {
+		return clean
+	}
+	var links fspath.Links
+	if len(s.links) > 0 {
+		links = func(p string) (string, bool) {
+			t, ok := s.links[p]
+			return t, ok
+		}
+	} else if !s.plantable(clean) {
+		// Links in system directories are the administrator's, not the
+		// agent's: they resolve where the system means them to.
+		return clean
+	} else if _, in := within(clean, s.work); in && !s.workDisk {
+		// A workspace that is not on this machine (a recorded action)
+		// holds no links to look up.
+		return clean
+	}
+	r, _, err := fspath.Resolve(abs, links)
+	if err != nil {
+		return clean
+	}
+	return r
+}
+
+// plantable reports whether a symbolic link along the cleaned absolute
+// path p could be the agent's: p lies in the workspace, the home
+// directory or a temporary directory.
+func (s *sh) plantable(p string) bool {
+	if _, ok := within(p, s.work); ok {
+		return true
+	}
+	if _, ok := within(p, s.home); ok {
+		return true
+	}
+	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"} {
+		if _, ok := within(p, t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// link records that the script makes the symbolic link at path link (a
+// word, relative to cwd) point to target, so later paths through it
+// resolve there.
+func (s *sh) link(target, link, cwd string) {
+	pl := s.where(link, cwd)
+	if pl.abs == "" || !strings.HasPrefix(pl.abs, "/") || strings.ContainsAny(target, "$`") {
+		return
+	}
+	if s.links == nil {
+		s.links = map[string]string{}
+	}
+	if strings.HasPrefix(target, "~") {
+		target = s.where(target, cwd).abs
+	}
+	s.links[pl.abs] = target
+}
+
+// wardenDirs returns where warden keeps its own state: $WARDEN_HOME
+// (as written and resolved), ~/.warden of the action's home and of the
+// user running warden, the directory of $WARDEN_MANAGED_CONFIG, and
+// /etc/warden. It is worked out once per judgement, when first needed.
+func (s *sh) wardenDirs() []string {
+	if s.stateSet {
+		return s.state
+	}
+	s.stateSet = true
+	out := []string{"/etc/warden"}
+	add := func(p string, resolve bool) {
+		if p == "" || !strings.HasPrefix(p, "/") {
+			return
+		}
+		p = path.Clean(p)
+		out = append(out, p)
+		if resolve {
+			if r, _, err := fspath.Resolve(p, nil); err == nil && r != p {
+				out = append(out, r)
+			}
+		}
+	}
+	add(os.Getenv(autoreview.EnvHome), true)
+	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
+		add(path.Dir(m), true)
+	}
+	if s.home != "" {
+		add(s.home+"/.warden", false)
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		add(h+"/.warden", false)
+	}
+	s.state = out
+	return out
 }
 
 func cleanPath(p string) string {
@@ -141,6 +250,15 @@ func cleanRest(p string) string {
 // classify finds the zone of a cleaned absolute path.
 func (s *sh) classify(abs string) place {
 	pl := place{abs: abs, zone: zSystem}
+	for _, st := range s.wardenDirs() {
+		if _, ok := within(abs, st); ok {
+			pl.state = true
+			break
+		}
+	}
+	if strings.HasPrefix(abs, "~/.warden") && (len(abs) == 9 || abs[9] == '/') {
+		pl.state = true
+	}
 	if harmlessDevices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/") {
 		pl.zone = zNull
 		return pl
@@ -473,51 +591,9 @@ func isCacheDir(rel string) bool {
 	return false
 }
 
-// startupFile reports whether a path is a file whose content runs, or
-// grants access, later: shell start-up files, cron tables, systemd units,
-// launch agents, git hooks, CI workflows, authorized_keys, sudoers,
-// ld.so.preload, profile.d.
-func startupFile(abs string) (bool, string) {
-	l := strings.ToLower(abs)
-	base := path.Base(l)
-	switch base {
-	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
-		".zshenv", ".zlogin", ".shrc", ".kshrc", ".cshrc", ".tcshrc", ".login", ".xprofile", ".xinitrc",
-		"config.fish", ".inputrc":
-		return true, "a shell start-up file"
-	case "authorized_keys", "authorized_keys2":
-		return true, "SSH authorized keys"
-	case "ld.so.preload":
-		return true, "the dynamic linker's preload list"
-	case "rc.local":
-		return true, "a boot script"
-	}
-	switch {
-	case l == "/etc/profile" || l == "/etc/bashrc" || l == "/etc/bash.bashrc" || l == "/etc/zshrc" ||
-		strings.HasPrefix(l, "/etc/profile.d/") || strings.HasPrefix(l, "/etc/environment"):
-		return true, "a system-wide shell start-up file"
-	case strings.Contains(l, "/cron") || strings.HasPrefix(l, "/var/spool/cron") || strings.HasPrefix(l, "/etc/anacrontab"):
-		return true, "a cron table"
-	case strings.Contains(l, "/systemd/") && (strings.HasSuffix(l, ".service") || strings.HasSuffix(l, ".timer")):
-		return true, "a systemd unit"
-	case strings.Contains(l, "launchagents/") || strings.Contains(l, "launchdaemons/"):
-		return true, "a launch agent"
-	case strings.Contains(l, "/.config/autostart/"):
-		return true, "an autostart entry"
-	case strings.Contains(l, ".git/hooks/"):
-		return true, "a git hook"
-	case strings.Contains(l, ".github/workflows/") || strings.HasSuffix(l, ".gitlab-ci.yml") ||
-		strings.Contains(l, ".circleci/") || strings.HasSuffix(base, "jenkinsfile"):
-		return true, "a CI workflow"
-	case strings.HasPrefix(l, "/etc/sudoers"):
-		return true, "sudoers"
-	case strings.HasPrefix(l, "/etc/pam.d/") || strings.HasPrefix(l, "/etc/ssh/sshd_config"):
-		return true, "authentication configuration"
-	case strings.Contains(l, "/site-packages/") && (strings.HasSuffix(base, ".pth") || base == "sitecustomize.py" || base == "usercustomize.py"):
-		return true, "a Python start-up hook"
-	}
-	return false, ""
-}
+// startupFile reports whether writing abs changes what runs later (see
+// command.Persistent).
+func startupFile(abs string) (bool, string) { return command.Persistent(abs) }
 
 // criticalSystemPath reports whether deleting or overwriting abs (a
 // system path) would break the system or its accounts.

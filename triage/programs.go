@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/shell"
 )
@@ -112,12 +113,21 @@ var projectRunners = set("go", "cargo", "npm", "yarn", "pnpm", "bun", "make", "g
 	"gradle", "gradlew", "mvn", "mvnw", "sbt", "mix", "dotnet", "bazel", "bazelisk", "pytest", "tox", "nox", "cmake",
 	"ninja", "meson", "ant", "swift", "flutter", "composer", "bundle", "poetry", "uv", "pipenv", "pdm", "hatch", "deno")
 
+// installers are package managers whose installs run the packages' own
+// code (install scripts, build hooks).
+var installers = set("gem", "brew", "conda", "mamba", "micromamba", "pipx", "cpan", "cpanm", "luarocks", "opam", "nimble")
+
 // judgeProgram judges a command that is not a wrapper.
 func judgeProgram(s *sh, c *cmd) {
 	if projectRunners[c.name] {
+		if s.escalated {
+			s.esc(Routine, medium, "`"+c.text+"` builds or runs the project's code, whose text is not in the request, outside the sandbox")
+		}
 		if pl := s.where(".", c.cwd); pl.zone != zWork {
 			s.esc(Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
 		}
+	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || installers[c.name] || isPython(c.name) && shell.HasWord(c.args, "pip")) {
+		s.esc(Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
 	if f, ok := programs[c.name]; ok {
 		f(s, c)
@@ -176,6 +186,18 @@ func judgeLocalProgram(s *sh, c *cmd) {
 		}
 	}
 	pl := s.where(p, c.cwd)
+	for _, d := range []string{"/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/homebrew/bin/"} {
+		if strings.HasPrefix(pl.abs, d) {
+			// A link to a system program (.venv/bin/python): judged
+			// as the program it is called as.
+			if _, ok := programs[c.name]; ok || isPython(c.name) {
+				c2 := *c
+				c2.args = append([]string{c.name}, c.args[1:]...)
+				judgeProgram(s, &c2)
+				return
+			}
+		}
+	}
 	if pl.zone == zWork {
 		// A tool installed in the project (.venv/bin/pip, node_modules/.bin/x,
 		// ./gradlew, ./mvnw) is judged by its name.
@@ -200,7 +222,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 			s.deny(CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
 			return
 		}
-		s.allow("runs a program of the project")
+		s.esc(Routine, medium, "`"+c.text+"` runs "+p+", whose code is not in the request")
 		return
 	}
 	s.esc(Routine, medium, "`"+c.text+"` runs "+p+" from "+pl.zone.String())
@@ -448,29 +470,6 @@ func judgeAwk(s *sh, c *cmd) {
 	s.allow("awk")
 }
 
-// findRoots returns the starting points of a find command.
-func findRoots(args []string) []string {
-	var out []string
-	i := 1
-	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
-		if args[i] == "-D" {
-			i++
-		}
-		i++
-	}
-	for ; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "\\(" {
-			break
-		}
-		out = append(out, a)
-	}
-	if len(out) == 0 {
-		out = append(out, ".")
-	}
-	return out
-}
-
 // secretNamePattern reports whether a file name pattern looks for
 // credentials: 2 when it names key or credential files outright (id_rsa,
 // *.pem, credentials, .netrc), 1 when it only may (secret, token, .env),
@@ -502,7 +501,7 @@ func secretNamePattern(p string) int {
 }
 
 func judgeFind(s *sh, c *cmd) {
-	roots := findRoots(c.args)
+	roots := command.FindRoots(c.args)
 	strength := 0
 	for i := 1; i+1 < len(c.args); i++ {
 		switch c.args[i] {
@@ -582,6 +581,9 @@ func judgeGetent(s *sh, c *cmd) {
 func envDump(c *cmd) string {
 	switch c.name {
 	case "env", "printenv":
+		if c.name == "env" && (shell.HasShort(c.args, 'i', "uCS") || shell.HasWord(c.args, "-", "--ignore-environment")) {
+			return "" // an empty environment
+		}
 		if len(shell.Operands(c.args, "u")) == 0 && !c.sc.Unwrapped {
 			return "the whole environment"
 		}

@@ -1,10 +1,11 @@
 package triage
 
 import (
-	"path"
-	"regexp"
+	"os"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/shell"
 )
@@ -17,6 +18,13 @@ type sh struct {
 	work  string // the workspace root
 	cwd   string // the current directory, "" when unknown
 	depth int    // nesting of judged content (rc file lines, aliases)
+
+	escalated bool              // the command runs outside the sandbox if approved
+	mcpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
+	links     map[string]string // symbolic links the script makes: resolved link path → target
+	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config (see wardenDirs)
+	stateSet  bool              // state is computed
+	workDisk  bool              // the workspace exists on this machine, so links in it are looked up
 
 	vars     map[string]string
 	mentions []string // literal values assigned anywhere in the script
@@ -60,6 +68,11 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 		return s
 	}
 	cwd = cleanPath(cwd)
+	if _, err := os.Lstat(cwd); err == nil && strings.HasPrefix(cwd, "/") {
+		if r, exists, err := fspath.Resolve(cwd, nil); err == nil {
+			cwd, s.workDisk = r, exists
+		}
+	}
 	s.home = homeOf(cwd)
 	s.cwd = cwd
 	s.work = cwd
@@ -77,6 +90,7 @@ func judgeShell(v *verdict, a *Action, set *rules.Set) {
 		return
 	}
 	s := newSh(v, set, a.Cwd)
+	s.escalated = a.Escalated
 	var sc *shell.Script
 	if script, ok := shellScript(a.Command); ok {
 		p, err := shell.Parse(script)
@@ -85,63 +99,25 @@ func judgeShell(v *verdict, a *Action, set *rules.Set) {
 			return
 		}
 		sc = p
-		s.loopVars(script)
+		s.loopVars(sc.Loops)
 	} else {
 		sc = shell.FromArgs(a.Command)
 	}
 	s.script(sc)
+	// The paths a blocked command asks to write (SPEC G2): judged where
+	// they resolve, after what the script itself did.
+	for _, p := range a.Paths {
+		c := &cmd{text: shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
+		s.write(c, s.where(p, s.cwd), "")
+	}
 }
 
-var (
-	forLoop   = regexp.MustCompile(`\bfor\s+([A-Za-z_]\w*)\s+in\s+([^;\n]*?)\s*(?:;|\n)\s*do\b`)
-	whileRead = regexp.MustCompile(`(?:\b(find|ls|fd|locate)\b([^|;\n]*))\|\s*while\s+(?:IFS=\S*\s+)?read\s+(?:-\w+\s+)*([A-Za-z_]\w*)`)
-	findRoot  = regexp.MustCompile(`^\s*(?:\$\(|` + "`" + `)\s*(find|ls)\s+([^\s)` + "`" + `]*)`)
-)
-
 // loopVars gives the variables of loops over files (for f in *.txt, find
-// … | while read f) the directory they walk, so that "$f" is judged as a
-// file found there.
-func (s *sh) loopVars(script string) {
-	if !strings.Contains(script, "for") && !strings.Contains(script, "read") {
-		return
-	}
-	root := func(r string) string {
-		r = strings.Trim(r, `"'`)
-		if r == "" || strings.HasPrefix(r, "-") {
-			return "."
-		}
-		if strings.ContainsAny(r, "$`") {
-			return ""
-		}
-		return r
-	}
-	for _, m := range forLoop.FindAllStringSubmatch(script, -1) {
-		name, list := m[1], strings.TrimSpace(m[2])
-		r := ""
-		if f := findRoot.FindStringSubmatch(list); f != nil {
-			r = root(f[2])
-		} else if !strings.ContainsAny(list, "$`") && list != "" {
-			r = "."
-			for _, w := range strings.Fields(list) {
-				w = strings.Trim(w, `"'`)
-				if strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") {
-					r = path.Dir(w)
-					break
-				}
-			}
-		}
-		s.loopVar(name, r)
-	}
-	for _, m := range whileRead.FindAllStringSubmatch(script, -1) {
-		r := "."
-		if m[1] == "find" || m[1] == "ls" {
-			if f := strings.Fields(m[2]); len(f) > 0 {
-				r = root(f[0])
-			}
-		} else if m[1] == "locate" {
-			r = "/"
-		}
-		s.loopVar(m[3], r)
+// … | while read f), as the shell syntax tree shows them, the directory
+// they walk, so that "$f" is judged as a file found there.
+func (s *sh) loopVars(loops []shell.Loop) {
+	for _, l := range loops {
+		s.loopVar(l.Var, l.Root)
 	}
 }
 
@@ -196,7 +172,8 @@ func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
 		v.add(finding{Escalate, Routine, medium, "nested too deeply to judge"})
 		return v.result(), false
 	}
-	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1}
+	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1,
+		escalated: s.escalated, links: s.links, state: s.state, stateSet: s.stateSet, workDisk: s.workDisk}
 	sc, err := shell.Parse(text)
 	if err != nil {
 		v.add(finding{Escalate, Routine, medium, "content cannot be parsed as shell"})
@@ -216,7 +193,7 @@ func (s *sh) script(sc *shell.Script) {
 		s.allow("empty script")
 		return
 	}
-	res := rules.Judge(s.set, sc)
+	matches := rules.MatchAll(s.set, sc)
 	s.collectVars(sc.Commands)
 	s.cmds = make([]cmd, len(sc.Commands))
 	cwd := s.cwd
@@ -230,7 +207,7 @@ func (s *sh) script(sc *shell.Script) {
 			cwd = s.chdir(c)
 		}
 	}
-	for _, m := range res.Matches {
+	for _, m := range matches {
 		c := &s.cmds[m.Command]
 		if m.Possible {
 			c.rule = max(c.rule, rules.Prompt)
@@ -314,7 +291,7 @@ func (s *sh) prepare(c *cmd) {
 		}
 	}
 	if c.name == "find" {
-		roots := findRoots(c.args)
+		roots := command.FindRoots(c.args)
 		if len(roots) > 0 {
 			root := roots[0]
 			// find . -name __pycache__ -exec rm -rf {} +: the items are
@@ -379,7 +356,7 @@ func (s *sh) xargsRoot(c *cmd) string {
 		}
 		switch d.name {
 		case "find":
-			if r := findRoots(d.args); len(r) > 0 {
+			if r := command.FindRoots(d.args); len(r) > 0 {
 				return r[0]
 			}
 		case "ls", "fd", "fdfind", "git", "grep", "rg", "locate":
@@ -438,11 +415,20 @@ func (s *sh) command(c *cmd) {
 		t, _ := s.expand(r)
 		s.write(c, s.where(t, c.cwd), c.content())
 	}
+	for _, r := range sc.Inputs {
+		// What the command reads on its input goes where its output
+		// goes (ssh host cat < ~/.ssh/id_rsa).
+		t, _ := s.expand(r)
+		s.read(c, t, c.name != "wc" && !strings.HasSuffix(c.name, "sum"))
+	}
 	if len(c.args) == 0 {
 		if len(sc.Assigns) > 0 || len(sc.Redirects) > 0 {
 			s.allow("assignment")
 		}
 		return
+	}
+	if strings.Contains(sc.Text, "WARDEN_HOME") || strings.Contains(sc.Text, "WARDEN_MANAGED_CONFIG") {
+		s.esc(SecurityWeakening, medium, "`"+c.text+"` touches warden's own state")
 	}
 	if c.rule == rules.Forbidden && c.ruleSeen {
 		s.deny(Routine, "`"+c.text+"` is forbidden by the exec rule "+c.ruleWhy)
@@ -469,6 +455,23 @@ func (s *sh) command(c *cmd) {
 				s.esc(CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
 				break
 			}
+		}
+	}
+	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
+		s.esc(Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
+	}
+	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
+		s.esc(Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
+	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
+		if e := command.CodeEffects(in); !in.Known || e.Exec {
+			s.esc(Routine, medium, "`"+c.text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
+		} else if e.Write && in.Lang == "vim" {
+			s.esc(Routine, low, "`"+c.text+"` writes files from vim commands")
+		}
+	}
+	if c.name == "make" || c.name == "gmake" {
+		if r := rules.MakefileFromInput(c.args); r != "" {
+			s.esc(Routine, medium, "`"+c.text+"`: "+r)
 		}
 	}
 	before := *s.v

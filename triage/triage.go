@@ -6,8 +6,8 @@
 //   - Allow for clear routine work: known-safe read-only commands, builds,
 //     tests and installs from a project's manifests or of well-known
 //     packages, git work on the user's own branches, writes inside the
-//     workspace, scoped deletions of build outputs, MCP calls to tools that
-//     only read;
+//     workspace, temporary directories and known caches, scoped deletions
+//     of build outputs, MCP calls to tools that only read;
 //   - Deny for clear critical harm: printing or sending private keys and
 //     cloud credentials, sending secret files or environment dumps to the
 //     network, deleting the file system, the home directory or system
@@ -18,6 +18,20 @@
 //   - Escalate (pass on) everything else: to the model reviewer, or to a
 //     person. In particular everything whose verdict depends on the user's
 //     request or the transcript is passed on.
+//
+// Its authority is that of SPEC G15: it allows only what is harmless
+// whatever the user intended and whose whole effect the request shows. So
+// it passes on running code whose text is not in the request (a script
+// written or fetched in the run, a project script or program, an
+// interpreter file, a command run through another program's options, and
+// the project's builds and tests when they ask to run outside the
+// sandbox), writes to the home directory outside known caches, anything
+// touching warden's own state ($WARDEN_HOME, ~/.warden, the managed
+// configuration), and anything it cannot parse. Paths are judged where the
+// kernel will take them: symbolic links on disk (in the workspace, the
+// home and temporary directories) and those the script makes are
+// followed, and ".." is applied after them. The paths a blocked write
+// asks for (Action.Paths) are judged the same way.
 //
 // Judge decides one Action. The request and transcript of an Action are
 // weak evidence only: they can make an action pass on that would otherwise

@@ -93,7 +93,6 @@ func TestG14_RoutineIsAllowed(t *testing.T) {
 		{"variable resolved", sh("out=build/report.txt; mkdir -p build && go test ./... > $out"), ""},
 		{"kill a pid", sh("kill 48211"), ""},
 		{"temporary file", sh("go test -json ./... > /tmp/results.json && jq . /tmp/results.json | head"), ""},
-		{"project script", sh("python3 scripts/export.py --out docs/"), ""},
 	})
 }
 

@@ -26,6 +26,7 @@ const usage = `usage:
   warden run TASK.yaml [--model M] [--approval X] [--review X] [--transcript PATH] [--max-output N]
                      [--sandbox MODE] [--sandbox-unenforced] [--rules FILE]...
                      [--approvals-reviewer user|auto_review] [--auto-review-model M]
+                     [--pin-policy] [--max-concurrent-calls N] [--max-calls-per-message N]
   warden run --resume RUN_ID --input TEXT [flags]
   warden policy check FILE...
   warden transcript show FILE

@@ -37,13 +37,16 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
 	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
 	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
-	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user or auto_review (replaces the task's approvals_reviewer)")
+	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user, auto_review, or approvers in order such as rules,auto_review,human (replaces the task's approvals_reviewer)")
 	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
 	var interactive bool
 	fs.BoolVar(&interactive, "interactive", false, "after each turn, read the next request from the console (/approve lets a person allow one retry of a denial)")
 	var resume, input string
 	fs.StringVar(&resume, "resume", "", "continue the stored run RUN_ID with a new turn (give --input)")
 	fs.StringVar(&input, "input", "", "the person's request for the resumed turn")
+	fs.BoolVar(&opts.PinPolicy, "pin-policy", false, "apply the run's --approval/--review (else the task's policies) to every agent, replacing sub-agents' own")
+	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
+	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
 	var rulesFiles stringList
 	fs.Var(&rulesFiles, "rules", "exec rules file (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, err := parseInterleaved(fs, args)
@@ -56,6 +59,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if maxOutput >= 0 {
 		opts.MaxOutput = &maxOutput
+	}
+	if opts.MaxConcurrentCalls < 0 || opts.MaxCallsPerMessage < 0 {
+		fmt.Fprint(stderr, "warden: --max-concurrent-calls and --max-calls-per-message must be ≥ 1\n")
+		return exitUsage
 	}
 	opts.Rules = rulesFiles
 

@@ -246,10 +246,10 @@ func TestGenerate(t *testing.T) {
 	if c := msg.ToolCalls[0]; c.ID != "toolu_a" || c.Function != "list_files" || c.ParseError != "" {
 		t.Errorf("call 0 = %+v", c)
 	}
-	if got, want := msg.ToolCalls[0].Text(), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
+	if got, want := inModelOrder(msg.ToolCalls[0]), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
 		t.Errorf("call 0 text %q, want %q", got, want)
 	}
-	if got, want := msg.ToolCalls[1].Text(), "write_file(zeta='z', alpha={'y': 1, 'x': None})"; got != want {
+	if got, want := inModelOrder(msg.ToolCalls[1]), "write_file(zeta='z', alpha={'x': None, 'y': 1})"; got != want {
 		t.Errorf("call 1 text %q, want %q", got, want)
 	}
 	if resp.Usage != (model.Usage{InputTokens: 321, OutputTokens: 54}) {
@@ -365,4 +365,15 @@ func TestBadInput(t *testing.T) {
 	if _, err := anthropic.New("", model.Options{}); err == nil {
 		t.Error("New accepted an empty model name")
 	}
+}
+
+// inModelOrder renders c with its arguments in the order the model sent
+// them, to check that decoding kept that order in Arguments (patterns never
+// see it: they match tool.Call.TextIn in the tool's order).
+func inModelOrder(c tool.Call) string {
+	var o tool.Order
+	for _, a := range tool.AppendArgs(nil, c.Arguments) {
+		o = append(o, a.Key)
+	}
+	return c.TextIn(o)
 }

@@ -222,10 +222,10 @@ func TestGenerate(t *testing.T) {
 	if len(msg.ToolCalls) != 3 {
 		t.Fatalf("tool calls %+v, want 3", msg.ToolCalls)
 	}
-	if got, want := msg.ToolCalls[0].Text(), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
+	if got, want := inModelOrder(msg.ToolCalls[0]), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
 		t.Errorf("call 0 text %q, want %q", got, want)
 	}
-	if got, want := msg.ToolCalls[1].Text(), "write_file(zeta='z', alpha='a')"; got != want {
+	if got, want := inModelOrder(msg.ToolCalls[1]), "write_file(zeta='z', alpha='a')"; got != want {
 		t.Errorf("call 1 text %q, want %q", got, want)
 	}
 	if c := msg.ToolCalls[0]; c.ID != "call_a" || string(c.Arguments) != `{"path": "/tmp", "recursive": true, "depth": 2, "exclude": ["*.o"]}` {
@@ -379,4 +379,15 @@ func TestMaxRetries(t *testing.T) {
 			t.Errorf("MaxRetries %d: %d requests, want %d", tc.retries, n, tc.want)
 		}
 	}
+}
+
+// inModelOrder renders c with its arguments in the order the model sent
+// them, to check that decoding kept that order in Arguments (patterns never
+// see it: they match tool.Call.TextIn in the tool's order).
+func inModelOrder(c tool.Call) string {
+	var o tool.Order
+	for _, a := range tool.AppendArgs(nil, c.Arguments) {
+		o = append(o, a.Key)
+	}
+	return c.TextIn(o)
 }

@@ -334,7 +334,7 @@ func appendNote(output, note string) string {
 func (t *Tool) View(call tool.Call) tool.View {
 	a, err := parseArgs(call.Arguments)
 	if call.ParseError != "" || err != nil {
-		return tool.View{Title: Name, Format: "text", Content: call.Text()}
+		return tool.View{Title: Name, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
 	}
 	return tool.View{Title: Name, Format: "bash", Content: *a.Cmd}
 }

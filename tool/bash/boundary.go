@@ -3,10 +3,12 @@ package bash
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -94,13 +96,17 @@ func ask(ctx context.Context, req *boundary.Request) error {
 }
 
 // widen returns p with the one permission a blocked action needs, and the
-// request asking for it. A blocked write or change of metadata adds, as a
-// writable root, the directory the path really lies in (symbolic links
-// resolved; the request names the resolved path too); in read-only mode
-// that directory becomes the only one, besides the temporary directories.
-// A write into a protected path or warden's state, to a path the output
-// does not name, and reads and operations that need privileges, need full
-// access; the network, the network.
+// request asking for it. A blocked write or change of metadata is judged
+// and granted at the path the kernel reaches (symbolic links and ".."
+// resolved): an existing file or directory becomes a writable root itself;
+// for a path still to be created, the nearest existing directory does. The
+// request names the resolved path and, when it differs, the root granted,
+// so the approval covers exactly what the retry gets. In read-only mode the
+// granted directory becomes the only writable root, besides the temporary
+// directories. A write into a protected path or warden's state, to a path
+// the output does not name, or to one that cannot be resolved, and reads
+// and operations that need privileges, need full access; the network, the
+// network.
 func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request) {
 	req := &boundary.Request{Reason: "the sandbox blocked " + p.Explain(b)}
 	wider := p
@@ -117,22 +123,62 @@ func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request
 		return wider, req
 	}
 	req.Kind = boundary.Write
-	if b.Resolved != "" {
-		req.Paths = []string{b.Resolved}
+	target, grant, dir, err := grantFor(b.Path)
+	paths := func(root string) []string {
+		if target == root {
+			return []string{root}
+		}
+		return []string{target, root}
 	}
 	switch {
-	case b.Resolved == "":
+	case b.Path == "":
 		req.Reason += "; the path is unknown, so approval lets this command write anywhere"
 		wider.Mode = sandbox.FullAccess
-	case b.Protected:
+	case b.Protected || err != nil:
+		req.Paths = []string{b.Path}
+		if target != "" {
+			req.Paths = []string{target}
+		}
 		req.Reason += "; approval lets this command write outside the sandbox"
 		wider.Mode = sandbox.FullAccess
 	case p.Mode == sandbox.ReadOnly:
-		wider.Mode, wider.Workdir, wider.WritableRoots = sandbox.WorkspaceWrite, filepath.Dir(b.Resolved), nil
+		if !dir {
+			grant = filepath.Dir(grant)
+		}
+		req.Paths = paths(grant)
+		req.Reason += "; approval makes " + grant + " writable for this command"
+		wider.Mode, wider.Workdir, wider.WritableRoots = sandbox.WorkspaceWrite, grant, nil
 	default:
-		wider.WritableRoots = append(wider.WritableRoots, filepath.Dir(b.Resolved))
+		req.Paths = paths(grant)
+		req.Reason += "; approval makes " + grant + " writable for this command"
+		wider.WritableRoots = append(wider.WritableRoots, grant)
 	}
 	return wider, req
+}
+
+// grantFor resolves the blocked path p as the kernel will and returns what
+// to make writable: the resolved path when it exists, else the nearest
+// existing directory above it; dir reports whether that is a directory.
+// target is the resolved path itself.
+func grantFor(p string) (target, grant string, dir bool, err error) {
+	if p == "" {
+		return "", "", false, nil
+	}
+	target, exists, err := fspath.Resolve(p, nil)
+	real := target
+	if err != nil {
+		return "", "", false, fmt.Errorf("resolve %s: %w", p, err)
+	}
+	for !exists && real != "/" {
+		real = filepath.Dir(real)
+		_, err := os.Stat(real)
+		exists = err == nil
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return target, real, false, fmt.Errorf("resolve %s: %w", p, err)
+	}
+	return target, real, fi.IsDir(), nil
 }
 
 func forbiddenReason(r rules.Result) string {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -237,7 +238,9 @@ func TestG1_CreatedGitDirIsQuarantined(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv(sandbox.EnvHome, home)
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	res, err := runWith(t, tl, nil, map[string]any{"cmd": "mkdir -p .git/hooks sub/.git && printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && echo made"})
+	// The rules may ask first (a write into .git); approved, it runs in
+	// the sandbox, which cannot refuse creating the .git.
+	res, err := runWith(t, tl, &asker{approve: true}, map[string]any{"cmd": "mkdir -p .git/hooks sub/.git && printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && echo made"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +271,7 @@ func TestG2_BlockedRequestsNameResolvedPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.kinds() != "write" || len(a.requests[0].Paths) != 1 || a.requests[0].Paths[0] != filepath.Join(out, "f") {
+	if a.kinds() != "write" || !slices.Equal(a.requests[0].Paths, []string{filepath.Join(out, "f"), out}) {
 		t.Fatalf("requests = %+v (result %q)", a.requests, res)
 	}
 	if !strings.Contains(a.requests[0].Reason, "resolves to "+filepath.Join(out, "f")) {

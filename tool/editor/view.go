@@ -12,7 +12,7 @@ import (
 func (t *Tool) View(call tool.Call) tool.View {
 	a, err := parseArgs(call.Arguments)
 	if call.ParseError != "" || err != nil {
-		return tool.View{Title: Name, Format: "text", Content: call.Text()}
+		return tool.View{Title: Name, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
 	}
 	path := *a.Path
 	title := *a.Command + " " + path

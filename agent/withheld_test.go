@@ -1,0 +1,323 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/tool"
+)
+
+// secretTool returns secret without it appearing in its call: the result
+// is the only way the secret can reach a model.
+func secretTool(name, secret string, parallel bool) *echo {
+	return &echo{name: name, parallel: parallel, fn: func(context.Context, json.RawMessage) (string, error) {
+		return "the key is " + secret, nil
+	}}
+}
+
+// leaks returns the indexes of the requests whose messages, tools or
+// anything else contain secret.
+func leaks(t *testing.T, reqs []model.Request, secret string) []int {
+	t.Helper()
+	var out []int
+	for i, req := range reqs {
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), secret) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (s *script) all() []model.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]model.Request(nil), s.requests...)
+}
+
+// nextTurn runs a further turn of the same run on the conversation so far,
+// as `warden run --interactive` does.
+func nextTurn(r *Run, a *Agent, res *Result, input string) *Result {
+	r.Resumed = true
+	msgs := append(append([]chat.Message(nil), res.Messages...), chat.Message{Role: chat.User, Content: input})
+	return r.Execute(context.Background(), a, msgs)
+}
+
+// withheldFor returns the withheld events of call id.
+func (s *sink) withheldFor(id string) []event.Withheld {
+	var out []event.Withheld
+	for _, e := range s.all() {
+		if w, ok := e.Data.(event.Withheld); ok && w.CallID == id {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// checkWithheld checks that the conversation answers call id with an error
+// and not the secret, that the tool event keeps the result and that a
+// withheld event with reason marks it.
+func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reason string) {
+	t.Helper()
+	found := false
+	for _, m := range msgs {
+		if m.Role == chat.Tool && m.ToolCallID == id {
+			found = true
+			if strings.Contains(m.Content, secret) || m.Error == nil || !strings.Contains(m.Content, "stopped") {
+				t.Errorf("the conversation answers %s with %q (error %+v)", id, m.Content, m.Error)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the conversation does not answer %s", id)
+	}
+	kept := false
+	for _, te := range s.tools() {
+		if te.CallID == id && strings.Contains(te.Result, secret) {
+			kept = true
+		}
+	}
+	if !kept {
+		t.Errorf("the tool event of %s lost the finished result (SPEC R2)", id)
+	}
+	w := s.withheldFor(id)
+	if len(w) != 1 || w[0].Reason != reason || strings.Contains(w[0].Result, secret) || w[0].Error == nil {
+		t.Errorf("withheld events of %s = %+v, want one with reason %s", id, w, reason)
+	}
+}
+
+func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
+	const secret = "SECRET-R2-live"
+	// The reviewer's explanation quotes the result: it must not reach the
+	// model either.
+	quoting := review.Func(func(_ context.Context, req *review.Request) (review.Review, error) {
+		return review.Review{Decision: review.Terminate, Explanation: "the result leaks " + req.Result.Content}, nil
+	})
+	var histories [][]chat.Message
+	var mu sync.Mutex
+	spy := approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
+		mu.Lock()
+		histories = append(histories, req.History)
+		mu.Unlock()
+		return approval.Approval{Decision: approval.Approve}, nil
+	})
+	m := &script{turns: []chat.Message{
+		turn("reading", tc("c1", "read", `{}`)),
+		turn("", tc("c2", "echo", `{"text":"again"}`)),
+		turn("done"),
+	}}
+	r, s := newRun(m)
+	r.Review = review.New(rrule(t, "quoting", quoting, "read"))
+	r.Approval = approval.New(arule(t, "spy", spy, "*"))
+	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false), &echo{name: "echo"}}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldTerminated)
+
+	res = nextTurn(r, a, res, "go on")
+	must(t, res, event.StatusCompleted)
+	if got := len(m.all()); got != 3 {
+		t.Fatalf("%d model requests, want 3", got)
+	}
+	if l := leaks(t, m.all(), secret); len(l) != 0 {
+		t.Errorf("model requests %v contain the terminated result", l)
+	}
+	for _, h := range histories {
+		for _, msg := range h {
+			if strings.Contains(msg.Content, secret) {
+				t.Errorf("an approver saw the terminated result in the history: %q", msg.Content)
+			}
+		}
+	}
+}
+
+func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
+	const secret = "SECRET-R9-cancel"
+	cancelled := review.Func(func(context.Context, *review.Request) (review.Review, error) {
+		return review.Review{}, context.Canceled // a person closed the review
+	})
+	m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`)), turn("done")}}
+	r, s := newRun(m)
+	r.Review = review.New(rrule(t, "person", cancelled, "read"))
+	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewCancelled)
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	if l := leaks(t, m.all(), secret); len(l) != 0 {
+		t.Errorf("model requests %v contain the result of a cancelled review", l)
+	}
+}
+
+func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
+	const secret = "SECRET-R9-sibling"
+	pendingStarted := make(chan struct{})
+	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+		close(pendingStarted)
+		<-ctx.Done()
+		return review.Review{}, ctx.Err()
+	})
+	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+		<-pendingStarted
+		return "stop", nil
+	}}
+	m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`), tc("c2", "stopper", `{}`)), turn("done")}}
+	r, s := newRun(m)
+	r.Review = review.New(
+		rrule(t, "pending", pending, "read"),
+		rrule(t, "stop", verdict(review.Terminate), "stopper"))
+	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, true), stopper}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldNotReviewed)
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	if l := leaks(t, m.all(), secret); len(l) != 0 {
+		t.Errorf("model requests %v contain a result whose review never decided", l)
+	}
+}
+
+func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
+	const secret = "SECRET-R7"
+	failing := review.Func(func(context.Context, *review.Request) (review.Review, error) {
+		return review.Review{}, errors.New("reviewer down")
+	})
+	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "read", `{}`))}})
+	r.Review = review.New(rrule(t, "failing", failing, "*"))
+	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}, user("go"))
+	must(t, res, event.StatusError)
+	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewFailed)
+}
+
+func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
+	const secret = "SECRET-boundary"
+	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		return "wrote anyway: " + secret, nil // a tool that ignores the decision
+	}}
+	m := &script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("done")}}
+	r, s := newRun(m)
+	r.Boundary = approval.New(arule(t, "person", decide(approval.Terminate), "*"))
+	a := &Agent{Tools: []tool.Tool{leaky}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldBoundary)
+	r.Boundary = nil
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	if l := leaks(t, m.all(), secret); len(l) != 0 {
+		t.Errorf("model requests %v contain the result of a call whose boundary request terminated", l)
+	}
+}
+
+func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
+	const secret = "SECRET-breaker"
+	var turns []chat.Message
+	for i := 0; i < 3; i++ {
+		turns = append(turns, turn("", tc("c", "write", `{}`)))
+	}
+	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		return "denied, but: " + secret, nil
+	}}
+	m := &script{turns: append(turns, turn("done"))}
+	r, s := newRun(m)
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewDenied), "*"))
+	a := &Agent{Tools: []tool.Tool{leaky}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	if res.Limit.Type != event.LimitInterrupt {
+		t.Fatalf("limit = %+v", res.Limit)
+	}
+	last := res.Messages[len(res.Messages)-1]
+	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
+		t.Errorf("the tripping call is answered with %q", last.Content)
+	}
+	if w := s.withheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
+		t.Errorf("withheld = %+v", w)
+	}
+	r.Boundary = nil
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	// The first two results were delivered in the interrupted turn (the
+	// model saw them before the breaker tripped); only the third is new.
+	reqs := m.all()
+	if l := leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
+		t.Errorf("requests after the trip %v contain its result", l)
+	}
+	if n := strings.Count(mustJSON(t, reqs[len(reqs)-1]), secret); n != 2 {
+		t.Errorf("the next turn carries the secret %d times, want the 2 results delivered before the trip", n)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A sub-agent's reviewer terminates on a result and explains itself by
+// quoting it: the hand-off's result, which would carry that explanation,
+// does not reach the parent's model either.
+func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
+	const secret = "SECRET-sub"
+	quoting := review.Func(func(_ context.Context, req *review.Request) (review.Review, error) {
+		return review.Review{Decision: review.Terminate, Explanation: "leaks " + req.Result.Content}, nil
+	})
+	m := &script{turns: []chat.Message{
+		turn("", tc("h1", "transfer_to_helper", `{}`)),
+		turn("", tc("s1", "read", `{}`)),
+		turn("done"),
+	}}
+	r, s := newRun(m)
+	helper := &Agent{Name: "helper", Tools: []tool.Tool{secretTool("read", secret, false)}, Review: review.New(rrule(t, "quoting", quoting, "read"))}
+	a := &Agent{Handoffs: []*Agent{helper}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	if w := s.withheldFor("h1"); len(w) != 1 || w[0].Reason != event.WithheldStopped {
+		t.Errorf("withheld events of the hand-off = %+v", w)
+	}
+	if w := s.withheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
+		t.Errorf("withheld events of the sub-agent's call = %+v", w)
+	}
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	if l := leaks(t, m.all(), secret); len(l) != 0 {
+		t.Errorf("model requests %v contain the secret", l)
+	}
+}
+
+// After an approver terminates, the calls that never ran are answered in
+// the live conversation, so that a next turn is a valid conversation.
+func TestL2_CallsThatNeverRanAreAnsweredForTheNextTurn(t *testing.T) {
+	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`)), turn("done")}}
+	r, s := newRun(m)
+	r.Approval = approval.New(arule(t, "stop", decide(approval.Terminate), "*"))
+	a := &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	var answered []string
+	for _, msg := range res.Messages {
+		if msg.Role == chat.Tool && msg.Error != nil && msg.Error.Type == tool.ErrCancelled {
+			answered = append(answered, msg.ToolCallID)
+		}
+	}
+	if strings.Join(answered, ",") != "c1,c2" {
+		t.Errorf("answered = %v\n%+v", answered, res.Messages)
+	}
+	if len(s.tools()) != 0 {
+		t.Errorf("tool events for calls that never ran: %+v", s.tools())
+	}
+}

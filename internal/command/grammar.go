@@ -1,0 +1,224 @@
+package command
+
+import (
+	"path"
+	"strings"
+)
+
+// Grammar is the option grammar of a program or of one of its
+// subcommands.
+type Grammar struct {
+	// short maps an option letter to its option.
+	short map[byte]option
+	// long maps a long option name (without dashes) to its option.
+	long map[string]option
+	// subs are the subcommands, by name; aliases map to the same Grammar
+	// under their canonical name (see canon).
+	subs map[string]*Grammar
+	// canon is the canonical name of a subcommand reached under an alias
+	// (npm i → install); "" for programs.
+	canon string
+	// permute is true when options may follow operands (GNU getopt); false
+	// when the first operand ends the options (docker run IMAGE CMD…).
+	permute bool
+	// singleDash is true when long options take one dash (find -name,
+	// kubectl is not among them).
+	singleDash bool
+}
+
+// option is one option of a grammar.
+type option struct {
+	// names are the canonical names the option sets (git branch -D sets
+	// delete and force).
+	names []string
+	// arg is true when the option takes a value (the rest of a short
+	// cluster, the next word, or =value).
+	arg bool
+	// optArg is true when the option takes a value only when attached:
+	// --name=value, or the rest of a short cluster (-i.bak).
+	optArg bool
+}
+
+// Option is one option of a parsed command, by canonical name.
+type Option struct {
+	// Name is the canonical (long) name, such as "recursive".
+	Name string
+	// Value is the option's value, "" for flags.
+	Value string
+	// HasValue is true when the option took a value.
+	HasValue bool
+}
+
+// Parsed is an argv read with its program's grammar.
+type Parsed struct {
+	// Path is the program's base name followed by the canonical names of
+	// the subcommands: ["git", "push"], ["npm", "install"].
+	Path []string
+	// Options are the options given anywhere along the path (global and
+	// subcommand options alike), in order.
+	Options []Option
+	// Operands are the words that are neither options nor subcommands, in
+	// order; after "--" every word is an operand.
+	Operands []string
+	// Unknown is true when some option is not in the grammar; such an
+	// option is kept under its spelling ("-z", "--zap") and, when it
+	// is a short cluster, its later letters are not read.
+	Unknown bool
+}
+
+// Has reports whether the option name was given.
+func (p *Parsed) Has(name string) bool {
+	for _, o := range p.Options {
+		if o.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Values returns the values of the option name, in order.
+func (p *Parsed) Values(name string) []string {
+	var out []string
+	for _, o := range p.Options {
+		if o.Name == name && o.HasValue {
+			out = append(out, o.Value)
+		}
+	}
+	return out
+}
+
+// Lookup returns the grammar of a program, by its base name, and whether
+// it is known.
+func Lookup(program string) (*Grammar, bool) {
+	g, ok := grammars[path.Base(program)]
+	return g, ok
+}
+
+// Parse reads argv (argv[0] is the program) with the grammar of its
+// program. ok is false when the program's grammar is not known.
+func Parse(argv []string) (p Parsed, ok bool) {
+	if len(argv) == 0 {
+		return Parsed{}, false
+	}
+	g, ok := Lookup(argv[0])
+	if !ok {
+		return Parsed{}, false
+	}
+	return g.Parse(argv), true
+}
+
+// Parse reads argv with g; argv[0] names the program.
+func (g *Grammar) Parse(argv []string) Parsed {
+	p := Parsed{Path: []string{path.Base(argv[0])}}
+	cur := g
+	operandsOnly := false
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if operandsOnly {
+			p.Operands = append(p.Operands, a)
+			continue
+		}
+		if a == "--" {
+			operandsOnly = true
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' {
+			i = cur.option(&p, argv, i)
+			continue
+		}
+		if cur.subs != nil && len(p.Operands) == 0 {
+			if s, ok := cur.subs[a]; ok {
+				name := a
+				if s.canon != "" {
+					name = s.canon
+				}
+				p.Path = append(p.Path, name)
+				cur = s
+				continue
+			}
+		}
+		p.Operands = append(p.Operands, a)
+		if !cur.permute {
+			operandsOnly = true
+		}
+	}
+	return p
+}
+
+// option reads the option at argv[i] into p and returns the index of its
+// last word.
+func (g *Grammar) option(p *Parsed, argv []string, i int) int {
+	a := argv[i]
+	if strings.HasPrefix(a, "--") || g.singleDash {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		o, ok := g.long[name]
+		if !ok {
+			p.Unknown = true
+			p.Options = append(p.Options, Option{Name: a})
+			return i
+		}
+		switch {
+		case hasVal:
+		case o.arg && i+1 < len(argv):
+			i++
+			val, hasVal = argv[i], true
+		}
+		for _, n := range o.names {
+			p.Options = append(p.Options, Option{Name: n, Value: val, HasValue: hasVal})
+		}
+		return i
+	}
+	for j := 1; j < len(a); j++ {
+		o, ok := g.short[a[j]]
+		if !ok {
+			p.Unknown = true
+			p.Options = append(p.Options, Option{Name: "-" + a[j:]})
+			return i
+		}
+		if o.optArg && j+1 < len(a) {
+			for _, n := range o.names {
+				p.Options = append(p.Options, Option{Name: n, Value: a[j+1:], HasValue: true})
+			}
+			return i
+		}
+		if o.arg {
+			val, has := a[j+1:], j+1 < len(a)
+			if !has && i+1 < len(argv) {
+				i++
+				val, has = argv[i], true
+			}
+			for _, n := range o.names {
+				p.Options = append(p.Options, Option{Name: n, Value: val, HasValue: has})
+			}
+			return i
+		}
+		for _, n := range o.names {
+			p.Options = append(p.Options, Option{Name: n})
+		}
+	}
+	return i
+}
+
+// Subcommand returns the index in argv of the first subcommand word of a
+// program whose grammar has subcommands, skipping its global options
+// (git -C repo -c k=v push → the index of push); len(argv) when there is
+// none. For programs with no known grammar it skips words starting with
+// "-".
+func Subcommand(argv []string) int {
+	g, ok := Lookup(argv[0])
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			return i + 1
+		}
+		if len(a) < 2 || a[0] != '-' {
+			return i
+		}
+		if !ok {
+			continue
+		}
+		var p Parsed
+		i = g.option(&p, argv, i)
+	}
+	return len(argv)
+}

@@ -1,0 +1,101 @@
+package command
+
+import "strings"
+
+// ModeWorldWritable reports whether a chmod mode (octal or symbolic) lets
+// everyone write. A symbolic clause with no "who" (+w) counts: what it
+// grants depends on the umask, so it may.
+func ModeWorldWritable(mode string) bool {
+	if isOctal(mode) {
+		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i < 0 {
+			continue
+		}
+		who, perms := cl[:i], cl[i+1:]
+		if (who == "" || strings.ContainsAny(who, "oa")) && strings.IndexByte(perms, 'w') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ModeSetuid reports whether a chmod mode sets the setuid or setgid bit.
+func ModeSetuid(mode string) bool {
+	if isOctal(mode) {
+		if len(mode) > 4 {
+			mode = mode[len(mode)-4:]
+		}
+		return len(mode) == 4 && strings.IndexByte("234567", mode[0]) >= 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+=")
+		if i >= 0 && strings.IndexByte(clause[i+1:], 's') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// IsOctal reports whether s is a non-empty string of octal digits.
+func IsOctal(s string) bool { return isOctal(s) }
+
+func isOctal(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+// FindRoots returns the starting points of a find command (argv[0] is
+// find): the words after its leading options (-H, -L, -P, -D debugopts,
+// -Olevel) up to the first word of the expression; "." when there is
+// none, as find assumes.
+func FindRoots(argv []string) []string {
+	var out []string
+	i := 1
+	for i < len(argv) && (argv[i] == "-H" || argv[i] == "-L" || argv[i] == "-P" || strings.HasPrefix(argv[i], "-O") || argv[i] == "-D") {
+		if argv[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == "\\(" {
+			break
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		out = append(out, ".")
+	}
+	return out
+}
+
+// GitConfigs returns the configuration values a git command sets for
+// itself (-c name=value, --config-env=name=envvar), as "name=value".
+func GitConfigs(argv []string) []string {
+	g, _ := Lookup("git")
+	var out []string
+	end := Subcommand(argv)
+	var p Parsed
+	for i := 1; i < end && i < len(argv); i++ {
+		if len(argv[i]) > 1 && argv[i][0] == '-' {
+			i = g.option(&p, argv, i)
+		}
+	}
+	for _, o := range p.Options {
+		if o.Name == "config" || o.Name == "config-env" {
+			out = append(out, o.Value)
+		}
+	}
+	return out
+}

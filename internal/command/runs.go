@@ -1,0 +1,88 @@
+package command
+
+import (
+	"path"
+	"strings"
+)
+
+// RunsOther reports whether argv makes its program run another command or
+// program that the words give only as an option value or operand — rsync
+// -e, ssh -o ProxyCommand, tar --checkpoint-action=exec, zip -TT, gdb -ex
+// '!…', sqlite3 .shell, strace PROGRAM, script -c, socat EXEC:, at,
+// systemd-run, … — and describes how. Wrappers that package shell sees
+// through (sudo, env, xargs, find -exec, bash -c, …) are not listed here.
+func RunsOther(argv []string) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	name := path.Base(argv[0])
+	has := func(prefixes ...string) string {
+		for _, a := range argv[1:] {
+			for _, p := range prefixes {
+				if strings.HasPrefix(a, p) {
+					return a
+				}
+			}
+		}
+		return ""
+	}
+	switch name {
+	case "rsync":
+		if a := has("-e", "--rsh", "--rsync-path"); a != "" && a != "--rsh=ssh" {
+			return "rsync runs the remote shell command it is given (" + a + ")", true
+		}
+	case "ssh", "scp", "sftp":
+		for i, a := range argv {
+			l := strings.ToLower(a)
+			if strings.Contains(l, "proxycommand") || strings.Contains(l, "localcommand") || strings.Contains(l, "knownhostscommand") {
+				return name + " runs a local command (" + a + ")", true
+			}
+			if name != "ssh" && a == "-S" && i+1 < len(argv) {
+				return name + " runs the program " + argv[i+1] + " as its transport", true
+			}
+		}
+	case "tar", "gtar", "bsdtar":
+		if a := has("--checkpoint-action", "--to-command", "--use-compress-program", "-I", "--rsh-command", "--info-script", "--new-volume-script", "-F"); a != "" {
+			return "tar runs a command it is given (" + a + ")", true
+		}
+	case "zip":
+		if a := has("-TT", "--unzip-command"); a != "" {
+			return "zip runs a command it is given (" + a + ")", true
+		}
+	case "gdb", "lldb", "valgrind", "strace", "ltrace", "perf", "rr", "uftrace", "bpftrace":
+		return name + " runs a program, or commands, under its control", true
+	case "sqlite3":
+		if a := has(".shell", ".system", "-cmd"); a != "" {
+			return "sqlite3 runs a shell command", true
+		}
+		for _, a := range argv[1:] {
+			if strings.Contains(a, ".shell") || strings.Contains(a, ".system") {
+				return "sqlite3 runs a shell command", true
+			}
+		}
+	case "mysql", "mariadb", "psql":
+		for _, a := range argv[1:] {
+			if strings.Contains(a, `\!`) || strings.Contains(strings.ToLower(a), "system ") {
+				return name + " runs a shell command", true
+			}
+		}
+	case "script":
+		return "script starts a shell, or runs the command it is given, and records it", true
+	case "expect", "socat", "flock", "taskset", "setarch", "unshare", "nsenter", "chrt", "systemd-run",
+		"at", "batch", "start-stop-daemon", "run-parts", "daemonize", "faketime", "firejail", "prlimit", "cgexec":
+		if name == "socat" && has("exec:", "EXEC:", "system:", "SYSTEM:") == "" {
+			return "", false
+		}
+		return name + " runs a program or commands it is given", true
+	case "git":
+		for _, kv := range GitConfigs(argv) {
+			k, v, _ := strings.Cut(kv, "=")
+			if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(strings.TrimSpace(v), "!") ||
+				strings.HasPrefix(strings.ToLower(k), "core.") && (strings.HasSuffix(strings.ToLower(k), "command") || strings.HasSuffix(strings.ToLower(k), "pager") ||
+					strings.HasSuffix(strings.ToLower(k), "editor") || strings.HasSuffix(strings.ToLower(k), "hookspath") || strings.HasSuffix(strings.ToLower(k), "fsmonitor")) {
+				return "git -c " + k + " runs a command", true
+			}
+		}
+	}
+	return "", false
+}

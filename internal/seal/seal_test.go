@@ -1,0 +1,71 @@
+package seal
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestG15_KeyCreatedPrivateOnFirstUseAndKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "home", "keys", "override.key")
+	var wg sync.WaitGroup
+	keys := make([]*Key, 8)
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k, err := LoadOrCreate(path)
+			if err != nil {
+				t.Error(err)
+			}
+			keys[i] = k
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for _, k := range keys[1:] {
+		if string(k.k) != string(keys[0].k) {
+			t.Fatal("two processes got different keys")
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != KeySize {
+		t.Fatalf("key file %v %v", fi.Mode(), err)
+	}
+	if di, _ := os.Stat(filepath.Dir(path)); di.Mode().Perm() != 0o700 {
+		t.Errorf("key directory mode %v", di.Mode().Perm())
+	}
+	mac := keys[0].Sum([]byte("override"), []byte("r1-d1"))
+	if !keys[0].Verify(mac, []byte("override"), []byte("r1-d1")) {
+		t.Error("a MAC does not verify")
+	}
+	for _, parts := range [][][]byte{{[]byte("override"), []byte("r1-d2")}, {[]byte("overrider1-d1")}, {[]byte("override"), []byte("r1-d1"), nil}} {
+		if keys[0].Verify(mac, parts...) {
+			t.Errorf("the MAC verifies for %q", parts)
+		}
+	}
+	other, _ := NewKey(make([]byte, KeySize))
+	if other.Verify(mac, []byte("override"), []byte("r1-d1")) {
+		t.Error("a MAC verifies under another key")
+	}
+	if keys[0].Verify("zz", []byte("override")) || keys[0].Verify("", []byte("override")) {
+		t.Error("garbage verifies")
+	}
+
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreate(path); err == nil {
+		t.Error("a key others may read was accepted")
+	}
+	link := filepath.Join(filepath.Dir(path), "link.key")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreate(link); err == nil {
+		t.Error("a key through a symbolic link was accepted")
+	}
+}

@@ -1,0 +1,294 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxDepth bounds the nesting of argument objects and arrays the strict
+// reading accepts, so that deep input costs little.
+const maxDepth = 256
+
+// CheckNames reports, as an error, the first object of the JSON text data
+// (at any depth) that has a duplicate member name or two member names that
+// differ only by case (SPEC A8). Names are compared after their escapes are
+// decoded, and case is folded as Go's encoding/json folds it, so no name
+// can reach a decoder under two spellings. Text that is not one JSON value,
+// and a value nested deeper than 256 levels, are errors too.
+func CheckNames(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []nameFrame
+	path := func() string { return fmt.Sprintf("at depth %d", len(stack)) }
+	for started := false; ; started = true {
+		if started && len(stack) == 0 {
+			if len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")) != 0 {
+				return errors.New("unexpected data after the JSON value")
+			}
+			return nil
+		}
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if len(stack) != 0 {
+				return errors.New("unexpected end of the JSON text")
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expect {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:n-1]
+				markValue(stack)
+				continue
+			}
+			name, ok := tok.(string)
+			if !ok {
+				return fmt.Errorf("a member name is not a string %s", path())
+			}
+			top := &stack[n-1]
+			key := foldKey(name)
+			if prev, dup := top.names[key]; dup {
+				if prev == name {
+					return fmt.Errorf("duplicate name %q %s", name, path())
+				}
+				return fmt.Errorf("names %q and %q differ only by case %s", prev, name, path())
+			}
+			if top.names == nil {
+				top.names = map[string]string{}
+			}
+			top.names[key] = name
+			top.expect = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) >= maxDepth {
+				return fmt.Errorf("values nested deeper than %d levels", maxDepth)
+			}
+			stack = append(stack, nameFrame{object: tok == json.Delim('{'), expect: true})
+		case json.Delim('}'), json.Delim(']'):
+			if len(stack) == 0 {
+				return errors.New("unbalanced JSON text")
+			}
+			stack = stack[:len(stack)-1]
+			markValue(stack)
+		default:
+			markValue(stack)
+		}
+	}
+}
+
+// nameFrame is an object or array CheckNames is inside.
+type nameFrame struct {
+	object bool
+	expect bool // the next token of an object is a name
+	names  map[string]string
+}
+
+// markValue notes that the innermost object of stack got a member's value,
+// so that its next token is a name.
+func markValue(stack []nameFrame) {
+	if n := len(stack); n > 0 && stack[n-1].object {
+		stack[n-1].expect = true
+	}
+}
+
+// foldKey returns a key equal for two names exactly when strings.EqualFold
+// holds for them: each rune is replaced by the smallest rune of its simple
+// case-folding orbit.
+func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToUpper(s) // the smallest rune of an ASCII letter's orbit
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		min := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < min {
+				min = f
+			}
+		}
+		b.WriteRune(min)
+	}
+	return b.String()
+}
+
+// CheckSchemaNames reports, as a parsing *Error, an argument of args whose
+// name differs from a property of the JSON Schema schema only by case
+// (SPEC A8), at the top level and in nested objects the schema describes
+// with properties (and arrays with items). A schema that does not parse
+// checks nothing.
+func CheckSchemaNames(function string, schema, args json.RawMessage) *Error {
+	if len(bytes.TrimSpace(schema)) == 0 || len(bytes.TrimSpace(args)) == 0 {
+		return nil
+	}
+	var s schemaNode
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return nil
+	}
+	if msg := s.check(v, 0); msg != "" {
+		return Errorf(ErrParsing, "arguments of %s: %s", function, msg)
+	}
+	return nil
+}
+
+// schemaNode is the part of a JSON Schema that names object members.
+type schemaNode struct {
+	Properties map[string]*schemaNode `json:"properties"`
+	Items      *schemaNode            `json:"items"`
+}
+
+func (s *schemaNode) check(v any, depth int) string {
+	if s == nil || depth > maxDepth {
+		return ""
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(s.Properties) == 0 {
+			return ""
+		}
+		folded := make(map[string]string, len(s.Properties))
+		for name := range s.Properties {
+			folded[foldKey(name)] = name
+		}
+		for k, val := range x {
+			if sub, ok := s.Properties[k]; ok {
+				if msg := sub.check(val, depth+1); msg != "" {
+					return msg
+				}
+				continue
+			}
+			if want, ok := folded[foldKey(k)]; ok {
+				return fmt.Sprintf("argument %q differs from the parameter %q only by case", k, want)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if msg := s.Items.check(e, depth+1); msg != "" {
+				return msg
+			}
+		}
+	}
+	return ""
+}
+
+// checkFields reports a member name of the JSON text data that does not
+// exactly name a field of the Go type t (where t is a struct, or a pointer,
+// slice, array or map of one), so that a decoder cannot match a name to a
+// field by case. With unknown, names that match no field in any case are
+// let through. It follows nested struct fields. data must be valid JSON.
+func checkFields(data []byte, t reflect.Type, unknown bool, depth int) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if depth > maxDepth {
+		return fmt.Errorf("values nested deeper than %d levels", maxDepth)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		fields := jsonFields(t)
+		var err error
+		if e := EachArgument(data, func(key string, value json.RawMessage) bool {
+			ft, ok := fields[key]
+			if !ok {
+				for name := range fields {
+					if strings.EqualFold(name, key) {
+						err = fmt.Errorf("argument %q differs from %q only by case", key, name)
+						return false
+					}
+				}
+				if unknown {
+					return true
+				}
+				err = fmt.Errorf("unknown field %q", key)
+				return false
+			}
+			if err = checkFields(value, ft, unknown, depth+1); err != nil {
+				return false
+			}
+			return true
+		}); e != nil {
+			return nil // not an object: the decoder reports the type
+		}
+		return err
+	case reflect.Slice, reflect.Array:
+		var elems []json.RawMessage
+		if json.Unmarshal(data, &elems) != nil {
+			return nil
+		}
+		for _, e := range elems {
+			if err := checkFields(e, t.Elem(), unknown, depth+1); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		var members map[string]json.RawMessage
+		if json.Unmarshal(data, &members) != nil {
+			return nil
+		}
+		for _, m := range members {
+			if err := checkFields(m, t.Elem(), unknown, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jsonFields returns the JSON names of the fields of the struct type t (as
+// encoding/json names them, embedded structs' fields included) with their
+// types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for k, v := range jsonFields(ft) {
+					if _, ok := out[k]; !ok {
+						out[k] = v
+					}
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	return out
+}
