@@ -45,6 +45,11 @@ var dnsSigns = []string{
 	"server misbehaving",
 	"resolving",
 	": lookup ",
+	"unable to resolve",
+	"failed to resolve",
+	"could not resolve",
+	"no servers could be reached",
+	"eai_again",
 }
 
 // networkSigns are messages of commands that found the network off: no

@@ -141,6 +141,9 @@ func TestG2_Denied(t *testing.T) {
 		{"ssh: Could not resolve hostname github.com: Temporary failure in name resolution", nil, KindNetwork},
 		{"dial tcp 1.2.3.4:443: connect: permission denied", nil, KindNetwork}, // Landlock TCP rules
 		{"", syscall.ENETUNREACH, KindNetwork},
+		{"wget: unable to resolve host address ‘example.com’", nil, KindNetwork},
+		{";; connection timed out; no servers could be reached", nil, KindNetwork},
+		{"Error: getaddrinfo EAI_AGAIN registry.npmjs.org", nil, KindNetwork},
 		{"bash: kill: (1) - Operation not permitted", nil, KindPrivilege},
 		{"kill: sending signal to 4242 failed: Operation not permitted", nil, KindPrivilege},
 		{"RTNETLINK answers: Operation not permitted", nil, KindPrivilege},
