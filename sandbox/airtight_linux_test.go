@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -453,4 +454,44 @@ func TestG1_WithoutViewKeepsNamespaces(t *testing.T) {
 		{"write|" + filepath.Join(w, "ok"), "ok"},
 		{"ifaces", "lo"},
 	})
+}
+
+// Contain gives a full-access command a PID namespace and nothing else: it
+// keeps its privileges, sees its own /proc, and what it leaves behind ends
+// with it.
+func TestContainKeepsPrivilegesAndKillsTheTree(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "caps", "pid")
+	if err := Contain(cmd); err != nil {
+		t.Skipf("no PID namespaces without a user namespace here: %v", err)
+	}
+	cmd.Env = childEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || strings.Contains(lines[0], "CapEff:0000000000000000") || !strings.Contains(lines[0], "NoNewPrivs:0") {
+		t.Errorf("contained command lost privileges: %q", out)
+	}
+	// The helper is 1, its threads take the next few numbers.
+	if pid, err := strconv.Atoi(lines[len(lines)-1]); err != nil || pid < 2 || pid > 64 {
+		t.Errorf("pid = %s, want one of a new PID namespace", lines[len(lines)-1])
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "late")
+	cmd = exec.Command("sh", "-c", "setsid sh -c 'sleep 1; touch "+marker+"' </dev/null >/dev/null 2>&1 & echo started")
+	if err := Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "started" {
+		t.Fatalf("%v: %q", err, out)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a process that left the session outlived the contained command")
+	}
 }

@@ -466,7 +466,8 @@ var containProbe = sync.OnceValue(func() error {
 // its session or process group (setsid, double forks): it runs as the only
 // child of a helper that is init of a new PID namespace, and the kernel
 // kills the namespace when the helper exits. It also gets a mount namespace,
-// only for a /proc of its own PID namespace. Nothing else changes: the
+// only for a /proc of its own PID namespace (the command's own mounts
+// propagate as they would without it). Nothing else changes: the
 // command keeps every privilege (this is for full-access commands, which
 // Policy.Wrap leaves unchanged). Its background processes end with it, and
 // a command killed by signal N exits with status 128+N instead.

@@ -74,7 +74,10 @@ func (s spec) setup() error {
 		if os.Getpid() != 1 {
 			return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Contain?)")
 		}
-		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err == nil {
+		// Only /proc leaves its peer group: the new /proc stays in this
+		// namespace, while the command's own mounts propagate as they
+		// would without it (full access).
+		if err := syscall.Mount("none", "/proc", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err == nil {
 			mountProc(false)
 		}
 		if err := dropControllingTerminal(); err != nil {
