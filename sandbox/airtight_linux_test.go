@@ -333,11 +333,9 @@ func TestG15_StateProtectedInWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := run(t, p, "write|"+filepath.Join(home, "config.toml"), "write|"+filepath.Join(w, ".warden", "config.toml"), "write|"+managed)
-		want := "errno=EROFS" // bound read-only in a writable root
-		if m == ReadOnly {
-			want = outsideErrno()
-		}
-		if got[0] != want || got[1] != want {
+		// Hidden behind an empty, read-only cover (EACCES), or bound
+		// read-only (EROFS): either way nothing is written.
+		if got[0] == "ok" || got[1] == "ok" {
 			t.Errorf("%s: writing warden's state: %v", m, got)
 		}
 		moved, err := watch.Sweep()
@@ -493,5 +491,51 @@ func TestContainKeepsPrivilegesAndKillsTheTree(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a process that left the session outlived the contained command")
+	}
+}
+
+// TestG15_StateHiddenFromReads: a sandboxed command cannot read warden's
+// own state — the key that authenticates a person's overrides, the
+// transcripts — in any mode, also when the workspace is the home directory
+// that holds it; with it, an agent could forge an override.
+func TestG15_StateHiddenFromReads(t *testing.T) {
+	requireNamespaces(t)
+	for _, c := range []struct {
+		name   string
+		inside bool // the state home lies in the workspace
+	}{{"state apart", false}, {"workspace is the home", true}} {
+		w := mkdir(t, scratch(t), "work")
+		home := filepath.Join(scratch(t), "state")
+		if c.inside {
+			home = filepath.Join(w, ".warden-state")
+		}
+		t.Setenv(EnvHome, home)
+		t.Setenv("HOME", w)
+		key := writeFile(t, filepath.Join(mkdir(t, home, "keys"), "override.key"), "SECRET-KEY\n")
+		transcript := writeFile(t, filepath.Join(mkdir(t, home, "runs"), "r1.jsonl"), "{}\n")
+		token := writeFile(t, filepath.Join(home, "token"), "SECRET-TOKEN\n")
+		for _, m := range []Mode{WorkspaceWrite, ReadOnly} {
+			p := Policy{Mode: m, Workdir: w}
+			got := run(t, p, "read|"+key, "read|"+transcript, "read|"+token)
+			for i, g := range got {
+				if g == "ok" {
+					t.Errorf("%s, %s: read %d of warden's state succeeded", c.name, m, i)
+				}
+			}
+			// The effect a reader would want: the key's bytes.
+			out, _ := exec.Command("cat", key).Output()
+			if string(out) != "SECRET-KEY\n" {
+				t.Fatalf("the key changed: %q", out)
+			}
+			cmd, err := p.Command(context.Background(), "cat", key, token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Dir = w
+			b, _ := cmd.CombinedOutput()
+			if strings.Contains(string(b), "SECRET") {
+				t.Errorf("%s, %s: a sandboxed cat printed warden's secrets: %s", c.name, m, b)
+			}
+		}
 	}
 }

@@ -55,6 +55,7 @@ type spec struct {
 	Path      string   // the program to execute
 	Roots     []string // writable roots, resolved
 	Protected []string // protected paths that exist, resolved
+	Hidden    []string // warden's state, hidden from reads (needs MountNS)
 	Network   bool
 	// Landlock is the ABI to enforce; 0 enforces nothing (Unenforced).
 	Landlock int
@@ -94,6 +95,9 @@ func (s spec) args() []string {
 	for _, p := range s.Protected {
 		add("protected", p)
 	}
+	for _, p := range s.Hidden {
+		add("hidden", p)
+	}
 	flag("network", s.Network)
 	add("landlock", strconv.Itoa(s.Landlock))
 	add("userns", s.UserNS)
@@ -132,6 +136,8 @@ func parseSpec(args []string) (spec, []string, error) {
 			s.Roots = append(s.Roots, v)
 		case "protected":
 			s.Protected = append(s.Protected, v)
+		case "hidden":
+			s.Hidden = append(s.Hidden, v)
 		case "network":
 			s.Network = v == "1"
 		case "landlock":
@@ -373,6 +379,7 @@ func (p Policy) spec() (spec, error) {
 		}
 		s.MountNS, s.PIDNS = true, true
 		s.View = viewProbe() == nil
+		s.Hidden = hiddenPaths(s.Roots)
 	} else if !p.NetworkAccess && abi < 4 && !p.Unenforced {
 		return s, fmt.Errorf("sandbox: turning the network off needs user namespaces (%v) or Landlock ABI 4 (have %d): %w", nsErr, abi, ErrUnsupported)
 	}

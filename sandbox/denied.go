@@ -343,6 +343,23 @@ func (p Policy) isProtected(path string) bool {
 	return false
 }
 
+// isState reports whether the first non-empty of paths lies in warden's
+// own state.
+func isState(paths ...string) bool {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		for _, sp := range StatePaths() {
+			if within(sp, p) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
 // Explain describes a blocked action for people, e.g. "write outside the
 // writable roots: /etc/hosts", "write to a protected path:
 // /src/.git/config", "name resolution (DNS): the network is off". A path
@@ -367,6 +384,9 @@ func (p Policy) Explain(b Block) string {
 	case KindPrivilege:
 		return "a process or privileged operation (sandboxed commands have no privileges and cannot signal processes outside the sandbox)"
 	case KindRead:
+		if b.Protected && isState(b.Resolved, b.Path) {
+			return with("a read of warden's own state (hidden from sandboxed commands)")
+		}
 		return with("a read that needs privileges (sandboxed commands have no capabilities)")
 	case KindMetadata, KindWrite:
 		what := "write"

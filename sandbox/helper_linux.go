@@ -118,6 +118,11 @@ func (s spec) setup() error {
 		if err := s.protect(); err != nil {
 			return err
 		}
+		for _, h := range s.Hidden {
+			if err := hide(h); err != nil && !errors.Is(err, syscall.ENOENT) {
+				return fmt.Errorf("hiding warden's state %s: %w", h, err)
+			}
+		}
 	}
 	if s.PIDNS && os.Getpid() != 1 {
 		return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
@@ -298,6 +303,45 @@ func bindReadOnly(path string) error {
 	}
 	if fs.Flags&unix.ST_RDONLY == 0 {
 		return errors.New("the read-only remount did not take effect")
+	}
+	return nil
+}
+
+// hide covers path, a resolved directory or regular file, in this
+// process's private mount namespace: a directory with an empty,
+// read-only tmpfs no one may list, a file with /dev/null. It checks that
+// the cover took effect.
+func hide(path string) error {
+	fd, st, err := openExact(path)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	proc := "/proc/self/fd/" + strconv.Itoa(fd)
+	dir := st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+	if dir {
+		err = syscall.Mount("tmpfs", proc, "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
+	} else {
+		err = syscall.Mount("/dev/null", proc, "", syscall.MS_BIND, "")
+	}
+	if err != nil {
+		return fmt.Errorf("mount: %w", err)
+	}
+	top, st2, err := openExact(path)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(top)
+	if dir {
+		var fs syscall.Statfs_t
+		if err := syscall.Fstatfs(top, &fs); err != nil {
+			return fmt.Errorf("statfs: %w", err)
+		}
+		if fs.Type != unix.TMPFS_MAGIC || st2.Ino == st.Ino && st2.Dev == st.Dev {
+			return errors.New("the cover did not take effect")
+		}
+	} else if st2.Mode&syscall.S_IFMT != syscall.S_IFCHR {
+		return errors.New("the cover did not take effect")
 	}
 	return nil
 }

@@ -363,3 +363,47 @@ func copyTree(src, dst string) error {
 		return nil // sockets, devices, fifos: dropped
 	})
 }
+
+// secretNames are the entries of warden's home that a sandboxed command
+// may not read when the home itself cannot be hidden (a writable root lies
+// inside it): the keys that authenticate overrides, the transcripts, the
+// quarantine, the server's token and the store.
+func secretNames() []string {
+	return []string{"keys", "runs", "quarantine", "token", "warden.db"}
+}
+
+// hiddenPaths returns what of warden's state the sandbox hides from reads
+// (SPEC G15): each of warden's home directories that exists, or, where a
+// writable root lies inside one, its secret entries that hold no root. A
+// hidden directory shows as empty and unreadable, a hidden file as empty.
+// Without this, a sandboxed command could read the key that authenticates
+// a person's overrides and forge one.
+func hiddenPaths(roots []string) []string {
+	holdsRoot := func(p string) bool {
+		for _, r := range roots {
+			if within(p, r) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	add := func(p string) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 && (fi.IsDir() || fi.Mode().IsRegular()) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, d := range stateDirs() {
+		real := resolvedOr(d)
+		if !holdsRoot(real) {
+			add(real)
+			continue
+		}
+		for _, n := range secretNames() {
+			if c := filepath.Join(real, n); !holdsRoot(c) {
+				add(c)
+			}
+		}
+	}
+	return out
+}
