@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
@@ -25,7 +26,7 @@ type Denial struct {
 	ID        string          `json:"id"`
 	CallID    string          `json:"call_id"`
 	Action    json.RawMessage `json:"action"`
-	RiskLevel string          `json:"risk_level,omitempty"`
+	RiskLevel action.Risk     `json:"risk_level,omitempty"`
 	Rationale string          `json:"rationale,omitempty"`
 	Time      time.Time       `json:"time"`
 }

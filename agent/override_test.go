@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
@@ -104,10 +105,10 @@ func (w *world) tool() tool.Tool {
 func (w *world) reviewer() approval.Approver {
 	return approval.Func(func(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 		w.reviews.Add(1)
-		action, _ := autoreview.ActionJSON(req.Boundary, req.Call)
-		ar := event.AutoReview{Action: action, Status: event.ReviewDenied, Source: event.SourceModel, Rationale: "nobody asked"}
+		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
+		ar := event.AutoReview{Action: actionJSON, Status: event.ReviewDenied, Source: event.SourceModel, Rationale: "nobody asked"}
 		d := approval.Reject
-		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(action) {
+		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(actionJSON) {
 			ar.Status, d = event.ReviewApproved, approval.Approve
 		}
 		return approval.Approval{Decision: d, Explanation: ar.Status, Metadata: map[string]any{event.AutoReviewKey: ar}}, nil

@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
+
+	"github.com/wardenhq/warden/internal/textcut"
 )
 
 // The defaults of Reviewer.
@@ -137,8 +140,8 @@ func (r Result) Denied() bool { return r.Status != StatusApproved }
 // errNoModel is the failure of a Reviewer without a model.
 var errNoModel = errors.New("auto-review: no reviewer model is configured")
 
-// Review decides whether the main agent may perform action (the JSON of
-// Action.Marshal) given its conversation history (SPEC G4–G10). override
+// Review decides whether the main agent may perform the action actionJSON (the JSON of
+// action.Action.Marshal) given its conversation history (SPEC G4–G10). override
 // is set only when a person approved one retry of an earlier denial through
 // their own channel (SPEC G12).
 //
@@ -148,14 +151,14 @@ var errNoModel = errors.New("auto-review: no reviewer model is configured")
 // when it wraps the cancellation of ctx. A timeout is
 // StatusTimedOut with a nil error: it is reported apart from a denial, and
 // its message says that a timeout alone does not show the action is unsafe.
-func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []byte, override *Override) (Result, error) {
+func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSON []byte, override *Override) (Result, error) {
 	start := time.Now()
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	msgs := BuildPrompt(r.Policy, Condense(history, r.Condense), action, override)
-	res := Result{Override: override.Applies(action)}
+	msgs := BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override)
+	res := Result{Override: override.Applies(actionJSON)}
 	finish := func(err error) (Result, error) {
 		res.Latency = time.Since(start)
 		res.Conversation = msgs
@@ -289,7 +292,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []
 		}
 		res.Verdict = &v
 		res.Rationale = v.Rationale
-		if v.Outcome == Allow {
+		if v.Outcome == action.Allow {
 			res.Status, res.Message = StatusApproved, approvedMessage(v)
 		} else {
 			res.Status, res.Message = StatusDenied, deniedMessage(v)
@@ -310,7 +313,7 @@ func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Messa
 			msg.Content = msg.Error.Error()
 		} else {
 			var b strings.Builder
-			cut, _ := cutMiddle(neutralise(text), maxToolOutput)
+			cut, _ := textcut.Middle(neutralise(text), maxToolOutput)
 			b.WriteString(BeginToolOutput + "\n")
 			writeQuoted(&b, cut)
 			b.WriteString(EndToolOutput)
@@ -389,7 +392,7 @@ func deniedMessage(v Verdict) string {
 
 // failedMessage is what the agent receives when the review failed.
 func failedMessage(err error) string {
-	cause, _ := cutMiddle(err.Error(), 300)
+	cause, _ := textcut.Middle(err.Error(), 300)
 	return "Auto-review failed (" + cause + "), so this action is denied: when the reviewer cannot decide, warden fails closed. " +
 		"This is a failure of the reviewer, not a judgement that the action is unsafe; you may try again later or ask the user."
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
@@ -24,6 +25,7 @@ import (
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/bash"
 )
 
 // fakeServer speaks the chat completions wire format over real HTTP. Each
@@ -154,8 +156,8 @@ func history() []chat.Message {
 
 func testAction(t *testing.T) []byte {
 	t.Helper()
-	b, err := autoreview.ActionJSON(&boundary.Request{Kind: boundary.Network, Command: "go test ./...", Reason: "the sandbox blocks the network"},
-		tool.NewCall("c1", "bash", `{"cmd":"go test ./..."}`))
+	b, err := action.JSON(bash.New(bash.Options{}), tool.NewCall("c1", "bash", `{"cmd":"go test ./..."}`),
+		&boundary.Request{Kind: boundary.Network, Command: "go test ./...", Reason: "the sandbox blocks the network"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func TestG6_Allow(t *testing.T) {
 	if res.Attempts != 1 || res.InputTokens != 100 || res.OutputTokens != 20 || res.Latency <= 0 {
 		t.Errorf("attempts %d tokens %d/%d latency %s", res.Attempts, res.InputTokens, res.OutputTokens, res.Latency)
 	}
-	if v := res.Verdict; v == nil || v.Outcome != autoreview.Allow || v.RiskLevel != autoreview.RiskLow || v.UserAuthorization != autoreview.AuthHigh {
+	if v := res.Verdict; v == nil || v.Outcome != action.Allow || v.RiskLevel != action.RiskLow || v.UserAuthorization != action.AuthHigh {
 		t.Errorf("verdict %+v", res.Verdict)
 	}
 	// The saved conversation is the prompt and the answer (G13).
@@ -240,7 +242,7 @@ func TestG6_ProseWrappedJSON(t *testing.T) {
 	if res.Status != autoreview.StatusDenied || res.Rationale != "Force-pushing over main {loses} work." {
 		t.Fatalf("status %s rationale %q", res.Status, res.Rationale)
 	}
-	if res.Verdict.UserAuthorization != autoreview.AuthUnknown {
+	if res.Verdict.UserAuthorization != action.AuthUnknown {
 		t.Errorf("missing authorization read as %q, want unknown", res.Verdict.UserAuthorization)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/policy"
@@ -366,10 +367,12 @@ type AutoReview struct {
 	// Action is the exact action reviewed, as JSON.
 	Action json.RawMessage `json:"action"`
 	// Status is approved, denied, timed_out, aborted or failed.
-	Status            string `json:"status"`
-	RiskLevel         string `json:"risk_level"`
-	UserAuthorization string `json:"user_authorization"`
-	Rationale         string `json:"rationale"`
+	Status string `json:"status"`
+	// RiskLevel and UserAuthorization are the ratings of SPEC G6, empty
+	// when there are none.
+	RiskLevel         action.Risk          `json:"risk_level"`
+	UserAuthorization action.Authorization `json:"user_authorization"`
+	Rationale         string               `json:"rationale"`
 	// Source is rules, model or override.
 	Source       string `json:"source"`
 	Model        string `json:"model"`
