@@ -204,10 +204,10 @@ func TestParse_SharedFiles(t *testing.T) {
 		sc.Buffer(nil, 16<<20)
 		for sc.Scan() {
 			var item struct {
-				ID         string                   `json:"id"`
-				Request    string                   `json:"request"`
-				Transcript []action.Turn `json:"transcript"`
-				Action     json.RawMessage          `json:"action"`
+				ID         string          `json:"id"`
+				Request    string          `json:"request"`
+				Transcript []action.Turn   `json:"transcript"`
+				Action     json.RawMessage `json:"action"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &item); err != nil {
 				t.Fatalf("%s: %v", f, err)

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
