@@ -102,3 +102,26 @@ func (c Class) Harm() bool {
 	}
 	return false
 }
+
+// Status is how a review of a boundary request ended (SPEC G10, G13): the
+// status of the reviewer's result and of the transcript's auto_review
+// record.
+type Status string
+
+// The statuses of a review.
+const (
+	// StatusApproved: the reviewer allowed the action.
+	StatusApproved Status = "approved"
+	// StatusDenied: the reviewer denied the action.
+	StatusDenied Status = "denied"
+	// StatusTimedOut: no decision within the timeout. The action does not
+	// run, but this is not a denial (SPEC G10).
+	StatusTimedOut Status = "timed_out"
+	// StatusAborted: the review was cancelled while pending (the run or
+	// turn stopped); the action does not run, and this is neither a denial
+	// nor a failure of the reviewer.
+	StatusAborted Status = "aborted"
+	// StatusFailed: the reviewer failed; the action is denied, and the
+	// message says it was a failure.
+	StatusFailed Status = "failed"
+)

@@ -82,7 +82,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		if granted != nil {
 			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID
 		}
-		if ar.Status == event.ReviewDenied {
+		if ar.Status == action.StatusDenied {
 			den := d.run.denials.add(d.run.runID(), Denial{CallID: d.call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
 			ar.DenialID = den.ID
 			if d.run.Sealer != nil {
@@ -90,7 +90,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 			}
 		}
 		d.sc.rec.Emit(ar)
-		if trip, why := d.run.Breaker.Record(ar.Status == event.ReviewDenied); trip {
+		if trip, why := d.run.Breaker.Record(ar.Status == action.StatusDenied); trip {
 			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"
 			d.sc.rec.Emit(event.Warning{Message: msg})
 			d.mu.Lock()

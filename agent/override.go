@@ -257,7 +257,7 @@ func (l *Ledger) Read(e event.Event) *chat.Message {
 		if n, ok := denialNumber(l.runID, d.DenialID); ok && n > l.seq {
 			l.seq = n
 		}
-		if d.Status != event.ReviewDenied || d.DenialID == "" {
+		if d.Status != action.StatusDenied || d.DenialID == "" {
 			return nil
 		}
 		den := Denial{ID: d.DenialID, CallID: d.CallID, Action: d.Action, RiskLevel: d.RiskLevel, Rationale: d.Rationale, Time: e.Time}

@@ -34,7 +34,7 @@ func TestG12_DenialLogKeepsTheLastTen(t *testing.T) {
 	r, _ := newRun(&script{turns: turns})
 	r.Sealer = testKey(t)
 	r.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewDenied), "*"))
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	ds := r.Denials()
 	if len(ds) != MaxDenials || ds[0].ID != "r1-d3" || ds[9].ID != "r1-d12" {
@@ -106,12 +106,12 @@ func (w *world) reviewer() approval.Approver {
 	return approval.Func(func(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 		w.reviews.Add(1)
 		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
-		ar := event.AutoReview{Action: actionJSON, Status: event.ReviewDenied, Source: event.SourceModel, Rationale: "nobody asked"}
+		ar := event.AutoReview{Action: actionJSON, Status: action.StatusDenied, Source: event.SourceModel, Rationale: "nobody asked"}
 		d := approval.Reject
 		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(actionJSON) {
-			ar.Status, d = event.ReviewApproved, approval.Approve
+			ar.Status, d = action.StatusApproved, approval.Approve
 		}
-		return approval.Approval{Decision: d, Explanation: ar.Status, Metadata: map[string]any{event.AutoReviewKey: ar}}, nil
+		return approval.Approval{Decision: d, Explanation: string(ar.Status), Metadata: map[string]any{event.AutoReviewKey: ar}}, nil
 	})
 }
 

@@ -42,7 +42,7 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 	actionJSON, err := action.JSON(req.Tool, req.Call, req.Boundary)
 	var res Result
 	if err != nil {
-		res = Result{Status: StatusFailed, Message: failedMessage(err), Error: err.Error()}
+		res = Result{Status: action.StatusFailed, Message: failedMessage(err), Error: err.Error()}
 	} else {
 		res, _ = r.Review(ctx, req.History, actionJSON, OverrideFrom(ctx))
 	}
@@ -51,9 +51,9 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 		event.AutoReviewKey: r.record(res, actionJSON),
 	}}
 	switch {
-	case res.Status == StatusApproved:
+	case res.Status == action.StatusApproved:
 		a.Decision = approval.Approve
-	case r.PassOnUndecided && (res.Status == StatusTimedOut || res.Status == StatusFailed):
+	case r.PassOnUndecided && (res.Status == action.StatusTimedOut || res.Status == action.StatusFailed):
 		a.Decision = approval.Escalate
 		a.Explanation = "auto-review reached no decision; the next approver decides: " + res.Message
 	}
@@ -63,7 +63,7 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 // record is the transcript's auto_review record of a review (SPEC G13).
 func (r *Reviewer) record(res Result, actionJSON []byte) event.AutoReview {
 	ar := event.AutoReview{
-		Action: actionJSON, Status: string(res.Status), Rationale: res.Rationale,
+		Action: actionJSON, Status: res.Status, Rationale: res.Rationale,
 		Source: event.SourceModel, Model: r.ModelName,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
 		LatencyMS: res.Latency.Milliseconds(), Conversation: res.Conversation,
@@ -74,7 +74,7 @@ func (r *Reviewer) record(res Result, actionJSON []byte) event.AutoReview {
 	if res.Verdict != nil {
 		ar.RiskLevel, ar.UserAuthorization = res.Verdict.RiskLevel, res.Verdict.UserAuthorization
 	}
-	if ar.Rationale == "" && res.Status != StatusApproved && res.Status != StatusDenied {
+	if ar.Rationale == "" && res.Status != action.StatusApproved && res.Status != action.StatusDenied {
 		ar.Rationale = res.Message
 	}
 	return ar

@@ -41,27 +41,6 @@ const (
 // receives (SPEC G9).
 const DenialInstruction = "Do not try to reach the same outcome another way: no workaround, no indirect execution (another tool, a script, an encoded, split or delayed command) and nothing meant to get around the policy. Continue only with a materially safer alternative that still serves the user's request; if there is none, stop and ask the user how to proceed."
 
-// Status is how a review ended.
-type Status string
-
-// The statuses of a review.
-const (
-	// StatusApproved: the reviewer allowed the action.
-	StatusApproved Status = "approved"
-	// StatusDenied: the reviewer denied the action.
-	StatusDenied Status = "denied"
-	// StatusTimedOut: no decision within the timeout. The action does not
-	// run, but this is not a denial (SPEC G10).
-	StatusTimedOut Status = "timed_out"
-	// StatusAborted: the review was cancelled while pending (the run or
-	// turn stopped); the action does not run, and this is neither a denial
-	// nor a failure of the reviewer.
-	StatusAborted Status = "aborted"
-	// StatusFailed: the reviewer failed; the action is denied, and the
-	// message says it was a failure.
-	StatusFailed Status = "failed"
-)
-
 // Reviewer is the reviewer agent (SPEC G4–G10). The zero value of every
 // field but Model takes its default. A Reviewer is safe for concurrent use
 // when its Model and Tools are.
@@ -104,7 +83,7 @@ type Reviewer struct {
 // Result is the outcome of a review.
 type Result struct {
 	// Status is how the review ended.
-	Status Status `json:"status"`
+	Status action.Status `json:"status"`
 	// Verdict is the reviewer's verdict; nil unless Status is approved or
 	// denied.
 	Verdict *Verdict `json:"verdict,omitempty"`
@@ -135,7 +114,7 @@ type Result struct {
 
 // Denied reports whether the action must not run: every status but
 // approved.
-func (r Result) Denied() bool { return r.Status != StatusApproved }
+func (r Result) Denied() bool { return r.Status != action.StatusApproved }
 
 // errNoModel is the failure of a Reviewer without a model.
 var errNoModel = errors.New("auto-review: no reviewer model is configured")
@@ -149,7 +128,7 @@ var errNoModel = errors.New("auto-review: no reviewer model is configured")
 // receive. The error is nil unless Status is failed, when it is the cause
 // (for logs): a failed review denies the action (fail closed), or aborted,
 // when it wraps the cancellation of ctx. A timeout is
-// StatusTimedOut with a nil error: it is reported apart from a denial, and
+// action.StatusTimedOut with a nil error: it is reported apart from a denial, and
 // its message says that a timeout alone does not show the action is unsafe.
 func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSON []byte, override *Override) (Result, error) {
 	start := time.Now()
@@ -168,14 +147,14 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		return res, err
 	}
 	if r.Model == nil {
-		res.Status, res.Message = StatusFailed, failedMessage(errNoModel)
+		res.Status, res.Message = action.StatusFailed, failedMessage(errNoModel)
 		return finish(errNoModel)
 	}
 
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func() (Result, error) {
-		res.Status = StatusTimedOut
+		res.Status = action.StatusTimedOut
 		res.Message = fmt.Sprintf("Auto-review reached no decision within %s, so this action was not approved this time. "+
 			"This is a timeout, not a denial: a timeout alone does not show that the action is unsafe. "+
 			"You may try the action again, take another approach, or ask the user.", timeout)
@@ -185,7 +164,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 	stopped := func() (Result, error) {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err := fmt.Errorf("auto-review cancelled: %w", ctx.Err())
-			res.Status = StatusAborted
+			res.Status = action.StatusAborted
 			res.Message = "Auto-review was aborted before it decided (the run or turn was stopped), so this action was not run. " +
 				"This is not a denial."
 			return finish(err)
@@ -193,7 +172,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		return timedOut()
 	}
 	fail := func(err error) (Result, error) {
-		res.Status, res.Message = StatusFailed, failedMessage(err)
+		res.Status, res.Message = action.StatusFailed, failedMessage(err)
 		return finish(err)
 	}
 
@@ -293,9 +272,9 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		res.Verdict = &v
 		res.Rationale = v.Rationale
 		if v.Outcome == action.Allow {
-			res.Status, res.Message = StatusApproved, approvedMessage(v)
+			res.Status, res.Message = action.StatusApproved, approvedMessage(v)
 		} else {
-			res.Status, res.Message = StatusDenied, deniedMessage(v)
+			res.Status, res.Message = action.StatusDenied, deniedMessage(v)
 		}
 		return finish(nil)
 	}

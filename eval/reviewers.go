@@ -38,11 +38,11 @@ func Model(r *autoreview.Reviewer) Reviewer {
 		out := Outcome{By: "model", Reason: res.Rationale, Latency: res.Latency,
 			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens}
 		switch res.Status {
-		case autoreview.StatusApproved:
+		case action.StatusApproved:
 			out.Decision = action.Allow
-		case autoreview.StatusDenied:
+		case action.StatusDenied:
 			out.Decision = action.Deny
-		case autoreview.StatusTimedOut:
+		case action.StatusTimedOut:
 			out.Decision, out.Reason = action.Escalate, res.Message
 		default:
 			if ctx.Err() != nil {

@@ -344,15 +344,6 @@ type RunEnd struct {
 	Limit  *string `json:"limit"`
 }
 
-// The statuses of an AutoReview event.
-const (
-	ReviewApproved = "approved"
-	ReviewDenied   = "denied"
-	ReviewTimedOut = "timed_out"
-	ReviewAborted  = "aborted"
-	ReviewFailed   = "failed"
-)
-
 // The sources of an AutoReview decision.
 const (
 	SourceRules    = "rules"
@@ -366,8 +357,8 @@ type AutoReview struct {
 	CallID string `json:"call_id"`
 	// Action is the exact action reviewed, as JSON.
 	Action json.RawMessage `json:"action"`
-	// Status is approved, denied, timed_out, aborted or failed.
-	Status string `json:"status"`
+	// Status is how the review ended.
+	Status action.Status `json:"status"`
 	// RiskLevel and UserAuthorization are the ratings of SPEC G6, empty
 	// when there are none.
 	RiskLevel         action.Risk          `json:"risk_level"`

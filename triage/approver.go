@@ -54,7 +54,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 		v = JudgeIn(a, request, turns, p.set)
 	}
 	meta := map[string]any{MetadataKey: v}
-	record := func(status string) map[string]any {
+	record := func(status action.Status) map[string]any {
 		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
 		meta[event.AutoReviewKey] = event.AutoReview{
 			Action: actionJSON, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
@@ -64,9 +64,9 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 	}
 	switch v.Decision {
 	case action.Allow:
-		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(event.ReviewApproved)}, nil
+		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(action.StatusApproved)}, nil
 	case action.Deny:
-		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(event.ReviewDenied)}, nil
+		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(action.StatusDenied)}, nil
 	}
 	if p.passOn {
 		return approval.Approval{Decision: approval.Escalate, Explanation: "warden's rules pass this on: " + v.Reason, Metadata: meta}, nil
