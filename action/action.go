@@ -4,7 +4,8 @@
 // (autoreview), its deterministic first pass (triage), the measurement of
 // reviewers on labelled datasets (eval) and the transcript's records
 // (event). It also holds their one vocabulary: decisions, risk levels,
-// authorization levels and the classes of harm of SPEC G7.
+// authorization levels, the classes of harm of SPEC G7 and the statuses
+// of a review; and the one Turn of a conversation before an action.
 //
 // An Action is built from a tool call and the boundary request it made by
 // Describe, which asks the tool itself when it is a Describer (the bash and
