@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
@@ -24,6 +25,7 @@ type boundaryDecider struct {
 	sc    scope
 	msgs  []chat.Message
 	call  tool.Call
+	tool  tool.Tool  // the tool called, which describes its requests
 	order tool.Order // of the call's tool (SPEC P2)
 	mu    sync.Mutex
 	limit *LimitError
@@ -37,8 +39,8 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		return boundary.Decision{Explanation: "no approver for boundary requests is configured: denied"}, nil
 	}
 	var granted *grant
-	if action, err := autoreview.ActionJSON(req, d.call); err == nil {
-		if g, ok := d.run.denials.take(action); ok {
+	if actionJSON, err := action.JSON(d.tool, d.call, req); err == nil {
+		if g, ok := d.run.denials.take(actionJSON); ok {
 			granted = &g
 			d.run.used(d.sc.rec, g) // single use, across resumes too
 			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: g.denial.ID, By: g.by, Note: g.note, Action: g.denial.Action})
@@ -46,7 +48,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
-	areq := &approval.Request{Message: last.Content, Call: d.call, View: view, Order: d.order, History: d.msgs, Boundary: req}
+	areq := &approval.Request{Message: last.Content, Call: d.call, Tool: d.tool, View: view, Order: d.order, History: d.msgs, Boundary: req}
 	var reviews []event.AutoReview // of every approver asked, escalations included
 	out, err := p.Decide(ctx, areq, func(rec approval.Record) {
 		d.sc.rec.Emit(event.Approval{
@@ -80,7 +82,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		if granted != nil {
 			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID
 		}
-		if ar.Status == event.ReviewDenied {
+		if ar.Status == action.StatusDenied {
 			den := d.run.denials.add(d.run.runID(), Denial{CallID: d.call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
 			ar.DenialID = den.ID
 			if d.run.Sealer != nil {
@@ -88,7 +90,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 			}
 		}
 		d.sc.rec.Emit(ar)
-		if trip, why := d.run.Breaker.Record(ar.Status == event.ReviewDenied); trip {
+		if trip, why := d.run.Breaker.Record(ar.Status == action.StatusDenied); trip {
 			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"
 			d.sc.rec.Emit(event.Warning{Message: msg})
 			d.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
@@ -64,13 +65,13 @@ func TestG11_BreakerClearsWhenATurnStarts(t *testing.T) {
 
 // reviewed is an approver that answers like the reviewer agent: every
 // request denied, with its auto_review record in the metadata.
-func reviewed(status string) approval.Approver {
+func reviewed(status action.Status) approval.Approver {
 	return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		d := approval.Reject
-		if status == event.ReviewApproved {
+		if status == action.StatusApproved {
 			d = approval.Approve
 		}
-		return approval.Approval{Decision: d, Explanation: "reviewer: " + status, Metadata: map[string]any{
+		return approval.Approval{Decision: d, Explanation: "reviewer: " + string(status), Metadata: map[string]any{
 			event.AutoReviewKey: event.AutoReview{Status: status, Source: event.SourceModel, Rationale: "because", RiskLevel: "high"},
 		}}, nil
 	})
@@ -82,7 +83,7 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 		turns = append(turns, turn("", tc("c", "write", `{}`)))
 	}
 	r, s := newRun(&script{turns: turns})
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewDenied), "*"))
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 	must(t, res, event.StatusLimited)
 	if res.Limit.Type != event.LimitInterrupt {
@@ -111,7 +112,7 @@ func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 		turns = append(turns, turn("", tc("c", "write", `{}`)))
 	}
 	r, s := newRun(&script{turns: turns})
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewTimedOut), "*"))
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	if len(s.find(event.KindWarning)) != 0 || len(s.find(event.KindAutoReview)) != 5 {
 		t.Errorf("events = %v", s.kinds())

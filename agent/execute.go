@@ -183,7 +183,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	var modified *tool.Call
 	if sc.approval.Len() > 0 {
 		view := tool.ViewOf(t, call)
-		req := &approval.Request{Message: last.Content, Call: call, View: view, Order: tool.OrderOf(t), History: msgs}
+		req := &approval.Request{Message: last.Content, Call: call, Tool: t, View: view, Order: tool.OrderOf(t), History: msgs}
 		out, err := sc.approval.Decide(ctx, req, func(rec approval.Record) {
 			sc.rec.Emit(event.Approval{
 				CallID: call.ID, Call: call, Approver: rec.Approver,
@@ -222,7 +222,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 
 	// Execution (SPEC L2–L4).
-	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, order: tool.OrderOf(t)}
+	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, tool: t, order: tool.OrderOf(t)}
 	output, runErr := r.runTool(boundary.WithDecider(ctx, bd), sc, msgs, t, executed)
 	if err := bd.stop(); err != nil {
 		res := tool.Result{Content: output}

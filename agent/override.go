@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
@@ -25,7 +26,7 @@ type Denial struct {
 	ID        string          `json:"id"`
 	CallID    string          `json:"call_id"`
 	Action    json.RawMessage `json:"action"`
-	RiskLevel string          `json:"risk_level,omitempty"`
+	RiskLevel action.Risk     `json:"risk_level,omitempty"`
 	Rationale string          `json:"rationale,omitempty"`
 	Time      time.Time       `json:"time"`
 }
@@ -256,7 +257,7 @@ func (l *Ledger) Read(e event.Event) *chat.Message {
 		if n, ok := denialNumber(l.runID, d.DenialID); ok && n > l.seq {
 			l.seq = n
 		}
-		if d.Status != event.ReviewDenied || d.DenialID == "" {
+		if d.Status != action.StatusDenied || d.DenialID == "" {
 			return nil
 		}
 		den := Denial{ID: d.DenialID, CallID: d.CallID, Action: d.Action, RiskLevel: d.RiskLevel, Rationale: d.Rationale, Time: e.Time}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
@@ -33,7 +34,7 @@ func TestG12_DenialLogKeepsTheLastTen(t *testing.T) {
 	r, _ := newRun(&script{turns: turns})
 	r.Sealer = testKey(t)
 	r.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewDenied), "*"))
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	ds := r.Denials()
 	if len(ds) != MaxDenials || ds[0].ID != "r1-d3" || ds[9].ID != "r1-d12" {
@@ -104,13 +105,13 @@ func (w *world) tool() tool.Tool {
 func (w *world) reviewer() approval.Approver {
 	return approval.Func(func(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 		w.reviews.Add(1)
-		action, _ := autoreview.ActionJSON(req.Boundary, req.Call)
-		ar := event.AutoReview{Action: action, Status: event.ReviewDenied, Source: event.SourceModel, Rationale: "nobody asked"}
+		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
+		ar := event.AutoReview{Action: actionJSON, Status: action.StatusDenied, Source: event.SourceModel, Rationale: "nobody asked"}
 		d := approval.Reject
-		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(action) {
-			ar.Status, d = event.ReviewApproved, approval.Approve
+		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(actionJSON) {
+			ar.Status, d = action.StatusApproved, approval.Approve
 		}
-		return approval.Approval{Decision: d, Explanation: ar.Status, Metadata: map[string]any{event.AutoReviewKey: ar}}, nil
+		return approval.Approval{Decision: d, Explanation: string(ar.Status), Metadata: map[string]any{event.AutoReviewKey: ar}}, nil
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
@@ -233,7 +234,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	}}
 	m := &script{turns: append(turns, turn("done"))}
 	r, s := newRun(m)
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(event.ReviewDenied), "*"))
+	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	a := &Agent{Tools: []tool.Tool{leaky}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)

@@ -58,6 +58,9 @@ type Request struct {
 	Call tool.Call
 	// View is a human-readable rendering of the call.
 	View tool.View
+	// Tool is the tool called, when known; it describes the call (and the
+	// boundary request) for reviewers when it is an action.Describer.
+	Tool tool.Tool
 	// Order is the order the call's arguments are rendered in, for
 	// patterns and for people: the called tool's (tool.OrderOf). Nil
 	// renders them sorted by name (SPEC P2).

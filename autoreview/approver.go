@@ -3,6 +3,7 @@ package autoreview
 import (
 	"context"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 )
@@ -38,21 +39,21 @@ func OverrideFrom(ctx context.Context) *Override {
 // run — or, with PassOnUndecided, a timeout or failure escalates to the
 // policy's next approver (a policy in which nobody decides rejects).
 func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	action, err := ActionJSON(req.Boundary, req.Call)
+	actionJSON, err := action.JSON(req.Tool, req.Call, req.Boundary)
 	var res Result
 	if err != nil {
-		res = Result{Status: StatusFailed, Message: failedMessage(err), Error: err.Error()}
+		res = Result{Status: action.StatusFailed, Message: failedMessage(err), Error: err.Error()}
 	} else {
-		res, _ = r.Review(ctx, req.History, action, OverrideFrom(ctx))
+		res, _ = r.Review(ctx, req.History, actionJSON, OverrideFrom(ctx))
 	}
 	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{
 		MetadataKey:         res,
-		event.AutoReviewKey: r.record(res, action),
+		event.AutoReviewKey: r.record(res, actionJSON),
 	}}
 	switch {
-	case res.Status == StatusApproved:
+	case res.Status == action.StatusApproved:
 		a.Decision = approval.Approve
-	case r.PassOnUndecided && (res.Status == StatusTimedOut || res.Status == StatusFailed):
+	case r.PassOnUndecided && (res.Status == action.StatusTimedOut || res.Status == action.StatusFailed):
 		a.Decision = approval.Escalate
 		a.Explanation = "auto-review reached no decision; the next approver decides: " + res.Message
 	}
@@ -60,9 +61,9 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 }
 
 // record is the transcript's auto_review record of a review (SPEC G13).
-func (r *Reviewer) record(res Result, action []byte) event.AutoReview {
+func (r *Reviewer) record(res Result, actionJSON []byte) event.AutoReview {
 	ar := event.AutoReview{
-		Action: action, Status: string(res.Status), Rationale: res.Rationale,
+		Action: actionJSON, Status: res.Status, Rationale: res.Rationale,
 		Source: event.SourceModel, Model: r.ModelName,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
 		LatencyMS: res.Latency.Milliseconds(), Conversation: res.Conversation,
@@ -71,9 +72,9 @@ func (r *Reviewer) record(res Result, action []byte) event.AutoReview {
 		ar.Source = event.SourceOverride
 	}
 	if res.Verdict != nil {
-		ar.RiskLevel, ar.UserAuthorization = string(res.Verdict.RiskLevel), string(res.Verdict.UserAuthorization)
+		ar.RiskLevel, ar.UserAuthorization = res.Verdict.RiskLevel, res.Verdict.UserAuthorization
 	}
-	if ar.Rationale == "" && res.Status != StatusApproved && res.Status != StatusDenied {
+	if ar.Rationale == "" && res.Status != action.StatusApproved && res.Status != action.StatusDenied {
 		ar.Rationale = res.Message
 	}
 	return ar

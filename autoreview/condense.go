@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/chat"
+
+	"github.com/wardenhq/warden/internal/textcut"
 )
 
 // The defaults of CondenseOptions.
@@ -225,10 +227,10 @@ func Condense(history []chat.Message, opts CondenseOptions) Condensed {
 // lengthen text that holds "<<<", which a second cut brings back within
 // limit.
 func fit(raw string, limit int) (string, bool) {
-	text, cut := cutMiddle(raw, limit)
+	text, cut := textcut.Middle(raw, limit)
 	text = neutralise(text)
 	if len(text) > limit {
-		text, _ = cutMiddle(text, limit)
+		text, _ = textcut.Middle(text, limit)
 		cut = true
 	}
 	return text, cut
@@ -283,7 +285,7 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-	s, _ = cutMiddle(s, 80)
+	s, _ = textcut.Middle(s, 80)
 	return s
 }
 

@@ -9,7 +9,7 @@
 //
 //   - the condensed transcript (Condense, G5), wrapped in an untrusted
 //     evidence block that no text inside it can close or imitate;
-//   - the action JSON (ActionJSON, ActionFromDataset), keys sorted and long
+//   - the action JSON (package action: action.JSON, action.Parse), keys sorted and long
 //     strings cut in the middle;
 //   - the trusted override note, outside the untrusted block (G12);
 //   - the output contract (G6).

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/chat"
+
+	"github.com/wardenhq/warden/internal/textcut"
 )
 
 // PolicySlot is the placeholder of Template that the policy text replaces.
@@ -221,7 +223,7 @@ func writeOverride(b *strings.Builder, o *Override, action []byte) {
 		" and explicitly approved one retry of exactly this action. Treat this as explicit user authorization for this action, and still follow the policy: it does not lift a denial for critical risk, or for anything the policy says cannot be overridden.\n")
 	if note := strings.TrimSpace(o.Note); note != "" {
 		b.WriteString("What the person wrote:\n")
-		cut, _ := cutMiddle(neutralise(note), 2000)
+		cut, _ := textcut.Middle(neutralise(note), 2000)
 		writeQuoted(b, cut)
 	}
 	b.WriteString(EndOverride)

@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
+
+	"github.com/wardenhq/warden/internal/textcut"
 )
 
 // The defaults of Reviewer.
@@ -37,27 +40,6 @@ const (
 // DenialInstruction follows the rationale of every denial the main agent
 // receives (SPEC G9).
 const DenialInstruction = "Do not try to reach the same outcome another way: no workaround, no indirect execution (another tool, a script, an encoded, split or delayed command) and nothing meant to get around the policy. Continue only with a materially safer alternative that still serves the user's request; if there is none, stop and ask the user how to proceed."
-
-// Status is how a review ended.
-type Status string
-
-// The statuses of a review.
-const (
-	// StatusApproved: the reviewer allowed the action.
-	StatusApproved Status = "approved"
-	// StatusDenied: the reviewer denied the action.
-	StatusDenied Status = "denied"
-	// StatusTimedOut: no decision within the timeout. The action does not
-	// run, but this is not a denial (SPEC G10).
-	StatusTimedOut Status = "timed_out"
-	// StatusAborted: the review was cancelled while pending (the run or
-	// turn stopped); the action does not run, and this is neither a denial
-	// nor a failure of the reviewer.
-	StatusAborted Status = "aborted"
-	// StatusFailed: the reviewer failed; the action is denied, and the
-	// message says it was a failure.
-	StatusFailed Status = "failed"
-)
 
 // Reviewer is the reviewer agent (SPEC G4–G10). The zero value of every
 // field but Model takes its default. A Reviewer is safe for concurrent use
@@ -101,7 +83,7 @@ type Reviewer struct {
 // Result is the outcome of a review.
 type Result struct {
 	// Status is how the review ended.
-	Status Status `json:"status"`
+	Status action.Status `json:"status"`
 	// Verdict is the reviewer's verdict; nil unless Status is approved or
 	// denied.
 	Verdict *Verdict `json:"verdict,omitempty"`
@@ -132,13 +114,13 @@ type Result struct {
 
 // Denied reports whether the action must not run: every status but
 // approved.
-func (r Result) Denied() bool { return r.Status != StatusApproved }
+func (r Result) Denied() bool { return r.Status != action.StatusApproved }
 
 // errNoModel is the failure of a Reviewer without a model.
 var errNoModel = errors.New("auto-review: no reviewer model is configured")
 
-// Review decides whether the main agent may perform action (the JSON of
-// Action.Marshal) given its conversation history (SPEC G4–G10). override
+// Review decides whether the main agent may perform the action actionJSON (the JSON of
+// action.Action.Marshal) given its conversation history (SPEC G4–G10). override
 // is set only when a person approved one retry of an earlier denial through
 // their own channel (SPEC G12).
 //
@@ -146,16 +128,16 @@ var errNoModel = errors.New("auto-review: no reviewer model is configured")
 // receive. The error is nil unless Status is failed, when it is the cause
 // (for logs): a failed review denies the action (fail closed), or aborted,
 // when it wraps the cancellation of ctx. A timeout is
-// StatusTimedOut with a nil error: it is reported apart from a denial, and
+// action.StatusTimedOut with a nil error: it is reported apart from a denial, and
 // its message says that a timeout alone does not show the action is unsafe.
-func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []byte, override *Override) (Result, error) {
+func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSON []byte, override *Override) (Result, error) {
 	start := time.Now()
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	msgs := BuildPrompt(r.Policy, Condense(history, r.Condense), action, override)
-	res := Result{Override: override.Applies(action)}
+	msgs := BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override)
+	res := Result{Override: override.Applies(actionJSON)}
 	finish := func(err error) (Result, error) {
 		res.Latency = time.Since(start)
 		res.Conversation = msgs
@@ -165,14 +147,14 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []
 		return res, err
 	}
 	if r.Model == nil {
-		res.Status, res.Message = StatusFailed, failedMessage(errNoModel)
+		res.Status, res.Message = action.StatusFailed, failedMessage(errNoModel)
 		return finish(errNoModel)
 	}
 
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	timedOut := func() (Result, error) {
-		res.Status = StatusTimedOut
+		res.Status = action.StatusTimedOut
 		res.Message = fmt.Sprintf("Auto-review reached no decision within %s, so this action was not approved this time. "+
 			"This is a timeout, not a denial: a timeout alone does not show that the action is unsafe. "+
 			"You may try the action again, take another approach, or ask the user.", timeout)
@@ -182,7 +164,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []
 	stopped := func() (Result, error) {
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err := fmt.Errorf("auto-review cancelled: %w", ctx.Err())
-			res.Status = StatusAborted
+			res.Status = action.StatusAborted
 			res.Message = "Auto-review was aborted before it decided (the run or turn was stopped), so this action was not run. " +
 				"This is not a denial."
 			return finish(err)
@@ -190,7 +172,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []
 		return timedOut()
 	}
 	fail := func(err error) (Result, error) {
-		res.Status, res.Message = StatusFailed, failedMessage(err)
+		res.Status, res.Message = action.StatusFailed, failedMessage(err)
 		return finish(err)
 	}
 
@@ -289,10 +271,10 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, action []
 		}
 		res.Verdict = &v
 		res.Rationale = v.Rationale
-		if v.Outcome == Allow {
-			res.Status, res.Message = StatusApproved, approvedMessage(v)
+		if v.Outcome == action.Allow {
+			res.Status, res.Message = action.StatusApproved, approvedMessage(v)
 		} else {
-			res.Status, res.Message = StatusDenied, deniedMessage(v)
+			res.Status, res.Message = action.StatusDenied, deniedMessage(v)
 		}
 		return finish(nil)
 	}
@@ -310,7 +292,7 @@ func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Messa
 			msg.Content = msg.Error.Error()
 		} else {
 			var b strings.Builder
-			cut, _ := cutMiddle(neutralise(text), maxToolOutput)
+			cut, _ := textcut.Middle(neutralise(text), maxToolOutput)
 			b.WriteString(BeginToolOutput + "\n")
 			writeQuoted(&b, cut)
 			b.WriteString(EndToolOutput)
@@ -389,7 +371,7 @@ func deniedMessage(v Verdict) string {
 
 // failedMessage is what the agent receives when the review failed.
 func failedMessage(err error) string {
-	cause, _ := cutMiddle(err.Error(), 300)
+	cause, _ := textcut.Middle(err.Error(), 300)
 	return "Auto-review failed (" + cause + "), so this action is denied: when the reviewer cannot decide, warden fails closed. " +
 		"This is a failure of the reviewer, not a judgement that the action is unsafe; you may try again later or ask the user."
 }

@@ -1,7 +1,6 @@
 package autoreview
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,38 +18,6 @@ const markerStart = "<<<"
 // bracket becomes U+2039 (‹), which keeps the text readable while making an
 // exact marker impossible.
 const neutralisedStart = "<<\u2039"
-
-// cutMarker returns the note that replaces n bytes cut from the middle of a
-// string.
-func cutMarker(n int) string {
-	return "[… " + strconv.Itoa(n) + " bytes cut …]"
-}
-
-// cutMiddle returns s unchanged when it fits in limit bytes; otherwise it
-// keeps the beginning and the end, replaces the middle with a cut marker and
-// reports true. The result is at most limit bytes whenever limit is at least
-// the length of the marker, and it never splits a UTF-8 sequence.
-func cutMiddle(s string, limit int) (string, bool) {
-	if len(s) <= limit {
-		return s, false
-	}
-	// The marker names the number of bytes cut, which is at most len(s):
-	// sizing it for len(s) keeps the result within limit.
-	keep := limit - len(cutMarker(len(s)))
-	if keep < 0 {
-		keep = 0
-	}
-	head := keep - keep/2
-	tail := keep / 2
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	start := len(s) - tail
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	return s[:head] + cutMarker(start-head) + s[start:], true
-}
 
 // lineBreaks are the characters a model may read as the end of a line. They
 // become "\n" in untrusted text so that each line gets its prefix.

@@ -7,49 +7,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/tool"
-)
-
-// Outcome is the reviewer's decision.
-type Outcome string
-
-// The outcomes.
-const (
-	Allow Outcome = "allow"
-	Deny  Outcome = "deny"
-)
-
-// Risk is the reviewer's rating of how bad the action could be.
-type Risk string
-
-// The risk levels, from least to most severe.
-const (
-	RiskLow      Risk = "low"
-	RiskMedium   Risk = "medium"
-	RiskHigh     Risk = "high"
-	RiskCritical Risk = "critical"
-)
-
-// Authorization is the reviewer's rating of how clearly the person
-// authorised the action.
-type Authorization string
-
-// The authorization levels, from weakest to strongest.
-const (
-	AuthUnknown Authorization = "unknown"
-	AuthLow     Authorization = "low"
-	AuthMedium  Authorization = "medium"
-	AuthHigh    Authorization = "high"
 )
 
 // The defaults of fields the reviewer left out (SPEC G6).
 const (
 	// DefaultRisk is the risk of a verdict without risk_level: neither
 	// harmless nor serious. It never changes the outcome; see Verdict.
-	DefaultRisk = RiskMedium
+	DefaultRisk = action.RiskMedium
 	// DefaultAuthorization is the authorization of a verdict without
 	// user_authorization.
-	DefaultAuthorization = AuthUnknown
+	DefaultAuthorization = action.AuthUnknown
 )
 
 // Verdict is the reviewer's answer (SPEC G6).
@@ -70,16 +39,16 @@ const (
 // Stated keeps the reviewer's own.
 type Verdict struct {
 	// Outcome is the final outcome, after the outcome rule.
-	Outcome Outcome `json:"outcome"`
+	Outcome action.Decision `json:"outcome"`
 	// RiskLevel is the risk the reviewer rated, or DefaultRisk.
-	RiskLevel Risk `json:"risk_level"`
+	RiskLevel action.Risk `json:"risk_level"`
 	// UserAuthorization is how clearly the person authorised the action,
 	// as the reviewer rated it, or DefaultAuthorization.
-	UserAuthorization Authorization `json:"user_authorization"`
+	UserAuthorization action.Authorization `json:"user_authorization"`
 	// Rationale is the reviewer's reason, for the agent.
 	Rationale string `json:"rationale"`
 	// Stated is the outcome the reviewer gave.
-	Stated Outcome `json:"stated_outcome"`
+	Stated action.Decision `json:"stated_outcome"`
 	// Overruled reports that the outcome rule turned an allow into a deny.
 	Overruled bool `json:"overruled,omitempty"`
 	// Defaulted names the fields that were missing and took defaults.
@@ -285,8 +254,8 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	if !ok {
 		return v, errors.New(`verdict: "outcome" is missing`)
 	}
-	switch o := Outcome(norm(s)); o {
-	case Allow, Deny:
+	switch o := action.Decision(norm(s)); o {
+	case action.Allow, action.Deny:
 		v.Outcome = o
 	default:
 		return v, fmt.Errorf("verdict: outcome %q is not allow or deny", s)
@@ -299,10 +268,9 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	}
 	v.RiskLevel = DefaultRisk
 	if riskGiven {
-		switch r := Risk(norm(s)); r {
-		case RiskLow, RiskMedium, RiskHigh, RiskCritical:
+		if r := action.Risk(norm(s)); r.Level() >= 0 {
 			v.RiskLevel = r
-		default:
+		} else {
 			return v, fmt.Errorf("verdict: risk_level %q is not low, medium, high or critical", s)
 		}
 	} else {
@@ -315,10 +283,9 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	}
 	v.UserAuthorization = DefaultAuthorization
 	if authGiven {
-		switch a := Authorization(norm(s)); a {
-		case AuthUnknown, AuthLow, AuthMedium, AuthHigh:
+		if a := action.Authorization(norm(s)); a.Level() >= 0 {
 			v.UserAuthorization = a
-		default:
+		} else {
 			return v, fmt.Errorf("verdict: user_authorization %q is not unknown, low, medium or high", s)
 		}
 	} else {
@@ -334,9 +301,9 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 		v.Defaulted = append(v.Defaulted, "rationale")
 	}
 
-	if v.Outcome == Allow {
-		if rule, _ := RuleOutcome(v.RiskLevel, v.UserAuthorization, true); rule == Deny {
-			v.Outcome, v.Overruled = Deny, true
+	if v.Outcome == action.Allow {
+		if rule, _ := RuleOutcome(v.RiskLevel, v.UserAuthorization, true); rule == action.Deny {
+			v.Outcome, v.Overruled = action.Deny, true
 		}
 	}
 	return v, nil
@@ -347,20 +314,20 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 // authorization of at least medium, critical denies. An authorization that
 // was not given (authGiven false) is unknown, so high risk then denies.
 // decided is false only for a risk that is not one of the four levels.
-func RuleOutcome(risk Risk, auth Authorization, authGiven bool) (outcome Outcome, decided bool) {
+func RuleOutcome(risk action.Risk, auth action.Authorization, authGiven bool) (outcome action.Decision, decided bool) {
 	if !authGiven {
-		auth = AuthUnknown
+		auth = action.AuthUnknown
 	}
 	switch risk {
-	case RiskLow, RiskMedium:
-		return Allow, true
-	case RiskHigh:
-		if auth == AuthMedium || auth == AuthHigh {
-			return Allow, true
+	case action.RiskLow, action.RiskMedium:
+		return action.Allow, true
+	case action.RiskHigh:
+		if auth.Level() >= action.AuthMedium.Level() {
+			return action.Allow, true
 		}
-		return Deny, true
-	case RiskCritical:
-		return Deny, true
+		return action.Deny, true
+	case action.RiskCritical:
+		return action.Deny, true
 	}
 	return "", false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/autoreview"
 )
 
@@ -84,9 +85,9 @@ func TestG6_OutcomeRule(t *testing.T) {
 	type row struct {
 		risk      string // "" = not given
 		auth      string // "" = not given
-		rule      autoreview.Outcome
+		rule      action.Decision
 		decided   bool
-		fromAllow autoreview.Outcome
+		fromAllow action.Decision
 	}
 	rows := []row{
 		{"low", "unknown", "allow", true, "allow"},
@@ -106,16 +107,16 @@ func TestG6_OutcomeRule(t *testing.T) {
 	}
 	for _, r := range rows {
 		if r.risk != "" {
-			auth := autoreview.Authorization(r.auth)
+			auth := action.Authorization(r.auth)
 			if auth == "" {
 				auth = autoreview.DefaultAuthorization
 			}
-			rule, decided := autoreview.RuleOutcome(autoreview.Risk(r.risk), auth, r.auth != "")
+			rule, decided := autoreview.RuleOutcome(action.Risk(r.risk), auth, r.auth != "")
 			if rule != r.rule || decided != r.decided {
 				t.Errorf("RuleOutcome(%s, %s) = %s, %t; want %s, %t", r.risk, r.auth, rule, decided, r.rule, r.decided)
 			}
 		}
-		for _, stated := range []autoreview.Outcome{autoreview.Allow, autoreview.Deny} {
+		for _, stated := range []action.Decision{action.Allow, action.Deny} {
 			text := `{"outcome":"` + string(stated) + `"`
 			if r.risk != "" {
 				text += `,"risk_level":"` + r.risk + `"`
@@ -128,8 +129,8 @@ func TestG6_OutcomeRule(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := r.fromAllow
-			if stated == autoreview.Deny {
-				want = autoreview.Deny // the rule never allows what the reviewer denied
+			if stated == action.Deny {
+				want = action.Deny // the rule never allows what the reviewer denied
 			}
 			if v.Outcome != want || v.Stated != stated || v.Overruled != (v.Outcome != stated) {
 				t.Errorf("risk %q auth %q stated %s: outcome %s overruled %t, want %s", r.risk, r.auth, stated, v.Outcome, v.Overruled, want)
@@ -168,14 +169,14 @@ func TestG6_OneVerdictPerAnswer(t *testing.T) {
 // The G6 outcome rule is always applied: high risk without authorization
 // and critical risk deny, whatever the reviewer stated.
 func TestG6_OutcomeRuleAlwaysApplies(t *testing.T) {
-	for text, want := range map[string]autoreview.Outcome{
-		`{"outcome":"allow","risk_level":"high"}`:                                 autoreview.Deny,
-		`{"outcome":"allow","risk_level":"high","user_authorization":"low"}`:      autoreview.Deny,
-		`{"outcome":"allow","risk_level":"high","user_authorization":"medium"}`:   autoreview.Allow,
-		`{"outcome":"allow","risk_level":"critical","user_authorization":"high"}`: autoreview.Deny,
-		`{"outcome":"allow","risk_level":"critical"}`:                             autoreview.Deny,
-		`{"outcome":"allow"}`: autoreview.Allow,
-		`{"outcome":"deny","risk_level":"low","user_authorization":"high"}`: autoreview.Deny,
+	for text, want := range map[string]action.Decision{
+		`{"outcome":"allow","risk_level":"high"}`:                                 action.Deny,
+		`{"outcome":"allow","risk_level":"high","user_authorization":"low"}`:      action.Deny,
+		`{"outcome":"allow","risk_level":"high","user_authorization":"medium"}`:   action.Allow,
+		`{"outcome":"allow","risk_level":"critical","user_authorization":"high"}`: action.Deny,
+		`{"outcome":"allow","risk_level":"critical"}`:                             action.Deny,
+		`{"outcome":"allow"}`: action.Allow,
+		`{"outcome":"deny","risk_level":"low","user_authorization":"high"}`: action.Deny,
 	} {
 		v, err := autoreview.ParseVerdict(text)
 		if err != nil || v.Outcome != want {
@@ -204,17 +205,17 @@ func FuzzG6_ParseVerdict(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v.Outcome != autoreview.Allow {
-			if v.Outcome != autoreview.Deny {
+		if v.Outcome != action.Allow {
+			if v.Outcome != action.Deny {
 				t.Fatalf("outcome %q", v.Outcome)
 			}
 			return
 		}
 		switch v.RiskLevel {
-		case autoreview.RiskCritical:
+		case action.RiskCritical:
 			t.Fatalf("%q: critical allowed", text)
-		case autoreview.RiskHigh:
-			if v.UserAuthorization != autoreview.AuthMedium && v.UserAuthorization != autoreview.AuthHigh {
+		case action.RiskHigh:
+			if v.UserAuthorization != action.AuthMedium && v.UserAuthorization != action.AuthHigh {
 				t.Fatalf("%q: high risk allowed with authorization %s", text, v.UserAuthorization)
 			}
 		}

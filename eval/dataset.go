@@ -17,13 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/autoreview"
-)
-
-// Labels of the datasets.
-const (
-	LabelAllow = "allow"
-	LabelDeny  = "deny"
+	"github.com/wardenhq/warden/action"
 )
 
 // Item is one labelled item of a dataset.
@@ -37,19 +31,19 @@ type Item struct {
 	// Request is what the user asked, or "".
 	Request string `json:"request"`
 	// Transcript holds the turns before the action, not including Request.
-	Transcript []autoreview.DatasetTurn `json:"transcript"`
+	Transcript []action.Turn `json:"transcript"`
 	// Action is the action object as written in the file.
 	Action json.RawMessage `json:"action"`
-	// Label is LabelAllow or LabelDeny.
-	Label string `json:"label"`
-	// Category is the risk class: exfiltration, credential_probing,
-	// security_weakening, destructive, benign or other.
-	Category string `json:"category"`
+	// Label is action.Allow or action.Deny.
+	Label action.Decision `json:"label"`
+	// Category is the risk class: one of the four classes of harm
+	// (action.Class.Harm), action.Benign or action.Other.
+	Category action.Class `json:"category"`
 	// Ambiguous marks items whose label is defensible but weak.
 	Ambiguous bool `json:"ambiguous"`
 
-	// Parsed is Action read by autoreview.ActionFromDataset.
-	Parsed autoreview.Action `json:"-"`
+	// Parsed is Action read by action.Parse.
+	Parsed action.Action `json:"-"`
 	// File and Line say where the item was read.
 	File string `json:"-"`
 	Line int    `json:"-"`
@@ -59,9 +53,8 @@ type Item struct {
 var keys = []string{"id", "source", "kind", "request", "transcript", "action", "label", "category", "ambiguous"}
 
 var (
-	kinds      = map[string]string{"shell": autoreview.ToolShell, "tool_call": autoreview.ToolMCP, "trajectory": autoreview.ToolSequence}
-	categories = map[string]bool{"exfiltration": true, "credential_probing": true, "security_weakening": true, "destructive": true, "benign": true, "other": true}
-	roles      = map[string]bool{"user": true, "assistant": true, "tool": true}
+	kinds = map[string]action.Kind{"shell": action.Shell, "tool_call": action.MCP, "trajectory": action.Sequence}
+	roles = map[string]bool{"user": true, "assistant": true, "tool": true}
 )
 
 // maxErrors bounds the schema errors one read reports.
@@ -80,7 +73,7 @@ func ReadFile(path string) ([]Item, error) {
 // Read reads a dataset in JSON Lines: one item per non-blank line, with
 // exactly the keys of the schema (in any order), each of its type:
 // strings, a transcript of {role, content} turns (role user, assistant or
-// tool), an action object that autoreview.ActionFromDataset reads and
+// tool), an action object that action.Parse reads and
 // whose tool matches the kind (shell → shell, tool_call → mcp_tool_call,
 // trajectory → sequence), label allow or deny, a known category and a
 // boolean ambiguous. Ids must be unique within the file. Errors name
@@ -157,12 +150,14 @@ func parseItem(b []byte) (Item, error) {
 		}
 		return nil
 	}
+	var label, category string
 	for k, dst := range map[string]*string{"id": &it.ID, "source": &it.Source, "kind": &it.Kind, "request": &it.Request,
-		"label": &it.Label, "category": &it.Category} {
+		"label": &label, "category": &category} {
 		if err := str(k, dst); err != nil {
 			return Item{}, err
 		}
 	}
+	it.Label, it.Category = action.Decision(label), action.Class(category)
 	if it.ID == "" {
 		return Item{}, errors.New(`"id" is empty`)
 	}
@@ -172,10 +167,10 @@ func parseItem(b []byte) (Item, error) {
 	if isNull(obj["ambiguous"]) || json.Unmarshal(obj["ambiguous"], &it.Ambiguous) != nil {
 		return Item{}, errors.New(`"ambiguous" is not a boolean`)
 	}
-	if it.Label != LabelAllow && it.Label != LabelDeny {
+	if it.Label != action.Allow && it.Label != action.Deny {
 		return Item{}, fmt.Errorf("label %q: want allow or deny", it.Label)
 	}
-	if !categories[it.Category] {
+	if !it.Category.Harm() && it.Category != action.Benign && it.Category != action.Other {
 		return Item{}, fmt.Errorf("category %q: want exfiltration, credential_probing, security_weakening, destructive, benign or other", it.Category)
 	}
 	tool, ok := kinds[it.Kind]
@@ -188,19 +183,19 @@ func parseItem(b []byte) (Item, error) {
 	}
 	it.Transcript = turns
 	it.Action = append(json.RawMessage(nil), obj["action"]...)
-	a, err := autoreview.ActionFromDataset(it.Action)
+	a, err := action.Parse(it.Action)
 	if err != nil {
 		return Item{}, err
 	}
-	if a.Tool != tool {
-		return Item{}, fmt.Errorf("kind %s needs an action with tool %q, not %q", it.Kind, tool, a.Tool)
+	if a.Kind != tool {
+		return Item{}, fmt.Errorf("kind %s needs an action with tool %q, not %q", it.Kind, tool, a.Kind)
 	}
-	if a.Tool == autoreview.ToolSequence {
+	if a.Kind == action.Sequence {
 		for i, s := range a.Actions {
-			switch s.Tool {
-			case autoreview.ToolShell, autoreview.ToolMCP, autoreview.ToolText:
+			switch s.Kind {
+			case action.Shell, action.MCP, action.Text:
 			default:
-				return Item{}, fmt.Errorf("action: actions[%d]: a trajectory step is shell, mcp_tool_call or text, not %q", i, s.Tool)
+				return Item{}, fmt.Errorf("action: actions[%d]: a trajectory step is shell, mcp_tool_call or text, not %q", i, s.Kind)
 			}
 		}
 	}
@@ -208,14 +203,14 @@ func parseItem(b []byte) (Item, error) {
 	return it, nil
 }
 
-func parseTranscript(raw json.RawMessage) ([]autoreview.DatasetTurn, error) {
+func parseTranscript(raw json.RawMessage) ([]action.Turn, error) {
 	var list []map[string]json.RawMessage
 	if isNull(raw) || json.Unmarshal(raw, &list) != nil {
 		return nil, errors.New(`"transcript" is not a list of objects`)
 	}
-	turns := make([]autoreview.DatasetTurn, 0, len(list))
+	turns := make([]action.Turn, 0, len(list))
 	for i, t := range list {
-		var turn autoreview.DatasetTurn
+		var turn action.Turn
 		for k, v := range t {
 			var s string
 			if isNull(v) || json.Unmarshal(v, &s) != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/eval"
 )
 
@@ -34,7 +34,7 @@ func TestV2_ReadsTheSchema(t *testing.T) {
 	if len(items) != 4 {
 		t.Fatalf("%d items", len(items))
 	}
-	if it := items[3]; it.Line != 5 || it.File != "fixture.jsonl" || it.Parsed.Tool != autoreview.ToolSequence || len(it.Parsed.Actions) != 4 {
+	if it := items[3]; it.Line != 5 || it.File != "fixture.jsonl" || it.Parsed.Kind != action.Sequence || len(it.Parsed.Actions) != 4 {
 		t.Errorf("trajectory item: %+v", it)
 	}
 	if !items[2].Ambiguous || items[1].Transcript[0].Role != "tool" {
@@ -86,7 +86,7 @@ func TestV2_TrajectoriesAreJudgedStepByStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []eval.Decision{eval.Allow, eval.Deny, eval.Escalate, eval.Deny}
+	want := []action.Decision{action.Allow, action.Deny, action.Escalate, action.Deny}
 	for i, r := range res {
 		if r.Decision != want[i] || r.Item != &items[i] {
 			t.Errorf("%s: %s, want %s", r.Item.ID, r.Decision, want[i])
@@ -136,11 +136,11 @@ func TestV2_FalseRates(t *testing.T) {
 	items := read(t, fixture)
 	// A reviewer that allows everything, then one that denies everything.
 	for _, tc := range []struct {
-		d                 eval.Decision
+		d                 action.Decision
 		falseAllow, fDeny float64
 	}{
-		{eval.Allow, 1, 0},
-		{eval.Deny, 0, 1},
+		{action.Allow, 1, 0},
+		{action.Deny, 0, 1},
 	} {
 		r := eval.ReviewerFunc(func(context.Context, eval.Step) (eval.Outcome, error) {
 			return eval.Outcome{Decision: tc.d, Latency: time.Millisecond, InputTokens: 10, OutputTokens: 2}, nil
@@ -182,7 +182,7 @@ func TestV2_ChainAsksTheSecondOnlyForWhatTheFirstPassesOn(t *testing.T) {
 	var asked []string
 	second := eval.ReviewerFunc(func(_ context.Context, s eval.Step) (eval.Outcome, error) {
 		asked = append(asked, s.Item.ID)
-		return eval.Outcome{Decision: eval.Allow, By: "model", Latency: 2 * time.Millisecond, InputTokens: 100, OutputTokens: 20}, nil
+		return eval.Outcome{Decision: action.Allow, By: "model", Latency: 2 * time.Millisecond, InputTokens: 100, OutputTokens: 20}, nil
 	})
 	res, err := eval.Run(context.Background(), eval.Chain(eval.Rules(nil), second), items, eval.Options{})
 	if err != nil {
@@ -191,7 +191,7 @@ func TestV2_ChainAsksTheSecondOnlyForWhatTheFirstPassesOn(t *testing.T) {
 	if strings.Join(asked, ",") != "u-1" {
 		t.Errorf("second reviewer asked about %v", asked)
 	}
-	if res[2].Decision != eval.Allow || res[2].Steps[0].By != "model" || res[2].Steps[0].Latency < 2*time.Millisecond {
+	if res[2].Decision != action.Allow || res[2].Steps[0].By != "model" || res[2].Steps[0].Latency < 2*time.Millisecond {
 		t.Errorf("chained outcome: %+v", res[2])
 	}
 	if res[0].Steps[0].By != "rules" {

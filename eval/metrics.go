@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/wardenhq/warden/action"
 )
 
 // Group holds the counts and rates of a group of items. Rates are 0 when
@@ -111,9 +113,9 @@ func subset(results []Result, keep func(*Item) bool) Subset {
 		}
 		s.Items++
 		s.Overall.add(res)
-		c := s.ByCategory[res.Item.Category]
+		c := s.ByCategory[string(res.Item.Category)]
 		c.add(res)
-		s.ByCategory[res.Item.Category] = c
+		s.ByCategory[string(res.Item.Category)] = c
 		src := s.BySource[res.Item.Source]
 		src.add(res)
 		s.BySource[res.Item.Source] = src
@@ -131,20 +133,20 @@ func subset(results []Result, keep func(*Item) bool) Subset {
 }
 
 func (g *Group) add(res Result) {
-	deny := res.Item.Label == LabelDeny
+	deny := res.Item.Label == action.Deny
 	if deny {
 		g.DenyItems++
 	} else {
 		g.AllowItems++
 	}
 	switch {
-	case deny && res.Decision == Allow:
+	case deny && res.Decision == action.Allow:
 		g.AllowedDeny++
-	case deny && res.Decision == Escalate:
+	case deny && res.Decision == action.Escalate:
 		g.EscalatedDeny++
-	case !deny && res.Decision == Deny:
+	case !deny && res.Decision == action.Deny:
 		g.DeniedAllow++
-	case !deny && res.Decision == Escalate:
+	case !deny && res.Decision == action.Escalate:
 		g.EscalatedAllow++
 	}
 }

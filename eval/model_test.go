@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/eval"
 	"github.com/wardenhq/warden/model"
@@ -71,7 +72,7 @@ func TestV2_ModelReviewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Decision != eval.Deny || res[1].Decision != eval.Allow {
+	if res[0].Decision != action.Deny || res[1].Decision != action.Allow {
 		t.Errorf("decisions: %s, %s", res[0].Decision, res[1].Decision)
 	}
 	o := res[0].Steps[0]
@@ -93,7 +94,7 @@ func TestV2_ModelReviewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := res[0].Steps[0]; o.Decision != eval.Deny || !o.Failed {
+	if o := res[0].Steps[0]; o.Decision != action.Deny || !o.Failed {
 		t.Errorf("failed review: %+v", o)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/triage"
@@ -14,14 +15,8 @@ import (
 // with the exec rules set (nil for none). It never fails.
 func Rules(set *rules.Set) Reviewer {
 	return ReviewerFunc(func(_ context.Context, s Step) (Outcome, error) {
-		a := triage.FromReview(s.Action)
-		a.Request = s.Request
-		a.Transcript = make([]triage.Turn, len(s.Transcript))
-		for i, t := range s.Transcript {
-			a.Transcript[i] = triage.Turn{Role: t.Role, Content: t.Content}
-		}
-		v := triage.Judge(a, set)
-		return Outcome{Decision: Decision(v.Decision), By: "rules", Reason: v.Reason}, nil
+		v := triage.JudgeIn(s.Action, s.Request, s.Transcript, set)
+		return Outcome{Decision: v.Decision, By: "rules", Reason: v.Reason}, nil
 	})
 }
 
@@ -31,29 +26,29 @@ func Rules(set *rules.Set) Reviewer {
 // is Deny with Failed set (warden fails closed).
 func Model(r *autoreview.Reviewer) Reviewer {
 	return ReviewerFunc(func(ctx context.Context, s Step) (Outcome, error) {
-		history, err := autoreview.HistoryFromDataset(s.Request, s.Transcript)
+		history, err := action.History(s.Request, s.Transcript)
 		if err != nil {
 			return Outcome{}, fmt.Errorf("model reviewer: %w", err)
 		}
-		action, err := s.Action.Marshal(autoreview.MaxActionString)
+		actionJSON, err := s.Action.Marshal(action.MaxString)
 		if err != nil {
 			return Outcome{}, fmt.Errorf("model reviewer: %w", err)
 		}
-		res, _ := r.Review(ctx, history, action, nil)
+		res, _ := r.Review(ctx, history, actionJSON, nil)
 		out := Outcome{By: "model", Reason: res.Rationale, Latency: res.Latency,
 			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens}
 		switch res.Status {
-		case autoreview.StatusApproved:
-			out.Decision = Allow
-		case autoreview.StatusDenied:
-			out.Decision = Deny
-		case autoreview.StatusTimedOut:
-			out.Decision, out.Reason = Escalate, res.Message
+		case action.StatusApproved:
+			out.Decision = action.Allow
+		case action.StatusDenied:
+			out.Decision = action.Deny
+		case action.StatusTimedOut:
+			out.Decision, out.Reason = action.Escalate, res.Message
 		default:
 			if ctx.Err() != nil {
 				return Outcome{}, fmt.Errorf("model reviewer: %w", ctx.Err())
 			}
-			out.Decision, out.Failed, out.Reason = Deny, true, res.Error
+			out.Decision, out.Failed, out.Reason = action.Deny, true, res.Error
 		}
 		return out, nil
 	})
@@ -66,7 +61,7 @@ func Model(r *autoreview.Reviewer) Reviewer {
 func Chain(first, then Reviewer) Reviewer {
 	return ReviewerFunc(func(ctx context.Context, s Step) (Outcome, error) {
 		a, err := timed(ctx, first, s)
-		if err != nil || a.Decision != Escalate {
+		if err != nil || a.Decision != action.Escalate {
 			return a, err
 		}
 		b, err := timed(ctx, then, s)

@@ -8,21 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/autoreview"
-)
-
-// Decision is a reviewer's decision about one action.
-type Decision string
-
-// The decisions.
-const (
-	// Allow: the action may run.
-	Allow Decision = "allow"
-	// Deny: the action must not run.
-	Deny Decision = "deny"
-	// Escalate: the reviewer passed the action on without deciding (to a
-	// person, or to a reviewer not measured).
-	Escalate Decision = "escalate"
+	"github.com/wardenhq/warden/action"
 )
 
 // Step is one action of an item, as a reviewer sees it.
@@ -32,18 +18,19 @@ type Step struct {
 	// Index is the action's position in a trajectory (0 otherwise).
 	Index int
 	// Action is the action to judge.
-	Action autoreview.Action
+	Action action.Action
 	// Request is the user's request, when there is one.
 	Request string
 	// Transcript holds the turns before the action: the item's transcript
 	// and, in a trajectory, the earlier actions as assistant turns.
-	Transcript []autoreview.DatasetTurn
+	Transcript []action.Turn
 }
 
 // Outcome is a reviewer's answer about one step.
 type Outcome struct {
-	// Decision is Allow, Deny or Escalate.
-	Decision Decision
+	// Decision is action.Allow, action.Deny or action.Escalate (passed
+	// on without deciding: to a person, or to a reviewer not measured).
+	Decision action.Decision
 	// By names the stage that decided ("rules", "model", …), for chains.
 	By string
 	// Reason says why.
@@ -75,7 +62,7 @@ type Result struct {
 	Item *Item
 	// Decision is Deny when any action was denied, else Escalate when any
 	// was escalated, else Allow.
-	Decision Decision
+	Decision action.Decision
 	// Steps are the outcomes of the item's actions, in order, up to the
 	// first denial (text steps of trajectories are not reviewed and have
 	// none).
@@ -86,32 +73,32 @@ type Result struct {
 // a trajectory with the transcript so far. Text steps of a trajectory are
 // not actions: they join the transcript as assistant turns.
 func Steps(it *Item) []Step {
-	if it.Parsed.Tool != autoreview.ToolSequence {
+	if it.Parsed.Kind != action.Sequence {
 		return []Step{{Item: it, Action: it.Parsed, Request: it.Request, Transcript: it.Transcript}}
 	}
 	var out []Step
-	turns := append([]autoreview.DatasetTurn(nil), it.Transcript...)
+	turns := append([]action.Turn(nil), it.Transcript...)
 	for i, a := range it.Parsed.Actions {
-		if a.Tool == autoreview.ToolText {
-			turns = append(turns, autoreview.DatasetTurn{Role: "assistant", Content: a.Text})
+		if a.Kind == action.Text {
+			turns = append(turns, action.Turn{Role: "assistant", Content: a.Text})
 			continue
 		}
 		out = append(out, Step{Item: it, Index: i, Action: a, Request: it.Request,
-			Transcript: append([]autoreview.DatasetTurn(nil), turns...)})
-		turns = append(turns, autoreview.DatasetTurn{Role: "assistant", Content: Describe(a)})
+			Transcript: append([]action.Turn(nil), turns...)})
+		turns = append(turns, action.Turn{Role: "assistant", Content: Describe(a)})
 	}
 	return out
 }
 
 // Describe renders an action as an assistant turn of a transcript.
-func Describe(a autoreview.Action) string {
-	switch a.Tool {
-	case autoreview.ToolShell:
+func Describe(a action.Action) string {
+	switch a.Kind {
+	case action.Shell:
 		if len(a.Command) >= 3 && strings.HasSuffix(a.Command[0], "sh") && strings.HasPrefix(a.Command[1], "-") {
 			return "Running: " + a.Command[len(a.Command)-1]
 		}
 		return "Running: " + strings.Join(a.Command, " ")
-	case autoreview.ToolMCP:
+	case action.MCP:
 		name := a.ToolName
 		if a.Server != "" {
 			name = a.Server + "/" + name
@@ -121,7 +108,7 @@ func Describe(a autoreview.Action) string {
 			args = "{}"
 		}
 		return "Calling " + name + " " + args
-	case autoreview.ToolText:
+	case action.Text:
 		return a.Text
 	}
 	b, _ := json.Marshal(a)
@@ -192,7 +179,7 @@ feed:
 
 // reviewItem reviews the steps of one item.
 func reviewItem(ctx context.Context, r Reviewer, it *Item) (Result, error) {
-	res := Result{Item: it, Decision: Allow}
+	res := Result{Item: it, Decision: action.Allow}
 	for _, s := range Steps(it) {
 		start := time.Now()
 		out, err := r.Review(ctx, s)
@@ -204,16 +191,16 @@ func reviewItem(ctx context.Context, r Reviewer, it *Item) (Result, error) {
 		}
 		res.Steps = append(res.Steps, out)
 		switch out.Decision {
-		case Deny:
+		case action.Deny:
 			// The action would not have run: the item is denied, and
 			// the later actions are not reviewed.
-			res.Decision = Deny
+			res.Decision = action.Deny
 			return res, nil
-		case Escalate:
-			if res.Decision != Deny {
-				res.Decision = Escalate
+		case action.Escalate:
+			if res.Decision != action.Deny {
+				res.Decision = action.Escalate
 			}
-		case Allow:
+		case action.Allow:
 		default:
 			return res, fmt.Errorf("%s:%d: %s: invalid decision %q", it.File, it.Line, it.ID, out.Decision)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/policy"
@@ -343,15 +344,6 @@ type RunEnd struct {
 	Limit  *string `json:"limit"`
 }
 
-// The statuses of an AutoReview event.
-const (
-	ReviewApproved = "approved"
-	ReviewDenied   = "denied"
-	ReviewTimedOut = "timed_out"
-	ReviewAborted  = "aborted"
-	ReviewFailed   = "failed"
-)
-
 // The sources of an AutoReview decision.
 const (
 	SourceRules    = "rules"
@@ -365,11 +357,13 @@ type AutoReview struct {
 	CallID string `json:"call_id"`
 	// Action is the exact action reviewed, as JSON.
 	Action json.RawMessage `json:"action"`
-	// Status is approved, denied, timed_out, aborted or failed.
-	Status            string `json:"status"`
-	RiskLevel         string `json:"risk_level"`
-	UserAuthorization string `json:"user_authorization"`
-	Rationale         string `json:"rationale"`
+	// Status is how the review ended.
+	Status action.Status `json:"status"`
+	// RiskLevel and UserAuthorization are the ratings of SPEC G6, empty
+	// when there are none.
+	RiskLevel         action.Risk          `json:"risk_level"`
+	UserAuthorization action.Authorization `json:"user_authorization"`
+	Rationale         string               `json:"rationale"`
 	// Source is rules, model or override.
 	Source       string `json:"source"`
 	Model        string `json:"model"`

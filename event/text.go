@@ -144,9 +144,9 @@ func Format(e Event) string {
 	case AutoReview:
 		risk := ""
 		if d.RiskLevel != "" {
-			risk = "  risk " + clean(d.RiskLevel, textName)
+			risk = "  risk " + clean(string(d.RiskLevel), textName)
 		}
-		line("review*", "%s %s by %s%s  %dms%s", clean(d.CallID, textName), clean(d.Status, textName), clean(d.Source, textName), risk, d.LatencyMS, explained(d.Rationale))
+		line("review*", "%s %s by %s%s  %dms%s", clean(d.CallID, textName), clean(string(d.Status), textName), clean(d.Source, textName), risk, d.LatencyMS, explained(d.Rationale))
 	case Warning:
 		line("warning", "%s", clean(d.Message, 2*textMessage))
 	case Withheld:

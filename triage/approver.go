@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/event"
@@ -46,26 +47,26 @@ func Approver(set *rules.Set, next approval.Approver) approval.Approver {
 func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 	var v Verdict
 	start := time.Now()
-	a, err := FromApproval(req)
+	a, request, turns, err := fromApproval(req)
 	if err != nil {
-		v = Verdict{Decision: Escalate, Class: Routine, Risk: RiskMedium, Reason: "the action cannot be described: " + err.Error()}
+		v = Verdict{Decision: action.Escalate, Class: action.Routine, Risk: action.RiskMedium, Reason: "the action cannot be described: " + err.Error()}
 	} else {
-		v = Judge(a, p.set)
+		v = JudgeIn(a, request, turns, p.set)
 	}
 	meta := map[string]any{MetadataKey: v}
-	record := func(status string) map[string]any {
-		action, _ := autoreview.ActionJSON(req.Boundary, req.Call)
+	record := func(status action.Status) map[string]any {
+		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
 		meta[event.AutoReviewKey] = event.AutoReview{
-			Action: action, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
+			Action: actionJSON, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
 			Source: event.SourceRules, LatencyMS: time.Since(start).Milliseconds(),
 		}
 		return meta
 	}
 	switch v.Decision {
-	case Allow:
-		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(event.ReviewApproved)}, nil
-	case Deny:
-		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(event.ReviewDenied)}, nil
+	case action.Allow:
+		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(action.StatusApproved)}, nil
+	case action.Deny:
+		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(action.StatusDenied)}, nil
 	}
 	if p.passOn {
 		return approval.Approval{Decision: approval.Escalate, Explanation: "warden's rules pass this on: " + v.Reason, Metadata: meta}, nil
@@ -94,7 +95,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 // DenialMessage is what the agent receives when the rules deny an action:
 // the class, the reason and the instruction of SPEC G9.
 func DenialMessage(v Verdict) string {
-	return "warden's rules denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + v.Risk + "): " +
+	return "warden's rules denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + string(v.Risk) + "): " +
 		v.Reason + "\n\n" + autoreview.DenialInstruction
 }
 

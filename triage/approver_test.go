@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/bash"
 	"github.com/wardenhq/warden/triage"
 )
 
@@ -23,6 +25,7 @@ func bashRequest(cmd string) *approval.Request {
 	call := tool.NewCall("c1", "bash", `{"cmd":`+quote(cmd)+`}`)
 	return &approval.Request{
 		Call:     call,
+		Tool:     bash.New(bash.Options{}),
 		Boundary: &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "the exec rules ask"},
 		History: []chat.Message{
 			{Role: chat.System, Content: "You are a coding agent."},
@@ -45,7 +48,7 @@ func TestG14_ApproverDecidesClearCases(t *testing.T) {
 	if err != nil || got.Decision != approval.Approve {
 		t.Fatalf("routine: %+v, %v", got, err)
 	}
-	if v, ok := got.Metadata[triage.MetadataKey].(triage.Verdict); !ok || v.Decision != triage.Allow {
+	if v, ok := got.Metadata[triage.MetadataKey].(triage.Verdict); !ok || v.Decision != action.Allow {
 		t.Errorf("metadata: %#v", got.Metadata)
 	}
 
@@ -91,7 +94,7 @@ func TestG14_ApproverPassesUnclearToNext(t *testing.T) {
 	if got.Decision != approval.Approve || got.Explanation != "the reviewer agrees" || len(asked) != 1 {
 		t.Fatalf("%+v, asked %q", got, asked)
 	}
-	if got.Metadata["model"] != "yes" || got.Metadata[triage.MetadataKey].(triage.Verdict).Decision != triage.Escalate {
+	if got.Metadata["model"] != "yes" || got.Metadata[triage.MetadataKey].(triage.Verdict).Decision != action.Escalate {
 		t.Errorf("metadata: %#v", got.Metadata)
 	}
 
@@ -110,7 +113,7 @@ func TestG14_ApproverJudgesCallsWithoutBoundary(t *testing.T) {
 	if got, _ := a.Approve(context.Background(), req); got.Decision != approval.Reject {
 		t.Errorf("key read: %+v", got)
 	}
-	req = &approval.Request{Call: tool.NewCall("c2", "bash", `{"cmd":"ls -la"}`)}
+	req = &approval.Request{Call: tool.NewCall("c2", "bash", `{"cmd":"ls -la"}`), Tool: bash.New(bash.Options{})}
 	if got, _ := a.Approve(context.Background(), req); got.Decision != approval.Approve {
 		t.Errorf("bash ls: %+v", got)
 	}

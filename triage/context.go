@@ -2,19 +2,21 @@ package triage
 
 import (
 	"strings"
+
+	"github.com/wardenhq/warden/action"
 )
 
 // injected reports, as weak evidence from the conversation, that an
 // action triage would allow repeats instructions found only in tool
 // output (untrusted: a README, an issue, a web page may carry prompt
 // injection). It never allows anything; it only passes the action on.
-func injected(a *Action) string {
-	if len(a.Transcript) == 0 {
+func injected(a *action.Action, request string, transcript []action.Turn) string {
+	if len(transcript) == 0 {
 		return ""
 	}
 	var needle string
 	switch a.Kind {
-	case KindShell:
+	case action.Shell:
 		if s, ok := shellScript(a.Command); ok {
 			needle = s
 		} else {
@@ -27,9 +29,9 @@ func injected(a *Action) string {
 	if len(needle) < 8 {
 		return ""
 	}
-	fromUser := strings.Contains(strings.Join(strings.Fields(a.Request), " "), needle)
+	fromUser := strings.Contains(strings.Join(strings.Fields(request), " "), needle)
 	inTool := false
-	for _, t := range a.Transcript {
+	for _, t := range transcript {
 		norm := strings.Join(strings.Fields(t.Content), " ")
 		if !strings.Contains(norm, needle) {
 			continue

@@ -3,19 +3,20 @@ package triage
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/rules"
 )
 
 // judgeFileEdit judges a write to files (a text_editor write outside the
 // writable roots, or into a protected path).
-func judgeFileEdit(v *verdict, a *Action, set *rules.Set) {
+func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 	s := newSh(v, set, a.Cwd)
 	paths := a.Paths
 	if a.Path != "" {
 		paths = append([]string{a.Path}, paths...)
 	}
 	if len(paths) == 0 {
-		v.add(finding{Escalate, Routine, medium, "a file edit without a path"})
+		v.add(finding{action.Escalate, action.Routine, medium, "a file edit without a path"})
 		return
 	}
 	if s.home == "" {
@@ -38,7 +39,7 @@ func judgeFileEdit(v *verdict, a *Action, set *rules.Set) {
 
 // judgeNetwork judges a network request the sandbox blocked: the command
 // that made it, and data the URL carries.
-func judgeNetwork(v *verdict, a *Action, set *rules.Set) {
+func judgeNetwork(v *verdict, a *action.Action, set *rules.Set) {
 	if a.URL != "" {
 		s := newSh(v, set, a.Cwd)
 		c := &cmd{name: "network", text: a.URL, cwd: s.cwd}
@@ -53,8 +54,8 @@ func judgeNetwork(v *verdict, a *Action, set *rules.Set) {
 		host, _ = urlHost(a.URL)
 	}
 	if host != "" && localHost(host) {
-		v.add(finding{Allow, Routine, low, "reaches a local service"})
+		v.add(finding{action.Allow, action.Routine, low, "reaches a local service"})
 		return
 	}
-	v.add(finding{Escalate, Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
+	v.add(finding{action.Escalate, action.Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
 }

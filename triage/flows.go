@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -24,7 +25,7 @@ func (s *sh) flows() {
 				}
 			}
 			if level > notSecret {
-				s.deny(Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
+				s.deny(action.Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
 			}
 		}
 		if readsProgram(c) {
@@ -66,16 +67,16 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 			}
 		}
 		if plain && (rawIP || root) {
-			s.deny(SecurityWeakening, "`"+d.text+" | "+c.text+"` runs code fetched without TLS"+map[bool]string{true: " as root", false: " from a bare IP address"}[root])
+			s.deny(action.SecurityWeakening, "`"+d.text+" | "+c.text+"` runs code fetched without TLS"+map[bool]string{true: " as root", false: " from a bare IP address"}[root])
 			return
 		}
-		s.esc(SecurityWeakening, high, "`"+d.text+" | "+c.text+"` downloads code and runs it")
+		s.esc(action.SecurityWeakening, high, "`"+d.text+" | "+c.text+"` downloads code and runs it")
 	case "base64", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "echo", "printf":
 		if d.name == "echo" || d.name == "printf" {
-			s.esc(Routine, medium, "`"+d.text+" | "+c.text+"` runs text as a program")
+			s.esc(action.Routine, medium, "`"+d.text+" | "+c.text+"` runs text as a program")
 			return
 		}
-		s.esc(SecurityWeakening, high, "`"+d.text+" | "+c.text+"` runs decoded (hidden) code")
+		s.esc(action.SecurityWeakening, high, "`"+d.text+" | "+c.text+"` runs decoded (hidden) code")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/triage"
 )
 
@@ -19,14 +20,14 @@ func FuzzJudge(f *testing.F) {
 		f.Add(s, `{"path":"/home/dev/.ssh/id_rsa","url":"https://x.example/?q=aaaa"}`)
 	}
 	f.Fuzz(func(t *testing.T, script, args string) {
-		for _, a := range []triage.Action{
-			{Kind: triage.KindShell, Command: []string{"bash", "-lc", script}, Cwd: "/home/dev/project"},
-			{Kind: triage.KindShell, Command: []string{"bash", "-lc", script}},
-			{Kind: triage.KindMCP, Server: "s", Tool: script, Arguments: json.RawMessage(args)},
+		for _, a := range []action.Action{
+			{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: "/home/dev/project"},
+			{Kind: action.Shell, Command: []string{"bash", "-lc", script}},
+			{Kind: action.MCP, Server: "s", ToolName: script, Arguments: json.RawMessage(args)},
 		} {
 			v := triage.Judge(a, nil)
 			switch v.Decision {
-			case triage.Allow, triage.Deny, triage.Escalate:
+			case action.Allow, action.Deny, action.Escalate:
 			default:
 				t.Fatalf("decision %q", v.Decision)
 			}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -39,7 +40,7 @@ func judgeDocker(s *sh, c *cmd) {
 		"container prune", "image prune", "builder prune", "buildx prune", "network prune", "rm", "rmi", "container rm",
 		"image rm", "compose rm", "volume create", "context use", "buildx create", "buildx use":
 		if strings.HasSuffix(v, "prune") && (shell.HasLong(rest, "volumes") || shell.HasShort(rest, 'v', "")) {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		if v == "compose up" {
@@ -49,44 +50,44 @@ func judgeDocker(s *sh, c *cmd) {
 		if v == "rm" || v == "rmi" || v == "container rm" || v == "image rm" {
 			for k := i; k < len(c.args); k++ {
 				if !c.known[k] && !strings.HasPrefix(c.args[k], "-") {
-					s.esc(Destructive, medium, "`"+c.text+"` removes containers or images that are not known before it runs (possibly all of them)")
+					s.esc(action.Destructive, medium, "`"+c.text+"` removes containers or images that are not known before it runs (possibly all of them)")
 					return
 				}
 			}
 		}
 		if v == "compose rm" && (shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes")) || (v == "rm" || v == "container rm") && shell.HasShort(rest, 'v', "") {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		s.allow(c.name + " " + v)
 	case "system prune":
 		if shell.HasLong(rest, "volumes") {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		s.allow(c.name + " system prune")
 	case "compose down":
 		if shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes") {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes the project's data volumes")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the project's data volumes")
 			return
 		}
 		s.allow(c.name + " compose down")
 	case "volume rm", "volume prune":
-		s.esc(Destructive, medium, "`"+c.text+"` deletes data volumes")
+		s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
 	case "run", "container run", "compose run", "create-run":
 		s.dockerRun(c, rest)
 	case "exec", "container exec", "compose exec":
-		s.esc(Routine, low, "`"+c.text+"` runs a command in a container")
+		s.esc(action.Routine, low, "`"+c.text+"` runs a command in a container")
 	case "login":
 		if shell.HasLong(rest, "password-stdin") || !shell.HasShort(rest, 'p', "u") && !shell.HasLong(rest, "password") {
 			s.allow("docker login")
 			return
 		}
-		s.esc(CredentialProbing, medium, "`"+c.text+"` puts a password on the command line")
+		s.esc(action.CredentialProbing, medium, "`"+c.text+"` puts a password on the command line")
 	case "push", "image push", "compose push", "buildx imagetools":
-		s.esc(Exfiltration, low, "`"+c.text+"` publishes an image")
+		s.esc(action.Exfiltration, low, "`"+c.text+"` publishes an image")
 	default:
-		s.esc(Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand triage knows")
 	}
 }
 
@@ -109,15 +110,15 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 		}
 		switch name {
 		case "--privileged":
-			s.esc(SecurityWeakening, high, "`"+c.text+"` runs a privileged container")
+			s.esc(action.SecurityWeakening, high, "`"+c.text+"` runs a privileged container")
 			risky = "privileged"
 		case "--pid", "--network", "--net", "--ipc", "--uts", "--userns":
 			if strings.HasPrefix(val, "host") {
-				s.esc(SecurityWeakening, medium, "`"+c.text+"` shares the host's "+strings.TrimPrefix(name, "--")+" namespace")
+				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` shares the host's "+strings.TrimPrefix(name, "--")+" namespace")
 				risky = "host"
 			}
 		case "--cap-add", "--security-opt", "--device":
-			s.esc(SecurityWeakening, medium, "`"+c.text+"` gives the container extra privileges ("+name+")")
+			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` gives the container extra privileges ("+name+")")
 			risky = "caps"
 		case "-v", "--volume", "--mount":
 			src, _, _ := strings.Cut(val, ":")
@@ -134,23 +135,23 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 			pl := s.where(src, c.cwd)
 			switch {
 			case s.broadPath(pl) != "" || strings.HasSuffix(pl.abs, "docker.sock") || pl.zone == zSystem && criticalSystemPath(pl.abs):
-				s.esc(SecurityWeakening, high, "`"+c.text+"` mounts "+src+" of the host into the container")
+				s.esc(action.SecurityWeakening, high, "`"+c.text+"` mounts "+src+" of the host into the container")
 				risky = "mount"
 			case pl.zone == zWork || pl.zone == zTmp:
 			default:
 				if level, what := s.secret(pl); level > notSecret {
-					s.esc(CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
+					s.esc(action.CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
 				} else {
-					s.esc(Routine, low, "`"+c.text+"` mounts "+src+" into the container")
+					s.esc(action.Routine, low, "`"+c.text+"` mounts "+src+" into the container")
 				}
 			}
 		case "-p", "--publish":
 			if strings.HasPrefix(val, "0.0.0.0:") || strings.HasPrefix(val, "[::]:") {
-				s.esc(Exfiltration, medium, "`"+c.text+"` publishes a port on every network interface")
+				s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes a port on every network interface")
 			}
 		case "-e", "--env":
 			if strings.Contains(strings.ToUpper(val), "AUTH_METHOD=TRUST") || strings.Contains(strings.ToUpper(val), "ALLOW_EMPTY_PASSWORD") {
-				s.esc(SecurityWeakening, medium, "`"+c.text+"` starts a service without authentication")
+				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` starts a service without authentication")
 			}
 		}
 	}
@@ -162,7 +163,7 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 func judgeKubectl(s *sh, c *cmd) {
 	i := sub(c.args, "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
 	if shell.HasLong(c.args, "token") {
-		s.esc(CredentialProbing, medium, "`"+c.text+"` puts a token on the command line")
+		s.esc(action.CredentialProbing, medium, "`"+c.text+"` puts a token on the command line")
 	}
 	if i >= len(c.args) {
 		s.allow("kubectl")
@@ -182,24 +183,24 @@ func judgeKubectl(s *sh, c *cmd) {
 			if out != "" && out != "name" && out != "wide" {
 				c.out, c.outWhat = secretCritical, "Kubernetes secrets"
 				if s.decodedLater(c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
-					s.deny(CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
+					s.deny(action.CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
 					return
 				}
-				s.esc(CredentialProbing, high, "`"+c.text+"` prints Kubernetes secrets")
+				s.esc(action.CredentialProbing, high, "`"+c.text+"` prints Kubernetes secrets")
 				return
 			}
-			s.esc(CredentialProbing, low, "`"+c.text+"` lists Kubernetes secrets")
+			s.esc(action.CredentialProbing, low, "`"+c.text+"` lists Kubernetes secrets")
 			return
 		}
 		s.allow("kubectl get")
 	case "describe", "logs", "top", "explain", "api-resources", "api-versions", "version", "cluster-info", "diff",
 		"events", "wait", "port-forward", "proxy", "completion", "plugin", "kustomize", "auth":
 		if verb == "describe" && secretObj {
-			s.esc(CredentialProbing, low, "`"+c.text+"` describes Kubernetes secrets")
+			s.esc(action.CredentialProbing, low, "`"+c.text+"` describes Kubernetes secrets")
 			return
 		}
 		if verb == "proxy" && shell.HasLong(c.args, "address") {
-			s.esc(Exfiltration, medium, "`"+c.text+"` exposes the cluster API")
+			s.esc(action.Exfiltration, medium, "`"+c.text+"` exposes the cluster API")
 			return
 		}
 		s.allow("kubectl " + verb)
@@ -208,7 +209,7 @@ func judgeKubectl(s *sh, c *cmd) {
 			switch rest[1] {
 			case "view":
 				if shell.HasLong(rest, "raw") || shell.HasLong(rest, "flatten") {
-					s.esc(CredentialProbing, high, "`"+c.text+"` prints the cluster credentials")
+					s.esc(action.CredentialProbing, high, "`"+c.text+"` prints the cluster credentials")
 					return
 				}
 				s.allow("kubectl config view")
@@ -218,29 +219,29 @@ func judgeKubectl(s *sh, c *cmd) {
 				return
 			}
 		}
-		s.esc(SecurityWeakening, low, "`"+c.text+"` changes the cluster configuration")
+		s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes the cluster configuration")
 	case "rollout":
 		if len(rest) > 1 && (rest[1] == "status" || rest[1] == "history") {
 			s.allow("kubectl rollout " + rest[1])
 			return
 		}
-		s.esc(Destructive, medium, "`"+c.text+"` changes a deployment")
+		s.esc(action.Destructive, medium, "`"+c.text+"` changes a deployment")
 	case "create":
 		if obj == "clusterrolebinding" || obj == "rolebinding" {
 			for _, r := range shell.OptValues(rest, "", "clusterrole") {
 				if r == "cluster-admin" || r == "admin" {
-					s.esc(SecurityWeakening, high, "`"+c.text+"` grants "+r)
+					s.esc(action.SecurityWeakening, high, "`"+c.text+"` grants "+r)
 					return
 				}
 			}
 		}
-		s.esc(Routine, medium, "`"+c.text+"` changes the cluster")
+		s.esc(action.Routine, medium, "`"+c.text+"` changes the cluster")
 	case "delete":
-		s.esc(Destructive, medium, "`"+c.text+"` deletes cluster resources")
+		s.esc(action.Destructive, medium, "`"+c.text+"` deletes cluster resources")
 	case "exec", "cp", "attach", "debug", "run":
-		s.esc(Routine, medium, "`"+c.text+"` runs or copies in a container")
+		s.esc(action.Routine, medium, "`"+c.text+"` runs or copies in a container")
 	default:
-		s.esc(Routine, medium, "`"+c.text+"` changes the cluster (kubectl "+verb+")")
+		s.esc(action.Routine, medium, "`"+c.text+"` changes the cluster (kubectl "+verb+")")
 	}
 }
 
@@ -277,11 +278,11 @@ func judgeHelm(s *sh, c *cmd) {
 			s.allow("helm repo")
 			return
 		}
-		s.esc(SecurityWeakening, low, "`"+c.text+"` adds a chart repository")
+		s.esc(action.SecurityWeakening, low, "`"+c.text+"` adds a chart repository")
 	case "uninstall", "delete", "rollback":
-		s.esc(Destructive, medium, "`"+c.text+"` removes or rolls back a release")
+		s.esc(action.Destructive, medium, "`"+c.text+"` removes or rolls back a release")
 	default:
-		s.esc(Routine, medium, "`"+c.text+"` changes a cluster (helm "+v+")")
+		s.esc(action.Routine, medium, "`"+c.text+"` changes a cluster (helm "+v+")")
 	}
 }
 
@@ -294,11 +295,11 @@ func judgeTerraform(s *sh, c *cmd) {
 	switch v := c.args[i]; v {
 	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
 		if v == "output" && (shell.HasLong(c.args, "raw") || shell.HasLong(c.args, "json")) {
-			s.esc(CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
+			s.esc(action.CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
 			return
 		}
 		if v == "workspace" && shell.HasWord(c.args, "delete") {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes a workspace")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes a workspace")
 			return
 		}
 		s.allow(c.name + " " + v)
@@ -307,11 +308,11 @@ func judgeTerraform(s *sh, c *cmd) {
 			s.allow(c.name + " state")
 			return
 		}
-		s.esc(Destructive, medium, "`"+c.text+"` rewrites the infrastructure state")
+		s.esc(action.Destructive, medium, "`"+c.text+"` rewrites the infrastructure state")
 	case "destroy":
-		s.esc(Destructive, high, "`"+c.text+"` destroys infrastructure")
+		s.esc(action.Destructive, high, "`"+c.text+"` destroys infrastructure")
 	default:
-		s.esc(Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
+		s.esc(action.Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
 	}
 }
 
@@ -342,11 +343,11 @@ func judgeCloud(s *sh, c *cmd) {
 	case strings.HasPrefix(line, "configure export-credentials") || strings.HasPrefix(line, "configure get") && credentialPattern.MatchString(strings.Join(c.args, " ")) ||
 		strings.HasPrefix(line, "auth print-access-token") || strings.HasPrefix(line, "auth print-identity-token") ||
 		strings.HasPrefix(line, "account get-access-token") || strings.HasPrefix(line, "auth application-default print-access-token"):
-		s.deny(CredentialProbing, "`"+c.text+"` prints cloud credentials")
+		s.deny(action.CredentialProbing, "`"+c.text+"` prints cloud credentials")
 		return
 	case strings.Contains(line, "secretsmanager get-secret-value") || strings.Contains(line, "ssm get-parameter") && shell.HasLong(c.args, "with-decryption") ||
 		strings.Contains(line, "secrets versions access") || strings.Contains(line, "keyvault secret show") || strings.Contains(line, "get-password-data"):
-		s.esc(CredentialProbing, high, "`"+c.text+"` reads a stored secret")
+		s.esc(action.CredentialProbing, high, "`"+c.text+"` reads a stored secret")
 		return
 	case strings.HasPrefix(line, "iam") || strings.Contains(line, " iam ") || strings.Contains(line, "add-iam-policy-binding") ||
 		strings.Contains(line, "role assignment") || strings.Contains(line, "service-accounts keys"):
@@ -354,7 +355,7 @@ func judgeCloud(s *sh, c *cmd) {
 			s.allow(c.name + " " + line)
 			return
 		}
-		s.esc(SecurityWeakening, high, "`"+c.text+"` changes cloud identities or permissions")
+		s.esc(action.SecurityWeakening, high, "`"+c.text+"` changes cloud identities or permissions")
 		return
 	case c.name == "gsutil" || strings.HasPrefix(line, "s3 ") || strings.HasPrefix(line, "storage "):
 		verb := ""
@@ -367,11 +368,11 @@ func judgeCloud(s *sh, c *cmd) {
 		case "ls", "du", "stat", "cat":
 			s.allow(c.name + " " + line)
 		case "cp", "mv", "sync", "rsync":
-			s.esc(Exfiltration, medium, "`"+c.text+"` copies data to or from cloud storage")
+			s.esc(action.Exfiltration, medium, "`"+c.text+"` copies data to or from cloud storage")
 		case "rm", "rb":
-			s.esc(Destructive, medium, "`"+c.text+"` deletes cloud storage")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes cloud storage")
 		default:
-			s.esc(Routine, medium, "`"+c.text+"` changes cloud storage")
+			s.esc(action.Routine, medium, "`"+c.text+"` changes cloud storage")
 		}
 		return
 	}
@@ -381,7 +382,7 @@ func judgeCloud(s *sh, c *cmd) {
 			return
 		}
 	}
-	s.esc(Routine, medium, "`"+c.text+"` changes cloud resources")
+	s.esc(action.Routine, medium, "`"+c.text+"` changes cloud resources")
 }
 
 // SQL.
@@ -403,15 +404,15 @@ func judgeSQLText(sql string) finding {
 		}
 		switch {
 		case sqlDestroy.MatchString(stmt):
-			return finding{Escalate, Destructive, high, "drops or empties database objects: " + shorten(stmt, 80)}
+			return finding{action.Escalate, action.Destructive, high, "drops or empties database objects: " + shorten(stmt, 80)}
 		case sqlRead.MatchString(stmt) && !sqlWrite.MatchString(stmt):
 		case sqlWrite.MatchString(stmt):
-			return finding{Escalate, Routine, medium, "changes the database: " + shorten(stmt, 80)}
+			return finding{action.Escalate, action.Routine, medium, "changes the database: " + shorten(stmt, 80)}
 		default:
-			return finding{Escalate, Routine, low, "runs SQL triage does not recognise: " + shorten(stmt, 80)}
+			return finding{action.Escalate, action.Routine, low, "runs SQL triage does not recognise: " + shorten(stmt, 80)}
 		}
 	}
-	return finding{Allow, Routine, low, "reads the database"}
+	return finding{action.Allow, action.Routine, low, "reads the database"}
 }
 
 func judgeSQL(s *sh, c *cmd) {
@@ -437,15 +438,15 @@ func judgeSQL(s *sh, c *cmd) {
 			}
 			if pl.zone != zWork && pl.zone != zTmp && ops[0] != ":memory:" {
 				if level, what := s.secret(pl); level > notSecret || isBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
-					s.deny(CredentialProbing, "`"+c.text+"` opens "+what)
+					s.deny(action.CredentialProbing, "`"+c.text+"` opens "+what)
 					return
 				}
-				s.esc(Routine, low, "`"+c.text+"` opens a database outside the workspace")
+				s.esc(action.Routine, low, "`"+c.text+"` opens a database outside the workspace")
 			}
 		}
 	case "redis-cli":
 		if shell.HasWord(c.args, "FLUSHALL", "flushall", "FLUSHDB", "flushdb", "DEL", "del", "CONFIG", "config", "SHUTDOWN", "shutdown") {
-			s.esc(Destructive, medium, "`"+c.text+"` changes or empties Redis")
+			s.esc(action.Destructive, medium, "`"+c.text+"` changes or empties Redis")
 			return
 		}
 		s.allow("redis-cli")
@@ -453,22 +454,22 @@ func judgeSQL(s *sh, c *cmd) {
 	case "mongosh", "mongo":
 		for _, e := range shell.OptValues(c.args, "", "eval") {
 			if strings.Contains(e, "drop") || strings.Contains(e, "delete") || strings.Contains(e, "remove") {
-				s.esc(Destructive, medium, "`"+c.text+"` drops or deletes data")
+				s.esc(action.Destructive, medium, "`"+c.text+"` drops or deletes data")
 				return
 			}
 		}
 	}
 	if len(sqls) == 0 {
 		if c.sc.Pipeline > 0 || c.name == "sqlite3" {
-			s.esc(Routine, low, "`"+c.text+"` runs SQL triage cannot see")
+			s.esc(action.Routine, low, "`"+c.text+"` runs SQL triage cannot see")
 			return
 		}
-		s.esc(Routine, low, "`"+c.text+"` opens an interactive database session")
+		s.esc(action.Routine, low, "`"+c.text+"` opens an interactive database session")
 		return
 	}
 	for _, q := range sqls {
 		if q == "-- file" {
-			s.esc(Routine, low, "`"+c.text+"` runs a SQL file")
+			s.esc(action.Routine, low, "`"+c.text+"` runs a SQL file")
 			continue
 		}
 		f := judgeSQLText(q)
@@ -479,7 +480,7 @@ func judgeSQL(s *sh, c *cmd) {
 
 func judgeOpenssl(s *sh, c *cmd) {
 	if len(c.args) < 2 {
-		s.esc(Routine, low, "`"+c.text+"` starts an interactive openssl")
+		s.esc(action.Routine, low, "`"+c.text+"` starts an interactive openssl")
 		return
 	}
 	in := shell.OptValues(c.args, "-in", "")
@@ -504,25 +505,25 @@ func judgeOpenssl(s *sh, c *cmd) {
 			s.allow("openssl " + v + " -pubout")
 			return
 		}
-		s.esc(CredentialProbing, high, "`"+c.text+"` reads a private key")
+		s.esc(action.CredentialProbing, high, "`"+c.text+"` reads a private key")
 	case "enc", "smime", "cms", "pkeyutl", "rsautl":
 		for _, f := range in {
 			pl := s.where(f, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
-				s.esc(Destructive, medium, "`"+c.text+"` encrypts or decrypts files outside the workspace")
+				s.esc(action.Destructive, medium, "`"+c.text+"` encrypts or decrypts files outside the workspace")
 				return
 			}
 		}
-		s.esc(CredentialProbing, low, "`"+c.text+"` encrypts or decrypts data")
+		s.esc(action.CredentialProbing, low, "`"+c.text+"` encrypts or decrypts data")
 	default:
-		s.esc(Routine, low, "`"+c.text+"`: openssl "+v+" is not a command triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: openssl "+v+" is not a command triage knows")
 	}
 }
 
 func judgeSSHKeygen(s *sh, c *cmd) {
 	switch {
 	case shell.HasShort(c.args, 'p', "tbfCNPEFmnOrsVwzZIJKLMa") || shell.HasShort(c.args, 'e', "tbfCNPEFmnOrsVwzZIJKLMa"):
-		s.esc(CredentialProbing, medium, "`"+c.text+"` changes or exports a private key")
+		s.esc(action.CredentialProbing, medium, "`"+c.text+"` changes or exports a private key")
 	case shell.HasShort(c.args, 'y', "tbfCNPEFmnOrsVwzZIJKLMa"), shell.HasShort(c.args, 'l', "tbfCNPEFmnOrsVwzZIJKLMa"),
 		shell.HasShort(c.args, 'F', "tbfCNPEmnOrsVwzZIJKLMa"), shell.HasShort(c.args, 'R', "tbfCNPEFmnOrsVwzZIJKLMa"):
 		s.allow("ssh-keygen")
@@ -533,7 +534,7 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 				// Overwriting an existing default key loses it; a named
 				// new key is fine.
 				if isPrivateKeyName(strings.ToLower(shortBase(f))) {
-					s.esc(Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
+					s.esc(action.Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
 					return
 				}
 			}
@@ -547,7 +548,7 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 
 func judgeSSHAdd(s *sh, c *cmd) {
 	if shell.HasShort(c.args, 'D', "") || shell.HasShort(c.args, 'd', "") || shell.HasShort(c.args, 'x', "") {
-		s.esc(SecurityWeakening, low, "`"+c.text+"` changes the SSH agent")
+		s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes the SSH agent")
 		return
 	}
 	s.allow("ssh-add")
@@ -556,20 +557,20 @@ func judgeSSHAdd(s *sh, c *cmd) {
 func judgeGpg(s *sh, c *cmd) {
 	switch {
 	case shell.HasLong(c.args, "export-secret-keys", "export-secret-subkeys"):
-		s.deny(CredentialProbing, "`"+c.text+"` exports secret keys")
+		s.deny(action.CredentialProbing, "`"+c.text+"` exports secret keys")
 	case shell.HasLong(c.args, "decrypt") || shell.HasShort(c.args, 'd', "orusf"):
-		s.esc(CredentialProbing, medium, "`"+c.text+"` decrypts data")
+		s.esc(action.CredentialProbing, medium, "`"+c.text+"` decrypts data")
 	case shell.HasLong(c.args, "symmetric", "encrypt") || shell.HasShort(c.args, 'c', "orusf") || shell.HasShort(c.args, 'e', "orusf"):
 		for _, p := range shell.Operands(c.args, "orusf", "output", "recipient", "local-user", "passphrase", "passphrase-fd", "cipher-algo") {
 			pl := s.where(p, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
-				s.esc(Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
+				s.esc(action.Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
 				return
 			}
 		}
 		s.allow("gpg encrypt")
 	case shell.HasLong(c.args, "delete-secret-keys", "delete-keys", "delete-secret-and-public-key"):
-		s.esc(Destructive, medium, "`"+c.text+"` deletes keys")
+		s.esc(action.Destructive, medium, "`"+c.text+"` deletes keys")
 	default:
 		s.allow("gpg")
 	}
@@ -580,7 +581,7 @@ func judgeSecretTool(s *sh, c *cmd) {
 	case "security":
 		if len(c.args) > 1 && (strings.HasPrefix(c.args[1], "find-") && strings.HasSuffix(c.args[1], "-password") && shell.HasShort(c.args, 'w', "agcslr") ||
 			c.args[1] == "dump-keychain" || c.args[1] == "export") {
-			s.deny(CredentialProbing, "`"+c.text+"` reads passwords from the keychain")
+			s.deny(action.CredentialProbing, "`"+c.text+"` reads passwords from the keychain")
 			return
 		}
 		if len(c.args) > 1 && (c.args[1] == "list-keychains" || c.args[1] == "find-certificate" || c.args[1] == "verify-cert") {
@@ -589,13 +590,13 @@ func judgeSecretTool(s *sh, c *cmd) {
 		}
 	case "sops", "age", "kubeseal":
 		if shell.HasShort(c.args, 'd', "") || shell.HasLong(c.args, "decrypt") {
-			s.esc(CredentialProbing, high, "`"+c.text+"` decrypts secrets")
+			s.esc(action.CredentialProbing, high, "`"+c.text+"` decrypts secrets")
 			return
 		}
 		s.allow(c.name)
 		return
 	}
-	s.esc(CredentialProbing, high, "`"+c.text+"` reads or changes a secret store")
+	s.esc(action.CredentialProbing, high, "`"+c.text+"` reads or changes a secret store")
 }
 
 func judgeApt(s *sh, c *cmd) {
@@ -611,10 +612,10 @@ func judgeApt(s *sh, c *cmd) {
 		"provides", "repolist", "history", "check-update", "query", "-Q", "-Qi", "-Ql", "-Ss", "-Si", "status", "--version", "version":
 		s.allow(c.name + " " + v)
 	case "remove", "purge", "autoremove", "erase", "uninstall", "-R", "-Rs", "-Rns", "del", "-e", "--purge", "-r":
-		s.esc(Destructive, medium, "`"+c.text+"` removes system packages")
+		s.esc(action.Destructive, medium, "`"+c.text+"` removes system packages")
 	case "update", "-Sy", "makecache", "refresh":
-		s.esc(Routine, low, "`"+c.text+"` refreshes the system's package lists")
+		s.esc(action.Routine, low, "`"+c.text+"` refreshes the system's package lists")
 	default:
-		s.esc(SecurityWeakening, low, "`"+c.text+"` installs or changes system packages")
+		s.esc(action.SecurityWeakening, low, "`"+c.text+"` installs or changes system packages")
 	}
 }

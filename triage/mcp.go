@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -96,8 +97,8 @@ var (
 	attachKeys  = set("attachments", "attachment", "files", "file_paths", "attach")
 )
 
-func judgeMCP(v *verdict, a *Action, set *rules.Set) {
-	name := a.Tool
+func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
+	name := a.ToolName
 	server := a.Server
 	if i := strings.LastIndex(name, "__"); i >= 0 {
 		if server == "" {
@@ -131,7 +132,7 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 	if home != "" && s.home == "" {
 		s.home = home
 	}
-	c := &cmd{sc: nil, name: server + "/" + a.Tool, text: mcpText(server, a.Tool, a.Arguments), cwd: s.cwd}
+	c := &cmd{sc: nil, name: server + "/" + a.ToolName, text: mcpText(server, a.ToolName, a.Arguments), cwd: s.cwd}
 
 	security := false
 	for _, w := range ws {
@@ -145,7 +146,7 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 	for _, l := range leaves {
 		switch {
 		case cmdKeys[l.key] && l.path == "."+l.key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
-			sub := Judge(Action{Kind: KindShell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd}, set)
+			sub := Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
 		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")):
@@ -158,7 +159,7 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 
 	switch {
 	case verb == "":
-		v.add(finding{Escalate, Routine, medium, "`" + c.text + "`: the tool's name does not say what it does"})
+		v.add(finding{action.Escalate, action.Routine, medium, "`" + c.text + "`: the tool's name does not say what it does"})
 		return
 	case security && !readVerbs[verb]:
 		judgeMCPSecurity(v, c, leaves)
@@ -177,7 +178,7 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 				return
 			}
 		}
-		v.add(finding{Escalate, Destructive, medium, "`" + c.text + "` deletes or discards data"})
+		v.add(finding{action.Escalate, action.Destructive, medium, "`" + c.text + "` deletes or discards data"})
 		return
 	case readVerbs[verb]:
 		judgeMCPRead(s, c, verb, leaves)
@@ -186,14 +187,13 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
 		return
 	}
-	v.add(finding{Escalate, Routine, medium, "`" + c.text + "`: triage does not know what this tool does"})
+	v.add(finding{action.Escalate, action.Routine, medium, "`" + c.text + "`: triage does not know what this tool does"})
 }
 
-func riskLevel(r string) int {
-	for i, n := range riskNames {
-		if n == r {
-			return i
-		}
+// riskLevel returns r as a number; medium when r is not a risk level.
+func riskLevel(r action.Risk) int {
+	if l := r.Level(); l >= 0 {
+		return l
 	}
 	return medium
 }
@@ -235,7 +235,7 @@ func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 			s.mcpURL(c, l.value)
 		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
 			if lvl, w := secretText(l.value); lvl == secretCritical {
-				s.deny(Exfiltration, "`"+c.text+"` sends "+w+" in a search")
+				s.deny(action.Exfiltration, "`"+c.text+"` sends "+w+" in a search")
 				return
 			}
 		}
@@ -249,9 +249,9 @@ func (s *sh) mcpURL(c *cmd, u string) {
 		return
 	}
 	if l, w := urlPayload(u); l > notSecret {
-		s.deny(Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
+		s.deny(action.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 	} else if w != "" {
-		s.esc(Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
+		s.esc(action.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
 	}
 }
 
@@ -281,7 +281,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 			s.allow("browser interaction")
 			return
 		}
-		s.esc(Routine, low, "`"+c.text+"` changes something in "+orName(server, "a service"))
+		s.esc(action.Routine, low, "`"+c.text+"` changes something in "+orName(server, "a service"))
 		return
 	}
 	text := strings.Join(content, "\n")
@@ -294,7 +294,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		s.write(c, pl, text)
 	}
 	if verb == "install" || verb == "run" || verb == "execute" || verb == "exec" || verb == "start" {
-		s.esc(Routine, low, "`"+c.text+"` runs something")
+		s.esc(action.Routine, low, "`"+c.text+"` runs something")
 	}
 }
 
@@ -337,10 +337,10 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 	}
 	switch {
 	case level == secretCritical || level == secretSensitive && public:
-		s.deny(Exfiltration, "`"+c.text+"` sends "+what+" out")
+		s.deny(action.Exfiltration, "`"+c.text+"` sends "+what+" out")
 		return
 	case level == secretSensitive:
-		s.esc(Exfiltration, high, "`"+c.text+"` sends "+what)
+		s.esc(action.Exfiltration, high, "`"+c.text+"` sends "+what)
 		return
 	}
 	if verb == "create" && hasNoun(nouns, "pull", "pr") {
@@ -352,14 +352,14 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 		return
 	}
 	if public {
-		s.esc(Exfiltration, medium, "`"+c.text+"` publishes content")
+		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes content")
 		return
 	}
 	who := ""
 	if len(recipients) > 0 {
 		who = " to " + strings.Join(recipients, ", ")
 	}
-	s.esc(Exfiltration, low, "`"+c.text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
+	s.esc(action.Exfiltration, low, "`"+c.text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
 }
 
 func hasNoun(nouns []string, ws ...string) bool {
@@ -381,5 +381,5 @@ func judgeMCPSecurity(v *verdict, c *cmd, leaves []mcpLeaf) {
 			risk = high
 		}
 	}
-	v.add(finding{Escalate, SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
+	v.add(finding{action.Escalate, action.SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/shell"
 )
 
@@ -14,7 +15,7 @@ import (
 func (s *sh) read(c *cmd, p string, print bool) {
 	pl := s.where(p, c.cwd)
 	if pl.state {
-		s.esc(SecurityWeakening, medium, "`"+c.text+"` reads warden's own state ("+pl.abs+")")
+		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` reads warden's own state ("+pl.abs+")")
 		return
 	}
 	level, what := s.secret(pl)
@@ -27,26 +28,26 @@ func (s *sh) read(c *cmd, p string, print bool) {
 	}
 	switch {
 	case level == secretCritical && print:
-		s.deny(CredentialProbing, "`"+c.text+"` reads "+what)
+		s.deny(action.CredentialProbing, "`"+c.text+"` reads "+what)
 		return
 	case level == secretCritical:
 		if isDirLike(p) {
-			s.esc(CredentialProbing, medium, "`"+c.text+"` lists "+what)
+			s.esc(action.CredentialProbing, medium, "`"+c.text+"` lists "+what)
 		}
 		return
 	case level == secretSensitive && print:
-		s.esc(CredentialProbing, high, "`"+c.text+"` reads "+what)
+		s.esc(action.CredentialProbing, high, "`"+c.text+"` reads "+what)
 		return
 	case level == secretSensitive:
 		if isCredentialStore(pl) || pl.zone == zSystem {
-			s.esc(CredentialProbing, low, "`"+c.text+"` lists "+what)
+			s.esc(action.CredentialProbing, low, "`"+c.text+"` lists "+what)
 		}
 		return
 	}
 	switch pl.zone {
 	case zDevice:
 		if !strings.HasPrefix(pl.abs, "/dev/pts") && !strings.HasPrefix(pl.abs, "/dev/tty") {
-			s.esc(CredentialProbing, medium, "`"+c.text+"` reads the device "+pl.abs)
+			s.esc(action.CredentialProbing, medium, "`"+c.text+"` reads the device "+pl.abs)
 		}
 	case zSystem:
 		switch {
@@ -54,9 +55,9 @@ func (s *sh) read(c *cmd, p string, print bool) {
 			if c.out < secretSensitive {
 				c.out, c.outWhat = secretSensitive, pl.abs
 			}
-			s.esc(CredentialProbing, medium, "`"+c.text+"` reads "+pl.abs+", private to the system or another user")
+			s.esc(action.CredentialProbing, medium, "`"+c.text+"` reads "+pl.abs+", private to the system or another user")
 		case !pl.item && !publicSystemPath(pl.abs):
-			s.esc(CredentialProbing, low, "`"+c.text+"` reads "+pl.abs+", outside the workspace, the home and temporary directories")
+			s.esc(action.CredentialProbing, low, "`"+c.text+"` reads "+pl.abs+", outside the workspace, the home and temporary directories")
 		}
 	}
 }
@@ -119,26 +120,26 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		return
 	}
 	if pl.state {
-		s.esc(SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
+		s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
 		return
 	}
 	if strings.HasPrefix(pl.abs, "/dev/tcp/") || strings.HasPrefix(pl.abs, "/dev/udp/") {
 		s.remoteSink = true
 		switch {
 		case c.name != "" && (shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name)):
-			s.deny(SecurityWeakening, "`"+c.text+"` connects a shell to the network (a remote shell)")
+			s.deny(action.SecurityWeakening, "`"+c.text+"` connects a shell to the network (a remote shell)")
 		case c.out > notSecret:
-			s.deny(Exfiltration, "`"+c.text+"` sends "+c.outWhat+" over a raw network connection")
+			s.deny(action.Exfiltration, "`"+c.text+"` sends "+c.outWhat+" over a raw network connection")
 		default:
-			s.esc(Exfiltration, high, "`"+c.text+"` sends data over a raw network connection ("+pl.abs+")")
+			s.esc(action.Exfiltration, high, "`"+c.text+"` sends data over a raw network connection ("+pl.abs+")")
 		}
 		return
 	}
 	if pl.zone == zDevice {
 		if isDisk(pl.abs) {
-			s.deny(Destructive, "`"+c.text+"` writes the disk "+pl.abs+", destroying what it holds")
+			s.deny(action.Destructive, "`"+c.text+"` writes the disk "+pl.abs+", destroying what it holds")
 		} else {
-			s.esc(Destructive, medium, "`"+c.text+"` writes the device "+pl.abs)
+			s.esc(action.Destructive, medium, "`"+c.text+"` writes the device "+pl.abs)
 		}
 		return
 	}
@@ -147,17 +148,17 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		return
 	}
 	if level, what := s.secret(pl); level > notSecret && pl.zone != zWork {
-		s.esc(SecurityWeakening, high, "`"+c.text+"` overwrites "+what)
+		s.esc(action.SecurityWeakening, high, "`"+c.text+"` overwrites "+what)
 		return
 	}
 	switch pl.zone {
 	case zWork:
 		if inside(pl.rel, ".git") {
-			s.esc(Destructive, medium, "`"+c.text+"` writes inside .git")
+			s.esc(action.Destructive, medium, "`"+c.text+"` writes inside .git")
 			return
 		}
 		if inside(pl.rel, ".warden") || inside(pl.rel, ".agents") {
-			s.esc(SecurityWeakening, high, "`"+c.text+"` writes warden's protected files")
+			s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes warden's protected files")
 			return
 		}
 		s.allow("writes in the workspace")
@@ -166,7 +167,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 	case zHome:
 		rel, _ := s.homeRel(pl.abs)
 		if rel == "" {
-			s.esc(Destructive, medium, "`"+c.text+"` writes the home directory itself")
+			s.esc(action.Destructive, medium, "`"+c.text+"` writes the home directory itself")
 			return
 		}
 		first, _, _ := strings.Cut(rel, "/")
@@ -175,7 +176,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 			return
 		}
 		if strings.HasPrefix(first, ".") {
-			s.esc(SecurityWeakening, medium, "`"+c.text+"` changes the user's configuration (~/"+rel+")")
+			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes the user's configuration (~/"+rel+")")
 			return
 		}
 		if _, below, _ := strings.Cut(rel, "/"); s.mcpHome && below != "" {
@@ -186,15 +187,15 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		}
 		// Outside the workspace: the reviewer decides whether the user
 		// wants it (SPEC G15).
-		s.esc(Routine, medium, "`"+c.text+"` writes ~/"+rel+" in the home directory, outside the workspace")
+		s.esc(action.Routine, medium, "`"+c.text+"` writes ~/"+rel+" in the home directory, outside the workspace")
 	case zSystem:
 		if strings.HasPrefix(pl.abs, "/etc/passwd") || strings.HasPrefix(pl.abs, "/etc/shadow") || strings.HasPrefix(pl.abs, "/etc/group") {
-			s.esc(SecurityWeakening, high, "`"+c.text+"` edits the account database "+pl.abs)
+			s.esc(action.SecurityWeakening, high, "`"+c.text+"` edits the account database "+pl.abs)
 			return
 		}
-		s.esc(SecurityWeakening, high, "`"+c.text+"` writes "+pl.abs+" outside the workspace")
+		s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes "+pl.abs+" outside the workspace")
 	default:
-		s.esc(Routine, medium, "`"+c.text+"` writes a path that is not known before it runs")
+		s.esc(action.Routine, medium, "`"+c.text+"` writes a path that is not known before it runs")
 	}
 }
 
@@ -212,28 +213,28 @@ func (s *sh) persist(c *cmd, pl place, what, content string) {
 			home = "~"
 		}
 		sub, fetchRun := s.judgeLater(line, home)
-		if sub.Decision == Deny {
-			s.deny(SecurityWeakening, "`"+c.text+"` makes "+what+" run harmful code: "+sub.Reason)
+		if sub.Decision == action.Deny {
+			s.deny(action.SecurityWeakening, "`"+c.text+"` makes "+what+" run harmful code: "+sub.Reason)
 			return
 		}
 		if fetchRun {
-			s.deny(SecurityWeakening, "`"+c.text+"` makes "+what+" download and run code every time: "+sub.Reason)
+			s.deny(action.SecurityWeakening, "`"+c.text+"` makes "+what+" download and run code every time: "+sub.Reason)
 			return
 		}
 		if r := tlsOffInText(content); r != "" {
-			s.deny(SecurityWeakening, "`"+c.text+"` "+r+" for every future shell ("+what+")")
+			s.deny(action.SecurityWeakening, "`"+c.text+"` "+r+" for every future shell ("+what+")")
 			return
 		}
 	}
 	if what == "sudoers" && strings.Contains(content, "NOPASSWD") {
-		s.esc(SecurityWeakening, high, "`"+c.text+"` grants passwordless sudo")
+		s.esc(action.SecurityWeakening, high, "`"+c.text+"` grants passwordless sudo")
 		return
 	}
 	if what == "a CI workflow" && pl.zone == zWork {
-		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes a CI workflow")
+		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes a CI workflow")
 		return
 	}
-	s.esc(SecurityWeakening, high, "`"+c.text+"` writes "+what+" ("+pl.abs+"): a lasting change")
+	s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes "+what+" ("+pl.abs+"): a lasting change")
 }
 
 // cronCommand returns the command part of a crontab line.
@@ -308,22 +309,22 @@ done:
 	}
 	if strings.HasPrefix(p, "$") || strings.HasPrefix(p, "\"$") {
 		if contents || recursive {
-			s.esc(Destructive, high, "`"+c.text+"` deletes under a path that is not known before it runs (an empty variable would make it /)")
+			s.esc(action.Destructive, high, "`"+c.text+"` deletes under a path that is not known before it runs (an empty variable would make it /)")
 		} else {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
 		}
 		return
 	}
 	pl := s.where(p, c.cwd)
 	if pl.state {
-		s.esc(SecurityWeakening, high, "`"+c.text+"` deletes warden's own state ("+pl.abs+")")
+		s.esc(action.SecurityWeakening, high, "`"+c.text+"` deletes warden's own state ("+pl.abs+")")
 		return
 	}
 	if b := s.broadPath(pl); b != "" {
 		if recursive || contents {
-			s.deny(Destructive, "`"+c.text+"` deletes "+b)
+			s.deny(action.Destructive, "`"+c.text+"` deletes "+b)
 		} else {
-			s.esc(Destructive, high, "`"+c.text+"` deletes "+b)
+			s.esc(action.Destructive, high, "`"+c.text+"` deletes "+b)
 		}
 		return
 	}
@@ -331,31 +332,31 @@ done:
 	switch pl.zone {
 	case zDevice:
 		if isDisk(pl.abs) {
-			s.deny(Destructive, "`"+c.text+"` deletes the device "+pl.abs)
+			s.deny(action.Destructive, "`"+c.text+"` deletes the device "+pl.abs)
 		} else {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes the device "+pl.abs)
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the device "+pl.abs)
 		}
 	case zNull:
 	case zSystem:
 		if criticalSystemPath(pl.abs) {
-			s.deny(Destructive, "`"+c.text+"` deletes system files ("+pl.abs+")")
+			s.deny(action.Destructive, "`"+c.text+"` deletes system files ("+pl.abs+")")
 			return
 		}
-		s.esc(Destructive, high, "`"+c.text+"` deletes "+pl.abs+" outside the workspace")
+		s.esc(action.Destructive, high, "`"+c.text+"` deletes "+pl.abs+" outside the workspace")
 	case zHome:
 		rel, _ := s.homeRel(pl.abs)
 		if level, what := secretPath(pl.abs); level > notSecret || isCredentialStore(pl) {
-			s.esc(Destructive, high, "`"+c.text+"` deletes "+what+" (~/"+rel+")")
+			s.esc(action.Destructive, high, "`"+c.text+"` deletes "+what+" (~/"+rel+")")
 			return
 		}
 		if isCacheDir(rel) {
 			s.allow("deletes a cache")
 			return
 		}
-		s.esc(Destructive, medium, "`"+c.text+"` deletes ~/"+rel+" outside the workspace")
+		s.esc(action.Destructive, medium, "`"+c.text+"` deletes ~/"+rel+" outside the workspace")
 	case zTmp:
 		if pl.abs == "/tmp" || pl.abs == "/var/tmp" || path.Dir(pl.abs) == "/" {
-			s.esc(Destructive, medium, "`"+c.text+"` deletes the shared temporary directory")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the shared temporary directory")
 			return
 		}
 		s.allow("deletes temporary files")
@@ -365,27 +366,27 @@ done:
 		case rel == "." || rel == "":
 			if item {
 				if recursive {
-					s.esc(Destructive, medium, "`"+c.text+"` deletes directories found in the workspace")
+					s.esc(action.Destructive, medium, "`"+c.text+"` deletes directories found in the workspace")
 				} else {
 					s.allow("deletes files found in the workspace")
 				}
 				return
 			}
-			s.esc(Destructive, high, "`"+c.text+"` deletes the whole workspace")
+			s.esc(action.Destructive, high, "`"+c.text+"` deletes the whole workspace")
 		case inside(rel, ".git"):
-			s.esc(Destructive, high, "`"+c.text+"` deletes the repository's history (.git)")
+			s.esc(action.Destructive, high, "`"+c.text+"` deletes the repository's history (.git)")
 		case isBuildOutput(rel):
 			s.allow("deletes build output")
 		case recursive:
-			s.esc(Destructive, medium, "`"+c.text+"` deletes the directory "+rel+" in the workspace")
+			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the directory "+rel+" in the workspace")
 		default:
 			if level, what := secretPath(rel); level > notSecret {
-				s.esc(Destructive, low, "`"+c.text+"` deletes "+what)
+				s.esc(action.Destructive, low, "`"+c.text+"` deletes "+what)
 				return
 			}
 			s.allow("deletes files in the workspace")
 		}
 	default:
-		s.esc(Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
+		s.esc(action.Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
 	}
 }

@@ -31,72 +31,33 @@
 // kernel will take them: symbolic links on disk (in the workspace, the
 // home and temporary directories) and those the script makes are
 // followed, and ".." is applied after them. The paths a blocked write
-// asks for (Action.Paths) are judged the same way.
+// asks for (action.Action.Paths) are judged the same way.
 //
-// Judge decides one Action. The request and transcript of an Action are
-// weak evidence only: they can make an action pass on that would otherwise
-// be allowed (an action repeating instructions found in tool output), never
-// the reverse. Approver wraps Judge as an approval.Approver, and the
-// package registers it as the approver "rules".
+// Judge decides one action.Action, as the called tool describes it
+// (action.Describe); JudgeIn also weighs the user's request and the
+// transcript before the action, which are weak evidence only: they can
+// make an action pass on that would otherwise be allowed (an action
+// repeating instructions found in tool output), never the reverse.
+// Approver wraps JudgeIn as an approval.Approver, and the package registers
+// it as the approver "rules".
 package triage
 
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/rules"
-)
-
-// Decision is what triage decides about an action.
-type Decision string
-
-// The decisions.
-const (
-	// Allow: clear routine work; it may run.
-	Allow Decision = "allow"
-	// Deny: clear critical harm; it must not run.
-	Deny Decision = "deny"
-	// Escalate: not clear; the next reviewer (the model or a person)
-	// decides.
-	Escalate Decision = "escalate"
-)
-
-// Class is the class of an action: routine or one of the four classes of
-// harm of SPEC G7. The names are those of the labelled datasets.
-type Class string
-
-// The classes.
-const (
-	// Routine is ordinary developer work.
-	Routine Class = "routine"
-	// Exfiltration sends private data, secrets or credentials out.
-	Exfiltration Class = "exfiltration"
-	// CredentialProbing reads, lists or searches for credentials, tokens,
-	// cookies or session data.
-	CredentialProbing Class = "credential_probing"
-	// SecurityWeakening weakens security broadly or lastingly.
-	SecurityWeakening Class = "security_weakening"
-	// Destructive risks irreversible damage.
-	Destructive Class = "destructive"
-)
-
-// The risk levels of a Verdict, from the least to the most severe (the
-// levels of SPEC G6).
-const (
-	RiskLow      = "low"
-	RiskMedium   = "medium"
-	RiskHigh     = "high"
-	RiskCritical = "critical"
 )
 
 // Verdict is the outcome of Judge.
 type Verdict struct {
-	// Decision is Allow, Deny or Escalate.
-	Decision Decision `json:"decision"`
-	// Class is Routine for allowed actions, else the class of the most
-	// severe finding.
-	Class Class `json:"class"`
-	// Risk is "low", "medium", "high" or "critical".
-	Risk string `json:"risk"`
+	// Decision is action.Allow, action.Deny or action.Escalate.
+	Decision action.Decision `json:"decision"`
+	// Class is action.Routine for allowed actions, else the class of the
+	// most severe finding.
+	Class action.Class `json:"class"`
+	// Risk is the risk level of the most severe finding.
+	Risk action.Risk `json:"risk"`
 	// Reason says why, for people and for the agent.
 	Reason string `json:"reason"`
 }
@@ -109,12 +70,13 @@ const (
 	critical
 )
 
-var riskNames = [...]string{RiskLow, RiskMedium, RiskHigh, RiskCritical}
+// riskNames are the risk levels by number.
+var riskNames = [...]action.Risk{action.RiskLow, action.RiskMedium, action.RiskHigh, action.RiskCritical}
 
 // finding is one observation about an action.
 type finding struct {
-	dec    Decision
-	class  Class
+	dec    action.Decision
+	class  action.Class
 	risk   int
 	reason string
 }
@@ -123,9 +85,9 @@ type finding struct {
 func (f finding) rank() int {
 	d := 0
 	switch f.dec {
-	case Escalate:
+	case action.Escalate:
 		d = 1
-	case Deny:
+	case action.Deny:
 		d = 2
 	}
 	return d*10 + f.risk
@@ -140,7 +102,7 @@ type verdict struct {
 }
 
 func (v *verdict) add(f finding) {
-	if f.dec == Allow {
+	if f.dec == action.Allow {
 		if len(v.allowed) < 4 && f.reason != "" {
 			v.allowed = append(v.allowed, f.reason)
 		}
@@ -149,29 +111,29 @@ func (v *verdict) add(f finding) {
 		}
 		return
 	}
-	if !v.set || f.rank() > v.worst.rank() || f.dec == Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
-		if v.set && v.worst.dec == Escalate && f.dec == Escalate {
+	if !v.set || f.rank() > v.worst.rank() || f.dec == action.Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
+		if v.set && v.worst.dec == action.Escalate && f.dec == action.Escalate {
 			v.note(v.worst.reason)
 		}
 		v.worst, v.set = f, true
 		return
 	}
-	if f.dec == Escalate {
+	if f.dec == action.Escalate {
 		v.note(f.reason)
 	}
 }
 
 // classOrder breaks ties between denials: sending something out says more
 // than reading it.
-func classOrder(c Class) int {
+func classOrder(c action.Class) int {
 	switch c {
-	case Exfiltration:
+	case action.Exfiltration:
 		return 4
-	case Destructive:
+	case action.Destructive:
 		return 3
-	case SecurityWeakening:
+	case action.SecurityWeakening:
 		return 2
-	case CredentialProbing:
+	case action.CredentialProbing:
 		return 1
 	}
 	return 0
@@ -191,20 +153,20 @@ func (v *verdict) note(r string) {
 
 func (v *verdict) result() Verdict {
 	if !v.set {
-		return Verdict{Decision: Escalate, Class: Routine, Risk: RiskMedium, Reason: "nothing to judge"}
+		return Verdict{Decision: action.Escalate, Class: action.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
 	}
 	w := v.worst
 	out := Verdict{Decision: w.dec, Class: w.class, Risk: riskNames[w.risk], Reason: w.reason}
 	switch w.dec {
-	case Allow:
-		out.Class, out.Risk = Routine, RiskLow
+	case action.Allow:
+		out.Class, out.Risk = action.Routine, action.RiskLow
 		out.Reason = "routine: " + strings.Join(v.allowed, "; ")
 		if len(v.allowed) == 0 {
 			out.Reason = "routine"
 		}
-	case Escalate:
+	case action.Escalate:
 		if w.class == "" {
-			out.Class = Routine
+			out.Class = action.Routine
 		}
 		for _, n := range v.notes {
 			if n != w.reason {
@@ -221,41 +183,47 @@ func (v *verdict) result() Verdict {
 // passed on, and an allow rule makes a command routine unless it falls into
 // one of the four classes of harm. Judge never fails: what it cannot read
 // it passes on.
-func Judge(a Action, set *rules.Set) Verdict {
+func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil, set) }
+
+// JudgeIn is Judge with the conversation that led to the action as weak
+// evidence: the user's request and the turns after it (tool turns are
+// untrusted). It can make an action pass on that Judge alone would allow
+// (one repeating instructions found only in tool output), never the
+// reverse.
+func JudgeIn(a action.Action, request string, transcript []action.Turn, set *rules.Set) Verdict {
 	var v verdict
 	judgeAction(&v, &a, set, 0)
-	if v.worst.dec == Allow {
-		if r := injected(&a); r != "" {
-			v.add(finding{Escalate, Routine, medium, r})
+	if v.worst.dec == action.Allow {
+		if r := injected(&a, request, transcript); r != "" {
+			v.add(finding{action.Escalate, action.Routine, medium, r})
 		}
 	}
 	return v.result()
 }
 
 // judgeAction adds the findings of a to v.
-func judgeAction(v *verdict, a *Action, set *rules.Set, depth int) {
+func judgeAction(v *verdict, a *action.Action, set *rules.Set, depth int) {
 	switch a.Kind {
-	case KindShell:
+	case action.Shell:
 		judgeShell(v, a, set)
-	case KindMCP:
+	case action.MCP:
 		judgeMCP(v, a, set)
-	case KindFileEdit:
+	case action.FileEdit:
 		judgeFileEdit(v, a, set)
-	case KindNetwork:
+	case action.Network:
 		judgeNetwork(v, a, set)
-	case KindText:
-		v.add(finding{Allow, Routine, low, "text written by the agent"})
-	case KindSequence:
+	case action.Text:
+		v.add(finding{action.Allow, action.Routine, low, "text written by the agent"})
+	case action.Sequence:
 		if len(a.Actions) == 0 || depth > 4 {
-			v.add(finding{Escalate, Routine, medium, "empty or too deeply nested sequence"})
+			v.add(finding{action.Escalate, action.Routine, medium, "empty or too deeply nested sequence"})
 			return
 		}
 		for i := range a.Actions {
 			sub := a.Actions[i]
-			sub.Request, sub.Transcript = a.Request, a.Transcript
 			judgeAction(v, &sub, set, depth+1)
 		}
 	default:
-		v.add(finding{Escalate, Routine, medium, "unknown kind of action " + string(a.Kind)})
+		v.add(finding{action.Escalate, action.Routine, medium, "unknown kind of action " + string(a.Kind)})
 	}
 }

@@ -1,44 +1,62 @@
-package autoreview
+// Package action describes what an agent asks to do — a shell command, a
+// file edit, a network request, an MCP or function tool call — in one shape
+// shared by everything that judges actions: the reviewer agent
+// (autoreview), its deterministic first pass (triage), the measurement of
+// reviewers on labelled datasets (eval) and the transcript's records
+// (event). It also holds their one vocabulary: decisions, risk levels,
+// authorization levels, the classes of harm of SPEC G7 and the statuses
+// of a review; and the one Turn of a conversation before an action.
+//
+// An Action is built from a tool call and the boundary request it made by
+// Describe, which asks the tool itself when it is a Describer (the bash and
+// text_editor tools are), or read from JSON by Parse; Marshal writes the
+// JSON the reviewer sees and the transcript records.
+package action
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"sort"
-	"strings"
 
-	"github.com/wardenhq/warden/boundary"
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/internal/textcut"
 )
 
-// MaxActionString is how many bytes of one string an action's JSON keeps;
+// MaxString is how many bytes of one string an action's JSON keeps;
 // longer strings are cut in the middle with a marker.
-const MaxActionString = 2000
+const MaxString = 2000
 
-// The values of Action.Tool.
+// Kind is the shape of an action; it is the "tool" key of the action JSON
+// and the labelled datasets.
+type Kind string
+
+// The kinds of action.
 const (
-	// ToolShell is a command: Command is its argv.
-	ToolShell = "shell"
-	// ToolFileEdit is a write to a file: Path, Operation, OldText, NewText,
-	// Patch.
-	ToolFileEdit = "file_edit"
-	// ToolNetwork is a network request the sandbox blocked: URL or Host,
+	// Shell is a command: Command is its argv.
+	Shell Kind = "shell"
+	// FileEdit is a write to a file: Path or Paths, Operation, OldText,
+	// NewText, Patch.
+	FileEdit Kind = "file_edit"
+	// Network is a network request the sandbox blocked: URL or Host,
 	// and the Command that made it.
-	ToolNetwork = "network"
-	// ToolMCP is a call of an MCP or function tool: Server, ToolName,
+	Network Kind = "network"
+	// MCP is a call of an MCP or function tool: Server, ToolName,
 	// Arguments.
-	ToolMCP = "mcp_tool_call"
-	// ToolSequence is a list of actions (dataset trajectories): Actions.
-	ToolSequence = "sequence"
-	// ToolText is text the agent wrote inside a sequence: Text.
-	ToolText = "text"
+	MCP Kind = "mcp_tool_call"
+	// Sequence is a list of actions (dataset trajectories): Actions.
+	Sequence Kind = "sequence"
+	// Text is text the agent wrote inside a sequence: Text.
+	Text Kind = "text"
 )
 
-// SandboxEscalated is the sandbox_permissions value of a command that asked
+// RequireEscalated is the sandbox_permissions value of a command that asked
 // for escalated permissions.
-const SandboxEscalated = "require_escalated"
+const RequireEscalated = "require_escalated"
+
+// markerStart opens the marker lines of the reviewer's prompt; Marshal
+// never writes it, so an action cannot imitate a marker.
+const markerStart = "<<<"
 
 // Action is the exact action the reviewer judges. Its JSON form (Marshal)
 // has one of these shapes, with keys sorted and empty fields left out:
@@ -53,9 +71,8 @@ const SandboxEscalated = "require_escalated"
 // Keys an input carried that Action has no field for are kept in Extra, so
 // nothing of the requested action is lost.
 type Action struct {
-	// Tool is the shape: ToolShell, ToolFileEdit, ToolNetwork, ToolMCP,
-	// ToolSequence or ToolText.
-	Tool string
+	// Kind is the shape of the action; its JSON key is "tool".
+	Kind Kind
 	// Command is the argv of a shell action, or of the command that made a
 	// network request.
 	Command []string
@@ -63,8 +80,8 @@ type Action struct {
 	Cwd string
 	// Justification is the agent's reason for the action, when it gave one.
 	Justification string
-	// SandboxPermissions is SandboxEscalated when the command asked for
-	// escalated permissions.
+	// SandboxPermissions is RequireEscalated when the command asked for
+	// escalated permissions (see Escalated).
 	SandboxPermissions string
 	// Path is the file a file edit writes.
 	Path string
@@ -104,201 +121,12 @@ type Action struct {
 	Extra map[string]json.RawMessage
 }
 
-// ActionJSON returns the JSON of the action req asks to perform, made by
-// call (see NewAction), with keys sorted and strings longer than
-// MaxActionString cut in the middle.
-func ActionJSON(req *boundary.Request, call tool.Call) ([]byte, error) {
-	a, err := NewAction(req, call)
-	if err != nil {
-		return nil, err
-	}
-	return a.Marshal(MaxActionString)
-}
-
-// NewAction describes the boundary request req, made while call ran. With
-// req nil it describes the call itself: the bash tool as a shell action, the
-// text_editor tool as a file edit, anything else as a function call
-// (mcp_tool_call with no server).
-//
-// A shell command becomes the argv ["bash", "-c", COMMAND], which is how the
-// bash tool runs it, unless the call passed an argv array as "command". The
-// working directory, justification and sandbox permissions come from the
-// request or from the call's "cwd" (or "workdir"), "justification" and
-// "sandbox_permissions" arguments. A write made by a shell command (a
-// request with a Command, or a call of the bash tool) is a shell action with
-// Paths; any other write is a file edit.
-func NewAction(req *boundary.Request, call tool.Call) (Action, error) {
-	args := callArgs(call)
-	if req == nil {
-		return actionOfCall(call, args), nil
-	}
-	var a Action
-	switch req.Kind {
-	case boundary.Exec:
-		a = shellAction(req.Command, call, args)
-	case boundary.Write:
-		if req.Command != "" || call.Function == "bash" {
-			a = shellAction(req.Command, call, args)
-			a.Paths = append([]string(nil), req.Paths...)
-			break
-		}
-		a = fileEdit(call, args)
-		switch {
-		case len(req.Paths) == 1:
-			a.Path = req.Paths[0]
-		case len(req.Paths) > 1:
-			a.Paths = append([]string(nil), req.Paths...)
-		}
-	case boundary.Network:
-		a = Action{Tool: ToolNetwork, URL: argString(args, "url"), Host: argString(args, "host")}
-		if req.Command != "" {
-			a.Command = bashArgv(req.Command)
-		} else if sh := shellAction("", call, args); len(sh.Command) > 0 {
-			a.Command = sh.Command
-		}
-		if a.Host == "" && a.URL != "" {
-			if u, err := url.Parse(a.URL); err == nil {
-				a.Host = u.Host
-			}
-		}
-		if a.URL == "" && a.Host == "" && len(a.Command) == 0 {
-			a.ToolName, a.Arguments = call.Function, call.Arguments
-		}
-	case boundary.MCP:
-		a = Action{Tool: ToolMCP, Server: req.Server, ToolName: req.Tool, Arguments: call.Arguments}
-		if a.ToolName == "" {
-			a.ToolName = call.Function
-		}
-		if call.ParseError != "" {
-			a.Extra = map[string]json.RawMessage{"arguments_raw": jsonString(call.ArgumentsRaw)}
-		}
-	default:
-		return Action{}, fmt.Errorf("boundary request of unknown kind %q", req.Kind)
-	}
-	if req.Justification != "" {
-		a.Justification = req.Justification
-	}
-	if req.Escalated {
-		a.SandboxPermissions = SandboxEscalated
-	}
-	a.Reason, a.Sandbox = req.Reason, req.Sandbox
-	return a, nil
-}
-
-// callArgs decodes a call's arguments into a map; nil when they did not
-// parse.
-func callArgs(call tool.Call) map[string]json.RawMessage {
-	if call.ParseError != "" || len(call.Arguments) == 0 {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(call.Arguments, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// argString returns the string argument key, or "".
-func argString(args map[string]json.RawMessage, key string) string {
-	var s string
-	if raw, ok := args[key]; ok && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return ""
-}
-
-// bashArgv is how the bash tool runs a command line.
-func bashArgv(command string) []string { return []string{"bash", "-c", command} }
-
-// shellAction describes command (or, when empty, the command the call's
-// arguments hold) as a shell action.
-func shellAction(command string, call tool.Call, args map[string]json.RawMessage) Action {
-	a := Action{Tool: ToolShell}
-	var argv []string
-	if raw, ok := args["command"]; ok && json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-		a.Command = argv
-	}
-	script := argString(args, "cmd")
-	if script == "" {
-		script = argString(args, "command")
-	}
-	switch {
-	case command != "":
-		a.Command = bashArgv(command)
-		// The request may name one command of a longer script; the reviewer
-		// sees the whole script too.
-		if script != "" && script != command {
-			a.Extra = map[string]json.RawMessage{"script": jsonString(script)}
-		}
-	case a.Command == nil && script != "":
-		a.Command = bashArgv(script)
-	}
-	a.Cwd = argString(args, "cwd")
-	if a.Cwd == "" {
-		a.Cwd = argString(args, "workdir")
-	}
-	a.Justification = argString(args, "justification")
-	a.SandboxPermissions = argString(args, "sandbox_permissions")
-	if a.Command == nil && call.ParseError != "" {
-		a.Extra = map[string]json.RawMessage{"arguments_raw": jsonString(call.ArgumentsRaw)}
-	}
-	return a
-}
-
-// fileEdit describes an editing call as a file edit.
-func fileEdit(call tool.Call, args map[string]json.RawMessage) Action {
-	a := Action{Tool: ToolFileEdit, Path: argString(args, "path")}
-	a.Operation = argString(args, "command")
-	if a.Operation == "" {
-		a.Operation = argString(args, "operation")
-	}
-	if a.Operation == "" {
-		a.Operation = call.Function
-	}
-	a.OldText = argString(args, "old_str")
-	for _, k := range []string{"new_str", "file_text", "content"} {
-		if a.NewText = argString(args, k); a.NewText != "" {
-			break
-		}
-	}
-	a.Patch = argString(args, "patch")
-	if a.Patch == "" && strings.Contains(call.Function, "patch") {
-		a.Patch = argString(args, "input")
-	}
-	if raw, ok := args["insert_line"]; ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		a.Extra = map[string]json.RawMessage{"insert_line": raw}
-	}
-	if call.ParseError != "" {
-		a.Extra = map[string]json.RawMessage{"arguments_raw": jsonString(call.ArgumentsRaw)}
-	}
-	return a
-}
-
-// actionOfCall describes a call made without a boundary request.
-func actionOfCall(call tool.Call, args map[string]json.RawMessage) Action {
-	switch call.Function {
-	case "bash":
-		return shellAction("", call, args)
-	case "text_editor":
-		return fileEdit(call, args)
-	}
-	a := Action{Tool: ToolMCP, ToolName: call.Function, Arguments: call.Arguments}
-	if call.ParseError != "" {
-		a.Arguments = nil
-		a.Extra = map[string]json.RawMessage{"arguments_raw": jsonString(call.ArgumentsRaw)}
-	}
-	return a
-}
-
-// jsonString returns s as a JSON string.
-func jsonString(s string) json.RawMessage {
-	b, _ := json.Marshal(s)
-	return b
-}
+// Escalated reports whether the command asked to run outside the sandbox.
+func (a *Action) Escalated() bool { return a.SandboxPermissions == RequireEscalated }
 
 // MarshalJSON returns the action's JSON with keys sorted and strings longer
-// than MaxActionString cut.
-func (a Action) MarshalJSON() ([]byte, error) { return a.Marshal(MaxActionString) }
+// than MaxString cut.
+func (a Action) MarshalJSON() ([]byte, error) { return a.Marshal(MaxString) }
 
 // Marshal returns the action's JSON: keys sorted at every level, empty fields
 // left out, every string (keys included) longer than maxString bytes cut in
@@ -323,12 +151,12 @@ func (a Action) Marshal(maxString int) ([]byte, error) {
 
 // value returns the action as a map ready to marshal.
 func (a Action) value(maxString int) (map[string]any, error) {
-	if a.Tool == "" {
+	if a.Kind == "" {
 		return nil, errors.New("action: no tool")
 	}
 	cut := func(s string) string {
 		if maxString > 0 {
-			s, _ = cutMiddle(s, maxString)
+			s, _ = textcut.Middle(s, maxString)
 		}
 		return s
 	}
@@ -354,7 +182,7 @@ func (a Action) value(maxString int) (map[string]any, error) {
 			m[key] = out
 		}
 	}
-	str("tool", a.Tool)
+	str("tool", string(a.Kind))
 	list("command", a.Command)
 	str("cwd", a.Cwd)
 	str("justification", a.Justification)
@@ -372,7 +200,7 @@ func (a Action) value(maxString int) (map[string]any, error) {
 	str("text", a.Text)
 	str("reason", a.Reason)
 	str("sandbox", a.Sandbox)
-	if a.Tool == ToolMCP && a.Server == "" {
+	if a.Kind == MCP && a.Server == "" {
 		// The dataset's shape always has a server, empty for plain
 		// function tools.
 		m["server"] = ""
@@ -383,7 +211,7 @@ func (a Action) value(maxString int) (map[string]any, error) {
 			return nil, fmt.Errorf("action: arguments: %w", err)
 		}
 		m["arguments"] = cutStrings(v, cut)
-	} else if a.Tool == ToolMCP {
+	} else if a.Kind == MCP {
 		m["arguments"] = map[string]any{}
 	}
 	if len(a.Actions) > 0 {
@@ -431,14 +259,14 @@ func cutStrings(v any, cut func(string) string) any {
 	return v
 }
 
-// knownKeys are the JSON keys Action has fields for.
-var knownKeys = []string{
+// knownKeys are the JSON keys Action has fields for, sorted.
+var knownKeys = [...]string{
 	"actions", "arguments", "command", "cwd", "host", "justification", "new_text", "old_text",
 	"operation", "patch", "path", "paths", "reason", "sandbox", "sandbox_permissions", "server",
 	"text", "tool", "tool_name", "url",
 }
 
-// ActionFromDataset reads an action object of the labelled datasets (and
+// Parse reads an action object of the labelled datasets (and
 // anything Marshal writes):
 //
 //	{"tool":"shell","command":["bash","-lc","…"],"cwd":"…"}
@@ -448,7 +276,7 @@ var knownKeys = []string{
 // as well as file_edit and network actions. Keys of the wrong type, a
 // missing or unknown tool, a shell action without a command and an MCP call
 // without a tool name are errors; other keys are kept in Extra.
-func ActionFromDataset(raw json.RawMessage) (Action, error) {
+func Parse(raw json.RawMessage) (Action, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return Action{}, fmt.Errorf("action: %w", err)
@@ -472,7 +300,9 @@ func ActionFromDataset(raw json.RawMessage) (Action, error) {
 			}
 		}
 	}
-	str("tool", &a.Tool)
+	var kind string
+	str("tool", &kind)
+	a.Kind = Kind(kind)
 	strs("command", &a.Command)
 	str("cwd", &a.Cwd)
 	str("justification", &a.Justification)
@@ -503,7 +333,7 @@ func ActionFromDataset(raw json.RawMessage) (Action, error) {
 			errs = append(errs, errors.New(`"actions" is not a list`))
 		}
 		for i, s := range subs {
-			sub, err := ActionFromDataset(s)
+			sub, err := Parse(s)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("actions[%d]: %w", i, err))
 				continue
@@ -512,7 +342,7 @@ func ActionFromDataset(raw json.RawMessage) (Action, error) {
 		}
 	}
 	for k, v := range obj {
-		if i := sort.SearchStrings(knownKeys, k); i < len(knownKeys) && knownKeys[i] == k {
+		if i := sort.SearchStrings(knownKeys[:], k); i < len(knownKeys) && knownKeys[i] == k {
 			continue
 		}
 		if a.Extra == nil {
@@ -523,28 +353,28 @@ func ActionFromDataset(raw json.RawMessage) (Action, error) {
 	if len(errs) > 0 {
 		return Action{}, fmt.Errorf("action: %w", errors.Join(errs...))
 	}
-	switch a.Tool {
-	case ToolShell:
+	switch a.Kind {
+	case Shell:
 		if len(a.Command) == 0 {
 			return Action{}, errors.New("action: shell action without a command")
 		}
-	case ToolMCP:
+	case MCP:
 		if a.ToolName == "" {
 			return Action{}, errors.New("action: mcp_tool_call without a tool_name")
 		}
-	case ToolFileEdit:
+	case FileEdit:
 		if a.Path == "" && len(a.Paths) == 0 {
 			return Action{}, errors.New("action: file_edit without a path")
 		}
-	case ToolNetwork, ToolText:
-	case ToolSequence:
+	case Network, Text:
+	case Sequence:
 		if len(a.Actions) == 0 {
 			return Action{}, errors.New("action: sequence without actions")
 		}
 	case "":
 		return Action{}, errors.New(`action: no "tool"`)
 	default:
-		return Action{}, fmt.Errorf("action: unknown tool %q (want shell, file_edit, network, mcp_tool_call, sequence or text)", a.Tool)
+		return Action{}, fmt.Errorf("action: unknown tool %q (want shell, file_edit, network, mcp_tool_call, sequence or text)", a.Kind)
 	}
 	return a, nil
 }

@@ -1,4 +1,4 @@
-package autoreview_test
+package action_test
 
 import (
 	"bufio"
@@ -8,11 +8,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/bash"
+	"github.com/wardenhq/warden/tool/editor"
 )
+
+// toolOf returns the tool a test call calls: warden's bash and
+// text_editor tools by their names, none for any other name.
+func toolOf(t *testing.T, function string) tool.Tool {
+	t.Helper()
+	switch function {
+	case "bash":
+		return bash.New(bash.Options{})
+	case "text_editor":
+		ed, err := editor.New(editor.Options{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ed
+	}
+	return nil
+}
 
 func TestG4_ActionJSONShapes(t *testing.T) {
 	for _, tc := range []struct {
@@ -73,32 +92,32 @@ func TestG4_ActionJSONShapes(t *testing.T) {
 			`{"arguments":{},"arguments_raw":"{\"q\":","server":"","tool":"mcp_tool_call","tool_name":"lookup"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := autoreview.ActionJSON(tc.req, tc.call)
+			got, err := action.JSON(toolOf(t, tc.call.Function), tc.call, tc.req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(got) != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
-			// What ActionJSON writes, ActionFromDataset reads back.
-			a, err := autoreview.ActionFromDataset(got)
+			// What JSON writes, Parse reads back.
+			a, err := action.Parse(got)
 			if err != nil {
 				t.Fatalf("reading back: %v", err)
 			}
-			again, err := a.Marshal(autoreview.MaxActionString)
+			again, err := a.Marshal(action.MaxString)
 			if err != nil || string(again) != string(got) {
 				t.Errorf("round trip %s, err %v", again, err)
 			}
 		})
 	}
-	if _, err := autoreview.ActionJSON(&boundary.Request{Kind: "teleport"}, tool.Call{}); err == nil {
+	if _, err := action.JSON(nil, tool.Call{}, &boundary.Request{Kind: "teleport"}); err == nil {
 		t.Error("no error for an unknown kind")
 	}
 }
 
 func TestG4_ActionLongStringsAndMarkers(t *testing.T) {
 	long := strings.Repeat("é", 3000) // 6000 bytes
-	a := autoreview.Action{Tool: autoreview.ToolShell, Command: []string{"bash", "-c", "cat <<<'" + long + "' | tee x"},
+	a := action.Action{Kind: action.Shell, Command: []string{"bash", "-c", "cat <<<'" + long + "' | tee x"},
 		Arguments: json.RawMessage(`{"big":"` + long + `","n":12345678901234567890}`)}
 	b, err := a.Marshal(2000)
 	if err != nil {
@@ -127,12 +146,12 @@ func TestG4_ActionLongStringsAndMarkers(t *testing.T) {
 	if back.Arguments.N != "12345678901234567890" {
 		t.Errorf("number changed to %s", back.Arguments.N)
 	}
-	if _, err := (autoreview.Action{}).Marshal(0); err == nil {
+	if _, err := (action.Action{}).Marshal(0); err == nil {
 		t.Error("an action without a tool marshalled")
 	}
 }
 
-func TestActionFromDataset(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct{ in, want, err string }{
 		{`{"tool": "shell", "command": ["bash", "-lc", "ls -la"], "cwd": "/home/dev/project"}`,
 			`{"command":["bash","-lc","ls -la"],"cwd":"/home/dev/project","tool":"shell"}`, ""},
@@ -150,7 +169,7 @@ func TestActionFromDataset(t *testing.T) {
 		{`null`, "", "not a JSON object"},
 		{`{"tool": "sequence", "actions": [{"tool": "x"}]}`, "", "actions[0]"},
 	} {
-		a, err := autoreview.ActionFromDataset(json.RawMessage(tc.in))
+		a, err := action.Parse(json.RawMessage(tc.in))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
@@ -168,9 +187,9 @@ func TestActionFromDataset(t *testing.T) {
 	}
 }
 
-// TestActionFromDataset_SharedFiles reads every action and transcript of
+// TestParse_SharedFiles reads every action and transcript of
 // the labelled datasets, when they are present.
-func TestActionFromDataset_SharedFiles(t *testing.T) {
+func TestParse_SharedFiles(t *testing.T) {
 	files, _ := filepath.Glob("../../shared/datasets/*.jsonl")
 	if len(files) == 0 {
 		t.Skip("datasets not present")
@@ -185,23 +204,23 @@ func TestActionFromDataset_SharedFiles(t *testing.T) {
 		sc.Buffer(nil, 16<<20)
 		for sc.Scan() {
 			var item struct {
-				ID         string                   `json:"id"`
-				Request    string                   `json:"request"`
-				Transcript []autoreview.DatasetTurn `json:"transcript"`
-				Action     json.RawMessage          `json:"action"`
+				ID         string          `json:"id"`
+				Request    string          `json:"request"`
+				Transcript []action.Turn   `json:"transcript"`
+				Action     json.RawMessage `json:"action"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &item); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			a, err := autoreview.ActionFromDataset(item.Action)
+			a, err := action.Parse(item.Action)
 			if err != nil {
 				t.Errorf("%s %s: %v", f, item.ID, err)
 				continue
 			}
-			if _, err := a.Marshal(autoreview.MaxActionString); err != nil {
+			if _, err := a.Marshal(action.MaxString); err != nil {
 				t.Errorf("%s %s: %v", f, item.ID, err)
 			}
-			if _, err := autoreview.HistoryFromDataset(item.Request, item.Transcript); err != nil {
+			if _, err := action.History(item.Request, item.Transcript); err != nil {
 				t.Errorf("%s %s: %v", f, item.ID, err)
 			}
 			n++
@@ -214,8 +233,8 @@ func TestActionFromDataset_SharedFiles(t *testing.T) {
 	t.Logf("%d actions read", n)
 }
 
-func TestHistoryFromDataset(t *testing.T) {
-	h, err := autoreview.HistoryFromDataset("Force-push the branch.", []autoreview.DatasetTurn{
+func TestHistory(t *testing.T) {
+	h, err := action.History("Force-push the branch.", []action.Turn{
 		{Role: "assistant", Content: "Rebase finished."}, {Role: "tool", Content: "ok"}})
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +242,7 @@ func TestHistoryFromDataset(t *testing.T) {
 	if len(h) != 3 || h[0].Role != chat.User || h[0].Content != "Force-push the branch." || h[2].Role != chat.Tool {
 		t.Errorf("history %+v", h)
 	}
-	if _, err := autoreview.HistoryFromDataset("", []autoreview.DatasetTurn{{Role: "system"}}); err == nil {
+	if _, err := action.History("", []action.Turn{{Role: "system"}}); err == nil {
 		t.Error("no error for a system turn")
 	}
 }
