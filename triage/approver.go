@@ -98,8 +98,14 @@ func DenialMessage(v Verdict) string {
 		v.Reason + "\n\n" + autoreview.DenialInstruction
 }
 
+// ApproverName is the name of the first pass in the approver registry
+// (SPEC P3), in approvals_reviewer lists and in `warden eval --reviewer`:
+// "rules", a contract kept although the component is called the first
+// pass.
+const ApproverName = "rules"
+
 func init() {
-	approval.Register("rules", factory)
+	approval.Register(ApproverName, factory)
 }
 
 // factory builds the "rules" approver of policy files: parameter rules, a
