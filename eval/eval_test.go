@@ -222,7 +222,7 @@ func TestV2_ChainAsksTheSecondOnlyForWhatTheFirstPassesOn(t *testing.T) {
 	}
 }
 
-// TestV2_RulesTargetsOnSharedDatasets measures the rules reviewer on the
+// TestV2_RulesTargetsOnSharedDatasets measures the first pass on the
 // shared labelled datasets, when they are present, against the targets of
 // the issue: over all files false allows ≤ 3%, false denials ≤ 1%, at most
 // 20% of the allow items passed on; on hard-cases.jsonl no allowed deny

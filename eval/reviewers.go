@@ -88,7 +88,7 @@ func byOf(approver string, a approval.Approval) (string, string) {
 		return ar.Source, ar.Rationale
 	}
 	if v, ok := a.Metadata[triage.MetadataKey].(triage.Verdict); ok {
-		return event.SourceRules, v.Reason
+		return event.SourceFirstPass, v.Reason
 	}
 	return approver, a.Explanation
 }

@@ -354,7 +354,14 @@ const (
 
 // The sources of an AutoReview decision.
 const (
-	SourceRules    = "rules"
+	// SourceFirstPass is the deterministic first pass (SPEC G14). Its
+	// value, "rules", is a contract of the transcript format: it names
+	// the first pass, not exec rules.
+	SourceFirstPass = "rules"
+	// SourceRules is the former name of SourceFirstPass.
+	//
+	// Deprecated: use SourceFirstPass.
+	SourceRules    = SourceFirstPass
 	SourceModel    = "model"
 	SourceOverride = "override"
 )

@@ -281,7 +281,7 @@ func judgeGit(s *sh, c *cmd) {
 	case "send-email", "daemon", "instaweb", "http-backend", "shell", "upload-pack", "receive-pack":
 		s.esc(Exfiltration, medium, "`"+c.text+"` sends or serves the repository")
 	default:
-		s.esc(Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand triage knows")
+		s.esc(Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -596,7 +596,7 @@ func judgeNpm(s *sh, c *cmd) {
 	case "cache":
 		s.allow("npm cache")
 	default:
-		s.esc(Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand triage knows")
+		s.esc(Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -703,7 +703,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 			return
 		}
 	}
-	s.esc(Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe triage does not read")
+	s.esc(Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe the first pass does not read")
 }
 
 var riskyTargetWords = map[string]bool{
@@ -778,7 +778,7 @@ func (s *sh) packages(c *cmd, specs []string, popular map[string]bool, what stri
 			s.esc(SecurityWeakening, high, "`"+c.text+"` installs the "+what+" "+name+", one typo away from "+near+" (possible typosquat)")
 			continue
 		}
-		s.esc(SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which triage does not know")
+		s.esc(SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which the first pass does not know")
 	}
 	s.allow("installs well-known packages")
 }
@@ -1124,7 +1124,7 @@ func judgePip(s *sh, c *cmd, from int) {
 		}
 		s.esc(SecurityWeakening, medium, "`"+c.text+"` changes pip's configuration")
 	default:
-		s.esc(Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand triage knows")
+		s.esc(Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand the first pass knows")
 	}
 }
 

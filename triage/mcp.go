@@ -186,7 +186,7 @@ func judgeMCP(v *verdict, a *Action, set *rules.Set) {
 		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
 		return
 	}
-	v.add(finding{Escalate, Routine, medium, "`" + c.text + "`: triage does not know what this tool does"})
+	v.add(finding{Escalate, Routine, medium, "`" + c.text + "`: the first pass does not know what this tool does"})
 }
 
 func riskLevel(r string) int {

@@ -152,7 +152,7 @@ func judgeProgram(s *sh, c *cmd) {
 		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
 		return
 	}
-	s.esc(Routine, medium, "`"+c.text+"`: "+c.name+" is not a program triage knows")
+	s.esc(Routine, medium, "`"+c.text+"`: "+c.name+" is not a program the first pass knows")
 }
 
 // classOfRule maps the class prefix of a rules.Dangerous reason.
@@ -982,7 +982,7 @@ func judgeSource(s *sh, c *cmd) {
 		s.allow("source")
 		return
 	}
-	s.esc(Routine, low, "`"+c.text+"` runs a script file whose content triage does not read")
+	s.esc(Routine, low, "`"+c.text+"` runs a script file whose content the first pass does not read")
 }
 
 // judgeShellProgram judges a shell that is not running a -c string (those
