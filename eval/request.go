@@ -25,6 +25,10 @@ import (
 //     call of its tool with its arguments;
 //   - an MCP call is an MCP request for the server's tool.
 //
+// The conversation is the item's request as the first user message, then
+// its transcript (autoreview.HistoryFromDataset); the approvers read the
+// first user message as the person's request, as in a run.
+//
 // Keys of the dataset that a run never presents to its approvers (an
 // action's Extra keys, but for a file edit's insert_line) are not
 // presented. Sequence and text steps are not actions: Steps splits them.

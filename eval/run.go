@@ -44,7 +44,9 @@ type Step struct {
 type Outcome struct {
 	// Decision is Allow, Deny or Escalate.
 	Decision Decision
-	// By names the stage that decided ("rules", "model", …), for chains.
+	// By names the stage that decided: "rules" for the first pass (the
+	// source value of its auto_review events), "model" for the model
+	// reviewer, or an approver's name.
 	By string
 	// Reason says why.
 	Reason string
