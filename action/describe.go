@@ -106,7 +106,7 @@ func generic(call tool.Call, req *boundary.Request) Action {
 	case boundary.Exec:
 		a = shellAction(req.Command, call, args)
 	case boundary.Write:
-		if req.Command != "" {
+		if req.Command != "" || shellShaped(args) {
 			a = shellAction(req.Command, call, args)
 			a.Paths = append([]string(nil), req.Paths...)
 			break
@@ -143,6 +143,18 @@ func generic(call tool.Call, req *boundary.Request) Action {
 		}
 	}
 	return a
+}
+
+// shellShaped reports whether a call's arguments are those of a shell
+// command: a "command" argv (an array of strings, as Codex's shell tool
+// takes) or a "cmd" script. A string "command" is not: editors name their
+// operation so.
+func shellShaped(args map[string]json.RawMessage) bool {
+	var argv []string
+	if raw, ok := args["command"]; ok && json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+		return true
+	}
+	return argString(args, "cmd") != ""
 }
 
 // callArgs decodes a call's arguments into a map; nil when they did not

@@ -6,81 +6,98 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/autoreview"
-	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/triage"
 )
 
-// Rules returns the deterministic reviewer of package triage (SPEC G14)
-// with the exec rules set (nil for none). It never fails.
-func Rules(set *rules.Set) Reviewer {
-	return ReviewerFunc(func(_ context.Context, s Step) (Outcome, error) {
-		v := triage.JudgeIn(s.Action, s.Request, s.Transcript, set)
-		return Outcome{Decision: v.Decision, By: "rules", Reason: v.Reason}, nil
-	})
-}
-
-// Model returns the model reviewer of package autoreview: it reviews the
-// action's JSON against the request and transcript. A denial is Deny; a
-// timeout is Escalate (no decision, and not a denial, SPEC G10); a failure
-// is Deny with Failed set (warden fails closed).
-func Model(r *autoreview.Reviewer) Reviewer {
+// Decider returns the reviewer that puts each step to p, the boundary
+// decider of a run — build it with the constructor `warden run` ships it
+// with (package internal/decider), so that what is measured is what runs.
+// Each step is asked as the approval request of a boundary request
+// (Request), exactly as a run asks it; the answer is read as follows:
+//
+//   - approved: Allow;
+//   - rejected (or terminated, or modified, which a boundary request cannot
+//     be): Deny, with Failed set when the model reviewer failed (warden
+//     fails closed);
+//   - a review that timed out: Escalate (no decision, and not a denial,
+//     SPEC G10);
+//   - no approver decided (the first pass passed the action on and nobody
+//     after it decided; a person is never asked during an evaluation):
+//     Escalate.
+//
+// By names the stage that decided: "rules" for the first pass (the value of
+// the auto_review record's source), "model" for the model reviewer, or the
+// approver's name. The tokens are those of every model call; the latency
+// is the wall time of the whole decision.
+func Decider(p *approval.Policy) Reviewer {
 	return ReviewerFunc(func(ctx context.Context, s Step) (Outcome, error) {
-		history, err := action.History(s.Request, s.Transcript)
+		req, err := Request(s)
 		if err != nil {
-			return Outcome{}, fmt.Errorf("model reviewer: %w", err)
+			return Outcome{}, err
 		}
-		actionJSON, err := s.Action.Marshal(action.MaxString)
+		var recs []approval.Record
+		start := time.Now()
+		out, err := p.Decide(ctx, req, func(r approval.Record) { recs = append(recs, r) })
+		latency := time.Since(start)
 		if err != nil {
-			return Outcome{}, fmt.Errorf("model reviewer: %w", err)
+			return Outcome{}, fmt.Errorf("boundary decider: %w", err)
 		}
-		res, _ := r.Review(ctx, history, actionJSON, nil)
-		out := Outcome{By: "model", Reason: res.Rationale, Latency: res.Latency,
-			InputTokens: res.InputTokens, OutputTokens: res.OutputTokens}
-		switch res.Status {
-		case action.StatusApproved:
-			out.Decision = action.Allow
-		case action.StatusDenied:
-			out.Decision = action.Deny
-		case action.StatusTimedOut:
-			out.Decision, out.Reason = action.Escalate, res.Message
-		default:
-			if ctx.Err() != nil {
-				return Outcome{}, fmt.Errorf("model reviewer: %w", ctx.Err())
+		o := Outcome{Latency: latency}
+		for _, r := range recs {
+			if ar, ok := r.Approval.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+				o.InputTokens += ar.InputTokens
+				o.OutputTokens += ar.OutputTokens
 			}
-			out.Decision, out.Failed, out.Reason = action.Deny, true, res.Error
 		}
-		return out, nil
+		if out.Approver == approval.PolicyName {
+			// Nobody decided: the last approver asked passed it on.
+			o.Decision, o.By, o.Reason = action.Escalate, out.Approver, out.Explanation
+			for i := len(recs) - 1; i >= 0; i-- {
+				if recs[i].Approver != approval.PolicyName {
+					o.By, o.Reason = byOf(recs[i].Approver, recs[i].Approval)
+					break
+				}
+			}
+			return o, nil
+		}
+		o.By, o.Reason = byOf(out.Approver, out.Approval)
+		ar, reviewed := out.Metadata[event.AutoReviewKey].(event.AutoReview)
+		switch {
+		case reviewed && ar.Status == action.StatusAborted:
+			return Outcome{}, fmt.Errorf("boundary decider: review aborted: %w", context.Cause(ctx))
+		case reviewed && ar.Status == action.StatusTimedOut:
+			o.Decision = action.Escalate
+		case out.Decision == approval.Approve:
+			o.Decision = action.Allow
+		default:
+			o.Decision = action.Deny
+			o.Failed = reviewed && ar.Status == action.StatusFailed
+		}
+		return o, nil
 	})
 }
 
-// Chain returns a reviewer that asks first and, when first escalates,
-// then: the outcome of the stage that decided, with the latencies and
-// tokens of both stages added up. It is how warden runs auto-review: the
-// rules first, the model for what they pass on.
-func Chain(first, then Reviewer) Reviewer {
-	return ReviewerFunc(func(ctx context.Context, s Step) (Outcome, error) {
-		a, err := timed(ctx, first, s)
-		if err != nil || a.Decision != action.Escalate {
-			return a, err
-		}
-		b, err := timed(ctx, then, s)
-		if err != nil {
-			return b, err
-		}
-		b.Latency += a.Latency
-		b.InputTokens += a.InputTokens
-		b.OutputTokens += a.OutputTokens
-		return b, nil
-	})
-}
-
-// timed asks r and fills in the latency when r did not.
-func timed(ctx context.Context, r Reviewer, s Step) (Outcome, error) {
-	start := time.Now()
-	o, err := r.Review(ctx, s)
-	if o.Latency == 0 {
-		o.Latency = time.Since(start)
+// byOf names the stage behind an approver's answer, and why it answered:
+// the auto_review record's source and rationale when there is one (the
+// first pass's is "rules"), else the first pass's verdict, else the
+// approver's name and explanation.
+func byOf(approver string, a approval.Approval) (string, string) {
+	if ar, ok := a.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+		return ar.Source, ar.Rationale
 	}
-	return o, err
+	if v, ok := a.Metadata[triage.MetadataKey].(triage.Verdict); ok {
+		return event.SourceFirstPass, v.Reason
+	}
+	return approver, a.Explanation
+}
+
+// PassOn returns the approver that stands in for a person during an
+// evaluation: it passes every request on, since no person answers one.
+// Items it is asked about count as escalated.
+func PassOn() approval.Approver {
+	return approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
+		return approval.Approval{Decision: approval.Escalate, Explanation: "no person answers an evaluation"}, nil
+	})
 }

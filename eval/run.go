@@ -31,7 +31,9 @@ type Outcome struct {
 	// Decision is action.Allow, action.Deny or action.Escalate (passed
 	// on without deciding: to a person, or to a reviewer not measured).
 	Decision action.Decision
-	// By names the stage that decided ("rules", "model", …), for chains.
+	// By names the stage that decided: "rules" for the first pass (the
+	// source value of its auto_review events), "model" for the model
+	// reviewer, or an approver's name.
 	By string
 	// Reason says why.
 	Reason string

@@ -346,9 +346,12 @@ type RunEnd struct {
 
 // The sources of an AutoReview decision.
 const (
-	SourceRules    = "rules"
-	SourceModel    = "model"
-	SourceOverride = "override"
+	// SourceFirstPass is the deterministic first pass (SPEC G14). Its
+	// value, "rules", is a contract of the transcript format: it names
+	// the first pass, not exec rules.
+	SourceFirstPass = "rules"
+	SourceModel     = "model"
+	SourceOverride  = "override"
 )
 
 // AutoReview records one decision on a boundary request by the reviewer

@@ -8,16 +8,15 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
+	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/toolbox"
-	"github.com/wardenhq/warden/triage"
 )
 
 // Options are the run-level settings of `warden run`. Zero values defer to
@@ -254,103 +253,25 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 }
 
 // boundaryPolicy returns who decides requests to cross the sandbox boundary
-// (SPEC G3): a person at the console ("user", the default), the reviewer
-// agent ("auto_review": first the deterministic pass of package triage,
-// which settles clear cases, then, for what it passes on, the model
-// reviewer on opts.AutoReviewModel or else on the run's model, with the
-// policy text resolved from the managed and user configuration, G8, G14),
-// or a list of approvers asked in order like any approval policy (P3): for
-// example [rules, human], the first pass and then a person, without the
-// model.
+// (SPEC G3), built by decider.New — the constructor `warden eval` measures
+// — from the task's approvals_reviewer (or opts'), its exec rules and
+// opts', the run's model and opts.AutoReviewModel.
 func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set, workdir string) (*approval.Policy, error) {
 	who := t.ApprovalsReviewer
-	var err error
 	if opts.ApprovalsReviewer != "" {
+		var err error
 		if who, err = ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
 			return nil, err
 		}
 	}
-	if who, err = CheckApprovalsReviewers(who); err != nil {
-		return nil, err
-	}
-	if len(who) == 1 {
-		switch who[0] {
-		case ReviewerUser:
-			who = []string{ReviewerHuman}
-		case ReviewerAuto:
-			r, spec, err := t.reviewerAgent(opts, spec, m, workdir)
-			if err != nil {
-				return nil, err
-			}
-			return approval.New(approval.Rule{Name: ReviewerAuto, Match: mustMatchAll(), Handler: triage.Approver(set, r),
-				Entry: policy.Entry{Name: ReviewerAuto, Params: map[string]any{"model": spec}}}), nil
-		}
-	}
-	var list []approval.Rule
-	for i, name := range who {
-		entry := policy.Entry{Name: name}
-		var h approval.Approver
-		switch name {
-		case ReviewerAuto:
-			r, spec, err := t.reviewerAgent(opts, spec, m, workdir)
-			if err != nil {
-				return nil, err
-			}
-			// What the model cannot decide (a timeout, a failure) goes to
-			// the next approver of the list.
-			r.PassOnUndecided = i < len(who)-1
-			h, entry.Params = r, map[string]any{"model": spec}
-		case ReviewerRules:
-			// The registered first pass: unclear actions escalate to the
-			// next approver of the list.
-			if files := append(append([]string{}, t.Rules...), opts.Rules...); len(files) > 0 {
-				entry.Params = map[string]any{"rules": files}
-			}
-		case ReviewerUser, ReviewerHuman:
-			entry.Name = ReviewerHuman
-		}
-		if h == nil {
-			if h, err = approval.Build(entry.Name, entry.Params); err != nil {
-				return nil, fmt.Errorf("approvals reviewer: %w", err)
-			}
-		}
-		list = append(list, approval.Rule{Name: entry.Name, Match: mustMatchAll(), Handler: h, Entry: entry})
-	}
-	return approval.New(list...), nil
-}
-
-// reviewerAgent returns the reviewer agent of the run and its model spec:
-// on opts.AutoReviewModel, or else on the run's model m (spec).
-func (t *Task) reviewerAgent(opts Options, spec string, m model.Model, workdir string) (*autoreview.Reviewer, string, error) {
-	var err error
-	if opts.AutoReviewModel != "" {
-		// The reviewer retries within its own timeout (SPEC G10), so its
-		// client does not retry on its own.
-		spec = opts.AutoReviewModel
-		mo, none := opts.ModelOptions, 0
-		mo.MaxRetries = &none
-		if m, err = model.Open(spec, mo); err != nil {
-			return nil, "", fmt.Errorf("auto-review model: %w", err)
-		}
-	}
-	resolved, err := autoreview.ResolvePolicy(autoreview.DefaultPolicySources())
-	if err != nil {
-		return nil, "", fmt.Errorf("auto-review policy: %w", err)
-	}
-	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout,
-		Tools: autoreview.ReadOnlyTools(workdir)}
-	if sh := autoreview.ShellTool(workdir); sh != nil {
-		r.Tools = append(r.Tools, sh)
-	}
-	return r, spec, nil
-}
-
-func mustMatchAll() policy.Matcher {
-	m, err := policy.CompileList([]string{"*"})
-	if err != nil {
-		panic(err)
-	}
-	return m
+	return decider.New(decider.Config{
+		Reviewers: who,
+		RuleFiles: append(append([]string{}, t.Rules...), opts.Rules...),
+		Rules:     set,
+		Model:     m, ModelSpec: spec,
+		ReviewModel: opts.AutoReviewModel, ModelOptions: opts.ModelOptions,
+		Workdir: workdir,
+	})
 }
 
 func absPath(p string) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/sandbox"
@@ -69,54 +70,24 @@ type Task struct {
 	MaxCallsPerMessage int
 }
 
-// The approvals reviewers of SPEC G3, and the first pass's name in a list.
+// The approvals reviewers of SPEC G3, and the first pass's name in a list
+// (see package decider).
 const (
-	ReviewerUser  = "user"
-	ReviewerAuto  = "auto_review"
-	ReviewerRules = "rules"
-	ReviewerHuman = "human"
+	ReviewerUser  = decider.User
+	ReviewerAuto  = decider.AutoReview
+	ReviewerRules = decider.FirstPass
+	ReviewerHuman = decider.Human
 )
 
 // ParseApprovalsReviewer reads an approvals_reviewer value as given on the
 // command line: one name, or a list of names separated by commas (with or
 // without surrounding brackets). "" is ["user"]. Every name must be user,
 // auto_review, rules, human or a registered approver.
-func ParseApprovalsReviewer(s string) ([]string, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		s = s[1 : len(s)-1]
-	}
-	var names []string
-	if strings.TrimSpace(s) != "" {
-		for _, n := range strings.Split(s, ",") {
-			names = append(names, strings.TrimSpace(n))
-		}
-	}
-	return CheckApprovalsReviewers(names)
-}
+func ParseApprovalsReviewer(s string) ([]string, error) { return decider.Parse(s) }
 
 // CheckApprovalsReviewers checks a list of approvals reviewers; an empty
 // list is ["user"].
-func CheckApprovalsReviewers(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return []string{ReviewerUser}, nil
-	}
-	seen := map[string]bool{}
-	for _, n := range names {
-		switch {
-		case n == "":
-			return nil, fmt.Errorf("approvals_reviewer: an empty name")
-		case seen[n]:
-			return nil, fmt.Errorf("approvals_reviewer: %q is listed twice", n)
-		case n == ReviewerUser, n == ReviewerAuto, n == ReviewerRules, n == ReviewerHuman, approval.Registered(n):
-		default:
-			return nil, fmt.Errorf("approvals_reviewer %q: want %q, %q, a list of approvers such as [%s, %s, %s], or a registered approver (%s)",
-				n, ReviewerUser, ReviewerAuto, ReviewerRules, ReviewerAuto, ReviewerHuman, strings.Join(approval.Names(), ", "))
-		}
-		seen[n] = true
-	}
-	return names, nil
-}
+func CheckApprovalsReviewers(names []string) ([]string, error) { return decider.Check(names) }
 
 // SubAgent is an entry of the agents: map.
 type SubAgent struct {

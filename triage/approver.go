@@ -14,14 +14,14 @@ import (
 )
 
 // MetadataKey is the key of the Verdict in the metadata of the approvals
-// the rules approver returns.
+// the first pass's approver returns.
 const MetadataKey = "triage"
 
 // NoReviewerMessage starts the explanation of a rejection when an action
 // is unclear and no reviewer is configured to decide it.
-const NoReviewerMessage = "No reviewer is configured to decide actions that warden's rules find unclear, so this one was not run"
+const NoReviewerMessage = "No reviewer is configured to decide actions that the first pass finds unclear, so this one was not run"
 
-// approver is the rules approver.
+// approver is the first pass as an approver (registered as "rules").
 type approver struct {
 	set  *rules.Set
 	next approval.Approver
@@ -58,18 +58,18 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
 		meta[event.AutoReviewKey] = event.AutoReview{
 			Action: actionJSON, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
-			Source: event.SourceRules, LatencyMS: time.Since(start).Milliseconds(),
+			Source: event.SourceFirstPass, LatencyMS: time.Since(start).Milliseconds(),
 		}
 		return meta
 	}
 	switch v.Decision {
 	case action.Allow:
-		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(action.StatusApproved)}, nil
+		return approval.Approval{Decision: approval.Approve, Explanation: "first pass: " + v.Reason, Metadata: record(action.StatusApproved)}, nil
 	case action.Deny:
 		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(action.StatusDenied)}, nil
 	}
 	if p.passOn {
-		return approval.Approval{Decision: approval.Escalate, Explanation: "warden's rules pass this on: " + v.Reason, Metadata: meta}, nil
+		return approval.Approval{Decision: approval.Escalate, Explanation: "the first pass passes this on: " + v.Reason, Metadata: meta}, nil
 	}
 	if p.next == nil {
 		return approval.Approval{Decision: approval.Reject, Metadata: meta,
@@ -77,7 +77,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 	}
 	out, err := p.next.Approve(ctx, req)
 	if err != nil {
-		return out, fmt.Errorf("after warden's rules passed the action on: %w", err)
+		return out, fmt.Errorf("after the first pass passed the action on: %w", err)
 	}
 	if out.Metadata == nil {
 		out.Metadata = map[string]any{}
@@ -92,18 +92,25 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 	return out, nil
 }
 
-// DenialMessage is what the agent receives when the rules deny an action:
+// DenialMessage is what the agent receives when the first pass denies an
+// action:
 // the class, the reason and the instruction of SPEC G9.
 func DenialMessage(v Verdict) string {
-	return "warden's rules denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + string(v.Risk) + "): " +
+	return "warden's first pass denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + string(v.Risk) + "): " +
 		v.Reason + "\n\n" + autoreview.DenialInstruction
 }
 
+// ApproverName is the name of the first pass in the approver registry
+// (SPEC P3), in approvals_reviewer lists and in `warden eval --reviewer`:
+// "rules", a contract kept although the component is called the first
+// pass.
+const ApproverName = "rules"
+
 func init() {
-	approval.Register("rules", factory)
+	approval.Register(ApproverName, factory)
 }
 
-// factory builds the "rules" approver of policy files: parameter rules, a
+// factory builds the first pass as the "rules" approver of policy files: parameter rules, a
 // rules file or a list of them (Codex .rules or YAML; directories load
 // every rules file in them). Unclear actions escalate to the policy's next
 // approver.

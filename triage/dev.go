@@ -282,7 +282,7 @@ func judgeGit(s *sh, c *cmd) {
 	case "send-email", "daemon", "instaweb", "http-backend", "shell", "upload-pack", "receive-pack":
 		s.esc(action.Exfiltration, medium, "`"+c.text+"` sends or serves the repository")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -597,7 +597,7 @@ func judgeNpm(s *sh, c *cmd) {
 	case "cache":
 		s.allow("npm cache")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -704,7 +704,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 			return
 		}
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe triage does not read")
+	s.esc(action.Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe the first pass does not read")
 }
 
 var riskyTargetWords = map[string]bool{
@@ -779,7 +779,7 @@ func (s *sh) packages(c *cmd, specs []string, popular map[string]bool, what stri
 			s.esc(action.SecurityWeakening, high, "`"+c.text+"` installs the "+what+" "+name+", one typo away from "+near+" (possible typosquat)")
 			continue
 		}
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which triage does not know")
+		s.esc(action.SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which the first pass does not know")
 	}
 	s.allow("installs well-known packages")
 }
@@ -1125,7 +1125,7 @@ func judgePip(s *sh, c *cmd, from int) {
 		}
 		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes pip's configuration")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand the first pass knows")
 	}
 }
 

@@ -87,7 +87,7 @@ func judgeDocker(s *sh, c *cmd) {
 	case "push", "image push", "compose push", "buildx imagetools":
 		s.esc(action.Exfiltration, low, "`"+c.text+"` publishes an image")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -409,7 +409,7 @@ func judgeSQLText(sql string) finding {
 		case sqlWrite.MatchString(stmt):
 			return finding{action.Escalate, action.Routine, medium, "changes the database: " + shorten(stmt, 80)}
 		default:
-			return finding{action.Escalate, action.Routine, low, "runs SQL triage does not recognise: " + shorten(stmt, 80)}
+			return finding{action.Escalate, action.Routine, low, "runs SQL the first pass does not recognise: " + shorten(stmt, 80)}
 		}
 	}
 	return finding{action.Allow, action.Routine, low, "reads the database"}
@@ -461,7 +461,7 @@ func judgeSQL(s *sh, c *cmd) {
 	}
 	if len(sqls) == 0 {
 		if c.sc.Pipeline > 0 || c.name == "sqlite3" {
-			s.esc(action.Routine, low, "`"+c.text+"` runs SQL triage cannot see")
+			s.esc(action.Routine, low, "`"+c.text+"` runs SQL the first pass cannot see")
 			return
 		}
 		s.esc(action.Routine, low, "`"+c.text+"` opens an interactive database session")
@@ -516,7 +516,7 @@ func judgeOpenssl(s *sh, c *cmd) {
 		}
 		s.esc(action.CredentialProbing, low, "`"+c.text+"` encrypts or decrypts data")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: openssl "+v+" is not a command triage knows")
+		s.esc(action.Routine, low, "`"+c.text+"`: openssl "+v+" is not a command the first pass knows")
 	}
 }
 

@@ -187,7 +187,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
 		return
 	}
-	v.add(finding{action.Escalate, action.Routine, medium, "`" + c.text + "`: triage does not know what this tool does"})
+	v.add(finding{action.Escalate, action.Routine, medium, "`" + c.text + "`: the first pass does not know what this tool does"})
 }
 
 // riskLevel returns r as a number; medium when r is not a risk level.

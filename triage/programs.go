@@ -153,7 +153,7 @@ func judgeProgram(s *sh, c *cmd) {
 		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
 		return
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"`: "+c.name+" is not a program triage knows")
+	s.esc(action.Routine, medium, "`"+c.text+"`: "+c.name+" is not a program the first pass knows")
 }
 
 // classOfRule maps the class prefix of a rules.Dangerous reason.
@@ -983,7 +983,7 @@ func judgeSource(s *sh, c *cmd) {
 		s.allow("source")
 		return
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` runs a script file whose content triage does not read")
+	s.esc(action.Routine, low, "`"+c.text+"` runs a script file whose content the first pass does not read")
 }
 
 // judgeShellProgram judges a shell that is not running a -c string (those

@@ -40,6 +40,13 @@
 // repeating instructions found in tool output), never the reverse.
 // Approver wraps JudgeIn as an approval.Approver, and the package registers
 // it as the approver "rules".
+//
+// One component, one name: this is the first pass, in code, messages and
+// documentation. Where a name is a contract it stays "rules" and names the
+// first pass: the registered approver (ApproverName), the approvals_reviewer
+// and `warden eval --reviewer` value, and the source of its auto_review
+// events (event.SourceFirstPass). Exec rules (package rules, --rules files)
+// are another thing, which the first pass reads.
 package triage
 
 import (

@@ -9,27 +9,34 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/wardenhq/warden/autoreview"
+	"slices"
+	"strings"
+
 	"github.com/wardenhq/warden/eval"
+	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/model"
-	"github.com/wardenhq/warden/rules"
 )
 
-const evalUsage = "usage: warden eval --reviewer rules|auto_review [--model M] [--rules FILE]... [--json OUT] [--concurrency N] DATASET.jsonl...\n"
+const evalUsage = "usage: warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT] [--concurrency N] DATASET.jsonl...\n"
 
-// evalCmd measures a reviewer on labelled datasets (SPEC V2): rules is the
-// deterministic first pass alone; auto_review is that pass with the model
-// reviewer deciding what it passes on. It prints a table and writes the
-// JSON report to --json ("-" for standard output). Exit codes: 0 done, 2
-// usage or dataset error, 1 the run failed (a reviewer error).
+// evalCmd measures the boundary decider `warden run` ships on labelled
+// datasets (SPEC V2), built by the same constructor (package
+// internal/decider) from --reviewer, which takes the values of
+// approvals_reviewer: rules is the first pass alone; auto_review is the
+// first pass with the model reviewer deciding what it passes on; a list
+// such as rules,auto_review names approvers asked in order. A person in
+// the list (user, human) never answers: what reaches them counts as
+// escalated. It prints a table and writes the JSON report to --json ("-"
+// for standard output). Exit codes: 0 done, 2 usage or dataset error, 1
+// the run failed (a reviewer error).
 func evalCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warden eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		reviewer    = fs.String("reviewer", "rules", "reviewer to measure: rules or auto_review")
+		reviewer    = fs.String("reviewer", "rules", "approvals reviewer to measure: rules, auto_review or a list such as rules,auto_review")
 		modelSpec   = fs.String("model", "", "model of auto_review: openai/NAME, anthropic/NAME or scripted:PATH")
 		jsonOut     = fs.String("json", "", "write the JSON report to this file (- for standard output)")
-		concurrency = fs.Int("concurrency", 0, "items reviewed at once (default 1 for rules, 4 for auto_review)")
+		concurrency = fs.Int("concurrency", 0, "items reviewed at once (default 1 for rules, 4 with auto_review)")
 		opts        model.Options
 		ruleFiles   stringList
 	)
@@ -41,14 +48,19 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, evalUsage)
 		return exitUsage
 	}
+	var who []string
+	if strings.TrimSpace(*reviewer) != "" {
+		who, err = decider.Parse(*reviewer)
+	}
+	withModel := slices.Contains(who, decider.AutoReview)
 	switch {
-	case *reviewer != "rules" && *reviewer != "auto_review":
-		fmt.Fprintf(stderr, "warden eval: --reviewer %q: want rules or auto_review\n%s", *reviewer, evalUsage)
+	case who == nil || err != nil:
+		fmt.Fprintf(stderr, "warden eval: --reviewer %q: want rules, auto_review or a list of approvers such as rules,auto_review\n%s", *reviewer, evalUsage)
 		return exitUsage
-	case *reviewer == "auto_review" && *modelSpec == "":
-		fmt.Fprintf(stderr, "warden eval: --reviewer auto_review needs --model\n%s", evalUsage)
+	case withModel && *modelSpec == "":
+		fmt.Fprintf(stderr, "warden eval: --reviewer %s needs --model\n%s", *reviewer, evalUsage)
 		return exitUsage
-	case *reviewer == "rules" && *modelSpec != "":
+	case !withModel && *modelSpec != "":
 		fmt.Fprintf(stderr, "warden eval: --model is for --reviewer auto_review\n%s", evalUsage)
 		return exitUsage
 	case len(files) == 0:
@@ -59,13 +71,6 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	set := &rules.Set{}
-	if len(ruleFiles) > 0 {
-		if set, err = rules.Load(ruleFiles...); err != nil {
-			fmt.Fprintf(stderr, "warden eval: %v\n", err)
-			return exitUsage
-		}
-	}
 	var items []eval.Item
 	for _, f := range files {
 		its, err := eval.ReadFile(f)
@@ -75,16 +80,25 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		items = append(items, its...)
 	}
-
-	r := eval.Rules(set)
+	// The reviewer agent's read-only tools see an empty workspace: the
+	// items' own workspaces are not on this machine.
+	workdir, err := os.MkdirTemp("", "warden-eval-")
+	if err != nil {
+		fmt.Fprintf(stderr, "warden eval: %v\n", err)
+		return exitError
+	}
+	defer os.RemoveAll(workdir)
+	p, err := decider.New(decider.Config{
+		Reviewers: who, RuleFiles: ruleFiles,
+		ReviewModel: *modelSpec, ModelOptions: opts,
+		Workdir: workdir, Person: eval.PassOn(),
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "warden eval: %v\n", err)
+		return exitUsage
+	}
 	n := 1
-	if *reviewer == "auto_review" {
-		m, err := model.Open(*modelSpec, opts)
-		if err != nil {
-			fmt.Fprintf(stderr, "warden eval: %v\n", err)
-			return exitUsage
-		}
-		r = eval.Chain(r, eval.Model(&autoreview.Reviewer{Model: m}))
+	if withModel {
 		n = 4
 	}
 	if *concurrency > 0 {
@@ -93,13 +107,13 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	results, err := eval.Run(ctx, r, items, eval.Options{Concurrency: n})
+	results, err := eval.Run(ctx, eval.Decider(p), items, eval.Options{Concurrency: n})
 	if err != nil {
 		fmt.Fprintf(stderr, "warden eval: %v\n", err)
 		return exitError
 	}
-	report := eval.NewReport(*reviewer, results)
-	if *reviewer == "auto_review" {
+	report := eval.NewReport(strings.Join(who, ","), results)
+	if withModel {
 		report.Model = *modelSpec
 	}
 	if err := eval.WriteTable(stdout, report); err != nil {

@@ -158,8 +158,8 @@ func TestV2_EvalRulesFile(t *testing.T) {
 	}
 }
 
-// TestV2_EvalAutoReview runs the rules with the model reviewer behind them
-// against a fake OpenAI-compatible server: only what the rules pass on
+// TestV2_EvalAutoReview runs the first pass with the model reviewer behind
+// it against a fake OpenAI-compatible server: only what the first pass passes on
 // reaches the model.
 func TestV2_EvalAutoReview(t *testing.T) {
 	var calls atomic.Int32
