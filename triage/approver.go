@@ -37,7 +37,8 @@ type approver struct {
 // next nil, an unclear action is rejected with a message saying that no
 // reviewer is configured to decide it (headless and fail-closed). The
 // Verdict is in each approval's metadata under MetadataKey, next to
-// next's own metadata.
+// next's own metadata; an allow or a deny is recorded as the approval's
+// AutoReview (an escalation leaves next's, or none).
 func Approver(set *rules.Set, next approval.Approver) approval.Approver {
 	return &approver{set: set, next: next}
 }
@@ -53,19 +54,18 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 		v = Judge(a, p.set)
 	}
 	meta := map[string]any{MetadataKey: v}
-	record := func(status string) map[string]any {
+	record := func(status string) *event.AutoReview {
 		action, _ := autoreview.ActionJSON(req.Boundary, req.Call)
-		meta[event.AutoReviewKey] = event.AutoReview{
+		return &event.AutoReview{
 			Action: action, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
 			Source: event.SourceRules, LatencyMS: time.Since(start).Milliseconds(),
 		}
-		return meta
 	}
 	switch v.Decision {
 	case Allow:
-		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: record(event.ReviewApproved)}, nil
+		return approval.Approval{Decision: approval.Approve, Explanation: "warden's rules: " + v.Reason, Metadata: meta, AutoReview: record(event.ReviewApproved)}, nil
 	case Deny:
-		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(event.ReviewDenied)}, nil
+		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: meta, AutoReview: record(event.ReviewDenied)}, nil
 	}
 	if p.passOn {
 		return approval.Approval{Decision: approval.Escalate, Explanation: "warden's rules pass this on: " + v.Reason, Metadata: meta}, nil

@@ -1,4 +1,4 @@
-package agent
+package gate
 
 import (
 	"bytes"
@@ -142,10 +142,10 @@ func (l *denialLog) take(action []byte) (grant, bool) {
 
 // Denials returns the run's latest auto-review denials, oldest first (at
 // most MaxDenials).
-func (r *Run) Denials() []Denial {
-	r.denials.mu.Lock()
-	defer r.denials.mu.Unlock()
-	return append([]Denial(nil), r.denials.denials...)
+func (g *Gate) Denials() []Denial {
+	g.denials.mu.Lock()
+	defer g.denials.mu.Unlock()
+	return append([]Denial(nil), g.denials.denials...)
 }
 
 // Override lets the agent retry, once, exactly the action of the denial
@@ -155,50 +155,50 @@ func (r *Run) Denials() []Denial {
 // person may call it. The retry is still reviewed, and the reviewer sees the
 // person's approval as a trusted marker; it may deny again where its policy
 // says a denial cannot be overridden. by and note say who approved and why.
-func (r *Run) Override(id, by, note string) error {
-	l := &r.denials
+func (g *Gate) Override(id, by, note string) error {
+	l := &g.denials
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, d := range l.denials {
 		if d.ID != id {
 			continue
 		}
-		o, err := NewOverride(r.Sealer, r.runID(), d, by, note)
+		o, err := NewOverride(g.Sealer, g.runID(), d, by, note)
 		if err != nil {
 			return err
 		}
-		g := grant{denial: d, by: by, note: note, nonce: o.Nonce}
-		l.grants = append(l.grants, g)
-		l.notes = append(l.notes, personNote(g))
-		r.Events.Emit(o)
+		gr := grant{denial: d, by: by, note: note, nonce: o.Nonce}
+		l.grants = append(l.grants, gr)
+		l.notes = append(l.notes, personNote(gr))
+		g.Events.Emit(o)
 		return nil
 	}
 	return fmt.Errorf("no denial %q among the run's last %d", id, MaxDenials)
 }
 
-// used records that the grant g was taken, so that no resume grants it
+// used records that the grant gr was taken, so that no resume grants it
 // again.
-func (r *Run) used(rec *event.Recorder, g grant) {
-	u := event.OverrideUsed{DenialID: g.denial.ID, Nonce: g.nonce}
-	if r.Sealer != nil {
-		u.MAC = r.Sealer.Sum(usedParts(r.runID(), u.DenialID, u.Nonce)...)
+func (g *Gate) used(rec *event.Recorder, gr grant) {
+	u := event.OverrideUsed{DenialID: gr.denial.ID, Nonce: gr.nonce}
+	if g.Sealer != nil {
+		u.MAC = g.Sealer.Sum(usedParts(g.runID(), u.DenialID, u.Nonce)...)
 	}
 	rec.Emit(u)
 }
 
 // takeNotes returns, and clears, the notes overrides left for the agent.
-func (r *Run) takeNotes() []chat.Message {
-	r.denials.mu.Lock()
-	defer r.denials.mu.Unlock()
-	n := r.denials.notes
-	r.denials.notes = nil
+func (g *Gate) takeNotes() []chat.Message {
+	g.denials.mu.Lock()
+	defer g.denials.mu.Unlock()
+	n := g.denials.notes
+	g.denials.notes = nil
 	return n
 }
 
 // withNotes puts the notes overrides left for the agent before the last
 // message of input, the person's new request.
-func (r *Run) withNotes(input []chat.Message) []chat.Message {
-	notes := r.takeNotes()
+func (g *Gate) withNotes(input []chat.Message) []chat.Message {
+	notes := g.takeNotes()
 	if len(notes) == 0 || len(input) == 0 {
 		return input
 	}
@@ -329,10 +329,10 @@ func (l *Ledger) FindDenial(id string) (Denial, bool) {
 	return Denial{}, false
 }
 
-// Restore gives a resumed run the denial log of l: its latest denials, the
+// Restore gives the gate of a resumed run the denial log of l: its latest denials, the
 // overrides not used yet and the numbering of further denials.
-func (r *Run) Restore(l *Ledger) {
-	dl := &r.denials
+func (g *Gate) Restore(l *Ledger) {
+	dl := &g.denials
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	dl.denials = append([]Denial(nil), l.denials...)
