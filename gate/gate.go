@@ -129,7 +129,8 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 // StartTurn implements agent.TurnHook: the breaker's state clears (SPEC
 // G11), the person's request that starts the turn is authenticated as
 // theirs (G15), and the notes of the overrides granted since the last turn
-// are put before that request (G12).
+// are put before that request (G12). Next, when it is a TurnHook too, is
+// told after.
 func (g *Gate) StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Message {
 	if g == nil {
 		return input
@@ -138,7 +139,11 @@ func (g *Gate) StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Messa
 	if ts != nil && g.Sealer != nil {
 		ts.MAC = g.Sealer.Sum(turnParts(g.runID(), ts.Input)...)
 	}
-	return g.withNotes(input)
+	input = g.withNotes(input)
+	if h, ok := g.Next.(agent.TurnHook); ok {
+		input = h.StartTurn(ts, input)
+	}
+	return input
 }
 
 // runID returns the run's id: RunID, or the recorder's.

@@ -45,12 +45,12 @@ type Sealer interface {
 func FileSealer(path string) (Sealer, error) {
 	k, err := seal.LoadOrCreate(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("warden's key: %w", err)
 	}
 	return k, nil
 }
 
-// errNoSealer is the error of an override asked of a run without a Sealer.
+// errNoSealer is the error of an override asked of a gate without a Sealer.
 var errNoSealer = errors.New("overrides need warden's key (the run has no Sealer)")
 
 // The domains of the MACs, so that no record passes for another kind.
@@ -86,7 +86,7 @@ func NewOverride(s Sealer, runID string, d Denial, by, note string) (event.Overr
 	}
 	nonce, err := seal.Nonce()
 	if err != nil {
-		return event.Override{}, err
+		return event.Override{}, fmt.Errorf("override of %s: %w", d.ID, err)
 	}
 	o := event.Override{DenialID: d.ID, By: by, Note: note, Action: d.Action, Nonce: nonce}
 	if o.MAC = s.Sum(overrideParts(runID, o)...); o.MAC == "" {
@@ -149,10 +149,10 @@ func (g *Gate) Denials() []Denial {
 }
 
 // Override lets the agent retry, once, exactly the action of the denial
-// id, in the same context (SPEC G12): it records the override, authenticated
-// with the run's Sealer, and tells the agent in its next turn, in a message
-// from the person. It is the person's channel: only code acting for a
-// person may call it. The retry is still reviewed, and the reviewer sees the
+// id, in the same context (SPEC G12): it records the override on Events,
+// authenticated with the Sealer, and tells the agent in its next turn, in a
+// message from the person. It is the person's channel: only code acting for
+// a person may call it. The retry is still reviewed, and the reviewer sees the
 // person's approval as a trusted marker; it may deny again where its policy
 // says a denial cannot be overridden. by and note say who approved and why.
 func (g *Gate) Override(id, by, note string) error {
@@ -329,8 +329,8 @@ func (l *Ledger) FindDenial(id string) (Denial, bool) {
 	return Denial{}, false
 }
 
-// Restore gives the gate of a resumed run the denial log of l: its latest denials, the
-// overrides not used yet and the numbering of further denials.
+// Restore gives the gate of a resumed run the denial log of l: its latest
+// denials, the overrides not used yet and the numbering of further denials.
 func (g *Gate) Restore(l *Ledger) {
 	dl := &g.denials
 	dl.mu.Lock()
