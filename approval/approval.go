@@ -82,11 +82,11 @@ type Approval struct {
 	Metadata    map[string]any
 	// AutoReview is the record of the review an approver of boundary
 	// requests made (the first pass, the reviewer agent), for the
-	// transcript (SPEC G13): a typed value, so that no approver can pass
-	// off something else under a metadata key. Nil when the approver did
-	// not review the action (a person, an escalation). Its CallID and
-	// DenialID are left for the run's boundary approver, which records it
-	// as an auto_review event of the call.
+	// transcript (SPEC G13): a typed value rather than metadata under a
+	// string key, so the recording side needs neither. Nil when the
+	// approver did not review the action (a person, an escalation). Its
+	// CallID and DenialID are left for the run's boundary approver, which
+	// records it as an auto_review event of the call.
 	AutoReview *event.AutoReview
 }
 
