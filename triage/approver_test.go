@@ -12,9 +12,9 @@ import (
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
-	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/triage"
 )
 
