@@ -18,6 +18,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -70,6 +71,9 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 	if g == nil || g.Next == nil {
 		return agent.BoundaryOutcome{Outcome: approval.Outcome{Approval: approval.Approval{
 			Decision: approval.Reject, Explanation: agent.NoBoundaryApprover}}}, nil
+	}
+	if req == nil || req.Request == nil {
+		return agent.BoundaryOutcome{}, errors.New("gate: a boundary request without its approval request")
 	}
 	areq := req.Request
 	var granted *grant
