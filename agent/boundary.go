@@ -4,22 +4,106 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/tool"
 )
 
+// A BoundaryApprover decides the requests to cross the sandbox boundary
+// that a run's tools make while they run (SPEC G2, G3). The run puts each
+// one to it as an approval request of the call that made it; BoundaryPolicy
+// makes an approval policy one, and a middleware (package gate keeps the
+// denial log, the overrides and the circuit breaker) wraps another. An
+// error ends the run (SPEC A7): it never counts as an approval.
+type BoundaryApprover interface {
+	ApproveBoundary(ctx context.Context, req *BoundaryRequest) (BoundaryOutcome, error)
+}
+
+// BoundaryFunc adapts a function to the BoundaryApprover interface.
+type BoundaryFunc func(ctx context.Context, req *BoundaryRequest) (BoundaryOutcome, error)
+
+// ApproveBoundary calls f.
+func (f BoundaryFunc) ApproveBoundary(ctx context.Context, req *BoundaryRequest) (BoundaryOutcome, error) {
+	return f(ctx, req)
+}
+
+// BoundaryRequest is one request to cross the sandbox boundary, as the run
+// puts it to its BoundaryApprover.
+type BoundaryRequest struct {
+	// Request is what the approvers see: the call that made the request,
+	// its conversation, and the boundary request itself (Request.Boundary).
+	Request *approval.Request
+	// Events records in the transcript, in the span of the call's agent:
+	// what a boundary approver records of its own (auto-review records,
+	// warnings) goes there.
+	Events *event.Recorder
+	// Record records one approver's answer as an approval event of the
+	// call. Pass it on (wrapped, if need be) to every approver asked,
+	// escalations included, as approval.Policy.Decide does; nil records
+	// nothing.
+	Record func(approval.Record)
+}
+
+// BoundaryOutcome is a boundary approver's decision on one request.
+type BoundaryOutcome struct {
+	approval.Outcome
+	// Interrupt, when set, ends the turn once the call returns, with a
+	// limit of type event.LimitInterrupt (SPEC G11); the decision still
+	// reaches the tool.
+	Interrupt *Interrupt
+}
+
+// Interrupt says who interrupts a turn at a boundary request, and why.
+type Interrupt struct {
+	// By names what interrupted the turn, for the model: "the circuit
+	// breaker". It never carries an approver's explanation.
+	By string
+	// Message says why, for the limit recorded in the transcript.
+	Message string
+}
+
+// A TurnHook is told when a turn of the run starts. A boundary approver
+// that keeps state per turn (SPEC G11) or has something to tell the agent
+// when a turn starts (G12) implements it; Run.Execute calls StartTurn on
+// its Boundary before the turn_start event is recorded. ts is that event,
+// which the hook may complete (authenticate it as the person's request, for
+// example); it is nil when the turn does not start with a request of the
+// person. StartTurn returns the conversation the turn starts from: input,
+// with whatever the hook must tell the agent.
+type TurnHook interface {
+	StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Message
+}
+
+// NoBoundaryApprover is the explanation of a boundary request denied
+// because the run has no approver for them.
+const NoBoundaryApprover = "no approver for boundary requests is configured: denied"
+
+// BoundaryPolicy makes an approval policy a BoundaryApprover: each boundary
+// request is put to the policy's approvers as an approval request, and
+// every answer is recorded. A policy with no approvers makes no approver
+// (nil): the run then denies every boundary request, failing closed,
+// where an approval policy with no approvers would let a call run.
+func BoundaryPolicy(p *approval.Policy) BoundaryApprover {
+	if p.Len() == 0 {
+		return nil
+	}
+	return BoundaryFunc(func(ctx context.Context, req *BoundaryRequest) (BoundaryOutcome, error) {
+		out, err := p.Decide(ctx, req.Request, req.Record)
+		if err != nil {
+			return BoundaryOutcome{}, fmt.Errorf("boundary policy: %w", err)
+		}
+		return BoundaryOutcome{Outcome: out}, nil
+	})
+}
+
 // boundaryDecider sends the boundary requests a call makes while it runs to
-// the run's Boundary policy, recording each decision as an approval event
-// of that call (SPEC G2, G3). A terminate, or a failure of an approver, is
-// kept and ends the run once the tool returns: a tool cannot be trusted to
-// pass either on.
+// the run's Boundary approver, recording each answer as an approval event
+// of that call (SPEC G2, G3). A terminate, an interrupt, or a failure of an
+// approver, is kept and ends the run once the tool returns: a tool cannot be
+// trusted to pass either on.
 type boundaryDecider struct {
 	run   *Run
 	sc    scope
@@ -29,39 +113,26 @@ type boundaryDecider struct {
 	order tool.Order // of the call's tool (SPEC P2)
 	mu    sync.Mutex
 	limit *LimitError
+	by    string // who interrupted the turn, for an interrupt limit
 	fatal error
 }
 
 // Decide implements boundary.Decider.
 func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (boundary.Decision, error) {
-	p := d.run.Boundary
-	if p.Len() == 0 {
-		return boundary.Decision{Explanation: "no approver for boundary requests is configured: denied"}, nil
-	}
-	var granted *grant
-	if actionJSON, err := action.JSON(d.tool, d.call, req); err == nil {
-		if g, ok := d.run.denials.take(actionJSON); ok {
-			granted = &g
-			d.run.used(d.sc.rec, g) // single use, across resumes too
-			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: g.denial.ID, By: g.by, Note: g.note, Action: g.denial.Action})
-		}
+	b := d.run.Boundary
+	if b == nil {
+		return boundary.Decision{Explanation: NoBoundaryApprover}, nil
 	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
 	areq := &approval.Request{Message: last.Content, Call: d.call, Tool: d.tool, View: view, Order: d.order, History: d.msgs, Boundary: req}
-	var reviews []event.AutoReview // of every approver asked, escalations included
-	out, err := p.Decide(ctx, areq, func(rec approval.Record) {
+	out, err := b.ApproveBoundary(ctx, &BoundaryRequest{Request: areq, Events: d.sc.rec, Record: func(rec approval.Record) {
 		d.sc.rec.Emit(event.Approval{
 			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,
 			Decision: string(rec.Approval.Decision), Modified: rec.Approval.Modified,
 			Explanation: rec.Approval.Explanation, Chain: rec.Chain, Boundary: req,
 		})
-		if ar, ok := rec.Approval.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
-			d.mu.Lock()
-			reviews = append(reviews, ar)
-			d.mu.Unlock()
-		}
-	})
+	}})
 	if err != nil {
 		if ctx.Err() == nil {
 			d.mu.Lock()
@@ -70,33 +141,10 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		}
 		return boundary.Decision{Explanation: "the approver failed: " + err.Error()}, err
 	}
-	d.mu.Lock()
-	if len(reviews) == 0 {
-		if ar, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
-			reviews = append(reviews, ar)
-		}
-	}
-	d.mu.Unlock()
-	for _, ar := range reviews {
-		ar.CallID = d.call.ID
-		if granted != nil {
-			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID
-		}
-		if ar.Status == action.StatusDenied {
-			den := d.run.denials.add(d.run.runID(), Denial{CallID: d.call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
-			ar.DenialID = den.ID
-			if d.run.Sealer != nil {
-				ar.MAC = denialMAC(d.run.Sealer, d.run.runID(), den)
-			}
-		}
-		d.sc.rec.Emit(ar)
-		if trip, why := d.run.Breaker.Record(ar.Status == action.StatusDenied); trip {
-			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"
-			d.sc.rec.Emit(event.Warning{Message: msg})
-			d.mu.Lock()
-			d.limit = &LimitError{Type: event.LimitInterrupt, Message: msg}
-			d.mu.Unlock()
-		}
+	if in := out.Interrupt; in != nil {
+		d.mu.Lock()
+		d.limit, d.by = &LimitError{Type: event.LimitInterrupt, Message: in.Message}, in.By
+		d.mu.Unlock()
 	}
 	dec := boundary.Decision{Explanation: out.Explanation, By: out.Approver}
 	switch out.Decision {
@@ -113,15 +161,22 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	return dec, nil
 }
 
-// stop returns the error that must end the run after the tool returned.
-func (d *boundaryDecider) stop() error {
+// stop returns the error that must end the run after the tool returned,
+// and why, for the model, without any approver's explanation.
+func (d *boundaryDecider) stop() (why string, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.fatal != nil {
-		return &RunError{Err: fmt.Errorf("boundary request of call %s: %w", d.call.ID, d.fatal)}
+	switch {
+	case d.fatal != nil:
+		return "the approver of a boundary request of this call failed", &RunError{Err: fmt.Errorf("boundary request of call %s: %w", d.call.ID, d.fatal)}
+	case d.limit == nil:
+		return "", nil
+	case d.limit.Type == event.LimitInterrupt:
+		by := d.by
+		if by == "" {
+			by = "the boundary approver"
+		}
+		return by + " interrupted the turn at a boundary request of this call", d.limit
 	}
-	if d.limit != nil {
-		return d.limit
-	}
-	return nil
+	return "an approver terminated the run at a boundary request of this call", d.limit
 }

@@ -50,7 +50,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			seen = nil
 			r, s := newRun(&script{turns: []chat.Message{turn("writing", tc("c1", "write", `{}`))}})
-			r.Boundary = tt.boundary
+			r.Boundary = BoundaryPolicy(tt.boundary)
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 			must(t, res, tt.wantStatus)
 			te := s.tools()
@@ -81,7 +81,7 @@ func TestG2_BoundaryApproverFailureEndsTheRun(t *testing.T) {
 		return "went ahead", nil
 	}}
 	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("never")}})
-	r.Boundary = approval.New(arule(t, "flaky", failing, "*"))
+	r.Boundary = BoundaryPolicy(approval.New(arule(t, "flaky", failing, "*")))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{careless}}, user("go"))
 	must(t, res, event.StatusError)
 	if !strings.Contains(res.Err.Error(), "reviewer unreachable") {

@@ -33,7 +33,7 @@ func TestG4_ApproversSeeTheToolsOwnDescription(t *testing.T) {
 	r, _ := newRun(&script{turns: []chat.Message{
 		turn("", tc("c1", "bash", `{"cmd":"touch x","sandbox_permissions":"require_escalated","justification":"needs it"}`)),
 	}})
-	r.Boundary = approval.New(arule(t, "judge", judge, "*"))
+	r.Boundary = BoundaryPolicy(approval.New(arule(t, "judge", judge, "*")))
 	// The call itself, before it runs, is described the same way.
 	r.Approval = approval.New(arule(t, "spy", approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		b, err := action.JSON(req.Tool, req.Call, nil)

@@ -224,13 +224,13 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	// Execution (SPEC L2–L4).
 	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, tool: t, order: tool.OrderOf(t)}
 	output, runErr := r.runTool(boundary.WithDecider(ctx, bd), sc, msgs, t, executed)
-	if err := bd.stop(); err != nil {
+	if why, err := bd.stop(); err != nil {
 		res := tool.Result{Content: output}
 		if runErr != nil {
 			res = tool.Result{Error: tool.AsError(runErr)}
 		}
 		r.recordTool(sc, call, modified, res, nil)
-		return r.withhold(sc, call, event.WithheldBoundary, stoppedAt(boundaryWhy(err))), err
+		return r.withhold(sc, call, event.WithheldBoundary, stoppedAt(why)), err
 	}
 	var fatal *RunError
 	var limit *LimitError
@@ -328,19 +328,6 @@ func stoppedAt(why string) *tool.Error {
 // not reviewed because the run stopped at another call.
 func notReviewed() *tool.Error {
 	return tool.Errorf(tool.ErrCancelled, "the run was stopped at another call before the result of this call was reviewed; its result was withheld")
-}
-
-// boundaryWhy says, without the approver's explanation, why a boundary
-// request stopped the run.
-func boundaryWhy(err error) string {
-	var lim *LimitError
-	switch {
-	case errors.As(err, &lim) && lim.Type == event.LimitInterrupt:
-		return "the circuit breaker interrupted the turn at a boundary request of this call"
-	case lim != nil:
-		return "an approver terminated the run at a boundary request of this call"
-	}
-	return "the approver of a boundary request of this call failed"
 }
 
 // runTool runs t, recovering a panic into a run error. The tool's context

@@ -67,25 +67,18 @@ type Run struct {
 	// 0 means DefaultMaxCallsPerMessage.
 	MaxCallsPerMessage int
 	// Boundary decides the requests tools make to cross the sandbox
-	// boundary (SPEC G2, G3): each is put to its approvers as an approval
-	// request for the call that made it. Nil or empty denies them all.
-	Boundary *approval.Policy
-	// Breaker interrupts a turn whose boundary requests auto-review keeps
-	// denying (SPEC G11); its zero value uses the default thresholds.
-	Breaker Breaker
-	// Sealer authenticates the run's denials, overrides and their use
-	// (SPEC G12, G15). Nil records denials unauthenticated and makes
-	// overrides impossible.
-	Sealer Sealer
+	// boundary (SPEC G2, G3): each is put to it as an approval request for
+	// the call that made it. Nil denies them all. When it is a TurnHook it
+	// is told when each turn starts.
+	Boundary BoundaryApprover
 	// TaskFile is recorded in run_start so the run can be resumed.
 	TaskFile string
 	// Resumed marks a run continued from its transcript: Execute records a
 	// new turn, not a new run_start.
 	Resumed bool
 
-	denials denialLog
-	turns   atomic.Int64
-	tokens  atomic.Int64
+	turns  atomic.Int64
+	tokens atomic.Int64
 }
 
 // Limits bound a run (SPEC L5). Turns counts model generations by the run's
@@ -155,7 +148,6 @@ type Result struct {
 // runs the agent, and records the limit or error that ended it and
 // run_end. A cancelled ctx ends the run with an operator limit.
 func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Result {
-	r.Breaker.Reset() // a turn starts
 	if !r.Resumed {
 		r.Events.Emit(event.RunStart{
 			Task:      r.Task,
@@ -167,19 +159,23 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			PinPolicy: r.PinPolicy,
 		})
 	}
+	var ts *event.TurnStart
 	if n := len(input); n > 0 && input[n-1].Role == chat.User {
-		ts := event.TurnStart{Input: input[n-1].Content}
+		ts = &event.TurnStart{Input: input[n-1].Content}
 		if r.Resumed {
 			// A further turn may run under other policies (a resumed run
 			// reads them again): the record says which (SPEC P4, P5).
 			ts.Agents, ts.PinPolicy = r.AgentPolicies(a), r.PinPolicy
 		}
-		if r.Sealer != nil {
-			ts.MAC = r.Sealer.Sum(turnParts(r.runID(), ts.Input)...)
-		}
-		r.Events.Emit(ts)
 	}
-	input = r.withNotes(input) // a person's overrides, told to the agent (SPEC G12)
+	if h, ok := r.Boundary.(TurnHook); ok {
+		// A turn starts: the boundary approver's per-turn state clears
+		// (SPEC G11) and it may tell the agent what it must (G12).
+		input = h.StartTurn(ts, input)
+	}
+	if ts != nil {
+		r.Events.Emit(*ts)
+	}
 	msgs, err := r.React(ctx, a, input)
 	res := &Result{Status: event.StatusCompleted, Messages: msgs}
 	if err == nil {
@@ -236,15 +232,4 @@ func (r *Run) AgentPolicies(a *Agent) []event.AgentPolicies {
 	}
 	walk(a, root, "")
 	return out
-}
-
-// runID returns the run's id: ID, or the recorder's.
-func (r *Run) runID() string {
-	if r.ID != "" {
-		return r.ID
-	}
-	if id := r.Events.RunID(); id != "" {
-		return id
-	}
-	return "run"
 }

@@ -91,7 +91,7 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 	rec := &events{}
 	r := &agent.Run{ID: "r", Model: &replay{turns: turns}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "allow-listed", Match: m, Handler: approval.Auto(approval.Approve, "listed")}),
-		Boundary: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "")}),
+		Boundary: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "")})),
 	}
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: work}), ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
 	if res.Status != event.StatusCompleted {

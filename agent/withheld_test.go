@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
@@ -210,7 +209,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	}}
 	m := &script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("done")}}
 	r, s := newRun(m)
-	r.Boundary = approval.New(arule(t, "person", decide(approval.Terminate), "*"))
+	r.Boundary = BoundaryPolicy(approval.New(arule(t, "person", decide(approval.Terminate), "*")))
 	a := &Agent{Tools: []tool.Tool{leaky}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
@@ -222,42 +221,43 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	}
 }
 
-func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
-	const secret = "SECRET-breaker"
-	var turns []chat.Message
-	for i := 0; i < 3; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
-	}
+// A boundary approver that interrupts the turn (the circuit breaker of
+// package gate does, SPEC G11) ends it with an interrupt limit once the
+// call returns; the call's result is withheld and the decision still
+// reached the tool.
+func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
+	const secret = "SECRET-interrupt"
+	var told []string
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		dec, _ := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		told = append(told, dec.Explanation)
 		return "denied, but: " + secret, nil
 	}}
-	m := &script{turns: append(turns, turn("done"))}
+	m := &script{turns: []chat.Message{turn("", tc("c", "write", `{}`)), turn("done")}}
 	r, s := newRun(m)
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
+	r.Boundary = BoundaryFunc(func(_ context.Context, req *BoundaryRequest) (BoundaryOutcome, error) {
+		req.Record(approval.Record{Approver: "judge", Approval: approval.Approval{Decision: approval.Reject, Explanation: "no"}})
+		return BoundaryOutcome{
+			Outcome:   approval.Outcome{Approval: approval.Approval{Decision: approval.Reject, Explanation: "no"}, Approver: "judge"},
+			Interrupt: &Interrupt{By: "the circuit breaker", Message: "too many denials"},
+		}, nil
+	})
 	a := &Agent{Tools: []tool.Tool{leaky}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
-	if res.Limit.Type != event.LimitInterrupt {
+	if res.Limit.Type != event.LimitInterrupt || res.Limit.Message != "too many denials" {
 		t.Fatalf("limit = %+v", res.Limit)
 	}
+	if len(told) != 1 || told[0] != "no" {
+		t.Errorf("the tool was told %q", told)
+	}
+	checkWithheld(t, s, res.Messages, "c", secret, event.WithheldBoundary)
 	last := res.Messages[len(res.Messages)-1]
-	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
-		t.Errorf("the tripping call is answered with %q", last.Content)
+	if !strings.Contains(last.Content, "the circuit breaker interrupted the turn") || strings.Contains(last.Content, "too many denials") {
+		t.Errorf("the interrupted call is answered with %q", last.Content)
 	}
-	if w := s.withheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
-		t.Errorf("withheld = %+v", w)
-	}
-	r.Boundary = nil
-	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	// The first two results were delivered in the interrupted turn (the
-	// model saw them before the breaker tripped); only the third is new.
-	reqs := m.all()
-	if l := leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
-		t.Errorf("requests after the trip %v contain its result", l)
-	}
-	if n := strings.Count(mustJSON(t, reqs[len(reqs)-1]), secret); n != 2 {
-		t.Errorf("the next turn carries the secret %d times, want the 2 results delivered before the trip", n)
+	if ap := s.approvals(); len(ap) != 1 || ap[0].Approver != "judge" || ap[0].Boundary == nil {
+		t.Errorf("approval events = %+v", ap)
 	}
 }
 

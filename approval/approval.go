@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -82,6 +83,14 @@ type Approval struct {
 	// Explanation says why; a rejected call's explanation reaches the model.
 	Explanation string
 	Metadata    map[string]any
+	// AutoReview is the record of the review an approver of boundary
+	// requests made (the first pass, the reviewer agent), for the
+	// transcript (SPEC G13): a typed value rather than metadata under a
+	// string key, so the recording side needs neither. Nil when the
+	// approver did not review the action (a person, an escalation). Its
+	// CallID and DenialID are left for the run's boundary approver, which
+	// records it as an auto_review event of the call.
+	AutoReview *event.AutoReview
 }
 
 // An Approver decides whether a call may run. An error ends the run with an

@@ -34,7 +34,8 @@ func OverrideFrom(ctx context.Context) *Override {
 // approved review approves; anything else rejects with the Result's
 // Message as the explanation — a denial, a timeout (whose message says it is
 // not a denial) and a failure alike, since none of them lets the action run.
-// The Result is in the metadata under MetadataKey. Approve never returns an
+// The Result is in the metadata under MetadataKey, and the transcript's
+// record of the review is the approval's AutoReview. Approve never returns an
 // error: a reviewer failure is a rejection (fail closed), not the end of the
 // run — or, with PassOnUndecided, a timeout or failure escalates to the
 // policy's next approver (a policy in which nobody decides rejects).
@@ -46,10 +47,9 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 	} else {
 		res, _ = r.Review(ctx, req.History, actionJSON, OverrideFrom(ctx))
 	}
-	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message, Metadata: map[string]any{
-		MetadataKey:         res,
-		event.AutoReviewKey: r.record(res, actionJSON),
-	}}
+	ar := r.record(res, actionJSON)
+	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message,
+		Metadata: map[string]any{MetadataKey: res}, AutoReview: &ar}
 	switch {
 	case res.Status == action.StatusApproved:
 		a.Decision = approval.Approve

@@ -384,8 +384,8 @@ func TestG10_Cancelled(t *testing.T) {
 	done, stop := context.WithCancel(context.Background())
 	stop()
 	a, _ := (&autoreview.Reviewer{Model: srv.model(t)}).Approve(done, &approval.Request{Call: tool.NewCall("c1", "bash", `{"cmd":"ls"}`), History: history()})
-	if ar, ok := a.Metadata[event.AutoReviewKey].(event.AutoReview); !ok || ar.Status != action.StatusAborted || a.Decision != approval.Reject {
-		t.Errorf("record %+v, decision %s; want aborted and reject", a.Metadata[event.AutoReviewKey], a.Decision)
+	if ar := a.AutoReview; ar == nil || ar.Status != action.StatusAborted || a.Decision != approval.Reject {
+		t.Errorf("record %+v, decision %s; want aborted and reject", a.AutoReview, a.Decision)
 	}
 }
 
@@ -555,10 +555,10 @@ func TestG13_ApproveRecordsTheReview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar, ok := a.Metadata[event.AutoReviewKey].(event.AutoReview)
-	if !ok {
-		t.Fatalf("no auto_review record in %+v", a.Metadata)
+	if a.AutoReview == nil {
+		t.Fatalf("no auto_review record in %+v", a)
 	}
+	ar := *a.AutoReview
 	if ar.Status != action.StatusDenied || ar.RiskLevel != "high" || ar.UserAuthorization != "low" || ar.Rationale != "keys stay put" ||
 		ar.Source != event.SourceModel || ar.Model != "openai/judge" || ar.InputTokens != 120 || ar.OutputTokens != 30 {
 		t.Errorf("record = %+v", ar)

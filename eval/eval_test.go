@@ -198,8 +198,8 @@ func TestV2_ChainAsksTheSecondOnlyForWhatTheFirstPassesOn(t *testing.T) {
 		return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 			asked = append(asked, req.Call.Function)
 			time.Sleep(2 * time.Millisecond)
-			return approval.Approval{Decision: approval.Approve, Metadata: map[string]any{
-				event.AutoReviewKey: event.AutoReview{Status: "approved", Source: event.SourceModel, InputTokens: 100, OutputTokens: 20}}}, nil
+			return approval.Approval{Decision: approval.Approve,
+				AutoReview: &event.AutoReview{Status: action.StatusApproved, Source: event.SourceModel, InputTokens: 100, OutputTokens: 20}}, nil
 		}), nil
 	})
 	p, err := decider.New(decider.Config{Reviewers: []string{decider.FirstPass, "eval_test_second"}})

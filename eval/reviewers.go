@@ -46,7 +46,7 @@ func Decider(p *approval.Policy) Reviewer {
 		}
 		o := Outcome{Latency: latency}
 		for _, r := range recs {
-			if ar, ok := r.Approval.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+			if ar := r.Approval.AutoReview; ar != nil {
 				o.InputTokens += ar.InputTokens
 				o.OutputTokens += ar.OutputTokens
 			}
@@ -63,7 +63,7 @@ func Decider(p *approval.Policy) Reviewer {
 			return o, nil
 		}
 		o.By, o.Reason = byOf(out.Approver, out.Approval)
-		ar, reviewed := out.Metadata[event.AutoReviewKey].(event.AutoReview)
+		ar, reviewed := out.AutoReview, out.AutoReview != nil
 		switch {
 		case reviewed && ar.Status == action.StatusAborted:
 			return Outcome{}, fmt.Errorf("boundary decider: review aborted: %w", context.Cause(ctx))
@@ -84,7 +84,7 @@ func Decider(p *approval.Policy) Reviewer {
 // first pass's is "rules"), else the first pass's verdict, else the
 // approver's name and explanation.
 func byOf(approver string, a approval.Approval) (string, string) {
-	if ar, ok := a.Metadata[event.AutoReviewKey].(event.AutoReview); ok {
+	if ar := a.AutoReview; ar != nil {
 		return ar.Source, ar.Rationale
 	}
 	if v, ok := a.Metadata[triage.MetadataKey].(triage.Verdict); ok {

@@ -381,11 +381,6 @@ type AutoReview struct {
 	Conversation []chat.Message `json:"conversation,omitempty"`
 }
 
-// AutoReviewKey is the approval metadata key under which an approver that
-// reviews boundary requests leaves its AutoReview record (without CallID),
-// for the agent loop to write to the transcript.
-const AutoReviewKey = "auto_review_event"
-
 // TurnStart opens a turn: one request of the person and everything that
 // answers it. A resumed run appends a new one.
 type TurnStart struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -28,10 +29,10 @@ type Stored struct {
 	Messages []chat.Message
 	// Denials are the run's latest auto-review denials, oldest first: those
 	// that verify as warden's own records.
-	Denials []agent.Denial
+	Denials []gate.Denial
 	// Ledger holds the denials and the overrides not used yet, verified
 	// (SPEC G12, G15).
-	Ledger *agent.Ledger
+	Ledger *gate.Ledger
 	// Events counts the transcript's events.
 	Events int
 }
@@ -44,7 +45,7 @@ func KeyPath() string { return filepath.Join(Home(), "keys", "override.key") }
 // (SPEC G15): the file at KeyPath, read — or created, 0600 — when first
 // used. A key that cannot be read or created authenticates nothing: MACs
 // are empty, nothing verifies, and no override can be made.
-func StateKey() agent.Sealer { return newStateKey() }
+func StateKey() gate.Sealer { return newStateKey() }
 
 func newStateKey() *stateKey { return &stateKey{path: KeyPath()} }
 
@@ -62,7 +63,7 @@ func (k *stateKey) load() *seal.Key {
 	return k.key
 }
 
-// Sum implements agent.Sealer; it returns "" when the key is unavailable.
+// Sum implements gate.Sealer; it returns "" when the key is unavailable.
 func (k *stateKey) Sum(parts ...[]byte) string {
 	if key := k.load(); key != nil {
 		return key.Sum(parts...)
@@ -70,7 +71,7 @@ func (k *stateKey) Sum(parts ...[]byte) string {
 	return ""
 }
 
-// Verify implements agent.Sealer; nothing verifies when the key is
+// Verify implements gate.Sealer; nothing verifies when the key is
 // unavailable.
 func (k *stateKey) Verify(mac string, parts ...[]byte) bool {
 	key := k.load()
@@ -126,7 +127,7 @@ func LoadStored(path string) (*Stored, error) {
 		st.Events++
 		if st.RunID == "" {
 			st.RunID = e.RunID
-			st.Ledger = agent.NewLedger(st.RunID, key)
+			st.Ledger = gate.NewLedger(st.RunID, key)
 		}
 		if note := st.Ledger.Read(e); note != nil {
 			notes = append(notes, *note) // the person's override, told to the agent before the next request
@@ -186,13 +187,13 @@ func LoadStored(path string) (*Stored, error) {
 }
 
 // FindDenial returns the denial id among the stored run's latest denials.
-func (st *Stored) FindDenial(id string) (agent.Denial, bool) {
+func (st *Stored) FindDenial(id string) (gate.Denial, bool) {
 	for _, d := range st.Denials {
 		if d.ID == id {
 			return d, true
 		}
 	}
-	return agent.Denial{}, false
+	return gate.Denial{}, false
 }
 
 // Resume prepares the next turn of the stored run at path: its task file
@@ -224,7 +225,7 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	for _, w := range st.Ledger.Warnings() { // refused, never silently (SPEC G15)
 		p.Run.Events.Emit(event.Warning{Message: w})
 	}
-	p.Run.Restore(st.Ledger)
+	p.Gate.Restore(st.Ledger)
 	p.Input = append(st.Messages, chat.Message{Role: chat.User, Content: input})
 	return p, nil
 }
@@ -244,13 +245,13 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 		for _, d := range st.Denials {
 			ids = append(ids, d.ID)
 		}
-		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, agent.MaxDenials, ids)
+		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, gate.MaxDenials, ids)
 	}
 	key := newStateKey()
 	if err := key.Err(); err != nil {
 		return err
 	}
-	o, err := agent.NewOverride(key, st.RunID, d, by, note)
+	o, err := gate.NewOverride(key, st.RunID, d, by, note)
 	if err != nil {
 		return err
 	}

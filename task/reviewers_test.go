@@ -37,7 +37,7 @@ func TestG3_ApprovalsReviewerList(t *testing.T) {
 			continue
 		}
 		var got []string
-		for _, e := range p.Run.Boundary.Entries() {
+		for _, e := range p.Boundary.Entries() {
 			got = append(got, e.Name)
 		}
 		if !slices.Equal(got, tc.want) {

@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/gate"
 	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/model"
@@ -61,8 +62,15 @@ type Options struct {
 
 // Prepared is a task ready to run: everything that can be checked has been.
 type Prepared struct {
-	Task           *Task
-	Run            *agent.Run
+	Task *Task
+	Run  *agent.Run
+	// Gate is the run's boundary approver (Run.Boundary): it keeps the
+	// denial log, the overrides a person grants and the circuit breaker
+	// (SPEC G11, G12, G15).
+	Gate *gate.Gate
+	// Boundary is the policy of approvers that decides boundary requests
+	// behind the Gate (SPEC G3).
+	Boundary       *approval.Policy
 	Agent          *agent.Agent
 	Input          []chat.Message
 	TranscriptPath string
@@ -168,10 +176,12 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		MaxConcurrentCalls: firstPositive(opts.MaxConcurrentCalls, t.MaxConcurrentCalls),
 		MaxCallsPerMessage: firstPositive(opts.MaxCallsPerMessage, t.MaxCallsPerMessage),
 	}
-	if p.Run.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
+	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
 		return nil, err
 	}
-	p.Run.Sealer = StateKey() // created when a denial is first recorded
+	p.Gate = &gate.Gate{Next: agent.BoundaryPolicy(p.Boundary), RunID: runID, Events: p.Run.Events,
+		Sealer: StateKey()} // the key is created when a denial is first recorded
+	p.Run.Boundary = p.Gate
 	if maxOut != nil {
 		p.Run.MaxOutput = *maxOut
 		if *maxOut == 0 {

@@ -1049,8 +1049,8 @@ rules: [team.rules]
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if p.Run.Boundary.Len() != 1 || p.Run.Boundary.Entries()[0].Name != "human" {
-		t.Errorf("boundary policy = %+v", p.Run.Boundary.Entries())
+	if p.Boundary.Len() != 1 || p.Boundary.Entries()[0].Name != "human" {
+		t.Errorf("boundary policy = %+v", p.Boundary.Entries())
 	}
 
 	for _, bad := range []struct{ src, want string }{

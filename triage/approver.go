@@ -38,7 +38,8 @@ type approver struct {
 // next nil, an unclear action is rejected with a message saying that no
 // reviewer is configured to decide it (headless and fail-closed). The
 // Verdict is in each approval's metadata under MetadataKey, next to
-// next's own metadata.
+// next's own metadata; an allow or a deny is recorded as the approval's
+// AutoReview (an escalation leaves next's, or none).
 func Approver(set *rules.Set, next approval.Approver) approval.Approver {
 	return &approver{set: set, next: next}
 }
@@ -54,19 +55,18 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 		v = JudgeIn(a, request, turns, p.set)
 	}
 	meta := map[string]any{MetadataKey: v}
-	record := func(status action.Status) map[string]any {
+	record := func(status action.Status) *event.AutoReview {
 		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
-		meta[event.AutoReviewKey] = event.AutoReview{
+		return &event.AutoReview{
 			Action: actionJSON, Status: status, RiskLevel: v.Risk, Rationale: v.Reason,
 			Source: event.SourceFirstPass, LatencyMS: time.Since(start).Milliseconds(),
 		}
-		return meta
 	}
 	switch v.Decision {
 	case action.Allow:
-		return approval.Approval{Decision: approval.Approve, Explanation: "first pass: " + v.Reason, Metadata: record(action.StatusApproved)}, nil
+		return approval.Approval{Decision: approval.Approve, Explanation: "first pass: " + v.Reason, Metadata: meta, AutoReview: record(action.StatusApproved)}, nil
 	case action.Deny:
-		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: record(action.StatusDenied)}, nil
+		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: meta, AutoReview: record(action.StatusDenied)}, nil
 	}
 	if p.passOn {
 		return approval.Approval{Decision: approval.Escalate, Explanation: "the first pass passes this on: " + v.Reason, Metadata: meta}, nil

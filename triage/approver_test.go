@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
@@ -51,6 +52,10 @@ func TestG14_ApproverDecidesClearCases(t *testing.T) {
 	if v, ok := got.Metadata[triage.MetadataKey].(triage.Verdict); !ok || v.Decision != action.Allow {
 		t.Errorf("metadata: %#v", got.Metadata)
 	}
+	// The transcript's record travels typed (SPEC G13).
+	if ar := got.AutoReview; ar == nil || ar.Status != action.StatusApproved || ar.Source != event.SourceFirstPass || !strings.Contains(string(ar.Action), "go test") {
+		t.Errorf("record: %+v", got.AutoReview)
+	}
 
 	got, err = a.Approve(ctx, bashRequest("cat ~/.ssh/id_rsa"))
 	if err != nil || got.Decision != approval.Reject {
@@ -58,6 +63,9 @@ func TestG14_ApproverDecidesClearCases(t *testing.T) {
 	}
 	if !strings.Contains(got.Explanation, "SSH private key") || !strings.Contains(got.Explanation, autoreview.DenialInstruction) {
 		t.Errorf("denial explanation: %q", got.Explanation)
+	}
+	if ar := got.AutoReview; ar == nil || ar.Status != action.StatusDenied || ar.Source != event.SourceFirstPass || ar.Rationale == "" {
+		t.Errorf("record: %+v", got.AutoReview)
 	}
 }
 
@@ -96,6 +104,9 @@ func TestG14_ApproverPassesUnclearToNext(t *testing.T) {
 	}
 	if got.Metadata["model"] != "yes" || got.Metadata[triage.MetadataKey].(triage.Verdict).Decision != action.Escalate {
 		t.Errorf("metadata: %#v", got.Metadata)
+	}
+	if got.AutoReview != nil {
+		t.Errorf("an escalation left a record of its own: %+v", got.AutoReview)
 	}
 
 	boom := errors.New("model down")

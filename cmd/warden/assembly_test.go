@@ -106,12 +106,16 @@ func TestV2_EvalMeasuresTheAssemblyRunShips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.Run.Boundary.Decide(context.Background(), req, nil)
+	out, err := p.Boundary.Decide(context.Background(), req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ran := srv.take()
-	rec, ok := out.Metadata[event.AutoReviewKey].(event.AutoReview)
+	ok := out.AutoReview != nil
+	var rec event.AutoReview
+	if ok {
+		rec = *out.AutoReview
+	}
 	if out.Decision != approval.Reject || !ok || rec.Source != event.SourceModel || rec.Status != "denied" ||
 		rec.Rationale != "rewrites the shared history of main" || rec.Model != "openai/reviewer" {
 		t.Fatalf("the run's decision: %+v", out)

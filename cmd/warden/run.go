@@ -157,7 +157,7 @@ func moreTurns(ctx context.Context, p *task.Prepared, res *agent.Result, con *hu
 
 // approveDenial is the console's /approve picker.
 func approveDenial(ctx context.Context, p *task.Prepared, con *human.Console) {
-	denials := p.Run.Denials()
+	denials := p.Gate.Denials()
 	if len(denials) == 0 {
 		_, _ = fmt.Fprintln(con.Log(), "no denials to approve")
 		return
@@ -174,7 +174,7 @@ func approveDenial(ctx context.Context, p *task.Prepared, con *human.Console) {
 		_, _ = fmt.Fprintln(con.Log(), "nothing approved")
 		return
 	}
-	if err := p.Run.Override(denials[n-1].ID, "console", ""); err != nil {
+	if err := p.Gate.Override(denials[n-1].ID, "console", ""); err != nil {
 		_, _ = fmt.Fprintf(con.Log(), "warden: %v\n", err)
 		return
 	}

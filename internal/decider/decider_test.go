@@ -126,7 +126,10 @@ func TestG10_DeciderReviewModelHasNoClientRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := out.Metadata[event.AutoReviewKey].(event.AutoReview)
+	var rec event.AutoReview
+	if out.AutoReview != nil {
+		rec = *out.AutoReview
+	}
 	if out.Decision != approval.Reject || rec.Status != "failed" || rec.Source != event.SourceModel {
 		t.Errorf("a failing reviewer model: %+v", out)
 	}

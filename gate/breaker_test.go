@@ -1,12 +1,15 @@
-package agent
+package gate
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/wardenhq/warden/action"
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/tool"
@@ -64,16 +67,15 @@ func TestG11_BreakerClearsWhenATurnStarts(t *testing.T) {
 }
 
 // reviewed is an approver that answers like the reviewer agent: every
-// request denied, with its auto_review record in the metadata.
+// request decided with status, with its auto_review record.
 func reviewed(status action.Status) approval.Approver {
 	return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		d := approval.Reject
 		if status == action.StatusApproved {
 			d = approval.Approve
 		}
-		return approval.Approval{Decision: d, Explanation: "reviewer: " + string(status), Metadata: map[string]any{
-			event.AutoReviewKey: event.AutoReview{Status: status, Source: event.SourceModel, Rationale: "because", RiskLevel: "high"},
-		}}, nil
+		return approval.Approval{Decision: d, Explanation: "reviewer: " + string(status),
+			AutoReview: &event.AutoReview{Status: status, Source: event.SourceModel, Rationale: "because", RiskLevel: "high"}}, nil
 	})
 }
 
@@ -82,9 +84,9 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		turns = append(turns, turn("", tc("c", "write", `{}`)))
 	}
-	r, s := newRun(&script{turns: turns})
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
-	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
+	r, g, s := newRun(&script{turns: turns})
+	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
+	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 	must(t, res, event.StatusLimited)
 	if res.Limit.Type != event.LimitInterrupt {
 		t.Errorf("limit = %+v", res.Limit)
@@ -111,10 +113,49 @@ func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		turns = append(turns, turn("", tc("c", "write", `{}`)))
 	}
-	r, s := newRun(&script{turns: turns})
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
-	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
+	r, g, s := newRun(&script{turns: turns})
+	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
+	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	if len(s.find(event.KindWarning)) != 0 || len(s.find(event.KindAutoReview)) != 5 {
 		t.Errorf("events = %v", s.kinds())
+	}
+}
+
+func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
+	const secret = "SECRET-breaker"
+	var turns []chat.Message
+	for i := 0; i < 3; i++ {
+		turns = append(turns, turn("", tc("c", "write", `{}`)))
+	}
+	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		return "denied, but: " + secret, nil
+	}}
+	m := &script{turns: append(turns, turn("done"))}
+	r, g, s := newRun(m)
+	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
+	a := &agent.Agent{Tools: []tool.Tool{leaky}}
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	if res.Limit.Type != event.LimitInterrupt {
+		t.Fatalf("limit = %+v", res.Limit)
+	}
+	last := res.Messages[len(res.Messages)-1]
+	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
+		t.Errorf("the tripping call is answered with %q", last.Content)
+	}
+	if w := s.withheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
+		t.Errorf("withheld = %+v", w)
+	}
+	g.Next = nil
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	// The first two results were delivered in the interrupted turn (the
+	// model saw them before the breaker tripped); only the third is new.
+	reqs := m.all()
+	if l := leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
+		t.Errorf("requests after the trip %v contain its result", l)
+	}
+	if n := strings.Count(mustJSON(t, reqs[len(reqs)-1]), secret); n != 2 {
+		t.Errorf("the next turn carries the secret %d times, want the 2 results delivered before the trip", n)
 	}
 }

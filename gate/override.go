@@ -1,4 +1,4 @@
-package agent
+package gate
 
 import (
 	"bytes"
@@ -46,12 +46,12 @@ type Sealer interface {
 func FileSealer(path string) (Sealer, error) {
 	k, err := seal.LoadOrCreate(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("warden's key: %w", err)
 	}
 	return k, nil
 }
 
-// errNoSealer is the error of an override asked of a run without a Sealer.
+// errNoSealer is the error of an override asked of a gate without a Sealer.
 var errNoSealer = errors.New("overrides need warden's key (the run has no Sealer)")
 
 // The domains of the MACs, so that no record passes for another kind.
@@ -87,7 +87,7 @@ func NewOverride(s Sealer, runID string, d Denial, by, note string) (event.Overr
 	}
 	nonce, err := seal.Nonce()
 	if err != nil {
-		return event.Override{}, err
+		return event.Override{}, fmt.Errorf("override of %s: %w", d.ID, err)
 	}
 	o := event.Override{DenialID: d.ID, By: by, Note: note, Action: d.Action, Nonce: nonce}
 	if o.MAC = s.Sum(overrideParts(runID, o)...); o.MAC == "" {
@@ -143,63 +143,63 @@ func (l *denialLog) take(action []byte) (grant, bool) {
 
 // Denials returns the run's latest auto-review denials, oldest first (at
 // most MaxDenials).
-func (r *Run) Denials() []Denial {
-	r.denials.mu.Lock()
-	defer r.denials.mu.Unlock()
-	return append([]Denial(nil), r.denials.denials...)
+func (g *Gate) Denials() []Denial {
+	g.denials.mu.Lock()
+	defer g.denials.mu.Unlock()
+	return append([]Denial(nil), g.denials.denials...)
 }
 
 // Override lets the agent retry, once, exactly the action of the denial
-// id, in the same context (SPEC G12): it records the override, authenticated
-// with the run's Sealer, and tells the agent in its next turn, in a message
-// from the person. It is the person's channel: only code acting for a
-// person may call it. The retry is still reviewed, and the reviewer sees the
+// id, in the same context (SPEC G12): it records the override on Events,
+// authenticated with the Sealer, and tells the agent in its next turn, in a
+// message from the person. It is the person's channel: only code acting for
+// a person may call it. The retry is still reviewed, and the reviewer sees the
 // person's approval as a trusted marker; it may deny again where its policy
 // says a denial cannot be overridden. by and note say who approved and why.
-func (r *Run) Override(id, by, note string) error {
-	l := &r.denials
+func (g *Gate) Override(id, by, note string) error {
+	l := &g.denials
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, d := range l.denials {
 		if d.ID != id {
 			continue
 		}
-		o, err := NewOverride(r.Sealer, r.runID(), d, by, note)
+		o, err := NewOverride(g.Sealer, g.runID(), d, by, note)
 		if err != nil {
 			return err
 		}
-		g := grant{denial: d, by: by, note: note, nonce: o.Nonce}
-		l.grants = append(l.grants, g)
-		l.notes = append(l.notes, personNote(g))
-		r.Events.Emit(o)
+		gr := grant{denial: d, by: by, note: note, nonce: o.Nonce}
+		l.grants = append(l.grants, gr)
+		l.notes = append(l.notes, personNote(gr))
+		g.Events.Emit(o)
 		return nil
 	}
 	return fmt.Errorf("no denial %q among the run's last %d", id, MaxDenials)
 }
 
-// used records that the grant g was taken, so that no resume grants it
+// used records that the grant gr was taken, so that no resume grants it
 // again.
-func (r *Run) used(rec *event.Recorder, g grant) {
-	u := event.OverrideUsed{DenialID: g.denial.ID, Nonce: g.nonce}
-	if r.Sealer != nil {
-		u.MAC = r.Sealer.Sum(usedParts(r.runID(), u.DenialID, u.Nonce)...)
+func (g *Gate) used(rec *event.Recorder, gr grant) {
+	u := event.OverrideUsed{DenialID: gr.denial.ID, Nonce: gr.nonce}
+	if g.Sealer != nil {
+		u.MAC = g.Sealer.Sum(usedParts(g.runID(), u.DenialID, u.Nonce)...)
 	}
 	rec.Emit(u)
 }
 
 // takeNotes returns, and clears, the notes overrides left for the agent.
-func (r *Run) takeNotes() []chat.Message {
-	r.denials.mu.Lock()
-	defer r.denials.mu.Unlock()
-	n := r.denials.notes
-	r.denials.notes = nil
+func (g *Gate) takeNotes() []chat.Message {
+	g.denials.mu.Lock()
+	defer g.denials.mu.Unlock()
+	n := g.denials.notes
+	g.denials.notes = nil
 	return n
 }
 
 // withNotes puts the notes overrides left for the agent before the last
 // message of input, the person's new request.
-func (r *Run) withNotes(input []chat.Message) []chat.Message {
-	notes := r.takeNotes()
+func (g *Gate) withNotes(input []chat.Message) []chat.Message {
+	notes := g.takeNotes()
 	if len(notes) == 0 || len(input) == 0 {
 		return input
 	}
@@ -330,10 +330,10 @@ func (l *Ledger) FindDenial(id string) (Denial, bool) {
 	return Denial{}, false
 }
 
-// Restore gives a resumed run the denial log of l: its latest denials, the
-// overrides not used yet and the numbering of further denials.
-func (r *Run) Restore(l *Ledger) {
-	dl := &r.denials
+// Restore gives the gate of a resumed run the denial log of l: its latest
+// denials, the overrides not used yet and the numbering of further denials.
+func (g *Gate) Restore(l *Ledger) {
+	dl := &g.denials
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	dl.denials = append([]Denial(nil), l.denials...)

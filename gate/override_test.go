@@ -1,13 +1,14 @@
-package agent
+package gate
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/wardenhq/warden/action"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
@@ -31,23 +32,23 @@ func TestG12_DenialLogKeepsTheLastTen(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		turns = append(turns, turn("", tc("c", "write", `{}`)))
 	}
-	r, _ := newRun(&script{turns: turns})
-	r.Sealer = testKey(t)
-	r.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
-	r.Boundary = approval.New(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
-	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-	ds := r.Denials()
+	r, g, _ := newRun(&script{turns: turns})
+	g.Sealer = testKey(t)
+	g.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
+	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
+	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
+	ds := g.Denials()
 	if len(ds) != MaxDenials || ds[0].ID != "r1-d3" || ds[9].ID != "r1-d12" {
 		t.Fatalf("denials = %d, first %s", len(ds), ds[0].ID)
 	}
-	if err := r.Override("r1-d1", "dana", ""); err == nil {
+	if err := g.Override("r1-d1", "dana", ""); err == nil {
 		t.Error("an override of a forgotten denial was accepted")
 	}
-	if err := r.Override("r1-d12", "dana", "fine"); err != nil {
+	if err := g.Override("r1-d12", "dana", "fine"); err != nil {
 		t.Fatal(err)
 	}
-	r.Sealer = nil
-	if err := r.Override("r1-d12", "dana", "fine"); err == nil {
+	g.Sealer = nil
+	if err := g.Override("r1-d12", "dana", "fine"); err == nil {
 		t.Error("an override without warden's key was accepted")
 	}
 }
@@ -111,13 +112,14 @@ func (w *world) reviewer() approval.Approver {
 		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(actionJSON) {
 			ar.Status, d = action.StatusApproved, approval.Approve
 		}
-		return approval.Approval{Decision: d, Explanation: string(ar.Status), Metadata: map[string]any{event.AutoReviewKey: ar}}, nil
+		return approval.Approval{Decision: d, Explanation: string(ar.Status), AutoReview: &ar}, nil
 	})
 }
 
-// run runs one turn of the stored run: a new Run (as a new process would
-// make) restored from the transcript so far, whose model makes calls.
-func (w *world) run(calls ...tool.Call) (*Run, *script) {
+// run runs one turn of the stored run: a new Run and Gate (as a new
+// process would make) restored from the transcript so far, whose model
+// makes calls.
+func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *script) {
 	w.t.Helper()
 	l := NewLedger("r1", w.key)
 	var history []chat.Message
@@ -131,16 +133,18 @@ func (w *world) run(calls ...tool.Call) (*Run, *script) {
 		turns = append(turns, turn("", c))
 	}
 	m := &script{turns: turns}
-	r := &Run{ID: "r1", Model: m, Events: event.NewRecorder("r1", w.events), Sealer: w.key, Resumed: len(w.events.all()) > 0}
+	rec := event.NewRecorder("r1", w.events)
+	g := &Gate{RunID: "r1", Events: rec, Sealer: w.key}
+	r := &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g, Resumed: len(w.events.all()) > 0}
 	r.Events.Continue(len(w.events.all()))
 	for _, msg := range l.Warnings() {
 		r.Events.Emit(event.Warning{Message: msg})
 	}
-	r.Restore(l)
-	r.Boundary = approval.New(arule(w.t, "auto_review", w.reviewer(), "*"))
-	r.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
-	must(w.t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{w.tool()}}, append(history, user("go")...)), event.StatusCompleted)
-	return r, m
+	g.Restore(l)
+	g.Next = boundaryOf(arule(w.t, "auto_review", w.reviewer(), "*"))
+	g.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
+	must(w.t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{w.tool()}}, append(history, user("go")...)), event.StatusCompleted)
+	return r, g, m
 }
 
 func writeCall(path string) tool.Call { return tc("c1", "write", `{"path":"`+path+`"}`) }
@@ -178,7 +182,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 	for _, o := range forged {
 		rec.Emit(o)
 	}
-	r, m := w.run(writeCall("/etc/x"))
+	_, g, m := w.run(writeCall("/etc/x"))
 	if n := w.writes.Load(); n != 0 {
 		t.Fatalf("the denied action ran %d times after a forged override", n)
 	}
@@ -196,7 +200,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 			t.Error("a forged override reached the agent as the person's note")
 		}
 	}
-	if ds := r.Denials(); len(ds) != 2 || ds[1].ID != "r1-d2" {
+	if ds := g.Denials(); len(ds) != 2 || ds[1].ID != "r1-d2" {
 		t.Errorf("denials %+v", ds)
 	}
 }
@@ -206,13 +210,13 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 // (SPEC G12).
 func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	w := newWorld(t)
-	r, _ := w.run(writeCall("/etc/x"))
-	if err := r.Override("r1-d1", "dana", "go ahead"); err != nil {
+	_, g, _ := w.run(writeCall("/etc/x"))
+	if err := g.Override("r1-d1", "dana", "go ahead"); err != nil {
 		t.Fatal(err)
 	}
 	// Approved in one process, used after a resume in another; the
 	// note reaches the agent from the transcript.
-	_, m := w.run(writeCall("/etc/x"), writeCall("/etc/x"))
+	_, _, m := w.run(writeCall("/etc/x"), writeCall("/etc/x"))
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes after the override, want 1", n)
 	}
@@ -234,16 +238,16 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 
 	// Approved and used in the same process: the note comes in the next
 	// turn's input; later resumes grant nothing.
-	r, _ = w.run(writeCall("/etc/y"))
-	ds := r.Denials()
-	if err := r.Override(ds[len(ds)-1].ID, "dana", ""); err != nil {
+	r, g, _ := w.run(writeCall("/etc/y"))
+	ds := g.Denials()
+	if err := g.Override(ds[len(ds)-1].ID, "dana", ""); err != nil {
 		t.Fatal(err)
 	}
 	m.turns = []chat.Message{turn("", writeCall("/etc/y")), turn("", writeCall("/etc/y"))}
 	m.requests = nil
 	r.Model = m
 	r.Resumed = true
-	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{w.tool()}}, user("retry")), event.StatusCompleted)
+	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{w.tool()}}, user("retry")), event.StatusCompleted)
 	if n := w.writes.Load(); n != 2 {
 		t.Fatalf("%d writes, want 2", n)
 	}
@@ -267,7 +271,7 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 	}
 	w.run(calls...)
 	w.run(writeCall("/etc/b1"), writeCall("/etc/b2"))
-	r, _ := w.run(writeCall("/etc/c1"))
+	_, g, _ := w.run(writeCall("/etc/c1"))
 	seen := map[string]string{}
 	for _, e := range w.events.all() {
 		if ar, ok := e.Data.(event.AutoReview); ok && ar.DenialID != "" {
@@ -280,7 +284,7 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 	if len(seen) != 15 {
 		t.Errorf("%d denial ids, want 15", len(seen))
 	}
-	if ds := r.Denials(); ds[len(ds)-1].ID != "r1-d15" {
+	if ds := g.Denials(); ds[len(ds)-1].ID != "r1-d15" {
 		t.Errorf("latest denial %s", ds[len(ds)-1].ID)
 	}
 }
