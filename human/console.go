@@ -344,16 +344,22 @@ func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts [
 	}
 }
 
-// show writes s, which ends in a prompt, and discards what was typed
-// before it was on the screen.
+// show writes s, whose last line is a prompt, discarding what was typed
+// before the prompt was on the screen: the request is drawn, the input
+// that arrived meanwhile is dropped, then the prompt line is drawn, so
+// whoever sees the prompt may answer it at once.
 func (c *Console) show(s string) error {
-	if err := c.write(s); err != nil {
+	body, prompt := "", s
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		body, prompt = s[:i+1], s[i+1:]
+	}
+	if err := c.write(body); err != nil {
 		return err
 	}
 	if err := c.in.discard(); err != nil {
 		return fmt.Errorf("human: discarding typeahead: %w", err)
 	}
-	return nil
+	return c.write(prompt)
 }
 
 // write writes s to the output; a prompt nobody can see must not wait for an
