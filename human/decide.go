@@ -9,8 +9,8 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/shell"
 	"github.com/wardenhq/warden/tool"
 )
 

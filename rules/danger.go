@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Dangerous reports whether argv is a dangerous command, and why. It sees

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/rules"
-	"github.com/wardenhq/warden/shell"
 )
 
 // words splits a command line like a shell would, without expansions.

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Match is a rule matching one of the commands of a Result.

@@ -7,8 +7,8 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/rules"
-	"github.com/wardenhq/warden/shell"
 )
 
 // forbidRm is a set forbidding rm and prompting for sudo.

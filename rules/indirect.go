@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // indirectDanger checks a command that runs code the command line only

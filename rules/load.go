@@ -14,8 +14,8 @@ import (
 	"go.starlark.net/syntax"
 	"gopkg.in/yaml.v3"
 
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/shell"
 )
 
 // Extensions of rules files: Starlark (Codex) and YAML/JSON.

@@ -49,7 +49,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Decision is what a rule says about a command, ordered by strictness.

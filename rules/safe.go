@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // KnownSafe reports whether argv is a known-safe, read-only command: one

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Set is a set of prefix rules, indexed by their first token. The zero value

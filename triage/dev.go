@@ -6,7 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 func registerDev(reg func(func(*sh, *cmd), ...string)) {

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Flows between the commands of a script: secrets piped into a command

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 func registerNet(reg func(func(*sh, *cmd), ...string)) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // What commands do to paths: read (print or inspect), write, delete.

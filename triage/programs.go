@@ -6,8 +6,8 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/rules"
-	"github.com/wardenhq/warden/shell"
 )
 
 // programs maps program names to their judges. A program missing from

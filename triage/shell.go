@@ -7,8 +7,8 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/rules"
-	"github.com/wardenhq/warden/shell"
 )
 
 // sh is the state of judging one shell script.

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 func registerSys(reg func(func(*sh, *cmd), ...string)) {

@@ -3,7 +3,7 @@ package triage
 import (
 	"strings"
 
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Variables: the literal values a script assigns are substituted into the

@@ -8,7 +8,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // argvs returns the Args of every command, each joined by spaces.

@@ -3,7 +3,7 @@ package shell_test
 import (
 	"testing"
 
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // BenchmarkParse5Commands splits the 5-command script of the rules

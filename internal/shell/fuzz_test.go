@@ -3,7 +3,7 @@ package shell_test
 import (
 	"testing"
 
-	"github.com/wardenhq/warden/shell"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // FuzzParse checks that Parse never panics, and that what it returns is
