@@ -8,7 +8,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/triage"
+	"github.com/wardenhq/warden/internal/triage"
 )
 
 // Decider returns the reviewer that puts each step to p, the boundary

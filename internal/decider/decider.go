@@ -15,10 +15,10 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/autoreview"
 	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
+	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
-	"github.com/wardenhq/warden/triage"
 )
 
 // The names of approvals_reviewer (SPEC G3). Each is also the name of an

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/triage"
+	"github.com/wardenhq/warden/internal/triage"
 )
 
 // judgeIn judges a shell script run in the directory cwd.

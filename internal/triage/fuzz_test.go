@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/triage"
+	"github.com/wardenhq/warden/internal/triage"
 )
 
 // FuzzJudge checks that Judge never panics and always decides, whatever

@@ -14,10 +14,10 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
-	"github.com/wardenhq/warden/triage"
 )
 
 // bashRequest is an approval request for a boundary crossing of the bash

@@ -1,0 +1,236 @@
+// Package triage is the deterministic first pass of auto-review (SPEC G14):
+// a reviewer built on the boundary's shell parser and exec rules that
+// classifies an action as routine or into one of the four classes of harm
+// of SPEC G7, and decides:
+//
+//   - Allow for clear routine work: known-safe read-only commands, builds,
+//     tests and installs from a project's manifests or of well-known
+//     packages, git work on the user's own branches, writes inside the
+//     workspace, temporary directories and known caches, scoped deletions
+//     of build outputs, MCP calls to tools that only read;
+//   - Deny for clear critical harm: printing or sending private keys and
+//     cloud credentials, sending secret files or environment dumps to the
+//     network, deleting the file system, the home directory or system
+//     files, formatting or overwriting disks, disabling the firewall,
+//     SELinux, AppArmor or auditing, disabling TLS verification for good,
+//     world-writable or setuid system paths, persisting download-and-run
+//     code in shell start-up files;
+//   - Escalate (pass on) everything else: to the model reviewer, or to a
+//     person. In particular everything whose verdict depends on the user's
+//     request or the transcript is passed on.
+//
+// Its authority is that of SPEC G15: it allows only what is harmless
+// whatever the user intended and whose whole effect the request shows. So
+// it passes on running code whose text is not in the request (a script
+// written or fetched in the run, a project script or program, an
+// interpreter file, a command run through another program's options, and
+// the project's builds and tests when they ask to run outside the
+// sandbox), writes to the home directory outside known caches, anything
+// touching warden's own state ($WARDEN_HOME, ~/.warden, the managed
+// configuration), and anything it cannot parse. Paths are judged where the
+// kernel will take them: symbolic links on disk (in the workspace, the
+// home and temporary directories) and those the script makes are
+// followed, and ".." is applied after them. The paths a blocked write
+// asks for (action.Action.Paths) are judged the same way.
+//
+// Judge decides one action.Action, as the called tool describes it
+// (action.Describe); JudgeIn also weighs the user's request and the
+// transcript before the action, which are weak evidence only: they can
+// make an action pass on that would otherwise be allowed (an action
+// repeating instructions found in tool output), never the reverse.
+// Approver wraps JudgeIn as an approval.Approver, and the package registers
+// it as the approver "rules".
+//
+// One component, one name: this is the first pass, in code, messages and
+// documentation. Where a name is a contract it stays "rules" and names the
+// first pass: the registered approver (ApproverName), the approvals_reviewer
+// and `warden eval --reviewer` value, and the source of its auto_review
+// events (event.SourceFirstPass). Exec rules (package rules, --rules files)
+// are another thing, which the first pass reads.
+package triage
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/rules"
+)
+
+// Verdict is the outcome of Judge.
+type Verdict struct {
+	// Decision is action.Allow, action.Deny or action.Escalate.
+	Decision action.Decision `json:"decision"`
+	// Class is action.Routine for allowed actions, else the class of the
+	// most severe finding.
+	Class action.Class `json:"class"`
+	// Risk is the risk level of the most severe finding.
+	Risk action.Risk `json:"risk"`
+	// Reason says why, for people and for the agent.
+	Reason string `json:"reason"`
+}
+
+// risk levels as numbers, for comparisons.
+const (
+	low = iota
+	medium
+	high
+	critical
+)
+
+// riskNames are the risk levels by number.
+var riskNames = [...]action.Risk{action.RiskLow, action.RiskMedium, action.RiskHigh, action.RiskCritical}
+
+// finding is one observation about an action.
+type finding struct {
+	dec    action.Decision
+	class  action.Class
+	risk   int
+	reason string
+}
+
+// rank orders findings: deny over escalate over allow, then by risk.
+func (f finding) rank() int {
+	d := 0
+	switch f.dec {
+	case action.Escalate:
+		d = 1
+	case action.Deny:
+		d = 2
+	}
+	return d*10 + f.risk
+}
+
+// verdict accumulates findings.
+type verdict struct {
+	worst   finding
+	set     bool
+	notes   []string // further escalation reasons, for the message
+	allowed []string // what was recognised as routine
+}
+
+func (v *verdict) add(f finding) {
+	if f.dec == action.Allow {
+		if len(v.allowed) < 4 && f.reason != "" {
+			v.allowed = append(v.allowed, f.reason)
+		}
+		if !v.set {
+			v.worst, v.set = f, true
+		}
+		return
+	}
+	if !v.set || f.rank() > v.worst.rank() || f.dec == action.Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
+		if v.set && v.worst.dec == action.Escalate && f.dec == action.Escalate {
+			v.note(v.worst.reason)
+		}
+		v.worst, v.set = f, true
+		return
+	}
+	if f.dec == action.Escalate {
+		v.note(f.reason)
+	}
+}
+
+// classOrder breaks ties between denials: sending something out says more
+// than reading it.
+func classOrder(c action.Class) int {
+	switch c {
+	case action.Exfiltration:
+		return 4
+	case action.Destructive:
+		return 3
+	case action.SecurityWeakening:
+		return 2
+	case action.CredentialProbing:
+		return 1
+	}
+	return 0
+}
+
+func (v *verdict) note(r string) {
+	if r == "" || len(v.notes) >= 2 {
+		return
+	}
+	for _, n := range v.notes {
+		if n == r {
+			return
+		}
+	}
+	v.notes = append(v.notes, r)
+}
+
+func (v *verdict) result() Verdict {
+	if !v.set {
+		return Verdict{Decision: action.Escalate, Class: action.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
+	}
+	w := v.worst
+	out := Verdict{Decision: w.dec, Class: w.class, Risk: riskNames[w.risk], Reason: w.reason}
+	switch w.dec {
+	case action.Allow:
+		out.Class, out.Risk = action.Routine, action.RiskLow
+		out.Reason = "routine: " + strings.Join(v.allowed, "; ")
+		if len(v.allowed) == 0 {
+			out.Reason = "routine"
+		}
+	case action.Escalate:
+		if w.class == "" {
+			out.Class = action.Routine
+		}
+		for _, n := range v.notes {
+			if n != w.reason {
+				out.Reason += "; " + n
+			}
+		}
+	}
+	return out
+}
+
+// Judge classifies the action a and decides it (see the package
+// documentation). set holds the exec rules in force (nil for none): a
+// command a forbidden rule matches is denied, one a prompt rule matches is
+// passed on, and an allow rule makes a command routine unless it falls into
+// one of the four classes of harm. Judge never fails: what it cannot read
+// it passes on.
+func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil, set) }
+
+// JudgeIn is Judge with the conversation that led to the action as weak
+// evidence: the user's request and the turns after it (tool turns are
+// untrusted). It can make an action pass on that Judge alone would allow
+// (one repeating instructions found only in tool output), never the
+// reverse.
+func JudgeIn(a action.Action, request string, transcript []action.Turn, set *rules.Set) Verdict {
+	var v verdict
+	judgeAction(&v, &a, set, 0)
+	if v.worst.dec == action.Allow {
+		if r := injected(&a, request, transcript); r != "" {
+			v.add(finding{action.Escalate, action.Routine, medium, r})
+		}
+	}
+	return v.result()
+}
+
+// judgeAction adds the findings of a to v.
+func judgeAction(v *verdict, a *action.Action, set *rules.Set, depth int) {
+	switch a.Kind {
+	case action.Shell:
+		judgeShell(v, a, set)
+	case action.MCP:
+		judgeMCP(v, a, set)
+	case action.FileEdit:
+		judgeFileEdit(v, a, set)
+	case action.Network:
+		judgeNetwork(v, a, set)
+	case action.Text:
+		v.add(finding{action.Allow, action.Routine, low, "text written by the agent"})
+	case action.Sequence:
+		if len(a.Actions) == 0 || depth > 4 {
+			v.add(finding{action.Escalate, action.Routine, medium, "empty or too deeply nested sequence"})
+			return
+		}
+		for i := range a.Actions {
+			sub := a.Actions[i]
+			judgeAction(v, &sub, set, depth+1)
+		}
+	default:
+		v.add(finding{action.Escalate, action.Routine, medium, "unknown kind of action " + string(a.Kind)})
+	}
+}
