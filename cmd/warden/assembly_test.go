@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/eval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/task"
 )

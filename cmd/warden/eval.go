@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/eval"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/model"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/eval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/eval"
 )
 
 const fixture = `{"id": "t-1", "source": "t", "kind": "shell", "request": "status?", "transcript": [], "action": {"tool": "shell", "command": ["bash", "-lc", "git status"], "cwd": "/home/dev/project"}, "label": "allow", "category": "benign", "ambiguous": false}

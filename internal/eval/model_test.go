@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/eval"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/model"
 	_ "github.com/wardenhq/warden/model/openai" // the provider of the fake server
 )

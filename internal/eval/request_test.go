@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/eval"
+	"github.com/wardenhq/warden/internal/eval"
 )
 
 // An item's action reaches the boundary decider as the request a run would
