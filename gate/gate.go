@@ -25,9 +25,9 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/autoreview"
 )
 
 // Gate is the boundary approver of one run (see the package comment). Set

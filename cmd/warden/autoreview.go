@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/task"
 )
 

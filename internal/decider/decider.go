@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/autoreview"
 	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"

@@ -8,8 +8,8 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/rules"
 )
 

@@ -10,10 +10,10 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"

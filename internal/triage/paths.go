@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 )

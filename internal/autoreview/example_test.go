@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"

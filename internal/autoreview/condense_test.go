@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/autoreview"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/tool"
 )
 

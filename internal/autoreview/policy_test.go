@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/internal/autoreview"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {

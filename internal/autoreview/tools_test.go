@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/tool"
 )
 

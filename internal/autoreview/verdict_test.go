@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/autoreview"
+	"github.com/wardenhq/warden/internal/autoreview"
 )
 
 func TestG6_ParseVerdict(t *testing.T) {
