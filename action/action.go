@@ -3,9 +3,10 @@
 // shared by everything that judges actions: the reviewer agent
 // (autoreview), its deterministic first pass (triage), the measurement of
 // reviewers on labelled datasets (eval) and the transcript's records
-// (event). It also holds their one vocabulary: decisions, risk levels,
-// authorization levels, the classes of harm of SPEC G7 and the statuses
-// of a review; and the one Turn of a conversation before an action.
+// (event). It also holds the vocabulary the transcript records: risk
+// levels, authorization levels and the statuses of a review. The decisions
+// and classes of harm (SPEC G7) that only warden's own judges use, and the
+// turns of a conversation before an action, are in internal/vocab.
 //
 // An Action is built from a tool call and the boundary request it made by
 // Describe, which asks the tool itself when it is a Describer (the bash and

@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
 	"github.com/wardenhq/warden/tool/editor"
@@ -206,7 +207,7 @@ func TestParse_SharedFiles(t *testing.T) {
 			var item struct {
 				ID         string          `json:"id"`
 				Request    string          `json:"request"`
-				Transcript []action.Turn   `json:"transcript"`
+				Transcript []vocab.Turn    `json:"transcript"`
 				Action     json.RawMessage `json:"action"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &item); err != nil {
@@ -220,7 +221,7 @@ func TestParse_SharedFiles(t *testing.T) {
 			if _, err := a.Marshal(action.MaxString); err != nil {
 				t.Errorf("%s %s: %v", f, item.ID, err)
 			}
-			if _, err := action.History(item.Request, item.Transcript); err != nil {
+			if _, err := vocab.History(item.Request, item.Transcript); err != nil {
 				t.Errorf("%s %s: %v", f, item.ID, err)
 			}
 			n++
@@ -234,7 +235,7 @@ func TestParse_SharedFiles(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	h, err := action.History("Force-push the branch.", []action.Turn{
+	h, err := vocab.History("Force-push the branch.", []vocab.Turn{
 		{Role: "assistant", Content: "Rebase finished."}, {Role: "tool", Content: "ok"}})
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +243,7 @@ func TestHistory(t *testing.T) {
 	if len(h) != 3 || h[0].Role != chat.User || h[0].Content != "Force-push the branch." || h[2].Role != chat.Tool {
 		t.Errorf("history %+v", h)
 	}
-	if _, err := action.History("", []action.Turn{{Role: "system"}}); err == nil {
+	if _, err := vocab.History("", []vocab.Turn{{Role: "system"}}); err == nil {
 		t.Error("no error for a system turn")
 	}
 }

@@ -1,20 +1,5 @@
 package action
 
-// Decision is what a reviewer decides about an action, and the label of a
-// labelled item (SPEC G6, G14, V2).
-type Decision string
-
-// The decisions.
-const (
-	// Allow: the action may run.
-	Allow Decision = "allow"
-	// Deny: the action must not run.
-	Deny Decision = "deny"
-	// Escalate: the reviewer passes the action on without deciding (to the
-	// model reviewer, or to a person).
-	Escalate Decision = "escalate"
-)
-
 // Risk is a rating of how bad an action could be (SPEC G6).
 type Risk string
 
@@ -68,39 +53,6 @@ func (a Authorization) Level() int {
 		return 3
 	}
 	return -1
-}
-
-// Class is the class of an action: routine work, one of the four classes
-// of harm of SPEC G7, or a category of the labelled datasets. The names are
-// those of the datasets.
-type Class string
-
-// The classes.
-const (
-	// Routine is ordinary developer work, as the first pass finds it.
-	Routine Class = "routine"
-	// Exfiltration sends private data, secrets or credentials out.
-	Exfiltration Class = "exfiltration"
-	// CredentialProbing reads, lists or searches for credentials, tokens,
-	// cookies or session data.
-	CredentialProbing Class = "credential_probing"
-	// SecurityWeakening weakens security broadly or lastingly.
-	SecurityWeakening Class = "security_weakening"
-	// Destructive risks irreversible damage.
-	Destructive Class = "destructive"
-	// Benign is the dataset category of harmless items.
-	Benign Class = "benign"
-	// Other is the dataset category of items of no class above.
-	Other Class = "other"
-)
-
-// Harm reports whether c is one of the four classes of harm of SPEC G7.
-func (c Class) Harm() bool {
-	switch c {
-	case Exfiltration, CredentialProbing, SecurityWeakening, Destructive:
-		return true
-	}
-	return false
 }
 
 // Status is how a review of a boundary request ended (SPEC G10, G13): the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
 
@@ -271,7 +272,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		}
 		res.Verdict = &v
 		res.Rationale = v.Rationale
-		if v.Outcome == action.Allow {
+		if v.Outcome == vocab.Allow {
 			res.Status, res.Message = action.StatusApproved, approvedMessage(v)
 		} else {
 			res.Status, res.Message = action.StatusDenied, deniedMessage(v)

@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/tool"
@@ -184,7 +185,7 @@ func TestG6_Allow(t *testing.T) {
 	if res.Attempts != 1 || res.InputTokens != 100 || res.OutputTokens != 20 || res.Latency <= 0 {
 		t.Errorf("attempts %d tokens %d/%d latency %s", res.Attempts, res.InputTokens, res.OutputTokens, res.Latency)
 	}
-	if v := res.Verdict; v == nil || v.Outcome != action.Allow || v.RiskLevel != action.RiskLow || v.UserAuthorization != action.AuthHigh {
+	if v := res.Verdict; v == nil || v.Outcome != vocab.Allow || v.RiskLevel != action.RiskLow || v.UserAuthorization != action.AuthHigh {
 		t.Errorf("verdict %+v", res.Verdict)
 	}
 	// The saved conversation is the prompt and the answer (G13).

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -39,7 +40,7 @@ const (
 // Stated keeps the reviewer's own.
 type Verdict struct {
 	// Outcome is the final outcome, after the outcome rule.
-	Outcome action.Decision `json:"outcome"`
+	Outcome vocab.Decision `json:"outcome"`
 	// RiskLevel is the risk the reviewer rated, or DefaultRisk.
 	RiskLevel action.Risk `json:"risk_level"`
 	// UserAuthorization is how clearly the person authorised the action,
@@ -48,7 +49,7 @@ type Verdict struct {
 	// Rationale is the reviewer's reason, for the agent.
 	Rationale string `json:"rationale"`
 	// Stated is the outcome the reviewer gave.
-	Stated action.Decision `json:"stated_outcome"`
+	Stated vocab.Decision `json:"stated_outcome"`
 	// Overruled reports that the outcome rule turned an allow into a deny.
 	Overruled bool `json:"overruled,omitempty"`
 	// Defaulted names the fields that were missing and took defaults.
@@ -254,8 +255,8 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	if !ok {
 		return v, errors.New(`verdict: "outcome" is missing`)
 	}
-	switch o := action.Decision(norm(s)); o {
-	case action.Allow, action.Deny:
+	switch o := vocab.Decision(norm(s)); o {
+	case vocab.Allow, vocab.Deny:
 		v.Outcome = o
 	default:
 		return v, fmt.Errorf("verdict: outcome %q is not allow or deny", s)
@@ -301,9 +302,9 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 		v.Defaulted = append(v.Defaulted, "rationale")
 	}
 
-	if v.Outcome == action.Allow {
-		if rule, _ := RuleOutcome(v.RiskLevel, v.UserAuthorization, true); rule == action.Deny {
-			v.Outcome, v.Overruled = action.Deny, true
+	if v.Outcome == vocab.Allow {
+		if rule, _ := RuleOutcome(v.RiskLevel, v.UserAuthorization, true); rule == vocab.Deny {
+			v.Outcome, v.Overruled = vocab.Deny, true
 		}
 	}
 	return v, nil
@@ -314,20 +315,20 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 // authorization of at least medium, critical denies. An authorization that
 // was not given (authGiven false) is unknown, so high risk then denies.
 // decided is false only for a risk that is not one of the four levels.
-func RuleOutcome(risk action.Risk, auth action.Authorization, authGiven bool) (outcome action.Decision, decided bool) {
+func RuleOutcome(risk action.Risk, auth action.Authorization, authGiven bool) (outcome vocab.Decision, decided bool) {
 	if !authGiven {
 		auth = action.AuthUnknown
 	}
 	switch risk {
 	case action.RiskLow, action.RiskMedium:
-		return action.Allow, true
+		return vocab.Allow, true
 	case action.RiskHigh:
 		if auth.Level() >= action.AuthMedium.Level() {
-			return action.Allow, true
+			return vocab.Allow, true
 		}
-		return action.Deny, true
+		return vocab.Deny, true
 	case action.RiskCritical:
-		return action.Deny, true
+		return vocab.Deny, true
 	}
 	return "", false
 }

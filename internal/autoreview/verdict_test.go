@@ -9,6 +9,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 func TestG6_ParseVerdict(t *testing.T) {
@@ -85,9 +86,9 @@ func TestG6_OutcomeRule(t *testing.T) {
 	type row struct {
 		risk      string // "" = not given
 		auth      string // "" = not given
-		rule      action.Decision
+		rule      vocab.Decision
 		decided   bool
-		fromAllow action.Decision
+		fromAllow vocab.Decision
 	}
 	rows := []row{
 		{"low", "unknown", "allow", true, "allow"},
@@ -116,7 +117,7 @@ func TestG6_OutcomeRule(t *testing.T) {
 				t.Errorf("RuleOutcome(%s, %s) = %s, %t; want %s, %t", r.risk, r.auth, rule, decided, r.rule, r.decided)
 			}
 		}
-		for _, stated := range []action.Decision{action.Allow, action.Deny} {
+		for _, stated := range []vocab.Decision{vocab.Allow, vocab.Deny} {
 			text := `{"outcome":"` + string(stated) + `"`
 			if r.risk != "" {
 				text += `,"risk_level":"` + r.risk + `"`
@@ -129,8 +130,8 @@ func TestG6_OutcomeRule(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := r.fromAllow
-			if stated == action.Deny {
-				want = action.Deny // the rule never allows what the reviewer denied
+			if stated == vocab.Deny {
+				want = vocab.Deny // the rule never allows what the reviewer denied
 			}
 			if v.Outcome != want || v.Stated != stated || v.Overruled != (v.Outcome != stated) {
 				t.Errorf("risk %q auth %q stated %s: outcome %s overruled %t, want %s", r.risk, r.auth, stated, v.Outcome, v.Overruled, want)
@@ -169,14 +170,14 @@ func TestG6_OneVerdictPerAnswer(t *testing.T) {
 // The G6 outcome rule is always applied: high risk without authorization
 // and critical risk deny, whatever the reviewer stated.
 func TestG6_OutcomeRuleAlwaysApplies(t *testing.T) {
-	for text, want := range map[string]action.Decision{
-		`{"outcome":"allow","risk_level":"high"}`:                                 action.Deny,
-		`{"outcome":"allow","risk_level":"high","user_authorization":"low"}`:      action.Deny,
-		`{"outcome":"allow","risk_level":"high","user_authorization":"medium"}`:   action.Allow,
-		`{"outcome":"allow","risk_level":"critical","user_authorization":"high"}`: action.Deny,
-		`{"outcome":"allow","risk_level":"critical"}`:                             action.Deny,
-		`{"outcome":"allow"}`: action.Allow,
-		`{"outcome":"deny","risk_level":"low","user_authorization":"high"}`: action.Deny,
+	for text, want := range map[string]vocab.Decision{
+		`{"outcome":"allow","risk_level":"high"}`:                                 vocab.Deny,
+		`{"outcome":"allow","risk_level":"high","user_authorization":"low"}`:      vocab.Deny,
+		`{"outcome":"allow","risk_level":"high","user_authorization":"medium"}`:   vocab.Allow,
+		`{"outcome":"allow","risk_level":"critical","user_authorization":"high"}`: vocab.Deny,
+		`{"outcome":"allow","risk_level":"critical"}`:                             vocab.Deny,
+		`{"outcome":"allow"}`: vocab.Allow,
+		`{"outcome":"deny","risk_level":"low","user_authorization":"high"}`: vocab.Deny,
 	} {
 		v, err := autoreview.ParseVerdict(text)
 		if err != nil || v.Outcome != want {
@@ -205,8 +206,8 @@ func FuzzG6_ParseVerdict(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v.Outcome != action.Allow {
-			if v.Outcome != action.Deny {
+		if v.Outcome != vocab.Allow {
+			if v.Outcome != vocab.Deny {
 				t.Fatalf("outcome %q", v.Outcome)
 			}
 			return

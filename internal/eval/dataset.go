@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Item is one labelled item of a dataset.
@@ -31,14 +32,14 @@ type Item struct {
 	// Request is what the user asked, or "".
 	Request string `json:"request"`
 	// Transcript holds the turns before the action, not including Request.
-	Transcript []action.Turn `json:"transcript"`
+	Transcript []vocab.Turn `json:"transcript"`
 	// Action is the action object as written in the file.
 	Action json.RawMessage `json:"action"`
-	// Label is action.Allow or action.Deny.
-	Label action.Decision `json:"label"`
+	// Label is vocab.Allow or vocab.Deny.
+	Label vocab.Decision `json:"label"`
 	// Category is the risk class: one of the four classes of harm
-	// (action.Class.Harm), action.Benign or action.Other.
-	Category action.Class `json:"category"`
+	// (vocab.Class.Harm), vocab.Benign or vocab.Other.
+	Category vocab.Class `json:"category"`
 	// Ambiguous marks items whose label is defensible but weak.
 	Ambiguous bool `json:"ambiguous"`
 
@@ -157,7 +158,7 @@ func parseItem(b []byte) (Item, error) {
 			return Item{}, err
 		}
 	}
-	it.Label, it.Category = action.Decision(label), action.Class(category)
+	it.Label, it.Category = vocab.Decision(label), vocab.Class(category)
 	if it.ID == "" {
 		return Item{}, errors.New(`"id" is empty`)
 	}
@@ -167,10 +168,10 @@ func parseItem(b []byte) (Item, error) {
 	if isNull(obj["ambiguous"]) || json.Unmarshal(obj["ambiguous"], &it.Ambiguous) != nil {
 		return Item{}, errors.New(`"ambiguous" is not a boolean`)
 	}
-	if it.Label != action.Allow && it.Label != action.Deny {
+	if it.Label != vocab.Allow && it.Label != vocab.Deny {
 		return Item{}, fmt.Errorf("label %q: want allow or deny", it.Label)
 	}
-	if !it.Category.Harm() && it.Category != action.Benign && it.Category != action.Other {
+	if !it.Category.Harm() && it.Category != vocab.Benign && it.Category != vocab.Other {
 		return Item{}, fmt.Errorf("category %q: want exfiltration, credential_probing, security_weakening, destructive, benign or other", it.Category)
 	}
 	tool, ok := kinds[it.Kind]
@@ -203,14 +204,14 @@ func parseItem(b []byte) (Item, error) {
 	return it, nil
 }
 
-func parseTranscript(raw json.RawMessage) ([]action.Turn, error) {
+func parseTranscript(raw json.RawMessage) ([]vocab.Turn, error) {
 	var list []map[string]json.RawMessage
 	if isNull(raw) || json.Unmarshal(raw, &list) != nil {
 		return nil, errors.New(`"transcript" is not a list of objects`)
 	}
-	turns := make([]action.Turn, 0, len(list))
+	turns := make([]vocab.Turn, 0, len(list))
 	for i, t := range list {
-		var turn action.Turn
+		var turn vocab.Turn
 		for k, v := range t {
 			var s string
 			if isNull(v) || json.Unmarshal(v, &s) != nil {

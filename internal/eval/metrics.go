@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Group holds the counts and rates of a group of items. Rates are 0 when
@@ -133,20 +133,20 @@ func subset(results []Result, keep func(*Item) bool) Subset {
 }
 
 func (g *Group) add(res Result) {
-	deny := res.Item.Label == action.Deny
+	deny := res.Item.Label == vocab.Deny
 	if deny {
 		g.DenyItems++
 	} else {
 		g.AllowItems++
 	}
 	switch {
-	case deny && res.Decision == action.Allow:
+	case deny && res.Decision == vocab.Allow:
 		g.AllowedDeny++
-	case deny && res.Decision == action.Escalate:
+	case deny && res.Decision == vocab.Escalate:
 		g.EscalatedDeny++
-	case !deny && res.Decision == action.Deny:
+	case !deny && res.Decision == vocab.Deny:
 		g.DeniedAllow++
-	case !deny && res.Decision == action.Escalate:
+	case !deny && res.Decision == vocab.Escalate:
 		g.EscalatedAllow++
 	}
 }

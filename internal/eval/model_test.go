@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	_ "github.com/wardenhq/warden/model/openai" // the provider of the fake server
 )
@@ -91,7 +91,7 @@ func TestV2_ModelReviewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res[0].Decision != action.Deny || res[1].Decision != action.Allow {
+	if res[0].Decision != vocab.Deny || res[1].Decision != vocab.Allow {
 		t.Errorf("decisions: %s, %s", res[0].Decision, res[1].Decision)
 	}
 	o := res[0].Steps[0]
@@ -112,7 +112,7 @@ func TestV2_ModelReviewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := res[0].Steps[0]; o.Decision != action.Deny || !o.Failed {
+	if o := res[0].Steps[0]; o.Decision != vocab.Deny || !o.Failed {
 		t.Errorf("failed review: %+v", o)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -26,14 +27,14 @@ import (
 //   - an MCP call is an MCP request for the server's tool.
 //
 // The conversation is the item's request as the first user message, then
-// its transcript (action.History); the approvers read the
+// its transcript (vocab.History); the approvers read the
 // first user message as the person's request, as in a run.
 //
 // Keys of the dataset that a run never presents to its approvers (an
 // action's Extra keys, but for a file edit's insert_line) are not
 // presented. Sequence and text steps are not actions: Steps splits them.
 func Request(s Step) (*approval.Request, error) {
-	history, err := action.History(s.Request, s.Transcript)
+	history, err := vocab.History(s.Request, s.Transcript)
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/triage"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Decider returns the reviewer that puts each step to p, the boundary
@@ -53,7 +54,7 @@ func Decider(p *approval.Policy) Reviewer {
 		}
 		if out.Approver == approval.PolicyName {
 			// Nobody decided: the last approver asked passed it on.
-			o.Decision, o.By, o.Reason = action.Escalate, out.Approver, out.Explanation
+			o.Decision, o.By, o.Reason = vocab.Escalate, out.Approver, out.Explanation
 			for i := len(recs) - 1; i >= 0; i-- {
 				if recs[i].Approver != approval.PolicyName {
 					o.By, o.Reason = byOf(recs[i].Approver, recs[i].Approval)
@@ -68,11 +69,11 @@ func Decider(p *approval.Policy) Reviewer {
 		case reviewed && ar.Status == action.StatusAborted:
 			return Outcome{}, fmt.Errorf("boundary decider: review aborted: %w", context.Cause(ctx))
 		case reviewed && ar.Status == action.StatusTimedOut:
-			o.Decision = action.Escalate
+			o.Decision = vocab.Escalate
 		case out.Decision == approval.Approve:
-			o.Decision = action.Allow
+			o.Decision = vocab.Allow
 		default:
-			o.Decision = action.Deny
+			o.Decision = vocab.Deny
 			o.Failed = reviewed && ar.Status == action.StatusFailed
 		}
 		return o, nil

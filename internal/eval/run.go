@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Step is one action of an item, as a reviewer sees it.
@@ -23,14 +24,14 @@ type Step struct {
 	Request string
 	// Transcript holds the turns before the action: the item's transcript
 	// and, in a trajectory, the earlier actions as assistant turns.
-	Transcript []action.Turn
+	Transcript []vocab.Turn
 }
 
 // Outcome is a reviewer's answer about one step.
 type Outcome struct {
-	// Decision is action.Allow, action.Deny or action.Escalate (passed
+	// Decision is vocab.Allow, vocab.Deny or vocab.Escalate (passed
 	// on without deciding: to a person, or to a reviewer not measured).
-	Decision action.Decision
+	Decision vocab.Decision
 	// By names the stage that decided: "rules" for the first pass (the
 	// source value of its auto_review events), "model" for the model
 	// reviewer, or an approver's name.
@@ -64,7 +65,7 @@ type Result struct {
 	Item *Item
 	// Decision is Deny when any action was denied, else Escalate when any
 	// was escalated, else Allow.
-	Decision action.Decision
+	Decision vocab.Decision
 	// Steps are the outcomes of the item's actions, in order, up to the
 	// first denial (text steps of trajectories are not reviewed and have
 	// none).
@@ -79,15 +80,15 @@ func Steps(it *Item) []Step {
 		return []Step{{Item: it, Action: it.Parsed, Request: it.Request, Transcript: it.Transcript}}
 	}
 	var out []Step
-	turns := append([]action.Turn(nil), it.Transcript...)
+	turns := append([]vocab.Turn(nil), it.Transcript...)
 	for i, a := range it.Parsed.Actions {
 		if a.Kind == action.Text {
-			turns = append(turns, action.Turn{Role: "assistant", Content: a.Text})
+			turns = append(turns, vocab.Turn{Role: "assistant", Content: a.Text})
 			continue
 		}
 		out = append(out, Step{Item: it, Index: i, Action: a, Request: it.Request,
-			Transcript: append([]action.Turn(nil), turns...)})
-		turns = append(turns, action.Turn{Role: "assistant", Content: Describe(a)})
+			Transcript: append([]vocab.Turn(nil), turns...)})
+		turns = append(turns, vocab.Turn{Role: "assistant", Content: Describe(a)})
 	}
 	return out
 }
@@ -181,7 +182,7 @@ feed:
 
 // reviewItem reviews the steps of one item.
 func reviewItem(ctx context.Context, r Reviewer, it *Item) (Result, error) {
-	res := Result{Item: it, Decision: action.Allow}
+	res := Result{Item: it, Decision: vocab.Allow}
 	for _, s := range Steps(it) {
 		start := time.Now()
 		out, err := r.Review(ctx, s)
@@ -193,16 +194,16 @@ func reviewItem(ctx context.Context, r Reviewer, it *Item) (Result, error) {
 		}
 		res.Steps = append(res.Steps, out)
 		switch out.Decision {
-		case action.Deny:
+		case vocab.Deny:
 			// The action would not have run: the item is denied, and
 			// the later actions are not reviewed.
-			res.Decision = action.Deny
+			res.Decision = vocab.Deny
 			return res, nil
-		case action.Escalate:
-			if res.Decision != action.Deny {
-				res.Decision = action.Escalate
+		case vocab.Escalate:
+			if res.Decision != vocab.Deny {
+				res.Decision = vocab.Escalate
 			}
-		case action.Allow:
+		case vocab.Allow:
 		default:
 			return res, fmt.Errorf("%s:%d: %s: invalid decision %q", it.File, it.Line, it.ID, out.Decision)
 		}

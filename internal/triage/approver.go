@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -50,7 +51,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 	start := time.Now()
 	a, request, turns, err := fromApproval(req)
 	if err != nil {
-		v = Verdict{Decision: action.Escalate, Class: action.Routine, Risk: action.RiskMedium, Reason: "the action cannot be described: " + err.Error()}
+		v = Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "the action cannot be described: " + err.Error()}
 	} else {
 		v = JudgeIn(a, request, turns, p.set)
 	}
@@ -63,9 +64,9 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 		}
 	}
 	switch v.Decision {
-	case action.Allow:
+	case vocab.Allow:
 		return approval.Approval{Decision: approval.Approve, Explanation: "first pass: " + v.Reason, Metadata: meta, AutoReview: record(action.StatusApproved)}, nil
-	case action.Deny:
+	case vocab.Deny:
 		return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: meta, AutoReview: record(action.StatusDenied)}, nil
 	}
 	if p.passOn {

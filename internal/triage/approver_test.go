@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/triage"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
@@ -49,7 +50,7 @@ func TestG14_ApproverDecidesClearCases(t *testing.T) {
 	if err != nil || got.Decision != approval.Approve {
 		t.Fatalf("routine: %+v, %v", got, err)
 	}
-	if v, ok := got.Metadata[triage.MetadataKey].(triage.Verdict); !ok || v.Decision != action.Allow {
+	if v, ok := got.Metadata[triage.MetadataKey].(triage.Verdict); !ok || v.Decision != vocab.Allow {
 		t.Errorf("metadata: %#v", got.Metadata)
 	}
 	// The transcript's record travels typed (SPEC G13).
@@ -102,7 +103,7 @@ func TestG14_ApproverPassesUnclearToNext(t *testing.T) {
 	if got.Decision != approval.Approve || got.Explanation != "the reviewer agrees" || len(asked) != 1 {
 		t.Fatalf("%+v, asked %q", got, asked)
 	}
-	if got.Metadata["model"] != "yes" || got.Metadata[triage.MetadataKey].(triage.Verdict).Decision != action.Escalate {
+	if got.Metadata["model"] != "yes" || got.Metadata[triage.MetadataKey].(triage.Verdict).Decision != vocab.Escalate {
 		t.Errorf("metadata: %#v", got.Metadata)
 	}
 	if got.AutoReview != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // typicalActions are what an agent typically asks: a status, a test run,
@@ -27,7 +28,7 @@ func BenchmarkJudgeTypical(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		v := Judge(typicalActions[i%len(typicalActions)], nil)
-		if v.Decision != action.Allow {
+		if v.Decision != vocab.Allow {
 			b.Fatalf("%v: %+v", typicalActions[i%len(typicalActions)].Command, v)
 		}
 	}

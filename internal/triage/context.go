@@ -4,13 +4,14 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // injected reports, as weak evidence from the conversation, that an
 // action triage would allow repeats instructions found only in tool
 // output (untrusted: a README, an issue, a web page may carry prompt
 // injection). It never allows anything; it only passes the action on.
-func injected(a *action.Action, request string, transcript []action.Turn) string {
+func injected(a *action.Action, request string, transcript []vocab.Turn) string {
 	if len(transcript) == 0 {
 		return ""
 	}

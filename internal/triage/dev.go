@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 func registerDev(reg func(func(*sh, *cmd), ...string)) {
@@ -76,35 +76,35 @@ func judgeDevTool(s *sh, c *cmd) {
 		// Scanners print what they find; gitleaks without --redact
 		// prints the secrets it finds.
 		if c.name == "gitleaks" && !shell.HasLong(c.args, "redact") && !shell.HasWord(c.args, "protect") {
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` may print the secrets it finds (no --redact)")
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` may print the secrets it finds (no --redact)")
 		}
 	case "migrate", "goose", "dbmate", "atlas":
 		if shell.HasWord(c.args, "down", "drop", "reset", "force", "redo") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` rolls back or drops database migrations")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` rolls back or drops database migrations")
 			return
 		}
 	case "prisma":
 		if shell.HasWord(c.args, "reset") || shell.HasLong(c.args, "force-reset", "accept-data-loss") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` resets a database")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` resets a database")
 			return
 		}
 	case "ab", "hey", "wrk", "k6":
 		for _, a := range c.args[1:] {
 			if strings.Contains(a, "://") && !localURL(a) {
-				s.esc(action.Routine, medium, "`"+c.text+"` sends load to a remote host")
+				s.esc(vocab.Routine, medium, "`"+c.text+"` sends load to a remote host")
 				return
 			}
 		}
 	case "java":
 		for _, a := range c.args[1:] {
 			if strings.HasPrefix(a, "-javaagent") || strings.HasPrefix(a, "-agentpath") {
-				s.esc(action.Routine, medium, "`"+c.text+"` loads an agent into the JVM")
+				s.esc(vocab.Routine, medium, "`"+c.text+"` loads an agent into the JVM")
 			}
 		}
 	case "uvicorn", "gunicorn", "hypercorn", "flask", "jupyter":
 		for _, h := range append(shell.OptValues(c.args, "", "host"), shell.OptValues(c.args, "-b", "bind", "ip")...) {
 			if strings.HasPrefix(h, "0.0.0.0") || h == "::" || strings.HasPrefix(h, "[::]") {
-				s.esc(action.Exfiltration, medium, "`"+c.text+"` serves on every network interface")
+				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` serves on every network interface")
 			}
 		}
 	}
@@ -140,7 +140,7 @@ func judgeGit(s *sh, c *cmd) {
 		"apply", "am", "format-patch", "submodule", "lfs", "gc", "prune", "worktree", "notes", "commit-graph",
 		"maintenance", "sparse-checkout", "archive", "bundle", "request-pull", "mergetool", "difftool":
 		if sub == "worktree" && len(rest) > 1 && rest[1] == "remove" && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
-			s.esc(action.Destructive, medium, "`"+c.text+"` removes a worktree with its changes")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` removes a worktree with its changes")
 			return
 		}
 		s.allow("git " + sub)
@@ -155,20 +155,20 @@ func judgeGit(s *sh, c *cmd) {
 		s.allow("git rm")
 	case "commit":
 		if shell.HasLong(rest, "no-verify") || shell.HasShort(rest, 'n', "mFCcSt") {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` skips the commit hooks (--no-verify), which may scan for secrets")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` skips the commit hooks (--no-verify), which may scan for secrets")
 			return
 		}
 		s.allow("git commit")
 	case "checkout":
 		ops := shell.Operands(rest, "bB")
 		if shell.HasShort(rest, 'f', "bB") || shell.HasLong(rest, "force") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--force)")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--force)")
 			return
 		}
 		if shell.HasWord(rest, "--") || len(ops) > 1 {
 			for _, p := range ops {
 				if p == "." || p == ":/" || p == "*" {
-					s.esc(action.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
+					s.esc(vocab.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
 					return
 				}
 			}
@@ -179,14 +179,14 @@ func judgeGit(s *sh, c *cmd) {
 		worktree := shell.HasLong(rest, "worktree") || shell.HasShort(rest, 'W', "s") || !staged
 		for _, p := range shell.Operands(rest, "s", "source") {
 			if worktree && (p == "." || p == ":/" || p == "*") {
-				s.esc(action.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
+				s.esc(vocab.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
 				return
 			}
 		}
 		s.allow("git restore")
 	case "reset":
 		if shell.HasLong(rest, "hard", "merge", "keep") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--hard)")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--hard)")
 			return
 		}
 		s.allow("git reset")
@@ -197,37 +197,37 @@ func judgeGit(s *sh, c *cmd) {
 			if shell.HasShort(rest, 'x', "e") {
 				what = "deletes untracked and ignored files (.env and local data included)"
 			}
-			s.esc(action.Destructive, risk, "`"+c.text+"` "+what)
+			s.esc(vocab.Destructive, risk, "`"+c.text+"` "+what)
 			return
 		}
 		s.allow("git clean")
 	case "branch":
 		if shell.HasShort(rest, 'D', "") || (shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete")) && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes a branch that may not be merged")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a branch that may not be merged")
 			return
 		}
 		s.allow("git branch")
 	case "tag":
 		if shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete") || shell.HasShort(rest, 'f', "") {
-			s.esc(action.Destructive, low, "`"+c.text+"` deletes or moves a tag")
+			s.esc(vocab.Destructive, low, "`"+c.text+"` deletes or moves a tag")
 			return
 		}
 		s.allow("git tag")
 	case "stash":
 		if len(rest) > 1 && (rest[1] == "drop" || rest[1] == "clear") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` discards stashed changes")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards stashed changes")
 			return
 		}
 		s.allow("git stash")
 	case "reflog":
 		if len(rest) > 1 && (rest[1] == "expire" || rest[1] == "delete") {
-			s.esc(action.Destructive, high, "`"+c.text+"` drops recovery points")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` drops recovery points")
 			return
 		}
 		s.allow("git reflog")
 	case "remote":
 		if len(rest) > 1 && (rest[1] == "remove" || rest[1] == "rm" || rest[1] == "set-url") {
-			s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes where the repository pushes")
+			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes where the repository pushes")
 			return
 		}
 		s.allow("git remote")
@@ -247,7 +247,7 @@ func judgeGit(s *sh, c *cmd) {
 			}
 		}
 		if shell.HasLong(rest, "edit") || shell.HasShort(rest, 'e', "f") {
-			s.esc(action.SecurityWeakening, low, "`"+c.text+"` edits the git configuration")
+			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` edits the git configuration")
 			return
 		}
 		if global && len(ops) >= 2 {
@@ -255,7 +255,7 @@ func judgeGit(s *sh, c *cmd) {
 			if !strings.HasPrefix(key, "user.") && !strings.HasPrefix(key, "color.") && !strings.HasPrefix(key, "init.") &&
 				!strings.HasPrefix(key, "pull.") && !strings.HasPrefix(key, "push.") && !strings.HasPrefix(key, "alias.") &&
 				!strings.HasPrefix(key, "core.autocrlf") && !strings.HasPrefix(key, "rebase.") && !strings.HasPrefix(key, "merge.") {
-				s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes the user's global git configuration")
+				s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes the user's global git configuration")
 				return
 			}
 		}
@@ -265,24 +265,24 @@ func judgeGit(s *sh, c *cmd) {
 	case "filter-branch", "filter-repo", "replace", "update-ref", "symbolic-ref", "commit-tree", "hash-object",
 		"update-index", "read-tree", "write-tree", "pack-refs", "prune-packed", "repack":
 		if sub == "update-ref" && !shell.HasShort(rest, 'd', "") {
-			s.esc(action.Destructive, low, "`"+c.text+"` rewrites a ref")
+			s.esc(vocab.Destructive, low, "`"+c.text+"` rewrites a ref")
 			return
 		}
 		if sub == "hash-object" && !shell.HasShort(rest, 'w', "") || sub == "repack" || sub == "pack-refs" {
 			s.allow("git " + sub)
 			return
 		}
-		s.esc(action.Destructive, medium, "`"+c.text+"` rewrites history or refs")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` rewrites history or refs")
 	case "credential", "credential-store", "credential-cache":
 		if shell.HasWord(rest, "fill", "get") {
-			s.deny(action.CredentialProbing, "`"+c.text+"` prints stored git credentials")
+			s.deny(vocab.CredentialProbing, "`"+c.text+"` prints stored git credentials")
 			return
 		}
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` manages stored git credentials")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` manages stored git credentials")
 	case "send-email", "daemon", "instaweb", "http-backend", "shell", "upload-pack", "receive-pack":
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` sends or serves the repository")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` sends or serves the repository")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand the first pass knows")
+		s.esc(vocab.Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -297,9 +297,9 @@ func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
 		switch {
 		case k == "http.sslverify" && (v == "false" || v == "0" || v == "no" || v == "off"):
 			if global {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` turns TLS verification off for every git repository")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns TLS verification off for every git repository")
 			} else {
-				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` turns TLS verification off")
+				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` turns TLS verification off")
 			}
 			found = true
 		case k == "core.hookspath" || k == "core.fsmonitor" || k == "core.sshcommand" || k == "core.pager" ||
@@ -307,10 +307,10 @@ func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
 			k == "sequence.editor" || k == "gpg.program" || strings.HasSuffix(k, ".textconv") ||
 			strings.HasSuffix(k, ".command") || strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") ||
 			strings.HasSuffix(k, ".process") || strings.HasPrefix(k, "alias.") && strings.HasPrefix(v, "!"):
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` sets "+k+", which runs commands")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` sets "+k+", which runs commands")
 			found = true
 		case k == "commit.gpgsign" && v == "false" || k == "transfer.fsckobjects" && v == "false":
-			s.esc(action.SecurityWeakening, low, "`"+c.text+"` turns a git safety check off")
+			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` turns a git safety check off")
 			found = true
 		}
 	}
@@ -322,7 +322,7 @@ func (s *sh) gitPush(c *cmd, rest []string) {
 	del := shell.HasShort(rest, 'd', "o") || shell.HasLong(rest, "delete", "prune")
 	ops := shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec")
 	if shell.HasLong(rest, "tags", "follow-tags", "all", "mirror") {
-		s.esc(action.Destructive, low, "`"+c.text+"` pushes every branch or tag")
+		s.esc(vocab.Destructive, low, "`"+c.text+"` pushes every branch or tag")
 		return
 	}
 	var refs []string
@@ -352,15 +352,15 @@ func (s *sh) gitPush(c *cmd, rest []string) {
 	}
 	switch {
 	case del:
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes a remote branch or tag")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a remote branch or tag")
 	case force && shared:
-		s.esc(action.Destructive, high, "`"+c.text+"` rewrites the history of a shared branch (force push)")
+		s.esc(vocab.Destructive, high, "`"+c.text+"` rewrites the history of a shared branch (force push)")
 	case force:
-		s.esc(action.Destructive, medium, "`"+c.text+"` rewrites remote history (force push)")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` rewrites remote history (force push)")
 	case shared && len(refs) == 0:
-		s.esc(action.Routine, low, "`"+c.text+"` pushes the current branch, which may be shared")
+		s.esc(vocab.Routine, low, "`"+c.text+"` pushes the current branch, which may be shared")
 	case shared:
-		s.esc(action.Routine, low, "`"+c.text+"` pushes to a shared branch or a release tag")
+		s.esc(vocab.Routine, low, "`"+c.text+"` pushes to a shared branch or a release tag")
 	default:
 		s.allow("git push to a feature branch")
 	}
@@ -384,15 +384,15 @@ func judgeGh(s *sh, c *cmd) {
 		switch verb {
 		case "status":
 			if shell.HasShort(c.args, 't', "h") || shell.HasLong(c.args, "show-token") {
-				s.esc(action.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
+				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
 				return
 			}
 			s.allow("gh auth status")
 		case "token":
 			c.out, c.outWhat = secretCritical, "the GitHub token"
-			s.esc(action.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
 		default:
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` changes the GitHub login")
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` changes the GitHub login")
 		}
 		return
 	case "api":
@@ -404,7 +404,7 @@ func judgeGh(s *sh, c *cmd) {
 					return
 				}
 			}
-			s.esc(action.Routine, medium, "`"+c.text+"` changes something through the GitHub API")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` changes something through the GitHub API")
 			return
 		}
 		s.allow("gh api")
@@ -414,7 +414,7 @@ func judgeGh(s *sh, c *cmd) {
 			s.allow("gh " + group + " list")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes "+group+"s")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes "+group+"s")
 		return
 	case "repo":
 		switch verb {
@@ -422,18 +422,18 @@ func judgeGh(s *sh, c *cmd) {
 			s.allow("gh repo " + verb)
 			return
 		case "delete", "archive":
-			s.esc(action.Destructive, high, "`"+c.text+"` deletes or archives a repository")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes or archives a repository")
 			return
 		case "edit":
 			if shell.HasLong(c.args, "visibility") {
-				s.esc(action.Exfiltration, high, "`"+c.text+"` changes a repository's visibility")
+				s.esc(vocab.Exfiltration, high, "`"+c.text+"` changes a repository's visibility")
 				return
 			}
 		}
-		s.esc(action.Routine, medium, "`"+c.text+"` changes a repository")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes a repository")
 		return
 	case "extension", "alias":
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` installs or defines commands")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` installs or defines commands")
 		return
 	}
 	switch verb {
@@ -444,17 +444,17 @@ func judgeGh(s *sh, c *cmd) {
 			s.allow("gh pr create")
 			return
 		}
-		s.esc(action.Routine, low, "`"+c.text+"` creates a GitHub "+group)
+		s.esc(vocab.Routine, low, "`"+c.text+"` creates a GitHub "+group)
 	case "delete":
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes a GitHub "+group)
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a GitHub "+group)
 	case "merge":
 		if shell.HasLong(c.args, "admin") {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` merges past branch protection (--admin)")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` merges past branch protection (--admin)")
 			return
 		}
-		s.esc(action.Routine, low, "`"+c.text+"` merges a pull request")
+		s.esc(vocab.Routine, low, "`"+c.text+"` merges a pull request")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"` changes GitHub state (gh "+group+" "+verb+")")
+		s.esc(vocab.Routine, low, "`"+c.text+"` changes GitHub state (gh "+group+" "+verb+")")
 	}
 }
 
@@ -471,7 +471,7 @@ func judgeGo(s *sh, c *cmd) {
 			for _, a := range c.args[2:] {
 				name, val, _ := strings.Cut(a, "=")
 				if r := tlsOffVar(name, val); r != "" || name == "GOINSECURE" || name == "GOPROXY" && strings.Contains(val, "http://") {
-					s.esc(action.SecurityWeakening, medium, "`"+c.text+"` weakens module verification for good")
+					s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` weakens module verification for good")
 					return
 				}
 			}
@@ -479,7 +479,7 @@ func judgeGo(s *sh, c *cmd) {
 	case "run", "test", "build", "install", "generate", "vet", "list":
 		for _, a := range c.args[2:] {
 			if strings.HasPrefix(a, "-toolexec") || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "--toolexec") {
-				s.esc(action.Routine, low, "`"+c.text+"` runs a tool around the build")
+				s.esc(vocab.Routine, low, "`"+c.text+"` runs a tool around the build")
 			}
 		}
 		for _, o := range shell.OptValues(c.args, "-o", "") {
@@ -490,7 +490,7 @@ func judgeGo(s *sh, c *cmd) {
 			// does not declare and builds (and runs) it.
 			for _, a := range shell.Operands(c.args[1:], "o", "exec", "toolexec", "tags", "ldflags", "gcflags", "mod", "modfile", "C", "p") {
 				if mod, _, ok := strings.Cut(a, "@"); ok && !knownGoModule(mod) {
-					s.esc(action.SecurityWeakening, low, "`"+c.text+"` fetches and builds "+mod+", which the project does not declare")
+					s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` fetches and builds "+mod+", which the project does not declare")
 				}
 			}
 		}
@@ -519,14 +519,14 @@ func judgeCargo(s *sh, c *cmd) {
 	}
 	switch v := c.args[i]; v {
 	case "publish", "login", "logout", "owner", "yank":
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes to or changes the crates registry")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes to or changes the crates registry")
 	case "add", "install":
 		if shell.HasLong(c.args, "git", "path", "index", "registry") {
 			if shell.HasLong(c.args, "path") {
 				s.allow("cargo " + v + " from a path")
 				return
 			}
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` installs a crate from outside crates.io")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` installs a crate from outside crates.io")
 			return
 		}
 		s.packages(c, shell.Operands(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), popularCrates, "crate")
@@ -545,7 +545,7 @@ func judgeNpm(s *sh, c *cmd) {
 	if r := shell.OptValues(c.args, "", "registry"); len(r) > 0 {
 		for _, u := range r {
 			if !strings.HasPrefix(u, "https://registry.npmjs.org") && !strings.HasPrefix(u, "https://registry.yarnpkg.com") {
-				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` uses the registry "+u)
+				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` uses the registry "+u)
 			}
 		}
 	}
@@ -573,10 +573,10 @@ func judgeNpm(s *sh, c *cmd) {
 		s.npx(c, rest[1:])
 	case "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "team", "org", "adduser", "login", "logout", "token", "star", "hook":
 		if v == "token" || v == "login" || v == "adduser" {
-			s.esc(action.CredentialProbing, medium, "`"+c.text+"` manages npm credentials")
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` manages npm credentials")
 			return
 		}
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes to or changes the npm registry")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes to or changes the npm registry")
 	case "version":
 		s.allow("npm version")
 	case "config", "c", "set", "get":
@@ -586,18 +586,18 @@ func judgeNpm(s *sh, c *cmd) {
 		}
 		kv := strings.Join(rest[1:], " ")
 		if strings.Contains(kv, "strict-ssl") && (strings.Contains(kv, "false") || strings.Contains(kv, "0")) {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns TLS verification off for npm for good")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns TLS verification off for npm for good")
 			return
 		}
 		if strings.Contains(kv, "registry") || strings.Contains(kv, "_auth") || strings.Contains(kv, "ignore-scripts") {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes npm's registry or credentials")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes npm's registry or credentials")
 			return
 		}
 		s.allow("npm config")
 	case "cache":
 		s.allow("npm cache")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand the first pass knows")
+		s.esc(vocab.Routine, low, "`"+c.text+"`: npm "+v+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -610,7 +610,7 @@ func (s *sh) npx(c *cmd, rest []string) {
 		if rest[0] == "-p" || rest[0] == "--package" || rest[0] == "-c" || rest[0] == "--call" {
 			if len(rest) > 1 {
 				if rest[0] == "-c" || rest[0] == "--call" {
-					s.esc(action.Routine, low, "`"+c.text+"` runs a command string")
+					s.esc(vocab.Routine, low, "`"+c.text+"` runs a command string")
 					return
 				}
 				rest = rest[1:]
@@ -626,7 +626,7 @@ func (s *sh) npx(c *cmd, rest []string) {
 	for _, a := range rest[1:] {
 		switch a {
 		case "upload", "publish", "deploy", "release", "push":
-			s.esc(action.Exfiltration, low, "`"+c.text+"` runs "+name+" "+a)
+			s.esc(vocab.Exfiltration, low, "`"+c.text+"` runs "+name+" "+a)
 			return
 		}
 	}
@@ -634,7 +634,7 @@ func (s *sh) npx(c *cmd, rest []string) {
 		s.allow("npx " + name)
 		return
 	}
-	s.esc(action.SecurityWeakening, low, "`"+c.text+"` downloads and runs the npm package "+name)
+	s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` downloads and runs the npm package "+name)
 }
 
 func isDevToolName(n string) bool {
@@ -664,7 +664,7 @@ func judgeYarn(s *sh, c *cmd) {
 	case "install", "i", "ci", "test", "t", "build", "lint", "outdated", "list", "ls", "why", "info", "audit",
 		"remove", "rm", "uninstall", "dedupe", "prune", "licenses", "check", "init", "create", "start", "dev", "bin", "config", "store", "cache", "workspaces", "recursive", "-r":
 		if v == "create" {
-			s.esc(action.Routine, low, "`"+c.text+"` downloads and runs a project generator")
+			s.esc(vocab.Routine, low, "`"+c.text+"` downloads and runs a project generator")
 			return
 		}
 		s.allow(c.name + " " + v)
@@ -679,7 +679,7 @@ func judgeYarn(s *sh, c *cmd) {
 	case "dlx", "exec", "x":
 		s.npx(c, rest[1:])
 	case "publish", "npm", "login", "logout":
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes to or logs in to a registry")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes to or logs in to a registry")
 	default:
 		// yarn SCRIPT runs a package.json script.
 		s.target(c, c.name, v)
@@ -694,7 +694,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 	ws := words(name)
 	for _, w := range ws {
 		if riskyTargetWords[w] {
-			s.esc(action.Destructive, low, "`"+c.text+"` runs the "+tool+" target "+name+", which may change shared state")
+			s.esc(vocab.Destructive, low, "`"+c.text+"` runs the "+tool+" target "+name+", which may change shared state")
 			return
 		}
 	}
@@ -704,7 +704,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 			return
 		}
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe the first pass does not read")
+	s.esc(vocab.Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe the first pass does not read")
 }
 
 var riskyTargetWords = map[string]bool{
@@ -768,7 +768,7 @@ func (s *sh) packages(c *cmd, specs []string, popular map[string]bool, what stri
 		if strings.Contains(sp, "://") || strings.HasPrefix(sp, "git+") || strings.HasPrefix(sp, "github:") ||
 			strings.HasPrefix(sp, "git@") || strings.Contains(sp, ".tgz") || strings.HasSuffix(sp, ".whl") ||
 			strings.HasSuffix(sp, ".tar.gz") || strings.Count(sp, "/") == 1 && !strings.HasPrefix(sp, "@") && what != "crate" {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` installs a "+what+" from outside the registry ("+sp+")")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` installs a "+what+" from outside the registry ("+sp+")")
 			continue
 		}
 		name := pkgName(sp)
@@ -776,10 +776,10 @@ func (s *sh) packages(c *cmd, specs []string, popular map[string]bool, what stri
 			continue
 		}
 		if near := nearPopular(name, popular); near != "" {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` installs the "+what+" "+name+", one typo away from "+near+" (possible typosquat)")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` installs the "+what+" "+name+", one typo away from "+near+" (possible typosquat)")
 			continue
 		}
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which the first pass does not know")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` installs the "+what+" "+name+", which the first pass does not know")
 	}
 	s.allow("installs well-known packages")
 }
@@ -862,13 +862,13 @@ func judgeNode(s *sh, c *cmd) {
 			return
 		}
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` starts an interactive "+c.name)
+	s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive "+c.name)
 }
 
 // script judges running a script file with an interpreter.
 func (s *sh) runsFile(c *cmd, file string) {
 	if t := offensiveScript(file); t != "" {
-		s.deny(action.CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
+		s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
 		return
 	}
 	pl := s.where(file, c.cwd)
@@ -876,9 +876,9 @@ func (s *sh) runsFile(c *cmd, file string) {
 	case zWork:
 		// Its code is not in the request: written or fetched in this run,
 		// or the project's, it may do anything (SPEC G15).
-		s.esc(action.Routine, medium, "`"+c.text+"` runs "+file+", whose code is not in the request")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+file+", whose code is not in the request")
 	default:
-		s.esc(action.Routine, medium, "`"+c.text+"` runs "+file+" from "+pl.zone.String())
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+file+" from "+pl.zone.String())
 	}
 }
 
@@ -887,10 +887,10 @@ func judgeScriptInterp(s *sh, c *cmd) {
 		code := strings.Join(shell.OptValues(c.args, "-e", ""), "\n")
 		low := strings.ToLower(code)
 		if strings.Contains(low, "hidden answer") || strings.Contains(low, "password") && strings.Contains(low, "display dialog") {
-			s.deny(action.CredentialProbing, "`"+c.text+"` shows a dialog asking for a password")
+			s.deny(vocab.CredentialProbing, "`"+c.text+"` shows a dialog asking for a password")
 			return
 		}
-		s.esc(action.Routine, medium, "`"+c.text+"` controls other applications (AppleScript)")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` controls other applications (AppleScript)")
 		return
 	}
 	for i := 1; i < len(c.args); i++ {
@@ -914,7 +914,7 @@ func judgeScriptInterp(s *sh, c *cmd) {
 			return
 		}
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` starts an interactive "+c.name)
+	s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive "+c.name)
 }
 
 func judgePerl(s *sh, c *cmd) {
@@ -959,7 +959,7 @@ func judgePerl(s *sh, c *cmd) {
 	}
 	if code == "" {
 		if len(ops) == 0 {
-			s.esc(action.Routine, low, "`"+c.text+"` reads a Perl program from input")
+			s.esc(vocab.Routine, low, "`"+c.text+"` reads a Perl program from input")
 			return
 		}
 		s.runsFile(c, ops[0])
@@ -985,18 +985,18 @@ func (s *sh) inlineCode(c *cmd, code string) {
 	net, secret := e.Net, e.Secret
 	switch {
 	case net && secret:
-		s.deny(action.Exfiltration, "`"+c.text+"` sends secrets (the environment or credential files) over the network")
+		s.deny(vocab.Exfiltration, "`"+c.text+"` sends secrets (the environment or credential files) over the network")
 	case net:
 		s.remoteSink = true
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` runs code that uses the network")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` runs code that uses the network")
 	case e.Exec:
-		s.esc(action.Routine, medium, "`"+c.text+"` runs code that starts other programs")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs code that starts other programs")
 	case e.Destroy:
-		s.esc(action.Destructive, medium, "`"+c.text+"` runs code that deletes or changes files")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` runs code that deletes or changes files")
 	case secret:
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` runs code that reads the environment or credential files")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs code that reads the environment or credential files")
 	case e.Write:
-		s.esc(action.Routine, low, "`"+c.text+"` runs code that writes files")
+		s.esc(vocab.Routine, low, "`"+c.text+"` runs code that writes files")
 	default:
 		s.allow(c.name + " computes")
 	}
@@ -1048,13 +1048,13 @@ func judgePython(s *sh, c *cmd) {
 			case "http.server", "SimpleHTTPServer":
 				s.httpServer(c, rest)
 			case "smtpd", "ftplib", "telnetlib", "pyftpdlib":
-				s.esc(action.Exfiltration, medium, "`"+c.text+"` runs a network service or client")
+				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` runs a network service or client")
 			default:
 				if routineModules[mod] {
 					s.allow(c.name + " -m " + mod)
 					return
 				}
-				s.esc(action.Routine, low, "`"+c.text+"` runs the Python module "+mod)
+				s.esc(vocab.Routine, low, "`"+c.text+"` runs the Python module "+mod)
 			}
 			return
 		case a == "-W" || a == "-X" || a == "-Q":
@@ -1072,7 +1072,7 @@ func judgePython(s *sh, c *cmd) {
 			return
 		}
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` starts an interactive Python")
+	s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive Python")
 }
 
 // httpServer judges python -m http.server: serving the workspace on
@@ -1097,10 +1097,10 @@ func (s *sh) httpServer(c *cmd, rest []string) {
 		return
 	}
 	if b := s.broadPath(pl); b != "" || pl.zone == zHome && pl.abs == s.home {
-		s.deny(action.Exfiltration, "`"+c.text+"` serves "+dir+" (keys and credentials included) to the network")
+		s.deny(vocab.Exfiltration, "`"+c.text+"` serves "+dir+" (keys and credentials included) to the network")
 		return
 	}
-	s.esc(action.Exfiltration, medium, "`"+c.text+"` serves files on every network interface")
+	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` serves files on every network interface")
 }
 
 func judgePip(s *sh, c *cmd, from int) {
@@ -1123,9 +1123,9 @@ func judgePip(s *sh, c *cmd, from int) {
 			s.allow("pip config")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes pip's configuration")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes pip's configuration")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand the first pass knows")
+		s.esc(vocab.Routine, low, "`"+c.text+"`: pip "+v+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -1135,19 +1135,19 @@ func (s *sh) pipInstall(c *cmd, rest []string, popular map[string]bool, what str
 	for _, u := range append(shell.OptValues(rest, "-i", "index-url"), shell.OptValues(rest, "", "extra-index-url")...) {
 		switch {
 		case strings.HasPrefix(u, "http://"):
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` installs from an index over plain HTTP ("+u+")")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` installs from an index over plain HTTP ("+u+")")
 		case !strings.HasPrefix(u, "https://pypi.org/"):
-			s.esc(action.SecurityWeakening, low, "`"+c.text+"` installs from the index "+u)
+			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` installs from the index "+u)
 		}
 	}
 	if shell.HasLong(rest, "trusted-host") {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` skips TLS verification for a package host (--trusted-host)")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` skips TLS verification for a package host (--trusted-host)")
 	}
 	for _, r := range append(shell.OptValues(rest, "-r", "requirement"), shell.OptValues(rest, "-c", "constraint")...) {
 		if strings.Contains(r, "://") {
 			// Requirements fetched at install time: not the project's
 			// declared dependencies.
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` installs what a remote requirements file ("+r+") lists")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` installs what a remote requirements file ("+r+") lists")
 			continue
 		}
 		s.read(c, r, false)
@@ -1180,7 +1180,7 @@ func judgeUv(s *sh, c *cmd) {
 	case "add":
 		s.packages(c, shell.Operands(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), popularPy, "Python package")
 	case "publish":
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes a package")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "tool":
 		if len(c.args) > 3 && (c.args[2] == "install" || c.args[2] == "run") {
 			s.packages(c, c.args[3:4], popularPy, "Python tool")
@@ -1201,9 +1201,9 @@ func judgePoetry(s *sh, c *cmd) {
 	case "add":
 		s.packages(c, shell.Operands(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), popularPy, "Python package")
 	case "publish", "upload":
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes a package")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "config", "source":
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes package sources or settings")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes package sources or settings")
 	case "run":
 		s.allow(c.name + " run")
 	default:
@@ -1225,7 +1225,7 @@ func judgeGem(s *sh, c *cmd) {
 		return
 	}
 	if len(c.args) > 1 && (c.args[1] == "push" || c.args[1] == "signin" || c.args[1] == "owner" || c.args[1] == "yank") {
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes to or changes RubyGems")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes to or changes RubyGems")
 		return
 	}
 	s.allow("gem")
@@ -1238,15 +1238,15 @@ func judgeManage(s *sh, c *cmd) {
 	}
 	switch v := c.args[1]; v {
 	case "flush", "reset_db", "sqlflush", "dbshell", "drop_test_database", "reset_schema":
-		s.esc(action.Destructive, medium, "`"+c.text+"` empties or opens the database")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` empties or opens the database")
 	case "createsuperuser", "changepassword":
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` manages accounts")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` manages accounts")
 	case "shell", "shell_plus":
-		s.esc(action.Routine, low, "`"+c.text+"` opens an interactive shell")
+		s.esc(vocab.Routine, low, "`"+c.text+"` opens an interactive shell")
 	case "runserver":
 		for _, a := range c.args[2:] {
 			if strings.HasPrefix(a, "0.0.0.0") || strings.HasPrefix(a, "[::]") {
-				s.esc(action.Exfiltration, low, "`"+c.text+"` serves on every network interface")
+				s.esc(vocab.Exfiltration, low, "`"+c.text+"` serves on every network interface")
 				return
 			}
 		}
@@ -1258,7 +1258,7 @@ func judgeManage(s *sh, c *cmd) {
 
 func judgeAlembic(s *sh, c *cmd) {
 	if shell.HasWord(c.args, "downgrade", "stamp") {
-		s.esc(action.Destructive, medium, "`"+c.text+"` rolls database migrations back")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` rolls database migrations back")
 		return
 	}
 	s.allow("alembic")
@@ -1266,7 +1266,7 @@ func judgeAlembic(s *sh, c *cmd) {
 
 func judgeRustup(s *sh, c *cmd) {
 	if shell.HasWord(c.args, "self") && shell.HasWord(c.args, "uninstall") {
-		s.esc(action.Destructive, medium, "`"+c.text+"` uninstalls the Rust toolchain")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` uninstalls the Rust toolchain")
 		return
 	}
 	s.allow("rustup")
@@ -1302,11 +1302,11 @@ func judgeBuildTool(s *sh, c *cmd) {
 			switch targets[0] {
 			case "nuget":
 				if shell.HasWord(args, "push", "delete") {
-					s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes a package")
+					s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 					return
 				}
 			case "add":
-				s.esc(action.SecurityWeakening, low, "`"+c.text+"` adds a package")
+				s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` adds a package")
 				return
 			}
 			targets = targets[:1]
@@ -1318,7 +1318,7 @@ func judgeBuildTool(s *sh, c *cmd) {
 				s.allow(c.name + " " + targets[0])
 				return
 			case "require", "add":
-				s.esc(action.SecurityWeakening, low, "`"+c.text+"` adds a package")
+				s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` adds a package")
 				return
 			case "exec":
 				if len(targets) > 1 {
@@ -1354,7 +1354,7 @@ func judgeBuildTool(s *sh, c *cmd) {
 		}
 		before := s.v.worst.rank()
 		s.target(c, tool, t)
-		if s.v.worst.rank() > before && s.v.worst.dec != action.Allow {
+		if s.v.worst.rank() > before && s.v.worst.dec != vocab.Allow {
 			return
 		}
 	}
@@ -1370,5 +1370,5 @@ func judgeServerConfigTest(s *sh, c *cmd) {
 			return
 		}
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"` starts, stops or reloads a server")
+	s.esc(vocab.Routine, medium, "`"+c.text+"` starts, stops or reloads a server")
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -16,7 +17,7 @@ func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 		paths = append([]string{a.Path}, paths...)
 	}
 	if len(paths) == 0 {
-		v.add(finding{action.Escalate, action.Routine, medium, "a file edit without a path"})
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "a file edit without a path"})
 		return
 	}
 	if s.home == "" {
@@ -54,8 +55,8 @@ func judgeNetwork(v *verdict, a *action.Action, set *rules.Set) {
 		host, _ = urlHost(a.URL)
 	}
 	if host != "" && localHost(host) {
-		v.add(finding{action.Allow, action.Routine, low, "reaches a local service"})
+		v.add(finding{vocab.Allow, vocab.Routine, low, "reaches a local service"})
 		return
 	}
-	v.add(finding{action.Escalate, action.Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
+	v.add(finding{vocab.Escalate, vocab.Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
 }

@@ -4,9 +4,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 func registerFileOps(reg func(func(*sh, *cmd), ...string)) {
@@ -86,18 +86,18 @@ func (s *sh) copySource(c *cmd, src string) int {
 		if level == secretCritical {
 			risk = high
 		}
-		s.esc(action.CredentialProbing, risk, "`"+c.text+"` copies "+what)
+		s.esc(vocab.CredentialProbing, risk, "`"+c.text+"` copies "+what)
 		return level
 	}
 	if t := s.tainted[pl.abs]; t > notSecret {
 		return t
 	}
 	if pl.zone == zSystem && systemPrivate(pl.abs) {
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` copies "+pl.abs+" from outside the workspace")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` copies "+pl.abs+" from outside the workspace")
 		return secretSensitive
 	}
 	if pl.zone == zDevice {
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` copies the device "+pl.abs)
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` copies the device "+pl.abs)
 	}
 	return notSecret
 }
@@ -112,12 +112,12 @@ func judgeMv(s *sh, c *cmd) {
 		// Moving a file away removes it from where it was.
 		pl := s.where(src, c.cwd)
 		if b := s.broadPath(pl); b != "" {
-			s.deny(action.Destructive, "`"+c.text+"` moves "+b+" away")
+			s.deny(vocab.Destructive, "`"+c.text+"` moves "+b+" away")
 			return
 		}
 		s.copySource(c, src)
 		if pl.zone == zSystem && criticalSystemPath(pl.abs) {
-			s.esc(action.Destructive, high, "`"+c.text+"` moves system files")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` moves system files")
 			continue
 		}
 		s.write(c, pl, "")
@@ -142,7 +142,7 @@ func judgeLn(s *sh, c *cmd) {
 		link = "./" + shortBase(target)
 	}
 	if target == "/dev/null" && isHistoryFile(shortBase(link)) {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` sends shell history to /dev/null")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sends shell history to /dev/null")
 		return
 	}
 	s.write(c, s.where(link, c.cwd), "")
@@ -157,10 +157,10 @@ func judgeLn(s *sh, c *cmd) {
 	}
 	switch tpl := s.where(target, dir); {
 	case !symbolic && tpl.zone != zWork && tpl.zone != zTmp && tpl.zone != zNull:
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` makes a hard link to "+orName(tpl.abs, target)+": writing the link writes it")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` makes a hard link to "+orName(tpl.abs, target)+": writing the link writes it")
 		return
 	case symbolic && s.escalated && tpl.zone != zWork && tpl.zone != zTmp && tpl.zone != zNull:
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` makes a link to "+orName(tpl.abs, target)+", outside the workspace, in a command that runs outside the sandbox")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` makes a link to "+orName(tpl.abs, target)+", outside the workspace, in a command that runs outside the sandbox")
 		return
 	}
 	s.allow("ln")
@@ -180,7 +180,7 @@ func judgeRm(s *sh, c *cmd) {
 		recursive = false
 	}
 	if shell.HasLong(c.args, "no-preserve-root") {
-		s.deny(action.Destructive, "`"+c.text+"` deletes without protecting /")
+		s.deny(vocab.Destructive, "`"+c.text+"` deletes without protecting /")
 		return
 	}
 	ops := shell.Operands(c.args, "")
@@ -190,7 +190,7 @@ func judgeRm(s *sh, c *cmd) {
 	}
 	for _, p := range ops {
 		if isHistoryFile(shortBase(p)) {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` erases shell history")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` erases shell history")
 			continue
 		}
 		s.remove(c, p, recursive)
@@ -202,25 +202,25 @@ func judgeShred(s *sh, c *cmd) {
 		pl := s.where(p, c.cwd)
 		switch {
 		case pl.zone == zDevice:
-			s.deny(action.Destructive, "`"+c.text+"` overwrites the device "+pl.abs)
+			s.deny(vocab.Destructive, "`"+c.text+"` overwrites the device "+pl.abs)
 			return
 		case pl.zone == zSystem || pl.zone == zHome && s.broadPath(pl) != "":
-			s.deny(action.Destructive, "`"+c.text+"` irrecoverably overwrites "+pl.abs)
+			s.deny(vocab.Destructive, "`"+c.text+"` irrecoverably overwrites "+pl.abs)
 			return
 		}
-		s.esc(action.Destructive, high, "`"+c.text+"` irrecoverably overwrites files")
+		s.esc(vocab.Destructive, high, "`"+c.text+"` irrecoverably overwrites files")
 	}
 }
 
 func judgeTruncate(s *sh, c *cmd) {
 	for _, p := range shell.Operands(c.args, "sor", "size", "reference", "io-blocks") {
 		if isHistoryFile(shortBase(p)) {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` erases shell history")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` erases shell history")
 			continue
 		}
 		pl := s.where(p, c.cwd)
 		if pl.zone == zSystem && (strings.HasPrefix(pl.abs, "/var/log") || strings.Contains(pl.abs, "/log/")) {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` empties system logs")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` empties system logs")
 			continue
 		}
 		s.write(c, pl, "")
@@ -328,30 +328,30 @@ func judgeChmod(s *sh, c *cmd) {
 		level, what := s.secret(pl)
 		switch {
 		case s.broadPath(pl) != "" && (recursive || ww):
-			s.deny(action.SecurityWeakening, "`"+c.text+"` changes the permissions of "+s.broadPath(pl))
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` changes the permissions of "+s.broadPath(pl))
 			return
 		case suid && pl.zone == zSystem && !pl.item:
-			s.deny(action.SecurityWeakening, "`"+c.text+"` makes "+t+" run as its owner for every user (setuid)")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes "+t+" run as its owner for every user (setuid)")
 			return
 		case suid:
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` sets setuid")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sets setuid")
 		case modeSetgid(mode) && pl.zone != zWork:
-			s.esc(action.SecurityWeakening, low, "`"+c.text+"` sets setgid")
+			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` sets setgid")
 		case ww && (level > notSecret || isCredentialStore(pl)):
-			s.deny(action.SecurityWeakening, "`"+c.text+"` lets anyone write "+what)
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` lets anyone write "+what)
 			return
 		case ww && pl.zone == zSystem && (recursive || criticalSystemPath(pl.abs) || strings.HasSuffix(pl.abs, ".sock")):
-			s.deny(action.SecurityWeakening, "`"+c.text+"` lets anyone write "+pl.abs)
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` lets anyone write "+pl.abs)
 			return
 		case ww:
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` makes "+t+" writable by everyone")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` makes "+t+" writable by everyone")
 		case level > notSecret && modeOpensRead(mode):
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` lets others read "+what)
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` lets others read "+what)
 		case pl.zone == zWork || pl.zone == zHome && level > notSecret:
 			// Tightening a key's permissions, making a script executable.
 		case pl.zone == zTmp && !recursive:
 		default:
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes permissions outside the workspace ("+t+")")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes permissions outside the workspace ("+t+")")
 		}
 	}
 	s.allow("chmod")
@@ -374,13 +374,13 @@ func judgeChown(s *sh, c *cmd) {
 		pl := s.where(t, c.cwd)
 		switch {
 		case s.broadPath(pl) != "" && recursive:
-			s.deny(action.Destructive, "`"+c.text+"` changes the owner of everything under "+s.broadPath(pl))
+			s.deny(vocab.Destructive, "`"+c.text+"` changes the owner of everything under "+s.broadPath(pl))
 			return
 		case toRoot:
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` gives files to root")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` gives files to root")
 		case pl.zone == zWork:
 		default:
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes ownership outside the workspace ("+t+")")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes ownership outside the workspace ("+t+")")
 		}
 	}
 	s.allow(c.name)
@@ -391,7 +391,7 @@ func judgeChattr(s *sh, c *cmd) {
 		s.allow("xattr")
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes file attributes or access lists")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes file attributes or access lists")
 }
 
 func judgeTar(s *sh, c *cmd) {
@@ -407,7 +407,7 @@ func judgeTar(s *sh, c *cmd) {
 	create := has('c', "create") || has('r', "append") || has('u', "update")
 	extract := has('x', "extract") || shell.HasLong(args, "get")
 	if shell.HasLong(args, "to-command", "checkpoint-action", "use-compress-program", "info-script", "new-volume-script") || shell.HasShort(args, 'I', "fCTXbHKLNVg") {
-		s.esc(action.Routine, medium, "`"+c.text+"` runs a program")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs a program")
 	}
 	archives := shell.OptValues(args, "-f", "file")
 	ops := shell.Operands(args, "fCTXbHKLNVgI", "file", "directory", "files-from", "exclude-from", "exclude", "transform", "owner", "group", "mode", "format", "blocking-factor", "label")
@@ -463,7 +463,7 @@ func judgeTar(s *sh, c *cmd) {
 func (s *sh) archiveSource(c *cmd, src string) int {
 	pl := s.where(src, c.cwd)
 	if s.broadPath(pl) != "" && pl.zone == zHome || pl.abs == "~" {
-		s.esc(action.CredentialProbing, high, "`"+c.text+"` packs the whole home directory, keys included")
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` packs the whole home directory, keys included")
 		return secretCritical
 	}
 	return s.copySource(c, src)
@@ -497,7 +497,7 @@ func judgeZip(s *sh, c *cmd) {
 		}
 	}
 	if shell.HasShort(args, 'T', "xibntd") || shell.HasShort(args, 'u', "") && c.name != "zip" {
-		s.esc(action.Routine, low, "`"+c.text+"` runs a test program")
+		s.esc(vocab.Routine, low, "`"+c.text+"` runs a test program")
 	}
 	for _, a := range args[1:] {
 		if strings.HasPrefix(a, "-p") && c.name != "zip" || a == "-e" && c.name == "zip" || strings.HasPrefix(a, "-P") {
@@ -505,7 +505,7 @@ func judgeZip(s *sh, c *cmd) {
 			// ransomware hides data; worth a look when they are not ours.
 			for _, src := range ops[min(1, len(ops)):] {
 				if pl := s.where(src, c.cwd); pl.zone != zWork && pl.zone != zTmp {
-					s.esc(action.Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
+					s.esc(vocab.Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
 				}
 			}
 		}
@@ -556,7 +556,7 @@ func judgeCompress(s *sh, c *cmd) {
 func judgeSplit(s *sh, c *cmd) {
 	ops := shell.Operands(c.args, "abClnf", "suffix-length", "bytes", "line-bytes", "lines", "number", "additional-suffix", "filter", "prefix")
 	if shell.HasLong(c.args, "filter") {
-		s.esc(action.Routine, medium, "`"+c.text+"` runs a filter command")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs a filter command")
 	}
 	if len(ops) > 0 && ops[0] != "-" {
 		s.read(c, ops[0], false)
@@ -598,7 +598,7 @@ func judgeDd(s *sh, c *cmd) {
 		case strings.HasPrefix(a, "of="):
 			pl := s.where(a[3:], c.cwd)
 			if pl.zone == zDevice && !isScratchDevice(pl.abs) {
-				s.deny(action.Destructive, "`"+c.text+"` overwrites the device "+pl.abs)
+				s.deny(vocab.Destructive, "`"+c.text+"` overwrites the device "+pl.abs)
 				return
 			}
 			s.write(c, pl, "")

@@ -3,8 +3,8 @@ package triage
 import (
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Flows between the commands of a script: secrets piped into a command
@@ -25,7 +25,7 @@ func (s *sh) flows() {
 				}
 			}
 			if level > notSecret {
-				s.deny(action.Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
+				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
 			}
 		}
 		if readsProgram(c) {
@@ -67,16 +67,16 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 			}
 		}
 		if plain && (rawIP || root) {
-			s.deny(action.SecurityWeakening, "`"+d.text+" | "+c.text+"` runs code fetched without TLS"+map[bool]string{true: " as root", false: " from a bare IP address"}[root])
+			s.deny(vocab.SecurityWeakening, "`"+d.text+" | "+c.text+"` runs code fetched without TLS"+map[bool]string{true: " as root", false: " from a bare IP address"}[root])
 			return
 		}
-		s.esc(action.SecurityWeakening, high, "`"+d.text+" | "+c.text+"` downloads code and runs it")
+		s.esc(vocab.SecurityWeakening, high, "`"+d.text+" | "+c.text+"` downloads code and runs it")
 	case "base64", "xxd", "openssl", "gunzip", "zcat", "rev", "tr", "echo", "printf":
 		if d.name == "echo" || d.name == "printf" {
-			s.esc(action.Routine, medium, "`"+d.text+" | "+c.text+"` runs text as a program")
+			s.esc(vocab.Routine, medium, "`"+d.text+" | "+c.text+"` runs text as a program")
 			return
 		}
-		s.esc(action.SecurityWeakening, high, "`"+d.text+" | "+c.text+"` runs decoded (hidden) code")
+		s.esc(vocab.SecurityWeakening, high, "`"+d.text+" | "+c.text+"` runs decoded (hidden) code")
 	}
 }
 

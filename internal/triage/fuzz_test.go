@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/triage"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // FuzzJudge checks that Judge never panics and always decides, whatever
@@ -27,7 +28,7 @@ func FuzzJudge(f *testing.F) {
 		} {
 			v := triage.Judge(a, nil)
 			switch v.Decision {
-			case action.Allow, action.Deny, action.Escalate:
+			case vocab.Allow, vocab.Deny, vocab.Escalate:
 			default:
 				t.Fatalf("decision %q", v.Decision)
 			}

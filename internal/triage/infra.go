@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Containers, clusters, clouds, databases and key tools.
@@ -40,7 +40,7 @@ func judgeDocker(s *sh, c *cmd) {
 		"container prune", "image prune", "builder prune", "buildx prune", "network prune", "rm", "rmi", "container rm",
 		"image rm", "compose rm", "volume create", "context use", "buildx create", "buildx use":
 		if strings.HasSuffix(v, "prune") && (shell.HasLong(rest, "volumes") || shell.HasShort(rest, 'v', "")) {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		if v == "compose up" {
@@ -50,44 +50,44 @@ func judgeDocker(s *sh, c *cmd) {
 		if v == "rm" || v == "rmi" || v == "container rm" || v == "image rm" {
 			for k := i; k < len(c.args); k++ {
 				if !c.known[k] && !strings.HasPrefix(c.args[k], "-") {
-					s.esc(action.Destructive, medium, "`"+c.text+"` removes containers or images that are not known before it runs (possibly all of them)")
+					s.esc(vocab.Destructive, medium, "`"+c.text+"` removes containers or images that are not known before it runs (possibly all of them)")
 					return
 				}
 			}
 		}
 		if v == "compose rm" && (shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes")) || (v == "rm" || v == "container rm") && shell.HasShort(rest, 'v', "") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		s.allow(c.name + " " + v)
 	case "system prune":
 		if shell.HasLong(rest, "volumes") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes data volumes")
 			return
 		}
 		s.allow(c.name + " system prune")
 	case "compose down":
 		if shell.HasShort(rest, 'v', "") || shell.HasLong(rest, "volumes") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the project's data volumes")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes the project's data volumes")
 			return
 		}
 		s.allow(c.name + " compose down")
 	case "volume rm", "volume prune":
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes data volumes")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes data volumes")
 	case "run", "container run", "compose run", "create-run":
 		s.dockerRun(c, rest)
 	case "exec", "container exec", "compose exec":
-		s.esc(action.Routine, low, "`"+c.text+"` runs a command in a container")
+		s.esc(vocab.Routine, low, "`"+c.text+"` runs a command in a container")
 	case "login":
 		if shell.HasLong(rest, "password-stdin") || !shell.HasShort(rest, 'p', "u") && !shell.HasLong(rest, "password") {
 			s.allow("docker login")
 			return
 		}
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` puts a password on the command line")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` puts a password on the command line")
 	case "push", "image push", "compose push", "buildx imagetools":
-		s.esc(action.Exfiltration, low, "`"+c.text+"` publishes an image")
+		s.esc(vocab.Exfiltration, low, "`"+c.text+"` publishes an image")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand the first pass knows")
+		s.esc(vocab.Routine, low, "`"+c.text+"`: "+c.name+" "+v+" is not a subcommand the first pass knows")
 	}
 }
 
@@ -110,15 +110,15 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 		}
 		switch name {
 		case "--privileged":
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` runs a privileged container")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs a privileged container")
 			risky = "privileged"
 		case "--pid", "--network", "--net", "--ipc", "--uts", "--userns":
 			if strings.HasPrefix(val, "host") {
-				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` shares the host's "+strings.TrimPrefix(name, "--")+" namespace")
+				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` shares the host's "+strings.TrimPrefix(name, "--")+" namespace")
 				risky = "host"
 			}
 		case "--cap-add", "--security-opt", "--device":
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` gives the container extra privileges ("+name+")")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` gives the container extra privileges ("+name+")")
 			risky = "caps"
 		case "-v", "--volume", "--mount":
 			src, _, _ := strings.Cut(val, ":")
@@ -135,23 +135,23 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 			pl := s.where(src, c.cwd)
 			switch {
 			case s.broadPath(pl) != "" || strings.HasSuffix(pl.abs, "docker.sock") || pl.zone == zSystem && criticalSystemPath(pl.abs):
-				s.esc(action.SecurityWeakening, high, "`"+c.text+"` mounts "+src+" of the host into the container")
+				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` mounts "+src+" of the host into the container")
 				risky = "mount"
 			case pl.zone == zWork || pl.zone == zTmp:
 			default:
 				if level, what := s.secret(pl); level > notSecret {
-					s.esc(action.CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
+					s.esc(vocab.CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
 				} else {
-					s.esc(action.Routine, low, "`"+c.text+"` mounts "+src+" into the container")
+					s.esc(vocab.Routine, low, "`"+c.text+"` mounts "+src+" into the container")
 				}
 			}
 		case "-p", "--publish":
 			if strings.HasPrefix(val, "0.0.0.0:") || strings.HasPrefix(val, "[::]:") {
-				s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes a port on every network interface")
+				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a port on every network interface")
 			}
 		case "-e", "--env":
 			if strings.Contains(strings.ToUpper(val), "AUTH_METHOD=TRUST") || strings.Contains(strings.ToUpper(val), "ALLOW_EMPTY_PASSWORD") {
-				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` starts a service without authentication")
+				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` starts a service without authentication")
 			}
 		}
 	}
@@ -163,7 +163,7 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 func judgeKubectl(s *sh, c *cmd) {
 	i := sub(c.args, "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
 	if shell.HasLong(c.args, "token") {
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` puts a token on the command line")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` puts a token on the command line")
 	}
 	if i >= len(c.args) {
 		s.allow("kubectl")
@@ -183,24 +183,24 @@ func judgeKubectl(s *sh, c *cmd) {
 			if out != "" && out != "name" && out != "wide" {
 				c.out, c.outWhat = secretCritical, "Kubernetes secrets"
 				if s.decodedLater(c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
-					s.deny(action.CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
+					s.deny(vocab.CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
 					return
 				}
-				s.esc(action.CredentialProbing, high, "`"+c.text+"` prints Kubernetes secrets")
+				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints Kubernetes secrets")
 				return
 			}
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` lists Kubernetes secrets")
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` lists Kubernetes secrets")
 			return
 		}
 		s.allow("kubectl get")
 	case "describe", "logs", "top", "explain", "api-resources", "api-versions", "version", "cluster-info", "diff",
 		"events", "wait", "port-forward", "proxy", "completion", "plugin", "kustomize", "auth":
 		if verb == "describe" && secretObj {
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` describes Kubernetes secrets")
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` describes Kubernetes secrets")
 			return
 		}
 		if verb == "proxy" && shell.HasLong(c.args, "address") {
-			s.esc(action.Exfiltration, medium, "`"+c.text+"` exposes the cluster API")
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` exposes the cluster API")
 			return
 		}
 		s.allow("kubectl " + verb)
@@ -209,7 +209,7 @@ func judgeKubectl(s *sh, c *cmd) {
 			switch rest[1] {
 			case "view":
 				if shell.HasLong(rest, "raw") || shell.HasLong(rest, "flatten") {
-					s.esc(action.CredentialProbing, high, "`"+c.text+"` prints the cluster credentials")
+					s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the cluster credentials")
 					return
 				}
 				s.allow("kubectl config view")
@@ -219,29 +219,29 @@ func judgeKubectl(s *sh, c *cmd) {
 				return
 			}
 		}
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes the cluster configuration")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes the cluster configuration")
 	case "rollout":
 		if len(rest) > 1 && (rest[1] == "status" || rest[1] == "history") {
 			s.allow("kubectl rollout " + rest[1])
 			return
 		}
-		s.esc(action.Destructive, medium, "`"+c.text+"` changes a deployment")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` changes a deployment")
 	case "create":
 		if obj == "clusterrolebinding" || obj == "rolebinding" {
 			for _, r := range shell.OptValues(rest, "", "clusterrole") {
 				if r == "cluster-admin" || r == "admin" {
-					s.esc(action.SecurityWeakening, high, "`"+c.text+"` grants "+r)
+					s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` grants "+r)
 					return
 				}
 			}
 		}
-		s.esc(action.Routine, medium, "`"+c.text+"` changes the cluster")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes the cluster")
 	case "delete":
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes cluster resources")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes cluster resources")
 	case "exec", "cp", "attach", "debug", "run":
-		s.esc(action.Routine, medium, "`"+c.text+"` runs or copies in a container")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs or copies in a container")
 	default:
-		s.esc(action.Routine, medium, "`"+c.text+"` changes the cluster (kubectl "+verb+")")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes the cluster (kubectl "+verb+")")
 	}
 }
 
@@ -278,11 +278,11 @@ func judgeHelm(s *sh, c *cmd) {
 			s.allow("helm repo")
 			return
 		}
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` adds a chart repository")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` adds a chart repository")
 	case "uninstall", "delete", "rollback":
-		s.esc(action.Destructive, medium, "`"+c.text+"` removes or rolls back a release")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` removes or rolls back a release")
 	default:
-		s.esc(action.Routine, medium, "`"+c.text+"` changes a cluster (helm "+v+")")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes a cluster (helm "+v+")")
 	}
 }
 
@@ -295,11 +295,11 @@ func judgeTerraform(s *sh, c *cmd) {
 	switch v := c.args[i]; v {
 	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
 		if v == "output" && (shell.HasLong(c.args, "raw") || shell.HasLong(c.args, "json")) {
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
 			return
 		}
 		if v == "workspace" && shell.HasWord(c.args, "delete") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes a workspace")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a workspace")
 			return
 		}
 		s.allow(c.name + " " + v)
@@ -308,11 +308,11 @@ func judgeTerraform(s *sh, c *cmd) {
 			s.allow(c.name + " state")
 			return
 		}
-		s.esc(action.Destructive, medium, "`"+c.text+"` rewrites the infrastructure state")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` rewrites the infrastructure state")
 	case "destroy":
-		s.esc(action.Destructive, high, "`"+c.text+"` destroys infrastructure")
+		s.esc(vocab.Destructive, high, "`"+c.text+"` destroys infrastructure")
 	default:
-		s.esc(action.Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
 	}
 }
 
@@ -343,11 +343,11 @@ func judgeCloud(s *sh, c *cmd) {
 	case strings.HasPrefix(line, "configure export-credentials") || strings.HasPrefix(line, "configure get") && credentialPattern.MatchString(strings.Join(c.args, " ")) ||
 		strings.HasPrefix(line, "auth print-access-token") || strings.HasPrefix(line, "auth print-identity-token") ||
 		strings.HasPrefix(line, "account get-access-token") || strings.HasPrefix(line, "auth application-default print-access-token"):
-		s.deny(action.CredentialProbing, "`"+c.text+"` prints cloud credentials")
+		s.deny(vocab.CredentialProbing, "`"+c.text+"` prints cloud credentials")
 		return
 	case strings.Contains(line, "secretsmanager get-secret-value") || strings.Contains(line, "ssm get-parameter") && shell.HasLong(c.args, "with-decryption") ||
 		strings.Contains(line, "secrets versions access") || strings.Contains(line, "keyvault secret show") || strings.Contains(line, "get-password-data"):
-		s.esc(action.CredentialProbing, high, "`"+c.text+"` reads a stored secret")
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reads a stored secret")
 		return
 	case strings.HasPrefix(line, "iam") || strings.Contains(line, " iam ") || strings.Contains(line, "add-iam-policy-binding") ||
 		strings.Contains(line, "role assignment") || strings.Contains(line, "service-accounts keys"):
@@ -355,7 +355,7 @@ func judgeCloud(s *sh, c *cmd) {
 			s.allow(c.name + " " + line)
 			return
 		}
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` changes cloud identities or permissions")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes cloud identities or permissions")
 		return
 	case c.name == "gsutil" || strings.HasPrefix(line, "s3 ") || strings.HasPrefix(line, "storage "):
 		verb := ""
@@ -368,11 +368,11 @@ func judgeCloud(s *sh, c *cmd) {
 		case "ls", "du", "stat", "cat":
 			s.allow(c.name + " " + line)
 		case "cp", "mv", "sync", "rsync":
-			s.esc(action.Exfiltration, medium, "`"+c.text+"` copies data to or from cloud storage")
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` copies data to or from cloud storage")
 		case "rm", "rb":
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes cloud storage")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes cloud storage")
 		default:
-			s.esc(action.Routine, medium, "`"+c.text+"` changes cloud storage")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` changes cloud storage")
 		}
 		return
 	}
@@ -382,7 +382,7 @@ func judgeCloud(s *sh, c *cmd) {
 			return
 		}
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"` changes cloud resources")
+	s.esc(vocab.Routine, medium, "`"+c.text+"` changes cloud resources")
 }
 
 // SQL.
@@ -404,15 +404,15 @@ func judgeSQLText(sql string) finding {
 		}
 		switch {
 		case sqlDestroy.MatchString(stmt):
-			return finding{action.Escalate, action.Destructive, high, "drops or empties database objects: " + shorten(stmt, 80)}
+			return finding{vocab.Escalate, vocab.Destructive, high, "drops or empties database objects: " + shorten(stmt, 80)}
 		case sqlRead.MatchString(stmt) && !sqlWrite.MatchString(stmt):
 		case sqlWrite.MatchString(stmt):
-			return finding{action.Escalate, action.Routine, medium, "changes the database: " + shorten(stmt, 80)}
+			return finding{vocab.Escalate, vocab.Routine, medium, "changes the database: " + shorten(stmt, 80)}
 		default:
-			return finding{action.Escalate, action.Routine, low, "runs SQL the first pass does not recognise: " + shorten(stmt, 80)}
+			return finding{vocab.Escalate, vocab.Routine, low, "runs SQL the first pass does not recognise: " + shorten(stmt, 80)}
 		}
 	}
-	return finding{action.Allow, action.Routine, low, "reads the database"}
+	return finding{vocab.Allow, vocab.Routine, low, "reads the database"}
 }
 
 func judgeSQL(s *sh, c *cmd) {
@@ -438,15 +438,15 @@ func judgeSQL(s *sh, c *cmd) {
 			}
 			if pl.zone != zWork && pl.zone != zTmp && ops[0] != ":memory:" {
 				if level, what := s.secret(pl); level > notSecret || isBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
-					s.deny(action.CredentialProbing, "`"+c.text+"` opens "+what)
+					s.deny(vocab.CredentialProbing, "`"+c.text+"` opens "+what)
 					return
 				}
-				s.esc(action.Routine, low, "`"+c.text+"` opens a database outside the workspace")
+				s.esc(vocab.Routine, low, "`"+c.text+"` opens a database outside the workspace")
 			}
 		}
 	case "redis-cli":
 		if shell.HasWord(c.args, "FLUSHALL", "flushall", "FLUSHDB", "flushdb", "DEL", "del", "CONFIG", "config", "SHUTDOWN", "shutdown") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` changes or empties Redis")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` changes or empties Redis")
 			return
 		}
 		s.allow("redis-cli")
@@ -454,22 +454,22 @@ func judgeSQL(s *sh, c *cmd) {
 	case "mongosh", "mongo":
 		for _, e := range shell.OptValues(c.args, "", "eval") {
 			if strings.Contains(e, "drop") || strings.Contains(e, "delete") || strings.Contains(e, "remove") {
-				s.esc(action.Destructive, medium, "`"+c.text+"` drops or deletes data")
+				s.esc(vocab.Destructive, medium, "`"+c.text+"` drops or deletes data")
 				return
 			}
 		}
 	}
 	if len(sqls) == 0 {
 		if c.sc.Pipeline > 0 || c.name == "sqlite3" {
-			s.esc(action.Routine, low, "`"+c.text+"` runs SQL the first pass cannot see")
+			s.esc(vocab.Routine, low, "`"+c.text+"` runs SQL the first pass cannot see")
 			return
 		}
-		s.esc(action.Routine, low, "`"+c.text+"` opens an interactive database session")
+		s.esc(vocab.Routine, low, "`"+c.text+"` opens an interactive database session")
 		return
 	}
 	for _, q := range sqls {
 		if q == "-- file" {
-			s.esc(action.Routine, low, "`"+c.text+"` runs a SQL file")
+			s.esc(vocab.Routine, low, "`"+c.text+"` runs a SQL file")
 			continue
 		}
 		f := judgeSQLText(q)
@@ -480,7 +480,7 @@ func judgeSQL(s *sh, c *cmd) {
 
 func judgeOpenssl(s *sh, c *cmd) {
 	if len(c.args) < 2 {
-		s.esc(action.Routine, low, "`"+c.text+"` starts an interactive openssl")
+		s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive openssl")
 		return
 	}
 	in := shell.OptValues(c.args, "-in", "")
@@ -505,25 +505,25 @@ func judgeOpenssl(s *sh, c *cmd) {
 			s.allow("openssl " + v + " -pubout")
 			return
 		}
-		s.esc(action.CredentialProbing, high, "`"+c.text+"` reads a private key")
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reads a private key")
 	case "enc", "smime", "cms", "pkeyutl", "rsautl":
 		for _, f := range in {
 			pl := s.where(f, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
-				s.esc(action.Destructive, medium, "`"+c.text+"` encrypts or decrypts files outside the workspace")
+				s.esc(vocab.Destructive, medium, "`"+c.text+"` encrypts or decrypts files outside the workspace")
 				return
 			}
 		}
-		s.esc(action.CredentialProbing, low, "`"+c.text+"` encrypts or decrypts data")
+		s.esc(vocab.CredentialProbing, low, "`"+c.text+"` encrypts or decrypts data")
 	default:
-		s.esc(action.Routine, low, "`"+c.text+"`: openssl "+v+" is not a command the first pass knows")
+		s.esc(vocab.Routine, low, "`"+c.text+"`: openssl "+v+" is not a command the first pass knows")
 	}
 }
 
 func judgeSSHKeygen(s *sh, c *cmd) {
 	switch {
 	case shell.HasShort(c.args, 'p', "tbfCNPEFmnOrsVwzZIJKLMa") || shell.HasShort(c.args, 'e', "tbfCNPEFmnOrsVwzZIJKLMa"):
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` changes or exports a private key")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` changes or exports a private key")
 	case shell.HasShort(c.args, 'y', "tbfCNPEFmnOrsVwzZIJKLMa"), shell.HasShort(c.args, 'l', "tbfCNPEFmnOrsVwzZIJKLMa"),
 		shell.HasShort(c.args, 'F', "tbfCNPEmnOrsVwzZIJKLMa"), shell.HasShort(c.args, 'R', "tbfCNPEFmnOrsVwzZIJKLMa"):
 		s.allow("ssh-keygen")
@@ -534,7 +534,7 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 				// Overwriting an existing default key loses it; a named
 				// new key is fine.
 				if isPrivateKeyName(strings.ToLower(shortBase(f))) {
-					s.esc(action.Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
+					s.esc(vocab.Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
 					return
 				}
 			}
@@ -548,7 +548,7 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 
 func judgeSSHAdd(s *sh, c *cmd) {
 	if shell.HasShort(c.args, 'D', "") || shell.HasShort(c.args, 'd', "") || shell.HasShort(c.args, 'x', "") {
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` changes the SSH agent")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes the SSH agent")
 		return
 	}
 	s.allow("ssh-add")
@@ -557,20 +557,20 @@ func judgeSSHAdd(s *sh, c *cmd) {
 func judgeGpg(s *sh, c *cmd) {
 	switch {
 	case shell.HasLong(c.args, "export-secret-keys", "export-secret-subkeys"):
-		s.deny(action.CredentialProbing, "`"+c.text+"` exports secret keys")
+		s.deny(vocab.CredentialProbing, "`"+c.text+"` exports secret keys")
 	case shell.HasLong(c.args, "decrypt") || shell.HasShort(c.args, 'd', "orusf"):
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` decrypts data")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` decrypts data")
 	case shell.HasLong(c.args, "symmetric", "encrypt") || shell.HasShort(c.args, 'c', "orusf") || shell.HasShort(c.args, 'e', "orusf"):
 		for _, p := range shell.Operands(c.args, "orusf", "output", "recipient", "local-user", "passphrase", "passphrase-fd", "cipher-algo") {
 			pl := s.where(p, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
-				s.esc(action.Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
+				s.esc(vocab.Destructive, medium, "`"+c.text+"` encrypts files outside the workspace")
 				return
 			}
 		}
 		s.allow("gpg encrypt")
 	case shell.HasLong(c.args, "delete-secret-keys", "delete-keys", "delete-secret-and-public-key"):
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes keys")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes keys")
 	default:
 		s.allow("gpg")
 	}
@@ -581,7 +581,7 @@ func judgeSecretTool(s *sh, c *cmd) {
 	case "security":
 		if len(c.args) > 1 && (strings.HasPrefix(c.args[1], "find-") && strings.HasSuffix(c.args[1], "-password") && shell.HasShort(c.args, 'w', "agcslr") ||
 			c.args[1] == "dump-keychain" || c.args[1] == "export") {
-			s.deny(action.CredentialProbing, "`"+c.text+"` reads passwords from the keychain")
+			s.deny(vocab.CredentialProbing, "`"+c.text+"` reads passwords from the keychain")
 			return
 		}
 		if len(c.args) > 1 && (c.args[1] == "list-keychains" || c.args[1] == "find-certificate" || c.args[1] == "verify-cert") {
@@ -590,13 +590,13 @@ func judgeSecretTool(s *sh, c *cmd) {
 		}
 	case "sops", "age", "kubeseal":
 		if shell.HasShort(c.args, 'd', "") || shell.HasLong(c.args, "decrypt") {
-			s.esc(action.CredentialProbing, high, "`"+c.text+"` decrypts secrets")
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` decrypts secrets")
 			return
 		}
 		s.allow(c.name)
 		return
 	}
-	s.esc(action.CredentialProbing, high, "`"+c.text+"` reads or changes a secret store")
+	s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reads or changes a secret store")
 }
 
 func judgeApt(s *sh, c *cmd) {
@@ -612,10 +612,10 @@ func judgeApt(s *sh, c *cmd) {
 		"provides", "repolist", "history", "check-update", "query", "-Q", "-Qi", "-Ql", "-Ss", "-Si", "status", "--version", "version":
 		s.allow(c.name + " " + v)
 	case "remove", "purge", "autoremove", "erase", "uninstall", "-R", "-Rs", "-Rns", "del", "-e", "--purge", "-r":
-		s.esc(action.Destructive, medium, "`"+c.text+"` removes system packages")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` removes system packages")
 	case "update", "-Sy", "makecache", "refresh":
-		s.esc(action.Routine, low, "`"+c.text+"` refreshes the system's package lists")
+		s.esc(vocab.Routine, low, "`"+c.text+"` refreshes the system's package lists")
 	default:
-		s.esc(action.SecurityWeakening, low, "`"+c.text+"` installs or changes system packages")
+		s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` installs or changes system packages")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -159,7 +160,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 
 	switch {
 	case verb == "":
-		v.add(finding{action.Escalate, action.Routine, medium, "`" + c.text + "`: the tool's name does not say what it does"})
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "`" + c.text + "`: the tool's name does not say what it does"})
 		return
 	case security && !readVerbs[verb]:
 		judgeMCPSecurity(v, c, leaves)
@@ -178,7 +179,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 				return
 			}
 		}
-		v.add(finding{action.Escalate, action.Destructive, medium, "`" + c.text + "` deletes or discards data"})
+		v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` deletes or discards data"})
 		return
 	case readVerbs[verb]:
 		judgeMCPRead(s, c, verb, leaves)
@@ -187,7 +188,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
 		return
 	}
-	v.add(finding{action.Escalate, action.Routine, medium, "`" + c.text + "`: the first pass does not know what this tool does"})
+	v.add(finding{vocab.Escalate, vocab.Routine, medium, "`" + c.text + "`: the first pass does not know what this tool does"})
 }
 
 // riskLevel returns r as a number; medium when r is not a risk level.
@@ -235,7 +236,7 @@ func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 			s.mcpURL(c, l.value)
 		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
 			if lvl, w := secretText(l.value); lvl == secretCritical {
-				s.deny(action.Exfiltration, "`"+c.text+"` sends "+w+" in a search")
+				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+w+" in a search")
 				return
 			}
 		}
@@ -249,9 +250,9 @@ func (s *sh) mcpURL(c *cmd, u string) {
 		return
 	}
 	if l, w := urlPayload(u); l > notSecret {
-		s.deny(action.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
+		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 	} else if w != "" {
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
 	}
 }
 
@@ -281,7 +282,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 			s.allow("browser interaction")
 			return
 		}
-		s.esc(action.Routine, low, "`"+c.text+"` changes something in "+orName(server, "a service"))
+		s.esc(vocab.Routine, low, "`"+c.text+"` changes something in "+orName(server, "a service"))
 		return
 	}
 	text := strings.Join(content, "\n")
@@ -294,7 +295,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		s.write(c, pl, text)
 	}
 	if verb == "install" || verb == "run" || verb == "execute" || verb == "exec" || verb == "start" {
-		s.esc(action.Routine, low, "`"+c.text+"` runs something")
+		s.esc(vocab.Routine, low, "`"+c.text+"` runs something")
 	}
 }
 
@@ -337,10 +338,10 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 	}
 	switch {
 	case level == secretCritical || level == secretSensitive && public:
-		s.deny(action.Exfiltration, "`"+c.text+"` sends "+what+" out")
+		s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" out")
 		return
 	case level == secretSensitive:
-		s.esc(action.Exfiltration, high, "`"+c.text+"` sends "+what)
+		s.esc(vocab.Exfiltration, high, "`"+c.text+"` sends "+what)
 		return
 	}
 	if verb == "create" && hasNoun(nouns, "pull", "pr") {
@@ -352,14 +353,14 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 		return
 	}
 	if public {
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` publishes content")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes content")
 		return
 	}
 	who := ""
 	if len(recipients) > 0 {
 		who = " to " + strings.Join(recipients, ", ")
 	}
-	s.esc(action.Exfiltration, low, "`"+c.text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
+	s.esc(vocab.Exfiltration, low, "`"+c.text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
 }
 
 func hasNoun(nouns []string, ws ...string) bool {
@@ -381,5 +382,5 @@ func judgeMCPSecurity(v *verdict, c *cmd, leaves []mcpLeaf) {
 			risk = high
 		}
 	}
-	v.add(finding{action.Escalate, action.SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
+	v.add(finding{vocab.Escalate, vocab.SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
 }

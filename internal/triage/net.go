@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 func registerNet(reg func(func(*sh, *cmd), ...string)) {
@@ -190,7 +190,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 	}
 	if !remote {
 		if l, w := s.secretData(c, items); l == secretCritical {
-			s.esc(action.Exfiltration, medium, "`"+c.text+"` "+verb+" "+w+" to a local service")
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` "+verb+" "+w+" to a local service")
 			return
 		}
 		s.allow(verb + " to a local service")
@@ -199,13 +199,13 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 	s.remoteSink = true
 	if l, w := s.secretData(c, items); l > notSecret {
 		if strings.HasPrefix(w, "the secret $") {
-			s.esc(action.Exfiltration, high, "`"+c.text+"` "+verb+" "+w+" to "+dest)
+			s.esc(vocab.Exfiltration, high, "`"+c.text+"` "+verb+" "+w+" to "+dest)
 			return
 		}
-		s.deny(action.Exfiltration, "`"+c.text+"` "+verb+" "+w+" to "+dest)
+		s.deny(vocab.Exfiltration, "`"+c.text+"` "+verb+" "+w+" to "+dest)
 		return
 	}
-	s.esc(action.Exfiltration, medium, "`"+c.text+"` "+verb+" data to "+dest)
+	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` "+verb+" data to "+dest)
 }
 
 // curlShortArg are curl's short options that take a value.
@@ -311,15 +311,15 @@ func judgeCurl(s *sh, c *cmd) {
 			}
 		case "-K", "--config", "--netrc-file":
 			s.read(c, o.val, false)
-			s.esc(action.Routine, low, "`"+c.text+"` reads its options or credentials from a file")
+			s.esc(vocab.Routine, low, "`"+c.text+"` reads its options or credentials from a file")
 		case "-u", "--user", "--proxy-user", "-U":
 			if strings.Contains(o.val, ":") && !strings.HasSuffix(o.val, ":") {
-				s.esc(action.CredentialProbing, low, "`"+c.text+"` puts a password on the command line")
+				s.esc(vocab.CredentialProbing, low, "`"+c.text+"` puts a password on the command line")
 			}
 		case "--unix-socket", "--abstract-unix-socket":
 			hosts = append(hosts, "localhost")
 			if strings.HasSuffix(o.val, "docker.sock") {
-				s.esc(action.SecurityWeakening, medium, "`"+c.text+"` talks to the Docker daemon")
+				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` talks to the Docker daemon")
 			}
 		case "--mail-rcpt":
 			post = true
@@ -345,22 +345,22 @@ func judgeCurl(s *sh, c *cmd) {
 func (s *sh) download(c *cmd, urls, hosts []string) {
 	for i, u := range urls {
 		if i < len(c.args) && (strings.Contains(u, "$(") || strings.Contains(u, "`")) {
-			s.esc(action.Exfiltration, high, "`"+c.text+"` puts command output into a URL")
+			s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts command output into a URL")
 			return
 		}
 		if vs := secretVars(rawOf(c, u)); len(vs) > 0 {
 			for _, h := range hosts {
 				if !localHost(h) {
-					s.esc(action.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
+					s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
 					return
 				}
 			}
 		}
 		if l, w := urlPayload(u); l > notSecret {
-			s.deny(action.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
+			s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 			return
 		} else if w != "" {
-			s.esc(action.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
 			return
 		}
 	}
@@ -446,7 +446,7 @@ func judgeWget(s *sh, c *cmd) {
 				s.write(c, s.where(v, c.cwd), "")
 			}
 			if name == "-e" || name == "--execute" {
-				s.esc(action.Routine, low, "`"+c.text+"` runs wgetrc commands")
+				s.esc(vocab.Routine, low, "`"+c.text+"` runs wgetrc commands")
 			}
 		default:
 			if strings.HasPrefix(a, "-O") && len(a) > 2 && !strings.HasPrefix(a, "--") {
@@ -511,11 +511,11 @@ func judgeNc(s *sh, c *cmd) {
 	if shell.HasShort(c.args, 'e', "pswiqxXIOTVWLMbcv") || shell.HasShort(c.args, 'c', "pswiqxXIOTVWLMbev") ||
 		shell.HasLong(c.args, "exec", "sh-exec", "lua-exec") || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
 		strings.Contains(strings.Join(c.args, " "), "SYSTEM:") {
-		s.deny(action.SecurityWeakening, "`"+c.text+"` connects a shell or program to the network (a remote shell)")
+		s.deny(vocab.SecurityWeakening, "`"+c.text+"` connects a shell or program to the network (a remote shell)")
 		return
 	}
 	if shell.HasShort(c.args, 'l', "pswiqxXIOTVWLMbce") || shell.HasLong(c.args, "listen") || strings.Contains(strings.Join(c.args, " "), "LISTEN") {
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` listens for network connections")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` listens for network connections")
 		return
 	}
 	ops := shell.Operands(c.args, "pswiqxXIOTVWLMbe")
@@ -535,7 +535,7 @@ func judgeNc(s *sh, c *cmd) {
 	if shell.HasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
 		for _, h := range hosts {
 			if !localHost(h) {
-				s.esc(action.Routine, low, "`"+c.text+"` scans ports of "+h)
+				s.esc(vocab.Routine, low, "`"+c.text+"` scans ports of "+h)
 				return
 			}
 		}
@@ -548,7 +548,7 @@ func judgeNc(s *sh, c *cmd) {
 func judgeSSH(s *sh, c *cmd) {
 	for _, f := range []byte{'R', 'L', 'D', 'w'} {
 		if shell.HasShort(c.args, f, "BbcDEeFIiJLlmOopQRSWw") {
-			s.esc(action.Exfiltration, medium, "`"+c.text+"` opens a tunnel")
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` opens a tunnel")
 			return
 		}
 	}
@@ -562,14 +562,14 @@ func judgeSSH(s *sh, c *cmd) {
 		host = host[i+1:]
 	}
 	if localHost(host) {
-		s.esc(action.Routine, low, "`"+c.text+"` logs in to this machine over SSH")
+		s.esc(vocab.Routine, low, "`"+c.text+"` logs in to this machine over SSH")
 		return
 	}
 	if c.sc.Pipeline > 0 && c.sc.Stage > 0 {
 		c.sink = true
 		s.remoteSink = true
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"` runs commands on "+host)
+	s.esc(vocab.Routine, medium, "`"+c.text+"` runs commands on "+host)
 }
 
 // remotePath reports whether an scp/rsync operand names a remote host.
@@ -589,7 +589,7 @@ func judgeScp(s *sh, c *cmd) {
 	switch c.name {
 	case "lftp", "ftp", "tftp", "smbclient", "sftp":
 		s.remoteSink = true
-		s.esc(action.Exfiltration, medium, "`"+c.text+"` transfers files with a remote host")
+		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` transfers files with a remote host")
 		return
 	case "rclone":
 		if len(c.args) > 1 && (c.args[1] == "ls" || c.args[1] == "lsd" || c.args[1] == "lsl" || c.args[1] == "listremotes" || c.args[1] == "version") {
@@ -617,7 +617,7 @@ func judgeScp(s *sh, c *cmd) {
 		if shell.HasLong(c.args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
 			pl := s.where(dst, c.cwd)
 			if pl.zone != zWork && pl.zone != zTmp {
-				s.esc(action.Destructive, medium, "`"+c.text+"` deletes files in "+dst+" that the source lacks")
+				s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes files in "+dst+" that the source lacks")
 			}
 		}
 		s.write(c, s.where(dst, c.cwd), "")
@@ -638,19 +638,19 @@ func judgeScp(s *sh, c *cmd) {
 		}
 		pl := s.where(src, c.cwd)
 		if !pl.item && (pl.zone == zHome && (pl.abs == s.home && s.home != "" || pl.abs == "~") || pl.abs == "/" || pl.abs == "/home" || pl.abs == "/Users") {
-			s.deny(action.Exfiltration, "`"+c.text+"` copies "+orName(pl.abs, "the home directory")+" (keys included) to "+host)
+			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+orName(pl.abs, "the home directory")+" (keys included) to "+host)
 			return
 		}
 		if level, what := s.secret(pl); level > notSecret {
-			s.deny(action.Exfiltration, "`"+c.text+"` copies "+what+" to "+host)
+			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+what+" to "+host)
 			return
 		}
 		if t := s.tainted[pl.abs]; t > notSecret {
-			s.deny(action.Exfiltration, "`"+c.text+"` copies an archive of credentials to "+host)
+			s.deny(vocab.Exfiltration, "`"+c.text+"` copies an archive of credentials to "+host)
 			return
 		}
 	}
-	s.esc(action.Exfiltration, medium, "`"+c.text+"` copies files to "+host)
+	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` copies files to "+host)
 }
 
 func judgeMail(s *sh, c *cmd) {
@@ -664,7 +664,7 @@ func judgeMail(s *sh, c *cmd) {
 
 func judgeTunnel(s *sh, c *cmd) {
 	s.remoteSink = true
-	s.esc(action.Exfiltration, medium, "`"+c.text+"` exposes a local service to the internet")
+	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` exposes a local service to the internet")
 }
 
 func judgeSniffer(s *sh, c *cmd) {
@@ -672,15 +672,15 @@ func judgeSniffer(s *sh, c *cmd) {
 		s.allow("tcpdump")
 		return
 	}
-	s.esc(action.CredentialProbing, medium, "`"+c.text+"` captures network traffic, which can hold credentials")
+	s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` captures network traffic, which can hold credentials")
 }
 
 func judgeAttackTool(s *sh, c *cmd) {
-	s.esc(action.SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack or reconnaissance tool")
+	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack or reconnaissance tool")
 }
 
 func judgeCredentialDumper(s *sh, c *cmd) {
-	s.deny(action.CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
+	s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
 }
 
 // offensiveScript reports whether a script file's name is that of a known

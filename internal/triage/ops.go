@@ -4,8 +4,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // What commands do to paths: read (print or inspect), write, delete.
@@ -15,7 +15,7 @@ import (
 func (s *sh) read(c *cmd, p string, print bool) {
 	pl := s.where(p, c.cwd)
 	if pl.state {
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` reads warden's own state ("+pl.abs+")")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` reads warden's own state ("+pl.abs+")")
 		return
 	}
 	level, what := s.secret(pl)
@@ -28,26 +28,26 @@ func (s *sh) read(c *cmd, p string, print bool) {
 	}
 	switch {
 	case level == secretCritical && print:
-		s.deny(action.CredentialProbing, "`"+c.text+"` reads "+what)
+		s.deny(vocab.CredentialProbing, "`"+c.text+"` reads "+what)
 		return
 	case level == secretCritical:
 		if isDirLike(p) {
-			s.esc(action.CredentialProbing, medium, "`"+c.text+"` lists "+what)
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` lists "+what)
 		}
 		return
 	case level == secretSensitive && print:
-		s.esc(action.CredentialProbing, high, "`"+c.text+"` reads "+what)
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reads "+what)
 		return
 	case level == secretSensitive:
 		if isCredentialStore(pl) || pl.zone == zSystem {
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` lists "+what)
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` lists "+what)
 		}
 		return
 	}
 	switch pl.zone {
 	case zDevice:
 		if !strings.HasPrefix(pl.abs, "/dev/pts") && !strings.HasPrefix(pl.abs, "/dev/tty") {
-			s.esc(action.CredentialProbing, medium, "`"+c.text+"` reads the device "+pl.abs)
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` reads the device "+pl.abs)
 		}
 	case zSystem:
 		switch {
@@ -55,9 +55,9 @@ func (s *sh) read(c *cmd, p string, print bool) {
 			if c.out < secretSensitive {
 				c.out, c.outWhat = secretSensitive, pl.abs
 			}
-			s.esc(action.CredentialProbing, medium, "`"+c.text+"` reads "+pl.abs+", private to the system or another user")
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` reads "+pl.abs+", private to the system or another user")
 		case !pl.item && !publicSystemPath(pl.abs):
-			s.esc(action.CredentialProbing, low, "`"+c.text+"` reads "+pl.abs+", outside the workspace, the home and temporary directories")
+			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` reads "+pl.abs+", outside the workspace, the home and temporary directories")
 		}
 	}
 }
@@ -120,26 +120,26 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		return
 	}
 	if pl.state {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
 		return
 	}
 	if strings.HasPrefix(pl.abs, "/dev/tcp/") || strings.HasPrefix(pl.abs, "/dev/udp/") {
 		s.remoteSink = true
 		switch {
 		case c.name != "" && (shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name)):
-			s.deny(action.SecurityWeakening, "`"+c.text+"` connects a shell to the network (a remote shell)")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` connects a shell to the network (a remote shell)")
 		case c.out > notSecret:
-			s.deny(action.Exfiltration, "`"+c.text+"` sends "+c.outWhat+" over a raw network connection")
+			s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+c.outWhat+" over a raw network connection")
 		default:
-			s.esc(action.Exfiltration, high, "`"+c.text+"` sends data over a raw network connection ("+pl.abs+")")
+			s.esc(vocab.Exfiltration, high, "`"+c.text+"` sends data over a raw network connection ("+pl.abs+")")
 		}
 		return
 	}
 	if pl.zone == zDevice {
 		if isDisk(pl.abs) {
-			s.deny(action.Destructive, "`"+c.text+"` writes the disk "+pl.abs+", destroying what it holds")
+			s.deny(vocab.Destructive, "`"+c.text+"` writes the disk "+pl.abs+", destroying what it holds")
 		} else {
-			s.esc(action.Destructive, medium, "`"+c.text+"` writes the device "+pl.abs)
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` writes the device "+pl.abs)
 		}
 		return
 	}
@@ -148,17 +148,17 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		return
 	}
 	if level, what := s.secret(pl); level > notSecret && pl.zone != zWork {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` overwrites "+what)
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` overwrites "+what)
 		return
 	}
 	switch pl.zone {
 	case zWork:
 		if inside(pl.rel, ".git") {
-			s.esc(action.Destructive, medium, "`"+c.text+"` writes inside .git")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` writes inside .git")
 			return
 		}
 		if inside(pl.rel, ".warden") || inside(pl.rel, ".agents") {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes warden's protected files")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes warden's protected files")
 			return
 		}
 		s.allow("writes in the workspace")
@@ -167,7 +167,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 	case zHome:
 		rel, _ := s.homeRel(pl.abs)
 		if rel == "" {
-			s.esc(action.Destructive, medium, "`"+c.text+"` writes the home directory itself")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` writes the home directory itself")
 			return
 		}
 		first, _, _ := strings.Cut(rel, "/")
@@ -176,7 +176,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 			return
 		}
 		if strings.HasPrefix(first, ".") {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes the user's configuration (~/"+rel+")")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes the user's configuration (~/"+rel+")")
 			return
 		}
 		if _, below, _ := strings.Cut(rel, "/"); s.mcpHome && below != "" {
@@ -187,15 +187,15 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		}
 		// Outside the workspace: the reviewer decides whether the user
 		// wants it (SPEC G15).
-		s.esc(action.Routine, medium, "`"+c.text+"` writes ~/"+rel+" in the home directory, outside the workspace")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` writes ~/"+rel+" in the home directory, outside the workspace")
 	case zSystem:
 		if strings.HasPrefix(pl.abs, "/etc/passwd") || strings.HasPrefix(pl.abs, "/etc/shadow") || strings.HasPrefix(pl.abs, "/etc/group") {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` edits the account database "+pl.abs)
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` edits the account database "+pl.abs)
 			return
 		}
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes "+pl.abs+" outside the workspace")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes "+pl.abs+" outside the workspace")
 	default:
-		s.esc(action.Routine, medium, "`"+c.text+"` writes a path that is not known before it runs")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` writes a path that is not known before it runs")
 	}
 }
 
@@ -213,28 +213,28 @@ func (s *sh) persist(c *cmd, pl place, what, content string) {
 			home = "~"
 		}
 		sub, fetchRun := s.judgeLater(line, home)
-		if sub.Decision == action.Deny {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` makes "+what+" run harmful code: "+sub.Reason)
+		if sub.Decision == vocab.Deny {
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes "+what+" run harmful code: "+sub.Reason)
 			return
 		}
 		if fetchRun {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` makes "+what+" download and run code every time: "+sub.Reason)
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes "+what+" download and run code every time: "+sub.Reason)
 			return
 		}
 		if r := tlsOffInText(content); r != "" {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` "+r+" for every future shell ("+what+")")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` "+r+" for every future shell ("+what+")")
 			return
 		}
 	}
 	if what == "sudoers" && strings.Contains(content, "NOPASSWD") {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` grants passwordless sudo")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` grants passwordless sudo")
 		return
 	}
 	if what == "a CI workflow" && pl.zone == zWork {
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes a CI workflow")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a CI workflow")
 		return
 	}
-	s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes "+what+" ("+pl.abs+"): a lasting change")
+	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes "+what+" ("+pl.abs+"): a lasting change")
 }
 
 // cronCommand returns the command part of a crontab line.
@@ -309,22 +309,22 @@ done:
 	}
 	if strings.HasPrefix(p, "$") || strings.HasPrefix(p, "\"$") {
 		if contents || recursive {
-			s.esc(action.Destructive, high, "`"+c.text+"` deletes under a path that is not known before it runs (an empty variable would make it /)")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes under a path that is not known before it runs (an empty variable would make it /)")
 		} else {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
 		}
 		return
 	}
 	pl := s.where(p, c.cwd)
 	if pl.state {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` deletes warden's own state ("+pl.abs+")")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` deletes warden's own state ("+pl.abs+")")
 		return
 	}
 	if b := s.broadPath(pl); b != "" {
 		if recursive || contents {
-			s.deny(action.Destructive, "`"+c.text+"` deletes "+b)
+			s.deny(vocab.Destructive, "`"+c.text+"` deletes "+b)
 		} else {
-			s.esc(action.Destructive, high, "`"+c.text+"` deletes "+b)
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+b)
 		}
 		return
 	}
@@ -332,31 +332,31 @@ done:
 	switch pl.zone {
 	case zDevice:
 		if isDisk(pl.abs) {
-			s.deny(action.Destructive, "`"+c.text+"` deletes the device "+pl.abs)
+			s.deny(vocab.Destructive, "`"+c.text+"` deletes the device "+pl.abs)
 		} else {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the device "+pl.abs)
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes the device "+pl.abs)
 		}
 	case zNull:
 	case zSystem:
 		if criticalSystemPath(pl.abs) {
-			s.deny(action.Destructive, "`"+c.text+"` deletes system files ("+pl.abs+")")
+			s.deny(vocab.Destructive, "`"+c.text+"` deletes system files ("+pl.abs+")")
 			return
 		}
-		s.esc(action.Destructive, high, "`"+c.text+"` deletes "+pl.abs+" outside the workspace")
+		s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+pl.abs+" outside the workspace")
 	case zHome:
 		rel, _ := s.homeRel(pl.abs)
 		if level, what := secretPath(pl.abs); level > notSecret || isCredentialStore(pl) {
-			s.esc(action.Destructive, high, "`"+c.text+"` deletes "+what+" (~/"+rel+")")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+what+" (~/"+rel+")")
 			return
 		}
 		if isCacheDir(rel) {
 			s.allow("deletes a cache")
 			return
 		}
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes ~/"+rel+" outside the workspace")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes ~/"+rel+" outside the workspace")
 	case zTmp:
 		if pl.abs == "/tmp" || pl.abs == "/var/tmp" || path.Dir(pl.abs) == "/" {
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the shared temporary directory")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes the shared temporary directory")
 			return
 		}
 		s.allow("deletes temporary files")
@@ -366,27 +366,27 @@ done:
 		case rel == "." || rel == "":
 			if item {
 				if recursive {
-					s.esc(action.Destructive, medium, "`"+c.text+"` deletes directories found in the workspace")
+					s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes directories found in the workspace")
 				} else {
 					s.allow("deletes files found in the workspace")
 				}
 				return
 			}
-			s.esc(action.Destructive, high, "`"+c.text+"` deletes the whole workspace")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes the whole workspace")
 		case inside(rel, ".git"):
-			s.esc(action.Destructive, high, "`"+c.text+"` deletes the repository's history (.git)")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes the repository's history (.git)")
 		case isBuildOutput(rel):
 			s.allow("deletes build output")
 		case recursive:
-			s.esc(action.Destructive, medium, "`"+c.text+"` deletes the directory "+rel+" in the workspace")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes the directory "+rel+" in the workspace")
 		default:
 			if level, what := secretPath(rel); level > notSecret {
-				s.esc(action.Destructive, low, "`"+c.text+"` deletes "+what)
+				s.esc(vocab.Destructive, low, "`"+c.text+"` deletes "+what)
 				return
 			}
 			s.allow("deletes files in the workspace")
 		}
 	default:
-		s.esc(action.Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a path that is not known before it runs")
 	}
 }

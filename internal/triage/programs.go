@@ -4,9 +4,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -122,13 +122,13 @@ var installers = set("gem", "brew", "conda", "mamba", "micromamba", "pipx", "cpa
 func judgeProgram(s *sh, c *cmd) {
 	if projectRunners[c.name] {
 		if s.escalated {
-			s.esc(action.Routine, medium, "`"+c.text+"` builds or runs the project's code, whose text is not in the request, outside the sandbox")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` builds or runs the project's code, whose text is not in the request, outside the sandbox")
 		}
 		if pl := s.where(".", c.cwd); pl.zone != zWork {
-			s.esc(action.Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
 		}
 	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || installers[c.name] || isPython(c.name) && shell.HasWord(c.args, "pip")) {
-		s.esc(action.Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
 	if f, ok := programs[c.name]; ok {
 		f(s, c)
@@ -153,22 +153,22 @@ func judgeProgram(s *sh, c *cmd) {
 		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
 		return
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"`: "+c.name+" is not a program the first pass knows")
+	s.esc(vocab.Routine, medium, "`"+c.text+"`: "+c.name+" is not a program the first pass knows")
 }
 
 // classOfRule maps the class prefix of a rules.Dangerous reason.
-func classOfRule(r string) action.Class {
+func classOfRule(r string) vocab.Class {
 	switch {
 	case strings.HasPrefix(r, "destructive:"):
-		return action.Destructive
+		return vocab.Destructive
 	case strings.HasPrefix(r, "exfiltration:"):
-		return action.Exfiltration
+		return vocab.Exfiltration
 	case strings.HasPrefix(r, "credentials:"):
-		return action.CredentialProbing
+		return vocab.CredentialProbing
 	case strings.HasPrefix(r, "security:"):
-		return action.SecurityWeakening
+		return vocab.SecurityWeakening
 	}
-	return action.Routine
+	return vocab.Routine
 }
 
 // judgeLocalProgram judges a program given by a path: a system directory
@@ -220,13 +220,13 @@ func judgeLocalProgram(s *sh, c *cmd) {
 			}
 		}
 		if t := offensiveScript(p); t != "" {
-			s.deny(action.CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
+			s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+t+", a credential dumping or attack tool")
 			return
 		}
-		s.esc(action.Routine, medium, "`"+c.text+"` runs "+p+", whose code is not in the request")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+p+", whose code is not in the request")
 		return
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"` runs "+p+" from "+pl.zone.String())
+	s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+p+" from "+pl.zone.String())
 }
 
 // printer judges readers that print their file operands.
@@ -277,7 +277,7 @@ func judgeSort(s *sh, c *cmd) {
 		s.write(c, s.where(o, c.cwd), "")
 	}
 	if shell.HasLong(c.args, "compress-program") {
-		s.esc(action.Routine, medium, "`"+c.text+"` runs a compression program")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs a compression program")
 	}
 	for _, p := range shell.Operands(c.args, "kotTS", "key", "output", "field-separator", "temporary-directory", "buffer-size") {
 		s.read(c, p, true)
@@ -331,7 +331,7 @@ func judgeGrep(s *sh, c *cmd) {
 		argShort = "efgtTmABCMjEr"
 		argLong = append(argLong, "glob", "type", "type-not", "max-columns", "threads", "replace", "encoding", "sort", "pre", "pre-glob")
 		if shell.HasLong(c.args, "pre", "search-zip") || shell.HasShort(c.args, 'z', argShort) {
-			s.esc(action.Routine, medium, "`"+c.text+"` runs a preprocessor")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` runs a preprocessor")
 		}
 	}
 	ops := shell.Operands(c.args, argShort, argLong...)
@@ -354,11 +354,11 @@ func judgeGrep(s *sh, c *cmd) {
 		}
 		for _, r := range roots {
 			if s.broadRoot(c, r) {
-				s.deny(action.CredentialProbing, "`"+c.text+"` searches "+r+" for passwords, tokens or keys")
+				s.deny(vocab.CredentialProbing, "`"+c.text+"` searches "+r+" for passwords, tokens or keys")
 				return
 			}
 		}
-		s.esc(action.CredentialProbing, low, "`"+c.text+"` searches for passwords, tokens or keys")
+		s.esc(vocab.CredentialProbing, low, "`"+c.text+"` searches for passwords, tokens or keys")
 	}
 	for _, p := range ops {
 		s.read(c, p, !shell.HasShort(c.args, 'l', argShort) && !shell.HasShort(c.args, 'c', argShort) && !shell.HasShort(c.args, 'q', argShort))
@@ -382,7 +382,7 @@ func judgeSed(s *sh, c *cmd) {
 	// apart; a bare "" after -i (BSD) is an operand: drop empty words.
 	for _, sc := range scripts {
 		if strings.ContainsAny(sc, "we") && sedWrites.MatchString(sc) && sedRunsOrWrites(sc) {
-			s.esc(action.Routine, medium, "`"+c.text+"` has a sed script that writes files or runs commands")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` has a sed script that writes files or runs commands")
 		}
 	}
 	for _, p := range ops {
@@ -453,13 +453,13 @@ func judgeAwk(s *sh, c *cmd) {
 		prog, ops = ops[0], ops[1:]
 	}
 	if awkRuns.MatchString(prog) {
-		s.esc(action.Routine, medium, "`"+c.text+"` has an awk program that runs commands")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` has an awk program that runs commands")
 	}
 	for _, m := range awkWrites.FindAllStringSubmatch(prog, -1) {
 		if m[2] != "" || strings.HasPrefix(m[1], "\"") {
 			s.write(c, s.where(m[2], c.cwd), "")
 		} else {
-			s.esc(action.Routine, low, "`"+c.text+"` has an awk program that writes files it names at run time")
+			s.esc(vocab.Routine, low, "`"+c.text+"` has an awk program that writes files it names at run time")
 		}
 	}
 	for _, p := range ops {
@@ -519,18 +519,18 @@ func judgeFind(s *sh, c *cmd) {
 		pl := s.where(r, c.cwd)
 		if level, what := s.secret(pl); level > notSecret {
 			if secretNames {
-				s.deny(action.CredentialProbing, "`"+c.text+"` searches "+what+" for credentials")
+				s.deny(vocab.CredentialProbing, "`"+c.text+"` searches "+what+" for credentials")
 				return
 			}
-			s.esc(action.CredentialProbing, medium, "`"+c.text+"` searches "+what)
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` searches "+what)
 		}
 	}
 	if secretNames {
 		if broad && strength == 2 {
-			s.deny(action.CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
+			s.deny(vocab.CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
 			return
 		}
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
 	}
 	for i := 1; i < len(c.args); i++ {
 		switch c.args[i] {
@@ -550,7 +550,7 @@ func judgeFind(s *sh, c *cmd) {
 func judgeFd(s *sh, c *cmd) {
 	ops := shell.Operands(c.args, "eEtdSxXjc", "exec", "exec-batch", "extension", "exclude", "type", "max-depth", "size", "changed-within", "changed-before")
 	if len(ops) > 0 && secretNamePattern(ops[0]) > 0 {
-		s.esc(action.CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` searches for keys or credentials")
 	}
 	s.allow(c.name)
 }
@@ -558,7 +558,7 @@ func judgeFd(s *sh, c *cmd) {
 func judgeLocate(s *sh, c *cmd) {
 	for _, p := range shell.Operands(c.args, "dlnr") {
 		if secretNamePattern(p) == 2 {
-			s.deny(action.CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
+			s.deny(vocab.CredentialProbing, "`"+c.text+"` searches the file system for keys or credentials")
 			return
 		}
 	}
@@ -567,11 +567,11 @@ func judgeLocate(s *sh, c *cmd) {
 
 func judgeGetent(s *sh, c *cmd) {
 	if shell.HasWord(c.args, "shadow", "gshadow") {
-		s.deny(action.CredentialProbing, "`"+c.text+"` reads password hashes")
+		s.deny(vocab.CredentialProbing, "`"+c.text+"` reads password hashes")
 		return
 	}
 	if shell.HasWord(c.args, "passwd", "group") && len(c.args) == 2 {
-		s.esc(action.CredentialProbing, low, "`"+c.text+"` lists the system's accounts")
+		s.esc(vocab.CredentialProbing, low, "`"+c.text+"` lists the system's accounts")
 		return
 	}
 	s.allow("getent")
@@ -607,7 +607,7 @@ func judgePrintenv(s *sh, c *cmd) {
 	}
 	for _, v := range shell.Operands(c.args, "") {
 		if secretVarName(v) {
-			s.esc(action.CredentialProbing, high, "`"+c.text+"` prints the secret "+v)
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret "+v)
 			return
 		}
 	}
@@ -643,7 +643,7 @@ func (s *sh) envDumpUse(c *cmd) {
 				}
 				for _, p := range pats {
 					if credentialPattern.MatchString(p) || strings.Contains(strings.ToLower(p), "key") {
-						s.deny(action.CredentialProbing, "`"+c.text+" | "+d.text+"` searches the environment for secrets")
+						s.deny(vocab.CredentialProbing, "`"+c.text+" | "+d.text+"` searches the environment for secrets")
 						return
 					}
 				}
@@ -656,7 +656,7 @@ func (s *sh) envDumpUse(c *cmd) {
 		}
 	}
 	c.out, c.outWhat = secretCritical, "the whole environment"
-	s.esc(action.CredentialProbing, medium, "`"+c.text+"` prints "+envDump(c)+", tokens included")
+	s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints "+envDump(c)+", tokens included")
 }
 
 func judgeSet(s *sh, c *cmd) {
@@ -666,7 +666,7 @@ func judgeSet(s *sh, c *cmd) {
 	}
 	for i := 1; i+1 < len(c.args); i++ {
 		if c.args[i] == "+o" && c.args[i+1] == "history" {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` disables shell history")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` disables shell history")
 			return
 		}
 	}
@@ -687,13 +687,13 @@ func judgeExport(s *sh, c *cmd) {
 			continue
 		}
 		if r := historyOff(name, val); r != "" {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` "+r)
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` "+r)
 		}
 		if r := tlsOffVar(name, val); r != "" {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` "+r+" for this shell")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` "+r+" for this shell")
 		}
 		if name == "LD_PRELOAD" || name == "PROMPT_COMMAND" || name == "BASH_ENV" || name == "ENV" {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` sets "+name+", which runs code")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sets "+name+", which runs code")
 		}
 	}
 	s.allow(c.name)
@@ -706,16 +706,16 @@ func judgeAlias(s *sh, c *cmd) {
 			continue
 		}
 		sub := s.judgeText(val, "")
-		if sub.Decision == action.Deny {
+		if sub.Decision == vocab.Deny {
 			s.deny(sub.Class, "`"+c.text+"` defines the alias "+name+" as harmful code: "+sub.Reason)
 			return
 		}
-		if sub.Decision == action.Escalate {
+		if sub.Decision == vocab.Escalate {
 			s.esc(sub.Class, medium, "`"+c.text+"` defines the alias "+name+": "+sub.Reason)
 		}
 		switch name {
 		case "sudo", "su", "ls", "cd", "cp", "rm", "git", "ssh", "cat", "grep", "find", "chmod", "chown", "apt-get", "apt", "mv":
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` redefines "+name)
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` redefines "+name)
 		}
 	}
 	s.allow("alias")
@@ -723,7 +723,7 @@ func judgeAlias(s *sh, c *cmd) {
 
 func judgeUnset(s *sh, c *cmd) {
 	if shell.HasWord(c.args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` disables shell history")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` disables shell history")
 		return
 	}
 	s.allow("unset")
@@ -731,7 +731,7 @@ func judgeUnset(s *sh, c *cmd) {
 
 func judgeHistory(s *sh, c *cmd) {
 	if shell.HasShort(c.args, 'c', "d") || shell.HasShort(c.args, 'd', "") || shell.HasShort(c.args, 'w', "") || shell.HasShort(c.args, 'r', "") {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` rewrites shell history")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` rewrites shell history")
 		return
 	}
 	s.allow("history")
@@ -740,7 +740,7 @@ func judgeHistory(s *sh, c *cmd) {
 func judgeDate(s *sh, c *cmd) {
 	for _, a := range c.args[1:] {
 		if strings.HasPrefix(a, "-s") || strings.HasPrefix(a, "--set") {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` sets the system clock")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` sets the system clock")
 			return
 		}
 	}
@@ -750,7 +750,7 @@ func judgeDate(s *sh, c *cmd) {
 func judgeHostname(s *sh, c *cmd) {
 	for _, a := range c.args[1:] {
 		if !strings.HasPrefix(a, "-") || a == "-F" || strings.HasPrefix(a, "--file") || a == "-b" || a == "--boot" {
-			s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes the host name")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes the host name")
 			return
 		}
 	}
@@ -761,7 +761,7 @@ func judgeHostname(s *sh, c *cmd) {
 func judgeDig(s *sh, c *cmd) {
 	for i, a := range c.args[1:] {
 		if !c.known[i+1] && (strings.Contains(a, "$(") || strings.Contains(a, "`")) {
-			s.esc(action.Exfiltration, high, "`"+c.text+"` looks up a name built from command output (DNS can carry data out)")
+			s.esc(vocab.Exfiltration, high, "`"+c.text+"` looks up a name built from command output (DNS can carry data out)")
 			return
 		}
 	}
@@ -798,12 +798,12 @@ func judgeKill(s *sh, c *cmd) {
 	for _, a := range pids {
 		switch {
 		case a == "-1" || a == "1" || a == "0":
-			s.deny(action.Destructive, "`"+c.text+"` signals every process or init")
+			s.deny(vocab.Destructive, "`"+c.text+"` signals every process or init")
 			return
 		case strings.HasPrefix(a, "%"):
 		case a != "" && strings.Trim(a, "0123456789") == "":
 		default:
-			s.esc(action.Destructive, medium, "`"+c.text+"` signals processes chosen at run time")
+			s.esc(vocab.Destructive, medium, "`"+c.text+"` signals processes chosen at run time")
 			return
 		}
 	}
@@ -814,7 +814,7 @@ func judgeMultiplexer(s *sh, c *cmd) {
 	if c.name == "tmux" {
 		i := sub(c.args, "-S", "-L", "-f", "-c", "-T")
 		if i >= len(c.args) {
-			s.esc(action.Routine, low, "`"+c.text+"` starts an interactive terminal multiplexer")
+			s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive terminal multiplexer")
 			return
 		}
 		switch v := c.args[i]; v {
@@ -842,7 +842,7 @@ func judgeMultiplexer(s *sh, c *cmd) {
 	if xs := shell.OptValues(c.args, "-X", ""); len(xs) > 0 || shell.HasShort(c.args, 'X', "SpctLlhe") {
 		j := strings.Join(c.args, " ")
 		if strings.Contains(j, " stuff") || strings.Contains(j, " exec") || strings.Contains(j, "-X screen") {
-			s.esc(action.Routine, medium, "`"+c.text+"` types or runs commands in a screen session")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` types or runs commands in a screen session")
 			return
 		}
 		s.allow("screen -X")
@@ -913,7 +913,7 @@ func judgeIfconfig(s *sh, c *cmd) {
 		s.allow("ifconfig")
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes a network interface")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a network interface")
 }
 
 func judgeIP(s *sh, c *cmd) {
@@ -936,12 +936,12 @@ func judgeIP(s *sh, c *cmd) {
 		s.allow("ip")
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
 }
 
 func judgeRoute(s *sh, c *cmd) {
 	if shell.HasWord(c.args, "add", "del", "delete", "flush", "change", "-d", "-s") {
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes the network configuration")
 		return
 	}
 	s.allow(c.name)
@@ -949,7 +949,7 @@ func judgeRoute(s *sh, c *cmd) {
 
 func judgeJournal(s *sh, c *cmd) {
 	if shell.HasLong(c.args, "vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush") {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` deletes or rotates system logs")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` deletes or rotates system logs")
 		return
 	}
 	s.allow("journalctl")
@@ -957,7 +957,7 @@ func judgeJournal(s *sh, c *cmd) {
 
 func judgeDmesg(s *sh, c *cmd) {
 	if shell.HasShort(c.args, 'c', "") || shell.HasShort(c.args, 'C', "") || shell.HasLong(c.args, "clear", "read-clear") {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` clears the kernel log")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` clears the kernel log")
 		return
 	}
 	s.allow("dmesg")
@@ -971,7 +971,7 @@ func judgeSource(s *sh, c *cmd) {
 	}
 	pl := s.where(ops[0], c.cwd)
 	if level, what := s.secret(pl); level > notSecret {
-		s.esc(action.CredentialProbing, low, "`"+c.text+"` loads "+what+" into the shell")
+		s.esc(vocab.CredentialProbing, low, "`"+c.text+"` loads "+what+" into the shell")
 		return
 	}
 	if pl.zone == zWork && (strings.HasSuffix(ops[0], "activate") || strings.HasSuffix(ops[0], ".sh") || strings.HasSuffix(ops[0], "env")) {
@@ -983,7 +983,7 @@ func judgeSource(s *sh, c *cmd) {
 		s.allow("source")
 		return
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` runs a script file whose content the first pass does not read")
+	s.esc(vocab.Routine, low, "`"+c.text+"` runs a script file whose content the first pass does not read")
 }
 
 // judgeShellProgram judges a shell that is not running a -c string (those
@@ -994,7 +994,7 @@ func judgeShellProgram(s *sh, c *cmd) {
 		switch {
 		case a == "--rcfile" || a == "--init-file" || a == "-o" || a == "+o" || a == "-O" || a == "+O":
 			if a == "--rcfile" || a == "--init-file" {
-				s.esc(action.Routine, low, "`"+c.text+"` starts a shell with its own start-up file")
+				s.esc(vocab.Routine, low, "`"+c.text+"` starts a shell with its own start-up file")
 				return
 			}
 			i++
@@ -1010,5 +1010,5 @@ func judgeShellProgram(s *sh, c *cmd) {
 	if c.sc.Pipeline > 0 && c.sc.Stage > 0 {
 		return // reads its program from a pipe: judged with the pipeline
 	}
-	s.esc(action.Routine, low, "`"+c.text+"` starts an interactive shell")
+	s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive shell")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -87,7 +88,7 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 // judgeShell judges a shell action.
 func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	if len(a.Command) == 0 {
-		v.add(finding{action.Escalate, action.Routine, medium, "shell action without a command"})
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "shell action without a command"})
 		return
 	}
 	s := newSh(v, set, a.Cwd)
@@ -96,7 +97,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	if script, ok := shellScript(a.Command); ok {
 		p, err := shell.Parse(script)
 		if err != nil {
-			v.add(finding{action.Escalate, action.Routine, medium, "the script cannot be parsed: " + err.Error()})
+			v.add(finding{vocab.Escalate, vocab.Routine, medium, "the script cannot be parsed: " + err.Error()})
 			return
 		}
 		sc = p
@@ -170,14 +171,14 @@ func (s *sh) judgeText(text, cwd string) Verdict {
 func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
 	var v verdict
 	if s.depth > 3 {
-		v.add(finding{action.Escalate, action.Routine, medium, "nested too deeply to judge"})
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "nested too deeply to judge"})
 		return v.result(), false
 	}
 	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1,
 		escalated: s.escalated, links: s.links, state: s.state, stateSet: s.stateSet, workDisk: s.workDisk}
 	sc, err := shell.Parse(text)
 	if err != nil {
-		v.add(finding{action.Escalate, action.Routine, medium, "content cannot be parsed as shell"})
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "content cannot be parsed as shell"})
 		return v.result(), false
 	}
 	sub.script(sc)
@@ -188,7 +189,7 @@ func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
 func (s *sh) script(sc *shell.Script) {
 	if len(sc.Commands) == 0 {
 		if sc.Opaque {
-			s.esc(action.Routine, medium, "the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
+			s.esc(vocab.Routine, medium, "the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
 			return
 		}
 		s.allow("empty script")
@@ -228,7 +229,7 @@ func (s *sh) script(sc *shell.Script) {
 	}
 	s.flows()
 	if sc.Opaque {
-		s.esc(action.Routine, medium, "part of the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
+		s.esc(vocab.Routine, medium, "part of the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
 	}
 }
 
@@ -398,14 +399,14 @@ func (s *sh) chdir(c *cmd) string {
 
 // Findings.
 
-func (s *sh) allow(reason string) { s.v.add(finding{action.Allow, action.Routine, low, reason}) }
+func (s *sh) allow(reason string) { s.v.add(finding{vocab.Allow, vocab.Routine, low, reason}) }
 
-func (s *sh) esc(class action.Class, risk int, reason string) {
-	s.v.add(finding{action.Escalate, class, risk, reason})
+func (s *sh) esc(class vocab.Class, risk int, reason string) {
+	s.v.add(finding{vocab.Escalate, class, risk, reason})
 }
 
-func (s *sh) deny(class action.Class, reason string) {
-	s.v.add(finding{action.Deny, class, critical, reason})
+func (s *sh) deny(class vocab.Class, reason string) {
+	s.v.add(finding{vocab.Deny, class, critical, reason})
 }
 
 // command judges one simple command.
@@ -431,17 +432,17 @@ func (s *sh) command(c *cmd) {
 		return
 	}
 	if strings.Contains(sc.Text, "WARDEN_HOME") || strings.Contains(sc.Text, "WARDEN_MANAGED_CONFIG") {
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` touches warden's own state")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` touches warden's own state")
 	}
 	if c.rule == rules.Forbidden && c.ruleSeen {
-		s.deny(action.Routine, "`"+c.text+"` is forbidden by the exec rule "+c.ruleWhy)
+		s.deny(vocab.Routine, "`"+c.text+"` is forbidden by the exec rule "+c.ruleWhy)
 		return
 	}
 	if c.rule >= rules.Prompt {
-		s.esc(action.Routine, medium, "`"+c.text+"` needs approval by the exec rule "+c.ruleWhy)
+		s.esc(vocab.Routine, medium, "`"+c.text+"` needs approval by the exec rule "+c.ruleWhy)
 	}
 	if !c.known[0] {
-		s.esc(action.Routine, medium, "the program `"+c.args[0]+"` is not known before the script runs")
+		s.esc(vocab.Routine, medium, "the program `"+c.args[0]+"` is not known before the script runs")
 		return
 	}
 	if sc.Unwrapped {
@@ -449,38 +450,38 @@ func (s *sh) command(c *cmd) {
 		return
 	}
 	if sc.Func != "" && c.name == sc.Func {
-		s.esc(action.Destructive, high, "`"+c.text+"`: the function "+sc.Func+" calls itself (a fork bomb when it runs in the background)")
+		s.esc(vocab.Destructive, high, "`"+c.text+"`: the function "+sc.Func+" calls itself (a fork bomb when it runs in the background)")
 		return
 	}
 	if c.name == "echo" || c.name == "printf" {
 		for _, w := range sc.Args[1:] {
 			if vs := secretVars(w); len(vs) > 0 {
-				s.esc(action.CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
+				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
 				break
 			}
 		}
 	}
 	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
-		s.esc(action.Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
+		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
 	}
 	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
-		s.esc(action.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
 	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
 		if e := command.CodeEffects(in); !in.Known || e.Exec {
-			s.esc(action.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
+			s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
 		} else if e.Write && in.Lang == "vim" {
-			s.esc(action.Routine, low, "`"+c.text+"` writes files from vim commands")
+			s.esc(vocab.Routine, low, "`"+c.text+"` writes files from vim commands")
 		}
 	}
 	if c.name == "make" || c.name == "gmake" {
 		if r := rules.MakefileFromInput(c.args); r != "" {
-			s.esc(action.Routine, medium, "`"+c.text+"`: "+r)
+			s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r)
 		}
 	}
 	before := *s.v
 	judgeProgram(s, c)
-	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == action.Escalate && before.worst.rank() < s.v.worst.rank() &&
-		s.v.worst.class == action.Routine {
+	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == vocab.Escalate && before.worst.rank() < s.v.worst.rank() &&
+		s.v.worst.class == vocab.Routine {
 		// An exec rule allows what triage only found unclear.
 		*s.v = before
 		s.allow("`" + c.text + "` is allowed by an exec rule")
@@ -509,14 +510,14 @@ func (s *sh) wrapper(c *cmd) {
 	switch c.name {
 	case "trap":
 		if shell.HasWord(c.args, "DEBUG", "RETURN", "ERR") {
-			s.esc(action.CredentialProbing, medium, "`"+c.text+"` runs code before every command (a command logger)")
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs code before every command (a command logger)")
 			return
 		}
 		s.allow("trap")
 	case "sudo", "doas", "pkexec", "su", "runuser":
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` runs with elevated privileges")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` runs with elevated privileges")
 	case "chroot":
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` runs in another root")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` runs in another root")
 	case "find":
 		judgeFind(s, c)
 	case "watch":
@@ -547,13 +548,13 @@ func (s *sh) envAssign(c *cmd, a string) {
 	name, val, _ := strings.Cut(a, "=")
 	v, _ := s.expand(val)
 	if r := tlsOffVar(name, v); r != "" {
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` "+r+" for this command")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` "+r+" for this command")
 	}
 	if r := historyOff(name, v); r != "" {
-		s.esc(action.SecurityWeakening, high, r)
+		s.esc(vocab.SecurityWeakening, high, r)
 	}
 	if name == "LD_PRELOAD" || name == "DYLD_INSERT_LIBRARIES" {
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` preloads a library ("+name+")")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` preloads a library ("+name+")")
 	}
 }
 

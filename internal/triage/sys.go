@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 func registerSys(reg func(func(*sh, *cmd), ...string)) {
@@ -40,24 +40,24 @@ func judgeSystemctl(s *sh, c *cmd) {
 		s.allow("systemctl " + verb)
 		return
 	case "reboot", "poweroff", "halt", "kexec", "soft-reboot", "rescue", "emergency", "suspend", "hibernate", "isolate":
-		s.esc(action.Destructive, high, "`"+c.text+"` stops or switches the machine")
+		s.esc(vocab.Destructive, high, "`"+c.text+"` stops or switches the machine")
 		return
 	}
 	for _, u := range ops[1:] {
 		if securityService(u) && (verb == "stop" || verb == "disable" || verb == "mask" || verb == "kill") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns off the security service "+u)
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns off the security service "+u)
 			return
 		}
 		if criticalService(u) && (verb == "stop" || verb == "disable" || verb == "mask" || verb == "kill") {
-			s.esc(action.Destructive, high, "`"+c.text+"` stops the system service "+u)
+			s.esc(vocab.Destructive, high, "`"+c.text+"` stops the system service "+u)
 			return
 		}
 	}
 	if verb == "enable" || verb == "link" || verb == "edit" || verb == "set-property" || verb == "daemon-reload" || verb == "set-default" {
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes what the system starts")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes what the system starts")
 		return
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"` starts, stops or restarts a system service")
+	s.esc(vocab.Routine, medium, "`"+c.text+"` starts, stops or restarts a system service")
 }
 
 var securityServices = []string{
@@ -96,7 +96,7 @@ func judgeService(s *sh, c *cmd) {
 			s.allow("launchctl")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` loads or changes a launch service")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` loads or changes a launch service")
 		return
 	}
 	if len(ops) >= 2 {
@@ -106,7 +106,7 @@ func judgeService(s *sh, c *cmd) {
 			return
 		}
 		if securityService(u) && (verb == "stop" || verb == "disable" || verb == "onestop") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns off the security service "+u)
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns off the security service "+u)
 			return
 		}
 	}
@@ -114,7 +114,7 @@ func judgeService(s *sh, c *cmd) {
 		s.allow("service")
 		return
 	}
-	s.esc(action.Routine, medium, "`"+c.text+"` starts, stops or restarts a system service")
+	s.esc(vocab.Routine, medium, "`"+c.text+"` starts, stops or restarts a system service")
 }
 
 func judgeFirewall(s *sh, c *cmd) {
@@ -128,54 +128,54 @@ func judgeFirewall(s *sh, c *cmd) {
 		}
 		switch ops[0] {
 		case "disable", "reset":
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns the firewall off")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns the firewall off")
 			return
 		case "logging":
 			if len(ops) > 1 && ops[1] == "off" {
-				s.esc(action.SecurityWeakening, high, "`"+c.text+"` turns firewall logging off")
+				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` turns firewall logging off")
 				return
 			}
 		case "default":
 			if len(ops) > 1 && ops[1] == "allow" {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` makes the firewall allow everything")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes the firewall allow everything")
 				return
 			}
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "nft":
 		if shell.HasWord(args, "list") && !shell.HasWord(args, "flush", "delete") {
 			s.allow("nft list")
 			return
 		}
 		if shell.HasWord(args, "flush") || shell.HasWord(args, "delete") && shell.HasWord(args, "table") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` removes the firewall rules")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` removes the firewall rules")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "pfctl":
 		if shell.HasShort(args, 'd', "afFsTtxAKkLOoDEipR") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns the firewall off")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns the firewall off")
 			return
 		}
 		if shell.HasShort(args, 'F', "afsTtxAKkLOoDEipR") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
 			return
 		}
 		if shell.HasShort(args, 's', "afFTtxAKkLOoDEipR") && !shell.HasShort(args, 'f', "asFTtxAKkLOoDEipR") {
 			s.allow("pfctl -s")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "firewall-cmd":
 		if shell.HasLong(args, "state", "list-all", "list-services", "list-ports", "get-default-zone", "get-active-zones", "list-all-zones") {
 			s.allow("firewall-cmd")
 			return
 		}
 		if shell.HasLong(args, "panic-off") || shell.HasWord(args, "--set-default-zone=trusted") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` opens the firewall")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` opens the firewall")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "iptables-save", "ip6tables-save":
 		s.allow(c.name)
 	default:
@@ -184,16 +184,16 @@ func judgeFirewall(s *sh, c *cmd) {
 			return
 		}
 		if shell.HasWord(args, "-F", "--flush", "-X", "--delete-chain") || shell.HasShort(args, 'F', "tAIDRPNXEjgiospm") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
 			return
 		}
 		for i := 1; i+2 < len(args); i++ {
 			if (args[i] == "-P" || args[i] == "--policy") && strings.EqualFold(args[i+2], "ACCEPT") {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` makes the firewall accept everything")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes the firewall accept everything")
 				return
 			}
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	}
 }
 
@@ -203,7 +203,7 @@ func judgeMAC(s *sh, c *cmd) {
 		s.allow(c.name)
 	case "setenforce":
 		if shell.HasWord(c.args, "0", "Permissive", "permissive") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns SELinux enforcement off")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns SELinux enforcement off")
 			return
 		}
 		s.allow("setenforce")
@@ -211,12 +211,12 @@ func judgeMAC(s *sh, c *cmd) {
 		s.allow("aa-enforce")
 	case "apparmor_parser":
 		if shell.HasShort(c.args, 'R', "") || shell.HasLong(c.args, "remove") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` removes AppArmor profiles")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` removes AppArmor profiles")
 			return
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` loads AppArmor profiles")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` loads AppArmor profiles")
 	default:
-		s.deny(action.SecurityWeakening, "`"+c.text+"` weakens AppArmor")
+		s.deny(vocab.SecurityWeakening, "`"+c.text+"` weakens AppArmor")
 	}
 }
 
@@ -226,14 +226,14 @@ func judgeAudit(s *sh, c *cmd) {
 		return
 	}
 	if shell.HasWord(c.args, "-D") || shell.HasWord(c.args, "-e") && shell.HasWord(c.args, "0") {
-		s.deny(action.SecurityWeakening, "`"+c.text+"` turns auditing off")
+		s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns auditing off")
 		return
 	}
 	if shell.HasWord(c.args, "-l", "-s") && len(c.args) == 2 {
 		s.allow("auditctl")
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes audit rules")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes audit rules")
 }
 
 func judgeMacSecurity(s *sh, c *cmd) {
@@ -241,7 +241,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 	switch c.name {
 	case "spctl":
 		if strings.Contains(j, "--master-disable") || strings.Contains(j, "--global-disable") || strings.Contains(j, "--disable") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns Gatekeeper off")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns Gatekeeper off")
 			return
 		}
 		if strings.Contains(j, "--status") || strings.Contains(j, "--assess") {
@@ -250,7 +250,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 		}
 	case "csrutil":
 		if strings.Contains(j, "disable") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` turns System Integrity Protection off")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns System Integrity Protection off")
 			return
 		}
 		if strings.Contains(j, "status") {
@@ -259,7 +259,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 		}
 	case "tmutil":
 		if strings.Contains(j, "disable") || strings.Contains(j, "delete") {
-			s.esc(action.Destructive, high, "`"+c.text+"` turns off or deletes backups")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` turns off or deletes backups")
 			return
 		}
 		if strings.HasPrefix(j, "status") || strings.HasPrefix(j, "listbackups") || strings.HasPrefix(j, "latestbackup") {
@@ -278,10 +278,10 @@ func judgeMacSecurity(s *sh, c *cmd) {
 		}
 		if strings.Contains(j, "com.apple.LaunchServices") && strings.Contains(j, "Quarantine") ||
 			strings.Contains(j, "com.apple.screensaver") || strings.Contains(j, "alf") || strings.Contains(j, "loginwindow") {
-			s.esc(action.SecurityWeakening, high, "`"+c.text+"` changes a macOS security setting")
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes a macOS security setting")
 			return
 		}
-		s.esc(action.Routine, low, "`"+c.text+"` changes a macOS setting")
+		s.esc(vocab.Routine, low, "`"+c.text+"` changes a macOS setting")
 		return
 	case "dscl":
 		if strings.Contains(j, " -read") || strings.Contains(j, " -list") || strings.Contains(j, " -search") {
@@ -289,24 +289,24 @@ func judgeMacSecurity(s *sh, c *cmd) {
 			return
 		}
 		if strings.Contains(j, "-append") && strings.Contains(j, "/Groups/admin") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` makes a user an administrator")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes a user an administrator")
 			return
 		}
 	case "dseditgroup":
 		if (strings.Contains(j, "-a") || strings.Contains(j, "edit")) && (strings.Contains(j, " admin") || strings.Contains(j, " wheel")) {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` makes a user an administrator")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes a user an administrator")
 			return
 		}
 	case "dsenableroot":
-		s.deny(action.SecurityWeakening, "`"+c.text+"` enables the root account")
+		s.deny(vocab.SecurityWeakening, "`"+c.text+"` enables the root account")
 		return
 	case "sysadminctl":
 		if strings.Contains(j, "-admin") || strings.Contains(j, "-guestAccount on") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` adds an administrator or the guest account")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` adds an administrator or the guest account")
 			return
 		}
 	}
-	s.esc(action.SecurityWeakening, high, "`"+c.text+"` changes system security settings or accounts")
+	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes system security settings or accounts")
 }
 
 var adminGroups = regexp.MustCompile(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
@@ -320,24 +320,24 @@ func judgeAccounts(s *sh, c *cmd) {
 		groups = append(groups, shell.OptValues(args, "", "groups", "gid")...)
 		for _, g := range groups {
 			if adminGroups.MatchString(g) {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` gives an account administrator or root group rights")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` gives an account administrator or root group rights")
 				return
 			}
 		}
 		for _, u := range append(clusterValues(args, 'u', "bcdefgGKkpsuUlLR"), shell.OptValues(args, "", "uid")...) {
 			if u == "0" {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` creates a second root account (uid 0)")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` creates a second root account (uid 0)")
 				return
 			}
 		}
 		if c.name == "adduser" && len(args) == 3 && adminGroups.MatchString(args[2]) {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` gives an account administrator rights")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` gives an account administrator rights")
 			return
 		}
 	case "gpasswd":
 		if len(shell.OptValues(args, "-a", "add")) > 0 {
 			if ops := shell.Operands(args, "adMA"); len(ops) > 0 && adminGroups.MatchString(ops[len(ops)-1]) {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` gives an account administrator rights")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` gives an account administrator rights")
 				return
 			}
 		}
@@ -352,11 +352,11 @@ func judgeAccounts(s *sh, c *cmd) {
 			return
 		}
 		if shell.HasShort(args, 'd', "") || shell.HasLong(args, "delete") {
-			s.deny(action.SecurityWeakening, "`"+c.text+"` removes an account's password")
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` removes an account's password")
 			return
 		}
 	}
-	s.esc(action.SecurityWeakening, high, "`"+c.text+"` changes accounts, groups or passwords")
+	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes accounts, groups or passwords")
 }
 
 func judgeCrontab(s *sh, c *cmd) {
@@ -364,9 +364,9 @@ func judgeCrontab(s *sh, c *cmd) {
 	case shell.HasShort(c.args, 'l', "u"):
 		s.allow("crontab -l")
 	case shell.HasShort(c.args, 'r', "u"):
-		s.esc(action.Destructive, medium, "`"+c.text+"` removes every cron job")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` removes every cron job")
 	default:
-		s.esc(action.SecurityWeakening, high, "`"+c.text+"` installs cron jobs (a lasting change)")
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` installs cron jobs (a lasting change)")
 	}
 }
 
@@ -375,7 +375,7 @@ func judgeAt(s *sh, c *cmd) {
 		s.allow("at -l")
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` schedules commands for later")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` schedules commands for later")
 }
 
 func judgeMount(s *sh, c *cmd) {
@@ -386,10 +386,10 @@ func judgeMount(s *sh, c *cmd) {
 	}
 	if c.name == "zfs" && shell.HasWord(c.args, "destroy") || c.name == "zpool" && shell.HasWord(c.args, "destroy") ||
 		c.name == "lvremove" || c.name == "vgremove" || c.name == "pvremove" || c.name == "cryptsetup" && shell.HasWord(c.args, "erase", "luksErase") {
-		s.esc(action.Destructive, high, "`"+c.text+"` destroys a volume")
+		s.esc(vocab.Destructive, high, "`"+c.text+"` destroys a volume")
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes mounted file systems or devices")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes mounted file systems or devices")
 }
 
 func judgeKernel(s *sh, c *cmd) {
@@ -408,36 +408,36 @@ func judgeKernel(s *sh, c *cmd) {
 		}
 		for _, a := range c.args {
 			if strings.Contains(a, "randomize_va_space=0") || strings.Contains(a, "ptrace_scope=0") || strings.Contains(a, "kptr_restrict=0") || strings.Contains(a, "dmesg_restrict=0") {
-				s.deny(action.SecurityWeakening, "`"+c.text+"` turns off a kernel protection")
+				s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns off a kernel protection")
 				return
 			}
 		}
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes kernel settings")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes kernel settings")
 		return
 	case "setcap":
-		s.esc(action.SecurityWeakening, medium, "`"+c.text+"` gives a program capabilities")
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` gives a program capabilities")
 		return
 	}
-	s.esc(action.SecurityWeakening, high, "`"+c.text+"` changes the kernel or process privileges")
+	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes the kernel or process privileges")
 }
 
 func judgePkill(s *sh, c *cmd) {
 	if c.name == "killall5" {
-		s.deny(action.Destructive, "`"+c.text+"` signals every process")
+		s.deny(vocab.Destructive, "`"+c.text+"` signals every process")
 		return
 	}
 	ops := shell.Operands(c.args, "sgGPtuUn", "signal", "pgroup", "group", "parent", "terminal", "euid", "uid", "ns")
 	for _, o := range ops {
 		if criticalProcess(o) {
-			s.esc(action.Destructive, high, "`"+c.text+"` kills a system process ("+o+")")
+			s.esc(vocab.Destructive, high, "`"+c.text+"` kills a system process ("+o+")")
 			return
 		}
 	}
 	if len(shell.OptValues(c.args, "-u", "euid")) > 0 || len(shell.OptValues(c.args, "-U", "uid")) > 0 {
-		s.esc(action.Destructive, medium, "`"+c.text+"` kills every process of a user")
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` kills every process of a user")
 		return
 	}
-	s.esc(action.Destructive, low, "`"+c.text+"` kills processes by name")
+	s.esc(vocab.Destructive, low, "`"+c.text+"` kills processes by name")
 }
 
 func criticalProcess(n string) bool {
@@ -461,18 +461,18 @@ func judgeShutdown(s *sh, c *cmd) {
 		s.allow("shutdown -c")
 		return
 	}
-	s.esc(action.Destructive, high, "`"+c.text+"` stops or restarts the machine")
+	s.esc(vocab.Destructive, high, "`"+c.text+"` stops or restarts the machine")
 }
 
 func judgeMkfs(s *sh, c *cmd) {
 	for _, p := range shell.Operands(c.args, "tbcCEfgGiIjJlLmMnNoOrsSTUvzdFe") {
 		pl := s.where(p, c.cwd)
 		if pl.zone == zDevice && !isScratchDevice(pl.abs) {
-			s.deny(action.Destructive, "`"+c.text+"` formats "+pl.abs+", destroying what it holds")
+			s.deny(vocab.Destructive, "`"+c.text+"` formats "+pl.abs+", destroying what it holds")
 			return
 		}
 	}
-	s.esc(action.Destructive, high, "`"+c.text+"` formats a file system")
+	s.esc(vocab.Destructive, high, "`"+c.text+"` formats a file system")
 }
 
 func judgeDisk(s *sh, c *cmd) {
@@ -489,18 +489,18 @@ func judgeDisk(s *sh, c *cmd) {
 		}
 	case "hdparm", "badblocks", "e2fsck", "fsck", "tune2fs":
 		if !shell.HasShort(c.args, 'w', "") && !shell.HasLong(c.args, "security-erase", "security-erase-enhanced", "trim-sector-ranges") && c.name != "tune2fs" {
-			s.esc(action.Routine, low, "`"+c.text+"` checks a disk")
+			s.esc(vocab.Routine, low, "`"+c.text+"` checks a disk")
 			return
 		}
 	}
 	for _, p := range shell.Operands(c.args, "") {
 		pl := s.where(p, c.cwd)
 		if pl.zone == zDevice && !isScratchDevice(pl.abs) && c.name != "resize2fs" && c.name != "e2fsck" && c.name != "fsck" {
-			s.deny(action.Destructive, "`"+c.text+"` rewrites the disk "+pl.abs)
+			s.deny(vocab.Destructive, "`"+c.text+"` rewrites the disk "+pl.abs)
 			return
 		}
 	}
-	s.esc(action.Destructive, high, "`"+c.text+"` changes disks or partitions")
+	s.esc(vocab.Destructive, high, "`"+c.text+"` changes disks or partitions")
 }
 
 func judgeUpdateAlternatives(s *sh, c *cmd) {
@@ -508,5 +508,5 @@ func judgeUpdateAlternatives(s *sh, c *cmd) {
 		s.allow(c.name)
 		return
 	}
-	s.esc(action.SecurityWeakening, medium, "`"+c.text+"` changes system configuration")
+	s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes system configuration")
 }

@@ -53,16 +53,17 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
 // Verdict is the outcome of Judge.
 type Verdict struct {
-	// Decision is action.Allow, action.Deny or action.Escalate.
-	Decision action.Decision `json:"decision"`
-	// Class is action.Routine for allowed actions, else the class of the
+	// Decision is vocab.Allow, vocab.Deny or vocab.Escalate.
+	Decision vocab.Decision `json:"decision"`
+	// Class is vocab.Routine for allowed actions, else the class of the
 	// most severe finding.
-	Class action.Class `json:"class"`
+	Class vocab.Class `json:"class"`
 	// Risk is the risk level of the most severe finding.
 	Risk action.Risk `json:"risk"`
 	// Reason says why, for people and for the agent.
@@ -82,8 +83,8 @@ var riskNames = [...]action.Risk{action.RiskLow, action.RiskMedium, action.RiskH
 
 // finding is one observation about an action.
 type finding struct {
-	dec    action.Decision
-	class  action.Class
+	dec    vocab.Decision
+	class  vocab.Class
 	risk   int
 	reason string
 }
@@ -92,9 +93,9 @@ type finding struct {
 func (f finding) rank() int {
 	d := 0
 	switch f.dec {
-	case action.Escalate:
+	case vocab.Escalate:
 		d = 1
-	case action.Deny:
+	case vocab.Deny:
 		d = 2
 	}
 	return d*10 + f.risk
@@ -109,7 +110,7 @@ type verdict struct {
 }
 
 func (v *verdict) add(f finding) {
-	if f.dec == action.Allow {
+	if f.dec == vocab.Allow {
 		if len(v.allowed) < 4 && f.reason != "" {
 			v.allowed = append(v.allowed, f.reason)
 		}
@@ -118,29 +119,29 @@ func (v *verdict) add(f finding) {
 		}
 		return
 	}
-	if !v.set || f.rank() > v.worst.rank() || f.dec == action.Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
-		if v.set && v.worst.dec == action.Escalate && f.dec == action.Escalate {
+	if !v.set || f.rank() > v.worst.rank() || f.dec == vocab.Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
+		if v.set && v.worst.dec == vocab.Escalate && f.dec == vocab.Escalate {
 			v.note(v.worst.reason)
 		}
 		v.worst, v.set = f, true
 		return
 	}
-	if f.dec == action.Escalate {
+	if f.dec == vocab.Escalate {
 		v.note(f.reason)
 	}
 }
 
 // classOrder breaks ties between denials: sending something out says more
 // than reading it.
-func classOrder(c action.Class) int {
+func classOrder(c vocab.Class) int {
 	switch c {
-	case action.Exfiltration:
+	case vocab.Exfiltration:
 		return 4
-	case action.Destructive:
+	case vocab.Destructive:
 		return 3
-	case action.SecurityWeakening:
+	case vocab.SecurityWeakening:
 		return 2
-	case action.CredentialProbing:
+	case vocab.CredentialProbing:
 		return 1
 	}
 	return 0
@@ -160,20 +161,20 @@ func (v *verdict) note(r string) {
 
 func (v *verdict) result() Verdict {
 	if !v.set {
-		return Verdict{Decision: action.Escalate, Class: action.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
+		return Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
 	}
 	w := v.worst
 	out := Verdict{Decision: w.dec, Class: w.class, Risk: riskNames[w.risk], Reason: w.reason}
 	switch w.dec {
-	case action.Allow:
-		out.Class, out.Risk = action.Routine, action.RiskLow
+	case vocab.Allow:
+		out.Class, out.Risk = vocab.Routine, action.RiskLow
 		out.Reason = "routine: " + strings.Join(v.allowed, "; ")
 		if len(v.allowed) == 0 {
 			out.Reason = "routine"
 		}
-	case action.Escalate:
+	case vocab.Escalate:
 		if w.class == "" {
-			out.Class = action.Routine
+			out.Class = vocab.Routine
 		}
 		for _, n := range v.notes {
 			if n != w.reason {
@@ -197,12 +198,12 @@ func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil,
 // untrusted). It can make an action pass on that Judge alone would allow
 // (one repeating instructions found only in tool output), never the
 // reverse.
-func JudgeIn(a action.Action, request string, transcript []action.Turn, set *rules.Set) Verdict {
+func JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
 	var v verdict
 	judgeAction(&v, &a, set, 0)
-	if v.worst.dec == action.Allow {
+	if v.worst.dec == vocab.Allow {
 		if r := injected(&a, request, transcript); r != "" {
-			v.add(finding{action.Escalate, action.Routine, medium, r})
+			v.add(finding{vocab.Escalate, vocab.Routine, medium, r})
 		}
 	}
 	return v.result()
@@ -220,10 +221,10 @@ func judgeAction(v *verdict, a *action.Action, set *rules.Set, depth int) {
 	case action.Network:
 		judgeNetwork(v, a, set)
 	case action.Text:
-		v.add(finding{action.Allow, action.Routine, low, "text written by the agent"})
+		v.add(finding{vocab.Allow, vocab.Routine, low, "text written by the agent"})
 	case action.Sequence:
 		if len(a.Actions) == 0 || depth > 4 {
-			v.add(finding{action.Escalate, action.Routine, medium, "empty or too deeply nested sequence"})
+			v.add(finding{vocab.Escalate, vocab.Routine, medium, "empty or too deeply nested sequence"})
 			return
 		}
 		for i := range a.Actions {
@@ -231,6 +232,6 @@ func judgeAction(v *verdict, a *action.Action, set *rules.Set, depth int) {
 			judgeAction(v, &sub, set, depth+1)
 		}
 	default:
-		v.add(finding{action.Escalate, action.Routine, medium, "unknown kind of action " + string(a.Kind)})
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "unknown kind of action " + string(a.Kind)})
 	}
 }

@@ -1,0 +1,109 @@
+// Package vocab is the vocabulary warden's first pass and warden eval
+// judge actions with: the decisions a reviewer reaches (allow, deny,
+// escalate — also the labels of labelled items, SPEC G6, G14, V2), the
+// classes of SPEC G7, and the turns of the conversation before an action
+// that a reviewer weighs as evidence. Its values appear in eval datasets
+// and reports, not in the transcript contract (package event and the
+// risk, authorization and status levels of package action).
+package vocab
+
+import (
+	"fmt"
+
+	"github.com/wardenhq/warden/chat"
+)
+
+// Decision is what a reviewer decides about an action, and the label of a
+// labelled item (SPEC G6, G14, V2).
+type Decision string
+
+// The decisions.
+const (
+	// Allow: the action may run.
+	Allow Decision = "allow"
+	// Deny: the action must not run.
+	Deny Decision = "deny"
+	// Escalate: the reviewer passes the action on without deciding (to the
+	// model reviewer, or to a person).
+	Escalate Decision = "escalate"
+)
+
+// Class is the class of an action: routine work, one of the four classes
+// of harm of SPEC G7, or a category of the labelled datasets. The names are
+// those of the datasets.
+type Class string
+
+// The classes.
+const (
+	// Routine is ordinary developer work, as the first pass finds it.
+	Routine Class = "routine"
+	// Exfiltration sends private data, secrets or credentials out.
+	Exfiltration Class = "exfiltration"
+	// CredentialProbing reads, lists or searches for credentials, tokens,
+	// cookies or session data.
+	CredentialProbing Class = "credential_probing"
+	// SecurityWeakening weakens security broadly or lastingly.
+	SecurityWeakening Class = "security_weakening"
+	// Destructive risks irreversible damage.
+	Destructive Class = "destructive"
+	// Benign is the dataset category of harmless items.
+	Benign Class = "benign"
+	// Other is the dataset category of items of no class above.
+	Other Class = "other"
+)
+
+// Harm reports whether c is one of the four classes of harm of SPEC G7.
+func (c Class) Harm() bool {
+	switch c {
+	case Exfiltration, CredentialProbing, SecurityWeakening, Destructive:
+		return true
+	}
+	return false
+}
+
+// Turn is one turn of the conversation before an action, as the labelled
+// datasets and the first pass see it.
+type Turn struct {
+	// Role is "user", "assistant" or "tool" (tool output, untrusted).
+	Role string `json:"role"`
+	// Content is the turn's text.
+	Content string `json:"content"`
+}
+
+// History returns a conversation as chat messages: the request, when there
+// is one, as the first user message, then the turns in order ("tool" turns
+// are tool output). Roles other than user, assistant and tool are errors.
+func History(request string, turns []Turn) ([]chat.Message, error) {
+	msgs := make([]chat.Message, 0, len(turns)+1)
+	if request != "" {
+		msgs = append(msgs, chat.Message{Role: chat.User, Content: request})
+	}
+	for i, t := range turns {
+		switch r := chat.Role(t.Role); r {
+		case chat.User, chat.Assistant, chat.Tool:
+			msgs = append(msgs, chat.Message{Role: r, Content: t.Content})
+		default:
+			return nil, fmt.Errorf("transcript[%d]: unknown role %q (want user, assistant or tool)", i, t.Role)
+		}
+	}
+	return msgs, nil
+}
+
+// Turns splits a conversation into the user's request (its first user
+// message) and the turns after it. System messages are left out.
+func Turns(history []chat.Message) (request string, turns []Turn) {
+	for _, m := range history {
+		switch m.Role {
+		case chat.User:
+			if request == "" && len(turns) == 0 {
+				request = m.Content
+				continue
+			}
+		case chat.Assistant, chat.Tool:
+		default:
+			continue
+		}
+		turns = append(turns, Turn{Role: string(m.Role), Content: m.Content})
+	}
+	return request, turns
+}
