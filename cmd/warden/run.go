@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/task"
 )
@@ -66,14 +67,14 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	opts.Rules = rulesFiles
 
-	stats := &event.Stats{}
+	stats := &render.Stats{}
 	live := event.SinkFunc(func(e event.Event) error { stats.Add(e); return nil })
 	if !quiet {
 		out := stderr
 		if stderr == io.Writer(os.Stderr) {
 			out = human.Default().Log() // never breaks into a console prompt
 		}
-		tw := event.NewTextWriter(out)
+		tw := render.NewTextWriter(out)
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live

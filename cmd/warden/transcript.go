@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/render"
 )
 
 // transcriptShow renders a JSONL transcript readably.
@@ -20,8 +21,8 @@ func transcriptShow(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer f.Close()
-	tw := event.NewTextWriter(stdout)
-	stats := &event.Stats{}
+	tw := render.NewTextWriter(stdout)
+	stats := &render.Stats{}
 	err = event.Read(f, func(e event.Event) error {
 		stats.Add(e)
 		return tw.Write(e)

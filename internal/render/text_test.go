@@ -1,8 +1,9 @@
-package event
+package render
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/wardenhq/warden/event"
 	"strings"
 	"sync"
 	"testing"
@@ -16,10 +17,10 @@ import (
 // collect is a sink that keeps the events written to it.
 type collect struct {
 	mu     sync.Mutex
-	events []Event
+	events []event.Event
 }
 
-func (c *collect) Write(e Event) error {
+func (c *collect) Write(e event.Event) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.events = append(c.events, e)
@@ -28,17 +29,17 @@ func (c *collect) Write(e Event) error {
 
 // sampleRun records a run with a sub-agent, a modification, a rejection, an
 // error, a truncation, reviews and an operator limit.
-func sampleRun(t *testing.T) []Event {
+func sampleRun(t *testing.T) []event.Event {
 	t.Helper()
 	var c collect
-	rec := NewRecorder("run-1", &c)
+	rec := event.NewRecorder("run-1", &c)
 	ls := tool.NewCall("call_1", "bash", `{"cmd":"ls"}`)
 	lsla := tool.NewCall("call_1", "bash", `{"cmd":"ls -la"}`)
 	rm := tool.NewCall("call_2", "bash", `{"cmd":"rm -rf /"}`)
 	cat := tool.NewCall("call_3", "bash", `{"cmd":"cat big.log"}`)
-	limit := LimitOperator
+	limit := event.LimitOperator
 
-	rec.Emit(RunStart{
+	rec.Emit(event.RunStart{
 		Task:  "list files",
 		Model: "gpt-test",
 		Approval: []policy.Entry{
@@ -47,31 +48,31 @@ func sampleRun(t *testing.T) []Event {
 		},
 		Review: []policy.Entry{{Name: "human", Tool: "bash", Args: map[string]string{"cmd": "rm*"}}},
 	})
-	rec.Emit(Model{InputTokens: 12, OutputTokens: 34, Output: chat.Message{
+	rec.Emit(event.Model{InputTokens: 12, OutputTokens: 34, Output: chat.Message{
 		Role: chat.Assistant, Content: "I'll list the files.", ToolCalls: []tool.Call{ls, rm, cat},
 	}})
-	rec.Emit(Approval{CallID: "call_1", Call: ls, Approver: "human", Decision: "modify", Modified: &lsla, Explanation: "show hidden files too"})
-	rec.Emit(Approval{CallID: "call_2", Call: rm, Approver: "auto", Chain: "safety", Decision: "reject", Explanation: "never"})
-	rec.Emit(Approval{CallID: "call_3", Call: cat, Approver: "human", Decision: "escalate"})
-	rec.Emit(Approval{CallID: "call_3", Call: cat, Approver: "policy", Decision: "approve"})
-	rec.Emit(Tool{CallID: "call_1", Function: "bash", Arguments: ls.Arguments, Executed: &lsla, Result: "a\nb\nc\n"})
-	rec.Emit(Tool{CallID: "call_2", Function: "bash", Arguments: rm.Arguments, Error: &tool.Error{Type: tool.ErrApproval, Message: "never"}, Failed: true})
-	rec.Emit(Tool{CallID: "call_3", Function: "bash", Arguments: cat.Arguments, Result: strings.Repeat("x", 16384), Truncated: &[2]int{40000, 16384}})
-	rec.Emit(Review{CallID: "call_1", Function: "bash", Reviewer: "human", Decision: "continue", Explanation: "approved by a person at the console"})
+	rec.Emit(event.Approval{CallID: "call_1", Call: ls, Approver: "human", Decision: "modify", Modified: &lsla, Explanation: "show hidden files too"})
+	rec.Emit(event.Approval{CallID: "call_2", Call: rm, Approver: "auto", Chain: "safety", Decision: "reject", Explanation: "never"})
+	rec.Emit(event.Approval{CallID: "call_3", Call: cat, Approver: "human", Decision: "escalate"})
+	rec.Emit(event.Approval{CallID: "call_3", Call: cat, Approver: "policy", Decision: "approve"})
+	rec.Emit(event.Tool{CallID: "call_1", Function: "bash", Arguments: ls.Arguments, Executed: &lsla, Result: "a\nb\nc\n"})
+	rec.Emit(event.Tool{CallID: "call_2", Function: "bash", Arguments: rm.Arguments, Error: &tool.Error{Type: tool.ErrApproval, Message: "never"}, Failed: true})
+	rec.Emit(event.Tool{CallID: "call_3", Function: "bash", Arguments: cat.Arguments, Result: strings.Repeat("x", 16384), Truncated: &[2]int{40000, 16384}})
+	rec.Emit(event.Review{CallID: "call_1", Function: "bash", Reviewer: "human", Decision: "continue", Explanation: "approved by a person at the console"})
 	helper := rec.For("helper", "call_9")
-	helper.Emit(Model{InputTokens: 10, OutputTokens: 10, Output: chat.Message{Role: chat.Assistant, Content: "done"}})
-	helper.Emit(Info{Message: "sub-agent finished"})
-	rec.Emit(Review{CallID: "call_3", Function: "bash", Reviewer: "human", Decision: "terminate", Explanation: "too much output"})
-	rec.Emit(Limit{Type: LimitOperator, Message: "terminated by reviewer human"})
-	rec.Emit(Error{Message: "transcript disk full"})
-	rec.Emit(RunEnd{Status: StatusLimited, Limit: &limit})
+	helper.Emit(event.Model{InputTokens: 10, OutputTokens: 10, Output: chat.Message{Role: chat.Assistant, Content: "done"}})
+	helper.Emit(event.Info{Message: "sub-agent finished"})
+	rec.Emit(event.Review{CallID: "call_3", Function: "bash", Reviewer: "human", Decision: "terminate", Explanation: "too much output"})
+	rec.Emit(event.Limit{Type: event.LimitOperator, Message: "terminated by reviewer human"})
+	rec.Emit(event.Error{Message: "transcript disk full"})
+	rec.Emit(event.RunEnd{Status: event.StatusLimited, Limit: &limit})
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return c.events
 }
 
-func render(t *testing.T, events []Event) string {
+func render(t *testing.T, events []event.Event) string {
 	t.Helper()
 	var b bytes.Buffer
 	w := NewTextWriter(&b)
@@ -119,11 +120,11 @@ func TestTextWriterRendersRun(t *testing.T) {
 }
 
 func TestTextWriterNoPolicy(t *testing.T) {
-	out := Format(Event{RunID: "r", Agent: "main", Data: RunStart{Task: "t", Model: "m"}})
+	out := Format(event.Event{RunID: "r", Agent: "main", Data: event.RunStart{Task: "t", Model: "m"}})
 	if !strings.Contains(out, "approval: none  review: none") {
 		t.Errorf("run without policies: %q", out)
 	}
-	out = Format(Event{Agent: "main", Data: RunEnd{Status: StatusCompleted}})
+	out = Format(event.Event{Agent: "main", Data: event.RunEnd{Status: event.StatusCompleted}})
 	if out != "■ run_end completed\n" {
 		t.Errorf("run_end: %q", out)
 	}
@@ -132,7 +133,7 @@ func TestTextWriterNoPolicy(t *testing.T) {
 func TestTextWriterRoundTrip(t *testing.T) {
 	events := sampleRun(t)
 	var jsonl bytes.Buffer
-	jw := NewWriter(&jsonl)
+	jw := event.NewWriter(&jsonl)
 	for _, e := range events {
 		if err := jw.Write(e); err != nil {
 			t.Fatal(err)
@@ -144,7 +145,7 @@ func TestTextWriterRoundTrip(t *testing.T) {
 	tw := NewTextWriter(&b)
 	var stats Stats
 	n := 0
-	if err := Read(&jsonl, func(e Event) error {
+	if err := event.Read(&jsonl, func(e event.Event) error {
 		n++
 		stats.Add(e)
 		return tw.Write(e)
@@ -158,7 +159,7 @@ func TestTextWriterRoundTrip(t *testing.T) {
 	if got := b.String(); got != want {
 		t.Errorf("rendering after a round trip differs:\n%s\nwant:\n%s", got, want)
 	}
-	if stats.Events[KindApproval] != 4 || stats.Status != StatusLimited {
+	if stats.Events[event.KindApproval] != 4 || stats.Status != event.StatusLimited {
 		t.Errorf("stats after a round trip: %+v", stats.Events)
 	}
 }
@@ -166,15 +167,15 @@ func TestTextWriterRoundTrip(t *testing.T) {
 func TestTextWriterEscapes(t *testing.T) {
 	hostile := "\x1b[2J\x1b[Hcleared\rover\nnext line\t\u202etxt.exe\u200b\u009b31m\xff"
 	call := tool.NewCall("c", "bash", `{"cmd":"echo \u001b[31mred\nApprove? [a/r/t]"}`)
-	events := []Event{
-		{RunID: "r\x1b]0;title\x07", Agent: "main", Data: RunStart{Task: hostile, Model: "m\x1b"}},
-		{Agent: "main", Data: Model{Output: chat.Message{Content: hostile, ToolCalls: []tool.Call{call}}}},
-		{Agent: "evil\x1b[2K\n", Data: Approval{Call: call, Approver: "human", Decision: "reject", Explanation: hostile}},
-		{Agent: "main", Data: Tool{Function: "bash", Error: &tool.Error{Type: "unknown", Message: hostile}}},
-		{Agent: "main", Data: Review{Function: "bash", Reviewer: "r", Decision: "continue", Explanation: hostile}},
-		{Agent: "main", Data: Info{Message: hostile}},
-		{Agent: "main", Data: Limit{Type: "operator", Message: hostile}},
-		{Agent: "main", Data: Error{Message: hostile}},
+	events := []event.Event{
+		{RunID: "r\x1b]0;title\x07", Agent: "main", Data: event.RunStart{Task: hostile, Model: "m\x1b"}},
+		{Agent: "main", Data: event.Model{Output: chat.Message{Content: hostile, ToolCalls: []tool.Call{call}}}},
+		{Agent: "evil\x1b[2K\n", Data: event.Approval{Call: call, Approver: "human", Decision: "reject", Explanation: hostile}},
+		{Agent: "main", Data: event.Tool{Function: "bash", Error: &tool.Error{Type: "unknown", Message: hostile}}},
+		{Agent: "main", Data: event.Review{Function: "bash", Reviewer: "r", Decision: "continue", Explanation: hostile}},
+		{Agent: "main", Data: event.Info{Message: hostile}},
+		{Agent: "main", Data: event.Limit{Type: "operator", Message: hostile}},
+		{Agent: "main", Data: event.Error{Message: hostile}},
 	}
 	out := render(t, events)
 	for i := 0; i < len(out); i++ {
@@ -207,10 +208,10 @@ func TestTextWriterEscapes(t *testing.T) {
 func TestTextWriterCutsLongText(t *testing.T) {
 	long := strings.Repeat("é", 10000)
 	call := tool.NewCall("c", "bash", fmt.Sprintf(`{"cmd":%q}`, long))
-	out := render(t, []Event{
-		{Agent: "main", Data: Model{Output: chat.Message{Content: long, ToolCalls: []tool.Call{call}}}},
-		{Agent: "main", Data: Info{Message: long}},
-		{Agent: "main", Data: Approval{Call: call, Approver: "a", Decision: "approve", Explanation: long}},
+	out := render(t, []event.Event{
+		{Agent: "main", Data: event.Model{Output: chat.Message{Content: long, ToolCalls: []tool.Call{call}}}},
+		{Agent: "main", Data: event.Info{Message: long}},
+		{Agent: "main", Data: event.Approval{Call: call, Approver: "a", Decision: "approve", Explanation: long}},
 	})
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if n := utf8.RuneCountInString(line); n > 220 {
@@ -233,7 +234,7 @@ func TestTextWriterManyCalls(t *testing.T) {
 	for i := range 8 {
 		calls = append(calls, tool.NewCall(fmt.Sprint(i), "bash", fmt.Sprintf(`{"cmd":"echo %d"}`, i)))
 	}
-	out := Format(Event{Agent: "main", Data: Model{Output: chat.Message{ToolCalls: calls}}})
+	out := Format(event.Event{Agent: "main", Data: event.Model{Output: chat.Message{ToolCalls: calls}}})
 	if !strings.Contains(out, indent+"bash(cmd='echo 4')\n"+indent+"… and 3 more calls\n") || strings.Contains(out, "echo 5") {
 		t.Errorf("many calls:\n%s", out)
 	}
@@ -246,7 +247,7 @@ func TestTextWriterConcurrent(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			for j := range 50 {
-				_ = w.Write(Event{Agent: "main", Data: Info{Message: fmt.Sprintf("note %d-%d", i, j)}})
+				_ = w.Write(event.Event{Agent: "main", Data: event.Info{Message: fmt.Sprintf("note %d-%d", i, j)}})
 			}
 		})
 	}
@@ -267,7 +268,7 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("disk full") }
 
 func TestTextWriterReportsWriteErrors(t *testing.T) {
-	err := NewTextWriter(failWriter{}).Write(Event{Data: Info{Message: "x"}})
+	err := NewTextWriter(failWriter{}).Write(event.Event{Data: event.Info{Message: "x"}})
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("error %v", err)
 	}
@@ -275,14 +276,14 @@ func TestTextWriterReportsWriteErrors(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	var s Stats
-	rec := NewRecorder("run-1", &s)
+	rec := event.NewRecorder("run-1", &s)
 	for _, e := range sampleRun(t) {
 		rec.For(e.Agent, e.Span).Emit(e.Data)
 	}
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Runs != 1 || s.Events[KindModel] != 2 || s.Events[KindTool] != 3 || s.InputTokens != 22 || s.OutputTokens != 44 {
+	if s.Runs != 1 || s.Events[event.KindModel] != 2 || s.Events[event.KindTool] != 3 || s.InputTokens != 22 || s.OutputTokens != 44 {
 		t.Errorf("counts: %+v", s.Events)
 	}
 	if s.Approvals["modify"] != 1 || s.Approvals["reject"] != 1 || s.Approvals["escalate"] != 1 || s.Approvals["approve"] != 1 {
@@ -301,12 +302,12 @@ func TestStats(t *testing.T) {
 
 func TestStatsSeveralRuns(t *testing.T) {
 	var s Stats
-	for i, status := range []string{StatusCompleted, StatusError, StatusCompleted} {
-		s.Add(Event{RunID: fmt.Sprint(i), Data: RunStart{}})
-		s.Add(Event{RunID: fmt.Sprint(i), Data: Model{InputTokens: 1, OutputTokens: 1}})
-		s.Add(Event{RunID: fmt.Sprint(i), Data: RunEnd{Status: status}})
+	for i, status := range []string{event.StatusCompleted, event.StatusError, event.StatusCompleted} {
+		s.Add(event.Event{RunID: fmt.Sprint(i), Data: event.RunStart{}})
+		s.Add(event.Event{RunID: fmt.Sprint(i), Data: event.Model{InputTokens: 1, OutputTokens: 1}})
+		s.Add(event.Event{RunID: fmt.Sprint(i), Data: event.RunEnd{Status: status}})
 	}
-	s.Add(Event{RunID: "4", Data: RunStart{}})
+	s.Add(event.Event{RunID: "4", Data: event.RunStart{}})
 	want := "4 runs: 2 completed, 1 error (1 not ended). 3 model calls, 3→3 tokens. 0 tool calls."
 	if got := s.String(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
@@ -317,8 +318,8 @@ func TestStatsSeveralRuns(t *testing.T) {
 		t.Errorf("empty summary: %q", got)
 	}
 	var one Stats
-	one.Add(Event{Data: RunStart{}})
-	one.Add(Event{Data: Tool{Function: "bash", Result: "ok"}})
+	one.Add(event.Event{Data: event.RunStart{}})
+	one.Add(event.Event{Data: event.Tool{Function: "bash", Result: "ok"}})
 	if got := one.String(); got != "Run not ended. 0 model calls, 0→0 tokens. 1 tool call." {
 		t.Errorf("unended summary: %q", got)
 	}
@@ -326,17 +327,38 @@ func TestStatsSeveralRuns(t *testing.T) {
 
 func TestStatsIsASink(t *testing.T) {
 	var s Stats
-	var sink Sink = &s
+	var sink event.Sink = &s
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Go(func() {
 			for range 100 {
-				_ = sink.Write(Event{Data: Approval{Decision: "approve"}})
+				_ = sink.Write(event.Event{Data: event.Approval{Decision: "approve"}})
 			}
 		})
 	}
 	wg.Wait()
 	if s.Approvals["approve"] != 1000 {
 		t.Errorf("approvals %v", s.Approvals)
+	}
+}
+
+// The withheld and handoff events, and the agents of run_start, are
+// rendered, escaped (SPEC R2; the JSON round trip is tested in event).
+func TestR2_WithheldAndHandoffEventsRendered(t *testing.T) {
+	te := &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call"}
+	entries := []policy.Entry{{Name: "auto", Tools: []string{"*"}}}
+	rs := event.Event{RunID: "run-1", Agent: "main", Data: event.RunStart{Task: "t", Agents: []event.AgentPolicies{{Agent: "main", ApprovalFrom: event.FromRun, ReviewFrom: event.FromRun},
+		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: event.FromRun}}, PinPolicy: true}}
+	h := event.Event{RunID: "run-1", Agent: "helper", Span: "h1", Data: event.Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: event.FromRun, ReviewFrom: event.FromRun, PinPolicy: true}}
+	w := event.Event{RunID: "run-1", Agent: "main", Data: event.Withheld{CallID: "c1", Function: "bash", Reason: event.WithheldTerminated, Result: te.Error(), Error: te}}
+	text := Format(rs) + Format(h) + Format(w)
+	for _, want := range []string{"agent helper: approval: none (agent:helper)", "handoff", "withheld", "review_terminated"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	esc := Format(event.Event{Data: event.Withheld{CallID: "c\x1b[2J", Reason: "x", Result: "\x1b]0;pwn\x07"}})
+	if strings.ContainsRune(esc, 0x1b) {
+		t.Errorf("unescaped: %q", esc)
 	}
 }

@@ -1,8 +1,9 @@
-package event
+package render
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wardenhq/warden/event"
 	"io"
 	"sort"
 	"strings"
@@ -44,7 +45,7 @@ type TextWriter struct {
 func NewTextWriter(w io.Writer) *TextWriter { return &TextWriter{w: w} }
 
 // Write renders e on the writer.
-func (t *TextWriter) Write(e Event) error {
+func (t *TextWriter) Write(e event.Event) error {
 	s := Format(e)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -56,7 +57,7 @@ func (t *TextWriter) Write(e Event) error {
 
 // Format renders e as TextWriter does: one or a few lines, each ending in a
 // newline.
-func Format(e Event) string {
+func Format(e event.Event) string {
 	var b strings.Builder
 	prefix := ""
 	if e.Agent != "" && e.Agent != "main" {
@@ -78,17 +79,17 @@ func Format(e Event) string {
 	}
 
 	switch d := e.Data.(type) {
-	case RunStart:
+	case event.RunStart:
 		line("", "▶ run %s  task \"%s\"  model %s", clean(e.RunID, 48), clean(d.Task, textTask), clean(d.Model, textName))
 		line("", "  approval: %s  review: %s", policies(d.Approval), policies(d.Review))
 		for _, a := range d.Agents {
-			if a.Parent == "" && a.ApprovalFrom == FromRun && a.ReviewFrom == FromRun {
+			if a.Parent == "" && a.ApprovalFrom == event.FromRun && a.ReviewFrom == event.FromRun {
 				continue // the run's policies, shown above
 			}
 			line("", "  agent %s: approval: %s (%s)  review: %s (%s)", clean(a.Agent, textName),
 				policies(a.Approval), clean(a.ApprovalFrom, textName), policies(a.Review), clean(a.ReviewFrom, textName))
 		}
-	case Model:
+	case event.Model:
 		text := ""
 		if c := strings.TrimSpace(d.Output.Content); c != "" {
 			text = "  \"" + clean(c, textMessage) + "\""
@@ -101,12 +102,12 @@ func Format(e Event) string {
 			}
 			sub("%s", callText(c))
 		}
-	case Approval:
+	case event.Approval:
 		line("approval", "%s  %s → %s%s", callText(d.Call), decider(d.Approver, d.Chain), clean(d.Decision, textName), explained(d.Explanation))
 		if d.Modified != nil {
 			sub("modified: %s", callText(*d.Modified))
 		}
-	case Tool:
+	case event.Tool:
 		var status string
 		switch {
 		case d.Error != nil:
@@ -127,34 +128,34 @@ func Format(e Event) string {
 		if d.Executed != nil {
 			sub("ran modified: %s", callText(*d.Executed))
 		}
-	case Review:
+	case event.Review:
 		line("review", "%s  %s → %s%s", clean(d.Function, textName), decider(d.Reviewer, d.Chain), clean(d.Decision, textName), explained(d.Explanation))
-	case Info:
+	case event.Info:
 		line("info", "%s", clean(d.Message, 2*textMessage))
-	case Limit:
+	case event.Limit:
 		line("limit", "%s: %s", clean(d.Type, textName), clean(d.Message, 2*textMessage))
-	case Error:
+	case event.Error:
 		line("error", "%s", clean(d.Message, 2*textMessage))
-	case RunEnd:
+	case event.RunEnd:
 		limit := ""
 		if d.Limit != nil && *d.Limit != "" {
 			limit = " (" + clean(*d.Limit, textName) + " limit)"
 		}
 		line("", "■ run_end %s%s", clean(d.Status, textName), limit)
-	case AutoReview:
+	case event.AutoReview:
 		risk := ""
 		if d.RiskLevel != "" {
 			risk = "  risk " + clean(string(d.RiskLevel), textName)
 		}
 		line("review*", "%s %s by %s%s  %dms%s", clean(d.CallID, textName), clean(string(d.Status), textName), clean(d.Source, textName), risk, d.LatencyMS, explained(d.Rationale))
-	case Warning:
+	case event.Warning:
 		line("warning", "%s", clean(d.Message, 2*textMessage))
-	case Withheld:
+	case event.Withheld:
 		line("withheld", "%s %s: the model receives %s", clean(d.CallID, textName), clean(d.Reason, textName), clean(d.Result, textMessage))
-	case Handoff:
+	case event.Handoff:
 		line("handoff", "from %s  approval: %s (%s)  review: %s (%s)", clean(d.From, textName),
 			policies(d.Approval), clean(d.ApprovalFrom, textName), policies(d.Review), clean(d.ReviewFrom, textName))
-	case Unknown:
+	case event.Unknown:
 		line("?", "%s event", clean(string(d.Type), textName))
 	case nil:
 		line("?", "empty event")
@@ -268,7 +269,7 @@ type Stats struct {
 	mu sync.Mutex
 
 	// Events counts the events by kind.
-	Events map[Kind]int
+	Events map[event.Kind]int
 	// Runs counts run_start events.
 	Runs int
 	// InputTokens and OutputTokens add up the model events' tokens.
@@ -290,7 +291,7 @@ type Stats struct {
 }
 
 // Add counts e.
-func (s *Stats) Add(e Event) {
+func (s *Stats) Add(e event.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	inc := func(m *map[string]int, k string) {
@@ -300,29 +301,29 @@ func (s *Stats) Add(e Event) {
 		(*m)[k]++
 	}
 	if s.Events == nil {
-		s.Events = map[Kind]int{}
+		s.Events = map[event.Kind]int{}
 	}
 	s.Events[e.Kind()]++
 	switch d := e.Data.(type) {
-	case RunStart:
+	case event.RunStart:
 		s.Runs++
-	case Model:
+	case event.Model:
 		s.InputTokens += d.InputTokens
 		s.OutputTokens += d.OutputTokens
-	case Approval:
+	case event.Approval:
 		inc(&s.Approvals, d.Decision)
-	case Review:
+	case event.Review:
 		inc(&s.Reviews, d.Decision)
-	case Tool:
+	case event.Tool:
 		if d.Failed || d.Error != nil {
 			s.ToolsFailed++
 		}
 		if d.Truncated != nil {
 			s.ToolsTruncated++
 		}
-	case Limit:
+	case event.Limit:
 		inc(&s.Limits, d.Type)
-	case RunEnd:
+	case event.RunEnd:
 		inc(&s.Statuses, d.Status)
 		s.Status, s.Limit = d.Status, ""
 		if d.Limit != nil {
@@ -332,7 +333,7 @@ func (s *Stats) Add(e Event) {
 }
 
 // Write counts e; it makes Stats a Sink.
-func (s *Stats) Write(e Event) error {
+func (s *Stats) Write(e event.Event) error {
 	s.Add(e)
 	return nil
 }
@@ -368,8 +369,8 @@ func (s *Stats) String() string {
 	case s.Runs == 1:
 		parts = append(parts, "Run not ended.")
 	}
-	parts = append(parts, fmt.Sprintf("%s, %d→%d tokens.", plural(s.Events[KindModel], "model call"), s.InputTokens, s.OutputTokens))
-	tools := plural(s.Events[KindTool], "tool call")
+	parts = append(parts, fmt.Sprintf("%s, %d→%d tokens.", plural(s.Events[event.KindModel], "model call"), s.InputTokens, s.OutputTokens))
+	tools := plural(s.Events[event.KindTool], "tool call")
 	var notes []string
 	if s.ToolsFailed > 0 {
 		notes = append(notes, fmt.Sprintf("%d failed", s.ToolsFailed))
@@ -390,7 +391,7 @@ func (s *Stats) String() string {
 	if len(s.Limits) > 0 {
 		parts = append(parts, "Limits: "+counts(s.Limits, nil)+".")
 	}
-	if n := s.Events[KindError]; n > 0 {
+	if n := s.Events[event.KindError]; n > 0 {
 		parts = append(parts, plural(n, "error")+".")
 	}
 	return strings.Join(parts, " ")
