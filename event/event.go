@@ -51,8 +51,11 @@ const (
 	KindOverrideUsed Kind = "override_used"
 )
 
-// Data is the kind-specific part of an event.
-type Data interface{ Kind() Kind }
+// Data is the kind-specific part of an event: one of the data types of
+// this package (RunStart, Model, Approval, …, or Unknown for a kind this
+// version does not know). The set is closed, as the transcript's kinds are
+// a contract; Event.Kind says which kind an event's data is.
+type Data interface{ kind() Kind }
 
 // Event is one transcript line: common fields and its data.
 type Event struct {
@@ -71,7 +74,7 @@ func (e Event) Kind() Kind {
 	if e.Data == nil {
 		return ""
 	}
-	return e.Data.Kind()
+	return e.Data.kind()
 }
 
 // MarshalJSON writes the event as one flat object: "event" first, then the
@@ -479,24 +482,24 @@ type Unknown struct {
 	Fields map[string]any
 }
 
-// Kind implementations.
-func (RunStart) Kind() Kind     { return KindRunStart }
-func (Model) Kind() Kind        { return KindModel }
-func (Approval) Kind() Kind     { return KindApproval }
-func (Tool) Kind() Kind         { return KindTool }
-func (Review) Kind() Kind       { return KindReview }
-func (Info) Kind() Kind         { return KindInfo }
-func (Limit) Kind() Kind        { return KindLimit }
-func (Error) Kind() Kind        { return KindError }
-func (RunEnd) Kind() Kind       { return KindRunEnd }
-func (AutoReview) Kind() Kind   { return KindAutoReview }
-func (Warning) Kind() Kind      { return KindWarning }
-func (TurnStart) Kind() Kind    { return KindTurnStart }
-func (Override) Kind() Kind     { return KindOverride }
-func (Withheld) Kind() Kind     { return KindWithheld }
-func (Handoff) Kind() Kind      { return KindHandoff }
-func (OverrideUsed) Kind() Kind { return KindOverrideUsed }
-func (u Unknown) Kind() Kind    { return u.Type }
+// The kinds of the data types (Data).
+func (RunStart) kind() Kind     { return KindRunStart }
+func (Model) kind() Kind        { return KindModel }
+func (Approval) kind() Kind     { return KindApproval }
+func (Tool) kind() Kind         { return KindTool }
+func (Review) kind() Kind       { return KindReview }
+func (Info) kind() Kind         { return KindInfo }
+func (Limit) kind() Kind        { return KindLimit }
+func (Error) kind() Kind        { return KindError }
+func (RunEnd) kind() Kind       { return KindRunEnd }
+func (AutoReview) kind() Kind   { return KindAutoReview }
+func (Warning) kind() Kind      { return KindWarning }
+func (TurnStart) kind() Kind    { return KindTurnStart }
+func (Override) kind() Kind     { return KindOverride }
+func (Withheld) kind() Kind     { return KindWithheld }
+func (Handoff) kind() Kind      { return KindHandoff }
+func (OverrideUsed) kind() Kind { return KindOverrideUsed }
+func (u Unknown) kind() Kind    { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

@@ -160,7 +160,7 @@ func Format(e event.Event) string {
 	case nil:
 		line("?", "empty event")
 	default:
-		line("?", "%s event", clean(string(d.Kind()), textName))
+		line("?", "%s event", clean(string(e.Kind()), textName))
 	}
 	return b.String()
 }
