@@ -37,17 +37,17 @@ type Stored struct {
 	Events int
 }
 
-// KeyPath returns where warden keeps the key that authenticates overrides
+// keyPath returns where warden keeps the key that authenticates overrides
 // (SPEC G15): $WARDEN_HOME/keys/override.key.
-func KeyPath() string { return filepath.Join(Home(), "keys", "override.key") }
+func keyPath() string { return filepath.Join(homeDir(), "keys", "override.key") }
 
-// StateKey returns the key that authenticates denials and overrides
-// (SPEC G15): the file at KeyPath, read — or created, 0600 — when first
+// loadStateKey returns the key that authenticates denials and overrides
+// (SPEC G15): the file at keyPath, read — or created, 0600 — when first
 // used. A key that cannot be read or created authenticates nothing: MACs
 // are empty, nothing verifies, and no override can be made.
-func StateKey() gate.Sealer { return newStateKey() }
+func loadStateKey() gate.Sealer { return newStateKey() }
 
-func newStateKey() *stateKey { return &stateKey{path: KeyPath()} }
+func newStateKey() *stateKey { return &stateKey{path: keyPath()} }
 
 // stateKey is the key at path, loaded when first used.
 type stateKey struct {
@@ -93,7 +93,7 @@ func (k *stateKey) Err() error {
 // TranscriptPath returns where the transcript of runID lives under
 // $WARDEN_HOME.
 func TranscriptPath(runID string) string {
-	return filepath.Join(Home(), "runs", runID+".jsonl")
+	return filepath.Join(homeDir(), "runs", runID+".jsonl")
 }
 
 // LoadStored reads the transcript at path.
@@ -103,7 +103,7 @@ func LoadStored(path string) (*Stored, error) {
 		return nil, err
 	}
 	defer f.Close()
-	key := StateKey()
+	key := loadStateKey()
 	st := &Stored{Path: path}
 	// pending are the main agent's tool results since its last model event,
 	// by call id: not yet seen by a model. A withheld event replaces one; a

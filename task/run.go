@@ -78,8 +78,8 @@ type Prepared struct {
 	file           *os.File
 }
 
-// Home returns $WARDEN_HOME, or ~/.warden.
-func Home() string {
+// homeDir returns $WARDEN_HOME, or ~/.warden.
+func homeDir() string {
 	if h := os.Getenv("WARDEN_HOME"); h != "" {
 		return h
 	}
@@ -105,14 +105,14 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	}
 	appr, rev := t.Approval, t.Review
 	if opts.Approval != "" {
-		entries, err := ResolvePolicy(opts.Approval, "", policy.Approval)
+		entries, err := resolvePolicy(opts.Approval, "", policy.Approval)
 		if err != nil {
 			return nil, fmt.Errorf("--approval: %w", err)
 		}
 		appr = &Policy{Entries: entries, Source: opts.Approval}
 	}
 	if opts.Review != "" {
-		entries, err := ResolvePolicy(opts.Review, "", policy.Review)
+		entries, err := resolvePolicy(opts.Review, "", policy.Review)
 		if err != nil {
 			return nil, fmt.Errorf("--review: %w", err)
 		}
@@ -153,7 +153,7 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	}
 	p.TranscriptPath = opts.Transcript
 	if p.TranscriptPath == "" {
-		p.TranscriptPath = filepath.Join(Home(), "runs", runID+".jsonl")
+		p.TranscriptPath = filepath.Join(homeDir(), "runs", runID+".jsonl")
 	}
 	f, err := event.Create(p.TranscriptPath)
 	if err != nil {
@@ -180,7 +180,7 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Gate = &gate.Gate{Next: agent.BoundaryPolicy(p.Boundary), RunID: runID, Events: p.Run.Events,
-		Sealer: StateKey()} // the key is created when a denial is first recorded
+		Sealer: loadStateKey()} // the key is created when a denial is first recorded
 	p.Run.Boundary = p.Gate
 	if maxOut != nil {
 		p.Run.MaxOutput = *maxOut

@@ -73,10 +73,10 @@ type Task struct {
 // The approvals reviewers of SPEC G3, and the first pass's name in a list
 // (see package decider).
 const (
-	ReviewerUser  = decider.User
-	ReviewerAuto  = decider.AutoReview
-	ReviewerRules = decider.FirstPass
-	ReviewerHuman = decider.Human
+	reviewerUser  = decider.User
+	reviewerAuto  = decider.AutoReview
+	reviewerRules = decider.FirstPass
+	reviewerHuman = decider.Human
 )
 
 // ParseApprovalsReviewer reads an approvals_reviewer value as given on the
@@ -85,9 +85,9 @@ const (
 // auto_review, rules, human or a registered approver.
 func ParseApprovalsReviewer(s string) ([]string, error) { return decider.Parse(s) }
 
-// CheckApprovalsReviewers checks a list of approvals reviewers; an empty
+// checkApprovalsReviewers checks a list of approvals reviewers; an empty
 // list is ["user"].
-func CheckApprovalsReviewers(names []string) ([]string, error) { return decider.Check(names) }
+func checkApprovalsReviewers(names []string) ([]string, error) { return decider.Check(names) }
 
 // SubAgent is an entry of the agents: map.
 type SubAgent struct {
@@ -151,7 +151,7 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "model":
 			t.Model, err = p.str(v, "model")
 			if err == nil {
-				t.Model = ResolveModel(t.Model, t.Dir)
+				t.Model = resolveModel(t.Model, t.Dir)
 			}
 		case "workdir":
 			var w string
@@ -185,7 +185,7 @@ func Parse(data []byte, file string) (*Task, error) {
 			t.Rules, err = p.paths(v, "rules")
 		case "approvals_reviewer":
 			if t.ApprovalsReviewer, err = p.names(v, "approvals_reviewer"); err == nil {
-				if _, perr := CheckApprovalsReviewers(t.ApprovalsReviewer); perr != nil {
+				if _, perr := checkApprovalsReviewers(t.ApprovalsReviewer); perr != nil {
 					err = &policy.Error{Pos: policy.NodePos(file, v), Err: perr}
 				}
 			}
@@ -229,8 +229,8 @@ func (t *Task) checkHandoffs(nodes []*yaml.Node) error {
 	return nil
 }
 
-// ResolveModel resolves a relative scripted:PATH against dir.
-func ResolveModel(spec, dir string) string {
+// resolveModel resolves a relative scripted:PATH against dir.
+func resolveModel(spec, dir string) string {
 	if p, ok := strings.CutPrefix(spec, "scripted:"); ok && !filepath.IsAbs(p) {
 		return "scripted:" + filepath.Join(dir, p)
 	}
@@ -375,7 +375,7 @@ func (p parser) policy(v *yaml.Node, kind policy.Kind) (*Policy, error) {
 		if v.Tag == "!!null" {
 			return &Policy{Entries: []policy.Entry{}, Source: "inline"}, nil
 		}
-		entries, err := ResolvePolicy(v.Value, p.dir, kind)
+		entries, err := resolvePolicy(v.Value, p.dir, kind)
 		if err != nil {
 			var pe *policy.Error
 			if errors.As(err, &pe) {
@@ -441,10 +441,10 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 	return out, nil
 }
 
-// ResolvePolicy resolves a policy given as a string (SPEC P4): a file path
+// resolvePolicy resolves a policy given as a string (SPEC P4): a file path
 // (relative to dir) if such a file exists, else a registered name applied to
 // all tools. Names in a file are checked against the registry.
-func ResolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
+func resolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
 	registered, names := approval.Registered, approval.Names()
 	if kind == policy.Review {
 		registered, names = review.Registered, review.Names()
