@@ -10,11 +10,11 @@ import (
 )
 
 // Gutters that begin the lines of a quoted block. Untrusted text only ever
-// appears after Gutter; the other two mark lines the console itself writes
+// appears after contentGutter; the other two mark lines the console itself writes
 // inside a block, so a person can tell them apart from content.
 const (
-	// Gutter begins every line of untrusted content.
-	Gutter = "  │ "
+	// contentGutter begins every line of untrusted content.
+	contentGutter = "  │ "
 	// wrapGutter begins the continuation of a content line too wide for
 	// the console.
 	wrapGutter = "  ┆ "
@@ -25,7 +25,7 @@ const (
 // gutterWidth returns the columns the widest gutter takes: its bars are
 // East Asian ambiguous characters, which some terminals draw wide.
 func gutterWidth() int {
-	return max(textWidth(Gutter), textWidth(wrapGutter), textWidth(omitGutter))
+	return max(textWidth(contentGutter), textWidth(wrapGutter), textWidth(omitGutter))
 }
 
 // Escape neutralizes the characters of s that could act on a terminal or
@@ -39,7 +39,7 @@ func gutterWidth() int {
 // the text \x1b and a neutralized ESC look the same: both are harmless.
 //
 // Escape does not stop a line of s from looking like a prompt or a markdown
-// fence; Quote does that by putting a gutter before every line.
+// fence; quoteBlock does that by putting a gutter before every line.
 func Escape(s string) string {
 	i := 0
 	for i < len(s) {
@@ -101,15 +101,15 @@ func escapeLine(s string) string {
 	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(s)
 }
 
-// Quote renders untrusted text as a block a person can read safely: the text
+// quoteBlock renders untrusted text as a block a person can read safely: the text
 // is escaped with Escape, lines wider than an 80-column terminal are
-// wrapped, and every line begins with Gutter (continuations with a dotted
+// wrapped, and every line begins with contentGutter (continuations with a dotted
 // gutter), so no line of the text can start where a prompt, a choice menu
 // or a markdown fence would. When maxLines > 0 and the block would be
 // longer, only its first and last maxLines/2 lines are kept, around a
 // marker saying how many were left out. Every line of the result ends in a
 // newline; empty text gives an empty block.
-func Quote(s string, maxLines int) string {
+func quoteBlock(s string, maxLines int) string {
 	q, _ := quote(s, maxLines, defaultColumns)
 	return q
 }
@@ -145,7 +145,7 @@ func quoteLines(s string, columns, gutter int) []qline {
 	return lines
 }
 
-// quote is Quote for a terminal columns wide. It also reports whether lines
+// quote is quoteBlock for a terminal columns wide. It also reports whether lines
 // were left out.
 func quote(s string, maxLines, columns int) (string, bool) {
 	lines := quoteLines(s, columns, gutterWidth())
@@ -154,7 +154,7 @@ func quote(s string, maxLines, columns int) (string, bool) {
 		if l.cont {
 			b.WriteString(wrapGutter)
 		} else {
-			b.WriteString(Gutter)
+			b.WriteString(contentGutter)
 		}
 		b.WriteString(l.text)
 		b.WriteByte('\n')

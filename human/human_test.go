@@ -122,9 +122,9 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 	_, out := askApproval(t, "a\n", nil, 0)
 	for _, want := range []string{
 		"approval requested: bash",
-		Gutter + "I'll list the files.\n",                         // the assistant message
+		contentGutter + "I'll list the files.\n",                  // the assistant message
 		"commands (1, as the shell splits them):\n  1 │ ls -la\n", // the simple commands
-		"call:\n" + Gutter + "bash(cmd='ls -la')\n",               // the call
+		"call:\n" + contentGutter + "bash(cmd='ls -la')\n",        // the call
 		"Decide:  [a] Approve  [r] Reject  [t] Terminate > ",
 		"→ approve\n",
 	} {
@@ -147,7 +147,7 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 	if _, err := NewConsole(strings.NewReader("a\n"), &buf).Approver(nil, 0).Approve(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "view — edit a.go (diff):\n"+Gutter+"--- a.go\n") || strings.Contains(buf.String(), "commands (") {
+	if !strings.Contains(buf.String(), "view — edit a.go (diff):\n"+contentGutter+"--- a.go\n") || strings.Contains(buf.String(), "commands (") {
 		t.Errorf("editor prompt:\n%s", buf.String())
 	}
 }
@@ -160,7 +160,7 @@ func TestH1_ApprovalPromptFallsBackToCallText(t *testing.T) {
 	if _, err := c.Approver(nil, 0).Approve(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "call:\n"+Gutter+"bash(cmd='ls -la')\n") || strings.Contains(out.String(), "view") {
+	if !strings.Contains(out.String(), "call:\n"+contentGutter+"bash(cmd='ls -la')\n") || strings.Contains(out.String(), "view") {
 		t.Errorf("prompt without a view:\n%s", out.String())
 	}
 }
@@ -171,7 +171,7 @@ func TestH1_ReviewPromptShowsResult(t *testing.T) {
 	_, out := askReview(t, "c\n", nil, 0, req)
 	for _, want := range []string{
 		"review requested: bash",
-		"the model will receive:\n" + Gutter + "file1\n" + Gutter + "file2\n",
+		"the model will receive:\n" + contentGutter + "file1\n" + contentGutter + "file2\n",
 		"truncated: the tool's output is 24 bytes, the model receives 12",
 	} {
 		if !strings.Contains(out, want) {
@@ -183,7 +183,7 @@ func TestH1_ReviewPromptShowsResult(t *testing.T) {
 	req.Result = tool.Result{Error: &tool.Error{Type: tool.ErrPermission, Message: "denied: /etc/shadow"}}
 	req.Output = ""
 	_, out = askReview(t, "c\n", nil, 0, req)
-	if !strings.Contains(out, "the model will receive an error (permission):\n"+Gutter+"denied: /etc/shadow\n") {
+	if !strings.Contains(out, "the model will receive an error (permission):\n"+contentGutter+"denied: /etc/shadow\n") {
 		t.Errorf("prompt does not show the error:\n%s", out)
 	}
 }
@@ -531,13 +531,13 @@ func TestH5_Escape(t *testing.T) {
 }
 
 func TestH5_QuoteGuttersEveryLine(t *testing.T) {
-	q := Quote("one\n```\nApprove? [a/r/t]\n\nlast\n", 0)
-	want := Gutter + "one\n" + Gutter + "```\n" + Gutter + "Approve? [a/r/t]\n" + Gutter + "\n" + Gutter + "last\n"
+	q := quoteBlock("one\n```\nApprove? [a/r/t]\n\nlast\n", 0)
+	want := contentGutter + "one\n" + contentGutter + "```\n" + contentGutter + "Approve? [a/r/t]\n" + contentGutter + "\n" + contentGutter + "last\n"
 	if q != want {
-		t.Errorf("Quote:\n%s\nwant:\n%s", q, want)
+		t.Errorf("quoteBlock:\n%s\nwant:\n%s", q, want)
 	}
-	if Quote("", 0) != "" || Quote("\n", 0) != "" {
-		t.Error("Quote of empty text is not empty")
+	if quoteBlock("", 0) != "" || quoteBlock("\n", 0) != "" {
+		t.Error("quoteBlock of empty text is not empty")
 	}
 }
 
@@ -586,7 +586,7 @@ func TestH5_PromptEscapesToolOutput(t *testing.T) {
 	if menus != 1 {
 		t.Errorf("%d lines start like the menu, want only the real one:\n%s", menus, out)
 	}
-	if !strings.Contains(out, Gutter+`\x1b[2J\x1b[Hwelcome`) {
+	if !strings.Contains(out, contentGutter+`\x1b[2J\x1b[Hwelcome`) {
 		t.Errorf("escaped output not shown:\n%s", out)
 	}
 }
@@ -607,10 +607,10 @@ func TestH1_ContinueNotOfferedUntilWholeResultShown(t *testing.T) {
 	if !ok {
 		t.Fatalf("no menu:\n%s", out)
 	}
-	if !strings.Contains(first, Gutter+"line 0\n") || !strings.Contains(first, Gutter+"line 999\n") {
+	if !strings.Contains(first, contentGutter+"line 0\n") || !strings.Contains(first, contentGutter+"line 999\n") {
 		t.Errorf("first or last line missing")
 	}
-	if strings.Contains(first, Gutter+"line 500\n") {
+	if strings.Contains(first, contentGutter+"line 500\n") {
 		t.Errorf("middle line shown")
 	}
 	if !strings.Contains(first, "… 920 lines omitted (v shows all) …") {
@@ -627,7 +627,7 @@ func TestH1_ContinueNotOfferedUntilWholeResultShown(t *testing.T) {
 		t.Errorf("c before v was not refused:\n%s", rest)
 	}
 	for i := range 1000 {
-		if !strings.Contains(rest, Gutter+fmt.Sprintf("line %d\n", i)) {
+		if !strings.Contains(rest, contentGutter+fmt.Sprintf("line %d\n", i)) {
 			t.Fatalf("v did not show line %d", i)
 		}
 	}

@@ -180,7 +180,7 @@ func TestH1_ApproveNotOfferedUntilWholeCallShown(t *testing.T) {
 	if !strings.Contains(first, "was cut: answer v to see the whole request") {
 		t.Errorf("no word on why approve is missing:\n%s", first)
 	}
-	if strings.Count(scr, Gutter+"echo line 150\n") == 0 {
+	if strings.Count(scr, contentGutter+"echo line 150\n") == 0 {
 		t.Errorf("v did not show the middle of the call")
 	}
 

@@ -42,7 +42,7 @@ type argGlob struct {
 }
 
 // Compile compiles one textual pattern. Comma lists are not split here; see
-// SplitList.
+// splitList.
 func Compile(src string) (Pattern, error) {
 	s := strings.TrimSpace(src)
 	if s == "" {
@@ -100,10 +100,10 @@ func isName(s string) bool {
 	return !strings.ContainsAny(s, "*?[( \t\n'\"=,")
 }
 
-// SplitList splits a comma-separated list of patterns at commas outside
+// splitList splits a comma-separated list of patterns at commas outside
 // parentheses, brackets and quotes, so "bash, python" is two patterns and
 // "bash(cmd='a, b')" is one.
-func SplitList(s string) []string {
+func splitList(s string) []string {
 	var out []string
 	depth := 0
 	var quote byte
@@ -160,16 +160,16 @@ func NewTarget(call *tool.Call, order tool.Order) *Target {
 
 var targetPool = sync.Pool{New: func() any { return new(Target) }}
 
-// AcquireTarget returns a pooled target for call, its arguments rendered in
-// order; release it with ReleaseTarget when done.
-func AcquireTarget(call *tool.Call, order tool.Order) *Target {
+// acquireTarget returns a pooled target for call, its arguments rendered in
+// order; release it with releaseTarget when done.
+func acquireTarget(call *tool.Call, order tool.Order) *Target {
 	t := targetPool.Get().(*Target)
 	t.Reset(call, order)
 	return t
 }
 
-// ReleaseTarget returns t to the pool.
-func ReleaseTarget(t *Target) {
+// releaseTarget returns t to the pool.
+func releaseTarget(t *Target) {
 	t.Call, t.Order = nil, nil
 	targetPool.Put(t)
 }
@@ -257,7 +257,7 @@ func (m Matcher) Match(t *Target) bool {
 func CompileList(srcs []string) (Matcher, error) {
 	var m Matcher
 	for _, s := range srcs {
-		for _, part := range SplitList(s) {
+		for _, part := range splitList(s) {
 			p, err := Compile(part)
 			if err != nil {
 				return nil, fmt.Errorf("pattern %q: %w", part, err)

@@ -79,10 +79,10 @@ func TestP2_Patterns(t *testing.T) {
 }
 
 func TestP2_CommaListsSplit(t *testing.T) {
-	got := SplitList("bash, python ,bash(cmd='a, b'), web_*")
+	got := splitList("bash, python ,bash(cmd='a, b'), web_*")
 	want := []string{"bash", "python", "bash(cmd='a, b')", "web_*"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("SplitList = %q, want %q", got, want)
+		t.Fatalf("splitList = %q, want %q", got, want)
 	}
 	m, err := CompileList([]string{"bash, python"})
 	if err != nil {

@@ -153,8 +153,8 @@ func Evaluate[H, R any](ctx context.Context, s *Set[H], call *tool.Call, order t
 }
 
 func runChain[H, R any](ctx context.Context, s *Set[H], c int, call *tool.Call, order tool.Order, ask Ask[H, R]) (Verdict[R], error) {
-	t := AcquireTarget(call, order)
-	defer ReleaseTarget(t)
+	t := acquireTarget(call, order)
+	defer releaseTarget(t)
 	for _, i := range s.chains[c] {
 		r := &s.rules[i]
 		if !r.Match.Match(t) {
@@ -181,8 +181,8 @@ func (s *Set[H]) First(call *tool.Call, order tool.Order) int {
 	if s.Len() == 0 {
 		return -1
 	}
-	t := AcquireTarget(call, order)
-	defer ReleaseTarget(t)
+	t := acquireTarget(call, order)
+	defer releaseTarget(t)
 	for i := range s.rules {
 		if s.rules[i].Match.Match(t) {
 			return i

@@ -73,7 +73,7 @@ func Parse(data []byte, filename string) (*Set, error) {
 	ext := filepath.Ext(filename)
 	switch {
 	case slices.Contains(starlarkExts, ext):
-		return ParseStarlark(data, filename)
+		return parseStarlark(data, filename)
 	case slices.Contains(yamlExts, ext):
 		return ParseYAML(data, filename)
 	}
@@ -84,11 +84,11 @@ func Parse(data []byte, filename string) (*Set, error) {
 // maxSteps bounds the Starlark computation of one rules file.
 const maxSteps = 1 << 22
 
-// ParseStarlark parses a Codex-style Starlark rules file: calls to
+// parseStarlark parses a Codex-style Starlark rules file: calls to
 // prefix_rule(pattern, decision="allow", justification="", match=[],
 // not_match=[]) and host_executable(name, paths). Errors carry the file,
 // line and column (*policy.Error).
-func ParseStarlark(data []byte, filename string) (*Set, error) {
+func parseStarlark(data []byte, filename string) (*Set, error) {
 	l := &starLoader{file: filename, data: data, set: &Set{}}
 	thread := &starlark.Thread{
 		Name:  "rules " + filename,

@@ -95,11 +95,11 @@ func (c Call) Unmarshal(v any) error {
 // renders every argument sorted by name.
 type Order []string
 
-// ParamOrder returns the order of the parameters declared by a tool's JSON
+// paramOrder returns the order of the parameters declared by a tool's JSON
 // Schema: the names of its "properties", in the order the schema lists
 // them. It returns nil when the schema declares no properties or is not a
 // JSON object.
-func ParamOrder(schema json.RawMessage) Order {
+func paramOrder(schema json.RawMessage) Order {
 	if !json.Valid(schema) {
 		return nil
 	}
@@ -119,7 +119,7 @@ func ParamOrder(schema json.RawMessage) Order {
 
 // OrderOf returns the order t's calls are rendered in: its parameters in
 // the order of its schema.
-func OrderOf(t Tool) Order { return ParamOrder(t.Info().Parameters) }
+func OrderOf(t Tool) Order { return paramOrder(t.Info().Parameters) }
 
 // rank returns where the argument key goes: its index in o, or len(o) for an
 // argument o does not list.
@@ -193,7 +193,7 @@ func (c Call) appendArgs(buf []byte, o Order, args []Arg) []byte {
 		}
 		buf = append(buf, a.Key...)
 		buf = append(buf, '=')
-		buf = AppendValue(buf, a.Value)
+		buf = appendValue(buf, a.Value)
 	}
 	return append(buf, ')')
 }
@@ -263,11 +263,11 @@ func AppendArgs(dst []Arg, obj json.RawMessage) []Arg {
 	return dst
 }
 
-// AppendValue appends the pattern-text rendering of the JSON value v:
+// appendValue appends the pattern-text rendering of the JSON value v:
 // strings in single quotes without escapes, true/false/null as
 // True/False/None, arrays and objects in Python's literal syntax (object
 // members sorted by name).
-func AppendValue(buf []byte, v json.RawMessage) []byte {
+func appendValue(buf []byte, v json.RawMessage) []byte {
 	i := skipSpace(v, 0)
 	if i >= len(v) {
 		return buf
@@ -293,7 +293,7 @@ func AppendValue(buf []byte, v json.RawMessage) []byte {
 				buf = append(buf, ", "...)
 			}
 			first = false
-			buf = AppendValue(buf, v[j:end])
+			buf = appendValue(buf, v[j:end])
 			j = skipSpace(v, end)
 			if j < len(v) && v[j] == ',' {
 				j = skipSpace(v, j+1)
@@ -314,7 +314,7 @@ func AppendValue(buf []byte, v json.RawMessage) []byte {
 			buf = append(buf, '\'')
 			buf = append(buf, m.Key...)
 			buf = append(buf, "': "...)
-			buf = AppendValue(buf, m.Value)
+			buf = appendValue(buf, m.Value)
 		}
 		return append(buf, '}')
 	}
@@ -428,13 +428,13 @@ func hex4(b []byte) int {
 }
 
 // StringValue returns the text a pattern matches for one argument value: a
-// string's contents, or the rendering of AppendValue for anything else.
+// string's contents, or the rendering of appendValue for anything else.
 func StringValue(buf []byte, v json.RawMessage) []byte {
 	i := skipSpace(v, 0)
 	if i < len(v) && v[i] == '"' {
 		return appendUnquoted(buf, v[i:skipValue(v, i)])
 	}
-	return AppendValue(buf, v)
+	return appendValue(buf, v)
 }
 
 // DecodeArguments decodes the arguments object raw of a call to tool name

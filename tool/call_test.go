@@ -127,12 +127,12 @@ func dupKey(obj json.RawMessage, key string) bool {
 
 func TestP2_ParamOrder(t *testing.T) {
 	schema := json.RawMessage(`{"type":"object","required":["b"],"properties":{"cmd":{"type":"string","properties":{"x":{}}},"b":{},"a":{}}}`)
-	if got := ParamOrder(schema); strings.Join(got, ",") != "cmd,b,a" {
-		t.Errorf("ParamOrder = %q, want cmd,b,a", got)
+	if got := paramOrder(schema); strings.Join(got, ",") != "cmd,b,a" {
+		t.Errorf("paramOrder = %q, want cmd,b,a", got)
 	}
 	for _, s := range []string{``, `[]`, `{"type":"object"}`, `{"properties":`} {
-		if got := ParamOrder(json.RawMessage(s)); got != nil {
-			t.Errorf("ParamOrder(%s) = %q, want nil", s, got)
+		if got := paramOrder(json.RawMessage(s)); got != nil {
+			t.Errorf("paramOrder(%s) = %q, want nil", s, got)
 		}
 	}
 }
