@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/policyset"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -111,12 +112,12 @@ type Rule = policy.Rule[Approver]
 // Policy is a compiled approval policy. A nil or empty Policy has no
 // approvers: every call runs (SPEC A4, P6).
 type Policy struct {
-	set *policy.Set[Approver]
+	set *policyset.Set[Approver]
 }
 
 // New returns a policy of rules in order.
 func New(rules ...Rule) *Policy {
-	return &Policy{set: policy.NewSet(rules)}
+	return &Policy{set: policyset.NewSet(rules)}
 }
 
 // Compile builds a policy from entries, creating each approver from the
@@ -144,14 +145,6 @@ func (p *Policy) Entries() []policy.Entry {
 		return nil
 	}
 	return p.set.Entries()
-}
-
-// Set returns the compiled rules.
-func (p *Policy) Set() *policy.Set[Approver] {
-	if p == nil {
-		return nil
-	}
-	return p.set
 }
 
 // Record is one approver's answer, for the transcript (SPEC A3).
@@ -192,7 +185,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 		record(Record{Approver: r.Name, Chain: r.Chain, Approval: a})
 		return a, a.Decision != Escalate, nil
 	}
-	v, err := policy.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
+	v, err := policyset.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
 		func(a, b Approval) bool { return a.Decision.severity() > b.Decision.severity() },
 		func(a Approval) bool { return a.Decision == Terminate })
 	if err != nil {

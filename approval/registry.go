@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/internal/policyset"
 )
 
 // A Factory creates an approver from the parameters of a policy entry.
-type Factory = policy.Factory[Approver]
+type Factory = policyset.Factory[Approver]
 
 // registry holds the named approvers policy files can use.
-var registry = policy.NewRegistry[Approver]("approver")
+var registry = policyset.NewRegistry[Approver]("approver")
 
 // Register makes an approver available to policies under name. It panics if
 // name is registered twice.

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/wardenhq/warden/tool"
 )
@@ -156,22 +155,6 @@ type Target struct {
 // NewTarget returns a target for call, its arguments rendered in order.
 func NewTarget(call *tool.Call, order tool.Order) *Target {
 	return &Target{Call: call, Order: order}
-}
-
-var targetPool = sync.Pool{New: func() any { return new(Target) }}
-
-// acquireTarget returns a pooled target for call, its arguments rendered in
-// order; release it with releaseTarget when done.
-func acquireTarget(call *tool.Call, order tool.Order) *Target {
-	t := targetPool.Get().(*Target)
-	t.Reset(call, order)
-	return t
-}
-
-// releaseTarget returns t to the pool.
-func releaseTarget(t *Target) {
-	t.Call, t.Order = nil, nil
-	targetPool.Put(t)
 }
 
 // Reset makes t a target for call, its arguments rendered in order, reusing

@@ -210,12 +210,8 @@ func TestP2_ArgumentOrderCannotSkipDenyPattern(t *testing.T) {
 			t.Errorf("%s rendered %s, want cmd first", args, target.Text())
 		}
 	}
-	// The same through a compiled set, pooled targets and all.
-	s := NewSet([]Rule[string]{{Name: "deny", Match: deny, Handler: "reject"}, {Name: "all", Match: Matcher{mustCompile(t, "*")}, Handler: "approve"}})
-	c := call("bash", `{"justification":"needed","cmd":"rm -rf ~"}`)
-	if i := s.First(c, order); i != 0 {
-		t.Errorf("First = %d, want the deny rule", i)
-	}
+	// The same through a compiled set, pooled targets and all, is tested
+	// in internal/policyset.
 }
 
 func mustCompile(t *testing.T, src string) Pattern {

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/internal/policyset"
 )
 
 // A Factory creates a reviewer from the parameters of a policy entry.
-type Factory = policy.Factory[Reviewer]
+type Factory = policyset.Factory[Reviewer]
 
 // registry holds the named reviewers policy files can use.
-var registry = policy.NewRegistry[Reviewer]("reviewer")
+var registry = policyset.NewRegistry[Reviewer]("reviewer")
 
 // Register makes a reviewer available to policies under name. It panics if
 // name is registered twice.

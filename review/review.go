@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/policyset"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -78,12 +79,12 @@ type Rule = policy.Rule[Reviewer]
 // Policy is a compiled review policy. A nil or empty Policy has no
 // reviewers: every result continues (SPEC R3, P6).
 type Policy struct {
-	set *policy.Set[Reviewer]
+	set *policyset.Set[Reviewer]
 }
 
 // New returns a policy of rules in order.
 func New(rules ...Rule) *Policy {
-	return &Policy{set: policy.NewSet(rules)}
+	return &Policy{set: policyset.NewSet(rules)}
 }
 
 // Compile builds a policy from entries, creating each reviewer from the
@@ -158,7 +159,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 		record(Record{Reviewer: r.Name, Chain: r.Chain, Review: rv})
 		return rv, rv.Decision != Escalate, nil
 	}
-	v, err := policy.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
+	v, err := policyset.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
 		func(a, b Review) bool { return a.Decision == Terminate && b.Decision != Terminate },
 		func(a Review) bool { return a.Decision == Terminate })
 	if err != nil {

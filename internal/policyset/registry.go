@@ -1,7 +1,8 @@
-package policy
+package policyset
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/policy"
 	"sort"
 	"strings"
 	"sync"
@@ -74,18 +75,18 @@ func (r *Registry[H]) Build(name string, params map[string]any) (H, error) {
 
 // Compile builds the rules of entries, creating each handler from the
 // registry. Errors are reported at the entry's position.
-func (r *Registry[H]) Compile(entries []Entry) ([]Rule[H], error) {
-	rules := make([]Rule[H], 0, len(entries))
+func (r *Registry[H]) Compile(entries []policy.Entry) ([]policy.Rule[H], error) {
+	rules := make([]policy.Rule[H], 0, len(entries))
 	for _, e := range entries {
 		m, err := e.Matcher()
 		if err != nil {
-			return nil, &Error{Pos: e.Pos, Err: err}
+			return nil, &policy.Error{Pos: e.Pos, Err: err}
 		}
 		h, err := r.Build(e.Name, e.Params)
 		if err != nil {
-			return nil, &Error{Pos: e.Pos, Err: err}
+			return nil, &policy.Error{Pos: e.Pos, Err: err}
 		}
-		rules = append(rules, Rule[H]{Name: e.Name, Chain: e.Chain, Match: m, Handler: h, Entry: e})
+		rules = append(rules, policy.Rule[H]{Name: e.Name, Chain: e.Chain, Match: m, Handler: h, Entry: e})
 	}
 	return rules, nil
 }

@@ -1,35 +1,23 @@
-package policy
+package policyset
 
 import (
 	"context"
+	"github.com/wardenhq/warden/policy"
 	"sync"
 
 	"github.com/wardenhq/warden/tool"
 )
 
-// Rule is one compiled policy entry: a handler (an approver or a reviewer),
-// the calls it applies to and the chain it belongs to.
-type Rule[H any] struct {
-	// Name is the name events record for the handler.
-	Name string
-	// Chain is the independent chain of the rule; "" is the default chain.
-	Chain   string
-	Match   Matcher
-	Handler H
-	// Entry is the policy entry the rule was built from, for transcripts.
-	Entry Entry
-}
-
 // Set is a compiled policy: rules grouped into chains, in order. Its zero
 // value is the empty policy.
 type Set[H any] struct {
-	rules  []Rule[H]
+	rules  []policy.Rule[H]
 	chains [][]int // indexes into rules, per chain, in order of first appearance
 	names  []string
 }
 
 // NewSet compiles rules into a set.
-func NewSet[H any](rules []Rule[H]) *Set[H] {
+func NewSet[H any](rules []policy.Rule[H]) *Set[H] {
 	s := &Set[H]{rules: rules}
 	index := map[string]int{}
 	for i, r := range rules {
@@ -54,7 +42,7 @@ func (s *Set[H]) Len() int {
 }
 
 // Rules returns the rules in order.
-func (s *Set[H]) Rules() []Rule[H] {
+func (s *Set[H]) Rules() []policy.Rule[H] {
 	if s == nil {
 		return nil
 	}
@@ -62,11 +50,11 @@ func (s *Set[H]) Rules() []Rule[H] {
 }
 
 // Entries returns the entries the rules were built from.
-func (s *Set[H]) Entries() []Entry {
+func (s *Set[H]) Entries() []policy.Entry {
 	if s == nil {
 		return nil
 	}
-	out := make([]Entry, len(s.rules))
+	out := make([]policy.Entry, len(s.rules))
 	for i, r := range s.rules {
 		out[i] = r.Entry
 		if out[i].Name == "" {
@@ -86,7 +74,7 @@ type Verdict[R any] struct {
 
 // Ask asks one rule's handler about a call. It returns the handler's answer
 // and whether it decided (false means it escalated).
-type Ask[H, R any] func(ctx context.Context, r *Rule[H]) (R, bool, error)
+type Ask[H, R any] func(ctx context.Context, r *policy.Rule[H]) (R, bool, error)
 
 // Evaluate runs every chain over call, its arguments rendered in order for
 // the patterns (SPEC A3, R3, P2, P7). Within a chain the
@@ -189,4 +177,20 @@ func (s *Set[H]) First(call *tool.Call, order tool.Order) int {
 		}
 	}
 	return -1
+}
+
+var targetPool = sync.Pool{New: func() any { return new(policy.Target) }}
+
+// acquireTarget returns a pooled target for call, its arguments rendered in
+// order; release it with releaseTarget when done.
+func acquireTarget(call *tool.Call, order tool.Order) *policy.Target {
+	t := targetPool.Get().(*policy.Target)
+	t.Reset(call, order)
+	return t
+}
+
+// releaseTarget returns t to the pool.
+func releaseTarget(t *policy.Target) {
+	t.Call, t.Order = nil, nil
+	targetPool.Put(t)
 }
