@@ -255,12 +255,12 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	var truncated *[2]int
 	if limit := r.maxOutput(); limit > 0 {
 		if len(res.Content) > limit {
-			res.Content = Truncate(res.Content, limit)
+			res.Content = truncateText(res.Content, limit)
 			truncated = &[2]int{len(full), limit}
 		}
 		if res.Error != nil && len(res.Error.Message) > limit {
 			full = res.Error.Message
-			res.Error = &tool.Error{Type: res.Error.Type, Message: Truncate(full, limit)}
+			res.Error = &tool.Error{Type: res.Error.Type, Message: truncateText(full, limit)}
 			truncated = &[2]int{len(full), limit}
 		}
 	}

@@ -133,9 +133,9 @@ func TestL3_MaxOutputTruncatesInTheMiddle(t *testing.T) {
 
 func TestL3_TruncateKeepsRunes(t *testing.T) {
 	s := strings.Repeat("é", 50) // 100 bytes
-	out := Truncate(s, 11)
+	out := truncateText(s, 11)
 	if !strings.HasPrefix(out, "éé\n") || !strings.HasSuffix(out, "\nééé") || strings.ContainsRune(out, '\uFFFD') {
-		t.Errorf("Truncate = %q", out)
+		t.Errorf("truncateText = %q", out)
 	}
 }
 

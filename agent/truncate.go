@@ -5,10 +5,10 @@ import (
 	"unicode/utf8"
 )
 
-// Truncate cuts s in the middle to at most limit bytes of content, keeping
+// truncateText cuts s in the middle to at most limit bytes of content, keeping
 // its head and tail on rune boundaries, with a notice of what was cut
 // (SPEC L3).
-func Truncate(s string, limit int) string {
+func truncateText(s string, limit int) string {
 	if limit <= 0 || len(s) <= limit {
 		return s
 	}

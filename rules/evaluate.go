@@ -78,11 +78,8 @@ func EvaluateArgv(set *Set, argv []string) Result {
 	return judge(set, shell.FromArgs(argv))
 }
 
-// Judge judges an already parsed script as Evaluate does.
-func Judge(set *Set, sc *shell.Script) Result { return judge(set, sc) }
-
 // MatchAll returns the rules of set matching the commands of a parsed
-// script, as Judge finds them, without judging dangers.
+// script, as Evaluate finds them, without judging dangers.
 func MatchAll(set *Set, sc *shell.Script) []Match {
 	if set.Len() == 0 {
 		return nil

@@ -264,8 +264,11 @@ func TestG14_JudgeParsedScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := rules.Judge(forbidRm(t), sc); res.Decision != rules.Forbidden {
-		t.Errorf("Judge: %s", res.Decision)
+	if res := rules.MatchAll(forbidRm(t), sc); len(res) != 1 || res[0].Rule.Decision != rules.Forbidden {
+		t.Errorf("MatchAll: %+v", res)
+	}
+	if res := rules.Evaluate(forbidRm(t), "rm -rf /"); res.Decision != rules.Forbidden {
+		t.Errorf("Evaluate: %s", res.Decision)
 	}
 }
 
