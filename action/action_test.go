@@ -10,7 +10,6 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
-	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
@@ -232,18 +231,4 @@ func TestParse_SharedFiles(t *testing.T) {
 		}
 	}
 	t.Logf("%d actions read", n)
-}
-
-func TestHistory(t *testing.T) {
-	h, err := vocab.History("Force-push the branch.", []vocab.Turn{
-		{Role: "assistant", Content: "Rebase finished."}, {Role: "tool", Content: "ok"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(h) != 3 || h[0].Role != chat.User || h[0].Content != "Force-push the branch." || h[2].Role != chat.Tool {
-		t.Errorf("history %+v", h)
-	}
-	if _, err := vocab.History("", []vocab.Turn{{Role: "system"}}); err == nil {
-		t.Error("no error for a system turn")
-	}
 }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
-	"github.com/wardenhq/warden/chat"
-	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -83,23 +81,6 @@ func TestDescribe_Editor(t *testing.T) {
 	}
 }
 
-func TestTurns(t *testing.T) {
-	req, turns := vocab.Turns([]chat.Message{
-		{Role: chat.System, Content: "sys"},
-		{Role: chat.User, Content: "Fix the build."},
-		{Role: chat.Assistant, Content: "Looking."},
-		{Role: chat.Tool, Content: "out"},
-		{Role: chat.User, Content: "And the tests."},
-	})
-	if req != "Fix the build." || len(turns) != 3 || turns[0].Role != "assistant" || turns[2] != (vocab.Turn{Role: "user", Content: "And the tests."}) {
-		t.Errorf("request %q, turns %+v", req, turns)
-	}
-	h, err := vocab.History(req, turns)
-	if err != nil || len(h) != 4 || h[0].Content != req {
-		t.Errorf("history %+v, %v", h, err)
-	}
-}
-
 func TestVocabulary(t *testing.T) {
 	for i, r := range []action.Risk{action.RiskLow, action.RiskMedium, action.RiskHigh, action.RiskCritical} {
 		if r.Level() != i {
@@ -111,15 +92,5 @@ func TestVocabulary(t *testing.T) {
 	}
 	if action.AuthHigh.Level() <= action.AuthMedium.Level() || action.AuthUnknown.Level() != 0 {
 		t.Error("authorization order")
-	}
-	for _, c := range []vocab.Class{vocab.Exfiltration, vocab.CredentialProbing, vocab.SecurityWeakening, vocab.Destructive} {
-		if !c.Harm() {
-			t.Errorf("%s is not harm", c)
-		}
-	}
-	for _, c := range []vocab.Class{vocab.Routine, vocab.Benign, vocab.Other} {
-		if c.Harm() {
-			t.Errorf("%s is harm", c)
-		}
 	}
 }
