@@ -44,6 +44,10 @@ func helperMain(args []string) int {
 	if err != nil {
 		return fail(ExitSetup, "%v", err)
 	}
+	var sigs *caughtSignals
+	if s.PIDNS && !s.Probe && len(argv) > 0 {
+		sigs = catchSignals() // concurrently with the setup
+	}
 	if err := s.setup(); err != nil {
 		return fail(ExitSetup, "%v", err)
 	}
@@ -54,7 +58,7 @@ func helperMain(args []string) int {
 		return fail(ExitSetup, "no command")
 	}
 	if s.PIDNS {
-		return supervise(s.Path, argv, fail)
+		return supervise(s.Path, argv, sigs, fail)
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
 	status := ExitCannotRun
@@ -229,8 +233,11 @@ func dropControllingTerminal() error {
 // protect binds every existing protected path read-only over itself in
 // this process's private mount namespace.
 func (s spec) protect() error {
-	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making mounts private: %w", err)
+	// The read-only view made the mounts private already.
+	if !s.View {
+		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("making mounts private: %w", err)
+		}
 	}
 	if s.Probe {
 		return bindReadOnly(os.TempDir())
