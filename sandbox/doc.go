@@ -216,4 +216,9 @@
 // Starting a sandboxed command costs a few milliseconds more than a plain
 // one (the helper is a second program start, new namespaces are created,
 // the command is forked from the helper): see BenchmarkStartSandboxed.
+// What the kernel offers (the Landlock ABI, user namespaces, the read-only
+// view, seccomp filters, the ID maps of this process's user namespace) is
+// found out once per process and remembered: none of it changes while the
+// process runs. Nothing about the file system is remembered: the roots,
+// protected paths and warden's state are looked up again for every command.
 package sandbox
