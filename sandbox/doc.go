@@ -46,7 +46,8 @@
 //     status ExitSetup, not an unprotected command;
 //  2. with the network off, brings up the loopback interface of its empty
 //     network namespace (commands can still serve and reach themselves on
-//     127.0.0.1, not the host's services);
+//     127.0.0.1, not the host's services), on another thread while steps 3
+//     to 6 go on, and waits for it before step 7;
 //  3. forbids nested user namespaces;
 //  4. makes the file system read-only: every mount of its private mount
 //     namespace turns read-only (mount_setattr(2), recursively), after the

@@ -94,13 +94,18 @@ func (s spec) setup() error {
 			return errors.New("not in a new user namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
 	}
+	var lo chan error // the loopback interface's bringing up, when started
 	if s.NetNS != "" {
 		if id, _ := os.Readlink("/proc/self/ns/net"); id == "" || id == s.NetNS {
 			return errors.New("not in a new network namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
-		if err := loopbackUp(); err != nil {
-			return fmt.Errorf("bringing up the loopback interface: %w", err)
-		}
+		// On another thread, while this one does the mount work: the
+		// kernel's part (the interface's addresses and routes) takes a
+		// few hundred microseconds. Every thread of this process is in
+		// the new network namespace and still has its capabilities; the
+		// outcome is awaited before anything is restricted.
+		lo = make(chan error, 1)
+		go func() { lo <- loopbackUp() }()
 	}
 	if s.UserNS != "" {
 		// Namespaces nested in the sandbox's, whose root would have all
@@ -133,6 +138,11 @@ func (s spec) setup() error {
 	}
 	if s.PIDNS && s.MountNS {
 		mountProc(true)
+	}
+	if lo != nil {
+		if err := <-lo; err != nil {
+			return fmt.Errorf("bringing up the loopback interface: %w", err)
+		}
 	}
 	if err := dropControllingTerminal(); err != nil {
 		return fmt.Errorf("leaving the controlling terminal: %w", err)
