@@ -427,9 +427,10 @@ type idMaps struct{ uid, gid []syscall.SysProcIDMap }
 
 // rootMaps returns the identity mappings of every user and group ID of
 // this process's user namespace, read once per process: a user namespace's
-// ID maps can be written only once, before any process uses them, so they
-// never change afterwards (a memo of a kernel fact, not of the file system
-// or the policy).
+// ID maps can be written only once, and a multithreaded process (every Go
+// program) cannot move to another user namespace, so they never change
+// while it runs (a memo of a kernel fact, not of the file system or the
+// policy).
 var rootMaps = sync.OnceValues(func() (idMaps, error) {
 	u, err := identityMap("/proc/self/uid_map")
 	if err != nil {
