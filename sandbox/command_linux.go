@@ -404,15 +404,11 @@ func addNamespaces(sys *syscall.SysProcAttr, mount, net, pid bool) error {
 	}
 	uid, gid := os.Geteuid(), os.Getegid()
 	if uid == 0 {
-		u, err := identityMap("/proc/self/uid_map")
+		m, err := rootMaps()
 		if err != nil {
 			return err
 		}
-		g, err := identityMap("/proc/self/gid_map")
-		if err != nil {
-			return err
-		}
-		sys.UidMappings, sys.GidMappings = u, g
+		sys.UidMappings, sys.GidMappings = slices.Clone(m.uid), slices.Clone(m.gid)
 		sys.GidMappingsEnableSetgroups = true
 		return nil
 	}
@@ -425,6 +421,27 @@ func addNamespaces(sys *syscall.SysProcAttr, mount, net, pid bool) error {
 	sys.AmbientCaps = append(sys.AmbientCaps, capNetAdmin, capSysAdmin, capSysResource)
 	return nil
 }
+
+// idMaps are the identity ID mappings of this process's user namespace.
+type idMaps struct{ uid, gid []syscall.SysProcIDMap }
+
+// rootMaps returns the identity mappings of every user and group ID of
+// this process's user namespace, read once per process: a user namespace's
+// ID maps can be written only once, and a multithreaded process (every Go
+// program) cannot move to another user namespace, so they never change
+// while it runs (a memo of a kernel fact, not of the file system or the
+// policy).
+var rootMaps = sync.OnceValues(func() (idMaps, error) {
+	u, err := identityMap("/proc/self/uid_map")
+	if err != nil {
+		return idMaps{}, err
+	}
+	g, err := identityMap("/proc/self/gid_map")
+	if err != nil {
+		return idMaps{}, err
+	}
+	return idMaps{u, g}, nil
+})
 
 // identityMap maps every ID of this process's user namespace, as listed in
 // file (/proc/self/uid_map or gid_map), to itself.

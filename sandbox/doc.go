@@ -46,7 +46,8 @@
 //     status ExitSetup, not an unprotected command;
 //  2. with the network off, brings up the loopback interface of its empty
 //     network namespace (commands can still serve and reach themselves on
-//     127.0.0.1, not the host's services);
+//     127.0.0.1, not the host's services), on another thread while steps 3
+//     to 6 go on, and waits for it before step 7;
 //  3. forbids nested user namespaces;
 //  4. makes the file system read-only: every mount of its private mount
 //     namespace turns read-only (mount_setattr(2), recursively), after the
@@ -216,4 +217,9 @@
 // Starting a sandboxed command costs a few milliseconds more than a plain
 // one (the helper is a second program start, new namespaces are created,
 // the command is forked from the helper): see BenchmarkStartSandboxed.
+// What the kernel offers (the Landlock ABI, user namespaces, the read-only
+// view, seccomp filters, the ID maps of this process's user namespace) is
+// found out once per process and remembered: none of it changes while the
+// process runs. Nothing about the file system is remembered: the roots,
+// protected paths and warden's state are looked up again for every command.
 package sandbox

@@ -44,6 +44,10 @@ func helperMain(args []string) int {
 	if err != nil {
 		return fail(ExitSetup, "%v", err)
 	}
+	var sigs *caughtSignals
+	if s.PIDNS && !s.Probe && len(argv) > 0 {
+		sigs = catchSignals() // concurrently with the setup
+	}
 	if err := s.setup(); err != nil {
 		return fail(ExitSetup, "%v", err)
 	}
@@ -54,7 +58,7 @@ func helperMain(args []string) int {
 		return fail(ExitSetup, "no command")
 	}
 	if s.PIDNS {
-		return supervise(s.Path, argv, fail)
+		return supervise(s.Path, argv, sigs, fail)
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
 	status := ExitCannotRun
@@ -90,13 +94,18 @@ func (s spec) setup() error {
 			return errors.New("not in a new user namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
 	}
+	var lo chan error // the loopback interface's bringing up, when started
 	if s.NetNS != "" {
 		if id, _ := os.Readlink("/proc/self/ns/net"); id == "" || id == s.NetNS {
 			return errors.New("not in a new network namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
-		if err := loopbackUp(); err != nil {
-			return fmt.Errorf("bringing up the loopback interface: %w", err)
-		}
+		// On another thread, while this one does the mount work: the
+		// kernel's part (the interface's addresses and routes) takes a
+		// few hundred microseconds. Every thread of this process is in
+		// the new network namespace and still has its capabilities; the
+		// outcome is awaited before anything is restricted.
+		lo = make(chan error, 1)
+		go func() { lo <- loopbackUp() }()
 	}
 	if s.UserNS != "" {
 		// Namespaces nested in the sandbox's, whose root would have all
@@ -129,6 +138,11 @@ func (s spec) setup() error {
 	}
 	if s.PIDNS && s.MountNS {
 		mountProc(true)
+	}
+	if lo != nil {
+		if err := <-lo; err != nil {
+			return fmt.Errorf("bringing up the loopback interface: %w", err)
+		}
 	}
 	if err := dropControllingTerminal(); err != nil {
 		return fmt.Errorf("leaving the controlling terminal: %w", err)
@@ -229,8 +243,11 @@ func dropControllingTerminal() error {
 // protect binds every existing protected path read-only over itself in
 // this process's private mount namespace.
 func (s spec) protect() error {
-	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making mounts private: %w", err)
+	// The read-only view made the mounts private already.
+	if !s.View {
+		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
+			return fmt.Errorf("making mounts private: %w", err)
+		}
 	}
 	if s.Probe {
 		return bindReadOnly(os.TempDir())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -142,8 +143,13 @@ func installFilter(prog []unix.SockFilter) error {
 	return nil
 }
 
-// seccompAvailable reports whether the kernel offers seccomp filters.
-func seccompAvailable() error {
+// seccompAvailable reports whether the kernel offers seccomp filters (and
+// the filter exists for this architecture). It is worked out once per
+// process: neither changes while it runs.
+var seccompAvailable = sync.OnceValue(probeSeccomp)
+
+// probeSeccomp does seccompAvailable's work.
+func probeSeccomp() error {
 	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err != nil {
 		if errors.Is(err, syscall.EINVAL) {
 			return fmt.Errorf("sandbox: the kernel has no seccomp: %w", ErrUnsupported)

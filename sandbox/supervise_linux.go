@@ -27,13 +27,21 @@ import (
 // init of a PID namespace cannot be killed by its own signals.
 // SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 sent to the helper are passed on to
 // the command; SIGINT and SIGQUIT are ignored, since a terminal sends them
-// to the whole foreground process group, the command included.
-func supervise(path string, argv []string, fail func(int, string, ...any) int) int {
+// to the whole foreground process group, the command included. A signal
+// of these that arrived before the command started (while the sandbox was
+// being set up) ends the helper with status 128+N instead of starting it.
+//
+// sigs are the signals catchSignals began catching before the setup.
+func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, string, ...any) int) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitSetup, "prctl(PR_SET_DUMPABLE): %v", err)
 	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGINT, syscall.SIGQUIT)
+	<-sigs.ready
+	select {
+	case s := <-sigs.c:
+		return 128 + int(s.(syscall.Signal))
+	default:
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
@@ -46,7 +54,7 @@ func supervise(path string, argv []string, fail func(int, string, ...any) int) i
 		return fail(status, "%s: %v", path, err)
 	}
 	go func() {
-		for s := range sigs {
+		for s := range sigs.c {
 			switch s {
 			case syscall.SIGINT, syscall.SIGQUIT:
 			default:
@@ -73,4 +81,31 @@ func supervise(path string, argv []string, fail func(int, string, ...any) int) i
 			return 128 + int(ws.Signal())
 		}
 	}
+}
+
+// supervisedSignals are the signals the supervising helper catches: those it
+// passes on to the command, and SIGINT and SIGQUIT, which it ignores.
+var supervisedSignals = []os.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGINT, syscall.SIGQUIT}
+
+// caughtSignals are the supervised signals the helper has received; ready
+// is closed once they are all caught.
+type caughtSignals struct {
+	c     chan os.Signal
+	ready chan struct{}
+}
+
+// catchSignals starts catching the supervised signals, on another
+// goroutine: signal.Notify waits for the runtime's signal thread (started
+// on the first call) once per signal, which costs a start up to a
+// millisecond on a busy machine when done in line, and is done while the
+// sandbox is set up instead. It changes no restriction: the handlers are
+// the helper's own, and the command, forked after ready is closed,
+// starts with default dispositions as ever.
+func catchSignals() *caughtSignals {
+	s := &caughtSignals{c: make(chan os.Signal, 8), ready: make(chan struct{})}
+	go func() {
+		signal.Notify(s.c, supervisedSignals...)
+		close(s.ready)
+	}()
+	return s
 }
