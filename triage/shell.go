@@ -554,7 +554,27 @@ func (s *sh) envAssign(c *cmd, a string) {
 	}
 	if name == "LD_PRELOAD" || name == "DYLD_INSERT_LIBRARIES" {
 		s.esc(action.SecurityWeakening, high, "`"+c.text+"` preloads a library ("+name+")")
+	} else if codeVar(name) {
+		s.esc(action.Routine, medium, "`"+c.text+"` sets "+name+", which chooses what code runs")
 	}
+}
+
+// codeVar reports whether an environment variable chooses which code a
+// program runs (where it finds programs, start-up files, libraries,
+// interpreter options, git's configuration and helpers): a command given
+// one runs code whose text is not in the request.
+func codeVar(name string) bool {
+	switch name {
+	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
+		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PERL5LIB", "PERLLIB", "PERL5OPT",
+		"RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+		"CLASSPATH", "LD_LIBRARY_PATH", "LD_AUDIT", "GCONV_PATH", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SUDO_ASKPASS", "SSH_ASKPASS",
+		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF",
+		"GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_SEQUENCE_EDITOR":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_")
 }
 
 // tlsOffVar describes an environment variable setting that turns TLS
