@@ -161,3 +161,78 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 		})
 	}
 }
+
+// runFake runs warden against the fake model with stdin and WARDEN_HOME=dir.
+func runFake(t *testing.T, f *fakeOpenAI, dir, stdin string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	return exitCode(cmd.Run()), out.String()
+}
+
+func noSecretInRequests(t *testing.T, f *fakeOpenAI, out string) {
+	t.Helper()
+	reqs := f.requests()
+	t.Logf("%d model requests", len(reqs))
+	for i, body := range reqs {
+		if strings.Contains(body, processSecret) {
+			t.Errorf("model request %d of %d contains the terminated result:\n%s\n--- output:\n%s", i+1, len(reqs), body, out)
+		}
+	}
+}
+
+// R2 against the reviewer model: after a review terminate, the next turn of
+// an interactive run asks the automatic reviewer about a boundary request;
+// the reviewer is a model too and must not receive the stopped result.
+func TestR2_Redteam_TerminatedResultNeverReachesReviewerModel(t *testing.T) {
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	os.MkdirAll(work, 0o755)
+	write(t, work, "key.txt", processSecret+"\n")
+	task := write(t, dir, "task.yaml", `name: leak
+input: read the key
+workdir: work
+tools: [bash]
+sandbox: {mode: workspace-write}
+approvals_reviewer: auto_review
+review:
+  - name: auto
+    tools: "bash(cmd='cat"
+    decision: terminate
+    explanation: the result holds a key
+`)
+	deny := map[string]any{"role": "assistant", "content": `{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}`}
+	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
+		callReply("c2", "bash", map[string]any{"cmd": "touch /etc/rt-x", "sandbox_permissions": "require_escalated", "justification": "needed"}),
+		deny, deny, deny, deny)
+	tr := filepath.Join(dir, "t.jsonl")
+	code, out := runFake(t, f, dir, "what was in it?\n\n", "run", task, "--interactive", "--transcript", tr,
+		"--auto-review-model", "openai/fake")
+	if code != exitOK && code != exitLimited {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	noSecretInRequests(t, f, out)
+}
+
+// R2 for a failed call: the terminated output went to stderr and the
+// command failed; resume rebuilds the conversation from the tool event's
+// error, which must not carry it either.
+func TestR2_Redteam_TerminatedFailedResultOnResume(t *testing.T) {
+	dir := t.TempDir()
+	task := secretTask(t, dir)
+	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt >&2; exit 3"}),
+		map[string]any{"role": "assistant", "content": "I will not use it."})
+	tr := filepath.Join(dir, "t.jsonl")
+	if code, out := runFake(t, f, dir, "", "run", task, "--transcript", tr); code != exitLimited {
+		t.Fatalf("first turn: exit %d\n%s", code, out)
+	}
+	runID := lines(t, tr)[0]["run_id"].(string)
+	code, out := runFake(t, f, dir, "", "run", "--resume", runID, "--input", "what was in it?", "--transcript", tr)
+	if code != exitOK {
+		t.Fatalf("resumed: exit %d\n%s", code, out)
+	}
+	noSecretInRequests(t, f, out)
+}
