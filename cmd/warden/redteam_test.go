@@ -236,3 +236,65 @@ func TestR2_Redteam_TerminatedFailedResultOnResume(t *testing.T) {
 	}
 	noSecretInRequests(t, f, out)
 }
+
+// Protected names (SPEC G15, issue 8 item 3) in a workspace under /tmp,
+// where the first pass, which is not told where the workspace is, took
+// the resolved paths of text_editor write requests and of escalated
+// commands for temporary files and allowed them: a .git/config with
+// core.fsmonitor, a sub/.git file with gitdir:, .warden and .agents were
+// all created with a reviewer that denies everything. None may be left.
+func TestG15_Redteam_ProtectedPathsInTempWorkspace(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	edit := func(path string) string {
+		return "- tool_calls: [{id: e1, function: text_editor, arguments: {command: create, path: " +
+			strconv.Quote(path) + ", file_text: \"gitdir: ../x\\n\"}}]\n"
+	}
+	bash := func(cmd string) string {
+		return "- tool_calls: [{id: b1, function: bash, arguments: {cmd: " + strconv.Quote(cmd) +
+			", sandbox_permissions: require_escalated, justification: needed}}]\n"
+	}
+	for i, attack := range []func(work string) string{
+		func(string) string { return edit(".git/config") },
+		func(string) string { return edit("sub/.git") },
+		func(string) string { return edit(".warden/config.toml") },
+		func(string) string { return edit("a/b/.agents/x") },
+		func(w string) string { return edit(w + "/c/../.git/HEAD") },
+		func(w string) string {
+			return bash("mkdir -p " + w + "/d/.git/hooks && echo x > " + w + "/d/.git/hooks/pre-commit")
+		},
+		func(w string) string { return bash("touch " + w + "/.warden") },
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			dir := t.TempDir()
+			work := filepath.Join(dir, "work")
+			os.MkdirAll(work, 0o755)
+			var deny strings.Builder
+			for range 8 {
+				deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
+			}
+			mainPath := write(t, dir, "main.yaml", attack(work)+"- content: done\n")
+			reviewer := write(t, dir, "reviewer.yaml", deny.String())
+			task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
+				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
+			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
+				"--transcript", filepath.Join(dir, "t.jsonl"))
+			// The managed configuration is left where it is by default: set
+			// beside the workspace, its directory would count as warden's
+			// state and hide the fault.
+			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if code := exitCode(cmd.Run()); code != exitOK {
+				t.Fatalf("exit %d\n%s", code, out.String())
+			}
+			filepath.Walk(work, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && (fi.Name() == ".git" || fi.Name() == ".warden" || fi.Name() == ".agents") {
+					t.Errorf("left behind: %s\n%s", p, out.String())
+				}
+				return nil
+			})
+		})
+	}
+}
