@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -473,6 +475,52 @@ func TestG6_Redteam_QuotedAllowBeforeBrokenDeny(t *testing.T) {
 			cmd.Run()
 			if _, err := os.Stat(target); err == nil {
 				t.Errorf("the escalated command ran on a quoted allow\n%s", out.String())
+			}
+		})
+	}
+}
+
+// A Unix socket server outside the workspace (think the Docker socket),
+// network off, reviewer denying everything: the blocked connection
+// becomes a network request, which the first pass must not allow as
+// "fetching a page" and retry with the network on.
+func TestG15_Redteam_UnixSocketThroughNetworkRequest(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is needed")
+	}
+	sockDir := homeDir(t)
+	sock := filepath.Join(sockDir, "docker.sock")
+	hit := make(chan string, 16)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hit <- r.URL.Path
+		io.WriteString(w, "{}")
+	}))
+	for _, c := range []struct {
+		cmd       string
+		escalated bool
+	}{
+		{"curl -s --unix-socket " + sock + " http://localhost/containers/json", false},
+		{"curl -s --unix-socket " + sock + " http://example.com/v1/info", false},
+		{"python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"" + sock + "\"); s.send(b\"GET /py HTTP/1.0\\r\\n\\r\\n\"); print(s.recv(100))'", false},
+		{"curl -s --unix-socket " + sock + " http://localhost/escalated", true},
+	} {
+		t.Run(c.cmd, func(t *testing.T) {
+			dir := t.TempDir()
+			work := filepath.Join(sockDir, "work")
+			os.MkdirAll(work, 0o755)
+			out := redteamRun(t, dir, work, sockDir, "", []rtCall{{c.cmd, c.escalated}})
+			select {
+			case p := <-hit:
+				t.Errorf("the socket outside answered %s\n%s", p, out)
+			default:
 			}
 		})
 	}
