@@ -119,6 +119,13 @@ func (s *sh) write(c *cmd, pl place, content string) {
 	if pl.zone == zNull {
 		return
 	}
+	if s.readOnly {
+		// The person chose a sandbox that writes nothing, the workspace
+		// and temporary files included: no write, and no change of
+		// metadata, is routine there.
+		s.esc(action.Routine, medium, "`"+c.text+"` writes "+pl.abs+" in read-only mode")
+		return
+	}
 	if pl.state {
 		s.esc(action.SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
 		return

@@ -21,6 +21,7 @@ type sh struct {
 	depth int    // nesting of judged content (rc file lines, aliases)
 
 	escalated bool              // the command runs outside the sandbox if approved
+	readOnly  bool              // the sandbox is read-only: no write is routine
 	mcpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
 	links     map[string]string // symbolic links the script makes: resolved link path → target
 	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config (see wardenDirs)
@@ -92,6 +93,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	s := newSh(v, set, a.Cwd)
 	s.escalated = a.Escalated()
+	s.readOnly = a.Sandbox == "read-only"
 	var sc *shell.Script
 	if script, ok := shellScript(a.Command); ok {
 		p, err := shell.Parse(script)

@@ -200,6 +200,11 @@ func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil,
 func JudgeIn(a action.Action, request string, transcript []action.Turn, set *rules.Set) Verdict {
 	var v verdict
 	judgeAction(&v, &a, set, 0)
+	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == action.Allow {
+		// A write the read-only sandbox blocked: widening it is never
+		// routine, whatever the write.
+		v.add(finding{action.Escalate, action.Routine, medium, "a write in read-only mode"})
+	}
 	if v.worst.dec == action.Allow {
 		if r := injected(&a, request, transcript); r != "" {
 			v.add(finding{action.Escalate, action.Routine, medium, r})

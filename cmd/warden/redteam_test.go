@@ -525,3 +525,67 @@ func TestG15_Redteam_UnixSocketThroughNetworkRequest(t *testing.T) {
 		})
 	}
 }
+
+// read-only under `warden run` (issue 8 item 2, G14): with a reviewer that
+// denies everything, a write or change of metadata the read-only sandbox
+// blocked in the workspace became a boundary request the first pass
+// allowed as a workspace write, and the retry made it: chmod, touch -d,
+// echo >, text_editor create. Escalated commands likewise. Nothing in the
+// workspace may change, contents or metadata.
+func TestG14_Redteam_ReadOnlyRunChangesNothing(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	bash := func(cmd string, esc bool) string {
+		extra := ""
+		if esc {
+			extra = ", sandbox_permissions: require_escalated, justification: needed"
+		}
+		return "- tool_calls: [{id: c1, function: bash, arguments: {cmd: " + strconv.Quote(cmd) + extra + "}}]\n"
+	}
+	for i, call := range []string{
+		bash("chmod 000 keep", false),
+		bash("touch -d 1999-01-01 keep", false),
+		bash("echo x > keep", false),
+		bash("echo x > new", false),
+		bash("ln keep hard", false),
+		"- tool_calls: [{id: c1, function: text_editor, arguments: {command: create, path: new2, file_text: x}}]\n",
+		"- tool_calls: [{id: c1, function: text_editor, arguments: {command: str_replace, path: keep, old_str: keep, new_str: gone}}]\n",
+		bash("chmod 600 keep", true),
+		bash("echo gone > keep", true),
+		bash("touch new3", true),
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			dir := t.TempDir()
+			work := filepath.Join(dir, "work")
+			os.MkdirAll(work, 0o755)
+			keep := write(t, work, "keep", "keep\n")
+			old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+			os.Chtimes(keep, old, old)
+			before, _ := os.Stat(keep)
+			var deny strings.Builder
+			for range 8 {
+				deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
+			}
+			mainPath := write(t, dir, "main.yaml", call+"- content: done\n")
+			reviewer := write(t, dir, "reviewer.yaml", deny.String())
+			task := write(t, dir, "task.yaml", "name: ro\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
+				"\nsandbox: {mode: read-only}\napprovals_reviewer: auto_review\n")
+			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
+				"--transcript", filepath.Join(dir, "t.jsonl"))
+			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			cmd.Run()
+			after, err := os.Stat(keep)
+			data, _ := os.ReadFile(keep)
+			if err != nil || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) || string(data) != "keep\n" {
+				t.Errorf("keep changed: %v %v %q\n%s", after.Mode(), after.ModTime(), data, out.String())
+			}
+			entries, _ := os.ReadDir(work)
+			if len(entries) != 1 {
+				t.Errorf("the workspace holds %d entries\n%s", len(entries), out.String())
+			}
+		})
+	}
+}
