@@ -589,3 +589,52 @@ func TestG14_Redteam_ReadOnlyRunChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// Warden's own state (G15) against escalated commands that reach it by
+// its absolute path in spellings the first pass may not expand: a link
+// made by an earlier call, cd then a relative path, cp/mv/tee/dd/sed/tar
+// and install destinations. No file under $WARDEN_HOME may come to hold
+// the forged text.
+func TestG15_Redteam_WardenStateUnreachable(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	base := homeDir(t)
+	for i, calls := range [][]rtCall{
+		{{"ln -sfn STATE st", false}, {"mkdir -p st/runs && echo FORGED >> st/runs/x.jsonl", true}},
+		{{"cd STATE && mkdir -p runs && echo FORGED >> runs/y.jsonl", true}},
+		{{"echo FORGED > f", false}, {"mkdir -p STATE/runs; cp f STATE/runs/z.jsonl", true}},
+		{{"echo FORGED > f", false}, {"tee -a STATE/keys/override.key < f", true}},
+		{{"echo FORGED > f", false}, {"dd if=f of=STATE/config.toml", true}},
+		{{"mkdir -p t/runs && echo FORGED > t/runs/w.jsonl && tar -cf a.tar -C t runs", false}, {"tar -xf a.tar -C STATE", true}},
+		{{"echo FORGED > f", false}, {"install -D f STATE/runs/v.jsonl", true}},
+		{{"echo FORGED > f", false}, {"D=STATE; cp f $D/config.toml", true}},
+		{{"echo FORGED > f", false}, {"cp f \"$(dirname STATE/x)/config.toml\"", true}},
+		{{"echo FORGED > f", false}, {"cp f ~/.warden-link/config.toml", true}},
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			dir := t.TempDir()
+			state := filepath.Join(dir, "state")
+			os.MkdirAll(filepath.Join(state, "keys"), 0o700)
+			write(t, filepath.Join(state, "keys"), "override.key", "KEY")
+			home := filepath.Join(base, "home"+strconv.Itoa(i))
+			os.MkdirAll(home, 0o755)
+			os.Symlink(state, filepath.Join(home, ".warden-link"))
+			work := filepath.Join(base, "work"+strconv.Itoa(i))
+			os.MkdirAll(work, 0o755)
+			var cs []rtCall
+			for _, c := range calls {
+				cs = append(cs, rtCall{strings.ReplaceAll(c.cmd, "STATE", state), c.escalated})
+			}
+			out := redteamRun(t, dir, work, home, "", cs)
+			filepath.Walk(state, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && !fi.IsDir() {
+					if b, _ := os.ReadFile(p); strings.Contains(string(b), "FORGED") {
+						t.Errorf("%s holds the forged text\n%s", p, out)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
