@@ -474,6 +474,12 @@ func (s *sh) command(c *cmd) {
 			s.esc(action.Routine, low, "`"+c.text+"` writes files from vim commands")
 		}
 	}
+	if s.escalated && isPython(c.name) && pythonImportsCwd(c.args) {
+		// python -m and -c put the working directory first on sys.path:
+		// outside the sandbox, a json.py or sitecustomize.py the agent
+		// wrote in the workspace runs instead of the standard module.
+		s.esc(action.Routine, medium, "`"+c.text+"` imports modules from the working directory, which the agent can write")
+	}
 	if c.name == "make" || c.name == "gmake" {
 		if r := rules.MakefileFromInput(c.args); r != "" {
 			s.esc(action.Routine, medium, "`"+c.text+"`: "+r)
@@ -627,4 +633,25 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// pythonImportsCwd reports whether a Python command line puts the working
+// directory on sys.path: -m, -c, or code read from standard input (-I and
+// -P keep it off).
+func pythonImportsCwd(args []string) bool {
+	for _, a := range args[1:] {
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return a == "-" || a == "--"
+		}
+		if strings.HasPrefix(a, "--") {
+			continue
+		}
+		if strings.ContainsAny(a[1:], "IP") {
+			return false
+		}
+		if strings.ContainsAny(a[1:], "mc") {
+			return true
+		}
+	}
+	return true // the interactive interpreter, or a script on standard input
 }
