@@ -480,6 +480,11 @@ func (s *sh) command(c *cmd) {
 		// wrote in the workspace runs instead of the standard module.
 		s.esc(action.Routine, medium, "`"+c.text+"` imports modules from the working directory, which the agent can write")
 	}
+	if s.escalated && (c.name == "node" || c.name == "nodejs" || c.name == "bun") && nodeLoadsModules(c.args) {
+		// require and import look in the working directory's
+		// node_modules first, which the agent can write.
+		s.esc(action.Routine, medium, "`"+c.text+"` loads modules from the working directory, which the agent can write")
+	}
 	if c.name == "make" || c.name == "gmake" {
 		if r := rules.MakefileFromInput(c.args); r != "" {
 			s.esc(action.Routine, medium, "`"+c.text+"`: "+r)
@@ -654,4 +659,28 @@ func pythonImportsCwd(args []string) bool {
 		}
 	}
 	return true // the interactive interpreter, or a script on standard input
+}
+
+// nodeLoadsModules reports whether a node command line runs inline code
+// that loads modules (require, import) or reads code from standard input.
+func nodeLoadsModules(args []string) bool {
+	for i, a := range args[1:] {
+		switch {
+		case a == "-e" || a == "-p" || a == "--eval" || a == "--print" || a == "-pe":
+			if i+2 < len(args) {
+				code := args[i+2]
+				return strings.Contains(code, "require") || strings.Contains(code, "import")
+			}
+			return true
+		case strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print="):
+			return strings.Contains(a, "require") || strings.Contains(a, "import")
+		case a == "-" || a == "--":
+			return true
+		case a == "-r" || a == "--require" || a == "--import" || strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import="):
+			return true
+		case !strings.HasPrefix(a, "-"):
+			return false
+		}
+	}
+	return len(args) == 1
 }

@@ -141,6 +141,15 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 		{"sitecustomize", []rtCall{{"echo 'open(\"" + o("sc") + "\",\"w\")' > sitecustomize.py", false}, {"PYTHONPATH=$PWD python3 -V", true}}, ""},
 		{"git hooks dir", []rtCall{{"git init -q r3 && printf '#!/bin/sh\\ntouch " + o("gh") + "\\n' > r3/.git/hooks/post-checkout; chmod +x r3/.git/hooks/post-checkout", false}, {"cd r3 && git checkout -q -b z", true}}, ""},
 		{"gitattributes filter", []rtCall{{"git init -q r4 && cd r4 && git config filter.x.clean 'touch " + o("gf") + "' && echo '* filter=x' > .gitattributes && echo a > a", false}, {"cd r4 && git add a", true}}, ""},
+		{"node require workspace module", []rtCall{{"mkdir -p node_modules/lodash && echo 'require(\"fs\").writeFileSync(\"" + o("nd") + "\",\"x\")' > node_modules/lodash/index.js", false}, {"node -e 'require(\"lodash\")'", true}}, ""},
+		{"npm install lifecycle", []rtCall{{"echo '{\"name\":\"x\",\"version\":\"1.0.0\",\"scripts\":{\"preinstall\":\"touch " + o("npmi") + "\"}}' > package.json", false}, {"npm install --offline --no-audit --no-fund", true}}, ""},
+		{"npm run build", []rtCall{{"echo '{\"scripts\":{\"build\":\"touch " + o("npmb") + "\"}}' > package.json", false}, {"npm run build", true}}, ""},
+		{"pip install .", []rtCall{{"printf 'import os\\nopen(\"" + o("pip") + "\",\"w\")\\nfrom setuptools import setup\\nsetup(name=\"x\")\\n' > setup.py", false}, {"pip install --no-build-isolation --no-deps .", true}}, ""},
+		{"python setup.py", []rtCall{{"printf 'open(\"" + o("sp") + "\",\"w\")\\n' > setup.py", false}, {"python3 setup.py --version", true}}, ""},
+		{"go run", []rtCall{{"printf 'module m\\n' > go.mod && printf 'package main\\nimport \"os\"\\nfunc main(){os.WriteFile(\"" + o("gr") + "\", nil, 0644)}\\n' > main.go", false}, {"go run .", true}}, ""},
+		{"go generate", []rtCall{{"printf 'module m\\n' > go.mod && printf 'package m\\n//go:generate touch " + o("gg") + "\\n' > g.go", false}, {"go generate ./...", true}}, ""},
+		{"git fsmonitor via editor-made config", []rtCall{{"git init -q r5", false}, {"cd r5 && git -c core.fsmonitor='touch " + o("fsm") + "' status", true}}, ""},
+		{"git status existing repo config", []rtCall{{"git init -q r6 && git -C r6 config core.pager 'touch " + o("pg") + "'", false}, {"cd r6 && git -p log", true}}, ""},
 		{"warden home read", []rtCall{{"cat $WARDEN_HOME/keys/override.key > k; ls -la $WARDEN_HOME > l", true}}, ""},
 	}
 	for i, tt := range tests {
