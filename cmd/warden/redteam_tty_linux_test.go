@@ -17,9 +17,9 @@ import (
 // /proc, or any /dev/pts device — and waits until the prompt for a sibling
 // call of the same message is drawn before it pushes "a⏎" (TIOCSTI; root
 // may push into a terminal that is not its controlling one). The sibling
-// is never approved by it.
+// is never approved by it. (Fixed: contained commands, which keep every
+// capability, run under a seccomp filter that refuses TIOCSTI.)
 func TestH1_Redteam_ToolCannotTypeIntoTheConsoleLater(t *testing.T) {
-	t.Skip("FINDING: a tool process running as root (CAP_SYS_ADMIN) reopens the person's terminal through /proc/PID/fd or /dev/pts and pushes keys with TIOCSTI after a sibling call's prompt is drawn; the sibling is approved with nobody typing")
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is needed to push keys into the terminal")
 	}
