@@ -744,3 +744,24 @@ func TestL2_Redteam_ExecFullAccessLeavesNothingRunning(t *testing.T) {
 		t.Error("a process the command started acted after warden exec returned")
 	}
 }
+
+// Protected names created through a link (issue 8 item 3): the command
+// links a directory under /tmp (writable, but not walked for protected
+// names) into the workspace and makes .git/hooks there; the person meets
+// sub/.git in the workspace, and git runs its hooks. It must not be left.
+func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	work, tmp := t.TempDir(), t.TempDir()
+	cmd := exec.Command(binary(t), "exec", "--", "sh", "-c",
+		"ln -s "+tmp+" sub && mkdir -p sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "sub", ".git")); err == nil {
+		t.Error("sub/.git was left in the workspace (through the link)")
+	}
+}
