@@ -765,3 +765,48 @@ func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
 		t.Error("sub/.git was left in the workspace (through the link)")
 	}
 }
+
+// Two calls of one message with the same id: the person approves the one
+// that shows no rm and rejects the other; the rm never runs.
+func TestH1_Redteam_DuplicateCallIDs(t *testing.T) {
+	dir := t.TempDir()
+	victim := write(t, dir, "victim", "keep me")
+	turns := "- tool_calls: [{id: same, function: bash, arguments: {cmd: 'echo hi'}}, {id: same, function: bash, arguments: {cmd: " +
+		strconv.Quote("rm "+victim) + "}}]\n- tool_calls: [{id: same, function: bash, arguments: {cmd: " + strconv.Quote("rm "+victim) +
+		"}}, {id: same, function: bash, arguments: {cmd: 'echo hi'}}]\n- content: done\n"
+	answers, screen := personRun(t, dir, turns)
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("the rm ran (answers %v)\n%s", answers, lastN(screen, 3000))
+	}
+}
+
+// R2 with two calls of one message sharing an id: the review terminates
+// on the one that reads the key; neither the live conversation nor a
+// resume may send its result.
+func TestR2_Redteam_DuplicateCallIDsOnResume(t *testing.T) {
+	dir := t.TempDir()
+	secretTask(t, dir)
+	task := write(t, dir, "task.yaml", `name: leak
+input: read the key
+workdir: work
+tools: [bash]
+review:
+  - name: auto
+    tools: "bash(cmd='cat"
+    decision: terminate
+    explanation: the result holds a key
+`)
+	echo := map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"echo hi"}`}}
+	cat := map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"cat key.txt"}`}}
+	for _, calls := range [][]any{{echo, cat}, {cat, echo}} {
+		f := newFakeOpenAI(t, map[string]any{"role": "assistant", "content": nil, "tool_calls": calls},
+			map[string]any{"role": "assistant", "content": "ok"})
+		tr := filepath.Join(t.TempDir(), "t.jsonl")
+		code, out := runFake(t, f, dir, "", "run", task, "--transcript", tr)
+		t.Logf("first: exit %d", code)
+		runID := lines(t, tr)[0]["run_id"].(string)
+		code, out2 := runFake(t, f, dir, "", "run", "--resume", runID, "--input", "what was in it?", "--transcript", tr)
+		t.Logf("resume: exit %d", code)
+		noSecretInRequests(t, f, out+out2)
+	}
+}
