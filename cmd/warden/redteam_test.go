@@ -288,6 +288,13 @@ func TestG15_Redteam_ProtectedPathsInTempWorkspace(t *testing.T) {
 			return bash("mkdir -p " + w + "/d/.git/hooks && echo x > " + w + "/d/.git/hooks/pre-commit")
 		},
 		func(w string) string { return bash("touch " + w + "/.warden") },
+		func(string) string { return bash("git init -q sub") },
+		func(string) string { return bash("git init -q") },
+		func(string) string { return bash("git clone -q --bare /nonexistent x; mkdir -p x && git -C x init -q") },
+		func(string) string { return bash("mkdir -p x && mv x .agents") },
+		func(string) string { return bash("mkdir -p x/hooks && cp -r x .git") },
+		func(string) string { return bash("echo 'gitdir: /tmp' > .git") },
+		func(string) string { return bash("tar -cf /tmp/rt-a.tar -C /etc hostname && mkdir -p .warden && tar -xf /tmp/rt-a.tar -C .warden") },
 	} {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			dir := t.TempDir()
