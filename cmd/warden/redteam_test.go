@@ -294,7 +294,9 @@ func TestG15_Redteam_ProtectedPathsInTempWorkspace(t *testing.T) {
 		func(string) string { return bash("mkdir -p x && mv x .agents") },
 		func(string) string { return bash("mkdir -p x/hooks && cp -r x .git") },
 		func(string) string { return bash("echo 'gitdir: /tmp' > .git") },
-		func(string) string { return bash("tar -cf /tmp/rt-a.tar -C /etc hostname && mkdir -p .warden && tar -xf /tmp/rt-a.tar -C .warden") },
+		func(string) string {
+			return bash("tar -cf /tmp/rt-a.tar -C /etc hostname && mkdir -p .warden && tar -xf /tmp/rt-a.tar -C .warden")
+		},
 	} {
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			dir := t.TempDir()
