@@ -315,11 +315,12 @@ func programDanger(name string, args []string) string {
 }
 
 func rmDanger(args []string) string {
-	if shell.HasLong(args, "no-preserve-root") {
+	if hasLongAbbrev(args, "no-preserve-root", 3) {
 		return "destructive: rm --no-preserve-root"
 	}
-	rec := shell.HasShort(args, 'r', "") || shell.HasShort(args, 'R', "") || shell.HasLong(args, "recursive")
-	force := shell.HasShort(args, 'f', "") || shell.HasLong(args, "force")
+	// getopt_long takes abbreviations: --rec is --recursive, --forc --force.
+	rec := shell.HasShort(args, 'r', "") || shell.HasShort(args, 'R', "") || hasLongAbbrev(args, "recursive", 1)
+	force := shell.HasShort(args, 'f', "") || hasLongAbbrev(args, "force", 1)
 	for _, t := range shell.Operands(args, "") {
 		if b := broad(t); b != "" {
 			return "destructive: rm of " + b
@@ -835,4 +836,22 @@ func pipelineDangers(sc *shell.Script) []string {
 		}
 	}
 	return out
+}
+
+// hasLongAbbrev reports whether args[1:] (before "--") hold --name or an
+// abbreviation of it at least min letters long.
+func hasLongAbbrev(args []string, name string, min int) bool {
+	for _, a := range args[1:] {
+		if a == "--" {
+			return false
+		}
+		if !strings.HasPrefix(a, "--") {
+			continue
+		}
+		n, _, _ := strings.Cut(a[2:], "=")
+		if len(n) >= min && strings.HasPrefix(name, n) {
+			return true
+		}
+	}
+	return false
 }

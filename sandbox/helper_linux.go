@@ -87,6 +87,13 @@ func (s spec) setup() error {
 		if err := dropControllingTerminal(); err != nil {
 			return fmt.Errorf("leaving the controlling terminal: %w", err)
 		}
+		// With every capability, leaving the terminal is not enough:
+		// CAP_SYS_ADMIN pushes keys (TIOCSTI) into any terminal it opens.
+		if prog, err := ttyInjectFilter(); err == nil {
+			if err := installFilter(prog); err != nil {
+				return fmt.Errorf("refusing TIOCSTI: %w", err)
+			}
+		}
 		return nil
 	}
 	if s.UserNS != "" {

@@ -161,3 +161,58 @@ func probeSeccomp() error {
 	}
 	return nil
 }
+
+// tiocLinux is the TIOCLINUX ioctl request (it can paste the console's
+// selection as input).
+const tiocLinux = 0x541C
+
+// i386Ioctl is ioctl's number for 32-bit programs on x86-64.
+const i386Ioctl = 54
+
+// ttyInjectFilter returns a seccomp filter that refuses ioctl(TIOCSTI) and
+// ioctl(TIOCLINUX) with EPERM: pushing keys into a terminal's input. A
+// process with CAP_SYS_ADMIN (a full-access command when warden runs as
+// root) may push them into any terminal it can open, not only its
+// controlling one, and so type answers into the person's console. The
+// filter checks integers only.
+func ttyInjectFilter() ([]unix.SockFilter, error) {
+	block := func(nr uint32) []unix.SockFilter {
+		return []unix.SockFilter{
+			stmt(bpfLoadAbs, offNr),
+			jump(bpfJumpEq, nr, 0, 4),
+			stmt(bpfLoadAbs, offArg1),
+			jump(bpfJumpEq, unix.TIOCSTI, 1, 0),
+			jump(bpfJumpEq, tiocLinux, 0, 1),
+			retErrno(syscall.EPERM),
+			stmt(bpfReturn, unix.SECCOMP_RET_ALLOW),
+		}
+	}
+	allow := stmt(bpfReturn, unix.SECCOMP_RET_ALLOW)
+	switch runtime.GOARCH {
+	case "amd64":
+		x32 := []unix.SockFilter{
+			stmt(bpfLoadAbs, offNr),
+			jump(bpfJumpGE, x32SyscallBit, 0, 1),
+			retErrno(syscall.ENOSYS),
+		}
+		native := append(x32, block(unix.SYS_IOCTL)...)
+		prog := []unix.SockFilter{
+			stmt(bpfLoadAbs, offArch),
+			jump(bpfJumpEq, unix.AUDIT_ARCH_X86_64, 0, uint8(len(native))),
+		}
+		prog = append(prog, native...)
+		foreign := block(i386Ioctl)
+		prog = append(prog, jump(bpfJumpEq, unix.AUDIT_ARCH_I386, 0, uint8(len(foreign))))
+		prog = append(prog, foreign...)
+		return append(prog, allow), nil
+	case "arm64":
+		native := block(unix.SYS_IOCTL)
+		prog := []unix.SockFilter{
+			stmt(bpfLoadAbs, offArch),
+			jump(bpfJumpEq, unix.AUDIT_ARCH_AARCH64, 0, uint8(len(native))),
+		}
+		prog = append(prog, native...)
+		return append(prog, allow), nil
+	}
+	return nil, fmt.Errorf("no seccomp filter for %s: %w", runtime.GOARCH, ErrUnsupported)
+}

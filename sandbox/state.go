@@ -232,11 +232,11 @@ func (p Policy) nestedProtected() ([]string, error) {
 // descend into them. Directories it cannot read are left out.
 func protectedNamesUnder(root string) map[string]fileKey {
 	out := map[string]fileKey{}
-	walkNames(root, out)
+	walkNames(root, out, true)
 	return out
 }
 
-func walkNames(dir string, out map[string]fileKey) {
+func walkNames(dir string, out map[string]fileKey, follow bool) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return
@@ -253,7 +253,15 @@ func walkNames(dir string, out map[string]fileKey) {
 			continue
 		}
 		if e.IsDir() { // d_type: a link to a directory is not one
-			walkNames(path, out)
+			walkNames(path, out, follow)
+		} else if real := intoTemp(path); follow && e.Type()&fs.ModeSymlink != 0 && real != "" {
+			// A link from the root into a directory under a temporary
+			// directory (which is writable but not walked): a .git made
+			// there through the link (ln -s /tmp/x sub; mkdir -p
+			// sub/.git/hooks) is one the person meets in the workspace.
+			// Links are followed once, not further down; what is found
+			// is named by where it is, so that it can be moved.
+			walkNames(real, out, false)
 		}
 	}
 }
@@ -406,4 +414,23 @@ func hiddenPaths(roots []string) []string {
 		}
 	}
 	return out
+}
+
+// intoTemp returns where the link at path leads when that is a directory
+// strictly inside a temporary directory, "" otherwise.
+func intoTemp(path string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return ""
+	}
+	for _, t := range tempDirs() {
+		t = resolvedOr(t)
+		if rel, err := filepath.Rel(t, real); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return real
+		}
+	}
+	return ""
 }

@@ -95,6 +95,15 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitSandbox
 	}
+	if m == sandbox.FullAccess {
+		// As under `warden run`, processes a full-access command leaves
+		// behind (setsid, double forks) end with it where warden may make
+		// a PID namespace (as root); elsewhere only its process group ends.
+		if err := sandbox.Contain(cmd); err != nil && !errors.Is(err, sandbox.ErrUnsupported) {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+			return exitSandbox
+		}
+	}
 	cmd.Dir = wd
 	cmd.Stdin = os.Stdin
 	var captured []*tailBuffer

@@ -120,7 +120,7 @@ func ParseVerdict(text string) (Verdict, error) {
 // is ErrAmbiguousVerdict.
 func findVerdictObjects(text string) ([]map[string]json.RawMessage, error) {
 	var found []map[string]json.RawMessage
-	tries, scanned := 0, 0
+	tries, scanned, broken := 0, 0, false
 	start := strings.IndexByte(text, '{')
 	for start >= 0 && tries < maxCandidates && scanned < maxScan {
 		tries++
@@ -128,9 +128,14 @@ func findVerdictObjects(text string) ([]map[string]json.RawMessage, error) {
 		next := start + 1
 		if end < 0 {
 			scanned += len(text) - start
+			// A verdict cut short (an answer that ran out of tokens) or
+			// broken: what it says is unknown, so another verdict, perhaps
+			// quoted from the transcript, cannot stand alone.
+			broken = broken || startsVerdict(text[start:])
 		} else {
 			scanned += end - start
 			raw := []byte(text[start:end])
+			broken = broken || !json.Valid(raw) && startsVerdict(text[start:end])
 			if json.Valid(raw) {
 				if err := tool.CheckNames(raw); err != nil {
 					return nil, fmt.Errorf("%w: %w", ErrAmbiguousVerdict, err)
@@ -151,11 +156,21 @@ func findVerdictObjects(text string) ([]map[string]json.RawMessage, error) {
 	if len(found) == 0 {
 		return nil, ErrNoVerdict
 	}
+	if broken {
+		return nil, fmt.Errorf("%w: a verdict object that does not end or is not valid JSON", ErrAmbiguousVerdict)
+	}
 	if start >= 0 {
 		// The budget ran out before the end: a later object could disagree.
 		return nil, fmt.Errorf("%w: too many objects to read the whole answer", ErrAmbiguousVerdict)
 	}
 	return found, nil
+}
+
+// startsVerdict reports whether the text, which starts with '{', opens an
+// object whose first name is "outcome" (in any case, escapes aside).
+func startsVerdict(text string) bool {
+	rest := strings.TrimLeft(text[1:], " \t\r\n")
+	return len(rest) > len(`"outcome"`) && strings.EqualFold(rest[:len(`"outcome"`)], `"outcome"`)
 }
 
 // collectVerdicts appends to found the verdict objects of the JSON value

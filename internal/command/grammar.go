@@ -152,6 +152,9 @@ func (g *Grammar) option(p *Parsed, argv []string, i int) int {
 	if strings.HasPrefix(a, "--") || g.singleDash {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		o, ok := g.long[name]
+		if !ok && !g.singleDash {
+			o, ok = g.abbreviation(name)
+		}
 		if !ok {
 			p.Unknown = true
 			p.Options = append(p.Options, Option{Name: a})
@@ -197,6 +200,31 @@ func (g *Grammar) option(p *Parsed, argv []string, i int) int {
 		}
 	}
 	return i
+}
+
+// abbreviation returns the long option that name abbreviates, the way
+// getopt_long reads it (rm --recur --forc is rm --recursive --force): the
+// one option whose long names start with name. Two or more options, or
+// none, give false.
+func (g *Grammar) abbreviation(name string) (option, bool) {
+	if name == "" {
+		return option{}, false
+	}
+	var found option
+	var key string
+	n := 0
+	for long, o := range g.long {
+		if !strings.HasPrefix(long, name) {
+			continue
+		}
+		k := strings.Join(o.names, "\x00")
+		if n > 0 && k == key {
+			continue // another spelling of the same option
+		}
+		found, key = o, k
+		n++
+	}
+	return found, n == 1
 }
 
 // Subcommand returns the index in argv of the first subcommand word of a

@@ -105,6 +105,64 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 	case "nohup", "setsid":
 		i := skipOpts(ws, 1, "", nil)
 		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "unbuffer", "eatmydata", "chronic", "fakeroot", "firejail":
+		// Programs that run the rest of their words as a command.
+		i := skipOpts(ws, 1, "lsib", []string{"lib", "faked", "save-file", "load-file", "fd-base"})
+		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "caffeinate":
+		i := skipOpts(ws, 1, "wt", nil)
+		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "strace", "ltrace":
+		i := skipOpts(ws, 1, "abeEIoOpPsSuUXnAL", []string{"output", "signal", "trace", "user", "env", "string-limit"})
+		if hasFlag(ws[1:i], "p", "abeEIoOpPsSuUXnAL", []string{"attach"}) {
+			return
+		}
+		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "systemd-run":
+		i := skipOpts(ws, 1, "pEuMHd", []string{"property", "setenv", "unit", "machine", "host", "uid", "gid",
+			"nice", "working-directory", "slice", "description", "on-active", "on-calendar", "on-boot", "timer-property", "path-property", "socket-property", "service-type"})
+		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "taskset", "chrt":
+		i := skipOpts(ws, 1, "TPD", []string{"sched-runtime", "sched-period", "sched-deadline"})
+		if hasFlag(ws[1:i], "pm", "TPD", []string{"pid", "max"}) {
+			return
+		}
+		if i < len(ws) {
+			i++ // the CPU mask or the priority
+		}
+		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "flock":
+		i := skipOpts(ws, 1, "wE", []string{"timeout", "conflict-exit-code"})
+		if i < len(ws) {
+			i++ // the lock file
+		}
+		if i+1 < len(ws) && ws[i].lit && (ws[i].val == "-c" || ws[i].val == "--command") {
+			if !ws[i+1].lit {
+				w.opaque("flock -c with a non-literal command: " + ws[i+1].text)
+				return
+			}
+			w.embedded(idx, ws[i+1].val, c, "flock -c")
+			return
+		}
+		w.derive(idx, ws[i:], c, name, assigns, redirs, in)
+	case "script":
+		for i := 1; i+1 < len(ws); i++ {
+			if ws[i].lit && (ws[i].val == "-c" || ws[i].val == "--command" || strings.HasSuffix(ws[i].val, "c") && strings.HasPrefix(ws[i].val, "-") && !strings.HasPrefix(ws[i].val, "--")) {
+				if !ws[i+1].lit {
+					w.opaque("script -c with a non-literal command: " + ws[i+1].text)
+					return
+				}
+				w.embedded(idx, ws[i+1].val, c, "script -c")
+				return
+			}
+		}
+	case "parallel":
+		i := skipOpts(ws, 1, "jSIEdNnL", []string{"jobs", "sshlogin", "delimiter", "max-args", "arg-file", "colsep"})
+		j := i
+		for j < len(ws) && !(ws[j].lit && strings.HasPrefix(ws[j].val, ":::")) {
+			j++
+		}
+		w.derive(idx, ws[i:j], c, name, assigns, redirs, stdin{})
 	case "stdbuf":
 		i := skipOpts(ws, 1, "ioe", []string{"input", "output", "error"})
 		w.derive(idx, ws[i:], c, "stdbuf", assigns, redirs, in)
@@ -177,6 +235,13 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 				}
 				w.embedded(idx, script.val, c, name+" -c")
 				return
+			}
+		}
+		if name == "runuser" {
+			// runuser -u USER [--] COMMAND…
+			i := skipOpts(ws, 1, "ugGw", []string{"user", "group", "supp-group", "whitelist-environment"})
+			if hasFlag(ws[1:i], "u", "ugGw", []string{"user"}) {
+				w.derive(idx, ws[i:], c, name, assigns, redirs, in)
 			}
 		}
 	case "eval":

@@ -17,6 +17,19 @@ func fromApproval(req *approval.Request) (action.Action, string, []vocab.Turn, e
 	if err != nil {
 		return action.Action{}, "", nil, fmt.Errorf("triage: %w", err)
 	}
+	if w, ok := req.Tool.(workDirer); ok && a.Cwd == "" {
+		// The first pass judges paths where the tool really works: with
+		// a stand-in workspace, a link an earlier call made (ln -s OUTSIDE
+		// L, then an escalated echo x > L/f) looked like a workspace
+		// write, and a real workspace under /tmp or the home directory
+		// looked like somewhere else. What the reviewer sees is unchanged.
+		if dir := w.WorkDir(); dir != "" {
+			a.Cwd = dir
+		}
+	}
 	request, turns := vocab.Turns(req.History)
 	return a, request, turns, nil
 }
+
+// workDirer is a tool that says the directory it works in.
+type workDirer interface{ WorkDir() string }

@@ -139,6 +139,13 @@ func judgeGit(s *sh, c *cmd) {
 	case "add", "mv", "init", "clone", "fetch", "pull", "merge", "rebase", "cherry-pick", "revert", "switch", "bisect",
 		"apply", "am", "format-patch", "submodule", "lfs", "gc", "prune", "worktree", "notes", "commit-graph",
 		"maintenance", "sparse-checkout", "archive", "bundle", "request-pull", "mergetool", "difftool":
+		if s.escalated && (sub == "init" || sub == "clone" || sub == "worktree" || sub == "submodule") {
+			// Outside the sandbox, a .git it creates is not found and moved
+			// away afterwards, as one made in the sandbox is (G15): a
+			// repository whose hooks and configuration the agent chose.
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` creates a repository (.git) outside the sandbox")
+			return
+		}
 		if sub == "worktree" && len(rest) > 1 && rest[1] == "remove" && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
 			s.esc(vocab.Destructive, medium, "`"+c.text+"` removes a worktree with its changes")
 			return

@@ -12,6 +12,7 @@ import (
 // writable roots, or into a protected path).
 func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 	s := newSh(v, set, a.Cwd)
+	s.readOnly = a.Sandbox == "read-only"
 	paths := a.Paths
 	if a.Path != "" {
 		paths = append([]string{a.Path}, paths...)

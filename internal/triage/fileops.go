@@ -317,6 +317,10 @@ func modeSetgid(mode string) bool {
 }
 
 func judgeChmod(s *sh, c *cmd) {
+	if s.readOnly {
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes permissions in read-only mode")
+		return
+	}
 	mode, targets, recursive := chmodMode(c.args)
 	if shell.HasLong(c.args, "reference") {
 		targets = append([]string{mode}, targets...)
@@ -358,6 +362,10 @@ func judgeChmod(s *sh, c *cmd) {
 }
 
 func judgeChown(s *sh, c *cmd) {
+	if s.readOnly {
+		s.esc(vocab.Routine, medium, "`"+c.text+"` changes owners in read-only mode")
+		return
+	}
 	ops := shell.Operands(c.args, "", "from", "reference")
 	recursive := shell.HasShort(c.args, 'R', "") || shell.HasLong(c.args, "recursive")
 	if len(ops) < 2 && !shell.HasLong(c.args, "reference") {

@@ -119,6 +119,13 @@ func (s *sh) write(c *cmd, pl place, content string) {
 	if pl.zone == zNull {
 		return
 	}
+	if s.readOnly {
+		// The person chose a sandbox that writes nothing, the workspace
+		// and temporary files included: no write, and no change of
+		// metadata, is routine there.
+		s.esc(vocab.Routine, medium, "`"+c.text+"` writes "+pl.abs+" in read-only mode")
+		return
+	}
 	if pl.state {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes warden's own state ("+pl.abs+")")
 		return
@@ -147,17 +154,25 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		s.persist(c, pl, what, content)
 		return
 	}
+	if name := protectedPart(pl.abs); name != "" && pl.zone != zWork {
+		// A .git, .warden or .agents at any depth, wherever it lies (a
+		// workspace under /tmp or the home directory, which the request
+		// may not name as the workspace): a .git made here runs its hooks
+		// and core.fsmonitor when the person next uses git.
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes into a protected path ("+name+")")
+		return
+	}
 	if level, what := s.secret(pl); level > notSecret && pl.zone != zWork {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` overwrites "+what)
 		return
 	}
 	switch pl.zone {
 	case zWork:
-		if inside(pl.rel, ".git") {
+		if inside(pl.rel, ".git") || protectedPart("/"+pl.rel) == ".git" {
 			s.esc(vocab.Destructive, medium, "`"+c.text+"` writes inside .git")
 			return
 		}
-		if inside(pl.rel, ".warden") || inside(pl.rel, ".agents") {
+		if protectedPart("/"+pl.rel) != "" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes warden's protected files")
 			return
 		}
@@ -284,6 +299,17 @@ func isScratchDevice(abs string) bool {
 }
 
 // inside reports whether rel is dir or below it.
+// protectedPart returns the first component of the absolute path p that
+// the sandbox protects (.git, .warden, .agents), "" when there is none.
+func protectedPart(p string) string {
+	for _, part := range strings.Split(p, "/") {
+		if part == ".git" || part == ".warden" || part == ".agents" {
+			return part
+		}
+	}
+	return ""
+}
+
 func inside(rel, dir string) bool {
 	return rel == dir || strings.HasPrefix(rel, dir+"/")
 }

@@ -53,10 +53,10 @@ func init() {
 	// Builtins, information about the machine and its processes, text
 	// utilities: they change nothing.
 	reg(harmless, "echo", "printf", "true", "false", ":", "sleep", "pwd", "cd", "pushd", "popd", "dirs", "type",
-		"hash", "which", "whereis", "whoami", "id", "groups", "uname", "arch", "nproc", "uptime", "cal", "ncal",
+		"which", "whereis", "whoami", "id", "groups", "uname", "arch", "nproc", "uptime", "cal", "ncal",
 		"bc", "dc", "expr", "seq", "factor", "numfmt", "yes", "tput", "clear", "reset", "logname", "users", "who", "w",
 		"jobs", "wait", "fg", "bg", "disown", "read", "mapfile", "readarray", "shift", "getopts", "let", "return",
-		"exit", "break", "continue", "ulimit", "times", "shopt", "unalias", "local", "readonly", "help", "man",
+		"exit", "break", "continue", "ulimit", "times", "shopt", "unalias", "help", "man",
 		"info", "apropos", "whatis", "tldr", "locale", "ps", "pgrep", "pidof", "pstree", "free", "vmstat", "iostat",
 		"mpstat", "sar", "lscpu", "lsblk", "lsusb", "lspci", "lsmod", "df", "findmnt", "lsof", "netstat", "ss", "ping",
 		"ping6", "traceroute", "tracepath", "mtr", "whois", "uuidgen", "uuid", "tty", "stty", "getconf", "lsb_release",
@@ -73,6 +73,9 @@ func init() {
 	programs["export"] = judgeExport
 	programs["declare"] = judgeExport
 	programs["typeset"] = judgeExport
+	programs["local"] = judgeExport
+	programs["readonly"] = judgeExport
+	programs["hash"] = judgeHash
 	programs["alias"] = judgeAlias
 	programs["unset"] = judgeUnset
 	programs["history"] = judgeHistory
@@ -673,6 +676,18 @@ func judgeSet(s *sh, c *cmd) {
 	s.allow("set")
 }
 
+// judgeHash judges hash: -p NAME binds a command name to a file of the
+// caller's choosing, so later commands of that name run other code.
+func judgeHash(s *sh, c *cmd) {
+	for _, a := range c.args[1:] {
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "p") {
+			s.esc(vocab.Routine, medium, "`"+c.text+"` binds a command name to another program")
+			return
+		}
+	}
+	s.allow("hash")
+}
+
 func judgeExport(s *sh, c *cmd) {
 	if envDump(c) != "" {
 		s.envDumpUse(c)
@@ -694,6 +709,8 @@ func judgeExport(s *sh, c *cmd) {
 		}
 		if name == "LD_PRELOAD" || name == "PROMPT_COMMAND" || name == "BASH_ENV" || name == "ENV" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sets "+name+", which runs code")
+		} else if codeVar(name) {
+			s.esc(vocab.Routine, medium, "`"+c.text+"` sets "+name+", which chooses what code later commands run")
 		}
 	}
 	s.allow(c.name)

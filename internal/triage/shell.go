@@ -22,6 +22,7 @@ type sh struct {
 	depth int    // nesting of judged content (rc file lines, aliases)
 
 	escalated bool              // the command runs outside the sandbox if approved
+	readOnly  bool              // the sandbox is read-only: no write is routine
 	mcpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
 	links     map[string]string // symbolic links the script makes: resolved link path → target
 	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config (see wardenDirs)
@@ -93,6 +94,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	s := newSh(v, set, a.Cwd)
 	s.escalated = a.Escalated()
+	s.readOnly = a.Sandbox == "read-only"
 	var sc *shell.Script
 	if script, ok := shellScript(a.Command); ok {
 		p, err := shell.Parse(script)
@@ -473,6 +475,17 @@ func (s *sh) command(c *cmd) {
 			s.esc(vocab.Routine, low, "`"+c.text+"` writes files from vim commands")
 		}
 	}
+	if s.escalated && isPython(c.name) && pythonImportsCwd(c.args) {
+		// python -m and -c put the working directory first on sys.path:
+		// outside the sandbox, a json.py or sitecustomize.py the agent
+		// wrote in the workspace runs instead of the standard module.
+		s.esc(vocab.Routine, medium, "`"+c.text+"` imports modules from the working directory, which the agent can write")
+	}
+	if s.escalated && (c.name == "node" || c.name == "nodejs" || c.name == "bun") && nodeLoadsModules(c.args) {
+		// require and import look in the working directory's
+		// node_modules first, which the agent can write.
+		s.esc(vocab.Routine, medium, "`"+c.text+"` loads modules from the working directory, which the agent can write")
+	}
 	if c.name == "make" || c.name == "gmake" {
 		if r := rules.MakefileFromInput(c.args); r != "" {
 			s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r)
@@ -555,7 +568,27 @@ func (s *sh) envAssign(c *cmd, a string) {
 	}
 	if name == "LD_PRELOAD" || name == "DYLD_INSERT_LIBRARIES" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` preloads a library ("+name+")")
+	} else if codeVar(name) {
+		s.esc(vocab.Routine, medium, "`"+c.text+"` sets "+name+", which chooses what code runs")
 	}
+}
+
+// codeVar reports whether an environment variable chooses which code a
+// program runs (where it finds programs, start-up files, libraries,
+// interpreter options, git's configuration and helpers): a command given
+// one runs code whose text is not in the request.
+func codeVar(name string) bool {
+	switch name {
+	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
+		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PERL5LIB", "PERLLIB", "PERL5OPT",
+		"RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
+		"CLASSPATH", "LD_LIBRARY_PATH", "LD_AUDIT", "GCONV_PATH", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SUDO_ASKPASS", "SSH_ASKPASS",
+		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF",
+		"GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_SEQUENCE_EDITOR":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_")
 }
 
 // tlsOffVar describes an environment variable setting that turns TLS
@@ -606,4 +639,49 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// pythonImportsCwd reports whether a Python command line puts the working
+// directory on sys.path: -m, -c, or code read from standard input (-I and
+// -P keep it off).
+func pythonImportsCwd(args []string) bool {
+	for _, a := range args[1:] {
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			return a == "-" || a == "--"
+		}
+		if strings.HasPrefix(a, "--") {
+			continue
+		}
+		if strings.ContainsAny(a[1:], "IP") {
+			return false
+		}
+		if strings.ContainsAny(a[1:], "mc") {
+			return true
+		}
+	}
+	return true // the interactive interpreter, or a script on standard input
+}
+
+// nodeLoadsModules reports whether a node command line runs inline code
+// that loads modules (require, import) or reads code from standard input.
+func nodeLoadsModules(args []string) bool {
+	for i, a := range args[1:] {
+		switch {
+		case a == "-e" || a == "-p" || a == "--eval" || a == "--print" || a == "-pe":
+			if i+2 < len(args) {
+				code := args[i+2]
+				return strings.Contains(code, "require") || strings.Contains(code, "import")
+			}
+			return true
+		case strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print="):
+			return strings.Contains(a, "require") || strings.Contains(a, "import")
+		case a == "-" || a == "--":
+			return true
+		case a == "-r" || a == "--require" || a == "--import" || strings.HasPrefix(a, "--require=") || strings.HasPrefix(a, "--import="):
+			return true
+		case !strings.HasPrefix(a, "-"):
+			return false
+		}
+	}
+	return len(args) == 1
 }

@@ -201,6 +201,11 @@ func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil,
 func JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
 	var v verdict
 	judgeAction(&v, &a, set, 0)
+	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == vocab.Allow {
+		// A write the read-only sandbox blocked: widening it is never
+		// routine, whatever the write.
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "a write in read-only mode"})
+	}
 	if v.worst.dec == vocab.Allow {
 		if r := injected(&a, request, transcript); r != "" {
 			v.add(finding{vocab.Escalate, vocab.Routine, medium, r})

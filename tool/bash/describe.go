@@ -2,6 +2,7 @@ package bash
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
@@ -53,3 +54,13 @@ func (t *Tool) DescribeAction(call tool.Call, req *boundary.Request) (action.Act
 }
 
 var _ action.Describer = (*Tool)(nil)
+
+// WorkDir returns the absolute directory commands run in, for the first
+// pass to judge paths where they really lie.
+func (t *Tool) WorkDir() string {
+	dir, err := filepath.Abs(t.dir)
+	if err != nil {
+		return ""
+	}
+	return dir
+}

@@ -45,3 +45,7 @@ func (t *Tool) DescribeAction(call tool.Call, req *boundary.Request) (action.Act
 }
 
 var _ action.Describer = (*Tool)(nil)
+
+// WorkDir returns the directory the editor works in, for the first pass
+// to judge paths where they really lie.
+func (t *Tool) WorkDir() string { return t.dir }
