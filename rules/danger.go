@@ -489,18 +489,6 @@ func chmodDanger(args []string) string {
 	return ""
 }
 
-func isOctal(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '7' {
-			return false
-		}
-	}
-	return true
-}
-
 func gitDanger(args []string) string {
 	i := command.Subcommand(args)
 	if i >= len(args) {

@@ -94,6 +94,19 @@ func TestG14_ModesAndFind(t *testing.T) {
 	if !ModeSetuid("4755") || ModeSetuid("755") || !ModeSetuid("u+s") {
 		t.Error("ModeSetuid")
 	}
+	for _, c := range []struct {
+		mode             string
+		uid, gid, opensR bool
+	}{
+		{"4755", true, false, true}, {"2750", false, true, true}, {"6700", true, true, false},
+		{"u+s", true, false, false}, {"g+s", false, true, false}, {"+s", true, false, false},
+		{"600", false, false, false}, {"644", false, false, true}, {"o+r", false, false, true}, {"u+r", false, false, false},
+	} {
+		if ModeSetUID(c.mode) != c.uid || ModeSetGID(c.mode) != c.gid || ModeOpensRead(c.mode) != c.opensR {
+			t.Errorf("%q: setuid %v, setgid %v, opens read %v; want %v %v %v", c.mode,
+				ModeSetUID(c.mode), ModeSetGID(c.mode), ModeOpensRead(c.mode), c.uid, c.gid, c.opensR)
+		}
+	}
 	if got := FindRoots(strings.Fields("find -L a b -name x")); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("FindRoots = %q", got)
 	}

@@ -39,8 +39,57 @@ func ModeSetuid(mode string) bool {
 	return false
 }
 
-// IsOctal reports whether s is a non-empty string of octal digits.
-func IsOctal(s string) bool { return isOctal(s) }
+// ModeOpensRead reports whether a chmod mode lets the group or everyone
+// read.
+func ModeOpensRead(mode string) bool {
+	if isOctal(mode) {
+		if len(mode) < 3 {
+			return false
+		}
+		g, o := mode[len(mode)-2], mode[len(mode)-1]
+		return strings.IndexByte("4567", g) >= 0 || strings.IndexByte("4567", o) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i < 0 {
+			continue
+		}
+		who, perms := cl[:i], cl[i+1:]
+		if (who == "" || strings.ContainsAny(who, "goa")) && strings.IndexByte(perms, 'r') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ModeSetUID reports whether a chmod mode sets the setuid bit (files then
+// run as their owner).
+func ModeSetUID(mode string) bool {
+	if isOctal(mode) {
+		return len(mode) == 4 && strings.IndexByte("4567", mode[0]) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && (i == 0 || strings.ContainsAny(cl[:i], "ua")) {
+			return true
+		}
+	}
+	return false
+}
+
+// ModeSetGID reports whether a chmod mode sets the setgid bit.
+func ModeSetGID(mode string) bool {
+	if isOctal(mode) {
+		return len(mode) == 4 && strings.IndexByte("2367", mode[0]) >= 0
+	}
+	for _, cl := range strings.Split(mode, ",") {
+		i := strings.IndexAny(cl, "+=")
+		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && strings.Contains(cl[:i], "g") {
+			return true
+		}
+	}
+	return false
+}
 
 func isOctal(s string) bool {
 	if s == "" {

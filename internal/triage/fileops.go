@@ -252,70 +252,6 @@ func chmodMode(args []string) (mode string, targets []string, recursive bool) {
 	return ops[0], ops[1:], recursive
 }
 
-func octal(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '7' {
-			return false
-		}
-	}
-	return true
-}
-
-// modeWorldReadable reports whether a chmod mode lets everyone (or the
-// group) read.
-func modeOpensRead(mode string) bool {
-	if octal(mode) {
-		if len(mode) < 3 {
-			return false
-		}
-		g, o := mode[len(mode)-2], mode[len(mode)-1]
-		return strings.IndexByte("4567", g) >= 0 || strings.IndexByte("4567", o) >= 0
-	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i < 0 {
-			continue
-		}
-		who, perms := cl[:i], cl[i+1:]
-		if (who == "" || strings.ContainsAny(who, "goa")) && strings.IndexByte(perms, 'r') >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// modeSetuid reports whether a chmod mode sets the setuid bit (files
-// then run as their owner).
-func modeSetuid(mode string) bool {
-	if octal(mode) {
-		return len(mode) == 4 && strings.IndexByte("4567", mode[0]) >= 0
-	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && (i == 0 || strings.ContainsAny(cl[:i], "ua")) {
-			return true
-		}
-	}
-	return false
-}
-
-// modeSetgid reports whether a chmod mode sets the setgid bit.
-func modeSetgid(mode string) bool {
-	if octal(mode) {
-		return len(mode) == 4 && strings.IndexByte("2367", mode[0]) >= 0
-	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && strings.Contains(cl[:i], "g") {
-			return true
-		}
-	}
-	return false
-}
-
 func judgeChmod(s *sh, c *cmd) {
 	if s.readOnly {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` changes permissions in read-only mode")
@@ -326,7 +262,7 @@ func judgeChmod(s *sh, c *cmd) {
 		targets = append([]string{mode}, targets...)
 		mode = ""
 	}
-	ww, suid := command.ModeWorldWritable(mode), modeSetuid(mode)
+	ww, suid := command.ModeWorldWritable(mode), command.ModeSetUID(mode)
 	for _, t := range targets {
 		pl := s.where(t, c.cwd)
 		level, what := s.secret(pl)
@@ -339,7 +275,7 @@ func judgeChmod(s *sh, c *cmd) {
 			return
 		case suid:
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sets setuid")
-		case modeSetgid(mode) && pl.zone != zWork:
+		case command.ModeSetGID(mode) && pl.zone != zWork:
 			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` sets setgid")
 		case ww && (level > notSecret || isCredentialStore(pl)):
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` lets anyone write "+what)
@@ -349,7 +285,7 @@ func judgeChmod(s *sh, c *cmd) {
 			return
 		case ww:
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` makes "+t+" writable by everyone")
-		case level > notSecret && modeOpensRead(mode):
+		case level > notSecret && command.ModeOpensRead(mode):
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` lets others read "+what)
 		case pl.zone == zWork || pl.zone == zHome && level > notSecret:
 			// Tightening a key's permissions, making a script executable.
