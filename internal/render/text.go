@@ -155,6 +155,20 @@ func Format(e event.Event) string {
 	case event.Handoff:
 		line("handoff", "from %s  approval: %s (%s)  review: %s (%s)", clean(d.From, textName),
 			policies(d.Approval), clean(d.ApprovalFrom, textName), policies(d.Review), clean(d.ReviewFrom, textName))
+	case event.TurnStart:
+		line("turn", "\"%s\"", clean(d.Input, textMessage))
+		for _, a := range d.Agents {
+			sub("agent %s: approval: %s (%s)  review: %s (%s)", clean(a.Agent, textName),
+				policies(a.Approval), clean(a.ApprovalFrom, textName), policies(a.Review), clean(a.ReviewFrom, textName))
+		}
+	case event.Override:
+		by := ""
+		if d.By != "" {
+			by = " by " + clean(d.By, textName)
+		}
+		line("override", "one retry of denial %s approved%s%s", clean(d.DenialID, textName), by, explained(d.Note))
+	case event.OverrideUsed:
+		line("override", "the retry approved on denial %s was taken", clean(d.DenialID, textName))
 	case event.Unknown:
 		line("?", "%s event", clean(string(d.Type), textName))
 	case nil:

@@ -3,13 +3,13 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"github.com/wardenhq/warden/event"
 	"strings"
 	"sync"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )

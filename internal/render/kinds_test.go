@@ -1,0 +1,82 @@
+package render
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/event"
+)
+
+// TestL7_EveryEventKindRenders reads the event kinds declared in package
+// event (every constant of type Kind) and checks that each decodes to its
+// own type and renders as itself, never as an unknown "?" line: a kind
+// added to the transcript without a rendering fails here.
+func TestL7_EveryEventKindRenders(t *testing.T) {
+	kinds := declaredKinds(t)
+	if len(kinds) < 16 {
+		t.Fatalf("found only %d event kinds in package event: %v", len(kinds), kinds)
+	}
+	for _, k := range kinds {
+		var e event.Event
+		line := `{"event":` + strconv.Quote(k) + `,"run_id":"r1","time":"2026-01-01T00:00:00Z"}`
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Errorf("%s: %v", k, err)
+			continue
+		}
+		if _, unknown := e.Data.(event.Unknown); unknown {
+			t.Errorf("%s: decodes as an unknown event", k)
+			continue
+		}
+		if out := Format(e); strings.HasPrefix(out, "?") || strings.Contains(out, "? ") && strings.Contains(out, " event") {
+			t.Errorf("%s renders as %q", k, out)
+		}
+	}
+}
+
+// declaredKinds returns the values of the constants of type Kind declared
+// in package event's source.
+func declaredKinds(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("../../event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, en := range entries {
+		name := en.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("../../event", name), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				v := s.(*ast.ValueSpec)
+				if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Kind" {
+					continue
+				}
+				for _, val := range v.Values {
+					if lit, ok := val.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if s, err := strconv.Unquote(lit.Value); err == nil {
+							kinds = append(kinds, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	return kinds
+}
