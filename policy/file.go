@@ -85,6 +85,11 @@ type Entry struct {
 	// Tool and Args give the structured form instead of Tools.
 	Tool string
 	Args map[string]string
+	// Commands are the shell-aware arguments of the structured form
+	// (args: {cmd: {commands: [...]}}, SPEC P8): argument name → command
+	// prefixes. Such an argument matches only when every simple command of
+	// the script it holds matches one of the prefixes.
+	Commands map[string][]string
 	// Chain names the independent chain the entry belongs to (SPEC P7);
 	// empty is the default chain.
 	Chain string
@@ -95,12 +100,12 @@ type Entry struct {
 }
 
 // Structured reports whether the entry uses the tool:/args: form.
-func (e Entry) Structured() bool { return e.Tool != "" || len(e.Args) > 0 }
+func (e Entry) Structured() bool { return e.Tool != "" || len(e.Args) > 0 || len(e.Commands) > 0 }
 
 // Matcher compiles the entry's patterns.
 func (e Entry) Matcher() (Matcher, error) {
 	if e.Structured() {
-		p, err := CompileStructured(e.Tool, e.Args)
+		p, err := compileStructured(e.Tool, e.Args, e.Commands)
 		if err != nil {
 			return nil, err
 		}
@@ -124,9 +129,16 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 			b.WriteString(`,"tool":`)
 			writeJSON(&b, e.Tool)
 		}
-		if len(e.Args) > 0 {
+		if len(e.Args) > 0 || len(e.Commands) > 0 {
+			args := make(map[string]any, len(e.Args)+len(e.Commands))
+			for k, v := range e.Args {
+				args[k] = v
+			}
+			for k, v := range e.Commands {
+				args[k] = map[string][]string{"commands": v}
+			}
 			b.WriteString(`,"args":`)
-			writeJSON(&b, e.Args)
+			writeJSON(&b, args)
 		}
 	} else {
 		tools := e.Tools
@@ -325,10 +337,30 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 			e.Args = map[string]string{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				ak, av := v.Content[j], v.Content[j+1]
+				if _, dup := e.Args[ak.Value]; dup {
+					return e, Errorf(file, ak, "args.%s given twice", ak.Value)
+				}
+				if _, dup := e.Commands[ak.Value]; dup {
+					return e, Errorf(file, ak, "args.%s given twice", ak.Value)
+				}
+				if av.Kind == yaml.MappingNode {
+					cmds, err := parseCommands(ak.Value, av, file)
+					if err != nil {
+						return e, err
+					}
+					if e.Commands == nil {
+						e.Commands = map[string][]string{}
+					}
+					e.Commands[ak.Value] = cmds
+					continue
+				}
 				if av.Kind != yaml.ScalarNode {
-					return e, Errorf(file, av, "args.%s must be a glob string", ak.Value)
+					return e, Errorf(file, av, "args.%s must be a glob string or {commands: [...]}", ak.Value)
 				}
 				e.Args[ak.Value] = av.Value
+			}
+			if len(e.Args) == 0 {
+				e.Args = nil
 			}
 		case "chain":
 			if v.Kind != yaml.ScalarNode {
@@ -367,6 +399,37 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 		return e, &Error{Pos: NodePos(file, at), Err: err}
 	}
 	return e, nil
+}
+
+// parseCommands reads the shell-aware form of an argument, {commands:
+// [prefix, ...]} (SPEC P8): a non-empty list of non-empty command prefixes,
+// each split into words as a shell would.
+func parseCommands(key string, n *yaml.Node, file string) ([]string, error) {
+	if len(n.Content) != 2 || n.Content[0].Value != "commands" {
+		at := n
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value != "commands" {
+				at = n.Content[j]
+				break
+			}
+		}
+		return nil, Errorf(file, at, "args.%s: a mapping must be exactly {commands: [command prefixes]}", key)
+	}
+	list := n.Content[1]
+	if list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
+		return nil, Errorf(file, list, "args.%s.commands must be a non-empty list of command prefixes", key)
+	}
+	cmds := make([]string, 0, len(list.Content))
+	for i, c := range list.Content {
+		if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
+			return nil, Errorf(file, c, "args.%s.commands[%d] must be a string such as \"git status\"", key, i)
+		}
+		if _, err := splitPrefix(c.Value); err != nil {
+			return nil, &Error{Pos: NodePos(file, c), Msg: fmt.Sprintf("args.%s.commands[%d]", key, i), Err: err}
+		}
+		cmds = append(cmds, c.Value)
+	}
+	return cmds, nil
 }
 
 func setParam(e *Entry, k, v *yaml.Node, file string) error {

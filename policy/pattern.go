@@ -24,6 +24,7 @@ type Pattern struct {
 	// structured form
 	tool glob
 	args []argGlob
+	cmds []argCommands // shell-aware arguments (SPEC P8)
 	kind patternKind
 }
 
@@ -63,6 +64,14 @@ func Compile(src string) (Pattern, error) {
 // matched whole against the argument's text (a string's contents, or the
 // literal of any other value). An argument named but absent does not match.
 func CompileStructured(toolGlob string, args map[string]string) (Pattern, error) {
+	return compileStructured(toolGlob, args, nil)
+}
+
+// compileStructured is CompileStructured with shell-aware arguments: each
+// key of commands names an argument holding a shell script, matched only
+// when every simple command of the script matches one of the listed command
+// prefixes (SPEC P8).
+func compileStructured(toolGlob string, args map[string]string, commands map[string][]string) (Pattern, error) {
 	if strings.TrimSpace(toolGlob) == "" {
 		toolGlob = "*"
 	}
@@ -85,6 +94,22 @@ func CompileStructured(toolGlob string, args map[string]string) (Pattern, error)
 		}
 		p.args = append(p.args, argGlob{key: k, glob: g})
 		fmt.Fprintf(&src, " %s=%s", k, args[k])
+	}
+	ckeys := make([]string, 0, len(commands))
+	for k := range commands {
+		if _, dup := args[k]; dup {
+			return Pattern{}, fmt.Errorf("args.%s: given both as a glob and as commands", k)
+		}
+		ckeys = append(ckeys, k)
+	}
+	sort.Strings(ckeys)
+	for _, k := range ckeys {
+		a, err := compileCommands(k, commands[k])
+		if err != nil {
+			return Pattern{}, fmt.Errorf("args.%s.%w", k, err)
+		}
+		p.cmds = append(p.cmds, a)
+		fmt.Fprintf(&src, " %s=commands%q", k, commands[k])
 	}
 	p.src = src.String()
 	return p, nil
@@ -150,6 +175,7 @@ type Target struct {
 	args     []tool.Arg
 	spans    [][2]int // argument text in argBuf, {-1,-1} until decoded
 	parsed   bool
+	scripts  []parsedArg // shell parses of arguments, for P8 patterns
 }
 
 // NewTarget returns a target for call, its arguments rendered in order.
@@ -162,6 +188,8 @@ func NewTarget(call *tool.Call, order tool.Order) *Target {
 func (t *Target) Reset(call *tool.Call, order tool.Order) {
 	t.Call, t.Order, t.buf, t.rendered, t.argBuf = call, order, t.buf[:0], false, t.argBuf[:0]
 	t.args, t.spans, t.parsed = t.args[:0], t.spans[:0], false
+	clear(t.scripts)
+	t.scripts = t.scripts[:0]
 }
 
 // Text returns the call's one-line text, its arguments in t.Order.
@@ -209,13 +237,20 @@ func (p *Pattern) Match(t *Target) bool {
 	if !p.tool.match(t.Call.Function) {
 		return false
 	}
-	if t.Call.ParseError != "" && len(p.args) > 0 {
+	if t.Call.ParseError != "" && (len(p.args) > 0 || len(p.cmds) > 0) {
 		return false
 	}
 	for i := range p.args {
 		a := &p.args[i]
 		v, ok := t.argText(a.key)
 		if !ok || !a.glob.match(v) {
+			return false
+		}
+	}
+	for i := range p.cmds {
+		a := &p.cmds[i]
+		s, ok := t.script(a.key)
+		if !ok || !a.matchScript(s) {
 			return false
 		}
 	}
