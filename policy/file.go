@@ -163,6 +163,71 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// UnmarshalJSON reads an entry as MarshalJSON writes it: an argument given
+// as {"commands": [...]} goes to Commands, other arguments to Args, and keys
+// other than name, tools, tool, args and chain to Params.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("policy entry: %w", err)
+	}
+	var out Entry
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "name":
+			err = json.Unmarshal(v, &out.Name)
+		case "tools":
+			err = json.Unmarshal(v, &out.Tools)
+		case "tool":
+			err = json.Unmarshal(v, &out.Tool)
+		case "chain":
+			err = json.Unmarshal(v, &out.Chain)
+		case "args":
+			var args map[string]json.RawMessage
+			if err = json.Unmarshal(v, &args); err != nil {
+				break
+			}
+			for ak, av := range args {
+				var cmds struct {
+					Commands []string `json:"commands"`
+				}
+				if len(av) > 0 && av[0] == '{' {
+					if err = json.Unmarshal(av, &cmds); err != nil {
+						break
+					}
+					if out.Commands == nil {
+						out.Commands = map[string][]string{}
+					}
+					out.Commands[ak] = cmds.Commands
+					continue
+				}
+				var g string
+				if err = json.Unmarshal(av, &g); err != nil {
+					break
+				}
+				if out.Args == nil {
+					out.Args = map[string]string{}
+				}
+				out.Args[ak] = g
+			}
+		default:
+			var p any
+			if err = json.Unmarshal(v, &p); err == nil {
+				if out.Params == nil {
+					out.Params = map[string]any{}
+				}
+				out.Params[k] = p
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("policy entry %s: %w", k, err)
+		}
+	}
+	*e = out
+	return nil
+}
+
 func writeJSON(b *bytes.Buffer, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {

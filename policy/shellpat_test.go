@@ -245,3 +245,24 @@ func FuzzP8_Commands(f *testing.F) {
 		}
 	})
 }
+
+func TestP8_EntryJSONRoundTrip(t *testing.T) {
+	in := Entry{Name: "auto", Tool: "bash", Args: map[string]string{"cwd": "/w*"},
+		Commands: map[string][]string{"cmd": {"ls", "git status"}}, Chain: "c",
+		Params: map[string]any{"decision": "approve"}}
+	js, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Entry
+	if err := json.Unmarshal(js, &out); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	again, _ := json.Marshal(out)
+	if string(again) != string(js) {
+		t.Errorf("round trip:\n%s\n%s", js, again)
+	}
+	if len(out.Commands["cmd"]) != 2 || out.Args["cwd"] != "/w*" || out.Params["decision"] != "approve" {
+		t.Errorf("decoded %+v", out)
+	}
+}
