@@ -1,11 +1,19 @@
 // Package policy compiles the tool patterns of approval and review policies
-// and reads policy files (SPEC P1, P2, P4).
+// and reads policy files (SPEC P1, P2, P4, P8).
 //
 // A pattern is matched against a call rendered on one line as
 // name(k1='v1', k2=2), its arguments in the called tool's schema order and
 // then sorted, never in the model's order (see tool.Call.TextIn). Patterns are fnmatch globs with
 // an implied trailing '*', so "bash(cmd='rm" matches every rm command, as in
 // Inspect AI. A bare tool name ("bash") matches that tool only.
+//
+// Such a glob is not an allow-list for shell commands: "bash(cmd='ls" also
+// matches "ls; rm -rf ~". The structured form can instead name an argument
+// holding a shell script and list command prefixes
+// (args: {cmd: {commands: [ls, "git status"]}}); it matches only when every
+// simple command of the script, as internal/shell splits it with wrappers
+// seen through, matches one of them, and never when the script cannot be
+// fully analysed (SPEC P8).
 package policy
 
 import (

@@ -112,7 +112,7 @@ func TestP8_PolicyCheckCommands(t *testing.T) {
 	}
 	out.Reset()
 	errb.Reset()
-	cmd = exec.Command(binary(t), "policy", "check", good)
+	cmd = exec.Command(binary(t), "policy", "check", good, "../../examples/shell.yaml", "../../examples/quickstart/approval.yaml")
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		t.Errorf("policy check good.yaml: %v\n%s%s", err, out.String(), errb.String())
