@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/policy"
 )
 
 // TestL7_EveryEventKindRenders reads the event kinds declared in package
@@ -79,4 +80,15 @@ func declaredKinds(t *testing.T) []string {
 		}
 	}
 	return kinds
+}
+
+// TestP8_RunHeaderShowsShellAwarePatterns: the run header shows a
+// shell-aware entry's commands, not only its tool.
+func TestP8_RunHeaderShowsShellAwarePatterns(t *testing.T) {
+	e := event.Event{RunID: "r1", Data: event.RunStart{Task: "t", Approval: []policy.Entry{
+		{Name: "auto", Tool: "bash", Commands: map[string][]string{"cmd": {"ls", "git status"}}},
+	}}}
+	if out := Format(e); !strings.Contains(out, "auto(bash cmd runs only [ls, git status])") {
+		t.Errorf("run header:\n%s", out)
+	}
 }

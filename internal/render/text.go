@@ -201,6 +201,14 @@ func policies(entries []policy.Entry) string {
 			for _, k := range keys {
 				tools += " " + k + "=" + e.Args[k]
 			}
+			keys = keys[:0]
+			for k := range e.Commands {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				tools += " " + k + " runs only [" + strings.Join(e.Commands[k], ", ") + "]"
+			}
 		} else {
 			tools = strings.Join(e.Tools, ",")
 			if tools == "" {
