@@ -220,3 +220,14 @@ func TestCLI_OneSummary(t *testing.T) {
 	}
 	checkOneSummary(t, "model error", stdout, "Run error. 1 turn, 0 model calls, 0→0 tokens. 0 tool calls. 1 error.")
 }
+
+// Counts are printed with the right plural: one entry is "1 reviewer".
+func TestCLI_PolicyCheckPlurals(t *testing.T) {
+	dir := t.TempDir()
+	one := write(t, dir, "one.yaml", "reviewers:\n  - name: auto\n    tools: bash\n    decision: continue\n")
+	two := write(t, dir, "two.yaml", "approvers:\n  - name: auto\n    tools: bash\n  - name: auto\n    tools: \"*\"\n    decision: reject\n")
+	code, stdout, stderr := warden(t, "policy", "check", one, two)
+	if code != exitOK || !strings.Contains(stdout, one+": ok (1 reviewer)\n") || !strings.Contains(stdout, two+": ok (2 approvers)\n") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
