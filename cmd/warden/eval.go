@@ -44,7 +44,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		opts        model.Options
 		ruleFiles   stringList
 	)
-	fs.Var(&ruleFiles, "rules", "exec rules file (Codex .rules or YAML; a directory loads every rules file in it) (repeatable)")
+	fs.Var(&ruleFiles, "rules", "exec rules `FILE` (Codex .rules or YAML; a directory loads every rules file in it) (repeatable)")
 	fs.StringVar(&opts.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	fs.StringVar(&opts.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	files, code, ok := c.parse(args, true, stdout)

@@ -51,7 +51,7 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		network    = fset.Bool("network", false, "allow network access (off by default)")
 		unenforced = fset.Bool("sandbox-unenforced", false, "run even where the kernel cannot enforce the sandbox (no Landlock)")
 	)
-	fset.Var(&roots, "writable-root", "an extra writable directory in workspace-write mode (repeatable)")
+	fset.Var(&roots, "writable-root", "an extra writable directory `DIR` in workspace-write mode (repeatable)")
 	argv, code, ok := c.parse(args, false, stdout)
 	if !ok {
 		return code

@@ -56,7 +56,7 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
-	case "version":
+	case "version", "--version":
 		return versionCmd(args[1:], stdout, stderr)
 	case "policy":
 		return subcommand(args[1:], "check", policyUsage, policyCheck, stdout, stderr)

@@ -57,7 +57,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
 	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
 	var rulesFiles stringList
-	fs.Var(&rulesFiles, "rules", "exec rules file (Codex .rules or YAML), added to the task's rules: (repeatable)")
+	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
