@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,13 @@ import (
 
 const autoReviewUsage = "usage: warden auto-review policy\n       warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]\n"
 
+const autoReviewPolicyUsage = "usage: warden auto-review policy\n\nPrints the reviewer's resolved policy and where each part came from.\n"
+
+const autoReviewApproveUsage = `usage: warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]
+
+Lets stored run RUN_ID retry the action of denial DENIAL_ID once, when it resumes.
+`
+
 // autoReviewCmd runs `warden auto-review policy`, which prints the
 // reviewer's resolved policy and where each part came from (SPEC G8), and
 // `warden auto-review approve`, a person's override of one denial of a
@@ -21,9 +27,26 @@ func autoReviewCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "approve" {
 		return autoReviewApprove(args[1:], stdout, stderr)
 	}
-	if len(args) != 1 || args[0] != "policy" {
-		fmt.Fprint(stderr, autoReviewUsage)
-		return exitUsage
+	if len(args) > 0 && args[0] == "policy" {
+		return autoReviewPolicy(args[1:], stdout, stderr)
+	}
+	if wantsHelp(args) {
+		fmt.Fprint(stdout, autoReviewUsage)
+		return exitOK
+	}
+	fmt.Fprint(stderr, autoReviewUsage)
+	return exitUsage
+}
+
+// autoReviewPolicy prints the reviewer's resolved policy.
+func autoReviewPolicy(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("warden auto-review policy", autoReviewPolicyUsage, stderr)
+	pos, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) != 0 {
+		return c.fail("takes no arguments")
 	}
 	res, err := autoreview.ResolvePolicy(autoreview.DefaultPolicySources())
 	if err != nil {
@@ -37,15 +60,20 @@ func autoReviewCmd(args []string, stdout, stderr io.Writer) int {
 // autoReviewApprove lets a stored run retry exactly the action of one of its
 // denials, once, when it resumes.
 func autoReviewApprove(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("warden auto-review approve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	runID := fs.String("run", "", "the run the denial belongs to")
-	note := fs.String("note", "", "why the person approves the retry")
-	path := fs.String("transcript", "", "the run's transcript (default $WARDEN_HOME/runs/RUN_ID.jsonl)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil || len(pos) != 1 || *runID == "" {
-		fmt.Fprint(stderr, autoReviewUsage)
-		return exitUsage
+	c := newCommand("warden auto-review approve", autoReviewApproveUsage, stderr)
+	runID := c.fs.String("run", "", "the run the denial belongs to (`RUN_ID`, required)")
+	note := c.fs.String("note", "", "why the person approves the retry")
+	path := c.fs.String("transcript", "", "the run's transcript (default $WARDEN_HOME/runs/RUN_ID.jsonl)")
+	pos, code, ok := c.parse(args, true, stdout)
+	switch {
+	case !ok:
+		return code
+	case *runID == "":
+		return c.fail("missing --run RUN_ID: the run the denial belongs to")
+	case len(pos) == 0:
+		return c.fail("missing DENIAL_ID")
+	case len(pos) > 1:
+		return c.fail("one DENIAL_ID at a time, got %d", len(pos))
 	}
 	if *path == "" {
 		*path = task.TranscriptPath(*runID)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +16,12 @@ import (
 	"github.com/wardenhq/warden/model"
 )
 
-const evalUsage = "usage: warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT] [--concurrency N] DATASET.jsonl...\n"
+const evalUsage = `usage: warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
+                   [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
+
+Measures a boundary decider on labelled datasets: prints a table and writes
+the JSON report to --json.
+`
 
 // evalCmd measures the boundary decider `warden run` ships on labelled
 // datasets (SPEC V2), built by the same constructor (package
@@ -30,8 +34,8 @@ const evalUsage = "usage: warden eval --reviewer rules|auto_review|LIST [--model
 // for standard output). Exit codes: 0 done, 2 usage or dataset error, 1
 // the run failed (a reviewer error).
 func evalCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("warden eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCommand("warden eval", evalUsage, stderr)
+	fs := c.fs
 	var (
 		reviewer    = fs.String("reviewer", "rules", "approvals reviewer to measure: rules, auto_review or a list such as rules,auto_review")
 		modelSpec   = fs.String("model", "", "model of auto_review: openai/NAME, anthropic/NAME or scripted:PATH")
@@ -40,15 +44,15 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		opts        model.Options
 		ruleFiles   stringList
 	)
-	fs.Var(&ruleFiles, "rules", "exec rules file (Codex .rules or YAML; a directory loads every rules file in it) (repeatable)")
+	fs.Var(&ruleFiles, "rules", "exec rules `FILE` (Codex .rules or YAML; a directory loads every rules file in it) (repeatable)")
 	fs.StringVar(&opts.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	fs.StringVar(&opts.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		fmt.Fprint(stderr, evalUsage)
-		return exitUsage
+	files, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
 	}
 	var who []string
+	var err error
 	if strings.TrimSpace(*reviewer) != "" {
 		who, err = decider.Parse(*reviewer)
 	}

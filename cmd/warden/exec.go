@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -44,29 +43,21 @@ func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 // output shows the sandbox blocked it, a line on stderr says so and how to
 // allow it.
 func execCmd(args []string, stdout, stderr io.Writer) int {
-	fset := flag.NewFlagSet("warden exec", flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() {
-		fmt.Fprint(stderr, execUsage)
-		fset.PrintDefaults()
-	}
+	c := newCommand("warden exec", execUsage, stderr)
+	fset := c.fs
 	var (
 		mode       = fset.String("sandbox", string(sandbox.WorkspaceWrite), "sandbox mode: read-only, workspace-write or full-access")
 		roots      stringList
 		network    = fset.Bool("network", false, "allow network access (off by default)")
 		unenforced = fset.Bool("sandbox-unenforced", false, "run even where the kernel cannot enforce the sandbox (no Landlock)")
 	)
-	fset.Var(&roots, "writable-root", "an extra writable directory in workspace-write mode (repeatable)")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	fset.Var(&roots, "writable-root", "an extra writable directory `DIR` in workspace-write mode (repeatable)")
+	argv, code, ok := c.parse(args, false, stdout)
+	if !ok {
+		return code
 	}
-	argv := fset.Args()
 	if len(argv) == 0 {
-		fmt.Fprint(stderr, execUsage)
-		return exitUsage
+		return c.fail("no command given")
 	}
 	m, err := sandbox.ParseMode(*mode)
 	if err != nil {

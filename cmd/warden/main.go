@@ -22,19 +22,26 @@ const (
 	exitLimited = 3
 )
 
+// usage is the top-level usage: every command with every flag, the same
+// lines as README's Commands block (a test keeps them together).
 const usage = `usage:
   warden run TASK.yaml [--model M] [--approval X] [--review X] [--transcript PATH] [--max-output N]
+                     [--base-url URL] [--api-key KEY] [--quiet] [--interactive]
+                     [--approvals-reviewer user|auto_review|LIST] [--auto-review-model M]
                      [--sandbox MODE] [--sandbox-unenforced] [--rules FILE]...
-                     [--approvals-reviewer user|auto_review] [--auto-review-model M]
                      [--pin-policy] [--max-concurrent-calls N] [--max-calls-per-message N]
-  warden run --resume RUN_ID --input TEXT [flags]
+  warden run --resume RUN_ID --input TEXT [--transcript PATH] [flags]
   warden policy check FILE...
   warden transcript show FILE
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
   warden rules check [--rules FILE]... -- CMD...
   warden auto-review policy
-  warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT] DATASET.jsonl...
-  warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT]
+  warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]
+  warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
+              [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
+  warden version
+
+"warden COMMAND --help" describes a command and its flags.
 `
 
 func main() {
@@ -49,18 +56,12 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "version", "--version":
+		return versionCmd(args[1:], stdout, stderr)
 	case "policy":
-		if len(args) < 2 || args[1] != "check" {
-			fmt.Fprint(stderr, "usage: warden policy check FILE...\n")
-			return exitUsage
-		}
-		return policyCheck(args[2:], stdout, stderr)
+		return subcommand(args[1:], "check", policyUsage, policyCheck, stdout, stderr)
 	case "transcript":
-		if len(args) < 2 || args[1] != "show" {
-			fmt.Fprint(stderr, "usage: warden transcript show FILE\n")
-			return exitUsage
-		}
-		return transcriptShow(args[2:], stdout, stderr)
+		return subcommand(args[1:], "show", transcriptUsage, transcriptShow, stdout, stderr)
 	case "eval":
 		return evalCmd(args[1:], stdout, stderr)
 	case "auto-review":
@@ -68,16 +69,27 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	case "exec":
 		return execCmd(args[1:], stdout, stderr)
 	case "rules":
-		if len(args) < 2 || args[1] != "check" {
-			fmt.Fprint(stderr, "usage: warden rules check [--rules FILE]... -- CMD...\n")
-			return exitUsage
-		}
-		return rulesCheck(args[2:], stdout, stderr)
+		return subcommand(args[1:], "check", rulesUsage, rulesCheck, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "warden: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+// subcommand runs the only subcommand name of a command, run, with the
+// arguments after it. Without it, -h or --help prints usage to stdout
+// (exit 0); anything else prints it to stderr (exit 2).
+func subcommand(args []string, name, usage string, run func([]string, io.Writer, io.Writer) int, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) > 0 && args[0] == name:
+		return run(args[1:], stdout, stderr)
+	case wantsHelp(args):
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprint(stderr, usage)
 	return exitUsage
 }
 

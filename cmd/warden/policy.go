@@ -3,17 +3,24 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 )
 
+const policyUsage = "usage: warden policy check FILE...\n\nValidates approval and review policy files; errors print as file:line:col.\n"
+
 // policyCheck validates approval and review policy files: syntax, patterns,
 // registered names and their parameters. Errors print as file:line:col.
 func policyCheck(files []string, stdout, stderr io.Writer) int {
+	if wantsHelp(files) {
+		fmt.Fprint(stdout, policyUsage)
+		return exitOK
+	}
 	if len(files) == 0 {
-		fmt.Fprint(stderr, "usage: warden policy check FILE...\n")
+		fmt.Fprint(stderr, policyUsage)
 		return exitUsage
 	}
 	code := exitOK
@@ -31,7 +38,17 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 			code = exitUsage
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok (%d %s)\n", path, len(f.Entries), f.Kind)
+		fmt.Fprintf(stdout, "%s: ok (%s)\n", path, entries(len(f.Entries), f.Kind))
 	}
 	return code
+}
+
+// entries renders n entries of a policy file of kind k: "1 reviewer",
+// "2 approvers".
+func entries(n int, k policy.Kind) string {
+	name := strings.TrimSuffix(string(k), "s")
+	if n == 1 {
+		return "1 " + name
+	}
+	return fmt.Sprintf("%d %ss", n, name)
 }

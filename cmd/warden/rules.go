@@ -1,12 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/wardenhq/warden/rules"
 )
+
+const rulesUsage = "usage: warden rules check [--rules FILE]... -- CMD...\n\nJudges CMD (one argument: a shell script; several: an argv) against exec rules.\n"
 
 // rulesCheck judges a command against exec rules files: one argument is a
 // shell script, several are an argv run directly. It prints the decision,
@@ -14,17 +15,15 @@ import (
 // allow, 10 for prompt, 11 for forbidden and 2 when a rules file does not
 // load.
 func rulesCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("warden rules check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCommand("warden rules check", rulesUsage, stderr)
 	var files stringList
-	fs.Var(&files, "rules", "exec rules file: Codex .rules (Starlark) or YAML; a directory loads every rules file in it (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	c.fs.Var(&files, "rules", "exec rules `FILE`: Codex .rules (Starlark) or YAML; a directory loads every rules file in it (repeatable)")
+	cmd, code, ok := c.parse(args, false, stdout)
+	if !ok {
+		return code
 	}
-	cmd := fs.Args()
 	if len(cmd) == 0 {
-		fmt.Fprint(stderr, "usage: warden rules check [--rules FILE]... -- CMD...\n")
-		return exitUsage
+		return c.fail("no command given")
 	}
 	set := &rules.Set{}
 	if len(files) > 0 {

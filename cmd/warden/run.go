@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,19 +19,28 @@ import (
 	"github.com/wardenhq/warden/task"
 )
 
+const runUsage = `usage: warden run TASK.yaml [flags]
+       warden run --resume RUN_ID --input TEXT [flags]
+
+Runs a task (or continues a stored run with a new request), renders its
+events on stderr, and prints the final answer and a summary on stdout.
+Exit codes: 0 completed, 3 limited, 1 run error, 2 usage or configuration.
+`
+
+// runCmd implements `warden run`.
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("warden run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCommand("warden run", runUsage, stderr)
+	fs := c.fs
 	var (
 		opts      task.Options
-		maxOutput = -1
+		maxOutput optionalInt
 		quiet     bool
 	)
 	fs.StringVar(&opts.Model, "model", "", "model: scripted:PATH, openai/NAME or anthropic/NAME (default: the task's model:)")
 	fs.StringVar(&opts.Approval, "approval", "", "approval policy file or registered approver name; replaces the task's")
 	fs.StringVar(&opts.Review, "review", "", "review policy file or registered reviewer name; replaces the task's")
 	fs.StringVar(&opts.Transcript, "transcript", "", "transcript path (default $WARDEN_HOME/runs/RUN_ID.jsonl)")
-	fs.IntVar(&maxOutput, "max-output", -1, "truncate tool results for the model to N bytes (0 disables; default the task's or 16384)")
+	fs.Var(&maxOutput, "max-output", "truncate tool results for the model to `N` bytes (0 disables; default the task's max_output or 16384)")
 	fs.StringVar(&opts.ModelOptions.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	fs.StringVar(&opts.ModelOptions.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
@@ -49,17 +57,25 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
 	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
 	var rulesFiles stringList
-	fs.Var(&rulesFiles, "rules", "exec rules file (Codex .rules or YAML), added to the task's rules: (repeatable)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return exitUsage
+	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML), added to the task's rules: (repeatable)")
+	pos, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
 	}
-	if (resume == "" && len(pos) != 1) || (resume != "" && (len(pos) != 0 || input == "")) {
-		fmt.Fprint(stderr, "usage: warden run TASK.yaml [flags]\n       warden run --resume RUN_ID --input TEXT [flags]\n")
-		return exitUsage
+	switch {
+	case resume != "" && input == "":
+		return c.fail("--resume needs --input TEXT: the request for the resumed turn")
+	case resume != "" && len(pos) != 0:
+		return c.fail("--resume continues a stored run: give no TASK.yaml (got %q)", pos[0])
+	case resume == "" && input != "":
+		return c.fail("--input needs --resume RUN_ID: a task's request is its input:")
+	case resume == "" && len(pos) == 0:
+		return c.fail("missing TASK.yaml (or --resume RUN_ID --input TEXT)")
+	case resume == "" && len(pos) > 1:
+		return c.fail("one TASK.yaml at a time, got %d", len(pos))
 	}
-	if maxOutput >= 0 {
-		opts.MaxOutput = &maxOutput
+	if maxOutput.set && maxOutput.n >= 0 {
+		opts.MaxOutput = &maxOutput.n
 	}
 	if opts.MaxConcurrentCalls < 0 || opts.MaxCallsPerMessage < 0 {
 		fmt.Fprint(stderr, "warden: --max-concurrent-calls and --max-calls-per-message must be ≥ 1\n")
@@ -90,7 +106,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	var p *task.Prepared
+	var (
+		p   *task.Prepared
+		err error
+	)
 	if resume != "" {
 		path := opts.Transcript
 		if path == "" {
@@ -119,9 +138,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err := p.Close(); err != nil && res.Err == nil {
 		res.Status, res.Err = event.StatusError, err
 	}
-	turns, tokens := p.Run.Usage()
-	fmt.Fprintf(stdout, "%s\nmodel: %d turns, %d tokens\nworkdir: %s\ntranscript: %s\n",
-		stats, turns, tokens, p.Workdir, p.TranscriptPath)
+	// One summary, from the events this command recorded (SPEC: issue 10
+	// item 4): every quantity is counted once, from one source.
+	fmt.Fprintf(stdout, "%s\nworkdir: %s\ntranscript: %s\n", stats, p.Workdir, p.TranscriptPath)
 	switch res.Status {
 	case event.StatusCompleted:
 		return exitOK

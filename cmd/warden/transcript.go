@@ -9,10 +9,16 @@ import (
 	"github.com/wardenhq/warden/internal/render"
 )
 
+const transcriptUsage = "usage: warden transcript show FILE\n\nRenders a JSONL transcript readably, with a summary at the end.\n"
+
 // transcriptShow renders a JSONL transcript readably.
 func transcriptShow(args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		fmt.Fprint(stdout, transcriptUsage)
+		return exitOK
+	}
 	if len(args) != 1 {
-		fmt.Fprint(stderr, "usage: warden transcript show FILE\n")
+		fmt.Fprint(stderr, transcriptUsage)
 		return exitUsage
 	}
 	f, err := os.Open(args[0])

@@ -292,8 +292,11 @@ type Stats struct {
 
 	// Events counts the events by kind.
 	Events map[event.Kind]int
-	// Runs counts run_start events.
+	// Runs counts the runs seen: distinct run ids, so that the turns of a
+	// run continued in the same process or resumed count as one run.
 	Runs int
+	// Turns counts turn_start events: the person's requests.
+	Turns int
 	// InputTokens and OutputTokens add up the model events' tokens.
 	InputTokens, OutputTokens int
 	// Approvals and Reviews count approval and review events by decision,
@@ -305,11 +308,15 @@ type Stats struct {
 	ToolsFailed, ToolsTruncated int
 	// Limits counts limit events by type.
 	Limits map[string]int
-	// Statuses counts run_end events by status; Status and Limit are the
-	// last run_end's status and limit type.
+	// Statuses counts the ended runs by the status of each one's last
+	// run_end (a run ends once per turn); Status and Limit are the last
+	// run_end's status and limit type.
 	Statuses map[string]int
 	Status   string
 	Limit    string
+
+	// ended is the last run_end status of each run seen, "" until it ends.
+	ended map[string]string
 }
 
 // Add counts e.
@@ -326,9 +333,16 @@ func (s *Stats) Add(e event.Event) {
 		s.Events = map[event.Kind]int{}
 	}
 	s.Events[e.Kind()]++
-	switch d := e.Data.(type) {
-	case event.RunStart:
+	if s.ended == nil {
+		s.ended = map[string]string{}
+	}
+	if _, seen := s.ended[e.RunID]; !seen {
+		s.ended[e.RunID] = ""
 		s.Runs++
+	}
+	switch d := e.Data.(type) {
+	case event.TurnStart:
+		s.Turns++
 	case event.Model:
 		s.InputTokens += d.InputTokens
 		s.OutputTokens += d.OutputTokens
@@ -346,6 +360,12 @@ func (s *Stats) Add(e event.Event) {
 	case event.Limit:
 		inc(&s.Limits, d.Type)
 	case event.RunEnd:
+		if prev := s.ended[e.RunID]; prev != "" {
+			if s.Statuses[prev]--; s.Statuses[prev] == 0 {
+				delete(s.Statuses, prev)
+			}
+		}
+		s.ended[e.RunID] = d.Status
 		inc(&s.Statuses, d.Status)
 		s.Status, s.Limit = d.Status, ""
 		if d.Limit != nil {
@@ -360,10 +380,10 @@ func (s *Stats) Write(e event.Event) error {
 	return nil
 }
 
-// String summarises the counts in one paragraph: how the run ended (or how
-// many runs ended how), the model calls and tokens, the tool calls and how
-// many failed or were truncated, the approvals and reviews by decision, and
-// the limits and errors.
+// String summarises the counts in one paragraph, each counted once: how
+// the run ended (or how many runs ended how), the turns, the model calls
+// and tokens, the tool calls and how many failed or were truncated, the
+// approvals and reviews by decision, and the limits and errors.
 func (s *Stats) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -391,7 +411,11 @@ func (s *Stats) String() string {
 	case s.Runs == 1:
 		parts = append(parts, "Run not ended.")
 	}
-	parts = append(parts, fmt.Sprintf("%s, %d→%d tokens.", plural(s.Events[event.KindModel], "model call"), s.InputTokens, s.OutputTokens))
+	model := fmt.Sprintf("%s, %d→%d tokens.", plural(s.Events[event.KindModel], "model call"), s.InputTokens, s.OutputTokens)
+	if s.Turns > 0 {
+		model = plural(s.Turns, "turn") + ", " + model
+	}
+	parts = append(parts, model)
 	tools := plural(s.Events[event.KindTool], "tool call")
 	var notes []string
 	if s.ToolsFailed > 0 {

@@ -362,3 +362,22 @@ func TestR2_WithheldAndHandoffEventsRendered(t *testing.T) {
 		t.Errorf("unescaped: %q", esc)
 	}
 }
+
+// One run's turns — continued in the same process or resumed — are one
+// run: its status is the last turn's, its turns are counted (issue 10).
+func TestStatsTurnsOfOneRun(t *testing.T) {
+	var s Stats
+	s.Add(event.Event{RunID: "r", Data: event.RunStart{}})
+	for _, status := range []string{event.StatusCompleted, event.StatusError} {
+		s.Add(event.Event{RunID: "r", Data: event.TurnStart{Input: "x"}})
+		s.Add(event.Event{RunID: "r", Data: event.Model{InputTokens: 2, OutputTokens: 1}})
+		s.Add(event.Event{RunID: "r", Data: event.RunEnd{Status: status}})
+	}
+	want := "Run error. 2 turns, 2 model calls, 4→2 tokens. 0 tool calls."
+	if got := s.String(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+	if s.Runs != 1 || s.Turns != 2 || s.Statuses[event.StatusError] != 1 || s.Statuses[event.StatusCompleted] != 0 {
+		t.Errorf("runs %d, turns %d, statuses %v", s.Runs, s.Turns, s.Statuses)
+	}
+}

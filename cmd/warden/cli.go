@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strconv"
+)
+
+// command is one command's flag set and the synopsis its usage starts
+// with.
+type command struct {
+	fs       *flag.FlagSet
+	synopsis string
+}
+
+// newCommand makes a flag set for the command name whose usage is synopsis
+// followed by the flags' descriptions. Errors and usage go to stderr;
+// usage asked for with -h or --help goes to stdout (see parse).
+func newCommand(name, synopsis string, stderr io.Writer) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // parse prints the usage, to the right stream
+	return &command{fs: fs, synopsis: synopsis}
+}
+
+// usage prints the synopsis and the flags to w.
+func (c *command) usage(w io.Writer) {
+	out := c.fs.Output()
+	defer c.fs.SetOutput(out)
+	fmt.Fprint(w, c.synopsis)
+	c.fs.SetOutput(w)
+	hasFlags := false
+	c.fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(w, "\nflags:")
+		c.fs.PrintDefaults()
+	}
+}
+
+// parse parses args; with interleaved, flags may also follow positional
+// arguments (`warden run task.yaml --model M`), else parsing stops at the
+// first one (`warden exec -- CMD`). ok is false when the command is done:
+// code is then exitOK after -h/--help (the usage went to stdout) or
+// exitUsage after a bad flag (the error and usage went to stderr).
+func (c *command) parse(args []string, interleaved bool, stdout io.Writer) (pos []string, code int, ok bool) {
+	var err error
+	if interleaved {
+		pos, err = parseInterleaved(c.fs, args)
+	} else if err = c.fs.Parse(args); err == nil {
+		pos = c.fs.Args()
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		c.usage(stdout)
+		return nil, exitOK, false
+	case err != nil:
+		c.usage(c.fs.Output())
+		return nil, exitUsage, false
+	}
+	return pos, exitOK, true
+}
+
+// fail reports a usage error: the message, then the usage, on stderr.
+func (c *command) fail(format string, args ...any) int {
+	w := c.fs.Output()
+	fmt.Fprintf(w, "%s: %s\n", c.fs.Name(), fmt.Sprintf(format, args...))
+	c.usage(w)
+	return exitUsage
+}
+
+// wantsHelp reports whether args ask for help before any "--".
+func wantsHelp(args []string) bool {
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[:i]
+	}
+	return slices.ContainsFunc(args, func(a string) bool {
+		return a == "-h" || a == "--help" || a == "-help"
+	})
+}
+
+// optionalInt is an int flag that may be left unset: its usage shows no
+// default, since the default is decided elsewhere (the task's, then the
+// library's).
+type optionalInt struct {
+	n   int
+	set bool
+}
+
+func (o *optionalInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.n)
+}
+
+func (o *optionalInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not an integer: %q", s)
+	}
+	o.n, o.set = n, true
+	return nil
+}
+
+// versionCmd prints the module version and VCS commit warden was built
+// from, as recorded in its build information.
+func versionCmd(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("warden version", "usage: warden version\n\nPrints the module version and the commit warden was built from.\n", stderr)
+	pos, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) != 0 {
+		return c.fail("takes no arguments")
+	}
+	fmt.Fprintln(stdout, versionText(debug.ReadBuildInfo()))
+	return exitOK
+}
+
+// versionText renders build information as "warden VERSION (commit C)":
+// "(devel)" when the module version is unknown, "unknown" when no commit
+// was recorded, and "+dirty" when the tree had changes.
+func versionText(bi *debug.BuildInfo, ok bool) string {
+	version, commit, dirty := "(devel)", "unknown", false
+	if ok && bi != nil {
+		if v := bi.Main.Version; v != "" {
+			version = v
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if s.Value != "" {
+					commit = s.Value
+				}
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if dirty && commit != "unknown" {
+		commit += "+dirty"
+	}
+	return fmt.Sprintf("warden %s (commit %s)", version, commit)
+}
