@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
@@ -17,10 +18,11 @@ import (
 )
 
 const evalUsage = `usage: warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
-                   [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
+                   [--items OUT] [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
 
-Measures a boundary decider on labelled datasets: prints a table and writes
-the JSON report to --json.
+Measures a boundary decider on labelled datasets: prints a table, writes
+the JSON report to --json and one JSON line per item (its label, the
+decision and the deciding step's reason) to --items.
 `
 
 // evalCmd measures the boundary decider `warden run` ships on labelled
@@ -30,9 +32,12 @@ the JSON report to --json.
 // first pass with the model reviewer deciding what it passes on; a list
 // such as rules,auto_review names approvers asked in order. A person in
 // the list (user, human) never answers: what reaches them counts as
-// escalated. It prints a table and writes the JSON report to --json ("-"
-// for standard output). Exit codes: 0 done, 2 usage or dataset error, 1
-// the run failed (a reviewer error).
+// escalated. It writes the JSON report to --json and one line per item to
+// --items, then prints a table (and the report, with --json -). The files
+// are written before anything goes to stdout, and a stdout closed early
+// (warden eval … | head -1) is not an error. Exit codes: 0 done, 2 usage
+// or dataset error, 1 the run failed (a reviewer error, or a file could
+// not be written).
 func evalCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden eval", evalUsage, stderr)
 	fs := c.fs
@@ -40,6 +45,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		reviewer    = fs.String("reviewer", "rules", "approvals reviewer to measure: rules, auto_review or a list such as rules,auto_review")
 		modelSpec   = fs.String("model", "", "model of auto_review: openai/NAME, anthropic/NAME or scripted:PATH")
 		jsonOut     = fs.String("json", "", "write the JSON report to this file (- for standard output)")
+		itemsOut    = fs.String("items", "", "write one JSON line per item (id, label, decision, deciding step's reason) to this file")
 		concurrency = fs.Int("concurrency", 0, "items reviewed at once (default 1 for rules, 4 with auto_review)")
 		opts        model.Options
 		ruleFiles   stringList
@@ -69,6 +75,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case len(files) == 0:
 		fmt.Fprintf(stderr, "warden eval: no dataset given\n%s", evalUsage)
+		return exitUsage
+	case *itemsOut == "-":
+		fmt.Fprintf(stderr, "warden eval: --items takes a file, not -\n%s", evalUsage)
 		return exitUsage
 	case *concurrency < 0:
 		fmt.Fprintf(stderr, "warden eval: --concurrency must be positive\n%s", evalUsage)
@@ -120,17 +129,45 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	if withModel {
 		report.Model = *modelSpec
 	}
-	if err := eval.WriteTable(stdout, report); err != nil {
-		fmt.Fprintf(stderr, "warden eval: %v\n", err)
-		return exitError
+	// Files first: a reader of stdout that stops early must not cost them.
+	if *itemsOut != "" {
+		if err := writeEvalItems(*itemsOut, results); err != nil {
+			fmt.Fprintf(stderr, "warden eval: %v\n", err)
+			return exitError
+		}
 	}
-	if *jsonOut != "" {
+	if *jsonOut != "" && *jsonOut != "-" {
 		if err := writeEvalJSON(*jsonOut, report, stdout); err != nil {
 			fmt.Fprintf(stderr, "warden eval: %v\n", err)
 			return exitError
 		}
 	}
+	// A closed stdout fails the write with EPIPE instead of killing the
+	// process with SIGPIPE; what was to be written is dropped.
+	signal.Ignore(syscall.SIGPIPE)
+	err = eval.WriteTable(stdout, report)
+	if err == nil && *jsonOut == "-" {
+		err = writeEvalJSON(*jsonOut, report, stdout)
+	}
+	if err != nil && !errors.Is(err, syscall.EPIPE) {
+		fmt.Fprintf(stderr, "warden eval: %v\n", err)
+		return exitError
+	}
 	return exitOK
+}
+
+// writeEvalItems writes the items' lines to path.
+func writeEvalItems(path string, results []eval.Result) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write items: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("write items: %w", cerr)
+		}
+	}()
+	return eval.WriteItems(f, results)
 }
 
 // writeEvalJSON writes the report, indented, to path ("-" for w).
@@ -141,8 +178,10 @@ func writeEvalJSON(path string, r *eval.Report, w io.Writer) error {
 	}
 	b = append(b, '\n')
 	if path == "-" {
-		_, err = w.Write(b)
-		return err
+		if _, err := w.Write(b); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		return nil
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -201,5 +202,152 @@ func TestV2_EvalAutoReview(t *testing.T) {
 	}
 	if tok := m["tokens"].(map[string]any); tok["input"] != 1000.0 || tok["output"] != 60.0 {
 		t.Errorf("tokens: %v", tok)
+	}
+}
+
+// readItemLines reads the lines --items wrote.
+func readItemLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%s: %v: %q", path, err, line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// --items writes one line per item, in the dataset's order, naming the
+// deciding step's approver and reason, so misjudged items are found by
+// their outcome (issue 10, item 7). Run as a real process.
+func TestEval_ItemsNameMisjudgedItems(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "team.yaml")
+	if err := os.WriteFile(rulesFile, []byte("rules:\n  - pattern: [git, status]\n    decision: forbidden\n    justification: no status today\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	itemsOut, jsonOut := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "r.json")
+	cmd := exec.Command(binary(t), "eval", "--reviewer", "rules", "--rules", rulesFile, "--items", itemsOut, "--json", jsonOut, "testdata/eval.jsonl")
+	out, err := cmd.CombinedOutput()
+	if exitCode(err) != exitOK {
+		t.Fatalf("exit %d\n%s", exitCode(err), out)
+	}
+	lines := readItemLines(t, itemsOut)
+	want := []struct{ id, label, decision, outcome, reason string }{
+		{"fx-1", "allow", "deny", "false_deny", "git status"}, // the forbidden rule
+		{"fx-2", "deny", "deny", "correct", "id_rsa"},
+		{"fx-3", "allow", "escalate", "escalated", "force"},
+		{"fx-4", "deny", "escalate", "escalated", "force"},
+		{"other-1", "allow", "allow", "correct", "get_event"},
+		{"other-2", "deny", "deny", "correct", "rm -rf ~"},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(lines), len(want))
+	}
+	fields := []string{"ambiguous", "by", "category", "decision", "file", "id", "label", "line", "outcome", "reason", "source"}
+	for i, w := range want {
+		m := lines[i]
+		if got := evalKeys(t, m); !slices.Equal(got, fields) {
+			t.Errorf("%s: fields %v, want %v", w.id, got, fields)
+		}
+		if m["id"] != w.id || m["label"] != w.label || m["decision"] != w.decision || m["outcome"] != w.outcome ||
+			m["by"] != "rules" || !strings.Contains(m["reason"].(string), w.reason) ||
+			m["file"] != "testdata/eval.jsonl" || m["line"] != float64(i+1) || m["source"] != strings.Split(w.id, "-")[0] {
+			t.Errorf("line %d: %v, want %+v", i+1, m, w)
+		}
+	}
+	if lines[5]["ambiguous"] != true || lines[0]["category"] != "benign" {
+		t.Errorf("labels: %v, %v", lines[0], lines[5])
+	}
+	// The lines agree with the report's counts.
+	if o := readEvalReport(t, jsonOut)["overall"].(map[string]any); o["denied_allow"] != 1.0 {
+		t.Errorf("report: %v", o)
+	}
+
+	// --items - is refused: standard output has the table.
+	code, _, stderr := wardenEval(t, "--reviewer", "rules", "--items", "-", "testdata/eval.jsonl")
+	if code != exitUsage || !strings.Contains(stderr, "--items") {
+		t.Errorf("--items -: exit %d, %s", code, stderr)
+	}
+	// An unwritable file is an error that names it.
+	bad := filepath.Join(dir, "nosuch", "items.jsonl")
+	code, _, stderr = wardenEval(t, "--reviewer", "rules", "--items", bad, "testdata/eval.jsonl")
+	if code != exitError || !strings.Contains(stderr, bad) {
+		t.Errorf("unwritable --items: exit %d, %s", code, stderr)
+	}
+}
+
+// A reader that closes stdout early costs neither the JSON report nor the
+// items, and the exit status stays 0 (issue 10, item 7).
+func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
+	t.Run("closed before the first write", func(t *testing.T) {
+		dir := t.TempDir()
+		itemsOut, jsonOut := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "r.json")
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // every write to stdout fails with EPIPE
+		var stderr bytes.Buffer
+		cmd := exec.Command(binary(t), "eval", "--reviewer", "rules", "--json", jsonOut, "--items", itemsOut, "testdata/eval.jsonl")
+		cmd.Stdout, cmd.Stderr = w, &stderr
+		err = cmd.Run()
+		w.Close()
+		if exitCode(err) != exitOK || stderr.Len() != 0 {
+			t.Fatalf("exit %v, stderr %q", err, stderr.String())
+		}
+		if m := readEvalReport(t, jsonOut); m["items"] != 6.0 {
+			t.Errorf("report: %v", m)
+		}
+		if n := len(readItemLines(t, itemsOut)); n != 6 {
+			t.Errorf("%d item lines", n)
+		}
+	})
+	t.Run("head -1", func(t *testing.T) {
+		dir := t.TempDir()
+		itemsOut, jsonOut := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "r.json")
+		script := `set -o pipefail; "$0" eval --reviewer rules --json "$1" --items "$2" testdata/eval.jsonl | head -1`
+		out, err := exec.Command("bash", "-c", script, binary(t), jsonOut, itemsOut).CombinedOutput()
+		if exitCode(err) != exitOK || string(out) != "reviewer rules, 6 items\n" {
+			t.Fatalf("exit %v, output %q", err, out)
+		}
+		if m := readEvalReport(t, jsonOut); m["items"] != 6.0 {
+			t.Errorf("report: %v", m)
+		}
+		if n := len(readItemLines(t, itemsOut)); n != 6 {
+			t.Errorf("%d item lines", n)
+		}
+	})
+}
+
+// The table names its label columns as labels and counts in the singular
+// where it should (issue 10, item 7).
+func TestEval_TableWording(t *testing.T) {
+	out, err := exec.Command(binary(t), "eval", "--reviewer", "rules", "testdata/eval.jsonl").CombinedOutput()
+	if exitCode(err) != exitOK {
+		t.Fatalf("exit %v\n%s", err, out)
+	}
+	header := strings.Fields(strings.Split(string(out), "\n")[1])
+	if got, want := strings.Join(header, " "), "group items deny items allow items deny items allowed (false allow) allow items denied (false deny) deny items escalated allow items escalated"; got != want {
+		t.Errorf("header %q, want %q", got, want)
+	}
+	one := filepath.Join(t.TempDir(), "one.jsonl")
+	data, _ := os.ReadFile("testdata/eval.jsonl")
+	first, _, _ := strings.Cut(string(data), "\n")
+	if err := os.WriteFile(one, []byte(first+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(binary(t), "eval", "--reviewer", "rules", one).CombinedOutput()
+	if exitCode(err) != exitOK {
+		t.Fatalf("exit %v\n%s", err, out)
+	}
+	if s := string(out); !strings.HasPrefix(s, "reviewer rules, 1 item\n") || !strings.Contains(s, "without ambiguous (1 item) ") || strings.Contains(s, "1 items") {
+		t.Errorf("plurals:\n%s", s)
 	}
 }

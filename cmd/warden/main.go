@@ -38,7 +38,7 @@ const usage = `usage:
   warden auto-review policy
   warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]
   warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
-              [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
+              [--items OUT] [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
   warden version
 
 "warden COMMAND --help" describes a command and its flags.

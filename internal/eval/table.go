@@ -8,20 +8,21 @@ import (
 	"text/tabwriter"
 )
 
-// WriteTable prints the report for people: one row per group (overall,
-// then by category and by source), with the false allows, false denials
-// and escalations, then latency and tokens, then the overall row without
-// the ambiguous items.
+// WriteTable prints the report for people: one row per group (overall, by
+// category, by source, then overall without the ambiguous items). Columns
+// are named by the items' labels: the deny and allow items, the deny items
+// allowed (false allows), the allow items denied (false denials) and the
+// items of each label escalated. A line of latency and tokens follows.
 func WriteTable(w io.Writer, r *Report) error {
 	title := "reviewer " + r.Reviewer
 	if r.Model != "" {
 		title += " (" + r.Model + ")"
 	}
-	if _, err := fmt.Fprintf(w, "%s, %d items\n", title, r.Items); err != nil {
+	if _, err := fmt.Fprintf(w, "%s, %s\n", title, Count(r.Items, "item")); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\titems\tdeny\tallow\tallowed deny (false allow)\tdenied allow (false deny)\tescalated deny\tescalated allow")
+	fmt.Fprintln(tw, "group\titems\tdeny items\tallow items\tdeny items allowed (false allow)\tallow items denied (false deny)\tdeny items escalated\tallow items escalated")
 	row := func(name string, g Group) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d (%s)\t%d (%s)\t%d\t%d (%s)\n", name, g.DenyItems+g.AllowItems, g.DenyItems, g.AllowItems,
 			g.AllowedDeny, pct(g.FalseAllowRate), g.DeniedAllow, pct(g.FalseDenyRate), g.EscalatedDeny, g.EscalatedAllow, pct(g.EscalationRateAllow))
@@ -33,7 +34,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	for _, k := range keysOf(r.BySource) {
 		row("source "+k, r.BySource[k])
 	}
-	row(fmt.Sprintf("without ambiguous (%d items)", r.WithoutAmbiguous.Items), r.WithoutAmbiguous.Overall)
+	row("without ambiguous ("+Count(r.WithoutAmbiguous.Items, "item")+")", r.WithoutAmbiguous.Overall)
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
@@ -57,3 +58,11 @@ func keysOf(m map[string]Group) []string {
 func pct(r float64) string { return strings.TrimSuffix(fmt.Sprintf("%.2f", r*100), ".00") + "%" }
 
 func num(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", f), ".0") }
+
+// Count returns n and noun, with an s when n is not 1 ("1 item", "2 items").
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
