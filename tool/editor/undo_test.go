@@ -252,3 +252,23 @@ func TestPrecheck(t *testing.T) {
 		wantError(t, err, tool.ErrParsing, tt.part)
 	}
 }
+
+// An approver of an undo_edit sees what it would change, not a view.
+func TestUndoEditView(t *testing.T) {
+	tl, dir := newTool(t)
+	writeFiles(t, dir, map[string]string{"f.txt": "old\n"})
+	undo := tool.NewCall("u", Name, `{"command":"undo_edit","path":"f.txt"}`)
+	if v := tl.View(undo); !strings.Contains(v.Content, "no edit of f.txt to undo") {
+		t.Errorf("view without history = %+v", v)
+	}
+	run(t, tl, map[string]any{"command": "str_replace", "path": "f.txt", "old_str": "old", "new_str": "new"})
+	v := tl.View(undo)
+	want := "--- f.txt\n+++ f.txt\n-new\n+old\n"
+	if v.Format != "diff" || v.Content != want || v.Title != "undo_edit f.txt" {
+		t.Errorf("view = %+v, want content %q", v, want)
+	}
+	run(t, tl, map[string]any{"command": "create", "path": "g.txt", "file_text": "g\n"})
+	if v := tl.View(tool.NewCall("u", Name, `{"command":"undo_edit","path":"g.txt"}`)); v.Content != "--- g.txt\n+++ /dev/null\n-g\n" {
+		t.Errorf("view of undoing a create = %q", v.Content)
+	}
+}
