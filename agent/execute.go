@@ -134,8 +134,8 @@ func parallel(byName map[string]tool.Tool, c tool.Call) bool {
 }
 
 // checkCall returns the tool call names, or the parsing error the model
-// receives when the call names no tool, does not parse or does not fit the
-// tool's schema (SPEC A6).
+// receives when the call names no tool, does not parse, does not fit the
+// tool's schema or fails the tool's own tool.Precheck (SPEC A6).
 func checkCall(byName map[string]tool.Tool, call tool.Call) (tool.Tool, *tool.Error) {
 	t, ok := byName[call.Function]
 	switch {
@@ -153,6 +153,16 @@ func checkCall(byName map[string]tool.Tool, call tool.Call) (tool.Tool, *tool.Er
 	}
 	if err := checkSchema(t.Info(), call); err != nil {
 		return nil, err
+	}
+	if pc, ok := t.(tool.Precheck); ok {
+		// The tool's own check, before approval (SPEC A6).
+		if err := pc.Precheck(call.Arguments); err != nil {
+			var te *tool.Error
+			if errors.As(err, &te) {
+				return nil, te
+			}
+			return nil, tool.Errorf(tool.ErrParsing, "%s: %v", call.Function, err)
+		}
 	}
 	return t, nil
 }

@@ -45,6 +45,18 @@ func (f Func) Run(ctx context.Context, args json.RawMessage) (string, error) {
 	return f.Fn(ctx, args)
 }
 
+// A Precheck is implemented by tools that can tell, from a call's arguments
+// alone and before anyone is asked to approve it, that the call cannot
+// succeed — an edit of a file that does not exist, say. The agent calls
+// Precheck after the call has passed its schema check (SPEC A6): an error
+// is returned to the model as the call's result, as a *Error when it is one
+// and otherwise as a parsing error, and the call is neither approved nor
+// run. Precheck must not change anything, ask anyone or block for long; a
+// call it lets through is still checked by Run.
+type Precheck interface {
+	Precheck(args json.RawMessage) error
+}
+
 // A Viewer is implemented by tools that render their calls for people in a
 // form better than the one-line call text.
 type Viewer interface {

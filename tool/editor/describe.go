@@ -12,7 +12,7 @@ import (
 // DescribeAction describes a call, or the write request it made, for the
 // reviewer (action.Describer), from the arguments exactly as Run reads
 // them: a file edit whose operation is the command (create, str_replace,
-// insert, view), with the text replaced and the text written (new_str, or
+// insert, undo_edit, view), with the text replaced and the text written (new_str, or
 // file_text for create) and the line of an insert. A write request names
 // the resolved paths it writes: one path becomes the edit's path, several
 // are listed beside it. Arguments that do not parse, and requests of other

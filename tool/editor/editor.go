@@ -1,7 +1,15 @@
 // Package editor provides the built-in "text_editor" tool, with which a model
 // views, creates and edits text files in the task's working directory. Its
 // commands and arguments follow Inspect's text_editor tool: view, create,
-// str_replace and insert.
+// str_replace, insert and undo_edit. undo_edit undoes the last create,
+// str_replace or insert this tool made to a path, restoring the previous
+// content or removing the file the create made; its history is kept in
+// memory within the bounds MaxUndoEdits, MaxUndoBytes and MaxUndoPaths.
+// An undo is a write like the others, under the same sandbox boundary.
+//
+// The tool implements tool.Precheck: a str_replace or insert on a file that
+// does not exist, and an undo_edit with nothing to undo, are parsing errors
+// before the call is approved.
 //
 // Every path, relative (to the working directory) or absolute, must lie
 // inside the working directory once ".." and symbolic links are resolved; a
@@ -74,6 +82,7 @@ type Tool struct {
 	real    string // dir with its symbolic links resolved
 	maxFile int64
 	sandbox *sandbox.Policy
+	hist    history // for undo_edit
 }
 
 // New returns a text editor tool confined to opts.Dir. It fails when the
@@ -110,8 +119,8 @@ const parameters = `{
   "properties": {
     "command": {
       "type": "string",
-      "enum": ["view", "create", "str_replace", "insert"],
-      "description": "The command to run: view, create, str_replace or insert."
+      "enum": ["view", "create", "str_replace", "insert", "undo_edit"],
+      "description": "The command to run: view, create, str_replace, insert or undo_edit."
     },
     "path": {
       "type": "string",
@@ -151,7 +160,8 @@ func (t *Tool) Info() tool.Info {
 			"view shows a file with line numbers (cat -n) or lists a directory two levels deep; " +
 			"create writes file_text to path, replacing any existing file; " +
 			"str_replace replaces old_str, which must occur exactly once, with new_str; " +
-			"insert inserts new_str after line insert_line. " +
+			"insert inserts new_str after line insert_line; " +
+			"undo_edit undoes the last create, str_replace or insert made to path. " +
 			"Paths are relative to the working directory " + t.dir + " or absolute, and must stay inside it.",
 		Parameters: json.RawMessage(parameters),
 		Parallel:   false,
@@ -198,8 +208,9 @@ func parseArgs(raw json.RawMessage) (args, error) {
 		if a.NewStr == nil {
 			need = append(need, "new_str")
 		}
+	case "undo_edit":
 	default:
-		return a, tool.Errorf(tool.ErrParsing, "unknown command %q: the commands are view, create, str_replace and insert", *a.Command)
+		return a, tool.Errorf(tool.ErrParsing, "unknown command %q: the commands are view, create, str_replace, insert and undo_edit", *a.Command)
 	}
 	if a.Path == nil {
 		return a, missing("path")
@@ -217,8 +228,8 @@ func missing(names ...string) error {
 
 // Run carries out the command given by the arguments in raw and returns what
 // the model reads: a file with line numbers or a directory listing for view,
-// a confirmation for create, and for str_replace and insert the edited region
-// with line numbers. Failures are *tool.Error values (see the package
+// a confirmation for create, for str_replace and insert the edited region
+// with line numbers, and for undo_edit the restored file. Failures are *tool.Error values (see the package
 // documentation); a ctx that is already done gives an error wrapping
 // ctx.Err().
 func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -243,7 +254,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		return "", ioError(*a.Path, err)
 	}
 	defer root.Close()
-	e := edit{Tool: t, root: root, path: *a.Path, rel: rel}
+	e := edit{Tool: t, root: root, path: *a.Path, rel: rel, key: filepath.Join(base, rel)}
 	switch *a.Command {
 	case "view":
 		return e.view(a.ViewRange)
@@ -251,8 +262,10 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		return e.create(*a.FileText)
 	case "str_replace":
 		return e.strReplace(*a.OldStr, deref(a.NewStr))
-	default: // "insert"; parseArgs allows no other
+	case "insert":
 		return e.insert(*a.InsertLine, *a.NewStr)
+	default: // "undo_edit"; parseArgs allows no other
+		return e.undo(e.key)
 	}
 }
 
@@ -270,6 +283,7 @@ type edit struct {
 	root *os.Root
 	path string // as the model gave it, for messages
 	rel  string // resolved, relative to root
+	key  string // resolved and absolute, for the undo history
 }
 
 // ioError is the error the model receives when the file system fails.
@@ -416,11 +430,17 @@ func (e edit) listDir() (string, error) {
 // and replacing any file already there.
 func (e edit) create(text string) (string, error) {
 	existed := false
+	before := &snapshot{perm: 0o644}
 	if fi, err := e.root.Stat(e.rel); err == nil {
 		if fi.IsDir() {
 			return "", tool.Errorf(tool.ErrUnknown, "%s is a directory", e.path)
 		}
 		existed = true
+		if text, perm, err := e.readText(); err == nil {
+			before = &snapshot{existed: true, content: text, perm: perm}
+		} else {
+			before = nil // cannot be undone
+		}
 	}
 	if dir := filepath.Dir(e.rel); dir != "." {
 		if err := e.root.MkdirAll(dir, 0o755); err != nil {
@@ -430,6 +450,7 @@ func (e edit) create(text string) (string, error) {
 	if err := e.writeText(text, 0o644); err != nil {
 		return "", err
 	}
+	e.hist.push(e.key, before)
 	if existed {
 		return fmt.Sprintf("File overwritten successfully at: %s", e.path), nil
 	}
@@ -467,6 +488,7 @@ func (e edit) strReplace(old, new string) (string, error) {
 	if err := e.writeText(edited, perm); err != nil {
 		return "", err
 	}
+	e.hist.push(e.key, &snapshot{existed: true, content: text, perm: perm})
 	first := 1 + strings.Count(text[:i], "\n")
 	last := first + strings.Count(new, "\n")
 	return e.edited(edited, first, last), nil
@@ -517,6 +539,7 @@ func (e edit) insert(n int, text string) (string, error) {
 	if err := e.writeText(edited, perm); err != nil {
 		return "", err
 	}
+	e.hist.push(e.key, &snapshot{existed: true, content: content, perm: perm})
 	return e.edited(edited, n+1, n+strings.Count(text, "\n")), nil
 }
 
@@ -551,6 +574,7 @@ func numbered(lines []string, first, last int) string {
 }
 
 var (
-	_ tool.Tool   = (*Tool)(nil)
-	_ tool.Viewer = (*Tool)(nil)
+	_ tool.Tool     = (*Tool)(nil)
+	_ tool.Viewer   = (*Tool)(nil)
+	_ tool.Precheck = (*Tool)(nil)
 )

@@ -416,7 +416,7 @@ func TestArguments(t *testing.T) {
 		{`{"path": "f"}`, "missing required argument command"},
 		{`{"command": "view"}`, "missing required argument path"},
 		{`{"command": "delete", "path": "f"}`, `unknown command "delete"`},
-		{`{"command": "undo_edit", "path": "f"}`, "view, create, str_replace and insert"},
+		{`{"command": "delete", "path": "f"}`, "view, create, str_replace, insert and undo_edit"},
 		{`{"command": "create", "path": "f"}`, "missing required argument file_text"},
 		{`{"command": "create", "path": "f", "file_text": null}`, "missing required argument file_text"},
 		{`{"command": "str_replace", "path": "f", "new_str": "x"}`, "missing required argument old_str"},

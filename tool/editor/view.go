@@ -2,13 +2,18 @@ package editor
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/wardenhq/warden/tool"
 )
 
 // View renders a call for people: the command and path as the title and,
-// for create, str_replace and insert, the change as a diff.
+// for create, str_replace and insert, the change as a diff, and for
+// undo_edit the change the undo would make (the file's content now against
+// the content it restores) as a diff.
 func (t *Tool) View(call tool.Call) tool.View {
 	a, err := parseArgs(call.Arguments)
 	if call.ParseError != "" || err != nil {
@@ -37,6 +42,8 @@ func (t *Tool) View(call tool.Call) tool.View {
 		fmt.Fprintf(&b, "--- %s\n+++ %s\n@@ -%d,0 +%d,%d @@\n", path, path, n, n+1, max(lineCount(*a.NewStr), 1))
 		prefixLines(&b, "+", *a.NewStr)
 		return tool.View{Title: title, Format: "diff", Content: b.String()}
+	case "undo_edit":
+		return tool.View{Title: title, Format: "diff", Content: t.undoDiff(path)}
 	}
 	content := "view " + path
 	if len(a.ViewRange) == 2 {
@@ -56,4 +63,33 @@ func prefixLines(b *strings.Builder, prefix, text string) {
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
+}
+
+// undoDiff renders what an undo_edit of path would change: every line of
+// the file now removed and every line it restores added, or a note when
+// there is nothing to undo or the path cannot be read.
+func (t *Tool) undoDiff(path string) string {
+	base, rel, err := t.locate(path)
+	if err != nil {
+		return "undo_edit " + path + ": " + tool.AsError(err).Message
+	}
+	s, ok, lost := t.hist.last(filepath.Join(base, rel))
+	if !ok {
+		return tool.AsError(noHistory(path, lost)).Message
+	}
+	now := ""
+	if f, err := os.Open(filepath.Join(base, rel)); err == nil {
+		data, _ := io.ReadAll(io.LimitReader(f, t.maxFile))
+		f.Close()
+		now = string(data)
+	}
+	var b strings.Builder
+	to := path
+	if !s.existed {
+		to = "/dev/null"
+	}
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", path, to)
+	prefixLines(&b, "-", now)
+	prefixLines(&b, "+", s.content)
+	return b.String()
 }
