@@ -21,51 +21,58 @@ func (r *Run) ContinueCallIDs(turns int, ids []string) {
 	}
 }
 
-// startTurn counts a turn, for the suffix of renamed call ids.
+// startTurn counts a turn: the ids of the turn before become earlier
+// turns' ids.
 func (r *Run) startTurn() {
 	r.idMu.Lock()
+	defer r.idMu.Unlock()
 	r.turnNo++
-	r.idMu.Unlock()
+	if r.callIDs == nil {
+		r.callIDs = map[string]bool{}
+	}
+	for id := range r.turnIDs {
+		r.callIDs[id] = true
+	}
+	r.turnIDs, r.renamed = nil, nil
 }
 
-// uniqueCallIDs returns msg with every tool call whose id an earlier
-// message of the run (or of its transcript, for a resumed run) used given a
-// new one: the id, "_t" and the turn's number (then "_2", "_3", … should
-// that be taken too). Scripted models number their calls per script, so a
+// uniqueCallIDs returns msg with every tool call whose id an earlier turn
+// of the run (or of its transcript, for a resumed run) used given a new
+// one: the id, "_t" and the turn's number (then "_2", "_3", … should that
+// be taken too). Scripted models number their calls per script, so a
 // resumed turn would otherwise repeat the first turn's ids. The model sees
-// the ids as renamed, consistently in its call and its result. Calls of one
-// message that share an id keep sharing it.
+// the ids as renamed, consistently in its call and its result. Within one
+// turn an id is renamed the same way each time, so calls that share an id
+// there keep sharing it, as they would in a run never resumed.
 func (r *Run) uniqueCallIDs(msg chat.Message) chat.Message {
 	if len(msg.ToolCalls) == 0 {
 		return msg
 	}
 	r.idMu.Lock()
 	defer r.idMu.Unlock()
-	if r.callIDs == nil {
-		r.callIDs = map[string]bool{}
+	if r.turnIDs == nil {
+		r.turnIDs, r.renamed = map[string]bool{}, map[string]string{}
 	}
+	taken := func(id string) bool { return r.callIDs[id] || r.turnIDs[id] }
 	calls := append(msg.ToolCalls[:0:0], msg.ToolCalls...)
-	renamed := map[string]string{}
 	for i, c := range calls {
 		if c.ID == "" {
 			continue
 		}
-		if nid, ok := renamed[c.ID]; ok {
-			calls[i].ID = nid
-			continue
-		}
-		nid := c.ID
-		if r.callIDs[nid] {
-			nid = c.ID + "_t" + strconv.Itoa(r.turnNo)
-			for n := 2; r.callIDs[nid]; n++ {
-				nid = c.ID + "_t" + strconv.Itoa(r.turnNo) + "_" + strconv.Itoa(n)
+		nid, ok := r.renamed[c.ID]
+		if !ok {
+			nid = c.ID
+			if r.callIDs[nid] {
+				base := c.ID + "_t" + strconv.Itoa(r.turnNo)
+				nid = base
+				for n := 2; taken(nid); n++ {
+					nid = base + "_" + strconv.Itoa(n)
+				}
 			}
+			r.renamed[c.ID] = nid
 		}
-		renamed[c.ID] = nid
+		r.turnIDs[nid] = true
 		calls[i].ID = nid
-	}
-	for _, nid := range renamed {
-		r.callIDs[nid] = true
 	}
 	msg.ToolCalls = calls
 	return msg

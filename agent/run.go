@@ -85,11 +85,14 @@ type Run struct {
 	turns  atomic.Int64
 	tokens atomic.Int64
 
-	// idMu guards turnNo and callIDs, the call ids the run's transcript
-	// holds (see uniqueCallIDs).
+	// idMu guards turnNo, callIDs (the call ids of earlier turns in the
+	// run's transcript), turnIDs (this turn's) and renamed (this turn's
+	// renamings), for uniqueCallIDs.
 	idMu    sync.Mutex
 	turnNo  int
 	callIDs map[string]bool
+	turnIDs map[string]bool
+	renamed map[string]string
 }
 
 // Limits bound a run (SPEC L5). Turns counts model generations by the run's
