@@ -162,7 +162,7 @@ func (r *Run) react(ctx context.Context, a *Agent, sc scope, msgs []chat.Message
 		if err != nil {
 			return msgs, fmt.Errorf("agent %s: model: %w", a.name(), err)
 		}
-		out := resp.Message
+		out := r.uniqueCallIDs(resp.Message)
 		out.Role = chat.Assistant
 		used := r.tokens.Add(int64(resp.Usage.Total()))
 		sc.rec.Emit(event.Model{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, Output: out})

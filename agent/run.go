@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/wardenhq/warden/approval"
@@ -73,12 +74,25 @@ type Run struct {
 	Boundary BoundaryApprover
 	// TaskFile is recorded in run_start so the run can be resumed.
 	TaskFile string
+	// Workdir and Settings are recorded in run_start so the run can be
+	// resumed as it was prepared; Workdir also in each resumed turn_start.
+	Workdir  string
+	Settings *event.RunSettings
 	// Resumed marks a run continued from its transcript: Execute records a
 	// new turn, not a new run_start.
 	Resumed bool
 
 	turns  atomic.Int64
 	tokens atomic.Int64
+
+	// idMu guards turnNo, callIDs (the call ids of earlier turns in the
+	// run's transcript), turnIDs (this turn's) and renamed (this turn's
+	// renamings), for uniqueCallIDs.
+	idMu    sync.Mutex
+	turnNo  int
+	callIDs map[string]bool
+	turnIDs map[string]bool
+	renamed map[string]string
 }
 
 // Limits bound a run (SPEC L5). Turns counts model generations by the run's
@@ -157,6 +171,8 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			TaskFile:  r.TaskFile,
 			Agents:    r.AgentPolicies(a),
 			PinPolicy: r.PinPolicy,
+			Workdir:   r.Workdir,
+			Settings:  r.Settings,
 		})
 	}
 	var ts *event.TurnStart
@@ -166,6 +182,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			// A further turn may run under other policies (a resumed run
 			// reads them again): the record says which (SPEC P4, P5).
 			ts.Agents, ts.PinPolicy = r.AgentPolicies(a), r.PinPolicy
+			ts.Workdir = r.Workdir
 		}
 	}
 	if h, ok := r.Boundary.(TurnHook); ok {
@@ -174,6 +191,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 		input = h.StartTurn(ts, input)
 	}
 	if ts != nil {
+		r.startTurn()
 		r.Events.Emit(*ts)
 	}
 	msgs, err := r.React(ctx, a, input)

@@ -229,6 +229,46 @@ type RunStart struct {
 	// PinPolicy reports that the run's policies apply to every agent,
 	// replacing the agents' own.
 	PinPolicy bool `json:"pin_policy,omitempty"`
+	// Workdir is the run's working directory, absolute: `warden run
+	// --resume` runs the next turn there (issue 10).
+	Workdir string `json:"workdir,omitempty"`
+	// Settings are everything else the run was prepared with, as
+	// resolved, so that a resumed run is prepared exactly so; nil in
+	// transcripts written before they were recorded.
+	Settings *RunSettings `json:"settings,omitempty"`
+}
+
+// RunSettings are what a run was prepared with besides its model, policies
+// and working directory (which RunStart records itself), as resolved from
+// the task file and the operator's flags.
+type RunSettings struct {
+	// Sandbox is the sandbox of the run's commands; nil when none.
+	Sandbox *SandboxSettings `json:"sandbox,omitempty"`
+	// Rules are the exec rules files, absolute: the task's, then the
+	// operator's.
+	Rules []string `json:"rules,omitempty"`
+	// ApprovalsReviewer is who decides requests to cross the sandbox
+	// boundary; empty means ["user"].
+	ApprovalsReviewer []string `json:"approvals_reviewer,omitempty"`
+	// AutoReviewModel is the reviewer agent's model; empty means the run's.
+	AutoReviewModel string `json:"auto_review_model,omitempty"`
+	// MaxOutput is the max_output given (0 disables truncation); nil when
+	// the default applies.
+	MaxOutput *int `json:"max_output,omitempty"`
+	// MaxConcurrentCalls and MaxCallsPerMessage are the caps given; 0 when
+	// the defaults apply.
+	MaxConcurrentCalls int `json:"max_concurrent_calls,omitempty"`
+	MaxCallsPerMessage int `json:"max_calls_per_message,omitempty"`
+}
+
+// SandboxSettings are a run's sandbox settings as resolved.
+type SandboxSettings struct {
+	Mode string `json:"mode"`
+	// WritableRoots are the extra writable roots, absolute.
+	WritableRoots []string `json:"writable_roots,omitempty"`
+	NetworkAccess bool     `json:"network_access,omitempty"`
+	// Unenforced reports that commands may run without kernel enforcement.
+	Unenforced bool `json:"unenforced,omitempty"`
 }
 
 // The levels a policy in force comes from, in AgentPolicies.
@@ -392,6 +432,9 @@ type TurnStart struct {
 	// or continued run, whose policies may differ from the first turn's.
 	Agents    []AgentPolicies `json:"agents,omitempty"`
 	PinPolicy bool            `json:"pin_policy,omitempty"`
+	// Workdir is the working directory of a resumed or continued turn,
+	// absolute: the run_start's.
+	Workdir string `json:"workdir,omitempty"`
 	// MAC authenticates the input as the person's (SPEC G15): a resumed
 	// run trusts no request it cannot verify.
 	MAC string `json:"mac,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -35,6 +36,12 @@ type Stored struct {
 	Ledger *gate.Ledger
 	// Events counts the transcript's events.
 	Events int
+	// Start is the run's run_start: what it was prepared with.
+	Start *event.RunStart
+	// Turns counts the transcript's turn_start events.
+	Turns int
+	// CallIDs are the ids of the calls the transcript's models made.
+	CallIDs []string
 }
 
 // keyPath returns where warden keeps the key that authenticates overrides
@@ -136,8 +143,12 @@ func LoadStored(path string) (*Stored, error) {
 		case event.RunStart:
 			withholdPending()
 			st.TaskFile, st.Model = d.TaskFile, d.Model
+			if st.Start == nil {
+				st.Start = &d
+			}
 		case event.TurnStart:
 			withholdPending()
+			st.Turns++
 			if input, ok := st.Ledger.TurnInput(d); ok { // only the person's own requests (SPEC G15)
 				st.Messages = append(append(st.Messages, notes...), chat.Message{Role: chat.User, Content: input})
 				notes = nil
@@ -145,6 +156,9 @@ func LoadStored(path string) (*Stored, error) {
 		case event.RunEnd:
 			clear(pending)
 		case event.Model:
+			for _, c := range d.Output.ToolCalls {
+				st.CallIDs = append(st.CallIDs, c.ID)
+			}
 			if e.Agent == agent.MainAgent {
 				clear(pending)
 				out := d.Output
@@ -215,6 +229,9 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	if opts.Model == "" {
 		opts.Model = st.Model
 	}
+	if st.Start != nil {
+		t, opts = resumeSettings(t, opts, st.Start)
+	}
 	opts.Transcript, opts.RunID = path, st.RunID
 	p, err := t.Prepare(opts)
 	if err != nil {
@@ -222,12 +239,48 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	}
 	p.Run.Resumed = true
 	p.Run.Events.Continue(st.Events)
+	p.Run.ContinueCallIDs(st.Turns, st.CallIDs)
 	for _, w := range st.Ledger.Warnings() { // refused, never silently (SPEC G15)
 		p.Run.Events.Emit(event.Warning{Message: w})
 	}
 	p.Gate.Restore(st.Ledger)
 	p.Input = append(st.Messages, chat.Message{Role: chat.User, Content: input})
 	return p, nil
+}
+
+// resumeSettings returns t and opts prepared as the stored run was (issue
+// 10): its working directory, sandbox, rules, approvals reviewer, caps,
+// pin_policy and (in Prepare) its run-level policies as resolved then. What
+// opts give explicitly wins: --approval, --review, --sandbox,
+// --approvals-reviewer, --auto-review-model, --max-output and the caps
+// replace the recorded ones; --rules adds to the recorded rules;
+// --pin-policy and --sandbox-unenforced can only be turned on. A
+// transcript written before settings were recorded resumes from the task
+// file as it is now.
+func resumeSettings(t *Task, opts Options, start *event.RunStart) (*Task, Options) {
+	if opts.Workdir == "" {
+		opts.Workdir = start.Workdir
+	}
+	set := start.Settings
+	if set == nil {
+		return t, opts
+	}
+	rt := *t
+	opts.stored = start
+	rt.Rules = set.Rules
+	rt.ApprovalsReviewer = set.ApprovalsReviewer
+	rt.PinPolicy = start.PinPolicy
+	rt.MaxOutput = set.MaxOutput
+	rt.MaxConcurrentCalls, rt.MaxCallsPerMessage = set.MaxConcurrentCalls, set.MaxCallsPerMessage
+	rt.Sandbox = nil
+	if sb := set.Sandbox; sb != nil {
+		rt.Sandbox = &sandbox.Config{Mode: sb.Mode, WritableRoots: sb.WritableRoots, NetworkAccess: sb.NetworkAccess}
+		opts.SandboxUnenforced = opts.SandboxUnenforced || sb.Unenforced
+	}
+	if opts.AutoReviewModel == "" {
+		opts.AutoReviewModel = set.AutoReviewModel
+	}
+	return &rt, opts
 }
 
 // ApproveStored records a person's override of the denial id in the stored

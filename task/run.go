@@ -58,6 +58,13 @@ type Options struct {
 	// the task's max_concurrent_calls and max_calls_per_message (SPEC L1).
 	MaxConcurrentCalls int
 	MaxCallsPerMessage int
+	// Workdir, when set, is the run's working directory, replacing the
+	// task's workdir: (a resumed run uses its recorded one).
+	Workdir string
+
+	// stored is the run_start of a run being resumed: what it was
+	// prepared with applies where opts give nothing else.
+	stored *event.RunStart
 }
 
 // Prepared is a task ready to run: everything that can be checked has been.
@@ -104,6 +111,10 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		return nil, err
 	}
 	appr, rev := t.Approval, t.Review
+	if st := opts.stored; st != nil && st.Settings != nil {
+		// The policies in force when the run started, as resolved then.
+		appr, rev = storedPolicy(st.Approval), storedPolicy(st.Review)
+	}
 	if opts.Approval != "" {
 		entries, err := resolvePolicy(opts.Approval, "", policy.Approval)
 		if err != nil {
@@ -128,6 +139,14 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	}
 	p := &Prepared{Task: t}
 	p.Workdir = t.Workdir
+	if opts.Workdir != "" {
+		if p.Workdir, err = filepath.Abs(opts.Workdir); err != nil {
+			return nil, fmt.Errorf("workdir: %w", err)
+		}
+		if fi, err := os.Stat(p.Workdir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("workdir %s: not a directory (it may have been removed)", p.Workdir)
+		}
+	}
 	if p.Workdir == "" {
 		dir, err := os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-")
 		if err != nil {
@@ -175,6 +194,27 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 		PinPolicy:          opts.PinPolicy || t.PinPolicy,
 		MaxConcurrentCalls: firstPositive(opts.MaxConcurrentCalls, t.MaxConcurrentCalls),
 		MaxCallsPerMessage: firstPositive(opts.MaxCallsPerMessage, t.MaxCallsPerMessage),
+		Workdir:            p.Workdir,
+	}
+	p.Run.Settings = &event.RunSettings{
+		Rules:              append(append([]string{}, t.Rules...), opts.Rules...),
+		AutoReviewModel:    opts.AutoReviewModel,
+		MaxOutput:          maxOut,
+		MaxConcurrentCalls: p.Run.MaxConcurrentCalls,
+		MaxCallsPerMessage: p.Run.MaxCallsPerMessage,
+	}
+	for i, f := range p.Run.Settings.Rules {
+		p.Run.Settings.Rules[i] = absPath(f)
+	}
+	if sp := env.Sandbox; sp != nil {
+		ss := &event.SandboxSettings{Mode: string(sp.Mode), NetworkAccess: sp.NetworkAccess, Unenforced: sp.Unenforced}
+		for _, r := range sp.WritableRoots {
+			ss.WritableRoots = append(ss.WritableRoots, absPath(r))
+		}
+		p.Run.Settings.Sandbox = ss
+	}
+	if p.Run.Settings.ApprovalsReviewer, err = t.approvalsReviewer(opts); err != nil {
+		return nil, err
 	}
 	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
 		return nil, err
@@ -267,12 +307,9 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 // — from the task's approvals_reviewer (or opts'), its exec rules and
 // opts', the run's model and opts.AutoReviewModel.
 func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set, workdir string) (*approval.Policy, error) {
-	who := t.ApprovalsReviewer
-	if opts.ApprovalsReviewer != "" {
-		var err error
-		if who, err = ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
-			return nil, err
-		}
+	who, err := t.approvalsReviewer(opts)
+	if err != nil {
+		return nil, err
 	}
 	return decider.New(decider.Config{
 		Reviewers: who,
@@ -282,6 +319,28 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 		ReviewModel: opts.AutoReviewModel, ModelOptions: opts.ModelOptions,
 		Workdir: workdir,
 	})
+}
+
+// approvalsReviewer returns who decides boundary requests: opts', else the
+// task's approvals_reviewer.
+func (t *Task) approvalsReviewer(opts Options) ([]string, error) {
+	if opts.ApprovalsReviewer == "" {
+		return t.ApprovalsReviewer, nil
+	}
+	who, err := ParseApprovalsReviewer(opts.ApprovalsReviewer)
+	if err != nil {
+		return nil, fmt.Errorf("approvals reviewer: %w", err)
+	}
+	return who, nil
+}
+
+// storedPolicy is a policy recorded in a run_start, as entries: nil (no
+// policy) stays nil.
+func storedPolicy(entries []policy.Entry) *Policy {
+	if entries == nil {
+		return nil
+	}
+	return &Policy{Entries: entries, Source: "run_start"}
 }
 
 func absPath(p string) string {

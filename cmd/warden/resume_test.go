@@ -1,0 +1,185 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// resumeRun is a run of a task without workdir: through the real binary,
+// in a fresh $WARDEN_HOME, for the tests of issue 10 item 2.
+type resumeRun struct {
+	t     *testing.T
+	dir   string
+	tr    string
+	env   []string
+	runID string
+	n     int
+}
+
+func newResumeRun(t *testing.T) *resumeRun {
+	dir := t.TempDir()
+	return &resumeRun{t: t, dir: dir, tr: filepath.Join(dir, "t.jsonl"), env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}}
+}
+
+// turn runs the first turn of task (or, once there is a run, a resumed
+// turn) on script, with extra flags, and fails the test unless it exits 0.
+func (r *resumeRun) turn(task, script string, flags ...string) string {
+	r.t.Helper()
+	r.n++
+	model := write(r.t, r.dir, "turn"+string(rune('0'+r.n))+".yaml", script)
+	args := []string{"run", task}
+	if r.runID != "" {
+		args = []string{"run", "--resume", r.runID, "--input", "go on"}
+	}
+	args = append(append(args, "--model", "scripted:"+model, "--transcript", r.tr, "--quiet"), flags...)
+	code, out, errs := runBinary(r.t, r.env, "", args...)
+	if code != exitOK {
+		r.t.Fatalf("turn %d: exit %d\n%s\n%s", r.n, code, out, errs)
+	}
+	if r.runID == "" {
+		r.runID = lines(r.t, r.tr)[0]["run_id"].(string)
+	}
+	return out
+}
+
+// events returns the transcript's events of one kind.
+func (r *resumeRun) events(kind string) []map[string]any {
+	var out []map[string]any
+	for _, e := range lines(r.t, r.tr) {
+		if e["event"] == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// toolResult returns the result recorded for call id.
+func (r *resumeRun) toolResult(id string) string {
+	for _, e := range r.events("tool") {
+		if e["call_id"] == id {
+			s, _ := e["result"].(string)
+			return s
+		}
+	}
+	r.t.Fatalf("no tool event for call %s", id)
+	return ""
+}
+
+// Issue 10 item 2: a task without workdir: writes a file in its first
+// turn; the resumed turn runs in the same directory and reads it, and the
+// resumed turn_start records the run_start's workdir.
+func TestG12_ResumeRunsInTheSameWorkdir(t *testing.T) {
+	r := newResumeRun(t)
+	task := write(t, r.dir, "task.yaml", "name: wd\ninput: write a note\ntools: [bash]\n")
+	r.turn(task, `
+- tool_calls: [{id: w1, function: bash, arguments: {cmd: "echo remembered > note.txt"}}]
+- content: written
+`)
+	r.turn(task, `
+- tool_calls: [{id: r1, function: bash, arguments: {cmd: "cat note.txt"}}]
+- content: read
+`)
+	if got := r.toolResult("r1"); !strings.Contains(got, "remembered") {
+		t.Errorf("the resumed turn did not see the first turn's file: cat gave %q", got)
+	}
+	start := r.events("run_start")
+	if len(start) != 1 {
+		t.Fatalf("%d run_start events, want 1", len(start))
+	}
+	wd, _ := start[0]["workdir"].(string)
+	if wd == "" || !filepath.IsAbs(wd) {
+		t.Fatalf("run_start workdir = %q, want an absolute path", wd)
+	}
+	turns := r.events("turn_start")
+	if len(turns) != 2 {
+		t.Fatalf("%d turn_start events, want 2", len(turns))
+	}
+	if got := turns[1]["workdir"]; got != wd {
+		t.Errorf("resumed turn_start workdir = %v, want run_start's %q", got, wd)
+	}
+}
+
+// Issue 10 item 2: an approval policy given by --approval on the first run
+// still applies when the run resumes without the flag; run_start records
+// what the run was prepared with.
+func TestG12_ResumeKeepsTheFirstRunsPolicies(t *testing.T) {
+	r := newResumeRun(t)
+	task := write(t, r.dir, "task.yaml", "name: pol\ninput: write a note\ntools: [bash]\n")
+	strict := write(t, r.dir, "strict.yaml", "approvers:\n  - name: auto\n    tools: \"bash(cmd='rm\"\n    decision: reject\n  - name: auto\n")
+	r.turn(task, `
+- tool_calls: [{id: w1, function: bash, arguments: {cmd: "echo kept > note.txt"}}]
+- content: written
+`, "--approval", strict, "--max-calls-per-message", "3")
+	start := r.events("run_start")[0]
+	settings, _ := start["settings"].(map[string]any)
+	if settings == nil || settings["max_calls_per_message"] != float64(3) {
+		t.Errorf("run_start settings = %v, want max_calls_per_message 3", settings)
+	}
+	r.turn(task, `
+- tool_calls: [{id: d1, function: bash, arguments: {cmd: "rm note.txt"}}]
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "cat note.txt"}}]
+- content: done
+`)
+	var rejected bool
+	for _, e := range r.events("approval") {
+		if e["call_id"] == "d1" && e["decision"] == "reject" {
+			rejected = true
+		}
+	}
+	if !rejected {
+		t.Error("the first run's --approval did not reject rm on resume")
+	}
+	if got := r.toolResult("c1"); !strings.Contains(got, "kept") {
+		t.Errorf("the file was removed on resume: cat gave %q", got)
+	}
+	// The resume's own flag wins over the recorded policy.
+	allow := write(t, r.dir, "allow.yaml", "approvers:\n  - name: auto\n")
+	r.turn(task, `
+- tool_calls: [{id: d2, function: bash, arguments: {cmd: "rm note.txt"}}]
+- content: done
+`, "--approval", allow)
+	for _, e := range r.events("approval") {
+		if e["call_id"] == "d2" && e["decision"] != "approve" {
+			t.Errorf("the resume's --approval did not replace the recorded policy: %v", e)
+		}
+	}
+}
+
+// Issue 10 item 2: call ids stay unique within one transcript across
+// resumes, though scripted models number calls per script and a script
+// may repeat an id; the model sees each call's result under its call's id.
+func TestG12_CallIDsUniqueAcrossResumes(t *testing.T) {
+	r := newResumeRun(t)
+	task := write(t, r.dir, "task.yaml", "name: ids\ninput: go\ntools: [bash]\n")
+	script := `
+- tool_calls: [{function: bash, arguments: {cmd: "echo one"}}, {id: fixed, function: bash, arguments: {cmd: "echo two"}}]
+- content: done
+`
+	for i := 0; i < 3; i++ {
+		r.turn(task, script)
+	}
+	seen := map[string]bool{}
+	for _, e := range r.events("model") {
+		out, _ := e["output"].(map[string]any)
+		calls, _ := out["tool_calls"].([]any)
+		for _, c := range calls {
+			id, _ := c.(map[string]any)["id"].(string)
+			if seen[id] {
+				t.Errorf("call id %q repeated in the transcript", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 6 {
+		t.Errorf("%d distinct call ids, want 6: %v", len(seen), seen)
+	}
+	tools := map[string]bool{}
+	for _, e := range r.events("tool") {
+		id, _ := e["call_id"].(string)
+		if !seen[id] || tools[id] {
+			t.Errorf("tool event for call %q: not a model call's id, or repeated", id)
+		}
+		tools[id] = true
+	}
+}
