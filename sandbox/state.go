@@ -44,6 +44,20 @@ func StateHome() string {
 	return a
 }
 
+// ManagedConfig returns the managed (administrator) configuration file:
+// $WARDEN_MANAGED_CONFIG, or DefaultManagedConfig, absolute and clean.
+func ManagedConfig() string {
+	m := os.Getenv(EnvManagedConfig)
+	if m == "" {
+		m = DefaultManagedConfig
+	}
+	a, err := filepath.Abs(m)
+	if err != nil {
+		return ""
+	}
+	return a
+}
+
 // StatePaths returns warden's own state, which no sandboxed command may
 // change in any mode (SPEC G15): $WARDEN_HOME, ~/.warden and the managed
 // configuration file ($WARDEN_MANAGED_CONFIG, default
@@ -58,12 +72,8 @@ func StatePaths() []string {
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		cands = append(cands, filepath.Join(home, ".warden"))
 	}
-	m := os.Getenv(EnvManagedConfig)
-	if m == "" {
-		m = DefaultManagedConfig
-	}
-	if a, err := filepath.Abs(m); err == nil {
-		cands = append(cands, a)
+	if m := ManagedConfig(); m != "" {
+		cands = append(cands, m)
 	}
 	var out []string
 	for _, c := range cands {

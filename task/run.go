@@ -85,13 +85,11 @@ type Prepared struct {
 	file           *os.File
 }
 
-// homeDir returns $WARDEN_HOME, or ~/.warden.
+// homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
+// protects it, finds it; ".warden" when neither can be found.
 func homeDir() string {
-	if h := os.Getenv("WARDEN_HOME"); h != "" {
+	if h := sandbox.StateHome(); h != "" {
 		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".warden")
 	}
 	return ".warden"
 }

@@ -3,6 +3,7 @@ package autoreview
 import (
 	"errors"
 	"fmt"
+	"github.com/wardenhq/warden/sandbox"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,19 +12,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-)
-
-// Where policy files are found (SPEC G8).
-const (
-	// EnvManagedConfig names the managed (administrator) configuration
-	// file, overriding DefaultManagedPath.
-	EnvManagedConfig = "WARDEN_MANAGED_CONFIG"
-	// DefaultManagedPath is the managed configuration file when
-	// EnvManagedConfig is unset.
-	DefaultManagedPath = "/etc/warden/managed.toml"
-	// EnvHome names warden's home directory, which holds the user's
-	// config.toml; it defaults to ~/.warden.
-	EnvHome = "WARDEN_HOME"
 )
 
 // PolicySources are the configuration files a policy is resolved from. An
@@ -42,17 +30,10 @@ type PolicySources struct {
 // WARDEN_HOME (default ~/.warden). When the home directory cannot be found,
 // UserConfigPath is empty.
 func DefaultPolicySources() PolicySources {
-	src := PolicySources{ManagedPath: os.Getenv(EnvManagedConfig)}
-	if src.ManagedPath == "" {
-		src.ManagedPath = DefaultManagedPath
-	}
-	home := os.Getenv(EnvHome)
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = filepath.Join(h, ".warden")
-		}
-	}
-	if home != "" {
+	// Where warden's state lives is said once, by package sandbox, which
+	// also keeps it out of reach of sandboxed commands (SPEC G15).
+	src := PolicySources{ManagedPath: sandbox.ManagedConfig()}
+	if home := sandbox.StateHome(); home != "" {
 		src.UserConfigPath = filepath.Join(home, "config.toml")
 	}
 	return src
@@ -335,7 +316,7 @@ func loadConfig(path string, managed bool) (loaded, error) {
 	l.extra = strings.TrimSpace(t.ExtraPolicy.text)
 	if t.Floor.set {
 		if !managed {
-			return l, fmt.Errorf("%s: auto_review.floor is only read from the managed configuration (%s)", path, DefaultManagedPath)
+			return l, fmt.Errorf("%s: auto_review.floor is only read from the managed configuration (%s)", path, sandbox.DefaultManagedConfig)
 		}
 		l.floor = strings.TrimSpace(t.Floor.text)
 	}

@@ -1,6 +1,7 @@
 package autoreview_test
 
 import (
+	"github.com/wardenhq/warden/sandbox"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,17 +150,17 @@ func TestG10_ConfiguredTimeout(t *testing.T) {
 }
 
 func TestG8_DefaultPolicySources(t *testing.T) {
-	t.Setenv(autoreview.EnvManagedConfig, "/opt/x/managed.toml")
-	t.Setenv(autoreview.EnvHome, "/srv/wh")
+	t.Setenv(sandbox.EnvManagedConfig, "/opt/x/managed.toml")
+	t.Setenv(sandbox.EnvHome, "/srv/wh")
 	src := autoreview.DefaultPolicySources()
 	if src.ManagedPath != "/opt/x/managed.toml" || src.UserConfigPath != "/srv/wh/config.toml" {
 		t.Errorf("sources %+v", src)
 	}
-	t.Setenv(autoreview.EnvManagedConfig, "")
-	t.Setenv(autoreview.EnvHome, "")
+	t.Setenv(sandbox.EnvManagedConfig, "")
+	t.Setenv(sandbox.EnvHome, "")
 	t.Setenv("HOME", "/home/someone")
 	src = autoreview.DefaultPolicySources()
-	if src.ManagedPath != autoreview.DefaultManagedPath || src.UserConfigPath != "/home/someone/.warden/config.toml" {
+	if src.ManagedPath != sandbox.DefaultManagedConfig || src.UserConfigPath != "/home/someone/.warden/config.toml" {
 		t.Errorf("default sources %+v", src)
 	}
 }

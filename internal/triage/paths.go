@@ -1,11 +1,11 @@
 package triage
 
 import (
+	"github.com/wardenhq/warden/sandbox"
 	"os"
 	"path"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 )
@@ -215,7 +215,7 @@ func (s *sh) wardenDirs() []string {
 			}
 		}
 	}
-	add(os.Getenv(autoreview.EnvHome), true)
+	add(os.Getenv(sandbox.EnvHome), true)
 	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
 		add(path.Dir(m), true)
 	}
