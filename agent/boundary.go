@@ -77,6 +77,14 @@ type TurnHook interface {
 	StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Message
 }
 
+// A RunHook is told when a run starts. A boundary approver that
+// authenticates the run's records (SPEC G15) implements it; Run.Execute
+// calls StartRun on its Boundary with the run_start event before recording
+// it, and the hook may complete it.
+type RunHook interface {
+	StartRun(rs *event.RunStart)
+}
+
 // NoBoundaryApprover is the explanation of a boundary request denied
 // because the run has no approver for them.
 const NoBoundaryApprover = "no approver for boundary requests is configured: denied"

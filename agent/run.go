@@ -163,7 +163,7 @@ type Result struct {
 // run_end. A cancelled ctx ends the run with an operator limit.
 func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Result {
 	if !r.Resumed {
-		r.Events.Emit(event.RunStart{
+		rs := event.RunStart{
 			Task:      r.Task,
 			Model:     r.ModelName,
 			Approval:  r.Approval.Entries(),
@@ -173,7 +173,11 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			PinPolicy: r.PinPolicy,
 			Workdir:   r.Workdir,
 			Settings:  r.Settings,
-		})
+		}
+		if h, ok := r.Boundary.(RunHook); ok {
+			h.StartRun(&rs)
+		}
+		r.Events.Emit(rs)
 	}
 	var ts *event.TurnStart
 	if n := len(input); n > 0 && input[n-1].Role == chat.User {

@@ -236,6 +236,11 @@ type RunStart struct {
 	// resolved, so that a resumed run is prepared exactly so; nil in
 	// transcripts written before they were recorded.
 	Settings *RunSettings `json:"settings,omitempty"`
+	// MAC authenticates the whole record as warden's own (SPEC G15): a
+	// run is resumed only from a run_start that verifies, so a line the
+	// agent wrote cannot choose the task file, working directory, policies
+	// or sandbox of the next turn.
+	MAC string `json:"mac,omitempty"`
 }
 
 // RunSettings are what a run was prepared with besides its model, policies

@@ -151,6 +151,16 @@ func (g *Gate) StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Messa
 	return input
 }
 
+// StartRun authenticates the run's start record with the Sealer (SPEC
+// G15), so that the run is resumed only as warden prepared it.
+func (g *Gate) StartRun(rs *event.RunStart) {
+	if g == nil || g.Sealer == nil || rs == nil {
+		return
+	}
+	rs.MAC = ""
+	rs.MAC = g.Sealer.Sum(runStartParts(g.runID(), *rs)...)
+}
+
 // runID returns the run's id: RunID, or the recorder's.
 func (g *Gate) runID() string {
 	if g.RunID != "" {

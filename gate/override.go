@@ -60,10 +60,23 @@ const (
 	macOverride     = "warden/override/v1"
 	macOverrideUsed = "warden/override_used/v1"
 	macTurn         = "warden/turn/v1"
+	macRunStart     = "warden/run_start/v1"
 )
 
 func turnParts(runID, input string) [][]byte {
 	return [][]byte{[]byte(macTurn), []byte(runID), []byte(input)}
+}
+
+// runStartParts are what the MAC of a run_start covers: the whole record
+// but its MAC, in canonical JSON, so that it verifies after a round trip
+// through the transcript.
+func runStartParts(runID string, rs event.RunStart) [][]byte {
+	rs.MAC = ""
+	data, err := json.Marshal(rs)
+	if err != nil {
+		data = nil // verifies nothing: a MAC is never made of an empty record
+	}
+	return [][]byte{[]byte(macRunStart), []byte(runID), canonicalOr(data)}
 }
 
 func denialMAC(s Sealer, runID string, d Denial) string {
@@ -240,6 +253,7 @@ type Ledger struct {
 	grants   []grant
 	used     map[string]bool
 	warnings []string
+	started  bool // a run_start was read
 }
 
 // NewLedger returns an empty ledger of run runID, verifying with s (nil
@@ -296,6 +310,24 @@ func (l *Ledger) Read(e event.Event) *chat.Message {
 		}
 	}
 	return nil
+}
+
+// RunStart reports whether the run_start record d is the run's start as
+// warden recorded it (SPEC G15): the first run_start of the transcript,
+// verifying under the Sealer. Any other is refused with a warning: the run
+// cannot be resumed from it, since its task file, working directory,
+// policies and sandbox could be the agent's.
+func (l *Ledger) RunStart(d event.RunStart) bool {
+	if l.started {
+		l.warn("ignored a further run_start record: a run starts once")
+		return false
+	}
+	l.started = true
+	if l.sealer == nil || d.MAC == "" || !l.sealer.Verify(d.MAC, runStartParts(l.runID, d)...) {
+		l.warn("refused the run's start record: warden did not record it (its MAC does not verify), so neither its task file, working directory, policies nor sandbox are trusted")
+		return false
+	}
+	return true
 }
 
 // TurnInput returns the person's request of a turn_start event of the

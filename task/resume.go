@@ -142,8 +142,10 @@ func LoadStored(path string) (*Stored, error) {
 		switch d := e.Data.(type) {
 		case event.RunStart:
 			withholdPending()
-			st.TaskFile, st.Model = d.TaskFile, d.Model
-			if st.Start == nil {
+			// Only the run's first start record, and only when it verifies
+			// as warden's own, says how the run is resumed (SPEC G15).
+			if st.Ledger.RunStart(d) {
+				st.TaskFile, st.Model = d.TaskFile, d.Model
 				st.Start = &d
 			}
 		case event.TurnStart:
@@ -218,6 +220,9 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	st, err := LoadStored(path)
 	if err != nil {
 		return nil, err
+	}
+	if st.Start == nil {
+		return nil, errors.New(path + ": the transcript's run_start is not warden's own record (missing, or its MAC does not verify under this machine's warden key); it cannot be resumed, since its task file, working directory, policies and sandbox could have been written by the agent: start a new run")
 	}
 	if st.TaskFile == "" {
 		return nil, errors.New(path + ": the transcript does not name its task file; it cannot be resumed")
