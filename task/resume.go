@@ -303,6 +303,7 @@ func resumeSettings(t *Task, opts Options, start *event.RunStart) (*Task, Option
 		return t, opts
 	}
 	rt := *t
+	rt.at = nil // the settings are the transcript's, not the file's
 	opts.stored = start
 	rt.Rules = set.Rules
 	rt.ApprovalsReviewer = set.ApprovalsReviewer

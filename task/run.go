@@ -132,7 +132,10 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	}
 	m, err := model.Open(spec, opts.ModelOptions)
 	if err != nil {
-		return nil, err
+		if opts.Model != "" {
+			return nil, fmt.Errorf("--model: %w", err)
+		}
+		return nil, t.atKey("model", err)
 	}
 	appr, rev := t.Approval, t.Review
 	if st := opts.stored; st != nil && st.Settings != nil {
@@ -190,11 +193,11 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	}
 	env := toolbox.Env{Dir: p.Workdir}
 	if env.Sandbox, err = t.sandboxPolicy(opts, p.Workdir); err != nil {
-		return nil, err
+		return nil, t.atKey("sandbox", err)
 	}
 	if files := append(append([]string{}, t.Rules...), opts.Rules...); len(files) > 0 {
 		if env.Rules, err = rules.Load(files...); err != nil {
-			return nil, err
+			return nil, t.atKey("rules", err)
 		}
 	}
 	if p.Agent, err = t.Agent(env); err != nil {
@@ -225,7 +228,10 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 		return nil, err
 	}
 	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
-		return nil, err
+		if opts.ApprovalsReviewer != "" {
+			return nil, err
+		}
+		return nil, t.atKey("approvals_reviewer", err)
 	}
 	if dry {
 		return p, nil

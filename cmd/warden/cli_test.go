@@ -187,7 +187,7 @@ func TestCLI_OneSummary(t *testing.T) {
 	f := newFakeOpenAI(t)
 	tr := filepath.Join(dir, "t.jsonl")
 
-	code, stdout, stderr := runBinary(t, env, "", append([]string{"run", task, "--quiet", "--transcript", tr}, f.modelArgs()...)...)
+	code, stdout, stderr := runBinary(t, env, "", append([]string{"run", task, "--quiet", "--keep-workdir", "--transcript", tr}, f.modelArgs()...)...)
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}

@@ -56,6 +56,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.PinPolicy, "pin-policy", false, "apply the run's --approval/--review (else the task's policies) to every agent, replacing sub-agents' own")
 	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
 	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
+	fs.BoolVar(&opts.KeepWorkdir, "keep-workdir", false, "keep the temporary working directory made for a task without workdir: when the run ends (needed to --resume it)")
 	var rulesFiles stringList
 	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, code, ok := c.parse(args, true, stdout)
@@ -138,9 +139,22 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err := p.Close(); err != nil && res.Err == nil {
 		res.Status, res.Err = event.StatusError, err
 	}
+	// A temporary working directory goes when the run ends (issue 10 item
+	// 8), unless asked to keep it or the run was interrupted: that one is
+	// kept, to be resumed.
+	workdir := p.Workdir
+	if p.TempWorkdir && !p.KeepWorkdir && ctx.Err() != nil {
+		p.KeepWorkdir = true
+		workdir += " (temporary, kept: the run was interrupted)"
+	}
+	if removed, err := p.Cleanup(); err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+	} else if removed {
+		workdir += " (temporary, removed; --keep-workdir keeps it)"
+	}
 	// One summary, from the events this command recorded (SPEC: issue 10
 	// item 4): every quantity is counted once, from one source.
-	fmt.Fprintf(stdout, "%s\nworkdir: %s\ntranscript: %s\n", stats, p.Workdir, p.TranscriptPath)
+	fmt.Fprintf(stdout, "%s\nworkdir: %s\ntranscript: %s\n", stats, workdir, p.TranscriptPath)
 	switch res.Status {
 	case event.StatusCompleted:
 		return exitOK
