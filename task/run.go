@@ -177,8 +177,9 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	switch {
 	case p.Workdir != "":
 	case dry:
-		// Where a run's temporary directory would be; never made.
-		p.Workdir = filepath.Join(os.TempDir(), "warden-"+sanitize(t.Name)+"-check")
+		// A run would make a temporary directory; Check makes none and
+		// resolves against the task's own directory instead.
+		p.Workdir = t.Dir
 	default:
 		dir, err := os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-")
 		if err != nil {
