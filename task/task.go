@@ -171,6 +171,9 @@ func Parse(data []byte, file string) (*Task, error) {
 		return nil, err
 	}
 	t := &Task{Path: file, Dir: filepath.Dir(abs), at: map[string]policy.Pos{}}
+	if err := policy.CheckUTF8(file, data); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, policy.YAMLError(file, err)
