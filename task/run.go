@@ -181,8 +181,8 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 		// resolves against the task's own directory instead.
 		p.Workdir = t.Dir
 	default:
-		dir, err := os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-")
-		if err != nil {
+		var dir string
+		if dir, err = os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-"); err != nil {
 			return nil, err
 		}
 		p.Workdir, p.TempWorkdir = dir, true
