@@ -305,6 +305,26 @@ func (p *Prepared) Cleanup() (removed bool, err error) {
 	return true, nil
 }
 
+// KeepReason says why the temporary working directory of a run that
+// ended with res (interrupted: by a signal) should outlive it, to be
+// resumed: the run was interrupted, did not complete (limited, failed), or
+// holds an auto-review denial a person may approve before resuming (SPEC
+// G12). It is "" for a run that completed without denials, whose temporary
+// directory Cleanup removes.
+func (p *Prepared) KeepReason(res *agent.Result, interrupted bool) string {
+	switch {
+	case interrupted:
+		return "the run was interrupted"
+	case res != nil && res.Status == event.StatusLimited:
+		return "the run was limited"
+	case res != nil && res.Status != event.StatusCompleted:
+		return "the run ended with an error"
+	case p.Gate != nil && len(p.Gate.Denials()) > 0:
+		return "the run has auto-review denials a person may approve (warden auto-review approve)"
+	}
+	return ""
+}
+
 // removeAll removes dir and everything in it, making directories a tool
 // left read-only writable first.
 func removeAll(dir string) error {

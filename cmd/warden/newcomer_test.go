@@ -388,3 +388,27 @@ func TestNewcomer8_NoGoTypeNames(t *testing.T) {
 		}
 	}
 }
+
+// Issue 10 item 8: a run that did not complete keeps its temporary workdir
+// for --resume, and says why.
+func TestNewcomer8_UnfinishedRunKeepsWorkdir(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}
+	task := write(t, dir, "task.yaml", "name: lim\ninput: go\ntools: [bash]\napproval: [{name: auto}]\nlimits: {turns: 1}\n")
+	model := write(t, dir, "m.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x > f.txt\"}}]\n- content: done\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	code, stdout, stderr := runBinary(t, env, "", "run", task, "--quiet", "--model", "scripted:"+model, "--transcript", tr)
+	if code != exitLimited {
+		t.Fatalf("exit %d, want 3\n%s", code, stderr)
+	}
+	wd := workdirOf(t, stdout)
+	t.Cleanup(func() { os.RemoveAll(wd) })
+	if _, err := os.Stat(filepath.Join(wd, "f.txt")); err != nil || !strings.Contains(stderr, "kept the temporary workdir "+wd) {
+		t.Errorf("a limited run's workdir: %v\n%s", err, stderr)
+	}
+	runID := lines(t, tr)[0]["run_id"].(string)
+	model2 := write(t, dir, "m2.yaml", "- tool_calls: [{id: c2, function: bash, arguments: {cmd: \"cat f.txt\"}}]\n- content: done\n")
+	if code, _, stderr := runBinary(t, env, "", "run", "--resume", runID, "--input", "go on", "--quiet", "--transcript", tr, "--model", "scripted:"+model2); code != exitLimited && code != exitOK {
+		t.Errorf("resume: exit %d\n%s", code, stderr)
+	}
+}

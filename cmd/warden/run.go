@@ -109,11 +109,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		res.Status, res.Err = event.StatusError, err
 	}
 	// A temporary working directory goes when the run ends (issue 10 item
-	// 8), unless asked to keep it or the run was interrupted: that one is
-	// kept, to be resumed. Its path is printed either way.
-	if p.TempWorkdir && !p.KeepWorkdir && ctx.Err() != nil {
+	// 8), unless asked to keep it or the run is one to resume: that one is
+	// kept, and said so. Its path is printed either way.
+	if why := p.KeepReason(res, ctx.Err() != nil); p.TempWorkdir && !p.KeepWorkdir && why != "" {
 		p.KeepWorkdir = true
-		fmt.Fprintf(stderr, "warden: the run was interrupted: its temporary workdir %s is kept for --resume; remove it when done\n", p.Workdir)
+		fmt.Fprintf(stderr, "warden: kept the temporary workdir %s for --resume: %s; remove it when done\n", p.Workdir, why)
 	}
 	if removed, err := p.Cleanup(); err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
