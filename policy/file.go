@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/wardenhq/warden/internal/jsonerr"
 )
 
 // Kind says which policy a file or entry belongs to.
@@ -170,7 +172,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 func (e *Entry) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("policy entry: %w", err)
+		return fmt.Errorf("policy entry: %w", jsonerr.Plain(err))
 	}
 	var out Entry
 	for k, v := range raw {
@@ -222,7 +224,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("policy entry %s: %w", k, err)
+			return fmt.Errorf("policy entry %s: %w", k, jsonerr.Plain(err))
 		}
 	}
 	*e = out

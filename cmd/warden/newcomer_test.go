@@ -378,6 +378,8 @@ func TestNewcomer8_NoGoTypeNames(t *testing.T) {
 		{"array.jsonl", "[1, 2]\n", []string{"transcript", "show"}},
 		{"field.jsonl", `{"event":"run_start","id":"1","run_id":"r","agent":"main","task":["x"]}` + "\n", []string{"transcript", "show"}},
 		{"model.jsonl", `{"event":"model","id":"1","run_id":"r","agent":"main","input_tokens":"many"}` + "\n", []string{"transcript", "show"}},
+		{"entry.jsonl", `{"event":"run_start","id":"1","run_id":"r","agent":"main","approval":[{"name":3}]}` + "\n", []string{"transcript", "show"}},
+		{"calls.jsonl", `{"event":"model","id":"1","run_id":"r","agent":"main","output":{"tool_calls":{"a":1}}}` + "\n", []string{"transcript", "show"}},
 		{"data.jsonl", "[1]\n", []string{"eval", "--reviewer", "rules"}},
 		{"obj.jsonl", `{"id": {"a": 1}}` + "\n", []string{"eval", "--reviewer", "rules"}},
 	} {
