@@ -92,3 +92,27 @@ func TestNewcomer8_NoGoTypeNames(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRead: Read never panics; a cut line is the input's unterminated tail,
+// and reading the input up to it gives the same events with no error.
+func FuzzRead(f *testing.F) {
+	f.Add(line1 + "\n" + line2 + "\n")
+	f.Add(line1 + "\n" + line2[:30])
+	f.Add("[1]\n" + line1)
+	f.Add("\n\n" + line1 + "\r\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		n := 0
+		err := event.Read(strings.NewReader(in), func(event.Event) error { n++; return nil })
+		var cut *event.CutLineError
+		if !errors.As(err, &cut) {
+			return
+		}
+		if cut.Offset+int64(cut.Size) != int64(len(in)) || strings.HasSuffix(in, "\n") {
+			t.Fatalf("cut line %+v of a %d-byte input", cut, len(in))
+		}
+		m := 0
+		if err := event.Read(strings.NewReader(in[:cut.Offset]), func(event.Event) error { m++; return nil }); err != nil || m != n {
+			t.Fatalf("the complete part: %d events (%v), want %d", m, err, n)
+		}
+	})
+}
