@@ -2,6 +2,7 @@ package event
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wardenhq/warden/internal/jsonerr"
 )
 
 // A Sink receives events. Write must be safe for concurrent use.
@@ -63,35 +66,118 @@ func (w *Writer) Write(e Event) error {
 }
 
 // Create creates (or appends to) the transcript file at path, making its
-// directory.
+// directory. When the file's last line has no newline (a write cut short by
+// a crash), a newline is written first, so the next event starts a line of
+// its own instead of being glued to the cut one.
 func Create(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte{'\n'}); err != nil {
+				f.Close()
+				return nil, err
+			}
+		}
+	}
+	return f, nil
 }
 
+// MaxLine is the longest transcript line Read accepts, in bytes.
+const MaxLine = 256 << 20
+
+// CutLineError is what Read returns when a transcript's last line has no
+// newline and does not decode: a write cut short by a crash. Every event
+// before it was read and handed on; a caller that can go on treats it as a
+// warning (see Read). A line that does not decode anywhere else is an
+// ordinary error.
+type CutLineError struct {
+	// Line is the cut line's number, from 1; Offset the byte offset it
+	// starts at (the length of the complete part of the file) and Size its
+	// length in bytes.
+	Line   int
+	Offset int64
+	Size   int
+	// Err is why it does not decode.
+	Err error
+}
+
+// Error says which line was cut and that what came before it was read.
+func (e *CutLineError) Error() string {
+	return fmt.Sprintf("line %d: the last line is cut short (%d bytes, no newline; a crash while it was written?): %v; the %d lines before it were read", e.Line, e.Size, e.Err, e.Line-1)
+}
+
+// Unwrap returns why the line does not decode.
+func (e *CutLineError) Unwrap() error { return e.Err }
+
 // Read decodes a JSON Lines transcript, calling fn for each event. A line
-// that does not decode is an error naming its line number.
+// that does not decode is an error naming its line number, in plain words
+// (never the Go types it was decoded into) — except for a last line with no
+// newline: that is a write a crash cut short, and Read returns a
+// *CutLineError after calling fn for every event before it.
 func Read(r io.Reader, fn func(Event) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 256*1024*1024)
+	br := bufio.NewReaderSize(r, 64*1024)
 	n := 0
-	for sc.Scan() {
+	var offset int64
+	var line []byte
+	for {
+		line = line[:0]
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			line = append(line, chunk...)
+			if len(line) > MaxLine+1 {
+				return fmt.Errorf("line %d: longer than %d MiB", n+1, MaxLine>>20)
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if len(line) == 0 {
+			return nil
+		}
 		n++
-		if len(sc.Bytes()) == 0 {
+		complete := line[len(line)-1] == '\n'
+		body := bytes.TrimRight(line, "\r\n")
+		start := offset
+		offset += int64(len(line))
+		if len(bytes.TrimSpace(body)) == 0 {
+			if !complete {
+				return nil
+			}
 			continue
 		}
 		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+		if derr := json.Unmarshal(body, &e); derr != nil {
+			derr = PlainJSONError(derr)
+			if !complete {
+				return &CutLineError{Line: n, Offset: start, Size: len(line), Err: derr}
+			}
+			return fmt.Errorf("line %d: %w", n, derr)
 		}
 		if err := fn(e); err != nil {
 			return err
 		}
+		if !complete {
+			return nil
+		}
 	}
-	return sc.Err()
 }
+
+// PlainJSONError rewords an error of encoding/json in plain words: a value
+// of the wrong type names the field and the JSON types involved, never the
+// Go type it was to be decoded into. Other errors are returned as they are.
+func PlainJSONError(err error) error { return jsonerr.Plain(err) }
 
 // Recorder stamps events with ids, times, the run id and the emitting agent,
 // and hands them to a sink. The first sink error is kept and reported by

@@ -60,8 +60,31 @@ type Options struct {
 	MaxRetries *int
 }
 
+// MissingConfigError is what a provider returns when it is opened without
+// configuration it cannot work without (an API key): a configuration error,
+// found before any request is made, that names where to give it. Callers
+// detect it with errors.As; Open keeps it in its chain.
+type MissingConfigError struct {
+	// Provider is the provider's prefix ("openai").
+	Provider string
+	// What is what is missing, in words ("API key").
+	What string
+	// Env is the environment variable that gives it ("OPENAI_API_KEY").
+	Env string
+	// Flag is warden's command-line flag that gives it ("--api-key"), the
+	// Options field the caller fills from it.
+	Flag string
+}
+
+// Error says what is missing and both ways to give it.
+func (e *MissingConfigError) Error() string {
+	return fmt.Sprintf("%s: no %s: set %s or pass %s", e.Provider, e.What, e.Env, e.Flag)
+}
+
 // A Provider opens the model named by the part of a spec after the
 // provider's prefix ("gpt-4o" in "openai/gpt-4o", a path in "scripted:PATH").
+// It opens without any request; configuration it needs and lacks is a
+// *MissingConfigError.
 type Provider func(name string, opts Options) (Model, error)
 
 var (

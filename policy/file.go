@@ -11,8 +11,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/wardenhq/warden/internal/jsonerr"
 )
 
 // Kind says which policy a file or entry belongs to.
@@ -169,7 +172,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 func (e *Entry) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("policy entry: %w", err)
+		return fmt.Errorf("policy entry: %w", jsonerr.Plain(err))
 	}
 	var out Entry
 	for k, v := range raw {
@@ -221,7 +224,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("policy entry %s: %w", k, err)
+			return fmt.Errorf("policy entry %s: %w", k, jsonerr.Plain(err))
 		}
 	}
 	*e = out
@@ -297,9 +300,36 @@ func YAMLError(file string, err error) error {
 	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: msg}
 }
 
+// CheckUTF8 returns an *Error at the line and column (in characters, from
+// 1) of the first byte of data that is not UTF-8, or nil when data is valid
+// UTF-8 — or UTF-16 with a byte order mark, which the YAML decoder reads.
+// The decoder itself reports such a byte without its position.
+func CheckUTF8(file string, data []byte) error {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
+		return nil
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return &Error{Pos: Pos{File: file, Line: line, Col: col}, Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02X): the file must be UTF-8 text", data[i])}
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += n
+	}
+	return nil
+}
+
 // Parse parses a policy file (YAML, or JSON) named file. It must hold
 // exactly one of the keys approvers: or reviewers:.
 func Parse(data []byte, file string) (*File, error) {
+	if err := CheckUTF8(file, data); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, YAMLError(file, err)

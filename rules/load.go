@@ -340,6 +340,9 @@ func splitExample(s string) ([]string, error) {
 // host_executables: list of {name, paths}. Errors carry the file, line and
 // column (*policy.Error).
 func ParseYAML(data []byte, filename string) (*Set, error) {
+	if err := policy.CheckUTF8(filename, data); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, policy.YAMLError(filename, err)

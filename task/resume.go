@@ -42,6 +42,9 @@ type Stored struct {
 	Turns int
 	// CallIDs are the ids of the calls the transcript's models made.
 	CallIDs []string
+	// Cut, when set, is the transcript's last line, cut short by a crash:
+	// the run is what came before it. Resuming removes the cut line first.
+	Cut *event.CutLineError
 }
 
 // keyPath returns where warden keeps the key that authenticates overrides
@@ -190,6 +193,9 @@ func LoadStored(path string) (*Stored, error) {
 		}
 		return nil
 	})
+	if errors.As(err, &st.Cut) {
+		err = nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -200,6 +206,25 @@ func LoadStored(path string) (*Stored, error) {
 	withholdPending()
 	st.Messages = append(agent.CloseCalls(st.Messages), notes...)
 	return st, nil
+}
+
+// dropCut removes the transcript's cut last line, if any, so that what is
+// appended follows the last complete event (the cut line never decodes, and
+// left in the middle of the file it would make the transcript unreadable).
+func (st *Stored) dropCut() error {
+	if st.Cut == nil {
+		return nil
+	}
+	if err := os.Truncate(st.Path, st.Cut.Offset); err != nil {
+		return fmt.Errorf("%s: removing the cut last line: %w", st.Path, err)
+	}
+	return nil
+}
+
+// cutWarning is the warning a resumed run records about the cut line it
+// removed.
+func (st *Stored) cutWarning() string {
+	return fmt.Sprintf("the transcript's last line (line %d, %d bytes) was cut short, likely by a crash while it was written; it was removed and the run resumed from the last complete event", st.Cut.Line, st.Cut.Size)
 }
 
 // FindDenial returns the denial id among the stored run's latest denials.
@@ -235,9 +260,18 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 		opts.Model = st.Model
 	}
 	if st.Start != nil {
+		if w := st.Start.Workdir; w != "" && opts.Workdir == "" && t.Workdir == "" {
+			if _, err := os.Stat(w); errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("run %s cannot be resumed: its workdir %s was a temporary directory, removed when the run ended; "+
+					"run the task with --keep-workdir (or give it a workdir:) to resume it later", st.RunID, w)
+			}
+		}
 		t, opts = resumeSettings(t, opts, st.Start)
 	}
 	opts.Transcript, opts.RunID = path, st.RunID
+	if err := st.dropCut(); err != nil {
+		return nil, err
+	}
 	p, err := t.Prepare(opts)
 	if err != nil {
 		return nil, err
@@ -245,6 +279,9 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 	p.Run.Resumed = true
 	p.Run.Events.Continue(st.Events)
 	p.Run.ContinueCallIDs(st.Turns, st.CallIDs)
+	if st.Cut != nil {
+		p.Run.Events.Emit(event.Warning{Message: st.cutWarning()})
+	}
 	for _, w := range st.Ledger.Warnings() { // refused, never silently (SPEC G15)
 		p.Run.Events.Emit(event.Warning{Message: w})
 	}
@@ -271,6 +308,7 @@ func resumeSettings(t *Task, opts Options, start *event.RunStart) (*Task, Option
 		return t, opts
 	}
 	rt := *t
+	rt.at = nil // the settings are the transcript's, not the file's
 	opts.stored = start
 	rt.Rules = set.Rules
 	rt.ApprovalsReviewer = set.ApprovalsReviewer
@@ -313,12 +351,18 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	if err != nil {
 		return err
 	}
+	if err := st.dropCut(); err != nil {
+		return err
+	}
 	f, err := event.Create(path)
 	if err != nil {
 		return err
 	}
 	rec := event.NewRecorder(st.RunID, event.NewWriter(f))
 	rec.Continue(st.Events)
+	if st.Cut != nil {
+		rec.Emit(event.Warning{Message: st.cutWarning()})
+	}
 	rec.Emit(o)
 	if err := rec.Err(); err != nil {
 		f.Close()

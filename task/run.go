@@ -61,6 +61,9 @@ type Options struct {
 	// Workdir, when set, is the run's working directory, replacing the
 	// task's workdir: (a resumed run uses its recorded one).
 	Workdir string
+	// KeepWorkdir keeps the temporary working directory Prepare makes for
+	// a task without workdir: when the run is over (see Prepared.Cleanup).
+	KeepWorkdir bool
 
 	// stored is the run_start of a run being resumed: what it was
 	// prepared with applies where opts give nothing else.
@@ -82,7 +85,14 @@ type Prepared struct {
 	Input          []chat.Message
 	TranscriptPath string
 	Workdir        string
-	file           *os.File
+	// TempWorkdir says Workdir is a temporary directory Prepare made, the
+	// task naming none; Cleanup removes it unless KeepWorkdir is set.
+	TempWorkdir bool
+	// KeepWorkdir keeps a temporary Workdir when the run is over
+	// (Options.KeepWorkdir; set it too when a run was interrupted, to
+	// resume it).
+	KeepWorkdir bool
+	file        *os.File
 }
 
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
@@ -95,8 +105,24 @@ func homeDir() string {
 }
 
 // Prepare resolves the model, policies, tools and transcript of a run of t.
-// An error is a configuration error: nothing has run.
-func (t *Task) Prepare(opts Options) (*Prepared, error) {
+// An error is a configuration error: nothing has run, and a temporary
+// working directory Prepare made is removed again.
+func (t *Task) Prepare(opts Options) (*Prepared, error) { return t.prepare(opts, false) }
+
+// Check resolves everything Prepare resolves for a run of t with opts — the
+// model (a scripted model's file is read; a provider's missing key is
+// found), the policies, tools, sandbox, exec rules and who decides boundary
+// requests (with the auto-review policy) — and reports the first problem,
+// as Prepare would. It makes no working directory, transcript or key and
+// runs nothing: it is the same code as Prepare, stopping before anything is
+// created.
+func (t *Task) Check(opts Options) error {
+	_, err := t.prepare(opts, true)
+	return err
+}
+
+// prepare is Prepare; with dry, it stops before creating anything (Check).
+func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	spec := opts.Model
 	if spec == "" {
 		spec = t.Model
@@ -106,7 +132,10 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	}
 	m, err := model.Open(spec, opts.ModelOptions)
 	if err != nil {
-		return nil, err
+		if opts.Model != "" {
+			return nil, fmt.Errorf("--model: %w", err)
+		}
+		return nil, t.atKey("model", err)
 	}
 	appr, rev := t.Approval, t.Review
 	if st := opts.stored; st != nil && st.Settings != nil {
@@ -135,7 +164,7 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{Task: t}
+	p := &Prepared{Task: t, KeepWorkdir: opts.KeepWorkdir}
 	p.Workdir = t.Workdir
 	if opts.Workdir != "" {
 		if p.Workdir, err = filepath.Abs(opts.Workdir); err != nil {
@@ -145,24 +174,68 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 			return nil, fmt.Errorf("workdir %s: not a directory (it may have been removed)", p.Workdir)
 		}
 	}
-	if p.Workdir == "" {
-		dir, err := os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-")
-		if err != nil {
+	switch {
+	case p.Workdir != "":
+	case dry:
+		// A run would make a temporary directory; Check makes none and
+		// resolves against the task's own directory instead.
+		p.Workdir = t.Dir
+	default:
+		var dir string
+		if dir, err = os.MkdirTemp("", "warden-"+sanitize(t.Name)+"-"); err != nil {
 			return nil, err
 		}
-		p.Workdir = dir
+		p.Workdir, p.TempWorkdir = dir, true
+		defer func() {
+			if err != nil {
+				os.RemoveAll(dir)
+			}
+		}()
 	}
 	env := toolbox.Env{Dir: p.Workdir}
 	if env.Sandbox, err = t.sandboxPolicy(opts, p.Workdir); err != nil {
-		return nil, err
+		return nil, t.atKey("sandbox", err)
 	}
 	if files := append(append([]string{}, t.Rules...), opts.Rules...); len(files) > 0 {
 		if env.Rules, err = rules.Load(files...); err != nil {
-			return nil, err
+			return nil, t.atKey("rules", err)
 		}
 	}
 	if p.Agent, err = t.Agent(env); err != nil {
 		return nil, err
+	}
+	maxOut := t.MaxOutput
+	if opts.MaxOutput != nil {
+		maxOut = opts.MaxOutput
+	}
+	settings := &event.RunSettings{
+		Rules:              append(append([]string{}, t.Rules...), opts.Rules...),
+		AutoReviewModel:    opts.AutoReviewModel,
+		MaxOutput:          maxOut,
+		MaxConcurrentCalls: firstPositive(opts.MaxConcurrentCalls, t.MaxConcurrentCalls),
+		MaxCallsPerMessage: firstPositive(opts.MaxCallsPerMessage, t.MaxCallsPerMessage),
+	}
+	for i, f := range settings.Rules {
+		settings.Rules[i] = absPath(f)
+	}
+	if sp := env.Sandbox; sp != nil {
+		ss := &event.SandboxSettings{Mode: string(sp.Mode), NetworkAccess: sp.NetworkAccess, Unenforced: sp.Unenforced}
+		for _, r := range sp.WritableRoots {
+			ss.WritableRoots = append(ss.WritableRoots, absPath(r))
+		}
+		settings.Sandbox = ss
+	}
+	if settings.ApprovalsReviewer, err = t.approvalsReviewer(opts); err != nil {
+		return nil, err
+	}
+	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
+		if opts.ApprovalsReviewer != "" {
+			return nil, err
+		}
+		return nil, t.atKey("approvals_reviewer", err)
+	}
+	if dry {
+		return p, nil
 	}
 	runID := opts.RunID
 	if runID == "" {
@@ -181,41 +254,15 @@ func (t *Task) Prepare(opts Options) (*Prepared, error) {
 	if opts.Sink != nil {
 		sink = event.Tee(sink, opts.Sink)
 	}
-	maxOut := t.MaxOutput
-	if opts.MaxOutput != nil {
-		maxOut = opts.MaxOutput
-	}
 	p.Run = &agent.Run{
 		ID: runID, Task: t.Name, ModelName: spec, Model: m,
 		Events: event.NewRecorder(runID, sink), Limits: t.Limits,
 		Approval: ap, Review: rp, TaskFile: absPath(t.Path),
 		PinPolicy:          opts.PinPolicy || t.PinPolicy,
-		MaxConcurrentCalls: firstPositive(opts.MaxConcurrentCalls, t.MaxConcurrentCalls),
-		MaxCallsPerMessage: firstPositive(opts.MaxCallsPerMessage, t.MaxCallsPerMessage),
+		MaxConcurrentCalls: settings.MaxConcurrentCalls,
+		MaxCallsPerMessage: settings.MaxCallsPerMessage,
 		Workdir:            p.Workdir,
-	}
-	p.Run.Settings = &event.RunSettings{
-		Rules:              append(append([]string{}, t.Rules...), opts.Rules...),
-		AutoReviewModel:    opts.AutoReviewModel,
-		MaxOutput:          maxOut,
-		MaxConcurrentCalls: p.Run.MaxConcurrentCalls,
-		MaxCallsPerMessage: p.Run.MaxCallsPerMessage,
-	}
-	for i, f := range p.Run.Settings.Rules {
-		p.Run.Settings.Rules[i] = absPath(f)
-	}
-	if sp := env.Sandbox; sp != nil {
-		ss := &event.SandboxSettings{Mode: string(sp.Mode), NetworkAccess: sp.NetworkAccess, Unenforced: sp.Unenforced}
-		for _, r := range sp.WritableRoots {
-			ss.WritableRoots = append(ss.WritableRoots, absPath(r))
-		}
-		p.Run.Settings.Sandbox = ss
-	}
-	if p.Run.Settings.ApprovalsReviewer, err = t.approvalsReviewer(opts); err != nil {
-		return nil, err
-	}
-	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
-		return nil, err
+		Settings:           settings,
 	}
 	p.Gate = &gate.Gate{Next: agent.BoundaryPolicy(p.Boundary), RunID: runID, Events: p.Run.Events,
 		Sealer: loadStateKey()} // the key is created when a denial is first recorded
@@ -243,6 +290,54 @@ func (p *Prepared) Next(ctx context.Context, history []chat.Message, input strin
 	p.Run.Resumed = true
 	p.Input = append(append([]chat.Message(nil), history...), chat.Message{Role: chat.User, Content: input})
 	return p.Run.Execute(ctx, p.Agent, p.Input)
+}
+
+// Cleanup removes the working directory when Prepare made it (TempWorkdir)
+// and KeepWorkdir is not set; removed says whether it did. Call it when the
+// run is over, after Close. A resumed run's directory is never removed.
+func (p *Prepared) Cleanup() (removed bool, err error) {
+	if !p.TempWorkdir || p.KeepWorkdir || p.Workdir == "" {
+		return false, nil
+	}
+	if err := removeAll(p.Workdir); err != nil {
+		return false, fmt.Errorf("workdir: %w", err)
+	}
+	return true, nil
+}
+
+// KeepReason says why the temporary working directory of a run that
+// ended with res (interrupted: by a signal) should outlive it, to be
+// resumed: the run was interrupted, did not complete (limited, failed), or
+// holds an auto-review denial a person may approve before resuming (SPEC
+// G12). It is "" for a run that completed without denials, whose temporary
+// directory Cleanup removes.
+func (p *Prepared) KeepReason(res *agent.Result, interrupted bool) string {
+	switch {
+	case interrupted:
+		return "the run was interrupted"
+	case res != nil && res.Status == event.StatusLimited:
+		return "the run was limited"
+	case res != nil && res.Status != event.StatusCompleted:
+		return "the run ended with an error"
+	case p.Gate != nil && len(p.Gate.Denials()) > 0:
+		return "the run has auto-review denials a person may approve (warden auto-review approve)"
+	}
+	return ""
+}
+
+// removeAll removes dir and everything in it, making directories a tool
+// left read-only writable first.
+func removeAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
 }
 
 // Close closes the transcript.

@@ -5,8 +5,10 @@ package task
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -68,6 +70,12 @@ type Task struct {
 	// when not set.
 	MaxConcurrentCalls int
 	MaxCallsPerMessage int
+
+	// at is where each top-level key's value is in the file, for errors
+	// found when the run is prepared (a model file that does not load, a
+	// sandbox that cannot be enforced); nil for a task rebuilt from a
+	// transcript.
+	at map[string]policy.Pos
 }
 
 // The approvals reviewers of SPEC G3, and the first pass's name in a list
@@ -108,13 +116,52 @@ type Policy struct {
 	Source string
 }
 
-// Load reads and validates the task file at path.
+// Size limits of task files (issue 10 item 8): a task file is read only
+// up to MaxFile bytes, and its input: (the person's request, copied into
+// the transcript and every model request) is at most MaxInput bytes.
+const (
+	MaxFile  = 4 << 20
+	MaxInput = 1 << 20
+)
+
+// Load reads and validates the task file at path. A file larger than
+// MaxFile is an error that says its size and the limit.
 func Load(path string) (*Task, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFile {
+		n := int64(len(data))
+		if fi, err := f.Stat(); err == nil {
+			n = fi.Size()
+		}
+		return nil, &policy.Error{Pos: policy.Pos{File: path, Line: 1, Col: 1},
+			Msg: fmt.Sprintf("the task file is %s; the limit is %s (input: at most %s)", size(int(n)), size(MaxFile), size(MaxInput))}
+	}
 	return Parse(data, path)
+}
+
+// size renders n bytes readably: "512 bytes", "1 MiB", "200.5 MiB".
+func size(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return trimZero(float64(n)/(1<<10)) + " KiB"
+	case n < 1<<30:
+		return trimZero(float64(n)/(1<<20)) + " MiB"
+	}
+	return trimZero(float64(n)/(1<<30)) + " GiB"
+}
+
+func trimZero(f float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }
 
 // Parse parses a task file named file. Errors say file:line:col.
@@ -123,7 +170,10 @@ func Parse(data []byte, file string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{Path: file, Dir: filepath.Dir(abs)}
+	t := &Task{Path: file, Dir: filepath.Dir(abs), at: map[string]policy.Pos{}}
+	if err := policy.CheckUTF8(file, data); err != nil {
+		return nil, err
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, policy.YAMLError(file, err)
@@ -135,11 +185,16 @@ func Parse(data []byte, file string) (*Task, error) {
 	p := parser{file: file, dir: t.Dir, handoffs: new([]*yaml.Node)}
 	var inputSet bool
 	seen := map[string]*yaml.Node{}
+	// Every key is read, and every problem reported (issue 10 item 5:
+	// `warden check` lists them all).
+	var errs []error
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if err := p.unique(seen, k); err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
+		t.at[k.Value] = policy.NodePos(file, v)
 		switch k.Value {
 		case "name":
 			t.Name, err = p.str(v, "name")
@@ -147,6 +202,9 @@ func Parse(data []byte, file string) (*Task, error) {
 			t.System, err = p.str(v, "system")
 		case "input":
 			t.Input, err = p.str(v, "input")
+			if err == nil && len(t.Input) > MaxInput {
+				err = policy.Errorf(file, v, "input is %s; the limit is %s", size(len(t.Input)), size(MaxInput))
+			}
 			inputSet = true
 		case "model":
 			t.Model, err = p.str(v, "model")
@@ -199,20 +257,40 @@ func Parse(data []byte, file string) (*Task, error) {
 			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer, pin_policy, max_concurrent_calls, max_calls_per_message)", k.Value)
 		}
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
 	}
 	if !inputSet {
-		return nil, policy.Errorf(file, root, "task has no input:")
+		errs = append(errs, policy.Errorf(file, root, "task has no input:"))
 	}
 	if t.Name == "" {
 		t.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	if err := t.checkHandoffs(*p.handoffs); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
-	return t, nil
+	switch len(errs) {
+	case 0:
+		return t, nil
+	case 1:
+		return nil, errs[0]
+	}
+	return nil, errors.Join(errs...)
 }
+
+// atKey returns err at the position of the task's key, unless err already
+// names a position of its own (a model or rules file's file:line:col) or
+// the task has no such key.
+func (t *Task) atKey(key string, err error) error {
+	pos, ok := t.at[key]
+	if err == nil || !ok || positioned.MatchString(err.Error()) {
+		return err
+	}
+	return &policy.Error{Pos: pos, Err: err}
+}
+
+// positioned matches an error message that starts with file:line:col.
+var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
 
 // checkHandoffs allows transfer_to_<agent> in tools lists only for declared
 // agents. nodes are the transfer_to_ entries of the tools lists.

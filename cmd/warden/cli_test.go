@@ -26,7 +26,7 @@ func runBinary(t *testing.T, env []string, stdin string, args ...string) (int, s
 
 // helpCommands are every command and subcommand.
 var helpCommands = [][]string{
-	{}, {"run"}, {"policy"}, {"policy", "check"}, {"transcript"}, {"transcript", "show"},
+	{}, {"run"}, {"check"}, {"policy"}, {"policy", "check"}, {"transcript"}, {"transcript", "show"},
 	{"exec"}, {"rules"}, {"rules", "check"}, {"auto-review"}, {"auto-review", "policy"},
 	{"auto-review", "approve"}, {"eval"}, {"version"},
 }
@@ -187,7 +187,7 @@ func TestCLI_OneSummary(t *testing.T) {
 	f := newFakeOpenAI(t)
 	tr := filepath.Join(dir, "t.jsonl")
 
-	code, stdout, stderr := runBinary(t, env, "", append([]string{"run", task, "--quiet", "--transcript", tr}, f.modelArgs()...)...)
+	code, stdout, stderr := runBinary(t, env, "", append([]string{"run", task, "--quiet", "--keep-workdir", "--transcript", tr}, f.modelArgs()...)...)
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}

@@ -29,8 +29,9 @@ const usage = `usage:
                      [--base-url URL] [--api-key KEY] [--quiet] [--interactive]
                      [--approvals-reviewer user|auto_review|LIST] [--auto-review-model M]
                      [--sandbox MODE] [--sandbox-unenforced] [--rules FILE]...
-                     [--pin-policy] [--max-concurrent-calls N] [--max-calls-per-message N]
+                     [--pin-policy] [--max-concurrent-calls N] [--max-calls-per-message N] [--keep-workdir]
   warden run --resume RUN_ID --input TEXT [--transcript PATH] [flags]
+  warden check TASK.yaml... [--model M] [--approval X] [--review X] [--sandbox MODE] [--rules FILE]... [flags of run]
   warden policy check FILE...
   warden transcript show FILE
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
@@ -56,6 +57,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "check":
+		return checkCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		return versionCmd(args[1:], stdout, stderr)
 	case "policy":

@@ -81,7 +81,7 @@ func (s *stored) turn(script string) string {
 	s.t.Helper()
 	s.script++
 	path := write(s.t, s.dir, fmt.Sprintf("turn%d.yaml", s.script), script)
-	args := []string{"run", s.task}
+	args := []string{"run", s.task, "--keep-workdir"} // resumed later, whatever the first turn ends with
 	if s.runID != "" {
 		args = []string{"run", "--resume", s.runID, "--input", "please retry"}
 	}

@@ -22,7 +22,7 @@ func quickstartRun(t *testing.T, callID string, extra ...string) (workdir, decis
 	}
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), append([]string{"run", task, "--transcript", tr}, extra...)...)
+	cmd := exec.Command(binary(t), append([]string{"run", task, "--keep-workdir", "--transcript", tr}, extra...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	var out, errb bytes.Buffer

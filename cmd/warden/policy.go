@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/task"
 )
 
 const policyUsage = "usage: warden policy check FILE...\n\nValidates approval and review policy files; errors print as file:line:col.\n"
@@ -35,6 +36,9 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, err)
+			if _, terr := task.Load(path); terr == nil {
+				fmt.Fprintf(stderr, "%s: this is a task file, not a policy file: check it with warden check %s\n", path, path)
+			}
 			code = exitUsage
 			continue
 		}

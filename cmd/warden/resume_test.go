@@ -28,7 +28,7 @@ func (r *resumeRun) turn(task, script string, flags ...string) string {
 	r.t.Helper()
 	r.n++
 	model := write(r.t, r.dir, "turn"+string(rune('0'+r.n))+".yaml", script)
-	args := []string{"run", task}
+	args := []string{"run", task, "--keep-workdir"} // the temporary workdir outlives the run, to be resumed
 	if r.runID != "" {
 		args = []string{"run", "--resume", r.runID, "--input", "go on"}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,32 +33,18 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden run", runUsage, stderr)
 	fs := c.fs
 	var (
-		opts      task.Options
-		maxOutput optionalInt
-		quiet     bool
+		opts  task.Options
+		quiet bool
 	)
-	fs.StringVar(&opts.Model, "model", "", "model: scripted:PATH, openai/NAME or anthropic/NAME (default: the task's model:)")
-	fs.StringVar(&opts.Approval, "approval", "", "approval policy file or registered approver name; replaces the task's")
-	fs.StringVar(&opts.Review, "review", "", "review policy file or registered reviewer name; replaces the task's")
 	fs.StringVar(&opts.Transcript, "transcript", "", "transcript path (default $WARDEN_HOME/runs/RUN_ID.jsonl)")
-	fs.Var(&maxOutput, "max-output", "truncate tool results for the model to `N` bytes (0 disables; default the task's max_output or 16384)")
-	fs.StringVar(&opts.ModelOptions.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
-	fs.StringVar(&opts.ModelOptions.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	fs.BoolVar(&quiet, "quiet", false, "do not render events as they happen")
-	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
-	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
-	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user, auto_review, or approvers in order such as rules,auto_review,human (replaces the task's approvals_reviewer)")
-	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
 	var interactive bool
 	fs.BoolVar(&interactive, "interactive", false, "after each turn, read the next request from the console (/approve lets a person allow one retry of a denial)")
 	var resume, input string
 	fs.StringVar(&resume, "resume", "", "continue the stored run RUN_ID with a new turn (give --input)")
 	fs.StringVar(&input, "input", "", "the person's request for the resumed turn")
-	fs.BoolVar(&opts.PinPolicy, "pin-policy", false, "apply the run's --approval/--review (else the task's policies) to every agent, replacing sub-agents' own")
-	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
-	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
-	var rulesFiles stringList
-	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML), added to the task's rules: (repeatable)")
+	fs.BoolVar(&opts.KeepWorkdir, "keep-workdir", false, "keep the temporary working directory made for a task without workdir: when the run ends (needed to --resume it)")
+	pf := prepareFlags(fs, &opts)
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -74,14 +61,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	case resume == "" && len(pos) > 1:
 		return c.fail("one TASK.yaml at a time, got %d", len(pos))
 	}
-	if maxOutput.set && maxOutput.n >= 0 {
-		opts.MaxOutput = &maxOutput.n
-	}
-	if opts.MaxConcurrentCalls < 0 || opts.MaxCallsPerMessage < 0 {
-		fmt.Fprint(stderr, "warden: --max-concurrent-calls and --max-calls-per-message must be ≥ 1\n")
+	if !pf.finish(stderr) {
 		return exitUsage
 	}
-	opts.Rules = rulesFiles
 
 	stats := &render.Stats{}
 	live := event.SinkFunc(func(e event.Event) error { stats.Add(e); return nil })
@@ -94,18 +76,6 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
-	if opts.ApprovalsReviewer != "" {
-		if _, err := task.ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
-			fmt.Fprintf(stderr, "warden: --approvals-reviewer: %v\n", err)
-			return exitUsage
-		}
-	}
-	if opts.Sandbox != "" {
-		if _, err := sandbox.ParseMode(opts.Sandbox); err != nil {
-			fmt.Fprintf(stderr, "warden: --sandbox: %v\n", err)
-			return exitUsage
-		}
-	}
 	var (
 		p   *task.Prepared
 		err error
@@ -138,6 +108,18 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err := p.Close(); err != nil && res.Err == nil {
 		res.Status, res.Err = event.StatusError, err
 	}
+	// A temporary working directory goes when the run ends (issue 10 item
+	// 8), unless asked to keep it or the run is one to resume: that one is
+	// kept, and said so. Its path is printed either way.
+	if why := p.KeepReason(res, ctx.Err() != nil); p.TempWorkdir && !p.KeepWorkdir && why != "" {
+		p.KeepWorkdir = true
+		fmt.Fprintf(stderr, "warden: kept the temporary workdir %s for --resume: %s; remove it when done\n", p.Workdir, why)
+	}
+	if removed, err := p.Cleanup(); err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+	} else if removed {
+		fmt.Fprintf(stderr, "warden: removed the temporary workdir %s (--keep-workdir keeps it)\n", p.Workdir)
+	}
 	// One summary, from the events this command recorded (SPEC: issue 10
 	// item 4): every quantity is counted once, from one source.
 	fmt.Fprintf(stdout, "%s\nworkdir: %s\ntranscript: %s\n", stats, p.Workdir, p.TranscriptPath)
@@ -150,6 +132,61 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "warden: run error: %v\n", res.Err)
 	return exitError
+}
+
+// prepFlags are the flags that say how a run is prepared, shared by
+// `warden run` and `warden check` (which resolves what run would).
+type prepFlags struct {
+	opts      *task.Options
+	maxOutput optionalInt
+	rules     stringList
+}
+
+// prepareFlags defines the preparation flags on fs, filling opts.
+func prepareFlags(fs *flag.FlagSet, opts *task.Options) *prepFlags {
+	pf := &prepFlags{opts: opts}
+	fs.StringVar(&opts.Model, "model", "", "model: scripted:PATH, openai/NAME or anthropic/NAME (default: the task's model:)")
+	fs.StringVar(&opts.Approval, "approval", "", "approval policy file or registered approver name; replaces the task's")
+	fs.StringVar(&opts.Review, "review", "", "review policy file or registered reviewer name; replaces the task's")
+	fs.Var(&pf.maxOutput, "max-output", "truncate tool results for the model to `N` bytes (0 disables; default the task's max_output or 16384)")
+	fs.StringVar(&opts.ModelOptions.BaseURL, "base-url", "", "model API base URL (overrides OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
+	fs.StringVar(&opts.ModelOptions.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
+	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
+	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user, auto_review, or approvers in order such as rules,auto_review,human (replaces the task's approvals_reviewer)")
+	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
+	fs.BoolVar(&opts.PinPolicy, "pin-policy", false, "apply the run's --approval/--review (else the task's policies) to every agent, replacing sub-agents' own")
+	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
+	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
+	fs.Var(&pf.rules, "rules", "exec rules `FILE` (Codex .rules or YAML), added to the task's rules: (repeatable)")
+	return pf
+}
+
+// finish checks the preparation flags and sets what they give on opts;
+// false means a usage error, already reported on stderr.
+func (pf *prepFlags) finish(stderr io.Writer) bool {
+	opts := pf.opts
+	if pf.maxOutput.set && pf.maxOutput.n >= 0 {
+		opts.MaxOutput = &pf.maxOutput.n
+	}
+	if opts.MaxConcurrentCalls < 0 || opts.MaxCallsPerMessage < 0 {
+		fmt.Fprint(stderr, "warden: --max-concurrent-calls and --max-calls-per-message must be ≥ 1\n")
+		return false
+	}
+	opts.Rules = pf.rules
+	if opts.ApprovalsReviewer != "" {
+		if _, err := task.ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
+			fmt.Fprintf(stderr, "warden: --approvals-reviewer: %v\n", err)
+			return false
+		}
+	}
+	if opts.Sandbox != "" {
+		if _, err := sandbox.ParseMode(opts.Sandbox); err != nil {
+			fmt.Fprintf(stderr, "warden: --sandbox: %v\n", err)
+			return false
+		}
+	}
+	return true
 }
 
 // moreTurns reads further requests from the console after each turn that

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,7 @@ import (
 	"github.com/wardenhq/warden/internal/render"
 )
 
-const transcriptUsage = "usage: warden transcript show FILE\n\nRenders a JSONL transcript readably, with a summary at the end.\n"
+const transcriptUsage = "usage: warden transcript show FILE\n\nRenders a JSONL transcript readably, with a summary at the end. A last line\ncut short by a crash is skipped with a warning (exit 0).\n"
 
 // transcriptShow renders a JSONL transcript readably.
 func transcriptShow(args []string, stdout, stderr io.Writer) int {
@@ -33,6 +34,12 @@ func transcriptShow(args []string, stdout, stderr io.Writer) int {
 		stats.Add(e)
 		return tw.Write(e)
 	})
+	var cut *event.CutLineError
+	if errors.As(err, &cut) {
+		// A crash cut the last write short: everything before it is shown.
+		fmt.Fprintf(stderr, "warden: warning: %s: %v\n", args[0], err)
+		err = nil
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %s: %v\n", args[0], err)
 		return exitError

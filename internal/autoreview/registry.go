@@ -1,6 +1,7 @@
 package autoreview
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -45,6 +46,10 @@ func factory(params map[string]any) (approval.Approver, error) {
 			mo, none := model.Options{}, 0
 			mo.MaxRetries = &none // the reviewer retries within its timeout (SPEC G10)
 			if r.Model, err = model.Open(spec, mo); err != nil {
+				var mc *model.MissingConfigError
+				if errors.As(err, &mc) { // --api-key does not reach a policy's model
+					return nil, fmt.Errorf("parameter model: model %q: no %s: set %s (a policy's model takes its key from the environment)", spec, mc.What, mc.Env)
+				}
 				return nil, fmt.Errorf("parameter model: %w", err)
 			}
 			r.ModelName = spec

@@ -122,6 +122,10 @@ func Read(r io.Reader, name string) ([]Item, error) {
 func parseItem(b []byte) (Item, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) { // never the Go type it was decoded into
+			return Item{}, fmt.Errorf("not a JSON object: got %s", te.Value)
+		}
 		return Item{}, fmt.Errorf("not a JSON object: %w", err)
 	}
 	if obj == nil {

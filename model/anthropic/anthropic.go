@@ -13,9 +13,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/config"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
@@ -52,10 +54,17 @@ type Model struct {
 var _ model.Model = (*Model)(nil)
 
 // New returns the model named modelName ("claude-sonnet-4-5"). opts.BaseURL
-// and opts.APIKey override ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY.
+// and opts.APIKey override ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY. When
+// no credential is found (opts.APIKey, ANTHROPIC_API_KEY, or one of the SDK's
+// other sources: ANTHROPIC_AUTH_TOKEN, ANTHROPIC_PROFILE, federation
+// variables, a profile configuration file) it returns a
+// *model.MissingConfigError, before any request.
 func New(modelName string, opts model.Options) (*Model, error) {
 	if modelName == "" {
 		return nil, errors.New("anthropic: empty model name")
+	}
+	if opts.APIKey == "" && !hasCredential() {
+		return nil, &model.MissingConfigError{Provider: "anthropic", What: "API key", Env: "ANTHROPIC_API_KEY", Flag: "--api-key"}
 	}
 	var reqOpts []option.RequestOption
 	if opts.BaseURL != "" {
@@ -72,6 +81,19 @@ func New(modelName string, opts model.Options) (*Model, error) {
 		client:    sdk.NewClient(reqOpts...),
 		name:      modelName,
 	}, nil
+}
+
+// hasCredential reports whether the SDK's client would find a credential of
+// its own: an environment variable of its credential chain, or a profile
+// configuration file it can load.
+func hasCredential() bool {
+	for _, v := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_FEDERATION_RULE_ID"} {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	_, err := config.LoadConfig()
+	return !errors.Is(err, os.ErrNotExist)
 }
 
 // Name returns the model name sent to the API.

@@ -3,9 +3,11 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -376,4 +378,31 @@ func inModelOrder(c tool.Call) string {
 		o = append(o, a.Key)
 	}
 	return c.TextIn(o)
+}
+
+// Issue 10 item 5: without a credential from --api-key, ANTHROPIC_API_KEY or
+// the SDK's other sources the provider does not open; the error names the
+// variable and the flag.
+func TestNewcomer5_MissingKeyIsConfigError(t *testing.T) {
+	for _, v := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE", "ANTHROPIC_FEDERATION_RULE_ID"} {
+		t.Setenv(v, "") // restored at the end
+		os.Unsetenv(v)
+	}
+	t.Setenv("ANTHROPIC_CONFIG_DIR", t.TempDir()) // no profile file
+	_, err := model.Open("anthropic/claude-test", model.Options{})
+	var mc *model.MissingConfigError
+	if !errors.As(err, &mc) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") || !strings.Contains(err.Error(), "--api-key") {
+		t.Errorf("without a key: %v", err)
+	}
+	for _, env := range [][2]string{{"ANTHROPIC_API_KEY", "k"}, {"ANTHROPIC_AUTH_TOKEN", "t"}} {
+		t.Run(env[0], func(t *testing.T) {
+			t.Setenv(env[0], env[1])
+			if _, err := anthropic.New("m", model.Options{}); err != nil {
+				t.Errorf("with %s: %v", env[0], err)
+			}
+		})
+	}
+	if _, err := anthropic.New("m", model.Options{APIKey: "k"}); err != nil {
+		t.Errorf("with an option key: %v", err)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -44,10 +45,15 @@ var _ model.Model = (*Model)(nil)
 
 // New returns the model named modelName ("gpt-4o", or whatever name the
 // server at the base URL knows). opts.BaseURL and opts.APIKey override the
-// OPENAI_BASE_URL and OPENAI_API_KEY environment variables.
+// OPENAI_BASE_URL and OPENAI_API_KEY environment variables. Without a key
+// from either it returns a *model.MissingConfigError, before any request;
+// a server that needs no key takes any.
 func New(modelName string, opts model.Options) (*Model, error) {
 	if modelName == "" {
 		return nil, errors.New("openai: empty model name")
+	}
+	if opts.APIKey == "" && os.Getenv("OPENAI_API_KEY") == "" {
+		return nil, &model.MissingConfigError{Provider: "openai", What: "API key", Env: "OPENAI_API_KEY", Flag: "--api-key"}
 	}
 	var reqOpts []option.RequestOption
 	if opts.BaseURL != "" {

@@ -3,6 +3,7 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -390,4 +391,30 @@ func inModelOrder(c tool.Call) string {
 		o = append(o, a.Key)
 	}
 	return c.TextIn(o)
+}
+
+// Issue 10 item 5: without --api-key or OPENAI_API_KEY the provider does
+// not open (no request is made); the error names the variable and the flag.
+func TestNewcomer5_MissingKeyIsConfigError(t *testing.T) {
+	srv := newServer(t, http.StatusOK, completion)
+	t.Setenv("OPENAI_API_KEY", "")
+	for _, spec := range []string{"openai/gpt-test"} {
+		_, err := model.Open(spec, model.Options{BaseURL: srv.URL})
+		var mc *model.MissingConfigError
+		if !errors.As(err, &mc) || mc.Env != "OPENAI_API_KEY" ||
+			!strings.Contains(err.Error(), "OPENAI_API_KEY") || !strings.Contains(err.Error(), "--api-key") {
+			t.Errorf("%s without a key: %v", spec, err)
+		}
+	}
+	if len(srv.paths) != 0 {
+		t.Errorf("requests made: %v", srv.paths)
+	}
+	// Either source of the key opens it.
+	if _, err := openai.New("m", model.Options{APIKey: "k"}); err != nil {
+		t.Errorf("with an option key: %v", err)
+	}
+	t.Setenv("OPENAI_API_KEY", "sk-env")
+	if _, err := openai.New("m", model.Options{}); err != nil {
+		t.Errorf("with OPENAI_API_KEY: %v", err)
+	}
 }

@@ -76,12 +76,28 @@ func New(turns ...chat.Message) *Model {
 	return m
 }
 
+// MaxFile is the largest script Load reads, in bytes.
+const MaxFile = 16 << 20
+
 // Load reads the script in the file at path. See Parse for its format and
-// errors; an error reading the file wraps the error of os.ReadFile.
+// errors; an error reading the file wraps the error of os.ReadFile, and a
+// file larger than MaxFile is an error that says its size and the limit.
 func Load(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	if len(data) > MaxFile {
+		n := int64(len(data))
+		if fi, err := f.Stat(); err == nil {
+			n = fi.Size()
+		}
+		return nil, fmt.Errorf("scripted: %s: the model file is %.1f MiB; the limit is %d MiB", path, float64(n)/(1<<20), MaxFile>>20)
 	}
 	return Parse(data, path)
 }
@@ -92,6 +108,11 @@ func Load(path string) (*Model, error) {
 func Parse(data []byte, filename string) (*Model, error) {
 	if filename == "" {
 		filename = "script"
+	}
+	if err := policy.CheckUTF8(filename, data); err != nil {
+		var pe *policy.Error
+		errors.As(err, &pe)
+		return nil, &Error{File: filename, Line: pe.Pos.Line, Column: pe.Pos.Col, Err: errors.New(pe.Msg)}
 	}
 	p := &parser{file: filename, budget: maxValues}
 	turns, err := p.script(data)
