@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -146,7 +147,7 @@ func checkCall(byName map[string]tool.Tool, call tool.Call) (tool.Tool, *tool.Er
 	case !isObject(call.Arguments):
 		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s are not a JSON object", call.Function)
 	}
-	if err := tool.CheckNames(call.Arguments); err != nil {
+	if err := argjson.CheckNames(call.Arguments); err != nil {
 		// A call built by an approver, not parsed by NewCall, gets the
 		// same strict reading (SPEC A8).
 		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", call.Function, err)
@@ -382,8 +383,8 @@ func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	if len(info.Parameters) == 0 {
 		return nil
 	}
-	if e := tool.CheckSchemaNames(call.Function, info.Parameters, call.Arguments); e != nil {
-		return e
+	if msg := argjson.CheckSchemaNames(info.Parameters, call.Arguments); msg != "" {
+		return tool.Errorf(tool.ErrParsing, "arguments of %s: %s", call.Function, msg)
 	}
 	var schema struct {
 		Properties           map[string]json.RawMessage `json:"properties"`
@@ -400,7 +401,7 @@ func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	}
 	closed := string(bytes.TrimSpace(schema.AdditionalProperties)) == "false"
 	var bad *tool.Error
-	_ = tool.EachArgument(call.Arguments, func(key string, value json.RawMessage) bool {
+	_ = argjson.Each(call.Arguments, func(key string, value json.RawMessage) bool {
 		prop, ok := schema.Properties[key]
 		if !ok {
 			if closed {
