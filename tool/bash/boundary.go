@@ -33,7 +33,7 @@ const (
 //     permission; approved, the command runs again with it.
 //
 // Routine commands inside the boundary ask nobody.
-func (t *Tool) governed(ctx context.Context, a args) (string, error) {
+func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	cmdline := *a.Cmd
 	escalated := a.SandboxPermissions == requireEscalated
 	if t.sandbox == nil && t.rules == nil && !escalated {
