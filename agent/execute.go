@@ -37,13 +37,13 @@ func (r *Run) ExecuteTools(ctx context.Context, msgs []chat.Message, tools []too
 	return r.execute(ctx, r.with(r.current(ctx), p, event.FromCall), msgs, tools)
 }
 
-// RunError marks an error raised inside a tool that must end the run rather
+// runError marks an error raised inside a tool that must end the run rather
 // than be returned to the model: an approver or reviewer failure in a
 // sub-agent, a tool panic.
-type RunError struct{ Err error }
+type runError struct{ Err error }
 
-func (e *RunError) Error() string { return e.Err.Error() }
-func (e *RunError) Unwrap() error { return e.Err }
+func (e *runError) Error() string { return e.Err.Error() }
+func (e *runError) Unwrap() error { return e.Err }
 
 func (r *Run) execute(ctx context.Context, sc scope, msgs []chat.Message, tools []tool.Tool) ([]chat.Message, error) {
 	if len(msgs) == 0 || msgs[len(msgs)-1].Role != chat.Assistant {
@@ -206,7 +206,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx) // stopped for another reason
 			}
-			return nil, &RunError{Err: err}
+			return nil, &runError{Err: err}
 		}
 		switch out.Decision {
 		case approval.Reject:
@@ -243,7 +243,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		r.recordTool(sc, call, modified, res, nil)
 		return r.withhold(sc, call, event.WithheldBoundary, stoppedAt(why)), err
 	}
-	var fatal *RunError
+	var fatal *runError
 	var limit *LimitError
 	if errors.As(runErr, &fatal) || errors.As(runErr, &limit) {
 		te := tool.AsError(runErr)
@@ -309,7 +309,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		return r.withhold(sc, call, event.WithheldReviewCancelled, stoppedAt("its review was cancelled before it decided")),
 			&LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("the review of call %s was cancelled", call.ID)}
 	default:
-		return r.withhold(sc, call, event.WithheldReviewFailed, stoppedAt("its reviewer failed")), &RunError{Err: err}
+		return r.withhold(sc, call, event.WithheldReviewFailed, stoppedAt("its reviewer failed")), &runError{Err: err}
 	}
 	if out.Decision == review.Terminate {
 		// The finished result stays in the tool event; the model gets an
@@ -346,7 +346,7 @@ func notReviewed() *tool.Error {
 func (r *Run) runTool(ctx context.Context, sc scope, msgs []chat.Message, t tool.Tool, call tool.Call) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &RunError{Err: fmt.Errorf("tool %s panicked: %v\n%s", call.Function, p, debug.Stack())}
+			err = &runError{Err: fmt.Errorf("tool %s panicked: %v\n%s", call.Function, p, debug.Stack())}
 		}
 	}()
 	ctx = context.WithValue(ctx, frameKey{}, &frame{run: r, scope: sc, history: msgs, call: call})
