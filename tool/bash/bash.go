@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -189,9 +190,9 @@ func parseArgs(raw json.RawMessage) (args, error) {
 		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: \"cmd\" is empty", Name)
 	}
 	switch a.SandboxPermissions {
-	case "", useDefault, requireEscalated:
+	case "", useDefault, action.RequireEscalated:
 	default:
-		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: sandbox_permissions %q: want %q or %q", Name, a.SandboxPermissions, useDefault, requireEscalated)
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: sandbox_permissions %q: want %q or %q", Name, a.SandboxPermissions, useDefault, action.RequireEscalated)
 	}
 	return a, nil
 }
