@@ -193,7 +193,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	executed := call
 	var modified *tool.Call
 	if sc.approval.Len() > 0 {
-		view := tool.ViewOf(t, call)
+		view := viewOf(t, call)
 		req := &approval.Request{Message: last.Content, Call: call, Tool: t, View: view, Order: tool.OrderOf(t), History: msgs}
 		out, err := sc.approval.Decide(ctx, req, func(rec approval.Record) {
 			sc.rec.Emit(event.Approval{
@@ -291,7 +291,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 	req := &review.Request{
 		Message: last.Content, Call: executed, Result: res, Output: full,
-		View: tool.ViewOf(t, executed), Order: tool.OrderOf(t), History: msgs,
+		View: viewOf(t, executed), Order: tool.OrderOf(t), History: msgs,
 	}
 	out, err := sc.review.Decide(ctx, req, func(rec review.Record) {
 		sc.rec.Emit(event.Review{
@@ -486,4 +486,13 @@ func jsonType(v json.RawMessage) string {
 		return "integer"
 	}
 	return "number"
+}
+
+// viewOf returns the view of call: the tool's own when it is a
+// tool.Viewer, otherwise the call's one-line text in the tool's order.
+func viewOf(t tool.Tool, call tool.Call) tool.View {
+	if v, ok := t.(tool.Viewer); ok {
+		return v.View(call)
+	}
+	return tool.View{Title: call.Function, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
 }
