@@ -10,7 +10,7 @@
 //
 // An Action is built from a tool call and the boundary request it made by
 // Describe, which asks the tool itself when it is a Describer (the bash and
-// text_editor tools are), or read from JSON by Parse; Marshal writes the
+// text_editor tools are), or read from JSON by Parse; MarshalJSON writes the
 // JSON the reviewer sees and the transcript records.
 package action
 
@@ -24,9 +24,9 @@ import (
 	"github.com/wardenhq/warden/internal/textcut"
 )
 
-// MaxString is how many bytes of one string an action's JSON keeps;
+// maxString is how many bytes of one string an action's JSON keeps;
 // longer strings are cut in the middle with a marker.
-const MaxString = 2000
+const maxString = 2000
 
 // Kind is the shape of an action; it is the "tool" key of the action JSON
 // and the labelled datasets.
@@ -55,11 +55,11 @@ const (
 // for escalated permissions.
 const RequireEscalated = "require_escalated"
 
-// markerStart opens the marker lines of the reviewer's prompt; Marshal
+// markerStart opens the marker lines of the reviewer's prompt; MarshalJSON
 // never writes it, so an action cannot imitate a marker.
 const markerStart = "<<<"
 
-// Action is the exact action the reviewer judges. Its JSON form (Marshal)
+// Action is the exact action the reviewer judges. Its JSON form (MarshalJSON)
 // has one of these shapes, with keys sorted and empty fields left out:
 //
 //	{"tool":"shell","command":["bash","-c","…"],"cwd":"…","justification":"…","sandbox_permissions":"require_escalated"}
@@ -126,17 +126,17 @@ type Action struct {
 func (a *Action) Escalated() bool { return a.SandboxPermissions == RequireEscalated }
 
 // MarshalJSON returns the action's JSON with keys sorted and strings longer
-// than MaxString cut.
-func (a Action) MarshalJSON() ([]byte, error) { return a.Marshal(MaxString) }
+// than 2000 bytes (maxString) cut in the middle.
+func (a Action) MarshalJSON() ([]byte, error) { return a.marshal(maxString) }
 
-// Marshal returns the action's JSON: keys sorted at every level, empty fields
-// left out, every string (keys included) longer than maxString bytes cut in
-// the middle with a marker "[… N bytes cut …]" (no cut when maxString is 0
+// marshal returns the action's JSON: keys sorted at every level, empty fields
+// left out, every string (keys included) longer than limit bytes cut in
+// the middle with a marker "[… N bytes cut …]" (no cut when limit is 0
 // or less). HTML characters are not escaped, so commands stay readable; the
 // sequence "<<<" is written as \u003c escapes, which decode to the same
 // value but cannot imitate a prompt marker.
-func (a Action) Marshal(maxString int) ([]byte, error) {
-	v, err := a.value(maxString)
+func (a Action) marshal(limit int) ([]byte, error) {
+	v, err := a.value(limit)
 	if err != nil {
 		return nil, err
 	}
@@ -151,13 +151,13 @@ func (a Action) Marshal(maxString int) ([]byte, error) {
 }
 
 // value returns the action as a map ready to marshal.
-func (a Action) value(maxString int) (map[string]any, error) {
+func (a Action) value(limit int) (map[string]any, error) {
 	if a.Kind == "" {
 		return nil, errors.New("action: no tool")
 	}
 	cut := func(s string) string {
-		if maxString > 0 {
-			s, _ = textcut.Middle(s, maxString)
+		if limit > 0 {
+			s, _ = textcut.Middle(s, limit)
 		}
 		return s
 	}
@@ -218,7 +218,7 @@ func (a Action) value(maxString int) (map[string]any, error) {
 	if len(a.Actions) > 0 {
 		subs := make([]any, len(a.Actions))
 		for i, sub := range a.Actions {
-			v, err := sub.value(maxString)
+			v, err := sub.value(limit)
 			if err != nil {
 				return nil, fmt.Errorf("action %d of the sequence: %w", i, err)
 			}
@@ -268,7 +268,7 @@ var knownKeys = [...]string{
 }
 
 // Parse reads an action object of the labelled datasets (and
-// anything Marshal writes):
+// anything MarshalJSON writes):
 //
 //	{"tool":"shell","command":["bash","-lc","…"],"cwd":"…"}
 //	{"tool":"mcp_tool_call","server":"…","tool_name":"…","arguments":{…}}

@@ -71,13 +71,13 @@ func Describe(t tool.Tool, call tool.Call, req *boundary.Request) (Action, error
 }
 
 // JSON returns the JSON of the action Describe returns, with keys sorted
-// and strings longer than MaxString cut in the middle.
+// and strings longer than 2000 bytes cut in the middle.
 func JSON(t tool.Tool, call tool.Call, req *boundary.Request) ([]byte, error) {
 	a, err := Describe(t, call, req)
 	if err != nil {
 		return nil, err
 	}
-	return a.Marshal(MaxString)
+	return a.marshal(maxString)
 }
 
 // BashArgv returns the argv a command line runs as: ["bash", "-c", line].

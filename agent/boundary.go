@@ -176,7 +176,7 @@ func (d *boundaryDecider) stop() (why string, err error) {
 	defer d.mu.Unlock()
 	switch {
 	case d.fatal != nil:
-		return "the approver of a boundary request of this call failed", &RunError{Err: fmt.Errorf("boundary request of call %s: %w", d.call.ID, d.fatal)}
+		return "the approver of a boundary request of this call failed", &runError{Err: fmt.Errorf("boundary request of call %s: %w", d.call.ID, d.fatal)}
 	case d.limit == nil:
 		return "", nil
 	case d.limit.Type == event.LimitInterrupt:

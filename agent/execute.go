@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -36,13 +37,13 @@ func (r *Run) ExecuteTools(ctx context.Context, msgs []chat.Message, tools []too
 	return r.execute(ctx, r.with(r.current(ctx), p, event.FromCall), msgs, tools)
 }
 
-// RunError marks an error raised inside a tool that must end the run rather
+// runError marks an error raised inside a tool that must end the run rather
 // than be returned to the model: an approver or reviewer failure in a
 // sub-agent, a tool panic.
-type RunError struct{ Err error }
+type runError struct{ Err error }
 
-func (e *RunError) Error() string { return e.Err.Error() }
-func (e *RunError) Unwrap() error { return e.Err }
+func (e *runError) Error() string { return e.Err.Error() }
+func (e *runError) Unwrap() error { return e.Err }
 
 func (r *Run) execute(ctx context.Context, sc scope, msgs []chat.Message, tools []tool.Tool) ([]chat.Message, error) {
 	if len(msgs) == 0 || msgs[len(msgs)-1].Role != chat.Assistant {
@@ -146,7 +147,7 @@ func checkCall(byName map[string]tool.Tool, call tool.Call) (tool.Tool, *tool.Er
 	case !isObject(call.Arguments):
 		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s are not a JSON object", call.Function)
 	}
-	if err := tool.CheckNames(call.Arguments); err != nil {
+	if err := argjson.CheckNames(call.Arguments); err != nil {
 		// A call built by an approver, not parsed by NewCall, gets the
 		// same strict reading (SPEC A8).
 		return nil, tool.Errorf(tool.ErrParsing, "arguments of %s: %v", call.Function, err)
@@ -192,7 +193,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	executed := call
 	var modified *tool.Call
 	if sc.approval.Len() > 0 {
-		view := tool.ViewOf(t, call)
+		view := viewOf(t, call)
 		req := &approval.Request{Message: last.Content, Call: call, Tool: t, View: view, Order: tool.OrderOf(t), History: msgs}
 		out, err := sc.approval.Decide(ctx, req, func(rec approval.Record) {
 			sc.rec.Emit(event.Approval{
@@ -205,7 +206,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			if ctx.Err() != nil {
 				return nil, context.Cause(ctx) // stopped for another reason
 			}
-			return nil, &RunError{Err: err}
+			return nil, &runError{Err: err}
 		}
 		switch out.Decision {
 		case approval.Reject:
@@ -242,7 +243,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		r.recordTool(sc, call, modified, res, nil)
 		return r.withhold(sc, call, event.WithheldBoundary, stoppedAt(why)), err
 	}
-	var fatal *RunError
+	var fatal *runError
 	var limit *LimitError
 	if errors.As(runErr, &fatal) || errors.As(runErr, &limit) {
 		te := tool.AsError(runErr)
@@ -290,7 +291,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 	req := &review.Request{
 		Message: last.Content, Call: executed, Result: res, Output: full,
-		View: tool.ViewOf(t, executed), Order: tool.OrderOf(t), History: msgs,
+		View: viewOf(t, executed), Order: tool.OrderOf(t), History: msgs,
 	}
 	out, err := sc.review.Decide(ctx, req, func(rec review.Record) {
 		sc.rec.Emit(event.Review{
@@ -308,7 +309,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		return r.withhold(sc, call, event.WithheldReviewCancelled, stoppedAt("its review was cancelled before it decided")),
 			&LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("the review of call %s was cancelled", call.ID)}
 	default:
-		return r.withhold(sc, call, event.WithheldReviewFailed, stoppedAt("its reviewer failed")), &RunError{Err: err}
+		return r.withhold(sc, call, event.WithheldReviewFailed, stoppedAt("its reviewer failed")), &runError{Err: err}
 	}
 	if out.Decision == review.Terminate {
 		// The finished result stays in the tool event; the model gets an
@@ -345,7 +346,7 @@ func notReviewed() *tool.Error {
 func (r *Run) runTool(ctx context.Context, sc scope, msgs []chat.Message, t tool.Tool, call tool.Call) (out string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = &RunError{Err: fmt.Errorf("tool %s panicked: %v\n%s", call.Function, p, debug.Stack())}
+			err = &runError{Err: fmt.Errorf("tool %s panicked: %v\n%s", call.Function, p, debug.Stack())}
 		}
 	}()
 	ctx = context.WithValue(ctx, frameKey{}, &frame{run: r, scope: sc, history: msgs, call: call})
@@ -382,8 +383,8 @@ func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	if len(info.Parameters) == 0 {
 		return nil
 	}
-	if e := tool.CheckSchemaNames(call.Function, info.Parameters, call.Arguments); e != nil {
-		return e
+	if msg := argjson.CheckSchemaNames(info.Parameters, call.Arguments); msg != "" {
+		return tool.Errorf(tool.ErrParsing, "arguments of %s: %s", call.Function, msg)
 	}
 	var schema struct {
 		Properties           map[string]json.RawMessage `json:"properties"`
@@ -400,7 +401,7 @@ func checkSchema(info tool.Info, call tool.Call) *tool.Error {
 	}
 	closed := string(bytes.TrimSpace(schema.AdditionalProperties)) == "false"
 	var bad *tool.Error
-	_ = tool.EachArgument(call.Arguments, func(key string, value json.RawMessage) bool {
+	_ = argjson.Each(call.Arguments, func(key string, value json.RawMessage) bool {
 		prop, ok := schema.Properties[key]
 		if !ok {
 			if closed {
@@ -485,4 +486,13 @@ func jsonType(v json.RawMessage) string {
 		return "integer"
 	}
 	return "number"
+}
+
+// viewOf returns the view of call: the tool's own when it is a
+// tool.Viewer, otherwise the call's one-line text in the tool's order.
+func viewOf(t tool.Tool, call tool.Call) tool.View {
+	if v, ok := t.(tool.Viewer); ok {
+		return v.View(call)
+	}
+	return tool.View{Title: call.Function, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
 }

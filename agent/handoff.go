@@ -13,14 +13,14 @@ import (
 // HandoffPrefix starts the name of every hand-off tool.
 const HandoffPrefix = "transfer_to_"
 
-// Handoff returns the tool transfer_to_<name> that hands the conversation to
+// handoff returns the tool transfer_to_<name> that hands the conversation to
 // sub-agent a (SPEC L5, R6). The sub-agent sees the conversation so far
 // (without the parent's system prompt and the hand-off message itself) and
 // inherits the policies in force unless it sets its own (SPEC P5). Its own
 // calls are approved and reviewed as they run; the hand-off call itself is
 // reviewed when the sub-agent returns, with the sub-agent's answer as its
 // result.
-func Handoff(a *Agent) tool.Tool {
+func handoff(a *Agent) tool.Tool {
 	desc := a.Description
 	if desc == "" {
 		desc = "Hand the task to the " + a.name() + " agent."
@@ -48,7 +48,7 @@ func Handoff(a *Agent) tool.Tool {
 				if errors.As(err, &lim) || errors.Is(err, context.Canceled) {
 					return "", err
 				}
-				return "", &RunError{Err: fmt.Errorf("agent %s: %w", a.name(), err)}
+				return "", &runError{Err: fmt.Errorf("agent %s: %w", a.name(), err)}
 			}
 			answer := chat.Text(out[len(msgs):], chat.Assistant)
 			if answer == "" {

@@ -191,7 +191,7 @@ func (a *Agent) tools() []tool.Tool {
 	out := make([]tool.Tool, 0, len(a.Tools)+len(a.Handoffs))
 	out = append(out, a.Tools...)
 	for _, h := range a.Handoffs {
-		out = append(out, Handoff(h))
+		out = append(out, handoff(h))
 	}
 	return out
 }

@@ -143,13 +143,10 @@ type LimitError struct {
 
 func (e *LimitError) Error() string { return fmt.Sprintf("%s limit: %s", e.Type, e.Message) }
 
-// Status is how a run ended.
-type Status = string
-
 // Result is how a run ended.
 type Result struct {
 	// Status is event.StatusCompleted, StatusLimited or StatusError.
-	Status Status
+	Status string
 	// Limit is the limit that ended a limited run.
 	Limit *LimitError
 	// Err is the error that ended an errored run.
@@ -169,7 +166,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			Approval:  r.Approval.Entries(),
 			Review:    r.Review.Entries(),
 			TaskFile:  r.TaskFile,
-			Agents:    r.AgentPolicies(a),
+			Agents:    r.agentPolicies(a),
 			PinPolicy: r.PinPolicy,
 			Workdir:   r.Workdir,
 			Settings:  r.Settings,
@@ -185,7 +182,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 		if r.Resumed {
 			// A further turn may run under other policies (a resumed run
 			// reads them again): the record says which (SPEC P4, P5).
-			ts.Agents, ts.PinPolicy = r.AgentPolicies(a), r.PinPolicy
+			ts.Agents, ts.PinPolicy = r.agentPolicies(a), r.PinPolicy
 			ts.Workdir = r.Workdir
 		}
 	}
@@ -231,11 +228,11 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 	return res
 }
 
-// AgentPolicies returns the policies in force for agent a run as the main
+// agentPolicies returns the policies in force for agent a run as the main
 // agent and for every sub-agent it can hand off to, directly or not, as
 // hand-offs will find them (SPEC P4, P5). An agent reachable from several
 // agents is listed under each.
-func (r *Run) AgentPolicies(a *Agent) []event.AgentPolicies {
+func (r *Run) agentPolicies(a *Agent) []event.AgentPolicies {
 	root := scope{approval: r.Approval, review: r.Review, approvalFrom: event.FromRun, reviewFrom: event.FromRun}
 	var out []event.AgentPolicies
 	onPath := map[*Agent]bool{}

@@ -28,8 +28,8 @@ const (
 	Escalate  Decision = "escalate"
 )
 
-// Valid reports whether d is one of the five decisions.
-func (d Decision) Valid() bool {
+// valid reports whether d is one of the five decisions.
+func (d Decision) valid() bool {
 	switch d {
 	case Approve, Modify, Reject, Terminate, Escalate:
 		return true
@@ -213,7 +213,7 @@ func call(ctx context.Context, r *Rule, req *Request) (a Approval, err error) {
 	if err != nil {
 		return a, fmt.Errorf("approver %s: %w", r.Name, err)
 	}
-	if !a.Decision.Valid() {
+	if !a.Decision.valid() {
 		return a, fmt.Errorf("approver %s: invalid decision %q", r.Name, a.Decision)
 	}
 	if a.Decision == Modify && a.Modified == nil {

@@ -23,18 +23,18 @@ type Breaker struct {
 	tripped bool
 }
 
-// Reset clears the breaker's state: a turn starts.
-func (b *Breaker) Reset() {
+// reset clears the breaker's state: a turn starts.
+func (b *Breaker) reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.run, b.recent, b.tripped = 0, b.recent[:0], false
 }
 
-// Record counts one review of the turn and reports whether the breaker
+// record counts one review of the turn and reports whether the breaker
 // trips now, with why. Only a denial counts as one; any other outcome
 // (approved, timed out, aborted, failed) resets the consecutive count. It
 // trips at most once per turn.
-func (b *Breaker) Record(denied bool) (bool, string) {
+func (b *Breaker) record(denied bool) (bool, string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	consecutive, denials, window := b.Consecutive, b.Denials, b.Window

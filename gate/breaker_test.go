@@ -34,7 +34,7 @@ func TestG11_BreakerThresholds(t *testing.T) {
 			var b Breaker
 			got := 0
 			for i, c := range tt.outcomes {
-				if trip, why := b.Record(c == 'd'); trip {
+				if trip, why := b.record(c == 'd'); trip {
 					if got != 0 {
 						t.Fatalf("tripped twice (at %d and %d)", got, i+1)
 					}
@@ -53,15 +53,15 @@ func TestG11_BreakerThresholds(t *testing.T) {
 
 func TestG11_BreakerClearsWhenATurnStarts(t *testing.T) {
 	b := Breaker{Consecutive: 2, Denials: 3, Window: 5}
-	b.Record(true)
-	if trip, _ := b.Record(true); !trip {
+	b.record(true)
+	if trip, _ := b.record(true); !trip {
 		t.Fatal("configured threshold of 2 did not trip")
 	}
-	b.Reset()
-	if trip, _ := b.Record(true); trip {
+	b.reset()
+	if trip, _ := b.record(true); trip {
 		t.Error("state survived Reset")
 	}
-	if trip, _ := b.Record(true); !trip {
+	if trip, _ := b.record(true); !trip {
 		t.Error("a new turn cannot trip again")
 	}
 }

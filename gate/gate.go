@@ -122,7 +122,7 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 			}
 		}
 		req.Events.Emit(ar)
-		if trip, why := g.Breaker.Record(ar.Status == action.StatusDenied); trip {
+		if trip, why := g.Breaker.record(ar.Status == action.StatusDenied); trip {
 			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"
 			req.Events.Emit(event.Warning{Message: msg})
 			out.Interrupt = &agent.Interrupt{By: "the circuit breaker", Message: msg}
@@ -140,7 +140,7 @@ func (g *Gate) StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Messa
 	if g == nil {
 		return input
 	}
-	g.Breaker.Reset()
+	g.Breaker.reset()
 	if ts != nil && g.Sealer != nil {
 		ts.MAC = g.Sealer.Sum(turnParts(g.runID(), ts.Input)...)
 	}

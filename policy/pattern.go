@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -177,10 +178,10 @@ type Target struct {
 	// tool's (tool.OrderOf). Nil renders them sorted by name.
 	Order    tool.Order
 	buf      []byte
-	textArgs []tool.Arg
+	textArgs []argjson.Arg
 	rendered bool
 	argBuf   []byte
-	args     []tool.Arg
+	args     []argjson.Arg
 	spans    [][2]int // argument text in argBuf, {-1,-1} until decoded
 	parsed   bool
 	scripts  []parsedArg // shell parses of arguments, for P8 patterns
@@ -210,10 +211,10 @@ func (t *Target) Text() string {
 }
 
 // argText returns the text a pattern matches for the argument key (see
-// tool.StringValue), decoding the arguments and each value at most once.
+// argjson.StringValue), decoding the arguments and each value at most once.
 func (t *Target) argText(key string) (string, bool) {
 	if !t.parsed {
-		t.args = tool.AppendArgs(t.args[:0], t.Call.Arguments)
+		t.args = argjson.Append(t.args[:0], t.Call.Arguments)
 		for range t.args {
 			t.spans = append(t.spans, [2]int{-1, -1})
 		}
@@ -226,7 +227,7 @@ func (t *Target) argText(key string) (string, bool) {
 		sp := &t.spans[i]
 		if sp[0] < 0 {
 			sp[0] = len(t.argBuf)
-			t.argBuf = tool.StringValue(t.argBuf, t.args[i].Value)
+			t.argBuf = argjson.StringValue(t.argBuf, t.args[i].Value)
 			sp[1] = len(t.argBuf)
 		}
 		return unsafeString(t.argBuf[sp[0]:sp[1]]), true

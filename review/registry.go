@@ -56,7 +56,7 @@ func autoFactory(params map[string]any) (Reviewer, error) {
 			return nil, fmt.Errorf("unknown parameter %q (parameters: decision, explanation)", k)
 		}
 	}
-	if !d.Valid() {
+	if !d.valid() {
 		return nil, fmt.Errorf("decision %q: want continue, terminate or escalate", d)
 	}
 	if explanation == "" {

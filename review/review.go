@@ -27,8 +27,8 @@ const (
 	Escalate  Decision = "escalate"
 )
 
-// Valid reports whether d is one of the three decisions.
-func (d Decision) Valid() bool {
+// valid reports whether d is one of the three decisions.
+func (d Decision) valid() bool {
 	return d == Continue || d == Terminate || d == Escalate
 }
 
@@ -129,8 +129,8 @@ type Outcome struct {
 	Chain    string
 }
 
-// PolicyName is the reviewer name recorded when no reviewer decided.
-const PolicyName = "policy"
+// policyName is the reviewer name recorded when no reviewer decided.
+const policyName = "policy"
 
 // Decide asks the policy about req (SPEC R3, P7). Each reviewer asked is
 // passed to record, escalations included. When reviewers matched but all
@@ -139,7 +139,7 @@ const PolicyName = "policy"
 // A reviewer's error or panic is returned, as is the context's error when
 // the review is cancelled before it decides (SPEC R9).
 func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) (Outcome, error) {
-	cont := Outcome{Review: Review{Decision: Continue}, Reviewer: PolicyName}
+	cont := Outcome{Review: Review{Decision: Continue}, Reviewer: policyName}
 	if p.Len() == 0 {
 		return cont, nil
 	}
@@ -168,7 +168,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 	if !v.Decided {
 		if asked.Load() {
 			cont.Explanation = "every matching reviewer escalated; review continues by default"
-			record(Record{Reviewer: PolicyName, Review: cont.Review})
+			record(Record{Reviewer: policyName, Review: cont.Review})
 		}
 		return cont, nil
 	}
@@ -186,7 +186,7 @@ func call(ctx context.Context, r *Rule, req *Request) (rv Review, err error) {
 	if err != nil {
 		return rv, fmt.Errorf("reviewer %s: %w", r.Name, err)
 	}
-	if !rv.Decision.Valid() {
+	if !rv.Decision.valid() {
 		return rv, fmt.Errorf("reviewer %s: invalid decision %q", r.Name, rv.Decision)
 	}
 	return rv, nil

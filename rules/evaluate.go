@@ -81,7 +81,7 @@ func EvaluateArgv(set *Set, argv []string) Result {
 // MatchAll returns the rules of set matching the commands of a parsed
 // script, as Evaluate finds them, without judging dangers.
 func MatchAll(set *Set, sc *shell.Script) []Match {
-	if set.Len() == 0 {
+	if set.len() == 0 {
 		return nil
 	}
 	var out []Match

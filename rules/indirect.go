@@ -63,7 +63,7 @@ func indirectDanger(c *shell.Command, name string) string {
 			}
 		}
 	case "make", "gmake":
-		if r := MakefileFromInput(args); r != "" {
+		if r := command.MakefileFromInput(args); r != "" {
 			return "security: " + r
 		}
 	case "docker", "podman":
@@ -334,26 +334,6 @@ func findExecDanger(args []string) string {
 func xargsDanger(c *shell.Command, name string) string {
 	if n := len(c.Wrappers); n > 0 && c.Wrappers[n-1] == "xargs" && destroyers[name] {
 		return "destructive: xargs " + name + " acts on paths read from its input"
-	}
-	return ""
-}
-
-// MakefileFromInput reports, for a make command line, a makefile read from
-// standard input, a device or a substitution (make -f /dev/stdin, -f -),
-// or makefile text given with --eval: recipes the words do not show.
-func MakefileFromInput(args []string) string {
-	g, ok := command.Lookup("make")
-	if !ok || len(args) == 0 {
-		return ""
-	}
-	p := g.Parse(args)
-	for _, f := range p.Values("file") {
-		if f == "-" || strings.HasPrefix(f, "/dev/") || strings.HasPrefix(f, "/proc/") || strings.ContainsAny(f, "$`<(") {
-			return "make runs a makefile from standard input or a substitution (" + f + ")"
-		}
-	}
-	if len(p.Values("eval")) > 0 {
-		return "make --eval runs makefile text given on the command line"
 	}
 	return ""
 }

@@ -61,7 +61,7 @@ func Load(paths ...string) (*Set, error) {
 			if err != nil {
 				return nil, err
 			}
-			set.Merge(s)
+			set.merge(s)
 		}
 	}
 	return set, nil
@@ -75,7 +75,7 @@ func Parse(data []byte, filename string) (*Set, error) {
 	case slices.Contains(starlarkExts, ext):
 		return parseStarlark(data, filename)
 	case slices.Contains(yamlExts, ext):
-		return ParseYAML(data, filename)
+		return parseYAML(data, filename)
 	}
 	return nil, &policy.Error{Pos: policy.Pos{File: filename}, Msg: fmt.Sprintf(
 		"unknown rules file type %q: want .rules (Starlark) or .yaml, .yml, .json", ext)}
@@ -187,7 +187,7 @@ func (l *starLoader) prefixRule(thread *starlark.Thread, b *starlark.Builtin, ar
 	}
 	r := Rule{Justification: justification, Source: l.errAt(pos, "").Pos.String()}
 	var err error
-	if r.Decision, err = ParseDecision(decision); err != nil {
+	if r.Decision, err = parseDecision(decision); err != nil {
 		return nil, l.errAt(pos, "prefix_rule: %v", err)
 	}
 	if r.Pattern, err = starPattern(pattern); err != nil {
@@ -335,11 +335,11 @@ func splitExample(s string) ([]string, error) {
 	return words, nil
 }
 
-// ParseYAML parses a YAML (or JSON) rules file: a top-level rules: list of
+// parseYAML parses a YAML (or JSON) rules file: a top-level rules: list of
 // {pattern, decision, justification, match, not_match} and an optional
 // host_executables: list of {name, paths}. Errors carry the file, line and
 // column (*policy.Error).
-func ParseYAML(data []byte, filename string) (*Set, error) {
+func parseYAML(data []byte, filename string) (*Set, error) {
 	if err := policy.CheckUTF8(filename, data); err != nil {
 		return nil, err
 	}
@@ -422,7 +422,7 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 				var s string
 				if s, err = yamlString(v, file); err == nil {
 					var d Decision
-					if d, err = ParseDecision(s); err != nil {
+					if d, err = parseDecision(s); err != nil {
 						err = policy.Errorf(file, v, "%v", err)
 					}
 					r.Decision = d

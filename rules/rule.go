@@ -3,7 +3,7 @@
 // forbidden, a curated set of known-safe read-only commands, and a detector
 // of dangerous commands.
 //
-// Rules come in two formats with the same fields. Codex-style .rules files
+// rules come in two formats with the same fields. Codex-style .rules files
 // are Starlark calling
 //
 //	prefix_rule(
@@ -78,8 +78,8 @@ func (d Decision) String() string {
 	return "Decision(" + strconv.Itoa(int(d)) + ")"
 }
 
-// ParseDecision parses "allow", "prompt" or "forbidden".
-func ParseDecision(s string) (Decision, error) {
+// parseDecision parses "allow", "prompt" or "forbidden".
+func parseDecision(s string) (Decision, error) {
 	switch s {
 	case "allow":
 		return Allow, nil
@@ -101,7 +101,7 @@ func (d Decision) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes a decision name.
 func (d *Decision) UnmarshalText(b []byte) error {
-	v, err := ParseDecision(string(b))
+	v, err := parseDecision(string(b))
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ type Rule struct {
 	forms []command.Parsed
 }
 
-// Matches reports whether argv starts with the rule's pattern. The program
+// matchArgv reports whether argv starts with the rule's pattern. The program
 // token (argv[0]) also matches by basename when it is a path: /bin/rm and
 // ./rm match a rule on rm. A pattern token that is itself a path matches
 // only that path. A prompt or forbidden rule on a program whose option
@@ -150,7 +150,7 @@ type Rule struct {
 // global options and in every spelling of the pattern's options, so that
 // ["git", "push"] matches `git -C repo push` and ["rm", "-rf"] matches
 // `rm -r -f`, `rm -Rf` and `rm --recursive --force`.
-func (r Rule) Matches(argv []string) bool {
+func (r Rule) matchArgv(argv []string) bool {
 	if r.forms == nil && r.Decision > Allow {
 		r.forms = spelledForms(r.Pattern)
 	}

@@ -10,7 +10,7 @@ import (
 
 // Set is a set of prefix rules, indexed by their first token. The zero value
 // is an empty set, ready to use; a nil *Set is an empty set too. Once built,
-// a Set may be used by many goroutines at once (Add and Merge may not run
+// a Set may be used by many goroutines at once (Add and merge may not run
 // concurrently with anything else).
 type Set struct {
 	rules []*Rule
@@ -47,8 +47,8 @@ func (s *Set) add(r *Rule) {
 	}
 }
 
-// Merge adds the rules and host executables of o to s.
-func (s *Set) Merge(o *Set) {
+// merge adds the rules and host executables of o to s.
+func (s *Set) merge(o *Set) {
 	if o == nil {
 		return
 	}
@@ -67,37 +67,37 @@ func (s *Set) addHost(name string, paths []string) {
 	s.hosts[name] = append(s.hosts[name], paths...)
 }
 
-// Rules returns the rules in the order they were added.
-func (s *Set) Rules() []*Rule {
+// all returns the rules in the order they were added.
+func (s *Set) all() []*Rule {
 	if s == nil {
 		return nil
 	}
 	return s.rules
 }
 
-// Len returns the number of rules.
-func (s *Set) Len() int {
+// len returns the number of rules.
+func (s *Set) len() int {
 	if s == nil {
 		return 0
 	}
 	return len(s.rules)
 }
 
-// HostExecutable returns the absolute paths a host_executable declaration
+// hostExecutable returns the absolute paths a host_executable declaration
 // gave for the program name (informational: rules on a bare name match any
 // path of that basename).
-func (s *Set) HostExecutable(name string) []string {
+func (s *Set) hostExecutable(name string) []string {
 	if s == nil {
 		return nil
 	}
 	return s.hosts[name]
 }
 
-// Check matches one argv against the rules alone: the strictest decision
+// check matches one argv against the rules alone: the strictest decision
 // of the matching rules (Allow when none matches) and those rules, in the
 // order they were added. It looks at argv only, not at the commands argv
 // wraps or at the dangerous-command checks; EvaluateArgv does all that.
-func (s *Set) Check(argv []string) (Decision, []*Rule) {
+func (s *Set) check(argv []string) (Decision, []*Rule) {
 	matched := s.match(argv, nil)
 	d := Allow
 	for _, r := range matched {

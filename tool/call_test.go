@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/argjson"
 )
 
 func TestA6_NewCallKeepsUnparseableText(t *testing.T) {
@@ -90,7 +92,7 @@ func FuzzArguments(f *testing.F) {
 		if err := json.Unmarshal(c.Arguments, &want); err != nil {
 			t.Fatalf("accepted arguments do not decode: %v", err)
 		}
-		args := AppendArgs(nil, c.Arguments)
+		args := argjson.Append(nil, c.Arguments)
 		seen := map[string]bool{}
 		for _, a := range args {
 			seen[a.Key] = true
@@ -116,7 +118,7 @@ func FuzzArguments(f *testing.F) {
 // last; the walker yields all).
 func dupKey(obj json.RawMessage, key string) bool {
 	n := 0
-	_ = EachArgument(obj, func(k string, _ json.RawMessage) bool {
+	_ = argjson.Each(obj, func(k string, _ json.RawMessage) bool {
 		if k == key {
 			n++
 		}

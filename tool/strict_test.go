@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/argjson"
 )
 
 func TestA8_CheckNamesRefusesDuplicatesAndCaseVariants(t *testing.T) {
@@ -18,7 +20,7 @@ func TestA8_CheckNamesRefusesDuplicatesAndCaseVariants(t *testing.T) {
 		`{"path":"in","File_Text":"x","file_text":"y"}`,
 	}
 	for _, s := range bad {
-		if err := CheckNames([]byte(s)); err == nil {
+		if err := argjson.CheckNames([]byte(s)); err == nil {
 			t.Errorf("%s: accepted", s)
 		}
 		c := NewCall("c", "bash", s)
@@ -35,12 +37,12 @@ func TestA8_CheckNamesRefusesDuplicatesAndCaseVariants(t *testing.T) {
 		`{"ß":1,"ss":2}`,
 	}
 	for _, s := range good {
-		if err := CheckNames([]byte(s)); err != nil {
+		if err := argjson.CheckNames([]byte(s)); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
-	deep := strings.Repeat(`{"a":`, maxDepth+1) + "1" + strings.Repeat("}", maxDepth+1)
-	if CheckNames([]byte(deep)) == nil {
+	deep := strings.Repeat(`{"a":`, 256+1) + "1" + strings.Repeat("}", 256+1)
+	if argjson.CheckNames([]byte(deep)) == nil {
 		t.Error("nesting beyond the bound accepted")
 	}
 }
@@ -82,20 +84,6 @@ func asError(err error, te **Error) bool {
 	return ok
 }
 
-func TestA8_SchemaCaseVariantsAreParsingErrors(t *testing.T) {
-	schema := json.RawMessage(`{"type":"object","properties":{"cmd":{"type":"string"},"opts":{"type":"object","properties":{"path":{}}},"list":{"type":"array","items":{"type":"object","properties":{"file_text":{}}}}},"additionalProperties":false}`)
-	for _, s := range []string{`{"CMD":"touch x"}`, `{"cmd":"ls","opts":{"Path":"/"}}`, `{"list":[{"file_text":""},{"File_Text":"x"}]}`} {
-		if e := CheckSchemaNames("bash", schema, json.RawMessage(s)); e == nil || e.Type != ErrParsing {
-			t.Errorf("%s: %v", s, e)
-		}
-	}
-	for _, s := range []string{`{"cmd":"ls"}`, `{"cmd":"ls","other":1}`, `{"opts":{"path":"/","x":1}}`} {
-		if e := CheckSchemaNames("bash", schema, json.RawMessage(s)); e != nil {
-			t.Errorf("%s: %v", s, e)
-		}
-	}
-}
-
 // FuzzA8_CheckNames checks the strict pre-pass against a reading of every
 // object: whatever it accepts has, in each object, names no two of which
 // are equal under case folding; and whatever has such names it refuses.
@@ -107,7 +95,7 @@ func FuzzA8_CheckNames(f *testing.F) {
 		if !json.Valid(data) {
 			return
 		}
-		err := CheckNames(data)
+		err := argjson.CheckNames(data)
 		clash := hasClash(t, data, 0)
 		if clash && err == nil {
 			t.Fatalf("%s: accepted names that clash", data)
@@ -119,10 +107,10 @@ func FuzzA8_CheckNames(f *testing.F) {
 			t.Fatalf("%s: refused without a clash: %v", data, err)
 		}
 		// Whatever NewCall keeps decodes the same as a map and as the
-		// members EachArgument lists.
+		// members argjson.Each lists.
 		if c := NewCall("c", "f", string(data)); c.ParseError == "" {
 			var m map[string]json.RawMessage
-			if json.Unmarshal(c.Arguments, &m) != nil || len(AppendArgs(nil, c.Arguments)) != len(m) {
+			if json.Unmarshal(c.Arguments, &m) != nil || len(argjson.Append(nil, c.Arguments)) != len(m) {
 				t.Fatalf("%s: kept arguments read two ways", data)
 			}
 		}
@@ -132,12 +120,12 @@ func FuzzA8_CheckNames(f *testing.F) {
 // hasClash reports whether any object in the JSON value data has two
 // member names equal under strings.EqualFold.
 func hasClash(t *testing.T, data []byte, depth int) bool {
-	if depth > maxDepth {
+	if depth > 256 {
 		return false
 	}
-	var members []Arg
-	if err := EachArgument(data, func(k string, v json.RawMessage) bool {
-		members = append(members, Arg{strings.Clone(k), v})
+	var members []argjson.Arg
+	if err := argjson.Each(data, func(k string, v json.RawMessage) bool {
+		members = append(members, argjson.Arg{Key: strings.Clone(k), Value: v})
 		return true
 	}); err == nil {
 		for i := range members {

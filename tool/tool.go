@@ -70,15 +70,6 @@ type View struct {
 	Content string `json:"content"`
 }
 
-// ViewOf returns the view of call: the tool's own when it is a Viewer,
-// otherwise the call's one-line text in the tool's order.
-func ViewOf(t Tool, call Call) View {
-	if v, ok := t.(Viewer); ok {
-		return v.View(call)
-	}
-	return View{Title: call.Function, Format: "text", Content: call.TextIn(OrderOf(t))}
-}
-
 // ErrorType classifies the errors a model can receive (SPEC L4).
 type ErrorType string
 

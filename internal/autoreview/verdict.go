@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/internal/vocab"
-	"github.com/wardenhq/warden/tool"
 )
 
 // The defaults of fields the reviewer left out (SPEC G6).
@@ -137,7 +137,7 @@ func findVerdictObjects(text string) ([]map[string]json.RawMessage, error) {
 			raw := []byte(text[start:end])
 			broken = broken || !json.Valid(raw) && startsVerdict(text[start:end])
 			if json.Valid(raw) {
-				if err := tool.CheckNames(raw); err != nil {
+				if err := argjson.CheckNames(raw); err != nil {
 					return nil, fmt.Errorf("%w: %w", ErrAmbiguousVerdict, err)
 				}
 				if err := collectVerdicts(raw, &found, 0); err != nil {
@@ -185,9 +185,9 @@ func collectVerdicts(raw json.RawMessage, found *[]map[string]json.RawMessage, d
 	}
 	switch raw[0] {
 	case '{':
-		var members []tool.Arg
-		_ = tool.EachArgument(raw, func(k string, v json.RawMessage) bool {
-			members = append(members, tool.Arg{Key: strings.Clone(k), Value: v})
+		var members []argjson.Arg
+		_ = argjson.Each(raw, func(k string, v json.RawMessage) bool {
+			members = append(members, argjson.Arg{Key: strings.Clone(k), Value: v})
 			return true
 		})
 		obj := make(map[string]json.RawMessage, len(members))

@@ -39,7 +39,7 @@ func TestV2_RequestReadsBackAsTheItemsAction(t *testing.T) {
 			t.Errorf("%s: %v", raw, err)
 			continue
 		}
-		want, _ := a.Marshal(action.MaxString)
+		want, _ := a.MarshalJSON()
 		if string(got) != string(want) {
 			t.Errorf("read back\n %s\nwant\n %s", got, want)
 		}

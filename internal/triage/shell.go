@@ -487,7 +487,7 @@ func (s *sh) command(c *cmd) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` loads modules from the working directory, which the agent can write")
 	}
 	if c.name == "make" || c.name == "gmake" {
-		if r := rules.MakefileFromInput(c.args); r != "" {
+		if r := command.MakefileFromInput(c.args); r != "" {
 			s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r)
 		}
 	}

@@ -260,7 +260,7 @@ func TestG14_TranscriptIsWeakEvidence(t *testing.T) {
 }
 
 func TestG14_ExecRules(t *testing.T) {
-	set, err := rules.ParseYAML([]byte(`rules:
+	set, err := rules.Parse([]byte(`rules:
   - pattern: [git, push]
     decision: forbidden
     justification: pushing is done by CI

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/anthropic"
 	"github.com/wardenhq/warden/tool"
@@ -374,7 +375,7 @@ func TestBadInput(t *testing.T) {
 // see it: they match tool.Call.TextIn in the tool's order).
 func inModelOrder(c tool.Call) string {
 	var o tool.Order
-	for _, a := range tool.AppendArgs(nil, c.Arguments) {
+	for _, a := range argjson.Append(nil, c.Arguments) {
 		o = append(o, a.Key)
 	}
 	return c.TextIn(o)

@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -55,13 +56,13 @@ import (
 // Name is the name the tool is registered and called by.
 const Name = "bash"
 
-// DefaultTimeout bounds a call when Options.Timeout is zero.
-const DefaultTimeout = 180 * time.Second
+// defaultTimeout bounds a call when Options.Timeout is zero.
+const defaultTimeout = 180 * time.Second
 
-// DefaultMaxBytes is how much output a call keeps when Options.MaxBytes is
+// defaultMaxBytes is how much output a call keeps when Options.MaxBytes is
 // zero. It protects memory only: the agent loop truncates further for the
 // model.
-const DefaultMaxBytes = 1 << 20
+const defaultMaxBytes = 1 << 20
 
 // timeoutOutputMax bounds the output a timeout error message carries; the
 // whole output kept is returned beside the error.
@@ -82,10 +83,10 @@ type Options struct {
 	// Dir is the directory commands run in; empty means the current
 	// directory of this process.
 	Dir string
-	// Timeout bounds one call; zero or less means DefaultTimeout.
+	// Timeout bounds one call; zero or less means 180 seconds.
 	Timeout time.Duration
-	// MaxBytes bounds the output kept from one call; zero or less means
-	// DefaultMaxBytes. When a command prints more, the beginning and the end
+	// MaxBytes bounds the output kept from one call; zero or less means 1
+	// MiB. When a command prints more, the beginning and the end
 	// are kept and the middle is replaced by a note of how many bytes were
 	// dropped.
 	MaxBytes int
@@ -98,8 +99,8 @@ type Options struct {
 	Rules *rules.Set
 }
 
-// Tool is the bash tool. Its calls may run in parallel with one another.
-type Tool struct {
+// shellTool is the bash tool. Its calls may run in parallel with one another.
+type shellTool struct {
 	dir      string
 	timeout  time.Duration
 	maxBytes int
@@ -108,14 +109,18 @@ type Tool struct {
 	rules    *rules.Set
 }
 
-// New returns a bash tool configured by opts.
-func New(opts Options) *Tool {
-	t := &Tool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules}
+// New returns a bash tool configured by opts. Besides tool.Tool it is a
+// tool.Viewer and an action.Describer.
+func New(opts Options) tool.Tool { return newShell(opts) }
+
+// newShell returns the bash tool New returns.
+func newShell(opts Options) *shellTool {
+	t := &shellTool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules}
 	if t.timeout <= 0 {
-		t.timeout = DefaultTimeout
+		t.timeout = defaultTimeout
 	}
 	if t.maxBytes <= 0 {
-		t.maxBytes = DefaultMaxBytes
+		t.maxBytes = defaultMaxBytes
 	}
 	return t
 }
@@ -153,7 +158,7 @@ const parameters = `{
 }`
 
 // Info describes the tool to a model.
-func (t *Tool) Info() tool.Info {
+func (t *shellTool) Info() tool.Info {
 	return tool.Info{
 		Name: Name,
 		Description: "Use this function to execute bash commands. The command runs with bash -c in the " +
@@ -185,9 +190,9 @@ func parseArgs(raw json.RawMessage) (args, error) {
 		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: \"cmd\" is empty", Name)
 	}
 	switch a.SandboxPermissions {
-	case "", useDefault, requireEscalated:
+	case "", useDefault, action.RequireEscalated:
 	default:
-		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: sandbox_permissions %q: want %q or %q", Name, a.SandboxPermissions, useDefault, requireEscalated)
+		return a, tool.Errorf(tool.ErrParsing, "arguments of %s: sandbox_permissions %q: want %q or %q", Name, a.SandboxPermissions, useDefault, action.RequireEscalated)
 	}
 	return a, nil
 }
@@ -202,7 +207,7 @@ func parseArgs(raw json.RawMessage) (args, error) {
 // error wrapping ctx.Err() (which tool.AsError maps to cancelled, or to
 // timeout for a deadline); the output so far is returned alongside it.
 // Arguments that do not parse give a *tool.Error of type parsing.
-func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
+func (t *shellTool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return "", err
@@ -218,7 +223,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 
 // exec runs cmdline under p (nil: no sandbox) and returns its output as Run
 // describes.
-func (t *Tool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (string, error) {
+func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (string, error) {
 	tctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 
@@ -331,7 +336,7 @@ func appendNote(output, note string) string {
 }
 
 // View renders a call for people as a bash code block.
-func (t *Tool) View(call tool.Call) tool.View {
+func (t *shellTool) View(call tool.Call) tool.View {
 	a, err := parseArgs(call.Arguments)
 	if call.ParseError != "" || err != nil {
 		return tool.View{Title: Name, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
@@ -340,6 +345,6 @@ func (t *Tool) View(call tool.Call) tool.View {
 }
 
 var (
-	_ tool.Tool   = (*Tool)(nil)
-	_ tool.Viewer = (*Tool)(nil)
+	_ tool.Tool   = (*shellTool)(nil)
+	_ tool.Viewer = (*shellTool)(nil)
 )

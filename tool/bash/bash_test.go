@@ -21,7 +21,7 @@ import (
 )
 
 // call runs cmd with tl and returns the output and error.
-func call(t *testing.T, ctx context.Context, tl *Tool, cmd string) (string, error) {
+func call(t *testing.T, ctx context.Context, tl *shellTool, cmd string) (string, error) {
 	t.Helper()
 	raw, err := json.Marshal(map[string]string{"cmd": cmd})
 	if err != nil {
@@ -33,7 +33,7 @@ func call(t *testing.T, ctx context.Context, tl *Tool, cmd string) (string, erro
 // A command killed by a signal says so: "[killed by signal N]" from the
 // shell itself, "[exit status 128+N]" from init of a PID namespace.
 func TestKilledBySignal(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir(), Timeout: 10 * time.Second})
+	tl := newShell(Options{Dir: t.TempDir(), Timeout: 10 * time.Second})
 	got, err := call(t, t.Context(), tl, "kill -KILL $$")
 	want := "[killed by signal 9 (killed)]"
 	if containedUnsandboxed() {
@@ -62,7 +62,7 @@ func TestRun(t *testing.T) {
 		{"bash features", "a=(x y z); echo ${#a[@]} ${a[1]}", "3 y\n"},
 		{"pipeline", "printf 'b\\na\\n' | sort", "a\nb\n"},
 	}
-	tl := New(Options{Dir: t.TempDir(), Timeout: 10 * time.Second})
+	tl := newShell(Options{Dir: t.TempDir(), Timeout: 10 * time.Second})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := call(t, t.Context(), tl, tt.cmd)
@@ -81,7 +81,7 @@ func TestWorkingDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "marker.txt"), []byte("here"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tl := New(Options{Dir: dir})
+	tl := newShell(Options{Dir: dir})
 	got, err := call(t, t.Context(), tl, "pwd -P; cat marker.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +96,7 @@ func TestWorkingDirectory(t *testing.T) {
 }
 
 func TestMissingDirectory(t *testing.T) {
-	tl := New(Options{Dir: filepath.Join(t.TempDir(), "missing")})
+	tl := newShell(Options{Dir: filepath.Join(t.TempDir(), "missing")})
 	_, err := call(t, t.Context(), tl, "true")
 	if err == nil {
 		t.Fatal("Run in a missing directory succeeded")
@@ -107,7 +107,7 @@ func TestMissingDirectory(t *testing.T) {
 }
 
 func TestArguments(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir()})
+	tl := newShell(Options{Dir: t.TempDir()})
 	for _, raw := range []string{
 		``,
 		`{}`,
@@ -224,7 +224,7 @@ func waitFile(path string) {
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
-	tl := New(Options{Dir: dir, Timeout: 3 * time.Second})
+	tl := newShell(Options{Dir: dir, Timeout: 3 * time.Second})
 	start := time.Now()
 	out, err := call(t, t.Context(), tl, grandchildCmd)
 	elapsed := time.Since(start)
@@ -245,7 +245,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 }
 
 func TestTimeoutWithoutOutput(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir(), Timeout: 200 * time.Millisecond})
+	tl := newShell(Options{Dir: t.TempDir(), Timeout: 200 * time.Millisecond})
 	start := time.Now()
 	_, err := call(t, t.Context(), tl, "sleep 30")
 	if time.Since(start) > 5*time.Second {
@@ -257,7 +257,7 @@ func TestTimeoutWithoutOutput(t *testing.T) {
 }
 
 func TestTimeoutMessageIsBounded(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir(), Timeout: 2 * time.Second})
+	tl := newShell(Options{Dir: t.TempDir(), Timeout: 2 * time.Second})
 	out, err := call(t, t.Context(), tl, "head -c 100000 /dev/zero | tr '\\0' x; echo; echo LAST; sleep 30")
 	te := tool.AsError(err)
 	if te.Type != tool.ErrTimeout {
@@ -273,7 +273,7 @@ func TestTimeoutMessageIsBounded(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	dir := t.TempDir()
-	tl := New(Options{Dir: dir, Timeout: time.Minute})
+	tl := newShell(Options{Dir: dir, Timeout: time.Minute})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go func() {
@@ -305,7 +305,7 @@ func TestG1_CancelKillsSandboxedTree(t *testing.T) {
 		t.Skipf("no namespaces for the sandbox: %v", err)
 	}
 	dir := t.TempDir()
-	tl := New(Options{Dir: dir, Timeout: time.Minute, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: dir}})
+	tl := newShell(Options{Dir: dir, Timeout: time.Minute, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: dir}})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go func() {
@@ -327,7 +327,7 @@ func TestOwnSessionWithoutTerminal(t *testing.T) {
 		policies = append(policies, &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: dir})
 	}
 	for _, p := range policies {
-		tl := New(Options{Dir: dir, Timeout: 10 * time.Second, Sandbox: p})
+		tl := newShell(Options{Dir: dir, Timeout: 10 * time.Second, Sandbox: p})
 		out, err := call(t, t.Context(), tl, `s=$(ps -o sid= -p $$); pg=$(ps -o pgid= -p $$); [ $s = $pg ] && echo own-session; exec 3</dev/tty && echo tty-open || echo no-tty`)
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +340,7 @@ func TestOwnSessionWithoutTerminal(t *testing.T) {
 
 func TestCancelledBeforeStart(t *testing.T) {
 	dir := t.TempDir()
-	tl := New(Options{Dir: dir})
+	tl := newShell(Options{Dir: dir})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err := call(t, ctx, tl, "touch ran")
@@ -353,7 +353,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 }
 
 func TestContextDeadlineIsTimeout(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir(), Timeout: time.Minute})
+	tl := newShell(Options{Dir: t.TempDir(), Timeout: time.Minute})
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	_, err := call(t, ctx, tl, "sleep 30")
@@ -367,7 +367,7 @@ func TestContextDeadlineIsTimeout(t *testing.T) {
 
 func TestBackgroundProcessHoldingOutput(t *testing.T) {
 	dir := t.TempDir()
-	tl := New(Options{Dir: dir, Timeout: time.Minute})
+	tl := newShell(Options{Dir: dir, Timeout: time.Minute})
 	start := time.Now()
 	out, err := call(t, t.Context(), tl, "sleep 30 & echo $! > pidfile; echo done")
 	if err != nil {
@@ -396,7 +396,7 @@ func TestBackgroundProcessHoldingOutput(t *testing.T) {
 
 func TestBackgroundProcessWithRedirectedOutput(t *testing.T) {
 	dir := t.TempDir()
-	tl := New(Options{Dir: dir, Timeout: time.Minute})
+	tl := newShell(Options{Dir: dir, Timeout: time.Minute})
 	out, err := call(t, t.Context(), tl, "sleep 30 >/dev/null 2>&1 & echo $! > pidfile; echo done")
 	if err != nil {
 		t.Fatal(err)
@@ -409,7 +409,7 @@ func TestBackgroundProcessWithRedirectedOutput(t *testing.T) {
 }
 
 func TestMemoryCap(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir(), MaxBytes: 1000})
+	tl := newShell(Options{Dir: t.TempDir(), MaxBytes: 1000})
 	out, err := call(t, t.Context(), tl, "echo START; head -c 100000 /dev/zero | tr '\\0' x; echo; echo END; exit 3")
 	if err != nil {
 		t.Fatal(err)
@@ -460,7 +460,7 @@ func TestCapBuffer(t *testing.T) {
 }
 
 func TestInfoAndView(t *testing.T) {
-	tl := New(Options{})
+	tl := newShell(Options{})
 	info := tl.Info()
 	if info.Name != "bash" || !info.Parallel || !json.Valid(info.Parameters) {
 		t.Errorf("Info() = %+v", info)
@@ -481,20 +481,20 @@ func TestRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, ok := tl.(*Tool)
+	b, ok := tl.(*shellTool)
 	if !ok {
 		t.Fatalf("tool.New returned %T", tl)
 	}
-	if b.dir != dir || b.timeout != time.Second || b.maxBytes != DefaultMaxBytes {
+	if b.dir != dir || b.timeout != time.Second || b.maxBytes != defaultMaxBytes {
 		t.Errorf("registered tool = %+v", b)
 	}
-	if d := New(Options{}); d.timeout != DefaultTimeout {
+	if d := newShell(Options{}); d.timeout != defaultTimeout {
 		t.Errorf("default timeout = %s", d.timeout)
 	}
 }
 
 func TestParallelCalls(t *testing.T) {
-	tl := New(Options{Dir: t.TempDir()})
+	tl := newShell(Options{Dir: t.TempDir()})
 	errs := make(chan error, 8)
 	for i := range 8 {
 		go func() {

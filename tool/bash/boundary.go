@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/rules"
@@ -14,11 +15,9 @@ import (
 	"github.com/wardenhq/warden/tool"
 )
 
-// The values of the sandbox_permissions argument.
-const (
-	useDefault       = "use_default"
-	requireEscalated = "require_escalated"
-)
+// The values of the sandbox_permissions argument: useDefault, and
+// action.RequireEscalated.
+const useDefault = "use_default"
 
 // governed runs a command under the tool's rules and sandbox (SPEC G1, G2,
 // G14):
@@ -33,9 +32,9 @@ const (
 //     permission; approved, the command runs again with it.
 //
 // Routine commands inside the boundary ask nobody.
-func (t *Tool) governed(ctx context.Context, a args) (string, error) {
+func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	cmdline := *a.Cmd
-	escalated := a.SandboxPermissions == requireEscalated
+	escalated := a.SandboxPermissions == action.RequireEscalated
 	if t.sandbox == nil && t.rules == nil && !escalated {
 		return t.exec(ctx, cmdline, nil)
 	}

@@ -72,16 +72,16 @@ func outsideDir(t *testing.T, work string) string {
 	return ""
 }
 
-func sandboxed(t *testing.T, mode sandbox.Mode, set *rules.Set) (*Tool, string) {
+func sandboxed(t *testing.T, mode sandbox.Mode, set *rules.Set) (*shellTool, string) {
 	t.Helper()
 	if _, err := sandbox.Supported(); err != nil {
 		t.Skipf("no Landlock: %v", err)
 	}
 	work := t.TempDir()
-	return New(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: mode, Workdir: work}, Rules: set}), work
+	return newShell(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: mode, Workdir: work}, Rules: set}), work
 }
 
-func runWith(t *testing.T, tl *Tool, d boundary.Decider, args map[string]any) (string, error) {
+func runWith(t *testing.T, tl *shellTool, d boundary.Decider, args map[string]any) (string, error) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	ctx := context.Background()

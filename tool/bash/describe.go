@@ -17,7 +17,7 @@ import (
 // longer) and the paths a write reaches; a network request is a network
 // action of the command. Arguments that do not parse, and requests of
 // other kinds, are not described here.
-func (t *Tool) DescribeAction(call tool.Call, req *boundary.Request) (action.Action, bool) {
+func (t *shellTool) DescribeAction(call tool.Call, req *boundary.Request) (action.Action, bool) {
 	if call.ParseError != "" {
 		return action.Action{}, false
 	}
@@ -53,11 +53,11 @@ func (t *Tool) DescribeAction(call tool.Call, req *boundary.Request) (action.Act
 	return action.Action{}, false
 }
 
-var _ action.Describer = (*Tool)(nil)
+var _ action.Describer = (*shellTool)(nil)
 
 // WorkDir returns the absolute directory commands run in, for the first
 // pass to judge paths where they really lie.
-func (t *Tool) WorkDir() string {
+func (t *shellTool) WorkDir() string {
 	dir, err := filepath.Abs(t.dir)
 	if err != nil {
 		return ""

@@ -20,7 +20,7 @@ func script(a action.Action) string {
 // TestDescribeAction: the bash tool describes a call from the arguments
 // it runs with, and declines what it would not run.
 func TestDescribeAction(t *testing.T) {
-	b := bash.New(bash.Options{})
+	b := bash.New(bash.Options{}).(action.Describer)
 	a, ok := b.DescribeAction(tool.NewCall("c1", "bash", `{"cmd":"make && make install","sandbox_permissions":"require_escalated","justification":"j"}`),
 		&boundary.Request{Kind: boundary.Write, Command: "make install", Paths: []string{"/usr/local/bin/x"}})
 	if !ok || a.Kind != action.Shell || a.Command[2] != "make install" || script(a) != "make && make install" ||

@@ -23,7 +23,7 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "read.txt"), []byte("readable\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tl, err := New(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}})
+	tl, err := newEditor(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}})
 	if err != nil {
 		t.Fatal(err)
 	}

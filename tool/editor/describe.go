@@ -17,7 +17,7 @@ import (
 // the resolved paths it writes: one path becomes the edit's path, several
 // are listed beside it. Arguments that do not parse, and requests of other
 // kinds, are not described here.
-func (t *Tool) DescribeAction(call tool.Call, req *boundary.Request) (action.Action, bool) {
+func (t *editorTool) DescribeAction(call tool.Call, req *boundary.Request) (action.Action, bool) {
 	if call.ParseError != "" || req != nil && req.Kind != boundary.Write {
 		return action.Action{}, false
 	}
@@ -44,8 +44,8 @@ func (t *Tool) DescribeAction(call tool.Call, req *boundary.Request) (action.Act
 	return e, true
 }
 
-var _ action.Describer = (*Tool)(nil)
+var _ action.Describer = (*editorTool)(nil)
 
 // WorkDir returns the directory the editor works in, for the first pass
 // to judge paths where they really lie.
-func (t *Tool) WorkDir() string { return t.dir }
+func (t *editorTool) WorkDir() string { return t.dir }

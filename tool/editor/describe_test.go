@@ -12,10 +12,11 @@ import (
 // TestDescribeAction: the text editor describes a call from the arguments
 // it runs with, and declines what it would not run.
 func TestDescribeAction(t *testing.T) {
-	ed, err := editor.New(editor.Options{Dir: t.TempDir()})
+	tl, err := editor.New(editor.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ed := tl.(action.Describer)
 	a, ok := ed.DescribeAction(tool.NewCall("c1", "text_editor", `{"command":"create","path":"a/b.txt","file_text":"hi"}`),
 		&boundary.Request{Kind: boundary.Write, Paths: []string{"/w/a/b.txt", "/w/a"}})
 	if !ok || a.Kind != action.FileEdit || a.Operation != "create" || a.NewText != "hi" || a.Path != "a/b.txt" || len(a.Paths) != 2 {

@@ -4,7 +4,7 @@
 // str_replace, insert and undo_edit. undo_edit undoes the last create,
 // str_replace or insert this tool made to a path, restoring the previous
 // content or removing the file the create made; its history is kept in
-// memory within the bounds MaxUndoEdits, MaxUndoBytes and MaxUndoPaths.
+// memory within the bounds maxUndoEdits, maxUndoBytes and maxUndoPaths.
 // An undo is a write like the others, under the same sandbox boundary.
 //
 // The tool implements tool.Precheck: a str_replace or insert on a file that
@@ -47,9 +47,9 @@ import (
 // Name is the name the tool is registered and called by.
 const Name = "text_editor"
 
-// DefaultMaxFileBytes is the largest file the tool reads when
+// defaultMaxFileBytes is the largest file the tool reads when
 // Options.MaxFileBytes is zero.
-const DefaultMaxFileBytes = 16 << 20
+const defaultMaxFileBytes = 16 << 20
 
 // snippetContext is how many lines around an edit its result shows.
 const snippetContext = 4
@@ -66,7 +66,7 @@ type Options struct {
 	// the current directory of this process. It must exist.
 	Dir string
 	// MaxFileBytes bounds the size of the files the tool reads, to protect
-	// memory; zero or less means DefaultMaxFileBytes.
+	// memory; zero or less means 16 MiB.
 	MaxFileBytes int64
 	// Sandbox, when set, replaces the confinement to Dir by the sandbox's
 	// boundary (SPEC G1, G2): files may be read anywhere, and a write the
@@ -76,8 +76,8 @@ type Options struct {
 	Sandbox *sandbox.Policy
 }
 
-// Tool is the text editor tool. Its calls do not run in parallel.
-type Tool struct {
+// editorTool is the text editor tool. Its calls do not run in parallel.
+type editorTool struct {
 	dir     string // the directory as configured, absolute and clean
 	real    string // dir with its symbolic links resolved
 	maxFile int64
@@ -86,8 +86,18 @@ type Tool struct {
 }
 
 // New returns a text editor tool confined to opts.Dir. It fails when the
-// directory does not exist.
-func New(opts Options) (*Tool, error) {
+// directory does not exist. Besides tool.Tool it is a tool.Viewer, a
+// tool.Precheck and an action.Describer.
+func New(opts Options) (tool.Tool, error) {
+	t, err := newEditor(opts)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// newEditor returns the text editor tool New returns.
+func newEditor(opts Options) (*editorTool, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = "."
@@ -107,9 +117,9 @@ func New(opts Options) (*Tool, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("text_editor: working directory %s is not a directory", abs)
 	}
-	t := &Tool{dir: abs, real: real, maxFile: opts.MaxFileBytes, sandbox: opts.Sandbox}
+	t := &editorTool{dir: abs, real: real, maxFile: opts.MaxFileBytes, sandbox: opts.Sandbox}
 	if t.maxFile <= 0 {
-		t.maxFile = DefaultMaxFileBytes
+		t.maxFile = defaultMaxFileBytes
 	}
 	return t, nil
 }
@@ -153,7 +163,7 @@ const parameters = `{
 }`
 
 // Info describes the tool to a model.
-func (t *Tool) Info() tool.Info {
+func (t *editorTool) Info() tool.Info {
 	return tool.Info{
 		Name: Name,
 		Description: "Use this function to view, create and edit text files. " +
@@ -232,7 +242,7 @@ func missing(names ...string) error {
 // with line numbers, and for undo_edit the restored file. Failures are *tool.Error values (see the package
 // documentation); a ctx that is already done gives an error wrapping
 // ctx.Err().
-func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
+func (t *editorTool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return "", err
@@ -254,7 +264,7 @@ func (t *Tool) Run(ctx context.Context, raw json.RawMessage) (string, error) {
 		return "", ioError(*a.Path, err)
 	}
 	defer root.Close()
-	e := edit{Tool: t, root: root, path: *a.Path, rel: rel, key: filepath.Join(base, rel)}
+	e := edit{editorTool: t, root: root, path: *a.Path, rel: rel, key: filepath.Join(base, rel)}
 	switch *a.Command {
 	case "view":
 		return e.view(a.ViewRange)
@@ -279,7 +289,7 @@ func deref(s *string) string {
 
 // edit is one call's command on one path.
 type edit struct {
-	*Tool
+	*editorTool
 	root *os.Root
 	path string // as the model gave it, for messages
 	rel  string // resolved, relative to root
@@ -574,7 +584,7 @@ func numbered(lines []string, first, last int) string {
 }
 
 var (
-	_ tool.Tool     = (*Tool)(nil)
-	_ tool.Viewer   = (*Tool)(nil)
-	_ tool.Precheck = (*Tool)(nil)
+	_ tool.Tool     = (*editorTool)(nil)
+	_ tool.Viewer   = (*editorTool)(nil)
+	_ tool.Precheck = (*editorTool)(nil)
 )

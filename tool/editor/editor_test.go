@@ -16,10 +16,10 @@ import (
 
 // newTool returns a tool confined to a new temporary directory, and the
 // directory.
-func newTool(t *testing.T) (*Tool, string) {
+func newTool(t *testing.T) (*editorTool, string) {
 	t.Helper()
 	dir := t.TempDir()
-	tl, err := New(Options{Dir: dir})
+	tl, err := newEditor(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func newTool(t *testing.T) (*Tool, string) {
 }
 
 // run calls tl with args encoded as JSON.
-func run(t *testing.T, tl *Tool, args map[string]any) (string, error) {
+func run(t *testing.T, tl *editorTool, args map[string]any) (string, error) {
 	t.Helper()
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -152,7 +152,7 @@ func TestViewErrors(t *testing.T) {
 func TestViewLargeFile(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat("x", 101), "small.txt": strings.Repeat("x", 100)})
-	tl, err := New(Options{Dir: dir, MaxFileBytes: 100})
+	tl, err := newEditor(Options{Dir: dir, MaxFileBytes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +495,7 @@ func confined(t testing.TB, base string) (root, outside string) {
 
 func TestConfinement(t *testing.T) {
 	root, outside := confined(t, t.TempDir())
-	tl, err := New(Options{Dir: root})
+	tl, err := newEditor(Options{Dir: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -589,7 +589,7 @@ func TestDirectoryBehindSymlink(t *testing.T) {
 	if err := os.Symlink(real, alias); err != nil {
 		t.Fatal(err)
 	}
-	tl, err := New(Options{Dir: alias})
+	tl, err := newEditor(Options{Dir: alias})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,21 +607,21 @@ func TestDirectoryBehindSymlink(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
-	if _, err := New(Options{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
+	if _, err := newEditor(Options{Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Error("New with a missing directory succeeded")
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	writeFiles(t, filepath.Dir(f), map[string]string{"file": ""})
-	if _, err := New(Options{Dir: f}); err == nil {
+	if _, err := newEditor(Options{Dir: f}); err == nil {
 		t.Error("New with a file for a directory succeeded")
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := New(Options{})
-	if err != nil || tl.dir != wd || tl.maxFile != DefaultMaxFileBytes {
-		t.Errorf("New(Options{}) = %+v, %v", tl, err)
+	tl, err := newEditor(Options{})
+	if err != nil || tl.dir != wd || tl.maxFile != defaultMaxFileBytes {
+		t.Errorf("newEditor(Options{}) = %+v, %v", tl, err)
 	}
 }
 

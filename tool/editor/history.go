@@ -11,17 +11,17 @@ import (
 	"github.com/wardenhq/warden/tool"
 )
 
-// The bounds of the undo history, which lives in memory (see Tool.Run's
-// undo_edit): per path, at most MaxUndoEdits edits whose previous contents
-// total at most MaxUndoBytes; at most MaxUndoPaths paths in all. The oldest
+// The bounds of the undo history, which lives in memory (see editorTool.Run's
+// undo_edit): per path, at most maxUndoEdits edits whose previous contents
+// total at most maxUndoBytes; at most maxUndoPaths paths in all. The oldest
 // edits of a path are forgotten first, and the path edited longest ago when
 // there are too many paths. An edit whose previous content alone exceeds
-// MaxUndoBytes (or could not be read) cannot be undone, and nor can the
+// maxUndoBytes (or could not be read) cannot be undone, and nor can the
 // edits before it.
 const (
-	MaxUndoEdits = 10
-	MaxUndoBytes = 1 << 20
-	MaxUndoPaths = 64
+	maxUndoEdits = 10
+	maxUndoBytes = 1 << 20
+	maxUndoPaths = 64
 )
 
 // snapshot is what a path held before one edit.
@@ -56,7 +56,7 @@ func (h *history) push(key string, s *snapshot) {
 	}
 	ph := h.paths[key]
 	if ph == nil {
-		if len(h.paths) >= MaxUndoPaths {
+		if len(h.paths) >= maxUndoPaths {
 			h.evictLocked()
 		}
 		ph = &pathHistory{}
@@ -64,14 +64,14 @@ func (h *history) push(key string, s *snapshot) {
 	}
 	h.clock++
 	ph.used = h.clock
-	if s == nil || len(s.content) > MaxUndoBytes {
+	if s == nil || len(s.content) > maxUndoBytes {
 		*ph = pathHistory{used: ph.used, lost: true}
 		return
 	}
 	ph.snaps = append(ph.snaps, *s)
 	ph.bytes += len(s.content)
 	ph.lost = false
-	for len(ph.snaps) > MaxUndoEdits || ph.bytes > MaxUndoBytes {
+	for len(ph.snaps) > maxUndoEdits || ph.bytes > maxUndoBytes {
 		ph.bytes -= len(ph.snaps[0].content)
 		ph.snaps[0] = snapshot{}
 		ph.snaps = ph.snaps[1:]
@@ -124,7 +124,7 @@ func noHistory(path string, lost bool) error {
 	if lost {
 		return tool.Errorf(tool.ErrUnknown, "undo_edit: the last edit of %s cannot be undone: its previous content was too large to keep or could not be read", path)
 	}
-	return tool.Errorf(tool.ErrUnknown, "undo_edit: there is no edit of %s to undo (this tool keeps the last %d edits of a file made with create, str_replace or insert)", path, MaxUndoEdits)
+	return tool.Errorf(tool.ErrUnknown, "undo_edit: there is no edit of %s to undo (this tool keeps the last %d edits of a file made with create, str_replace or insert)", path, maxUndoEdits)
 }
 
 // undo restores the file at e.rel to what it was before the last edit
@@ -156,7 +156,7 @@ func (e edit) undo(key string) (string, error) {
 // with a parsing error the arguments Run would reject, a str_replace or
 // insert on a file that does not exist, and an undo_edit with nothing to
 // undo. Paths it cannot locate are left for Run to report.
-func (t *Tool) Precheck(raw json.RawMessage) error {
+func (t *editorTool) Precheck(raw json.RawMessage) error {
 	a, err := parseArgs(raw)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ const maxLinks = 40
 // to the tool's directory with every symbolic link followed. A relative p is
 // taken relative to the directory. A path that resolves outside the
 // directory gives a *tool.Error of type permission.
-func (t *Tool) resolve(p string) (string, error) {
+func (t *editorTool) resolve(p string) (string, error) {
 	if p == "" {
 		return "", tool.Errorf(tool.ErrParsing, "the path is empty")
 	}
@@ -46,7 +46,7 @@ func (t *Tool) resolve(p string) (string, error) {
 // locate returns the directory a call works under and the path relative to
 // it. Without a sandbox that is the working directory, which the path may
 // not leave; with one, a path outside it is located under "/".
-func (t *Tool) locate(p string) (base, rel string, err error) {
+func (t *editorTool) locate(p string) (base, rel string, err error) {
 	rel, err = t.resolve(p)
 	if err == nil || t.sandbox == nil {
 		return t.real, rel, err
@@ -68,7 +68,7 @@ func (t *Tool) locate(p string) (base, rel string, err error) {
 
 // mayWrite asks, through boundary.Ask, for a write the sandbox does not
 // allow; it returns nil when the write may go ahead.
-func (t *Tool) mayWrite(ctx context.Context, command, real string) error {
+func (t *editorTool) mayWrite(ctx context.Context, command, real string) error {
 	if t.sandbox == nil || t.sandbox.CanWrite(real) {
 		return nil
 	}

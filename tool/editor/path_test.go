@@ -14,7 +14,7 @@ import (
 // tool's directory and holds no symbolic link in its existing part, so that
 // using it cannot lead outside. It checks with filepath.EvalSymlinks alone,
 // independently of realPath.
-func checkInside(t *testing.T, tl *Tool, p, rel string) {
+func checkInside(t *testing.T, tl *editorTool, p, rel string) {
 	t.Helper()
 	if filepath.IsAbs(rel) {
 		t.Fatalf("resolve(%q) = %q, an absolute path", p, rel)
@@ -50,7 +50,7 @@ func FuzzResolve(f *testing.F) {
 		f.Add(seed)
 	}
 	root, outside := confined(f, f.TempDir())
-	tl, err := New(Options{Dir: root})
+	tl, err := newEditor(Options{Dir: root})
 	if err != nil {
 		f.Fatal(err)
 	}

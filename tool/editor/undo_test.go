@@ -103,7 +103,7 @@ func TestUndoEditWithoutHistory(t *testing.T) {
 		t.Errorf("g.txt = %q", got)
 	}
 	// Another tool instance has its own history.
-	other, err := New(Options{Dir: dir})
+	other, err := newEditor(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +117,12 @@ func TestUndoEditHistoryIsBounded(t *testing.T) {
 	t.Run("count", func(t *testing.T) {
 		tl, dir := newTool(t)
 		writeFiles(t, dir, map[string]string{"f.txt": "0"})
-		for i := 1; i <= MaxUndoEdits+3; i++ {
+		for i := 1; i <= maxUndoEdits+3; i++ {
 			if _, err := run(t, tl, map[string]any{"command": "create", "path": "f.txt", "file_text": strings.Repeat("x", i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for i := 0; i < MaxUndoEdits; i++ {
+		for i := 0; i < maxUndoEdits; i++ {
 			if _, err := run(t, tl, map[string]any{"command": "undo_edit", "path": "f.txt"}); err != nil {
 				t.Fatalf("undo %d: %v", i+1, err)
 			}
@@ -130,12 +130,12 @@ func TestUndoEditHistoryIsBounded(t *testing.T) {
 		_, err := run(t, tl, map[string]any{"command": "undo_edit", "path": "f.txt"})
 		wantError(t, err, tool.ErrUnknown, "no edit of f.txt to undo")
 		if got := readFile(t, filepath.Join(dir, "f.txt")); got != "xxx" {
-			t.Errorf("content %q after %d undos, want the oldest kept state", got, MaxUndoEdits)
+			t.Errorf("content %q after %d undos, want the oldest kept state", got, maxUndoEdits)
 		}
 	})
 	t.Run("bytes", func(t *testing.T) {
 		tl, dir := newTool(t)
-		big := strings.Repeat("b", MaxUndoBytes/2+1)
+		big := strings.Repeat("b", maxUndoBytes/2+1)
 		writeFiles(t, dir, map[string]string{"f.txt": big})
 		for _, text := range []string{big, "small"} {
 			if _, err := run(t, tl, map[string]any{"command": "create", "path": "f.txt", "file_text": text}); err != nil {
@@ -152,7 +152,7 @@ func TestUndoEditHistoryIsBounded(t *testing.T) {
 	})
 	t.Run("too large", func(t *testing.T) {
 		tl, dir := newTool(t)
-		writeFiles(t, dir, map[string]string{"f.txt": strings.Repeat("b", MaxUndoBytes+1)})
+		writeFiles(t, dir, map[string]string{"f.txt": strings.Repeat("b", maxUndoBytes+1)})
 		if _, err := run(t, tl, map[string]any{"command": "create", "path": "f.txt", "file_text": "small"}); err != nil {
 			t.Fatal(err)
 		}
@@ -161,13 +161,13 @@ func TestUndoEditHistoryIsBounded(t *testing.T) {
 	})
 	t.Run("paths", func(t *testing.T) {
 		tl, _ := newTool(t)
-		for i := 0; i <= MaxUndoPaths; i++ {
+		for i := 0; i <= maxUndoPaths; i++ {
 			if _, err := run(t, tl, map[string]any{"command": "create", "path": filepath.Join("d", strings.Repeat("p", i+1)), "file_text": "x"}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if n := len(tl.hist.paths); n != MaxUndoPaths {
-			t.Errorf("%d paths kept, want %d", n, MaxUndoPaths)
+		if n := len(tl.hist.paths); n != maxUndoPaths {
+			t.Errorf("%d paths kept, want %d", n, maxUndoPaths)
 		}
 		_, err := run(t, tl, map[string]any{"command": "undo_edit", "path": "d/p"})
 		wantError(t, err, tool.ErrUnknown, "no edit of d/p to undo")
@@ -184,7 +184,7 @@ func TestG2_UndoEditOutsideTheBoundaryNeedsApproval(t *testing.T) {
 	if err := os.WriteFile(target, []byte("before\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tl, err := New(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}})
+	tl, err := newEditor(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}})
 	if err != nil {
 		t.Fatal(err)
 	}

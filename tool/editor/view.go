@@ -14,7 +14,7 @@ import (
 // for create, str_replace and insert, the change as a diff, and for
 // undo_edit the change the undo would make (the file's content now against
 // the content it restores) as a diff.
-func (t *Tool) View(call tool.Call) tool.View {
+func (t *editorTool) View(call tool.Call) tool.View {
 	a, err := parseArgs(call.Arguments)
 	if call.ParseError != "" || err != nil {
 		return tool.View{Title: Name, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
@@ -68,7 +68,7 @@ func prefixLines(b *strings.Builder, prefix, text string) {
 // undoDiff renders what an undo_edit of path would change: every line of
 // the file now removed and every line it restores added, or a note when
 // there is nothing to undo or the path cannot be read.
-func (t *Tool) undoDiff(path string) string {
+func (t *editorTool) undoDiff(path string) string {
 	base, rel, err := t.locate(path)
 	if err != nil {
 		return "undo_edit " + path + ": " + tool.AsError(err).Message

@@ -1,4 +1,4 @@
-package tool
+package argjson
 
 import (
 	"bytes"
@@ -130,27 +130,24 @@ func foldKey(s string) string {
 	return b.String()
 }
 
-// CheckSchemaNames reports, as a parsing *Error, an argument of args whose
-// name differs from a property of the JSON Schema schema only by case
-// (SPEC A8), at the top level and in nested objects the schema describes
-// with properties (and arrays with items). A schema that does not parse
+// CheckSchemaNames says which argument of args has a name that differs
+// from a property of the JSON Schema schema only by case (SPEC A8), at the
+// top level and in nested objects the schema describes with properties (and
+// arrays with items); "" when none does. A schema that does not parse
 // checks nothing.
-func CheckSchemaNames(function string, schema, args json.RawMessage) *Error {
+func CheckSchemaNames(schema, args json.RawMessage) string {
 	if len(bytes.TrimSpace(schema)) == 0 || len(bytes.TrimSpace(args)) == 0 {
-		return nil
+		return ""
 	}
 	var s schemaNode
 	if json.Unmarshal(schema, &s) != nil {
-		return nil
+		return ""
 	}
 	var v any
 	if json.Unmarshal(args, &v) != nil {
-		return nil
+		return ""
 	}
-	if msg := s.check(v, 0); msg != "" {
-		return Errorf(ErrParsing, "arguments of %s: %s", function, msg)
-	}
-	return nil
+	return s.check(v, 0)
 }
 
 // schemaNode is the part of a JSON Schema that names object members.
@@ -193,12 +190,12 @@ func (s *schemaNode) check(v any, depth int) string {
 	return ""
 }
 
-// checkFields reports a member name of the JSON text data that does not
+// CheckFields reports a member name of the JSON text data that does not
 // exactly name a field of the Go type t (where t is a struct, or a pointer,
 // slice, array or map of one), so that a decoder cannot match a name to a
 // field by case. With unknown, names that match no field in any case are
 // let through. It follows nested struct fields. data must be valid JSON.
-func checkFields(data []byte, t reflect.Type, unknown bool, depth int) error {
+func CheckFields(data []byte, t reflect.Type, unknown bool, depth int) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -209,7 +206,7 @@ func checkFields(data []byte, t reflect.Type, unknown bool, depth int) error {
 	case reflect.Struct:
 		fields := jsonFields(t)
 		var err error
-		if e := EachArgument(data, func(key string, value json.RawMessage) bool {
+		if e := Each(data, func(key string, value json.RawMessage) bool {
 			ft, ok := fields[key]
 			if !ok {
 				for name := range fields {
@@ -224,7 +221,7 @@ func checkFields(data []byte, t reflect.Type, unknown bool, depth int) error {
 				err = fmt.Errorf("unknown field %q", key)
 				return false
 			}
-			if err = checkFields(value, ft, unknown, depth+1); err != nil {
+			if err = CheckFields(value, ft, unknown, depth+1); err != nil {
 				return false
 			}
 			return true
@@ -238,7 +235,7 @@ func checkFields(data []byte, t reflect.Type, unknown bool, depth int) error {
 			return nil
 		}
 		for _, e := range elems {
-			if err := checkFields(e, t.Elem(), unknown, depth+1); err != nil {
+			if err := CheckFields(e, t.Elem(), unknown, depth+1); err != nil {
 				return err
 			}
 		}
@@ -248,7 +245,7 @@ func checkFields(data []byte, t reflect.Type, unknown bool, depth int) error {
 			return nil
 		}
 		for _, m := range members {
-			if err := checkFields(m, t.Elem(), unknown, depth+1); err != nil {
+			if err := CheckFields(m, t.Elem(), unknown, depth+1); err != nil {
 				return err
 			}
 		}

@@ -1,29 +1,36 @@
-package boundary
+// Package mcp decides which calls of MCP tools need approval (SPEC G2):
+// the approval modes, and the annotations servers declare for their tools,
+// which are the only hints a call is judged by.
+package mcp
 
-import "fmt"
+import (
+	"fmt"
 
-// MCPMode says which MCP tool calls need approval (SPEC G2).
-type MCPMode string
+	"github.com/wardenhq/warden/boundary"
+)
+
+// Mode says which MCP tool calls need approval (SPEC G2).
+type Mode string
 
 // The MCP approval modes.
 const (
-	// MCPAuto asks for tools that are not read-only and are destructive or
+	// Auto asks for tools that are not read-only and are destructive or
 	// open-world. It is the default.
-	MCPAuto MCPMode = "auto"
-	// MCPPrompt asks for every call.
-	MCPPrompt MCPMode = "prompt"
-	// MCPWrites asks for every tool that is not read-only.
-	MCPWrites MCPMode = "writes"
-	// MCPApprove asks for none: the server's tools are trusted.
-	MCPApprove MCPMode = "approve"
+	Auto Mode = "auto"
+	// Prompt asks for every call.
+	Prompt Mode = "prompt"
+	// Writes asks for every tool that is not read-only.
+	Writes Mode = "writes"
+	// Approve asks for none: the server's tools are trusted.
+	Approve Mode = "approve"
 )
 
-// ParseMCPMode reads a mode; "" is MCPAuto.
-func ParseMCPMode(s string) (MCPMode, error) {
-	switch m := MCPMode(s); m {
+// ParseMode reads a mode; "" is Auto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
 	case "":
-		return MCPAuto, nil
-	case MCPAuto, MCPPrompt, MCPWrites, MCPApprove:
+		return Auto, nil
+	case Auto, Prompt, Writes, Approve:
 		return m, nil
 	}
 	return "", fmt.Errorf("MCP approval mode %q: want auto, prompt, writes or approve", s)
@@ -53,13 +60,13 @@ func (a Annotations) OpenWorld() bool { return a.OpenWorldHint == nil || *a.Open
 // what the server declared for the tool, never from the call: a tool the
 // server did not declare has no hints, so it counts as destructive and
 // open-world.
-func (m MCPMode) NeedsApproval(declared Annotations) (bool, string) {
+func (m Mode) NeedsApproval(declared Annotations) (bool, string) {
 	switch m {
-	case MCPApprove:
+	case Approve:
 		return false, ""
-	case MCPPrompt:
+	case Prompt:
 		return true, "every MCP call needs approval (mode prompt)"
-	case MCPWrites:
+	case Writes:
 		if declared.ReadOnly() {
 			return false, ""
 		}
@@ -79,16 +86,16 @@ func (m MCPMode) NeedsApproval(declared Annotations) (bool, string) {
 	return false, ""
 }
 
-// MCPTools remembers the annotations servers declared for their tools, so
+// Tools remembers the annotations servers declared for their tools, so
 // that a call is judged by what was declared and nothing the call carries.
 // The zero value is empty and ready to use; it is not safe for concurrent
 // writes.
-type MCPTools struct {
+type Tools struct {
 	declared map[string]Annotations
 }
 
 // Declare records the annotations server declared for tool.
-func (t *MCPTools) Declare(server, tool string, a Annotations) {
+func (t *Tools) Declare(server, tool string, a Annotations) {
 	if t.declared == nil {
 		t.declared = map[string]Annotations{}
 	}
@@ -97,14 +104,14 @@ func (t *MCPTools) Declare(server, tool string, a Annotations) {
 
 // Declared returns what server declared for tool, and whether it declared
 // the tool at all.
-func (t *MCPTools) Declared(server, tool string) (Annotations, bool) {
+func (t *Tools) Declared(server, tool string) (Annotations, bool) {
 	a, ok := t.declared[server+"\x00"+tool]
 	return a, ok
 }
 
 // Check returns the boundary request a call to server's tool needs in mode
 // m, or nil when it needs none.
-func (t *MCPTools) Check(m MCPMode, server, tool string) *Request {
+func (t *Tools) Check(m Mode, server, tool string) *boundary.Request {
 	a, known := t.Declared(server, tool)
 	need, why := m.NeedsApproval(a)
 	if !need {
@@ -113,5 +120,5 @@ func (t *MCPTools) Check(m MCPMode, server, tool string) *Request {
 	if !known {
 		why = "the server did not declare this tool; " + why
 	}
-	return &Request{Kind: MCP, Server: server, Tool: tool, Reason: why}
+	return &boundary.Request{Kind: boundary.MCP, Server: server, Tool: tool, Reason: why}
 }
