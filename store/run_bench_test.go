@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,12 +67,17 @@ func BenchmarkScriptedRun(b *testing.B) {
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
 	pol := approval.New(approval.Rule{Name: "auto", Match: m, Handler: approve})
-	for _, e := range append([]engine{{"jsonl", ""}}, benchEngines(b)...) {
+	var cases []engine
+	for _, e := range benchEngines(b) {
+		cases = append(cases, e, engine{e.name + "-buffer", e.url})
+	}
+	for _, e := range append([]engine{{"jsonl", ""}}, cases...) {
 		b.Run(e.name, func(b *testing.B) {
 			var s *Store
 			if e.url != "" {
 				s = open(b, e.url)
 			}
+			buffered := strings.HasSuffix(e.name, "-buffer")
 			dir := b.TempDir()
 			var events int
 			b.ResetTimer()
@@ -83,9 +89,14 @@ func BenchmarkScriptedRun(b *testing.B) {
 				var sink event.Sink = event.NewWriter(f)
 				var n int
 				count := event.SinkFunc(func(event.Event) error { n++; return nil })
-				if s != nil {
+				var buf *Buffer
+				switch {
+				case buffered:
+					buf = s.Buffer()
+					sink = event.Tee(sink, buf, count)
+				case s != nil:
 					sink = event.Tee(sink, s, count)
-				} else {
+				default:
 					sink = event.Tee(sink, count)
 				}
 				id := event.NewRunID() + fmt.Sprint("-", i)
@@ -97,6 +108,11 @@ func BenchmarkScriptedRun(b *testing.B) {
 					b.Fatalf("run %s: %v %v", res.Status, res.Err, rec.Err())
 				}
 				rec.Emit(event.RunEnd{Status: string(res.Status)})
+				if buf != nil {
+					if err := buf.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
 				f.Close()
 				events = n
 			}
