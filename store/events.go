@@ -336,7 +336,7 @@ func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]e
 // scanLines reads rows of one column, the event line, and decodes them.
 func scanLines(rows *sql.Rows) ([]Hit, error) {
 	defer rows.Close()
-	var out []Hit
+	out := []Hit{}
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
@@ -448,7 +448,7 @@ func (s *Store) runs(ctx context.Context, q string, args ...any) ([]Run, error) 
 	if err != nil {
 		return nil, err
 	}
-	var out []Run
+	out := []Run{}
 	index := map[string]int{}
 	for rows.Next() {
 		var r Run

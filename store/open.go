@@ -53,6 +53,17 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if s.evdb == nil {
 		s.evdb = s.db
 	}
+	// Bounded pools: PostgreSQL's default allows 100 clients in all, and
+	// SQLite has one writer at a time.
+	if s.engine == EnginePostgres {
+		s.db.SetMaxOpenConns(16)
+		s.db.SetMaxIdleConns(16)
+	} else {
+		s.db.SetMaxOpenConns(8)
+		s.db.SetMaxIdleConns(8)
+		s.evdb.SetMaxOpenConns(2)
+		s.evdb.SetMaxIdleConns(2)
+	}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.closePools()
 		return nil, fmt.Errorf("store: opening the %s database: %w", s.engine, err)

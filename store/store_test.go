@@ -425,8 +425,11 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(40 * time.Millisecond)
-		_, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
+		got, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
 		isErr(t, err, ErrNotPending)
+		if got.Status != StatusExpired || got.Decision != "reject" {
+			t.Errorf("a decision after the deadline left %+v", got)
+		}
 		if rs, _ := s.Requests(ctx, "pending"); len(rs) != 0 {
 			t.Errorf("pending past its deadline: %+v", rs)
 		}
