@@ -28,17 +28,17 @@ const writeTimeout = time.Minute
 // inTx runs fn in a transaction of the requests' pool and commits it,
 // durably. On SQLite this process's writers take turns here.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.tx(ctx, s.db, false, fn)
+	return s.tx(ctx, s.db, fn)
 }
 
 // inEventTx runs fn in a transaction that writes events and commits it:
 // the commit survives a crash of this process (SPEC S3), without waiting
 // for the disk (see the package comment).
 func (s *Store) inEventTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.tx(ctx, s.evdb, true, fn)
+	return s.tx(ctx, s.evdb, fn)
 }
 
-func (s *Store) tx(ctx context.Context, db *sql.DB, events bool, fn func(tx *sql.Tx) error) error {
+func (s *Store) tx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
 	if s.engine == EngineSQLite {
 		s.wmu.Lock()
 		defer s.wmu.Unlock()
@@ -46,12 +46,6 @@ func (s *Store) tx(ctx context.Context, db *sql.DB, events bool, fn func(tx *sql
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
-	}
-	if events && s.engine == EnginePostgres {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-			tx.Rollback() //nolint:errcheck // the error of SET is the one to report
-			return err
-		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback() //nolint:errcheck // the error of fn is the one to report
@@ -96,6 +90,14 @@ func (s *Store) writeEvents(ctx context.Context, es []event.Event) (int, error) 
 	if err != nil {
 		return 0, err
 	}
+	s.runsMu.Lock()
+	if s.knownRuns == nil || len(s.knownRuns) > 10000 {
+		s.knownRuns = map[string]bool{}
+	}
+	for _, e := range es {
+		s.knownRuns[e.RunID] = true
+	}
+	s.runsMu.Unlock()
 	if n > 0 && s.engine == EngineSQLite {
 		s.hub.publish()
 	}
@@ -108,15 +110,17 @@ const batchRows = 100
 // writeBatch stores es with their JSON lines in tx, with what they change
 // in the derived tables, and returns how many were new.
 func (s *Store) writeBatch(ctx context.Context, tx *sql.Tx, es []event.Event, lines [][]byte) (int, error) {
-	// The runs first, once each.
+	// The runs first, once each, unless this Store made their rows before.
 	seen := map[string]bool{}
 	var runArgs []any
+	s.runsMu.Lock()
 	for _, e := range es {
-		if !seen[e.RunID] {
+		if !seen[e.RunID] && !s.knownRuns[e.RunID] {
 			seen[e.RunID] = true
 			runArgs = append(runArgs, e.RunID, e.Time.UnixNano())
 		}
 	}
+	s.runsMu.Unlock()
 	for len(runArgs) > 0 {
 		k := min(len(runArgs), 2*batchRows)
 		vals := strings.TrimSuffix(strings.Repeat("(?, ?), ", k/2), ", ")
