@@ -331,13 +331,13 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 	}
 }
 
-// Two Stores on one database, 50 concurrent deciders on each request,
-// half through each: exactly one decision wins per request, the others
-// are told it is no longer pending, and the stored decision is the
-// winner's (SPEC S1).
+// Two Stores on one database, 50 concurrent deciders through each on
+// every request: exactly one decision wins per request, the others are
+// told it is no longer pending, and the stored decision is the winner's
+// (SPEC S1).
 func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	const requests, deciders = 10, 50
+	const requests, deciders = 10, 100 // half through each Store
 	for _, e := range engines(t) {
 		t.Run(e.name, func(t *testing.T) {
 			a, b := open(t, e.url), open(t, e.url)
