@@ -520,3 +520,40 @@ func TestS1_ChangesAcrossStores(t *testing.T) {
 		})
 	}
 }
+
+// Requests of parallel calls and runs queue without blocking each other:
+// twenty runs wait at once, and each is released by its own decision, in
+// whatever order they come (SPEC H4).
+func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
+	ctx := context.Background()
+	forEngine(t, func(t *testing.T, e engine, s *Store) {
+		const n = 20
+		ids := make([]string, n)
+		got := make(chan Request, n)
+		for i := range ids {
+			r := &Request{Kind: KindApproval, RunID: fmt.Sprint("run-", i)}
+			if err := s.Submit(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			ids[i] = r.ID
+			go func() {
+				wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				r, err := s.Wait(wctx, r.ID)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- r
+			}()
+		}
+		for i := n - 1; i >= 0; i-- { // the last first
+			if _, err := s.Decide(ctx, ids[i], Decision{Decision: "approve", DecidedBy: fmt.Sprint(i)}); err != nil {
+				t.Fatal(err)
+			}
+			r := <-got
+			if r.ID != ids[i] || r.DecidedBy != fmt.Sprint(i) {
+				t.Fatalf("decision %d released %s (%s)", i, r.ID, r.DecidedBy)
+			}
+		}
+	})
+}
