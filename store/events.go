@@ -75,7 +75,9 @@ func (s *Store) writeEvents(ctx context.Context, es []event.Event) (int, error) 
 		if e.ID == "" || e.RunID == "" {
 			return 0, fmt.Errorf("event %q of run %q: an event needs an id and a run id", e.ID, e.RunID)
 		}
-		line, err := json.Marshal(e)
+		// The line json.Marshal writes (the transcript's), without its
+		// second pass over the bytes: MarshalJSON's output is compact.
+		line, err := e.MarshalJSON()
 		if err != nil {
 			return 0, fmt.Errorf("event %s: %w", e.ID, err)
 		}

@@ -47,6 +47,16 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			}
 			_, err = s.Events(ctx, "r1", "r1-nope", 0)
 			isErr(t, err, ErrNotFound)
+			// The stored line is the transcript's, byte for byte.
+			odd := ev("r1", 9, event.Info{Message: "<script>&\u2028 \"quoted\" é"})
+			writeAll(t, s, odd)
+			var stored string
+			if err := s.db.QueryRow(s.q("SELECT line FROM events WHERE run_id = ? AND id = ?"), "r1", odd.ID).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if want := transcript(t, odd); stored+"\n" != string(want) {
+				t.Errorf("stored line\n%s\nwant\n%s", stored, want)
+			}
 			hits, err := s.Search(ctx, Query{Text: `"cmd":"ls"`})
 			if err != nil || len(hits) != 1 || hits[0].Event.ID != es[3].ID || !bytes.Contains(hits[0].Line, []byte("a.txt")) {
 				t.Errorf("search = %+v, %v", hits, err)
