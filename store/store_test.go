@@ -47,6 +47,10 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			}
 			_, err = s.Events(ctx, "r1", "r1-nope", 0)
 			isErr(t, err, ErrNotFound)
+			lines, err := s.EventLines(ctx, "r1", es[3].ID, 0)
+			if want, _ := json.Marshal(es[4]); err != nil || len(lines) != 1 || !bytes.Equal(lines[0], want) {
+				t.Errorf("lines after %s = %s, %v", es[3].ID, lines, err)
+			}
 			// The stored line is the transcript's, byte for byte.
 			odd := ev("r1", 9, event.Info{Message: "<script>&\u2028 \"quoted\" é"})
 			writeAll(t, s, odd)
