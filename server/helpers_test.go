@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/store"
@@ -180,3 +182,16 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{ResponseRecorder: httptest.NewRecorder()} }
 
 func (r *recorder) WriteHeader(code int) { r.code = code; r.ResponseRecorder.WriteHeader(code) }
+
+// listenAgain listens on addr again after a server there closed.
+func listenAgain(addr string) (net.Listener, error) {
+	var err error
+	for range 50 {
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return ln, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, err
+}
