@@ -261,7 +261,7 @@ func TestS1_DecideThroughAnotherReplica(t *testing.T) {
 // middle (storing an event twice keeps one).
 func TestS3_ClientEventsNotLost(t *testing.T) {
 	ts := startServer(t, "")
-	const writers, per = 8, 250
+	const writers, per = 8, 100
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
