@@ -413,9 +413,7 @@ func (s *Server) renderTemplate(w http.ResponseWriter, r *http.Request, name, tm
 
 // logError logs an error of a panel request.
 func (s *Server) logError(r *http.Request, what string, err error) {
-	if s.Log != nil {
-		s.Log.Error("panel: "+what, "path", r.URL.Path, "err", err)
-	}
+	s.logger().Error("panel: "+what, "path", r.URL.Path, "err", err)
 }
 
 // newPage returns a page with what every page shows: the CSRF token and
@@ -558,9 +556,10 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 		d.Modified = args
 	}
 	if editErr == "" {
-		_, err := s.Store.Decide(ctx, id, d)
+		req, err := s.Store.Decide(ctx, id, d)
 		switch {
 		case err == nil:
+			s.logger().Info("decided", "request", req.ID, "run", req.RunID, "decision", req.Decision, "by", d.DecidedBy)
 			http.Redirect(w, r, "/?decided="+url.QueryEscape(id), http.StatusSeeOther)
 			return
 		case errors.Is(err, store.ErrNotFound):
@@ -628,7 +627,7 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	note := strings.TrimSpace(r.PostFormValue("note"))
-	if _, err := s.approveDenial(ctx, id, "panel", note); err != nil {
+	if _, err := s.approve(ctx, id, "panel", note); err != nil {
 		s.logError(r, "approve denial", err)
 		p := s.newPage(ctx, r, "Denials", "denials")
 		if ds, lerr := s.Store.Denials(ctx, ""); lerr == nil {
@@ -641,8 +640,10 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			status = http.StatusNotFound
-		case errors.Is(err, store.ErrNotPending):
+		case errors.Is(err, errOverridden), errors.Is(err, errUnverified):
 			status = http.StatusConflict
+		case errors.Is(err, errNoKey):
+			status = http.StatusServiceUnavailable
 		}
 		p.Notice, p.NoticeTone = "The retry could not be allowed: "+err.Error(), "bad"
 		var b bytes.Buffer
