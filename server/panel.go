@@ -7,6 +7,7 @@ import (
 	"errors"
 	"html/template"
 	"io/fs"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -178,6 +179,25 @@ type requestView struct {
 	DecisionTone, KindLabel string
 	// CSRF is the session's token for the request's form.
 	CSRF string
+	// ShowArgs offers the exact arguments as JSON beside a call shown in
+	// short.
+	ShowArgs bool
+}
+
+// sameAsArgument reports whether a call's view is just the text of one of
+// its arguments (a shell command, say), which the call shows already.
+func sameAsArgument(view string, raw json.RawMessage) bool {
+	args, err := orderedArgs(raw)
+	if err != nil {
+		return false
+	}
+	for _, a := range args {
+		var s string
+		if json.Unmarshal(a.Value, &s) == nil && strings.TrimSpace(s) == strings.TrimSpace(view) {
+			return true
+		}
+	}
+	return false
 }
 
 // choiceLabels label the decisions; continue is labelled Approve (SPEC H2).
@@ -228,11 +248,13 @@ func viewRequest(r store.Request) requestView {
 		v.MessageLabel = "message"
 	}
 	v.Message = human.Escape(r.Message)
-	if v.ViewDiff != nil && v.EditDiff != nil {
+	if v.EditDiff != nil {
 		v.ViewDiff = nil // the edit diff says the same, read from the arguments
+		v.CallText = callSummary(r.Call.Function, r.Call.Arguments)
+		v.ShowArgs = true
 	}
-	if v.View != "" && v.View == v.CallText {
-		v.View = ""
+	if v.View != "" && sameAsArgument(r.View, r.Call.Arguments) {
+		v.View = "" // the call shows it already
 	}
 	if len(r.Modified) > 0 {
 		v.Modified = callText(r.Call.Function, r.Modified)
@@ -288,9 +310,12 @@ func viewRun(r store.Run) runView {
 	} else if v.Running && !r.Started.IsZero() {
 		v.Duration = duration(time.Since(r.Started).Truncate(time.Second)) + " so far"
 	}
-	for _, k := range []string{"model", "tool", "approval", "review", "auto_review", "override"} {
-		if n := r.Counts[k]; n > 0 {
-			v.Counts = append(v.Counts, fact{k, strconv.Itoa(n)})
+	for _, k := range []struct{ kind, label string }{
+		{"model", "model calls"}, {"tool", "tool calls"}, {"approval", "approvals"}, {"review", "reviews"},
+		{"auto_review", "auto-reviews"}, {"override", "overrides"},
+	} {
+		if n := r.Counts[k.kind]; n > 0 {
+			v.Counts = append(v.Counts, fact{k.label, strconv.Itoa(n)})
 		}
 	}
 	return v

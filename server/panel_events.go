@@ -41,6 +41,8 @@ func toneOf(word string) string {
 	switch word {
 	case "approve", "continue", "allow", "approved", "completed", "ok":
 		return "ok"
+	case "running", "pending":
+		return "run"
 	case "reject", "terminate", "deny", "denied", "error", "failed", "expired":
 		return "bad"
 	case "escalate", "modify", "timed_out", "aborted", "limited", "limit", "withdrawn":

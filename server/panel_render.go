@@ -61,6 +61,17 @@ func orderedArgs(raw json.RawMessage) ([]arg, error) {
 // every other value is its JSON text. Arguments that are not a JSON object
 // are shown as they are.
 func callText(function string, raw json.RawMessage) string {
+	return renderCall(function, raw, false)
+}
+
+// callSummary is callText with every string value of more than one line
+// shown as how many lines it has: for a call whose change is shown as a
+// diff beside it.
+func callSummary(function string, raw json.RawMessage) string {
+	return renderCall(function, raw, true)
+}
+
+func renderCall(function string, raw json.RawMessage, elide bool) string {
 	fn := human.Escape(function)
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return fn + "()"
@@ -75,8 +86,14 @@ func callText(function string, raw json.RawMessage) string {
 		v := compactValue(a.Value)
 		var s string
 		if err := json.Unmarshal(a.Value, &s); err == nil && strings.Contains(s, "\n") {
-			v = "\"\"\"\n" + s + "\n\"\"\""
-			long = true
+			if elide {
+				v = fmt.Sprintf("…%d lines…", len(splitText(s)))
+			} else {
+				// The closing quotes follow the last character: on a line
+				// of their own exactly when the text ends with a newline.
+				v = "\"\"\"\n" + s + "\"\"\""
+				long = true
+			}
 		}
 		parts[i] = human.Escape(a.Name) + "=" + human.Escape(v)
 	}
@@ -93,11 +110,50 @@ func callText(function string, raw json.RawMessage) string {
 	return b.String()
 }
 
-// compactValue returns a JSON value's text without insignificant space.
+// compactValue returns a JSON value's text without insignificant space,
+// and with the escapes of <, > and & that Go's encoder adds read back.
 func compactValue(v json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {
 		return string(v)
+	}
+	return unescapeHTML(b.String())
+}
+
+// unescapeHTML replaces the escapes \u003c, \u003e and \u0026 in a JSON
+// text by the characters they stand for (the same JSON value, as people
+// write it). Escaped backslashes are skipped as pairs, so a literal
+// backslash before "u003c" is left alone.
+func unescapeHTML(s string) string {
+	if !strings.Contains(s, `\u00`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == 'u' && i+6 <= len(s) {
+			switch s[i+2 : i+6] {
+			case "003c", "003C":
+				b.WriteByte('<')
+				i += 5
+				continue
+			case "003e", "003E":
+				b.WriteByte('>')
+				i += 5
+				continue
+			case "0026":
+				b.WriteByte('&')
+				i += 5
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		b.WriteByte(s[i+1])
+		i++
 	}
 	return b.String()
 }
@@ -112,7 +168,7 @@ func prettyJSON(raw json.RawMessage) string {
 	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return string(raw)
 	}
-	return b.String()
+	return unescapeHTML(b.String())
 }
 
 // diffLine is one line of a rendered diff: Op is ' ' (context), '-', '+',

@@ -624,7 +624,10 @@ func TestH1_CallRendering(t *testing.T) {
 		{"short call on one line", "bash", `{"cmd":"ls -la","timeout":5}`, `bash(cmd="ls -la", timeout=5)`},
 		{"key order kept", "f", `{"z":1,"a":2}`, `f(z=1, a=2)`},
 		{"no arguments", "now", ``, `now()`},
-		{"multi-line string as a block", "bash", `{"cmd":"cat <<EOF\nhi\nEOF"}`, "bash(\n  cmd=\"\"\"\n  cat <<EOF\n  hi\n  EOF\n  \"\"\",\n)"},
+		{"multi-line string as a block", "bash", `{"cmd":"cat <<EOF\nhi\nEOF"}`, "bash(\n  cmd=\"\"\"\n  cat <<EOF\n  hi\n  EOF\"\"\",\n)"},
+		{"a final newline puts the quotes on their own line", "f", `{"text":"a\nb\n"}`, "f(\n  text=\"\"\"\n  a\n  b\n  \"\"\",\n)"},
+		{"Go's HTML escapes read back", "bash", `{"cmd":"a \u0026\u0026 b \u003e c"}`, `bash(cmd="a && b > c")`},
+		{"an escaped backslash before u0026 stays", "f", `{"s":"\\u0026"}`, `f(s="\\u0026")`},
 		{"control characters shown", "bash", `{"cmd":"echo \u001b[2J"}`, `bash(cmd="echo \u001b[2J")`},
 		{"not an object", "f", `[1,2]`, `f([1,2])`},
 	} {

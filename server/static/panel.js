@@ -67,7 +67,7 @@
       var t = Date.parse(el.dataset.deadline);
       if (isNaN(t)) { return; }
       var ms = t - now, fs = el.dataset.failsafe || 'reject';
-      el.textContent = ms <= 0 ? 'deadline passed: ' + fs : '⏱ ' + left(ms) + ' left, then ' + fs;
+      el.textContent = ms <= 0 ? 'deadline passed: ' + fs : left(ms) + ' left, then ' + fs;
       el.classList.toggle('urgent', ms < 60000);
     });
   }
@@ -163,6 +163,7 @@
       prev = cur;
     });
     showEmptyIfNone();
+    tick();
     if (!$('#queue article.req.current')) { setCurrent(liveCards()[0], false); }
   }
 
