@@ -59,28 +59,18 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 }
 
 // validateRequest refuses a request no person could answer safely: an
-// unknown kind, no choices, a fail-safe outcome that is not offered or that
-// lets the call through (SPEC H3: never approve).
+// unknown kind, or a fail-safe outcome that lets the call through (SPEC H3:
+// never approve). The store checks the rest (and fills in the choices of
+// the kind when none are given).
 func validateRequest(r *store.Request) error {
 	switch r.Kind {
 	case store.KindApproval, store.KindReview, store.KindBoundary:
 	default:
 		return fmt.Errorf("kind %q: want approval, review or boundary", r.Kind)
 	}
-	if len(r.Choices) == 0 {
-		return errors.New("a request needs the choices it offers")
-	}
-	if r.Failsafe != "" {
-		switch r.Failsafe {
-		case "approve", "continue", "modify", "allow":
-			return fmt.Errorf("failsafe %q lets the call through when nobody answers; a fail-safe outcome never approves (SPEC H3)", r.Failsafe)
-		}
-		if !slices.Contains(r.Choices, r.Failsafe) {
-			return fmt.Errorf("failsafe %q is not among the choices %v", r.Failsafe, r.Choices)
-		}
-	}
-	if r.Deadline != nil && r.Failsafe == "" {
-		return errors.New("a deadline needs the fail-safe outcome to record when it passes")
+	switch r.Failsafe {
+	case "approve", "continue", "modify", "escalate":
+		return fmt.Errorf("failsafe %q: a fail-safe outcome never lets the call through (SPEC H3): reject or terminate", r.Failsafe)
 	}
 	if !isNull(r.Call.Arguments) && !json.Valid(r.Call.Arguments) {
 		return errors.New("call.arguments is not JSON")

@@ -21,9 +21,21 @@ const changeBatch = 500
 // revisions, backing off from 5 ms to 200 ms while nothing changes.
 func (s *Store) Changes(ctx context.Context) <-chan Change {
 	out := make(chan Change, 64)
-	sb := s.hub.subscribe()
 	var lastSeq, lastRev int64
-	if s.engine == EngineSQLite {
+	var sb *sub
+	if s.engine == EnginePostgres {
+		// Notifications arrive in commit order: those before the marker's
+		// were committed before the call.
+		marker := "m:"
+		if id, err := newID(); err == nil {
+			marker += id
+		}
+		sb = s.hub.subscribe(marker)
+		if err := s.notify(ctx, s.db, marker); err != nil {
+			sb.ready()
+		}
+	} else {
+		sb = s.hub.subscribe("")
 		// Cursors at the call: what is already there is not a change.
 		for {
 			err := s.db.QueryRowContext(ctx, "SELECT COALESCE((SELECT MAX(seq) FROM events), 0), COALESCE((SELECT MAX(rev) FROM requests), 0)").Scan(&lastSeq, &lastRev)

@@ -25,6 +25,9 @@ type sub struct {
 	mu  sync.Mutex
 	q   []string
 	sig chan struct{}
+	// marker, until its notification arrives, makes the subscriber ignore
+	// what was committed before it subscribed.
+	marker string
 }
 
 func newHub() *hub {
@@ -83,15 +86,22 @@ func (h *hub) publish(items ...string) {
 	for s := range h.subs {
 		if len(items) > 0 {
 			s.mu.Lock()
-			s.q = append(s.q, items...)
+			for _, it := range items {
+				switch {
+				case s.marker == "":
+					s.q = append(s.q, it)
+				case it == s.marker:
+					s.marker = ""
+				}
+			}
 			s.mu.Unlock()
 		}
 		signal(s.sig)
 	}
 }
 
-func (h *hub) subscribe() *sub {
-	s := &sub{sig: make(chan struct{}, 1)}
+func (h *hub) subscribe(marker string) *sub {
+	s := &sub{sig: make(chan struct{}, 1), marker: marker}
 	h.mu.Lock()
 	h.subs[s] = struct{}{}
 	h.mu.Unlock()
@@ -102,6 +112,13 @@ func (h *hub) unsubscribe(s *sub) {
 	h.mu.Lock()
 	delete(h.subs, s)
 	h.mu.Unlock()
+}
+
+// ready drops the subscriber's marker: its notification will not come.
+func (s *sub) ready() {
+	s.mu.Lock()
+	s.marker = ""
+	s.mu.Unlock()
 }
 
 // take returns and clears the subscriber's pending payload items.

@@ -129,7 +129,7 @@ func prepare(r *Request) error {
 // nextRev is the SQL of the next request revision.
 func (s *Store) nextRev() string {
 	if s.engine == EnginePostgres {
-		return "nextval('requests_rev')"
+		return "nextval('requests_rev_seq')"
 	}
 	return "(SELECT COALESCE(MAX(rev), 0) + 1 FROM requests)"
 }

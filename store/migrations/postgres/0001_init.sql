@@ -96,4 +96,4 @@ CREATE TABLE turns (
     PRIMARY KEY (run_id, turn)
 );
 
-CREATE SEQUENCE requests_rev;
+CREATE SEQUENCE requests_rev_seq;
