@@ -125,8 +125,8 @@ func csrfOf(t testing.TB, page string) string {
 	return m[1]
 }
 
-// submit stores a pending request and returns it.
-func submit(t testing.TB, st *store.Store, r store.Request) store.Request {
+// submitPending stores a pending request and returns it.
+func submitPending(t testing.TB, st *store.Store, r store.Request) store.Request {
 	t.Helper()
 	if err := st.Submit(context.Background(), &r); err != nil {
 		t.Fatal(err)
@@ -264,7 +264,7 @@ func TestS2_LoginSetsStrictHttpOnlyCookie(t *testing.T) {
 
 func TestS2_UnauthenticatedPagesRedirectToLogin(t *testing.T) {
 	env := newPanelEnv(t)
-	req := submit(t, env.st, approvalRequest("run-a"))
+	req := submitPending(t, env.st, approvalRequest("run-a"))
 	b := newBrowser(t, env.url)
 	for _, tc := range []struct {
 		method, path string
@@ -306,7 +306,7 @@ func TestS2_UnauthenticatedPagesRedirectToLogin(t *testing.T) {
 
 func TestS2_FormsNeedCSRF(t *testing.T) {
 	env := newPanelEnv(t)
-	req := submit(t, env.st, approvalRequest("run-a"))
+	req := submitPending(t, env.st, approvalRequest("run-a"))
 	denial := seedDenial(t, env, "run-d")
 	b := newBrowser(t, env.url)
 	csrf := b.login()
@@ -400,7 +400,7 @@ func TestH2_ApproveLabelForContinue(t *testing.T) {
 			Choices: []string{"approve", "reject"}}, map[string]string{"approve": "Approve", "reject": "Reject"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := submit(t, env.st, tc.req)
+			r := submitPending(t, env.st, tc.req)
 			_, page := b.do("GET", "/", nil)
 			got := buttons(t, page, r.ID)
 			if len(got) != len(tc.want) {
@@ -424,7 +424,7 @@ func TestH2_ApproveLabelForContinue(t *testing.T) {
 
 func TestH2_ModifyInvalidJSONKeepsTheText(t *testing.T) {
 	env := newPanelEnv(t)
-	req := submit(t, env.st, approvalRequest("run-a"))
+	req := submitPending(t, env.st, approvalRequest("run-a"))
 	b := newBrowser(t, env.url)
 	csrf := b.login()
 	for _, tc := range []struct{ name, text, message string }{
@@ -476,12 +476,12 @@ func TestH5_HostileResultIsEscaped(t *testing.T) {
 	env := newPanelEnv(t)
 	benign := reviewRequest("run-r")
 	benign.Result = "plain text"
-	hostile := submit(t, env.st, reviewRequest("run-r"))
+	hostile := submitPending(t, env.st, reviewRequest("run-r"))
 	b := newBrowser(t, env.url)
 	b.login()
 	_, page := b.do("GET", "/", nil)
 	_, _ = env.st.Decide(context.Background(), hostile.ID, store.Decision{Decision: "terminate", DecidedBy: "test"})
-	plain := submit(t, env.st, benign)
+	plain := submitPending(t, env.st, benign)
 	_, benignPage := b.do("GET", "/", nil)
 
 	card := func(page, id string) string {
