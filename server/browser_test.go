@@ -198,7 +198,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	// More requests: an edit with its diff and a boundary request with the
 	// reviewer's rationale.
 	edit := submitPending(t, st, store.Request{Kind: "approval", RunID: runID, Agent: "main",
-		Call: store.Call{ID: "call_2", Function: "text_editor", Arguments: json.RawMessage(`{"command":"str_replace","path":"pkg/cache/cache_test.go","old_str":"\ttime.Sleep(10 * time.Millisecond)\n\tif got := c.Get(\"k\"); got != \"v\" {\n","new_str":"\tclock.Advance(10 * time.Millisecond)\n\tif got := c.Get(\"k\"); got != \"v\" {\n"}`)},
+		Call:    store.Call{ID: "call_2", Function: "text_editor", Arguments: json.RawMessage(`{"command":"str_replace","path":"pkg/cache/cache_test.go","old_str":"\ttime.Sleep(10 * time.Millisecond)\n\tif got := c.Get(\"k\"); got != \"v\" {\n","new_str":"\tclock.Advance(10 * time.Millisecond)\n\tif got := c.Get(\"k\"); got != \"v\" {\n"}`)},
 		Message: "Replace the sleep with the fake clock so the test stops flaking.",
 		Choices: []string{"approve", "modify", "reject", "terminate"}})
 	bnd := submitPending(t, st, store.Request{Kind: "boundary", RunID: "run-c04d7a", Agent: "helper",
