@@ -207,7 +207,7 @@ var choiceLabels = map[string]choice{
 	"modify":    {Label: "Modify…", Key: "m", Class: "modify"},
 	"reject":    {Label: "Reject", Key: "r", Class: "reject"},
 	"terminate": {Label: "Terminate run", Key: "t", Class: "terminate"},
-	"escalate":  {Label: "Escalate", Key: "", Class: "escalate"},
+	"escalate":  {Label: "Escalate", Key: "e", Class: "escalate"},
 }
 
 // choiceOrder is the order the buttons are shown in.

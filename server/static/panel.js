@@ -299,6 +299,7 @@
         case 'a': done = !!card && press(card, ['approve', 'continue']); break;
         case 'r': done = !!card && press(card, ['reject']); break;
         case 't': done = !!card && press(card, ['terminate']); break;
+        case 'e': done = !!card && press(card, ['escalate']); break;
         case 'm': done = !!card && openEditor(card); break;
         case 'Escape': if (card) { closeEditor(card); } break;
         default: done = false;
