@@ -302,8 +302,46 @@ func TestS2_PanelInABrowser(t *testing.T) {
 		t.Fatal("the a key did not decide the review")
 	}
 
-	// Narrow window and dark mode, with the edit and the boundary request
-	// still pending.
+	// Another surface decides the boundary request: its card leaves the
+	// queue without a reload.
+	eval("mark the page", `window.wardenNoReload = "yes"; "ok"`)
+	if _, err := run.Decide(ctx, bnd.ID, store.Decision{Decision: "reject", Explanation: "not from a script"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the decided card to be marked", `document.querySelector('#req-`+bnd.ID+`.gone') !== null || document.querySelector('#req-`+bnd.ID+`') === null`)
+	waitFor("the pending count", `document.getElementById('pending-count').textContent === '1'`)
+	waitFor("the decided card to leave", `document.querySelector('#req-`+bnd.ID+`') === null`)
+
+	// A request whose deadline passes closes with its fail-safe outcome
+	// (SPEC H3), and the queue shows it without a reload.
+	expiring := make(chan waited, 1)
+	go func() {
+		r := approvalRequest(runID)
+		r.Call.ID = "call_9"
+		deadline := time.Now().Add(3 * time.Second)
+		r.Deadline = &deadline
+		if err := run.Submit(ctx, &r); err != nil {
+			expiring <- waited{err: err}
+			return
+		}
+		got, err := run.Wait(ctx, r.ID)
+		expiring <- waited{got, err}
+	}()
+	waitFor("the expiring request", `Array.from(document.querySelectorAll('.countdown')).some(function (e) { return /left, then reject$/.test(e.textContent); })`)
+	waitFor("the expired request to leave", `document.querySelectorAll('#queue article.req').length === 1`)
+	select {
+	case w := <-expiring:
+		if w.err != nil || w.req.Status != "expired" || w.req.Decision != "reject" {
+			t.Fatalf("the expired request came back %s %s (%v), want expired with reject", w.req.Status, w.req.Decision, w.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run waiting on an expired request was not released")
+	}
+	if v := eval("page kept", `String(window.wardenNoReload)`); v != "yes" {
+		t.Error("the queue reloaded; want cards to leave live")
+	}
+
+	// Narrow window and dark mode, with the edit still pending.
 	do("narrow", chromedp.EmulateViewport(390, 844), chromedp.Navigate(env.url+"/"), chromedp.WaitVisible(chromedp.CSS("#req-"+edit.ID)))
 	noHorizontalScroll("the queue on a narrow window")
 	shot("queue-narrow")

@@ -69,10 +69,13 @@
       var ms = t - now, fs = el.dataset.failsafe || 'reject';
       el.textContent = ms <= 0 ? 'deadline passed: ' + fs : left(ms) + ' left, then ' + fs;
       el.classList.toggle('urgent', ms < 60000);
+      if (ms <= -1000 && !el.dataset.expired && page === 'queue') {
+        // The store closes an expired request when it next looks; ask.
+        el.dataset.expired = '1';
+        refreshQueue();
+      }
     });
   }
-  tick();
-  setInterval(tick, 1000);
 
   // ---- pending count --------------------------------------------------------
 
@@ -352,7 +355,12 @@
     }
     var t = $('#tail');
     if (t) { t.textContent = 'End of the transcript.'; }
+    var d = $('#run-duration');
+    if (d) { d.textContent = d.textContent.replace(/ so far$/, ''); }
   }
+
+  tick();
+  setInterval(tick, 1000);
 
   // ---- server-sent events ---------------------------------------------------
 
