@@ -212,8 +212,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 		}
 		return nil
 	})
-	if err == nil {
-		err = flush()
+	// The events read before an error are kept.
+	if ferr := flush(); err == nil {
+		err = ferr
 	}
 	if stored > 0 {
 		s.hub.publish()

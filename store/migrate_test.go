@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Migrations: a fresh database gets every one, opening again applies
+// none, stores opening together migrate once, and a database whose schema
+// is newer than this binary knows is refused, clearly (SPEC S1).
+func TestS1_Migrations(t *testing.T) {
+	ctx := context.Background()
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			ms, err := migrations(e.name)
+			if err != nil || len(ms) == 0 {
+				t.Fatalf("migrations: %v", err)
+			}
+			latest := ms[len(ms)-1].version
+			var wg sync.WaitGroup
+			errs := make([]error, 4)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s, err := Open(ctx, e.url)
+					if err == nil {
+						s.Close()
+					}
+					errs[i] = err
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatalf("concurrent open: %v", err)
+				}
+			}
+			s := open(t, e.url)
+			var n, v int
+			if err := s.db.QueryRow("SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != len(ms) || v != latest {
+				t.Fatalf("schema_migrations: %d rows, version %d, %v", n, v, err)
+			}
+			s.Close()
+			s = open(t, e.url) // again: nothing applied
+			if err := s.db.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
+				t.Fatalf("reopened: %d rows, %v", n, err)
+			}
+			if _, err := s.db.Exec(s.q("INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, 0)"), latest+1, "9999_future.sql"); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			_, err = Open(ctx, e.url)
+			if err == nil || !strings.Contains(err.Error(), "newer than this warden knows") {
+				t.Errorf("a newer schema: %v", err)
+			}
+		})
+	}
+}
+
+// URL: the flag, else $WARDEN_DB, else the default.
+func TestS1_URL(t *testing.T) {
+	t.Setenv(EnvDB, "postgres://db/warden")
+	if URL("x.db") != "x.db" || URL("") != "postgres://db/warden" {
+		t.Error("the flag or WARDEN_DB is not used")
+	}
+	t.Setenv(EnvDB, "")
+	if URL("") != "" {
+		t.Error("no default")
+	}
+	home := t.TempDir()
+	t.Setenv("WARDEN_HOME", home)
+	s := open(t, "")
+	if s.Engine() != EngineSQLite {
+		t.Errorf("default engine %s", s.Engine())
+	}
+	if p, _ := sqlitePath(""); p != home+"/warden.db" {
+		t.Errorf("default file %s", p)
+	}
+	for _, u := range []string{"sqlite:" + home + "/a.db", "file:" + home + "/b.db", home + "/c.db"} {
+		if p, err := sqlitePath(u); err != nil || !strings.HasPrefix(p, home) {
+			t.Errorf("%s → %s, %v", u, p, err)
+		}
+	}
+}
