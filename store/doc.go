@@ -50,10 +50,24 @@
 //
 // # Events
 //
-// A *Store is an event.Sink: each event is written in its own transaction,
-// committed before Write returns, as its exact JSON line plus indexed
-// columns (run, id, kind, time, call id, agent) and an arrival sequence.
-// Writing the same (run, id) twice keeps one row, so Import of the same
-// transcript is idempotent. The derived tables (runs, denials, turns) are
-// updated in that same transaction.
+// A *Store is an event.Sink: Write stores one event in its own
+// transaction, committed before it returns, as its exact JSON line plus
+// indexed columns (run, id, kind, time, call id, agent) and an arrival
+// sequence; the derived tables (runs, denials, turns) change in the same
+// transaction. Writing the same (run, id) twice keeps one row, so Import of
+// the same transcript is idempotent. Event commits survive a crash of the
+// process that made them (the test kills a writer with SIGKILL) but do not
+// wait for the disk: SQLite writes them on a connection with
+// synchronous=NORMAL, PostgreSQL with synchronous_commit off. That is the
+// durability of the JSONL transcript, which is written beside the store and
+// stays the record of a run; waiting for the disk on every event would
+// multiply the cost of a run. Requests and decisions do wait for the disk
+// (synchronous=FULL; PostgreSQL's default), since a decision must be
+// durable before it is answered (S3).
+//
+// A run that writes many events uses a Buffer (Store.Buffer): Write queues
+// the event and a goroutine commits whatever has queued in one transaction
+// (group commit), so the run does not wait for the store; Close commits the
+// rest. After a crash, importing the run's transcript again completes the
+// store.
 package store

@@ -41,23 +41,29 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s.engine = EngineSQLite
 		var p string
 		if p, err = sqlitePath(url); err == nil {
-			s.db, err = sql.Open("sqlite", sqliteDSN(p))
+			s.db, err = sql.Open("sqlite", sqliteDSN(p, "FULL"))
+		}
+		if err == nil {
+			s.evdb, err = sql.Open("sqlite", sqliteDSN(p, "NORMAL"))
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
+	if s.evdb == nil {
+		s.evdb = s.db
+	}
 	if err := s.db.PingContext(ctx); err != nil {
-		s.db.Close()
+		s.closePools()
 		return nil, fmt.Errorf("store: opening the %s database: %w", s.engine, err)
 	}
 	if err := migrate(ctx, s.db, s.engine); err != nil {
-		s.db.Close()
+		s.closePools()
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if s.engine == EnginePostgres {
 		if err := s.startListener(ctx); err != nil {
-			s.db.Close()
+			s.closePools()
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}
@@ -68,7 +74,13 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // concurrent use; several Stores, in this process or others, may share one
 // database.
 type Store struct {
+	// db holds the requests and is read from; its commits are durable
+	// when they return (SQLite synchronous=FULL). evdb writes events: on
+	// SQLite a pool with synchronous=NORMAL, on PostgreSQL db itself with
+	// synchronous_commit off for event transactions (see the package
+	// comment).
 	db     *sql.DB
+	evdb   *sql.DB
 	engine string
 	url    string
 	hub    *hub
@@ -92,8 +104,19 @@ func (s *Store) Close() error {
 			s.stop()
 			s.listened.Wait()
 		}
-		err = s.db.Close()
+		err = s.closePools()
 	})
+	return err
+}
+
+// closePools closes the store's pools.
+func (s *Store) closePools() error {
+	err := s.db.Close()
+	if s.evdb != nil && s.evdb != s.db {
+		if e := s.evdb.Close(); err == nil {
+			err = e
+		}
+	}
 	return err
 }
 
@@ -130,12 +153,13 @@ func sqlitePath(url string) (string, error) {
 }
 
 // sqliteDSN is the modernc.org/sqlite data source of the file p: WAL, a
-// busy timeout, foreign keys, full synchronous commits (a commit is on disk
-// when it returns) and transactions that take the write lock when they
+// busy timeout, foreign keys, the synchronous mode sync (FULL: a commit is
+// on disk when it returns; NORMAL: it survives a crash of the process, not
+// of the machine) and transactions that take the write lock when they
 // begin.
-func sqliteDSN(p string) string {
+func sqliteDSN(p, sync string) string {
 	return p + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
-		"&_pragma=synchronous(FULL)&_txlock=immediate"
+		"&_pragma=synchronous(" + sync + ")&_txlock=immediate"
 }
 
 // A migration is one numbered .sql file of an engine.

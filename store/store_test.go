@@ -224,9 +224,11 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
+			// A request that changed twice between two reads may come once,
+			// as it is then.
 			var got []string
 			timeout := time.After(5 * time.Second)
-			for len(got) < 3 {
+			for !slices.Contains(got, "request decided") {
 				select {
 				case c := <-ch:
 					switch {
@@ -240,7 +242,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 				}
 			}
 			want := []string{"event r1-000002", "request pending", "request decided"}
-			if !slices.Equal(got, want) && !slices.Equal(got[:2], []string{"event r1-000002", "request decided"}) {
+			if !slices.Equal(got, want) && !slices.Equal(got, []string{"event r1-000002", "request decided"}) {
 				t.Errorf("changes = %q, want %q", got, want)
 			}
 			cancel()
