@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/store"
 )
 
@@ -83,4 +85,26 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "decisions/s")
 		})
 	}
+}
+
+// BenchmarkClientWrite measures a run's events sent through Client.Write
+// to the server's store (SQLite) until Close says all are stored.
+func BenchmarkClientWrite(b *testing.B) {
+	ts := startServer(b, "")
+	c := &Client{URL: ts.URL, Token: testToken}
+	now := time.Now().UTC()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		e := event.Event{ID: fmt.Sprintf("bench-%07d", i+1), Time: now, RunID: "bench", Agent: "main",
+			Data: event.Tool{CallID: fmt.Sprint(i), Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls -l"}`), Result: "total 0\n"}}
+		if err := c.Write(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
 }
