@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -170,6 +171,16 @@ func TestS2_CSRFRequiredForCookieAuth(t *testing.T) {
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != 401 {
 		t.Fatalf("a session cookie replayed after logout: %v %v", resp.StatusCode, err)
+	}
+	// Under TLS the cookie is Secure.
+	tlsSrv := httptest.NewTLSServer(mux)
+	defer tlsSrv.Close()
+	resp, err = tlsSrv.Client().PostForm(tlsSrv.URL+"/test-login", url.Values{"token": {testToken}})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("login over TLS: %v %v", resp, err)
+	}
+	if c := resp.Header.Get("Set-Cookie"); !strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {
+		t.Errorf("Set-Cookie over TLS: %q", c)
 	}
 }
 
