@@ -311,6 +311,9 @@ func testAPIContract(t *testing.T, u string) {
 		{"submit an unknown kind", "POST", "/api/requests", `{"kind":"vote","choices":["approve"]}`, 400, nil},
 		{"submit a fail-safe approve", "POST", "/api/requests", `{"kind":"approval","choices":["approve","reject"],"deadline":"2030-01-01T00:00:00Z","failsafe":"approve"}`, 400, nil},
 		{"submit not JSON", "POST", "/api/requests", `{`, 400, nil},
+		{"submit a choice the kind lacks", "POST", "/api/requests", `{"kind":"review","choices":["approve"]}`, 400, nil},
+		{"submit a choice twice", "POST", "/api/requests", `{"kind":"approval","choices":["reject","reject"]}`, 400, nil},
+		{"submit a review failing safe to reject", "POST", "/api/requests", `{"kind":"review","deadline":"2030-01-01T00:00:00Z","failsafe":"reject"}`, 400, nil},
 		{"runs", "GET", "/api/runs", "", 200, func(t *testing.T, b []byte) {
 			var out struct{ Runs []store.Run }
 			decode(t, b, &out)
