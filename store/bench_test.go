@@ -122,3 +122,26 @@ func BenchmarkWriteEvent(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBufferWrite measures the cost per event of a Buffer (queue,
+// then group commit), amortized over b.N events and the final Close.
+func BenchmarkBufferWrite(b *testing.B) {
+	for _, e := range benchEngines(b) {
+		b.Run(e.name, func(b *testing.B) {
+			s := open(b, e.url)
+			result := strings.Repeat("x", 1024)
+			buf := s.Buffer()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
+					Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
+				if err := buf.Write(e); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := buf.Close(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // maxBatch bounds the events a Buffer commits at once.
-const maxBatch = 1000
+const maxBatch = 256
 
 // Buffer is an event.Sink that writes a run's events to the store in the
 // background, committing whatever has queued up in one transaction (group

@@ -9,9 +9,9 @@
 //
 // One schema, two engines. SQLite (modernc.org/sqlite, pure Go, no cgo) is
 // the default: a single file, by default $WARDEN_HOME/warden.db, opened in
-// WAL mode with a busy timeout, foreign keys on, synchronous=FULL, and every
-// transaction taking the write lock when it begins, so that writers queue
-// instead of failing. PostgreSQL (github.com/jackc/pgx/v5) is used when the
+// WAL mode with a busy timeout, foreign keys on, and every transaction
+// taking the write lock when it begins, so that writers queue instead of
+// failing. PostgreSQL (github.com/jackc/pgx/v5) is used when the
 // URL is postgres:// or postgresql://, for many machines and replicas.
 // Both are reached through database/sql; the SQL differs only where the
 // engines do (placeholders, sequences), and each engine has its own
@@ -25,9 +25,11 @@
 // PostgreSQL under a pg_advisory_lock so that replicas starting together do
 // not race. A database whose schema is newer than this binary knows is
 // refused with a clear error instead of being written to. The runner is
-// about a hundred lines, needs no dependency beyond the drivers, and keeps
-// the SQLite build free of the drivers and CLI that a library such as
-// goose or golang-migrate would bring along.
+// about a hundred lines and needs no dependency beyond the two drivers; the
+// three things it must get right (one transaction per migration, the lock
+// across replicas, refusing a newer schema) are tested here on both
+// engines, where a library would bring its own CLI, dialect layer and
+// conventions for what this package needs once.
 //
 // # Exactly once
 //

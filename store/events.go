@@ -28,17 +28,17 @@ const writeTimeout = time.Minute
 // inTx runs fn in a transaction of the requests' pool and commits it,
 // durably. On SQLite this process's writers take turns here.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.tx(ctx, s.db, false, fn)
+	return s.tx(ctx, s.db, fn)
 }
 
 // inEventTx runs fn in a transaction that writes events and commits it:
 // the commit survives a crash of this process (SPEC S3), without waiting
 // for the disk (see the package comment).
 func (s *Store) inEventTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	return s.tx(ctx, s.evdb, true, fn)
+	return s.tx(ctx, s.evdb, fn)
 }
 
-func (s *Store) tx(ctx context.Context, db *sql.DB, events bool, fn func(tx *sql.Tx) error) error {
+func (s *Store) tx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
 	if s.engine == EngineSQLite {
 		s.wmu.Lock()
 		defer s.wmu.Unlock()
@@ -46,12 +46,6 @@ func (s *Store) tx(ctx context.Context, db *sql.DB, events bool, fn func(tx *sql
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
-	}
-	if events && s.engine == EnginePostgres {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-			tx.Rollback() //nolint:errcheck // the error of SET is the one to report
-			return err
-		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback() //nolint:errcheck // the error of fn is the one to report
@@ -81,7 +75,9 @@ func (s *Store) writeEvents(ctx context.Context, es []event.Event) (int, error) 
 		if e.ID == "" || e.RunID == "" {
 			return 0, fmt.Errorf("event %q of run %q: an event needs an id and a run id", e.ID, e.RunID)
 		}
-		line, err := json.Marshal(e)
+		// The line json.Marshal writes (the transcript's), without its
+		// second pass over the bytes: MarshalJSON's output is compact.
+		line, err := e.MarshalJSON()
 		if err != nil {
 			return 0, fmt.Errorf("event %s: %w", e.ID, err)
 		}
@@ -96,6 +92,14 @@ func (s *Store) writeEvents(ctx context.Context, es []event.Event) (int, error) 
 	if err != nil {
 		return 0, err
 	}
+	s.runsMu.Lock()
+	if s.knownRuns == nil || len(s.knownRuns) > 10000 {
+		s.knownRuns = map[string]bool{}
+	}
+	for _, e := range es {
+		s.knownRuns[e.RunID] = true
+	}
+	s.runsMu.Unlock()
 	if n > 0 && s.engine == EngineSQLite {
 		s.hub.publish()
 	}
@@ -108,15 +112,17 @@ const batchRows = 100
 // writeBatch stores es with their JSON lines in tx, with what they change
 // in the derived tables, and returns how many were new.
 func (s *Store) writeBatch(ctx context.Context, tx *sql.Tx, es []event.Event, lines [][]byte) (int, error) {
-	// The runs first, once each.
+	// The runs first, once each, unless this Store made their rows before.
 	seen := map[string]bool{}
 	var runArgs []any
+	s.runsMu.Lock()
 	for _, e := range es {
-		if !seen[e.RunID] {
+		if !seen[e.RunID] && !s.knownRuns[e.RunID] {
 			seen[e.RunID] = true
 			runArgs = append(runArgs, e.RunID, e.Time.UnixNano())
 		}
 	}
+	s.runsMu.Unlock()
 	for len(runArgs) > 0 {
 		k := min(len(runArgs), 2*batchRows)
 		vals := strings.TrimSuffix(strings.Repeat("(?, ?), ", k/2), ", ")
@@ -302,6 +308,32 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 // event whose id is after ("" = from the start; ErrNotFound if the run has
 // no such event), at most limit (<= 0 = all).
 func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]event.Event, error) {
+	hits, err := s.runEvents(ctx, runID, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]event.Event, len(hits))
+	for i, h := range hits {
+		out[i] = h.Event
+	}
+	return out, nil
+}
+
+// EventLines is Events returning the stored JSON lines, as the transcript
+// has them (for an API that sends them on unchanged).
+func (s *Store) EventLines(ctx context.Context, runID, after string, limit int) ([]json.RawMessage, error) {
+	hits, err := s.runEvents(ctx, runID, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(hits))
+	for i, h := range hits {
+		out[i] = h.Line
+	}
+	return out, nil
+}
+
+func (s *Store) runEvents(ctx context.Context, runID, after string, limit int) ([]Hit, error) {
 	var from int64
 	if after != "" {
 		err := s.db.QueryRowContext(ctx, s.q("SELECT seq FROM events WHERE run_id = ? AND id = ?"), runID, after).Scan(&from)
@@ -326,17 +358,13 @@ func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]e
 	if err != nil {
 		return nil, fmt.Errorf("store: events of run %s: %w", runID, err)
 	}
-	out := make([]event.Event, len(hits))
-	for i, h := range hits {
-		out[i] = h.Event
-	}
-	return out, nil
+	return hits, nil
 }
 
 // scanLines reads rows of one column, the event line, and decodes them.
 func scanLines(rows *sql.Rows) ([]Hit, error) {
 	defer rows.Close()
-	var out []Hit
+	out := []Hit{}
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
@@ -448,7 +476,7 @@ func (s *Store) runs(ctx context.Context, q string, args ...any) ([]Run, error) 
 	if err != nil {
 		return nil, err
 	}
-	var out []Run
+	out := []Run{}
 	index := map[string]int{}
 	for rows.Next() {
 		var r Run

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	neturl "net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
@@ -37,6 +37,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		s.engine = EnginePostgres
 		s.db, err = sql.Open("pgx", url)
+		if err == nil {
+			s.evdb, err = sql.Open("pgx", withParam(url, "synchronous_commit", "off"))
+		}
 	default:
 		s.engine = EngineSQLite
 		var p string
@@ -52,6 +55,19 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	if s.evdb == nil {
 		s.evdb = s.db
+	}
+	// Bounded pools: PostgreSQL's default allows 100 clients in all, and
+	// SQLite has one writer at a time.
+	if s.engine == EnginePostgres {
+		s.db.SetMaxOpenConns(16)
+		s.db.SetMaxIdleConns(16)
+		s.evdb.SetMaxOpenConns(4)
+		s.evdb.SetMaxIdleConns(4)
+	} else {
+		s.db.SetMaxOpenConns(8)
+		s.db.SetMaxIdleConns(8)
+		s.evdb.SetMaxOpenConns(2)
+		s.evdb.SetMaxIdleConns(2)
 	}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.closePools()
@@ -75,15 +91,19 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // database.
 type Store struct {
 	// db holds the requests and is read from; its commits are durable
-	// when they return (SQLite synchronous=FULL). evdb writes events: on
-	// SQLite a pool with synchronous=NORMAL, on PostgreSQL db itself with
-	// synchronous_commit off for event transactions (see the package
-	// comment).
-	db     *sql.DB
-	evdb   *sql.DB
-	engine string
-	url    string
-	hub    *hub
+	// when they return (SQLite synchronous=FULL). evdb writes events: a
+	// pool with synchronous=NORMAL (SQLite) or synchronous_commit off
+	// (PostgreSQL); see the package comment.
+	db   *sql.DB
+	evdb *sql.DB
+
+	// knownRuns are the runs this Store has made sure have a row (runs are
+	// never deleted).
+	runsMu    sync.Mutex
+	knownRuns map[string]bool
+	engine    string
+	url       string
+	hub       *hub
 
 	// wmu serializes this process's SQLite writers, so that they queue
 	// here rather than in SQLite's busy handler, which sleeps.
@@ -281,6 +301,19 @@ func rebind(engine, q string) string {
 // q returns the query q for the store's engine.
 func (s *Store) q(q string) string { return rebind(s.engine, q) }
 
+// withParam returns the PostgreSQL URL u with the query parameter name
+// set to value (a run-time parameter of its connections).
+func withParam(u, name, value string) string {
+	p, err := neturl.Parse(u)
+	if err != nil {
+		return u // Open reports the bad URL
+	}
+	q := p.Query()
+	q.Set(name, value)
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
 // listenChannel is the NOTIFY channel of a schema: stores in different
 // schemas of one database do not hear each other.
 func listenChannel(schema string) string {
@@ -293,5 +326,3 @@ func listenChannel(schema string) string {
 	}
 	return c
 }
-
-var _ = pgx.Identifier{}
