@@ -221,7 +221,8 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 }
 
 // runEvents answers GET /api/runs/{id}/events?after=EVENT_ID&limit=N: the
-// run's events in order of arrival, as a JSON array of transcript lines.
+// run's events in order of arrival, as a JSON array of their transcript
+// lines as stored.
 func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	limit, err := parseLimit(r.URL.Query().Get("limit"))
@@ -233,15 +234,13 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		s.storeError(w, r, err)
 		return
 	}
-	es, err := s.Store.Events(r.Context(), id, r.URL.Query().Get("after"), limit)
+	lines, err := s.Store.EventLines(r.Context(), id, r.URL.Query().Get("after"), limit)
 	if err != nil {
 		s.storeError(w, r, err)
 		return
 	}
-	lines, err := eventLines(es)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
+	if lines == nil {
+		lines = []json.RawMessage{}
 	}
 	writeJSON(w, http.StatusOK, lines)
 }

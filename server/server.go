@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/store"
 )
@@ -231,17 +230,4 @@ func parseLimit(v string) (int, error) {
 		return 0, fmt.Errorf("limit=%q is not a count", v)
 	}
 	return n, nil
-}
-
-// eventLines returns events as their JSON lines.
-func eventLines(es []event.Event) ([]json.RawMessage, error) {
-	out := make([]json.RawMessage, 0, len(es))
-	for _, e := range es {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
 }
