@@ -1,0 +1,205 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/store"
+)
+
+// envPostgres names the PostgreSQL database tests may use; each test gets
+// a schema of its own in it.
+const envPostgres = "WARDEN_TEST_POSTGRES"
+
+const testToken = "test-token-0123456789"
+
+// engine is a database a test runs on.
+type engine struct{ name, url string }
+
+// engines returns a fresh SQLite database and, when WARDEN_TEST_POSTGRES
+// is set, a fresh schema of that PostgreSQL database.
+func engines(t testing.TB) []engine {
+	t.Helper()
+	es := []engine{{store.EngineSQLite, "sqlite:" + filepath.Join(t.TempDir(), "warden.db")}}
+	if os.Getenv(envPostgres) == "" {
+		t.Logf("PostgreSQL skipped: %s is unset", envPostgres)
+		return es
+	}
+	return append(es, engine{store.EnginePostgres, pgSchema(t, os.Getenv(envPostgres))})
+}
+
+// pgSchema creates a schema in the database at base, dropped when the test
+// ends, and returns a URL whose connections use it.
+func pgSchema(t testing.TB, base string) string {
+	t.Helper()
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "srv_" + hex.EncodeToString(b[:])
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatalf("creating a schema in %s: %v", envPostgres, err)
+	}
+	t.Cleanup(func() {
+		if db, err := sql.Open("pgx", base); err == nil {
+			db.Exec("DROP SCHEMA " + schema + " CASCADE")
+			db.Close()
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// openStore opens the store at u, closed when the test ends.
+func openStore(t testing.TB, u string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// testServer is a Server on a real store, listening on loopback.
+type testServer struct {
+	*Server
+	URL    string
+	Client *Client
+	Store  *store.Store
+}
+
+// startServer serves a Server on the store at u (a fresh SQLite one when
+// u is "") on a loopback port, with the key of a temporary directory.
+func startServer(t testing.TB, u string) *testServer {
+	t.Helper()
+	if u == "" {
+		u = "sqlite:" + filepath.Join(t.TempDir(), "warden.db")
+	}
+	st := openStore(t, u)
+	key, err := gate.FileSealer(filepath.Join(t.TempDir(), "keys", "override.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Store: st, Token: testToken, Sealer: key}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &Client{URL: hs.URL, Token: testToken}}
+}
+
+// call makes one HTTP request with the test token (unless header says
+// otherwise) and returns the status and body.
+func call(t testing.TB, method, u string, body string, header http.Header) (int, []byte, http.Header) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, u, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header == nil {
+		header = http.Header{"Authorization": {"Bearer " + testToken}}
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, resp.Header
+}
+
+// decode unmarshals data into v or fails the test.
+func decode(t testing.TB, data []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%v in %s", err, data)
+	}
+}
+
+// submit puts a pending approval request in the queue through the client.
+func submit(t testing.TB, c *Client, run string) store.Request {
+	t.Helper()
+	r := store.Request{Kind: store.KindApproval, RunID: run, Agent: "main",
+		Call:    store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)},
+		Choices: []string{"approve", "modify", "reject", "terminate"}}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// errorOf returns the "error" of a JSON error body.
+func errorOf(data []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(data), &e) != nil {
+		return ""
+	}
+	return e.Error
+}
+
+// newHTTPTest serves h on a loopback port.
+func newHTTPTest(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
+
+// recorder is a minimal http.ResponseWriter for handler calls without a
+// listener.
+type recorder struct {
+	*httptest.ResponseRecorder
+	code int
+}
+
+func newRecorder() *recorder { return &recorder{ResponseRecorder: httptest.NewRecorder()} }
+
+func (r *recorder) WriteHeader(code int) { r.code = code; r.ResponseRecorder.WriteHeader(code) }
+
+// listenAgain listens on addr again after a server there closed.
+func listenAgain(addr string) (net.Listener, error) {
+	var err error
+	for range 50 {
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return ln, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, err
+}
+
+// bound returns a time limit of a test, longer under the race detector.
+func bound(d time.Duration) time.Duration {
+	if raceEnabled {
+		return 5 * d
+	}
+	return d
+}

@@ -1,0 +1,812 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/store"
+)
+
+// The web panel (SPEC S2, H1–H5, G12): server-rendered pages over the
+// store, with embedded assets and a little JavaScript for live updates
+// (server-sent events from /api/events/stream) and keyboard shortcuts.
+// Every page needs the session cookie; every form that changes state
+// carries the session's CSRF token.
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// panelPages are the panel's parsed templates by page name; parsed once
+// and never changed.
+var panelPages = parsePages()
+
+// pageNames are the templates with a page of their own; each is parsed
+// with the layout and the shared parts.
+var pageNames = []string{"login", "queue", "denials", "runs", "run", "search", "fragments"}
+
+func parsePages() map[string]*template.Template {
+	base := template.Must(template.New("").Funcs(panelFuncs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
+	out := make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		t := template.Must(base.Clone())
+		out[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
+	}
+	return out
+}
+
+// panelFuncs are the functions the templates use.
+var panelFuncs = template.FuncMap{
+	"short": shortID,
+	"stamp": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"iso": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format(time.RFC3339)
+	},
+	"ago": func(t time.Time) string { return ago(time.Since(t)) },
+	"lines": func(s string) int {
+		return min(max(strings.Count(s, "\n")+2, 6), 24)
+	},
+	"tone": toneOf,
+	"outputOf": func(label, text string) block {
+		return block{Label: label, Kind: "output", Text: text}
+	},
+}
+
+// shortID shortens an id for display: ids longer than 12 characters keep
+// their first 8.
+func shortID(id string) string {
+	if len(id) <= 12 {
+		return id
+	}
+	return id[:8] + "…"
+}
+
+// ago says how long ago a duration is, coarsely.
+func ago(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "just now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h ago"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + "d ago"
+}
+
+// duration renders the length of a run.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return strconv.Itoa(int(d.Milliseconds())) + " ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m " + strconv.Itoa(int(d.Seconds())%60) + "s"
+	}
+	return strconv.Itoa(int(d.Hours())) + "h " + strconv.Itoa(int(d.Minutes())%60) + "m"
+}
+
+// page is what every page template receives.
+type page struct {
+	Title string
+	// Nav names the active navigation entry.
+	Nav  string
+	CSRF string
+	// Pending is the number of pending requests, for the navigation badge.
+	Pending int
+	// Notice is a message shown at the top of the page; NoticeTone is ok,
+	// bad or warn.
+	Notice, NoticeTone string
+
+	// Login page.
+	Next, LoginError string
+
+	// Queue page.
+	Requests []requestView
+	Decided  []requestView
+
+	// Denials page.
+	Denials []denialView
+
+	// Runs page and run page.
+	Runs   []runView
+	Filter runFilter
+	Run    runView
+	Events []eventView
+	// Last is the id of the last event shown, for live updates.
+	Last string
+
+	// Search page.
+	Search searchForm
+	Hits   []eventView
+	Kinds  []string
+	// Searched reports that a search was made (to say "no results").
+	Searched bool
+}
+
+// choice is one decision button of a request.
+type choice struct {
+	Value, Label, Key, Class string
+}
+
+// requestView is a request as the queue shows it.
+type requestView struct {
+	ID, Kind, RunID, Agent  string
+	CallID, Function        string
+	CallText                string
+	View                    string
+	ViewDiff, EditDiff      []diffLine
+	Message, MessageLabel   string
+	Result                  string
+	HasResult               bool
+	Choices                 []choice
+	CanModify               bool
+	ArgsJSON                string
+	EditText, EditError     string
+	EditOpen                bool
+	Created                 time.Time
+	Deadline                *time.Time
+	Failsafe                string
+	Status, Decision        string
+	Explanation, DecidedBy  string
+	Modified                string
+	DecisionTone, KindLabel string
+	// CSRF is the session's token for the request's form.
+	CSRF string
+	// ShowArgs offers the exact arguments as JSON beside a call shown in
+	// short.
+	ShowArgs bool
+}
+
+// sameAsArgument reports whether a call's view is just the text of one of
+// its arguments (a shell command, say), which the call shows already.
+func sameAsArgument(view string, raw json.RawMessage) bool {
+	args, err := orderedArgs(raw)
+	if err != nil {
+		return false
+	}
+	for _, a := range args {
+		var s string
+		if json.Unmarshal(a.Value, &s) == nil && strings.TrimSpace(s) == strings.TrimSpace(view) {
+			return true
+		}
+	}
+	return false
+}
+
+// choiceLabels label the decisions; continue is labelled Approve (SPEC H2).
+var choiceLabels = map[string]choice{
+	"approve":   {Label: "Approve", Key: "a", Class: "approve"},
+	"continue":  {Label: "Approve", Key: "a", Class: "approve"},
+	"modify":    {Label: "Modify…", Key: "m", Class: "modify"},
+	"reject":    {Label: "Reject", Key: "r", Class: "reject"},
+	"terminate": {Label: "Terminate run", Key: "t", Class: "terminate"},
+	"escalate":  {Label: "Escalate", Key: "e", Class: "escalate"},
+}
+
+// choiceOrder is the order the buttons are shown in.
+var choiceOrder = []string{"approve", "continue", "modify", "reject", "terminate", "escalate"}
+
+// viewRequest renders a stored request for the queue.
+func viewRequest(r store.Request) requestView {
+	v := requestView{
+		ID: r.ID, Kind: r.Kind, RunID: r.RunID, Agent: human.Escape(r.Agent),
+		CallID: human.Escape(r.Call.ID), Function: human.Escape(r.Call.Function),
+		CallText: callText(r.Call.Function, r.Call.Arguments),
+		View:     human.Escape(r.View),
+		ViewDiff: viewDiff(r.View),
+		EditDiff: editDiff(r.Call.Function, r.Call.Arguments),
+		Result:   human.Escape(r.Result), HasResult: r.Kind == "review",
+		Created: r.Created, Deadline: r.Deadline, Failsafe: r.Failsafe,
+		Status: r.Status, Decision: r.Decision, Explanation: human.Escape(r.Explanation),
+		DecidedBy: human.Escape(r.DecidedBy), DecisionTone: toneOf(r.Decision),
+	}
+	if v.Failsafe == "" && r.Deadline != nil {
+		v.Failsafe = "reject"
+		if r.Kind == "review" {
+			v.Failsafe = "terminate"
+		}
+	}
+	switch r.Kind {
+	case "approval":
+		v.KindLabel = "approval"
+		v.MessageLabel = "assistant message"
+	case "review":
+		v.KindLabel = "review"
+		v.MessageLabel = "assistant message"
+	case "boundary":
+		v.KindLabel = "boundary"
+		v.MessageLabel = "reviewer's rationale"
+	default:
+		v.KindLabel = human.Escape(r.Kind)
+		v.MessageLabel = "message"
+	}
+	v.Message = human.Escape(r.Message)
+	if v.EditDiff != nil {
+		v.ViewDiff = nil // the edit diff says the same, read from the arguments
+		v.CallText = callSummary(r.Call.Function, r.Call.Arguments)
+		v.ShowArgs = true
+	}
+	if v.View != "" && sameAsArgument(r.View, r.Call.Arguments) {
+		v.View = "" // the call shows it already
+	}
+	if len(r.Modified) > 0 {
+		v.Modified = callText(r.Call.Function, r.Modified)
+	}
+	for _, c := range choiceOrder {
+		if !slices.Contains(r.Choices, c) {
+			continue
+		}
+		ch := choiceLabels[c]
+		ch.Value = c
+		v.Choices = append(v.Choices, ch)
+		if c == "modify" {
+			v.CanModify = true
+		}
+	}
+	for _, c := range r.Choices { // choices this version does not know still get a button
+		if _, ok := choiceLabels[c]; !ok {
+			v.Choices = append(v.Choices, choice{Value: c, Label: human.Escape(c), Class: "escalate"})
+		}
+	}
+	v.ArgsJSON = prettyJSON(r.Call.Arguments)
+	v.EditText = v.ArgsJSON
+	return v
+}
+
+// denialView is a denial as the denials page shows it.
+type denialView struct {
+	ID, RunID, CallID    string
+	Action               string
+	RiskLevel, Rationale string
+	Time                 time.Time
+	Status               string
+}
+
+// runView is a run as the runs pages show it.
+type runView struct {
+	ID, Task, Model, Status string
+	Started                 time.Time
+	Duration                string
+	Running                 bool
+	Events, Pending         int
+	Counts                  []fact
+}
+
+func viewRun(r store.Run) runView {
+	v := runView{ID: r.ID, Task: human.Escape(r.Task), Model: human.Escape(r.Model), Status: r.Status, Started: r.Started,
+		Running: r.Status == "running" || r.Status == "", Events: r.Counts["events"], Pending: r.Counts["pending"]}
+	if v.Status == "" {
+		v.Status = "running"
+	}
+	if r.Ended != nil && !r.Started.IsZero() {
+		v.Duration = duration(r.Ended.Sub(r.Started))
+	} else if v.Running && !r.Started.IsZero() {
+		v.Duration = duration(time.Since(r.Started).Truncate(time.Second)) + " so far"
+	}
+	for _, k := range []struct{ kind, label string }{
+		{"model", "model calls"}, {"tool", "tool calls"}, {"approval", "approvals"}, {"review", "reviews"},
+		{"auto_review", "auto-reviews"}, {"override", "overrides"},
+	} {
+		if n := r.Counts[k.kind]; n > 0 {
+			v.Counts = append(v.Counts, fact{k.label, strconv.Itoa(n)})
+		}
+	}
+	return v
+}
+
+// runFilter is the runs page's filter form.
+type runFilter struct {
+	Status, Task, Within, Since, Until string
+	Statuses                           []string
+}
+
+// searchForm is the search page's form.
+type searchForm struct{ Q, Kind, Run string }
+
+// eventKinds are the kinds offered in the search form.
+var eventKinds = []string{
+	string(event.KindRunStart), string(event.KindTurnStart), string(event.KindModel), string(event.KindApproval),
+	string(event.KindTool), string(event.KindReview), string(event.KindAutoReview), string(event.KindOverride),
+	string(event.KindOverrideUsed), string(event.KindWithheld), string(event.KindHandoff), string(event.KindInfo),
+	string(event.KindWarning), string(event.KindLimit), string(event.KindError), string(event.KindRunEnd),
+}
+
+// panel registers the panel's pages on mux.
+func (s *Server) panel(mux *http.ServeMux) {
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the embedded directory is part of the binary
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r)
+	}))
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.loginSubmit)
+	mux.HandleFunc("POST /logout", s.pageAction(s.logoutSubmit))
+	mux.HandleFunc("GET /{$}", s.pageView(s.queuePage))
+	mux.HandleFunc("GET /denials", s.pageView(s.denialsPage))
+	mux.HandleFunc("GET /runs", s.pageView(s.runsPage))
+	mux.HandleFunc("GET /runs/{id}", s.pageView(s.runPage))
+	mux.HandleFunc("GET /search", s.pageView(s.searchPage))
+	mux.HandleFunc("POST /requests/{id}/decide", s.pageAction(s.decideSubmit))
+	mux.HandleFunc("POST /denials/{id}/approve", s.pageAction(s.denialApproveSubmit))
+	mux.HandleFunc("GET /fragments/queue", s.fragment(s.queueFragment))
+	mux.HandleFunc("GET /fragments/runs/{id}", s.fragment(s.runFragment))
+}
+
+// pageHeaders sets the headers of every panel page: no caching, and a
+// content security policy that allows only the panel's own scripts and
+// styles, so that text shown in a page can never run (SPEC H5).
+func pageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+}
+
+// pageView wraps a page handler: without a session the person is sent to
+// the login page, coming back here after.
+func (s *Server) pageView(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.session(r) {
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// pageAction wraps a form handler that changes state: it needs a session
+// (else 303 to the login page) and the session's CSRF token (else 403).
+func (s *Server) pageAction(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.session(r) {
+			http.Redirect(w, r, "/login", http.StatusSeeOther)
+			return
+		}
+		if !s.checkCSRF(r) {
+			pageHeaders(w)
+			w.WriteHeader(http.StatusForbidden)
+			s.render(w, r, "login", page{Title: "Forbidden", LoginError: "This form has expired or did not come from the panel (missing or wrong CSRF token). Go back, reload the page and try again."})
+			return
+		}
+		h(w, r)
+	}
+}
+
+// fragment wraps a handler of an HTML fragment fetched by the panel's
+// script: without a session it answers 401, and the script reloads.
+func (s *Server) fragment(h func(w http.ResponseWriter, r *http.Request)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.session(r) {
+			http.Error(w, "log in again", http.StatusUnauthorized)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// render executes a page template into w; on failure it answers 500. The
+// page is rendered to a buffer first, so a failure never sends half a page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	s.renderTemplate(w, r, name, "layout", p)
+}
+
+func (s *Server) renderTemplate(w http.ResponseWriter, r *http.Request, name, tmpl string, p any) {
+	var b bytes.Buffer
+	if err := panelPages[name].ExecuteTemplate(&b, tmpl, p); err != nil {
+		s.logError(r, "render "+name, err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	pageHeaders(w)
+	_, _ = w.Write(b.Bytes())
+}
+
+// logError logs an error of a panel request.
+func (s *Server) logError(r *http.Request, what string, err error) {
+	s.logger().Error("panel: "+what, "path", r.URL.Path, "err", err)
+}
+
+// newPage returns a page with what every page shows: the CSRF token and
+// the pending count.
+func (s *Server) newPage(ctx context.Context, r *http.Request, title, nav string) page {
+	p := page{Title: title, Nav: nav, CSRF: s.csrfToken(r)}
+	if reqs, err := s.Store.Requests(ctx, "pending"); err == nil {
+		p.Pending = len(reqs)
+	}
+	return p
+}
+
+// safeNext returns where to go after logging in: a path of this server,
+// else "/".
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+		return "/"
+	}
+	return next
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	if s.session(r) {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, "login", page{Title: "Log in", Next: next})
+}
+
+func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<16)
+	next := safeNext(r.PostFormValue("next"))
+	if s.login(w, r, strings.TrimSpace(r.PostFormValue("token"))) {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	pageHeaders(w)
+	w.WriteHeader(http.StatusUnauthorized)
+	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That token is not right. It is $WARDEN_TOKEN, or the token file `warden serve` names when it starts."})
+}
+
+func (s *Server) logoutSubmit(w http.ResponseWriter, r *http.Request) {
+	s.logout(w, r)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// queueData loads the pending requests and the last few decided ones.
+func (s *Server) queueData(ctx context.Context, p *page) error {
+	pending, err := s.Store.Requests(ctx, "pending")
+	if err != nil {
+		return err
+	}
+	p.Pending = len(pending)
+	for _, r := range pending {
+		v := viewRequest(r)
+		v.CSRF = p.CSRF
+		p.Requests = append(p.Requests, v)
+	}
+	decided, err := s.Store.Requests(ctx, "decided")
+	if err != nil {
+		return err
+	}
+	for _, r := range decided[:min(len(decided), 8)] {
+		p.Decided = append(p.Decided, viewRequest(r))
+	}
+	return nil
+}
+
+func (s *Server) queuePage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p := s.newPage(ctx, r, "Queue", "queue")
+	if err := s.queueData(ctx, &p); err != nil {
+		s.fail(w, r, "queue", err)
+		return
+	}
+	if id := r.URL.Query().Get("decided"); id != "" {
+		if req, err := s.Store.Request(ctx, id); err == nil && req.Status != "pending" {
+			p.Notice = "Recorded: " + decisionLabel(req) + " for " + human.Escape(req.Call.Function) + " (" + shortID(req.ID) + ")."
+			p.NoticeTone = "ok"
+		}
+	}
+	s.render(w, r, "queue", p)
+}
+
+// decisionLabel names a request's decision as the buttons did.
+func decisionLabel(r store.Request) string {
+	if c, ok := choiceLabels[r.Decision]; ok && r.Decision != "modify" {
+		return strings.ToLower(c.Label)
+	}
+	return human.Escape(r.Decision)
+}
+
+// fail answers a page whose data could not be loaded.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
+	s.logError(r, what, err)
+	p := s.newPage(r.Context(), r, "Error", "")
+	p.Notice = "The " + what + " could not be loaded: " + err.Error()
+	p.NoticeTone = "bad"
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	var b bytes.Buffer
+	if err := panelPages["queue"].ExecuteTemplate(&b, "layout", p); err != nil {
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	pageHeaders(w)
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write(b.Bytes())
+}
+
+func (s *Server) queueFragment(w http.ResponseWriter, r *http.Request) {
+	p := page{CSRF: s.csrfToken(r)}
+	if err := s.queueData(r.Context(), &p); err != nil {
+		s.logError(r, "queue fragment", err)
+		http.Error(w, "the queue could not be loaded", http.StatusInternalServerError)
+		return
+	}
+	s.renderTemplate(w, r, "fragments", "queue-fragment", p)
+}
+
+// decideSubmit records a decision from a request's form. A modify whose
+// arguments are not a JSON object is refused with 400 and the queue shown
+// again with the message beside the field and the text as typed.
+func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	d := store.Decision{
+		Decision:    r.PostFormValue("decision"),
+		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
+		DecidedBy:   "panel",
+	}
+	status, msg := http.StatusOK, ""
+	var editErr, editText string
+	if d.Decision == "modify" {
+		editText = r.PostFormValue("modified")
+		args, err := validArguments(editText)
+		if err != nil {
+			status, editErr = http.StatusBadRequest, err.Error()
+		}
+		d.Modified = args
+	}
+	if editErr == "" {
+		req, err := s.Store.Decide(ctx, id, d)
+		switch {
+		case err == nil:
+			s.logger().Info("decided", "request", req.ID, "run", req.RunID, "decision", req.Decision, "by", d.DecidedBy)
+			http.Redirect(w, r, "/?decided="+url.QueryEscape(id), http.StatusSeeOther)
+			return
+		case errors.Is(err, store.ErrNotFound):
+			status, msg = http.StatusNotFound, "There is no request "+id+"."
+		case errors.Is(err, store.ErrNotPending):
+			status, msg = http.StatusConflict, "That request was already decided (or withdrawn) elsewhere; nothing was changed."
+		case errors.Is(err, store.ErrChoice):
+			status, msg = http.StatusBadRequest, "That decision was not offered: "+err.Error()
+			if d.Decision == "modify" {
+				editErr = err.Error()
+			}
+		default:
+			s.logError(r, "decide", err)
+			status, msg = http.StatusInternalServerError, "The decision could not be recorded: "+err.Error()
+		}
+	}
+	p := s.newPage(ctx, r, "Queue", "queue")
+	if err := s.queueData(ctx, &p); err != nil {
+		s.fail(w, r, "queue", err)
+		return
+	}
+	if editErr != "" {
+		for i := range p.Requests {
+			if p.Requests[i].ID == id {
+				p.Requests[i].EditText, p.Requests[i].EditError, p.Requests[i].EditOpen = editText, editErr, true
+			}
+		}
+		if msg == "" {
+			msg = "The modified arguments were not accepted: " + editErr
+		}
+	}
+	p.Notice, p.NoticeTone = msg, "bad"
+	var b bytes.Buffer
+	if err := panelPages["queue"].ExecuteTemplate(&b, "layout", p); err != nil {
+		s.logError(r, "render queue", err)
+		http.Error(w, msg, status)
+		return
+	}
+	pageHeaders(w)
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+func (s *Server) denialsPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p := s.newPage(ctx, r, "Denials", "denials")
+	ds, err := s.Store.Denials(ctx, r.URL.Query().Get("run"))
+	if err != nil {
+		s.fail(w, r, "denials", err)
+		return
+	}
+	for _, d := range ds {
+		p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: human.Escape(d.CallID), Action: human.Escape(prettyJSON(d.Action)),
+			RiskLevel: human.Escape(d.RiskLevel), Rationale: human.Escape(d.Rationale), Time: d.Time, Status: d.Status})
+	}
+	switch r.URL.Query().Get("approved") {
+	case "":
+	default:
+		p.Notice, p.NoticeTone = "One retry of that exact action is allowed. It still goes through auto-review, which sees your approval.", "ok"
+	}
+	s.render(w, r, "denials", p)
+}
+
+func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	note := strings.TrimSpace(r.PostFormValue("note"))
+	if _, err := s.approve(ctx, id, "panel", note); err != nil {
+		s.logError(r, "approve denial", err)
+		p := s.newPage(ctx, r, "Denials", "denials")
+		if ds, lerr := s.Store.Denials(ctx, ""); lerr == nil {
+			for _, d := range ds {
+				p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: human.Escape(d.CallID), Action: human.Escape(prettyJSON(d.Action)),
+					RiskLevel: human.Escape(d.RiskLevel), Rationale: human.Escape(d.Rationale), Time: d.Time, Status: d.Status})
+			}
+		}
+		status := http.StatusInternalServerError
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			status = http.StatusNotFound
+		case errors.Is(err, errOverridden), errors.Is(err, errUnverified):
+			status = http.StatusConflict
+		case errors.Is(err, errNoKey):
+			status = http.StatusServiceUnavailable
+		}
+		p.Notice, p.NoticeTone = "The retry could not be allowed: "+err.Error(), "bad"
+		var b bytes.Buffer
+		if err := panelPages["denials"].ExecuteTemplate(&b, "layout", p); err != nil {
+			http.Error(w, p.Notice, status)
+			return
+		}
+		pageHeaders(w)
+		w.WriteHeader(status)
+		_, _ = w.Write(b.Bytes())
+		return
+	}
+	http.Redirect(w, r, "/denials?approved="+url.QueryEscape(id), http.StatusSeeOther)
+}
+
+// runStatuses are the statuses offered in the runs filter.
+var runStatuses = []string{"running", "completed", "limited", "error"}
+
+// withinDurations are the "started within" choices of the runs filter.
+var withinDurations = map[string]time.Duration{"1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour}
+
+// parseWhen reads a time of the runs filter: RFC 3339, or the value of a
+// datetime-local field (read as UTC).
+func parseWhen(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, false
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	p := s.newPage(ctx, r, "Runs", "runs")
+	p.Filter = runFilter{Status: q.Get("status"), Task: q.Get("task"), Within: q.Get("within"), Since: q.Get("since"), Until: q.Get("until"), Statuses: runStatuses}
+	f := store.RunFilter{Status: p.Filter.Status, Task: strings.TrimSpace(p.Filter.Task), Limit: 200}
+	if d, ok := withinDurations[p.Filter.Within]; ok {
+		f.Since = time.Now().Add(-d)
+	}
+	var bad []string
+	if t, ok := parseWhen(p.Filter.Since); ok {
+		f.Since = t
+	} else if p.Filter.Since != "" {
+		bad = append(bad, "since")
+	}
+	if t, ok := parseWhen(p.Filter.Until); ok {
+		f.Until = t
+	} else if p.Filter.Until != "" {
+		bad = append(bad, "until")
+	}
+	if len(bad) > 0 {
+		p.Notice, p.NoticeTone = "Ignored "+strings.Join(bad, " and ")+": write a time as 2026-12-01T14:30 (UTC) or RFC 3339.", "warn"
+	}
+	runs, err := s.Store.Runs(ctx, f)
+	if err != nil {
+		s.fail(w, r, "runs", err)
+		return
+	}
+	for _, run := range runs {
+		p.Runs = append(p.Runs, viewRun(run))
+	}
+	s.render(w, r, "runs", p)
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	run, err := s.Store.Run(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		p := s.newPage(ctx, r, "No such run", "runs")
+		p.Notice, p.NoticeTone = "There is no run "+id+" in the store.", "bad"
+		var b bytes.Buffer
+		if err := panelPages["runs"].ExecuteTemplate(&b, "layout", p); err == nil {
+			pageHeaders(w)
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write(b.Bytes())
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, "run", err)
+		return
+	}
+	evs, err := s.Store.Events(ctx, id, "", 0)
+	if err != nil {
+		s.fail(w, r, "run's events", err)
+		return
+	}
+	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
+	p.Run = viewRun(run)
+	for _, e := range evs {
+		p.Events = append(p.Events, viewEvent(e))
+	}
+	if len(evs) > 0 {
+		p.Last = evs[len(evs)-1].ID
+	}
+	s.render(w, r, "run", p)
+}
+
+func (s *Server) runFragment(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	evs, err := s.Store.Events(ctx, r.PathValue("id"), r.URL.Query().Get("after"), 500)
+	if err != nil {
+		s.logError(r, "run fragment", err)
+		http.Error(w, "the events could not be loaded", http.StatusInternalServerError)
+		return
+	}
+	p := page{}
+	for _, e := range evs {
+		p.Events = append(p.Events, viewEvent(e))
+	}
+	s.renderTemplate(w, r, "fragments", "events-fragment", p)
+}
+
+func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	q := r.URL.Query()
+	p := s.newPage(ctx, r, "Search", "search")
+	p.Search = searchForm{Q: q.Get("q"), Kind: q.Get("kind"), Run: q.Get("run")}
+	p.Kinds = eventKinds
+	if p.Search.Q != "" || p.Search.Kind != "" || p.Search.Run != "" {
+		p.Searched = true
+		hits, err := s.Store.Search(ctx, store.Query{Text: p.Search.Q, Kind: p.Search.Kind, RunID: strings.TrimSpace(p.Search.Run), Limit: 200})
+		if err != nil {
+			s.fail(w, r, "search", err)
+			return
+		}
+		for _, h := range hits {
+			p.Hits = append(p.Hits, viewEvent(h.Event))
+		}
+	}
+	s.render(w, r, "search", p)
+}

@@ -1,0 +1,381 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wardenhq/warden/human"
+)
+
+// This file turns calls, arguments and edits into the plain text and line
+// lists the panel's templates show. Everything here returns text; the
+// templates escape it (html/template), and human.Escape has already made
+// control and invisible characters visible (SPEC H5).
+
+// arg is one argument of a call, in the order the model sent it.
+type arg struct {
+	Name  string
+	Value json.RawMessage
+}
+
+// orderedArgs returns the members of the JSON object raw in their order.
+// It fails when raw is not one JSON object.
+func orderedArgs(raw json.RawMessage) ([]arg, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	t, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("arguments are not a JSON object")
+	}
+	var out []arg
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		name, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		out = append(out, arg{name, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("arguments: text after the object")
+	}
+	return out, nil
+}
+
+// callText renders a call as function(name=value, …): one line when it is
+// short, else one argument a line. A string value with line breaks is shown
+// as its lines between """ marks, so a command or a file reads as written;
+// every other value is its JSON text. Arguments that are not a JSON object
+// are shown as they are.
+func callText(function string, raw json.RawMessage) string {
+	return renderCall(function, raw, false)
+}
+
+// callSummary is callText with every string value of more than one line
+// shown as how many lines it has: for a call whose change is shown as a
+// diff beside it.
+func callSummary(function string, raw json.RawMessage) string {
+	return renderCall(function, raw, true)
+}
+
+func renderCall(function string, raw json.RawMessage, elide bool) string {
+	fn := human.Escape(function)
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return fn + "()"
+	}
+	args, err := orderedArgs(raw)
+	if err != nil {
+		return fn + "(" + human.Escape(string(raw)) + ")"
+	}
+	parts := make([]string, len(args))
+	long := false
+	for i, a := range args {
+		v := compactValue(a.Value)
+		var s string
+		if err := json.Unmarshal(a.Value, &s); err == nil && strings.Contains(s, "\n") {
+			if elide {
+				v = fmt.Sprintf("…%d lines…", len(splitText(s)))
+			} else {
+				// The closing quotes follow the last character: on a line
+				// of their own exactly when the text ends with a newline.
+				v = "\"\"\"\n" + s + "\"\"\""
+				long = true
+			}
+		}
+		parts[i] = human.Escape(a.Name) + "=" + human.Escape(v)
+	}
+	one := fn + "(" + strings.Join(parts, ", ") + ")"
+	if !long && len(one) <= 100 {
+		return one
+	}
+	var b strings.Builder
+	b.WriteString(fn + "(\n")
+	for _, p := range parts {
+		b.WriteString("  " + strings.ReplaceAll(p, "\n", "\n  ") + ",\n")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// compactValue returns a JSON value's text without insignificant space,
+// and with the escapes of <, > and & that Go's encoder adds read back.
+func compactValue(v json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return string(v)
+	}
+	return unescapeHTML(b.String())
+}
+
+// unescapeHTML replaces the escapes \u003c, \u003e and \u0026 in a JSON
+// text by the characters they stand for (the same JSON value, as people
+// write it). Escaped backslashes are skipped as pairs, so a literal
+// backslash before "u003c" is left alone.
+func unescapeHTML(s string) string {
+	if !strings.Contains(s, `\u00`) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		if s[i+1] == 'u' && i+6 <= len(s) {
+			switch s[i+2 : i+6] {
+			case "003c", "003C":
+				b.WriteByte('<')
+				i += 5
+				continue
+			case "003e", "003E":
+				b.WriteByte('>')
+				i += 5
+				continue
+			case "0026":
+				b.WriteByte('&')
+				i += 5
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		b.WriteByte(s[i+1])
+		i++
+	}
+	return b.String()
+}
+
+// prettyJSON indents a JSON text, keeping its key order; text that is not
+// JSON is returned as it is.
+func prettyJSON(raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return unescapeHTML(b.String())
+}
+
+// diffLine is one line of a rendered diff: Op is ' ' (context), '-', '+',
+// '@' (hunk header) or 'h' (file header); Text the line without its marker.
+type diffLine struct {
+	Op   string
+	Text string
+}
+
+// Class names the line's CSS class.
+func (l diffLine) Class() string {
+	switch l.Op {
+	case "-":
+		return "del"
+	case "+":
+		return "add"
+	case "@":
+		return "hunk"
+	case "h":
+		return "file"
+	}
+	return "ctx"
+}
+
+// Marker is the character shown before the line.
+func (l diffLine) Marker() string {
+	switch l.Op {
+	case "-", "+":
+		return l.Op
+	}
+	return " "
+}
+
+// editArgs are the text_editor arguments an edit diff is made from.
+type editArgs struct {
+	Command    *string `json:"command"`
+	Path       *string `json:"path"`
+	FileText   *string `json:"file_text"`
+	OldStr     *string `json:"old_str"`
+	NewStr     *string `json:"new_str"`
+	InsertLine *int    `json:"insert_line"`
+}
+
+// editDiff renders the change a text_editor call asks for (create,
+// str_replace, insert) as a unified diff read from its arguments; nil for
+// any other call, or arguments it cannot read.
+func editDiff(function string, raw json.RawMessage) []diffLine {
+	if function != "text_editor" && !strings.HasSuffix(function, "text_editor") {
+		return nil
+	}
+	var a editArgs
+	if err := json.Unmarshal(raw, &a); err != nil || a.Command == nil || a.Path == nil {
+		return nil
+	}
+	path := human.Escape(*a.Path)
+	switch *a.Command {
+	case "create":
+		if a.FileText == nil {
+			return nil
+		}
+		lines := splitText(*a.FileText)
+		out := []diffLine{{"h", "--- /dev/null"}, {"h", "+++ " + path}}
+		if len(lines) > 0 {
+			out = append(out, diffLine{"@", fmt.Sprintf("@@ -0,0 +1,%d @@", len(lines))})
+		}
+		for _, l := range lines {
+			out = append(out, diffLine{"+", l})
+		}
+		return out
+	case "str_replace":
+		if a.OldStr == nil {
+			return nil
+		}
+		newStr := ""
+		if a.NewStr != nil {
+			newStr = *a.NewStr
+		}
+		out := []diffLine{{"h", "--- " + path}, {"h", "+++ " + path}}
+		return append(out, lineDiff(splitText(*a.OldStr), splitText(newStr))...)
+	case "insert":
+		if a.NewStr == nil || a.InsertLine == nil {
+			return nil
+		}
+		lines := splitText(*a.NewStr)
+		n := *a.InsertLine
+		out := []diffLine{{"h", "--- " + path}, {"h", "+++ " + path},
+			{"@", fmt.Sprintf("@@ after line %d: +%d @@", n, len(lines))}}
+		for _, l := range lines {
+			out = append(out, diffLine{"+", l})
+		}
+		return out
+	}
+	return nil
+}
+
+// viewDiff reads a call's view as a diff when it is one (its first line
+// starts "--- "), for colouring; nil otherwise.
+func viewDiff(view string) []diffLine {
+	if !strings.HasPrefix(view, "--- ") {
+		return nil
+	}
+	var out []diffLine
+	for _, l := range splitText(view) {
+		l = human.Escape(l)
+		switch {
+		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
+			out = append(out, diffLine{"h", l})
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, diffLine{"@", l})
+		case strings.HasPrefix(l, "-"):
+			out = append(out, diffLine{"-", l[1:]})
+		case strings.HasPrefix(l, "+"):
+			out = append(out, diffLine{"+", l[1:]})
+		default:
+			out = append(out, diffLine{" ", strings.TrimPrefix(l, " ")})
+		}
+	}
+	return out
+}
+
+// splitText splits text into lines, escaped for display; a final newline
+// ends the last line rather than starting another.
+func splitText(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = human.Escape(l)
+	}
+	return lines
+}
+
+// maxDiffCells bounds the work of lineDiff's table; larger inputs are
+// shown as all old lines removed and all new lines added.
+const maxDiffCells = 1 << 20
+
+// lineDiff returns the lines of a and b as one hunk: lines common to both
+// (a longest common subsequence) as context, the rest removed or added.
+func lineDiff(a, b []string) []diffLine {
+	out := []diffLine{{"@", fmt.Sprintf("@@ -%s +%s @@", hunkRange(len(a)), hunkRange(len(b)))}}
+	if len(a)*len(b) > maxDiffCells {
+		for _, l := range a {
+			out = append(out, diffLine{"-", l})
+		}
+		for _, l := range b {
+			out = append(out, diffLine{"+", l})
+		}
+		return out
+	}
+	// lcs[i][j]: length of the longest common subsequence of a[i:], b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out = append(out, diffLine{" ", a[i]})
+			i, j = i+1, j+1
+		case j == len(b) || (i < len(a) && lcs[i+1][j] >= lcs[i][j+1]):
+			out = append(out, diffLine{"-", a[i]})
+			i++
+		default:
+			out = append(out, diffLine{"+", b[j]})
+			j++
+		}
+	}
+	return out
+}
+
+// hunkRange is the start,count of a unified diff hunk of n lines from 1.
+func hunkRange(n int) string {
+	if n == 0 {
+		return "0,0"
+	}
+	return "1," + strconv.Itoa(n)
+}
+
+// validArguments checks the text of modified arguments: it must parse as
+// JSON and be an object. It returns the compacted object.
+func validArguments(text string) (json.RawMessage, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, fmt.Errorf("the arguments are empty: write a JSON object such as {\"name\": \"value\"}")
+	}
+	if !json.Valid([]byte(text)) {
+		var v any
+		err := json.Unmarshal([]byte(text), &v)
+		return nil, fmt.Errorf("the arguments are not valid JSON: %w", err)
+	}
+	if _, err := orderedArgs(json.RawMessage(text)); err != nil {
+		return nil, fmt.Errorf("the arguments must be a JSON object ({…}), not another JSON value")
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(text)); err != nil {
+		return nil, fmt.Errorf("the arguments are not valid JSON: %w", err)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,409 @@
+// warden panel: live updates (server-sent events), keyboard shortcuts and
+// the arguments editor. The pages work without it; this only adds to them.
+(function () {
+  'use strict';
+
+  document.documentElement.classList.add('js');
+  var page = document.body.dataset.page || '';
+
+  // ---- small helpers ------------------------------------------------------
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+  function $all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+
+  function parseHTML(html) {
+    var t = document.createElement('template');
+    t.innerHTML = html;
+    return t.content;
+  }
+
+  function fetchHTML(url) {
+    return fetch(url, { credentials: 'same-origin', headers: { 'Accept': 'text/html' } }).then(function (r) {
+      if (r.status === 401) { window.location.reload(); throw new Error('logged out'); }
+      if (!r.ok) { throw new Error('HTTP ' + r.status); }
+      return r.text();
+    });
+  }
+
+  // serial runs fn one call at a time; a call made while one is running
+  // runs once more after it.
+  function serial(fn) {
+    var busy = false, again = false;
+    function run() {
+      if (busy) { again = true; return; }
+      busy = true; again = false;
+      Promise.resolve().then(fn).catch(function () {}).then(function () {
+        busy = false;
+        if (again) { run(); }
+      });
+    }
+    return run;
+  }
+
+  function ago(ms) {
+    var s = Math.max(0, Math.round(ms / 1000));
+    if (s < 60) { return s + 's ago'; }
+    if (s < 3600) { return Math.floor(s / 60) + 'm ago'; }
+    if (s < 172800) { return Math.floor(s / 3600) + 'h ago'; }
+    return Math.floor(s / 86400) + 'd ago';
+  }
+
+  function left(ms) {
+    var s = Math.ceil(ms / 1000);
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+    var pad = function (n) { return (n < 10 ? '0' : '') + n; };
+    return h > 0 ? h + 'h ' + pad(m) + 'm' : m + ':' + pad(sec);
+  }
+
+  // ---- clocks: relative times and deadlines -------------------------------
+
+  function tick() {
+    var now = Date.now();
+    $all('time.rel[datetime]').forEach(function (el) {
+      var t = Date.parse(el.getAttribute('datetime'));
+      if (!isNaN(t)) { el.textContent = ago(now - t); }
+    });
+    $all('.countdown[data-deadline]').forEach(function (el) {
+      var t = Date.parse(el.dataset.deadline);
+      if (isNaN(t)) { return; }
+      var ms = t - now, fs = el.dataset.failsafe || 'reject';
+      el.textContent = ms <= 0 ? 'deadline passed: ' + fs : left(ms) + ' left, then ' + fs;
+      el.classList.toggle('urgent', ms < 60000);
+      if (ms <= -1000 && !el.dataset.expired && page === 'queue') {
+        // The store closes an expired request when it next looks; ask.
+        el.dataset.expired = '1';
+        refreshQueue();
+      }
+    });
+  }
+
+  // ---- pending count --------------------------------------------------------
+
+  function setPending(n) {
+    var el = $('#pending-count');
+    if (el) {
+      el.textContent = String(n);
+      el.classList.toggle('zero', n === 0);
+    }
+    document.title = document.title.replace(/^\(\d+\) /, '');
+    if (n > 0) { document.title = '(' + n + ') ' + document.title; }
+  }
+
+  // ---- the queue ------------------------------------------------------------
+
+  var decisions = {}; // request id → the request as last announced
+
+  function liveCards() { return $all('#queue article.req:not(.gone)'); }
+
+  function current() { return $('#queue article.req.current:not(.gone)') || liveCards()[0] || null; }
+
+  function setCurrent(card, scroll) {
+    $all('#queue article.req.current').forEach(function (c) { c.classList.remove('current'); });
+    if (!card) { return; }
+    card.classList.add('current');
+    if (scroll) {
+      card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      card.focus({ preventScroll: true });
+    }
+  }
+
+  function markGone(card) {
+    card.classList.add('gone');
+    card.classList.remove('current');
+    var r = decisions[card.dataset.id];
+    var form = $('form.decide', card);
+    if (form) {
+      var p = document.createElement('p');
+      p.className = 'decided-line';
+      var b = document.createElement('span');
+      b.className = 'badge';
+      b.textContent = r ? (r.status === 'decided' ? r.decision : r.status) : 'decided';
+      p.appendChild(b);
+      p.appendChild(document.createTextNode(r && r.decided_by ? ' by ' + r.decided_by : ' elsewhere'));
+      form.replaceWith(p);
+    }
+    setTimeout(function () {
+      card.remove();
+      showEmptyIfNone();
+      if (!current()) { setCurrent(liveCards()[0], false); }
+    }, 4000);
+  }
+
+  var emptyHTML = null;
+  function showEmptyIfNone() {
+    var q = $('#queue');
+    if (!q) { return; }
+    var empty = $('#empty-queue', q);
+    if (q.querySelector('article.req')) {
+      if (empty) { empty.remove(); }
+    } else if (!empty && emptyHTML) {
+      q.appendChild(parseHTML(emptyHTML));
+    }
+  }
+
+  function reconcile(html) {
+    var frag = parseHTML(html);
+    var wrap = frag.firstElementChild;
+    if (!wrap) { return; }
+    setPending(parseInt(wrap.dataset.pending || '0', 10));
+    var q = $('#queue');
+    if (!q) { return; }
+    var e = $('#empty-queue', wrap);
+    if (e) { emptyHTML = e.outerHTML; }
+    var incoming = $all('article.req', wrap);
+    var ids = {};
+    incoming.forEach(function (a) { ids[a.id] = true; });
+    $all('article.req:not(.gone)', q).forEach(function (a) { if (!ids[a.id]) { markGone(a); } });
+    var prev = null;
+    incoming.forEach(function (a) {
+      var cur = document.getElementById(a.id);
+      if (!cur) {
+        cur = document.importNode(a, true);
+        cur.classList.add('fresh');
+        if (prev) { prev.after(cur); } else { q.prepend(cur); }
+        setupCard(cur);
+      }
+      prev = cur;
+    });
+    showEmptyIfNone();
+    tick();
+    if (!$('#queue article.req.current')) { setCurrent(liveCards()[0], false); }
+  }
+
+  var refreshQueue = serial(function () {
+    return fetchHTML('/fragments/queue').then(reconcile);
+  });
+
+  // ---- the arguments editor -------------------------------------------------
+
+  function describeJSONError(text) {
+    if (text.trim() === '') { return 'The arguments are empty: write a JSON object such as {"name": "value"}.'; }
+    var v;
+    try { v = JSON.parse(text); } catch (err) { return 'Not valid JSON: ' + err.message; }
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+      return 'The arguments must be a JSON object ({…}), not ' + (Array.isArray(v) ? 'an array' : v === null ? 'null' : 'a ' + typeof v) + '.';
+    }
+    return '';
+  }
+
+  function validate(ta) {
+    var card = ta.closest('article.req');
+    var msg = describeJSONError(ta.value);
+    var err = $('.field-error', card);
+    if (err) { err.textContent = msg; }
+    if (msg) { ta.setAttribute('aria-invalid', 'true'); } else { ta.removeAttribute('aria-invalid'); }
+    var submit = $('[data-action="submit-modify"]', card);
+    if (submit) { submit.disabled = !!msg; }
+    return !msg;
+  }
+
+  function openEditor(card) {
+    var d = $('details.editor', card);
+    if (!d) { return false; }
+    d.open = true;
+    var t = $('[data-action="modify"]', card);
+    if (t) { t.setAttribute('aria-expanded', 'true'); }
+    var ta = $('textarea', d);
+    ta.focus();
+    validate(ta);
+    return true;
+  }
+
+  function closeEditor(card) {
+    var d = $('details.editor', card);
+    if (!d) { return; }
+    d.open = false;
+    var t = $('[data-action="modify"]', card);
+    if (t) { t.setAttribute('aria-expanded', 'false'); }
+    card.focus({ preventScroll: true });
+  }
+
+  function setupCard(card) {
+    var form = $('form.decide', card);
+    if (!form || form.dataset.ready) { return; }
+    form.dataset.ready = '1';
+    var ta = $('textarea[name="modified"]', card);
+    if (ta) {
+      ta.addEventListener('input', function () { validate(ta); });
+      ta.addEventListener('keydown', function (e) {
+        if (e.key === 'Escape') { e.preventDefault(); closeEditor(card); }
+        if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+          e.preventDefault();
+          var b = $('[data-action="submit-modify"]', card);
+          if (b && validate(ta)) { form.requestSubmit(b); }
+        }
+      });
+      if ($('details.editor', card).open) { validate(ta); }
+    }
+    card.addEventListener('click', function (e) {
+      setCurrent(card, false);
+      var b = e.target.closest('button[data-action]');
+      if (!b) { return; }
+      switch (b.dataset.action) {
+        case 'modify':
+          var d = $('details.editor', card);
+          if (d && d.open) { closeEditor(card); } else { openEditor(card); }
+          break;
+        case 'reset':
+          ta.value = ta.dataset.original;
+          validate(ta);
+          ta.focus();
+          break;
+        case 'cancel':
+          closeEditor(card);
+          break;
+      }
+    });
+    form.addEventListener('submit', function (e) {
+      if (form.dataset.sent) { e.preventDefault(); return; }
+      var s = e.submitter;
+      if (s && s.value === 'modify' && ta && !validate(ta)) {
+        e.preventDefault();
+        ta.focus();
+        return;
+      }
+      form.dataset.sent = '1';
+    });
+  }
+
+  // ---- keyboard -------------------------------------------------------------
+
+  function typing(el) {
+    if (!el || el === document.body) { return false; }
+    if (el.isContentEditable) { return true; }
+    var tag = el.tagName;
+    if (tag === 'TEXTAREA' || tag === 'SELECT') { return true; }
+    if (tag === 'INPUT') {
+      var type = (el.type || 'text').toLowerCase();
+      return ['button', 'submit', 'reset', 'checkbox', 'radio'].indexOf(type) < 0;
+    }
+    return false;
+  }
+
+  function press(card, actions) {
+    for (var i = 0; i < actions.length; i++) {
+      var b = $('button[data-action="' + actions[i] + '"]', card);
+      if (b && !b.disabled) { b.click(); return true; }
+    }
+    return false;
+  }
+
+  if (page === 'queue') {
+    document.addEventListener('keydown', function (e) {
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) { return; }
+      if (typing(e.target)) { return; }
+      var cards = liveCards();
+      var card = current();
+      var i = cards.indexOf(card);
+      var done = true;
+      switch (e.key) {
+        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); break;
+        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); break;
+        case 'a': done = !!card && press(card, ['approve', 'continue']); break;
+        case 'r': done = !!card && press(card, ['reject']); break;
+        case 't': done = !!card && press(card, ['terminate']); break;
+        case 'e': done = !!card && press(card, ['escalate']); break;
+        case 'm': done = !!card && openEditor(card); break;
+        case 'Escape': if (card) { closeEditor(card); } break;
+        default: done = false;
+      }
+      if (done) { e.preventDefault(); }
+    });
+    liveCards().forEach(setupCard);
+    var open = $('#queue details.editor[open]');
+    if (open) {
+      var c = open.closest('article.req');
+      setCurrent(c, true);
+      var ta = $('textarea', open);
+      ta.focus();
+    } else {
+      setCurrent(liveCards()[0], false);
+    }
+  }
+
+  // ---- a run's transcript -------------------------------------------------
+
+  var runEl = $('#run');
+  var refreshRun = serial(function () {
+    if (!runEl) { return null; }
+    var url = '/fragments/runs/' + encodeURIComponent(runEl.dataset.run) + '?after=' + encodeURIComponent(runEl.dataset.last || '');
+    return fetchHTML(url).then(function (html) {
+      var list = $('#events');
+      var nearBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 200;
+      var added = 0;
+      $all('li.ev', parseHTML(html)).forEach(function (li) {
+        runEl.dataset.last = li.dataset.id;
+        if (document.getElementById(li.id)) { return; }
+        var n = document.importNode(li, true);
+        n.classList.add('fresh');
+        list.appendChild(n);
+        added++;
+      });
+      if (added) {
+        var c = $('#run-events');
+        if (c) { c.textContent = String(parseInt(c.textContent || '0', 10) + added); }
+        if (nearBottom) { window.scrollTo({ top: document.body.scrollHeight, behavior: 'smooth' }); }
+      }
+    });
+  });
+
+  function runEnded(status) {
+    var b = $('#run-status');
+    if (b) {
+      b.textContent = status;
+      b.className = 'badge ' + (status === 'completed' ? 'ok' : status === 'error' ? 'bad' : 'warn');
+    }
+    var t = $('#tail');
+    if (t) { t.textContent = 'End of the transcript.'; }
+    var d = $('#run-duration');
+    if (d) { d.textContent = d.textContent.replace(/ so far$/, ''); }
+  }
+
+  tick();
+  setInterval(tick, 1000);
+
+  // ---- server-sent events ---------------------------------------------------
+
+  if (window.EventSource && $('#live')) {
+    var live = $('#live');
+    var wasDown = false;
+    var es = new EventSource('/api/events/stream');
+    es.addEventListener('open', function () {
+      live.textContent = 'live';
+      live.classList.add('on');
+      if (wasDown) { // catch up on what happened while disconnected
+        refreshQueue();
+        if (runEl) { refreshRun(); }
+      }
+      wasDown = false;
+    });
+    es.addEventListener('error', function () {
+      live.textContent = 'reconnecting…';
+      live.classList.remove('on');
+      wasDown = true;
+    });
+    es.addEventListener('request', function (m) {
+      try {
+        var r = JSON.parse(m.data);
+        if (r && r.id) { decisions[r.id] = r; }
+      } catch (err) { /* a malformed message only triggers a refresh */ }
+      if (page === 'queue') {
+        refreshQueue();
+      } else {
+        fetchHTML('/fragments/queue').then(function (html) {
+          var w = parseHTML(html).firstElementChild;
+          if (w) { setPending(parseInt(w.dataset.pending || '0', 10)); }
+        }).catch(function () {});
+      }
+    });
+    es.addEventListener('event', function (m) {
+      if (!runEl) { return; }
+      var ev;
+      try { ev = JSON.parse(m.data); } catch (err) { return; }
+      if (!ev || ev.run_id !== runEl.dataset.run) { return; }
+      refreshRun();
+      if (ev.event === 'run_end') { runEnded(ev.status || 'ended'); }
+    });
+    window.addEventListener('beforeunload', function () { es.close(); });
+  }
+})();
