@@ -125,7 +125,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	}
 	waitFor := func(what, js string) {
 		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(40*time.Second))); err != nil {
 			t.Fatalf("waiting for %s: %v", what, err)
 		}
 	}
@@ -304,6 +304,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 
 	// Another surface decides the boundary request: its card leaves the
 	// queue without a reload.
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
 	eval("mark the page", `window.wardenNoReload = "yes"; "ok"`)
 	if _, err := run.Decide(ctx, bnd.ID, store.Decision{Decision: "reject", Explanation: "not from a script"}); err != nil {
 		t.Fatal(err)

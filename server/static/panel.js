@@ -371,10 +371,10 @@
     es.addEventListener('open', function () {
       live.textContent = 'live';
       live.classList.add('on');
-      if (wasDown) { // catch up on what happened while disconnected
-        refreshQueue();
-        if (runEl) { refreshRun(); }
-      }
+      // Catch up on what changed between the page's rendering (or the
+      // last disconnection) and the subscription.
+      if (page === 'queue' || wasDown) { refreshQueue(); }
+      if (runEl) { refreshRun(); }
       wasDown = false;
     });
     es.addEventListener('error', function () {
