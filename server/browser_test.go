@@ -292,7 +292,10 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	if got, _ := st.Request(ctx, strings.TrimPrefix(rcard, "#req-")); got.Status != "pending" {
 		t.Fatalf("typing a in a field decided the review (%s)", got.Decision)
 	}
-	do("approve with a", chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`), chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
+	// The notice of the last decision goes, so that the next one shows the
+	// page has been replaced.
+	do("approve with a", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('.notice').forEach(function (n) { n.remove(); }); document.activeElement.blur()`),
+		chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
 	select {
 	case w := <-reviewed:
 		if w.err != nil || w.req.Decision != "continue" || w.req.Explanation != "a" {
