@@ -131,6 +131,9 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	}
 	shot := func(name string) {
 		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.querySelectorAll('.fresh').forEach(function (e) { e.classList.remove('fresh'); })`)); err != nil {
+			t.Fatal(err)
+		}
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)

@@ -31,9 +31,11 @@ type fact struct{ Name, Value string }
 // its bordered box) or "diff".
 type block struct {
 	Label string
-	Kind  string
-	Text  string
-	Diff  []diffLine
+	// Note follows the label, as it is written (an id, say).
+	Note string
+	Kind string
+	Text string
+	Diff []diffLine
 }
 
 // toneOf returns the tone of a decision or status word.
@@ -91,7 +93,7 @@ func viewEvent(e event.Event) eventView {
 			if args == nil && c.ArgumentsRaw != "" {
 				args = json.RawMessage(c.ArgumentsRaw)
 			}
-			add("calls "+human.Escape(c.ID), "code", callText(c.Function, args))
+			v.Blocks = append(v.Blocks, block{Label: "calls", Note: human.Escape(c.ID), Kind: "code", Text: callText(c.Function, args)})
 		}
 	case event.Approval:
 		v.Title = "approval · " + human.Escape(d.Approver) + " → " + d.Decision

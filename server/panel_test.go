@@ -700,3 +700,31 @@ func TestH2_ValidArguments(t *testing.T) {
 		}
 	}
 }
+
+// FuzzArguments feeds the panel's readers of arguments any text: none
+// panics; text accepted as modified arguments is a JSON object whose
+// members orderedArgs reads; and every call renders.
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{`{"cmd":"ls"}`, `{"a":{"b":[1,2]},"c":"x\ny"}`, `[1]`, `{"a":`, `"\u003c"`, `{"command":"str_replace","path":"p","old_str":"a\nb","new_str":"a\nc"}`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		raw := json.RawMessage(text)
+		_ = callText("f", raw)
+		_ = callSummary("f", raw)
+		_ = prettyJSON(raw)
+		_ = editDiff("text_editor", raw)
+		_ = viewDiff(text)
+		got, err := validArguments(text)
+		if err != nil {
+			return
+		}
+		if _, err := orderedArgs(got); err != nil {
+			t.Fatalf("accepted %q, but its members do not read: %v", text, err)
+		}
+		var m map[string]any
+		if json.Unmarshal(got, &m) != nil {
+			t.Fatalf("accepted %q as %q, which is no JSON object", text, got)
+		}
+	})
+}
