@@ -9,9 +9,9 @@
 //
 // One schema, two engines. SQLite (modernc.org/sqlite, pure Go, no cgo) is
 // the default: a single file, by default $WARDEN_HOME/warden.db, opened in
-// WAL mode with a busy timeout, foreign keys on, synchronous=FULL, and every
-// transaction taking the write lock when it begins, so that writers queue
-// instead of failing. PostgreSQL (github.com/jackc/pgx/v5) is used when the
+// WAL mode with a busy timeout, foreign keys on, and every transaction
+// taking the write lock when it begins, so that writers queue instead of
+// failing. PostgreSQL (github.com/jackc/pgx/v5) is used when the
 // URL is postgres:// or postgresql://, for many machines and replicas.
 // Both are reached through database/sql; the SQL differs only where the
 // engines do (placeholders, sequences), and each engine has its own
@@ -25,9 +25,11 @@
 // PostgreSQL under a pg_advisory_lock so that replicas starting together do
 // not race. A database whose schema is newer than this binary knows is
 // refused with a clear error instead of being written to. The runner is
-// about a hundred lines, needs no dependency beyond the drivers, and keeps
-// the SQLite build free of the drivers and CLI that a library such as
-// goose or golang-migrate would bring along.
+// about a hundred lines and needs no dependency beyond the two drivers; the
+// three things it must get right (one transaction per migration, the lock
+// across replicas, refusing a newer schema) are tested here on both
+// engines, where a library would bring its own CLI, dialect layer and
+// conventions for what this package needs once.
 //
 // # Exactly once
 //
@@ -50,10 +52,24 @@
 //
 // # Events
 //
-// A *Store is an event.Sink: each event is written in its own transaction,
-// committed before Write returns, as its exact JSON line plus indexed
-// columns (run, id, kind, time, call id, agent) and an arrival sequence.
-// Writing the same (run, id) twice keeps one row, so Import of the same
-// transcript is idempotent. The derived tables (runs, denials, turns) are
-// updated in that same transaction.
+// A *Store is an event.Sink: Write stores one event in its own
+// transaction, committed before it returns, as its exact JSON line plus
+// indexed columns (run, id, kind, time, call id, agent) and an arrival
+// sequence; the derived tables (runs, denials, turns) change in the same
+// transaction. Writing the same (run, id) twice keeps one row, so Import of
+// the same transcript is idempotent. Event commits survive a crash of the
+// process that made them (the test kills a writer with SIGKILL) but do not
+// wait for the disk: SQLite writes them on a connection with
+// synchronous=NORMAL, PostgreSQL with synchronous_commit off. That is the
+// durability of the JSONL transcript, which is written beside the store and
+// stays the record of a run; waiting for the disk on every event would
+// multiply the cost of a run. Requests and decisions do wait for the disk
+// (synchronous=FULL; PostgreSQL's default), since a decision must be
+// durable before it is answered (S3).
+//
+// A run that writes many events uses a Buffer (Store.Buffer): Write queues
+// the event and a goroutine commits whatever has queued in one transaction
+// (group commit), so the run does not wait for the store; Close commits the
+// rest. After a crash, importing the run's transcript again completes the
+// store.
 package store

@@ -137,11 +137,19 @@ func signal(c chan struct{}) {
 	}
 }
 
-// handle takes one NOTIFY payload: "r:ID" (a request changed) or "e:SEQ"
-// (an event was written).
+// handle takes one NOTIFY payload: "r:ID" (a request changed), "e:SEQ,…"
+// (events were written) or "m:…" (a subscriber's marker).
 func (h *hub) handle(payload string) {
 	if id, ok := strings.CutPrefix(payload, "r:"); ok {
 		h.wake(id)
+	}
+	if seqs, ok := strings.CutPrefix(payload, "e:"); ok {
+		items := strings.Split(seqs, ",")
+		for i := range items {
+			items[i] = "e:" + items[i]
+		}
+		h.publish(items...)
+		return
 	}
 	h.publish(payload)
 }

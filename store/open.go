@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	neturl "net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -37,27 +38,49 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		s.engine = EnginePostgres
 		s.db, err = sql.Open("pgx", url)
+		if err == nil {
+			s.evdb, err = sql.Open("pgx", withParam(url, "synchronous_commit", "off"))
+		}
 	default:
 		s.engine = EngineSQLite
 		var p string
 		if p, err = sqlitePath(url); err == nil {
-			s.db, err = sql.Open("sqlite", sqliteDSN(p))
+			s.db, err = sql.Open("sqlite", sqliteDSN(p, "FULL"))
+		}
+		if err == nil {
+			s.evdb, err = sql.Open("sqlite", sqliteDSN(p, "NORMAL"))
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
+	if s.evdb == nil {
+		s.evdb = s.db
+	}
+	// Bounded pools: PostgreSQL's default allows 100 clients in all, and
+	// SQLite has one writer at a time.
+	if s.engine == EnginePostgres {
+		s.db.SetMaxOpenConns(16)
+		s.db.SetMaxIdleConns(16)
+		s.evdb.SetMaxOpenConns(4)
+		s.evdb.SetMaxIdleConns(4)
+	} else {
+		s.db.SetMaxOpenConns(8)
+		s.db.SetMaxIdleConns(8)
+		s.evdb.SetMaxOpenConns(2)
+		s.evdb.SetMaxIdleConns(2)
+	}
 	if err := s.db.PingContext(ctx); err != nil {
-		s.db.Close()
+		s.closePools()
 		return nil, fmt.Errorf("store: opening the %s database: %w", s.engine, err)
 	}
 	if err := migrate(ctx, s.db, s.engine); err != nil {
-		s.db.Close()
+		s.closePools()
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if s.engine == EnginePostgres {
 		if err := s.startListener(ctx); err != nil {
-			s.db.Close()
+			s.closePools()
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}
@@ -68,10 +91,20 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // concurrent use; several Stores, in this process or others, may share one
 // database.
 type Store struct {
-	db     *sql.DB
-	engine string
-	url    string
-	hub    *hub
+	// db holds the requests and is read from; its commits are durable
+	// when they return (SQLite synchronous=FULL). evdb writes events: a
+	// pool with synchronous=NORMAL (SQLite) or synchronous_commit off
+	// (PostgreSQL); see the package comment.
+	db   *sql.DB
+	evdb *sql.DB
+
+	// knownRuns are the runs this Store has made sure have a row (runs are
+	// never deleted).
+	runsMu    sync.Mutex
+	knownRuns map[string]bool
+	engine    string
+	url       string
+	hub       *hub
 
 	// wmu serializes this process's SQLite writers, so that they queue
 	// here rather than in SQLite's busy handler, which sleeps.
@@ -92,8 +125,19 @@ func (s *Store) Close() error {
 			s.stop()
 			s.listened.Wait()
 		}
-		err = s.db.Close()
+		err = s.closePools()
 	})
+	return err
+}
+
+// closePools closes the store's pools.
+func (s *Store) closePools() error {
+	err := s.db.Close()
+	if s.evdb != nil && s.evdb != s.db {
+		if e := s.evdb.Close(); err == nil {
+			err = e
+		}
+	}
 	return err
 }
 
@@ -130,12 +174,13 @@ func sqlitePath(url string) (string, error) {
 }
 
 // sqliteDSN is the modernc.org/sqlite data source of the file p: WAL, a
-// busy timeout, foreign keys, full synchronous commits (a commit is on disk
-// when it returns) and transactions that take the write lock when they
+// busy timeout, foreign keys, the synchronous mode sync (FULL: a commit is
+// on disk when it returns; NORMAL: it survives a crash of the process, not
+// of the machine) and transactions that take the write lock when they
 // begin.
-func sqliteDSN(p string) string {
+func sqliteDSN(p, sync string) string {
 	return p + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
-		"&_pragma=synchronous(FULL)&_txlock=immediate"
+		"&_pragma=synchronous(" + sync + ")&_txlock=immediate"
 }
 
 // A migration is one numbered .sql file of an engine.
@@ -256,6 +301,19 @@ func rebind(engine, q string) string {
 
 // q returns the query q for the store's engine.
 func (s *Store) q(q string) string { return rebind(s.engine, q) }
+
+// withParam returns the PostgreSQL URL u with the query parameter name
+// set to value (a run-time parameter of its connections).
+func withParam(u, name, value string) string {
+	p, err := neturl.Parse(u)
+	if err != nil {
+		return u // Open reports the bad URL
+	}
+	q := p.Query()
+	q.Set(name, value)
+	p.RawQuery = q.Encode()
+	return p.String()
+}
 
 // listenChannel is the NOTIFY channel of a schema: stores in different
 // schemas of one database do not hear each other.

@@ -176,6 +176,15 @@ func (s *Store) Decide(ctx context.Context, id string, d Decision) (Request, err
 	if err != nil {
 		return Request{}, err
 	}
+	if !ok && r.Status == StatusPending && r.Deadline != nil && !time.Now().Before(*r.Deadline) {
+		// Too late: the fail-safe outcome is recorded instead.
+		if _, err := s.expire(ctx, r); err != nil {
+			return Request{}, fmt.Errorf("store: expiring request %s: %w", id, err)
+		}
+		if r, err = s.Request(ctx, id); err != nil {
+			return Request{}, err
+		}
+	}
 	if !ok {
 		return r, fmt.Errorf("store: request %s is %s: %w", id, r.Status, ErrNotPending)
 	}

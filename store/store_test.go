@@ -224,9 +224,11 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
+			// A request that changed twice between two reads may come once,
+			// as it is then.
 			var got []string
 			timeout := time.After(5 * time.Second)
-			for len(got) < 3 {
+			for !slices.Contains(got, "request decided") {
 				select {
 				case c := <-ch:
 					switch {
@@ -240,7 +242,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 				}
 			}
 			want := []string{"event r1-000002", "request pending", "request decided"}
-			if !slices.Equal(got, want) && !slices.Equal(got[:2], []string{"event r1-000002", "request decided"}) {
+			if !slices.Equal(got, want) && !slices.Equal(got, []string{"event r1-000002", "request decided"}) {
 				t.Errorf("changes = %q, want %q", got, want)
 			}
 			cancel()
@@ -423,8 +425,11 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(40 * time.Millisecond)
-		_, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
+		got, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
 		isErr(t, err, ErrNotPending)
+		if got.Status != StatusExpired || got.Decision != "reject" {
+			t.Errorf("a decision after the deadline left %+v", got)
+		}
 		if rs, _ := s.Requests(ctx, "pending"); len(rs) != 0 {
 			t.Errorf("pending past its deadline: %+v", rs)
 		}
