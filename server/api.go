@@ -227,8 +227,9 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // postEvents answers POST /api/events: a JSON array of transcript events,
-// or one, each stored (committed) before the 204. Storing an event twice
-// keeps one, so a client may retry a batch.
+// or one, stored (committed, in as few transactions as the store can)
+// before the 204. Storing an event twice keeps one, so a client may retry
+// a batch.
 func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventsBody))
 	if err != nil {
@@ -257,11 +258,16 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// One group commit for the batch rather than one per event.
+	buf := s.Store.Buffer()
 	for _, e := range es {
-		if err := s.Store.Write(e); err != nil {
-			s.storeError(w, r, err)
-			return
+		if buf.Write(e) != nil {
+			break // Close reports the error
 		}
+	}
+	if err := buf.Close(); err != nil {
+		s.storeError(w, r, err)
+		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

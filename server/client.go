@@ -35,6 +35,8 @@ type Client struct {
 	sending bool          // a sender goroutine is running
 	err     error         // why events can no longer be delivered
 	changed chan struct{} // closed (and replaced) whenever the queue drains or err is set
+
+	deadlines sync.Map // request id → deadline, of the requests Submit made
 }
 
 // Client tuning.
@@ -151,6 +153,9 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 		return fmt.Errorf("submitting a %s request: %w", r.Kind, err)
 	}
 	*r = got
+	if got.Deadline != nil {
+		c.deadlines.Store(got.ID, *got.Deadline)
+	}
 	return nil
 }
 
@@ -171,9 +176,14 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + PollWait.String()
 	backoff := 50 * time.Millisecond
 	var deadline *time.Time
+	if d, ok := c.deadlines.LoadAndDelete(id); ok {
+		t := d.(time.Time)
+		deadline = &t
+	}
 	var lastErr error
 	for {
 		var got store.Request
+		polled := time.Now()
 		err := c.do(ctx, http.MethodGet, path, nil, &got)
 		switch {
 		case ctx.Err() != nil:
@@ -181,14 +191,20 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
 		case err == nil && got.Status != store.StatusPending:
 			return got, nil
-		case err == nil:
+		case err == nil && time.Since(polled) > time.Second:
 			deadline, backoff, lastErr = got.Deadline, 50*time.Millisecond, nil
 			continue
+		case err == nil:
+			// Still pending after a short poll (a server that does not
+			// hold long polls): wait a little before asking again.
+			deadline, lastErr = got.Deadline, nil
 		case !transient(err):
 			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
-		lastErr = err
-		if deadline != nil && time.Now().After(deadline.Add(time.Second)) {
+		if err != nil {
+			lastErr = err
+		}
+		if lastErr != nil && deadline != nil && time.Now().After(deadline.Add(time.Second)) {
 			return store.Request{}, fmt.Errorf("waiting for request %s: the server is unreachable and the request's deadline passed: %w", id, lastErr)
 		}
 		t := time.NewTimer(backoff)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http/httptest"
 	"path/filepath"
 	"sync"
@@ -300,5 +301,34 @@ func TestS3_ClientEventsNotLost(t *testing.T) {
 	}
 	if err := bad.Write(event.Event{ID: "x-2", RunID: "x", Data: event.Info{}}); err == nil {
 		t.Fatal("Write after a refusal succeeded")
+	}
+}
+
+// When the server is gone and the request's deadline passes, Wait gives up
+// with an error rather than wait for ever: the caller fails closed (SPEC
+// H3).
+func TestH3_UnreachableServerFailsClosed(t *testing.T) {
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	hs := httptest.NewServer((&Server{Store: st, Token: testToken}).Handler())
+	c := &Client{URL: hs.URL, Token: testToken}
+	dl := time.Now().Add(500 * time.Millisecond)
+	r := store.Request{Kind: store.KindApproval, RunID: "r", Deadline: &dl}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	// The server goes away: the client's URL now leads nowhere.
+	hs.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.URL = "http://" + ln.Addr().String()
+	ln.Close()
+	start := time.Now()
+	if _, err := c.Wait(context.Background(), r.ID); err == nil {
+		t.Fatal("Wait succeeded with the server gone")
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("Wait gave up %v after the deadline", el)
 	}
 }

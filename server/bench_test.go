@@ -1,0 +1,110 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/store"
+)
+
+// BenchmarkDecideAPI measures what a person's decision costs end to end on
+// SQLite: POST /api/requests/{id}/decision, committed, and the run waiting
+// in Client.Wait (a long poll on the same server) released. It reports
+// the median and 99th percentile per decision.
+func BenchmarkDecideAPI(b *testing.B) {
+	ts := startServer(b, "")
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r := store.Request{Kind: store.KindApproval, RunID: "bench", Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
+		if err := ts.Store.Submit(ctx, &r); err != nil {
+			b.Fatal(err)
+		}
+		released := make(chan time.Time, 1)
+		go func() {
+			got, err := ts.Client.Wait(ctx, r.ID)
+			if err != nil || got.Status != store.StatusDecided {
+				b.Error(got, err)
+			}
+			released <- time.Now()
+		}()
+		time.Sleep(2 * time.Millisecond) // the long poll is in place
+		b.StartTimer()
+		start := time.Now()
+		if _, err := ts.Client.Decide(ctx, r.ID, store.Decision{Decision: "approve"}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, (<-released).Sub(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkDecideConcurrent measures the throughput of decisions posted
+// concurrently through the API (GOMAXPROCS×4 clients), on SQLite and, when
+// WARDEN_TEST_POSTGRES is set, on PostgreSQL.
+func BenchmarkDecideConcurrent(b *testing.B) {
+	for _, e := range engines(b) {
+		b.Run(e.name, func(b *testing.B) {
+			ts := startServer(b, e.url)
+			ctx := context.Background()
+			ids := make([]string, b.N)
+			for i := range ids {
+				r := store.Request{Kind: store.KindApproval, RunID: "bench", Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
+				if err := ts.Store.Submit(ctx, &r); err != nil {
+					b.Fatal(err)
+				}
+				ids[i] = r.ID
+			}
+			c := &Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+			var next atomic.Int64
+			b.SetParallelism(4)
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					id := ids[next.Add(1)-1]
+					if _, err := c.Decide(ctx, id, store.Decision{Decision: "reject"}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "decisions/s")
+		})
+	}
+}
+
+// BenchmarkClientWrite measures a run's events sent through Client.Write
+// to the server's store (SQLite) until Close says all are stored.
+func BenchmarkClientWrite(b *testing.B) {
+	ts := startServer(b, "")
+	c := &Client{URL: ts.URL, Token: testToken}
+	now := time.Now().UTC()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		e := event.Event{ID: fmt.Sprintf("bench-%07d", i+1), Time: now, RunID: "bench", Agent: "main",
+			Data: event.Tool{CallID: fmt.Sprint(i), Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls -l"}`), Result: "total 0\n"}}
+		if err := c.Write(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := c.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
+}
