@@ -532,20 +532,23 @@ func decisionLabel(r store.Request) string {
 	return human.Escape(r.Decision)
 }
 
-// fail answers a page whose data could not be loaded.
+// fail answers a page whose data could not be loaded: 500 with the error.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
 	s.logError(r, what, err)
-	p := s.newPage(r.Context(), r, "Error", "")
-	p.Notice = "The " + what + " could not be loaded: " + err.Error()
-	p.NoticeTone = "bad"
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	s.errorPage(w, r, http.StatusInternalServerError, "Error", "The "+what+" could not be loaded: "+err.Error())
+}
+
+// errorPage answers status with a page that says msg.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	p := s.newPage(r.Context(), r, title, "")
+	p.LoginError = msg
 	var b bytes.Buffer
-	if err := panelPages["queue"].ExecuteTemplate(&b, "layout", p); err != nil {
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+	if err := panelPages["login"].ExecuteTemplate(&b, "layout", p); err != nil {
+		http.Error(w, msg, status)
 		return
 	}
 	pageHeaders(w)
-	w.WriteHeader(http.StatusInternalServerError)
+	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 }
 
@@ -744,16 +747,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	run, err := s.Store.Run(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		p := s.newPage(ctx, r, "No such run", "runs")
-		p.Notice, p.NoticeTone = "There is no run "+id+" in the store.", "bad"
-		var b bytes.Buffer
-		if err := panelPages["runs"].ExecuteTemplate(&b, "layout", p); err == nil {
-			pageHeaders(w)
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write(b.Bytes())
-			return
-		}
-		http.NotFound(w, r)
+		s.errorPage(w, r, http.StatusNotFound, "No such run", "There is no run "+id+" in the store.")
 		return
 	}
 	if err != nil {
