@@ -6,6 +6,12 @@
   document.documentElement.classList.add('js');
   var page = document.body.dataset.page || '';
 
+  // A page restored from the back-forward cache is stale, and its forms
+  // may be marked as sent: load it afresh.
+  window.addEventListener('pageshow', function (e) {
+    if (e.persisted) { window.location.reload(); }
+  });
+
   // ---- small helpers ------------------------------------------------------
 
   function $(sel, root) { return (root || document).querySelector(sel); }
