@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,7 @@ var panelFuncs = template.FuncMap{
 		return min(max(strings.Count(s, "\n")+2, 6), 24)
 	},
 	"tone": toneOf,
+	"hl":   highlight,
 	"outputOf": func(label, text string) block {
 		return block{Label: label, Kind: "output", Text: text}
 	},
@@ -798,8 +800,16 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, "search", err)
 			return
 		}
+		var mark *regexp.Regexp
+		if q := strings.TrimSpace(p.Search.Q); q != "" {
+			mark = regexp.MustCompile(regexp.QuoteMeta(q)) // as the store matches: exactly
+		}
 		for _, h := range hits {
-			p.Hits = append(p.Hits, viewEvent(h.Event))
+			v := viewEvent(h.Event)
+			for i := range v.Blocks {
+				v.Blocks[i].Mark = mark
+			}
+			p.Hits = append(p.Hits, v)
 		}
 	}
 	s.render(w, r, "search", p)

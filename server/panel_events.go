@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
+	"regexp"
 	"strings"
 	"time"
 
@@ -36,6 +38,33 @@ type block struct {
 	Kind string
 	Text string
 	Diff []diffLine
+	// Mark, when set, finds the text to highlight (a search's words).
+	Mark *regexp.Regexp
+}
+
+// maxMarks bounds the highlights of one block.
+const maxMarks = 200
+
+// highlight returns the block's text, escaped, with the matches of Mark
+// between <mark> tags. Every piece of the text goes through
+// template.HTMLEscapeString; only the tags are added (SPEC H5).
+func highlight(b block) template.HTML {
+	var out strings.Builder
+	last := 0
+	if b.Mark != nil {
+		for _, m := range b.Mark.FindAllStringIndex(b.Text, maxMarks) {
+			if m[0] == m[1] {
+				continue
+			}
+			out.WriteString(template.HTMLEscapeString(b.Text[last:m[0]]))
+			out.WriteString("<mark>")
+			out.WriteString(template.HTMLEscapeString(b.Text[m[0]:m[1]]))
+			out.WriteString("</mark>")
+			last = m[1]
+		}
+	}
+	out.WriteString(template.HTMLEscapeString(b.Text[last:]))
+	return template.HTML(out.String())
 }
 
 // toneOf returns the tone of a decision or status word.

@@ -728,3 +728,32 @@ func FuzzArguments(f *testing.F) {
 		}
 	})
 }
+
+func TestH5_SearchHighlightKeepsOutputEscaped(t *testing.T) {
+	env := newPanelEnv(t)
+	args := json.RawMessage(`{"cmd":"cat notes.html"}`)
+	writeAll := []event.Event{
+		{ID: "1", Time: time.Now().UTC(), RunID: "run-h", Agent: "main", Data: event.RunStart{Task: "read the notes"}},
+		{ID: "2", Time: time.Now().UTC(), RunID: "run-h", Agent: "main", Data: event.Tool{CallID: "c", Function: "bash", Arguments: args,
+			Result: `<b onclick="x()">Make</b> it <mark>so</mark> {{.Token}}`}},
+	}
+	for _, e := range writeAll {
+		if err := env.st.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newBrowser(t, env.url)
+	b.login()
+	_, page := b.do("GET", "/search?q=Make", nil)
+	out := regexp.MustCompile(`(?s)<div class="output">.*?<pre tabindex="0">(.*?)</pre>`).FindStringSubmatch(page)
+	if out == nil {
+		t.Fatal("the hit has no tool output box")
+	}
+	want := `&lt;b onclick=&#34;x()&#34;&gt;<mark>Make</mark>&lt;/b&gt; it &lt;mark&gt;so&lt;/mark&gt; {{.Token}}`
+	if out[1] != want {
+		t.Errorf("highlighted output:\n%s\nwant:\n%s", out[1], want)
+	}
+	if strings.Contains(page, "<b onclick") {
+		t.Error("the output's markup reached the page")
+	}
+}
