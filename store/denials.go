@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -61,5 +60,3 @@ func (s *Store) Denial(ctx context.Context, runID, id string) (Denial, error) {
 	}
 	return Denial{}, fmt.Errorf("store: denial %s of run %s among its last %d: %w", id, runID, gate.MaxDenials, ErrNotFound)
 }
-
-var _ = sql.ErrNoRows

@@ -75,7 +75,9 @@ func (s *Store) writeEvents(ctx context.Context, es []event.Event) (int, error) 
 		if e.ID == "" || e.RunID == "" {
 			return 0, fmt.Errorf("event %q of run %q: an event needs an id and a run id", e.ID, e.RunID)
 		}
-		line, err := json.Marshal(e)
+		// The line json.Marshal writes (the transcript's), without its
+		// second pass over the bytes: MarshalJSON's output is compact.
+		line, err := e.MarshalJSON()
 		if err != nil {
 			return 0, fmt.Errorf("event %s: %w", e.ID, err)
 		}
@@ -306,6 +308,32 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 // event whose id is after ("" = from the start; ErrNotFound if the run has
 // no such event), at most limit (<= 0 = all).
 func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]event.Event, error) {
+	hits, err := s.runEvents(ctx, runID, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]event.Event, len(hits))
+	for i, h := range hits {
+		out[i] = h.Event
+	}
+	return out, nil
+}
+
+// EventLines is Events returning the stored JSON lines, as the transcript
+// has them (for an API that sends them on unchanged).
+func (s *Store) EventLines(ctx context.Context, runID, after string, limit int) ([]json.RawMessage, error) {
+	hits, err := s.runEvents(ctx, runID, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]json.RawMessage, len(hits))
+	for i, h := range hits {
+		out[i] = h.Line
+	}
+	return out, nil
+}
+
+func (s *Store) runEvents(ctx context.Context, runID, after string, limit int) ([]Hit, error) {
 	var from int64
 	if after != "" {
 		err := s.db.QueryRowContext(ctx, s.q("SELECT seq FROM events WHERE run_id = ? AND id = ?"), runID, after).Scan(&from)
@@ -330,11 +358,7 @@ func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]e
 	if err != nil {
 		return nil, fmt.Errorf("store: events of run %s: %w", runID, err)
 	}
-	out := make([]event.Event, len(hits))
-	for i, h := range hits {
-		out[i] = h.Event
-	}
-	return out, nil
+	return hits, nil
 }
 
 // scanLines reads rows of one column, the event line, and decodes them.

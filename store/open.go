@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
@@ -327,5 +326,3 @@ func listenChannel(schema string) string {
 	}
 	return c
 }
-
-var _ = pgx.Identifier{}

@@ -47,6 +47,20 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			}
 			_, err = s.Events(ctx, "r1", "r1-nope", 0)
 			isErr(t, err, ErrNotFound)
+			lines, err := s.EventLines(ctx, "r1", es[3].ID, 0)
+			if want, _ := json.Marshal(es[4]); err != nil || len(lines) != 1 || !bytes.Equal(lines[0], want) {
+				t.Errorf("lines after %s = %s, %v", es[3].ID, lines, err)
+			}
+			// The stored line is the transcript's, byte for byte.
+			odd := ev("r1", 9, event.Info{Message: "<script>&\u2028 \"quoted\" é"})
+			writeAll(t, s, odd)
+			var stored string
+			if err := s.db.QueryRow(s.q("SELECT line FROM events WHERE run_id = ? AND id = ?"), "r1", odd.ID).Scan(&stored); err != nil {
+				t.Fatal(err)
+			}
+			if want := transcript(t, odd); stored+"\n" != string(want) {
+				t.Errorf("stored line\n%s\nwant\n%s", stored, want)
+			}
 			hits, err := s.Search(ctx, Query{Text: `"cmd":"ls"`})
 			if err != nil || len(hits) != 1 || hits[0].Event.ID != es[3].ID || !bytes.Contains(hits[0].Line, []byte("a.txt")) {
 				t.Errorf("search = %+v, %v", hits, err)
@@ -331,13 +345,13 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 	}
 }
 
-// Two Stores on one database, 50 concurrent deciders on each request,
-// half through each: exactly one decision wins per request, the others
-// are told it is no longer pending, and the stored decision is the
-// winner's (SPEC S1).
+// Two Stores on one database, 50 concurrent deciders through each on
+// every request: exactly one decision wins per request, the others are
+// told it is no longer pending, and the stored decision is the winner's
+// (SPEC S1).
 func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	const requests, deciders = 10, 50
+	const requests, deciders = 10, 100 // half through each Store
 	for _, e := range engines(t) {
 		t.Run(e.name, func(t *testing.T) {
 			a, b := open(t, e.url), open(t, e.url)
@@ -519,4 +533,41 @@ func TestS1_ChangesAcrossStores(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Requests of parallel calls and runs queue without blocking each other:
+// twenty runs wait at once, and each is released by its own decision, in
+// whatever order they come (SPEC H4).
+func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
+	ctx := context.Background()
+	forEngine(t, func(t *testing.T, e engine, s *Store) {
+		const n = 20
+		ids := make([]string, n)
+		got := make(chan Request, n)
+		for i := range ids {
+			r := &Request{Kind: KindApproval, RunID: fmt.Sprint("run-", i)}
+			if err := s.Submit(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			ids[i] = r.ID
+			go func() {
+				wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				defer cancel()
+				r, err := s.Wait(wctx, r.ID)
+				if err != nil {
+					t.Error(err)
+				}
+				got <- r
+			}()
+		}
+		for i := n - 1; i >= 0; i-- { // the last first
+			if _, err := s.Decide(ctx, ids[i], Decision{Decision: "approve", DecidedBy: fmt.Sprint(i)}); err != nil {
+				t.Fatal(err)
+			}
+			r := <-got
+			if r.ID != ids[i] || r.DecidedBy != fmt.Sprint(i) {
+				t.Fatalf("decision %d released %s (%s)", i, r.ID, r.DecidedBy)
+			}
+		}
+	})
 }
