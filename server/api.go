@@ -58,19 +58,39 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, req)
 }
 
-// validateRequest refuses a request no person could answer safely: an
-// unknown kind, or a fail-safe outcome that lets the call through (SPEC H3:
-// never approve). The store checks the rest (and fills in the choices of
-// the kind when none are given).
+// requestChoices are the choices each kind of request may offer (the
+// contract of issue 11; the store checks them too, but its refusal is not
+// one the server can tell from a failure of the database).
+var requestChoices = map[string][]string{
+	store.KindApproval: {"approve", "modify", "reject", "terminate", "escalate"},
+	store.KindBoundary: {"approve", "modify", "reject", "terminate", "escalate"},
+	store.KindReview:   {"continue", "terminate", "escalate"},
+}
+
+// validateRequest refuses, with a message for the client, a request no
+// person could answer safely: an unknown kind, a choice the kind does not
+// have or offered twice, or a fail-safe outcome that lets the call
+// through (SPEC H3: reject or terminate, and a review's is terminate).
+// The store fills in the kind's choices when none are given.
 func validateRequest(r *store.Request) error {
-	switch r.Kind {
-	case store.KindApproval, store.KindReview, store.KindBoundary:
-	default:
+	allowed, ok := requestChoices[r.Kind]
+	if !ok {
 		return fmt.Errorf("kind %q: want approval, review or boundary", r.Kind)
 	}
-	switch r.Failsafe {
-	case "approve", "continue", "modify", "escalate":
+	for i, c := range r.Choices {
+		if !slices.Contains(allowed, c) {
+			return fmt.Errorf("a %s request cannot offer %q (its choices: %v)", r.Kind, c, allowed)
+		}
+		if slices.Contains(r.Choices[:i], c) {
+			return fmt.Errorf("choice %q offered twice", c)
+		}
+	}
+	switch {
+	case r.Failsafe == "":
+	case r.Failsafe != "reject" && r.Failsafe != "terminate":
 		return fmt.Errorf("failsafe %q: a fail-safe outcome never lets the call through (SPEC H3): reject or terminate", r.Failsafe)
+	case r.Kind == store.KindReview && r.Failsafe != "terminate":
+		return fmt.Errorf("failsafe %q: a review's fail-safe outcome is terminate", r.Failsafe)
 	}
 	if !isNull(r.Call.Arguments) && !json.Valid(r.Call.Arguments) {
 		return errors.New("call.arguments is not JSON")

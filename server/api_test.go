@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -171,6 +172,16 @@ func TestS2_CSRFRequiredForCookieAuth(t *testing.T) {
 	if err != nil || resp.StatusCode != 401 {
 		t.Fatalf("a session cookie replayed after logout: %v %v", resp.StatusCode, err)
 	}
+	// Under TLS the cookie is Secure.
+	tlsSrv := httptest.NewTLSServer(mux)
+	defer tlsSrv.Close()
+	resp, err = tlsSrv.Client().PostForm(tlsSrv.URL+"/test-login", url.Values{"token": {testToken}})
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("login over TLS: %v %v", resp, err)
+	}
+	if c := resp.Header.Get("Set-Cookie"); !strings.Contains(c, "Secure") || !strings.Contains(c, "HttpOnly") {
+		t.Errorf("Set-Cookie over TLS: %q", c)
+	}
 }
 
 // The API's routes and status codes, as the contract fixes them.
@@ -300,6 +311,9 @@ func testAPIContract(t *testing.T, u string) {
 		{"submit an unknown kind", "POST", "/api/requests", `{"kind":"vote","choices":["approve"]}`, 400, nil},
 		{"submit a fail-safe approve", "POST", "/api/requests", `{"kind":"approval","choices":["approve","reject"],"deadline":"2030-01-01T00:00:00Z","failsafe":"approve"}`, 400, nil},
 		{"submit not JSON", "POST", "/api/requests", `{`, 400, nil},
+		{"submit a choice the kind lacks", "POST", "/api/requests", `{"kind":"review","choices":["approve"]}`, 400, nil},
+		{"submit a choice twice", "POST", "/api/requests", `{"kind":"approval","choices":["reject","reject"]}`, 400, nil},
+		{"submit a review failing safe to reject", "POST", "/api/requests", `{"kind":"review","deadline":"2030-01-01T00:00:00Z","failsafe":"reject"}`, 400, nil},
 		{"runs", "GET", "/api/runs", "", 200, func(t *testing.T, b []byte) {
 			var out struct{ Runs []store.Run }
 			decode(t, b, &out)

@@ -24,7 +24,10 @@ func TestH4_ManyPendingDontBlock(t *testing.T) {
 	for _, e := range engines(t) {
 		t.Run(e.name, func(t *testing.T) {
 			ts := startServer(t, e.url)
-			const n = 60
+			n, slow := 60, 2*time.Second
+			if raceEnabled {
+				n, slow = 20, 10*time.Second
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			type result struct {
@@ -72,10 +75,10 @@ func TestH4_ManyPendingDontBlock(t *testing.T) {
 					if r.err != nil || r.id != id || r.req.Decision != d || r.req.Status != store.StatusDecided {
 						t.Fatalf("decided %s (%s), released %+v", id, d, r)
 					}
-				case <-time.After(5 * time.Second):
-					t.Fatalf("the decision of %s released no waiter in 5s (%d decided)", id, i)
+				case <-time.After(3 * slow):
+					t.Fatalf("the decision of %s released no waiter in %v (%d decided)", id, 3*slow, i)
 				}
-				if el := time.Since(start); el > 2*time.Second {
+				if el := time.Since(start); el > slow {
 					t.Errorf("releasing %s took %v", id, el)
 				}
 			}
@@ -108,7 +111,7 @@ func TestH3_TimeoutFailsafe(t *testing.T) {
 				if err != nil || got.Status != store.StatusExpired || got.Decision != tc.want {
 					t.Fatalf("%s/%s: %+v %v", tc.kind, tc.failsafe, got, err)
 				}
-				if el := time.Since(start); el > 3*time.Second {
+				if el := time.Since(start); el > bound(3*time.Second) {
 					t.Errorf("the fail-safe came %v after the deadline", el)
 				}
 				choice := "approve"
@@ -249,7 +252,7 @@ func TestS1_DecideThroughAnotherReplica(t *testing.T) {
 				case <-ctx.Done():
 					t.Fatal("the waiter on replica a never learned of the decision")
 				}
-				if el := time.Since(start); el > time.Second {
+				if el := time.Since(start); el > bound(time.Second) {
 					t.Errorf("the waiter learned of the decision after %v", el)
 				}
 			}

@@ -195,3 +195,11 @@ func listenAgain(addr string) (net.Listener, error) {
 	}
 	return nil, err
 }
+
+// bound returns a time limit of a test, longer under the race detector.
+func bound(d time.Duration) time.Duration {
+	if raceEnabled {
+		return 5 * d
+	}
+	return d
+}

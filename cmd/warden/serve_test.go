@@ -136,9 +136,26 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	if err := (&server.Client{URL: p.url, Token: "wrong"}).Submit(context.Background(), &store.Request{Kind: store.KindApproval}); err == nil {
 		t.Fatal("a wrong token was accepted")
 	}
-	// A long poll is in progress when the signal comes.
-	go c.Request(context.Background(), r.ID+"?wait=5m")
-	time.Sleep(100 * time.Millisecond)
+	// A long poll is in progress when the signal comes; it ends with the
+	// server (the client tries again elsewhere).
+	polled := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", p.url+"/api/requests/"+r.ID+"?wait=5m", nil)
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			polled <- -1
+			return
+		}
+		resp.Body.Close()
+		polled <- resp.StatusCode
+	}()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case code := <-polled:
+		t.Fatalf("the long poll ended before the signal: %d", code)
+	default:
+	}
 	start := time.Now()
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -151,6 +168,9 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("stopping took %v", el)
+	}
+	if code := <-polled; code == 200 {
+		t.Errorf("the long poll answered 200 for a request nobody decided")
 	}
 	// The request it had accepted is still there, still pending (S3).
 	p2 := startServe(t, env, "--addr", "127.0.0.1:0")
