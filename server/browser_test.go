@@ -125,12 +125,15 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	}
 	waitFor := func(what, js string) {
 		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(40*time.Second))); err != nil {
 			t.Fatalf("waiting for %s: %v", what, err)
 		}
 	}
 	shot := func(name string) {
 		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.querySelectorAll('.fresh').forEach(function (e) { e.classList.remove('fresh'); })`)); err != nil {
+			t.Fatal(err)
+		}
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
@@ -292,7 +295,10 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	if got, _ := st.Request(ctx, strings.TrimPrefix(rcard, "#req-")); got.Status != "pending" {
 		t.Fatalf("typing a in a field decided the review (%s)", got.Decision)
 	}
-	do("approve with a", chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`), chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
+	// The notice of the last decision goes, so that the next one shows the
+	// page has been replaced.
+	do("approve with a", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('.notice').forEach(function (n) { n.remove(); }); document.activeElement.blur()`),
+		chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
 	select {
 	case w := <-reviewed:
 		if w.err != nil || w.req.Decision != "continue" || w.req.Explanation != "a" {
@@ -304,6 +310,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 
 	// Another surface decides the boundary request: its card leaves the
 	// queue without a reload.
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
 	eval("mark the page", `window.wardenNoReload = "yes"; "ok"`)
 	if _, err := run.Decide(ctx, bnd.ID, store.Decision{Decision: "reject", Explanation: "not from a script"}); err != nil {
 		t.Fatal(err)

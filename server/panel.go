@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,7 @@ var panelFuncs = template.FuncMap{
 		return min(max(strings.Count(s, "\n")+2, 6), 24)
 	},
 	"tone": toneOf,
+	"hl":   highlight,
 	"outputOf": func(label, text string) block {
 		return block{Label: label, Kind: "output", Text: text}
 	},
@@ -532,20 +534,23 @@ func decisionLabel(r store.Request) string {
 	return human.Escape(r.Decision)
 }
 
-// fail answers a page whose data could not be loaded.
+// fail answers a page whose data could not be loaded: 500 with the error.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
 	s.logError(r, what, err)
-	p := s.newPage(r.Context(), r, "Error", "")
-	p.Notice = "The " + what + " could not be loaded: " + err.Error()
-	p.NoticeTone = "bad"
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	s.errorPage(w, r, http.StatusInternalServerError, "Error", "The "+what+" could not be loaded: "+err.Error())
+}
+
+// errorPage answers status with a page that says msg.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
+	p := s.newPage(r.Context(), r, title, "")
+	p.LoginError = msg
 	var b bytes.Buffer
-	if err := panelPages["queue"].ExecuteTemplate(&b, "layout", p); err != nil {
-		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+	if err := panelPages["login"].ExecuteTemplate(&b, "layout", p); err != nil {
+		http.Error(w, msg, status)
 		return
 	}
 	pageHeaders(w)
-	w.WriteHeader(http.StatusInternalServerError)
+	w.WriteHeader(status)
 	_, _ = w.Write(b.Bytes())
 }
 
@@ -744,16 +749,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	run, err := s.Store.Run(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		p := s.newPage(ctx, r, "No such run", "runs")
-		p.Notice, p.NoticeTone = "There is no run "+id+" in the store.", "bad"
-		var b bytes.Buffer
-		if err := panelPages["runs"].ExecuteTemplate(&b, "layout", p); err == nil {
-			pageHeaders(w)
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write(b.Bytes())
-			return
-		}
-		http.NotFound(w, r)
+		s.errorPage(w, r, http.StatusNotFound, "No such run", "There is no run "+id+" in the store.")
 		return
 	}
 	if err != nil {
@@ -804,8 +800,16 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, "search", err)
 			return
 		}
+		var mark *regexp.Regexp
+		if q := strings.TrimSpace(p.Search.Q); q != "" {
+			mark = regexp.MustCompile(regexp.QuoteMeta(q)) // as the store matches: exactly
+		}
 		for _, h := range hits {
-			p.Hits = append(p.Hits, viewEvent(h.Event))
+			v := viewEvent(h.Event)
+			for i := range v.Blocks {
+				v.Blocks[i].Mark = mark
+			}
+			p.Hits = append(p.Hits, v)
 		}
 	}
 	s.render(w, r, "search", p)

@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
+	"regexp"
 	"strings"
 	"time"
 
@@ -31,9 +33,38 @@ type fact struct{ Name, Value string }
 // its bordered box) or "diff".
 type block struct {
 	Label string
-	Kind  string
-	Text  string
-	Diff  []diffLine
+	// Note follows the label, as it is written (an id, say).
+	Note string
+	Kind string
+	Text string
+	Diff []diffLine
+	// Mark, when set, finds the text to highlight (a search's words).
+	Mark *regexp.Regexp
+}
+
+// maxMarks bounds the highlights of one block.
+const maxMarks = 200
+
+// highlight returns the block's text, escaped, with the matches of Mark
+// between <mark> tags. Every piece of the text goes through
+// template.HTMLEscapeString; only the tags are added (SPEC H5).
+func highlight(b block) template.HTML {
+	var out strings.Builder
+	last := 0
+	if b.Mark != nil {
+		for _, m := range b.Mark.FindAllStringIndex(b.Text, maxMarks) {
+			if m[0] == m[1] {
+				continue
+			}
+			out.WriteString(template.HTMLEscapeString(b.Text[last:m[0]]))
+			out.WriteString("<mark>")
+			out.WriteString(template.HTMLEscapeString(b.Text[m[0]:m[1]]))
+			out.WriteString("</mark>")
+			last = m[1]
+		}
+	}
+	out.WriteString(template.HTMLEscapeString(b.Text[last:]))
+	return template.HTML(out.String())
 }
 
 // toneOf returns the tone of a decision or status word.
@@ -91,7 +122,7 @@ func viewEvent(e event.Event) eventView {
 			if args == nil && c.ArgumentsRaw != "" {
 				args = json.RawMessage(c.ArgumentsRaw)
 			}
-			add("calls "+human.Escape(c.ID), "code", callText(c.Function, args))
+			v.Blocks = append(v.Blocks, block{Label: "calls", Note: human.Escape(c.ID), Kind: "code", Text: callText(c.Function, args)})
 		}
 	case event.Approval:
 		v.Title = "approval · " + human.Escape(d.Approver) + " → " + d.Decision

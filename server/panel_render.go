@@ -304,7 +304,7 @@ func splitText(s string) []string {
 
 // maxDiffCells bounds the work of lineDiff's table; larger inputs are
 // shown as all old lines removed and all new lines added.
-const maxDiffCells = 1 << 20
+const maxDiffCells = 1 << 18
 
 // lineDiff returns the lines of a and b as one hunk: lines common to both
 // (a longest common subsequence) as context, the rest removed or added.

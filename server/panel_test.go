@@ -700,3 +700,60 @@ func TestH2_ValidArguments(t *testing.T) {
 		}
 	}
 }
+
+// FuzzArguments feeds the panel's readers of arguments any text: none
+// panics; text accepted as modified arguments is a JSON object whose
+// members orderedArgs reads; and every call renders.
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{`{"cmd":"ls"}`, `{"a":{"b":[1,2]},"c":"x\ny"}`, `[1]`, `{"a":`, `"\u003c"`, `{"command":"str_replace","path":"p","old_str":"a\nb","new_str":"a\nc"}`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		raw := json.RawMessage(text)
+		_ = callText("f", raw)
+		_ = callSummary("f", raw)
+		_ = prettyJSON(raw)
+		_ = editDiff("text_editor", raw)
+		_ = viewDiff(text)
+		got, err := validArguments(text)
+		if err != nil {
+			return
+		}
+		if _, err := orderedArgs(got); err != nil {
+			t.Fatalf("accepted %q, but its members do not read: %v", text, err)
+		}
+		var m map[string]any
+		if json.Unmarshal(got, &m) != nil {
+			t.Fatalf("accepted %q as %q, which is no JSON object", text, got)
+		}
+	})
+}
+
+func TestH5_SearchHighlightKeepsOutputEscaped(t *testing.T) {
+	env := newPanelEnv(t)
+	args := json.RawMessage(`{"cmd":"cat notes.html"}`)
+	writeAll := []event.Event{
+		{ID: "1", Time: time.Now().UTC(), RunID: "run-h", Agent: "main", Data: event.RunStart{Task: "read the notes"}},
+		{ID: "2", Time: time.Now().UTC(), RunID: "run-h", Agent: "main", Data: event.Tool{CallID: "c", Function: "bash", Arguments: args,
+			Result: `<b onclick="x()">Make</b> it <mark>so</mark> {{.Token}}`}},
+	}
+	for _, e := range writeAll {
+		if err := env.st.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newBrowser(t, env.url)
+	b.login()
+	_, page := b.do("GET", "/search?q=Make", nil)
+	out := regexp.MustCompile(`(?s)<div class="output">.*?<pre tabindex="0">(.*?)</pre>`).FindStringSubmatch(page)
+	if out == nil {
+		t.Fatal("the hit has no tool output box")
+	}
+	want := `&lt;b onclick=&#34;x()&#34;&gt;<mark>Make</mark>&lt;/b&gt; it &lt;mark&gt;so&lt;/mark&gt; {{.Token}}`
+	if out[1] != want {
+		t.Errorf("highlighted output:\n%s\nwant:\n%s", out[1], want)
+	}
+	if strings.Contains(page, "<b onclick") {
+		t.Error("the output's markup reached the page")
+	}
+}

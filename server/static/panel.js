@@ -6,6 +6,12 @@
   document.documentElement.classList.add('js');
   var page = document.body.dataset.page || '';
 
+  // A page restored from the back-forward cache is stale, and its forms
+  // may be marked as sent: load it afresh.
+  window.addEventListener('pageshow', function (e) {
+    if (e.persisted) { window.location.reload(); }
+  });
+
   // ---- small helpers ------------------------------------------------------
 
   function $(sel, root) { return (root || document).querySelector(sel); }
@@ -371,10 +377,10 @@
     es.addEventListener('open', function () {
       live.textContent = 'live';
       live.classList.add('on');
-      if (wasDown) { // catch up on what happened while disconnected
-        refreshQueue();
-        if (runEl) { refreshRun(); }
-      }
+      // Catch up on what changed between the page's rendering (or the
+      // last disconnection) and the subscription.
+      if (page === 'queue' || wasDown) { refreshQueue(); }
+      if (runEl) { refreshRun(); }
       wasDown = false;
     });
     es.addEventListener('error', function () {
