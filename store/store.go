@@ -1,11 +1,8 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"time"
 
@@ -40,15 +37,6 @@ func URL(flag string) string {
 		return flag
 	}
 	return os.Getenv(EnvDB)
-}
-
-// Store is warden's shared state on one database. Its methods are safe for
-// concurrent use; several Stores, in this process or others, may share one
-// database.
-type Store struct {
-	db     *sql.DB
-	engine string
-	url    string
 }
 
 var _ event.Sink = (*Store)(nil)
@@ -170,86 +158,3 @@ const (
 	DenialApproved = "approved"
 	DenialUsed     = "used"
 )
-
-var errTODO = errors.New("not implemented yet")
-
-// Open opens (creating if needed) the store at url and applies pending
-// migrations. "" is SQLite at $WARDEN_HOME/warden.db; "sqlite:PATH",
-// "file:PATH" or a plain path is SQLite at PATH; "postgres://…" or
-// "postgresql://…" is PostgreSQL.
-func Open(ctx context.Context, url string) (*Store, error) { return nil, errTODO }
-
-// Close closes the store's connections and stops its listeners.
-func (s *Store) Close() error { return nil }
-
-// Engine returns "sqlite" or "postgres".
-func (s *Store) Engine() string { return s.engine }
-
-// Write stores e (event.Sink), committed before it returns. Writing the
-// same (run, id) twice keeps one row. run_start creates or updates the run;
-// run_end sets its status and end.
-func (s *Store) Write(e event.Event) error { return errTODO }
-
-// Events returns the events of run runID in order of arrival, after the
-// event whose id is after ("" = from the start), at most limit (<= 0 = all).
-func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]event.Event, error) {
-	return nil, errTODO
-}
-
-// Search returns the events q selects, newest first.
-func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) { return nil, errTODO }
-
-// Import stores the events of a JSONL transcript and returns how many it
-// read; importing a transcript twice keeps one copy of each event.
-func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) { return 0, errTODO }
-
-// Runs returns the runs f selects, newest first.
-func (s *Store) Runs(ctx context.Context, f RunFilter) ([]Run, error) { return nil, errTODO }
-
-// Run returns run id; ErrNotFound if the store has no event of it.
-func (s *Store) Run(ctx context.Context, id string) (Run, error) { return Run{}, errTODO }
-
-// Submit stores r as a new pending request: it sets r.ID (random,
-// URL-safe), r.Created and r.Status, and validates r.Kind, r.Choices and
-// r.Failsafe.
-func (s *Store) Submit(ctx context.Context, r *Request) error { return errTODO }
-
-// Decide records d on request id exactly once across processes and
-// machines, durably before it returns, and returns the request as stored.
-// ErrChoice if d.Decision is not offered (for "modify", d.Modified must be
-// a JSON object); ErrNotPending if the request is no longer pending;
-// ErrNotFound if unknown.
-func (s *Store) Decide(ctx context.Context, id string, d Decision) (Request, error) {
-	return Request{}, errTODO
-}
-
-// Withdraw marks the pending request id withdrawn (its run no longer
-// waits); a request that is no longer pending is left as it is.
-func (s *Store) Withdraw(ctx context.Context, id string) error { return errTODO }
-
-// Request returns request id; ErrNotFound if unknown.
-func (s *Store) Request(ctx context.Context, id string) (Request, error) { return Request{}, errTODO }
-
-// Requests returns the requests of a status: "pending" (oldest first),
-// "decided" (every request no longer pending), "all" or "" (newest first).
-func (s *Store) Requests(ctx context.Context, status string) ([]Request, error) {
-	return nil, errTODO
-}
-
-// Wait blocks until request id is no longer pending, or ctx ends, and
-// returns it. A pending request whose deadline passed is marked expired,
-// with its fail-safe decision, by whoever notices first.
-func (s *Store) Wait(ctx context.Context, id string) (Request, error) { return Request{}, errTODO }
-
-// Changes delivers, until ctx ends, every event written and every request
-// created or changed after the call, by this process or others sharing the
-// database. The channel is closed when ctx ends.
-func (s *Store) Changes(ctx context.Context) <-chan Change {
-	ch := make(chan Change)
-	go func() { <-ctx.Done(); close(ch) }()
-	return ch
-}
-
-// Denials returns the latest auto-review denials (at most gate.MaxDenials
-// per run) of run runID, or of every run when runID is "", newest first.
-func (s *Store) Denials(ctx context.Context, runID string) ([]Denial, error) { return nil, errTODO }

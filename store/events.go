@@ -1,0 +1,439 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/event"
+)
+
+// execer is what the store's statements run on: a transaction or the pool.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// writeTimeout bounds a Write, which has no context of its own.
+const writeTimeout = time.Minute
+
+// inTx runs fn in a transaction and commits it. On SQLite this process's
+// writers take turns here.
+func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.engine == EngineSQLite {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback() //nolint:errcheck // the error of fn is the one to report
+		return err
+	}
+	return tx.Commit()
+}
+
+// Write stores e (event.Sink), committed before it returns. Writing the
+// same (run, id) twice keeps one row. run_start creates or updates the run;
+// run_end sets its status and end.
+func (s *Store) Write(e event.Event) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("store: event %s: %w", e.ID, err)
+	}
+	if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := s.writeTx(ctx, tx, e, line)
+		return err
+	}); err != nil {
+		return fmt.Errorf("store: writing event %s: %w", e.ID, err)
+	}
+	s.hub.publish()
+	return nil
+}
+
+// writeTx stores e with its JSON line in tx, with what it changes in the
+// derived tables, and reports whether it was new.
+func (s *Store) writeTx(ctx context.Context, tx *sql.Tx, e event.Event, line []byte) (bool, error) {
+	if e.ID == "" || e.RunID == "" {
+		return false, errors.New("an event needs an id and a run id")
+	}
+	t := e.Time.UnixNano()
+	if _, err := tx.ExecContext(ctx, s.q("INSERT INTO runs (id, started) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"), e.RunID, t); err != nil {
+		return false, err
+	}
+	var seq int64
+	err := tx.QueryRowContext(ctx, s.q(`INSERT INTO events (run_id, id, kind, time, call_id, agent, line)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, id) DO NOTHING RETURNING seq`),
+		e.RunID, e.ID, string(e.Kind()), t, callID(e.Data), e.Agent, string(line)).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := s.derive(ctx, tx, e, seq); err != nil {
+		return false, err
+	}
+	return true, s.notify(ctx, tx, "e:"+strconv.FormatInt(seq, 10))
+}
+
+// breakerPrefix starts the warning the gate records when the circuit
+// breaker trips.
+const breakerPrefix = "circuit breaker:"
+
+// derive updates the runs, denials and turns of event e (stored as seq).
+func (s *Store) derive(ctx context.Context, tx *sql.Tx, e event.Event, seq int64) error {
+	t := e.Time.UnixNano()
+	exec := func(q string, args ...any) error {
+		_, err := tx.ExecContext(ctx, s.q(q), args...)
+		return err
+	}
+	const currentTurn = "run_id = ? AND turn = (SELECT MAX(turn) FROM turns WHERE run_id = ?)"
+	switch d := e.Data.(type) {
+	case event.RunStart:
+		return exec("UPDATE runs SET task = ?, model = ?, started = ?, status = 'running', ended = NULL WHERE id = ?", d.Task, d.Model, t, e.RunID)
+	case event.TurnStart:
+		if err := exec("UPDATE runs SET status = 'running', ended = NULL WHERE id = ? AND ended IS NOT NULL", e.RunID); err != nil {
+			return err
+		}
+		return exec("INSERT INTO turns (run_id, turn, started) VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM turns WHERE run_id = ?), ?)", e.RunID, e.RunID, t)
+	case event.RunEnd:
+		return exec("UPDATE runs SET status = ?, ended = ? WHERE id = ?", d.Status, t, e.RunID)
+	case event.AutoReview:
+		denied := 0
+		if d.Status == action.StatusDenied {
+			denied = 1
+			if d.DenialID != "" {
+				act := string(d.Action)
+				if act == "" {
+					act = "null"
+				}
+				if err := exec(`INSERT INTO denials (run_id, id, call_id, action, risk_level, rationale, time, status, event_seq)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, id) DO NOTHING`,
+					e.RunID, d.DenialID, d.CallID, act, string(d.RiskLevel), d.Rationale, t, DenialDenied, seq); err != nil {
+					return err
+				}
+			}
+		}
+		if err := exec("INSERT INTO turns (run_id, turn, started) SELECT ?, 0, ? WHERE NOT EXISTS (SELECT 1 FROM turns WHERE run_id = ?)", e.RunID, t, e.RunID); err != nil {
+			return err
+		}
+		return exec("UPDATE turns SET reviews = reviews + 1, denials = denials + ?, consecutive = (consecutive + ?) * ? WHERE "+currentTurn,
+			denied, denied, denied, e.RunID, e.RunID)
+	case event.Warning:
+		if strings.HasPrefix(d.Message, breakerPrefix) {
+			return exec("UPDATE turns SET tripped = 1 WHERE "+currentTurn, e.RunID, e.RunID)
+		}
+	case event.Override:
+		return exec("UPDATE denials SET status = ? WHERE run_id = ? AND id = ?", DenialApproved, e.RunID, d.DenialID)
+	case event.OverrideUsed:
+		return exec("UPDATE denials SET status = ? WHERE run_id = ? AND id = ?", DenialUsed, e.RunID, d.DenialID)
+	}
+	return nil
+}
+
+// callID returns the call an event's data is about, if any.
+func callID(d event.Data) string {
+	switch d := d.(type) {
+	case event.Approval:
+		return d.CallID
+	case event.Tool:
+		return d.CallID
+	case event.Review:
+		return d.CallID
+	case event.AutoReview:
+		return d.CallID
+	case event.Withheld:
+		return d.CallID
+	case event.Handoff:
+		return d.CallID
+	case event.Unknown:
+		if id, ok := d.Fields["call_id"].(string); ok {
+			return id
+		}
+	}
+	return ""
+}
+
+// importBatch is how many events Import commits at once.
+const importBatch = 500
+
+// Import stores the events of a JSONL transcript (read with event.Read) and
+// returns how many of them were new: importing a transcript twice keeps one
+// copy of each event, and the second import returns 0. A line that does not
+// decode, or an event without an id or run id, is an error; the events
+// before it are kept.
+func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
+	stored, n := 0, 0
+	var batch []event.Event
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			for _, e := range batch {
+				line, err := json.Marshal(e)
+				if err != nil {
+					return fmt.Errorf("event %s: %w", e.ID, err)
+				}
+				ok, err := s.writeTx(ctx, tx, e, line)
+				if err != nil {
+					return fmt.Errorf("event %s: %w", e.ID, err)
+				}
+				if ok {
+					stored++
+				}
+			}
+			return nil
+		})
+		batch = batch[:0]
+		return err
+	}
+	err := event.Read(r, func(e event.Event) error {
+		n++
+		if e.ID == "" || e.RunID == "" {
+			return fmt.Errorf("event %d of the transcript has no id or run id", n)
+		}
+		batch = append(batch, e)
+		if len(batch) >= importBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if stored > 0 {
+		s.hub.publish()
+	}
+	if err != nil {
+		return stored, fmt.Errorf("store: import: %w", err)
+	}
+	return stored, nil
+}
+
+// Events returns the events of run runID in order of arrival, after the
+// event whose id is after ("" = from the start; ErrNotFound if the run has
+// no such event), at most limit (<= 0 = all).
+func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]event.Event, error) {
+	var from int64
+	if after != "" {
+		err := s.db.QueryRowContext(ctx, s.q("SELECT seq FROM events WHERE run_id = ? AND id = ?"), runID, after).Scan(&from)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("store: event %s of run %s: %w", after, runID, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: events of run %s: %w", runID, err)
+		}
+	}
+	q := "SELECT line FROM events WHERE run_id = ? AND seq > ? ORDER BY seq"
+	args := []any{runID, from}
+	if limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: events of run %s: %w", runID, err)
+	}
+	hits, err := scanLines(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: events of run %s: %w", runID, err)
+	}
+	out := make([]event.Event, len(hits))
+	for i, h := range hits {
+		out[i] = h.Event
+	}
+	return out, nil
+}
+
+// scanLines reads rows of one column, the event line, and decodes them.
+func scanLines(rows *sql.Rows) ([]Hit, error) {
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, err
+		}
+		var e event.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			return nil, fmt.Errorf("a stored event does not decode: %w", err)
+		}
+		out = append(out, Hit{Event: e, Line: json.RawMessage(line)})
+	}
+	return out, rows.Err()
+}
+
+// contains is the SQL of "column contains the text of the next argument".
+func (s *Store) contains(column string) string {
+	if s.engine == EnginePostgres {
+		return "strpos(" + column + ", ?) > 0"
+	}
+	return "instr(" + column + ", ?) > 0"
+}
+
+// Search returns the events q selects, newest first.
+func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+	var where []string
+	var args []any
+	if q.Text != "" {
+		where, args = append(where, s.contains("line")), append(args, q.Text)
+	}
+	if q.Kind != "" {
+		where, args = append(where, "kind = ?"), append(args, q.Kind)
+	}
+	if q.RunID != "" {
+		where, args = append(where, "run_id = ?"), append(args, q.RunID)
+	}
+	if !q.Since.IsZero() {
+		where, args = append(where, "time >= ?"), append(args, q.Since.UnixNano())
+	}
+	if !q.Until.IsZero() {
+		where, args = append(where, "time < ?"), append(args, q.Until.UnixNano())
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	sqlq := "SELECT line FROM events"
+	if len(where) > 0 {
+		sqlq += " WHERE " + strings.Join(where, " AND ")
+	}
+	sqlq += " ORDER BY seq DESC LIMIT ?"
+	rows, err := s.db.QueryContext(ctx, s.q(sqlq), append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	hits, err := scanLines(rows)
+	if err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	return hits, nil
+}
+
+// Runs returns the runs f selects, newest first.
+func (s *Store) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, f.Status)
+	}
+	if f.Task != "" {
+		where, args = append(where, s.contains("task")), append(args, f.Task)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "started >= ?"), append(args, f.Since.UnixNano())
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "started < ?"), append(args, f.Until.UnixNano())
+	}
+	q := "SELECT id, task, model, status, started, ended FROM runs"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY started DESC, id DESC"
+	if f.Limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, f.Limit)
+	}
+	runs, err := s.runs(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: runs: %w", err)
+	}
+	return runs, nil
+}
+
+// Run returns run id; ErrNotFound if the store has no event of it.
+func (s *Store) Run(ctx context.Context, id string) (Run, error) {
+	runs, err := s.runs(ctx, "SELECT id, task, model, status, started, ended FROM runs WHERE id = ?", id)
+	if err != nil {
+		return Run{}, fmt.Errorf("store: run %s: %w", id, err)
+	}
+	if len(runs) == 0 {
+		return Run{}, fmt.Errorf("store: run %s: %w", id, ErrNotFound)
+	}
+	return runs[0], nil
+}
+
+// runs reads the runs of query q and their counts.
+func (s *Store) runs(ctx context.Context, q string, args ...any) ([]Run, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Run
+	index := map[string]int{}
+	for rows.Next() {
+		var r Run
+		var started int64
+		var ended sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.Task, &r.Model, &r.Status, &started, &ended); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		r.Started = time.Unix(0, started).UTC()
+		if ended.Valid {
+			t := time.Unix(0, ended.Int64).UTC()
+			r.Ended = &t
+		}
+		r.Counts = map[string]int{"events": 0, "pending": 0}
+		index[r.ID] = len(out)
+		out = append(out, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Counts, a bounded number of runs at a time.
+	for start := 0; start < len(out); start += 200 {
+		part := out[start:min(start+200, len(out))]
+		in := strings.TrimSuffix(strings.Repeat("?, ", len(part)), ", ")
+		ids := make([]any, len(part))
+		for i, r := range part {
+			ids[i] = r.ID
+		}
+		if err := s.count(ctx, "SELECT run_id, kind, COUNT(*) FROM events WHERE run_id IN ("+in+") GROUP BY run_id, kind", ids, func(run, kind string, n int) {
+			c := out[index[run]].Counts
+			c[kind] += n
+			c["events"] += n
+		}); err != nil {
+			return nil, err
+		}
+		if err := s.count(ctx, "SELECT run_id, 'pending', COUNT(*) FROM requests WHERE status = 'pending' AND run_id IN ("+in+") GROUP BY run_id", ids, func(run, _ string, n int) {
+			out[index[run]].Counts["pending"] = n
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) count(ctx context.Context, q string, args []any, fn func(run, kind string, n int)) error {
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run, kind string
+		var n int
+		if err := rows.Scan(&run, &kind, &n); err != nil {
+			return err
+		}
+		fn(run, kind, n)
+	}
+	return rows.Err()
+}

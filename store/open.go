@@ -1,0 +1,273 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+//go:embed migrations
+var migrationFiles embed.FS
+
+// Open opens (creating if needed) the store at url and applies pending
+// migrations. "" is SQLite at $WARDEN_HOME/warden.db; "sqlite:PATH",
+// "file:PATH" or a plain path is SQLite at PATH; "postgres://…" or
+// "postgresql://…" is PostgreSQL.
+func Open(ctx context.Context, url string) (*Store, error) {
+	s := &Store{url: url, hub: newHub()}
+	var err error
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		s.engine = EnginePostgres
+		s.db, err = sql.Open("pgx", url)
+	default:
+		s.engine = EngineSQLite
+		var p string
+		if p, err = sqlitePath(url); err == nil {
+			s.db, err = sql.Open("sqlite", sqliteDSN(p))
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store: opening the %s database: %w", s.engine, err)
+	}
+	if err := migrate(ctx, s.db, s.engine); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if s.engine == EnginePostgres {
+		if err := s.startListener(ctx); err != nil {
+			s.db.Close()
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Store is warden's shared state on one database. Its methods are safe for
+// concurrent use; several Stores, in this process or others, may share one
+// database.
+type Store struct {
+	db     *sql.DB
+	engine string
+	url    string
+	hub    *hub
+
+	// wmu serializes this process's SQLite writers, so that they queue
+	// here rather than in SQLite's busy handler, which sleeps.
+	wmu sync.Mutex
+
+	// PostgreSQL: the LISTEN connection's channel and its goroutine.
+	channel  string
+	stop     context.CancelFunc
+	listened sync.WaitGroup
+	closeMu  sync.Once
+}
+
+// Close closes the store's connections and stops its listener.
+func (s *Store) Close() error {
+	var err error
+	s.closeMu.Do(func() {
+		if s.stop != nil {
+			s.stop()
+			s.listened.Wait()
+		}
+		err = s.db.Close()
+	})
+	return err
+}
+
+// Engine returns "sqlite" or "postgres".
+func (s *Store) Engine() string { return s.engine }
+
+// sqlitePath returns the file of a SQLite URL.
+func sqlitePath(url string) (string, error) {
+	p := url
+	switch {
+	case url == "":
+		home := sandbox.StateHome()
+		if home == "" {
+			return "", errors.New("no home directory for the default database: set WARDEN_HOME or WARDEN_DB")
+		}
+		p = filepath.Join(home, "warden.db")
+	case strings.HasPrefix(url, "sqlite://"):
+		p = strings.TrimPrefix(url, "sqlite://")
+	case strings.HasPrefix(url, "sqlite:"):
+		p = strings.TrimPrefix(url, "sqlite:")
+	case strings.HasPrefix(url, "file:"):
+		p = strings.TrimPrefix(url, "file:")
+	}
+	if p == "" {
+		return "", fmt.Errorf("%q names no database file", url)
+	}
+	if strings.ContainsAny(p, "?#") {
+		return "", fmt.Errorf("database file %q: the name may not contain ? or #", p)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// sqliteDSN is the modernc.org/sqlite data source of the file p: WAL, a
+// busy timeout, foreign keys, full synchronous commits (a commit is on disk
+// when it returns) and transactions that take the write lock when they
+// begin.
+func sqliteDSN(p string) string {
+	return p + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+		"&_pragma=synchronous(FULL)&_txlock=immediate"
+}
+
+// A migration is one numbered .sql file of an engine.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the engine's migrations in order.
+func migrations(engine string) ([]migration, error) {
+	dir := path.Join("migrations", engine)
+	ents, err := fs.ReadDir(migrationFiles, dir)
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range ents {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
+			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
+		}
+		b, err := fs.ReadFile(migrationFiles, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{v, e.Name(), string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// migrationLock is the PostgreSQL advisory lock key under which replicas
+// migrate one at a time ("warden" in ASCII).
+const migrationLock = 0x77617264656e
+
+// migrate applies the engine's pending migrations, each in its own
+// transaction with its schema_migrations row. A database at a version this
+// binary does not know is an error.
+func migrate(ctx context.Context, db *sql.DB, engine string) error {
+	ms, err := migrations(engine)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if engine == EnginePostgres {
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", migrationLock); err != nil {
+			return fmt.Errorf("taking the migration lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", migrationLock) //nolint:errcheck // the session ends with the connection anyway
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied BIGINT NOT NULL)`); err != nil {
+		return fmt.Errorf("schema_migrations: %w", err)
+	}
+	latest := ms[len(ms)-1].version
+	for _, m := range ms {
+		if err := apply(ctx, conn, engine, m, latest); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apply applies m unless the database already has it.
+func apply(ctx context.Context, conn *sql.Conn, engine string, m migration, latest int) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	var have sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT MAX(version) FROM schema_migrations").Scan(&have); err != nil {
+		return fmt.Errorf("reading the schema version: %w", err)
+	}
+	if int(have.Int64) > latest {
+		return fmt.Errorf("the database's schema is at version %d, newer than this warden knows (%d): use a newer warden", have.Int64, latest)
+	}
+	if int(have.Int64) >= m.version {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if _, err := tx.ExecContext(ctx, rebind(engine, "INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)"),
+		m.version, m.name, time.Now().UnixNano()); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	return nil
+}
+
+// rebind turns the ? placeholders of q into PostgreSQL's $1, $2, … The
+// store's SQL has no ? inside literals.
+func rebind(engine, q string) string {
+	if engine != EnginePostgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// q returns the query q for the store's engine.
+func (s *Store) q(q string) string { return rebind(s.engine, q) }
+
+// listenChannel is the NOTIFY channel of a schema: stores in different
+// schemas of one database do not hear each other.
+func listenChannel(schema string) string {
+	if schema == "" || schema == "public" {
+		return "warden"
+	}
+	c := "warden_" + schema
+	if len(c) > 63 {
+		c = c[:63]
+	}
+	return c
+}
+
+var _ = pgx.Identifier{}

@@ -1,0 +1,412 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The choices a request may offer, per kind (SPEC H2), and what each kind
+// offers when a request names none.
+var (
+	allowedChoices = map[string][]string{
+		KindApproval: {"approve", "modify", "reject", "terminate", "escalate"},
+		KindBoundary: {"approve", "modify", "reject", "terminate", "escalate"},
+		KindReview:   {"continue", "terminate", "escalate"},
+	}
+	defaultChoices = map[string][]string{
+		KindApproval: {"approve", "modify", "reject", "terminate"},
+		KindBoundary: {"approve", "reject", "terminate"},
+		KindReview:   {"continue", "terminate"},
+	}
+	// closedChoice is the decision of a request closed without a choice
+	// (SPEC H3): the fail-safe outcome when none is given.
+	closedChoice = map[string]string{KindApproval: "reject", KindBoundary: "reject", KindReview: "terminate"}
+)
+
+// failsafeAllowed reports whether c may be a fail-safe outcome: never one
+// that lets the call or its result through (SPEC H3).
+func failsafeAllowed(c string) bool { return c == "reject" || c == "terminate" }
+
+// Deadline decided-by: who records an expired request's fail-safe decision.
+const byDeadline = "deadline"
+
+// newID returns a random URL-safe id.
+func newID() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// Submit stores r as a new pending request: it sets r.ID (random,
+// URL-safe), r.Created and r.Status, and validates r.Kind, r.Choices (the
+// kind's defaults when empty) and r.Failsafe (with a deadline and no
+// fail-safe, the H3 outcome: reject, or terminate for a review).
+func (s *Store) Submit(ctx context.Context, r *Request) error {
+	if err := prepare(r); err != nil {
+		return fmt.Errorf("store: submit: %w", err)
+	}
+	id, err := newID()
+	if err != nil {
+		return fmt.Errorf("store: submit: %w", err)
+	}
+	r.ID, r.Status, r.Created = id, StatusPending, time.Now().UTC().Truncate(time.Microsecond)
+	r.Decision, r.Explanation, r.Modified, r.DecidedBy = "", "", nil, ""
+	choices, _ := json.Marshal(r.Choices)
+	args := string(r.Call.Arguments)
+	if args == "" {
+		args = "null"
+	}
+	var deadline sql.NullInt64
+	if r.Deadline != nil {
+		deadline = sql.NullInt64{Int64: r.Deadline.UnixNano(), Valid: true}
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
+			choices, status, created, deadline, failsafe, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
+			r.ID, r.Kind, r.RunID, r.Agent, r.Call.ID, r.Call.Function, args, r.View, r.Message, r.Result,
+			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe)
+		if err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, "r:"+r.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: submit: %w", err)
+	}
+	s.changed(r.ID)
+	return nil
+}
+
+// prepare validates a request before it is stored and fills its defaults.
+func prepare(r *Request) error {
+	allowed, ok := allowedChoices[r.Kind]
+	if !ok {
+		return fmt.Errorf("request kind %q: want approval, review or boundary", r.Kind)
+	}
+	if len(r.Choices) == 0 {
+		r.Choices = slices.Clone(defaultChoices[r.Kind])
+	}
+	seen := map[string]bool{}
+	for _, c := range r.Choices {
+		if !slices.Contains(allowed, c) {
+			return fmt.Errorf("a %s request cannot offer %q (choices: %s)", r.Kind, c, strings.Join(allowed, ", "))
+		}
+		if seen[c] {
+			return fmt.Errorf("choice %q offered twice", c)
+		}
+		seen[c] = true
+	}
+	if len(r.Call.Arguments) > 0 && !json.Valid(r.Call.Arguments) {
+		return errors.New("the call's arguments are not JSON")
+	}
+	if r.Deadline != nil {
+		t := r.Deadline.UTC().Truncate(time.Microsecond)
+		r.Deadline = &t
+		if r.Failsafe == "" {
+			r.Failsafe = closedChoice[r.Kind]
+		}
+	}
+	if r.Failsafe != "" && !failsafeAllowed(r.Failsafe) {
+		return fmt.Errorf("fail-safe outcome %q: it may only be reject or terminate, never one that lets the call through", r.Failsafe)
+	}
+	if r.Failsafe != "" && r.Failsafe != closedChoice[r.Kind] && r.Failsafe != "terminate" {
+		return fmt.Errorf("fail-safe outcome %q does not apply to a %s request", r.Failsafe, r.Kind)
+	}
+	return nil
+}
+
+// nextRev is the SQL of the next request revision.
+func (s *Store) nextRev() string {
+	if s.engine == EnginePostgres {
+		return "nextval('requests_rev')"
+	}
+	return "(SELECT COALESCE(MAX(rev), 0) + 1 FROM requests)"
+}
+
+// changed tells this process's waiters and subscribers that request id
+// changed (other processes learn of it from the notification or by
+// polling).
+func (s *Store) changed(id string) {
+	s.hub.wake(id)
+	if s.engine == EngineSQLite {
+		s.hub.publish()
+	}
+}
+
+// Decide records d on request id exactly once across processes and
+// machines, durably before it returns, and returns the request as stored.
+// ErrChoice if d.Decision is not offered (for "modify", d.Modified must be
+// a JSON object); ErrNotPending if the request is no longer pending (a
+// request past its deadline is expired to its fail-safe outcome first);
+// ErrNotFound if unknown.
+func (s *Store) Decide(ctx context.Context, id string, d Decision) (Request, error) {
+	r, err := s.Request(ctx, id)
+	if err != nil {
+		return Request{}, err
+	}
+	if !slices.Contains(r.Choices, d.Decision) {
+		return r, fmt.Errorf("store: decision %q on request %s (offered: %s): %w", d.Decision, id, strings.Join(r.Choices, ", "), ErrChoice)
+	}
+	if d.Decision == "modify" {
+		if !isObject(d.Modified) {
+			return r, fmt.Errorf("store: modify on request %s: the modified arguments must be a JSON object: %w", id, ErrChoice)
+		}
+	} else {
+		d.Modified = nil
+	}
+	if r.Status != StatusPending {
+		return r, fmt.Errorf("store: request %s is %s: %w", id, r.Status, ErrNotPending)
+	}
+	ok, err := s.close(ctx, id, StatusDecided, d, time.Now())
+	if err != nil {
+		return Request{}, fmt.Errorf("store: deciding request %s: %w", id, err)
+	}
+	r, err = s.Request(ctx, id)
+	if err != nil {
+		return Request{}, err
+	}
+	if !ok {
+		return r, fmt.Errorf("store: request %s is %s: %w", id, r.Status, ErrNotPending)
+	}
+	return r, nil
+}
+
+// isObject reports whether b is a JSON object.
+func isObject(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
+}
+
+// close moves request id from pending to status with decision d, if it is
+// still pending (and, for a decision, its deadline has not passed at now),
+// in one committed transaction, and reports whether it did: of any number
+// of concurrent closers, in any process, exactly one does.
+func (s *Store) close(ctx context.Context, id, status string, d Decision, now time.Time) (bool, error) {
+	at := now.UnixNano()
+	var modified sql.NullString
+	if len(d.Modified) > 0 {
+		modified = sql.NullString{String: string(d.Modified), Valid: true}
+	}
+	cond := "id = ? AND status = 'pending'"
+	args := []any{status, d.Decision, d.Explanation, modified, d.DecidedBy, at, id}
+	switch status {
+	case StatusDecided:
+		cond += " AND (deadline IS NULL OR deadline > ?)"
+		args = append(args, at)
+	case StatusExpired:
+		cond += " AND deadline IS NOT NULL AND deadline <= ?"
+		args = append(args, at)
+	}
+	won := false
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`UPDATE requests SET status = ?, decision = ?, explanation = ?, modified = ?, decided_by = ?,
+			decided_at = ?, rev = `+s.nextRev()+` WHERE `+cond), args...)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n != 1 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO decisions (request_id, status, decision, explanation, modified, decided_by, decided_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?)`), id, status, d.Decision, d.Explanation, modified, d.DecidedBy, at); err != nil {
+			return err
+		}
+		won = true
+		return s.notify(ctx, tx, "r:"+id)
+	})
+	if err != nil {
+		return false, err
+	}
+	if won {
+		s.changed(id)
+	}
+	return won, nil
+}
+
+// expire closes request r, pending past its deadline, with its fail-safe
+// decision (SPEC H3) and reports whether this call did.
+func (s *Store) expire(ctx context.Context, r Request) (bool, error) {
+	fs := r.Failsafe
+	if fs == "" {
+		fs = closedChoice[r.Kind]
+	}
+	return s.close(ctx, r.ID, StatusExpired, Decision{Decision: fs, Explanation: "no decision before the deadline: the fail-safe outcome applies", DecidedBy: byDeadline}, time.Now())
+}
+
+// Withdraw marks the pending request id withdrawn (its run no longer
+// waits); a request that is no longer pending is left as it is. ErrNotFound
+// if unknown.
+func (s *Store) Withdraw(ctx context.Context, id string) error {
+	if _, err := s.close(ctx, id, StatusWithdrawn, Decision{Explanation: "the run no longer waits"}, time.Now()); err != nil {
+		return fmt.Errorf("store: withdrawing request %s: %w", id, err)
+	}
+	if _, err := s.Request(ctx, id); err != nil {
+		return err
+	}
+	return nil
+}
+
+const requestColumns = `id, kind, run_id, agent, call_id, function, arguments, view, message, result, choices, status,
+	decision, explanation, modified, decided_by, created, deadline, failsafe, rev`
+
+// Request returns request id; ErrNotFound if unknown.
+func (s *Store) Request(ctx context.Context, id string) (Request, error) {
+	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE id = ?", id)
+	if err != nil {
+		return Request{}, fmt.Errorf("store: request %s: %w", id, err)
+	}
+	if len(rs) == 0 {
+		return Request{}, fmt.Errorf("store: request %s: %w", id, ErrNotFound)
+	}
+	return rs[0].Request, nil
+}
+
+// Requests returns the requests of a status: "pending" (oldest first),
+// "decided" (every request no longer pending, newest first), "all" or ""
+// (newest first). Pending requests past their deadline are expired first.
+func (s *Store) Requests(ctx context.Context, status string) ([]Request, error) {
+	if err := s.expireDue(ctx); err != nil {
+		return nil, fmt.Errorf("store: requests: %w", err)
+	}
+	q := "SELECT " + requestColumns + " FROM requests"
+	switch status {
+	case StatusPending:
+		q += " WHERE status = 'pending' ORDER BY created, id"
+	case StatusDecided:
+		q += " WHERE status <> 'pending' ORDER BY created DESC, id"
+	case "all", "":
+		q += " ORDER BY created DESC, id"
+	default:
+		return nil, fmt.Errorf("store: requests of status %q: want pending, decided or all", status)
+	}
+	rs, err := s.requests(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("store: requests: %w", err)
+	}
+	out := make([]Request, len(rs))
+	for i, r := range rs {
+		out[i] = r.Request
+	}
+	return out, nil
+}
+
+// expireDue expires every pending request past its deadline.
+func (s *Store) expireDue(ctx context.Context) error {
+	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE status = 'pending' AND deadline IS NOT NULL AND deadline <= ?", time.Now().UnixNano())
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if _, err := s.expire(ctx, r.Request); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// revRequest is a request with its revision.
+type revRequest struct {
+	Request
+	rev int64
+}
+
+func (s *Store) requests(ctx context.Context, q string, args ...any) ([]revRequest, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []revRequest
+	for rows.Next() {
+		var r revRequest
+		var args, choices string
+		var modified sql.NullString
+		var created int64
+		var deadline sql.NullInt64
+		if err := rows.Scan(&r.ID, &r.Kind, &r.RunID, &r.Agent, &r.Call.ID, &r.Call.Function, &args, &r.View, &r.Message, &r.Result,
+			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &created, &deadline, &r.Failsafe, &r.rev); err != nil {
+			return nil, err
+		}
+		r.Call.Arguments = json.RawMessage(args)
+		if err := json.Unmarshal([]byte(choices), &r.Choices); err != nil {
+			return nil, fmt.Errorf("request %s: its choices do not decode: %w", r.ID, err)
+		}
+		if modified.Valid {
+			r.Modified = json.RawMessage(modified.String)
+		}
+		r.Created = time.Unix(0, created).UTC()
+		if deadline.Valid {
+			t := time.Unix(0, deadline.Int64).UTC()
+			r.Deadline = &t
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Polling of SQLite: the first re-read after pollMin, backing off to
+// pollMax. PostgreSQL re-reads on notification, and every pgRecheck in
+// case one was missed.
+const (
+	pollMin   = 5 * time.Millisecond
+	pollMax   = 200 * time.Millisecond
+	pgRecheck = 2 * time.Second
+)
+
+// Wait blocks until request id is no longer pending, or ctx ends, and
+// returns it. A pending request whose deadline passed is marked expired,
+// with its fail-safe decision, by whoever notices first.
+func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
+	woken, stop := s.hub.wait(id)
+	defer stop()
+	backoff := pollMin
+	for {
+		r, err := s.Request(ctx, id)
+		if err != nil {
+			return Request{}, err
+		}
+		if r.Status != StatusPending {
+			return r, nil
+		}
+		now := time.Now()
+		if r.Deadline != nil && !now.Before(*r.Deadline) {
+			if _, err := s.expire(ctx, r); err != nil {
+				return Request{}, fmt.Errorf("store: expiring request %s: %w", id, err)
+			}
+			continue
+		}
+		next := pgRecheck
+		if s.engine == EngineSQLite {
+			next = backoff
+			backoff = min(2*backoff, pollMax)
+		}
+		if r.Deadline != nil {
+			next = min(next, r.Deadline.Sub(now))
+		}
+		t := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, fmt.Errorf("store: waiting for request %s: %w", id, ctx.Err())
+		case <-woken:
+			backoff = pollMin
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
