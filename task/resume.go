@@ -48,6 +48,11 @@ type Stored struct {
 // (SPEC G15): $WARDEN_HOME/keys/override.key.
 func keyPath() string { return filepath.Join(homeDir(), "keys", "override.key") }
 
+// KeyPath returns where warden keeps the key that authenticates denials and
+// overrides (SPEC G15), for another of warden's channels to a person, such
+// as `warden serve`, to seal overrides with gate.FileSealer.
+func KeyPath() string { return keyPath() }
+
 // loadStateKey returns the key that authenticates denials and overrides
 // (SPEC G15): the file at keyPath, read — or created, 0600 — when first
 // used. A key that cannot be read or created authenticates nothing: MACs

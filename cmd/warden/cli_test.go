@@ -28,7 +28,7 @@ func runBinary(t *testing.T, env []string, stdin string, args ...string) (int, s
 var helpCommands = [][]string{
 	{}, {"run"}, {"policy"}, {"policy", "check"}, {"transcript"}, {"transcript", "show"},
 	{"exec"}, {"rules"}, {"rules", "check"}, {"auto-review"}, {"auto-review", "policy"},
-	{"auto-review", "approve"}, {"eval"}, {"version"},
+	{"auto-review", "approve"}, {"eval"}, {"serve"}, {"version"},
 }
 
 // --help and -h exit 0 on every command, with its usage on stdout and

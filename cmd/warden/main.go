@@ -39,6 +39,7 @@ const usage = `usage:
   warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]
   warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
               [--items OUT] [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
+  warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
   warden version
 
 "warden COMMAND --help" describes a command and its flags.
@@ -70,6 +71,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return execCmd(args[1:], stdout, stderr)
 	case "rules":
 		return subcommand(args[1:], "check", rulesUsage, rulesCheck, stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

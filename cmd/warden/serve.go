@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/task"
+)
+
+const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
+
+Serves the HTTP API and the web panel on the store until SIGINT or SIGTERM.
+The store is --db, else $WARDEN_DB, else SQLite at $WARDEN_HOME/warden.db;
+postgres://… shares one database between replicas and machines. Every call
+needs the token: $WARDEN_TOKEN, else the one kept in $WARDEN_HOME/token.
+An address other than loopback needs TLS, or --insecure-remote.
+`
+
+// serveCmd implements `warden serve`: the API and panel on a store (SPEC
+// S2). It binds loopback by default and refuses any other address without
+// TLS unless told otherwise; it stops gracefully on SIGINT or SIGTERM.
+func serveCmd(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("warden serve", serveUsage, stderr)
+	addr := c.fs.String("addr", "127.0.0.1:7878", "the `HOST:PORT` to listen on")
+	db := c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+	insecure := c.fs.Bool("insecure-remote", false, "allow an address other than loopback without TLS (the token then crosses the network in clear)")
+	cert := c.fs.String("tls-cert", "", "the TLS certificate `FILE` (PEM)")
+	key := c.fs.String("tls-key", "", "the TLS private key `FILE` (PEM)")
+	pos, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) != 0 {
+		return c.fail("takes no arguments, got %q", strings.Join(pos, " "))
+	}
+	if (*cert == "") != (*key == "") {
+		return c.fail("--tls-cert and --tls-key go together")
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return c.fail("--addr %q: %v", *addr, err)
+	}
+	if !loopbackHost(host) && *cert == "" && !*insecure {
+		return c.fail("--addr %s is not a loopback address: serving beyond this machine needs TLS (--tls-cert and --tls-key), or --insecure-remote to send the token in clear", *addr)
+	}
+	token, err := server.Token()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden serve: %v\n", err)
+		return exitUsage
+	}
+	sealer, err := gate.FileSealer(task.KeyPath())
+	if err != nil {
+		fmt.Fprintf(stderr, "warden serve: %v\n", err)
+		return exitError
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := store.Open(ctx, store.URL(*db))
+	if err != nil {
+		fmt.Fprintf(stderr, "warden serve: the store: %v\n", err)
+		return exitError
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden serve: %v\n", err)
+		return exitError
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	srv := &server.Server{Store: st, Token: token, Sealer: sealer, Log: log}
+	// Long polls and event streams end with base, so that a shutdown need
+	// not wait for them.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	scheme := "http"
+	if *cert != "" {
+		scheme = "https"
+	}
+	where := "$" + server.EnvToken
+	if os.Getenv(server.EnvToken) == "" {
+		where = server.TokenPath()
+	}
+	fmt.Fprintf(stderr, "warden serve: listening on %s://%s/ (store: %s)\nwarden serve: the token is in %s\n", scheme, ln.Addr(), st.Engine(), where)
+
+	done := make(chan error, 1)
+	go func() {
+		if *cert != "" {
+			done <- hs.ServeTLS(ln, *cert, *key)
+		} else {
+			done <- hs.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "warden serve: %v\n", err)
+		return exitError
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stderr, "warden serve: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cancelBase()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "warden serve: shutdown: %v\n", err)
+	}
+	return exitOK
+}
+
+// loopbackHost reports whether host names only this machine: localhost or
+// a loopback IP. An empty host (every interface) is not.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,407 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/store"
+)
+
+// listRequests answers GET /api/requests?status=pending|decided|all.
+func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
+	status := r.URL.Query().Get("status")
+	if !slices.Contains([]string{"", "pending", "decided", "all"}, status) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("status=%q: want pending, decided or all", status))
+		return
+	}
+	reqs, err := s.Store.Requests(r.Context(), status)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if reqs == nil {
+		reqs = []store.Request{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"requests": reqs})
+}
+
+// submitRequest answers POST /api/requests: a run's new pending request.
+// Only what the run may say is taken from the body; the store sets the id,
+// the time and the status.
+func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
+	var in store.Request
+	if !decodeBody(w, r, maxBody, &in) {
+		return
+	}
+	req := store.Request{
+		Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
+		View: in.View, Message: in.Message, Result: in.Result,
+		Choices: in.Choices, Deadline: in.Deadline, Failsafe: in.Failsafe,
+	}
+	if err := validateRequest(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := s.Store.Submit(r.Context(), &req); err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	w.Header().Set("Location", "/api/requests/"+req.ID)
+	writeJSON(w, http.StatusCreated, req)
+}
+
+// validateRequest refuses a request no person could answer safely: an
+// unknown kind, no choices, a fail-safe outcome that is not offered or that
+// lets the call through (SPEC H3: never approve).
+func validateRequest(r *store.Request) error {
+	switch r.Kind {
+	case store.KindApproval, store.KindReview, store.KindBoundary:
+	default:
+		return fmt.Errorf("kind %q: want approval, review or boundary", r.Kind)
+	}
+	if len(r.Choices) == 0 {
+		return errors.New("a request needs the choices it offers")
+	}
+	if r.Failsafe != "" {
+		switch r.Failsafe {
+		case "approve", "continue", "modify", "allow":
+			return fmt.Errorf("failsafe %q lets the call through when nobody answers; a fail-safe outcome never approves (SPEC H3)", r.Failsafe)
+		}
+		if !slices.Contains(r.Choices, r.Failsafe) {
+			return fmt.Errorf("failsafe %q is not among the choices %v", r.Failsafe, r.Choices)
+		}
+	}
+	if r.Deadline != nil && r.Failsafe == "" {
+		return errors.New("a deadline needs the fail-safe outcome to record when it passes")
+	}
+	if !isNull(r.Call.Arguments) && !json.Valid(r.Call.Arguments) {
+		return errors.New("call.arguments is not JSON")
+	}
+	return nil
+}
+
+// getRequest answers GET /api/requests/{id}; with ?wait=DURATION it holds on
+// until the request is no longer pending or the wait elapses, and answers
+// the request as it then is.
+func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	wait, err := parseWait(r.URL.Query().Get("wait"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req, err := s.Store.Request(r.Context(), id)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if req.Status == store.StatusPending && wait > 0 {
+		ctx, cancel := context.WithTimeout(r.Context(), wait)
+		got, err := s.Store.Wait(ctx, id)
+		cancel()
+		switch {
+		case err == nil:
+			req = got
+		case errors.Is(err, context.DeadlineExceeded) && r.Context().Err() == nil:
+			// The wait elapsed: answer the request as it now is.
+			if req, err = s.Store.Request(r.Context(), id); err != nil {
+				s.storeError(w, r, err)
+				return
+			}
+		default:
+			s.storeError(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, req)
+}
+
+// decide answers POST /api/requests/{id}/decision. The store commits the
+// decision before this answers 200 (SPEC S3).
+func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Decision    string          `json:"decision"`
+		Explanation string          `json:"explanation"`
+		Modified    json.RawMessage `json:"modified"`
+	}
+	if !decodeBody(w, r, maxBody, &in) {
+		return
+	}
+	switch {
+	case in.Decision == "":
+		writeError(w, http.StatusBadRequest, `missing "decision"`)
+		return
+	case in.Decision == "modify" && !isObject(in.Modified):
+		writeError(w, http.StatusBadRequest, `"modify" needs "modified": the new arguments, a JSON object`)
+		return
+	case in.Decision != "modify" && !isNull(in.Modified):
+		writeError(w, http.StatusBadRequest, `"modified" goes only with the decision "modify"`)
+		return
+	}
+	d := store.Decision{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r)}
+	if in.Decision == "modify" {
+		d.Modified = in.Modified
+	}
+	req, err := s.Store.Decide(r.Context(), r.PathValue("id"), d)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	s.logger().Info("decided", "request", req.ID, "run", req.RunID, "decision", req.Decision, "by", d.DecidedBy)
+	writeJSON(w, http.StatusOK, req)
+}
+
+// withdraw answers POST /api/requests/{id}/withdraw: the run no longer
+// waits for an answer. A request already answered is left as it is.
+func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := s.Store.Withdraw(r.Context(), id); err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	req, err := s.Store.Request(r.Context(), id)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, req)
+}
+
+// listRuns answers GET /api/runs?status=&task=&since=&until=&limit=.
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := store.RunFilter{Status: q.Get("status"), Task: q.Get("task")}
+	var err error
+	if f.Since, err = parseTime("since", q.Get("since")); err == nil {
+		if f.Until, err = parseTime("until", q.Get("until")); err == nil {
+			f.Limit, err = parseLimit(q.Get("limit"))
+		}
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	runs, err := s.Store.Runs(r.Context(), f)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if runs == nil {
+		runs = []store.Run{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
+}
+
+// getRun answers GET /api/runs/{id}.
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	run, err := s.Store.Run(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, run)
+}
+
+// runEvents answers GET /api/runs/{id}/events?after=EVENT_ID&limit=N: the
+// run's events in order of arrival, as a JSON array of transcript lines.
+func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	limit, err := parseLimit(r.URL.Query().Get("limit"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if _, err := s.Store.Run(r.Context(), id); err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	es, err := s.Store.Events(r.Context(), id, r.URL.Query().Get("after"), limit)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	lines, err := eventLines(es)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, lines)
+}
+
+// postEvents answers POST /api/events: a JSON array of transcript events,
+// or one, each stored (committed) before the 204. Storing an event twice
+// keeps one, so a client may retry a batch.
+func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventsBody))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", maxEventsBody))
+		return
+	}
+	var es []event.Event
+	t := bytes.TrimSpace(body)
+	switch {
+	case len(t) > 0 && t[0] == '[':
+		err = json.Unmarshal(t, &es)
+	case len(t) > 0 && t[0] == '{':
+		var e event.Event
+		err = json.Unmarshal(t, &e)
+		es = []event.Event{e}
+	default:
+		err = errors.New("want a JSON array of events or one event")
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "events: "+err.Error())
+		return
+	}
+	for i, e := range es {
+		if e.ID == "" || e.RunID == "" || e.Kind() == "" {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("event %d: an event needs its event, id and run_id", i))
+			return
+		}
+	}
+	for _, e := range es {
+		if err := s.Store.Write(e); err != nil {
+			s.storeError(w, r, err)
+			return
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// search answers GET /api/search?q=&kind=&run=&since=&until=&limit=.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	sq := store.Query{Text: q.Get("q"), Kind: q.Get("kind"), RunID: q.Get("run")}
+	var err error
+	if sq.Since, err = parseTime("since", q.Get("since")); err == nil {
+		if sq.Until, err = parseTime("until", q.Get("until")); err == nil {
+			sq.Limit, err = parseLimit(q.Get("limit"))
+		}
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	hits, err := s.Store.Search(r.Context(), sq)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	lines := make([]json.RawMessage, 0, len(hits))
+	for _, h := range hits {
+		line := h.Line
+		if len(line) == 0 {
+			if line, err = json.Marshal(h.Event); err != nil {
+				s.storeError(w, r, err)
+				return
+			}
+		}
+		lines = append(lines, line)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": lines})
+}
+
+// stream answers GET /api/events/stream: server-sent events, "event: event"
+// with each new transcript line and "event: request" with each request
+// created or changed, from this process and any other on the same
+// database, until the client goes away. An idle stream gets a comment
+// every keepalive so that proxies keep it open.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	changes := s.Store.Changes(ctx)
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.WriteString(w, "retry: 2000\n: warden events\n\n"); err != nil {
+		return
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	every := s.keepalive
+	if every <= 0 {
+		every = defaultKeepalive
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		var msg []byte
+		select {
+		case <-ctx.Done():
+			return
+		case c, ok := <-changes:
+			if !ok {
+				return
+			}
+			var err error
+			if msg, err = sseMessage(c); err != nil {
+				s.logger().Error("event stream", "err", err)
+				continue
+			}
+			if msg == nil {
+				continue
+			}
+		case <-tick.C:
+			msg = []byte(": keepalive\n\n")
+		}
+		if _, err := w.Write(msg); err != nil {
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// sseMessage renders one change as a server-sent event; nil for an empty
+// change.
+func sseMessage(c store.Change) ([]byte, error) {
+	var name string
+	var data []byte
+	var err error
+	switch {
+	case c.Event != nil:
+		name = "event"
+		data, err = json.Marshal(*c.Event)
+	case c.Request != nil:
+		name = "request"
+		data, err = json.Marshal(*c.Request)
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// encoding/json escapes newlines in strings, so data is one line.
+	b := make([]byte, 0, len(data)+32)
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...), nil
+}
+
+// listDenials answers GET /api/denials?run=ID.
+func (s *Server) listDenials(w http.ResponseWriter, r *http.Request) {
+	ds, err := s.Store.Denials(r.Context(), r.URL.Query().Get("run"))
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if ds == nil {
+		ds = []store.Denial{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"denials": ds})
+}

@@ -1,0 +1,352 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/store"
+)
+
+// Client is a run's side of the server (`warden run --server URL`): it puts
+// the run's requests in the queue, waits for their decisions, and sends the
+// run's events to the store. Its zero value plus URL and Token is ready;
+// it is safe for concurrent use. Do not copy a Client after first use.
+type Client struct {
+	// URL is the server's base URL, such as http://127.0.0.1:7878.
+	URL string
+	// Token is the server's bearer token.
+	Token string
+	// HTTP makes the requests; nil is http.DefaultClient. Its Timeout, if
+	// any, must exceed PollWait.
+	HTTP *http.Client
+
+	mu      sync.Mutex
+	queue   []event.Event // events written, not yet acknowledged, in order
+	sending bool          // a sender goroutine is running
+	err     error         // why events can no longer be delivered
+	changed chan struct{} // closed (and replaced) whenever the queue drains or err is set
+}
+
+// Client tuning.
+const (
+	// PollWait is how long one long poll of Wait lasts.
+	PollWait = 25 * time.Second
+	// maxBatch is the most events one POST /api/events carries.
+	maxBatch = 256
+	// maxQueue is the most events Write holds before it waits for the
+	// server to catch up.
+	maxQueue = 8192
+	// giveUp is how long the client retries a server that does not answer
+	// before events are reported lost.
+	giveUp = 2 * time.Minute
+)
+
+// StatusError is an error answer of the server.
+type StatusError struct {
+	Code    int    // the HTTP status
+	Message string // the server's "error"
+}
+
+// Error says what the server answered.
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("warden server: %s (HTTP %d)", e.Message, e.Code)
+}
+
+// Unwrap maps a status to the store's error of the same meaning: 404 to
+// store.ErrNotFound, 409 to store.ErrNotPending.
+func (e *StatusError) Unwrap() error {
+	switch e.Code {
+	case http.StatusNotFound:
+		return store.ErrNotFound
+	case http.StatusConflict:
+		return store.ErrNotPending
+	}
+	return nil
+}
+
+// transient reports whether a request that failed with err is worth
+// trying again: the server was unreachable, or answered 5xx, 408 or 429.
+func transient(err error) bool {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Code >= 500 || se.Code == http.StatusRequestTimeout || se.Code == http.StatusTooManyRequests
+	}
+	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTP != nil {
+		return c.HTTP
+	}
+	return http.DefaultClient
+}
+
+// do sends one API request with body (marshalled unless it is []byte or
+// nil) and decodes a 2xx answer into out (when not nil).
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.URL, "/")+path, rd)
+	if err != nil {
+		return fmt.Errorf("warden server: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return fmt.Errorf("warden server: %w", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("warden server: reading the answer: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(string(data))
+			if e.Error == "" {
+				e.Error = http.StatusText(resp.StatusCode)
+			}
+		}
+		return &StatusError{Code: resp.StatusCode, Message: e.Error}
+	}
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("warden server: the answer is not the JSON expected: %w", err)
+		}
+	}
+	return nil
+}
+
+// Submit puts r in the queue as a new pending request and updates r as the
+// server stored it (its id, time and status).
+func (c *Client) Submit(ctx context.Context, r *store.Request) error {
+	var got store.Request
+	if err := c.do(ctx, http.MethodPost, "/api/requests", r, &got); err != nil {
+		return fmt.Errorf("submitting a %s request: %w", r.Kind, err)
+	}
+	*r = got
+	return nil
+}
+
+// Request returns request id as the server has it.
+func (c *Client) Request(ctx context.Context, id string) (store.Request, error) {
+	var got store.Request
+	err := c.do(ctx, http.MethodGet, "/api/requests/"+url.PathEscape(id), nil, &got)
+	return got, err
+}
+
+// Wait returns request id once it is no longer pending: decided, expired
+// to its fail-safe outcome, or withdrawn. It long-polls the server, trying
+// again while the server is unreachable. When ctx ends first, Wait
+// withdraws the request (the run no longer waits for it) and returns ctx's
+// error; when the server stays unreachable past the request's deadline, it
+// returns an error, and the caller fails closed.
+func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
+	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + PollWait.String()
+	backoff := 50 * time.Millisecond
+	var deadline *time.Time
+	var lastErr error
+	for {
+		var got store.Request
+		err := c.do(ctx, http.MethodGet, path, nil, &got)
+		switch {
+		case ctx.Err() != nil:
+			c.withdrawAfter(ctx, id)
+			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
+		case err == nil && got.Status != store.StatusPending:
+			return got, nil
+		case err == nil:
+			deadline, backoff, lastErr = got.Deadline, 50*time.Millisecond, nil
+			continue
+		case !transient(err):
+			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
+		}
+		lastErr = err
+		if deadline != nil && time.Now().After(deadline.Add(time.Second)) {
+			return store.Request{}, fmt.Errorf("waiting for request %s: the server is unreachable and the request's deadline passed: %w", id, lastErr)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			c.withdrawAfter(ctx, id)
+			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
+		case <-t.C:
+		}
+		backoff = min(backoff*2, 2*time.Second)
+	}
+}
+
+// withdrawAfter withdraws request id after ctx ended, on a context of its
+// own.
+func (c *Client) withdrawAfter(ctx context.Context, id string) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = c.Withdraw(wctx, id)
+}
+
+// Withdraw tells the server the run no longer waits for request id; a
+// request already decided is left as it is.
+func (c *Client) Withdraw(ctx context.Context, id string) error {
+	if err := c.do(ctx, http.MethodPost, "/api/requests/"+url.PathEscape(id)+"/withdraw", nil, nil); err != nil {
+		return fmt.Errorf("withdrawing request %s: %w", id, err)
+	}
+	return nil
+}
+
+// Decide records a decision on request id, as a person's surface would,
+// and returns the request as stored.
+func (c *Client) Decide(ctx context.Context, id string, d store.Decision) (store.Request, error) {
+	var got store.Request
+	err := c.do(ctx, http.MethodPost, "/api/requests/"+url.PathEscape(id)+"/decision", d, &got)
+	return got, err
+}
+
+// Write queues e for the server's store (event.Sink). Events are sent in
+// order, in batches, by a goroutine that runs while any are queued, and
+// retried while the server is unreachable; Flush waits until all are
+// stored. Write returns an error once events could not be delivered, and
+// blocks while too many are queued.
+func (c *Client) Write(e event.Event) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.err == nil && len(c.queue) >= maxQueue {
+		ch := c.changedLocked()
+		c.mu.Unlock()
+		<-ch
+		c.mu.Lock()
+	}
+	if c.err != nil {
+		return c.err
+	}
+	c.queue = append(c.queue, e)
+	if !c.sending {
+		c.sending = true
+		go c.send()
+	}
+	return nil
+}
+
+// changedLocked returns the channel closed at the next change of state.
+func (c *Client) changedLocked() chan struct{} {
+	if c.changed == nil {
+		c.changed = make(chan struct{})
+	}
+	return c.changed
+}
+
+// notifyLocked wakes whoever waits for a change of state.
+func (c *Client) notifyLocked() {
+	if c.changed != nil {
+		close(c.changed)
+		c.changed = nil
+	}
+}
+
+// send posts the queued events, a batch at a time, until the queue is
+// empty or the server has not answered for giveUp.
+func (c *Client) send() {
+	for {
+		c.mu.Lock()
+		n := min(len(c.queue), maxBatch)
+		if n == 0 {
+			c.sending = false
+			c.notifyLocked()
+			c.mu.Unlock()
+			return
+		}
+		batch := append([]event.Event(nil), c.queue[:n]...)
+		c.mu.Unlock()
+
+		err := c.post(batch)
+
+		c.mu.Lock()
+		if err != nil {
+			c.err = fmt.Errorf("sending events to the warden server: %w", err)
+			c.sending = false
+			c.notifyLocked()
+			c.mu.Unlock()
+			return
+		}
+		c.queue = c.queue[n:]
+		if len(c.queue) == 0 {
+			c.queue = nil
+		}
+		c.notifyLocked()
+		c.mu.Unlock()
+	}
+}
+
+// post stores one batch, retrying with back-off while the server is
+// unreachable (storing an event twice keeps one, so a retry is safe).
+func (c *Client) post(batch []event.Event) error {
+	body, err := json.Marshal(batch)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	backoff := 20 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := c.do(ctx, http.MethodPost, "/api/events", body, nil)
+		cancel()
+		if err == nil || !transient(err) || time.Since(start) > giveUp {
+			return err
+		}
+		time.Sleep(backoff)
+		backoff = min(backoff*2, 2*time.Second)
+	}
+}
+
+// Flush waits until every event written so far is stored, or delivery
+// failed, or ctx ends.
+func (c *Client) Flush(ctx context.Context) error {
+	c.mu.Lock()
+	for c.err == nil && (len(c.queue) > 0 || c.sending) {
+		ch := c.changedLocked()
+		c.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sending events to the warden server: %w", ctx.Err())
+		case <-ch:
+		}
+		c.mu.Lock()
+	}
+	err := c.err
+	c.mu.Unlock()
+	return err
+}
+
+// Close flushes the events written (waiting at most as long as the client
+// retries an unreachable server) and reports whether all were stored.
+func (c *Client) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), giveUp+time.Minute)
+	defer cancel()
+	return c.Flush(ctx)
+}
