@@ -57,6 +57,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")
 	fs.IntVar(&opts.MaxCallsPerMessage, "max-calls-per-message", 0, "execute at most N calls of one model message; the rest get a parsing error (default the task's max_calls_per_message or 64)")
 	var rulesFiles stringList
+	var serverURL, dbURL string
+	fs.StringVar(&serverURL, "server", "", "a `URL` of `warden serve`: people decide the run's human requests in its panel or API, and it receives the run's events (default $WARDEN_SERVER)")
+	fs.StringVar(&dbURL, "db", "", "also store the run's events in the store at `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB), and queue its human requests there when no --server is given")
 	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML), added to the task's rules: (repeatable)")
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
@@ -94,6 +97,20 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
+	pl, err := openPlane(context.Background(), serverURL, dbURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	defer func() {
+		if err := pl.Close(); err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+		}
+	}()
+	if s := pl.sink(); s != nil {
+		opts.Sink = event.Tee(live, s)
+	}
+	opts.Queue = pl.queue
 	if opts.ApprovalsReviewer != "" {
 		if _, err := task.ParseApprovalsReviewer(opts.ApprovalsReviewer); err != nil {
 			fmt.Fprintf(stderr, "warden: --approvals-reviewer: %v\n", err)
@@ -106,10 +123,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	var (
-		p   *task.Prepared
-		err error
-	)
+	var p *task.Prepared
 	if resume != "" {
 		path := opts.Transcript
 		if path == "" {
