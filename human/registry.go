@@ -1,6 +1,7 @@
 package human
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -46,10 +47,12 @@ func init() {
 	review.Register("human", reviewerFactory)
 }
 
-// approverFactory builds the registered "human" approver on the default
-// console. Parameters: choices (a list of approve, reject, terminate,
-// escalate; modify is accepted and left out, as the console cannot edit)
-// and timeout (seconds; 0 or absent for none).
+// approverFactory builds the registered "human" approver: it asks on the
+// queue of the request's context (WithQueue: the web panel and the API)
+// when there is one, else on the default console. Parameters: choices (a
+// list of approve, modify, reject, terminate, escalate; the console leaves
+// modify out, as it cannot edit) and timeout (seconds; 0 or absent for
+// none).
 func approverFactory(params map[string]any) (approval.Approver, error) {
 	names, timeout, err := parseParams(params)
 	if err != nil {
@@ -69,11 +72,47 @@ func approverFactory(params map[string]any) (approval.Approver, error) {
 	if _, err := approvalMenu(choices); err != nil {
 		return nil, err
 	}
-	return Default().Approver(choices, timeout), nil
+	var all []approval.Decision // modify included: a queue's surfaces can edit
+	for _, n := range names {
+		all = append(all, approval.Decision(n))
+	}
+	return surfaceApprover{console: Default().Approver(choices, timeout), choices: all, timeout: timeout}, nil
 }
 
-// reviewerFactory builds the registered "human" reviewer on the default
-// console. Parameters: choices (a list of continue, terminate, escalate) and
+// surfaceApprover asks on the queue of the context when there is one
+// (WithQueue), else at the console.
+type surfaceApprover struct {
+	console approval.Approver
+	choices []approval.Decision
+	timeout time.Duration
+}
+
+// Approve asks a person on the request's surface.
+func (s surfaceApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	if q, ok := queueOf(ctx); ok {
+		return QueueApprover(q.q, q.runID, s.choices, s.timeout).Approve(ctx, req)
+	}
+	return s.console.Approve(ctx, req)
+}
+
+// surfaceReviewer asks on the queue of the context when there is one
+// (WithQueue), else at the console.
+type surfaceReviewer struct {
+	console review.Reviewer
+	choices []review.Decision
+	timeout time.Duration
+}
+
+// Review asks a person on the request's surface.
+func (s surfaceReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
+	if q, ok := queueOf(ctx); ok {
+		return QueueReviewer(q.q, q.runID, s.choices, s.timeout).Review(ctx, req)
+	}
+	return s.console.Review(ctx, req)
+}
+
+// reviewerFactory builds the registered "human" reviewer: on the queue of
+// the request's context when there is one, else on the default console. Parameters: choices (a list of continue, terminate, escalate) and
 // timeout (seconds; 0 or absent for none).
 func reviewerFactory(params map[string]any) (review.Reviewer, error) {
 	names, timeout, err := parseParams(params)
@@ -87,7 +126,7 @@ func reviewerFactory(params map[string]any) (review.Reviewer, error) {
 	if _, err := reviewMenu(choices); err != nil {
 		return nil, err
 	}
-	return Default().Reviewer(choices, timeout), nil
+	return surfaceReviewer{console: Default().Reviewer(choices, timeout), choices: choices, timeout: timeout}, nil
 }
 
 // parseParams reads the parameters of a "human" policy entry.

@@ -11,7 +11,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
-	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
+	"github.com/wardenhq/warden/human" // also the default approvals reviewer: a person
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
@@ -34,8 +34,13 @@ type Options struct {
 	Transcript string
 	// MaxOutput, when set, overrides the task's max_output (0 disables).
 	MaxOutput *int
-	// Sink, when set, also receives every event (for live rendering).
+	// Sink, when set, also receives every event (for live rendering, a
+	// store, a server).
 	Sink event.Sink
+	// Queue, when set, is where a person decides the requests of the
+	// run's "human" approvers and reviewers (the web panel, the API);
+	// nil asks at the console (SPEC H1).
+	Queue human.Queue
 	// Sandbox, when set, is the sandbox mode, replacing the task's.
 	Sandbox string
 	// SandboxUnenforced accepts running read-only and workspace-write
@@ -93,6 +98,7 @@ type Prepared struct {
 	// resume it).
 	KeepWorkdir bool
 	file        *os.File
+	queue       human.Queue
 }
 
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
@@ -274,6 +280,7 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 		}
 	}
 	p.Input = []chat.Message{{Role: chat.User, Content: t.Input}}
+	p.queue = opts.Queue
 	return p, nil
 }
 
@@ -281,7 +288,15 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 // next one). The transcript stays open for further turns; Close it when
 // done.
 func (p *Prepared) Execute(ctx context.Context) *agent.Result {
-	return p.Run.Execute(ctx, p.Agent, p.Input)
+	return p.Run.Execute(p.context(ctx), p.Agent, p.Input)
+}
+
+// context returns ctx with the run's queue, if any, for its people.
+func (p *Prepared) context(ctx context.Context) context.Context {
+	if p.queue != nil {
+		return human.WithQueue(ctx, p.queue, p.Run.ID)
+	}
+	return ctx
 }
 
 // Next runs a further turn of the same run: the conversation so far, then
@@ -289,7 +304,7 @@ func (p *Prepared) Execute(ctx context.Context) *agent.Result {
 func (p *Prepared) Next(ctx context.Context, history []chat.Message, input string) *agent.Result {
 	p.Run.Resumed = true
 	p.Input = append(append([]chat.Message(nil), history...), chat.Message{Role: chat.User, Content: input})
-	return p.Run.Execute(ctx, p.Agent, p.Input)
+	return p.Run.Execute(p.context(ctx), p.Agent, p.Input)
 }
 
 // Cleanup removes the working directory when Prepare made it (TempWorkdir)

@@ -30,10 +30,12 @@ const usage = `usage:
                      [--approvals-reviewer user|auto_review|LIST] [--auto-review-model M]
                      [--sandbox MODE] [--sandbox-unenforced] [--rules FILE]...
                      [--pin-policy] [--max-concurrent-calls N] [--max-calls-per-message N] [--keep-workdir]
+                     [--server URL] [--db URL]
   warden run --resume RUN_ID --input TEXT [--transcript PATH] [flags]
   warden check TASK.yaml... [--model M] [--approval X] [--review X] [--sandbox MODE] [--rules FILE]... [flags of run]
   warden policy check FILE...
   warden transcript show FILE
+  warden transcript import [--db URL] FILE...
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
   warden rules check [--rules FILE]... -- CMD...
   warden auto-review policy
@@ -65,6 +67,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	case "policy":
 		return subcommand(args[1:], "check", policyUsage, policyCheck, stdout, stderr)
 	case "transcript":
+		if len(args) > 1 && args[1] == "import" {
+			return transcriptImport(args[2:], stdout, stderr)
+		}
 		return subcommand(args[1:], "show", transcriptUsage, transcriptShow, stdout, stderr)
 	case "eval":
 		return evalCmd(args[1:], stdout, stderr)

@@ -45,6 +45,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&input, "input", "", "the person's request for the resumed turn")
 	fs.BoolVar(&opts.KeepWorkdir, "keep-workdir", false, "keep the temporary working directory made for a task without workdir: when the run ends (needed to --resume it)")
 	pf := prepareFlags(fs, &opts)
+	var serverURL, dbURL string
+	fs.StringVar(&serverURL, "server", "", "a `URL` of `warden serve`: people decide the run's human requests in its panel or API, and it receives the run's events (default $WARDEN_SERVER)")
+	fs.StringVar(&dbURL, "db", "", "also store the run's events in the store at `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB), and queue its human requests there when no --server is given")
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -76,10 +79,21 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
-	var (
-		p   *task.Prepared
-		err error
-	)
+	pl, err := openPlane(context.Background(), serverURL, dbURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	defer func() {
+		if err := pl.Close(); err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+		}
+	}()
+	if s := pl.sink(); s != nil {
+		opts.Sink = event.Tee(live, s)
+	}
+	opts.Queue = pl.queue
+	var p *task.Prepared
 	if resume != "" {
 		path := opts.Transcript
 		if path == "" {

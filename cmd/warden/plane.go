@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/store"
+)
+
+// envServer names the variable that gives `warden run` its server when
+// --server is not set.
+const envServer = "WARDEN_SERVER"
+
+// plane is what a run shares with the control plane: where its events go
+// besides the transcript, and where its people decide.
+type plane struct {
+	sinks   []event.Sink
+	queue   human.Queue
+	closers []func() error
+}
+
+// sink returns the sink of the plane's destinations, or nil.
+func (p *plane) sink() event.Sink {
+	if len(p.sinks) == 0 {
+		return nil
+	}
+	return event.Tee(p.sinks...)
+}
+
+// Close delivers what is still buffered and closes the connections.
+func (p *plane) Close() error {
+	var errs []error
+	for _, c := range p.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
+}
+
+// openPlane connects a run to the server at serverURL (default
+// $WARDEN_SERVER) and the store at dbURL (default $WARDEN_DB): the run's
+// events go to both, and its people decide through the server, else
+// through the store. Neither set: a plane with nothing, the console's
+// run. A server that cannot be reached or refuses the token is a
+// configuration error before anything runs.
+func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
+	p := &plane{}
+	if serverURL == "" {
+		serverURL = os.Getenv(envServer)
+	}
+	if u := store.URL(dbURL); u != "" {
+		st, err := store.Open(ctx, u)
+		if err != nil {
+			return nil, fmt.Errorf("--db: %w", err)
+		}
+		b := st.Buffer() // commits in batches beside the run
+		p.sinks = append(p.sinks, b)
+		p.queue = st
+		p.closers = append(p.closers, b.Close, st.Close)
+	}
+	if serverURL != "" {
+		token, err := server.Token()
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("--server: %w", err)
+		}
+		c := &server.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}
+		if err := checkServer(ctx, c); err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.sinks = append(p.sinks, c)
+		p.queue = c
+		p.closers = append(p.closers, c.Close)
+	}
+	return p, nil
+}
+
+// checkServer asks the server for its pending requests, so that a wrong
+// address or token stops the run before it starts.
+func checkServer(ctx context.Context, c *server.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+"/api/requests?status=pending", nil)
+	if err != nil {
+		return fmt.Errorf("--server %q: %w", c.URL, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("--server %s: the server cannot be reached: %w (start it with `warden serve`)", c.URL, err)
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("--server %s refused warden's token: set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, server.EnvToken)
+	case resp.StatusCode != http.StatusOK:
+		return fmt.Errorf("--server %s answered %s to a request for its queue: is it a warden server?", c.URL, resp.Status)
+	}
+	return nil
+}
+
+const transcriptImportUsage = `usage: warden transcript import [--db URL] FILE...
+
+Loads JSONL transcripts into the store (--db, else $WARDEN_DB, else SQLite
+at $WARDEN_HOME/warden.db), so that the panel shows and searches them.
+Importing a transcript twice keeps one copy of each event.
+`
+
+// transcriptImport implements `warden transcript import`.
+func transcriptImport(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("warden transcript import", transcriptImportUsage, stderr)
+	db := c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+	files, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
+	}
+	if len(files) == 0 {
+		return c.fail("missing FILE: the transcripts to import")
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.URL(*db))
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	defer st.Close()
+	code = exitOK
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+			code = exitError
+			continue
+		}
+		n, err := st.Import(ctx, f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "warden: %s: %v (%d events stored before it)\n", name, err, n)
+			code = exitError
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d events\n", name, n)
+	}
+	return code
+}

@@ -1,0 +1,260 @@
+package human
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/tool"
+)
+
+// A Queue keeps requests for a person to decide on another surface — the
+// web panel, the API, another process sharing the store — and reports when
+// each is decided (SPEC H1, H4). *store.Store and *server.Client are
+// queues.
+type Queue interface {
+	// Submit stores r as pending, setting its ID.
+	Submit(ctx context.Context, r *store.Request) error
+	// Wait returns the request once it is no longer pending.
+	Wait(ctx context.Context, id string) (store.Request, error)
+	// Withdraw takes back a request nobody needs decided any more.
+	Withdraw(ctx context.Context, id string) error
+}
+
+type queueKey struct{}
+
+type queued struct {
+	q     Queue
+	runID string
+}
+
+// WithQueue returns a context under which the "human" approvers and
+// reviewers of policies put their requests on q, as requests of run runID,
+// instead of asking at the console. Many requests wait on a queue at once:
+// one never blocks another (SPEC H4).
+func WithQueue(ctx context.Context, q Queue, runID string) context.Context {
+	return context.WithValue(ctx, queueKey{}, queued{q: q, runID: runID})
+}
+
+func queueOf(ctx context.Context) (queued, bool) {
+	q, ok := ctx.Value(queueKey{}).(queued)
+	return q, ok && q.q != nil
+}
+
+// QueueApprover returns an approver that puts each request on q for a
+// person to decide, offering choices (by default approve, modify, reject
+// and terminate). A request closed without a choice — it expired at its
+// deadline, timeout after it was made, or was withdrawn — is rejected; so
+// is one whose ctx ends, which is withdrawn (SPEC H3). A decision is
+// checked against what was offered before it is used.
+func QueueApprover(q Queue, runID string, choices []approval.Decision, timeout time.Duration) approval.Approver {
+	if len(choices) == 0 {
+		choices = []approval.Decision{approval.Approve, approval.Modify, approval.Reject, approval.Terminate}
+	}
+	return &queueApprover{q: queued{q: q, runID: runID}, choices: choices, timeout: timeout}
+}
+
+// QueueReviewer returns a reviewer that puts each request on q for a person
+// to decide, offering choices (by default continue and terminate). A
+// request closed without a choice terminates the run (SPEC H3).
+func QueueReviewer(q Queue, runID string, choices []review.Decision, timeout time.Duration) review.Reviewer {
+	if len(choices) == 0 {
+		choices = []review.Decision{review.Continue, review.Terminate}
+	}
+	return &queueReviewer{q: queued{q: q, runID: runID}, choices: choices, timeout: timeout}
+}
+
+type queueApprover struct {
+	q       queued
+	choices []approval.Decision
+	timeout time.Duration
+}
+
+// Approve puts the request on the queue and returns the person's decision.
+func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	r := &store.Request{
+		Kind:    "approval",
+		RunID:   a.q.runID,
+		Call:    storeCall(req.Call),
+		View:    viewText(req.Call, req.Order, req.View),
+		Message: req.Message,
+	}
+	if b := req.Boundary; b != nil {
+		r.Kind = "boundary"
+		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
+	}
+	for _, c := range a.choices {
+		r.Choices = append(r.Choices, string(c))
+	}
+	got, err := ask(ctx, a.q, r, string(approval.Reject), a.timeout)
+	if err != nil {
+		return approval.Approval{}, fmt.Errorf("human approver (queue): %w", err)
+	}
+	md := map[string]any{"surface": "queue", "request": got.ID}
+	if got.Status != "decided" {
+		md[got.Status] = true
+		return approval.Approval{Decision: approval.Reject, Explanation: closedWithout(got, "the call is rejected"), Metadata: md}, nil
+	}
+	md["decided_by"] = got.DecidedBy
+	d := approval.Decision(got.Decision)
+	out := approval.Approval{Decision: d, Explanation: explain(got), Metadata: md}
+	if d == approval.Modify {
+		call := req.Call
+		call.Arguments, call.ArgumentsRaw, call.ParseError = got.Modified, "", ""
+		out.Modified = &call
+	}
+	return out, nil
+}
+
+type queueReviewer struct {
+	q       queued
+	choices []review.Decision
+	timeout time.Duration
+}
+
+// Review puts the request on the queue and returns the person's decision.
+func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
+	r := &store.Request{
+		Kind:    "review",
+		RunID:   rv.q.runID,
+		Call:    storeCall(req.Call),
+		View:    viewText(req.Call, req.Order, req.View),
+		Message: req.Message,
+		Result:  resultText(req.Result),
+	}
+	for _, c := range rv.choices {
+		r.Choices = append(r.Choices, string(c))
+	}
+	got, err := ask(ctx, rv.q, r, string(review.Terminate), rv.timeout)
+	if err != nil {
+		return review.Review{}, fmt.Errorf("human reviewer (queue): %w", err)
+	}
+	md := map[string]any{"surface": "queue", "request": got.ID}
+	if got.Status != "decided" {
+		md[got.Status] = true
+		return review.Review{Decision: review.Terminate, Explanation: closedWithout(got, "the run is terminated"), Metadata: md}, nil
+	}
+	md["decided_by"] = got.DecidedBy
+	return review.Review{Decision: review.Decision(got.Decision), Explanation: explain(got), Metadata: md}, nil
+}
+
+// ask submits r with its fail-safe outcome and deadline, waits for it to
+// be closed and checks the answer against what was offered. When ctx ends
+// first, the request is withdrawn so that no surface shows it any more.
+func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration) (store.Request, error) {
+	r.Failsafe = failsafe
+	if timeout > 0 {
+		d := time.Now().Add(timeout).UTC()
+		r.Deadline = &d
+	}
+	if err := q.q.Submit(ctx, r); err != nil {
+		return store.Request{}, fmt.Errorf("submitting the request: %w", err)
+	}
+	got, err := q.q.Wait(ctx, r.ID)
+	if err != nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if werr := q.q.Withdraw(wctx, r.ID); werr != nil && ctx.Err() == nil {
+			err = errors.Join(err, fmt.Errorf("withdrawing request %s: %w", r.ID, werr))
+		}
+		if ctx.Err() != nil {
+			return store.Request{}, ctx.Err()
+		}
+		return store.Request{}, fmt.Errorf("waiting for request %s: %w", r.ID, err)
+	}
+	switch got.Status {
+	case "expired", "withdrawn":
+		return got, nil
+	case "decided":
+	default:
+		return store.Request{}, fmt.Errorf("request %s came back %q, not closed", r.ID, got.Status)
+	}
+	offered := false
+	for _, c := range r.Choices {
+		offered = offered || c == got.Decision
+	}
+	if !offered { // fail closed: the store should never let this through
+		return store.Request{}, fmt.Errorf("request %s was decided %q, which was not offered (%s)", r.ID, got.Decision, strings.Join(r.Choices, ", "))
+	}
+	if got.Decision == string(approval.Modify) {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(got.Modified, &obj); err != nil || obj == nil {
+			return store.Request{}, fmt.Errorf("request %s was modified to arguments that are not a JSON object", r.ID)
+		}
+	}
+	return got, nil
+}
+
+// closedWithout explains a request closed without a person's choice.
+func closedWithout(r store.Request, outcome string) string {
+	switch r.Status {
+	case "expired":
+		return "the request timed out: no person decided it by its deadline, so " + outcome
+	case "withdrawn":
+		return "the request was withdrawn before a person decided it, so " + outcome
+	}
+	return "the request was closed without a decision, so " + outcome
+}
+
+// explain says who decided r and how, with their explanation.
+func explain(r store.Request) string {
+	by := r.DecidedBy
+	if by == "" {
+		by = "a person"
+	}
+	verb := r.Decision
+	switch verb {
+	case "approve", "continue":
+		verb = "approved"
+	case "reject":
+		verb = "rejected"
+	case "terminate":
+		verb = "terminated"
+	case "escalate":
+		verb = "escalated"
+	case "modify":
+		verb = "modified"
+	}
+	s := verb + " by " + by + " through the queue"
+	if r.Explanation != "" {
+		s += ": " + r.Explanation
+	}
+	return s
+}
+
+func storeCall(c tool.Call) store.Call {
+	args := c.Arguments
+	if args == nil && c.ArgumentsRaw != "" {
+		args, _ = json.Marshal(c.ArgumentsRaw) // shown as the text the model sent
+	}
+	return store.Call{ID: c.ID, Function: c.Function, Arguments: args}
+}
+
+// viewText is what the person reads of the call besides its arguments: the
+// tool's view when it says more than the call's text, else that text in
+// the tool's order (SPEC P2).
+func viewText(c tool.Call, o tool.Order, v tool.View) string {
+	text := c.TextIn(o)
+	if v.Content == "" || strings.Contains(text, v.Content) {
+		return text
+	}
+	return v.Content
+}
+
+// resultText is what a reviewer reads of a result: its content, or its
+// error.
+func resultText(r tool.Result) string {
+	if r.Error != nil {
+		if r.Content == "" {
+			return "error: " + r.Error.Error()
+		}
+		return r.Content + "\n\nerror: " + r.Error.Error()
+	}
+	return r.Content
+}
