@@ -54,8 +54,7 @@ func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []g
 		chat.Message{ToolCalls: []tool.Call{tool.NewCall("", "write", `{}`)}},
 		chat.Message{Content: "The write was denied."},
 	)
-	run := &agent.Run{Model: m, Events: rec, Boundary: g}
-	rec.Emit(event.RunStart{Task: "motd", Model: "scripted"})
+	run := &agent.Run{Task: "motd", ModelName: "scripted", Model: m, Events: rec, Boundary: g} // records a sealed run_start
 	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{write}}, []chat.Message{{Role: chat.User, Content: "Set the message of the day."}})
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
