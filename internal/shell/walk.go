@@ -35,6 +35,7 @@ type stdin struct {
 	kind int // stdinNone, stdinFile, stdinDoc
 	body string
 	lit  bool
+	src  string // the document's source text (stdinDoc)
 }
 
 const (
@@ -143,11 +144,14 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 			if fd == "" || fd == "0" {
 				body, lit := hdocBody(r)
 				in = stdin{kind: stdinDoc, body: body, lit: lit}
+				if r.Hdoc != nil {
+					in.src = srcText(c.src, r.Hdoc)
+				}
 			}
 		case syntax.WordHdoc:
 			if fd == "" || fd == "0" {
 				v := convert(r.Word, c.src)
-				in = stdin{kind: stdinDoc, body: v.val + "\n", lit: v.lit}
+				in = stdin{kind: stdinDoc, body: v.val + "\n", lit: v.lit, src: srcText(c.src, r.Word)}
 			}
 		}
 	}

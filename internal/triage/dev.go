@@ -496,6 +496,14 @@ func judgeGo(s *sh, c *cmd) {
 			// go run/install MODULE@VERSION fetches code the project
 			// does not declare and builds (and runs) it.
 			for _, a := range shell.Operands(c.args[1:], "o", "exec", "toolexec", "tags", "ldflags", "gcflags", "mod", "modfile", "C", "p") {
+				if strings.HasSuffix(a, ".go") || strings.ContainsAny(a, "$`") {
+					// go run FILE.go: source outside the project, or
+					// written by this very script, is code the request
+					// does not show the effect of.
+					if pl := s.where(a, c.cwd); pl.zone != zWork || s.wroteFile(pl.abs) {
+						s.esc(vocab.Routine, medium, "`"+c.text+"` builds and runs "+a+", source that is not the project's")
+					}
+				}
 				if mod, _, ok := strings.Cut(a, "@"); ok && !knownGoModule(mod) {
 					s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` fetches and builds "+mod+", which the project does not declare")
 				}

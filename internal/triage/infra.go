@@ -294,8 +294,8 @@ func judgeTerraform(s *sh, c *cmd) {
 	}
 	switch v := c.args[i]; v {
 	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
-		if v == "output" && (shell.HasLong(c.args, "raw") || shell.HasLong(c.args, "json")) {
-			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
+		if v == "output" && terraformSecretOutput(c.args[i+1:]) {
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints outputs, sensitive ones included")
 			return
 		}
 		if v == "workspace" && shell.HasWord(c.args, "delete") {
@@ -314,6 +314,24 @@ func judgeTerraform(s *sh, c *cmd) {
 	default:
 		s.esc(vocab.Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
 	}
+}
+
+// terraformSecretOutput reports whether `terraform output ARGS` can print
+// sensitive values: -json and -raw print them in clear, and so does an
+// output named like a secret.
+func terraformSecretOutput(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "-json" || a == "--json" || a == "-raw" || a == "--raw" || strings.HasPrefix(a, "-json=") || strings.HasPrefix(a, "-raw="):
+			return true
+		case !strings.HasPrefix(a, "-") && (secretVarName(a) || strings.Contains(strings.ToLower(a), "password") ||
+			strings.Contains(strings.ToLower(a), "secret") || strings.Contains(strings.ToLower(a), "token") ||
+			strings.Contains(strings.ToLower(a), "key") || strings.Contains(strings.ToLower(a), "credential") ||
+			strings.Contains(strings.ToLower(a), "kubeconfig") || strings.Contains(strings.ToLower(a), "connection_string")):
+			return true
+		}
+	}
+	return false
 }
 
 // cloudReadVerbs are the verbs of cloud CLIs that only read.

@@ -38,6 +38,7 @@ type sh struct {
 	remoteSink bool           // a command sends data to a remote host
 	fetchRun   bool           // a download is piped into a shell
 	tainted    map[string]int // files the script filled with secrets (copies, archives)
+	wrote      []string       // files the script writes, resolved
 	findRoots  []string
 }
 
@@ -491,6 +492,7 @@ func (s *sh) command(c *cmd) {
 			s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r)
 		}
 	}
+	s.reach(c)
 	before := *s.v
 	judgeProgram(s, c)
 	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == vocab.Escalate && before.worst.rank() < s.v.worst.rank() &&
