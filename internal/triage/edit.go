@@ -29,6 +29,9 @@ func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 		text = a.Patch
 	}
 	c := &cmd{name: "edit", text: "edit " + strings.Join(paths, ", "), cwd: s.cwd}
+	if r := removesProtection(text, a.OldText); r != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
 		if ok, what := startupFile(pl.abs); ok {

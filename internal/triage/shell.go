@@ -493,6 +493,11 @@ func (s *sh) command(c *cmd) {
 		}
 	}
 	s.reach(c)
+	if writesText(c) {
+		if r := removesProtection(sc.Text+"\n"+sc.Doc, ""); r != "" {
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+		}
+	}
 	before := *s.v
 	judgeProgram(s, c)
 	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == vocab.Escalate && before.worst.rank() < s.v.worst.rank() &&
