@@ -24,7 +24,8 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\bacl["']?\s*[:=]\s*["']?public-read|PublicRead(Write)?\b|` +
 	`\b0\.0\.0\.0/0\b|::/0|\ball(Authenticated)?Users\b|` +
 	`"Principal"\s*:\s*("\*"|\{\s*"AWS"\s*:\s*"\*")|` +
-	`\bbackup_retention_period["']?\s*[:=]\s*0\b`)
+	`\bbackup_retention_period["']?\s*[:=]\s*0\b|` +
+	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*:\s*true\b|\brunAsNonRoot["']?\s*:\s*false\b`)
 
 // removesProtection returns the setting in text that removes a
 // protection, "" when there is none. A setting old already had is not a
@@ -88,7 +89,8 @@ func sensitiveTool(ws []string) string {
 	for i, w := range ws {
 		switch w {
 		case "payment", "payments", "pay", "charge", "charges", "card", "cards", "creditcard", "creditcards", "cvv", "iban",
-			"bank", "banking", "funds", "wallet", "wallets", "payout", "payouts", "refund", "refunds", "purchase", "billing", "paypal", "venmo":
+			"bank", "banking", "funds", "wallet", "wallets", "payout", "payouts", "refund", "refunds", "purchase", "billing", "paypal", "venmo",
+			"balance", "balances", "transactions", "checkout", "invoice", "invoices", "subscription", "subscriptions":
 			return "payments or bank accounts"
 		case "transfer", "wire":
 			if has("funds") || has("money") || has("bank") || has("payment") || has("crypto") || has("wire") && w == "transfer" {
@@ -124,7 +126,8 @@ func sensitiveTool(ws []string) string {
 			}
 		case "portal":
 			return "an account portal"
-		case "password", "passwords", "credential", "credentials", "cookie", "cookies", "keychain", "vault", "otp", "mfa", "totp":
+		case "password", "passwords", "credential", "credentials", "cookie", "cookies", "keychain", "vault", "otp", "mfa", "totp",
+			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys":
 			return "credentials"
 		}
 	}
@@ -149,3 +152,65 @@ func browserScriptSecret(code string) string {
 
 // scriptKeys are the argument names of code a browser or other tool runs.
 var scriptKeys = set("function", "script", "code", "expression", "js", "javascript", "source", "snippet", "eval")
+
+// infraNouns name infrastructure a tool changes: a call that is not a read
+// changes more than the workspace.
+var infraNouns = set("terraform", "pulumi", "cloudformation", "stack", "stacks", "deployment", "deployments", "cluster",
+	"clusters", "infrastructure", "infra", "instance", "instances", "bucket", "buckets", "database", "databases", "db",
+	"production", "prod", "dns", "firewall", "vpc", "iam", "kubernetes", "k8s", "helm", "release", "releases")
+
+// personalValue returns what personal or payment data an argument holds:
+// by its key (card number, SSN, passport, password) or its value (a card
+// number, a US social security number); "" for none.
+func personalValue(l mcpLeaf) string {
+	k := strings.ToLower(l.key)
+	switch k {
+	case "ssn", "cvv", "cvc", "dob", "iban", "pan", "passport":
+		return k
+	}
+	for _, w := range []string{"social_security", "passport_number", "card_number", "cardnumber", "cc-number", "cc_number",
+		"credit_card", "routing_number", "account_number", "date_of_birth", "password"} {
+		if strings.Contains(k, w) {
+			return w
+		}
+	}
+	if ssnLike.MatchString(l.value) {
+		return "a social security number"
+	}
+	if cardLike(l.value) {
+		return "a payment card number"
+	}
+	return ""
+}
+
+var ssnLike = regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)
+
+// cardLike reports whether v is a payment card number: 13 to 19 digits,
+// spaces or dashes between them, passing the Luhn check.
+func cardLike(v string) bool {
+	var d []int
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			d = append(d, int(c-'0'))
+		case c == ' ' || c == '-':
+		default:
+			return false
+		}
+	}
+	if len(d) < 13 || len(d) > 19 {
+		return false
+	}
+	sum := 0
+	for i := range d {
+		x := d[len(d)-1-i]
+		if i%2 == 1 {
+			x *= 2
+			if x > 9 {
+				x -= 9
+			}
+		}
+		sum += x
+	}
+	return sum%10 == 0
+}

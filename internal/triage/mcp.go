@@ -148,6 +148,20 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	if what := sensitiveTool(ws); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` touches " + what + ", which the tool's verb does not make routine"})
 	}
+	if !readVerbs[verb] {
+		for _, n := range nouns {
+			if infraNouns[n] {
+				v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` changes " + n + ", beyond the workspace"})
+				break
+			}
+		}
+	}
+	for _, l := range leaves {
+		if w := personalValue(l); w != "" && !readVerbs[verb] {
+			v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
+			break
+		}
+	}
 	for _, l := range leaves {
 		if scriptKeys[l.key] {
 			if w := browserScriptSecret(l.value); w != "" {
@@ -262,6 +276,16 @@ func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 func (s *sh) mcpURL(c *cmd, u string) {
 	if localURL(u) {
 		return
+	}
+	if h, port, _, ok := destOf(u, true); ok {
+		switch ip := net4or6(h); {
+		case metadataHost(h):
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+h+"), which hands out the machine's credentials")
+		case ip != nil && !ip.IsLoopback():
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+h)
+		case port != "" && !commonPort(port):
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+h+":"+port+", an unusual port")
+		}
 	}
 	if l, w := urlPayload(u); l > notSecret {
 		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")

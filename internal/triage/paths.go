@@ -405,7 +405,7 @@ func secretPath(p string) (int, string) {
 		return secretCritical, "mounted secrets"
 	case isBrowserStore(l, base):
 		return secretCritical, "browser cookies or saved passwords"
-	case has("/keychains/") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
+	case has("/keychains/") || strings.HasSuffix(l, "/keychains") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
 		return secretCritical, "a keychain"
 	case has("/keyrings/") || strings.HasSuffix(base, ".keyring") || has("kwalletd") || has("/kwallet") || strings.HasSuffix(base, ".kwl"):
 		return secretCritical, "a desktop keyring (saved passwords)"
@@ -494,7 +494,7 @@ func isBrowserStore(l, base string) bool {
 // browserProfiles are the folders where browsers and mail clients keep
 // their profiles: cookies, saved logins, history, session tokens.
 var browserProfiles = []string{".config/google-chrome", ".config/chromium", ".config/bravesoftware", ".config/microsoft-edge",
-	".config/vivaldi", ".config/opera", ".mozilla/", ".librewolf/", ".thunderbird/", "snap/chromium/", "snap/firefox/",
+	".config/vivaldi", ".config/opera", "/.mozilla", "/.librewolf", "/.thunderbird", "/.waterfox", "snap/chromium", "snap/firefox",
 	".var/app/org.mozilla.firefox", ".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/com.brave.browser",
 	"library/application support/google/chrome", "library/application support/chromium",
 	"library/application support/bravesoftware", "library/application support/microsoft edge",
@@ -514,7 +514,7 @@ func browserProfile(l string) bool {
 		if i < 0 {
 			continue
 		}
-		if rest := l[i+len(d):]; rest == "" || rest[0] == '/' || d[len(d)-1] == '/' {
+		if rest := l[i+len(d):]; rest == "" || rest[0] == '/' || rest[0] == '-' {
 			return true
 		}
 	}

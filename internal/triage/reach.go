@@ -42,7 +42,7 @@ func (s *sh) reach(c *cmd) {
 	}
 	net := netPrograms[c.name]
 	// Destinations.
-	remote, rawIP, oddPort := "", "", ""
+	remote, rawIP, oddPort, meta := "", "", "", ""
 	for i := 1; i < len(c.args); i++ {
 		w := c.args[i]
 		if len(w) < 4 || strings.IndexByte(w, '.') < 0 && strings.IndexByte(w, ':') < 0 {
@@ -51,6 +51,9 @@ func (s *sh) reach(c *cmd) {
 		h, port, scheme, ok := destOf(w, net)
 		if !ok || localHost(h) {
 			continue
+		}
+		if metadataHost(h) {
+			meta = h
 		}
 		if remote == "" {
 			remote = h
@@ -70,7 +73,10 @@ func (s *sh) reach(c *cmd) {
 			}
 		}
 	}
-	if rawIP != "" && (net || strings.Contains(c.sc.Text, "://")) {
+	if meta != "" {
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+meta+"), which hands out the machine's credentials")
+	}
+	if rawIP != "" && (net || strings.IndexByte(rawIP, ':') > 0 || strings.Contains(c.sc.Text, "://")) {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+rawIP)
 	}
 	if oddPort != "" {
@@ -152,6 +158,43 @@ func destOf(w string, netProg bool) (host, port string, scheme, ok bool) {
 		return h, "", false, true
 	}
 	return "", "", false, false
+}
+
+// metadataHost reports whether h is a cloud instance metadata service.
+func metadataHost(h string) bool {
+	switch strings.ToLower(strings.Trim(h, "[]")) {
+	case "169.254.169.254", "metadata.google.internal", "metadata.goog", "100.100.100.200", "fd00:ec2::254", "169.254.170.2", "metadata.azure.com":
+		return true
+	}
+	return false
+}
+
+// codeSecret returns what credential store or secret file inline code
+// names ("" for none): paths in its strings judged as paths, and the
+// libraries that read browser cookies and saved passwords.
+func codeSecret(code string) string {
+	for _, w := range []string{"browser_cookie3", "browsercookie", "pycookiecheat", "CryptUnprotectData", "Login Data", "key4.db",
+		"logins.json", "cookies.sqlite", "Cookies.binarycookies", "find-generic-password", "find-internet-password", "dump-keychain",
+		"Keychains", "keyring.get_password", "secretstorage"} {
+		if strings.Contains(code, w) {
+			return w
+		}
+	}
+	if strings.IndexByte(code, '/') < 0 {
+		return ""
+	}
+	f := strings.FieldsFunc(code, func(r rune) bool {
+		return r == '\'' || r == '"' || r == ' ' || r == '(' || r == ')' || r == ',' || r == ';' || r == '\n' || r == '`' || r == '+'
+	})
+	for _, t := range f {
+		if len(t) < 5 || strings.IndexByte(t, '/') < 0 {
+			continue
+		}
+		if l, what := secretPath(t); l == secretCritical {
+			return what + " (" + t + ")"
+		}
+	}
+	return ""
 }
 
 // splitPort splits host:port when port is a number.

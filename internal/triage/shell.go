@@ -467,6 +467,11 @@ func (s *sh) command(c *cmd) {
 	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
 		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
 	}
+	if in, ok := command.InlineCode(c.args); ok && in.Code != "" {
+		if w := codeSecret(in.Code); w != "" {
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
+		}
+	}
 	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
 	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
