@@ -91,7 +91,7 @@ func (s *sh) reach(c *cmd) {
 			continue
 		}
 		raw := c.sc.Args[i]
-		vs := secretVars(raw)
+		vs := s.secretRefs(raw)
 		if len(vs) == 0 {
 			continue
 		}
@@ -103,7 +103,7 @@ func (s *sh) reach(c *cmd) {
 		return
 	}
 	if d := c.sc.Doc; d != "" {
-		if vs := secretVars(d); len(vs) > 0 {
+		if vs := s.secretRefs(d); len(vs) > 0 {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` feeds the secret $"+vs[0]+" to "+c.name+", which can send it over the network")
 			return
 		}

@@ -34,12 +34,13 @@ type sh struct {
 	cmds     []cmd
 
 	// found while judging, for the flows between commands
-	positional string         // what $1… stand for while expanding a command ("" unknown)
-	remoteSink bool           // a command sends data to a remote host
-	fetchRun   bool           // a download is piped into a shell
-	tainted    map[string]int // files the script filled with secrets (copies, archives)
-	wrote      []string       // files the script writes, resolved
-	findRoots  []string
+	positional  string            // what $1… stand for while expanding a command ("" unknown)
+	remoteSink  bool              // a command sends data to a remote host
+	fetchRun    bool              // a download is piped into a shell
+	tainted     map[string]int    // files the script filled with secrets (copies, archives)
+	wrote       []string          // files the script writes, resolved
+	secretAlias map[string]string // variables assigned from a secret variable: name → secret
+	findRoots   []string
 }
 
 // cmd is one simple command of the script, with its words expanded.
