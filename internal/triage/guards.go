@@ -3,6 +3,9 @@ package triage
 import (
 	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // Guards that do not depend on the program or tool: configuration text
@@ -213,4 +216,51 @@ func cardLike(v string) bool {
 		sum += x
 	}
 	return sum%10 == 0
+}
+
+// optionEffect says how a command records the screen, the microphone, the
+// camera or keystrokes, or serves files or sets modes that weaken the
+// machine through a program's options ("" otherwise): what a program
+// table may read as routine media or file work.
+func optionEffect(c *cmd) string {
+	switch c.name {
+	case "scrot", "gnome-screenshot", "xwd", "screencapture", "arecord", "parecord", "rec", "fswebcam", "xinput", "logkeys", "showkey":
+		if c.name == "xinput" && !shell.HasWord(c.args, "test", "test-xi2") {
+			return ""
+		}
+		return "records the screen, audio, camera or keystrokes"
+	case "import":
+		if shell.HasWord(c.args, "-window") {
+			return "records the screen"
+		}
+	case "ffmpeg", "avconv", "gst-launch-1.0", "vlc", "cvlc":
+		for _, a := range c.args[1:] {
+			switch a {
+			case "x11grab", "avfoundation", "gdigrab", "kmsgrab", "v4l2", "alsa", "pulse", "dshow", "screen://", "ximagesrc", "pulsesrc":
+				return "records the screen, audio or camera"
+			}
+		}
+	case "ruby":
+		if shell.HasWord(c.args, "-run") && shell.HasWord(c.args, "httpd") {
+			return "serves files over HTTP to the network"
+		}
+	case "install":
+		for i, a := range c.args[1:] {
+			m := ""
+			switch {
+			case a == "-m" || a == "--mode":
+				if i+2 < len(c.args) {
+					m = c.args[i+2]
+				}
+			case strings.HasPrefix(a, "--mode="):
+				m = a[len("--mode="):]
+			case strings.HasPrefix(a, "-m") && len(a) > 2:
+				m = a[2:]
+			}
+			if m != "" && (command.ModeSetUID(m) || command.ModeSetGID(m)) {
+				return "installs a file setuid or setgid"
+			}
+		}
+	}
+	return ""
 }

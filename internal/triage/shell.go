@@ -499,6 +499,9 @@ func (s *sh) command(c *cmd) {
 		}
 	}
 	s.reach(c)
+	if r := optionEffect(c); r != "" {
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` "+r)
+	}
 	if writesText(c) {
 		if r := removesProtection(sc.Text+"\n"+sc.Doc, ""); r != "" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
