@@ -119,8 +119,23 @@ func sensitiveTool(ws []string) string {
 			if has("data") || has("record") || has("records") || has("history") || has("profile") {
 				return "health records"
 			}
-		case "salary", "salaries", "payroll", "compensation", "ssns", "contacts", "addressbook":
+		case "salary", "salaries", "payroll", "compensation", "ssns", "contacts", "addressbook", "people", "person", "persons",
+			"friends", "sms", "userinfo", "addresses", "genealogy", "dna":
 			return "personal records"
+		case "location", "locations", "gps", "geolocation", "whereabouts":
+			return "a person's location"
+		case "holdings", "portfolio", "investment", "investments", "ethereum", "ether", "bitcoin", "crypto", "stock", "stocks", "trade":
+			return "investments or crypto assets"
+		case "history":
+			if has("browsing") || has("browser") || has("search") || has("location") || has("purchase") || has("order") || has("call") {
+				return "a person's history"
+			}
+		case "user":
+			if i+1 < len(ws) && (ws[i+1] == "info" || ws[i+1] == "information" || ws[i+1] == "details" || ws[i+1] == "profile" || ws[i+1] == "data") {
+				return "personal records"
+			}
+		case "lock", "unlock", "door", "doors", "alarm", "camera", "cameras":
+			return "a home's locks, alarm or cameras"
 		case "autofill":
 			return "saved personal data (autofill)"
 		case "auto":
