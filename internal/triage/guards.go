@@ -181,7 +181,7 @@ var infraNouns = set("terraform", "pulumi", "cloudformation", "stack", "stacks",
 // by its key (card number, SSN, passport, password) or its value (a card
 // number, a US social security number); "" for none.
 func personalValue(l mcpLeaf) string {
-	k := strings.ToLower(l.key)
+	k := l.key
 	switch k {
 	case "ssn", "cvv", "cvc", "dob", "iban", "pan", "passport":
 		return k
@@ -192,7 +192,10 @@ func personalValue(l mcpLeaf) string {
 			return w
 		}
 	}
-	if ssnLike.MatchString(l.value) {
+	if len(l.value) < 11 || len(l.value) > 40 || l.value[0] < '0' && l.value[0] != ' ' || l.value[0] > '9' {
+		return ""
+	}
+	if strings.Count(l.value, "-") >= 2 && ssnLike.MatchString(l.value) {
 		return "a social security number"
 	}
 	if cardLike(l.value) {

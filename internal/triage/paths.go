@@ -407,7 +407,7 @@ func secretPath(p string) (int, string) {
 		return secretCritical, "browser cookies or saved passwords"
 	case has("/keychains/") || strings.HasSuffix(l, "/keychains") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
 		return secretCritical, "a keychain"
-	case has("/keyrings/") || strings.HasSuffix(base, ".keyring") || has("kwalletd") || has("/kwallet") || strings.HasSuffix(base, ".kwl"):
+	case has(".local/share/keyrings") || has(".gnome2/keyrings") || has("/kwalletd") || has("apps/kwallet") || strings.HasSuffix(base, ".kwl"):
 		return secretCritical, "a desktop keyring (saved passwords)"
 	case browserProfile(l):
 		return secretSensitive, "a browser profile (cookies, saved passwords, history)"
