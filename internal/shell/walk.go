@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -145,7 +146,9 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 				body, lit := hdocBody(r)
 				in = stdin{kind: stdinDoc, body: body, lit: lit}
 				if r.Hdoc != nil {
-					in.src = srcText(c.src, r.Hdoc)
+					// The body's source runs up to its closing delimiter.
+					delim := strings.Trim(srcText(c.src, r.Word), `'"\`)
+					in.src = strings.TrimRight(strings.TrimSuffix(srcText(c.src, r.Hdoc), delim), "\t")
 				}
 			}
 		case syntax.WordHdoc:

@@ -83,6 +83,11 @@ func TestG15_ProtectionRemovingEditsPassOn(t *testing.T) {
 		{"infra/vol.tf", "encrypted = false", "encrypted = true", true},
 	} {
 		dir := t.TempDir()
+		patch := "*** Begin Patch\n*** Update File: " + tc.path + "\n@@\n-" + tc.old + "\n+" + tc.new + "\n*** End Patch\n"
+		p := action.Action{Kind: action.FileEdit, Path: dir + "/" + tc.path, Operation: "apply_patch", Patch: patch, Cwd: dir}
+		if v := triage.Judge(p, nil); tc.allow && v.Decision != vocab.Allow || !tc.allow && v.Decision == vocab.Allow {
+			t.Errorf("patch %s: %q → %q: %s (%s), want allow %v", tc.path, tc.old, tc.new, v.Decision, v.Reason, tc.allow)
+		}
 		a := action.Action{Kind: action.FileEdit, Path: dir + "/" + tc.path, Operation: "str_replace", OldText: tc.old, NewText: tc.new, Cwd: dir}
 		v := triage.Judge(a, nil)
 		if tc.allow && v.Decision != vocab.Allow || !tc.allow && v.Decision == vocab.Allow {
