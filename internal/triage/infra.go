@@ -47,6 +47,19 @@ func judgeDocker(s *sh, c *cmd) {
 			s.allow(c.name + " compose up")
 			return
 		}
+		if v == "cp" {
+			// docker cp SRC CONTAINER:DST: a local source leaves the
+			// machine's boundary for the container (and its image).
+			for _, o := range shell.Operands(rest, "") {
+				if strings.Contains(o, ":") {
+					continue
+				}
+				if l, what := s.secret(s.where(o, c.cwd)); l > notSecret {
+					s.esc(vocab.Exfiltration, high, "`"+c.text+"` copies "+what+" into a container")
+					return
+				}
+			}
+		}
 		if v == "rm" || v == "rmi" || v == "container rm" || v == "image rm" {
 			for k := i; k < len(c.args); k++ {
 				if !c.known[k] && !strings.HasPrefix(c.args[k], "-") {
