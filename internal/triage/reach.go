@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -43,12 +44,17 @@ func (s *sh) reach(c *cmd) {
 	net := netPrograms[c.name]
 	// Destinations.
 	remote, rawIP, oddPort, meta := "", "", "", ""
+	expose := false
 	for i := 1; i < len(c.args); i++ {
 		w := c.args[i]
 		if len(w) < 4 || strings.IndexByte(w, '.') < 0 && strings.IndexByte(w, ':') < 0 {
 			continue
 		}
 		h, port, scheme, ok := destOf(w, net)
+		if ok && (h == "0.0.0.0" || h == "::") && !expose {
+			expose = true
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` listens on every network interface")
+		}
 		if !ok || localHost(h) {
 			continue
 		}
@@ -76,11 +82,36 @@ func (s *sh) reach(c *cmd) {
 	if meta != "" {
 		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+meta+"), which hands out the machine's credentials")
 	}
-	if rawIP != "" && (net || strings.IndexByte(rawIP, ':') > 0 || strings.Contains(c.sc.Text, "://")) {
+	if rawIP != "" {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+rawIP)
 	}
 	if oddPort != "" {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+oddPort+", an unusual port")
+	}
+	for _, a := range c.sc.Assigns {
+		name, val, _ := strings.Cut(a, "=")
+		if strings.HasSuffix(strings.ToLower(name), "_proxy") && val != "" && strings.IndexByte(val, '$') < 0 {
+			if h, _, _, ok := destOf(strings.Trim(val, `'"`), true); ok && !localHost(h) {
+				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` sends its traffic through the proxy "+h)
+			}
+		}
+	}
+	for i := 2; i < len(c.args); i++ {
+		// docker run img nc -l -p 4444 -e sh, kubectl exec pod -- socat …:
+		// a network shell run by another program.
+		switch shell.Base(c.args[i]) {
+		case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat":
+			for _, a := range c.args[i+1:] {
+				if a == "-e" || a == "-c" || strings.HasPrefix(a, "--exec") || strings.HasPrefix(strings.ToLower(a), "exec:") {
+					s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs a network shell ("+c.args[i]+" "+a+")")
+					i = len(c.args)
+					break
+				}
+			}
+		}
+	}
+	if strings.Contains(c.sc.Text, "/dev/tcp/") || strings.Contains(c.sc.Text, "/dev/udp/") {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` opens a raw network connection (/dev/tcp)")
 	}
 	if !net && remote == "" {
 		return
@@ -146,6 +177,16 @@ func destOf(w string, netProg bool) (host, port string, scheme, ok bool) {
 	}
 	if j := strings.IndexByte(w, '/'); j >= 0 {
 		w = w[:j]
+	}
+	if strings.Count(w, ":") >= 2 && strings.IndexByte(w, '[') < 0 && net4or6(w) == nil {
+		// host:port:address (curl --resolve), address:port:port
+		// (published ports): the IPv4 address among the parts.
+		for _, part := range strings.Split(w, ":") {
+			if ip := net4or6(part); ip != nil && ip.To4() != nil {
+				return part, "", false, true
+			}
+		}
+		return "", "", false, false
 	}
 	h, p := splitPort(w)
 	if net4or6(h) != nil {
