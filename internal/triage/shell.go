@@ -471,6 +471,8 @@ func (s *sh) command(c *cmd) {
 	if in, ok := command.InlineCode(c.args); ok && in.Code != "" {
 		if w := codeSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
+		} else if w := browserScriptSecret(in.Code); w != "" {
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
 		}
 	}
 	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
