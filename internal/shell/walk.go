@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -35,6 +36,7 @@ type stdin struct {
 	kind int // stdinNone, stdinFile, stdinDoc
 	body string
 	lit  bool
+	src  string // the document's source text (stdinDoc)
 }
 
 const (
@@ -143,11 +145,16 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 			if fd == "" || fd == "0" {
 				body, lit := hdocBody(r)
 				in = stdin{kind: stdinDoc, body: body, lit: lit}
+				if r.Hdoc != nil {
+					// The body's source runs up to its closing delimiter.
+					delim := strings.Trim(srcText(c.src, r.Word), `'"\`)
+					in.src = strings.TrimRight(strings.TrimSuffix(srcText(c.src, r.Hdoc), delim), "\t")
+				}
 			}
 		case syntax.WordHdoc:
 			if fd == "" || fd == "0" {
 				v := convert(r.Word, c.src)
-				in = stdin{kind: stdinDoc, body: v.val + "\n", lit: v.lit}
+				in = stdin{kind: stdinDoc, body: v.val + "\n", lit: v.lit, src: srcText(c.src, r.Word)}
 			}
 		}
 	}

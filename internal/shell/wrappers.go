@@ -11,6 +11,9 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 		return
 	}
 	cmd := Command{Assigns: assigns, Redirects: redirs, Inputs: c.inputs, Text: text}
+	if in.kind == stdinDoc {
+		cmd.Doc = in.src
+	}
 	if len(words) > 0 {
 		cmd.Args = make([]string, len(words))
 		cmd.Literal = make([]bool, len(words))

@@ -96,9 +96,18 @@ func judgeDevTool(s *sh, c *cmd) {
 			}
 		}
 	case "java":
-		for _, a := range c.args[1:] {
-			if strings.HasPrefix(a, "-javaagent") || strings.HasPrefix(a, "-agentpath") {
+		for i := 1; i < len(c.args); i++ {
+			a := c.args[i]
+			switch {
+			case strings.HasPrefix(a, "-javaagent") || strings.HasPrefix(a, "-agentpath"):
 				s.esc(vocab.Routine, medium, "`"+c.text+"` loads an agent into the JVM")
+			case a == "-cp" || a == "-classpath" || a == "--class-path" || a == "-p" || a == "--module-path":
+				i++
+			case a == "-jar" || a == "-m" || a == "--module" || !strings.HasPrefix(a, "-"):
+				// A class, a jar or a source file: code the request
+				// does not show, like python f.py.
+				s.esc(vocab.Routine, medium, "`"+c.text+"` runs Java code whose text is not in the request")
+				i = len(c.args)
 			}
 		}
 	case "uvicorn", "gunicorn", "hypercorn", "flask", "jupyter":
@@ -496,6 +505,14 @@ func judgeGo(s *sh, c *cmd) {
 			// go run/install MODULE@VERSION fetches code the project
 			// does not declare and builds (and runs) it.
 			for _, a := range shell.Operands(c.args[1:], "o", "exec", "toolexec", "tags", "ldflags", "gcflags", "mod", "modfile", "C", "p") {
+				if strings.HasSuffix(a, ".go") || strings.ContainsAny(a, "$`") {
+					// go run FILE.go: source outside the project, or
+					// written by this very script, is code the request
+					// does not show the effect of.
+					if pl := s.where(a, c.cwd); pl.zone != zWork || s.wroteFile(pl.abs) {
+						s.esc(vocab.Routine, medium, "`"+c.text+"` builds and runs "+a+", source that is not the project's")
+					}
+				}
 				if mod, _, ok := strings.Cut(a, "@"); ok && !knownGoModule(mod) {
 					s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` fetches and builds "+mod+", which the project does not declare")
 				}
@@ -594,6 +611,11 @@ func judgeNpm(s *sh, c *cmd) {
 		kv := strings.Join(rest[1:], " ")
 		if strings.Contains(kv, "strict-ssl") && (strings.Contains(kv, "false") || strings.Contains(kv, "0")) {
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns TLS verification off for npm for good")
+			return
+		}
+		if strings.Contains(kv, "script-shell") || strings.Contains(kv, "shell") || strings.Contains(kv, "node-options") ||
+			strings.Contains(kv, "git ") || strings.Contains(kv, "git=") || strings.Contains(kv, "editor") || strings.Contains(kv, "browser") {
+			s.esc(vocab.Routine, medium, "`"+c.text+"` chooses a program npm runs")
 			return
 		}
 		if strings.Contains(kv, "registry") || strings.Contains(kv, "_auth") || strings.Contains(kv, "ignore-scripts") {

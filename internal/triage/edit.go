@@ -29,6 +29,14 @@ func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 		text = a.Patch
 	}
 	c := &cmd{name: "edit", text: "edit " + strings.Join(paths, ", "), cwd: s.cwd}
+	added, old := text, a.OldText
+	if a.NewText == "" && a.Patch != "" {
+		// A patch: what it adds, against what it removes.
+		added, old = patchSides(a.Patch)
+	}
+	if r := removesProtection(added, old); r != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
 		if ok, what := startupFile(pl.abs); ok {
@@ -60,4 +68,21 @@ func judgeNetwork(v *verdict, a *action.Action, set *rules.Set) {
 		return
 	}
 	v.add(finding{vocab.Escalate, vocab.Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
+}
+
+// patchSides returns the lines a patch adds and those it removes.
+func patchSides(patch string) (added, removed string) {
+	var a, r strings.Builder
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			a.WriteString(l[1:])
+			a.WriteByte('\n')
+		case strings.HasPrefix(l, "-"):
+			r.WriteString(l[1:])
+			r.WriteByte('\n')
+		}
+	}
+	return a.String(), r.String()
 }

@@ -47,6 +47,19 @@ func judgeDocker(s *sh, c *cmd) {
 			s.allow(c.name + " compose up")
 			return
 		}
+		if v == "cp" {
+			// docker cp SRC CONTAINER:DST: a local source leaves the
+			// machine's boundary for the container (and its image).
+			for _, o := range shell.Operands(rest, "") {
+				if strings.Contains(o, ":") {
+					continue
+				}
+				if l, what := s.secret(s.where(o, c.cwd)); l > notSecret {
+					s.esc(vocab.Exfiltration, high, "`"+c.text+"` copies "+what+" into a container")
+					return
+				}
+			}
+		}
 		if v == "rm" || v == "rmi" || v == "container rm" || v == "image rm" {
 			for k := i; k < len(c.args); k++ {
 				if !c.known[k] && !strings.HasPrefix(c.args[k], "-") {
@@ -294,8 +307,12 @@ func judgeTerraform(s *sh, c *cmd) {
 	}
 	switch v := c.args[i]; v {
 	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
-		if v == "output" && (shell.HasLong(c.args, "raw") || shell.HasLong(c.args, "json")) {
-			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` prints outputs, sensitive ones included")
+		if v == "show" && shell.HasWord(c.args, "-json") {
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints the state as JSON, sensitive values included")
+			return
+		}
+		if v == "output" && terraformSecretOutput(c.args[i+1:]) {
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints outputs, sensitive ones included")
 			return
 		}
 		if v == "workspace" && shell.HasWord(c.args, "delete") {
@@ -314,6 +331,43 @@ func judgeTerraform(s *sh, c *cmd) {
 	default:
 		s.esc(vocab.Routine, medium, "`"+c.text+"` changes infrastructure ("+c.name+" "+v+")")
 	}
+}
+
+// pipedIntoLogin reports whether c's output goes into a registry login
+// that reads its password from standard input (docker login
+// --password-stdin) in the same pipeline.
+func (s *sh) pipedIntoLogin(c *cmd) bool {
+	if c.sc == nil || c.sc.Pipeline == 0 {
+		return false
+	}
+	for i := range s.cmds {
+		d := &s.cmds[i]
+		if d.sc == nil || d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage != c.sc.Stage+1 || len(d.args) < 2 {
+			continue
+		}
+		if shell.HasWord(d.args, "login") && shell.HasLong(d.args, "password-stdin") {
+			return true
+		}
+	}
+	return false
+}
+
+// terraformSecretOutput reports whether `terraform output ARGS` can print
+// sensitive values: -json and -raw print them in clear, and so does an
+// output named like a secret.
+func terraformSecretOutput(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "-json" || a == "--json" || a == "-raw" || a == "--raw" || strings.HasPrefix(a, "-json=") || strings.HasPrefix(a, "-raw="):
+			return true
+		case !strings.HasPrefix(a, "-") && (secretVarName(a) || strings.Contains(strings.ToLower(a), "password") ||
+			strings.Contains(strings.ToLower(a), "secret") || strings.Contains(strings.ToLower(a), "token") ||
+			strings.Contains(strings.ToLower(a), "key") || strings.Contains(strings.ToLower(a), "credential") ||
+			strings.Contains(strings.ToLower(a), "kubeconfig") || strings.Contains(strings.ToLower(a), "connection_string")):
+			return true
+		}
+	}
+	return false
 }
 
 // cloudReadVerbs are the verbs of cloud CLIs that only read.
@@ -344,6 +398,16 @@ func judgeCloud(s *sh, c *cmd) {
 		strings.HasPrefix(line, "auth print-access-token") || strings.HasPrefix(line, "auth print-identity-token") ||
 		strings.HasPrefix(line, "account get-access-token") || strings.HasPrefix(line, "auth application-default print-access-token"):
 		s.deny(vocab.CredentialProbing, "`"+c.text+"` prints cloud credentials")
+		return
+	case strings.HasPrefix(line, "sts get-session-token") || strings.HasPrefix(line, "sts assume-role") || strings.HasPrefix(line, "sts get-federation-token") ||
+		strings.HasSuffix(line, "get-login-password") || strings.HasPrefix(line, "acr login") && shell.HasLong(c.args, "expose-token"):
+		// Temporary credentials: routine when they go straight into a
+		// registry login, not when they are printed.
+		if !s.pipedIntoLogin(c) {
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints temporary cloud credentials")
+			return
+		}
+		s.allow(c.name + " " + line)
 		return
 	case strings.Contains(line, "secretsmanager get-secret-value") || strings.Contains(line, "ssm get-parameter") && shell.HasLong(c.args, "with-decryption") ||
 		strings.Contains(line, "secrets versions access") || strings.Contains(line, "keyvault secret show") || strings.Contains(line, "get-password-data"):

@@ -143,6 +143,34 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	gitTool := server == "git" || strings.HasPrefix(name, "git_") || strings.HasPrefix(name, "git-")
 
+	// What the name says the tool touches, and page scripts reading
+	// sessions: never routine by the verb alone.
+	if what := sensitiveTool(ws); what != "" {
+		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` touches " + what + ", which the tool's verb does not make routine"})
+	}
+	if !readVerbs[verb] {
+		for _, n := range nouns {
+			if infraNouns[n] {
+				v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` changes " + n + ", beyond the workspace"})
+				break
+			}
+		}
+	}
+	for _, l := range leaves {
+		if w := personalValue(l); w != "" && !readVerbs[verb] {
+			v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
+			break
+		}
+	}
+	for _, l := range leaves {
+		if scriptKeys[l.key] {
+			if w := browserScriptSecret(l.value); w != "" {
+				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
+				break
+			}
+		}
+	}
+
 	// Commands and SQL inside arguments.
 	for _, l := range leaves {
 		switch {
@@ -249,6 +277,16 @@ func (s *sh) mcpURL(c *cmd, u string) {
 	if localURL(u) {
 		return
 	}
+	if h, port, _, ok := destOf(u, true); ok {
+		switch ip := net4or6(h); {
+		case metadataHost(h):
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+h+"), which hands out the machine's credentials")
+		case ip != nil && !ip.IsLoopback():
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+h)
+		case port != "" && !commonPort(port):
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+h+":"+port+", an unusual port")
+		}
+	}
 	if l, w := urlPayload(u); l > notSecret {
 		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 	} else if w != "" {
@@ -286,6 +324,9 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		return
 	}
 	text := strings.Join(content, "\n")
+	if r := removesProtection(text, mcpOldText(leaves)); r != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
 		if ok, what := startupFile(pl.abs); ok {
@@ -297,6 +338,19 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 	if verb == "install" || verb == "run" || verb == "execute" || verb == "exec" || verb == "start" {
 		s.esc(vocab.Routine, low, "`"+c.text+"` runs something")
 	}
+}
+
+// mcpOldText returns the text an edit tool's arguments say it replaces.
+func mcpOldText(leaves []mcpLeaf) string {
+	var b strings.Builder
+	for _, l := range leaves {
+		switch l.key {
+		case "oldtext", "old_text", "old_str", "oldstr", "old_string", "search":
+			b.WriteString(l.value)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 func orName(s, def string) string {

@@ -17,6 +17,10 @@ func registerNet(reg func(func(*sh, *cmd), ...string)) {
 	reg(judgeNc, "nc", "ncat", "netcat", "socat", "telnet", "cryptcat")
 	reg(judgeSSH, "ssh", "mosh", "autossh")
 	reg(judgeScp, "scp", "sftp", "rsync", "rclone", "lftp", "ftp", "tftp", "smbclient")
+	// Printers send the files they print to a print server, which
+	// may be another host (lpr -H, lp -h).
+	reg(printer("PHJCTU#io"), "lpr")
+	reg(printer("dhnoqPtHTA"), "lp")
 	reg(judgeMail, "mail", "mailx", "sendmail", "mutt", "swaks", "msmtp", "ssmtp")
 	reg(judgeTunnel, "ngrok", "cloudflared", "lt", "localtunnel", "bore", "frpc", "chisel", "pagekite", "expose")
 	reg(judgeSniffer, "tcpdump", "tshark", "dumpcap", "wireshark", "ettercap", "bettercap", "arpspoof", "dsniff", "mitmproxy", "mitmdump", "tcpflow", "ngrep")

@@ -104,6 +104,16 @@ func isDirLike(p string) bool {
 
 // isCredentialStore reports whether a place is a directory that holds
 // credentials.
+// wroteFile reports whether the script wrote the file abs before.
+func (s *sh) wroteFile(abs string) bool {
+	for _, w := range s.wrote {
+		if w == abs {
+			return true
+		}
+	}
+	return false
+}
+
 func isCredentialStore(pl place) bool {
 	b := path.Base(pl.abs)
 	switch b {
@@ -118,6 +128,9 @@ func isCredentialStore(pl place) bool {
 func (s *sh) write(c *cmd, pl place, content string) {
 	if pl.zone == zNull {
 		return
+	}
+	if pl.abs != "" && len(s.wrote) < 32 {
+		s.wrote = append(s.wrote, pl.abs)
 	}
 	if s.readOnly {
 		// The person chose a sandbox that writes nothing, the workspace

@@ -405,8 +405,12 @@ func secretPath(p string) (int, string) {
 		return secretCritical, "mounted secrets"
 	case isBrowserStore(l, base):
 		return secretCritical, "browser cookies or saved passwords"
-	case has("/keychains/") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
+	case has("/keychains/") || strings.HasSuffix(l, "/keychains") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
 		return secretCritical, "a keychain"
+	case has(".local/share/keyrings") || has(".gnome2/keyrings") || has("/kwalletd") || has("apps/kwallet") || strings.HasSuffix(base, ".kwl"):
+		return secretCritical, "a desktop keyring (saved passwords)"
+	case browserProfile(l):
+		return secretSensitive, "a browser profile (cookies, saved passwords, history)"
 	case has("/etc/ssl/private"):
 		return secretCritical, "TLS private keys"
 	case has(".aws/") || strings.HasSuffix(l, ".aws"):
@@ -483,6 +487,36 @@ func isBrowserStore(l, base string) bool {
 			strings.Contains(l, "opera") || strings.Contains(l, "vivaldi")
 	case "cookies.binarycookies":
 		return true
+	}
+	return false
+}
+
+// browserProfiles are the folders where browsers and mail clients keep
+// their profiles: cookies, saved logins, history, session tokens.
+var browserProfiles = []string{".config/google-chrome", ".config/chromium", ".config/bravesoftware", ".config/microsoft-edge",
+	".config/vivaldi", ".config/opera", "/.mozilla", "/.librewolf", "/.thunderbird", "/.waterfox", "snap/chromium", "snap/firefox",
+	".var/app/org.mozilla.firefox", ".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/com.brave.browser",
+	"library/application support/google/chrome", "library/application support/chromium",
+	"library/application support/bravesoftware", "library/application support/microsoft edge",
+	"library/application support/firefox", "library/application support/vivaldi", "library/application support/com.operasoftware",
+	"library/safari", "library/cookies", "appdata/local/google/chrome", "appdata/roaming/mozilla", "appdata/local/microsoft/edge"}
+
+// browserProfile reports whether the lower-cased path l is a browser's
+// profile folder or inside one.
+func browserProfile(l string) bool {
+	if !strings.Contains(l, "chrom") && !strings.Contains(l, "mozilla") && !strings.Contains(l, "library/") &&
+		!strings.Contains(l, ".config/") && !strings.Contains(l, "appdata") && !strings.Contains(l, "thunderbird") &&
+		!strings.Contains(l, "librewolf") && !strings.Contains(l, "firefox") {
+		return false
+	}
+	for _, d := range browserProfiles {
+		i := strings.Index(l, d)
+		if i < 0 {
+			continue
+		}
+		if rest := l[i+len(d):]; rest == "" || rest[0] == '/' || rest[0] == '-' {
+			return true
+		}
 	}
 	return false
 }

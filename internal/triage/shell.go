@@ -34,11 +34,13 @@ type sh struct {
 	cmds     []cmd
 
 	// found while judging, for the flows between commands
-	positional string         // what $1… stand for while expanding a command ("" unknown)
-	remoteSink bool           // a command sends data to a remote host
-	fetchRun   bool           // a download is piped into a shell
-	tainted    map[string]int // files the script filled with secrets (copies, archives)
-	findRoots  []string
+	positional  string            // what $1… stand for while expanding a command ("" unknown)
+	remoteSink  bool              // a command sends data to a remote host
+	fetchRun    bool              // a download is piped into a shell
+	tainted     map[string]int    // files the script filled with secrets (copies, archives)
+	wrote       []string          // files the script writes, resolved
+	secretAlias map[string]string // variables assigned from a secret variable: name → secret
+	findRoots   []string
 }
 
 // cmd is one simple command of the script, with its words expanded.
@@ -466,6 +468,13 @@ func (s *sh) command(c *cmd) {
 	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
 		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
 	}
+	if in, ok := command.InlineCode(c.args); ok && in.Code != "" {
+		if w := codeSecret(in.Code); w != "" {
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
+		} else if w := browserScriptSecret(in.Code); w != "" {
+			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
+		}
+	}
 	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
 	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
@@ -489,6 +498,15 @@ func (s *sh) command(c *cmd) {
 	if c.name == "make" || c.name == "gmake" {
 		if r := command.MakefileFromInput(c.args); r != "" {
 			s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r)
+		}
+	}
+	s.reach(c)
+	if r := optionEffect(c); r != "" {
+		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` "+r)
+	}
+	if writesText(c) {
+		if r := removesProtection(sc.Text+"\n"+sc.Doc, ""); r != "" {
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 		}
 	}
 	before := *s.v

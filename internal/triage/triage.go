@@ -33,6 +33,19 @@
 // followed, and ".." is applied after them. The paths a blocked write
 // asks for (action.Action.Paths) are judged the same way.
 //
+// Besides the tables of programs and tools it knows, the first pass
+// reasons generically about every command and call: a secret (a secret
+// file, a variable named like a key, token, secret or password, or one
+// assigned from such a variable) reaching a program that can talk to other
+// hosts through its words, an input redirection or a here-document; raw IP
+// addresses, unusual ports, cloud metadata endpoints, proxies and
+// listening on every interface; browser profiles, cookie and login
+// databases, keychains and desktop keyrings read by any program or inline
+// code; configuration text that removes a protection from infrastructure,
+// whichever tool writes it; and tools whose names say identity, payment,
+// health, personal records or credentials, which are never routine by
+// their verb alone.
+//
 // Judge decides one action.Action, as the called tool describes it
 // (action.Describe); JudgeIn also weighs the user's request and the
 // transcript before the action, which are weak evidence only: they can

@@ -55,6 +55,44 @@ func (s *sh) assign(src string) {
 	}
 	v, lit := s.expand(val)
 	s.setVar(name, v, lit)
+	if !lit {
+		if vs := s.secretRefs(val); len(vs) > 0 {
+			// T=$GITHUB_TOKEN: $T holds the secret too.
+			if s.secretAlias == nil {
+				s.secretAlias = map[string]string{}
+			}
+			s.secretAlias[name] = vs[0]
+		}
+	}
+}
+
+// secretRefs returns the secrets a word's source text references: variables
+// named like secrets, and variables the script assigned from one.
+func (s *sh) secretRefs(text string) []string {
+	vs := secretVars(text)
+	if len(s.secretAlias) == 0 || strings.IndexByte(text, '$') < 0 {
+		return vs
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(text) && text[j] == '{' {
+			j++
+		}
+		k := j
+		for k < len(text) && isNameByte(text[k], k > j) {
+			k++
+		}
+		if k > j {
+			if src, ok := s.secretAlias[text[j:k]]; ok {
+				vs = append(vs, text[j:k]+" (from $"+src+")")
+			}
+		}
+		i = k - 1
+	}
+	return vs
 }
 
 // assignValue records NAME=VALUE given as a literal word.
