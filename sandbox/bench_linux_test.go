@@ -36,33 +36,34 @@ func BenchmarkStartParts(b *testing.B) {
 			}
 		}
 	}
-	helper := func(s spec) *exec.Cmd {
+	helper := func(s spec, namespaces bool) *exec.Cmd {
 		s.Path = "/bin/true"
 		cmd := exec.Command("/proc/self/exe")
-		cmd.Args = append(append([]string{helperArg0}, s.args()...), "/bin/true")
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		if namespaces {
+			if err := addNamespaces(cmd.SysProcAttr, &s, true, true, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cmd.Args = append(append([]string{helperArg0}, s.args()...), "/bin/true")
 		return cmd
 	}
 	b.Run("namespaces", func(b *testing.B) {
 		run(b, func() *exec.Cmd {
 			cmd := exec.Command("/bin/true")
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
-			if err := addNamespaces(cmd.SysProcAttr, true, true, true); err != nil {
+			if err := addNamespaces(cmd.SysProcAttr, &spec{}, true, true, true); err != nil {
 				b.Fatal(err)
 			}
 			return cmd
 		})
 	})
 	b.Run("helper", func(b *testing.B) {
-		run(b, func() *exec.Cmd { return helper(spec{Mode: ReadOnly}) })
+		run(b, func() *exec.Cmd { return helper(spec{Mode: ReadOnly}, false) })
 	})
 	b.Run("helper+namespaces", func(b *testing.B) {
 		run(b, func() *exec.Cmd {
-			cmd := helper(spec{Mode: ReadOnly, UserNS: user, NetNS: net, PIDNS: true})
-			if err := addNamespaces(cmd.SysProcAttr, true, true, true); err != nil {
-				b.Fatal(err)
-			}
-			return cmd
+			return helper(spec{Mode: ReadOnly, UserNS: user, NetNS: net, PIDNS: true}, true)
 		})
 	})
 }
