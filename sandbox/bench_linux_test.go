@@ -3,7 +3,9 @@
 package sandbox
 
 import (
+	"context"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"testing"
 )
@@ -66,4 +68,30 @@ func BenchmarkStartParts(b *testing.B) {
 			return helper(spec{Mode: ReadOnly, UserNS: user, NetNS: net, PIDNS: true}, true)
 		})
 	})
+}
+
+// BenchmarkStartLargeHeap is BenchmarkStartSandboxed's read-only case in a
+// process holding 256 MB of heap, as a long-running warden may: starting
+// the helper must not copy the parent's memory (see addNamespaces), except
+// for root, whose ID maps only the parent can write.
+func BenchmarkStartLargeHeap(b *testing.B) {
+	requireSandbox(b)
+	ballast := make([][]byte, 256)
+	for i := range ballast {
+		ballast[i] = make([]byte, 1<<20)
+		for j := 0; j < len(ballast[i]); j += 4096 {
+			ballast[i][j] = 1 // touch every page
+		}
+	}
+	p := Policy{Mode: ReadOnly, Workdir: repo(b)}
+	for b.Loop() {
+		cmd, err := p.Command(context.Background(), "/bin/true")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+	runtime.KeepAlive(ballast)
 }
