@@ -260,6 +260,9 @@ func probe(view bool) error {
 // keeps contents, not metadata).
 func ReadOnlyView() error { return viewProbe() }
 
+// Namespaces reports whether sandboxed commands run in new user, mount,
+// PID and network namespaces (nil), or why not (then Landlock alone
+// restricts them: see the package documentation's limits).
 func Namespaces() error { return userNamespaces() }
 
 // Command returns an *exec.Cmd that runs name with args under the policy,
