@@ -43,7 +43,14 @@
 //  1. runs in new user, mount, PID and network namespaces created by the
 //     parent (SysProcAttr.Cloneflags, IDs mapped to themselves), and
 //     checks that it does: a caller that replaced SysProcAttr gets exit
-//     status ExitSetup, not an unprotected command;
+//     status ExitSetup, not an unprotected command. For anyone but root
+//     the helper writes its own ID map (its user and group ID, setgroups
+//     denied) before anything else, so that the parent can start it with
+//     vfork(2) semantics like any command; root's map of every ID needs
+//     privileges only the parent has, so the parent writes it, and Go
+//     then copies the parent's whole address space to start the helper
+//     (a cost that grows with warden's memory: see addNamespaces and
+//     BenchmarkStartLargeHeap);
 //  2. with the network off, brings up the loopback interface of its empty
 //     network namespace (commands can still serve and reach themselves on
 //     127.0.0.1, not the host's services), on another thread while steps 3
@@ -215,8 +222,18 @@
 // than Linux, only full-access and Unenforced policies run.
 //
 // Starting a sandboxed command costs a few milliseconds more than a plain
-// one (the helper is a second program start, new namespaces are created,
-// the command is forked from the helper): see BenchmarkStartSandboxed.
+// one: see BenchmarkStartSandboxed, and BenchmarkStartParts for where the
+// time goes. The two largest parts are the kernel's work for the new
+// namespaces (creating and tearing down a network namespace alone costs
+// about a millisecond) and the helper's program start: a second start of
+// this executable, with the Go runtime's initialisation and the package
+// initialisers that run before this package's. In an executable linked
+// with cgo (the default where a C compiler is present, since package net
+// uses it for name resolution; go-landlock's psx package too), that start
+// also pays the dynamic loader and cgo's thread set-up, over a
+// millisecond more than a statically linked build (CGO_ENABLED=0).
+// The rest is the setup above (a millisecond or so) and forking the
+// command from the helper.
 // What the kernel offers (the Landlock ABI, user namespaces, the read-only
 // view, seccomp filters, the ID maps of this process's user namespace) is
 // found out once per process and remembered: none of it changes while the

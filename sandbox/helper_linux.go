@@ -100,6 +100,11 @@ func (s spec) setup() error {
 		if id, _ := os.Readlink("/proc/self/ns/user"); id == "" || id == s.UserNS {
 			return errors.New("not in a new user namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
+		if s.IDMap != "" {
+			if err := mapOwnIDs(s.IDMap); err != nil {
+				return fmt.Errorf("mapping the user and group IDs: %w", err)
+			}
+		}
 	}
 	var lo chan error // the loopback interface's bringing up, when started
 	if s.NetNS != "" {
@@ -175,6 +180,42 @@ func (s spec) setup() error {
 	}
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
+}
+
+// mapOwnIDs maps ids, "UID:GID" of the parent user namespace (this
+// process's own), to themselves in this process's new user namespace,
+// whose maps are still empty, and refuses setgroups(2) there, as an
+// unprivileged process must before it maps a group (user_namespaces(7)).
+// It needs CAP_SYS_ADMIN in the new namespace, and nothing in the parent's.
+func mapOwnIDs(ids string) error {
+	u, g, ok := strings.Cut(ids, ":")
+	uid, err1 := strconv.Atoi(u)
+	gid, err2 := strconv.Atoi(g)
+	if !ok || err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return fmt.Errorf("bad ID map %q", ids)
+	}
+	for _, w := range []struct{ file, data string }{
+		{"/proc/self/setgroups", "deny"},
+		{"/proc/self/gid_map", g + " " + g + " 1\n"},
+		{"/proc/self/uid_map", u + " " + u + " 1\n"},
+	} {
+		fd, err := syscall.Open(w.file, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.file, err)
+		}
+		n, err := syscall.Write(fd, []byte(w.data))
+		syscall.Close(fd)
+		if err == nil && n != len(w.data) {
+			err = syscall.EIO
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", w.file, err)
+		}
+	}
+	if os.Geteuid() != uid || os.Getegid() != gid {
+		return errors.New("the IDs did not map")
 	}
 	return nil
 }

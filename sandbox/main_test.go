@@ -212,6 +212,25 @@ func act(op string) string {
 			return "failed: " + strings.TrimSpace(string(out))
 		}
 		return "ok"
+	case "idmap": // this process's ID maps and effective IDs
+		u, _ := os.ReadFile("/proc/self/uid_map")
+		g, _ := os.ReadFile("/proc/self/gid_map")
+		return strings.Join(strings.Fields(string(u)), " ") + "|" + strings.Join(strings.Fields(string(g)), " ") +
+			"|" + strconv.Itoa(os.Geteuid()) + ":" + strconv.Itoa(os.Getegid())
+	case "sandboxed": // run the remaining operations in a read-only sandboxed child
+		exe, _ := os.Executable()
+		cmd, e := (Policy{Mode: ReadOnly, Workdir: "/"}).Command(context.Background(), exe, f[1:]...)
+		if e != nil {
+			return e.Error()
+		}
+		out, e := cmd.CombinedOutput()
+		if e != nil {
+			return e.Error() + ": " + string(out)
+		}
+		return strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", " ")
+	case "setgroups":
+		b, _ := os.ReadFile("/proc/self/setgroups")
+		return strings.TrimSpace(string(b))
 	case "env":
 		return strings.Join(os.Environ(), " ")
 	case "cmdline":

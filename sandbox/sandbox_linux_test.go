@@ -678,7 +678,7 @@ func TestG1_NoTerminalInjection(t *testing.T) {
 func TestSpecRoundTrip(t *testing.T) {
 	s := spec{
 		Mode: WorkspaceWrite, Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
-		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", MountNS: true,
+		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", MountNS: true,
 	}
 	args := append(s.args(), "prog", "--", "x=y")
 	got, argv, err := parseSpec(args)
@@ -698,5 +698,55 @@ func TestSpecRoundTrip(t *testing.T) {
 		if _, _, err := parseSpec(bad); err == nil {
 			t.Errorf("parseSpec(%q): no error", bad)
 		}
+	}
+}
+
+// TestG1_UnprivilegedHelperMapsItsOwnIDs proves how an unprivileged user's
+// sandbox gets its ID maps: the helper, started without the parent waiting
+// to write them (so without copying the parent's memory), maps its own
+// user and group ID to themselves and denies setgroups; the command runs
+// with those IDs. Run as root, the test runs its parent as nobody.
+func TestG1_UnprivilegedHelperMapsItsOwnIDs(t *testing.T) {
+	requireNamespaces(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "sandboxed|idmap|setgroups")
+	cmd.Env = childEnv()
+	uid, gid := os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		// A copy of this binary that nobody may execute, run as nobody.
+		const nobody = 65534
+		dir, err := os.MkdirTemp("", "warden-sandbox-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied := filepath.Join(dir, "sandbox.test")
+		if err := os.WriteFile(copied, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Path, cmd.Args[0] = copied, copied
+		cmd.Dir = "/"
+		cmd.Env = append(cmd.Env, "HOME="+dir)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		uid, gid = nobody, nobody
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	u, g := strconv.Itoa(uid), strconv.Itoa(gid)
+	want := u + " " + u + " 1|" + g + " " + g + " 1|" + u + ":" + g + " deny"
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("ID maps, IDs and setgroups in the sandbox = %q; want %q", got, want)
 	}
 }

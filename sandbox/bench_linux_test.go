@@ -1,0 +1,97 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"testing"
+)
+
+// BenchmarkStartParts splits BenchmarkStartSandboxed's extra cost into its
+// parts, each starting /bin/true and waiting for it:
+//
+//   - namespaces: the new user, mount, PID and network namespaces alone
+//     (created by the kernel in clone(2), with the ID maps written, and torn
+//     down when the process exits; Go forks the whole parent rather than
+//     vfork when it creates a user namespace), no helper;
+//   - helper: the second program start alone: this executable re-executed
+//     as the helper without namespaces or restrictions, which then executes
+//     the command in its place;
+//   - helper+namespaces: both, with the helper supervising the command as
+//     init of the PID namespace (signals caught, the command forked) but
+//     nothing mounted or restricted.
+//
+// BenchmarkStartSandboxed minus helper+namespaces is then the cost of the
+// setup proper (the read-only view, binds, covers, /proc, the loopback
+// interface, Landlock, the seccomp filter, dropping capabilities).
+func BenchmarkStartParts(b *testing.B) {
+	requireNamespaces(b)
+	user, net := namespaceIDs()
+	run := func(b *testing.B, newCmd func() *exec.Cmd) {
+		for b.Loop() {
+			cmd := newCmd()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	}
+	helper := func(s spec, namespaces bool) *exec.Cmd {
+		s.Path = "/bin/true"
+		cmd := exec.Command("/proc/self/exe")
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+		if namespaces {
+			if err := addNamespaces(cmd.SysProcAttr, &s, true, true, true); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cmd.Args = append(append([]string{helperArg0}, s.args()...), "/bin/true")
+		return cmd
+	}
+	b.Run("namespaces", func(b *testing.B) {
+		run(b, func() *exec.Cmd {
+			cmd := exec.Command("/bin/true")
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+			if err := addNamespaces(cmd.SysProcAttr, &spec{}, true, true, true); err != nil {
+				b.Fatal(err)
+			}
+			return cmd
+		})
+	})
+	b.Run("helper", func(b *testing.B) {
+		run(b, func() *exec.Cmd { return helper(spec{Mode: ReadOnly}, false) })
+	})
+	b.Run("helper+namespaces", func(b *testing.B) {
+		run(b, func() *exec.Cmd {
+			return helper(spec{Mode: ReadOnly, UserNS: user, NetNS: net, PIDNS: true}, true)
+		})
+	})
+}
+
+// BenchmarkStartLargeHeap is BenchmarkStartSandboxed's read-only case in a
+// process holding 256 MB of heap, as a long-running warden may: starting
+// the helper must not copy the parent's memory (see addNamespaces), except
+// for root, whose ID maps only the parent can write.
+func BenchmarkStartLargeHeap(b *testing.B) {
+	requireSandbox(b)
+	ballast := make([][]byte, 256)
+	for i := range ballast {
+		ballast[i] = make([]byte, 1<<20)
+		for j := 0; j < len(ballast[i]); j += 4096 {
+			ballast[i][j] = 1 // touch every page
+		}
+	}
+	p := Policy{Mode: ReadOnly, Workdir: repo(b)}
+	for b.Loop() {
+		cmd, err := p.Command(context.Background(), "/bin/true")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+	runtime.KeepAlive(ballast)
+}
