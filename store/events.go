@@ -387,12 +387,28 @@ func (s *Store) contains(column string) string {
 	return "instr(" + column + ", ?) > 0"
 }
 
-// Search returns the events q selects, newest first.
+// containsFold is the condition that column contains a parameter,
+// ignoring the case of ASCII letters.
+func (s *Store) containsFold(column string) string {
+	if s.engine == EnginePostgres {
+		return "strpos(lower(" + column + "), lower(?)) > 0"
+	}
+	return "instr(lower(" + column + "), lower(?)) > 0"
+}
+
+// Search returns the events q selects, newest first. Text matches the
+// event's text whatever its case, including characters the transcript
+// escapes.
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var where []string
 	var args []any
 	if q.Text != "" {
-		where, args = append(where, s.contains("line")), append(args, q.Text)
+		// The line holds text JSON-escaped as Go writes it (\u0026 for &,
+		// \" for a quote, \n for a new line): look for that form, and for
+		// the text as typed, ignoring case.
+		esc, _ := json.Marshal(q.Text)
+		where = append(where, "("+s.containsFold("line")+" OR "+s.containsFold("line")+")")
+		args = append(args, q.Text, string(esc[1:len(esc)-1]))
 	}
 	if q.Kind != "" {
 		where, args = append(where, "kind = ?"), append(args, q.Kind)

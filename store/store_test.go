@@ -65,6 +65,13 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			if err != nil || len(hits) != 1 || hits[0].Event.ID != es[3].ID || !bytes.Contains(hits[0].Line, []byte("a.txt")) {
 				t.Errorf("search = %+v, %v", hits, err)
 			}
+			// Text as a person types it: escaped characters, any case.
+			for _, q := range []string{`<SCRIPT>&`, `"quoted"`, `"Quoted" é`} {
+				hits, err = s.Search(ctx, Query{Text: q})
+				if err != nil || len(hits) != 1 || hits[0].Event.ID != odd.ID {
+					t.Errorf("search %q = %d hits, %v", q, len(hits), err)
+				}
+			}
 			hits, err = s.Search(ctx, Query{Kind: "tool", RunID: "r1", Since: t0, Until: t0.Add(time.Hour)})
 			if err != nil || len(hits) != 1 {
 				t.Errorf("search by kind = %d hits, %v", len(hits), err)
