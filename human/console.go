@@ -51,6 +51,13 @@ type Console struct {
 	held      bytes.Buffer
 }
 
+// terminal reports whether answers come from a person's terminal, where
+// someone may be watching (not a pipe or a file).
+func (c *Console) terminal() bool {
+	_, ok := c.in.(*terminalInput)
+	return ok
+}
+
 // input is where answers come from.
 type input interface {
 	// discard drops the input that arrived before it was called:
@@ -297,7 +304,12 @@ func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts [
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
-			_ = c.write("\n→ request cancelled\n")
+			var elsewhere *decidedElsewhere
+			if errors.As(context.Cause(ctx), &elsewhere) {
+				_ = c.write("\n→ " + escapeLine(elsewhere.Error()) + "\n")
+			} else {
+				_ = c.write("\n→ request cancelled\n")
+			}
 			return option{}, 0, ctx.Err()
 		case wait.Err() != nil:
 			err := c.write(fmt.Sprintf("\n→ no answer within %s: %s\n", timeout, failsafe))

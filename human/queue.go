@@ -74,6 +74,7 @@ type queueApprover struct {
 	q       queued
 	choices []approval.Decision
 	timeout time.Duration
+	here    local // nil: the queue alone
 }
 
 // Approve puts the request on the queue and returns the person's decision.
@@ -92,7 +93,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 	for _, c := range a.choices {
 		r.Choices = append(r.Choices, string(c))
 	}
-	got, err := ask(ctx, a.q, r, string(approval.Reject), a.timeout)
+	got, err := ask(ctx, a.q, r, string(approval.Reject), a.timeout, a.here)
 	if err != nil {
 		return approval.Approval{}, fmt.Errorf("human approver (queue): %w", err)
 	}
@@ -116,6 +117,7 @@ type queueReviewer struct {
 	q       queued
 	choices []review.Decision
 	timeout time.Duration
+	here    local // nil: the queue alone
 }
 
 // Review puts the request on the queue and returns the person's decision.
@@ -131,7 +133,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 	for _, c := range rv.choices {
 		r.Choices = append(r.Choices, string(c))
 	}
-	got, err := ask(ctx, rv.q, r, string(review.Terminate), rv.timeout)
+	got, err := ask(ctx, rv.q, r, string(review.Terminate), rv.timeout, rv.here)
 	if err != nil {
 		return review.Review{}, fmt.Errorf("human reviewer (queue): %w", err)
 	}
@@ -147,7 +149,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 // ask submits r with its fail-safe outcome and deadline, waits for it to
 // be closed and checks the answer against what was offered. When ctx ends
 // first, the request is withdrawn so that no surface shows it any more.
-func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration) (store.Request, error) {
+func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration, here local) (store.Request, error) {
 	r.Failsafe = failsafe
 	if timeout > 0 {
 		d := time.Now().Add(timeout).UTC()
@@ -156,7 +158,58 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 	if err := q.q.Submit(ctx, r); err != nil {
 		return store.Request{}, fmt.Errorf("submitting the request: %w", err)
 	}
+	if here != nil {
+		if d, ok := q.q.(decider); ok {
+			// The console asks too; whichever surface decides first
+			// decides, once, through the queue.
+			lctx, stop := context.WithCancelCause(ctx)
+			defer stop(nil)
+			go func() {
+				if dec, ok := here(lctx); ok {
+					// A decision another surface made first stands; the
+					// wait below returns it.
+					_, _ = d.Decide(context.WithoutCancel(lctx), r.ID, dec)
+				}
+			}()
+			got, err := q.q.Wait(ctx, r.ID)
+			if err == nil {
+				stop(&decidedElsewhere{got})
+			}
+			return settle(ctx, q, r, got, err)
+		}
+	}
 	got, err := q.q.Wait(ctx, r.ID)
+	return settle(ctx, q, r, got, err)
+}
+
+// A local surface asks a person here (the console) while the request
+// waits on the queue; it reports their decision, or false when they made
+// none (the input ended, the prompt timed out or was cancelled).
+type local func(ctx context.Context) (store.Decision, bool)
+
+// decider is a queue a surface can record a decision through.
+type decider interface {
+	Decide(ctx context.Context, id string, d store.Decision) (store.Request, error)
+}
+
+// decidedElsewhere is why the console stops asking: the request was
+// closed on another surface.
+type decidedElsewhere struct{ r store.Request }
+
+func (e *decidedElsewhere) Error() string {
+	if e.r.Status != "decided" {
+		return "request " + e.r.Status + " on the queue"
+	}
+	by := e.r.DecidedBy
+	if by == "" {
+		by = "another surface"
+	}
+	return "decided by " + by + ": " + e.r.Decision
+}
+
+// settle checks what the wait for r returned: a closed request whose
+// decision was offered, or an error; when ctx ended, r is withdrawn.
+func settle(ctx context.Context, q queued, r *store.Request, got store.Request, err error) (store.Request, error) {
 	if err != nil {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/store"
 )
 
 // The process-wide console. It is the one piece of process state in this
@@ -76,39 +77,65 @@ func approverFactory(params map[string]any) (approval.Approver, error) {
 	for _, n := range names {
 		all = append(all, approval.Decision(n))
 	}
-	return surfaceApprover{console: Default().Approver(choices, timeout), choices: all, timeout: timeout}, nil
+	return surfaceApprover{con: Default(), console: Default().Approver(choices, timeout), choices: all, timeout: timeout}, nil
 }
 
 // surfaceApprover asks on the queue of the context when there is one
-// (WithQueue), else at the console.
+// (WithQueue) — and at the console too when it is a person's terminal,
+// whichever answers first deciding — else at the console alone.
 type surfaceApprover struct {
+	con     *Console
 	console approval.Approver
 	choices []approval.Decision
 	timeout time.Duration
 }
 
-// Approve asks a person on the request's surface.
+// Approve asks a person on the request's surfaces.
 func (s surfaceApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	if q, ok := queueOf(ctx); ok {
-		return QueueApprover(q.q, q.runID, s.choices, s.timeout).Approve(ctx, req)
+	q, ok := queueOf(ctx)
+	if !ok {
+		return s.console.Approve(ctx, req)
 	}
-	return s.console.Approve(ctx, req)
+	a := QueueApprover(q.q, q.runID, s.choices, s.timeout).(*queueApprover)
+	if s.con != nil && s.con.terminal() {
+		a.here = func(ctx context.Context) (store.Decision, bool) {
+			got, err := s.console.Approve(ctx, req)
+			if err != nil || got.Metadata["dismissed"] == true || got.Metadata["timed_out"] == true {
+				return store.Decision{}, false // no person's choice: the queue decides
+			}
+			return store.Decision{Decision: string(got.Decision), DecidedBy: "console"}, true
+		}
+	}
+	return a.Approve(ctx, req)
 }
 
 // surfaceReviewer asks on the queue of the context when there is one
-// (WithQueue), else at the console.
+// (WithQueue) — and at the console too when it is a person's terminal —
+// else at the console alone.
 type surfaceReviewer struct {
+	con     *Console
 	console review.Reviewer
 	choices []review.Decision
 	timeout time.Duration
 }
 
-// Review asks a person on the request's surface.
+// Review asks a person on the request's surfaces.
 func (s surfaceReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
-	if q, ok := queueOf(ctx); ok {
-		return QueueReviewer(q.q, q.runID, s.choices, s.timeout).Review(ctx, req)
+	q, ok := queueOf(ctx)
+	if !ok {
+		return s.console.Review(ctx, req)
 	}
-	return s.console.Review(ctx, req)
+	r := QueueReviewer(q.q, q.runID, s.choices, s.timeout).(*queueReviewer)
+	if s.con != nil && s.con.terminal() {
+		r.here = func(ctx context.Context) (store.Decision, bool) {
+			got, err := s.console.Review(ctx, req)
+			if err != nil || got.Metadata["dismissed"] == true || got.Metadata["timed_out"] == true {
+				return store.Decision{}, false
+			}
+			return store.Decision{Decision: string(got.Decision), DecidedBy: "console"}, true
+		}
+	}
+	return r.Review(ctx, req)
 }
 
 // reviewerFactory builds the registered "human" reviewer: on the queue of
@@ -126,7 +153,7 @@ func reviewerFactory(params map[string]any) (review.Reviewer, error) {
 	if _, err := reviewMenu(choices); err != nil {
 		return nil, err
 	}
-	return surfaceReviewer{console: Default().Reviewer(choices, timeout), choices: choices, timeout: timeout}, nil
+	return surfaceReviewer{con: Default(), console: Default().Reviewer(choices, timeout), choices: choices, timeout: timeout}, nil
 }
 
 // parseParams reads the parameters of a "human" policy entry.

@@ -1,0 +1,88 @@
+package human
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/store"
+)
+
+// pendingIn waits until s holds a pending request and returns it.
+func pendingIn(t *testing.T, s *store.Store) store.Request {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(5 * time.Millisecond) {
+		rs, err := s.Requests(context.Background(), "pending")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) > 0 {
+			return rs[0]
+		}
+	}
+	t.Fatal("no request became pending")
+	return store.Request{}
+}
+
+// A run with a queue and a person at its terminal asks on both: whichever
+// surface decides first decides, exactly once, and the other stops asking
+// (SPEC H1, H4).
+func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
+	for _, first := range []string{"console", "panel"} {
+		t.Run(first, func(t *testing.T) {
+			st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "w.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			master, term := openPTY(t)
+			scr := newScreen()
+			c := newTerminal(t, term, scr)
+			a := surfaceApprover{con: c, console: c.Approver(nil, 0)}
+			ctx := WithQueue(context.Background(), st, "run-1")
+			type result struct {
+				a   approval.Approval
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				got, err := a.Approve(ctx, bashRequest("make deploy"))
+				done <- result{got, err}
+			}()
+			req := pendingIn(t, st)
+			waitForScreen(t, scr, "Decide:", 1)
+			want := approval.Reject
+			if first == "console" {
+				if _, err := io.WriteString(master, "r\n"); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				want = approval.Approve
+				if _, err := st.Decide(context.Background(), req.ID, store.Decision{Decision: "approve", DecidedBy: "panel"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no decision\n%s", scr.String())
+			}
+			if r.err != nil || r.a.Decision != want || !strings.Contains(r.a.Explanation, first) {
+				t.Fatalf("decision %+v, %v; want %s by the %s", r.a, r.err, want, first)
+			}
+			stored, err := st.Request(context.Background(), req.ID)
+			if err != nil || stored.Status != "decided" || stored.Decision != string(want) || stored.DecidedBy != first {
+				t.Fatalf("stored %+v, %v", stored, err)
+			}
+			if first == "panel" {
+				waitForScreen(t, scr, "decided by panel: approve", 1)
+			}
+			drain(master)
+		})
+	}
+}
