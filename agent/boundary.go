@@ -133,7 +133,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
-	areq := &approval.Request{Message: last.Content, Call: d.call, Tool: d.tool, View: view, Order: d.order, History: d.msgs, Boundary: req}
+	areq := &approval.Request{Message: last.Content, Call: d.call, Tool: d.tool, View: view, Order: d.order, History: d.msgs, Boundary: req, Agent: d.sc.agent}
 	out, err := b.ApproveBoundary(ctx, &BoundaryRequest{Request: areq, Events: d.sc.rec, Record: func(rec approval.Record) {
 		d.sc.rec.Emit(event.Approval{
 			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,

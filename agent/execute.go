@@ -194,7 +194,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	var modified *tool.Call
 	if sc.approval.Len() > 0 {
 		view := viewOf(t, call)
-		req := &approval.Request{Message: last.Content, Call: call, Tool: t, View: view, Order: tool.OrderOf(t), History: msgs}
+		req := &approval.Request{Message: last.Content, Call: call, Tool: t, View: view, Order: tool.OrderOf(t), History: msgs, Agent: sc.agent}
 		out, err := sc.approval.Decide(ctx, req, func(rec approval.Record) {
 			sc.rec.Emit(event.Approval{
 				CallID: call.ID, Call: call, Approver: rec.Approver,
@@ -291,7 +291,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 	req := &review.Request{
 		Message: last.Content, Call: executed, Result: res, Output: full,
-		View: viewOf(t, executed), Order: tool.OrderOf(t), History: msgs,
+		View: viewOf(t, executed), Order: tool.OrderOf(t), History: msgs, Agent: sc.agent,
 	}
 	out, err := sc.review.Decide(ctx, req, func(rec review.Record) {
 		sc.rec.Emit(event.Review{

@@ -70,6 +70,8 @@ type Request struct {
 	// History is the conversation so far, up to and including the
 	// assistant message that made the call.
 	History []chat.Message
+	// Agent names the agent that made the call ("main" or a sub-agent).
+	Agent string
 	// Boundary, when set, is a request to cross the sandbox boundary made
 	// while the call ran (SPEC G2): the approver decides that request, not
 	// the call as a whole.

@@ -82,6 +82,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 	r := &store.Request{
 		Kind:    "approval",
 		RunID:   a.q.runID,
+		Agent:   req.Agent,
 		Call:    storeCall(req.Call),
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
@@ -125,6 +126,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 	r := &store.Request{
 		Kind:    "review",
 		RunID:   rv.q.runID,
+		Agent:   req.Agent,
 		Call:    storeCall(req.Call),
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,

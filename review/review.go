@@ -52,6 +52,8 @@ type Request struct {
 	// History is the conversation up to and including the assistant
 	// message that made the call.
 	History []chat.Message
+	// Agent names the agent that made the call ("main" or a sub-agent).
+	Agent string
 }
 
 // Review is a reviewer's answer.

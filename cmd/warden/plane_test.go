@@ -92,6 +92,7 @@ type apiRequest struct {
 	ID      string   `json:"id"`
 	Kind    string   `json:"kind"`
 	RunID   string   `json:"run_id"`
+	Agent   string   `json:"agent"`
 	Choices []string `json:"choices"`
 	Status  string   `json:"status"`
 	Call    struct {
@@ -137,7 +138,7 @@ func TestH1_RunWaitsForAPersonThroughTheServer(t *testing.T) {
 			req = list.Requests[0]
 		}
 	}
-	if req.Kind != "approval" || req.Call.Function != "bash" || !strings.Contains(strings.Join(req.Choices, ","), "modify") {
+	if req.Kind != "approval" || req.Agent != "main" || req.Call.Function != "bash" || !strings.Contains(strings.Join(req.Choices, ","), "modify") {
 		t.Fatalf("pending request %+v", req)
 	}
 	select {
