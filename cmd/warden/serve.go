@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
-	"github.com/wardenhq/warden/task"
 )
 
 const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
