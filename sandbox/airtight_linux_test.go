@@ -116,8 +116,8 @@ func TestG1_NetworkOffBlocksUnixSockets(t *testing.T) {
 	if got[0] != "ok" {
 		t.Errorf("own server in the workspace, network on: %s", got[0])
 	}
-	if kind, ok := (Policy{Mode: WorkspaceWrite}).Denied("dial unix "+outside+": connect: permission denied", nil); !ok || kind != KindNetwork {
-		t.Errorf("Denied(unix dial) = %s, %v", kind, ok)
+	if kind, ok := (Policy{Mode: WorkspaceWrite}).deniedKind("dial unix "+outside+": connect: permission denied", nil); !ok || kind != KindNetwork {
+		t.Errorf("deniedKind(unix dial) = %s, %v", kind, ok)
 	}
 }
 
@@ -320,10 +320,10 @@ func TestG15_StateProtectedInWorkspace(t *testing.T) {
 	t.Setenv("HOME", w)
 	managed := filepath.Join(w, "managed.toml")
 	t.Setenv(EnvManagedConfig, managed)
-	sp := StatePaths()
+	sp := statePaths()
 	for _, want := range []string{home, filepath.Join(w, ".warden"), managed} {
 		if !contains(sp, want) {
-			t.Errorf("StatePaths() = %v, lacks %s", sp, want)
+			t.Errorf("statePaths() = %v, lacks %s", sp, want)
 		}
 	}
 	for _, m := range []Mode{WorkspaceWrite, ReadOnly} {

@@ -33,15 +33,15 @@ var specMarker = "warden_sandbox=" + strconv.Itoa(specVersion)
 // Exit statuses of the helper when it cannot run the command, as in env(1)
 // and timeout(1).
 const (
-	// ExitSetup is the exit status of a sandboxed command whose sandbox
+	// exitSetup is the exit status of a sandboxed command whose sandbox
 	// could not be set up; the reason is on its stderr, after "warden:
 	// sandbox: ".
-	ExitSetup = 125
-	// ExitCannotRun is the exit status when the command exists but could
+	exitSetup = 125
+	// exitCannotRun is the exit status when the command exists but could
 	// not be executed.
-	ExitCannotRun = 126
-	// ExitNotFound is the exit status when the command does not exist.
-	ExitNotFound = 127
+	exitCannotRun = 126
+	// exitNotFound is the exit status when the command does not exist.
+	exitNotFound = 127
 )
 
 // maxABI is the newest Landlock ABI go-landlock knows.
@@ -253,12 +253,12 @@ func probe(view bool) error {
 	return nil
 }
 
-// ReadOnlyView reports whether sandboxed commands see a read-only view of
+// viewSupported reports whether sandboxed commands see a read-only view of
 // the file system outside their writable roots (nil), so that metadata
 // (modes, times, extended attributes) cannot change there either, or why
 // not (no namespaces, or a kernel before Linux 5.12: Landlock alone then
 // keeps contents, not metadata).
-func ReadOnlyView() error { return viewProbe() }
+func viewSupported() error { return viewProbe() }
 
 // Namespaces reports whether sandboxed commands run in new user, mount,
 // PID and network namespaces (nil), or why not (then Landlock alone
@@ -364,7 +364,7 @@ func (p Policy) spec() (spec, error) {
 		return s, fmt.Errorf("sandbox: cannot re-execute this program: %w", err)
 	}
 	if p.Mode == WorkspaceWrite {
-		s.Roots = p.WritableRootsResolved()
+		s.Roots = p.resolvedRoots()
 		if err := ensureState(s.Roots); err != nil {
 			return s, err
 		}

@@ -12,9 +12,9 @@ import (
 // Exit statuses of a sandboxed command that could not be run; see the
 // Linux documentation. Only Linux starts sandboxed commands.
 const (
-	ExitSetup     = 125
-	ExitCannotRun = 126
-	ExitNotFound  = 127
+	exitSetup     = 125
+	exitCannotRun = 126
+	exitNotFound  = 127
 )
 
 // ErrUnsupported is wrapped by the errors of Supported and of Command when
@@ -29,9 +29,9 @@ func Supported() (abi int, err error) {
 // Namespaces reports that there are no Linux namespaces here.
 func Namespaces() error { return fmt.Errorf("sandbox: namespaces are Linux-only: %w", ErrUnsupported) }
 
-// ReadOnlyView reports that there is no read-only view of the file system
+// viewSupported reports that there is no read-only view of the file system
 // here.
-func ReadOnlyView() error {
+func viewSupported() error {
 	return fmt.Errorf("sandbox: mount namespaces are Linux-only: %w", ErrUnsupported)
 }
 

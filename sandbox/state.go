@@ -58,13 +58,13 @@ func ManagedConfig() string {
 	return a
 }
 
-// StatePaths returns warden's own state, which no sandboxed command may
+// statePaths returns warden's own state, which no sandboxed command may
 // change in any mode (SPEC G15): $WARDEN_HOME, ~/.warden and the managed
 // configuration file ($WARDEN_MANAGED_CONFIG, default
 // /etc/warden/managed.toml), absolute and clean, with symbolic links
 // resolved as a write would follow them, without duplicates. They need not
 // exist.
-func StatePaths() []string {
+func statePaths() []string {
 	var cands []string
 	if h := StateHome(); h != "" {
 		cands = append(cands, h)
@@ -169,7 +169,7 @@ func (p Policy) Watch() (*Watch, error) {
 	}
 	w := &Watch{before: map[string]fileKey{}, start: time.Now()}
 	// The command's start creates them anyway, to protect them.
-	if err := ensureState(p.WritableRootsResolved()); err != nil {
+	if err := ensureState(p.resolvedRoots()); err != nil {
 		return nil, err
 	}
 	w.roots = p.walkRoots()
@@ -178,7 +178,7 @@ func (p Policy) Watch() (*Watch, error) {
 			w.before[path] = key
 		}
 	}
-	for _, sp := range StatePaths() {
+	for _, sp := range statePaths() {
 		if _, err := os.Lstat(sp); errors.Is(err, fs.ErrNotExist) {
 			w.absent = append(w.absent, sp)
 		}
