@@ -210,7 +210,6 @@ func LoadFile(path string) (*File, error) {
 	return Parse(data, path)
 }
 
-
 // Parse parses a policy file (YAML, or JSON) named file. It must hold
 // exactly one of the keys approvers: or reviewers:.
 func Parse(data []byte, file string) (*File, error) {
