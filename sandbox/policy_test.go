@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 func TestG1_ParseMode(t *testing.T) {
@@ -202,7 +204,7 @@ func TestG2_BlockedNamesThePath(t *testing.T) {
 func TestG1_CanWriteRefusesNestedAndState(t *testing.T) {
 	w, _ := filepath.EvalSymlinks(t.TempDir())
 	home := filepath.Join(w, "state")
-	t.Setenv(EnvHome, home)
+	t.Setenv(wardenhome.EnvHome, home)
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
 	for path, want := range map[string]bool{
 		filepath.Join(w, "sub", "file"):                        true,
