@@ -1,3 +1,7 @@
+// Package server is a run's side of warden's control plane (SPEC S2, H3,
+// G12): the Client a run uses to put its requests in the queue of a
+// `warden serve` server, wait for their decisions, and send its events to
+// the server's store.
 package server
 
 import (

@@ -1,9 +1,9 @@
-// Package server is warden's control plane over HTTP (SPEC S2, H1–H4,
-// G12): the JSON API on a store (the requests that wait for a person,
-// runs, their events and a live stream of changes, the recent denials and
-// one-retry overrides), the web panel, and the Client a run uses to put its
-// requests in the queue and its events in the store.
-package server
+// Package serve is warden's control plane over HTTP, the server of
+// `warden serve` (SPEC S2, H1–H4, G12): the JSON API on a store (the
+// requests that wait for a person, runs, their events and a live stream of
+// changes, the recent denials and one-retry overrides), its auth, and the
+// web panel. A run reaches it with server.Client.
+package serve
 
 import (
 	"bytes"
