@@ -119,7 +119,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		Span  string    `json:"span"`
 	}
 	if err := json.Unmarshal(data, &h); err != nil {
-		return PlainJSONError(err)
+		return plainJSONError(err)
 	}
 	e.ID, e.Time, e.RunID, e.Agent, e.Span = h.ID, h.Time, h.RunID, h.Agent, h.Span
 	var d Data
@@ -159,7 +159,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
-			return PlainJSONError(err)
+			return plainJSONError(err)
 		}
 		for _, k := range []string{"event", "id", "time", "run_id", "agent", "span"} {
 			delete(u.Fields, k)
@@ -168,7 +168,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	if err := json.Unmarshal(data, d); err != nil {
-		return fmt.Errorf("%s event: %w", h.Event, PlainJSONError(err))
+		return fmt.Errorf("%s event: %w", h.Event, plainJSONError(err))
 	}
 	e.Data = deref(d)
 	return nil

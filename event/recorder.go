@@ -89,8 +89,8 @@ func Create(path string) (*os.File, error) {
 	return f, nil
 }
 
-// MaxLine is the longest transcript line Read accepts, in bytes.
-const MaxLine = 256 << 20
+// maxLine is the longest transcript line Read accepts, in bytes.
+const maxLine = 256 << 20
 
 // CutLineError is what Read returns when a transcript's last line has no
 // newline and does not decode: a write cut short by a crash. Every event
@@ -133,8 +133,8 @@ func Read(r io.Reader, fn func(Event) error) error {
 			var chunk []byte
 			chunk, err = br.ReadSlice('\n')
 			line = append(line, chunk...)
-			if len(line) > MaxLine+1 {
-				return fmt.Errorf("line %d: longer than %d MiB", n+1, MaxLine>>20)
+			if len(line) > maxLine+1 {
+				return fmt.Errorf("line %d: longer than %d MiB", n+1, maxLine>>20)
 			}
 			if err != bufio.ErrBufferFull {
 				break
@@ -159,7 +159,7 @@ func Read(r io.Reader, fn func(Event) error) error {
 		}
 		var e Event
 		if derr := json.Unmarshal(body, &e); derr != nil {
-			derr = PlainJSONError(derr)
+			derr = plainJSONError(derr)
 			if !complete {
 				return &CutLineError{Line: n, Offset: start, Size: len(line), Err: derr}
 			}
@@ -174,10 +174,10 @@ func Read(r io.Reader, fn func(Event) error) error {
 	}
 }
 
-// PlainJSONError rewords an error of encoding/json in plain words: a value
+// plainJSONError rewords an error of encoding/json in plain words: a value
 // of the wrong type names the field and the JSON types involved, never the
 // Go type it was to be decoded into. Other errors are returned as they are.
-func PlainJSONError(err error) error { return jsonerr.Plain(err) }
+func plainJSONError(err error) error { return jsonerr.Plain(err) }
 
 // Recorder stamps events with ids, times, the run id and the emitting agent,
 // and hands them to a sink. The first sink error is kept and reported by

@@ -103,8 +103,8 @@ func Register(prefix string, p Provider) {
 	providers[prefix] = p
 }
 
-// Providers returns the registered prefixes, sorted.
-func Providers() []string {
+// providerNames returns the registered prefixes, sorted.
+func providerNames() []string {
 	mu.RLock()
 	defer mu.RUnlock()
 	names := make([]string, 0, len(providers))
@@ -119,13 +119,13 @@ func Providers() []string {
 func Open(spec string, opts Options) (Model, error) {
 	i := strings.IndexAny(spec, "/:")
 	if i <= 0 || i == len(spec)-1 {
-		return nil, fmt.Errorf("model %q: want PROVIDER/NAME or scripted:PATH (providers: %s)", spec, strings.Join(Providers(), ", "))
+		return nil, fmt.Errorf("model %q: want PROVIDER/NAME or scripted:PATH (providers: %s)", spec, strings.Join(providerNames(), ", "))
 	}
 	mu.RLock()
 	p, ok := providers[spec[:i]]
 	mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("model %q: unknown provider %q (providers: %s)", spec, spec[:i], strings.Join(Providers(), ", "))
+		return nil, fmt.Errorf("model %q: unknown provider %q (providers: %s)", spec, spec[:i], strings.Join(providerNames(), ", "))
 	}
 	m, err := p(spec[i+1:], opts)
 	if err != nil {

@@ -3,18 +3,15 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/jsonerr"
 )
 
@@ -28,55 +25,11 @@ const (
 )
 
 // Pos is a place in a file.
-type Pos struct {
-	File string
-	Line int
-	Col  int
-}
-
-func (p Pos) String() string {
-	switch {
-	case p.File == "":
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
-	case p.Line == 0:
-		return p.File
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+type Pos = filepos.Pos
 
 // Error is an error at a place in a policy or task file. It prints as
 // "file:line:col: message".
-type Error struct {
-	Pos Pos
-	Msg string
-	Err error
-}
-
-func (e *Error) Error() string {
-	msg := e.Msg
-	if e.Err != nil {
-		if msg != "" {
-			msg += ": "
-		}
-		msg += e.Err.Error()
-	}
-	return e.Pos.String() + ": " + msg
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Errorf returns an *Error at the position of node n in file.
-func Errorf(file string, n *yaml.Node, format string, args ...any) *Error {
-	return &Error{Pos: NodePos(file, n), Msg: fmt.Sprintf(format, args...)}
-}
-
-// NodePos returns the position of n in file.
-func NodePos(file string, n *yaml.Node) Pos {
-	if n == nil {
-		return Pos{File: file, Line: 1, Col: 1}
-	}
-	return Pos{File: file, Line: n.Line, Col: n.Column}
-}
+type Error = filepos.Error
 
 // Entry is one line of a policy: an approver or reviewer by registered name,
 // the calls it applies to, and its parameters (SPEC P1).
@@ -257,89 +210,22 @@ func LoadFile(path string) (*File, error) {
 	return Parse(data, path)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// parserProblems are the problems yaml.v3's parser (as opposed to its
-// scanner) reports. It gives their line counted from 0, not from 1.
-var parserProblems = map[string]bool{
-	"did not find expected <stream-start>":   true,
-	"did not find expected <document start>": true,
-	"did not find expected node content":     true,
-	"did not find expected key":              true,
-	"did not find expected '-' indicator":    true,
-	"did not find expected ',' or ']'":       true,
-	"did not find expected ',' or '}'":       true,
-	"found duplicate %YAML directive":        true,
-	"found incompatible YAML document":       true,
-	"found duplicate %TAG directive":         true,
-	"found undefined tag handle":             true,
-}
-
-// YAMLPosition reads the line yaml.v3 reports in a syntax error, counted
-// from 1, and the message without its "yaml: line N: " prefix. The line is 1
-// when the error names none.
-func YAMLPosition(err error) (line int, msg string) {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		if parserProblems[m[2]] {
-			line++
-		}
-		return max(line, 1), m[2]
-	}
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return 1, strings.Join(te.Errors, "; ")
-	}
-	return 1, strings.TrimPrefix(err.Error(), "yaml: ")
-}
-
-// YAMLError converts an error of the YAML decoder into an *Error at a file
-// position, so a syntax error prints as file:line:col.
-func YAMLError(file string, err error) error {
-	line, msg := YAMLPosition(err)
-	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: msg}
-}
-
-// CheckUTF8 returns an *Error at the line and column (in characters, from
-// 1) of the first byte of data that is not UTF-8, or nil when data is valid
-// UTF-8 — or UTF-16 with a byte order mark, which the YAML decoder reads.
-// The decoder itself reports such a byte without its position.
-func CheckUTF8(file string, data []byte) error {
-	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
-		return nil
-	}
-	line, col := 1, 1
-	for i := 0; i < len(data); {
-		r, n := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return &Error{Pos: Pos{File: file, Line: line, Col: col}, Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02X): the file must be UTF-8 text", data[i])}
-		}
-		if r == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-		i += n
-	}
-	return nil
-}
-
 // Parse parses a policy file (YAML, or JSON) named file. It must hold
 // exactly one of the keys approvers: or reviewers:.
 func Parse(data []byte, file string) (*File, error) {
-	if err := CheckUTF8(file, data); err != nil {
+	if err := filepos.CheckUTF8(file, data); err != nil {
 		return nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, YAMLError(file, err)
+		return nil, filepos.YAMLError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty policy file: want approvers: or reviewers:"}
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, Errorf(file, root, "policy file must be a mapping with approvers: or reviewers:")
+		return nil, filepos.Errorf(file, root, "policy file must be a mapping with approvers: or reviewers:")
 	}
 	f := &File{Path: file}
 	var list *yaml.Node
@@ -348,15 +234,15 @@ func Parse(data []byte, file string) (*File, error) {
 		switch Kind(k.Value) {
 		case Approval, Review:
 			if list != nil {
-				return nil, Errorf(file, k, "a policy file holds approvers: or reviewers:, not both")
+				return nil, filepos.Errorf(file, k, "a policy file holds approvers: or reviewers:, not both")
 			}
 			f.Kind, list = Kind(k.Value), v
 		default:
-			return nil, Errorf(file, k, "unknown key %q: want approvers: or reviewers:", k.Value)
+			return nil, filepos.Errorf(file, k, "unknown key %q: want approvers: or reviewers:", k.Value)
 		}
 	}
 	if list == nil {
-		return nil, Errorf(file, root, "want approvers: or reviewers:")
+		return nil, filepos.Errorf(file, root, "want approvers: or reviewers:")
 	}
 	entries, err := ParseEntries(list, file)
 	if err != nil {
@@ -373,7 +259,7 @@ func ParseEntries(list *yaml.Node, file string) ([]Entry, error) {
 		return []Entry{}, nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		return nil, Errorf(file, list, "want a list of entries")
+		return nil, filepos.Errorf(file, list, "want a list of entries")
 	}
 	entries := make([]Entry, 0, len(list.Content))
 	for _, n := range list.Content {
@@ -387,22 +273,22 @@ func ParseEntries(list *yaml.Node, file string) ([]Entry, error) {
 }
 
 func parseEntry(n *yaml.Node, file string) (Entry, error) {
-	e := Entry{Pos: NodePos(file, n)}
+	e := Entry{Pos: filepos.NodePos(file, n)}
 	if n.Kind != yaml.MappingNode {
-		return e, Errorf(file, n, "an entry must be a mapping with name: and tools:")
+		return e, filepos.Errorf(file, n, "an entry must be a mapping with name: and tools:")
 	}
 	var toolsNode *yaml.Node
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if prev, dup := seen[k.Value]; dup {
-			return e, Errorf(file, k, "key %q already given at line %d", k.Value, prev.Line)
+			return e, filepos.Errorf(file, k, "key %q already given at line %d", k.Value, prev.Line)
 		}
 		seen[k.Value] = k
 		switch k.Value {
 		case "name":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return e, Errorf(file, v, "name must be a non-empty string")
+				return e, filepos.Errorf(file, v, "name must be a non-empty string")
 			}
 			e.Name = v.Value
 		case "tools":
@@ -413,30 +299,30 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 			case yaml.SequenceNode:
 				for _, t := range v.Content {
 					if t.Kind != yaml.ScalarNode {
-						return e, Errorf(file, t, "tools: each pattern must be a string")
+						return e, filepos.Errorf(file, t, "tools: each pattern must be a string")
 					}
 					e.Tools = append(e.Tools, t.Value)
 				}
 			default:
-				return e, Errorf(file, v, "tools must be a pattern or a list of patterns")
+				return e, filepos.Errorf(file, v, "tools must be a pattern or a list of patterns")
 			}
 		case "tool":
 			if v.Kind != yaml.ScalarNode {
-				return e, Errorf(file, v, "tool must be a tool name or glob")
+				return e, filepos.Errorf(file, v, "tool must be a tool name or glob")
 			}
 			e.Tool = v.Value
 		case "args":
 			if v.Kind != yaml.MappingNode {
-				return e, Errorf(file, v, "args must map argument names to globs")
+				return e, filepos.Errorf(file, v, "args must map argument names to globs")
 			}
 			e.Args = map[string]string{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				ak, av := v.Content[j], v.Content[j+1]
 				if _, dup := e.Args[ak.Value]; dup {
-					return e, Errorf(file, ak, "args.%s given twice", ak.Value)
+					return e, filepos.Errorf(file, ak, "args.%s given twice", ak.Value)
 				}
 				if _, dup := e.Commands[ak.Value]; dup {
-					return e, Errorf(file, ak, "args.%s given twice", ak.Value)
+					return e, filepos.Errorf(file, ak, "args.%s given twice", ak.Value)
 				}
 				if av.Kind == yaml.MappingNode {
 					cmds, err := parseCommands(ak.Value, av, file)
@@ -450,7 +336,7 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 					continue
 				}
 				if av.Kind != yaml.ScalarNode {
-					return e, Errorf(file, av, "args.%s must be a glob string or {commands: [...]}", ak.Value)
+					return e, filepos.Errorf(file, av, "args.%s must be a glob string or {commands: [...]}", ak.Value)
 				}
 				e.Args[ak.Value] = av.Value
 			}
@@ -459,12 +345,12 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 			}
 		case "chain":
 			if v.Kind != yaml.ScalarNode {
-				return e, Errorf(file, v, "chain must be a name")
+				return e, filepos.Errorf(file, v, "chain must be a name")
 			}
 			e.Chain = v.Value
 		case "params":
 			if v.Kind != yaml.MappingNode {
-				return e, Errorf(file, v, "params must be a mapping")
+				return e, filepos.Errorf(file, v, "params must be a mapping")
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				if err := setParam(&e, v.Content[j], v.Content[j+1], file); err != nil {
@@ -478,20 +364,20 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 		}
 	}
 	if e.Name == "" {
-		return e, Errorf(file, n, "entry has no name:")
+		return e, filepos.Errorf(file, n, "entry has no name:")
 	}
 	if toolsNode != nil && e.Structured() {
-		return e, Errorf(file, toolsNode, "give tools: or tool:/args:, not both")
+		return e, filepos.Errorf(file, toolsNode, "give tools: or tool:/args:, not both")
 	}
 	if m, err := e.Matcher(); err == nil && len(m) == 0 {
-		return e, Errorf(file, toolsNode, "tools: no pattern given")
+		return e, filepos.Errorf(file, toolsNode, "tools: no pattern given")
 	}
 	if _, err := e.Matcher(); err != nil {
 		at := n
 		if toolsNode != nil {
 			at = toolsNode
 		}
-		return e, &Error{Pos: NodePos(file, at), Err: err}
+		return e, &Error{Pos: filepos.NodePos(file, at), Err: err}
 	}
 	return e, nil
 }
@@ -508,19 +394,19 @@ func parseCommands(key string, n *yaml.Node, file string) ([]string, error) {
 				break
 			}
 		}
-		return nil, Errorf(file, at, "args.%s: a mapping must be exactly {commands: [command prefixes]}", key)
+		return nil, filepos.Errorf(file, at, "args.%s: a mapping must be exactly {commands: [command prefixes]}", key)
 	}
 	list := n.Content[1]
 	if list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
-		return nil, Errorf(file, list, "args.%s.commands must be a non-empty list of command prefixes", key)
+		return nil, filepos.Errorf(file, list, "args.%s.commands must be a non-empty list of command prefixes", key)
 	}
 	cmds := make([]string, 0, len(list.Content))
 	for i, c := range list.Content {
 		if c.Kind != yaml.ScalarNode || c.Tag != "!!str" {
-			return nil, Errorf(file, c, "args.%s.commands[%d] must be a string such as \"git status\"", key, i)
+			return nil, filepos.Errorf(file, c, "args.%s.commands[%d] must be a string such as \"git status\"", key, i)
 		}
 		if _, err := splitPrefix(c.Value); err != nil {
-			return nil, &Error{Pos: NodePos(file, c), Msg: fmt.Sprintf("args.%s.commands[%d]", key, i), Err: err}
+			return nil, &Error{Pos: filepos.NodePos(file, c), Msg: fmt.Sprintf("args.%s.commands[%d]", key, i), Err: err}
 		}
 		cmds = append(cmds, c.Value)
 	}
@@ -530,13 +416,13 @@ func parseCommands(key string, n *yaml.Node, file string) ([]string, error) {
 func setParam(e *Entry, k, v *yaml.Node, file string) error {
 	var val any
 	if err := v.Decode(&val); err != nil {
-		return Errorf(file, v, "parameter %s: %v", k.Value, err)
+		return filepos.Errorf(file, v, "parameter %s: %v", k.Value, err)
 	}
 	if e.Params == nil {
 		e.Params = map[string]any{}
 	}
 	if _, dup := e.Params[k.Value]; dup {
-		return Errorf(file, k, "parameter %s given twice", k.Value)
+		return filepos.Errorf(file, k, "parameter %s given twice", k.Value)
 	}
 	e.Params[k.Value] = val
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/policy"
 )
 
@@ -21,7 +22,7 @@ func TestNewcomer8_NonUTF8Position(t *testing.T) {
 		{"truncated sequence at the end", "approvers: []\n# \xe2\x82", 2, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, err := range []error{policy.CheckUTF8("p.yaml", []byte(tc.in)), func() error { _, err := policy.Parse([]byte(tc.in), "p.yaml"); return err }()} {
+			for _, err := range []error{filepos.CheckUTF8("p.yaml", []byte(tc.in)), func() error { _, err := policy.Parse([]byte(tc.in), "p.yaml"); return err }()} {
 				var pe *policy.Error
 				if !errors.As(err, &pe) || pe.Pos.Line != tc.line || pe.Pos.Col != tc.col {
 					t.Errorf("%v, want p.yaml:%d:%d", err, tc.line, tc.col)
@@ -30,7 +31,7 @@ func TestNewcomer8_NonUTF8Position(t *testing.T) {
 		})
 	}
 	for _, ok := range []string{"", "approvers: []\n", "# héllo\n", "\xef\xbb\xbfapprovers: []\n", "\xff\xfea\x00"} {
-		if err := policy.CheckUTF8("p.yaml", []byte(ok)); err != nil {
+		if err := filepos.CheckUTF8("p.yaml", []byte(ok)); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}

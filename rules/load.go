@@ -14,6 +14,7 @@ import (
 	"go.starlark.net/syntax"
 	"gopkg.in/yaml.v3"
 
+	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/policy"
 )
@@ -340,12 +341,12 @@ func splitExample(s string) ([]string, error) {
 // host_executables: list of {name, paths}. Errors carry the file, line and
 // column (*policy.Error).
 func parseYAML(data []byte, filename string) (*Set, error) {
-	if err := policy.CheckUTF8(filename, data); err != nil {
+	if err := filepos.CheckUTF8(filename, data); err != nil {
 		return nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, policy.YAMLError(filename, err)
+		return nil, filepos.YAMLError(filename, err)
 	}
 	set := &Set{}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -356,13 +357,13 @@ func parseYAML(data []byte, filename string) (*Set, error) {
 		return set, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, policy.Errorf(filename, root, "a rules file must be a mapping with a rules: list")
+		return nil, filepos.Errorf(filename, root, "a rules file must be a mapping with a rules: list")
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
-			return nil, policy.Errorf(filename, k, "duplicate key %q", k.Value)
+			return nil, filepos.Errorf(filename, k, "duplicate key %q", k.Value)
 		}
 		seen[k.Value] = true
 		switch k.Value {
@@ -375,7 +376,7 @@ func parseYAML(data []byte, filename string) (*Set, error) {
 				return nil, err
 			}
 		default:
-			return nil, policy.Errorf(filename, k, "unknown key %q: want rules: or host_executables:", k.Value)
+			return nil, filepos.Errorf(filename, k, "unknown key %q: want rules: or host_executables:", k.Value)
 		}
 	}
 	return set, nil
@@ -397,20 +398,20 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 		return nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		return policy.Errorf(file, list, "rules: must be a list of rules")
+		return filepos.Errorf(file, list, "rules: must be a list of rules")
 	}
 	for _, n := range list.Content {
 		n = resolveAlias(n)
 		if n.Kind != yaml.MappingNode {
-			return policy.Errorf(file, n, "a rule must be a mapping with pattern:, decision:, justification:, match:, not_match:")
+			return filepos.Errorf(file, n, "a rule must be a mapping with pattern:, decision:, justification:, match:, not_match:")
 		}
-		r := Rule{Source: policy.NodePos(file, n).String()}
+		r := Rule{Source: filepos.NodePos(file, n).String()}
 		var patternNode *yaml.Node
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], resolveAlias(n.Content[i+1])
 			if seen[k.Value] {
-				return policy.Errorf(file, k, "duplicate key %q", k.Value)
+				return filepos.Errorf(file, k, "duplicate key %q", k.Value)
 			}
 			seen[k.Value] = true
 			var err error
@@ -423,7 +424,7 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 				if s, err = yamlString(v, file); err == nil {
 					var d Decision
 					if d, err = parseDecision(s); err != nil {
-						err = policy.Errorf(file, v, "%v", err)
+						err = filepos.Errorf(file, v, "%v", err)
 					}
 					r.Decision = d
 				}
@@ -434,17 +435,17 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 			case "not_match":
 				r.NotMatch, err = yamlExamples(v, file)
 			default:
-				err = policy.Errorf(file, k, "unknown key %q: want pattern, decision, justification, match or not_match", k.Value)
+				err = filepos.Errorf(file, k, "unknown key %q: want pattern, decision, justification, match or not_match", k.Value)
 			}
 			if err != nil {
 				return err
 			}
 		}
 		if patternNode == nil {
-			return policy.Errorf(file, n, "a rule needs a pattern:")
+			return filepos.Errorf(file, n, "a rule needs a pattern:")
 		}
 		if err := r.check(); err != nil {
-			return policy.Errorf(file, n, "%v", err)
+			return filepos.Errorf(file, n, "%v", err)
 		}
 		set.add(&r)
 	}
@@ -454,7 +455,7 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 func yamlString(n *yaml.Node, file string) (string, error) {
 	n = resolveAlias(n)
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		return "", policy.Errorf(file, n, "want a string (quote it)")
+		return "", filepos.Errorf(file, n, "want a string (quote it)")
 	}
 	return n.Value, nil
 }
@@ -462,7 +463,7 @@ func yamlString(n *yaml.Node, file string) (string, error) {
 func yamlStrings(n *yaml.Node, file string) ([]string, error) {
 	n = resolveAlias(n)
 	if n.Kind != yaml.SequenceNode {
-		return nil, policy.Errorf(file, n, "want a list of strings")
+		return nil, filepos.Errorf(file, n, "want a list of strings")
 	}
 	out := make([]string, len(n.Content))
 	for i, e := range n.Content {
@@ -477,10 +478,10 @@ func yamlStrings(n *yaml.Node, file string) ([]string, error) {
 
 func yamlPattern(n *yaml.Node, file string) ([][]string, error) {
 	if n.Kind != yaml.SequenceNode {
-		return nil, policy.Errorf(file, n, "pattern: want a list of tokens")
+		return nil, filepos.Errorf(file, n, "pattern: want a list of tokens")
 	}
 	if len(n.Content) == 0 {
-		return nil, policy.Errorf(file, n, "pattern: empty pattern")
+		return nil, filepos.Errorf(file, n, "pattern: empty pattern")
 	}
 	out := make([][]string, len(n.Content))
 	for i, e := range n.Content {
@@ -491,7 +492,7 @@ func yamlPattern(n *yaml.Node, file string) ([][]string, error) {
 				return nil, err
 			}
 			if len(alts) == 0 {
-				return nil, policy.Errorf(file, e, "pattern: empty list of alternatives")
+				return nil, filepos.Errorf(file, e, "pattern: empty list of alternatives")
 			}
 			out[i] = alts
 			continue
@@ -510,7 +511,7 @@ func yamlExamples(n *yaml.Node, file string) ([][]string, error) {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, policy.Errorf(file, n, "want a list of examples")
+		return nil, filepos.Errorf(file, n, "want a list of examples")
 	}
 	out := make([][]string, len(n.Content))
 	for i, e := range n.Content {
@@ -522,7 +523,7 @@ func yamlExamples(n *yaml.Node, file string) ([][]string, error) {
 			var s string
 			if s, err = yamlString(e, file); err == nil {
 				if out[i], err = splitExample(s); err != nil {
-					err = policy.Errorf(file, e, "%v", err)
+					err = filepos.Errorf(file, e, "%v", err)
 				}
 			}
 		}
@@ -539,12 +540,12 @@ func yamlHosts(set *Set, list *yaml.Node, file string) error {
 		return nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		return policy.Errorf(file, list, "host_executables: must be a list of {name, paths}")
+		return filepos.Errorf(file, list, "host_executables: must be a list of {name, paths}")
 	}
 	for _, n := range list.Content {
 		n = resolveAlias(n)
 		if n.Kind != yaml.MappingNode {
-			return policy.Errorf(file, n, "a host executable must be a mapping with name: and paths:")
+			return filepos.Errorf(file, n, "a host executable must be a mapping with name: and paths:")
 		}
 		var (
 			name  string
@@ -555,7 +556,7 @@ func yamlHosts(set *Set, list *yaml.Node, file string) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if seen[k.Value] {
-				return policy.Errorf(file, k, "duplicate key %q", k.Value)
+				return filepos.Errorf(file, k, "duplicate key %q", k.Value)
 			}
 			seen[k.Value] = true
 			switch k.Value {
@@ -564,14 +565,14 @@ func yamlHosts(set *Set, list *yaml.Node, file string) error {
 			case "paths":
 				paths, err = yamlStrings(v, file)
 			default:
-				err = policy.Errorf(file, k, "unknown key %q: want name or paths", k.Value)
+				err = filepos.Errorf(file, k, "unknown key %q: want name or paths", k.Value)
 			}
 			if err != nil {
 				return err
 			}
 		}
 		if err := checkHost(name, paths); err != nil {
-			return policy.Errorf(file, n, "host executable: %v", err)
+			return filepos.Errorf(file, n, "host executable: %v", err)
 		}
 		set.addHost(name, paths)
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // serveUnix starts a UNIX socket server at addr (a path, or "@name" for an
@@ -116,8 +118,8 @@ func TestG1_NetworkOffBlocksUnixSockets(t *testing.T) {
 	if got[0] != "ok" {
 		t.Errorf("own server in the workspace, network on: %s", got[0])
 	}
-	if kind, ok := (Policy{Mode: WorkspaceWrite}).Denied("dial unix "+outside+": connect: permission denied", nil); !ok || kind != KindNetwork {
-		t.Errorf("Denied(unix dial) = %s, %v", kind, ok)
+	if kind, ok := (Policy{Mode: WorkspaceWrite}).deniedKind("dial unix "+outside+": connect: permission denied", nil); !ok || kind != KindNetwork {
+		t.Errorf("deniedKind(unix dial) = %s, %v", kind, ok)
 	}
 }
 
@@ -243,7 +245,7 @@ func TestSupervisorStatuses(t *testing.T) {
 func TestG1_AbsentProtectedPathsQuarantined(t *testing.T) {
 	requireSandbox(t)
 	home := mkdir(t, scratch(t), "warden-home")
-	t.Setenv(EnvHome, home)
+	t.Setenv(wardenhome.EnvHome, home)
 	w := mkdir(t, scratch(t), "work") // no .git, .warden, .agents
 	mkdir(t, w, "sub")
 	mkdir(t, w, "innocent")
@@ -316,14 +318,14 @@ func TestG15_StateProtectedInWorkspace(t *testing.T) {
 	requireNamespaces(t)
 	w := mkdir(t, scratch(t), "home")
 	home := filepath.Join(w, ".warden-state")
-	t.Setenv(EnvHome, home)
+	t.Setenv(wardenhome.EnvHome, home)
 	t.Setenv("HOME", w)
 	managed := filepath.Join(w, "managed.toml")
-	t.Setenv(EnvManagedConfig, managed)
-	sp := StatePaths()
+	t.Setenv(wardenhome.EnvManagedConfig, managed)
+	sp := statePaths()
 	for _, want := range []string{home, filepath.Join(w, ".warden"), managed} {
 		if !contains(sp, want) {
-			t.Errorf("StatePaths() = %v, lacks %s", sp, want)
+			t.Errorf("statePaths() = %v, lacks %s", sp, want)
 		}
 	}
 	for _, m := range []Mode{WorkspaceWrite, ReadOnly} {
@@ -509,7 +511,7 @@ func TestG15_StateHiddenFromReads(t *testing.T) {
 		if c.inside {
 			home = filepath.Join(w, ".warden-state")
 		}
-		t.Setenv(EnvHome, home)
+		t.Setenv(wardenhome.EnvHome, home)
 		t.Setenv("HOME", w)
 		key := writeFile(t, filepath.Join(mkdir(t, home, "keys"), "override.key"), "SECRET-KEY\n")
 		transcript := writeFile(t, filepath.Join(mkdir(t, home, "runs"), "r1.jsonl"), "{}\n")

@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,15 +32,15 @@ var specMarker = "warden_sandbox=" + strconv.Itoa(specVersion)
 // Exit statuses of the helper when it cannot run the command, as in env(1)
 // and timeout(1).
 const (
-	// ExitSetup is the exit status of a sandboxed command whose sandbox
+	// exitSetup is the exit status of a sandboxed command whose sandbox
 	// could not be set up; the reason is on its stderr, after "warden:
 	// sandbox: ".
-	ExitSetup = 125
-	// ExitCannotRun is the exit status when the command exists but could
+	exitSetup = 125
+	// exitCannotRun is the exit status when the command exists but could
 	// not be executed.
-	ExitCannotRun = 126
-	// ExitNotFound is the exit status when the command does not exist.
-	ExitNotFound = 127
+	exitCannotRun = 126
+	// exitNotFound is the exit status when the command does not exist.
+	exitNotFound = 127
 )
 
 // maxABI is the newest Landlock ABI go-landlock knows.
@@ -176,9 +175,11 @@ func parseSpec(args []string) (spec, []string, error) {
 	return s, nil, errors.New("helper arguments without \"--\"")
 }
 
-// ErrUnsupported is wrapped by the errors of Supported and of Command when
-// the kernel cannot enforce the policy.
-var ErrUnsupported = errors.New("not supported by this kernel")
+// unsupportedText is what ErrUnsupported says here.
+const unsupportedText = "not supported by this kernel"
+
+// supported is Supported on Linux: the Landlock ABI, probed once.
+func supported() (int, error) { return abiOnce() }
 
 var abiOnce = sync.OnceValues(func() (int, error) {
 	v, err := llsyscall.LandlockGetABIVersion()
@@ -198,17 +199,15 @@ var abiOnce = sync.OnceValues(func() (int, error) {
 	return min(v, maxABI), nil
 })
 
-// Supported returns the Landlock ABI version the running kernel offers,
-// or 0 and an error (wrapping ErrUnsupported when the kernel has no
-// Landlock) saying why commands cannot be restricted.
-func Supported() (abi int, err error) { return abiOnce() }
-
 // namespaceIDs names this process's user and network namespaces.
 var namespaceIDs = sync.OnceValues(func() (string, string) {
 	u, _ := os.Readlink("/proc/self/ns/user")
 	n, _ := os.Readlink("/proc/self/ns/net")
 	return u, n
 })
+
+// namespaces is userNamespaces.
+func namespaces() error { return userNamespaces() }
 
 // userNamespaces reports whether commands can be started in new user,
 // mount, PID and network namespaces in which the helper may bind mounts and
@@ -253,49 +252,15 @@ func probe(view bool) error {
 	return nil
 }
 
-// ReadOnlyView reports whether sandboxed commands see a read-only view of
+// viewSupported reports whether sandboxed commands see a read-only view of
 // the file system outside their writable roots (nil), so that metadata
 // (modes, times, extended attributes) cannot change there either, or why
 // not (no namespaces, or a kernel before Linux 5.12: Landlock alone then
 // keeps contents, not metadata).
-func ReadOnlyView() error { return viewProbe() }
+func viewSupported() error { return viewProbe() }
 
-// Namespaces reports whether sandboxed commands run in new user, mount,
-// PID and network namespaces (nil), or why not (then Landlock alone
-// restricts them: see the package documentation's limits).
-func Namespaces() error { return userNamespaces() }
-
-// Command returns an *exec.Cmd that runs name with args under the policy,
-// like exec.CommandContext, in the working directory (Dir is Workdir). In
-// full-access mode it is a plain command. Otherwise the command is started
-// through this program's own executable, which restricts itself and then
-// executes name (see the package documentation); the caller may set Dir,
-// Env, Stdin, Stdout, Stderr, Cancel, WaitDelay and fields of SysProcAttr
-// (but must not replace SysProcAttr) before starting it.
-//
-// It returns an error when the kernel cannot enforce the policy and the
-// policy is not Unenforced, and for an invalid mode.
-func (p Policy) Command(ctx context.Context, name string, args ...string) (*exec.Cmd, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = p.Workdir
-	if err := p.Wrap(cmd); err != nil {
-		return nil, err
-	}
-	return cmd, nil
-}
-
-// Wrap changes cmd, not yet started, so that it runs under the policy:
-// its Path and Args are replaced by a re-execution of this program that
-// restricts itself and then starts the original Path with the original
-// Args as its only child (init of the command's PID namespace where there
-// are namespaces: when it ends or is killed, everything the command started
-// ends too), and namespace settings are added to a copy of its SysProcAttr
-// (whose other fields are kept, such as Setpgid or Setsid). In full-access
-// mode cmd is left unchanged (see Contain). A command whose name was not
-// found (cmd.Err set) is left unchanged too, so that Start reports that as
-// usual. ExtraFiles are refused: only the standard streams reach the
-// command.
-func (p Policy) Wrap(cmd *exec.Cmd) error {
+// wrap is Wrap on Linux.
+func (p Policy) wrap(cmd *exec.Cmd) error {
 	switch p.Mode {
 	case FullAccess:
 		return nil
@@ -364,7 +329,7 @@ func (p Policy) spec() (spec, error) {
 		return s, fmt.Errorf("sandbox: cannot re-execute this program: %w", err)
 	}
 	if p.Mode == WorkspaceWrite {
-		s.Roots = p.WritableRootsResolved()
+		s.Roots = p.resolvedRoots()
 		if err := ensureState(s.Roots); err != nil {
 			return s, err
 		}
@@ -511,23 +476,8 @@ var containProbe = sync.OnceValue(func() error {
 	return nil
 })
 
-// Contain changes cmd, not yet started, so that when it ends, or is
-// killed, every process it started ends too, including those that left
-// its session or process group (setsid, double forks): it runs as the only
-// child of a helper that is init of a new PID namespace, and the kernel
-// kills the namespace when the helper exits. It also gets a mount namespace,
-// only for a /proc of its own PID namespace (the command's own mounts
-// propagate as they would without it). Nothing else changes: the
-// command keeps every privilege (this is for full-access commands, which
-// Policy.Wrap leaves unchanged). Its background processes end with it, and
-// a command killed by signal N exits with status 128+N instead.
-//
-// PID namespaces need CAP_SYS_ADMIN; granting it through a user namespace
-// would change what a full-access command may do, so where this process
-// lacks it (warden does not run as root), Contain leaves cmd unchanged and
-// returns an error wrapping ErrUnsupported: killing the command's process
-// group is all that is left, and processes that left it survive.
-func Contain(cmd *exec.Cmd) error {
+// contain is Contain on Linux.
+func contain(cmd *exec.Cmd) error {
 	if cmd.Process != nil {
 		return errors.New("sandbox: the command has already started")
 	}

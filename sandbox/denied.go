@@ -9,7 +9,7 @@ import (
 	"syscall"
 )
 
-// Kinds of blocked actions, as Denied reports them: what a command would
+// Kinds of blocked actions, as Policy.Blocked reports them: what a command would
 // need an escalation for.
 const (
 	// KindWrite is a write (creating, changing, removing or renaming a
@@ -139,7 +139,7 @@ func classify(line string) string {
 	return KindWrite
 }
 
-// Denied reports whether a command's output and error look like the
+// deniedKind reports whether a command's output and error look like the
 // sandbox blocked it, and what it would need: KindNetwork for a network
 // failure (DNS included), KindWrite for a refused write, KindMetadata for a
 // refused change of metadata, KindRead for a read refused for want of
@@ -149,14 +149,14 @@ func classify(line string) string {
 // as a write, EACCES and EPERM from the operation of an *os.PathError;
 // ENETUNREACH, EHOSTUNREACH and ECONNREFUSED as network). It only reads
 // text, so it can report what another cause produced: callers should ask
-// it only about commands that ran sandboxed and failed; Policy.Denied
+// it only about commands that ran sandboxed and failed; Policy.deniedKind
 // also leaves out what the policy allows.
-func Denied(output string, err error) (kind string, ok bool) {
+func deniedKind(output string, err error) (kind string, ok bool) {
 	b, ok := denied(output, err)
 	return b.Kind, ok
 }
 
-// denied is Denied with the line that decided, and whether the failure
+// denied is deniedKind with the line that decided, and whether the failure
 // was a name resolution.
 func denied(output string, err error) (b Block, ok bool) {
 	var pe *fs.PathError
@@ -213,9 +213,9 @@ func denied(output string, err error) (b Block, ok bool) {
 	return Block{}, false
 }
 
-// Denied is the package's Denied restricted to what the policy blocks: no
+// deniedKind is the package's deniedKind restricted to what the policy blocks: no
 // network kind when the network is on, no write kind in full-access mode.
-func (p Policy) Denied(output string, err error) (kind string, ok bool) {
+func (p Policy) deniedKind(output string, err error) (kind string, ok bool) {
 	b, ok := p.denied(output, err)
 	return b.Kind, ok
 }
@@ -252,7 +252,7 @@ type Block struct {
 	DNS bool
 }
 
-// Blocked is Policy.Denied with, for writes, changes of metadata and reads,
+// Blocked is what Policy.deniedKind recognises with, for writes, changes of metadata and reads,
 // the path the output names (relative paths are taken relative to
 // Workdir), as named and resolved: the last path on a line reporting a
 // refused operation that, for writes and metadata, CanWrite refuses too.
@@ -331,11 +331,11 @@ func (p Policy) isProtected(path string) bool {
 	if err != nil {
 		return false
 	}
-	protected, err := p.ProtectedPaths()
+	protected, err := p.protectedAll()
 	if err != nil {
 		return false
 	}
-	for _, pr := range append(protected, StatePaths()...) {
+	for _, pr := range append(protected, statePaths()...) {
 		if within(pr, real) {
 			return true
 		}
@@ -350,7 +350,7 @@ func isState(paths ...string) bool {
 		if p == "" {
 			continue
 		}
-		for _, sp := range StatePaths() {
+		for _, sp := range statePaths() {
 			if within(sp, p) {
 				return true
 			}

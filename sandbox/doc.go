@@ -12,14 +12,14 @@
 // .git, .warden and .agents in every writable root, at any depth; they stay
 // read-only inside it. A .git that is a file ("gitdir: PATH", in worktrees
 // and submodules) protects PATH too, and PATH's common git directory.
-// Warden's own state (StatePaths: $WARDEN_HOME, ~/.warden, the managed
+// Warden's own state ($WARDEN_HOME, ~/.warden, the managed
 // configuration) is protected in every mode.
 //
 // Policy.Command (or Policy.Wrap) gives an *exec.Cmd whose process the
 // kernel restricts; Policy.Watch and Watch.Sweep, around it, move away the
 // protected paths it created (see below); Policy.CanWrite makes the same
 // decision in user space for tools that write from warden's own process;
-// Denied and Policy.Blocked recognise, in a failed command's output, what
+// Policy.Blocked recognises, in a failed command's output, what
 // the sandbox blocked (a write, a change of metadata, a read that needs
 // privileges, the network, a process or privileged operation), and
 // Policy.Allow names the narrowest flag that would allow it, so that the
@@ -43,7 +43,7 @@
 //  1. runs in new user, mount, PID and network namespaces created by the
 //     parent (SysProcAttr.Cloneflags, IDs mapped to themselves), and
 //     checks that it does: a caller that replaced SysProcAttr gets exit
-//     status ExitSetup, not an unprotected command. For anyone but root
+//     status exitSetup, not an unprotected command. For anyone but root
 //     the helper writes its own ID map (its user and group ID, setgroups
 //     denied) before anything else, so that the parent can start it with
 //     vfork(2) semantics like any command; root's map of every ID needs
@@ -86,7 +86,7 @@
 //  11. becomes non-dumpable (the command cannot ptrace it nor read its
 //     memory) and starts the command as its only child, forked from the
 //     restricted thread, which passes the restrictions on (exit status
-//     ExitNotFound or ExitCannotRun, with a "warden: sandbox:" line on
+//     exitNotFound or exitCannotRun, with a "warden: sandbox:" line on
 //     stderr, if that fails); as init of the PID namespace it reaps
 //     orphans and exits with the command's status. When it exits, or is
 //     killed (a cancelled call), the kernel kills every process left in
@@ -191,7 +191,7 @@
 // # Limits
 //
 //   - Without user namespaces (Namespaces reports why), or before Linux
-//     5.12 (no mount_setattr(2); ReadOnlyView reports why), there is no
+//     5.12 (no mount_setattr(2)), there is no
 //     read-only view, so a command can change the mode, times and extended
 //     attributes of files its user owns outside the writable roots
 //     (Landlock, up to ABI 7 at least, does not cover them). Without user

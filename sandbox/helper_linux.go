@@ -42,28 +42,28 @@ func helperMain(args []string) int {
 	}
 	s, argv, err := parseSpec(args)
 	if err != nil {
-		return fail(ExitSetup, "%v", err)
+		return fail(exitSetup, "%v", err)
 	}
 	var sigs *caughtSignals
 	if s.PIDNS && !s.Probe && len(argv) > 0 {
 		sigs = catchSignals() // concurrently with the setup
 	}
 	if err := s.setup(); err != nil {
-		return fail(ExitSetup, "%v", err)
+		return fail(exitSetup, "%v", err)
 	}
 	if s.Probe {
 		return 0
 	}
 	if len(argv) == 0 {
-		return fail(ExitSetup, "no command")
+		return fail(exitSetup, "no command")
 	}
 	if s.PIDNS {
 		return supervise(s.Path, argv, sigs, fail)
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
-	status := ExitCannotRun
+	status := exitCannotRun
 	if errors.Is(err, syscall.ENOENT) {
-		status = ExitNotFound
+		status = exitNotFound
 	}
 	return fail(status, "%s: %v", s.Path, err)
 }

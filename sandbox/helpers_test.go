@@ -110,7 +110,7 @@ func repo(t testing.TB) string {
 // from the read-only view where commands get namespaces, else EACCES from
 // Landlock.
 func outsideErrno() string {
-	if ReadOnlyView() == nil {
+	if viewSupported() == nil {
 		return "errno=EROFS"
 	}
 	return "errno=EACCES"
@@ -119,7 +119,7 @@ func outsideErrno() string {
 // crossMount is the outcome of a rename from outside the roots into one:
 // EXDEV where the roots are mounts of their own, else want.
 func crossMount(want string) string {
-	if ReadOnlyView() == nil {
+	if viewSupported() == nil {
 		return "errno=EXDEV"
 	}
 	return want
@@ -129,7 +129,7 @@ func crossMount(want string) string {
 func requireView(t testing.TB) {
 	t.Helper()
 	requireNamespaces(t)
-	if err := ReadOnlyView(); err != nil {
+	if err := viewSupported(); err != nil {
 		t.Skipf("no read-only view: %v", err)
 	}
 }

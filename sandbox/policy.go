@@ -140,13 +140,13 @@ func tempDirs() []string {
 	return []string{os.TempDir(), "/tmp", "/dev/shm"}
 }
 
-// WritableRootsResolved returns the directories commands may write under in
+// resolvedRoots returns the directories commands may write under in
 // workspace-write mode, with symbolic links resolved: the working
 // directory, the configured writable roots and the temporary directories
 // (os.TempDir, /tmp and /dev/shm), without duplicates. Roots that do not
 // exist are left out. It returns nil for read-only mode (nothing is
 // writable but devices) and for full-access mode (nothing is restricted).
-func (p Policy) WritableRootsResolved() []string {
+func (p Policy) resolvedRoots() []string {
 	if p.Mode != WorkspaceWrite {
 		return nil
 	}
@@ -173,15 +173,15 @@ func (p Policy) WritableRootsResolved() []string {
 	return out
 }
 
-// ProtectedPaths returns the paths that stay read-only inside the writable
+// protectedAll returns the paths that stay read-only inside the writable
 // roots: .git, .warden and .agents under each root (whether or not they
 // exist), the targets of those that are symbolic links, and, for a .git
 // file of the form "gitdir: PATH", the directory it names and that
 // directory's common git directory (its "commondir" file); and warden's own
-// state (StatePaths) where it lies in a root. Paths are absolute, clean and
+// state (statePaths) where it lies in a root. Paths are absolute, clean and
 // sorted. It returns nil outside workspace-write mode.
-func (p Policy) ProtectedPaths() ([]string, error) {
-	return protectedPaths(p.WritableRootsResolved())
+func (p Policy) protectedAll() ([]string, error) {
+	return protectedPaths(p.resolvedRoots())
 }
 
 // protectedPaths returns the protected paths of the resolved roots.
@@ -192,7 +192,7 @@ func protectedPaths(roots []string) ([]string, error) {
 			out = append(out, s)
 		}
 	}
-	for _, sp := range StatePaths() {
+	for _, sp := range statePaths() {
 		for _, root := range roots {
 			if within(root, sp) {
 				add(sp)
@@ -329,7 +329,7 @@ func (p Policy) CanWrite(path string) bool {
 	if p.Mode != WorkspaceWrite {
 		return false
 	}
-	roots := p.WritableRootsResolved()
+	roots := p.resolvedRoots()
 	protected, err := protectedPaths(roots)
 	if err != nil {
 		return false

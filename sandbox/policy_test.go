@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 func TestG1_ParseMode(t *testing.T) {
@@ -44,18 +46,18 @@ func TestG1_WritableRootsResolved(t *testing.T) {
 	extra := mkdir(t, w, "extra")
 	symlink(t, extra, filepath.Join(w, "link"))
 	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{"link", "missing", extra}}
-	got := p.WritableRootsResolved()
+	got := p.resolvedRoots()
 	realW, _ := filepath.EvalSymlinks(w)
 	realExtra, _ := filepath.EvalSymlinks(extra)
 	tmp, _ := filepath.EvalSymlinks(os.TempDir())
 	if len(got) < 3 || got[0] != realW || got[1] != realExtra || !slices.Contains(got, tmp) {
-		t.Errorf("WritableRootsResolved() = %v", got)
+		t.Errorf("resolvedRoots() = %v", got)
 	}
 	if slices.Contains(got, filepath.Join(w, "missing")) {
 		t.Error("a missing root is listed")
 	}
 	for _, m := range []Mode{ReadOnly, FullAccess} {
-		if got := (Policy{Mode: m, Workdir: w}).WritableRootsResolved(); got != nil {
+		if got := (Policy{Mode: m, Workdir: w}).resolvedRoots(); got != nil {
 			t.Errorf("%s: %v", m, got)
 		}
 	}
@@ -70,7 +72,7 @@ func TestG1_ProtectedPaths(t *testing.T) {
 	writeFile(t, filepath.Join(sub, ".git"), "gitdir: ../../"+filepath.Base(elsewhere)+"\n")
 	symlink(t, filepath.Join(w, "sub"), filepath.Join(w, ".agents"))
 	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{"sub"}}
-	got, err := p.ProtectedPaths()
+	got, err := p.protectedAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +82,13 @@ func TestG1_ProtectedPaths(t *testing.T) {
 		filepath.Join(sub, ".git"), elsewhere,
 	} {
 		if !slices.Contains(got, want) {
-			t.Errorf("ProtectedPaths() = %v, missing %s", got, want)
+			t.Errorf("protectedAll() = %v, missing %s", got, want)
 		}
 	}
 	if !slices.IsSorted(got) {
 		t.Errorf("not sorted: %v", got)
 	}
-	if got, _ := (Policy{Mode: ReadOnly, Workdir: w}).ProtectedPaths(); got != nil {
+	if got, _ := (Policy{Mode: ReadOnly, Workdir: w}).protectedAll(); got != nil {
 		t.Errorf("read-only: %v", got)
 	}
 }
@@ -157,16 +159,16 @@ func TestG2_Denied(t *testing.T) {
 		{"warden: sandbox: not in a new user namespace", nil, ""},
 		{"", errors.New("exit status 1"), ""},
 	} {
-		kind, ok := Denied(c.output, c.err)
+		kind, ok := deniedKind(c.output, c.err)
 		if kind != c.kind || ok != (c.kind != "") {
-			t.Errorf("Denied(%q, %v) = %q, %v; want %q", c.output, c.err, kind, ok, c.kind)
+			t.Errorf("deniedKind(%q, %v) = %q, %v; want %q", c.output, c.err, kind, ok, c.kind)
 		}
 	}
 	net := "curl: (6) Could not resolve host: example.com"
-	if _, ok := (Policy{Mode: WorkspaceWrite, NetworkAccess: true}).Denied(net, nil); ok {
+	if _, ok := (Policy{Mode: WorkspaceWrite, NetworkAccess: true}).deniedKind(net, nil); ok {
 		t.Error("network kind with the network on")
 	}
-	if _, ok := (Policy{Mode: FullAccess}).Denied("Permission denied", nil); ok {
+	if _, ok := (Policy{Mode: FullAccess}).deniedKind("Permission denied", nil); ok {
 		t.Error("write kind in full-access mode")
 	}
 }
@@ -202,7 +204,7 @@ func TestG2_BlockedNamesThePath(t *testing.T) {
 func TestG1_CanWriteRefusesNestedAndState(t *testing.T) {
 	w, _ := filepath.EvalSymlinks(t.TempDir())
 	home := filepath.Join(w, "state")
-	t.Setenv(EnvHome, home)
+	t.Setenv(wardenhome.EnvHome, home)
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
 	for path, want := range map[string]bool{
 		filepath.Join(w, "sub", "file"):                        true,
@@ -217,7 +219,7 @@ func TestG1_CanWriteRefusesNestedAndState(t *testing.T) {
 			t.Errorf("CanWrite(%s) = %v, want %v", path, got, want)
 		}
 	}
-	if !slices.Contains(StatePaths(), home) {
-		t.Errorf("StatePaths() = %v, lacks %s", StatePaths(), home)
+	if !slices.Contains(statePaths(), home) {
+		t.Errorf("statePaths() = %v, lacks %s", statePaths(), home)
 	}
 }

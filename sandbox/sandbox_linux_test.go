@@ -54,7 +54,7 @@ func TestG1_WriteOutsideRootsFails(t *testing.T) {
 	}
 }
 
-// A write outside the roots fails with EACCES; Denied recognises it as a
+// A write outside the roots fails with EACCES; deniedKind recognises it as a
 // write; once the escalation is approved (the directory becomes a writable
 // root) the same write succeeds.
 func TestG2_WriteSucceedsAfterEscalation(t *testing.T) {
@@ -73,9 +73,9 @@ func TestG2_WriteSucceedsAfterEscalation(t *testing.T) {
 	if err == nil {
 		t.Fatalf("write outside the roots succeeded: %s", output)
 	}
-	kind, ok := p.Denied(string(output), err)
+	kind, ok := p.deniedKind(string(output), err)
 	if !ok || kind != KindWrite {
-		t.Fatalf("Denied(%q) = %q, %v; want write", output, kind, ok)
+		t.Fatalf("deniedKind(%q) = %q, %v; want write", output, kind, ok)
 	}
 	if !strings.Contains(string(output), "Permission denied") && !strings.Contains(string(output), "Read-only file system") {
 		t.Errorf("output = %q, want Permission denied (EACCES) or Read-only file system (EROFS)", output)
@@ -223,14 +223,14 @@ func TestG1_GitdirFileProtectsTarget(t *testing.T) {
 	dotgit := writeFile(t, filepath.Join(w, ".git"), "gitdir: "+gitdir+"\n")
 
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
-	prot, err := p.ProtectedPaths()
+	prot, err := p.protectedAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	realElsewhere, _ := filepath.EvalSymlinks(elsewhere)
 	for _, want := range []string{filepath.Join(realElsewhere, "worktrees", "wt"), realElsewhere, dotgit} {
 		if !contains(prot, want) {
-			t.Errorf("ProtectedPaths() = %v, missing %s", prot, want)
+			t.Errorf("protectedAll() = %v, missing %s", prot, want)
 		}
 	}
 	expect(t, p, [][2]string{
@@ -302,11 +302,11 @@ func TestG1_NetworkOffBlocksLoopbackConnect(t *testing.T) {
 		t.Errorf("connect to 1.1.1.1 with the network off: %s", got[1])
 	}
 	for _, msg := range got[2:] {
-		if kind, ok := p.Denied(msg, nil); !ok || kind != KindNetwork {
-			t.Errorf("Denied(%q) = %q, %v", msg, kind, ok)
+		if kind, ok := p.deniedKind(msg, nil); !ok || kind != KindNetwork {
+			t.Errorf("deniedKind(%q) = %q, %v", msg, kind, ok)
 		}
-		if _, ok := (Policy{Mode: WorkspaceWrite, NetworkAccess: true}).Denied(msg, nil); ok {
-			t.Errorf("Denied with the network on recognises %q", msg)
+		if _, ok := (Policy{Mode: WorkspaceWrite, NetworkAccess: true}).deniedKind(msg, nil); ok {
+			t.Errorf("deniedKind with the network on recognises %q", msg)
 		}
 	}
 	ro := Policy{Mode: ReadOnly, Workdir: w}
@@ -526,7 +526,7 @@ func TestG2_RefusedWithoutLandlockUnlessUnenforced(t *testing.T) {
 	// Landlock is missing; the read-only view still applies where there
 	// are namespaces.
 	want := "ok"
-	if ReadOnlyView() == nil {
+	if viewSupported() == nil {
 		want = "errno=EROFS"
 	}
 	expect(t, p, [][2]string{{"write|" + filepath.Join(out, "x"), want}})
@@ -563,11 +563,11 @@ func TestWrapKeepsSysProcAttrAndChecksNamespaces(t *testing.T) {
 	cmd2.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd2.CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitSetup || !strings.Contains(string(out), "warden: sandbox: not in a new user namespace") {
+	if !errors.As(err, &ee) || ee.ExitCode() != exitSetup || !strings.Contains(string(out), "warden: sandbox: not in a new user namespace") {
 		t.Errorf("replaced SysProcAttr: %v, %s", err, out)
 	}
-	if _, ok := Denied(string(out), nil); ok {
-		t.Error("Denied takes the helper's setup failure for a blocked action")
+	if _, ok := deniedKind(string(out), nil); ok {
+		t.Error("deniedKind takes the helper's setup failure for a blocked action")
 	}
 }
 
@@ -580,7 +580,7 @@ func TestHelperExitStatuses(t *testing.T) {
 	}
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != ExitNotFound {
+	if !errors.As(err, &ee) || ee.ExitCode() != exitNotFound {
 		t.Errorf("missing program: %v, %s", err, out)
 	}
 	if _, err := p.Command(context.Background(), "no-such-program-warden"); err != nil {

@@ -11,60 +11,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Where warden keeps its own state, as the rest of warden reads it (package
-// task for the home directory, autoreview for the managed configuration).
-const (
-	// EnvHome names warden's home directory; it defaults to ~/.warden.
-	EnvHome = "WARDEN_HOME"
-	// EnvManagedConfig names the managed (administrator) configuration
-	// file; it defaults to DefaultManagedConfig.
-	EnvManagedConfig = "WARDEN_MANAGED_CONFIG"
-	// DefaultManagedConfig is the managed configuration file when
-	// EnvManagedConfig is unset.
-	DefaultManagedConfig = "/etc/warden/managed.toml"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // StateHome returns warden's home directory: $WARDEN_HOME, or ~/.warden,
 // absolute and clean; "" when neither can be found.
-func StateHome() string {
-	h := os.Getenv(EnvHome)
-	if h == "" {
-		home, err := os.UserHomeDir()
-		if err != nil || home == "" {
-			return ""
-		}
-		h = filepath.Join(home, ".warden")
-	}
-	a, err := filepath.Abs(h)
-	if err != nil {
-		return ""
-	}
-	return a
-}
+func StateHome() string { return wardenhome.Home() }
 
-// ManagedConfig returns the managed (administrator) configuration file:
-// $WARDEN_MANAGED_CONFIG, or DefaultManagedConfig, absolute and clean.
-func ManagedConfig() string {
-	m := os.Getenv(EnvManagedConfig)
-	if m == "" {
-		m = DefaultManagedConfig
-	}
-	a, err := filepath.Abs(m)
-	if err != nil {
-		return ""
-	}
-	return a
-}
-
-// StatePaths returns warden's own state, which no sandboxed command may
+// statePaths returns warden's own state, which no sandboxed command may
 // change in any mode (SPEC G15): $WARDEN_HOME, ~/.warden and the managed
 // configuration file ($WARDEN_MANAGED_CONFIG, default
 // /etc/warden/managed.toml), absolute and clean, with symbolic links
 // resolved as a write would follow them, without duplicates. They need not
 // exist.
-func StatePaths() []string {
+func statePaths() []string {
 	var cands []string
 	if h := StateHome(); h != "" {
 		cands = append(cands, h)
@@ -72,7 +33,7 @@ func StatePaths() []string {
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
 		cands = append(cands, filepath.Join(home, ".warden"))
 	}
-	if m := ManagedConfig(); m != "" {
+	if m := wardenhome.ManagedConfig(); m != "" {
 		cands = append(cands, m)
 	}
 	var out []string
@@ -169,7 +130,7 @@ func (p Policy) Watch() (*Watch, error) {
 	}
 	w := &Watch{before: map[string]fileKey{}, start: time.Now()}
 	// The command's start creates them anyway, to protect them.
-	if err := ensureState(p.WritableRootsResolved()); err != nil {
+	if err := ensureState(p.resolvedRoots()); err != nil {
 		return nil, err
 	}
 	w.roots = p.walkRoots()
@@ -178,7 +139,7 @@ func (p Policy) Watch() (*Watch, error) {
 			w.before[path] = key
 		}
 	}
-	for _, sp := range StatePaths() {
+	for _, sp := range statePaths() {
 		if _, err := os.Lstat(sp); errors.Is(err, fs.ErrNotExist) {
 			w.absent = append(w.absent, sp)
 		}

@@ -1,3 +1,7 @@
+// Package server is a run's side of warden's control plane (SPEC S2, H3,
+// G12): the Client a run uses to put its requests in the queue of a
+// `warden serve` server, wait for their decisions, and send its events to
+// the server's store.
 package server
 
 import (
@@ -27,7 +31,7 @@ type Client struct {
 	// Token is the server's bearer token.
 	Token string
 	// HTTP makes the requests; nil is http.DefaultClient. Its Timeout, if
-	// any, must exceed PollWait.
+	// any, must exceed pollWait.
 	HTTP *http.Client
 
 	mu      sync.Mutex
@@ -41,8 +45,8 @@ type Client struct {
 
 // Client tuning.
 const (
-	// PollWait is how long one long poll of Wait lasts.
-	PollWait = 25 * time.Second
+	// pollWait is how long one long poll of Wait lasts.
+	pollWait = 25 * time.Second
 	// maxBatch is the most events one POST /api/events carries.
 	maxBatch = 256
 	// maxQueue is the most events Write holds before it waits for the
@@ -173,7 +177,7 @@ func (c *Client) Request(ctx context.Context, id string) (store.Request, error) 
 // error; when the server stays unreachable past the request's deadline, it
 // returns an error, and the caller fails closed.
 func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
-	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + PollWait.String()
+	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + pollWait.String()
 	backoff := 50 * time.Millisecond
 	var deadline *time.Time
 	if d, ok := c.deadlines.LoadAndDelete(id); ok {

@@ -62,11 +62,11 @@ func TestS1_Migrations(t *testing.T) {
 
 // URL: the flag, else $WARDEN_DB, else the default.
 func TestS1_URL(t *testing.T) {
-	t.Setenv(EnvDB, "postgres://db/warden")
+	t.Setenv(envDB, "postgres://db/warden")
 	if URL("x.db") != "x.db" || URL("") != "postgres://db/warden" {
 		t.Error("the flag or WARDEN_DB is not used")
 	}
-	t.Setenv(EnvDB, "")
+	t.Setenv(envDB, "")
 	if URL("") != "" {
 		t.Error("no default")
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/wardenhq/warden/event"
 )
 
-// EnvDB names the environment variable that holds the database URL when
+// envDB names the environment variable that holds the database URL when
 // no --db flag is given.
-const EnvDB = "WARDEN_DB"
+const envDB = "WARDEN_DB"
 
 // The engines of a Store.
 const (
@@ -36,7 +36,7 @@ func URL(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	return os.Getenv(EnvDB)
+	return os.Getenv(envDB)
 }
 
 var _ event.Sink = (*Store)(nil)

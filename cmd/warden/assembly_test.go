@@ -17,8 +17,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eval"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/model"
-	"github.com/wardenhq/warden/task"
 )
 
 // reviewerServer is a loopback OpenAI-compatible reviewer model: it denies

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/internal/autoreview"
-	"github.com/wardenhq/warden/task"
+	"github.com/wardenhq/warden/internal/task"
 )
 
 const autoReviewUsage = "usage: warden auto-review policy\n       warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]\n"

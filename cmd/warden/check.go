@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wardenhq/warden/task"
+	"github.com/wardenhq/warden/internal/task"
 )
 
 const checkUsage = `usage: warden check TASK.yaml... [flags of warden run]

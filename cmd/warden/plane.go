@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -67,7 +68,7 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 		p.closers = append(p.closers, b.Close, st.Close)
 	}
 	if serverURL != "" {
-		token, err := server.Token()
+		token, err := serve.Token()
 		if err != nil {
 			p.Close()
 			return nil, fmt.Errorf("--server: %w", err)
@@ -101,7 +102,7 @@ func checkServer(ctx context.Context, c *server.Client) error {
 	resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
-		return fmt.Errorf("--server %s refused warden's token: set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, server.EnvToken)
+		return fmt.Errorf("--server %s refused warden's token: set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, serve.EnvToken)
 	case resp.StatusCode != http.StatusOK:
 		return fmt.Errorf("--server %s answered %s to a request for its queue: is it a warden server?", c.URL, resp.Status)
 	}

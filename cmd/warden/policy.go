@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/task"
 )
 
 const policyUsage = "usage: warden policy check FILE...\n\nValidates approval and review policy files; errors print as file:line:col.\n"

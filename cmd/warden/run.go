@@ -16,8 +16,8 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/render"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/task"
 )
 
 const runUsage = `usage: warden run TASK.yaml [flags]

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/store"
-	"github.com/wardenhq/warden/task"
 )
 
 const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
@@ -56,7 +56,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if !loopbackHost(host) && *cert == "" && !*insecure {
 		return c.fail("--addr %s is not a loopback address: serving beyond this machine needs TLS (--tls-cert and --tls-key), or --insecure-remote to send the token in clear", *addr)
 	}
-	token, err := server.Token()
+	token, err := serve.Token()
 	if err != nil {
 		fmt.Fprintf(stderr, "warden serve: %v\n", err)
 		return exitUsage
@@ -81,7 +81,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv := &server.Server{Store: st, Token: token, Sealer: sealer, Log: log}
+	srv := &serve.Server{Store: st, Token: token, Sealer: sealer, Log: log}
 	// Long polls and event streams end with base, so that a shutdown need
 	// not wait for them.
 	base, cancelBase := context.WithCancel(context.Background())
@@ -97,9 +97,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if *cert != "" {
 		scheme = "https"
 	}
-	where := "$" + server.EnvToken
-	if os.Getenv(server.EnvToken) == "" {
-		where = server.TokenPath()
+	where := "$" + serve.EnvToken
+	if os.Getenv(serve.EnvToken) == "" {
+		where = serve.TokenPath()
 	}
 	fmt.Fprintf(stderr, "warden serve: listening on %s://%s/ (store: %s)\nwarden serve: the token is in %s\n", scheme, ln.Addr(), st.Engine(), where)
 

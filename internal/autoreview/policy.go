@@ -3,7 +3,6 @@ package autoreview
 import (
 	"errors"
 	"fmt"
-	"github.com/wardenhq/warden/sandbox"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // PolicySources are the configuration files a policy is resolved from. An
@@ -32,7 +34,7 @@ type PolicySources struct {
 func DefaultPolicySources() PolicySources {
 	// Where warden's state lives is said once, by package sandbox, which
 	// also keeps it out of reach of sandboxed commands (SPEC G15).
-	src := PolicySources{ManagedPath: sandbox.ManagedConfig()}
+	src := PolicySources{ManagedPath: wardenhome.ManagedConfig()}
 	if home := sandbox.StateHome(); home != "" {
 		src.UserConfigPath = filepath.Join(home, "config.toml")
 	}
@@ -316,7 +318,7 @@ func loadConfig(path string, managed bool) (loaded, error) {
 	l.extra = strings.TrimSpace(t.ExtraPolicy.text)
 	if t.Floor.set {
 		if !managed {
-			return l, fmt.Errorf("%s: auto_review.floor is only read from the managed configuration (%s)", path, sandbox.DefaultManagedConfig)
+			return l, fmt.Errorf("%s: auto_review.floor is only read from the managed configuration (%s)", path, wardenhome.DefaultManagedConfig)
 		}
 		l.floor = strings.TrimSpace(t.Floor.text)
 	}

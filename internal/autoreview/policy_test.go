@@ -1,7 +1,6 @@
 package autoreview_test
 
 import (
-	"github.com/wardenhq/warden/sandbox"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -150,17 +150,17 @@ func TestG10_ConfiguredTimeout(t *testing.T) {
 }
 
 func TestG8_DefaultPolicySources(t *testing.T) {
-	t.Setenv(sandbox.EnvManagedConfig, "/opt/x/managed.toml")
-	t.Setenv(sandbox.EnvHome, "/srv/wh")
+	t.Setenv(wardenhome.EnvManagedConfig, "/opt/x/managed.toml")
+	t.Setenv(wardenhome.EnvHome, "/srv/wh")
 	src := autoreview.DefaultPolicySources()
 	if src.ManagedPath != "/opt/x/managed.toml" || src.UserConfigPath != "/srv/wh/config.toml" {
 		t.Errorf("sources %+v", src)
 	}
-	t.Setenv(sandbox.EnvManagedConfig, "")
-	t.Setenv(sandbox.EnvHome, "")
+	t.Setenv(wardenhome.EnvManagedConfig, "")
+	t.Setenv(wardenhome.EnvHome, "")
 	t.Setenv("HOME", "/home/someone")
 	src = autoreview.DefaultPolicySources()
-	if src.ManagedPath != sandbox.DefaultManagedConfig || src.UserConfigPath != "/home/someone/.warden/config.toml" {
+	if src.ManagedPath != wardenhome.DefaultManagedConfig || src.UserConfigPath != "/home/someone/.warden/config.toml" {
 		t.Errorf("default sources %+v", src)
 	}
 }

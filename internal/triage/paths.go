@@ -1,13 +1,13 @@
 package triage
 
 import (
-	"github.com/wardenhq/warden/sandbox"
 	"os"
 	"path"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // zone is where a path lies, from the agent's point of view.
@@ -215,7 +215,7 @@ func (s *sh) wardenDirs() []string {
 			}
 		}
 	}
-	add(os.Getenv(sandbox.EnvHome), true)
+	add(os.Getenv(wardenhome.EnvHome), true)
 	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
 		add(path.Dir(m), true)
 	}

@@ -32,8 +32,8 @@ func init() {
 	})
 }
 
-// DefaultMaxTokens is the max_tokens a new Model asks for.
-const DefaultMaxTokens = 4096
+// defaultMaxTokens is the max_tokens a new Model asks for.
+const defaultMaxTokens = 4096
 
 // emptySchema is the input schema sent for tools that declare none.
 const emptySchema = `{"type":"object","properties":{}}`
@@ -41,7 +41,7 @@ const emptySchema = `{"type":"object","properties":{}}`
 // Model is a Messages API model. Its methods are safe for concurrent use;
 // set MaxTokens before the first call to Generate.
 type Model struct {
-	// MaxTokens is the max_tokens of each request (DefaultMaxTokens unless
+	// MaxTokens is the max_tokens of each request (defaultMaxTokens unless
 	// changed). The SDK refuses values whose answer could take more than
 	// ten minutes without streaming (above about 21000), and this client
 	// does not stream.
@@ -77,7 +77,7 @@ func New(modelName string, opts model.Options) (*Model, error) {
 		reqOpts = append(reqOpts, option.WithMaxRetries(*opts.MaxRetries))
 	}
 	return &Model{
-		MaxTokens: DefaultMaxTokens,
+		MaxTokens: defaultMaxTokens,
 		client:    sdk.NewClient(reqOpts...),
 		name:      modelName,
 	}, nil
@@ -121,7 +121,7 @@ func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response
 func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 	maxTokens := m.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
+		maxTokens = defaultMaxTokens
 	}
 	params := sdk.MessageNewParams{Model: m.name, MaxTokens: maxTokens}
 	for i, msg := range req.Messages {

@@ -37,6 +37,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -76,28 +77,28 @@ func New(turns ...chat.Message) *Model {
 	return m
 }
 
-// MaxFile is the largest script Load reads, in bytes.
-const MaxFile = 16 << 20
+// maxFile is the largest script Load reads, in bytes.
+const maxFile = 16 << 20
 
 // Load reads the script in the file at path. See Parse for its format and
 // errors; an error reading the file wraps the error of os.ReadFile, and a
-// file larger than MaxFile is an error that says its size and the limit.
+// file larger than maxFile is an error that says its size and the limit.
 func Load(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
 	if err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
 	}
-	if len(data) > MaxFile {
+	if len(data) > maxFile {
 		n := int64(len(data))
 		if fi, err := f.Stat(); err == nil {
 			n = fi.Size()
 		}
-		return nil, fmt.Errorf("scripted: %s: the model file is %.1f MiB; the limit is %d MiB", path, float64(n)/(1<<20), MaxFile>>20)
+		return nil, fmt.Errorf("scripted: %s: the model file is %.1f MiB; the limit is %d MiB", path, float64(n)/(1<<20), maxFile>>20)
 	}
 	return Parse(data, path)
 }
@@ -109,7 +110,7 @@ func Parse(data []byte, filename string) (*Model, error) {
 	if filename == "" {
 		filename = "script"
 	}
-	if err := policy.CheckUTF8(filename, data); err != nil {
+	if err := filepos.CheckUTF8(filename, data); err != nil {
 		var pe *policy.Error
 		errors.As(err, &pe)
 		return nil, &Error{File: filename, Line: pe.Pos.Line, Column: pe.Pos.Col, Err: errors.New(pe.Msg)}
@@ -230,7 +231,7 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
 // syntaxError converts an error of the YAML decoder to an *Error. The
 // decoder reports only a line, so the column is 1.
 func (p *parser) syntaxError(err error) error {
-	line, msg := policy.YAMLPosition(err)
+	line, msg := filepos.YAMLPosition(err)
 	return &Error{File: p.file, Line: line, Column: 1, Err: &yamlError{msg: msg, err: err}}
 }
 

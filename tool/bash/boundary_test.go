@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -236,7 +237,7 @@ func TestG1_CreatedGitDirIsQuarantined(t *testing.T) {
 		t.Skipf("no sandbox: %v", err)
 	}
 	home := t.TempDir()
-	t.Setenv(sandbox.EnvHome, home)
+	t.Setenv(wardenhome.EnvHome, home)
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
 	// The rules may ask first (a write into .git); approved, it runs in
 	// the sandbox, which cannot refuse creating the .git.

@@ -13,9 +13,9 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/task"
 	"github.com/wardenhq/warden/tool"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/task"
 	"github.com/wardenhq/warden/toolbox"
 )
 

@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
 
@@ -89,7 +90,7 @@ func openStore(t testing.TB, u string) *store.Store {
 type testServer struct {
 	*Server
 	URL    string
-	Client *Client
+	Client *server.Client
 	Store  *store.Store
 }
 
@@ -108,7 +109,7 @@ func startServer(t testing.TB, u string) *testServer {
 	s := &Server{Store: st, Token: testToken, Sealer: key}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &Client{URL: hs.URL, Token: testToken}}
+	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &server.Client{URL: hs.URL, Token: testToken}}
 }
 
 // call makes one HTTP request with the test token (unless header says
@@ -147,7 +148,7 @@ func decode(t testing.TB, data []byte, v any) {
 }
 
 // submit puts a pending approval request in the queue through the client.
-func submit(t testing.TB, c *Client, run string) store.Request {
+func submit(t testing.TB, c *server.Client, run string) store.Request {
 	t.Helper()
 	r := store.Request{Kind: store.KindApproval, RunID: run, Agent: "main",
 		Call:    store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)},

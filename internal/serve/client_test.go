@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
 
@@ -161,7 +162,7 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 	s := &Server{Store: st, Token: testToken}
 	hs := httptest.NewServer(s.Handler())
 	addr := hs.Listener.Addr().String()
-	c := &Client{URL: hs.URL, Token: testToken}
+	c := &server.Client{URL: hs.URL, Token: testToken}
 	r := submit(t, c, "r")
 	done := make(chan store.Request, 1)
 	go func() {
@@ -297,7 +298,7 @@ func TestS3_ClientEventsNotLost(t *testing.T) {
 		}
 	}
 	// A server that refuses events for good: the error comes back.
-	bad := &Client{URL: ts.URL, Token: "wrong"}
+	bad := &server.Client{URL: ts.URL, Token: "wrong"}
 	bad.Write(event.Event{ID: "x-1", RunID: "x", Data: event.Info{}})
 	if err := bad.Flush(context.Background()); err == nil {
 		t.Fatal("events refused by the server were reported stored")
@@ -313,7 +314,7 @@ func TestS3_ClientEventsNotLost(t *testing.T) {
 func TestH3_UnreachableServerFailsClosed(t *testing.T) {
 	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
 	hs := httptest.NewServer((&Server{Store: st, Token: testToken}).Handler())
-	c := &Client{URL: hs.URL, Token: testToken}
+	c := &server.Client{URL: hs.URL, Token: testToken}
 	dl := time.Now().Add(500 * time.Millisecond)
 	r := store.Request{Kind: store.KindApproval, RunID: "r", Deadline: &dl}
 	if err := c.Submit(context.Background(), &r); err != nil {

@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/store"
-	"github.com/wardenhq/warden/task"
 )
 
 // Errors of an override that cannot be granted.

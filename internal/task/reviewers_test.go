@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/task"
+	"github.com/wardenhq/warden/internal/task"
 )
 
 // approvals_reviewer is a policy like any other (SPEC G3, P3): one name

@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"net/http"
@@ -25,14 +25,14 @@ func FuzzDenialRun(f *testing.F) {
 	})
 }
 
-// A wait parameter is refused or read as a duration within [0, MaxWait].
+// A wait parameter is refused or read as a duration within [0, maxWait].
 func FuzzParseWait(f *testing.F) {
 	for _, s := range []string{"", "30s", "1m", "30", "-1s", "1e400", "NaN", "0.5", "9999999999h"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		d, err := parseWait(v)
-		if err == nil && (d < 0 || d > MaxWait) {
+		if err == nil && (d < 0 || d > maxWait) {
 			t.Fatalf("parseWait(%q) = %v", v, d)
 		}
 	})

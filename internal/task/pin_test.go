@@ -10,7 +10,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/task"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/tool"
 )
 

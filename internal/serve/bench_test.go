@@ -1,4 +1,4 @@
-package server
+package serve
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
 
@@ -67,7 +68,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 				}
 				ids[i] = r.ID
 			}
-			c := &Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+			c := &server.Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 			var next atomic.Int64
 			b.SetParallelism(4)
 			b.ResetTimer()
@@ -91,7 +92,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 // to the server's store (SQLite) until Close says all are stored.
 func BenchmarkClientWrite(b *testing.B) {
 	ts := startServer(b, "")
-	c := &Client{URL: ts.URL, Token: testToken}
+	c := &server.Client{URL: ts.URL, Token: testToken}
 	now := time.Now().UTC()
 	b.ResetTimer()
 	start := time.Now()

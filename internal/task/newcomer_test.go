@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/task"
 	_ "github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/task"
 )
 
 // Issue 10 item 5: Check resolves what Prepare resolves — here a scripted

@@ -1,6 +1,6 @@
 //go:build race
 
-package server
+package serve
 
 // raceEnabled reports that the race detector is on: the store's SQLite
 // engine then runs many times slower, and tests scale their load down.

@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/sandbox"
@@ -171,12 +172,12 @@ func Parse(data []byte, file string) (*Task, error) {
 		return nil, err
 	}
 	t := &Task{Path: file, Dir: filepath.Dir(abs), at: map[string]policy.Pos{}}
-	if err := policy.CheckUTF8(file, data); err != nil {
+	if err := filepos.CheckUTF8(file, data); err != nil {
 		return nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, policy.YAMLError(file, err)
+		return nil, filepos.YAMLError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &policy.Error{Pos: policy.Pos{File: file, Line: 1, Col: 1}, Msg: "a task file is a mapping with name: and input:"}
@@ -194,7 +195,7 @@ func Parse(data []byte, file string) (*Task, error) {
 			errs = append(errs, err)
 			continue
 		}
-		t.at[k.Value] = policy.NodePos(file, v)
+		t.at[k.Value] = filepos.NodePos(file, v)
 		switch k.Value {
 		case "name":
 			t.Name, err = p.str(v, "name")
@@ -203,7 +204,7 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "input":
 			t.Input, err = p.str(v, "input")
 			if err == nil && len(t.Input) > MaxInput {
-				err = policy.Errorf(file, v, "input is %s; the limit is %s", size(len(t.Input)), size(MaxInput))
+				err = filepos.Errorf(file, v, "input is %s; the limit is %s", size(len(t.Input)), size(MaxInput))
 			}
 			inputSet = true
 		case "model":
@@ -220,7 +221,7 @@ func Parse(data []byte, file string) (*Task, error) {
 				}
 				t.Workdir = w
 				if st, serr := os.Stat(w); serr != nil || !st.IsDir() {
-					err = policy.Errorf(file, v, "workdir %s is not a directory", w)
+					err = filepos.Errorf(file, v, "workdir %s is not a directory", w)
 				}
 			}
 		case "tools":
@@ -244,7 +245,7 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "approvals_reviewer":
 			if t.ApprovalsReviewer, err = p.names(v, "approvals_reviewer"); err == nil {
 				if _, perr := checkApprovalsReviewers(t.ApprovalsReviewer); perr != nil {
-					err = &policy.Error{Pos: policy.NodePos(file, v), Err: perr}
+					err = &policy.Error{Pos: filepos.NodePos(file, v), Err: perr}
 				}
 			}
 		case "pin_policy":
@@ -254,14 +255,14 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "max_calls_per_message":
 			t.MaxCallsPerMessage, err = p.posInt(v, "max_calls_per_message")
 		default:
-			err = policy.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer, pin_policy, max_concurrent_calls, max_calls_per_message)", k.Value)
+			err = filepos.Errorf(file, k, "unknown key %q (keys: name, system, input, model, workdir, tools, max_output, limits, approval, review, agents, sandbox, rules, approvals_reviewer, pin_policy, max_concurrent_calls, max_calls_per_message)", k.Value)
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if !inputSet {
-		errs = append(errs, policy.Errorf(file, root, "task has no input:"))
+		errs = append(errs, filepos.Errorf(file, root, "task has no input:"))
 	}
 	if t.Name == "" {
 		t.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
@@ -301,7 +302,7 @@ func (t *Task) checkHandoffs(nodes []*yaml.Node) error {
 	}
 	for _, n := range nodes {
 		if name, ok := strings.CutPrefix(n.Value, agent.HandoffPrefix); ok && !known[name] {
-			return policy.Errorf(t.Path, n, "tool %s: no agent %q is declared under agents:", n.Value, name)
+			return filepos.Errorf(t.Path, n, "tool %s: no agent %q is declared under agents:", n.Value, name)
 		}
 	}
 	return nil
@@ -327,7 +328,7 @@ type parser struct {
 // for maps and structs but not for a yaml.Node.
 func (p parser) unique(seen map[string]*yaml.Node, k *yaml.Node) error {
 	if prev, ok := seen[k.Value]; ok {
-		return policy.Errorf(p.file, k, "mapping key %q already defined at line %d", k.Value, prev.Line)
+		return filepos.Errorf(p.file, k, "mapping key %q already defined at line %d", k.Value, prev.Line)
 	}
 	seen[k.Value] = k
 	return nil
@@ -335,7 +336,7 @@ func (p parser) unique(seen map[string]*yaml.Node, k *yaml.Node) error {
 
 func (p parser) str(v *yaml.Node, key string) (string, error) {
 	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-		return "", policy.Errorf(p.file, v, "%s must be a string", key)
+		return "", filepos.Errorf(p.file, v, "%s must be a string", key)
 	}
 	return v.Value, nil
 }
@@ -346,12 +347,12 @@ func (p parser) names(v *yaml.Node, key string) ([]string, error) {
 		return []string{v.Value}, nil
 	}
 	if v.Kind != yaml.SequenceNode {
-		return nil, policy.Errorf(p.file, v, "%s must be a name or a list of names", key)
+		return nil, filepos.Errorf(p.file, v, "%s must be a name or a list of names", key)
 	}
 	var out []string
 	for _, n := range v.Content {
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" || n.Value == "" {
-			return nil, policy.Errorf(p.file, n, "%s: each entry must be a name", key)
+			return nil, filepos.Errorf(p.file, n, "%s: each entry must be a name", key)
 		}
 		out = append(out, n.Value)
 	}
@@ -361,7 +362,7 @@ func (p parser) names(v *yaml.Node, key string) ([]string, error) {
 func (p parser) nonNegInt(v *yaml.Node, key string) (int, error) {
 	n, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil || n < 0 {
-		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 0", key)
+		return 0, filepos.Errorf(p.file, v, "%s must be a whole number ≥ 0", key)
 	}
 	return n, nil
 }
@@ -369,31 +370,31 @@ func (p parser) nonNegInt(v *yaml.Node, key string) (int, error) {
 func (p parser) posInt(v *yaml.Node, key string) (int, error) {
 	n, err := strconv.Atoi(v.Value)
 	if v.Kind != yaml.ScalarNode || err != nil || n < 1 {
-		return 0, policy.Errorf(p.file, v, "%s must be a whole number ≥ 1", key)
+		return 0, filepos.Errorf(p.file, v, "%s must be a whole number ≥ 1", key)
 	}
 	return n, nil
 }
 
 func (p parser) boolean(v *yaml.Node, key string) (bool, error) {
 	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" {
-		return false, policy.Errorf(p.file, v, "%s must be true or false", key)
+		return false, filepos.Errorf(p.file, v, "%s must be true or false", key)
 	}
 	return v.Value == "true" || v.Value == "True" || v.Value == "TRUE", nil
 }
 
 func (p parser) tools(v *yaml.Node) ([]string, error) {
 	if v.Kind != yaml.SequenceNode {
-		return nil, policy.Errorf(p.file, v, "tools must be a list of tool names")
+		return nil, filepos.Errorf(p.file, v, "tools must be a list of tool names")
 	}
 	names := []string{}
 	for _, n := range v.Content {
 		if n.Kind != yaml.ScalarNode {
-			return nil, policy.Errorf(p.file, n, "tools: each tool must be a name")
+			return nil, filepos.Errorf(p.file, n, "tools: each tool must be a name")
 		}
 		if strings.HasPrefix(n.Value, agent.HandoffPrefix) {
 			*p.handoffs = append(*p.handoffs, n)
 		} else if !isTool(n.Value) {
-			return nil, policy.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(toolbox.Names(), ", "))
+			return nil, filepos.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(toolbox.Names(), ", "))
 		}
 		names = append(names, n.Value)
 	}
@@ -412,7 +413,7 @@ func isTool(name string) bool {
 func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 	var l agent.Limits
 	if v.Kind != yaml.MappingNode {
-		return l, policy.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
+		return l, filepos.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
 	}
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
@@ -427,7 +428,7 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 		case "tokens":
 			l.Tokens, err = p.nonNegInt(val, "limits.tokens")
 		default:
-			err = policy.Errorf(p.file, k, "unknown limit %q (limits: turns, tokens)", k.Value)
+			err = filepos.Errorf(p.file, k, "unknown limit %q (limits: turns, tokens)", k.Value)
 		}
 		if err != nil {
 			return l, err
@@ -459,16 +460,16 @@ func (p parser) policy(v *yaml.Node, kind policy.Kind) (*Policy, error) {
 			if errors.As(err, &pe) {
 				return nil, err
 			}
-			return nil, &policy.Error{Pos: policy.NodePos(p.file, v), Err: err}
+			return nil, &policy.Error{Pos: filepos.NodePos(p.file, v), Err: err}
 		}
 		return &Policy{Entries: entries, Source: v.Value}, nil
 	}
-	return nil, policy.Errorf(p.file, v, "a policy is a file path, a registered name or a list of entries")
+	return nil, filepos.Errorf(p.file, v, "a policy is a file path, a registered name or a list of entries")
 }
 
 func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 	if v.Kind != yaml.MappingNode {
-		return nil, policy.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
+		return nil, filepos.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
 	}
 	var out []SubAgent
 	seen := map[string]*yaml.Node{}
@@ -478,11 +479,11 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 			return nil, err
 		}
 		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
-			return nil, policy.Errorf(p.file, k, "invalid agent name %q", k.Value)
+			return nil, filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
 		}
-		a := SubAgent{Name: k.Value, Pos: policy.NodePos(p.file, k)}
+		a := SubAgent{Name: k.Value, Pos: filepos.NodePos(p.file, k)}
 		if val.Kind != yaml.MappingNode {
-			return nil, policy.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
+			return nil, filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
 		}
 		keys := map[string]*yaml.Node{}
 		for j := 0; j+1 < len(val.Content); j += 2 {
@@ -500,7 +501,7 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 				a.Tools, err = p.tools(av)
 				for _, n := range av.Content {
 					if err == nil && strings.HasPrefix(n.Value, agent.HandoffPrefix) {
-						err = policy.Errorf(p.file, n, "tool %s: sub-agents cannot hand off; only the main agent has transfer_to_ tools", n.Value)
+						err = filepos.Errorf(p.file, n, "tool %s: sub-agents cannot hand off; only the main agent has transfer_to_ tools", n.Value)
 					}
 				}
 			case "approval":
@@ -508,7 +509,7 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 			case "review":
 				a.Review, err = p.policy(av, policy.Review)
 			default:
-				err = policy.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
+				err = filepos.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
 			}
 			if err != nil {
 				return nil, err
@@ -559,7 +560,7 @@ func checkNames(entries []policy.Entry, kind policy.Kind) error {
 // sandbox reads the sandbox: section {mode, writable_roots, network_access}.
 func (p parser) sandbox(v *yaml.Node) (*sandbox.Config, error) {
 	if v.Kind != yaml.MappingNode {
-		return nil, policy.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
+		return nil, filepos.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
 	}
 	c := &sandbox.Config{}
 	seen := map[string]*yaml.Node{}
@@ -573,18 +574,18 @@ func (p parser) sandbox(v *yaml.Node) (*sandbox.Config, error) {
 		case "mode":
 			if c.Mode, err = p.str(val, "sandbox.mode"); err == nil {
 				if _, perr := sandbox.ParseMode(c.Mode); perr != nil {
-					err = &policy.Error{Pos: policy.NodePos(p.file, val), Err: perr}
+					err = &policy.Error{Pos: filepos.NodePos(p.file, val), Err: perr}
 				}
 			}
 		case "writable_roots":
 			c.WritableRoots, err = p.paths(val, "sandbox.writable_roots")
 		case "network_access":
 			if val.Kind != yaml.ScalarNode || (val.Value != "true" && val.Value != "false") {
-				err = policy.Errorf(p.file, val, "sandbox.network_access must be true or false")
+				err = filepos.Errorf(p.file, val, "sandbox.network_access must be true or false")
 			}
 			c.NetworkAccess = val.Value == "true"
 		default:
-			err = policy.Errorf(p.file, k, "unknown key %q in sandbox (keys: mode, writable_roots, network_access)", k.Value)
+			err = filepos.Errorf(p.file, k, "unknown key %q in sandbox (keys: mode, writable_roots, network_access)", k.Value)
 		}
 		if err != nil {
 			return nil, err
@@ -596,12 +597,12 @@ func (p parser) sandbox(v *yaml.Node) (*sandbox.Config, error) {
 // paths reads a list of paths, made absolute against the task's directory.
 func (p parser) paths(v *yaml.Node, key string) ([]string, error) {
 	if v.Kind != yaml.SequenceNode {
-		return nil, policy.Errorf(p.file, v, "%s must be a list of paths", key)
+		return nil, filepos.Errorf(p.file, v, "%s must be a list of paths", key)
 	}
 	out := []string{}
 	for _, n := range v.Content {
 		if n.Kind != yaml.ScalarNode || n.Value == "" {
-			return nil, policy.Errorf(p.file, n, "%s: each entry must be a path", key)
+			return nil, filepos.Errorf(p.file, n, "%s: each entry must be a path", key)
 		}
 		path := n.Value
 		if !filepath.IsAbs(path) {

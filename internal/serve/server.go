@@ -1,9 +1,9 @@
-// Package server is warden's control plane over HTTP (SPEC S2, H1–H4,
-// G12): the JSON API on a store (the requests that wait for a person,
-// runs, their events and a live stream of changes, the recent denials and
-// one-retry overrides), the web panel, and the Client a run uses to put its
-// requests in the queue and its events in the store.
-package server
+// Package serve is warden's control plane over HTTP, the server of
+// `warden serve` (SPEC S2, H1–H4, G12): the JSON API on a store (the
+// requests that wait for a person, runs, their events and a live stream of
+// changes, the recent denials and one-retry overrides), its auth, and the
+// web panel. A run reaches it with server.Client.
+package serve
 
 import (
 	"bytes"
@@ -47,9 +47,9 @@ type Server struct {
 
 // Limits of the API.
 const (
-	// MaxWait is the longest a long poll (GET /api/requests/{id}?wait=)
+	// maxWait is the longest a long poll (GET /api/requests/{id}?wait=)
 	// holds on to a request.
-	MaxWait = 5 * time.Minute
+	maxWait = 5 * time.Minute
 	// maxBody is the largest request body the API reads, but for events.
 	maxBody = 1 << 20
 	// maxEventsBody is the largest body of POST /api/events.
@@ -189,7 +189,7 @@ func isNull(raw json.RawMessage) bool {
 }
 
 // parseWait reads a wait duration: Go's form ("30s", "1m") or seconds
-// ("30"), capped at MaxWait.
+// ("30"), capped at maxWait.
 func parseWait(v string) (time.Duration, error) {
 	if v == "" {
 		return 0, nil
@@ -205,7 +205,7 @@ func parseWait(v string) (time.Duration, error) {
 	if d < 0 {
 		return 0, fmt.Errorf("wait=%q is negative", v)
 	}
-	return min(d, MaxWait), nil
+	return min(d, maxWait), nil
 }
 
 // parseTime reads an RFC 3339 time parameter; "" is the zero time.

@@ -1,6 +1,6 @@
 //go:build !race
 
-package server
+package serve
 
 // raceEnabled reports that the race detector is on.
 const raceEnabled = false

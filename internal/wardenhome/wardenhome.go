@@ -1,0 +1,56 @@
+// Package wardenhome says where warden keeps its own state: its home
+// directory ($WARDEN_HOME, default ~/.warden) and the managed
+// (administrator) configuration file. Package sandbox protects both in every
+// mode; sandbox.StateHome is Home.
+package wardenhome
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Where warden keeps its own state, as the rest of warden reads it (the
+// sandbox protects it, task keeps runs and keys under the home directory,
+// autoreview reads the managed configuration).
+const (
+	// EnvHome names warden's home directory; it defaults to ~/.warden.
+	EnvHome = "WARDEN_HOME"
+	// EnvManagedConfig names the managed (administrator) configuration
+	// file; it defaults to DefaultManagedConfig.
+	EnvManagedConfig = "WARDEN_MANAGED_CONFIG"
+	// DefaultManagedConfig is the managed configuration file when
+	// EnvManagedConfig is unset.
+	DefaultManagedConfig = "/etc/warden/managed.toml"
+)
+
+// Home returns warden's home directory: $WARDEN_HOME, or ~/.warden,
+// absolute and clean; "" when neither can be found.
+func Home() string {
+	h := os.Getenv(EnvHome)
+	if h == "" {
+		home, err := os.UserHomeDir()
+		if err != nil || home == "" {
+			return ""
+		}
+		h = filepath.Join(home, ".warden")
+	}
+	a, err := filepath.Abs(h)
+	if err != nil {
+		return ""
+	}
+	return a
+}
+
+// ManagedConfig returns the managed (administrator) configuration file:
+// $WARDEN_MANAGED_CONFIG, or DefaultManagedConfig, absolute and clean.
+func ManagedConfig() string {
+	m := os.Getenv(EnvManagedConfig)
+	if m == "" {
+		m = DefaultManagedConfig
+	}
+	a, err := filepath.Abs(m)
+	if err != nil {
+		return ""
+	}
+	return a
+}
