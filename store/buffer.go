@@ -5,21 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/wardenhq/warden/event"
 )
 
-// maxBatch bounds the events a Buffer commits at once (a longer
-// transaction would keep other writers, such as a decision, waiting).
+// maxBatch bounds the events a Buffer commits at once.
 const maxBatch = 256
-
-// commitEvery is the least time between the start of two commits of a
-// Buffer while events keep coming, unless maxBatch of them queue up
-// sooner or Flush or Close is waiting: a run that emits many events
-// commits them in a few large transactions rather than many small ones.
-// An event that comes after a pause is committed at once.
-const commitEvery = 10 * time.Millisecond
 
 // Buffer is an event.Sink that writes a run's events to the store in the
 // background, committing whatever has queued up in one transaction (group
@@ -39,9 +30,7 @@ type Buffer struct {
 	written int64 // events ever committed or dropped after an error
 	err     error
 	closed  bool
-	want    int64 // Flush waits until written reaches want
 	wake    chan struct{}
-	hurry   chan struct{} // ends the wait between two commits
 	done    chan struct{} // closed, and replaced, after each batch
 	stopped chan struct{}
 }
@@ -50,7 +39,7 @@ var _ event.Sink = (*Buffer)(nil)
 
 // Buffer returns a new Buffer writing to s. Close it when the run ends.
 func (s *Store) Buffer() *Buffer {
-	b := &Buffer{s: s, wake: make(chan struct{}, 1), hurry: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
+	b := &Buffer{s: s, wake: make(chan struct{}, 1), done: make(chan struct{}), stopped: make(chan struct{})}
 	go b.loop()
 	return b
 }
@@ -75,9 +64,6 @@ func (b *Buffer) Write(e event.Event) error {
 	b.q = append(b.q, e)
 	b.queued++
 	signal(b.wake)
-	if len(b.q) >= maxBatch {
-		signal(b.hurry)
-	}
 	return nil
 }
 
@@ -86,10 +72,6 @@ func (b *Buffer) Write(e event.Event) error {
 func (b *Buffer) Flush(ctx context.Context) error {
 	b.mu.Lock()
 	target := b.queued
-	if b.written < target {
-		b.want = max(b.want, target)
-		signal(b.hurry)
-	}
 	for b.written < target && b.err == nil {
 		done := b.done
 		b.mu.Unlock()
@@ -112,7 +94,6 @@ func (b *Buffer) Close() error {
 	if !b.closed {
 		b.closed = true
 		close(b.wake)
-		signal(b.hurry)
 	}
 	b.mu.Unlock()
 	<-b.stopped
@@ -123,21 +104,7 @@ func (b *Buffer) Close() error {
 // closed and empty.
 func (b *Buffer) loop() {
 	defer close(b.stopped)
-	var last time.Time // the start of the last commit
-	pause := time.NewTimer(time.Hour)
-	pause.Stop()
 	for {
-		b.mu.Lock()
-		waiting := len(b.q) > 0 && len(b.q) < maxBatch && !b.closed && b.want <= b.written
-		b.mu.Unlock()
-		if d := commitEvery - time.Since(last); waiting && d > 0 {
-			pause.Reset(d)
-			select {
-			case <-pause.C:
-			case <-b.hurry:
-				pause.Stop()
-			}
-		}
 		b.mu.Lock()
 		batch := b.q
 		if len(batch) > maxBatch {
@@ -154,7 +121,6 @@ func (b *Buffer) loop() {
 			<-b.wake
 			continue
 		}
-		last = time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		_, err := b.s.writeEvents(ctx, batch)
 		cancel()
