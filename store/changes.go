@@ -93,7 +93,14 @@ func (s *Store) Changes(ctx context.Context) <-chan Change {
 // (SQLite, whose writers commit in sequence order) and advances them.
 func (s *Store) pollChanges(ctx context.Context, lastSeq, lastRev *int64) []Change {
 	var cs []Change
-	rows, err := s.db.QueryContext(ctx, "SELECT seq, line FROM events WHERE seq > ? ORDER BY seq LIMIT ?", *lastSeq, changeBatch)
+	// Both reads stop at what one statement saw, so that a request is
+	// not delivered before an event committed ahead of it that the
+	// reading of events missed.
+	var maxSeq, maxRev int64
+	if err := s.db.QueryRowContext(ctx, "SELECT COALESCE((SELECT MAX(seq) FROM events), 0), COALESCE((SELECT MAX(rev) FROM requests), 0)").Scan(&maxSeq, &maxRev); err != nil {
+		return nil
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT seq, line FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?", *lastSeq, maxSeq, changeBatch)
 	if err == nil {
 		for rows.Next() {
 			var seq int64
@@ -108,7 +115,7 @@ func (s *Store) pollChanges(ctx context.Context, lastSeq, lastRev *int64) []Chan
 		}
 		rows.Close()
 	}
-	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE rev > ? ORDER BY rev LIMIT ?", *lastRev, changeBatch)
+	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE rev > ? AND rev <= ? ORDER BY rev LIMIT ?", *lastRev, maxRev, changeBatch)
 	if err == nil {
 		for _, r := range rs {
 			*lastRev = r.rev

@@ -131,48 +131,30 @@ func (s *Store) writeBatch(ctx context.Context, tx *sql.Tx, es []event.Event, li
 		}
 		runArgs = runArgs[k:]
 	}
-	type key struct{ run, id string }
-	seqs := map[key]int64{}
-	for start := 0; start < len(es); start += batchRows {
-		part := es[start:min(start+batchRows, len(es))]
-		args := make([]any, 0, 7*len(part))
-		for i, e := range part {
-			args = append(args, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[start+i]))
-		}
-		vals := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
-		rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO events (run_id, id, kind, time, call_id, agent, line) VALUES `+vals+`
-			ON CONFLICT (run_id, id) DO NOTHING RETURNING seq, run_id, id`), args...)
-		if err != nil {
-			return 0, err
-		}
-		for rows.Next() {
-			var k key
-			var seq int64
-			if err := rows.Scan(&seq, &k.run, &k.id); err != nil {
-				rows.Close()
-				return 0, err
-			}
-			seqs[k] = seq
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, err
-		}
+	var seqs []int64
+	var err error
+	if s.engine == EngineSQLite {
+		seqs, err = s.insertEach(ctx, tx, es, lines)
+	} else {
+		seqs, err = s.insertRows(ctx, tx, es, lines)
 	}
-	var notes []string
-	for _, e := range es {
-		k := key{e.RunID, e.ID}
-		seq, ok := seqs[k]
-		if !ok {
+	if err != nil {
+		return 0, err
+	}
+	stored := 0
+	var notes []string // PostgreSQL: the seqs to notify
+	for i, e := range es {
+		if seqs[i] == 0 {
 			continue // stored before
 		}
-		delete(seqs, k) // the same event twice in es: derived once
-		if err := s.derive(ctx, tx, e, seq); err != nil {
+		if err := s.derive(ctx, tx, e, seqs[i]); err != nil {
 			return 0, err
 		}
-		notes = append(notes, strconv.FormatInt(seq, 10))
+		stored++
+		if s.engine == EnginePostgres {
+			notes = append(notes, strconv.FormatInt(seqs[i], 10))
+		}
 	}
-	stored := len(notes)
 	// One notification per batch of sequence numbers, within PostgreSQL's
 	// payload limit.
 	for len(notes) > 0 {
@@ -183,6 +165,73 @@ func (s *Store) writeBatch(ctx context.Context, tx *sql.Tx, es []event.Event, li
 		notes = notes[k:]
 	}
 	return stored, nil
+}
+
+// insertEach stores es with their lines in tx (SQLite), one prepared
+// single-row statement per event: it is parsed once per connection and,
+// unlike one statement of many rows, needs no statement journal. It
+// returns the seq of each event, 0 for one stored before.
+func (s *Store) insertEach(ctx context.Context, tx *sql.Tx, es []event.Event, lines [][]byte) ([]int64, error) {
+	stmt := tx.StmtContext(ctx, s.insertEvent)
+	seqs := make([]int64, len(es))
+	for i, e := range es {
+		res, err := stmt.ExecContext(ctx, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[i]))
+		if err != nil {
+			return nil, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			continue // stored before
+		}
+		if seqs[i], err = res.LastInsertId(); err != nil {
+			return nil, err
+		}
+	}
+	return seqs, nil
+}
+
+// insertRows stores es with their lines in tx (PostgreSQL), many rows per
+// statement (one round trip each). It returns the seq of each event, 0 for
+// one stored before (or the second of one event given twice).
+func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, es []event.Event, lines [][]byte) ([]int64, error) {
+	type key struct{ run, id string }
+	stored := map[key]int64{}
+	for start := 0; start < len(es); start += batchRows {
+		part := es[start:min(start+batchRows, len(es))]
+		args := make([]any, 0, 7*len(part))
+		for i, e := range part {
+			args = append(args, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[start+i]))
+		}
+		vals := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
+		rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO events (run_id, id, kind, time, call_id, agent, line) VALUES `+vals+`
+			ON CONFLICT (run_id, id) DO NOTHING RETURNING seq, run_id, id`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var k key
+			var seq int64
+			if err := rows.Scan(&seq, &k.run, &k.id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			stored[k] = seq
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	seqs := make([]int64, len(es))
+	for i, e := range es {
+		k := key{e.RunID, e.ID}
+		seqs[i] = stored[k]
+		delete(stored, k) // the same event twice in es: derived once
+	}
+	return seqs, nil
 }
 
 // breakerPrefix starts the warning the gate records when the circuit
@@ -555,3 +604,7 @@ func (s *Store) count(ctx context.Context, q string, args []any, fn func(run, ki
 	}
 	return rows.Err()
 }
+
+// insertEventSQL stores one event unless its (run, id) is stored.
+const insertEventSQL = `INSERT INTO events (run_id, id, kind, time, call_id, agent, line) VALUES (?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (run_id, id) DO NOTHING`

@@ -77,6 +77,13 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		s.closePools()
 		return nil, fmt.Errorf("store: %w", err)
 	}
+	if s.engine == EngineSQLite {
+		s.insertEvent, err = s.evdb.PrepareContext(ctx, insertEventSQL)
+		if err != nil {
+			s.closePools()
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
 	if s.engine == EnginePostgres {
 		if err := s.startListener(ctx); err != nil {
 			s.closePools()
@@ -96,6 +103,8 @@ type Store struct {
 	// (PostgreSQL); see the package comment.
 	db   *sql.DB
 	evdb *sql.DB
+	// insertEvent (SQLite) stores one event, prepared once on evdb.
+	insertEvent *sql.Stmt
 
 	// knownRuns are the runs this Store has made sure have a row (runs are
 	// never deleted).
@@ -131,7 +140,13 @@ func (s *Store) Close() error {
 
 // closePools closes the store's pools.
 func (s *Store) closePools() error {
-	err := s.db.Close()
+	var err error
+	if s.insertEvent != nil {
+		err = s.insertEvent.Close()
+	}
+	if e := s.db.Close(); err == nil {
+		err = e
+	}
 	if s.evdb != nil && s.evdb != s.db {
 		if e := s.evdb.Close(); err == nil {
 			err = e

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -132,5 +133,69 @@ func BenchmarkScriptedRun(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(time.Millisecond), "ms/run")
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/run")
 		})
+	}
+}
+
+// scriptedEvents returns the events of a scripted run of calls tool calls.
+func scriptedEvents(b *testing.B, calls int) []event.Event {
+	m, err := policy.CompileList([]string{"*"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	approve := approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
+		return approval.Approval{Decision: approval.Approve}, nil
+	})
+	pol := approval.New(approval.Rule{Name: "auto", Match: m, Handler: approve})
+	var mu sync.Mutex
+	var es []event.Event
+	rec := event.NewRecorder("captured", event.SinkFunc(func(e event.Event) error {
+		mu.Lock()
+		es = append(es, e)
+		mu.Unlock()
+		return nil
+	}))
+	rec.Emit(event.RunStart{Task: "bench", Model: "scripted"})
+	run := &agent.Run{ID: "captured", Model: &scripted{calls: calls, perTurn: 10}, Events: rec, Approval: pol}
+	res := run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{echoTool{}}}, []chat.Message{{Role: chat.User, Content: "go"}})
+	rec.Emit(event.RunEnd{Status: string(res.Status)})
+	return es
+}
+
+// BenchmarkStoreEvents measures the store's own work for the events of a
+// scripted run of 1,000 tool calls, committed in batches of a given size
+// (a Buffer's batches are as large as what queued during the last commit).
+func BenchmarkStoreEvents(b *testing.B) {
+	es := scriptedEvents(b, 1000)
+	for _, e := range benchEngines(b) {
+		for _, size := range []int{16, 256} {
+			b.Run(fmt.Sprint(e.name, "/batch-", size), func(b *testing.B) {
+				s := open(b, e.url)
+				ctx := context.Background()
+				write := func(name string) {
+					run := make([]event.Event, len(es))
+					for j, e := range es {
+						e.RunID = name
+						run[j] = e
+					}
+					b.StartTimer()
+					for start := 0; start < len(run); start += size {
+						if _, err := s.writeEvents(ctx, run[start:min(start+size, len(run))]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+				}
+				// A first run untimed: a new database's files grow.
+				write(event.NewRunID())
+				runtime.GC()
+				cpu0 := cpuTime()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					write(event.NewRunID())
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/run")
+			})
+		}
 	}
 }
