@@ -481,18 +481,36 @@ func TestContainKeepsPrivilegesAndKillsTheTree(t *testing.T) {
 	if pid, err := strconv.Atoi(lines[len(lines)-1]); err != nil || pid < 2 || pid > 64 {
 		t.Errorf("pid = %s, want one of a new PID namespace", lines[len(lines)-1])
 	}
+	// A process that left the session holds a lock for 30 s: once the
+	// contained command has returned, the lock must be free, its holder
+	// killed with the namespace. (A lock, not a timed marker, so that a
+	// slow machine cannot pass for a survivor.)
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1) here")
+	}
 	dir := t.TempDir()
-	marker := filepath.Join(dir, "late")
-	cmd = exec.Command("sh", "-c", "setsid sh -c 'sleep 1; touch "+marker+"' </dev/null >/dev/null 2>&1 & echo started")
+	lock, ready := filepath.Join(dir, "lock"), filepath.Join(dir, "ready")
+	cmd = exec.Command("sh", "-c", "setsid sh -c 'exec 9>"+lock+"; flock 9; touch "+ready+"; sleep 30' </dev/null >/dev/null 2>&1 & "+
+		"while [ ! -e "+ready+" ]; do sleep 0.01; done; echo started")
 	if err := Contain(cmd); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "started" {
 		t.Fatalf("%v: %q", err, out)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	if _, err := os.Stat(marker); err == nil {
-		t.Error("a process that left the session outlived the contained command")
+	f, err := os.OpenFile(lock, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("a process that left the session outlived the contained command (its lock is still held: %v)", err)
+		}
 	}
 }
 
