@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 )
 
 // EnvToken names the environment variable that holds the API token.
-const EnvToken = "WARDEN_TOKEN"
+const EnvToken = wardenhome.EnvToken
 
 // TokenPath returns where the token is kept when $WARDEN_TOKEN is unset:
 // $WARDEN_HOME/token; "" when warden has no home.

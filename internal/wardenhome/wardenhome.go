@@ -7,6 +7,7 @@ package wardenhome
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Where warden keeps its own state, as the rest of warden reads it (the
@@ -21,7 +22,23 @@ const (
 	// DefaultManagedConfig is the managed configuration file when
 	// EnvManagedConfig is unset.
 	DefaultManagedConfig = "/etc/warden/managed.toml"
+	// EnvToken names the API token of `warden serve`: whoever holds it
+	// decides requests, so the agent's commands never see it (ToolEnv).
+	EnvToken = "WARDEN_TOKEN"
 )
+
+// ToolEnv returns environ without warden's own credentials (EnvToken), for
+// the processes the agent's tools start.
+func ToolEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); name == EnvToken {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
 
 // Home returns warden's home directory: $WARDEN_HOME, or ~/.warden,
 // absolute and clean; "" when neither can be found.

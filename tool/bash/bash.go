@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -230,7 +231,8 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy)
 	out := newCapBuffer(t.maxBytes)
 	cmd := exec.CommandContext(tctx, t.shell, "-c", cmdline)
 	cmd.Dir = t.dir
-	cmd.Stdin = nil // the null device
+	cmd.Env = wardenhome.ToolEnv(os.Environ()) // never warden's own credentials
+	cmd.Stdin = nil                            // the null device
 	cmd.Stdout = out
 	cmd.Stderr = out // the same writer: one pipe, so the order is kept
 	// A session of its own: no controlling terminal, and a process group
