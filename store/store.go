@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // envDB names the environment variable that holds the database URL when
 // no --db flag is given.
-const envDB = "WARDEN_DB"
+const envDB = wardenhome.EnvDB
 
 // The engines of a Store.
 const (

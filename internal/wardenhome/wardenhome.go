@@ -27,12 +27,16 @@ const (
 	EnvToken = "WARDEN_TOKEN"
 )
 
-// ToolEnv returns environ without warden's own credentials (EnvToken), for
-// the processes the agent's tools start.
+// EnvDB names the store's database URL, which may carry its password:
+// whoever can write the store can decide the requests queued there.
+const EnvDB = "WARDEN_DB"
+
+// ToolEnv returns environ without warden's own credentials (EnvToken, the
+// store's URL EnvDB), for the processes the agent's tools start.
 func ToolEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		if name, _, _ := strings.Cut(kv, "="); name == EnvToken {
+		if name, _, _ := strings.Cut(kv, "="); name == EnvToken || name == EnvDB {
 			continue
 		}
 		out = append(out, kv)

@@ -18,6 +18,7 @@ import (
 func TestG15_CommandsCannotReadTheServerToken(t *testing.T) {
 	const token = "tok-3f9d2a-never-for-agents"
 	t.Setenv("WARDEN_TOKEN", token)
+	t.Setenv("WARDEN_DB", "postgres://warden:"+token+"@db.internal/warden")
 	t.Setenv("WARDEN_SERVER", "http://127.0.0.1:7878")
 	dir := t.TempDir()
 	probes := []string{
