@@ -2,6 +2,7 @@ package triage
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/wardenhq/warden/action"
@@ -31,5 +32,25 @@ func BenchmarkJudgeTypical(b *testing.B) {
 		if v.Decision != vocab.Allow {
 			b.Fatalf("%v: %+v", typicalActions[i%len(typicalActions)].Command, v)
 		}
+	}
+}
+
+// BenchmarkJudgeEach measures each typical action alone, to find which one
+// a change made slower.
+func BenchmarkJudgeEach(b *testing.B) {
+	for i, a := range typicalActions {
+		name := a.ToolName
+		if a.Kind == action.Shell {
+			name = a.Command[len(a.Command)-1]
+			if len(name) > 24 {
+				name = name[:24]
+			}
+		}
+		b.Run(fmt.Sprintf("%d-%s", i, name), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Judge(a, nil)
+			}
+		})
 	}
 }
