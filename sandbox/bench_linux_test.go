@@ -43,7 +43,7 @@ func BenchmarkStartParts(b *testing.B) {
 		cmd := exec.Command("/proc/self/exe")
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		if namespaces {
-			if err := addNamespaces(cmd.SysProcAttr, &s, true, true, true); err != nil {
+			if err := addNamespaces(cmd, cmd.SysProcAttr, &s, true, true, true); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -54,7 +54,7 @@ func BenchmarkStartParts(b *testing.B) {
 		run(b, func() *exec.Cmd {
 			cmd := exec.Command("/bin/true")
 			cmd.SysProcAttr = &syscall.SysProcAttr{}
-			if err := addNamespaces(cmd.SysProcAttr, &spec{}, true, true, true); err != nil {
+			if err := addNamespaces(cmd, cmd.SysProcAttr, &spec{}, true, true, true); err != nil {
 				b.Fatal(err)
 			}
 			return cmd

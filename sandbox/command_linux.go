@@ -64,8 +64,11 @@ type spec struct {
 	NetNS  string
 	// IDMap is "UID:GID" when the helper must map these IDs of the
 	// parent's user namespace to themselves in its new one (see
-	// addNamespaces); empty when the parent wrote the maps.
+	// addNamespaces); empty when the parent writes the maps.
 	IDMap string
+	// ParentMaps asks the helper to request root's maps from the parent
+	// over descriptor 3 (see serveRootMaps).
+	ParentMaps bool
 	// MountNS asks for a private mount namespace in which the protected
 	// paths are bound read-only.
 	MountNS bool
@@ -108,6 +111,7 @@ func (s spec) args() []string {
 	if s.IDMap != "" {
 		add("idmap", s.IDMap)
 	}
+	flag("parentmaps", s.ParentMaps)
 	flag("mountns", s.MountNS)
 	flag("view", s.View)
 	flag("pidns", s.PIDNS)
@@ -158,6 +162,8 @@ func parseSpec(args []string) (spec, []string, error) {
 			s.NetNS = v
 		case "idmap":
 			s.IDMap = v
+		case "parentmaps":
+			s.ParentMaps = v == "1"
 		case "mountns":
 			s.MountNS = v == "1"
 		case "view":
@@ -241,7 +247,7 @@ func probe(view bool) error {
 	cmd := exec.Command("/proc/self/exe")
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	if err := addNamespaces(cmd.SysProcAttr, &s, true, true, true); err != nil {
+	if err := addNamespaces(cmd, cmd.SysProcAttr, &s, true, true, true); err != nil {
 		return err
 	}
 	cmd.Args = append([]string{helperArg0}, s.args()...)
@@ -293,7 +299,7 @@ func (p Policy) wrap(cmd *exec.Cmd) error {
 			sys.Cloneflags&syscall.CLONE_NEWUSER != 0 || sys.Unshareflags != 0 {
 			return errors.New("sandbox: SysProcAttr sets Chroot, Credential, ID mappings or namespaces, which the sandbox sets itself")
 		}
-		if err := addNamespaces(sys, &s, s.MountNS, s.NetNS != "", s.PIDNS); err != nil {
+		if err := addNamespaces(cmd, sys, &s, s.MountNS, s.NetNS != "", s.PIDNS); err != nil {
 			return err
 		}
 	}
@@ -363,27 +369,29 @@ func (p Policy) spec() (spec, error) {
 	return s, nil
 }
 
-// addNamespaces sets up a new user namespace in sys, with new mount and
-// network namespaces when mount and net are set, for the helper that s
-// describes. IDs map to themselves: for root all IDs this process has,
-// written by this process; otherwise only its own, written by the helper
-// itself (s.IDMap), which keeps the capabilities it needs across its
-// execution as ambient ones.
+// addNamespaces sets up a new user namespace in sys, cmd's SysProcAttr
+// (or its copy, assigned later), with new mount and network namespaces
+// when mount and net are set, for the helper that s describes. IDs map to
+// themselves: for root all IDs this process has, written by this process
+// when the helper asks (s.ParentMaps: see serveRootMaps, which adds cmd's
+// only extra file); otherwise only its own, written by the helper itself
+// (s.IDMap). Either way the helper starts without maps, so it keeps the
+// capabilities it needs across its execution as ambient ones.
 //
-// Why the helper maps its own IDs: when this process must write the maps,
-// the child waits for them before it executes, so Go cannot start it the
-// way it starts other commands (vfork(2) semantics: the child borrows this
-// process's memory until it executes) and copies the whole process
-// instead, page tables and all, leaving every page of its memory
-// copy-on-write. That cost grows with the memory this process uses
-// (about 30 ms for a 500 MB heap, against under a millisecond). A
+// Why the parent does not write the maps through os/exec
+// (SysProcAttr.UidMappings): the child would then wait for them before it
+// executes, so Go could not start it the way it starts other commands
+// (vfork(2) semantics: the child borrows this process's memory until it
+// executes) and would copy the whole process instead, page tables and
+// all, leaving every page of its memory copy-on-write. That cost grows
+// with the memory this process uses (about 30 ms for a 500 MB heap,
+// against under a millisecond). So the child starts with CLONE_VFORK and
+// CLONE_VM, executes at once, and the maps are written afterwards: a
 // single identity map of one's own IDs needs no privilege in the parent
-// namespace, so for anyone but root the child starts with CLONE_VFORK and
-// CLONE_VM, executes at once, and the helper writes the map before
-// anything else. Root's map of every ID needs CAP_SETUID in this
-// namespace, which the helper does not have there: only this process can
-// write it.
-func addNamespaces(sys *syscall.SysProcAttr, s *spec, mount, net, pid bool) error {
+// namespace, so the helper writes it before anything else; root's map of
+// every ID needs CAP_SETUID in this namespace, which the helper does not
+// have there, so this process writes it on the helper's request.
+func addNamespaces(cmd *exec.Cmd, sys *syscall.SysProcAttr, s *spec, mount, net, pid bool) error {
 	sys.Cloneflags |= syscall.CLONE_NEWUSER
 	if pid {
 		sys.Cloneflags |= syscall.CLONE_NEWPID
@@ -394,17 +402,19 @@ func addNamespaces(sys *syscall.SysProcAttr, s *spec, mount, net, pid bool) erro
 	if net {
 		sys.Cloneflags |= syscall.CLONE_NEWNET
 	}
+	sys.Cloneflags |= syscall.CLONE_VFORK | syscall.CLONE_VM
 	uid, gid := os.Geteuid(), os.Getegid()
 	if uid == 0 {
 		m, err := rootMaps()
 		if err != nil {
 			return err
 		}
-		sys.UidMappings, sys.GidMappings = slices.Clone(m.uid), slices.Clone(m.gid)
-		sys.GidMappingsEnableSetgroups = true
-		return nil
+		// Every capability, which root's execution with its maps in
+		// place would have made effective.
+		sys.AmbientCaps = append(sys.AmbientCaps, allCaps()...)
+		s.ParentMaps = true
+		return serveRootMaps(cmd, m)
 	}
-	sys.Cloneflags |= syscall.CLONE_VFORK | syscall.CLONE_VM
 	s.IDMap = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	// Writing the ID maps, bringing up the loopback interface, bind
 	// mounts, limiting nested user namespaces.

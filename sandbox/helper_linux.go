@@ -100,8 +100,16 @@ func (s spec) setup() error {
 		if id, _ := os.Readlink("/proc/self/ns/user"); id == "" || id == s.UserNS {
 			return errors.New("not in a new user namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
+		if s.IDMap == "" && !s.ParentMaps {
+			return errors.New("no way to map the user and group IDs in the new user namespace")
+		}
 		if s.IDMap != "" {
 			if err := mapOwnIDs(s.IDMap); err != nil {
+				return fmt.Errorf("mapping the user and group IDs: %w", err)
+			}
+		}
+		if s.ParentMaps {
+			if err := askRootMaps(); err != nil {
 				return fmt.Errorf("mapping the user and group IDs: %w", err)
 			}
 		}

@@ -228,6 +228,15 @@ func act(op string) string {
 			return e.Error() + ": " + string(out)
 		}
 		return strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", " ")
+	case "sockets": // the sockets among this process's descriptors
+		names, _ := os.ReadDir("/proc/self/fd")
+		var socks []string
+		for _, n := range names {
+			if l, e := os.Readlink("/proc/self/fd/" + n.Name()); e == nil && strings.HasPrefix(l, "socket:") {
+				socks = append(socks, n.Name())
+			}
+		}
+		return "sockets:" + strings.Join(socks, ",")
 	case "setgroups":
 		b, _ := os.ReadFile("/proc/self/setgroups")
 		return strings.TrimSpace(string(b))

@@ -678,7 +678,7 @@ func TestG1_NoTerminalInjection(t *testing.T) {
 func TestSpecRoundTrip(t *testing.T) {
 	s := spec{
 		Mode: WorkspaceWrite, Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
-		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", MountNS: true,
+		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", ParentMaps: true, MountNS: true,
 	}
 	args := append(s.args(), "prog", "--", "x=y")
 	got, argv, err := parseSpec(args)
