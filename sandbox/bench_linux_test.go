@@ -14,9 +14,9 @@ import (
 // parts, each starting /bin/true and waiting for it:
 //
 //   - namespaces: the new user, mount, PID and network namespaces alone
-//     (created by the kernel in clone(2), with the ID maps written, and torn
-//     down when the process exits; Go forks the whole parent rather than
-//     vfork when it creates a user namespace), no helper;
+//     (created by the kernel in clone(2), and torn down when the process
+//     exits), no helper, so no ID maps written either (the helper writes
+//     them, or asks the parent for root's);
 //   - helper: the second program start alone: this executable re-executed
 //     as the helper without namespaces or restrictions, which then executes
 //     the command in its place;
@@ -72,8 +72,8 @@ func BenchmarkStartParts(b *testing.B) {
 
 // BenchmarkStartLargeHeap is BenchmarkStartSandboxed's read-only case in a
 // process holding 256 MB of heap, as a long-running warden may: starting
-// the helper must not copy the parent's memory (see addNamespaces), except
-// for root, whose ID maps only the parent can write.
+// the helper must not copy the parent's memory (see addNamespaces), for
+// root too, whose ID maps the parent writes on the helper's request.
 func BenchmarkStartLargeHeap(b *testing.B) {
 	requireSandbox(b)
 	ballast := make([][]byte, 256)

@@ -56,7 +56,10 @@ func (p Policy) Command(ctx context.Context, name string, args ...string) (*exec
 // mode cmd is left unchanged (see Contain). A command whose name was not
 // found (cmd.Err set) is left unchanged too, so that Start reports that as
 // usual. ExtraFiles are refused: only the standard streams reach the
-// command. Outside Linux, Wrap leaves cmd unchanged in full-access mode or
+// command. When this process runs as root, Wrap also starts a goroutine
+// that writes the helper's ID maps when it asks: it ends once it answered,
+// or else (a helper killed before it asked, a command that never started)
+// once the helper is gone and cmd is garbage. Outside Linux, Wrap leaves cmd unchanged in full-access mode or
 // when the policy is Unenforced, and otherwise returns an error.
 func (p Policy) Wrap(cmd *exec.Cmd) error { return p.wrap(cmd) }
 

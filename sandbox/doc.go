@@ -43,14 +43,16 @@
 //  1. runs in new user, mount, PID and network namespaces created by the
 //     parent (SysProcAttr.Cloneflags, IDs mapped to themselves), and
 //     checks that it does: a caller that replaced SysProcAttr gets exit
-//     status exitSetup, not an unprotected command. For anyone but root
-//     the helper writes its own ID map (its user and group ID, setgroups
-//     denied) before anything else, so that the parent can start it with
-//     vfork(2) semantics like any command; root's map of every ID needs
-//     privileges only the parent has, so the parent writes it, and Go
-//     then copies the parent's whole address space to start the helper
-//     (a cost that grows with warden's memory: see addNamespaces and
-//     BenchmarkStartLargeHeap);
+//     status exitSetup, not an unprotected command. The parent starts it
+//     with vfork(2) semantics like any command, without copying its own
+//     memory (a cost that would grow with warden's: see addNamespaces and
+//     BenchmarkStartLargeHeap), so the ID maps are written after it
+//     started, before anything else: for anyone but root the helper
+//     writes its own (its user and group ID, setgroups denied); root's map
+//     of every ID (setgroups allowed) needs privileges only the parent
+//     has, so the helper asks the parent for it over an inherited socket,
+//     waits until its IDs are mapped, and closes the socket (exit status
+//     exitSetup if the maps could not be written);
 //  2. with the network off, brings up the loopback interface of its empty
 //     network namespace (commands can still serve and reach themselves on
 //     127.0.0.1, not the host's services), on another thread while steps 3
@@ -217,7 +219,8 @@
 // helper. Callers may set the command's Dir, Env, standard streams, Cancel,
 // WaitDelay and fields of SysProcAttr (Setpgid, Setsid, Pdeathsig), but
 // must not replace SysProcAttr nor set credentials, ID mappings,
-// namespaces or ExtraFiles. Call Policy.Watch before starting a
+// namespaces or ExtraFiles (for root, Wrap passes the helper the socket
+// over which it asks for its ID maps as the only extra file). Call Policy.Watch before starting a
 // workspace-write command and Watch.Sweep after it ended. On other systems
 // than Linux, only full-access and Unenforced policies run.
 //

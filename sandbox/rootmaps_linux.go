@@ -241,11 +241,13 @@ func writeAt(dir int, name, data string) error {
 // write root's ID maps into its new user namespace, closes mapsFD (the
 // command must not inherit it) and checks that its IDs are mapped.
 func askRootMaps() error {
-	defer syscall.Close(mapsFD)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(mapsFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		// Not the parent's socket: someone else's descriptor, left
+		// alone.
 		return errors.New("no socket to the parent as descriptor 3 (were the command's ExtraFiles replaced after sandbox.Policy.Wrap?)")
 	}
+	defer syscall.Close(mapsFD)
 	self, err := syscall.Open("/proc/self", unix.O_PATH|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("/proc/self: %w", err)
