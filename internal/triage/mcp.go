@@ -156,10 +156,12 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 			}
 		}
 	}
-	for _, l := range leaves {
-		if w := personalValue(l); w != "" && !readVerbs[verb] {
-			v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
-			break
+	if !readVerbs[verb] {
+		for _, l := range leaves {
+			if w := personalValue(l); w != "" {
+				v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
+				break
+			}
 		}
 	}
 	for _, l := range leaves {
