@@ -326,8 +326,11 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		return
 	}
 	text := strings.Join(content, "\n")
-	if r := removesProtection(text, mcpOldText(leaves)); r != "" {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	if protectionHint(text) {
+		// Only then is the replaced text needed.
+		if r := removesProtection(text, mcpOldText(leaves)); r != "" {
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+		}
 	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
