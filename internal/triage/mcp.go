@@ -56,7 +56,7 @@ func flatten(raw json.RawMessage) []mcpLeaf {
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	var out []mcpLeaf
+	out := make([]mcpLeaf, 0, 8) // tools take a few arguments
 	var walk func(key, path string, v any)
 	walk = func(key, path string, v any) {
 		switch x := v.(type) {

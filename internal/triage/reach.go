@@ -110,7 +110,7 @@ func (s *sh) reach(c *cmd) {
 			}
 		}
 	}
-	if strings.Contains(c.sc.Text, "/dev/tcp/") || strings.Contains(c.sc.Text, "/dev/udp/") {
+	if t := c.sc.Text; strings.Contains(t, "/dev/") && (strings.Contains(t, "/dev/tcp/") || strings.Contains(t, "/dev/udp/")) {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` opens a raw network connection (/dev/tcp)")
 	}
 	if !net && remote == "" {
