@@ -50,6 +50,14 @@ func flatten(raw json.RawMessage) []mcpLeaf {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
+	if out, ok := flattenPlain(raw); ok {
+		return out
+	}
+	return flattenJSON(raw)
+}
+
+// flattenJSON is flatten through encoding/json, for any input.
+func flattenJSON(raw json.RawMessage) []mcpLeaf {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

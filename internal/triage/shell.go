@@ -677,10 +677,10 @@ func spacedOnce(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 0x80 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
-			return false
-		case c == ' ' && s[i+1] == ' ':
+		if c := s[i]; c > ' ' && c < 0x80 {
+			continue
+		} else if c != ' ' || s[i+1] == ' ' {
+			// Other white space, a run of spaces or a non-ASCII byte.
 			return false
 		}
 	}
