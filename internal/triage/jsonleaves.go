@@ -1,7 +1,7 @@
 package triage
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -93,9 +93,9 @@ func (p *plainJSON) value(key, path string, emit bool, depth int) bool {
 			}
 		}
 	case c == '"':
-		s, ok := p.str()
+		start, end, ok := p.str()
 		if ok && emit {
-			p.leaf(key, path, s)
+			p.leaf(key, path, string(p.b[start:end]))
 		}
 		return ok
 	case c == 't', c == 'f', c == 'n':
@@ -126,7 +126,8 @@ func (p *plainJSON) value(key, path string, emit bool, depth int) bool {
 // values again in the order of their sorted keys.
 func (p *plainJSON) object(path string, emit bool, depth int) bool {
 	p.i++
-	var members []plainMember
+	var room [8]plainMember
+	members := room[:0]
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
@@ -137,7 +138,7 @@ func (p *plainJSON) object(path string, emit bool, depth int) bool {
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return false
 		}
-		k, ok := p.str()
+		ks, ke, ok := p.str()
 		if !ok {
 			return false
 		}
@@ -152,7 +153,7 @@ func (p *plainJSON) object(path string, emit bool, depth int) bool {
 			return false
 		}
 		if emit {
-			members = append(members, plainMember{k, start, p.i})
+			members = append(members, plainMember{string(p.b[ks:ke]), start, p.i})
 		}
 		p.space()
 		if p.i >= len(p.b) {
@@ -172,7 +173,7 @@ func (p *plainJSON) object(path string, emit bool, depth int) bool {
 		return true
 	}
 	end := p.i
-	sort.SliceStable(members, func(a, b int) bool { return members[a].key < members[b].key })
+	slices.SortStableFunc(members, func(a, b plainMember) int { return strings.Compare(a.key, b.key) })
 	for n, m := range members {
 		if n+1 < len(members) && members[n+1].key == m.key {
 			continue // a later duplicate wins, as in a map
@@ -185,23 +186,22 @@ func (p *plainJSON) object(path string, emit bool, depth int) bool {
 }
 
 // str reads a string without escapes or control characters, in valid
-// UTF-8.
-func (p *plainJSON) str() (string, bool) {
-	start := p.i + 1
+// UTF-8, and returns where its text lies in b.
+func (p *plainJSON) str() (start, end int, ok bool) {
+	start = p.i + 1
 	ascii := true
 	for j := start; j < len(p.b); j++ {
 		switch c := p.b[j]; {
 		case c == '"':
 			p.i = j + 1
-			s := string(p.b[start:j])
-			return s, ascii || utf8.ValidString(s)
+			return start, j, ascii || utf8.Valid(p.b[start:j])
 		case c == '\\' || c < ' ':
-			return "", false
+			return 0, 0, false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
-	return "", false
+	return 0, 0, false
 }
 
 // number reads a number as JSON writes them.
