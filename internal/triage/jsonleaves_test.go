@@ -39,7 +39,7 @@ func TestG14_MCPArgumentsReadAsEncodingJSONDoes(t *testing.T) {
 			if json.Unmarshal(sc.Bytes(), &line) != nil {
 				continue
 			}
-			collect(line, &args)
+			collectArguments(line, &args)
 		}
 		fh.Close()
 	}
@@ -53,8 +53,8 @@ func TestG14_MCPArgumentsReadAsEncodingJSONDoes(t *testing.T) {
 	t.Logf("%d arguments, %d read without encoding/json", len(args), plain)
 }
 
-// collect adds the "arguments" values found anywhere in a JSON object.
-func collect(m map[string]json.RawMessage, args *[]string) {
+// collectArguments adds the "arguments" values found anywhere in a JSON object.
+func collectArguments(m map[string]json.RawMessage, args *[]string) {
 	for k, v := range m {
 		if k == "arguments" {
 			*args = append(*args, string(v))
@@ -62,7 +62,7 @@ func collect(m map[string]json.RawMessage, args *[]string) {
 		}
 		var sub map[string]json.RawMessage
 		if json.Unmarshal(v, &sub) == nil {
-			collect(sub, args)
+			collectArguments(sub, args)
 		}
 	}
 }
