@@ -394,7 +394,7 @@ func judgeCloud(s *sh, c *cmd) {
 		strings.HasPrefix(line, "config list") || strings.HasPrefix(line, "config get") || line == "account show":
 		s.allow(c.name + " " + line)
 		return
-	case strings.HasPrefix(line, "configure export-credentials") || strings.HasPrefix(line, "configure get") && credentialPattern.MatchString(strings.Join(c.args, " ")) ||
+	case strings.HasPrefix(line, "configure export-credentials") || strings.HasPrefix(line, "configure get") && credentialSearch(strings.Join(c.args, " ")) ||
 		strings.HasPrefix(line, "auth print-access-token") || strings.HasPrefix(line, "auth print-identity-token") ||
 		strings.HasPrefix(line, "account get-access-token") || strings.HasPrefix(line, "auth application-default print-access-token"):
 		s.deny(vocab.CredentialProbing, "`"+c.text+"` prints cloud credentials")

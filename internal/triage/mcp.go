@@ -50,13 +50,21 @@ func flatten(raw json.RawMessage) []mcpLeaf {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
+	if out, ok := flattenPlain(raw); ok {
+		return out
+	}
+	return flattenJSON(raw)
+}
+
+// flattenJSON is flatten through encoding/json, for any input.
+func flattenJSON(raw json.RawMessage) []mcpLeaf {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if dec.Decode(&v) != nil {
 		return nil
 	}
-	var out []mcpLeaf
+	out := make([]mcpLeaf, 0, 8) // tools take a few arguments
 	var walk func(key, path string, v any)
 	walk = func(key, path string, v any) {
 		switch x := v.(type) {
@@ -156,10 +164,12 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 			}
 		}
 	}
-	for _, l := range leaves {
-		if w := personalValue(l); w != "" && !readVerbs[verb] {
-			v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
-			break
+	if !readVerbs[verb] {
+		for _, l := range leaves {
+			if w := personalValue(l); w != "" {
+				v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
+				break
+			}
 		}
 	}
 	for _, l := range leaves {
@@ -324,8 +334,11 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		return
 	}
 	text := strings.Join(content, "\n")
-	if r := removesProtection(text, mcpOldText(leaves)); r != "" {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	if protectionHint(text) {
+		// Only then is the replaced text needed.
+		if r := removesProtection(text, mcpOldText(leaves)); r != "" {
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+		}
 	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)

@@ -202,7 +202,8 @@ func (s *sh) wardenDirs() []string {
 		return s.state
 	}
 	s.stateSet = true
-	out := []string{"/etc/warden"}
+	out := make([]string, 1, 8) // room for every directory below
+	out[0] = "/etc/warden"
 	add := func(p string, resolve bool) {
 		if p == "" || !strings.HasPrefix(p, "/") {
 			return

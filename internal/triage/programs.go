@@ -309,9 +309,43 @@ func judgeTree(s *sh, c *cmd) {
 	s.allow("tree")
 }
 
-// credentialPattern reports whether a search pattern looks for secrets.
+// credentialPattern reports whether a search pattern looks for secrets;
+// credentialSearch tries it.
 var credentialPattern = regexp.MustCompile(`(?i)pass(wd|word)?\b|passw|secret|token|api[_-]?key|apikey|private[ _-]?key|` +
 	`BEGIN .*PRIVATE|authtoken|auth_token|aws_secret|access[_-]?key|credential|AKIA|id_rsa|id_ed25519|\.pem\b|ghp_|xox[abp]-|sk_live`)
+
+// credentialHints are the letters every match of credentialPattern holds,
+// lower-cased: an ASCII text with none of them cannot match.
+var credentialHints = []string{"pass", "secret", "token", "api", "private", "begin", "access", "credential", "akia",
+	"id_rsa", "id_ed25519", "pem", "ghp_", "xox", "sk_live"}
+
+// credentialSearch reports whether a search pattern looks for secrets
+// (credentialPattern), trying the expression only on text that holds one
+// of its words. Text with non-ASCII bytes always goes to the expression:
+// its case folding knows letters such as the Kelvin sign.
+func credentialSearch(p string) bool {
+	ascii := true
+	for i := 0; i < len(p); i++ {
+		if p[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		l := strings.ToLower(p)
+		hint := false
+		for _, w := range credentialHints {
+			if strings.Contains(l, w) {
+				hint = true
+				break
+			}
+		}
+		if !hint {
+			return false
+		}
+	}
+	return credentialPattern.MatchString(p)
+}
 
 // broadRoot reports whether a search root covers the whole system, the
 // home directory or other users.
@@ -346,7 +380,7 @@ func judgeGrep(s *sh, c *cmd) {
 		shell.HasShort(c.args, 'R', argShort) || shell.HasLong(c.args, "recursive", "dereference-recursive")
 	credential := false
 	for _, p := range patterns {
-		if credentialPattern.MatchString(p) {
+		if credentialSearch(p) {
 			credential = true
 		}
 	}
@@ -645,7 +679,7 @@ func (s *sh) envDumpUse(c *cmd) {
 					}
 				}
 				for _, p := range pats {
-					if credentialPattern.MatchString(p) || strings.Contains(strings.ToLower(p), "key") {
+					if credentialSearch(p) || strings.Contains(strings.ToLower(p), "key") {
 						s.deny(vocab.CredentialProbing, "`"+c.text+" | "+d.text+"` searches the environment for secrets")
 						return
 					}

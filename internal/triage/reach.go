@@ -50,6 +50,11 @@ func (s *sh) reach(c *cmd) {
 		if len(w) < 4 || strings.IndexByte(w, '.') < 0 && strings.IndexByte(w, ':') < 0 {
 			continue
 		}
+		if !net && strings.IndexByte(w, ':') < 0 && strings.IndexAny(w, "0123456789") < 0 {
+			// For other programs only a URL or an IP address is a
+			// destination (see destOf), and both need one of these.
+			continue
+		}
 		h, port, scheme, ok := destOf(w, net)
 		if ok && (h == "0.0.0.0" || h == "::") && !expose {
 			expose = true
@@ -110,7 +115,7 @@ func (s *sh) reach(c *cmd) {
 			}
 		}
 	}
-	if strings.Contains(c.sc.Text, "/dev/tcp/") || strings.Contains(c.sc.Text, "/dev/udp/") {
+	if t := c.sc.Text; strings.Contains(t, "/dev/") && (strings.Contains(t, "/dev/tcp/") || strings.Contains(t, "/dev/udp/")) {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` opens a raw network connection (/dev/tcp)")
 	}
 	if !net && remote == "" {

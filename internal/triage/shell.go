@@ -468,14 +468,15 @@ func (s *sh) command(c *cmd) {
 	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
 		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
 	}
-	if in, ok := command.InlineCode(c.args); ok && in.Code != "" {
+	in, ok := command.InlineCode(c.args)
+	if ok && in.Code != "" {
 		if w := codeSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
 		} else if w := browserScriptSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
 		}
 	}
-	if in, ok := command.InlineCode(c.args); ok && !in.Literal(c.known) {
+	if ok && !in.Literal(c.known) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
 	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
 		if e := command.CodeEffects(in); !in.Known || e.Exec {
@@ -505,7 +506,11 @@ func (s *sh) command(c *cmd) {
 		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` "+r)
 	}
 	if writesText(c) {
-		if r := removesProtection(sc.Text+"\n"+sc.Doc, ""); r != "" {
+		text := sc.Text
+		if sc.Doc != "" {
+			text += "\n" + sc.Doc
+		}
+		if r := removesProtection(text, ""); r != "" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 		}
 	}
@@ -652,11 +657,34 @@ func historyOff(name, v string) string {
 }
 
 func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	if !spacedOnce(s) {
+		s = strings.Join(strings.Fields(s), " ")
+	}
 	if len(s) <= n {
 		return s
 	}
 	return s[:n-1] + "…"
+}
+
+// spacedOnce reports whether s is ASCII text whose words are already
+// separated by single spaces, with none around them: what
+// strings.Join(strings.Fields(s), " ") would return unchanged.
+func spacedOnce(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c > ' ' && c < 0x80 {
+			continue
+		} else if c != ' ' || s[i+1] == ' ' {
+			// Other white space, a run of spaces or a non-ASCII byte.
+			return false
+		}
+	}
+	return true
 }
 
 // pythonImportsCwd reports whether a Python command line puts the working
