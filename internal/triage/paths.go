@@ -502,12 +502,25 @@ var browserProfiles = []string{".config/google-chrome", ".config/chromium", ".co
 	"library/application support/firefox", "library/application support/vivaldi", "library/application support/com.operasoftware",
 	"library/safari", "library/cookies", "appdata/local/google/chrome", "appdata/roaming/mozilla", "appdata/local/microsoft/edge"}
 
+// browserProfileHints are words one of which every entry of
+// browserProfiles holds (a test keeps them so): a path with none of them
+// is no browser profile, and is passed over cheaply.
+var browserProfileHints = []string{"chrom", "mozilla", "library/", ".config/", "appdata", "thunderbird", "librewolf", "firefox", "waterfox", ".var/app/"}
+
+// mayNameBrowserProfile reports whether l holds one of browserProfileHints.
+func mayNameBrowserProfile(l string) bool {
+	for _, h := range browserProfileHints {
+		if strings.Contains(l, h) {
+			return true
+		}
+	}
+	return false
+}
+
 // browserProfile reports whether the lower-cased path l is a browser's
 // profile folder or inside one.
 func browserProfile(l string) bool {
-	if !strings.Contains(l, "chrom") && !strings.Contains(l, "mozilla") && !strings.Contains(l, "library/") &&
-		!strings.Contains(l, ".config/") && !strings.Contains(l, "appdata") && !strings.Contains(l, "thunderbird") &&
-		!strings.Contains(l, "librewolf") && !strings.Contains(l, "firefox") {
+	if !mayNameBrowserProfile(l) {
 		return false
 	}
 	for _, d := range browserProfiles {
