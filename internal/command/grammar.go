@@ -90,6 +90,7 @@ func (p *Parsed) Values(name string) []string {
 // Lookup returns the grammar of a program, by its base name, and whether
 // it is known.
 func Lookup(program string) (*Grammar, bool) {
+	loadGrammars.Do(registerAll)
 	g, ok := grammars[path.Base(program)]
 	return g, ok
 }

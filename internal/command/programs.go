@@ -2,12 +2,17 @@ package command
 
 import (
 	"strings"
+	"sync"
 )
 
 // grammars are the option grammars of the programs warden knows, by base
-// name. It is a registry built once, at package initialisation, and only
-// read afterwards.
-var grammars = map[string]*Grammar{}
+// name. It is a registry built once, on first use (Lookup) rather than
+// when warden starts — a sandbox's helper, which is warden started again,
+// never needs it — and only read afterwards.
+var (
+	grammars     map[string]*Grammar
+	loadGrammars sync.Once
+)
 
 // spec builds a grammar from two lists of space-separated option
 // descriptions:
@@ -133,7 +138,9 @@ func gitGrammar() *Grammar {
 	return g
 }
 
-func init() {
+// registerAll builds the grammars registry.
+func registerAll() {
+	grammars = map[string]*Grammar{}
 	register(gitGrammar(), "git")
 
 	register(spec("r=recursive R=recursive f=force i=interactive I=interactive-once d=dir v=verbose",

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/event"
@@ -33,9 +34,10 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// panelPages are the panel's parsed templates by page name; parsed once
-// and never changed.
-var panelPages = parsePages()
+// panelPages returns the panel's parsed templates by page name, parsed on
+// first use (when the panel's routes are made), not when warden starts:
+// no other command pays for them.
+var panelPages = sync.OnceValue(parsePages)
 
 // pageNames are the templates with a page of their own; each is parsed
 // with the layout and the shared parts.
@@ -342,6 +344,7 @@ var eventKinds = []string{
 
 // panel registers the panel's pages on mux.
 func (s *Server) panel(mux *http.ServeMux) {
+	panelPages() // parsed with the routes, before the first request
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err) // the embedded directory is part of the binary
@@ -429,7 +432,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 
 func (s *Server) renderTemplate(w http.ResponseWriter, r *http.Request, name, tmpl string, p any) {
 	var b bytes.Buffer
-	if err := panelPages[name].ExecuteTemplate(&b, tmpl, p); err != nil {
+	if err := panelPages()[name].ExecuteTemplate(&b, tmpl, p); err != nil {
 		s.logError(r, "render "+name, err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
@@ -545,7 +548,7 @@ func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, status int, t
 	p := s.newPage(r.Context(), r, title, "")
 	p.LoginError = msg
 	var b bytes.Buffer
-	if err := panelPages["login"].ExecuteTemplate(&b, "layout", p); err != nil {
+	if err := panelPages()["login"].ExecuteTemplate(&b, "layout", p); err != nil {
 		http.Error(w, msg, status)
 		return
 	}
@@ -623,7 +626,7 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Notice, p.NoticeTone = msg, "bad"
 	var b bytes.Buffer
-	if err := panelPages["queue"].ExecuteTemplate(&b, "layout", p); err != nil {
+	if err := panelPages()["queue"].ExecuteTemplate(&b, "layout", p); err != nil {
 		s.logError(r, "render queue", err)
 		http.Error(w, msg, status)
 		return
@@ -677,7 +680,7 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Notice, p.NoticeTone = "The retry could not be allowed: "+err.Error(), "bad"
 		var b bytes.Buffer
-		if err := panelPages["denials"].ExecuteTemplate(&b, "layout", p); err != nil {
+		if err := panelPages()["denials"].ExecuteTemplate(&b, "layout", p); err != nil {
 			http.Error(w, p.Notice, status)
 			return
 		}

@@ -3,6 +3,7 @@ package triage
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
@@ -11,10 +12,22 @@ import (
 )
 
 // programs maps program names to their judges. A program missing from
-// the table, and not run from the workspace, is passed on.
-var programs map[string]func(*sh, *cmd)
+// the table, and not run from the workspace, is passed on. It is built on
+// first use (programJudge), not when warden starts.
+var (
+	programs     map[string]func(*sh, *cmd)
+	loadPrograms sync.Once
+)
 
-func init() {
+// programJudge returns the judge of program name, if the table has one.
+func programJudge(name string) (func(*sh, *cmd), bool) {
+	loadPrograms.Do(registerPrograms)
+	f, ok := programs[name]
+	return f, ok
+}
+
+// registerPrograms builds the programs table.
+func registerPrograms() {
 	programs = map[string]func(*sh, *cmd){}
 	reg := func(f func(*sh, *cmd), names ...string) {
 		for _, n := range names {
@@ -133,7 +146,7 @@ func judgeProgram(s *sh, c *cmd) {
 	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || installers[c.name] || isPython(c.name) && shell.HasWord(c.args, "pip")) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
-	if f, ok := programs[c.name]; ok {
+	if f, ok := programJudge(c.name); ok {
 		f(s, c)
 		return
 	}
@@ -183,7 +196,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 		if strings.HasPrefix(p, d) {
 			c2 := *c
 			c2.args = append([]string{c.name}, c.args[1:]...)
-			if _, ok := programs[c.name]; ok {
+			if _, ok := programJudge(c.name); ok {
 				judgeProgram(s, &c2)
 				return
 			}
@@ -194,7 +207,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 		if strings.HasPrefix(pl.abs, d) {
 			// A link to a system program (.venv/bin/python): judged
 			// as the program it is called as.
-			if _, ok := programs[c.name]; ok || isPython(c.name) {
+			if _, ok := programJudge(c.name); ok || isPython(c.name) {
 				c2 := *c
 				c2.args = append([]string{c.name}, c.args[1:]...)
 				judgeProgram(s, &c2)
@@ -215,7 +228,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 			judgeBuildTool(s, c)
 			return
 		case strings.Contains(p, "node_modules/.bin/") || strings.Contains(p, ".venv/bin/") || strings.Contains(p, "venv/bin/"):
-			if _, ok := programs[c.name]; ok {
+			if _, ok := programJudge(c.name); ok {
 				c2 := *c
 				c2.args = append([]string{c.name}, c.args[1:]...)
 				judgeProgram(s, &c2)
