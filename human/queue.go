@@ -54,20 +54,28 @@ func queueOf(ctx context.Context) (queued, bool) {
 // is one whose ctx ends, which is withdrawn (SPEC H3). A decision is
 // checked against what was offered before it is used.
 func QueueApprover(q Queue, runID string, choices []approval.Decision, timeout time.Duration) approval.Approver {
+	return newQueueApprover(queued{q: q, runID: runID}, choices, timeout)
+}
+
+func newQueueApprover(q queued, choices []approval.Decision, timeout time.Duration) *queueApprover {
 	if len(choices) == 0 {
 		choices = []approval.Decision{approval.Approve, approval.Modify, approval.Reject, approval.Terminate}
 	}
-	return &queueApprover{q: queued{q: q, runID: runID}, choices: choices, timeout: timeout}
+	return &queueApprover{q: q, choices: choices, timeout: timeout}
 }
 
 // QueueReviewer returns a reviewer that puts each request on q for a person
 // to decide, offering choices (by default continue and terminate). A
 // request closed without a choice terminates the run (SPEC H3).
 func QueueReviewer(q Queue, runID string, choices []review.Decision, timeout time.Duration) review.Reviewer {
+	return newQueueReviewer(queued{q: q, runID: runID}, choices, timeout)
+}
+
+func newQueueReviewer(q queued, choices []review.Decision, timeout time.Duration) *queueReviewer {
 	if len(choices) == 0 {
 		choices = []review.Decision{review.Continue, review.Terminate}
 	}
-	return &queueReviewer{q: queued{q: q, runID: runID}, choices: choices, timeout: timeout}
+	return &queueReviewer{q: q, choices: choices, timeout: timeout}
 }
 
 type queueApprover struct {
@@ -92,6 +100,9 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
 	}
 	for _, c := range a.choices {
+		if c == approval.Modify && req.Boundary != nil {
+			continue // a crossing is approved or not; it has no arguments to edit
+		}
 		r.Choices = append(r.Choices, string(c))
 	}
 	got, err := ask(ctx, a.q, r, string(approval.Reject), a.timeout, a.here)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/store"
@@ -230,5 +231,34 @@ func TestH3_QueueDecisionNotOfferedFailsClosed(t *testing.T) {
 	got, err := a.Approve(context.Background(), &approval.Request{Call: bashCall("c1", "ls")})
 	if err == nil || got.Decision == approval.Approve {
 		t.Fatalf("approval %+v, %v: an answer that was not offered must be an error, never an approval", got, err)
+	}
+}
+
+// A boundary request is approved or not: the queue does not offer to
+// modify it (the agent would read a modified crossing as denied anyway).
+func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
+	s := openStore(t)
+	a, _ := registered(t, nil)
+	ctx := human.WithQueue(context.Background(), s, "run-b")
+	done := make(chan approval.Approval, 1)
+	go func() {
+		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	r := pending(t, s, 1)[0]
+	if r.Kind != "boundary" || strings.Join(r.Choices, ",") != "approve,reject,terminate" || !strings.Contains(r.Message, "outside the writable roots") {
+		t.Fatalf("request %+v", r)
+	}
+	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls"}`)}); !errors.Is(err, store.ErrChoice) {
+		t.Fatalf("modify on a boundary request: %v, want ErrChoice", err)
+	}
+	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "reject"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got.Decision != approval.Reject {
+		t.Fatalf("approval %+v", got)
 	}
 }

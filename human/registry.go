@@ -96,14 +96,11 @@ func (s surfaceApprover) Approve(ctx context.Context, req *approval.Request) (ap
 	if !ok {
 		return s.console.Approve(ctx, req)
 	}
-	a := QueueApprover(q.q, q.runID, s.choices, s.timeout).(*queueApprover)
+	a := newQueueApprover(q, s.choices, s.timeout)
 	if s.con != nil && s.con.terminal() {
 		a.here = func(ctx context.Context) (store.Decision, bool) {
 			got, err := s.console.Approve(ctx, req)
-			if err != nil || got.Metadata["dismissed"] == true || got.Metadata["timed_out"] == true {
-				return store.Decision{}, false // no person's choice: the queue decides
-			}
-			return store.Decision{Decision: string(got.Decision), DecidedBy: "console"}, true
+			return personsChoice(string(got.Decision), got.Metadata, err)
 		}
 	}
 	return a.Approve(ctx, req)
@@ -125,17 +122,24 @@ func (s surfaceReviewer) Review(ctx context.Context, req *review.Request) (revie
 	if !ok {
 		return s.console.Review(ctx, req)
 	}
-	r := QueueReviewer(q.q, q.runID, s.choices, s.timeout).(*queueReviewer)
+	r := newQueueReviewer(q, s.choices, s.timeout)
 	if s.con != nil && s.con.terminal() {
 		r.here = func(ctx context.Context) (store.Decision, bool) {
 			got, err := s.console.Review(ctx, req)
-			if err != nil || got.Metadata["dismissed"] == true || got.Metadata["timed_out"] == true {
-				return store.Decision{}, false
-			}
-			return store.Decision{Decision: string(got.Decision), DecidedBy: "console"}, true
+			return personsChoice(string(got.Decision), got.Metadata, err)
 		}
 	}
 	return r.Review(ctx, req)
+}
+
+// personsChoice is the console's answer as a decision for the queue, when
+// a person made one: not when the prompt failed, was dismissed (the input
+// ended) or timed out — the queue decides those.
+func personsChoice(decision string, md map[string]any, err error) (store.Decision, bool) {
+	if err != nil || md["dismissed"] == true || md["timed_out"] == true {
+		return store.Decision{}, false
+	}
+	return store.Decision{Decision: decision, DecidedBy: "console"}, true
 }
 
 // reviewerFactory builds the registered "human" reviewer: on the queue of

@@ -149,6 +149,16 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	return nil
 }
 
+// Pending returns the requests waiting for a person. A run calls it once
+// before it starts, so that a wrong address or token stops it early.
+func (c *Client) Pending(ctx context.Context) ([]store.Request, error) {
+	var got struct {
+		Requests []store.Request `json:"requests"`
+	}
+	err := c.do(ctx, http.MethodGet, "/api/requests?status=pending", nil, &got)
+	return got.Requests, err
+}
+
 // Submit puts r in the queue as a new pending request and updates r as the
 // server stored it (its id, time and status).
 func (c *Client) Submit(ctx context.Context, r *store.Request) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -90,23 +91,17 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 func checkServer(ctx context.Context, c *server.Client) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.URL+"/api/requests?status=pending", nil)
-	if err != nil {
-		return fmt.Errorf("--server %q: %w", c.URL, err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("--server %s: the server cannot be reached: %w (start it with `warden serve`)", c.URL, err)
-	}
-	resp.Body.Close()
+	_, err := c.Pending(ctx)
+	var se *server.StatusError
 	switch {
-	case resp.StatusCode == http.StatusUnauthorized:
-		return fmt.Errorf("--server %s refused warden's token: set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, serve.EnvToken)
-	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("--server %s answered %s to a request for its queue: is it a warden server?", c.URL, resp.Status)
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
+		return fmt.Errorf("--server %s refused warden's token: set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, wardenhome.EnvToken)
+	case errors.As(err, &se):
+		return fmt.Errorf("--server %s answered %d to a request for its queue (%s): is it a warden server?", c.URL, se.Code, se.Message)
 	}
-	return nil
+	return fmt.Errorf("--server %s: the server cannot be reached: %w (start it with `warden serve`)", c.URL, err)
 }
 
 const transcriptImportUsage = `usage: warden transcript import [--db URL] FILE...
