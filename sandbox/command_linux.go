@@ -217,20 +217,27 @@ func namespaces() error { return userNamespaces() }
 
 // userNamespaces reports whether commands can be started in new user,
 // mount, PID and network namespaces in which the helper may bind mounts and
-// configure the loopback interface: it starts the helper once in probe
-// mode and remembers the outcome.
-var userNamespaces = sync.OnceValue(func() error { return probe(false) })
+// configure the loopback interface (see probes).
+var userNamespaces = func() error { err, _ := probes(); return err }
 
 // viewProbe reports whether the helper can also make the read-only view of
 // the file system (mount_setattr(2), open_tree(2): Linux 5.12).
-var viewProbe = sync.OnceValue(func() error {
-	if err := userNamespaces(); err != nil {
-		return err
+var viewProbe = func() error { _, err := probes(); return err }
+
+// probes starts the helper in probe mode and remembers the outcome: first
+// with the read-only view, whose success says both that namespaces work
+// and that the view does, so that the usual case costs one helper start
+// (a one-shot `warden exec` pays for it on every call); only when that
+// fails, again without the view, to tell which of the two is missing.
+var probes = sync.OnceValues(func() (nsErr, viewErr error) {
+	viewErr = probe(true)
+	if viewErr == nil {
+		return nil, nil
 	}
-	if err := probe(true); err != nil {
-		return fmt.Errorf("sandbox: no read-only view of the file system (%w): %w", err, ErrUnsupported)
+	if nsErr = probe(false); nsErr != nil {
+		return nsErr, nsErr
 	}
-	return nil
+	return nil, fmt.Errorf("sandbox: no read-only view of the file system (%w): %w", viewErr, ErrUnsupported)
 })
 
 // probe starts the helper in probe mode in new namespaces, with the

@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Inline is code an interpreter receives in its arguments.
@@ -225,21 +226,32 @@ type Effects struct {
 // Any reports whether the code does anything beyond computing.
 func (e Effects) Any() bool { return e.Net || e.Secret || e.Exec || e.Destroy || e.Write }
 
-var (
-	codeNet     = regexp.MustCompile(`urllib|requests\.|http\.client|httpx|socket|urlopen|fetch\(|XMLHttpRequest|https?\.request|net\.connect|LWP|HTTP::|IO::Socket|Net::|smtplib|ftplib|paramiko|Net::HTTP|open-uri|curl_|fsockopen|Invoke-WebRequest|Invoke-RestMethod|WebClient|/inet/`)
-	codeSecret  = regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|\.git-credentials|printenv`)
-	codeExec    = regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__|\bpopen\b|shell_exec|passthru|proc_open|IO\.popen|%x[({]|\bopen\s*\([^)]*\|`)
-	codeDestroy = regexp.MustCompile(`rmtree|os\.remove|\.rmSync|\.unlinkSync|\.rmdirSync|\.rm\(|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item|\bunlink\b|FileUtils\.rm|File\.delete|os\.rename`)
-	codeWrite   = regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File|file_put_contents|fopen\([^)]*['"][wax]`)
-	// awk: system(), commands piped to or from (print | "cmd", "cmd" |
-	// getline), output redirected to files (print > "f").
-	awkExec  = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;}]*\|`)
-	awkWrite = regexp.MustCompile(`\bprintf?\b[^;}]*>`)
-	// vim: shell commands (:!, :r !, :w !, system(), :terminal), script
-	// languages, writes.
-	vimExec  = regexp.MustCompile(`(^|[\s:|])(!|r(ead)?\s*!|w(rite)?\s*!|ter(minal)?\b|py(thon)?3?\b|pyx?\b|lua\b|perl\b|ruby\b|tcl\b|so(urce)?\b|call\b|exe(cute)?\b)|system\s*\(|systemlist\s*\(|libcall`)
-	vimWrite = regexp.MustCompile(`(^|[\s:|])(w(rite)?|wq|x(it)?|sav(eas)?|up(date)?|wa(ll)?|wqa(ll)?|xa(ll)?)\b`)
-)
+// codeRegexps are the patterns CodeEffects and the awk and vim readers
+// match inline code against.
+type codeRegexps struct {
+	codeNet, codeSecret, codeExec, codeDestroy, codeWrite *regexp.Regexp
+	awkExec, awkWrite, vimExec, vimWrite                  *regexp.Regexp
+}
+
+// codeRE compiles the patterns on first use, not when warden starts: a
+// sandbox's helper is warden started again and never reads code.
+var codeRE = sync.OnceValue(func() *codeRegexps {
+	return &codeRegexps{
+		codeNet:     regexp.MustCompile(`urllib|requests\.|http\.client|httpx|socket|urlopen|fetch\(|XMLHttpRequest|https?\.request|net\.connect|LWP|HTTP::|IO::Socket|Net::|smtplib|ftplib|paramiko|Net::HTTP|open-uri|curl_|fsockopen|Invoke-WebRequest|Invoke-RestMethod|WebClient|/inet/`),
+		codeSecret:  regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|\.git-credentials|printenv`),
+		codeExec:    regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__|\bpopen\b|shell_exec|passthru|proc_open|IO\.popen|%x[({]|\bopen\s*\([^)]*\|`),
+		codeDestroy: regexp.MustCompile(`rmtree|os\.remove|\.rmSync|\.unlinkSync|\.rmdirSync|\.rm\(|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item|\bunlink\b|FileUtils\.rm|File\.delete|os\.rename`),
+		codeWrite:   regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File|file_put_contents|fopen\([^)]*['"][wax]`),
+		// awk: system(), commands piped to or from (print | "cmd", "cmd" |
+		// getline), output redirected to files (print > "f").
+		awkExec:  regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;}]*\|`),
+		awkWrite: regexp.MustCompile(`\bprintf?\b[^;}]*>`),
+		// vim: shell commands (:!, :r !, :w !, system(), :terminal), script
+		// languages, writes.
+		vimExec:  regexp.MustCompile(`(^|[\s:|])(!|r(ead)?\s*!|w(rite)?\s*!|ter(minal)?\b|py(thon)?3?\b|pyx?\b|lua\b|perl\b|ruby\b|tcl\b|so(urce)?\b|call\b|exe(cute)?\b)|system\s*\(|systemlist\s*\(|libcall`),
+		vimWrite: regexp.MustCompile(`(^|[\s:|])(w(rite)?|wq|x(it)?|sav(eas)?|up(date)?|wa(ll)?|wqa(ll)?|xa(ll)?)\b`),
+	}
+})
 
 // CodeEffects reads what inline code may do from its text, in the
 // interpreter's language.
@@ -247,15 +259,15 @@ func CodeEffects(in Inline) Effects {
 	code := in.Code
 	switch in.Lang {
 	case "awk":
-		return Effects{Exec: awkExec.MatchString(code), Write: awkWrite.MatchString(code), Net: codeNet.MatchString(code)}
+		return Effects{Exec: codeRE().awkExec.MatchString(code), Write: codeRE().awkWrite.MatchString(code), Net: codeRE().codeNet.MatchString(code)}
 	case "vim":
-		return Effects{Exec: vimExec.MatchString(code), Write: vimWrite.MatchString(code)}
+		return Effects{Exec: codeRE().vimExec.MatchString(code), Write: codeRE().vimWrite.MatchString(code)}
 	}
 	return Effects{
-		Net:     codeNet.MatchString(code),
-		Secret:  codeSecret.MatchString(code),
-		Exec:    codeExec.MatchString(code),
-		Destroy: codeDestroy.MatchString(code),
-		Write:   codeWrite.MatchString(code),
+		Net:     codeRE().codeNet.MatchString(code),
+		Secret:  codeRE().codeSecret.MatchString(code),
+		Exec:    codeRE().codeExec.MatchString(code),
+		Destroy: codeRE().codeDestroy.MatchString(code),
+		Write:   codeRE().codeWrite.MatchString(code),
 	}
 }
