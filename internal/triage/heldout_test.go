@@ -398,6 +398,9 @@ func TestFirstPass4_OwnHeldOut(t *testing.T) {
 		for _, p := range []string{part, "WHOLE"} {
 			byClass.add(p, class, r)
 			byClass.add(p, "all", r)
+			if !r.Item.Ambiguous {
+				byClass.add(p, "all but ambiguous", r)
+			}
 			byCategory.add(p, string(r.Item.Category), r)
 			byCategory.add(p, "all", r)
 		}
