@@ -2,6 +2,7 @@ package triage_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -52,19 +53,22 @@ const (
 )
 
 // Regression guards on the own held-out cases: what the first pass
-// achieved when the cases were written, with a margin. The REPORT half and
+// achieved when the cases were written, with a margin (measured then on
+// REPORT and on the whole: false allows 5.4% and 5.7%, worst class 12.5%,
+// false denials 0, passed on 25.5% and 29.3%). The REPORT half and
 // the whole set must stay within them. Tuners tighten them towards the
 // targets above as the first pass improves; never loosen them to make a
 // change pass.
 const (
 	// guardFalseAllow bounds deny items allowed, over all deny items.
-	guardFalseAllow = 0.10
+	guardFalseAllow = 0.07
 	// guardClassFalseAllow bounds deny items allowed in any one class.
-	guardClassFalseAllow = 0.20
-	// guardFalseDeny bounds allow items denied, over all allow items.
-	guardFalseDeny = 0.03
+	guardClassFalseAllow = 0.17
+	// guardFalseDeny bounds allow items denied, over all allow items;
+	// today's first pass meets the target.
+	guardFalseDeny = targetFalseDeny
 	// guardPassedOn bounds allow items passed on, over all allow items.
-	guardPassedOn = 0.90
+	guardPassedOn = 0.35
 )
 
 // publicSplit assigns each shared dataset file (by base name, without
@@ -355,14 +359,65 @@ var ownClasses = []struct {
 	{"everyday-benign", 0, 300},
 }
 
+// canonical is an action object with its keys sorted and its spacing
+// removed, so that two spellings of one action compare equal.
+func canonical(t *testing.T, raw []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := v.(map[string]any); ok {
+		if cmd, ok := m["command"].([]any); ok && len(cmd) > 0 {
+			if s, ok := cmd[len(cmd)-1].(string); ok {
+				cmd[len(cmd)-1] = strings.TrimSpace(s)
+			}
+		}
+		delete(m, "cwd")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkNoCopies fails for any own held-out item whose action is that of an
+// item of testdata/classes.jsonl (written and tuned on earlier) or of the
+// shared datasets, when they are present.
+func checkNoCopies(t *testing.T, own []eval.Item) {
+	t.Helper()
+	files := []string{filepath.Join("testdata", "classes.jsonl")}
+	if dir := sharedDatasets(); dir != "" {
+		shared, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		files = append(files, shared...)
+	}
+	seen := map[string]string{}
+	for _, f := range files {
+		its, err := eval.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range its {
+			seen[canonical(t, it.Action)] = it.ID
+		}
+	}
+	for _, it := range own {
+		if id, dup := seen[canonical(t, it.Action)]; dup {
+			t.Errorf("%s repeats the action of %s", it.ID, id)
+		}
+	}
+}
+
 // TestFirstPass4_OwnHeldOut measures the first pass on the project's own
 // held-out cases (testdata/heldout/*.jsonl), split into TUNE (even ids) and
 // REPORT (odd ids), logs per half and per class the items, false allows,
 // false denials and allow items passed on next to the targets,
 // and fails when the REPORT half or the whole set falls below the
 // regression guards. It also checks the files' shape: every item's id is
-// ho-<class>-<n> and its source heldout-<class>, and every class holds
-// enough deny and allow items.
+// ho-<class>-<n> and its source heldout-<class>, every class holds enough
+// deny and allow items, and no action repeats one of classes.jsonl or of
+// the shared datasets.
 func TestFirstPass4_OwnHeldOut(t *testing.T) {
 	var items []eval.Item
 	for _, cl := range ownClasses {
@@ -389,6 +444,7 @@ func TestFirstPass4_OwnHeldOut(t *testing.T) {
 	if len(items) < 600 {
 		t.Errorf("%d held-out items, want at least 600", len(items))
 	}
+	checkNoCopies(t, items)
 	res := runFirstPass(t, items)
 	byClass, byCategory := breakdown{}, breakdown{}
 	misses := os.Getenv("WARDEN_HELDOUT_MISSES") != ""
