@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
@@ -190,9 +191,10 @@ func TestParse(t *testing.T) {
 // TestParse_SharedFiles reads every action and transcript of
 // the labelled datasets, when they are present.
 func TestParse_SharedFiles(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/datasets/*.jsonl")
+	wd, _ := os.Getwd()
+	files, _ := filepath.Glob(filepath.Join(eval.SharedDir(wd), "*.jsonl"))
 	if len(files) == 0 {
-		t.Skip("datasets not present")
+		t.Skip("shared datasets not found: set WARDEN_DATASETS or check out shared/datasets next to the module")
 	}
 	n := 0
 	for _, f := range files {

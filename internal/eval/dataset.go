@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -242,3 +243,24 @@ func parseTranscript(raw json.RawMessage) ([]vocab.Turn, error) {
 }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// SharedDir returns the folder of the project's shared labelled datasets:
+// $WARDEN_DATASETS when set, else the first shared/datasets folder holding
+// *.jsonl files in dir or one of its parents (next to the module root, or
+// further up for a worktree); "" when there is none.
+func SharedDir(dir string) string {
+	if d := os.Getenv("WARDEN_DATASETS"); d != "" {
+		return d
+	}
+	for {
+		d := filepath.Join(dir, "shared", "datasets")
+		if files, _ := filepath.Glob(filepath.Join(d, "*.jsonl")); len(files) > 0 {
+			return d
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -229,10 +230,11 @@ func TestV2_ChainAsksTheSecondOnlyForWhatTheFirstPassesOn(t *testing.T) {
 // 20% of the allow items passed on; on hard-cases.jsonl no allowed deny
 // item and no denied allow item.
 func TestV2_RulesTargetsOnSharedDatasets(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "datasets")
+	wd, _ := os.Getwd()
+	dir := eval.SharedDir(wd)
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if len(files) == 0 {
-		t.Skip("no datasets in " + dir)
+		t.Skip("shared datasets not found: set WARDEN_DATASETS or check out shared/datasets next to the module")
 	}
 	var items []eval.Item
 	for _, f := range files {

@@ -248,29 +248,14 @@ func reasonOf(r eval.Result) string {
 	return ""
 }
 
-// sharedDatasets finds the shared datasets: $WARDEN_DATASETS, else the
-// first shared/datasets folder in the working directory or one of its
-// parents (the module root's parent in a checkout next to shared/, two
-// levels up in a worktree under wt/).
+// sharedDatasets finds the shared datasets (eval.SharedDir from the
+// working directory).
 func sharedDatasets() string {
-	if d := os.Getenv("WARDEN_DATASETS"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
+	wd, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
-	for {
-		d := filepath.Join(dir, "shared", "datasets")
-		if files, _ := filepath.Glob(filepath.Join(d, "*.jsonl")); len(files) > 0 {
-			return d
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return eval.SharedDir(wd)
 }
 
 // TestFirstPass4_DatasetSplit measures the first pass on the shared
