@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -158,4 +159,77 @@ func BenchmarkKnowledgeLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestFirstPass1_ManagedOverridesUser checks the override order of
+// LoadKnowledge: the user's programs file adds and replaces embedded
+// entries, the managed file's entries replace the user's, and a relative
+// path is relative to the configuration file.
+func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
+	user, managed := t.TempDir(), t.TempDir()
+	w := func(dir, name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ucfg := w(user, "config.toml", "[auto_review]\npolicy = \"x\"\n[first_pass]\nprograms = \"mine.yaml\"\n")
+	w(user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
+	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
+	w(managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
+	k, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	judge := func(s string) Verdict {
+		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", s}, Cwd: work}, nil)
+	}
+	if v := judge("mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
+		t.Errorf("the managed entry must win: %+v", v)
+	}
+	if v := judge("teamtool nuke"); v.Decision != vocab.Allow {
+		t.Errorf("the user's entry adds teamtool: %+v", v)
+	}
+	if v := judge("cat README.md"); v.Decision != vocab.Allow {
+		t.Errorf("embedded entries stay: %+v", v)
+	}
+	if got := k.Files(); len(got) != 3 || got[1] != filepath.Join(user, "mine.yaml") || got[2] != filepath.Join(managed, "org.yaml") {
+		t.Errorf("files %v", got)
+	}
+	// A configuration that names a missing programs file is an error.
+	w(user, "config.toml", "[first_pass]\nprograms = \"nosuch.yaml\"\n")
+	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
+		t.Errorf("missing programs file: %v", err)
+	}
+	w(user, "config.toml", "[first_pass]\nprogram = \"mine.yaml\"\n")
+	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
+		t.Errorf("unknown key: %v", err)
+	}
+	// No configuration: the embedded knowledge.
+	if k, err := LoadKnowledge(autoreview.PolicySources{}); err != nil || k != DefaultKnowledge() {
+		t.Errorf("no configuration: %v", err)
+	}
+}
+
+// FuzzKnowledge feeds the programs file parser arbitrary text: it never
+// panics, and an error always names the file with a line and column.
+func FuzzKnowledge(f *testing.F) {
+	f.Add(string(embeddedPrograms))
+	f.Add("version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: network}\n    operands: write\n")
+	f.Add("version: 1\nprograms:\n  - names: \"a b c\"\n    does: reads\n    value_options: nc\n    network: true\n")
+	f.Add("version: 1\nprograms: [{names: [x], judge: git}]\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		k, err := parseKnowledge("f.yaml", []byte(text), false, judges())
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml:") {
+				t.Fatalf("error without position: %v", err)
+			}
+			return
+		}
+		for n := range k.programs {
+			k.judgeOf(n)
+		}
+	})
 }
