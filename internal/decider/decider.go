@@ -10,6 +10,7 @@ package decider
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
@@ -68,6 +69,10 @@ type Config struct {
 	// PolicySources are the files the reviewer's policy text and timeout
 	// are read from (SPEC G8); nil means autoreview.DefaultPolicySources().
 	PolicySources *autoreview.PolicySources
+	// Knowledge is what the first pass knows about programs; nil loads it
+	// from the programs files PolicySources name ([first_pass] programs,
+	// triage.LoadKnowledge).
+	Knowledge *triage.Knowledge
 	// Person, when set, replaces the person at the console (User, Human):
 	// `warden eval` puts an approver there that passes every request on,
 	// since no person answers an evaluation.
@@ -134,6 +139,16 @@ func New(cfg Config) (*approval.Policy, error) {
 			return nil, fmt.Errorf("exec rules: %w", err)
 		}
 	}
+	k := cfg.Knowledge
+	if k == nil && (slices.Contains(who, AutoReview) || slices.Contains(who, FirstPass)) {
+		src := autoreview.DefaultPolicySources()
+		if cfg.PolicySources != nil {
+			src = *cfg.PolicySources
+		}
+		if k, err = triage.LoadKnowledge(src); err != nil {
+			return nil, fmt.Errorf("first pass: %w", err)
+		}
+	}
 	if len(who) == 1 {
 		switch who[0] {
 		case User:
@@ -143,7 +158,7 @@ func New(cfg Config) (*approval.Policy, error) {
 			if err != nil {
 				return nil, err
 			}
-			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: triage.Approver(set, r),
+			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: k.Approver(set, r),
 				Entry: policy.Entry{Name: AutoReview, Params: map[string]any{"model": spec}}}), nil
 		}
 	}
@@ -167,6 +182,7 @@ func New(cfg Config) (*approval.Policy, error) {
 			if len(cfg.RuleFiles) > 0 {
 				entry.Params = map[string]any{"rules": append([]string(nil), cfg.RuleFiles...)}
 			}
+			h = k.PassOnApprover(set)
 		case User, Human:
 			entry.Name = Human
 			h = cfg.Person

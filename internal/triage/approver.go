@@ -24,6 +24,7 @@ const NoReviewerMessage = "No reviewer is configured to decide actions that the 
 
 // approver is the first pass as an approver (registered as "rules").
 type approver struct {
+	k    *Knowledge // what the first pass knows about programs (nil: the embedded file)
 	set  *rules.Set
 	next approval.Approver
 	// passOn makes unclear actions approval.Escalate (the policy's next
@@ -45,6 +46,23 @@ func Approver(set *rules.Set, next approval.Approver) approval.Approver {
 	return &approver{set: set, next: next}
 }
 
+// Approver is the package's Approver judging with what k knows about
+// programs (LoadKnowledge): the first pass of a run whose configuration
+// names programs files.
+func (k *Knowledge) Approver(set *rules.Set, next approval.Approver) approval.Approver {
+	return &approver{k: k, set: set, next: next}
+}
+
+// PassOnApprover is the registered first pass ("rules" in an
+// approvals_reviewer list) judging with what k knows about programs:
+// unclear actions escalate to the next approver of the policy.
+func (k *Knowledge) PassOnApprover(set *rules.Set) approval.Approver {
+	if set == nil {
+		set = &rules.Set{}
+	}
+	return &approver{k: k, set: set, passOn: true}
+}
+
 // Approve implements approval.Approver.
 func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 	var v Verdict
@@ -53,7 +71,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 	if err != nil {
 		v = Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "the action cannot be described: " + err.Error()}
 	} else {
-		v = JudgeIn(a, request, turns, p.set)
+		v = p.k.JudgeIn(a, request, turns, p.set)
 	}
 	meta := map[string]any{MetadataKey: v}
 	record := func(status action.Status) *event.AutoReview {

@@ -9,67 +9,6 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
-func registerDev(reg func(func(*sh, *cmd), ...string)) {
-	reg(judgeGit, "git")
-	reg(judgeGh, "gh")
-	reg(judgeGo, "go")
-	reg(judgeCargo, "cargo")
-	reg(judgeNpm, "npm", "cnpm")
-	reg(judgeNpx, "npx", "bunx")
-	reg(judgeYarn, "yarn", "pnpm", "bun")
-	reg(judgeNode, "node", "nodejs", "deno", "ts-node", "tsx")
-	reg(judgeScriptInterp, "ruby", "php", "Rscript", "lua", "tclsh", "julia", "swift", "osascript", "pwsh", "powershell", "groovy", "kotlin", "scala", "elixir", "erl")
-	reg(judgePerl, "perl")
-	reg(judgeUv, "uv")
-	reg(judgePoetry, "poetry", "pipenv", "pdm", "hatch", "rye")
-	reg(judgeBuildTool, "make", "gmake", "just", "task", "rake", "invoke", "gradle", "gradlew", "mvn", "mvnw", "ant",
-		"sbt", "mix", "dotnet", "bazel", "bazelisk", "buck", "pants", "meson", "xcodebuild", "flutter", "dart",
-		"composer", "bundle", "lein", "stack", "cabal")
-	reg(judgeDocker, "docker", "podman", "nerdctl")
-	reg(judgeKubectl, "kubectl", "oc", "k3s", "microk8s.kubectl")
-	reg(judgeHelm, "helm")
-	reg(judgeTerraform, "terraform", "tofu", "terragrunt", "pulumi")
-	reg(judgeCloud, "aws", "gcloud", "az", "doctl", "gsutil")
-	reg(judgeSQL, "psql", "mysql", "mariadb", "sqlite3", "duckdb", "mongosh", "mongo", "redis-cli", "cqlsh", "clickhouse-client")
-	reg(judgeOpenssl, "openssl")
-	reg(judgeSSHKeygen, "ssh-keygen")
-	reg(judgeSSHAdd, "ssh-add")
-	reg(judgeGpg, "gpg", "gpg2")
-	reg(judgeSecretTool, "security", "secret-tool", "pass", "vault", "op", "bw", "lpass", "sops", "age", "kubeseal")
-	reg(judgeManage, "manage.py", "django-admin")
-	reg(judgeAlembic, "alembic")
-	reg(judgeRustup, "rustup")
-	reg(judgeApt, "apt", "apt-get", "apt-cache", "dpkg", "yum", "dnf", "rpm", "apk", "pacman", "zypper", "brew", "port", "snap", "flatpak", "nix-env", "choco", "winget")
-	reg(judgeGem, "gem")
-	reg(judgePipx, "pipx")
-	reg(judgeDevTool, devTools...)
-	reg(judgeServerConfigTest, "nginx", "apachectl", "apache2ctl", "httpd", "caddy", "haproxy")
-}
-
-// devTools are compilers, linters, formatters, test runners and local
-// development servers: they read the project and write inside it.
-var devTools = []string{
-	"gofmt", "goimports", "golangci-lint", "staticcheck", "govulncheck", "gopls", "dlv", "gotestsum", "mockgen",
-	"stringer", "protoc", "buf", "sqlc", "wire", "air", "rustc", "rustfmt", "clippy-driver", "cc", "gcc", "g++",
-	"c++", "clang", "clang++", "clang-format", "clang-tidy", "ld", "ar", "ranlib", "strip", "cmake", "ninja",
-	"autoreconf", "autoconf", "automake", "configure", "pkg-config", "javac", "java", "jar", "kotlinc", "scalac",
-	"tsc", "eslint", "prettier", "jest", "vitest", "mocha", "ava", "tap", "playwright", "cypress", "webpack",
-	"vite", "rollup", "esbuild", "parcel", "turbo", "nx", "lerna", "storybook", "next", "nuxt", "astro", "svelte-kit",
-	"ng", "vue-cli-service", "react-scripts", "nodemon", "stylelint", "markdownlint", "cspell", "eslint_d",
-	"pytest", "py.test", "tox", "nox", "ruff", "black", "isort", "flake8", "pylint", "mypy", "pyright",
-	"bandit", "coverage", "pre-commit", "uvicorn", "gunicorn", "hypercorn", "flask", "celery", "jupyter",
-	"ipython", "sphinx-build", "mkdocs", "pip-compile", "pip-sync", "shellcheck", "shfmt", "hadolint", "yamllint",
-	"actionlint", "kubeconform", "kubeval", "kustomize", "conftest", "tflint", "tfsec", "checkov", "trivy",
-	"grype", "syft", "gitleaks", "semgrep", "codespell", "tokei", "cloc", "scc",
-	"pandoc", "dot", "plantuml", "mmdc", "convert", "magick", "ffmpeg", "mkcert", "k6", "hey", "ab", "wrk",
-	"act", "ctags", "cscope", "valgrind", "gdb", "lldb", "strace", "ltrace", "perf", "hyperfine", "entr",
-	"watchexec", "direnv", "asdf", "mise", "nvm", "pyenv", "rbenv", "sdk", "jenv", "goenv", "volta", "fnm",
-	"corepack", "swiftc", "xcrun", "zig", "nim", "ghc", "ocaml", "dune", "elm", "rebar3",
-	"tidy", "xsltproc", "protolint", "migrate", "atlas", "goose", "dbmate", "sqlfluff", "prisma", "drizzle-kit",
-	"wasm-pack", "cargo-watch", "bundler", "rspec", "rubocop", "phpunit", "phpstan", "php-cs-fixer",
-	"dotnet-format", "swiftlint", "swiftformat", "ktlint", "detekt", "spotless", "checkstyle", "pmd",
-}
-
 func judgeDevTool(s *sh, c *cmd) {
 	switch c.name {
 	case "trivy", "grype", "syft", "gitleaks", "semgrep", "trufflehog":
@@ -553,7 +492,7 @@ func judgeCargo(s *sh, c *cmd) {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` installs a crate from outside crates.io")
 			return
 		}
-		s.packages(c, shell.Operands(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), popularCrates, "crate")
+		s.packages(c, shell.Operands(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), s.v.k.list("popular_crates"), "crate")
 	default:
 		s.allow("cargo " + v)
 	}
@@ -581,10 +520,10 @@ func judgeNpm(s *sh, c *cmd) {
 	case "install", "i", "add", "isntall", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "update", "up", "upgrade":
 		pkgs := shell.Operands(rest, "w", "workspace", "prefix", "tag", "registry", "omit", "include")
 		if shell.HasShort(rest, 'g', "") || shell.HasLong(rest, "global") {
-			s.packages(c, pkgs, popularNpm, "global npm package")
+			s.packages(c, pkgs, s.v.k.list("popular_npm"), "global npm package")
 			return
 		}
-		s.packages(c, pkgs, popularNpm, "npm package")
+		s.packages(c, pkgs, s.v.k.list("popular_npm"), "npm package")
 	case "run", "run-script", "rum", "urn":
 		if len(rest) < 2 {
 			s.allow("npm run")
@@ -659,27 +598,20 @@ func (s *sh) npx(c *cmd, rest []string) {
 			return
 		}
 	}
-	if popularNpm[name] || isDevToolName(name) {
+	if s.v.k.list("popular_npm")[name] || s.isDevToolName(name) {
 		s.allow("npx " + name)
 		return
 	}
 	s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` downloads and runs the npm package "+name)
 }
 
-func isDevToolName(n string) bool {
-	for _, d := range devTools {
-		if d == n {
-			return true
-		}
-	}
-	switch n {
-	case "tsc", "ts-node", "tsx", "serve", "http-server", "vite-bundle-visualizer", "openapi-typescript", "sentry-cli",
-		"@sentry/cli", "create-react-app", "create-vite", "create-next-app", "degit", "npm-check-updates", "ncu", "depcheck", "knip",
-		"vercel", "wrangler", "netlify", "firebase", "@nestjs/cli", "nest", "expo", "react-native", "svgo", "cspell", "json-server",
-		"concurrently", "rimraf", "cross-env", "nodemon", "husky", "lint-staged", "commitlint", "semantic-release", "changeset", "@changesets/cli":
+// isDevToolName reports whether n names a development tool: a program the
+// programs file judges as a dev_tool, or one of its npx_tools.
+func (s *sh) isDevToolName(n string) bool {
+	if p := s.v.k.prog(n); p != nil && p.judgeName == "dev_tool" {
 		return true
 	}
-	return false
+	return s.v.k.list("npx_tools")[n]
 }
 
 func judgeYarn(s *sh, c *cmd) {
@@ -698,7 +630,7 @@ func judgeYarn(s *sh, c *cmd) {
 		}
 		s.allow(c.name + " " + v)
 	case "add", "upgrade", "up", "update":
-		s.packages(c, shell.Operands(rest, "", "filter"), popularNpm, c.name+" package")
+		s.packages(c, shell.Operands(rest, "", "filter"), s.v.k.list("popular_npm"), c.name+" package")
 	case "run", "run-script":
 		if len(rest) < 2 {
 			s.allow(c.name + " run")
@@ -722,43 +654,18 @@ func judgeYarn(s *sh, c *cmd) {
 func (s *sh) target(c *cmd, tool, name string) {
 	ws := words(name)
 	for _, w := range ws {
-		if riskyTargetWords[w] {
+		if s.v.k.list("risky_target_words")[w] {
 			s.esc(vocab.Destructive, low, "`"+c.text+"` runs the "+tool+" target "+name+", which may change shared state")
 			return
 		}
 	}
 	for _, w := range ws {
-		if routineTargetWords[w] {
+		if s.v.k.list("routine_target_words")[w] {
 			s.allow(tool + " " + name)
 			return
 		}
 	}
 	s.esc(vocab.Routine, low, "`"+c.text+"` runs the "+tool+" target "+name+", whose recipe the first pass does not read")
-}
-
-var riskyTargetWords = map[string]bool{
-	"deploy": true, "release": true, "publish": true, "push": true, "upload": true, "destroy": true,
-	"drop": true, "nuke": true, "purge": true, "wipe": true, "reset": true, "delete": true, "remove": true,
-	"down": true, "prod": true, "production": true, "rollback": true, "undo": true, "teardown": true,
-	"kill": true, "ship": true, "promote": true, "rotate": true, "truncate": true, "erase": true,
-	"uninstall": true, "install": true, "apply": true, "sudo": true, "secrets": true, "credentials": true,
-}
-
-var routineTargetWords = map[string]bool{
-	"build": true, "test": true, "tests": true, "check": true, "checks": true, "lint": true, "fmt": true,
-	"format": true, "vet": true, "all": true, "generate": true, "gen": true, "docs": true, "doc": true,
-	"bench": true, "benchmark": true, "coverage": true, "cover": true, "tidy": true, "deps": true,
-	"compile": true, "dev": true, "run": true, "start": true, "serve": true, "watch": true, "ci": true,
-	"typecheck": true, "types": true, "tsc": true, "clean": true, "distclean": true, "fixtures": true,
-	"proto": true, "protos": true, "protobuf": true, "e2e": true, "unit": true, "integration": true,
-	"storybook": true, "preview": true, "debug": true, "help": true, "version": true, "verify": true,
-	"validate": true, "audit": true, "static": true, "assets": true, "css": true, "js": true, "bundle": true,
-	"package": true, "pack": true, "dist": true, "image": true, "mocks": true, "mock": true,
-	"snapshot": true, "snapshots": true, "analyze": true, "stylelint": true, "prettier": true, "eslint": true,
-	"jest": true, "vitest": true, "pytest": true, "tox": true, "migrate": true, "migrations": true,
-	"schema": true, "codegen": true, "stubs": true, "wasm": true, "examples": true, "example": true, "demo": true,
-	"local": true, "smoke": true, "spec": true, "specs": true, "quick": true, "fast": true, "race": true,
-	"fuzz": true, "profile": true, "report": true, "reports": true, "graph": true, "tags": true, "ctags": true,
 }
 
 var (
@@ -1041,20 +948,6 @@ func isPython(n string) bool {
 	return false
 }
 
-// routineModules are Python modules run with -m that build, test, format,
-// lint or set up the project.
-var routineModules = map[string]bool{
-	"pytest": true, "unittest": true, "venv": true, "virtualenv": true, "json.tool": true, "black": true,
-	"ruff": true, "mypy": true, "isort": true, "flake8": true, "pylint": true, "coverage": true, "build": true,
-	"pydoc": true, "timeit": true, "cProfile": true, "profile": true, "compileall": true, "py_compile": true,
-	"doctest": true, "tox": true, "nox": true, "pdb": true, "pyright": true, "pre_commit": true, "uvicorn": true,
-	"django": true, "flask": true, "alembic": true, "tabnanny": true, "pyflakes": true, "pycodestyle": true,
-	"sphinx": true, "mkdocs": true, "jupyter": true, "notebook": true, "ipykernel": true, "site": true,
-	"ensurepip": true, "pipdeptree": true, "piptools": true, "setuptools_scm": true, "grpc_tools.protoc": true,
-	"calendar": true, "this": true, "tokenize": true, "ast": true, "dis": true, "platform": true, "sysconfig": true,
-	"zipfile": true, "tarfile": true, "gzip": true, "base64": true, "uuid": true, "hashlib": true,
-}
-
 func judgePython(s *sh, c *cmd) {
 	for i := 1; i < len(c.args); i++ {
 		a := c.args[i]
@@ -1079,7 +972,7 @@ func judgePython(s *sh, c *cmd) {
 			case "smtpd", "ftplib", "telnetlib", "pyftpdlib":
 				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` runs a network service or client")
 			default:
-				if routineModules[mod] {
+				if s.v.k.list("routine_python_modules")[mod] {
 					s.allow(c.name + " -m " + mod)
 					return
 				}
@@ -1142,7 +1035,7 @@ func judgePip(s *sh, c *cmd, from int) {
 	rest := args[i:]
 	switch v := rest[0]; v {
 	case "install", "download", "wheel":
-		s.pipInstall(c, rest, popularPy, "Python package")
+		s.pipInstall(c, rest, s.v.k.list("popular_python"), "Python package")
 	case "list", "show", "freeze", "check", "help", "search", "inspect", "index", "hash", "debug", "cache", "completion":
 		s.allow("pip " + v)
 	case "uninstall":
@@ -1202,17 +1095,17 @@ func judgeUv(s *sh, c *cmd) {
 	switch v := c.args[1]; v {
 	case "pip":
 		if len(c.args) > 2 && c.args[2] == "install" {
-			s.pipInstall(c, c.args[2:], popularPy, "Python package")
+			s.pipInstall(c, c.args[2:], s.v.k.list("popular_python"), "Python package")
 			return
 		}
 		s.allow("uv pip")
 	case "add":
-		s.packages(c, shell.Operands(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), popularPy, "Python package")
+		s.packages(c, shell.Operands(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), s.v.k.list("popular_python"), "Python package")
 	case "publish":
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "tool":
 		if len(c.args) > 3 && (c.args[2] == "install" || c.args[2] == "run") {
-			s.packages(c, c.args[3:4], popularPy, "Python tool")
+			s.packages(c, c.args[3:4], s.v.k.list("popular_python"), "Python tool")
 			return
 		}
 		s.allow("uv tool")
@@ -1228,7 +1121,7 @@ func judgePoetry(s *sh, c *cmd) {
 	}
 	switch v := c.args[1]; v {
 	case "add":
-		s.packages(c, shell.Operands(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), popularPy, "Python package")
+		s.packages(c, shell.Operands(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), s.v.k.list("popular_python"), "Python package")
 	case "publish", "upload":
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "config", "source":
@@ -1242,7 +1135,7 @@ func judgePoetry(s *sh, c *cmd) {
 
 func judgePipx(s *sh, c *cmd) {
 	if len(c.args) > 2 && (c.args[1] == "install" || c.args[1] == "run") {
-		s.packages(c, c.args[2:3], popularPy, "Python tool")
+		s.packages(c, c.args[2:3], s.v.k.list("popular_python"), "Python tool")
 		return
 	}
 	s.allow("pipx")
@@ -1250,7 +1143,7 @@ func judgePipx(s *sh, c *cmd) {
 
 func judgeGem(s *sh, c *cmd) {
 	if len(c.args) > 1 && c.args[1] == "install" {
-		s.packages(c, shell.Operands(c.args[1:], "v", "version", "source"), popularGems, "gem")
+		s.packages(c, shell.Operands(c.args[1:], "v", "version", "source"), s.v.k.list("popular_gems"), "gem")
 		return
 	}
 	if len(c.args) > 1 && (c.args[1] == "push" || c.args[1] == "signin" || c.args[1] == "owner" || c.args[1] == "yank") {
@@ -1352,7 +1245,7 @@ func judgeBuildTool(s *sh, c *cmd) {
 			case "exec":
 				if len(targets) > 1 {
 					t := targets[1]
-					if isDevToolName(t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" {
+					if s.isDevToolName(t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" {
 						s.allow(c.name + " exec " + t)
 						return
 					}

@@ -9,29 +9,6 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
-func registerFileOps(reg func(func(*sh, *cmd), ...string)) {
-	reg(judgeMkdir, "mkdir", "touch")
-	reg(judgeCp, "cp", "gcp", "install", "ditto")
-	reg(judgeMv, "mv", "gmv")
-	reg(judgeLn, "ln")
-	reg(judgeRm, "rm", "grm", "unlink", "rmdir", "trash", "trash-put")
-	reg(judgeShred, "shred", "srm", "wipe")
-	reg(judgeTruncate, "truncate")
-	reg(judgeChmod, "chmod")
-	reg(judgeChown, "chown", "chgrp")
-	reg(judgeChattr, "chattr", "chflags", "setfacl", "setfattr", "xattr")
-	reg(judgeTar, "tar", "gtar", "bsdtar")
-	reg(judgeZip, "zip", "7z", "7za", "7zr", "rar")
-	reg(judgeUnzip, "unzip", "unrar")
-	reg(judgeCompress, "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "lz4", "compress", "uncompress", "pigz", "lzma", "unlzma")
-	reg(judgeSplit, "split", "csplit", "gsplit")
-	reg(judgePatch, "patch")
-	reg(judgeDd, "dd")
-	reg(judgeRename, "rename", "dos2unix", "unix2dos", "mmv")
-	reg(judgeCpio, "cpio")
-	reg(judgeMogrify, "mogrify")
-}
-
 // writesOperands judges each operand as written.
 func (s *sh) writesOperands(c *cmd, ops []string) {
 	for _, p := range ops {

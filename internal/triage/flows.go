@@ -28,7 +28,7 @@ func (s *sh) flows() {
 				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
 			}
 		}
-		if readsProgram(c) {
+		if s.readsProgram(c) {
 			for j := range s.cmds {
 				d := &s.cmds[j]
 				if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage >= c.sc.Stage || len(d.args) == 0 {
@@ -88,11 +88,11 @@ var interpreters = map[string]bool{
 
 // readsProgram reports whether c is a shell or interpreter reading its
 // program from standard input.
-func readsProgram(c *cmd) bool {
+func (s *sh) readsProgram(c *cmd) bool {
 	if len(c.args) == 0 || c.sc.Unwrapped && !shell.IsShell(c.name) {
 		return false
 	}
-	if !shell.IsShell(c.name) && !interpreters[c.name] && !isPython(c.name) {
+	if !shell.IsShell(c.name) && !s.v.k.has(c.name, factInterpreter) && !isPython(c.name) {
 		return false
 	}
 	for _, a := range c.args[1:] {

@@ -10,26 +10,6 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
-func registerNet(reg func(func(*sh, *cmd), ...string)) {
-	reg(judgeCurl, "curl")
-	reg(judgeWget, "wget", "wget2")
-	reg(judgeHTTPie, "http", "https", "xh", "httpie")
-	reg(judgeNc, "nc", "ncat", "netcat", "socat", "telnet", "cryptcat")
-	reg(judgeSSH, "ssh", "mosh", "autossh")
-	reg(judgeScp, "scp", "sftp", "rsync", "rclone", "lftp", "ftp", "tftp", "smbclient")
-	// Printers send the files they print to a print server, which
-	// may be another host (lpr -H, lp -h).
-	reg(printer("PHJCTU#io"), "lpr")
-	reg(printer("dhnoqPtHTA"), "lp")
-	reg(judgeMail, "mail", "mailx", "sendmail", "mutt", "swaks", "msmtp", "ssmtp")
-	reg(judgeTunnel, "ngrok", "cloudflared", "lt", "localtunnel", "bore", "frpc", "chisel", "pagekite", "expose")
-	reg(judgeSniffer, "tcpdump", "tshark", "dumpcap", "wireshark", "ettercap", "bettercap", "arpspoof", "dsniff", "mitmproxy", "mitmdump", "tcpflow", "ngrep")
-	reg(judgeAttackTool, "nmap", "masscan", "zmap", "nikto", "gobuster", "dirb", "dirbuster", "ffuf", "wfuzz", "sqlmap",
-		"msfconsole", "msfvenom", "evil-winrm", "responder", "crackmapexec", "netexec", "nxc", "pspy", "linpeas", "enum4linux")
-	reg(judgeCredentialDumper, "hydra", "medusa", "john", "hashcat", "mimikatz", "lazagne", "secretsdump.py", "impacket-secretsdump",
-		"unshadow", "truffleHog", "pwdump", "ncrack", "patator")
-}
-
 // localHost reports whether a host is the local machine.
 func localHost(h string) bool {
 	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")

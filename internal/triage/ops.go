@@ -146,7 +146,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 	if strings.HasPrefix(pl.abs, "/dev/tcp/") || strings.HasPrefix(pl.abs, "/dev/udp/") {
 		s.remoteSink = true
 		switch {
-		case c.name != "" && (shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name)):
+		case c.name != "" && (shell.IsShell(c.name) || s.v.k.has(c.name, factInterpreter) || isPython(c.name)):
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` connects a shell to the network (a remote shell)")
 		case c.out > notSecret:
 			s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+c.outWhat+" over a raw network connection")

@@ -3,7 +3,6 @@ package triage
 import (
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
@@ -11,142 +10,23 @@ import (
 	"github.com/wardenhq/warden/rules"
 )
 
-// programs maps program names to their judges. A program missing from
-// the table, and not run from the workspace, is passed on. It is built on
-// first use (programJudge), not when warden starts.
-var (
-	programs     map[string]func(*sh, *cmd)
-	loadPrograms sync.Once
-)
-
-// programJudge returns the judge of program name, if the table has one.
-func programJudge(name string) (func(*sh, *cmd), bool) {
-	loadPrograms.Do(registerPrograms)
-	f, ok := programs[name]
-	return f, ok
-}
-
-// registerPrograms builds the programs table.
-func registerPrograms() {
-	programs = map[string]func(*sh, *cmd){}
-	reg := func(f func(*sh, *cmd), names ...string) {
-		for _, n := range names {
-			programs[n] = f
-		}
-	}
-	// Readers that print what they read.
-	reg(printer(""), "cat", "tac", "nl", "less", "more", "most", "zcat", "bzcat", "xzcat", "lzcat", "zless", "zmore",
-		"rev", "fold", "fmt", "expand", "unexpand", "pr", "tsort", "bat", "batcat", "iconv", "col", "colrm", "comm",
-		"cmp", "diff", "diff3", "sdiff", "colordiff", "wdiff", "shuf", "look", "tr", "base32", "basenc", "uuencode",
-		"uudecode", "jq", "yq", "gron", "xmllint", "csvlook", "mlr", "markdown", "zipinfo", "pdftotext")
-	reg(printer("nc"), "head", "tail")
-	reg(printer("AjNtw"), "od")
-	reg(printer("nt"), "strings")
-	reg(printer("bs"), "hexdump", "hd")
-	reg(printer("cdfs"), "cut")
-	reg(printer("dst"), "paste")
-	reg(printer("cstoRNW"), "column")
-	reg(printer("12jteo"), "join")
-	reg(judgeXxd, "xxd")
-	reg(judgeBase64, "base64")
-	reg(judgeSort, "sort")
-	reg(judgeUniq, "uniq")
-	// Inspecting files without printing their content.
-	reg(inspector(""), "ls", "dir", "vdir", "stat", "file", "du", "wc", "realpath", "readlink", "basename", "dirname",
-		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "md5",
-		"shasum", "test", "[", "[[", "exa", "eza", "lsattr", "namei", "pathchk", "getfacl", "identify", "ffprobe",
-		"mediainfo", "exiftool", "pdfinfo", "ldd", "nm", "objdump", "readelf", "size")
-	reg(judgeTree, "tree")
-	reg(judgeGrep, "grep", "egrep", "fgrep", "zgrep", "zegrep", "rgrep", "agrep", "rg", "ag", "ack", "ack-grep", "pcregrep")
-	reg(judgeSed, "sed", "gsed")
-	reg(judgeAwk, "awk", "gawk", "mawk", "nawk")
-	reg(judgeFind, "find", "gfind")
-	reg(judgeFd, "fd", "fdfind")
-	reg(judgeLocate, "locate", "mlocate", "plocate", "slocate")
-	// Builtins, information about the machine and its processes, text
-	// utilities: they change nothing.
-	reg(harmless, "echo", "printf", "true", "false", ":", "sleep", "pwd", "cd", "pushd", "popd", "dirs", "type",
-		"which", "whereis", "whoami", "id", "groups", "uname", "arch", "nproc", "uptime", "cal", "ncal",
-		"bc", "dc", "expr", "seq", "factor", "numfmt", "yes", "tput", "clear", "reset", "logname", "users", "who", "w",
-		"jobs", "wait", "fg", "bg", "disown", "read", "mapfile", "readarray", "shift", "getopts", "let", "return",
-		"exit", "break", "continue", "ulimit", "times", "shopt", "unalias", "help", "man",
-		"info", "apropos", "whatis", "tldr", "locale", "ps", "pgrep", "pidof", "pstree", "free", "vmstat", "iostat",
-		"mpstat", "sar", "lscpu", "lsblk", "lsusb", "lspci", "lsmod", "df", "findmnt", "lsof", "netstat", "ss", "ping",
-		"ping6", "traceroute", "tracepath", "mtr", "whois", "uuidgen", "uuid", "tty", "stty", "getconf", "lsb_release",
-		"sw_vers", "hostnamectl", "timedatectl", "finger", "pinky", "nohup", "time", "xdg-open", "open",
-		"notify-send", "say", "sensors", "nvidia-smi", "iotop", "htop", "btop", "glances", "watch", "cowsay", "figlet",
-		"toilet", "mktemp", "mkfifo", "addr2line", "c++filt", "cpp", "ncdu", "units", "zdump", "systemd-analyze",
-		"loginctl", "ipcs", "wall", "write", "mesg", "iwconfig", "nmcli", "iw", "ethtool", "xargs", "nice", "ionice",
-		"timeout", "stdbuf", "command", "builtin", "exec", "eval", "pv", "bind", "xclip", "xsel", "pbcopy", "pbpaste",
-		"sync", "blkid", "lshw", "hwinfo", "inxi", "neofetch", "dmidecode", "lpr", "lp", "lpq", "lpstat", "enscript")
-	programs["getent"] = judgeGetent
-	programs["printenv"] = judgePrintenv
-	programs["env"] = judgeEnv
-	programs["set"] = judgeSet
-	programs["export"] = judgeExport
-	programs["declare"] = judgeExport
-	programs["typeset"] = judgeExport
-	programs["local"] = judgeExport
-	programs["readonly"] = judgeExport
-	programs["hash"] = judgeHash
-	programs["alias"] = judgeAlias
-	programs["unset"] = judgeUnset
-	programs["history"] = judgeHistory
-	programs["date"] = judgeDate
-	programs["hostname"] = judgeHostname
-	programs["dig"] = judgeDig
-	programs["nslookup"] = judgeDig
-	programs["host"] = judgeDig
-	programs["kill"] = judgeKill
-	programs["screen"] = judgeMultiplexer
-	programs["tmux"] = judgeMultiplexer
-	programs["tee"] = judgeTee
-	programs["sponge"] = judgeTee
-	programs["script"] = judgeScriptCmd
-	programs["top"] = harmless
-	programs["ifconfig"] = judgeIfconfig
-	programs["ip"] = judgeIP
-	programs["route"] = judgeRoute
-	programs["arp"] = judgeRoute
-	programs["journalctl"] = judgeJournal
-	programs["dmesg"] = judgeDmesg
-	programs["last"] = harmless
-	programs["lastlog"] = harmless
-	programs["source"] = judgeSource
-	programs["."] = judgeSource
-	for _, sh := range []string{"sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "ash", "yash", "fish", "csh", "tcsh"} {
-		programs[sh] = judgeShellProgram
-	}
-	registerFileOps(reg)
-	registerDev(reg)
-	registerNet(reg)
-	registerSys(reg)
-}
-
-// projectRunners build, test or run the code of the directory they run
-// in: routine in the workspace, not elsewhere (a repository just cloned
-// into /tmp is not the user's project).
-var projectRunners = set("go", "cargo", "npm", "yarn", "pnpm", "bun", "make", "gmake", "just", "task", "rake",
-	"gradle", "gradlew", "mvn", "mvnw", "sbt", "mix", "dotnet", "bazel", "bazelisk", "pytest", "tox", "nox", "cmake",
-	"ninja", "meson", "ant", "swift", "flutter", "composer", "bundle", "poetry", "uv", "pipenv", "pdm", "hatch", "deno")
-
-// installers are package managers whose installs run the packages' own
-// code (install scripts, build hooks).
-var installers = set("gem", "brew", "conda", "mamba", "micromamba", "pipx", "cpan", "cpanm", "luarocks", "opam", "nimble")
+// programJudge returns the judge of program name, if the programs file
+// gives it one (see knowledge.go and programs.yaml).
+func (s *sh) programJudge(name string) (func(*sh, *cmd), bool) { return s.v.k.judgeOf(name) }
 
 // judgeProgram judges a command that is not a wrapper.
 func judgeProgram(s *sh, c *cmd) {
-	if projectRunners[c.name] {
+	if s.v.k.has(c.name, factRunsProject) {
 		if s.escalated {
 			s.esc(vocab.Routine, medium, "`"+c.text+"` builds or runs the project's code, whose text is not in the request, outside the sandbox")
 		}
 		if pl := s.where(".", c.cwd); pl.zone != zWork {
 			s.esc(vocab.Routine, medium, "`"+c.text+"` builds or runs the code of "+orName(pl.abs, "a directory")+", outside the workspace")
 		}
-	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || installers[c.name] || isPython(c.name) && shell.HasWord(c.args, "pip")) {
+	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || s.v.k.has(c.name, factInstalls) || isPython(c.name) && shell.HasWord(c.args, "pip")) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
-	if f, ok := programJudge(c.name); ok {
+	if f, ok := s.programJudge(c.name); ok {
 		f(s, c)
 		return
 	}
@@ -196,7 +76,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 		if strings.HasPrefix(p, d) {
 			c2 := *c
 			c2.args = append([]string{c.name}, c.args[1:]...)
-			if _, ok := programJudge(c.name); ok {
+			if _, ok := s.programJudge(c.name); ok {
 				judgeProgram(s, &c2)
 				return
 			}
@@ -207,7 +87,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 		if strings.HasPrefix(pl.abs, d) {
 			// A link to a system program (.venv/bin/python): judged
 			// as the program it is called as.
-			if _, ok := programJudge(c.name); ok || isPython(c.name) {
+			if _, ok := s.programJudge(c.name); ok || isPython(c.name) {
 				c2 := *c
 				c2.args = append([]string{c.name}, c.args[1:]...)
 				judgeProgram(s, &c2)
@@ -228,7 +108,7 @@ func judgeLocalProgram(s *sh, c *cmd) {
 			judgeBuildTool(s, c)
 			return
 		case strings.Contains(p, "node_modules/.bin/") || strings.Contains(p, ".venv/bin/") || strings.Contains(p, "venv/bin/"):
-			if _, ok := programJudge(c.name); ok {
+			if _, ok := s.programJudge(c.name); ok {
 				c2 := *c
 				c2.args = append([]string{c.name}, c.args[1:]...)
 				judgeProgram(s, &c2)
@@ -244,31 +124,6 @@ func judgeLocalProgram(s *sh, c *cmd) {
 	}
 	s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+p+" from "+pl.zone.String())
 }
-
-// printer judges readers that print their file operands.
-func printer(argShort string) func(*sh, *cmd) {
-	return func(s *sh, c *cmd) {
-		for _, p := range shell.Operands(c.args, argShort) {
-			if p == "-" {
-				continue
-			}
-			s.read(c, p, true)
-		}
-		s.allow(c.name)
-	}
-}
-
-// inspector judges commands that inspect files without printing them.
-func inspector(argShort string) func(*sh, *cmd) {
-	return func(s *sh, c *cmd) {
-		for _, p := range shell.Operands(c.args, argShort) {
-			s.read(c, p, false)
-		}
-		s.allow(c.name)
-	}
-}
-
-func harmless(s *sh, c *cmd) { s.allow(c.name) }
 
 func judgeXxd(s *sh, c *cmd) {
 	ops := shell.Operands(c.args, "clgsoC")

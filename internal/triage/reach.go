@@ -16,32 +16,16 @@ import (
 // destinations that are raw IP addresses or unusual ports. The program
 // tables judge what they know; this looks at what every command shows.
 
-// netPrograms can send what their words and input carry to other hosts,
-// including programs not usually thought of as network clients: DNS
-// tools, whois, printers, TLS probes, mailers.
-var netPrograms = set("curl", "wget", "wget2", "http", "https", "xh", "httpie", "nc", "ncat", "netcat", "nc.traditional",
-	"nc.openbsd", "socat", "telnet", "cryptcat", "ssh", "mosh", "autossh", "scp", "sftp", "rsync", "rclone", "lftp",
-	"ftp", "tftp", "smbclient", "mail", "mailx", "sendmail", "mutt", "swaks", "msmtp", "ssmtp", "dig", "host",
-	"nslookup", "drill", "whois", "ping", "ping6", "traceroute", "tracepath", "mtr", "lp", "lpr", "openssl", "gnutls-cli",
-	"lynx", "links", "w3m", "elinks", "aria2c", "fetch", "websocat", "wscat", "grpcurl", "redis-cli", "ldapsearch",
-	"snmpget", "snmpwalk", "irssi", "busybox", "torsocks", "proxychains", "proxychains4", "ntpdate", "arping", "hping3",
-	"xterm", "gh", "git")
-
-// lookupPrograms only resolve or probe a name: a secret in their host name
-// argument has no use but to carry it out through DNS or ICMP.
-var lookupPrograms = set("dig", "host", "nslookup", "drill", "whois", "ping", "ping6", "traceroute", "tracepath", "mtr", "arping")
-
-// probePrograms take a bare address as what they inspect, not as a place
-// data goes.
-var probePrograms = set("ping", "ping6", "traceroute", "tracepath", "mtr", "dig", "host", "nslookup", "drill", "whois",
-	"arp", "arping", "ip", "route", "ipcalc", "sipcalc", "grep", "egrep", "fgrep", "rg", "ag", "sed", "awk", "echo", "printf")
+// Which programs can talk to other hosts (network), only look a name up
+// (looks_up) or take a bare address as what they inspect (probes) is said
+// by the programs file.
 
 // reach adds the findings of c's words about the network.
 func (s *sh) reach(c *cmd) {
 	if len(c.args) < 2 && c.sc.Doc == "" {
 		return
 	}
-	net := netPrograms[c.name]
+	net := s.v.k.has(c.name, factNetwork)
 	// Destinations.
 	remote, rawIP, oddPort, meta := "", "", "", ""
 	expose := false
@@ -70,7 +54,7 @@ func (s *sh) reach(c *cmd) {
 			remote = h
 		}
 		if ip := net4or6(h); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
-			if scheme || port != "" || !probePrograms[c.name] {
+			if scheme || port != "" || !s.v.k.has(c.name, factProbes) {
 				if rawIP == "" {
 					rawIP = h
 					if port != "" {
@@ -131,7 +115,7 @@ func (s *sh) reach(c *cmd) {
 		if len(vs) == 0 {
 			continue
 		}
-		if lookupPrograms[c.name] && inHostName(raw, vs[0]) {
+		if s.v.k.has(c.name, factLooksUp) && inHostName(raw, vs[0]) {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` puts the secret $"+vs[0]+" into a name it looks up (DNS carries it out)")
 			return
 		}

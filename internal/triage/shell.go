@@ -173,7 +173,7 @@ func (s *sh) judgeText(text, cwd string) Verdict {
 // judgeLater is judgeText, also reporting whether the text downloads code
 // and runs it.
 func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
-	var v verdict
+	v := verdict{k: s.v.k}
 	if s.depth > 3 {
 		v.add(finding{vocab.Escalate, vocab.Routine, medium, "nested too deeply to judge"})
 		return v.result(), false

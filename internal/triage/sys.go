@@ -8,25 +8,6 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
-func registerSys(reg func(func(*sh, *cmd), ...string)) {
-	reg(judgeSystemctl, "systemctl")
-	reg(judgeService, "service", "rc-service", "launchctl", "sv")
-	reg(judgeFirewall, "ufw", "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "nft", "pfctl", "firewall-cmd", "iptables-restore", "iptables-save", "ip6tables-save")
-	reg(judgeMAC, "setenforce", "getenforce", "sestatus", "aa-disable", "aa-complain", "aa-teardown", "apparmor_parser", "aa-status", "aa-enforce")
-	reg(judgeAudit, "auditctl", "ausearch", "aureport")
-	reg(judgeMacSecurity, "spctl", "csrutil", "tmutil", "fdesetup", "defaults", "sysadminctl", "dsenableroot", "dscl", "dseditgroup", "systemsetup", "pwpolicy", "profiles")
-	reg(judgeAccounts, "useradd", "adduser", "usermod", "userdel", "deluser", "groupadd", "addgroup", "groupmod", "groupdel",
-		"gpasswd", "passwd", "chpasswd", "chsh", "chfn", "chage", "pw", "newusers", "vipw", "vigr", "visudo", "lchage")
-	reg(judgeCrontab, "crontab")
-	reg(judgeAt, "at", "batch")
-	reg(judgeMount, "mount", "umount", "swapon", "swapoff", "losetup", "cryptsetup", "mdadm", "lvremove", "vgremove", "pvremove", "zpool", "zfs")
-	reg(judgeKernel, "modprobe", "insmod", "rmmod", "kexec", "sysctl", "setcap", "getcap", "capsh", "setpriv")
-	reg(judgePkill, "pkill", "killall", "killall5", "skill", "slay")
-	reg(judgeShutdown, "shutdown", "reboot", "halt", "poweroff", "init", "telinit")
-	reg(judgeDisk, "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "mkswap", "blkdiscard", "hdparm", "diskutil", "badblocks", "e2fsck", "fsck", "tune2fs", "resize2fs")
-	reg(judgeUpdateAlternatives, "update-alternatives", "update-rc.d", "chkconfig", "ldconfig", "update-ca-certificates", "trust")
-}
-
 func judgeSystemctl(s *sh, c *cmd) {
 	ops := shell.Operands(c.args, "HMtpsn", "host", "machine", "type", "property", "signal", "state", "root", "lines", "output")
 	if len(ops) == 0 {
@@ -44,7 +25,7 @@ func judgeSystemctl(s *sh, c *cmd) {
 		return
 	}
 	for _, u := range ops[1:] {
-		if securityService(u) && (verb == "stop" || verb == "disable" || verb == "mask" || verb == "kill") {
+		if s.securityService(u) && (verb == "stop" || verb == "disable" || verb == "mask" || verb == "kill") {
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns off the security service "+u)
 			return
 		}
@@ -60,17 +41,10 @@ func judgeSystemctl(s *sh, c *cmd) {
 	s.esc(vocab.Routine, medium, "`"+c.text+"` starts, stops or restarts a system service")
 }
 
-var securityServices = []string{
-	"apparmor", "auditd", "firewalld", "ufw", "fail2ban", "selinux", "clamav", "clamd", "falcon", "crowdstrike",
-	"osquery", "wazuh", "ossec", "sshguard", "aide", "iptables", "ip6tables", "nftables", "netfilter", "sentinel",
-	"mdatp", "defender", "tripwire", "snort", "suricata", "auditbeat", "sysmon", "elastic-agent", "cylance",
-	"carbonblack", "cbagent", "rsyslog", "syslog", "journald", "pf",
-}
-
-func securityService(u string) bool {
+func (s *sh) securityService(u string) bool {
 	u = strings.ToLower(strings.TrimSuffix(u, ".service"))
-	for _, s := range securityServices {
-		if u == s || strings.HasPrefix(u, s) && len(s) > 3 {
+	for n := range s.v.k.list("security_services") {
+		if u == n || strings.HasPrefix(u, n) && len(n) > 3 {
 			return true
 		}
 	}
@@ -105,7 +79,7 @@ func judgeService(s *sh, c *cmd) {
 			s.allow("service status")
 			return
 		}
-		if securityService(u) && (verb == "stop" || verb == "disable" || verb == "onestop") {
+		if s.securityService(u) && (verb == "stop" || verb == "disable" || verb == "onestop") {
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns off the security service "+u)
 			return
 		}

@@ -116,6 +116,7 @@ func (f finding) rank() int {
 
 // verdict accumulates findings.
 type verdict struct {
+	k       *Knowledge // what the first pass knows about programs
 	worst   finding
 	set     bool
 	notes   []string // further escalation reasons, for the message
@@ -212,7 +213,17 @@ func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil,
 // (one repeating instructions found only in tool output), never the
 // reverse.
 func JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
-	var v verdict
+	return (*Knowledge)(nil).JudgeIn(a, request, transcript, set)
+}
+
+// Judge is Judge with what k knows about programs (nil for the embedded
+// programs file).
+func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.JudgeIn(a, "", nil, set) }
+
+// JudgeIn is JudgeIn with what k knows about programs (nil for the
+// embedded programs file).
+func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
+	v := verdict{k: k.or()}
 	judgeAction(&v, &a, set, 0)
 	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == vocab.Allow {
 		// A write the read-only sandbox blocked: widening it is never

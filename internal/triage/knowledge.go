@@ -1,0 +1,675 @@
+package triage
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
+)
+
+// What the first pass knows about programs is data: programs.yaml, embedded
+// in the binary, says for each program it knows which mechanism judges it
+// (prints the files it is given, inspects them, changes nothing, a named
+// judge written in Go, or subcommands with effects), and which facts hold
+// of it (it builds the project, installs packages, interprets programs,
+// talks to the network). Go keeps the mechanisms: data-flow through pipes,
+// redirections and substitutions, path resolution, secrets detection and
+// the judges whose rules cannot be said as data (git push, find -exec).
+//
+// The format is YAML read as yaml.v3 nodes, so that every error names its
+// file:line:col, as policy and rules files do; loading the embedded file
+// takes about a millisecond (BenchmarkKnowledgeLoad) and happens on first
+// use, not when warden starts.
+
+//go:embed programs.yaml
+var embeddedPrograms []byte
+
+// EmbeddedProgramsFile is the name the embedded programs file is reported
+// under in errors and reasons.
+const EmbeddedProgramsFile = "internal/triage/programs.yaml"
+
+// programsVersion is the version of the programs file schema this build
+// reads.
+const programsVersion = 1
+
+// Knowledge is what the first pass knows about programs: the embedded
+// programs file, extended or overridden by the user's and the managed
+// programs files (LoadKnowledge). It is immutable once built and safe for
+// concurrent use. The nil *Knowledge is the embedded knowledge.
+type Knowledge struct {
+	programs map[string]*program
+	lists    map[string]map[string]bool
+	files    []string // the files read, embedded first
+}
+
+// program is one program the first pass knows.
+type program struct {
+	at string // file:line of its entry, for reasons
+
+	// mechanism: one of does (reads, inspects, harmless), judge, or
+	// subcommands; none for an entry that only states facts.
+	does       string
+	judgeName  string
+	judge      func(*sh, *cmd)
+	valueShort string
+	valueLong  []string
+	subs       map[string]string // subcommand → effect
+	def        string            // effect of a subcommand not listed
+	operands   string            // read, write or none
+
+	facts uint8
+}
+
+// Facts a programs file states of a program.
+const (
+	factRunsProject uint8 = 1 << iota // builds, tests or runs the code of the directory it runs in
+	factInstalls                      // installs packages whose install code runs
+	factInterpreter                   // runs a program given on its standard input or as a file
+	factNetwork                       // can send what its words and input carry to other hosts
+	factLooksUp                       // only resolves or probes a name
+	factProbes                        // takes a bare address as what it inspects
+)
+
+// factKeys are the keys of the facts, in the order of the file's
+// documentation.
+var factKeys = []struct {
+	key  string
+	fact uint8
+}{
+	{"runs_project", factRunsProject}, {"installs", factInstalls}, {"interpreter", factInterpreter},
+	{"network", factNetwork}, {"looks_up", factLooksUp}, {"probes", factProbes},
+}
+
+// Mechanisms (does:) and effects (subcommands:, default:).
+var (
+	doesNames   = []string{"reads", "inspects", "harmless"}
+	effectNames = []string{"read", "write", "destroy", "network", "runs_code", "credentials", "escalate"}
+	operandKind = []string{"read", "write", "none"}
+	// listNames are the lists of the embedded file.
+	listNames = []string{"popular_python", "popular_npm", "popular_crates", "popular_gems", "npx_tools",
+		"routine_python_modules", "risky_target_words", "routine_target_words", "security_services"}
+	programKeys = []string{"names", "does", "judge", "subcommands", "default", "operands", "value_options",
+		"long_value_options", "runs_project", "installs", "interpreter", "network", "looks_up", "probes"}
+)
+
+// judges are the judges written in Go that a programs file names with
+// judge:. It is built on first use.
+func judges() map[string]func(*sh, *cmd) {
+	return map[string]func(*sh, *cmd){
+		"accounts":            judgeAccounts,
+		"alembic":             judgeAlembic,
+		"alias":               judgeAlias,
+		"apt":                 judgeApt,
+		"at":                  judgeAt,
+		"attack_tool":         judgeAttackTool,
+		"audit":               judgeAudit,
+		"awk":                 judgeAwk,
+		"base64":              judgeBase64,
+		"build_tool":          judgeBuildTool,
+		"cargo":               judgeCargo,
+		"chattr":              judgeChattr,
+		"chmod":               judgeChmod,
+		"chown":               judgeChown,
+		"cloud":               judgeCloud,
+		"compress":            judgeCompress,
+		"cp":                  judgeCp,
+		"cpio":                judgeCpio,
+		"credential_dumper":   judgeCredentialDumper,
+		"crontab":             judgeCrontab,
+		"curl":                judgeCurl,
+		"date":                judgeDate,
+		"dd":                  judgeDd,
+		"dev_tool":            judgeDevTool,
+		"dig":                 judgeDig,
+		"disk":                judgeDisk,
+		"dmesg":               judgeDmesg,
+		"docker":              judgeDocker,
+		"env":                 judgeEnv,
+		"export":              judgeExport,
+		"fd":                  judgeFd,
+		"find":                judgeFind,
+		"firewall":            judgeFirewall,
+		"gem":                 judgeGem,
+		"getent":              judgeGetent,
+		"gh":                  judgeGh,
+		"git":                 judgeGit,
+		"go":                  judgeGo,
+		"gpg":                 judgeGpg,
+		"grep":                judgeGrep,
+		"hash":                judgeHash,
+		"helm":                judgeHelm,
+		"history":             judgeHistory,
+		"hostname":            judgeHostname,
+		"httpie":              judgeHTTPie,
+		"ifconfig":            judgeIfconfig,
+		"ip":                  judgeIP,
+		"journal":             judgeJournal,
+		"kernel":              judgeKernel,
+		"kill":                judgeKill,
+		"kubectl":             judgeKubectl,
+		"ln":                  judgeLn,
+		"locate":              judgeLocate,
+		"mac":                 judgeMAC,
+		"mac_security":        judgeMacSecurity,
+		"mail":                judgeMail,
+		"manage":              judgeManage,
+		"mkdir":               judgeMkdir,
+		"mogrify":             judgeMogrify,
+		"mount":               judgeMount,
+		"multiplexer":         judgeMultiplexer,
+		"mv":                  judgeMv,
+		"nc":                  judgeNc,
+		"node":                judgeNode,
+		"npm":                 judgeNpm,
+		"npx":                 judgeNpx,
+		"openssl":             judgeOpenssl,
+		"patch":               judgePatch,
+		"perl":                judgePerl,
+		"pipx":                judgePipx,
+		"pkill":               judgePkill,
+		"poetry":              judgePoetry,
+		"printenv":            judgePrintenv,
+		"rename":              judgeRename,
+		"rm":                  judgeRm,
+		"route":               judgeRoute,
+		"rustup":              judgeRustup,
+		"scp":                 judgeScp,
+		"script_cmd":          judgeScriptCmd,
+		"script_interpreter":  judgeScriptInterp,
+		"secret_tool":         judgeSecretTool,
+		"sed":                 judgeSed,
+		"server_config_test":  judgeServerConfigTest,
+		"service":             judgeService,
+		"set":                 judgeSet,
+		"shell_program":       judgeShellProgram,
+		"shred":               judgeShred,
+		"shutdown":            judgeShutdown,
+		"sniffer":             judgeSniffer,
+		"sort":                judgeSort,
+		"source":              judgeSource,
+		"split":               judgeSplit,
+		"sql":                 judgeSQL,
+		"ssh":                 judgeSSH,
+		"ssh_add":             judgeSSHAdd,
+		"ssh_keygen":          judgeSSHKeygen,
+		"systemctl":           judgeSystemctl,
+		"tar":                 judgeTar,
+		"tee":                 judgeTee,
+		"terraform":           judgeTerraform,
+		"tree":                judgeTree,
+		"truncate":            judgeTruncate,
+		"tunnel":              judgeTunnel,
+		"uniq":                judgeUniq,
+		"unset":               judgeUnset,
+		"unzip":               judgeUnzip,
+		"update_alternatives": judgeUpdateAlternatives,
+		"uv":                  judgeUv,
+		"wget":                judgeWget,
+		"xxd":                 judgeXxd,
+		"yarn":                judgeYarn,
+		"zip":                 judgeZip,
+	}
+}
+
+var (
+	defaultKnowledge *Knowledge
+	loadDefault      sync.Once
+)
+
+// DefaultKnowledge returns the knowledge of the embedded programs file,
+// parsed and checked on first use. The embedded file is part of the
+// program: a test proves it loads, and DefaultKnowledge panics if it does
+// not.
+func DefaultKnowledge() *Knowledge {
+	loadDefault.Do(func() {
+		k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges())
+		if err != nil {
+			panic("the embedded programs file: " + err.Error())
+		}
+		defaultKnowledge = k
+	})
+	return defaultKnowledge
+}
+
+// or returns k, or the embedded knowledge when k is nil.
+func (k *Knowledge) or() *Knowledge {
+	if k == nil {
+		return DefaultKnowledge()
+	}
+	return k
+}
+
+// Files lists the programs files k was built from, the embedded one first.
+func (k *Knowledge) Files() []string { return slices.Clone(k.or().files) }
+
+// Knows reports whether the programs files say anything of the program
+// name.
+func (k *Knowledge) Knows(name string) bool {
+	_, ok := k.or().programs[name]
+	return ok
+}
+
+// prog returns what k knows of the program name, nil for nothing.
+func (k *Knowledge) prog(name string) *program { return k.or().programs[name] }
+
+// has reports whether the programs files state fact of the program name.
+func (k *Knowledge) has(name string, fact uint8) bool {
+	p := k.or().programs[name]
+	return p != nil && p.facts&fact != 0
+}
+
+// list returns the named list of the embedded file.
+func (k *Knowledge) list(name string) map[string]bool { return k.or().lists[name] }
+
+// judgeOf returns how the program name is judged, if the programs files
+// give it a mechanism.
+func (k *Knowledge) judgeOf(name string) (func(*sh, *cmd), bool) {
+	p := k.or().programs[name]
+	if p == nil {
+		return nil, false
+	}
+	switch {
+	case p.judge != nil:
+		return p.judge, true
+	case p.does != "" || p.subs != nil || p.def != "":
+		return p.run, true
+	}
+	return nil, false
+}
+
+// WithFiles returns k extended by the programs files paths, in order: each
+// file's entries add programs and replace those of the same name that k or
+// an earlier file holds. An error is at the file's line and column.
+func (k *Knowledge) WithFiles(paths ...string) (*Knowledge, error) {
+	base := k.or()
+	if len(paths) == 0 {
+		return base, nil
+	}
+	out := &Knowledge{programs: make(map[string]*program, len(base.programs)+8), lists: base.lists,
+		files: slices.Clone(base.files)}
+	for n, p := range base.programs {
+		out.programs[n] = p
+	}
+	reg := judges()
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("programs file: %w", err)
+		}
+		f, err := parseKnowledge(path, data, false, reg)
+		if err != nil {
+			return nil, err
+		}
+		for n, p := range f.programs {
+			out.programs[n] = p
+		}
+		out.files = append(out.files, path)
+	}
+	return out, nil
+}
+
+// ParseKnowledgeFile checks the programs file data (named file in errors)
+// as a user's or managed file: nil when it is valid.
+func ParseKnowledgeFile(file string, data []byte) error {
+	_, err := parseKnowledge(file, data, false, judges())
+	return err
+}
+
+// parseKnowledge reads a programs file. Only the embedded file may hold
+// lists.
+func parseKnowledge(file string, data []byte, embedded bool, reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
+	if err := filepos.CheckUTF8(file, data); err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, filepos.YAMLError(file, err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, &filepos.Error{Pos: filepos.Pos{File: file, Line: 1, Col: 1}, Msg: "an empty programs file (want version: 1 and programs:)"}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, filepos.Errorf(file, root, "want a mapping with version and programs")
+	}
+	k := &Knowledge{programs: map[string]*program{}, lists: map[string]map[string]bool{}, files: []string{file}}
+	version := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], root.Content[i+1]
+		switch key.Value {
+		case "version":
+			if val.Kind != yaml.ScalarNode || val.Value != fmt.Sprint(programsVersion) {
+				return nil, filepos.Errorf(file, val, "version: want %d", programsVersion)
+			}
+			version = true
+		case "programs":
+			if err := k.parsePrograms(file, val, reg); err != nil {
+				return nil, err
+			}
+		case "lists":
+			if !embedded {
+				return nil, filepos.Errorf(file, key, "lists are only read from the embedded programs file; a programs file of yours holds programs")
+			}
+			if err := k.parseLists(file, val); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, filepos.Errorf(file, key, "unknown key %q (keys: version, programs%s)", key.Value, map[bool]string{true: ", lists"}[embedded])
+		}
+	}
+	if !version {
+		return nil, filepos.Errorf(file, root, "missing version: %d", programsVersion)
+	}
+	if embedded {
+		for _, n := range listNames {
+			if k.lists[n] == nil {
+				return nil, filepos.Errorf(file, root, "missing list %s", n)
+			}
+		}
+	}
+	return k, nil
+}
+
+// parseLists reads the lists: mapping.
+func (k *Knowledge) parseLists(file string, n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return filepos.Errorf(file, n, "lists: want a mapping of names to lists of words")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		if !slices.Contains(listNames, key.Value) {
+			return filepos.Errorf(file, key, "unknown list %q (lists: %s)", key.Value, strings.Join(listNames, ", "))
+		}
+		if k.lists[key.Value] != nil {
+			return filepos.Errorf(file, key, "list %s given twice", key.Value)
+		}
+		words, err := stringList(file, val, "lists."+key.Value)
+		if err != nil {
+			return err
+		}
+		m := make(map[string]bool, len(words))
+		for _, w := range words {
+			m[w] = true
+		}
+		k.lists[key.Value] = m
+	}
+	return nil
+}
+
+// parsePrograms reads the programs: sequence.
+func (k *Knowledge) parsePrograms(file string, n *yaml.Node, reg map[string]func(*sh, *cmd)) error {
+	if n.Kind != yaml.SequenceNode {
+		return filepos.Errorf(file, n, "programs: want a list of entries, each with names")
+	}
+	for _, e := range n.Content {
+		p, names, err := parseProgram(file, e, reg)
+		if err != nil {
+			return err
+		}
+		for i, name := range names {
+			if prev, ok := k.programs[name]; ok {
+				return filepos.Errorf(file, e, "program %q is already given at %s", name, prev.at)
+			}
+			_ = i
+			k.programs[name] = p
+		}
+	}
+	return nil
+}
+
+// parseProgram reads one entry of programs:.
+func parseProgram(file string, e *yaml.Node, reg map[string]func(*sh, *cmd)) (*program, []string, error) {
+	if e.Kind != yaml.MappingNode {
+		return nil, nil, filepos.Errorf(file, e, "a program entry: want a mapping with names and what the programs do")
+	}
+	p := &program{at: fmt.Sprintf("%s:%d", file, e.Line)}
+	var names []string
+	mechs := 0
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(e.Content); i += 2 {
+		key, val := e.Content[i], e.Content[i+1]
+		if !slices.Contains(programKeys, key.Value) {
+			return nil, nil, filepos.Errorf(file, key, "unknown key %q (keys: %s)", key.Value, strings.Join(programKeys, ", "))
+		}
+		if seen[key.Value] {
+			return nil, nil, filepos.Errorf(file, key, "%s given twice", key.Value)
+		}
+		seen[key.Value] = true
+		var err error
+		switch key.Value {
+		case "names":
+			if names, err = stringList(file, val, "names"); err != nil {
+				return nil, nil, err
+			}
+			if len(names) == 0 {
+				return nil, nil, filepos.Errorf(file, val, "names: want at least one program name")
+			}
+			for j, nm := range names {
+				if nm == "" || strings.ContainsAny(nm, "/ \t\n") {
+					at := val
+					if val.Kind == yaml.SequenceNode {
+						at = val.Content[j]
+					}
+					return nil, nil, filepos.Errorf(file, at, "names: %q is not a program name (no slashes or spaces)", nm)
+				}
+			}
+		case "does":
+			mechs++
+			if p.does, err = oneOf(file, val, "does", doesNames); err != nil {
+				return nil, nil, err
+			}
+		case "judge":
+			mechs++
+			name, err := scalar(file, val, "judge")
+			if err != nil {
+				return nil, nil, err
+			}
+			f, ok := reg[name]
+			if !ok {
+				return nil, nil, filepos.Errorf(file, val, "judge %q is not a judge of the first pass (judges: %s)", name, strings.Join(sortedKeys(reg), ", "))
+			}
+			p.judgeName, p.judge = name, f
+		case "subcommands":
+			mechs++
+			if val.Kind != yaml.MappingNode {
+				return nil, nil, filepos.Errorf(file, val, "subcommands: want a mapping of subcommand words to effects (%s)", strings.Join(effectNames, ", "))
+			}
+			p.subs = make(map[string]string, len(val.Content)/2)
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				w, err := scalar(file, val.Content[j], "subcommand")
+				if err != nil {
+					return nil, nil, err
+				}
+				if _, dup := p.subs[w]; dup {
+					return nil, nil, filepos.Errorf(file, val.Content[j], "subcommand %q given twice", w)
+				}
+				if p.subs[w], err = oneOf(file, val.Content[j+1], "subcommands."+w, effectNames); err != nil {
+					return nil, nil, err
+				}
+			}
+		case "default":
+			if p.def, err = oneOf(file, val, "default", effectNames); err != nil {
+				return nil, nil, err
+			}
+		case "operands":
+			if p.operands, err = oneOf(file, val, "operands", operandKind); err != nil {
+				return nil, nil, err
+			}
+		case "value_options":
+			if p.valueShort, err = scalar(file, val, "value_options"); err != nil {
+				return nil, nil, err
+			}
+		case "long_value_options":
+			if p.valueLong, err = stringList(file, val, "long_value_options"); err != nil {
+				return nil, nil, err
+			}
+		default: // a fact
+			var b bool
+			if val.Kind != yaml.ScalarNode || val.Decode(&b) != nil || val.Tag != "!!bool" {
+				return nil, nil, filepos.Errorf(file, val, "%s: want true or false", key.Value)
+			}
+			for _, f := range factKeys {
+				if f.key == key.Value && b {
+					p.facts |= f.fact
+				}
+			}
+		}
+	}
+	switch {
+	case names == nil:
+		return nil, nil, filepos.Errorf(file, e, "a program entry without names")
+	case mechs > 1:
+		return nil, nil, filepos.Errorf(file, e, "give one of does, judge and subcommands, not several")
+	case p.def != "" && p.subs == nil:
+		return nil, nil, filepos.Errorf(file, e, "default: only with subcommands")
+	case p.operands != "" && p.subs == nil:
+		return nil, nil, filepos.Errorf(file, e, "operands: only with subcommands (does: reads and inspects read their operands)")
+	case (p.valueShort != "" || p.valueLong != nil) && p.judge != nil:
+		return nil, nil, filepos.Errorf(file, e, "value_options: a judge reads its own options")
+	}
+	return p, names, nil
+}
+
+// scalar reads a string scalar.
+func scalar(file string, n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
+		return "", filepos.Errorf(file, n, "%s: want a word", what)
+	}
+	return n.Value, nil
+}
+
+// oneOf reads a scalar that must be one of allowed.
+func oneOf(file string, n *yaml.Node, what string, allowed []string) (string, error) {
+	v, err := scalar(file, n, what)
+	if err != nil {
+		return "", err
+	}
+	if !slices.Contains(allowed, v) {
+		return "", filepos.Errorf(file, n, "%s: %q is not one of %s", what, v, strings.Join(allowed, ", "))
+	}
+	return v, nil
+}
+
+// stringList reads a list of words: a sequence, or a string of words
+// separated by spaces (which the embedded file uses for its long lists: a
+// scalar is many times faster to parse than a sequence of hundreds).
+func stringList(file string, n *yaml.Node, what string) ([]string, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		return strings.Fields(n.Value), nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		return nil, filepos.Errorf(file, n, "%s: want a list of words", what)
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		v, err := scalar(file, c, what)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// run judges a command by a mechanism of the programs file: reads,
+// inspects, harmless, or subcommands with effects.
+func (p *program) run(s *sh, c *cmd) {
+	switch p.does {
+	case "reads", "inspects":
+		for _, o := range operands(c.args, p.valueShort, p.valueLong) {
+			if o == "-" && p.does == "reads" {
+				continue
+			}
+			s.read(c, o, p.does == "reads")
+		}
+		s.allow(c.name)
+		return
+	case "harmless":
+		s.allow(c.name)
+		return
+	}
+	ops := operands(c.args, p.valueShort, p.valueLong)
+	word, effect, listed := "", p.def, false
+	if len(ops) > 0 {
+		word = ops[0]
+		if e, ok := p.subs[word]; ok {
+			effect, listed, ops = e, true, ops[1:]
+		}
+	}
+	what := c.name
+	if word != "" {
+		what += " " + word
+	}
+	src := " (" + p.at + ")"
+	if !listed && effect == "" {
+		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+orName(word, "no subcommand")+" is not a subcommand the programs file lists for "+c.name+src)
+		return
+	}
+	if !listed {
+		src = " (default of " + p.at + ")"
+	}
+	switch effect {
+	case "read", "write":
+		for _, o := range ops {
+			switch p.operands {
+			case "read":
+				s.read(c, o, true)
+			case "write":
+				s.write(c, s.where(o, c.cwd), "")
+			}
+		}
+		if pl := s.where(".", c.cwd); effect == "write" && pl.zone != zWork {
+			s.esc(vocab.Routine, medium, "`"+c.text+"` writes files of "+orName(pl.abs, "a directory")+", outside the workspace"+src)
+			return
+		}
+		s.allow(what + " (" + effect + ")")
+	case "destroy":
+		s.esc(vocab.Destructive, medium, "`"+c.text+"` destroys data, as the programs file says of "+what+src)
+	case "network":
+		s.esc(vocab.Exfiltration, low, "`"+c.text+"` talks to other hosts, as the programs file says of "+what+src)
+	case "runs_code":
+		s.esc(vocab.Routine, medium, "`"+c.text+"` runs code whose text is not in the request, as the programs file says of "+what+src)
+	case "credentials":
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` handles credentials, as the programs file says of "+what+src)
+	default: // escalate
+		s.esc(vocab.Routine, medium, "`"+c.text+"`: the programs file passes "+what+" on"+src)
+	}
+}
+
+// operands returns the operands of args, skipping the values of the short
+// options short and the long options long.
+func operands(args []string, short string, long []string) []string {
+	return shell.Operands(args, short, long...)
+}
+
+// absIn makes a programs file path named in the configuration file cfg
+// absolute: a relative path is relative to cfg's directory.
+func absIn(cfg, path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	if strings.HasPrefix(path, "~/") {
+		if h, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(h, path[2:])
+		}
+	}
+	return filepath.Join(filepath.Dir(cfg), path)
+}

