@@ -169,7 +169,7 @@ func judgeProgram(s *sh, c *cmd) {
 		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
 		return
 	}
-	s.esc(vocab.Routine, medium, "`"+c.text+"`: "+c.name+" is not a program the first pass knows")
+	judgeUnknown(s, c)
 }
 
 // classOfRule maps the class prefix of a rules.Dangerous reason.
