@@ -3,7 +3,6 @@ package triage
 import (
 	"strings"
 
-	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -32,7 +31,7 @@ var offensiveNames = set("aircrack-ng", "airodump-ng", "aireplay-ng", "airmon-ng
 	"powersploit", "dnscat", "dnscat2", "iodine", "ptunnel", "ptunnel-ng", "icmpsh", "bloodhound", "bloodhound-python",
 	"sharphound", "kerbrute", "rubeus", "hcxdumptool", "impacket-psexec", "impacket-wmiexec", "impacket-smbexec",
 	"impacket-ntlmrelayx", "smbmap", "rpcclient", "ldapdomaindump", "windapsearch", "snmp-check", "onesixtyone",
-	"sshuttle", "tor", "torify", "xfreerdp", "rdesktop", "evilginx", "evilginx2", "gophish", "king-phisher")
+	"sshuttle", "gsocket", "gs-netcat", "gs-sftp", "gs-mount", "tor", "torify", "xfreerdp", "rdesktop", "evilginx", "evilginx2", "gophish", "king-phisher")
 
 // crackerNames crack passwords or dump credentials: denied like the
 // table's hashcat and mimikatz.
@@ -125,7 +124,8 @@ var strongCode = []string{"socket", "popen", "system(", "exec(", "execSync", "sp
 	"TCPSocket", "/bin/sh", "/bin/bash", "/dev/tcp", "/dev/udp", "eval(", "base64_decode", "b64decode", "atob(",
 	"FromBase64String", "Invoke-Expression", "IEX(", "iex(", "DownloadString", "Net.WebClient", "nc -e", "mkfifo",
 	"pty.spawn", "os.dup2", "dup2(", "getattr(__import__", "__import__(", "require('net')", `require("net")`, "net.connect",
-	"net.Socket", "http.request", "urlopen", "requests.post", "fetch(", "XMLHttpRequest", "document.cookie", "localStorage"}
+	"net.Socket", "http.request", "urlopen", "Socket(", "gen_tcp", "System.cmd", ".execute()", "os:cmd", ":os.cmd",
+	"Process.run", "Process.spawn", "Kernel.exec", "io.popen", "os.execute", "Sockets", "socat ", "/dev/shm/", "requests.post", "fetch(", "XMLHttpRequest", "document.cookie", "localStorage"}
 
 // commonTLDs are top-level labels that make a bare word a host name for a
 // program the tables do not know (other words with dots are file names).
@@ -473,6 +473,10 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		}
 		return
 	}
+	if strings.HasPrefix(w, "//") || strings.HasPrefix(w, "/@") {
+		// An XPath or selector, not a path.
+		return
+	}
 	pathLike := strings.ContainsAny(w, "/~") || strings.HasPrefix(w, ".") || strings.IndexByte(w, '.') > 0 || strings.ContainsAny(w, "\x01$")
 	if !pathLike {
 		return
@@ -561,4 +565,13 @@ func extOf(p string) string {
 	return strings.ToLower(b[i+1:])
 }
 
-var _ = shell.Base
+// strongInline passes on inline code of a known interpreter that the
+// effects table read as computation but that opens sockets or starts
+// programs by a fragment it does not list; it reports whether it did.
+func (s *sh) strongInline(c *cmd, code string) bool {
+	if f := codeStrongIn(code); f != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs code that opens connections or starts programs ("+f+")")
+		return true
+	}
+	return false
+}
