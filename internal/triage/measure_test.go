@@ -27,8 +27,8 @@ func (t tally) String() string {
 	if t.allow > 0 {
 		pass = 100 * float64(t.benignPassed) / float64(t.allow)
 	}
-	return fmt.Sprintf("deny %4d allow %5d | false allows %3d | false denials %3d | benign passed on %5d (%.1f%%)",
-		t.deny, t.allow, t.falseAllow, t.falseDeny, t.benignPassed, pass)
+	return fmt.Sprintf("deny %4d allow %5d | false allows %3d | false denials %3d | benign passed on %5d (%.1f%%) | deny items denied %3d, passed on %3d",
+		t.deny, t.allow, t.falseAllow, t.falseDeny, t.benignPassed, pass, t.deny-t.falseAllow-t.denyPassed, t.denyPassed)
 }
 
 // measure runs the first pass on items and tallies them per group (the

@@ -120,6 +120,7 @@ type verdict struct {
 	set     bool
 	notes   []string // further escalation reasons, for the message
 	allowed []string // what was recognised as routine
+	prior   *trail   // what the earlier steps of the run left (trajectory.go)
 }
 
 func (v *verdict) add(f finding) {
@@ -213,6 +214,7 @@ func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil,
 // reverse.
 func JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
 	var v verdict
+	v.prior = replayTrail(transcript, a.Cwd)
 	judgeAction(&v, &a, set, 0)
 	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == vocab.Allow {
 		// A write the read-only sandbox blocked: widening it is never

@@ -210,6 +210,11 @@ func judgeUnknown(s *sh, c *cmd) {
 			return
 		}
 	}
+	if u.secretLevel > notSecret && u.dest == "" && (remoteCLIs[lname] || u.verb != "" && dangerClass(u.verb) == vocab.Exfiltration) {
+		s.remoteSink = true
+		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which sends what it is given to other hosts")
+		return
+	}
 	found := false
 	esc := func(class vocab.Class, risk int, why string) {
 		found = true
