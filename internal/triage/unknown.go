@@ -176,6 +176,21 @@ func judgeUnknown(s *sh, c *cmd) {
 		s.esc(vocab.Routine, medium, head+", and it runs outside the sandbox, where what it does is not bounded")
 		return
 	}
+	if v := nameVerb(lname); v != "" {
+		class := dangerClass(v)
+		if class == "" {
+			class = vocab.Destructive
+		}
+		s.esc(class, medium, head+", and its name says it may "+v)
+		return
+	}
+	if flagsOnly(c.args) && c.sc.Doc == "" && len(c.sc.Inputs) == 0 {
+		// Options alone (--all, --force, --yes) change what a program
+		// does in ways its words do not show; a bare name runs its
+		// default (a status, a view, an interactive tool).
+		s.esc(vocab.Routine, medium, head+", and its options alone do not show what it does")
+		return
+	}
 	var u unknownSeen
 	s.unknownWords(c, &u)
 	runner := isRunner(lname)
@@ -579,4 +594,46 @@ func (s *sh) strongInline(c *cmd, code string) bool {
 		return true
 	}
 	return false
+}
+
+// helpFlags only print a program's usage or version.
+var helpFlags = set("--help", "-h", "-help", "--version", "-V", "-v", "-version", "--usage", "-?")
+
+// flagsOnly reports whether a command has options but no operand, and
+// does more than print its usage or version.
+func flagsOnly(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	help := true
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-" || strings.IndexByte(a, '=') > 0 {
+			return false
+		}
+		if !helpFlags[a] {
+			help = false
+		}
+	}
+	return !help
+}
+
+// nameVerbs are verbs a program's name can hold that say it destroys,
+// publishes, installs or attacks (deploy-prod, db-reset, nuke).
+var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "wipe", "erase", "purge", "nuke", "clean", "reset",
+	"install", "upload", "shutdown", "reboot", "exploit", "crack", "dump", "backdoor", "payload", "exfil", "keylog",
+	"steal", "rootkit", "persist", "obfusc", "evade", "bypass", "spray", "brute", "phish", "ransom", "encrypt"}
+
+// nameVerb returns the verb a program's name holds, "" none.
+func nameVerb(lname string) string {
+	for _, v := range nameVerbs {
+		if strings.Contains(lname, v) {
+			return v
+		}
+	}
+	for _, part := range strings.FieldsFunc(lname, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if part != lname && dangerVerbs[part] && part != "run" && part != "up" {
+			return part
+		}
+	}
+	return ""
 }
