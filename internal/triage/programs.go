@@ -8,7 +8,6 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/vocab"
-	"github.com/wardenhq/warden/rules"
 )
 
 // programs maps program names to their judges. A program missing from
@@ -163,10 +162,6 @@ func judgeProgram(s *sh, c *cmd) {
 	}
 	if strings.IndexByte(c.args[0], '/') >= 0 {
 		judgeLocalProgram(s, c)
-		return
-	}
-	if r, ok := rules.Dangerous(c.args); ok {
-		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
 		return
 	}
 	judgeUnknown(s, c)

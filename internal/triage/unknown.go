@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/rules"
 )
 
 // Generic reasoning about programs the tables do not know (issue 12, item
@@ -193,6 +194,21 @@ func judgeUnknown(s *sh, c *cmd) {
 	}
 	var u unknownSeen
 	s.unknownWords(c, &u)
+	if u.dest != "" && u.remote && u.secretLevel > notSecret || u.secretLevel > notSecret && (remoteCLIs[lname] || u.verb != "" && dangerClass(u.verb) == vocab.Exfiltration) {
+		// Before the exec rules' dangerous patterns, which only see a
+		// secret touched.
+		s.remoteSink = true
+		to := "which sends what it is given to other hosts"
+		if u.dest != "" {
+			to = "which reaches " + u.dest
+		}
+		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", "+to)
+		return
+	}
+	if r, ok := rules.Dangerous(c.args); ok {
+		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
+		return
+	}
 	runner := isRunner(lname)
 	if d := c.sc.Doc; d != "" {
 		if l, what := secretText(d); l > u.secretLevel {
@@ -487,6 +503,11 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			return
 		}
 	}
+	if !known && strings.HasPrefix(w, "$") {
+		if r := s.loopRoot(w); r != "" {
+			w = r
+		}
+	}
 	if !known && strings.HasPrefix(w, "$") || strings.IndexByte(w, 0) >= 0 {
 		if u.unknownWord == "" {
 			u.unknownWord = shorten(w, 40)
@@ -546,7 +567,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		}
 		set(vocab.Routine, medium, "uses "+orName(pl.abs, w)+" in the home directory, outside the workspace")
 	case zSystem:
-		if publicSystemPath(pl.abs) || harmlessDevices[pl.abs] {
+		if publicSystemPath(pl.abs) && !strings.HasPrefix(pl.abs, "/etc/") && !strings.HasPrefix(pl.abs, "/proc/") || harmlessDevices[pl.abs] {
 			return
 		}
 		if systemPrivate(pl.abs) {
@@ -636,4 +657,23 @@ func nameVerb(lname string) string {
 		}
 	}
 	return ""
+}
+
+// loopRoot returns the root of the files a loop variable walks when w is
+// a parameter expansion of it (${f%.png}.webp, $f.bak): "" otherwise.
+func (s *sh) loopRoot(w string) string {
+	name := strings.TrimPrefix(w, "$")
+	name = strings.TrimPrefix(name, "{")
+	i := 0
+	for i < len(name) && isNameByte(name[i], i > 0) {
+		i++
+	}
+	if i == 0 {
+		return ""
+	}
+	v := s.vars[name[:i]]
+	if !strings.HasSuffix(v, "/\x01") {
+		return ""
+	}
+	return v
 }
