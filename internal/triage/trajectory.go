@@ -40,6 +40,7 @@ type trail struct {
 	aliases map[string]string // variables assigned from secrets: name → what
 	wrote   map[string]bool   // files the steps wrote, resolved
 	content map[string]string // what they wrote, when the step shows it (echo, printf, cat <<EOF)
+	fileVar map[string]string // variables assigned a secret file's content: name → what
 }
 
 // priorStep is one earlier step: a script, or a file written.
@@ -78,7 +79,7 @@ func replayTrail(transcript []vocab.Turn, cwd string) *trail {
 		t.tainted = s.tainted
 		t.learn(s)
 	}
-	if len(t.tainted) == 0 && len(t.aliases) == 0 && len(t.wrote) == 0 {
+	if len(t.tainted) == 0 && len(t.aliases) == 0 && len(t.wrote) == 0 && len(t.fileVar) == 0 {
 		return nil
 	}
 	return t
@@ -153,6 +154,12 @@ func (t *trail) learn(s *sh) {
 			for _, m := range fileRefs.FindAllStringSubmatch(val, -1) {
 				if l, what := secretPath(s.tildeHome(m[1])); l > notSecret {
 					t.alias(name, what)
+					if l == secretCritical && len(t.fileVar) < 64 {
+						if t.fileVar == nil {
+							t.fileVar = map[string]string{}
+						}
+						t.fileVar[name] = what
+					}
 				}
 			}
 			if strings.Contains(val, "$(env") || strings.Contains(val, "$(printenv") {
@@ -266,8 +273,8 @@ func stepOf(text string) (priorStep, bool) {
 		}
 		return callStep(strings.TrimSpace(rest[i+1:]))
 	case strings.HasPrefix(text, "Action: "):
-		var a action.Action
-		if json.Unmarshal([]byte(strings.TrimPrefix(text, "Action: ")), &a) != nil {
+		a, err := action.Parse(json.RawMessage(strings.TrimPrefix(text, "Action: ")))
+		if err != nil {
 			return priorStep{}, false
 		}
 		if a.Kind == action.FileEdit && a.Path != "" {
@@ -358,7 +365,11 @@ func (s *sh) usePrior(t *trail) {
 // earlier step wrote: the program itself, or a script given to a shell or
 // an interpreter.
 func (s *sh) checkPrior(t *trail) {
-	if t == nil || len(t.wrote) == 0 {
+	if t == nil {
+		return
+	}
+	s.priorVarsSent(t)
+	if len(t.wrote) == 0 {
 		return
 	}
 	for i := range s.cmds {
@@ -466,3 +477,34 @@ func (s *sh) priorContent(c *cmd, t *trail, abs string, asShell bool) bool {
 	}
 	return false
 }
+
+// priorVarsSent denies a command that can reach other hosts and is given
+// a variable an earlier step assigned the content of a private key or
+// credentials file ($K after K=$(cat ~/.aws/credentials)).
+func (s *sh) priorVarsSent(t *trail) {
+	if len(t.fileVar) == 0 {
+		return
+	}
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if len(c.args) == 0 || !(netPrograms[c.name] || c.sink) {
+			continue
+		}
+		for j := 1; j < len(c.sc.Args); j++ {
+			raw := c.sc.Args[j]
+			if c.sc.Literal[j] || strings.IndexByte(raw, '$') < 0 {
+				continue
+			}
+			for name, what := range t.fileVar {
+				if strings.Contains(raw, "$"+name) && !isNameByteAt(raw, strings.Index(raw, "$"+name)+1+len(name)) ||
+					strings.Contains(raw, "${"+name+"}") {
+					s.deny(vocab.Exfiltration, "`"+c.text+"` sends $"+name+", which an earlier step filled with "+what+", to the network")
+					return
+				}
+			}
+		}
+	}
+}
+
+// isNameByteAt reports whether s has a name character at i.
+func isNameByteAt(s string, i int) bool { return i < len(s) && isNameByte(s[i], true) }
