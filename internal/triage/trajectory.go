@@ -41,6 +41,10 @@ type trail struct {
 	wrote   map[string]bool   // files the steps wrote, resolved
 	content map[string]string // what they wrote, when the step shows it (echo, printf, cat <<EOF)
 	fileVar map[string]string // variables assigned a secret file's content: name → what
+
+	cwd  string      // the judged action's directory
+	rest []priorStep // steps not replayed yet: they mention no secret (see written)
+	done bool        // rest was replayed
 }
 
 // priorStep is one earlier step: a script, or a file written.
@@ -57,32 +61,88 @@ func replayTrail(transcript []vocab.Turn, cwd string) *trail {
 	if len(steps) == 0 {
 		return nil
 	}
-	t := &trail{}
+	t := &trail{cwd: cwd}
+	// Steps that name no secret cannot taint anything: they are only
+	// replayed, for the files they wrote, when the judged action runs a
+	// file (written). That keeps the cost of a long run low.
 	for _, st := range steps {
-		var v verdict
-		dir := cwd
-		if st.cwd != "" {
-			dir = st.cwd
+		if st.file == "" && (mayCarrySecret(st.script) || t.mentionsTaint(st.script)) {
+			t.replay(st)
+		} else {
+			t.rest = append(t.rest, st)
 		}
-		s := newSh(&v, nil, dir)
-		s.tainted = t.tainted
-		if st.file != "" {
-			t.wrote = addPath(t.wrote, s.where(st.file, s.cwd).abs)
-			continue
-		}
-		sc, err := shell.Parse(st.script)
-		if err != nil {
-			continue
-		}
-		s.loopVars(sc.Loops)
-		s.script(sc)
-		t.tainted = s.tainted
-		t.learn(s)
-	}
-	if len(t.tainted) == 0 && len(t.aliases) == 0 && len(t.wrote) == 0 && len(t.fileVar) == 0 {
-		return nil
 	}
 	return t
+}
+
+// replay replays one step into t.
+func (t *trail) replay(st priorStep) {
+	var v verdict
+	dir := t.cwd
+	if st.cwd != "" {
+		dir = st.cwd
+	}
+	s := newSh(&v, nil, dir)
+	s.tainted = t.tainted
+	if st.file != "" {
+		t.wrote = addPath(t.wrote, s.where(st.file, s.cwd).abs)
+		return
+	}
+	sc, err := shell.Parse(st.script)
+	if err != nil {
+		return
+	}
+	s.loopVars(sc.Loops)
+	s.script(sc)
+	t.tainted = s.tainted
+	t.learn(s)
+}
+
+// written returns the files the earlier steps wrote, replaying the steps
+// left for later first.
+func (t *trail) written() map[string]bool {
+	if !t.done {
+		t.done = true
+		for _, st := range t.rest {
+			if st.file != "" || mayWrite(st.script) {
+				t.replay(st)
+			}
+		}
+	}
+	return t.wrote
+}
+
+// mayCarrySecret reports whether a step's text names a secret: a secret
+// file, a variable named like a secret, or a dump of the environment.
+func mayCarrySecret(text string) bool {
+	if len(secretVars(text)) > 0 {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == '=' || r == '<' || r == '>' ||
+			r == '|' || r == ';' || r == '(' || r == ')' || r == '`' || r == '&' || r == '@' || r == ','
+	}) {
+		switch w {
+		case "env", "printenv", "set", "export", "declare", "compgen":
+			return true
+		}
+		if len(w) < 3 || !strings.ContainsAny(w, "./") {
+			continue
+		}
+		if l, _ := secretPath(strings.Replace(strings.Replace(w, "${HOME}", "~", 1), "$HOME", "~", 1)); l > notSecret {
+			return true
+		}
+	}
+	return false
+}
+
+// mayWrite reports whether a step's text can write a file.
+func mayWrite(text string) bool {
+	return strings.ContainsAny(text, ">") || strings.Contains(text, "cp ") || strings.Contains(text, "mv ") ||
+		strings.Contains(text, "tee ") || strings.Contains(text, "install ") || strings.Contains(text, "-o") ||
+		strings.Contains(text, "curl") || strings.Contains(text, "wget") || strings.Contains(text, "ln ") ||
+		strings.Contains(text, "tar ") || strings.Contains(text, "unzip") || strings.Contains(text, "sed -i") ||
+		strings.Contains(text, "touch")
 }
 
 // learn records what one replayed script left: files it wrote, files it
@@ -369,7 +429,7 @@ func (s *sh) checkPrior(t *trail) {
 		return
 	}
 	s.priorVarsSent(t)
-	if len(t.wrote) == 0 {
+	if !s.runsAny() || len(t.written()) == 0 {
 		return
 	}
 	for i := range s.cmds {
@@ -508,3 +568,30 @@ func (s *sh) priorVarsSent(t *trail) {
 
 // isNameByteAt reports whether s has a name character at i.
 func isNameByteAt(s string, i int) bool { return i < len(s) && isNameByte(s[i], true) }
+
+// runsAny reports whether the judged script runs a program given by a
+// path, or gives a file to a shell or an interpreter.
+func (s *sh) runsAny() bool {
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if len(c.args) == 0 {
+			continue
+		}
+		if strings.IndexByte(c.args[0], '/') >= 0 || len(c.args) > 1 && (shell.IsShell(c.name) || interpreters[c.name] ||
+			isPython(c.name) || isRunner(strings.ToLower(c.name)) || c.name == "source" || c.name == ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsTaint reports whether text names a file an earlier step filled
+// with secrets (by its base name): copying it on carries them.
+func (t *trail) mentionsTaint(text string) bool {
+	for p := range t.tainted {
+		if b := shortBase(p); b != "" && strings.Contains(text, b) {
+			return true
+		}
+	}
+	return false
+}
