@@ -63,7 +63,7 @@ var remoteCLIs = set("heroku", "fly", "flyctl", "vercel", "netlify", "doctl", "l
 	"ibmcloud", "exo", "railway", "render", "wrangler", "firebase", "amplify", "eb", "sam", "serverless", "sls", "cdk",
 	"cdktf", "pulumi", "ansible", "ansible-playbook", "ansible-galaxy", "vagrant", "packer", "nomad", "consul", "etcdctl",
 	"minikube", "kind", "k3d", "k9s", "skaffold", "tilt", "helmfile", "argocd", "flux", "istioctl", "linkerd", "eksctl",
-	"az", "gcloud", "aws", "gsutil", "bq", "s3cmd", "s5cmd", "azcopy", "mc", "b2", "surge", "now", "expo", "eas",
+	"az", "gcloud", "aws", "gsutil", "bq", "s3cmd", "s5cmd", "azcopy", "b2", "surge", "now", "expo", "eas",
 	"fastlane", "twine", "npx", "pnpx", "bunx", "dagger", "earthly", "cf", "oc", "rosa", "doppler", "infisical",
 	"chamber", "aws-vault", "okta", "saml2aws", "gam", "slack", "discord", "telegram-send", "twilio", "stripe", "shopify",
 	"supabase", "neonctl", "planetscale", "pscale", "turso", "upstash", "mongocli", "atlas", "tailscale", "zerotier-cli",
@@ -488,7 +488,9 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		if h, port, _, ok := destOf(w, true); ok {
 			isIP := net4or6(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
-			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || commonTLDs[strings.ToLower(tld)] || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
+			tld = strings.ToLower(tld)
+			named := commonTLDs[tld] && (tld != "org" || strings.Count(h, ".") > 1)
+			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
 				if !localHost(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
 				}
@@ -502,6 +504,10 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			}
 			return
 		}
+	}
+	if known && strings.IndexByte(w, '$') >= 0 {
+		// A literal dollar sign ('$ORIGIN'): text, not a variable.
+		return
 	}
 	if !known && strings.HasPrefix(w, "$") {
 		if r := s.loopRoot(w); r != "" {
@@ -620,28 +626,29 @@ func (s *sh) strongInline(c *cmd, code string) bool {
 // helpFlags only print a program's usage or version.
 var helpFlags = set("--help", "-h", "-help", "--version", "-V", "-v", "-version", "--usage", "-?")
 
-// flagsOnly reports whether a command has options but no operand, and
-// does more than print its usage or version.
+// flagsOnly reports whether a command has options but no operand, one of
+// them a word (--all, --force, -delete) rather than a letter or two (-l,
+// -la, -j4), and does more than print its usage or version.
 func flagsOnly(args []string) bool {
 	if len(args) < 2 {
 		return false
 	}
-	help := true
+	words := false
 	for _, a := range args[1:] {
 		if !strings.HasPrefix(a, "-") || a == "-" || strings.IndexByte(a, '=') > 0 {
 			return false
 		}
-		if !helpFlags[a] {
-			help = false
+		if !helpFlags[a] && (strings.HasPrefix(a, "--") || len(a) > 3) {
+			words = true
 		}
 	}
-	return !help
+	return words
 }
 
 // nameVerbs are verbs a program's name can hold that say it destroys,
 // publishes, installs or attacks (deploy-prod, db-reset, nuke).
-var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "wipe", "erase", "purge", "nuke", "clean", "reset",
-	"install", "upload", "shutdown", "reboot", "exploit", "crack", "dump", "backdoor", "payload", "exfil", "keylog",
+var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "wipe", "erase", "purge", "nuke", "reset",
+	"install", "upload", "shutdown", "reboot", "exploit", "crack", "hashdump", "lsass", "ntds", "credump", "backdoor", "payload", "exfil", "keylog",
 	"steal", "rootkit", "persist", "obfusc", "evade", "bypass", "spray", "brute", "phish", "ransom", "encrypt"}
 
 // nameVerb returns the verb a program's name holds, "" none.
