@@ -126,7 +126,8 @@ var strongCode = []string{"socket", "popen", "system(", "exec(", "execSync", "sp
 	"FromBase64String", "Invoke-Expression", "IEX(", "iex(", "DownloadString", "Net.WebClient", "nc -e", "mkfifo",
 	"pty.spawn", "os.dup2", "dup2(", "getattr(__import__", "__import__(", "require('net')", `require("net")`, "net.connect",
 	"net.Socket", "http.request", "urlopen", "Socket(", "gen_tcp", "System.cmd", ".execute()", "os:cmd", ":os.cmd",
-	"Process.run", "Process.spawn", "Kernel.exec", "io.popen", "os.execute", "Sockets", "socat ", "/dev/shm/", "requests.post", "fetch(", "XMLHttpRequest", "document.cookie", "localStorage"}
+	"Process.run", "Process.spawn", "Kernel.exec", "io.popen", "os.execute", "Sockets", "socat ", "/dev/shm/",
+	"/inet/tcp/", "/inet/udp/", "|&", "requests.post", "fetch(", "XMLHttpRequest", "document.cookie", "localStorage"}
 
 // commonTLDs are top-level labels that make a bare word a host name for a
 // program the tables do not know (other words with dots are file names).
@@ -422,6 +423,10 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 		if codeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
 			u.code, u.codeStrong = shorten(w, 40), true
 		}
+		if u.code == "" && strings.IndexByte(w, ';') >= 0 && strings.ContainsAny(w, "{(") {
+			// A program text (awk-like BEGIN{…; …}) given as an operand.
+			u.code = shorten(w, 40)
+		}
 		if sqlDestroys(w) && u.verb == "" {
 			u.verb = "delete data (" + shorten(w, 40) + ")"
 		}
@@ -446,6 +451,9 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				continue
 			}
 			val = v
+		} else if k := strings.IndexByte(w, '='); k > 0 && isName(strings.ReplaceAll(w[:k], "-", "_")) {
+			// key=value operands (of=/dev/sda, output=x.pdf): the value.
+			val = w[k+1:]
 		} else if plainWord(w) {
 			plain++
 			if plain <= 3 && u.verb == "" {
