@@ -409,7 +409,7 @@ func sqlDestroys(text string) bool {
 func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 	plain := 0
 	for i := 1; i < len(c.args); i++ {
-		w := c.args[i]
+		w := unbrace(c.args[i])
 		raw := w
 		if i < len(c.sc.Args) {
 			raw = c.sc.Args[i]
@@ -456,6 +456,9 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 			val = w[k+1:]
 		} else if plainWord(w) {
 			plain++
+			if runsWords[w] && u.verb == "" {
+				u.verb = "run " + w
+			}
 			if plain <= 3 && u.verb == "" {
 				if vb := verbOf(w, dangerVerbs); vb != "" {
 					u.verb = vb
@@ -691,4 +694,19 @@ func (s *sh) loopRoot(w string) string {
 		return ""
 	}
 	return v
+}
+
+// runsWords are programs that, named as an operand, an unknown program
+// is likely to run (flock LOCK rm -rf x, cronic sh -c …).
+var runsWords = set("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby", "node",
+	"php", "lua", "rm", "curl", "wget", "nc", "ncat", "netcat", "socat", "dd", "ssh", "scp", "sudo", "su", "doas", "kill",
+	"pkill", "killall", "eval", "exec", "xargs", "chmod", "chown", "shred", "docker", "kubectl", "crontab", "systemctl")
+
+// unbrace drops the braces of a {{placeholder}}, as command examples
+// write their arguments.
+func unbrace(w string) string {
+	if len(w) > 4 && strings.HasPrefix(w, "{{") && strings.HasSuffix(w, "}}") {
+		return w[2 : len(w)-2]
+	}
+	return w
 }

@@ -75,6 +75,8 @@ func TestFirstPass2_UnknownProgramWithNetworkOrSecretPassesOn(t *testing.T) {
 		{"gopass show prod/db", "credentials", vocab.CredentialProbing},
 		{"clickhouse-local --query 'DROP TABLE events'", "delete data", ""},
 		{"snapcraft upload app.snap", "upload", vocab.Exfiltration},
+		{"cronic rm -rf build", "run rm", ""},
+		{"hexedit {{/dev/sda}}", "disk /dev/sda", vocab.Destructive},
 	} {
 		v := triage.Judge(sh(tc.script), nil)
 		if v.Decision != vocab.Escalate {
