@@ -178,7 +178,7 @@ func (t *trail) learn(s *sh) {
 		// A secret file named among the words, written out by an output
 		// option (openssl enc -in KEY -out F, gpg -o F KEY).
 		read := notSecret
-		for _, a := range c.args {
+		for _, a := range append(append([]string(nil), c.args...), c.sc.Inputs...) {
 			if l, _ := secretPath(s.tildeHome(a)); l > read {
 				read = l
 			}
