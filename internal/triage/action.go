@@ -27,7 +27,7 @@ func fromApproval(req *approval.Request) (action.Action, string, []vocab.Turn, e
 			a.Cwd = dir
 		}
 	}
-	request, turns := vocab.Turns(req.History)
+	request, turns := turnsWithCalls(req.History, req.Call.ID)
 	return a, request, turns, nil
 }
 

@@ -934,7 +934,9 @@ func (s *sh) inlineCode(c *cmd, code string) {
 	case e.Write:
 		s.esc(vocab.Routine, low, "`"+c.text+"` runs code that writes files")
 	default:
-		s.allow(c.name + " computes")
+		if !s.strongInline(c, code) {
+			s.allow(c.name + " computes")
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ func (s *sh) read(c *cmd, p string, print bool) {
 		return
 	}
 	level, what := s.secret(pl)
+	level, what = s.taintedRead(pl, level, what)
 	if pl.item {
 		// An item found by find or xargs: only its root is known.
 		level, what = notSecret, ""

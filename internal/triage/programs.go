@@ -7,7 +7,6 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/vocab"
-	"github.com/wardenhq/warden/rules"
 )
 
 // programJudge returns the judge of program name, if the programs file
@@ -45,11 +44,7 @@ func judgeProgram(s *sh, c *cmd) {
 		judgeLocalProgram(s, c)
 		return
 	}
-	if r, ok := rules.Dangerous(c.args); ok {
-		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
-		return
-	}
-	s.esc(vocab.Routine, medium, "`"+c.text+"`: "+c.name+" is not a program the first pass knows")
+	judgeUnknown(s, c)
 }
 
 // classOfRule maps the class prefix of a rules.Dangerous reason.

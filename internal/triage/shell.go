@@ -109,7 +109,9 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	} else {
 		sc = shell.FromArgs(a.Command)
 	}
+	s.usePrior(v.prior)
 	s.script(sc)
+	s.checkPrior(v.prior)
 	// The paths a blocked command asks to write (SPEC G2): judged where
 	// they resolve, after what the script itself did.
 	for _, p := range a.Paths {

@@ -46,6 +46,25 @@
 // health, personal records or credentials, which are never routine by
 // their verb alone.
 //
+// A program the tables do not know (unknown.go) is judged by what its words
+// show: routine only when it runs in the sandbox, its name and first
+// subcommand words say nothing destructive, privileged, remote or
+// credential-related, no option alone changes what it does (a bare name
+// runs its default; --help and --version print), and every path, URL,
+// host, address, variable, inline code and script among its words (and
+// option values) lies in the workspace, temporary directories or known
+// caches. Otherwise it is passed on with what was seen, or denied when a
+// secret reaches a network destination or a sending verb, or the name is
+// that of a password cracker.
+//
+// Across the steps of a run (trajectory.go), the earlier shell steps in
+// the transcript ("Running: …" turns, a live run's tool calls) are replayed
+// through the same parser, bounded to the last few short ones, to learn
+// which files hold secrets, which variables were filled from them and
+// which files were written: sending such a file later is denied, running
+// such a file is passed on. The transcript is agent-writable, so the
+// replay only ever adds strictness.
+//
 // Judge decides one action.Action, as the called tool describes it
 // (action.Describe); JudgeIn also weighs the user's request and the
 // transcript before the action, which are weak evidence only: they can
@@ -121,6 +140,7 @@ type verdict struct {
 	set     bool
 	notes   []string // further escalation reasons, for the message
 	allowed []string // what was recognised as routine
+	prior   *trail   // what the earlier steps of the run left (trajectory.go)
 }
 
 func (v *verdict) add(f finding) {
@@ -224,6 +244,7 @@ func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.Ju
 // embedded programs file).
 func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
 	v := verdict{k: k.or()}
+	v.prior = replayTrail(v.k, transcript, a.Cwd)
 	judgeAction(&v, &a, set, 0)
 	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == vocab.Allow {
 		// A write the read-only sandbox blocked: widening it is never

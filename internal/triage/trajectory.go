@@ -1,0 +1,599 @@
+package triage
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
+)
+
+// Data-flow across the steps of a trajectory (issue 12, item 3). The
+// earlier actions of a run appear in the transcript as assistant turns:
+// "Running: <script>" and "Calling <tool> {arguments}" (the form of
+// eval.Describe, and the one turnsWithCalls gives a live run's tool
+// calls), "Action: {…}" for other actions. The first pass replays the
+// shell steps among them through the same parser and judges, with the
+// findings thrown away, to learn which files now hold secrets (copied,
+// redirected, encoded, archived from secret files or credential stores,
+// or the environment), which variables were assigned from secrets, and
+// which files the steps wrote. A later step that sends such a file to the
+// network is then denied as exfiltration, one that prints it is judged as
+// printing the secret, and one that runs a file an earlier step wrote is
+// passed on.
+//
+// A transcript line is agent-writable, so the replay can only make the
+// current action stricter: it adds tainted files, secret variables and
+// written files, never links, variable values or a directory. It is
+// bounded: the last maxReplaySteps steps, each of at most maxReplayBytes.
+
+const (
+	maxReplaySteps = 24
+	maxReplayBytes = 4096
+)
+
+// trail is what the earlier steps of a trajectory left behind.
+type trail struct {
+	tainted map[string]int    // files holding secrets: resolved path → level
+	aliases map[string]string // variables assigned from secrets: name → what
+	wrote   map[string]bool   // files the steps wrote, resolved
+	content map[string]string // what they wrote, when the step shows it (echo, printf, cat <<EOF)
+	fileVar map[string]string // variables assigned a secret file's content: name → what
+
+	k    *Knowledge  // what the first pass knows about programs
+	cwd  string      // the judged action's directory
+	rest []priorStep // steps not replayed yet: they mention no secret (see written)
+	done bool        // rest was replayed
+}
+
+// priorStep is one earlier step: a script, or a file written.
+type priorStep struct {
+	script string
+	cwd    string
+	file   string
+}
+
+// replayTrail replays, with what k knows about programs, the earlier steps
+// of transcript for an action in the directory cwd ("" unknown); nil when
+// there are none.
+func replayTrail(k *Knowledge, transcript []vocab.Turn, cwd string) *trail {
+	steps := priorSteps(transcript)
+	if len(steps) == 0 {
+		return nil
+	}
+	t := &trail{k: k, cwd: cwd}
+	// Steps that name no secret cannot taint anything: they are only
+	// replayed, for the files they wrote, when the judged action runs a
+	// file (written). That keeps the cost of a long run low.
+	for _, st := range steps {
+		if st.file == "" && (mayCarrySecret(st.script) || t.mentionsTaint(st.script)) {
+			t.replay(st)
+		} else {
+			t.rest = append(t.rest, st)
+		}
+	}
+	return t
+}
+
+// replay replays one step into t.
+func (t *trail) replay(st priorStep) {
+	v := verdict{k: t.k}
+	dir := t.cwd
+	if st.cwd != "" {
+		dir = st.cwd
+	}
+	s := newSh(&v, nil, dir)
+	s.tainted = t.tainted
+	if st.file != "" {
+		t.wrote = addPath(t.wrote, s.where(st.file, s.cwd).abs)
+		return
+	}
+	sc, err := shell.Parse(st.script)
+	if err != nil {
+		return
+	}
+	s.loopVars(sc.Loops)
+	s.script(sc)
+	t.tainted = s.tainted
+	t.learn(s)
+}
+
+// written returns the files the earlier steps wrote, replaying the steps
+// left for later first.
+func (t *trail) written() map[string]bool {
+	if !t.done {
+		t.done = true
+		for _, st := range t.rest {
+			if st.file != "" || mayWrite(st.script) {
+				t.replay(st)
+			}
+		}
+	}
+	return t.wrote
+}
+
+// mayCarrySecret reports whether a step's text names a secret: a secret
+// file, a variable named like a secret, or a dump of the environment.
+func mayCarrySecret(text string) bool {
+	if len(secretVars(text)) > 0 {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '"' || r == '\'' || r == '=' || r == '<' || r == '>' ||
+			r == '|' || r == ';' || r == '(' || r == ')' || r == '`' || r == '&' || r == '@' || r == ','
+	}) {
+		switch w {
+		case "env", "printenv", "set", "export", "declare", "compgen":
+			return true
+		}
+		if len(w) < 3 || !strings.ContainsAny(w, "./") {
+			continue
+		}
+		if l, _ := secretPath(strings.Replace(strings.Replace(w, "${HOME}", "~", 1), "$HOME", "~", 1)); l > notSecret {
+			return true
+		}
+	}
+	return false
+}
+
+// mayWrite reports whether a step's text can write a file.
+func mayWrite(text string) bool {
+	return strings.ContainsAny(text, ">") || strings.Contains(text, "cp ") || strings.Contains(text, "mv ") ||
+		strings.Contains(text, "tee ") || strings.Contains(text, "install ") || strings.Contains(text, "-o") ||
+		strings.Contains(text, "curl") || strings.Contains(text, "wget") || strings.Contains(text, "ln ") ||
+		strings.Contains(text, "tar ") || strings.Contains(text, "unzip") || strings.Contains(text, "sed -i") ||
+		strings.Contains(text, "touch")
+}
+
+// learn records what one replayed script left: files it wrote, files it
+// filled with secrets by redirection or an output option, and variables
+// it assigned from secrets.
+func (t *trail) learn(s *sh) {
+	for _, w := range s.wrote {
+		t.wrote = addPath(t.wrote, w)
+	}
+	for name, src := range s.secretAlias {
+		t.alias(name, "$"+src)
+	}
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if c.sc == nil {
+			continue
+		}
+		level, _ := c.out, c.outWhat
+		if len(c.args) > 0 && envDump(c) != "" {
+			level = secretCritical
+		}
+		if c.sc.Pipeline > 0 {
+			for j := range s.cmds {
+				d := &s.cmds[j]
+				if d.sc != nil && d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage < c.sc.Stage {
+					level = max(level, d.out)
+					if len(d.args) > 0 && envDump(d) != "" {
+						level = secretCritical
+					}
+				}
+			}
+		}
+		// A secret file named among the words, written out by an output
+		// option (openssl enc -in KEY -out F, gpg -o F KEY).
+		read := notSecret
+		for _, a := range append(append([]string(nil), c.args...), c.sc.Inputs...) {
+			if l, _ := secretPath(s.tildeHome(a)); l > read {
+				read = l
+			}
+		}
+		if read > notSecret {
+			for _, o := range outputValues(c.args) {
+				s.taint(c, o, read)
+			}
+		}
+		if text := writtenText(c); text != "" {
+			for _, r := range c.sc.Redirects {
+				p, _ := s.expand(r)
+				if pl := s.where(p, c.cwd); pl.abs != "" && len(t.content) < 16 {
+					if t.content == nil {
+						t.content = map[string]string{}
+					}
+					t.content[pl.abs] = text
+				}
+			}
+		}
+		if level > notSecret {
+			for _, r := range c.sc.Redirects {
+				p, _ := s.expand(r)
+				s.taint(c, p, level)
+			}
+		}
+		// NAME=$(cat ~/.aws/credentials), export NAME="$(< KEY)".
+		for _, a := range append(append([]string(nil), c.sc.Assigns...), assignWords(c)...) {
+			name, val, ok := strings.Cut(a, "=")
+			if !ok || !isName(name) {
+				continue
+			}
+			for _, m := range fileRefs.FindAllStringSubmatch(val, -1) {
+				if l, what := secretPath(s.tildeHome(m[1])); l > notSecret {
+					t.alias(name, what)
+					if l == secretCritical && len(t.fileVar) < 64 {
+						if t.fileVar == nil {
+							t.fileVar = map[string]string{}
+						}
+						t.fileVar[name] = what
+					}
+				}
+			}
+			if strings.Contains(val, "$(env") || strings.Contains(val, "$(printenv") {
+				t.alias(name, "the environment")
+			}
+		}
+	}
+	t.tainted = s.tainted
+}
+
+// writtenText returns what a command writes to its output when the
+// script shows it: echo and printf words, or cat's here-document.
+func writtenText(c *cmd) string {
+	if t := c.content(); t != "" {
+		if c.name == "printf" {
+			t = strings.ReplaceAll(t, `\n`, "\n")
+		}
+		return t
+	}
+	if c.name == "cat" && c.sc.Doc != "" {
+		return c.sc.Doc
+	}
+	return ""
+}
+
+func (t *trail) alias(name, what string) {
+	if t.aliases == nil {
+		t.aliases = map[string]string{}
+	}
+	if _, ok := t.aliases[name]; !ok && len(t.aliases) < 64 {
+		t.aliases[name] = what
+	}
+}
+
+// assignWords returns the NAME=value words of export, declare and the like.
+func assignWords(c *cmd) []string {
+	if len(c.sc.Args) == 0 {
+		return nil
+	}
+	switch shell.Base(c.sc.Args[0]) {
+	case "export", "declare", "typeset", "local", "readonly":
+		return c.sc.Args[1:]
+	}
+	return nil
+}
+
+// outputValues returns the values of a command's output options (-o F,
+// -out F, --output=F, …).
+func outputValues(args []string) []string {
+	var out []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		name, v, has := strings.Cut(a, "=")
+		switch name {
+		case "-o", "-out", "--out", "--output", "-output", "--outfile", "--out-file", "-O":
+			if has {
+				out = append(out, v)
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		}
+	}
+	return out
+}
+
+func addPath(m map[string]bool, p string) map[string]bool {
+	if p == "" || len(m) >= 64 {
+		return m
+	}
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[p] = true
+	return m
+}
+
+// priorSteps reads the earlier steps from the assistant turns of a
+// transcript: the last maxReplaySteps of them, in order.
+func priorSteps(transcript []vocab.Turn) []priorStep {
+	var out []priorStep
+	for i := len(transcript) - 1; i >= 0 && len(out) < maxReplaySteps; i-- {
+		t := transcript[i]
+		if t.Role != "assistant" || len(t.Content) > maxReplayBytes+512 {
+			continue
+		}
+		if st, ok := stepOf(t.Content); ok {
+			out = append(out, st)
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// stepOf reads one assistant turn as a step.
+func stepOf(text string) (priorStep, bool) {
+	switch {
+	case strings.HasPrefix(text, "Running: "):
+		script := strings.TrimPrefix(text, "Running: ")
+		if script == "" || len(script) > maxReplayBytes {
+			return priorStep{}, false
+		}
+		return priorStep{script: script}, true
+	case strings.HasPrefix(text, "Calling "):
+		rest := strings.TrimPrefix(text, "Calling ")
+		i := strings.IndexByte(rest, ' ')
+		if i < 0 {
+			return priorStep{}, false
+		}
+		return callStep(strings.TrimSpace(rest[i+1:]))
+	case strings.HasPrefix(text, "Action: "):
+		a, err := action.Parse(json.RawMessage(strings.TrimPrefix(text, "Action: ")))
+		if err != nil {
+			return priorStep{}, false
+		}
+		if a.Kind == action.FileEdit && a.Path != "" {
+			return priorStep{file: a.Path, cwd: a.Cwd}, true
+		}
+		if a.Kind == action.Shell && len(a.Command) > 0 {
+			return shellStep(a.Command, a.Cwd)
+		}
+	}
+	return priorStep{}, false
+}
+
+// callStep reads a tool call's arguments: a shell command ("cmd" script or
+// "command" argv), or a file written ("path" or "file_path" with content).
+func callStep(args string) (priorStep, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return priorStep{}, false
+	}
+	str := func(k string) string {
+		var s string
+		if raw, ok := m[k]; ok && json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	cwd := str("cwd")
+	if cwd == "" {
+		cwd = str("workdir")
+	}
+	var argv []string
+	if raw, ok := m["command"]; ok && json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+		return shellStep(argv, cwd)
+	}
+	if s := str("cmd"); s != "" && len(s) <= maxReplayBytes {
+		return priorStep{script: s, cwd: cwd}, true
+	}
+	if _, has := m["old_str"]; has && str("command") == "" {
+		return priorStep{}, false
+	}
+	for _, k := range []string{"path", "file_path", "filename"} {
+		if p := str(k); p != "" {
+			for _, c := range []string{"content", "file_text", "new_str", "new_string", "text", "edits", "patch"} {
+				if _, ok := m[c]; ok {
+					return priorStep{file: p, cwd: cwd}, true
+				}
+			}
+		}
+	}
+	return priorStep{}, false
+}
+
+// shellStep is a step running argv (a shell's -c script, or a command).
+func shellStep(argv []string, cwd string) (priorStep, bool) {
+	script, ok := shellScript(argv)
+	if !ok {
+		script = shell.Join(argv)
+	}
+	if script == "" || len(script) > maxReplayBytes {
+		return priorStep{}, false
+	}
+	return priorStep{script: script, cwd: cwd}, true
+}
+
+// usePrior gives the script about to be judged what the earlier steps
+// left: files holding secrets and variables assigned from secrets.
+func (s *sh) usePrior(t *trail) {
+	if t == nil {
+		return
+	}
+	if len(t.tainted) > 0 {
+		s.tainted = make(map[string]int, len(t.tainted))
+		for p, l := range t.tainted {
+			s.tainted[p] = l
+		}
+	}
+	for name, what := range t.aliases {
+		if s.secretAlias == nil {
+			s.secretAlias = map[string]string{}
+		}
+		if _, ok := s.secretAlias[name]; !ok {
+			s.secretAlias[name] = strings.TrimPrefix(what, "$")
+		}
+	}
+}
+
+// checkPrior passes on a command of the judged script that runs a file an
+// earlier step wrote: the program itself, or a script given to a shell or
+// an interpreter.
+func (s *sh) checkPrior(t *trail) {
+	if t == nil {
+		return
+	}
+	s.priorVarsSent(t)
+	if !s.runsAny() || len(t.written()) == 0 {
+		return
+	}
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if len(c.args) == 0 || !c.known[0] {
+			continue
+		}
+		if strings.IndexByte(c.args[0], '/') >= 0 {
+			if pl := s.where(c.args[0], c.cwd); t.wrote[pl.abs] {
+				if !s.priorContent(c, t, pl.abs, true) {
+					s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+c.args[0]+", which an earlier step of the run wrote")
+				}
+				continue
+			}
+		}
+		runs := shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name) || isRunner(strings.ToLower(c.name)) ||
+			c.name == "source" || c.name == "."
+		if !runs {
+			continue
+		}
+		for _, a := range c.args[1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			if pl := s.where(a, c.cwd); pl.abs != "" && t.wrote[pl.abs] {
+				if !s.priorContent(c, t, pl.abs, shell.IsShell(c.name) || c.name == "source" || c.name == ".") {
+					s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+a+", which an earlier step of the run wrote")
+				}
+				break
+			}
+		}
+	}
+}
+
+// taintedRead raises what reading pl reveals when an earlier command or
+// step filled it with secrets.
+func (s *sh) taintedRead(pl place, level int, what string) (int, string) {
+	if pl.abs == "" || len(s.tainted) == 0 {
+		return level, what
+	}
+	if t := s.tainted[pl.abs]; t > level {
+		return t, "a copy of credentials (" + pl.abs + ")"
+	}
+	return level, what
+}
+
+// turnsWithCalls is vocab.Turns that also keeps an assistant message's
+// tool calls, as "Calling <tool> {arguments}" turns, so that the first
+// pass can replay a live run's earlier steps. The calls of the message
+// that made the call being judged (callID), from that call on, are left
+// out: they have not run.
+func turnsWithCalls(history []chat.Message, callID string) (string, []vocab.Turn) {
+	request, turns := "", []vocab.Turn(nil)
+	for _, m := range history {
+		switch m.Role {
+		case chat.User:
+			if request == "" && len(turns) == 0 {
+				request = m.Content
+				continue
+			}
+		case chat.Assistant:
+			turns = append(turns, vocab.Turn{Role: string(m.Role), Content: m.Content})
+			for _, call := range m.ToolCalls {
+				if callID != "" && call.ID == callID {
+					break
+				}
+				if call.ParseError != "" || len(call.Arguments) == 0 {
+					continue
+				}
+				turns = append(turns, vocab.Turn{Role: string(chat.Assistant), Content: "Calling " + call.Function + " " + string(call.Arguments)})
+			}
+			continue
+		case chat.Tool:
+		default:
+			continue
+		}
+		turns = append(turns, vocab.Turn{Role: string(m.Role), Content: m.Content})
+	}
+	return request, turns
+}
+
+// priorContent judges the text an earlier step wrote into the file abs
+// that c now runs (asShell: as a shell script), when the step showed it:
+// harmful shell is denied, code that opens connections or starts
+// programs is passed on as such. It reports whether it found anything.
+func (s *sh) priorContent(c *cmd, t *trail, abs string, asShell bool) bool {
+	text, ok := t.content[abs]
+	if !ok {
+		return false
+	}
+	if asShell {
+		if v := s.judgeText(text, c.cwd); v.Decision == vocab.Deny {
+			s.deny(v.Class, "`"+c.text+"` runs "+abs+", which an earlier step wrote: "+v.Reason)
+			return true
+		}
+	}
+	if f := codeStrongIn(text); f != "" {
+		if strings.Contains(text, "socket") && (strings.Contains(text, "dup2") || strings.Contains(text, "pty.spawn") ||
+			strings.Contains(text, "/bin/sh") || strings.Contains(text, "/bin/bash") || strings.Contains(text, "subprocess")) {
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` runs "+abs+", which an earlier step wrote with code that connects a shell to the network (a remote shell)")
+			return true
+		}
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+abs+", which an earlier step wrote with code that opens connections or starts programs ("+f+")")
+		return true
+	}
+	return false
+}
+
+// priorVarsSent denies a command that can reach other hosts and is given
+// a variable an earlier step assigned the content of a private key or
+// credentials file ($K after K=$(cat ~/.aws/credentials)).
+func (s *sh) priorVarsSent(t *trail) {
+	if len(t.fileVar) == 0 {
+		return
+	}
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if len(c.args) == 0 || !(s.v.k.has(c.name, factNetwork) || c.sink) {
+			continue
+		}
+		for j := 1; j < len(c.sc.Args); j++ {
+			raw := c.sc.Args[j]
+			if c.sc.Literal[j] || strings.IndexByte(raw, '$') < 0 {
+				continue
+			}
+			for name, what := range t.fileVar {
+				if strings.Contains(raw, "$"+name) && !isNameByteAt(raw, strings.Index(raw, "$"+name)+1+len(name)) ||
+					strings.Contains(raw, "${"+name+"}") {
+					s.deny(vocab.Exfiltration, "`"+c.text+"` sends $"+name+", which an earlier step filled with "+what+", to the network")
+					return
+				}
+			}
+		}
+	}
+}
+
+// isNameByteAt reports whether s has a name character at i.
+func isNameByteAt(s string, i int) bool { return i < len(s) && isNameByte(s[i], true) }
+
+// runsAny reports whether the judged script runs a program given by a
+// path, or gives a file to a shell or an interpreter.
+func (s *sh) runsAny() bool {
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if len(c.args) == 0 {
+			continue
+		}
+		if strings.IndexByte(c.args[0], '/') >= 0 || len(c.args) > 1 && (shell.IsShell(c.name) || interpreters[c.name] ||
+			isPython(c.name) || isRunner(strings.ToLower(c.name)) || c.name == "source" || c.name == ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsTaint reports whether text names a file an earlier step filled
+// with secrets (by its base name): copying it on carries them.
+func (t *trail) mentionsTaint(text string) bool {
+	for p := range t.tainted {
+		if b := shortBase(p); b != "" && strings.Contains(text, b) {
+			return true
+		}
+	}
+	return false
+}

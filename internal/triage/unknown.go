@@ -1,0 +1,712 @@
+package triage
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/rules"
+)
+
+// Generic reasoning about programs the tables do not know (issue 12, item
+// 2). Such a program is judged by what its words show, in the spirit of
+// SPEC G15: it is routine only when the whole effect can be seen and is
+// harmless whatever the user intended. That is, when the command runs in
+// the sandbox, its name and subcommand words say nothing destructive,
+// privileged, remote or credential-related, and every word that can name
+// something outside the workspace — a path, a URL, a host, an address, a
+// variable, inline code, a script it would run — names only the workspace,
+// temporary directories or known caches. What it then does to workspace
+// files is within what the sandbox already permits. Everything else is
+// passed on with what was seen; a secret given to such a program together
+// with a network destination is denied as exfiltration.
+
+// offensiveNames are attack, reconnaissance and tunnelling tools the
+// program tables do not list: running one is never routine.
+var offensiveNames = set("aircrack-ng", "airodump-ng", "aireplay-ng", "airmon-ng", "airbase-ng", "reaver", "wifite", "bully",
+	"pixiewps", "cewl", "crunch", "certipy", "certipy-ad", "coercer", "petitpotam", "ntlmrelayx", "ntlmrelayx.py",
+	"psexec.py", "wmiexec.py", "smbexec.py", "atexec.py", "dcomexec.py", "ligolo-ng", "ligolo", "sliver", "sliver-server",
+	"sliver-client", "empire", "powershell-empire", "starkiller", "beef-xss", "beef", "setoolkit", "weevely", "wpscan",
+	"joomscan", "commix", "xsstrike", "dnsrecon", "dnsenum", "fierce", "theharvester", "recon-ng", "amass", "subfinder",
+	"nuclei", "naabu", "rustscan", "unicornscan", "arp-scan", "netdiscover", "yersinia", "macchanger", "mitm6",
+	"routersploit", "rsf.py", "searchsploit", "msfdb", "msfrpcd", "armitage", "pwncat", "pwncat-cs", "nishang",
+	"powersploit", "dnscat", "dnscat2", "iodine", "ptunnel", "ptunnel-ng", "icmpsh", "bloodhound", "bloodhound-python",
+	"sharphound", "kerbrute", "rubeus", "hcxdumptool", "impacket-psexec", "impacket-wmiexec", "impacket-smbexec",
+	"impacket-ntlmrelayx", "smbmap", "rpcclient", "ldapdomaindump", "windapsearch", "snmp-check", "onesixtyone",
+	"sshuttle", "gsocket", "gs-netcat", "gs-sftp", "gs-mount", "tor", "torify", "xfreerdp", "rdesktop", "evilginx", "evilginx2", "gophish", "king-phisher")
+
+// crackerNames crack passwords or dump credentials: denied like the
+// table's hashcat and mimikatz.
+var crackerNames = set("fcrackzip", "pdfcrack", "rarcrack", "ophcrack", "mimipenguin", "gpp-decrypt", "getuserspns.py",
+	"getnpusers.py", "impacket-getuserspns", "impacket-getnpusers", "impacket-secretsdump", "hcxpcapngtool", "cowpatty",
+	"asleap", "thc-hydra", "crowbar", "brutespray", "sucrack", "chntpw", "samdump2", "bkhive", "pwdump7", "fgdump",
+	"keepass2john", "dumpsterdiver", "firefox_decrypt", "firefox_decrypt.py", "hack-browser-data", "chromepass")
+
+// powerNames change the machine itself: power, accounts, disks, boot.
+var powerNames = set("reboot", "shutdown", "poweroff", "halt", "telinit", "init", "suspend", "hibernate", "pm-suspend",
+	"pm-hibernate", "kexec", "wipefs", "sgdisk", "gdisk", "sfdisk", "cfdisk", "parted", "gparted", "fdisk", "flashrom",
+	"efibootmgr", "grub-install", "grub-mkconfig", "update-grub", "bootctl", "nvram", "bless", "diskpart", "format",
+	"cryptsetup", "mdadm", "lvremove", "vgremove", "pvremove", "zpool", "zfs", "btrfs", "tune2fs", "debugfs", "badblocks",
+	"hdparm", "nvme", "blkdiscard", "sg_format", "dmsetup", "losetup", "swapoff", "swapon", "modprobe", "insmod", "rmmod",
+	"sysctl", "setcap", "capsh", "usermod", "userdel", "useradd", "adduser", "deluser", "groupadd", "groupdel", "groupmod",
+	"chpasswd", "passwd", "chsh", "chfn", "vipw", "visudo", "pwck", "newusers", "dscl", "sysadminctl", "csrutil",
+	"spctl", "tmutil", "pfctl", "nft", "ipset", "firewall-cmd", "ufw", "iptables", "ip6tables", "setenforce", "auditctl",
+	"aa-disable", "aa-complain", "update-alternatives", "ldconfig", "crontab", "at", "batch", "launchctl", "systemctl",
+	"service", "rc-service", "rc-update", "sv", "initctl", "xhost", "killall", "killall5", "pkill", "skill", "snice")
+
+// unknownCredHints in a program's name say it keeps or hands out
+// credentials (password managers, secret stores, token helpers).
+var unknownCredHints = []string{"pass", "vault", "secret", "cred", "keychain", "keyring", "token", "otp", "2fa", "kwallet", "wallet"}
+
+// remoteCLIs act on remote infrastructure or accounts: beyond reading
+// (list, status, …) their effect is not on this machine.
+var remoteCLIs = set("heroku", "fly", "flyctl", "vercel", "netlify", "doctl", "linode-cli", "hcloud", "scw", "oci",
+	"ibmcloud", "exo", "railway", "render", "wrangler", "firebase", "amplify", "eb", "sam", "serverless", "sls", "cdk",
+	"cdktf", "pulumi", "ansible", "ansible-playbook", "ansible-galaxy", "vagrant", "packer", "nomad", "consul", "etcdctl",
+	"minikube", "kind", "k3d", "k9s", "skaffold", "tilt", "helmfile", "argocd", "flux", "istioctl", "linkerd", "eksctl",
+	"az", "gcloud", "aws", "gsutil", "bq", "s3cmd", "s5cmd", "azcopy", "b2", "surge", "now", "expo", "eas",
+	"fastlane", "twine", "npx", "pnpx", "bunx", "dagger", "earthly", "cf", "oc", "rosa", "doppler", "infisical",
+	"chamber", "aws-vault", "okta", "saml2aws", "gam", "slack", "discord", "telegram-send", "twilio", "stripe", "shopify",
+	"supabase", "neonctl", "planetscale", "pscale", "turso", "upstash", "mongocli", "atlas", "tailscale", "zerotier-cli",
+	"wg", "wg-quick", "openvpn", "nordvpn", "mullvad", "expressvpn", "transfer", "croc", "magic-wormhole", "wormhole",
+	"ffsend", "rsync", "git-lfs", "s3fs", "sshfs", "rclone", "restic", "borg", "duplicity", "kopia", "youtube-dl", "yt-dlp",
+	"gallery-dl", "you-get", "spotdl", "instaloader", "twint", "toot", "tweet", "mastodon", "irssi", "weechat")
+
+// unknownReadVerbs are subcommands that only look: a remote CLI running one of
+// them is routine.
+var unknownReadVerbs = set("list", "ls", "status", "info", "show", "get", "describe", "version", "--version", "-v", "-V", "help",
+	"--help", "-h", "whoami", "logs", "log", "validate", "inspect", "search", "view", "check", "doctor", "lint", "plan",
+	"diff", "preview", "config", "current-context", "get-contexts", "history", "ps", "top", "ping", "env", "outputs",
+	"regions", "zones", "sizes", "images", "projects", "apps", "versions", "completion", "docs")
+
+// dangerVerbs, as a program's subcommand or a part of it, destroy,
+// install, publish, send, log in, hand out credentials, run other code or
+// act on services.
+var dangerVerbs = set("delete", "del", "remove", "rm", "rmi", "destroy", "drop", "purge", "wipe", "erase", "shred", "flash",
+	"burn", "kill", "terminate", "shutdown", "reboot", "poweroff", "halt", "stop", "restart", "reset", "prune", "truncate",
+	"revoke", "disable", "uninstall", "unregister", "install", "reinstall", "upgrade", "update", "self-update", "publish",
+	"deploy", "release", "push", "upload", "send", "submit", "share", "sync", "mail", "post", "login", "logout", "auth",
+	"authenticate", "token", "tokens", "passwd", "password", "passwords", "secret", "secrets", "credential", "credentials",
+	"creds", "apikey", "api-key", "keys", "run", "exec", "execute", "eval", "shell", "ssh", "attach", "spawn",
+	"connect", "apply", "up", "down", "rollback", "migrate", "mount", "umount", "unmount", "chmod", "chown", "grant",
+	"sudo", "su", "expose", "tunnel", "forward", "proxy", "sniff", "capture", "crack", "brute",
+	"bruteforce", "dump", "exploit", "inject", "payload", "encrypt", "decrypt", "transfer", "pay", "charge", "refund",
+	"buy", "approve", "overwrite",
+)
+
+// flagVerbs are options of any program that destroy, send or run code.
+var flagVerbs = set("delete", "remove", "purge", "wipe", "erase", "destroy", "drop", "uninstall", "kill", "shutdown",
+	"reboot", "upload", "publish", "deploy", "exec", "execute", "eval", "run", "shell", "command", "force-delete",
+	"delete-all", "remove-all", "rm", "overwrite-all", "no-preserve-root", "insecure", "no-verify", "no-check-certificate",
+	"disable-ssl", "allow-root", "privileged", "unsafe", "dangerously-skip-permissions", "password", "passwd", "token",
+	"secret", "api-key", "apikey", "postexec", "preexec", "exec-command", "post-hook", "pre-hook", "hook")
+
+// codeOptions take code as their value (-e, -c, --eval, …).
+var codeOptions = set("-e", "-c", "-x", "-E", "-r", "--eval", "--exec", "--execute", "--command", "--cmd", "--run",
+	"--script", "--code", "--expr", "--expression", "-ex", "--init-command", "--post", "--pre", "-exec", "-execdir")
+
+// runnerPrefixes name interpreters and runners: a script file given to
+// one is code it runs.
+var runnerPrefixes = []string{"python", "pypy", "jython", "ruby", "jruby", "perl", "php", "lua", "node", "ts-node",
+	"tsx", "bun", "deno", "java", "groovy", "kotlin", "scala", "julia", "octave", "matlab", "rscript", "r", "runghc",
+	"runhaskell", "stack", "sbcl", "clisp", "guile", "racket", "swipl", "gst", "erl", "escript", "elixir", "iex", "expect",
+	"tclsh", "wish", "osascript", "pwsh", "powershell", "cscript", "wscript", "jshell", "jrunscript", "rhino", "qjs",
+	"quickjs", "hermes", "luajit", "tcc", "pm2", "forever", "nodemon", "supervisor", "dotnet-script", "scriptcs", "crystal",
+	"v", "nim", "zx", "fish", "nu", "xonsh", "elvish", "ion", "awk", "busybox", "toybox"}
+
+// scriptExts are the extensions of files an interpreter runs.
+var scriptExts = set("sh", "bash", "zsh", "ksh", "fish", "py", "pyw", "rb", "pl", "pm", "php", "js", "mjs", "cjs", "ts",
+	"mts", "cts", "lua", "ps1", "psm1", "bat", "cmd", "vbs", "jar", "r", "jl", "tcl", "exp", "scm", "lisp", "clj", "groovy",
+	"kts", "cr", "nim", "ex", "exs", "erl", "hs", "applescript", "scpt", "awk", "nu", "xsh", "elv", "wasm")
+
+// strongCode are fragments of inline code that open sockets, start
+// programs or decode hidden payloads, in any language.
+var strongCode = []string{"socket", "popen", "system(", "exec(", "execSync", "spawn(", "child_process", "subprocess",
+	"os.system", "Runtime.getRuntime", "ProcessBuilder", "fsockopen", "proc_open", "shell_exec", "passthru", "IO.popen",
+	"TCPSocket", "/bin/sh", "/bin/bash", "/dev/tcp", "/dev/udp", "eval(", "base64_decode", "b64decode", "atob(",
+	"FromBase64String", "Invoke-Expression", "IEX(", "iex(", "DownloadString", "Net.WebClient", "nc -e", "mkfifo",
+	"pty.spawn", "os.dup2", "dup2(", "getattr(__import__", "__import__(", "require('net')", `require("net")`, "net.connect",
+	"net.Socket", "http.request", "urlopen", "Socket(", "gen_tcp", "System.cmd", ".execute()", "os:cmd", ":os.cmd",
+	"Process.run", "Process.spawn", "Kernel.exec", "io.popen", "os.execute", "Sockets", "socat ", "/dev/shm/",
+	"/inet/tcp/", "/inet/udp/", "|&", "requests.post", "fetch(", "XMLHttpRequest", "document.cookie", "localStorage"}
+
+// commonTLDs are top-level labels that make a bare word a host name for a
+// program the tables do not know (other words with dots are file names).
+var commonTLDs = set("com", "net", "org", "io", "ai", "co", "xyz", "info", "biz", "us", "uk", "de", "ru", "cn", "fr",
+	"nl", "eu", "cloud", "online", "top", "tk", "ga", "cf", "gq", "onion", "live", "pw", "ws", "su", "gg", "tv", "ly",
+	"icu", "shop", "tech", "website", "xin", "win", "bid", "internal", "lan", "corp", "localdomain", "example")
+
+// unknownSeen is what the words of an unknown program show.
+type unknownSeen struct {
+	dest                 string // first network destination ("" none)
+	secretLevel          int    // most secret source among the words
+	secretWhat           string
+	secretVar            string // a secret variable given to it
+	outside              string // first reason a path is not routine
+	outsideClass         vocab.Class
+	outsideRisk          int
+	code                 string // inline code seen
+	codeStrong           bool   // the code opens sockets or runs programs
+	script               string // a script file it would run
+	verb                 string // a dangerous subcommand or option
+	unknownWord          string // a word not known before the command runs
+	wroteEarlier, remote bool
+}
+
+// judgeUnknown judges a command whose program the tables do not know, by
+// what its name and words show (see the comment at the top of this file).
+func judgeUnknown(s *sh, c *cmd) {
+	head := "`" + c.text + "`: " + c.name + " is not a program the first pass knows"
+	lname := strings.ToLower(c.name)
+	switch {
+	case crackerNames[lname] || strings.HasSuffix(lname, "2john"):
+		s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
+		return
+	case offensiveNames[lname] || strings.HasPrefix(lname, "impacket-") || strings.HasPrefix(lname, "msf"):
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack, reconnaissance or tunnelling tool")
+		return
+	case powerNames[lname]:
+		s.esc(vocab.Destructive, high, head+", and its name says it changes the machine itself (power, disks, accounts, services)")
+		return
+	}
+	for _, h := range unknownCredHints {
+		if strings.Contains(lname, h) {
+			s.esc(vocab.CredentialProbing, medium, head+", and its name says it handles credentials ("+h+")")
+			return
+		}
+	}
+	if s.escalated {
+		s.esc(vocab.Routine, medium, head+", and it runs outside the sandbox, where what it does is not bounded")
+		return
+	}
+	if v := nameVerb(lname); v != "" {
+		class := dangerClass(v)
+		if class == "" {
+			class = vocab.Destructive
+		}
+		s.esc(class, medium, head+", and its name says it may "+v)
+		return
+	}
+	if flagsOnly(c.args) && c.sc.Doc == "" && len(c.sc.Inputs) == 0 {
+		// Options alone (--all, --force, --yes) change what a program
+		// does in ways its words do not show; a bare name runs its
+		// default (a status, a view, an interactive tool).
+		s.esc(vocab.Routine, medium, head+", and its options alone do not show what it does")
+		return
+	}
+	var u unknownSeen
+	s.unknownWords(c, &u)
+	if u.dest != "" && u.remote && u.secretLevel > notSecret || u.secretLevel > notSecret && (remoteCLIs[lname] || u.verb != "" && dangerClass(u.verb) == vocab.Exfiltration) {
+		// Before the exec rules' dangerous patterns, which only see a
+		// secret touched.
+		s.remoteSink = true
+		to := "which sends what it is given to other hosts"
+		if u.dest != "" {
+			to = "which reaches " + u.dest
+		}
+		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", "+to)
+		return
+	}
+	if r, ok := rules.Dangerous(c.args); ok {
+		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
+		return
+	}
+	runner := isRunner(lname)
+	if d := c.sc.Doc; d != "" {
+		if l, what := secretText(d); l > u.secretLevel {
+			u.secretLevel, u.secretWhat = l, what
+		}
+		if vs := s.secretRefs(d); len(vs) > 0 && u.secretVar == "" {
+			u.secretVar = vs[0]
+		}
+		if codeStrongIn(d) != "" {
+			u.code, u.codeStrong = shorten(d, 40), true
+		} else if runner {
+			u.code = shorten(d, 40)
+		}
+	}
+	// What it sends where.
+	if u.dest != "" {
+		if u.remote {
+			c.sink = true
+			s.remoteSink = true
+		}
+		switch {
+		case u.secretLevel > notSecret && u.remote:
+			s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which reaches "+u.dest)
+			return
+		case u.secretVar != "" && u.remote:
+			s.esc(vocab.Exfiltration, high, "`"+c.text+"` gives the secret $"+u.secretVar+" to "+c.name+", which reaches "+u.dest)
+			return
+		case u.codeStrong:
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs code that opens connections or starts programs, and reaches "+u.dest)
+			return
+		}
+	}
+	if u.secretLevel > notSecret && u.dest == "" && (remoteCLIs[lname] || u.verb != "" && dangerClass(u.verb) == vocab.Exfiltration) {
+		s.remoteSink = true
+		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which sends what it is given to other hosts")
+		return
+	}
+	found := false
+	esc := func(class vocab.Class, risk int, why string) {
+		found = true
+		s.esc(class, risk, head+", and it "+why)
+	}
+	if u.secretLevel > notSecret {
+		risk := medium
+		if u.secretLevel == secretCritical {
+			risk = high
+		}
+		esc(vocab.CredentialProbing, risk, "reads "+u.secretWhat)
+	}
+	if u.secretVar != "" {
+		esc(vocab.CredentialProbing, medium, "is given the secret $"+u.secretVar)
+	}
+	if u.dest != "" {
+		esc(vocab.Exfiltration, medium, "reaches "+u.dest+" over the network")
+	}
+	if u.code != "" {
+		if u.codeStrong {
+			esc(vocab.SecurityWeakening, high, "runs inline code that opens connections or starts programs ("+u.code+")")
+		} else {
+			esc(vocab.Routine, medium, "runs inline code the request does not show ("+u.code+")")
+		}
+	}
+	if u.script != "" && (runner || u.wroteEarlier) {
+		esc(vocab.Routine, medium, "runs "+u.script+", whose code is not in the request")
+	}
+	if u.verb != "" {
+		class := vocab.Routine
+		if dangerClass(u.verb) != "" {
+			class = dangerClass(u.verb)
+		}
+		esc(class, medium, "is asked to "+u.verb)
+	}
+	if remoteCLIs[lname] && !u.readOnly(c) {
+		esc(vocab.Routine, medium, "acts on remote infrastructure or accounts")
+	}
+	if u.outside != "" {
+		esc(u.outsideClass, u.outsideRisk, u.outside)
+	}
+	if u.unknownWord != "" {
+		esc(vocab.Routine, medium, "is given "+u.unknownWord+", which is not known before it runs")
+	}
+	if found {
+		return
+	}
+	s.allow(c.name + " on workspace files")
+}
+
+// readOnly reports whether the first plain word after the program is a
+// reading verb (or there is none, only --help or --version).
+func (u *unknownSeen) readOnly(c *cmd) bool {
+	for _, a := range c.args[1:] {
+		if unknownReadVerbs[a] {
+			return true
+		}
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return false
+}
+
+// dangerClass is the class of harm a dangerous verb points to.
+func dangerClass(verb string) vocab.Class {
+	switch verb {
+	case "delete", "del", "remove", "rm", "rmi", "destroy", "drop", "purge", "wipe", "erase", "shred", "flash", "burn",
+		"kill", "terminate", "shutdown", "reboot", "poweroff", "halt", "reset", "prune", "truncate", "uninstall", "rollback",
+		"down", "overwrite", "force-delete", "delete-all", "remove-all", "no-preserve-root":
+		return vocab.Destructive
+	case "push", "upload", "send", "submit", "share", "sync", "mail", "post", "publish", "deploy", "release", "transfer",
+		"expose", "tunnel", "forward", "proxy", "serve", "listen":
+		return vocab.Exfiltration
+	case "login", "auth", "authenticate", "token", "tokens", "passwd", "password", "passwords", "secret", "secrets",
+		"credential", "credentials", "creds", "apikey", "api-key", "keys", "dump", "crack", "brute", "bruteforce", "sniff", "capture":
+		return vocab.CredentialProbing
+	case "disable", "grant", "sudo", "su", "chmod", "chown", "insecure", "no-verify", "no-check-certificate", "disable-ssl",
+		"privileged", "unsafe", "dangerously-skip-permissions", "exploit", "inject", "payload":
+		return vocab.SecurityWeakening
+	}
+	return ""
+}
+
+// isRunner reports whether a program name is that of an interpreter or
+// runner (python3.12, ruby3.2, node18, …).
+func isRunner(lname string) bool {
+	for _, p := range runnerPrefixes {
+		if lname == p {
+			return true
+		}
+		if strings.HasPrefix(lname, p) && len(p) > 2 {
+			rest := lname[len(p):]
+			if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '.' || rest[0] == '-') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codeStrongIn returns the first fragment of code that opens sockets,
+// starts programs or decodes payloads ("" none).
+func codeStrongIn(text string) string {
+	for _, f := range strongCode {
+		if strings.Contains(text, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// looksLikeCode reports whether an option value reads as code rather
+// than a name or a number.
+func looksLikeCode(v string) bool {
+	return strings.ContainsAny(v, ";{}()`|&") || strings.Contains(v, "$(") || strings.Contains(v, " = ") ||
+		strings.Contains(v, "import ") || strings.Contains(v, "print ") || strings.Contains(v, "puts ")
+}
+
+// plainWord reports whether w is a subcommand-like word: lower-case
+// letters, digits, '-', '_' and ':'.
+func plainWord(w string) bool {
+	if len(w) < 2 || w[0] < 'a' || w[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// verbOf returns the dangerous verb w is or holds as a part
+// (apps:destroy, force-push), "" none.
+func verbOf(w string, verbs map[string]bool) string {
+	if verbs[w] {
+		return w
+	}
+	if strings.ContainsAny(w, "-_:") {
+		for _, part := range strings.FieldsFunc(w, func(r rune) bool { return r == '-' || r == '_' || r == ':' }) {
+			if verbs[part] && part != "set" && part != "new" && part != "init" && part != "up" && part != "run" &&
+				part != "link" && part != "write" && part != "put" && part != "edit" && part != "copy" && part != "create" {
+				return part
+			}
+		}
+	}
+	return ""
+}
+
+// sqlDestroys reports whether text holds SQL that deletes data.
+func sqlDestroys(text string) bool {
+	u := strings.ToUpper(text)
+	return strings.Contains(u, "DROP TABLE") || strings.Contains(u, "DROP DATABASE") || strings.Contains(u, "DROP SCHEMA") ||
+		strings.Contains(u, "DELETE FROM") || strings.Contains(u, "TRUNCATE ")
+}
+
+// unknownWords classifies the words of c into u.
+func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
+	plain := 0
+	for i := 1; i < len(c.args); i++ {
+		w := unbrace(c.args[i])
+		raw := w
+		if i < len(c.sc.Args) {
+			raw = c.sc.Args[i]
+		}
+		known := c.known[i]
+		if !known && i < len(c.sc.Args) && !c.sc.Literal[i] {
+			if vs := s.secretRefs(raw); len(vs) > 0 && u.secretVar == "" {
+				u.secretVar = vs[0]
+			}
+		}
+		if codeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
+			u.code, u.codeStrong = shorten(w, 40), true
+		}
+		if u.code == "" && strings.IndexByte(w, ';') >= 0 && strings.ContainsAny(w, "{(") {
+			// A program text (awk-like BEGIN{…; …}) given as an operand.
+			u.code = shorten(w, 40)
+		}
+		if sqlDestroys(w) && u.verb == "" {
+			u.verb = "delete data (" + shorten(w, 40) + ")"
+		}
+		val := w
+		if strings.HasPrefix(w, "-") && len(w) > 1 {
+			name, v, hasVal := strings.Cut(w, "=")
+			flag := strings.TrimLeft(name, "-")
+			if vb := verbOf(strings.ToLower(flag), flagVerbs); vb != "" && u.verb == "" {
+				u.verb = vb + " (" + name + ")"
+			}
+			if !hasVal {
+				if codeOptions[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
+					if u.code == "" {
+						u.code = shorten(c.args[i+1], 40)
+					}
+					i++
+				}
+				continue
+			}
+			if codeOptions[name] && looksLikeCode(v) && u.code == "" {
+				u.code = shorten(v, 40)
+				continue
+			}
+			val = v
+		} else if k := strings.IndexByte(w, '='); k > 0 && isName(strings.ReplaceAll(w[:k], "-", "_")) {
+			// key=value operands (of=/dev/sda, output=x.pdf): the value.
+			val = w[k+1:]
+		} else if plainWord(w) {
+			plain++
+			if runsWords[w] && u.verb == "" {
+				u.verb = "run " + w
+			}
+			if plain <= 3 && u.verb == "" {
+				if vb := verbOf(w, dangerVerbs); vb != "" {
+					u.verb = vb
+				}
+			}
+			continue
+		}
+		s.unknownValue(c, u, val, known)
+	}
+}
+
+// unknownValue classifies one word or option value of an unknown program:
+// a network destination, a path, or neither.
+func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
+	if w == "" || w == "-" || w == "." || w == "./" {
+		return
+	}
+	// Network destinations.
+	if strings.Contains(w, "://") {
+		scheme := strings.ToLower(w[:strings.Index(w, "://")])
+		if scheme == "file" {
+			w = w[strings.Index(w, "://")+3:]
+		} else {
+			if h, port, _, ok := destOf(w, true); ok {
+				if !localHost(h) && u.dest == "" {
+					u.dest, u.remote = joinPort(h, port), true
+				}
+			} else if u.dest == "" {
+				u.dest, u.remote = "a host named at run time", true
+			}
+			if l, what := urlPayload(w); l > u.secretLevel {
+				u.secretLevel, u.secretWhat = l, what
+			}
+			return
+		}
+	}
+	if !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, ".") && !strings.HasPrefix(w, "~") && !strings.ContainsAny(w, "$\x00\x01") {
+		if h, port, _, ok := destOf(w, true); ok {
+			isIP := net4or6(h) != nil
+			tld := h[strings.LastIndexByte(h, '.')+1:]
+			tld = strings.ToLower(tld)
+			named := commonTLDs[tld] && (tld != "org" || strings.Count(h, ".") > 1)
+			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
+				if !localHost(h) && u.dest == "" {
+					u.dest, u.remote = joinPort(h, port), true
+				}
+				return
+			}
+		}
+		if i := strings.IndexByte(w, ':'); i > 0 && strings.IndexByte(w, '@') > 0 && strings.IndexByte(w[:i], '/') < 0 {
+			// user@host:path
+			if u.dest == "" {
+				u.dest, u.remote = w[strings.IndexByte(w, '@')+1:i], true
+			}
+			return
+		}
+	}
+	if known && strings.IndexByte(w, '$') >= 0 {
+		// A literal dollar sign ('$ORIGIN'): text, not a variable.
+		return
+	}
+	if !known && strings.HasPrefix(w, "$") {
+		if r := s.loopRoot(w); r != "" {
+			w = r
+		}
+	}
+	if !known && strings.HasPrefix(w, "$") || strings.IndexByte(w, 0) >= 0 {
+		if u.unknownWord == "" {
+			u.unknownWord = shorten(w, 40)
+		}
+		return
+	}
+	if strings.HasPrefix(w, "//") || strings.HasPrefix(w, "/@") {
+		// An XPath or selector, not a path.
+		return
+	}
+	pathLike := strings.ContainsAny(w, "/~") || strings.HasPrefix(w, ".") || strings.IndexByte(w, '.') > 0 || strings.ContainsAny(w, "\x01$")
+	if !pathLike {
+		return
+	}
+	pl := s.where(w, c.cwd)
+	if l, what := s.secret(pl); l > notSecret && !pl.item {
+		if l > u.secretLevel {
+			u.secretLevel, u.secretWhat = l, what+" ("+shorten(w, 60)+")"
+		}
+	}
+	if t := s.tainted[pl.abs]; t > notSecret && pl.abs != "" {
+		if t > u.secretLevel || u.secretLevel == notSecret {
+			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+shorten(w, 60)+")"
+		}
+	}
+	if ext := extOf(w); scriptExts[ext] && u.script == "" {
+		u.script = shorten(w, 60)
+	}
+	if pl.abs != "" && s.wroteFile(pl.abs) && scriptExts[extOf(w)] {
+		u.wroteEarlier = true
+		u.script = shorten(w, 60)
+	}
+	if u.outside != "" {
+		return
+	}
+	set := func(class vocab.Class, risk int, why string) {
+		u.outside, u.outsideClass, u.outsideRisk = why, class, risk
+	}
+	if pl.state {
+		set(vocab.SecurityWeakening, high, "uses warden's own state ("+pl.abs+")")
+		return
+	}
+	if name := protectedPart("/" + strings.TrimPrefix(pl.abs, "/")); name != "" {
+		set(vocab.SecurityWeakening, medium, "uses a protected path ("+name+")")
+		return
+	}
+	if ok, what := startupFile(pl.abs); ok && pl.abs != "" {
+		set(vocab.SecurityWeakening, high, "uses "+what+" ("+pl.abs+")")
+		return
+	}
+	switch pl.zone {
+	case zWork, zTmp, zNull:
+	case zHome:
+		rel, _ := s.homeRel(pl.abs)
+		if rel != "" && isCacheDir(rel) {
+			return
+		}
+		set(vocab.Routine, medium, "uses "+orName(pl.abs, w)+" in the home directory, outside the workspace")
+	case zSystem:
+		if publicSystemPath(pl.abs) && !strings.HasPrefix(pl.abs, "/etc/") && !strings.HasPrefix(pl.abs, "/proc/") || harmlessDevices[pl.abs] {
+			return
+		}
+		if systemPrivate(pl.abs) {
+			set(vocab.CredentialProbing, medium, "uses "+pl.abs+", private to the system or another user")
+			return
+		}
+		set(vocab.SecurityWeakening, medium, "uses "+pl.abs+", a system path")
+	case zDevice:
+		if isDisk(pl.abs) {
+			set(vocab.Destructive, high, "uses the disk "+pl.abs)
+			return
+		}
+		set(vocab.Destructive, medium, "uses the device "+pl.abs)
+	default:
+		if u.unknownWord == "" {
+			u.unknownWord = shorten(w, 40)
+		}
+	}
+}
+
+// joinPort writes host:port, or host alone.
+func joinPort(h, port string) string {
+	if port == "" {
+		return h
+	}
+	return h + ":" + port
+}
+
+// extOf returns the lower-case extension of a path's base name.
+func extOf(p string) string {
+	b := shortBase(p)
+	i := strings.LastIndexByte(b, '.')
+	if i <= 0 {
+		return ""
+	}
+	return strings.ToLower(b[i+1:])
+}
+
+// strongInline passes on inline code of a known interpreter that the
+// effects table read as computation but that opens sockets or starts
+// programs by a fragment it does not list; it reports whether it did.
+func (s *sh) strongInline(c *cmd, code string) bool {
+	if f := codeStrongIn(code); f != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs code that opens connections or starts programs ("+f+")")
+		return true
+	}
+	return false
+}
+
+// helpFlags only print a program's usage or version.
+var helpFlags = set("--help", "-h", "-help", "--version", "-V", "-v", "-version", "--usage", "-?")
+
+// flagsOnly reports whether a command has options but no operand, one of
+// them a word (--all, --force, -delete) rather than a letter or two (-l,
+// -la, -j4), and does more than print its usage or version.
+func flagsOnly(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	words := false
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-" || strings.IndexByte(a, '=') > 0 {
+			return false
+		}
+		if !helpFlags[a] && (strings.HasPrefix(a, "--") || len(a) > 3) {
+			words = true
+		}
+	}
+	return words
+}
+
+// nameVerbs are verbs a program's name can hold that say it destroys,
+// publishes, installs or attacks (deploy-prod, db-reset, nuke).
+var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "wipe", "erase", "purge", "nuke", "reset",
+	"install", "upload", "shutdown", "reboot", "exploit", "crack", "hashdump", "lsass", "ntds", "credump", "backdoor", "payload", "exfil", "keylog",
+	"steal", "rootkit", "persist", "obfusc", "evade", "bypass", "spray", "brute", "phish", "ransom", "encrypt"}
+
+// nameVerb returns the verb a program's name holds, "" none.
+func nameVerb(lname string) string {
+	for _, v := range nameVerbs {
+		if strings.Contains(lname, v) {
+			return v
+		}
+	}
+	for _, part := range strings.FieldsFunc(lname, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+		if part != lname && dangerVerbs[part] && part != "run" && part != "up" {
+			return part
+		}
+	}
+	return ""
+}
+
+// loopRoot returns the root of the files a loop variable walks when w is
+// a parameter expansion of it (${f%.png}.webp, $f.bak): "" otherwise.
+func (s *sh) loopRoot(w string) string {
+	name := strings.TrimPrefix(w, "$")
+	name = strings.TrimPrefix(name, "{")
+	i := 0
+	for i < len(name) && isNameByte(name[i], i > 0) {
+		i++
+	}
+	if i == 0 {
+		return ""
+	}
+	v := s.vars[name[:i]]
+	if !strings.HasSuffix(v, "/\x01") {
+		return ""
+	}
+	return v
+}
+
+// runsWords are programs that, named as an operand, an unknown program
+// is likely to run (flock LOCK rm -rf x, cronic sh -c …).
+var runsWords = set("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby", "node",
+	"php", "lua", "rm", "curl", "wget", "nc", "ncat", "netcat", "socat", "dd", "ssh", "scp", "sudo", "su", "doas", "kill",
+	"pkill", "killall", "eval", "exec", "xargs", "chmod", "chown", "shred", "docker", "kubectl", "crontab", "systemctl")
+
+// unbrace drops the braces of a {{placeholder}}, as command examples
+// write their arguments.
+func unbrace(w string) string {
+	if len(w) > 4 && strings.HasPrefix(w, "{{") && strings.HasSuffix(w, "}}") {
+		return w[2 : len(w)-2]
+	}
+	return w
+}
