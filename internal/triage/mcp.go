@@ -185,7 +185,10 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	for _, l := range leaves {
 		switch {
 		case cmdKeys[l.key] && l.path == "."+l.key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
-			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd}, set)
+			// The server runs it on its own host, outside warden's
+			// sandbox: judged as a command asking to leave it.
+			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd,
+				SandboxPermissions: action.RequireEscalated}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
 		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")):
