@@ -136,7 +136,9 @@ programs:
 		{"mytool ./a", vocab.Allow, vocab.Routine, ""},
 		{"mytool --token=$GITHUB_TOKEN ./a", vocab.Escalate, "", ""},
 		{"head status", vocab.Allow, vocab.Routine, "git status"}, // replaced: judged as git
-		{"unknowncli status", vocab.Escalate, vocab.Routine, "unknowncli is not a program the first pass knows"},
+		// Not in the file: judged by what its words show.
+		{"unknowncli status", vocab.Allow, vocab.Routine, "unknowncli on workspace files"},
+		{"unknowncli deploy", vocab.Escalate, "", "deploy"},
 	} {
 		v := judge(tc.script)
 		if v.Decision != tc.dec || tc.class != "" && v.Class != tc.class || !strings.Contains(v.Reason, tc.reason) {
@@ -144,8 +146,8 @@ programs:
 		}
 	}
 	// The embedded knowledge is unchanged.
-	if v := (*Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli status"}, Cwd: work}, nil); v.Decision != vocab.Escalate {
-		t.Errorf("mycli status with the embedded knowledge: %s", v.Decision)
+	if v := (*Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli nuke"}, Cwd: work}, nil); strings.Contains(v.Reason, "programs file") {
+		t.Errorf("mycli nuke with the embedded knowledge: %s (%s)", v.Decision, v.Reason)
 	}
 }
 

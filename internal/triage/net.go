@@ -576,8 +576,20 @@ func judgeScp(s *sh, c *cmd) {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` transfers files with a remote host")
 		return
 	case "rclone":
-		if len(c.args) > 1 && (c.args[1] == "ls" || c.args[1] == "lsd" || c.args[1] == "lsl" || c.args[1] == "listremotes" || c.args[1] == "version") {
+		sub := ""
+		if ops := shell.Operands(c.args, ""); len(ops) > 0 {
+			sub = ops[0]
+		}
+		switch sub {
+		case "ls", "lsd", "lsl", "lsf", "lsjson", "listremotes", "version", "size", "about", "tree", "md5sum", "sha1sum", "hashsum", "check":
 			s.allow("rclone")
+			return
+		case "purge", "delete", "deletefile", "rmdir", "rmdirs", "cleanup", "dedupe":
+			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes files of a remote")
+			return
+		case "copy", "sync", "move", "copyto", "moveto", "bisync", "copyurl", "mount", "serve":
+		default:
+			s.esc(vocab.Routine, medium, "`"+c.text+"`: rclone "+sub+" is not a subcommand the first pass knows")
 			return
 		}
 	}

@@ -90,7 +90,8 @@ var dangerVerbs = set("delete", "del", "remove", "rm", "rmi", "destroy", "drop",
 	"connect", "apply", "up", "down", "rollback", "migrate", "mount", "umount", "unmount", "chmod", "chown", "grant",
 	"sudo", "su", "expose", "tunnel", "forward", "proxy", "sniff", "capture", "crack", "brute",
 	"bruteforce", "dump", "exploit", "inject", "payload", "encrypt", "decrypt", "transfer", "pay", "charge", "refund",
-	"buy", "approve", "overwrite",
+	"buy", "approve", "overwrite", "nuke", "flush", "flushall", "flushdb", "obliterate", "clobber", "zap", "teardown",
+	"evict", "trash", "format", "factory-reset",
 )
 
 // flagVerbs are options of any program that destroy, send or run code.
@@ -658,7 +659,7 @@ func flagsOnly(args []string) bool {
 
 // nameVerbs are verbs a program's name can hold that say it destroys,
 // publishes, installs or attacks (deploy-prod, db-reset, nuke).
-var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "wipe", "erase", "purge", "nuke", "reset",
+var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "drop", "wipe", "erase", "purge", "nuke", "reset",
 	"install", "upload", "shutdown", "reboot", "exploit", "crack", "hashdump", "lsass", "ntds", "credump", "backdoor", "payload", "exfil", "keylog",
 	"steal", "rootkit", "persist", "obfusc", "evade", "bypass", "spray", "brute", "phish", "ransom", "encrypt"}
 
