@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
@@ -11,7 +12,14 @@ import (
 // judgeFileEdit judges a write to files (a text_editor write outside the
 // writable roots, or into a protected path).
 func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
+	judgeEdit(v, a, set, false)
+}
+
+// judgeEdit judges a file edit; mcp says it was made by an MCP or function
+// tool, whose server's roots, not warden's sandbox, bound its writes.
+func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 	s := newSh(v, set, a.Cwd)
+	s.mcpHome = mcp
 	s.readOnly = a.Sandbox == "read-only"
 	paths := a.Paths
 	if a.Path != "" {
@@ -36,6 +44,14 @@ func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	if r := removesProtection(added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	}
+	if a.Patch != "" {
+		for _, p := range patchDeletes(a.Patch) {
+			if w := protectiveName(p); w != "" {
+				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` deletes "+p+", whose name says it holds a protection ("+w+")")
+				break
+			}
+		}
 	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
@@ -85,4 +101,192 @@ func patchSides(patch string) (added, removed string) {
 		}
 	}
 	return a.String(), r.String()
+}
+
+// editTools are the names (lower case) of tools that edit files: the
+// text_editor of agents' SDKs, apply_patch, the filesystem MCP server's
+// edit_file and write_file, and the editing tools of coding agents.
+var editTools = set("text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "write_file",
+	"create_file", "apply_patch", "patch_file", "edit", "write", "multiedit", "multi_edit", "write_to_file",
+	"replace_in_file", "search_replace", "insert_content", "notebookedit", "notebook_edit", "edit_notebook",
+	"edit_notebook_file", "create_or_overwrite_file", "overwrite_file", "append_file", "append_to_file")
+
+// Argument names of editing tools.
+var (
+	editPathKeys = []string{"path", "file_path", "filepath", "filename", "file", "target_file", "absolute_path",
+		"notebook_path", "target_file_path"}
+	editOldKeys = []string{"old_str", "old_string", "oldText", "old_text", "search", "find"}
+	editNewKeys = []string{"new_str", "new_string", "newText", "new_text", "file_text", "content", "contents", "text",
+		"new_source", "replace", "replacement", "insert_text", "code_edit"}
+	editPatchKeys = []string{"patch", "input", "diff", "unified_diff"}
+	// editOps are the operations of text_editor-like tools that write.
+	editOps = set("", "create", "str_replace", "insert", "undo_edit", "write", "append", "replace", "edit", "overwrite",
+		"patch", "apply", "delete", "multi_edit")
+)
+
+// mcpFileEdit returns the file edit an MCP or function call of an editing
+// tool makes (ok), or says the call only views a file (view: judge it as a
+// read). A call whose arguments are not those of an edit is neither: the
+// generic judgment of tools applies.
+func mcpFileEdit(name string, args json.RawMessage, cwd string) (e action.Action, view, ok bool) {
+	if !editTools[strings.ToLower(name)] {
+		return e, false, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return e, false, false
+	}
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			var s string
+			if raw, ok := m[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	op := ""
+	if raw, ok := m["command"]; ok {
+		// A string names the editor's operation; anything else (an
+		// argv) is not an edit.
+		if json.Unmarshal(raw, &op) != nil {
+			return e, false, false
+		}
+	} else {
+		op = str("operation", "action", "mode")
+	}
+	op = strings.ToLower(op)
+	if op == "view" || op == "read" || op == "list" {
+		return e, true, true
+	}
+	if !editOps[op] {
+		return e, false, false
+	}
+	e = action.Action{Kind: action.FileEdit, Cwd: cwd, Operation: orName(op, name), Path: str(editPathKeys...)}
+	e.OldText = str(editOldKeys...)
+	e.NewText = str(editNewKeys...)
+	if raw, ok := m["edits"]; ok {
+		// A list of replacements: what they remove against what they add.
+		var edits []map[string]json.RawMessage
+		if json.Unmarshal(raw, &edits) == nil {
+			var olds, news strings.Builder
+			for _, ed := range edits {
+				for _, k := range editOldKeys {
+					var s string
+					if json.Unmarshal(ed[k], &s) == nil && s != "" {
+						olds.WriteString(s)
+						olds.WriteByte('\n')
+					}
+				}
+				for _, k := range editNewKeys {
+					var s string
+					if json.Unmarshal(ed[k], &s) == nil && s != "" {
+						news.WriteString(s)
+						news.WriteByte('\n')
+					}
+				}
+			}
+			e.OldText += olds.String()
+			e.NewText += news.String()
+		}
+	}
+	if p := str(editPatchKeys...); p != "" && (e.NewText == "" || isPatch(p)) {
+		e.Patch = p
+		paths := patchPaths(p)
+		if e.Path == "" && len(paths) > 0 {
+			e.Path, paths = paths[0], paths[1:]
+		}
+		e.Paths = paths
+		if e.NewText != "" && !isPatch(e.NewText) {
+			e.Patch = ""
+		} else {
+			e.NewText = ""
+		}
+	}
+	if e.Path == "" && len(e.Paths) == 0 {
+		return e, false, false
+	}
+	return e, false, true
+}
+
+// isPatch reports whether text is a patch: the apply_patch envelope or a
+// unified diff.
+func isPatch(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	return strings.HasPrefix(t, "*** Begin Patch") || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "diff --git ") ||
+		strings.HasPrefix(t, "Index: ") || strings.Contains(t, "\n+++ ") || strings.Contains(t, "\n*** Update File: ")
+}
+
+// patchPaths returns the files a patch names: those the apply_patch
+// envelope adds, updates, deletes or moves to, and the new side of a
+// unified diff.
+func patchPaths(patch string) []string {
+	var out []string
+	add := func(p string) {
+		p = strings.TrimSpace(p)
+		if i := strings.IndexByte(p, '\t'); i >= 0 {
+			p = p[:i] // a unified diff's timestamp
+		}
+		if p == "" || p == "/dev/null" {
+			return
+		}
+		for _, q := range out {
+			if q == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		line := strings.TrimRight(l, "\r")
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
+			strings.HasPrefix(line, "*** Delete File: "), strings.HasPrefix(line, "*** Move to: "):
+			_, p, _ := strings.Cut(line, ": ")
+			add(p)
+		case strings.HasPrefix(line, "+++ "):
+			p := strings.TrimPrefix(line, "+++ ")
+			if strings.HasPrefix(p, "b/") {
+				p = p[2:]
+			}
+			add(p)
+		}
+	}
+	return out
+}
+
+// patchDeletes returns the files a patch deletes.
+func patchDeletes(patch string) []string {
+	var out []string
+	lines := strings.Split(patch, "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		switch {
+		case strings.HasPrefix(l, "*** Delete File: "):
+			out = append(out, strings.TrimSpace(l[len("*** Delete File: "):]))
+		case strings.HasPrefix(l, "+++ /dev/null") && i > 0 && strings.HasPrefix(lines[i-1], "--- "):
+			p := strings.TrimSpace(strings.TrimPrefix(lines[i-1], "--- "))
+			out = append(out, strings.TrimPrefix(p, "a/"))
+		}
+	}
+	return out
+}
+
+// protectiveName returns the word of a file's name that says it holds a
+// protection (encryption, backups, audit logging, a firewall), "" for
+// none.
+func protectiveName(p string) string {
+	base := p
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	for _, w := range words(base) {
+		switch w {
+		case "encryption", "encrypted", "kms", "backup", "backups", "audit", "auditing", "logging", "cloudtrail", "trail",
+			"waf", "firewall", "protection", "mfa", "tls", "ssl", "acl", "acls", "guardduty", "guardrails", "security",
+			"retention", "versioning", "lock", "lockdown", "hardening", "policy", "policies", "rbac", "netpol", "networkpolicy":
+			return w
+		}
+	}
+	return ""
 }

@@ -115,6 +115,12 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		name = name[i+2:]
 	}
+	edit, view, isEdit := mcpFileEdit(name, a.Arguments, a.Cwd)
+	if isEdit && !view {
+		// An editing tool: judged as the file edit it makes.
+		judgeEdit(v, &edit, set, true)
+		return
+	}
 	ws := words(name)
 	verb := ""
 	var nouns []string
@@ -143,6 +149,10 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	c := &cmd{sc: nil, name: server + "/" + a.ToolName, text: mcpText(server, a.ToolName, a.Arguments), cwd: s.cwd}
 
+	if view {
+		judgeMCPRead(s, c, "view", leaves)
+		return
+	}
 	security := false
 	for _, w := range ws {
 		if securityVerbs[w] {
@@ -334,11 +344,8 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		return
 	}
 	text := strings.Join(content, "\n")
-	if protectionHint(text) {
-		// Only then is the replaced text needed.
-		if r := removesProtection(text, mcpOldText(leaves)); r != "" {
-			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
-		}
+	if r := removesProtection(text, mcpOldText(leaves)); r != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
