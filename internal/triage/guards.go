@@ -28,7 +28,12 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\b0\.0\.0\.0/0\b|::/0|\ball(Authenticated)?Users\b|` +
 	`"Principal"\s*:\s*("\*"|\{\s*"AWS"\s*:\s*"\*")|` +
 	`\bbackup_retention_period["']?\s*[:=]\s*0\b|` +
-	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*:\s*true\b|\brunAsNonRoot["']?\s*:\s*false\b`)
+	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*:\s*true\b|\brunAsNonRoot["']?\s*:\s*false\b|` +
+	`"Action"\s*:\s*"\*"|\bactions\s*=\s*\[\s*"\*"\s*\]|\bidentifiers\s*=\s*\[\s*"\*"\s*\]|\bPrincipal:\s*["']\*["']|` +
+	`\bsource_address_prefix\s*=\s*"(\*|Internet)"|\bverbs:\s*\[\s*["']\*["']\s*\]|\bcluster-admin\b|` +
+	`\brunAsUser:\s*0\b|\b(network_mode|pid):\s*["']?host\b|docker\.sock\b|\bALLOWED_HOSTS\s*=\s*\[\s*["']\*|` +
+	`\badd:\s*\[?\s*["']?(SYS_ADMIN|NET_ADMIN|SYS_PTRACE|ALL)\b|\bautoindex\s+on\b|` +
+	`(?i:\b(PermitRootLogin|PermitEmptyPasswords|PasswordAuthentication)\s+yes\b|\bStrictHostKeyChecking\s+no\b)`)
 
 // removesProtection returns the setting in text that removes a
 // protection, "" when there is none: one protectionOff names, any
@@ -193,8 +198,10 @@ var (
 		"backup", "tls", "ssl", "https", "firewall", "verif", "signing", "rotation", "retention", "requirepass",
 		"authentication", "authorization", "auth_", "_auth", "secure", "prevent_destroy", "deletion", "recovery",
 		"object_lock", "objectlock", "readonly", "read_only", "http_tokens", "httptokens", "enforce_admins",
-		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty"}
-	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf")
+		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty",
+		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
+		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on"}
+	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
 	openingWords = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
 		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
 	negatingWords = set("skip", "disable", "disabled", "no", "without", "bypass")
@@ -344,7 +351,7 @@ func judgeSetting(key, val string) (on, off bool) {
 		// disable_auth, skip_tls_verify: true removes a protection.
 		return falsy, truthy
 	}
-	if falsy && v == "0" && !(strings.Contains(key, "retention") || strings.Contains(key, "backup")) {
+	if falsy && v == "0" && !(strings.Contains(key, "retention") || strings.Contains(key, "backup") || strings.Contains(key, "unauthorized")) {
 		return false, false
 	}
 	return truthy, falsy
@@ -354,7 +361,7 @@ func judgeSetting(key, val string) (on, off bool) {
 // match holds one of.
 func protectionHint(text string) bool {
 	for _, w := range []string{"false", "true", "False", "True", "FALSE", "TRUE", "0/0", "ublic", "llUsers", "llAuthenticatedUsers",
-		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period", "/0"} {
+		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes", "User: 0", "autoindex", "Internet"} {
 		if strings.Contains(text, w) {
 			return true
 		}
