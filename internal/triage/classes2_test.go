@@ -225,3 +225,25 @@ func TestFirstPass_ProtectionRemovalsWorkloadsAndAccess(t *testing.T) {
 		{"hostname in config", edit("config/app.yaml", "host: localhost", "host: 0.0.0.0"), "", allowed},
 	})
 }
+
+// TestFirstPass_ProtectionRemovalsInSectionsAndBlocks checks settings
+// whose key says what they protect only through a section, a block or an
+// inline object.
+func TestFirstPass_ProtectionRemovalsInSectionsAndBlocks(t *testing.T) {
+	edit := func(path, old, new string) action.Action {
+		return mcp("filesystem", "edit_file", `{"path":`+jsonString(project+"/"+path)+`,"edits":[{"oldText":`+jsonString(old)+`,"newText":`+jsonString(new)+`}]}`)
+	}
+	checkClass(t, []classCase{
+		{"ini section anonymous", edit("conf/grafana.ini", "[auth.anonymous]\nenabled = false", "[auth.anonymous]\nenabled = true"), "", notAllow},
+		{"toml section auth", edit("conf/app.toml", "[auth]\nenabled = true", "[auth]\nenabled = false"), "", notAllow},
+		{"inline json", edit("conf/app.json", `"auth": {"enabled": true}`, `"auth": {"enabled": false}`), "", notAllow},
+		{"network policy off", edit("charts/api/values.yaml", "networkPolicy:\n  enabled: true", "networkPolicy:\n  enabled: false"), "", notAllow},
+		{"rbac not created", edit("charts/api/values.yaml", "rbac:\n  create: true", "rbac:\n  create: false"), "", notAllow},
+		{"elastic security", edit("conf/elasticsearch.yml", "xpack.security.enabled: true", "xpack.security.enabled: false"), "", notAllow},
+		{"pg trust", edit("conf/pg_hba.conf", "host all all 10.0.0.0/8 scram-sha-256", "host all all 10.0.0.0/8 trust"), "", notAllow},
+
+		{"ini section other", edit("conf/grafana.ini", "[users]\nallow_sign_up = false\n[log]\nmode = console", "[users]\nallow_sign_up = false\n[log]\nmode = file"), "", allowed},
+		{"service account not created", edit("charts/api/values.yaml", "serviceAccount:\n  create: true", "serviceAccount:\n  create: false"), "", allowed},
+		{"inline json other", edit("conf/app.json", `"cache": {"enabled": true}`, `"cache": {"enabled": false}`), "", allowed},
+	})
+}

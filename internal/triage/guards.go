@@ -32,6 +32,7 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`"Action"\s*:\s*"\*"|\bactions\s*=\s*\[\s*"\*"\s*\]|\bidentifiers\s*=\s*\[\s*"\*"\s*\]|\bPrincipal:\s*["']\*["']|` +
 	`\bsource_address_prefix\s*=\s*"(\*|Internet)"|\bverbs:\s*\[\s*["']\*["']\s*\]|\bcluster-admin\b|` +
 	`\brunAsUser:\s*0\b|\b(network_mode|pid):\s*["']?host\b|docker\.sock\b|\bALLOWED_HOSTS\s*=\s*\[\s*["']\*|` +
+	`(?m)^\s*(local|host|hostssl|hostnossl)\s+\S+\s+\S+.*\btrust\s*$|\bskip[-_]grant[-_]tables\b|` +
 	`\badd:\s*\[?\s*["']?(SYS_ADMIN|NET_ADMIN|SYS_PTRACE|ALL)\b|\bautoindex\s+on\b|` +
 	`(?i:\b(PermitRootLogin|PermitEmptyPasswords|PasswordAuthentication)\s+yes\b|\bStrictHostKeyChecking\s+no\b)`)
 
@@ -128,10 +129,18 @@ func settings(text string) []setting {
 		key    string
 	}
 	var parents []parent
+	section, inLine := "", ""
 	add := func(key, sep, val string) bool {
 		full := key
-		if len(parents) > 0 && genericKey(strings.ToLower(key)) {
-			full = parents[len(parents)-1].key + "/" + key
+		if genericKey(strings.ToLower(key)) {
+			switch {
+			case inLine != "":
+				full = inLine + "/" + key
+			case len(parents) > 0:
+				full = parents[len(parents)-1].key + "/" + key
+			case section != "":
+				full = section + "/" + key
+			}
 		}
 		on, off := judgeSetting(full, val)
 		if on || off {
@@ -145,6 +154,12 @@ func settings(text string) []setting {
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "//") {
 			continue
 		}
+		if trimmed[0] == '[' && strings.HasSuffix(strings.TrimSpace(trimmed), "]") && !strings.ContainsAny(trimmed, `"',`) {
+			// An INI or TOML section names what follows.
+			section, parents = strings.Trim(strings.TrimSpace(trimmed), "[]"), parents[:0]
+			continue
+		}
+		inLine = ""
 		closing := strings.HasPrefix(trimmed, "}")
 		for len(parents) > 0 && parents[len(parents)-1].indent >= indent && !closing {
 			parents = parents[:len(parents)-1]
@@ -167,6 +182,9 @@ func settings(text string) []setting {
 		for _, m := range assignment.FindAllStringSubmatchIndex(line, 8) {
 			key, val := line[m[2]:m[3]], line[m[4]:m[5]]
 			if val == "" {
+				if rest := strings.TrimLeft(line[m[5]:], " \t"); strings.HasPrefix(rest, "{") {
+					inLine = strings.TrimPrefix(key, ".")
+				}
 				continue
 			}
 			if !add(strings.TrimPrefix(key, "."), line[m[3]:m[4]], val) {
@@ -182,7 +200,7 @@ func settings(text string) []setting {
 func genericKey(k string) bool {
 	k = strings.TrimPrefix(k, ".")
 	switch k {
-	case "default_action", "defaultaction", "type":
+	case "default_action", "defaultaction", "type", "create":
 		return true
 	case "enabled", "enable", "status", "state", "mode", "value", "required", "enforced", "enforce", "active", "on", "disabled", "disable":
 		return true
@@ -200,7 +218,8 @@ var (
 		"object_lock", "objectlock", "readonly", "read_only", "http_tokens", "httptokens", "enforce_admins",
 		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty",
 		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
-		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on"}
+		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on", "networkpolic",
+		"network_polic", "podsecurity", "pod_security", "securitycontext"}
 	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
 	openingWords = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
 		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
@@ -361,7 +380,7 @@ func judgeSetting(key, val string) (on, off bool) {
 // match holds one of.
 func protectionHint(text string) bool {
 	for _, w := range []string{"false", "true", "False", "True", "FALSE", "TRUE", "0/0", "ublic", "llUsers", "llAuthenticatedUsers",
-		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes", "User: 0", "autoindex", "Internet"} {
+		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes", "User: 0", "autoindex", "Internet", "trust", "grant"} {
 		if strings.Contains(text, w) {
 			return true
 		}
