@@ -219,7 +219,7 @@ var (
 		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty",
 		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
 		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on", "networkpolic",
-		"network_polic", "podsecurity", "pod_security", "securitycontext"}
+		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge"}
 	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
 	openingWords = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
 		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
@@ -246,6 +246,17 @@ func removalKey(key string) bool {
 func notProtectiveKey(ws []string) bool {
 	for _, w := range ws {
 		if notProtective[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroIsOff reports whether a protection-named key counts something (days
+// kept, a recovery window, reviews required) so that 0 turns it off.
+func zeroIsOff(key string) bool {
+	for _, p := range []string{"retention", "backup", "unauthorized", "recovery", "window", "days", "period", "count", "snapshot"} {
+		if strings.Contains(key, p) {
 			return true
 		}
 	}
@@ -349,7 +360,7 @@ func judgeSetting(key, val string) (on, off bool) {
 		case strings.HasSuffix(v, ".block_all") || strings.HasSuffix(v, "block_all"):
 			truthy = true
 		case v != "" && v[0] >= '1' && v[0] <= '9' && strings.Trim(v, "0123456789") == "":
-			truthy = strings.Contains(key, "retention") || strings.Contains(key, "backup")
+			truthy = zeroIsOff(key)
 		}
 	}
 	if !truthy && !falsy {
@@ -370,7 +381,7 @@ func judgeSetting(key, val string) (on, off bool) {
 		// disable_auth, skip_tls_verify: true removes a protection.
 		return falsy, truthy
 	}
-	if falsy && v == "0" && !(strings.Contains(key, "retention") || strings.Contains(key, "backup") || strings.Contains(key, "unauthorized")) {
+	if falsy && v == "0" && !zeroIsOff(key) {
 		return false, false
 	}
 	return truthy, falsy
@@ -489,8 +500,47 @@ func sensitiveTool(ws []string) string {
 		case "portal":
 			return "an account portal"
 		case "password", "passwords", "credential", "credentials", "cookie", "cookies", "keychain", "vault", "otp", "mfa", "totp",
-			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys":
+			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys", "oauth", "oauth2", "2fa", "passkey",
+			"passkeys", "passcode", "pin", "seed", "mnemonic", "privatekey", "accesstoken", "refreshtoken":
 			return "credentials"
+		case "token", "tokens":
+			if has("refresh") || has("access") || has("bearer") || has("auth") || has("session") || has("api") ||
+				has("personal") || has("id") || has("jwt") || has("github") || has("slack") || has("service") {
+				return "credentials"
+			}
+		case "key", "keys":
+			if has("api") || has("private") || has("ssh") || has("signing") || has("access") || has("secret") || has("encryption") {
+				return "credentials"
+			}
+		case "session", "sessions":
+			if has("cookie") || has("hijack") || has("steal") || has("export") || has("dump") {
+				return "credentials"
+			}
+		case "recovery", "backup":
+			if has("code") || has("codes") || has("phrase") {
+				return "credentials"
+			}
+		case "address":
+			if has("home") || has("street") || has("mailing") || has("postal") || has("residential") || has("shipping") ||
+				has("billing") || has("physical") || has("personal") {
+				return "identity or personal records"
+			}
+		case "phone", "phones", "phonenumber", "birth", "nationality", "nationalid", "citizenship", "ethnicity", "religion",
+			"biodata", "dossier", "background":
+			if w != "background" || has("check") || has("checks") {
+				return "identity or personal records"
+			}
+		case "hr", "employee", "employees", "staff", "disciplinary", "grievance", "grievances", "appraisal", "appraisals",
+			"mrn", "patientportal":
+			if w == "hr" || w == "mrn" || w == "patientportal" || w == "disciplinary" || w == "grievance" || w == "grievances" ||
+				w == "appraisal" || w == "appraisals" || has("record") || has("records") || has("file") || has("files") ||
+				has("review") || has("reviews") || has("profile") || has("profiles") || has("details") || has("personal") || has("data") {
+				return "personal records"
+			}
+		case "performance":
+			if has("review") || has("reviews") || has("rating") || has("ratings") || has("evaluation") {
+				return "personal records"
+			}
 		}
 	}
 	return ""
@@ -499,7 +549,8 @@ func sensitiveTool(ws []string) string {
 // browserSecrets are what page scripts read to take a session or stored
 // tokens, or use to send data away.
 var browserSecrets = []string{"document.cookie", "localStorage", "sessionStorage", "indexedDB", "navigator.credentials",
-	"Authorization", "password", "getCookies", "cookies", "sendBeacon"}
+	"Authorization", "password", "getCookies", "cookies", "sendBeacon", "cookieStore", "getAllCookies", "chrome.cookies",
+	"browser.cookies", "Storage.getCookies", "credentials.get", "chrome.storage", "caches.open"}
 
 // browserScriptSecret returns what a page script reads that holds a
 // session or credentials, "" otherwise.
