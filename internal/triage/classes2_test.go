@@ -300,3 +300,22 @@ func TestFirstPass_DesktopCredentialStores(t *testing.T) {
 		{"page title", mcp("playwright", "browser_evaluate", `{"function":"() => document.title"}`), "", allowed},
 	})
 }
+
+// TestFirstPass_ProtectionRemovalsCommentedOrDisabled checks protections
+// removed without a false: a setting commented out, a protective resource
+// disabled with count = 0 or deleted with its block.
+func TestFirstPass_ProtectionRemovalsCommentedOrDisabled(t *testing.T) {
+	edit := func(path, old, new string) action.Action {
+		return mcp("", "str_replace_based_edit_tool", `{"command":"str_replace","path":`+jsonString(project+"/"+path)+`,"old_str":`+jsonString(old)+`,"new_str":`+jsonString(new)+`}`)
+	}
+	checkClass(t, []classCase{
+		{"commented out", edit("infra/db.tf", "  deletion_protection = true", "  # deletion_protection = true"), "", notAllow},
+		{"commented out with //", edit("cdk/db.ts", "  deletionProtection: true,", "  // deletionProtection: true,"), "", notAllow},
+		{"trail count 0", edit("infra/trail.tf", "resource \"aws_cloudtrail\" \"main\" {\n  name = \"main\"", "resource \"aws_cloudtrail\" \"main\" {\n  count = 0\n  name = \"main\""), "", notAllow},
+		{"cfn trail removed", edit("cfn/audit.yaml", "  Trail:\n    Type: AWS::CloudTrail::Trail\n    Properties:\n      IsLogging: true\n", ""), "", notAllow},
+		{"flow log file deleted", mcp("", "apply_patch", `{"input":"*** Begin Patch\n*** Delete File: infra/vpc_flow_logs.tf\n*** End Patch"}`), "", notAllow},
+
+		{"comment added above", edit("infra/db.tf", "  deletion_protection = true", "  # keep: prod data\n  deletion_protection = true"), "", allowed},
+		{"web count 0", edit("infra/web.tf", "resource \"aws_instance\" \"web\" {\n  count = 2", "resource \"aws_instance\" \"web\" {\n  count = 0"), "", allowed},
+	})
+}

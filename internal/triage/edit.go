@@ -284,9 +284,13 @@ func protectiveName(p string) string {
 		switch w {
 		case "encryption", "encrypted", "kms", "backup", "backups", "audit", "auditing", "logging", "cloudtrail", "trail",
 			"waf", "firewall", "protection", "mfa", "tls", "ssl", "acl", "acls", "guardduty", "guardrails", "security",
-			"retention", "versioning", "lock", "lockdown", "hardening", "policy", "policies", "rbac", "netpol", "networkpolicy":
+			"retention", "versioning", "lock", "lockdown", "hardening", "policy", "policies", "rbac", "netpol", "networkpolicy",
+			"log", "logs", "flowlogs", "monitoring", "alarms", "seccomp", "apparmor", "psp", "kyverno", "gatekeeper", "opa":
 			return w
 		}
+	}
+	if l := strings.ToLower(base); strings.Contains(l, "public_access") || strings.Contains(l, "access_block") || strings.Contains(l, "public-access") {
+		return "public access block"
 	}
 	return ""
 }

@@ -65,10 +65,11 @@ func removesProtection(text, old string) string {
 	if old == "" || !mayHoldSetting(old) {
 		return ""
 	}
-	lower := strings.ToLower(text)
+	lower := strings.ToLower(uncommented(text))
 	for _, m := range resourceBlock.FindAllStringSubmatch(old, 8) {
-		if (protectiveName(m[1]) != "" || strings.Contains(m[1], "public_access_block") || strings.Contains(m[1], "flow_log")) &&
-			!strings.Contains(text, m[1]) {
+		typ := m[1] + m[2]
+		if (protectiveName(typ) != "" || strings.Contains(typ, "public_access_block") || strings.Contains(typ, "flow_log")) &&
+			!strings.Contains(text, typ) {
 			return "no " + m[0]
 		}
 	}
@@ -83,8 +84,26 @@ func removesProtection(text, old string) string {
 	return ""
 }
 
+// uncommented returns text without its comment lines (#, //, --, ;), so a
+// setting commented out counts as removed.
+func uncommented(text string) string {
+	if !strings.Contains(text, "#") && !strings.Contains(text, "//") && !strings.Contains(text, "--") && !strings.Contains(text, ";") {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimLeft(l, " \t+-")
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, ";") || strings.HasPrefix(strings.TrimLeft(l, " \t"), "--") {
+			continue
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // resourceBlock matches the start of a Terraform resource block.
-var resourceBlock = regexp.MustCompile(`resource\s+"([A-Za-z0-9_]+)"`)
+var resourceBlock = regexp.MustCompile(`resource\s+"([A-Za-z0-9_]+)"|Type:\s*["']?AWS::(\w+::\w+)`)
 
 // mayHoldSetting is a cheap test before settings: text assigns something.
 func mayHoldSetting(text string) bool {
@@ -168,8 +187,12 @@ func settings(text string) []setting {
 			parents = parents[:len(parents)-1]
 		}
 		if m := blockOpen.FindStringSubmatch(line); m != nil {
+			key := m[1]
+			if r := resourceBlock.FindStringSubmatch(line); r != nil && r[1] != "" {
+				key = r[1] // the resource's type says what it is
+			}
 			if len(parents) < 8 {
-				parents = append(parents, parent{indent, m[1]})
+				parents = append(parents, parent{indent, key})
 			}
 			continue
 		}
@@ -200,7 +223,7 @@ func settings(text string) []setting {
 func genericKey(k string) bool {
 	k = strings.TrimPrefix(k, ".")
 	switch k {
-	case "default_action", "defaultaction", "type", "create":
+	case "default_action", "defaultaction", "type", "create", "count":
 		return true
 	case "enabled", "enable", "status", "state", "mode", "value", "required", "enforced", "enforce", "active", "on", "disabled", "disable":
 		return true
@@ -219,7 +242,8 @@ var (
 		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty",
 		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
 		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on", "networkpolic",
-		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge"}
+		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge",
+		"cloudtrail", "public_access_block", "publicaccessblock"}
 	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
 	openingWords = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
 		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
