@@ -198,7 +198,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
-		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")):
+		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
+			(sqlTool(server, ws) || looksLikeSQL(l.value)):
 			f := judgeSQLText(l.value)
 			f.reason = "`" + c.text + "` " + f.reason
 			v.add(f)
@@ -457,4 +458,38 @@ func judgeMCPSecurity(v *verdict, c *cmd, leaves []mcpLeaf) {
 		}
 	}
 	v.add(finding{vocab.Escalate, vocab.SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
+}
+
+// sqlTool reports whether a tool's server or name says it talks to a
+// database in SQL.
+func sqlTool(server string, ws []string) bool {
+	if strings.Contains(strings.ToLower(server), "sql") || strings.Contains(strings.ToLower(server), "db") {
+		return true
+	}
+	for _, w := range ws {
+		switch w {
+		case "sql", "db", "database", "databases", "postgres", "postgresql", "mysql", "sqlite", "mssql", "snowflake",
+			"bigquery", "redshift", "duckdb", "clickhouse", "table", "tables":
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeSQL reports whether a query starts as an SQL statement does;
+// a metrics (PromQL), log or search query does not.
+func looksLikeSQL(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n(")
+	i := 0
+	for i < len(q) && (q[i] >= 'a' && q[i] <= 'z' || q[i] >= 'A' && q[i] <= 'Z') {
+		i++
+	}
+	switch strings.ToLower(q[:i]) {
+	case "select", "insert", "update", "delete", "with", "create", "drop", "alter", "truncate", "grant", "revoke",
+		"merge", "replace", "upsert", "copy", "call", "exec", "execute", "begin", "commit", "rollback", "set", "show",
+		"describe", "desc", "explain", "use", "vacuum", "analyze", "pragma", "attach", "detach", "values", "table", "lock",
+		"rename", "comment", "do", "declare", "load", "unload", "put", "get", "remove", "list", "undrop", "optimize", "kill":
+		return true
+	}
+	return false
 }
