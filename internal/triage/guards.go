@@ -245,7 +245,7 @@ var (
 		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge",
 		"cloudtrail", "public_access_block", "publicaccessblock"}
 	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
-	openingWords = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
+	openingWords    = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
 		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
 	negatingWords = set("skip", "disable", "disabled", "no", "without", "bypass")
 	blockingWords = set("block", "restrict", "prevent", "deny", "ignore", "require", "required", "enforce", "private")
