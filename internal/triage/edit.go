@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
@@ -111,14 +110,13 @@ var editTools = set("text_editor", "str_replace_editor", "str_replace_based_edit
 	"replace_in_file", "search_replace", "insert_content", "notebookedit", "notebook_edit", "edit_notebook",
 	"edit_notebook_file", "create_or_overwrite_file", "overwrite_file", "append_file", "append_to_file")
 
-// Argument names of editing tools.
+// Argument names (lower case) of editing tools.
 var (
-	editPathKeys = []string{"path", "file_path", "filepath", "filename", "file", "target_file", "absolute_path",
-		"notebook_path", "target_file_path"}
-	editOldKeys = []string{"old_str", "old_string", "oldText", "old_text", "search", "find"}
-	editNewKeys = []string{"new_str", "new_string", "newText", "new_text", "file_text", "content", "contents", "text",
-		"new_source", "replace", "replacement", "insert_text", "code_edit"}
-	editPatchKeys = []string{"patch", "input", "diff", "unified_diff"}
+	editPathKeys  = set("path", "file_path", "filepath", "filename", "file", "target_file", "absolute_path", "notebook_path", "target_file_path")
+	editOldKeys   = set("old_str", "old_string", "oldtext", "old_text", "search", "find")
+	editNewKeys   = set("new_str", "new_string", "newtext", "new_text", "file_text", "content", "contents", "text", "new_source", "replace", "replacement", "insert_text", "code_edit")
+	editPatchKeys = set("patch", "input", "diff", "unified_diff")
+	editOpKeys    = set("command", "operation", "action", "mode")
 	// editOps are the operations of text_editor-like tools that write.
 	editOps = set("", "create", "str_replace", "insert", "undo_edit", "write", "append", "replace", "edit", "overwrite",
 		"patch", "apply", "delete", "multi_edit")
@@ -126,73 +124,47 @@ var (
 
 // mcpFileEdit returns the file edit an MCP or function call of an editing
 // tool makes (ok), or says the call only views a file (view: judge it as a
-// read). A call whose arguments are not those of an edit is neither: the
-// generic judgment of tools applies.
-func mcpFileEdit(name string, args json.RawMessage, cwd string) (e action.Action, view, ok bool) {
+// read). leaves are the call's arguments. A call whose arguments are not
+// those of an edit is neither: the generic judgment of tools applies.
+func mcpFileEdit(name string, leaves []mcpLeaf, cwd string) (e action.Action, view, ok bool) {
 	if !editTools[strings.ToLower(name)] {
 		return e, false, false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return e, false, false
-	}
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			var s string
-			if raw, ok := m[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
-				return s
+	op, patch := "", ""
+	var olds, news []string
+	for _, l := range leaves {
+		top := len(l.path) == len(l.key)+1 // an argument of the call, not inside one
+		switch {
+		case l.key == "command" && !top:
+			return e, false, false // an argv: a command, not an edit
+		case editOpKeys[l.key] && top:
+			if op == "" {
+				op = strings.ToLower(l.value)
 			}
+		case editPathKeys[l.key] && top:
+			if e.Path == "" {
+				e.Path = l.value
+			}
+		case editOldKeys[l.key] && l.value != "":
+			olds = append(olds, l.value)
+		case editNewKeys[l.key] && l.value != "":
+			news = append(news, l.value)
+		case editPatchKeys[l.key] && top && l.value != "":
+			patch = l.value
 		}
-		return ""
 	}
-	op := ""
-	if raw, ok := m["command"]; ok {
-		// A string names the editor's operation; anything else (an
-		// argv) is not an edit.
-		if json.Unmarshal(raw, &op) != nil {
-			return e, false, false
-		}
-	} else {
-		op = str("operation", "action", "mode")
-	}
-	op = strings.ToLower(op)
 	if op == "view" || op == "read" || op == "list" {
 		return e, true, true
 	}
 	if !editOps[op] {
 		return e, false, false
 	}
-	e = action.Action{Kind: action.FileEdit, Cwd: cwd, Operation: orName(op, name), Path: str(editPathKeys...)}
-	e.OldText = str(editOldKeys...)
-	e.NewText = str(editNewKeys...)
-	if raw, ok := m["edits"]; ok {
-		// A list of replacements: what they remove against what they add.
-		var edits []map[string]json.RawMessage
-		if json.Unmarshal(raw, &edits) == nil {
-			var olds, news strings.Builder
-			for _, ed := range edits {
-				for _, k := range editOldKeys {
-					var s string
-					if json.Unmarshal(ed[k], &s) == nil && s != "" {
-						olds.WriteString(s)
-						olds.WriteByte('\n')
-					}
-				}
-				for _, k := range editNewKeys {
-					var s string
-					if json.Unmarshal(ed[k], &s) == nil && s != "" {
-						news.WriteString(s)
-						news.WriteByte('\n')
-					}
-				}
-			}
-			e.OldText += olds.String()
-			e.NewText += news.String()
-		}
-	}
-	if p := str(editPatchKeys...); p != "" && (e.NewText == "" || isPatch(p)) {
-		e.Patch = p
-		paths := patchPaths(p)
+	e.Kind, e.Cwd, e.Operation = action.FileEdit, cwd, orName(op, name)
+	e.OldText = strings.Join(olds, "\n")
+	e.NewText = strings.Join(news, "\n")
+	if patch != "" && (e.NewText == "" || isPatch(patch)) {
+		e.Patch = patch
+		paths := patchPaths(patch)
 		if e.Path == "" && len(paths) > 0 {
 			e.Path, paths = paths[0], paths[1:]
 		}
@@ -204,7 +176,7 @@ func mcpFileEdit(name string, args json.RawMessage, cwd string) (e action.Action
 		}
 	}
 	if e.Path == "" && len(e.Paths) == 0 {
-		return e, false, false
+		return action.Action{}, false, false
 	}
 	return e, false, true
 }

@@ -115,7 +115,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		name = name[i+2:]
 	}
-	edit, view, isEdit := mcpFileEdit(name, a.Arguments, a.Cwd)
+	leaves := flatten(a.Arguments)
+	edit, view, isEdit := mcpFileEdit(name, leaves, a.Cwd)
 	if isEdit && !view {
 		// An editing tool: judged as the file edit it makes.
 		judgeEdit(v, &edit, set, true)
@@ -131,7 +132,6 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		nouns = append(nouns, w)
 	}
-	leaves := flatten(a.Arguments)
 	cwd := a.Cwd
 	home := ""
 	for _, l := range leaves {

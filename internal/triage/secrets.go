@@ -108,7 +108,7 @@ func desktopStore(l string) string {
 	}
 	in := false
 	for _, f := range appFolders {
-		if strings.Contains(l, f) || strings.HasPrefix(l, "~"+f[0:]) || strings.HasPrefix("/"+l, f) {
+		if strings.Contains(l, f) || strings.HasPrefix(l, "~") && strings.HasPrefix(l[1:], f) || strings.HasPrefix(l, f[1:]) {
 			in = true
 			break
 		}
@@ -117,7 +117,7 @@ func desktopStore(l string) string {
 		return ""
 	}
 	for _, v := range vaultFolders {
-		if strings.Contains(l+"/", v) {
+		if strings.Contains(l, v) || strings.HasSuffix(v, "/") && strings.HasSuffix(l, v[:len(v)-1]) {
 			return "a password manager's or messenger's vault"
 		}
 	}
