@@ -791,7 +791,19 @@ func judgeNode(s *sh, c *cmd) {
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
-			if c.name == "deno" && (a == "run" || a == "test" || a == "fmt" || a == "lint" || a == "task" || a == "check" || a == "bench") {
+			if c.name == "deno" && (a == "fmt" || a == "lint" || a == "check" || a == "doc" || a == "info") {
+				// Formats, lints or type-checks files; runs none of them.
+				for _, op := range shell.Operands(c.args[i:], "") {
+					if a == "fmt" && !shell.HasLong(c.args, "check") {
+						s.write(c, s.where(op, c.cwd), "")
+					} else {
+						s.read(c, op, false)
+					}
+				}
+				s.allow("deno " + a)
+				return
+			}
+			if c.name == "deno" && (a == "run" || a == "test" || a == "task" || a == "bench") {
 				continue
 			}
 			s.runsFile(c, a)

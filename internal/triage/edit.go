@@ -11,7 +11,14 @@ import (
 // judgeFileEdit judges a write to files (a text_editor write outside the
 // writable roots, or into a protected path).
 func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
+	judgeEdit(v, a, set, false)
+}
+
+// judgeEdit judges a file edit; mcp says it was made by an MCP or function
+// tool, whose server's roots, not warden's sandbox, bound its writes.
+func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 	s := newSh(v, set, a.Cwd)
+	s.mcpHome = mcp
 	s.readOnly = a.Sandbox == "read-only"
 	paths := a.Paths
 	if a.Path != "" {
@@ -36,6 +43,14 @@ func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	if r := removesProtection(added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	}
+	if a.Patch != "" {
+		for _, p := range patchDeletes(a.Patch) {
+			if w := protectiveName(p); w != "" {
+				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` deletes "+p+", whose name says it holds a protection ("+w+")")
+				break
+			}
+		}
 	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
@@ -85,4 +100,169 @@ func patchSides(patch string) (added, removed string) {
 		}
 	}
 	return a.String(), r.String()
+}
+
+// editTools are the names (lower case) of tools that edit files: the
+// text_editor of agents' SDKs, apply_patch, the filesystem MCP server's
+// edit_file and write_file, and the editing tools of coding agents.
+var editTools = set("text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "write_file",
+	"create_file", "apply_patch", "patch_file", "edit", "write", "multiedit", "multi_edit", "write_to_file",
+	"replace_in_file", "search_replace", "insert_content", "notebookedit", "notebook_edit", "edit_notebook",
+	"edit_notebook_file", "create_or_overwrite_file", "overwrite_file", "append_file", "append_to_file")
+
+// Argument names (lower case) of editing tools.
+var (
+	editPathKeys  = set("path", "file_path", "filepath", "filename", "file", "target_file", "absolute_path", "notebook_path", "target_file_path")
+	editOldKeys   = set("old_str", "old_string", "oldtext", "old_text", "search", "find")
+	editNewKeys   = set("new_str", "new_string", "newtext", "new_text", "file_text", "content", "contents", "text", "new_source", "replace", "replacement", "insert_text", "code_edit")
+	editPatchKeys = set("patch", "input", "diff", "unified_diff")
+	editOpKeys    = set("command", "operation", "action", "mode")
+	// editOps are the operations of text_editor-like tools that write.
+	editOps = set("", "create", "str_replace", "insert", "undo_edit", "write", "append", "replace", "edit", "overwrite",
+		"patch", "apply", "delete", "multi_edit")
+)
+
+// mcpFileEdit returns the file edit an MCP or function call of an editing
+// tool makes (ok), or says the call only views a file (view: judge it as a
+// read). leaves are the call's arguments. A call whose arguments are not
+// those of an edit is neither: the generic judgment of tools applies.
+func mcpFileEdit(name string, leaves []mcpLeaf, cwd string) (e action.Action, view, ok bool) {
+	if !editTools[strings.ToLower(name)] {
+		return e, false, false
+	}
+	op, patch := "", ""
+	var olds, news []string
+	for _, l := range leaves {
+		top := len(l.path) == len(l.key)+1 // an argument of the call, not inside one
+		switch {
+		case l.key == "command" && !top:
+			return e, false, false // an argv: a command, not an edit
+		case editOpKeys[l.key] && top:
+			if op == "" {
+				op = strings.ToLower(l.value)
+			}
+		case editPathKeys[l.key] && top:
+			if e.Path == "" {
+				e.Path = l.value
+			}
+		case editOldKeys[l.key] && l.value != "":
+			olds = append(olds, l.value)
+		case editNewKeys[l.key] && l.value != "":
+			news = append(news, l.value)
+		case editPatchKeys[l.key] && top && l.value != "":
+			patch = l.value
+		}
+	}
+	if op == "view" || op == "read" || op == "list" {
+		return e, true, true
+	}
+	if !editOps[op] {
+		return e, false, false
+	}
+	e.Kind, e.Cwd, e.Operation = action.FileEdit, cwd, orName(op, name)
+	e.OldText = strings.Join(olds, "\n")
+	e.NewText = strings.Join(news, "\n")
+	if patch != "" && (e.NewText == "" || isPatch(patch)) {
+		e.Patch = patch
+		paths := patchPaths(patch)
+		if e.Path == "" && len(paths) > 0 {
+			e.Path, paths = paths[0], paths[1:]
+		}
+		e.Paths = paths
+		if e.NewText != "" && !isPatch(e.NewText) {
+			e.Patch = ""
+		} else {
+			e.NewText = ""
+		}
+	}
+	if e.Path == "" && len(e.Paths) == 0 {
+		return action.Action{}, false, false
+	}
+	return e, false, true
+}
+
+// isPatch reports whether text is a patch: the apply_patch envelope or a
+// unified diff.
+func isPatch(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	return strings.HasPrefix(t, "*** Begin Patch") || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "diff --git ") ||
+		strings.HasPrefix(t, "Index: ") || strings.Contains(t, "\n+++ ") || strings.Contains(t, "\n*** Update File: ")
+}
+
+// patchPaths returns the files a patch names: those the apply_patch
+// envelope adds, updates, deletes or moves to, and the new side of a
+// unified diff.
+func patchPaths(patch string) []string {
+	var out []string
+	add := func(p string) {
+		p = strings.TrimSpace(p)
+		if i := strings.IndexByte(p, '\t'); i >= 0 {
+			p = p[:i] // a unified diff's timestamp
+		}
+		if p == "" || p == "/dev/null" {
+			return
+		}
+		for _, q := range out {
+			if q == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	for _, l := range strings.Split(patch, "\n") {
+		line := strings.TrimRight(l, "\r")
+		switch {
+		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "),
+			strings.HasPrefix(line, "*** Delete File: "), strings.HasPrefix(line, "*** Move to: "):
+			_, p, _ := strings.Cut(line, ": ")
+			add(p)
+		case strings.HasPrefix(line, "+++ "):
+			p := strings.TrimPrefix(line, "+++ ")
+			if strings.HasPrefix(p, "b/") {
+				p = p[2:]
+			}
+			add(p)
+		}
+	}
+	return out
+}
+
+// patchDeletes returns the files a patch deletes.
+func patchDeletes(patch string) []string {
+	var out []string
+	lines := strings.Split(patch, "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		switch {
+		case strings.HasPrefix(l, "*** Delete File: "):
+			out = append(out, strings.TrimSpace(l[len("*** Delete File: "):]))
+		case strings.HasPrefix(l, "+++ /dev/null") && i > 0 && strings.HasPrefix(lines[i-1], "--- "):
+			p := strings.TrimSpace(strings.TrimPrefix(lines[i-1], "--- "))
+			out = append(out, strings.TrimPrefix(p, "a/"))
+		}
+	}
+	return out
+}
+
+// protectiveName returns the word of a file's name that says it holds a
+// protection (encryption, backups, audit logging, a firewall), "" for
+// none.
+func protectiveName(p string) string {
+	base := p
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	for _, w := range words(base) {
+		switch w {
+		case "encryption", "encrypted", "kms", "backup", "backups", "audit", "auditing", "logging", "cloudtrail", "trail",
+			"waf", "firewall", "protection", "mfa", "tls", "ssl", "acl", "acls", "guardduty", "guardrails", "security",
+			"retention", "versioning", "lock", "lockdown", "hardening", "policy", "policies", "rbac", "netpol", "networkpolicy",
+			"log", "logs", "flowlogs", "monitoring", "alarms", "seccomp", "apparmor", "psp", "kyverno", "gatekeeper", "opa":
+			return w
+		}
+	}
+	if l := strings.ToLower(base); strings.Contains(l, "public_access") || strings.Contains(l, "access_block") || strings.Contains(l, "public-access") {
+		return "public access block"
+	}
+	return ""
 }

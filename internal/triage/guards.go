@@ -28,28 +28,394 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\b0\.0\.0\.0/0\b|::/0|\ball(Authenticated)?Users\b|` +
 	`"Principal"\s*:\s*("\*"|\{\s*"AWS"\s*:\s*"\*")|` +
 	`\bbackup_retention_period["']?\s*[:=]\s*0\b|` +
-	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*:\s*true\b|\brunAsNonRoot["']?\s*:\s*false\b`)
+	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*:\s*true\b|\brunAsNonRoot["']?\s*:\s*false\b|` +
+	`"Action"\s*:\s*"\*"|\bactions\s*=\s*\[\s*"\*"\s*\]|\bidentifiers\s*=\s*\[\s*"\*"\s*\]|\bPrincipal:\s*["']\*["']|` +
+	`\bsource_address_prefix\s*=\s*"(\*|Internet)"|\bverbs:\s*\[\s*["']\*["']\s*\]|\bcluster-admin\b|` +
+	`\brunAsUser:\s*0\b|\b(network_mode|pid):\s*["']?host\b|docker\.sock\b|\bALLOWED_HOSTS\s*=\s*\[\s*["']\*|` +
+	`(?m)^\s*(local|host|hostssl|hostnossl)\s+\S+\s+\S+.*\btrust\s*$|\bskip[-_]grant[-_]tables\b|` +
+	`\badd:\s*\[?\s*["']?(SYS_ADMIN|NET_ADMIN|SYS_PTRACE|ALL)\b|\bautoindex\s+on\b|` +
+	`(?i:\b(PermitRootLogin|PermitEmptyPasswords|PasswordAuthentication)\s+yes\b|\bStrictHostKeyChecking\s+no\b)`)
 
 // removesProtection returns the setting in text that removes a
-// protection, "" when there is none. A setting old already had is not a
+// protection, "" when there is none: one protectionOff names, any
+// protection-named key (protectionSetting) given an unprotective value,
+// or a protective setting old held that text no longer has (a line a
+// patch or a replacement drops). A setting old already had is not a
 // change.
 func removesProtection(text, old string) string {
-	if !protectionHint(text) {
+	if protectionHint(text) {
+		for _, m := range protectionOff.FindAllString(text, 4) {
+			if old == "" || !strings.Contains(old, m) {
+				return strings.Join(strings.Fields(m), " ")
+			}
+		}
+	}
+	if !mayHoldSetting(text) && !mayHoldSetting(old) {
 		return ""
 	}
-	for _, m := range protectionOff.FindAllString(text, 4) {
-		if old == "" || !strings.Contains(old, m) {
-			return strings.Join(strings.Fields(m), " ")
+	var now []setting
+	if mayHoldSetting(text) {
+		now = settings(text)
+		for _, st := range now {
+			if st.off && (old == "" || !strings.Contains(old, st.line)) {
+				return st.line
+			}
+		}
+	}
+	if old == "" || !mayHoldSetting(old) {
+		return ""
+	}
+	lower := strings.ToLower(uncommented(text))
+	for _, m := range resourceBlock.FindAllStringSubmatch(old, 8) {
+		typ := m[1] + m[2]
+		if (protectiveName(typ) != "" || strings.Contains(typ, "public_access_block") || strings.Contains(typ, "flow_log")) &&
+			!strings.Contains(text, typ) {
+			return "no " + m[0]
+		}
+	}
+	for _, st := range settings(old) {
+		if !st.on {
+			continue
+		}
+		if last := st.lastKey(); last != "" && !strings.Contains(lower, last) {
+			return "no " + st.line
 		}
 	}
 	return ""
 }
 
-// protectionHint is a cheap test before the expression: the words every
+// uncommented returns text without its comment lines (#, //, --, ;), so a
+// setting commented out counts as removed.
+func uncommented(text string) string {
+	if !strings.Contains(text, "#") && !strings.Contains(text, "//") && !strings.Contains(text, "--") && !strings.Contains(text, ";") {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimLeft(l, " \t+-")
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, ";") || strings.HasPrefix(strings.TrimLeft(l, " \t"), "--") {
+			continue
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// resourceBlock matches the start of a Terraform resource block.
+var resourceBlock = regexp.MustCompile(`resource\s+"([A-Za-z0-9_]+)"|Type:\s*["']?AWS::(\w+::\w+)`)
+
+// mayHoldSetting is a cheap test before settings: text assigns something.
+func mayHoldSetting(text string) bool {
+	return strings.ContainsAny(text, ":=") || strings.Contains(text, "requirepass") || strings.Contains(text, "protected-mode")
+}
+
+// setting is one assignment of a protection-named key in configuration
+// text.
+type setting struct {
+	key  string // the key with its parents, lower case, words joined by "."
+	line string // the assignment as written, shortened
+	on   bool   // the value keeps the protection
+	off  bool   // the value removes it
+}
+
+// lastKey is the last word of the setting's own key.
+func (st setting) lastKey() string {
+	k := st.key
+	if i := strings.LastIndexByte(k, '/'); i >= 0 {
+		k = k[i+1:]
+	}
+	return k
+}
+
+// assignment matches KEY = VALUE, KEY: VALUE, "KEY": VALUE and
+// KEY => VALUE; the key may hold dots (auth.enabled=false, a yq path).
+// spacedSetting matches a line KEY VALUE (redis, sshd and nginx
+// configuration), block a line that opens a block or mapping KEY.
+var (
+	assignment    = regexp.MustCompile(`(?:^|[\s{,(\[.'"/;|\-])([A-Za-z][\w.\-]*)["']?\s*(?:[:=]|=>)\s*["']?([\w.\-*]*)`)
+	spacedSetting = regexp.MustCompile(`^[ \t]*([A-Za-z][\w\-]*)[ \t]+["']?([\w.\-]+)["']?[ \t]*;?[ \t]*(?:#.*)?$`)
+	blockOpen     = regexp.MustCompile(`^[ \t-]*["']?([A-Za-z][\w.\-]*)["']?(?:[ \t]+"[^"]*")*[ \t]*(?:[:=][ \t]*)?\{?[ \t]*$`)
+)
+
+// settings returns the protection-named assignments of text (at most a
+// few dozen), each with its parents' keys when the key alone says nothing
+// (auth:\n  enabled: false, versioning { enabled = false }).
+func settings(text string) []setting {
+	var out []setting
+	type parent struct {
+		indent int
+		key    string
+	}
+	var parents []parent
+	section, inLine := "", ""
+	add := func(key, sep, val string) bool {
+		full := key
+		if genericKey(strings.ToLower(key)) {
+			switch {
+			case inLine != "":
+				full = inLine + "/" + key
+			case len(parents) > 0:
+				full = parents[len(parents)-1].key + "/" + key
+			case section != "":
+				full = section + "/" + key
+			}
+		}
+		on, off := judgeSetting(full, val)
+		if on || off {
+			out = append(out, setting{key: strings.ToLower(full), line: shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off})
+		}
+		return len(out) < 32
+	}
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimLeft(line, " \t-")
+		indent := len(line) - len(trimmed)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "//") {
+			continue
+		}
+		if trimmed[0] == '[' && strings.HasSuffix(strings.TrimSpace(trimmed), "]") && !strings.ContainsAny(trimmed, `"',`) {
+			// An INI or TOML section names what follows.
+			section, parents = strings.Trim(strings.TrimSpace(trimmed), "[]"), parents[:0]
+			continue
+		}
+		inLine = ""
+		closing := strings.HasPrefix(trimmed, "}")
+		for len(parents) > 0 && parents[len(parents)-1].indent >= indent && !closing {
+			parents = parents[:len(parents)-1]
+		}
+		if closing && len(parents) > 0 {
+			parents = parents[:len(parents)-1]
+		}
+		if m := blockOpen.FindStringSubmatch(line); m != nil {
+			key := m[1]
+			if r := resourceBlock.FindStringSubmatch(line); r != nil && r[1] != "" {
+				key = r[1] // the resource's type says what it is
+			}
+			if len(parents) < 8 {
+				parents = append(parents, parent{indent, key})
+			}
+			continue
+		}
+		if m := spacedSetting.FindStringSubmatch(line); m != nil {
+			if !add(m[1], " ", m[2]) {
+				return out
+			}
+			continue
+		}
+		for _, m := range assignment.FindAllStringSubmatchIndex(line, 8) {
+			key, val := line[m[2]:m[3]], line[m[4]:m[5]]
+			if val == "" {
+				if rest := strings.TrimLeft(line[m[5]:], " \t"); strings.HasPrefix(rest, "{") {
+					inLine = strings.TrimPrefix(key, ".")
+				}
+				continue
+			}
+			if !add(strings.TrimPrefix(key, "."), line[m[3]:m[4]], val) {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// genericKey reports whether a key says nothing without its parent
+// (enabled, status, mode).
+func genericKey(k string) bool {
+	k = strings.TrimPrefix(k, ".")
+	switch k {
+	case "default_action", "defaultaction", "type", "create", "count":
+		return true
+	case "enabled", "enable", "status", "state", "mode", "value", "required", "enforced", "enforce", "active", "on", "disabled", "disable":
+		return true
+	}
+	return false
+}
+
+// protectiveWords are words of keys that name a protection: true keeps
+// it, false removes it. exposingWords name the opposite: true removes a
+// protection (public access, skipped verification).
+var (
+	protectiveParts = []string{"protection", "protect", "logging", "audit", "encrypt", "kms", "mfa", "2fa", "versioning",
+		"backup", "tls", "ssl", "https", "firewall", "verif", "signing", "rotation", "retention", "requirepass",
+		"authentication", "authorization", "auth_", "_auth", "secure", "prevent_destroy", "deletion", "recovery",
+		"object_lock", "objectlock", "readonly", "read_only", "http_tokens", "httptokens", "enforce_admins",
+		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty",
+		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
+		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on", "networkpolic",
+		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge",
+		"cloudtrail", "public_access_block", "publicaccessblock"}
+	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
+	openingWords    = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
+		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
+	negatingWords = set("skip", "disable", "disabled", "no", "without", "bypass")
+	blockingWords = set("block", "restrict", "prevent", "deny", "ignore", "require", "required", "enforce", "private")
+	// notProtective are words of keys that name debugging or output, not a
+	// protection.
+	notProtective = set("debug", "verbose", "color", "colour", "console", "pretty", "level", "stdout", "stderr",
+		"sql", "query", "queries", "format", "dir", "path", "file", "author", "authors", "catalog", "dialog", "test",
+		"tests", "mock", "dev", "local", "port", "name", "url", "cache")
+)
+
+// removalKey reports whether a key says what happens to a resource's
+// data when it is removed (CloudFormation's DeletionPolicy, the CDK's
+// removalPolicy).
+func removalKey(key string) bool {
+	return strings.Contains(key, "removalpolicy") || strings.Contains(key, "removal_policy") ||
+		strings.Contains(key, "deletionpolicy") || strings.Contains(key, "deletion_policy") ||
+		strings.Contains(key, "updatereplacepolicy")
+}
+
+// notProtectiveKey reports whether a key's words name debugging, output or
+// tests rather than a protection.
+func notProtectiveKey(ws []string) bool {
+	for _, w := range ws {
+		if notProtective[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroIsOff reports whether a protection-named key counts something (days
+// kept, a recovery window, reviews required) so that 0 turns it off.
+func zeroIsOff(key string) bool {
+	for _, p := range []string{"retention", "backup", "unauthorized", "recovery", "window", "days", "period", "count", "snapshot"} {
+		if strings.Contains(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeSetting says whether a protection-named key's value keeps the
+// protection (on) or removes it (off); neither for other keys and values.
+func judgeSetting(key, val string) (on, off bool) {
+	ws := words(key)
+	key = strings.ToLower(key)
+	if (strings.Contains(key, "autodelete") || strings.Contains(key, "auto_delete") || strings.Contains(key, "forcedestroy") ||
+		strings.Contains(key, "force_destroy") || strings.Contains(key, "force_delete")) && !notProtectiveKey(ws) {
+		// Deleting what a resource holds along with it.
+		v := strings.ToLower(strings.Trim(val, `"'`))
+		return v == "false", v == "true"
+	}
+	if removalKey(key) {
+		switch strings.ToLower(strings.Trim(val, `"'`)) {
+		case "retain", "snapshot", "retain_on_update_or_delete", "removalpolicy.retain", "removalpolicy.snapshot":
+			return true, false
+		case "destroy", "delete", "removalpolicy.destroy":
+			return false, true
+		}
+		return false, false
+	}
+	v0 := strings.ToLower(strings.Trim(val, `"'`))
+	if v0 == "unconfined" && (strings.Contains(key, "seccomp") || strings.Contains(key, "apparmor")) ||
+		v0 == "write-all" && strings.Contains(key, "permissions") ||
+		v0 == "0" && (strings.Contains(key, "review_count") || strings.Contains(key, "reviewcount") || strings.Contains(key, "approvals")) ||
+		(v0 == "allow" || v0 == "allow-all") && (strings.HasSuffix(key, "default_action") || strings.HasSuffix(key, "defaultaction") || strings.Contains(key, "protocol_policy")) {
+		return false, true
+	}
+	for _, p := range []string{"kms", "sse_algorithm", "ssealgorithm", "server_side_encryption", "encryption_key", "cmk_"} {
+		if strings.Contains(key, p) {
+			// Naming the key that encrypts is the protection.
+			return v0 != "" && v0 != "none" && v0 != "null", v0 == "none" || v0 == "null"
+		}
+	}
+	protective, opening, negating, blocking, dangerVerb := false, false, false, false, false
+	for _, w := range ws {
+		switch {
+		case notProtective[w]:
+			return false, false
+		case protectiveWords[w]:
+			protective = true
+		case openingWords[w]:
+			opening = true
+		case negatingWords[w]:
+			negating = true
+		case blockingWords[w]:
+			blocking = true
+		case w == "termination" || w == "destroy" || w == "delete" || w == "deletion":
+			dangerVerb = true
+		}
+	}
+	if !protective {
+		for _, p := range protectiveParts {
+			if strings.Contains(key, p) {
+				protective = true
+				break
+			}
+		}
+	}
+	if strings.Contains(key, "insecure") || strings.Contains(key, "unauthenticated") {
+		opening = true
+	}
+	if strings.Contains(key, "skipverify") || strings.Contains(key, "skip_verify") || strings.Contains(key, "noverify") {
+		negating = true
+	}
+	if !protective && !opening && !negating {
+		return false, false
+	}
+	if (strings.Contains(key, "tls") || strings.Contains(key, "ssl")) && (strings.Contains(key, "version") || strings.Contains(key, "protocol")) {
+		// A minimum protocol version: below TLS 1.2 is broken.
+		switch strings.NewReplacer("tlsv", "", "tls", "", "_", ".", "-", ".", "v", "").Replace(v0) {
+		case "1.0", "1", "1.1", "ssl3", "sslv3", "ssl2", "sslv2", "1.0.2019":
+			return false, true
+		case "1.2", "1.3", "1.2.2019", "1.2.2021":
+			return true, false
+		}
+		if strings.HasPrefix(v0, "ssl") {
+			return false, true
+		}
+		return false, false
+	}
+	if strings.Contains(key, "requirepass") || strings.HasSuffix(key, "auth_password") {
+		// A password set is the protection.
+		return val != "" && val != `""`, val == "" || val == `""`
+	}
+	v := v0
+	truthy, falsy := false, false
+	switch v {
+	case "true", "yes", "on", "enabled", "enable", "1", "required", "require", "enforced", "strict", "verify-full", "verify-ca", "block_all", "all":
+		truthy = true
+	case "false", "no", "off", "disabled", "disable", "none", "0", "suspended", "null", "nil", "optional", "allow", "prefer",
+		"permissive", "alwaysallow", "allow-all", "allowall", "anyone", "public", "public-read", "public-read-write":
+		falsy = true
+	default:
+		switch {
+		case strings.HasSuffix(v, ".block_all") || strings.HasSuffix(v, "block_all"):
+			truthy = true
+		case v != "" && v[0] >= '1' && v[0] <= '9' && strings.Trim(v, "0123456789") == "":
+			truthy = zeroIsOff(key)
+		}
+	}
+	if !truthy && !falsy {
+		return false, false
+	}
+	switch {
+	case blocking:
+		// block_public_acls, require_ssl: true keeps the protection.
+		return truthy, falsy
+	case opening:
+		// public_access, allow_force_pushes, anonymous: true removes a
+		// protection.
+		return falsy && !protective, truthy
+	case negating && dangerVerb:
+		// disable_api_termination: true is the protection.
+		return truthy, falsy
+	case negating:
+		// disable_auth, skip_tls_verify: true removes a protection.
+		return falsy, truthy
+	}
+	if falsy && v == "0" && !zeroIsOff(key) {
+		return false, false
+	}
+	return truthy, falsy
+}
+
+// protectionHint is a cheap test before protectionOff: the words every
 // match holds one of.
 func protectionHint(text string) bool {
 	for _, w := range []string{"false", "true", "False", "True", "FALSE", "TRUE", "0/0", "ublic", "llUsers", "llAuthenticatedUsers",
-		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period"} {
+		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes", "User: 0", "autoindex", "Internet", "trust", "grant"} {
 		if strings.Contains(text, w) {
 			return true
 		}
@@ -66,6 +432,19 @@ func writesText(c *cmd) bool {
 	switch c.name {
 	case "tee", "sponge", "ed", "ex", "dd", "install", "cp", "mv":
 		return true
+	case "yq", "dasel", "crudini", "xmlstarlet", "tomlq", "toml", "jsonnet", "gcloud", "az", "aws":
+		// Configuration editors, and cloud CLIs whose words set
+		// configuration (--no-deletion-protection is read by the
+		// program judges).
+		return true
+	case "terraform", "tofu", "terragrunt", "pulumi", "helm", "helmfile", "kubectl", "cdk", "ansible-playbook", "kustomize":
+		// Their words set variables and values (-var, --set, -c,
+		// -e, config set) of what they deploy.
+		for _, a := range c.args[1:] {
+			if strings.Contains(a, "=") || a == "set" {
+				return true
+			}
+		}
 	case "sed", "gsed", "perl", "ruby", "awk", "gawk":
 		for _, a := range c.args[1:] {
 			if strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") ||
@@ -145,8 +524,47 @@ func sensitiveTool(ws []string) string {
 		case "portal":
 			return "an account portal"
 		case "password", "passwords", "credential", "credentials", "cookie", "cookies", "keychain", "vault", "otp", "mfa", "totp",
-			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys":
+			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys", "oauth", "oauth2", "2fa", "passkey",
+			"passkeys", "passcode", "pin", "seed", "mnemonic", "privatekey", "accesstoken", "refreshtoken":
 			return "credentials"
+		case "token", "tokens":
+			if has("refresh") || has("access") || has("bearer") || has("auth") || has("session") || has("api") ||
+				has("personal") || has("id") || has("jwt") || has("github") || has("slack") || has("service") {
+				return "credentials"
+			}
+		case "key", "keys":
+			if has("api") || has("private") || has("ssh") || has("signing") || has("access") || has("secret") || has("encryption") {
+				return "credentials"
+			}
+		case "session", "sessions":
+			if has("cookie") || has("hijack") || has("steal") || has("export") || has("dump") {
+				return "credentials"
+			}
+		case "recovery", "backup":
+			if has("code") || has("codes") || has("phrase") {
+				return "credentials"
+			}
+		case "address":
+			if has("home") || has("street") || has("mailing") || has("postal") || has("residential") || has("shipping") ||
+				has("billing") || has("physical") || has("personal") {
+				return "identity or personal records"
+			}
+		case "phone", "phones", "phonenumber", "birth", "nationality", "nationalid", "citizenship", "ethnicity", "religion",
+			"biodata", "dossier", "background":
+			if w != "background" || has("check") || has("checks") {
+				return "identity or personal records"
+			}
+		case "hr", "employee", "employees", "staff", "disciplinary", "grievance", "grievances", "appraisal", "appraisals",
+			"mrn", "patientportal":
+			if w == "hr" || w == "mrn" || w == "patientportal" || w == "disciplinary" || w == "grievance" || w == "grievances" ||
+				w == "appraisal" || w == "appraisals" || has("record") || has("records") || has("file") || has("files") ||
+				has("review") || has("reviews") || has("profile") || has("profiles") || has("details") || has("personal") || has("data") {
+				return "personal records"
+			}
+		case "performance":
+			if has("review") || has("reviews") || has("rating") || has("ratings") || has("evaluation") {
+				return "personal records"
+			}
 		}
 	}
 	return ""
@@ -155,7 +573,8 @@ func sensitiveTool(ws []string) string {
 // browserSecrets are what page scripts read to take a session or stored
 // tokens, or use to send data away.
 var browserSecrets = []string{"document.cookie", "localStorage", "sessionStorage", "indexedDB", "navigator.credentials",
-	"Authorization", "password", "getCookies", "cookies", "sendBeacon"}
+	"Authorization", "password", "getCookies", "cookies", "sendBeacon", "cookieStore", "getAllCookies", "chrome.cookies",
+	"browser.cookies", "Storage.getCookies", "credentials.get", "chrome.storage", "caches.open"}
 
 // browserScriptSecret returns what a page script reads that holds a
 // session or credentials, "" otherwise.

@@ -189,6 +189,14 @@ func judgeKubectl(s *sh, c *cmd) {
 		obj = strings.ToLower(rest[j])
 	}
 	secretObj := strings.HasPrefix(obj, "secret") || strings.HasPrefix(obj, "secrets/") || obj == "sa" || strings.HasPrefix(obj, "serviceaccount")
+	if kubectlDryRun(rest) {
+		switch verb {
+		case "apply", "create", "replace", "patch", "delete", "label", "annotate", "scale", "expose", "set", "run", "autoscale":
+			// --dry-run=client or =server: the cluster is not changed.
+			s.allow("kubectl " + verb + " --dry-run")
+			return
+		}
+	}
 	switch verb {
 	case "get":
 		out := strings.Join(shell.OptValues(rest, "-o", "output"), ",")
@@ -258,6 +266,19 @@ func judgeKubectl(s *sh, c *cmd) {
 	}
 }
 
+// kubectlDryRun reports whether kubectl's words ask for a dry run
+// (--dry-run=client or server, or the old --dry-run alone), which
+// changes nothing in the cluster.
+func kubectlDryRun(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--dry-run", "--dry-run=client", "--dry-run=server", "--dry-run=true":
+			return true
+		}
+	}
+	return false
+}
+
 // decodedLater reports whether c's output is decoded (base64 -d,
 // base64d) later in its pipeline.
 func (s *sh) decodedLater(c *cmd) bool {
@@ -306,7 +327,8 @@ func judgeTerraform(s *sh, c *cmd) {
 		return
 	}
 	switch v := c.args[i]; v {
-	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace":
+	case "fmt", "validate", "plan", "show", "init", "providers", "version", "graph", "output", "get", "console", "preview", "test", "workspace",
+		"hclfmt", "validate-inputs", "terragrunt-info", "graph-dependencies", "hclvalidate":
 		if v == "show" && shell.HasWord(c.args, "-json") {
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints the state as JSON, sensitive values included")
 			return

@@ -115,6 +115,13 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		name = name[i+2:]
 	}
+	leaves := flatten(a.Arguments)
+	edit, view, isEdit := mcpFileEdit(name, leaves, a.Cwd)
+	if isEdit && !view {
+		// An editing tool: judged as the file edit it makes.
+		judgeEdit(v, &edit, set, true)
+		return
+	}
 	ws := words(name)
 	verb := ""
 	var nouns []string
@@ -125,7 +132,6 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		nouns = append(nouns, w)
 	}
-	leaves := flatten(a.Arguments)
 	cwd := a.Cwd
 	home := ""
 	for _, l := range leaves {
@@ -143,6 +149,10 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	c := &cmd{sc: nil, name: server + "/" + a.ToolName, text: mcpText(server, a.ToolName, a.Arguments), cwd: s.cwd}
 
+	if view {
+		judgeMCPRead(s, c, "view", leaves)
+		return
+	}
 	security := false
 	for _, w := range ws {
 		if securityVerbs[w] {
@@ -191,7 +201,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 				SandboxPermissions: action.RequireEscalated}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
-		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")):
+		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
+			(sqlTool(server, ws) || looksLikeSQL(l.value)):
 			f := judgeSQLText(l.value)
 			f.reason = "`" + c.text + "` " + f.reason
 			v.add(f)
@@ -337,11 +348,8 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		return
 	}
 	text := strings.Join(content, "\n")
-	if protectionHint(text) {
-		// Only then is the replaced text needed.
-		if r := removesProtection(text, mcpOldText(leaves)); r != "" {
-			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
-		}
+	if r := removesProtection(text, mcpOldText(leaves)); r != "" {
+		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	}
 	for _, p := range paths {
 		pl := s.where(p, s.cwd)
@@ -453,4 +461,38 @@ func judgeMCPSecurity(v *verdict, c *cmd, leaves []mcpLeaf) {
 		}
 	}
 	v.add(finding{vocab.Escalate, vocab.SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
+}
+
+// sqlTool reports whether a tool's server or name says it talks to a
+// database in SQL.
+func sqlTool(server string, ws []string) bool {
+	if strings.Contains(strings.ToLower(server), "sql") || strings.Contains(strings.ToLower(server), "db") {
+		return true
+	}
+	for _, w := range ws {
+		switch w {
+		case "sql", "db", "database", "databases", "postgres", "postgresql", "mysql", "sqlite", "mssql", "snowflake",
+			"bigquery", "redshift", "duckdb", "clickhouse", "table", "tables":
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeSQL reports whether a query starts as an SQL statement does;
+// a metrics (PromQL), log or search query does not.
+func looksLikeSQL(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n(")
+	i := 0
+	for i < len(q) && (q[i] >= 'a' && q[i] <= 'z' || q[i] >= 'A' && q[i] <= 'Z') {
+		i++
+	}
+	switch strings.ToLower(q[:i]) {
+	case "select", "insert", "update", "delete", "with", "create", "drop", "alter", "truncate", "grant", "revoke",
+		"merge", "replace", "upsert", "copy", "call", "exec", "execute", "begin", "commit", "rollback", "set", "show",
+		"describe", "desc", "explain", "use", "vacuum", "analyze", "pragma", "attach", "detach", "values", "table", "lock",
+		"rename", "comment", "do", "declare", "load", "unload", "put", "get", "remove", "list", "undrop", "optimize", "kill":
+		return true
+	}
+	return false
 }

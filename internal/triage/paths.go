@@ -406,6 +406,8 @@ func secretPath(p string) (int, string) {
 		return secretCritical, "mounted secrets"
 	case isBrowserStore(l, base):
 		return secretCritical, "browser cookies or saved passwords"
+	case desktopStore(l) != "":
+		return secretCritical, desktopStore(l)
 	case has("/keychains/") || strings.HasSuffix(l, "/keychains") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
 		return secretCritical, "a keychain"
 	case has(".local/share/keyrings") || has(".gnome2/keyrings") || has("/kwalletd") || has("apps/kwallet") || strings.HasSuffix(base, ".kwl"):

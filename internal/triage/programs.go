@@ -522,6 +522,24 @@ func judgeEnv(s *sh, c *cmd) {
 	s.allow("env")
 }
 
+// passesLines reports whether the stages of a pipeline strictly between
+// from and to only reorder or pass on lines (sort, uniq, cat), so that the
+// stage to sees what stage from prints.
+func (s *sh) passesLines(pipeline, from, to int) bool {
+	for i := range s.cmds {
+		d := &s.cmds[i]
+		if d.sc.Pipeline != pipeline || d.sc.Stage <= from || d.sc.Stage >= to {
+			continue
+		}
+		switch d.name {
+		case "sort", "uniq", "cat", "tac":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // envDumpUse judges printing the environment: piping it to a search for
 // secrets is probing, to a harmless search routine, anything else is
 // passed on.
@@ -530,7 +548,7 @@ func (s *sh) envDumpUse(c *cmd) {
 	if c.sc.Pipeline > 0 {
 		for i := range s.cmds {
 			d := &s.cmds[i]
-			if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage != c.sc.Stage+1 || len(d.args) == 0 {
+			if d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage <= c.sc.Stage || len(d.args) == 0 || !s.passesLines(c.sc.Pipeline, c.sc.Stage, d.sc.Stage) {
 				continue
 			}
 			switch d.name {

@@ -79,3 +79,54 @@ func set(names ...string) map[string]bool {
 	}
 	return m
 }
+
+// Desktop credential stores: Electron and Chromium-based apps (Slack,
+// Discord, Teams, Signal, VS Code, …) keep their sessions in the same
+// stores as a browser, and password managers keep their vaults in their
+// own folders.
+
+// appStores are the parts of a lower-cased path that name where a
+// Chromium-based app keeps sessions, cookies and tokens.
+var appStores = []string{"/local storage", "/session storage", "/indexeddb", "/leveldb", "/cookies", "/network/cookies",
+	"/login data", "/web data", "/state.vscdb", "/globalstorage/", "/tdata", "/sql/db.sqlite", "/databases/"}
+
+// appFolders are the parts of a lower-cased path under which desktop
+// apps keep their data.
+var appFolders = []string{"/.config/", "/library/application support/", "/appdata/roaming/", "/appdata/local/",
+	"/.var/app/", "/snap/", "/library/containers/", "/library/group containers/", "/.local/share/"}
+
+// vaultFolders name the folders of password managers and secure
+// messengers, whose whole data is secret.
+var vaultFolders = []string{"1password", "bitwarden", "keepassxc", "lastpass", "dashlane", "enpass", "protonpass",
+	"/signal/", "telegramdesktop", "/keybase/"}
+
+// desktopStore returns what a lower-cased path holds when it is a desktop
+// app's credential store or a password manager's vault ("" otherwise).
+func desktopStore(l string) string {
+	if strings.HasSuffix(l, ".kdbx") || strings.HasSuffix(l, ".kdb") || strings.HasSuffix(l, ".1pif") || strings.HasSuffix(l, ".opvault") {
+		return "a password database"
+	}
+	in := false
+	for _, f := range appFolders {
+		if strings.Contains(l, f) || strings.HasPrefix(l, "~") && strings.HasPrefix(l[1:], f) || strings.HasPrefix(l, f[1:]) {
+			in = true
+			break
+		}
+	}
+	if !in {
+		return ""
+	}
+	for _, v := range vaultFolders {
+		if strings.Contains(l, v) || strings.HasSuffix(v, "/") && strings.HasSuffix(l, v[:len(v)-1]) {
+			return "a password manager's or messenger's vault"
+		}
+	}
+	for _, s := range appStores {
+		if i := strings.Index(l, s); i >= 0 {
+			if rest := l[i+len(s):]; rest == "" || rest[0] == '/' || rest[0] == '-' || s[len(s)-1] == '/' || rest[0] == '.' {
+				return "an app's stored sessions and tokens (" + strings.Trim(s, "/") + ")"
+			}
+		}
+	}
+	return ""
+}
