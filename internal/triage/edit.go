@@ -43,6 +43,10 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 	}
 	if r := removesProtection(added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	} else if configFile(paths[0]) {
+		if r := changesSecurity(added, old); r != "" {
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a security setting (`"+r+"`) in a way the first pass cannot tell keeps it")
+		}
 	}
 	if a.Patch != "" {
 		for _, p := range patchDeletes(a.Patch) {

@@ -2,6 +2,7 @@ package triage
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
@@ -34,6 +35,12 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\brunAsUser:\s*0\b|\b(network_mode|pid):\s*["']?host\b|docker\.sock\b|\bALLOWED_HOSTS\s*=\s*\[\s*["']\*|` +
 	`(?m)^\s*(local|host|hostssl|hostnossl)\s+\S+\s+\S+.*\btrust\s*$|\bskip[-_]grant[-_]tables\b|` +
 	`\badd:\s*\[?\s*["']?(SYS_ADMIN|NET_ADMIN|SYS_PTRACE|ALL)\b|\bautoindex\s+on\b|` +
+	`\bautomountServiceAccountToken["']?\s*:\s*true\b|\b(image_tag_mutability|imageTagMutability)["']?\s*[:=]\s*["']?MUTABLE\b|` +
+	`\b(to_port|toPort|ToPort|port_range_max)["']?\s*[:=]\s*["']?65535\b|["'\s][01]-65535["'\s]|` +
+	`\b(actions?|not_actions)["']?\s*[:=]\s*\[[^\]\n]*["'][\w-]+:\*["']|"Action"\s*:\s*(\[[^\]]*)?"[\w-]+:\*"|` +
+	`\bresources?["']?\s*[:=]\s*\[\s*["']\*["']\s*\]|"Resource"\s*:\s*"\*"|` +
+	`\b(bind|listen|bind_?address|listen_?address|bind_?ip|bindIp|network\.host|http\.host)["']?\s*[:= ]\s*["']?0\.0\.0\.0\b|` +
+	`["'\s-]0\.0\.0\.0:\d+:\d+|(?m)^\s*allow\s+all\s*;|` +
 	`(?i:\b(PermitRootLogin|PermitEmptyPasswords|PasswordAuthentication)\s+yes\b|\bStrictHostKeyChecking\s+no\b)`)
 
 // removesProtection returns the setting in text that removes a
@@ -81,6 +88,15 @@ func removesProtection(text, old string) string {
 			return "no " + st.line
 		}
 	}
+	// A protective block dropped or commented out
+	// (master_authorized_networks_config { … }).
+	for _, l := range strings.Split(old, "\n") {
+		if m := blockOpen.FindStringSubmatch(l); m != nil && strings.HasSuffix(strings.TrimSpace(l), "{") {
+			if k := strings.ToLower(m[1]); securityKey(k) && !strings.Contains(lower, k) {
+				return "no " + m[1] + " block"
+			}
+		}
+	}
 	return ""
 }
 
@@ -107,7 +123,7 @@ var resourceBlock = regexp.MustCompile(`resource\s+"([A-Za-z0-9_]+)"|Type:\s*["'
 
 // mayHoldSetting is a cheap test before settings: text assigns something.
 func mayHoldSetting(text string) bool {
-	return strings.ContainsAny(text, ":=") || strings.Contains(text, "requirepass") || strings.Contains(text, "protected-mode")
+	return strings.ContainsAny(text, ":=;{") || strings.Contains(text, "requirepass") || strings.Contains(text, "protected-mode")
 }
 
 // setting is one assignment of a protection-named key in configuration
@@ -117,6 +133,9 @@ type setting struct {
 	line string // the assignment as written, shortened
 	on   bool   // the value keeps the protection
 	off  bool   // the value removes it
+	// unsure: the key names a protection, but its value is neither
+	// recognised as keeping nor as removing it.
+	unsure bool
 }
 
 // lastKey is the last word of the setting's own key.
@@ -162,8 +181,9 @@ func settings(text string) []setting {
 			}
 		}
 		on, off := judgeSetting(full, val)
-		if on || off {
-			out = append(out, setting{key: strings.ToLower(full), line: shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off})
+		unsure := !on && !off && securityKey(full)
+		if on || off || unsure {
+			out = append(out, setting{key: strings.ToLower(full), line: shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off, unsure: unsure})
 		}
 		return len(out) < 32
 	}
@@ -243,7 +263,9 @@ var (
 		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
 		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on", "networkpolic",
 		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge",
-		"cloudtrail", "public_access_block", "publicaccessblock"}
+		"cloudtrail", "public_access_block", "publicaccessblock", "drop_invalid", "private_nodes", "privatenodes",
+		"authorized_networks", "authorizednetworks", "authorized_ip", "authorizedip", "scan_on_push", "scanonpush",
+		"vulnerability", "image_scanning", "imagescanning"}
 	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
 	openingWords    = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
 		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
@@ -287,6 +309,135 @@ func zeroIsOff(key string) bool {
 	return false
 }
 
+// encryptionKeys are parts of keys that name what encrypts: a key, an
+// algorithm.
+var encryptionKeys = []string{"kms", "sse_algorithm", "ssealgorithm", "server_side_encryption", "encryption_key", "cmk_"}
+
+// keyKind is what the words of a configuration key name.
+type keyKind struct {
+	protective    bool // a protection (encryption, logging, auth…)
+	opening       bool // access that removes one when true (public, insecure…)
+	negating      bool // a negation (skip, disable, no…)
+	blocking      bool // blocking (block, require, enforce…)
+	dangerVerb    bool // termination, deletion
+	notProtective bool // debugging, output, tests: never a protection
+}
+
+// kindOfKey says what key (lower case) and its words ws name.
+func kindOfKey(key string, ws []string) keyKind {
+	var k keyKind
+	for _, w := range ws {
+		switch {
+		case notProtective[w]:
+			k.notProtective = true
+			return k
+		case protectiveWords[w]:
+			k.protective = true
+		case openingWords[w]:
+			k.opening = true
+		case negatingWords[w]:
+			k.negating = true
+		case blockingWords[w]:
+			k.blocking = true
+		case w == "termination" || w == "destroy" || w == "delete" || w == "deletion":
+			k.dangerVerb = true
+		}
+	}
+	if !k.protective {
+		for _, p := range protectiveParts {
+			if strings.Contains(key, p) {
+				k.protective = true
+				break
+			}
+		}
+	}
+	if strings.Contains(key, "insecure") || strings.Contains(key, "unauthenticated") {
+		k.opening = true
+	}
+	if strings.Contains(key, "skipverify") || strings.Contains(key, "skip_verify") || strings.Contains(key, "noverify") {
+		k.negating = true
+	}
+	return k
+}
+
+// securityKey reports whether a configuration key names a protection,
+// whatever its value: what judgeSetting judges.
+func securityKey(key string) bool {
+	ws := words(key)
+	key = strings.ToLower(key)
+	if removalKey(key) || strings.Contains(key, "requirepass") {
+		return true
+	}
+	for _, p := range encryptionKeys {
+		if strings.Contains(key, p) {
+			return true
+		}
+	}
+	// "log" alone names where output goes more often than an audit
+	// trail ([log] mode = file); logging and audit still count.
+	ws = slices.DeleteFunc(ws, func(w string) bool { return w == "log" || w == "logs" })
+	kw := kindOfKey(key, ws)
+	return !kw.notProtective && (kw.protective || kw.opening || kw.negating)
+}
+
+// changesSecurity returns a setting of configuration text whose change is
+// not known to keep its protection, "" when there is none: a
+// protection-named key text sets to a value not recognised either way
+// (kms_key_id to another key, a policy to other text) that old did not
+// have, or one old set that text no longer sets. It is asked only after
+// removesProtection found nothing, and only of configuration files, where
+// a change to such a setting is one for the reviewer.
+func changesSecurity(text, old string) string {
+	if !mayHoldSetting(text) && !mayHoldSetting(old) {
+		return ""
+	}
+	if mayHoldSetting(text) {
+		for _, st := range settings(text) {
+			if st.unsure && (old == "" || !strings.Contains(old, st.line)) {
+				return st.line
+			}
+		}
+	}
+	if old == "" || !mayHoldSetting(old) {
+		return ""
+	}
+	for _, st := range settings(old) {
+		if st.unsure && !strings.Contains(text, st.line) {
+			return "no " + st.line
+		}
+	}
+	return ""
+}
+
+// configFile reports whether path names configuration or
+// infrastructure-as-code: configuration formats, well-known configuration
+// files, and source files under a folder of infrastructure code.
+func configFile(path string) bool {
+	base := strings.ToLower(path[strings.LastIndexByte(path, '/')+1:])
+	switch base {
+	case "dockerfile", "containerfile", "caddyfile", "sshd_config", "ssh_config", "pg_hba.conf", "vagrantfile", "jenkinsfile":
+		return true
+	}
+	if i := strings.LastIndexByte(base, '.'); i >= 0 {
+		switch base[i+1:] {
+		case "tf", "tfvars", "hcl", "yaml", "yml", "json", "jsonc", "json5", "toml", "ini", "conf", "cfg", "cnf",
+			"properties", "xml", "env", "nomad", "rego", "cue", "nix", "bicep", "template":
+			return true
+		}
+	}
+	if strings.Contains(base, "stack") || base == "__main__.py" || strings.HasPrefix(base, "pulumi.") {
+		return true // CDK stacks, Pulumi programs
+	}
+	lower := strings.ToLower(path)
+	for _, d := range []string{"infra/", "infrastructure/", "terraform/", "pulumi/", "cdk/", "deploy/", "deployment/", "k8s/",
+		"kubernetes/", "helm/", "charts/", "ansible/", "ops/", "stacks/", "cloudformation/"} {
+		if strings.HasPrefix(lower, d) || strings.Contains(lower, "/"+d) {
+			return true
+		}
+	}
+	return false
+}
+
 // judgeSetting says whether a protection-named key's value keeps the
 // protection (on) or removes it (off); neither for other keys and values.
 func judgeSetting(key, val string) (on, off bool) {
@@ -314,46 +465,21 @@ func judgeSetting(key, val string) (on, off bool) {
 		(v0 == "allow" || v0 == "allow-all") && (strings.HasSuffix(key, "default_action") || strings.HasSuffix(key, "defaultaction") || strings.Contains(key, "protocol_policy")) {
 		return false, true
 	}
-	for _, p := range []string{"kms", "sse_algorithm", "ssealgorithm", "server_side_encryption", "encryption_key", "cmk_"} {
+	for _, p := range encryptionKeys {
 		if strings.Contains(key, p) {
-			// Naming the key that encrypts is the protection.
+			// Naming the key that encrypts is the protection; a variable
+			// says nothing until it is set.
+			if strings.HasPrefix(v0, "var.") || strings.HasPrefix(v0, "local.") || strings.HasPrefix(v0, "$") {
+				return false, false
+			}
 			return v0 != "" && v0 != "none" && v0 != "null", v0 == "none" || v0 == "null"
 		}
 	}
-	protective, opening, negating, blocking, dangerVerb := false, false, false, false, false
-	for _, w := range ws {
-		switch {
-		case notProtective[w]:
-			return false, false
-		case protectiveWords[w]:
-			protective = true
-		case openingWords[w]:
-			opening = true
-		case negatingWords[w]:
-			negating = true
-		case blockingWords[w]:
-			blocking = true
-		case w == "termination" || w == "destroy" || w == "delete" || w == "deletion":
-			dangerVerb = true
-		}
-	}
-	if !protective {
-		for _, p := range protectiveParts {
-			if strings.Contains(key, p) {
-				protective = true
-				break
-			}
-		}
-	}
-	if strings.Contains(key, "insecure") || strings.Contains(key, "unauthenticated") {
-		opening = true
-	}
-	if strings.Contains(key, "skipverify") || strings.Contains(key, "skip_verify") || strings.Contains(key, "noverify") {
-		negating = true
-	}
-	if !protective && !opening && !negating {
+	kw := kindOfKey(key, ws)
+	if kw.notProtective || !kw.protective && !kw.opening && !kw.negating {
 		return false, false
 	}
+	protective, opening, negating, blocking, dangerVerb := kw.protective, kw.opening, kw.negating, kw.blocking, kw.dangerVerb
 	if (strings.Contains(key, "tls") || strings.Contains(key, "ssl")) && (strings.Contains(key, "version") || strings.Contains(key, "protocol")) {
 		// A minimum protocol version: below TLS 1.2 is broken.
 		switch strings.NewReplacer("tlsv", "", "tls", "", "_", ".", "-", ".", "v", "").Replace(v0) {
@@ -385,6 +511,10 @@ func judgeSetting(key, val string) (on, off bool) {
 			truthy = true
 		case v != "" && v[0] >= '1' && v[0] <= '9' && strings.Trim(v, "0123456789") == "":
 			truthy = zeroIsOff(key)
+		case strings.Contains(v, "unencrypted") || strings.Contains(v, "insecure") || strings.HasSuffix(v, ".none") ||
+			strings.HasSuffix(v, ".disabled") || strings.HasSuffix(v, "_disabled") || strings.HasSuffix(v, ".off"):
+			// An enumeration's member (BucketEncryption.UNENCRYPTED).
+			falsy = true
 		}
 	}
 	if !truthy && !falsy {
@@ -414,9 +544,11 @@ func judgeSetting(key, val string) (on, off bool) {
 // protectionHint is a cheap test before protectionOff: the words every
 // match holds one of.
 func protectionHint(text string) bool {
-	for _, w := range []string{"false", "true", "False", "True", "FALSE", "TRUE", "0/0", "ublic", "llUsers", "llAuthenticatedUsers",
-		"Principal", "off", "Off", "disable", "Disable", "no", "suspended", "Suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes", "User: 0", "autoindex", "Internet", "trust", "grant"} {
-		if strings.Contains(text, w) {
+	lower := strings.ToLower(text)
+	for _, w := range []string{"false", "true", "0/0", "ublic", "llusers", "llauthenticatedusers",
+		"principal", "off", "disable", "no", "suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes",
+		"user: 0", "autoindex", "internet", "trust", "grant", "mutable", "65535", "0.0.0.0", "allow", "sys_", "net_"} {
+		if strings.Contains(lower, w) {
 			return true
 		}
 	}

@@ -1,0 +1,48 @@
+package triage_test
+
+import (
+	"testing"
+
+	"github.com/wardenhq/warden/action"
+)
+
+// TestFirstPass_ProtectionRemovalsGeneralise checks file edits of
+// configuration and infrastructure code that remove a protection in ways
+// the named keys do not spell out — capabilities added, service account
+// tokens mounted, enumerations that say unencrypted, a port range opened
+// wide, wildcard grants, services bound to every interface, a protective
+// block commented out, a security setting changed to a value the first
+// pass cannot judge — and near misses that stay routine.
+func TestFirstPass_ProtectionRemovalsGeneralise(t *testing.T) {
+	const dir = "/home/dev/project/"
+	edit := func(path, old, new string) action.Action {
+		return action.Action{Kind: action.FileEdit, Path: dir + path, Operation: "str_replace", OldText: old, NewText: new, Cwd: dir}
+	}
+	checkClass(t, []classCase{
+		{"capability added", edit("k8s/pod.yaml", `drop: ["ALL"]`, `add: ["SYS_ADMIN"]`), "", notAllow},
+		{"service account token mounted", edit("k8s/sa.yaml", "automountServiceAccountToken: false", "automountServiceAccountToken: true"), "", notAllow},
+		{"CDK bucket unencrypted", edit("lib/app-stack.ts", "encryption: s3.BucketEncryption.S3_MANAGED,", "encryption: s3.BucketEncryption.UNENCRYPTED,"), "", notAllow},
+		{"invalid headers kept", edit("infra/lb.tf", "drop_invalid_header_fields = true", "drop_invalid_header_fields = false"), "", notAllow},
+		{"every port open", edit("infra/sg.tf", "from_port = 443\nto_port = 443", "from_port = 0\nto_port = 65535"), "", notAllow},
+		{"public nodes", edit("infra/gke.tf", "enable_private_nodes = true", "enable_private_nodes = false"), "", notAllow},
+		{"authorized networks commented out", edit("infra/gke.tf", "master_authorized_networks_config {", "# master_authorized_networks_config {"), "", notAllow},
+		{"service wildcard action", edit("infra/iam.tf", `actions = ["s3:GetObject"]`, `actions = ["s3:*"]`), "", notAllow},
+		{"every resource", edit("infra/iam.tf", "resources = [aws_s3_bucket.logs.arn]", `resources = ["*"]`), "", notAllow},
+		{"mutable tags", edit("infra/ecr.tf", `image_tag_mutability = "IMMUTABLE"`, `image_tag_mutability = "MUTABLE"`), "", notAllow},
+		{"no scan on push", edit("infra/ecr.tf", "scan_on_push = true", "scan_on_push = false"), "", notAllow},
+		{"database on every interface", edit("docker-compose.yml", "ports:\n  - \"127.0.0.1:5432:5432\"", "ports:\n  - \"0.0.0.0:5432:5432\""), "", notAllow},
+		{"redis bound to every interface", edit("config/redis.conf", "bind 127.0.0.1", "bind 0.0.0.0"), "", notAllow},
+		{"nginx allows all", edit("nginx.conf", "    allow 10.0.0.0/8;\n    deny all;", "    allow all;"), "", notAllow},
+		{"kms key dropped to an unknown value", edit("infra/bucket.tf", `sse_algorithm = "aws:kms"`, `sse_algorithm = var.algorithm`), "", notAllow},
+		// Near misses.
+		{"instance size", edit("infra/db.tf", `instance_class = "db.t3.micro"`, `instance_class = "db.t3.small"`), "", allowed},
+		{"longer retention", edit("infra/db.tf", "backup_retention_period = 7", "backup_retention_period = 14"), "", allowed},
+		{"another kms key", edit("infra/kms.tf", "kms_key_id = aws_kms_key.a.arn", "kms_key_id = aws_kms_key.b.arn"), "", allowed},
+		{"replicas", edit("k8s/deploy.yaml", "replicas: 2", "replicas: 3"), "", allowed},
+		{"image tag", edit("k8s/deploy.yaml", "image: app:1.2", "image: app:1.3"), "", allowed},
+		{"log level", edit("config/app.yaml", "log_level: info", "log_level: debug"), "", allowed},
+		{"log section mode", edit("conf/grafana.ini", "[log]\nmode = console", "[log]\nmode = file"), "", allowed},
+		{"bucket-scoped wildcard resource", edit("infra/iam.tf", "resources = [aws_s3_bucket.logs.arn]", `resources = ["${aws_s3_bucket.logs.arn}/*"]`), "", allowed},
+		{"ports on loopback", edit("docker-compose.yml", "ports:\n  - \"5432:5432\"", "ports:\n  - \"127.0.0.1:5432:5432\""), "", allowed},
+	})
+}
