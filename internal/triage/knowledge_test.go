@@ -15,7 +15,7 @@ import (
 // parses and passes every check, and that it holds the programs and lists
 // the judges read.
 func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
-	k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges())
+	k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +34,8 @@ func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
 	if _, ok := k.judgeOf("nc.traditional"); ok || !k.has("nc.traditional", factNetwork) {
 		t.Error("an entry with facts only must not judge the program")
 	}
-	for _, l := range listNames {
-		if len(k.lists[l]) == 0 {
+	for _, l := range listNames() {
+		if k.lists[l] == nil || len(k.lists[l].words) == 0 {
 			t.Errorf("list %s is empty", l)
 		}
 	}
@@ -55,11 +55,11 @@ func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
 // embedded file must pass find the mistakes a maintainer can make in it.
 func TestFirstPass1_BadEmbeddedFileIsCaught(t *testing.T) {
 	bad := strings.Replace(string(embeddedPrograms), "judge: git\n", "judge: gitt\n", 1)
-	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), true, judges()); err == nil || !strings.Contains(err.Error(), EmbeddedProgramsFile+":") {
+	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), roleEmbedded, judges()); err == nil || !strings.Contains(err.Error(), EmbeddedProgramsFile+":") {
 		t.Errorf("an unknown judge in the embedded file: %v", err)
 	}
 	bad = strings.Replace(string(embeddedPrograms), "  popular_gems:", "  popular_gemz:", 1)
-	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), true, judges()); err == nil {
+	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), roleEmbedded, judges()); err == nil {
 		t.Error("an unknown list in the embedded file was accepted")
 	}
 }
@@ -157,7 +157,7 @@ programs:
 func BenchmarkKnowledgeLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges()); err != nil {
+		if _, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -223,7 +223,7 @@ func FuzzKnowledge(f *testing.F) {
 	f.Add("version: 1\nprograms:\n  - names: \"a b c\"\n    does: reads\n    value_options: nc\n    network: true\n")
 	f.Add("version: 1\nprograms: [{names: [x], judge: git}]\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		k, err := parseKnowledge("f.yaml", []byte(text), false, judges())
+		k, err := parseKnowledge("f.yaml", []byte(text), roleManaged, judges())
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.yaml:") {
 				t.Fatalf("error without position: %v", err)
