@@ -97,16 +97,16 @@ type program struct {
 
 // Facts a programs file states of a program.
 const (
-	factRunsProject    uint16 = 1 << iota // builds, tests or runs the code of the directory it runs in
-	factInstalls                          // installs packages whose install code runs
-	factInterpreter                       // runs a program given on its standard input or as a file
-	factNetwork                           // can send what its words and input carry to other hosts
-	factLooksUp                           // only resolves or probes a name
-	factProbes                            // takes a bare address as what it inspects
-	factAttacks                           // an attack, reconnaissance or tunnelling tool
-	factCracksPasswords                   // cracks passwords or dumps credentials
-	factChangesMachine                    // changes the machine itself: power, disks, accounts, boot, services
-	factRemote                            // acts on remote infrastructure or accounts
+	factRunsProject     uint16 = 1 << iota // builds, tests or runs the code of the directory it runs in
+	factInstalls                           // installs packages whose install code runs
+	factInterpreter                        // runs a program given on its standard input or as a file
+	factNetwork                            // can send what its words and input carry to other hosts
+	factLooksUp                            // only resolves or probes a name
+	factProbes                             // takes a bare address as what it inspects
+	factAttacks                            // an attack, reconnaissance or tunnelling tool
+	factCracksPasswords                    // cracks passwords or dumps credentials
+	factChangesMachine                     // changes the machine itself: power, disks, accounts, boot, services
+	factRemote                             // acts on remote infrastructure or accounts
 )
 
 // factKeys are the keys of the facts, in the order of the file's
