@@ -21,14 +21,19 @@ import (
 // (prints the files it is given, inspects them, changes nothing, a named
 // judge written in Go, or subcommands with effects), and which facts hold
 // of it (it builds the project, installs packages, interprets programs,
-// talks to the network). Go keeps the mechanisms: data-flow through pipes,
-// redirections and substitutions, path resolution, secrets detection and
-// the judges whose rules cannot be said as data (git push, find -exec).
+// talks to the network, attacks, cracks passwords, changes the machine,
+// acts on remote accounts). Its lists: are the words the judges read (the
+// verbs, options, code fragments, configuration keys and tool words of
+// listSpecs), looked up through the Knowledge a judge is given; a user's
+// file may extend the stricter lists and the managed file all of them. Go
+// keeps the mechanisms: data-flow through pipes, redirections and
+// substitutions, path resolution, secrets detection and the judges whose
+// rules cannot be said as data (git push, find -exec).
 //
 // The format is YAML read as yaml.v3 nodes, so that every error names its
 // file:line:col, as policy and rules files do; loading the embedded file
-// takes about a millisecond (BenchmarkKnowledgeLoad) and happens on first
-// use, not when warden starts.
+// takes about 3 ms (BenchmarkKnowledgeLoad) and happens on first use, not
+// when warden starts.
 
 //go:embed programs.yaml
 var embeddedPrograms []byte

@@ -227,6 +227,8 @@ func FuzzKnowledge(f *testing.F) {
 	f.Add("version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: network}\n    operands: write\n")
 	f.Add("version: 1\nprograms:\n  - names: \"a b c\"\n    does: reads\n    value_options: nc\n    network: true\n")
 	f.Add("version: 1\nprograms: [{names: [x], judge: git}]\n")
+	f.Add("version: 1\nlists:\n  danger_verbs: \"a b\"\n  strong_code: [\"nc -e\", x]\n  tool_read_verbs: [peek]\n")
+	f.Add("version: 1\nprograms:\n  - names: [x]\n    attacks: true\n    remote: false\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		k, err := parseKnowledge("f.yaml", []byte(text), roleManaged, judges())
 		if err != nil {
@@ -237,6 +239,25 @@ func FuzzKnowledge(f *testing.F) {
 		}
 		for n := range k.programs {
 			k.judgeOf(n)
+		}
+		if _, err := parseKnowledge("f.yaml", []byte(text), roleUser, judges()); err != nil && !strings.HasPrefix(err.Error(), "f.yaml:") {
+			t.Fatalf("error without position: %v", err)
+		}
+		ext := DefaultKnowledge()
+		if len(k.lists) > 0 {
+			ext = &Knowledge{programs: ext.programs, lists: extendLists(ext.lists, k.lists)}
+		}
+		for n, l := range k.lists {
+			for _, w := range l.words {
+				if !ext.list(n)[w] {
+					t.Fatalf("list %s lost %q", n, w)
+				}
+			}
+			for _, w := range DefaultKnowledge().words(n) {
+				if !ext.list(n)[w] {
+					t.Fatalf("list %s lost the embedded %q", n, w)
+				}
+			}
 		}
 	})
 }
