@@ -41,10 +41,10 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 		// A patch: what it adds, against what it removes.
 		added, old = patchSides(a.Patch)
 	}
-	if r := removesProtection(added, old); r != "" {
+	if r := s.v.k.removesProtection(added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	} else if configFile(paths[0]) {
-		if r := changesSecurity(added, old); r != "" {
+		if r := s.v.k.changesSecurity(added, old); r != "" {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a security setting (`"+r+"`) in a way the first pass cannot tell keeps it")
 		}
 	}

@@ -49,7 +49,7 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 // or a protective setting old held that text no longer has (a line a
 // patch or a replacement drops). A setting old already had is not a
 // change.
-func removesProtection(text, old string) string {
+func (k *Knowledge) removesProtection(text, old string) string {
 	if protectionHint(text) {
 		for _, m := range protectionOff.FindAllString(text, 4) {
 			if old == "" || !strings.Contains(old, m) {
@@ -62,7 +62,7 @@ func removesProtection(text, old string) string {
 	}
 	var now []setting
 	if mayHoldSetting(text) {
-		now = settings(text)
+		now = k.settings(text)
 		for _, st := range now {
 			if st.off && (old == "" || !strings.Contains(old, st.line)) {
 				return st.line
@@ -80,7 +80,7 @@ func removesProtection(text, old string) string {
 			return "no " + m[0]
 		}
 	}
-	for _, st := range settings(old) {
+	for _, st := range k.settings(old) {
 		if !st.on {
 			continue
 		}
@@ -92,7 +92,7 @@ func removesProtection(text, old string) string {
 	// (master_authorized_networks_config { … }).
 	for _, l := range strings.Split(old, "\n") {
 		if m := blockOpen.FindStringSubmatch(l); m != nil && strings.HasSuffix(strings.TrimSpace(l), "{") {
-			if k := strings.ToLower(m[1]); securityKey(k) && !strings.Contains(lower, k) {
+			if key := strings.ToLower(m[1]); k.securityKey(key) && !strings.Contains(lower, key) {
 				return "no " + m[1] + " block"
 			}
 		}
@@ -160,7 +160,7 @@ var (
 // settings returns the protection-named assignments of text (at most a
 // few dozen), each with its parents' keys when the key alone says nothing
 // (auth:\n  enabled: false, versioning { enabled = false }).
-func settings(text string) []setting {
+func (k *Knowledge) settings(text string) []setting {
 	var out []setting
 	type parent struct {
 		indent int
@@ -180,8 +180,8 @@ func settings(text string) []setting {
 				full = section + "/" + key
 			}
 		}
-		on, off := judgeSetting(full, val)
-		unsure := !on && !off && securityKey(full)
+		on, off := k.judgeSetting(full, val)
+		unsure := !on && !off && k.securityKey(full)
 		if on || off || unsure {
 			out = append(out, setting{key: strings.ToLower(full), line: shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off, unsure: unsure})
 		}
@@ -251,32 +251,12 @@ func genericKey(k string) bool {
 	return false
 }
 
-// protectiveWords are words of keys that name a protection: true keeps
-// it, false removes it. exposingWords name the opposite: true removes a
-// protection (public access, skipped verification).
-var (
-	protectiveParts = []string{"protection", "protect", "logging", "audit", "encrypt", "kms", "mfa", "2fa", "versioning",
-		"backup", "tls", "ssl", "https", "firewall", "verif", "signing", "rotation", "retention", "requirepass",
-		"authentication", "authorization", "auth_", "_auth", "secure", "prevent_destroy", "deletion", "recovery",
-		"object_lock", "objectlock", "readonly", "read_only", "http_tokens", "httptokens", "enforce_admins",
-		"private_endpoint", "privateendpoint", "private_cluster", "privatecluster", "protocol_policy", "guardduty",
-		"rejectunauthorized", "reject_unauthorized", "check_hostname", "checkhostname", "hostname_verification",
-		"httponly", "http_only", "samesite", "same_site", "monitoring", "alerting", "retain_on", "networkpolic",
-		"network_polic", "podsecurity", "pod_security", "securitycontext", "softdelete", "soft_delete", "purge",
-		"cloudtrail", "public_access_block", "publicaccessblock", "drop_invalid", "private_nodes", "privatenodes",
-		"authorized_networks", "authorizednetworks", "authorized_ip", "authorizedip", "scan_on_push", "scanonpush",
-		"vulnerability", "image_scanning", "imagescanning"}
-	protectiveWords = set("auth", "acl", "acls", "log", "logs", "signed", "csrf", "authz", "authn", "rbac", "waf", "security")
-	openingWords    = set("public", "publicly", "anonymous", "anon", "insecure", "unauthenticated", "unencrypted",
-		"plaintext", "permissive", "allow", "allows", "insecureskipverify", "force", "open")
-	negatingWords = set("skip", "disable", "disabled", "no", "without", "bypass")
-	blockingWords = set("block", "restrict", "prevent", "deny", "ignore", "require", "required", "enforce", "private")
-	// notProtective are words of keys that name debugging or output, not a
-	// protection.
-	notProtective = set("debug", "verbose", "color", "colour", "console", "pretty", "level", "stdout", "stderr",
-		"sql", "query", "queries", "format", "dir", "path", "file", "author", "authors", "catalog", "dialog", "test",
-		"tests", "mock", "dev", "local", "port", "name", "url", "cache")
-)
+// The words of configuration keys are lists of the programs file:
+// protective_key_parts and protective_key_words name a protection (true
+// keeps it, false removes it), opening_key_words the opposite (true removes
+// a protection: public access, skipped verification), negating_key_words
+// and blocking_key_words turn a key's sense, unprotective_key_words name
+// debugging or output, and encryption_key_parts what encrypts.
 
 // removalKey reports whether a key says what happens to a resource's
 // data when it is removed (CloudFormation's DeletionPolicy, the CDK's
@@ -289,9 +269,10 @@ func removalKey(key string) bool {
 
 // notProtectiveKey reports whether a key's words name debugging, output or
 // tests rather than a protection.
-func notProtectiveKey(ws []string) bool {
+func (k *Knowledge) notProtectiveKey(ws []string) bool {
+	not := k.list("unprotective_key_words")
 	for _, w := range ws {
-		if notProtective[w] {
+		if not[w] {
 			return true
 		}
 	}
@@ -309,10 +290,6 @@ func zeroIsOff(key string) bool {
 	return false
 }
 
-// encryptionKeys are parts of keys that name what encrypts: a key, an
-// algorithm.
-var encryptionKeys = []string{"kms", "sse_algorithm", "ssealgorithm", "server_side_encryption", "encryption_key", "cmk_"}
-
 // keyKind is what the words of a configuration key name.
 type keyKind struct {
 	protective    bool // a protection (encryption, logging, auth…)
@@ -324,51 +301,53 @@ type keyKind struct {
 }
 
 // kindOfKey says what key (lower case) and its words ws name.
-func kindOfKey(key string, ws []string) keyKind {
-	var k keyKind
+func (k *Knowledge) kindOfKey(key string, ws []string) keyKind {
+	var kk keyKind
+	not, prot := k.list("unprotective_key_words"), k.list("protective_key_words")
+	open, neg, block := k.list("opening_key_words"), k.list("negating_key_words"), k.list("blocking_key_words")
 	for _, w := range ws {
 		switch {
-		case notProtective[w]:
-			k.notProtective = true
-			return k
-		case protectiveWords[w]:
-			k.protective = true
-		case openingWords[w]:
-			k.opening = true
-		case negatingWords[w]:
-			k.negating = true
-		case blockingWords[w]:
-			k.blocking = true
+		case not[w]:
+			kk.notProtective = true
+			return kk
+		case prot[w]:
+			kk.protective = true
+		case open[w]:
+			kk.opening = true
+		case neg[w]:
+			kk.negating = true
+		case block[w]:
+			kk.blocking = true
 		case w == "termination" || w == "destroy" || w == "delete" || w == "deletion":
-			k.dangerVerb = true
+			kk.dangerVerb = true
 		}
 	}
-	if !k.protective {
-		for _, p := range protectiveParts {
+	if !kk.protective {
+		for _, p := range k.words("protective_key_parts") {
 			if strings.Contains(key, p) {
-				k.protective = true
+				kk.protective = true
 				break
 			}
 		}
 	}
 	if strings.Contains(key, "insecure") || strings.Contains(key, "unauthenticated") {
-		k.opening = true
+		kk.opening = true
 	}
 	if strings.Contains(key, "skipverify") || strings.Contains(key, "skip_verify") || strings.Contains(key, "noverify") {
-		k.negating = true
+		kk.negating = true
 	}
-	return k
+	return kk
 }
 
 // securityKey reports whether a configuration key names a protection,
 // whatever its value: what judgeSetting judges.
-func securityKey(key string) bool {
+func (k *Knowledge) securityKey(key string) bool {
 	ws := words(key)
 	key = strings.ToLower(key)
 	if removalKey(key) || strings.Contains(key, "requirepass") {
 		return true
 	}
-	for _, p := range encryptionKeys {
+	for _, p := range k.words("encryption_key_parts") {
 		if strings.Contains(key, p) {
 			return true
 		}
@@ -376,7 +355,7 @@ func securityKey(key string) bool {
 	// "log" alone names where output goes more often than an audit
 	// trail ([log] mode = file); logging and audit still count.
 	ws = slices.DeleteFunc(ws, func(w string) bool { return w == "log" || w == "logs" })
-	kw := kindOfKey(key, ws)
+	kw := k.kindOfKey(key, ws)
 	return !kw.notProtective && (kw.protective || kw.opening || kw.negating)
 }
 
@@ -387,12 +366,12 @@ func securityKey(key string) bool {
 // have, or one old set that text no longer sets. It is asked only after
 // removesProtection found nothing, and only of configuration files, where
 // a change to such a setting is one for the reviewer.
-func changesSecurity(text, old string) string {
+func (k *Knowledge) changesSecurity(text, old string) string {
 	if !mayHoldSetting(text) && !mayHoldSetting(old) {
 		return ""
 	}
 	if mayHoldSetting(text) {
-		for _, st := range settings(text) {
+		for _, st := range k.settings(text) {
 			if st.unsure && (old == "" || !strings.Contains(old, st.line)) {
 				return st.line
 			}
@@ -401,7 +380,7 @@ func changesSecurity(text, old string) string {
 	if old == "" || !mayHoldSetting(old) {
 		return ""
 	}
-	for _, st := range settings(old) {
+	for _, st := range k.settings(old) {
 		if st.unsure && !strings.Contains(text, st.line) {
 			return "no " + st.line
 		}
@@ -440,11 +419,11 @@ func configFile(path string) bool {
 
 // judgeSetting says whether a protection-named key's value keeps the
 // protection (on) or removes it (off); neither for other keys and values.
-func judgeSetting(key, val string) (on, off bool) {
+func (k *Knowledge) judgeSetting(key, val string) (on, off bool) {
 	ws := words(key)
 	key = strings.ToLower(key)
 	if (strings.Contains(key, "autodelete") || strings.Contains(key, "auto_delete") || strings.Contains(key, "forcedestroy") ||
-		strings.Contains(key, "force_destroy") || strings.Contains(key, "force_delete")) && !notProtectiveKey(ws) {
+		strings.Contains(key, "force_destroy") || strings.Contains(key, "force_delete")) && !k.notProtectiveKey(ws) {
 		// Deleting what a resource holds along with it.
 		v := strings.ToLower(strings.Trim(val, `"'`))
 		return v == "false", v == "true"
@@ -465,7 +444,7 @@ func judgeSetting(key, val string) (on, off bool) {
 		(v0 == "allow" || v0 == "allow-all") && (strings.HasSuffix(key, "default_action") || strings.HasSuffix(key, "defaultaction") || strings.Contains(key, "protocol_policy")) {
 		return false, true
 	}
-	for _, p := range encryptionKeys {
+	for _, p := range k.words("encryption_key_parts") {
 		if strings.Contains(key, p) {
 			// Naming the key that encrypts is the protection; a variable
 			// says nothing until it is set.
@@ -475,7 +454,7 @@ func judgeSetting(key, val string) (on, off bool) {
 			return v0 != "" && v0 != "none" && v0 != "null", v0 == "none" || v0 == "null"
 		}
 	}
-	kw := kindOfKey(key, ws)
+	kw := k.kindOfKey(key, ws)
 	if kw.notProtective || !kw.protective && !kw.opening && !kw.negating {
 		return false, false
 	}
@@ -702,31 +681,17 @@ func sensitiveTool(ws []string) string {
 	return ""
 }
 
-// browserSecrets are what page scripts read to take a session or stored
-// tokens, or use to send data away.
-var browserSecrets = []string{"document.cookie", "localStorage", "sessionStorage", "indexedDB", "navigator.credentials",
-	"Authorization", "password", "getCookies", "cookies", "sendBeacon", "cookieStore", "getAllCookies", "chrome.cookies",
-	"browser.cookies", "Storage.getCookies", "credentials.get", "chrome.storage", "caches.open"}
-
-// browserScriptSecret returns what a page script reads that holds a
-// session or credentials, "" otherwise.
-func browserScriptSecret(code string) string {
-	for _, w := range browserSecrets {
+// browserScriptSecret returns the first word of the list browser_secrets
+// that a page script holds (what it reads to take a session or stored
+// tokens, or uses to send data away), "" otherwise.
+func (k *Knowledge) browserScriptSecret(code string) string {
+	for _, w := range k.words("browser_secrets") {
 		if strings.Contains(code, w) {
 			return w
 		}
 	}
 	return ""
 }
-
-// scriptKeys are the argument names of code a browser or other tool runs.
-var scriptKeys = set("function", "script", "code", "expression", "js", "javascript", "source", "snippet", "eval")
-
-// infraNouns name infrastructure a tool changes: a call that is not a read
-// changes more than the workspace.
-var infraNouns = set("terraform", "pulumi", "cloudformation", "stack", "stacks", "deployment", "deployments", "cluster",
-	"clusters", "infrastructure", "infra", "instance", "instances", "bucket", "buckets", "database", "databases", "db",
-	"production", "prod", "dns", "firewall", "vpc", "iam", "kubernetes", "k8s", "helm", "release", "releases")
 
 // personalValue returns what personal or payment data an argument holds:
 // by its key (card number, SSN, passport, password) or its value (a card

@@ -21,14 +21,19 @@ import (
 // (prints the files it is given, inspects them, changes nothing, a named
 // judge written in Go, or subcommands with effects), and which facts hold
 // of it (it builds the project, installs packages, interprets programs,
-// talks to the network). Go keeps the mechanisms: data-flow through pipes,
-// redirections and substitutions, path resolution, secrets detection and
-// the judges whose rules cannot be said as data (git push, find -exec).
+// talks to the network, attacks, cracks passwords, changes the machine,
+// acts on remote accounts). Its lists: are the words the judges read (the
+// verbs, options, code fragments, configuration keys and tool words of
+// listSpecs), looked up through the Knowledge a judge is given; a user's
+// file may extend the stricter lists and the managed file all of them. Go
+// keeps the mechanisms: data-flow through pipes, redirections and
+// substitutions, path resolution, secrets detection and the judges whose
+// rules cannot be said as data (git push, find -exec).
 //
 // The format is YAML read as yaml.v3 nodes, so that every error names its
 // file:line:col, as policy and rules files do; loading the embedded file
-// takes about a millisecond (BenchmarkKnowledgeLoad) and happens on first
-// use, not when warden starts.
+// takes about 3 ms (BenchmarkKnowledgeLoad) and happens on first use, not
+// when warden starts.
 
 //go:embed programs.yaml
 var embeddedPrograms []byte
@@ -47,9 +52,35 @@ const programsVersion = 1
 // concurrent use. The nil *Knowledge is the embedded knowledge.
 type Knowledge struct {
 	programs map[string]*program
-	lists    map[string]map[string]bool
+	lists    map[string]*wordList
 	files    []string // the files read, embedded first
 }
+
+// wordList is a named list of words of the programs files: a set, and the
+// words in the order written (some judges report the first word found).
+type wordList struct {
+	set   map[string]bool
+	words []string
+}
+
+// listSpec is a list the judges read: its name, and whether growing it can
+// only take allows away (stricter) or may add them (lenient: only the
+// managed programs file may extend it).
+type listSpec struct {
+	name     string
+	stricter bool
+}
+
+// fileRole says which programs file is read: the embedded one defines
+// every list; a user's file may extend the stricter lists; the managed
+// file may extend all of them.
+type fileRole int
+
+const (
+	roleEmbedded fileRole = iota
+	roleUser
+	roleManaged
+)
 
 // program is one program the first pass knows.
 type program struct {
@@ -66,27 +97,32 @@ type program struct {
 	def        string            // effect of a subcommand not listed
 	operands   string            // read, write or none
 
-	facts uint8
+	facts uint16
 }
 
 // Facts a programs file states of a program.
 const (
-	factRunsProject uint8 = 1 << iota // builds, tests or runs the code of the directory it runs in
-	factInstalls                      // installs packages whose install code runs
-	factInterpreter                   // runs a program given on its standard input or as a file
-	factNetwork                       // can send what its words and input carry to other hosts
-	factLooksUp                       // only resolves or probes a name
-	factProbes                        // takes a bare address as what it inspects
+	factRunsProject     uint16 = 1 << iota // builds, tests or runs the code of the directory it runs in
+	factInstalls                           // installs packages whose install code runs
+	factInterpreter                        // runs a program given on its standard input or as a file
+	factNetwork                            // can send what its words and input carry to other hosts
+	factLooksUp                            // only resolves or probes a name
+	factProbes                             // takes a bare address as what it inspects
+	factAttacks                            // an attack, reconnaissance or tunnelling tool
+	factCracksPasswords                    // cracks passwords or dumps credentials
+	factChangesMachine                     // changes the machine itself: power, disks, accounts, boot, services
+	factRemote                             // acts on remote infrastructure or accounts
 )
 
 // factKeys are the keys of the facts, in the order of the file's
 // documentation.
 var factKeys = []struct {
 	key  string
-	fact uint8
+	fact uint16
 }{
 	{"runs_project", factRunsProject}, {"installs", factInstalls}, {"interpreter", factInterpreter},
-	{"network", factNetwork}, {"looks_up", factLooksUp}, {"probes", factProbes},
+	{"network", factNetwork}, {"looks_up", factLooksUp}, {"probes", factProbes}, {"attacks", factAttacks},
+	{"cracks_passwords", factCracksPasswords}, {"changes_machine", factChangesMachine}, {"remote", factRemote},
 }
 
 // Mechanisms (does:) and effects (subcommands:, default:).
@@ -94,12 +130,55 @@ var (
 	doesNames   = []string{"reads", "inspects", "harmless"}
 	effectNames = []string{"read", "write", "destroy", "network", "runs_code", "credentials", "escalate"}
 	operandKind = []string{"read", "write", "none"}
-	// listNames are the lists of the embedded file.
-	listNames = []string{"popular_python", "popular_npm", "popular_crates", "popular_gems", "npx_tools",
-		"routine_python_modules", "risky_target_words", "routine_target_words", "security_services"}
 	programKeys = []string{"names", "does", "judge", "subcommands", "default", "operands", "value_options",
-		"long_value_options", "runs_project", "installs", "interpreter", "network", "looks_up", "probes"}
+		"long_value_options", "runs_project", "installs", "interpreter", "network", "looks_up", "probes", "attacks",
+		"cracks_passwords", "changes_machine", "remote"}
 )
+
+// listSpecs are the lists the judges read, in the order of the file's
+// documentation. The embedded file defines every one; the judges ask for
+// no other (Knowledge.list panics on a name not here, and a test checks
+// every name the code asks for).
+var listSpecs = []listSpec{
+	// Packages and tools that are routine by name.
+	{"popular_python", false}, {"popular_npm", false}, {"popular_crates", false}, {"popular_gems", false},
+	{"npx_tools", false}, {"routine_python_modules", false},
+	{"risky_target_words", true}, {"routine_target_words", false},
+	{"security_services", true},
+	// Programs the file does not know (unknown.go).
+	{"credential_name_parts", true}, {"name_verbs", true}, {"danger_verbs", true}, {"flag_verbs", true},
+	{"remote_read_verbs", false}, {"destroying_verbs", true}, {"sending_verbs", true},
+	{"credential_verbs", true}, {"weakening_verbs", true}, {"code_options", true}, {"runners", true},
+	{"script_extensions", true}, {"strong_code", true}, {"host_tlds", true}, {"runs_words", true},
+	// Configuration keys (guards.go).
+	{"protective_key_parts", false}, {"protective_key_words", false}, {"opening_key_words", false},
+	{"negating_key_words", false}, {"blocking_key_words", false}, {"unprotective_key_words", false},
+	{"encryption_key_parts", false},
+	// Tools (mcp.go, guards.go).
+	{"tool_read_verbs", false}, {"tool_write_verbs", false}, {"tool_send_verbs", false},
+	{"tool_destroy_verbs", false}, {"tool_security_words", true}, {"tool_infra_nouns", true},
+	{"path_keys", false}, {"content_keys", false}, {"url_keys", false}, {"sql_keys", false},
+	{"command_keys", false}, {"attach_keys", false}, {"script_keys", true}, {"browser_secrets", true},
+}
+
+// listSpecOf returns the list named name, false when there is none.
+func listSpecOf(name string) (listSpec, bool) {
+	for _, l := range listSpecs {
+		if l.name == name {
+			return l, true
+		}
+	}
+	return listSpec{}, false
+}
+
+// listNames are the names of listSpecs.
+func listNames() []string {
+	out := make([]string, len(listSpecs))
+	for i, l := range listSpecs {
+		out[i] = l.name
+	}
+	return out
+}
 
 // judges are the judges written in Go that a programs file names with
 // judge:. It is built on first use.
@@ -231,7 +310,7 @@ var (
 // not.
 func DefaultKnowledge() *Knowledge {
 	loadDefault.Do(func() {
-		k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges())
+		k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges())
 		if err != nil {
 			panic("the embedded programs file: " + err.Error())
 		}
@@ -262,13 +341,28 @@ func (k *Knowledge) Knows(name string) bool {
 func (k *Knowledge) prog(name string) *program { return k.or().programs[name] }
 
 // has reports whether the programs files state fact of the program name.
-func (k *Knowledge) has(name string, fact uint8) bool {
+func (k *Knowledge) has(name string, fact uint16) bool {
 	p := k.or().programs[name]
 	return p != nil && p.facts&fact != 0
 }
 
-// list returns the named list of the embedded file.
-func (k *Knowledge) list(name string) map[string]bool { return k.or().lists[name] }
+// list returns the set of the named list: the embedded file's words and
+// those the user's and managed files add. It panics on a name that is not
+// a list of listSpecs, which the embedded file always defines (a test
+// checks the names the code asks for).
+func (k *Knowledge) list(name string) map[string]bool { return k.wordList(name).set }
+
+// words returns the words of the named list in the order written, the
+// embedded file's first.
+func (k *Knowledge) words(name string) []string { return k.wordList(name).words }
+
+func (k *Knowledge) wordList(name string) *wordList {
+	l := k.or().lists[name]
+	if l == nil {
+		panic("first pass: no list " + name + " in the programs files")
+	}
+	return l
+}
 
 // judgeOf returns how the program name is judged, if the programs files
 // give it a mechanism.
@@ -286,12 +380,29 @@ func (k *Knowledge) judgeOf(name string) (func(*sh, *cmd), bool) {
 	return nil, false
 }
 
-// WithFiles returns k extended by the programs files paths, in order: each
-// file's entries add programs and replace those of the same name that k or
-// an earlier file holds. An error is at the file's line and column.
+// WithFiles returns k extended by the user's programs files paths, in
+// order: each file's entries add programs and replace those of the same
+// name that k or an earlier file holds, and its lists add words to the
+// stricter lists. An error is at the file's line and column.
 func (k *Knowledge) WithFiles(paths ...string) (*Knowledge, error) {
+	files := make([]knowledgeFile, len(paths))
+	for i, p := range paths {
+		files[i] = knowledgeFile{p, roleUser}
+	}
+	return k.withFiles(files...)
+}
+
+// knowledgeFile is a programs file to read, and whose it is.
+type knowledgeFile struct {
+	path string
+	role fileRole
+}
+
+// withFiles is WithFiles for user's and managed files: a managed file may
+// also extend the lenient lists.
+func (k *Knowledge) withFiles(files ...knowledgeFile) (*Knowledge, error) {
 	base := k.or()
-	if len(paths) == 0 {
+	if len(files) == 0 {
 		return base, nil
 	}
 	out := &Knowledge{programs: make(map[string]*program, len(base.programs)+8), lists: base.lists,
@@ -300,33 +411,67 @@ func (k *Knowledge) WithFiles(paths ...string) (*Knowledge, error) {
 		out.programs[n] = p
 	}
 	reg := judges()
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
+	for _, kf := range files {
+		data, err := os.ReadFile(kf.path)
 		if err != nil {
 			return nil, fmt.Errorf("programs file: %w", err)
 		}
-		f, err := parseKnowledge(path, data, false, reg)
+		f, err := parseKnowledge(kf.path, data, kf.role, reg)
 		if err != nil {
 			return nil, err
 		}
 		for n, p := range f.programs {
 			out.programs[n] = p
 		}
-		out.files = append(out.files, path)
+		if len(f.lists) > 0 {
+			out.lists = extendLists(out.lists, f.lists)
+		}
+		out.files = append(out.files, kf.path)
 	}
 	return out, nil
+}
+
+// extendLists returns base with the words of more added to its lists (a
+// list only grows), without changing base.
+func extendLists(base, more map[string]*wordList) map[string]*wordList {
+	out := make(map[string]*wordList, len(base))
+	for n, l := range base {
+		out[n] = l
+	}
+	for n, add := range more {
+		old := out[n]
+		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.words)), words: slices.Clone(old.words)}
+		for w := range old.set {
+			l.set[w] = true
+		}
+		for _, w := range add.words {
+			if !l.set[w] {
+				l.set[w] = true
+				l.words = append(l.words, w)
+			}
+		}
+		out[n] = l
+	}
+	return out
 }
 
 // ParseKnowledgeFile checks the programs file data (named file in errors)
 // as a user's or managed file: nil when it is valid.
 func ParseKnowledgeFile(file string, data []byte) error {
-	_, err := parseKnowledge(file, data, false, judges())
+	_, err := parseKnowledge(file, data, roleUser, judges())
 	return err
 }
 
-// parseKnowledge reads a programs file. Only the embedded file may hold
-// lists.
-func parseKnowledge(file string, data []byte, embedded bool, reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
+// ParseManagedKnowledgeFile checks the programs file data (named file in
+// errors) as the managed configuration's: nil when it is valid.
+func ParseManagedKnowledgeFile(file string, data []byte) error {
+	_, err := parseKnowledge(file, data, roleManaged, judges())
+	return err
+}
+
+// parseKnowledge reads a programs file. The embedded file must define
+// every list; a user's file may only extend the stricter lists.
+func parseKnowledge(file string, data []byte, role fileRole, reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
 	if err := filepos.CheckUTF8(file, data); err != nil {
 		return nil, err
 	}
@@ -341,7 +486,7 @@ func parseKnowledge(file string, data []byte, embedded bool, reg map[string]func
 	if root.Kind != yaml.MappingNode {
 		return nil, filepos.Errorf(file, root, "want a mapping with version and programs")
 	}
-	k := &Knowledge{programs: map[string]*program{}, lists: map[string]map[string]bool{}, files: []string{file}}
+	k := &Knowledge{programs: map[string]*program{}, lists: map[string]*wordList{}, files: []string{file}}
 	version := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i], root.Content[i+1]
@@ -356,51 +501,64 @@ func parseKnowledge(file string, data []byte, embedded bool, reg map[string]func
 				return nil, err
 			}
 		case "lists":
-			if !embedded {
-				return nil, filepos.Errorf(file, key, "lists are only read from the embedded programs file; a programs file of yours holds programs")
-			}
-			if err := k.parseLists(file, val); err != nil {
+			if err := k.parseLists(file, val, role); err != nil {
 				return nil, err
 			}
 		default:
-			return nil, filepos.Errorf(file, key, "unknown key %q (keys: version, programs%s)", key.Value, map[bool]string{true: ", lists"}[embedded])
+			return nil, filepos.Errorf(file, key, "unknown key %q (keys: version, programs, lists)", key.Value)
 		}
 	}
 	if !version {
 		return nil, filepos.Errorf(file, root, "missing version: %d", programsVersion)
 	}
-	if embedded {
-		for _, n := range listNames {
-			if k.lists[n] == nil {
-				return nil, filepos.Errorf(file, root, "missing list %s", n)
+	if role == roleEmbedded {
+		for _, l := range listSpecs {
+			if k.lists[l.name] == nil {
+				return nil, filepos.Errorf(file, root, "missing list %s", l.name)
 			}
 		}
 	}
 	return k, nil
 }
 
-// parseLists reads the lists: mapping.
-func (k *Knowledge) parseLists(file string, n *yaml.Node) error {
+// parseLists reads the lists: mapping. A user's file may only extend the
+// stricter lists: a list that makes the first pass more lenient when it
+// grows is the managed configuration's to extend.
+func (k *Knowledge) parseLists(file string, n *yaml.Node, role fileRole) error {
 	if n.Kind != yaml.MappingNode {
 		return filepos.Errorf(file, n, "lists: want a mapping of names to lists of words")
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
-		if !slices.Contains(listNames, key.Value) {
-			return filepos.Errorf(file, key, "unknown list %q (lists: %s)", key.Value, strings.Join(listNames, ", "))
+		spec, ok := listSpecOf(key.Value)
+		if !ok {
+			return filepos.Errorf(file, key, "unknown list %q (lists: %s)", key.Value, strings.Join(listNames(), ", "))
 		}
 		if k.lists[key.Value] != nil {
 			return filepos.Errorf(file, key, "list %s given twice", key.Value)
+		}
+		if role == roleUser && !spec.stricter {
+			return filepos.Errorf(file, key, "list %s makes the first pass more lenient when it grows: only the managed programs file may extend it", key.Value)
 		}
 		words, err := stringList(file, val, "lists."+key.Value)
 		if err != nil {
 			return err
 		}
-		m := make(map[string]bool, len(words))
-		for _, w := range words {
-			m[w] = true
+		l := &wordList{set: make(map[string]bool, len(words)), words: make([]string, 0, len(words))}
+		for j, w := range words {
+			if w == "" {
+				at := val
+				if val.Kind == yaml.SequenceNode {
+					at = val.Content[j]
+				}
+				return filepos.Errorf(file, at, "lists.%s: an empty word", key.Value)
+			}
+			if !l.set[w] {
+				l.set[w] = true
+				l.words = append(l.words, w)
+			}
 		}
-		k.lists[key.Value] = m
+		k.lists[key.Value] = l
 	}
 	return nil
 }

@@ -26,17 +26,20 @@ import (
 // valid is an error at its file:line:col, a configuration error that stops
 // the run before anything starts.
 func LoadKnowledge(src autoreview.PolicySources) (*Knowledge, error) {
-	var files []string
-	for _, cfg := range []string{src.UserConfigPath, src.ManagedPath} {
-		p, err := programsSetting(cfg)
+	var files []knowledgeFile
+	for _, c := range []struct {
+		cfg  string
+		role fileRole
+	}{{src.UserConfigPath, roleUser}, {src.ManagedPath, roleManaged}} {
+		p, err := programsSetting(c.cfg)
 		if err != nil {
 			return nil, err
 		}
 		if p != "" {
-			files = append(files, p)
+			files = append(files, knowledgeFile{p, c.role})
 		}
 	}
-	return DefaultKnowledge().WithFiles(files...)
+	return DefaultKnowledge().withFiles(files...)
 }
 
 // firstPassConfig is the [first_pass] table of a configuration file.

@@ -3,6 +3,7 @@ package triage
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // parses and passes every check, and that it holds the programs and lists
 // the judges read.
 func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
-	k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges())
+	k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +35,8 @@ func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
 	if _, ok := k.judgeOf("nc.traditional"); ok || !k.has("nc.traditional", factNetwork) {
 		t.Error("an entry with facts only must not judge the program")
 	}
-	for _, l := range listNames {
-		if len(k.lists[l]) == 0 {
+	for _, l := range listNames() {
+		if k.lists[l] == nil || len(k.lists[l].words) == 0 {
 			t.Errorf("list %s is empty", l)
 		}
 	}
@@ -55,11 +56,11 @@ func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
 // embedded file must pass find the mistakes a maintainer can make in it.
 func TestFirstPass1_BadEmbeddedFileIsCaught(t *testing.T) {
 	bad := strings.Replace(string(embeddedPrograms), "judge: git\n", "judge: gitt\n", 1)
-	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), true, judges()); err == nil || !strings.Contains(err.Error(), EmbeddedProgramsFile+":") {
+	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), roleEmbedded, judges()); err == nil || !strings.Contains(err.Error(), EmbeddedProgramsFile+":") {
 		t.Errorf("an unknown judge in the embedded file: %v", err)
 	}
 	bad = strings.Replace(string(embeddedPrograms), "  popular_gems:", "  popular_gemz:", 1)
-	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), true, judges()); err == nil {
+	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), roleEmbedded, judges()); err == nil {
 		t.Error("an unknown list in the embedded file was accepted")
 	}
 }
@@ -78,7 +79,11 @@ func TestFirstPass1_BadProgramsFileIsConfigError(t *testing.T) {
 		{"two mechanisms", "version: 1\nprograms:\n  - names: [x]\n    does: reads\n    judge: git\n", "p.yaml:3:5: give one of does, judge and subcommands"},
 		{"no version", "programs: []\n", "p.yaml:1:1: missing version"},
 		{"wrong version", "version: 2\nprograms: []\n", "p.yaml:1:10: version: want 1"},
-		{"lists", "version: 1\nlists: {}\n", "p.yaml:2:1: lists are only read from the embedded"},
+		{"unknown list", "version: 1\nlists:\n  danger_verbz: \"x\"\n", "p.yaml:3:3: unknown list \"danger_verbz\""},
+		{"lenient list", "version: 1\nlists:\n  danger_verbs: [obliviate]\n  tool_read_verbs: [peek]\n", "p.yaml:4:3: list tool_read_verbs makes the first pass more lenient when it grows: only the managed programs file may extend it"},
+		{"list twice", "version: 1\nlists:\n  danger_verbs: a\n  danger_verbs: b\n", "p.yaml:4:3: list danger_verbs given twice"},
+		{"list type", "version: 1\nlists:\n  danger_verbs: {a: b}\n", "p.yaml:3:17: lists.danger_verbs: want a list of words"},
+		{"empty word", "version: 1\nlists:\n  strong_code: [\"\"]\n", "p.yaml:3:17: lists.strong_code: an empty word"},
 		{"syntax", "version: 1\nprograms: [\n", "p.yaml:3:1:"},
 		{"slash", "version: 1\nprograms:\n  - names: [bin/x]\n    does: reads\n", "p.yaml:3:13: names: \"bin/x\" is not a program name"},
 		{"empty", "", "p.yaml:1:1: an empty programs file"},
@@ -157,7 +162,7 @@ programs:
 func BenchmarkKnowledgeLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, true, judges()); err != nil {
+		if _, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -222,8 +227,10 @@ func FuzzKnowledge(f *testing.F) {
 	f.Add("version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: network}\n    operands: write\n")
 	f.Add("version: 1\nprograms:\n  - names: \"a b c\"\n    does: reads\n    value_options: nc\n    network: true\n")
 	f.Add("version: 1\nprograms: [{names: [x], judge: git}]\n")
+	f.Add("version: 1\nlists:\n  danger_verbs: \"a b\"\n  strong_code: [\"nc -e\", x]\n  tool_read_verbs: [peek]\n")
+	f.Add("version: 1\nprograms:\n  - names: [x]\n    attacks: true\n    remote: false\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		k, err := parseKnowledge("f.yaml", []byte(text), false, judges())
+		k, err := parseKnowledge("f.yaml", []byte(text), roleManaged, judges())
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.yaml:") {
 				t.Fatalf("error without position: %v", err)
@@ -233,5 +240,158 @@ func FuzzKnowledge(f *testing.F) {
 		for n := range k.programs {
 			k.judgeOf(n)
 		}
+		if _, err := parseKnowledge("f.yaml", []byte(text), roleUser, judges()); err != nil && !strings.HasPrefix(err.Error(), "f.yaml:") {
+			t.Fatalf("error without position: %v", err)
+		}
+		ext := DefaultKnowledge()
+		if len(k.lists) > 0 {
+			ext = &Knowledge{programs: ext.programs, lists: extendLists(ext.lists, k.lists)}
+		}
+		for n, l := range k.lists {
+			for _, w := range l.words {
+				if !ext.list(n)[w] {
+					t.Fatalf("list %s lost %q", n, w)
+				}
+			}
+			for _, w := range DefaultKnowledge().words(n) {
+				if !ext.list(n)[w] {
+					t.Fatalf("list %s lost the embedded %q", n, w)
+				}
+			}
+		}
 	})
+}
+
+// TestFirstPass1_ListsGrowFromUserAndManagedFiles checks that a user's
+// programs file extends the stricter lists (union with the embedded words,
+// never removing one), that only the managed file may extend a lenient
+// list, and that the judges read the extended lists through the Knowledge
+// they are given.
+func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
+	user, managed := t.TempDir(), t.TempDir()
+	w := func(dir, name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ucfg := w(user, "config.toml", "[first_pass]\nprograms = \"mine.yaml\"\n")
+	w(user, "mine.yaml", "version: 1\nlists:\n  danger_verbs: \"obliviate delete\"\n  destroying_verbs: [obliviate]\n"+
+		"  credential_name_parts: [sesame]\nprograms:\n  - names: [teamctl]\n    remote: true\n")
+	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
+	w(managed, "org.yaml", "version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
+	k, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	for _, tc := range []struct {
+		k      *Knowledge
+		script string
+		dec    vocab.Decision
+		class  vocab.Class
+	}{
+		{nil, "frobctl obliviate x", vocab.Allow, vocab.Routine},
+		{k, "frobctl obliviate x", vocab.Escalate, vocab.Destructive}, // a user's stricter list grew
+		{k, "frobctl delete x", vocab.Escalate, vocab.Destructive},    // the embedded words stay
+		{nil, "opensesame", vocab.Allow, vocab.Routine},
+		{k, "opensesame", vocab.Escalate, vocab.CredentialProbing},
+		{k, "teamctl peek", vocab.Allow, vocab.Routine}, // managed lenient list, user's program fact
+		{k, "teamctl frob", vocab.Escalate, vocab.Routine},
+		{nil, "heroku peek", vocab.Escalate, vocab.Routine},
+	} {
+		v := tc.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", tc.script}, Cwd: work}, nil)
+		if v.Decision != tc.dec || v.Class != tc.class {
+			t.Errorf("%s (extended %v): %s %s (%s), want %s %s", tc.script, tc.k != nil, v.Decision, v.Class, v.Reason, tc.dec, tc.class)
+		}
+	}
+	mv := k.Judge(action.Action{Kind: action.MCP, Server: "s", ToolName: "peek_notes", Arguments: []byte(`{"path":"notes.md"}`), Cwd: work}, nil)
+	if mv.Decision != vocab.Allow {
+		t.Errorf("a tool verb the managed file adds: %s (%s)", mv.Decision, mv.Reason)
+	}
+	if l := k.list("danger_verbs"); !l["obliviate"] || !l["delete"] || DefaultKnowledge().list("danger_verbs")["obliviate"] {
+		t.Error("a list grows by union, and the embedded knowledge is unchanged")
+	}
+	if ws := k.words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != DefaultKnowledge().words("credential_name_parts")[0] {
+		t.Errorf("words keep the embedded order, added words last: %v", ws)
+	}
+	// A user's file may not extend a lenient list; the managed file may.
+	w(user, "mine.yaml", "version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")
+	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil ||
+		!strings.Contains(err.Error(), filepath.Join(user, "mine.yaml")+":3:3: list popular_npm makes the first pass more lenient when it grows: only the managed programs file may extend it") {
+		t.Errorf("a user's lenient list: %v", err)
+	}
+	if err := ParseManagedKnowledgeFile("m.yaml", []byte("version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")); err != nil {
+		t.Errorf("the managed file extends a lenient list: %v", err)
+	}
+}
+
+// TestFirstPass1_ListKinds checks that every list the judges read has a
+// kind, and the kinds the schema comment and README document: the lists
+// whose growth can only take allows away are open to a user's file.
+func TestFirstPass1_ListKinds(t *testing.T) {
+	stricter := map[string]bool{}
+	for _, l := range listSpecs {
+		if l.stricter {
+			stricter[l.name] = true
+		}
+	}
+	for _, n := range []string{"danger_verbs", "flag_verbs", "strong_code", "runners", "security_services", "risky_target_words",
+		"credential_name_parts", "browser_secrets", "tool_security_words", "tool_infra_nouns"} {
+		if !stricter[n] {
+			t.Errorf("%s must be a stricter list", n)
+		}
+	}
+	for _, n := range []string{"remote_read_verbs", "tool_read_verbs", "tool_write_verbs", "popular_npm", "popular_python",
+		"routine_target_words", "protective_key_parts", "path_keys"} {
+		if stricter[n] {
+			t.Errorf("%s must be a lenient list (managed file only)", n)
+		}
+	}
+	text := string(embeddedPrograms)
+	for _, l := range listSpecs {
+		if !strings.Contains(text, "\n  "+l.name+":") {
+			t.Errorf("list %s is not in the embedded file", l.name)
+		}
+	}
+}
+
+// TestFirstPass1_CodeAsksOnlyForKnownLists reads the package's Go files
+// for every list a judge asks for (list("…") and words("…")) and checks
+// that it is a list of listSpecs, which the embedded file must define;
+// asking for another panics.
+func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`\.(?:list|words)\("([^"]+)"\)`)
+	asked := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
+			asked[m[1]] = true
+			if _, ok := listSpecOf(m[1]); !ok {
+				t.Errorf("%s asks for the list %s, which the programs file does not define", f, m[1])
+			}
+		}
+	}
+	for _, l := range listSpecs {
+		if !asked[l.name] {
+			t.Errorf("no judge reads the list %s", l.name)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("asking for an unknown list must panic")
+		}
+	}()
+	DefaultKnowledge().list("no_such_list")
 }

@@ -16,26 +16,12 @@ import (
 // data they carry, SQL by its statements, commands as shell scripts, and
 // everything a call sends out for secrets.
 
-var (
-	readVerbs = set("get", "list", "search", "read", "fetch", "query", "describe", "show", "view", "find", "lookup",
-		"count", "status", "diff", "log", "logs", "inspect", "info", "head", "tree", "stat", "check", "validate",
-		"preview", "explain", "resolve", "docs", "snapshot", "screenshot", "navigate", "hover", "browse", "download",
-		"retrieve", "summarize", "analyze", "lint", "test", "tail", "watch", "poll", "wait", "ls", "cat", "grep",
-		"glob", "load", "open", "scrape", "crawl", "extract", "parse", "translate", "compare", "whoami", "ping",
-		"metrics", "health", "version", "help", "console", "evaluate")
-	localWriteVerbs = set("write", "edit", "create", "mkdir", "move", "rename", "copy", "save", "append", "insert",
-		"replace", "patch", "format", "touch", "make", "new", "init", "stage", "commit", "checkout", "switch", "add",
-		"branch", "stash", "apply", "update", "set", "store", "remember", "upsert", "put", "click", "type", "fill",
-		"press", "select", "scroll", "drag", "resize", "close", "back", "forward", "reload", "tab", "install", "build",
-		"compile", "generate", "run", "execute", "exec", "start", "stop", "restart", "cancel", "upload", "import")
-	sendVerbs = set("send", "post", "reply", "comment", "forward", "publish", "share", "invite", "email", "message",
-		"notify", "tweet", "dm", "broadcast", "submit", "draft", "respond", "mention", "react", "gist", "webhook")
-	destroyVerbs = set("delete", "remove", "drop", "truncate", "purge", "destroy", "erase", "wipe", "clear", "reset",
-		"revert", "kill", "terminate", "archive", "unpublish", "rm", "uninstall", "prune", "force", "overwrite", "merge", "close")
-	securityVerbs = set("collaborator", "collaborators", "permission", "permissions", "role", "roles", "member",
-		"members", "admin", "acl", "policy", "visibility", "token", "tokens", "key", "keys", "secret", "secrets",
-		"credential", "credentials", "password", "sharing", "share", "grant", "revoke", "webhook", "deploy", "protection", "ssh")
-)
+// The words of tools' names and arguments are lists of the programs file:
+// tool_read_verbs, tool_write_verbs, tool_send_verbs and tool_destroy_verbs
+// (the first of a name's words in one of them is its verb),
+// tool_security_words, tool_infra_nouns, and the argument keys path_keys,
+// content_keys, url_keys, sql_keys, command_keys, attach_keys and
+// script_keys.
 
 // mcpLeaf is one scalar of a call's arguments: its key, its path and its
 // value as text.
@@ -97,15 +83,6 @@ func flattenJSON(raw json.RawMessage) []mcpLeaf {
 	return out
 }
 
-var (
-	pathKeys    = set("path", "paths", "file", "filename", "file_path", "filepath", "source", "destination", "dest", "target", "directory", "dir", "repo_path", "root", "cwd", "src", "dst", "folder", "absolute_path", "relative_path", "notebook_path", "uri")
-	contentKeys = set("content", "contents", "newtext", "new_text", "new_str", "text", "file_text", "data", "body", "patch", "diff", "code", "script")
-	urlKeys     = set("url", "uri", "href", "link", "endpoint", "webhook_url")
-	sqlKeys     = set("sql", "query", "statement", "statements")
-	cmdKeys     = set("command", "cmd", "shell_command", "bash_command")
-	attachKeys  = set("attachments", "attachment", "files", "file_paths", "attach")
-)
-
 func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	name := a.ToolName
 	server := a.Server
@@ -122,6 +99,9 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		judgeEdit(v, &edit, set, true)
 		return
 	}
+	k := v.k
+	readVerbs, localWriteVerbs, sendVerbs, destroyVerbs := k.list("tool_read_verbs"), k.list("tool_write_verbs"), k.list("tool_send_verbs"), k.list("tool_destroy_verbs")
+	pathKeys, attachKeys := k.list("path_keys"), k.list("attach_keys")
 	ws := words(name)
 	verb := ""
 	var nouns []string
@@ -155,7 +135,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	security := false
 	for _, w := range ws {
-		if securityVerbs[w] {
+		if k.list("tool_security_words")[w] {
 			security = true
 		}
 	}
@@ -168,7 +148,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	if !readVerbs[verb] {
 		for _, n := range nouns {
-			if infraNouns[n] {
+			if k.list("tool_infra_nouns")[n] {
 				v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` changes " + n + ", beyond the workspace"})
 				break
 			}
@@ -183,8 +163,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 	}
 	for _, l := range leaves {
-		if scriptKeys[l.key] {
-			if w := browserScriptSecret(l.value); w != "" {
+		if k.list("script_keys")[l.key] {
+			if w := k.browserScriptSecret(l.value); w != "" {
 				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
 				break
 			}
@@ -194,14 +174,14 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	// Commands and SQL inside arguments.
 	for _, l := range leaves {
 		switch {
-		case cmdKeys[l.key] && l.path == "."+l.key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
+		case k.list("command_keys")[l.key] && l.path == "."+l.key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
 			// The server runs it on its own host, outside warden's
 			// sandbox: judged as a command asking to leave it.
 			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd,
 				SandboxPermissions: action.RequireEscalated}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
-		case sqlKeys[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
+		case k.list("sql_keys")[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
 			(sqlTool(server, ws) || looksLikeSQL(l.value)):
 			f := judgeSQLText(l.value)
 			f.reason = "`" + c.text + "` " + f.reason
@@ -277,14 +257,14 @@ func sendsOut(nouns []string) bool {
 func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 	for _, l := range leaves {
 		switch {
-		case pathKeys[l.key]:
+		case s.v.k.list("path_keys")[l.key]:
 			if strings.Contains(l.value, "://") {
 				continue
 			}
 			if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~") || strings.HasPrefix(l.value, ".") || l.key == "path" || l.key == "paths" {
 				s.read(c, l.value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
 			}
-		case urlKeys[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://"):
+		case s.v.k.list("url_keys")[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://"):
 			s.mcpURL(c, l.value)
 		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
 			if lvl, w := secretText(l.value); lvl == secretCritical {
@@ -330,11 +310,11 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 	var content []string
 	for _, l := range leaves {
 		switch {
-		case pathKeys[l.key] && !strings.Contains(l.value, "://"):
+		case s.v.k.list("path_keys")[l.key] && !strings.Contains(l.value, "://"):
 			paths = append(paths, l.value)
-		case contentKeys[l.key]:
+		case s.v.k.list("content_keys")[l.key]:
 			content = append(content, l.value)
-		case urlKeys[l.key]:
+		case s.v.k.list("url_keys")[l.key]:
 			s.mcpURL(c, l.value)
 		}
 	}
@@ -348,7 +328,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 		return
 	}
 	text := strings.Join(content, "\n")
-	if r := removesProtection(text, mcpOldText(leaves)); r != "" {
+	if r := s.v.k.removesProtection(text, mcpOldText(leaves)); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	}
 	for _, p := range paths {
@@ -389,7 +369,7 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 	public := false
 	var recipients []string
 	for _, l := range leaves {
-		if attachKeys[l.key] || l.key == "path" && verb != "create" {
+		if s.v.k.list("attach_keys")[l.key] || l.key == "path" && verb != "create" {
 			pl := s.where(l.value, s.cwd)
 			if lv, w := s.secret(pl); lv > level {
 				level, what = lv, w

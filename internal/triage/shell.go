@@ -474,7 +474,7 @@ func (s *sh) command(c *cmd) {
 	if ok && in.Code != "" {
 		if w := codeSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
-		} else if w := browserScriptSecret(in.Code); w != "" {
+		} else if w := s.v.k.browserScriptSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
 		}
 	}
@@ -512,7 +512,7 @@ func (s *sh) command(c *cmd) {
 		if sc.Doc != "" {
 			text += "\n" + sc.Doc
 		}
-		if r := removesProtection(text, ""); r != "" {
+		if r := s.v.k.removesProtection(text, ""); r != "" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 		}
 	}

@@ -20,122 +20,6 @@ import (
 // passed on with what was seen; a secret given to such a program together
 // with a network destination is denied as exfiltration.
 
-// offensiveNames are attack, reconnaissance and tunnelling tools the
-// program tables do not list: running one is never routine.
-var offensiveNames = set("aircrack-ng", "airodump-ng", "aireplay-ng", "airmon-ng", "airbase-ng", "reaver", "wifite", "bully",
-	"pixiewps", "cewl", "crunch", "certipy", "certipy-ad", "coercer", "petitpotam", "ntlmrelayx", "ntlmrelayx.py",
-	"psexec.py", "wmiexec.py", "smbexec.py", "atexec.py", "dcomexec.py", "ligolo-ng", "ligolo", "sliver", "sliver-server",
-	"sliver-client", "empire", "powershell-empire", "starkiller", "beef-xss", "beef", "setoolkit", "weevely", "wpscan",
-	"joomscan", "commix", "xsstrike", "dnsrecon", "dnsenum", "fierce", "theharvester", "recon-ng", "amass", "subfinder",
-	"nuclei", "naabu", "rustscan", "unicornscan", "arp-scan", "netdiscover", "yersinia", "macchanger", "mitm6",
-	"routersploit", "rsf.py", "searchsploit", "msfdb", "msfrpcd", "armitage", "pwncat", "pwncat-cs", "nishang",
-	"powersploit", "dnscat", "dnscat2", "iodine", "ptunnel", "ptunnel-ng", "icmpsh", "bloodhound", "bloodhound-python",
-	"sharphound", "kerbrute", "rubeus", "hcxdumptool", "impacket-psexec", "impacket-wmiexec", "impacket-smbexec",
-	"impacket-ntlmrelayx", "smbmap", "rpcclient", "ldapdomaindump", "windapsearch", "snmp-check", "onesixtyone",
-	"sshuttle", "gsocket", "gs-netcat", "gs-sftp", "gs-mount", "tor", "torify", "xfreerdp", "rdesktop", "evilginx", "evilginx2", "gophish", "king-phisher")
-
-// crackerNames crack passwords or dump credentials: denied like the
-// table's hashcat and mimikatz.
-var crackerNames = set("fcrackzip", "pdfcrack", "rarcrack", "ophcrack", "mimipenguin", "gpp-decrypt", "getuserspns.py",
-	"getnpusers.py", "impacket-getuserspns", "impacket-getnpusers", "impacket-secretsdump", "hcxpcapngtool", "cowpatty",
-	"asleap", "thc-hydra", "crowbar", "brutespray", "sucrack", "chntpw", "samdump2", "bkhive", "pwdump7", "fgdump",
-	"keepass2john", "dumpsterdiver", "firefox_decrypt", "firefox_decrypt.py", "hack-browser-data", "chromepass")
-
-// powerNames change the machine itself: power, accounts, disks, boot.
-var powerNames = set("reboot", "shutdown", "poweroff", "halt", "telinit", "init", "suspend", "hibernate", "pm-suspend",
-	"pm-hibernate", "kexec", "wipefs", "sgdisk", "gdisk", "sfdisk", "cfdisk", "parted", "gparted", "fdisk", "flashrom",
-	"efibootmgr", "grub-install", "grub-mkconfig", "update-grub", "bootctl", "nvram", "bless", "diskpart", "format",
-	"cryptsetup", "mdadm", "lvremove", "vgremove", "pvremove", "zpool", "zfs", "btrfs", "tune2fs", "debugfs", "badblocks",
-	"hdparm", "nvme", "blkdiscard", "sg_format", "dmsetup", "losetup", "swapoff", "swapon", "modprobe", "insmod", "rmmod",
-	"sysctl", "setcap", "capsh", "usermod", "userdel", "useradd", "adduser", "deluser", "groupadd", "groupdel", "groupmod",
-	"chpasswd", "passwd", "chsh", "chfn", "vipw", "visudo", "pwck", "newusers", "dscl", "sysadminctl", "csrutil",
-	"spctl", "tmutil", "pfctl", "nft", "ipset", "firewall-cmd", "ufw", "iptables", "ip6tables", "setenforce", "auditctl",
-	"aa-disable", "aa-complain", "update-alternatives", "ldconfig", "crontab", "at", "batch", "launchctl", "systemctl",
-	"service", "rc-service", "rc-update", "sv", "initctl", "xhost", "killall", "killall5", "pkill", "skill", "snice")
-
-// unknownCredHints in a program's name say it keeps or hands out
-// credentials (password managers, secret stores, token helpers).
-var unknownCredHints = []string{"pass", "vault", "secret", "cred", "keychain", "keyring", "token", "otp", "2fa", "kwallet", "wallet"}
-
-// remoteCLIs act on remote infrastructure or accounts: beyond reading
-// (list, status, …) their effect is not on this machine.
-var remoteCLIs = set("heroku", "fly", "flyctl", "vercel", "netlify", "doctl", "linode-cli", "hcloud", "scw", "oci",
-	"ibmcloud", "exo", "railway", "render", "wrangler", "firebase", "amplify", "eb", "sam", "serverless", "sls", "cdk",
-	"cdktf", "pulumi", "ansible", "ansible-playbook", "ansible-galaxy", "vagrant", "packer", "nomad", "consul", "etcdctl",
-	"minikube", "kind", "k3d", "k9s", "skaffold", "tilt", "helmfile", "argocd", "flux", "istioctl", "linkerd", "eksctl",
-	"az", "gcloud", "aws", "gsutil", "bq", "s3cmd", "s5cmd", "azcopy", "b2", "surge", "now", "expo", "eas",
-	"fastlane", "twine", "npx", "pnpx", "bunx", "dagger", "earthly", "cf", "oc", "rosa", "doppler", "infisical",
-	"chamber", "aws-vault", "okta", "saml2aws", "gam", "slack", "discord", "telegram-send", "twilio", "stripe", "shopify",
-	"supabase", "neonctl", "planetscale", "pscale", "turso", "upstash", "mongocli", "atlas", "tailscale", "zerotier-cli",
-	"wg", "wg-quick", "openvpn", "nordvpn", "mullvad", "expressvpn", "transfer", "croc", "magic-wormhole", "wormhole",
-	"ffsend", "rsync", "git-lfs", "s3fs", "sshfs", "rclone", "restic", "borg", "duplicity", "kopia", "youtube-dl", "yt-dlp",
-	"gallery-dl", "you-get", "spotdl", "instaloader", "twint", "toot", "tweet", "mastodon", "irssi", "weechat")
-
-// unknownReadVerbs are subcommands that only look: a remote CLI running one of
-// them is routine.
-var unknownReadVerbs = set("list", "ls", "status", "info", "show", "get", "describe", "version", "--version", "-v", "-V", "help",
-	"--help", "-h", "whoami", "logs", "log", "validate", "inspect", "search", "view", "check", "doctor", "lint", "plan",
-	"diff", "preview", "config", "current-context", "get-contexts", "history", "ps", "top", "ping", "env", "outputs",
-	"regions", "zones", "sizes", "images", "projects", "apps", "versions", "completion", "docs")
-
-// dangerVerbs, as a program's subcommand or a part of it, destroy,
-// install, publish, send, log in, hand out credentials, run other code or
-// act on services.
-var dangerVerbs = set("delete", "del", "remove", "rm", "rmi", "destroy", "drop", "purge", "wipe", "erase", "shred", "flash",
-	"burn", "kill", "terminate", "shutdown", "reboot", "poweroff", "halt", "stop", "restart", "reset", "prune", "truncate",
-	"revoke", "disable", "uninstall", "unregister", "install", "reinstall", "upgrade", "update", "self-update", "publish",
-	"deploy", "release", "push", "upload", "send", "submit", "share", "sync", "mail", "post", "login", "logout", "auth",
-	"authenticate", "token", "tokens", "passwd", "password", "passwords", "secret", "secrets", "credential", "credentials",
-	"creds", "apikey", "api-key", "keys", "run", "exec", "execute", "eval", "shell", "ssh", "attach", "spawn",
-	"connect", "apply", "up", "down", "rollback", "migrate", "mount", "umount", "unmount", "chmod", "chown", "grant",
-	"sudo", "su", "expose", "tunnel", "forward", "proxy", "sniff", "capture", "crack", "brute",
-	"bruteforce", "dump", "exploit", "inject", "payload", "encrypt", "decrypt", "transfer", "pay", "charge", "refund",
-	"buy", "approve", "overwrite", "nuke", "flush", "flushall", "flushdb", "obliterate", "clobber", "zap", "teardown",
-	"evict", "trash", "format", "factory-reset",
-)
-
-// flagVerbs are options of any program that destroy, send or run code.
-var flagVerbs = set("delete", "remove", "purge", "wipe", "erase", "destroy", "drop", "uninstall", "kill", "shutdown",
-	"reboot", "upload", "publish", "deploy", "exec", "execute", "eval", "run", "shell", "command", "force-delete",
-	"delete-all", "remove-all", "rm", "overwrite-all", "no-preserve-root", "insecure", "no-verify", "no-check-certificate",
-	"disable-ssl", "allow-root", "privileged", "unsafe", "dangerously-skip-permissions", "password", "passwd", "token",
-	"secret", "api-key", "apikey", "postexec", "preexec", "exec-command", "post-hook", "pre-hook", "hook")
-
-// codeOptions take code as their value (-e, -c, --eval, …).
-var codeOptions = set("-e", "-c", "-x", "-E", "-r", "--eval", "--exec", "--execute", "--command", "--cmd", "--run",
-	"--script", "--code", "--expr", "--expression", "-ex", "--init-command", "--post", "--pre", "-exec", "-execdir")
-
-// runnerPrefixes name interpreters and runners: a script file given to
-// one is code it runs.
-var runnerPrefixes = []string{"python", "pypy", "jython", "ruby", "jruby", "perl", "php", "lua", "node", "ts-node",
-	"tsx", "bun", "deno", "java", "groovy", "kotlin", "scala", "julia", "octave", "matlab", "rscript", "r", "runghc",
-	"runhaskell", "stack", "sbcl", "clisp", "guile", "racket", "swipl", "gst", "erl", "escript", "elixir", "iex", "expect",
-	"tclsh", "wish", "osascript", "pwsh", "powershell", "cscript", "wscript", "jshell", "jrunscript", "rhino", "qjs",
-	"quickjs", "hermes", "luajit", "tcc", "pm2", "forever", "nodemon", "supervisor", "dotnet-script", "scriptcs", "crystal",
-	"v", "nim", "zx", "fish", "nu", "xonsh", "elvish", "ion", "awk", "busybox", "toybox"}
-
-// scriptExts are the extensions of files an interpreter runs.
-var scriptExts = set("sh", "bash", "zsh", "ksh", "fish", "py", "pyw", "rb", "pl", "pm", "php", "js", "mjs", "cjs", "ts",
-	"mts", "cts", "lua", "ps1", "psm1", "bat", "cmd", "vbs", "jar", "r", "jl", "tcl", "exp", "scm", "lisp", "clj", "groovy",
-	"kts", "cr", "nim", "ex", "exs", "erl", "hs", "applescript", "scpt", "awk", "nu", "xsh", "elv", "wasm")
-
-// strongCode are fragments of inline code that open sockets, start
-// programs or decode hidden payloads, in any language.
-var strongCode = []string{"socket", "popen", "system(", "exec(", "execSync", "spawn(", "child_process", "subprocess",
-	"os.system", "Runtime.getRuntime", "ProcessBuilder", "fsockopen", "proc_open", "shell_exec", "passthru", "IO.popen",
-	"TCPSocket", "/bin/sh", "/bin/bash", "/dev/tcp", "/dev/udp", "eval(", "base64_decode", "b64decode", "atob(",
-	"FromBase64String", "Invoke-Expression", "IEX(", "iex(", "DownloadString", "Net.WebClient", "nc -e", "mkfifo",
-	"pty.spawn", "os.dup2", "dup2(", "getattr(__import__", "__import__(", "require('net')", `require("net")`, "net.connect",
-	"net.Socket", "http.request", "urlopen", "Socket(", "gen_tcp", "System.cmd", ".execute()", "os:cmd", ":os.cmd",
-	"Process.run", "Process.spawn", "Kernel.exec", "io.popen", "os.execute", "Sockets", "socat ", "/dev/shm/",
-	"/inet/tcp/", "/inet/udp/", "|&", "requests.post", "fetch(", "XMLHttpRequest", "document.cookie", "localStorage"}
-
-// commonTLDs are top-level labels that make a bare word a host name for a
-// program the tables do not know (other words with dots are file names).
-var commonTLDs = set("com", "net", "org", "io", "ai", "co", "xyz", "info", "biz", "us", "uk", "de", "ru", "cn", "fr",
-	"nl", "eu", "cloud", "online", "top", "tk", "ga", "cf", "gq", "onion", "live", "pw", "ws", "su", "gg", "tv", "ly",
-	"icu", "shop", "tech", "website", "xin", "win", "bid", "internal", "lan", "corp", "localdomain", "example")
-
 // unknownSeen is what the words of an unknown program show.
 type unknownSeen struct {
 	dest                 string // first network destination ("" none)
@@ -158,18 +42,19 @@ type unknownSeen struct {
 func judgeUnknown(s *sh, c *cmd) {
 	head := "`" + c.text + "`: " + c.name + " is not a program the first pass knows"
 	lname := strings.ToLower(c.name)
+	k := s.v.k
 	switch {
-	case crackerNames[lname] || strings.HasSuffix(lname, "2john"):
+	case k.has(lname, factCracksPasswords) || strings.HasSuffix(lname, "2john"):
 		s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
 		return
-	case offensiveNames[lname] || strings.HasPrefix(lname, "impacket-") || strings.HasPrefix(lname, "msf"):
+	case k.has(lname, factAttacks) || strings.HasPrefix(lname, "impacket-") || strings.HasPrefix(lname, "msf"):
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack, reconnaissance or tunnelling tool")
 		return
-	case powerNames[lname]:
+	case k.has(lname, factChangesMachine):
 		s.esc(vocab.Destructive, high, head+", and its name says it changes the machine itself (power, disks, accounts, services)")
 		return
 	}
-	for _, h := range unknownCredHints {
+	for _, h := range k.words("credential_name_parts") {
 		if strings.Contains(lname, h) {
 			s.esc(vocab.CredentialProbing, medium, head+", and its name says it handles credentials ("+h+")")
 			return
@@ -179,8 +64,8 @@ func judgeUnknown(s *sh, c *cmd) {
 		s.esc(vocab.Routine, medium, head+", and it runs outside the sandbox, where what it does is not bounded")
 		return
 	}
-	if v := nameVerb(lname); v != "" {
-		class := dangerClass(v)
+	if v := k.nameVerb(lname); v != "" {
+		class := k.dangerClass(v)
 		if class == "" {
 			class = vocab.Destructive
 		}
@@ -196,7 +81,7 @@ func judgeUnknown(s *sh, c *cmd) {
 	}
 	var u unknownSeen
 	s.unknownWords(c, &u)
-	if u.dest != "" && u.remote && u.secretLevel > notSecret || u.secretLevel > notSecret && (remoteCLIs[lname] || u.verb != "" && dangerClass(u.verb) == vocab.Exfiltration) {
+	if u.dest != "" && u.remote && u.secretLevel > notSecret || u.secretLevel > notSecret && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
 		// Before the exec rules' dangerous patterns, which only see a
 		// secret touched.
 		s.remoteSink = true
@@ -211,7 +96,7 @@ func judgeUnknown(s *sh, c *cmd) {
 		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
 		return
 	}
-	runner := isRunner(lname)
+	runner := k.isRunner(lname)
 	if d := c.sc.Doc; d != "" {
 		if l, what := secretText(d); l > u.secretLevel {
 			u.secretLevel, u.secretWhat = l, what
@@ -219,7 +104,7 @@ func judgeUnknown(s *sh, c *cmd) {
 		if vs := s.secretRefs(d); len(vs) > 0 && u.secretVar == "" {
 			u.secretVar = vs[0]
 		}
-		if codeStrongIn(d) != "" {
+		if k.codeStrongIn(d) != "" {
 			u.code, u.codeStrong = shorten(d, 40), true
 		} else if runner {
 			u.code = shorten(d, 40)
@@ -243,7 +128,7 @@ func judgeUnknown(s *sh, c *cmd) {
 			return
 		}
 	}
-	if u.secretLevel > notSecret && u.dest == "" && (remoteCLIs[lname] || u.verb != "" && dangerClass(u.verb) == vocab.Exfiltration) {
+	if u.secretLevel > notSecret && u.dest == "" && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
 		s.remoteSink = true
 		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which sends what it is given to other hosts")
 		return
@@ -278,12 +163,12 @@ func judgeUnknown(s *sh, c *cmd) {
 	}
 	if u.verb != "" {
 		class := vocab.Routine
-		if dangerClass(u.verb) != "" {
-			class = dangerClass(u.verb)
+		if k.dangerClass(u.verb) != "" {
+			class = k.dangerClass(u.verb)
 		}
 		esc(class, medium, "is asked to "+u.verb)
 	}
-	if remoteCLIs[lname] && !u.readOnly(c) {
+	if k.has(lname, factRemote) && !u.readOnly(k, c) {
 		esc(vocab.Routine, medium, "acts on remote infrastructure or accounts")
 	}
 	if u.outside != "" {
@@ -300,9 +185,10 @@ func judgeUnknown(s *sh, c *cmd) {
 
 // readOnly reports whether the first plain word after the program is a
 // reading verb (or there is none, only --help or --version).
-func (u *unknownSeen) readOnly(c *cmd) bool {
+func (u *unknownSeen) readOnly(k *Knowledge, c *cmd) bool {
+	reads := k.list("remote_read_verbs")
 	for _, a := range c.args[1:] {
-		if unknownReadVerbs[a] {
+		if reads[a] {
 			return true
 		}
 		if !strings.HasPrefix(a, "-") {
@@ -312,30 +198,27 @@ func (u *unknownSeen) readOnly(c *cmd) bool {
 	return false
 }
 
-// dangerClass is the class of harm a dangerous verb points to.
-func dangerClass(verb string) vocab.Class {
-	switch verb {
-	case "delete", "del", "remove", "rm", "rmi", "destroy", "drop", "purge", "wipe", "erase", "shred", "flash", "burn",
-		"kill", "terminate", "shutdown", "reboot", "poweroff", "halt", "reset", "prune", "truncate", "uninstall", "rollback",
-		"down", "overwrite", "force-delete", "delete-all", "remove-all", "no-preserve-root":
+// dangerClass is the class of harm a dangerous verb points to (the lists
+// destroying_verbs, sending_verbs, credential_verbs and weakening_verbs),
+// "" for none.
+func (k *Knowledge) dangerClass(verb string) vocab.Class {
+	switch {
+	case k.list("destroying_verbs")[verb]:
 		return vocab.Destructive
-	case "push", "upload", "send", "submit", "share", "sync", "mail", "post", "publish", "deploy", "release", "transfer",
-		"expose", "tunnel", "forward", "proxy", "serve", "listen":
+	case k.list("sending_verbs")[verb]:
 		return vocab.Exfiltration
-	case "login", "auth", "authenticate", "token", "tokens", "passwd", "password", "passwords", "secret", "secrets",
-		"credential", "credentials", "creds", "apikey", "api-key", "keys", "dump", "crack", "brute", "bruteforce", "sniff", "capture":
+	case k.list("credential_verbs")[verb]:
 		return vocab.CredentialProbing
-	case "disable", "grant", "sudo", "su", "chmod", "chown", "insecure", "no-verify", "no-check-certificate", "disable-ssl",
-		"privileged", "unsafe", "dangerously-skip-permissions", "exploit", "inject", "payload":
+	case k.list("weakening_verbs")[verb]:
 		return vocab.SecurityWeakening
 	}
 	return ""
 }
 
 // isRunner reports whether a program name is that of an interpreter or
-// runner (python3.12, ruby3.2, node18, …).
-func isRunner(lname string) bool {
-	for _, p := range runnerPrefixes {
+// runner of the list runners (python3.12, ruby3.2, node18, …).
+func (k *Knowledge) isRunner(lname string) bool {
+	for _, p := range k.words("runners") {
 		if lname == p {
 			return true
 		}
@@ -349,16 +232,24 @@ func isRunner(lname string) bool {
 	return false
 }
 
-// codeStrongIn returns the first fragment of code that opens sockets,
-// starts programs or decodes payloads ("" none).
-func codeStrongIn(text string) string {
-	for _, f := range strongCode {
+// isRunner is Knowledge.isRunner of the embedded programs file, for the
+// replay of earlier steps (trajectory.go).
+func isRunner(lname string) bool { return DefaultKnowledge().isRunner(lname) }
+
+// codeStrongIn returns the first fragment of the list strong_code in text
+// (code that opens sockets, starts programs or decodes payloads), "" none.
+func (k *Knowledge) codeStrongIn(text string) string {
+	for _, f := range k.words("strong_code") {
 		if strings.Contains(text, f) {
 			return f
 		}
 	}
 	return ""
 }
+
+// codeStrongIn is Knowledge.codeStrongIn of the embedded programs file, for
+// the replay of earlier steps (trajectory.go).
+func codeStrongIn(text string) string { return DefaultKnowledge().codeStrongIn(text) }
 
 // looksLikeCode reports whether an option value reads as code rather
 // than a name or a number.
@@ -408,6 +299,7 @@ func sqlDestroys(text string) bool {
 
 // unknownWords classifies the words of c into u.
 func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
+	k := s.v.k
 	plain := 0
 	for i := 1; i < len(c.args); i++ {
 		w := unbrace(c.args[i])
@@ -421,7 +313,7 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				u.secretVar = vs[0]
 			}
 		}
-		if codeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
+		if k.codeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
 			u.code, u.codeStrong = shorten(w, 40), true
 		}
 		if u.code == "" && strings.IndexByte(w, ';') >= 0 && strings.ContainsAny(w, "{(") {
@@ -435,11 +327,11 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 		if strings.HasPrefix(w, "-") && len(w) > 1 {
 			name, v, hasVal := strings.Cut(w, "=")
 			flag := strings.TrimLeft(name, "-")
-			if vb := verbOf(strings.ToLower(flag), flagVerbs); vb != "" && u.verb == "" {
+			if vb := verbOf(strings.ToLower(flag), k.list("flag_verbs")); vb != "" && u.verb == "" {
 				u.verb = vb + " (" + name + ")"
 			}
 			if !hasVal {
-				if codeOptions[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
+				if k.list("code_options")[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
 					if u.code == "" {
 						u.code = shorten(c.args[i+1], 40)
 					}
@@ -447,21 +339,21 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				}
 				continue
 			}
-			if codeOptions[name] && looksLikeCode(v) && u.code == "" {
+			if k.list("code_options")[name] && looksLikeCode(v) && u.code == "" {
 				u.code = shorten(v, 40)
 				continue
 			}
 			val = v
-		} else if k := strings.IndexByte(w, '='); k > 0 && isName(strings.ReplaceAll(w[:k], "-", "_")) {
+		} else if j := strings.IndexByte(w, '='); j > 0 && isName(strings.ReplaceAll(w[:j], "-", "_")) {
 			// key=value operands (of=/dev/sda, output=x.pdf): the value.
-			val = w[k+1:]
+			val = w[j+1:]
 		} else if plainWord(w) {
 			plain++
-			if runsWords[w] && u.verb == "" {
+			if k.list("runs_words")[w] && u.verb == "" {
 				u.verb = "run " + w
 			}
 			if plain <= 3 && u.verb == "" {
-				if vb := verbOf(w, dangerVerbs); vb != "" {
+				if vb := verbOf(w, k.list("danger_verbs")); vb != "" {
 					u.verb = vb
 				}
 			}
@@ -501,7 +393,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			isIP := net4or6(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
 			tld = strings.ToLower(tld)
-			named := commonTLDs[tld] && (tld != "org" || strings.Count(h, ".") > 1)
+			named := s.v.k.list("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
 			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
 				if !localHost(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
@@ -551,10 +443,11 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+shorten(w, 60)+")"
 		}
 	}
-	if ext := extOf(w); scriptExts[ext] && u.script == "" {
+	exts := s.v.k.list("script_extensions")
+	if ext := extOf(w); exts[ext] && u.script == "" {
 		u.script = shorten(w, 60)
 	}
-	if pl.abs != "" && s.wroteFile(pl.abs) && scriptExts[extOf(w)] {
+	if pl.abs != "" && s.wroteFile(pl.abs) && exts[extOf(w)] {
 		u.wroteEarlier = true
 		u.script = shorten(w, 60)
 	}
@@ -628,7 +521,7 @@ func extOf(p string) string {
 // effects table read as computation but that opens sockets or starts
 // programs by a fragment it does not list; it reports whether it did.
 func (s *sh) strongInline(c *cmd, code string) bool {
-	if f := codeStrongIn(code); f != "" {
+	if f := s.v.k.codeStrongIn(code); f != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs code that opens connections or starts programs ("+f+")")
 		return true
 	}
@@ -657,21 +550,17 @@ func flagsOnly(args []string) bool {
 	return words
 }
 
-// nameVerbs are verbs a program's name can hold that say it destroys,
-// publishes, installs or attacks (deploy-prod, db-reset, nuke).
-var nameVerbs = []string{"deploy", "publish", "delete", "destroy", "drop", "wipe", "erase", "purge", "nuke", "reset",
-	"install", "upload", "shutdown", "reboot", "exploit", "crack", "hashdump", "lsass", "ntds", "credump", "backdoor", "payload", "exfil", "keylog",
-	"steal", "rootkit", "persist", "obfusc", "evade", "bypass", "spray", "brute", "phish", "ransom", "encrypt"}
-
-// nameVerb returns the verb a program's name holds, "" none.
-func nameVerb(lname string) string {
-	for _, v := range nameVerbs {
+// nameVerb returns the verb a program's name holds (the lists name_verbs,
+// and danger_verbs for its parts), "" none.
+func (k *Knowledge) nameVerb(lname string) string {
+	for _, v := range k.words("name_verbs") {
 		if strings.Contains(lname, v) {
 			return v
 		}
 	}
+	danger := k.list("danger_verbs")
 	for _, part := range strings.FieldsFunc(lname, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
-		if part != lname && dangerVerbs[part] && part != "run" && part != "up" {
+		if part != lname && danger[part] && part != "run" && part != "up" {
 			return part
 		}
 	}
@@ -696,12 +585,6 @@ func (s *sh) loopRoot(w string) string {
 	}
 	return v
 }
-
-// runsWords are programs that, named as an operand, an unknown program
-// is likely to run (flock LOCK rm -rf x, cronic sh -c …).
-var runsWords = set("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "python", "python3", "perl", "ruby", "node",
-	"php", "lua", "rm", "curl", "wget", "nc", "ncat", "netcat", "socat", "dd", "ssh", "scp", "sudo", "su", "doas", "kill",
-	"pkill", "killall", "eval", "exec", "xargs", "chmod", "chown", "shred", "docker", "kubectl", "crontab", "systemctl")
 
 // unbrace drops the braces of a {{placeholder}}, as command examples
 // write their arguments.
