@@ -447,7 +447,7 @@ func (s *sh) checkPrior(t *trail) {
 				continue
 			}
 		}
-		runs := shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name) || isRunner(strings.ToLower(c.name)) ||
+		runs := shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) ||
 			c.name == "source" || c.name == "."
 		if !runs {
 			continue
@@ -528,7 +528,7 @@ func (s *sh) priorContent(c *cmd, t *trail, abs string, asShell bool) bool {
 			return true
 		}
 	}
-	if f := codeStrongIn(text); f != "" {
+	if f := s.v.k.codeStrongIn(text); f != "" {
 		if strings.Contains(text, "socket") && (strings.Contains(text, "dup2") || strings.Contains(text, "pty.spawn") ||
 			strings.Contains(text, "/bin/sh") || strings.Contains(text, "/bin/bash") || strings.Contains(text, "subprocess")) {
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` runs "+abs+", which an earlier step wrote with code that connects a shell to the network (a remote shell)")
@@ -580,7 +580,7 @@ func (s *sh) runsAny() bool {
 			continue
 		}
 		if strings.IndexByte(c.args[0], '/') >= 0 || len(c.args) > 1 && (shell.IsShell(c.name) || interpreters[c.name] ||
-			isPython(c.name) || isRunner(strings.ToLower(c.name)) || c.name == "source" || c.name == ".") {
+			isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) || c.name == "source" || c.name == ".") {
 			return true
 		}
 	}

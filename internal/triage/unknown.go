@@ -232,9 +232,6 @@ func (k *Knowledge) isRunner(lname string) bool {
 	return false
 }
 
-// isRunner is Knowledge.isRunner of the embedded programs file, for the
-// replay of earlier steps (trajectory.go).
-func isRunner(lname string) bool { return DefaultKnowledge().isRunner(lname) }
 
 // codeStrongIn returns the first fragment of the list strong_code in text
 // (code that opens sockets, starts programs or decodes payloads), "" none.
@@ -247,9 +244,6 @@ func (k *Knowledge) codeStrongIn(text string) string {
 	return ""
 }
 
-// codeStrongIn is Knowledge.codeStrongIn of the embedded programs file, for
-// the replay of earlier steps (trajectory.go).
-func codeStrongIn(text string) string { return DefaultKnowledge().codeStrongIn(text) }
 
 // looksLikeCode reports whether an option value reads as code rather
 // than a name or a number.
