@@ -803,7 +803,16 @@ func judgeNode(s *sh, c *cmd) {
 				s.allow("deno " + a)
 				return
 			}
-			if c.name == "deno" && (a == "run" || a == "test" || a == "task" || a == "bench") {
+			if c.name == "deno" && (a == "test" || a == "bench") {
+				// The project's tests or benchmarks, as go test: its
+				// files are read, and run under deno's permissions.
+				for _, op := range shell.Operands(c.args[i+1:], "") {
+					s.read(c, op, false)
+				}
+				s.allow("deno " + a)
+				return
+			}
+			if c.name == "deno" && (a == "run" || a == "task") {
 				continue
 			}
 			s.runsFile(c, a)
@@ -1223,7 +1232,9 @@ func judgeBuildTool(s *sh, c *cmd) {
 		switch {
 		case a == "-C" || a == "-f" || a == "--file" || a == "--directory" || a == "-j" && i+1 < len(args) && strings.Trim(args[i+1], "0123456789") == "" ||
 			a == "-p" || a == "--project" || a == "-c" || a == "--configuration" || a == "-P" || a == "-D" && c.name != "mvn" ||
-			a == "--settings" || a == "-s" && c.name == "mvn" || a == "-o" && c.name == "make" || a == "--filter" || a == "-t" && c.name == "dotnet" || a == "--framework":
+			a == "--settings" || a == "-s" && c.name == "mvn" || a == "-o" && c.name == "make" || a == "--filter" || a == "-t" && c.name == "dotnet" || a == "--framework" ||
+			(c.name == "mvn" || c.name == "mvnw") && (a == "-pl" || a == "--projects" || a == "-rf" || a == "--resume-from" || a == "-T" ||
+				a == "--threads" || a == "-l" || a == "--log-file" || a == "-gs" || a == "--global-settings" || a == "-b" || a == "--builder"):
 			skipNext = true
 		case strings.HasPrefix(a, "-"):
 		case isAssignWord(a):
@@ -1259,13 +1270,33 @@ func judgeBuildTool(s *sh, c *cmd) {
 			case "exec":
 				if len(targets) > 1 {
 					t := targets[1]
-					if s.isDevToolName(t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" {
+					if s.isDevToolName(t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" || rubySiteTools[t] {
 						s.allow(c.name + " exec " + t)
 						return
 					}
 				}
 			}
 			targets = targets[:1]
+		}
+	case "meson":
+		if len(targets) > 0 {
+			switch targets[0] {
+			case "setup", "configure", "compile", "test", "introspect", "dist", "format", "fmt", "init", "wrap", "subprojects":
+				// Configures, builds or tests the project in its build
+				// directory (meson install is left to the targets below).
+				s.allow("meson " + targets[0])
+				return
+			}
+		}
+	case "bazel", "bazelisk":
+		if len(targets) > 0 {
+			switch targets[0] {
+			case "build", "test", "coverage", "query", "cquery", "aquery", "info", "fetch", "clean", "sync", "version", "help", "mod":
+				// Builds or tests labels of the workspace with its own
+				// rules; bazel run runs a program and stays below.
+				s.allow("bazel " + targets[0])
+				return
+			}
 		}
 	case "xcodebuild":
 		targets = nil
@@ -1295,6 +1326,11 @@ func judgeBuildTool(s *sh, c *cmd) {
 		}
 	}
 }
+
+// rubySiteTools are the project's own Ruby tools that bundle exec runs to
+// build a site, test or lint: the project's code, as rake or rspec.
+var rubySiteTools = set("jekyll", "middleman", "bridgetown", "nanoc", "cucumber", "standardrb", "erblint", "erb_lint",
+	"haml-lint", "slim-lint", "yard", "rdoc", "brakeman", "bundle-audit", "reek", "minitest")
 
 // judgeServerConfigTest allows checking a web server's configuration;
 // starting, stopping or reloading one is passed on.

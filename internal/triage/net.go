@@ -469,6 +469,11 @@ func judgeHTTPie(s *sh, c *cmd) {
 		case i == 0 && (a == "GET" || a == "HEAD"):
 		case i == 0 && strings.ToUpper(a) == a && len(a) <= 7:
 			post = true
+		case len(hosts) == 0 && strings.HasPrefix(a, ":") && (len(a) == 1 || a[1] == '/' || a[1] >= '0' && a[1] <= '9'):
+			// HTTPie's shorthand for localhost (:8080/api).
+			hosts = append(hosts, "localhost")
+		case strings.Contains(a, "==") && !strings.ContainsAny(a[:strings.Index(a, "==")], "@:"):
+			// A query parameter (limit==5): part of the URL, not data.
 		default:
 			if h, ok := urlHost(a); ok && len(hosts) == 0 && !strings.ContainsAny(a, "=@") {
 				hosts = append(hosts, h)

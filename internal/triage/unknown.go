@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"os"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/vocab"
@@ -232,7 +233,6 @@ func (k *Knowledge) isRunner(lname string) bool {
 	return false
 }
 
-
 // codeStrongIn returns the first fragment of the list strong_code in text
 // (code that opens sockets, starts programs or decodes payloads), "" none.
 func (k *Knowledge) codeStrongIn(text string) string {
@@ -243,7 +243,6 @@ func (k *Knowledge) codeStrongIn(text string) string {
 	}
 	return ""
 }
-
 
 // looksLikeCode reports whether an option value reads as code rather
 // than a name or a number.
@@ -337,6 +336,9 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				u.code = shorten(v, 40)
 				continue
 			}
+			if strings.HasPrefix(v, "/") && !s.rootedHere(v) {
+				continue // -dPDFSETTINGS=/ebook: a name, not a file
+			}
 			val = v
 		} else if j := strings.IndexByte(w, '='); j > 0 && isName(strings.ReplaceAll(w[:j], "-", "_")) {
 			// key=value operands (of=/dev/sda, output=x.pdf): the value.
@@ -359,6 +361,33 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 
 // unknownValue classifies one word or option value of an unknown program:
 // a network destination, a path, or neither.
+// topDirs are the folders at the root of Linux and macOS file systems.
+var topDirs = set("bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt", "proc",
+	"root", "run", "sbin", "srv", "sys", "tmp", "usr", "var", "snap", "nix", "Users", "Applications", "Library",
+	"System", "Volumes", "private", "cores", "Network")
+
+// rootedHere reports whether the absolute word w can name a file: its
+// first folder is one at the root of a file system, holds the working or
+// home directory, or exists. An option's value that cannot
+// (-dPDFSETTINGS=/ebook) is text to the program, not a path; operands are
+// always judged as paths (a server's /data, /backups).
+func (s *sh) rootedHere(w string) bool {
+	first := strings.TrimPrefix(w, "/")
+	if i := strings.IndexByte(first, '/'); i >= 0 {
+		first = first[:i]
+	}
+	if first == "" || topDirs[first] {
+		return true
+	}
+	for _, d := range []string{s.cwd, s.home} {
+		if d != "" && (d == "/"+first || strings.HasPrefix(d, "/"+first+"/")) {
+			return true
+		}
+	}
+	_, err := os.Lstat("/" + first)
+	return err == nil
+}
+
 func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 	if w == "" || w == "-" || w == "." || w == "./" {
 		return
