@@ -567,114 +567,65 @@ func writesText(c *cmd) bool {
 	return false
 }
 
-// sensitiveTool returns what a tool's name says it touches when that is
-// identity, payment, health or personal records ("" otherwise); the name's
-// verb does not make such a call routine.
-func sensitiveTool(ws []string) string {
-	has := func(w string) bool {
-		for _, x := range ws {
-			if x == w {
-				return true
-			}
-		}
-		return false
+// sensitiveTool returns what a tool's name (its words ws) says it touches
+// when that is credentials, identity, payment, health or personal records
+// ("" otherwise); the name's verb does not make such a call routine. The
+// words are the tool_*_words lists of the programs file, whose entries
+// a+b match when the name holds both words.
+func (k *Knowledge) sensitiveTool(ws []string) string {
+	switch {
+	case k.names("tool_credential_words", ws) != "":
+		return "credentials"
+	case k.names("tool_payment_words", ws) != "":
+		return "payments or bank accounts"
+	case k.names("tool_identity_words", ws) != "":
+		return "identity or personal records"
+	case k.names("tool_health_words", ws) != "":
+		return "health records"
+	case k.names("tool_personal_words", ws) != "":
+		return "personal records"
+	case k.names("tool_location_words", ws) != "":
+		return "a person's location"
+	case k.names("tool_asset_words", ws) != "":
+		return "investments or crypto assets"
+	case k.names("tool_home_words", ws) != "":
+		return "a home's locks, alarm or cameras"
 	}
-	for i, w := range ws {
-		switch w {
-		case "payment", "payments", "pay", "charge", "charges", "card", "cards", "creditcard", "creditcards", "cvv", "iban",
-			"bank", "banking", "funds", "wallet", "wallets", "payout", "payouts", "refund", "refunds", "purchase", "billing", "paypal", "venmo",
-			"balance", "balances", "transactions", "checkout", "invoice", "invoices", "subscription", "subscriptions":
-			return "payments or bank accounts"
-		case "transfer", "wire":
-			if has("funds") || has("money") || has("bank") || has("payment") || has("crypto") || has("wire") && w == "transfer" {
-				return "payments or bank accounts"
+	return ""
+}
+
+// sensitiveServer returns the entry of the list sensitive_servers that the
+// words of an MCP server's name match (a password manager or secrets
+// store, an HR, payroll, health, payment, identity or banking service),
+// "" for none: every call to such a server touches records no verb makes
+// routine.
+func (k *Knowledge) sensitiveServer(server string) string {
+	if server == "" {
+		return ""
+	}
+	return k.names("sensitive_servers", words(server))
+}
+
+// sensitiveArgs returns what a call's arguments ask for when it is
+// secret or personal data, "" otherwise: a flag that reveals secrets
+// (reveal_keys set to true), fields to return naming such data
+// (field_keys whose words match sensitive_field_words), or a search for
+// it (search_keys whose words match sensitive_search_words).
+func (k *Knowledge) sensitiveArgs(leaves []mcpLeaf) string {
+	for _, l := range leaves {
+		switch {
+		case k.list("reveal_keys")[l.key]:
+			switch strings.ToLower(l.value) {
+			case "true", "1", "yes":
+				return l.key + " set to " + l.value
 			}
-		case "credit":
-			return "credit or payment records"
-		case "ssn", "passport", "passports", "identity", "identities", "kyc", "dob", "birthdate", "birthday", "biometric",
-			"biometrics", "fingerprint", "pii", "personal", "tax", "taxes", "w2":
-			return "identity or personal records"
-		case "license", "licence":
-			if has("driver") || has("drivers") || has("driving") {
-				return "identity or personal records"
+		case k.list("field_keys")[l.key]:
+			if w := k.names("sensitive_field_words", words(l.value)); w != "" {
+				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
-		case "social":
-			if i+1 < len(ws) && ws[i+1] == "security" {
-				return "identity or personal records"
-			}
-		case "medical", "patient", "patients", "prescription", "prescriptions", "diagnosis", "diagnoses", "medication",
-			"medications", "insurance", "clinical", "ehr", "emr", "hipaa", "vaccination", "vaccinations", "lab", "labs", "genetic":
-			return "health records"
-		case "health":
-			if has("data") || has("record") || has("records") || has("history") || has("profile") {
-				return "health records"
-			}
-		case "salary", "salaries", "payroll", "compensation", "ssns", "contacts", "addressbook", "people", "person", "persons",
-			"friends", "sms", "userinfo", "addresses", "genealogy", "dna":
-			return "personal records"
-		case "location", "locations", "gps", "geolocation", "whereabouts":
-			return "a person's location"
-		case "holdings", "portfolio", "investment", "investments", "ethereum", "ether", "bitcoin", "crypto", "stock", "stocks", "trade":
-			return "investments or crypto assets"
-		case "history":
-			if has("browsing") || has("browser") || has("search") || has("location") || has("purchase") || has("order") || has("call") {
-				return "a person's history"
-			}
-		case "user":
-			if i+1 < len(ws) && (ws[i+1] == "info" || ws[i+1] == "information" || ws[i+1] == "details" || ws[i+1] == "profile" || ws[i+1] == "data") {
-				return "personal records"
-			}
-		case "lock", "unlock", "door", "doors", "alarm", "camera", "cameras":
-			return "a home's locks, alarm or cameras"
-		case "autofill":
-			return "saved personal data (autofill)"
-		case "auto":
-			if i+1 < len(ws) && ws[i+1] == "fill" {
-				return "saved personal data (autofill)"
-			}
-		case "portal":
-			return "an account portal"
-		case "password", "passwords", "credential", "credentials", "cookie", "cookies", "keychain", "vault", "otp", "mfa", "totp",
-			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys", "oauth", "oauth2", "2fa", "passkey",
-			"passkeys", "passcode", "pin", "seed", "mnemonic", "privatekey", "accesstoken", "refreshtoken":
-			return "credentials"
-		case "token", "tokens":
-			if has("refresh") || has("access") || has("bearer") || has("auth") || has("session") || has("api") ||
-				has("personal") || has("id") || has("jwt") || has("github") || has("slack") || has("service") {
-				return "credentials"
-			}
-		case "key", "keys":
-			if has("api") || has("private") || has("ssh") || has("signing") || has("access") || has("secret") || has("encryption") {
-				return "credentials"
-			}
-		case "session", "sessions":
-			if has("cookie") || has("hijack") || has("steal") || has("export") || has("dump") {
-				return "credentials"
-			}
-		case "recovery", "backup":
-			if has("code") || has("codes") || has("phrase") {
-				return "credentials"
-			}
-		case "address":
-			if has("home") || has("street") || has("mailing") || has("postal") || has("residential") || has("shipping") ||
-				has("billing") || has("physical") || has("personal") {
-				return "identity or personal records"
-			}
-		case "phone", "phones", "phonenumber", "birth", "nationality", "nationalid", "citizenship", "ethnicity", "religion",
-			"biodata", "dossier", "background":
-			if w != "background" || has("check") || has("checks") {
-				return "identity or personal records"
-			}
-		case "hr", "employee", "employees", "staff", "disciplinary", "grievance", "grievances", "appraisal", "appraisals",
-			"mrn", "patientportal":
-			if w == "hr" || w == "mrn" || w == "patientportal" || w == "disciplinary" || w == "grievance" || w == "grievances" ||
-				w == "appraisal" || w == "appraisals" || has("record") || has("records") || has("file") || has("files") ||
-				has("review") || has("reviews") || has("profile") || has("profiles") || has("details") || has("personal") || has("data") {
-				return "personal records"
-			}
-		case "performance":
-			if has("review") || has("reviews") || has("rating") || has("ratings") || has("evaluation") {
-				return "personal records"
+		case k.list("search_keys")[l.key]:
+			if w := k.names("sensitive_search_words", words(l.value)); w != "" {
+				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}
 		}
 	}
