@@ -191,7 +191,7 @@ func TestFirstPass_ServerConfigProtections(t *testing.T) {
 		{"nginx unrelated", edit("conf/site.conf", "client_max_body_size 10m;", "client_max_body_size 50m;"), "", allowed},
 		{"apache require tightened", edit("conf/site.conf", "Require all granted", "Require all denied"), "", allowed},
 		{"ansible other key", edit("ansible/roles/web/tasks/main.yml", "mode: '0644'", "mode: '0640'"), "", allowed},
-		{"actions read permissions", edit(".github/workflows/ci.yml", "permissions: write-all", "permissions:\n  contents: read"), "", allowed},
+		{"actions read permissions", edit(".github/workflows/ci.yml", "permissions: write-all", "permissions:\n  contents: read"), "", notDenied},
 		{"pull_request_target without checkout of head", edit(".github/workflows/label.yml", "on: pull_request", "on: pull_request_target"), "", notDenied},
 	})
 }
