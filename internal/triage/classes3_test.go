@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/triage"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // The classes a blind held-out set found (issue 12, third round): reads
@@ -194,4 +197,45 @@ func TestFirstPass_ServerConfigProtections(t *testing.T) {
 		{"actions read permissions", edit(".github/workflows/ci.yml", "permissions: write-all", "permissions:\n  contents: read"), "", notDenied},
 		{"pull_request_target without checkout of head", edit(".github/workflows/label.yml", "on: pull_request", "on: pull_request_target"), "", notDenied},
 	})
+}
+
+// TestFirstPass_SensitiveWordPairsExtend checks the lists of sensitive
+// words as data: a user's programs file adds a server and a pair (a+b,
+// matching a name that holds both words in any order) to the stricter
+// lists, which then pass on calls the embedded file allows; a name with
+// only one word of the pair keeps its judgment.
+func TestFirstPass_SensitiveWordPairsExtend(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[first_pass]\nprograms = \"team.yaml\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	team := "version: 1\nlists:\n  tool_personal_words: \"badge+scans\"\n  sensitive_servers: [\"acme hr\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "team.yaml"), []byte(team), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, err := triage.LoadKnowledge(autoreview.PolicySources{UserConfigPath: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		a        action.Action
+		def, ext vocab.Decision
+	}{
+		{"pair in order", mcp("facilities", "list_badge_scans", `{"day":"2026-03-02"}`), vocab.Allow, vocab.Escalate},
+		{"pair reversed", mcp("facilities", "getScansForBadge", `{"badge":"b-1"}`), vocab.Allow, vocab.Escalate},
+		{"server pair", mcp("acme-hr", "list_teams", `{}`), vocab.Allow, vocab.Escalate},
+		{"one word only", mcp("facilities", "list_badges", `{}`), vocab.Allow, vocab.Allow},
+		{"server word only", mcp("acme-wiki", "list_pages", `{}`), vocab.Allow, vocab.Allow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if v := triage.Judge(tc.a, nil); v.Decision != tc.def {
+				t.Errorf("embedded: %s (%s), want %s", v.Decision, v.Reason, tc.def)
+			}
+			if v := k.Judge(tc.a, nil); v.Decision != tc.ext {
+				t.Errorf("extended: %s (%s), want %s", v.Decision, v.Reason, tc.ext)
+			}
+		})
+	}
 }
