@@ -153,6 +153,8 @@ func TestFirstPass_ConfigExpressions(t *testing.T) {
 		{"yq privileged false", sh(`yq -i '.spec.template.spec.containers[0].securityContext.privileged = false' deploy/api.yaml`), "", allowed},
 		{"crudini log level", sh(`crudini --set conf/app.ini logging level debug`), "", allowed},
 		{"jq read", sh(`jq '.Statement[0].Action' iam/policy.json`), "", allowed},
+		{"jq select by comparison", sh(`jq '.[] | select(.encrypted == false) | .id' infra/volumes.json > /tmp/unencrypted.txt`), "", allowed},
+		{"git config user", sh(`git config user.email dev@example.com`), "", allowed},
 	})
 }
 
