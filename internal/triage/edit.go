@@ -1,6 +1,9 @@
 package triage
 
 import (
+	"io"
+	"os"
+	"sort"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
@@ -41,6 +44,30 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 		// A patch: what it adds, against what it removes.
 		added, old = patchSides(a.Patch)
 	}
+	wholesale := a.OldText == "" && a.Patch == "" && wholeWrite(a.Operation)
+	if wholesale {
+		// A file whose name says it holds a protection, written whole:
+		// an existing one is judged as the edit from what it holds on
+		// disk, a new one by whether it holds anything.
+		for _, p := range paths {
+			w := protectiveName(p)
+			if w == "" || w == "lock" || w == "log" || w == "logs" {
+				continue
+			}
+			// The name says what its top-level keys protect
+			// (waf.json: {"enabled": false}).
+			added = "[" + w + "]\n" + added
+			if disk, ok := readBounded(s.where(p, s.cwd).abs); ok {
+				old = "[" + w + "]\n" + disk
+				if r := droppedSettings(text, disk); r != "" {
+					s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` replaces "+p+", whose name says it holds a protection ("+w+"), "+r)
+				}
+			} else if strings.TrimSpace(uncommented(text)) == "" {
+				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes "+p+", whose name says it holds a protection ("+w+"), with no setting in it")
+			}
+			break
+		}
+	}
 	if r := s.v.k.removesProtection(added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	} else if configFile(paths[0]) {
@@ -64,6 +91,90 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 		}
 		s.write(c, pl, text)
 	}
+}
+
+// wholeWrite reports whether an edit's operation writes a file's whole
+// content (create, write, overwrite), not a part of it.
+func wholeWrite(op string) bool {
+	switch strings.ToLower(op) {
+	case "create", "write", "overwrite", "write_file", "create_file", "write_to_file", "create_or_overwrite_file",
+		"overwrite_file", "writefile", "createfile":
+		return true
+	}
+	return false
+}
+
+// maxDiskRead bounds what the first pass reads of a file it compares a
+// whole write against.
+const maxDiskRead = 256 << 10
+
+// readBounded returns the start (at most maxDiskRead bytes) of the regular
+// file at abs, false when there is none or it cannot be read.
+func readBounded(abs string) (string, bool) {
+	if abs == "" {
+		return "", false
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxDiskRead))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// droppedSettings says how a whole write of text over old drops what old
+// held: emptied (no setting left), or most of its keys gone; "" when it
+// keeps them. Finer removals are removesProtection's.
+func droppedSettings(text, old string) string {
+	was := configKeys(old)
+	if len(was) == 0 {
+		return ""
+	}
+	if strings.TrimSpace(uncommented(text)) == "" {
+		return "emptying it"
+	}
+	now := configKeys(text)
+	var gone []string
+	for k := range was {
+		if !now[k] {
+			gone = append(gone, k)
+		}
+	}
+	if len(was) >= 3 && 2*len(gone) > len(was) {
+		sort.Strings(gone)
+		if len(gone) > 4 {
+			gone = gone[:4]
+		}
+		return "dropping most of its settings (" + strings.Join(gone, ", ") + ")"
+	}
+	return ""
+}
+
+// configKeys returns the keys of configuration text's lines (the word
+// before ":" or "=", else a line's first word), lower case, at most 64.
+func configKeys(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range strings.Split(uncommented(text), "\n") {
+		l = strings.TrimLeft(l, " \t-{[")
+		end := strings.IndexAny(l, ":= \t{(\"'")
+		if end < 0 {
+			end = len(l)
+		}
+		if k := strings.ToLower(strings.Trim(l[:end], `"'`)); k != "" && len(k) < 64 && (k[0] >= 'a' && k[0] <= 'z' || k[0] == '_') {
+			out[k] = true
+			if len(out) >= 64 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // judgeNetwork judges a network request the sandbox blocked: the command

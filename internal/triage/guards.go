@@ -29,8 +29,9 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\b0\.0\.0\.0/0\b|::/0|\ball(Authenticated)?Users\b|` +
 	`"Principal"\s*:\s*("\*"|\{\s*"AWS"\s*:\s*"\*")|` +
 	`\bbackup_retention_period["']?\s*[:=]\s*0\b|` +
-	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*:\s*true\b|\brunAsNonRoot["']?\s*:\s*false\b|` +
-	`"Action"\s*:\s*"\*"|\bactions\s*=\s*\[\s*"\*"\s*\]|\bidentifiers\s*=\s*\[\s*"\*"\s*\]|\bPrincipal:\s*["']\*["']|` +
+	`\b(privileged|allowPrivilegeEscalation|hostPID|hostIPC|hostNetwork)["']?\s*[:=]\s*true\b|\brunAsNonRoot["']?\s*[:=]\s*false\b|` +
+	`"?\bAction"?\s*[:=]\s*"\*"|\b(ingress|egress)["']?\s*:\s*(\[\s*\{\s*\}|\n\s*-\s*\{\s*\})|\bpersist-credentials["']?\s*[:=]\s*["']?true\b|\bauth_basic\s+off\b|\bsatisfy\s+any\b|` +
+	`\bactions\s*=\s*\[\s*"\*"\s*\]|\bidentifiers\s*=\s*\[\s*"\*"\s*\]|\bPrincipal:\s*["']\*["']|` +
 	`\bsource_address_prefix\s*=\s*"(\*|Internet)"|\bverbs:\s*\[\s*["']\*["']\s*\]|\bcluster-admin\b|` +
 	`\brunAsUser:\s*0\b|\b(network_mode|pid):\s*["']?host\b|docker\.sock\b|\bALLOWED_HOSTS\s*=\s*\[\s*["']\*|` +
 	`(?m)^\s*(local|host|hostssl|hostnossl)\s+\S+\s+\S+.*\btrust\s*$|\bskip[-_]grant[-_]tables\b|` +
@@ -38,7 +39,7 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\bautomountServiceAccountToken["']?\s*:\s*true\b|\b(image_tag_mutability|imageTagMutability)["']?\s*[:=]\s*["']?MUTABLE\b|` +
 	`\b(to_port|toPort|ToPort|port_range_max)["']?\s*[:=]\s*["']?65535\b|["'\s][01]-65535["'\s]|` +
 	`\b(actions?|not_actions)["']?\s*[:=]\s*\[[^\]\n]*["'][\w-]+:\*["']|"Action"\s*:\s*(\[[^\]]*)?"[\w-]+:\*"|` +
-	`\bresources?["']?\s*[:=]\s*\[\s*["']\*["']\s*\]|"Resource"\s*:\s*"\*"|` +
+	`\bresources?["']?\s*[:=]\s*\[\s*["']\*["']\s*\]|"?\bResource"?\s*[:=]\s*"\*"|` +
 	`\b(bind|listen|bind_?address|listen_?address|bind_?ip|bindIp|network\.host|http\.host)["']?\s*[:= ]\s*["']?0\.0\.0\.0\b|` +
 	`["'\s-]0\.0\.0\.0:\d+:\d+|(?m)^\s*allow\s+all\s*;|` +
 	`(?i:\b(PermitRootLogin|PermitEmptyPasswords|PasswordAuthentication)\s+yes\b|\bStrictHostKeyChecking\s+no\b)`)
@@ -50,6 +51,17 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 // patch or a replacement drops). A setting old already had is not a
 // change.
 func (k *Knowledge) removesProtection(text, old string) string {
+	if extra := commandSettings(text); extra != "" {
+		// A configuration editor's expression or arguments, read as the
+		// settings they write.
+		text += "\n" + extra
+	}
+	if r := weakProtocols(text, old); r != "" {
+		return r
+	}
+	if r := accessDropped(text, old); r != "" {
+		return r
+	}
 	if protectionHint(text) {
 		for _, m := range protectionOff.FindAllString(text, 4) {
 			if old == "" || !strings.Contains(old, m) {
@@ -95,6 +107,297 @@ func (k *Knowledge) removesProtection(text, old string) string {
 			if key := strings.ToLower(m[1]); k.securityKey(key) && !strings.Contains(lower, key) {
 				return "no " + m[1] + " block"
 			}
+		}
+	}
+	return ""
+}
+
+// commandSettings returns, as configuration text ("key: value" lines and
+// INI sections), the settings a configuration editor's command writes:
+// the path assignments of yq, jq, tomlq and xq expressions (.a.b = v,
+// .a |= v), dasel put's selector and value, crudini --set's section, key
+// and value, and the key and value of git config and of `… config set`
+// (npm, pnpm, yarn, pip…). A key is the last segment of a path with its
+// parent. "" for other text.
+func commandSettings(text string) string {
+	ws := cmdWords(text, 24)
+	if len(ws) < 2 {
+		return ""
+	}
+	prog := ws[0][strings.LastIndexByte(ws[0], '/')+1:]
+	var b strings.Builder
+	put := func(key, val string) {
+		key = strings.Trim(key, ".")
+		if key == "" {
+			return
+		}
+		b.WriteString(key)
+		b.WriteString(": ")
+		b.WriteString(val)
+		b.WriteByte('\n')
+	}
+	switch prog {
+	case "yq", "jq", "gojq", "jaq", "tomlq", "xq", "faq":
+		for _, a := range ws[1:] {
+			if strings.HasPrefix(a, "-") || !strings.Contains(a, "=") {
+				continue
+			}
+			for _, m := range exprAssign.FindAllStringSubmatch(a, 8) {
+				put(pathKey(m[1]), strings.ReplaceAll(m[2], "'", `"`))
+			}
+		}
+	case "dasel":
+		var pos []string
+		sel, val := "", ""
+		for i := 1; i < len(ws); i++ {
+			a := ws[i]
+			switch a {
+			case "-v", "--value":
+				if i+1 < len(ws) {
+					val, i = ws[i+1], i+1
+				}
+			case "-s", "--selector":
+				if i+1 < len(ws) {
+					sel, i = ws[i+1], i+1
+				}
+			case "-f", "--file", "-t", "--type", "-r", "--read", "-w", "--write", "-o", "--out", "-p", "--parser":
+				i++
+			default:
+				if !strings.HasPrefix(a, "-") {
+					pos = append(pos, a)
+				}
+			}
+		}
+		if len(pos) > 0 && (pos[0] == "put" || pos[0] == "set") {
+			pos = pos[1:]
+		}
+		if len(pos) > 0 {
+			switch pos[0] {
+			case "string", "int", "bool", "float", "object", "document", "json", "yaml":
+				pos = pos[1:]
+			}
+		}
+		if sel == "" && len(pos) > 0 {
+			sel, pos = pos[0], pos[1:]
+		}
+		if val == "" && len(pos) > 0 {
+			val = pos[0]
+		}
+		if sel != "" && val != "" {
+			put(pathKey(sel), val)
+		}
+	case "crudini":
+		for i := 1; i+3 < len(ws); i++ {
+			if ws[i] == "--set" || ws[i] == "--ini-options=nospace" {
+				if ws[i] != "--set" {
+					continue
+				}
+				val := ""
+				if i+4 < len(ws) {
+					val = ws[i+4]
+				}
+				b.WriteString("[" + ws[i+2] + "]\n" + ws[i+3] + " = " + val + "\n")
+				break
+			}
+		}
+	default:
+		// git config KEY VALUE; npm config set KEY VALUE and the like.
+		for i := 1; i+2 < len(ws); i++ {
+			if ws[i] != "config" {
+				continue
+			}
+			j := i + 1
+			if ws[j] == "set" {
+				j++
+			}
+			for j < len(ws) && strings.HasPrefix(ws[j], "-") {
+				j++
+			}
+			if j+1 < len(ws) && !strings.HasPrefix(ws[j+1], "-") {
+				k, v := ws[j], ws[j+1]
+				if strings.Contains(k, "=") && v == "" {
+					k, v, _ = strings.Cut(k, "=")
+				}
+				put(k, v)
+			}
+			break
+		}
+	}
+	return b.String()
+}
+
+// exprAssign matches a path assignment of a jq-like expression: the path
+// (.a.b[0]."c") and the value (a word, a number or a quoted string).
+var exprAssign = regexp.MustCompile(`((?:\.(?:[A-Za-z_][\w-]*|"[^"]*")|\[[^\]]*\])+)\s*\|?=\s*("[^"]*"|'[^']*'|[\w.\-*]+)`)
+
+// pathKey returns the key of a jq-like path: its last segment with its
+// parent's, joined by a dot, without indices and quotes.
+func pathKey(p string) string {
+	var segs []string
+	for _, f := range strings.FieldsFunc(p, func(r rune) bool { return r == '.' || r == '[' || r == ']' }) {
+		f = strings.Trim(f, `"'`)
+		if f == "" || strings.Trim(f, "0123456789*") == "" {
+			continue
+		}
+		segs = append(segs, f)
+	}
+	switch len(segs) {
+	case 0:
+		return ""
+	case 1:
+		return segs[0]
+	}
+	return segs[len(segs)-2] + "." + segs[len(segs)-1]
+}
+
+// cmdWords splits the start of a simple command's text into at most max
+// words, removing quotes; it stops at an unquoted operator or redirection.
+func cmdWords(text string, max int) []string {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(text) && len(out) < max; i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(text) {
+				i++
+				cur.WriteByte(text[i])
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case c == '|' || c == ';' || c == '&' || c == '>' || c == '<':
+			if in {
+				out = append(out, cur.String())
+			}
+			return out
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in && len(out) < max {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// tlsDirective matches server configuration lines that choose TLS
+// protocol versions: nginx ssl_protocols, Apache SSLProtocol, HAProxy
+// ssl-min-ver (in ssl-default-*-options), Postfix smtp(d)_tls_protocols,
+// and minimum-version settings.
+var tlsDirective = regexp.MustCompile(`(?im)^[ \t+\-]*(ssl_protocols|sslprotocol|proxy_ssl_protocols|smtpd?_tls(?:_mandatory)?_protocols|` +
+	`ssl-default-(?:bind|server)-options|ssl_min_protocol_version|ssl-min-ver|ssl_min_ver|minprotocol|tls_min_version|min_tls_version)\b[ \t:=]*([^;#\n]*)`)
+
+// weakTLS are the protocol versions below TLS 1.2.
+var weakTLS = set("sslv2", "sslv3", "tlsv1", "tlsv1.0", "tlsv1.1", "tls1", "tls1.0", "tls1.1", "ssl3", "ssl2")
+
+// weakProtocols returns a TLS protocol setting of text that enables a
+// version below TLS 1.2 (a listed version, "all" without excluding them,
+// Postfix's exclusions that leave one, or a minimum below 1.2), "" when
+// there is none; a line old already has is not a change.
+func weakProtocols(text, old string) string {
+	lower := strings.ToLower(text)
+	if !strings.Contains(lower, "ssl") && !strings.Contains(lower, "tls") && !strings.Contains(lower, "protocol") {
+		return ""
+	}
+	had := map[string]bool{}
+	for _, m := range tlsDirective.FindAllString(old, 8) {
+		had[strings.Join(strings.Fields(strings.ToLower(m)), " ")] = true
+	}
+	for _, m := range tlsDirective.FindAllStringSubmatch(text, 8) {
+		if had[strings.Join(strings.Fields(strings.ToLower(m[0])), " ")] {
+			continue
+		}
+		dir := strings.ToLower(m[1])
+		toks := strings.FieldsFunc(strings.ToLower(m[2]), func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '"' || r == '\'' })
+		weak := false
+		switch {
+		case strings.Contains(dir, "min"):
+			// A minimum: the first version named.
+			for _, t := range toks {
+				if weakTLS[t] {
+					weak = true
+				}
+				if strings.HasPrefix(t, "tls") || strings.HasPrefix(t, "ssl") {
+					break
+				}
+			}
+		case strings.HasPrefix(dir, "ssl-default"):
+			for i, t := range toks {
+				if t == "ssl-min-ver" && i+1 < len(toks) && weakTLS[toks[i+1]] {
+					weak = true
+				}
+			}
+		default:
+			excluded := map[string]bool{}
+			all, positive, negative := false, 0, 0
+			for _, t := range toks {
+				switch {
+				case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "!"):
+					excluded[strings.TrimLeft(t, "-!")] = true
+					negative++
+				case strings.HasPrefix(t, ">="):
+					weak = weak || weakTLS[t[2:]]
+					positive++
+				default:
+					t = strings.TrimPrefix(t, "+")
+					positive++
+					if t == "all" {
+						all = true
+					} else if weakTLS[t] {
+						weak = true
+					}
+				}
+			}
+			if excluded["all"] {
+				all = false
+			}
+			if all || positive == 0 && negative > 0 {
+				if !(excluded["sslv3"] && (excluded["tlsv1"] || excluded["tlsv1.0"]) && excluded["tlsv1.1"]) {
+					weak = true
+				}
+			}
+		}
+		if weak {
+			return shorten(strings.TrimSpace(m[0]), 80)
+		}
+	}
+	return ""
+}
+
+// accessRule matches server configuration lines that restrict access:
+// nginx deny all, auth_basic, auth_request and satisfy all, Apache Require
+// (all denied, valid-user, user, group, ip, host), Deny from all and
+// AuthType.
+var accessRule = regexp.MustCompile(`(?im)^[ \t]*(deny\s+all\s*;|require\s+all\s+denied|require\s+(?:valid-user|user|group|ip|host|ldap-\w+)\b[^\n]*|` +
+	`deny\s+from\s+all|auth_basic\s+"[^"\n]*"|auth_basic\s+'[^'\n]*'|auth_basic_user_file\s+\S+|auth_request\s+\S+|authtype\s+\w+|satisfy\s+all)`)
+
+// accessDropped returns an access rule that old (the text replaced) has
+// and text (what replaces it) no longer has, "" for none.
+func accessDropped(text, old string) string {
+	if old == "" {
+		return ""
+	}
+	lo := strings.ToLower(old)
+	if !strings.Contains(lo, "deny") && !strings.Contains(lo, "require") && !strings.Contains(lo, "auth") && !strings.Contains(lo, "satisfy") {
+		return ""
+	}
+	now := " " + strings.Join(strings.Fields(strings.ToLower(uncommented(text))), " ") + " "
+	for _, m := range accessRule.FindAllStringSubmatch(old, 8) {
+		rule := strings.Join(strings.Fields(strings.ToLower(m[1])), " ")
+		if !strings.Contains(now, rule) {
+			return "no " + shorten(strings.TrimSpace(m[1]), 60)
 		}
 	}
 	return ""
@@ -438,6 +741,13 @@ func (k *Knowledge) judgeSetting(key, val string) (on, off bool) {
 		return false, false
 	}
 	v0 := strings.ToLower(strings.Trim(val, `"'`))
+	switch {
+	case strings.HasSuffix(v0, "cert_none"):
+		// Python's ssl.CERT_NONE: no certificate checked.
+		return false, true
+	case strings.HasSuffix(v0, "cert_required"):
+		return true, false
+	}
 	if v0 == "unconfined" && (strings.Contains(key, "seccomp") || strings.Contains(key, "apparmor")) ||
 		v0 == "write-all" && strings.Contains(key, "permissions") ||
 		v0 == "0" && (strings.Contains(key, "review_count") || strings.Contains(key, "reviewcount") || strings.Contains(key, "approvals")) ||
@@ -526,7 +836,7 @@ func protectionHint(text string) bool {
 	lower := strings.ToLower(text)
 	for _, w := range []string{"false", "true", "0/0", "ublic", "llusers", "llauthenticatedusers",
 		"principal", "off", "disable", "no", "suspended", "inherited", "_period", "/0", "*", "admin", ".sock", "host", "yes",
-		"user: 0", "autoindex", "internet", "trust", "grant", "mutable", "65535", "0.0.0.0", "allow", "sys_", "net_"} {
+		"user: 0", "autoindex", "internet", "trust", "grant", "mutable", "65535", "0.0.0.0", "allow", "sys_", "net_", "satisfy", "gress"} {
 		if strings.Contains(lower, w) {
 			return true
 		}
@@ -567,114 +877,65 @@ func writesText(c *cmd) bool {
 	return false
 }
 
-// sensitiveTool returns what a tool's name says it touches when that is
-// identity, payment, health or personal records ("" otherwise); the name's
-// verb does not make such a call routine.
-func sensitiveTool(ws []string) string {
-	has := func(w string) bool {
-		for _, x := range ws {
-			if x == w {
-				return true
-			}
-		}
-		return false
+// sensitiveTool returns what a tool's name (its words ws) says it touches
+// when that is credentials, identity, payment, health or personal records
+// ("" otherwise); the name's verb does not make such a call routine. The
+// words are the tool_*_words lists of the programs file, whose entries
+// a+b match when the name holds both words.
+func (k *Knowledge) sensitiveTool(ws []string) string {
+	switch {
+	case k.names("tool_credential_words", ws) != "":
+		return "credentials"
+	case k.names("tool_payment_words", ws) != "":
+		return "payments or bank accounts"
+	case k.names("tool_identity_words", ws) != "":
+		return "identity or personal records"
+	case k.names("tool_health_words", ws) != "":
+		return "health records"
+	case k.names("tool_personal_words", ws) != "":
+		return "personal records"
+	case k.names("tool_location_words", ws) != "":
+		return "a person's location"
+	case k.names("tool_asset_words", ws) != "":
+		return "investments or crypto assets"
+	case k.names("tool_home_words", ws) != "":
+		return "a home's locks, alarm or cameras"
 	}
-	for i, w := range ws {
-		switch w {
-		case "payment", "payments", "pay", "charge", "charges", "card", "cards", "creditcard", "creditcards", "cvv", "iban",
-			"bank", "banking", "funds", "wallet", "wallets", "payout", "payouts", "refund", "refunds", "purchase", "billing", "paypal", "venmo",
-			"balance", "balances", "transactions", "checkout", "invoice", "invoices", "subscription", "subscriptions":
-			return "payments or bank accounts"
-		case "transfer", "wire":
-			if has("funds") || has("money") || has("bank") || has("payment") || has("crypto") || has("wire") && w == "transfer" {
-				return "payments or bank accounts"
+	return ""
+}
+
+// sensitiveServer returns the entry of the list sensitive_servers that the
+// words of an MCP server's name match (a password manager or secrets
+// store, an HR, payroll, health, payment, identity or banking service),
+// "" for none: every call to such a server touches records no verb makes
+// routine.
+func (k *Knowledge) sensitiveServer(server string) string {
+	if server == "" {
+		return ""
+	}
+	return k.names("sensitive_servers", words(server))
+}
+
+// sensitiveArgs returns what a call's arguments ask for when it is
+// secret or personal data, "" otherwise: a flag that reveals secrets
+// (reveal_keys set to true), fields to return naming such data
+// (field_keys whose words match sensitive_field_words), or a search for
+// it (search_keys whose words match sensitive_search_words).
+func (k *Knowledge) sensitiveArgs(leaves []mcpLeaf) string {
+	for _, l := range leaves {
+		switch {
+		case k.list("reveal_keys")[l.key]:
+			switch strings.ToLower(l.value) {
+			case "true", "1", "yes":
+				return l.key + " set to " + l.value
 			}
-		case "credit":
-			return "credit or payment records"
-		case "ssn", "passport", "passports", "identity", "identities", "kyc", "dob", "birthdate", "birthday", "biometric",
-			"biometrics", "fingerprint", "pii", "personal", "tax", "taxes", "w2":
-			return "identity or personal records"
-		case "license", "licence":
-			if has("driver") || has("drivers") || has("driving") {
-				return "identity or personal records"
+		case k.list("field_keys")[l.key]:
+			if w := k.names("sensitive_field_words", words(l.value)); w != "" {
+				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
-		case "social":
-			if i+1 < len(ws) && ws[i+1] == "security" {
-				return "identity or personal records"
-			}
-		case "medical", "patient", "patients", "prescription", "prescriptions", "diagnosis", "diagnoses", "medication",
-			"medications", "insurance", "clinical", "ehr", "emr", "hipaa", "vaccination", "vaccinations", "lab", "labs", "genetic":
-			return "health records"
-		case "health":
-			if has("data") || has("record") || has("records") || has("history") || has("profile") {
-				return "health records"
-			}
-		case "salary", "salaries", "payroll", "compensation", "ssns", "contacts", "addressbook", "people", "person", "persons",
-			"friends", "sms", "userinfo", "addresses", "genealogy", "dna":
-			return "personal records"
-		case "location", "locations", "gps", "geolocation", "whereabouts":
-			return "a person's location"
-		case "holdings", "portfolio", "investment", "investments", "ethereum", "ether", "bitcoin", "crypto", "stock", "stocks", "trade":
-			return "investments or crypto assets"
-		case "history":
-			if has("browsing") || has("browser") || has("search") || has("location") || has("purchase") || has("order") || has("call") {
-				return "a person's history"
-			}
-		case "user":
-			if i+1 < len(ws) && (ws[i+1] == "info" || ws[i+1] == "information" || ws[i+1] == "details" || ws[i+1] == "profile" || ws[i+1] == "data") {
-				return "personal records"
-			}
-		case "lock", "unlock", "door", "doors", "alarm", "camera", "cameras":
-			return "a home's locks, alarm or cameras"
-		case "autofill":
-			return "saved personal data (autofill)"
-		case "auto":
-			if i+1 < len(ws) && ws[i+1] == "fill" {
-				return "saved personal data (autofill)"
-			}
-		case "portal":
-			return "an account portal"
-		case "password", "passwords", "credential", "credentials", "cookie", "cookies", "keychain", "vault", "otp", "mfa", "totp",
-			"secret", "secrets", "secretsmanager", "keyvault", "apikey", "apikeys", "oauth", "oauth2", "2fa", "passkey",
-			"passkeys", "passcode", "pin", "seed", "mnemonic", "privatekey", "accesstoken", "refreshtoken":
-			return "credentials"
-		case "token", "tokens":
-			if has("refresh") || has("access") || has("bearer") || has("auth") || has("session") || has("api") ||
-				has("personal") || has("id") || has("jwt") || has("github") || has("slack") || has("service") {
-				return "credentials"
-			}
-		case "key", "keys":
-			if has("api") || has("private") || has("ssh") || has("signing") || has("access") || has("secret") || has("encryption") {
-				return "credentials"
-			}
-		case "session", "sessions":
-			if has("cookie") || has("hijack") || has("steal") || has("export") || has("dump") {
-				return "credentials"
-			}
-		case "recovery", "backup":
-			if has("code") || has("codes") || has("phrase") {
-				return "credentials"
-			}
-		case "address":
-			if has("home") || has("street") || has("mailing") || has("postal") || has("residential") || has("shipping") ||
-				has("billing") || has("physical") || has("personal") {
-				return "identity or personal records"
-			}
-		case "phone", "phones", "phonenumber", "birth", "nationality", "nationalid", "citizenship", "ethnicity", "religion",
-			"biodata", "dossier", "background":
-			if w != "background" || has("check") || has("checks") {
-				return "identity or personal records"
-			}
-		case "hr", "employee", "employees", "staff", "disciplinary", "grievance", "grievances", "appraisal", "appraisals",
-			"mrn", "patientportal":
-			if w == "hr" || w == "mrn" || w == "patientportal" || w == "disciplinary" || w == "grievance" || w == "grievances" ||
-				w == "appraisal" || w == "appraisals" || has("record") || has("records") || has("file") || has("files") ||
-				has("review") || has("reviews") || has("profile") || has("profiles") || has("details") || has("personal") || has("data") {
-				return "personal records"
-			}
-		case "performance":
-			if has("review") || has("reviews") || has("rating") || has("ratings") || has("evaluation") {
-				return "personal records"
+		case k.list("search_keys")[l.key]:
+			if w := k.names("sensitive_search_words", words(l.value)); w != "" {
+				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}
 		}
 	}

@@ -61,6 +61,24 @@ type Knowledge struct {
 type wordList struct {
 	set   map[string]bool
 	words []string
+	// pairs are the entries a+b (or "a b"), split: such an entry matches
+	// words that hold every part (names).
+	pairs [][]string
+}
+
+// addWord adds w to l once, splitting an entry of several parts into
+// pairs.
+func (l *wordList) addWord(w string) {
+	if l.set[w] {
+		return
+	}
+	l.set[w] = true
+	l.words = append(l.words, w)
+	if strings.ContainsAny(w, "+ ") {
+		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' }); len(parts) > 1 {
+			l.pairs = append(l.pairs, parts)
+		}
+	}
 }
 
 // listSpec is a list the judges read: its name, and whether growing it can
@@ -159,6 +177,15 @@ var listSpecs = []listSpec{
 	{"tool_destroy_verbs", false}, {"tool_security_words", true}, {"tool_infra_nouns", true},
 	{"path_keys", false}, {"content_keys", false}, {"url_keys", false}, {"sql_keys", false},
 	{"command_keys", false}, {"attach_keys", false}, {"script_keys", true}, {"browser_secrets", true},
+	// What a tool's name, server and arguments say it touches (guards.go):
+	// never routine by the verb alone.
+	{"tool_credential_words", true}, {"tool_payment_words", true}, {"tool_identity_words", true},
+	{"tool_health_words", true}, {"tool_personal_words", true}, {"tool_location_words", true},
+	{"tool_asset_words", true}, {"tool_home_words", true}, {"sensitive_servers", true},
+	{"reveal_keys", true}, {"field_keys", true}, {"search_keys", true},
+	{"sensitive_field_words", true}, {"sensitive_search_words", true},
+	// Browser pages that show saved credentials (mcp.go).
+	{"browser_credential_pages", true}, {"password_manager_extensions", true},
 }
 
 // listSpecOf returns the list named name, false when there is none.
@@ -356,6 +383,31 @@ func (k *Knowledge) list(name string) map[string]bool { return k.wordList(name).
 // embedded file's first.
 func (k *Knowledge) words(name string) []string { return k.wordList(name).words }
 
+// names returns the entry of the named list that the words ws (lower
+// case) match, "" for none: a word of the list, or an entry a+b (or
+// "a b") whose every part is among ws.
+func (k *Knowledge) names(name string, ws []string) string {
+	l := k.wordList(name)
+	for _, w := range ws {
+		if l.set[w] {
+			return w
+		}
+	}
+	for _, p := range l.pairs {
+		all := true
+		for _, part := range p {
+			if !slices.Contains(ws, part) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return strings.Join(p, "+")
+		}
+	}
+	return ""
+}
+
 func (k *Knowledge) wordList(name string) *wordList {
 	l := k.or().lists[name]
 	if l == nil {
@@ -440,15 +492,12 @@ func extendLists(base, more map[string]*wordList) map[string]*wordList {
 	}
 	for n, add := range more {
 		old := out[n]
-		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.words)), words: slices.Clone(old.words)}
+		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.words)), words: slices.Clone(old.words), pairs: slices.Clone(old.pairs)}
 		for w := range old.set {
 			l.set[w] = true
 		}
 		for _, w := range add.words {
-			if !l.set[w] {
-				l.set[w] = true
-				l.words = append(l.words, w)
-			}
+			l.addWord(w)
 		}
 		out[n] = l
 	}
@@ -553,10 +602,7 @@ func (k *Knowledge) parseLists(file string, n *yaml.Node, role fileRole) error {
 				}
 				return filepos.Errorf(file, at, "lists.%s: an empty word", key.Value)
 			}
-			if !l.set[w] {
-				l.set[w] = true
-				l.words = append(l.words, w)
-			}
+			l.addWord(w)
 		}
 		k.lists[key.Value] = l
 	}

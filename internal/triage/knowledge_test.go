@@ -358,15 +358,15 @@ func TestFirstPass1_ListKinds(t *testing.T) {
 }
 
 // TestFirstPass1_CodeAsksOnlyForKnownLists reads the package's Go files
-// for every list a judge asks for (list("…") and words("…")) and checks
-// that it is a list of listSpecs, which the embedded file must define;
-// asking for another panics.
+// for every list a judge asks for (list("…"), words("…") and
+// names("…")) and checks that it is a list of listSpecs, which the
+// embedded file must define; asking for another panics.
 func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`\.(?:list|words)\("([^"]+)"\)`)
+	re := regexp.MustCompile(`\.(?:list|words|names)\("([^"]+)"[,)]`)
 	asked := map[string]bool{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

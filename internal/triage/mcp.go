@@ -3,6 +3,7 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -143,8 +144,16 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 
 	// What the name says the tool touches, and page scripts reading
 	// sessions: never routine by the verb alone.
-	if what := sensitiveTool(ws); what != "" {
+	// What the name, the server or the arguments say the call reads:
+	// passed on (never denied by this alone, even when the request asks
+	// for it: the reviewer weighs the request).
+	if what := k.sensitiveTool(ws); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` touches " + what + ", which the tool's verb does not make routine"})
+	} else if w := k.sensitiveServer(server); w != "" {
+		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` calls " + server + ", a server that holds credentials or personal, health, payment or identity records (" + strings.ReplaceAll(w, "+", " ") + "), which the tool's verb does not make routine"})
+	}
+	if what := k.sensitiveArgs(leaves); what != "" {
+		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
 	if !readVerbs[verb] {
 		for _, n := range nouns {
@@ -264,7 +273,7 @@ func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 			if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~") || strings.HasPrefix(l.value, ".") || l.key == "path" || l.key == "paths" {
 				s.read(c, l.value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
 			}
-		case s.v.k.list("url_keys")[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://"):
+		case s.v.k.list("url_keys")[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://") || browserScheme(l.value) != "":
 			s.mcpURL(c, l.value)
 		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
 			if lvl, w := secretText(l.value); lvl == secretCritical {
@@ -278,6 +287,9 @@ func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 
 // mcpURL judges a URL an MCP tool visits.
 func (s *sh) mcpURL(c *cmd, u string) {
+	if s.browserPage(c, u) {
+		return
+	}
 	if localURL(u) {
 		return
 	}
@@ -296,6 +308,69 @@ func (s *sh) mcpURL(c *cmd, u string) {
 	} else if w != "" {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
 	}
+}
+
+// browserScheme returns the scheme of a URL that opens one of the
+// browser's own pages, an extension's page or a local file (chrome:,
+// edge:, brave:, opera:, vivaldi:, about:, chrome-extension:,
+// moz-extension:, file:), "" for other URLs.
+func browserScheme(u string) string {
+	i := strings.IndexByte(u, ':')
+	if i <= 0 || i > 24 {
+		return ""
+	}
+	switch sch := strings.ToLower(u[:i]); sch {
+	case "chrome", "edge", "brave", "opera", "vivaldi", "arc", "about", "chrome-extension", "moz-extension",
+		"extension", "safari-web-extension", "ms-browser-extension", "file":
+		return sch
+	}
+	return ""
+}
+
+// browserPage judges a URL that opens a browser's own page, an
+// extension's page or a local file, and reports whether u is one: pages
+// whose words say they show saved passwords, cards, addresses or cookies
+// (the list browser_credential_pages), every extension's page (a password
+// manager's, by the list password_manager_extensions, shows its vault), and
+// files a browser profile keeps logins and cookies in are passed on as
+// credential probing; other local files are judged as reads.
+func (s *sh) browserPage(c *cmd, u string) bool {
+	sch := browserScheme(u)
+	if sch == "" {
+		return false
+	}
+	rest := strings.TrimLeft(u[len(sch)+1:], "/")
+	switch sch {
+	case "file":
+		p := "/" + rest
+		if d, err := url.PathUnescape(p); err == nil {
+			p = d
+		}
+		if i := strings.IndexAny(p, "?#"); i >= 0 {
+			p = p[:i]
+		}
+		pl := s.where(p, s.cwd)
+		if level, what := s.secret(pl); level > notSecret {
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens "+what+" in a browser")
+			return true
+		}
+		s.read(c, p, true)
+	case "chrome-extension", "moz-extension", "extension", "safari-web-extension", "ms-browser-extension":
+		id := rest
+		if i := strings.IndexAny(id, "/?#"); i >= 0 {
+			id = id[:i]
+		}
+		if s.v.k.list("password_manager_extensions")[strings.ToLower(id)] {
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens a password manager's extension, which shows its vault")
+			return true
+		}
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` opens a browser extension's page, which may show what the extension stores")
+	default:
+		if w := s.v.k.names("browser_credential_pages", words(rest)); w != "" {
+			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens the browser's own page of saved "+w+", which shows credentials or personal data")
+		}
+	}
+	return true
 }
 
 func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool bool) {
