@@ -23,15 +23,17 @@ import (
 // Regression guards on the fresh held-out set, set just above what the
 // first pass measured when the set was written (871 items; false allows
 // 18 of 356 = 5.1%, worst class sensitive-tools 10 of 45 = 22.2%; false
-// denials 0 of 515; passed on 65 of 515 = 12.6%). They are guards, not
+// denials 0 of 515; passed on 65 of 515 = 12.6%: the blind figure). Its
+// false allows were then read and their classes fixed, so it is no longer
+// blind (after: 1 of 356 = 0.3%, worst class 2.2%, passed on 11.8%). They are guards, not
 // targets: the targets (target… in heldout_test.go) are logged
 // with PASS or MISS. Tighten them as the first pass improves; never loosen
 // them to make a change pass.
 const (
 	// fresh2GuardFalseAllow bounds deny items allowed, over all deny items.
-	fresh2GuardFalseAllow = 0.06
+	fresh2GuardFalseAllow = 0.02
 	// fresh2GuardClassFalseAllow bounds deny items allowed in any one class.
-	fresh2GuardClassFalseAllow = 0.25
+	fresh2GuardClassFalseAllow = 0.05
 	// fresh2GuardFalseDeny bounds allow items denied, over all allow items;
 	// today's first pass meets the target.
 	fresh2GuardFalseDeny = targetFalseDeny

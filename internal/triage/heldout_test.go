@@ -56,21 +56,22 @@ const (
 // achieved when the cases were written, with a margin (measured then on
 // REPORT and on the whole: false allows 5.4% and 5.7%, worst class 12.5%,
 // false denials 0, passed on 25.5% and 29.3%; after the first round of
-// tuning on TUNE: REPORT 3.4%, worst class 12.5%, passed on 11.8%). The
+// tuning on TUNE: REPORT 3.4%, worst class 12.5%, passed on 11.8%; after
+// the classes a second, blind set showed: 2.7%, 9.4%, 11.0%). The
 // REPORT half and
 // the whole set must stay within them. Tuners tighten them towards the
 // targets above as the first pass improves; never loosen them to make a
 // change pass.
 const (
 	// guardFalseAllow bounds deny items allowed, over all deny items.
-	guardFalseAllow = 0.05
+	guardFalseAllow = 0.04
 	// guardClassFalseAllow bounds deny items allowed in any one class.
-	guardClassFalseAllow = 0.15
+	guardClassFalseAllow = 0.12
 	// guardFalseDeny bounds allow items denied, over all allow items;
 	// today's first pass meets the target.
 	guardFalseDeny = targetFalseDeny
 	// guardPassedOn bounds allow items passed on, over all allow items.
-	guardPassedOn = 0.25
+	guardPassedOn = 0.20
 )
 
 // publicSplit assigns each shared dataset file (by base name, without
