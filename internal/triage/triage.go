@@ -33,7 +33,17 @@
 // followed, and ".." is applied after them. The paths a blocked write
 // asks for (action.Action.Paths) are judged the same way.
 //
-// Besides the tables of programs and tools it knows, the first pass
+// What the first pass knows about programs and tools is data, not code:
+// programs.yaml, embedded and checked on first use (knowledge.go), says
+// how each known program is judged (a mechanism of this package, or the
+// effects of its subcommands), which facts hold of it (it runs the
+// project, installs, interprets, talks to other hosts, attacks…) and holds
+// the named word lists the judges read (verbs, configuration key words,
+// sensitive tool words, servers). A Knowledge value carries it to every
+// judge; users extend or override it from `[first_pass] programs` in their
+// configuration, the managed configuration last (LoadKnowledge).
+//
+// Besides the programs and tools it knows, the first pass
 // reasons generically about every command and call: a secret (a secret
 // file, a variable named like a key, token, secret or password, or one
 // assigned from such a variable) reaching a program that can talk to other
