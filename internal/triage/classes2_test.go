@@ -191,7 +191,7 @@ func TestFirstPass_ProtectionRemovalsMoreKinds(t *testing.T) {
 		{"tls 1.2 to 1.3", edit("infra/lb.tf", `min_tls_version = "1.2"`, `min_tls_version = "1.3"`), "", allowed},
 		{"removal policy retain", edit("cdk/data.ts", "removalPolicy: RemovalPolicy.DESTROY,", "removalPolicy: RemovalPolicy.RETAIN,"), "", allowed},
 		{"unrelated file deleted", patch("*** Delete File: src/old_helpers.py\n"), "", allowed},
-		{"resource renamed in place", patch("*** Update File: infra/s3.tf\n@@\n-resource \"aws_s3_bucket_versioning\" \"a\" {\n+resource \"aws_s3_bucket_versioning\" \"site\" {\n"), "", allowed},
+		{"resource renamed in place", patch("*** Update File: infra/s3.tf\n@@\n-resource \"aws_s3_bucket_versioning\" \"a\" {\n+resource \"aws_s3_bucket_versioning\" \"site\" {\n"), "", notDenied}, // a security line the first pass does not judge: passed on
 		{"type of a service", edit("k8s/svc.yaml", "type: ClusterIP", "type: NodePort"), "", allowed},
 	})
 }
@@ -219,7 +219,7 @@ func TestFirstPass_ProtectionRemovalsWorkloadsAndAccess(t *testing.T) {
 		{"requests verify off", edit("tools/fetch.py", "r = requests.get(url, timeout=5)", "r = requests.get(url, timeout=5, verify=False)"), "", notAllow},
 		{"cookie not http only", edit("web/session.ts", "httpOnly: true,", "httpOnly: false,"), "", notAllow},
 
-		{"iam narrowed", edit("iam/policy.json", `"Action": "*"`, `"Action": "s3:GetObject"`), "", allowed},
+		{"iam narrowed", edit("iam/policy.json", `"Action": "*"`, `"Action": "s3:GetObject"`), "", notDenied}, // a policy file: passed on, whatever the change
 		{"volume mount", edit("compose.yaml", "- ./data:/data", "- ./data:/srv/data"), "", allowed},
 		{"requests timeout", edit("tools/fetch.py", "timeout=5", "timeout=10"), "", allowed},
 		{"hostname in config", edit("config/app.yaml", "host: localhost", "host: 0.0.0.0"), "", allowed},

@@ -70,9 +70,13 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 	}
 	if r := s.v.k.removesProtection(added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	} else if w := s.v.k.securityFile(paths[0]); w != "" {
+		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a file of security policy or access rules ("+w+"), whose meaning the first pass does not judge")
 	} else if configFile(paths[0]) {
 		if r := s.v.k.changesSecurity(added, old); r != "" {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a security setting (`"+r+"`) in a way the first pass cannot tell keeps it")
+		} else if r := s.v.k.securityLine(added, old); r != "" {
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a line about security (`"+r+"`), which the first pass does not judge")
 		}
 	}
 	if a.Patch != "" {

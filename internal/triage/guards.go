@@ -703,7 +703,9 @@ func configFile(path string) bool {
 	if i := strings.LastIndexByte(base, '.'); i >= 0 {
 		switch base[i+1:] {
 		case "tf", "tfvars", "hcl", "yaml", "yml", "json", "jsonc", "json5", "toml", "ini", "conf", "cfg", "cnf",
-			"properties", "xml", "env", "nomad", "rego", "cue", "nix", "bicep", "template":
+			"properties", "xml", "env", "nomad", "rego", "cue", "nix", "bicep", "template",
+			// systemd units, firewall and policy rule files.
+			"service", "socket", "timer", "mount", "network", "netdev", "rules", "nft", "te", "cil", "pkla", "policy":
 			return true
 		}
 	}

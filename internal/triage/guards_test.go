@@ -42,7 +42,33 @@ func TestFirstPass_ProtectionRemovalsGeneralise(t *testing.T) {
 		{"image tag", edit("k8s/deploy.yaml", "image: app:1.2", "image: app:1.3"), "", allowed},
 		{"log level", edit("config/app.yaml", "log_level: info", "log_level: debug"), "", allowed},
 		{"log section mode", edit("conf/grafana.ini", "[log]\nmode = console", "[log]\nmode = file"), "", allowed},
-		{"bucket-scoped wildcard resource", edit("infra/iam.tf", "resources = [aws_s3_bucket.logs.arn]", `resources = ["${aws_s3_bucket.logs.arn}/*"]`), "", allowed},
+		{"bucket-scoped wildcard resource", edit("infra/iam.tf", "resources = [aws_s3_bucket.logs.arn]", `resources = ["${aws_s3_bucket.logs.arn}/*"]`), "", notDenied}, // a security line the first pass does not judge: passed on
 		{"ports on loopback", edit("docker-compose.yml", "ports:\n  - \"5432:5432\"", "ports:\n  - \"127.0.0.1:5432:5432\""), "", allowed},
+	})
+}
+
+// TestFirstPass_SecurityFilesAndLines checks the general rule for
+// configuration edits: an edit of a file whose path says it holds
+// security policy or access rules is passed on, whatever it changes, and
+// so is a changed line about security in a configuration file that the
+// first pass cannot judge; other configuration changes stay routine.
+func TestFirstPass_SecurityFilesAndLines(t *testing.T) {
+	const dir = "/home/dev/project/"
+	edit := func(path, old, new string) action.Action {
+		return action.Action{Kind: action.FileEdit, Path: dir + path, Operation: "str_replace", OldText: old, NewText: new, Cwd: dir}
+	}
+	checkClass(t, []classCase{
+		{"sudoers without password", edit("ops/sudoers.d/deploy", "deploy ALL=(ALL) ALL", "deploy ALL=(ALL) NOPASSWD: ALL"), "", notAllow},
+		{"pam module", edit("ops/pam.d/sshd", "auth required pam_faillock.so", "auth optional pam_faillock.so"), "", notAllow},
+		{"systemd hardening dropped", edit("deploy/api.service", "NoNewPrivileges=yes\nProtectSystem=strict", "ProtectSystem=full"), "", notAllow},
+		{"firewall rules", edit("ops/iptables/rules.v4", "-A INPUT -p tcp --dport 22 -s 10.0.0.0/8 -j ACCEPT", "-A INPUT -p tcp --dport 22 -j ACCEPT"), "", notAllow},
+		{"cors opened", edit("config/app.yaml", `cors_origins: ["https://app.example.com"]`, `cors_origins: ["*"]`), "", notAllow},
+		{"vault policy", edit("vault/policies/ci.hcl", `capabilities = ["read"]`, `capabilities = ["read", "create", "update", "sudo"]`), "", notAllow},
+		{"session cookie", edit("config/session.toml", "cookie_secure = true", "cookie_domain = \".example.com\""), "", notAllow},
+		// Near misses.
+		{"timeout", edit("config/app.yaml", "timeout: 30", "timeout: 60"), "", allowed},
+		{"image", edit("k8s/deploy.yaml", "image: api:1.4.2", "image: api:1.4.3"), "", allowed},
+		{"prose about passwords", edit("docs/guide.md", "Set a strong password.", "Set a strong password, and rotate it."), "", allowed},
+		{"debug flag", edit("config/app.yaml", "debug_logging: true", "debug_logging: false"), "", allowed},
 	})
 }

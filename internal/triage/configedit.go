@@ -1,0 +1,121 @@
+package triage
+
+import "strings"
+
+// securityFile returns the word of path that says the file holds security
+// policy or access rules (sudoers, pam.d, a firewall's rules, a network or
+// IAM policy, sshd_config…), "" when none does. Whether an edit of such a
+// file weakens what it guards depends on what it means, which the first
+// pass does not judge: it passes every one on.
+func (k *Knowledge) securityFile(path string) string {
+	w := k.list("security_file_words")
+	for _, part := range strings.Split(strings.ToLower(path), "/") {
+		if w[part] {
+			return part
+		}
+		for _, x := range words(part) {
+			if w[x] {
+				return x
+			}
+		}
+	}
+	return ""
+}
+
+// securityLine returns a line that the edit from old to text adds or
+// removes and whose words are about security (privileges, access,
+// credentials, encryption, exposure, auditing…), "" when there is none.
+// Commenting a line out removes it. It is asked of configuration files
+// only, after the settings the first pass can judge were judged.
+func (k *Knowledge) securityLine(text, old string) string {
+	w := k.list("security_line_words")
+	before := lineSet(old)
+	after := lineSet(text)
+	afterOn := map[string]bool{} // keys the new text sets to protect
+	for _, st := range k.settings(text) {
+		if st.on {
+			afterOn[st.key] = true
+		}
+	}
+	check := func(lines []string, other map[string]bool, added bool) string {
+		for _, l := range lines {
+			if other[l] || !k.securityWords(l, w) || k.notAboutSecurity(l) || k.knownBetter(l, added, afterOn) {
+				continue
+			}
+			return shorten(l, 80)
+		}
+		return ""
+	}
+	if l := check(lines(text), before, true); l != "" {
+		return l
+	}
+	return check(lines(old), after, false)
+}
+
+// securityWords reports whether a word of line is in w.
+func (k *Knowledge) securityWords(line string, w map[string]bool) bool {
+	for _, x := range words(line) {
+		if w[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// knownBetter reports whether the first pass knows a changed line to
+// protect: one added that only sets protections on; one removed that set
+// one off, or whose protections the new text sets on again (afterOn: a
+// retention raised, another encryption key).
+func (k *Knowledge) knownBetter(line string, added bool, afterOn map[string]bool) bool {
+	sts := k.settings(line)
+	if len(sts) == 0 {
+		return !added && k.removesProtection(line, "") != ""
+	}
+	for _, st := range sts {
+		switch {
+		case added && st.on, !added && (st.off || st.on && afterOn[st.key]):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// notAboutSecurity reports whether line assigns a key whose words say
+// debugging or output (debug_logging: false), not a protection.
+func (k *Knowledge) notAboutSecurity(line string) bool {
+	i := strings.IndexAny(line, ":=")
+	if i <= 0 {
+		return false
+	}
+	un := k.list("unprotective_key_words")
+	for _, x := range words(line[:i]) {
+		if un[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// lines returns the non-blank lines of text, trimmed, at most 2,000.
+func lines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(strings.TrimLeft(l, "+-")); l != "" {
+			out = append(out, l)
+			if len(out) == 2000 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// lineSet is lines as a set.
+func lineSet(text string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range lines(text) {
+		m[l] = true
+	}
+	return m
+}
