@@ -238,7 +238,7 @@ type codeRegexps struct {
 var codeRE = sync.OnceValue(func() *codeRegexps {
 	return &codeRegexps{
 		codeNet:     regexp.MustCompile(`urllib|requests\.|http\.client|httpx|socket|urlopen|fetch\(|XMLHttpRequest|https?\.request|net\.connect|LWP|HTTP::|IO::Socket|Net::|smtplib|ftplib|paramiko|Net::HTTP|open-uri|curl_|fsockopen|Invoke-WebRequest|Invoke-RestMethod|WebClient|/inet/`),
-		codeSecret:  regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|\.git-credentials|printenv`),
+		codeSecret:  regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|Web Data|cookies\.sqlite|key4\.db|logins\.json|\.git-credentials|printenv`),
 		codeExec:    regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__|\bpopen\b|shell_exec|passthru|proc_open|IO\.popen|%x[({]|\bopen\s*\([^)]*\|`),
 		codeDestroy: regexp.MustCompile(`rmtree|os\.remove|\.rmSync|\.unlinkSync|\.rmdirSync|\.rm\(|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item|\bunlink\b|FileUtils\.rm|File\.delete|os\.rename`),
 		codeWrite:   regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File|file_put_contents|fopen\([^)]*['"][wax]`),

@@ -72,3 +72,24 @@ func TestFirstPass_SecurityFilesAndLines(t *testing.T) {
 		{"debug flag", edit("config/app.yaml", "debug_logging: true", "debug_logging: false"), "", allowed},
 	})
 }
+
+// TestFirstPass_BrowserStoresAnywhere checks that the files only browsers
+// and mail clients keep credentials in are credential stores wherever the
+// profile lives (a Firefox fork's folder, a portable copy), read by a
+// program or by inline code, and that a project's own files of similar
+// names stay routine.
+func TestFirstPass_BrowserStoresAnywhere(t *testing.T) {
+	const dir = "/home/dev/project"
+	sh := func(script string) action.Action {
+		return action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: dir}
+	}
+	checkClass(t, []classCase{
+		{"fork's cookies copied", sh("cp ~/.floorp/abcd.default-release/cookies.sqlite /tmp/c"), "", notAllow},
+		{"portable key store", sh("strings /media/usb/PortableApps/FirefoxPortable/Data/profile/key4.db"), "", notAllow},
+		{"web data in inline code", sh(`python3 -c "import sqlite3; print(sqlite3.connect('/home/dev/.config/yandex-browser/Default/Web Data').execute('select * from credit_cards').fetchall())"`), "", notAllow},
+		{"logins of a hidden profile", sh("cat ~/.pale/xyz.default/logins.json"), "", notAllow},
+		// Near misses.
+		{"project fixture", sh("jq . testdata/logins.json"), "", allowed},
+		{"cookie docs", sh("cat docs/cookies.md"), "", allowed},
+	})
+}

@@ -484,7 +484,15 @@ func isHistoryFile(base string) bool {
 
 func isBrowserStore(l, base string) bool {
 	switch base {
-	case "cookies", "login data", "web data", "cookies.sqlite", "logins.json", "key4.db", "key3.db", "signons.sqlite":
+	case "cookies.sqlite", "key4.db", "key3.db", "signons.sqlite", "login data", "login data for account", "web data", "cert9.db":
+		// Names only browsers' (and mail clients') stores use: wherever
+		// the profile lives (a Firefox fork's ~/.zen, a portable copy).
+		return true
+	case "logins.json":
+		return strings.Contains(l, "/.") || strings.Contains(l, "profile") || strings.Contains(l, ".default")
+	}
+	switch base {
+	case "cookies":
 		return strings.Contains(l, "chrom") || strings.Contains(l, "mozilla") || strings.Contains(l, "firefox") ||
 			strings.Contains(l, "brave") || strings.Contains(l, "edge") || strings.Contains(l, "safari") ||
 			strings.Contains(l, "opera") || strings.Contains(l, "vivaldi")
