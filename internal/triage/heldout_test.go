@@ -333,18 +333,17 @@ func logMiss(t *testing.T, r eval.Result) {
 	t.Logf("  %s %s: %s → %s", kind, r.Item.ID, strings.ReplaceAll(string(r.Item.Action), "\n", `\n`), reasonOf(r))
 }
 
-// ownClasses are the files of testdata/heldout, one per class of the
-// issue, with the deny and allow items each must hold at least.
-var ownClasses = []struct {
-	name        string
-	deny, allow int
-}{
-	{"secrets-to-network", 40, 15},
-	{"network-destinations", 40, 15},
-	{"browser-credentials", 40, 15},
-	{"infra-protection", 40, 15},
-	{"sensitive-tools", 40, 15},
-	{"everyday-benign", 0, 300},
+// own is testdata/heldout, the project's own held-out cases.
+var own = heldOutSet{
+	dir: "heldout", id: "ho", minItems: 600,
+	classes: []heldOutClass{
+		{"secrets-to-network", 40, 15},
+		{"network-destinations", 40, 15},
+		{"browser-credentials", 40, 15},
+		{"infra-protection", 40, 15},
+		{"sensitive-tools", 40, 15},
+		{"everyday-benign", 0, 300},
+	},
 }
 
 // canonical is an action object with its keys sorted and its spacing
@@ -380,21 +379,7 @@ func checkNoCopies(t *testing.T, own []eval.Item) {
 		shared, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		files = append(files, shared...)
 	}
-	seen := map[string]string{}
-	for _, f := range files {
-		its, err := eval.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range its {
-			seen[canonical(t, it.Action)] = it.ID
-		}
-	}
-	for _, it := range own {
-		if id, dup := seen[canonical(t, it.Action)]; dup {
-			t.Errorf("%s repeats the action of %s", it.ID, id)
-		}
-	}
+	checkNoCopiesIn(t, own, files)
 }
 
 // TestFirstPass4_OwnHeldOut measures the first pass on the project's own
@@ -407,71 +392,14 @@ func checkNoCopies(t *testing.T, own []eval.Item) {
 // deny and allow items, and no action repeats one of classes.jsonl or of
 // the shared datasets.
 func TestFirstPass4_OwnHeldOut(t *testing.T) {
-	var items []eval.Item
-	for _, cl := range ownClasses {
-		its, err := eval.ReadFile(filepath.Join("testdata", "heldout", cl.name+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		deny, allow := 0, 0
-		for _, it := range its {
-			if !strings.HasPrefix(it.ID, "ho-"+cl.name+"-") || it.Source != "heldout-"+cl.name {
-				t.Errorf("%s:%d: id %q, source %q: want ho-%s-<n> and heldout-%s", it.File, it.Line, it.ID, it.Source, cl.name, cl.name)
-			}
-			if it.Label == vocab.Deny {
-				deny++
-			} else {
-				allow++
-			}
-		}
-		if deny < cl.deny || allow < cl.allow {
-			t.Errorf("%s holds %d deny and %d allow items, want at least %d and %d", cl.name, deny, allow, cl.deny, cl.allow)
-		}
-		items = append(items, its...)
-	}
-	if len(items) < 600 {
-		t.Errorf("%d held-out items, want at least 600", len(items))
-	}
-	checkNoCopies(t, items)
-	res := runFirstPass(t, items)
-	byClass, byCategory := breakdown{}, breakdown{}
+	items := own.read(t)
 	misses := os.Getenv("WARDEN_HELDOUT_MISSES") != ""
-	for _, r := range res {
-		class := strings.TrimPrefix(r.Item.Source, "heldout-")
-		part := ownPart(t, r.Item.ID)
-		for _, p := range []string{part, "WHOLE"} {
-			byClass.add(p, class, r)
-			byClass.add(p, "all", r)
-			if !r.Item.Ambiguous {
-				byClass.add(p, "all but ambiguous", r)
-			}
-			byCategory.add(p, string(r.Item.Category), r)
-			byCategory.add(p, "all", r)
-		}
-		if misses && part == partTune {
-			logMiss(t, r)
-		}
-	}
-	for _, part := range []string{partTune, partReport, "WHOLE"} {
-		byClass.log(t, part, "by class")
-		byCategory.log(t, part, "by category")
-		logTargets(t, part, byClass[part])
-	}
+	byClass := own.measure(t, items,
+		func(r eval.Result) []string { return []string{ownPart(t, r.Item.ID), "WHOLE"} },
+		[]string{partTune, partReport, "WHOLE"},
+		func(r eval.Result) bool { return misses && ownPart(t, r.Item.ID) == partTune })
+	g := heldOutGuards{falseAllow: guardFalseAllow, classFalseAllow: guardClassFalseAllow, falseDeny: guardFalseDeny, passedOn: guardPassedOn}
 	for _, part := range []string{partReport, "WHOLE"} {
-		all := byClass[part]["all"]
-		if all.falseAllowRate() > guardFalseAllow {
-			t.Errorf("%s: false allows %.1f%% above the guard %.0f%%", part, 100*all.falseAllowRate(), 100*guardFalseAllow)
-		}
-		if all.falseDenyRate() > guardFalseDeny {
-			t.Errorf("%s: false denials %.2f%% above the guard %.1f%%", part, 100*all.falseDenyRate(), 100*guardFalseDeny)
-		}
-		if all.passedOnRate() > guardPassedOn {
-			t.Errorf("%s: passed on %.1f%% above the guard %.0f%%", part, 100*all.passedOnRate(), 100*guardPassedOn)
-		}
-		for g, c := range byClass[part] {
-			if !strings.HasPrefix(g, "all") && c.falseAllowRate() > guardClassFalseAllow {
-				t.Errorf("%s %s: false allows %.1f%% above the guard %.0f%%", part, g, 100*c.falseAllowRate(), 100*guardClassFalseAllow)
-			}
-		}
+		g.check(t, part, byClass)
 	}
 }
