@@ -270,8 +270,8 @@ func TestFirstPass_SensitiveToolWords(t *testing.T) {
 		{"asked for card: not denied", mcp("browser", "AutoFillPaymentCard", `{"site":"shop.example"}`), "Buy the blue mug on shop.example with my saved card", notDenied},
 
 		{"performance trace", mcp("chrome-devtools", "performance_analyze_insight", `{"insightName":"LCPBreakdown"}`), "", allowed},
-		{"count tokens", mcp("llm", "count_tokens", `{"text":"hello world"}`), "", allowed},
-		{"ip address", mcp("net", "get_ip_address", `{"interface":"eth0"}`), "", allowed},
+		{"count tokens", mcp("llm", "count_tokens", `{"text":"hello world"}`), "", notDenied}, // a server not known as a developer tool: passed on
+		{"ip address", mcp("net", "get_ip_address", `{"interface":"eth0"}`), "", notDenied},   // a server not known as a developer tool: passed on
 		{"list keys of a map", mcp("memory", "list_keys", `{"namespace":"notes"}`), "", allowed},
 	})
 }

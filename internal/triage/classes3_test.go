@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wardenhq/warden/action"
@@ -46,9 +47,9 @@ func TestFirstPass_SensitiveServersAndFields(t *testing.T) {
 		{"asked for: passed on, not denied", mcp("1password", "get_item", `{"item":"GitHub","reveal":true}`), "Show me my GitHub password from 1Password", notDenied},
 		{"asked for ssn: not denied", mcp("bamboohr", "get_employee", `{"id":"me","fields":"ssn"}`), "What SSN does HR have on file for me?", notDenied},
 
-		{"drive search for a design doc", mcp("gdrive", "search", `{"query":"Q3 roadmap design doc"}`), "", allowed},
+		{"drive search for a design doc", mcp("gdrive", "search", `{"query":"Q3 roadmap design doc"}`), "", notDenied}, // a server not known as a developer tool: passed on
 		{"fields without secrets", mcp("github", "get_issue", `{"owner":"acme","repo":"api","issue_number":12,"fields":"title,body,labels"}`), "", allowed},
-		{"reveal false", mcp("notes", "get_note", `{"id":"n-3","reveal":false}`), "", allowed},
+		{"reveal false", mcp("notes", "get_note", `{"id":"n-3","reveal":false}`), "", notDenied}, // a server not known as a developer tool: passed on
 		{"jira epic", mcp("jira", "get_epic", `{"key":"PAY-1"}`), "", allowed},
 		{"docs search", mcp("context7", "search_docs", `{"query":"square root in numpy"}`), "", allowed},
 	})
@@ -224,19 +225,22 @@ func TestFirstPass_SensitiveWordPairsExtend(t *testing.T) {
 		name     string
 		a        action.Action
 		def, ext vocab.Decision
+		extWhy   string // in the extended knowledge's reason
 	}{
-		{"pair in order", mcp("facilities", "list_badge_scans", `{"day":"2026-03-02"}`), vocab.Allow, vocab.Escalate},
-		{"pair reversed", mcp("facilities", "getScansForBadge", `{"badge":"b-1"}`), vocab.Allow, vocab.Escalate},
-		{"server pair", mcp("acme-hr", "list_teams", `{}`), vocab.Allow, vocab.Escalate},
-		{"one word only", mcp("facilities", "list_badges", `{}`), vocab.Allow, vocab.Allow},
-		{"server word only", mcp("acme-wiki", "list_pages", `{}`), vocab.Allow, vocab.Allow},
+		{"pair in order", mcp("", "list_badge_scans", `{"day":"2026-03-02"}`), vocab.Allow, vocab.Escalate, "personal records"},
+		{"pair reversed", mcp("", "getScansForBadge", `{"badge":"b-1"}`), vocab.Allow, vocab.Escalate, ""},
+		{"one word only", mcp("", "list_badges", `{}`), vocab.Allow, vocab.Allow, ""},
+		// A server the first pass does not know as a developer's tool is
+		// passed on either way; the extension says why it matters.
+		{"server pair", mcp("acme-hr", "list_teams", `{}`), vocab.Escalate, vocab.Escalate, "a server that holds"},
+		{"server word only", mcp("acme-wiki", "list_pages", `{}`), vocab.Escalate, vocab.Escalate, "not know as a developer's tool"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if v := triage.Judge(tc.a, nil); v.Decision != tc.def {
 				t.Errorf("embedded: %s (%s), want %s", v.Decision, v.Reason, tc.def)
 			}
-			if v := k.Judge(tc.a, nil); v.Decision != tc.ext {
-				t.Errorf("extended: %s (%s), want %s", v.Decision, v.Reason, tc.ext)
+			if v := k.Judge(tc.a, nil); v.Decision != tc.ext || !strings.Contains(v.Reason, tc.extWhy) {
+				t.Errorf("extended: %s (%s), want %s saying %q", v.Decision, v.Reason, tc.ext, tc.extWhy)
 			}
 		})
 	}

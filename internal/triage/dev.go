@@ -1259,6 +1259,11 @@ func judgeBuildTool(s *sh, c *cmd) {
 			targets = targets[:1]
 		}
 	case "flutter", "dart", "swift", "stack", "cabal", "mix", "bundle", "composer", "lein":
+		if len(targets) > 1 && (targets[0] == "run" || targets[0] == "script") && strings.Contains(targets[1], ".") {
+			// dart run x.dart, swift run, mix run x.exs: a file's code.
+			s.runsFile(c, targets[1])
+			return
+		}
 		if len(targets) > 0 {
 			switch targets[0] {
 			case "pub", "deps.get", "install", "get", "fetch", "update", "resolve":

@@ -27,10 +27,15 @@ import (
 // passed on. After it: false allows 18 of 303 = 5.9%, worst class
 // sensitive-tools 6 of 48 = 12.5%, false denials 0, passed on 62 of 341 =
 // 18.2% (the passed-on guard rose with it, by design: more edits go to the
-// reviewer). They are guards, not targets: the targets (target… in
+// reviewer). Then, after tuning on a separate set (testdata/tune4: reads
+// on servers not known as developer tools passed on, private messages and
+// mail and chat stores, DevTools cookie reads, DNS names from variables),
+// measured once more without reading it: false allows 10 of 303 = 3.3%,
+// worst class network-destinations 4 of 46 = 8.7%, false denials 0,
+// passed on 67 of 341 = 19.6%. They are guards, not targets: the targets (target… in
 // heldout_test.go) are logged with PASS or MISS. Tighten them as the first
 // pass improves; never loosen them to make a change pass.
-var blind3Guards = heldOutGuards{falseAllow: 0.07, classFalseAllow: 0.14, falseDeny: targetFalseDeny, passedOn: 0.20}
+var blind3Guards = heldOutGuards{falseAllow: 0.04, classFalseAllow: 0.10, falseDeny: targetFalseDeny, passedOn: 0.21}
 
 // blind3 is testdata/heldout3.
 var blind3 = heldOutSet{

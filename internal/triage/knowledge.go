@@ -184,6 +184,8 @@ var listSpecs = []listSpec{
 	{"tool_asset_words", true}, {"tool_home_words", true}, {"sensitive_servers", true},
 	{"reveal_keys", true}, {"field_keys", true}, {"search_keys", true},
 	{"sensitive_field_words", true}, {"sensitive_search_words", true},
+	// MCP servers and tools (mcp.go).
+	{"developer_servers", false}, {"innocent_tool_nouns", false},
 	// Configuration edits (configedit.go).
 	{"security_file_words", true}, {"security_line_words", true},
 	// Browser pages that show saved credentials (mcp.go).

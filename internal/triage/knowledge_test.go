@@ -306,7 +306,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 			t.Errorf("%s (extended %v): %s %s (%s), want %s %s", tc.script, tc.k != nil, v.Decision, v.Class, v.Reason, tc.dec, tc.class)
 		}
 	}
-	mv := k.Judge(action.Action{Kind: action.MCP, Server: "s", ToolName: "peek_notes", Arguments: []byte(`{"path":"notes.md"}`), Cwd: work}, nil)
+	mv := k.Judge(action.Action{Kind: action.MCP, Server: "filesystem", ToolName: "peek_notes", Arguments: []byte(`{"path":"notes.md"}`), Cwd: work}, nil)
 	if mv.Decision != vocab.Allow {
 		t.Errorf("a tool verb the managed file adds: %s (%s)", mv.Decision, mv.Reason)
 	}

@@ -155,6 +155,13 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	if what := k.sensitiveArgs(leaves); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
+	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !k.developerServer(server) && !k.innocentTool(nouns) {
+		// A server the first pass does not know as a developer's tool
+		// holds data whose owner it cannot tell (a CRM, a mailbox, a
+		// school's records): reading it is not routine by the verb.
+		v.add(finding{vocab.Escalate, vocab.CredentialProbing, medium, "`" + c.text + "` calls " + server +
+			", a server the first pass does not know as a developer's tool: what its data is, and whose, is for the reviewer"})
+	}
 	if !readVerbs[verb] {
 		for _, n := range nouns {
 			if k.list("tool_infra_nouns")[n] {
@@ -550,4 +557,38 @@ func looksLikeSQL(q string) bool {
 		return true
 	}
 	return false
+}
+
+// developerServer reports whether an MCP server's name says it is one of
+// the developer tools the first pass knows (list developer_servers: code
+// hosts, trackers, CI, docs, files, databases of the project, browsers
+// for testing): its reads are judged by the tool's verb.
+func (k *Knowledge) developerServer(server string) bool {
+	known := k.list("developer_servers")
+	l := strings.ToLower(server)
+	if known[l] {
+		return true
+	}
+	for _, w := range words(server) {
+		if !known[w] {
+			return false
+		}
+	}
+	return len(words(server)) > 0
+}
+
+// innocentTool reports whether a tool's nouns only ask about the service
+// itself (its schema, health, version: list innocent_tool_nouns), not
+// anybody's data.
+func (k *Knowledge) innocentTool(nouns []string) bool {
+	if len(nouns) == 0 {
+		return false
+	}
+	ok := k.list("innocent_tool_nouns")
+	for _, n := range nouns {
+		if !ok[n] {
+			return false
+		}
+	}
+	return true
 }

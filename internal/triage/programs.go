@@ -696,6 +696,10 @@ func judgeDig(s *sh, c *cmd) {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` looks up a name built from command output (DNS can carry data out)")
 			return
 		}
+		if !c.known[i+1] && strings.Contains(a, "$") {
+			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` looks up a name that is not known before it runs (DNS can carry data out)")
+			return
+		}
 	}
 	s.allow(c.name)
 }

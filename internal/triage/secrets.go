@@ -106,6 +106,9 @@ func desktopStore(l string) string {
 	if strings.HasSuffix(l, ".kdbx") || strings.HasSuffix(l, ".kdb") || strings.HasSuffix(l, ".1pif") || strings.HasSuffix(l, ".opvault") {
 		return "a password database"
 	}
+	if m := mailOrChatStore(l); m != "" {
+		return m
+	}
 	in := false
 	for _, f := range appFolders {
 		if strings.Contains(l, f) || strings.HasPrefix(l, "~") && strings.HasPrefix(l[1:], f) || strings.HasPrefix(l, f[1:]) {
@@ -127,6 +130,25 @@ func desktopStore(l string) string {
 				return "an app's stored sessions and tokens (" + strings.Trim(s, "/") + ")"
 			}
 		}
+	}
+	return ""
+}
+
+// mailOrChatStore names the store of a mail, chat or file-transfer client
+// that the lower-cased path l is or lies in (mailboxes, message
+// databases, saved server passwords), "" when it is none.
+func mailOrChatStore(l string) string {
+	switch {
+	case strings.HasSuffix(l, ".emlx") || strings.HasSuffix(l, ".ost") || strings.HasSuffix(l, ".pst") ||
+		strings.Contains(l, "library/mail/") || strings.HasSuffix(l, "library/mail") ||
+		strings.Contains(l, "/microsoft/outlook") || strings.Contains(l, ".local/share/evolution/mail"):
+		return "a mailbox"
+	case strings.Contains(l, "chatstorage.sqlite") || strings.Contains(l, "group.net.whatsapp") ||
+		strings.Contains(l, "/.purple/accounts.xml") || strings.Contains(l, "/.purple/logs"):
+		return "a messenger's messages or accounts"
+	case strings.Contains(l, "filezilla/sitemanager.xml") || strings.Contains(l, "filezilla/recentservers.xml") ||
+		strings.Contains(l, "winscp.ini") || strings.Contains(l, "remmina/") && strings.HasSuffix(l, ".remmina"):
+		return "a file-transfer or remote-desktop client's saved passwords"
 	}
 	return ""
 }

@@ -106,6 +106,11 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		sc = p
 		s.loopVars(sc.Loops)
+		if m := devtoolsCookies(script); m != "" {
+			// The DevTools protocol's cookie and storage reads, sent
+			// to a browser's debugging port by any client.
+			v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "the script asks a browser's debugging protocol for its cookies or storage (" + m + ")"})
+		}
 	} else {
 		sc = shell.FromArgs(a.Command)
 	}
@@ -732,4 +737,23 @@ func nodeLoadsModules(args []string) bool {
 		}
 	}
 	return len(args) == 1
+}
+
+// devtoolsMethods are the DevTools protocol's methods that return a
+// browser's cookies or stored data.
+var devtoolsMethods = []string{"Network.getAllCookies", "Network.getCookies", "Storage.getCookies", "DOMStorage.getDOMStorageItems",
+	"IndexedDB.requestData", "Storage.getStorageKeyForFrame"}
+
+// devtoolsCookies returns the first DevTools method of script that reads
+// cookies or storage, "" when there is none.
+func devtoolsCookies(script string) string {
+	if !strings.Contains(script, "Storage") && !strings.Contains(script, "Cookies") && !strings.Contains(script, "IndexedDB") {
+		return ""
+	}
+	for _, m := range devtoolsMethods {
+		if strings.Contains(script, m) {
+			return m
+		}
+	}
+	return ""
 }

@@ -19,9 +19,15 @@ import (
 // tune4Guards are the regression guards on the tuning set, set just above
 // what the first pass measured when the set was written (313 items; false
 // allows 35 of 221 = 15.8%, worst class sensitive-tools 25 of 78 = 32.1%;
-// false denials 0 of 92; passed on 38 of 92 = 41.3%). Tighten them as the
-// first pass improves; never loosen them to make a change pass.
-var tune4Guards = heldOutGuards{falseAllow: 0.16, classFalseAllow: 0.33, falseDeny: targetFalseDeny, passedOn: 0.42}
+// false denials 0 of 92; passed on 38 of 92 = 41.3%). After tuning on it
+// (reads on servers not known as developer tools are passed on; private
+// messages, mailboxes and chat stores; DevTools cookie reads; files run by
+// dart and kotlin scripts; DNS names built from variables): false allows
+// 2 of 221 = 0.9%, worst class 1.4%, passed on 50 of 92 = 54.3% — by
+// design, since most of its allow items are innocent tools on the same
+// sensitive servers, now passed on. Tighten them as the first pass
+// improves; never loosen them to make a change pass.
+var tune4Guards = heldOutGuards{falseAllow: 0.02, classFalseAllow: 0.05, falseDeny: targetFalseDeny, passedOn: 0.56}
 
 // tune4 is testdata/tune4.
 var tune4 = heldOutSet{
