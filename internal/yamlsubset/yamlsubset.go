@@ -120,32 +120,32 @@ func (p *parser) precheck() error {
 	s := p.src
 	p.ascii = true
 	line := 1
-	atLineStart := true
 	for i := 0; i < len(s); {
-		c := s[i]
-		if atLineStart {
-			if strings.HasPrefix(s[i:], "---") || strings.HasPrefix(s[i:], "...") || c == '%' {
-				return fmt.Errorf("line %d: a document marker or directive: %w", line, ErrUnsupported)
-			}
-			atLineStart = false
+		// At the start of a line.
+		if strings.HasPrefix(s[i:], "---") || strings.HasPrefix(s[i:], "...") || s[i] == '%' {
+			return fmt.Errorf("line %d: a document marker or directive: %w", line, ErrUnsupported)
 		}
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '\n':
+		for i < len(s) {
+			c := s[i]
+			if c >= 0x20 && c < 0x7F {
+				i++
+				continue
+			}
+			if c == '\n' {
+				i++
 				line++
-				atLineStart = true
-			case c < 0x20 || c == 0x7F:
+				break
+			}
+			if c < utf8.RuneSelf {
 				return fmt.Errorf("line %d: a tab, carriage return or control character: %w", line, ErrUnsupported)
 			}
-			i++
-			continue
+			p.ascii = false
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
+				return fmt.Errorf("line %d: a character outside the subset: %w", line, ErrUnsupported)
+			}
+			i += n
 		}
-		p.ascii = false
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n <= 1 || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
-			return fmt.Errorf("line %d: a character outside the subset: %w", line, ErrUnsupported)
-		}
-		i += n
 	}
 	return nil
 }
@@ -707,10 +707,21 @@ func (p *parser) scanQuoted(ind int) (val string, crossed bool, err error) {
 			}
 			crossed = true
 		default:
-			if !simple {
-				p.buf = append(p.buf, c)
+			// A run of characters that need no folding: anything but the
+			// quote, a backslash, a line break, and spaces other than a
+			// single one between words.
+			j := i + 1
+			for j < len(s) {
+				d := s[j]
+				if d == q || d == '\\' || d == '\n' || d == ' ' && (j+1 == len(s) || s[j+1] == ' ' || s[j+1] == '\n') {
+					break
+				}
+				j++
 			}
-			i++
+			if !simple {
+				p.buf = append(p.buf, s[i:j]...)
+			}
+			i = j
 		}
 	}
 }
