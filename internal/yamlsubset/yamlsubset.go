@@ -631,99 +631,78 @@ func (p *parser) scanPlain(ind int, flow bool) (val string, stop byte, crossed b
 func (p *parser) scanQuoted(ind int) (val string, crossed bool, err error) {
 	s := p.src
 	q := s[p.pos]
+	stops := &singleStops
+	if q == '"' {
+		stops = &doubleStops
+	}
 	i := p.pos + 1
 	start := i
-	simple := true // val is s[start:i]
+	simple := true // no escape or fold yet: val is s[start:close]
 	p.buf = p.buf[:0]
 	for {
-		if i >= len(s) {
+		j := i
+		for j < len(s) && !stops[s[j]] {
+			j++
+		}
+		if j == len(s) {
 			return "", false, p.unsupported("an unterminated quoted scalar")
 		}
-		c := s[i]
-		switch {
+		switch c := s[j]; {
 		case c == q:
-			if q == '\'' && i+1 < len(s) && s[i+1] == '\'' {
-				if simple {
-					p.buf = append(p.buf, s[start:i]...)
-					simple = false
-				}
-				p.buf = append(p.buf, '\'')
-				i += 2
+			if q == '\'' && j+1 < len(s) && s[j+1] == '\'' {
+				// (While simple, i is start and p.buf is empty.)
+				p.buf = append(p.buf, s[i:j+1]...)
+				simple = false
+				i = j + 2
 				continue
 			}
 			if simple {
-				val = s[start:i]
+				val = s[start:j]
 			} else {
+				p.buf = append(p.buf, s[i:j]...)
 				val = string(p.buf)
 			}
-			p.pos = i + 1
+			p.pos = j + 1
 			return val, crossed, nil
-		case c == '\\' && q == '"':
-			if simple {
-				p.buf = append(p.buf, s[start:i]...)
-				simple = false
-			}
-			if i+1 < len(s) && s[i+1] == '\n' {
-				i, err = p.quotedBreak(i+1, ind, true)
-				if err != nil {
-					return "", false, err
-				}
-				crossed = true
-				continue
-			}
-			i, err = p.escape(i)
-			if err != nil {
-				return "", false, err
-			}
-		case c == ' ':
-			j := i + 1
-			for j < len(s) && s[j] == ' ' {
-				j++
-			}
-			if j < len(s) && s[j] == '\n' {
-				if simple {
-					p.buf = append(p.buf, s[start:i]...)
-					simple = false
-				}
-				i, err = p.quotedBreak(j, ind, false)
-				if err != nil {
-					return "", false, err
-				}
-				crossed = true
-				continue
-			}
-			if !simple {
-				p.buf = append(p.buf, s[i:j]...)
-			}
-			i = j
 		case c == '\n':
-			if simple {
-				p.buf = append(p.buf, s[start:i]...)
-				simple = false
+			// The spaces before a line break are not part of the scalar.
+			e := j
+			for e > i && s[e-1] == ' ' {
+				e--
 			}
-			i, err = p.quotedBreak(i, ind, false)
+			p.buf = append(p.buf, s[i:e]...)
+			simple = false
+			i, err = p.quotedBreak(j, ind, false)
 			if err != nil {
 				return "", false, err
 			}
 			crossed = true
-		default:
-			// A run of characters that need no folding: anything but the
-			// quote, a backslash, a line break, and spaces other than a
-			// single one between words.
-			j := i + 1
-			for j < len(s) {
-				d := s[j]
-				if d == q || d == '\\' || d == '\n' || d == ' ' && (j+1 == len(s) || s[j+1] == ' ' || s[j+1] == '\n') {
-					break
-				}
-				j++
+		default: // a backslash in a double-quoted scalar
+			p.buf = append(p.buf, s[i:j]...)
+			simple = false
+			if j+1 < len(s) && s[j+1] == '\n' {
+				i, err = p.quotedBreak(j+1, ind, true)
+				crossed = true
+			} else {
+				i, err = p.escape(j)
 			}
-			if !simple {
-				p.buf = append(p.buf, s[i:j]...)
+			if err != nil {
+				return "", false, err
 			}
-			i = j
 		}
 	}
+}
+
+// singleStops and doubleStops are the bytes that end a run of literal text
+// in a single- and a double-quoted scalar.
+var singleStops, doubleStops = stopSet("'\n"), stopSet("\"\\\n")
+
+// stopSet returns a table of the bytes of chars.
+func stopSet(chars string) (t [256]bool) {
+	for i := range len(chars) {
+		t[chars[i]] = true
+	}
+	return t
 }
 
 // quotedBreak folds the line break at offset i (escaped when esc) inside a
