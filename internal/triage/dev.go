@@ -10,6 +10,15 @@ import (
 )
 
 func judgeDevTool(s *sh, c *cmd) {
+	if (c.name == "kotlinc" || c.name == "kotlin") && shell.HasWord(c.args, "-script") {
+		// kotlinc -script x.kts runs the script, not a build.
+		for _, op := range shell.Operands(c.args, "") {
+			if extOf(op) == "kts" || extOf(op) == "kt" {
+				s.runsFile(c, op)
+				return
+			}
+		}
+	}
 	switch c.name {
 	case "trivy", "grype", "syft", "gitleaks", "semgrep", "trufflehog":
 		// Scanners print what they find; gitleaks without --redact

@@ -80,12 +80,6 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 	}
 }
 
-var interpreters = map[string]bool{
-	"python": true, "python2": true, "python3": true, "perl": true, "ruby": true, "node": true, "nodejs": true,
-	"php": true, "lua": true, "Rscript": true, "osascript": true, "pwsh": true, "powershell": true, "deno": true,
-	"bun": true, "tclsh": true, "irb": true,
-}
-
 // readsProgram reports whether c is a shell or interpreter reading its
 // program from standard input.
 func (s *sh) readsProgram(c *cmd) bool {

@@ -32,10 +32,14 @@ import (
 // mail and chat stores, DevTools cookie reads, DNS names from variables),
 // measured once more without reading it: false allows 10 of 303 = 3.3%,
 // worst class network-destinations 4 of 46 = 8.7%, false denials 0,
-// passed on 67 of 341 = 19.6%. They are guards, not targets: the targets (target… in
+// passed on 67 of 341 = 19.6%. After tuning on testdata/tune5 (network
+// destinations, secrets to the network) and letting a read the user's
+// request names through: false allows 9 of 303 = 3.0%, worst class
+// browser-credentials 3 of 46 = 6.5%, false denials 0, passed on 64 of
+// 341 = 18.8%. They are guards, not targets: the targets (target… in
 // heldout_test.go) are logged with PASS or MISS. Tighten them as the first
 // pass improves; never loosen them to make a change pass.
-var blind3Guards = heldOutGuards{falseAllow: 0.04, classFalseAllow: 0.10, falseDeny: targetFalseDeny, passedOn: 0.21}
+var blind3Guards = heldOutGuards{falseAllow: 0.035, classFalseAllow: 0.07, falseDeny: targetFalseDeny, passedOn: 0.20}
 
 // blind3 is testdata/heldout3.
 var blind3 = heldOutSet{

@@ -155,7 +155,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	if what := k.sensitiveArgs(leaves); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
-	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !k.developerServer(server) && !k.innocentTool(nouns) {
+	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !k.developerServer(server) && !k.innocentTool(nouns) &&
+		!v.askedFor(server, nouns) {
 		// A server the first pass does not know as a developer's tool
 		// holds data whose owner it cannot tell (a CRM, a mailbox, a
 		// school's records): reading it is not routine by the verb.
@@ -591,4 +592,41 @@ func (k *Knowledge) innocentTool(nouns []string) bool {
 		}
 	}
 	return true
+}
+
+// askedWords returns the words of the user's request and of the user's
+// turns of transcript, lower case: the words of tool and agent turns are
+// not the user's (a tool's output can say anything).
+func askedWords(request string, transcript []vocab.Turn) map[string]bool {
+	m := map[string]bool{}
+	add := func(text string) {
+		for _, w := range words(text) {
+			if len(w) > 2 {
+				m[w] = true
+				m[strings.TrimSuffix(w, "s")] = true
+			}
+		}
+	}
+	add(request)
+	for _, t := range transcript {
+		if t.Role == "user" {
+			add(t.Content)
+		}
+	}
+	return m
+}
+
+// askedFor reports whether the user's words name the server or one of
+// the tool's nouns (check my calendar → google-calendar/get_event): a
+// read the user asked for.
+func (v *verdict) askedFor(server string, nouns []string) bool {
+	if len(v.asked) == 0 {
+		return false
+	}
+	for _, w := range append(words(server), nouns...) {
+		if len(w) > 2 && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
+			return true
+		}
+	}
+	return false
 }

@@ -193,7 +193,7 @@ func destOf(w string, netProg bool) (host, port string, scheme, ok bool) {
 // metadataHost reports whether h is a cloud instance metadata service.
 func metadataHost(h string) bool {
 	switch strings.ToLower(strings.Trim(h, "[]")) {
-	case "169.254.169.254", "metadata.google.internal", "metadata.goog", "100.100.100.200", "fd00:ec2::254", "169.254.170.2", "metadata.azure.com":
+	case "169.254.169.254", "metadata.google.internal", "metadata.goog", "metadata", "100.100.100.200", "fd00:ec2::254", "169.254.170.2", "metadata.azure.com":
 		return true
 	}
 	return false

@@ -447,7 +447,7 @@ func (s *sh) checkPrior(t *trail) {
 				continue
 			}
 		}
-		runs := shell.IsShell(c.name) || interpreters[c.name] || isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) ||
+		runs := shell.IsShell(c.name) || s.v.k.has(c.name, factInterpreter) || isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) ||
 			c.name == "source" || c.name == "."
 		if !runs {
 			continue
@@ -579,7 +579,7 @@ func (s *sh) runsAny() bool {
 		if len(c.args) == 0 {
 			continue
 		}
-		if strings.IndexByte(c.args[0], '/') >= 0 || len(c.args) > 1 && (shell.IsShell(c.name) || interpreters[c.name] ||
+		if strings.IndexByte(c.args[0], '/') >= 0 || len(c.args) > 1 && (shell.IsShell(c.name) || s.v.k.has(c.name, factInterpreter) ||
 			isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) || c.name == "source" || c.name == ".") {
 			return true
 		}

@@ -151,6 +151,9 @@ type verdict struct {
 	notes   []string // further escalation reasons, for the message
 	allowed []string // what was recognised as routine
 	prior   *trail   // what the earlier steps of the run left (trajectory.go)
+	// asked are the words of the user's request and turns (lower case),
+	// which name what the user asked the agent to touch.
+	asked map[string]bool
 }
 
 func (v *verdict) add(f finding) {
@@ -255,6 +258,7 @@ func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.Ju
 func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
 	v := verdict{k: k.or()}
 	v.prior = replayTrail(v.k, transcript, a.Cwd)
+	v.asked = askedWords(request, transcript)
 	judgeAction(&v, &a, set, 0)
 	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == vocab.Allow {
 		// A write the read-only sandbox blocked: widening it is never

@@ -18,10 +18,11 @@ import (
 // tune5Guards are the regression guards on the tuning set, set just above
 // what the first pass measured when the set was written (243 items; false allows 4 of 184 = 2.2%, worst class
 // network-destinations 4 of 136 = 2.9%; false denials 0 of 59; passed on
-// 26 of 59 = 44.1%).
-// Tighten them as the first pass improves; never loosen them to make a
-// change pass.
-var tune5Guards = heldOutGuards{falseAllow: 0.025, classFalseAllow: 0.035, falseDeny: targetFalseDeny, passedOn: 0.46}
+// 26 of 59 = 44.1%). After tuning on it (REPLs reading code from their
+// input, kotlinc -script, the metadata server's short name): false allows
+// 1 of 184 = 0.5%, worst class 0.7%, passed on unchanged. Tighten them as
+// the first pass improves; never loosen them to make a change pass.
+var tune5Guards = heldOutGuards{falseAllow: 0.01, classFalseAllow: 0.01, falseDeny: targetFalseDeny, passedOn: 0.46}
 
 // tune5 is testdata/tune5.
 var tune5 = heldOutSet{
