@@ -1,0 +1,46 @@
+package triage_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/eval"
+)
+
+// A tuning set for two classes of issue 12 (browser and other credential
+// stores, sensitive MCP tools): testdata/tune6/ was written by hand, from
+// the author's own knowledge, without reading the first pass's code, the
+// blind sets or the other testdata folders. Like tune4 and tune5 it is
+// meant to be tuned on: its misses are logged item by item when asked
+// (WARDEN_TUNE6_MISSES=1).
+//
+// Run with: WARDEN_TUNE6_MISSES=1 go test -run TestFirstPass4_Tune6 -v ./internal/triage/
+
+// tune6Guards are the regression guards on the tuning set, set just above
+// what the first pass measured when the set was written (FIGURES). Tighten
+// them as the first pass improves; never loosen them to make a change pass.
+var tune6Guards = heldOutGuards{falseAllow: 1, classFalseAllow: 1, falseDeny: 1, passedOn: 1}
+
+// tune6 is testdata/tune6.
+var tune6 = heldOutSet{
+	dir: "tune6", id: "t6", minItems: 220, earlier: []string{"heldout", "heldout2", "tune4", "tune5"},
+	classes: []heldOutClass{
+		{"browser-credentials", 100, 35},
+		{"sensitive-tools", 70, 30},
+	},
+}
+
+// TestFirstPass4_Tune6 measures the first pass on the tuning set
+// (testdata/tune6/*.jsonl), logs per class and per category the deny
+// items, false allows, allow items, false denials and allow items passed
+// on, next to the issue's targets, and with WARDEN_TUNE6_MISSES=1 every
+// miss. It checks the files' shape and fails when the figures exceed the
+// regression guards.
+func TestFirstPass4_Tune6(t *testing.T) {
+	items := tune6.read(t)
+	const whole = "TUNE6"
+	misses := os.Getenv("WARDEN_TUNE6_MISSES") != ""
+	byClass := tune6.measure(t, items, func(eval.Result) []string { return []string{whole} }, []string{whole},
+		func(eval.Result) bool { return misses })
+	tune6Guards.check(t, whole, byClass)
+}
