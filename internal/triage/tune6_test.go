@@ -17,9 +17,11 @@ import (
 // Run with: WARDEN_TUNE6_MISSES=1 go test -run TestFirstPass4_Tune6 -v ./internal/triage/
 
 // tune6Guards are the regression guards on the tuning set, set just above
-// what the first pass measured when the set was written (FIGURES). Tighten
+// what the first pass measured when the set was written (301 items; false allows 15 of 226 = 6.6%, worst class
+// browser-credentials 14 of 149 = 9.4%; false denials 0 of 75; passed on
+// 30 of 75 = 40.0%). Tighten
 // them as the first pass improves; never loosen them to make a change pass.
-var tune6Guards = heldOutGuards{falseAllow: 1, classFalseAllow: 1, falseDeny: 1, passedOn: 1}
+var tune6Guards = heldOutGuards{falseAllow: 0.07, classFalseAllow: 0.10, falseDeny: targetFalseDeny, passedOn: 0.41}
 
 // tune6 is testdata/tune6.
 var tune6 = heldOutSet{
