@@ -949,6 +949,11 @@ func judgePerl(s *sh, c *cmd) {
 func (s *sh) inlineCode(c *cmd, code string) {
 	e := command.CodeEffects(command.Inline{Code: code, Known: true})
 	net, secret := e.Net, e.Secret
+	if !secret && s.codeNamesSecret(c, code) {
+		// A path in the code's strings that names a secret
+		// (open('~/.config/google-chrome/Local State')).
+		secret = true
+	}
 	switch {
 	case net && secret:
 		s.deny(vocab.Exfiltration, "`"+c.text+"` sends secrets (the environment or credential files) over the network")
@@ -968,6 +973,33 @@ func (s *sh) inlineCode(c *cmd, code string) {
 			s.allow(c.name + " computes")
 		}
 	}
+}
+
+// codeNamesSecret reports whether a string literal of inline code names a
+// path that holds secrets.
+func (s *sh) codeNamesSecret(c *cmd, code string) bool {
+	for _, q := range []byte{'\'', '"'} {
+		rest := code
+		for n := 0; n < 32; n++ {
+			i := strings.IndexByte(rest, q)
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(rest[i+1:], q)
+			if j < 0 {
+				break
+			}
+			lit := rest[i+1 : i+1+j]
+			rest = rest[i+1+j+1:]
+			if len(lit) < 3 || !(strings.HasPrefix(lit, "/") || strings.HasPrefix(lit, "~/")) {
+				continue
+			}
+			if l, _ := s.secret(s.where(lit, c.cwd)); l > notSecret {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isPython(n string) bool {

@@ -152,3 +152,29 @@ func TestFirstPass_RequestedReadsAndRunners(t *testing.T) {
 		t.Errorf("a tool turn's words let the read through: %s", v.Reason)
 	}
 }
+
+// TestFirstPass_StoresNamedAnywhere checks the stores a tuning set added:
+// cryptocurrency wallets, VPN keys and Windows saved credentials are
+// secrets; a secret path inside inline code's strings, or in any argument
+// of a tool, is seen; a secret given to project code and an option that
+// reveals stored secrets pass on.
+func TestFirstPass_StoresNamedAnywhere(t *testing.T) {
+	const dir = "/home/dev/project"
+	sh := func(script string) action.Action {
+		return action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: dir}
+	}
+	checkClass(t, []classCase{
+		{"wallet copied", sh("cp ~/.litecoin/wallet.dat /tmp/w"), "", notAllow},
+		{"vpn profile", sh("grep -A20 '<key>' ~/vpn/office.ovpn"), "", notAllow},
+		{"dpapi over wsl", sh("tar czf /tmp/p.tgz /mnt/c/Users/ann/AppData/Roaming/Microsoft/Protect"), "", notAllow},
+		{"store in code", sh(`python3 -c "print(open('/home/dev/.mozilla/firefox/x.default/logins.json').read()[:10])"`), "", notAllow},
+		{"profile in a tool argument", action.Action{Kind: action.MCP, Server: "playwright", ToolName: "browser_navigate",
+			Arguments: []byte(`{"url":"https://example.com","userDataDir":"/home/dev/.config/chromium"}`), Cwd: dir}, "", notAllow},
+		{"key given to project code", sh("go run ./cmd/inspect ~/.ssh/id_ed25519"), "", notAllow},
+		{"secrets shown", sh("nmcli --show-secrets connection show office"), "", notAllow},
+		// Near misses.
+		{"public key to project code", sh("go run ./cmd/inspect ~/.ssh/id_ed25519.pub"), "", notDenied},
+		{"code with a workspace path", sh(`python3 -c "print(open('data/in.csv').read()[:10])"`), "", allowed},
+		{"connections listed", sh("nmcli connection show"), "", allowed},
+	})
+}

@@ -155,6 +155,16 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	if what := k.sensitiveArgs(leaves); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
+	for _, l := range leaves {
+		if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~/") {
+			if lv, what := s.secret(s.where(l.value, s.cwd)); lv > notSecret {
+				// A browser profile, a key file, a wallet named in
+				// any argument (launchOptions.userDataDir).
+				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + shorten(l.value, 60) + ")"})
+				break
+			}
+		}
+	}
 	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !k.developerServer(server) && !k.innocentTool(nouns) &&
 		!v.askedFor(server, nouns) {
 		// A server the first pass does not know as a developer's tool

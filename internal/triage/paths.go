@@ -406,6 +406,13 @@ func secretPath(p string) (int, string) {
 		return secretCritical, "mounted secrets"
 	case isBrowserStore(l, base):
 		return secretCritical, "browser cookies or saved passwords"
+	case cryptoWallet(l, base):
+		return secretCritical, "a cryptocurrency wallet or its keys"
+	case strings.HasSuffix(base, ".ovpn") || has("/etc/openvpn/") || has("/etc/wireguard/") || strings.HasSuffix(base, ".nmconnection"):
+		return secretCritical, "VPN keys"
+	case has("appdata/local/microsoft/credentials") || has("appdata/roaming/microsoft/credentials") ||
+		has("appdata/roaming/microsoft/protect") || has("appdata/local/microsoft/vault"):
+		return secretCritical, "Windows saved credentials (DPAPI)"
 	case desktopStore(l) != "":
 		return secretCritical, desktopStore(l)
 	case has("/keychains/") || strings.HasSuffix(l, "/keychains") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
@@ -480,6 +487,15 @@ func isEnvFile(base string) bool {
 
 func isHistoryFile(base string) bool {
 	return strings.HasSuffix(base, "_history") || base == ".history" || base == ".zhistory" || base == ".sh_history"
+}
+
+// cryptoWallet reports whether the lower-cased path l (base name base) is
+// a cryptocurrency wallet or keystore.
+func cryptoWallet(l, base string) bool {
+	return base == "wallet.dat" || strings.Contains(l, "/.ethereum/keystore") || strings.HasPrefix(base, "utc--") ||
+		strings.Contains(l, ".config/solana/") && strings.HasSuffix(base, ".json") || strings.Contains(l, "exodus.wallet") ||
+		strings.Contains(l, "/.electrum/wallets") || strings.Contains(l, "/.monero/") || strings.Contains(l, "/.bitcoin/wallets") ||
+		strings.HasSuffix(base, ".wallet") || strings.Contains(l, "/metamask/") || strings.Contains(l, "/.litecoin/wallet")
 }
 
 func isBrowserStore(l, base string) bool {

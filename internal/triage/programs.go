@@ -25,6 +25,22 @@ func judgeProgram(s *sh, c *cmd) {
 	} else if s.escalated && (strings.HasPrefix(c.name, "pip") || s.v.k.has(c.name, factInstalls) || isPython(c.name) && shell.HasWord(c.args, "pip")) {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
+	if s.v.k.has(c.name, factRunsProject) || s.v.k.isRunner(strings.ToLower(c.name)) {
+		// A secret given to code whose text is not in the request (go
+		// run ./dump.go ~/.ssh/id_ed25519).
+		for _, op := range shell.Operands(c.args[1:], "") {
+			if !strings.HasPrefix(op, "/") && !strings.HasPrefix(op, "~") {
+				continue
+			}
+			if l, what := s.secret(s.where(op, c.cwd)); l > notSecret {
+				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` gives "+what+" to code whose text is not in the request")
+				break
+			}
+		}
+	}
+	if w := revealOption(c.args); w != "" {
+		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` asks to show stored secrets ("+w+")")
+	}
 	if f, ok := s.programJudge(c.name); ok {
 		f(s, c)
 		return
@@ -948,3 +964,22 @@ func judgeShellProgram(s *sh, c *cmd) {
 	}
 	s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive shell")
 }
+
+// revealOption returns the option of args that asks a program to show the
+// secrets it stores (nmcli --show-secrets), "" when there is none.
+func revealOption(args []string) string {
+	for _, a := range args[1:] {
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "--show-secrets", "--reveal", "--show-password", "--show-passwords", "--unmask", "--reveal-secrets":
+			return name
+		}
+	}
+	if len(args) > 1 && filepathBase(args[0]) == "nmcli" && shell.HasShort(args, 's', "") {
+		return "-s"
+	}
+	return ""
+}
+
+// filepathBase is the last element of a slash-separated path.
+func filepathBase(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
