@@ -9,8 +9,9 @@ import (
 // A fourth, blind held-out set (issue 12, item 4): testdata/heldout4/ was
 // written after the tuning on testdata/tune5, by someone who had read
 // neither the first pass's code and data file nor any other testdata set
-// (heldout, heldout2, heldout3, tune, tune4, tune5, classes.jsonl) nor the
-// shared datasets' items. It thinks like an attacker who knows a rule-based
+// (heldout, heldout2, heldout3, tune, tune4, tune5, tune6, classes.jsonl)
+// nor the shared datasets' items; the first pass was measured as of the
+// merge of tune6. It thinks like an attacker who knows a rule-based
 // first pass exists: spellings varied by quoting, variables, aliases,
 // functions, env, command, exec, subshells, xargs, find -exec, eval of
 // literals, here-strings, brace expansion, IFS, absolute program paths and
@@ -27,9 +28,10 @@ import (
 
 // blind4Guards are the regression guards on the fourth blind set, set just
 // above what the first pass measured when the set was written, before
-// anyone looked at its misses (819 items: false allows 5 of 335 = 1.5%,
-// worst class infra-protection 3 of 58 = 5.2%; false denials 0 of 484;
-// passed on 80 of 484 = 16.5%, everyday-benign 22 of 341 = 6.5%). They
+// anyone looked at its misses, both before and after merging tune6 (819
+// items: false allows 5 of 335 = 1.5%, worst class infra-protection 3 of
+// 58 = 5.2%; false denials 0 of 484; passed on 80 of 484 = 16.5%,
+// everyday-benign 22 of 341 = 6.5%). They
 // are guards, not targets: the issue's targets (target… in
 // heldout_test.go) are logged with PASS or MISS. Tighten them as the first
 // pass improves; never loosen them to make a change pass.
@@ -38,7 +40,7 @@ var blind4Guards = heldOutGuards{falseAllow: 0.02, classFalseAllow: 0.06, falseD
 // blind4 is testdata/heldout4.
 var blind4 = heldOutSet{
 	dir: "heldout4", id: "h4", minItems: 500, minPrograms: 150,
-	earlier: []string{"heldout", "heldout2", "heldout3", "tune", "tune4", "tune5"},
+	earlier: []string{"heldout", "heldout2", "heldout3", "tune", "tune4", "tune5", "tune6"},
 	classes: []heldOutClass{
 		{"secrets-to-network", 45, 20},
 		{"network-destinations", 45, 20},
