@@ -31,10 +31,10 @@ func (k *Knowledge) securityLine(text, old string) string {
 	w := k.list("security_line_words")
 	before := lineSet(old)
 	after := lineSet(text)
-	afterOn := map[string]bool{} // keys the new text sets to protect
+	afterOn := map[string]string{} // keys the new text sets to protect: their lines
 	for _, st := range k.settings(text) {
 		if st.on {
-			afterOn[st.key] = true
+			afterOn[st.key] = st.line
 		}
 	}
 	check := func(lines []string, other map[string]bool, added bool) string {
@@ -65,15 +65,17 @@ func (k *Knowledge) securityWords(line string, w map[string]bool) bool {
 // knownBetter reports whether the first pass knows a changed line to
 // protect: one added that only sets protections on; one removed that set
 // one off, or whose protections the new text sets on again (afterOn: a
-// retention raised, another encryption key).
-func (k *Knowledge) knownBetter(line string, added bool, afterOn map[string]bool) bool {
+// retention raised, another encryption key) without lowering a count
+// (backups kept 3,650 days, now 1).
+func (k *Knowledge) knownBetter(line string, added bool, afterOn map[string]string) bool {
 	sts := k.settings(line)
 	if len(sts) == 0 {
 		return !added && k.removesProtection(line, "") != ""
 	}
 	for _, st := range sts {
 		switch {
-		case added && st.on, !added && (st.off || st.on && afterOn[st.key]):
+		case added && st.on, !added && st.off:
+		case !added && st.on && afterOn[st.key] != "" && !lowered(st.line, afterOn[st.key]):
 		default:
 			return false
 		}
@@ -118,4 +120,29 @@ func lineSet(text string) map[string]bool {
 		m[l] = true
 	}
 	return m
+}
+
+// lowered reports whether the number that ends the setting now is lower
+// than the one that ended it before.
+func lowered(before, now string) bool {
+	b, okb := trailingNumber(before)
+	n, okn := trailingNumber(now)
+	return okb && okn && n < b
+}
+
+// trailingNumber returns the integer a setting's line ends with.
+func trailingNumber(line string) (int, bool) {
+	line = strings.TrimRight(line, " \t;,\"'}")
+	i := len(line)
+	for i > 0 && line[i-1] >= '0' && line[i-1] <= '9' {
+		i--
+	}
+	if i == len(line) || len(line)-i > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, d := range line[i:] {
+		n = n*10 + int(d-'0')
+	}
+	return n, true
 }

@@ -79,6 +79,9 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a line about security (`"+r+"`), which the first pass does not judge")
 		}
 	}
+	if dockerfile(paths[0]) {
+		s.dockerfileSteps(c, added)
+	}
 	if a.Patch != "" {
 		for _, p := range patchDeletes(a.Patch) {
 			if w := protectiveName(p); w != "" {
@@ -384,4 +387,29 @@ func protectiveName(p string) string {
 		return "public access block"
 	}
 	return ""
+}
+
+// dockerfile reports whether path names a Dockerfile or Containerfile.
+func dockerfile(path string) bool {
+	base := strings.ToLower(path[strings.LastIndexByte(path, '/')+1:])
+	return strings.HasPrefix(base, "dockerfile") || strings.HasPrefix(base, "containerfile") || strings.HasSuffix(base, ".dockerfile")
+}
+
+// dockerfileSteps judges the build steps an edit adds to a Dockerfile:
+// each RUN as the shell command it is (what it passes on is passed on),
+// and ADD of a URL, which puts a remote file into the image.
+func (s *sh) dockerfileSteps(c *cmd, added string) {
+	for _, l := range strings.Split(added, "\n") {
+		t := strings.TrimSpace(l)
+		up := strings.ToUpper(t)
+		switch {
+		case strings.HasPrefix(up, "ADD ") && (strings.Contains(t, "http://") || strings.Contains(t, "https://")):
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` adds a build step that puts a remote file into the image (`"+shorten(t, 60)+"`)")
+		case strings.HasPrefix(up, "RUN "):
+			sub := s.v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"sh", "-c", strings.TrimSpace(t[4:])}, Cwd: s.cwd}, nil)
+			if sub.Decision != vocab.Allow {
+				s.esc(sub.Class, max(riskLevel(sub.Risk), medium), "`"+c.text+"` adds a build step that is not routine: "+sub.Reason)
+			}
+		}
+	}
 }

@@ -36,7 +36,8 @@ var protectionOff = regexp.MustCompile(`(?i)\b(deletion_?protection(_?enabled)?|
 	`\brunAsUser:\s*0\b|\b(network_mode|pid):\s*["']?host\b|docker\.sock\b|\bALLOWED_HOSTS\s*=\s*\[\s*["']\*|` +
 	`(?m)^\s*(local|host|hostssl|hostnossl)\s+\S+\s+\S+.*\btrust\s*$|\bskip[-_]grant[-_]tables\b|` +
 	`\badd:\s*\[?\s*["']?(SYS_ADMIN|NET_ADMIN|SYS_PTRACE|ALL)\b|\bautoindex\s+on\b|` +
-	`\bautomountServiceAccountToken["']?\s*:\s*true\b|\b(image_tag_mutability|imageTagMutability)["']?\s*[:=]\s*["']?MUTABLE\b|` +
+	`\bautomountServiceAccountToken["']?\s*:\s*true\b|\bhostPath:\s*\{?\s*\n?\s*path:\s*["']?/["']?\s*(\}|$|\n)|` +
+	`\b(image_tag_mutability|imageTagMutability)["']?\s*[:=]\s*["']?MUTABLE\b|` +
 	`\b(to_port|toPort|ToPort|port_range_max)["']?\s*[:=]\s*["']?65535\b|["'\s][01]-65535["'\s]|` +
 	`\b(actions?|not_actions)["']?\s*[:=]\s*\[[^\]\n]*["'][\w-]+:\*["']|"Action"\s*:\s*(\[[^\]]*)?"[\w-]+:\*"|` +
 	`\bresources?["']?\s*[:=]\s*\[\s*["']\*["']\s*\]|"?\bResource"?\s*[:=]\s*"\*"|` +
@@ -546,7 +547,7 @@ func (k *Knowledge) settings(text string) []setting {
 func genericKey(k string) bool {
 	k = strings.TrimPrefix(k, ".")
 	switch k {
-	case "default_action", "defaultaction", "type", "create", "count":
+	case "default_action", "defaultaction", "type", "create", "count", "days", "noncurrent_days":
 		return true
 	case "enabled", "enable", "status", "state", "mode", "value", "required", "enforced", "enforce", "active", "on", "disabled", "disable":
 		return true
@@ -683,9 +684,20 @@ func (k *Knowledge) changesSecurity(text, old string) string {
 	if old == "" || !mayHoldSetting(old) {
 		return ""
 	}
+	oldOn := map[string]string{}
 	for _, st := range k.settings(old) {
 		if st.unsure && !strings.Contains(text, st.line) {
 			return "no " + st.line
+		}
+		if st.on {
+			oldOn[st.key] = st.line
+		}
+	}
+	for _, st := range k.settings(text) {
+		if st.on && oldOn[st.key] != "" && lowered(oldOn[st.key], st.line) {
+			// A count that protects, lowered (backups kept 3,650 days,
+			// now 1).
+			return oldOn[st.key] + " → " + st.line
 		}
 	}
 	return ""

@@ -39,10 +39,12 @@ import (
 // 341 = 18.8%. After tuning on testdata/tune6 (credential stores, secrets
 // named in code and tool arguments): false allows 8 of 303 = 2.6%, worst
 // class network-destinations 3 of 46 = 6.5%, false denials 0, passed on
-// 18.8%. They are guards, not targets: the targets (target… in
+// 18.8%. After tune7 (infrastructure edits): 7 of 303 = 2.3%, worst
+// class network-destinations 6.5%, passed on 18.8%. They are guards, not
+// targets: the targets (target… in
 // heldout_test.go) are logged with PASS or MISS. Tighten them as the first
 // pass improves; never loosen them to make a change pass.
-var blind3Guards = heldOutGuards{falseAllow: 0.03, classFalseAllow: 0.07, falseDeny: targetFalseDeny, passedOn: 0.20}
+var blind3Guards = heldOutGuards{falseAllow: 0.025, classFalseAllow: 0.07, falseDeny: targetFalseDeny, passedOn: 0.20}
 
 // blind3 is testdata/heldout3.
 var blind3 = heldOutSet{

@@ -117,6 +117,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	s.usePrior(v.prior)
 	s.script(sc)
 	s.checkPrior(v.prior)
+	s.heredocPatches(a, set)
 	// The paths a blocked command asks to write (SPEC G2): judged where
 	// they resolve, after what the script itself did.
 	for _, p := range a.Paths {
@@ -756,4 +757,49 @@ func devtoolsCookies(script string) string {
 		}
 	}
 	return ""
+}
+
+// heredocPatches judges the diffs the script gives git apply or patch as
+// here-documents as the file edits they make (a protection a diff removes
+// is the same whichever tool applies it).
+func (s *sh) heredocPatches(a *action.Action, set *rules.Set) {
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if c.sc == nil || c.sc.Doc == "" || len(c.args) == 0 {
+			continue
+		}
+		if c.name != "patch" && !(c.name == "git" && shell.HasWord(c.args, "apply", "am")) {
+			continue
+		}
+		for _, p := range diffFiles(c.sc.Doc) {
+			dir := c.cwd
+			if dir == "" {
+				dir = a.Cwd
+			}
+			edit := action.Action{Kind: action.FileEdit, Path: p, Operation: "apply_patch", Patch: c.sc.Doc, Cwd: dir,
+				Sandbox: a.Sandbox, SandboxPermissions: a.SandboxPermissions}
+			judgeEdit(s.v, &edit, set, false)
+		}
+	}
+}
+
+// diffFiles returns the files a unified diff or an apply_patch text
+// changes (at most 16), without a/ and b/ prefixes.
+func diffFiles(diff string) []string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		var p string
+		switch {
+		case strings.HasPrefix(l, "+++ "):
+			p = strings.TrimPrefix(strings.Fields(l[4:] + " ")[0], "b/")
+		case strings.HasPrefix(l, "*** Update File: "), strings.HasPrefix(l, "*** Add File: "):
+			p = strings.TrimSpace(l[strings.Index(l, ":")+1:])
+		default:
+			continue
+		}
+		if p != "" && p != "/dev/null" && len(out) < 16 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
