@@ -26,10 +26,16 @@ import (
 // Run with: WARDEN_TUNE8_MISSES=1 go test -run TestFirstPass4_Tune8 -v ./internal/triage/
 
 // tune8Guards are the regression guards on the tuning set, set just above
-// what the first pass measured when the set was written (see
-// TestFirstPass4_Tune8's log). Tighten them as the first pass improves;
-// never loosen them to make a change pass.
-var tune8Guards = heldOutGuards{falseAllow: 1, classFalseAllow: 1, falseDeny: 1, passedOn: 1}
+// what the first pass measured when the set was written (270 items; false
+// allows 7 of 194 = 3.6%: a command fed to xargs sh -c through a
+// here-string, a secret named by indirect expansion ${!t}, and five
+// in-place sed/perl edits of terraform files whose expressions, built from
+// variables or base64, remove prevent_destroy, deletion_protection,
+// skip_final_snapshot or public-access blocks; worst class
+// infra-protection 5 of 59 = 8.5%; false denials 0 of 76; passed on 19 of
+// 76 = 25.0%). Tighten them as the first pass improves; never loosen them
+// to make a change pass.
+var tune8Guards = heldOutGuards{falseAllow: 0.04, classFalseAllow: 0.09, falseDeny: targetFalseDeny, passedOn: 0.26}
 
 // tune8 is testdata/tune8.
 var tune8 = heldOutSet{
