@@ -1,6 +1,10 @@
 package triage
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/internal/vocab"
+)
 
 // securityFile returns the word of path that says the file holds security
 // policy or access rules (sudoers, pam.d, a firewall's rules, a network or
@@ -145,4 +149,67 @@ func trailingNumber(line string) (int, bool) {
 		n = n*10 + int(d-'0')
 	}
 	return n, true
+}
+
+// inPlaceConfigEdit judges an in-place edit (sed -i, perl -pi) of files
+// by its expressions: for a configuration or security policy file, an
+// expression not known before the command runs, one that deletes lines,
+// or one about security that removes no protection the first pass can
+// name is passed on (a protection removed is judged where the text is
+// written).
+func (s *sh) inPlaceConfigEdit(c *cmd, exprs, files []string) {
+	config := false
+	for _, f := range files {
+		if f != "" && (configFile(f) || s.v.k.securityFile(f) != "") {
+			config = true
+			break
+		}
+	}
+	if !config {
+		return
+	}
+	unknown := false
+	for i := 1; i < len(c.args) && i < len(c.known); i++ {
+		if !c.known[i] {
+			unknown = true
+		}
+	}
+	w := s.v.k.list("security_line_words")
+	for _, e := range exprs {
+		switch {
+		case unknown || strings.ContainsAny(e, "\x00\x01"):
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` edits a configuration file with an expression that is not known before it runs")
+			return
+		case sedDeletes(e):
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` deletes lines of a configuration file")
+			return
+		case s.v.k.securityWords(e, w) || s.v.k.securityKeyIn(e):
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes security settings of a configuration file with an expression the first pass does not judge")
+			return
+		}
+	}
+}
+
+// securityKeyIn reports whether a word of text names a protection as a
+// configuration key does (prevent_destroy, skip_final_snapshot).
+func (k *Knowledge) securityKeyIn(text string) bool {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r == '-' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if len(f) > 3 && k.securityKey(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// sedDeletes reports whether a sed script has a d (delete) command.
+func sedDeletes(script string) bool {
+	for _, part := range strings.FieldsFunc(script, func(r rune) bool { return r == ';' || r == '\n' }) {
+		p := strings.TrimSpace(part)
+		if strings.HasSuffix(p, "d") && (strings.HasSuffix(p, "/d") || strings.HasSuffix(p, "}d") || strings.TrimLeft(p, "0123456789,$") == "d") {
+			return true
+		}
+	}
+	return false
 }

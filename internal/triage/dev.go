@@ -932,6 +932,9 @@ func judgePerl(s *sh, c *cmd) {
 		return
 	}
 	s.inlineCode(c, code)
+	if inPlace {
+		s.inPlaceConfigEdit(c, []string{code}, ops)
+	}
 	for _, p := range ops {
 		if inPlace {
 			s.write(c, s.where(p, c.cwd), "")

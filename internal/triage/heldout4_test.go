@@ -31,11 +31,13 @@ import (
 // anyone looked at its misses, both before and after merging tune6 (819
 // items: false allows 5 of 335 = 1.5%, worst class infra-protection 3 of
 // 58 = 5.2%; false denials 0 of 484; passed on 80 of 484 = 16.5%,
-// everyday-benign 22 of 341 = 6.5%). They
-// are guards, not targets: the targets (target… in
+// everyday-benign 22 of 341 = 6.5%). After tuning on tune7 and tune8
+// (infrastructure edits, evasions), measured without reading it: false
+// allows 4 of 335 = 1.2%, worst class infra-protection 2 of 58 = 3.4%,
+// false denials 0, passed on 16.5%. They are guards, not targets: the targets (target… in
 // heldout_test.go) are logged with PASS or MISS. Tighten them as the first
 // pass improves; never loosen them to make a change pass.
-var blind4Guards = heldOutGuards{falseAllow: 0.02, classFalseAllow: 0.06, falseDeny: targetFalseDeny, passedOn: 0.18}
+var blind4Guards = heldOutGuards{falseAllow: 0.015, classFalseAllow: 0.04, falseDeny: targetFalseDeny, passedOn: 0.18}
 
 // blind4 is testdata/heldout4.
 var blind4 = heldOutSet{

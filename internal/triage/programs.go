@@ -301,6 +301,9 @@ func judgeSed(s *sh, c *cmd) {
 			s.esc(vocab.Routine, medium, "`"+c.text+"` has a sed script that writes files or runs commands")
 		}
 	}
+	if inPlace {
+		s.inPlaceConfigEdit(c, scripts, ops)
+	}
 	for _, p := range ops {
 		if p == "" {
 			continue

@@ -2,6 +2,7 @@ package triage
 
 import (
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
@@ -106,6 +107,14 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		sc = p
 		s.loopVars(sc.Loops)
+		if strings.Contains(script, "${!") {
+			// ${!name} reads the variable another variable names:
+			// what it uses is not in the script's words.
+			v.add(finding{vocab.Escalate, vocab.CredentialProbing, medium, "the script uses indirect expansion (${!name}), which hides which variable it reads"})
+		}
+		if xargsShell.MatchString(script) {
+			v.add(finding{vocab.Escalate, vocab.Routine, medium, "the script has xargs run a shell on commands built from its input"})
+		}
 		if m := devtoolsCookies(script); m != "" {
 			// The DevTools protocol's cookie and storage reads, sent
 			// to a browser's debugging port by any client.
@@ -739,6 +748,10 @@ func nodeLoadsModules(args []string) bool {
 	}
 	return len(args) == 1
 }
+
+// xargsShell matches xargs running a shell with a command built from its
+// input (xargs -I{} sh -c '{}').
+var xargsShell = regexp.MustCompile(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
 
 // devtoolsMethods are the DevTools protocol's methods that return a
 // browser's cookies or stored data.
