@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
@@ -73,7 +72,7 @@ func judgeDevTool(s *sh, c *cmd) {
 
 // Git.
 
-var sharedBranch = regexp.MustCompile(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
+var sharedBranch = lazyRE(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
 
 func judgeGit(s *sh, c *cmd) {
 	args := c.args
@@ -678,7 +677,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 }
 
 var (
-	pkgVersion = regexp.MustCompile(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
+	pkgVersion = lazyRE(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
 )
 
 // pkgName strips a package spec down to its name: versions, extras and

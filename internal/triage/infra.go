@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
@@ -393,7 +392,7 @@ func terraformSecretOutput(args []string) bool {
 }
 
 // cloudReadVerbs are the verbs of cloud CLIs that only read.
-var cloudReadVerb = regexp.MustCompile(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
+var cloudReadVerb = lazyRE(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
 
 func judgeCloud(s *sh, c *cmd) {
 	var ops []string
@@ -474,9 +473,9 @@ func judgeCloud(s *sh, c *cmd) {
 // SQL.
 
 var (
-	sqlRead    = regexp.MustCompile(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
-	sqlWrite   = regexp.MustCompile(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
-	sqlDestroy = regexp.MustCompile(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
+	sqlRead    = lazyRE(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
+	sqlWrite   = lazyRE(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
+	sqlDestroy = lazyRE(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
 )
 
 // judgeSQLText judges SQL: reads are routine, destroying data or schemas

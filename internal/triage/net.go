@@ -3,7 +3,6 @@ package triage
 import (
 	"net"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
@@ -123,7 +122,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 
 // fileRefs finds files read inside command substitutions: $(cat FILE),
 // $(< FILE), `cat FILE`, $(base64 FILE).
-var fileRefs = regexp.MustCompile(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
+var fileRefs = lazyRE(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
 
 func (s *sh) tildeHome(p string) string {
 	if strings.HasPrefix(p, "$HOME") {
@@ -730,4 +729,4 @@ func urlPayload(u string) (int, string) {
 	return notSecret, found
 }
 
-var encodedRun = regexp.MustCompile(`[A-Za-z0-9+/_-]{40,}={0,2}`)
+var encodedRun = lazyRE(`[A-Za-z0-9+/_-]{40,}={0,2}`)

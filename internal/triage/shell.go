@@ -2,7 +2,6 @@ package triage
 
 import (
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
@@ -751,7 +750,7 @@ func nodeLoadsModules(args []string) bool {
 
 // xargsShell matches xargs running a shell with a command built from its
 // input (xargs -I{} sh -c '{}').
-var xargsShell = regexp.MustCompile(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
+var xargsShell = lazyRE(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
 
 // devtoolsMethods are the DevTools protocol's methods that return a
 // browser's cookies or stored data.

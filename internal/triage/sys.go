@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
@@ -283,7 +282,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes system security settings or accounts")
 }
 
-var adminGroups = regexp.MustCompile(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
+var adminGroups = lazyRE(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
 
 func judgeAccounts(s *sh, c *cmd) {
 	args := c.args
