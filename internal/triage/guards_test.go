@@ -229,3 +229,25 @@ func TestFirstPass_Evasions(t *testing.T) {
 		{"xargs runs grep", sh(`find . -name '*.go' | xargs grep -n TODO`), "", allowed},
 	})
 }
+
+// TestFirstPass_ServerNamesAndRequestsCannotBeTalkedPast plays the
+// attacker against the two ways a read on an unknown MCP server becomes
+// routine: a server named only with filler words (mcp, server, tools,
+// local, dev) is not a developer's tool, and a request naming a vendor or
+// a generic word (google, data) does not ask for every server of that
+// vendor.
+func TestFirstPass_ServerNamesAndRequestsCannotBeTalkedPast(t *testing.T) {
+	const dir = "/home/dev/project"
+	call := func(server, tool string) action.Action {
+		return action.Action{Kind: action.MCP, Server: server, ToolName: tool, Arguments: []byte(`{"limit":50}`), Cwd: dir}
+	}
+	checkClass(t, []classCase{
+		{"filler-only server name", call("local-mcp-tools", "list_records"), "", notAllow},
+		{"filler server", call("dev-server", "get_entries"), "", notAllow},
+		{"vendor word in the request", call("google-calendar", "list_events"), "Search google for the build error.", notAllow},
+		{"generic word in the request", call("acme-crm", "get_data"), "Load the test data.", notAllow},
+		// Near misses.
+		{"developer server with filler", call("mcp-server-github", "list_issues"), "", allowed},
+		{"service the request names", call("google-calendar", "list_events"), "What is on my calendar today?", allowed},
+	})
+}

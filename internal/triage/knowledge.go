@@ -188,7 +188,8 @@ var listSpecs = []listSpec{
 	{"reveal_keys", true}, {"field_keys", true}, {"search_keys", true},
 	{"sensitive_field_words", true}, {"sensitive_search_words", true},
 	// MCP servers and tools (mcp.go).
-	{"developer_servers", false}, {"innocent_tool_nouns", false},
+	{"developer_servers", false}, {"innocent_tool_nouns", false}, {"server_filler_words", false},
+	{"unspecific_words", true},
 	// Configuration edits (configedit.go).
 	{"security_file_words", true}, {"security_line_words", true},
 	// Browser pages that show saved credentials (mcp.go).

@@ -575,17 +575,22 @@ func looksLikeSQL(q string) bool {
 // hosts, trackers, CI, docs, files, databases of the project, browsers
 // for testing): its reads are judged by the tool's verb.
 func (k *Knowledge) developerServer(server string) bool {
-	known := k.list("developer_servers")
-	l := strings.ToLower(server)
-	if known[l] {
+	known, filler := k.list("developer_servers"), k.list("server_filler_words")
+	if known[strings.ToLower(server)] {
 		return true
 	}
+	named := false
 	for _, w := range words(server) {
-		if !known[w] {
+		switch {
+		case filler[w]:
+			// mcp-server-github: the filler says nothing of the data.
+		case known[w]:
+			named = true
+		default:
 			return false
 		}
 	}
-	return len(words(server)) > 0
+	return named
 }
 
 // innocentTool reports whether a tool's nouns only ask about the service
@@ -628,13 +633,15 @@ func askedWords(request string, transcript []vocab.Turn) map[string]bool {
 
 // askedFor reports whether the user's words name the server or one of
 // the tool's nouns (check my calendar → google-calendar/get_event): a
-// read the user asked for.
+// read the user asked for. Vendors' and generic words (google, data: list
+// unspecific_words) name no service.
 func (v *verdict) askedFor(server string, nouns []string) bool {
 	if len(v.asked) == 0 {
 		return false
 	}
+	unspecific := v.k.list("unspecific_words")
 	for _, w := range append(words(server), nouns...) {
-		if len(w) > 2 && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
+		if len(w) > 3 && !unspecific[w] && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
 			return true
 		}
 	}
