@@ -43,7 +43,7 @@ func (k *Knowledge) securityLine(text, old string) string {
 	}
 	check := func(lines []string, other map[string]bool, added bool) string {
 		for _, l := range lines {
-			if other[l] || !k.securityWords(l, w) || k.notAboutSecurity(l) || k.knownBetter(l, added, afterOn) {
+			if other[l] || !hasWordIn(l, w) || k.notAboutSecurity(l) || k.knownBetter(l, added, afterOn) {
 				continue
 			}
 			return shorten(l, 80)
@@ -56,8 +56,8 @@ func (k *Knowledge) securityLine(text, old string) string {
 	return check(lines(old), after, false)
 }
 
-// securityWords reports whether a word of line is in w.
-func (k *Knowledge) securityWords(line string, w map[string]bool) bool {
+// hasWordIn reports whether a word of line is in w.
+func hasWordIn(line string, w map[string]bool) bool {
 	for _, x := range words(line) {
 		if w[x] {
 			return true
@@ -183,7 +183,7 @@ func (s *sh) inPlaceConfigEdit(c *cmd, exprs, files []string) {
 		case sedDeletes(e):
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` deletes lines of a configuration file")
 			return
-		case s.v.k.securityWords(e, w) || s.v.k.securityKeyIn(e):
+		case hasWordIn(e, w) || s.v.k.securityKeyIn(e):
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes security settings of a configuration file with an expression the first pass does not judge")
 			return
 		}

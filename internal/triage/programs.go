@@ -37,7 +37,7 @@ func judgeProgram(s *sh, c *cmd) {
 			}
 		}
 	}
-	if w := revealOption(c.args); w != "" {
+	if w := revealOption(c); w != "" {
 		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` asks to show stored secrets ("+w+")")
 	}
 	if f, ok := s.programJudge(c.name); ok {
@@ -967,9 +967,10 @@ func judgeShellProgram(s *sh, c *cmd) {
 	s.esc(vocab.Routine, low, "`"+c.text+"` starts an interactive shell")
 }
 
-// revealOption returns the option of args that asks a program to show the
+// revealOption returns the option of c that asks its program to show the
 // secrets it stores (nmcli --show-secrets), "" when there is none.
-func revealOption(args []string) string {
+func revealOption(c *cmd) string {
+	args := c.args
 	for _, a := range args[1:] {
 		name, _, _ := strings.Cut(a, "=")
 		switch name {
@@ -977,11 +978,8 @@ func revealOption(args []string) string {
 			return name
 		}
 	}
-	if len(args) > 1 && filepathBase(args[0]) == "nmcli" && shell.HasShort(args, 's', "") {
+	if c.name == "nmcli" && shell.HasShort(args, 's', "") {
 		return "-s"
 	}
 	return ""
 }
-
-// filepathBase is the last element of a slash-separated path.
-func filepathBase(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
