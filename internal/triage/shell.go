@@ -111,7 +111,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 			// what it uses is not in the script's words.
 			v.add(finding{vocab.Escalate, vocab.CredentialProbing, medium, "the script uses indirect expansion (${!name}), which hides which variable it reads"})
 		}
-		if xargsShell.MatchString(script) {
+		if strings.Contains(script, "xargs") && xargsShell.MatchString(script) {
 			v.add(finding{vocab.Escalate, vocab.Routine, medium, "the script has xargs run a shell on commands built from its input"})
 		}
 		if m := devtoolsCookies(script); m != "" {
