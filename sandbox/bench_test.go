@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -39,5 +41,32 @@ func BenchmarkStartSandboxed(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCommandLargeWorkspace measures Policy.Command alone (no start)
+// in a workspace of 1,000 directories and 10,000 files, the size of a small
+// project with its dependencies: every sandboxed command looks there for
+// nested protected names (.git, .warden, .agents), so this is paid per
+// command.
+func BenchmarkCommandLargeWorkspace(b *testing.B) {
+	requireSandbox(b)
+	w := repo(b)
+	for i := range 10 {
+		for j := range 10 {
+			for k := range 10 {
+				d := mkdir(b, w, "pkg"+strconv.Itoa(i), "mod"+strconv.Itoa(j), "dir"+strconv.Itoa(k))
+				for f := range 10 {
+					writeFile(b, filepath.Join(d, "file"+strconv.Itoa(f)+".js"), "x\n")
+				}
+			}
+		}
+	}
+	writeFile(b, filepath.Join(w, "pkg3", "mod4", ".git"), "gitdir: "+filepath.Join(w, ".git")+"\n")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	for b.Loop() {
+		if _, err := p.Command(context.Background(), "/bin/true"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -207,36 +207,6 @@ func protectedNamesUnder(root string) map[string]fileKey {
 	return out
 }
 
-func walkNames(dir string, out map[string]fileKey, follow bool) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	entries, _ := f.ReadDir(-1) // directory order: no sorting
-	f.Close()
-	for _, e := range entries {
-		name := e.Name()
-		path := filepath.Join(dir, name)
-		if slices.Contains(ProtectedNames, name) {
-			if k, ok := keyOf(path); ok {
-				out[path] = k
-			}
-			continue
-		}
-		if e.IsDir() { // d_type: a link to a directory is not one
-			walkNames(path, out, follow)
-		} else if real := intoTemp(path); follow && e.Type()&fs.ModeSymlink != 0 && real != "" {
-			// A link from the root into a directory under a temporary
-			// directory (which is writable but not walked): a .git made
-			// there through the link (ln -s /tmp/x sub; mkdir -p
-			// sub/.git/hooks) is one the person meets in the workspace.
-			// Links are followed once, not further down; what is found
-			// is named by where it is, so that it can be moved.
-			walkNames(real, out, false)
-		}
-	}
-}
-
 // Sweep moves every protected name created in the roots since Watch (a
 // path it did not record, or a different file there now), and every state
 // path created since, to a new directory under warden's home

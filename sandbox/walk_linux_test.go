@@ -1,0 +1,96 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestG1_WalkFindsNestedProtectedNames checks the walk every sandboxed
+// command makes of its roots: protected names at any depth are found
+// (not what is inside them), links are not followed except once into a
+// temporary directory, and a tree deeper than a path can name is walked
+// to the bottom.
+func TestG1_WalkFindsNestedProtectedNames(t *testing.T) {
+	root := mkdir(t, scratch(t), "root")
+	elsewhere := mkdir(t, scratch(t), "elsewhere")
+	mkdir(t, elsewhere, ".git", "hooks")
+
+	mkdir(t, root, "a", "b", ".git", "hooks")
+	writeFile(t, filepath.Join(root, "a", "b", ".git", "hooks", "pre-commit"), "#!/bin/sh\n")
+	writeFile(t, filepath.Join(root, ".warden"), "x\n")
+	mkdir(t, root, "c", ".agents", "nested", ".git") // inside a protected name: not looked at
+	writeFile(t, filepath.Join(root, "c", "main.go"), "package main\n")
+	symlink(t, elsewhere, filepath.Join(root, "link")) // a link out: not followed
+
+	want := []string{
+		filepath.Join(root, ".warden"),
+		filepath.Join(root, "a", "b", ".git"),
+		filepath.Join(root, "c", ".agents"),
+	}
+
+	// A link into a temporary directory is followed once.
+	if tmp, err := os.MkdirTemp("", "warden-walk-"); err == nil {
+		t.Cleanup(func() { os.RemoveAll(tmp) })
+		if real, err := filepath.EvalSymlinks(tmp); err == nil {
+			mkdir(t, real, ".git", "hooks")
+			symlink(t, real, filepath.Join(root, "cache"))
+			want = append(want, filepath.Join(real, ".git"))
+		}
+	}
+
+	// Deeper than PATH_MAX (4096): made with relative steps.
+	deep := mkdir(t, root, "deep")
+	long := strings.Repeat("d", 200)
+	dir, err := os.Open(deep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 25 {
+		next, err := mkdirAt(dir, long)
+		dir.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = next
+	}
+	if _, err := mkdirAt(dir, ".git"); err != nil {
+		t.Fatal(err)
+	}
+	dir.Close()
+	want = append(want, filepath.Join(append([]string{deep}, append(slices.Repeat([]string{long}, 25), ".git")...)...))
+
+	got := protectedNamesUnder(root)
+	var paths []string
+	for p := range got {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	slices.Sort(want)
+	if !slices.Equal(paths, want) {
+		t.Errorf("found\n  %s\nwant\n  %s", strings.Join(paths, "\n  "), strings.Join(want, "\n  "))
+	}
+	// The identity recorded is the entry's own.
+	k, ok := keyOf(filepath.Join(root, ".warden"))
+	if !ok || got[filepath.Join(root, ".warden")] != k {
+		t.Errorf("key of .warden = %v, want %v", got[filepath.Join(root, ".warden")], k)
+	}
+}
+
+// mkdirAt makes the directory name in dir and opens it.
+func mkdirAt(dir *os.File, name string) (*os.File, error) {
+	if err := unix.Mkdirat(int(dir.Fd()), name, 0o755); err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
