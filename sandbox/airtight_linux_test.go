@@ -441,7 +441,7 @@ func TestG1_WithoutViewKeepsNamespaces(t *testing.T) {
 	w := repo(t)
 	out := scratch(t)
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
-	s, err := p.spec()
+	s, err := p.spec(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

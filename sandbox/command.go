@@ -61,7 +61,7 @@ func (p Policy) Command(ctx context.Context, name string, args ...string) (*exec
 // or else (a helper killed before it asked, a command that never started)
 // once the helper is gone and cmd is garbage. Outside Linux, Wrap leaves cmd unchanged in full-access mode or
 // when the policy is Unenforced, and otherwise returns an error.
-func (p Policy) Wrap(cmd *exec.Cmd) error { return p.wrap(cmd) }
+func (p Policy) Wrap(cmd *exec.Cmd) error { return p.wrap(cmd, nil) }
 
 // Contain changes cmd, not yet started, so that when it ends, or is
 // killed, every process it started ends too, including those that left

@@ -272,8 +272,9 @@ func probe(view bool) error {
 // keeps contents, not metadata).
 func viewSupported() error { return viewProbe() }
 
-// wrap is Wrap on Linux.
-func (p Policy) wrap(cmd *exec.Cmd) error {
+// wrap is Wrap on Linux, with found the protected names a walk of the
+// roots found already (nil to walk them).
+func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
 	switch p.Mode {
 	case FullAccess:
 		return nil
@@ -287,7 +288,7 @@ func (p Policy) wrap(cmd *exec.Cmd) error {
 	if len(cmd.Args) > 0 && cmd.Args[0] == helperArg0 {
 		return errors.New("sandbox: the command is already sandboxed")
 	}
-	s, err := p.spec()
+	s, err := p.spec(found)
 	if err != nil {
 		return err
 	}
@@ -321,8 +322,8 @@ func (p Policy) wrap(cmd *exec.Cmd) error {
 	return nil
 }
 
-// spec works out how the policy is enforced here.
-func (p Policy) spec() (spec, error) {
+// spec works out how the policy is enforced here; found is as for wrap.
+func (p Policy) spec(found map[string]fileKey) (spec, error) {
 	s := spec{Mode: p.Mode, Network: p.NetworkAccess}
 	abi, abiErr := Supported()
 	if abi == 0 && !p.Unenforced {
@@ -350,7 +351,7 @@ func (p Policy) spec() (spec, error) {
 		if err != nil {
 			return s, err
 		}
-		nested, err := p.nestedProtected()
+		nested, err := p.nestedProtected(found)
 		if err != nil {
 			return s, err
 		}

@@ -34,7 +34,7 @@ func viewSupported() error {
 
 // wrap leaves cmd unchanged in full-access mode or when the policy is
 // Unenforced, and otherwise returns an error.
-func (p Policy) wrap(cmd *exec.Cmd) error {
+func (p Policy) wrap(cmd *exec.Cmd, _ map[string]fileKey) error {
 	switch p.Mode {
 	case FullAccess:
 		return nil

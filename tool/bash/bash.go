@@ -247,21 +247,15 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy)
 		return err
 	}
 	cmd.WaitDelay = pipeGrace
+	var watch *sandbox.Watch // what Sweep compares with, in workspace-write mode
 	if p != nil && p.Mode != sandbox.FullAccess {
-		if err := p.Wrap(cmd); err != nil {
+		w, err := p.WatchAndWrap(cmd)
+		if err != nil {
 			return "", &tool.Error{Type: tool.ErrPermission, Message: "cannot start the command in the sandbox: " + err.Error()}
 		}
+		watch = w
 	} else if err := sandbox.Contain(cmd); err != nil && !errors.Is(err, sandbox.ErrUnsupported) {
 		return "", fmt.Errorf("bash: %w", err)
-	}
-
-	var watch *sandbox.Watch
-	if p != nil {
-		w, err := p.Watch()
-		if err != nil {
-			return "", fmt.Errorf("bash: %w", err)
-		}
-		watch = w
 	}
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("bash: starting the shell: %w", err)
