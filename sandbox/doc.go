@@ -220,8 +220,10 @@
 // WaitDelay and fields of SysProcAttr (Setpgid, Setsid, Pdeathsig), but
 // must not replace SysProcAttr nor set credentials, ID mappings,
 // namespaces or ExtraFiles (for root, Wrap passes the helper the socket
-// over which it asks for its ID maps as the only extra file). Call Policy.Watch before starting a
-// workspace-write command and Watch.Sweep after it ended. On other systems
+// over which it asks for its ID maps as the only extra file). Call
+// Policy.Watch before starting a workspace-write command (or
+// Policy.WatchAndWrap instead of both Watch and Wrap: one walk of the
+// roots) and Watch.Sweep after it ended. On other systems
 // than Linux, only full-access and Unenforced policies run.
 //
 // Starting a sandboxed command costs a few milliseconds more than a plain
