@@ -226,18 +226,12 @@ var viewProbe = func() error { _, err := probes(); return err }
 
 // probes starts the helper in probe mode and remembers the outcome: first
 // with the read-only view, whose success says both that namespaces work
-// and that the view does, so that the usual case costs one helper start
-// (a one-shot `warden exec` pays for it on every call); only when that
-// fails, again without the view, to tell which of the two is missing.
+// and that the view does, so that the usual case costs one helper start;
+// only when that fails, again without the view, to tell which of the two
+// is missing. A success is also remembered on disk (see probeKey), so that
+// a one-shot `warden exec` does not pay for the probe on every call.
 var probes = sync.OnceValues(func() (nsErr, viewErr error) {
-	viewErr = probe(true)
-	if viewErr == nil {
-		return nil, nil
-	}
-	if nsErr = probe(false); nsErr != nil {
-		return nsErr, nsErr
-	}
-	return nil, fmt.Errorf("sandbox: no read-only view of the file system (%w): %w", viewErr, ErrUnsupported)
+	return cachedProbes(probeCachePath(), probeKey(), probe)
 })
 
 // probe starts the helper in probe mode in new namespaces, with the
