@@ -130,6 +130,10 @@ func (p Policy) Watch() (*Watch, error) {
 	if p.Mode != WorkspaceWrite {
 		return nil, nil
 	}
+	// Probing the kernel, which Wrap needs, may write warden's home (the
+	// probe's cache): done first, so that Sweep does not take warden's own
+	// files for ones the command created.
+	_ = namespaces()
 	w := &Watch{before: map[string]fileKey{}, start: time.Now()}
 	// The command's start creates them anyway, to protect them.
 	if err := ensureState(p.resolvedRoots()); err != nil {

@@ -226,3 +226,25 @@ func TestExec_HintsNameWhatWasBlocked(t *testing.T) {
 		}
 	}
 }
+
+// A fresh warden home outside the writable roots: warden's own files
+// there (the sandbox probe's cache) are not taken for files the command
+// created, and nothing is quarantined.
+func TestExec_FreshHomeIsNotQuarantined(t *testing.T) {
+	requireSandbox(t)
+	w := project(t)
+	home := filepath.Join(outsideDir(t), "home") // does not exist yet
+	cmd := exec.Command(binary(t), "exec", "--", "true")
+	cmd.Dir = w
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Errorf("warden exec: %v, output %q", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "quarantine")); !os.IsNotExist(err) {
+		t.Errorf("something was quarantined under the fresh home (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "cache", "sandbox-probe")); err != nil {
+		t.Errorf("the probe was not remembered: %v", err)
+	}
+}
