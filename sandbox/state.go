@@ -287,9 +287,6 @@ func (w *Watch) Sweep() ([]Quarantined, error) {
 // moveAway moves path to to, creating to's parent; across file systems it
 // copies and then removes.
 func moveAway(path, to string) error {
-	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
-		return err
-	}
 	err := renameNoFollow(path, to)
 	if err == nil {
 		return nil

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"os"
+	"path/filepath"
 )
 
 // keyOf returns the identity of the file at path as well as this system
@@ -19,5 +20,10 @@ func keyOf(path string) (fileKey, bool) {
 
 func isCrossDevice(err error) bool { return errors.Is(err, errors.ErrUnsupported) }
 
-// renameNoFollow renames path to to.
-func renameNoFollow(path, to string) error { return os.Rename(path, to) }
+// renameNoFollow renames path to to, creating to's parent.
+func renameNoFollow(path, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+		return err
+	}
+	return os.Rename(path, to)
+}

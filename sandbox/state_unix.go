@@ -2,7 +2,15 @@
 
 package sandbox
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
-// renameNoFollow renames path to to.
-func renameNoFollow(path, to string) error { return os.Rename(path, to) }
+// renameNoFollow renames path to to, creating to's parent.
+func renameNoFollow(path, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+		return err
+	}
+	return os.Rename(path, to)
+}

@@ -130,3 +130,68 @@ func TestG1_WatchAndWrapProtectsNested(t *testing.T) {
 		t.Errorf("sub/.git is still there (%v)", err)
 	}
 }
+
+// TestG1_DeepProtectedNameQuarantined: a .git a command made deeper than a
+// path can name is found and moved away like any other.
+func TestG1_DeepProtectedNameQuarantined(t *testing.T) {
+	t.Setenv(wardenhome.EnvHome, mkdir(t, scratch(t), "warden-home"))
+	w := mkdir(t, scratch(t), "work")
+	watch, err := Policy{Mode: WorkspaceWrite, Workdir: w}.Watch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.Open(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 25 {
+		next, err := mkdirAt(dir, strings.Repeat("d", 200))
+		dir.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = next
+	}
+	defer dir.Close()
+	if _, err := mkdirAt(dir, ".git"); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := watch.Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(moved) != 1 || !strings.HasSuffix(moved[0].Path, "/.git") || len(moved[0].Path) < 5000 {
+		t.Fatalf("moved %d paths, want the deep .git", len(moved))
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(dir.Fd()), ".git", &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+		t.Error("the deep .git is still there")
+	}
+}
+
+// TestG1_QuarantineFollowsNoLink: a directory on the way to a path being
+// quarantined, replaced by a link since it was found, cannot redirect the
+// move to the person's own repository.
+func TestG1_QuarantineFollowsNoLink(t *testing.T) {
+	w := mkdir(t, scratch(t), "work")
+	mine := mkdir(t, scratch(t), "mine", ".git") // the person's repository
+	symlink(t, filepath.Dir(mine), filepath.Join(w, "sub"))
+	to := filepath.Join(scratch(t), "quarantine", w, "sub", ".git")
+	if err := renameNoFollow(filepath.Join(w, "sub", ".git"), to); err == nil {
+		t.Fatal("moved through a link")
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the person's .git: %v", err)
+	}
+	// The destination's way is not followed through a link either.
+	q := mkdir(t, scratch(t), "q")
+	outside := mkdir(t, scratch(t), "outside")
+	symlink(t, outside, filepath.Join(q, "x"))
+	src := mkdir(t, w, "real", ".git")
+	if err := renameNoFollow(src, filepath.Join(q, "x", "y", ".git")); err == nil {
+		t.Fatal("moved into a directory reached through a link")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("%s gained %d entries", outside, len(entries))
+	}
+}
