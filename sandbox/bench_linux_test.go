@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -47,7 +48,7 @@ func BenchmarkStartParts(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		cmd.Args = append(append([]string{helperArg0}, s.args()...), "/bin/true")
+		cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), "/bin/true")
 		return cmd
 	}
 	b.Run("namespaces", func(b *testing.B) {
@@ -61,11 +62,11 @@ func BenchmarkStartParts(b *testing.B) {
 		})
 	})
 	b.Run("helper", func(b *testing.B) {
-		run(b, func() *exec.Cmd { return helper(spec{Mode: ReadOnly}, false) })
+		run(b, func() *exec.Cmd { return helper(spec{Mode: string(ReadOnly)}, false) })
 	})
 	b.Run("helper+namespaces", func(b *testing.B) {
 		run(b, func() *exec.Cmd {
-			return helper(spec{Mode: ReadOnly, UserNS: user, NetNS: net, PIDNS: true}, true)
+			return helper(spec{Mode: string(ReadOnly), UserNS: user, NetNS: net, PIDNS: true}, true)
 		})
 	})
 }

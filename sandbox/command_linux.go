@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,169 +18,11 @@ import (
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// helperArg0 is the argv[0] under which this package's init recognises a
-// re-executed helper. The spec follows as "key=value" arguments, the
-// first being specMarker, up to a "--"; then the command's own argv.
-const helperArg0 = "[warden-sandbox]"
-
-// specVersion is the version of the spec format.
-const specVersion = 1
-
-// specMarker starts every spec, so that a stray argv[0] equal to
-// helperArg0 is not mistaken for a helper invocation.
-var specMarker = "warden_sandbox=" + strconv.Itoa(specVersion)
-
-// Exit statuses of the helper when it cannot run the command, as in env(1)
-// and timeout(1).
-const (
-	// exitSetup is the exit status of a sandboxed command whose sandbox
-	// could not be set up; the reason is on its stderr, after "warden:
-	// sandbox: ".
-	exitSetup = 125
-	// exitCannotRun is the exit status when the command exists but could
-	// not be executed.
-	exitCannotRun = 126
-	// exitNotFound is the exit status when the command does not exist.
-	exitNotFound = 127
-)
-
 // maxABI is the newest Landlock ABI go-landlock knows.
 const maxABI = 11
 
-// spec is what the parent hands the helper: everything resolved, so the
-// helper only opens, mounts and restricts.
-type spec struct {
-	Probe     bool
-	Mode      Mode
-	Path      string   // the program to execute
-	Roots     []string // writable roots, resolved
-	Protected []string // protected paths that exist, resolved
-	Hidden    []string // warden's state, hidden from reads (needs MountNS)
-	Network   bool
-	// Landlock is the ABI to enforce; 0 enforces nothing (Unenforced).
-	Landlock int
-	// UserNS and NetNS name the parent's namespaces when the helper must
-	// run in new ones; it refuses to go on in the parent's.
-	UserNS string
-	NetNS  string
-	// IDMap is "UID:GID" when the helper must map these IDs of the
-	// parent's user namespace to themselves in its new one (see
-	// addNamespaces); empty when the parent writes the maps.
-	IDMap string
-	// ParentMaps asks the helper to request root's maps from the parent
-	// over descriptor 3 (see serveRootMaps).
-	ParentMaps bool
-	// MountNS asks for a private mount namespace in which the protected
-	// paths are bound read-only.
-	MountNS bool
-	// View asks for the read-only view of the file system, with the
-	// writable roots bound writable again (needs MountNS).
-	View bool
-	// PIDNS asks for a new PID namespace, of which the helper is init.
-	PIDNS bool
-	// NoUnix asks for the seccomp filter refusing UNIX sockets.
-	NoUnix bool
-	// Contain asks only for the PID namespace, nothing else: see Contain.
-	Contain bool
-}
-
-// args encodes s as helper arguments, ending with "--".
-func (s spec) args() []string {
-	a := []string{specMarker}
-	add := func(k, v string) { a = append(a, k+"="+v) }
-	flag := func(k string, v bool) {
-		if v {
-			add(k, "1")
-		}
-	}
-	flag("probe", s.Probe)
-	add("mode", string(s.Mode))
-	add("path", s.Path)
-	for _, r := range s.Roots {
-		add("root", r)
-	}
-	for _, p := range s.Protected {
-		add("protected", p)
-	}
-	for _, p := range s.Hidden {
-		add("hidden", p)
-	}
-	flag("network", s.Network)
-	add("landlock", strconv.Itoa(s.Landlock))
-	add("userns", s.UserNS)
-	add("netns", s.NetNS)
-	if s.IDMap != "" {
-		add("idmap", s.IDMap)
-	}
-	flag("parentmaps", s.ParentMaps)
-	flag("mountns", s.MountNS)
-	flag("view", s.View)
-	flag("pidns", s.PIDNS)
-	flag("nounix", s.NoUnix)
-	flag("contain", s.Contain)
-	return append(a, "--")
-}
-
-// parseSpec decodes what args encoded and returns the arguments after
-// the "--".
-func parseSpec(args []string) (spec, []string, error) {
-	var s spec
-	if len(args) == 0 || args[0] != specMarker {
-		return s, nil, errors.New("helper arguments of another format (a different warden executable?)")
-	}
-	for i, a := range args[1:] {
-		if a == "--" {
-			return s, args[i+2:], nil
-		}
-		k, v, ok := strings.Cut(a, "=")
-		if !ok {
-			return s, nil, fmt.Errorf("bad helper argument %q", a)
-		}
-		switch k {
-		case "probe":
-			s.Probe = v == "1"
-		case "mode":
-			s.Mode = Mode(v)
-		case "path":
-			s.Path = v
-		case "root":
-			s.Roots = append(s.Roots, v)
-		case "protected":
-			s.Protected = append(s.Protected, v)
-		case "hidden":
-			s.Hidden = append(s.Hidden, v)
-		case "network":
-			s.Network = v == "1"
-		case "landlock":
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return s, nil, fmt.Errorf("bad helper argument %q", a)
-			}
-			s.Landlock = n
-		case "userns":
-			s.UserNS = v
-		case "netns":
-			s.NetNS = v
-		case "idmap":
-			s.IDMap = v
-		case "parentmaps":
-			s.ParentMaps = v == "1"
-		case "mountns":
-			s.MountNS = v == "1"
-		case "view":
-			s.View = v == "1"
-		case "pidns":
-			s.PIDNS = v == "1"
-		case "nounix":
-			s.NoUnix = v == "1"
-		case "contain":
-			s.Contain = v == "1"
-		default:
-			return s, nil, fmt.Errorf("unknown helper argument %q", a)
-		}
-	}
-	return s, nil, errors.New("helper arguments without \"--\"")
-}
+// spec is what the parent hands the helper (see package confine).
+type spec = confine.Spec
 
 // unsupportedText is what ErrUnsupported says here.
 const unsupportedText = "not supported by this kernel"
@@ -251,7 +94,7 @@ func probe(view bool) error {
 	if err := addNamespaces(cmd, cmd.SysProcAttr, &s, true, true, true); err != nil {
 		return err
 	}
-	cmd.Args = append([]string{helperArg0}, s.args()...)
+	cmd.Args = append([]string{confine.Arg0}, s.Args()...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
@@ -279,7 +122,7 @@ func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
 	if cmd.Process != nil {
 		return errors.New("sandbox: the command has already started")
 	}
-	if len(cmd.Args) > 0 && cmd.Args[0] == helperArg0 {
+	if len(cmd.Args) > 0 && cmd.Args[0] == confine.Arg0 {
 		return errors.New("sandbox: the command is already sandboxed")
 	}
 	s, err := p.spec(found)
@@ -311,14 +154,14 @@ func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
 		argv = []string{cmd.Path}
 	}
 	cmd.Path = "/proc/self/exe"
-	cmd.Args = append(append([]string{helperArg0}, s.args()...), argv...)
+	cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), argv...)
 	cmd.SysProcAttr = sys
 	return nil
 }
 
 // spec works out how the policy is enforced here; found is as for wrap.
 func (p Policy) spec(found map[string]fileKey) (spec, error) {
-	s := spec{Mode: p.Mode, Network: p.NetworkAccess}
+	s := spec{Mode: string(p.Mode), Network: p.NetworkAccess}
 	abi, abiErr := Supported()
 	if abi == 0 && !p.Unenforced {
 		return s, fmt.Errorf("sandbox: %s mode cannot be enforced: %w; to run commands without kernel enforcement, accept it explicitly (warden: --sandbox-unenforced)", p.Mode, abiErr)
@@ -478,7 +321,7 @@ func identityMap(file string) ([]syscall.SysProcIDMap, error) {
 var containProbe = sync.OnceValue(func() error {
 	s := spec{Probe: true, Contain: true, PIDNS: true}
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Args = append([]string{helperArg0}, s.args()...)
+	cmd.Args = append([]string{confine.Arg0}, s.Args()...)
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS}
 	out, err := cmd.CombinedOutput()
@@ -493,7 +336,7 @@ func contain(cmd *exec.Cmd) error {
 	if cmd.Process != nil {
 		return errors.New("sandbox: the command has already started")
 	}
-	if len(cmd.Args) > 0 && cmd.Args[0] == helperArg0 {
+	if len(cmd.Args) > 0 && cmd.Args[0] == confine.Arg0 {
 		return errors.New("sandbox: the command is already sandboxed")
 	}
 	if cmd.Err != nil {
@@ -513,13 +356,13 @@ func contain(cmd *exec.Cmd) error {
 		return errors.New("sandbox: SysProcAttr sets namespaces, which Contain sets itself")
 	}
 	sys.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
-	s := spec{Contain: true, PIDNS: true, Mode: FullAccess, Path: cmd.Path}
+	s := spec{Contain: true, PIDNS: true, Mode: string(FullAccess), Path: cmd.Path}
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
 	}
 	cmd.Path = "/proc/self/exe"
-	cmd.Args = append(append([]string{helperArg0}, s.args()...), argv...)
+	cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), argv...)
 	cmd.SysProcAttr = sys
 	return nil
 }

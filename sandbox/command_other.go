@@ -7,14 +7,6 @@ import (
 	"os/exec"
 )
 
-// Exit statuses of a sandboxed command that could not be run; see the
-// Linux documentation. Only Linux starts sandboxed commands.
-const (
-	exitSetup     = 125
-	exitCannotRun = 126
-	exitNotFound  = 127
-)
-
 // unsupportedText is what ErrUnsupported says here.
 const unsupportedText = "not supported on this system"
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"io"
 	"io/fs"
 	"os"
@@ -43,9 +44,9 @@ func ParseMode(s string) (Mode, error) {
 // submodules) also protects the directory it points to.
 var ProtectedNames = []string{".git", ".warden", ".agents"}
 
-// devicePaths are the devices every mode may write to, and open terminals
-// on, so that `cmd >/dev/null` and interactive programs keep working.
-var devicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+// devicePaths are the devices every mode may write to (see
+// confine.DevicePaths).
+var devicePaths = confine.DevicePaths
 
 // Policy says what a command may do: the sandbox mode, the working
 // directory and extra writable roots, and whether it may use the network.
@@ -357,12 +358,7 @@ func (p Policy) CanWrite(path string) bool {
 
 // within reports whether path is dir or lies under it; both are absolute
 // and clean.
-func within(dir, path string) bool {
-	if path == dir || dir == "/" {
-		return true
-	}
-	return strings.HasPrefix(path, dir) && path[len(dir)] == '/'
-}
+func within(dir, path string) bool { return confine.Within(dir, path) }
 
 // maxSymlinks bounds the symbolic links resolvePath follows, as the kernel
 // does (ELOOP).

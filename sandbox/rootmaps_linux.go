@@ -25,7 +25,7 @@ import (
 // executes, so Go copies this whole process to start it instead of
 // borrowing its memory until the execution (vfork(2) semantics). Instead,
 // the helper starts like any command, without maps, and asks for them
-// itself over a socket it inherits as descriptor 3 (mapsFD):
+// itself over a socket it inherits as descriptor 3 (confine.MapsFD):
 //
 //  1. the helper sends a descriptor of its /proc/self directory, which
 //     names it without a process ID that could be reused;
@@ -36,7 +36,7 @@ import (
 //  3. the helper closes the socket and checks that its user and group IDs
 //     are mapped (they are the overflow IDs until then) before any other
 //     setup; anything else (an error, no answer, IDs still unmapped) ends
-//     it with exitSetup: the command never runs unmapped.
+//     it with confine.ExitSetup: the command never runs unmapped.
 //
 // Without the maps, the helper's execution does not make root's
 // capabilities in the new namespace effective (uid 0 is not mapped yet),
@@ -49,9 +49,6 @@ import (
 // helper asks; if the helper never asks (Start failed, or the helper was
 // killed first), it is closed with the command, when that is garbage:
 // the goroutine holds it only weakly.
-
-// mapsFD is the helper's descriptor of the socket to its parent.
-const mapsFD = 3
 
 // allCaps lists every capability the kernel knows, for the ambient set of
 // root's helper (the bounding set answers EINVAL past the last one).
@@ -233,48 +230,6 @@ func writeAt(dir int, name, data string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// askRootMaps is the helper's side: it asks its parent, over mapsFD, to
-// write root's ID maps into its new user namespace, closes mapsFD (the
-// command must not inherit it) and checks that its IDs are mapped.
-func askRootMaps() error {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(mapsFD, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		// Not the parent's socket: someone else's descriptor, left
-		// alone.
-		return errors.New("no socket to the parent as descriptor 3 (were the command's ExtraFiles replaced after sandbox.Policy.Wrap?)")
-	}
-	defer syscall.Close(mapsFD)
-	self, err := syscall.Open("/proc/self", unix.O_PATH|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("/proc/self: %w", err)
-	}
-	err = syscall.Sendmsg(mapsFD, []byte{1}, syscall.UnixRights(self), nil, 0)
-	syscall.Close(self)
-	if err != nil {
-		return fmt.Errorf("asking the parent: %w", err)
-	}
-	buf := make([]byte, 4096)
-	var n int
-	for {
-		n, err = syscall.Read(mapsFD, buf)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("waiting for the parent: %w", err)
-	case n == 0:
-		return errors.New("the parent did not answer")
-	case buf[0] != 0:
-		return fmt.Errorf("the parent could not write them: %s", buf[1:n])
-	}
-	if os.Getuid() != 0 || os.Getgid() != 0 || os.Geteuid() != 0 || os.Getegid() != 0 {
-		return errors.New("the IDs did not map")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,7 +66,7 @@ func rootHelper(t *testing.T, w string, maps func(*exec.Cmd), ops ...string) *ex
 		t.Fatal(err)
 	}
 	user, net := namespaceIDs()
-	s := spec{Mode: ReadOnly, Path: exe, UserNS: user, NetNS: net, MountNS: true, PIDNS: true, Landlock: 1}
+	s := spec{Mode: string(ReadOnly), Path: exe, UserNS: user, NetNS: net, MountNS: true, PIDNS: true, Landlock: 1}
 	if abi, err := Supported(); err == nil {
 		s.Landlock = abi
 	}
@@ -82,14 +83,14 @@ func rootHelper(t *testing.T, w string, maps func(*exec.Cmd), ops ...string) *ex
 	cmd.ExtraFiles[0].Close() // and the goroutine answering it ends
 	cmd.ExtraFiles = nil
 	maps(cmd)
-	cmd.Args = append(append([]string{helperArg0}, s.args()...), append([]string{exe}, ops...)...)
+	cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), append([]string{exe}, ops...)...)
 	return cmd
 }
 
 // TestG1_RootMapsFailClosed proves that the command does not run when
 // root's ID maps cannot be written: the parent fails to write them (here:
 // overlapping maps, which the kernel refuses), or does not answer; the
-// helper then exits with exitSetup.
+// helper then exits with confine.ExitSetup.
 func TestG1_RootMapsFailClosed(t *testing.T) {
 	requireNamespaces(t)
 	if os.Geteuid() != 0 {
@@ -125,8 +126,8 @@ func TestG1_RootMapsFailClosed(t *testing.T) {
 			cmd := rootHelper(t, w, tc.maps, "write|"+marker)
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitSetup || !strings.Contains(string(out), tc.want) {
-				t.Errorf("exit: %v; output %q; want status %d and %q", err, out, exitSetup, tc.want)
+			if !errors.As(err, &ee) || ee.ExitCode() != confine.ExitSetup || !strings.Contains(string(out), tc.want) {
+				t.Errorf("exit: %v; output %q; want status %d and %q", err, out, confine.ExitSetup, tc.want)
 			}
 			if _, err := os.Stat(marker); err == nil {
 				os.Remove(marker)
@@ -169,7 +170,7 @@ func TestRootMapsLeaveNothingBehind(t *testing.T) {
 			cmd.Args[1] = "warden_sandbox=bogus"
 			out, err := cmd.CombinedOutput()
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != exitSetup {
+			if !errors.As(err, &ee) || ee.ExitCode() != confine.ExitSetup {
 				return errors.New("status " + err.Error() + ": " + string(out))
 			}
 			return nil

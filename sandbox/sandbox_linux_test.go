@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"net"
 	"os"
 	"os/exec"
@@ -563,7 +564,7 @@ func TestWrapKeepsSysProcAttrAndChecksNamespaces(t *testing.T) {
 	cmd2.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd2.CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitSetup || !strings.Contains(string(out), "warden: sandbox: not in a new user namespace") {
+	if !errors.As(err, &ee) || ee.ExitCode() != confine.ExitSetup || !strings.Contains(string(out), "warden: sandbox: not in a new user namespace") {
 		t.Errorf("replaced SysProcAttr: %v, %s", err, out)
 	}
 	if _, ok := deniedKind(string(out), nil); ok {
@@ -580,7 +581,7 @@ func TestHelperExitStatuses(t *testing.T) {
 	}
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitNotFound {
+	if !errors.As(err, &ee) || ee.ExitCode() != confine.ExitNotFound {
 		t.Errorf("missing program: %v, %s", err, out)
 	}
 	if _, err := p.Command(context.Background(), "no-such-program-warden"); err != nil {
@@ -602,10 +603,10 @@ func TestHelperLeavesNoMarker(t *testing.T) {
 	requireSandbox(t)
 	w := repo(t)
 	got := run(t, Policy{Mode: WorkspaceWrite, Workdir: w}, "env", "cmdline")
-	if strings.Contains(got[0], "warden_sandbox") || strings.Contains(got[0], helperArg0) {
+	if strings.Contains(got[0], "warden_sandbox") || strings.Contains(got[0], confine.Arg0) {
 		t.Errorf("environment leaks the marker: %s", got[0])
 	}
-	if strings.Contains(got[1], helperArg0) || strings.Contains(got[1], specMarker) || !strings.Contains(got[1], "cmdline") {
+	if strings.Contains(got[1], confine.Arg0) || strings.Contains(got[1], confine.Marker) || !strings.Contains(got[1], "cmdline") {
 		t.Errorf("command line = %q", got[1])
 	}
 }
@@ -677,26 +678,26 @@ func TestG1_NoTerminalInjection(t *testing.T) {
 
 func TestSpecRoundTrip(t *testing.T) {
 	s := spec{
-		Mode: WorkspaceWrite, Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
+		Mode: string(WorkspaceWrite), Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
 		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", ParentMaps: true, MountNS: true,
 	}
-	args := append(s.args(), "prog", "--", "x=y")
-	got, argv, err := parseSpec(args)
+	args := append(s.Args(), "prog", "--", "x=y")
+	got, argv, err := confine.Parse(args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, s) || !reflect.DeepEqual(argv, []string{"prog", "--", "x=y"}) {
-		t.Errorf("parseSpec = %+v, %q", got, argv)
+		t.Errorf("confine.Parse = %+v, %q", got, argv)
 	}
 	for _, bad := range [][]string{
 		{"warden_sandbox=2", "--"},
-		{specMarker, "mode=read-only"},
-		{specMarker, "bogus=1", "--"},
-		{specMarker, "landlock=x", "--"},
-		{specMarker, "noequals", "--"},
+		{confine.Marker, "mode=read-only"},
+		{confine.Marker, "bogus=1", "--"},
+		{confine.Marker, "landlock=x", "--"},
+		{confine.Marker, "noequals", "--"},
 	} {
-		if _, _, err := parseSpec(bad); err == nil {
-			t.Errorf("parseSpec(%q): no error", bad)
+		if _, _, err := confine.Parse(bad); err == nil {
+			t.Errorf("confine.Parse(%q): no error", bad)
 		}
 	}
 }

@@ -1,12 +1,11 @@
 //go:build linux
 
-package sandbox
+package confine
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,11 +18,13 @@ import (
 )
 
 // init turns this process into the sandbox helper when it was started as
-// one (see Wrap): it never returns then. This runs before main, and before
-// the testing framework in test binaries, in every program that imports
-// the package.
+// one (see sandbox.Policy.Wrap): it never returns then. This runs before
+// main, before the testing framework in test binaries, and before the
+// initialisers of every package that does not come before this one's few
+// imports, in every program that imports the package (package sandbox
+// does).
 func init() {
-	if len(os.Args) < 2 || os.Args[0] != helperArg0 || !strings.HasPrefix(os.Args[1], "warden_sandbox=") {
+	if len(os.Args) < 2 || os.Args[0] != Arg0 || !strings.HasPrefix(os.Args[1], "warden_sandbox=") {
 		return
 	}
 	os.Exit(helperMain(os.Args[1:]))
@@ -40,30 +41,30 @@ func helperMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "warden: sandbox: "+format+"\n", a...)
 		return status
 	}
-	s, argv, err := parseSpec(args)
+	s, argv, err := Parse(args)
 	if err != nil {
-		return fail(exitSetup, "%v", err)
+		return fail(ExitSetup, "%v", err)
 	}
 	var sigs *caughtSignals
 	if s.PIDNS && !s.Probe && len(argv) > 0 {
 		sigs = catchSignals() // concurrently with the setup
 	}
 	if err := s.setup(); err != nil {
-		return fail(exitSetup, "%v", err)
+		return fail(ExitSetup, "%v", err)
 	}
 	if s.Probe {
 		return 0
 	}
 	if len(argv) == 0 {
-		return fail(exitSetup, "no command")
+		return fail(ExitSetup, "no command")
 	}
 	if s.PIDNS {
 		return supervise(s.Path, argv, sigs, fail)
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
-	status := exitCannotRun
+	status := ExitCannotRun
 	if errors.Is(err, syscall.ENOENT) {
-		status = exitNotFound
+		status = ExitNotFound
 	}
 	return fail(status, "%s: %v", s.Path, err)
 }
@@ -71,7 +72,7 @@ func helperMain(args []string) int {
 // setup restricts this process as s says: namespace work first (it needs
 // capabilities, and mounts that Landlock then forbids), then Landlock, then
 // dropping the capabilities.
-func (s spec) setup() error {
+func (s Spec) setup() error {
 	if s.Contain {
 		// Full access: only the PID namespace (and a mount namespace
 		// for its /proc).
@@ -178,7 +179,7 @@ func (s spec) setup() error {
 		}
 	}
 	if s.NoUnix {
-		prog, err := unixSocketFilter()
+		prog, err := UnixSocketFilter()
 		if err == nil {
 			err = installFilter(prog)
 		}
@@ -298,7 +299,7 @@ func dropControllingTerminal() error {
 
 // protect binds every existing protected path read-only over itself in
 // this process's private mount namespace.
-func (s spec) protect() error {
+func (s Spec) protect() error {
 	// The read-only view made the mounts private already.
 	if !s.View {
 		if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
@@ -489,12 +490,12 @@ var presets = []landlock.Config{
 }
 
 // restrict applies Landlock to this thread, which has no_new_privs set:
-// everything may be read and executed, devices in devicePaths written, and
+// everything may be read and executed, devices in DevicePaths written, and
 // the writable roots written (minus protected paths, when these are not
 // bound read-only). The configuration is the strict one for the ABI the
 // parent found (no best effort): enforcement fails rather than silently
 // doing less.
-func (s spec) restrict() error {
+func (s Spec) restrict() error {
 	if s.Landlock < 1 || s.Landlock > len(presets) {
 		return fmt.Errorf("unknown ABI version %d", s.Landlock)
 	}
@@ -514,7 +515,7 @@ func (s spec) restrict() error {
 	if s.Network && handled&llsyscall.AccessFSResolveUnix != 0 {
 		rules = append(rules, landlock.PathAccess(llsyscall.AccessFSResolveUnix, "/"))
 	}
-	rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(fsDeviceRights&handled), devicePaths...).IgnoreIfMissing())
+	rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(fsDeviceRights&handled), DevicePaths...).IgnoreIfMissing())
 	ruleset, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
 		return err
@@ -553,13 +554,13 @@ type writeRules struct {
 // entries can be created in it.
 func (w writeRules) add(path string) error {
 	for _, pr := range w.protected {
-		if within(pr, path) {
+		if Within(pr, path) {
 			return nil // protected itself
 		}
 	}
 	carve := false
 	for _, pr := range w.protected {
-		if within(path, pr) {
+		if Within(path, pr) {
 			carve = true
 			break
 		}
@@ -588,7 +589,7 @@ func (w writeRules) add(path string) error {
 		return fmt.Errorf("listing %s: %w", path, err)
 	}
 	for _, name := range names {
-		child := filepath.Join(path, name)
+		child := strings.TrimSuffix(path, "/") + "/" + name // path is absolute and clean
 		if fi, err := os.Lstat(child); err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			// Gone, or a link: writes through a link are decided
 			// where it points.

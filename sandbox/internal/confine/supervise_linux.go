@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package confine
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ import (
 // sigs are the signals catchSignals began catching before the setup.
 func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, string, ...any) int) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return fail(exitSetup, "prctl(PR_SET_DUMPABLE): %v", err)
+		return fail(ExitSetup, "prctl(PR_SET_DUMPABLE): %v", err)
 	}
 	<-sigs.ready
 	select {
@@ -47,9 +47,9 @@ func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, s
 		Files: []uintptr{0, 1, 2},
 	})
 	if err != nil {
-		status := exitCannotRun
+		status := ExitCannotRun
 		if errors.Is(err, syscall.ENOENT) {
-			status = exitNotFound
+			status = ExitNotFound
 		}
 		return fail(status, "%s: %v", path, err)
 	}
@@ -69,7 +69,7 @@ func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, s
 			continue
 		}
 		if err != nil {
-			return fail(exitSetup, "waiting for the command: %v", err)
+			return fail(ExitSetup, "waiting for the command: %v", err)
 		}
 		if wpid != pid {
 			continue // an orphan of the namespace, reaped

@@ -1,0 +1,170 @@
+//go:build linux
+
+package confine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Arg0 is the argv[0] under which this package's init recognises a
+// re-executed helper. The spec follows as "key=value" arguments, the
+// first being Marker, up to a "--"; then the command's own argv.
+const Arg0 = "[warden-sandbox]"
+
+// specVersion is the version of the spec format.
+const specVersion = 1
+
+// Marker starts every spec, so that a stray argv[0] equal to
+// Arg0 is not mistaken for a helper invocation.
+var Marker = "warden_sandbox=" + strconv.Itoa(specVersion)
+
+// and timeout(1).
+const (
+	// ExitSetup is the exit status of a sandboxed command whose sandbox
+	// could not be set up; the reason is on its stderr, after "warden:
+	// sandbox: ".
+	ExitSetup = 125
+	// ExitCannotRun is the exit status when the command exists but could
+	// not be executed.
+	ExitCannotRun = 126
+	// ExitNotFound is the exit status when the command does not exist.
+	ExitNotFound = 127
+)
+
+// Spec is what the parent hands the helper: everything resolved, so the
+// helper only opens, mounts and restricts.
+type Spec struct {
+	Probe     bool
+	Mode      string   // the policy's, passed on
+	Path      string   // the program to execute
+	Roots     []string // writable roots, resolved
+	Protected []string // protected paths that exist, resolved
+	Hidden    []string // warden's state, hidden from reads (needs MountNS)
+	Network   bool
+	// Landlock is the ABI to enforce; 0 enforces nothing (Unenforced).
+	Landlock int
+	// UserNS and NetNS name the parent's namespaces when the helper must
+	// run in new ones; it refuses to go on in the parent's.
+	UserNS string
+	NetNS  string
+	// IDMap is "UID:GID" when the helper must map these IDs of the
+	// parent's user namespace to themselves in its new one (see
+	// the sandbox package's addNamespaces); empty when the parent writes the maps.
+	IDMap string
+	// ParentMaps asks the helper to request root's maps from the parent
+	// over descriptor 3 (see the sandbox package's serveRootMaps).
+	ParentMaps bool
+	// MountNS asks for a private mount namespace in which the protected
+	// paths are bound read-only.
+	MountNS bool
+	// View asks for the read-only view of the file system, with the
+	// writable roots bound writable again (needs MountNS).
+	View bool
+	// PIDNS asks for a new PID namespace, of which the helper is init.
+	PIDNS bool
+	// NoUnix asks for the seccomp filter refusing UNIX sockets.
+	NoUnix bool
+	// Contain asks only for the PID namespace, nothing else: see sandbox.Contain.
+	Contain bool
+}
+
+// Args encodes s as helper arguments, ending with "--".
+func (s Spec) Args() []string {
+	a := []string{Marker}
+	add := func(k, v string) { a = append(a, k+"="+v) }
+	flag := func(k string, v bool) {
+		if v {
+			add(k, "1")
+		}
+	}
+	flag("probe", s.Probe)
+	add("mode", s.Mode)
+	add("path", s.Path)
+	for _, r := range s.Roots {
+		add("root", r)
+	}
+	for _, p := range s.Protected {
+		add("protected", p)
+	}
+	for _, p := range s.Hidden {
+		add("hidden", p)
+	}
+	flag("network", s.Network)
+	add("landlock", strconv.Itoa(s.Landlock))
+	add("userns", s.UserNS)
+	add("netns", s.NetNS)
+	if s.IDMap != "" {
+		add("idmap", s.IDMap)
+	}
+	flag("parentmaps", s.ParentMaps)
+	flag("mountns", s.MountNS)
+	flag("view", s.View)
+	flag("pidns", s.PIDNS)
+	flag("nounix", s.NoUnix)
+	flag("contain", s.Contain)
+	return append(a, "--")
+}
+
+// Parse decodes what args encoded and returns the arguments after
+// the "--".
+func Parse(args []string) (Spec, []string, error) {
+	var s Spec
+	if len(args) == 0 || args[0] != Marker {
+		return s, nil, errors.New("helper arguments of another format (a different warden executable?)")
+	}
+	for i, a := range args[1:] {
+		if a == "--" {
+			return s, args[i+2:], nil
+		}
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			return s, nil, fmt.Errorf("bad helper argument %q", a)
+		}
+		switch k {
+		case "probe":
+			s.Probe = v == "1"
+		case "mode":
+			s.Mode = v
+		case "path":
+			s.Path = v
+		case "root":
+			s.Roots = append(s.Roots, v)
+		case "protected":
+			s.Protected = append(s.Protected, v)
+		case "hidden":
+			s.Hidden = append(s.Hidden, v)
+		case "network":
+			s.Network = v == "1"
+		case "landlock":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.Landlock = n
+		case "userns":
+			s.UserNS = v
+		case "netns":
+			s.NetNS = v
+		case "idmap":
+			s.IDMap = v
+		case "parentmaps":
+			s.ParentMaps = v == "1"
+		case "mountns":
+			s.MountNS = v == "1"
+		case "view":
+			s.View = v == "1"
+		case "pidns":
+			s.PIDNS = v == "1"
+		case "nounix":
+			s.NoUnix = v == "1"
+		case "contain":
+			s.Contain = v == "1"
+		default:
+			return s, nil, fmt.Errorf("unknown helper argument %q", a)
+		}
+	}
+	return s, nil, errors.New("helper arguments without \"--\"")
+}
