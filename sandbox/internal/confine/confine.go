@@ -20,6 +20,18 @@ import "strings"
 var DevicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
 
 // Exit statuses of the helper when it cannot run the command, as in env(1)
+// and timeout(1).
+const (
+	// ExitSetup is the exit status of a sandboxed command whose sandbox
+	// could not be set up; the reason is on its stderr, after "warden:
+	// sandbox: ".
+	ExitSetup = 125
+	// ExitCannotRun is the exit status when the command exists but could
+	// not be executed.
+	ExitCannotRun = 126
+	// ExitNotFound is the exit status when the command does not exist.
+	ExitNotFound = 127
+)
 
 // Within reports whether path, absolute and clean, is dir or lies under it.
 func Within(dir, path string) bool {

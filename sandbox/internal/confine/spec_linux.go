@@ -21,19 +21,6 @@ const specVersion = 1
 // Arg0 is not mistaken for a helper invocation.
 var Marker = "warden_sandbox=" + strconv.Itoa(specVersion)
 
-// and timeout(1).
-const (
-	// ExitSetup is the exit status of a sandboxed command whose sandbox
-	// could not be set up; the reason is on its stderr, after "warden:
-	// sandbox: ".
-	ExitSetup = 125
-	// ExitCannotRun is the exit status when the command exists but could
-	// not be executed.
-	ExitCannotRun = 126
-	// ExitNotFound is the exit status when the command does not exist.
-	ExitNotFound = 127
-)
-
 // Spec is what the parent hands the helper: everything resolved, so the
 // helper only opens, mounts and restricts.
 type Spec struct {
