@@ -4,11 +4,12 @@ package sandbox
 
 import (
 	"context"
-	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
+
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 // BenchmarkStartParts splits BenchmarkStartSandboxed's extra cost into its

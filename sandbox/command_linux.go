@@ -5,7 +5,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 // maxABI is the newest Landlock ABI go-landlock knows.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 // Mode is a sandbox mode: how far a command may write without asking.

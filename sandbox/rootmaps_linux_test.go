@@ -5,7 +5,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 // identityText is the ID map file (/proc/self/uid_map or gid_map) of this

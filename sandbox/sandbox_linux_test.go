@@ -5,7 +5,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/sandbox/internal/confine"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 func TestG1_WriteInsideWorkdirWorks(t *testing.T) {

@@ -26,7 +26,7 @@ func probeSeccomp() error {
 		return fmt.Errorf("sandbox: seccomp: %w", err)
 	}
 	if _, err := confine.UnixSocketFilter(); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
+		return fmt.Errorf("sandbox: %w: %w", err, ErrUnsupported)
 	}
 	return nil
 }
