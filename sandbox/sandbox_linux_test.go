@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -674,32 +673,6 @@ func TestG1_NoTerminalInjection(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != "errno=ENXIO errno=EPERM" {
 		t.Errorf("open /dev/tty, TIOCSTI on the inherited terminal = %q; want errno=ENXIO errno=EPERM", got)
-	}
-}
-
-func TestSpecRoundTrip(t *testing.T) {
-	s := spec{
-		Mode: string(WorkspaceWrite), Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
-		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", ParentMaps: true, MountNS: true,
-	}
-	args := append(s.Args(), "prog", "--", "x=y")
-	got, argv, err := confine.Parse(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, s) || !reflect.DeepEqual(argv, []string{"prog", "--", "x=y"}) {
-		t.Errorf("confine.Parse = %+v, %q", got, argv)
-	}
-	for _, bad := range [][]string{
-		{"warden_sandbox=2", "--"},
-		{confine.Marker, "mode=read-only"},
-		{confine.Marker, "bogus=1", "--"},
-		{confine.Marker, "landlock=x", "--"},
-		{confine.Marker, "noequals", "--"},
-	} {
-		if _, _, err := confine.Parse(bad); err == nil {
-			t.Errorf("confine.Parse(%q): no error", bad)
-		}
 	}
 }
 
