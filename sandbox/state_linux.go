@@ -15,18 +15,20 @@ import (
 
 // renameNoFollow renames path, whose directories are resolved already, to
 // to, creating to's parent, without following a symbolic link on the way
-// to either: a directory replaced by a link since path was found cannot
+// to path: a directory replaced by a link since path was found cannot
 // redirect the move to somewhere else (the person's own repository, say).
-// Both are reached one directory at a time, so that paths longer than
-// PATH_MAX (a tree an agent made deep on purpose) move too.
+// The way to to lies in warden's own state, which no sandboxed command can
+// change, and is followed as os.MkdirAll would (a home under a linked
+// /home). Both are reached one directory at a time, so that paths longer
+// than PATH_MAX (a tree an agent made deep on purpose) move too.
 func renameNoFollow(path, to string) error {
 	fail := func(err error) error { return &os.LinkError{Op: "rename", Old: path, New: to, Err: err} }
-	from, err := openDirNoFollow(filepath.Dir(path), false)
+	from, err := openDirStepwise(filepath.Dir(path), false)
 	if err != nil {
 		return fail(err)
 	}
 	defer syscall.Close(from)
-	into, err := openDirNoFollow(filepath.Dir(to), true)
+	into, err := openDirStepwise(filepath.Dir(to), true)
 	if err != nil {
 		return fail(err)
 	}
@@ -37,14 +39,19 @@ func renameNoFollow(path, to string) error {
 	return nil
 }
 
-// openDirNoFollow opens the directory at the absolute path dir (O_PATH)
-// one component at a time from the root, following no symbolic link;
-// with create, missing directories are made (mode 0700).
-func openDirNoFollow(dir string, create bool) (int, error) {
+// openDirStepwise opens the directory at the absolute path dir (O_PATH)
+// one component at a time from the root. Without create, it follows no
+// symbolic link; with create, it follows them and makes missing directories
+// (mode 0700), as os.MkdirAll does.
+func openDirStepwise(dir string, create bool) (int, error) {
 	if !filepath.IsAbs(dir) {
 		return -1, fmt.Errorf("%s is not absolute", dir)
 	}
-	fd, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	flags := unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC
+	if !create {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open("/", flags, 0)
 	if err != nil {
 		return -1, err
 	}
@@ -56,10 +63,10 @@ func openDirNoFollow(dir string, create bool) (int, error) {
 			syscall.Close(fd)
 			return -1, fmt.Errorf("%s is not clean", dir)
 		}
-		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		next, err := unix.Openat(fd, name, flags, 0)
 		if create && errors.Is(err, syscall.ENOENT) {
 			if err = unix.Mkdirat(fd, name, 0o700); err == nil || errors.Is(err, syscall.EEXIST) {
-				next, err = unix.Openat(fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				next, err = unix.Openat(fd, name, flags, 0)
 			}
 		}
 		syscall.Close(fd)
