@@ -234,9 +234,8 @@
 // namespaces (creating and tearing down a network namespace alone costs
 // about a millisecond) and the helper's program start: a second start of
 // this executable, with the Go runtime's initialisation and the package
-// initialisers that run before confine's (in warden, some 80 packages'
-// that sort before it or that it imports, rather than all 300). In an
-// executable linked
+// initialisers that run before confine's (in warden, about 80 of its some
+// 320). In an executable linked
 // with cgo (the default where a C compiler is present, since package net
 // uses it for name resolution; go-landlock's psx package too), that start
 // also pays the dynamic loader and cgo's thread set-up, over a
