@@ -587,3 +587,19 @@ func TestG10_AmbiguousVerdictRetriedThenFailsClosed(t *testing.T) {
 		t.Fatalf("status %s requests %d err %v", res.Status, srv.requests(), err)
 	}
 }
+
+// A verdict whose field name is a variant of a known one is retried within
+// the attempts, then fails closed (SPEC G6, G10; issue 18).
+func TestG10_VerdictKeyVariantRetriedThenFailsClosed(t *testing.T) {
+	variant := `{"outcome":"allow","RISK_LEVEL":"critical","rationale":"fine"}`
+	srv := newFake(t, completion(variant), completion(variant), completion(variant))
+	res, err := review(t, &autoreview.Reviewer{Model: srv.model(t)})
+	if !errors.Is(err, autoreview.ErrAmbiguousVerdict) || res.Status != action.StatusFailed || !res.Denied() || srv.requests() != 3 {
+		t.Fatalf("status %s requests %d err %v", res.Status, srv.requests(), err)
+	}
+	srv = newFake(t, completion(`{"outcome":"allow","riskLevel":"critical"}`), completion(`{"outcome":"deny","risk_level":"critical","rationale":"no"}`))
+	res, err = review(t, &autoreview.Reviewer{Model: srv.model(t)})
+	if err != nil || res.Status != action.StatusDenied || res.Attempts != 2 {
+		t.Fatalf("status %s attempts %d err %v", res.Status, res.Attempts, err)
+	}
+}

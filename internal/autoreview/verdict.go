@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/argjson"
@@ -83,7 +86,11 @@ const (
 // object with a repeated name (or two names that differ only by case), an
 // invalid verdict object, or verdict objects whose final outcomes disagree
 // make the answer ErrAmbiguousVerdict, so a verdict quoted from the
-// transcript cannot outvote the reviewer's own. When several verdict objects
+// transcript cannot outvote the reviewer's own. So does a name, in any
+// object of the answer, that differs from a verdict field's only by case,
+// separators or naming style ("RISK_LEVEL", "riskLevel"): the model meant
+// that field, and the verdict is not read without it; other names are
+// ignored. When several verdict objects
 // agree, the last one is the verdict. Values are matched without regard to
 // case and surrounding space; an unknown value, a value of the wrong type or
 // a missing outcome is an error. Missing optional fields take their
@@ -192,6 +199,9 @@ func collectVerdicts(raw json.RawMessage, found *[]map[string]json.RawMessage, d
 		})
 		obj := make(map[string]json.RawMessage, len(members))
 		for _, m := range members {
+			if err := checkVerdictKey(m.Key); err != nil {
+				return err
+			}
 			obj[m.Key] = m.Value
 		}
 		if _, ok := obj["outcome"]; ok {
@@ -213,6 +223,41 @@ func collectVerdicts(raw json.RawMessage, found *[]map[string]json.RawMessage, d
 		}
 	}
 	return nil
+}
+
+// verdictKeys are the names of a verdict object's fields (SPEC G6), keyed
+// by their skeleton (see keySkeleton).
+var verdictKeys = map[string]string{
+	"outcome":           "outcome",
+	"risklevel":         "risk_level",
+	"userauthorization": "user_authorization",
+	"rationale":         "rationale",
+}
+
+// checkVerdictKey returns an ErrAmbiguousVerdict error for a name that is
+// not one of a verdict's field names but differs from one only by case,
+// separators or naming style ("RISK_LEVEL", "riskLevel", "Risk-Level"):
+// the model meant that field, so ignoring it would read the verdict without
+// it (SPEC G6; issue 18, item 7). Other names are ignored.
+func checkVerdictKey(key string) error {
+	want, ok := verdictKeys[keySkeleton(key)]
+	if !ok || key == want {
+		return nil
+	}
+	return fmt.Errorf("%w: the name %q is not %q", ErrAmbiguousVerdict, key, want)
+}
+
+// keySkeleton returns key's letters and digits in lower case, after
+// compatibility normalisation (NFKC: a fullwidth "ｒｉｓｋ" is "risk"), with
+// case, spaces, '_', '-', '.' and other separators set aside.
+func keySkeleton(key string) string {
+	var b strings.Builder
+	for _, r := range norm.NFKC.String(key) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
 }
 
 // objectEnd returns the index just past the '}' that closes the object

@@ -260,3 +260,45 @@ func deniesSomewhere(v any) bool {
 	}
 	return false
 }
+
+// A name that differs from a verdict field's only by case, separators or
+// naming style makes the answer no answer, whichever object it is in: the
+// model meant that field, and reading the verdict without it would turn
+// {"outcome":"allow","RISK_LEVEL":"critical"} into an allow (SPEC G6,
+// issue 18). Other names are ignored.
+func TestG6_VerdictKeyVariantsAreNoAnswer(t *testing.T) {
+	for _, text := range []string{
+		`{"outcome":"allow","RISK_LEVEL":"critical"}`,
+		`{"outcome":"allow","riskLevel":"critical"}`,
+		`{"outcome":"allow","Risk-Level":"critical"}`,
+		`{"outcome":"allow","risk level":"critical"}`,
+		`{"outcome":"allow","risk.level":"critical"}`,
+		`{"outcome":"allow","risklevel":"critical"}`,
+		`{"outcome":"allow","ｒｉｓｋ＿ｌｅｖｅｌ":"critical"}`,
+		`{"outcome":"allow","risk_level":"low","UserAuthorization":"unknown"}`,
+		`{"outcome":"allow","risk_level":"low","user-authorization":"high"}`,
+		`{"outcome":"allow","risk_level":"low","Rationale":"x"}`,
+		`{"OUTCOME":"deny"} {"outcome":"allow","risk_level":"low"}`,
+		`{"outcome":"allow","risk_level":"low","details":{"Outcome":"deny"}}`,
+		`{"out_come":"deny","outcome":"allow"}`,
+	} {
+		v, err := autoreview.ParseVerdict(text)
+		if err == nil {
+			t.Errorf("%s: read as %s", text, v.Outcome)
+			continue
+		}
+		if !errors.Is(err, autoreview.ErrAmbiguousVerdict) {
+			t.Errorf("%s: %v is not ErrAmbiguousVerdict", text, err)
+		}
+	}
+	for text, want := range map[string]vocab.Decision{
+		`{"outcome":"allow","risk_level":"low","confidence":0.9,"notes":"fine"}`:    vocab.Allow,
+		`{"outcome":"deny","risk_level":"high","risk":"exfiltration","level":2}`:    vocab.Deny,
+		`{"outcome":"allow","risk_level":"low","user_authorization_quote":"do it"}`: vocab.Allow,
+	} {
+		v, err := autoreview.ParseVerdict(text)
+		if err != nil || v.Outcome != want {
+			t.Errorf("%s: %s, %v; want %s", text, v.Outcome, err, want)
+		}
+	}
+}
