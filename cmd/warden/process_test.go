@@ -221,7 +221,7 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 - tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo x > `+denied+`"}}]
 - content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "low", "rationale": "nobody asked for that file"}'
 - tool_calls: [{id: c2, function: bash, arguments: {cmd: "echo y > `+allowed+`", sandbox_permissions: require_escalated, justification: "the user asked"}}]
-- content: 'Verdict: {"outcome": "allow", "risk_level": "low", "rationale": "asked for"}'
+- content: '{"outcome": "allow", "risk_level": "low", "rationale": "asked for"}'
 - content: done
 `)
 	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
@@ -368,7 +368,7 @@ func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
 - content: '{"outcome": "deny", "risk_level": "medium", "rationale": "not asked for"}'
 - content: I stopped.
 - tool_calls: [`+call+`]
-- content: '{"outcome": "allow", "rationale": "the person approved it"}'
+- content: '{"outcome": "allow", "risk_level": "low", "rationale": "the person approved it"}'
 - content: done
 `)
 	task := write(t, dir, "task.yaml", "name: picker\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")

@@ -15,8 +15,9 @@
 //   - the output contract (G6).
 //
 // The model may call read-only tools (ReadOnlyTools) within a small step
-// budget and answers with a JSON verdict, which ParseVerdict finds even
-// inside prose. Reviewer.Review turns the verdict into a Result: approved,
+// budget and answers with a JSON verdict, which ParseVerdict reads only
+// when it is the whole answer (a verdict in prose or nested in another
+// object is asked again, then fails closed). Reviewer.Review turns the verdict into a Result: approved,
 // denied (rationale plus the stricter G9 instruction), timed_out (not a
 // denial; a timeout alone does not show the action is unsafe, G10) or failed
 // (fail closed, and saying so). The whole reviewer conversation is kept in

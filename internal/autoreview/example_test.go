@@ -21,7 +21,7 @@ func exampleModel() model.Model {
 		prompt := req.Messages[len(req.Messages)-1].Content
 		answer := `{"outcome": "allow", "risk_level": "low", "user_authorization": "high", "rationale": "Routine."}`
 		if strings.Contains(prompt, "id_ed25519") {
-			answer = "Verdict:\n```json\n" + `{"outcome": "deny", "risk_level": "critical", "user_authorization": "unknown",
+			answer = "```json\n" + `{"outcome": "deny", "risk_level": "critical", "user_authorization": "unknown",
   "rationale": "It would upload the user's private SSH key to an unknown host."}` + "\n```"
 		}
 		return model.Response{Message: chat.Message{Role: chat.Assistant, Content: answer}}, nil

@@ -63,9 +63,9 @@ The policy below was set for this installation. Where parts of it come from diff
 `
 
 // OutputContract ends the user message: the format of the answer (SPEC G6).
-const OutputContract = `Answer with one JSON object and nothing else:
+const OutputContract = `Answer with one JSON object and nothing else — no words before or after it (one ` + "```json" + ` fence around it is accepted); a verdict inside other text, or nested in another object, is not read:
 {"outcome": "allow" or "deny", "risk_level": "low", "medium", "high" or "critical", "user_authorization": "unknown", "low", "medium" or "high", "rationale": "one to three sentences"}
-Only "outcome" is required, but give all four fields.`
+Give all four fields: a missing risk_level counts as high, a missing user_authorization as unknown.`
 
 // Marker lines of the action block and the override note.
 const (

@@ -17,9 +17,10 @@ import (
 
 // The defaults of fields the reviewer left out (SPEC G6).
 const (
-	// DefaultRisk is the risk of a verdict without risk_level: neither
-	// harmless nor serious. It never changes the outcome; see Verdict.
-	DefaultRisk = action.RiskMedium
+	// DefaultRisk is the risk of a verdict without risk_level: high, so
+	// an allow that rates no risk stands only with an authorization of at
+	// least medium; see Verdict.
+	DefaultRisk = action.RiskHigh
 	// DefaultAuthorization is the authorization of a verdict without
 	// user_authorization.
 	DefaultAuthorization = action.AuthUnknown
@@ -28,7 +29,7 @@ const (
 // Verdict is the reviewer's answer (SPEC G6).
 //
 // Only outcome is required. A missing risk_level reads as DefaultRisk
-// (medium), a missing user_authorization as DefaultAuthorization (unknown),
+// (high), a missing user_authorization as DefaultAuthorization (unknown),
 // a missing rationale as empty; Defaulted lists the fields that were
 // missing.
 //
@@ -63,121 +64,97 @@ type Verdict struct {
 // "outcome" key.
 var ErrNoVerdict = errors.New(`no JSON object with an "outcome" key in the answer`)
 
-// ErrAmbiguousVerdict is the error of an answer with more than one verdict
-// object whose outcomes disagree, or a verdict object whose names repeat:
-// such an answer is not an answer (SPEC G6, G10), whichever reading an
-// injected object was meant to win.
+// ErrAmbiguousVerdict is the error of an answer that is not one verdict
+// object standing alone: a verdict inside prose or nested in another
+// object, verdict objects that could be read more than one way (repeated
+// names, names that are variants of a field's), an answer too long to
+// read. Such an answer is not an answer (SPEC G6, G10), whichever reading
+// an injected object was meant to win.
 var ErrAmbiguousVerdict = errors.New("the answer is ambiguous")
 
-// maxVerdictText bounds the answer read for a verdict, maxCandidates the
-// number of opening braces tried and maxScan the bytes scanned in all, so a
-// huge or adversarial answer costs little; an answer beyond them is not
-// read as a verdict.
-const (
-	maxVerdictText = 256 << 10
-	maxCandidates  = 512
-	maxScan        = 4 << 20
-)
+// maxVerdictText bounds the answer read for a verdict.
+const maxVerdictText = 256 << 10
 
-// ParseVerdict reads the reviewer's answer: bare JSON, JSON in a code fence
-// or JSON inside prose. Every verdict object of the answer — each balanced
-// JSON object with an "outcome" key, whether it stands in the prose or is
-// nested in another object — is read, and there must be one reading: an
-// object with a repeated name (or two names that differ only by case), an
-// invalid verdict object, or verdict objects whose final outcomes disagree
-// make the answer ErrAmbiguousVerdict, so a verdict quoted from the
-// transcript cannot outvote the reviewer's own. So does a name, in any
-// object of the answer, that differs from a verdict field's only by case,
-// separators or naming style ("RISK_LEVEL", "riskLevel"): the model meant
-// that field, and the verdict is not read without it; other names are
-// ignored. When several verdict objects
-// agree, the last one is the verdict. Values are matched without regard to
-// case and surrounding space; an unknown value, a value of the wrong type or
-// a missing outcome is an error. Missing optional fields take their
+// ParseVerdict reads the reviewer's answer, which must be one JSON verdict
+// object and nothing else: alone, or alone in a single code fence (SPEC
+// G6). A verdict quoted in prose, wrapped in words ("My decision:" …),
+// nested in another object or followed by a second one is no answer
+// (ErrAmbiguousVerdict), so neither a verdict quoted from the transcript
+// nor one injected into the reviewer's reasoning can stand for the
+// reviewer's own. Nor is an object with a repeated name (or two names that
+// differ only by case), or with a name that differs from a verdict field's
+// only by case, separators or naming style ("RISK_LEVEL", "riskLevel"):
+// the model meant that field, and the verdict is not read without it.
+// Other names are ignored. Values are matched without regard to case and
+// surrounding space; an unknown value, a value of the wrong type or a
+// missing outcome is an error. Missing optional fields take their
 // defaults and the outcome rule is applied (see Verdict).
 func ParseVerdict(text string) (Verdict, error) {
 	if len(text) > maxVerdictText {
 		return Verdict{}, fmt.Errorf("%w: an answer longer than %d bytes is not read", ErrAmbiguousVerdict, maxVerdictText)
 	}
-	objs, err := findVerdictObjects(text)
+	body, err := wholeAnswer(text)
 	if err != nil {
 		return Verdict{}, err
 	}
-	var out Verdict
-	for i, obj := range objs {
-		v, err := verdictOf(obj)
-		if err != nil {
-			if len(objs) > 1 {
-				return Verdict{}, fmt.Errorf("%w: verdict object %d of %d: %w", ErrAmbiguousVerdict, i+1, len(objs), err)
-			}
-			return Verdict{}, err
-		}
-		if i > 0 && v.Outcome != out.Outcome {
-			return Verdict{}, fmt.Errorf("%w: %d verdict objects, one with outcome %s and one with %s", ErrAmbiguousVerdict, len(objs), out.Outcome, v.Outcome)
-		}
-		out = v
+	raw := json.RawMessage(body)
+	if err := argjson.CheckNames(raw); err != nil {
+		return Verdict{}, fmt.Errorf("%w: %w", ErrAmbiguousVerdict, err)
 	}
-	return out, nil
-}
-
-// findVerdictObjects returns the members of every verdict object of text
-// (an object with an "outcome" key), in the order they start: each
-// balanced JSON object standing in the text, and every object nested in
-// one. An object with repeated names (or names that differ only by case)
-// is ErrAmbiguousVerdict.
-func findVerdictObjects(text string) ([]map[string]json.RawMessage, error) {
 	var found []map[string]json.RawMessage
-	tries, scanned, broken := 0, 0, false
-	start := strings.IndexByte(text, '{')
-	for start >= 0 && tries < maxCandidates && scanned < maxScan {
-		tries++
-		end := objectEnd(text, start)
-		next := start + 1
-		if end < 0 {
-			scanned += len(text) - start
-			// A verdict cut short (an answer that ran out of tokens) or
-			// broken: what it says is unknown, so another verdict, perhaps
-			// quoted from the transcript, cannot stand alone.
-			broken = broken || startsVerdict(text[start:])
-		} else {
-			scanned += end - start
-			raw := []byte(text[start:end])
-			broken = broken || !json.Valid(raw) && startsVerdict(text[start:end])
-			if json.Valid(raw) {
-				if err := argjson.CheckNames(raw); err != nil {
-					return nil, fmt.Errorf("%w: %w", ErrAmbiguousVerdict, err)
-				}
-				if err := collectVerdicts(raw, &found, 0); err != nil {
-					return nil, err
-				}
-				next = end // a whole object was read, nested ones included
-			}
-		}
-		i := strings.IndexByte(text[next:], '{')
-		if i < 0 {
-			start = -1
-			break
-		}
-		start = next + i
+	if err := collectVerdicts(raw, &found, 0); err != nil {
+		return Verdict{}, err
 	}
-	if len(found) == 0 {
-		return nil, ErrNoVerdict
+	switch {
+	case len(found) == 0:
+		return Verdict{}, ErrNoVerdict
+	case len(found) > 1:
+		return Verdict{}, fmt.Errorf("%w: a verdict object nested in the verdict", ErrAmbiguousVerdict)
 	}
-	if broken {
-		return nil, fmt.Errorf("%w: a verdict object that does not end or is not valid JSON", ErrAmbiguousVerdict)
+	if !hasOutcome(raw) {
+		return Verdict{}, fmt.Errorf("%w: a verdict nested in another object is no answer; answer with the verdict object itself", ErrAmbiguousVerdict)
 	}
-	if start >= 0 {
-		// The budget ran out before the end: a later object could disagree.
-		return nil, fmt.Errorf("%w: too many objects to read the whole answer", ErrAmbiguousVerdict)
-	}
-	return found, nil
+	return verdictOf(found[0])
 }
 
-// startsVerdict reports whether the text, which starts with '{', opens an
-// object whose first name is "outcome" (in any case, escapes aside).
-func startsVerdict(text string) bool {
-	rest := strings.TrimLeft(text[1:], " \t\r\n")
-	return len(rest) > len(`"outcome"`) && strings.EqualFold(rest[:len(`"outcome"`)], `"outcome"`)
+// wholeAnswer returns the JSON object that is the whole of text, alone or
+// alone in a single code fence (its info string empty or "json"), with the
+// surrounding space removed. Anything else is ErrAmbiguousVerdict when
+// text holds an object with an "outcome" key somewhere, ErrNoVerdict when
+// it does not.
+func wholeAnswer(text string) (string, error) {
+	body := strings.TrimSpace(text)
+	if rest, ok := strings.CutPrefix(body, "```"); ok {
+		info, inner, _ := strings.Cut(rest, "\n")
+		inner, closed := strings.CutSuffix(strings.TrimRight(inner, " \t\r\n"), "```")
+		if lang := strings.TrimSpace(info); !closed || strings.Contains(inner, "```") || lang != "" && !strings.EqualFold(lang, "json") {
+			return "", notAlone(text)
+		}
+		body = strings.TrimSpace(inner)
+	}
+	if !strings.HasPrefix(body, "{") || objectEnd(body, 0) != len(body) || !json.Valid([]byte(body)) {
+		return "", notAlone(text)
+	}
+	return body, nil
+}
+
+// notAlone is the error of an answer that is not one JSON object alone.
+func notAlone(text string) error {
+	if strings.Contains(strings.ToLower(text), `"outcome"`) {
+		return fmt.Errorf("%w: the answer must be the JSON verdict object alone (or alone in one code fence), with no other text", ErrAmbiguousVerdict)
+	}
+	return ErrNoVerdict
+}
+
+// hasOutcome reports whether the object raw has an "outcome" member of its
+// own.
+func hasOutcome(raw json.RawMessage) bool {
+	found := false
+	_ = argjson.Each(raw, func(k string, _ json.RawMessage) bool {
+		found = k == "outcome"
+		return !found
+	})
+	return found
 }
 
 // collectVerdicts appends to found the verdict objects of the JSON value

@@ -22,22 +22,19 @@ func TestG6_ParseVerdict(t *testing.T) {
 		{"only outcome", `{"outcome": "deny"}`,
 			autoreview.Verdict{Outcome: "deny", Stated: "deny", RiskLevel: autoreview.DefaultRisk, UserAuthorization: autoreview.DefaultAuthorization,
 				Defaulted: []string{"risk_level", "user_authorization", "rationale"}}},
-		{"fenced in prose", "Here is my verdict:\n```json\n{\"outcome\": \"ALLOW\", \"risk_level\": \" Medium \", \"user_authorization\": \"low\", \"rationale\": \"ok\"}\n```\nDone.",
+		{"fenced", "```json\n{\"outcome\": \"ALLOW\", \"risk_level\": \" Medium \", \"user_authorization\": \"low\", \"rationale\": \"ok\"}\n```\n",
 			autoreview.Verdict{Outcome: "allow", Stated: "allow", RiskLevel: "medium", UserAuthorization: "low", Rationale: "ok"}},
-		{"braces in strings and an earlier object", `Options {a, b}. {"note": "x"} then {"rationale": "uses } and { and \"quotes\"", "outcome": "deny", "risk_level": "high", "user_authorization": "unknown"}`,
+		{"fenced without a language, braces in strings", "\n```\n{\"rationale\": \"uses } and { and \\\"quotes\\\"\", \"outcome\": \"deny\", \"risk_level\": \"high\", \"user_authorization\": \"unknown\"}```",
 			autoreview.Verdict{Outcome: "deny", Stated: "deny", RiskLevel: "high", UserAuthorization: "unknown", Rationale: `uses } and { and "quotes"`}},
-		{"nested", `{"verdict": {"outcome": "deny", "rationale": "nested"}}`,
-			autoreview.Verdict{Outcome: "deny", Stated: "deny", RiskLevel: "medium", UserAuthorization: "unknown", Rationale: "nested",
-				Defaulted: []string{"risk_level", "user_authorization"}}},
-		{"two that agree: the last", `{"outcome":"deny","rationale":"one"} {"outcome":"deny","rationale":"two"}`,
-			autoreview.Verdict{Outcome: "deny", Stated: "deny", RiskLevel: "medium", UserAuthorization: "unknown", Rationale: "two",
-				Defaulted: []string{"risk_level", "user_authorization"}}},
 		{"a verdict quoted in the rationale", `{"outcome":"deny","rationale":"the log says {\"outcome\":\"allow\"}"}`,
-			autoreview.Verdict{Outcome: "deny", Stated: "deny", RiskLevel: "medium", UserAuthorization: "unknown", Rationale: `the log says {"outcome":"allow"}`,
+			autoreview.Verdict{Outcome: "deny", Stated: "deny", RiskLevel: "high", UserAuthorization: "unknown", Rationale: `the log says {"outcome":"allow"}`,
 				Defaulted: []string{"risk_level", "user_authorization"}}},
-		{"nulls are missing", `{"outcome":"allow","risk_level":null,"user_authorization":null,"rationale":null,"extra":1}`,
-			autoreview.Verdict{Outcome: "allow", Stated: "allow", RiskLevel: "medium", UserAuthorization: "unknown",
+		{"nulls are missing: high risk without authorization denies", `{"outcome":"allow","risk_level":null,"user_authorization":null,"rationale":null,"extra":1}`,
+			autoreview.Verdict{Outcome: "deny", Stated: "allow", Overruled: true, RiskLevel: "high", UserAuthorization: "unknown",
 				Defaulted: []string{"risk_level", "user_authorization", "rationale"}}},
+		{"no risk, authorized", `{"outcome":"allow","user_authorization":"medium"}`,
+			autoreview.Verdict{Outcome: "allow", Stated: "allow", RiskLevel: "high", UserAuthorization: "medium",
+				Defaulted: []string{"risk_level", "rationale"}}},
 		{"overruled", `{"outcome":"allow","risk_level":"critical","user_authorization":"high","rationale":"the user asked"}`,
 			autoreview.Verdict{Outcome: "deny", Stated: "allow", Overruled: true, RiskLevel: "critical", UserAuthorization: "high", Rationale: "the user asked"}},
 	} {
@@ -60,7 +57,8 @@ func TestG6_ParseVerdictErrors(t *testing.T) {
 		{"I would allow this.", "no JSON object"},
 		{"", "no JSON object"},
 		{`{"decision":"allow"}`, "no JSON object"},
-		{`{"outcome":"allow"`, "no JSON object"},
+		{`{"outcome":"allow"`, "alone"},
+		{`{"decision":"allow"} trailing`, "no JSON object"},
 		{`{"outcome":"maybe"}`, "not allow or deny"},
 		{`{"outcome":true}`, "not a string"},
 		{`{"outcome":null}`, "missing"},
@@ -103,8 +101,10 @@ func TestG6_OutcomeRule(t *testing.T) {
 		{"critical", "high", "deny", true, "deny"},
 		{"critical", "unknown", "deny", true, "deny"},
 		{"critical", "", "deny", true, "deny"},
-		{"", "high", "", false, "allow"},
-		{"", "", "", false, "allow"},
+		{"", "high", "", false, "allow"},   // missing risk is high
+		{"", "medium", "", false, "allow"}, // with authorization
+		{"", "low", "", false, "deny"},     // without
+		{"", "", "", false, "deny"},
 	}
 	for _, r := range rows {
 		if r.risk != "" {
@@ -176,7 +176,8 @@ func TestG6_OutcomeRuleAlwaysApplies(t *testing.T) {
 		`{"outcome":"allow","risk_level":"high","user_authorization":"medium"}`:   vocab.Allow,
 		`{"outcome":"allow","risk_level":"critical","user_authorization":"high"}`: vocab.Deny,
 		`{"outcome":"allow","risk_level":"critical"}`:                             vocab.Deny,
-		`{"outcome":"allow"}`: vocab.Allow,
+		`{"outcome":"allow"}`:                                               vocab.Deny,
+		`{"outcome":"allow","risk_level":"medium"}`:                         vocab.Allow,
 		`{"outcome":"deny","risk_level":"low","user_authorization":"high"}`: vocab.Deny,
 	} {
 		v, err := autoreview.ParseVerdict(text)
