@@ -85,6 +85,12 @@ func judgeGit(s *sh, c *cmd) {
 		return
 	}
 	sub, rest := args[i], args[i:]
+	if p, ok := command.Parse(args); ok {
+		// Options that write the output to a file are writes there.
+		for _, o := range append(p.Values("output"), p.Values("output-directory")...) {
+			s.write(c, s.where(o, c.cwd), "")
+		}
+	}
 	switch sub {
 	case "status", "diff", "log", "show", "blame", "annotate", "rev-parse", "rev-list", "ls-files", "ls-tree",
 		"cat-file", "describe", "shortlog", "merge-base", "show-ref", "count-objects", "version", "whatchanged",
