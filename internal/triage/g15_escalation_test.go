@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wardenhq/warden/action"
@@ -174,6 +175,90 @@ func TestG15_ProgramsRunThroughOptionsPassOn(t *testing.T) {
 	} {
 		if v := judgeIn(project, s, false); v.Decision != vocab.Allow {
 			t.Errorf("Judge(%q) = %s: %s", s, v.Decision, v.Reason)
+		}
+	}
+}
+
+// TestG15_RootsHomeIsTheirHome checks that when warden runs as root and the
+// workspace is under /root (HOME=/root), the workspace is the workspace and
+// /root the person's home, not "the root user's files": reading, searching,
+// copying and archiving in the workspace are routine as anywhere else, a
+// cache in the home is a cache, writes to the home outside it pass on as
+// any home's do, and private keys and start-up files keep their judgments.
+// Where the workspace is not under /root, /root stays another user's files.
+func TestG15_RootsHomeIsTheirHome(t *testing.T) {
+	const rootWork = "/root/project"
+	for _, s := range []string{
+		"cat README.md",
+		"grep -r TODO .",
+		"cp a b",
+		"find . -name '*.go'",
+		"tar czf dist.tgz src",
+		"zip -r a.zip .",
+		"ls " + rootWork,
+		"tar czf /tmp/p.tgz " + rootWork,
+		"rm -f notes.txt",
+		"mkdir -p ~/.cache/pip/x",
+		"cat ~/.bashrc",
+		"go test ./...",
+	} {
+		if v := judgeIn(rootWork, s, false); v.Decision != vocab.Allow {
+			t.Errorf("in %s, Judge(%q) = %s: %s", rootWork, s, v.Decision, v.Reason)
+		}
+		if u := strings.ReplaceAll(s, rootWork, project); judgeIn(project, u, false).Decision != vocab.Allow {
+			t.Errorf("in %s, Judge(%q) is not allowed either: the test is wrong", project, u)
+		}
+	}
+	for _, tt := range []struct {
+		script string
+		want   vocab.Decision
+	}{
+		{"touch ~/x", vocab.Escalate},
+		{"echo x >> ~/.bashrc", vocab.Escalate},
+		{"rm -rf ~/notes", vocab.Escalate},
+		{"cat .env", vocab.Escalate},
+		{"cat ~/.ssh/id_rsa", vocab.Deny},
+		{"cat /root/.ssh/id_rsa", vocab.Deny},
+	} {
+		v := judgeIn(rootWork, tt.script, false)
+		if v.Decision != tt.want {
+			t.Errorf("in %s, Judge(%q) = %s, want %s: %s", rootWork, tt.script, v.Decision, tt.want, v.Reason)
+		}
+		if v.Decision != vocab.Deny && strings.Contains(v.Reason, "root user's files") {
+			t.Errorf("in %s, Judge(%q) reason names the root user's files: %s", rootWork, tt.script, v.Reason)
+		}
+	}
+	// Seen from a workspace elsewhere, /root is another user's.
+	for _, s := range []string{"cat /root/notes.txt", "tar czf /tmp/r.tgz /root"} {
+		if v := judgeIn("/srv/app", s, false); v.Decision == vocab.Allow {
+			t.Errorf("in /srv/app, Judge(%q) = allow: %s", s, v.Reason)
+		}
+	}
+}
+
+// TestG15_WritableRootsAreTheWorkspace checks that the run's configured
+// writable roots are judged as the workspace, under /root as elsewhere:
+// writes there are not home writes nor the root user's files; roots that
+// bound nothing (the file system, a system directory, the home itself) are
+// ignored.
+func TestG15_WritableRootsAreTheWorkspace(t *testing.T) {
+	const rootWork = "/root/project"
+	judge := func(k *triage.Knowledge, script string) triage.Verdict {
+		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", script}, Cwd: rootWork}, nil)
+	}
+	k := (*triage.Knowledge)(nil).WithWritableRoots([]string{"/root/cache", "/srv/data"})
+	for _, s := range []string{"echo x > /root/cache/out", "cp a /srv/data/b", "cat /root/cache/out", "tar czf /root/cache/p.tgz ."} {
+		if v := judge(nil, s); v.Decision == vocab.Allow && strings.HasPrefix(s, "echo") {
+			t.Errorf("without writable roots, Judge(%q) = allow: the test is wrong", s)
+		}
+		if v := judge(k, s); v.Decision != vocab.Allow {
+			t.Errorf("with writable roots, Judge(%q) = %s: %s", s, v.Decision, v.Reason)
+		}
+	}
+	broad := (*triage.Knowledge)(nil).WithWritableRoots([]string{"/", "/etc", "/root", "/home", "/tmp"})
+	for _, s := range []string{"echo x > /etc/x", "touch ~/x", "echo x > /home/other/x", "echo x >> ~/.bashrc"} {
+		if v := judge(broad, s); v.Decision == vocab.Allow {
+			t.Errorf("with broad writable roots, Judge(%q) = allow: %s", s, v.Reason)
 		}
 	}
 }

@@ -106,7 +106,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 			up(secretCritical, "the whole environment")
 		}
 		for _, m := range fileRefs.FindAllStringSubmatch(text, -1) {
-			if l, w := secretPath(s.tildeHome(m[1])); l > notSecret {
+			if l, w := s.secretPath(s.tildeHome(m[1])); l > notSecret {
 				up(l, w)
 			}
 		}
