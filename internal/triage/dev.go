@@ -85,6 +85,22 @@ func judgeGit(s *sh, c *cmd) {
 		return
 	}
 	sub, rest := args[i], args[i:]
+	switch sub {
+	case "ls-remote", "fetch", "pull", "clone", "push", "remote", "submodule", "archive", "request-pull":
+		// The remote's address carries what is put in it, as a URL does.
+		var urls, hosts []string
+		for _, a := range rest[1:] {
+			if strings.Contains(a, "://") || strings.Contains(a, "$(") || strings.Contains(a, "`") || strings.Contains(a, "@") {
+				urls = append(urls, a)
+				if h, ok := urlHost(a); ok {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+		if s.urlsCarry(c, urls, hosts) {
+			return
+		}
+	}
 	if p, ok := command.Parse(args); ok {
 		// Options that write the output to a file are writes there.
 		for _, o := range append(p.Values("output"), p.Values("output-directory")...) {

