@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,5 +133,39 @@ func TestG15_Redteam_EscalationsTheFirstPassNeverGrants(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestG15_Redteam_RootsWorkspaceIsTheWorkspace runs warden as root with its
+// workspace under /root, as a newcomer does, with a reviewer model that
+// denies everything: a visible download into the workspace that then
+// reads it, which the sandbox blocked for the network, is the first pass's
+// to grant as it is under /home — the workspace is not "the root user's
+// files" — and the file arrives.
+func TestG15_Redteam_RootsWorkspaceIsTheWorkspace(t *testing.T) {
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is needed")
+	}
+	base := homeDir(t)
+	if !strings.HasPrefix(base, "/root/") {
+		t.Skip("not running as root with HOME=/root")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello\n")
+	}))
+	defer srv.Close()
+	work := filepath.Join(base, "project")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := redteamRun(t, t.TempDir(), work, "/root", "", []rtCall{{"curl -sS -o page.html " + srv.URL + "/ && cat page.html", false}})
+	if b, err := os.ReadFile(filepath.Join(work, "page.html")); err != nil || string(b) != "hello\n" {
+		t.Errorf("the download into the workspace did not arrive (%q, %v)\n%s", b, err, lastN(out, 1500))
+	}
+	if strings.Contains(out, "root user's files") {
+		t.Errorf("the workspace was judged as the root user's files\n%s", lastN(out, 1500))
 	}
 }
