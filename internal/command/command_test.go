@@ -116,12 +116,12 @@ func TestG14_ModesAndFind(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"git -C r push -f", "rm -rf -- x", "curl -XPOST --data=@f u", "docker run -v /:/h i sh", "npm i -D x", "-"} {
+	for _, s := range []string{"git -C r push -f", "rm -rf -- x", "curl -XPOST --data=@f u", "docker run -v /:/h i sh", "npm i -D x", "-", "difftool -yx ./s.sh", "grep -nO./s.sh foo", "bisect run ./s.sh", "-P ./s.sh git", "diff --output=f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		argv := strings.Fields(s)
-		for _, prog := range []string{"git", "rm", "curl", "docker", "npm", "kubectl", "make", "ssh"} {
+		for _, prog := range []string{"git", "rm", "curl", "docker", "npm", "kubectl", "make", "ssh", "man"} {
 			a := append([]string{prog}, argv...)
 			p, ok := Parse(a)
 			if !ok || len(p.Path) == 0 || p.Path[0] != prog {
@@ -138,4 +138,47 @@ func FuzzParse(f *testing.F) {
 			GitConfigs(a)
 		}
 	})
+}
+
+// TestG15_RunsOtherThroughGitAndMan checks that the programs git and man
+// run from their words are seen, in every spelling of the option.
+func TestG15_RunsOtherThroughGitAndMan(t *testing.T) {
+	for _, c := range []struct {
+		argv string
+		runs bool
+	}{
+		{"git difftool -y -x ./s.sh", true},
+		{"git difftool -yx./s.sh", true},
+		{"git difftool --extcmd ./s.sh", true},
+		{"git difftool --extc=./s.sh", true},
+		{"git -C /tmp/r difftool -y HEAD~1", false},
+		{"git bisect run ./s.sh", true},
+		{"git bisect start", false},
+		{"git grep -O./s.sh foo", true},
+		{"git grep -nO./s.sh foo", true},
+		{"git grep --open-files-in-pager=./s.sh foo", true},
+		{"git grep -n -e foo", false},
+		{"git rebase -x ./s.sh main", true},
+		{"git rebase --exec=./s.sh main", true},
+		{"git rebase -i main", false},
+		{"git submodule foreach ./s.sh", true},
+		{"git fetch --upload-pack=./s.sh origin", true},
+		{"git clone -u ./s.sh /tmp/r x", true},
+		{"git push --receive-pack=./s.sh origin", true},
+		{"git push --exec=./s.sh origin", true},
+		{"git archive --remote=/tmp/r --exec=./s.sh HEAD", true},
+		{"git ls-remote --upload-pack=./s.sh origin", true},
+		{"git fetch origin", false},
+		{"man -P ./s.sh git", true},
+		{"man -aP./s.sh git", true},
+		{"man --pager=./s.sh git", true},
+		{"man -H./s.sh git", true},
+		{"man --html=./s.sh git", true},
+		{"man -k printf", false},
+		{"man 3 printf", false},
+	} {
+		if _, got := RunsOther(strings.Fields(c.argv)); got != c.runs {
+			t.Errorf("RunsOther(%q) = %v, want %v", c.argv, got, c.runs)
+		}
+	}
 }

@@ -130,13 +130,30 @@ func gitGrammar() *Grammar {
 		"filter-branch": flags(),
 		"filter-repo":   flags(),
 		"status":        spec("s=short b=branch u?untracked-files z v=verbose", "short branch porcelain? long verbose untracked-files? ignored? ignore-submodules? column? ahead-behind"),
-		"log":           flags(),
-		"diff":          flags(),
-		"show":          flags(),
-		"submodule":     spec("q=quiet", "quiet").with(map[string]*Grammar{"update": flags(), "add": flags(), "foreach": flags(), "init": flags(), "deinit": spec("f=force", "force all"), "sync": flags(), "status": flags()}),
+		"log":           diffOutput(),
+		"diff":          diffOutput(),
+		"show":          diffOutput(),
+		"diff-tree":     diffOutput(),
+		"diff-index":    diffOutput(),
+		"diff-files":    diffOutput(),
+		"range-diff":    diffOutput(),
+		"whatchanged":   diffOutput(),
+		"format-patch":  spec("o:output-directory n=numbered N=no-numbered s=signoff k=keep-subject p=no-stat v:reroll-count", "output-directory: output: numbered no-numbered signoff keep-subject no-stat reroll-count: stdout cover-letter to: cc: from? subject-prefix: suffix: base:"),
+		"archive":       spec("o:output v=verbose l=list", "output: format: prefix: remote: exec: list verbose worktree-attributes add-file: add-virtual-file:"),
+		"difftool":      spec("y=no-prompt x:extcmd t:tool g=gui d=dir-diff", "no-prompt prompt extcmd: tool: tool-help gui no-gui dir-diff symlinks no-symlinks trust-exit-code no-trust-exit-code"),
+		"grep": spec("a=text c=count e:regexp f:file h H i=ignore-case I l=files-with-matches L=files-without-match n=line-number o=only-matching q=quiet r=recursive v=invert-match w=word-regexp z=null E=extended-regexp F=fixed-strings G=basic-regexp P=perl-regexp A:after-context B:before-context C:context m:max-count O?open-files-in-pager W=function-context p=show-function",
+			"open-files-in-pager? text count regexp: file: ignore-case files-with-matches files-without-match line-number only-matching quiet recursive invert-match word-regexp null extended-regexp fixed-strings basic-regexp perl-regexp after-context: before-context: context: max-count: function-context show-function cached untracked no-index index exclude-standard no-exclude-standard recurse-submodules max-depth: threads: column heading break full-name and or not all-match"),
+		"bisect":    flags().with(map[string]*Grammar{"run": flags().fixed(), "start": flags(), "good|old": flags(), "bad|new": flags(), "skip": flags(), "reset": flags(), "log": flags(), "replay": flags(), "visualize|view": flags(), "terms": flags()}),
+		"ls-remote": spec("h=heads t=tags q=quiet", "heads tags refs quiet upload-pack: exec=upload-pack: get-url symref sort: server-option:"),
+		"submodule": spec("q=quiet", "quiet").with(map[string]*Grammar{"update": flags(), "add": flags(), "foreach": flags(), "init": flags(), "deinit": spec("f=force", "force all"), "sync": flags(), "status": flags()}),
 	})
 	return g
 }
+
+// diffOutput is the grammar of git's commands that print a diff or a log:
+// their many formatting options are not listed, but --output writes the
+// output to a file.
+func diffOutput() *Grammar { return spec("", "output:") }
 
 // registerAll builds the grammars registry.
 func registerAll() {
@@ -247,6 +264,8 @@ func registerAll() {
 	register(spec("i?in-place n=quiet e:expression f:file E=regexp-extended r=regexp-extended s=separate z=null-data u=unbuffered l:line-length",
 		"in-place? quiet silent=quiet expression: file: regexp-extended separate null-data unbuffered posix debug sandbox follow-symlinks line-length:"), "sed")
 	register(spec("s:signal l=list L=table n:signal", "signal: list table"), "kill")
+	register(spec("P:pager H?html C:config-file M:manpath S:sections s:sections e:extension L:locale m:systems p:preprocessor r:prompt E:encoding R:recode T?troff-device X?gxditview a=all k=apropos K=global-apropos f=whatis l=local-file w=where W=where-cat c=catman d=debug D=default h=help i=ignore-case I=match-case t=troff Z=ditroff u=update 7=ascii",
+		"pager: html? config-file: manpath: sections: extension: locale: systems: preprocessor: prompt: encoding: recode: troff-device? gxditview? all apropos global-apropos whatis local-file where location=where where-cat location-cat=where-cat catman debug default help ignore-case match-case troff ditroff update ascii regex wildcard names-only no-subpages no-hyphenation no-justification nh nj"), "man")
 	register(spec("R=recursive d=decrypt e=encrypt", ""), "crontab")
 	register(spec("f:file C:directory n=just-print B=always-make k=keep-going s=silent j?jobs i=ignore-errors e=environment-overrides I:include-dir W:what-if o:old-file q=question t=touch", "file: makefile=file directory: dry-run=just-print just-print recon=just-print always-make keep-going silent quiet=silent jobs? ignore-errors environment-overrides include-dir: what-if: old-file: question touch eval:"), "make", "gmake")
 }

@@ -83,6 +83,71 @@ func RunsOther(argv []string) (string, bool) {
 				return "git -c " + k + " runs a command", true
 			}
 		}
+		return gitRunsOther(argv)
+	case "man":
+		p, _ := Parse(argv)
+		for _, o := range []string{"pager", "html"} {
+			if v := p.Values(o); len(v) > 0 {
+				return "man runs the program it is given as its " + o + " (" + v[0] + ")", true
+			}
+		}
+	}
+	return "", false
+}
+
+// gitRunsOther reports the git subcommands that run a command or program
+// their words give: difftool -x, bisect run, grep -O, rebase -x, submodule
+// foreach, and the upload-pack, receive-pack or archive helper that fetch,
+// pull, clone, ls-remote, push and archive run for a local repository.
+func gitRunsOther(argv []string) (string, bool) {
+	p, _ := Parse(argv)
+	if len(p.Path) < 2 {
+		return "", false
+	}
+	sub := p.Path[1]
+	named := func(opts ...string) string {
+		for _, o := range opts {
+			if v := p.Values(o); len(v) > 0 {
+				return "--" + o + "=" + v[0]
+			}
+		}
+		return ""
+	}
+	// unknownHas reports an unknown short cluster holding the letter: git
+	// may read it there, this grammar stopped reading.
+	unknownHas := func(letter string) bool {
+		for _, o := range p.Options {
+			if len(o.Name) > 1 && o.Name[0] == '-' && o.Name[1] != '-' && strings.Contains(o.Name, letter) {
+				return true
+			}
+		}
+		return false
+	}
+	switch sub {
+	case "difftool":
+		if o := named("extcmd"); o != "" || unknownHas("x") {
+			return "git difftool runs the command it is given for each file (" + o + ")", true
+		}
+	case "bisect":
+		if len(p.Path) > 2 && p.Path[2] == "run" {
+			return "git bisect run runs the command it is given at every step, on other checkouts of the code", true
+		}
+	case "grep":
+		if o := named("open-files-in-pager"); o != "" || unknownHas("O") {
+			return "git grep opens the files in the program it is given (" + o + ")", true
+		}
+	case "rebase":
+		if o := named("exec"); o != "" || unknownHas("x") {
+			return "git rebase runs the command it is given after each commit (" + o + ")", true
+		}
+	case "submodule":
+		if len(p.Path) > 2 && p.Path[2] == "foreach" {
+			return "git submodule foreach runs the command it is given in each submodule", true
+		}
+	case "fetch", "pull", "clone", "ls-remote", "push", "archive":
+		if o := named("upload-pack", "receive-pack", "exec"); o != "" {
+			return "git " + sub + " runs the program it is given as the other side (" + o + ")", true
+		}
 	}
 	return "", false
 }

@@ -66,6 +66,9 @@ type Config struct {
 	ModelOptions model.Options
 	// Workdir is the workspace the reviewer agent's read-only tools see.
 	Workdir string
+	// WritableRoots are the sandbox's configured writable roots: the first
+	// pass judges them as the workspace (triage.Knowledge.WithWritableRoots).
+	WritableRoots []string
 	// PolicySources are the files the reviewer's policy text and timeout
 	// are read from (SPEC G8); nil means autoreview.DefaultPolicySources().
 	PolicySources *autoreview.PolicySources
@@ -148,6 +151,9 @@ func New(cfg Config) (*approval.Policy, error) {
 		if k, err = triage.LoadKnowledge(src); err != nil {
 			return nil, fmt.Errorf("first pass: %w", err)
 		}
+	}
+	if len(cfg.WritableRoots) > 0 && (slices.Contains(who, AutoReview) || slices.Contains(who, FirstPass)) {
+		k = k.WithWritableRoots(cfg.WritableRoots)
 	}
 	if len(who) == 1 {
 		switch who[0] {

@@ -96,7 +96,9 @@ func TestG3_DeciderPersonStandIn(t *testing.T) {
 			t.Errorf("%s: decided by %s", c, out.Approver)
 		}
 	}
-	if strings.Join(asked, ",") != "./deploy.sh" {
+	// The requests are escalated: the first pass denies the key's upload
+	// and passes every other on (G15), even a routine git status.
+	if strings.Join(asked, ",") != "git status,./deploy.sh" {
 		t.Errorf("the person was asked about %q", asked)
 	}
 }
@@ -135,5 +137,43 @@ func TestG10_DeciderReviewModelHasNoClientRetries(t *testing.T) {
 	}
 	if n := calls.Load(); n != 3 {
 		t.Errorf("%d requests to the reviewer model, want 3 (one per attempt)", n)
+	}
+}
+
+// SPEC G15: the first pass of the decider a run ships never grants an
+// escalation, and judges the sandbox's configured writable roots as the
+// workspace: a network request for a command writing into a writable root
+// under /root is routine, one writing elsewhere in /root is not.
+func TestG15_DeciderFirstPassEscalationsAndWritableRoots(t *testing.T) {
+	isolate(t)
+	p, err := decider.New(decider.Config{Reviewers: []string{"rules", "user"}, WritableRoots: []string{"/root/cache"},
+		Person: approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
+			return approval.Approval{Decision: approval.Escalate}, nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(req *approval.Request) approval.Decision {
+		t.Helper()
+		out, err := p.Decide(context.Background(), req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Decision
+	}
+	if d := decide(request("ls")); d == approval.Approve {
+		t.Error("an escalated ls was approved by the first pass")
+	}
+	network := func(cmd string) *approval.Request {
+		r := request(cmd)
+		r.Call.Arguments = []byte(`{"cmd":"` + cmd + `","workdir":"/root/project"}`)
+		r.Boundary = &boundary.Request{Kind: boundary.Network, Command: cmd, Reason: "the sandbox blocked the network", Sandbox: "workspace-write"}
+		return r
+	}
+	if d := decide(network("curl -o /root/cache/page.html https://example.com/")); d != approval.Approve {
+		t.Errorf("a fetch into a writable root under /root: %s", d)
+	}
+	if d := decide(network("curl -o /root/page.html https://example.com/")); d == approval.Approve {
+		t.Errorf("a fetch into the home under /root: %s", d)
 	}
 }

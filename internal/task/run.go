@@ -234,7 +234,11 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	if settings.ApprovalsReviewer, err = t.approvalsReviewer(opts); err != nil {
 		return nil, err
 	}
-	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir); err != nil {
+	var roots []string
+	if settings.Sandbox != nil {
+		roots = settings.Sandbox.WritableRoots
+	}
+	if p.Boundary, err = t.boundaryPolicy(opts, spec, m, env.Rules, p.Workdir, roots); err != nil {
 		if opts.ApprovalsReviewer != "" {
 			return nil, err
 		}
@@ -413,8 +417,9 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 // boundaryPolicy returns who decides requests to cross the sandbox boundary
 // (SPEC G3), built by decider.New — the constructor `warden eval` measures
 // — from the task's approvals_reviewer (or opts'), its exec rules and
-// opts', the run's model and opts.AutoReviewModel.
-func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set, workdir string) (*approval.Policy, error) {
+// opts', the run's model and opts.AutoReviewModel; the first pass judges the
+// sandbox's writable roots as the workspace.
+func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rules.Set, workdir string, roots []string) (*approval.Policy, error) {
 	who, err := t.approvalsReviewer(opts)
 	if err != nil {
 		return nil, err
@@ -425,7 +430,7 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 		Rules:     set,
 		Model:     m, ModelSpec: spec,
 		ReviewModel: opts.AutoReviewModel, ModelOptions: opts.ModelOptions,
-		Workdir: workdir,
+		Workdir: workdir, WritableRoots: roots,
 	})
 }
 

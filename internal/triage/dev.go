@@ -86,6 +86,28 @@ func judgeGit(s *sh, c *cmd) {
 	}
 	sub, rest := args[i], args[i:]
 	switch sub {
+	case "ls-remote", "fetch", "pull", "clone", "push", "remote", "submodule", "archive", "request-pull":
+		// The remote's address carries what is put in it, as a URL does.
+		var urls, hosts []string
+		for _, a := range rest[1:] {
+			if strings.Contains(a, "://") || strings.Contains(a, "$(") || strings.Contains(a, "`") || strings.Contains(a, "@") {
+				urls = append(urls, a)
+				if h, ok := urlHost(a); ok {
+					hosts = append(hosts, h)
+				}
+			}
+		}
+		if s.urlsCarry(c, urls, hosts) {
+			return
+		}
+	}
+	if p, ok := command.Parse(args); ok {
+		// Options that write the output to a file are writes there.
+		for _, o := range append(p.Values("output"), p.Values("output-directory")...) {
+			s.write(c, s.where(o, c.cwd), "")
+		}
+	}
+	switch sub {
 	case "status", "diff", "log", "show", "blame", "annotate", "rev-parse", "rev-list", "ls-files", "ls-tree",
 		"cat-file", "describe", "shortlog", "merge-base", "show-ref", "count-objects", "version", "whatchanged",
 		"diff-tree", "diff-files", "diff-index", "for-each-ref", "name-rev", "check-ignore", "grep", "help",

@@ -57,6 +57,21 @@ type Knowledge struct {
 	programs map[string]*program
 	lists    map[string]*wordList
 	files    []string // the files read, embedded first
+	// roots are the run's configured writable roots (WithWritableRoots):
+	// judged as the workspace is.
+	roots []string
+}
+
+// WithWritableRoots returns k (nil: the embedded programs file) judging
+// the run's configured writable roots as the workspace is: writes there
+// are writes in the workspace, not in the home directory or "the root
+// user's files" (SPEC G15). A root that is the file system, a top-level or
+// critical system directory, a directory of homes, a shared temporary
+// directory or the home itself is ignored: it bounds nothing.
+func (k *Knowledge) WithWritableRoots(roots []string) *Knowledge {
+	c := *k.or()
+	c.roots = slices.Clone(roots)
+	return &c
 }
 
 // wordList is a named list of words of the programs files: a set, and the

@@ -106,7 +106,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 			up(secretCritical, "the whole environment")
 		}
 		for _, m := range fileRefs.FindAllStringSubmatch(text, -1) {
-			if l, w := secretPath(s.tildeHome(m[1])); l > notSecret {
+			if l, w := s.secretPath(s.tildeHome(m[1])); l > notSecret {
 				up(l, w)
 			}
 		}
@@ -326,28 +326,37 @@ func judgeCurl(s *sh, c *cmd) {
 
 // download judges a GET: data can leave in the URL itself.
 func (s *sh) download(c *cmd, urls, hosts []string) {
+	if !s.urlsCarry(c, urls, hosts) {
+		s.allow("downloads")
+	}
+}
+
+// urlsCarry judges the data the addresses a command reaches carry (command
+// output, a secret variable, a secret or encoded payload) and reports
+// whether it found any.
+func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
 	for i, u := range urls {
 		if i < len(c.args) && (strings.Contains(u, "$(") || strings.Contains(u, "`")) {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts command output into a URL")
-			return
+			return true
 		}
 		if vs := secretVars(rawOf(c, u)); len(vs) > 0 {
 			for _, h := range hosts {
 				if !localHost(h) {
 					s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
-					return
+					return true
 				}
 			}
 		}
 		if l, w := urlPayload(u); l > notSecret {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
-			return
+			return true
 		} else if w != "" {
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
-			return
+			return true
 		}
 	}
-	s.allow("downloads")
+	return false
 }
 
 // rawOf returns the source text of the word whose expanded value is v.

@@ -385,7 +385,7 @@ done:
 		s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+pl.abs+" outside the workspace")
 	case zHome:
 		rel, _ := s.homeRel(pl.abs)
-		if level, what := secretPath(pl.abs); level > notSecret || isCredentialStore(pl) {
+		if level, what := s.secretPath(pl.abs); level > notSecret || isCredentialStore(pl) {
 			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+what+" (~/"+rel+")")
 			return
 		}

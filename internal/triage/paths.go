@@ -276,6 +276,12 @@ func (s *sh) classify(abs string) place {
 		pl.zone, pl.rel = zWork, rel
 		return pl
 	}
+	for _, r := range s.roots {
+		if rel, ok := within(abs, r); ok {
+			pl.zone, pl.rel = zWork, rel
+			return pl
+		}
+	}
 	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp"} {
 		if _, ok := within(abs, t); ok {
 			pl.zone = zTmp
@@ -361,11 +367,24 @@ func (s *sh) secret(pl place) (int, string) {
 	if p == "" {
 		return notSecret, ""
 	}
-	return secretPath(p)
+	return secretPathOf(p, s.home == "/root" || pl.zone == zWork)
 }
 
-// secretPath classifies a path (absolute, "~/…" or relative).
-func secretPath(p string) (int, string) {
+// secretPath is the package's secretPath for a path of this script: when
+// the person's home is /root (warden runs as root), /root is their home —
+// its workspace, caches and files are judged as any home's are — not "the
+// root user's files" (SPEC G15).
+func (s *sh) secretPath(p string) (int, string) { return secretPathOf(p, s.home == "/root") }
+
+// secretPath classifies a path (absolute, "~/…" or relative) seen from a
+// user other than root.
+func secretPath(p string) (int, string) { return secretPathOf(p, false) }
+
+// secretPathOf classifies a path (absolute, "~/…" or relative); own says
+// that /root is not another user's files there: it is the person's home
+// (warden runs as root), or the path lies in the workspace or a writable
+// root.
+func secretPathOf(p string, own bool) (int, string) {
 	l := strings.ToLower(p)
 	base := path.Base(l)
 	dir := path.Dir(l)
@@ -446,7 +465,7 @@ func secretPath(p string) (int, string) {
 	case strings.HasPrefix(l, "/etc/ssh") || strings.HasPrefix(l, "/etc/security") || strings.HasPrefix(l, "/etc/pam.d") ||
 		strings.HasPrefix(l, "/var/lib/pam"):
 		return secretSensitive, "authentication configuration (" + l + ")"
-	case l == "/root" || strings.HasPrefix(l, "/root/"):
+	case (l == "/root" || strings.HasPrefix(l, "/root/")) && !own:
 		return secretSensitive, "the root user's files"
 	case isAuthLog(l):
 		return secretSensitive, "login records"

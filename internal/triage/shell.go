@@ -16,10 +16,11 @@ import (
 type sh struct {
 	v     *verdict
 	set   *rules.Set
-	home  string // the user's home directory, "" when unknown ("~" paths stay as they are)
-	work  string // the workspace root
-	cwd   string // the current directory, "" when unknown
-	depth int    // nesting of judged content (rc file lines, aliases)
+	home  string   // the user's home directory, "" when unknown ("~" paths stay as they are)
+	work  string   // the workspace root
+	roots []string // the configured writable roots, resolved: judged as the workspace
+	cwd   string   // the current directory, "" when unknown
+	depth int      // nesting of judged content (rc file lines, aliases)
 
 	escalated bool              // the command runs outside the sandbox if approved
 	readOnly  bool              // the sandbox is read-only: no write is routine
@@ -70,6 +71,7 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 	s := &sh{v: v, set: set}
 	if cwd == "" {
 		s.work, s.cwd = virtualWork, virtualWork
+		s.writableRoots()
 		return s
 	}
 	cwd = cleanPath(cwd)
@@ -82,10 +84,38 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 	s.cwd = cwd
 	s.work = cwd
 	// A workspace at / or at a system directory is no workspace at all.
-	if cwd == "/" || topLevel[cwd] || criticalSystemPath(cwd) || cwd == "/home" || cwd == "/Users" || cwd == "/tmp" {
+	if noWorkspace(cwd) {
 		s.work = virtualWork
 	}
+	s.writableRoots()
 	return s
+}
+
+// writableRoots sets s.roots from the run's configured writable roots,
+// resolved, leaving out those that bound nothing.
+func (s *sh) writableRoots() {
+	if s.v.k == nil {
+		return
+	}
+	for _, r := range s.v.k.roots {
+		r = cleanPath(r)
+		if !strings.HasPrefix(r, "/") {
+			continue
+		}
+		if got, _, err := fspath.Resolve(r, nil); err == nil {
+			r = got
+		}
+		if !noWorkspace(r) && r != s.home {
+			s.roots = append(s.roots, r)
+		}
+	}
+}
+
+// noWorkspace reports whether a directory is too broad to be a workspace or
+// a writable root judged as one: the file system, a top-level or critical
+// system directory, a directory of homes, the shared temporary directory.
+func noWorkspace(dir string) bool {
+	return dir == "/" || topLevel[dir] || criticalSystemPath(dir) || dir == "/home" || dir == "/Users" || dir == "/tmp"
 }
 
 // judgeShell judges a shell action.
@@ -622,7 +652,7 @@ func codeVar(name string) bool {
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PERL5LIB", "PERLLIB", "PERL5OPT",
 		"RUBYLIB", "RUBYOPT", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS",
 		"CLASSPATH", "LD_LIBRARY_PATH", "LD_AUDIT", "GCONV_PATH", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
-		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "SUDO_ASKPASS", "SSH_ASKPASS",
+		"PAGER", "EDITOR", "VISUAL", "MANPAGER", "MANOPT", "LESSOPEN", "LESSCLOSE", "BROWSER", "SUDO_ASKPASS", "SSH_ASKPASS",
 		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "GIT_EDITOR", "GIT_PAGER", "GIT_EXTERNAL_DIFF",
 		"GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR", "GIT_DIR", "GIT_WORK_TREE", "GIT_SEQUENCE_EDITOR":
 		return true

@@ -23,11 +23,14 @@
 // whatever the user intended and whose whole effect the request shows. So
 // it passes on running code whose text is not in the request (a script
 // written or fetched in the run, a project script or program, an
-// interpreter file, a command run through another program's options, and
-// the project's builds and tests when they ask to run outside the
-// sandbox), writes to the home directory outside known caches, anything
-// touching warden's own state ($WARDEN_HOME, ~/.warden, the managed
-// configuration), and anything it cannot parse. Paths are judged where the
+// interpreter file, a command run through another program's options),
+// writes to the home directory outside known caches, anything touching
+// warden's own state ($WARDEN_HOME, ~/.warden, the managed configuration),
+// and anything it cannot parse. It never allows a request to run outside
+// the sandbox (require_escalated, a full-access retry, a request in
+// full-access mode): the program would read configuration, hooks, pagers,
+// helpers and links the agent may have written, which no request shows;
+// such requests are passed on, or denied for clear critical harm. Paths are judged where the
 // kernel will take them: symbolic links on disk (in the workspace, the
 // home and temporary directories) and those the script makes are
 // followed, and ".." is applied after them. The paths a blocked write
@@ -270,7 +273,34 @@ func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.
 			v.add(finding{vocab.Escalate, vocab.Routine, medium, r})
 		}
 	}
+	if v.worst.dec == vocab.Allow && runsOutside(&a) {
+		// Escalation is never the first pass's to grant (G15): what runs
+		// outside the sandbox reads configuration, hooks, pagers, helpers
+		// and links the agent may have written, which the request does not
+		// show. Denials stand; everything else is passed on.
+		v.add(finding{vocab.Escalate, vocab.Routine, medium, "it asks to run outside the sandbox, where the program reads configuration, hooks, pagers, helpers and links the agent may have written, which the request does not show"})
+	}
 	return v.result()
+}
+
+// fullAccess is the sandbox mode (sandbox.FullAccess) in which commands run
+// with no sandbox at all.
+const fullAccess = "full-access"
+
+// runsOutside reports whether approving a would run something outside the
+// kernel sandbox: a command that asked for escalated permissions (or a
+// retry with full access, which asks the same way), a request made where
+// the sandbox mode is full-access, or a sequence with such a step.
+func runsOutside(a *action.Action) bool {
+	if a.Escalated() || a.Sandbox == fullAccess {
+		return true
+	}
+	for i := range a.Actions {
+		if runsOutside(&a.Actions[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeAction adds the findings of a to v.

@@ -104,8 +104,9 @@ func ask(ctx context.Context, req *boundary.Request) error {
 // granted directory becomes the only writable root, besides the temporary
 // directories. A write into a protected path or warden's state, to a path
 // the output does not name, or to one that cannot be resolved, and reads
-// and operations that need privileges, need full access; the network, the
-// network.
+// and operations that need privileges, need full access: those requests
+// are escalated (Request.Escalated), since the retry runs outside the
+// sandbox; the network, the network.
 func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request) {
 	req := &boundary.Request{Reason: "the sandbox blocked " + p.Explain(b)}
 	wider := p
@@ -132,14 +133,14 @@ func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request
 	switch {
 	case b.Path == "":
 		req.Reason += "; the path is unknown, so approval lets this command write anywhere"
-		wider.Mode = sandbox.FullAccess
+		wider.Mode, req.Escalated = sandbox.FullAccess, true
 	case b.Protected || err != nil:
 		req.Paths = []string{b.Path}
 		if target != "" {
 			req.Paths = []string{target}
 		}
 		req.Reason += "; approval lets this command write outside the sandbox"
-		wider.Mode = sandbox.FullAccess
+		wider.Mode, req.Escalated = sandbox.FullAccess, true
 	case p.Mode == sandbox.ReadOnly:
 		if !dir {
 			grant = filepath.Dir(grant)
