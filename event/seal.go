@@ -62,6 +62,8 @@ var (
 
 // ChainError says which line of a transcript breaks its chain of MACs.
 type ChainError struct {
+	// Path is the transcript's file, when the caller knows it.
+	Path string
 	// Line is the line's number, from 1 (for ErrTruncated, the number the
 	// first missing line would have).
 	Line int
@@ -72,8 +74,14 @@ type ChainError struct {
 	Err error
 }
 
-// Error names the line and why it breaks the chain.
-func (e *ChainError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+// Error names the line and why it breaks the chain: "PATH:LINE: reason",
+// or "line LINE: reason" without a path.
+func (e *ChainError) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
 
 // Unwrap returns the reason.
 func (e *ChainError) Unwrap() error { return e.Err }

@@ -119,6 +119,11 @@ func OpenTranscript(path string, key MACKey, heads Heads) (*Transcript, error) {
 	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(Event) error { return nil })
 	if err != nil {
 		f.Close()
+		var ce *ChainError
+		if errors.As(err, &ce) {
+			ce.Path = path
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for id, end := range s.Runs {
@@ -226,10 +231,10 @@ func (t *Transcript) catchUp() error {
 			RunID string `json:"run_id"`
 		}
 		if err := json.Unmarshal(body, &h); err != nil {
-			return fmt.Errorf("%s: %w", t.path, &ChainError{Line: t.lines, Err: fmt.Errorf("%w (appended while warden wrote the transcript: %v)", ErrBadMAC, plainJSONError(err))})
+			return &ChainError{Path: t.path, Line: t.lines, Err: fmt.Errorf("%w (appended while warden wrote the transcript: %v)", ErrBadMAC, plainJSONError(err))}
 		}
 		if err := t.chain.Check(h.RunID, body); err != nil {
-			return fmt.Errorf("%s: %w", t.path, &ChainError{Line: t.lines, RunID: h.RunID, Err: err})
+			return &ChainError{Path: t.path, Line: t.lines, RunID: h.RunID, Err: fmt.Errorf("%w (appended while warden wrote the transcript)", err)}
 		}
 	}
 	t.offset = size
