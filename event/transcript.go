@@ -157,6 +157,29 @@ func (t *Transcript) unlock() { _ = syscall.Flock(int(t.f.Fd()), syscall.LOCK_UN
 // it a Recorder hands to the sinks after this one, then marshals to that
 // line.
 func (t *Transcript) Write(e Event) error {
+	_, err := t.WriteSealed(e)
+	return err
+}
+
+// WriteSealed is Write returning e as sealed: it marshals to its line.
+func (t *Transcript) WriteSealed(e Event) (Event, error) {
+	if e.sealed == nil {
+		e.sealed = &sealedLine{}
+	}
+	return e, t.write(e)
+}
+
+// Sync commits the file to disk.
+func (t *Transcript) Sync() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return nil
+	}
+	return t.f.Sync()
+}
+
+func (t *Transcript) write(e Event) error {
 	if e.RunID == "" {
 		return errors.New("event: an event without a run id cannot be sealed")
 	}
