@@ -96,10 +96,12 @@ type Chain struct {
 }
 
 // ChainEnd is where a run's chain stands: how many of its lines were
-// sealed or checked, and the line_mac of the last.
+// sealed or checked, the line_mac of the last, and of the one before it
+// ("" for none).
 type ChainEnd struct {
 	Lines int
 	MAC   string
+	Prev  string
 }
 
 // NewChain returns a chain that seals and checks with key.
@@ -170,7 +172,7 @@ func (c *Chain) Seal(runID string, obj []byte) ([]byte, error) {
 	line = append(line, mac...)
 	line = append(line, macTail...)
 	e.Lines++
-	e.MAC = mac
+	e.Prev, e.MAC = e.MAC, mac
 	return line, nil
 }
 
@@ -210,22 +212,23 @@ func (c *Chain) Check(runID string, line []byte) error {
 		return ErrBadMAC
 	}
 	e.Lines++
-	e.MAC = mac
+	e.Prev, e.MAC = e.MAC, mac
 	return nil
 }
 
 // Heads is a directory of head records (SPEC L8): for each run, how many
-// lines of its transcript warden wrote and the line_mac of the last, kept
-// in warden's state where the agent cannot write, so that a transcript
-// whose last lines were removed is refused. A record is one line of fixed
-// size, rewritten in place after every line: "warden-transcript-head v1
-// LINES MAC\n", LINES in 12 digits.
+// lines of its transcript warden wrote and the line_mac of the last and of
+// the one before it, kept in warden's state where the agent cannot write,
+// so that a transcript whose last lines were removed is refused. A record
+// is one line of fixed size, rewritten in place after every line:
+// "warden-transcript-head v1 LINES MAC PREV\n", LINES in 12 digits, PREV
+// 64 "-" for a run's first line.
 type Heads string
 
-// headFormat is a head record; its size never changes.
+// The head record's parts; its size never changes.
 const (
 	headPrefix = "warden-transcript-head v1 "
-	headSize   = len(headPrefix) + 12 + 1 + macHexLen + 1
+	headSize   = len(headPrefix) + 12 + 1 + macHexLen + 1 + macHexLen + 1
 )
 
 // path returns the head record's file of runID.
@@ -243,7 +246,26 @@ func formatHead(end ChainEnd) []byte {
 	b = append(b, fmt.Sprintf("%012d", end.Lines)...)
 	b = append(b, ' ')
 	b = append(b, end.MAC...)
+	b = append(b, ' ')
+	if end.Prev == "" {
+		b = append(b, strings.Repeat("-", macHexLen)...)
+	} else {
+		b = append(b, end.Prev...)
+	}
 	return append(b, '\n')
+}
+
+// Write replaces the head record of runID with end (for a caller that
+// removed a cut last line the record counted).
+func (h Heads) Write(runID string, end ChainEnd) error {
+	p, err := h.path(runID)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, formatHead(end), 0o600); err != nil {
+		return fmt.Errorf("head record of run %s: %w", runID, err)
+	}
+	return nil
 }
 
 // Read returns the head record of runID; ok is false when there is none.
@@ -264,9 +286,16 @@ func (h Heads) Read(runID string) (end ChainEnd, ok bool, err error) {
 		return ChainEnd{}, false, fmt.Errorf("head record of run %s (%s) is malformed", runID, p)
 	}
 	f := strings.Fields(s[len(headPrefix):])
-	n, err := strconv.Atoi(f[0])
-	if len(f) != 2 || err != nil || n < 1 || len(f[1]) != macHexLen {
+	if len(f) != 3 {
 		return ChainEnd{}, false, fmt.Errorf("head record of run %s (%s) is malformed", runID, p)
 	}
-	return ChainEnd{Lines: n, MAC: f[1]}, true, nil
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 1 || len(f[1]) != macHexLen || len(f[2]) != macHexLen {
+		return ChainEnd{}, false, fmt.Errorf("head record of run %s (%s) is malformed", runID, p)
+	}
+	end = ChainEnd{Lines: n, MAC: f[1], Prev: f[2]}
+	if end.Prev == strings.Repeat("-", macHexLen) {
+		end.Prev = ""
+	}
+	return end, true, nil
 }

@@ -21,6 +21,10 @@ type Sealed struct {
 	// Lines counts the file's lines, blank ones included, a cut last line
 	// not.
 	Lines int
+	// Ahead holds the runs whose head record counts the cut last line: a
+	// crash cut it after it was written whole. A caller that removes the
+	// cut line rewinds their records to Runs (Heads.Write).
+	Ahead []string
 }
 
 // ReadSealed is Read for a sealed transcript (SPEC L8): every line must
@@ -29,8 +33,10 @@ type Sealed struct {
 // for the events before it only. With heads set, a run whose head record
 // exists must hold at least the lines the record counts, the last of them
 // the one it names; otherwise the error is a *ChainError wrapping
-// ErrTruncated, naming the line after the run's last. A last line cut short by a crash is a *CutLineError, as in
-// Read, returned after the checks of everything before it.
+// ErrTruncated, naming the line after the run's last — unless the file's
+// last line is cut short and is the one line the record counts beyond
+// (Sealed.Ahead). A last line cut short by a crash is a *CutLineError, as
+// in Read, returned after the checks of everything before it.
 func ReadSealed(r io.Reader, key MACKey, heads Heads, fn func(Event) error) (*Sealed, error) {
 	c := NewChain(key)
 	s := &Sealed{Headed: map[string]bool{}}
@@ -67,6 +73,13 @@ func ReadSealed(r io.Reader, key MACKey, heads Heads, fn func(Event) error) (*Se
 	}
 	s.Runs = c.Runs()
 	for id, h := range want {
+		if h != nil && cut != nil && s.Runs[id].Lines == h.Lines-1 && s.Runs[id].MAC == h.Prev {
+			// The head counts one line more, the one after the run's
+			// last complete line: the cut line is that line, which a
+			// crash (a power loss) cut after it was written.
+			s.Ahead = append(s.Ahead, id)
+			continue
+		}
 		if h != nil && s.Runs[id].Lines < h.Lines {
 			return nil, &ChainError{Line: last[id] + 1, RunID: id, Err: fmt.Errorf("%w: warden wrote %d lines of run %s, the file holds %d", ErrTruncated, h.Lines, id, s.Runs[id].Lines)}
 		}

@@ -136,7 +136,7 @@ func transcriptImport(args []string, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		// Only what warden wrote enters the store (SPEC L8); a last line
 		// cut by a crash is reported by Import, as before.
-		if _, err := task.VerifyTranscript(name); err != nil && !errors.As(err, new(*event.CutLineError)) {
+		if _, err := task.VerifyTranscript(name); errors.As(err, new(*event.ChainError)) {
 			fmt.Fprintf(stderr, "warden: %v\n", err)
 			code = exitUsage
 			continue

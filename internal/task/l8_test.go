@@ -12,50 +12,20 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/sealtest"
 	"github.com/wardenhq/warden/internal/task"
 )
 
-// reseal seals the transcript at path again, line by line, and rewrites
-// the head records of its runs, as warden would have written it: what the
-// agent, without warden's key, cannot do. Tests whose point is how a
-// transcript of some shape is read (a crash's, an older warden's) use it
-// after giving the file that shape.
+// reseal seals the transcript at path again under this warden's key, as
+// warden would have written it (sealtest.Reseal).
 func reseal(t *testing.T, path string) {
 	t.Helper()
 	key, err := task.TranscriptKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
+	if err := sealtest.Reseal(path, key, task.Heads()); err != nil {
 		t.Fatal(err)
-	}
-	c := event.NewChain(key)
-	var out []string
-	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		if i := strings.LastIndex(l, `,"line_mac":"`); i > 0 {
-			l = l[:i] + "}"
-		}
-		var h struct {
-			RunID string `json:"run_id"`
-		}
-		if err := json.Unmarshal([]byte(l), &h); err != nil {
-			t.Fatal(err)
-		}
-		sealed, err := c.Seal(h.RunID, []byte(l))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, string(sealed))
-	}
-	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for id, end := range c.Runs() {
-		head := fmt.Sprintf("warden-transcript-head v1 %012d %s\n", end.Lines, end.MAC)
-		if err := os.WriteFile(filepath.Join(string(task.Heads()), id+".head"), []byte(head), 0o600); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

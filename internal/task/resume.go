@@ -46,6 +46,8 @@ type Stored struct {
 	// Cut, when set, is the transcript's last line, cut short by a crash:
 	// the run is what came before it. Resuming removes the cut line first.
 	Cut *event.CutLineError
+	// sealed is what verifying the transcript found (SPEC L8).
+	sealed *event.Sealed
 	// LastSeq is the highest number of the run's event ids (RUN-NNNNNN),
 	// the cut line counted: new events are numbered after it, so no id is
 	// ever given twice (SPEC L8).
@@ -300,6 +302,7 @@ func LoadStored(path string) (*Stored, error) {
 	if st.RunID == "" {
 		return nil, fmt.Errorf("%s: an empty transcript", path)
 	}
+	st.sealed = sealed
 	if !sealed.Headed[st.RunID] {
 		// The chain cannot show that its last lines are all there.
 		return nil, noHead(path, sealed.Lines+1, st.RunID)
@@ -339,6 +342,12 @@ func (st *Stored) dropCut() error {
 	}
 	if err := os.Truncate(st.Path, st.Cut.Offset); err != nil {
 		return fmt.Errorf("%s: removing the cut last line: %w", st.Path, err)
+	}
+	// A head record that counted the cut line now counts the lines left.
+	for _, id := range st.sealed.Ahead {
+		if err := Heads().Write(id, st.sealed.Runs[id]); err != nil {
+			return fmt.Errorf("%s: removing the cut last line: %w", st.Path, err)
+		}
 	}
 	return nil
 }
