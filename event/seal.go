@@ -240,15 +240,24 @@ func (h Heads) path(runID string) (string, error) {
 }
 
 // formatHead returns the head record of end.
-func formatHead(end ChainEnd) []byte {
-	b := make([]byte, 0, headSize)
+func formatHead(end ChainEnd) []byte { return appendHead(make([]byte, 0, headSize), end) }
+
+// appendHead appends the head record of end to b.
+func appendHead(b []byte, end ChainEnd) []byte {
 	b = append(b, headPrefix...)
-	b = append(b, fmt.Sprintf("%012d", end.Lines)...)
+	var digits [20]byte
+	n := strconv.AppendInt(digits[:0], int64(end.Lines), 10)
+	for i := len(n); i < 12; i++ {
+		b = append(b, '0')
+	}
+	b = append(b, n...)
 	b = append(b, ' ')
 	b = append(b, end.MAC...)
 	b = append(b, ' ')
 	if end.Prev == "" {
-		b = append(b, strings.Repeat("-", macHexLen)...)
+		for i := 0; i < macHexLen; i++ {
+			b = append(b, '-')
+		}
 	} else {
 		b = append(b, end.Prev...)
 	}

@@ -104,9 +104,10 @@ type Transcript struct {
 	path   string
 	chain  *Chain
 	heads  Heads
-	headFs map[string]*os.File
+	headFs map[string][]byte // the head records, mapped
 	offset int64
 	lines  int
+	head   []byte // the head record's buffer
 }
 
 // OpenTranscript opens the transcript at path for appending sealed lines
@@ -123,7 +124,7 @@ func OpenTranscript(path string, key MACKey, heads Heads) (*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Transcript{f: f, path: path, chain: NewChain(key), heads: heads, headFs: map[string]*os.File{}}
+	t := &Transcript{f: f, path: path, chain: NewChain(key), heads: heads, headFs: map[string][]byte{}}
 	if err := t.lock(); err != nil {
 		f.Close()
 		return nil, err
@@ -239,11 +240,11 @@ func (t *Transcript) write(e Event) error {
 // catchUp checks and chains after the lines other warden processes
 // appended since this one last wrote; anything else is an error.
 func (t *Transcript) catchUp() error {
-	fi, err := t.f.Stat()
-	if err != nil {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(t.f.Fd()), &st); err != nil {
 		return fmt.Errorf("%s: %w", t.path, err)
 	}
-	size := fi.Size()
+	size := st.Size
 	switch {
 	case size == t.offset:
 		return nil
@@ -277,13 +278,16 @@ func (t *Transcript) catchUp() error {
 	return nil
 }
 
-// writeHead rewrites runID's head record, in place.
+// writeHead rewrites runID's head record, in place. The record is mapped
+// into memory (shared with the file), so that rewriting it after each
+// line is a copy, not a system call; the kernel writes it back, and a
+// crash of this process loses nothing written.
 func (t *Transcript) writeHead(runID string) error {
 	if t.heads == "" {
 		return nil
 	}
-	f := t.headFs[runID]
-	if f == nil {
+	m := t.headFs[runID]
+	if m == nil {
 		p, err := t.heads.path(runID)
 		if err != nil {
 			return err
@@ -291,14 +295,21 @@ func (t *Transcript) writeHead(runID string) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return fmt.Errorf("head record: %w", err)
 		}
-		if f, err = os.OpenFile(p, os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600); err != nil {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
 			return fmt.Errorf("head record: %w", err)
 		}
-		t.headFs[runID] = f
+		defer f.Close()
+		if err := f.Truncate(int64(headSize)); err != nil {
+			return fmt.Errorf("head record: %w", err)
+		}
+		if m, err = syscall.Mmap(int(f.Fd()), 0, headSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err != nil {
+			return fmt.Errorf("head record: %w", err)
+		}
+		t.headFs[runID] = m
 	}
-	if _, err := f.WriteAt(formatHead(t.chain.End(runID)), 0); err != nil {
-		return fmt.Errorf("head record of run %s: %w", runID, err)
-	}
+	t.head = appendHead(t.head[:0], t.chain.End(runID))
+	copy(m, t.head)
 	return nil
 }
 
@@ -318,9 +329,9 @@ func (t *Transcript) Close() error {
 	}
 	err := t.f.Close()
 	t.f = nil
-	for _, f := range t.headFs {
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	for _, m := range t.headFs {
+		if merr := syscall.Munmap(m); err == nil {
+			err = merr
 		}
 	}
 	t.headFs = nil
