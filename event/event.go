@@ -67,7 +67,17 @@ type Event struct {
 	// Span is the id of the hand-off call the event happened under, if any.
 	Span string `json:"span,omitempty"`
 	Data Data   `json:"-"`
+	// sealed holds the event's sealed transcript line (SPEC L8), when a
+	// Transcript sealed it or it was read from one: it marshals to
+	// exactly that line, so the store and the server keep the same bytes
+	// and the same chain as the file.
+	sealed *sealedLine
 }
+
+// sealedLine is an event's sealed line, shared by the copies of the event
+// a Recorder hands to its sinks: the Transcript among them fills it, and
+// the sinks after it marshal the event to the same bytes.
+type sealedLine struct{ b []byte }
 
 // Kind returns the kind of the event's data.
 func (e Event) Kind() Kind {
@@ -78,8 +88,19 @@ func (e Event) Kind() Kind {
 }
 
 // MarshalJSON writes the event as one flat object: "event" first, then the
-// common fields, then the data's fields.
+// common fields, then the data's fields. An event sealed by a Transcript,
+// or read from a sealed line, is written as that exact line, "line_mac"
+// last (SPEC L8).
 func (e Event) MarshalJSON() ([]byte, error) {
+	if e.sealed != nil && len(e.sealed.b) > 0 {
+		b := e.sealed.b
+		return b[:len(b):len(b)], nil
+	}
+	return e.marshalObject()
+}
+
+// marshalObject writes the event as one flat object, without a MAC.
+func (e Event) marshalObject() ([]byte, error) {
 	type header struct {
 		Event Kind      `json:"event"`
 		ID    string    `json:"id"`
@@ -122,6 +143,10 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		return plainJSONError(err)
 	}
 	e.ID, e.Time, e.RunID, e.Agent, e.Span = h.ID, h.Time, h.RunID, h.Agent, h.Span
+	e.sealed = nil
+	if _, _, ok := splitSealed(data); ok {
+		e.sealed = &sealedLine{b: bytes.Clone(data)}
+	}
 	var d Data
 	switch h.Event {
 	case KindRunStart:
@@ -161,7 +186,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
 			return plainJSONError(err)
 		}
-		for _, k := range []string{"event", "id", "time", "run_id", "agent", "span"} {
+		for _, k := range []string{"event", "id", "time", "run_id", "agent", "span", "line_mac"} {
 			delete(u.Fields, k)
 		}
 		e.Data = u

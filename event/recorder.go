@@ -122,6 +122,12 @@ func (e *CutLineError) Unwrap() error { return e.Err }
 // newline: that is a write a crash cut short, and Read returns a
 // *CutLineError after calling fn for every event before it.
 func Read(r io.Reader, fn func(Event) error) error {
+	return readLines(r, func(_ int, _ []byte, e Event) error { return fn(e) })
+}
+
+// readLines is Read, handing on each event with its line's number and
+// bytes (without the newline; valid until fn returns).
+func readLines(r io.Reader, fn func(n int, line []byte, e Event) error) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	n := 0
 	var offset int64
@@ -165,7 +171,7 @@ func Read(r io.Reader, fn func(Event) error) error {
 			}
 			return fmt.Errorf("line %d: %w", n, derr)
 		}
-		if err := fn(e); err != nil {
+		if err := fn(n, body, e); err != nil {
 			return err
 		}
 		if !complete {
@@ -193,6 +199,10 @@ type runRec struct {
 	id   string
 	sink Sink
 	seq  atomic.Int64
+	// emit makes one event at a time take its id and reach the sinks, so
+	// that ids, the transcript's lines and its chain of MACs (SPEC L8)
+	// have one order, which every sink sees.
+	emit sync.Mutex
 	mu   sync.Mutex
 	err  error
 	now  func() time.Time
@@ -205,7 +215,8 @@ func NewRecorder(runID string, sink Sink) *Recorder {
 }
 
 // Continue makes the recorder number its next event after n earlier ones,
-// for a run resumed from a transcript that holds n events.
+// for a run resumed from a transcript whose events are numbered up to n:
+// ids are never reused (SPEC L8).
 func (r *Recorder) Continue(n int) {
 	if r != nil {
 		r.run.seq.Store(int64(n))
@@ -241,14 +252,17 @@ func (r *Recorder) Emit(d Data) {
 	if r == nil {
 		return
 	}
+	r.run.emit.Lock()
+	defer r.run.emit.Unlock()
 	n := r.run.seq.Add(1)
 	e := Event{
-		ID:    fmt.Sprintf("%s-%06d", r.run.id, n),
-		Time:  r.run.now().UTC(),
-		RunID: r.run.id,
-		Agent: r.agent,
-		Span:  r.span,
-		Data:  d,
+		ID:     fmt.Sprintf("%s-%06d", r.run.id, n),
+		Time:   r.run.now().UTC(),
+		RunID:  r.run.id,
+		Agent:  r.agent,
+		Span:   r.span,
+		Data:   d,
+		sealed: &sealedLine{},
 	}
 	if err := r.run.sink.Write(e); err != nil {
 		r.run.mu.Lock()

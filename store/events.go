@@ -608,3 +608,62 @@ func (s *Store) count(ctx context.Context, q string, args []any, fn func(run, ki
 // insertEventSQL stores one event unless its (run, id) is stored.
 const insertEventSQL = `INSERT INTO events (run_id, id, kind, time, call_id, agent, line) VALUES (?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (run_id, id) DO NOTHING`
+
+// chainWindow bounds how far out of arrival order VerifyChain looks for
+// the next line of a run's chain.
+const chainWindow = 64
+
+// VerifyChain checks that the stored lines of run runID form the run's
+// chain of MACs under key, whole, as the transcript does (SPEC L8): each
+// line sealed after the one before it in the chain, every line in it. Rows
+// may have arrived slightly out of the chain's order (a person's override
+// stored by the server while the run's own batch was on its way): the next
+// line is looked for among the next rows. The error is a
+// *event.ChainError whose Line is the row's place in arrival order (from
+// 1), naming the event that breaks the chain.
+func (s *Store) VerifyChain(ctx context.Context, runID string, key event.MACKey) error {
+	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, line FROM events WHERE run_id = ? ORDER BY seq"), runID)
+	if err != nil {
+		return fmt.Errorf("store: events of run %s: %w", runID, err)
+	}
+	var ids, lines []string
+	for rows.Next() {
+		var id, line string
+		if err := rows.Scan(&id, &line); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: events of run %s: %w", runID, err)
+		}
+		ids, lines = append(ids, id), append(lines, line)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: events of run %s: %w", runID, err)
+	}
+	c := event.NewChain(key)
+	used := make([]bool, len(lines))
+	first := 0 // the first row not yet in the chain
+	for range lines {
+		for first < len(lines) && used[first] {
+			first++
+		}
+		found := false
+		var why error
+		for j := first; j < len(lines) && j < first+chainWindow; j++ {
+			if used[j] {
+				continue
+			}
+			err := c.Check(runID, []byte(lines[j]))
+			if err == nil {
+				used[j], found = true, true
+				break
+			}
+			if j == first {
+				why = err
+			}
+		}
+		if !found {
+			return &event.ChainError{Line: first + 1, RunID: runID, Err: fmt.Errorf("event %s: %w", ids[first], why)}
+		}
+	}
+	return nil
+}

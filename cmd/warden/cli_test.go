@@ -26,7 +26,7 @@ func runBinary(t *testing.T, env []string, stdin string, args ...string) (int, s
 
 // helpCommands are every command and subcommand.
 var helpCommands = [][]string{
-	{}, {"run"}, {"check"}, {"policy"}, {"policy", "check"}, {"transcript"}, {"transcript", "show"},
+	{}, {"run"}, {"check"}, {"policy"}, {"policy", "check"}, {"transcript"}, {"transcript", "show"}, {"transcript", "verify"},
 	{"exec"}, {"rules"}, {"rules", "check"}, {"auto-review"}, {"auto-review", "policy"},
 	{"auto-review", "approve"}, {"eval"}, {"serve"}, {"version"},
 }

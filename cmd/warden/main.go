@@ -35,6 +35,7 @@ const usage = `usage:
   warden check TASK.yaml... [--model M] [--approval X] [--review X] [--sandbox MODE] [--rules FILE]... [flags of run]
   warden policy check FILE...
   warden transcript show FILE
+  warden transcript verify FILE...
   warden transcript import [--db URL] FILE...
   warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD...
   warden rules check [--rules FILE]... -- CMD...
@@ -69,6 +70,9 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 	case "transcript":
 		if len(args) > 1 && args[1] == "import" {
 			return transcriptImport(args[2:], stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "verify" {
+			return transcriptVerify(args[2:], stdout, stderr)
 		}
 		return subcommand(args[1:], "show", transcriptUsage, transcriptShow, stdout, stderr)
 	case "eval":

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
@@ -108,7 +109,9 @@ const transcriptImportUsage = `usage: warden transcript import [--db URL] FILE..
 
 Loads JSONL transcripts into the store (--db, else $WARDEN_DB, else SQLite
 at $WARDEN_HOME/warden.db), so that the panel shows and searches them.
-Importing a transcript twice keeps one copy of each event.
+Importing a transcript twice keeps one copy of each event. A transcript
+must verify first, as "warden transcript verify" checks it: one that does
+not is not imported (exit 2, "FILE:LINE: why" for its first bad line).
 `
 
 // transcriptImport implements `warden transcript import`.
@@ -131,6 +134,13 @@ func transcriptImport(args []string, stdout, stderr io.Writer) int {
 	defer st.Close()
 	code = exitOK
 	for _, name := range files {
+		// Only what warden wrote enters the store (SPEC L8); a last line
+		// cut by a crash is reported by Import, as before.
+		if _, err := task.VerifyTranscript(name); errors.As(err, new(*event.ChainError)) {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+			code = exitUsage
+			continue
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "warden: %v\n", err)
@@ -141,7 +151,7 @@ func transcriptImport(args []string, stdout, stderr io.Writer) int {
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "warden: %s: %v (%d events stored before it)\n", name, err, n)
-			code = exitError
+			code = max(code, exitError)
 			continue
 		}
 		fmt.Fprintf(stdout, "%s: %d events\n", name, n)

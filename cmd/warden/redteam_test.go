@@ -734,9 +734,11 @@ review:
 			t.Logf("c2: %v %v", e["result"], e["error"])
 		}
 	}
+	// The record was rewritten: the next resume is refused, naming the
+	// first line changed (SPEC L8), and the model never gets the result.
 	code, out := runFake(t, f, dir, "", "run", "--resume", runID, "--input", "what was in it?", "--transcript", tr)
-	if code != exitOK {
-		t.Fatalf("second resume: exit %d\n%s", code, out)
+	if code != exitUsage || !strings.Contains(out, tr+":") || !strings.Contains(out, "cannot be resumed") {
+		t.Fatalf("second resume: exit %d, want 2 naming the bad line\n%s", code, out)
 	}
 	noSecretInRequests(t, f, out)
 }

@@ -99,6 +99,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		if path == "" {
 			path = task.TranscriptPath(resume)
 		}
+		opts.RunID = resume // the transcript must be that run's
 		p, err = task.Resume(path, input, opts)
 	} else {
 		var t *task.Task

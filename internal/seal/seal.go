@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -50,6 +51,19 @@ func (k *Key) Sum(parts ...[]byte) string {
 	}
 	return hex.EncodeToString(m.Sum(nil))
 }
+
+// Derive returns the key for one purpose, named by label:
+// HMAC-SHA256(k, label) as key bytes. MACs under keys of different labels
+// are unrelated, so a MAC made for one purpose never passes for another.
+func (k *Key) Derive(label string) *Key {
+	m := hmac.New(sha256.New, k.k)
+	m.Write([]byte(label))
+	return &Key{k: m.Sum(nil)}
+}
+
+// Hash returns a new HMAC-SHA256 hash under k, for a caller that MACs many
+// messages and resets it between them.
+func (k *Key) Hash() hash.Hash { return hmac.New(sha256.New, k.k) }
 
 // Verify reports whether mac is the MAC of parts, in constant time.
 func (k *Key) Verify(mac string, parts ...[]byte) bool {

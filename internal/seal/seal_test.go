@@ -1,6 +1,9 @@
 package seal
 
 import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"sync"
@@ -67,5 +70,29 @@ func TestG15_KeyCreatedPrivateOnFirstUseAndKept(t *testing.T) {
 	}
 	if _, err := LoadOrCreate(link); err == nil {
 		t.Error("a key through a symbolic link was accepted")
+	}
+}
+
+// L8: a derived key is a different key per label, and Hash is HMAC under
+// the key itself.
+func TestL8_DeriveSeparatesPurposes(t *testing.T) {
+	k, err := NewKey(bytes.Repeat([]byte{7}, KeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := k.Derive("warden/transcript/v1"), k.Derive("warden/other/v1")
+	msg := []byte("line")
+	if a.Sum(msg) == b.Sum(msg) || a.Sum(msg) == k.Sum(msg) {
+		t.Fatal("derived keys for different labels give the same MAC")
+	}
+	if a.Sum(msg) != k.Derive("warden/transcript/v1").Sum(msg) {
+		t.Fatal("Derive is not deterministic")
+	}
+	h := k.Hash()
+	h.Write(msg)
+	want := hmac.New(sha256.New, bytes.Repeat([]byte{7}, KeySize))
+	want.Write(msg)
+	if !hmac.Equal(h.Sum(nil), want.Sum(nil)) {
+		t.Fatal("Hash is not HMAC-SHA256 under the key")
 	}
 }

@@ -122,7 +122,7 @@ func (s *Server) approve(ctx context.Context, id, by, note string) (store.Denial
 	// The id is the run's and the override's own, never a number a live
 	// run could also give one of its events.
 	e := event.Event{ID: runID + "-override-" + o.Nonce, Time: time.Now().UTC(), RunID: runID, Agent: "main", Data: o}
-	if err := appendTranscript(task.TranscriptPath(runID), e); err != nil {
+	if e, err = appendTranscript(task.TranscriptPath(runID), e); err != nil {
 		return store.Denial{}, fmt.Errorf("override of %s: %w", id, err)
 	}
 	if err := s.Store.Write(e); err != nil {
@@ -152,22 +152,28 @@ func (s *Server) findDenial(ctx context.Context, runID, id string) (store.Denial
 
 // appendTranscript appends e to the transcript at path when that file
 // exists (the run's JSONL transcript stays the contract: a resume reads the
-// override there).
-func appendTranscript(path string, e event.Event) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+// override there), sealed and chained after the run's last line (SPEC L8),
+// and returns it as sealed, for the store to keep the same line. A
+// transcript that does not verify is not appended to.
+func appendTranscript(path string, e event.Event) (event.Event, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return e, nil
 	}
+	key, err := task.TranscriptKey()
 	if err != nil {
-		return fmt.Errorf("the run's transcript: %w", err)
+		return e, fmt.Errorf("the run's transcript: %w", err)
 	}
-	if err := event.NewWriter(f).Write(e); err != nil {
-		f.Close()
-		return fmt.Errorf("the run's transcript: %w", err)
+	t, err := event.OpenTranscript(path, key, task.Heads())
+	if err != nil {
+		return e, fmt.Errorf("the run's transcript: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("the run's transcript: %w", err)
+	if e, err = t.WriteSealed(e); err != nil {
+		t.Close()
+		return e, fmt.Errorf("the run's transcript: %w", err)
 	}
-	return f.Close()
+	if err := t.Sync(); err != nil {
+		t.Close()
+		return e, fmt.Errorf("the run's transcript: %w", err)
+	}
+	return e, t.Close()
 }

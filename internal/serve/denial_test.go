@@ -28,7 +28,11 @@ import (
 // transcript file; it returns the gate's denials.
 func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []gate.Denial {
 	t.Helper()
-	f, err := event.Create(task.TranscriptPath(runID))
+	lineKey, err := task.TranscriptKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := event.OpenTranscript(task.TranscriptPath(runID), lineKey, task.Heads())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +52,7 @@ func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []g
 			AutoReview: &event.AutoReview{Action: json.RawMessage(`{"path":"/etc/motd"}`), Status: action.StatusDenied, RiskLevel: "high", Rationale: "not asked for", Source: event.SourceModel}}, nil
 	})
 	all, _ := policy.CompileList([]string{"*"})
-	rec := event.NewRecorder(runID, event.Tee(event.NewWriter(f), st))
+	rec := event.NewRecorder(runID, event.Tee(f, st))
 	g := &gate.Gate{Next: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "auto_review", Match: all, Handler: reviewer})), Events: rec, Sealer: key}
 	m := scripted.New(
 		chat.Message{ToolCalls: []tool.Call{tool.NewCall("", "write", `{}`)}},
@@ -133,6 +137,14 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	}
 	if w := st.Ledger.Warnings(); len(w) != 0 {
 		t.Fatalf("a resume refuses the override: %v", w)
+	}
+	// The override is chained in the transcript, and the store keeps the
+	// same sealed line (SPEC L8).
+	if _, err := task.VerifyTranscript(task.TranscriptPath(runID)); err != nil {
+		t.Fatalf("the transcript with the override does not verify: %v", err)
+	}
+	if !bytes.Contains(data, append(append([]byte("\n"), hits[0].Line...), '\n')) || !bytes.Contains(hits[0].Line, []byte(`"line_mac":"`)) {
+		t.Fatalf("the store's override line is not the transcript's sealed line:\n%s", hits[0].Line)
 	}
 	// One retry: a second approval is refused, and nothing more is written.
 	if code, body, _ := call(t, "POST", ts.URL+"/api/denials/"+id+"/approve", `{}`, nil); code != 409 {

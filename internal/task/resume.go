@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/wardenhq/warden/agent"
@@ -45,6 +46,12 @@ type Stored struct {
 	// Cut, when set, is the transcript's last line, cut short by a crash:
 	// the run is what came before it. Resuming removes the cut line first.
 	Cut *event.CutLineError
+	// sealed is what verifying the transcript found (SPEC L8).
+	sealed *event.Sealed
+	// LastSeq is the highest number of the run's event ids (RUN-NNNNNN),
+	// the cut line counted: new events are numbered after it, so no id is
+	// ever given twice (SPEC L8).
+	LastSeq int
 }
 
 // keyPath returns where warden keeps the key that authenticates overrides
@@ -105,19 +112,100 @@ func (k *stateKey) Err() error {
 	return nil
 }
 
+// TranscriptKey returns warden's key derived for sealing transcript lines
+// (SPEC L8), creating warden's key when first used.
+func TranscriptKey() (event.MACKey, error) {
+	k, err := seal.LoadOrCreate(keyPath())
+	if err != nil {
+		return nil, fmt.Errorf("warden state: %w", err)
+	}
+	return k.Derive(event.LineKeyLabel), nil
+}
+
+// Heads returns where warden keeps the head records of transcripts (SPEC
+// L8): $WARDEN_HOME/runs, as RUN_ID.head beside the default transcripts,
+// in warden's protected state.
+func Heads() event.Heads { return event.Heads(filepath.Join(homeDir(), "runs")) }
+
+// VerifyTranscript checks the transcript at path as warden wrote it (SPEC
+// L8): every line's MAC under this machine's warden key, the chain of each
+// run, and, against warden's head record of each run, that none of its
+// last lines were removed (a run with no head record is refused: the end
+// of its chain cannot be checked). A broken chain is a *event.ChainError
+// naming the file and the first bad line; a last line cut short by a
+// crash is a *event.CutLineError, after everything before it verified.
+func VerifyTranscript(path string) (*event.Sealed, error) {
+	key, err := TranscriptKey()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var order []string
+	last := map[string]int{}
+	n := 0
+	s, err := event.ReadSealed(f, key, Heads(), func(e event.Event) error {
+		n++
+		if _, ok := last[e.RunID]; !ok {
+			order = append(order, e.RunID)
+		}
+		last[e.RunID] = n
+		return nil
+	})
+	var cut *event.CutLineError
+	if err != nil && !errors.As(err, &cut) {
+		return nil, atPath(path, err)
+	}
+	if s.Lines == 0 {
+		return nil, fmt.Errorf("%s: an empty transcript", path)
+	}
+	for _, id := range order {
+		if !s.Headed[id] {
+			return nil, noHead(path, s.Lines+1, id)
+		}
+	}
+	return s, err
+}
+
+// noHead is the error of a run warden has no head record of.
+func noHead(path string, line int, runID string) error {
+	return &event.ChainError{Path: path, Line: line, RunID: runID,
+		Err: fmt.Errorf("%w: warden has no head record of run %s (%s.head in %s), so the end of its transcript cannot be checked", event.ErrTruncated, runID, runID, Heads())}
+}
+
+// atPath names path in err when it is a *event.ChainError.
+func atPath(path string, err error) error {
+	var ce *event.ChainError
+	if errors.As(err, &ce) {
+		ce.Path = path
+	}
+	return err
+}
+
 // TranscriptPath returns where the transcript of runID lives under
 // $WARDEN_HOME.
 func TranscriptPath(runID string) string {
 	return filepath.Join(homeDir(), "runs", runID+".jsonl")
 }
 
-// LoadStored reads the transcript at path.
+// LoadStored reads the transcript at path, which must verify as warden
+// wrote it (SPEC L8): a line changed, removed, inserted or moved, a run's
+// last lines removed, or a transcript not sealed at all is refused with a
+// *event.ChainError naming the file and the first bad line. Only a last
+// line cut short by a crash is tolerated (Stored.Cut).
 func LoadStored(path string) (*Stored, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	lineKey, err := TranscriptKey()
+	if err != nil {
+		return nil, err
+	}
 	key := loadStateKey()
 	st := &Stored{Path: path}
 	// pending are the main agent's tool results since its last model event,
@@ -138,8 +226,11 @@ func LoadStored(path string) (*Stored, error) {
 		}
 	}
 	var notes []chat.Message
-	err = event.Read(f, func(e event.Event) error {
+	sealed, err := event.ReadSealed(f, lineKey, Heads(), func(e event.Event) error {
 		st.Events++
+		if e.RunID == st.RunID || st.RunID == "" {
+			st.LastSeq = max(st.LastSeq, idSeq(e.RunID, e.ID))
+		}
 		if st.RunID == "" {
 			st.RunID = e.RunID
 			st.Ledger = gate.NewLedger(st.RunID, key)
@@ -201,16 +292,45 @@ func LoadStored(path string) (*Stored, error) {
 	if errors.As(err, &st.Cut) {
 		err = nil
 	}
+	var ce *event.ChainError
+	if errors.As(err, &ce) {
+		return nil, atPath(path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if st.RunID == "" {
 		return nil, fmt.Errorf("%s: an empty transcript", path)
 	}
+	st.sealed = sealed
+	if !sealed.Headed[st.RunID] {
+		// The chain cannot show that its last lines are all there.
+		return nil, noHead(path, sealed.Lines+1, st.RunID)
+	}
+	st.LastSeq = max(st.LastSeq, st.Events)
+	if st.Cut != nil {
+		st.LastSeq++ // the cut line had the next id, and a store may hold it
+	}
 	st.Denials = st.Ledger.Denials()
 	withholdPending()
 	st.Messages = append(agent.CloseCalls(st.Messages), notes...)
 	return st, nil
+}
+
+// idSeq returns the number of event id "RUN-NNNNNN" of run runID, or 0.
+func idSeq(runID, id string) int {
+	rest, ok := strings.CutPrefix(id, runID+"-")
+	if !ok || rest == "" || len(rest) > 12 {
+		return 0
+	}
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // dropCut removes the transcript's cut last line, if any, so that what is
@@ -222,6 +342,12 @@ func (st *Stored) dropCut() error {
 	}
 	if err := os.Truncate(st.Path, st.Cut.Offset); err != nil {
 		return fmt.Errorf("%s: removing the cut last line: %w", st.Path, err)
+	}
+	// A head record that counted the cut line now counts the lines left.
+	for _, id := range st.sealed.Ahead {
+		if err := Heads().Write(id, st.sealed.Runs[id]); err != nil {
+			return fmt.Errorf("%s: removing the cut last line: %w", st.Path, err)
+		}
 	}
 	return nil
 }
@@ -246,10 +372,20 @@ func (st *Stored) FindDenial(id string) (gate.Denial, bool) {
 // (or opts' model) again, its conversation, denials and pending overrides,
 // and input as the person's new request. New events are appended to the
 // same transcript.
+//
+// The transcript must verify as warden wrote it (SPEC L8, LoadStored), and
+// when opts.RunID is set it must be that run's.
 func Resume(path, input string, opts Options) (*Prepared, error) {
 	st, err := LoadStored(path)
+	var ce *event.ChainError
+	if errors.As(err, &ce) {
+		return nil, fmt.Errorf("%w; the run cannot be resumed from a transcript warden cannot vouch for: start a new run", err)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if opts.RunID != "" && opts.RunID != st.RunID {
+		return nil, fmt.Errorf("%s is the transcript of run %s, not of run %s; it cannot be resumed as that run", path, st.RunID, opts.RunID)
 	}
 	if st.Start == nil {
 		return nil, errors.New(path + ": the transcript's run_start is not warden's own record (missing, or its MAC does not verify under this machine's warden key); it cannot be resumed, since its task file, working directory, policies and sandbox could have been written by the agent: start a new run")
@@ -282,7 +418,7 @@ func Resume(path, input string, opts Options) (*Prepared, error) {
 		return nil, err
 	}
 	p.Run.Resumed = true
-	p.Run.Events.Continue(st.Events)
+	p.Run.Events.Continue(st.LastSeq)
 	p.Run.ContinueCallIDs(st.Turns, st.CallIDs)
 	if st.Cut != nil {
 		p.Run.Events.Emit(event.Warning{Message: st.cutWarning()})
@@ -359,12 +495,16 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	if err := st.dropCut(); err != nil {
 		return err
 	}
-	f, err := event.Create(path)
+	lineKey, err := TranscriptKey()
 	if err != nil {
 		return err
 	}
-	rec := event.NewRecorder(st.RunID, event.NewWriter(f))
-	rec.Continue(st.Events)
+	f, err := event.OpenTranscript(path, lineKey, Heads())
+	if err != nil {
+		return err
+	}
+	rec := event.NewRecorder(st.RunID, f)
+	rec.Continue(st.LastSeq)
 	if st.Cut != nil {
 		rec.Emit(event.Warning{Message: st.cutWarning()})
 	}

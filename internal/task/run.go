@@ -97,7 +97,7 @@ type Prepared struct {
 	// (Options.KeepWorkdir; set it too when a run was interrupted, to
 	// resume it).
 	KeepWorkdir bool
-	file        *os.File
+	file        *event.Transcript
 	queue       human.Queue
 }
 
@@ -255,12 +255,18 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = filepath.Join(homeDir(), "runs", runID+".jsonl")
 	}
-	f, err := event.Create(p.TranscriptPath)
+	// Every line is sealed, chained and counted in warden's state (SPEC
+	// L8): a run never starts without warden's key.
+	key, err := TranscriptKey()
+	if err != nil {
+		return nil, fmt.Errorf("transcript: %w", err)
+	}
+	f, err := event.OpenTranscript(p.TranscriptPath, key, Heads())
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
 	p.file = f
-	var sink event.Sink = event.NewWriter(f)
+	var sink event.Sink = f
 	if opts.Sink != nil {
 		sink = event.Tee(sink, opts.Sink)
 	}

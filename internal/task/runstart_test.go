@@ -60,7 +60,9 @@ approval: [{name: auto, tools: "*"}]
 }
 
 // rewriteRunStart edits the run_start line of the transcript at path
-// with edit, keeping every other line (and the MAC as it was).
+// with edit, keeping every other line (and the MAC as it was). The lines
+// are sealed again (reseal), so that what is tested is run_start's own
+// MAC, behind the chain of SPEC L8 (which alone refuses any edit).
 func rewriteRunStart(t *testing.T, path string, edit func(e map[string]any)) {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -74,6 +76,7 @@ func rewriteRunStart(t *testing.T, path string, edit func(e map[string]any)) {
 			t.Fatal(err)
 		}
 		if e["event"] == "run_start" {
+			delete(e, "line_mac")
 			edit(e)
 			b, _ := json.Marshal(e)
 			lines[i] = string(b)
@@ -82,6 +85,7 @@ func rewriteRunStart(t *testing.T, path string, edit func(e map[string]any)) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	reseal(t, path)
 }
 
 // resumeTouch resumes the run at transcript with a model that runs
@@ -143,10 +147,12 @@ func TestG15_AppendedRunStartIsIgnored(t *testing.T) {
 	}
 	first["task_file"] = evilTask(t, dir)
 	first["id"] = "forged"
+	delete(first, "line_mac")
 	line, _ := json.Marshal(first)
 	if err := os.WriteFile(transcript, append(data, append(line, '\n')...), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	reseal(t, transcript) // run_start's own MAC is tested, behind the chain (SPEC L8)
 	err, pwned := resumeTouch(t, dir, transcript)
 	if err != nil {
 		t.Fatalf("resume: %v", err)

@@ -213,6 +213,7 @@ func TestR2_UnreviewedResultWithheldOnResumeAfterACrash(t *testing.T) {
 		crashed = e["event"] == "tool" // the process died during the review
 		return true
 	})
+	reseal(t, transcript) // the head record as the crash left it (SPEC L8)
 	if storedLeaks(t, transcript) {
 		t.Error("the conversation rebuilt after a crash carries a result never reviewed")
 	}
@@ -239,6 +240,7 @@ func TestR2_UnreviewedResultWithheldOnResumeAfterACrash(t *testing.T) {
 func TestR2_TerminatedResultWithheldFromOlderTranscripts(t *testing.T) {
 	_, transcript := terminatedRun(t)
 	cut(t, transcript, func(e map[string]any) bool { return e["event"] != "withheld" })
+	reseal(t, transcript) // as that warden would have sealed it (SPEC L8)
 	if storedLeaks(t, transcript) {
 		t.Error("the terminated result is in the rebuilt conversation")
 	}
