@@ -77,6 +77,10 @@ type Command struct {
 	// Unwrapped is true when the command is a wrapper Parse saw through: the
 	// commands it runs follow as their own entries.
 	Unwrapped bool
+	// MoreArgs is true when the command gets more words than Args when it
+	// runs, read from an input the script does not show (xargs, parallel
+	// with no literal arguments): a rule longer than Args may match it.
+	MoreArgs bool
 }
 
 // Program returns the program name: the first word, "" when there is none.
