@@ -18,6 +18,10 @@ type Match struct {
 	// where the pattern is, so the rule may match: a prompt or forbidden
 	// rule then counts as prompt (allow rules only count when certain).
 	Possible bool
+	// Reason says why a possible match may match when it is not a word
+	// that is not literal: the command runs what its words do not show
+	// (see package doc, "Indirection"); "" otherwise.
+	Reason string
 }
 
 // Result is the judgement of a script.
@@ -91,8 +95,18 @@ func MatchAll(set *Set, sc *shell.Script) []Match {
 	return out
 }
 
-// matchCommand appends the matches of the command c (index i) to out.
+// matchCommand appends the matches of the command c (index i) to out:
+// the rules matching its words, then those it may run without its words
+// showing them (see seeThrough).
 func matchCommand(set *Set, c *shell.Command, i int, out []Match) []Match {
+	n := len(out)
+	out = ruleMatches(set, c, i, out)
+	return seeThrough(set, c, i, n, out)
+}
+
+// ruleMatches appends the matches of the rules on the words of the
+// command c (index i) to out.
+func ruleMatches(set *Set, c *shell.Command, i int, out []Match) []Match {
 	if len(c.Args) == 0 {
 		return out
 	}
@@ -188,7 +202,9 @@ func (r Result) Report() string {
 		b.WriteString("rules:\n")
 		for _, m := range r.Matches {
 			may := ""
-			if m.Possible {
+			if m.Reason != "" {
+				may = " (may match: " + m.Reason + ")"
+			} else if m.Possible {
 				may = " (may match: a word is not literal)"
 			}
 			fmt.Fprintf(&b, "  %s %s %s on command %d%s", m.Rule.Source, m.Rule, m.Rule.Decision, m.Command+1, may)

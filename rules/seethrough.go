@@ -1,0 +1,262 @@
+package rules
+
+import (
+	"strings"
+
+	"github.com/wardenhq/warden/internal/command"
+	"github.com/wardenhq/warden/internal/shell"
+)
+
+// Exec rules see through indirection (SPEC G14, issue 18): package shell
+// finds the commands that wrappers, aliases, xargs, parallel and embedded
+// scripts run; what it cannot see, seeThrough judges here. A command
+// whose words reach a prompt or forbidden rule only when it runs — more
+// words read from input, words it passes on to a program it starts, a
+// program it reads from a file or its input, inline code that starts
+// programs, a git alias or helper defined elsewhere — makes the rule a
+// possible match (at least prompt): with a forbidden rule in the set,
+// such a command is never allowed. Under a set of allow rules only,
+// nothing changes.
+
+// seeThrough appends to out the possible matches of the prompt and
+// forbidden rules of set that the command c (index i) may run without its
+// words showing them. n is where c's own matches start in out.
+func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
+	if len(c.Args) == 0 || set.strictCount() == 0 {
+		return out
+	}
+	add := func(r *Rule, reason string) {
+		for _, m := range out[n:] {
+			if m.Rule == r {
+				return
+			}
+		}
+		out = append(out, Match{Rule: r, Command: i, Possible: true, Reason: reason})
+	}
+	name := shell.Base(c.Args[0])
+	if c.MoreArgs {
+		a, b := set.candidates(c.Args[0])
+		for _, list := range [2][]*Rule{a, b} {
+			for _, r := range list {
+				if r.Decision > Allow {
+					add(r, name+" gets more words from what xargs or parallel reads")
+				}
+			}
+		}
+	}
+	if reason := hiddenCode(c, name); reason != "" {
+		add(set.strictest(), reason+"; any prompt or forbidden rule may match what it runs")
+	}
+	if c.Unwrapped || leavesWordsAlone[name] {
+		return out
+	}
+	start := 1
+	if _, ok := command.Lookup(name); ok {
+		start = command.Subcommand(c.Args) + 1
+	}
+	for k := start; k < len(c.Args); k++ {
+		if k < len(c.Literal) && !c.Literal[k] {
+			continue
+		}
+		word := c.Args[k]
+		a, b := set.candidates(word)
+		var parsed *command.Parsed
+		for _, list := range [2][]*Rule{a, b} {
+			for _, r := range list {
+				if r.Decision == Allow {
+					continue
+				}
+				if certain, possible := r.mayMatch(c.Args[k:], c.Literal[k:], &parsed); certain || possible {
+					add(r, name+" is given the words "+shell.Join(c.Args[k:])+", which it may run")
+				}
+			}
+		}
+		if strings.ContainsAny(word, " \t\n;|&") && set.mentions(word) {
+			for _, r := range commandLineMatches(set, word) {
+				add(r, name+" is given the command line "+shell.Quote(word)+", which it may run")
+			}
+		}
+	}
+	return out
+}
+
+// commandLineMatches returns the prompt and forbidden rules matching a
+// command of the script line, which a program was given as one word.
+func commandLineMatches(set *Set, line string) []*Rule {
+	sc, err := shell.Parse(line)
+	if err != nil {
+		return nil
+	}
+	var out []*Rule
+	for i := range sc.Commands {
+		for _, m := range ruleMatches(set, &sc.Commands[i], i, nil) {
+			if m.Rule.Decision > Allow {
+				out = append(out, m.Rule)
+			}
+		}
+	}
+	return out
+}
+
+// leavesWordsAlone are programs known not to run their operands as
+// commands: the known-safe ones (see KnownSafe), those that act on the
+// files they name, and those that only describe a program by its name.
+var leavesWordsAlone = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range alwaysSafe {
+		m[k] = true
+	}
+	for k := range destroyers {
+		m[k] = true
+	}
+	for _, k := range []string{"cp", "ln", "mkdir", "touch", "tee", "install", "man", "info", "whatis", "apropos",
+		"help", "hash", "type", "which", "whereis", "command", "tldr", "sed", "sort", "uniq", "find"} {
+		m[k] = true
+	}
+	return m
+}()
+
+// hiddenCode returns why the command c (its program's base name is name)
+// runs code that the script does not show, "" when it does not: a shell
+// or an interpreter running a program from a file or its standard input,
+// inline code that starts programs or is not literal, a shell given a
+// start-up file by BASH_ENV or ENV, a git command that is an alias or a
+// helper program found in the configuration or PATH, ed running shell
+// commands.
+func hiddenCode(c *shell.Command, name string) string {
+	for _, a := range c.Assigns {
+		if (strings.HasPrefix(a, "BASH_ENV=") || strings.HasPrefix(a, "ENV=")) && shell.IsShell(name) {
+			return name + " runs the start-up file " + a + ", whose commands are not in the script"
+		}
+	}
+	if in, ok := command.InlineCode(c.Args); ok {
+		switch {
+		case !in.Literal(c.Literal):
+			return name + " runs code made when the command runs"
+		case !in.Known:
+			return name + " runs code from a file or its input"
+		case command.CodeEffects(in).Exec:
+			return name + " runs inline code that starts other programs"
+		}
+		return ""
+	}
+	switch {
+	case name == "git":
+		return gitHidden(c)
+	case name == "ed" || name == "red":
+		if c.Doc != "" && !strings.Contains(c.Doc, "!") {
+			return ""
+		}
+		return name + " reads commands (! runs shell commands) from its input"
+	case shell.IsShell(name):
+		if c.Unwrapped || infoOnly(c.Args) {
+			return ""
+		}
+		return name + " runs a script from a file or its standard input"
+	case interpreters[name] || command.IsPython(name) || scriptInterpreters[name]:
+		if infoOnly(c.Args) || command.IsPython(name) && shell.HasWord(c.Args, "-m") {
+			return ""
+		}
+		if c.Doc != "" && len(c.Inputs) == 0 && runsFile(c) == "" {
+			if strings.ContainsAny(c.Doc, "$`") {
+				return name + " runs code from a here-document or here-string with expansions"
+			}
+			if command.CodeEffects(command.Inline{Lang: name, Code: c.Doc, Known: true}).Exec {
+				return name + " runs code from a here-document or here-string that starts other programs"
+			}
+			return ""
+		}
+		return name + " runs a program from a file or its standard input"
+	}
+	return ""
+}
+
+// scriptInterpreters are interpreters, beyond those of the
+// download-and-execute check, that read a program from a file or their
+// input.
+var scriptInterpreters = map[string]bool{
+	"expect": true, "wish": true, "jimsh": true, "php-cgi": true, "pypy3": true, "perl5": true,
+	"jruby": true, "luajit": true, "gawk": true, "escript": true, "guile": true, "racket": true,
+	"sbcl": true, "clisp": true, "qjs": true, "ts-node": true, "tsx": true,
+}
+
+// gitHidden returns why a git command runs what the script does not show:
+// a subcommand that is not git's own is an alias or a git-NAME program
+// from the configuration or PATH (or, with --exec-path or GIT_EXEC_PATH,
+// any subcommand that is not built in).
+func gitHidden(c *shell.Command) string {
+	if c.Unwrapped {
+		return "" // an alias the script defines, seen through
+	}
+	sub := command.Subcommand(c.Args)
+	if sub >= len(c.Args) || sub < len(c.Literal) && !c.Literal[sub] {
+		return ""
+	}
+	s := c.Args[sub]
+	if command.GitBuiltin(s) {
+		return ""
+	}
+	execPath := false
+	for _, a := range c.Assigns {
+		execPath = execPath || strings.HasPrefix(a, "GIT_EXEC_PATH=")
+	}
+	for _, a := range c.Args[1:sub] {
+		execPath = execPath || strings.HasPrefix(a, "--exec-path=")
+	}
+	if command.GitCommand(s) && !execPath {
+		return ""
+	}
+	return "git " + s + " runs an alias or a git-" + s + " program from the configuration or PATH"
+}
+
+// infoOnly reports whether args only ask a program for its version or
+// help.
+func infoOnly(args []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	for _, a := range args[1:] {
+		switch a {
+		case "--version", "-V", "--help", "-h", "-v", "-version", "-help":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mentions reports whether s contains the program token of a prompt or
+// forbidden rule.
+func (s *Set) mentions(text string) bool {
+	for _, r := range s.rules {
+		if r.Decision == Allow {
+			continue
+		}
+		for _, tok := range r.Pattern[0] {
+			if strings.Contains(text, shell.Base(tok)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// strictCount returns the number of prompt and forbidden rules.
+func (s *Set) strictCount() int {
+	if s == nil {
+		return 0
+	}
+	return s.strict
+}
+
+// strictest returns the first forbidden rule of the set, else the first
+// prompt rule, nil when there is none.
+func (s *Set) strictest() *Rule {
+	var best *Rule
+	for _, r := range s.rules {
+		if best == nil && r.Decision > Allow || best != nil && r.Decision > best.Decision {
+			best = r
+		}
+	}
+	return best
+}

@@ -1,0 +1,227 @@
+package rules_test
+
+import (
+	"testing"
+
+	"github.com/wardenhq/warden/rules"
+)
+
+// forbidRmPush is the policy "allow everything except rm -rf and git
+// push", the one where an indirection that hides those words would be let
+// through.
+func forbidRmPush(t *testing.T) *rules.Set {
+	return load(t, "f.rules", `
+prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
+prefix_rule(pattern = ["git", "push"], decision = "forbidden")
+`)
+}
+
+// TestG14_ExecRulesSeeThroughIndirection plays the attacker against exec
+// rules (issue 18 item 6): a forbidden command reached through xargs,
+// git aliases and helper binaries, a shell or an interpreter reading its
+// program from a file, standard input, a here-string or a here-document,
+// and wrappers that run their arguments is judged as what it runs
+// (forbidden) where that shows, and prompts where it does not; it is
+// never allowed.
+func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
+	set := forbidRmPush(t)
+	const F, P = rules.Forbidden, rules.Prompt
+	tests := []struct {
+		script string
+		want   rules.Decision // F: exactly forbidden; P: at least prompt
+	}{
+		// xargs: a shell or a program given its words by its input.
+		{`printf 'rm -rf v' | xargs -0 sh -c`, P},
+		{`echo push | xargs git`, P},
+		{`echo push | xargs -n1 git`, P},
+		{`xargs -a words git`, P},
+		{`xargs git < words`, P},
+		{`echo -rf v | xargs rm`, P},
+		{`echo push | xargs env git`, P},
+		{`echo push | xargs timeout 5 git`, P},
+		{`echo push | xargs -I{} git {}`, P},
+		{`echo push | xargs -I % git % origin`, P},
+		{`echo push | xargs --replace=@ git @`, P},
+		{`echo 'rm -rf v' | xargs -I{} sh -c '{}'`, P},
+		{`echo v | xargs rm -rf`, F},
+		{`echo v | xargs bash -c 'rm -rf "$1"' _`, F},
+		{`echo push | parallel git`, P},
+		{`parallel git :::: words`, P},
+		{`parallel git ::: push`, F},
+		{`parallel rm ::: -rf ::: v`, F},
+		{`parallel ::: 'rm -rf v'`, F},
+		{`parallel 'git {}' ::: push`, P},
+		{`parallel -j2 "rm -rf" ::: v`, F},
+
+		// git aliases, in -c, in the same script, in the environment.
+		{`git -c alias.p=push p`, F},
+		{`git -c alias.p='push --force' p origin`, F},
+		{`git -c Alias.P=push p`, F},
+		{`git -c alias.p='!git push' p`, F},
+		{`git -c 'alias.p=!rm -rf v' p`, F},
+		{`git --config-env=alias.p=CMD p`, P},
+		{`git config alias.p push; git p`, F},
+		{`git config --global alias.p push && git p origin`, F},
+		{`git config set alias.p push; git p`, F},
+		{`git config --local alias.p 'push -f'; git p`, F},
+		{"git config alias.p push\ngit p", F},
+		{`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p`, F},
+		{`env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0=push git p`, F},
+		{`GIT_CONFIG_PARAMETERS="'alias.p'='push'" git p`, P},
+		{`GIT_CONFIG_GLOBAL=./cfg git p`, P},
+		{`git p origin`, P}, // an alias (or git-p) from a configuration file
+		{`git --exec-path=./bin mergetool`, P},
+		{`GIT_EXEC_PATH=./bin git filter-branch`, P},
+
+		// git's helper binaries.
+		{`/usr/lib/git-core/git-push origin main`, F},
+		{`git-push origin`, F},
+		{`env git-push`, F},
+		{`sudo /usr/libexec/git-core/git-push`, F},
+
+		// A shell reading a file or its standard input.
+		{`sh < f`, P},
+		{`bash f`, P},
+		{`bash -- f`, P},
+		{`sh -s -- x < f`, P},
+		{`cat f | sh`, P},
+		{`zsh ./f`, P},
+		{`busybox sh f`, P},
+		{`env -i bash f`, P},
+		{`BASH_ENV=./f bash -c 'echo hi'`, P},
+		{`ENV=./f sh -i -c true`, P},
+		{`at now <<< 'rm -rf v'`, F},
+		{`echo 'rm -rf v' | at now`, P},
+		{`batch < f`, P},
+
+		// Interpreters reading programs from here-strings, here-documents,
+		// files, -e/-c.
+		{`tclsh <<< 'exec rm -rf v'`, P},
+		{"tclsh <<'EOF'\nexec git push\nEOF", P},
+		{`tclsh f.tcl`, P},
+		{`python3 <<< 'import os; os.system("rm -rf v")'`, P},
+		{"python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push'])\nEOF", P},
+		{`python3 script.py`, P},
+		{`perl <<< 'system "rm -rf v"'`, P},
+		{"ruby <<< '`rm -rf v`'", P},
+		{`node <<< 'require("child_process").execSync("git push")'`, P},
+		{`php <<< '<?php system("rm -rf v");'`, P},
+		{`lua <<< 'os.execute("rm -rf v")'`, P},
+		{`expect -c 'spawn rm -rf v'`, P},
+		{`echo | awk '{system("git push")}'`, P},
+		{`python3 -c 'import os; os.system("rm -rf v")'`, P},
+		{`perl -e 'system("git", "push")'`, P},
+		{`ed -s f <<< '!rm -rf v'`, P},
+		{`gdb -batch -ex 'shell rm -rf v'`, P},
+
+		// Wrappers that run their arguments.
+		{`dbus-run-session -- rm -rf v`, F},
+		{`dbus-run-session rm -rf v`, F},
+		{`flock /tmp/l rm -rf v`, F},
+		{`flock -x /tmp/l -c 'rm -rf v'`, F},
+		{`unshare -r rm -rf v`, F},
+		{`unshare --mount --fork rm -rf v`, F},
+		{`unshare -U --map-root-user -- rm -rf v`, F},
+		{`firejail --noprofile rm -rf v`, F},
+		{`systemd-run --user --wait rm -rf v`, F},
+		{`systemd-run -p Nice=5 -t rm -rf v`, F},
+		{`nsenter -t 1 -m rm -rf v`, F},
+		{`nsenter --target 1 --mount -- rm -rf v`, F},
+		{`script -qc 'rm -rf v' /dev/null`, F},
+		{`script -q -c 'git push' /dev/null`, F},
+		{`strace -f -o /dev/null rm -rf v`, F},
+		{`ltrace -e malloc rm -rf v`, F},
+		{`gdb --args rm -rf v`, F},
+		{`gdb -batch -ex run --args rm -rf v`, F},
+		{`valgrind rm -rf v`, F},
+		{`valgrind --tool=memcheck -q rm -rf v`, F},
+		{`chronic rm -rf v`, F},
+		{`xvfb-run rm -rf v`, F},
+		{`xvfb-run -a -s '-screen 0 1x1x8' rm -rf v`, F},
+		{`catchsegv rm -rf v`, F},
+		{`taskset 1 rm -rf v`, F},
+		{`taskset -c 0 rm -rf v`, F},
+		{`chrt 0 rm -rf v`, F},
+		{`chrt -f 1 rm -rf v`, F},
+		{`prlimit --nofile=64 rm -rf v`, F},
+		{`prlimit -n64 rm -rf v`, F},
+		{`runuser -u root -- rm -rf v`, F},
+		{`runuser root -c 'rm -rf v'`, F},
+		{`sg users -c 'rm -rf v'`, F},
+		{`sg users 'git push'`, F},
+		{`setpriv --reuid=1000 rm -rf v`, F},
+		{`setpriv --no-new-privs -- git push`, F},
+		{`toybox rm -rf v`, F},
+		{`faketime '2020-01-01' rm -rf v`, F},
+		{`cgexec -g cpu:g rm -rf v`, F},
+		{`numactl --cpunodebind=0 rm -rf v`, F},
+		{`systemd-inhibit --why=x rm -rf v`, F},
+		{`torsocks git push`, F},
+		{`proxychains4 -q git push`, F},
+		{`ip netns exec n rm -rf v`, F},
+		{`setarch x86_64 -R rm -rf v`, F},
+		{`linux64 rm -rf v`, F},
+		{`nice -n 5 ionice -c3 chrt -i 0 taskset 1 rm -rf v`, F},
+		{`sem --fg rm -rf v`, F},
+		// Programs not known to warden that receive the forbidden words:
+		// what they do with them is not known.
+		{`entr -n rm -rf v`, P},
+		{`watchexec -- git push`, P},
+		{`bwrap --bind / / rm -rf v`, P},
+		{`ssh localhost rm -rf v`, P},
+		{`some-runner --cmd 'git push origin'`, P},
+		{`npm exec -- rm -rf v`, P},
+		{`uv run rm -rf v`, P},
+		{`git submodule foreach rm -rf v`, P},
+		{`git rebase -x 'git push' main`, P},
+		{`start-stop-daemon --start --exec /bin/rm -- -rf v`, P},
+
+		// Shell aliases.
+		{"shopt -s expand_aliases\nalias g=git\ng push", P},
+	}
+	for _, tt := range tests {
+		res := rules.Evaluate(set, tt.script)
+		if tt.want == F && res.Decision != F || res.Decision < tt.want {
+			t.Errorf("Evaluate(%q) = %s, want %s\n%s", tt.script, res.Decision, tt.want, res.Report())
+		}
+	}
+}
+
+// TestG14_SeeingThroughKeepsRoutineCommandsAllowed checks that, under the
+// same policy, commands that run nothing hidden and pass no forbidden
+// words on stay allowed.
+func TestG14_SeeingThroughKeepsRoutineCommandsAllowed(t *testing.T) {
+	set := forbidRmPush(t)
+	for _, s := range []string{
+		`git status && git log --oneline -5`,
+		`git -c alias.st=status st`,
+		`git commit -m 'fix the parser'`,
+		`git config user.name bot`,
+		`git help push`,
+		`git-log --oneline`,
+		`find . -name '*.go' | xargs wc -l`,
+		`find . -type f | xargs grep -n TODO`,
+		`ls | xargs -I{} echo {}`,
+		`parallel gzip ::: a b`,
+		`echo git push origin`,
+		`grep -rn 'git push' docs`,
+		`which git rm`,
+		`python3 -c 'print(1+1)'`,
+		`python3 <<< 'print(1+1)'`,
+		`python3 -m json.tool data.json`,
+		`python3 --version`,
+		`node -e 'console.log(process.version)'`,
+		`awk '{print $1}' f`,
+		`sh -c 'ls && pwd'`,
+		"bash <<'EOF'\ngit status\nEOF",
+		`dbus-run-session -- ls`,
+		`timeout 60 go test ./...`,
+		`tclsh <<< 'puts hello'`,
+		`make build && ./run.sh --flag`,
+		`go test ./... | tee out.txt`,
+	} {
+		if res := rules.Evaluate(set, s); res.Decision != rules.Allow {
+			t.Errorf("Evaluate(%q) = %s, want allow\n%s", s, res.Decision, res.Report())
+		}
+	}
+}
