@@ -26,12 +26,9 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 		return out
 	}
 	add := func(r *Rule, reason string) {
-		for _, m := range out[n:] {
-			if m.Rule == r {
-				return
-			}
+		if !hasRule(out[n:], r) {
+			out = append(out, Match{Rule: r, Command: i, Possible: true, Reason: reason})
 		}
-		out = append(out, Match{Rule: r, Command: i, Possible: true, Reason: reason})
 	}
 	name := shell.Base(c.Args[0])
 	if c.MoreArgs {
@@ -47,11 +44,12 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 	if reason := hiddenCode(c, name); reason != "" {
 		add(set.strictest(), reason+"; any prompt or forbidden rule may match what it runs")
 	}
+	out = assignedCommands(set, c, i, n, out)
 	if c.Unwrapped || leavesWordsAlone[name] {
 		return out
 	}
 	start := 1
-	if _, ok := command.Lookup(name); ok {
+	if g, ok := command.Lookup(name); ok && g.HasSubcommands() {
 		start = command.Subcommand(c.Args) + 1
 	}
 	for k := start; k < len(c.Args); k++ {
@@ -59,21 +57,55 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 			continue
 		}
 		word := c.Args[k]
-		a, b := set.candidates(word)
-		var parsed *command.Parsed
-		for _, list := range [2][]*Rule{a, b} {
-			for _, r := range list {
-				if r.Decision == Allow {
-					continue
-				}
-				if certain, possible := r.mayMatch(c.Args[k:], c.Literal[k:], &parsed); certain || possible {
-					add(r, name+" is given the words "+shell.Join(c.Args[k:])+", which it may run")
-				}
+		for _, r := range wordsMatch(set, c.Args[k:], c.Literal[k:], nil) {
+			add(r, name+" is given the words "+shell.Join(c.Args[k:])+", which it may run")
+		}
+		for _, r := range commandLineMatches(set, word) {
+			add(r, name+" is given the command line "+shell.Quote(word)+", which it may run")
+		}
+	}
+	return out
+}
+
+// assignedCommands appends the possible matches of the rules matching a
+// command line held by an assignment to the command c (index i):
+// GIT_SSH_COMMAND='git push' git fetch, PAGER=…, EDITOR=….
+func assignedCommands(set *Set, c *shell.Command, i, n int, out []Match) []Match {
+	for _, a := range c.Assigns {
+		parts, err := shell.Split(a)
+		if err != nil || len(parts) != 1 {
+			continue
+		}
+		for _, r := range commandLineMatches(set, parts[0]) {
+			if !hasRule(out[n:], r) {
+				out = append(out, Match{Rule: r, Command: i, Possible: true, Reason: "the assignment " + a + " holds a command line that may run"})
 			}
 		}
-		if strings.ContainsAny(word, " \t\n;|&") && set.mentions(word) {
-			for _, r := range commandLineMatches(set, word) {
-				add(r, name+" is given the command line "+shell.Quote(word)+", which it may run")
+	}
+	return out
+}
+
+func hasRule(ms []Match, r *Rule) bool {
+	for _, m := range ms {
+		if m.Rule == r {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsMatch appends to out the prompt and forbidden rules that match,
+// or may match, the words args (lit says which are literal).
+func wordsMatch(set *Set, args []string, lit []bool, out []*Rule) []*Rule {
+	a, b := set.candidates(args[0])
+	var parsed *command.Parsed
+	for _, list := range [2][]*Rule{a, b} {
+		for _, r := range list {
+			if r.Decision == Allow {
+				continue
+			}
+			if certain, possible := r.mayMatch(args, lit, &parsed); certain || possible {
+				out = append(out, r)
 			}
 		}
 	}
@@ -81,21 +113,42 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 }
 
 // commandLineMatches returns the prompt and forbidden rules matching a
-// command of the script line, which a program was given as one word.
+// command of the script line, which a program was given as one word (or
+// of VALUE, for a word NAME=VALUE).
 func commandLineMatches(set *Set, line string) []*Rule {
+	if k, v, ok := strings.Cut(line, "="); ok && (isName(k) || strings.HasPrefix(k, "-")) {
+		line = v // NAME=VALUE, --option=VALUE
+	}
+	if !strings.ContainsAny(line, " \t\n;|&") || !set.mentions(line) {
+		return nil
+	}
 	sc, err := shell.Parse(line)
 	if err != nil {
 		return nil
 	}
 	var out []*Rule
 	for i := range sc.Commands {
-		for _, m := range ruleMatches(set, &sc.Commands[i], i, nil) {
-			if m.Rule.Decision > Allow {
-				out = append(out, m.Rule)
+		c := &sc.Commands[i]
+		// A program the line runs may pass words on in turn (sed's e
+		// command, 1e git push): every literal word may start a command.
+		for k := range c.Args {
+			if k < len(c.Literal) && c.Literal[k] {
+				out = wordsMatch(set, c.Args[k:], c.Literal[k:], out)
 			}
 		}
 	}
 	return out
+}
+
+// isName reports whether s is a shell variable name.
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // leavesWordsAlone are programs known not to run their operands as
@@ -109,8 +162,8 @@ var leavesWordsAlone = func() map[string]bool {
 	for k := range destroyers {
 		m[k] = true
 	}
-	for _, k := range []string{"cp", "ln", "mkdir", "touch", "tee", "install", "man", "info", "whatis", "apropos",
-		"help", "hash", "type", "which", "whereis", "command", "tldr", "sed", "sort", "uniq", "find"} {
+	for _, k := range []string{"cp", "ln", "mkdir", "touch", "tee", "install", "info", "whatis", "apropos",
+		"help", "hash", "type", "which", "whereis", "command", "tldr", "uniq", "find"} {
 		m[k] = true
 	}
 	return m
@@ -125,6 +178,9 @@ var leavesWordsAlone = func() map[string]bool {
 // commands.
 func hiddenCode(c *shell.Command, name string) string {
 	for _, a := range c.Assigns {
+		if strings.HasPrefix(a, "LD_PRELOAD=") || strings.HasPrefix(a, "LD_AUDIT=") {
+			return name + " loads the libraries " + a + ", whose code is not in the script"
+		}
 		if (strings.HasPrefix(a, "BASH_ENV=") || strings.HasPrefix(a, "ENV=")) && shell.IsShell(name) {
 			return name + " runs the start-up file " + a + ", whose commands are not in the script"
 		}
@@ -135,8 +191,9 @@ func hiddenCode(c *shell.Command, name string) string {
 			return name + " runs code made when the command runs"
 		case !in.Known:
 			return name + " runs code from a file or its input"
-		case command.CodeEffects(in).Exec:
-			return name + " runs inline code that starts other programs"
+		}
+		if e := command.CodeEffects(in); e.Exec || e.Dynamic {
+			return name + " runs inline code that starts other programs or evaluates code"
 		}
 		return ""
 	}
@@ -161,8 +218,8 @@ func hiddenCode(c *shell.Command, name string) string {
 			if strings.ContainsAny(c.Doc, "$`") {
 				return name + " runs code from a here-document or here-string with expansions"
 			}
-			if command.CodeEffects(command.Inline{Lang: name, Code: c.Doc, Known: true}).Exec {
-				return name + " runs code from a here-document or here-string that starts other programs"
+			if e := command.CodeEffects(command.Inline{Lang: name, Code: c.Doc, Known: true}); e.Exec || e.Dynamic {
+				return name + " runs code from a here-document or here-string that starts other programs or evaluates code"
 			}
 			return ""
 		}

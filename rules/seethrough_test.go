@@ -176,6 +176,24 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 		{`git rebase -x 'git push' main`, P},
 		{`start-stop-daemon --start --exec /bin/rm -- -rf v`, P},
 
+		// Programs that run a command line given in an option or in the
+		// environment.
+		{`man -P 'git push' ls`, P},
+		{`sort --compress-program='rm -rf v' f`, P},
+		{`sed '1e git push' f`, P},
+		{`tar -xf a.tar --to-command='git push'`, P},
+		{`GIT_SSH_COMMAND='git push' git fetch`, P},
+		{`PAGER='rm -rf v' man ls`, P},
+		{`export GIT_EDITOR='git push'; git commit`, P},
+		{`LD_PRELOAD=./x.so ls`, P},
+		// Inline code that names what it runs only when it runs.
+		{`python3 -c 'import os; getattr(os, "sys"+"tem")("git push")'`, P},
+		{`python3 -c '__import__("os").system("git push")'`, P},
+		{`perl -e '&{"sys"."tem"}("git push")'`, P},
+		{`node -e 'require("child_"+"process").execSync("git push")'`, P},
+		{`ruby -e 'Kernel.send(:system, "git push")'`, P},
+		{"tclsh <<'EOF'\nset p git\neval exec $p push\nEOF", P},
+
 		// Shell aliases.
 		{"shopt -s expand_aliases\nalias g=git\ng push", P},
 	}
@@ -212,6 +230,15 @@ func TestG14_SeeingThroughKeepsRoutineCommandsAllowed(t *testing.T) {
 		`python3 --version`,
 		`node -e 'console.log(process.version)'`,
 		`awk '{print $1}' f`,
+		`python3 -c 'import json,sys; print(json.load(sys.stdin)["x"])'`,
+		`python3 -c 'import os; print(os.path.join("a", "."))'`,
+		`sed -n '1,5p' f`,
+		`sort -u f | uniq -c`,
+		`man git`,
+		`GIT_PAGER=cat git log`,
+		`EDITOR=true git commit`,
+		`git -C repo status`,
+		`git lfs pull`,
 		`sh -c 'ls && pwd'`,
 		"bash <<'EOF'\ngit status\nEOF",
 		`dbus-run-session -- ls`,
