@@ -101,7 +101,7 @@ func MatchAll(set *Set, sc *shell.Script) []Match {
 func matchCommand(set *Set, c *shell.Command, i int, out []Match) []Match {
 	n := len(out)
 	out = ruleMatches(set, c, i, out)
-	return seeThrough(set, c, i, n, out)
+	return seeThrough(set, c, i, n, out, 0)
 }
 
 // ruleMatches appends the matches of the rules on the words of the

@@ -18,10 +18,15 @@ import (
 // such a command is never allowed. Under a set of allow rules only,
 // nothing changes.
 
+// maxLineDepth bounds how deep command lines given as words to command
+// lines given as words are read.
+const maxLineDepth = 3
+
 // seeThrough appends to out the possible matches of the prompt and
 // forbidden rules of set that the command c (index i) may run without its
-// words showing them. n is where c's own matches start in out.
-func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
+// words showing them. n is where c's own matches start in out; depth
+// counts the command lines given as words c is in.
+func seeThrough(set *Set, c *shell.Command, i, n int, out []Match, depth int) []Match {
 	if len(c.Args) == 0 || set.strictCount() == 0 {
 		return out
 	}
@@ -44,7 +49,7 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 	if reason := hiddenCode(c, name); reason != "" {
 		add(set.strictest(), reason+"; any prompt or forbidden rule may match what it runs")
 	}
-	out = assignedCommands(set, c, i, n, out)
+	out = assignedCommands(set, c, i, n, out, depth)
 	if c.Unwrapped || leavesWordsAlone[name] {
 		return out
 	}
@@ -60,7 +65,16 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 		for _, r := range wordsMatch(set, c.Args[k:], c.Literal[k:], nil) {
 			add(r, name+" is given the words "+shell.Join(c.Args[k:])+", which it may run")
 		}
-		for _, r := range commandLineMatches(set, word) {
+		if prog := shell.Base(word); hidesCode(prog) {
+			tail := shell.Command{Args: c.Args[k:], Literal: c.Literal[k:]}
+			if shell.IsShell(prog) {
+				tail.Unwrapped = shell.FromArgs(tail.Args).Commands[0].Unwrapped
+			}
+			if reason := hiddenCode(&tail, prog); reason != "" {
+				add(set.strictest(), name+" is given "+shell.Join(tail.Args)+", which it may run: "+reason)
+			}
+		}
+		for _, r := range commandLineMatches(set, word, depth) {
 			add(r, name+" is given the command line "+shell.Quote(word)+", which it may run")
 		}
 	}
@@ -70,13 +84,13 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match) []Match {
 // assignedCommands appends the possible matches of the rules matching a
 // command line held by an assignment to the command c (index i):
 // GIT_SSH_COMMAND='git push' git fetch, PAGER=…, EDITOR=….
-func assignedCommands(set *Set, c *shell.Command, i, n int, out []Match) []Match {
+func assignedCommands(set *Set, c *shell.Command, i, n int, out []Match, depth int) []Match {
 	for _, a := range c.Assigns {
 		parts, err := shell.Split(a)
 		if err != nil || len(parts) != 1 {
 			continue
 		}
-		for _, r := range commandLineMatches(set, parts[0]) {
+		for _, r := range commandLineMatches(set, parts[0], depth) {
 			if !hasRule(out[n:], r) {
 				out = append(out, Match{Rule: r, Command: i, Possible: true, Reason: "the assignment " + a + " holds a command line that may run"})
 			}
@@ -115,11 +129,14 @@ func wordsMatch(set *Set, args []string, lit []bool, out []*Rule) []*Rule {
 // commandLineMatches returns the prompt and forbidden rules matching a
 // command of the script line, which a program was given as one word (or
 // of VALUE, for a word NAME=VALUE).
-func commandLineMatches(set *Set, line string) []*Rule {
+func commandLineMatches(set *Set, line string, depth int) []*Rule {
+	if depth >= maxLineDepth {
+		return nil
+	}
 	if k, v, ok := strings.Cut(line, "="); ok && (isName(k) || strings.HasPrefix(k, "-")) {
 		line = v // NAME=VALUE, --option=VALUE
 	}
-	if !strings.ContainsAny(line, " \t\n;|&") || !set.mentions(line) {
+	if !strings.ContainsAny(line, " \t\n;|&()<>`$") && !hidesCode(shell.Base(line)) && !set.mentions(line) {
 		return nil
 	}
 	sc, err := shell.Parse(line)
@@ -129,11 +146,11 @@ func commandLineMatches(set *Set, line string) []*Rule {
 	var out []*Rule
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
-		// A program the line runs may pass words on in turn (sed's e
-		// command, 1e git push): every literal word may start a command.
-		for k := range c.Args {
-			if k < len(c.Literal) && c.Literal[k] {
-				out = wordsMatch(set, c.Args[k:], c.Literal[k:], out)
+		// What the line runs is judged as a command of the script would
+		// be (sed's e command, 1e git push, passes git push on).
+		for _, m := range seeThrough(set, c, i, 0, ruleMatches(set, c, i, nil), depth+1) {
+			if m.Rule.Decision > Allow {
+				out = append(out, m.Rule)
 			}
 		}
 	}
@@ -226,6 +243,16 @@ func hiddenCode(c *shell.Command, name string) string {
 		return name + " runs a program from a file or its standard input"
 	}
 	return ""
+}
+
+// hidesCode reports whether hiddenCode may find code that the words of
+// the program name do not show.
+func hidesCode(name string) bool {
+	switch name {
+	case "git", "ed", "red", "awk", "gawk", "mawk", "nawk", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim":
+		return true
+	}
+	return shell.IsShell(name) || interpreters[name] || command.IsPython(name) || scriptInterpreters[name]
 }
 
 // scriptInterpreters are interpreters, beyond those of the

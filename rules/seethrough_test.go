@@ -3,6 +3,8 @@ package rules_test
 import (
 	"testing"
 
+	"github.com/wardenhq/warden/internal/shell"
+
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -251,4 +253,61 @@ func TestG14_SeeingThroughKeepsRoutineCommandsAllowed(t *testing.T) {
 			t.Errorf("Evaluate(%q) = %s, want allow\n%s", s, res.Decision, res.Report())
 		}
 	}
+}
+
+// FuzzG14_SeeThrough checks, for any command line s, that running s
+// through an indirection never loosens its decision below prompt: what is
+// forbidden or prompts when written plainly is at least prompt when it is
+// wrapped, passed to a shell, given to xargs, made a git alias or handed
+// to a runner.
+func FuzzG14_SeeThrough(f *testing.F) {
+	for _, seed := range []string{
+		"rm -rf v", "git push", "git -C r push origin", "rm -fr v", "x; rm -rf v", "git push && ls",
+		"echo hi", "rm -r -f v", "/bin/rm -rf v", "sudo git push", "X=1 rm -rf v", "git $X", "ls | xargs rm",
+	} {
+		f.Add(seed)
+	}
+	set := load(f, "f.rules", `
+prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
+prefix_rule(pattern = ["git", "push"], decision = "forbidden")
+`)
+	q := shell.Quote
+	wraps := []func(string) string{
+		func(s string) string { return "dbus-run-session -- " + s },
+		func(s string) string { return "flock l " + s },
+		func(s string) string { return "nsenter -t 1 -m " + s },
+		func(s string) string { return "unshare -r " + s },
+		func(s string) string { return "valgrind -q " + s },
+		func(s string) string { return "sh -c " + q(s) },
+		func(s string) string { return "printf %s " + q(s) + " | xargs -0 sh -c" },
+		func(s string) string { return "echo " + q(s) + " | xargs -I{} sh -c '{}'" },
+		func(s string) string { return "git -c " + q("alias.x=!"+s) + " x" },
+		func(s string) string { return "parallel ::: " + q(s) },
+		func(s string) string { return "sg users " + q(s) },
+		func(s string) string { return "script -qc " + q(s) + " /dev/null" },
+		func(s string) string { return "sh < f; " + s },
+		func(s string) string { return "tclsh <<< " + q("exec "+s) },
+		func(s string) string { return "some-runner " + s },
+		func(s string) string { return "some-runner --cmd=" + q(s) },
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 200 {
+			return
+		}
+		// What the rules say of s, dangers aside: at least prompt when
+		// a prompt or forbidden rule matches or may match.
+		res := rules.Evaluate(set, s)
+		d0, floor := res.Decision, rules.Allow
+		for _, m := range res.Matches {
+			if m.Rule.Decision > rules.Allow {
+				floor = rules.Prompt
+			}
+		}
+		for _, w := range wraps {
+			ws := w(s)
+			if d := rules.Evaluate(set, ws).Decision; d < floor {
+				t.Fatalf("Evaluate(%q) = %s, but %q is %s", ws, d, s, d0)
+			}
+		}
+	})
 }
