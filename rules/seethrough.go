@@ -133,10 +133,13 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 	if depth >= maxLineDepth {
 		return nil
 	}
+	const metas = " \t\n;|&()<>`$"
 	if k, v, ok := strings.Cut(line, "="); ok && (isName(k) || strings.HasPrefix(k, "-")) {
 		line = v // NAME=VALUE, --option=VALUE
+	} else if !strings.ContainsAny(line, metas) {
+		return nil // one plain word: judged as words passed on
 	}
-	if !strings.ContainsAny(line, " \t\n;|&()<>`$") && !hidesCode(shell.Base(line)) && !set.mentions(line) {
+	if !strings.ContainsAny(line, metas) && !hidesCode(shell.Base(line)) && !set.mentions(line) {
 		return nil
 	}
 	sc, err := shell.Parse(line)
