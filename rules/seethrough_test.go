@@ -54,6 +54,10 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 		{`parallel ::: 'rm -rf v'`, F},
 		{`parallel 'git {}' ::: push`, P},
 		{`parallel -j2 "rm -rf" ::: v`, F},
+		{`echo push | parallel "git '{}'"`, P},
+		{`echo push | parallel git {.}`, P},
+		{`parallel git {.} ::: push.x`, P},
+		{`echo -rf | parallel rm {} v`, P},
 
 		// git aliases, in -c, in the same script, in the environment.
 		{`git -c alias.p=push p`, F},
@@ -223,6 +227,10 @@ func TestG14_SeeingThroughKeepsRoutineCommandsAllowed(t *testing.T) {
 		`find . -type f | xargs grep -n TODO`,
 		`ls | xargs -I{} echo {}`,
 		`parallel gzip ::: a b`,
+		`seq 10 | parallel -j4 wget https://example.com/page{}.html`,
+		`find . -name '*.gz' | parallel gunzip {}`,
+		`ls | parallel mv {} {.}`,
+		`ls | parallel -0 sed "'/./d'" '{}'`,
 		`echo git push origin`,
 		`grep -rn 'git push' docs`,
 		`which git rm`,

@@ -252,22 +252,40 @@ func (w *walker) parallel(idx int, ws []word, c ctx, sem bool) {
 		template += wd.val
 	}
 	if fromInput {
-		if template == "" || strings.Contains(template, repl) || strings.ContainsAny(template, "{;|&<>()$`\\\"'\n") {
-			w.opaque("parallel runs command lines completed by what it reads: " + joinText(ws))
+		// parallel quotes what it puts in place of a replacement string
+		// or appends: like the value of an expansion, it is one word,
+		// not shown, that is not read as shell syntax.
+		if template == "" {
+			w.opaque("parallel runs command lines it reads: " + joinText(ws))
 			return
 		}
-		parts, err := Split(template)
-		if err != nil || len(parts) == 0 {
-			w.opaque("parallel runs command lines completed by what it reads: " + joinText(ws))
+		if !strings.ContainsAny(template, "'\"\\;|&<>()$`\n") {
+			// Words only: like xargs -I, the words holding a replacement
+			// string are not literal; with none, one is appended.
+			parts := strings.Fields(template)
+			inner := make([]word, 0, len(parts)+1)
+			unseen := false
+			for _, p := range parts {
+				stripped, _ := replaceStrings(p, repl, "")
+				lit := stripped == p
+				unseen = unseen || !lit
+				inner = append(inner, word{val: p, lit: lit, text: p})
+			}
+			if !unseen {
+				inner = append(inner, word{val: repl, lit: false, text: repl})
+			}
+			w.derive(idx, inner, c, "parallel", nil, nil, stdin{})
 			return
 		}
-		inner := make([]word, len(parts))
-		for k, p := range parts {
-			inner[k] = word{val: p, lit: true, text: Quote(p)}
+		line, ok := replaceStrings(template, repl, `"$PARALLEL_ARG"`)
+		if !ok {
+			w.opaque("parallel puts what it reads in a quoted part of its command: " + template)
+			return
 		}
-		cc := c
-		cc.moreArgs = true
-		w.derive(idx, inner, cc, "parallel", nil, nil, stdin{})
+		if line == template {
+			line += ` "$PARALLEL_ARG"`
+		}
+		w.embedded(idx, line, c, "parallel")
 		return
 	}
 	lines := []string{template}
@@ -299,9 +317,11 @@ func (w *walker) parallel(idx int, ws []word, c ctx, sem bool) {
 			case template == "":
 				lines = append(lines, strings.Join(combo, " "))
 			case strings.Contains(template, repl):
-				line := strings.ReplaceAll(template, repl, Quote(combo[0]))
-				if strings.ContainsRune(line, '{') {
-					w.opaque("parallel with replacement strings other than " + repl + ": " + template)
+				// {.}, {/} and the like are made from the argument:
+				// not shown.
+				line, ok := replaceStrings(strings.ReplaceAll(template, repl, Quote(combo[0])), repl, `"$PARALLEL_ARG"`)
+				if !ok {
+					w.opaque("parallel puts an argument in a quoted part of its command: " + template)
 					return
 				}
 				lines = append(lines, line)
@@ -319,6 +339,46 @@ func (w *walker) parallel(idx int, ws []word, c ctx, sem bool) {
 			w.embedded(idx, line, c, "parallel")
 		}
 	}
+}
+
+// replaceStrings returns line with GNU parallel's replacement strings
+// (repl, {}, {.}, {/}, {//}, {/.}, {#}, {%}, {1}, {2.}, …) replaced by
+// with, an expansion; ok is false when one is inside single quotes or
+// escaped, where with would not be read as an expansion.
+func replaceStrings(line, repl, with string) (out string, ok bool) {
+	var b strings.Builder
+	single, double := false, false
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		n := 0
+		if strings.HasPrefix(line[i:], repl) {
+			n = len(repl)
+		} else if ch == '{' {
+			if j := strings.IndexByte(line[i:], '}'); j > 0 && strings.Trim(line[i+1:i+j], "0123456789./#%") == "" {
+				n = j + 1
+			}
+		}
+		if n > 0 {
+			if single || i > 0 && line[i-1] == '\\' {
+				return "", false
+			}
+			b.WriteString(with)
+			i += n - 1
+			continue
+		}
+		switch {
+		case ch == '\\' && !single && i+1 < len(line):
+			b.WriteByte(ch)
+			i++
+			ch = line[i]
+		case ch == '\'' && !double:
+			single = !single
+		case ch == '"' && !single:
+			double = !double
+		}
+		b.WriteByte(ch)
+	}
+	return b.String(), true
 }
 
 // git sees through git aliases: `git NAME` where NAME is not one of git's
