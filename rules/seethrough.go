@@ -198,8 +198,12 @@ var leavesWordsAlone = func() map[string]bool {
 // commands.
 func hiddenCode(c *shell.Command, name string) string {
 	for _, a := range c.Assigns {
-		if strings.HasPrefix(a, "LD_PRELOAD=") || strings.HasPrefix(a, "LD_AUDIT=") {
-			return name + " loads the libraries " + a + ", whose code is not in the script"
+		n, v, _ := strings.Cut(a, "=")
+		if codeVars[n] {
+			return name + " is given " + a + ", which loads code the script does not show"
+		}
+		if programVars[n] && strings.ContainsAny(v, "/$`") {
+			return name + " is given " + a + ", a program the script does not show"
 		}
 		if (strings.HasPrefix(a, "BASH_ENV=") || strings.HasPrefix(a, "ENV=")) && shell.IsShell(name) {
 			return name + " runs the start-up file " + a + ", whose commands are not in the script"
@@ -248,6 +252,24 @@ func hiddenCode(c *shell.Command, name string) string {
 	return ""
 }
 
+// codeVars are environment variables that make a program load code:
+// libraries, modules, start-up files.
+var codeVars = map[string]bool{
+	"LD_PRELOAD": true, "LD_AUDIT": true, "LD_LIBRARY_PATH": true, "NODE_OPTIONS": true, "PERL5OPT": true,
+	"RUBYOPT": true, "PYTHONSTARTUP": true, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_CONFIG_GLOBAL": true,
+	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true,
+}
+
+// programVars are environment variables naming a program (or a command
+// line) that programs run: a path or an expansion there is a program the
+// script does not show. A command line is judged by its words (see
+// assignedCommands).
+var programVars = map[string]bool{
+	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true, "GIT_EDITOR": true,
+	"GIT_SEQUENCE_EDITOR": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "PAGER": true, "MANPAGER": true,
+	"EDITOR": true, "VISUAL": true, "LESSOPEN": true, "BROWSER": true, "SHELL": true, "PROMPT_COMMAND": true,
+}
+
 // hidesCode reports whether hiddenCode may find code that the words of
 // the program name do not show.
 func hidesCode(name string) bool {
@@ -274,6 +296,12 @@ var scriptInterpreters = map[string]bool{
 func gitHidden(c *shell.Command) string {
 	if c.Unwrapped {
 		return "" // an alias the script defines, seen through
+	}
+	for _, kv := range command.GitConfigs(c.Args) {
+		k, _, _ := strings.Cut(kv, "=")
+		if k = strings.ToLower(k); execConfigKey(k) && !strings.HasPrefix(k, "alias.") {
+			return "git -c " + k + " runs a program the configuration names"
+		}
 	}
 	sub := command.Subcommand(c.Args)
 	if sub >= len(c.Args) || sub < len(c.Literal) && !c.Literal[sub] {

@@ -192,6 +192,12 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 		{`PAGER='rm -rf v' man ls`, P},
 		{`export GIT_EDITOR='git push'; git commit`, P},
 		{`LD_PRELOAD=./x.so ls`, P},
+		{`NODE_OPTIONS='--require ./x.js' node -e 1`, P},
+		{`GIT_SSH=./x git fetch`, P},
+		{`git -c core.hooksPath=h commit -m x`, P},
+		{`git -c diff.external=./x diff`, P},
+		{`hub push origin`, F},
+		{`yadm push`, F},
 		// Inline code that names what it runs only when it runs.
 		{`python3 -c 'import os; getattr(os, "sys"+"tem")("git push")'`, P},
 		{`python3 -c '__import__("os").system("git push")'`, P},
@@ -318,4 +324,33 @@ prefix_rule(pattern = ["git", "push"], decision = "forbidden")
 			}
 		}
 	})
+}
+
+// TestG14_AllowRuleDoesNotCoverWhatRunsUnseen checks that an allow rule on
+// a program does not allow what the program runs unseen when a forbidden
+// rule could match it: strictest wins.
+func TestG14_AllowRuleDoesNotCoverWhatRunsUnseen(t *testing.T) {
+	set := load(t, "a.rules", `
+prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
+prefix_rule(pattern = ["python3"])
+prefix_rule(pattern = ["bash"])
+prefix_rule(pattern = ["git", "commit"])
+prefix_rule(pattern = ["ssh"])
+`)
+	for _, s := range []string{
+		`python3 -c 'import os; os.system("rm -rf v")'`,
+		`python3 script.py`,
+		`bash f`,
+		`git -c core.hooksPath=h commit -m x`,
+		`ssh localhost rm -rf v`,
+	} {
+		if res := rules.Evaluate(set, s); res.Decision < rules.Prompt {
+			t.Errorf("Evaluate(%q) = %s, want at least prompt\n%s", s, res.Decision, res.Report())
+		}
+	}
+	for _, s := range []string{`python3 -c 'print(1)'`, `bash -c 'ls'`, `git commit -m x`, `ssh host uptime`} {
+		if res := rules.Evaluate(set, s); res.Decision != rules.Allow {
+			t.Errorf("Evaluate(%q) = %s, want allow\n%s", s, res.Decision, res.Report())
+		}
+	}
 }

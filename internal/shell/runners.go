@@ -14,7 +14,8 @@ const maxLines = 64
 // command after options of their own (and, for some, one operand):
 // dbus-run-session, unshare, nsenter, setpriv, prlimit, sg, xvfb-run,
 // catchsegv, gdb --args, valgrind, faketime, cgexec, numactl,
-// systemd-inhibit, torsocks, proxychains, ip netns exec, setarch.
+// systemd-inhibit, torsocks, proxychains, ip netns exec, setarch; and
+// hub and yadm, which are git.
 func (w *walker) runners(idx int, name string, ws []word, c ctx, assigns, redirs []string, in stdin) {
 	i := -1
 	switch name {
@@ -90,6 +91,11 @@ func (w *walker) runners(idx int, name string, ws []word, c ctx, assigns, redirs
 		i = skipOpts(ws, 1, "", nil)
 	case "ip":
 		i = ipExec(ws)
+	case "hub", "yadm":
+		// git wrappers: hub push is git push.
+		inner := append([]word{{val: "git", lit: true, text: "git"}}, ws[1:]...)
+		w.derive(idx, inner, c, name, assigns, redirs, in)
+		return
 	}
 	if i < 0 || i >= len(ws) {
 		return
