@@ -90,18 +90,18 @@ func MatchAll(set *Set, sc *shell.Script) []Match {
 	}
 	var out []Match
 	for i := range sc.Commands {
-		out = matchCommand(set, &sc.Commands[i], i, out)
+		out = matchCommand(set, sc, i, out)
 	}
 	return out
 }
 
-// matchCommand appends the matches of the command c (index i) to out:
-// the rules matching its words, then those it may run without its words
+// matchCommand appends the matches of the command i of sc to out: the
+// rules matching its words, then those it may run without its words
 // showing them (see seeThrough).
-func matchCommand(set *Set, c *shell.Command, i int, out []Match) []Match {
+func matchCommand(set *Set, sc *shell.Script, i int, out []Match) []Match {
 	n := len(out)
-	out = ruleMatches(set, c, i, out)
-	return seeThrough(set, c, i, n, out, 0)
+	out = ruleMatches(set, &sc.Commands[i], i, out)
+	return seeThrough(set, sc, i, n, out, 0)
 }
 
 // ruleMatches appends the matches of the rules on the words of the
@@ -138,7 +138,7 @@ func judge(set *Set, sc *shell.Script) Result {
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
 		n := len(res.Matches)
-		res.Matches = matchCommand(set, c, i, res.Matches)
+		res.Matches = matchCommand(set, sc, i, res.Matches)
 		matched := len(res.Matches) > n
 		for _, m := range res.Matches[n:] {
 			if m.Possible {

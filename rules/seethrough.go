@@ -23,10 +23,11 @@ import (
 const maxLineDepth = 3
 
 // seeThrough appends to out the possible matches of the prompt and
-// forbidden rules of set that the command c (index i) may run without its
-// words showing them. n is where c's own matches start in out; depth
-// counts the command lines given as words c is in.
-func seeThrough(set *Set, c *shell.Command, i, n int, out []Match, depth int) []Match {
+// forbidden rules of set that the command c (index i of sc) may run
+// without its words showing them. n is where c's own matches start in
+// out; depth counts the command lines given as words c is in.
+func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []Match {
+	c := &sc.Commands[i]
 	if len(c.Args) == 0 || set.strictCount() == 0 {
 		return out
 	}
@@ -37,16 +38,18 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match, depth int) []
 	}
 	name := shell.Base(c.Args[0])
 	if c.MoreArgs {
+		roots := findPaths(sc, c)
 		a, b := set.candidates(c.Args[0])
 		for _, list := range [2][]*Rule{a, b} {
 			for _, r := range list {
-				if r.Decision > Allow {
+				if r.Decision > Allow && (roots == nil || mayBePath(r.Pattern[min(len(c.Args), len(r.Pattern)):], roots)) {
 					add(r, name+" gets more words from what xargs or parallel reads")
 				}
 			}
 		}
 	}
-	if reason := hiddenCode(c, name); reason != "" {
+	input := inputOf(sc, c)
+	if reason := hiddenCode(c, name, input); reason != "" {
 		add(set.strictest(), reason+"; any prompt or forbidden rule may match what it runs")
 	}
 	out = assignedCommands(set, c, i, n, out, depth)
@@ -70,7 +73,7 @@ func seeThrough(set *Set, c *shell.Command, i, n int, out []Match, depth int) []
 			if shell.IsShell(prog) {
 				tail.Unwrapped = shell.FromArgs(tail.Args).Commands[0].Unwrapped
 			}
-			if reason := hiddenCode(&tail, prog); reason != "" {
+			if reason := hiddenCode(&tail, prog, input); reason != "" {
 				add(set.strictest(), name+" is given "+shell.Join(tail.Args)+", which it may run: "+reason)
 			}
 		}
@@ -151,7 +154,7 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 		c := &sc.Commands[i]
 		// What the line runs is judged as a command of the script would
 		// be (sed's e command, 1e git push, passes git push on).
-		for _, m := range seeThrough(set, c, i, 0, ruleMatches(set, c, i, nil), depth+1) {
+		for _, m := range seeThrough(set, sc, i, 0, ruleMatches(set, c, i, nil), depth+1) {
 			if m.Rule.Decision > Allow {
 				out = append(out, m.Rule)
 			}
@@ -189,14 +192,17 @@ var leavesWordsAlone = func() map[string]bool {
 	return m
 }()
 
-// hiddenCode returns why the command c (its program's base name is name)
-// runs code that the script does not show, "" when it does not: a shell
-// or an interpreter running a program from a file or its standard input,
-// inline code that starts programs or is not literal, a shell given a
-// start-up file by BASH_ENV or ENV, a git command that is an alias or a
-// helper program found in the configuration or PATH, ed running shell
-// commands.
-func hiddenCode(c *shell.Command, name string) string {
+// hiddenCode returns why the command c (its program's base name is name,
+// its standard input comes from input, see inputOf) runs code that the
+// script does not show, "" when it does not: a shell running a script
+// file, a shell or an interpreter reading its program from a file or a
+// pipe, or from a here-document that starts programs, inline code that
+// starts programs or evaluates code, environment that loads code or names
+// a program, a git command that is an alias or a helper found in the
+// configuration or PATH, ed running commands from its input. An
+// interpreter running a script file is like a program run by its path
+// (./run.sh, make): judged by its words.
+func hiddenCode(c *shell.Command, name, input string) string {
 	for _, a := range c.Assigns {
 		n, v, _ := strings.Cut(a, "=")
 		if codeVars[n] {
@@ -205,7 +211,7 @@ func hiddenCode(c *shell.Command, name string) string {
 		if programVars[n] && strings.ContainsAny(v, "/$`") {
 			return name + " is given " + a + ", a program the script does not show"
 		}
-		if (strings.HasPrefix(a, "BASH_ENV=") || strings.HasPrefix(a, "ENV=")) && shell.IsShell(name) {
+		if (n == "BASH_ENV" || n == "ENV") && shell.IsShell(name) {
 			return name + " runs the start-up file " + a + ", whose commands are not in the script"
 		}
 	}
@@ -221,24 +227,25 @@ func hiddenCode(c *shell.Command, name string) string {
 		}
 		return ""
 	}
+	shellLike := shell.IsShell(name)
 	switch {
 	case name == "git":
 		return gitHidden(c)
 	case name == "ed" || name == "red":
-		if c.Doc != "" && !strings.Contains(c.Doc, "!") {
+		if input != "" || strings.Contains(c.Doc, "!") {
+			return name + " reads commands from " + or(input, "a here-document") + " (! runs shell commands)"
+		}
+	case shellLike || interpreters[name] || command.IsPython(name) || scriptInterpreters[name]:
+		if c.Unwrapped || infoOnly(c.Args) || command.IsPython(name) && shell.HasWord(c.Args, "-m") {
 			return ""
 		}
-		return name + " reads commands (! runs shell commands) from its input"
-	case shell.IsShell(name):
-		if c.Unwrapped || infoOnly(c.Args) {
+		if f := runsFile(c); f != "" {
+			if shellLike {
+				return name + " runs the script " + f + ", whose commands are not in the script"
+			}
 			return ""
 		}
-		return name + " runs a script from a file or its standard input"
-	case interpreters[name] || command.IsPython(name) || scriptInterpreters[name]:
-		if infoOnly(c.Args) || command.IsPython(name) && shell.HasWord(c.Args, "-m") {
-			return ""
-		}
-		if c.Doc != "" && len(c.Inputs) == 0 && runsFile(c) == "" {
+		if c.Doc != "" && len(c.Inputs) == 0 {
 			if strings.ContainsAny(c.Doc, "$`") {
 				return name + " runs code from a here-document or here-string with expansions"
 			}
@@ -247,9 +254,87 @@ func hiddenCode(c *shell.Command, name string) string {
 			}
 			return ""
 		}
-		return name + " runs a program from a file or its standard input"
+		if input != "" {
+			return name + " runs a program read from " + input
+		}
 	}
 	return ""
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// inputOf says where the standard input of the command c of sc comes
+// from as far as the script shows — a file, a pipe, words xargs reads —
+// "" when from none (the tool's, which is empty).
+func inputOf(sc *shell.Script, c *shell.Command) string {
+	if len(c.Inputs) > 0 {
+		return "the file " + c.Inputs[0]
+	}
+	if c.MoreArgs {
+		return "words it reads"
+	}
+	if c.Pipeline > 0 && c.Stage > 0 {
+		return "a pipe"
+	}
+	for i := range sc.Commands {
+		if x := &sc.Commands[i]; len(x.Args) == 1 && x.Args[0] == "exec" && len(x.Inputs) > 0 {
+			return "the file " + x.Inputs[0] + " (exec <)"
+		}
+	}
+	return ""
+}
+
+// findPaths returns the starting points of the find whose output c reads
+// through xargs or parallel (find . -print0 | xargs -0 rm): the words read
+// are paths under them. It returns nil when the input is anything else.
+func findPaths(sc *shell.Script, c *shell.Command) []string {
+	if c.Pipeline == 0 || c.Stage == 0 {
+		return nil
+	}
+	for i := range sc.Commands {
+		f := &sc.Commands[i]
+		if f.Pipeline != c.Pipeline || f.Stage != c.Stage-1 || len(f.Wrappers) > 0 || len(f.Args) == 0 ||
+			shell.Base(f.Args[0]) != "find" || !f.AllLiteral() {
+			continue
+		}
+		for _, a := range f.Args[1:] {
+			if strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-ok") || strings.HasPrefix(a, "-printf") ||
+				strings.HasPrefix(a, "-fprint") || a == "-ls" || a == "-fls" {
+				return nil // prints what is not a path
+			}
+		}
+		roots := command.FindRoots(f.Args)
+		if len(roots) == 0 {
+			roots = []string{"."}
+		}
+		for _, r := range roots {
+			if r == "" || strings.HasPrefix(r, "-") {
+				return nil
+			}
+		}
+		return roots
+	}
+	return nil
+}
+
+// mayBePath reports whether a token of the pattern positions pat could be
+// a path under one of roots (a word xargs read from find).
+func mayBePath(pat [][]string, roots []string) bool {
+	for _, alts := range pat {
+		for _, tok := range alts {
+			for _, r := range roots {
+				if strings.HasPrefix(tok, r) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // codeVars are environment variables that make a program load code:

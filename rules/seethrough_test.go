@@ -104,10 +104,15 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 		// files, -e/-c.
 		{`tclsh <<< 'exec rm -rf v'`, P},
 		{"tclsh <<'EOF'\nexec git push\nEOF", P},
-		{`tclsh f.tcl`, P},
 		{`python3 <<< 'import os; os.system("rm -rf v")'`, P},
 		{"python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push'])\nEOF", P},
-		{`python3 script.py`, P},
+		{`tclsh < f`, P},
+		{`cat f | python3`, P},
+		{`python3 - < f`, P},
+		{`exec < f; sh`, P},
+		{`exec 0<f; perl`, P},
+		{`{ sh; } < f`, P},
+		{`echo 'exec git push' | tclsh`, P},
 		{`perl <<< 'system "rm -rf v"'`, P},
 		{"ruby <<< '`rm -rf v`'", P},
 		{`node <<< 'require("child_process").execSync("git push")'`, P},
@@ -255,6 +260,14 @@ func TestG14_SeeingThroughKeepsRoutineCommandsAllowed(t *testing.T) {
 		`EDITOR=true git commit`,
 		`git -C repo status`,
 		`git lfs pull`,
+		`man bash`,
+		`yum info zsh`,
+		`rg -l 'import requests' --type py`,
+		`find . -name '*.go' -print0 | xargs -0 git add`,
+		// A script file given to an interpreter is judged as a program
+		// run by its path (./run.sh, make): by its words.
+		`python3 manage.py migrate`,
+		`tclsh build.tcl`,
 		`sh -c 'ls && pwd'`,
 		"bash <<'EOF'\ngit status\nEOF",
 		`dbus-run-session -- ls`,
@@ -339,7 +352,7 @@ prefix_rule(pattern = ["ssh"])
 `)
 	for _, s := range []string{
 		`python3 -c 'import os; os.system("rm -rf v")'`,
-		`python3 script.py`,
+		`python3 - < script.py`,
 		`bash f`,
 		`git -c core.hooksPath=h commit -m x`,
 		`ssh localhost rm -rf v`,
