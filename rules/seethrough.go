@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/command"
@@ -42,7 +43,7 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		a, b := set.candidates(c.Args[0])
 		for _, list := range [2][]*Rule{a, b} {
 			for _, r := range list {
-				if r.Decision > Allow && (roots == nil || mayBePath(r.Pattern[min(len(c.Args), len(r.Pattern)):], roots)) {
+				if r.Decision > Allow && r.moreMayMatch(c.Args, roots) {
 					add(r, name+" gets more words from what xargs or parallel reads")
 				}
 			}
@@ -239,9 +240,9 @@ func hiddenCode(c *shell.Command, name, input string) string {
 		if c.Unwrapped || infoOnly(c.Args) || command.IsPython(name) && shell.HasWord(c.Args, "-m") {
 			return ""
 		}
-		if f := runsFile(c); f != "" {
+		if f := runsFile(c); f != "" || c.MoreArgs {
 			if shellLike {
-				return name + " runs the script " + f + ", whose commands are not in the script"
+				return name + " runs the script " + or(f, "named by what xargs reads") + ", whose commands are not in the script"
 			}
 			return ""
 		}
@@ -274,9 +275,6 @@ func or(a, b string) string {
 func inputOf(sc *shell.Script, c *shell.Command) string {
 	if len(c.Inputs) > 0 {
 		return "the file " + c.Inputs[0]
-	}
-	if c.MoreArgs {
-		return "words it reads"
 	}
 	if c.Pipeline > 0 && c.Stage > 0 {
 		return "a pipe"
@@ -320,6 +318,48 @@ func findPaths(sc *shell.Script, c *shell.Command) []string {
 		return roots
 	}
 	return nil
+}
+
+// moreMayMatch reports whether the rule may match a command whose words
+// args are followed by more words read from input: the words it has agree
+// with the pattern (word for word, or by meaning: git -C r may yet be git
+// -C r push, git branch -d not), and the words read — paths under roots
+// when they come from find (nil: any words), operands after "--" — may
+// be the pattern's.
+func (r *Rule) moreMayMatch(args []string, roots []string) bool {
+	rest := r.Pattern[min(len(args), len(r.Pattern)):]
+	if roots != nil && !mayBePath(rest, roots) {
+		return false
+	}
+	if slices.Contains(args[1:], "--") {
+		operand := false
+		for _, alts := range rest {
+			for _, tok := range alts {
+				operand = operand || !strings.HasPrefix(tok, "-")
+			}
+		}
+		if !operand {
+			return false
+		}
+	}
+	literal := true
+	for p := 1; p < len(args) && p < len(r.Pattern); p++ {
+		literal = literal && tokenMatches(p, r.Pattern[p], args[p])
+	}
+	if literal {
+		return true
+	}
+	parsed, ok := command.Parse(args)
+	if !ok {
+		return false
+	}
+	for _, f := range r.forms {
+		k := min(len(f.Path), len(parsed.Path))
+		if slices.Equal(f.Path[:k], parsed.Path[:k]) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayBePath reports whether a token of the pattern positions pat could be

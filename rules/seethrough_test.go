@@ -39,6 +39,9 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 		{`xargs -a words git`, P},
 		{`xargs git < words`, P},
 		{`echo -rf v | xargs rm`, P},
+		{`ls | xargs rm -f`, P},
+		{`echo push | xargs git -C repo`, P},
+		{`find . -name '*.sh' | xargs -n1 sh`, P},
 		{`echo push | xargs env git`, P},
 		{`echo push | xargs timeout 5 git`, P},
 		{`echo push | xargs -I{} git {}`, P},
@@ -264,6 +267,8 @@ func TestG14_SeeingThroughKeepsRoutineCommandsAllowed(t *testing.T) {
 		`yum info zsh`,
 		`rg -l 'import requests' --type py`,
 		`find . -name '*.go' -print0 | xargs -0 git add`,
+		`git branch --merged main | grep -v main | xargs -n1 git branch -d`,
+		`find . -name '*.php' -print0 | xargs -0 -n1 php -l`,
 		// A script file given to an interpreter is judged as a program
 		// run by its path (./run.sh, make): by its words.
 		`python3 manage.py migrate`,
