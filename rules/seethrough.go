@@ -62,12 +62,12 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		start = command.Subcommand(c.Args) + 1
 	}
 	for k := start; k < len(c.Args); k++ {
-		if k < len(c.Literal) && !c.Literal[k] {
-			continue
-		}
 		word := c.Args[k]
 		for _, r := range wordsMatch(set, c.Args[k:], c.Literal[k:], nil) {
 			add(r, name+" is given the words "+shell.Join(c.Args[k:])+", which it may run")
+		}
+		if k < len(c.Literal) && !c.Literal[k] {
+			continue // its text only: $DIR/rm may be rm
 		}
 		if prog := shell.Base(word); hidesCode(prog) {
 			tail := shell.Command{Args: c.Args[k:], Literal: c.Literal[k:]}
