@@ -143,7 +143,12 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 	} else if !strings.ContainsAny(line, metas) {
 		return nil // one plain word: judged as words passed on
 	}
-	if !strings.ContainsAny(line, metas) && !hidesCode(shell.Base(line)) && !set.mentions(line) {
+	// Parse only a line that may name a rule's program or one that hides
+	// code, its quotes and backslashes removed (g''it, g\it are git); an
+	// ANSI-C string ($'\x67it') may hold any name.
+	plain := unquoter.Replace(line)
+	if !strings.Contains(line, "$'") && !set.mentions(plain) &&
+		!slices.ContainsFunc(strings.FieldsFunc(plain, isMeta), func(f string) bool { return hidesCode(shell.Base(f)) }) {
 		return nil
 	}
 	sc, err := shell.Parse(line)
@@ -153,6 +158,11 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 	var out []*Rule
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
+		if len(c.Args) > 0 && !c.Literal[0] && strings.HasPrefix(c.Args[0], "$'") {
+			// $'\x67it': a program named in escapes, which may be any.
+			out = append(out, set.strictest())
+			continue
+		}
 		// What the line runs is judged as a command of the script would
 		// be (sed's e command, 1e git push, passes git push on).
 		for _, m := range seeThrough(set, sc, i, 0, ruleMatches(set, c, i, nil), depth+1) {
@@ -163,6 +173,12 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 	}
 	return out
 }
+
+// unquoter removes the quotes and backslashes of a command line.
+var unquoter = strings.NewReplacer("'", "", `"`, "", `\`, "")
+
+// isMeta reports whether r separates words in a command line.
+func isMeta(r rune) bool { return strings.ContainsRune(" \t\n;|&()<>`$={}!", r) }
 
 // isName reports whether s is a shell variable name.
 func isName(s string) bool {
