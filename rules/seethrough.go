@@ -232,6 +232,9 @@ func hiddenCode(c *shell.Command, name, input string) string {
 			return name + " runs the start-up file " + a + ", whose commands are not in the script"
 		}
 	}
+	if !hidesCode(name) && !strings.HasPrefix(name, "lua") {
+		return ""
+	}
 	if in, ok := command.InlineCode(c.Args); ok {
 		switch {
 		case !in.Literal(c.Literal):
@@ -415,7 +418,8 @@ var programVars = map[string]bool{
 // the program name do not show.
 func hidesCode(name string) bool {
 	switch name {
-	case "git", "ed", "red", "awk", "gawk", "mawk", "nawk", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim":
+	case "git", "ed", "red", "awk", "gawk", "mawk", "nawk", "busybox-awk", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim",
+		"vimdiff", "Rscript", "pwsh", "powershell", "osascript":
 		return true
 	}
 	return shell.IsShell(name) || interpreters[name] || command.IsPython(name) || scriptInterpreters[name]
