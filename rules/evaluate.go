@@ -18,9 +18,10 @@ type Match struct {
 	// where the pattern is, so the rule may match: a prompt or forbidden
 	// rule then counts as prompt (allow rules only count when certain).
 	Possible bool
-	// Reason says why a possible match may match when it is not a word
-	// that is not literal: the command runs what its words do not show
-	// (see package doc, "Indirection"); "" otherwise.
+	// Reason says why a possible match may match when the command runs
+	// what its words do not show (words xargs adds, a script file or
+	// input a shell reads, words passed on to a program that may run
+	// them; see the package doc); "" for a word that is not literal.
 	Reason string
 }
 
