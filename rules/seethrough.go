@@ -231,6 +231,12 @@ func hiddenCode(c *shell.Command, name, input string) string {
 		if (n == "BASH_ENV" || n == "ENV") && shell.IsShell(name) {
 			return name + " runs the start-up file " + a + ", whose commands are not in the script"
 		}
+		if n == "PATH" && !systemPath(v) {
+			return name + " is looked up in " + a + ", where a program of that name may be any"
+		}
+	}
+	if shell.IsShell(name) && (shell.HasWord(c.Args, "--rcfile") || shell.HasWord(c.Args, "--init-file")) {
+		return name + " runs a start-up file, whose commands are not in the script"
 	}
 	if !hidesCode(name) && !strings.HasPrefix(name, "lua") {
 		return ""
@@ -279,6 +285,26 @@ func hiddenCode(c *shell.Command, name, input string) string {
 		}
 	}
 	return ""
+}
+
+// systemPath reports whether a PATH value looks programs up first in the
+// inherited PATH or in system directories (/usr/bin, /usr/local/go/bin):
+// the first entry decides what a name finds.
+func systemPath(v string) bool {
+	parts, err := shell.Split(v)
+	if err == nil && len(parts) == 1 {
+		v = parts[0]
+	}
+	first, _, _ := strings.Cut(v, ":")
+	if first == "$PATH" || first == "${PATH}" {
+		return true
+	}
+	for _, d := range []string{"/usr/", "/bin", "/sbin", "/opt/", "/snap/", "/nix/"} {
+		if strings.HasPrefix(first, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func or(a, b string) string {
@@ -446,6 +472,9 @@ func gitHidden(c *shell.Command) string {
 		k, _, _ := strings.Cut(kv, "=")
 		if k = strings.ToLower(k); execConfigKey(k) && !strings.HasPrefix(k, "alias.") {
 			return "git -c " + k + " runs a program the configuration names"
+		}
+		if k == "include.path" || strings.HasPrefix(k, "includeif.") {
+			return "git -c " + k + " reads configuration (aliases, programs to run) the script does not show"
 		}
 	}
 	sub := command.Subcommand(c.Args)
