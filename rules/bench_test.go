@@ -48,3 +48,18 @@ func BenchmarkEvaluate5Commands100Rules(b *testing.B) {
 		rules.Evaluate(set, script)
 	}
 }
+
+// BenchmarkEvaluateSeeThrough decides a script with words passed on,
+// command lines in words and xargs under a set with forbidden rules (the
+// indirection checks of issue 18 all run).
+func BenchmarkEvaluateSeeThrough(b *testing.B) {
+	set := hundredRules(b)
+	if err := set.Add(rules.Rule{Pattern: [][]string{{"git"}, {"push"}}, Decision: rules.Forbidden}); err != nil {
+		b.Fatal(err)
+	}
+	const script = "git commit -m 'fix the parser' && ssh host 'uptime; df -h' | tee log; find . -name '*.go' | xargs -n1 gofmt -l"
+	b.ReportAllocs()
+	for b.Loop() {
+		rules.Evaluate(set, script)
+	}
+}

@@ -18,6 +18,11 @@ type Match struct {
 	// where the pattern is, so the rule may match: a prompt or forbidden
 	// rule then counts as prompt (allow rules only count when certain).
 	Possible bool
+	// Reason says why a possible match may match when the command runs
+	// what its words do not show (words xargs adds, a script file or
+	// input a shell reads, words passed on to a program that may run
+	// them; see the package doc); "" for a word that is not literal.
+	Reason string
 }
 
 // Result is the judgement of a script.
@@ -86,13 +91,23 @@ func MatchAll(set *Set, sc *shell.Script) []Match {
 	}
 	var out []Match
 	for i := range sc.Commands {
-		out = matchCommand(set, &sc.Commands[i], i, out)
+		out = matchCommand(set, sc, i, out)
 	}
 	return out
 }
 
-// matchCommand appends the matches of the command c (index i) to out.
-func matchCommand(set *Set, c *shell.Command, i int, out []Match) []Match {
+// matchCommand appends the matches of the command i of sc to out: the
+// rules matching its words, then those it may run without its words
+// showing them (see seeThrough).
+func matchCommand(set *Set, sc *shell.Script, i int, out []Match) []Match {
+	n := len(out)
+	out = ruleMatches(set, &sc.Commands[i], i, out)
+	return seeThrough(set, sc, i, n, out, 0)
+}
+
+// ruleMatches appends the matches of the rules on the words of the
+// command c (index i) to out.
+func ruleMatches(set *Set, c *shell.Command, i int, out []Match) []Match {
 	if len(c.Args) == 0 {
 		return out
 	}
@@ -124,7 +139,7 @@ func judge(set *Set, sc *shell.Script) Result {
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
 		n := len(res.Matches)
-		res.Matches = matchCommand(set, c, i, res.Matches)
+		res.Matches = matchCommand(set, sc, i, res.Matches)
 		matched := len(res.Matches) > n
 		for _, m := range res.Matches[n:] {
 			if m.Possible {
@@ -188,7 +203,9 @@ func (r Result) Report() string {
 		b.WriteString("rules:\n")
 		for _, m := range r.Matches {
 			may := ""
-			if m.Possible {
+			if m.Reason != "" {
+				may = " (may match: " + m.Reason + ")"
+			} else if m.Possible {
 				may = " (may match: a word is not literal)"
 			}
 			fmt.Fprintf(&b, "  %s %s %s on command %d%s", m.Rule.Source, m.Rule, m.Rule.Decision, m.Command+1, may)

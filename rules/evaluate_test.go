@@ -311,6 +311,8 @@ func TestG14_ResultKnownSafe(t *testing.T) {
 		"git branch":                      true,
 		"git branch new-feature":          false,
 		"find . -type f | xargs grep foo": true,
+		"echo push | xargs git":           false, // git push, as xargs may run it
+		"echo -delete | xargs find .":     false,
 	} {
 		if got := rules.Evaluate(nil, script).KnownSafe; got != want {
 			t.Errorf("Evaluate(%q).KnownSafe = %v, want %v", script, got, want)

@@ -40,6 +40,16 @@
 // every simple command, and applies the defaults: a command no rule matches
 // is allowed (the sandbox bounds it) unless it is dangerous, then at least
 // prompt; a script that cannot be analysed is at least prompt.
+//
+// Indirection is seen through or judged at least prompt (issue 18): shell
+// finds what wrappers, runners, xargs, parallel, git and shell aliases and
+// git-NAME helpers run; when the set has a prompt or forbidden rule, a
+// command that runs what its words do not show — words xargs adds, a shell
+// running a script file, a shell or interpreter reading its program from a
+// file or a pipe, code that starts programs or evaluates code, environment
+// that loads code, a git command that is not git's own, a rule's words or a
+// command line given to another program — may match those rules
+// (Match.Reason says why), even when an allow rule matches it.
 package rules
 
 import (

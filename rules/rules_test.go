@@ -15,7 +15,7 @@ import (
 
 // load parses rules text as a file named name (its extension picks the
 // format).
-func load(t *testing.T, name, text string) *rules.Set {
+func load(t testing.TB, name, text string) *rules.Set {
 	t.Helper()
 	set, err := rules.Parse([]byte(text), name)
 	if err != nil {

@@ -80,6 +80,9 @@ func commandKnownSafe(c *shell.Command) bool {
 	if c.Unwrapped {
 		return benignWrapper(c.Args)
 	}
+	if c.MoreArgs && !alwaysSafe[shell.Base(c.Args[0])] {
+		return false // words read by xargs could make it anything
+	}
 	if dangerousCommand(c) != "" {
 		return false
 	}

@@ -16,6 +16,8 @@ type Set struct {
 	rules []*Rule
 	index map[string][]*Rule // first-token alternative → rules
 	hosts map[string][]string
+	// strict counts the prompt and forbidden rules.
+	strict int
 }
 
 // Add validates r (a non-empty pattern, a known decision, its match and
@@ -39,6 +41,9 @@ func (s *Set) add(r *Rule) {
 		r.forms = spelledForms(r.Pattern)
 	}
 	s.rules = append(s.rules, r)
+	if r.Decision > Allow {
+		s.strict++
+	}
 	for i, tok := range r.Pattern[0] {
 		if slices.Contains(r.Pattern[0][:i], tok) {
 			continue

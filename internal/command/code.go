@@ -221,6 +221,10 @@ type Effects struct {
 	Destroy bool
 	// Write: it writes files.
 	Write bool
+	// Dynamic: it evaluates code or looks names up when it runs (eval,
+	// getattr, __import__, importlib, send, a name pasted together from
+	// strings, …), so what it runs need not be in its text.
+	Dynamic bool
 }
 
 // Any reports whether the code does anything beyond computing.
@@ -229,8 +233,8 @@ func (e Effects) Any() bool { return e.Net || e.Secret || e.Exec || e.Destroy ||
 // codeRegexps are the patterns CodeEffects and the awk and vim readers
 // match inline code against.
 type codeRegexps struct {
-	codeNet, codeSecret, codeExec, codeDestroy, codeWrite *regexp.Regexp
-	awkExec, awkWrite, vimExec, vimWrite                  *regexp.Regexp
+	codeNet, codeSecret, codeExec, codeDestroy, codeWrite, codeDynamic *regexp.Regexp
+	awkExec, awkWrite, vimExec, vimWrite                               *regexp.Regexp
 }
 
 // codeRE compiles the patterns on first use, not when warden starts: a
@@ -241,6 +245,7 @@ var codeRE = sync.OnceValue(func() *codeRegexps {
 		codeSecret:  regexp.MustCompile(`os\.environ|process\.env|%ENV|\$ENV\{|ENV\[|getenv|\.ssh/|\.aws/|/etc/shadow|\.env\b|id_rsa|id_ed25519|credentials|\.netrc|\.kube/config|keychain|Cookies|Login Data|Web Data|cookies\.sqlite|key4\.db|logins\.json|\.git-credentials|printenv`),
 		codeExec:    regexp.MustCompile(`os\.system|subprocess|os\.popen|os\.exec|pty\.spawn|\bexec\s*\(|\beval\s*\(|\bsystem\s*\(|\bsystem\b|\bexec\b|child_process|spawn\(|` + "`" + `|qx[/{(]|Runtime\.getRuntime|Process\.Start|Start-Process|Invoke-Expression|\biex\b|os\.startfile|ctypes|__import__|\bpopen\b|shell_exec|passthru|proc_open|IO\.popen|%x[({]|\bopen\s*\([^)]*\|`),
 		codeDestroy: regexp.MustCompile(`rmtree|os\.remove|\.rmSync|\.unlinkSync|\.rmdirSync|\.rm\(|os\.unlink|os\.rmdir|unlink\s*\(|rmdir\s*\(|rm_rf|fs\.rm|rimraf|shutil\.move|os\.chmod|chmod|os\.kill|truncate|Remove-Item|\bunlink\b|FileUtils\.rm|File\.delete|os\.rename`),
+		codeDynamic: regexp.MustCompile(`getattr|setattr|methodcaller|attrgetter|__import__|__builtins__|__dict__|__class__|__subclasses__|__globals__|__getattribute__|__loader__|importlib|sys\.modules|\bglobals\s*\(|\bvars\s*\(|\bcompile\s*\(|\beval\b|\bexec\w*\s*\(|\bspawn\w*\s*\(|\bfork\s*\(|\bsend\s*\(|public_send|instance_eval|class_eval|\bFunction\s*\(|process\.binding|process\.dlopen|require\s*\(\s*[^'"\s)]|import\s*\(\s*[^'"\s)]|\bsubst\b|\buplevel\b|ctypes|\bcffi\b|dlopen|\bsyscall\b|import\s+\*|\w['"]\s*[+.]\s*['"]\w|fromCharCode`),
 		codeWrite:   regexp.MustCompile(`open\([^)]*['"][wax]b?\+?['"]|write_text|write_bytes|writeFile|fs\.write|File\.write|>\s*\$|print\s*\{|open\s*\(\s*[A-Z$]\w*\s*,\s*['"]?[>+]|Set-Content|Out-File|file_put_contents|fopen\([^)]*['"][wax]`),
 		// awk: system(), commands piped to or from (print | "cmd", "cmd" |
 		// getline), output redirected to files (print > "f").
@@ -269,5 +274,6 @@ func CodeEffects(in Inline) Effects {
 		Exec:    codeRE().codeExec.MatchString(code),
 		Destroy: codeRE().codeDestroy.MatchString(code),
 		Write:   codeRE().codeWrite.MatchString(code),
+		Dynamic: codeRE().codeDynamic.MatchString(code),
 	}
 }

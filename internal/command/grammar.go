@@ -251,3 +251,7 @@ func Subcommand(argv []string) int {
 	}
 	return len(argv)
 }
+
+// HasSubcommands reports whether the program's first operand is a
+// subcommand (git push, docker run).
+func (g *Grammar) HasSubcommands() bool { return len(g.subs) > 0 }

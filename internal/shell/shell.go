@@ -14,7 +14,10 @@
 //	and program), xargs, find -exec/-execdir/-ok/-okdir, watch, su -c,
 //	alias NAME=VALUE (VALUE is walked as the script the alias runs),
 //	bash/sh/zsh/dash/ksh/… -c STRING (also -lc, -ec, …), a shell reading a
-//	literal here-document or here-string, eval of literal words, trap STRING.
+//	literal here-document or here-string, eval of literal words, trap STRING,
+//	the runners of runners.go (dbus-run-session, unshare, nsenter, setpriv, …),
+//	parallel and sem, at/batch here-documents, git aliases and git-NAME
+//	helpers, uses of shell aliases the script defines.
 //
 // A wrapper is reported twice: first as itself, with all its words (so a rule
 // on sudo still matches, and Unwrapped is set), then the command it runs,
@@ -77,6 +80,10 @@ type Command struct {
 	// Unwrapped is true when the command is a wrapper Parse saw through: the
 	// commands it runs follow as their own entries.
 	Unwrapped bool
+	// MoreArgs is true when the command gets more words than Args when it
+	// runs, read from an input the script does not show (xargs, parallel
+	// with no literal arguments): a rule longer than Args may match it.
+	MoreArgs bool
 }
 
 // Program returns the program name: the first word, "" when there is none.

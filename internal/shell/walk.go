@@ -16,6 +16,9 @@ type walker struct {
 	reasons  map[string]bool
 	tooDeep  bool
 	tooLarge bool
+	// aliases are the shell aliases and git aliases (lower-case names)
+	// the script defines so far, with their values (see wrappers.go).
+	aliases, gitAliases map[string]string
 }
 
 // ctx is what a statement inherits from where it appears.
@@ -28,6 +31,8 @@ type ctx struct {
 	pipe      int      // outermost pipeline, 0 if none
 	stage     int      // stage in that pipeline
 	stdinPipe bool     // standard input comes from a pipe
+	moreArgs  bool     // the command gets more words from input (xargs)
+	repl      string   // xargs -I's replacement string, for a shell it runs
 }
 
 // stdin describes where a command's standard input comes from, when a

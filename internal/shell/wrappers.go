@@ -3,6 +3,8 @@ package shell
 import (
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/command"
 )
 
 // emit records a simple command and sees through it when it is a wrapper.
@@ -10,7 +12,7 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 	if w.full() {
 		return
 	}
-	cmd := Command{Assigns: assigns, Redirects: redirs, Inputs: c.inputs, Text: text}
+	cmd := Command{Assigns: assigns, Redirects: redirs, Inputs: c.inputs, Text: text, MoreArgs: c.moreArgs}
 	if in.kind == stdinDoc {
 		cmd.Doc = in.src
 	}
@@ -46,6 +48,9 @@ func (w *walker) derive(idx int, inner []word, c ctx, wrapper string, assigns, r
 	w.depth++
 	cc := c
 	cc.wrappers = appendWrapper(c.wrappers, wrapper)
+	if wrapper != "xargs" {
+		cc.repl = ""
+	}
 	w.emit(inner, cc, assigns, redirs, in, joinText(inner))
 	w.depth--
 }
@@ -69,6 +74,10 @@ func IsShell(name string) bool { return shells[Base(name)] }
 
 // unwrap sees through the command words[0] when it is a wrapper.
 func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in stdin) {
+	if val, ok := w.aliases[ws[0].val]; ok {
+		w.aliasUse(idx, val, ws, c)
+		return
+	}
 	name := Base(ws[0].val)
 	switch name {
 	case "sudo":
@@ -159,13 +168,8 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 				return
 			}
 		}
-	case "parallel":
-		i := skipOpts(ws, 1, "jSIEdNnL", []string{"jobs", "sshlogin", "delimiter", "max-args", "arg-file", "colsep"})
-		j := i
-		for j < len(ws) && !(ws[j].lit && strings.HasPrefix(ws[j].val, ":::")) {
-			j++
-		}
-		w.derive(idx, ws[i:j], c, name, assigns, redirs, stdin{})
+	case "parallel", "sem":
+		w.parallel(idx, ws, c, name == "sem")
 	case "stdbuf":
 		i := skipOpts(ws, 1, "ioe", []string{"input", "output", "error"})
 		w.derive(idx, ws[i:], c, "stdbuf", assigns, redirs, in)
@@ -175,9 +179,9 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 			i++ // the new root
 		}
 		w.derive(idx, ws[i:], c, "chroot", assigns, redirs, in)
-	case "busybox":
+	case "busybox", "toybox":
 		if len(ws) > 1 && ws[1].lit && !strings.HasPrefix(ws[1].val, "-") {
-			w.derive(idx, ws[1:], c, "busybox", assigns, redirs, in)
+			w.derive(idx, ws[1:], c, name, assigns, redirs, in)
 		}
 	case "command":
 		i := skipOpts(ws, 1, "", nil)
@@ -194,9 +198,7 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 		i := skipOpts(ws, 1, "fo", []string{"format", "output"})
 		w.derive(idx, ws[i:], c, "time", assigns, redirs, in)
 	case "xargs":
-		i := skipOpts(ws, 1, "adEILnPs", []string{"arg-file", "delimiter", "max-args",
-			"max-procs", "max-chars", "process-slot-var"})
-		w.derive(idx, ws[i:], c, "xargs", assigns, redirs, stdin{})
+		w.xargs(idx, ws, c, assigns, redirs)
 	case "find":
 		w.find(idx, ws, c, assigns, redirs)
 	case "watch":
@@ -259,6 +261,10 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 				continue
 			}
 			if name, val, ok := strings.Cut(a.val, "="); ok && val != "" {
+				if w.aliases == nil {
+					w.aliases = map[string]string{}
+				}
+				w.aliases[name] = val
 				w.embedded(idx, val, c, "alias "+name)
 			}
 		}
@@ -283,10 +289,31 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 			return
 		}
 		w.embedded(idx, a.val, c, "trap")
+	case "git":
+		w.git(idx, ws, c, assigns, redirs, in)
+	case "at", "batch":
+		// at and batch read the commands they run later from their input.
+		if in.kind == stdinDoc {
+			if !in.lit {
+				w.opaque(name + " reads commands with expansions from a here-document")
+				return
+			}
+			w.embedded(idx, in.body, c, name+" <<")
+		}
 	default:
 		if shells[name] {
 			w.shell(idx, name, ws, c, in)
+			return
 		}
+		if sub, ok := strings.CutPrefix(name, "git-"); ok && command.GitCommand(sub) {
+			// git's helper programs (git-core/git-push) are git SUB.
+			inner := make([]word, 0, len(ws)+1)
+			inner = append(inner, word{val: "git", lit: true, text: "git"}, word{val: sub, lit: true, text: sub})
+			inner = append(inner, ws[1:]...)
+			w.derive(idx, inner, c, name, assigns, redirs, in)
+			return
+		}
+		w.runners(idx, name, ws, c, assigns, redirs, in)
 	}
 }
 
@@ -348,11 +375,17 @@ func (w *walker) shell(idx int, name string, ws []word, c ctx, in stdin) {
 	switch {
 	case cflag:
 		if i >= len(ws) {
+			if c.moreArgs {
+				w.opaque(name + " -c runs a script read from its input: " + joinText(ws))
+			}
 			return
 		}
 		if !ws[i].lit {
 			w.opaque(name + " -c with a non-literal script: " + ws[i].text)
 			return
+		}
+		if c.repl != "" && strings.Contains(ws[i].val, c.repl) {
+			w.opaque(name + " -c runs a script that xargs completes with what it reads: " + ws[i].text)
 		}
 		w.embedded(idx, ws[i].val, c, name+" -c")
 	case i < len(ws) && !sflag:
