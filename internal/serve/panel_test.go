@@ -594,7 +594,7 @@ func TestS2_RunsTranscriptAndSearch(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("run page: status %d", resp.StatusCode)
 	}
-	for _, want := range []string{"Fix the flaky test in pkg/cache", "approval · human → approve", `bash(cmd=&#34;go test ./...&#34;)`, "github.com/example/pkg", "run ended · completed", `data-last="7"`} {
+	for _, want := range []string{"Fix the flaky test in pkg/cache", "approval · human → approve", `bash(cmd=&#39;go test ./...&#39;)`, "github.com/example/pkg", "run ended · completed", `data-last="7"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("run page does not show %q", want)
 		}
