@@ -7,7 +7,10 @@ package wardenhome
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/fspath"
 )
 
 // Where warden keeps its own state, as the rest of warden reads it (the
@@ -74,4 +77,44 @@ func ManagedConfig() string {
 		return ""
 	}
 	return a
+}
+
+// Paths returns where warden keeps its state, which no tool of the agent
+// may list, read or write in any sandbox mode (SPEC G15, G16): Home(),
+// ~/.warden and ManagedConfig(), absolute and clean, without duplicates.
+// They need not exist.
+func Paths() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	add(Home())
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		add(filepath.Join(home, ".warden"))
+	}
+	add(ManagedConfig())
+	return out
+}
+
+// Covers reports whether the absolute path p, with its links already
+// resolved as the kernel resolves them (fspath.Resolve), is warden's state
+// or lies in it: equal to or under one of Paths(), each taken both as
+// written and resolved the same way. A state path that cannot be resolved
+// is taken as written.
+func Covers(p string) bool {
+	p = filepath.Clean(p)
+	for _, s := range Paths() {
+		cands := []string{s}
+		if r, _, err := fspath.Resolve(s, nil); err == nil && r != s {
+			cands = append(cands, r)
+		}
+		for _, c := range cands {
+			if p == c || strings.HasPrefix(p, c+"/") || c == "/" {
+				return true
+			}
+		}
+	}
+	return false
 }
