@@ -5,6 +5,7 @@
 package wardenhome
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,4 +118,26 @@ func Covers(p string) bool {
 		}
 	}
 	return false
+}
+
+// CheckRoot refuses a directory the agent's tools would work in or write
+// to — a workspace, a writable root — that is warden's state or lies in it
+// (SPEC G16): its tools could then read the store, the keys and the token,
+// whatever the sandbox. what names the directory for the message ("the
+// workspace", "--writable-root"). dir is made absolute and resolved as the
+// kernel resolves it; a directory that contains warden's home (such as
+// $HOME) is fine: the state in it stays covered.
+func CheckRoot(what, dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	}
+	real, _, err := fspath.Resolve(abs, nil)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	}
+	if Covers(real) {
+		return fmt.Errorf("%s %s is inside warden's own state (%s), which no tool may read or write: choose a directory outside it", what, dir, strings.Join(Paths(), ", "))
+	}
+	return nil
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// G16: `warden exec` hands the command none of warden's own credentials —
+// the API token of `warden serve` and the store's URL — in any sandbox
+// mode; the rest of the environment passes (the control).
+func TestG16_ExecStripsWardensCredentials(t *testing.T) {
+	const token, db = "wtok-5f4e3d2c1b0a-secret", "postgres://warden:pw-9a8b7c@db/warden"
+	t.Setenv("WARDEN_TOKEN", token)
+	t.Setenv("WARDEN_DB", db)
+	t.Setenv("WARDEN_G16_CONTROL", "control-passes")
+	for _, mode := range []string{"full-access", "workspace-write", "read-only"} {
+		t.Run(mode, func(t *testing.T) {
+			if mode != "full-access" {
+				requireSandbox(t)
+			}
+			code, stdout, stderr := wardenExec(t, t.TempDir(), "--sandbox", mode, "--", "/usr/bin/env")
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			if strings.Contains(stdout, token) || strings.Contains(stdout, "pw-9a8b7c") || strings.Contains(stdout, "WARDEN_TOKEN=") || strings.Contains(stdout, "WARDEN_DB=") {
+				t.Errorf("the command received warden's credentials:\n%s", stdout)
+			}
+			if !strings.Contains(stdout, "WARDEN_G16_CONTROL=control-passes") {
+				t.Errorf("the rest of the environment did not pass (control):\n%s", stdout)
+			}
+		})
+	}
+}
+
+// G16: a working directory or writable root inside warden's home (or equal
+// to it, or reaching it through a link) is refused before anything runs,
+// by `warden exec` and by `warden run` (a task's workdir:, its
+// writable_roots:); a directory that contains warden's home, as $HOME
+// contains ~/.warden, is fine. The effect is checked: the command never
+// ran.
+func TestG16_WorkInsideWardensHomeIsRefused(t *testing.T) {
+	binary(t) // built before wardenExec changes the directory
+	base := t.TempDir()
+	home := filepath.Join(base, "wardenhome")
+	sub := filepath.Join(home, "runs")
+	if err := os.MkdirAll(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "innocent")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_HOME", home)
+	ran := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(dir, "ran"))
+		os.Remove(filepath.Join(dir, "ran"))
+		return err == nil
+	}
+	for _, dir := range []string{home, sub, link} {
+		code, _, stderr := wardenExec(t, dir, "--sandbox", "full-access", "--", "sh", "-c", "touch ran")
+		if code != exitUsage || !strings.Contains(stderr, "inside warden's own state") {
+			t.Errorf("exec in %s: exit %d, want 2 saying why\n%s", dir, code, stderr)
+		}
+		if ran(dir) || ran(sub) {
+			t.Errorf("exec in %s: the command ran", dir)
+		}
+	}
+	work := t.TempDir()
+	code, _, stderr := wardenExec(t, work, "--sandbox", "full-access", "--writable-root", link, "--", "sh", "-c", "touch ran")
+	if code != exitUsage || !strings.Contains(stderr, "--writable-root") || ran(work) {
+		t.Errorf("exec --writable-root %s: exit %d, want 2 before running\n%s", link, code, stderr)
+	}
+	// Containing warden's home is fine.
+	if code, _, stderr := wardenExec(t, base, "--sandbox", "full-access", "--", "sh", "-c", "touch ran"); code != exitOK || !ran(base) {
+		t.Errorf("exec in %s, which contains warden's home: exit %d\n%s", base, code, stderr)
+	}
+
+	// warden run: the task's workdir, and a writable root.
+	model := write(t, base, "m.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: touch ran}}]\n- content: done\n")
+	for name, task := range map[string]string{
+		"workdir":       "name: w\ninput: go\ntools: [bash]\nworkdir: " + link + "\n",
+		"writable root": "name: w\ninput: go\ntools: [bash]\nworkdir: " + work + "\nsandbox: {mode: workspace-write, writable_roots: [" + sub + "]}\n",
+	} {
+		path := write(t, base, "task.yaml", task)
+		code, stdout, stderr := runBinary(t, []string{"WARDEN_HOME=" + home}, "", "run", path, "--model", "scripted:"+model, "--transcript", filepath.Join(base, "t.jsonl"))
+		if code != exitUsage || !strings.Contains(stderr, "inside warden's own state") {
+			t.Errorf("run with a %s in warden's home: exit %d, want 2 saying why\nstdout:\n%s\nstderr:\n%s", name, code, stdout, stderr)
+		}
+		if ran(sub) || ran(work) {
+			t.Errorf("run with a %s in warden's home: the command ran", name)
+		}
+	}
+}
