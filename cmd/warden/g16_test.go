@@ -93,3 +93,35 @@ func TestG16_WorkInsideWardensHomeIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// G16: warden's home, made by a first run, is the person's alone: the home
+// and every directory in it are 0700, so no other user reaches the
+// transcripts, the keys or the store whatever their own modes; the token
+// and keys are 0600 besides.
+func TestG16_FreshHomeIsPrivate(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "fresh", "home")
+	model := write(t, dir, "m.yaml", "- content: done\n")
+	task := write(t, dir, "task.yaml", "name: p\ninput: go\nworkdir: "+dir+"\n")
+	if code, stdout, stderr := runBinary(t, []string{"WARDEN_HOME=" + home}, "", "run", task, "--model", "scripted:"+model); code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	n := 0
+	filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		n++
+		switch {
+		case fi.IsDir() && fi.Mode().Perm() != 0o700:
+			t.Errorf("%s is %v, want 0700", p, fi.Mode().Perm())
+		case !fi.IsDir() && (strings.Contains(p, "key") || filepath.Base(p) == "token") && fi.Mode().Perm()&0o077 != 0:
+			t.Errorf("%s is %v, want 0600", p, fi.Mode().Perm())
+		}
+		return nil
+	})
+	if n < 3 {
+		t.Errorf("warden's home holds %d entries; the run wrote no transcript or key there", n)
+	}
+}

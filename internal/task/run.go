@@ -265,6 +265,11 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	p.TranscriptPath = opts.Transcript
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = filepath.Join(homeDir(), "runs", runID+".jsonl")
+		// Warden's home and its runs are the person's alone (0700), as
+		// the token's and the keys' directories are (SPEC G16).
+		if err := os.MkdirAll(filepath.Dir(p.TranscriptPath), 0o700); err != nil {
+			return nil, fmt.Errorf("transcript: %w", err)
+		}
 	}
 	f, err := event.Create(p.TranscriptPath)
 	if err != nil {
