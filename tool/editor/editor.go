@@ -40,7 +40,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/wardenhq/warden/internal/wardenhome"
+	"github.com/wardenhq/warden/internal/fsguard"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/toolbox"
@@ -448,7 +448,7 @@ func (e edit) listDir() (string, error) {
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, ent := range entries {
 			name := ent.Name()
-			if strings.HasPrefix(name, ".") || wardenhome.Covers(filepath.Join(e.base, rel, name)) {
+			if strings.HasPrefix(name, ".") || fsguard.Hidden(filepath.Join(e.base, rel, name)) {
 				continue // hidden, or warden's own state: never listed (SPEC G16)
 			}
 			p := filepath.Join(shown, name)

@@ -3,12 +3,13 @@ package editor
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/fsguard"
 	"github.com/wardenhq/warden/internal/fspath"
-	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
@@ -75,18 +76,23 @@ func (t *editorTool) realOf(p string) (string, error) {
 }
 
 // outOfReach refuses, with a *tool.Error of type permission, a resolved
-// path no tool of the agent may list, read or write from warden's own
-// process, in any sandbox mode (SPEC G16): warden's state
-// (wardenhome.Covers: $WARDEN_HOME, ~/.warden, the managed configuration)
-// and /proc, where warden's own environment, command line and open files
-// (the store, the keys) are readable by path. p is the path as given, for
-// the message.
+// path no tool may list, read or write from warden's own process, in any
+// sandbox mode (fsguard.Check; SPEC G16). p is the path as given, for the
+// message.
 func outOfReach(p, real string) error {
-	switch {
-	case wardenhome.Covers(real):
-		return tool.Errorf(tool.ErrPermission, "%s is warden's own state, which no tool may list, read or write", p)
-	case real == "/proc" || strings.HasPrefix(real, "/proc/"):
-		return tool.Errorf(tool.ErrPermission, "%s is under /proc, which holds warden's own process and which this tool does not read", p)
+	if err := fsguard.Check(real); err != nil {
+		return tool.Errorf(tool.ErrPermission, "%s: %v", p, err)
+	}
+	return nil
+}
+
+// checkOpened refuses, with a *tool.Error of type permission, a file or
+// directory the tool has opened that fsguard.Opened refuses: a link
+// swapped in after the path was checked, or a hard link into warden's
+// state. p is the path as given, for the message.
+func checkOpened(f *os.File, p string) error {
+	if err := fsguard.Opened(f); err != nil {
+		return tool.Errorf(tool.ErrPermission, "%s: %v", p, err)
 	}
 	return nil
 }
