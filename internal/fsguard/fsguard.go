@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -66,11 +65,11 @@ func Opened(f *os.File) error {
 	if err != nil {
 		return err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || !fi.Mode().IsRegular() || st.Nlink <= 1 {
+	dev, ino, nlink, ok := fileKey(fi)
+	if !ok || !fi.Mode().IsRegular() || nlink <= 1 {
 		return nil
 	}
-	held, err := stateHolds(uint64(st.Dev), uint64(st.Ino))
+	held, err := stateHolds(dev, ino)
 	if err != nil {
 		return fmt.Errorf("%w: it has other hard links, and whether one is in warden's state cannot be told: %v", ErrOutOfReach, err)
 	}
@@ -113,7 +112,7 @@ func stateHolds(dev, ino uint64) (bool, error) {
 			if err != nil {
 				return nil // gone since it was listed
 			}
-			if st, ok := fi.Sys().(*syscall.Stat_t); ok && uint64(st.Dev) == dev && uint64(st.Ino) == ino {
+			if d, i, _, ok := fileKey(fi); ok && d == dev && i == ino {
 				found = true
 				return filepath.SkipAll
 			}

@@ -37,7 +37,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/internal/fsguard"
@@ -360,10 +359,10 @@ func (e edit) readText() (string, fs.FileMode, error) {
 // write is removed again.
 func (e edit) writeText(text string, perm fs.FileMode) error {
 	created := true
-	f, err := e.root.OpenFile(e.rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	f, err := e.root.OpenFile(e.rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
 	if errors.Is(err, fs.ErrExist) {
 		created = false
-		f, err = e.root.OpenFile(e.rel, os.O_WRONLY|syscall.O_NOFOLLOW, perm)
+		f, err = e.root.OpenFile(e.rel, os.O_WRONLY|noFollow, perm)
 	}
 	if err != nil {
 		return ioError(e.path, err)
