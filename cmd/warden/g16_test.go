@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -123,5 +124,51 @@ func TestG16_FreshHomeIsPrivate(t *testing.T) {
 	})
 	if n < 3 {
 		t.Errorf("warden's home holds %d entries; the run wrote no transcript or key there", n)
+	}
+}
+
+// G16, end to end: the agent's text_editor asks for warden's token and
+// lists warden's home — with no sandbox, and in workspace-write — and the
+// model is sent none of it: the transcript, which records every result the
+// model receives, holds neither the token's bytes nor the home's entries.
+func TestG16_RunNeverSendsWardensStateToTheModel(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	const secret = "runtok-93b1c7d5e2f4-secret"
+	if err := os.MkdirAll(filepath.Join(home, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(t, home, "token", secret+"\n")
+	work := filepath.Join(dir, "work")
+	if err := os.Mkdir(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "token"), filepath.Join(work, "readme.txt")); err != nil {
+		t.Fatal(err)
+	}
+	calls := ""
+	for i, p := range []string{filepath.Join(home, "token"), home, "readme.txt", "/proc/self/root" + filepath.Join(home, "token"), "/proc/self/environ"} {
+		calls += "- tool_calls: [{id: c" + string(rune('0'+i)) + ", function: text_editor, arguments: {command: view, path: " + strconv.Quote(p) + "}}]\n"
+	}
+	model := write(t, dir, "m.yaml", calls+"- content: done\n")
+	allow := write(t, dir, "allow.yaml", "approvers:\n  - name: auto\n")
+	for _, sb := range []string{"", "sandbox: {mode: workspace-write}\n"} {
+		task := write(t, dir, "task.yaml", "name: s\ninput: go\ntools: [text_editor]\nworkdir: "+work+"\n"+sb)
+		tr := filepath.Join(dir, "t.jsonl")
+		os.Remove(tr)
+		code, stdout, stderr := runBinary(t, []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=" + secret}, "", "run", task, "--model", "scripted:"+model, "--approval", allow, "--transcript", tr)
+		if code != exitOK {
+			t.Fatalf("%q: exit %d\n%s\n%s", sb, code, stdout, stderr)
+		}
+		data, err := os.ReadFile(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), secret) || strings.Contains(string(data), "keys/") {
+			t.Errorf("%q: the model was sent warden's state:\n%s", sb, data)
+		}
+		if n := strings.Count(string(data), "warden's own state"); n < 3 {
+			t.Errorf("%q: %d refusals naming warden's state, want at least 3:\n%s", sb, n, data)
+		}
 	}
 }
