@@ -128,9 +128,13 @@ func Covers(p string) bool {
 // kernel resolves it; a directory that contains warden's home (such as
 // $HOME) is fine: the state in it stays covered.
 func CheckRoot(what, dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, dir, err)
+	abs := dir
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", what, dir, err)
+		}
+		abs = wd + "/" + dir // not cleaned: ".." is the kernel's to apply
 	}
 	real, _, err := fspath.Resolve(abs, nil)
 	if err != nil {
