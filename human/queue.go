@@ -91,7 +91,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		Kind:    "approval",
 		RunID:   a.q.runID,
 		Agent:   req.Agent,
-		Call:    storeCall(req.Call),
+		Call:    storeCall(req.Call, req.Order),
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
 	}
@@ -138,7 +138,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 		Kind:    "review",
 		RunID:   rv.q.runID,
 		Agent:   req.Agent,
-		Call:    storeCall(req.Call),
+		Call:    storeCall(req.Call, req.Order),
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
 		Result:  resultText(req.Result),
@@ -294,8 +294,12 @@ func explain(r store.Request) string {
 	return s
 }
 
-func storeCall(c tool.Call) store.Call {
-	args := c.Arguments
+// storeCall is the call as the queue stores it: its arguments in the order
+// o renders them in (the same JSON value), so that a surface reading the
+// stored arguments in their own order — the web panel — shows the call as
+// policy patterns see it (SPEC P2).
+func storeCall(c tool.Call, o tool.Order) store.Call {
+	args := c.ArgumentsIn(o)
 	if args == nil && c.ArgumentsRaw != "" {
 		args, _ = json.Marshal(c.ArgumentsRaw) // shown as the text the model sent
 	}

@@ -121,6 +121,69 @@ func paramOrder(schema json.RawMessage) Order {
 // the order of its schema.
 func OrderOf(t Tool) Order { return paramOrder(t.Info().Parameters) }
 
+// Orders are the orders the calls of several tools render in, by tool
+// name: what a surface that shows recorded calls (a run's output, a
+// transcript, the web panel) needs to show each call as policy patterns
+// see it. A tool it does not list renders its arguments sorted by name.
+type Orders map[string]Order
+
+// OrdersOf returns the orders of tools' calls. When two tools share a
+// name, the first one's order is kept, as a task's tools cannot share one.
+func OrdersOf(tools ...Tool) Orders {
+	o := make(Orders, len(tools))
+	for _, t := range tools {
+		name := t.Info().Name
+		if _, dup := o[name]; !dup {
+			o[name] = OrderOf(t)
+		}
+	}
+	return o
+}
+
+// Of returns the order function's calls render in; nil (sorted by name)
+// for a tool o does not list.
+func (o Orders) Of(function string) Order { return o[function] }
+
+// ArgumentsIn returns the call's arguments object with its members in the
+// order o renders them in: the same JSON value, each member's text as the
+// model sent it. Stored so, the arguments read in their own order render
+// as TextIn(o) does. It returns the arguments unchanged when they did not
+// parse.
+func (c Call) ArgumentsIn(o Order) json.RawMessage {
+	if c.ParseError != "" || c.Arguments == nil {
+		return c.Arguments
+	}
+	args := argjson.Append(nil, c.Arguments)
+	o.sortArgs(args)
+	buf := []byte{'{'}
+	for i, a := range args {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		k, _ := json.Marshal(a.Key)
+		buf = append(buf, k...)
+		buf = append(buf, ':')
+		buf = append(buf, a.Value...)
+	}
+	return append(buf, '}')
+}
+
+// KeyOrder returns the names of the JSON object raw's members, in the
+// order it lists them: rendered in this order, arguments stored by
+// ArgumentsIn read as they were stored. It returns nil when raw is not a
+// JSON object.
+func KeyOrder(raw json.RawMessage) Order {
+	if !json.Valid(raw) {
+		return nil
+	}
+	var o Order
+	_ = argjson.Each(raw, func(key string, _ json.RawMessage) bool {
+		o = append(o, strings.Clone(key))
+		return true
+	})
+	return o
+}
+
 // rank returns where the argument key goes: its index in o, or len(o) for an
 // argument o does not list.
 func (o Order) rank(key string) int {

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -78,10 +79,22 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	// The command never works in warden's own state (SPEC G16).
+	if err := wardenhome.CheckRoot("the working directory", wd); err != nil {
+		fmt.Fprintf(stderr, "warden: %v\n", err)
+		return exitUsage
+	}
+	for _, r := range roots {
+		if err := wardenhome.CheckRoot("--writable-root", r); err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+			return exitUsage
+		}
+	}
 	p := sandbox.Policy{Mode: m, Workdir: wd, WritableRoots: roots, NetworkAccess: *network, Unenforced: *unenforced}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = wd
+	cmd.Env = wardenhome.ToolEnv(os.Environ()) // never warden's own credentials
 	// Wrapped and watched with one walk of the roots.
 	watch, err := p.WatchAndWrap(cmd)
 	if err != nil {

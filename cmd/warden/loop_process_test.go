@@ -133,7 +133,7 @@ func TestR2_TerminatedResultNeverReachesModelInteractive(t *testing.T) {
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--transcript", tr}, f.modelArgs()...)
 	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
 	cmd.Stdin = strings.NewReader("what was in it?\n\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -149,7 +149,7 @@ func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
 	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
 		map[string]any{"role": "assistant", "content": "I will not use it."})
 	tr := filepath.Join(dir, "t.jsonl")
-	env := append(os.Environ(), "WARDEN_HOME="+dir)
+	env := append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
 	run := func(args ...string) (int, string) {
 		cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
 		cmd.Env = env
@@ -254,7 +254,7 @@ func TestR2_ConsoleTerminateThenNextTurnInteractive(t *testing.T) {
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--review", "human", "--transcript", tr}, f.modelArgs()...)
 	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
 	cmd.Stdin = strings.NewReader("t\nwhat was in it?\n\n")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -189,7 +189,7 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 func runFake(t *testing.T, f *fakeOpenAI, dir, stdin string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/tool"
 )
 
 const runUsage = `usage: warden run TASK.yaml [flags]
@@ -70,12 +71,13 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 
 	stats := &render.Stats{}
 	live := event.SinkFunc(func(e event.Event) error { stats.Add(e); return nil })
+	var tw *render.TextWriter
 	if !quiet {
 		out := stderr
 		if stderr == io.Writer(os.Stderr) {
 			out = human.Default().Log() // never breaks into a console prompt
 		}
-		tw := render.NewTextWriter(out)
+		tw = render.NewTextWriter(out)
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
@@ -110,6 +112,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitUsage
+	}
+	if tw != nil {
+		// Calls are shown as policy patterns see them (issue 18 item 9).
+		tw.SetOrders(agentOrders(p.Agent))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -251,4 +257,24 @@ func approveDenial(ctx context.Context, p *task.Prepared, con *human.Console) {
 		return
 	}
 	_, _ = fmt.Fprintf(con.Log(), "approved one retry of %s\n", denials[n-1].ID)
+}
+
+// agentOrders returns the orders the calls of a and of every agent it can
+// hand off to render in, by tool name (SPEC P2).
+func agentOrders(a *agent.Agent) tool.Orders {
+	var tools []tool.Tool
+	seen := map[*agent.Agent]bool{}
+	var walk func(*agent.Agent)
+	walk = func(a *agent.Agent) {
+		if a == nil || seen[a] {
+			return
+		}
+		seen[a] = true
+		tools = append(tools, a.Tools...)
+		for _, h := range a.Handoffs {
+			walk(h)
+		}
+	}
+	walk(a)
+	return tool.OrdersOf(tools...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
@@ -81,7 +82,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv := &serve.Server{Store: st, Token: token, Sealer: sealer, Log: log}
+	srv := &serve.Server{Store: st, Token: token, Sealer: sealer, Log: log, Orders: toolbox.Orders()}
 	// Long polls and event streams end with base, so that a shutdown need
 	// not wait for them.
 	base, cancelBase := context.WithCancel(context.Background())

@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/toolbox"
 )
 
 const transcriptUsage = "usage: warden transcript show FILE\n       warden transcript verify FILE...\n\nshow renders a JSONL transcript readably, with a summary at the end. A last\nline cut short by a crash is skipped with a warning (exit 0).\n" + transcriptVerifyHelp
@@ -41,6 +42,7 @@ func transcriptShow(args []string, stdout, stderr io.Writer) int {
 	}
 	defer f.Close()
 	tw := render.NewTextWriter(stdout)
+	tw.SetOrders(toolbox.Orders()) // calls as policy patterns see them (SPEC P2)
 	stats := &render.Stats{}
 	err = event.Read(f, func(e event.Event) error {
 		stats.Add(e)

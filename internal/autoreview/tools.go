@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wardenhq/warden/internal/fsguard"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
@@ -156,6 +157,9 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 		return "", confined(args.Path, err)
 	}
 	defer file.Close()
+	if err := fsguard.Opened(file); err != nil { // warden's state, even inside the workspace (SPEC G16)
+		return "", tool.Errorf(tool.ErrPermission, "%s: %v", args.Path, err)
+	}
 	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return "", tool.Errorf(tool.ErrUnknown, "%s changed while it was opened", args.Path)
 	}
@@ -215,9 +219,16 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 		return "", confined(args.Path, err)
 	}
 	defer d.Close()
+	if err := fsguard.Opened(d); err != nil { // warden's state, even inside the workspace (SPEC G16)
+		return "", tool.Errorf(tool.ErrPermission, "%s: %v", args.Path, err)
+	}
+	where, _ := fsguard.Where(d)
 	entries, err := d.ReadDir(-1)
 	if err != nil {
 		return "", tool.Errorf(tool.ErrUnknown, "listing %s: %v", args.Path, err)
+	}
+	if where != "" {
+		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return fsguard.Hidden(filepath.Join(where, e.Name())) })
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var b strings.Builder

@@ -37,27 +37,45 @@ const indent = "          ↳ "
 // cursor, clear the screen or break a line. TextWriter implements Sink and is
 // safe for concurrent use; each event is written with one write call.
 type TextWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	orders tool.Orders
 }
 
 // NewTextWriter returns a TextWriter on w.
 func NewTextWriter(w io.Writer) *TextWriter { return &TextWriter{w: w} }
 
-// Write renders e on the writer.
-func (t *TextWriter) Write(e event.Event) error {
-	s := Format(e)
+// SetOrders sets the orders calls are rendered in, by tool name: each
+// call's arguments in its tool's schema order, then sorted, exactly as
+// policy patterns see them (SPEC P2), so a pattern copied from a line
+// matches the call. Until set, and for tools o does not list, arguments
+// are sorted by name.
+func (t *TextWriter) SetOrders(o tool.Orders) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.orders = o
+}
+
+// Write renders e on the writer.
+func (t *TextWriter) Write(e event.Event) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := FormatIn(e, t.orders)
 	if _, err := io.WriteString(t.w, s); err != nil {
 		return fmt.Errorf("text transcript: %w", err)
 	}
 	return nil
 }
 
-// Format renders e as TextWriter does: one or a few lines, each ending in a
-// newline.
-func Format(e event.Event) string {
+// Format renders e as a TextWriter without orders does: one or a few
+// lines, each ending in a newline, calls with their arguments sorted by
+// name.
+func Format(e event.Event) string { return FormatIn(e, nil) }
+
+// FormatIn renders e as a TextWriter with orders o does: each call as
+// policy patterns see it, its arguments in its tool's order (SPEC P2).
+func FormatIn(e event.Event, o tool.Orders) string {
+	callText := func(c tool.Call) string { return callText(c, o) }
 	var b strings.Builder
 	prefix := ""
 	if e.Agent != "" && e.Agent != "main" {
@@ -124,7 +142,7 @@ func Format(e event.Event) string {
 		if !json.Valid(d.Arguments) {
 			call.Arguments = json.RawMessage("{}")
 		}
-		line("tool", "%s  %s", clean(call.Text(), textToolCall), status)
+		line("tool", "%s  %s", clean(call.TextIn(o.Of(call.Function)), textToolCall), status)
 		if d.Executed != nil {
 			sub("ran modified: %s", callText(*d.Executed))
 		}
@@ -223,9 +241,10 @@ func policies(entries []policy.Entry) string {
 	return strings.Join(parts, ", ")
 }
 
-// callText renders a call on one line, cut short.
-func callText(c tool.Call) string {
-	return clean(c.Text(), textCall)
+// callText renders a call on one line as policy patterns see it, its
+// arguments in its tool's order, cut short.
+func callText(c tool.Call, o tool.Orders) string {
+	return clean(c.TextIn(o.Of(c.Function)), textCall)
 }
 
 // decider names an approver or reviewer and its chain.

@@ -20,6 +20,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/tool"
 )
 
 // The web panel (SPEC S2, H1–H5, G12): server-rendered pages over the
@@ -218,11 +219,16 @@ var choiceLabels = map[string]choice{
 var choiceOrder = []string{"approve", "continue", "modify", "reject", "terminate", "escalate"}
 
 // viewRequest renders a stored request for the queue.
+//
+// The call is rendered in the order of its stored arguments: the queue
+// stores them in the order of the tool's schema, then sorted (SPEC P2;
+// human.QueueApprover), so the panel shows the call as patterns see it.
 func viewRequest(r store.Request) requestView {
+	order := tool.KeyOrder(r.Call.Arguments)
 	v := requestView{
 		ID: r.ID, Kind: r.Kind, RunID: r.RunID, Agent: human.Escape(r.Agent),
 		CallID: human.Escape(r.Call.ID), Function: human.Escape(r.Call.Function),
-		CallText: callText(r.Call.Function, r.Call.Arguments),
+		CallText: callText(r.Call.Function, r.Call.Arguments, order),
 		View:     human.Escape(r.View),
 		ViewDiff: viewDiff(r.View),
 		EditDiff: editDiff(r.Call.Function, r.Call.Arguments),
@@ -254,14 +260,14 @@ func viewRequest(r store.Request) requestView {
 	v.Message = human.Escape(r.Message)
 	if v.EditDiff != nil {
 		v.ViewDiff = nil // the edit diff says the same, read from the arguments
-		v.CallText = callSummary(r.Call.Function, r.Call.Arguments)
+		v.CallText = callSummary(r.Call.Function, r.Call.Arguments, order)
 		v.ShowArgs = true
 	}
 	if v.View != "" && sameAsArgument(r.View, r.Call.Arguments) {
 		v.View = "" // the call shows it already
 	}
 	if len(r.Modified) > 0 {
-		v.Modified = callText(r.Call.Function, r.Modified)
+		v.Modified = callText(r.Call.Function, r.Modified, order)
 	}
 	for _, c := range choiceOrder {
 		if !slices.Contains(r.Choices, c) {
@@ -767,7 +773,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
 	p.Run = viewRun(run)
 	for _, e := range evs {
-		p.Events = append(p.Events, viewEvent(e))
+		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}
 	if len(evs) > 0 {
 		p.Last = evs[len(evs)-1].ID
@@ -785,7 +791,7 @@ func (s *Server) runFragment(w http.ResponseWriter, r *http.Request) {
 	}
 	p := page{}
 	for _, e := range evs {
-		p.Events = append(p.Events, viewEvent(e))
+		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}
 	s.renderTemplate(w, r, "fragments", "events-fragment", p)
 }
@@ -808,7 +814,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 			mark = regexp.MustCompile(regexp.QuoteMeta(q)) // as the store matches: exactly
 		}
 		for _, h := range hits {
-			v := viewEvent(h.Event)
+			v := viewEvent(h.Event, s.Orders)
 			for i := range v.Blocks {
 				v.Blocks[i].Mark = mark
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/tool"
 )
 
 // eventView is one transcript event as the panel shows it: a title line,
@@ -91,8 +92,12 @@ func textBlock(label, k, s string) (block, bool) {
 	return block{Label: label, Kind: k, Text: human.Escape(s)}, true
 }
 
-// viewEvent renders one event for the transcript view.
-func viewEvent(e event.Event) eventView {
+// viewEvent renders one event for the transcript view, each call in its
+// tool's order from orders (SPEC P2).
+func viewEvent(e event.Event, orders tool.Orders) eventView {
+	callText := func(function string, raw json.RawMessage) string {
+		return callText(function, raw, orders.Of(function))
+	}
 	v := eventView{ID: e.ID, Kind: string(e.Kind()), RunID: e.RunID, Agent: human.Escape(e.Agent), Span: e.Span, Time: e.Time}
 	add := func(label, k, s string) {
 		if b, ok := textBlock(label, k, s); ok {

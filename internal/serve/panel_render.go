@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/tool"
 )
 
 // This file turns calls, arguments and edits into the plain text and line
@@ -55,59 +56,55 @@ func orderedArgs(raw json.RawMessage) ([]arg, error) {
 	return out, nil
 }
 
-// callText renders a call as function(name=value, …): one line when it is
-// short, else one argument a line. A string value with line breaks is shown
-// as its lines between """ marks, so a command or a file reads as written;
-// every other value is its JSON text. Arguments that are not a JSON object
-// are shown as they are.
-func callText(function string, raw json.RawMessage) string {
-	return renderCall(function, raw, false)
+// callText renders a call as policy patterns see it (SPEC P2), with
+// tool.Call.TextIn, the one renderer of calls: name(k='v', n=2), the
+// arguments in the order o, so that a pattern copied from the panel
+// matches the call. A string with line breaks keeps them, so a command or
+// a file reads as written. Arguments that are not one JSON object (or
+// that warden would refuse, such as duplicate names) are shown as they
+// are. Control and invisible characters are made visible (SPEC H5).
+func callText(function string, raw json.RawMessage, o tool.Order) string {
+	return human.Escape(panelCall(function, raw).TextIn(o))
+}
+
+// panelCall returns the call of function with the arguments raw, which
+// keeps raw's text as the model sent it when raw is not an arguments
+// object warden accepts.
+func panelCall(function string, raw json.RawMessage) tool.Call {
+	c := tool.Call{Function: function}
+	if err := c.SetArguments(raw); err != nil {
+		c.ArgumentsRaw, c.ParseError = string(raw), err.Error()
+	}
+	return c
 }
 
 // callSummary is callText with every string value of more than one line
-// shown as how many lines it has: for a call whose change is shown as a
-// diff beside it.
-func callSummary(function string, raw json.RawMessage) string {
-	return renderCall(function, raw, true)
-}
-
-func renderCall(function string, raw json.RawMessage, elide bool) string {
-	fn := human.Escape(function)
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return fn + "()"
-	}
+// replaced by a string that says how many lines it has: for a call whose
+// change is shown as a diff beside it.
+func callSummary(function string, raw json.RawMessage, o tool.Order) string {
 	args, err := orderedArgs(raw)
 	if err != nil {
-		return fn + "(" + human.Escape(string(raw)) + ")"
+		return callText(function, raw, o)
 	}
-	parts := make([]string, len(args))
-	long := false
+	var b bytes.Buffer
+	b.WriteByte('{')
 	for i, a := range args {
-		v := compactValue(a.Value)
-		var s string
-		if err := json.Unmarshal(a.Value, &s); err == nil && strings.Contains(s, "\n") {
-			if elide {
-				v = fmt.Sprintf("…%d lines…", len(splitText(s)))
-			} else {
-				// The closing quotes follow the last character: on a line
-				// of their own exactly when the text ends with a newline.
-				v = "\"\"\"\n" + s + "\"\"\""
-				long = true
-			}
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		parts[i] = human.Escape(a.Name) + "=" + human.Escape(v)
+		k, _ := json.Marshal(a.Name)
+		b.Write(k)
+		b.WriteByte(':')
+		var s string
+		if json.Unmarshal(a.Value, &s) == nil && strings.Contains(s, "\n") {
+			v, _ := json.Marshal(fmt.Sprintf("…%d lines…", len(splitText(s))))
+			b.Write(v)
+			continue
+		}
+		b.Write(a.Value)
 	}
-	one := fn + "(" + strings.Join(parts, ", ") + ")"
-	if !long && len(one) <= 100 {
-		return one
-	}
-	var b strings.Builder
-	b.WriteString(fn + "(\n")
-	for _, p := range parts {
-		b.WriteString("  " + strings.ReplaceAll(p, "\n", "\n  ") + ",\n")
-	}
-	b.WriteString(")")
-	return b.String()
+	b.WriteByte('}')
+	return callText(function, b.Bytes(), o)
 }
 
 // compactValue returns a JSON value's text without insignificant space,

@@ -594,7 +594,7 @@ func TestS2_RunsTranscriptAndSearch(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("run page: status %d", resp.StatusCode)
 	}
-	for _, want := range []string{"Fix the flaky test in pkg/cache", "approval · human → approve", `bash(cmd=&#34;go test ./...&#34;)`, "github.com/example/pkg", "run ended · completed", `data-last="7"`} {
+	for _, want := range []string{"Fix the flaky test in pkg/cache", "approval · human → approve", `bash(cmd=&#39;go test ./...&#39;)`, "github.com/example/pkg", "run ended · completed", `data-last="7"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("run page does not show %q", want)
 		}
@@ -619,20 +619,22 @@ func TestS2_RunsTranscriptAndSearch(t *testing.T) {
 
 func TestH1_CallRendering(t *testing.T) {
 	for _, tc := range []struct {
-		name, function, args, want string
+		name, function, args string
+		order                tool.Order
+		want                 string
 	}{
-		{"short call on one line", "bash", `{"cmd":"ls -la","timeout":5}`, `bash(cmd="ls -la", timeout=5)`},
-		{"key order kept", "f", `{"z":1,"a":2}`, `f(z=1, a=2)`},
-		{"no arguments", "now", ``, `now()`},
-		{"multi-line string as a block", "bash", `{"cmd":"cat <<EOF\nhi\nEOF"}`, "bash(\n  cmd=\"\"\"\n  cat <<EOF\n  hi\n  EOF\"\"\",\n)"},
-		{"a final newline puts the quotes on their own line", "f", `{"text":"a\nb\n"}`, "f(\n  text=\"\"\"\n  a\n  b\n  \"\"\",\n)"},
-		{"Go's HTML escapes read back", "bash", `{"cmd":"a \u0026\u0026 b \u003e c"}`, `bash(cmd="a && b > c")`},
-		{"an escaped backslash before u0026 stays", "f", `{"s":"\\u0026"}`, `f(s="\\u0026")`},
-		{"control characters shown", "bash", `{"cmd":"echo \u001b[2J"}`, `bash(cmd="echo \u001b[2J")`},
-		{"not an object", "f", `[1,2]`, `f([1,2])`},
+		{"short call on one line", "bash", `{"cmd":"ls -la","timeout":5}`, nil, `bash(cmd='ls -la', timeout=5)`},
+		{"the tool's order, then sorted", "f", `{"z":1,"a":2,"m":3}`, tool.Order{"m"}, `f(m=3, a=2, z=1)`},
+		{"never the model's order", "f", `{"z":1,"a":2}`, nil, `f(a=2, z=1)`},
+		{"no arguments", "now", ``, nil, `now()`},
+		{"multi-line string kept as written", "bash", `{"cmd":"cat <<EOF\nhi\nEOF"}`, nil, "bash(cmd='cat <<EOF\nhi\nEOF')"},
+		{"escapes read back", "bash", `{"cmd":"a \u0026\u0026 b \u003e c"}`, nil, `bash(cmd='a && b > c')`},
+		{"control characters shown", "bash", `{"cmd":"echo \u001b[2J"}`, nil, `bash(cmd='echo \x1b[2J')`},
+		{"not an object", "f", `[1,2]`, nil, `f([1,2])`},
+		{"duplicate names shown as sent", "f", `{"a":1,"a":2}`, nil, `f({"a":1,"a":2})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := callText(tc.function, json.RawMessage(tc.args)); got != tc.want {
+			if got := callText(tc.function, json.RawMessage(tc.args), tc.order); got != tc.want {
 				t.Errorf("callText = %q, want %q", got, tc.want)
 			}
 		})
@@ -710,8 +712,8 @@ func FuzzArguments(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		raw := json.RawMessage(text)
-		_ = callText("f", raw)
-		_ = callSummary("f", raw)
+		_ = callText("f", raw, nil)
+		_ = callSummary("f", raw, tool.KeyOrder(raw))
 		_ = prettyJSON(raw)
 		_ = editDiff("text_editor", raw)
 		_ = viewDiff(text)

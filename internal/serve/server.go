@@ -21,6 +21,7 @@ import (
 
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/tool"
 )
 
 // Server serves the API and the panel on a store. Set its fields before
@@ -36,6 +37,11 @@ type Server struct {
 	Sealer gate.Sealer
 	// Log receives the server's own messages; nil discards them.
 	Log *slog.Logger
+	// Orders are the orders the calls of recorded events are shown in, by
+	// tool name (toolbox.Orders for warden's own tools), so the panel shows
+	// a call as policy patterns see it (SPEC P2); a tool it does not list
+	// shows its arguments sorted by name.
+	Orders tool.Orders
 
 	sessions sessions
 	// approveMu serializes the overrides this server grants, so that two

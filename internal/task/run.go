@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/human" // also the default approvals reviewer: a person
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
@@ -198,9 +199,23 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 			}
 		}()
 	}
+	// The tools never work in warden's own state (SPEC G16).
+	if err = wardenhome.CheckRoot("the workspace", p.Workdir); err != nil {
+		return nil, err
+	}
 	env := toolbox.Env{Dir: p.Workdir}
 	if env.Sandbox, err = t.sandboxPolicy(opts, p.Workdir); err != nil {
 		return nil, t.atKey("sandbox", err)
+	}
+	if sp := env.Sandbox; sp != nil {
+		for _, r := range sp.WritableRoots {
+			if !filepath.IsAbs(r) {
+				r = filepath.Join(sp.Workdir, r)
+			}
+			if err = wardenhome.CheckRoot("the writable root", r); err != nil {
+				return nil, t.atKey("sandbox", err)
+			}
+		}
 	}
 	if files := append(append([]string{}, t.Rules...), opts.Rules...); len(files) > 0 {
 		if env.Rules, err = rules.Load(files...); err != nil {
@@ -254,6 +269,11 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	p.TranscriptPath = opts.Transcript
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = filepath.Join(homeDir(), "runs", runID+".jsonl")
+		// Warden's home and its runs are the person's alone (0700), as
+		// the token's and the keys' directories are (SPEC G16).
+		if err := os.MkdirAll(filepath.Dir(p.TranscriptPath), 0o700); err != nil {
+			return nil, fmt.Errorf("transcript: %w", err)
+		}
 	}
 	// Every line is sealed, chained and counted in warden's state (SPEC
 	// L8): a run never starts without warden's key.

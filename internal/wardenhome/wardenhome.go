@@ -5,9 +5,13 @@
 package wardenhome
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/fspath"
 )
 
 // Where warden keeps its own state, as the rest of warden reads it (the
@@ -74,4 +78,70 @@ func ManagedConfig() string {
 		return ""
 	}
 	return a
+}
+
+// Paths returns where warden keeps its state, which no tool of the agent
+// may list, read or write in any sandbox mode (SPEC G15, G16): Home(),
+// ~/.warden and ManagedConfig(), absolute and clean, without duplicates.
+// They need not exist.
+func Paths() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	add(Home())
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		add(filepath.Join(home, ".warden"))
+	}
+	add(ManagedConfig())
+	return out
+}
+
+// Covers reports whether the absolute path p, with its links already
+// resolved as the kernel resolves them (fspath.Resolve), is warden's state
+// or lies in it: equal to or under one of Paths(), each taken both as
+// written and resolved the same way. A state path that cannot be resolved
+// is taken as written.
+func Covers(p string) bool {
+	p = filepath.Clean(p)
+	for _, s := range Paths() {
+		cands := []string{s}
+		if r, _, err := fspath.Resolve(s, nil); err == nil && r != s {
+			cands = append(cands, r)
+		}
+		for _, c := range cands {
+			if p == c || strings.HasPrefix(p, c+"/") || c == "/" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CheckRoot refuses a directory the agent's tools would work in or write
+// to — a workspace, a writable root — that is warden's state or lies in it
+// (SPEC G16): its tools could then read the store, the keys and the token,
+// whatever the sandbox. what names the directory for the message ("the
+// workspace", "--writable-root"). dir is made absolute and resolved as the
+// kernel resolves it; a directory that contains warden's home (such as
+// $HOME) is fine: the state in it stays covered.
+func CheckRoot(what, dir string) error {
+	abs := dir
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", what, dir, err)
+		}
+		abs = wd + "/" + dir // not cleaned: ".." is the kernel's to apply
+	}
+	real, _, err := fspath.Resolve(abs, nil)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, dir, err)
+	}
+	if Covers(real) {
+		return fmt.Errorf("%s %s is inside warden's own state (%s), which no tool may read or write: choose a directory outside it", what, dir, strings.Join(Paths(), ", "))
+	}
+	return nil
 }

@@ -39,6 +39,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wardenhq/warden/internal/fsguard"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/toolbox"
@@ -264,7 +265,7 @@ func (t *editorTool) Run(ctx context.Context, raw json.RawMessage) (string, erro
 		return "", ioError(*a.Path, err)
 	}
 	defer root.Close()
-	e := edit{editorTool: t, root: root, path: *a.Path, rel: rel, key: filepath.Join(base, rel)}
+	e := edit{editorTool: t, root: root, base: base, path: *a.Path, rel: rel, key: filepath.Join(base, rel)}
 	switch *a.Command {
 	case "view":
 		return e.view(a.ViewRange)
@@ -291,6 +292,7 @@ func deref(s *string) string {
 type edit struct {
 	*editorTool
 	root *os.Root
+	base string // the directory root is opened on
 	path string // as the model gave it, for messages
 	rel  string // resolved, relative to root
 	key  string // resolved and absolute, for the undo history
@@ -334,6 +336,9 @@ func (e edit) readText() (string, fs.FileMode, error) {
 		return "", 0, ioError(e.path, err)
 	}
 	defer f.Close()
+	if err := checkOpened(f, e.path); err != nil {
+		return "", 0, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, e.maxFile+1))
 	if err != nil {
 		return "", 0, ioError(e.path, err)
@@ -347,9 +352,37 @@ func (e edit) readText() (string, fs.FileMode, error) {
 	return string(data), fi.Mode().Perm(), nil
 }
 
-// writeText replaces the content of the file at e.rel.
+// writeText replaces the content of the file at e.rel, created with perm
+// when missing. The file is opened without following a last link (e.rel
+// is resolved and holds none) and checked before anything is written
+// (checkOpened): a file it turns out to have created where no tool may
+// write is removed again.
 func (e edit) writeText(text string, perm fs.FileMode) error {
-	if err := e.root.WriteFile(e.rel, []byte(text), perm); err != nil {
+	created := true
+	f, err := e.root.OpenFile(e.rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, perm)
+	if errors.Is(err, fs.ErrExist) {
+		created = false
+		f, err = e.root.OpenFile(e.rel, os.O_WRONLY|noFollow, perm)
+	}
+	if err != nil {
+		return ioError(e.path, err)
+	}
+	if err := checkOpened(f, e.path); err != nil {
+		f.Close()
+		if created {
+			_ = e.root.Remove(e.rel)
+		}
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return ioError(e.path, err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return ioError(e.path, err)
+	}
+	if err := f.Close(); err != nil {
 		return ioError(e.path, err)
 	}
 	return nil
@@ -402,6 +435,10 @@ func (e edit) listDir() (string, error) {
 		if err != nil {
 			return err
 		}
+		if err := checkOpened(f, filepath.Join(e.path, shownRel(rel, e.rel))); err != nil {
+			f.Close()
+			return err
+		}
 		entries, err := f.ReadDir(-1)
 		f.Close()
 		if err != nil {
@@ -410,8 +447,8 @@ func (e edit) listDir() (string, error) {
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, ent := range entries {
 			name := ent.Name()
-			if strings.HasPrefix(name, ".") {
-				continue
+			if strings.HasPrefix(name, ".") || fsguard.Hidden(filepath.Join(e.base, rel, name)) {
+				continue // hidden, or warden's own state: never listed (SPEC G16)
 			}
 			p := filepath.Join(shown, name)
 			if ent.IsDir() {
@@ -428,6 +465,10 @@ func (e edit) listDir() (string, error) {
 		return nil
 	}
 	if err := walk(e.rel, e.path, 1); err != nil {
+		var te *tool.Error
+		if errors.As(err, &te) {
+			return "", err
+		}
 		return "", ioError(e.path, err)
 	}
 	if b.Len() == 0 {
@@ -588,3 +629,13 @@ var (
 	_ tool.Viewer   = (*editorTool)(nil)
 	_ tool.Precheck = (*editorTool)(nil)
 )
+
+// shownRel returns rel, a directory under top, relative to top ("." for
+// top itself).
+func shownRel(rel, top string) string {
+	r, err := filepath.Rel(top, rel)
+	if err != nil {
+		return rel
+	}
+	return r
+}

@@ -2,39 +2,30 @@ package editor
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/fsguard"
+	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
 
-// maxLinks bounds how many dangling symbolic links realPath follows.
-const maxLinks = 40
+// maxResolves bounds how many times realOf resolves a path again.
+const maxResolves = 40
 
 // resolve returns the location of the path p, as the model gave it, relative
 // to the tool's directory with every symbolic link followed. A relative p is
 // taken relative to the directory. A path that resolves outside the
-// directory gives a *tool.Error of type permission.
+// directory, or into what no tool may reach (outOfReach), gives a
+// *tool.Error of type permission.
 func (t *editorTool) resolve(p string) (string, error) {
-	if p == "" {
-		return "", tool.Errorf(tool.ErrParsing, "the path is empty")
-	}
-	if strings.IndexByte(p, 0) >= 0 {
-		return "", tool.Errorf(tool.ErrParsing, "the path %q contains a NUL byte", p)
-	}
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(t.dir, abs)
-	}
-	real, err := realPath(filepath.Clean(abs), 0)
+	real, err := t.realOf(p)
 	if err != nil {
-		return "", tool.Errorf(tool.ErrUnknown, "resolving %s: %v", p, err)
+		return "", err
 	}
 	rel, ok := within(t.real, real)
 	if !ok {
@@ -43,25 +34,82 @@ func (t *editorTool) resolve(p string) (string, error) {
 	return rel, nil
 }
 
+// realOf returns the absolute path p (relative to the tool's directory
+// when relative) reaches, resolved as the kernel resolves it: every link
+// followed, a dangling last one included, and ".." applied to where the
+// path has got to, not to the words before it (fspath.Resolve). A path
+// that reaches warden's state or a process's files is refused with a
+// *tool.Error of type permission, whatever the sandbox (SPEC G16).
+func (t *editorTool) realOf(p string) (string, error) {
+	if p == "" {
+		return "", tool.Errorf(tool.ErrParsing, "the path is empty")
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", tool.Errorf(tool.ErrParsing, "the path %q contains a NUL byte", p)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = t.dir + "/" + abs // not cleaned: ".." is the kernel's to apply
+	}
+	// A ".." after a missing directory leaves the path's words as written
+	// (the kernel would fail there); resolving again until nothing
+	// changes leaves no link in the part that exists, so the path checked
+	// is the path used.
+	real := abs
+	for i := 0; ; i++ {
+		next, _, err := fspath.Resolve(real, nil)
+		if err != nil {
+			return "", tool.Errorf(tool.ErrUnknown, "resolving %s: %v", p, err)
+		}
+		if next == real {
+			break
+		}
+		if i == maxResolves {
+			return "", tool.Errorf(tool.ErrUnknown, "resolving %s: too many levels of symbolic links", p)
+		}
+		real = next
+	}
+	if err := outOfReach(p, real); err != nil {
+		return "", err
+	}
+	return real, nil
+}
+
+// outOfReach refuses, with a *tool.Error of type permission, a resolved
+// path no tool may list, read or write from warden's own process, in any
+// sandbox mode (fsguard.Check; SPEC G16). p is the path as given, for the
+// message.
+func outOfReach(p, real string) error {
+	if err := fsguard.Check(real); err != nil {
+		return tool.Errorf(tool.ErrPermission, "%s: %v", p, err)
+	}
+	return nil
+}
+
+// checkOpened refuses, with a *tool.Error of type permission, a file or
+// directory the tool has opened that fsguard.Opened refuses: a link
+// swapped in after the path was checked, or a hard link into warden's
+// state. p is the path as given, for the message.
+func checkOpened(f *os.File, p string) error {
+	if err := fsguard.Opened(f); err != nil {
+		return tool.Errorf(tool.ErrPermission, "%s: %v", p, err)
+	}
+	return nil
+}
+
 // locate returns the directory a call works under and the path relative to
 // it. Without a sandbox that is the working directory, which the path may
 // not leave; with one, a path outside it is located under "/".
 func (t *editorTool) locate(p string) (base, rel string, err error) {
-	rel, err = t.resolve(p)
-	if err == nil || t.sandbox == nil {
-		return t.real, rel, err
-	}
-	var te *tool.Error
-	if !errors.As(err, &te) || te.Type != tool.ErrPermission {
+	real, err := t.realOf(p)
+	if err != nil {
 		return "", "", err
 	}
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(t.dir, abs)
+	if rel, ok := within(t.real, real); ok {
+		return t.real, rel, nil
 	}
-	real, rerr := realPath(filepath.Clean(abs), 0)
-	if rerr != nil {
-		return "", "", tool.Errorf(tool.ErrUnknown, "resolving %s: %v", p, rerr)
+	if t.sandbox == nil {
+		return "", "", tool.Errorf(tool.ErrPermission, "%s is outside the working directory %s", p, t.dir)
 	}
 	return "/", strings.TrimPrefix(real, "/"), nil
 }
@@ -112,49 +160,4 @@ func within(root, p string) (string, bool) {
 		return "", false
 	}
 	return rel, true
-}
-
-// realPath returns the absolute, clean path p with its symbolic links
-// followed. The longest prefix of p that exists is resolved with
-// filepath.EvalSymlinks and the rest, which does not exist and so holds no
-// links, is appended. When that prefix ends in a dangling symbolic link
-// (one whose target does not exist), the link is followed by hand, so that
-// creating a file through it is confined like any other write; links counts
-// how many were followed so far.
-func realPath(p string, links int) (string, error) {
-	prefix, rest := p, ""
-	for {
-		if _, err := os.Lstat(prefix); err == nil {
-			break
-		}
-		parent := filepath.Dir(prefix)
-		if parent == prefix {
-			break
-		}
-		rest = filepath.Join(filepath.Base(prefix), rest)
-		prefix = parent
-	}
-	resolved, err := filepath.EvalSymlinks(prefix)
-	if err == nil {
-		return filepath.Join(resolved, rest), nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("following symbolic links: %w", err)
-	}
-	// prefix exists but does not resolve: it is a dangling link.
-	if links >= maxLinks {
-		return "", fmt.Errorf("following symbolic links: too many links at %s", prefix)
-	}
-	target, err := os.Readlink(prefix)
-	if err != nil {
-		return "", fmt.Errorf("following symbolic links: %w", err)
-	}
-	if !filepath.IsAbs(target) {
-		dir, err := filepath.EvalSymlinks(filepath.Dir(prefix))
-		if err != nil {
-			return "", fmt.Errorf("following symbolic links: %w", err)
-		}
-		target = filepath.Join(dir, target)
-	}
-	return realPath(filepath.Join(target, rest), links+1)
 }

@@ -79,9 +79,11 @@ func (t *editorTool) undoDiff(path string) string {
 	}
 	now := ""
 	if f, err := os.Open(filepath.Join(base, rel)); err == nil {
-		data, _ := io.ReadAll(io.LimitReader(f, t.maxFile))
+		if checkOpened(f, path) == nil {
+			data, _ := io.ReadAll(io.LimitReader(f, t.maxFile))
+			now = string(data)
+		}
 		f.Close()
-		now = string(data)
 	}
 	var b strings.Builder
 	to := path

@@ -1,0 +1,52 @@
+package wardenhome
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// G16: the state covers $WARDEN_HOME, ~/.warden and the managed config,
+// as written and resolved; a workspace or writable root in it — equal,
+// below, reached through a link or through ".." after a link — is
+// refused, and one that merely contains it is not.
+func TestG16_CoversAndCheckRoot(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "real-home")
+	if err := os.MkdirAll(filepath.Join(home, "runs", "deep"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "via-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvHome, link) // the home named through a link
+	t.Setenv(EnvManagedConfig, filepath.Join(base, "managed.toml"))
+	for p, want := range map[string]bool{
+		home: true, link: true, filepath.Join(home, "runs"): true, filepath.Join(base, "managed.toml"): true,
+		base: false, filepath.Join(base, "real-home2"): false, filepath.Join(base, "managed.toml.d"): false,
+	} {
+		if got := Covers(p); got != want {
+			t.Errorf("Covers(%s) = %v, want %v", p, got, want)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, "runs", "deep"), filepath.Join(base, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	for dir, refused := range map[string]bool{
+		home: true, link: true, filepath.Join(link, "runs"): true, base + "/deep/..": true,
+		base: false, filepath.Dir(base): false,
+	} {
+		err := CheckRoot("the workspace", dir)
+		if (err != nil) != refused {
+			t.Errorf("CheckRoot(%s) = %v, want refused %v", dir, err, refused)
+		}
+		if err != nil && !strings.Contains(err.Error(), "inside warden's own state") {
+			t.Errorf("CheckRoot(%s): %v does not say why", dir, err)
+		}
+	}
+	if got := ToolEnv([]string{"A=1", EnvToken + "=t", EnvDB + "=d", "WARDEN_HOME=h"}); strings.Join(got, " ") != "A=1 WARDEN_HOME=h" {
+		t.Errorf("ToolEnv = %q", got)
+	}
+}
