@@ -95,23 +95,6 @@ func TestG2_WriteSucceedsAfterEscalation(t *testing.T) {
 	expect(t, full, [][2]string{{"write|" + filepath.Join(out, "full"), "ok"}})
 }
 
-func TestG1_TempDirWritable(t *testing.T) {
-	requireSandbox(t)
-	w := repo(t)
-	tmp, err := os.MkdirTemp("", "warden-sandbox-tmp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	p := Policy{Mode: WorkspaceWrite, Workdir: w}
-	expect(t, p, [][2]string{
-		{"write|" + filepath.Join(tmp, "f"), "ok"},
-		{"mkdir|" + filepath.Join(tmp, "d"), "ok"},
-	})
-	ro := Policy{Mode: ReadOnly, Workdir: w}
-	expect(t, ro, [][2]string{{"write|" + filepath.Join(tmp, "g"), outsideErrno()}})
-}
-
 func TestG1_ReadOnlyBlocksWorkdirWrites(t *testing.T) {
 	requireSandbox(t)
 	outside := outsideErrno()
