@@ -218,8 +218,8 @@ func TestG1_GitdirFileProtectsTarget(t *testing.T) {
 		{"append|" + dotgit, "errno=EROFS"},
 		{"remove|" + dotgit, "errno=EBUSY"},
 		{"write|" + filepath.Join(gitdir, "HEAD"), "errno=EROFS"},
-		{"write|" + filepath.Join(elsewhere, "config"), "errno=EROFS"},               // the common dir
-		{"write|" + filepath.Join(other, "x"), "ok"}, // the rest of the root
+		{"write|" + filepath.Join(elsewhere, "config"), "errno=EROFS"}, // the common dir
+		{"write|" + filepath.Join(other, "x"), "ok"},                   // the rest of the root
 	})
 
 	// A relative gitdir is taken relative to the .git file.

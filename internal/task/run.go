@@ -103,7 +103,7 @@ type Prepared struct {
 	// it unless KeepWorkdir is set.
 	TempDir string
 	file    *os.File
-	queue       human.Queue
+	queue   human.Queue
 }
 
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
