@@ -316,7 +316,9 @@ func firstLine(b []byte) string {
 //
 // A protected path that does not exist yet (.warden in a root without one)
 // is refused here too; for commands, the kernel cannot refuse it, and
-// Watch and Sweep move it away afterwards.
+// Watch and Sweep move it away afterwards. The host's temporary
+// directories are refused (outside a root): sandboxed commands write
+// private ones, and a write from warden's process would reach the person's.
 func (p Policy) CanWrite(path string) bool {
 	if p.Mode == FullAccess {
 		return true
