@@ -35,8 +35,9 @@ func mustNotExist(t *testing.T, path string) {
 // The temporary directories a workspace-write command writes to are its
 // own (SPEC G16): it writes /tmp, /dev/shm and $TMPDIR freely, nothing of
 // it is on the host afterwards, and the person's files in the host's /tmp
-// are out of its reach — a hook cannot be planted in their repository
-// there, nor a .git made that outlives the run.
+// are out of its reach — it reads them (through an overlay, where the
+// kernel mounts one), but a hook it plants in their repository there, a
+// file it removes, a .git it makes, change only its private copy.
 func TestG16_TempIsPrivate(t *testing.T) {
 	requireView(t)
 	t.Setenv(wardenhome.EnvHome, mkdir(t, scratch(t), "warden-home"))
@@ -48,14 +49,16 @@ func TestG16_TempIsPrivate(t *testing.T) {
 	shm := "/dev/shm/" + name + "-agent" // likewise
 	w := repo(t)
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	// The person's files show through (an overlay) or not at all.
+	visible := run(t, p, "read|"+secret)[0] == "ok"
+	if !visible {
+		expect(t, p, [][2]string{{"read|" + secret, "errno=ENOENT"}, {"mkdir|" + person, "ok"},
+			{"mkdir|" + person + "/.git", "ok"}, {"mkdir|" + person + "/.git/hooks", "ok"}})
+	}
 	expect(t, p, [][2]string{
-		{"write|" + hook, "errno=ENOENT"},   // not visible, so not writable
-		{"read|" + secret, "errno=ENOENT"},  // nor readable
-		{"mkdir|" + person, "ok"},           // the command's own, at the same name
-		{"mkdir|" + person + "/.git", "ok"}, // a repository with a hook of its own
-		{"mkdir|" + person + "/.git/hooks", "ok"},
-		{"write|" + hook, "ok"},
+		{"write|" + hook, "ok"}, // a private copy
 		{"write|" + person + "/.git/config", "ok"},
+		{"write|" + secret, "ok"},
 		{"write|" + mine, "ok"},
 		{"write|" + shm, "ok"},
 		{"read|" + mine, "ok"},
@@ -66,6 +69,15 @@ func TestG16_TempIsPrivate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(person, ".git", "config")); err == nil {
 		t.Error("a .git/config the command wrote is in the person's repository")
+	}
+	if visible {
+		expect(t, p, [][2]string{{"remove|" + secret, "ok"}, {"remove|" + hook, "ok"}})
+	}
+	if data, err := os.ReadFile(secret); err != nil || string(data) != "mine\n" {
+		t.Errorf("the person's notes: %q, %v", data, err)
+	}
+	if _, err := os.Stat(hook); err != nil {
+		t.Errorf("the person's hook: %v", err)
 	}
 	mustNotExist(t, mine)
 	mustNotExist(t, shm)
@@ -92,14 +104,16 @@ func TestG16_RunTempDirKept(t *testing.T) {
 	expect(t, p, [][2]string{{"write|" + name, "ok"}, {"write|/dev/shm/x", "ok"}})
 	mustNotExist(t, name)
 	expect(t, p, [][2]string{{"read|" + name, "ok"}, {"read|/dev/shm/x", "ok"}})
-	if _, err := os.Stat(filepath.Join(run1, "tmp", filepath.Base(name))); err != nil {
-		t.Errorf("not kept in the run's directory: %v", err)
+	_, errUpper := os.Stat(filepath.Join(run1, "tmp", "upper", filepath.Base(name)))
+	_, errPlain := os.Stat(filepath.Join(run1, "tmp", filepath.Base(name))) // without an overlay
+	if errUpper != nil && errPlain != nil {
+		t.Errorf("not kept in the run's directory: %v", errUpper)
 	}
 	other := Policy{Mode: WorkspaceWrite, Workdir: w, TempDir: filepath.Join(home, "tmp", "run-2")}
 	expect(t, other, [][2]string{{"read|" + name, "errno=ENOENT"}})
 	// The run's directory is hidden from its own commands by its path,
 	// like the rest of warden's state.
-	expect(t, p, [][2]string{{"read|" + filepath.Join(run1, "tmp", filepath.Base(name)), "errno=EACCES"}})
+	expect(t, p, [][2]string{{"read|" + filepath.Join(run1, "tmp", "upper", filepath.Base(name)), "errno=EACCES"}})
 }
 
 // A workspace and a writable root under /tmp (tests' t.TempDir, a
@@ -122,7 +136,7 @@ func TestG16_WorkspaceUnderTmp(t *testing.T) {
 		{"write|" + filepath.Join(extra, "b"), "ok"},
 		{"write|" + filepath.Join(tmpdir, "c"), "ok"},
 		{"append|" + filepath.Join(w, ".git", "config"), "errno=EROFS"},
-		{"read|" + sibling, "errno=ENOENT"},
+		{"write|" + sibling, "ok"}, // a private copy, or a new file
 		{"write|/tmp/" + filepath.Base(base) + "-x", "ok"},
 	})
 	for _, f := range []string{filepath.Join(w, "a"), filepath.Join(extra, "b"), filepath.Join(tmpdir, "c")} {
@@ -131,6 +145,9 @@ func TestG16_WorkspaceUnderTmp(t *testing.T) {
 		}
 	}
 	mustNotExist(t, "/tmp/"+filepath.Base(base)+"-x")
+	if data, _ := os.ReadFile(sibling); string(data) != "person\n" {
+		t.Errorf("the person's file beside the workspace = %q", data)
+	}
 	if data, _ := os.ReadFile(filepath.Join(w, ".git", "config")); string(data) != "[core]\n" {
 		t.Errorf(".git/config = %q", data)
 	}
@@ -156,7 +173,6 @@ func TestG16_SweepFollowsNoLink(t *testing.T) {
 	}
 	expect(t, p, [][2]string{
 		{"symlink|" + person + "|" + filepath.Join(w, "link"), "ok"},
-		{"mkdir|" + other, "ok"},
 		{"mkdir|" + filepath.Join(w, "cache", ".git"), "ok"}, // in the private /tmp
 	})
 	moved, err := watch.Sweep()

@@ -126,10 +126,16 @@ func privateTemps(temps []Temp, roots []string, exe string, view bool) ([]string
 		if err != nil {
 			return nil, fmt.Errorf("covering %s: %w", c.Path, err)
 		}
-		syscall.Close(fd)
 		if st.Dev == c.st.Dev && st.Ino == c.st.Ino {
+			syscall.Close(fd)
 			return nil, fmt.Errorf("covering %s: the cover did not take effect", c.Path)
 		}
+		// The host's directory shows through, read-only, beneath the
+		// private one: what the person or an approved command put
+		// there can be read, and changing it changes a private copy.
+		// Where overlays cannot be mounted, the private one alone.
+		_ = overlayHost(fd, c.target)
+		syscall.Close(fd)
 		done = append(done, c.Path)
 	}
 	for _, n := range nested {
@@ -159,12 +165,68 @@ func privateTemps(temps []Temp, roots []string, exe string, view bool) ([]string
 			return nil, fmt.Errorf("binding writable root %s back: it did not take effect", k.path)
 		}
 	}
-	if prog >= 0 {
+	if prog >= 0 && !sameFile(prog, exe) {
 		if err := bindProgram(prog, exe, done); err != nil {
 			return nil, fmt.Errorf("program %s under a temporary directory: %w", exe, err)
 		}
 	}
 	return done, chdirAgain()
+}
+
+// sameFile reports whether path names the file open as fd.
+func sameFile(fd int, path string) bool {
+	var a, b syscall.Stat_t
+	if syscall.Fstat(fd, &a) != nil || syscall.Stat(path, &b) != nil {
+		return false
+	}
+	return a.Dev == b.Dev && a.Ino == b.Ino
+}
+
+// Names of the overlay's directories in a private temporary directory.
+const (
+	overlayUpper = "upper" // what the command's commands wrote
+	overlayWork  = "work"  // the overlay's own scratch space
+)
+
+// overlayHost mounts, over the private directory store (an O_PATH
+// descriptor of its root, just mounted), an overlay whose lower layer is
+// host (an O_PATH descriptor of the host's directory it covered, opened
+// before) and whose upper layer is the store's "upper" directory: the
+// host's files show through, read-only, and every change lands in the
+// store. Unprivileged overlays need Linux 5.11 and user extended
+// attributes on the store's file system (tmpfs: Linux 6.6); without them
+// the store alone stays, which is as safe, only emptier.
+func overlayHost(store, host int) error {
+	dirs := map[string]int{}
+	defer func() {
+		for _, fd := range dirs {
+			syscall.Close(fd)
+		}
+	}()
+	var root syscall.Stat_t
+	if err := syscall.Fstat(host, &root); err != nil {
+		return err
+	}
+	for _, name := range []string{overlayUpper, overlayWork} {
+		err := unix.Mkdirat(store, name, 0o700)
+		if err != nil && !errors.Is(err, syscall.EEXIST) {
+			return err
+		}
+		fd, err := unix.Openat(store, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err // not a directory: the store alone
+		}
+		dirs[name] = fd
+	}
+	// The overlay's root takes the upper directory's mode: the host's
+	// (sticky /tmp, 1777).
+	_ = unix.Fchmodat(store, overlayUpper, root.Mode&0o7777, 0)
+	fd := func(n int) string { return "/proc/self/fd/" + strconv.Itoa(n) }
+	opts := "lowerdir=" + fd(host) + ",upperdir=" + fd(dirs[overlayUpper]) + ",workdir=" + fd(dirs[overlayWork]) + ",userxattr"
+	if err := syscall.Mount("overlay", fd(store), "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
+	return nil
 }
 
 // bindProgram binds the open regular file prog read-only at path, inside a
