@@ -30,7 +30,9 @@ type Temp struct {
 
 // privateTemps covers each of temps with its private directory, in this
 // process's private mount namespace (after the read-only view and the
-// protected paths' binds: the covers are new mounts, writable), and binds
+// protected paths' binds: the covers are new mounts, writable), with the
+// host's directory beneath it as an overlay's read-only lower layer where
+// the kernel allows (see overlayHost), and binds
 // the writable roots that lay under a covered directory back at their own
 // paths (the workspace under /tmp stays visible and writable, protected
 // paths in it included). Everything is opened before anything is covered,
