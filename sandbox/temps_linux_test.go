@@ -5,6 +5,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -238,4 +239,45 @@ func TestG16_SweepByIdentity(t *testing.T) {
 			t.Errorf("%s = %q, %v; want it untouched", path, data, err)
 		}
 	}
+}
+
+// The run's commands may run at the same time (parallel calls): each
+// mounts its own overlay over the shared private directories, and what
+// each writes is there for the next.
+func TestG16_RunTempDirConcurrent(t *testing.T) {
+	requireView(t)
+	home := mkdir(t, scratch(t), "warden-home")
+	t.Setenv(wardenhome.EnvHome, home)
+	w := repo(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, TempDir: filepath.Join(home, "tmp", "run")}
+	prefix := "/tmp/" + filepath.Base(filepath.Dir(w)) + "-"
+	done := make(chan []string, 4)
+	for i := range 4 {
+		go func() {
+			exe, _ := os.Executable()
+			cmd, err := p.Command(t.Context(), exe, "write|"+prefix+strconv.Itoa(i))
+			if err != nil {
+				done <- []string{err.Error()}
+				return
+			}
+			cmd.Env = childEnv()
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				done <- []string{err.Error() + ": " + string(out)}
+				return
+			}
+			done <- strings.Fields(string(out))
+		}()
+	}
+	for range 4 {
+		if got := <-done; len(got) != 1 || got[0] != "ok" {
+			t.Errorf("a concurrent command: %v", got)
+		}
+	}
+	var ops [][2]string
+	for i := range 4 {
+		ops = append(ops, [2]string{"read|" + prefix + strconv.Itoa(i), "ok"})
+		defer mustNotExist(t, prefix+strconv.Itoa(i))
+	}
+	expect(t, p, ops)
 }

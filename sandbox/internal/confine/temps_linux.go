@@ -3,6 +3,7 @@
 package confine
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -186,8 +187,8 @@ func sameFile(fd int, path string) bool {
 
 // Names of the overlay's directories in a private temporary directory.
 const (
-	overlayUpper = "upper" // what the command's commands wrote
-	overlayWork  = "work"  // the overlay's own scratch space
+	overlayUpper = "upper" // what the run's commands wrote
+	overlayWork  = "work-" // the overlay's own scratch space, one per command
 )
 
 // overlayHost mounts, over the private directory store (an O_PATH
@@ -209,7 +210,14 @@ func overlayHost(store, host int) error {
 	if err := syscall.Fstat(host, &root); err != nil {
 		return err
 	}
-	for _, name := range []string{overlayUpper, overlayWork} {
+	// A work directory of its own: the run's commands may run at the same
+	// time, and overlays must not share one.
+	var nonce [8]byte
+	if _, err := unix.Getrandom(nonce[:], 0); err != nil {
+		return err
+	}
+	work := overlayWork + hex.EncodeToString(nonce[:])
+	for _, name := range []string{overlayUpper, work} {
 		err := unix.Mkdirat(store, name, 0o700)
 		if err != nil && !errors.Is(err, syscall.EEXIST) {
 			return err
@@ -224,7 +232,7 @@ func overlayHost(store, host int) error {
 	// (sticky /tmp, 1777).
 	_ = unix.Fchmodat(store, overlayUpper, root.Mode&0o7777, 0)
 	fd := func(n int) string { return "/proc/self/fd/" + strconv.Itoa(n) }
-	opts := "lowerdir=" + fd(host) + ",upperdir=" + fd(dirs[overlayUpper]) + ",workdir=" + fd(dirs[overlayWork]) + ",userxattr"
+	opts := "lowerdir=" + fd(host) + ",upperdir=" + fd(dirs[overlayUpper]) + ",workdir=" + fd(dirs[work]) + ",userxattr,index=off"
 	if err := syscall.Mount("overlay", fd(store), "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("overlay: %w", err)
 	}
