@@ -198,7 +198,11 @@ const (
 // host's files show through, read-only, and every change lands in the
 // store. Unprivileged overlays need Linux 5.11 and user extended
 // attributes on the store's file system (tmpfs: Linux 6.6); without them
-// the store alone stays, which is as safe, only emptier.
+// the store alone stays, which is as safe, only emptier. The run's parallel
+// commands mount overlays on the same upper directory, each with a work
+// directory of its own; the index (off by default) must stay off for
+// that, and the kernel logs that such overlays may not see each other's
+// changes at once.
 func overlayHost(store, host int) error {
 	dirs := map[string]int{}
 	defer func() {
