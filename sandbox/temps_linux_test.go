@@ -85,6 +85,12 @@ func TestG16_TempIsPrivate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w, "out")); err != nil {
 		t.Errorf("the workspace write: %v", err)
 	}
+	// A .git above every temporary workdir (the issue's $TMPDIR/.git,
+	// which a plain git status in /tmp/warden-… would have found).
+	if _, err := os.Lstat("/tmp/.git"); os.IsNotExist(err) {
+		expect(t, p, [][2]string{{"mkdir|/tmp/.git", "ok"}, {"write|/tmp/.git/config", "ok"}})
+		mustNotExist(t, "/tmp/.git")
+	}
 	// Without a TempDir, every command starts with empty ones.
 	expect(t, p, [][2]string{{"read|" + mine, "errno=ENOENT"}})
 	// Read-only commands write none.
