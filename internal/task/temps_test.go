@@ -65,7 +65,7 @@ approval: [{name: auto, tools: "*"}]
 	if p.TempDir == "" || !strings.HasPrefix(p.TempDir, home+"/") {
 		t.Fatalf("TempDir = %q, want one under %s", p.TempDir, home)
 	}
-	if _, err := os.Stat(filepath.Join(p.TempDir, "tmp", "upper", name, ".git", "hooks")); err != nil {
+	if _, err := os.Stat(filepath.Join(p.TempDir, "tmp", name, ".git", "hooks")); err != nil {
 		t.Errorf("not kept with the run: %v", err)
 	}
 	if _, err := p.Cleanup(); err != nil {

@@ -3,7 +3,6 @@
 package confine
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -31,9 +30,7 @@ type Temp struct {
 
 // privateTemps covers each of temps with its private directory, in this
 // process's private mount namespace (after the read-only view and the
-// protected paths' binds: the covers are new mounts, writable), with the
-// host's directory beneath it as an overlay's read-only lower layer where
-// the kernel allows (see overlayHost), and binds
+// protected paths' binds: the covers are new mounts, writable), and binds
 // the writable roots that lay under a covered directory back at their own
 // paths (the workspace under /tmp stays visible and writable, protected
 // paths in it included). Everything is opened before anything is covered,
@@ -133,11 +130,6 @@ func privateTemps(temps []Temp, roots []string, exe string, view bool) ([]string
 			syscall.Close(fd)
 			return nil, fmt.Errorf("covering %s: the cover did not take effect", c.Path)
 		}
-		// The host's directory shows through, read-only, beneath the
-		// private one: what the person or an approved command put
-		// there can be read, and changing it changes a private copy.
-		// Where overlays cannot be mounted, the private one alone.
-		_ = overlayHost(fd, c.target)
 		syscall.Close(fd)
 		done = append(done, c.Path)
 	}
@@ -183,64 +175,6 @@ func sameFile(fd int, path string) bool {
 		return false
 	}
 	return a.Dev == b.Dev && a.Ino == b.Ino
-}
-
-// Names of the overlay's directories in a private temporary directory.
-const (
-	overlayUpper = "upper" // what the run's commands wrote
-	overlayWork  = "work-" // the overlay's own scratch space, one per command
-)
-
-// overlayHost mounts, over the private directory store (an O_PATH
-// descriptor of its root, just mounted), an overlay whose lower layer is
-// host (an O_PATH descriptor of the host's directory it covered, opened
-// before) and whose upper layer is the store's "upper" directory: the
-// host's files show through, read-only, and every change lands in the
-// store. Unprivileged overlays need Linux 5.11 and user extended
-// attributes on the store's file system (tmpfs: Linux 6.6); without them
-// the store alone stays, which is as safe, only emptier. The run's parallel
-// commands mount overlays on the same upper directory, each with a work
-// directory of its own; the index (off by default) must stay off for
-// that, and the kernel logs that such overlays may not see each other's
-// changes at once.
-func overlayHost(store, host int) error {
-	dirs := map[string]int{}
-	defer func() {
-		for _, fd := range dirs {
-			syscall.Close(fd)
-		}
-	}()
-	var root syscall.Stat_t
-	if err := syscall.Fstat(host, &root); err != nil {
-		return err
-	}
-	// A work directory of its own: the run's commands may run at the same
-	// time, and overlays must not share one.
-	var nonce [8]byte
-	if _, err := unix.Getrandom(nonce[:], 0); err != nil {
-		return err
-	}
-	work := overlayWork + hex.EncodeToString(nonce[:])
-	for _, name := range []string{overlayUpper, work} {
-		err := unix.Mkdirat(store, name, 0o700)
-		if err != nil && !errors.Is(err, syscall.EEXIST) {
-			return err
-		}
-		fd, err := unix.Openat(store, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return err // not a directory: the store alone
-		}
-		dirs[name] = fd
-	}
-	// The overlay's root takes the upper directory's mode: the host's
-	// (sticky /tmp, 1777).
-	_ = unix.Fchmodat(store, overlayUpper, root.Mode&0o7777, 0)
-	fd := func(n int) string { return "/proc/self/fd/" + strconv.Itoa(n) }
-	opts := "lowerdir=" + fd(host) + ",upperdir=" + fd(dirs[overlayUpper]) + ",workdir=" + fd(dirs[work]) + ",userxattr,index=off"
-	if err := syscall.Mount("overlay", fd(store), "overlay", syscall.MS_NOSUID|syscall.MS_NODEV, opts); err != nil {
-		return fmt.Errorf("overlay: %w", err)
-	}
-	return nil
 }
 
 // bindProgram binds the open regular file prog read-only at path, inside a
