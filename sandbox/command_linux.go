@@ -148,7 +148,7 @@ func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
 			return err
 		}
 	}
-	s.Path = cmd.Path
+	s.Path = programPath(cmd.Path, s.Temps)
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
@@ -208,6 +208,14 @@ func (p Policy) spec(found map[string]fileKey) (spec, error) {
 		s.MountNS, s.PIDNS = true, true
 		s.View = viewProbe() == nil
 		s.Hidden = hiddenPaths(s.Roots)
+		if p.Mode == WorkspaceWrite {
+			// Without a mount namespace there are none: the
+			// temporary directories are not writable then.
+			var err error
+			if s.Temps, err = p.tempCovers(s.Roots); err != nil {
+				return s, err
+			}
+		}
 	} else if !p.NetworkAccess && abi < 4 && !p.Unenforced {
 		return s, fmt.Errorf("sandbox: turning the network off needs user namespaces (%v) or Landlock ABI 4 (have %d): %w", nsErr, abi, ErrUnsupported)
 	}

@@ -3,9 +3,9 @@
 //
 //   - read-only: read everything, write nothing (but /dev/null, /dev/tty
 //     and other terminal and null devices);
-//   - workspace-write: also write under the working directory, the
-//     configured writable roots and the temporary directories (os.TempDir,
-//     /tmp, /dev/shm), except protected paths;
+//   - workspace-write: also write under the working directory and the
+//     configured writable roots, except protected paths, and in private
+//     temporary directories at /tmp, /dev/shm and os.TempDir (see below);
 //   - full-access: no restriction at all —
 //
 // and whether the network is on (it is off by default). Protected paths are
@@ -70,7 +70,10 @@
 //  5. bind-mounts every protected path that exists (at any depth of the
 //     working directory and configured roots) and warden's state, where
 //     they lie in a writable root, read-only over themselves (EROFS; the
-//     mount point cannot be renamed or removed: EBUSY);
+//     mount point cannot be renamed or removed: EBUSY); then, in
+//     workspace-write mode, covers the temporary directories with private
+//     ones and binds the roots under them back (see "Temporary
+//     directories");
 //  6. mounts a /proc of its PID namespace (read-only), so that ps and
 //     /proc/self agree with the command's process IDs;
 //  7. leaves warden's controlling terminal (so the command cannot type
@@ -81,8 +84,9 @@
 //     terminal ioctls on the null, random and terminal devices; signals to
 //     processes outside the sandbox, and abstract UNIX sockets with the
 //     network off, are scoped out; no_new_privs is set;
-//  9. with the network off, installs the seccomp filter that refuses UNIX
-//     sockets (see below);
+//  9. with the network off, installs the seccomp filter that allows only
+//     the sockets a command needs on its own loopback and stream UNIX
+//     socketpairs (see below);
 //  10. drops every capability (for root: the bounding set too, and secure
 //     bits so that uid 0 regains none on execve), since root in the
 //     sandbox's user namespace could otherwise make the read-only mounts
@@ -105,8 +109,8 @@
 // EACCES from Landlock where there are no namespaces); writes to protected
 // paths with EROFS; renames between two writable roots with EXDEV (each is
 // a mount of its own; mv copies instead); connections with ENETUNREACH or,
-// to the loopback, ECONNREFUSED; name resolution fails; UNIX sockets fail
-// with EACCES.
+// to the loopback, ECONNREFUSED; name resolution fails; UNIX sockets (but
+// stream socketpairs) and sockets of other families fail with EACCES.
 //
 // # Why a network namespace
 //
@@ -138,24 +142,74 @@
 //     notification that reads it, races with the command changing the
 //     address between the check and the kernel reading it again (the
 //     kernel documentation says so of SECCOMP_USER_NOTIF_FLAG_CONTINUE).
-//   - A seccomp filter on integer arguments only: socket(2) with AF_UNIX
-//     is refused (EACCES), and so is socketpair(2) with SOCK_DGRAM, since a
-//     datagram socket, even one of a pair, can be connected again to any
-//     address; io_uring, which can create and connect sockets without these
-//     system calls, is refused with ENOSYS (programs fall back). Nothing is
-//     read from the command's memory: there is no race. On x86-64, 32-bit
-//     socketcall(2) (whose arguments are in memory) and every x32 system
-//     call are refused too.
+//   - A seccomp filter on integer arguments only, as an allow-list
+//     (confine.UnixSocketFilter): socketpair(2) succeeds only for AF_UNIX
+//     with SOCK_STREAM, the type compared whole once SOCK_NONBLOCK and
+//     SOCK_CLOEXEC are cleared, since any socket that is not connected
+//     for good can be connected again to any address (a datagram socket,
+//     even one of a pair; SOCK_RAW, which the kernel turns into a datagram
+//     socket; seqpacket too is left out); socket(2) succeeds only for the
+//     families, types and protocols a command needs in its network
+//     namespace (confine.AllowedSockets: TCP, Multipath TCP, UDP and ICMP
+//     datagram sockets over IPv4 and IPv6, which reach only its own
+//     loopback, and route netlink for `ip`, getifaddrs(3) and Go's
+//     net.Interfaces), never AF_UNIX, whatever its type. Every other
+//     family, type, protocol or flag fails with EACCES, among them values
+//     the filter does not know (a future type is refused, not allowed),
+//     AF_VSOCK (which reaches the hypervisor's host whatever the network
+//     namespace), AF_PACKET, AF_ALG, other netlink protocols, raw sockets,
+//     SCTP and DCCP (whose first use may load kernel modules). io_uring,
+//     which can create and connect sockets without these system calls, is
+//     refused with ENOSYS (programs fall back). Nothing is read from the
+//     command's memory: there is no race. On x86-64, 32-bit socketcall(2)
+//     (whose arguments are in memory) and every x32 system call are
+//     refused too; 32-bit socket(2) and socketpair(2) are checked as the
+//     native ones.
 //
 // The last is what the package does. Its price: with the network off, a
 // command cannot use UNIX sockets of its own either (a test server on a
 // socket in the workspace), since nothing sound on current kernels tells
 // a socket inside the workspace from one outside: unreachable-outside
-// wins. Stream and seqpacket socketpair(2) keep working (pipes between a
-// program's own processes), and --network restores everything. Without
-// seccomp filters (a kernel without CONFIG_SECCOMP_FILTER, or another
-// architecture than amd64 and arm64) network-off policies are refused
-// unless Unenforced.
+// wins. Stream socketpair(2) keeps working (pipes between a program's own
+// processes), and --network restores everything (the filter is not
+// installed then). Without seccomp filters (a kernel without
+// CONFIG_SECCOMP_FILTER, or another architecture than amd64 and arm64)
+// network-off policies are refused unless Unenforced.
+//
+// # Temporary directories
+//
+// /tmp, /dev/shm and os.TempDir ($TMPDIR) are where programs write what
+// they need for a while, and where people keep things too: a repository
+// cloned to /tmp, an SSH agent's socket. A workspace-write command gets
+// private ones (SPEC G16): in its mount namespace each is covered, after
+// the protected paths are bound, with the run's own directory under
+// Policy.TempDir (its subdirectories tmp, shm and tmpdir, kept between the
+// run's commands, which warden removes with the run: a task's are under
+// $WARDEN_HOME/tmp/RUN_ID), or, without one, with a new tmpfs that goes
+// when the command ends (warden exec). So nothing it writes there meets
+// the person, or a command run outside the sandbox, later (a .git with
+// core.fsmonitor made in /tmp, a hook planted in a person's repository
+// there), and nothing of theirs there is in its reach, to read or to
+// change: what an approved command outside the sandbox left in /tmp is not
+// seen either (put it in the workspace). An overlay with the host's
+// directory as its read-only lower layer would show the host's files and
+// keep changes private, but its teardown waits for an RCU grace period:
+// it made every workspace-write start about 1.5 times as slow here. A
+// temporary directory inside the workspace or a configured root
+// ($TMPDIR in the workspace, a workspace at /tmp itself) is that root's and
+// is not covered; a root under a covered one (a workspace under /tmp, as
+// a temporary workdir or a test's is) is bound back at its own path with
+// everything mounted in it, protected paths included; a $TMPDIR inside
+// /tmp is made in the private /tmp. The program the command starts, when
+// it lies in a covered directory (a test binary, a program built there),
+// is bound alone, read-only, at its resolved path. Everything the helper
+// mounts is opened first, by descriptors that follow no link (what the
+// run left in its own directories is removed where a mount point must
+// go). Read-only commands see the host's temporary directories, read-only
+// like the rest. Policy.CanWrite refuses the host's temporary directories:
+// a tool writing from warden's own process would write the person's.
+// Without a mount namespace there are no private temporary directories,
+// and the host's are not writable either.
 //
 // # Protected paths that do not exist yet
 //
@@ -167,11 +221,16 @@
 // (a .git in a directory without one, sub/.git/hooks, a .warden, a .git
 // file with a gitdir: line) can be created; Policy.Watch records, before
 // the command, the protected names present at any depth of the working
-// directory and configured roots (not the temporary directories), and
+// directory and configured roots (not the temporary directories, which are
+// private) with their identity (device, inode, type and birth time), and
 // Watch.Sweep, once the command and everything it started have ended (the
 // PID namespace sees to that), moves whatever the command created under
-// such a name, or planted as warden's state, to a quarantine directory under
-// warden's home, and reports it. The walks cost time in proportion to the
+// such a name (an entry whose identity was not recorded, wherever it is
+// now), or planted as warden's state, to a quarantine directory under
+// warden's home, and reports it. Neither the walk nor the move follows a
+// link (a link to the person's repository elsewhere leads to what the
+// command did not make), and what existed before stays, even when the
+// command renamed a directory above it. The walks cost time in proportion to the
 // number of directories in the workspace. A git clone into the workspace
 // creates a .git too, and has it moved: nothing tells it apart from an
 // attack (hooks or core.fsmonitor can be written in the same command). Warden's home directories are
@@ -194,6 +253,8 @@
 //
 // # Limits
 //
+//   - Without user namespaces, the temporary directories are not
+//     writable (there is no mount namespace to give private ones in).
 //   - Without user namespaces (Namespaces reports why), or before Linux
 //     5.12 (no mount_setattr(2)), there is no
 //     read-only view, so a command can change the mode, times and extended

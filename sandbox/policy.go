@@ -68,6 +68,13 @@ type Policy struct {
 	// --sandbox-unenforced). Without it, read-only and workspace-write
 	// commands are refused on such kernels.
 	Unenforced bool
+	// TempDir names the run's private temporary root: in workspace-write
+	// mode, commands see its subdirectories tmp, shm and tmpdir (made when
+	// missing) at /tmp, /dev/shm and $TMPDIR, so what one command of the
+	// run leaves there the next finds, and nothing of it meets the person
+	// or a command outside the sandbox. Empty: every command gets new,
+	// empty ones that go when it ends. The caller removes it with the run.
+	TempDir string
 }
 
 // Config is the sandbox section of a task file:
@@ -137,17 +144,20 @@ func (p Policy) abs(path string) (string, error) {
 	return filepath.Join(wd, path), nil
 }
 
-// tempDirs are the temporary directories writable in workspace-write mode.
+// tempDirs are the temporary directories commands get private ones at in
+// workspace-write mode (see Policy.TempDir).
 func tempDirs() []string {
 	return []string{os.TempDir(), "/tmp", "/dev/shm"}
 }
 
-// resolvedRoots returns the directories commands may write under in
-// workspace-write mode, with symbolic links resolved: the working
-// directory, the configured writable roots and the temporary directories
-// (os.TempDir, /tmp and /dev/shm), without duplicates. Roots that do not
-// exist are left out. It returns nil for read-only mode (nothing is
-// writable but devices) and for full-access mode (nothing is restricted).
+// resolvedRoots returns the directories of the person's that commands may
+// write under in workspace-write mode, with symbolic links resolved: the
+// working directory and the configured writable roots, without
+// duplicates. Roots that do not exist are left out. The temporary
+// directories are not among them: commands get private ones (see
+// Policy.TempDir), and where they cannot, none. It returns nil for
+// read-only mode (nothing is writable but devices) and for full-access
+// mode (nothing is restricted).
 func (p Policy) resolvedRoots() []string {
 	if p.Mode != WorkspaceWrite {
 		return nil
@@ -161,7 +171,6 @@ func (p Policy) resolvedRoots() []string {
 			cands = append(cands, a)
 		}
 	}
-	cands = append(cands, tempDirs()...)
 	var out []string
 	for _, c := range cands {
 		real, err := filepath.EvalSymlinks(c)
@@ -307,7 +316,9 @@ func firstLine(b []byte) string {
 //
 // A protected path that does not exist yet (.warden in a root without one)
 // is refused here too; for commands, the kernel cannot refuse it, and
-// Watch and Sweep move it away afterwards.
+// Watch and Sweep move it away afterwards. The host's temporary
+// directories are refused (outside a root): sandboxed commands write
+// private ones, and a write from warden's process would reach the person's.
 func (p Policy) CanWrite(path string) bool {
 	if p.Mode == FullAccess {
 		return true

@@ -95,23 +95,6 @@ func TestG2_WriteSucceedsAfterEscalation(t *testing.T) {
 	expect(t, full, [][2]string{{"write|" + filepath.Join(out, "full"), "ok"}})
 }
 
-func TestG1_TempDirWritable(t *testing.T) {
-	requireSandbox(t)
-	w := repo(t)
-	tmp, err := os.MkdirTemp("", "warden-sandbox-tmp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	p := Policy{Mode: WorkspaceWrite, Workdir: w}
-	expect(t, p, [][2]string{
-		{"write|" + filepath.Join(tmp, "f"), "ok"},
-		{"mkdir|" + filepath.Join(tmp, "d"), "ok"},
-	})
-	ro := Policy{Mode: ReadOnly, Workdir: w}
-	expect(t, ro, [][2]string{{"write|" + filepath.Join(tmp, "g"), outsideErrno()}})
-}
-
 func TestG1_ReadOnlyBlocksWorkdirWrites(t *testing.T) {
 	requireSandbox(t)
 	outside := outsideErrno()
@@ -212,18 +195,15 @@ func TestG1_GitdirFileProtectsTarget(t *testing.T) {
 	requireNamespaces(t)
 	w := repo(t)
 	os.RemoveAll(filepath.Join(w, ".git"))
-	elsewhere, err := os.MkdirTemp("", "warden-gitdir-") // under /tmp: a writable root
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(elsewhere)
+	other := scratch(t) // a writable root
+	elsewhere := mkdir(t, other, "gitdir")
 	gitdir := mkdir(t, elsewhere, "worktrees", "wt")
 	writeFile(t, filepath.Join(gitdir, "HEAD"), "ref: refs/heads/main\n")
 	writeFile(t, filepath.Join(gitdir, "commondir"), "../..\n")
 	writeFile(t, filepath.Join(elsewhere, "config"), "[core]\n")
 	dotgit := writeFile(t, filepath.Join(w, ".git"), "gitdir: "+gitdir+"\n")
 
-	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	p := Policy{Mode: WorkspaceWrite, Workdir: w, WritableRoots: []string{other}}
 	prot, err := p.protectedAll()
 	if err != nil {
 		t.Fatal(err)
@@ -238,8 +218,8 @@ func TestG1_GitdirFileProtectsTarget(t *testing.T) {
 		{"append|" + dotgit, "errno=EROFS"},
 		{"remove|" + dotgit, "errno=EBUSY"},
 		{"write|" + filepath.Join(gitdir, "HEAD"), "errno=EROFS"},
-		{"write|" + filepath.Join(elsewhere, "config"), "errno=EROFS"},               // the common dir
-		{"write|" + filepath.Join(os.TempDir(), filepath.Base(elsewhere)+"x"), "ok"}, // the rest of /tmp
+		{"write|" + filepath.Join(elsewhere, "config"), "errno=EROFS"}, // the common dir
+		{"write|" + filepath.Join(other, "x"), "ok"},                   // the rest of the root
 	})
 
 	// A relative gitdir is taken relative to the .git file.
@@ -421,11 +401,14 @@ func TestG1_CanWriteAgreesWithKernel(t *testing.T) {
 		filepath.Join(w, "dangling-out"),
 		filepath.Join(w, "dangling-in"),
 		filepath.Join(w, "sub", "..", "..", "escape"),
-		filepath.Join(os.TempDir(), "warden-canwrite-"+strconv.Itoa(os.Getpid())),
 		"/dev/null",
 		"/etc/hostname-warden-test",
 	}
-	defer os.Remove(filepath.Join(os.TempDir(), "warden-canwrite-"+strconv.Itoa(os.Getpid())))
+	// The host's temporary directories are not the command's (it has
+	// private ones): warden's own process may not write there for it.
+	if tmp := filepath.Join(os.TempDir(), "warden-canwrite-"+strconv.Itoa(os.Getpid())); p.CanWrite(tmp) {
+		t.Errorf("CanWrite(%s) in the host's temporary directory", tmp)
+	}
 	for _, mode := range []Mode{WorkspaceWrite, ReadOnly} {
 		p.Mode = mode
 		ops := make([]string, len(paths))

@@ -94,8 +94,14 @@ func ensureState(roots []string) error {
 	return nil
 }
 
-// fileKey identifies a file.
-type fileKey struct{ dev, ino uint64 }
+// fileKey identifies a file: its device and inode, and, so that a new file
+// that reuses a removed one's inode number is not taken for it, its type
+// and birth time where the file system records one (0 elsewhere).
+type fileKey struct {
+	dev, ino uint64
+	typ      uint32
+	born     int64
+}
 
 // Watch records the protected names (.git, .warden, .agents) present, at
 // any depth, in a policy's working directory and configured writable roots
@@ -174,31 +180,9 @@ func (p Policy) WatchAndWrap(cmd *exec.Cmd) (*Watch, error) {
 
 // walkRoots returns the roots whose protected names are looked for at any
 // depth: the working directory and the configured writable roots,
-// resolved, but not the temporary directories themselves.
-func (p Policy) walkRoots() []string {
-	temps := map[string]bool{}
-	for _, d := range tempDirs() {
-		temps[resolvedOr(d)] = true
-	}
-	var cands []string
-	if wd, err := p.workdir(); err == nil {
-		cands = append(cands, wd)
-	}
-	for _, r := range p.WritableRoots {
-		if a, err := p.abs(r); err == nil {
-			cands = append(cands, a)
-		}
-	}
-	var out []string
-	for _, c := range cands {
-		real, err := filepath.EvalSymlinks(c)
-		if err != nil || temps[real] || slices.Contains(out, real) {
-			continue
-		}
-		out = append(out, real)
-	}
-	return out
-}
+// resolved (resolvedRoots). The private temporary directories are not the
+// person's, and are not walked.
+func (p Policy) walkRoots() []string { return p.resolvedRoots() }
 
 // nestedProtected returns the protected names that exist at any depth of
 // the walked roots, and the git directories their .git files name. found
@@ -235,25 +219,38 @@ func (p Policy) nestedProtected(found map[string]fileKey) ([]string, error) {
 // descend into them. Directories it cannot read are left out.
 func protectedNamesUnder(root string) map[string]fileKey {
 	out := map[string]fileKey{}
-	walkNames(root, out, true)
+	walkNames(root, out)
 	return out
 }
 
-// Sweep moves every protected name created in the roots since Watch (a
-// path it did not record, or a different file there now), and every state
-// path created since, to a new directory under warden's home
+// Sweep moves every protected name created in the roots since Watch, and
+// every state path created since, to a new directory under warden's home
 // ("quarantine/TIME-PID/" followed by the original absolute path), and
 // returns what it moved. Call it once the command and everything it
 // started have ended. The error reports paths it could not move.
+//
+// What the command created is told by identity, not by name: an entry
+// whose identity (device, inode, type, birth time) Watch did not record.
+// So a .git that existed before stays where it is even when the command
+// renamed a directory above it, and a new .git at the name of one that
+// existed (after moving that away) is moved. No link is followed, neither
+// by the walk nor by the move, which checks, in the directory it opened,
+// that the entry is still the one the walk found.
 func (w *Watch) Sweep() ([]Quarantined, error) {
 	if w == nil {
 		return nil, nil
 	}
+	known := make(map[fileKey]bool, len(w.before))
+	for _, key := range w.before {
+		known[key] = true
+	}
+	found := map[string]fileKey{}
 	var created []string
 	for _, r := range w.roots {
 		for path, key := range protectedNamesUnder(r) {
-			if old, ok := w.before[path]; !ok || old != key {
+			if !known[key] {
 				created = append(created, path)
+				found[path] = key
 			}
 		}
 	}
@@ -275,7 +272,11 @@ func (w *Watch) Sweep() ([]Quarantined, error) {
 	var errs []error
 	for _, path := range created {
 		to := filepath.Join(qdir, path)
-		if err := moveAway(path, to); err != nil {
+		key, walked := found[path]
+		if !walked {
+			key, _ = keyOf(path) // a state path: reached by its own name
+		}
+		if err := moveAway(path, to, key); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: quarantining %s: %w", path, err))
 			continue
 		}
@@ -284,10 +285,10 @@ func (w *Watch) Sweep() ([]Quarantined, error) {
 	return moved, errors.Join(errs...)
 }
 
-// moveAway moves path to to, creating to's parent; across file systems it
-// copies and then removes.
-func moveAway(path, to string) error {
-	err := renameNoFollow(path, to)
+// moveAway moves path, the file key identifies, to to, creating to's
+// parent; across file systems it copies and then removes.
+func moveAway(path, to string, key fileKey) error {
+	err := renameNoFollow(path, to, key)
 	if err == nil {
 		return nil
 	}
@@ -347,7 +348,7 @@ func copyTree(src, dst string) error {
 // inside it): the keys that authenticate overrides, the transcripts, the
 // quarantine, the server's token and the store.
 func secretNames() []string {
-	return []string{"keys", "runs", "quarantine", "token", "warden.db"}
+	return []string{"keys", "runs", "quarantine", "token", "warden.db", "tmp"}
 }
 
 // hiddenPaths returns what of warden's state the sandbox hides from reads
@@ -384,23 +385,4 @@ func hiddenPaths(roots []string) []string {
 		}
 	}
 	return out
-}
-
-// intoTemp returns where the link at path leads when that is a directory
-// strictly inside a temporary directory, "" otherwise.
-func intoTemp(path string) string {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return ""
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return ""
-	}
-	for _, t := range tempDirs() {
-		t = resolvedOr(t)
-		if rel, err := filepath.Rel(t, real); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return real
-		}
-	}
-	return ""
 }

@@ -20,14 +20,20 @@ import (
 // The way to to lies in warden's own state, which no sandboxed command can
 // change, and is followed as os.MkdirAll would (a home under a linked
 // /home). Both are reached one directory at a time, so that paths longer
-// than PATH_MAX (a tree an agent made deep on purpose) move too.
-func renameNoFollow(path, to string) error {
+// than PATH_MAX (a tree an agent made deep on purpose) move too. The entry
+// moved must still be the file key identifies (a zero key: any).
+func renameNoFollow(path, to string, key fileKey) error {
 	fail := func(err error) error { return &os.LinkError{Op: "rename", Old: path, New: to, Err: err} }
 	from, err := openDirStepwise(filepath.Dir(path), false)
 	if err != nil {
 		return fail(err)
 	}
 	defer syscall.Close(from)
+	if key != (fileKey{}) {
+		if now, ok := keyAt(from, filepath.Base(path)); !ok || now != key {
+			return fail(errors.New("it changed since it was found"))
+		}
+	}
 	into, err := openDirStepwise(filepath.Dir(to), true)
 	if err != nil {
 		return fail(err)

@@ -21,7 +21,7 @@ func keyOf(path string) (fileKey, bool) {
 func isCrossDevice(err error) bool { return errors.Is(err, errors.ErrUnsupported) }
 
 // renameNoFollow renames path to to, creating to's parent.
-func renameNoFollow(path, to string) error {
+func renameNoFollow(path, to string, _ fileKey) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return err
 	}

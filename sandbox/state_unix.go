@@ -8,7 +8,7 @@ import (
 )
 
 // renameNoFollow renames path to to, creating to's parent.
-func renameNoFollow(path, to string) error {
+func renameNoFollow(path, to string, _ fileKey) error {
 	if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 		return err
 	}

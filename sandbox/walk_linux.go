@@ -13,12 +13,10 @@ import (
 
 // walkNames adds to out the entries under dir named like protected paths,
 // with their identity (their own, not a link's target), without
-// descending into them. Directories it cannot read are left out. With
-// follow, a link to a directory strictly inside a temporary directory
-// (which is writable but not walked) is followed once: a .git made there
-// through the link (ln -s /tmp/x sub; mkdir -p sub/.git/hooks) is one the
-// person meets in the workspace. What is found there is named by where it
-// is, so that it can be moved.
+// descending into them. Directories it cannot read are left out. No link
+// is followed: a link from the workspace leads, once the command has
+// ended, where the person's own files are (the host's /tmp, not the
+// command's private one), and what is there is not the command's.
 //
 // Every sandboxed command walks its roots (see Policy.Watch and the
 // nested protected paths of Policy.Wrap), so the walk costs what a
@@ -26,20 +24,19 @@ import (
 // parent (no path lookup from the root, no length limit, no link followed
 // on the way) and read with getdents64, whose entry types spare a stat per
 // entry; only links are resolved.
-func walkNames(dir string, out map[string]fileKey, follow bool) {
+func walkNames(dir string, out map[string]fileKey) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
-	w := nameWalk{out: out, follow: follow, buf: make([]byte, 32<<10)}
+	w := nameWalk{out: out, buf: make([]byte, 32<<10)}
 	w.dir(fd, dir)
 }
 
 // nameWalk is one walk of walkNames.
 type nameWalk struct {
-	out    map[string]fileKey
-	follow bool
-	buf    []byte // getdents64's, reused by every directory
+	out map[string]fileKey
+	buf []byte // getdents64's, reused by every directory
 }
 
 // dirEntry is a directory entry's name and type (a DT_ constant).
@@ -54,9 +51,8 @@ func (w *nameWalk) dir(fd int, path string) {
 	entries := w.read(fd)
 	for _, e := range entries {
 		if slices.Contains(ProtectedNames, e.name) {
-			var st unix.Stat_t
-			if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
-				w.out[filepath.Join(path, e.name)] = fileKey{dev: uint64(st.Dev), ino: uint64(st.Ino)}
+			if k, ok := keyAt(fd, e.name); ok {
+				w.out[filepath.Join(path, e.name)] = k
 			}
 			continue
 		}
@@ -66,27 +62,15 @@ func (w *nameWalk) dir(fd int, path string) {
 			if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 				continue
 			}
-			switch st.Mode & unix.S_IFMT {
-			case unix.S_IFDIR:
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 				typ = unix.DT_DIR
-			case unix.S_IFLNK:
-				typ = unix.DT_LNK
 			}
 		}
-		switch typ {
-		case unix.DT_DIR:
+		if typ == unix.DT_DIR {
 			// Replaced by a link since it was read: not followed.
 			sub, err := unix.Openat(fd, e.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err == nil {
 				w.dir(sub, filepath.Join(path, e.name))
-			}
-		case unix.DT_LNK:
-			if !w.follow {
-				continue
-			}
-			// Links are followed once, not further down.
-			if real := intoTemp(filepath.Join(path, e.name)); real != "" {
-				walkNames(real, w.out, false)
 			}
 		}
 	}
@@ -122,3 +106,21 @@ func (w *nameWalk) read(fd int) []dirEntry {
 		}
 	}
 }
+
+// keyAt returns the identity of the entry name of the open directory dir
+// (AT_FDCWD: name is a path), without following a last link.
+func keyAt(dir int, name string) (fileKey, bool) {
+	var sx unix.Statx_t
+	if err := unix.Statx(dir, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_BTIME, &sx); err != nil {
+		return fileKey{}, false
+	}
+	k := fileKey{dev: unix.Mkdev(sx.Dev_major, sx.Dev_minor), ino: sx.Ino, typ: uint32(sx.Mode) & unix.S_IFMT}
+	if sx.Mask&unix.STATX_BTIME != 0 {
+		k.born = sx.Btime.Sec*1e9 + int64(sx.Btime.Nsec)
+	}
+	return k, true
+}
+
+// keyOf returns the identity of the file at path, without following a last
+// link.
+func keyOf(path string) (fileKey, bool) { return keyAt(unix.AT_FDCWD, path) }

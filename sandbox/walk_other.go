@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +10,7 @@ import (
 
 // walkNames adds to out the entries under dir named like protected paths,
 // with their identity, without descending into them; see walk_linux.go.
-func walkNames(dir string, out map[string]fileKey, follow bool) {
+func walkNames(dir string, out map[string]fileKey) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return
@@ -27,20 +26,8 @@ func walkNames(dir string, out map[string]fileKey, follow bool) {
 			}
 			continue
 		}
-		if e.IsDir() { // d_type: a link to a directory is not one
-			walkNames(path, out, follow)
-		} else if follow && e.Type()&fs.ModeSymlink != 0 {
-			// A link from the root into a directory under a temporary
-			// directory (which is writable but not walked): a .git made
-			// there through the link (ln -s /tmp/x sub; mkdir -p
-			// sub/.git/hooks) is one the person meets in the workspace.
-			// Links are followed once, not further down; what is found
-			// is named by where it is, so that it can be moved. (Only
-			// links are resolved: resolving every file costs a lookup
-			// per path component, a walk of a large tree many times.)
-			if real := intoTemp(path); real != "" {
-				walkNames(real, out, false)
-			}
+		if e.IsDir() { // d_type: a link to a directory is not one, nor followed
+			walkNames(path, out)
 		}
 	}
 }

@@ -775,8 +775,11 @@ func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
 		t.Skip("the sandbox cannot run here")
 	}
 	work, tmp := t.TempDir(), t.TempDir()
+	// The command's /tmp is its own (SPEC G16): the link leads, inside,
+	// to where nothing of the host's is, so it may fail or make its own
+	// private directory; either way nothing reaches the host.
 	cmd := exec.Command(binary(t), "exec", "--", "sh", "-c",
-		"ln -s "+tmp+" sub && mkdir -p sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit")
+		"ln -s "+tmp+" sub && mkdir -p "+tmp+" sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit")
 	cmd.Dir = work
 	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -784,6 +787,9 @@ func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "sub", ".git")); err == nil {
 		t.Error("sub/.git was left in the workspace (through the link)")
+	}
+	if _, err := os.Stat(filepath.Join(tmp, ".git")); err == nil {
+		t.Error("the .git reached the host's temporary directory")
 	}
 }
 

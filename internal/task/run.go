@@ -98,8 +98,13 @@ type Prepared struct {
 	// (Options.KeepWorkdir; set it too when a run was interrupted, to
 	// resume it).
 	KeepWorkdir bool
-	file        *event.Transcript
-	queue       human.Queue
+	// TempDir holds the run's private temporary directories, what its
+	// sandboxed commands see at /tmp, /dev/shm and $TMPDIR
+	// (sandbox.Policy.TempDir): $WARDEN_HOME/tmp/RUN_ID. Cleanup removes
+	// it unless KeepWorkdir is set.
+	TempDir string
+	file    *event.Transcript
+	queue   human.Queue
 }
 
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
@@ -266,6 +271,12 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	if runID == "" {
 		runID = event.NewRunID()
 	}
+	if sp := env.Sandbox; sp != nil {
+		// The tools hold this policy: their commands share the run's
+		// private temporary directories.
+		p.TempDir = filepath.Join(homeDir(), "tmp", runID)
+		sp.TempDir = p.TempDir
+	}
 	p.TranscriptPath = opts.Transcript
 	if p.TranscriptPath == "" {
 		p.TranscriptPath = filepath.Join(homeDir(), "runs", runID+".jsonl")
@@ -338,9 +349,16 @@ func (p *Prepared) Next(ctx context.Context, history []chat.Message, input strin
 }
 
 // Cleanup removes the working directory when Prepare made it (TempWorkdir)
-// and KeepWorkdir is not set; removed says whether it did. Call it when the
-// run is over, after Close. A resumed run's directory is never removed.
+// and KeepWorkdir is not set; removed says whether it did. Unless
+// KeepWorkdir is set, it also removes the run's private temporary
+// directories (TempDir): a resume then starts with empty ones. Call it when
+// the run is over, after Close. A resumed run's directory is never removed.
 func (p *Prepared) Cleanup() (removed bool, err error) {
+	if p.TempDir != "" && !p.KeepWorkdir {
+		if err := removeAll(p.TempDir); err != nil {
+			return false, fmt.Errorf("private temporary directories: %w", err)
+		}
+	}
 	if !p.TempWorkdir || p.KeepWorkdir || p.Workdir == "" {
 		return false, nil
 	}

@@ -148,6 +148,13 @@ func (s Spec) setup() error {
 		if err := s.protect(); err != nil {
 			return err
 		}
+		if len(s.Temps) > 0 {
+			covered, err := privateTemps(s.Temps, s.Roots, s.Path, s.View)
+			if err != nil {
+				return err
+			}
+			s.covered = covered
+		}
 		for _, h := range s.Hidden {
 			if err := hide(h); err != nil && !errors.Is(err, syscall.ENOENT) {
 				return fmt.Errorf("hiding warden's state %s: %w", h, err)
@@ -528,7 +535,7 @@ func (s Spec) restrict() error {
 	if !s.MountNS {
 		w.protected = s.Protected
 	}
-	for _, root := range s.Roots {
+	for _, root := range append(s.Roots, s.covered...) {
 		if err := w.add(root); err != nil {
 			return err
 		}

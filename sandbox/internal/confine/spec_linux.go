@@ -56,6 +56,13 @@ type Spec struct {
 	NoUnix bool
 	// Contain asks only for the PID namespace, nothing else: see sandbox.Contain.
 	Contain bool
+	// Temps are the temporary directories the command gets private ones
+	// at, in order, outer ones first (needs MountNS).
+	Temps []Temp
+
+	// covered are the temporary directories the helper covered (or made
+	// inside a cover), writable for Landlock; not passed.
+	covered []string
 }
 
 // Args encodes s as helper arguments, ending with "--".
@@ -92,6 +99,10 @@ func (s Spec) Args() []string {
 	flag("pidns", s.PIDNS)
 	flag("nounix", s.NoUnix)
 	flag("contain", s.Contain)
+	for _, t := range s.Temps {
+		add("temp", t.Path)
+		add("tempsrc", t.Source)
+	}
 	return append(a, "--")
 }
 
@@ -149,6 +160,13 @@ func Parse(args []string) (Spec, []string, error) {
 			s.NoUnix = v == "1"
 		case "contain":
 			s.Contain = v == "1"
+		case "temp":
+			s.Temps = append(s.Temps, Temp{Path: v})
+		case "tempsrc":
+			if len(s.Temps) == 0 {
+				return s, nil, fmt.Errorf("bad helper argument %q: no temp before it", a)
+			}
+			s.Temps[len(s.Temps)-1].Source = v
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}

@@ -12,6 +12,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	s := Spec{
 		Mode: "workspace-write", Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
 		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", ParentMaps: true, MountNS: true,
+		Temps: []Temp{{Path: "/tmp", Source: "/h/tmp/r=1/tmp"}, {Path: "/dev/shm"}},
 	}
 	args := append(s.Args(), "prog", "--", "x=y")
 	got, argv, err := Parse(args)
@@ -27,6 +28,7 @@ func TestSpecRoundTrip(t *testing.T) {
 		{Marker, "bogus=1", "--"},
 		{Marker, "landlock=x", "--"},
 		{Marker, "noequals", "--"},
+		{Marker, "tempsrc=/x", "--"},
 	} {
 		if _, _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q): no error", bad)
@@ -37,11 +39,11 @@ func TestSpecRoundTrip(t *testing.T) {
 // FuzzSpec checks that whatever Spec encodes, Parse decodes to the same
 // Spec and the same command, whatever the strings hold.
 func FuzzSpec(f *testing.F) {
-	f.Add("workspace-write", "/bin/true", "/work", "/work/.git", "user:[1]", "1000:1000", 7, true, "--")
-	f.Add("", "", "", "", "", "", 0, false, "")
-	f.Fuzz(func(t *testing.T, mode, path, root, protected, userns, idmap string, landlock int, network bool, arg string) {
+	f.Add("workspace-write", "/bin/true", "/work", "/work/.git", "user:[1]", "1000:1000", 7, true, "--", "/tmp", "/h/tmp/r/tmp")
+	f.Add("", "", "", "", "", "", 0, false, "", "", "")
+	f.Fuzz(func(t *testing.T, mode, path, root, protected, userns, idmap string, landlock int, network bool, arg, temp, tempsrc string) {
 		s := Spec{Mode: mode, Path: path, Roots: []string{root}, Protected: []string{protected}, Network: network,
-			Landlock: landlock, UserNS: userns, IDMap: idmap}
+			Landlock: landlock, UserNS: userns, IDMap: idmap, Temps: []Temp{{Path: temp, Source: tempsrc}}}
 		got, argv, err := Parse(append(s.Args(), arg))
 		if err != nil {
 			t.Fatalf("Parse(Args(%+v)): %v", s, err)
