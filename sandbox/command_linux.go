@@ -207,6 +207,7 @@ func (p Policy) spec(found map[string]fileKey) (spec, error) {
 		}
 		s.MountNS, s.PIDNS = true, true
 		s.View = viewProbe() == nil
+		s.Dev = confine.DevMinimal
 		s.Hidden = hiddenPaths(s.Roots)
 	} else if !p.NetworkAccess && abi < 4 && !p.Unenforced {
 		return s, fmt.Errorf("sandbox: turning the network off needs user namespaces (%v) or Landlock ABI 4 (have %d): %w", nsErr, abi, ErrUnsupported)

@@ -246,6 +246,9 @@ func act(op string) string {
 		b, _ := os.ReadFile("/proc/self/cmdline")
 		return strings.ReplaceAll(string(b), "\x00", " ")
 	default:
+		if out, ok := coverAct(f); ok {
+			return out
+		}
 		return "unknown op " + f[0]
 	}
 	return outcome(err)

@@ -56,6 +56,15 @@ type Spec struct {
 	NoUnix bool
 	// Contain asks only for the PID namespace, nothing else: see sandbox.Contain.
 	Contain bool
+	// Cover asks for the covered mode of a command run outside the
+	// sandbox (see sandbox.Cover): the host's file system and network,
+	// with warden's state (Hidden, and Protected bound read-only) covered
+	// and a /dev of its own, the command in a user and mount namespace
+	// nested in the helper's, where it cannot undo the covers.
+	Cover bool
+	// Dev asks for a /dev of the helper's own (needs MountNS): DevMinimal
+	// or DevAll; empty keeps the host's.
+	Dev string
 }
 
 // Args encodes s as helper arguments, ending with "--".
@@ -92,6 +101,10 @@ func (s Spec) Args() []string {
 	flag("pidns", s.PIDNS)
 	flag("nounix", s.NoUnix)
 	flag("contain", s.Contain)
+	flag("cover", s.Cover)
+	if s.Dev != "" {
+		add("dev", s.Dev)
+	}
 	return append(a, "--")
 }
 
@@ -149,6 +162,10 @@ func Parse(args []string) (Spec, []string, error) {
 			s.NoUnix = v == "1"
 		case "contain":
 			s.Contain = v == "1"
+		case "cover":
+			s.Cover = v == "1"
+		case "dev":
+			s.Dev = v
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}

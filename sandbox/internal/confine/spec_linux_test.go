@@ -12,6 +12,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	s := Spec{
 		Mode: "workspace-write", Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
 		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", ParentMaps: true, MountNS: true,
+		Cover: true, Dev: DevAll,
 	}
 	args := append(s.Args(), "prog", "--", "x=y")
 	got, argv, err := Parse(args)
