@@ -3,12 +3,10 @@
 package confine
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -57,7 +55,7 @@ func freshDev(mode string, readOnly bool) error {
 		return fmt.Errorf("/dev: %w", err)
 	}
 	defer syscall.Close(old)
-	carried, err := carriedDevMounts(all)
+	carried, err := carriedDevMounts(old, all)
 	defer func() {
 		for _, c := range carried {
 			syscall.Close(c.fd)
@@ -134,56 +132,51 @@ func carriedNames(c []devMount) []string {
 	return out
 }
 
-// carriedFSTypes are the file systems mounted directly under /dev that a
-// fresh /dev keeps (DevAll): shared memory and message queues, nothing
-// that holds devices.
-var carriedFSTypes = map[string]bool{"tmpfs": true, "mqueue": true, "hugetlbfs": true}
+// carriedFSTypes are the file systems, by statfs(2) magic number, mounted
+// directly under /dev that a fresh /dev keeps (DevAll): shared memory and
+// message queues, nothing that holds devices.
+var carriedFSTypes = map[int64]bool{unix.TMPFS_MAGIC: true, mqueueMagic: true, unix.HUGETLBFS_MAGIC: true}
 
-// carriedDevMounts clones the mounts directly under /dev that a fresh /dev
-// keeps: /dev/shm, and with all the other mounts of carriedFSTypes. It
-// reads this namespace's mount table, in which the last mount at a path is
-// the one on top.
-func carriedDevMounts(all bool) ([]devMount, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, fmt.Errorf("reading the mount table: %w", err)
-	}
-	defer f.Close()
-	var names []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 7 {
-			continue
+// mqueueMagic is the message queue file system's (linux/magic.h).
+const mqueueMagic = 0x19800202
+
+// carriedDevMounts clones the mounts directly under the host's /dev
+// (reached through old) that a fresh /dev keeps: /dev/shm (whether a mount
+// or a directory), and with all the other mounts of carriedFSTypes.
+func carriedDevMounts(old int, all bool) ([]devMount, error) {
+	names := []string{"shm"}
+	if all {
+		var dirSt unix.Stat_t
+		if err := unix.Fstat(old, &dirSt); err != nil {
+			return nil, fmt.Errorf("/dev: %w", err)
 		}
-		name, ok := strings.CutPrefix(fields[4], "/dev/")
-		if !ok || name == "" || strings.ContainsAny(name, "/\\") {
-			continue // not directly under /dev, or escaped (an odd name)
+		dfd, err := unix.Openat(old, ".", syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, fmt.Errorf("listing /dev: %w", err)
 		}
-		fstype := ""
-		for i, fl := range fields[6:] {
-			if fl == "-" && 6+i+1 < len(fields) {
-				fstype = fields[6+i+1]
-				break
+		f := os.NewFile(uintptr(dfd), "/dev")
+		entries, err := f.Readdirnames(-1)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("listing /dev: %w", err)
+		}
+		for _, name := range entries {
+			var st unix.Stat_t
+			if name == "shm" || unix.Fstatat(old, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+				st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Dev == dirSt.Dev {
+				continue
+			}
+			var fs unix.Statfs_t
+			if err := unix.Statfs("/proc/self/fd/"+strconv.Itoa(old)+"/"+name, &fs); err == nil && carriedFSTypes[int64(fs.Type)] {
+				names = append(names, name)
 			}
 		}
-		if !carriedFSTypes[fstype] || (!all && name != "shm") {
-			continue
-		}
-		if !containsString(names, name) {
-			names = append(names, name)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading the mount table: %w", err)
 	}
 	var out []devMount
 	for _, name := range names {
-		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+		fd, err := unix.OpenTree(old, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
 		if err != nil {
-			if errors.Is(err, syscall.ENOENT) {
+			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 				continue
 			}
 			return out, fmt.Errorf("cloning /dev/%s: %w", name, err)
@@ -191,15 +184,6 @@ func carriedDevMounts(all bool) ([]devMount, error) {
 		out = append(out, devMount{name, fd})
 	}
 	return out, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // copyDevDir reproduces the host's /dev directory rel ("" for /dev
@@ -307,11 +291,9 @@ func isTerminal(rdev uint64) bool {
 // same name in the fresh /dev.
 func bindDevNode(old int, rel string) error {
 	target := "/dev/" + rel
-	fd, err := syscall.Open(target, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
+	if err := syscall.Mknod(target, syscall.S_IFREG|0o600, 0); err != nil {
 		return fmt.Errorf("%s: %w", target, err)
 	}
-	syscall.Close(fd)
 	src := "/proc/self/fd/" + strconv.Itoa(old) + "/" + rel
 	if err := syscall.Mount(src, target, "", syscall.MS_BIND, ""); err != nil {
 		return fmt.Errorf("binding %s: %w", target, err)
