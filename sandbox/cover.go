@@ -1,6 +1,12 @@
 package sandbox
 
-import "os/exec"
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"time"
+)
 
 // Cover changes cmd, not yet started, so that it runs outside the sandbox
 // — with full access: the host's file system, writable wherever its user
@@ -43,3 +49,23 @@ func Cover(cmd *exec.Cmd) error { return cover(cmd) }
 // uncoveredText says what a command run outside the sandbox can reach
 // where Cover cannot protect it.
 const uncoveredText = "a command run outside the sandbox can read and change warden's state (its keys, token, transcripts and store), open the person's terminals and read block devices"
+
+// WatchState records which of warden's state paths are missing before a
+// command runs outside the sandbox, for Sweep to move away what it
+// planted there once it has ended: Cover covers what exists, and the
+// managed configuration, when it does not exist yet, has nothing to cover
+// it with (its directory is the system's).
+//
+// Warden's home directories are made first where missing, as Cover makes
+// them to cover them, so that they are not taken for ones the command
+// made.
+func WatchState() *Watch {
+	_ = ensureState([]string{"/"}) // Cover fails if it cannot
+	w := &Watch{before: map[string]fileKey{}, start: time.Now()}
+	for _, sp := range statePaths() {
+		if _, err := os.Lstat(sp); errors.Is(err, fs.ErrNotExist) {
+			w.absent = append(w.absent, sp)
+		}
+	}
+	return w
+}

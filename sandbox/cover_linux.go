@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -42,7 +43,11 @@ func cover(cmd *exec.Cmd) error {
 		sys.Cloneflags != 0 || sys.Unshareflags != 0 {
 		return errors.New("sandbox: SysProcAttr sets Chroot, Credential, ID mappings or namespaces, which Cover sets itself")
 	}
-	s, err := coverSpec()
+	dir := cmd.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	s, err := coverSpec(dir)
 	if err != nil {
 		return err
 	}
@@ -60,17 +65,23 @@ func cover(cmd *exec.Cmd) error {
 	return nil
 }
 
-// coverSpec is what the helper of a covered command does: warden's home
-// directories hidden (made first where missing, so that a command cannot
-// plant one), the managed configuration bound read-only where it exists,
-// a /dev of its own with every device but block devices and terminals.
-func coverSpec() (spec, error) {
+// coverSpec is what the helper of a covered command that runs in dir does:
+// warden's home directories hidden (made first where missing, so that a
+// command cannot plant one) — only their secret entries where dir lies
+// inside one, as for a writable root there —, the managed configuration
+// bound read-only where it exists, a /dev of its own with every device but
+// block devices and terminals.
+func coverSpec(dir string) (spec, error) {
 	user, _ := namespaceIDs()
 	s := spec{Cover: true, Mode: string(FullAccess), UserNS: user, MountNS: true, PIDNS: true, Dev: confine.DevAll, Network: true}
 	if err := ensureState([]string{"/"}); err != nil {
 		return s, err
 	}
-	s.Hidden = hiddenPaths(nil)
+	var roots []string
+	if abs, err := filepath.Abs(dir); dir != "" && err == nil {
+		roots = []string{resolvedOr(abs)}
+	}
+	s.Hidden = hiddenPaths(roots)
 	if m := resolvedOr(wardenhome.ManagedConfig()); m != "" {
 		if fi, err := os.Lstat(m); err == nil && fi.Mode().Type()&fs.ModeSymlink == 0 {
 			s.Protected = append(s.Protected, m)

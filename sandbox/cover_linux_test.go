@@ -44,6 +44,11 @@ func coverAct(f []string) (string, bool) {
 		}
 	case "stat":
 		_, err = os.Stat(arg(1))
+	case "content": // what a file holds
+		var b []byte
+		if b, err = os.ReadFile(arg(1)); err == nil {
+			return "content:" + strings.TrimSpace(string(b)), true
+		}
 	case "umount-attached": // unmount without detaching
 		err = syscall.Unmount(arg(1), 0)
 	case "mountmove": // move the mount at arg 1 to arg 2
@@ -371,6 +376,7 @@ func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 		}
 	}()
 	elsewhere := mkdir(t, scratch(t), "elsewhere")
+	managed := os.Getenv(wardenhome.EnvManagedConfig)
 	ops := []string{
 		"write|" + filepath.Join(home, ".bashrc"),
 		"mkdir|" + filepath.Join(home, ".cache"),
@@ -381,6 +387,7 @@ func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 		"append|/dev/zero",
 		"overmount|" + elsewhere,
 		"caps",
+		"write|" + managed, // planted where there was none: swept after
 	}
 	var keep []string
 	for _, d := range []string{"/dev/kvm", "/dev/fuse", "/dev/net/tun"} {
@@ -389,6 +396,7 @@ func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 			ops = append(ops, "stat|"+d)
 		}
 	}
+	watch := WatchState()
 	got := covered(t, home, ops...)
 	for i, g := range got[:8] {
 		if g != "ok" {
@@ -399,9 +407,16 @@ func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 		t.Errorf("root lost its capabilities in its namespace: %s", got[8])
 	}
 	for i, d := range keep {
-		if got[9+i] != "ok" {
-			t.Errorf("%s: %s, want the device kept", d, got[9+i])
+		if got[10+i] != "ok" {
+			t.Errorf("%s: %s, want the device kept", d, got[10+i])
 		}
+	}
+	moved, err := watch.Sweep()
+	if err != nil || len(moved) != 1 || moved[0].Path != managed {
+		t.Errorf("Sweep = %v, %v; want the planted managed configuration moved", moved, err)
+	}
+	if _, err := os.Stat(managed); err == nil {
+		t.Errorf("%s stays planted", managed)
 	}
 	for _, f := range []string{filepath.Join(home, ".bashrc"), filepath.Join(elsewhere, "out")} {
 		if b, err := os.ReadFile(f); err != nil || string(b) != "x\n" {
@@ -552,5 +567,24 @@ func TestG16_CoverRefusesTamperedCommands(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 125 || !strings.Contains(string(out), "warden: sandbox:") {
 		t.Errorf("tampered covered command: %v, %s", err, out)
+	}
+}
+
+// TestG16_CoveredInsideStateHome: a command that runs in a directory inside
+// warden's home still starts there, and still cannot read the secrets
+// beside it.
+func TestG16_CoveredInsideStateHome(t *testing.T) {
+	requireCover(t)
+	state, _ := coveredState(t)
+	work := mkdir(t, state, "work")
+	got := covered(t, work, "write|"+filepath.Join(work, "f"), "content|"+filepath.Join(state, "token"),
+		"content|"+filepath.Join(state, "keys", "override.key"), "content|"+filepath.Join(state, "warden.db-wal"))
+	if got[0] != "ok" {
+		t.Errorf("writing in its own directory: %s", got[0])
+	}
+	for i, g := range got[1:] {
+		if g != "content:" && strings.HasPrefix(g, "content:") || strings.Contains(g, "SECRET") {
+			t.Errorf("read %d of warden's state: %s", i+1, g)
+		}
 	}
 }

@@ -89,6 +89,7 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		return exitSandbox
 	}
 	if m == sandbox.FullAccess {
+		watch = sandbox.WatchState()
 		// As under `warden run`: warden's state and the person's other
 		// terminals stay out of reach (SPEC G16), and processes the
 		// command leaves behind end with it. Where that cannot be done,

@@ -256,7 +256,7 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy,
 		return err
 	}
 	cmd.WaitDelay = pipeGrace
-	var watch *sandbox.Watch // what Sweep compares with, in workspace-write mode
+	var watch *sandbox.Watch // what Sweep compares with
 	var uncovered string     // what a command outside the sandbox could reach here
 	var err error
 	if p != nil && p.Mode != sandbox.FullAccess {
@@ -267,6 +267,8 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy,
 		watch = w
 	} else if uncovered, err = outside(cmd, t.cover, escalated); err != nil {
 		return "", err
+	} else {
+		watch = sandbox.WatchState()
 	}
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("bash: starting the shell: %w", err)
