@@ -179,6 +179,9 @@ func carriedDevMounts(old int, all bool) ([]devMount, error) {
 			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 				continue
 			}
+			if errors.Is(err, syscall.ENOSYS) {
+				break // before Linux 5.2: an empty /dev/shm of the command's own
+			}
 			return out, fmt.Errorf("cloning /dev/%s: %w", name, err)
 		}
 		out = append(out, devMount{name, fd})
