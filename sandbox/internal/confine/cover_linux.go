@@ -118,18 +118,25 @@ func identityMaps(file string) ([]syscall.SysProcIDMap, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseIdentityMap(file, string(data))
+}
+
+// ParseIdentityMap reads data, the contents of a /proc/PID/uid_map or
+// gid_map (file names it in errors), and maps every ID it lists inside the
+// namespace to itself. It refuses malformed lines and an empty map.
+func ParseIdentityMap(file, data string) ([]syscall.SysProcIDMap, error) {
 	var out []syscall.SysProcIDMap
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(data), "\n") {
 		f := strings.Fields(line)
 		if len(f) != 3 {
 			continue
 		}
-		inside, err1 := strconv.Atoi(f[0])
-		size, err2 := strconv.Atoi(f[2])
-		if err1 != nil || err2 != nil {
+		inside, err1 := strconv.ParseUint(f[0], 10, 32)
+		size, err2 := strconv.ParseUint(f[2], 10, 32)
+		if err1 != nil || err2 != nil || size == 0 || inside+size > 1<<32 {
 			return nil, fmt.Errorf("malformed %s line %q", file, line)
 		}
-		out = append(out, syscall.SysProcIDMap{ContainerID: inside, HostID: inside, Size: size})
+		out = append(out, syscall.SysProcIDMap{ContainerID: int(inside), HostID: int(inside), Size: int(size)})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s is empty", file)
