@@ -97,3 +97,29 @@ func BenchmarkStartLargeHeap(b *testing.B) {
 	}
 	runtime.KeepAlive(ballast)
 }
+
+// BenchmarkStartOutside compares the two ways of starting a command
+// outside the sandbox, /bin/true: Contain (a PID namespace only) and Cover
+// (also warden's state covered and a /dev of its own, in nested user and
+// mount namespaces).
+func BenchmarkStartOutside(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		wrap func(*exec.Cmd) error
+	}{{"contain", Contain}, {"cover", Cover}} {
+		b.Run(bc.name, func(b *testing.B) {
+			if err := bc.wrap(exec.Command("/bin/true")); err != nil {
+				b.Skip(err)
+			}
+			for b.Loop() {
+				cmd := exec.Command("/bin/true")
+				if err := bc.wrap(cmd); err != nil {
+					b.Fatal(err)
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+			}
+		})
+	}
+}

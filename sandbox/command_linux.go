@@ -207,6 +207,7 @@ func (p Policy) spec(found map[string]fileKey) (spec, error) {
 		}
 		s.MountNS, s.PIDNS = true, true
 		s.View = viewProbe() == nil
+		s.Dev = confine.DevMinimal
 		s.Hidden = hiddenPaths(s.Roots)
 		if p.Mode == WorkspaceWrite {
 			// Without a mount namespace there are none: the
@@ -304,23 +305,11 @@ func identityMap(file string) ([]syscall.SysProcIDMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	var out []syscall.SysProcIDMap
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			continue
-		}
-		inside, err1 := strconv.Atoi(f[0])
-		size, err2 := strconv.Atoi(f[2])
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("sandbox: malformed %s line %q", file, line)
-		}
-		out = append(out, syscall.SysProcIDMap{ContainerID: inside, HostID: inside, Size: size})
+	m, err := confine.ParseIdentityMap(file, string(data))
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("sandbox: %s is empty", file)
-	}
-	return out, nil
+	return m, nil
 }
 
 // containProbe reports whether this process can start commands in PID

@@ -46,3 +46,9 @@ func (p Policy) wrap(cmd *exec.Cmd, _ map[string]fileKey) error {
 func contain(cmd *exec.Cmd) error {
 	return fmt.Errorf("sandbox: PID namespaces are Linux-only: %w", ErrUnsupported)
 }
+
+// cover reports that user and mount namespaces are Linux-only; cmd is left
+// unchanged.
+func cover(cmd *exec.Cmd) error {
+	return fmt.Errorf("sandbox: user namespaces are Linux-only, so %s: %w", uncoveredText, ErrUnsupported)
+}

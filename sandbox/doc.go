@@ -23,8 +23,11 @@
 // the sandbox blocked (a write, a change of metadata, a read that needs
 // privileges, the network, a process or privileged operation), and
 // Policy.Allow names the narrowest flag that would allow it, so that the
-// caller can turn it into an approval request. Contain runs unsandboxed
-// commands in a PID namespace of their own.
+// caller can turn it into an approval request. Cover runs commands outside
+// the sandbox (full access, escalations, tasks without a sandbox) with
+// warden's state and the person's terminals out of their reach (see
+// below); Contain, where Cover cannot, runs them in a PID namespace of
+// their own.
 //
 // # Enforcement on Linux
 //
@@ -75,7 +78,12 @@
 //     ones and binds the roots under them back (see "Temporary
 //     directories");
 //  6. mounts a /proc of its PID namespace (read-only), so that ps and
-//     /proc/self agree with the command's process IDs;
+//     /proc/self agree with the command's process IDs, and a /dev of its
+//     own (read-only): the null, zero, full, random and terminal devices
+//     bound from the host's, a devpts instance of its own (/dev/ptmx
+//     leads to it) and /dev/shm — no block device (reading one reads
+//     past every cover) and no terminal of the person's, whose
+//     /dev/pts/N a command could otherwise open and draw on;
 //  7. leaves warden's controlling terminal (so the command cannot type
 //     into warden's console with TIOCSTI);
 //  8. applies Landlock with the strict configuration for the kernel's
@@ -250,6 +258,24 @@
 // the policy is Unenforced (the user explicitly accepted it: warden's
 // --sandbox-unenforced); namespaces and the other steps still apply then.
 // Commands never run silently unsandboxed.
+//
+// # Commands outside the sandbox
+//
+// Full-access commands, approved escalations and the tools of a task
+// without a sandbox run through Cover (SPEC G16): the same helper, in new
+// user, mount and PID namespaces (no network namespace), makes the /dev
+// above with every character device but terminals kept (GPUs, /dev/kvm,
+// /dev/fuse stay), covers warden's home directories and binds the managed
+// configuration read-only, leaves the controlling terminal and refuses
+// TIOCSTI, and starts the command in a user and mount namespace nested in
+// its own. The kernel copies the helper's mounts into that less privileged
+// namespace locked together (MNT_LOCKED): root there, which keeps every
+// capability over its own namespaces, can neither unmount, move nor
+// remount the covers, nor bind what lies beneath them, nor enter the
+// helper's namespaces; it has no capability in the host's (no
+// open_by_handle_at, no block device to mknod or mount). Nothing else is
+// restricted. Without user namespaces Cover returns an error: escalations
+// are then refused, and full-access commands run uncovered with a warning.
 //
 // # Limits
 //

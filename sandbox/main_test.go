@@ -249,6 +249,9 @@ func act(op string) string {
 		if fn, ok := moreActs[f[0]]; ok {
 			return fn(f[1:])
 		}
+		if out, ok := coverAct(f); ok {
+			return out
+		}
 		return "unknown op " + f[0]
 	}
 	return outcome(err)

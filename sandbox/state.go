@@ -346,9 +346,10 @@ func copyTree(src, dst string) error {
 // secretNames are the entries of warden's home that a sandboxed command
 // may not read when the home itself cannot be hidden (a writable root lies
 // inside it): the keys that authenticate overrides, the transcripts, the
-// quarantine, the server's token and the store.
+// quarantine, the server's token and the store (with SQLite's write-ahead
+// log, shared memory and journal files beside it).
 func secretNames() []string {
-	return []string{"keys", "runs", "quarantine", "token", "warden.db", "tmp"}
+	return []string{"keys", "runs", "quarantine", "token", "tmp", "warden.db", "warden.db-wal", "warden.db-shm", "warden.db-journal"}
 }
 
 // hiddenPaths returns what of warden's state the sandbox hides from reads

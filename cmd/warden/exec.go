@@ -102,12 +102,23 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		return exitSandbox
 	}
 	if m == sandbox.FullAccess {
-		// As under `warden run`, processes a full-access command leaves
-		// behind (setsid, double forks) end with it where warden may make
-		// a PID namespace (as root); elsewhere only its process group ends.
-		if err := sandbox.Contain(cmd); err != nil && !errors.Is(err, sandbox.ErrUnsupported) {
-			fmt.Fprintf(stderr, "warden: %v\n", err)
-			return exitSandbox
+		watch = sandbox.WatchState()
+		// As under `warden run`: warden's state and the person's other
+		// terminals stay out of reach (SPEC G16), and processes the
+		// command leaves behind end with it. Where that cannot be done,
+		// the command runs all the same, after a warning of what it can
+		// reach, its process tree ended where warden may make a PID
+		// namespace (as root).
+		if err := sandbox.Cover(cmd); err != nil {
+			if !errors.Is(err, sandbox.ErrUnsupported) {
+				fmt.Fprintf(stderr, "warden: %v\n", err)
+				return exitSandbox
+			}
+			fmt.Fprintf(stderr, "warden: warning: %v\n", err)
+			if err := sandbox.Contain(cmd); err != nil && !errors.Is(err, sandbox.ErrUnsupported) {
+				fmt.Fprintf(stderr, "warden: %v\n", err)
+				return exitSandbox
+			}
 		}
 	}
 	cmd.Stdin = os.Stdin

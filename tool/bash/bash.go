@@ -12,10 +12,14 @@
 // command ends, or a call that outlives its timeout or whose context is
 // cancelled kills it, every process it started ends too, including those
 // that called setsid or double-forked. A command killed by signal N is then
-// reported as "[exit status 128+N]". Unsandboxed and full-access commands
-// get a PID namespace only where warden may create one without a user
-// namespace (it runs as root); elsewhere only the command's process group
-// is killed, and processes that left it survive.
+// reported as "[exit status 128+N]". Commands that run outside the sandbox
+// (a task without one, full access, an approved escalation) run through
+// sandbox.Cover: warden's state and the person's terminals are out of their
+// reach (SPEC G16). Where user namespaces are missing, an escalation fails
+// closed with an error that says why; other such commands run with a
+// warning in their output, in a PID namespace only where warden may create
+// one without a user namespace (it runs as root), and elsewhere only the
+// command's process group is killed.
 //
 // A command that exits with a non-zero status is not an error: the model
 // receives the output followed by a line "[exit status N]", so that it can read
@@ -108,6 +112,10 @@ type shellTool struct {
 	shell    string
 	sandbox  *sandbox.Policy
 	rules    *rules.Set
+	// cover prepares a command that runs outside the sandbox:
+	// sandbox.Cover (tests replace it to play a kernel without user
+	// namespaces).
+	cover func(*exec.Cmd) error
 }
 
 // New returns a bash tool configured by opts. Besides tool.Tool it is a
@@ -116,7 +124,7 @@ func New(opts Options) tool.Tool { return newShell(opts) }
 
 // newShell returns the bash tool New returns.
 func newShell(opts Options) *shellTool {
-	t := &shellTool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules}
+	t := &shellTool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules, cover: sandbox.Cover}
 	if t.timeout <= 0 {
 		t.timeout = defaultTimeout
 	}
@@ -223,8 +231,9 @@ func (t *shellTool) Run(ctx context.Context, raw json.RawMessage) (string, error
 }
 
 // exec runs cmdline under p (nil: no sandbox) and returns its output as Run
-// describes.
-func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy) (string, error) {
+// describes. escalated says that a full-access p was approved for this
+// command alone (require_escalated, or a retry outside the sandbox).
+func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy, escalated bool) (string, error) {
 	tctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
 
@@ -247,22 +256,29 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy)
 		return err
 	}
 	cmd.WaitDelay = pipeGrace
-	var watch *sandbox.Watch // what Sweep compares with, in workspace-write mode
+	var watch *sandbox.Watch // what Sweep compares with
+	var uncovered string     // what a command outside the sandbox could reach here
+	var err error
 	if p != nil && p.Mode != sandbox.FullAccess {
 		w, err := p.WatchAndWrap(cmd)
 		if err != nil {
 			return "", &tool.Error{Type: tool.ErrPermission, Message: "cannot start the command in the sandbox: " + err.Error()}
 		}
 		watch = w
-	} else if err := sandbox.Contain(cmd); err != nil && !errors.Is(err, sandbox.ErrUnsupported) {
-		return "", fmt.Errorf("bash: %w", err)
+	} else if uncovered, err = outside(cmd, t.cover, escalated); err != nil {
+		return "", err
+	} else {
+		watch = sandbox.WatchState()
 	}
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("bash: starting the shell: %w", err)
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	output := out.String()
 	output = sweep(watch, output)
+	if uncovered != "" {
+		output = appendNote(output, uncovered)
+	}
 
 	if killed.Load() {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -290,6 +306,28 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy)
 		return appendNote(output, exitNote(exitErr)), nil
 	}
 	return output, fmt.Errorf("bash: waiting for the shell: %w", err)
+}
+
+// outside prepares cmd to run outside the sandbox (full access, an approved
+// escalation, a task without a sandbox): with warden's state and the
+// person's terminal out of its reach (cover is sandbox.Cover, SPEC G16). Where that
+// cannot be done, an escalation fails closed with an error that says why;
+// any other command runs as before (its process tree contained where
+// warden may), and the note returned says what it could reach.
+func outside(cmd *exec.Cmd, cover func(*exec.Cmd) error, escalated bool) (note string, err error) {
+	err = cover(cmd)
+	switch {
+	case err == nil:
+		return "", nil
+	case !errors.Is(err, sandbox.ErrUnsupported):
+		return "", fmt.Errorf("bash: %w", err)
+	case escalated:
+		return "", &tool.Error{Type: tool.ErrPermission, Message: "cannot run the command outside the sandbox: " + err.Error()}
+	}
+	if cerr := sandbox.Contain(cmd); cerr != nil && !errors.Is(cerr, sandbox.ErrUnsupported) {
+		return "", fmt.Errorf("bash: %w", cerr)
+	}
+	return "[warden: warning: " + err.Error() + "]", nil
 }
 
 // sweep moves away the protected paths the command created (see

@@ -36,7 +36,7 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	cmdline := *a.Cmd
 	escalated := a.SandboxPermissions == action.RequireEscalated
 	if t.sandbox == nil && t.rules == nil && !escalated {
-		return t.exec(ctx, cmdline, nil)
+		return t.exec(ctx, cmdline, nil, false)
 	}
 	mode := ""
 	if t.sandbox != nil {
@@ -60,7 +60,7 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 			policy = &full
 		}
 	}
-	out, err := t.exec(ctx, cmdline, policy)
+	out, err := t.exec(ctx, cmdline, policy, escalated)
 	if policy == nil || policy.Mode == sandbox.FullAccess {
 		return out, err
 	}
@@ -74,7 +74,9 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 		te := aerr.(*tool.Error)
 		return appendNote(out, fmt.Sprintf("[blocked by the sandbox (%s): %s; %s]", mode, policy.Explain(blocked), te.Message)), nil
 	}
-	return t.exec(ctx, cmdline, &wider)
+	// Widened to full access, the retry runs outside the sandbox: an
+	// escalation like require_escalated.
+	return t.exec(ctx, cmdline, &wider, wider.Mode == sandbox.FullAccess)
 }
 
 // ask asks for a boundary request and returns an approval error unless it

@@ -59,7 +59,11 @@ func helperMain(args []string) int {
 		return fail(ExitSetup, "no command")
 	}
 	if s.PIDNS {
-		return supervise(s.Path, argv, sigs, fail)
+		sys, err := s.commandAttr()
+		if err != nil {
+			return fail(ExitSetup, "%v", err)
+		}
+		return supervise(s.Path, argv, sigs, fail, sys)
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
 	status := ExitCannotRun
@@ -73,6 +77,9 @@ func helperMain(args []string) int {
 // capabilities, and mounts that Landlock then forbids), then Landlock, then
 // dropping the capabilities.
 func (s Spec) setup() error {
+	if s.Cover {
+		return s.setupCover()
+	}
 	if s.Contain {
 		// Full access: only the PID namespace (and a mount namespace
 		// for its /proc).
@@ -158,6 +165,11 @@ func (s Spec) setup() error {
 		for _, h := range s.Hidden {
 			if err := hide(h); err != nil && !errors.Is(err, syscall.ENOENT) {
 				return fmt.Errorf("hiding warden's state %s: %w", h, err)
+			}
+		}
+		if s.Dev != "" && !s.Probe {
+			if err := freshDev(s.Dev, s.View); err != nil {
+				return err
 			}
 		}
 	}

@@ -59,6 +59,15 @@ type Spec struct {
 	// Temps are the temporary directories the command gets private ones
 	// at, in order, outer ones first (needs MountNS).
 	Temps []Temp
+	// Cover asks for the covered mode of a command run outside the
+	// sandbox (see sandbox.Cover): the host's file system and network,
+	// with warden's state (Hidden, and Protected bound read-only) covered
+	// and a /dev of its own, the command in a user and mount namespace
+	// nested in the helper's, where it cannot undo the covers.
+	Cover bool
+	// Dev asks for a /dev of the helper's own (needs MountNS): DevMinimal
+	// or DevAll; empty keeps the host's.
+	Dev string
 
 	// covered are the temporary directories the helper covered (or made
 	// inside a cover), writable for Landlock; not passed.
@@ -102,6 +111,10 @@ func (s Spec) Args() []string {
 	for _, t := range s.Temps {
 		add("temp", t.Path)
 		add("tempsrc", t.Source)
+	}
+	flag("cover", s.Cover)
+	if s.Dev != "" {
+		add("dev", s.Dev)
 	}
 	return append(a, "--")
 }
@@ -167,6 +180,10 @@ func Parse(args []string) (Spec, []string, error) {
 				return s, nil, fmt.Errorf("bad helper argument %q: no temp before it", a)
 			}
 			s.Temps[len(s.Temps)-1].Source = v
+		case "cover":
+			s.Cover = v == "1"
+		case "dev":
+			s.Dev = v
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}

@@ -31,8 +31,9 @@ import (
 // of these that arrived before the command started (while the sandbox was
 // being set up) ends the helper with status 128+N instead of starting it.
 //
-// sigs are the signals catchSignals began catching before the setup.
-func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, string, ...any) int) int {
+// sigs are the signals catchSignals began catching before the setup; sys,
+// when not nil, is how the command is started (see Spec.commandAttr).
+func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, string, ...any) int, sys *syscall.SysProcAttr) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fail(ExitSetup, "prctl(PR_SET_DUMPABLE): %v", err)
 	}
@@ -45,6 +46,7 @@ func supervise(path string, argv []string, sigs *caughtSignals, fail func(int, s
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
+		Sys:   sys,
 	})
 	if err != nil {
 		status := ExitCannotRun
