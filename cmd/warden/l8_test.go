@@ -51,7 +51,7 @@ func TestL8_RewrittenRecordRefusedEverywhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			plain := func(args ...string) (int, string) { // runFake without the model's flags
-				code, stdout, stderr := runBinary(t, []string{"WARDEN_HOME=" + dir}, "", args...)
+				code, stdout, stderr := runBinary(t, []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, "", args...)
 				return code, stdout + stderr
 			}
 			task := secretTask(t, dir)

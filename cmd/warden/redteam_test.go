@@ -690,7 +690,7 @@ prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
 }
 
 // R2 across two resumes when the transcript lies where a sandboxed command
-// may write (--transcript under /tmp, a writable root of workspace-write):
+// may write (--transcript in the workspace of workspace-write):
 // after the terminate, a later call deletes the transcript's record that
 // the result was withheld (and rewrites the tool event), and the next
 // resume must still not send the stopped result to the model.
@@ -713,9 +713,10 @@ review:
     decision: terminate
     explanation: the result holds a key
 `)
-	// The transcript outside warden's home (runFake makes dir the home),
-	// in a temporary directory.
-	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	// The transcript outside warden's home (runFake makes dir/state the
+	// home), in the workspace, where a sandboxed command may write (/tmp
+	// is private to the run's commands, G16).
+	tr := filepath.Join(work, "t.jsonl")
 	edit := "sed -i -e '/\"withheld\"/d' -e 's/\"event\":\"withheld\"/\"event\":\"info\"/' " + tr
 	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
 		callReply("c2", "bash", map[string]any{"cmd": edit}),
