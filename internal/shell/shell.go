@@ -24,7 +24,10 @@
 // What cannot be analysed makes the script Opaque, with a reason: eval of a
 // non-literal argument, a shell -c whose script is not literal, a program name
 // that is not literal ($CMD args, $(which rm) x), source or . of a file, a
-// shell reading its script from a pipe, nesting beyond a fixed depth.
+// shell reading its script from a pipe, nesting beyond a fixed depth, and
+// anything bash could read differently from the parser (SPEC G16): a
+// carriage return or NUL byte, a backslash ending the script, aliases
+// defined next to other commands (see agree.go).
 package shell
 
 import (
@@ -140,7 +143,9 @@ func Parse(src string) (*Script, error) {
 		return nil, err
 	}
 	w := &walker{s: &Script{}}
+	w.checkSource(src)
 	w.stmts(f.Stmts, ctx{src: src})
+	w.finish()
 	return w.s, nil
 }
 
@@ -159,6 +164,7 @@ func FromArgs(argv []string) *Script {
 		words[i] = word{val: a, lit: true, text: Quote(a)}
 	}
 	w.emit(words, ctx{}, nil, nil, stdin{}, joinText(words))
+	w.finish()
 	return w.s
 }
 

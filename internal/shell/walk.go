@@ -16,6 +16,7 @@ type walker struct {
 	reasons  map[string]bool
 	tooDeep  bool
 	tooLarge bool
+	aliases  bool // the script names BASH_ALIASES
 }
 
 // ctx is what a statement inherits from where it appears.
@@ -459,6 +460,7 @@ func (w *walker) script(src string, c ctx, wrapper string) {
 		w.opaque(fmt.Sprintf("cannot parse the script of %s: %v", wrapper, err))
 		return
 	}
+	w.checkSource(src)
 	w.depth++
 	cc := ctx{
 		src:       src,

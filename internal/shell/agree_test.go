@@ -1,0 +1,254 @@
+package shell_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/shell"
+)
+
+// agreeCorpus are scripts where a parser can read a script differently
+// from bash: control characters, encodings, quoting, here-documents,
+// $'…', arithmetic, substitutions, aliases, brace expansion, keywords.
+// Each is run under bash with logging stand-ins and compared with Parse
+// (TestG16_AgreesWithBash), and seeds FuzzAgreesWithBash.
+var agreeCorpus = []string{
+	// Control characters and encodings.
+	"A=1\rls rm -rf victim",
+	"ls\r",
+	"ls a\rb c",
+	"ls a\\\r\nrm b",
+	"ls 'a\rb' \"c\rd\"",
+	"ls\va b",
+	"ls\fa b",
+	"ls a\vb\fc",
+	"ls \x1b[2Jx",
+	"ls a\x00b c",
+	"ls \xff\xfe",
+	"ls caf\xc3\xa9",
+	"ls a\u00a0b",
+	"ls\u00a0rm -rf x",
+	"ls a\u2003b\u3000c",
+	"ls \x7f\x01\x02",
+	"ls a\tb\t\tc",
+	// Quoting.
+	`ls 'a b' "c d" e\ f`,
+	`ls "a\"b" 'c'\''d' "e\\f" "g\$h" "i\j"`,
+	`ls a"b"'c'd \'x\"`,
+	`ls "" '' x`,
+	`ls \a\b\c \\ \"`,
+	`ls "a
+b" 'c
+d'`,
+	"ls a\\\nb",
+	"ls a \\\nrm -rf b",
+	"ls a\\\n\\\nb c",
+	"ls a\\",
+	"ls 'a\\\nb'",
+	// Here-documents and here-strings.
+	"cat <<EOF\n$HOME x\nEOF\nls y",
+	"cat <<'EOF'\n$(rm a)\nEOF\nls y",
+	"cat <<\"EOF\"\nx\nEOF\nls y",
+	"cat <<-EOF\n\tx\n\tEOF\nls y",
+	"cat <<-EOF\n\tx\nEOF\nrm z\n\tEOF\nls y",
+	"cat <<EOF\nx\n EOF\nEOF\nls y",
+	"cat <<EOF; ls y\nx\nEOF\nrm z",
+	"cat <<E\\OF\nx\nEOF\nls y",
+	"cat <<EOF\n$(rm a)\nEOF",
+	"cat <<EOF\nx\\\nEOF\nEOF\nls y",
+	"cat <<EOF\nEOF\r\nrm z\nEOF\nls y",
+	"cat <<< 'a b'; ls x",
+	"cat <<< $(ls q); cat <<<x",
+	"cat << EOF\nx\nEOF",
+	"cat <<EOF1 <<EOF2\na\nEOF1\nb\nEOF2\nls c",
+	// $'…'.
+	`ls $'a\tb' $'\x41' $'\101' $'\u00e9' $'\U0001F600'`,
+	`ls $'a\cAb' $'\c?' $'\e' $'\'' $'\"' $'\\'`,
+	`ls $'a\0b' $'\x' $'\777' $'\u' $'\xZ'`,
+	"$'\\x6c\\x73' a",
+	"$'ls' a",
+	`ls $"a b"`,
+	// Arithmetic.
+	"echo $((1+2)); ls $((3*4))",
+	"(( x = 1 )) && ls a",
+	"((ls); (rm x))",
+	"( (ls a) )",
+	"ls $(( $(ls q) + 1 ))",
+	"for ((i=0; i<2; i++)); do ls $i; done",
+	"x=$((2#101)); ls $x",
+	"let x=1; ls a",
+	// Substitutions.
+	"ls $(cat f) `rm g`",
+	"diff <(ls a) >(cat -n)",
+	"ls <(ls b)",
+	"x=$(ls a) y=`ls b` ls c",
+	"ls \"$(ls a)\" \"`ls b`\"",
+	"echo ${x:-$(ls d)} ${y:=`rm e`}",
+	"ls $( case x in x) rm a;; esac )",
+	// Aliases.
+	"alias ls='rm -rf'; ls victim",
+	"alias ls='rm -rf'\nls victim",
+	"shopt -s expand_aliases\nalias ls='rm -rf'\nls victim",
+	"shopt -s expand_aliases\nalias r='rm -'\nr rf victim",
+	"set -o posix\nalias r='rm -'\nr rf victim",
+	"POSIXLY_CORRECT=1\nalias r='rm -'\nr rf victim",
+	"shopt -s expand_aliases\nBASH_ALIASES[r]='rm -'\nr rf victim",
+	"shopt -s expand_aliases; alias r='rm -'; r rf victim",
+	"alias ll='ls -l'",
+	// Brace expansion.
+	"ls {a,b}",
+	"{ls,-l} x",
+	"{rm,\"-rf\",victim}",
+	"{rm,-rf} victim",
+	"ls {a..c} {1..3..2} x{,y}",
+	"ls '{a,b}' \\{a,b\\} {a\\,b}",
+	"ls {a,b",
+	"ls {a,'b'}c",
+	"ls {}",
+	"ls {a}",
+	"ls ${x}{a,b}",
+	"ls {$x,b}",
+	"ls a{b,c{d,e}}",
+	// Tests, case, functions, globs.
+	"[[ -n a ]] && ls a",
+	"[[ $(ls q) == x ]] || rm b",
+	"[ -n a ] && ls a",
+	"case a in a) ls x;; b) rm y;; esac",
+	"case a in a) ls x;& b) rm y;; esac",
+	"case a in a) ls x;;& a) rm y;; esac",
+	"case $(ls q) in *) ls r;; esac",
+	"f() { rm a; }; ls b",
+	"function f { rm a; }; f",
+	"ls() { rm -rf \"$@\"; }; ls victim",
+	"shopt -s extglob\nls !(a|b) @(c)",
+	"ls *.go ?x [ab]",
+	"ls @(a|b)",
+	"ls !(x)",
+	// Comments.
+	"ls a # rm b",
+	"ls a#b",
+	"ls a #rm b\nls c",
+	"# ls\nls d",
+	"ls a;#x\nrm b",
+	"ls '#' \"#\" \\#",
+	// Pipelines and keywords.
+	"ls a | cat -n |& cat",
+	"ls a |& cat",
+	"! ls a",
+	"time ls a",
+	"time -p ls a",
+	"coproc ls a",
+	"coproc c { ls a; }",
+	"ls a & rm b; wait",
+	"{ ls a; } > f; (rm b) 2>&1",
+	"if ls a; then rm b; elif cat c; then x; else y; fi",
+	"while false; do rm a; done; until true; do rm b; done",
+	"for f in a b; do ls $f; done",
+	"select x in a; do ls; done </dev/null",
+	// Assignments and arrays.
+	"A=1 ls a",
+	"A+=x ls a",
+	"a=(ls rm); ${a[1]} x",
+	"a=(x y); a+=(z); ls \"${a[@]}\"",
+	"declare -a a=(ls); ls ${a[0]}",
+	"A=1 B=2",
+	"export A=$(ls q)",
+	"local x 2>/dev/null; ls y",
+	"x=ls; $x a",
+	"A=1\\\nls b",
+	// Wrappers and embedded scripts.
+	"sudo rm -rf victim",
+	"env A=1 rm x",
+	"bash -c 'ls a; rm b'",
+	"/bin/bash -c 'ls a; rm b'",
+	"eval 'ls a; rm b'",
+	"eval ls a",
+	"command ls a",
+	"builtin echo a; ls b",
+	"exec ls a",
+	"trap 'rm x' EXIT; ls a",
+	"xargs rm < /dev/null",
+	"find . -exec rm {} \\;",
+	// Redirections.
+	"ls > f; cat < f; ls >> f 2>&1",
+	"ls >&2 2>/dev/null",
+	"ls <> f",
+	"ls &> f",
+	"ls 3>f a",
+	"2>f ls a",
+	"ls a>f",
+	"ls a\\>f",
+}
+
+// TestG16_AgreesWithBash runs every script of the corpus under the real
+// bash, with logging stand-ins for the programs, and checks that each
+// command bash ran is one Parse found, unless Parse says the script is
+// opaque.
+func TestG16_AgreesWithBash(t *testing.T) {
+	r := needBash(t)
+	for _, src := range agreeCorpus {
+		agreeWithBash(t, r, src)
+	}
+}
+
+// FuzzAgreesWithBash is TestG16_AgreesWithBash on fuzzed scripts.
+func FuzzAgreesWithBash(f *testing.F) {
+	for _, src := range agreeCorpus {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		r := needBash(t)
+		if fuzzing() && !r.owned {
+			t.Skip("fuzzing runs mutated scripts under bash only as root (as a uid that owns nothing)")
+		}
+		if len(src) > 4096 {
+			return
+		}
+		agreeWithBash(t, r, src)
+	})
+}
+
+// agreeWithBash checks one script.
+func agreeWithBash(t *testing.T, r *bashRunner, src string) {
+	t.Helper()
+	s, err := shell.Parse(src)
+	if err != nil {
+		return // refused outright: fails closed
+	}
+	if strings.IndexByte(src, 0) >= 0 {
+		// bash -c cannot even be given the script: what it would read
+		// from a file differs.
+		if !s.Opaque {
+			t.Errorf("Parse(%q) with a NUL byte is not opaque", src)
+		}
+		return
+	}
+	if s.Opaque {
+		return
+	}
+	got, err := r.run(context.Background(), src)
+	if err != nil && !errors.Is(err, errTimeout) {
+		t.Fatalf("bash -c %q: %v", src, err)
+	}
+	args := make([][]string, len(s.Commands))
+	literal := make([][]bool, len(s.Commands))
+	for i, c := range s.Commands {
+		args[i], literal[i] = c.Args, c.Literal
+	}
+	for _, argv := range got.argvs {
+		if !explained(argv, args, literal) {
+			t.Errorf("bash -c %q ran %s, which Parse did not find (it found %s; not opaque)\nbash said: %s",
+				src, quoteArgv(argv), quoteArgvs(args), got.stderr)
+		}
+	}
+}
+
+func quoteArgvs(args [][]string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = quoteArgv(a)
+	}
+	return strings.Join(q, ", ")
+}
