@@ -1,7 +1,10 @@
 package shell
 
 import (
+	"sort"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // The parser (mvdan.cc/sh) and bash do not read every script alike. Where
@@ -38,6 +41,7 @@ func (w *walker) checkSource(src string) {
 // finish applies the checks that need the whole walk.
 func (w *walker) finish() {
 	w.checkAliases()
+	w.checkArith()
 }
 
 // checkAliases makes a script that both defines aliases and runs other
@@ -76,4 +80,366 @@ func fromAlias(wrappers []string) bool {
 		}
 	}
 	return false
+}
+
+// Arithmetic runs code hidden in data. bash evaluates a variable's value
+// as an expression wherever arithmetic reads it ($((x)), ((x)), let,
+// for ((…)), [[ x -eq y ]], ${s:x}, array subscripts, declare -i), and
+// expands the command substitutions in an array subscript inside that
+// value: with x='a[$(rm -rf v)]', `echo $((x))` runs rm. A script whose
+// arithmetic reads a variable it has not itself set to a number (or a
+// command's output, or quoted text with $ or `) is opaque.
+
+// arithState is what the walk learnt about arithmetic and the variables
+// it reads.
+type arithState struct {
+	refs    map[string]string // variables arithmetic reads → where
+	numeric map[string]bool   // variables set to numbers
+	other   map[string]bool   // variables set to anything else
+	assoc   map[string]bool   // associative arrays (subscripts are not arithmetic)
+	intAttr bool              // some variable has the integer attribute
+	dynamic string            // an assignment to a name not known before it runs
+	unsafe  string            // arithmetic reads something else that can hold code
+}
+
+// numericSpecials are the parameters bash itself keeps numeric.
+var numericSpecials = map[string]bool{
+	"#": true, "?": true, "$": true, "!": true, "RANDOM": true, "SRANDOM": true,
+	"SECONDS": true, "LINENO": true, "BASHPID": true, "PPID": true, "UID": true,
+	"EUID": true, "EPOCHSECONDS": true,
+}
+
+// assigners are the builtins that set the variables their operands name.
+var assigners = map[string]bool{
+	"read": true, "mapfile": true, "readarray": true, "getopts": true, "printf": true,
+}
+
+// scanArith records the arithmetic of a parsed script and the
+// assignments of the variables it could read.
+func (w *walker) scanArith(f *syntax.File, src string) {
+	a := &w.arith
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ArithmExp:
+			w.arithExpr(x.X, src)
+		case *syntax.ArithmCmd:
+			w.arithExpr(x.X, src)
+		case *syntax.LetClause:
+			for _, e := range x.Exprs {
+				w.arithExpr(e, src)
+			}
+		case *syntax.CStyleLoop:
+			w.arithExpr(x.Init, src)
+			w.arithExpr(x.Cond, src)
+			w.arithExpr(x.Post, src)
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				if y, ok := x.X.(*syntax.Word); ok {
+					w.arithExpr(y, src)
+				}
+				if y, ok := x.Y.(*syntax.Word); ok {
+					w.arithExpr(y, src)
+				}
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil && x.Index != nil && !a.assoc[x.Param.Value] {
+				w.arithExpr(x.Index, src)
+			}
+			if x.Slice != nil {
+				w.arithExpr(x.Slice.Offset, src)
+				w.arithExpr(x.Slice.Length, src)
+			}
+			if x.Param != nil && x.Exp != nil &&
+				(x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				a.set(x.Param.Value, false)
+			}
+		case *syntax.DeclClause:
+			w.declFlags(x, src)
+		case *syntax.Assign:
+			if x.Name != nil && x.Index != nil && !a.assoc[x.Name.Value] {
+				w.arithExpr(x.Index, src)
+			}
+			if x.Name == nil || x.Naked {
+				return true
+			}
+			switch {
+			case x.Array != nil:
+				a.set(x.Name.Value, false)
+			case x.Value == nil:
+				a.set(x.Name.Value, true) // empty: 0 to arithmetic
+			default:
+				a.set(x.Name.Value, numericWord(x.Value))
+			}
+		case *syntax.ForClause:
+			if it, ok := x.Loop.(*syntax.WordIter); ok && it.Name != nil {
+				num := len(it.Items) > 0
+				for _, item := range it.Items {
+					num = num && numericWord(item)
+				}
+				a.set(it.Name.Value, num)
+			}
+		case *syntax.CallExpr:
+			w.callAssigns(x, src)
+		}
+		return true
+	})
+}
+
+func (a *arithState) set(name string, numeric bool) {
+	if a.numeric == nil {
+		a.numeric, a.other = map[string]bool{}, map[string]bool{}
+	}
+	if numeric {
+		a.numeric[name] = true
+	} else {
+		a.other[name] = true
+	}
+}
+
+func (a *arithState) ref(name, where string) {
+	if a.refs == nil {
+		a.refs = map[string]string{}
+	}
+	if _, ok := a.refs[name]; !ok {
+		a.refs[name] = where
+	}
+}
+
+// declFlags reads the options of declare, local, typeset, export and
+// readonly: -i (integer: assignments are arithmetic), -A (associative
+// arrays), -n (references to other variables), and names not known
+// before the script runs.
+func (w *walker) declFlags(d *syntax.DeclClause, src string) {
+	a := &w.arith
+	assoc := false
+	for _, arg := range d.Args {
+		if arg.Name != nil {
+			if assoc {
+				if a.assoc == nil {
+					a.assoc = map[string]bool{}
+				}
+				a.assoc[arg.Name.Value] = true
+			}
+			continue
+		}
+		if arg.Value == nil {
+			continue
+		}
+		v := convert(arg.Value, src)
+		if !v.lit {
+			a.dynamic = srcText(src, arg)
+			continue
+		}
+		if strings.HasPrefix(v.val, "-") || strings.HasPrefix(v.val, "+") {
+			if strings.ContainsRune(v.val, 'i') {
+				a.intAttr = true
+			}
+			if strings.ContainsRune(v.val, 'n') {
+				a.dynamic = srcText(src, arg)
+			}
+			if strings.ContainsRune(v.val, 'A') {
+				assoc = true
+			}
+			continue
+		}
+		// declare NAME=VALUE written as one word the parser did not split.
+		a.dynamic = srcText(src, arg)
+	}
+}
+
+// callAssigns records the variables a read, mapfile, getopts or printf
+// -v (also through builtin or command) sets.
+func (w *walker) callAssigns(x *syntax.CallExpr, src string) {
+	if len(x.Args) == 0 {
+		return
+	}
+	found := false
+	for _, arg := range x.Args {
+		if v := convert(arg, src); v.lit && assigners[Base(v.val)] {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return
+	}
+	for _, arg := range x.Args[1:] {
+		v := convert(arg, src)
+		switch {
+		case !v.lit:
+			w.arith.dynamic = v.text
+		case isName(v.val):
+			w.arith.set(v.val, false)
+		}
+	}
+}
+
+// arithExpr records what an arithmetic expression reads.
+func (w *walker) arithExpr(e syntax.ArithmExpr, src string) {
+	if e == nil {
+		return
+	}
+	a := &w.arith
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.BinaryArithm:
+			if assignOp(x.Op) {
+				if y, ok := x.X.(*syntax.Word); ok {
+					if name := y.Lit(); isName(name) {
+						a.set(name, true) // arithmetic assigns numbers
+						if x.Op != syntax.Assgn {
+							a.ref(name, srcText(src, x))
+						}
+						w.arithExpr(x.Y, src)
+						return false
+					}
+				}
+			}
+		case *syntax.Word:
+			w.arithWord(x.Parts, src, srcText(src, x))
+			return false
+		}
+		return true
+	})
+}
+
+// assignOp reports whether op assigns to its left operand.
+func assignOp(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn,
+		syntax.RemAssgn, syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn,
+		syntax.ShrAssgn, syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+		return true
+	}
+	return false
+}
+
+// arithWord records what the parts of a word in arithmetic read.
+func (w *walker) arithWord(parts []syntax.WordPart, src, where string) {
+	a := &w.arith
+	for _, p := range parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			for _, name := range arithNames(x.Value) {
+				a.ref(name, where)
+			}
+		case *syntax.SglQuoted:
+			if x.Dollar || strings.ContainsAny(x.Value, "$`[") {
+				a.unsafe = where
+				continue
+			}
+			for _, name := range arithNames(x.Value) {
+				a.ref(name, where)
+			}
+		case *syntax.DblQuoted:
+			w.arithWord(x.Parts, src, where)
+		case *syntax.ParamExp:
+			if x.Param == nil || x.Excl || x.Names != 0 {
+				a.unsafe = where
+				continue
+			}
+			if !x.Length {
+				a.ref(x.Param.Value, where)
+			}
+		case *syntax.ArithmExp:
+			// A number; its own reads are recorded where it is met.
+		default:
+			// A command's output, a process substitution, an extended
+			// glob: text from outside the script.
+			a.unsafe = where
+		}
+	}
+}
+
+// arithNames returns the variable names in arithmetic text (numbers
+// such as 0x1f or 2#101 are skipped).
+func arithNames(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			for i < len(s) && (isNameByte(s[i]) || s[i] == '#' || s[i] == '@') {
+				i++
+			}
+		case isNameByte(c):
+			j := i
+			for i < len(s) && isNameByte(s[i]) {
+				i++
+			}
+			out = append(out, s[j:i])
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// numericWord reports whether a word is an integer literal, a brace
+// sequence of integers, or one arithmetic expansion.
+func numericWord(x *syntax.Word) bool {
+	if len(x.Parts) == 1 {
+		if _, ok := x.Parts[0].(*syntax.ArithmExp); ok {
+			return true
+		}
+	}
+	v := x.Lit()
+	if v == "" {
+		return false
+	}
+	v = strings.TrimPrefix(v, "-")
+	if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
+		v = strings.ReplaceAll(strings.ReplaceAll(v[1:len(v)-1], "..", ""), "-", "")
+	}
+	return isDigits(v)
+}
+
+// checkArith makes the script opaque when its arithmetic could read code.
+func (w *walker) checkArith() {
+	a := &w.arith
+	if a.unsafe != "" {
+		w.opaque("arithmetic evaluates text that could hold commands: " + a.unsafe)
+		return
+	}
+	if len(a.refs) == 0 {
+		if a.intAttr && len(a.other) > 0 {
+			w.opaque("a variable with the integer attribute is assigned text, which bash evaluates as arithmetic")
+		}
+		return
+	}
+	if a.dynamic != "" {
+		w.opaque("arithmetic reads variables, and the script sets a variable whose name is not known before it runs: " + a.dynamic)
+		return
+	}
+	names := make([]string, 0, len(a.refs))
+	for n := range a.refs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if a.other[n] || !a.numeric[n] && !numericSpecials[n] {
+			w.opaque("arithmetic evaluates " + n + ", whose value the script does not set to a number (bash would run the commands in it): " + a.refs[n])
+			return
+		}
+	}
+	if a.intAttr && len(a.other) > 0 {
+		w.opaque("a variable with the integer attribute is assigned text, which bash evaluates as arithmetic")
+	}
 }

@@ -3,6 +3,9 @@ package shell_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +82,24 @@ d'`,
 	"for ((i=0; i<2; i++)); do ls $i; done",
 	"x=$((2#101)); ls $x",
 	"let x=1; ls a",
+	"x='a[$(rm victim)]'; ls $((x))",
+	"x='a[$(rm victim)]'; (( x )) ; ls a",
+	"x='a[$(rm victim)]'; [[ $x -eq 0 ]]; ls a",
+	"x='a[`rm victim`]'; let y=x",
+	"x='a[$(rm victim)]'; for ((i=x; i<1; i++)); do :; done",
+	"x='a[$(rm victim)]'; s=abc; ls ${s:x}",
+	"x='a[$(rm victim)]'; b=(1 2); ls ${b[x]}",
+	"x='a[$(rm victim)]'; declare -i z; z=$x",
+	"x='a[$(rm victim)]'; ls $(( $x ))",
+	"ls $(( $(echo 'a[$(rm victim)]') ))",
+	"f() { ls $(( $1 )); }; f 'a[$(rm victim)]'",
+	"read x <<< 'a[$(rm victim)]'; ls $((x))",
+	`x=1; eval "x='a[\$(rm victim)]'"; ls $((x))`,
+	"declare -n r=x; x='a[$(rm victim)]'; ls $((r))",
+	"[[ 'a[$(rm victim)]' -eq 0 ]]; ls a",
+	"i=0; while (( i < 2 )); do ls $i; i=$((i+1)); done",
+	"n=3; ls $((n*2)) ${#n}",
+	"declare -A m; m[k]=1; ls ${m[k]}",
 	// Substitutions.
 	"ls $(cat f) `rm g`",
 	"diff <(ls a) >(cat -n)",
@@ -251,4 +272,139 @@ func quoteArgvs(args [][]string) string {
 		q[i] = quoteArgv(a)
 	}
 	return strings.Join(q, ", ")
+}
+
+// TestG16_Opaque: scripts bash reads differently from the parser, or whose
+// data bash runs as code, are opaque, with a reason.
+func TestG16_Opaque(t *testing.T) {
+	tests := []struct{ src, reason string }{
+		{"A=1\rls rm -rf victim", "the script holds a carriage return"},
+		{"ls a\\\r\nrm -rf victim", "the script holds a carriage return"},
+		{"ls a\x00b", "the script holds a NUL byte"},
+		{"ls a\\", "the script ends with a backslash"},
+		{"bash -c 'ls a\rrm b'", "the script holds a carriage return"},
+		{"eval 'A=1\rls rm -rf victim'", "the script holds a carriage return"},
+		{"shopt -s expand_aliases\nalias r='rm -'\nr rf victim", "the script defines aliases and runs other commands"},
+		{"alias r='rm -'; r rf victim", "the script defines aliases and runs other commands"},
+		{"eval \"alias r='rm -'\"\nr rf victim", "the script defines aliases and runs other commands"},
+		{"shopt -s expand_aliases\nBASH_ALIASES[r]='rm -'\nr rf victim", "the script defines aliases and runs other commands"},
+		{"alias \"$X\"; ls", "the script defines aliases and runs other commands"},
+		{"x='a[$(rm victim)]'; ls $((x))", "arithmetic evaluates x"},
+		{"x='a[$(rm victim)]'; (( x ))", "arithmetic evaluates x"},
+		{"x='a[$(rm victim)]'; [[ $x -eq 0 ]]", "arithmetic evaluates x"},
+		{"x='a[$(rm victim)]'; s=abc; ls ${s:x}", "arithmetic evaluates x"},
+		{"x='a[$(rm victim)]'; b=(1 2); ls ${b[x]}", "arithmetic evaluates x"},
+		{"x=1; x+=y; ls $((x))", "arithmetic evaluates x"},
+		{"read x; ls $((x))", "arithmetic evaluates x"},
+		{"f() { ls $(( $1 )); }; f 'a[$(rm victim)]'", "arithmetic evaluates 1"},
+		{"ls $(( $(cat f) ))", "arithmetic evaluates text that could hold commands"},
+		{"[[ 'a[$(rm victim)]' -eq 0 ]]", "arithmetic evaluates text that could hold commands"},
+		{"declare -n r=x; ls $((r))", "arithmetic reads variables, and the script sets a variable whose name"},
+		{"declare -i z; z=$x", "a variable with the integer attribute"},
+		{"ls $(( ${!p} ))", "arithmetic evaluates text that could hold commands"},
+	}
+	for _, tt := range tests {
+		s, err := shell.Parse(tt.src)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.src, err)
+			continue
+		}
+		if !s.Opaque {
+			t.Errorf("Parse(%q) not opaque (commands %q)", tt.src, argvs(s))
+			continue
+		}
+		found := false
+		for _, r := range s.Reasons {
+			found = found || strings.HasPrefix(r, tt.reason)
+		}
+		if !found {
+			t.Errorf("Parse(%q) reasons %q, want one starting %q", tt.src, s.Reasons, tt.reason)
+		}
+	}
+}
+
+// TestG16_StaysAnalysable: the checks leave ordinary scripts analysable.
+func TestG16_StaysAnalysable(t *testing.T) {
+	for _, src := range []string{
+		"for ((i=0; i<3; i++)); do ls $i; done",
+		"i=0; while (( i < 2 )); do ls $i; i=$((i+1)); done",
+		"echo $((1+2)) $[3*4] $((0x1f + 2#101))",
+		"[[ $# -gt 0 ]] && ls",
+		"n=3; ls $((n*2)) ${#n}",
+		"for n in 1 2 3; do ls $((n+1)); done",
+		"for n in {1..5}; do ls $((n+1)); done",
+		"declare -A m; m[k]=1; ls ${m[k]}",
+		"a=(x y); ls ${a[0]} ${a[1]}",
+		"alias ll='ls -l'",
+		"ls {a,b} x{1..3}",
+		"printf 'a\\tb\\n' | cut -f1",
+		"cat <<EOF\nline\nEOF",
+		"git commit -m 'fix: a\\b'",
+		"ls a\\\\",
+		"x=$(ls); (( ${#x} > 0 )) && ls",
+	} {
+		s, err := shell.Parse(src)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", src, err)
+			continue
+		}
+		if s.Opaque {
+			t.Errorf("Parse(%q) opaque: %q", src, s.Reasons)
+		}
+	}
+}
+
+// TestG16_HarnessSeesTheDisagreement: the differential harness can fail:
+// bash runs rm for the carriage-return script the parser reads as ls.
+func TestG16_HarnessSeesTheDisagreement(t *testing.T) {
+	r := needBash(t)
+	src := "A=1\rls rm -rf victim"
+	got, err := r.run(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"rm", "-rf", "victim"}
+	if len(got.argvs) != 1 || !slices.Equal(got.argvs[0], want) {
+		t.Fatalf("bash ran %q, want [%q]", got.argvs, want)
+	}
+	s, err := shell.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := [][]string{s.Commands[0].Args}
+	literal := [][]bool{s.Commands[0].Literal}
+	if explained(got.argvs[0], args, literal) {
+		t.Fatalf("the parser's reading %q explains what bash ran", args)
+	}
+	if !s.Opaque {
+		t.Fatal("the script is not opaque")
+	}
+}
+
+// TestG16_HarnessIsolated: what bash runs in the harness cannot reach
+// outside it: a program named by path cannot delete a file it does not
+// own, and kill -9 -1 reaches only the namespace.
+func TestG16_HarnessIsolated(t *testing.T) {
+	r := needBash(t)
+	if !r.owned {
+		t.Skip("the harness runs scripts as a uid that owns nothing only as root")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.run(context.Background(), "/bin/rm -f "+victim+"; echo x > "+victim+"; kill -9 -1; ls done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
+		t.Fatalf("victim = %q, %v; bash said %s", b, err, got.stderr)
+	}
+	if !strings.Contains(got.stderr, "Permission denied") {
+		t.Errorf("bash said %q, want permission denied", got.stderr)
+	}
 }

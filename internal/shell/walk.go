@@ -17,6 +17,7 @@ type walker struct {
 	tooDeep  bool
 	tooLarge bool
 	aliases  bool // the script names BASH_ALIASES
+	arith    arithState
 }
 
 // ctx is what a statement inherits from where it appears.
@@ -461,6 +462,7 @@ func (w *walker) script(src string, c ctx, wrapper string) {
 		return
 	}
 	w.checkSource(src)
+	w.scanArith(f, src)
 	w.depth++
 	cc := ctx{
 		src:       src,
