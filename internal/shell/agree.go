@@ -22,7 +22,8 @@ import (
 //   - a NUL byte: the parser drops it; bash never gets it in an argument
 //     and reads a file holding it in its own way;
 //   - a backslash ending the script: the parser drops it, bash keeps it;
-//   - BASH_ALIASES, which defines aliases (see checkAliases).
+//   - BASH_ALIASES, which defines aliases (see checkAliases), and
+//     BASH_CMDS, which makes a name run another program (as hash -p).
 func (w *walker) checkSource(src string) {
 	if strings.IndexByte(src, '\r') >= 0 {
 		w.opaque("the script holds a carriage return, which bash reads as part of a word")
@@ -36,12 +37,83 @@ func (w *walker) checkSource(src string) {
 	if strings.Contains(src, "BASH_ALIASES") {
 		w.aliases = true
 	}
+	if strings.Contains(src, "BASH_CMDS") {
+		w.opaque("the script sets BASH_CMDS, which maps command names to other programs")
+	}
 }
 
 // finish applies the checks that need the whole walk.
 func (w *walker) finish() {
+	w.checkOptions()
 	w.checkAliases()
 	w.checkArith()
+}
+
+// rereadOptions are the shopt options that change how bash reads the
+// lines after the one setting them.
+var rereadOptions = []string{"interactive_comments", "expand_aliases", "posix", "compat"}
+
+// checkOptions makes the script opaque when it changes how bash reads or
+// resolves the commands after it:
+//
+//   - hash -p PATH NAME and enable -f FILE NAME make NAME run another
+//     program (hash -p /bin/rm ls; ls -rf x runs rm);
+//   - set -k (keyword) moves NAME=VALUE words out of every command's
+//     arguments (set -k; rm A=1 -rf x runs rm -rf x);
+//   - set -o posix, or shopt of interactive_comments (off: # no longer
+//     starts a comment), expand_aliases, posix or a compat level;
+//   - any of these commands with words that are not literal.
+func (w *walker) checkOptions() {
+	for i := range w.s.Commands {
+		c := &w.s.Commands[i]
+		if len(c.Args) == 0 {
+			continue
+		}
+		name := Base(c.Args[0])
+		switch name {
+		case "hash", "enable", "set", "shopt":
+		default:
+			continue
+		}
+		if !c.AllLiteral() {
+			w.opaque(name + " with words that are not literal: " + c.Text)
+			continue
+		}
+		args := c.Args[1:]
+		switch name {
+		case "hash":
+			if HasShort(c.Args, 'p', "pt") {
+				w.opaque("hash -p makes a command name run another program: " + c.Text)
+			}
+		case "enable":
+			if HasShort(c.Args, 'f', "f") {
+				w.opaque("enable -f loads a builtin from a file: " + c.Text)
+			}
+		case "set":
+			for k, a := range args {
+				if len(a) < 2 || a[0] != '-' && a[0] != '+' || a == "--" {
+					break // the positional parameters
+				}
+				if a[0] == '-' && strings.IndexByte(a[1:], 'k') >= 0 {
+					w.opaque("set -k moves NAME=VALUE words out of the commands' arguments: " + c.Text)
+				}
+				if a[len(a)-1] == 'o' && k+1 < len(args) {
+					switch args[k+1] {
+					case "keyword", "posix", "interactive-comments":
+						w.opaque("set " + a + " " + args[k+1] + " changes how bash reads the commands after it: " + c.Text)
+					}
+				}
+			}
+		case "shopt":
+			for _, a := range args {
+				for _, o := range rereadOptions {
+					if strings.HasPrefix(a, o) {
+						w.opaque("shopt " + a + " changes how bash reads the commands after it: " + c.Text)
+					}
+				}
+			}
+		}
+	}
 }
 
 // checkAliases makes a script that both defines aliases and runs other
@@ -115,11 +187,20 @@ var assigners = map[string]bool{
 }
 
 // scanArith records the arithmetic of a parsed script and the
-// assignments of the variables it could read.
+// assignments of the variables it could read; it also checks comments.
 func (w *walker) scanArith(f *syntax.File, src string) {
 	a := &w.arith
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
+		case *syntax.Comment:
+			// The parser reads a backslash ending a comment as a line
+			// continuation and the next line as part of the comment's
+			// command; bash ends the comment at the newline:
+			// `ls # \<LF>rm -rf x` is ls with arguments to one, rm to the
+			// other.
+			if strings.IndexByte(x.Text, '\n') >= 0 {
+				w.opaque("a comment ends with a backslash, which the parser reads as a line continuation and bash does not")
+			}
 		case *syntax.ArithmExp:
 			w.arithExpr(x.X, src)
 		case *syntax.ArithmCmd:

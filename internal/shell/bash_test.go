@@ -36,6 +36,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // standInMarker, in a directory, says the executables there are stand-ins.
@@ -61,8 +63,9 @@ func TestMain(m *testing.M) {
 }
 
 // standIn acts as a logging stand-in when this binary was run through a
-// link in a stand-in directory: it appends its argv to ../log, as the
-// count of words and the words, each ended by a NUL byte, in one write.
+// link in a stand-in directory: it appends the link's name and its
+// arguments to ../log, as the count of words and the words, each ended by
+// a NUL byte, in one write.
 func standIn() bool {
 	exe, err := os.Executable()
 	if err != nil {
@@ -72,10 +75,15 @@ func standIn() bool {
 	if _, err := os.Stat(filepath.Join(dir, standInMarker)); err != nil {
 		return false
 	}
+	// The program is the link run, not argv[0], which the caller
+	// chooses (exec -a NAME, hash -p PATH NAME).
 	var b bytes.Buffer
 	b.WriteString(strconv.Itoa(len(os.Args)))
 	b.WriteByte(0)
-	for _, a := range os.Args {
+	for i, a := range os.Args {
+		if i == 0 {
+			a = filepath.Base(exe)
+		}
 		b.WriteString(a)
 		b.WriteByte(0)
 	}
@@ -227,7 +235,7 @@ func (r *bashRunner) run(ctx context.Context, script string) (ran, error) {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	// The outer bash caps processes, CPU seconds and file sizes, then
 	// becomes the bash that runs the script (so the script's own bash is
@@ -327,19 +335,23 @@ func fuzzing() bool {
 	return f != nil && f.Value.String() != ""
 }
 
-// explained reports whether argv, a command bash ran, is one Parse found:
-// a command whose words are all literal and equal to argv, or one whose
-// literal words before its first non-literal one begin argv.
+// explained reports whether argv, a command bash ran (the program's name,
+// then its arguments), is one Parse found: a command whose words are all
+// literal and equal to argv, or one whose literal words before its first
+// non-literal one begin argv. Programs compare by base name.
 func explained(argv []string, args [][]string, literal [][]bool) bool {
 	for i, a := range args {
+		if len(a) == 0 || !literal[i][0] || shell.Base(a[0]) != argv[0] {
+			continue
+		}
 		k := slices.Index(literal[i], false)
 		if k < 0 {
-			if slices.Equal(a, argv) {
+			if slices.Equal(a[1:], argv[1:]) {
 				return true
 			}
 			continue
 		}
-		if k > 0 && len(argv) >= k && slices.Equal(a[:k], argv[:k]) {
+		if len(argv) >= k && slices.Equal(a[1:k], argv[1:k]) {
 			return true
 		}
 	}

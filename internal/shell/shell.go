@@ -124,7 +124,8 @@ const (
 )
 
 var parsers = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+	// Comments are kept for checkComment (agree.go).
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }}
 
 func parseFile(src string) (*syntax.File, error) {

@@ -14,12 +14,14 @@ import (
 // Attacks are scripts that, run by bash in a directory, delete its
 // subdirectory "victim", while the parser (before SPEC G16) read them as
 // something harmless: `ls` with a carriage return, a line continuation
-// only the parser sees, a partial alias expanded by bash, a brace
+// only the parser sees (after a carriage return, or ending a comment), a
+// partial alias expanded by bash, a brace
 // expansion across quotes, and arithmetic running a subscript's command
 // substitution.
 var Attacks = []string{
 	"A=1\rls rm -rf victim",
 	"ls a\\\r\nrm -rf victim",
+	"ls # \\\nrm -rf victim",
 	"shopt -s expand_aliases\nalias ls=rm\nls -rf victim",
 	"ls victim\nshopt -s expand_aliases\nalias cat='rm -rf'\ncat victim",
 	`{rm,"-rf",victim}`,
