@@ -7,8 +7,9 @@ package shell_test
 // Safety: bash runs with an empty environment (PATH = the stand-ins only),
 // in a temporary directory, under a timeout, in new user, PID, network, IPC
 // and UTS namespaces. When the tests run as root, the namespace's root is a
-// host uid that owns nothing but the temporary directory, and the number of
-// processes is capped (ulimit -u, which that uid cannot raise), so neither a
+// host uid that owns nothing but the temporary directory, and processes,
+// memory, CPU time and file sizes are capped (ulimit -u -v -t -f, which that
+// uid cannot raise), so neither a
 // program named by path (/bin/rm), nor a builtin (kill -9 -1, exec, cd,
 // redirections) nor a fork bomb can touch anything outside. Not as root, the
 // namespace's root is the caller's own uid: fixed, reviewed scripts (the
@@ -241,7 +242,7 @@ func (r *bashRunner) run(ctx context.Context, script string) (ran, error) {
 	// becomes the bash that runs the script (so the script's own bash is
 	// exactly `bash --norc --noprofile -c SCRIPT`).
 	cmd := exec.CommandContext(ctx, bashPath, "--norc", "--noprofile", "-c",
-		`ulimit -u 256 -t 4 -f 4096 && exec `+bashPath+` --norc --noprofile -c "$1"`, "bash", script)
+		`ulimit -u 256 -t 4 -f 4096 -v 1048576 && exec `+bashPath+` --norc --noprofile -c "$1"`, "bash", script)
 	cmd.Env = []string{"PATH=" + r.bin, "HOME=" + r.work, "LC_ALL=C.UTF-8"}
 	cmd.Dir = r.work
 	var stderr bytes.Buffer
