@@ -132,7 +132,15 @@ func needBash(tb testing.TB) *bashRunner {
 	if _, err := os.Stat(bashPath); err != nil {
 		missing(tb, fmt.Sprintf("no %s (%v): the differential tests against bash did not run", bashPath, err))
 	}
-	runnerOnce.Do(func() { runner, runnerErr = newBashRunner() })
+	runnerOnce.Do(func() {
+		runner, runnerErr = newBashRunner()
+		if runnerErr == nil {
+			// The namespaces bash runs in may be refused here.
+			if _, err := runner.run(context.Background(), "true"); err != nil {
+				runnerErr = err
+			}
+		}
+	})
 	if runnerErr != nil {
 		missing(tb, "cannot set up bash with stand-ins: "+runnerErr.Error())
 	}
