@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,11 +76,27 @@ func (w *walker) checkOptions() {
 		default:
 			continue
 		}
-		if !c.AllLiteral() {
+		args := c.Args[1:]
+		lits := c.Literal[1:]
+		if name == "set" {
+			// Only the options matter: set -- "$@" sets the positional
+			// parameters.
+			n := 0
+			for n < len(args) && lits[n] && len(args[n]) > 1 && (args[n][0] == '-' || args[n][0] == '+') && args[n] != "--" {
+				n++
+				if args[n-1][len(args[n-1])-1] == 'o' && n < len(args) {
+					n++ // the option name
+				}
+			}
+			if n < len(args) && !lits[n] {
+				n++ // a word that could expand to options
+			}
+			args, lits = args[:n], lits[:n]
+		}
+		if slices.Contains(lits, false) {
 			w.opaque(name + " with words that are not literal: " + c.Text)
 			continue
 		}
-		args := c.Args[1:]
 		switch name {
 		case "hash":
 			if HasShort(c.Args, 'p', "pt") {
