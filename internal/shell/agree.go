@@ -23,7 +23,7 @@ import (
 //   - a NUL byte: the parser drops it; bash never gets it in an argument
 //     and reads a file holding it in its own way;
 //   - a backslash ending the script: the parser drops it, bash keeps it;
-//   - BASH_ALIASES, which defines aliases (see checkAliases), and
+//   - BASH_ALIASES, which defines aliases (see expandAliases), and
 //     BASH_CMDS, which makes a name run another program (as hash -p).
 func (w *walker) checkSource(src string) {
 	if strings.IndexByte(src, '\r') >= 0 {
@@ -46,13 +46,13 @@ func (w *walker) checkSource(src string) {
 // finish applies the checks that need the whole walk.
 func (w *walker) finish() {
 	w.checkOptions()
-	w.checkAliases()
+	w.expandAliases()
 	w.checkArith()
 }
 
 // rereadOptions are the shopt options that change how bash reads the
 // lines after the one setting them.
-var rereadOptions = []string{"interactive_comments", "expand_aliases", "posix", "compat"}
+var rereadOptions = []string{"interactive_comments", "posix", "compat"}
 
 // checkOptions makes the script opaque when it changes how bash reads or
 // resolves the commands after it:
@@ -62,7 +62,8 @@ var rereadOptions = []string{"interactive_comments", "expand_aliases", "posix", 
 //   - set -k (keyword) moves NAME=VALUE words out of every command's
 //     arguments (set -k; rm A=1 -rf x runs rm -rf x);
 //   - set -o posix, or shopt of interactive_comments (off: # no longer
-//     starts a comment), expand_aliases, posix or a compat level;
+//     starts a comment), posix or a compat level (expand_aliases is
+//     followed: see expandAliases);
 //   - any of these commands with words that are not literal.
 func (w *walker) checkOptions() {
 	for i := range w.s.Commands {
@@ -133,42 +134,63 @@ func (w *walker) checkOptions() {
 	}
 }
 
-// checkAliases makes a script that both defines aliases and runs other
-// commands opaque: once alias expansion is on (shopt -s expand_aliases,
-// set -o posix, POSIXLY_CORRECT, or a shell other than bash), a later
-// command's first word is replaced by the alias's text, which need not be
-// a whole command (alias r='rm -'; r rf x runs rm -rf x).
-func (w *walker) checkAliases() {
-	defines := w.aliases
-	runs := false
+// expandAliases adds, after each command whose program is an alias the
+// script defines, the commands it runs with the alias expanded: once alias
+// expansion is on (shopt -s expand_aliases, set -o posix,
+// POSIXLY_CORRECT, or a shell other than bash), a command's first word is
+// replaced by the alias's text, which need not be a whole command (alias
+// r=rm; r -rf x runs rm -rf x). The expansion is added whether or not
+// expansion is on, and aliases defined later in the script count too:
+// more commands, never fewer. What cannot be followed is opaque: aliases
+// set through BASH_ALIASES, and an alias whose text ends in a blank (the
+// next word is expanded too).
+func (w *walker) expandAliases() {
+	if w.aliases {
+		w.opaque("the script sets BASH_ALIASES, which defines aliases")
+	}
+	defs := map[string]string{}
 	for i := range w.s.Commands {
 		c := &w.s.Commands[i]
-		if len(c.Args) == 0 || fromAlias(c.Wrappers) {
-			continue
-		}
-		if Base(c.Args[0]) != "alias" {
-			runs = true
+		if len(c.Args) == 0 || Base(c.Args[0]) != "alias" {
 			continue
 		}
 		for k, a := range c.Args[1:] {
-			if !c.Literal[k+1] || strings.IndexByte(a, '=') >= 0 {
-				defines = true
+			name, val, ok := strings.Cut(a, "=")
+			if !ok || !c.Literal[k+1] {
+				continue // not literal: opaque already
 			}
+			if strings.HasSuffix(val, " ") || strings.HasSuffix(val, "\t") {
+				w.opaque("alias " + name + " ends with a blank, so bash expands the word after it too")
+			}
+			defs[name] = val
 		}
 	}
-	if defines && runs {
-		w.opaque("the script defines aliases and runs other commands, whose words an alias could change")
+	if len(defs) == 0 {
+		return
 	}
-}
-
-// fromAlias reports whether a command was found in an alias's value.
-func fromAlias(wrappers []string) bool {
-	for _, wr := range wrappers {
-		if strings.HasPrefix(wr, "alias ") {
-			return true
+	for i := 0; i < len(w.s.Commands) && !w.full(); i++ {
+		c := w.s.Commands[i]
+		if len(c.Args) == 0 || !c.Literal[0] {
+			continue
 		}
+		val, ok := defs[c.Args[0]]
+		if !ok || slices.Contains(c.Wrappers, "alias "+c.Args[0]) {
+			continue // bash does not expand an alias inside itself
+		}
+		text := val
+		for k, a := range c.Args[1:] {
+			if c.Literal[k+1] {
+				a = Quote(a)
+			}
+			text += " " + a
+		}
+		n := len(w.s.Commands)
+		w.script(text, ctx{src: text, wrappers: c.Wrappers, redirs: c.Redirects, inputs: c.Inputs,
+			fn: c.Func, pipe: c.Pipeline, stage: c.Stage}, "alias "+c.Args[0])
+		// The expansion runs in the command's place: right after it.
+		added := slices.Clone(w.s.Commands[n:])
+		w.s.Commands = slices.Insert(w.s.Commands[:n], i+1, added...)
 	}
-	return false
 }
 
 // Arithmetic runs code hidden in data. bash evaluates a variable's value

@@ -331,11 +331,9 @@ func TestG16_Opaque(t *testing.T) {
 		{"ls a\\", "the script ends with a backslash"},
 		{"bash -c 'ls a\rrm b'", "the script holds a carriage return"},
 		{"eval 'A=1\rls rm -rf victim'", "the script holds a carriage return"},
-		{"shopt -s expand_aliases\nalias r='rm -'\nr rf victim", "the script defines aliases and runs other commands"},
-		{"alias r='rm -'; r rf victim", "the script defines aliases and runs other commands"},
-		{"eval \"alias r='rm -'\"\nr rf victim", "the script defines aliases and runs other commands"},
-		{"shopt -s expand_aliases\nBASH_ALIASES[r]='rm -'\nr rf victim", "the script defines aliases and runs other commands"},
-		{"alias \"$X\"; ls", "the script defines aliases and runs other commands"},
+		{"shopt -s expand_aliases\nBASH_ALIASES[r]='rm -'\nr rf victim", "the script sets BASH_ALIASES"},
+		{"alias \"$X\"; ls", "alias with a non-literal definition"},
+		{"alias r='sudo '; r rm x", "alias r ends with a blank"},
 		{"x='a[$(rm victim)]'; ls $((x))", "arithmetic evaluates x"},
 		{"x='a[$(rm victim)]'; (( x ))", "arithmetic evaluates x"},
 		{"x='a[$(rm victim)]'; [[ $x -eq 0 ]]", "arithmetic evaluates x"},
@@ -383,6 +381,38 @@ func TestG16_Opaque(t *testing.T) {
 	}
 }
 
+// TestG16_AliasesExpanded: a command whose program is an alias the script
+// defines is followed by the commands it runs with the alias expanded
+// (bash expands aliases once expand_aliases is on), even when the alias
+// is only part of a command.
+func TestG16_AliasesExpanded(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string
+	}{
+		{"shopt -s expand_aliases\nalias r=rm\nr -rf victim",
+			[]string{"shopt -s expand_aliases", "alias r=rm", "rm", "r -rf victim", "rm -rf victim"}},
+		{"alias r='rm -'; r rf 'a b'", []string{"alias r=rm -", "rm -", "r rf a b", "rm - rf a b"}},
+		{"eval \"alias r='rm -'\"\nr rf victim", []string{"eval alias r='rm -'", "alias r=rm -", "rm -", "r rf victim", "rm - rf victim"}},
+		{"alias a=b b='rm -rf'; a x", []string{"alias a=b b=rm -rf", "b", "rm -rf", "rm -rf", "a x", "b x", "rm -rf x"}},
+		{"alias a=a; a x", []string{"alias a=a", "a", "a x", "a x"}},
+		{"alias ll='ls -la'; ll src/ | x", []string{"alias ll=ls -la", "ls -la", "ll src/", "ls -la src/", "x"}},
+	}
+	for _, tt := range tests {
+		s := mustParse(t, tt.src)
+		if got := argvs(s); !slices.Equal(got, tt.want) {
+			t.Errorf("Parse(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+		if s.Opaque {
+			t.Errorf("Parse(%q) opaque: %q", tt.src, s.Reasons)
+		}
+	}
+	s := mustParse(t, "alias ll='ls -la'; ll src/ | x")
+	if c := s.Commands[3]; c.Pipeline != 1 || c.Stage != 0 || !slices.Equal(c.Wrappers, []string{"alias ll"}) {
+		t.Errorf("expansion %+v, want pipeline 1 stage 0 through alias ll", c)
+	}
+}
+
 // TestG16_StaysAnalysable: the checks leave ordinary scripts analysable.
 func TestG16_StaysAnalysable(t *testing.T) {
 	for _, src := range []string{
@@ -396,6 +426,7 @@ func TestG16_StaysAnalysable(t *testing.T) {
 		"declare -A m; m[k]=1; ls ${m[k]}",
 		"a=(x y); ls ${a[0]} ${a[1]}",
 		"alias ll='ls -l'",
+		"shopt -s expand_aliases; alias ll='ls -la'; ll src/",
 		"ls {a,b} x{1..3}",
 		"printf 'a\\tb\\n' | cut -f1",
 		"cat <<EOF\nline\nEOF",
