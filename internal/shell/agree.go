@@ -24,7 +24,10 @@ import (
 //     and reads a file holding it in its own way;
 //   - a backslash ending the script: the parser drops it, bash keeps it;
 //   - BASH_ALIASES, which defines aliases (see expandAliases), and
-//     BASH_CMDS, which makes a name run another program (as hash -p).
+//     BASH_CMDS, which makes a name run another program (as hash -p);
+//   - BASH_ENV (a file a new bash runs first), SHELLOPTS and BASHOPTS
+//     (options a new bash starts with, such as keyword), and PS4 (expanded,
+//     command substitutions included, before each command under set -x).
 func (w *walker) checkSource(src string) {
 	if strings.IndexByte(src, '\r') >= 0 {
 		w.opaque("the script holds a carriage return, which bash reads as part of a word")
@@ -41,6 +44,12 @@ func (w *walker) checkSource(src string) {
 	if strings.Contains(src, "BASH_CMDS") {
 		w.opaque("the script sets BASH_CMDS, which maps command names to other programs")
 	}
+	for _, v := range []string{"BASH_ENV", "SHELLOPTS", "BASHOPTS", "PS4"} {
+		if strings.Contains(src, v) {
+			w.opaque("the script names " + v + ", which makes bash run or read code the script does not show")
+			break
+		}
+	}
 }
 
 // finish applies the checks that need the whole walk.
@@ -50,12 +59,113 @@ func (w *walker) finish() {
 	w.checkArith()
 }
 
+// checkName makes the script opaque when a word a builtin takes as a
+// variable's name (read, printf -v, declare, test -v, a nameref's target)
+// is not literal, or holds a subscript with $ or `: bash expands the
+// subscript, running its command substitutions (printf -v 'a[$(rm x)]' y
+// runs rm).
+func (w *walker) checkName(v word, by string) {
+	if !v.lit {
+		w.opaque(by + " takes a variable name not known before the script runs: " + v.text)
+		return
+	}
+	if i := strings.IndexByte(v.val, '['); i >= 0 && strings.ContainsAny(v.val[i:], "$`") {
+		w.opaque(by + " takes a variable name whose subscript bash would expand and run: " + v.text)
+	}
+}
+
+// literalName reports whether the source text of a declare argument
+// starts with a literal NAME= (export "B=$x": only the value expands).
+func literalName(text string) bool {
+	text = strings.TrimLeft(text, `"'`)
+	i := strings.IndexByte(text, '=')
+	return i > 0 && isName(text[:i])
+}
+
+// indexAll reports whether a subscript is [@] or [*] (${!a[@]} lists
+// keys; it is not an indirection).
+func indexAll(x syntax.ArithmExpr) bool {
+	wd, ok := x.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	l := wd.Lit()
+	return l == "@" || l == "*"
+}
+
+// nameArgs returns the indexes of the words of a command that a builtin
+// takes as variable names: read NAME… (and -a NAME), printf -v NAME,
+// getopts OPTSTRING NAME, mapfile/readarray NAME, test/[ -v NAME.
+func nameArgs(args []string) []int {
+	var out []int
+	switch Base(args[0]) {
+	case "read":
+		out = optionWords(args, "adinNptu", "a", true)
+	case "printf":
+		out = optionWords(args, "v", "v", false)
+	case "mapfile", "readarray":
+		out = optionWords(args, "dnOsuCc", "", true)
+	case "getopts":
+		if ops := optionWords(args, "", "", true); len(ops) > 1 {
+			out = ops[1:2]
+		}
+	case "test", "[":
+		for i := 1; i+1 < len(args); i++ {
+			if args[i] == "-v" {
+				out = append(out, i+1)
+			}
+		}
+	}
+	return out
+}
+
+// optionWords returns the indexes of the option values of the letters in
+// names (argShort letters take a value) and, when operands, of the
+// operands.
+func optionWords(args []string, argShort, names string, operands bool) []int {
+	var out []int
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if operands {
+				for j := i + 1; j < len(args); j++ {
+					out = append(out, j)
+				}
+			}
+			return out
+		}
+		if len(a) < 2 || a[0] != '-' {
+			if operands {
+				out = append(out, i)
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			if strings.IndexByte(argShort, a[j]) < 0 {
+				continue
+			}
+			if j == len(a)-1 {
+				i++
+				if strings.IndexByte(names, a[j]) >= 0 && i < len(args) {
+					out = append(out, i)
+				}
+			} else if strings.IndexByte(names, a[j]) >= 0 {
+				out = append(out, -i) // the value is in the same word
+			}
+			break
+		}
+	}
+	return out
+}
+
 // rereadOptions are the shopt options that change how bash reads the
 // lines after the one setting them.
 var rereadOptions = []string{"interactive_comments", "posix", "compat"}
 
-// checkOptions makes the script opaque when it changes how bash reads or
-// resolves the commands after it:
+// checkOptions makes the script opaque when a builtin takes a variable
+// name bash could run code from (see checkName), when mapfile runs a
+// callback (-C), or when it changes how bash reads or resolves the
+// commands after it:
 //
 //   - hash -p PATH NAME and enable -f FILE NAME make NAME run another
 //     program (hash -p /bin/rm ls; ls -rf x runs rm);
@@ -72,6 +182,16 @@ func (w *walker) checkOptions() {
 			continue
 		}
 		name := Base(c.Args[0])
+		if c.Literal[0] {
+			for _, i := range nameArgs(c.Args) {
+				// (-vNAME: the whole word is checked.)
+				k := abs(i)
+				w.checkName(word{lit: c.Literal[k], val: c.Args[k], text: c.Args[k]}, name)
+			}
+		}
+		if (name == "mapfile" || name == "readarray") && HasShort(c.Args, 'C', "dnOsuCc") {
+			w.opaque(name + " -C runs a callback the script gives as text: " + c.Text)
+		}
 		switch name {
 		case "hash", "enable", "set", "shopt":
 		default:
@@ -262,7 +382,24 @@ func (w *walker) scanArith(f *syntax.File, src string) {
 					w.arithExpr(y, src)
 				}
 			}
+		case *syntax.UnaryTest:
+			if x.Op == syntax.TsVarSet {
+				if y, ok := x.X.(*syntax.Word); ok {
+					v := convert(y, src)
+					if t := srcText(src, y); !v.lit && !strings.ContainsAny(t, "$`") {
+						// No globbing or brace expansion inside [[ ]].
+						v = word{val: t, lit: true, text: t}
+					}
+					w.checkName(v, "[[ -v")
+				}
+			}
 		case *syntax.ParamExp:
+			if x.Excl && x.Names == 0 && x.Param != nil && !indexAll(x.Index) {
+				w.opaque("indirect expansion reads the variable a value names, and bash runs the commands in a subscript there: " + srcText(src, x))
+			}
+			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && (x.Exp.Word == nil || strings.Contains(srcText(src, x.Exp.Word), "P")) {
+				w.opaque("prompt expansion (${x@P}) runs the command substitutions in a value: " + srcText(src, x))
+			}
 			if x.Param != nil && x.Index != nil && !a.assoc[x.Param.Value] {
 				w.arithExpr(x.Index, src)
 			}
@@ -332,8 +469,11 @@ func (a *arithState) ref(name, where string) {
 // before the script runs.
 func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 	a := &w.arith
-	assoc := false
+	assoc, ref := false, false
 	for _, arg := range d.Args {
+		if ref && arg.Name != nil && !arg.Naked && arg.Value != nil {
+			w.checkName(convert(arg.Value, src), d.Variant.Value+" -n")
+		}
 		if arg.Name != nil {
 			if assoc {
 				if a.assoc == nil {
@@ -348,7 +488,10 @@ func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 		}
 		v := convert(arg.Value, src)
 		if !v.lit {
-			a.dynamic = srcText(src, arg)
+			if !literalName(srcText(src, arg.Value)) {
+				a.dynamic = srcText(src, arg)
+				w.opaque(d.Variant.Value + " of a name not known before the script runs, whose subscript bash would run: " + srcText(src, arg))
+			}
 			continue
 		}
 		if strings.HasPrefix(v.val, "-") || strings.HasPrefix(v.val, "+") {
@@ -357,6 +500,7 @@ func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 			}
 			if strings.ContainsRune(v.val, 'n') {
 				a.dynamic = srcText(src, arg)
+				ref = true
 			}
 			if strings.ContainsRune(v.val, 'A') {
 				assoc = true
@@ -365,6 +509,8 @@ func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 		}
 		// declare NAME=VALUE written as one word the parser did not split.
 		a.dynamic = srcText(src, arg)
+		name, _, _ := strings.Cut(v.val, "=")
+		w.checkName(word{val: name, lit: true, text: srcText(src, arg)}, d.Variant.Value)
 	}
 }
 
@@ -562,4 +708,11 @@ func (w *walker) checkArith() {
 	if a.intAttr && len(a.other) > 0 {
 		w.opaque("a variable with the integer attribute is assigned text, which bash evaluates as arithmetic")
 	}
+}
+
+func abs(i int) int {
+	if i < 0 {
+		return -i
+	}
+	return i
 }
