@@ -22,7 +22,6 @@ import (
 //     other (and `\<CR><LF>` is a line continuation only to the parser);
 //   - a NUL byte: the parser drops it; bash never gets it in an argument
 //     and reads a file holding it in its own way;
-//   - a backslash ending the script: the parser drops it, bash keeps it;
 //   - BASH_ALIASES, which defines aliases (see expandAliases), and
 //     BASH_CMDS, which makes a name run another program (as hash -p);
 //   - BASH_ENV (a file a new bash runs first), SHELLOPTS and BASHOPTS
@@ -34,9 +33,6 @@ func (w *walker) checkSource(src string) {
 	}
 	if strings.IndexByte(src, 0) >= 0 {
 		w.opaque("the script holds a NUL byte")
-	}
-	if n := len(src) - len(strings.TrimRight(src, `\`)); n%2 == 1 {
-		w.opaque("the script ends with a backslash, which bash keeps as a character")
 	}
 	if strings.Contains(src, "BASH_ALIASES") {
 		w.aliases = true
@@ -50,6 +46,16 @@ func (w *walker) checkSource(src string) {
 			break
 		}
 	}
+}
+
+// bashEnd returns src ending as bash reads it: a backslash ending the
+// script is a character to bash (ls a\ runs ls with "a\"), nothing to the
+// parser, so it is given to the parser escaped.
+func bashEnd(src string) string {
+	if n := len(src) - len(strings.TrimRight(src, `\`)); n%2 == 1 {
+		return src + `\`
+	}
+	return src
 }
 
 // finish applies the checks that need the whole walk.
@@ -158,10 +164,6 @@ func optionWords(args []string, argShort, names string, operands bool) []int {
 	return out
 }
 
-// rereadOptions are the shopt options that change how bash reads the
-// lines after the one setting them.
-var rereadOptions = []string{"interactive_comments", "posix", "compat"}
-
 // checkOptions makes the script opaque when a builtin takes a variable
 // name bash could run code from (see checkName), when mapfile runs a
 // callback (-C), or when it changes how bash reads or resolves the
@@ -243,11 +245,19 @@ func (w *walker) checkOptions() {
 				}
 			}
 		case "shopt":
+			// Setting posix, keyword or a compat level, or unsetting
+			// interactive_comments; shopt NAME alone only reports.
+			on, off := false, false
 			for _, a := range args {
-				for _, o := range rereadOptions {
-					if strings.HasPrefix(a, o) {
-						w.opaque("shopt " + a + " changes how bash reads the commands after it: " + c.Text)
-					}
+				if strings.HasPrefix(a, "-") {
+					on = on || strings.ContainsRune(a, 's')
+					off = off || strings.ContainsRune(a, 'u')
+				}
+			}
+			for _, a := range args {
+				if on && (strings.HasPrefix(a, "compat") || a == "posix" || a == "keyword") ||
+					off && (a == "interactive_comments" || a == "interactive-comments") {
+					w.opaque("shopt " + a + " changes how bash reads the commands after it: " + c.Text)
 				}
 			}
 		}
@@ -515,28 +525,29 @@ func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 }
 
 // callAssigns records the variables a read, mapfile, getopts or printf
-// -v (also through builtin or command) sets.
+// -v sets (also after builtin, command or another wrapper: every word
+// naming one of them starts a possible command).
 func (w *walker) callAssigns(x *syntax.CallExpr, src string) {
-	if len(x.Args) == 0 {
-		return
-	}
-	found := false
+	var args []string
+	var lits []bool
 	for _, arg := range x.Args {
-		if v := convert(arg, src); v.lit && assigners[Base(v.val)] {
-			found = true
-			break
-		}
-	}
-	if !found {
-		return
-	}
-	for _, arg := range x.Args[1:] {
 		v := convert(arg, src)
-		switch {
-		case !v.lit:
-			w.arith.dynamic = v.text
-		case isName(v.val):
-			w.arith.set(v.val, false)
+		args, lits = append(args, v.val), append(lits, v.lit)
+	}
+	for k := range args {
+		if !lits[k] || !assigners[Base(args[k])] {
+			continue
+		}
+		for _, i := range nameArgs(args[k:]) {
+			i = abs(i) + k
+			switch {
+			case !lits[i]:
+				w.arith.dynamic = args[i]
+			case isName(args[i]):
+				w.arith.set(args[i], false)
+			default:
+				w.arith.dynamic = args[i] // -vNAME, a[…]: not followed
+			}
 		}
 	}
 }
@@ -610,12 +621,80 @@ func (w *walker) arithWord(parts []syntax.WordPart, src, where string) {
 			}
 		case *syntax.ArithmExp:
 			// A number; its own reads are recorded where it is met.
+		case *syntax.CmdSubst:
+			if !numericOutput(x, src) {
+				a.unsafe = where
+			}
 		default:
 			// A command's output, a process substitution, an extended
 			// glob: text from outside the script.
 			a.unsafe = where
 		}
 	}
+}
+
+// numericOutput reports whether a command substitution prints only
+// numbers whatever it reads: its last command is date with a format of
+// numeric conversions (date +%s), or wc counting its standard input
+// (wc -l < f, … | wc -l).
+func numericOutput(cs *syntax.CmdSubst, src string) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	st := cs.Stmts[0]
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe {
+			break
+		}
+		st = b.Y
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return false
+	}
+	prog := convert(call.Args[0], src)
+	if !prog.lit {
+		return false
+	}
+	switch prog.val {
+	case "date":
+		for _, a := range call.Args[1:] {
+			if v := convert(a, src); v.lit && numericDateFormat(v.val) {
+				return true
+			}
+		}
+	case "wc":
+		for _, a := range call.Args[1:] {
+			v := convert(a, src)
+			if !v.lit || len(v.val) < 2 || v.val[0] != '-' || strings.Trim(v.val[1:], "lcwmL") != "" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// numericDateFormat reports whether f is a date format (+…) that prints
+// only digits and dashes.
+func numericDateFormat(f string) bool {
+	if len(f) < 2 || f[0] != '+' {
+		return false
+	}
+	for i := 1; i < len(f); i++ {
+		switch c := f[i]; {
+		case c == '%':
+			i++
+			if i >= len(f) || strings.IndexByte("sYmdHMSjNuwyeIlkCgGVUW", f[i]) < 0 {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // arithNames returns the variable names in arithmetic text (numbers

@@ -342,7 +342,6 @@ func TestG16_Opaque(t *testing.T) {
 		{"A=1\rls rm -rf victim", "the script holds a carriage return"},
 		{"ls a\\\r\nrm -rf victim", "the script holds a carriage return"},
 		{"ls a\x00b", "the script holds a NUL byte"},
-		{"ls a\\", "the script ends with a backslash"},
 		{"bash -c 'ls a\rrm b'", "the script holds a carriage return"},
 		{"eval 'A=1\rls rm -rf victim'", "the script holds a carriage return"},
 		{"shopt -s expand_aliases\nBASH_ALIASES[r]='rm -'\nr rf victim", "the script sets BASH_ALIASES"},
@@ -357,6 +356,9 @@ func TestG16_Opaque(t *testing.T) {
 		{"read x; ls $((x))", "arithmetic evaluates x"},
 		{"f() { ls $(( $1 )); }; f 'a[$(rm victim)]'", "arithmetic evaluates 1"},
 		{"ls $(( $(cat f) ))", "arithmetic evaluates text that could hold commands"},
+		{"ls $(( $(date +%s%Z) ))", "arithmetic evaluates text that could hold commands"},
+		{"ls $(( $(wc -l f) ))", "arithmetic evaluates text that could hold commands"},
+		{"ls $(( $(wc -l; cat f) ))", "arithmetic evaluates text that could hold commands"},
 		{"[[ 'a[$(rm victim)]' -eq 0 ]]", "arithmetic evaluates text that could hold commands"},
 		{"declare -n r=x; ls $((r))", "arithmetic reads variables, and the script sets a variable whose name"},
 		{"declare -i z; z=$x", "a variable with the integer attribute"},
@@ -391,6 +393,8 @@ func TestG16_Opaque(t *testing.T) {
 		{"shopt -u interactive_comments\nls # ; rm -rf victim", "shopt interactive_comments changes"},
 		{"set +o interactive-comments\nls # ; rm -rf victim", "set +o interactive-comments changes"},
 		{"shopt -s $o", "shopt with words that are not literal"},
+		{"shopt -s compat31; ls", "shopt compat31 changes"},
+		{"shopt -so posix; ls", "shopt posix changes"},
 		{"set -e $o", "set with words that are not literal"},
 		{"set -o $o", "set with words that are not literal"},
 	}
@@ -446,6 +450,23 @@ func TestG16_AliasesExpanded(t *testing.T) {
 	}
 }
 
+// TestG16_BackslashEndingTheScript: bash keeps a backslash that ends the
+// script as a character; so does Parse.
+func TestG16_BackslashEndingTheScript(t *testing.T) {
+	for src, want := range map[string][]string{
+		"ls a\\":                 {"ls a\\"},
+		"ls a \\":                {"ls a \\"},
+		"find . -exec ls {} ;\\": {"find . -exec ls {}", "ls {}", "\\"},
+		"ls a\\\\":               {"ls a\\"},
+		"bash -c 'ls \\'":        {"bash -c ls \\", "ls \\"},
+	} {
+		s := mustParse(t, src)
+		if got := argvs(s); !slices.Equal(got, want) || s.Opaque {
+			t.Errorf("Parse(%q) = %q (opaque %v), want %q", src, got, s.Opaque, want)
+		}
+	}
+}
+
 // TestG16_StaysAnalysable: the checks leave ordinary scripts analysable.
 func TestG16_StaysAnalysable(t *testing.T) {
 	for _, src := range []string{
@@ -466,11 +487,13 @@ func TestG16_StaysAnalysable(t *testing.T) {
 		"git commit -m 'fix: a\\b'",
 		"ls a\\\\",
 		"x=$(ls); (( ${#x} > 0 )) && ls",
+		"ls $(( $(date +%s) - $(date -d yesterday +'%s') )) $(( `wc -l < f` + $(ls | wc -lc) ))",
 		"set -euo pipefail; ls",
 		"set -x; set +e; set -- a k; ls",
 		`set -- "$@" $x; set -e -- $y; ls`,
 		"shopt -s nullglob extglob; ls",
 		"hash -r; hash ls",
+		"shopt compat31; shopt -u compat31 posix; shopt -s interactive_comments; ls",
 		"read -r line < f; printf -v out '%s' \"$line\"; read -ra parts <<< x; ls",
 		"a=(1 2); ls ${!a[@]} ${!a[*]} ${x@Q}",
 		"declare -n r=x; export A=1 \"B=$x\"; local -r c=1",

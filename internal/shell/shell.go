@@ -139,6 +139,7 @@ func parseFile(src string) (*syntax.File, error) {
 // run. A syntax error is returned as an error printing "line:col: message"
 // (a syntax.ParseError or syntax.LangError). Parse never panics.
 func Parse(src string) (*Script, error) {
+	src = bashEnd(src)
 	f, err := parseFile(src)
 	if err != nil {
 		return nil, err

@@ -456,6 +456,7 @@ func (w *walker) script(src string, c ctx, wrapper string) {
 		w.opaque("wrappers nested too deep to analyse")
 		return
 	}
+	src = bashEnd(src)
 	f, err := parseFile(src)
 	if err != nil {
 		w.opaque(fmt.Sprintf("cannot parse the script of %s: %v", wrapper, err))
