@@ -211,7 +211,7 @@ func (w *walker) checkOptions() {
 					n++ // the option name
 				}
 			}
-			if n < len(args) && !lits[n] {
+			if n < len(args) && !lits[n] && strings.IndexByte("$\"'`-+", args[n][0]) >= 0 {
 				n++ // a word that could expand to options
 			}
 			args, lits = args[:n], lits[:n]
@@ -436,13 +436,13 @@ func (w *walker) scanArith(f *syntax.File, src string) {
 			case x.Value == nil:
 				a.set(x.Name.Value, true) // empty: 0 to arithmetic
 			default:
-				a.set(x.Name.Value, numericWord(x.Value))
+				a.set(x.Name.Value, numericWord(x.Value, src))
 			}
 		case *syntax.ForClause:
 			if it, ok := x.Loop.(*syntax.WordIter); ok && it.Name != nil {
 				num := len(it.Items) > 0
 				for _, item := range it.Items {
-					num = num && numericWord(item)
+					num = num && numericWord(item, src)
 				}
 				a.set(it.Name.Value, num)
 			}
@@ -738,11 +738,20 @@ func isName(s string) bool {
 }
 
 // numericWord reports whether a word is an integer literal, a brace
-// sequence of integers, or one arithmetic expansion.
-func numericWord(x *syntax.Word) bool {
+// sequence of integers, one arithmetic expansion, or one command
+// substitution that prints only numbers (see numericOutput), quoted or
+// not.
+func numericWord(x *syntax.Word, src string) bool {
 	if len(x.Parts) == 1 {
-		if _, ok := x.Parts[0].(*syntax.ArithmExp); ok {
+		p := x.Parts[0]
+		if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			p = dq.Parts[0]
+		}
+		switch p := p.(type) {
+		case *syntax.ArithmExp:
 			return true
+		case *syntax.CmdSubst:
+			return numericOutput(p, src)
 		}
 	}
 	v := x.Lit()

@@ -397,6 +397,8 @@ func TestG16_Opaque(t *testing.T) {
 		{"shopt -so posix; ls", "shopt posix changes"},
 		{"set -e $o", "set with words that are not literal"},
 		{"set -o $o", "set with words that are not literal"},
+		{"set `cal`", "set with words that are not literal"},
+		{"set \"$x\" a", "set with words that are not literal"},
 	}
 	for _, tt := range tests {
 		s, err := shell.Parse(tt.src)
@@ -494,6 +496,8 @@ func TestG16_StaysAnalysable(t *testing.T) {
 		"shopt -s nullglob extglob; ls",
 		"hash -r; hash ls",
 		"shopt compat31; shopt -u compat31 posix; shopt -s interactive_comments; ls",
+		"n=$(ls | wc -l); let n--; t=\"$(date +%s)\"; ls $((n + t))",
+		"set SCRIPTPATH=`dirname \"$0\"`; ls",
 		"read -r line < f; printf -v out '%s' \"$line\"; read -ra parts <<< x; ls",
 		"a=(1 2); ls ${!a[@]} ${!a[*]} ${x@Q}",
 		"declare -n r=x; export A=1 \"B=$x\"; local -r c=1",
