@@ -244,7 +244,7 @@ func (r *bashRunner) run(ctx context.Context, script string) (ran, error) {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	// The outer bash caps processes, CPU seconds and file sizes, then
 	// becomes the bash that runs the script (so the script's own bash is
