@@ -25,9 +25,11 @@
 // non-literal argument, a shell -c whose script is not literal, a program name
 // that is not literal ($CMD args, $(which rm) x), source or . of a file, a
 // shell reading its script from a pipe, nesting beyond a fixed depth, and
-// anything bash could read differently from the parser (SPEC G16): a
-// carriage return or NUL byte, a backslash ending the script, aliases
-// defined next to other commands (see agree.go).
+// anything bash could read differently from the parser, or run from data
+// (SPEC G16, see agree.go): a carriage return or NUL byte, a comment ending
+// in a backslash, hash -p, set -k, arithmetic over values the script does
+// not set to numbers, variable names with subscripts. Aliases the script
+// defines are expanded where used.
 package shell
 
 import (
