@@ -148,7 +148,7 @@ func Parse(src string) (*Script, error) {
 	}
 	w := &walker{s: &Script{}}
 	w.checkSource(src)
-	w.scanArith(f, src)
+	w.scanTree(f, src)
 	w.stmts(f.Stmts, ctx{src: src})
 	w.finish()
 	return w.s, nil

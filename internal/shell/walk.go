@@ -463,7 +463,7 @@ func (w *walker) script(src string, c ctx, wrapper string) {
 		return
 	}
 	w.checkSource(src)
-	w.scanArith(f, src)
+	w.scanTree(f, src)
 	w.depth++
 	cc := ctx{
 		src:       src,
