@@ -19,7 +19,7 @@ func (w *walker) expandAliases() {
 	if w.aliases {
 		w.opaque("the script sets BASH_ALIASES, which defines aliases")
 	}
-	defs := map[string]string{}
+	var defs map[string]string
 	for i := range w.s.Commands {
 		c := &w.s.Commands[i]
 		if len(c.Args) == 0 || Base(c.Args[0]) != "alias" {
@@ -32,6 +32,9 @@ func (w *walker) expandAliases() {
 			}
 			if strings.HasSuffix(val, " ") || strings.HasSuffix(val, "\t") {
 				w.opaque("alias " + name + " ends with a blank, so bash expands the word after it too")
+			}
+			if defs == nil {
+				defs = map[string]string{}
 			}
 			defs[name] = val
 		}

@@ -43,6 +43,9 @@ var assigners = map[string]bool{
 // of the variables it could read, and checks what the tree shows of the
 // other disagreements (comments, indirections, names, prompt expansion).
 func (w *walker) scanTree(f *syntax.File, src string) {
+	if !treeMatters(src) {
+		return
+	}
 	a := &w.arith
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch x := n.(type) {
@@ -133,6 +136,16 @@ func (w *walker) scanTree(f *syntax.File, src string) {
 			}
 		case *syntax.CallExpr:
 			w.callAssigns(x, src)
+		case *syntax.Word:
+			// Plain text holds nothing the checks look for.
+			for _, p := range x.Parts {
+				switch p.(type) {
+				case *syntax.Lit, *syntax.SglQuoted:
+				default:
+					return true
+				}
+			}
+			return false
 		}
 		return true
 	})
@@ -213,6 +226,16 @@ func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 // -v sets (also after builtin, command or another wrapper: every word
 // naming one of them starts a possible command).
 func (w *walker) callAssigns(x *syntax.CallExpr, src string) {
+	found := false
+	for _, arg := range x.Args {
+		if l := arg.Lit(); l != "" && assigners[Base(l)] {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return // (a quoted 'read' is a program named read too: rare)
+	}
 	var args []string
 	var lits []bool
 	for _, arg := range x.Args {
@@ -264,6 +287,23 @@ func (w *walker) arithExpr(e syntax.ArithmExpr, src string) {
 		}
 		return true
 	})
+}
+
+// treeMatters reports whether src could hold anything scanTree looks for:
+// without # ( [ { or =, and without the builtins that assign or declare
+// variables, it holds no comment, arithmetic, subscript, parameter
+// expansion beyond $name, or assignment.
+func treeMatters(src string) bool {
+	if strings.ContainsAny(src, "#([{=") {
+		return true
+	}
+	for _, k := range []string{"let", "read", "printf", "mapfile", "getopts", "for", "select",
+		"declare", "typeset", "local", "export", "nameref"} {
+		if strings.Contains(src, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // assignOp reports whether op assigns to its left operand.
