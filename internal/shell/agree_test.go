@@ -360,6 +360,8 @@ func TestG16_Opaque(t *testing.T) {
 		{"x='a[$(rm victim)]'; b=(1 2); ls ${b[x]}", "arithmetic evaluates x"},
 		{"x=1; x+=y; ls $((x))", "arithmetic evaluates x"},
 		{"read x; ls $((x))", "arithmetic evaluates x"},
+		{"x=1; 'read' x; ls $((x))", "arithmetic evaluates x"},
+		{"x=1; \"printf\" -v x %s y; ls $((x))", "arithmetic evaluates x"},
 		{"f() { ls $(( $1 )); }; f 'a[$(rm victim)]'", "arithmetic evaluates 1"},
 		{"ls $(( $(cat f) ))", "arithmetic evaluates text that could hold commands"},
 		{"ls $(( $(date +%s%Z) ))", "arithmetic evaluates text that could hold commands"},

@@ -228,13 +228,20 @@ func (w *walker) declFlags(d *syntax.DeclClause, src string) {
 func (w *walker) callAssigns(x *syntax.CallExpr, src string) {
 	found := false
 	for _, arg := range x.Args {
-		if l := arg.Lit(); l != "" && assigners[Base(l)] {
+		l := arg.Lit()
+		if l == "" {
+			l = srcText(src, arg) // quoted: 'read' is read too
+			for name := range assigners {
+				found = found || strings.Contains(l, name)
+			}
+		}
+		if found || assigners[Base(l)] {
 			found = true
 			break
 		}
 	}
 	if !found {
-		return // (a quoted 'read' is a program named read too: rare)
+		return
 	}
 	var args []string
 	var lits []bool
