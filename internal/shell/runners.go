@@ -521,15 +521,3 @@ func (w *walker) gitConfig(ws []word) {
 	}
 }
 
-// aliasUse walks the command words ws, whose program is a shell alias the
-// script defined, as the alias's value followed by the other words.
-func (w *walker) aliasUse(idx int, val string, ws []word, c ctx) {
-	script := val
-	for _, r := range ws[1:] {
-		script += " " + r.text
-	}
-	// As in bash, an alias is not expanded again in its own value.
-	delete(w.aliases, ws[0].val)
-	w.embedded(idx, script, c, "alias "+ws[0].val)
-	w.aliases[ws[0].val] = val
-}

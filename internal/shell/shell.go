@@ -27,7 +27,12 @@
 // What cannot be analysed makes the script Opaque, with a reason: eval of a
 // non-literal argument, a shell -c whose script is not literal, a program name
 // that is not literal ($CMD args, $(which rm) x), source or . of a file, a
-// shell reading its script from a pipe, nesting beyond a fixed depth.
+// shell reading its script from a pipe, nesting beyond a fixed depth, and
+// anything bash could read differently from the parser, or run from data
+// (SPEC G16, see agree.go): a carriage return or NUL byte, a comment ending
+// in a backslash, hash -p, set -k, arithmetic over values the script does
+// not set to numbers, variable names with subscripts. Aliases the script
+// defines are expanded where used.
 package shell
 
 import (
@@ -128,7 +133,8 @@ const (
 )
 
 var parsers = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+	// Comments are kept for checkComment (agree.go).
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }}
 
 func parseFile(src string) (*syntax.File, error) {
@@ -142,12 +148,16 @@ func parseFile(src string) (*syntax.File, error) {
 // run. A syntax error is returned as an error printing "line:col: message"
 // (a syntax.ParseError or syntax.LangError). Parse never panics.
 func Parse(src string) (*Script, error) {
+	src = bashEnd(src)
 	f, err := parseFile(src)
 	if err != nil {
 		return nil, err
 	}
 	w := &walker{s: &Script{}}
+	w.checkSource(src)
+	w.scanTree(f, src)
 	w.stmts(f.Stmts, ctx{src: src})
+	w.finish()
 	return w.s, nil
 }
 
@@ -166,6 +176,7 @@ func FromArgs(argv []string) *Script {
 		words[i] = word{val: a, lit: true, text: Quote(a)}
 	}
 	w.emit(words, ctx{}, nil, nil, stdin{}, joinText(words))
+	w.finish()
 	return w.s
 }
 

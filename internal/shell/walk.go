@@ -16,9 +16,11 @@ type walker struct {
 	reasons  map[string]bool
 	tooDeep  bool
 	tooLarge bool
-	// aliases are the shell aliases and git aliases (lower-case names)
-	// the script defines so far, with their values (see wrappers.go).
-	aliases, gitAliases map[string]string
+	// gitAliases are the git aliases (lower-case names) the script
+	// defines so far, with their values (see runners.go).
+	gitAliases map[string]string
+	aliases    bool // the script names BASH_ALIASES
+	arith      arithState
 }
 
 // ctx is what a statement inherits from where it appears.
@@ -459,11 +461,14 @@ func (w *walker) script(src string, c ctx, wrapper string) {
 		w.opaque("wrappers nested too deep to analyse")
 		return
 	}
+	src = bashEnd(src)
 	f, err := parseFile(src)
 	if err != nil {
 		w.opaque(fmt.Sprintf("cannot parse the script of %s: %v", wrapper, err))
 		return
 	}
+	w.checkSource(src)
+	w.scanTree(f, src)
 	w.depth++
 	cc := ctx{
 		src:       src,

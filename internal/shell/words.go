@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -51,8 +52,11 @@ func joinText(ws []word) string {
 }
 
 // convert turns a syntax word into a word: literal when it is made only of
-// unquoted text without globs, braces or a leading ~, single-quoted text and
-// double-quoted text without expansions.
+// unquoted text, single-quoted text and double-quoted text without
+// expansions, and nothing in it that bash would expand: no unquoted glob
+// character, brace expansion, or ~ at the start or after = or :. The checks
+// look at the whole word, across its quoted parts ({rm,"-rf",x} is three
+// words to bash).
 func convert(w *syntax.Word, src string) word {
 	text := srcText(src, w)
 	// Fast path: one unquoted literal without anything special.
@@ -64,22 +68,24 @@ func convert(w *syntax.Word, src string) word {
 		}
 	}
 	var b strings.Builder
+	// shape is the word as bash's expansions see it: unquoted characters
+	// as written, each quoted or escaped stretch as one quotedMark.
+	shape := make([]byte, 0, len(text))
 	lit := true
-	for i, p := range w.Parts {
+	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if i == 0 && strings.HasPrefix(p.Value, "~") {
-				lit = false
-			}
-			if !unquoteLit(&b, p.Value) {
-				lit = false
-			}
+			shape = unquoteLit(&b, shape, p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				lit = false // $'...' escapes: not decoded, judged not literal
 			}
 			b.WriteString(p.Value)
+			shape = append(shape, quotedMark)
 		case *syntax.DblQuoted:
+			if p.Dollar {
+				lit = false // $"...": translated by the locale
+			}
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
@@ -88,6 +94,7 @@ func convert(w *syntax.Word, src string) word {
 				}
 				unquoteDouble(&b, l.Value, true)
 			}
+			shape = append(shape, quotedMark)
 		default:
 			lit = false
 		}
@@ -95,55 +102,74 @@ func convert(w *syntax.Word, src string) word {
 			break
 		}
 	}
-	if !lit {
+	if !lit || expands(shape) {
 		return word{val: text, lit: false, text: text}
 	}
 	return word{val: b.String(), lit: true, text: text}
 }
 
-// unquoteLit writes the value of unquoted text v (removing backslash escapes)
-// and reports whether it is literal: no unescaped glob character and no
-// brace expansion.
-func unquoteLit(b *strings.Builder, v string) bool {
-	lit := true
-	braceOpen := -1 // index in b of an unescaped '{', -1 if none
-	braceList := false
+// quotedMark stands for quoted or escaped text in a word's shape.
+const quotedMark = 0
+
+// unquoteLit writes the value of unquoted text v (removing backslash
+// escapes) to b and appends its shape to shape.
+func unquoteLit(b *strings.Builder, shape []byte, v string) []byte {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		switch c {
-		case '\\':
+		if c == '\\' {
 			if i+1 < len(v) {
 				i++
 				if v[i] != '\n' {
 					b.WriteByte(v[i])
+					shape = append(shape, quotedMark)
 				}
 			}
 			continue
-		case '*', '?':
-			lit = false
-		case '[':
-			if strings.IndexByte(v[i+1:], ']') >= 0 {
-				lit = false
-			}
-		case '{':
-			braceOpen, braceList = i, false
-		case ',':
-			if braceOpen >= 0 {
-				braceList = true
-			}
-		case '.':
-			if braceOpen >= 0 && i+1 < len(v) && v[i+1] == '.' {
-				braceList = true
-			}
-		case '}':
-			if braceOpen >= 0 && braceList {
-				lit = false
-			}
-			braceOpen = -1
 		}
 		b.WriteByte(c)
+		shape = append(shape, c)
 	}
-	return lit
+	return shape
+}
+
+// expands reports whether bash would expand a word of this shape into
+// something other than its text: a glob (* ? or [ with a later ]), a brace
+// expansion (a { with a later } and a , or .. between them; more than bash
+// expands, never less) or a tilde (at the start, or after = or :, as in
+// assignment-like arguments).
+func expands(shape []byte) bool {
+	open, list := -1, false
+	for i, c := range shape {
+		switch c {
+		case '*', '?':
+			return true
+		case '[':
+			if bytes.IndexByte(shape[i+1:], ']') >= 0 {
+				return true
+			}
+		case '~':
+			if i == 0 || shape[i-1] == '=' || shape[i-1] == ':' {
+				return true
+			}
+		case '{':
+			if open < 0 {
+				open = i
+			}
+		case ',':
+			if open >= 0 {
+				list = true
+			}
+		case '.':
+			if open >= 0 && i+1 < len(shape) && shape[i+1] == '.' {
+				list = true
+			}
+		case '}':
+			if open >= 0 && list {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unquoteDouble writes the value of text inside double quotes (or of an

@@ -74,10 +74,6 @@ func IsShell(name string) bool { return shells[Base(name)] }
 
 // unwrap sees through the command words[0] when it is a wrapper.
 func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in stdin) {
-	if val, ok := w.aliases[ws[0].val]; ok {
-		w.aliasUse(idx, val, ws, c)
-		return
-	}
 	name := Base(ws[0].val)
 	switch name {
 	case "sudo":
@@ -261,10 +257,7 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 				continue
 			}
 			if name, val, ok := strings.Cut(a.val, "="); ok && val != "" {
-				if w.aliases == nil {
-					w.aliases = map[string]string{}
-				}
-				w.aliases[name] = val
+				// Its uses are expanded after the walk (expandAliases).
 				w.embedded(idx, val, c, "alias "+name)
 			}
 		}
