@@ -520,4 +520,3 @@ func (w *walker) gitConfig(ws []word) {
 		w.gitAliases[name] = ops[1].val
 	}
 }
-
