@@ -393,7 +393,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	if v := eval("page kept", `String(window.wardenNoReload)`); v != "yes" {
 		t.Error("the transcript reloaded to show new events; want them appended live")
 	}
-	if got := eval("executed", `document.getElementById('ev-5').innerText`); !strings.Contains(got, `bash(cmd="make test", timeout=60)`) {
+	if got := eval("executed", `document.getElementById('ev-5').innerText`); !strings.Contains(got, `bash(cmd='make test', timeout=60)`) {
 		t.Errorf("the tool event does not show the call as executed: %q", got)
 	}
 	noHorizontalScroll("the run page")

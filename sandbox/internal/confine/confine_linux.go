@@ -73,6 +73,26 @@ func helperMain(args []string) int {
 	return fail(status, "%s: %v", s.Path, err)
 }
 
+// mapIDs maps the user and group IDs of the helper's new user namespace:
+// its own (IDMap), or root's map of every ID, which only the parent can
+// write (ParentMaps).
+func (s Spec) mapIDs() error {
+	if s.IDMap == "" && !s.ParentMaps {
+		return errors.New("no way to map the user and group IDs in the new user namespace")
+	}
+	if s.IDMap != "" {
+		if err := mapOwnIDs(s.IDMap); err != nil {
+			return fmt.Errorf("mapping the user and group IDs: %w", err)
+		}
+	}
+	if s.ParentMaps {
+		if err := askRootMaps(); err != nil {
+			return fmt.Errorf("mapping the user and group IDs: %w", err)
+		}
+	}
+	return nil
+}
+
 // setup restricts this process as s says: namespace work first (it needs
 // capabilities, and mounts that Landlock then forbids), then Landlock, then
 // dropping the capabilities.
@@ -108,18 +128,8 @@ func (s Spec) setup() error {
 		if id, _ := os.Readlink("/proc/self/ns/user"); id == "" || id == s.UserNS {
 			return errors.New("not in a new user namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 		}
-		if s.IDMap == "" && !s.ParentMaps {
-			return errors.New("no way to map the user and group IDs in the new user namespace")
-		}
-		if s.IDMap != "" {
-			if err := mapOwnIDs(s.IDMap); err != nil {
-				return fmt.Errorf("mapping the user and group IDs: %w", err)
-			}
-		}
-		if s.ParentMaps {
-			if err := askRootMaps(); err != nil {
-				return fmt.Errorf("mapping the user and group IDs: %w", err)
-			}
+		if err := s.mapIDs(); err != nil {
+			return err
 		}
 	}
 	var lo chan error // the loopback interface's bringing up, when started

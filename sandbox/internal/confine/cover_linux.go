@@ -38,18 +38,8 @@ func (s Spec) setupCover() error {
 	if os.Getpid() != 1 {
 		return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Cover?)")
 	}
-	if s.IDMap == "" && !s.ParentMaps {
-		return errors.New("no way to map the user and group IDs in the new user namespace")
-	}
-	if s.IDMap != "" {
-		if err := mapOwnIDs(s.IDMap); err != nil {
-			return fmt.Errorf("mapping the user and group IDs: %w", err)
-		}
-	}
-	if s.ParentMaps {
-		if err := askRootMaps(); err != nil {
-			return fmt.Errorf("mapping the user and group IDs: %w", err)
-		}
+	if err := s.mapIDs(); err != nil {
+		return err
 	}
 	// The mounts copied from the host's namespace are slaves here (the
 	// kernel turns shared mounts into slaves in a less privileged
