@@ -270,6 +270,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 				". Answer again with only the JSON object described above, and nothing else."})
 			continue
 		}
+		v.RequireEvidence(PersonRequests(history))
 		res.Verdict = &v
 		res.Rationale = v.Rationale
 		if v.Outcome == vocab.Allow {
@@ -364,7 +365,12 @@ func deniedMessage(v Verdict) string {
 	}
 	if v.Overruled {
 		b.WriteString(" (The reviewer answered allow, but the default outcome rule denies " + string(v.RiskLevel) +
-			" risk with user authorization " + string(v.UserAuthorization) + ".)")
+			" risk with user authorization " + string(v.UserAuthorization) + ".")
+		if v.AuthorizationLowered != "" {
+			b.WriteString(" The reviewer rated the authorization " + string(v.StatedAuthorization) + ", but " +
+				v.AuthorizationLowered + ", so it counts as unknown.")
+		}
+		b.WriteString(")")
 	}
 	b.WriteString("\n\n" + DenialInstruction)
 	return b.String()

@@ -145,7 +145,7 @@ func slow(d time.Duration) http.HandlerFunc {
 	}
 }
 
-const allowJSON = `{"outcome":"allow","risk_level":"low","user_authorization":"high","rationale":"Running the test suite is routine."}`
+const allowJSON = `{"outcome":"allow","risk_level":"low","user_authorization":"high","user_authorization_quote":"Run the tests of the project.","rationale":"Running the test suite is routine."}`
 
 func history() []chat.Message {
 	return []chat.Message{
