@@ -105,6 +105,12 @@ const maxVerdictText = 256 << 10
 // missing outcome is an error. Missing optional fields take their
 // defaults and the outcome rule is applied (see Verdict).
 func ParseVerdict(text string) (Verdict, error) {
+	return parseVerdict(text, "", false)
+}
+
+// parseVerdict is ParseVerdict that also checks the verdict's "nonce"
+// against nonce (see checkNonce).
+func parseVerdict(text, nonce string, nonceRequired bool) (Verdict, error) {
 	if len(text) > maxVerdictText {
 		return Verdict{}, fmt.Errorf("%w: an answer longer than %d bytes is not read", ErrAmbiguousVerdict, maxVerdictText)
 	}
@@ -128,6 +134,9 @@ func ParseVerdict(text string) (Verdict, error) {
 	}
 	if !hasOutcome(raw) {
 		return Verdict{}, fmt.Errorf("%w: a verdict nested in another object is no answer; answer with the verdict object itself", ErrAmbiguousVerdict)
+	}
+	if err := checkNonce(raw, nonce, nonceRequired); err != nil {
+		return Verdict{}, err
 	}
 	return verdictOf(found[0])
 }
@@ -226,6 +235,8 @@ var verdictKeys = map[string]string{
 	"rationale":         "rationale",
 	// userauthorizationquote is the evidence of an authorization.
 	"userauthorizationquote": "user_authorization_quote",
+	// nonce is the review's nonce (see VerdictTool).
+	"nonce": "nonce",
 }
 
 // checkVerdictKey returns an ErrAmbiguousVerdict error for a name that is
