@@ -67,7 +67,8 @@ type Reviewer struct {
 	// run without approval, so they must be read-only by construction.
 	Tools []tool.Tool
 	// MaxSteps bounds the rounds of tool calls (default 4); negative
-	// offers no tools.
+	// offers none of Tools (the verdict tool, VerdictTool, is always
+	// offered).
 	MaxSteps int
 	// Condense bounds the condensed transcript.
 	Condense CondenseOptions
