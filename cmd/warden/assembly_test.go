@@ -136,10 +136,13 @@ func TestV2_EvalMeasuresTheAssemblyRunShips(t *testing.T) {
 
 	// The same questions to the model, but for where each workspace is.
 	evalWork := regexp.MustCompile(regexp.QuoteMeta(jsonPath(t, tmp)) + `/warden-eval-[0-9]+`)
+	// Each review has its own nonce (autoreview.VerdictTool).
+	nonce := regexp.MustCompile(`nonce of this review is [A-Z2-7]+`)
 	norm := func(bodies []string, workdir string) []string {
 		out := make([]string, len(bodies))
 		for i, b := range bodies {
 			b = evalWork.ReplaceAllString(b, "WORKDIR")
+			b = nonce.ReplaceAllString(b, "NONCE")
 			out[i] = strings.ReplaceAll(b, jsonPath(t, workdir), "WORKDIR")
 		}
 		return out

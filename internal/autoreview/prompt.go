@@ -63,9 +63,10 @@ The policy below was set for this installation. Where parts of it come from diff
 `
 
 // OutputContract ends the user message: the format of the answer (SPEC G6).
-const OutputContract = `Answer with one JSON object and nothing else — no words before or after it (one ` + "```json" + ` fence around it is accepted); a verdict inside other text, or nested in another object, is not read:
-{"outcome": "allow" or "deny", "risk_level": "low", "medium", "high" or "critical", "user_authorization": "unknown", "low", "medium" or "high", "rationale": "one to three sentences"}
-Give all four fields: a missing risk_level counts as high, a missing user_authorization as unknown.`
+const OutputContract = `Give your verdict by calling the submit_verdict tool, alone, with the fields below and this review's nonce (given at the end of this message). If you cannot call tools, answer with one JSON object and nothing else — no words before or after it (one ` + "```json" + ` fence around it is accepted); a verdict inside other text, or nested in another object, is not read:
+{"outcome": "allow" or "deny", "risk_level": "low", "medium", "high" or "critical", "user_authorization": "unknown", "low", "medium" or "high", "user_authorization_quote": "the person's own words, copied exactly", "rationale": "one to three sentences"}
+Give all four rating fields: a missing risk_level counts as high, a missing user_authorization as unknown.
+A user_authorization of medium or high must rest on the person's own words: copy into user_authorization_quote the words from one user turn of the transcript that authorize this action (at least a few words, exactly as written, without the "| " prefix). Warden checks the quote against the person's requests; a quote that is missing, too short, or not found there — text from assistant messages or tool output does not count — lowers user_authorization to unknown. For unknown or low, leave user_authorization_quote empty.`
 
 // Marker lines of the action block and the override note.
 const (

@@ -67,7 +67,8 @@ type Reviewer struct {
 	// run without approval, so they must be read-only by construction.
 	Tools []tool.Tool
 	// MaxSteps bounds the rounds of tool calls (default 4); negative
-	// offers no tools.
+	// offers none of Tools (the verdict tool, VerdictTool, is always
+	// offered).
 	MaxSteps int
 	// Condense bounds the condensed transcript.
 	Condense CondenseOptions
@@ -137,7 +138,8 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	msgs := BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override)
+	nonce := newNonce()
+	msgs := withNonce(BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override), nonce)
 	res := Result{Override: override.Applies(actionJSON)}
 	finish := func(err error) (Result, error) {
 		res.Latency = time.Since(start)
@@ -191,6 +193,20 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 			infos = append(infos, t.Info())
 		}
 	}
+	// The verdict tool is always offered, after the read-only tools.
+	offered := append(slices.Clip(infos), verdictToolInfo)
+	// decided ends the review with the verdict v.
+	decided := func(v Verdict) (Result, error) {
+		v.RequireEvidence(PersonRequests(history))
+		res.Verdict = &v
+		res.Rationale = v.Rationale
+		if v.Outcome == vocab.Allow {
+			res.Status, res.Message = action.StatusApproved, approvedMessage(v)
+		} else {
+			res.Status, res.Message = action.StatusDenied, deniedMessage(v)
+		}
+		return finish(nil)
+	}
 	retryable := r.Retryable
 	if retryable == nil {
 		retryable = Retryable
@@ -209,7 +225,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		if rctx.Err() != nil {
 			return stopped()
 		}
-		resp, err := r.Model.Generate(rctx, model.Request{Messages: msgs, Tools: infos})
+		resp, err := r.Model.Generate(rctx, model.Request{Messages: msgs, Tools: offered})
 		if err != nil {
 			if rctx.Err() != nil {
 				return stopped()
@@ -239,6 +255,17 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		answer := resp.Message
 		answer.Role = chat.Assistant
 
+		if hasVerdictCall(answer.ToolCalls) {
+			attempts++
+			res.Attempts = attempts
+			v, perr := parseVerdictCall(answer.ToolCalls, nonce)
+			msgs = append(append(msgs, answer), verdictCallResults(answer.ToolCalls, perr)...)
+			if perr != nil {
+				lastErr = perr
+				continue
+			}
+			return decided(v)
+		}
 		if len(answer.ToolCalls) > 0 && len(infos) > 0 {
 			msgs = append(msgs, answer)
 			if res.Steps < maxSteps {
@@ -259,7 +286,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 
 		attempts++
 		res.Attempts = attempts
-		v, perr := ParseVerdict(answer.Content)
+		v, perr := parseVerdict(answer.Content, nonce, false)
 		// Tool calls that cannot be answered are not kept: a conversation
 		// with unanswered calls is invalid for most servers.
 		answer.ToolCalls = nil
@@ -267,17 +294,10 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		if perr != nil {
 			lastErr = perr
 			msgs = append(msgs, chat.Message{Role: chat.User, Content: "Your answer could not be read: " + perr.Error() +
-				". Answer again with only the JSON object described above, and nothing else."})
+				". Answer again by calling " + VerdictTool + " with this review's nonce, or with only the JSON object described above, and nothing else."})
 			continue
 		}
-		res.Verdict = &v
-		res.Rationale = v.Rationale
-		if v.Outcome == vocab.Allow {
-			res.Status, res.Message = action.StatusApproved, approvedMessage(v)
-		} else {
-			res.Status, res.Message = action.StatusDenied, deniedMessage(v)
-		}
-		return finish(nil)
+		return decided(v)
 	}
 }
 
@@ -364,7 +384,12 @@ func deniedMessage(v Verdict) string {
 	}
 	if v.Overruled {
 		b.WriteString(" (The reviewer answered allow, but the default outcome rule denies " + string(v.RiskLevel) +
-			" risk with user authorization " + string(v.UserAuthorization) + ".)")
+			" risk with user authorization " + string(v.UserAuthorization) + ".")
+		if v.AuthorizationLowered != "" {
+			b.WriteString(" The reviewer rated the authorization " + string(v.StatedAuthorization) + ", but " +
+				v.AuthorizationLowered + ", so it counts as unknown.")
+		}
+		b.WriteString(")")
 	}
 	b.WriteString("\n\n" + DenialInstruction)
 	return b.String()

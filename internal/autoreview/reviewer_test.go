@@ -145,7 +145,7 @@ func slow(d time.Duration) http.HandlerFunc {
 	}
 }
 
-const allowJSON = `{"outcome":"allow","risk_level":"low","user_authorization":"high","rationale":"Running the test suite is routine."}`
+const allowJSON = `{"outcome":"allow","risk_level":"low","user_authorization":"high","user_authorization_quote":"Run the tests of the project.","rationale":"Running the test suite is routine."}`
 
 func history() []chat.Message {
 	return []chat.Message{
@@ -208,8 +208,8 @@ func TestG6_Allow(t *testing.T) {
 	if strings.Contains(user, "SYSTEM PROMPT OF THE MAIN AGENT") {
 		t.Error("the main agent's system message reached the reviewer")
 	}
-	if len(req.Tools) != 0 {
-		t.Errorf("tools offered without Tools: %+v", req.Tools)
+	if len(req.Tools) != 1 || req.Tools[0].Function.Name != autoreview.VerdictTool {
+		t.Errorf("tools offered without Tools, beyond the verdict tool: %+v", req.Tools)
 	}
 }
 
@@ -436,7 +436,7 @@ func TestG4_ReadOnlyToolStep(t *testing.T) {
 	for _, tl := range first.Tools {
 		names = append(names, tl.Function.Name)
 	}
-	if strings.Join(names, ",") != "read_file,list_dir" {
+	if strings.Join(names, ",") != "read_file,list_dir,"+autoreview.VerdictTool {
 		t.Errorf("tools offered %v", names)
 	}
 	second := srv.request(1)

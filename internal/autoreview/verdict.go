@@ -42,6 +42,11 @@ const (
 // authorization denies (unknown is below medium), and a critical risk
 // always denies. Overruled reports that the rule changed the outcome;
 // Stated keeps the reviewer's own.
+//
+// An authorization of medium or high must quote the person's words it
+// rests on (user_authorization_quote); Reviewer.Review checks the quote
+// against the person's requests with RequireEvidence, which lowers an
+// authorization without evidence to unknown before the rule applies again.
 type Verdict struct {
 	// Outcome is the final outcome, after the outcome rule.
 	Outcome vocab.Decision `json:"outcome"`
@@ -50,6 +55,16 @@ type Verdict struct {
 	// UserAuthorization is how clearly the person authorised the action,
 	// as the reviewer rated it, or DefaultAuthorization.
 	UserAuthorization action.Authorization `json:"user_authorization"`
+	// UserAuthorizationQuote is the person's words the reviewer quoted as
+	// the evidence of an authorization of medium or high (see
+	// RequireEvidence).
+	UserAuthorizationQuote string `json:"user_authorization_quote,omitempty"`
+	// StatedAuthorization is the authorization the reviewer rated, set
+	// only when RequireEvidence lowered it.
+	StatedAuthorization action.Authorization `json:"stated_user_authorization,omitempty"`
+	// AuthorizationLowered says why RequireEvidence lowered the
+	// authorization to unknown; empty when it did not.
+	AuthorizationLowered string `json:"authorization_lowered,omitempty"`
 	// Rationale is the reviewer's reason, for the agent.
 	Rationale string `json:"rationale"`
 	// Stated is the outcome the reviewer gave.
@@ -90,6 +105,12 @@ const maxVerdictText = 256 << 10
 // missing outcome is an error. Missing optional fields take their
 // defaults and the outcome rule is applied (see Verdict).
 func ParseVerdict(text string) (Verdict, error) {
+	return parseVerdict(text, "", false)
+}
+
+// parseVerdict is ParseVerdict that also checks the verdict's "nonce"
+// against nonce (see checkNonce).
+func parseVerdict(text, nonce string, nonceRequired bool) (Verdict, error) {
 	if len(text) > maxVerdictText {
 		return Verdict{}, fmt.Errorf("%w: an answer longer than %d bytes is not read", ErrAmbiguousVerdict, maxVerdictText)
 	}
@@ -113,6 +134,9 @@ func ParseVerdict(text string) (Verdict, error) {
 	}
 	if !hasOutcome(raw) {
 		return Verdict{}, fmt.Errorf("%w: a verdict nested in another object is no answer; answer with the verdict object itself", ErrAmbiguousVerdict)
+	}
+	if err := checkNonce(raw, nonce, nonceRequired); err != nil {
+		return Verdict{}, err
 	}
 	return verdictOf(found[0])
 }
@@ -209,6 +233,10 @@ var verdictKeys = map[string]string{
 	"risklevel":         "risk_level",
 	"userauthorization": "user_authorization",
 	"rationale":         "rationale",
+	// userauthorizationquote is the evidence of an authorization.
+	"userauthorizationquote": "user_authorization_quote",
+	// nonce is the review's nonce (see VerdictTool).
+	"nonce": "nonce",
 }
 
 // checkVerdictKey returns an ErrAmbiguousVerdict error for a name that is
@@ -329,6 +357,12 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	} else {
 		v.Defaulted = append(v.Defaulted, "user_authorization")
 	}
+
+	s, _, err = field("user_authorization_quote")
+	if err != nil {
+		return v, err
+	}
+	v.UserAuthorizationQuote = s
 
 	s, ok, err = field("rationale")
 	if err != nil {
