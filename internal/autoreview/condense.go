@@ -3,6 +3,7 @@ package autoreview
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/chat"
 
@@ -223,17 +224,46 @@ func Condense(history []chat.Message, opts CondenseOptions) Condensed {
 
 // fit returns raw text as it is shown — neutralised — within limit bytes,
 // cut in the middle when it is longer, and whether it was cut. Cutting
-// first keeps the cost proportional to what is shown; neutralising can only
-// lengthen text that holds "<<<", which a second cut brings back within
+// first keeps the cost proportional to what is shown. The two sides of a
+// cut are neutralised apart, so that warden's own cut marker between them
+// stays as it is while any imitation of it in the text is escaped;
+// neutralising can lengthen text, and a second cut brings it back within
 // limit.
 func fit(raw string, limit int) (string, bool) {
-	text, cut := textcut.Middle(raw, limit)
-	text = neutralise(text)
-	if len(text) > limit {
-		text, _ = textcut.Middle(text, limit)
-		cut = true
+	if len(raw) <= limit {
+		text := neutralise(raw)
+		if len(text) <= limit {
+			return text, false
+		}
+		return cutNeutralised(text, len(raw), limit), true
 	}
-	return text, cut
+	head, tail := halves(raw, limit)
+	text := neutralise(head) + textcut.Marker(len(raw)-len(head)-len(tail)) + neutralise(tail)
+	if len(text) > limit {
+		return cutNeutralised(neutralise(head)+neutralise(tail), len(raw), limit), true
+	}
+	return text, true
+}
+
+// halves returns the head and the tail of s that textcut.Middle keeps when
+// it cuts s to limit.
+func halves(s string, limit int) (string, string) {
+	keep := max(limit-len(textcut.Marker(len(s))), 0)
+	head, start := keep-keep/2, len(s)-keep/2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[:head], s[start:]
+}
+
+// cutNeutralised cuts already neutralised text (of a raw text of rawLen
+// bytes) to limit, with a marker that counts what of it is not shown.
+func cutNeutralised(text string, rawLen, limit int) string {
+	head, tail := halves(text, limit)
+	return head + textcut.Marker(max(len(text)-len(head)-len(tail), 1)) + tail
 }
 
 // entriesOf splits history into entries. Their Text is raw until fit
@@ -255,16 +285,16 @@ func entriesOf(history []chat.Message) []Entry {
 					args = call.ArgumentsRaw
 				}
 				entries = append(entries, Entry{Number: n, Kind: KindToolCall,
-					Label: "tool call " + neutralise(oneLine(call.Function)), Text: args})
+					Label: "tool call " + safeName(call.Function), Text: args})
 			}
 		case chat.Tool:
 			label := "tool result"
 			if m.Function != "" {
-				label += " " + neutralise(oneLine(m.Function))
+				label += " " + safeName(m.Function)
 			}
 			text := m.Content
 			if m.Error != nil {
-				label += " (error: " + neutralise(oneLine(string(m.Error.Type))) + ")"
+				label += " (error: " + safeName(string(m.Error.Type)) + ")"
 				if text == "" {
 					text = m.Error.Message
 				}
