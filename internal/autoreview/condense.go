@@ -368,8 +368,11 @@ func entriesOf(history []chat.Message) []Entry {
 			text := m.Content
 			if m.Error != nil {
 				label += " (error: " + safeName(string(m.Error.Type)) + ")"
-				if text == "" {
+				switch {
+				case text == "":
 					text = m.Error.Message
+				case m.Error.Message != "" && !strings.Contains(text, m.Error.Message):
+					text += "\n" + m.Error.Message
 				}
 			}
 			entries = append(entries, Entry{Number: n, Kind: KindToolResult, Label: label, Text: text})
