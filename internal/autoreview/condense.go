@@ -431,7 +431,7 @@ func (c *Condensed) render(entries []Entry, keep []bool) {
 			shown[e.Number] = true
 		}
 	}
-	pending, seenKept, prevNum := 0, false, 0
+	pending, pendingUser, seenKept, prevNum := 0, 0, false, 0
 	flush := func() {
 		if pending == 0 {
 			return
@@ -440,18 +440,29 @@ func (c *Condensed) render(entries []Entry, keep []bool) {
 		if pending == 1 {
 			noun = "entry"
 		}
+		// Only when the person's requests do not fit their own budget even
+		// cut are some left out: the note says so.
+		switch {
+		case pendingUser == 1 && pending == 1:
+			noun += " (a request of the person)"
+		case pendingUser > 0:
+			noun += " (" + strconv.Itoa(pendingUser) + " of them the person's requests)"
+		}
 		if seenKept {
 			b.WriteString("[" + strconv.Itoa(pending) + " " + noun + " omitted]\n")
 		} else {
 			b.WriteString("[" + strconv.Itoa(pending) + " earlier " + noun + " omitted]\n")
 		}
 		c.Omitted += pending
-		pending = 0
+		pending, pendingUser = 0, 0
 	}
 	for i, e := range entries {
 		if !keep[i] {
 			if !shown[e.Number] && e.Number != prevNum {
 				pending++
+				if e.Kind == KindUser {
+					pendingUser++
+				}
 			}
 			prevNum = e.Number
 			continue

@@ -96,3 +96,27 @@ func TestG5_PersonBudgetCutsSayWhatAndWhere(t *testing.T) {
 		t.Errorf("a short turn was not kept whole:\n%s", c.Text)
 	}
 }
+
+// TestG5_PersonTurnsLeftOutAreNamed: when even a short piece of every
+// request does not fit the person's budget, the oldest requests between
+// the anchors are left out, and the note says they were the person's.
+func TestG5_PersonTurnsLeftOutAreNamed(t *testing.T) {
+	var h []chat.Message
+	for i := range 5 {
+		h = append(h, chat.Message{Role: chat.User, Content: fmt.Sprintf("REQ-%d ", i) + strings.Repeat("r", 1000)},
+			chat.Message{Role: chat.Assistant, Content: "ok"})
+	}
+	c := autoreview.Condense(h, autoreview.CondenseOptions{UserTokens: 200})
+	checkWellFormed(t, c.Text)
+	for _, want := range []string{"| REQ-0 ", "| REQ-3 ", "| REQ-4 ", "[1 entry (a request of the person) omitted]", "[#10 assistant]"} {
+		if !strings.Contains(c.Text, want) {
+			t.Errorf("lacks %q:\n%s", want, c.Text)
+		}
+	}
+	if strings.Contains(c.Text, "REQ-1") || strings.Contains(c.Text, "REQ-2") {
+		t.Errorf("the oldest requests between the anchors were not the ones left out:\n%s", c.Text)
+	}
+	if c.UserBytes > 800 {
+		t.Errorf("user bytes %d over budget", c.UserBytes)
+	}
+}
