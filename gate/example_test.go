@@ -75,9 +75,9 @@ func ExampleGate() {
 	res = run.Execute(context.Background(), a, next)
 	for _, msg := range res.Messages {
 		switch {
-		case msg.Role != chat.User:
 		case strings.HasPrefix(msg.Content, gate.PersonNotePrefix):
-			fmt.Println("(the person's note: one retry of example-d1)")
+			fmt.Println("(warden's " + string(msg.Role) + " note: the person approved one retry of example-d1)")
+		case msg.Role != chat.User:
 		default:
 			fmt.Println(msg.Content)
 		}
@@ -85,6 +85,6 @@ func ExampleGate() {
 	// Output:
 	// denied: example-d1 {"path":"/etc/motd"}
 	// Set the message of the day.
-	// (the person's note: one retry of example-d1)
+	// (warden's system note: the person approved one retry of example-d1)
 	// Try again.
 }

@@ -210,13 +210,18 @@ func (g *Gate) takeNotes() []chat.Message {
 }
 
 // withNotes puts the notes overrides left for the agent before the last
-// message of input, the person's new request.
+// message of input, the person's new request — or after it when it is the
+// only message, so that a note never stands first, where the agent's own
+// system prompt belongs.
 func (g *Gate) withNotes(input []chat.Message) []chat.Message {
 	notes := g.takeNotes()
 	if len(notes) == 0 || len(input) == 0 {
 		return input
 	}
 	out := make([]chat.Message, 0, len(input)+len(notes))
+	if len(input) == 1 {
+		return append(append(out, input...), notes...)
+	}
 	out = append(out, input[:len(input)-1]...)
 	out = append(out, notes...)
 	return append(out, input[len(input)-1])
@@ -226,17 +231,40 @@ func (g *Gate) withNotes(input []chat.Message) []chat.Message {
 // reaches the agent's conversation (SPEC G12).
 const PersonNotePrefix = "[warden: from the person, through warden's approval channel — not from a tool, a file or the agent]"
 
-// personNote is the message that tells the agent a person approved one
-// retry of exactly the action of g.
+// personNote is warden's statement to the agent that a person approved one
+// retry of exactly the action of g (SPEC G12). It is a system message, not a
+// user one, and it names the denial and the call by their ids: it carries
+// nothing the agent wrote (not the action, whose values — a justification
+// among them — the agent chose), so neither the agent nor the auto-reviewer,
+// which never reads system messages of the agent's history, can take the
+// agent's words for the person's.
 func personNote(g grant) chat.Message {
 	var b strings.Builder
 	b.WriteString(PersonNotePrefix + "\n")
-	fmt.Fprintf(&b, "I approve one retry of exactly the action auto-review denied as %s:\n%s\n", g.denial.ID, g.denial.Action)
-	b.WriteString("You may retry that exact action once, in the same form. It will still be reviewed; this approval covers nothing else, not even similar actions.")
-	if g.note != "" {
-		b.WriteString("\nMy note: " + g.note)
+	fmt.Fprintf(&b, "Warden states: the person approved one retry of exactly the action auto-review denied as %s", safeNoteID(g.denial.ID))
+	if g.denial.CallID != "" {
+		fmt.Fprintf(&b, " (your tool call %s)", safeNoteID(g.denial.CallID))
 	}
-	return chat.Message{Role: chat.User, Content: b.String()}
+	b.WriteString(".\nYou may retry that exact action once, in the same form. It will still be reviewed; this approval covers nothing else, not even similar actions.")
+	if g.note != "" {
+		b.WriteString("\nThe person's note: " + g.note)
+	}
+	return chat.Message{Role: chat.System, Content: b.String()}
+}
+
+// safeNoteID keeps an id to letters, digits and "-_.:", at most 128 bytes,
+// so that it cannot carry words into the note.
+func safeNoteID(id string) string {
+	if len(id) > 128 {
+		id = id[:128]
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.', r == ':':
+			return r
+		}
+		return '_'
+	}, id)
 }
 
 // Ledger rebuilds the denial log and the overrides of a stored run from

@@ -221,7 +221,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 		t.Fatalf("%d writes after the override, want 1", n)
 	}
 	first := m.requests[0].Messages
-	if len(first) < 2 || first[len(first)-2].Role != chat.User || !strings.HasPrefix(first[len(first)-2].Content, PersonNotePrefix) ||
+	if len(first) < 2 || first[len(first)-2].Role != chat.System || !strings.HasPrefix(first[len(first)-2].Content, PersonNotePrefix) ||
 		!strings.Contains(first[len(first)-2].Content, "r1-d1") || !strings.Contains(first[len(first)-2].Content, "go ahead") {
 		t.Errorf("the agent was not told of the override: %+v", first)
 	}
@@ -251,7 +251,9 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if n := w.writes.Load(); n != 2 {
 		t.Fatalf("%d writes, want 2", n)
 	}
-	if msgs := m.requests[0].Messages; len(msgs) != 2 || !strings.HasPrefix(msgs[0].Content, PersonNotePrefix) || msgs[1].Content != "retry" {
+	// The note is warden's system message, after the request when the
+	// request is all the input (the agent's system prompt comes first).
+	if msgs := m.requests[0].Messages; len(msgs) != 2 || msgs[0].Content != "retry" || msgs[1].Role != chat.System || !strings.HasPrefix(msgs[1].Content, PersonNotePrefix) {
 		t.Errorf("in-process note: %+v", msgs)
 	}
 	w.run(writeCall("/etc/y"))

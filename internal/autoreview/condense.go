@@ -1,8 +1,10 @@
 package autoreview
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/chat"
 
@@ -11,6 +13,7 @@ import (
 
 // The defaults of CondenseOptions.
 const (
+	DefaultUserTokens         = 8000
 	DefaultConversationTokens = 20000
 	DefaultToolTokens         = 10000
 	DefaultMaxEntries         = 40
@@ -33,7 +36,11 @@ const (
 // CondenseOptions bound the condensed transcript (SPEC G5). Zero fields take
 // the defaults; tokens are estimated at BytesPerToken bytes each.
 type CondenseOptions struct {
-	// ConversationTokens budgets user and assistant text (default 20000).
+	// UserTokens budgets the person's requests, every user turn of the
+	// run (default 8000). Nothing else uses it: no agent text pushes a
+	// user turn out or cuts it shorter.
+	UserTokens int
+	// ConversationTokens budgets assistant text (default 20000).
 	ConversationTokens int
 	// ToolTokens budgets tool output and tool call arguments (default
 	// 10000). It is separate, so tool output never pushes out what the
@@ -42,7 +49,9 @@ type CondenseOptions struct {
 	// MaxEntries bounds the number of entries other than user turns
 	// (default 40).
 	MaxEntries int
-	// EntryCap bounds one user or assistant entry, in bytes (default 4000).
+	// EntryCap bounds one assistant entry, in bytes (default 4000). User
+	// turns have no cap of their own: they are cut only when they do not
+	// fit UserTokens together.
 	EntryCap int
 	// ToolEntryCap bounds one tool call or tool result entry, in bytes
 	// (default 2000).
@@ -51,6 +60,9 @@ type CondenseOptions struct {
 
 // withDefaults fills zero fields.
 func (o CondenseOptions) withDefaults() CondenseOptions {
+	if o.UserTokens <= 0 {
+		o.UserTokens = DefaultUserTokens
+	}
 	if o.ConversationTokens <= 0 {
 		o.ConversationTokens = DefaultConversationTokens
 	}
@@ -111,8 +123,9 @@ type Condensed struct {
 	// Total is the number of entries of the history (system messages
 	// excluded); Omitted how many of them were left out.
 	Total, Omitted int
-	// ConversationBytes and ToolBytes are the bytes each budget used.
-	ConversationBytes, ToolBytes int
+	// UserBytes, ConversationBytes and ToolBytes are the bytes each budget
+	// used.
+	UserBytes, ConversationBytes, ToolBytes int
 }
 
 // String returns c.Text.
@@ -124,15 +137,18 @@ func (c Condensed) String() string { return c.Text }
 //     content: only user and assistant text, the calls assistants made
 //     (their arguments) and what tools returned are read. Hidden reasoning
 //     is never included.
-//   - User and assistant text share the conversation budget; tool calls and
-//     tool results share the tool budget. The first and the last user turns
-//     are anchors, always kept and charged first.
+//   - The person's requests — every user turn — have a budget of their
+//     own, placed first (placeUserTurns): agent text never pushes one out
+//     or cuts it. Assistant text has the conversation budget; tool calls
+//     and tool results share the tool budget. The first and the last user
+//     turns are anchors, always kept.
 //   - The remaining entries are taken newest first while their budget
 //     lasts; an entry that does not fit is cut to what is left (when at
 //     least 256 bytes are), after which that budget is spent. At most
 //     MaxEntries entries other than user turns are kept.
-//   - Every entry is cut in the middle to its cap with a marker
-//     "[… N bytes cut …]".
+//   - Every entry of the agent is cut in the middle to its cap with a
+//     marker "[… N bytes cut …]"; a user turn is cut only to fit the user
+//     budget, and its header then says so.
 //   - Kept entries are rendered in their original order with their original
 //     numbers ("[#12 tool result bash]"); a note "[N earlier entries
 //     omitted]" or "[N entries omitted]" stands where entries were left out.
@@ -159,27 +175,9 @@ func Condense(history []chat.Message, opts CondenseOptions) Condensed {
 	toolLeft := opts.ToolTokens * BytesPerToken
 	keep := make([]bool, len(entries))
 
-	// The anchors come first. Two of them must fit the conversation budget
-	// together, whatever their length.
-	anchorCap := min(opts.EntryCap, max(convLeft/2, minPartial))
-	for _, i := range []int{first, last} {
-		if i < 0 || keep[i] {
-			continue
-		}
-		e := &entries[i]
-		e.Anchor = true
-		switch {
-		case first == last:
-			e.Label += ", first and latest request"
-		case i == first:
-			e.Label += ", first request"
-		default:
-			e.Label += ", latest request"
-		}
-		e.Text, e.Cut = fit(e.Text, anchorCap)
-		convLeft -= len(e.Text)
-		keep[i] = true
-	}
+	// The person's requests come first, in a budget of their own that
+	// nothing the agent writes can use.
+	c.UserBytes = placeUserTurns(entries, keep, first, last, opts.UserTokens*BytesPerToken)
 
 	others := 0
 	convDone, toolDone := convLeft < minPartial, toolLeft < minPartial
@@ -188,7 +186,7 @@ func Condense(history []chat.Message, opts CondenseOptions) Condensed {
 			continue
 		}
 		e := &entries[i]
-		if e.Kind != KindUser && others >= opts.MaxEntries {
+		if e.Kind == KindUser || others >= opts.MaxEntries {
 			continue
 		}
 		left, done, entryCap := &convLeft, &convDone, opts.EntryCap
@@ -210,9 +208,7 @@ func Condense(history []chat.Message, opts CondenseOptions) Condensed {
 		e.Text, e.Cut = text, cut
 		*left -= len(text)
 		keep[i] = true
-		if e.Kind != KindUser {
-			others++
-		}
+		others++
 	}
 
 	c.ConversationBytes = opts.ConversationTokens*BytesPerToken - convLeft
@@ -221,19 +217,126 @@ func Condense(history []chat.Message, opts CondenseOptions) Condensed {
 	return c
 }
 
+// placeUserTurns places every user turn of entries within budget bytes and
+// marks them kept; it returns the bytes used. first and last are the
+// indexes of the first and the latest user turns (-1 when there are none),
+// the anchors.
+//
+// When all turns fit whole, none is cut. Otherwise the budget is shared
+// fairly: turns shorter than the fair share stay whole, the longer ones are
+// cut in the middle to the share, and their header says how many of their
+// bytes are not shown. Only when even minPartial bytes per turn would not
+// fit are turns left out: the oldest ones between the anchors, counted in
+// the omission notes.
+func placeUserTurns(entries []Entry, keep []bool, first, last, budget int) int {
+	var turns []int
+	for i := range entries {
+		if entries[i].Kind != KindUser {
+			continue
+		}
+		e := &entries[i]
+		e.Text = neutralise(e.Text)
+		turns = append(turns, i)
+		if i == first || i == last {
+			e.Anchor = true
+			switch {
+			case first == last:
+				e.Label += ", first and latest request"
+			case i == first:
+				e.Label += ", first request"
+			default:
+				e.Label += ", latest request"
+			}
+		}
+	}
+	for len(turns) > 2 && len(turns)*minPartial > budget {
+		turns = append(turns[:1], turns[2:]...) // the oldest between the anchors
+	}
+	lens := make([]int, len(turns))
+	for k, i := range turns {
+		lens[k] = len(entries[i].Text)
+	}
+	share := fairShare(lens, budget)
+	used := 0
+	for _, i := range turns {
+		e := &entries[i]
+		if n := len(e.Text); n > share {
+			var cut int
+			e.Text, cut = cutNeutralised(e.Text, share)
+			e.Cut = true
+			e.Label += ", cut in the middle: " + strconv.Itoa(cut) + " of its " + strconv.Itoa(n) + " bytes not shown, where the cut marker stands"
+		}
+		used += len(e.Text)
+		keep[i] = true
+	}
+	return used
+}
+
+// fairShare returns the largest cap such that the lengths, each cut to the
+// cap, sum to at most budget (and at least minPartial); when they fit whole,
+// the longest length.
+func fairShare(lens []int, budget int) int {
+	sorted := append([]int(nil), lens...)
+	slices.Sort(sorted)
+	left := budget
+	for k, n := range sorted {
+		rest := len(sorted) - k
+		if n*rest > left {
+			return max(left/rest, minPartial)
+		}
+		left -= n
+	}
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[len(sorted)-1]
+}
+
 // fit returns raw text as it is shown — neutralised — within limit bytes,
 // cut in the middle when it is longer, and whether it was cut. Cutting
-// first keeps the cost proportional to what is shown; neutralising can only
-// lengthen text that holds "<<<", which a second cut brings back within
+// first keeps the cost proportional to what is shown. The two sides of a
+// cut are neutralised apart, so that warden's own cut marker between them
+// stays as it is while any imitation of it in the text is escaped;
+// neutralising can lengthen text, and a second cut brings it back within
 // limit.
 func fit(raw string, limit int) (string, bool) {
-	text, cut := textcut.Middle(raw, limit)
-	text = neutralise(text)
-	if len(text) > limit {
-		text, _ = textcut.Middle(text, limit)
-		cut = true
+	if len(raw) <= limit {
+		text := neutralise(raw)
+		if len(text) <= limit {
+			return text, false
+		}
+		text, _ = cutNeutralised(text, limit)
+		return text, true
 	}
-	return text, cut
+	head, tail := halves(raw, limit)
+	text := neutralise(head) + textcut.Marker(len(raw)-len(head)-len(tail)) + neutralise(tail)
+	if len(text) > limit {
+		text, _ = cutNeutralised(neutralise(head)+neutralise(tail), limit)
+		return text, true
+	}
+	return text, true
+}
+
+// halves returns the head and the tail of s that textcut.Middle keeps when
+// it cuts s to limit.
+func halves(s string, limit int) (string, string) {
+	keep := max(limit-len(textcut.Marker(len(s))), 0)
+	head, start := keep-keep/2, len(s)-keep/2
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[:head], s[start:]
+}
+
+// cutNeutralised cuts already neutralised text to limit, with a marker that
+// counts the bytes not shown, and returns that count.
+func cutNeutralised(text string, limit int) (string, int) {
+	head, tail := halves(text, limit)
+	n := len(text) - len(head) - len(tail)
+	return head + textcut.Marker(n) + tail, n
 }
 
 // entriesOf splits history into entries. Their Text is raw until fit
@@ -255,18 +358,21 @@ func entriesOf(history []chat.Message) []Entry {
 					args = call.ArgumentsRaw
 				}
 				entries = append(entries, Entry{Number: n, Kind: KindToolCall,
-					Label: "tool call " + neutralise(oneLine(call.Function)), Text: args})
+					Label: "tool call " + safeName(call.Function), Text: args})
 			}
 		case chat.Tool:
 			label := "tool result"
 			if m.Function != "" {
-				label += " " + neutralise(oneLine(m.Function))
+				label += " " + safeName(m.Function)
 			}
 			text := m.Content
 			if m.Error != nil {
-				label += " (error: " + neutralise(oneLine(string(m.Error.Type))) + ")"
-				if text == "" {
+				label += " (error: " + safeName(string(m.Error.Type)) + ")"
+				switch {
+				case text == "":
 					text = m.Error.Message
+				case m.Error.Message != "" && !strings.Contains(text, m.Error.Message):
+					text += "\n" + m.Error.Message
 				}
 			}
 			entries = append(entries, Entry{Number: n, Kind: KindToolResult, Label: label, Text: text})
@@ -325,7 +431,7 @@ func (c *Condensed) render(entries []Entry, keep []bool) {
 			shown[e.Number] = true
 		}
 	}
-	pending, seenKept, prevNum := 0, false, 0
+	pending, pendingUser, seenKept, prevNum := 0, 0, false, 0
 	flush := func() {
 		if pending == 0 {
 			return
@@ -334,18 +440,29 @@ func (c *Condensed) render(entries []Entry, keep []bool) {
 		if pending == 1 {
 			noun = "entry"
 		}
+		// Only when the person's requests do not fit their own budget even
+		// cut are some left out: the note says so.
+		switch {
+		case pendingUser == 1 && pending == 1:
+			noun += " (a request of the person)"
+		case pendingUser > 0:
+			noun += " (" + strconv.Itoa(pendingUser) + " of them the person's requests)"
+		}
 		if seenKept {
 			b.WriteString("[" + strconv.Itoa(pending) + " " + noun + " omitted]\n")
 		} else {
 			b.WriteString("[" + strconv.Itoa(pending) + " earlier " + noun + " omitted]\n")
 		}
 		c.Omitted += pending
-		pending = 0
+		pending, pendingUser = 0, 0
 	}
 	for i, e := range entries {
 		if !keep[i] {
 			if !shown[e.Number] && e.Number != prevNum {
 				pending++
+				if e.Kind == KindUser {
+					pendingUser++
+				}
 			}
 			prevNum = e.Number
 			continue

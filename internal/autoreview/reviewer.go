@@ -309,16 +309,17 @@ func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Messa
 		msg := chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function}
 		text, err := r.runTool(ctx, c)
 		if err != nil {
+			// Error text can carry what the tool read (a path, a
+			// file's name): it is wrapped like output.
 			msg.Error = tool.AsError(err)
-			msg.Content = msg.Error.Error()
-		} else {
-			var b strings.Builder
-			cut, _ := textcut.Middle(neutralise(text), maxToolOutput)
-			b.WriteString(BeginToolOutput + "\n")
-			writeQuoted(&b, cut)
-			b.WriteString(EndToolOutput)
-			msg.Content = b.String()
+			text = msg.Error.Error()
 		}
+		var b strings.Builder
+		cut, _ := fit(text, maxToolOutput)
+		b.WriteString(BeginToolOutput + "\n")
+		writeQuoted(&b, cut)
+		b.WriteString(EndToolOutput)
+		msg.Content = b.String()
 		out = append(out, msg)
 	}
 	return out

@@ -483,11 +483,23 @@ func TestG12_OverrideReachesReviewerAsTrustedNote(t *testing.T) {
 	if !res.Override {
 		t.Error("Result.Override not set")
 	}
-	user := srv.request(0).Messages[1].Content
+	// The override is warden's statement in the system message, never in
+	// a user message (issue 19 item 3).
+	req := srv.request(0)
+	system := req.Messages[0].Content
 	marker := autoreview.OverrideMarker("den-7")
-	i, end := strings.Index(user, marker), strings.Index(user, autoreview.EndUntrusted)
-	if i < 0 || i < end || !strings.Contains(user, "| I checked, go ahead.") || !strings.Contains(user, autoreview.EndOverride) {
-		t.Fatalf("override note missing or inside the untrusted block:\n%s", user)
+	if req.Messages[0].Role != "system" || !strings.Contains(system, marker) || !strings.Contains(system, "| I checked, go ahead.") ||
+		!strings.Contains(system, autoreview.EndOverride) || !strings.Contains(system, "den-7") {
+		t.Fatalf("override statement missing from the system message:\n%s", system)
+	}
+	for _, m := range req.Messages[1:] {
+		if strings.Contains(m.Content, "PERSON OVERRIDE") || strings.Contains(m.Content, "I checked, go ahead.") {
+			t.Errorf("the override travelled in a %s message:\n%s", m.Role, m.Content)
+		}
+	}
+	// It carries nothing the agent wrote: not the action's justification.
+	if strings.Contains(system, "go test ./...") {
+		t.Errorf("the override statement carries the agent's action:\n%s", system)
 	}
 
 	// An override given for another action does not apply.
@@ -497,9 +509,9 @@ func TestG12_OverrideReachesReviewerAsTrustedNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	user = srv2.request(0).Messages[1].Content
-	if res.Override || strings.Contains(user, marker) || !strings.Contains(user, "does not apply") {
-		t.Errorf("a mismatched override was honoured:\n%s", user)
+	system = srv2.request(0).Messages[0].Content
+	if res.Override || strings.Contains(system, marker) || !strings.Contains(system, "does not apply") {
+		t.Errorf("a mismatched override was honoured:\n%s", system)
 	}
 }
 
@@ -524,7 +536,7 @@ func TestG3_ApproverAdapter(t *testing.T) {
 		t.Errorf("metadata %+v", a.Metadata)
 	}
 	user := seen.Messages[1].Content
-	if !strings.Contains(user, `"sandbox_permissions":"require_escalated"`) || !strings.Contains(user, autoreview.OverrideMarker("d1")) {
+	if !strings.Contains(user, `"sandbox_permissions":"require_escalated"`) || !strings.Contains(seen.Messages[0].Content, autoreview.OverrideMarker("d1")) {
 		t.Errorf("prompt:\n%s", user)
 	}
 }
