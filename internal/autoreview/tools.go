@@ -258,11 +258,13 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 
 // ShellTool returns the reviewer's read-only shell: the built-in bash tool
 // under a read-only sandbox with the network off, in dir, with a short
-// timeout. Nothing it runs can write or reach the network; a command that
-// would need either is refused, since the reviewer's own boundary requests
-// have nobody to approve them (boundary.Ask denies without a decider). It
-// returns nil when the kernel cannot enforce the sandbox, so that the
-// reviewer never runs an unrestricted command.
+// timeout. It is inside by construction (SPEC G4, bash.Options.Inside):
+// it never makes a boundary request, whatever approver the context holds,
+// so nothing it runs can write, reach the network, read warden's state
+// (the sandbox hides it) or start another review; what the sandbox
+// blocks is reported to the reviewer as blocked. It returns nil when the
+// kernel cannot enforce the sandbox, so that the reviewer never runs an
+// unrestricted command.
 func ShellTool(dir string) tool.Tool {
 	if _, err := sandbox.Supported(); err != nil {
 		return nil
@@ -272,5 +274,6 @@ func ShellTool(dir string) tool.Tool {
 		Timeout:  30 * time.Second,
 		MaxBytes: 64 << 10,
 		Sandbox:  &sandbox.Policy{Mode: sandbox.ReadOnly, Workdir: dir},
+		Inside:   true,
 	})
 }
