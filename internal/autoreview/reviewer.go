@@ -282,8 +282,8 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 	}
 }
 
-// runTools runs one round of the reviewer's tool calls. Output is cut to
-// maxToolOutput and wrapped as untrusted evidence.
+// runTools runs one round of the reviewer's tool calls. Output and error
+// text alike are wrapped as untrusted evidence (wrapToolOutput).
 func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Message {
 	out := make([]chat.Message, 0, len(calls))
 	for _, c := range calls {
@@ -291,14 +291,9 @@ func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Messa
 		text, err := r.runTool(ctx, c)
 		if err != nil {
 			msg.Error = tool.AsError(err)
-			msg.Content = msg.Error.Error()
+			msg.Content = wrapToolOutput(msg.Error.Error())
 		} else {
-			var b strings.Builder
-			cut, _ := textcut.Middle(neutralise(text), maxToolOutput)
-			b.WriteString(BeginToolOutput + "\n")
-			writeQuoted(&b, cut)
-			b.WriteString(EndToolOutput)
-			msg.Content = b.String()
+			msg.Content = wrapToolOutput(text)
 		}
 		out = append(out, msg)
 	}
