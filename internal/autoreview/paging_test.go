@@ -178,7 +178,6 @@ func TestG4_ToolErrorWrappedLikeOutput(t *testing.T) {
 	}
 }
 
-
 // G4: a chunk that grows when shown (invalid UTF-8 shows as U+FFFD, three
 // bytes for one) ends early instead of being cut: the reviewer is told
 // where to continue, and nothing is cut from what it is shown.
