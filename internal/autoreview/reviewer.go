@@ -26,6 +26,8 @@ const (
 	DefaultAttempts = 3
 	DefaultBackoff  = 500 * time.Millisecond
 	DefaultMaxSteps = 4
+	// DefaultMaxToolCalls bounds the read-only tool calls of one review.
+	DefaultMaxToolCalls = 16
 )
 
 // maxToolOutput bounds what one read-only tool call feeds back to the
@@ -70,6 +72,14 @@ type Reviewer struct {
 	// MaxSteps bounds the rounds of tool calls (default 4); negative
 	// offers no tools.
 	MaxSteps int
+	// MaxToolCalls bounds the read-only tool calls of a whole review
+	// (default DefaultMaxToolCalls); calls past it are not run. Together
+	// with MaxSteps and Attempts it is the review's budget (SPEC G4): at
+	// most MaxSteps+Attempts model calls and MaxToolCalls tool calls. A
+	// reviewer that keeps calling tools once the budget is spent fails
+	// the review (Status failed, which fails closed), which is not a
+	// denial.
+	MaxToolCalls int
 	// Condense bounds the condensed transcript.
 	Condense CondenseOptions
 	// Retryable reports whether a model error may be retried; nil means
@@ -104,6 +114,8 @@ type Result struct {
 	Attempts int `json:"attempts"`
 	// Steps counts the rounds of read-only tool calls.
 	Steps int `json:"steps"`
+	// ToolCalls counts the read-only tool calls run.
+	ToolCalls int `json:"tool_calls"`
 	// Override reports that a person's override applied to this action.
 	Override bool `json:"override,omitempty"`
 	// Error describes the failure of a failed review.
@@ -242,14 +254,14 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 
 		if len(answer.ToolCalls) > 0 && len(infos) > 0 {
 			msgs = append(msgs, answer)
-			if res.Steps < maxSteps {
+			if res.Steps < maxSteps && res.ToolCalls < r.maxToolCalls() {
 				res.Steps++
-				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls)...)
+				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls, &res.ToolCalls)...)
 				continue
 			}
 			attempts++
 			res.Attempts = attempts
-			lastErr = fmt.Errorf("the reviewer kept calling tools after its budget of %d steps", maxSteps)
+			lastErr = fmt.Errorf("the reviewer kept calling tools after its budget of %d steps and %d tool calls was used up", maxSteps, r.maxToolCalls())
 			for _, c := range answer.ToolCalls {
 				msgs = append(msgs, chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function,
 					Error:   tool.Errorf(tool.ErrLimit, "not run: the budget of %d tool steps is used up; answer now with the JSON verdict", maxSteps),
@@ -284,11 +296,15 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 
 // runTools runs one round of the reviewer's tool calls. Output and error
 // text alike are wrapped as untrusted evidence (wrapToolOutput).
-func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Message {
+func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int) []chat.Message {
 	out := make([]chat.Message, 0, len(calls))
 	for _, c := range calls {
 		msg := chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function}
-		text, err := r.runTool(ctx, c)
+		text, err := "", error(tool.Errorf(tool.ErrLimit, "not run: the budget of %d tool calls is used up; answer now with the JSON verdict", r.maxToolCalls()))
+		if *used < r.maxToolCalls() {
+			*used++
+			text, err = r.runTool(ctx, c)
+		}
 		if err != nil {
 			msg.Error = tool.AsError(err)
 			msg.Content = wrapToolOutput(msg.Error.Error())

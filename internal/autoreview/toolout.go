@@ -33,3 +33,11 @@ func wrapToolOutput(text string) string {
 	}
 	return b.String()
 }
+
+// maxToolCalls returns the review's budget of tool calls.
+func (r *Reviewer) maxToolCalls() int {
+	if r.MaxToolCalls > 0 {
+		return r.MaxToolCalls
+	}
+	return DefaultMaxToolCalls
+}
