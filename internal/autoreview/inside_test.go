@@ -142,3 +142,36 @@ func TestG4_ReviewerShellAsksNobody(t *testing.T) {
 		t.Errorf("the approver was asked %d times", asked.Load())
 	}
 }
+
+// G4, G16: with warden's home inside the workspace (a workspace of $HOME
+// holds ~/.warden), the reviewer's shell still never shows its state: not
+// by its path, through a symbolic link, or by a search of the workspace.
+// (A hard link to a state file, made beforehand, is not covered here: the
+// sandbox hides paths, not inodes.)
+func TestG4_ReviewerShellNeverReadsWardensState(t *testing.T) {
+	dir := t.TempDir()
+	const secret = "ovr-1a2b3c-override-key"
+	home := filepath.Join(dir, "wardenhome")
+	if err := os.MkdirAll(filepath.Join(home, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, home, "keys/override.key", secret)
+	t.Setenv("WARDEN_HOME", home)
+	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(t.TempDir(), "managed.toml"))
+	if err := os.Symlink(filepath.Join(home, "keys/override.key"), filepath.Join(dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	sh := autoreview.ShellTool(dir)
+	if sh == nil {
+		t.Skip("the kernel cannot enforce the reviewer's sandbox")
+	}
+	for _, cmd := range []string{
+		"cat wardenhome/keys/override.key", "cat " + filepath.Join(home, "keys/override.key"),
+		"cat notes.txt", "ls -la wardenhome wardenhome/keys", "grep -r ovr- .", "find . -name '*.key'",
+	} {
+		out, err := sh.Run(context.Background(), []byte(`{"cmd":`+strconv.Quote(cmd)+`}`))
+		if strings.Contains(out, secret) || strings.Contains(out, "./wardenhome/keys/override.key") || strings.Contains(out, " override.key") {
+			t.Errorf("%s: warden's state shown: %q, %v", cmd, out, err)
+		}
+	}
+}
