@@ -106,8 +106,9 @@ type Options struct {
 	// G4): no boundary request is ever made, whatever approver the context
 	// holds. A command the rules send for approval or that asks for
 	// escalated permissions is refused, and what the sandbox blocks is
-	// reported to the caller as blocked, never retried wider. The
-	// auto-reviewer's shell sets it.
+	// reported to the caller as blocked, never retried wider. Without a
+	// sandbox, or with full access, it runs nothing. The auto-reviewer's
+	// shell sets it.
 	Inside bool
 }
 

@@ -35,6 +35,10 @@ const useDefault = "use_default"
 func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	cmdline := *a.Cmd
 	escalated := a.SandboxPermissions == action.RequireEscalated
+	if t.inside && (t.sandbox == nil || t.sandbox.Mode == sandbox.FullAccess) {
+		// Kept inside with no boundary to keep to: fail closed.
+		return "", &tool.Error{Type: tool.ErrPermission, Message: "this shell runs only inside a sandbox, and none is configured"}
+	}
 	if t.sandbox == nil && t.rules == nil && !escalated {
 		return t.exec(ctx, cmdline, nil, false)
 	}

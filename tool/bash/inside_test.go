@@ -67,3 +67,19 @@ func TestG4_InsideNeverAsks(t *testing.T) {
 		})
 	}
 }
+
+// G4: a shell kept inside without a sandbox to keep it there runs nothing.
+func TestG4_InsideWithoutSandboxRunsNothing(t *testing.T) {
+	work := t.TempDir()
+	for _, p := range []*sandbox.Policy{nil, {Mode: sandbox.FullAccess, Workdir: work}} {
+		tl := newShell(Options{Dir: work, Sandbox: p, Inside: true})
+		_, err := runWith(t, tl, &asker{approve: true}, map[string]any{"cmd": "touch made"})
+		var te *tool.Error
+		if !errors.As(err, &te) || te.Type != tool.ErrPermission {
+			t.Errorf("sandbox %v: %v, want a refusal", p, err)
+		}
+		if _, err := os.Stat(filepath.Join(work, "made")); err == nil {
+			t.Fatalf("sandbox %v: the command ran", p)
+		}
+	}
+}
