@@ -53,3 +53,26 @@ func TestG4_ToolCallBudget(t *testing.T) {
 		t.Errorf("%d calls ran and %d were refused, want 4 and 6", ran, refused)
 	}
 }
+
+// G4: the budget of a review is configurable in [auto_review]: the managed
+// file's value wins over the user's; a value out of range is an error.
+func TestG4_ConfiguredBudget(t *testing.T) {
+	dir := t.TempDir()
+	src := autoreview.PolicySources{
+		ManagedPath:    writeFile(t, dir, "managed.toml", "[auto_review]\nmax_tool_calls = 6\n"),
+		UserConfigPath: writeFile(t, dir, "config.toml", "[auto_review]\nmax_steps = 2\nmax_tool_calls = 40\n"),
+	}
+	res, err := autoreview.ResolvePolicy(src)
+	if err != nil || res.MaxSteps != 2 || res.MaxToolCalls != 6 {
+		t.Errorf("budget: steps %d, tool calls %d, %v; want 2 and 6", res.MaxSteps, res.MaxToolCalls, err)
+	}
+	if !strings.Contains(res.Describe(), "steps 2, tool calls 6") {
+		t.Errorf("the budget is not described:\n%s", res.Describe())
+	}
+	for _, bad := range []string{"max_steps = 0", "max_tool_calls = -1", "max_tool_calls = 5000", `max_steps = "many"`} {
+		writeFile(t, dir, "config.toml", "[auto_review]\n"+bad+"\n")
+		if _, err := autoreview.ResolvePolicy(src); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
