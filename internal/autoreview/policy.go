@@ -1,6 +1,7 @@
 package autoreview
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,6 +92,11 @@ type Resolved struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// TimeoutFrom is the file Timeout was read from.
 	TimeoutFrom string `json:"timeout_from,omitempty"`
+	// MaxSteps and MaxToolCalls are the configured budget of a review
+	// (Reviewer.MaxSteps, Reviewer.MaxToolCalls; managed, else user);
+	// zero when neither file sets them.
+	MaxSteps     int `json:"max_steps,omitempty"`
+	MaxToolCalls int `json:"max_tool_calls,omitempty"`
 	// Files are the files that were read; files that do not exist are not
 	// listed.
 	Files []string `json:"files"`
@@ -111,6 +117,9 @@ func (r Resolved) Describe() string {
 	if r.Timeout > 0 {
 		fmt.Fprintf(&b, "  %-12s %-8s %s (%s)\n", "timeout", "", r.TimeoutFrom, r.Timeout)
 	}
+	if r.MaxSteps > 0 || r.MaxToolCalls > 0 {
+		fmt.Fprintf(&b, "  %-12s %-8s steps %d, tool calls %d (0: the default)\n", "budget", "", r.MaxSteps, r.MaxToolCalls)
+	}
 	b.WriteString("\n")
 	b.WriteString(r.Text)
 	b.WriteString("\n")
@@ -129,6 +138,9 @@ type autoReviewTable struct {
 	Floor       tomlText `toml:"floor"`
 	// Timeout is a duration string ("90s", "2m") or a number of seconds.
 	Timeout tomlDuration `toml:"timeout"`
+	// MaxSteps and MaxToolCalls set the budget of a review (SPEC G4).
+	MaxSteps     *int `toml:"max_steps"`
+	MaxToolCalls *int `toml:"max_tool_calls"`
 }
 
 // tomlText is a string value. Decoding it through UnmarshalTOML makes a
@@ -207,6 +219,7 @@ type loaded struct {
 	path                 string
 	policy, extra, floor string
 	timeout              time.Duration
+	maxSteps, maxCalls   int
 	exists               bool
 }
 
@@ -267,11 +280,13 @@ func ResolvePolicy(src PolicySources) (Resolved, error) {
 	case user.timeout > 0:
 		res.Timeout, res.TimeoutFrom = user.timeout, user.path
 	}
+	res.MaxSteps = cmp.Or(managed.maxSteps, user.maxSteps)
+	res.MaxToolCalls = cmp.Or(managed.maxCalls, user.maxCalls)
 	return res, nil
 }
 
 // knownTableKeys are the keys of [auto_review], for error messages.
-var knownTableKeys = []string{"extra_policy", "floor", "policy", "timeout"}
+var knownTableKeys = []string{"extra_policy", "floor", "max_steps", "max_tool_calls", "policy", "timeout"}
 
 // loadConfig reads the [auto_review] table of the file at path.
 func loadConfig(path string, managed bool) (loaded, error) {
@@ -323,6 +338,19 @@ func loadConfig(path string, managed bool) (loaded, error) {
 		l.floor = strings.TrimSpace(t.Floor.text)
 	}
 	l.timeout = t.Timeout.d
+	for _, b := range []struct {
+		key string
+		v   *int
+		to  *int
+	}{{"max_steps", t.MaxSteps, &l.maxSteps}, {"max_tool_calls", t.MaxToolCalls, &l.maxCalls}} {
+		if b.v == nil {
+			continue
+		}
+		if *b.v <= 0 || *b.v > 1000 {
+			return l, fmt.Errorf("%s: auto_review.%s is %d; want a number from 1 to 1000", path, b.key, *b.v)
+		}
+		*b.to = *b.v
+	}
 	return l, nil
 }
 

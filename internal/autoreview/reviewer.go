@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
@@ -25,6 +26,8 @@ const (
 	DefaultAttempts = 3
 	DefaultBackoff  = 500 * time.Millisecond
 	DefaultMaxSteps = 4
+	// DefaultMaxToolCalls bounds the read-only tool calls of one review.
+	DefaultMaxToolCalls = 16
 )
 
 // maxToolOutput bounds what one read-only tool call feeds back to the
@@ -70,6 +73,14 @@ type Reviewer struct {
 	// offers none of Tools (the verdict tool, VerdictTool, is always
 	// offered).
 	MaxSteps int
+	// MaxToolCalls bounds the read-only tool calls of a whole review
+	// (default DefaultMaxToolCalls); calls past it are not run. Together
+	// with MaxSteps and Attempts it is the review's budget (SPEC G4): at
+	// most MaxSteps+Attempts model calls and MaxToolCalls tool calls. A
+	// reviewer that keeps calling tools once the budget is spent fails
+	// the review (Status failed, which fails closed), which is not a
+	// denial.
+	MaxToolCalls int
 	// Condense bounds the condensed transcript.
 	Condense CondenseOptions
 	// Retryable reports whether a model error may be retried; nil means
@@ -104,6 +115,8 @@ type Result struct {
 	Attempts int `json:"attempts"`
 	// Steps counts the rounds of read-only tool calls.
 	Steps int `json:"steps"`
+	// ToolCalls counts the read-only tool calls run.
+	ToolCalls int `json:"tool_calls"`
 	// Override reports that a person's override applied to this action.
 	Override bool `json:"override,omitempty"`
 	// Error describes the failure of a failed review.
@@ -268,14 +281,14 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 		}
 		if len(answer.ToolCalls) > 0 && len(infos) > 0 {
 			msgs = append(msgs, answer)
-			if res.Steps < maxSteps {
+			if res.Steps < maxSteps && res.ToolCalls < r.maxToolCalls() {
 				res.Steps++
-				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls)...)
+				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls, &res.ToolCalls)...)
 				continue
 			}
 			attempts++
 			res.Attempts = attempts
-			lastErr = fmt.Errorf("the reviewer kept calling tools after its budget of %d steps", maxSteps)
+			lastErr = fmt.Errorf("the reviewer kept calling tools after its budget of %d steps and %d tool calls was used up", maxSteps, r.maxToolCalls())
 			for _, c := range answer.ToolCalls {
 				msgs = append(msgs, chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function,
 					Error:   tool.Errorf(tool.ErrLimit, "not run: the budget of %d tool steps is used up; answer now with the JSON verdict", maxSteps),
@@ -301,25 +314,24 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 	}
 }
 
-// runTools runs one round of the reviewer's tool calls. Output is cut to
-// maxToolOutput and wrapped as untrusted evidence.
-func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call) []chat.Message {
+// runTools runs one round of the reviewer's tool calls. Output and error
+// text alike are wrapped as untrusted evidence (wrapToolOutput).
+func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int) []chat.Message {
 	out := make([]chat.Message, 0, len(calls))
 	for _, c := range calls {
 		msg := chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function}
-		text, err := r.runTool(ctx, c)
+		text, err := "", error(tool.Errorf(tool.ErrLimit, "not run: the budget of %d tool calls is used up; answer now with the JSON verdict", r.maxToolCalls()))
+		if *used < r.maxToolCalls() {
+			*used++
+			text, err = r.runTool(ctx, c)
+		}
 		if err != nil {
 			// Error text can carry what the tool read (a path, a
 			// file's name): it is wrapped like output.
 			msg.Error = tool.AsError(err)
 			text = msg.Error.Error()
 		}
-		var b strings.Builder
-		cut, _ := fit(text, maxToolOutput)
-		b.WriteString(BeginToolOutput + "\n")
-		writeQuoted(&b, cut)
-		b.WriteString(EndToolOutput)
-		msg.Content = b.String()
+		msg.Content = wrapToolOutput(text)
 		out = append(out, msg)
 	}
 	return out
@@ -340,6 +352,10 @@ func (r *Reviewer) runTool(ctx context.Context, c tool.Call) (out string, err er
 	if t == nil {
 		return "", tool.Errorf(tool.ErrParsing, "there is no tool named %q", c.Function)
 	}
+	// The reviewer's tools have no approver (SPEC G4): whatever the
+	// context of the review holds, none of their boundary requests reaches
+	// the run's approvals reviewer, so no review starts another.
+	ctx = boundary.WithDecider(ctx, nil)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("tool %s panicked: %v\n%s", c.Function, p, debug.Stack())

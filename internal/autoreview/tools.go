@@ -22,12 +22,18 @@ import (
 	"github.com/wardenhq/warden/tool/bash"
 )
 
-// Limits of the read-only tools.
+// Limits of the read-only tools. A page of either tool, notes included,
+// fits in what the reviewer is shown of one tool output (maxToolOutput),
+// so that what the reviewer sees is what the tool read: long files and
+// directories are read in pages, each saying where the next begins.
 const (
-	// readChunk is the most read_file returns at once.
-	readChunk = 32 << 10
-	// maxListEntries is the most list_dir lists.
+	// readChunk is the most read_file shows at once, measured as the
+	// reviewer sees it (neutralised).
+	readChunk = maxToolOutput - 512
+	// maxListEntries is the most list_dir lists at once.
 	maxListEntries = 500
+	// listBytes bounds the text of one page of list_dir.
+	listBytes = maxToolOutput - 512
 )
 
 // ReadOnlyTools returns the read-only tools of the reviewer (SPEC G4):
@@ -43,8 +49,8 @@ func ReadOnlyTools(dir string) []tool.Tool {
 		tool.Func{
 			Spec: tool.Info{
 				Name: "read_file",
-				Description: "Reads a text file of the workspace, at most 32 KiB at a time. Paths are relative to " + dir +
-					" or absolute inside it. Use offset to read further into a long file.",
+				Description: "Reads a text file of the workspace, about 16 KiB at a time. Paths are relative to " + dir +
+					" or absolute inside it. A long file is shown in chunks: each says the offset to continue at.",
 				Parameters: json.RawMessage(`{"type":"object","properties":{` +
 					`"path":{"type":"string","description":"The file to read."},` +
 					`"offset":{"type":"integer","description":"Byte offset to start reading at (default 0)."}},` +
@@ -57,9 +63,10 @@ func ReadOnlyTools(dir string) []tool.Tool {
 			Spec: tool.Info{
 				Name: "list_dir",
 				Description: "Lists a directory of the workspace: sub-directories end in /, symbolic links in @, files show their size. Paths are relative to " + dir +
-					" or absolute inside it; the default is the workspace itself.",
+					" or absolute inside it; the default is the workspace itself. A long listing is shown in pages: each says the offset to continue at.",
 				Parameters: json.RawMessage(`{"type":"object","properties":{` +
-					`"path":{"type":"string","description":"The directory to list (default: the workspace)."}},` +
+					`"path":{"type":"string","description":"The directory to list (default: the workspace)."},` +
+					`"offset":{"type":"integer","description":"Index of the first entry to list (default 0)."}},` +
 					`"additionalProperties":false}`),
 				Parallel: true,
 			},
@@ -187,9 +194,27 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 			end = i
 		}
 	}
+	// What is shown is what was read: the chunk ends early rather than be
+	// cut once neutralised (an invalid byte shows as three).
+	for end > 0 {
+		over := len(neutralise(string(buf[:end]))) - readChunk
+		if over <= 0 {
+			break
+		}
+		end = max(end-over, 0)
+		for end > 0 && !utf8.RuneStart(buf[end]) {
+			end--
+		}
+	}
 	text := strings.ToValidUTF8(string(buf[:end]), "\uFFFD")
-	if next := args.Offset + int64(end); next < size {
-		text += fmt.Sprintf("\n[the file continues: %d more bytes; read again with offset %d]", size-next, next)
+	next := args.Offset + int64(end)
+	if args.Offset == 0 && next >= size {
+		return text, nil
+	}
+	// A header first, where the file's own text cannot come before it.
+	text = fmt.Sprintf("[read_file %s: bytes %d to %d of %d]\n", args.Path, args.Offset, next, size) + text
+	if next < size {
+		text += fmt.Sprintf("\n[the file continues: %d more bytes; continue at offset %d]", size-next, next)
 	}
 	return text, nil
 }
@@ -197,10 +222,14 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 // listDir implements list_dir.
 func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, error) {
 	var args struct {
-		Path string `json:"path"`
+		Path   string `json:"path"`
+		Offset int    `json:"offset"`
 	}
 	if err := tool.DecodeArguments("list_dir", raw, &args); err != nil {
 		return "", err
+	}
+	if args.Offset < 0 {
+		return "", tool.Errorf(tool.ErrParsing, "list_dir: offset must not be negative")
 	}
 	root, rel, err := f.open(args.Path)
 	if err != nil {
@@ -231,38 +260,61 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return fsguard.Hidden(filepath.Join(where, e.Name())) })
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	var b strings.Builder
-	for i, e := range entries {
-		if i == maxListEntries {
-			fmt.Fprintf(&b, "[%d more entries not listed]\n", len(entries)-i)
+	if args.Offset > 0 && args.Offset >= len(entries) {
+		return "", tool.Errorf(tool.ErrParsing, "offset %d is past the end of %s (%d entries)", args.Offset, args.Path, len(entries))
+	}
+	var page strings.Builder
+	i, shown := args.Offset, 0
+	for ; i < len(entries) && i-args.Offset < maxListEntries; i++ {
+		line := entryLine(entries[i])
+		if i > args.Offset && shown+len(neutralise(line)) > listBytes {
 			break
 		}
-		b.WriteString(e.Name())
-		switch t := e.Type(); {
-		case t&fs.ModeSymlink != 0:
-			b.WriteString("@")
-		case t.IsDir():
-			b.WriteString("/")
-		case t.IsRegular():
-			if fi, err := e.Info(); err == nil {
-				b.WriteString("  " + strconv.FormatInt(fi.Size(), 10) + " bytes")
-			}
-		}
-		b.WriteByte('\n')
+		shown += len(neutralise(line))
+		page.WriteString(line)
 	}
 	if len(entries) == 0 {
-		b.WriteString("[empty directory]\n")
+		return "[empty directory]\n", nil
 	}
-	return b.String(), nil
+	if args.Offset == 0 && i == len(entries) {
+		return page.String(), nil
+	}
+	// A header first, where no entry's name can come before it.
+	text := fmt.Sprintf("[list_dir %s: entries %d to %d of %d]\n", args.Path, args.Offset, i, len(entries)) + page.String()
+	if i < len(entries) {
+		text += fmt.Sprintf("[%d more entries; continue at offset %d]\n", len(entries)-i, i)
+	}
+	return text, nil
+}
+
+// entryLine renders one entry of list_dir: its name, then / for a
+// directory, @ for a symbolic link, or the size of a regular file.
+func entryLine(e fs.DirEntry) string {
+	var b strings.Builder
+	b.WriteString(e.Name())
+	switch t := e.Type(); {
+	case t&fs.ModeSymlink != 0:
+		b.WriteString("@")
+	case t.IsDir():
+		b.WriteString("/")
+	case t.IsRegular():
+		if fi, err := e.Info(); err == nil {
+			b.WriteString("  " + strconv.FormatInt(fi.Size(), 10) + " bytes")
+		}
+	}
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // ShellTool returns the reviewer's read-only shell: the built-in bash tool
 // under a read-only sandbox with the network off, in dir, with a short
-// timeout. Nothing it runs can write or reach the network; a command that
-// would need either is refused, since the reviewer's own boundary requests
-// have nobody to approve them (boundary.Ask denies without a decider). It
-// returns nil when the kernel cannot enforce the sandbox, so that the
-// reviewer never runs an unrestricted command.
+// timeout. It is inside by construction (SPEC G4, bash.Options.Inside):
+// it never makes a boundary request, whatever approver the context holds,
+// so nothing it runs can write, reach the network, read warden's state
+// (the sandbox hides it) or start another review; what the sandbox
+// blocks is reported to the reviewer as blocked. It returns nil when the
+// kernel cannot enforce the sandbox, so that the reviewer never runs an
+// unrestricted command.
 func ShellTool(dir string) tool.Tool {
 	if _, err := sandbox.Supported(); err != nil {
 		return nil
@@ -272,5 +324,6 @@ func ShellTool(dir string) tool.Tool {
 		Timeout:  30 * time.Second,
 		MaxBytes: 64 << 10,
 		Sandbox:  &sandbox.Policy{Mode: sandbox.ReadOnly, Workdir: dir},
+		Inside:   true,
 	})
 }

@@ -61,12 +61,12 @@ func TestG4_ReadOnlyTools(t *testing.T) {
 		t.Errorf("read by absolute path: %q %v", out, err)
 	}
 	out, err := runTool(t, tools, "read_file", `{"path":"sub/big.txt"}`)
-	if err != nil || !strings.Contains(out, "read again with offset 32768") || !strings.HasPrefix(out, "üü") {
+	if err != nil || !strings.Contains(out, "continue at offset 15872") || !strings.HasPrefix(out, "[read_file sub/big.txt: bytes 0 to 15872 of 40000]\nüü") {
 		t.Errorf("big file: %.60q… %v", out, err)
 	}
-	out, err = runTool(t, tools, "read_file", `{"path":"sub/big.txt","offset":32768}`)
-	if err != nil || strings.Contains(out, "continues") || len(out) != 40000-32768 {
-		t.Errorf("second chunk: %d bytes, %v", len(out), err)
+	out, err = runTool(t, tools, "read_file", `{"path":"sub/big.txt","offset":31744}`)
+	if err != nil || strings.Contains(out, "continues") || out != "[read_file sub/big.txt: bytes 31744 to 40000 of 40000]\n"+strings.Repeat("ü", (40000-31744)/2) {
+		t.Errorf("last chunk: %d bytes, %v", len(out), err)
 	}
 	if out, err := runTool(t, tools, "read_file", `{"path":"bin"}`); err != nil || !strings.Contains(out, "binary file") {
 		t.Errorf("binary: %q %v", out, err)

@@ -228,7 +228,7 @@ func (cfg Config) reviewerAgent() (*autoreview.Reviewer, string, error) {
 		return nil, "", fmt.Errorf("auto-review policy: %w", err)
 	}
 	r := &autoreview.Reviewer{Model: m, ModelName: spec, Policy: resolved.Text, Timeout: resolved.Timeout,
-		Tools: autoreview.ReadOnlyTools(cfg.Workdir)}
+		MaxSteps: resolved.MaxSteps, MaxToolCalls: resolved.MaxToolCalls, Tools: autoreview.ReadOnlyTools(cfg.Workdir)}
 	if sh := autoreview.ShellTool(cfg.Workdir); sh != nil {
 		r.Tools = append(r.Tools, sh)
 	}

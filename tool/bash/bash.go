@@ -102,6 +102,14 @@ type Options struct {
 	// Rules, when set, judge every command before it runs: forbidden
 	// commands are refused, prompt and dangerous ones need approval (G14).
 	Rules *rules.Set
+	// Inside keeps every command inside its sandbox by construction (SPEC
+	// G4): no boundary request is ever made, whatever approver the context
+	// holds. A command the rules send for approval or that asks for
+	// escalated permissions is refused, and what the sandbox blocks is
+	// reported to the caller as blocked, never retried wider. Without a
+	// sandbox, or with full access, it runs nothing. The auto-reviewer's
+	// shell sets it.
+	Inside bool
 }
 
 // shellTool is the bash tool. Its calls may run in parallel with one another.
@@ -112,6 +120,8 @@ type shellTool struct {
 	shell    string
 	sandbox  *sandbox.Policy
 	rules    *rules.Set
+	// inside forbids boundary requests (Options.Inside).
+	inside bool
 	// cover prepares a command that runs outside the sandbox:
 	// sandbox.Cover (tests replace it to play a kernel without user
 	// namespaces).
@@ -124,7 +134,7 @@ func New(opts Options) tool.Tool { return newShell(opts) }
 
 // newShell returns the bash tool New returns.
 func newShell(opts Options) *shellTool {
-	t := &shellTool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules, cover: sandbox.Cover}
+	t := &shellTool{dir: opts.Dir, timeout: opts.Timeout, maxBytes: opts.MaxBytes, shell: findShell(), sandbox: opts.Sandbox, rules: opts.Rules, inside: opts.Inside, cover: sandbox.Cover}
 	if t.timeout <= 0 {
 		t.timeout = defaultTimeout
 	}

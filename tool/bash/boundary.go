@@ -35,6 +35,10 @@ const useDefault = "use_default"
 func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	cmdline := *a.Cmd
 	escalated := a.SandboxPermissions == action.RequireEscalated
+	if t.inside && (t.sandbox == nil || t.sandbox.Mode == sandbox.FullAccess) {
+		// Kept inside with no boundary to keep to: fail closed.
+		return "", &tool.Error{Type: tool.ErrPermission, Message: "this shell runs only inside a sandbox, and none is configured"}
+	}
 	if t.sandbox == nil && t.rules == nil && !escalated {
 		return t.exec(ctx, cmdline, nil, false)
 	}
@@ -52,7 +56,7 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 			Kind: boundary.Exec, Command: cmdline, Escalated: escalated,
 			Justification: a.Justification, Sandbox: mode, Reason: promptReason(judged, escalated),
 		}
-		if err := ask(ctx, req); err != nil {
+		if err := t.ask(ctx, req); err != nil {
 			return "", err
 		}
 		if escalated {
@@ -70,7 +74,7 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	}
 	wider, req := widen(*policy, blocked)
 	req.Command, req.Sandbox = cmdline, mode
-	if aerr := ask(ctx, req); aerr != nil {
+	if aerr := t.ask(ctx, req); aerr != nil {
 		te := aerr.(*tool.Error)
 		return appendNote(out, fmt.Sprintf("[blocked by the sandbox (%s): %s; %s]", mode, policy.Explain(blocked), te.Message)), nil
 	}
@@ -80,8 +84,12 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 }
 
 // ask asks for a boundary request and returns an approval error unless it
-// was approved.
-func ask(ctx context.Context, req *boundary.Request) error {
+// was approved. A tool kept inside (Options.Inside) asks nobody: the
+// request is refused here, before any approver of ctx sees it.
+func (t *shellTool) ask(ctx context.Context, req *boundary.Request) error {
+	if t.inside {
+		return &tool.Error{Type: tool.ErrPermission, Message: "this shell cannot cross the sandbox boundary: nobody is asked to approve its requests (" + req.Reason + ")"}
+	}
 	dec, err := boundary.Ask(ctx, req)
 	if err != nil {
 		return &tool.Error{Type: tool.ErrApproval, Message: "the request to cross the sandbox boundary failed, so it is denied: " + dec.Explanation}
