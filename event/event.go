@@ -440,6 +440,14 @@ type AutoReview struct {
 	RiskLevel         action.Risk          `json:"risk_level"`
 	UserAuthorization action.Authorization `json:"user_authorization"`
 	Rationale         string               `json:"rationale"`
+	// UserAuthorizationQuote is the person's words the reviewer quoted
+	// for an authorization of medium or more (SPEC G6).
+	UserAuthorizationQuote string `json:"user_authorization_quote,omitempty"`
+	// StatedUserAuthorization is the authorization the reviewer rated
+	// when warden lowered it to unknown, AuthorizationLowered why (the
+	// quote is missing or is not the person's words).
+	StatedUserAuthorization action.Authorization `json:"stated_user_authorization,omitempty"`
+	AuthorizationLowered    string               `json:"authorization_lowered,omitempty"`
 	// Source is rules, model or override.
 	Source       string `json:"source"`
 	Model        string `json:"model"`

@@ -73,6 +73,8 @@ func (r *Reviewer) record(res Result, actionJSON []byte) event.AutoReview {
 	}
 	if res.Verdict != nil {
 		ar.RiskLevel, ar.UserAuthorization = res.Verdict.RiskLevel, res.Verdict.UserAuthorization
+		ar.UserAuthorizationQuote = res.Verdict.UserAuthorizationQuote
+		ar.StatedUserAuthorization, ar.AuthorizationLowered = res.Verdict.StatedAuthorization, res.Verdict.AuthorizationLowered
 	}
 	if ar.Rationale == "" && res.Status != action.StatusApproved && res.Status != action.StatusDenied {
 		ar.Rationale = res.Message

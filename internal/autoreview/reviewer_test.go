@@ -603,6 +603,38 @@ func TestG13_ApproveRecordsTheReview(t *testing.T) {
 	}
 }
 
+// The record keeps the quote an authorization rests on, and when warden
+// lowered an authorization without the person's words, what the reviewer
+// stated and why (SPEC G6, G13).
+func TestG13_RecordKeepsTheAuthorizationEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		answer, quote, stated string
+		lowered               bool
+	}{
+		{`{"outcome":"allow","risk_level":"high","user_authorization":"high","rationale":"asked"}`, "", "high", true},
+		{`{"outcome":"allow","risk_level":"low","user_authorization":"low","rationale":"routine"}`, "", "", false},
+		{`{"outcome":"allow","risk_level":"high","user_authorization":"high","user_authorization_quote":"Run the tests of the project","rationale":"asked"}`, "Run the tests of the project", "", false},
+	} {
+		m := model.Func(func(ctx context.Context, req model.Request) (model.Response, error) {
+			return model.Response{Message: chat.Message{Role: chat.Assistant, Content: tc.answer}}, nil
+		})
+		r := &autoreview.Reviewer{Model: m, ModelName: "openai/judge"}
+		call := tool.NewCall("c1", "bash", `{"cmd":"rm -rf build"}`)
+		req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Kind: boundary.Exec, Command: "rm -rf build", Reason: "rule asks"}}
+		a, err := r.Approve(context.Background(), req)
+		if err != nil || a.AutoReview == nil {
+			t.Fatalf("%s: %v, record %v", tc.answer, err, a.AutoReview)
+		}
+		ar := a.AutoReview
+		if string(ar.StatedUserAuthorization) != tc.stated || (ar.AuthorizationLowered != "") != tc.lowered || ar.UserAuthorizationQuote != tc.quote {
+			t.Errorf("%s: record stated %q lowered %q quote %q", tc.answer, ar.StatedUserAuthorization, ar.AuthorizationLowered, ar.UserAuthorizationQuote)
+		}
+		if tc.lowered && (ar.UserAuthorization != action.AuthUnknown || ar.Status != action.StatusDenied) {
+			t.Errorf("%s: authorization %s status %s, want unknown and denied", tc.answer, ar.UserAuthorization, ar.Status)
+		}
+	}
+}
+
 // An answer that cannot be read as one verdict is retried within the
 // attempts, then fails closed (SPEC G6, G10).
 func TestG10_AmbiguousVerdictRetriedThenFailsClosed(t *testing.T) {
