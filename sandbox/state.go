@@ -28,18 +28,8 @@ func StateHome() string { return wardenhome.Home() }
 // resolved as a write would follow them, without duplicates. They need not
 // exist.
 func statePaths() []string {
-	var cands []string
-	if h := StateHome(); h != "" {
-		cands = append(cands, h)
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" {
-		cands = append(cands, filepath.Join(home, ".warden"))
-	}
-	if m := wardenhome.ManagedConfig(); m != "" {
-		cands = append(cands, m)
-	}
 	var out []string
-	for _, c := range cands {
+	for _, c := range wardenhome.Paths() {
 		for _, p := range []string{filepath.Clean(c), resolvedOr(c)} {
 			if !slices.Contains(out, p) {
 				out = append(out, p)
