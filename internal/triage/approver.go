@@ -9,7 +9,6 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -116,7 +115,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 // the class, the reason and the instruction of SPEC G9.
 func DenialMessage(v Verdict) string {
 	return "warden's first pass denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + string(v.Risk) + "): " +
-		v.Reason + "\n\n" + autoreview.DenialInstruction
+		v.Reason + "\n\n" + vocab.DenialInstruction
 }
 
 // ApproverName is the name of the first pass in the approver registry
