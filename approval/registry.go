@@ -20,7 +20,18 @@ func Register(name string, f Factory) { registry.Register(name, f) }
 // Registered reports whether name is a registered approver.
 func Registered(name string) bool { return registry.Registered(name) }
 
-// Names returns the registered approver names, sorted.
+// Rename keeps old, the name an approver was registered under before, as a
+// name of the approver registered as name: policies and approvals_reviewer
+// lists that use it keep working, and Renamed lets their readers warn. It
+// panics if old is taken or name is not registered.
+func Rename(old, name string) { registry.Rename(old, name) }
+
+// Renamed returns the name the approver once registered as old is
+// registered under now, and whether old is such a name.
+func Renamed(old string) (string, bool) { return registry.Renamed(old) }
+
+// Names returns the registered approver names, sorted (old names of
+// renamed approvers left out).
 func Names() []string { return registry.Names() }
 
 // Build creates the registered approver name with params.

@@ -1,6 +1,7 @@
 // Package triage registers the deterministic first pass of auto-review
-// (SPEC G14, G15) as the "rules" approver of policy files and
-// approvals_reviewer lists. Import it for its side effect:
+// (SPEC G14, G15) as the "first_pass" approver of policy files and
+// approvals_reviewer lists ("rules", its old name, is still accepted, with
+// a warning). Import it for its side effect:
 //
 //	import _ "github.com/wardenhq/warden/triage"
 //
@@ -11,4 +12,4 @@
 // (Codex .rules or YAML; directories load every rules file in them).
 package triage
 
-import _ "github.com/wardenhq/warden/internal/triage" // registers the "rules" approver
+import _ "github.com/wardenhq/warden/internal/triage" // registers the "first_pass" approver
