@@ -2,7 +2,6 @@ package approval
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/wardenhq/warden/internal/policyset"
 )
@@ -37,8 +36,11 @@ func Names() []string { return registry.Names() }
 // Build creates the registered approver name with params.
 func Build(name string, params map[string]any) (Approver, error) { return registry.Build(name, params) }
 
+// The built-in "auto" approver answers one decision: parameter decision
+// (approve, reject, terminate or escalate; default approve) and an
+// optional explanation.
 func init() {
-	Register("auto", autoFactory)
+	Register("auto", policyset.AutoFactory(Approve, []Decision{Approve, Reject, Terminate, Escalate}, Auto))
 }
 
 // Auto returns an approver that always answers d.
@@ -46,34 +48,4 @@ func Auto(d Decision, explanation string) Approver {
 	return Func(func(context.Context, *Request) (Approval, error) {
 		return Approval{Decision: d, Explanation: explanation}, nil
 	})
-}
-
-// autoFactory builds the built-in "auto" approver: parameter decision
-// (approve, reject, terminate or escalate; default approve) and an optional
-// explanation.
-func autoFactory(params map[string]any) (Approver, error) {
-	d := Approve
-	explanation := ""
-	for k, v := range params {
-		s, ok := v.(string)
-		switch {
-		case k == "decision" && ok:
-			d = Decision(s)
-		case k == "explanation" && ok:
-			explanation = s
-		case k == "decision" || k == "explanation":
-			return nil, fmt.Errorf("parameter %s must be a string", k)
-		default:
-			return nil, fmt.Errorf("unknown parameter %q (parameters: decision, explanation)", k)
-		}
-	}
-	switch d {
-	case Approve, Reject, Terminate, Escalate:
-	default:
-		return nil, fmt.Errorf("decision %q: want approve, reject, terminate or escalate", d)
-	}
-	if explanation == "" {
-		explanation = "auto " + string(d)
-	}
-	return Auto(d, explanation), nil
 }
