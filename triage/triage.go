@@ -10,6 +10,8 @@
 // internal/triage; this package is the public door to its registration.
 // The approver takes one parameter, rules: a rules file or a list of them
 // (Codex .rules or YAML; directories load every rules file in them).
+//
+// Deprecated: import package firstpass, named after the component.
 package triage
 
 import _ "github.com/wardenhq/warden/internal/triage" // registers the "first_pass" approver
