@@ -74,6 +74,11 @@ var forbidden = map[string][]string{
 	"model":           join(vocabulary, databases, kernel, top),
 	"model/anthropic": join(vocabulary, databases, kernel, top),
 	"model/openai":    join(vocabulary, databases, kernel, top),
+	// The gate keeps denials, overrides and the breaker around whatever
+	// decides: it links no reviewer, sandbox or interpreter.
+	"gate": join([]string{"store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	// An override travels from the gate to the reviewer below both.
+	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.
 	"queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage"}, kernel, top, models),
 }
