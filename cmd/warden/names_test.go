@@ -71,3 +71,25 @@ func TestG14_FirstPassOldNameDecidesAsTheNewName(t *testing.T) {
 		}
 	}
 }
+
+// warden policy check and --approval warn about the old name too; the
+// policy still loads.
+func TestG14_FirstPassOldNameWarnsAtPolicyCheckAndFlag(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("WARDEN_HOME", filepath.Join(dir, "home"))
+	old := write(t, dir, "old.yaml", "approvers:\n  - name: rules\n    tool: bash\n")
+	cur := write(t, dir, "new.yaml", "approvers:\n  - name: first_pass\n    tool: bash\n")
+	code, stdout, stderr := warden(t, "policy", "check", old, cur)
+	if code != exitOK || !strings.Contains(stdout, old+": ok (1 approver)") || !strings.Contains(stdout, cur+": ok (1 approver)") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if want := "warning: " + old + `:2:5: "rules" is the old name of the approver "first_pass"`; !strings.Contains(stderr, want) || strings.Count(stderr, "warning:") != 1 {
+		t.Errorf("stderr lacks %q once:\n%s", want, stderr)
+	}
+	write(t, dir, "model.yaml", "- content: done\n")
+	task := write(t, dir, "task.yaml", "name: ok\ninput: go\nmodel: scripted:model.yaml\ntools: [bash]\n")
+	code, _, stderr = warden(t, "check", "--approval", "rules", task)
+	if code != exitOK || !strings.Contains(stderr, `warning: --approval: "rules" is the old name`) {
+		t.Errorf("--approval rules: exit %d\n%s", code, stderr)
+	}
+}

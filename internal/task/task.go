@@ -105,6 +105,9 @@ func (t *Task) Warnings(opts Options) []string {
 			out = append(out, at+": approvals_reviewer: "+w)
 		}
 	}
+	if now, ok := approval.Renamed(opts.Approval); ok {
+		out = append(out, "--approval: "+decider.RenameWarning(opts.Approval, now))
+	}
 	policies := []*Policy{t.Approval}
 	for _, a := range t.Agents {
 		policies = append(policies, a.Approval)
