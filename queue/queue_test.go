@@ -15,6 +15,7 @@ import (
 	_ "github.com/wardenhq/warden/human" // registers the "human" approver and reviewer
 	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
@@ -263,3 +264,10 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 		t.Fatalf("approval %+v", got)
 	}
 }
+
+// The store and the client of warden serve are the queues warden runs
+// with (SPEC H4, S2).
+var (
+	_ queue.Queue = (*store.Store)(nil)
+	_ queue.Queue = (*server.Client)(nil)
+)
