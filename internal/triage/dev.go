@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -72,7 +73,7 @@ func judgeDevTool(s *sh, c *cmd) {
 
 // Git.
 
-var sharedBranch = lazyRE(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
+var sharedBranch = pattern.Lazy(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
 
 func judgeGit(s *sh, c *cmd) {
 	args := c.args
@@ -699,7 +700,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 }
 
 var (
-	pkgVersion = lazyRE(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
+	pkgVersion = pattern.Lazy(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
 )
 
 // pkgName strips a package spec down to its name: versions, extras and

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -392,7 +393,7 @@ func terraformSecretOutput(args []string) bool {
 }
 
 // cloudReadVerbs are the verbs of cloud CLIs that only read.
-var cloudReadVerb = lazyRE(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
+var cloudReadVerb = pattern.Lazy(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
 
 func judgeCloud(s *sh, c *cmd) {
 	var ops []string
@@ -473,9 +474,9 @@ func judgeCloud(s *sh, c *cmd) {
 // SQL.
 
 var (
-	sqlRead    = lazyRE(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
-	sqlWrite   = lazyRE(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
-	sqlDestroy = lazyRE(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
+	sqlRead    = pattern.Lazy(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
+	sqlWrite   = pattern.Lazy(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
+	sqlDestroy = pattern.Lazy(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
 )
 
 // judgeSQLText judges SQL: reads are routine, destroying data or schemas

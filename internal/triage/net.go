@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -122,7 +123,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 
 // fileRefs finds files read inside command substitutions: $(cat FILE),
 // $(< FILE), `cat FILE`, $(base64 FILE).
-var fileRefs = lazyRE(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
+var fileRefs = pattern.Lazy(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
 
 func (s *sh) tildeHome(p string) string {
 	if strings.HasPrefix(p, "$HOME") {
@@ -738,4 +739,4 @@ func urlPayload(u string) (int, string) {
 	return notSecret, found
 }
 
-var encodedRun = lazyRE(`[A-Za-z0-9+/_-]{40,}={0,2}`)
+var encodedRun = pattern.Lazy(`[A-Za-z0-9+/_-]{40,}={0,2}`)

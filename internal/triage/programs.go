@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -189,7 +190,7 @@ func judgeTree(s *sh, c *cmd) {
 
 // credentialPattern reports whether a search pattern looks for secrets;
 // credentialSearch tries it.
-var credentialPattern = lazyRE(`(?i)pass(wd|word)?\b|passw|secret|token|api[_-]?key|apikey|private[ _-]?key|` +
+var credentialPattern = pattern.Lazy(`(?i)pass(wd|word)?\b|passw|secret|token|api[_-]?key|apikey|private[ _-]?key|` +
 	`BEGIN .*PRIVATE|authtoken|auth_token|aws_secret|access[_-]?key|credential|AKIA|id_rsa|id_ed25519|\.pem\b|ghp_|xox[abp]-|sk_live`)
 
 // credentialHints are the letters every match of credentialPattern holds,
@@ -283,7 +284,7 @@ func judgeGrep(s *sh, c *cmd) {
 
 // sedWrites finds the w and e commands of sed scripts, and the w and e
 // flags of s commands.
-var sedWrites = lazyRE(`(^|[;\n{}]|\d|\$|/)\s*[we]\s|s(.).*?(.).*?(.)[gpIi0-9]*[we]`)
+var sedWrites = pattern.Lazy(`(^|[;\n{}]|\d|\$|/)\s*[we]\s|s(.).*?(.).*?(.)[gpIi0-9]*[we]`)
 
 func judgeSed(s *sh, c *cmd) {
 	argShort := "efl"
@@ -359,8 +360,8 @@ func splitUnescaped(s string, d byte) []string {
 }
 
 var (
-	awkRuns   = lazyRE(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"`)
-	awkWrites = lazyRE(`print[f]?[^;}>|]*>>?\s*("([^"]*)"|[A-Za-z_$(])`)
+	awkRuns   = pattern.Lazy(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"`)
+	awkWrites = pattern.Lazy(`print[f]?[^;}>|]*>>?\s*("([^"]*)"|[A-Za-z_$(])`)
 )
 
 func judgeAwk(s *sh, c *cmd) {

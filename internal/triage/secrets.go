@@ -4,17 +4,19 @@ import (
 	"encoding/base64"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/internal/triage/pattern"
 )
 
 // Secrets in text: what a message, a gist or an upload would leak.
 
 var (
-	criticalSecret = lazyRE(`-----BEGIN ([A-Z]+ )?PRIVATE KEY-----|` +
+	criticalSecret = pattern.Lazy(`-----BEGIN ([A-Z]+ )?PRIVATE KEY-----|` +
 		`(?i:aws_secret_access_key)\s*[=:]\s*["']?[A-Za-z0-9/+]{30,}|` +
 		`\b[sr]k_live_[0-9A-Za-z]{4,}|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|` +
 		`\bxox[abposr]-[0-9A-Za-z-]{10,}|\bglpat-[0-9A-Za-z_-]{20,}|\bnpm_[A-Za-z0-9]{36}\b|` +
 		`\bAKIA[0-9A-Z]{16}\b[\s\S]{0,80}\b[A-Za-z0-9/+]{40}\b|\bsk-(proj-)?[A-Za-z0-9_-]{32,}|\bsk-ant-[A-Za-z0-9_-]{20,}`)
-	sensitiveSecret = lazyRE(`\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{35}\b|` +
+	sensitiveSecret = pattern.Lazy(`\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{35}\b|` +
 		`\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.|` +
 		`\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@[^\s/]+|` +
 		`(?i)\b[A-Z0-9_]*(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_KEY)[A-Z0-9_]*\s*[=:]\s*["']?[^\s"'$<{]{6,}`)

@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -780,7 +781,7 @@ func nodeLoadsModules(args []string) bool {
 
 // xargsShell matches xargs running a shell with a command built from its
 // input (xargs -I{} sh -c '{}').
-var xargsShell = lazyRE(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
+var xargsShell = pattern.Lazy(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
 
 // devtoolsMethods are the DevTools protocol's methods that return a
 // browser's cookies or stored data.
