@@ -6,6 +6,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -375,7 +376,7 @@ func judgeGh(s *sh, c *cmd) {
 			}
 			s.allow("gh auth status")
 		case "token":
-			c.out, c.outWhat = secretCritical, "the GitHub token"
+			c.out, c.outWhat = secret.Critical, "the GitHub token"
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
 		default:
 			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` changes the GitHub login")
@@ -1019,7 +1020,7 @@ func (s *sh) codeNamesSecret(c *cmd, code string) bool {
 			if len(lit) < 3 || !(strings.HasPrefix(lit, "/") || strings.HasPrefix(lit, "~/")) {
 				continue
 			}
-			if l, _ := s.secret(s.where(lit, c.cwd)); l > notSecret {
+			if l, _ := s.secret(s.where(lit, c.cwd)); l > secret.None {
 				return true
 			}
 		}

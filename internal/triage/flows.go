@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -17,14 +18,14 @@ func (s *sh) flows() {
 			continue
 		}
 		if c.sink {
-			level, what := notSecret, ""
+			level, what := secret.None, ""
 			for j := range s.cmds {
 				d := &s.cmds[j]
 				if d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage < c.sc.Stage && d.out > level {
 					level, what = d.out, d.outWhat
 				}
 			}
-			if level > notSecret {
+			if level > secret.None {
 				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -54,7 +55,7 @@ func judgeDocker(s *sh, c *cmd) {
 				if strings.Contains(o, ":") {
 					continue
 				}
-				if l, what := s.secret(s.where(o, c.cwd)); l > notSecret {
+				if l, what := s.secret(s.where(o, c.cwd)); l > secret.None {
 					s.esc(vocab.Exfiltration, high, "`"+c.text+"` copies "+what+" into a container")
 					return
 				}
@@ -152,7 +153,7 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 				risky = "mount"
 			case pl.zone == zWork || pl.zone == zTmp:
 			default:
-				if level, what := s.secret(pl); level > notSecret {
+				if level, what := s.secret(pl); level > secret.None {
 					s.esc(vocab.CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
 				} else {
 					s.esc(vocab.Routine, low, "`"+c.text+"` mounts "+src+" into the container")
@@ -202,7 +203,7 @@ func judgeKubectl(s *sh, c *cmd) {
 		out := strings.Join(shell.OptValues(rest, "-o", "output"), ",")
 		if strings.HasPrefix(obj, "secret") {
 			if out != "" && out != "name" && out != "wide" {
-				c.out, c.outWhat = secretCritical, "Kubernetes secrets"
+				c.out, c.outWhat = secret.Critical, "Kubernetes secrets"
 				if s.decodedLater(c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
 					s.deny(vocab.CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
 					return
@@ -382,7 +383,7 @@ func terraformSecretOutput(args []string) bool {
 		switch {
 		case a == "-json" || a == "--json" || a == "-raw" || a == "--raw" || strings.HasPrefix(a, "-json=") || strings.HasPrefix(a, "-raw="):
 			return true
-		case !strings.HasPrefix(a, "-") && (secretVarName(a) || strings.Contains(strings.ToLower(a), "password") ||
+		case !strings.HasPrefix(a, "-") && (secret.IsVarName(a) || strings.Contains(strings.ToLower(a), "password") ||
 			strings.Contains(strings.ToLower(a), "secret") || strings.Contains(strings.ToLower(a), "token") ||
 			strings.Contains(strings.ToLower(a), "key") || strings.Contains(strings.ToLower(a), "credential") ||
 			strings.Contains(strings.ToLower(a), "kubeconfig") || strings.Contains(strings.ToLower(a), "connection_string")):
@@ -523,7 +524,7 @@ func judgeSQL(s *sh, c *cmd) {
 				return
 			}
 			if pl.zone != zWork && pl.zone != zTmp && ops[0] != ":memory:" {
-				if level, what := s.secret(pl); level > notSecret || isBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
+				if level, what := s.secret(pl); level > secret.None || secret.IsBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
 					s.deny(vocab.CredentialProbing, "`"+c.text+"` opens "+what)
 					return
 				}
@@ -616,10 +617,10 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 	default:
 		for _, f := range shell.OptValues(c.args, "-f", "") {
 			pl := s.where(f, c.cwd)
-			if level, _ := s.secret(pl); level == secretCritical && (pl.zone == zHome || pl.zone == zWork) {
+			if level, _ := s.secret(pl); level == secret.Critical && (pl.zone == zHome || pl.zone == zWork) {
 				// Overwriting an existing default key loses it; a named
 				// new key is fine.
-				if isPrivateKeyName(strings.ToLower(shortBase(f))) {
+				if secret.IsPrivateKeyName(strings.ToLower(shortBase(f))) {
 					s.esc(vocab.Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
 					return
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -157,7 +158,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	for _, l := range leaves {
 		if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~/") {
-			if lv, what := s.secret(s.where(l.value, s.cwd)); lv > notSecret {
+			if lv, what := s.secret(s.where(l.value, s.cwd)); lv > secret.None {
 				// A browser profile, a key file, a wallet named in
 				// any argument (launchOptions.userDataDir).
 				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + shorten(l.value, 60) + ")"})
@@ -294,7 +295,7 @@ func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
 		case s.v.k.list("url_keys")[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://") || browserScheme(l.value) != "":
 			s.mcpURL(c, l.value)
 		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
-			if lvl, w := secretText(l.value); lvl == secretCritical {
+			if lvl, w := secret.InText(l.value); lvl == secret.Critical {
 				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+w+" in a search")
 				return
 			}
@@ -321,7 +322,7 @@ func (s *sh) mcpURL(c *cmd, u string) {
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+h+":"+port+", an unusual port")
 		}
 	}
-	if l, w := urlPayload(u); l > notSecret {
+	if l, w := urlPayload(u); l > secret.None {
 		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 	} else if w != "" {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
@@ -368,7 +369,7 @@ func (s *sh) browserPage(c *cmd, u string) bool {
 			p = p[:i]
 		}
 		pl := s.where(p, s.cwd)
-		if level, what := s.secret(pl); level > notSecret {
+		if level, what := s.secret(pl); level > secret.None {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens "+what+" in a browser")
 			return true
 		}
@@ -458,7 +459,7 @@ func orName(s, def string) string {
 }
 
 func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) {
-	level, what := notSecret, ""
+	level, what := secret.None, ""
 	public := false
 	var recipients []string
 	for _, l := range leaves {
@@ -467,17 +468,17 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 			if lv, w := s.secret(pl); lv > level {
 				level, what = lv, w
 			}
-			if pl.zone == zSystem && systemPrivate(pl.abs) && level < secretSensitive {
-				level, what = secretSensitive, pl.abs
+			if pl.zone == zSystem && systemPrivate(pl.abs) && level < secret.Sensitive {
+				level, what = secret.Sensitive, pl.abs
 			}
 			continue
 		}
-		if lv, w := secretText(l.value); lv > level {
+		if lv, w := secret.InText(l.value); lv > level {
 			level, what = lv, w
 		}
-		if strings.HasPrefix(l.path, ".files.") && isEnvFile(strings.ToLower(strings.TrimPrefix(l.path, ".files."))) {
-			if level < secretSensitive {
-				level, what = secretSensitive, "an environment file"
+		if strings.HasPrefix(l.path, ".files.") && secret.IsEnvFile(strings.ToLower(strings.TrimPrefix(l.path, ".files."))) {
+			if level < secret.Sensitive {
+				level, what = secret.Sensitive, "an environment file"
 			}
 		}
 		if (l.key == "public" && l.value == "true") || (l.key == "visibility" && l.value == "public") || l.key == "type" && l.value == "anyone" {
@@ -488,10 +489,10 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) 
 		}
 	}
 	switch {
-	case level == secretCritical || level == secretSensitive && public:
+	case level == secret.Critical || level == secret.Sensitive && public:
 		s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" out")
 		return
-	case level == secretSensitive:
+	case level == secret.Sensitive:
 		s.esc(vocab.Exfiltration, high, "`"+c.text+"` sends "+what)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -79,7 +80,7 @@ type dataItem struct {
 // secretData judges what a command sends to a remote host: the level of
 // secret it holds and what it is.
 func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
-	level, what := notSecret, ""
+	level, what := secret.None, ""
 	up := func(l int, w string) {
 		if l > level {
 			level, what = l, w
@@ -88,7 +89,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 	for _, it := range items {
 		if it.file != "" && it.file != "-" && it.file != "." {
 			if strings.Contains(it.file, "$") {
-				if l, w := s.mentionedSecret(); l > notSecret {
+				if l, w := s.mentionedSecret(); l > secret.None {
 					up(l, w+" (named earlier in the script)")
 				}
 				continue
@@ -96,7 +97,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 			pl := s.where(it.file, c.cwd)
 			l, w := s.secret(pl)
 			up(l, w)
-			if t := s.tainted[pl.abs]; t > notSecret {
+			if t := s.tainted[pl.abs]; t > secret.None {
 				up(t, "an archive or copy of credentials ("+it.file+")")
 			}
 			continue
@@ -104,18 +105,18 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 		text := it.raw + " " + it.value
 		if strings.Contains(text, "$(env") || strings.Contains(text, "$(printenv") || strings.Contains(text, "`env") ||
 			strings.Contains(text, "$(set)") || strings.Contains(text, "$(export") {
-			up(secretCritical, "the whole environment")
+			up(secret.Critical, "the whole environment")
 		}
 		for _, m := range fileRefs.FindAllStringSubmatch(text, -1) {
-			if l, w := s.secretPath(s.tildeHome(m[1])); l > notSecret {
+			if l, w := s.secretPath(s.tildeHome(m[1])); l > secret.None {
 				up(l, w)
 			}
 		}
-		if l, w := secretText(it.value); l > notSecret {
+		if l, w := secret.InText(it.value); l > secret.None {
 			up(l, w)
 		}
-		if vs := secretVars(it.raw); len(vs) > 0 {
-			up(secretSensitive, "the secret $"+vs[0])
+		if vs := secret.Vars(it.raw); len(vs) > 0 {
+			up(secret.Sensitive, "the secret $"+vs[0])
 		}
 	}
 	return level, what
@@ -138,7 +139,7 @@ func (s *sh) tildeHome(p string) string {
 // mentionedSecret returns the most secret path the script assigns to a
 // variable.
 func (s *sh) mentionedSecret() (int, string) {
-	level, what := notSecret, ""
+	level, what := secret.None, ""
 	for _, m := range s.mentions {
 		if !strings.HasPrefix(m, "/") && !strings.HasPrefix(m, "~") && !strings.HasPrefix(m, ".") {
 			continue
@@ -173,7 +174,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 		}
 	}
 	if !remote {
-		if l, w := s.secretData(c, items); l == secretCritical {
+		if l, w := s.secretData(c, items); l == secret.Critical {
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` "+verb+" "+w+" to a local service")
 			return
 		}
@@ -181,7 +182,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 		return
 	}
 	s.remoteSink = true
-	if l, w := s.secretData(c, items); l > notSecret {
+	if l, w := s.secretData(c, items); l > secret.None {
 		if strings.HasPrefix(w, "the secret $") {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` "+verb+" "+w+" to "+dest)
 			return
@@ -341,7 +342,7 @@ func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts command output into a URL")
 			return true
 		}
-		if vs := secretVars(rawOf(c, u)); len(vs) > 0 {
+		if vs := secret.Vars(rawOf(c, u)); len(vs) > 0 {
 			for _, h := range hosts {
 				if !localHost(h) {
 					s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
@@ -349,7 +350,7 @@ func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
 				}
 			}
 		}
-		if l, w := urlPayload(u); l > notSecret {
+		if l, w := urlPayload(u); l > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 			return true
 		} else if w != "" {
@@ -651,11 +652,11 @@ func judgeScp(s *sh, c *cmd) {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+orName(pl.abs, "the home directory")+" (keys included) to "+host)
 			return
 		}
-		if level, what := s.secret(pl); level > notSecret {
+		if level, what := s.secret(pl); level > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+what+" to "+host)
 			return
 		}
-		if t := s.tainted[pl.abs]; t > notSecret {
+		if t := s.tainted[pl.abs]; t > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` copies an archive of credentials to "+host)
 			return
 		}
@@ -714,7 +715,7 @@ func offensiveScript(file string) string {
 func urlPayload(u string) (int, string) {
 	p, err := url.Parse(u)
 	if err != nil {
-		return notSecret, ""
+		return secret.None, ""
 	}
 	parts := []string{p.RawQuery}
 	for _, seg := range strings.Split(p.Path, "/") {
@@ -726,17 +727,17 @@ func urlPayload(u string) (int, string) {
 			if len(tok) < 40 {
 				continue
 			}
-			if dec, ok := decodeBase64(tok); ok {
-				if l, w := secretText(dec); l > notSecret {
+			if dec, ok := secret.DecodeBase64(tok); ok {
+				if l, w := secret.InText(dec); l > secret.None {
 					return l, w + " (base64-encoded)"
 				}
-				if looksLikeText(dec) {
+				if secret.LooksLikeText(dec) {
 					found = "encoded text"
 				}
 			}
 		}
 	}
-	return notSecret, found
+	return secret.None, found
 }
 
 var encodedRun = pattern.Lazy(`[A-Za-z0-9+/_-]{40,}={0,2}`)

@@ -6,6 +6,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -32,7 +33,7 @@ func judgeProgram(s *sh, c *cmd) {
 			if !strings.HasPrefix(op, "/") && !strings.HasPrefix(op, "~") {
 				continue
 			}
-			if l, what := s.secret(s.where(op, c.cwd)); l > notSecret {
+			if l, what := s.secret(s.where(op, c.cwd)); l > secret.None {
 				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` gives "+what+" to code whose text is not in the request")
 				break
 			}
@@ -436,7 +437,7 @@ func judgeFind(s *sh, c *cmd) {
 			broad = true
 		}
 		pl := s.where(r, c.cwd)
-		if level, what := s.secret(pl); level > notSecret {
+		if level, what := s.secret(pl); level > secret.None {
 			if secretNames {
 				s.deny(vocab.CredentialProbing, "`"+c.text+"` searches "+what+" for credentials")
 				return
@@ -525,7 +526,7 @@ func judgePrintenv(s *sh, c *cmd) {
 		return
 	}
 	for _, v := range shell.Operands(c.args, "") {
-		if secretVarName(v) {
+		if secret.IsVarName(v) {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret "+v)
 			return
 		}
@@ -563,7 +564,7 @@ func (s *sh) passesLines(pipeline, from, to int) bool {
 // secrets is probing, to a harmless search routine, anything else is
 // passed on.
 func (s *sh) envDumpUse(c *cmd) {
-	c.out, c.outWhat = secretCritical, "the whole environment"
+	c.out, c.outWhat = secret.Critical, "the whole environment"
 	if c.sc.Pipeline > 0 {
 		for i := range s.cmds {
 			d := &s.cmds[i]
@@ -592,7 +593,7 @@ func (s *sh) envDumpUse(c *cmd) {
 			}
 		}
 	}
-	c.out, c.outWhat = secretCritical, "the whole environment"
+	c.out, c.outWhat = secret.Critical, "the whole environment"
 	s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints "+envDump(c)+", tokens included")
 }
 
@@ -925,7 +926,7 @@ func judgeSource(s *sh, c *cmd) {
 		return
 	}
 	pl := s.where(ops[0], c.cwd)
-	if level, what := s.secret(pl); level > notSecret {
+	if level, what := s.secret(pl); level > secret.None {
 		s.esc(vocab.CredentialProbing, low, "`"+c.text+"` loads "+what+" into the shell")
 		return
 	}

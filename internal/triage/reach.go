@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -127,7 +128,7 @@ func (s *sh) reach(c *cmd) {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` feeds the secret $"+vs[0]+" to "+c.name+", which can send it over the network")
 			return
 		}
-		if l, what := secretText(d); l > notSecret {
+		if l, what := secret.InText(d); l > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` feeds "+what+" to "+c.name+", which can send it over the network")
 			return
 		}
@@ -220,7 +221,7 @@ func codeSecret(code string) string {
 		if len(t) < 5 || strings.IndexByte(t, '/') < 0 {
 			continue
 		}
-		if l, what := secretPath(t); l == secretCritical {
+		if l, what := secret.Path(t); l == secret.Critical {
 			return what + " (" + t + ")"
 		}
 	}
@@ -305,9 +306,9 @@ func inHostName(raw, name string) bool {
 		i := strings.Index(raw, ref)
 		for i >= 0 {
 			rest := raw[i+len(ref):]
-			if ref[1] != '{' && rest != "" && isNameByte(rest[0], true) {
+			if ref[1] != '{' && rest != "" && secret.IsNameByte(rest[0], true) {
 				// $TOKENX: another name.
-			} else if len(rest) > 1 && rest[0] == '.' && isNameByte(rest[1], true) {
+			} else if len(rest) > 1 && rest[0] == '.' && secret.IsNameByte(rest[1], true) {
 				return true
 			}
 			j := strings.Index(rest, ref)

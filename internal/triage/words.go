@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 )
 
 // Variables: the literal values a script assigns are substituted into the
@@ -69,7 +70,7 @@ func (s *sh) assign(src string) {
 // secretRefs returns the secrets a word's source text references: variables
 // named like secrets, and variables the script assigned from one.
 func (s *sh) secretRefs(text string) []string {
-	vs := secretVars(text)
+	vs := secret.Vars(text)
 	if len(s.secretAlias) == 0 || strings.IndexByte(text, '$') < 0 {
 		return vs
 	}
@@ -82,7 +83,7 @@ func (s *sh) secretRefs(text string) []string {
 			j++
 		}
 		k := j
-		for k < len(text) && isNameByte(text[k], k > j) {
+		for k < len(text) && secret.IsNameByte(text[k], k > j) {
 			k++
 		}
 		if k > j {
@@ -138,7 +139,7 @@ func isName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i], i > 0) {
+		if !secret.IsNameByte(s[i], i > 0) {
 			return false
 		}
 	}
@@ -226,9 +227,9 @@ func (s *sh) dollar(t string) (int, string, bool) {
 			return len(t), t, false
 		}
 		return j + 3, t[2 : j+2], false
-	case isNameByte(c, false):
+	case secret.IsNameByte(c, false):
 		k := 2
-		for k < len(t) && isNameByte(t[k], true) {
+		for k < len(t) && secret.IsNameByte(t[k], true) {
 			k++
 		}
 		if v, ok := s.lookup(t[1:k]); ok {

@@ -1,4 +1,4 @@
-package triage
+package secret
 
 import (
 	"encoding/base64"
@@ -22,19 +22,19 @@ var (
 		`(?i)\b[A-Z0-9_]*(PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|PRIVATE_KEY)[A-Z0-9_]*\s*[=:]\s*["']?[^\s"'$<{]{6,}`)
 )
 
-// secretText returns the level of the secrets text holds, and what they
+// InText returns the level of the secrets text holds, and what they
 // are.
-func secretText(text string) (int, string) {
+func InText(text string) (int, string) {
 	if text == "" {
-		return notSecret, ""
+		return None, ""
 	}
 	if m := criticalSecret.FindString(text); m != "" {
-		return secretCritical, "a secret (" + redact(m) + ")"
+		return Critical, "a secret (" + redact(m) + ")"
 	}
 	if m := sensitiveSecret.FindString(text); m != "" {
-		return secretSensitive, "what looks like a credential (" + redact(m) + ")"
+		return Sensitive, "what looks like a credential (" + redact(m) + ")"
 	}
-	return notSecret, ""
+	return None, ""
 }
 
 // redact keeps the start of a secret, for messages.
@@ -46,8 +46,8 @@ func redact(s string) string {
 	return s
 }
 
-// decodeBase64 decodes standard or URL-safe base64, padded or not.
-func decodeBase64(s string) (string, bool) {
+// DecodeBase64 decodes standard or URL-safe base64, padded or not.
+func DecodeBase64(s string) (string, bool) {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil {
 			return string(b), true
@@ -56,8 +56,8 @@ func decodeBase64(s string) (string, bool) {
 	return "", false
 }
 
-// looksLikeText reports whether s is mostly printable text.
-func looksLikeText(s string) bool {
+// LooksLikeText reports whether s is mostly printable text.
+func LooksLikeText(s string) bool {
 	if !utf8.ValidString(s) || s == "" {
 		return false
 	}
@@ -72,14 +72,6 @@ func looksLikeText(s string) bool {
 
 // Well-known packages: installing them by name is routine. A name within
 // one or two typos of one of them is suspect.
-
-func set(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
-}
 
 // Desktop credential stores: Electron and Chromium-based apps (Slack,
 // Discord, Teams, Signal, VS Code, …) keep their sessions in the same
