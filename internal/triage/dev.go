@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -39,7 +40,7 @@ func judgeDevTool(s *sh, c *cmd) {
 		}
 	case "ab", "hey", "wrk", "k6":
 		for _, a := range c.args[1:] {
-			if strings.Contains(a, "://") && !localURL(a) {
+			if strings.Contains(a, "://") && !network.LocalURL(a) {
 				s.esc(vocab.Routine, medium, "`"+c.text+"` sends load to a remote host")
 				return
 			}
@@ -94,7 +95,7 @@ func judgeGit(s *sh, c *cmd) {
 		for _, a := range rest[1:] {
 			if strings.Contains(a, "://") || strings.Contains(a, "$(") || strings.Contains(a, "`") || strings.Contains(a, "@") {
 				urls = append(urls, a)
-				if h, ok := urlHost(a); ok {
+				if h, ok := network.URLHost(a); ok {
 					hosts = append(hosts, h)
 				}
 			}
@@ -1100,7 +1101,7 @@ func (s *sh) httpServer(c *cmd, rest []string) {
 	pl := s.where(dir, c.cwd)
 	loopback := false
 	for _, b := range bind {
-		if localHost(b) && b != "0.0.0.0" {
+		if network.Local(b) && b != "0.0.0.0" {
 			loopback = true
 		}
 	}

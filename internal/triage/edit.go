@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -198,9 +199,9 @@ func judgeNetwork(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	host := a.Host
 	if host == "" && a.URL != "" {
-		host, _ = urlHost(a.URL)
+		host, _ = network.URLHost(a.URL)
 	}
-	if host != "" && localHost(host) {
+	if host != "" && network.Local(host) {
 		v.add(finding{vocab.Allow, vocab.Routine, low, "reaches a local service"})
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
@@ -47,7 +48,7 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 	case "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "nc", "ncat", "netcat", "socat", "ftp", "tftp":
 		var urls []string
 		for _, a := range d.args[1:] {
-			if _, ok := urlHost(a); ok && !strings.HasPrefix(a, "-") && (strings.Contains(a, "://") || strings.Contains(a, ".")) {
+			if _, ok := network.URLHost(a); ok && !strings.HasPrefix(a, "-") && (strings.Contains(a, "://") || strings.Contains(a, ".")) {
 				urls = append(urls, a)
 			}
 		}
@@ -57,7 +58,7 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 			if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "ftp://") {
 				plain = true
 			}
-			if h, _ := urlHost(u); rawIPHost(h) {
+			if h, _ := network.URLHost(u); network.RawIP(h) {
 				rawIP = true
 			}
 		}

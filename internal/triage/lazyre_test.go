@@ -11,7 +11,7 @@ import (
 // first use, so that a bad one fails here, not in a judgment.
 func TestLazyRegexpsCompile(t *testing.T) {
 	for _, l := range []*pattern.Regexp{accessRule, adminGroups, assignment, awkRuns, awkWrites, blockOpen, cloudReadVerb,
-		credentialPattern, encodedRun, exprAssign, fileRefs, pkgVersion, protectionOff, resourceBlock,
+		credentialPattern, exprAssign, fileRefs, pkgVersion, protectionOff, resourceBlock,
 		sedWrites, sharedBranch, spacedSetting, sqlDestroy, sqlRead, sqlWrite, ssnLike, tlsDirective,
 		xargsShell} {
 		if _, err := regexp.Compile(l.String()); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -309,20 +310,20 @@ func (s *sh) mcpURL(c *cmd, u string) {
 	if s.browserPage(c, u) {
 		return
 	}
-	if localURL(u) {
+	if network.LocalURL(u) {
 		return
 	}
-	if h, port, _, ok := destOf(u, true); ok {
-		switch ip := net4or6(h); {
-		case metadataHost(h):
+	if h, port, _, ok := network.Dest(u, true); ok {
+		switch ip := network.IP(h); {
+		case network.MetadataHost(h):
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+h+"), which hands out the machine's credentials")
 		case ip != nil && !ip.IsLoopback():
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+h)
-		case port != "" && !commonPort(port):
+		case port != "" && !network.CommonPort(port):
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+h+":"+port+", an unusual port")
 		}
 	}
-	if l, w := urlPayload(u); l > secret.None {
+	if l, w := network.URLPayload(u); l > secret.None {
 		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 	} else if w != "" {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")

@@ -1,73 +1,14 @@
 package triage
 
 import (
-	"net"
-	"net/url"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
-
-// localHost reports whether a host is the local machine.
-func localHost(h string) bool {
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	h = strings.ToLower(strings.TrimSuffix(h, "."))
-	switch {
-	case h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "::1" || h == "0.0.0.0" || h == "host.docker.internal":
-		return true
-	case strings.HasPrefix(h, "127."):
-		return net.ParseIP(h) != nil
-	}
-	return false
-}
-
-// urlHost returns the host of a URL word (with or without a scheme), and
-// whether the word looks like a URL at all.
-func urlHost(w string) (string, bool) {
-	if w == "" || strings.HasPrefix(w, "-") {
-		return "", false
-	}
-	if strings.HasPrefix(w, "$") {
-		return "", true // a URL held in a variable: not known
-	}
-	u := w
-	if !strings.Contains(u, "://") {
-		if strings.HasPrefix(u, "/") || strings.HasPrefix(u, ".") || strings.HasPrefix(u, "~") || strings.HasPrefix(u, "@") {
-			return "", false
-		}
-		u = "http://" + u
-	}
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" {
-		return "", false
-	}
-	if strings.Contains(p.Host, "$") {
-		return "", true
-	}
-	return p.Host, true
-}
-
-// localURL reports whether a URL word reaches the local machine.
-func localURL(w string) bool {
-	h, ok := urlHost(w)
-	return ok && h != "" && localHost(h)
-}
-
-// rawIPHost reports whether a host is a literal IP address outside
-// private ranges (a common sign of throw-away infrastructure).
-func rawIPHost(h string) bool {
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	ip := net.ParseIP(strings.Trim(h, "[]"))
-	return ip != nil && !ip.IsPrivate() && !ip.IsLoopback()
-}
 
 // dataItem is something a command sends: an inline value, a file, or its
 // standard input.
@@ -158,7 +99,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 	remote := len(hosts) == 0
 	var dest string
 	for _, h := range hosts {
-		if h == "" || !localHost(h) {
+		if h == "" || !network.Local(h) {
 			remote = true
 			if dest == "" {
 				dest = h
@@ -315,7 +256,7 @@ func judgeCurl(s *sh, c *cmd) {
 		return
 	}
 	for _, u := range urls {
-		if h, ok := urlHost(u); ok {
+		if h, ok := network.URLHost(u); ok {
 			hosts = append(hosts, h)
 		}
 	}
@@ -344,13 +285,13 @@ func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
 		}
 		if vs := secret.Vars(rawOf(c, u)); len(vs) > 0 {
 			for _, h := range hosts {
-				if !localHost(h) {
+				if !network.Local(h) {
 					s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
 					return true
 				}
 			}
 		}
-		if l, w := urlPayload(u); l > secret.None {
+		if l, w := network.URLPayload(u); l > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 			return true
 		} else if w != "" {
@@ -454,7 +395,7 @@ func judgeWget(s *sh, c *cmd) {
 	}
 	var hosts []string
 	for _, u := range urls {
-		if h, ok := urlHost(u); ok {
+		if h, ok := network.URLHost(u); ok {
 			hosts = append(hosts, h)
 		}
 	}
@@ -485,7 +426,7 @@ func judgeHTTPie(s *sh, c *cmd) {
 		case strings.Contains(a, "==") && !strings.ContainsAny(a[:strings.Index(a, "==")], "@:"):
 			// A query parameter (limit==5): part of the URL, not data.
 		default:
-			if h, ok := urlHost(a); ok && len(hosts) == 0 && !strings.ContainsAny(a, "=@") {
+			if h, ok := network.URLHost(a); ok && len(hosts) == 0 && !strings.ContainsAny(a, "=@") {
 				hosts = append(hosts, h)
 				continue
 			}
@@ -533,7 +474,7 @@ func judgeNc(s *sh, c *cmd) {
 	}
 	if shell.HasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
 		for _, h := range hosts {
-			if !localHost(h) {
+			if !network.Local(h) {
 				s.esc(vocab.Routine, low, "`"+c.text+"` scans ports of "+h)
 				return
 			}
@@ -560,7 +501,7 @@ func judgeSSH(s *sh, c *cmd) {
 	if i := strings.IndexByte(host, '@'); i >= 0 {
 		host = host[i+1:]
 	}
-	if localHost(host) {
+	if network.Local(host) {
 		s.esc(vocab.Routine, low, "`"+c.text+"` logs in to this machine over SSH")
 		return
 	}
@@ -708,36 +649,3 @@ func offensiveScript(file string) string {
 	}
 	return ""
 }
-
-// urlPayload looks for data hidden in a URL's query or path: long
-// base64 or hex runs. It returns the secret level of what they decode to
-// and a description ("" when there is none).
-func urlPayload(u string) (int, string) {
-	p, err := url.Parse(u)
-	if err != nil {
-		return secret.None, ""
-	}
-	parts := []string{p.RawQuery}
-	for _, seg := range strings.Split(p.Path, "/") {
-		parts = append(parts, seg)
-	}
-	found := ""
-	for _, part := range parts {
-		for _, tok := range encodedRun.FindAllString(part, -1) {
-			if len(tok) < 40 {
-				continue
-			}
-			if dec, ok := secret.DecodeBase64(tok); ok {
-				if l, w := secret.InText(dec); l > secret.None {
-					return l, w + " (base64-encoded)"
-				}
-				if secret.LooksLikeText(dec) {
-					found = "encoded text"
-				}
-			}
-		}
-	}
-	return secret.None, found
-}
-
-var encodedRun = pattern.Lazy(`[A-Za-z0-9+/_-]{40,}={0,2}`)

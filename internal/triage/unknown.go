@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -399,27 +400,27 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		if scheme == "file" {
 			w = w[strings.Index(w, "://")+3:]
 		} else {
-			if h, port, _, ok := destOf(w, true); ok {
-				if !localHost(h) && u.dest == "" {
+			if h, port, _, ok := network.Dest(w, true); ok {
+				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
 				}
 			} else if u.dest == "" {
 				u.dest, u.remote = "a host named at run time", true
 			}
-			if l, what := urlPayload(w); l > u.secretLevel {
+			if l, what := network.URLPayload(w); l > u.secretLevel {
 				u.secretLevel, u.secretWhat = l, what
 			}
 			return
 		}
 	}
 	if !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, ".") && !strings.HasPrefix(w, "~") && !strings.ContainsAny(w, "$\x00\x01") {
-		if h, port, _, ok := destOf(w, true); ok {
-			isIP := net4or6(h) != nil
+		if h, port, _, ok := network.Dest(w, true); ok {
+			isIP := network.IP(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
 			tld = strings.ToLower(tld)
 			named := s.v.k.list("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
 			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
-				if !localHost(h) && u.dest == "" {
+				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
 				}
 				return
