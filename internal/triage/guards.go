@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 )
 
@@ -935,20 +936,20 @@ func (k *Knowledge) sensitiveServer(server string) string {
 // (reveal_keys set to true), fields to return naming such data
 // (field_keys whose words match sensitive_field_words), or a search for
 // it (search_keys whose words match sensitive_search_words).
-func (k *Knowledge) sensitiveArgs(leaves []mcpLeaf) string {
+func (k *Knowledge) sensitiveArgs(leaves []argument.Leaf) string {
 	for _, l := range leaves {
 		switch {
-		case k.list("reveal_keys")[l.key]:
-			switch strings.ToLower(l.value) {
+		case k.list("reveal_keys")[l.Key]:
+			switch strings.ToLower(l.Value) {
 			case "true", "1", "yes":
-				return l.key + " set to " + l.value
+				return l.Key + " set to " + l.Value
 			}
-		case k.list("field_keys")[l.key]:
-			if w := k.names("sensitive_field_words", words(l.value)); w != "" {
+		case k.list("field_keys")[l.Key]:
+			if w := k.names("sensitive_field_words", words(l.Value)); w != "" {
 				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
-		case k.list("search_keys")[l.key]:
-			if w := k.names("sensitive_search_words", words(l.value)); w != "" {
+		case k.list("search_keys")[l.Key]:
+			if w := k.names("sensitive_search_words", words(l.Value)); w != "" {
 				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}
 		}
@@ -971,8 +972,8 @@ func (k *Knowledge) browserScriptSecret(code string) string {
 // personalValue returns what personal or payment data an argument holds:
 // by its key (card number, SSN, passport, password) or its value (a card
 // number, a US social security number); "" for none.
-func personalValue(l mcpLeaf) string {
-	k := l.key
+func personalValue(l argument.Leaf) string {
+	k := l.Key
 	switch k {
 	case "ssn", "cvv", "cvc", "dob", "iban", "pan", "passport":
 		return k
@@ -983,13 +984,13 @@ func personalValue(l mcpLeaf) string {
 			return w
 		}
 	}
-	if len(l.value) < 11 || len(l.value) > 40 || l.value[0] < '0' && l.value[0] != ' ' || l.value[0] > '9' {
+	if len(l.Value) < 11 || len(l.Value) > 40 || l.Value[0] < '0' && l.Value[0] != ' ' || l.Value[0] > '9' {
 		return ""
 	}
-	if strings.Count(l.value, "-") >= 2 && ssnLike.MatchString(l.value) {
+	if strings.Count(l.Value, "-") >= 2 && ssnLike.MatchString(l.Value) {
 		return "a social security number"
 	}
-	if cardLike(l.value) {
+	if cardLike(l.Value) {
 		return "a payment card number"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package triage
+package argument
 
 import (
 	"bufio"
@@ -26,7 +26,10 @@ var plainSeeds = []string{
 // on every MCP call of the test data.
 func TestG14_MCPArgumentsReadAsEncodingJSONDoes(t *testing.T) {
 	args := append([]string(nil), plainSeeds...)
-	files, _ := filepath.Glob("testdata/*.jsonl")
+	files, _ := filepath.Glob("../testdata/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no test data in ../testdata")
+	}
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {

@@ -1,25 +1,31 @@
-package triage
+// Package argument reads the arguments of an MCP or function call as the
+// first pass judges them: a list of leaves, each scalar with its key and
+// its path, objects' keys in order. Tools usually get small plain objects,
+// read here without building a generic tree; everything else is read
+// through encoding/json, with the same result.
+package argument
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
-)
-
-// flattenPlain is flatten without building a generic tree, for the arguments
+) // flattenPlain is flatten without building a generic tree, for the arguments
 // tools usually get: an object or array, alone but for white space, whose
 // strings have no escapes and are valid UTF-8, nested at most
 // maxPlainDepth deep. It reports false for anything else, which
 // flattenJSON then reads; for what it accepts it returns what flattenJSON
 // does (keys sorted, the last of duplicate keys kept, numbers as written,
 // nulls left out).
-func flattenPlain(raw []byte) ([]mcpLeaf, bool) {
+func flattenPlain(raw []byte) ([]Leaf, bool) {
 	p := plainJSON{b: raw}
 	p.space()
 	if p.i >= len(raw) || raw[p.i] != '{' && raw[p.i] != '[' {
 		return nil, false
 	}
-	p.out = make([]mcpLeaf, 0, 8)
+	p.out = make([]Leaf, 0, 8)
 	if !p.value("", "", true, 0) {
 		return nil, false
 	}
@@ -37,7 +43,7 @@ const maxPlainDepth = 16
 type plainJSON struct {
 	b   []byte
 	i   int
-	out []mcpLeaf
+	out []Leaf
 }
 
 // plainMember is an object member: its key and where its value lies.
@@ -243,5 +249,65 @@ func (p *plainJSON) number() bool {
 }
 
 func (p *plainJSON) leaf(key, path, value string) {
-	p.out = append(p.out, mcpLeaf{strings.ToLower(key), path, value})
+	p.out = append(p.out, Leaf{strings.ToLower(key), path, value})
+}
+
+// Leaf is one scalar of a call's arguments: its key, its path and its
+// value as text.
+type Leaf struct {
+	Key   string // last key (lower case)
+	Path  string // full key path
+	Value string // the scalar as text
+}
+
+// Flatten returns the scalars of a JSON value, objects' keys in order.
+func Flatten(raw json.RawMessage) []Leaf {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	if out, ok := flattenPlain(raw); ok {
+		return out
+	}
+	return flattenJSON(raw)
+}
+
+// flattenJSON is flatten through encoding/json, for any input.
+func flattenJSON(raw json.RawMessage) []Leaf {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	out := make([]Leaf, 0, 8) // tools take a few arguments
+	var walk func(key, path string, v any)
+	walk = func(key, path string, v any) {
+		switch x := v.(type) {
+		case string:
+			out = append(out, Leaf{strings.ToLower(key), path, x})
+		case bool:
+			if x {
+				out = append(out, Leaf{strings.ToLower(key), path, "true"})
+			} else {
+				out = append(out, Leaf{strings.ToLower(key), path, "false"})
+			}
+		case json.Number:
+			out = append(out, Leaf{strings.ToLower(key), path, x.String()})
+		case []any:
+			for _, e := range x {
+				walk(key, path+"[]", e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, path+"."+k, x[k])
+			}
+		}
+	}
+	walk("", "", v)
+	return out
 }
