@@ -374,7 +374,7 @@ func canonical(t *testing.T, raw []byte) string {
 // shared datasets, when they are present.
 func checkNoCopies(t *testing.T, own []eval.Item) {
 	t.Helper()
-	files := []string{filepath.Join("testdata", "classes.jsonl")}
+	files := []string{filepath.Join(corpusDir, "classes", "classes.jsonl")}
 	if dir := sharedDatasets(); dir != "" {
 		shared, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		files = append(files, shared...)

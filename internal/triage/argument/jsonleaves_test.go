@@ -26,9 +26,9 @@ var plainSeeds = []string{
 // on every MCP call of the test data.
 func TestG14_MCPArgumentsReadAsEncodingJSONDoes(t *testing.T) {
 	args := append([]string(nil), plainSeeds...)
-	files, _ := filepath.Glob("../testdata/*.jsonl")
+	files, _ := filepath.Glob("../testdata/corpus/*/*.jsonl")
 	if len(files) == 0 {
-		t.Fatal("no test data in ../testdata")
+		t.Fatal("no test data in ../testdata/corpus")
 	}
 	for _, f := range files {
 		fh, err := os.Open(f)
