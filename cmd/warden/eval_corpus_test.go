@@ -9,12 +9,15 @@ import (
 
 // TestV2_EvalReadsTheFirstPassCorpus runs `warden eval --reviewer rules`
 // on the first pass's own corpus (internal/triage/testdata/corpus), the
-// files its tests measure round by round: eval reads every row of every
-// round, and denies none of its allow items, as the rounds' guards say.
+// files its tests read: the rounds and the cases. eval reads every row,
+// and denies none of the allow items, as the rounds' guards and the cases
+// say.
 func TestV2_EvalReadsTheFirstPassCorpus(t *testing.T) {
 	files, err := filepath.Glob("../../internal/triage/testdata/corpus/*/*.jsonl")
-	if err != nil || len(files) < 20 {
-		t.Fatalf("corpus files %v: %v", files, err)
+	cases, err2 := filepath.Glob("../../internal/triage/testdata/corpus/cases/*/*.jsonl")
+	files = append(files, cases...)
+	if err != nil || err2 != nil || len(files) < 50 {
+		t.Fatalf("corpus files %v: %v %v", files, err, err2)
 	}
 	rows := 0
 	for _, f := range files {
