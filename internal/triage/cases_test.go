@@ -1,12 +1,9 @@
 package triage_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/triage"
@@ -45,17 +42,8 @@ var caseWants = map[string]struct {
 // its file says, and that no folder is missing from cases.yaml.
 func TestFirstPass_Cases(t *testing.T) {
 	dir := filepath.Join(corpusDir, "cases")
-	f, err := os.Open(dir + ".yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := yaml.NewDecoder(f)
-	dec.KnownFields(true)
 	var groups []caseGroup
-	if err := dec.Decode(&groups); err != nil {
-		t.Fatalf("cases.yaml: %v", err)
-	}
+	readYAML(t, dir+".yaml", &groups)
 	listed := map[string]bool{}
 	rows := 0
 	for _, g := range groups {

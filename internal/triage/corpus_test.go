@@ -50,17 +50,8 @@ type round struct {
 // every round complete, every folder present.
 func readRounds(t *testing.T) []round {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpusDir, "rounds.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dec := yaml.NewDecoder(f)
-	dec.KnownFields(true)
 	var rs []round
-	if err := dec.Decode(&rs); err != nil {
-		t.Fatalf("rounds.yaml: %v", err)
-	}
+	readYAML(t, filepath.Join(corpusDir, "rounds.yaml"), &rs)
 	seen := map[string]bool{}
 	for i, r := range rs {
 		g := r.Guards
@@ -96,6 +87,22 @@ func roundNamed(t *testing.T, name string) round {
 	}
 	t.Fatalf("rounds.yaml has no round %s", name)
 	return round{}
+}
+
+// readYAML reads the YAML file at path into v strictly (yaml.v3, every
+// key known), or fails the test.
+func readYAML(t *testing.T, path string, v any) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }
 
 // set is the round as a heldOutSet.

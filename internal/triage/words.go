@@ -74,24 +74,10 @@ func (s *sh) secretRefs(text string) []string {
 	if len(s.secretAlias) == 0 || strings.IndexByte(text, '$') < 0 {
 		return vs
 	}
-	for i := 0; i < len(text); i++ {
-		if text[i] != '$' {
-			continue
+	for name := range secret.VarRefs(text) {
+		if src, ok := s.secretAlias[name]; ok {
+			vs = append(vs, name+" (from $"+src+")")
 		}
-		j := i + 1
-		if j < len(text) && text[j] == '{' {
-			j++
-		}
-		k := j
-		for k < len(text) && secret.IsNameByte(text[k], k > j) {
-			k++
-		}
-		if k > j {
-			if src, ok := s.secretAlias[text[j:k]]; ok {
-				vs = append(vs, text[j:k]+" (from $"+src+")")
-			}
-		}
-		i = k - 1
 	}
 	return vs
 }

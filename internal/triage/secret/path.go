@@ -7,6 +7,7 @@
 package secret
 
 import (
+	"iter"
 	"path"
 	"strings"
 )
@@ -263,24 +264,36 @@ func IsVarName(name string) bool {
 // references ($GITHUB_TOKEN, ${AWS_SECRET_ACCESS_KEY}).
 func Vars(text string) []string {
 	var out []string
-	for i := 0; i < len(text); i++ {
-		if text[i] != '$' {
-			continue
+	for name := range VarRefs(text) {
+		if IsVarName(name) {
+			out = append(out, name)
 		}
-		j := i + 1
-		if j < len(text) && text[j] == '{' {
-			j++
-		}
-		k := j
-		for k < len(text) && IsNameByte(text[k], k > j) {
-			k++
-		}
-		if k > j && IsVarName(text[j:k]) {
-			out = append(out, text[j:k])
-		}
-		i = k - 1
 	}
 	return out
+}
+
+// VarRefs yields the names of the variables a word's source text
+// references ($NAME, ${NAME}), in order.
+func VarRefs(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(text); i++ {
+			if text[i] != '$' {
+				continue
+			}
+			j := i + 1
+			if j < len(text) && text[j] == '{' {
+				j++
+			}
+			k := j
+			for k < len(text) && IsNameByte(text[k], k > j) {
+				k++
+			}
+			if k > j && !yield(text[j:k]) {
+				return
+			}
+			i = k - 1
+		}
+	}
 }
 
 // IsNameByte reports whether c may stand in a shell variable's name
