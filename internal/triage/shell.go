@@ -8,6 +8,8 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -505,7 +507,7 @@ func (s *sh) command(c *cmd) {
 	}
 	if c.name == "echo" || c.name == "printf" {
 		for _, w := range sc.Args[1:] {
-			if vs := secretVars(w); len(vs) > 0 {
+			if vs := secret.Vars(w); len(vs) > 0 {
 				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
 				break
 			}
@@ -780,7 +782,7 @@ func nodeLoadsModules(args []string) bool {
 
 // xargsShell matches xargs running a shell with a command built from its
 // input (xargs -I{} sh -c '{}').
-var xargsShell = lazyRE(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
+var xargsShell = pattern.Lazy(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
 
 // devtoolsMethods are the DevTools protocol's methods that return a
 // browser's cookies or stored data.

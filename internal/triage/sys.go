@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -282,7 +283,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes system security settings or accounts")
 }
 
-var adminGroups = lazyRE(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
+var adminGroups = pattern.Lazy(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
 
 func judgeAccounts(s *sh, c *cmd) {
 	args := c.args

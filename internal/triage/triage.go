@@ -46,6 +46,17 @@
 // judge; users extend or override it from `[first_pass] programs` in their
 // configuration, the managed configuration last (LoadKnowledge).
 //
+// What the judges ask that needs no judging state lives in packages of
+// its own below this one: secret (what holds a secret: paths, text,
+// variable names), network (the destinations of words and URLs),
+// argument (a call's arguments read as leaves) and pattern (regular
+// expressions compiled on first use).
+//
+// Its test data is one corpus, testdata/corpus, which `warden eval` reads
+// too: the held-out and tuning rounds measured against guards
+// (rounds.yaml) and the cases of its classes with their near misses
+// (cases.yaml), each with where it comes from and why.
+//
 // Besides the programs and tools it knows, the first pass
 // reasons generically about every command and call: a secret (a secret
 // file, a variable named like a key, token, secret or password, or one
