@@ -68,4 +68,3 @@ func embeddedKnowledge(reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
 	}
 	return k, nil
 }
-
