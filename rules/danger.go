@@ -315,12 +315,10 @@ func programDanger(name string, args []string) string {
 }
 
 func rmDanger(args []string) string {
-	if hasLongAbbrev(args, "no-preserve-root", 3) {
+	does := command.Does(args)
+	if does&command.NoPreserveRoot != 0 {
 		return "destructive: rm --no-preserve-root"
 	}
-	// getopt_long takes abbreviations: --rec is --recursive, --forc --force.
-	rec := shell.HasShort(args, 'r', "") || shell.HasShort(args, 'R', "") || hasLongAbbrev(args, "recursive", 1)
-	force := shell.HasShort(args, 'f', "") || hasLongAbbrev(args, "force", 1)
 	for _, t := range shell.Operands(args, "") {
 		if b := broad(t); b != "" {
 			return "destructive: rm of " + b
@@ -329,7 +327,7 @@ func rmDanger(args []string) string {
 			return "security: rm erases shell history"
 		}
 	}
-	if rec && force {
+	if does&command.RecursiveForce != 0 {
 		return "destructive: recursive forced deletion (rm -rf)"
 	}
 	return ""
@@ -450,128 +448,59 @@ func historyAssign(a string) string {
 // chmodDanger: world-writable or setuid modes, recursive change of a broad
 // path, any change of /.
 func chmodDanger(args []string) string {
-	rec := false
-	var ops []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case a == "-R" || a == "--recursive":
-			rec = true
-		case a == "-c" || a == "-f" || a == "-v" || a == "--changes" || a == "--silent" || a == "--quiet" ||
-			a == "--verbose" || a == "--preserve-root" || a == "--no-preserve-root" || strings.HasPrefix(a, "--reference="):
-		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "Rcfv") == "":
-			rec = rec || strings.IndexByte(a, 'R') >= 0
-		default:
-			ops = append(ops, a) // includes modes such as -w
-		}
-	}
-	if len(ops) == 0 {
-		return ""
-	}
-	mode, targets := ops[0], ops[1:]
-	if shell.HasLong(args, "reference") {
-		mode, targets = "", ops
-	}
-	for _, t := range targets {
-		if b := broad(t); b != "" && (rec || unquote(t) == "/") {
+	ch := command.Chmod(args)
+	for _, t := range ch.Targets {
+		if b := broad(t); b != "" && (ch.Recursive || unquote(t) == "/") {
 			return "destructive: recursive chmod of " + b
 		}
 	}
-	if command.ModeSetuid(mode) {
+	if command.ModeSetuid(ch.Mode) {
 		return "security: chmod sets setuid/setgid"
 	}
-	if rec && command.ModeWorldWritable(mode) {
+	if ch.Recursive && command.ModeWorldWritable(ch.Mode) {
 		return "security: chmod -R makes files world-writable"
 	}
 	return ""
 }
 
+// gitDangers are the reasons of the effects of git commands (see
+// command.Does) that the exec rules count as dangerous, most severe first.
+var gitDangers = []struct {
+	effect command.Effect
+	reason string
+}{
+	{command.ForcePush | command.DeletesRemoteRef, "destructive: git push rewrites or deletes remote history"},
+	{command.DiscardsChanges, "destructive: git reset --hard or checkout --force discards uncommitted changes"},
+	{command.DiscardsAllChanges, "destructive: git checkout or restore of every file discards uncommitted changes"},
+	{command.DeletesUntracked, "destructive: git clean -f deletes untracked files"},
+	{command.DeletesUnmergedBranch, "destructive: git branch -D deletes an unmerged branch"},
+	{command.DiscardsStash, "destructive: git stash drop or clear discards stashed changes"},
+	{command.RewritesHistory, "destructive: git filter-branch or filter-repo rewrites history"},
+	{command.DropsRecoveryPoints, "destructive: git reflog expire or delete drops recovery points"},
+	{command.DeletesRef, "destructive: git update-ref -d deletes a ref"},
+	{command.PrintsCredentials, "credentials: git credential fill prints stored credentials"},
+}
+
 func gitDanger(args []string) string {
-	i := command.Subcommand(args)
-	if i >= len(args) {
+	p, _ := command.Parse(args)
+	does := p.Does()
+	for _, d := range gitDangers {
+		if does&d.effect != 0 {
+			return d.reason
+		}
+	}
+	if len(p.Path) < 2 || p.Path[1] != "config" {
 		return ""
 	}
-	sub, rest := args[i], args[i:]
-	switch sub {
-	case "push":
-		if shell.HasShort(rest, 'f', "o") || shell.HasShort(rest, 'd', "o") ||
-			shell.HasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune") {
-			return "destructive: git push rewrites or deletes remote history"
-		}
-		for _, a := range shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
-			if strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") {
-				return "destructive: git push " + a + " rewrites or deletes a remote branch"
-			}
-		}
-	case "reset":
-		if shell.HasLong(rest, "hard") {
-			return "destructive: git reset --hard discards uncommitted changes"
-		}
-	case "clean":
-		if (shell.HasShort(rest, 'f', "e") || shell.HasLong(rest, "force")) && !shell.HasShort(rest, 'n', "e") && !shell.HasLong(rest, "dry-run") {
-			return "destructive: git clean -f deletes untracked files"
-		}
-	case "checkout":
-		if shell.HasShort(rest, 'f', "bB") || shell.HasLong(rest, "force") {
-			return "destructive: git checkout --force discards uncommitted changes"
-		}
-		if ops := shell.Operands(rest, "bB"); len(ops) > 0 && ops[len(ops)-1] == "." && shell.HasWord(rest, "--") {
-			return "destructive: git checkout -- . discards uncommitted changes"
-		}
-	case "restore":
-		if shell.HasWord(rest, ".", ":/") && (!shell.HasShort(rest, 'S', "s") && !shell.HasLong(rest, "staged") || shell.HasShort(rest, 'W', "s") || shell.HasLong(rest, "worktree")) {
-			return "destructive: git restore . discards uncommitted changes"
-		}
-	case "branch":
-		if shell.HasShort(rest, 'D', "") || (shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete")) && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
-			return "destructive: git branch -D deletes an unmerged branch"
-		}
-	case "stash":
-		if len(rest) > 1 && (rest[1] == "drop" || rest[1] == "clear") {
-			return "destructive: git stash " + rest[1] + " discards stashed changes"
-		}
-	case "filter-branch", "filter-repo":
-		return "destructive: git " + sub + " rewrites history"
-	case "reflog":
-		if len(rest) > 1 && (rest[1] == "expire" || rest[1] == "delete") {
-			return "destructive: git reflog " + rest[1] + " drops recovery points"
-		}
-	case "update-ref":
-		if shell.HasShort(rest, 'd', "") {
-			return "destructive: git update-ref -d deletes a ref"
-		}
-	case "credential":
-		if shell.HasWord(rest, "fill") {
-			return "credentials: git credential fill prints stored credentials"
-		}
-	case "config":
-		if ops := shell.Operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || shell.HasLong(rest, "add", "replace-all", "edit") {
-			for _, a := range ops {
-				if execConfigKey(strings.ToLower(a)) {
-					return "security: git config sets " + a + ", which runs commands"
-				}
+	rest := args[command.Subcommand(args):]
+	if ops := shell.Operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || shell.HasLong(rest, "add", "replace-all", "edit") {
+		for _, a := range ops {
+			if command.GitConfigRunsCommand(a) {
+				return "security: git config sets " + a + ", which runs commands"
 			}
 		}
 	}
 	return ""
-}
-
-// execConfigKey reports whether a git configuration key names a command
-// git runs.
-func execConfigKey(k string) bool {
-	if strings.HasPrefix(k, "alias.") {
-		return true
-	}
-	switch k {
-	case "core.hookspath", "core.fsmonitor", "core.sshcommand", "core.pager", "core.editor",
-		"core.askpass", "diff.external", "credential.helper", "sequence.editor", "gpg.program":
-		return true
-	}
-	return strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".command") ||
-		strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process")
 }
 
 func killDanger(args []string) string {
@@ -824,22 +753,4 @@ func pipelineDangers(sc *shell.Script) []string {
 		}
 	}
 	return out
-}
-
-// hasLongAbbrev reports whether args[1:] (before "--") hold --name or an
-// abbreviation of it at least min letters long.
-func hasLongAbbrev(args []string, name string, min int) bool {
-	for _, a := range args[1:] {
-		if a == "--" {
-			return false
-		}
-		if !strings.HasPrefix(a, "--") {
-			continue
-		}
-		n, _, _ := strings.Cut(a[2:], "=")
-		if len(n) >= min && strings.HasPrefix(name, n) {
-			return true
-		}
-	}
-	return false
 }

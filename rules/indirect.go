@@ -55,7 +55,7 @@ func indirectDanger(c *shell.Command, name string) string {
 		for _, kv := range command.GitConfigs(args) {
 			k, v, _ := strings.Cut(kv, "=")
 			k = strings.ToLower(k)
-			if execConfigKey(k) && (!strings.HasPrefix(k, "alias.") || strings.HasPrefix(strings.TrimSpace(v), "!")) {
+			if command.GitConfigRunsCommand(k) && (!strings.HasPrefix(k, "alias.") || strings.HasPrefix(strings.TrimSpace(v), "!")) {
 				return "security: git -c " + k + " runs a command"
 			}
 			if strings.ContainsAny(k, "$`") {

@@ -470,7 +470,7 @@ func gitHidden(c *shell.Command) string {
 	}
 	for _, kv := range command.GitConfigs(c.Args) {
 		k, _, _ := strings.Cut(kv, "=")
-		if k = strings.ToLower(k); execConfigKey(k) && !strings.HasPrefix(k, "alias.") {
+		if k = strings.ToLower(k); command.GitConfigRunsCommand(k) && !strings.HasPrefix(k, "alias.") {
 			return "git -c " + k + " runs a program the configuration names"
 		}
 		if k == "include.path" || strings.HasPrefix(k, "includeif.") {

@@ -128,6 +128,7 @@ func gitGrammar() *Grammar {
 		"gc":            spec("q=quiet", "aggressive auto prune? no-prune quiet force"),
 		"reflog":        flags().with(map[string]*Grammar{"expire": spec("", "all expire: expire-unreachable: stale-fix rewrite updateref dry-run verbose"), "delete": flags(), "show": flags()}),
 		"filter-branch": flags(),
+		"credential":    flags().with(map[string]*Grammar{"fill": flags(), "approve": flags(), "reject": flags()}),
 		"filter-repo":   flags(),
 		"status":        spec("s=short b=branch u?untracked-files z v=verbose", "short branch porcelain? long verbose untracked-files? ignored? ignore-submodules? column? ahead-behind"),
 		"log":           diffOutput(),
@@ -158,6 +159,7 @@ func diffOutput() *Grammar { return spec("", "output:") }
 // registerAll builds the grammars registry.
 func registerAll() {
 	grammars = map[string]*Grammar{}
+	indexEffects()
 	register(gitGrammar(), "git")
 
 	register(spec("r=recursive R=recursive f=force i=interactive I=interactive-once d=dir v=verbose",
