@@ -48,6 +48,8 @@ const (
 	RewritesHistory
 	// PrintsCredentials prints stored credentials: git credential fill.
 	PrintsCredentials
+	// DeletesOrMovesTag deletes or moves a tag: git tag -d, -f.
+	DeletesOrMovesTag
 	// RemovesWorktree removes a worktree with its changes: git worktree
 	// remove --force.
 	RemovesWorktree
@@ -92,6 +94,7 @@ var optionEffects = []optionEffect{
 	{path: "git filter-branch", effect: RewritesHistory},
 	{path: "git filter-repo", effect: RewritesHistory},
 	{path: "git credential fill", effect: PrintsCredentials},
+	{path: "git tag", any: []string{"delete", "force"}, effect: DeletesOrMovesTag},
 	{path: "git worktree remove", any: []string{"force"}, effect: RemovesWorktree},
 	{path: "rm", all: []string{"recursive", "force"}, effect: RecursiveForce},
 	{path: "rm", any: []string{"recursive"}, effect: Recursive},

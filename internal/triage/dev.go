@@ -144,63 +144,14 @@ func judgeGit(s *sh, c *cmd) {
 			return
 		}
 		s.allow("git commit")
-	case "checkout":
-		if does&command.DiscardsChanges != 0 {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--force)")
-			return
-		}
-		if does&command.DiscardsAllChanges != 0 {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
-			return
-		}
-		s.allow("git checkout")
-	case "restore":
-		if does&command.DiscardsAllChanges != 0 {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
-			return
-		}
-		s.allow("git restore")
-	case "reset":
-		if does&(command.DiscardsChanges|command.MayDiscardChanges) != 0 {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--hard)")
-			return
-		}
-		s.allow("git reset")
-	case "clean":
-		if does&command.DeletesUntracked != 0 {
-			risk := medium
-			what := "deletes untracked files"
-			if does&command.DeletesIgnored != 0 {
-				what = "deletes untracked and ignored files (.env and local data included)"
+	case "checkout", "restore", "reset", "clean", "branch", "tag", "stash", "reflog":
+		for _, v := range gitEffectVerdicts {
+			if v.sub == sub && does&v.effect != 0 {
+				s.esc(vocab.Destructive, v.risk, "`"+c.text+"` "+v.what)
+				return
 			}
-			s.esc(vocab.Destructive, risk, "`"+c.text+"` "+what)
-			return
 		}
-		s.allow("git clean")
-	case "branch":
-		if does&command.DeletesUnmergedBranch != 0 {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a branch that may not be merged")
-			return
-		}
-		s.allow("git branch")
-	case "tag":
-		if shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete") || shell.HasShort(rest, 'f', "") {
-			s.esc(vocab.Destructive, low, "`"+c.text+"` deletes or moves a tag")
-			return
-		}
-		s.allow("git tag")
-	case "stash":
-		if does&command.DiscardsStash != 0 {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards stashed changes")
-			return
-		}
-		s.allow("git stash")
-	case "reflog":
-		if does&command.DropsRecoveryPoints != 0 {
-			s.esc(vocab.Destructive, high, "`"+c.text+"` drops recovery points")
-			return
-		}
-		s.allow("git reflog")
+		s.allow("git " + sub)
 	case "remote":
 		if len(rest) > 1 && (rest[1] == "remove" || rest[1] == "rm" || rest[1] == "set-url") {
 			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes where the repository pushes")
@@ -260,6 +211,27 @@ func judgeGit(s *sh, c *cmd) {
 	default:
 		s.esc(vocab.Routine, low, "`"+c.text+"`: git "+sub+" is not a subcommand the first pass knows")
 	}
+}
+
+// gitEffectVerdicts are how the first pass passes on what a git
+// subcommand does (command.Does): the first row of the subcommand whose
+// effect the command has gives the risk and the reason.
+var gitEffectVerdicts = []struct {
+	sub    string
+	effect command.Effect
+	risk   int
+	what   string
+}{
+	{"checkout", command.DiscardsChanges, medium, "discards uncommitted changes (--force)"},
+	{"checkout", command.DiscardsAllChanges, medium, "discards every uncommitted change"},
+	{"restore", command.DiscardsAllChanges, medium, "discards every uncommitted change"},
+	{"reset", command.DiscardsChanges | command.MayDiscardChanges, medium, "discards uncommitted changes (--hard)"},
+	{"clean", command.DeletesIgnored, medium, "deletes untracked and ignored files (.env and local data included)"},
+	{"clean", command.DeletesUntracked, medium, "deletes untracked files"},
+	{"branch", command.DeletesUnmergedBranch, medium, "deletes a branch that may not be merged"},
+	{"tag", command.DeletesOrMovesTag, low, "deletes or moves a tag"},
+	{"stash", command.DiscardsStash, medium, "discards stashed changes"},
+	{"reflog", command.DropsRecoveryPoints, high, "drops recovery points"},
 }
 
 // gitConfig judges configuration settings "key=value" (or "key value"
