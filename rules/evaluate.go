@@ -154,7 +154,7 @@ func judge(set *Set, sc *shell.Script) Result {
 				d = max(d, Prompt)
 			}
 			safe = false
-		} else if safe && !commandKnownSafe(c) {
+		} else if safe && !undangerousKnownSafe(c) {
 			safe = false
 		}
 	}

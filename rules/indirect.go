@@ -23,8 +23,10 @@ func indirectDanger(c *shell.Command, name string) string {
 		return r
 	}
 	args := c.Args
-	if r, ok := command.RunsOther(args); ok && name != "git" {
-		return "security: " + r
+	if name != "git" {
+		if r, ok := command.RunsOther(args); ok {
+			return "security: " + r
+		}
 	}
 	if in, ok := command.InlineCode(args); ok {
 		if !in.Literal(c.Literal) {
