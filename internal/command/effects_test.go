@@ -31,6 +31,7 @@ func TestG14_DoesReadsEffectsByMeaning(t *testing.T) {
 		{"git reset --soft HEAD~1", 0},
 		{"git checkout -f main", DiscardsChanges},
 		{"git checkout --force main", DiscardsChanges},
+		{"git -C repo checkout --forc main", DiscardsChanges},
 		{"git checkout -b f main", 0},
 		{"git checkout -- .", DiscardsAllChanges},
 		{"git checkout main .", DiscardsAllChanges},
