@@ -191,7 +191,7 @@ func programDanger(name string, args []string) string {
 			return "destructive: " + name + " stops the machine"
 		}
 	case "crontab":
-		if shell.HasShort(args, 'r', "u") {
+		if command.Does(args)&command.RemovesCronJobs != 0 {
 			return "destructive: crontab -r removes every cron job"
 		}
 	case "sudo", "su", "doas", "pkexec", "runuser":
@@ -504,19 +504,12 @@ func gitDanger(args []string) string {
 }
 
 func killDanger(args []string) string {
-	i := 1
-	if i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		switch args[i] {
-		case "-l", "-L", "--list", "--table":
-			return ""
-		case "-s", "-n", "--signal":
-			i++
-		}
-		i++
+	k := command.Kill(args)
+	if k.List {
+		return ""
 	}
-	for ; i < len(args); i++ {
-		switch args[i] {
-		case "--":
+	for _, t := range k.Targets {
+		switch t {
 		case "-1":
 			return "destructive: kill -1 signals every process"
 		case "1":

@@ -72,10 +72,10 @@ func indirectDanger(c *shell.Command, name string) string {
 		return containerDanger(args)
 	case "crontab":
 		p, _ := command.Parse(args)
-		if p.Has("-l") || p.Has("recursive") || p.Has("remove") {
+		if p.Has("list") || p.Has("remove") {
 			return ""
 		}
-		if len(p.Operands) > 0 || p.Has("-e") || len(args) == 1 {
+		if len(p.Operands) > 0 || p.Has("edit") || len(args) == 1 {
 			return "security: crontab installs cron jobs that run later"
 		}
 	case "cp", "mv", "install", "ln", "tee", "rsync":

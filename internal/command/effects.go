@@ -53,6 +53,8 @@ const (
 	// RemovesWorktree removes a worktree with its changes: git worktree
 	// remove --force.
 	RemovesWorktree
+	// RemovesCronJobs removes every cron job of a user: crontab -r.
+	RemovesCronJobs
 	// RecursiveForce deletes recursively without asking: rm -rf in any
 	// spelling.
 	RecursiveForce
@@ -96,6 +98,7 @@ var optionEffects = []optionEffect{
 	{path: "git credential fill", effect: PrintsCredentials},
 	{path: "git tag", any: []string{"delete", "force"}, effect: DeletesOrMovesTag},
 	{path: "git worktree remove", any: []string{"force"}, effect: RemovesWorktree},
+	{path: "crontab", any: []string{"remove"}, effect: RemovesCronJobs},
 	{path: "rm", all: []string{"recursive", "force"}, effect: RecursiveForce},
 	{path: "rm", any: []string{"recursive"}, effect: Recursive},
 	{path: "chmod", any: []string{"recursive"}, effect: Recursive},
@@ -325,4 +328,46 @@ func Chmod(argv []string) ChmodArgs {
 		out.Mode, out.Targets = ops[0], ops[1:]
 	}
 	return out
+}
+
+// KillArgs is a kill command read by its words.
+type KillArgs struct {
+	// List is true when kill lists signals (-l, -L, --list, --table) and
+	// sends none.
+	List bool
+	// Signal is the signal sent (-9, -KILL, -s KILL, -n 9, --signal=KILL),
+	// "" for the default.
+	Signal string
+	// Targets are the processes, process groups (-PGID after the signal
+	// or --) and jobs (%1) signalled.
+	Targets []string
+}
+
+// Kill reads a kill argv (argv[0] is kill): the first word starting with
+// "-" before any target is the signal; after a target or "--", words are
+// targets (kill -9 -1 signals every process).
+func Kill(argv []string) KillArgs {
+	var k KillArgs
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-l" || a == "-L" || a == "--list" || a == "--table":
+			k.List = true
+		case (a == "-s" || a == "-n" || a == "--signal") && k.Signal == "" && len(k.Targets) == 0:
+			if i+1 < len(argv) {
+				k.Signal = argv[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--signal=") && k.Signal == "" && len(k.Targets) == 0:
+			k.Signal = a[len("--signal="):]
+		case a == "--":
+			k.Targets = append(k.Targets, argv[i+1:]...)
+			i = len(argv)
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && k.Signal == "" && len(k.Targets) == 0:
+			k.Signal = a[1:]
+		default:
+			k.Targets = append(k.Targets, a)
+		}
+	}
+	return k
 }

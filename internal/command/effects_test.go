@@ -67,6 +67,10 @@ func TestG14_DoesReadsEffectsByMeaning(t *testing.T) {
 		{"rm -- -rf", 0},
 		{"rm --no-preserve-root -r /", NoPreserveRoot | Recursive},
 		{"chmod -R 777 x", Recursive},
+		{"crontab -r", RemovesCronJobs},
+		{"crontab -u bob -r", RemovesCronJobs},
+		{"crontab -u r", 0},
+		{"crontab -l", 0},
 		{"frobnicate --force", 0},
 	}
 	for _, tt := range tests {
@@ -105,6 +109,31 @@ func TestG14_ChmodReadsModeAndTargets(t *testing.T) {
 	}
 }
 
+// TestG14_KillReadsSignalAndTargets checks the one reading of kill's
+// words that the exec rules and the first pass share.
+func TestG14_KillReadsSignalAndTargets(t *testing.T) {
+	tests := []struct {
+		argv, signal, targets string
+		list                  bool
+	}{
+		{"kill 123", "", "123", false},
+		{"kill -9 -1", "9", "-1", false},
+		{"kill -s KILL 1", "KILL", "1", false},
+		{"kill --signal=TERM 1", "TERM", "1", false},
+		{"kill -- -1", "", "-1", false},
+		{"kill 123 -1", "", "123 -1", false},
+		{"kill -l", "", "", true},
+		{"kill -0 42", "0", "42", false},
+		{"kill %1", "", "%1", false},
+	}
+	for _, tt := range tests {
+		k := Kill(strings.Fields(tt.argv))
+		if k.Signal != tt.signal || strings.Join(k.Targets, " ") != tt.targets || k.List != tt.list {
+			t.Errorf("Kill(%q) = %+v, want signal %q targets %q list %v", tt.argv, k, tt.signal, tt.targets, tt.list)
+		}
+	}
+}
+
 // TestG14_GitConfigRunsCommand checks the one list of git settings that
 // name programs to run.
 func TestG14_GitConfigRunsCommand(t *testing.T) {
@@ -135,6 +164,10 @@ func FuzzDoes(f *testing.F) {
 		a := Does(slices.Clone(argv))
 		if b := Does(argv); a != b {
 			t.Fatalf("Does(%q) = %b then %b", s, a, b)
+		}
+		argv[0] = "kill"
+		if k := Kill(argv); len(k.Targets) >= len(argv) {
+			t.Fatalf("Kill(%q) has %d targets", s, len(k.Targets))
 		}
 		argv[0] = "chmod"
 		ch := Chmod(argv)

@@ -268,6 +268,6 @@ func registerAll() {
 	register(spec("s:signal l=list L=table n:signal", "signal: list table"), "kill")
 	register(spec("P:pager H?html C:config-file M:manpath S:sections s:sections e:extension L:locale m:systems p:preprocessor r:prompt E:encoding R:recode T?troff-device X?gxditview a=all k=apropos K=global-apropos f=whatis l=local-file w=where W=where-cat c=catman d=debug D=default h=help i=ignore-case I=match-case t=troff Z=ditroff u=update 7=ascii",
 		"pager: html? config-file: manpath: sections: extension: locale: systems: preprocessor: prompt: encoding: recode: troff-device? gxditview? all apropos global-apropos whatis local-file where location=where where-cat location-cat=where-cat catman debug default help ignore-case match-case troff ditroff update ascii regex wildcard names-only no-subpages no-hyphenation no-justification nh nj"), "man")
-	register(spec("R=recursive d=decrypt e=encrypt", ""), "crontab")
+	register(spec("u:user l=list r=remove e=edit i=interactive", ""), "crontab")
 	register(spec("f:file C:directory n=just-print B=always-make k=keep-going s=silent j?jobs i=ignore-errors e=environment-overrides I:include-dir W:what-if o:old-file q=question t=touch", "file: makefile=file directory: dry-run=just-print just-print recon=just-print always-make keep-going silent quiet=silent jobs? ignore-errors environment-overrides include-dir: what-if: old-file: question touch eval:"), "make", "gmake")
 }
