@@ -89,7 +89,7 @@ func (l *wordList) addWord(w string) {
 	}
 	l.set[w] = true
 	l.words = append(l.words, w)
-	if strings.ContainsAny(w, "+ ") {
+	if strings.IndexByte(w, '+') >= 0 || strings.IndexByte(w, ' ') >= 0 {
 		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' }); len(parts) > 1 {
 			l.pairs = append(l.pairs, parts)
 		}

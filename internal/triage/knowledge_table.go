@@ -26,7 +26,11 @@ type listSpecWords struct {
 // embeddedKnowledge builds the knowledge of the embedded programs file from
 // the generated tables, with the judges reg.
 func embeddedKnowledge(reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
-	k := &Knowledge{programs: make(map[string]*program, len(embeddedEntries)*2),
+	names := 0
+	for i := range embeddedEntries {
+		names += len(embeddedEntries[i].names)
+	}
+	k := &Knowledge{programs: make(map[string]*program, names),
 		lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}}
 	for i := range embeddedEntries {
 		e := &embeddedEntries[i]
