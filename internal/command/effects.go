@@ -138,7 +138,15 @@ func Does(argv []string) Effect {
 func (p *Parsed) Does() Effect {
 	loadGrammars.Do(registerAll)
 	var e Effect
-	for _, oe := range effectsByPath[strings.Join(p.Path, " ")] {
+	var buf [64]byte
+	key := buf[:0]
+	for i, w := range p.Path {
+		if i > 0 {
+			key = append(key, ' ')
+		}
+		key = append(key, w...)
+	}
+	for _, oe := range effectsByPath[string(key)] { // no allocation: a lookup by the bytes
 		if p.matches(oe) {
 			e |= oe.effect
 		}
