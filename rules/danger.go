@@ -520,17 +520,21 @@ func killDanger(args []string) string {
 }
 
 func systemctlDanger(args []string) string {
-	ops := shell.Operands(args, "HMtps", "host", "machine", "type", "property", "signal", "state", "root")
-	if len(ops) == 0 {
-		return ""
+	p, _ := command.Parse(args)
+	verb, units := "", p.Operands
+	switch {
+	case len(p.Path) > 1:
+		verb = p.Path[1]
+	case len(units) > 0:
+		verb, units = units[0], units[1:]
 	}
-	switch ops[0] {
+	switch verb {
 	case "reboot", "poweroff", "halt", "kexec", "soft-reboot", "rescue", "emergency":
-		return "destructive: systemctl " + ops[0] + " stops the machine"
+		return "destructive: systemctl " + verb + " stops the machine"
 	case "stop", "disable", "mask", "kill":
-		for _, u := range ops[1:] {
+		for _, u := range units {
 			if isSecurityService(u) {
-				return "security: systemctl " + ops[0] + " of security service " + u
+				return "security: systemctl " + verb + " of security service " + u
 			}
 		}
 	}
@@ -554,28 +558,20 @@ func isSecurityService(u string) bool {
 	return false
 }
 
+// curlSends are curl's options whose value names a file curl reads and
+// sends when it starts with @ (or holds =@ or =<, in forms).
+var curlSends = map[string]bool{"data": true, "data-binary": true, "data-urlencode": true, "json": true, "form": true}
+
 func curlDanger(args []string) string {
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		val := ""
-		switch {
-		case a == "-T" || a == "--upload-file":
-			return "exfiltration: curl uploads a local file"
-		case strings.HasPrefix(a, "-T") && len(a) > 2, strings.HasPrefix(a, "--upload-file="):
-			return "exfiltration: curl uploads a local file"
-		case a == "-d" || a == "--data" || a == "--data-binary" || a == "--data-urlencode" || a == "--json" ||
-			a == "-F" || a == "--form" || a == "--data-ascii":
-			if i+1 < len(args) {
-				val = args[i+1]
-				i++
-			}
-		case strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-F"):
-			val = a[2:]
-		case strings.HasPrefix(a, "--data") || strings.HasPrefix(a, "--form=") || strings.HasPrefix(a, "--json="):
-			_, val, _ = strings.Cut(a, "=")
+	p, _ := command.Parse(args)
+	if p.Has("upload-file") {
+		return "exfiltration: curl uploads a local file"
+	}
+	for _, o := range p.Options {
+		if !curlSends[o.Name] {
+			continue
 		}
-		v := unquote(val)
-		if strings.HasPrefix(v, "@") || strings.Contains(v, "=@") || strings.Contains(v, "=<") {
+		if v := unquote(o.Value); strings.HasPrefix(v, "@") || strings.Contains(v, "=@") || strings.Contains(v, "=<") {
 			return "exfiltration: curl sends a local file"
 		}
 	}
