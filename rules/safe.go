@@ -187,41 +187,27 @@ func safeArgv(args []string) bool {
 // output or quits, on line-number addresses.
 var sedScript = regexp.MustCompile(`^\s*((\d+|\$)(\s*,\s*(\d+|\$))?)?\s*[pdq=]\s*$`)
 
+// sedReadOnly are the options of sed that change neither files nor what
+// its script may do.
+var sedReadOnly = map[string]bool{"quiet": true, "regexp-extended": true, "separate": true,
+	"null-data": true, "unbuffered": true, "posix": true, "expression": true}
+
 func safeSed(args []string) bool {
-	var scripts []string
-	sawE := false
-	var ops []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-n" || a == "--quiet" || a == "--silent" || a == "-E" || a == "-r" ||
-			a == "--regexp-extended" || a == "-s" || a == "--separate" || a == "-u" || a == "--unbuffered" ||
-			a == "-z" || a == "--null-data" || a == "--posix":
-		case a == "-e" || a == "--expression":
-			if i+1 >= len(args) {
-				return false
-			}
-			scripts = append(scripts, args[i+1])
-			sawE = true
-			i++
-		case strings.HasPrefix(a, "--expression="):
-			scripts = append(scripts, a[len("--expression="):])
-			sawE = true
-		case strings.HasPrefix(a, "-"):
-			// -i, --in-place, -f, --file, -l N, unknown options.
-			if len(a) > 1 && strings.Trim(a[1:], "nErsuz") == "" {
-				continue
-			}
-			return false
-		default:
-			ops = append(ops, a)
+	p, _ := command.Parse(args)
+	if p.Unknown {
+		return false
+	}
+	for _, o := range p.Options {
+		if !sedReadOnly[o.Name] {
+			return false // -i, -f, -l N, --debug, --sandbox, …
 		}
 	}
-	if !sawE {
-		if len(ops) == 0 {
+	scripts := p.Values("expression")
+	if len(scripts) == 0 {
+		if len(p.Operands) == 0 {
 			return false
 		}
-		scripts = append(scripts, ops[0])
+		scripts = p.Operands[:1]
 	}
 	for _, s := range scripts {
 		for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' }) {
