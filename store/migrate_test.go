@@ -85,3 +85,39 @@ func TestS1_URL(t *testing.T) {
 		}
 	}
 }
+
+// The migrations are one template for both engines: each renders, with
+// nothing of the template left, in the engine's own types (SPEC S1).
+func TestS1_MigrationsRenderForEachEngine(t *testing.T) {
+	for _, tc := range []struct {
+		engine      string
+		has, hasNot []string
+	}{
+		{EngineSQLite, []string{"seq     INTEGER PRIMARY KEY AUTOINCREMENT", "started INTEGER NOT NULL"}, []string{"BIGINT", "BIGSERIAL", "SEQUENCE"}},
+		{EnginePostgres, []string{"seq     BIGSERIAL PRIMARY KEY", "started BIGINT NOT NULL", "CREATE SEQUENCE requests_rev_seq;"}, []string{"AUTOINCREMENT", " INTEGER"}},
+	} {
+		ms, err := migrations(tc.engine)
+		if err != nil || len(ms) == 0 {
+			t.Fatalf("%s: migrations: %v", tc.engine, err)
+		}
+		for _, m := range ms {
+			if strings.Contains(m.sql, "{{") || strings.Contains(m.sql, "<no value>") {
+				t.Errorf("%s %s: template left in the SQL", tc.engine, m.name)
+			}
+		}
+		first := ms[0].sql
+		for _, s := range tc.has {
+			if !strings.Contains(first, s) {
+				t.Errorf("%s: 0001_init.sql lacks %q", tc.engine, s)
+			}
+		}
+		for _, s := range tc.hasNot {
+			if strings.Contains(first, s) {
+				t.Errorf("%s: 0001_init.sql has %q", tc.engine, s)
+			}
+		}
+	}
+	if _, err := migrations("mysql"); err == nil {
+		t.Error("an unknown engine got migrations")
+	}
+}
