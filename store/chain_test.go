@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/wardenhq/warden/internal/storetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +24,9 @@ func TestL8_StoreKeepsTheSameChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := k.Derive(event.LineKeyLabel)
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			s := open(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			s := open(t, e.URL)
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			tr, err := event.OpenTranscript(path, key, "")

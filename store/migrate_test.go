@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"github.com/wardenhq/warden/internal/storetest"
 	"strings"
 	"sync"
 	"testing"
@@ -12,9 +13,9 @@ import (
 // is newer than this binary knows is refused, clearly (SPEC S1).
 func TestS1_Migrations(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ms, err := migrations(e.name)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ms, err := migrations(e.Name)
 			if err != nil || len(ms) == 0 {
 				t.Fatalf("migrations: %v", err)
 			}
@@ -25,7 +26,7 @@ func TestS1_Migrations(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					s, err := Open(ctx, e.url)
+					s, err := Open(ctx, e.URL)
 					if err == nil {
 						s.Close()
 					}
@@ -38,13 +39,13 @@ func TestS1_Migrations(t *testing.T) {
 					t.Fatalf("concurrent open: %v", err)
 				}
 			}
-			s := open(t, e.url)
+			s := open(t, e.URL)
 			var n, v int
 			if err := s.db.QueryRow("SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != len(ms) || v != latest {
 				t.Fatalf("schema_migrations: %d rows, version %d, %v", n, v, err)
 			}
 			s.Close()
-			s = open(t, e.url) // again: nothing applied
+			s = open(t, e.URL) // again: nothing applied
 			if err := s.db.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
 				t.Fatalf("reopened: %d rows, %v", n, err)
 			}
@@ -52,7 +53,7 @@ func TestS1_Migrations(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			_, err = Open(ctx, e.url)
+			_, err = Open(ctx, e.URL)
 			if err == nil || !strings.Contains(err.Error(), "newer than this warden knows") {
 				t.Errorf("a newer schema: %v", err)
 			}
@@ -87,7 +88,7 @@ func TestS1_URL(t *testing.T) {
 }
 
 // The migrations are one template for both engines: each renders, with
-// nothing of the template left, in the engine's own types (SPEC S1).
+// nothing of the template left, in the storetest.Engine's own types (SPEC S1).
 func TestS1_MigrationsRenderForEachEngine(t *testing.T) {
 	for _, tc := range []struct {
 		engine      string
@@ -119,5 +120,12 @@ func TestS1_MigrationsRenderForEachEngine(t *testing.T) {
 	}
 	if _, err := migrations("mysql"); err == nil {
 		t.Error("an unknown engine got migrations")
+	}
+}
+
+// storetest names the engines as the store does.
+func TestS1_StoretestNamesTheEngines(t *testing.T) {
+	if storetest.SQLite != EngineSQLite || storetest.Postgres != EnginePostgres {
+		t.Fatalf("storetest names %q and %q, the store %q and %q", storetest.SQLite, storetest.Postgres, EngineSQLite, EnginePostgres)
 	}
 }

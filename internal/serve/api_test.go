@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wardenhq/warden/internal/storetest"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -186,8 +187,8 @@ func TestS2_CSRFRequiredForCookieAuth(t *testing.T) {
 
 // The API's routes and status codes, as the contract fixes them.
 func TestS2_APIContract(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) { testAPIContract(t, e.url) })
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) { testAPIContract(t, e.URL) })
 	}
 }
 
