@@ -73,12 +73,12 @@ func TestA2_Decisions(t *testing.T) {
 				t.Errorf("tool ran %d times, want %d", ec.count(), tt.wantRuns)
 			}
 			if tt.decision == approval.Terminate {
-				if res.Limit.Type != event.LimitOperator || len(s.tools()) != 0 {
-					t.Errorf("limit %+v, tool events %d", res.Limit, len(s.tools()))
+				if res.Limit.Type != event.LimitOperator || len(s.Tools()) != 0 {
+					t.Errorf("limit %+v, tool events %d", res.Limit, len(s.Tools()))
 				}
 				return
 			}
-			te := s.tools()
+			te := s.Tools()
 			if len(te) != 1 || te[0].Result != tt.wantResult {
 				t.Fatalf("tool events = %+v", te)
 			}
@@ -107,14 +107,14 @@ func TestA3_FirstNonEscalateWinsAndEveryAskIsRecorded(t *testing.T) {
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 	must(t, res, event.StatusCompleted)
 	var names []string
-	for _, a := range s.approvals() {
+	for _, a := range s.Approvals() {
 		names = append(names, a.Approver+":"+a.Decision)
 	}
 	if got := strings.Join(names, ","); got != "first:escalate,second:escalate,third:approve" {
 		t.Errorf("approval events = %s", got)
 	}
 	// Approval events come before the tool event of their call (SPEC L7).
-	kinds := s.kinds()
+	kinds := s.Kinds()
 	if strings.Join(kindStrings(kinds), ",") != "run_start,turn_start,model,approval,approval,approval,tool,model,run_end" {
 		t.Errorf("event order = %v", kinds)
 	}
@@ -151,16 +151,16 @@ func TestA4_DenyByDefault(t *testing.T) {
 				t.Fatalf("runs = %d, want %d", ec.count(), tt.wantRuns)
 			}
 			if tt.wantBy == "" {
-				if len(s.approvals()) != 0 {
-					t.Errorf("approval events without a policy: %+v", s.approvals())
+				if len(s.Approvals()) != 0 {
+					t.Errorf("approval events without a policy: %+v", s.Approvals())
 				}
 				return
 			}
-			ap := s.approvals()
+			ap := s.Approvals()
 			if last := ap[len(ap)-1]; last.Approver != tt.wantBy || last.Decision != "reject" {
 				t.Errorf("last approval = %+v", last)
 			}
-			if te := s.tools(); te[0].Error == nil || te[0].Error.Type != tool.ErrApproval {
+			if te := s.Tools(); te[0].Error == nil || te[0].Error.Type != tool.ErrApproval {
 				t.Errorf("tool event = %+v", te[0])
 			}
 		})
@@ -176,7 +176,7 @@ func TestA5_ModifyLogsProposedAndExecuted(t *testing.T) {
 	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"danger"}`))}})
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
-	te := s.tools()[0]
+	te := s.Tools()[0]
 	if string(te.Arguments) != `{"text":"danger"}` {
 		t.Errorf("proposed arguments = %s", te.Arguments)
 	}
@@ -186,7 +186,7 @@ func TestA5_ModifyLogsProposedAndExecuted(t *testing.T) {
 	if te.Result != "safe" || ec.runs[0] != `{"text":"safe"}` {
 		t.Errorf("result %q, ran with %v", te.Result, ec.runs)
 	}
-	if ap := s.approvals()[0]; ap.Modified == nil || ap.Decision != "modify" {
+	if ap := s.Approvals()[0]; ap.Modified == nil || ap.Decision != "modify" {
 		t.Errorf("approval event = %+v", ap)
 	}
 }
@@ -206,15 +206,15 @@ func TestA6_UnparseableAndUnknownNeverReachApprovers(t *testing.T) {
 	strictInfo := strict.Info()
 	strictInfo.Parameters = []byte(`{"type":"object","required":["text"]}`)
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{tool.Func{Spec: strictInfo, Fn: strict.Run}}}, user("go")), event.StatusCompleted)
-	if asked != 0 || len(s.approvals()) != 0 {
-		t.Errorf("approver asked %d times, %d approval events", asked, len(s.approvals()))
+	if asked != 0 || len(s.Approvals()) != 0 {
+		t.Errorf("approver asked %d times, %d approval events", asked, len(s.Approvals()))
 	}
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		if te.Error == nil || te.Error.Type != tool.ErrParsing {
 			t.Errorf("call %s: error = %+v, want parsing", te.CallID, te.Error)
 		}
 	}
-	if n := len(s.tools()); n != 3 {
+	if n := len(s.Tools()); n != 3 {
 		t.Errorf("%d tool events, want 3", n)
 	}
 	if strict.count() != 0 {
@@ -244,8 +244,8 @@ func TestA7_ApproverFailureEndsRunWithError(t *testing.T) {
 			if ec.count() != 0 {
 				t.Error("the call ran although its approver failed")
 			}
-			if len(s.find(event.KindError)) != 1 || !strings.Contains(res.Err.Error(), "flaky") {
-				t.Errorf("error = %v, events %v", res.Err, s.kinds())
+			if len(s.Find(event.KindError)) != 1 || !strings.Contains(res.Err.Error(), "flaky") {
+				t.Errorf("error = %v, events %v", res.Err, s.Kinds())
 			}
 		})
 	}

@@ -53,7 +53,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 			r.Boundary = BoundaryPolicy(tt.boundary)
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 			must(t, res, tt.wantStatus)
-			te := s.tools()
+			te := s.Tools()
 			if len(te) != 1 || te[0].Result != tt.wantResult {
 				t.Fatalf("tool events = %+v", te)
 			}
@@ -63,7 +63,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 			if seen == nil || seen.Boundary == nil || seen.Boundary.Kind != boundary.Write || seen.Call.ID != "c1" || seen.Message != "writing" {
 				t.Errorf("approver saw %+v", seen)
 			}
-			ap := s.approvals()
+			ap := s.Approvals()
 			if len(ap) == 0 || ap[0].Boundary == nil || ap[0].CallID != "c1" || ap[0].Approver != "person" {
 				t.Errorf("approval events = %+v", ap)
 			}

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &events{}
+	rec := &eventtest.Sink{}
 	r := &agent.Run{ID: "r", Model: &replay{turns: turns}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
 	}
@@ -56,7 +57,7 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 	}
 	seen := map[string]bool{}
 	approved := false
-	for _, e := range rec.all {
+	for _, e := range rec.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			if d.CallID != "good" {
@@ -106,7 +107,7 @@ func TestA6_EditorPrecheckSeesEarlierCallsOfTheMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &events{}
+	rec := &eventtest.Sink{}
 	r := &agent.Run{ID: "r", Model: &replay{turns: []chat.Message{{Role: chat.Assistant, ToolCalls: calls}}}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
 	}
@@ -115,7 +116,7 @@ func TestA6_EditorPrecheckSeesEarlierCallsOfTheMessage(t *testing.T) {
 		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
 	}
 	approvals := 0
-	for _, e := range rec.all {
+	for _, e := range rec.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			approvals++

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"sync"
 	"testing"
 
@@ -43,73 +44,6 @@ func turn(text string, calls ...tool.Call) chat.Message {
 }
 
 func tc(id, fn, args string) tool.Call { return tool.NewCall(id, fn, args) }
-
-// sink collects events.
-type sink struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (s *sink) Write(e event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
-func (s *sink) all() []event.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]event.Event(nil), s.events...)
-}
-
-func (s *sink) kinds() []event.Kind {
-	var out []event.Kind
-	for _, e := range s.all() {
-		out = append(out, e.Kind())
-	}
-	return out
-}
-
-func (s *sink) approvals() []event.Approval {
-	var out []event.Approval
-	for _, e := range s.all() {
-		if a, ok := e.Data.(event.Approval); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (s *sink) tools() []event.Tool {
-	var out []event.Tool
-	for _, e := range s.all() {
-		if a, ok := e.Data.(event.Tool); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (s *sink) reviews() []event.Review {
-	var out []event.Review
-	for _, e := range s.all() {
-		if a, ok := e.Data.(event.Review); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (s *sink) find(k event.Kind) []event.Event {
-	var out []event.Event
-	for _, e := range s.all() {
-		if e.Kind() == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // echo is a tool that returns its "text" argument and counts its runs.
 type echo struct {
@@ -168,8 +102,8 @@ func decide(d approval.Decision) approval.Approver { return approval.Auto(d, "au
 func verdict(d review.Decision) review.Reviewer    { return review.Auto(d, "auto "+string(d)) }
 
 // newRun returns a run on model m recording to a new sink.
-func newRun(m model.Model) (*Run, *sink) {
-	s := &sink{}
+func newRun(m model.Model) (*Run, *eventtest.Sink) {
+	s := &eventtest.Sink{}
 	return &Run{ID: "r1", Model: m, Events: event.NewRecorder("r1", s)}, s
 }
 

@@ -90,7 +90,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 	}
 	// Every call gets exactly one tool event; the calls beyond the cap a
 	// parsing error (SPEC A6, L2), and no approval.
-	tools := s.tools()
+	tools := s.Tools()
 	if len(tools) != 70 {
 		t.Fatalf("%d tool events, want 70", len(tools))
 	}
@@ -110,7 +110,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 			t.Errorf("c%d within the cap failed: %+v", i, te)
 		}
 	}
-	for _, a := range s.approvals() {
+	for _, a := range s.Approvals() {
 		var n int
 		fmt.Sscanf(a.CallID, "c%d", &n)
 		if n >= DefaultMaxCallsPerMessage {
@@ -135,8 +135,8 @@ func TestL1_CallsPerMessageConfigurable(t *testing.T) {
 	r, s := newRun(&script{turns: []chat.Message{manyCalls(5)}})
 	r.MaxCallsPerMessage = 2
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go")), event.StatusCompleted)
-	if g.count() != 2 || len(s.tools()) != 5 {
-		t.Errorf("ran %d, %d tool events", g.count(), len(s.tools()))
+	if g.count() != 2 || len(s.Tools()) != 5 {
+		t.Errorf("ran %d, %d tool events", g.count(), len(s.Tools()))
 	}
 }
 
@@ -153,7 +153,7 @@ func TestL2_TerminateWithQueuedCalls(t *testing.T) {
 		t.Errorf("%d calls ran after a terminate with 2 slots", n)
 	}
 	seen := map[string]int{}
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		seen[te.CallID]++
 	}
 	if len(seen) != g.count() {
@@ -225,7 +225,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 			if st.count() != 0 {
 				t.Errorf("the invalid modification ran: %v", st.runs)
 			}
-			te := s.tools()
+			te := s.Tools()
 			if len(te) != 1 || te[0].Error == nil || te[0].Error.Type != tool.ErrParsing || te[0].Executed == nil {
 				t.Fatalf("tool events = %+v", te)
 			}
@@ -257,8 +257,8 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 		r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"x","mode":"z"}`))}})
 		r.Approval = approval.New(arule(t, "yes", decide(approval.Approve), "*"))
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{strictSchema{st}}}, user("go")), event.StatusCompleted)
-		if st.count() != 0 || len(s.approvals()) != 0 {
-			t.Errorf("runs %v, approvals %v", st.runs, s.approvals())
+		if st.count() != 0 || len(s.Approvals()) != 0 {
+			t.Errorf("runs %v, approvals %v", st.runs, s.Approvals())
 		}
 	})
 }
@@ -272,7 +272,7 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 	own := &Agent{Name: "own", Approval: subPolicy, Review: subReview}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	rs := s.find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
 	var got []string
 	for _, a := range rs.Agents {
 		got = append(got, fmt.Sprintf("%s<%s:%d/%s:%v/%s", a.Agent, a.Parent, len(a.Approval), a.ApprovalFrom, a.Review != nil, a.ReviewFrom))
@@ -299,7 +299,7 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 	own := &Agent{Name: "own", Approval: approval.New()}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	hs := s.find(event.KindHandoff)
+	hs := s.Find(event.KindHandoff)
 	if len(hs) != 2 {
 		t.Fatalf("%d handoff events, want 2", len(hs))
 	}
@@ -335,14 +335,14 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 		t.Errorf("approvals = %s", got)
 	}
 	// Review is not set at the run level: the sub-agent's own stays.
-	if len(s.reviews()) == 0 {
+	if len(s.Reviews()) == 0 {
 		t.Error("the sub-agent's own review policy was dropped although the run sets none")
 	}
-	rs := s.find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
 	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != event.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
 		t.Errorf("run_start = %+v", rs)
 	}
-	h := s.find(event.KindHandoff)[0].Data.(event.Handoff)
+	h := s.Find(event.KindHandoff)[0].Data.(event.Handoff)
 	if !h.PinPolicy || h.ApprovalFrom != event.FromRun || len(h.Approval) != 1 {
 		t.Errorf("handoff = %+v", h)
 	}
@@ -391,7 +391,7 @@ func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
 	if ec.count() != 0 {
 		t.Errorf("ran %v", ec.runs)
 	}
-	te := s.tools()
+	te := s.Tools()
 	if len(te) != 1 || string(te[0].Arguments) != `{"text":"a"}` || te[0].Executed == nil || te[0].Executed.Function != "nosuch" || te[0].Executed.ID != "c1" {
 		t.Fatalf("tool events = %+v", te)
 	}
@@ -410,7 +410,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 	r.Approval = approval.New(arule(t, "strict", decide(approval.Reject), "*"))
 	r.PinPolicy = true
 	must(t, nextTurn(r, a, res, "again"), event.StatusCompleted)
-	ts := s.find(event.KindTurnStart)
+	ts := s.Find(event.KindTurnStart)
 	if len(ts) != 2 {
 		t.Fatalf("%d turn_start events", len(ts))
 	}

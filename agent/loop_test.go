@@ -80,10 +80,10 @@ func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
 	if first.count() != 1 || later.count() != 0 {
 		t.Errorf("runs: first %d, later %d", first.count(), later.count())
 	}
-	if te := s.tools(); len(te) != 1 || te[0].CallID != "1" {
+	if te := s.Tools(); len(te) != 1 || te[0].CallID != "1" {
 		t.Errorf("tool events = %+v", te)
 	}
-	end := s.find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
 	if end.Status != "limited" || end.Limit == nil || *end.Limit != "operator" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -105,7 +105,7 @@ func TestL3_MaxOutputTruncatesInTheMiddle(t *testing.T) {
 			r.Model = &script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big16+`"}`))}}
 		}
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
-		te := s.tools()[0]
+		te := s.Tools()[0]
 		if (te.Truncated != nil) != tt.wantTruncated {
 			t.Fatalf("max_output %d: truncated = %v", tt.maxOutput, te.Truncated)
 		}
@@ -153,7 +153,7 @@ func TestL4_ErrorTypes(t *testing.T) {
 		failing := &echo{name: "echo", fn: func(context.Context, json.RawMessage) (string, error) { return "", tt.err }}
 		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{}`))}})
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{failing}}, user("go")), event.StatusCompleted)
-		if te := s.tools()[0]; te.Error == nil || te.Error.Type != tt.want || !te.Failed {
+		if te := s.Tools()[0]; te.Error == nil || te.Error.Type != tt.want || !te.Failed {
 			t.Errorf("%v: tool event error = %+v, want %s", tt.err, te.Error, tt.want)
 		}
 	}
@@ -180,8 +180,8 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 		r.Limits.Turns = 3
 		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusLimited)
-		if res.Limit.Type != event.LimitTurn || len(s.find(event.KindModel)) != 3 {
-			t.Errorf("limit %+v after %d model events", res.Limit, len(s.find(event.KindModel)))
+		if res.Limit.Type != event.LimitTurn || len(s.Find(event.KindModel)) != 3 {
+			t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
 		}
 	})
 	t.Run("token limit", func(t *testing.T) {
@@ -189,8 +189,8 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 		r.Limits.Tokens = 120
 		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusLimited)
-		if res.Limit.Type != event.LimitToken || len(s.find(event.KindModel)) != 3 {
-			t.Errorf("limit %+v after %d model events", res.Limit, len(s.find(event.KindModel)))
+		if res.Limit.Type != event.LimitToken || len(s.Find(event.KindModel)) != 3 {
+			t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
 		}
 	})
 	t.Run("model error", func(t *testing.T) {
@@ -206,7 +206,7 @@ func TestToolPanicEndsRunWithErrorTranscriptIntact(t *testing.T) {
 	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "boom", `{}`))}})
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{boom}}, user("go"))
 	must(t, res, event.StatusError)
-	got := strings.Join(kindStrings(s.kinds()), ",")
+	got := strings.Join(kindStrings(s.Kinds()), ",")
 	if got != "run_start,turn_start,model,tool,withheld,error,run_end" { // the unreviewed result is withheld (SPEC R2)
 		t.Errorf("events = %s", got)
 	}
@@ -281,8 +281,8 @@ func TestP6_EmptyPolicyMeansNone(t *testing.T) {
 	// The agent explicitly sets empty policies: calls run, results continue.
 	a := &Agent{Tools: []tool.Tool{ec}, Approval: approval.New(), Review: review.New()}
 	must(t, r.Execute(context.Background(), a, user("go")), event.StatusCompleted)
-	if ec.count() != 1 || len(s.approvals()) != 0 || len(s.reviews()) != 0 {
-		t.Errorf("runs %d, approvals %d, reviews %d", ec.count(), len(s.approvals()), len(s.reviews()))
+	if ec.count() != 1 || len(s.Approvals()) != 0 || len(s.Reviews()) != 0 {
+		t.Errorf("runs %d, approvals %d, reviews %d", ec.count(), len(s.Approvals()), len(s.Reviews()))
 	}
 }
 
@@ -304,7 +304,7 @@ func TestP7_IndependentChains(t *testing.T) {
 			t.Error("a call one chain rejected ran")
 		}
 		chains := map[string]bool{}
-		for _, a := range s.approvals() {
+		for _, a := range s.Approvals() {
 			chains[a.Chain+"/"+a.Approver] = true
 		}
 		if !chains["quality/ok"] || !chains["security/esc"] || !chains["security/no"] {

@@ -71,7 +71,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 		t.Errorf("limit = %+v", res.Limit)
 	}
 	byID := map[string]event.Tool{}
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		if _, dup := byID[te.CallID]; dup {
 			t.Errorf("two tool events for %s", te.CallID)
 		}
@@ -86,7 +86,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 	if _, ran := byID["c3"]; ran || later.count() != 0 {
 		t.Error("a later call ran after terminate")
 	}
-	if lim := s.find(event.KindLimit); len(lim) != 1 || lim[0].Data.(event.Limit).Type != "operator" {
+	if lim := s.Find(event.KindLimit); len(lim) != 1 || lim[0].Data.(event.Limit).Type != "operator" {
 		t.Errorf("limit events = %+v", lim)
 	}
 }
@@ -110,7 +110,7 @@ func TestR3_UncoveredResultContinues(t *testing.T) {
 			r.Review = review.New(tt.rules...)
 			must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
 			var got []string
-			for _, rv := range s.reviews() {
+			for _, rv := range s.Reviews() {
 				got = append(got, rv.Reviewer+":"+rv.Decision)
 			}
 			if strings.Join(got, ",") != tt.wantEvents {
@@ -185,7 +185,7 @@ func TestR6_HandoffReviewedWhenSubAgentReturns(t *testing.T) {
 		t.Errorf("review order = %s", got)
 	}
 	// The sub-agent's events carry its name and the hand-off span.
-	for _, e := range s.all() {
+	for _, e := range s.All() {
 		if te, ok := e.Data.(event.Tool); ok && te.CallID == "s1" && (e.Agent != "helper" || e.Span != "h1") {
 			t.Errorf("sub-agent tool event agent=%s span=%s", e.Agent, e.Span)
 		}
@@ -204,8 +204,8 @@ func TestR7_ReviewerFailureEndsRunWithError(t *testing.T) {
 			r.Review = review.New(rrule(t, "bad", rv, "*"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 			must(t, res, event.StatusError)
-			if len(s.tools()) != 1 || len(s.reviews()) != 0 {
-				t.Errorf("events = %v", s.kinds())
+			if len(s.Tools()) != 1 || len(s.Reviews()) != 0 {
+				t.Errorf("events = %v", s.Kinds())
 			}
 		})
 	}
@@ -250,13 +250,13 @@ func TestR9_CancelledReviewStopsWithOperatorLimit(t *testing.T) {
 	if res.Limit.Type != event.LimitOperator {
 		t.Errorf("limit = %+v", res.Limit)
 	}
-	if te := s.tools(); len(te) != 1 || te[0].Result != "kept" {
+	if te := s.Tools(); len(te) != 1 || te[0].Result != "kept" {
 		t.Errorf("tool events = %+v", te)
 	}
-	if len(s.reviews()) != 0 {
-		t.Errorf("review events = %+v, want none", s.reviews())
+	if len(s.Reviews()) != 0 {
+		t.Errorf("review events = %+v, want none", s.Reviews())
 	}
-	infos := s.find(event.KindInfo)
+	infos := s.Find(event.KindInfo)
 	if len(infos) != 1 || !strings.Contains(infos[0].Data.(event.Info).Message, "cancelled") {
 		t.Errorf("info events = %+v", infos)
 	}
@@ -279,13 +279,13 @@ func TestR9_RunStopsPendingReviewsRecordNoDecision(t *testing.T) {
 		rrule(t, "stop", verdict(review.Terminate), "stopper"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo", parallel: true}, stopper}}, user("go"))
 	must(t, res, event.StatusLimited)
-	for _, rv := range s.reviews() {
+	for _, rv := range s.Reviews() {
 		if rv.CallID == "c1" {
 			t.Errorf("pending review recorded a decision: %+v", rv)
 		}
 	}
-	if len(s.find(event.KindInfo)) != 0 {
-		t.Errorf("info events for a review stopped by the run: %v", s.find(event.KindInfo))
+	if len(s.Find(event.KindInfo)) != 0 {
+		t.Errorf("info events for a review stopped by the run: %v", s.Find(event.KindInfo))
 	}
 	_ = time.Second
 }

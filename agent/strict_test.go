@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,18 +35,6 @@ func (r *replay) Generate(context.Context, model.Request) (model.Response, error
 	m := r.turns[0]
 	r.turns = r.turns[1:]
 	return model.Response{Message: m}, nil
-}
-
-type events struct {
-	mu  sync.Mutex
-	all []event.Event
-}
-
-func (s *events) Write(e event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.all = append(s.all, e)
-	return nil
 }
 
 // An argument spelled twice, or by another case than the tool's schema,
@@ -88,7 +77,7 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &events{}
+	rec := &eventtest.Sink{}
 	r := &agent.Run{ID: "r", Model: &replay{turns: turns}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "allow-listed", Match: m, Handler: approval.Auto(approval.Approve, "listed")}),
 		Boundary: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "")})),
@@ -107,7 +96,7 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 		t.Error("a call with clashing names ran")
 	}
 	tools := 0
-	for _, e := range rec.all {
+	for _, e := range rec.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			t.Errorf("an approver saw %s (SPEC A6)", d.Call.Text())

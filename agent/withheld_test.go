@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"strings"
 	"sync"
 	"testing"
@@ -56,21 +57,10 @@ func nextTurn(r *Run, a *Agent, res *Result, input string) *Result {
 	return r.Execute(context.Background(), a, msgs)
 }
 
-// withheldFor returns the withheld events of call id.
-func (s *sink) withheldFor(id string) []event.Withheld {
-	var out []event.Withheld
-	for _, e := range s.all() {
-		if w, ok := e.Data.(event.Withheld); ok && w.CallID == id {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // checkWithheld checks that the conversation answers call id with an error
 // and not the secret, that the tool event keeps the result and that a
 // withheld event with reason marks it.
-func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reason string) {
+func checkWithheld(t *testing.T, s *eventtest.Sink, msgs []chat.Message, id, secret, reason string) {
 	t.Helper()
 	found := false
 	for _, m := range msgs {
@@ -85,7 +75,7 @@ func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reaso
 		t.Errorf("the conversation does not answer %s", id)
 	}
 	kept := false
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		if te.CallID == id && strings.Contains(te.Result, secret) {
 			kept = true
 		}
@@ -93,7 +83,7 @@ func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reaso
 	if !kept {
 		t.Errorf("the tool event of %s lost the finished result (SPEC R2)", id)
 	}
-	w := s.withheldFor(id)
+	w := s.WithheldFor(id)
 	if len(w) != 1 || w[0].Reason != reason || strings.Contains(w[0].Result, secret) || w[0].Error == nil {
 		t.Errorf("withheld events of %s = %+v, want one with reason %s", id, w, reason)
 	}
@@ -256,7 +246,7 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 	if !strings.Contains(last.Content, "the circuit breaker interrupted the turn") || strings.Contains(last.Content, "too many denials") {
 		t.Errorf("the interrupted call is answered with %q", last.Content)
 	}
-	if ap := s.approvals(); len(ap) != 1 || ap[0].Approver != "judge" || ap[0].Boundary == nil {
+	if ap := s.Approvals(); len(ap) != 1 || ap[0].Approver != "judge" || ap[0].Boundary == nil {
 		t.Errorf("approval events = %+v", ap)
 	}
 }
@@ -288,10 +278,10 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 	a := &Agent{Handoffs: []*Agent{helper}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
-	if w := s.withheldFor("h1"); len(w) != 1 || w[0].Reason != event.WithheldStopped {
+	if w := s.WithheldFor("h1"); len(w) != 1 || w[0].Reason != event.WithheldStopped {
 		t.Errorf("withheld events of the hand-off = %+v", w)
 	}
-	if w := s.withheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
+	if w := s.WithheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
 		t.Errorf("withheld events of the sub-agent's call = %+v", w)
 	}
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
@@ -318,7 +308,7 @@ func TestL2_CallsThatNeverRanAreAnsweredForTheNextTurn(t *testing.T) {
 	if strings.Join(answered, ",") != "c1,c2" {
 		t.Errorf("answered = %v\n%+v", answered, res.Messages)
 	}
-	if len(s.tools()) != 0 {
-		t.Errorf("tool events for calls that never ran: %+v", s.tools())
+	if len(s.Tools()) != 0 {
+		t.Errorf("tool events for calls that never ran: %+v", s.Tools())
 	}
 }

@@ -91,18 +91,18 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 	if res.Limit.Type != event.LimitInterrupt {
 		t.Errorf("limit = %+v", res.Limit)
 	}
-	if n := len(s.find(event.KindAutoReview)); n != 3 {
+	if n := len(s.Find(event.KindAutoReview)); n != 3 {
 		t.Errorf("%d auto_review events, want 3", n)
 	}
-	if w := s.find(event.KindWarning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
+	if w := s.Find(event.KindWarning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
 		t.Errorf("warnings = %+v", w)
 	}
-	for _, e := range s.find(event.KindAutoReview) {
+	for _, e := range s.Find(event.KindAutoReview) {
 		if ar := e.Data.(event.AutoReview); ar.CallID != "c" || ar.Status != "denied" {
 			t.Errorf("auto_review event = %+v", ar)
 		}
 	}
-	end := s.find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
 	if end.Limit == nil || *end.Limit != "interrupt" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -116,8 +116,8 @@ func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 	r, g, s := newRun(&script{turns: turns})
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-	if len(s.find(event.KindWarning)) != 0 || len(s.find(event.KindAutoReview)) != 5 {
-		t.Errorf("events = %v", s.kinds())
+	if len(s.Find(event.KindWarning)) != 0 || len(s.Find(event.KindAutoReview)) != 5 {
+		t.Errorf("events = %v", s.Kinds())
 	}
 }
 
@@ -144,7 +144,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
 		t.Errorf("the tripping call is answered with %q", last.Content)
 	}
-	if w := s.withheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
+	if w := s.WithheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
 		t.Errorf("withheld = %+v", w)
 	}
 	g.Next = nil

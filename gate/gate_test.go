@@ -23,7 +23,7 @@ func TestG3_GateWithoutApproversDenies(t *testing.T) {
 			r, _, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "write", `{}`))}})
 			r.Boundary = g
 			must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-			te := s.find(event.KindTool)
+			te := s.Find(event.KindTool)
 			if len(te) != 1 || te[0].Data.(event.Tool).Result != "approval: "+agent.NoBoundaryApprover {
 				t.Errorf("tool events = %+v", te)
 			}
@@ -46,7 +46,7 @@ func TestG13_EveryReviewInTheChainIsRecorded(t *testing.T) {
 	g.Next = boundaryOf(arule(t, "rules", passOn, "*"), arule(t, "person", person, "*"), arule(t, "auto_review", reviewed(action.StatusApproved), "*"))
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	var got []string
-	for _, e := range s.all() {
+	for _, e := range s.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			got = append(got, "approval:"+d.Approver)
@@ -79,7 +79,7 @@ func TestG10_NextFailureEndsTheRun(t *testing.T) {
 	if !strings.Contains(res.Err.Error(), "reviewer unreachable") {
 		t.Errorf("err = %v", res.Err)
 	}
-	if n := len(s.find(event.KindAutoReview)); n != 0 || len(g.Denials()) != 0 {
+	if n := len(s.Find(event.KindAutoReview)); n != 0 || len(g.Denials()) != 0 {
 		t.Errorf("%d auto_review events, denials %+v", n, g.Denials())
 	}
 }
@@ -101,7 +101,7 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 	must(t, nextTurn(r, a, res, "second"), event.StatusCompleted)
 	l := NewLedger("r1", g.Sealer)
 	var inputs []string
-	for _, e := range s.find(event.KindTurnStart) {
+	for _, e := range s.Find(event.KindTurnStart) {
 		if in, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			inputs = append(inputs, in)
 		}
@@ -118,7 +118,7 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 		t.Fatal(err)
 	}
 	l = NewLedger("r1", other)
-	for _, e := range s.find(event.KindTurnStart) {
+	for _, e := range s.Find(event.KindTurnStart) {
 		if _, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			t.Error("a turn verified under another key")
 		}

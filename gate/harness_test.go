@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"encoding/json"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"strings"
 	"sync"
 	"testing"
@@ -52,54 +53,6 @@ func tc(id, fn, args string) tool.Call { return tool.NewCall(id, fn, args) }
 
 func user(text string) []chat.Message { return []chat.Message{{Role: chat.User, Content: text}} }
 
-// sink collects events.
-type sink struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (s *sink) Write(e event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
-func (s *sink) all() []event.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]event.Event(nil), s.events...)
-}
-
-func (s *sink) kinds() []event.Kind {
-	var out []event.Kind
-	for _, e := range s.all() {
-		out = append(out, e.Kind())
-	}
-	return out
-}
-
-func (s *sink) find(k event.Kind) []event.Event {
-	var out []event.Event
-	for _, e := range s.all() {
-		if e.Kind() == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// withheldFor returns the withheld events of call id.
-func (s *sink) withheldFor(id string) []event.Withheld {
-	var out []event.Withheld
-	for _, e := range s.all() {
-		if w, ok := e.Data.(event.Withheld); ok && w.CallID == id {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // echo is a tool that runs fn.
 type echo struct {
 	name string
@@ -143,8 +96,8 @@ func boundaryOf(rules ...approval.Rule) agent.BoundaryApprover {
 
 // newRun returns a run on model m recording to a new sink, whose boundary
 // approver is a gate of the run with no approvers yet.
-func newRun(m model.Model) (*agent.Run, *Gate, *sink) {
-	s := &sink{}
+func newRun(m model.Model) (*agent.Run, *Gate, *eventtest.Sink) {
+	s := &eventtest.Sink{}
 	rec := event.NewRecorder("r1", s)
 	g := &Gate{RunID: "r1", Events: rec}
 	return &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g}, g, s

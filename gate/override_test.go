@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -81,12 +82,12 @@ func TestG12_OverrideIsSingleUseAndExact(t *testing.T) {
 type world struct {
 	t       *testing.T
 	key     Sealer
-	events  *sink
+	events  *eventtest.Sink
 	writes  atomic.Int32 // crossings that happened
 	reviews atomic.Int32
 }
 
-func newWorld(t *testing.T) *world { return &world{t: t, key: testKey(t), events: &sink{}} }
+func newWorld(t *testing.T) *world { return &world{t: t, key: testKey(t), events: &eventtest.Sink{}} }
 
 func (w *world) tool() tool.Tool {
 	return &echo{name: "write", fn: func(ctx context.Context, args json.RawMessage) (string, error) {
@@ -123,7 +124,7 @@ func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *script) {
 	w.t.Helper()
 	l := NewLedger("r1", w.key)
 	var history []chat.Message
-	for _, e := range w.events.all() {
+	for _, e := range w.events.All() {
 		if note := l.Read(e); note != nil {
 			history = append(history, *note)
 		}
@@ -135,8 +136,8 @@ func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *script) {
 	m := &script{turns: turns}
 	rec := event.NewRecorder("r1", w.events)
 	g := &Gate{RunID: "r1", Events: rec, Sealer: w.key}
-	r := &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g, Resumed: len(w.events.all()) > 0}
-	r.Events.Continue(len(w.events.all()))
+	r := &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g, Resumed: len(w.events.All()) > 0}
+	r.Events.Continue(len(w.events.All()))
 	for _, msg := range l.Warnings() {
 		r.Events.Emit(event.Warning{Message: msg})
 	}
@@ -156,7 +157,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 	w := newWorld(t)
 	w.run(writeCall("/etc/x"))
 	var denial event.AutoReview
-	for _, e := range w.events.all() {
+	for _, e := range w.events.All() {
 		if ar, ok := e.Data.(event.AutoReview); ok {
 			denial = ar
 		}
@@ -178,7 +179,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 		moved,
 	}
 	rec := event.NewRecorder("r1", w.events)
-	rec.Continue(len(w.events.all()))
+	rec.Continue(len(w.events.All()))
 	for _, o := range forged {
 		rec.Emit(o)
 	}
@@ -187,7 +188,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 		t.Fatalf("the denied action ran %d times after a forged override", n)
 	}
 	warnings := 0
-	for _, e := range w.events.find(event.KindWarning) {
+	for _, e := range w.events.Find(event.KindWarning) {
 		if strings.Contains(e.Data.(event.Warning).Message, "refused an override") {
 			warnings++
 		}
@@ -231,7 +232,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes after more resumes, want 1", n)
 	}
-	used := w.events.find(event.KindOverrideUsed)
+	used := w.events.Find(event.KindOverrideUsed)
 	if len(used) != 1 {
 		t.Errorf("%d use records", len(used))
 	}
@@ -275,7 +276,7 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 	w.run(writeCall("/etc/b1"), writeCall("/etc/b2"))
 	_, g, _ := w.run(writeCall("/etc/c1"))
 	seen := map[string]string{}
-	for _, e := range w.events.all() {
+	for _, e := range w.events.All() {
 		if ar, ok := e.Data.(event.AutoReview); ok && ar.DenialID != "" {
 			if prev, dup := seen[ar.DenialID]; dup {
 				t.Errorf("denial id %s issued for %s and %s", ar.DenialID, prev, ar.Action)
