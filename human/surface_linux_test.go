@@ -2,6 +2,7 @@ package human
 
 import (
 	"context"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"io"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,7 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			master, term := openPTY(t)
+			master, term := ptytest.Open(t)
 			scr := newScreen()
 			c := newTerminal(t, term, scr)
 			a := surfaceApprover{con: c, console: c.Approver(nil, 0)}

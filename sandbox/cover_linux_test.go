@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"io/fs"
 	"net"
 	"os"
@@ -17,7 +18,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"golang.org/x/sys/unix"
@@ -109,25 +109,11 @@ func coverAct(f []string) (string, bool) {
 			err = syscall.Mount(node, dir, arg(3), syscall.MS_RDONLY, "")
 		}
 	case "ptmx": // make a pty of its own and pass bytes through it
-		m, e := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+		m, s, e := ptytest.Pair()
 		if err = e; e != nil {
 			break
 		}
 		defer m.Close()
-		var zero int32
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&zero))); e != 0 {
-			err = e
-			break
-		}
-		var n uint32
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-			err = e
-			break
-		}
-		s, e := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-		if err = e; e != nil {
-			break
-		}
 		defer s.Close()
 		if _, err = s.WriteString("hi\n"); err == nil {
 			b := make([]byte, 16)
@@ -433,27 +419,8 @@ func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 // terminal: it returns the master and the slave's path.
 func openPersonTerminal(t *testing.T) (*os.File, string) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pty here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	var zero int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&zero))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	slave := "/dev/pts/" + strconv.Itoa(int(n))
-	// The person's shell holds the slave open.
-	s, err := os.OpenFile(slave, os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, slave
+	m, term := ptytest.Open(t) // the person's shell holds the terminal open
+	return m, term.Name()
 }
 
 // received returns what the person's terminal (its master) received.

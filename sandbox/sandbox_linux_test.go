@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"net"
 	"os"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"unsafe"
 
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
@@ -614,35 +614,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// openPTY returns a new pseudo-terminal's controller and terminal ends.
-func openPTY(t *testing.T) (*os.File, *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return ptmx, tty
-}
-
 // A sandboxed command does not share warden's controlling terminal, so it
 // cannot type into warden's console (TIOCSTI) to answer its prompts.
 func TestG1_NoTerminalInjection(t *testing.T) {
 	requireNamespaces(t)
-	_, tty := openPTY(t)
+	_, tty := ptytest.Open(t)
 	w := repo(t)
 	exe, _ := os.Executable()
 	// The parent stands for warden: a session leader on a terminal.

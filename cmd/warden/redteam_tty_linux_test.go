@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/wardenhq/warden/internal/ptytest"
 	"io"
 	"os"
 	"os/exec"
@@ -23,7 +24,7 @@ func TestH1_Redteam_ToolCannotTypeIntoTheConsoleLater(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is needed to push keys into the terminal")
 	}
-	master, term := ptyPair(t)
+	master, term := ptytest.Open(t)
 	go func() { _, _ = io.Copy(io.Discard, master) }()
 
 	dir := t.TempDir()

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"fmt"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"io"
 	"os"
 	"os/exec"
@@ -12,39 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// ptyPair opens a pseudo-terminal: the master, where the test plays the
-// person's keyboard, and the terminal warden runs on.
-func ptyPair(t *testing.T) (master, term *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	rc, err := m.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	var ierr error
-	if err := rc.Control(func(fd uintptr) {
-		if ierr = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); ierr == nil {
-			n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCGPTN)
-		}
-	}); err != nil || ierr != nil {
-		t.Fatal(err, ierr)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return m, s
-}
 
 // syncBuffer is an output safe for concurrent use.
 type syncBuffer struct {
@@ -72,7 +40,7 @@ func TestH1_ToolCannotTypeIntoTheConsole(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is needed to push keys into the terminal")
 	}
-	master, term := ptyPair(t)
+	master, term := ptytest.Open(t)
 	go func() { _, _ = io.Copy(io.Discard, master) }() // the terminal's echo
 
 	dir := t.TempDir()
