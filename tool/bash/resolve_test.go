@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,7 @@ import (
 // the one named.
 func TestG15_RetryGetsTheResolvedPathApproved(t *testing.T) {
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := outsideDir(t, work)
+	out := sandboxtest.OutsideDir(t, work)
 	if err := os.Mkdir(filepath.Join(out, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
