@@ -3,10 +3,10 @@ package gate
 import (
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/action"
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"

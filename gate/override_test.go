@@ -3,18 +3,18 @@ package gate
 import (
 	"context"
 	"encoding/json"
-	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/internal/eventtest"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/tool"
 )

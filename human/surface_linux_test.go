@@ -2,7 +2,6 @@ package human
 
 import (
 	"context"
-	"github.com/wardenhq/warden/internal/ptytest"
 	"io"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/store"
 )
 

@@ -3,7 +3,6 @@ package human
 import (
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/internal/ptytest"
 	"io"
 	"os"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/review"
 )
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"github.com/wardenhq/warden/internal/ptytest"
 	"io/fs"
 	"net"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"golang.org/x/sys/unix"
 )

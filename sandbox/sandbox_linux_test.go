@@ -5,7 +5,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/internal/ptytest"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 

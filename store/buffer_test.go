@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wardenhq/warden/internal/storetest"
 	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // A Buffer beside the transcript: every event written through it, from

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/internal/storetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // The store keeps the transcript's sealed lines, so the same chain (SPEC

@@ -2,10 +2,11 @@ package store
 
 import (
 	"context"
-	"github.com/wardenhq/warden/internal/storetest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // Migrations: a fresh database gets every one, opening again applies

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/wardenhq/warden/internal/storetest"
 	"net/http"
 	"slices"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/wardenhq/warden/internal/storetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // A run that sends its events to `warden serve` (--server) has them stored

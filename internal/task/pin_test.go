@@ -2,7 +2,6 @@ package task_test
 
 import (
 	"context"
-	"github.com/wardenhq/warden/internal/eventtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/tool"
 )

@@ -5,13 +5,13 @@ package bash
 import (
 	"errors"
 	"fmt"
-	"github.com/wardenhq/warden/internal/sandboxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"

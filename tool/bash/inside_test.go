@@ -2,7 +2,6 @@ package bash
 
 import (
 	"errors"
-	"github.com/wardenhq/warden/internal/sandboxtest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"

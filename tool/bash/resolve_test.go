@@ -1,12 +1,12 @@
 package bash
 
 import (
-	"github.com/wardenhq/warden/internal/sandboxtest"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 )
 

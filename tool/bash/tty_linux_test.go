@@ -5,7 +5,6 @@ package bash
 import (
 	"context"
 	"fmt"
-	"github.com/wardenhq/warden/internal/ptytest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/sandbox"
 )
 

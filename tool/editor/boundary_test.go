@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/wardenhq/warden/internal/sandboxtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )

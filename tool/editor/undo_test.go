@@ -3,13 +3,13 @@ package editor
 import (
 	"context"
 	"encoding/json"
-	"github.com/wardenhq/warden/internal/sandboxtest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
