@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -18,7 +19,7 @@ func TestA1_ApproverSeesMessageCallViewHistory(t *testing.T) {
 		got = req
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
-	m := &script{turns: []chat.Message{turn("I will echo", tc("c1", "echo", `{"text":"hi"}`))}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("I will echo", tc("c1", "echo", `{"text":"hi"}`))}}
 	r, _ := newRun(m)
 	r.Approval = approval.New(arule(t, "spy", spy, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("please echo"))
@@ -64,7 +65,7 @@ func TestA2_Decisions(t *testing.T) {
 				return out, nil
 			})
 			ec := &echo{name: "echo"}
-			m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"hi"}`))}}
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"hi"}`))}}
 			r, s := newRun(m)
 			r.Approval = approval.New(arule(t, "a", a, "echo"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go"))
@@ -86,7 +87,7 @@ func TestA2_Decisions(t *testing.T) {
 				t.Errorf("tool error = %+v", te[0].Error)
 			}
 			// The model receives what the transcript says it receives.
-			last := m.requests[len(m.requests)-1].Messages
+			last := m.Requests()[len(m.Requests())-1].Messages
 			if got := last[len(last)-1]; got.Role != chat.Tool || got.Content != tt.wantResult {
 				t.Errorf("model received %+v", got)
 			}
@@ -95,7 +96,7 @@ func TestA2_Decisions(t *testing.T) {
 }
 
 func TestA3_FirstNonEscalateWinsAndEveryAskIsRecorded(t *testing.T) {
-	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"hi"}`))}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"hi"}`))}}
 	r, s := newRun(m)
 	r.Approval = approval.New(
 		arule(t, "first", decide(approval.Escalate), "*"),
@@ -142,7 +143,7 @@ func TestA4_DenyByDefault(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ec := &echo{name: "echo"}
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`))}})
 			if tt.rules != nil {
 				r.Approval = approval.New(tt.rules...)
 			}
@@ -173,7 +174,7 @@ func TestA5_ModifyLogsProposedAndExecuted(t *testing.T) {
 		return approval.Approval{Decision: approval.Modify, Modified: &c, Explanation: "made safe"}, nil
 	})
 	ec := &echo{name: "echo"}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"danger"}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"danger"}`))}})
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
 	te := s.Tools()[0]
@@ -198,8 +199,8 @@ func TestA6_UnparseableAndUnknownNeverReachApprovers(t *testing.T) {
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
 	bad := tool.NewCall("c1", "echo", `{"text": "unterminated`)
-	r, s := newRun(&script{turns: []chat.Message{
-		turn("", bad, tc("c2", "nosuch", `{}`), tc("c3", "echo", `{}`)),
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", bad, tc("c2", "nosuch", `{}`), tc("c3", "echo", `{}`)),
 	}})
 	r.Approval = approval.New(arule(t, "a", a, "*"))
 	strict := &echo{name: "echo"}
@@ -237,7 +238,7 @@ func TestA7_ApproverFailureEndsRunWithError(t *testing.T) {
 	for name, a := range tests {
 		t.Run(name, func(t *testing.T) {
 			ec := &echo{name: "echo"}
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`))}})
 			r.Approval = approval.New(arule(t, "flaky", a, "*"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go"))
 			must(t, res, event.StatusError)

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
@@ -48,7 +49,7 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 	}
 	all, _ := policy.CompileList([]string{"*"})
 	rec := &eventtest.Sink{}
-	r := &agent.Run{ID: "r", Model: &replay{turns: turns}, Events: event.NewRecorder("r", rec),
+	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
 	}
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
@@ -108,7 +109,7 @@ func TestA6_EditorPrecheckSeesEarlierCallsOfTheMessage(t *testing.T) {
 	}
 	all, _ := policy.CompileList([]string{"*"})
 	rec := &eventtest.Sink{}
-	r := &agent.Run{ID: "r", Model: &replay{turns: []chat.Message{{Role: chat.Assistant, ToolCalls: calls}}}, Events: event.NewRecorder("r", rec),
+	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: []chat.Message{{Role: chat.Assistant, ToolCalls: calls}, modeltest.Turn("done")}}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
 	}
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{ed}}, []chat.Message{{Role: chat.User, Content: "go"}})

@@ -17,32 +17,6 @@ import (
 	"github.com/wardenhq/warden/tool"
 )
 
-// script is a model that replays assistant turns in order, then answers
-// with an empty message. It records the requests it received.
-type script struct {
-	mu       sync.Mutex
-	turns    []chat.Message
-	requests []model.Request
-	usage    model.Usage
-}
-
-func (s *script) Generate(_ context.Context, req model.Request) (model.Response, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-	if len(s.turns) == 0 {
-		return model.Response{Message: chat.Message{Role: chat.Assistant}, Usage: s.usage}, nil
-	}
-	m := s.turns[0]
-	s.turns = s.turns[1:]
-	return model.Response{Message: m, Usage: s.usage}, nil
-}
-
-// turn returns an assistant message with calls written as "id", "fn", args.
-func turn(text string, calls ...tool.Call) chat.Message {
-	return chat.Message{Role: chat.Assistant, Content: text, ToolCalls: calls}
-}
-
 func tc(id, fn, args string) tool.Call { return tool.NewCall(id, fn, args) }
 
 // echo is a tool that returns its "text" argument and counts its runs.

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -45,7 +46,7 @@ func manyCalls(n int) chat.Message {
 	for i := range calls {
 		calls[i] = tc(fmt.Sprintf("c%d", i), "work", `{}`)
 	}
-	return turn("", calls...)
+	return modeltest.Turn("", calls...)
 }
 
 func TestL1_ConcurrentCallsCapped(t *testing.T) {
@@ -54,7 +55,7 @@ func TestL1_ConcurrentCallsCapped(t *testing.T) {
 	}{{0, DefaultMaxConcurrentCalls}, {3, 3}} {
 		t.Run(fmt.Sprint(tt.set), func(t *testing.T) {
 			g := newGauge()
-			r, _ := newRun(&script{turns: []chat.Message{manyCalls(40)}})
+			r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{manyCalls(40)}})
 			r.MaxConcurrentCalls = tt.set
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go"))
 			must(t, res, event.StatusCompleted)
@@ -76,7 +77,7 @@ func TestL1_ConcurrentCallsCapped(t *testing.T) {
 
 func TestL1_CallsPerMessageCapped(t *testing.T) {
 	g := newGauge()
-	m := &script{turns: []chat.Message{manyCalls(70), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{manyCalls(70), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	var asked atomic.Int64
 	r.Approval = approval.New(arule(t, "count", approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
@@ -118,7 +119,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 		}
 	}
 	// The model's next request answers every call.
-	last := m.all()[1].Messages
+	last := m.Requests()[1].Messages
 	answered := 0
 	for _, msg := range last {
 		if msg.Role == chat.Tool {
@@ -132,7 +133,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 
 func TestL1_CallsPerMessageConfigurable(t *testing.T) {
 	g := newGauge()
-	r, s := newRun(&script{turns: []chat.Message{manyCalls(5)}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{manyCalls(5)}})
 	r.MaxCallsPerMessage = 2
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go")), event.StatusCompleted)
 	if g.count() != 2 || len(s.Tools()) != 5 {
@@ -144,7 +145,7 @@ func TestL1_CallsPerMessageConfigurable(t *testing.T) {
 // start and get no tool event; every call that started gets exactly one.
 func TestL2_TerminateWithQueuedCalls(t *testing.T) {
 	g := newGauge()
-	r, s := newRun(&script{turns: []chat.Message{manyCalls(30)}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{manyCalls(30)}})
 	r.MaxConcurrentCalls = 2
 	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go"))
@@ -216,7 +217,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 				return review.Review{Decision: review.Continue}, nil
 			})
 			st := strictTool()
-			m := &script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"ok"}`)), turn("done")}}
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "strict", `{"text":"ok"}`)), modeltest.Turn("done")}}
 			r, s := newRun(m)
 			r.Approval = approval.New(arule(t, "mod", mod, "*"))
 			r.Review = review.New(rrule(t, "rv", rv, "*"))
@@ -232,7 +233,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 			if reviewed.Load() != 0 {
 				t.Error("a call that never ran was reviewed")
 			}
-			got := m.all()[1].Messages
+			got := m.Requests()[1].Messages
 			if tm := got[len(got)-1]; tm.Role != chat.Tool || tm.Error == nil || tm.Error.Type != tool.ErrParsing {
 				t.Errorf("the model received %+v", tm)
 			}
@@ -245,7 +246,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 			return approval.Approval{Decision: approval.Modify, Modified: &c}, nil
 		})
 		st := strictTool()
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"x"}`))}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "strict", `{"text":"x"}`))}})
 		r.Approval = approval.New(arule(t, "mod", mod, "*"))
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{strictSchema{st}}}, user("go")), event.StatusCompleted)
 		if st.count() != 1 || st.runs[0] != `{"text":"safe","mode":"b","n":2}` {
@@ -254,7 +255,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 	})
 	t.Run("proposed calls too", func(t *testing.T) {
 		st := strictTool()
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"x","mode":"z"}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "strict", `{"text":"x","mode":"z"}`))}})
 		r.Approval = approval.New(arule(t, "yes", decide(approval.Approve), "*"))
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{strictSchema{st}}}, user("go")), event.StatusCompleted)
 		if st.count() != 0 || len(s.Approvals()) != 0 {
@@ -267,7 +268,7 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 	runPolicy := approval.New(arule(t, "run", decide(approval.Approve), "*"))
 	subPolicy := approval.New()
 	subReview := review.New(rrule(t, "sub-review", verdict(review.Continue), "*"))
-	r, s := newRun(&script{turns: []chat.Message{turn("done")}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("done")}})
 	r.Approval = runPolicy
 	own := &Agent{Name: "own", Approval: subPolicy, Review: subReview}
 	inherit := &Agent{Name: "inherit"}
@@ -287,12 +288,12 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 }
 
 func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
-	m := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_own", `{}`)),
-		turn("own done"),
-		turn("", tc("h2", "transfer_to_inherit", `{}`)),
-		turn("inherit done"),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_own", `{}`)),
+		modeltest.Turn("own done"),
+		modeltest.Turn("", tc("h2", "transfer_to_inherit", `{}`)),
+		modeltest.Turn("inherit done"),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "run", decide(approval.Approve), "*"))
@@ -315,11 +316,11 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
-	m := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_open", `{}`)),
-		turn("", tc("o1", "echo", `{"text":"b"}`)),
-		turn("open done"),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
+		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+		modeltest.Turn("open done"),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
@@ -348,11 +349,11 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	}
 	// Without the pin, the sub-agent's empty policy replaces the run's.
 	seen = nil
-	m2 := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_open", `{}`)),
-		turn("", tc("o1", "echo", `{"text":"b"}`)),
-		turn("open done"),
-		turn("done"),
+	m2 := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
+		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+		modeltest.Turn("open done"),
+		modeltest.Turn("done"),
 	}}
 	r2, _ := newRun(m2)
 	r2.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
@@ -368,7 +369,7 @@ func TestP4_PinPolicyOverridesExecuteToolsPolicies(t *testing.T) {
 	r, _ := newRun(nil)
 	r.Approval = approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
 	r.PinPolicy = true
-	msgs := []chat.Message{{Role: chat.User, Content: "x"}, turn("", tc("2", "echo", `{"text":"b"}`))}
+	msgs := []chat.Message{{Role: chat.User, Content: "x"}, modeltest.Turn("", tc("2", "echo", `{"text":"b"}`))}
 	_, err := r.ExecuteTools(context.Background(), msgs, []tool.Tool{&echo{name: "echo"}}, Policies{Approval: approval.New()})
 	if err != nil || strings.Join(seen, ",") != "run:2" {
 		t.Errorf("seen %v, err %v", seen, err)
@@ -384,7 +385,7 @@ func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
 		return approval.Approval{Decision: approval.Modify, Modified: &c, Explanation: "redirect"}, nil
 	})
 	ec := &echo{name: "echo"}
-	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
@@ -403,7 +404,7 @@ func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
 // A further turn records the policies it runs under: they may differ from
 // the first turn's (a resumed run reads its policies again).
 func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
-	r, s := newRun(&script{turns: []chat.Message{turn("one"), turn("two")}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("one"), modeltest.Turn("two")}})
 	a := &Agent{Handoffs: []*Agent{{Name: "helper", Approval: approval.New()}}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusCompleted)

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -43,7 +44,7 @@ func TestL1_ParallelCallsRunConcurrentlyInOrder(t *testing.T) {
 		barrierSaw = inFlight.Load()
 		return "b", nil
 	}}
-	r, _ := newRun(&script{turns: []chat.Message{turn("",
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("1", "par", `{"text":"one"}`), tc("2", "par", `{"text":"two"}`), tc("3", "barrier", `{}`))}})
 	done := make(chan *Result)
 	go func() { done <- r.Execute(context.Background(), &Agent{Tools: []tool.Tool{par, barrier}}, user("go")) }()
@@ -70,7 +71,7 @@ func TestL1_ParallelCallsRunConcurrentlyInOrder(t *testing.T) {
 
 func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
 	first, later := &echo{name: "first"}, &echo{name: "later"}
-	r, s := newRun(&script{turns: []chat.Message{turn("",
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("1", "first", `{"text":"a"}`), tc("2", "later", `{"text":"b"}`), tc("3", "first", `{"text":"c"}`))}})
 	r.Approval = approval.New(
 		arule(t, "stop", decide(approval.Terminate), "later"),
@@ -98,11 +99,11 @@ func TestL3_MaxOutputTruncatesInTheMiddle(t *testing.T) {
 		{50, true}, {0, true}, {NoTruncation, false}, {1000, false},
 	}
 	for _, tt := range tests {
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big+`"}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"`+big+`"}`))}})
 		r.MaxOutput = tt.maxOutput
 		if tt.maxOutput == 0 {
 			big16 := strings.Repeat("q", DefaultMaxOutput+10)
-			r.Model = &script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big16+`"}`))}}
+			r.Model = &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"`+big16+`"}`))}}
 		}
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
 		te := s.Tools()[0]
@@ -151,7 +152,7 @@ func TestL4_ErrorTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		failing := &echo{name: "echo", fn: func(context.Context, json.RawMessage) (string, error) { return "", tt.err }}
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{}`))}})
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{failing}}, user("go")), event.StatusCompleted)
 		if te := s.Tools()[0]; te.Error == nil || te.Error.Type != tt.want || !te.Failed {
 			t.Errorf("%v: tool event error = %+v, want %s", tt.err, te.Error, tt.want)
@@ -163,12 +164,12 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 	loop := func() []chat.Message {
 		var turns []chat.Message
 		for i := 0; i < 10; i++ {
-			turns = append(turns, turn("", tc("c", "echo", `{"text":"x"}`)))
+			turns = append(turns, modeltest.Turn("", tc("c", "echo", `{"text":"x"}`)))
 		}
 		return turns
 	}
 	t.Run("answer", func(t *testing.T) {
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c", "echo", `{"text":"x"}`)), turn("the answer")}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c", "echo", `{"text":"x"}`)), modeltest.Turn("the answer")}})
 		res := r.Execute(context.Background(), &Agent{System: "be brief", Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusCompleted)
 		if chat.Text(res.Messages, chat.Assistant) != "the answer" || res.Messages[0].Role != chat.System {
@@ -176,7 +177,7 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 		}
 	})
 	t.Run("turn limit", func(t *testing.T) {
-		r, s := newRun(&script{turns: loop()})
+		r, s := newRun(&modeltest.Replay{Turns: loop()})
 		r.Limits.Turns = 3
 		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusLimited)
@@ -185,7 +186,7 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 		}
 	})
 	t.Run("token limit", func(t *testing.T) {
-		r, s := newRun(&script{turns: loop(), usage: model.Usage{InputTokens: 30, OutputTokens: 20}})
+		r, s := newRun(&modeltest.Replay{Turns: loop(), Usage: model.Usage{InputTokens: 30, OutputTokens: 20}})
 		r.Limits.Tokens = 120
 		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusLimited)
@@ -203,7 +204,7 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 
 func TestToolPanicEndsRunWithErrorTranscriptIntact(t *testing.T) {
 	boom := &echo{name: "boom", fn: func(context.Context, json.RawMessage) (string, error) { panic("kaboom") }}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "boom", `{}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "boom", `{}`))}})
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{boom}}, user("go"))
 	must(t, res, event.StatusError)
 	got := strings.Join(kindStrings(s.Kinds()), ",")
@@ -230,16 +231,16 @@ func TestP4_P5_ScopesReplaceAndRestore(t *testing.T) {
 	var mu sync.Mutex
 	runPolicy := approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
 	subPolicy := approval.New(arule(t, "sub", named("sub", &seen, &mu), "*"))
-	m := &script{turns: []chat.Message{
-		turn("", tc("m1", "echo", `{"text":"a"}`)),
-		turn("", tc("h1", "transfer_to_own", `{}`)),
-		turn("", tc("o1", "echo", `{"text":"b"}`)),
-		turn("own done"),
-		turn("", tc("h2", "transfer_to_inherit", `{}`)),
-		turn("", tc("i1", "echo", `{"text":"c"}`)),
-		turn("inherit done"),
-		turn("", tc("m2", "echo", `{"text":"d"}`)),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("m1", "echo", `{"text":"a"}`)),
+		modeltest.Turn("", tc("h1", "transfer_to_own", `{}`)),
+		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+		modeltest.Turn("own done"),
+		modeltest.Turn("", tc("h2", "transfer_to_inherit", `{}`)),
+		modeltest.Turn("", tc("i1", "echo", `{"text":"c"}`)),
+		modeltest.Turn("inherit done"),
+		modeltest.Turn("", tc("m2", "echo", `{"text":"d"}`)),
+		modeltest.Turn("done"),
 	}}
 	r, _ := newRun(m)
 	r.Approval = runPolicy
@@ -256,7 +257,7 @@ func TestP4_P5_ScopesReplaceAndRestore(t *testing.T) {
 func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	r.Approval = approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
 	a := &Agent{Tools: []tool.Tool{&echo{name: "echo"}}, Approval: approval.New(arule(t, "agent", named("agent", &seen, &mu), "*"))}
 	must(t, r.Execute(context.Background(), a, user("go")), event.StatusCompleted)
@@ -265,7 +266,7 @@ func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
 	}
 	// ExecuteTools with its own policies replaces them for that call only.
 	seen = nil
-	msgs := []chat.Message{{Role: chat.User, Content: "x"}, turn("", tc("2", "echo", `{"text":"b"}`))}
+	msgs := []chat.Message{{Role: chat.User, Content: "x"}, modeltest.Turn("", tc("2", "echo", `{"text":"b"}`))}
 	_, err := r.ExecuteTools(context.Background(), msgs, []tool.Tool{&echo{name: "echo"}},
 		Policies{Approval: approval.New(arule(t, "call", named("call", &seen, &mu), "*"))})
 	if err != nil || strings.Join(seen, ",") != "call:2" {
@@ -275,7 +276,7 @@ func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
 
 func TestP6_EmptyPolicyMeansNone(t *testing.T) {
 	ec := &echo{name: "echo"}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	r.Approval = approval.New(arule(t, "deny", decide(approval.Reject), "*"))
 	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "*"))
 	// The agent explicitly sets empty policies: calls run, results continue.
@@ -294,7 +295,7 @@ func TestP7_IndependentChains(t *testing.T) {
 	}
 	t.Run("most severe wins", func(t *testing.T) {
 		ec := &echo{name: "echo"}
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 		r.Approval = approval.New(
 			chain("ok", "quality", decide(approval.Approve), "*"),
 			chain("esc", "security", decide(approval.Escalate), "*"),
@@ -316,7 +317,7 @@ func TestP7_IndependentChains(t *testing.T) {
 			<-ctx.Done()
 			return approval.Approval{}, ctx.Err()
 		})
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 		r.Approval = approval.New(
 			chain("slow", "people", blocked, "*"),
 			chain("stop", "security", decide(approval.Terminate), "*"))
@@ -332,7 +333,7 @@ func TestP7_IndependentChains(t *testing.T) {
 		}
 	})
 	t.Run("review chains", func(t *testing.T) {
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 		a := rrule(t, "a", verdict(review.Continue), "*")
 		a.Chain = "x"
 		b := rrule(t, "b", verdict(review.Terminate), "*")
@@ -373,7 +374,7 @@ func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return review.Review{}, errors.New("reviewer down")
 	})
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	a, b := rrule(t, "slow", blockedReview, "*"), rrule(t, "bad", failingReview, "*")
 	a.Chain, b.Chain = "people", "security"
 	r.Review = review.New(a, b)
@@ -391,7 +392,7 @@ func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return approval.Approval{}, errors.New("approver down")
 	})
-	r, _ = newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, _ = newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	c, d := arule(t, "slow", blocked, "*"), arule(t, "bad", failing, "*")
 	c.Chain, d.Chain = "people", "security"
 	r.Approval = approval.New(c, d)

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -28,7 +29,7 @@ func TestR1_ReviewerSeesExecutedCallTruncatedResultAndFullOutput(t *testing.T) {
 		_ = c.SetArguments([]byte(`{"text":"` + strings.Repeat("x", 100) + `"}`))
 		return approval.Approval{Decision: approval.Modify, Modified: &c}, nil
 	})
-	r, _ := newRun(&script{turns: []chat.Message{turn("calling", tc("c1", "echo", `{"text":"short"}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("calling", tc("c1", "echo", `{"text":"short"}`))}})
 	r.MaxOutput = 40
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	r.Review = review.New(rrule(t, "spy", spy, "*"))
@@ -62,7 +63,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 		return "fast done", nil
 	}}
 	later := &echo{name: "later"}
-	r, s := newRun(&script{turns: []chat.Message{turn("",
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("c1", "slow", `{}`), tc("c2", "fast", `{}`), tc("c3", "later", `{}`))}})
 	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "fast"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{slow, fast, later}}, user("go"))
@@ -106,7 +107,7 @@ func TestR3_UncoveredResultContinues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`))}})
 			r.Review = review.New(tt.rules...)
 			must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
 			var got []string
@@ -129,7 +130,7 @@ func TestR4_OnlyCallsThatRanAreReviewed(t *testing.T) {
 		mu.Unlock()
 		return review.Review{Decision: review.Continue}, nil
 	})
-	r, _ := newRun(&script{turns: []chat.Message{turn("",
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("rejected", "echo", `{"text":"no"}`),
 		tool.NewCall("unparseable", "echo", `{`),
 		tc("unknown", "nosuch", `{}`),
@@ -153,7 +154,7 @@ func TestR5_ToolErrorsAreReviewed(t *testing.T) {
 	failing := &echo{name: "echo", fn: func(context.Context, json.RawMessage) (string, error) {
 		return "", tool.Errorf(tool.ErrPermission, "read-only file system")
 	}}
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{}`))}})
 	r.Review = review.New(rrule(t, "spy", spy, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{failing}}, user("go")), event.StatusCompleted)
 	if got == nil || got.Result.Error == nil || got.Result.Error.Type != tool.ErrPermission {
@@ -170,11 +171,11 @@ func TestR6_HandoffReviewedWhenSubAgentReturns(t *testing.T) {
 		mu.Unlock()
 		return review.Review{Decision: review.Continue}, nil
 	})
-	m := &script{turns: []chat.Message{
-		turn("handing off", tc("h1", "transfer_to_helper", `{}`)),
-		turn("", tc("s1", "echo", `{"text":"sub work"}`)),
-		turn("helper answer"),
-		turn("all done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("handing off", tc("h1", "transfer_to_helper", `{}`)),
+		modeltest.Turn("", tc("s1", "echo", `{"text":"sub work"}`)),
+		modeltest.Turn("helper answer"),
+		modeltest.Turn("all done"),
 	}}
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "spy", spy, "*"))
@@ -200,7 +201,7 @@ func TestR7_ReviewerFailureEndsRunWithError(t *testing.T) {
 		"panic": review.Func(func(context.Context, *review.Request) (review.Review, error) { panic("boom") }),
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`)), turn("never")}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`)), modeltest.Turn("never")}})
 			r.Review = review.New(rrule(t, "bad", rv, "*"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 			must(t, res, event.StatusError)
@@ -227,8 +228,8 @@ func TestR8_ReviewerAndApproverModelCallsNotCounted(t *testing.T) {
 		}
 		return review.Review{Decision: review.Continue}, nil
 	})
-	m := &script{usage: model.Usage{InputTokens: 10, OutputTokens: 10},
-		turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`)), turn("done")}}
+	m := &modeltest.Replay{Usage: model.Usage{InputTokens: 10, OutputTokens: 10},
+		Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`)), modeltest.Turn("done")}}
 	r, _ := newRun(m)
 	r.Limits = Limits{Tokens: 100, Turns: 2}
 	r.Approval = approval.New(arule(t, "judge", modelApprover, "*"))
@@ -243,7 +244,7 @@ func TestR9_CancelledReviewStopsWithOperatorLimit(t *testing.T) {
 	cancelled := review.Func(func(context.Context, *review.Request) (review.Review, error) {
 		return review.Review{}, context.Canceled // e.g. a person closed the review
 	})
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"kept"}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"kept"}`))}})
 	r.Review = review.New(rrule(t, "person", cancelled, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 	must(t, res, event.StatusLimited)
@@ -273,7 +274,7 @@ func TestR9_RunStopsPendingReviewsRecordNoDecision(t *testing.T) {
 		<-pendingStarted
 		return "stop", nil
 	}}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "stopper", `{}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "stopper", `{}`))}})
 	r.Review = review.New(
 		rrule(t, "pending", pending, "echo"),
 		rrule(t, "stop", verdict(review.Terminate), "stopper"))

@@ -13,7 +13,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
-	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -24,29 +24,6 @@ func secretTool(name, secret string, parallel bool) *echo {
 	return &echo{name: name, parallel: parallel, fn: func(context.Context, json.RawMessage) (string, error) {
 		return "the key is " + secret, nil
 	}}
-}
-
-// leaks returns the indexes of the requests whose messages, tools or
-// anything else contain secret.
-func leaks(t *testing.T, reqs []model.Request, secret string) []int {
-	t.Helper()
-	var out []int
-	for i, req := range reqs {
-		b, err := json.Marshal(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), secret) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-func (s *script) all() []model.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]model.Request(nil), s.requests...)
 }
 
 // nextTurn runs a further turn of the same run on the conversation so far,
@@ -104,10 +81,10 @@ func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
 		mu.Unlock()
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
-	m := &script{turns: []chat.Message{
-		turn("reading", tc("c1", "read", `{}`)),
-		turn("", tc("c2", "echo", `{"text":"again"}`)),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("reading", tc("c1", "read", `{}`)),
+		modeltest.Turn("", tc("c2", "echo", `{"text":"again"}`)),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "quoting", quoting, "read"))
@@ -119,10 +96,10 @@ func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
 
 	res = nextTurn(r, a, res, "go on")
 	must(t, res, event.StatusCompleted)
-	if got := len(m.all()); got != 3 {
+	if got := len(m.Requests()); got != 3 {
 		t.Fatalf("%d model requests, want 3", got)
 	}
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the terminated result", l)
 	}
 	for _, h := range histories {
@@ -139,7 +116,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	cancelled := review.Func(func(context.Context, *review.Request) (review.Review, error) {
 		return review.Review{}, context.Canceled // a person closed the review
 	})
-	m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "person", cancelled, "read"))
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}
@@ -147,7 +124,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewCancelled)
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the result of a cancelled review", l)
 	}
 }
@@ -164,7 +141,7 @@ func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 		<-pendingStarted
 		return "stop", nil
 	}}
-	m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`), tc("c2", "stopper", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`), tc("c2", "stopper", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Review = review.New(
 		rrule(t, "pending", pending, "read"),
@@ -174,7 +151,7 @@ func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldNotReviewed)
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain a result whose review never decided", l)
 	}
 }
@@ -184,7 +161,7 @@ func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
 	failing := review.Func(func(context.Context, *review.Request) (review.Review, error) {
 		return review.Review{}, errors.New("reviewer down")
 	})
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "read", `{}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`))}})
 	r.Review = review.New(rrule(t, "failing", failing, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}, user("go"))
 	must(t, res, event.StatusError)
@@ -197,7 +174,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "wrote anyway: " + secret, nil // a tool that ignores the decision
 	}}
-	m := &script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Boundary = BoundaryPolicy(approval.New(arule(t, "person", decide(approval.Terminate), "*")))
 	a := &Agent{Tools: []tool.Tool{leaky}}
@@ -206,7 +183,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldBoundary)
 	r.Boundary = nil
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the result of a call whose boundary request terminated", l)
 	}
 }
@@ -223,7 +200,7 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 		told = append(told, dec.Explanation)
 		return "denied, but: " + secret, nil
 	}}
-	m := &script{turns: []chat.Message{turn("", tc("c", "write", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c", "write", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Boundary = BoundaryFunc(func(_ context.Context, req *BoundaryRequest) (BoundaryOutcome, error) {
 		req.Record(approval.Record{Approver: "judge", Approval: approval.Approval{Decision: approval.Reject, Explanation: "no"}})
@@ -251,15 +228,6 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 	}
 }
 
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // A sub-agent's reviewer terminates on a result and explains itself by
 // quoting it: the hand-off's result, which would carry that explanation,
 // does not reach the parent's model either.
@@ -268,10 +236,10 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 	quoting := review.Func(func(_ context.Context, req *review.Request) (review.Review, error) {
 		return review.Review{Decision: review.Terminate, Explanation: "leaks " + req.Result.Content}, nil
 	})
-	m := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_helper", `{}`)),
-		turn("", tc("s1", "read", `{}`)),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_helper", `{}`)),
+		modeltest.Turn("", tc("s1", "read", `{}`)),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	helper := &Agent{Name: "helper", Tools: []tool.Tool{secretTool("read", secret, false)}, Review: review.New(rrule(t, "quoting", quoting, "read"))}
@@ -285,7 +253,7 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 		t.Errorf("withheld events of the sub-agent's call = %+v", w)
 	}
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the secret", l)
 	}
 }
@@ -293,7 +261,7 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 // After an approver terminates, the calls that never ran are answered in
 // the live conversation, so that a next turn is a valid conversation.
 func TestL2_CallsThatNeverRanAreAnsweredForTheNextTurn(t *testing.T) {
-	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "stop", decide(approval.Terminate), "*"))
 	a := &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}

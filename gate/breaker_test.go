@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -82,9 +83,9 @@ func reviewed(status action.Status) approval.Approver {
 func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 	var turns []chat.Message
 	for i := 0; i < 6; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
-	r, g, s := newRun(&script{turns: turns})
+	r, g, s := newRun(&modeltest.Replay{Turns: turns})
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 	must(t, res, event.StatusLimited)
@@ -111,9 +112,9 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 	var turns []chat.Message
 	for i := 0; i < 5; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
-	r, g, s := newRun(&script{turns: turns})
+	r, g, s := newRun(&modeltest.Replay{Turns: turns})
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	if len(s.Find(event.KindWarning)) != 0 || len(s.Find(event.KindAutoReview)) != 5 {
@@ -125,13 +126,13 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-breaker"
 	var turns []chat.Message
 	for i := 0; i < 3; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
 		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "denied, but: " + secret, nil
 	}}
-	m := &script{turns: append(turns, turn("done"))}
+	m := &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}
 	r, g, s := newRun(m)
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	a := &agent.Agent{Tools: []tool.Tool{leaky}}
@@ -151,8 +152,8 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
 	// The first two results were delivered in the interrupted turn (the
 	// model saw them before the breaker tripped); only the third is new.
-	reqs := m.all()
-	if l := leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
+	reqs := m.Requests()
+	if l := modeltest.Leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
 		t.Errorf("requests after the trip %v contain its result", l)
 	}
 	if n := strings.Count(mustJSON(t, reqs[len(reqs)-1]), secret); n != 2 {

@@ -3,8 +3,6 @@ package gate
 import (
 	"context"
 	"encoding/json"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/agent"
@@ -17,37 +15,6 @@ import (
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
-
-// script is a model that replays assistant turns in order, then answers
-// with an empty message. It records the requests it received.
-type script struct {
-	mu       sync.Mutex
-	turns    []chat.Message
-	requests []model.Request
-}
-
-func (s *script) Generate(_ context.Context, req model.Request) (model.Response, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-	if len(s.turns) == 0 {
-		return model.Response{Message: chat.Message{Role: chat.Assistant}}, nil
-	}
-	m := s.turns[0]
-	s.turns = s.turns[1:]
-	return model.Response{Message: m}, nil
-}
-
-func (s *script) all() []model.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]model.Request(nil), s.requests...)
-}
-
-// turn returns an assistant message with calls.
-func turn(text string, calls ...tool.Call) chat.Message {
-	return chat.Message{Role: chat.Assistant, Content: text, ToolCalls: calls}
-}
 
 func tc(id, fn, args string) tool.Call { return tool.NewCall(id, fn, args) }
 
@@ -108,19 +75,6 @@ func must(t *testing.T, res *agent.Result, status string) {
 	if res.Status != status {
 		t.Fatalf("status %s (limit %v, err %v), want %s", res.Status, res.Limit, res.Err, status)
 	}
-}
-
-// leaks returns the indexes of the requests whose messages, tools or
-// anything else contain secret.
-func leaks(t *testing.T, reqs []model.Request, secret string) []int {
-	t.Helper()
-	var out []int
-	for i, req := range reqs {
-		if strings.Contains(mustJSON(t, req), secret) {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/tool"
 )
@@ -31,9 +32,9 @@ func testKey(t *testing.T) *seal.Key {
 func TestG12_DenialLogKeepsTheLastTen(t *testing.T) {
 	var turns []chat.Message
 	for i := 0; i < 12; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
-	r, g, _ := newRun(&script{turns: turns})
+	r, g, _ := newRun(&modeltest.Replay{Turns: turns})
 	g.Sealer = testKey(t)
 	g.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
@@ -120,7 +121,7 @@ func (w *world) reviewer() approval.Approver {
 // run runs one turn of the stored run: a new Run and Gate (as a new
 // process would make) restored from the transcript so far, whose model
 // makes calls.
-func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *script) {
+func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *modeltest.Replay) {
 	w.t.Helper()
 	l := NewLedger("r1", w.key)
 	var history []chat.Message
@@ -131,9 +132,9 @@ func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *script) {
 	}
 	var turns []chat.Message
 	for _, c := range calls {
-		turns = append(turns, turn("", c))
+		turns = append(turns, modeltest.Turn("", c))
 	}
-	m := &script{turns: turns}
+	m := &modeltest.Replay{Turns: turns}
 	rec := event.NewRecorder("r1", w.events)
 	g := &Gate{RunID: "r1", Events: rec, Sealer: w.key}
 	r := &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g, Resumed: len(w.events.All()) > 0}
@@ -196,7 +197,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 	if warnings != len(forged) {
 		t.Errorf("%d warnings, want %d", warnings, len(forged))
 	}
-	for _, msg := range m.requests[0].Messages {
+	for _, msg := range m.Requests()[0].Messages {
 		if strings.HasPrefix(msg.Content, PersonNotePrefix) {
 			t.Error("a forged override reached the agent as the person's note")
 		}
@@ -221,7 +222,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes after the override, want 1", n)
 	}
-	first := m.requests[0].Messages
+	first := m.Requests()[0].Messages
 	if len(first) < 2 || first[len(first)-2].Role != chat.System || !strings.HasPrefix(first[len(first)-2].Content, PersonNotePrefix) ||
 		!strings.Contains(first[len(first)-2].Content, "r1-d1") || !strings.Contains(first[len(first)-2].Content, "go ahead") {
 		t.Errorf("the agent was not told of the override: %+v", first)
@@ -244,8 +245,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if err := g.Override(ds[len(ds)-1].ID, "dana", ""); err != nil {
 		t.Fatal(err)
 	}
-	m.turns = []chat.Message{turn("", writeCall("/etc/y")), turn("", writeCall("/etc/y"))}
-	m.requests = nil
+	m.Again(modeltest.Turn("", writeCall("/etc/y")), modeltest.Turn("", writeCall("/etc/y")))
 	r.Model = m
 	r.Resumed = true
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{w.tool()}}, user("retry")), event.StatusCompleted)
@@ -254,7 +254,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	}
 	// The note is warden's system message, after the request when the
 	// request is all the input (the agent's system prompt comes first).
-	if msgs := m.requests[0].Messages; len(msgs) != 2 || msgs[0].Content != "retry" || msgs[1].Role != chat.System || !strings.HasPrefix(msgs[1].Content, PersonNotePrefix) {
+	if msgs := m.Requests()[0].Messages; len(msgs) != 2 || msgs[0].Content != "retry" || msgs[1].Role != chat.System || !strings.HasPrefix(msgs[1].Content, PersonNotePrefix) {
 		t.Errorf("in-process note: %+v", msgs)
 	}
 	w.run(writeCall("/etc/y"))
