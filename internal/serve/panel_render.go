@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/linediff"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/editor"
 )
 
 // This file turns calls, arguments and edits into the plain text and line
@@ -200,16 +201,6 @@ func (l diffLine) Marker() string {
 	return " "
 }
 
-// editArgs are the text_editor arguments an edit diff is made from.
-type editArgs struct {
-	Command    *string `json:"command"`
-	Path       *string `json:"path"`
-	FileText   *string `json:"file_text"`
-	OldStr     *string `json:"old_str"`
-	NewStr     *string `json:"new_str"`
-	InsertLine *int    `json:"insert_line"`
-}
-
 // editDiff renders the change a text_editor call asks for (create,
 // str_replace, insert) as a unified diff read from its arguments; nil for
 // any other call, or arguments it cannot read.
@@ -217,7 +208,7 @@ func editDiff(function string, raw json.RawMessage) []diffLine {
 	if function != "text_editor" && !strings.HasSuffix(function, "text_editor") {
 		return nil
 	}
-	var a editArgs
+	var a editor.Args
 	if err := json.Unmarshal(raw, &a); err != nil || a.Command == nil || a.Path == nil {
 		return nil
 	}

@@ -180,9 +180,10 @@ func (t *editorTool) Info() tool.Info {
 	}
 }
 
-// args are the arguments of a call. Pointers tell missing (or null)
-// arguments from empty ones.
-type args struct {
+// Args are the arguments of a text_editor call, as the tool reads them
+// (and the web panel, to show an edit as a diff). Pointers tell missing
+// (or null) arguments from empty ones.
+type Args struct {
 	Command    *string `json:"command"`
 	Path       *string `json:"path"`
 	FileText   *string `json:"file_text"`
@@ -194,8 +195,8 @@ type args struct {
 
 // parseArgs decodes the arguments of a call and checks that the command
 // has what it needs.
-func parseArgs(raw json.RawMessage) (args, error) {
-	var a args
+func parseArgs(raw json.RawMessage) (Args, error) {
+	var a Args
 	if err := tool.DecodeArguments(Name, raw, &a); err != nil {
 		return a, err
 	}
