@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"net"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"golang.org/x/sys/unix"
@@ -320,24 +321,12 @@ func TestG16_CoveredCommandCannotReachState(t *testing.T) {
 		t.Errorf("listing the state: %s, want nothing", got[5])
 	}
 	// The effect: the state is what it was.
-	if after := stateSnapshot(t, state); !mapsEqual(before, after) {
+	if after := stateSnapshot(t, state); !maps.Equal(before, after) {
 		t.Errorf("warden's state changed:\nbefore %v\nafter  %v", before, after)
 	}
 	if _, err := os.Stat(filepath.Join(home, "moved", "token")); err == nil {
 		t.Error("the state was moved out")
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestG16_CoveredCommandKeepsFullAccess: the cover takes nothing else away:
@@ -347,27 +336,14 @@ func mapsEqual(a, b map[string]string) bool {
 func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 	requireCover(t)
 	_, home := coveredState(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	addr := nettest.Listen(t)
 	elsewhere := mkdir(t, scratch(t), "elsewhere")
 	managed := os.Getenv(wardenhome.EnvManagedConfig)
 	ops := []string{
 		"write|" + filepath.Join(home, ".bashrc"),
 		"mkdir|" + filepath.Join(home, ".cache"),
 		"write|" + filepath.Join(elsewhere, "out"),
-		"connect|" + ln.Addr().String(),
+		"connect|" + addr,
 		"ptmx",
 		"write|/dev/null",
 		"append|/dev/zero",

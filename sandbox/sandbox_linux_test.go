@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
@@ -249,30 +250,9 @@ func TestG1_WardenAndAgentsProtected(t *testing.T) {
 	})
 }
 
-// listen opens a loopback listener in the parent (the test) and accepts
-// connections until the test ends.
-func listen(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 func TestG1_NetworkOffBlocksLoopbackConnect(t *testing.T) {
 	requireSandbox(t)
-	addr := listen(t)
+	addr := nettest.Listen(t)
 	w := repo(t)
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
 	got := run(t, p, "connect|"+addr, "connect|1.1.1.1:53", "dialmsg|"+addr, "dialmsg|1.1.1.1:53")
@@ -298,7 +278,7 @@ func TestG1_NetworkOffBlocksLoopbackConnect(t *testing.T) {
 
 func TestG1_NetworkOnAllowsConnect(t *testing.T) {
 	requireSandbox(t)
-	addr := listen(t)
+	addr := nettest.Listen(t)
 	w := repo(t)
 	for _, m := range []Mode{WorkspaceWrite, ReadOnly, FullAccess} {
 		p := Policy{Mode: m, Workdir: w, NetworkAccess: true}
@@ -461,7 +441,7 @@ func TestG2_LandlockOnlyFallback(t *testing.T) {
 	userNamespaces = func() error { return errors.New("disabled by the test") }
 	defer func() { userNamespaces = saved }()
 
-	addr := listen(t)
+	addr := nettest.Listen(t)
 	w := repo(t)
 	mkdir(t, w, ".git", "objects", "ab")
 	out := scratch(t)

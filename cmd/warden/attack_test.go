@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,10 +120,10 @@ func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
 			}
 			before, beforeHome := snapshot(t, outside), snapshot(t, home)
 			attackRun(t, dir, work, home, tt.cmd, tt.escalated)
-			if after := snapshot(t, outside); !equal(before, after) {
+			if after := snapshot(t, outside); !maps.Equal(before, after) {
 				t.Errorf("%s changed %s: %v → %v", tt.cmd, outside, before, after)
 			}
-			if after := snapshot(t, home); !equal(beforeHome, after) {
+			if after := snapshot(t, home); !maps.Equal(beforeHome, after) {
 				t.Errorf("%s changed the home directory: %v → %v", tt.cmd, beforeHome, after)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "state", "config.toml")); err == nil {
@@ -130,18 +131,6 @@ func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestG14_RulesCheckCannotBeSidesteppedBySpelling checks `warden rules

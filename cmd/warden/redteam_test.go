@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -172,10 +173,10 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 			os.MkdirAll(work, 0o755)
 			before, beforeHome := snapshot(t, outside), snapshot(t, home)
 			out := redteamRun(t, dir, work, home, "", tt.calls)
-			if after := snapshot(t, outside); !equal(before, after) {
+			if after := snapshot(t, outside); !maps.Equal(before, after) {
 				t.Errorf("changed %s: %v → %v\n%s", outside, before, after, out)
 			}
-			if after := snapshot(t, home); !equal(beforeHome, after) {
+			if after := snapshot(t, home); !maps.Equal(beforeHome, after) {
 				t.Errorf("changed home: %v → %v\n%s", beforeHome, after, out)
 			}
 			if b, err := os.ReadFile(filepath.Join(work, "k")); err == nil && len(b) > 0 {
