@@ -64,15 +64,7 @@ func redteamRun(t *testing.T, dir, work, home, extra string, calls []rtCall) str
 // way, project code run by build tools, and plain writes outside with
 // escalation. Nothing outside the workspace or in the home may change.
 func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
-	base := homeDir(t)
-	outside := filepath.Join(base, "outside")
-	home := filepath.Join(base, "home")
-	for _, d := range []string{outside, home} {
-		os.MkdirAll(d, 0o755)
-	}
+	base, outside, home := crossingDirs(t)
 	write(t, outside, "keep", "keep\n")
 	write(t, home, ".bashrc", "# rc\n")
 	o := func(name string) string { return filepath.Join(outside, name) }
