@@ -31,6 +31,16 @@ func openStore(t testing.TB, u string) *store.Store {
 	return st
 }
 
+// testKey returns a sealer with a new key in a temporary directory.
+func testKey(t testing.TB) gate.Sealer {
+	t.Helper()
+	key, err := gate.FileSealer(filepath.Join(t.TempDir(), "keys", "override.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
 // testServer is a Server on a real store, listening on loopback.
 type testServer struct {
 	*Server
@@ -47,11 +57,7 @@ func startServer(t testing.TB, u string) *testServer {
 		u = "sqlite:" + filepath.Join(t.TempDir(), "warden.db")
 	}
 	st := openStore(t, u)
-	key, err := gate.FileSealer(filepath.Join(t.TempDir(), "keys", "override.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{Store: st, Token: testToken, Sealer: key}
+	s := &Server{Store: st, Token: testToken, Sealer: testKey(t)}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &server.Client{URL: hs.URL, Token: testToken}}
