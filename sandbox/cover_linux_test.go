@@ -196,15 +196,7 @@ func covered(t *testing.T, dir string, ops ...string) []string {
 	if err := Cover(cmd); err != nil {
 		t.Fatalf("Cover: %v", err)
 	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("covered child: %v\n%s", err, out)
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(got) != len(ops) {
-		t.Fatalf("child printed %d lines for %d operations:\n%s", len(got), len(ops), out)
-	}
-	return got
+	return childResults(t, cmd, "covered", ops)
 }
 
 // coveredState makes warden's state for a G16 test: a home holding a key,
