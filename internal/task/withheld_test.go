@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/modeltest"
@@ -73,18 +74,7 @@ review: [{name: auto, tools: bash, decision: terminate, explanation: the result 
 `)
 	transcript = filepath.Join(dir, "t.jsonl")
 	first, spec := newRec(t, chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"cmd":"cat key.txt"}`)}})
-	tk, err := task.Load(taskFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := p.Execute(context.Background())
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
+	res := runTaskFile(t, taskFile, spec, transcript)
 	if res.Status != event.StatusLimited {
 		t.Fatalf("status %s (%v %v)", res.Status, res.Limit, res.Err)
 	}
@@ -99,6 +89,25 @@ review: [{name: auto, tools: bash, decision: terminate, explanation: the result 
 		t.Fatal("the tool event lost the finished result (SPEC R2)")
 	}
 	return taskFile, transcript
+}
+
+// runTaskFile loads the task taskFile, runs it on the model spec with its
+// transcript at transcript, closes it and returns the result.
+func runTaskFile(t *testing.T, taskFile, spec, transcript string) *agent.Result {
+	t.Helper()
+	tk, err := task.Load(taskFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := p.Execute(context.Background())
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
@@ -219,18 +228,9 @@ func TestR2_ContinuedResultKeptOnResume(t *testing.T) {
 	taskFile := write(t, dir, "task.yaml", "name: kept\ninput: read\nworkdir: work\ntools: [bash]\nlimits: {turns: 1}\nreview: [{name: auto, tools: bash}]\n")
 	transcript := filepath.Join(dir, "t.jsonl")
 	_, spec := newRec(t, chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"cmd":"cat note.txt"}`)}})
-	tk, err := task.Load(taskFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := p.Execute(context.Background()); res.Status != event.StatusLimited || res.Limit.Type != event.LimitTurn {
+	if res := runTaskFile(t, taskFile, spec, transcript); res.Status != event.StatusLimited || res.Limit.Type != event.LimitTurn {
 		t.Fatalf("status %s %+v", res.Status, res.Limit)
 	}
-	p.Close()
 	st, err := task.LoadStored(transcript)
 	if err != nil {
 		t.Fatal(err)
@@ -257,16 +257,7 @@ review: [{name: `+slowTerminate+`, tools: "bash(cmd='cat"}]
 		tool.NewCall("x", "bash", `{"cmd":"cat key.txt"}`),
 		tool.NewCall("x", "bash", `{"cmd":"sleep 0.1; echo harmless"}`),
 	}})
-	tk, err := task.Load(taskFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := p.Execute(context.Background())
-	p.Close()
+	res := runTaskFile(t, taskFile, spec, transcript)
 	if res.Status != event.StatusLimited {
 		t.Fatalf("status %s (%v)", res.Status, res.Err)
 	}
