@@ -53,6 +53,24 @@ func (e *echo) count() int {
 	return len(e.runs)
 }
 
+// pendingAndStopper returns a reviewer that waits until its review is
+// cancelled, and a parallel tool "stopper" that returns once that review
+// has started: a review of stopper that terminates the run then leaves the
+// pending one undecided.
+func pendingAndStopper() (review.Reviewer, *echo) {
+	started := make(chan struct{})
+	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+		close(started)
+		<-ctx.Done()
+		return review.Review{}, ctx.Err()
+	})
+	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+		<-started
+		return "stop", nil
+	}}
+	return pending, stopper
+}
+
 // rule builds an approval rule for patterns.
 func arule(t *testing.T, name string, a approval.Approver, patterns ...string) approval.Rule {
 	t.Helper()

@@ -264,16 +264,7 @@ func TestR9_CancelledReviewStopsWithOperatorLimit(t *testing.T) {
 }
 
 func TestR9_RunStopsPendingReviewsRecordNoDecision(t *testing.T) {
-	pendingStarted := make(chan struct{})
-	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
-		close(pendingStarted)
-		<-ctx.Done()
-		return review.Review{}, ctx.Err()
-	})
-	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
-		<-pendingStarted
-		return "stop", nil
-	}}
+	pending, stopper := pendingAndStopper()
 	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "stopper", `{}`))}})
 	r.Review = review.New(
 		rrule(t, "pending", pending, "echo"),

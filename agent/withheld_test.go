@@ -131,16 +131,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 
 func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 	const secret = "SECRET-R9-sibling"
-	pendingStarted := make(chan struct{})
-	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
-		close(pendingStarted)
-		<-ctx.Done()
-		return review.Review{}, ctx.Err()
-	})
-	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
-		<-pendingStarted
-		return "stop", nil
-	}}
+	pending, stopper := pendingAndStopper()
 	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`), tc("c2", "stopper", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Review = review.New(
