@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -18,28 +15,8 @@ import (
 // sandbox boundary. It returns the workspace.
 func attackRun(t *testing.T, dir, work, home, cmdline string, escalated bool) {
 	t.Helper()
-	args := `{cmd: ` + strconv.Quote(cmdline) + `}`
-	if escalated {
-		args = `{cmd: ` + strconv.Quote(cmdline) + `, sandbox_permissions: require_escalated, justification: "needed"}`
-	}
-	main := write(t, dir, "main.yaml", "- tool_calls: [{id: c1, function: bash, arguments: "+args+"}]\n- content: done\n")
-	var deny strings.Builder
-	for range 8 {
-		deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
-	}
-	reviewer := write(t, dir, "reviewer.yaml", deny.String())
-	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash]\nworkdir: "+work+
-		"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+main, "--auto-review-model", "scripted:"+reviewer,
-		"--transcript", filepath.Join(dir, "t.jsonl"))
-	cmd.Env = append(os.Environ(), "HOME="+home, "WARDEN_HOME="+filepath.Join(dir, "state"),
-		"WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Dir = work
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("%s: exit %d\n%s", cmdline, code, out.String())
+	if code, out := deniedRun(t, dir, work, home, "[bash]", "", []rtCall{{cmdline, escalated}}); code != exitOK {
+		t.Fatalf("%s: exit %d\n%s", cmdline, code, out)
 	}
 }
 
