@@ -106,7 +106,7 @@ type queueApprover struct {
 // Approve puts the request on the queue and returns the person's decision.
 func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
 	r := &store.Request{
-		Kind:    "approval",
+		Kind:    store.KindApproval,
 		RunID:   a.q.runID,
 		Agent:   req.Agent,
 		Call:    storeCall(req.Call, req.Order),
@@ -114,7 +114,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		Message: req.Message,
 	}
 	if b := req.Boundary; b != nil {
-		r.Kind = "boundary"
+		r.Kind = store.KindBoundary
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
 	}
 	for _, c := range a.choices {
@@ -128,7 +128,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		return approval.Approval{}, fmt.Errorf("human approver (queue): %w", err)
 	}
 	md := map[string]any{"surface": "queue", "request": got.ID}
-	if got.Status != "decided" {
+	if got.Status != store.StatusDecided {
 		md[got.Status] = true
 		return approval.Approval{Decision: approval.Reject, Explanation: closedWithout(got, "the call is rejected"), Metadata: md}, nil
 	}
@@ -153,7 +153,7 @@ type queueReviewer struct {
 // Review puts the request on the queue and returns the person's decision.
 func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
 	r := &store.Request{
-		Kind:    "review",
+		Kind:    store.KindReview,
 		RunID:   rv.q.runID,
 		Agent:   req.Agent,
 		Call:    storeCall(req.Call, req.Order),
@@ -169,7 +169,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 		return review.Review{}, fmt.Errorf("human reviewer (queue): %w", err)
 	}
 	md := map[string]any{"surface": "queue", "request": got.ID}
-	if got.Status != "decided" {
+	if got.Status != store.StatusDecided {
 		md[got.Status] = true
 		return review.Review{Decision: review.Terminate, Explanation: closedWithout(got, "the run is terminated"), Metadata: md}, nil
 	}
@@ -222,7 +222,7 @@ type decider interface {
 // decidedElsewhere is why the console stops asking: the request was
 // closed on another surface.
 func decidedElsewhere(r store.Request) error {
-	if r.Status != "decided" {
+	if r.Status != store.StatusDecided {
 		return &human.DecidedElsewhere{Outcome: "request " + r.Status + " on the queue"}
 	}
 	by := r.DecidedBy
@@ -247,9 +247,9 @@ func settle(ctx context.Context, q queued, r *store.Request, got store.Request, 
 		return store.Request{}, fmt.Errorf("waiting for request %s: %w", r.ID, err)
 	}
 	switch got.Status {
-	case "expired", "withdrawn":
+	case store.StatusExpired, store.StatusWithdrawn:
 		return got, nil
-	case "decided":
+	case store.StatusDecided:
 	default:
 		return store.Request{}, fmt.Errorf("request %s came back %q, not closed", r.ID, got.Status)
 	}
@@ -272,9 +272,9 @@ func settle(ctx context.Context, q queued, r *store.Request, got store.Request, 
 // closedWithout explains a request closed without a person's choice.
 func closedWithout(r store.Request, outcome string) string {
 	switch r.Status {
-	case "expired":
+	case store.StatusExpired:
 		return "the request timed out: no person decided it by its deadline, so " + outcome
-	case "withdrawn":
+	case store.StatusWithdrawn:
 		return "the request was withdrawn before a person decided it, so " + outcome
 	}
 	return "the request was closed without a decision, so " + outcome
@@ -288,15 +288,15 @@ func explain(r store.Request) string {
 	}
 	verb := r.Decision
 	switch verb {
-	case "approve", "continue":
+	case string(approval.Approve), string(review.Continue):
 		verb = "approved"
-	case "reject":
+	case string(approval.Reject):
 		verb = "rejected"
-	case "terminate":
+	case string(approval.Terminate):
 		verb = "terminated"
-	case "escalate":
+	case string(approval.Escalate):
 		verb = "escalated"
-	case "modify":
+	case string(approval.Modify):
 		verb = "modified"
 	}
 	s := verb + " by " + by + " through the queue"
