@@ -93,3 +93,25 @@ func TestG14_FirstPassOldNameWarnsAtPolicyCheckAndFlag(t *testing.T) {
 		t.Errorf("--approval rules: exit %d\n%s", code, stderr)
 	}
 }
+
+// warden run warns about the old name on stderr, runs, and records the
+// approvals reviewers as the task wrote them.
+func TestG14_FirstPassOldNameWarnsAtRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("WARDEN_HOME", filepath.Join(dir, "home"))
+	script := write(t, dir, "turns.yaml", "- content: done\n")
+	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, human]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	code, out, errs := warden(t, "run", task, "--model", "scripted:"+script, "--transcript", tr, "--sandbox-unenforced")
+	if code != exitOK || !strings.Contains(out, "done") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, `warden: warning: `+task+`:5:21: approvals_reviewer: "rules" is the old name of the approver "first_pass"`) {
+		t.Errorf("stderr lacks the warning:\n%s", errs)
+	}
+	start := lines(t, tr)[0]
+	settings, _ := start["settings"].(map[string]any)
+	if got, _ := settings["approvals_reviewer"].([]any); len(got) != 2 || got[0] != "rules" || got[1] != "human" {
+		t.Errorf("run_start settings %v: want approvals_reviewer [rules human] as written", settings)
+	}
+}
