@@ -1,13 +1,13 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
@@ -69,23 +69,13 @@ func ExampleRun_Execute_personInTheLoop() {
 		approval.Rule{Name: "human", Match: onBash, Handler: person},
 	)
 
-	// The transcript: events go to a sink (event.NewWriter writes JSONL).
-	var (
-		mu     sync.Mutex
-		events []event.Event
-	)
-	sink := event.SinkFunc(func(e event.Event) error {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-		return nil
-	})
-
-	run := &agent.Run{Model: m, Events: event.NewRecorder(event.NewRunID(), sink), Approval: approvals}
+	// The transcript: JSON Lines, as `warden run` writes to a file.
+	var transcript bytes.Buffer
+	run := &agent.Run{Model: m, Events: event.NewRecorder(event.NewRunID(), event.NewWriter(&transcript)), Approval: approvals}
 	res := run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: dir})}},
 		[]chat.Message{{Role: chat.User, Content: "Share notes.txt with the team."}})
 
-	for _, e := range events {
+	err = event.Read(&transcript, func(e event.Event) error {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			fmt.Printf("approval %s %s: %s\n", d.CallID, d.Approver, d.Decision)
@@ -96,6 +86,11 @@ func ExampleRun_Execute_personInTheLoop() {
 				fmt.Printf("tool     %s: %q\n", d.CallID, d.Result)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
 	fmt.Println(res.Status+":", res.Messages[len(res.Messages)-1].Content)
 	// Output:
