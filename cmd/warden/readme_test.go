@@ -111,3 +111,24 @@ func TestREADME_PersonInTheLoopTaskRuns(t *testing.T) {
 		t.Errorf("notes.txt changed: %q", after)
 	}
 }
+
+// docs/cli.md's synopsis is README's Commands block, line for line, so
+// the reference cannot drift from the usage TestCLI_READMECommandsMatchFlags
+// checks.
+func TestCLI_DocsSynopsisIsREADMEs(t *testing.T) {
+	block := func(path string) string {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rest, ok := strings.Cut(string(data), "## Commands\n\n```\n")
+		b, _, ok2 := strings.Cut(rest, "```")
+		if !ok || !ok2 {
+			t.Fatalf("%s has no Commands block", path)
+		}
+		return b
+	}
+	if r, d := block("../../README.md"), block("../../docs/cli.md"); r != d {
+		t.Errorf("docs/cli.md's Commands block differs from README's:\n%s\nwant:\n%s", d, r)
+	}
+}
