@@ -45,6 +45,14 @@ func TestG14_BroadAllowRulesWarn(t *testing.T) {
 			t.Errorf("%s: warnings %q, want one at team.rules:1:1 saying %q", tc.rule, ws, tc.want)
 		}
 	}
+	// The YAML form is judged alike.
+	set, err := rules.Parse([]byte("rules:\n  - pattern: [sh]\n    decision: allow\n  - pattern: [sh, ci/test.sh]\n"), "team.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := set.Broad(); len(ws) != 1 || !strings.HasPrefix(ws[0], "team.yaml:2:") || !strings.Contains(ws[0], `["sh"] allows every sh command`) {
+		t.Errorf("YAML: warnings %q", ws)
+	}
 	if ws := (*rules.Set)(nil).Broad(); ws != nil {
 		t.Errorf("nil set: %q", ws)
 	}
