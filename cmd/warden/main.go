@@ -14,7 +14,7 @@ import (
 	_ "github.com/wardenhq/warden/tool/editor"
 )
 
-// Exit codes of warden run (a contract: see README.md).
+// Exit codes of warden run (a contract: see docs/cli.md).
 const (
 	exitOK      = 0
 	exitError   = 1

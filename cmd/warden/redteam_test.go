@@ -745,7 +745,7 @@ review:
 	noSecretInRequests(t, f, out)
 }
 
-// L2 for `warden exec --sandbox full-access`: the README says processes a
+// L2 for `warden exec --sandbox full-access`: docs/sandbox.md says processes a
 // full-access command leaves behind (setsid, double forks) end with it
 // when warden runs as root (PID namespace). Under `warden run` they do;
 // under `warden exec` a setsid'd grandchild outlived the command (fixed:
