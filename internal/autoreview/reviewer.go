@@ -153,6 +153,8 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 	}
 	nonce := newNonce()
 	msgs := withNonce(BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override), nonce)
+	key := freshMarkerKey(msgs)
+	msgs = withMarkerKey(msgs, key)
 	res := Result{Override: override.Applies(actionJSON)}
 	finish := func(err error) (Result, error) {
 		res.Latency = time.Since(start)
@@ -283,7 +285,7 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 			msgs = append(msgs, answer)
 			if res.Steps < maxSteps && res.ToolCalls < r.maxToolCalls() {
 				res.Steps++
-				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls, &res.ToolCalls)...)
+				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls, &res.ToolCalls, key)...)
 				continue
 			}
 			attempts++
@@ -315,8 +317,9 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 }
 
 // runTools runs one round of the reviewer's tool calls. Output and error
-// text alike are wrapped as untrusted evidence (wrapToolOutput).
-func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int) []chat.Message {
+// text alike are wrapped as untrusted evidence (wrapToolOutput) between
+// markers ended by the review's marker key.
+func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int, key string) []chat.Message {
 	out := make([]chat.Message, 0, len(calls))
 	for _, c := range calls {
 		msg := chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function}
@@ -331,7 +334,7 @@ func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int) [
 			msg.Error = tool.AsError(err)
 			text = msg.Error.Error()
 		}
-		msg.Content = wrapToolOutput(text)
+		msg.Content = wrapToolOutput(text, key)
 		out = append(out, msg)
 	}
 	return out
