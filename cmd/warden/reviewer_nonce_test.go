@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,43 +15,31 @@ import (
 // reviewNonce finds the nonce of a review in the reviewer's request.
 var reviewNonce = regexp.MustCompile(`nonce of this review is ([A-Z2-7]+)`)
 
-// fakeReviewer is a loopback reviewer model speaking the chat completions
-// wire format: each answer is made by answer from the request it received.
-type fakeReviewer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
-}
-
-func newFakeReviewer(t *testing.T, answer func(body string) map[string]any) *fakeReviewer {
+// newFakeReviewer is a loopback reviewer model whose every answer is made
+// by answer from the request it received.
+func newFakeReviewer(t *testing.T, answer func(body string) map[string]any) *fakeOpenAI {
 	t.Helper()
-	f := &fakeReviewer{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		f.mu.Lock()
-		f.bodies = append(f.bodies, string(b))
-		f.mu.Unlock()
-		msg := answer(string(b))
-		finish := "stop"
-		if _, ok := msg["tool_calls"]; ok {
-			finish = "tool_calls"
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "reviewer",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-		})
-	}))
-	t.Cleanup(f.Close)
+	f := newFakeOpenAI(t)
+	f.mu.Lock()
+	f.answer = answer
+	f.mu.Unlock()
 	return f
 }
 
-// requests returns the request bodies received so far.
-func (f *fakeReviewer) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.bodies...)
+// runIn runs warden with args in the directory work, with env added and
+// no input, and fails the test unless it exits 0; it returns the output.
+func runIn(t *testing.T, work string, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Dir = work
+	cmd.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if code := exitCode(cmd.Run()); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+	return out.String()
 }
 
 // nonceOf returns the nonce of the review whose request is body.
@@ -150,18 +135,11 @@ func TestG6_VerdictNonceEndToEnd(t *testing.T) {
 			task := write(t, dir, "task.yaml", "name: nonce\ninput: Please tidy this project\ntools: [bash]\nworkdir: "+work+
 				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 			tr := filepath.Join(dir, "t.jsonl")
-			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr,
+			out := runIn(t, work, []string{"WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")},
+				"run", task, "--model", "scripted:"+script, "--transcript", tr,
 				"--auto-review-model", "openai/reviewer", "--base-url", rv.URL, "--api-key", "test")
-			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-			cmd.Dir = work
-			cmd.Stdin = strings.NewReader("")
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if code := exitCode(cmd.Run()); code != exitOK {
-				t.Fatalf("exit %d\n%s", code, out.String())
-			}
 			if len(rv.requests()) == 0 {
-				t.Fatalf("the reviewer model was never asked\n%s", out.String())
+				t.Fatalf("the reviewer model was never asked\n%s", out)
 			}
 			for _, n := range nonces {
 				if n == "" {
@@ -170,7 +148,7 @@ func TestG6_VerdictNonceEndToEnd(t *testing.T) {
 			}
 			_, err := os.Stat(target)
 			if ran := err == nil; ran != tt.ran {
-				t.Fatalf("the write ran: %v, want %v\n%s", ran, tt.ran, out.String())
+				t.Fatalf("the write ran: %v, want %v\n%s", ran, tt.ran, out)
 			}
 			var statuses []string
 			for _, e := range lines(t, tr) {
