@@ -11,13 +11,13 @@ import (
 	"github.com/wardenhq/warden/internal/seal"
 )
 
-// G16, the attack of issue 19 on inodes: the sandbox hides warden's state
+// G4 and G16, the attack of issue 19 on inodes: the sandbox hides warden's state
 // by path, so hard links to the override key and the API token, made
 // beforehand in the workspace, read the same bytes. A steered reviewer
 // reads both links through its own shell during `warden run`. What the
 // reviewer model received must not hold the key or the token in use: warden
 // found the other names, replaced both secrets, and said so on stderr.
-func TestG16_HardLinkedSecretsNeverReachTheReviewer(t *testing.T) {
+func TestG4_HardLinkedSecretsNeverReachTheReviewer(t *testing.T) {
 	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
 		t.Skip("the sandbox cannot run here")
 	}
