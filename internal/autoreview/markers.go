@@ -38,26 +38,46 @@ func isMarker(line string) bool {
 func withMarkerKey(msgs []chat.Message, key string) []chat.Message {
 	out := append([]chat.Message(nil), msgs...)
 	for i := range out {
-		lines := strings.SplitAfter(out[i].Content, "\n")
-		changed := false
-		for j, l := range lines {
-			body, nl := strings.CutSuffix(l, "\n")
-			if isMarker(body) {
-				lines[j] = body + keySuffix(key)
-				if nl {
-					lines[j] += "\n"
-				}
-				changed = true
-			}
-		}
-		if changed {
-			out[i].Content = strings.Join(lines, "")
-		}
+		out[i].Content = keyLines(out[i].Content, key)
 	}
 	if n := len(out); n > 0 {
 		out[n-1].Content += "\n" + markerNote(key)
 	}
 	return out
+}
+
+// keyLines ends every marker line of s with the key. Only lines that
+// start with "<<<" are looked at: untrusted text has none.
+func keyLines(s, key string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is written to b
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], markerStart)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		if (start == 0 || s[start-1] == '\n') && isMarker(s[start:end]) {
+			if done == 0 {
+				b.Grow(len(s) + 8*len(keySuffix(key)))
+			}
+			b.WriteString(s[done:end])
+			b.WriteString(keySuffix(key))
+			done = end
+		}
+		i = end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // markerNote is the line that names the review's marker key.

@@ -66,3 +66,30 @@ func FuzzG5_MarkerKey(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRequest builds the reviewer's request of a flooded history
+// (about 200 messages), without and with the marker key, side by side.
+func BenchmarkRequest(b *testing.B) {
+	h := []chat.Message{{Role: chat.User, Content: "Run the tests."}}
+	for i := range 100 {
+		h = append(h, chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c", "bash", `{"cmd":"ls"}`)}},
+			chat.Message{Role: chat.Tool, ToolCallID: "c", Function: "bash", Content: strings.Repeat("output line "+string(rune('a'+i%26))+"\n", 1500)})
+	}
+	act := []byte(`{"command":["bash","-c","go test ./..."],"tool":"network"}`)
+	build := func() []chat.Message {
+		return withNonce(BuildPrompt("", Condense(h, CondenseOptions{}), act, nil), "NONCE")
+	}
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			build()
+		}
+	})
+	b.Run("keyed", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			msgs := build()
+			withMarkerKey(msgs, freshMarkerKey(msgs))
+		}
+	})
+}
