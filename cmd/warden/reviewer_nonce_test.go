@@ -71,7 +71,7 @@ func lowAllow(nonce string) map[string]any {
 }
 
 // TestG6_VerdictNonceEndToEnd runs `warden run` with a loopback reviewer
-// model deciding an agent's write outside the workspace. Only a
+// model deciding an agent's escalated write outside the workspace. Only a
 // submit_verdict call carrying the nonce of the review — which the
 // reviewer reads from the request it received — is obeyed: a verdict call
 // with another nonce or none, one beside another call, and an allow in
@@ -131,7 +131,9 @@ func TestG6_VerdictNonceEndToEnd(t *testing.T) {
 				mu.Unlock()
 				return tt.answer(n)
 			})
-			script := write(t, dir, "script.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x >> "+target+"\"}}]\n- content: done\n")
+			// The agent's command asks to run outside the sandbox.
+			script := write(t, dir, "script.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x >> "+target+
+				"\", sandbox_permissions: require_escalated, justification: \"needed\"}}]\n- content: done\n")
 			task := write(t, dir, "task.yaml", "name: nonce\ninput: Please tidy this project\ntools: [bash]\nworkdir: "+work+
 				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 			tr := filepath.Join(dir, "t.jsonl")
