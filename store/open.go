@@ -184,7 +184,33 @@ func sqlitePath(url string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return "", err
 	}
+	if err := privateFiles(p); err != nil {
+		return "", err
+	}
 	return p, nil
+}
+
+// privateFiles makes the database file p, and its -wal and -shm files
+// when they exist, readable by their owner alone (0600): whoever reads the
+// store reads every call's arguments, and whoever writes it decides. A
+// missing p is created 0600, so that SQLite, which gives the -wal and -shm
+// files the mode of the database, creates them 0600 too.
+func privateFiles(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("database file %s: %w", p, err)
+	}
+	f.Close()
+	for _, name := range []string{p, p + "-wal", p + "-shm"} {
+		fi, err := os.Stat(name)
+		if err != nil || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(name, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("database file %s is readable by others (%v) and cannot be made private: %w", name, fi.Mode().Perm(), err)
+		}
+	}
+	return nil
 }
 
 // sqliteDSN is the modernc.org/sqlite data source of the file p: WAL, a
