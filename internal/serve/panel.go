@@ -582,7 +582,8 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	d := store.Decision{
 		Decision:    r.PostFormValue("decision"),
 		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
-		DecidedBy:   "panel",
+		DecidedBy:   s.who(r),
+		DecidedVia:  "panel",
 	}
 	status, msg := http.StatusOK, ""
 	var editErr, editText string
@@ -666,7 +667,7 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	note := strings.TrimSpace(r.PostFormValue("note"))
-	if _, err := s.approve(ctx, id, "panel", note); err != nil {
+	if _, err := s.approve(ctx, id, s.who(r), note); err != nil {
 		s.logError(r, "approve denial", err)
 		p := s.newPage(ctx, r, "Denials", "denials")
 		if ds, lerr := s.Store.Denials(ctx, ""); lerr == nil {
