@@ -66,10 +66,14 @@ type Client struct {
 	// if any, must exceed pollWait; its Transport, if any, must be an
 	// *http.Transport, which the client copies to prove each connection.
 	HTTP *http.Client
+	// ID is the client's id (sent as ClientHeader): a run credential acts
+	// only on the runs first named under the same id, so that another
+	// holder of the credential cannot read, withdraw or write them (SPEC
+	// S4). "" is a random one, made on first use. Keep it secret.
+	ID string
 
 	setup sync.Once
 	hc    *http.Client
-	id    string // this client's random id (ClientHeader)
 
 	mu      sync.Mutex
 	queue   []event.Event // events written, not yet acknowledged, in order
@@ -131,9 +135,11 @@ func transient(err error) bool {
 // on first use, and sets the client's id.
 func (c *Client) httpClient() *http.Client {
 	c.setup.Do(func() {
-		var b [24]byte
-		rand.Read(b[:])
-		c.id = base64.RawURLEncoding.EncodeToString(b[:])
+		if c.ID == "" {
+			var b [24]byte
+			rand.Read(b[:])
+			c.ID = base64.RawURLEncoding.EncodeToString(b[:])
+		}
 		hc := &http.Client{}
 		var base *http.Transport
 		if c.HTTP != nil {
@@ -179,7 +185,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	}
 	hc := c.httpClient()
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set(ClientHeader, c.id)
+	req.Header.Set(ClientHeader, c.ID)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -214,6 +220,22 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 	}
 	return nil
+}
+
+// Whoami is what the server makes of a client's credential.
+type Whoami struct {
+	Role string `json:"role"`           // "operator" or "run"
+	Name string `json:"name,omitempty"` // the operator's name, if any
+}
+
+// Whoami has the server prove itself and say what it makes of the
+// client's credential. A run calls it before it starts, so that a wrong
+// address, a wrong credential or a server that cannot prove itself stops
+// it early.
+func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
+	var got Whoami
+	err := c.do(ctx, http.MethodGet, "/api/whoami", nil, &got)
+	return got, err
 }
 
 // Pending returns the requests waiting for a person. A run calls it once

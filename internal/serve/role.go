@@ -230,3 +230,11 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, server.HelloAnswer{Proof: server.Proof(c.hash, nonce, addr), Addr: addr})
 }
+
+// whoami answers GET /api/whoami: the role of the caller's credential and
+// the operator's name, so that a client learns before it starts that the
+// server takes its credential, and as what.
+func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
+	p, _ := principalOf(r)
+	writeJSON(w, http.StatusOK, server.Whoami{Role: p.role, Name: p.name})
+}

@@ -92,6 +92,7 @@ func (s *Server) Handler() http.Handler {
 	// Routes a run credential may take too, for its own runs alone.
 	runAPI := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(h)) }
 	mux.HandleFunc("POST "+server.HelloPath, s.hello)
+	runAPI("GET /api/whoami", s.whoami)
 	api("GET /api/requests", s.listRequests)
 	runAPI("POST /api/requests", s.submitRequest)
 	runAPI("GET /api/requests/{id}", s.getRequest)
