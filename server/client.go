@@ -76,6 +76,7 @@ type Client struct {
 	hc    *http.Client
 
 	mu      sync.Mutex
+	gone    error         // why the server is taken for gone: nothing more is retried
 	queue   []event.Event // events written, not yet acknowledged, in order
 	sending bool          // a sender goroutine is running
 	err     error         // why events can no longer be delivered
@@ -308,7 +309,9 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 			lastErr = err
 		}
 		if lastErr != nil && deadline != nil && time.Now().After(deadline.Add(time.Second)) {
-			return store.Request{}, fmt.Errorf("waiting for request %s: the server is unreachable and the request's deadline passed: %w", id, lastErr)
+			err := fmt.Errorf("the warden server at %s is gone: it has not answered since the request's deadline (%s) passed: %w", c.URL, deadline.Local().Format("15:04:05"), lastErr)
+			c.setGone(err)
+			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
 		t := time.NewTimer(backoff)
 		select {
@@ -320,6 +323,25 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		}
 		backoff = min(backoff*2, 2*time.Second)
 	}
+}
+
+// setGone records that the server is gone (err says why): the events
+// still queued are not retried, so that the run ends now rather than after
+// giveUp; they are in the run's transcript.
+func (c *Client) setGone(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone == nil {
+		c.gone = err
+	}
+	c.notifyLocked()
+}
+
+// goneErr returns why the server is taken for gone, or nil.
+func (c *Client) goneErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gone
 }
 
 // withdrawAfter withdraws request id after ctx ended, on a context of its
@@ -437,6 +459,9 @@ func (c *Client) post(batch []event.Event) error {
 		cancel()
 		if err == nil || !transient(err) || time.Since(start) > giveUp {
 			return err
+		}
+		if gone := c.goneErr(); gone != nil {
+			return fmt.Errorf("%w (the run's events are in its transcript)", gone)
 		}
 		time.Sleep(backoff)
 		backoff = min(backoff*2, 2*time.Second)
