@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -160,6 +162,21 @@ touch `+done+`
 	api(t, env, "GET", url+"/api/requests/"+rm.ID, nil, &final)
 	if final["decision"] != "reject" || final["decided_by"] != "api" {
 		t.Errorf("the rm call: %v by %v, want reject by the person (api)", final["decision"], final["decided_by"])
+	}
+	// The transcript records who decided each call.
+	tr, err := os.ReadFile(filepath.Join(dir, "t.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decided []string
+	for _, line := range strings.Split(strings.TrimSpace(string(tr)), "\n") {
+		var e map[string]any
+		if json.Unmarshal([]byte(line), &e) == nil && e["event"] == "approval" {
+			decided = append(decided, fmt.Sprintf("%v:%v:%v", e["call_id"], e["decision"], e["decided_by"]))
+		}
+	}
+	if got := strings.Join(decided, " "); !strings.Contains(got, "c1:approve:api") || !strings.Contains(got, "c2:reject:api") {
+		t.Errorf("the transcript's approvals: %s, want c1 approved and c2 rejected, each decided_by api", got)
 	}
 }
 
