@@ -489,7 +489,7 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	pageHeaders(w)
 	w.WriteHeader(http.StatusUnauthorized)
-	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That is not an operator's credential of this server. It is $WARDEN_TOKEN, or one `warden operator add NAME` printed; the run credential in $WARDEN_HOME/token cannot log in."})
+	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That credential is not right: it is not an operator's of this server. It is $WARDEN_TOKEN, or one `warden operator add NAME` printed; the run credential in $WARDEN_HOME/token cannot log in."})
 }
 
 func (s *Server) logoutSubmit(w http.ResponseWriter, r *http.Request) {
