@@ -102,19 +102,17 @@ func TokenPath() string {
 	return filepath.Join(h, "token")
 }
 
-// Token returns $WARDEN_TOKEN if set, else the token kept in
+// Token returns $WARDEN_TOKEN if set (an operator's credential, unchecked),
+// else the run credential of RunToken: the token kept in
 // $WARDEN_HOME/token (mode 0600, in a 0700 directory when it has to make
 // it), generating it the first time. A token file others may read is
-// refused.
+// refused. Since SPEC S4 the two are told apart: `warden serve` takes
+// OperatorToken and RunToken, a run RunCredential.
 func Token() (string, error) {
 	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
 		return t, nil
 	}
-	path := TokenPath()
-	if path == "" {
-		return "", errors.New("the API token: warden has no home directory (set WARDEN_HOME or WARDEN_TOKEN)")
-	}
-	return fileToken(path, true)
+	return RunToken()
 }
 
 // fileToken reads the token file at path, making it first when create
