@@ -240,3 +240,78 @@ func TestS4_RunRefusesASquatter(t *testing.T) {
 		}
 	}
 }
+
+// Operators have names (SPEC S4): `warden operator add alice` prints a
+// credential once and stores its hash alone; `warden serve`, with no
+// $WARDEN_TOKEN, takes it; a run's call approved with it records
+// decided_by alice in the API and the transcript; WARDEN_TOKEN=1 is
+// refused.
+func TestS4_NamedOperatorDecides(t *testing.T) {
+	home := t.TempDir()
+	db := "sqlite:" + filepath.Join(home, "w.db")
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=", "WARDEN_DB=", "WARDEN_SERVER=", "WARDEN_RUN_TOKEN="}
+	code, _, stderr := runBinary(t, []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=1"}, "", "serve", "--addr", "127.0.0.1:0", "--db", db)
+	if code != exitUsage || !strings.Contains(stderr, "128") {
+		t.Fatalf("WARDEN_TOKEN=1: exit %d, want %d saying why:\n%s", code, exitUsage, stderr)
+	}
+	code, out, stderr := runBinary(t, env, "", "operator", "add", "alice", "--db", db)
+	cred := strings.TrimSpace(out)
+	if code != exitOK || !strings.HasPrefix(cred, "op-") {
+		t.Fatalf("operator add: exit %d %q\n%s", code, out, stderr)
+	}
+	if code, _, _ := runBinary(t, env, "", "operator", "add", "alice", "--db", db); code != exitUsage {
+		t.Errorf("adding alice twice: exit %d, want %d", code, exitUsage)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(home, "w.db")); bytes.Contains(raw, []byte(cred)) {
+		t.Error("the store holds alice's credential itself, not its hash")
+	}
+	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", db)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	turns := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
+	tk := write(t, dir, "task.yaml", "name: alice\ninput: go\ntools: [bash]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", p.url, "--transcript", tr)
+	run.Env = append(os.Environ(), env...)
+	var rstderr bytes.Buffer
+	run.Stderr = &rstderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	defer run.Process.Kill()
+	alice := []string{"WARDEN_TOKEN=" + cred}
+	var req apiRequest
+	for start := time.Now(); req.ID == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("no request became pending\n%s", rstderr.String())
+		}
+		var list struct{ Requests []apiRequest }
+		if code := api(t, alice, "GET", p.url+"/api/requests?status=pending", nil, &list); code != 200 {
+			t.Fatalf("alice lists the queue: %d", code)
+		}
+		if len(list.Requests) > 0 {
+			req = list.Requests[0]
+		}
+	}
+	var decided map[string]any
+	if code := api(t, alice, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": "approve"}, &decided); code != 200 || decided["decided_by"] != "alice" || decided["decided_via"] != "api" {
+		t.Fatalf("alice's decision: %d %v", code, decided)
+	}
+	select {
+	case err := <-exited:
+		if exitCode(err) != exitOK {
+			t.Fatalf("run exit %d\n%s", exitCode(err), rstderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the run did not go on\n%s", rstderr.String())
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the approved call did not run: %v", err)
+	}
+	b, err := os.ReadFile(tr)
+	if err != nil || !bytes.Contains(b, []byte(`"decided_by":"alice"`)) {
+		t.Errorf("the transcript does not say alice decided (%v)", err)
+	}
+}
