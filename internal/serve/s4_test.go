@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -280,5 +281,29 @@ func TestS4_SquatterGetsNothing(t *testing.T) {
 				t.Errorf("the real server got %d requests through the squatter", len(n))
 			}
 		})
+	}
+}
+
+// Under TLS the client proves the server the same way, on the TLS
+// connection, before it sends anything (SPEC S4).
+func TestS4_ProvedOverTLS(t *testing.T) {
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	s := &Server{Store: st, Token: testToken, RunToken: runToken}
+	hs := httptest.NewTLSServer(s.Handler())
+	t.Cleanup(hs.Close)
+	for _, tc := range []struct {
+		token string
+		role  string
+	}{{testToken, roleOperator}, {runToken, roleRun}} {
+		c := &server.Client{URL: hs.URL, Token: tc.token, HTTP: hs.Client()}
+		got, err := c.Whoami(context.Background())
+		if err != nil || got.Role != tc.role {
+			t.Errorf("whoami over TLS: %+v, %v; want %s", got, err, tc.role)
+		}
+	}
+	c := &server.Client{URL: hs.URL, Token: "not-this-servers-credential-0123456789", HTTP: hs.Client()}
+	var ue *server.UnverifiedError
+	if _, err := c.Whoami(context.Background()); !errors.As(err, &ue) {
+		t.Errorf("an unknown credential over TLS: %v, want an UnverifiedError", err)
 	}
 }
