@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
@@ -462,10 +464,25 @@ func (s *Server) newPage(ctx context.Context, r *http.Request, title, nav string
 	return p
 }
 
-// safeNext returns where to go after logging in: a path of this server,
-// else "/".
+// safeNext returns where to go after logging in: next when it is a path
+// of this server, else "/". A path is accepted only when it starts with
+// one "/" and holds no control character, space, backslash or "//"
+// anywhere: browsers drop tabs and line breaks from a Location and read
+// "\\" as "/", so "/\t/evil.example" would otherwise leave the site.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "/login") || strings.Contains(next, "//") {
+		return "/"
+	}
+	for i := 0; i < len(next); i++ {
+		if c := next[i]; c <= ' ' || c == 0x7f || c == '\\' {
+			return "/"
+		}
+	}
+	if !utf8.ValidString(next) || strings.ContainsFunc(next, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) }) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return "/"
 	}
 	return next
