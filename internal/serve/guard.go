@@ -198,6 +198,9 @@ func hostOK(host string, allowed []string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		name = h
 	}
+	if host == "" {
+		return true // HTTP/1.0 without a Host: no browser sends that
+	}
 	name = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(name, "]"), "["), ".")
 	if name == "" {
 		return false

@@ -186,7 +186,7 @@ func TestS2_HostMustNameThisServer(t *testing.T) {
 		env.srv.Handler().ServeHTTP(w, r)
 		return w.Code, w.Body.String()
 	}
-	for _, host := range []string{"evil.example", "evil.example:7878", "127.0.0.1.evil.example", "localhost.evil.example", "", "team.example"} {
+	for _, host := range []string{"evil.example", "evil.example:7878", "127.0.0.1.evil.example", "localhost.evil.example", ":7878", "team.example"} {
 		if st, body := send(host, "GET", "/api/requests", ""); st != http.StatusMisdirectedRequest || strings.Contains(body, "rm -rf") {
 			t.Errorf("Host %q: GET /api/requests got %d, want 421 and nothing shown", host, st)
 		}

@@ -71,7 +71,8 @@ var panelFuncs = template.FuncMap{
 		}
 		return t.UTC().Format(time.RFC3339)
 	},
-	"ago": func(t time.Time) string { return ago(time.Since(t)) },
+	"ago":   func(t time.Time) string { return ago(time.Since(t)) },
+	"split": func(s string) []string { return strings.Split(s, "\n") },
 	"lines": func(s string) int {
 		return min(max(strings.Count(s, "\n")+2, 6), 24)
 	},
@@ -148,6 +149,8 @@ type page struct {
 	Events []eventView
 	// Last is the id of the last event shown, for live updates.
 	Last string
+	// Waiting are the run's requests waiting for a person.
+	Waiting []requestView
 
 	// Search page.
 	Search searchForm
@@ -189,6 +192,24 @@ type requestView struct {
 	// ShowArgs offers the exact arguments as JSON beside a call shown in
 	// short.
 	ShowArgs bool
+	// Bulky reports arguments too deep or too large to indent or to edit
+	// here: the call is shown once, compact; ArgsNote says why.
+	Bulky    bool
+	ArgsNote string
+	// Long reports a call whose box shows only its first lines until the
+	// person expands it; Approve waits until then. Size says how long.
+	Long bool
+	Size string
+	// Commands are the simple commands of a shell call, numbered, the
+	// risky ones marked; Shell reports a shell call (CommandsError says
+	// why its script does not parse, CommandsOpaque what cannot be seen).
+	Shell                         bool
+	Commands                      []commandView
+	CommandsOpaque, CommandsError string
+	// Ctx is what the card shows around the call (Server.enrich).
+	Ctx cardContext
+	// Outcome says what became of a modified call; OutcomeTone colours it.
+	Outcome, OutcomeTone string
 }
 
 // sameAsArgument reports whether a call's view is just the text of one of
@@ -254,7 +275,9 @@ func viewRequest(r store.Request) requestView {
 		v.MessageLabel = "assistant message"
 	case "boundary":
 		v.KindLabel = "boundary"
-		v.MessageLabel = "reviewer's rationale"
+		// Without a context from the asker, the message holds warden's
+		// description of the crossing and the model's words together.
+		v.MessageLabel = "request as sent (warden's description, then the model's words)"
 	default:
 		v.KindLabel = human.Escape(r.Kind)
 		v.MessageLabel = "message"
@@ -287,8 +310,17 @@ func viewRequest(r store.Request) requestView {
 			v.Choices = append(v.Choices, choice{Value: c, Label: human.Escape(c), Class: "escalate"})
 		}
 	}
-	v.ArgsJSON = prettyJSON(r.Call.Arguments)
-	v.EditText = v.ArgsJSON
+	if bulky(r.Call.Arguments) {
+		// Shown once, compact: no indented copy, no copy in the editor.
+		v.Bulky, v.ShowArgs, v.EditDiff = true, false, nil
+		v.CallText = callText(r.Call.Function, r.Call.Arguments, order)
+		v.ArgsNote = "arguments of " + size(string(r.Call.Arguments)) + ", nested " + strconv.Itoa(jsonDepth(r.Call.Arguments, 1<<30)) + " deep: shown once, compact; write new arguments to modify them"
+	} else {
+		v.ArgsJSON = prettyJSON(r.Call.Arguments)
+		v.EditText = v.ArgsJSON
+	}
+	v.Long, v.Size = isLong(v.CallText), size(v.CallText)
+	v.Commands, v.CommandsOpaque, v.CommandsError, v.Shell = commandsView(r.Call.Function, r.Call.Arguments)
 	return v
 }
 
@@ -526,13 +558,16 @@ func (s *Server) queueData(ctx context.Context, p *page) error {
 		v.CSRF = p.CSRF
 		p.Requests = append(p.Requests, v)
 	}
+	s.enrich(ctx, p.Requests, pending)
 	decided, err := s.Store.Requests(ctx, "decided")
 	if err != nil {
 		return err
 	}
-	for _, r := range decided[:min(len(decided), 8)] {
+	decided = decided[:min(len(decided), 8)]
+	for _, r := range decided {
 		p.Decided = append(p.Decided, viewRequest(r))
 	}
+	s.enrich(ctx, p.Decided, decided)
 	return nil
 }
 
@@ -547,6 +582,9 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request) {
 		if req, err := s.Store.Request(ctx, id); err == nil && req.Status != "pending" {
 			p.Notice = "Recorded: " + decisionLabel(req) + " for " + human.Escape(req.Call.Function) + " (" + shortID(req.ID) + ")."
 			p.NoticeTone = "ok"
+			if req.Decision == "modify" {
+				p.Notice += " What became of the modified call shows under Recently decided, once the run reports it."
+			}
 		}
 	}
 	s.render(w, r, "queue", p)
@@ -789,6 +827,13 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
 	p.Run = viewRun(run)
+	if pending, err := s.Store.Requests(ctx, "pending"); err == nil {
+		for _, req := range pending {
+			if req.RunID == id {
+				p.Waiting = append(p.Waiting, requestView{ID: req.ID, Kind: req.Kind, Function: human.Escape(req.Call.Function), Created: req.Created})
+			}
+		}
+	}
 	for _, e := range evs {
 		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}

@@ -99,13 +99,27 @@
 
   var decisions = {}; // request id → the request as last announced
 
+  // lost is set when the selected card was decided elsewhere: nothing is
+  // selected again until the person moves (j, k, a click), so a shortcut
+  // never lands on a card the person did not choose (SPEC S4).
+  var lost = false;
+
+  var noticeEl = $('#panel-notice');
+  function say(msg, tone) {
+    if (!noticeEl) { return; }
+    noticeEl.textContent = msg || '';
+    noticeEl.className = 'notice panel-notice ' + (tone || 'warn');
+    noticeEl.hidden = !msg;
+  }
+
   function liveCards() { return $all('#queue article.req:not(.gone)'); }
 
-  function current() { return $('#queue article.req.current:not(.gone)') || liveCards()[0] || null; }
+  function current() { return $('#queue article.req.current:not(.gone)'); }
 
   function setCurrent(card, scroll) {
     $all('#queue article.req.current').forEach(function (c) { c.classList.remove('current'); });
     if (!card) { return; }
+    lost = false;
     card.classList.add('current');
     if (scroll) {
       card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
@@ -113,26 +127,98 @@
     }
   }
 
+  function callName(card) {
+    var c = $('.req-title code', card);
+    return c ? c.textContent : 'a request';
+  }
+
   function markGone(card) {
+    var wasCurrent = card.classList.contains('current');
     card.classList.add('gone');
     card.classList.remove('current');
     var r = decisions[card.dataset.id];
+    var outcome = r ? (r.status === 'decided' ? r.decision : r.status) : 'decided';
+    var by = r && r.decided_by ? ' by ' + r.decided_by : ' elsewhere';
     var form = $('form.decide', card);
     if (form) {
       var p = document.createElement('p');
       p.className = 'decided-line';
       var b = document.createElement('span');
       b.className = 'badge';
-      b.textContent = r ? (r.status === 'decided' ? r.decision : r.status) : 'decided';
+      b.textContent = outcome;
       p.appendChild(b);
-      p.appendChild(document.createTextNode(r && r.decided_by ? ' by ' + r.decided_by : ' elsewhere'));
+      p.appendChild(document.createTextNode(by));
       form.replaceWith(p);
+    }
+    if (wasCurrent) {
+      lost = true;
+      if (document.activeElement && card.contains(document.activeElement)) { document.activeElement.blur(); }
+      say('The request you had selected, ' + callName(card) + ', was ' + outcome + by + '. Nothing is selected now: press j or k, or click a request, to choose the next one.', 'warn');
     }
     setTimeout(function () {
       card.remove();
       showEmptyIfNone();
-      if (!current()) { setCurrent(liveCards()[0], false); }
+      if (!current() && !lost) { setCurrent(liveCards()[0], false); }
     }, 4000);
+  }
+
+  // ---- whole and in view ----------------------------------------------------
+
+  // A long call shows its first lines until expanded; Approve waits.
+  function longCall(card) { return $('pre.call.long', card); }
+
+  function whole(card) {
+    var pre = longCall(card);
+    return !pre || pre.classList.contains('whole');
+  }
+
+  function expand(card) {
+    var pre = longCall(card);
+    if (!pre) { return false; }
+    pre.classList.add('whole');
+    var b = $('[data-action="expand"]', card);
+    if (b) { b.setAttribute('aria-expanded', 'true'); }
+    $all('[data-needs-whole]', card).forEach(function (x) { x.disabled = false; x.removeAttribute('title'); });
+    return true;
+  }
+
+  function holdUntilWhole(card) {
+    var pre = longCall(card);
+    if (!pre) { return; }
+    if (pre.scrollHeight <= pre.clientHeight + 2) { expand(card); return; } // it all fits
+    $all('[data-needs-whole]', card).forEach(function (x) {
+      x.disabled = true;
+      x.title = 'Show the whole call first (v)';
+    });
+  }
+
+  // inView reports whether the card's decision buttons are on the screen,
+  // and the card starts above its bottom edge.
+  function inView(card) {
+    var h = window.innerHeight || document.documentElement.clientHeight;
+    var c = ($('.choices', card) || card).getBoundingClientRect();
+    return c.top >= 0 && c.bottom <= h && card.getBoundingClientRect().top < h;
+  }
+
+  // approveKey approves the selected card with the keyboard, only when it
+  // is in view and shown whole; otherwise it shows the card and says why.
+  function approveKey(card) {
+    if (!card) {
+      say(lost ? 'Nothing is selected (the selected request was decided elsewhere): press j or k to choose one.' : 'Nothing is selected: press j or k to choose a request.', 'warn');
+      return true;
+    }
+    if (!inView(card)) {
+      card.scrollIntoView({ block: 'nearest', behavior: 'auto' });
+      card.focus({ preventScroll: true });
+      say('The selected request, ' + callName(card) + ', was not in view: it is now. Read it, then press a again.', 'warn');
+      return true;
+    }
+    if (!whole(card)) {
+      say('The call of ' + callName(card) + ' is long and not shown whole: press v (or Show the whole call) and read it before approving.', 'warn');
+      return true;
+    }
+    say('');
+    return press(card, ['approve', 'continue']);
   }
 
   var emptyHTML = null;
@@ -168,12 +254,13 @@
         cur.classList.add('fresh');
         if (prev) { prev.after(cur); } else { q.prepend(cur); }
         setupCard(cur);
+        notify(cur);
       }
       prev = cur;
     });
     showEmptyIfNone();
     tick();
-    if (!$('#queue article.req.current')) { setCurrent(liveCards()[0], false); }
+    if (!$('#queue article.req.current') && !lost) { setCurrent(liveCards()[0], false); }
   }
 
   var refreshQueue = serial(function () {
@@ -241,11 +328,16 @@
       });
       if ($('details.editor', card).open) { validate(ta); }
     }
+    holdUntilWhole(card);
     card.addEventListener('click', function (e) {
       setCurrent(card, false);
+      say('');
       var b = e.target.closest('button[data-action]');
       if (!b) { return; }
       switch (b.dataset.action) {
+        case 'expand':
+          expand(card);
+          break;
         case 'modify':
           var d = $('details.editor', card);
           if (d && d.open) { closeEditor(card); } else { openEditor(card); }
@@ -263,6 +355,7 @@
     form.addEventListener('submit', function (e) {
       if (form.dataset.sent) { e.preventDefault(); return; }
       var s = e.submitter;
+      if (s && s.hasAttribute('data-needs-whole') && !whole(card)) { e.preventDefault(); return; }
       if (s && s.value === 'modify' && ta && !validate(ta)) {
         e.preventDefault();
         ta.focus();
@@ -271,6 +364,37 @@
       form.dataset.sent = '1';
     });
   }
+
+  // ---- browser notifications -------------------------------------------------
+
+  // notify tells the person of a new request, when they allowed it and the
+  // page is not in front of them.
+  function notify(card) {
+    if (!window.Notification || Notification.permission !== 'granted') { return; }
+    if (!document.hidden && document.hasFocus()) { return; }
+    var kind = $('.badge.kind', card);
+    try {
+      var n = new Notification('warden: ' + (kind ? kind.textContent : 'request') + ' waiting', { body: callName(card), tag: card.id });
+      n.onclick = function () { window.focus(); setCurrent(card, true); n.close(); };
+    } catch (err) { /* some browsers only notify from a service worker */ }
+  }
+
+  function setupNotify() {
+    var b = $('#notify');
+    if (!b) { return; }
+    if (!window.Notification) { b.remove(); return; }
+    var show = function () {
+      var p = Notification.permission;
+      b.textContent = p === 'granted' ? 'Notifications on' : p === 'denied' ? 'Notifications blocked by the browser' : 'Notify me of new requests';
+      b.disabled = p !== 'default';
+    };
+    show();
+    b.addEventListener('click', function () {
+      var r = Notification.requestPermission(show);
+      if (r && r.then) { r.then(show); }
+    });
+  }
+  setupNotify();
 
   // ---- keyboard -------------------------------------------------------------
 
@@ -303,9 +427,12 @@
       var i = cards.indexOf(card);
       var done = true;
       switch (e.key) {
-        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); break;
-        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); break;
-        case 'a': done = !!card && press(card, ['approve', 'continue']); break;
+        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); say(''); break;
+        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); say(''); break;
+        case 'a': done = approveKey(card); break;
+        case 'v':
+          if (card && expand(card)) { card.scrollIntoView({ block: 'nearest' }); say(''); } else { done = false; }
+          break;
         case 'r': done = !!card && press(card, ['reject']); break;
         case 't': done = !!card && press(card, ['terminate']); break;
         case 'e': done = !!card && press(card, ['escalate']); break;
@@ -323,7 +450,8 @@
       var ta = $('textarea', open);
       ta.focus();
     } else {
-      setCurrent(liveCards()[0], false);
+      var linked = /^#req-/.test(window.location.hash) && document.getElementById(window.location.hash.slice(1));
+      setCurrent(linked || liveCards()[0], !!linked);
     }
   }
 
