@@ -138,6 +138,7 @@
     card.classList.remove('current');
     var r = decisions[card.dataset.id];
     var outcome = r ? (r.status === 'decided' ? r.decision : r.status) : 'decided';
+    var past = { approve: 'approved', 'continue': 'approved', reject: 'rejected', terminate: 'terminated', modify: 'modified', escalate: 'escalated' }[outcome] || outcome;
     var by = r && r.decided_by ? ' by ' + r.decided_by : ' elsewhere';
     var form = $('form.decide', card);
     if (form) {
@@ -153,7 +154,7 @@
     if (wasCurrent) {
       lost = true;
       if (document.activeElement && card.contains(document.activeElement)) { document.activeElement.blur(); }
-      say('The request you had selected, ' + callName(card) + ', was ' + outcome + by + '. Nothing is selected now: press j or k, or click a request, to choose the next one.', 'warn');
+      say('The request you had selected, ' + callName(card) + ', was ' + past + by + '. Nothing is selected now: press j or k, or click a request, to choose the next one.', 'warn');
     }
     setTimeout(function () {
       card.remove();
@@ -197,24 +198,40 @@
   function inView(card) {
     var h = window.innerHeight || document.documentElement.clientHeight;
     var c = ($('.choices', card) || card).getBoundingClientRect();
-    return c.top >= 0 && c.bottom <= h && card.getBoundingClientRect().top < h;
+    return c.top >= -2 && c.bottom <= h + 2 && card.getBoundingClientRect().top < h;
   }
 
   // approveKey approves the selected card with the keyboard, only when it
   // is in view and shown whole; otherwise it shows the card and says why.
+  // shownAt is when the panel last brought a card into view for the
+  // person: a keyboard approval waits a moment after it, so that a key
+  // pressed in the same breath never approves what just appeared.
+  var shownAt = 0;
+  var dwell = 800;
+
+  function reveal(card, what) {
+    (what || card).scrollIntoView({ block: 'nearest', behavior: 'auto' });
+    card.focus({ preventScroll: true });
+    shownAt = Date.now();
+  }
+
   function approveKey(card) {
     if (!card) {
       say(lost ? 'Nothing is selected (the selected request was decided elsewhere): press j or k to choose one.' : 'Nothing is selected: press j or k to choose a request.', 'warn');
       return true;
     }
+    if (!whole(card)) {
+      reveal(card);
+      say('The call of ' + callName(card) + ' is long and not shown whole: press v (or Show the whole call) and read it before approving.', 'warn');
+      return true;
+    }
     if (!inView(card)) {
-      card.scrollIntoView({ block: 'nearest', behavior: 'auto' });
-      card.focus({ preventScroll: true });
+      reveal(card, $('.choices', card));
       say('The selected request, ' + callName(card) + ', was not in view: it is now. Read it, then press a again.', 'warn');
       return true;
     }
-    if (!whole(card)) {
-      say('The call of ' + callName(card) + ' is long and not shown whole: press v (or Show the whole call) and read it before approving.', 'warn');
+    if (Date.now() - shownAt < dwell) {
+      say('The selected request, ' + callName(card) + ', has just come into view: read it, then press a again.', 'warn');
       return true;
     }
     say('');
@@ -427,11 +444,15 @@
       var i = cards.indexOf(card);
       var done = true;
       switch (e.key) {
-        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); say(''); break;
-        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); say(''); break;
+        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); shownAt = Date.now(); say(''); break;
+        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); shownAt = Date.now(); say(''); break;
         case 'a': done = approveKey(card); break;
         case 'v':
-          if (card && expand(card)) { card.scrollIntoView({ block: 'nearest' }); say(''); } else { done = false; }
+          if (card && expand(card)) {
+            card.scrollIntoView({ block: 'start' });
+            shownAt = Date.now();
+            say('');
+          } else { done = false; }
           break;
         case 'r': done = !!card && press(card, ['reject']); break;
         case 't': done = !!card && press(card, ['terminate']); break;
