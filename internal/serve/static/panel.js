@@ -122,7 +122,8 @@
     lost = false;
     card.classList.add('current');
     if (scroll) {
-      card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      // At once, not smoothly: the card is in view when the next key comes.
+      card.scrollIntoView({ block: 'nearest', behavior: 'auto' });
       card.focus({ preventScroll: true });
     }
   }
@@ -444,8 +445,8 @@
       var i = cards.indexOf(card);
       var done = true;
       switch (e.key) {
-        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); shownAt = Date.now(); say(''); break;
-        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); shownAt = Date.now(); say(''); break;
+        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); say(''); break;
+        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); say(''); break;
         case 'a': done = approveKey(card); break;
         case 'v':
           if (card && expand(card)) {
