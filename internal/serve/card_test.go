@@ -109,7 +109,7 @@ func TestS4_ShellCardListsCommandsAndHoldsLongCalls(t *testing.T) {
 		t.Fatalf("%d commands listed, want 34", len(items))
 	}
 	for i, it := range items {
-		text := html.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(it[3], ""))
+		text := strings.TrimSpace(html.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(it[3], "")))
 		if it[2] != strconv.Itoa(i+1) {
 			t.Errorf("command %d is numbered %s", i+1, it[2])
 		}
@@ -121,7 +121,7 @@ func TestS4_ShellCardListsCommandsAndHoldsLongCalls(t *testing.T) {
 	if !strings.Contains(page, `id="call-`+req.ID+`"`) || !regexp.MustCompile(`class="call lines long"`).MatchString(page) {
 		t.Error("the long call is not marked long")
 	}
-	if !regexp.MustCompile(`value="approve"[^>]*data-needs-whole="call-` + req.ID + `"`).MatchString(page) {
+	if !regexp.MustCompile(`value="approve"[^>]*data-needs-whole="` + req.ID + `"`).MatchString(page) {
 		t.Error("Approve does not wait for the whole call")
 	}
 	if regexp.MustCompile(`value="reject"[^>]*data-needs-whole`).MatchString(page) {

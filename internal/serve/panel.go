@@ -200,6 +200,9 @@ type requestView struct {
 	// person expands it; Approve waits until then. Size says how long.
 	Long bool
 	Size string
+	// ResultLong is Long for a review's tool output; ResultSize its size.
+	ResultLong bool
+	ResultSize string
 	// Commands are the simple commands of a shell call, numbered, the
 	// risky ones marked; Shell reports a shell call (CommandsError says
 	// why its script does not parse, CommandsOpaque what cannot be seen).
@@ -320,6 +323,9 @@ func viewRequest(r store.Request) requestView {
 		v.EditText = v.ArgsJSON
 	}
 	v.Long, v.Size = isLong(v.CallText), size(v.CallText)
+	if v.HasResult {
+		v.ResultLong, v.ResultSize = isLong(v.Result), size(v.Result)
+	}
 	v.Commands, v.CommandsOpaque, v.CommandsError, v.Shell = commandsView(r.Call.Function, r.Call.Arguments)
 	return v
 }

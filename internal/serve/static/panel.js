@@ -166,31 +166,31 @@
 
   // ---- whole and in view ----------------------------------------------------
 
-  // A long call shows its first lines until expanded; Approve waits.
-  function longCall(card) { return $('pre.call.long', card); }
+  // A long call (or a review's long output) shows its first lines until
+  // expanded; Approve waits.
+  function longParts(card) { return $all('pre.long, .long-out .output pre', card); }
 
   function whole(card) {
-    var pre = longCall(card);
-    return !pre || pre.classList.contains('whole');
+    return longParts(card).every(function (pre) { return pre.classList.contains('whole'); });
   }
 
   function expand(card) {
-    var pre = longCall(card);
-    if (!pre) { return false; }
-    pre.classList.add('whole');
-    var b = $('[data-action="expand"]', card);
-    if (b) { b.setAttribute('aria-expanded', 'true'); }
+    var parts = longParts(card);
+    if (!parts.length) { return false; }
+    parts.forEach(function (pre) { pre.classList.add('whole'); });
+    $all('[data-action="expand"]', card).forEach(function (b) { b.setAttribute('aria-expanded', 'true'); });
     $all('[data-needs-whole]', card).forEach(function (x) { x.disabled = false; x.removeAttribute('title'); });
     return true;
   }
 
   function holdUntilWhole(card) {
-    var pre = longCall(card);
-    if (!pre) { return; }
-    if (pre.scrollHeight <= pre.clientHeight + 2) { expand(card); return; } // it all fits
+    var parts = longParts(card);
+    if (!parts.length) { return; }
+    var fits = parts.every(function (pre) { return pre.scrollHeight <= pre.clientHeight + 2; });
+    if (fits) { expand(card); return; } // it all shows already
     $all('[data-needs-whole]', card).forEach(function (x) {
       x.disabled = true;
-      x.title = 'Show the whole call first (v)';
+      x.title = 'Show all of it first (v)';
     });
   }
 
@@ -223,7 +223,7 @@
     }
     if (!whole(card)) {
       reveal(card);
-      say('The call of ' + callName(card) + ' is long and not shown whole: press v (or Show the whole call) and read it before approving.', 'warn');
+      say('The request ' + callName(card) + ' is long and not shown whole: press v (or Show the whole call) and read it before approving.', 'warn');
       return true;
     }
     if (!inView(card)) {
