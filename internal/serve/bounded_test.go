@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"runtime"
@@ -83,4 +84,26 @@ func TestS4_NestedArgumentsKeepPagesSmall(t *testing.T) {
 // modelCalling is a model message that makes one call.
 func modelCalling(id, function, args string) chat.Message {
 	return chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{{ID: id, Function: function, Arguments: json.RawMessage(args)}}}
+}
+
+// The 18 KB nested request rendered as the panel did (indented by depth)
+// and as it does now (compact past the limits), side by side:
+//
+//	go test ./internal/serve -run XXX -bench BenchmarkS4_NestedArguments -benchmem
+func BenchmarkS4_NestedArguments(b *testing.B) {
+	raw := []byte(`{"data":` + nested(9000) + `}`)
+	b.Run("indented", func(b *testing.B) {
+		for b.Loop() {
+			var out bytes.Buffer
+			if err := json.Indent(&out, raw, "", "  "); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(out.Len()), "bytes/render")
+		}
+	})
+	b.Run("bounded", func(b *testing.B) {
+		for b.Loop() {
+			b.ReportMetric(float64(len(prettyJSON(raw))), "bytes/render")
+		}
+	})
 }
