@@ -20,7 +20,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 //go:embed migrations
@@ -163,7 +163,7 @@ func sqlitePath(url string) (string, error) {
 	p := url
 	switch {
 	case url == "":
-		home := sandbox.StateHome()
+		home := wardenhome.Home()
 		if home == "" {
 			return "", errors.New("no home directory for the default database: set WARDEN_HOME or WARDEN_DB")
 		}

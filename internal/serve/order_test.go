@@ -14,8 +14,8 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
@@ -71,7 +71,7 @@ func TestP2_PatternCopiedFromThePanelMatches(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := human.QueueApprover(st, "run-p", nil, 0).Approve(ctx, &approval.Request{Call: call, Tool: ed, Order: order})
+		_, err := queue.Approver(st, "run-p", nil, 0).Approve(ctx, &approval.Request{Call: call, Tool: ed, Order: order})
 		done <- err
 	}()
 	deadline := time.Now().Add(bound(10 * time.Second))
