@@ -199,9 +199,19 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	}
 	waitFor("the card in view", `(function () { var r = document.querySelector('`+card+` .choices').getBoundingClientRect(); return r.top >= -2 && r.bottom <= window.innerHeight + 2; })()`)
 	time.Sleep(time.Second)
-	do("a in view", chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
+	do("a in view", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('.notice.ok').forEach(function (n) { n.remove(); })`),
+		chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
 	if r := status(last.ID); r.Status != "decided" || r.Decision != "approve" || r.DecidedBy == "" {
 		t.Fatalf("the card in view is %s %s by %q, want approved by the operator", r.Status, r.Decision, r.DecidedBy)
 	}
+
+	// A run's page says, live, when the run waits for a person, and links
+	// to the request; the link selects it on the queue.
+	do("the run's page", chromedp.Navigate(env.url+"/runs/run-7c2e"), chromedp.WaitVisible(chromedp.ID("events")))
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
+	next := short("call_4", "make test")
+	waitFor("the run to say it waits", `document.querySelector('#run-waiting a[href="/#req-`+next.ID+`"]') !== null`)
+	do("follow the link", chromedp.Click(chromedp.CSS(`#run-waiting a[href="/#req-`+next.ID+`"]`)), chromedp.WaitVisible(chromedp.CSS("#req-"+next.ID)))
+	waitFor("the linked card selected", `document.querySelector('#req-`+next.ID+`.current') !== null`)
 	t.Logf("screenshots in %s", shots)
 }

@@ -168,6 +168,9 @@ func TestS4_RunPageSaysItWaits(t *testing.T) {
 	if !strings.Contains(page, "This run is waiting for a person") || !strings.Contains(page, `href="/#req-`+req.ID+`"`) {
 		t.Error("the run page does not say it waits, with a link to the request")
 	}
+	if _, frag := b.do("GET", "/fragments/runs/run-w/waiting", nil); !strings.Contains(frag, `href="/#req-`+req.ID+`"`) {
+		t.Error("the live fragment of the run page does not link to the request")
+	}
 	if _, err := env.st.Decide(context.Background(), req.ID, store.Decision{Decision: "reject"}); err != nil {
 		t.Fatal(err)
 	}

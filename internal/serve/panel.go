@@ -413,6 +413,7 @@ func (s *Server) panel(mux *http.ServeMux) {
 	mux.HandleFunc("POST /denials/{id}/approve", s.pageAction(s.denialApproveSubmit))
 	mux.HandleFunc("GET /fragments/queue", s.fragment(s.queueFragment))
 	mux.HandleFunc("GET /fragments/runs/{id}", s.fragment(s.runFragment))
+	mux.HandleFunc("GET /fragments/runs/{id}/waiting", s.fragment(s.waitingFragment))
 }
 
 // pageHeaders sets the headers of every panel page: no caching, and a
@@ -833,13 +834,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
 	p.Run = viewRun(run)
-	if pending, err := s.Store.Requests(ctx, "pending"); err == nil {
-		for _, req := range pending {
-			if req.RunID == id {
-				p.Waiting = append(p.Waiting, requestView{ID: req.ID, Kind: req.Kind, Function: human.Escape(req.Call.Function), Created: req.Created})
-			}
-		}
-	}
+	p.Waiting = s.waiting(ctx, id)
 	for _, e := range evs {
 		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}
@@ -847,6 +842,27 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		p.Last = evs[len(evs)-1].ID
 	}
 	s.render(w, r, "run", p)
+}
+
+// waiting returns the requests of run id that wait for a person.
+func (s *Server) waiting(ctx context.Context, id string) []requestView {
+	pending, err := s.Store.Requests(ctx, "pending")
+	if err != nil {
+		return nil
+	}
+	var out []requestView
+	for _, req := range pending {
+		if req.RunID == id {
+			out = append(out, requestView{ID: req.ID, Kind: req.Kind, Function: human.Escape(req.Call.Function), Created: req.Created})
+		}
+	}
+	return out
+}
+
+// waitingFragment is the run page's notice of the requests waiting for a
+// person, for live updates.
+func (s *Server) waitingFragment(w http.ResponseWriter, r *http.Request) {
+	s.renderTemplate(w, r, "fragments", "waiting-fragment", page{Waiting: s.waiting(r.Context(), r.PathValue("id"))})
 }
 
 func (s *Server) runFragment(w http.ResponseWriter, r *http.Request) {

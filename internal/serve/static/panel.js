@@ -503,6 +503,16 @@
     });
   });
 
+  // The notice of the requests this run waits on, kept current.
+  var refreshWaiting = serial(function () {
+    var box = $('#run-waiting-box');
+    if (!runEl || !box) { return null; }
+    return fetchHTML('/fragments/runs/' + encodeURIComponent(runEl.dataset.run) + '/waiting').then(function (html) {
+      box.replaceChildren(parseHTML(html));
+      tick();
+    });
+  });
+
   function runEnded(status) {
     var b = $('#run-status');
     if (b) {
@@ -543,6 +553,7 @@
         var r = JSON.parse(m.data);
         if (r && r.id) { decisions[r.id] = r; }
       } catch (err) { /* a malformed message only triggers a refresh */ }
+      if (runEl && r && r.run_id === runEl.dataset.run) { refreshWaiting(); }
       if (page === 'queue') {
         refreshQueue();
       } else {
