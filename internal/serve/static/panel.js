@@ -202,8 +202,6 @@
     return c.top >= -2 && c.bottom <= h + 2 && card.getBoundingClientRect().top < h;
   }
 
-  // approveKey approves the selected card with the keyboard, only when it
-  // is in view and shown whole; otherwise it shows the card and says why.
   // shownAt is when the panel last brought a card into view for the
   // person: a keyboard approval waits a moment after it, so that a key
   // pressed in the same breath never approves what just appeared.
@@ -216,6 +214,8 @@
     shownAt = Date.now();
   }
 
+  // approveKey approves the selected card with the keyboard, only when it
+  // is shown whole and in view; otherwise it shows the card and says why.
   function approveKey(card) {
     if (!card) {
       say(lost ? 'Nothing is selected (the selected request was decided elsewhere): press j or k to choose one.' : 'Nothing is selected: press j or k to choose a request.', 'warn');
