@@ -13,12 +13,12 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	_ "github.com/wardenhq/warden/firstpass" // registers the first pass as the approver "first_pass"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
-	_ "github.com/wardenhq/warden/firstpass" // registers the first pass as the approver "first_pass"
 )
 
 // A person in the loop, as README's task does it: the first pass approves
