@@ -15,7 +15,9 @@ task's keys, its policies (files, registered names, inline entries), exec
 rules files, the model (a scripted model's file; the API key of openai/ and
 anthropic/), the sandbox settings and who decides boundary requests (with
 the auto-review policy). Nothing is run and nothing is created: no working
-directory, transcript or key. Each problem prints as file:line:col: message.
+directory, transcript or key. Each problem prints as file:line:col: message;
+what is accepted but should be written another way (an approver's old name,
+such as rules for first_pass) prints as a warning without failing the task.
 Exit codes: 0 every task is valid, 2 otherwise.
 `
 
@@ -39,6 +41,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	for _, path := range pos {
 		t, err := task.Load(path)
 		if err == nil {
+			for _, w := range t.Warnings(opts) {
+				fmt.Fprintln(stderr, "warning: "+w)
+			}
 			err = t.Check(opts)
 		}
 		if err != nil {

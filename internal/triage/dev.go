@@ -5,6 +5,9 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -37,7 +40,7 @@ func judgeDevTool(s *sh, c *cmd) {
 		}
 	case "ab", "hey", "wrk", "k6":
 		for _, a := range c.args[1:] {
-			if strings.Contains(a, "://") && !localURL(a) {
+			if strings.Contains(a, "://") && !network.LocalURL(a) {
 				s.esc(vocab.Routine, medium, "`"+c.text+"` sends load to a remote host")
 				return
 			}
@@ -72,7 +75,7 @@ func judgeDevTool(s *sh, c *cmd) {
 
 // Git.
 
-var sharedBranch = lazyRE(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
+var sharedBranch = pattern.Lazy(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
 
 func judgeGit(s *sh, c *cmd) {
 	args := c.args
@@ -92,7 +95,7 @@ func judgeGit(s *sh, c *cmd) {
 		for _, a := range rest[1:] {
 			if strings.Contains(a, "://") || strings.Contains(a, "$(") || strings.Contains(a, "`") || strings.Contains(a, "@") {
 				urls = append(urls, a)
-				if h, ok := urlHost(a); ok {
+				if h, ok := network.URLHost(a); ok {
 					hosts = append(hosts, h)
 				}
 			}
@@ -325,7 +328,7 @@ func judgeGh(s *sh, c *cmd) {
 			}
 			s.allow("gh auth status")
 		case "token":
-			c.out, c.outWhat = secretCritical, "the GitHub token"
+			c.out, c.outWhat = secret.Critical, "the GitHub token"
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
 		default:
 			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` changes the GitHub login")
@@ -650,7 +653,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 }
 
 var (
-	pkgVersion = lazyRE(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
+	pkgVersion = pattern.Lazy(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
 )
 
 // pkgName strips a package spec down to its name: versions, extras and
@@ -969,7 +972,7 @@ func (s *sh) codeNamesSecret(c *cmd, code string) bool {
 			if len(lit) < 3 || !(strings.HasPrefix(lit, "/") || strings.HasPrefix(lit, "~/")) {
 				continue
 			}
-			if l, _ := s.secret(s.where(lit, c.cwd)); l > notSecret {
+			if l, _ := s.secret(s.where(lit, c.cwd)); l > secret.None {
 				return true
 			}
 		}
@@ -1049,7 +1052,7 @@ func (s *sh) httpServer(c *cmd, rest []string) {
 	pl := s.where(dir, c.cwd)
 	loopback := false
 	for _, b := range bind {
-		if localHost(b) && b != "0.0.0.0" {
+		if network.Local(b) && b != "0.0.0.0" {
 			loopback = true
 		}
 	}

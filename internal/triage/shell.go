@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -505,7 +506,7 @@ func (s *sh) command(c *cmd) {
 	}
 	if c.name == "echo" || c.name == "printf" {
 		for _, w := range sc.Args[1:] {
-			if vs := secretVars(w); len(vs) > 0 {
+			if vs := secret.Vars(w); len(vs) > 0 {
 				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
 				break
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -283,7 +284,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes system security settings or accounts")
 }
 
-var adminGroups = lazyRE(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
+var adminGroups = pattern.Lazy(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
 
 func judgeAccounts(s *sh, c *cmd) {
 	args := c.args

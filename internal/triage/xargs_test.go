@@ -1,10 +1,14 @@
 package triage
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wardenhq/warden/internal/triage/pattern"
+)
 
 // xargsShell is the regular expression xargsRunsShell reads as; the
 // tests compare them.
-var xargsShell = lazyRE(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
+var xargsShell = pattern.Lazy(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
 
 // TestG16_XargsRunsShellAsRegexp checks xargsRunsShell against the
 // regular expression it replaces.
