@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -46,7 +47,7 @@ func (k *Knowledge) securityLine(text, old string) string {
 			if other[l] || !hasWordIn(l, w) || k.notAboutSecurity(l) || k.knownBetter(l, added, afterOn) {
 				continue
 			}
-			return shorten(l, 80)
+			return textcut.Shorten(l, 80)
 		}
 		return ""
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -406,7 +407,7 @@ func (s *sh) dockerfileSteps(c *cmd, added string) {
 		up := strings.ToUpper(t)
 		switch {
 		case strings.HasPrefix(up, "ADD ") && (strings.Contains(t, "http://") || strings.Contains(t, "https://")):
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` adds a build step that puts a remote file into the image (`"+shorten(t, 60)+"`)")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` adds a build step that puts a remote file into the image (`"+textcut.Shorten(t, 60)+"`)")
 		case strings.HasPrefix(up, "RUN "):
 			sub := s.v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"sh", "-c", strings.TrimSpace(t[4:])}, Cwd: s.cwd}, nil)
 			if sub.Decision != vocab.Allow {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 )
@@ -372,7 +373,7 @@ func weakProtocols(text, old string) string {
 			}
 		}
 		if weak {
-			return shorten(strings.TrimSpace(m[0]), 80)
+			return textcut.Shorten(strings.TrimSpace(m[0]), 80)
 		}
 	}
 	return ""
@@ -399,7 +400,7 @@ func accessDropped(text, old string) string {
 	for _, m := range accessRule.FindAllStringSubmatch(old, 8) {
 		rule := strings.Join(strings.Fields(strings.ToLower(m[1])), " ")
 		if !strings.Contains(now, rule) {
-			return "no " + shorten(strings.TrimSpace(m[1]), 60)
+			return "no " + textcut.Shorten(strings.TrimSpace(m[1]), 60)
 		}
 	}
 	return ""
@@ -488,7 +489,7 @@ func (k *Knowledge) settings(text string) []setting {
 		on, off := k.judgeSetting(full, val)
 		unsure := !on && !off && k.securityKey(full)
 		if on || off || unsure {
-			out = append(out, setting{key: strings.ToLower(full), line: shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off, unsure: unsure})
+			out = append(out, setting{key: strings.ToLower(full), line: textcut.Shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off, unsure: unsure})
 		}
 		return len(out) < 32
 	}

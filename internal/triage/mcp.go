@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/secret"
@@ -101,7 +102,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 			if lv, what := s.secret(s.where(l.Value, s.cwd)); lv > secret.None {
 				// A browser profile, a key file, a wallet named in
 				// any argument (launchOptions.userDataDir).
-				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + shorten(l.Value, 60) + ")"})
+				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + textcut.Shorten(l.Value, 60) + ")"})
 				break
 			}
 		}
@@ -205,7 +206,7 @@ func mcpText(server, tool string, args json.RawMessage) string {
 	if server != "" {
 		t = server + "/" + tool
 	}
-	return shorten(t+" "+string(args), 160)
+	return textcut.Shorten(t+" "+string(args), 160)
 }
 
 // sendsOut reports whether the nouns of a create/add tool name something

@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -161,7 +162,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	// The paths a blocked command asks to write (SPEC G2): judged where
 	// they resolve, after what the script itself did.
 	for _, p := range a.Paths {
-		c := &cmd{text: shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
+		c := &cmd{text: textcut.Shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
 		s.write(c, s.where(p, s.cwd), "")
 	}
 }
@@ -288,7 +289,7 @@ func (s *sh) script(sc *shell.Script) {
 // prepare expands the words of c.
 func (s *sh) prepare(c *cmd) {
 	sc := c.sc
-	c.text = shorten(sc.Text, 160)
+	c.text = textcut.Shorten(sc.Text, 160)
 	if len(sc.Args) == 0 {
 		return
 	}
@@ -702,37 +703,6 @@ func historyOff(name, v string) string {
 		}
 	}
 	return ""
-}
-
-func shorten(s string, n int) string {
-	if !spacedOnce(s) {
-		s = strings.Join(strings.Fields(s), " ")
-	}
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
-}
-
-// spacedOnce reports whether s is ASCII text whose words are already
-// separated by single spaces, with none around them: what
-// strings.Join(strings.Fields(s), " ") would return unchanged.
-func spacedOnce(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c > ' ' && c < 0x80 {
-			continue
-		} else if c != ' ' || s[i+1] == ' ' {
-			// Other white space, a run of spaces or a non-ASCII byte.
-			return false
-		}
-	}
-	return true
 }
 
 // pythonImportsCwd reports whether a Python command line puts the working
