@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/textcut"
+	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -18,7 +19,7 @@ func (k *Knowledge) securityFile(path string) string {
 		if w[part] {
 			return part
 		}
-		for _, x := range words(part) {
+		for _, x := range argument.Words(part) {
 			if w[x] {
 				return x
 			}
@@ -59,7 +60,7 @@ func (k *Knowledge) securityLine(text, old string) string {
 
 // hasWordIn reports whether a word of line is in w.
 func hasWordIn(line string, w map[string]bool) bool {
-	for _, x := range words(line) {
+	for _, x := range argument.Words(line) {
 		if w[x] {
 			return true
 		}
@@ -96,7 +97,7 @@ func (k *Knowledge) notAboutSecurity(line string) bool {
 		return false
 	}
 	un := k.list("unprotective_key_words")
-	for _, x := range words(line[:i]) {
+	for _, x := range argument.Words(line[:i]) {
 		if un[x] {
 			return true
 		}

@@ -377,7 +377,7 @@ func protectiveName(p string) string {
 	if i := strings.LastIndexByte(base, '/'); i >= 0 {
 		base = base[i+1:]
 	}
-	for _, w := range words(base) {
+	for _, w := range argument.Words(base) {
 		switch w {
 		case "encryption", "encrypted", "kms", "backup", "backups", "audit", "auditing", "logging", "cloudtrail", "trail",
 			"waf", "firewall", "protection", "mfa", "tls", "ssl", "acl", "acls", "guardduty", "guardrails", "security",

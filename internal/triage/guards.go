@@ -648,7 +648,7 @@ func (k *Knowledge) kindOfKey(key string, ws []string) keyKind {
 // securityKey reports whether a configuration key names a protection,
 // whatever its value: what judgeSetting judges.
 func (k *Knowledge) securityKey(key string) bool {
-	ws := words(key)
+	ws := argument.Words(key)
 	key = strings.ToLower(key)
 	if removalKey(key) || strings.Contains(key, "requirepass") {
 		return true
@@ -739,7 +739,7 @@ func configFile(path string) bool {
 // judgeSetting says whether a protection-named key's value keeps the
 // protection (on) or removes it (off); neither for other keys and values.
 func (k *Knowledge) judgeSetting(key, val string) (on, off bool) {
-	ws := words(key)
+	ws := argument.Words(key)
 	key = strings.ToLower(key)
 	if (strings.Contains(key, "autodelete") || strings.Contains(key, "auto_delete") || strings.Contains(key, "forcedestroy") ||
 		strings.Contains(key, "force_destroy") || strings.Contains(key, "force_delete")) && !k.notProtectiveKey(ws) {
@@ -929,7 +929,7 @@ func (k *Knowledge) sensitiveServer(server string) string {
 	if server == "" {
 		return ""
 	}
-	return k.names("sensitive_servers", words(server))
+	return k.names("sensitive_servers", argument.Words(server))
 }
 
 // sensitiveArgs returns what a call's arguments ask for when it is
@@ -946,11 +946,11 @@ func (k *Knowledge) sensitiveArgs(leaves []argument.Leaf) string {
 				return l.Key + " set to " + l.Value
 			}
 		case k.list("field_keys")[l.Key]:
-			if w := k.names("sensitive_field_words", words(l.Value)); w != "" {
+			if w := k.names("sensitive_field_words", argument.Words(l.Value)); w != "" {
 				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
 		case k.list("search_keys")[l.Key]:
-			if w := k.names("sensitive_search_words", words(l.Value)); w != "" {
+			if w := k.names("sensitive_search_words", argument.Words(l.Value)); w != "" {
 				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}
 		}

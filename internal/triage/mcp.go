@@ -45,7 +45,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	k := v.k
 	readVerbs, localWriteVerbs, sendVerbs, destroyVerbs := k.list("tool_read_verbs"), k.list("tool_write_verbs"), k.list("tool_send_verbs"), k.list("tool_destroy_verbs")
 	pathKeys, attachKeys := k.list("path_keys"), k.list("attach_keys")
-	ws := words(name)
+	ws := argument.Words(name)
 	verb := ""
 	var nouns []string
 	for _, w := range ws {
@@ -326,7 +326,7 @@ func (s *sh) browserPage(c *cmd, u string) bool {
 		}
 		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` opens a browser extension's page, which may show what the extension stores")
 	default:
-		if w := s.v.k.names("browser_credential_pages", words(rest)); w != "" {
+		if w := s.v.k.names("browser_credential_pages", argument.Words(rest)); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens the browser's own page of saved "+w+", which shows credentials or personal data")
 		}
 	}
@@ -522,7 +522,7 @@ func (k *Knowledge) developerServer(server string) bool {
 		return true
 	}
 	named := false
-	for _, w := range words(server) {
+	for _, w := range argument.Words(server) {
 		switch {
 		case filler[w]:
 			// mcp-server-github: the filler says nothing of the data.
@@ -557,7 +557,7 @@ func (k *Knowledge) innocentTool(nouns []string) bool {
 func askedWords(request string, transcript []vocab.Turn) map[string]bool {
 	m := map[string]bool{}
 	add := func(text string) {
-		for _, w := range words(text) {
+		for _, w := range argument.Words(text) {
 			if len(w) > 2 {
 				m[w] = true
 				m[strings.TrimSuffix(w, "s")] = true
@@ -582,7 +582,7 @@ func (v *verdict) askedFor(server string, nouns []string) bool {
 		return false
 	}
 	unspecific := v.k.list("unspecific_words")
-	for _, w := range append(words(server), nouns...) {
+	for _, w := range append(argument.Words(server), nouns...) {
 		if len(w) > 3 && !unspecific[w] && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
 			return true
 		}
