@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -89,12 +90,12 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	// What the name, the server or the arguments say the call reads:
 	// passed on (never denied by this alone, even when the request asks
 	// for it: the reviewer weighs the request).
-	if what := k.sensitiveTool(ws); what != "" {
+	if what := protection.SensitiveTool(k, ws); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` touches " + what + ", which the tool's verb does not make routine"})
-	} else if w := k.sensitiveServer(server); w != "" {
+	} else if w := protection.SensitiveServer(k, server); w != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` calls " + server + ", a server that holds credentials or personal, health, payment or identity records (" + strings.ReplaceAll(w, "+", " ") + "), which the tool's verb does not make routine"})
 	}
-	if what := k.sensitiveArgs(leaves); what != "" {
+	if what := protection.SensitiveArgs(k, leaves); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
 	for _, l := range leaves {
@@ -125,7 +126,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	if !readVerbs[verb] {
 		for _, l := range leaves {
-			if w := personalValue(l); w != "" {
+			if w := protection.PersonalValue(l); w != "" {
 				v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
 				break
 			}
@@ -133,7 +134,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	for _, l := range leaves {
 		if k.list("script_keys")[l.Key] {
-			if w := k.browserScriptSecret(l.Value); w != "" {
+			if w := protection.BrowserScriptSecret(k, l.Value); w != "" {
 				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
 				break
 			}
@@ -363,7 +364,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []argument.Leaf, g
 		return
 	}
 	text := strings.Join(content, "\n")
-	if r := s.v.k.removesProtection(text, mcpOldText(leaves)); r != "" {
+	if r := protection.RemovesProtection(s.v.k, text, mcpOldText(leaves)); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	}
 	for _, p := range paths {

@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -521,7 +522,7 @@ func (s *sh) command(c *cmd) {
 	if ok && in.Code != "" {
 		if w := codeSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
-		} else if w := s.v.k.browserScriptSecret(in.Code); w != "" {
+		} else if w := protection.BrowserScriptSecret(s.v.k, in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
 		}
 	}
@@ -559,7 +560,7 @@ func (s *sh) command(c *cmd) {
 		if sc.Doc != "" {
 			text += "\n" + sc.Doc
 		}
-		if r := s.v.k.removesProtection(text, ""); r != "" {
+		if r := protection.RemovesProtection(s.v.k, text, ""); r != "" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 		}
 	}
