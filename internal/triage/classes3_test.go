@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // Cases of issue 12's classes that need files on disk or a programs file
@@ -74,7 +74,7 @@ func TestFirstPass_SensitiveWordPairsExtend(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "team.yaml"), []byte(team), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	k, err := triage.LoadKnowledge(autoreview.PolicySources{UserConfigPath: cfg})
+	k, err := triage.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

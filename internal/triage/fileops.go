@@ -206,40 +206,13 @@ func judgeTruncate(s *sh, c *cmd) {
 	s.allow("truncate")
 }
 
-// chmodMode splits chmod's words into the mode and the targets.
-func chmodMode(args []string) (mode string, targets []string, recursive bool) {
-	var ops []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case a == "-R" || a == "--recursive":
-			recursive = true
-		case strings.HasPrefix(a, "--"):
-		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "RcfvHLP") == "":
-			recursive = recursive || strings.IndexByte(a, 'R') >= 0
-		default:
-			ops = append(ops, a)
-		}
-	}
-	if len(ops) == 0 {
-		return "", nil, recursive
-	}
-	return ops[0], ops[1:], recursive
-}
-
 func judgeChmod(s *sh, c *cmd) {
 	if s.readOnly {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` changes permissions in read-only mode")
 		return
 	}
-	mode, targets, recursive := chmodMode(c.args)
-	if shell.HasLong(c.args, "reference") {
-		targets = append([]string{mode}, targets...)
-		mode = ""
-	}
+	ch := command.Chmod(c.args)
+	mode, targets, recursive := ch.Mode, ch.Targets, ch.Recursive
 	ww, suid := command.ModeWorldWritable(mode), command.ModeSetUID(mode)
 	for _, t := range targets {
 		pl := s.where(t, c.cwd)

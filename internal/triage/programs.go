@@ -725,28 +725,12 @@ func judgeDig(s *sh, c *cmd) {
 }
 
 func judgeKill(s *sh, c *cmd) {
-	var pids []string
-	signal := ""
-	for i := 1; i < len(c.args); i++ {
-		a := c.args[i]
-		switch {
-		case a == "-l" || a == "-L" || a == "--list" || a == "--table":
-			s.allow("kill -l")
-			return
-		case a == "-s" || a == "-n" || a == "--signal":
-			if i+1 < len(c.args) {
-				signal = c.args[i+1]
-				i++
-			}
-		case a == "--":
-			pids = append(pids, c.args[i+1:]...)
-			i = len(c.args)
-		case strings.HasPrefix(a, "-") && signal == "" && len(pids) == 0 && !strings.HasPrefix(a, "--"):
-			signal = a[1:]
-		default:
-			pids = append(pids, a)
-		}
+	k := command.Kill(c.args)
+	if k.List {
+		s.allow("kill -l")
+		return
 	}
+	signal, pids := k.Signal, k.Targets
 	if signal == "0" {
 		s.allow("kill -0")
 		return

@@ -126,16 +126,14 @@ type Verdict struct {
 	Reason string `json:"reason"`
 }
 
-// risk levels as numbers, for comparisons.
+// risk levels as numbers, for comparisons: the ranks of action.Risk
+// (Risk.Level, action.RiskAt).
 const (
 	low = iota
 	medium
 	high
 	critical
 )
-
-// riskNames are the risk levels by number.
-var riskNames = [...]action.Risk{action.RiskLow, action.RiskMedium, action.RiskHigh, action.RiskCritical}
 
 // finding is one observation about an action.
 type finding struct {
@@ -225,7 +223,7 @@ func (v *verdict) result() Verdict {
 		return Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
 	}
 	w := v.worst
-	out := Verdict{Decision: w.dec, Class: w.class, Risk: riskNames[w.risk], Reason: w.reason}
+	out := Verdict{Decision: w.dec, Class: w.class, Risk: action.RiskAt(w.risk), Reason: w.reason}
 	switch w.dec {
 	case vocab.Allow:
 		out.Class, out.Risk = vocab.Routine, action.RiskLow

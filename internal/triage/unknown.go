@@ -222,15 +222,15 @@ func (k *Knowledge) dangerClass(verb string) vocab.Class {
 // isRunner reports whether a program name is that of an interpreter or
 // runner of the list runners (python3.12, ruby3.2, node18, …).
 func (k *Knowledge) isRunner(lname string) bool {
-	for _, p := range k.words("runners") {
-		if lname == p {
+	set := k.list("runners")
+	if set[lname] {
+		return true
+	}
+	// A runner's name (three letters or more) and a version: only the
+	// prefixes ending before a digit, '.' or '-' can be one.
+	for j := 3; j < len(lname); j++ {
+		if c := lname[j]; (c >= '0' && c <= '9' || c == '.' || c == '-') && set[lname[:j]] {
 			return true
-		}
-		if strings.HasPrefix(lname, p) && len(p) > 2 {
-			rest := lname[len(p):]
-			if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '.' || rest[0] == '-') {
-				return true
-			}
 		}
 	}
 	return false

@@ -1,14 +1,26 @@
-package human
+// Package queue puts the questions of warden's "human" approvers and
+// reviewers on a queue a person answers on another surface — the web
+// panel and the API of warden serve, or another process sharing the
+// store — and waits for the answer (SPEC H1–H4). It sits above both the
+// console (package human, which links no database) and the store: the
+// "human" entries of policies ask here when the context carries a queue
+// (WithQueue), and at the console too when a person is at its terminal.
+package queue
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
@@ -27,8 +39,6 @@ type Queue interface {
 	Withdraw(ctx context.Context, id string) error
 }
 
-type queueKey struct{}
-
 type queued struct {
 	q     Queue
 	runID string
@@ -36,42 +46,54 @@ type queued struct {
 
 // WithQueue returns a context under which the "human" approvers and
 // reviewers of policies put their requests on q, as requests of run runID,
-// instead of asking at the console. Many requests wait on a queue at once:
-// one never blocks another (SPEC H4).
+// instead of asking at the console alone. Many requests wait on a queue at
+// once: one never blocks another (SPEC H4).
 func WithQueue(ctx context.Context, q Queue, runID string) context.Context {
-	return context.WithValue(ctx, queueKey{}, queued{q: q, runID: runID})
+	if q == nil {
+		return ctx
+	}
+	return human.WithSurface(ctx, queued{q: q, runID: runID})
 }
 
-func queueOf(ctx context.Context) (queued, bool) {
-	q, ok := ctx.Value(queueKey{}).(queued)
-	return q, ok && q.q != nil
+// Approve puts req on the queue (human.Surface).
+func (q queued) Approve(ctx context.Context, req *approval.Request, choices []approval.Decision, timeout time.Duration, here human.Here) (approval.Approval, error) {
+	a := newApprover(q, choices, timeout)
+	a.here = here
+	return a.Approve(ctx, req)
 }
 
-// QueueApprover returns an approver that puts each request on q for a
-// person to decide, offering choices (by default approve, modify, reject
-// and terminate). A request closed without a choice — it expired at its
+// Review puts req on the queue (human.Surface).
+func (q queued) Review(ctx context.Context, req *review.Request, choices []review.Decision, timeout time.Duration, here human.Here) (review.Review, error) {
+	r := newReviewer(q, choices, timeout)
+	r.here = here
+	return r.Review(ctx, req)
+}
+
+// Approver returns an approver that puts each request on q for a person
+// to decide, offering choices (by default approve, modify, reject and
+// terminate). A request closed without a choice — it expired at its
 // deadline, timeout after it was made, or was withdrawn — is rejected; so
 // is one whose ctx ends, which is withdrawn (SPEC H3). A decision is
 // checked against what was offered before it is used.
-func QueueApprover(q Queue, runID string, choices []approval.Decision, timeout time.Duration) approval.Approver {
-	return newQueueApprover(queued{q: q, runID: runID}, choices, timeout)
+func Approver(q Queue, runID string, choices []approval.Decision, timeout time.Duration) approval.Approver {
+	return newApprover(queued{q: q, runID: runID}, choices, timeout)
 }
 
-func newQueueApprover(q queued, choices []approval.Decision, timeout time.Duration) *queueApprover {
+func newApprover(q queued, choices []approval.Decision, timeout time.Duration) *queueApprover {
 	if len(choices) == 0 {
 		choices = []approval.Decision{approval.Approve, approval.Modify, approval.Reject, approval.Terminate}
 	}
 	return &queueApprover{q: q, choices: choices, timeout: timeout}
 }
 
-// QueueReviewer returns a reviewer that puts each request on q for a person
+// Reviewer returns a reviewer that puts each request on q for a person
 // to decide, offering choices (by default continue and terminate). A
 // request closed without a choice terminates the run (SPEC H3).
-func QueueReviewer(q Queue, runID string, choices []review.Decision, timeout time.Duration) review.Reviewer {
-	return newQueueReviewer(queued{q: q, runID: runID}, choices, timeout)
+func Reviewer(q Queue, runID string, choices []review.Decision, timeout time.Duration) review.Reviewer {
+	return newReviewer(queued{q: q, runID: runID}, choices, timeout)
 }
 
-func newQueueReviewer(q queued, choices []review.Decision, timeout time.Duration) *queueReviewer {
+func newReviewer(q queued, choices []review.Decision, timeout time.Duration) *queueReviewer {
 	if len(choices) == 0 {
 		choices = []review.Decision{review.Continue, review.Terminate}
 	}
@@ -82,7 +104,7 @@ type queueApprover struct {
 	q       queued
 	choices []approval.Decision
 	timeout time.Duration
-	here    local // nil: the queue alone
+	here    human.Here // nil: the queue alone
 }
 
 // Approve puts the request on the queue and returns the person's decision.
@@ -95,9 +117,12 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
 	}
+	r.Context = requestContext(req.History, req.Message)
 	if b := req.Boundary; b != nil {
 		r.Kind = "boundary"
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
+		r.Context.Reason = string(b.Kind) + " request: " + b.Reason
+		r.Context.Sandbox, r.Context.Justification = b.Sandbox, b.Justification
 	}
 	for _, c := range a.choices {
 		if c == approval.Modify && req.Boundary != nil {
@@ -129,7 +154,7 @@ type queueReviewer struct {
 	q       queued
 	choices []review.Decision
 	timeout time.Duration
-	here    local // nil: the queue alone
+	here    human.Here // nil: the queue alone
 }
 
 // Review puts the request on the queue and returns the person's decision.
@@ -142,6 +167,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
 		Result:  resultText(req.Result),
+		Context: requestContext(req.History, req.Message),
 	}
 	for _, c := range rv.choices {
 		r.Choices = append(r.Choices, string(c))
@@ -162,7 +188,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 // ask submits r with its fail-safe outcome and deadline, waits for it to
 // be closed and checks the answer against what was offered. When ctx ends
 // first, the request is withdrawn so that no surface shows it any more.
-func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration, here local) (store.Request, error) {
+func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration, here human.Here) (store.Request, error) {
 	r.Failsafe = failsafe
 	if timeout > 0 {
 		d := time.Now().Add(timeout).UTC()
@@ -179,6 +205,7 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 			defer stop(nil)
 			go func() {
 				if dec, ok := here(lctx); ok {
+					dec := store.Decision{Decision: dec, DecidedBy: "console"}
 					// A decision another surface made first stands; the
 					// wait below returns it.
 					_, _ = d.Decide(context.WithoutCancel(lctx), r.ID, dec)
@@ -186,7 +213,7 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 			}()
 			got, err := q.q.Wait(ctx, r.ID)
 			if err == nil {
-				stop(&decidedElsewhere{got})
+				stop(decidedElsewhere(got))
 			}
 			return settle(ctx, q, r, got, err)
 		}
@@ -195,11 +222,6 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 	return settle(ctx, q, r, got, err)
 }
 
-// A local surface asks a person here (the console) while the request
-// waits on the queue; it reports their decision, or false when they made
-// none (the input ended, the prompt timed out or was cancelled).
-type local func(ctx context.Context) (store.Decision, bool)
-
 // decider is a queue a surface can record a decision through.
 type decider interface {
 	Decide(ctx context.Context, id string, d store.Decision) (store.Request, error)
@@ -207,17 +229,15 @@ type decider interface {
 
 // decidedElsewhere is why the console stops asking: the request was
 // closed on another surface.
-type decidedElsewhere struct{ r store.Request }
-
-func (e *decidedElsewhere) Error() string {
-	if e.r.Status != "decided" {
-		return "request " + e.r.Status + " on the queue"
+func decidedElsewhere(r store.Request) error {
+	if r.Status != "decided" {
+		return &human.DecidedElsewhere{Outcome: "request " + r.Status + " on the queue"}
 	}
-	by := e.r.DecidedBy
+	by := r.DecidedBy
 	if by == "" {
 		by = "another surface"
 	}
-	return "decided by " + by + ": " + e.r.Decision
+	return &human.DecidedElsewhere{Outcome: "decided by " + by + ": " + r.Decision}
 }
 
 // settle checks what the wait for r returned: a closed request whose
@@ -294,6 +314,37 @@ func explain(r store.Request) string {
 	return s
 }
 
+// Limits of the conversation a request carries for the person.
+const (
+	contextTurns     = 4
+	contextTurnBytes = 600
+)
+
+// requestContext is what the person sees beside a request, apart from
+// warden's own words: the host asking, the model's message, and the last
+// turns of the conversation (each cut), oldest first.
+func requestContext(history []chat.Message, message string) *store.RequestContext {
+	c := &store.RequestContext{Message: message}
+	c.Host, _ = os.Hostname()
+	for i := len(history) - 1; i >= 0 && len(c.Turns) < contextTurns; i-- {
+		m := history[i]
+		text := strings.TrimSpace(m.Content)
+		if text == "" && len(m.ToolCalls) > 0 {
+			names := make([]string, len(m.ToolCalls))
+			for j, tc := range m.ToolCalls {
+				names[j] = tc.Function
+			}
+			text = "(calls " + strings.Join(names, ", ") + ")"
+		}
+		if text == "" {
+			continue
+		}
+		c.Turns = append(c.Turns, store.Turn{Role: string(m.Role), Text: cutTurn(text)})
+	}
+	slices.Reverse(c.Turns)
+	return c
+}
+
 // storeCall is the call as the queue stores it: its arguments in the order
 // o renders them in (the same JSON value), so that a surface reading the
 // stored arguments in their own order — the web panel — shows the call as
@@ -327,4 +378,10 @@ func resultText(r tool.Result) string {
 		return r.Content + "\n\nerror: " + r.Error.Error()
 	}
 	return r.Content
+}
+
+// cutTurn cuts a turn's text to contextTurnBytes, its middle out.
+func cutTurn(s string) string {
+	s, _ = textcut.Middle(s, contextTurnBytes)
+	return s
 }

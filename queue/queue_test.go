@@ -1,4 +1,4 @@
-package human_test
+package queue_test
 
 import (
 	"context"
@@ -12,8 +12,10 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
-	"github.com/wardenhq/warden/human"
+	_ "github.com/wardenhq/warden/human" // registers the "human" approver and reviewer
+	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
@@ -70,7 +72,7 @@ func bashCall(id, cmd string) tool.Call {
 func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
-	ctx := human.WithQueue(context.Background(), s, "run-1")
+	ctx := queue.WithQueue(context.Background(), s, "run-1")
 	type answer struct {
 		a   approval.Approval
 		err error
@@ -105,7 +107,7 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
-	ctx := human.WithQueue(context.Background(), s, "run-1")
+	ctx := queue.WithQueue(context.Background(), s, "run-1")
 	done := make(chan approval.Approval, 1)
 	go func() {
 		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "rm -rf build")})
@@ -127,7 +129,7 @@ func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
 func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 	s := openStore(t)
 	_, rv := registered(t, nil)
-	ctx := human.WithQueue(context.Background(), s, "run-2")
+	ctx := queue.WithQueue(context.Background(), s, "run-2")
 	done := make(chan review.Review, 1)
 	go func() {
 		got, err := rv.Review(ctx, &review.Request{Call: bashCall("c1", "cat notes"), Result: tool.Result{Content: "<button>Approve</button>"}})
@@ -151,7 +153,7 @@ func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 func TestH3_QueuedRequestTimesOutToTheFailsafe(t *testing.T) {
 	s := openStore(t)
 	a, rv := registered(t, map[string]any{"timeout": 0.2})
-	ctx := human.WithQueue(context.Background(), s, "run-3")
+	ctx := queue.WithQueue(context.Background(), s, "run-3")
 	got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "ls")})
 	if err != nil || got.Decision != approval.Reject || !strings.Contains(got.Explanation, "timed out") {
 		t.Fatalf("approval %+v, %v: want rejected on timeout", got, err)
@@ -185,7 +187,7 @@ func TestH4_QueuedRequestsDoNotBlockEachOther(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx := human.WithQueue(context.Background(), s, "run-"+string(rune('a'+i)))
+			ctx := queue.WithQueue(context.Background(), s, "run-"+string(rune('a'+i)))
 			ans, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "echo "+string(rune('a'+i)))})
 			if err != nil {
 				t.Error(err)
@@ -227,7 +229,7 @@ func (lyingQueue) Wait(context.Context, string) (store.Request, error) {
 func (lyingQueue) Withdraw(context.Context, string) error { return nil }
 
 func TestH3_QueueDecisionNotOfferedFailsClosed(t *testing.T) {
-	a := human.QueueApprover(lyingQueue{}, "run", []approval.Decision{approval.Reject, approval.Terminate}, 0)
+	a := queue.Approver(lyingQueue{}, "run", []approval.Decision{approval.Reject, approval.Terminate}, 0)
 	got, err := a.Approve(context.Background(), &approval.Request{Call: bashCall("c1", "ls")})
 	if err == nil || got.Decision == approval.Approve {
 		t.Fatalf("approval %+v, %v: an answer that was not offered must be an error, never an approval", got, err)
@@ -239,7 +241,7 @@ func TestH3_QueueDecisionNotOfferedFailsClosed(t *testing.T) {
 func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
-	ctx := human.WithQueue(context.Background(), s, "run-b")
+	ctx := queue.WithQueue(context.Background(), s, "run-b")
 	done := make(chan approval.Approval, 1)
 	go func() {
 		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
@@ -262,3 +264,10 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 		t.Fatalf("approval %+v", got)
 	}
 }
+
+// The store and the client of warden serve are the queues warden runs
+// with (SPEC H4, S2).
+var (
+	_ queue.Queue = (*store.Store)(nil)
+	_ queue.Queue = (*server.Client)(nil)
+)
