@@ -19,6 +19,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"github.com/wardenhq/warden/action"
 	"sync"
 	"time"
 
@@ -27,7 +28,6 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
-	"github.com/wardenhq/warden/action"
 )
 
 // Gate is the boundary approver of one run (see the package comment). Set

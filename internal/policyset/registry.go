@@ -2,11 +2,10 @@ package policyset
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/policy"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/wardenhq/warden/policy"
 )
 
 // Factory creates a handler (an approver or a reviewer) from the parameters
