@@ -9,7 +9,7 @@
 // ./internal/linediff -bench H1, side by side, 2 shared cores): a 500-line
 // file with every tenth line changed, near MaxCells, takes 10.2–10.8 ms
 // and 24,810 allocations here against 2.8–5.0 ms and 512 there; an edit of
-// a few lines, the common case, takes microseconds either way. The panel
+// five lines, the common case, takes 10–17 µs here. The panel
 // and the editor show one diff per call, so the slower worst case was
 // taken for one kept implementation of both.
 package linediff
