@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -269,5 +271,128 @@ func TestL2_CallsThatNeverRanAreAnsweredForTheNextTurn(t *testing.T) {
 	}
 	if len(s.Tools()) != 0 {
 		t.Errorf("tool events for calls that never ran: %+v", s.Tools())
+	}
+}
+
+// SPEC R9 "kept": when the run stops for another reason while a review is
+// pending, the review is cancelled and records no decision, but the
+// result its tool had finished stays in the transcript (the tool event,
+// written to a real JSONL file and read back), marked withheld as not
+// reviewed, and never reaches the model — whatever stopped the run.
+func TestR9_ResultsFinishedBeforeReviewCancelledAreKept(t *testing.T) {
+	const secret = "SECRET-R9-kept"
+	type stopper struct {
+		tool     *echo
+		approval approval.Approver // for the stopping call; nil approves
+		review   review.Reviewer   // for the stopping call
+	}
+	for _, c := range []struct {
+		name   string
+		stop   func(pending <-chan struct{}, cancel context.CancelCauseFunc) stopper
+		status string
+	}{
+		{"a sibling's reviewer terminates", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+				<-pending
+				return "done", nil
+			}}, review: verdict(review.Terminate)}
+		}, event.StatusLimited},
+		{"a sibling's reviewer fails", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+				<-pending
+				return "done", nil
+			}}, review: review.Func(func(context.Context, *review.Request) (review.Review, error) {
+				return review.Review{}, errors.New("reviewer down")
+			})}
+		}, event.StatusError},
+		{"a sibling's approver terminates", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true}, approval: approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
+				<-pending
+				return approval.Approval{Decision: approval.Terminate, Explanation: "stop"}, nil
+			}), review: verdict(review.Continue)}
+		}, event.StatusLimited},
+		{"a sibling's tool panics", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+				<-pending
+				panic("tool bug")
+			}}, review: verdict(review.Continue)}
+		}, event.StatusError},
+		{"the operator interrupts the run", func(pending <-chan struct{}, cancel context.CancelCauseFunc) stopper {
+			go func() {
+				<-pending
+				cancel(nil) // as Ctrl-C does (signal.NotifyContext)
+			}()
+			return stopper{tool: &echo{name: "stop", parallel: true}, review: verdict(review.Continue)}
+		}, event.StatusLimited},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			pendingStarted := make(chan struct{})
+			var once sync.Once
+			pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+				once.Do(func() { close(pendingStarted) })
+				<-ctx.Done()
+				return review.Review{}, ctx.Err()
+			})
+			st := c.stop(pendingStarted, cancel)
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`), tc("c2", "stop", `{"text":"x"}`)), modeltest.Turn("done")}}
+			r := &Run{ID: "r1", Model: m, Events: event.NewRecorder("r1", event.NewWriter(f))}
+			rules := []approval.Rule{arule(t, "yes", decide(approval.Approve), "read")}
+			if st.approval != nil {
+				rules = append(rules, arule(t, "stopper", st.approval, "stop"))
+			} else {
+				rules = append(rules, arule(t, "yes", decide(approval.Approve), "stop"))
+			}
+			r.Approval = approval.New(rules...)
+			r.Review = review.New(rrule(t, "pending", pending, "read"), rrule(t, "stopper", st.review, "stop"))
+			res := r.Execute(ctx, &Agent{Tools: []tool.Tool{secretTool("read", secret, true), st.tool}}, user("go"))
+			must(t, res, c.status)
+
+			// The transcript on disk.
+			if _, err := f.Seek(0, 0); err != nil {
+				t.Fatal(err)
+			}
+			var kept, withheld, reviewed, infos int
+			if err := event.Read(f, func(e event.Event) error {
+				switch d := e.Data.(type) {
+				case event.Tool:
+					if d.CallID == "c1" && d.Result == "the key is "+secret && d.Error == nil {
+						kept++
+					}
+				case event.Withheld:
+					if d.CallID == "c1" && d.Reason == event.WithheldNotReviewed && !strings.Contains(d.Result, secret) {
+						withheld++
+					}
+				case event.Review:
+					if d.CallID == "c1" {
+						reviewed++
+					}
+				case event.Info:
+					infos++
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if kept != 1 || withheld != 1 || reviewed != 0 || infos != 0 {
+				t.Errorf("transcript of c1: %d tool events with the finished result (want 1), %d withheld not_reviewed (1), %d review decisions (0), %d info events (0)",
+					kept, withheld, reviewed, infos)
+			}
+			if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
+				t.Errorf("model requests %v contain the result of a cancelled review", l)
+			}
+			for _, msg := range res.Messages {
+				if strings.Contains(msg.Content, secret) {
+					t.Errorf("the conversation carries the result: %q", msg.Content)
+				}
+			}
+		})
 	}
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/override"
 )
 
 // Gate is the boundary approver of one run (see the package comment). Set
@@ -82,7 +82,7 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 		if gr, ok := g.denials.take(actionJSON); ok {
 			granted = &gr
 			g.used(req.Events, gr) // single use, across resumes too
-			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: gr.denial.ID, By: gr.by, Note: gr.note, Action: gr.denial.Action})
+			ctx = override.With(ctx, &override.Override{DenialID: gr.denial.ID, By: gr.by, Note: gr.note, Action: gr.denial.Action})
 		}
 	}
 	var mu sync.Mutex
@@ -121,6 +121,14 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 				ar.MAC = denialMAC(g.Sealer, runID, den)
 			}
 		}
+		// The reviewer's own tool calls are part of its review, recorded
+		// before it as events of their own: never decisions on the call,
+		// never denials (SPEC G4, G13).
+		for _, tc := range ar.Tools {
+			tc.CallID = areq.Call.ID
+			req.Events.Emit(tc)
+		}
+		ar.Tools = nil
 		req.Events.Emit(ar)
 		if trip, why := g.Breaker.record(ar.Status == action.StatusDenied); trip {
 			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"

@@ -13,9 +13,9 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
+	"github.com/wardenhq/warden/internal/override"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/tool"
 )
@@ -111,7 +111,7 @@ func (w *world) reviewer() approval.Approver {
 		actionJSON, _ := action.JSON(req.Tool, req.Call, req.Boundary)
 		ar := event.AutoReview{Action: actionJSON, Status: action.StatusDenied, Source: event.SourceModel, Rationale: "nobody asked"}
 		d := approval.Reject
-		if o := autoreview.OverrideFrom(ctx); o != nil && o.Applies(actionJSON) {
+		if o := override.From(ctx); o != nil && o.Applies(actionJSON) {
 			ar.Status, d = action.StatusApproved, approval.Approve
 		}
 		return approval.Approval{Decision: d, Explanation: string(ar.Status), AutoReview: &ar}, nil

@@ -153,12 +153,31 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{s: &Script{}}
+	w := &walker{s: &Script{Commands: make([]Command, 0, commandsHint(f))}}
 	w.checkSource(src)
 	w.scanTree(f, src)
 	w.stmts(f.Stmts, ctx{src: src})
 	w.finish()
 	return w.s, nil
+}
+
+// commandsHint guesses how many simple commands f holds, so that the
+// slice of them grows once at most for common scripts: one per statement,
+// plus one per pipeline stage and list member.
+func commandsHint(f *syntax.File) int {
+	n := 0
+	for _, st := range f.Stmts {
+		n++
+		for cmd := st.Cmd; cmd != nil; {
+			b, ok := cmd.(*syntax.BinaryCmd)
+			if !ok {
+				break
+			}
+			n++
+			cmd = b.X.Cmd
+		}
+	}
+	return min(max(n+2, 4), 32)
 }
 
 // FromArgs returns the commands an argv would run when executed directly

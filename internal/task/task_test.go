@@ -84,7 +84,7 @@ func entriesJSON(t *testing.T, entries []policy.Entry) string {
 	return string(data)
 }
 
-// The README's example task, every key given.
+// The example task of docs/tasks.md, every key given.
 func TestTaskFile_EveryKey(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "project"), 0o755); err != nil {
