@@ -83,9 +83,12 @@ func TestDescribe_Editor(t *testing.T) {
 
 func TestVocabulary(t *testing.T) {
 	for i, r := range []action.Risk{action.RiskLow, action.RiskMedium, action.RiskHigh, action.RiskCritical} {
-		if r.Level() != i {
-			t.Errorf("%s: level %d", r, r.Level())
+		if r.Level() != i || action.RiskAt(i) != r {
+			t.Errorf("%s: level %d, RiskAt(%d) %s", r, r.Level(), i, action.RiskAt(i))
 		}
+	}
+	if action.RiskAt(-1) != action.RiskLow || action.RiskAt(9) != action.RiskCritical {
+		t.Error("RiskAt does not clamp")
 	}
 	if action.Risk("severe").Level() != -1 || action.Authorization("total").Level() != -1 {
 		t.Error("unknown level accepted")

@@ -11,20 +11,24 @@ const (
 	RiskCritical Risk = "critical"
 )
 
+// risks are the risk levels by rank: the one ranking of risk in warden.
+var risks = [...]Risk{RiskLow, RiskMedium, RiskHigh, RiskCritical}
+
 // Level returns the rank of r, 0 for low to 3 for critical, or -1 when r
 // is not one of the four levels.
 func (r Risk) Level() int {
-	switch r {
-	case RiskLow:
-		return 0
-	case RiskMedium:
-		return 1
-	case RiskHigh:
-		return 2
-	case RiskCritical:
-		return 3
+	for i, x := range risks {
+		if x == r {
+			return i
+		}
 	}
 	return -1
+}
+
+// RiskAt returns the risk level of rank level (Level's inverse), clamped
+// to low and critical.
+func RiskAt(level int) Risk {
+	return risks[min(max(level, 0), len(risks)-1)]
 }
 
 // Authorization is a rating of how clearly the person authorised an action

@@ -6,7 +6,6 @@ package approval
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
@@ -205,15 +204,10 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 }
 
 // call asks one approver, turning panics and invalid answers into errors.
-func call(ctx context.Context, r *Rule, req *Request) (a Approval, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("approver %s panicked: %v\n%s", r.Name, p, debug.Stack())
-		}
-	}()
-	a, err = r.Handler.Approve(ctx, req)
+func call(ctx context.Context, r *Rule, req *Request) (Approval, error) {
+	a, err := policyset.Guard("approver", r.Name, func() (Approval, error) { return r.Handler.Approve(ctx, req) })
 	if err != nil {
-		return a, fmt.Errorf("approver %s: %w", r.Name, err)
+		return a, err
 	}
 	if !a.Decision.valid() {
 		return a, fmt.Errorf("approver %s: invalid decision %q", r.Name, a.Decision)

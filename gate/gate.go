@@ -27,7 +27,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/override"
 )
 
 // Gate is the boundary approver of one run (see the package comment). Set
@@ -82,7 +82,7 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 		if gr, ok := g.denials.take(actionJSON); ok {
 			granted = &gr
 			g.used(req.Events, gr) // single use, across resumes too
-			ctx = autoreview.WithOverride(ctx, &autoreview.Override{DenialID: gr.denial.ID, By: gr.by, Note: gr.note, Action: gr.denial.Action})
+			ctx = override.With(ctx, &override.Override{DenialID: gr.denial.ID, By: gr.by, Note: gr.note, Action: gr.denial.Action})
 		}
 	}
 	var mu sync.Mutex

@@ -17,8 +17,8 @@ import (
 )
 
 // MaxDenials is how many of a run's latest auto-review denials are kept
-// for a person to override (SPEC G12).
-const MaxDenials = 10
+// for a person to override (SPEC G12): event.MaxDenials.
+const MaxDenials = event.MaxDenials
 
 // Denial is a boundary request auto-review denied, kept with the exact
 // action so that a person can allow one retry of it (SPEC G12).

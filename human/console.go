@@ -304,7 +304,7 @@ func (c *Console) ask(ctx context.Context, draw func(columns int) prompt, opts [
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
-			var elsewhere *decidedElsewhere
+			var elsewhere *DecidedElsewhere
 			if errors.As(context.Cause(ctx), &elsewhere) {
 				_ = c.write("\n→ " + escapeLine(elsewhere.Error()) + "\n")
 			} else {

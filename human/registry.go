@@ -12,7 +12,6 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/store"
 )
 
 // The process-wide console. It is the one piece of process state in this
@@ -49,7 +48,8 @@ func init() {
 }
 
 // approverFactory builds the registered "human" approver: it asks on the
-// queue of the request's context (WithQueue: the web panel and the API)
+// Surface of the request's context (WithSurface; queue.WithQueue: the web
+// panel and the API)
 // when there is one, else on the default console. Parameters: choices (a
 // list of approve, modify, reject, terminate, escalate; the console leaves
 // modify out, as it cannot edit) and timeout (seconds; 0 or absent for
@@ -73,15 +73,15 @@ func approverFactory(params map[string]any) (approval.Approver, error) {
 	if _, err := approvalMenu(choices); err != nil {
 		return nil, err
 	}
-	var all []approval.Decision // modify included: a queue's surfaces can edit
+	var all []approval.Decision // modify included: other surfaces can edit
 	for _, n := range names {
 		all = append(all, approval.Decision(n))
 	}
 	return surfaceApprover{con: Default(), console: Default().Approver(choices, timeout), choices: all, timeout: timeout}, nil
 }
 
-// surfaceApprover asks on the queue of the context when there is one
-// (WithQueue) — and at the console too when it is a person's terminal,
+// surfaceApprover asks on the Surface of the context when there is one
+// (WithSurface) — and at the console too when it is a person's terminal,
 // whichever answers first deciding — else at the console alone.
 type surfaceApprover struct {
 	con     *Console
@@ -92,22 +92,22 @@ type surfaceApprover struct {
 
 // Approve asks a person on the request's surfaces.
 func (s surfaceApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	q, ok := queueOf(ctx)
+	sf, ok := surfaceOf(ctx)
 	if !ok {
 		return s.console.Approve(ctx, req)
 	}
-	a := newQueueApprover(q, s.choices, s.timeout)
+	var here Here
 	if s.con != nil && s.con.terminal() {
-		a.here = func(ctx context.Context) (store.Decision, bool) {
+		here = func(ctx context.Context) (string, bool) {
 			got, err := s.console.Approve(ctx, req)
 			return personsChoice(string(got.Decision), got.Metadata, err)
 		}
 	}
-	return a.Approve(ctx, req)
+	return sf.Approve(ctx, req, s.choices, s.timeout, here)
 }
 
-// surfaceReviewer asks on the queue of the context when there is one
-// (WithQueue) — and at the console too when it is a person's terminal —
+// surfaceReviewer asks on the Surface of the context when there is one
+// (WithSurface) — and at the console too when it is a person's terminal —
 // else at the console alone.
 type surfaceReviewer struct {
 	con     *Console
@@ -118,32 +118,33 @@ type surfaceReviewer struct {
 
 // Review asks a person on the request's surfaces.
 func (s surfaceReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
-	q, ok := queueOf(ctx)
+	sf, ok := surfaceOf(ctx)
 	if !ok {
 		return s.console.Review(ctx, req)
 	}
-	r := newQueueReviewer(q, s.choices, s.timeout)
+	var here Here
 	if s.con != nil && s.con.terminal() {
-		r.here = func(ctx context.Context) (store.Decision, bool) {
+		here = func(ctx context.Context) (string, bool) {
 			got, err := s.console.Review(ctx, req)
 			return personsChoice(string(got.Decision), got.Metadata, err)
 		}
 	}
-	return r.Review(ctx, req)
+	return sf.Review(ctx, req, s.choices, s.timeout, here)
 }
 
-// personsChoice is the console's answer as a decision for the queue, when
-// a person made one: not when the prompt failed, was dismissed (the input
-// ended) or timed out — the queue decides those.
-func personsChoice(decision string, md map[string]any, err error) (store.Decision, bool) {
+// personsChoice is the console's answer as a decision for another
+// surface, when a person made one: not when the prompt failed, was
+// dismissed (the input ended) or timed out — the other surface decides
+// those.
+func personsChoice(decision string, md map[string]any, err error) (string, bool) {
 	if err != nil || md["dismissed"] == true || md["timed_out"] == true {
-		return store.Decision{}, false
+		return "", false
 	}
-	return store.Decision{Decision: decision, DecidedBy: "console"}, true
+	return decision, true
 }
 
-// reviewerFactory builds the registered "human" reviewer: on the queue of
-// the request's context when there is one, else on the default console. Parameters: choices (a list of continue, terminate, escalate) and
+// reviewerFactory builds the registered "human" reviewer: on the Surface
+// of the request's context when there is one, else on the default console. Parameters: choices (a list of continue, terminate, escalate) and
 // timeout (seconds; 0 or absent for none).
 func reviewerFactory(params map[string]any) (review.Reviewer, error) {
 	names, timeout, err := parseParams(params)

@@ -1,4 +1,4 @@
-package human
+package human_test
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/store"
 )
 
@@ -39,22 +42,22 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			master, term := openPTY(t)
-			scr := newScreen()
-			c := newTerminal(t, term, scr)
-			a := surfaceApprover{con: c, console: c.Approver(nil, 0)}
-			ctx := WithQueue(context.Background(), st, "run-1")
+			master, term := ptytest.Open(t)
+			scr := human.NewScreen()
+			c := human.NewTestTerm(t, term, scr)
+			a := human.SurfaceApprover(c)
+			ctx := queue.WithQueue(context.Background(), st, "run-1")
 			type result struct {
 				a   approval.Approval
 				err error
 			}
 			done := make(chan result, 1)
 			go func() {
-				got, err := a.Approve(ctx, bashRequest("make deploy"))
+				got, err := a.Approve(ctx, human.BashRequest("make deploy"))
 				done <- result{got, err}
 			}()
 			req := pendingIn(t, st)
-			waitForScreen(t, scr, "Decide:", 1)
+			human.WaitForScreen(t, scr, "Decide:", 1)
 			want := approval.Reject
 			if first == "console" {
 				if _, err := io.WriteString(master, "r\n"); err != nil {
@@ -80,9 +83,9 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 				t.Fatalf("stored %+v, %v", stored, err)
 			}
 			if first == "panel" {
-				waitForScreen(t, scr, "decided by panel: approve", 1)
+				human.WaitForScreen(t, scr, "decided by panel: approve", 1)
 			}
-			drain(master)
+			human.Drain(master)
 		})
 	}
 }

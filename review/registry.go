@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/wardenhq/warden/internal/policyset"
 )
@@ -26,8 +25,11 @@ func Names() []string { return registry.Names() }
 // Build creates the registered reviewer name with params.
 func Build(name string, params map[string]any) (Reviewer, error) { return registry.Build(name, params) }
 
+// The built-in "auto" reviewer answers one decision: parameter decision
+// (continue, terminate or escalate; default continue) and an optional
+// explanation.
 func init() {
-	Register("auto", autoFactory)
+	Register("auto", policyset.AutoFactory(Continue, []Decision{Continue, Terminate, Escalate}, Auto))
 }
 
 // Auto returns a reviewer that always answers d.
@@ -35,32 +37,4 @@ func Auto(d Decision, explanation string) Reviewer {
 	return Func(func(context.Context, *Request) (Review, error) {
 		return Review{Decision: d, Explanation: explanation}, nil
 	})
-}
-
-// autoFactory builds the built-in "auto" reviewer: parameter decision
-// (continue, terminate or escalate; default continue) and an optional
-// explanation.
-func autoFactory(params map[string]any) (Reviewer, error) {
-	d := Continue
-	explanation := ""
-	for k, v := range params {
-		s, ok := v.(string)
-		switch {
-		case k == "decision" && ok:
-			d = Decision(s)
-		case k == "explanation" && ok:
-			explanation = s
-		case k == "decision" || k == "explanation":
-			return nil, fmt.Errorf("parameter %s must be a string", k)
-		default:
-			return nil, fmt.Errorf("unknown parameter %q (parameters: decision, explanation)", k)
-		}
-	}
-	if !d.valid() {
-		return nil, fmt.Errorf("decision %q: want continue, terminate or escalate", d)
-	}
-	if explanation == "" {
-		explanation = "auto " + string(d)
-	}
-	return Auto(d, explanation), nil
 }

@@ -7,7 +7,6 @@ package review
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/wardenhq/warden/chat"
@@ -178,15 +177,10 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 }
 
 // call asks one reviewer, turning panics and invalid answers into errors.
-func call(ctx context.Context, r *Rule, req *Request) (rv Review, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("reviewer %s panicked: %v\n%s", r.Name, p, debug.Stack())
-		}
-	}()
-	rv, err = r.Handler.Review(ctx, req)
+func call(ctx context.Context, r *Rule, req *Request) (Review, error) {
+	rv, err := policyset.Guard("reviewer", r.Name, func() (Review, error) { return r.Handler.Review(ctx, req) })
 	if err != nil {
-		return rv, fmt.Errorf("reviewer %s: %w", r.Name, err)
+		return rv, err
 	}
 	if !rv.Decision.valid() {
 		return rv, fmt.Errorf("reviewer %s: invalid decision %q", r.Name, rv.Decision)

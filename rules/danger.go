@@ -191,7 +191,7 @@ func programDanger(name string, args []string) string {
 			return "destructive: " + name + " stops the machine"
 		}
 	case "crontab":
-		if shell.HasShort(args, 'r', "u") {
+		if command.Does(args)&command.RemovesCronJobs != 0 {
 			return "destructive: crontab -r removes every cron job"
 		}
 	case "sudo", "su", "doas", "pkexec", "runuser":
@@ -315,12 +315,10 @@ func programDanger(name string, args []string) string {
 }
 
 func rmDanger(args []string) string {
-	if hasLongAbbrev(args, "no-preserve-root", 3) {
+	does := command.Does(args)
+	if does&command.NoPreserveRoot != 0 {
 		return "destructive: rm --no-preserve-root"
 	}
-	// getopt_long takes abbreviations: --rec is --recursive, --forc --force.
-	rec := shell.HasShort(args, 'r', "") || shell.HasShort(args, 'R', "") || hasLongAbbrev(args, "recursive", 1)
-	force := shell.HasShort(args, 'f', "") || hasLongAbbrev(args, "force", 1)
 	for _, t := range shell.Operands(args, "") {
 		if b := broad(t); b != "" {
 			return "destructive: rm of " + b
@@ -329,7 +327,7 @@ func rmDanger(args []string) string {
 			return "security: rm erases shell history"
 		}
 	}
-	if rec && force {
+	if does&command.RecursiveForce != 0 {
 		return "destructive: recursive forced deletion (rm -rf)"
 	}
 	return ""
@@ -450,144 +448,68 @@ func historyAssign(a string) string {
 // chmodDanger: world-writable or setuid modes, recursive change of a broad
 // path, any change of /.
 func chmodDanger(args []string) string {
-	rec := false
-	var ops []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case a == "-R" || a == "--recursive":
-			rec = true
-		case a == "-c" || a == "-f" || a == "-v" || a == "--changes" || a == "--silent" || a == "--quiet" ||
-			a == "--verbose" || a == "--preserve-root" || a == "--no-preserve-root" || strings.HasPrefix(a, "--reference="):
-		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "Rcfv") == "":
-			rec = rec || strings.IndexByte(a, 'R') >= 0
-		default:
-			ops = append(ops, a) // includes modes such as -w
-		}
-	}
-	if len(ops) == 0 {
-		return ""
-	}
-	mode, targets := ops[0], ops[1:]
-	if shell.HasLong(args, "reference") {
-		mode, targets = "", ops
-	}
-	for _, t := range targets {
-		if b := broad(t); b != "" && (rec || unquote(t) == "/") {
+	ch := command.Chmod(args)
+	for _, t := range ch.Targets {
+		if b := broad(t); b != "" && (ch.Recursive || unquote(t) == "/") {
 			return "destructive: recursive chmod of " + b
 		}
 	}
-	if command.ModeSetuid(mode) {
+	if command.ModeSetuid(ch.Mode) {
 		return "security: chmod sets setuid/setgid"
 	}
-	if rec && command.ModeWorldWritable(mode) {
+	if ch.Recursive && command.ModeWorldWritable(ch.Mode) {
 		return "security: chmod -R makes files world-writable"
 	}
 	return ""
 }
 
+// gitDangers are the reasons of the effects of git commands (see
+// command.Does) that the exec rules count as dangerous, most severe first.
+var gitDangers = []struct {
+	effect command.Effect
+	reason string
+}{
+	{command.ForcePush | command.DeletesRemoteRef, "destructive: git push rewrites or deletes remote history"},
+	{command.DiscardsChanges, "destructive: git reset --hard or checkout --force discards uncommitted changes"},
+	{command.DiscardsAllChanges, "destructive: git checkout or restore of every file discards uncommitted changes"},
+	{command.DeletesUntracked, "destructive: git clean -f deletes untracked files"},
+	{command.DeletesUnmergedBranch, "destructive: git branch -D deletes an unmerged branch"},
+	{command.DiscardsStash, "destructive: git stash drop or clear discards stashed changes"},
+	{command.RewritesHistory, "destructive: git filter-branch or filter-repo rewrites history"},
+	{command.DropsRecoveryPoints, "destructive: git reflog expire or delete drops recovery points"},
+	{command.DeletesRef, "destructive: git update-ref -d deletes a ref"},
+	{command.PrintsCredentials, "credentials: git credential fill prints stored credentials"},
+}
+
 func gitDanger(args []string) string {
-	i := command.Subcommand(args)
-	if i >= len(args) {
+	p, _ := command.Parse(args)
+	does := p.Does()
+	for _, d := range gitDangers {
+		if does&d.effect != 0 {
+			return d.reason
+		}
+	}
+	if len(p.Path) < 2 || p.Path[1] != "config" {
 		return ""
 	}
-	sub, rest := args[i], args[i:]
-	switch sub {
-	case "push":
-		if shell.HasShort(rest, 'f', "o") || shell.HasShort(rest, 'd', "o") ||
-			shell.HasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror", "delete", "prune") {
-			return "destructive: git push rewrites or deletes remote history"
-		}
-		for _, a := range shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec") {
-			if strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") {
-				return "destructive: git push " + a + " rewrites or deletes a remote branch"
-			}
-		}
-	case "reset":
-		if shell.HasLong(rest, "hard") {
-			return "destructive: git reset --hard discards uncommitted changes"
-		}
-	case "clean":
-		if (shell.HasShort(rest, 'f', "e") || shell.HasLong(rest, "force")) && !shell.HasShort(rest, 'n', "e") && !shell.HasLong(rest, "dry-run") {
-			return "destructive: git clean -f deletes untracked files"
-		}
-	case "checkout":
-		if shell.HasShort(rest, 'f', "bB") || shell.HasLong(rest, "force") {
-			return "destructive: git checkout --force discards uncommitted changes"
-		}
-		if ops := shell.Operands(rest, "bB"); len(ops) > 0 && ops[len(ops)-1] == "." && shell.HasWord(rest, "--") {
-			return "destructive: git checkout -- . discards uncommitted changes"
-		}
-	case "restore":
-		if shell.HasWord(rest, ".", ":/") && (!shell.HasShort(rest, 'S', "s") && !shell.HasLong(rest, "staged") || shell.HasShort(rest, 'W', "s") || shell.HasLong(rest, "worktree")) {
-			return "destructive: git restore . discards uncommitted changes"
-		}
-	case "branch":
-		if shell.HasShort(rest, 'D', "") || (shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete")) && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
-			return "destructive: git branch -D deletes an unmerged branch"
-		}
-	case "stash":
-		if len(rest) > 1 && (rest[1] == "drop" || rest[1] == "clear") {
-			return "destructive: git stash " + rest[1] + " discards stashed changes"
-		}
-	case "filter-branch", "filter-repo":
-		return "destructive: git " + sub + " rewrites history"
-	case "reflog":
-		if len(rest) > 1 && (rest[1] == "expire" || rest[1] == "delete") {
-			return "destructive: git reflog " + rest[1] + " drops recovery points"
-		}
-	case "update-ref":
-		if shell.HasShort(rest, 'd', "") {
-			return "destructive: git update-ref -d deletes a ref"
-		}
-	case "credential":
-		if shell.HasWord(rest, "fill") {
-			return "credentials: git credential fill prints stored credentials"
-		}
-	case "config":
-		if ops := shell.Operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || shell.HasLong(rest, "add", "replace-all", "edit") {
-			for _, a := range ops {
-				if execConfigKey(strings.ToLower(a)) {
-					return "security: git config sets " + a + ", which runs commands"
-				}
+	rest := args[command.Subcommand(args):]
+	if ops := shell.Operands(rest, "f", "file", "blob", "type", "default"); len(ops) >= 2 || shell.HasLong(rest, "add", "replace-all", "edit") {
+		for _, a := range ops {
+			if command.GitConfigRunsCommand(a) {
+				return "security: git config sets " + a + ", which runs commands"
 			}
 		}
 	}
 	return ""
 }
 
-// execConfigKey reports whether a git configuration key names a command
-// git runs.
-func execConfigKey(k string) bool {
-	if strings.HasPrefix(k, "alias.") {
-		return true
-	}
-	switch k {
-	case "core.hookspath", "core.fsmonitor", "core.sshcommand", "core.pager", "core.editor",
-		"core.askpass", "diff.external", "credential.helper", "sequence.editor", "gpg.program":
-		return true
-	}
-	return strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".command") ||
-		strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process")
-}
-
 func killDanger(args []string) string {
-	i := 1
-	if i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "--" {
-		switch args[i] {
-		case "-l", "-L", "--list", "--table":
-			return ""
-		case "-s", "-n", "--signal":
-			i++
-		}
-		i++
+	k := command.Kill(args)
+	if k.List {
+		return ""
 	}
-	for ; i < len(args); i++ {
-		switch args[i] {
-		case "--":
+	for _, t := range k.Targets {
+		switch t {
 		case "-1":
 			return "destructive: kill -1 signals every process"
 		case "1":
@@ -598,17 +520,21 @@ func killDanger(args []string) string {
 }
 
 func systemctlDanger(args []string) string {
-	ops := shell.Operands(args, "HMtps", "host", "machine", "type", "property", "signal", "state", "root")
-	if len(ops) == 0 {
-		return ""
+	p, _ := command.Parse(args)
+	verb, units := "", p.Operands
+	switch {
+	case len(p.Path) > 1:
+		verb = p.Path[1]
+	case len(units) > 0:
+		verb, units = units[0], units[1:]
 	}
-	switch ops[0] {
+	switch verb {
 	case "reboot", "poweroff", "halt", "kexec", "soft-reboot", "rescue", "emergency":
-		return "destructive: systemctl " + ops[0] + " stops the machine"
+		return "destructive: systemctl " + verb + " stops the machine"
 	case "stop", "disable", "mask", "kill":
-		for _, u := range ops[1:] {
+		for _, u := range units {
 			if isSecurityService(u) {
-				return "security: systemctl " + ops[0] + " of security service " + u
+				return "security: systemctl " + verb + " of security service " + u
 			}
 		}
 	}
@@ -632,28 +558,20 @@ func isSecurityService(u string) bool {
 	return false
 }
 
+// curlSends are curl's options whose value names a file curl reads and
+// sends when it starts with @ (or holds =@ or =<, in forms).
+var curlSends = map[string]bool{"data": true, "data-binary": true, "data-urlencode": true, "json": true, "form": true}
+
 func curlDanger(args []string) string {
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		val := ""
-		switch {
-		case a == "-T" || a == "--upload-file":
-			return "exfiltration: curl uploads a local file"
-		case strings.HasPrefix(a, "-T") && len(a) > 2, strings.HasPrefix(a, "--upload-file="):
-			return "exfiltration: curl uploads a local file"
-		case a == "-d" || a == "--data" || a == "--data-binary" || a == "--data-urlencode" || a == "--json" ||
-			a == "-F" || a == "--form" || a == "--data-ascii":
-			if i+1 < len(args) {
-				val = args[i+1]
-				i++
-			}
-		case strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-F"):
-			val = a[2:]
-		case strings.HasPrefix(a, "--data") || strings.HasPrefix(a, "--form=") || strings.HasPrefix(a, "--json="):
-			_, val, _ = strings.Cut(a, "=")
+	p, _ := command.Parse(args)
+	if p.Has("upload-file") {
+		return "exfiltration: curl uploads a local file"
+	}
+	for _, o := range p.Options {
+		if !curlSends[o.Name] {
+			continue
 		}
-		v := unquote(val)
-		if strings.HasPrefix(v, "@") || strings.Contains(v, "=@") || strings.Contains(v, "=<") {
+		if v := unquote(o.Value); strings.HasPrefix(v, "@") || strings.Contains(v, "=@") || strings.Contains(v, "=<") {
 			return "exfiltration: curl sends a local file"
 		}
 	}
@@ -824,22 +742,4 @@ func pipelineDangers(sc *shell.Script) []string {
 		}
 	}
 	return out
-}
-
-// hasLongAbbrev reports whether args[1:] (before "--") hold --name or an
-// abbreviation of it at least min letters long.
-func hasLongAbbrev(args []string, name string, min int) bool {
-	for _, a := range args[1:] {
-		if a == "--" {
-			return false
-		}
-		if !strings.HasPrefix(a, "--") {
-			continue
-		}
-		n, _, _ := strings.Cut(a[2:], "=")
-		if len(n) >= min && strings.HasPrefix(name, n) {
-			return true
-		}
-	}
-	return false
 }

@@ -134,6 +134,9 @@ func ruleMatches(set *Set, c *shell.Command, i int, out []Match) []Match {
 
 func judge(set *Set, sc *shell.Script) Result {
 	res := Result{Commands: sc.Commands, Opaque: sc.Opaque, Reasons: sc.Reasons}
+	if set.len() > 0 {
+		res.Matches = make([]Match, 0, 2*len(sc.Commands)) // most commands match a rule or two
+	}
 	d := Allow
 	safe := !sc.Opaque && len(sc.Commands) > 0
 	for i := range sc.Commands {
@@ -154,7 +157,7 @@ func judge(set *Set, sc *shell.Script) Result {
 				d = max(d, Prompt)
 			}
 			safe = false
-		} else if safe && !commandKnownSafe(c) {
+		} else if safe && !undangerousKnownSafe(c) {
 			safe = false
 		}
 	}
@@ -165,6 +168,9 @@ func judge(set *Set, sc *shell.Script) Result {
 	}
 	if sc.Opaque {
 		d = max(d, Prompt)
+	}
+	if len(res.Matches) == 0 {
+		res.Matches = nil // as before the room was made
 	}
 	res.Decision = d
 	res.KnownSafe = safe

@@ -23,8 +23,10 @@ func indirectDanger(c *shell.Command, name string) string {
 		return r
 	}
 	args := c.Args
-	if r, ok := command.RunsOther(args); ok && name != "git" {
-		return "security: " + r
+	if name != "git" {
+		if r, ok := command.RunsOther(args); ok {
+			return "security: " + r
+		}
 	}
 	if in, ok := command.InlineCode(args); ok {
 		if !in.Literal(c.Literal) {
@@ -55,7 +57,7 @@ func indirectDanger(c *shell.Command, name string) string {
 		for _, kv := range command.GitConfigs(args) {
 			k, v, _ := strings.Cut(kv, "=")
 			k = strings.ToLower(k)
-			if execConfigKey(k) && (!strings.HasPrefix(k, "alias.") || strings.HasPrefix(strings.TrimSpace(v), "!")) {
+			if command.GitConfigRunsCommand(k) && (!strings.HasPrefix(k, "alias.") || strings.HasPrefix(strings.TrimSpace(v), "!")) {
 				return "security: git -c " + k + " runs a command"
 			}
 			if strings.ContainsAny(k, "$`") {
@@ -70,10 +72,10 @@ func indirectDanger(c *shell.Command, name string) string {
 		return containerDanger(args)
 	case "crontab":
 		p, _ := command.Parse(args)
-		if p.Has("-l") || p.Has("recursive") || p.Has("remove") {
+		if p.Has("list") || p.Has("remove") {
 			return ""
 		}
-		if len(p.Operands) > 0 || p.Has("-e") || len(args) == 1 {
+		if len(p.Operands) > 0 || p.Has("edit") || len(args) == 1 {
 			return "security: crontab installs cron jobs that run later"
 		}
 	case "cp", "mv", "install", "ln", "tee", "rsync":

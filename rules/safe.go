@@ -64,8 +64,15 @@ func scriptKnownSafe(sc *shell.Script) bool {
 }
 
 // commandKnownSafe checks one simple command: literal words, no
-// assignments, redirections only to /dev/null or the standard streams.
+// assignments, redirections only to /dev/null or the standard streams, a
+// known-safe program and nothing dangerous.
 func commandKnownSafe(c *shell.Command) bool {
+	return undangerousKnownSafe(c) && dangerousCommand(c) == ""
+}
+
+// undangerousKnownSafe is commandKnownSafe without asking dangerousCommand,
+// for a caller that has just asked it (judge).
+func undangerousKnownSafe(c *shell.Command) bool {
 	if len(c.Args) == 0 || len(c.Assigns) > 0 || !c.AllLiteral() {
 		return false
 	}
@@ -82,9 +89,6 @@ func commandKnownSafe(c *shell.Command) bool {
 	}
 	if c.MoreArgs && !alwaysSafe[shell.Base(c.Args[0])] {
 		return false // words read by xargs could make it anything
-	}
-	if dangerousCommand(c) != "" {
-		return false
 	}
 	return safeArgv(c.Args)
 }
@@ -183,41 +187,27 @@ func safeArgv(args []string) bool {
 // output or quits, on line-number addresses.
 var sedScript = regexp.MustCompile(`^\s*((\d+|\$)(\s*,\s*(\d+|\$))?)?\s*[pdq=]\s*$`)
 
+// sedReadOnly are the options of sed that change neither files nor what
+// its script may do.
+var sedReadOnly = map[string]bool{"quiet": true, "regexp-extended": true, "separate": true,
+	"null-data": true, "unbuffered": true, "posix": true, "expression": true}
+
 func safeSed(args []string) bool {
-	var scripts []string
-	sawE := false
-	var ops []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-n" || a == "--quiet" || a == "--silent" || a == "-E" || a == "-r" ||
-			a == "--regexp-extended" || a == "-s" || a == "--separate" || a == "-u" || a == "--unbuffered" ||
-			a == "-z" || a == "--null-data" || a == "--posix":
-		case a == "-e" || a == "--expression":
-			if i+1 >= len(args) {
-				return false
-			}
-			scripts = append(scripts, args[i+1])
-			sawE = true
-			i++
-		case strings.HasPrefix(a, "--expression="):
-			scripts = append(scripts, a[len("--expression="):])
-			sawE = true
-		case strings.HasPrefix(a, "-"):
-			// -i, --in-place, -f, --file, -l N, unknown options.
-			if len(a) > 1 && strings.Trim(a[1:], "nErsuz") == "" {
-				continue
-			}
-			return false
-		default:
-			ops = append(ops, a)
+	p, _ := command.Parse(args)
+	if p.Unknown {
+		return false
+	}
+	for _, o := range p.Options {
+		if !sedReadOnly[o.Name] {
+			return false // -i, -f, -l N, --debug, --sandbox, …
 		}
 	}
-	if !sawE {
-		if len(ops) == 0 {
+	scripts := p.Values("expression")
+	if len(scripts) == 0 {
+		if len(p.Operands) == 0 {
 			return false
 		}
-		scripts = append(scripts, ops[0])
+		scripts = p.Operands[:1]
 	}
 	for _, s := range scripts {
 		for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' }) {

@@ -443,13 +443,26 @@ var programVars = map[string]bool{
 // hidesCode reports whether hiddenCode may find code that the words of
 // the program name do not show.
 func hidesCode(name string) bool {
-	switch name {
-	case "git", "ed", "red", "awk", "gawk", "mawk", "nawk", "busybox-awk", "vim", "vi", "nvim", "ex", "view", "gvim", "rvim",
-		"vimdiff", "Rscript", "pwsh", "powershell", "osascript":
-		return true
-	}
-	return shell.IsShell(name) || interpreters[name] || command.IsPython(name) || scriptInterpreters[name]
+	return codeHiders[name] || shell.IsShell(name) || command.IsPython(name)
 }
+
+// codeHiders are the programs, beyond shells and Python, that run code
+// their words need not show: git (aliases, helpers), ed, awk, vim, the
+// interpreters of the download-and-execute check and scriptInterpreters.
+var codeHiders = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range []string{"git", "ed", "red", "awk", "gawk", "mawk", "nawk", "busybox-awk", "vim", "vi", "nvim", "ex",
+		"view", "gvim", "rvim", "vimdiff", "Rscript", "pwsh", "powershell", "osascript"} {
+		m[n] = true
+	}
+	for n := range interpreters {
+		m[n] = true
+	}
+	for n := range scriptInterpreters {
+		m[n] = true
+	}
+	return m
+}()
 
 // scriptInterpreters are interpreters, beyond those of the
 // download-and-execute check, that read a program from a file or their
@@ -470,7 +483,7 @@ func gitHidden(c *shell.Command) string {
 	}
 	for _, kv := range command.GitConfigs(c.Args) {
 		k, _, _ := strings.Cut(kv, "=")
-		if k = strings.ToLower(k); execConfigKey(k) && !strings.HasPrefix(k, "alias.") {
+		if k = strings.ToLower(k); command.GitConfigRunsCommand(k) && !strings.HasPrefix(k, "alias.") {
 			return "git -c " + k + " runs a program the configuration names"
 		}
 		if k == "include.path" || strings.HasPrefix(k, "includeif.") {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/event"
 )
 
-// Denials returns the latest auto-review denials — at most gate.MaxDenials
+// Denials returns the latest auto-review denials — at most event.MaxDenials
 // per run, as the gate keeps — of run runID, or of every run when runID is
 // "", newest first. A denial comes from the auto_review event that recorded
 // it (its denial id); an override event of it makes it approved, and the
@@ -23,7 +23,7 @@ func (s *Store) Denials(ctx context.Context, runID string) ([]Denial, error) {
 	q := `SELECT run_id, id, call_id, action, risk_level, rationale, time, status FROM (
 		SELECT d.*, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY event_seq DESC) AS n FROM denials d ` + where + `
 	) x WHERE n <= ? ORDER BY time DESC, event_seq DESC`
-	rows, err := s.db.QueryContext(ctx, s.q(q), append(args, gate.MaxDenials)...)
+	rows, err := s.db.QueryContext(ctx, s.q(q), append(args, event.MaxDenials)...)
 	if err != nil {
 		return nil, fmt.Errorf("store: denials: %w", err)
 	}
@@ -58,5 +58,5 @@ func (s *Store) Denial(ctx context.Context, runID, id string) (Denial, error) {
 			return d, nil
 		}
 	}
-	return Denial{}, fmt.Errorf("store: denial %s of run %s among its last %d: %w", id, runID, gate.MaxDenials, ErrNotFound)
+	return Denial{}, fmt.Errorf("store: denial %s of run %s among its last %d: %w", id, runID, event.MaxDenials, ErrNotFound)
 }

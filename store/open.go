@@ -15,12 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 //go:embed migrations
@@ -163,7 +164,7 @@ func sqlitePath(url string) (string, error) {
 	p := url
 	switch {
 	case url == "":
-		home := sandbox.StateHome()
+		home := wardenhome.Home()
 		if home == "" {
 			return "", errors.New("no home directory for the default database: set WARDEN_HOME or WARDEN_DB")
 		}
@@ -223,17 +224,35 @@ func sqliteDSN(p, sync string) string {
 		"&_pragma=synchronous(" + sync + ")&_txlock=immediate"
 }
 
-// A migration is one numbered .sql file of an engine.
+// A migration is one numbered .sql file, rendered for an engine.
 type migration struct {
 	version int
 	name    string
 	sql     string
 }
 
-// migrations returns the engine's migrations in order.
+// dialect is what a migration's template says differently per engine.
+type dialect struct {
+	Int       string // a 64-bit integer column
+	SerialKey string // an integer primary key that grows with each row
+	Postgres  bool
+}
+
+// dialects are the engines' dialects.
+var dialects = map[string]dialect{
+	EngineSQLite:   {Int: "INTEGER", SerialKey: "INTEGER PRIMARY KEY AUTOINCREMENT"},
+	EnginePostgres: {Int: "BIGINT", SerialKey: "BIGSERIAL PRIMARY KEY", Postgres: true},
+}
+
+// migrations returns the migrations in order, each a text/template of
+// migrations/ rendered for engine: one schema for both engines, so that
+// they cannot drift apart.
 func migrations(engine string) ([]migration, error) {
-	dir := path.Join("migrations", engine)
-	ents, err := fs.ReadDir(migrationFiles, dir)
+	d, ok := dialects[engine]
+	if !ok {
+		return nil, fmt.Errorf("no migrations for the engine %q", engine)
+	}
+	ents, err := fs.ReadDir(migrationFiles, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -244,11 +263,19 @@ func migrations(engine string) ([]migration, error) {
 		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
 			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
 		}
-		b, err := fs.ReadFile(migrationFiles, path.Join(dir, e.Name()))
+		b, err := fs.ReadFile(migrationFiles, path.Join("migrations", e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{v, e.Name(), string(b)})
+		tmpl, err := template.New(e.Name()).Option("missingkey=error").Parse(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		var sql strings.Builder
+		if err := tmpl.Execute(&sql, d); err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		ms = append(ms, migration{v, e.Name(), sql.String()})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil

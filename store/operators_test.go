@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // Operators are stored by name with their credential's hash; a name or a
 // hash is taken once (SPEC S4).
 func TestS4_Operators(t *testing.T) {
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		ctx := context.Background()
 		if err := s.AddOperator(ctx, "alice", "h-alice"); err != nil {
 			t.Fatal(err)
@@ -42,7 +44,7 @@ func TestS4_Operators(t *testing.T) {
 
 // The first client to claim a run owns it; another never does (SPEC S4).
 func TestS4_RunOwners(t *testing.T) {
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		ctx := context.Background()
 		for _, tc := range []struct {
 			run, owner string
@@ -61,7 +63,7 @@ func TestS4_RunOwners(t *testing.T) {
 // A request read after its deadline reads expired, with its fail-safe
 // decision, even when nobody waits for it (issue 21).
 func TestH3_ExpiredReadsExpired(t *testing.T) {
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		ctx := context.Background()
 		dl := time.Now().Add(50 * time.Millisecond)
 		r := Request{Kind: KindApproval, RunID: "r1", Call: Call{ID: "c1", Function: "bash"}, Deadline: &dl}

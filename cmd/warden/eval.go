@@ -17,7 +17,7 @@ import (
 	"github.com/wardenhq/warden/model"
 )
 
-const evalUsage = `usage: warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
+const evalUsage = `usage: warden eval --reviewer first_pass|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
                    [--items OUT] [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
 
 Measures a boundary decider on labelled datasets: prints a table, writes
@@ -28,9 +28,10 @@ decision and the deciding step's reason) to --items.
 // evalCmd measures the boundary decider `warden run` ships on labelled
 // datasets (SPEC V2), built by the same constructor (package
 // internal/decider) from --reviewer, which takes the values of
-// approvals_reviewer: rules is the first pass alone; auto_review is the
-// first pass with the model reviewer deciding what it passes on; a list
-// such as rules,auto_review names approvers asked in order. A person in
+// approvals_reviewer: first_pass is the first pass alone (rules, its old
+// name, is accepted with a warning); auto_review is the first pass with
+// the model reviewer deciding what it passes on; a list such as
+// first_pass,auto_review names approvers asked in order. A person in
 // the list (user, human) never answers: what reaches them counts as
 // escalated. It writes the JSON report to --json and one line per item to
 // --items, then prints a table (and the report, with --json -). The files
@@ -42,11 +43,11 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden eval", evalUsage, stderr)
 	fs := c.fs
 	var (
-		reviewer    = fs.String("reviewer", "rules", "approvals reviewer to measure: rules, auto_review or a list such as rules,auto_review")
+		reviewer    = fs.String("reviewer", decider.FirstPass, "approvals reviewer to measure: first_pass, auto_review or a list such as first_pass,auto_review")
 		modelSpec   = fs.String("model", "", "model of auto_review: openai/NAME, anthropic/NAME or scripted:PATH")
 		jsonOut     = fs.String("json", "", "write the JSON report to this file (- for standard output)")
 		itemsOut    = fs.String("items", "", "write one JSON line per item (id, label, decision, deciding step's reason) to this file")
-		concurrency = fs.Int("concurrency", 0, "items reviewed at once (default 1 for rules, 4 with auto_review)")
+		concurrency = fs.Int("concurrency", 0, "items reviewed at once (default 1 for first_pass, 4 with auto_review)")
 		opts        model.Options
 		ruleFiles   stringList
 	)
@@ -65,7 +66,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	withModel := slices.Contains(who, decider.AutoReview)
 	switch {
 	case who == nil || err != nil:
-		fmt.Fprintf(stderr, "warden eval: --reviewer %q: want rules, auto_review or a list of approvers such as rules,auto_review\n%s", *reviewer, evalUsage)
+		fmt.Fprintf(stderr, "warden eval: --reviewer %q: want first_pass, auto_review or a list of approvers such as first_pass,auto_review\n%s", *reviewer, evalUsage)
 		return exitUsage
 	case withModel && *modelSpec == "":
 		fmt.Fprintf(stderr, "warden eval: --reviewer %s needs --model\n%s", *reviewer, evalUsage)
@@ -84,6 +85,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	for _, w := range decider.Warnings(who) {
+		fmt.Fprintf(stderr, "warden eval: warning: --reviewer: %s\n", w)
+	}
 	var items []eval.Item
 	for _, f := range files {
 		its, err := eval.ReadFile(f)

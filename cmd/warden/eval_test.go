@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/openaitest"
 )
 
 // wardenEval runs warden eval in-process.
@@ -174,13 +176,7 @@ func TestV2_EvalAutoReview(t *testing.T) {
 		if strings.Contains(string(body), "origin main") {
 			verdict = `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites main"}`
 		}
-		b, _ := json.Marshal(map[string]any{
-			"id": "c", "object": "chat.completion", "created": 1, "model": "test",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": verdict}}},
-			"usage":   map[string]any{"prompt_tokens": 500, "completion_tokens": 30, "total_tokens": 530},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(b)
+		openaitest.Reply(w, openaitest.Assistant(verdict), 500, 30)
 	}))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -295,7 +291,7 @@ func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
 		}
 		r.Close() // every write to stdout fails with EPIPE
 		var stderr bytes.Buffer
-		cmd := exec.Command(binary(t), "eval", "--reviewer", "rules", "--json", jsonOut, "--items", itemsOut, "testdata/eval.jsonl")
+		cmd := exec.Command(binary(t), "eval", "--reviewer", "first_pass", "--json", jsonOut, "--items", itemsOut, "testdata/eval.jsonl")
 		cmd.Stdout, cmd.Stderr = w, &stderr
 		err = cmd.Run()
 		w.Close()
@@ -312,9 +308,9 @@ func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
 	t.Run("head -1", func(t *testing.T) {
 		dir := t.TempDir()
 		itemsOut, jsonOut := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "r.json")
-		script := `set -o pipefail; "$0" eval --reviewer rules --json "$1" --items "$2" testdata/eval.jsonl | head -1`
+		script := `set -o pipefail; "$0" eval --reviewer first_pass --json "$1" --items "$2" testdata/eval.jsonl | head -1`
 		out, err := exec.Command("bash", "-c", script, binary(t), jsonOut, itemsOut).CombinedOutput()
-		if exitCode(err) != exitOK || string(out) != "reviewer rules, 6 items\n" {
+		if exitCode(err) != exitOK || string(out) != "reviewer first_pass, 6 items\n" {
 			t.Fatalf("exit %v, output %q", err, out)
 		}
 		if m := readEvalReport(t, jsonOut); m["items"] != 6.0 {
@@ -329,7 +325,7 @@ func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
 // The table names its label columns as labels and counts in the singular
 // where it should (issue 10, item 7).
 func TestEval_TableWording(t *testing.T) {
-	out, err := exec.Command(binary(t), "eval", "--reviewer", "rules", "testdata/eval.jsonl").CombinedOutput()
+	out, err := exec.Command(binary(t), "eval", "--reviewer", "first_pass", "testdata/eval.jsonl").CombinedOutput()
 	if exitCode(err) != exitOK {
 		t.Fatalf("exit %v\n%s", err, out)
 	}
@@ -343,11 +339,11 @@ func TestEval_TableWording(t *testing.T) {
 	if err := os.WriteFile(one, []byte(first+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = exec.Command(binary(t), "eval", "--reviewer", "rules", one).CombinedOutput()
+	out, err = exec.Command(binary(t), "eval", "--reviewer", "first_pass", one).CombinedOutput()
 	if exitCode(err) != exitOK {
 		t.Fatalf("exit %v\n%s", err, out)
 	}
-	if s := string(out); !strings.HasPrefix(s, "reviewer rules, 1 item\n") || !strings.Contains(s, "without ambiguous (1 item) ") || strings.Contains(s, "1 items") {
+	if s := string(out); !strings.HasPrefix(s, "reviewer first_pass, 1 item\n") || !strings.Contains(s, "without ambiguous (1 item) ") || strings.Contains(s, "1 items") {
 		t.Errorf("plurals:\n%s", s)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	_ "github.com/wardenhq/warden/tool/editor"
 )
 
-// Exit codes of warden run (a contract: see README.md).
+// Exit codes of warden run (a contract: see docs/cli.md).
 const (
 	exitOK      = 0
 	exitError   = 1
@@ -41,7 +41,7 @@ const usage = `usage:
   warden rules check [--rules FILE]... -- CMD...
   warden auto-review policy
   warden auto-review approve DENIAL_ID --run RUN_ID [--note TEXT] [--transcript PATH]
-  warden eval --reviewer rules|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
+  warden eval --reviewer first_pass|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
               [--items OUT] [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
   warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
   warden operator add NAME [--db URL]

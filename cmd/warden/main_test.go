@@ -173,7 +173,7 @@ func TestPolicyCheck(t *testing.T) {
 	}
 	for _, want := range []string{
 		bad + ":2:5: reviewer auto: decision \"reject\"",
-		unknown + ":3:5: unknown approver \"humann\" (registered: auto, auto_review, human", // auto_review is registered (P3)
+		unknown + ":3:5: unknown approver \"humann\" (registered: auto, auto_review, first_pass, human", // auto_review is registered (P3)
 	} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)

@@ -87,7 +87,7 @@ func TestNewcomer5_CheckTask(t *testing.T) {
 	write(t, dir, "team.rules", "prefix_rule(pattern = [\"git\", \"push\"], decision = \"prompt\")\n")
 	write(t, dir, "model.yaml", "- content: done\n")
 	valid := "name: ok\ninput: go\nmodel: scripted:model.yaml\ntools: [bash]\napproval: approval.yaml\nreview: review.yaml\n" +
-		"rules: [team.rules]\nsandbox: {mode: full-access}\napprovals_reviewer: [rules, human]\n"
+		"rules: [team.rules]\nsandbox: {mode: full-access}\napprovals_reviewer: [first_pass, human]\n"
 	task := write(t, dir, "task.yaml", valid)
 	home, tmp := filepath.Join(dir, "home"), filepath.Join(dir, "tmp")
 	os.MkdirAll(tmp, 0o755)
@@ -113,7 +113,7 @@ func TestNewcomer5_CheckTask(t *testing.T) {
 		{"missing rules file", "rules: [team.rules]", "rules: [nope.rules]", []string{"task-bad.yaml:7:8: ", "nope.rules"}},
 		{"model file", "model: scripted:model.yaml", "model: scripted:bad-model.yaml", []string{"bad-model.yaml:2:15: tool_calls"}},
 		{"sandbox", "sandbox: {mode: full-access}", "sandbox: {mode: half-open}", []string{"task-bad.yaml:8:17: ", "half-open"}},
-		{"approvals reviewer", "approvals_reviewer: [rules, human]", "approvals_reviewer: [rules, nobody]", []string{"task-bad.yaml:9:21: ", "nobody"}},
+		{"approvals reviewer", "approvals_reviewer: [first_pass, human]", "approvals_reviewer: [first_pass, nobody]", []string{"task-bad.yaml:9:21: ", "nobody"}},
 		{"unknown tool", "tools: [bash]", "tools: [bsh]", []string{"task-bad.yaml:4:9: unknown tool \"bsh\""}},
 	} {
 		bad := write(t, dir, "task-bad.yaml", strings.Replace(valid, tc.from, tc.to, 1))
@@ -133,7 +133,7 @@ func TestNewcomer5_CheckTask(t *testing.T) {
 	// The auto-review policy of $WARDEN_HOME is read when auto_review decides.
 	os.MkdirAll(home, 0o755)
 	write(t, home, "config.toml", "[auto_review]\npolicy = 3\n")
-	ar := write(t, dir, "task-ar.yaml", strings.Replace(valid, "approvals_reviewer: [rules, human]", "approvals_reviewer: auto_review", 1))
+	ar := write(t, dir, "task-ar.yaml", strings.Replace(valid, "approvals_reviewer: [first_pass, human]", "approvals_reviewer: auto_review", 1))
 	if code, _, stderr := runBinary(t, env, "", "check", ar); code != exitUsage || !strings.Contains(stderr, "config.toml:2:10: ") {
 		t.Errorf("bad auto-review policy: exit %d\n%s", code, stderr)
 	}

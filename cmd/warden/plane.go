@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
+	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -27,7 +27,7 @@ const envServer = "WARDEN_SERVER"
 // besides the transcript, and where its people decide.
 type plane struct {
 	sinks   []event.Sink
-	queue   human.Queue
+	queue   queue.Queue
 	closers []func() error
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -14,7 +15,8 @@ import (
 const policyUsage = "usage: warden policy check FILE...\n\nValidates approval and review policy files; errors print as file:line:col.\n"
 
 // policyCheck validates approval and review policy files: syntax, patterns,
-// registered names and their parameters. Errors print as file:line:col.
+// registered names and their parameters. Errors print as file:line:col; an
+// approver's old name (rules for first_pass) is accepted with a warning.
 func policyCheck(files []string, stdout, stderr io.Writer) int {
 	if wantsHelp(files) {
 		fmt.Fprint(stdout, policyUsage)
@@ -41,6 +43,13 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 			}
 			code = exitUsage
 			continue
+		}
+		if f.Kind == policy.Approval {
+			for _, e := range f.Entries {
+				if now, ok := approval.Renamed(e.Name); ok {
+					fmt.Fprintf(stderr, "warning: %s: %s\n", e.Pos, decider.RenameWarning(e.Name, now))
+				}
+			}
 		}
 		fmt.Fprintf(stdout, "%s: ok (%s)\n", path, entries(len(f.Entries), f.Kind))
 	}

@@ -106,6 +106,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	} else {
 		var t *task.Task
 		if t, err = task.Load(pos[0]); err == nil {
+			for _, w := range t.Warnings(opts) {
+				fmt.Fprintf(stderr, "warden: warning: %s\n", w)
+			}
 			p, err = t.Prepare(opts)
 		}
 	}
@@ -174,7 +177,7 @@ func prepareFlags(fs *flag.FlagSet, opts *task.Options) *prepFlags {
 	fs.StringVar(&opts.ModelOptions.APIKey, "api-key", "", "model API key (overrides OPENAI_API_KEY / ANTHROPIC_API_KEY)")
 	fs.StringVar(&opts.Sandbox, "sandbox", "", "sandbox mode for commands: read-only, workspace-write or full-access (replaces the task's sandbox: mode)")
 	fs.BoolVar(&opts.SandboxUnenforced, "sandbox-unenforced", false, "run read-only/workspace-write commands without kernel enforcement where Landlock is missing")
-	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user, auto_review, or approvers in order such as rules,auto_review,human (replaces the task's approvals_reviewer)")
+	fs.StringVar(&opts.ApprovalsReviewer, "approvals-reviewer", "", "who decides requests to cross the sandbox boundary: user, auto_review, or approvers in order such as first_pass,auto_review,human (replaces the task's approvals_reviewer)")
 	fs.StringVar(&opts.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent (default: the run's model)")
 	fs.BoolVar(&opts.PinPolicy, "pin-policy", false, "apply the run's --approval/--review (else the task's policies) to every agent, replacing sub-agents' own")
 	fs.IntVar(&opts.MaxConcurrentCalls, "max-concurrent-calls", 0, "run at most N calls of one model message at once (default the task's max_concurrent_calls or 8)")

@@ -6,27 +6,19 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/override"
 )
 
 // MetadataKey is the key of the Result in the metadata of the approvals
 // Reviewer.Approve returns.
 const MetadataKey = "auto_review"
 
-type overrideKey struct{}
-
 // WithOverride returns a context that carries a person's override for the
-// review made with it. Only code serving the person's own channel (the
-// terminal /approve command, the web panel, the CLI) may call it; the agent
-// and its tools have no way to.
-func WithOverride(ctx context.Context, o *Override) context.Context {
-	return context.WithValue(ctx, overrideKey{}, o)
-}
+// review made with it (override.With).
+func WithOverride(ctx context.Context, o *Override) context.Context { return override.With(ctx, o) }
 
 // OverrideFrom returns the override WithOverride put in ctx, or nil.
-func OverrideFrom(ctx context.Context) *Override {
-	o, _ := ctx.Value(overrideKey{}).(*Override)
-	return o
-}
+func OverrideFrom(ctx context.Context) *Override { return override.From(ctx) }
 
 // Approve makes the Reviewer an approval.Approver, for boundary requests
 // (SPEC G3): it reviews the action of req.Boundary (or, without one, of

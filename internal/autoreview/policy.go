@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -14,33 +13,19 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/sandbox"
 )
 
-// PolicySources are the configuration files a policy is resolved from. An
-// empty path, or a file that does not exist, is skipped.
-type PolicySources struct {
-	// ManagedPath is the administrator's file: its [auto_review] table may
-	// set policy, extra_policy, floor and timeout.
-	ManagedPath string
-	// UserConfigPath is the user's file: its [auto_review] table may set
-	// policy, extra_policy and timeout.
-	UserConfigPath string
-}
+// PolicySources are the configuration files a policy is resolved from
+// (wardenhome.ConfigSources): the administrator's file, whose
+// [auto_review] table may set policy, extra_policy, floor and timeout, and
+// the user's, which may set policy, extra_policy and timeout.
+type PolicySources = wardenhome.ConfigSources
 
 // DefaultPolicySources returns the managed file named by
 // WARDEN_MANAGED_CONFIG (default /etc/warden/managed.toml) and config.toml in
 // WARDEN_HOME (default ~/.warden). When the home directory cannot be found,
 // UserConfigPath is empty.
-func DefaultPolicySources() PolicySources {
-	// Where warden's state lives is said once, by package sandbox, which
-	// also keeps it out of reach of sandboxed commands (SPEC G15).
-	src := PolicySources{ManagedPath: wardenhome.ManagedConfig()}
-	if home := sandbox.StateHome(); home != "" {
-		src.UserConfigPath = filepath.Join(home, "config.toml")
-	}
-	return src
-}
+func DefaultPolicySources() PolicySources { return wardenhome.DefaultConfigSources() }
 
 // Where a part of the policy came from.
 const (

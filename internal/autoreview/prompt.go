@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/override"
 )
 
 // PolicySlot is the placeholder of Template that the policy text replaces.
@@ -86,21 +87,9 @@ func SystemPrompt(policy string) string {
 }
 
 // Override is a person's approval of one retry of a denied action (SPEC
-// G12). Only the person's own channel (terminal /approve, the web panel, the
-// CLI) may create one; nothing the agent or a tool says can.
-type Override struct {
-	// DenialID identifies the denial the person overrode.
-	DenialID string
-	// By names the person, as their channel knows them.
-	By string
-	// Note is what the person wrote with their approval, if anything.
-	Note string
-	// Action is the JSON of the action that was denied. When set, the
-	// override applies only to an action with the same JSON (whitespace
-	// aside); for any other action the reviewer is told that an override
-	// was presented for a different action and does not apply.
-	Action []byte
-}
+// G12): override.Override, which the gate hands the reviewer in the
+// request's context.
+type Override = override.Override
 
 // OverrideMarker returns the trusted marker line that opens a person
 // override note for denialID. BuildPrompt writes it outside the untrusted
@@ -128,43 +117,6 @@ func safeID(id string) string {
 		}
 	}
 	return string(b)
-}
-
-// Applies reports whether o is an override of action: it is when o carries
-// no action, or the same JSON value as action, whatever its whitespace, key
-// order and escapes (a denial read back from a transcript is re-escaped).
-func (o *Override) Applies(action []byte) bool {
-	if o == nil {
-		return false
-	}
-	if len(o.Action) == 0 {
-		return true
-	}
-	return bytes.Equal(canonicalJSON(o.Action), canonicalJSON(action))
-}
-
-// canonicalJSON re-encodes a JSON text with sorted keys and one set of
-// escapes; anything else is returned compacted or trimmed.
-func canonicalJSON(b []byte) []byte {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if dec.Decode(&v) == nil {
-		if out, err := json.Marshal(v); err == nil {
-			return out
-		}
-	}
-	return compactJSON(b)
-}
-
-// compactJSON removes insignificant whitespace from valid JSON, and returns
-// anything else trimmed.
-func compactJSON(b []byte) []byte {
-	var buf bytes.Buffer
-	if json.Compact(&buf, b) == nil {
-		return buf.Bytes()
-	}
-	return bytes.TrimSpace(b)
 }
 
 // BuildPrompt returns the reviewer's conversation: the system message

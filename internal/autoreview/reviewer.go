@@ -42,8 +42,8 @@ const (
 )
 
 // DenialInstruction follows the rationale of every denial the main agent
-// receives (SPEC G9).
-const DenialInstruction = "Do not try to reach the same outcome another way: no workaround, no indirect execution (another tool, a script, an encoded, split or delayed command) and nothing meant to get around the policy. Continue only with a materially safer alternative that still serves the user's request; if there is none, stop and ask the user how to proceed."
+// receives (vocab.DenialInstruction).
+const DenialInstruction = vocab.DenialInstruction
 
 // Reviewer is the reviewer agent (SPEC G4–G10). The zero value of every
 // field but Model takes its default. A Reviewer is safe for concurrent use

@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/openai"
@@ -113,13 +114,7 @@ func completion(content string, calls ...[2]string) http.HandlerFunc {
 			}
 			msg["tool_calls"] = tcs
 		}
-		body, _ := json.Marshal(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "reviewer-test",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
+		openaitest.Reply(w, msg, 100, 20)
 	}
 }
 

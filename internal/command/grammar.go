@@ -60,6 +60,8 @@ type Parsed struct {
 	// Operands are the words that are neither options nor subcommands, in
 	// order; after "--" every word is an operand.
 	Operands []string
+	// DashDash is true when "--" ended the options.
+	DashDash bool
 	// Unknown is true when some option is not in the grammar; such an
 	// option is kept under its spelling ("-z", "--zap") and, when it
 	// is a short cluster, its later letters are not read.
@@ -120,7 +122,7 @@ func (g *Grammar) Parse(argv []string) Parsed {
 			continue
 		}
 		if a == "--" {
-			operandsOnly = true
+			operandsOnly, p.DashDash = true, true
 			continue
 		}
 		if len(a) > 1 && a[0] == '-' {

@@ -134,12 +134,13 @@ func FindRoots(argv []string) []string {
 func GitConfigs(argv []string) []string {
 	g, _ := Lookup("git")
 	var out []string
-	end := Subcommand(argv)
 	var p Parsed
-	for i := 1; i < end && i < len(argv); i++ {
-		if len(argv[i]) > 1 && argv[i][0] == '-' {
-			i = g.option(&p, argv, i)
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" || len(a) < 2 || a[0] != '-' {
+			break // the subcommand (see Subcommand)
 		}
+		i = g.option(&p, argv, i)
 	}
 	for _, o := range p.Options {
 		if o.Name == "config" || o.Name == "config-env" {

@@ -128,6 +128,7 @@ func gitGrammar() *Grammar {
 		"gc":            spec("q=quiet", "aggressive auto prune? no-prune quiet force"),
 		"reflog":        flags().with(map[string]*Grammar{"expire": spec("", "all expire: expire-unreachable: stale-fix rewrite updateref dry-run verbose"), "delete": flags(), "show": flags()}),
 		"filter-branch": flags(),
+		"credential":    flags().with(map[string]*Grammar{"fill": flags(), "approve": flags(), "reject": flags()}),
 		"filter-repo":   flags(),
 		"status":        spec("s=short b=branch u?untracked-files z v=verbose", "short branch porcelain? long verbose untracked-files? ignored? ignore-submodules? column? ahead-behind"),
 		"log":           diffOutput(),
@@ -158,6 +159,7 @@ func diffOutput() *Grammar { return spec("", "output:") }
 // registerAll builds the grammars registry.
 func registerAll() {
 	grammars = map[string]*Grammar{}
+	indexEffects()
 	register(gitGrammar(), "git")
 
 	register(spec("r=recursive R=recursive f=force i=interactive I=interactive-once d=dir v=verbose",
@@ -266,6 +268,6 @@ func registerAll() {
 	register(spec("s:signal l=list L=table n:signal", "signal: list table"), "kill")
 	register(spec("P:pager H?html C:config-file M:manpath S:sections s:sections e:extension L:locale m:systems p:preprocessor r:prompt E:encoding R:recode T?troff-device X?gxditview a=all k=apropos K=global-apropos f=whatis l=local-file w=where W=where-cat c=catman d=debug D=default h=help i=ignore-case I=match-case t=troff Z=ditroff u=update 7=ascii",
 		"pager: html? config-file: manpath: sections: extension: locale: systems: preprocessor: prompt: encoding: recode: troff-device? gxditview? all apropos global-apropos whatis local-file where location=where where-cat location-cat=where-cat catman debug default help ignore-case match-case troff ditroff update ascii regex wildcard names-only no-subpages no-hyphenation no-justification nh nj"), "man")
-	register(spec("R=recursive d=decrypt e=encrypt", ""), "crontab")
+	register(spec("u:user l=list r=remove e=edit i=interactive", ""), "crontab")
 	register(spec("f:file C:directory n=just-print B=always-make k=keep-going s=silent j?jobs i=ignore-errors e=environment-overrides I:include-dir W:what-if o:old-file q=question t=touch", "file: makefile=file directory: dry-run=just-print just-print recon=just-print always-make keep-going silent quiet=silent jobs? ignore-errors environment-overrides include-dir: what-if: old-file: question touch eval:"), "make", "gmake")
 }

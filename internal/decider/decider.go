@@ -32,9 +32,11 @@ const (
 	// then the model reviewer for what the first pass passes on.
 	AutoReview = autoreview.ApproverName
 	// FirstPass is the deterministic first pass of SPEC G14 (package
-	// triage). Its registered name, "rules", is a contract: policy files,
-	// approvals_reviewer lists and `warden eval --reviewer` use it.
+	// triage), "first_pass". Its old name, OldFirstPass, is still accepted
+	// (Warnings says it is old), so that "rules" means exec rules only.
 	FirstPass = triage.ApproverName
+	// OldFirstPass is the first pass's old name, "rules".
+	OldFirstPass = triage.OldApproverName
 	// Human is a person at the console.
 	Human = "human"
 )
@@ -94,16 +96,48 @@ func Check(names []string) ([]string, error) {
 		switch {
 		case n == "":
 			return nil, fmt.Errorf("approvals_reviewer: an empty name")
-		case seen[n]:
+		case seen[canonical(n)]:
 			return nil, fmt.Errorf("approvals_reviewer: %q is listed twice", n)
 		case n == User, n == AutoReview, n == FirstPass, n == Human, approval.Registered(n):
 		default:
 			return nil, fmt.Errorf("approvals_reviewer %q: want %q, %q, a list of approvers such as [%s, %s, %s], or a registered approver (%s)",
 				n, User, AutoReview, FirstPass, AutoReview, Human, strings.Join(approval.Names(), ", "))
 		}
-		seen[n] = true
+		seen[canonical(n)] = true
 	}
 	return names, nil
+}
+
+// canonical returns the name n is registered under now: FirstPass for
+// OldFirstPass, n itself for every other name.
+func canonical(n string) string {
+	if now, ok := approval.Renamed(n); ok {
+		return now
+	}
+	return n
+}
+
+// Warnings returns a warning for each name of names that is the old name
+// of an approver — "rules" for the first pass — saying which to write
+// instead; nil when there is none.
+func Warnings(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if now, ok := approval.Renamed(n); ok {
+			out = append(out, RenameWarning(n, now))
+		}
+	}
+	return out
+}
+
+// RenameWarning says that old is the old name of the approver registered
+// as name now.
+func RenameWarning(old, name string) string {
+	w := fmt.Sprintf("%q is the old name of the approver %q: write %q", old, name, name)
+	if old == OldFirstPass {
+		w += ` ("rules" now means exec rules only)`
+	}
+	return w
 }
 
 // Parse reads an approvals_reviewer value as given on a command line: one
@@ -129,12 +163,18 @@ func Parse(s string) ([]string, error) {
 // reviewer on cfg.ReviewModel or else on the run's model, with the policy
 // text and timeout resolved from the managed and user configuration, SPEC
 // G8, G10, G14), or a list of approvers asked in order like any approval
-// policy (SPEC P3): for example [rules, human], the first pass and then a
+// policy (SPEC P3): for example [first_pass, human], the first pass and then a
 // person, without the model. An error is a configuration error.
 func New(cfg Config) (*approval.Policy, error) {
-	who, err := Check(cfg.Reviewers)
+	written, err := Check(cfg.Reviewers)
 	if err != nil {
 		return nil, err
+	}
+	// who are the names as registered now; entries keep the names as
+	// written, which the transcript records.
+	who := make([]string, len(written))
+	for i, n := range written {
+		who[i] = canonical(n)
 	}
 	set := cfg.Rules
 	if set == nil && len(cfg.RuleFiles) > 0 {
@@ -170,7 +210,7 @@ func New(cfg Config) (*approval.Policy, error) {
 	}
 	var list []approval.Rule
 	for i, name := range who {
-		entry := policy.Entry{Name: name}
+		entry := policy.Entry{Name: written[i]}
 		var h approval.Approver
 		switch name {
 		case AutoReview:

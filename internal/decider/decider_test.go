@@ -177,3 +177,46 @@ func TestG15_DeciderFirstPassEscalationsAndWritableRoots(t *testing.T) {
 		t.Errorf("a fetch into the home under /root: %s", d)
 	}
 }
+
+// TestG14_FirstPassOldNameAccepted: approvals_reviewer lists take the
+// first pass as "first_pass" and, with a warning, as "rules", its old
+// name; both name the same approver, so listing both is listing it twice.
+// The list keeps the names as written (the transcript records them).
+func TestG14_FirstPassOldNameAccepted(t *testing.T) {
+	isolate(t)
+	for _, tc := range []struct {
+		list    string
+		err     string
+		warning bool
+	}{
+		{"first_pass,human", "", false},
+		{"rules,human", "", true},
+		{"[rules, human]", "", true},
+		{"rules,first_pass", "listed twice", false},
+	} {
+		who, err := decider.Parse(tc.list)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.list, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.list, err)
+		}
+		ws := decider.Warnings(who)
+		if got := len(ws) == 1 && strings.Contains(ws[0], `"rules" is the old name of the approver "first_pass"`); got != tc.warning {
+			t.Errorf("%s: warnings %q", tc.list, ws)
+		}
+		p, err := decider.New(decider.Config{Reviewers: who, Person: approval.Auto(approval.Reject, "person")})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.list, err)
+		}
+		if got := p.Entries()[0].Name; got != who[0] {
+			t.Errorf("%s: the first entry is %q, want the name as written", tc.list, got)
+		}
+	}
+	if slices.Contains(approval.Names(), decider.OldFirstPass) || !slices.Contains(approval.Names(), decider.FirstPass) {
+		t.Errorf("registered names %v: want first_pass, not rules", approval.Names())
+	}
+}

@@ -28,7 +28,8 @@ type Item struct {
 	ID string `json:"id"`
 	// Source is the short name of where the item comes from.
 	Source string `json:"source"`
-	// Kind is "shell", "tool_call" or "trajectory".
+	// Kind is "shell", "tool_call" or "trajectory" (the shared datasets'
+	// kinds), or "file_edit" or "network".
 	Kind string `json:"kind"`
 	// Request is what the user asked, or "".
 	Request string `json:"request"`
@@ -55,7 +56,8 @@ type Item struct {
 var keys = []string{"id", "source", "kind", "request", "transcript", "action", "label", "category", "ambiguous"}
 
 var (
-	kinds = map[string]action.Kind{"shell": action.Shell, "tool_call": action.MCP, "trajectory": action.Sequence}
+	kinds = map[string]action.Kind{"shell": action.Shell, "tool_call": action.MCP, "trajectory": action.Sequence,
+		"file_edit": action.FileEdit, "network": action.Network}
 	roles = map[string]bool{"user": true, "assistant": true, "tool": true}
 )
 
@@ -77,7 +79,9 @@ func ReadFile(path string) ([]Item, error) {
 // strings, a transcript of {role, content} turns (role user, assistant or
 // tool), an action object that action.Parse reads and
 // whose tool matches the kind (shell → shell, tool_call → mcp_tool_call,
-// trajectory → sequence), label allow or deny, a known category and a
+// trajectory → sequence; beyond the shared datasets' schema, file_edit →
+// file_edit and network → network, which the first pass's own corpus
+// uses), label allow or deny, a known category and a
 // boolean ambiguous. Ids must be unique within the file. Errors name
 // the line, "name:line: message"; up to 20 are reported together.
 func Read(r io.Reader, name string) ([]Item, error) {
@@ -181,7 +185,7 @@ func parseItem(b []byte) (Item, error) {
 	}
 	tool, ok := kinds[it.Kind]
 	if !ok {
-		return Item{}, fmt.Errorf("kind %q: want shell, tool_call or trajectory", it.Kind)
+		return Item{}, fmt.Errorf("kind %q: want shell, tool_call, trajectory, file_edit or network", it.Kind)
 	}
 	turns, err := parseTranscript(obj["transcript"])
 	if err != nil {

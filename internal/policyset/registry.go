@@ -2,10 +2,11 @@ package policyset
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/policy"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/wardenhq/warden/policy"
 )
 
 // Factory creates a handler (an approver or a reviewer) from the parameters
@@ -18,11 +19,12 @@ type Registry[H any] struct {
 	what      string // "approver" or "reviewer", for messages
 	mu        sync.RWMutex
 	factories map[string]Factory[H]
+	renamed   map[string]string // an old name → the name it is registered under now
 }
 
 // NewRegistry returns an empty registry of handlers called what.
 func NewRegistry[H any](what string) *Registry[H] {
-	return &Registry[H]{what: what, factories: map[string]Factory[H]{}}
+	return &Registry[H]{what: what, factories: map[string]Factory[H]{}, renamed: map[string]string{}}
 }
 
 // Register makes a handler available under name. It panics if name is
@@ -30,21 +32,57 @@ func NewRegistry[H any](what string) *Registry[H] {
 func (r *Registry[H]) Register(name string, f Factory[H]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.factories[name]; dup {
+	if _, dup := r.factories[name]; dup || r.renamed[name] != "" {
 		panic(fmt.Sprintf("%s registered twice: %s", r.what, name))
 	}
 	r.factories[name] = f
 }
 
-// Registered reports whether name is registered.
-func (r *Registry[H]) Registered(name string) bool {
+// Rename keeps old, the name a handler was registered under before, as a
+// name of the handler registered as name: Registered and Build accept it,
+// Names leaves it out and Renamed reports it, so that callers can warn.
+// It panics if old is taken or name is not registered.
+func (r *Registry[H]) Rename(old, name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.factories[old]; dup || r.renamed[old] != "" {
+		panic(fmt.Sprintf("%s registered twice: %s", r.what, old))
+	}
+	if _, ok := r.factories[name]; !ok {
+		panic(fmt.Sprintf("%s %s renamed to %s, which is not registered", r.what, old, name))
+	}
+	r.renamed[old] = name
+}
+
+// Renamed returns the name the handler once registered as old is
+// registered under now, and whether old is such a name.
+func (r *Registry[H]) Renamed(old string) (string, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	_, ok := r.factories[name]
+	name, ok := r.renamed[old]
+	return name, ok
+}
+
+// factory returns the factory of name, or of the name it was renamed to.
+func (r *Registry[H]) factory(name string) (Factory[H], bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if now, ok := r.renamed[name]; ok {
+		name = now
+	}
+	f, ok := r.factories[name]
+	return f, ok
+}
+
+// Registered reports whether name is registered, or was before it was
+// renamed.
+func (r *Registry[H]) Registered(name string) bool {
+	_, ok := r.factory(name)
 	return ok
 }
 
-// Names returns the registered names, sorted.
+// Names returns the registered names, sorted; old names of renamed
+// handlers are left out.
 func (r *Registry[H]) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -56,12 +94,10 @@ func (r *Registry[H]) Names() []string {
 	return names
 }
 
-// Build creates the handler registered as name with params. An unknown name
-// is an error that lists the registered ones.
+// Build creates the handler registered as name (or renamed from it) with
+// params. An unknown name is an error that lists the registered ones.
 func (r *Registry[H]) Build(name string, params map[string]any) (H, error) {
-	r.mu.RLock()
-	f, ok := r.factories[name]
-	r.mu.RUnlock()
+	f, ok := r.factory(name)
 	if !ok {
 		var zero H
 		return zero, fmt.Errorf("unknown %s %q (registered: %s)", r.what, name, strings.Join(r.Names(), ", "))

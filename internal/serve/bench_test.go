@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -56,9 +57,9 @@ func BenchmarkDecideAPI(b *testing.B) {
 // concurrently through the API (GOMAXPROCS×4 clients), on SQLite and, when
 // WARDEN_TEST_POSTGRES is set, on PostgreSQL.
 func BenchmarkDecideConcurrent(b *testing.B) {
-	for _, e := range engines(b) {
-		b.Run(e.name, func(b *testing.B) {
-			ts := startServer(b, e.url)
+	for _, e := range storetest.Engines(b) {
+		b.Run(e.Name, func(b *testing.B) {
+			ts := startServer(b, e.URL)
 			ctx := context.Background()
 			ids := make([]string, b.N)
 			for i := range ids {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -23,9 +24,9 @@ import (
 // released by its own decision, in whatever order people decide, and no
 // pending request holds up another (SPEC H4).
 func TestH4_ManyPendingDontBlock(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ts := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ts := startServer(t, e.URL)
 			n, slow := 60, 2*time.Second
 			if raceEnabled {
 				n, slow = 20, 10*time.Second
@@ -91,9 +92,9 @@ func TestH4_ManyPendingDontBlock(t *testing.T) {
 // A request with a deadline that nobody answers ends with its fail-safe
 // outcome, never approve; a decision after that is refused (SPEC H3).
 func TestH3_TimeoutFailsafe(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ts := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ts := startServer(t, e.URL)
 			ctx := context.Background()
 			for _, tc := range []struct {
 				kind, failsafe, want string
@@ -202,11 +203,11 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 // once, and the waiter on the first learns of it (SPEC S1). On PostgreSQL
 // when WARDEN_TEST_POSTGRES is set; on a shared SQLite file always.
 func TestS1_DecideThroughAnotherReplica(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			a := startServer(t, e.url)
-			b := startServer(t, e.url)
-			c := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			a := startServer(t, e.URL)
+			b := startServer(t, e.URL)
+			c := startServer(t, e.URL)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			const n = 20

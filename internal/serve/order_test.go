@@ -13,10 +13,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
 )
@@ -34,17 +32,8 @@ func TestP2_PatternCopiedFromThePanelMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := tool.OrderOf(ed)
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	key, err := gate.FileSealer(filepath.Join(dir, "keys", "override.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer((&Server{Store: st, Token: panelToken, Sealer: key, Orders: tool.OrdersOf(ed)}).Handler())
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	hs := httptest.NewServer((&Server{Store: st, Token: panelToken, Sealer: testKey(t), Orders: tool.OrdersOf(ed)}).Handler())
 	t.Cleanup(hs.Close)
 
 	args := `{"path":"a.txt","file_text":"x","zz":1,"command":"create","aa":2}`
@@ -66,7 +55,7 @@ func TestP2_PatternCopiedFromThePanelMatches(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := human.QueueApprover(st, "run-p", nil, 0).Approve(ctx, &approval.Request{Call: call, Tool: ed, Order: order})
+		_, err := queue.Approver(st, "run-p", nil, 0).Approve(ctx, &approval.Request{Call: call, Tool: ed, Order: order})
 		done <- err
 	}()
 	deadline := time.Now().Add(bound(10 * time.Second))

@@ -222,7 +222,7 @@ var choiceOrder = []string{"approve", "continue", "modify", "reject", "terminate
 //
 // The call is rendered in the order of its stored arguments: the queue
 // stores them in the order of the tool's schema, then sorted (SPEC P2;
-// human.QueueApprover), so the panel shows the call as patterns see it.
+// queue.Approver), so the panel shows the call as patterns see it.
 func viewRequest(r store.Request) requestView {
 	order := tool.KeyOrder(r.Call.Arguments)
 	v := requestView{

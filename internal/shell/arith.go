@@ -304,13 +304,23 @@ func treeMatters(src string) bool {
 	if strings.ContainsAny(src, "#([{=") {
 		return true
 	}
-	for _, k := range []string{"let", "read", "printf", "mapfile", "getopts", "for", "select",
-		"declare", "typeset", "local", "export", "nameref"} {
-		if strings.Contains(src, k) {
-			return true
+	// One pass over src for the words (as substrings) let, read, printf,
+	// mapfile, getopts, for, select, declare, typeset, local, export and
+	// nameref, instead of one search each.
+	for i := 0; i < len(src); i++ {
+		for _, k := range treeWords[src[i]] {
+			if strings.HasPrefix(src[i:], k) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// treeWords are treeMatters' words by their first letter.
+var treeWords = [256][]string{
+	'l': {"let", "local"}, 'r': {"read"}, 'p': {"printf"}, 'm': {"mapfile"}, 'g': {"getopts"},
+	'f': {"for"}, 's': {"select"}, 'd': {"declare"}, 't': {"typeset"}, 'e': {"export"}, 'n': {"nameref"},
 }
 
 // assignOp reports whether op assigns to its left operand.

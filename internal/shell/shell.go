@@ -153,12 +153,31 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{s: &Script{}}
+	w := &walker{s: &Script{Commands: make([]Command, 0, commandsHint(f))}}
 	w.checkSource(src)
 	w.scanTree(f, src)
 	w.stmts(f.Stmts, ctx{src: src})
 	w.finish()
 	return w.s, nil
+}
+
+// commandsHint guesses how many simple commands f holds, so that the
+// slice of them grows once at most for common scripts: one per statement,
+// plus one per pipeline stage and list member.
+func commandsHint(f *syntax.File) int {
+	n := 0
+	for _, st := range f.Stmts {
+		n++
+		for cmd := st.Cmd; cmd != nil; {
+			b, ok := cmd.(*syntax.BinaryCmd)
+			if !ok {
+				break
+			}
+			n++
+			cmd = b.X.Cmd
+		}
+	}
+	return min(max(n+2, 4), 32)
 }
 
 // FromArgs returns the commands an argv would run when executed directly
@@ -181,22 +200,15 @@ func FromArgs(argv []string) *Script {
 }
 
 // Quote returns s quoted for a POSIX shell when it needs quoting, s itself
-// otherwise.
+// otherwise: mvdan.cc/sh/v3/syntax.Quote for the POSIX dialect (which also
+// quotes keywords, assignments, globs, braces and tildes). Text that
+// dialect has no escape sequence for (control characters, a newline,
+// invalid UTF-8) goes in single quotes, which keep every byte literally; a
+// single quote inside is written '\”. Split and bash read every result
+// back as the one word s (TestG14_QuoteRoundTrips, FuzzG14_QuoteBash).
 func Quote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			strings.IndexByte("_@%+=:,./-", c) >= 0) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
+	if q, err := syntax.Quote(s, syntax.LangPOSIX); err == nil {
+		return q
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

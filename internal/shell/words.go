@@ -242,6 +242,9 @@ func isDigits(s string) bool {
 // Base returns the last element of a slash-separated program path
 // ("/bin/rm" → "rm"); a name without a slash is returned as is.
 func Base(p string) string {
+	if strings.IndexByte(p, '/') < 0 {
+		return p // most names: one vectorised search, not a byte-by-byte one from the end
+	}
 	p = strings.TrimRight(p, "/")
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[i+1:]

@@ -11,11 +11,11 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/human" // also the default approvals reviewer: a person
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/toolbox"
@@ -41,7 +41,7 @@ type Options struct {
 	// Queue, when set, is where a person decides the requests of the
 	// run's "human" approvers and reviewers (the web panel, the API);
 	// nil asks at the console (SPEC H1).
-	Queue human.Queue
+	Queue queue.Queue
 	// Sandbox, when set, is the sandbox mode, replacing the task's.
 	Sandbox string
 	// SandboxUnenforced accepts running read-only and workspace-write
@@ -104,7 +104,7 @@ type Prepared struct {
 	// it unless KeepWorkdir is set.
 	TempDir string
 	file    *event.Transcript
-	queue   human.Queue
+	queue   queue.Queue
 }
 
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
@@ -335,7 +335,7 @@ func (p *Prepared) Execute(ctx context.Context) *agent.Result {
 // context returns ctx with the run's queue, if any, for its people.
 func (p *Prepared) context(ctx context.Context) context.Context {
 	if p.queue != nil {
-		return human.WithQueue(ctx, p.queue, p.Run.ID)
+		return queue.WithQueue(ctx, p.queue, p.Run.ID)
 	}
 	return ctx
 }

@@ -59,8 +59,8 @@ type Task struct {
 	// boundary (SPEC G3): ["user"] (a person; the default when empty),
 	// ["auto_review"] (the first pass, then the reviewer agent), or a list
 	// of approvers asked in order, the first decision that is not escalate
-	// winning (SPEC A3): "rules" (the first pass, passing on what is not
-	// clear), "auto_review" (the reviewer agent alone), "human" or "user"
+	// winning (SPEC A3): "first_pass" (the first pass, passing on what is
+	// not clear; "rules", its old name, is accepted with a warning), "auto_review" (the reviewer agent alone), "human" or "user"
 	// (a person), or any other registered approver (SPEC P3).
 	ApprovalsReviewer []string
 	// PinPolicy is the pin_policy key: the run's policies (the operator's,
@@ -79,20 +79,51 @@ type Task struct {
 	at map[string]policy.Pos
 }
 
-// The approvals reviewers of SPEC G3, and the first pass's name in a list
-// (see package decider).
-const (
-	reviewerUser  = decider.User
-	reviewerAuto  = decider.AutoReview
-	reviewerRules = decider.FirstPass
-	reviewerHuman = decider.Human
-)
-
 // ParseApprovalsReviewer reads an approvals_reviewer value as given on the
 // command line: one name, or a list of names separated by commas (with or
 // without surrounding brackets). "" is ["user"]. Every name must be user,
-// auto_review, rules, human or a registered approver.
+// auto_review, first_pass, human or a registered approver.
 func ParseApprovalsReviewer(s string) ([]string, error) { return decider.Parse(s) }
+
+// Warnings returns what in the task, with opts, is accepted but should be
+// written another way: the old names of approvers (the first pass as
+// "rules", whose name is now "first_pass") in approvals_reviewer and in
+// the approval policies of the task and its agents, each at its place.
+func (t *Task) Warnings(opts Options) []string {
+	var out []string
+	if opts.ApprovalsReviewer != "" {
+		who, _ := ParseApprovalsReviewer(opts.ApprovalsReviewer)
+		for _, w := range decider.Warnings(who) {
+			out = append(out, "--approvals-reviewer: "+w)
+		}
+	} else {
+		at := t.Path
+		if pos, ok := t.at["approvals_reviewer"]; ok {
+			at = pos.String()
+		}
+		for _, w := range decider.Warnings(t.ApprovalsReviewer) {
+			out = append(out, at+": approvals_reviewer: "+w)
+		}
+	}
+	if now, ok := approval.Renamed(opts.Approval); ok {
+		out = append(out, "--approval: "+decider.RenameWarning(opts.Approval, now))
+	}
+	policies := []*Policy{t.Approval}
+	for _, a := range t.Agents {
+		policies = append(policies, a.Approval)
+	}
+	for _, p := range policies {
+		if p == nil {
+			continue
+		}
+		for _, e := range p.Entries {
+			if now, ok := approval.Renamed(e.Name); ok {
+				out = append(out, e.Pos.String()+": "+decider.RenameWarning(e.Name, now))
+			}
+		}
+	}
+	return out
+}
 
 // checkApprovalsReviewers checks a list of approvals reviewers; an empty
 // list is ["user"].

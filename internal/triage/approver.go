@@ -9,7 +9,6 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -22,7 +21,7 @@ const MetadataKey = "triage"
 // is unclear and no reviewer is configured to decide it.
 const NoReviewerMessage = "No reviewer is configured to decide actions that the first pass finds unclear, so this one was not run"
 
-// approver is the first pass as an approver (registered as "rules").
+// approver is the first pass as an approver (registered as "first_pass").
 type approver struct {
 	k    *Knowledge // what the first pass knows about programs (nil: the embedded file)
 	set  *rules.Set
@@ -53,7 +52,7 @@ func (k *Knowledge) Approver(set *rules.Set, next approval.Approver) approval.Ap
 	return &approver{k: k, set: set, next: next}
 }
 
-// PassOnApprover is the registered first pass ("rules" in an
+// PassOnApprover is the registered first pass ("first_pass" in an
 // approvals_reviewer list) judging with what k knows about programs:
 // unclear actions escalate to the next approver of the policy.
 func (k *Knowledge) PassOnApprover(set *rules.Set) approval.Approver {
@@ -116,20 +115,24 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 // the class, the reason and the instruction of SPEC G9.
 func DenialMessage(v Verdict) string {
 	return "warden's first pass denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + string(v.Risk) + "): " +
-		v.Reason + "\n\n" + autoreview.DenialInstruction
+		v.Reason + "\n\n" + vocab.DenialInstruction
 }
 
 // ApproverName is the name of the first pass in the approver registry
-// (SPEC P3), in approvals_reviewer lists and in `warden eval --reviewer`:
-// "rules", a contract kept although the component is called the first
-// pass.
-const ApproverName = "rules"
+// (SPEC P3), in approvals_reviewer lists and in `warden eval --reviewer`.
+const ApproverName = "first_pass"
+
+// OldApproverName is the name the first pass was registered under before
+// it was ApproverName. It is still accepted, with a warning (package
+// decider, warden check), so that "rules" means exec rules only.
+const OldApproverName = "rules"
 
 func init() {
 	approval.Register(ApproverName, factory)
+	approval.Rename(OldApproverName, ApproverName)
 }
 
-// factory builds the first pass as the "rules" approver of policy files: parameter rules, a
+// factory builds the first pass as the "first_pass" approver of policy files: parameter rules, a
 // rules file or a list of them (Codex .rules or YAML; directories load
 // every rules file in them). Unclear actions escalate to the policy's next
 // approver.

@@ -13,7 +13,6 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
@@ -62,7 +61,7 @@ func TestG14_ApproverDecidesClearCases(t *testing.T) {
 	if err != nil || got.Decision != approval.Reject {
 		t.Fatalf("critical: %+v, %v", got, err)
 	}
-	if !strings.Contains(got.Explanation, "SSH private key") || !strings.Contains(got.Explanation, autoreview.DenialInstruction) {
+	if !strings.Contains(got.Explanation, "SSH private key") || !strings.Contains(got.Explanation, vocab.DenialInstruction) {
 		t.Errorf("denial explanation: %q", got.Explanation)
 	}
 	if ar := got.AutoReview; ar == nil || ar.Status != action.StatusDenied || ar.Source != event.SourceFirstPass || ar.Rationale == "" {

@@ -80,3 +80,11 @@ func clusterValues(args []string, letter byte, argLetters string) []string {
 	}
 	return out
 }
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}

@@ -22,7 +22,7 @@ import (
 // the shared datasets. No deny item may be allowed and no allow item
 // denied.
 func TestG15_ClassesHeldOut(t *testing.T) {
-	items, err := eval.ReadFile("testdata/classes.jsonl")
+	items, err := eval.ReadFile(corpusDir + "/classes/classes.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

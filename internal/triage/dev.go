@@ -5,6 +5,9 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -37,7 +40,7 @@ func judgeDevTool(s *sh, c *cmd) {
 		}
 	case "ab", "hey", "wrk", "k6":
 		for _, a := range c.args[1:] {
-			if strings.Contains(a, "://") && !localURL(a) {
+			if strings.Contains(a, "://") && !network.LocalURL(a) {
 				s.esc(vocab.Routine, medium, "`"+c.text+"` sends load to a remote host")
 				return
 			}
@@ -72,7 +75,7 @@ func judgeDevTool(s *sh, c *cmd) {
 
 // Git.
 
-var sharedBranch = lazyRE(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
+var sharedBranch = pattern.Lazy(`^(refs/heads/)?(main|master|trunk|develop|development|dev|release.*|production|prod|staging|stable|gh-pages|HEAD)$`)
 
 func judgeGit(s *sh, c *cmd) {
 	args := c.args
@@ -92,7 +95,7 @@ func judgeGit(s *sh, c *cmd) {
 		for _, a := range rest[1:] {
 			if strings.Contains(a, "://") || strings.Contains(a, "$(") || strings.Contains(a, "`") || strings.Contains(a, "@") {
 				urls = append(urls, a)
-				if h, ok := urlHost(a); ok {
+				if h, ok := network.URLHost(a); ok {
 					hosts = append(hosts, h)
 				}
 			}
@@ -101,12 +104,12 @@ func judgeGit(s *sh, c *cmd) {
 			return
 		}
 	}
-	if p, ok := command.Parse(args); ok {
-		// Options that write the output to a file are writes there.
-		for _, o := range append(p.Values("output"), p.Values("output-directory")...) {
-			s.write(c, s.where(o, c.cwd), "")
-		}
+	p, _ := command.Parse(args)
+	// Options that write the output to a file are writes there.
+	for _, o := range append(p.Values("output"), p.Values("output-directory")...) {
+		s.write(c, s.where(o, c.cwd), "")
 	}
+	does := p.Does()
 	switch sub {
 	case "status", "diff", "log", "show", "blame", "annotate", "rev-parse", "rev-list", "ls-files", "ls-tree",
 		"cat-file", "describe", "shortlog", "merge-base", "show-ref", "count-objects", "version", "whatchanged",
@@ -124,7 +127,7 @@ func judgeGit(s *sh, c *cmd) {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` creates a repository (.git) outside the sandbox")
 			return
 		}
-		if sub == "worktree" && len(rest) > 1 && rest[1] == "remove" && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
+		if does&command.RemovesWorktree != 0 {
 			s.esc(vocab.Destructive, medium, "`"+c.text+"` removes a worktree with its changes")
 			return
 		}
@@ -144,72 +147,14 @@ func judgeGit(s *sh, c *cmd) {
 			return
 		}
 		s.allow("git commit")
-	case "checkout":
-		ops := shell.Operands(rest, "bB")
-		if shell.HasShort(rest, 'f', "bB") || shell.HasLong(rest, "force") {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--force)")
-			return
-		}
-		if shell.HasWord(rest, "--") || len(ops) > 1 {
-			for _, p := range ops {
-				if p == "." || p == ":/" || p == "*" {
-					s.esc(vocab.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
-					return
-				}
-			}
-		}
-		s.allow("git checkout")
-	case "restore":
-		staged := shell.HasLong(rest, "staged") || shell.HasShort(rest, 'S', "s")
-		worktree := shell.HasLong(rest, "worktree") || shell.HasShort(rest, 'W', "s") || !staged
-		for _, p := range shell.Operands(rest, "s", "source") {
-			if worktree && (p == "." || p == ":/" || p == "*") {
-				s.esc(vocab.Destructive, medium, "`"+c.text+"` discards every uncommitted change")
+	case "checkout", "restore", "reset", "clean", "branch", "tag", "stash", "reflog":
+		for _, v := range gitEffectVerdicts {
+			if v.sub == sub && does&v.effect != 0 {
+				s.esc(vocab.Destructive, v.risk, "`"+c.text+"` "+v.what)
 				return
 			}
 		}
-		s.allow("git restore")
-	case "reset":
-		if shell.HasLong(rest, "hard", "merge", "keep") {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards uncommitted changes (--hard)")
-			return
-		}
-		s.allow("git reset")
-	case "clean":
-		if (shell.HasShort(rest, 'f', "e") || shell.HasLong(rest, "force")) && !shell.HasShort(rest, 'n', "e") && !shell.HasLong(rest, "dry-run") {
-			risk := medium
-			what := "deletes untracked files"
-			if shell.HasShort(rest, 'x', "e") {
-				what = "deletes untracked and ignored files (.env and local data included)"
-			}
-			s.esc(vocab.Destructive, risk, "`"+c.text+"` "+what)
-			return
-		}
-		s.allow("git clean")
-	case "branch":
-		if shell.HasShort(rest, 'D', "") || (shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete")) && (shell.HasShort(rest, 'f', "") || shell.HasLong(rest, "force")) {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes a branch that may not be merged")
-			return
-		}
-		s.allow("git branch")
-	case "tag":
-		if shell.HasShort(rest, 'd', "") || shell.HasLong(rest, "delete") || shell.HasShort(rest, 'f', "") {
-			s.esc(vocab.Destructive, low, "`"+c.text+"` deletes or moves a tag")
-			return
-		}
-		s.allow("git tag")
-	case "stash":
-		if len(rest) > 1 && (rest[1] == "drop" || rest[1] == "clear") {
-			s.esc(vocab.Destructive, medium, "`"+c.text+"` discards stashed changes")
-			return
-		}
-		s.allow("git stash")
-	case "reflog":
-		if len(rest) > 1 && (rest[1] == "expire" || rest[1] == "delete") {
-			s.esc(vocab.Destructive, high, "`"+c.text+"` drops recovery points")
-			return
-		}
-		s.allow("git reflog")
+		s.allow("git " + sub)
 	case "remote":
 		if len(rest) > 1 && (rest[1] == "remove" || rest[1] == "rm" || rest[1] == "set-url") {
 			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` changes where the repository pushes")
@@ -246,10 +191,10 @@ func judgeGit(s *sh, c *cmd) {
 		}
 		s.allow("git config")
 	case "push":
-		s.gitPush(c, rest)
+		s.gitPush(c, rest, does)
 	case "filter-branch", "filter-repo", "replace", "update-ref", "symbolic-ref", "commit-tree", "hash-object",
 		"update-index", "read-tree", "write-tree", "pack-refs", "prune-packed", "repack":
-		if sub == "update-ref" && !shell.HasShort(rest, 'd', "") {
+		if sub == "update-ref" && does&command.DeletesRef == 0 {
 			s.esc(vocab.Destructive, low, "`"+c.text+"` rewrites a ref")
 			return
 		}
@@ -271,6 +216,27 @@ func judgeGit(s *sh, c *cmd) {
 	}
 }
 
+// gitEffectVerdicts are how the first pass passes on what a git
+// subcommand does (command.Does): the first row of the subcommand whose
+// effect the command has gives the risk and the reason.
+var gitEffectVerdicts = []struct {
+	sub    string
+	effect command.Effect
+	risk   int
+	what   string
+}{
+	{"checkout", command.DiscardsChanges, medium, "discards uncommitted changes (--force)"},
+	{"checkout", command.DiscardsAllChanges, medium, "discards every uncommitted change"},
+	{"restore", command.DiscardsAllChanges, medium, "discards every uncommitted change"},
+	{"reset", command.DiscardsChanges | command.MayDiscardChanges, medium, "discards uncommitted changes (--hard)"},
+	{"clean", command.DeletesIgnored, medium, "deletes untracked and ignored files (.env and local data included)"},
+	{"clean", command.DeletesUntracked, medium, "deletes untracked files"},
+	{"branch", command.DeletesUnmergedBranch, medium, "deletes a branch that may not be merged"},
+	{"tag", command.DeletesOrMovesTag, low, "deletes or moves a tag"},
+	{"stash", command.DiscardsStash, medium, "discards stashed changes"},
+	{"reflog", command.DropsRecoveryPoints, high, "drops recovery points"},
+}
+
 // gitConfig judges configuration settings "key=value" (or "key value"
 // split by the caller); it reports whether it found something.
 func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
@@ -287,11 +253,7 @@ func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
 				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` turns TLS verification off")
 			}
 			found = true
-		case k == "core.hookspath" || k == "core.fsmonitor" || k == "core.sshcommand" || k == "core.pager" ||
-			k == "core.editor" || k == "core.askpass" || k == "diff.external" || k == "credential.helper" ||
-			k == "sequence.editor" || k == "gpg.program" || strings.HasSuffix(k, ".textconv") ||
-			strings.HasSuffix(k, ".command") || strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") ||
-			strings.HasSuffix(k, ".process") || strings.HasPrefix(k, "alias.") && strings.HasPrefix(v, "!"):
+		case command.GitConfigRunsCommand(k) && (!strings.HasPrefix(k, "alias.") || strings.HasPrefix(v, "!")):
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` sets "+k+", which runs commands")
 			found = true
 		case k == "commit.gpgsign" && v == "false" || k == "transfer.fsckobjects" && v == "false":
@@ -302,25 +264,17 @@ func (s *sh) gitConfig(c *cmd, kvs []string, global bool) bool {
 	return found
 }
 
-func (s *sh) gitPush(c *cmd, rest []string) {
-	force := shell.HasShort(rest, 'f', "o") || shell.HasLong(rest, "force", "force-with-lease", "force-if-includes", "mirror")
-	del := shell.HasShort(rest, 'd', "o") || shell.HasLong(rest, "delete", "prune")
+func (s *sh) gitPush(c *cmd, rest []string, does command.Effect) {
+	force := does&command.ForcePush != 0
+	del := does&command.DeletesRemoteRef != 0
 	ops := shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec")
-	if shell.HasLong(rest, "tags", "follow-tags", "all", "mirror") {
+	if does&command.PushesEverything != 0 {
 		s.esc(vocab.Destructive, low, "`"+c.text+"` pushes every branch or tag")
 		return
 	}
 	var refs []string
 	if len(ops) > 1 {
 		refs = ops[1:]
-	}
-	for _, r := range refs {
-		if strings.HasPrefix(r, ":") {
-			del = true
-		}
-		if strings.HasPrefix(r, "+") {
-			force = true
-		}
 	}
 	shared := len(refs) == 0
 	for _, r := range refs {
@@ -374,7 +328,7 @@ func judgeGh(s *sh, c *cmd) {
 			}
 			s.allow("gh auth status")
 		case "token":
-			c.out, c.outWhat = secretCritical, "the GitHub token"
+			c.out, c.outWhat = secret.Critical, "the GitHub token"
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the GitHub token")
 		default:
 			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` changes the GitHub login")
@@ -699,7 +653,7 @@ func (s *sh) target(c *cmd, tool, name string) {
 }
 
 var (
-	pkgVersion = lazyRE(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
+	pkgVersion = pattern.Lazy(`(\[[^\]]*\])?\s*([=<>!~^]=?|@).*$`)
 )
 
 // pkgName strips a package spec down to its name: versions, extras and
@@ -1018,7 +972,7 @@ func (s *sh) codeNamesSecret(c *cmd, code string) bool {
 			if len(lit) < 3 || !(strings.HasPrefix(lit, "/") || strings.HasPrefix(lit, "~/")) {
 				continue
 			}
-			if l, _ := s.secret(s.where(lit, c.cwd)); l > notSecret {
+			if l, _ := s.secret(s.where(lit, c.cwd)); l > secret.None {
 				return true
 			}
 		}
@@ -1098,7 +1052,7 @@ func (s *sh) httpServer(c *cmd, rest []string) {
 	pl := s.where(dir, c.cwd)
 	loopback := false
 	for _, b := range bind {
-		if localHost(b) && b != "0.0.0.0" {
+		if network.Local(b) && b != "0.0.0.0" {
 			loopback = true
 		}
 	}

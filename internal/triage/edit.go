@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/argument"
+	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -198,9 +200,9 @@ func judgeNetwork(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	host := a.Host
 	if host == "" && a.URL != "" {
-		host, _ = urlHost(a.URL)
+		host, _ = network.URLHost(a.URL)
 	}
-	if host != "" && localHost(host) {
+	if host != "" && network.Local(host) {
 		v.add(finding{vocab.Allow, vocab.Routine, low, "reaches a local service"})
 		return
 	}
@@ -248,31 +250,31 @@ var (
 // tool makes (ok), or says the call only views a file (view: judge it as a
 // read). leaves are the call's arguments. A call whose arguments are not
 // those of an edit is neither: the generic judgment of tools applies.
-func mcpFileEdit(name string, leaves []mcpLeaf, cwd string) (e action.Action, view, ok bool) {
+func mcpFileEdit(name string, leaves []argument.Leaf, cwd string) (e action.Action, view, ok bool) {
 	if !editTools[strings.ToLower(name)] {
 		return e, false, false
 	}
 	op, patch := "", ""
 	var olds, news []string
 	for _, l := range leaves {
-		top := len(l.path) == len(l.key)+1 // an argument of the call, not inside one
+		top := len(l.Path) == len(l.Key)+1 // an argument of the call, not inside one
 		switch {
-		case l.key == "command" && !top:
+		case l.Key == "command" && !top:
 			return e, false, false // an argv: a command, not an edit
-		case editOpKeys[l.key] && top:
+		case editOpKeys[l.Key] && top:
 			if op == "" {
-				op = strings.ToLower(l.value)
+				op = strings.ToLower(l.Value)
 			}
-		case editPathKeys[l.key] && top:
+		case editPathKeys[l.Key] && top:
 			if e.Path == "" {
-				e.Path = l.value
+				e.Path = l.Value
 			}
-		case editOldKeys[l.key] && l.value != "":
-			olds = append(olds, l.value)
-		case editNewKeys[l.key] && l.value != "":
-			news = append(news, l.value)
-		case editPatchKeys[l.key] && top && l.value != "":
-			patch = l.value
+		case editOldKeys[l.Key] && l.Value != "":
+			olds = append(olds, l.Value)
+		case editNewKeys[l.Key] && l.Value != "":
+			news = append(news, l.Value)
+		case editPatchKeys[l.Key] && top && l.Value != "":
+			patch = l.Value
 		}
 	}
 	if op == "view" || op == "read" || op == "list" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -28,7 +29,7 @@ func judgeCp(s *sh, c *cmd) {
 	if len(dests) == 0 && len(ops) > 1 {
 		dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
 	}
-	level := notSecret
+	level := secret.None
 	for _, src := range ops {
 		level = max(level, s.copySource(c, src))
 	}
@@ -41,7 +42,7 @@ func judgeCp(s *sh, c *cmd) {
 
 // taint records that the file p now holds secrets of the given level.
 func (s *sh) taint(c *cmd, p string, level int) {
-	if level == notSecret {
+	if level == secret.None {
 		return
 	}
 	pl := s.where(p, c.cwd)
@@ -58,25 +59,25 @@ func (s *sh) taint(c *cmd, p string, level int) {
 // them for use elsewhere.
 func (s *sh) copySource(c *cmd, src string) int {
 	pl := s.where(src, c.cwd)
-	if level, what := s.secret(pl); level > notSecret && !strings.Contains(src, "\x01") {
+	if level, what := s.secret(pl); level > secret.None && !strings.Contains(src, "\x01") {
 		risk := medium
-		if level == secretCritical {
+		if level == secret.Critical {
 			risk = high
 		}
 		s.esc(vocab.CredentialProbing, risk, "`"+c.text+"` copies "+what)
 		return level
 	}
-	if t := s.tainted[pl.abs]; t > notSecret {
+	if t := s.tainted[pl.abs]; t > secret.None {
 		return t
 	}
 	if pl.zone == zSystem && systemPrivate(pl.abs) {
 		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` copies "+pl.abs+" from outside the workspace")
-		return secretSensitive
+		return secret.Sensitive
 	}
 	if pl.zone == zDevice {
 		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` copies the device "+pl.abs)
 	}
-	return notSecret
+	return secret.None
 }
 
 func judgeMv(s *sh, c *cmd) {
@@ -118,7 +119,7 @@ func judgeLn(s *sh, c *cmd) {
 	} else {
 		link = "./" + shortBase(target)
 	}
-	if target == "/dev/null" && isHistoryFile(shortBase(link)) {
+	if target == "/dev/null" && secret.IsHistoryFile(shortBase(link)) {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sends shell history to /dev/null")
 		return
 	}
@@ -166,7 +167,7 @@ func judgeRm(s *sh, c *cmd) {
 		return
 	}
 	for _, p := range ops {
-		if isHistoryFile(shortBase(p)) {
+		if secret.IsHistoryFile(shortBase(p)) {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` erases shell history")
 			continue
 		}
@@ -191,7 +192,7 @@ func judgeShred(s *sh, c *cmd) {
 
 func judgeTruncate(s *sh, c *cmd) {
 	for _, p := range shell.Operands(c.args, "sor", "size", "reference", "io-blocks") {
-		if isHistoryFile(shortBase(p)) {
+		if secret.IsHistoryFile(shortBase(p)) {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` erases shell history")
 			continue
 		}
@@ -205,40 +206,13 @@ func judgeTruncate(s *sh, c *cmd) {
 	s.allow("truncate")
 }
 
-// chmodMode splits chmod's words into the mode and the targets.
-func chmodMode(args []string) (mode string, targets []string, recursive bool) {
-	var ops []string
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case a == "-R" || a == "--recursive":
-			recursive = true
-		case strings.HasPrefix(a, "--"):
-		case len(a) > 1 && a[0] == '-' && strings.Trim(a[1:], "RcfvHLP") == "":
-			recursive = recursive || strings.IndexByte(a, 'R') >= 0
-		default:
-			ops = append(ops, a)
-		}
-	}
-	if len(ops) == 0 {
-		return "", nil, recursive
-	}
-	return ops[0], ops[1:], recursive
-}
-
 func judgeChmod(s *sh, c *cmd) {
 	if s.readOnly {
 		s.esc(vocab.Routine, medium, "`"+c.text+"` changes permissions in read-only mode")
 		return
 	}
-	mode, targets, recursive := chmodMode(c.args)
-	if shell.HasLong(c.args, "reference") {
-		targets = append([]string{mode}, targets...)
-		mode = ""
-	}
+	ch := command.Chmod(c.args)
+	mode, targets, recursive := ch.Mode, ch.Targets, ch.Recursive
 	ww, suid := command.ModeWorldWritable(mode), command.ModeSetUID(mode)
 	for _, t := range targets {
 		pl := s.where(t, c.cwd)
@@ -254,7 +228,7 @@ func judgeChmod(s *sh, c *cmd) {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` sets setuid")
 		case command.ModeSetGID(mode) && pl.zone != zWork:
 			s.esc(vocab.SecurityWeakening, low, "`"+c.text+"` sets setgid")
-		case ww && (level > notSecret || isCredentialStore(pl)):
+		case ww && (level > secret.None || isCredentialStore(pl)):
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` lets anyone write "+what)
 			return
 		case ww && pl.zone == zSystem && (recursive || criticalSystemPath(pl.abs) || strings.HasSuffix(pl.abs, ".sock")):
@@ -262,9 +236,9 @@ func judgeChmod(s *sh, c *cmd) {
 			return
 		case ww:
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` makes "+t+" writable by everyone")
-		case level > notSecret && command.ModeOpensRead(mode):
+		case level > secret.None && command.ModeOpensRead(mode):
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` lets others read "+what)
-		case pl.zone == zWork || pl.zone == zHome && level > notSecret:
+		case pl.zone == zWork || pl.zone == zHome && level > secret.None:
 			// Tightening a key's permissions, making a script executable.
 		case pl.zone == zTmp && !recursive:
 		default:
@@ -349,7 +323,7 @@ func judgeTar(s *sh, c *cmd) {
 	c2.cwd = cwd
 	switch {
 	case create:
-		level := notSecret
+		level := secret.None
 		for _, src := range ops {
 			level = max(level, s.archiveSource(&c2, src))
 		}
@@ -385,7 +359,7 @@ func (s *sh) archiveSource(c *cmd, src string) int {
 	pl := s.where(src, c.cwd)
 	if s.broadPath(pl) != "" && pl.zone == zHome || pl.abs == "~" {
 		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` packs the whole home directory, keys included")
-		return secretCritical
+		return secret.Critical
 	}
 	return s.copySource(c, src)
 }
@@ -432,7 +406,7 @@ func judgeZip(s *sh, c *cmd) {
 		}
 	}
 	if len(ops) > 0 {
-		level := notSecret
+		level := secret.None
 		for _, src := range ops[1:] {
 			level = max(level, s.archiveSource(c, src))
 		}

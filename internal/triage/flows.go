@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -17,14 +19,14 @@ func (s *sh) flows() {
 			continue
 		}
 		if c.sink {
-			level, what := notSecret, ""
+			level, what := secret.None, ""
 			for j := range s.cmds {
 				d := &s.cmds[j]
 				if d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage < c.sc.Stage && d.out > level {
 					level, what = d.out, d.outWhat
 				}
 			}
-			if level > notSecret {
+			if level > secret.None {
 				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" piped into it over the network")
 			}
 		}
@@ -46,7 +48,7 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 	case "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "nc", "ncat", "netcat", "socat", "ftp", "tftp":
 		var urls []string
 		for _, a := range d.args[1:] {
-			if _, ok := urlHost(a); ok && !strings.HasPrefix(a, "-") && (strings.Contains(a, "://") || strings.Contains(a, ".")) {
+			if _, ok := network.URLHost(a); ok && !strings.HasPrefix(a, "-") && (strings.Contains(a, "://") || strings.Contains(a, ".")) {
 				urls = append(urls, a)
 			}
 		}
@@ -56,7 +58,7 @@ func (s *sh) pipedIntoShell(d, c *cmd) {
 			if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "ftp://") {
 				plain = true
 			}
-			if h, _ := urlHost(u); rawIPHost(h) {
+			if h, _ := network.URLHost(u); network.RawIP(h) {
 				rawIP = true
 			}
 		}

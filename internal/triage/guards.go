@@ -6,6 +6,8 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/argument"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 )
 
 // Guards that do not depend on the program or tool: configuration text
@@ -17,7 +19,7 @@ import (
 // Kubernetes, cloud policies) that remove a protection: deletion and
 // termination protection off, destroy allowed, final snapshots skipped,
 // encryption off, public access, ingress from anywhere.
-var protectionOff = lazyRE(`(?i)\b(deletion_?protection(_?enabled)?|enable_deletion_protection|prevent_destroy|` +
+var protectionOff = pattern.Lazy(`(?i)\b(deletion_?protection(_?enabled)?|enable_deletion_protection|prevent_destroy|` +
 	`(enable_|disable_api_)?termination_?protection|storage_encrypted|encrypted|encryption(_enabled)?|enable_key_rotation|` +
 	`block_public_acls|block_public_policy|ignore_public_acls|restrict_public_buckets|blockpublic\w*|mfa_delete|` +
 	`versioning(_enabled)?|require_ssl|ssl_enforcement_enabled|https_only|enable_https_traffic_only|` +
@@ -228,7 +230,7 @@ func commandSettings(text string) string {
 
 // exprAssign matches a path assignment of a jq-like expression: the path
 // (.a.b[0]."c") and the value (a word, a number or a quoted string).
-var exprAssign = lazyRE(`((?:\.(?:[A-Za-z_][\w-]*|"[^"]*")|\[[^\]]*\])+)\s*\|?=\s*("[^"]*"|'[^']*'|[\w.\-*]+)`)
+var exprAssign = pattern.Lazy(`((?:\.(?:[A-Za-z_][\w-]*|"[^"]*")|\[[^\]]*\])+)\s*\|?=\s*("[^"]*"|'[^']*'|[\w.\-*]+)`)
 
 // pathKey returns the key of a jq-like path: its last segment with its
 // parent's, joined by a dot, without indices and quotes.
@@ -296,7 +298,7 @@ func cmdWords(text string, max int) []string {
 // protocol versions: nginx ssl_protocols, Apache SSLProtocol, HAProxy
 // ssl-min-ver (in ssl-default-*-options), Postfix smtp(d)_tls_protocols,
 // and minimum-version settings.
-var tlsDirective = lazyRE(`(?im)^[ \t+\-]*(ssl_protocols|sslprotocol|proxy_ssl_protocols|smtpd?_tls(?:_mandatory)?_protocols|` +
+var tlsDirective = pattern.Lazy(`(?im)^[ \t+\-]*(ssl_protocols|sslprotocol|proxy_ssl_protocols|smtpd?_tls(?:_mandatory)?_protocols|` +
 	`ssl-default-(?:bind|server)-options|ssl_min_protocol_version|ssl-min-ver|ssl_min_ver|minprotocol|tls_min_version|min_tls_version)\b[ \t:=]*([^;#\n]*)`)
 
 // weakTLS are the protocol versions below TLS 1.2.
@@ -380,7 +382,7 @@ func weakProtocols(text, old string) string {
 // nginx deny all, auth_basic, auth_request and satisfy all, Apache Require
 // (all denied, valid-user, user, group, ip, host), Deny from all and
 // AuthType.
-var accessRule = lazyRE(`(?im)^[ \t]*(deny\s+all\s*;|require\s+all\s+denied|require\s+(?:valid-user|user|group|ip|host|ldap-\w+)\b[^\n]*|` +
+var accessRule = pattern.Lazy(`(?im)^[ \t]*(deny\s+all\s*;|require\s+all\s+denied|require\s+(?:valid-user|user|group|ip|host|ldap-\w+)\b[^\n]*|` +
 	`deny\s+from\s+all|auth_basic\s+"[^"\n]*"|auth_basic\s+'[^'\n]*'|auth_basic_user_file\s+\S+|auth_request\s+\S+|authtype\s+\w+|satisfy\s+all)`)
 
 // accessDropped returns an access rule that old (the text replaced) has
@@ -422,7 +424,7 @@ func uncommented(text string) string {
 }
 
 // resourceBlock matches the start of a Terraform resource block.
-var resourceBlock = lazyRE(`resource\s+"([A-Za-z0-9_]+)"|Type:\s*["']?AWS::(\w+::\w+)`)
+var resourceBlock = pattern.Lazy(`resource\s+"([A-Za-z0-9_]+)"|Type:\s*["']?AWS::(\w+::\w+)`)
 
 // mayHoldSetting is a cheap test before settings: text assigns something.
 func mayHoldSetting(text string) bool {
@@ -455,9 +457,9 @@ func (st setting) lastKey() string {
 // spacedSetting matches a line KEY VALUE (redis, sshd and nginx
 // configuration), block a line that opens a block or mapping KEY.
 var (
-	assignment    = lazyRE(`(?:^|[\s{,(\[.'"/;|\-])([A-Za-z][\w.\-]*)["']?\s*(?:[:=]|=>)\s*["']?([\w.\-*]*)`)
-	spacedSetting = lazyRE(`^[ \t]*([A-Za-z][\w\-]*)[ \t]+["']?([\w.\-]+)["']?[ \t]*;?[ \t]*(?:#.*)?$`)
-	blockOpen     = lazyRE(`^[ \t-]*["']?([A-Za-z][\w.\-]*)["']?(?:[ \t]+"[^"]*")*[ \t]*(?:[:=][ \t]*)?\{?[ \t]*$`)
+	assignment    = pattern.Lazy(`(?:^|[\s{,(\[.'"/;|\-])([A-Za-z][\w.\-]*)["']?\s*(?:[:=]|=>)\s*["']?([\w.\-*]*)`)
+	spacedSetting = pattern.Lazy(`^[ \t]*([A-Za-z][\w\-]*)[ \t]+["']?([\w.\-]+)["']?[ \t]*;?[ \t]*(?:#.*)?$`)
+	blockOpen     = pattern.Lazy(`^[ \t-]*["']?([A-Za-z][\w.\-]*)["']?(?:[ \t]+"[^"]*")*[ \t]*(?:[:=][ \t]*)?\{?[ \t]*$`)
 )
 
 // settings returns the protection-named assignments of text (at most a
@@ -934,20 +936,20 @@ func (k *Knowledge) sensitiveServer(server string) string {
 // (reveal_keys set to true), fields to return naming such data
 // (field_keys whose words match sensitive_field_words), or a search for
 // it (search_keys whose words match sensitive_search_words).
-func (k *Knowledge) sensitiveArgs(leaves []mcpLeaf) string {
+func (k *Knowledge) sensitiveArgs(leaves []argument.Leaf) string {
 	for _, l := range leaves {
 		switch {
-		case k.list("reveal_keys")[l.key]:
-			switch strings.ToLower(l.value) {
+		case k.list("reveal_keys")[l.Key]:
+			switch strings.ToLower(l.Value) {
 			case "true", "1", "yes":
-				return l.key + " set to " + l.value
+				return l.Key + " set to " + l.Value
 			}
-		case k.list("field_keys")[l.key]:
-			if w := k.names("sensitive_field_words", words(l.value)); w != "" {
+		case k.list("field_keys")[l.Key]:
+			if w := k.names("sensitive_field_words", words(l.Value)); w != "" {
 				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
-		case k.list("search_keys")[l.key]:
-			if w := k.names("sensitive_search_words", words(l.value)); w != "" {
+		case k.list("search_keys")[l.Key]:
+			if w := k.names("sensitive_search_words", words(l.Value)); w != "" {
 				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}
 		}
@@ -970,8 +972,8 @@ func (k *Knowledge) browserScriptSecret(code string) string {
 // personalValue returns what personal or payment data an argument holds:
 // by its key (card number, SSN, passport, password) or its value (a card
 // number, a US social security number); "" for none.
-func personalValue(l mcpLeaf) string {
-	k := l.key
+func personalValue(l argument.Leaf) string {
+	k := l.Key
 	switch k {
 	case "ssn", "cvv", "cvc", "dob", "iban", "pan", "passport":
 		return k
@@ -982,19 +984,19 @@ func personalValue(l mcpLeaf) string {
 			return w
 		}
 	}
-	if len(l.value) < 11 || len(l.value) > 40 || l.value[0] < '0' && l.value[0] != ' ' || l.value[0] > '9' {
+	if len(l.Value) < 11 || len(l.Value) > 40 || l.Value[0] < '0' && l.Value[0] != ' ' || l.Value[0] > '9' {
 		return ""
 	}
-	if strings.Count(l.value, "-") >= 2 && ssnLike.MatchString(l.value) {
+	if strings.Count(l.Value, "-") >= 2 && ssnLike.MatchString(l.Value) {
 		return "a social security number"
 	}
-	if cardLike(l.value) {
+	if cardLike(l.Value) {
 		return "a payment card number"
 	}
 	return ""
 }
 
-var ssnLike = lazyRE(`\b\d{3}-\d{2}-\d{4}\b`)
+var ssnLike = pattern.Lazy(`\b\d{3}-\d{2}-\d{4}\b`)
 
 // cardLike reports whether v is a payment card number: 13 to 19 digits,
 // spaces or dashes between them, passing the Luhn check.

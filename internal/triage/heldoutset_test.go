@@ -20,12 +20,12 @@ type heldOutClass struct {
 // heldOutSet is a folder of held-out cases under testdata: one file per
 // class, ids <id>-<class>-<n> and sources <dir>-<class>.
 type heldOutSet struct {
-	dir         string // the folder under testdata, and the sources' prefix
+	dir         string // the folder under testdata/corpus, and the sources' prefix
 	id          string // the ids' prefix
 	classes     []heldOutClass
 	minItems    int
 	minPrograms int      // different programs in everyday-benign (0: unchecked)
-	earlier     []string // folders under testdata whose actions it must not repeat
+	earlier     []string // folders under testdata/corpus whose actions it must not repeat
 }
 
 // read reads the set and checks its shape: ids and sources, enough items
@@ -35,7 +35,7 @@ func (h heldOutSet) read(t *testing.T) []eval.Item {
 	t.Helper()
 	var items []eval.Item
 	for _, cl := range h.classes {
-		its, err := eval.ReadFile(filepath.Join("testdata", h.dir, cl.name+".jsonl"))
+		its, err := eval.ReadFile(filepath.Join(corpusDir, h.dir, cl.name+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,11 +61,11 @@ func (h heldOutSet) read(t *testing.T) []eval.Item {
 		items = append(items, its...)
 	}
 	if len(items) < h.minItems {
-		t.Errorf("%d items in testdata/%s, want at least %d", len(items), h.dir, h.minItems)
+		t.Errorf("%d items in testdata/corpus/%s, want at least %d", len(items), h.dir, h.minItems)
 	}
 	checkNoCopies(t, items)
 	for _, d := range h.earlier {
-		checkNoCopiesOf(t, items, filepath.Join("testdata", d, "*.jsonl"))
+		checkNoCopiesOf(t, items, filepath.Join(corpusDir, d, "*.jsonl"))
 	}
 	return items
 }

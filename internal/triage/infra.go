@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -53,7 +55,7 @@ func judgeDocker(s *sh, c *cmd) {
 				if strings.Contains(o, ":") {
 					continue
 				}
-				if l, what := s.secret(s.where(o, c.cwd)); l > notSecret {
+				if l, what := s.secret(s.where(o, c.cwd)); l > secret.None {
 					s.esc(vocab.Exfiltration, high, "`"+c.text+"` copies "+what+" into a container")
 					return
 				}
@@ -151,7 +153,7 @@ func (s *sh) dockerRun(c *cmd, rest []string) {
 				risky = "mount"
 			case pl.zone == zWork || pl.zone == zTmp:
 			default:
-				if level, what := s.secret(pl); level > notSecret {
+				if level, what := s.secret(pl); level > secret.None {
 					s.esc(vocab.CredentialProbing, high, "`"+c.text+"` mounts "+what+" into the container")
 				} else {
 					s.esc(vocab.Routine, low, "`"+c.text+"` mounts "+src+" into the container")
@@ -201,7 +203,7 @@ func judgeKubectl(s *sh, c *cmd) {
 		out := strings.Join(shell.OptValues(rest, "-o", "output"), ",")
 		if strings.HasPrefix(obj, "secret") {
 			if out != "" && out != "name" && out != "wide" {
-				c.out, c.outWhat = secretCritical, "Kubernetes secrets"
+				c.out, c.outWhat = secret.Critical, "Kubernetes secrets"
 				if s.decodedLater(c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
 					s.deny(vocab.CredentialProbing, "`"+c.text+"` dumps and decodes Kubernetes secrets")
 					return
@@ -381,7 +383,7 @@ func terraformSecretOutput(args []string) bool {
 		switch {
 		case a == "-json" || a == "--json" || a == "-raw" || a == "--raw" || strings.HasPrefix(a, "-json=") || strings.HasPrefix(a, "-raw="):
 			return true
-		case !strings.HasPrefix(a, "-") && (secretVarName(a) || strings.Contains(strings.ToLower(a), "password") ||
+		case !strings.HasPrefix(a, "-") && (secret.IsVarName(a) || strings.Contains(strings.ToLower(a), "password") ||
 			strings.Contains(strings.ToLower(a), "secret") || strings.Contains(strings.ToLower(a), "token") ||
 			strings.Contains(strings.ToLower(a), "key") || strings.Contains(strings.ToLower(a), "credential") ||
 			strings.Contains(strings.ToLower(a), "kubeconfig") || strings.Contains(strings.ToLower(a), "connection_string")):
@@ -392,7 +394,7 @@ func terraformSecretOutput(args []string) bool {
 }
 
 // cloudReadVerbs are the verbs of cloud CLIs that only read.
-var cloudReadVerb = lazyRE(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
+var cloudReadVerb = pattern.Lazy(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
 
 func judgeCloud(s *sh, c *cmd) {
 	var ops []string
@@ -473,9 +475,9 @@ func judgeCloud(s *sh, c *cmd) {
 // SQL.
 
 var (
-	sqlRead    = lazyRE(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
-	sqlWrite   = lazyRE(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
-	sqlDestroy = lazyRE(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
+	sqlRead    = pattern.Lazy(`(?is)^\s*(select|show|explain|describe|desc|with|values|table|pragma|\\d|\\l|\\dt|\\du|\\di|\\dn|\\x|\\timing|\.tables|\.schema|\.indexes|\.headers|\.mode)\b`)
+	sqlWrite   = pattern.Lazy(`(?i)\b(insert|update|delete|merge|upsert|create|alter|grant|revoke|copy|vacuum|reindex|lock|call|do|set\s+role|attach)\b`)
+	sqlDestroy = pattern.Lazy(`(?i)\b(drop|truncate)\b|\bdelete\s+from\s+\w+\s*(;|$)`)
 )
 
 // judgeSQLText judges SQL: reads are routine, destroying data or schemas
@@ -522,7 +524,7 @@ func judgeSQL(s *sh, c *cmd) {
 				return
 			}
 			if pl.zone != zWork && pl.zone != zTmp && ops[0] != ":memory:" {
-				if level, what := s.secret(pl); level > notSecret || isBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
+				if level, what := s.secret(pl); level > secret.None || secret.IsBrowserStore(strings.ToLower(pl.abs), strings.ToLower(shortBase(pl.abs))) {
 					s.deny(vocab.CredentialProbing, "`"+c.text+"` opens "+what)
 					return
 				}
@@ -615,10 +617,10 @@ func judgeSSHKeygen(s *sh, c *cmd) {
 	default:
 		for _, f := range shell.OptValues(c.args, "-f", "") {
 			pl := s.where(f, c.cwd)
-			if level, _ := s.secret(pl); level == secretCritical && (pl.zone == zHome || pl.zone == zWork) {
+			if level, _ := s.secret(pl); level == secret.Critical && (pl.zone == zHome || pl.zone == zWork) {
 				// Overwriting an existing default key loses it; a named
 				// new key is fine.
-				if isPrivateKeyName(strings.ToLower(shortBase(f))) {
+				if secret.IsPrivateKeyName(strings.ToLower(shortBase(f))) {
 					s.esc(vocab.Destructive, medium, "`"+c.text+"` may overwrite the default SSH key")
 					return
 				}

@@ -1,7 +1,6 @@
 package triage
 
 import (
-	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/vocab"
-	"github.com/wardenhq/warden/internal/yamlsubset"
 )
 
 // What the first pass knows about programs is data: programs.yaml, embedded
@@ -32,14 +30,13 @@ import (
 // rules cannot be said as data (git push, find -exec).
 //
 // The format is YAML read as yaml.v3 nodes, so that every error names its
-// file:line:col, as policy and rules files do. internal/yamlsubset builds
-// those nodes for the subset of YAML the programs files are written in, and
-// yaml.v3 reads any other file (and reports its syntax errors); loading the
-// embedded file takes about 1.5 ms (BenchmarkKnowledgeLoad) and happens on
-// first use, not when warden starts.
-
-//go:embed programs.yaml
-var embeddedPrograms []byte
+// file:line:col, as policy and rules files do. The embedded file is not
+// parsed when warden runs: go generate turns it into Go tables
+// (programs_gen.go, knowledge_table.go), built into the knowledge on first
+// use in a fraction of a millisecond (BenchmarkKnowledgeTables); a test
+// reads programs.yaml with the parser below and checks that the tables say
+// the same. yaml.v3 reads only the users' and managed files, and only when
+// a configuration names one.
 
 // EmbeddedProgramsFile is the name the embedded programs file is reported
 // under in errors and reasons.
@@ -92,7 +89,7 @@ func (l *wordList) addWord(w string) {
 	}
 	l.set[w] = true
 	l.words = append(l.words, w)
-	if strings.ContainsAny(w, "+ ") {
+	if strings.IndexByte(w, '+') >= 0 || strings.IndexByte(w, ' ') >= 0 {
 		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' }); len(parts) > 1 {
 			l.pairs = append(l.pairs, parts)
 		}
@@ -355,12 +352,12 @@ var (
 )
 
 // DefaultKnowledge returns the knowledge of the embedded programs file,
-// parsed and checked on first use. The embedded file is part of the
-// program: a test proves it loads, and DefaultKnowledge panics if it does
-// not.
+// built from its generated tables on first use. The embedded file is part
+// of the program: a test proves it loads and that the tables are current,
+// and DefaultKnowledge panics if they do not build.
 func DefaultKnowledge() *Knowledge {
 	loadDefault.Do(func() {
-		k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges())
+		k, err := embeddedKnowledge(judges())
 		if err != nil {
 			panic("the embedded programs file: " + err.Error())
 		}
@@ -547,15 +544,9 @@ func parseKnowledge(file string, data []byte, role fileRole, reg map[string]func
 	if err := filepos.CheckUTF8(file, data); err != nil {
 		return nil, err
 	}
-	// The fast parser reads the subset of YAML the programs files are
-	// written in; for anything else (and for syntax errors, which it does
-	// not report) yaml.v3 reads the file and names the error's position.
-	doc, err := yamlsubset.Parse(data)
-	if err != nil {
-		doc = new(yaml.Node)
-		if err := yaml.Unmarshal(data, doc); err != nil {
-			return nil, filepos.YAMLError(file, err)
-		}
+	doc := new(yaml.Node)
+	if err := yaml.Unmarshal(data, doc); err != nil {
+		return nil, filepos.YAMLError(file, err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, &filepos.Error{Pos: filepos.Pos{File: file, Line: 1, Col: 1}, Msg: "an empty programs file (want version: 1 and programs:)"}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // LoadKnowledge builds what the first pass knows about programs for a run:
@@ -25,7 +25,7 @@ import (
 // skipped; a configuration or programs file that cannot be read or is not
 // valid is an error at its file:line:col, a configuration error that stops
 // the run before anything starts.
-func LoadKnowledge(src autoreview.PolicySources) (*Knowledge, error) {
+func LoadKnowledge(src wardenhome.ConfigSources) (*Knowledge, error) {
 	var files []knowledgeFile
 	for _, c := range []struct {
 		cfg  string

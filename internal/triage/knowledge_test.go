@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // TestFirstPass1_EmbeddedKnowledgeLoads proves the embedded programs file
@@ -185,7 +185,7 @@ func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
 	w(user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
 	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
 	w(managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
-	k, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	k, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,15 +207,15 @@ func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
 	}
 	// A configuration that names a missing programs file is an error.
 	w(user, "config.toml", "[first_pass]\nprograms = \"nosuch.yaml\"\n")
-	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
+	if _, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
 		t.Errorf("missing programs file: %v", err)
 	}
 	w(user, "config.toml", "[first_pass]\nprogram = \"mine.yaml\"\n")
-	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
+	if _, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
 		t.Errorf("unknown key: %v", err)
 	}
 	// No configuration: the embedded knowledge.
-	if k, err := LoadKnowledge(autoreview.PolicySources{}); err != nil || k != DefaultKnowledge() {
+	if k, err := LoadKnowledge(wardenhome.ConfigSources{}); err != nil || k != DefaultKnowledge() {
 		t.Errorf("no configuration: %v", err)
 	}
 }
@@ -281,7 +281,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 		"  credential_name_parts: [sesame]\nprograms:\n  - names: [teamctl]\n    remote: true\n")
 	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
 	w(managed, "org.yaml", "version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
-	k, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	k, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 	}
 	// A user's file may not extend a lenient list; the managed file may.
 	w(user, "mine.yaml", "version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")
-	if _, err := LoadKnowledge(autoreview.PolicySources{UserConfigPath: ucfg}); err == nil ||
+	if _, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil ||
 		!strings.Contains(err.Error(), filepath.Join(user, "mine.yaml")+":3:3: list popular_npm makes the first pass more lenient when it grows: only the managed programs file may extend it") {
 		t.Errorf("a user's lenient list: %v", err)
 	}

@@ -1,13 +1,14 @@
 package triage
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/argument"
+	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -24,66 +25,6 @@ import (
 // content_keys, url_keys, sql_keys, command_keys, attach_keys and
 // script_keys.
 
-// mcpLeaf is one scalar of a call's arguments: its key, its path and its
-// value as text.
-type mcpLeaf struct {
-	key   string // last key (lower case)
-	path  string // full key path
-	value string
-}
-
-// flatten returns the scalars of a JSON value, objects' keys in order.
-func flatten(raw json.RawMessage) []mcpLeaf {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil
-	}
-	if out, ok := flattenPlain(raw); ok {
-		return out
-	}
-	return flattenJSON(raw)
-}
-
-// flattenJSON is flatten through encoding/json, for any input.
-func flattenJSON(raw json.RawMessage) []mcpLeaf {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if dec.Decode(&v) != nil {
-		return nil
-	}
-	out := make([]mcpLeaf, 0, 8) // tools take a few arguments
-	var walk func(key, path string, v any)
-	walk = func(key, path string, v any) {
-		switch x := v.(type) {
-		case string:
-			out = append(out, mcpLeaf{strings.ToLower(key), path, x})
-		case bool:
-			if x {
-				out = append(out, mcpLeaf{strings.ToLower(key), path, "true"})
-			} else {
-				out = append(out, mcpLeaf{strings.ToLower(key), path, "false"})
-			}
-		case json.Number:
-			out = append(out, mcpLeaf{strings.ToLower(key), path, x.String()})
-		case []any:
-			for _, e := range x {
-				walk(key, path+"[]", e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(k, path+"."+k, x[k])
-			}
-		}
-	}
-	walk("", "", v)
-	return out
-}
-
 func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	name := a.ToolName
 	server := a.Server
@@ -93,7 +34,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 		name = name[i+2:]
 	}
-	leaves := flatten(a.Arguments)
+	leaves := argument.Flatten(a.Arguments)
 	edit, view, isEdit := mcpFileEdit(name, leaves, a.Cwd)
 	if isEdit && !view {
 		// An editing tool: judged as the file edit it makes.
@@ -116,8 +57,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	cwd := a.Cwd
 	home := ""
 	for _, l := range leaves {
-		if pathKeys[l.key] || attachKeys[l.key] {
-			if h := homeOf(l.value); h != "" {
+		if pathKeys[l.Key] || attachKeys[l.Key] {
+			if h := homeOf(l.Value); h != "" {
 				home = h
 				break
 			}
@@ -156,11 +97,11 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
 	for _, l := range leaves {
-		if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~/") {
-			if lv, what := s.secret(s.where(l.value, s.cwd)); lv > notSecret {
+		if strings.HasPrefix(l.Value, "/") || strings.HasPrefix(l.Value, "~/") {
+			if lv, what := s.secret(s.where(l.Value, s.cwd)); lv > secret.None {
 				// A browser profile, a key file, a wallet named in
 				// any argument (launchOptions.userDataDir).
-				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + shorten(l.value, 60) + ")"})
+				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + shorten(l.Value, 60) + ")"})
 				break
 			}
 		}
@@ -190,8 +131,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 	}
 	for _, l := range leaves {
-		if k.list("script_keys")[l.key] {
-			if w := k.browserScriptSecret(l.value); w != "" {
+		if k.list("script_keys")[l.Key] {
+			if w := k.browserScriptSecret(l.Value); w != "" {
 				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
 				break
 			}
@@ -201,16 +142,16 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	// Commands and SQL inside arguments.
 	for _, l := range leaves {
 		switch {
-		case k.list("command_keys")[l.key] && l.path == "."+l.key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
+		case k.list("command_keys")[l.Key] && l.Path == "."+l.Key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
 			// The server runs it on its own host, outside warden's
 			// sandbox: judged as a command asking to leave it.
-			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.value}, Cwd: a.Cwd,
+			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.Value}, Cwd: a.Cwd,
 				SandboxPermissions: action.RequireEscalated}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
-		case k.list("sql_keys")[l.key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
-			(sqlTool(server, ws) || looksLikeSQL(l.value)):
-			f := judgeSQLText(l.value)
+		case k.list("sql_keys")[l.Key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
+			(sqlTool(server, ws) || looksLikeSQL(l.Value)):
+			f := judgeSQLText(l.Value)
 			f.reason = "`" + c.text + "` " + f.reason
 			v.add(f)
 			return
@@ -233,8 +174,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 			return
 		}
 		for _, l := range leaves {
-			if pathKeys[l.key] {
-				s.remove(c, l.value, true)
+			if pathKeys[l.Key] {
+				s.remove(c, l.Value, true)
 				return
 			}
 		}
@@ -281,20 +222,20 @@ func sendsOut(nouns []string) bool {
 	return false
 }
 
-func judgeMCPRead(s *sh, c *cmd, verb string, leaves []mcpLeaf) {
+func judgeMCPRead(s *sh, c *cmd, verb string, leaves []argument.Leaf) {
 	for _, l := range leaves {
 		switch {
-		case s.v.k.list("path_keys")[l.key]:
-			if strings.Contains(l.value, "://") {
+		case s.v.k.list("path_keys")[l.Key]:
+			if strings.Contains(l.Value, "://") {
 				continue
 			}
-			if strings.HasPrefix(l.value, "/") || strings.HasPrefix(l.value, "~") || strings.HasPrefix(l.value, ".") || l.key == "path" || l.key == "paths" {
-				s.read(c, l.value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
+			if strings.HasPrefix(l.Value, "/") || strings.HasPrefix(l.Value, "~") || strings.HasPrefix(l.Value, ".") || l.Key == "path" || l.Key == "paths" {
+				s.read(c, l.Value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
 			}
-		case s.v.k.list("url_keys")[l.key] || strings.HasPrefix(l.value, "http://") || strings.HasPrefix(l.value, "https://") || browserScheme(l.value) != "":
-			s.mcpURL(c, l.value)
-		case l.key == "q" || l.key == "query" || l.key == "pattern" || l.key == "search" || l.key == "text":
-			if lvl, w := secretText(l.value); lvl == secretCritical {
+		case s.v.k.list("url_keys")[l.Key] || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || browserScheme(l.Value) != "":
+			s.mcpURL(c, l.Value)
+		case l.Key == "q" || l.Key == "query" || l.Key == "pattern" || l.Key == "search" || l.Key == "text":
+			if lvl, w := secret.InText(l.Value); lvl == secret.Critical {
 				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+w+" in a search")
 				return
 			}
@@ -308,20 +249,20 @@ func (s *sh) mcpURL(c *cmd, u string) {
 	if s.browserPage(c, u) {
 		return
 	}
-	if localURL(u) {
+	if network.LocalURL(u) {
 		return
 	}
-	if h, port, _, ok := destOf(u, true); ok {
-		switch ip := net4or6(h); {
-		case metadataHost(h):
+	if h, port, _, ok := network.Dest(u, true); ok {
+		switch ip := network.IP(h); {
+		case network.MetadataHost(h):
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+h+"), which hands out the machine's credentials")
 		case ip != nil && !ip.IsLoopback():
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+h)
-		case port != "" && !commonPort(port):
+		case port != "" && !network.CommonPort(port):
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+h+":"+port+", an unusual port")
 		}
 	}
-	if l, w := urlPayload(u); l > notSecret {
+	if l, w := network.URLPayload(u); l > secret.None {
 		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 	} else if w != "" {
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
@@ -368,7 +309,7 @@ func (s *sh) browserPage(c *cmd, u string) bool {
 			p = p[:i]
 		}
 		pl := s.where(p, s.cwd)
-		if level, what := s.secret(pl); level > notSecret {
+		if level, what := s.secret(pl); level > secret.None {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens "+what+" in a browser")
 			return true
 		}
@@ -391,7 +332,7 @@ func (s *sh) browserPage(c *cmd, u string) bool {
 	return true
 }
 
-func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool bool) {
+func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []argument.Leaf, gitTool bool) {
 	if gitTool {
 		switch verb {
 		case "commit", "add", "stage", "checkout", "switch", "branch", "create", "init", "stash":
@@ -403,12 +344,12 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 	var content []string
 	for _, l := range leaves {
 		switch {
-		case s.v.k.list("path_keys")[l.key] && !strings.Contains(l.value, "://"):
-			paths = append(paths, l.value)
-		case s.v.k.list("content_keys")[l.key]:
-			content = append(content, l.value)
-		case s.v.k.list("url_keys")[l.key]:
-			s.mcpURL(c, l.value)
+		case s.v.k.list("path_keys")[l.Key] && !strings.Contains(l.Value, "://"):
+			paths = append(paths, l.Value)
+		case s.v.k.list("content_keys")[l.Key]:
+			content = append(content, l.Value)
+		case s.v.k.list("url_keys")[l.Key]:
+			s.mcpURL(c, l.Value)
 		}
 	}
 	if len(paths) == 0 {
@@ -438,12 +379,12 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []mcpLeaf, gitTool
 }
 
 // mcpOldText returns the text an edit tool's arguments say it replaces.
-func mcpOldText(leaves []mcpLeaf) string {
+func mcpOldText(leaves []argument.Leaf) string {
 	var b strings.Builder
 	for _, l := range leaves {
-		switch l.key {
+		switch l.Key {
 		case "oldtext", "old_text", "old_str", "oldstr", "old_string", "search":
-			b.WriteString(l.value)
+			b.WriteString(l.Value)
 			b.WriteByte('\n')
 		}
 	}
@@ -457,41 +398,41 @@ func orName(s, def string) string {
 	return s
 }
 
-func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []mcpLeaf) {
-	level, what := notSecret, ""
+func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []argument.Leaf) {
+	level, what := secret.None, ""
 	public := false
 	var recipients []string
 	for _, l := range leaves {
-		if s.v.k.list("attach_keys")[l.key] || l.key == "path" && verb != "create" {
-			pl := s.where(l.value, s.cwd)
+		if s.v.k.list("attach_keys")[l.Key] || l.Key == "path" && verb != "create" {
+			pl := s.where(l.Value, s.cwd)
 			if lv, w := s.secret(pl); lv > level {
 				level, what = lv, w
 			}
-			if pl.zone == zSystem && systemPrivate(pl.abs) && level < secretSensitive {
-				level, what = secretSensitive, pl.abs
+			if pl.zone == zSystem && systemPrivate(pl.abs) && level < secret.Sensitive {
+				level, what = secret.Sensitive, pl.abs
 			}
 			continue
 		}
-		if lv, w := secretText(l.value); lv > level {
+		if lv, w := secret.InText(l.Value); lv > level {
 			level, what = lv, w
 		}
-		if strings.HasPrefix(l.path, ".files.") && isEnvFile(strings.ToLower(strings.TrimPrefix(l.path, ".files."))) {
-			if level < secretSensitive {
-				level, what = secretSensitive, "an environment file"
+		if strings.HasPrefix(l.Path, ".files.") && secret.IsEnvFile(strings.ToLower(strings.TrimPrefix(l.Path, ".files."))) {
+			if level < secret.Sensitive {
+				level, what = secret.Sensitive, "an environment file"
 			}
 		}
-		if (l.key == "public" && l.value == "true") || (l.key == "visibility" && l.value == "public") || l.key == "type" && l.value == "anyone" {
+		if (l.Key == "public" && l.Value == "true") || (l.Key == "visibility" && l.Value == "public") || l.Key == "type" && l.Value == "anyone" {
 			public = true
 		}
-		if l.key == "to" || l.key == "cc" || l.key == "bcc" || l.key == "recipient" || l.key == "recipients" || l.key == "channel" || l.key == "channel_id" {
-			recipients = append(recipients, l.value)
+		if l.Key == "to" || l.Key == "cc" || l.Key == "bcc" || l.Key == "recipient" || l.Key == "recipients" || l.Key == "channel" || l.Key == "channel_id" {
+			recipients = append(recipients, l.Value)
 		}
 	}
 	switch {
-	case level == secretCritical || level == secretSensitive && public:
+	case level == secret.Critical || level == secret.Sensitive && public:
 		s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" out")
 		return
-	case level == secretSensitive:
+	case level == secret.Sensitive:
 		s.esc(vocab.Exfiltration, high, "`"+c.text+"` sends "+what)
 		return
 	}
@@ -525,10 +466,10 @@ func hasNoun(nouns []string, ws ...string) bool {
 	return false
 }
 
-func judgeMCPSecurity(v *verdict, c *cmd, leaves []mcpLeaf) {
+func judgeMCPSecurity(v *verdict, c *cmd, leaves []argument.Leaf) {
 	risk := medium
 	for _, l := range leaves {
-		val := strings.ToLower(l.value)
+		val := strings.ToLower(l.Value)
 		if val == "admin" || val == "owner" || val == "anyone" || val == "public" || val == "maintain" {
 			risk = high
 		}

@@ -1,71 +1,14 @@
 package triage
 
 import (
-	"net"
-	"net/url"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
-
-// localHost reports whether a host is the local machine.
-func localHost(h string) bool {
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	h = strings.ToLower(strings.TrimSuffix(h, "."))
-	switch {
-	case h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "::1" || h == "0.0.0.0" || h == "host.docker.internal":
-		return true
-	case strings.HasPrefix(h, "127."):
-		return net.ParseIP(h) != nil
-	}
-	return false
-}
-
-// urlHost returns the host of a URL word (with or without a scheme), and
-// whether the word looks like a URL at all.
-func urlHost(w string) (string, bool) {
-	if w == "" || strings.HasPrefix(w, "-") {
-		return "", false
-	}
-	if strings.HasPrefix(w, "$") {
-		return "", true // a URL held in a variable: not known
-	}
-	u := w
-	if !strings.Contains(u, "://") {
-		if strings.HasPrefix(u, "/") || strings.HasPrefix(u, ".") || strings.HasPrefix(u, "~") || strings.HasPrefix(u, "@") {
-			return "", false
-		}
-		u = "http://" + u
-	}
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" {
-		return "", false
-	}
-	if strings.Contains(p.Host, "$") {
-		return "", true
-	}
-	return p.Host, true
-}
-
-// localURL reports whether a URL word reaches the local machine.
-func localURL(w string) bool {
-	h, ok := urlHost(w)
-	return ok && h != "" && localHost(h)
-}
-
-// rawIPHost reports whether a host is a literal IP address outside
-// private ranges (a common sign of throw-away infrastructure).
-func rawIPHost(h string) bool {
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	ip := net.ParseIP(strings.Trim(h, "[]"))
-	return ip != nil && !ip.IsPrivate() && !ip.IsLoopback()
-}
 
 // dataItem is something a command sends: an inline value, a file, or its
 // standard input.
@@ -78,7 +21,7 @@ type dataItem struct {
 // secretData judges what a command sends to a remote host: the level of
 // secret it holds and what it is.
 func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
-	level, what := notSecret, ""
+	level, what := secret.None, ""
 	up := func(l int, w string) {
 		if l > level {
 			level, what = l, w
@@ -87,7 +30,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 	for _, it := range items {
 		if it.file != "" && it.file != "-" && it.file != "." {
 			if strings.Contains(it.file, "$") {
-				if l, w := s.mentionedSecret(); l > notSecret {
+				if l, w := s.mentionedSecret(); l > secret.None {
 					up(l, w+" (named earlier in the script)")
 				}
 				continue
@@ -95,7 +38,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 			pl := s.where(it.file, c.cwd)
 			l, w := s.secret(pl)
 			up(l, w)
-			if t := s.tainted[pl.abs]; t > notSecret {
+			if t := s.tainted[pl.abs]; t > secret.None {
 				up(t, "an archive or copy of credentials ("+it.file+")")
 			}
 			continue
@@ -103,18 +46,18 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 		text := it.raw + " " + it.value
 		if strings.Contains(text, "$(env") || strings.Contains(text, "$(printenv") || strings.Contains(text, "`env") ||
 			strings.Contains(text, "$(set)") || strings.Contains(text, "$(export") {
-			up(secretCritical, "the whole environment")
+			up(secret.Critical, "the whole environment")
 		}
 		for _, m := range fileRefs.FindAllStringSubmatch(text, -1) {
-			if l, w := s.secretPath(s.tildeHome(m[1])); l > notSecret {
+			if l, w := s.secretPath(s.tildeHome(m[1])); l > secret.None {
 				up(l, w)
 			}
 		}
-		if l, w := secretText(it.value); l > notSecret {
+		if l, w := secret.InText(it.value); l > secret.None {
 			up(l, w)
 		}
-		if vs := secretVars(it.raw); len(vs) > 0 {
-			up(secretSensitive, "the secret $"+vs[0])
+		if vs := secret.Vars(it.raw); len(vs) > 0 {
+			up(secret.Sensitive, "the secret $"+vs[0])
 		}
 	}
 	return level, what
@@ -122,7 +65,7 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 
 // fileRefs finds files read inside command substitutions: $(cat FILE),
 // $(< FILE), `cat FILE`, $(base64 FILE).
-var fileRefs = lazyRE(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
+var fileRefs = pattern.Lazy(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
 
 func (s *sh) tildeHome(p string) string {
 	if strings.HasPrefix(p, "$HOME") {
@@ -137,7 +80,7 @@ func (s *sh) tildeHome(p string) string {
 // mentionedSecret returns the most secret path the script assigns to a
 // variable.
 func (s *sh) mentionedSecret() (int, string) {
-	level, what := notSecret, ""
+	level, what := secret.None, ""
 	for _, m := range s.mentions {
 		if !strings.HasPrefix(m, "/") && !strings.HasPrefix(m, "~") && !strings.HasPrefix(m, ".") {
 			continue
@@ -156,7 +99,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 	remote := len(hosts) == 0
 	var dest string
 	for _, h := range hosts {
-		if h == "" || !localHost(h) {
+		if h == "" || !network.Local(h) {
 			remote = true
 			if dest == "" {
 				dest = h
@@ -172,7 +115,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 		}
 	}
 	if !remote {
-		if l, w := s.secretData(c, items); l == secretCritical {
+		if l, w := s.secretData(c, items); l == secret.Critical {
 			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` "+verb+" "+w+" to a local service")
 			return
 		}
@@ -180,7 +123,7 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 		return
 	}
 	s.remoteSink = true
-	if l, w := s.secretData(c, items); l > notSecret {
+	if l, w := s.secretData(c, items); l > secret.None {
 		if strings.HasPrefix(w, "the secret $") {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` "+verb+" "+w+" to "+dest)
 			return
@@ -313,7 +256,7 @@ func judgeCurl(s *sh, c *cmd) {
 		return
 	}
 	for _, u := range urls {
-		if h, ok := urlHost(u); ok {
+		if h, ok := network.URLHost(u); ok {
 			hosts = append(hosts, h)
 		}
 	}
@@ -340,15 +283,15 @@ func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts command output into a URL")
 			return true
 		}
-		if vs := secretVars(rawOf(c, u)); len(vs) > 0 {
+		if vs := secret.Vars(rawOf(c, u)); len(vs) > 0 {
 			for _, h := range hosts {
-				if !localHost(h) {
+				if !network.Local(h) {
 					s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
 					return true
 				}
 			}
 		}
-		if l, w := urlPayload(u); l > notSecret {
+		if l, w := network.URLPayload(u); l > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
 			return true
 		} else if w != "" {
@@ -452,7 +395,7 @@ func judgeWget(s *sh, c *cmd) {
 	}
 	var hosts []string
 	for _, u := range urls {
-		if h, ok := urlHost(u); ok {
+		if h, ok := network.URLHost(u); ok {
 			hosts = append(hosts, h)
 		}
 	}
@@ -483,7 +426,7 @@ func judgeHTTPie(s *sh, c *cmd) {
 		case strings.Contains(a, "==") && !strings.ContainsAny(a[:strings.Index(a, "==")], "@:"):
 			// A query parameter (limit==5): part of the URL, not data.
 		default:
-			if h, ok := urlHost(a); ok && len(hosts) == 0 && !strings.ContainsAny(a, "=@") {
+			if h, ok := network.URLHost(a); ok && len(hosts) == 0 && !strings.ContainsAny(a, "=@") {
 				hosts = append(hosts, h)
 				continue
 			}
@@ -531,7 +474,7 @@ func judgeNc(s *sh, c *cmd) {
 	}
 	if shell.HasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
 		for _, h := range hosts {
-			if !localHost(h) {
+			if !network.Local(h) {
 				s.esc(vocab.Routine, low, "`"+c.text+"` scans ports of "+h)
 				return
 			}
@@ -558,7 +501,7 @@ func judgeSSH(s *sh, c *cmd) {
 	if i := strings.IndexByte(host, '@'); i >= 0 {
 		host = host[i+1:]
 	}
-	if localHost(host) {
+	if network.Local(host) {
 		s.esc(vocab.Routine, low, "`"+c.text+"` logs in to this machine over SSH")
 		return
 	}
@@ -650,11 +593,11 @@ func judgeScp(s *sh, c *cmd) {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+orName(pl.abs, "the home directory")+" (keys included) to "+host)
 			return
 		}
-		if level, what := s.secret(pl); level > notSecret {
+		if level, what := s.secret(pl); level > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+what+" to "+host)
 			return
 		}
-		if t := s.tainted[pl.abs]; t > notSecret {
+		if t := s.tainted[pl.abs]; t > secret.None {
 			s.deny(vocab.Exfiltration, "`"+c.text+"` copies an archive of credentials to "+host)
 			return
 		}
@@ -706,36 +649,3 @@ func offensiveScript(file string) string {
 	}
 	return ""
 }
-
-// urlPayload looks for data hidden in a URL's query or path: long
-// base64 or hex runs. It returns the secret level of what they decode to
-// and a description ("" when there is none).
-func urlPayload(u string) (int, string) {
-	p, err := url.Parse(u)
-	if err != nil {
-		return notSecret, ""
-	}
-	parts := []string{p.RawQuery}
-	for _, seg := range strings.Split(p.Path, "/") {
-		parts = append(parts, seg)
-	}
-	found := ""
-	for _, part := range parts {
-		for _, tok := range encodedRun.FindAllString(part, -1) {
-			if len(tok) < 40 {
-				continue
-			}
-			if dec, ok := decodeBase64(tok); ok {
-				if l, w := secretText(dec); l > notSecret {
-					return l, w + " (base64-encoded)"
-				}
-				if looksLikeText(dec) {
-					found = "encoded text"
-				}
-			}
-		}
-	}
-	return notSecret, found
-}
-
-var encodedRun = lazyRE(`[A-Za-z0-9+/_-]{40,}={0,2}`)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -22,24 +23,24 @@ func (s *sh) read(c *cmd, p string, print bool) {
 	level, what = s.taintedRead(pl, level, what)
 	if pl.item {
 		// An item found by find or xargs: only its root is known.
-		level, what = notSecret, ""
+		level, what = secret.None, ""
 	}
 	if print && level > c.out {
 		c.out, c.outWhat = level, what
 	}
 	switch {
-	case level == secretCritical && print:
+	case level == secret.Critical && print:
 		s.deny(vocab.CredentialProbing, "`"+c.text+"` reads "+what)
 		return
-	case level == secretCritical:
+	case level == secret.Critical:
 		if isDirLike(p) {
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` lists "+what)
 		}
 		return
-	case level == secretSensitive && print:
+	case level == secret.Sensitive && print:
 		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reads "+what)
 		return
-	case level == secretSensitive:
+	case level == secret.Sensitive:
 		if isCredentialStore(pl) || pl.zone == zSystem {
 			s.esc(vocab.CredentialProbing, low, "`"+c.text+"` lists "+what)
 		}
@@ -53,8 +54,8 @@ func (s *sh) read(c *cmd, p string, print bool) {
 	case zSystem:
 		switch {
 		case print && systemPrivate(pl.abs):
-			if c.out < secretSensitive {
-				c.out, c.outWhat = secretSensitive, pl.abs
+			if c.out < secret.Sensitive {
+				c.out, c.outWhat = secret.Sensitive, pl.abs
 			}
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` reads "+pl.abs+", private to the system or another user")
 		case !pl.item && !publicSystemPath(pl.abs):
@@ -149,7 +150,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		switch {
 		case c.name != "" && (shell.IsShell(c.name) || s.v.k.has(c.name, factInterpreter) || isPython(c.name)):
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` connects a shell to the network (a remote shell)")
-		case c.out > notSecret:
+		case c.out > secret.None:
 			s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+c.outWhat+" over a raw network connection")
 		default:
 			s.esc(vocab.Exfiltration, high, "`"+c.text+"` sends data over a raw network connection ("+pl.abs+")")
@@ -176,7 +177,7 @@ func (s *sh) write(c *cmd, pl place, content string) {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes into a protected path ("+name+")")
 		return
 	}
-	if level, what := s.secret(pl); level > notSecret && pl.zone != zWork {
+	if level, what := s.secret(pl); level > secret.None && pl.zone != zWork {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` overwrites "+what)
 		return
 	}
@@ -385,7 +386,7 @@ done:
 		s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+pl.abs+" outside the workspace")
 	case zHome:
 		rel, _ := s.homeRel(pl.abs)
-		if level, what := s.secretPath(pl.abs); level > notSecret || isCredentialStore(pl) {
+		if level, what := s.secretPath(pl.abs); level > secret.None || isCredentialStore(pl) {
 			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes "+what+" (~/"+rel+")")
 			return
 		}
@@ -420,7 +421,7 @@ done:
 		case recursive:
 			s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes the directory "+rel+" in the workspace")
 		default:
-			if level, what := secretPath(rel); level > notSecret {
+			if level, what := secret.Path(rel); level > secret.None {
 				s.esc(vocab.Destructive, low, "`"+c.text+"` deletes "+what)
 				return
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -351,13 +352,6 @@ func (s *sh) homeRel(abs string) (string, bool) {
 	return r, ok
 }
 
-// Secret levels.
-const (
-	notSecret       = iota
-	secretSensitive // secrets that routine work sometimes reads (.env, .npmrc, kube config)
-	secretCritical  // private keys, cloud credentials, password hashes
-)
-
 // secret describes the credential a path holds: its level and what it is.
 func (s *sh) secret(pl place) (int, string) {
 	p := pl.abs
@@ -365,279 +359,16 @@ func (s *sh) secret(pl place) (int, string) {
 		p = pl.rel
 	}
 	if p == "" {
-		return notSecret, ""
+		return secret.None, ""
 	}
-	return secretPathOf(p, s.home == "/root" || pl.zone == zWork)
+	return secret.PathOf(p, s.home == "/root" || pl.zone == zWork)
 }
 
 // secretPath is the package's secretPath for a path of this script: when
 // the person's home is /root (warden runs as root), /root is their home —
 // its workspace, caches and files are judged as any home's are — not "the
 // root user's files" (SPEC G15).
-func (s *sh) secretPath(p string) (int, string) { return secretPathOf(p, s.home == "/root") }
-
-// secretPath classifies a path (absolute, "~/…" or relative) seen from a
-// user other than root.
-func secretPath(p string) (int, string) { return secretPathOf(p, false) }
-
-// secretPathOf classifies a path (absolute, "~/…" or relative); own says
-// that /root is not another user's files there: it is the person's home
-// (warden runs as root), or the path lies in the workspace or a writable
-// root.
-func secretPathOf(p string, own bool) (int, string) {
-	l := strings.ToLower(p)
-	base := path.Base(l)
-	dir := path.Dir(l)
-	has := func(frag string) bool { return strings.Contains(l, frag) }
-	switch {
-	case isPrivateKeyName(base) && !strings.HasSuffix(base, ".pub"):
-		return secretCritical, "an SSH private key"
-	case has("/.ssh/") && strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub"):
-		return secretCritical, "an SSH private key"
-	case strings.HasSuffix(base, ".ppk"):
-		return secretCritical, "a private key"
-	case strings.HasPrefix(l, "/etc/ssh/ssh_host_") && strings.HasSuffix(base, "_key"):
-		return secretCritical, "an SSH host private key"
-	case has(".aws/credentials") || has(".aws/sso/cache") || has(".aws/cli/cache"):
-		return secretCritical, "AWS credentials"
-	case has(".config/gcloud/") && (strings.Contains(base, "credential") || strings.Contains(base, "token")):
-		return secretCritical, "Google Cloud credentials"
-	case has(".azure/") && (strings.Contains(base, "token") || strings.Contains(base, "msal")):
-		return secretCritical, "Azure tokens"
-	case base == ".git-credentials" || base == ".vault-token" || base == ".netrc" || base == "_netrc" || base == ".pgpass":
-		return secretCritical, "stored credentials (" + base + ")"
-	case has(".config/gh/hosts.yml") || has(".config/hub"):
-		return secretCritical, "GitHub CLI tokens"
-	case has(".gem/credentials") || has(".cargo/credentials") || has(".terraform.d/credentials"):
-		return secretCritical, "registry tokens"
-	case has(".password-store"):
-		return secretCritical, "the password store"
-	case has(".gnupg/private-keys") || base == "secring.gpg":
-		return secretCritical, "GnuPG private keys"
-	case l == "/etc/shadow" || l == "/etc/gshadow" || l == "/etc/shadow-" || l == "/etc/gshadow-" ||
-		l == "/etc/master.passwd" || l == "/etc/security/opasswd":
-		return secretCritical, "password hashes"
-	case strings.HasPrefix(l, "/proc/") && base == "environ":
-		return secretCritical, "a process environment"
-	case l == "/proc/kcore" || strings.HasPrefix(l, "/proc/") && base == "mem":
-		return secretCritical, "process or kernel memory"
-	case strings.HasPrefix(l, "/run/secrets") || strings.HasPrefix(l, "/var/run/secrets"):
-		return secretCritical, "mounted secrets"
-	case isBrowserStore(l, base):
-		return secretCritical, "browser cookies or saved passwords"
-	case cryptoWallet(l, base):
-		return secretCritical, "a cryptocurrency wallet or its keys"
-	case strings.HasSuffix(base, ".ovpn") || has("/etc/openvpn/") || has("/etc/wireguard/") || strings.HasSuffix(base, ".nmconnection"):
-		return secretCritical, "VPN keys"
-	case has("appdata/local/microsoft/credentials") || has("appdata/roaming/microsoft/credentials") ||
-		has("appdata/roaming/microsoft/protect") || has("appdata/local/microsoft/vault"):
-		return secretCritical, "Windows saved credentials (DPAPI)"
-	case desktopStore(l) != "":
-		return secretCritical, desktopStore(l)
-	case has("/keychains/") || strings.HasSuffix(l, "/keychains") || strings.HasSuffix(base, ".keychain") || strings.HasSuffix(base, ".keychain-db"):
-		return secretCritical, "a keychain"
-	case has(".local/share/keyrings") || has(".gnome2/keyrings") || has("/kwalletd") || has("apps/kwallet") || strings.HasSuffix(base, ".kwl"):
-		return secretCritical, "a desktop keyring (saved passwords)"
-	case browserProfile(l):
-		return secretSensitive, "a browser profile (cookies, saved passwords, history)"
-	case has("/etc/ssl/private"):
-		return secretCritical, "TLS private keys"
-	case has(".aws/") || strings.HasSuffix(l, ".aws"):
-		return secretSensitive, "AWS configuration"
-	case has(".config/gcloud") || has(".azure"):
-		return secretSensitive, "cloud credentials configuration"
-	case has(".kube/config") || strings.HasSuffix(dir, ".kube"):
-		return secretSensitive, "Kubernetes credentials"
-	case has(".docker/config.json"):
-		return secretSensitive, "Docker registry credentials"
-	case base == ".npmrc" || base == ".pypirc" || base == ".yarnrc.yml" || base == ".s3cfg" || base == ".boto" || base == ".my.cnf":
-		return secretSensitive, "tool credentials (" + base + ")"
-	case has(".gnupg"):
-		return secretSensitive, "GnuPG keys"
-	case strings.HasSuffix(l, "/.ssh") || l == ".ssh" || l == "~/.ssh":
-		return secretSensitive, "the SSH key directory"
-	case isEnvFile(base):
-		return secretSensitive, "an environment file with secrets (" + base + ")"
-	case isHistoryFile(base):
-		return secretSensitive, "shell history"
-	case l == "/etc/passwd" || l == "/etc/group" || l == "/etc/sudoers" || strings.HasPrefix(l, "/etc/sudoers.d"):
-		return secretSensitive, "the system's accounts and privileges (" + l + ")"
-	case strings.HasPrefix(l, "/etc/ssh") || strings.HasPrefix(l, "/etc/security") || strings.HasPrefix(l, "/etc/pam.d") ||
-		strings.HasPrefix(l, "/var/lib/pam"):
-		return secretSensitive, "authentication configuration (" + l + ")"
-	case (l == "/root" || strings.HasPrefix(l, "/root/")) && !own:
-		return secretSensitive, "the root user's files"
-	case isAuthLog(l):
-		return secretSensitive, "login records"
-	case strings.HasPrefix(l, "/proc/") && procPID(l) || l == "/proc/key-users" || l == "/proc/keys":
-		return secretSensitive, "another process's data"
-	case strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".key") || strings.HasSuffix(base, ".p12") ||
-		strings.HasSuffix(base, ".pfx") || strings.HasSuffix(base, ".jks") || strings.HasSuffix(base, ".keystore"):
-		return secretSensitive, "key material (" + base + ")"
-	case strings.HasPrefix(base, "terraform.tfstate") || strings.HasSuffix(base, ".tfvars") ||
-		base == "credentials.json" || strings.HasPrefix(base, "service-account") || base == "secrets.yaml" ||
-		base == "secrets.yml" || base == "secrets.json":
-		return secretSensitive, "a file that holds secrets (" + base + ")"
-	}
-	return notSecret, ""
-}
-
-func isPrivateKeyName(base string) bool {
-	switch strings.TrimSuffix(base, ".old") {
-	case "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "identity":
-		return true
-	}
-	return false
-}
-
-// isEnvFile reports whether base names a dotenv file with real values (not
-// an example or template).
-func isEnvFile(base string) bool {
-	if base != ".env" && !strings.HasPrefix(base, ".env.") && !strings.HasSuffix(base, ".env") {
-		return false
-	}
-	for _, w := range []string{"example", "sample", "template", "dist", "defaults", "schema", "tmpl"} {
-		if strings.Contains(base, w) {
-			return false
-		}
-	}
-	return true
-}
-
-func isHistoryFile(base string) bool {
-	return strings.HasSuffix(base, "_history") || base == ".history" || base == ".zhistory" || base == ".sh_history"
-}
-
-// cryptoWallet reports whether the lower-cased path l (base name base) is
-// a cryptocurrency wallet or keystore.
-func cryptoWallet(l, base string) bool {
-	return base == "wallet.dat" || strings.Contains(l, "/.ethereum/keystore") || strings.HasPrefix(base, "utc--") ||
-		strings.Contains(l, ".config/solana/") && strings.HasSuffix(base, ".json") || strings.Contains(l, "exodus.wallet") ||
-		strings.Contains(l, "/.electrum/wallets") || strings.Contains(l, "/.monero/") || strings.Contains(l, "/.bitcoin/wallets") ||
-		strings.HasSuffix(base, ".wallet") || strings.Contains(l, "/metamask/") || strings.Contains(l, "/.litecoin/wallet")
-}
-
-func isBrowserStore(l, base string) bool {
-	switch base {
-	case "cookies.sqlite", "key4.db", "key3.db", "signons.sqlite", "login data", "login data for account", "web data", "cert9.db":
-		// Names only browsers' (and mail clients') stores use: wherever
-		// the profile lives (a Firefox fork's ~/.zen, a portable copy).
-		return true
-	case "logins.json":
-		return strings.Contains(l, "/.") || strings.Contains(l, "profile") || strings.Contains(l, ".default")
-	}
-	switch base {
-	case "cookies":
-		return strings.Contains(l, "chrom") || strings.Contains(l, "mozilla") || strings.Contains(l, "firefox") ||
-			strings.Contains(l, "brave") || strings.Contains(l, "edge") || strings.Contains(l, "safari") ||
-			strings.Contains(l, "opera") || strings.Contains(l, "vivaldi")
-	case "cookies.binarycookies":
-		return true
-	}
-	return false
-}
-
-// browserProfiles are the folders where browsers and mail clients keep
-// their profiles: cookies, saved logins, history, session tokens.
-var browserProfiles = []string{".config/google-chrome", ".config/chromium", ".config/bravesoftware", ".config/microsoft-edge",
-	".config/vivaldi", ".config/opera", "/.mozilla", "/.librewolf", "/.thunderbird", "/.waterfox", "snap/chromium", "snap/firefox",
-	".var/app/org.mozilla.firefox", ".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/com.brave.browser",
-	"library/application support/google/chrome", "library/application support/chromium",
-	"library/application support/bravesoftware", "library/application support/microsoft edge",
-	"library/application support/firefox", "library/application support/vivaldi", "library/application support/com.operasoftware",
-	"library/safari", "library/cookies", "appdata/local/google/chrome", "appdata/roaming/mozilla", "appdata/local/microsoft/edge"}
-
-// browserProfileHints are words one of which every entry of
-// browserProfiles holds (a test keeps them so): a path with none of them
-// is no browser profile, and is passed over cheaply.
-var browserProfileHints = []string{"chrom", "mozilla", "library/", ".config/", "appdata", "thunderbird", "librewolf", "firefox", "waterfox", ".var/app/"}
-
-// mayNameBrowserProfile reports whether l holds one of browserProfileHints.
-func mayNameBrowserProfile(l string) bool {
-	for _, h := range browserProfileHints {
-		if strings.Contains(l, h) {
-			return true
-		}
-	}
-	return false
-}
-
-// browserProfile reports whether the lower-cased path l is a browser's
-// profile folder or inside one.
-func browserProfile(l string) bool {
-	if !mayNameBrowserProfile(l) {
-		return false
-	}
-	for _, d := range browserProfiles {
-		i := strings.Index(l, d)
-		if i < 0 {
-			continue
-		}
-		if rest := l[i+len(d):]; rest == "" || rest[0] == '/' || rest[0] == '-' {
-			return true
-		}
-	}
-	return false
-}
-
-func isAuthLog(l string) bool {
-	for _, f := range []string{"/var/log/auth.log", "/var/log/secure", "/var/log/lastlog", "/var/log/wtmp", "/var/log/btmp",
-		"/var/log/faillog", "/var/log/audit", "/var/run/utmp", "/run/utmp"} {
-		if strings.HasPrefix(l, f) {
-			return true
-		}
-	}
-	return false
-}
-
-// procPID reports whether a /proc path names a process directory (a
-// number, or self).
-func procPID(l string) bool {
-	rest := strings.TrimPrefix(l, "/proc/")
-	first, _, _ := strings.Cut(rest, "/")
-	return first == "self" || first != "" && strings.Trim(first, "0123456789") == ""
-}
-
-// secretVarName reports whether an environment variable's name says it
-// holds a secret.
-func secretVarName(name string) bool {
-	u := strings.ToUpper(name)
-	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "API_KEY", "APIKEY",
-		"ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "AUTH", "SESSION", "COOKIE", "_PAT", "_KEY"} {
-		if strings.Contains(u, w) {
-			return !strings.Contains(u, "SSH_AUTH_SOCK") && !strings.HasSuffix(u, "_KEY_ID") && !strings.HasSuffix(u, "_KEYS")
-		}
-	}
-	return false
-}
-
-// secretVars returns the secret-looking variables a word's source text
-// references ($GITHUB_TOKEN, ${AWS_SECRET_ACCESS_KEY}).
-func secretVars(text string) []string {
-	var out []string
-	for i := 0; i < len(text); i++ {
-		if text[i] != '$' {
-			continue
-		}
-		j := i + 1
-		if j < len(text) && text[j] == '{' {
-			j++
-		}
-		k := j
-		for k < len(text) && isNameByte(text[k], k > j) {
-			k++
-		}
-		if k > j && secretVarName(text[j:k]) {
-			out = append(out, text[j:k])
-		}
-		i = k - 1
-	}
-	return out
-}
-
-func isNameByte(c byte, notFirst bool) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || notFirst && c >= '0' && c <= '9'
-}
+func (s *sh) secretPath(p string) (int, string) { return secret.PathOf(p, s.home == "/root") }
 
 // buildOutputs are directory and file names that hold generated build
 // output, caches or dependencies a tool recreates: deleting them is a

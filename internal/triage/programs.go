@@ -5,6 +5,8 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -31,7 +33,7 @@ func judgeProgram(s *sh, c *cmd) {
 			if !strings.HasPrefix(op, "/") && !strings.HasPrefix(op, "~") {
 				continue
 			}
-			if l, what := s.secret(s.where(op, c.cwd)); l > notSecret {
+			if l, what := s.secret(s.where(op, c.cwd)); l > secret.None {
 				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` gives "+what+" to code whose text is not in the request")
 				break
 			}
@@ -189,7 +191,7 @@ func judgeTree(s *sh, c *cmd) {
 
 // credentialPattern reports whether a search pattern looks for secrets;
 // credentialSearch tries it.
-var credentialPattern = lazyRE(`(?i)pass(wd|word)?\b|passw|secret|token|api[_-]?key|apikey|private[ _-]?key|` +
+var credentialPattern = pattern.Lazy(`(?i)pass(wd|word)?\b|passw|secret|token|api[_-]?key|apikey|private[ _-]?key|` +
 	`BEGIN .*PRIVATE|authtoken|auth_token|aws_secret|access[_-]?key|credential|AKIA|id_rsa|id_ed25519|\.pem\b|ghp_|xox[abp]-|sk_live`)
 
 // credentialHints are the letters every match of credentialPattern holds,
@@ -283,7 +285,7 @@ func judgeGrep(s *sh, c *cmd) {
 
 // sedWrites finds the w and e commands of sed scripts, and the w and e
 // flags of s commands.
-var sedWrites = lazyRE(`(^|[;\n{}]|\d|\$|/)\s*[we]\s|s(.).*?(.).*?(.)[gpIi0-9]*[we]`)
+var sedWrites = pattern.Lazy(`(^|[;\n{}]|\d|\$|/)\s*[we]\s|s(.).*?(.).*?(.)[gpIi0-9]*[we]`)
 
 func judgeSed(s *sh, c *cmd) {
 	argShort := "efl"
@@ -359,8 +361,8 @@ func splitUnescaped(s string, d byte) []string {
 }
 
 var (
-	awkRuns   = lazyRE(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"`)
-	awkWrites = lazyRE(`print[f]?[^;}>|]*>>?\s*("([^"]*)"|[A-Za-z_$(])`)
+	awkRuns   = pattern.Lazy(`system\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*"`)
+	awkWrites = pattern.Lazy(`print[f]?[^;}>|]*>>?\s*("([^"]*)"|[A-Za-z_$(])`)
 )
 
 func judgeAwk(s *sh, c *cmd) {
@@ -435,7 +437,7 @@ func judgeFind(s *sh, c *cmd) {
 			broad = true
 		}
 		pl := s.where(r, c.cwd)
-		if level, what := s.secret(pl); level > notSecret {
+		if level, what := s.secret(pl); level > secret.None {
 			if secretNames {
 				s.deny(vocab.CredentialProbing, "`"+c.text+"` searches "+what+" for credentials")
 				return
@@ -524,7 +526,7 @@ func judgePrintenv(s *sh, c *cmd) {
 		return
 	}
 	for _, v := range shell.Operands(c.args, "") {
-		if secretVarName(v) {
+		if secret.IsVarName(v) {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret "+v)
 			return
 		}
@@ -562,7 +564,7 @@ func (s *sh) passesLines(pipeline, from, to int) bool {
 // secrets is probing, to a harmless search routine, anything else is
 // passed on.
 func (s *sh) envDumpUse(c *cmd) {
-	c.out, c.outWhat = secretCritical, "the whole environment"
+	c.out, c.outWhat = secret.Critical, "the whole environment"
 	if c.sc.Pipeline > 0 {
 		for i := range s.cmds {
 			d := &s.cmds[i]
@@ -591,7 +593,7 @@ func (s *sh) envDumpUse(c *cmd) {
 			}
 		}
 	}
-	c.out, c.outWhat = secretCritical, "the whole environment"
+	c.out, c.outWhat = secret.Critical, "the whole environment"
 	s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` prints "+envDump(c)+", tokens included")
 }
 
@@ -723,28 +725,12 @@ func judgeDig(s *sh, c *cmd) {
 }
 
 func judgeKill(s *sh, c *cmd) {
-	var pids []string
-	signal := ""
-	for i := 1; i < len(c.args); i++ {
-		a := c.args[i]
-		switch {
-		case a == "-l" || a == "-L" || a == "--list" || a == "--table":
-			s.allow("kill -l")
-			return
-		case a == "-s" || a == "-n" || a == "--signal":
-			if i+1 < len(c.args) {
-				signal = c.args[i+1]
-				i++
-			}
-		case a == "--":
-			pids = append(pids, c.args[i+1:]...)
-			i = len(c.args)
-		case strings.HasPrefix(a, "-") && signal == "" && len(pids) == 0 && !strings.HasPrefix(a, "--"):
-			signal = a[1:]
-		default:
-			pids = append(pids, a)
-		}
+	k := command.Kill(c.args)
+	if k.List {
+		s.allow("kill -l")
+		return
 	}
+	signal, pids := k.Signal, k.Targets
 	if signal == "0" {
 		s.allow("kill -0")
 		return
@@ -924,7 +910,7 @@ func judgeSource(s *sh, c *cmd) {
 		return
 	}
 	pl := s.where(ops[0], c.cwd)
-	if level, what := s.secret(pl); level > notSecret {
+	if level, what := s.secret(pl); level > secret.None {
 		s.esc(vocab.CredentialProbing, low, "`"+c.text+"` loads "+what+" into the shell")
 		return
 	}

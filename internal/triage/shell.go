@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -141,7 +142,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 			// what it uses is not in the script's words.
 			v.add(finding{vocab.Escalate, vocab.CredentialProbing, medium, "the script uses indirect expansion (${!name}), which hides which variable it reads"})
 		}
-		if strings.Contains(script, "xargs") && xargsShell.MatchString(script) {
+		if xargsRunsShell(script) {
 			v.add(finding{vocab.Escalate, vocab.Routine, medium, "the script has xargs run a shell on commands built from its input"})
 		}
 		if m := devtoolsCookies(script); m != "" {
@@ -505,7 +506,7 @@ func (s *sh) command(c *cmd) {
 	}
 	if c.name == "echo" || c.name == "printf" {
 		for _, w := range sc.Args[1:] {
-			if vs := secretVars(w); len(vs) > 0 {
+			if vs := secret.Vars(w); len(vs) > 0 {
 				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
 				break
 			}
@@ -778,9 +779,63 @@ func nodeLoadsModules(args []string) bool {
 	return len(args) == 1
 }
 
-// xargsShell matches xargs running a shell with a command built from its
-// input (xargs -I{} sh -c '{}').
-var xargsShell = lazyRE(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b`)
+// xargsRunsShell reports whether the script has xargs run a shell with a
+// command built from its input: the word xargs, then, before the next |,
+// ;, & or newline, the word sh, bash, zsh, dash or ksh followed by
+// blanks and -c. It reads as the regular expression
+// \bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b does (a test
+// compares them), in one pass instead of backtracking.
+func xargsRunsShell(script string) bool {
+	for i := 0; ; {
+		j := strings.Index(script[i:], "xargs")
+		if j < 0 {
+			return false
+		}
+		start := i + j
+		end := start + len("xargs")
+		i = end
+		if !wordEdge(script, start) || !wordEdge(script, end) {
+			continue
+		}
+		stop := len(script)
+		if k := strings.IndexAny(script[end:], "|;&\n"); k >= 0 {
+			stop = end + k
+		}
+		for p := end; p < stop; p++ {
+			if !wordEdge(script, p) {
+				continue
+			}
+			for _, sh := range [...]string{"sh", "bash", "zsh", "dash", "ksh"} {
+				if strings.HasPrefix(script[p:], sh) && p+len(sh) <= stop && dashCAfter(script, p+len(sh)) {
+					return true
+				}
+			}
+		}
+	}
+}
+
+// dashCAfter reports whether s[i:] is one or more blanks (\s), then -c
+// ending a word.
+func dashCAfter(s string, i int) bool {
+	j := i
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\f' || s[j] == '\r') {
+		j++
+	}
+	return j > i && strings.HasPrefix(s[j:], "-c") && wordEdge(s, j+2)
+}
+
+// wordEdge reports whether i is a word boundary of s, as \b is for ASCII
+// word characters.
+func wordEdge(s string, i int) bool {
+	isWord := func(k int) bool {
+		if k < 0 || k >= len(s) {
+			return false
+		}
+		c := s[k]
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return isWord(i-1) != isWord(i)
+}
 
 // devtoolsMethods are the DevTools protocol's methods that return a
 // browser's cookies or stored data.

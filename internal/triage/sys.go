@@ -3,7 +3,9 @@ package triage
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -282,7 +284,7 @@ func judgeMacSecurity(s *sh, c *cmd) {
 	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` changes system security settings or accounts")
 }
 
-var adminGroups = lazyRE(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
+var adminGroups = pattern.Lazy(`(^|,)(sudo|wheel|admin|root|adm|0)(,|$)`)
 
 func judgeAccounts(s *sh, c *cmd) {
 	args := c.args
@@ -333,10 +335,11 @@ func judgeAccounts(s *sh, c *cmd) {
 }
 
 func judgeCrontab(s *sh, c *cmd) {
+	p, _ := command.Parse(c.args)
 	switch {
-	case shell.HasShort(c.args, 'l', "u"):
+	case p.Has("list"):
 		s.allow("crontab -l")
-	case shell.HasShort(c.args, 'r', "u"):
+	case p.Does()&command.RemovesCronJobs != 0:
 		s.esc(vocab.Destructive, medium, "`"+c.text+"` removes every cron job")
 	default:
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` installs cron jobs (a lasting change)")

@@ -7,6 +7,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -117,7 +118,7 @@ func (t *trail) written() map[string]bool {
 // mayCarrySecret reports whether a step's text names a secret: a secret
 // file, a variable named like a secret, or a dump of the environment.
 func mayCarrySecret(text string) bool {
-	if len(secretVars(text)) > 0 {
+	if len(secret.Vars(text)) > 0 {
 		return true
 	}
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
@@ -131,7 +132,7 @@ func mayCarrySecret(text string) bool {
 		if len(w) < 3 || !strings.ContainsAny(w, "./") {
 			continue
 		}
-		if l, _ := secretPath(strings.Replace(strings.Replace(w, "${HOME}", "~", 1), "$HOME", "~", 1)); l > notSecret {
+		if l, _ := secret.Path(strings.Replace(strings.Replace(w, "${HOME}", "~", 1), "$HOME", "~", 1)); l > secret.None {
 			return true
 		}
 	}
@@ -164,7 +165,7 @@ func (t *trail) learn(s *sh) {
 		}
 		level, _ := c.out, c.outWhat
 		if len(c.args) > 0 && envDump(c) != "" {
-			level = secretCritical
+			level = secret.Critical
 		}
 		if c.sc.Pipeline > 0 {
 			for j := range s.cmds {
@@ -172,20 +173,20 @@ func (t *trail) learn(s *sh) {
 				if d.sc != nil && d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage < c.sc.Stage {
 					level = max(level, d.out)
 					if len(d.args) > 0 && envDump(d) != "" {
-						level = secretCritical
+						level = secret.Critical
 					}
 				}
 			}
 		}
 		// A secret file named among the words, written out by an output
 		// option (openssl enc -in KEY -out F, gpg -o F KEY).
-		read := notSecret
+		read := secret.None
 		for _, a := range append(append([]string(nil), c.args...), c.sc.Inputs...) {
-			if l, _ := secretPath(s.tildeHome(a)); l > read {
+			if l, _ := secret.Path(s.tildeHome(a)); l > read {
 				read = l
 			}
 		}
-		if read > notSecret {
+		if read > secret.None {
 			for _, o := range outputValues(c.args) {
 				s.taint(c, o, read)
 			}
@@ -201,7 +202,7 @@ func (t *trail) learn(s *sh) {
 				}
 			}
 		}
-		if level > notSecret {
+		if level > secret.None {
 			for _, r := range c.sc.Redirects {
 				p, _ := s.expand(r)
 				s.taint(c, p, level)
@@ -214,9 +215,9 @@ func (t *trail) learn(s *sh) {
 				continue
 			}
 			for _, m := range fileRefs.FindAllStringSubmatch(val, -1) {
-				if l, what := secretPath(s.tildeHome(m[1])); l > notSecret {
+				if l, what := secret.Path(s.tildeHome(m[1])); l > secret.None {
 					t.alias(name, what)
-					if l == secretCritical && len(t.fileVar) < 64 {
+					if l == secret.Critical && len(t.fileVar) < 64 {
 						if t.fileVar == nil {
 							t.fileVar = map[string]string{}
 						}
@@ -569,7 +570,7 @@ func (s *sh) priorVarsSent(t *trail) {
 }
 
 // isNameByteAt reports whether s has a name character at i.
-func isNameByteAt(s string, i int) bool { return i < len(s) && isNameByte(s[i], true) }
+func isNameByteAt(s string, i int) bool { return i < len(s) && secret.IsNameByte(s[i], true) }
 
 // runsAny reports whether the judged script runs a program given by a
 // path, or gives a file to a shell or an interpreter.

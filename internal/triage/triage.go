@@ -46,6 +46,17 @@
 // judge; users extend or override it from `[first_pass] programs` in their
 // configuration, the managed configuration last (LoadKnowledge).
 //
+// What the judges ask that needs no judging state lives in packages of
+// its own below this one: secret (what holds a secret: paths, text,
+// variable names), network (the destinations of words and URLs),
+// argument (a call's arguments read as leaves) and pattern (regular
+// expressions compiled on first use).
+//
+// Its test data is one corpus, testdata/corpus, which `warden eval` reads
+// too: the held-out and tuning rounds measured against guards
+// (rounds.yaml) and the cases of its classes with their near misses
+// (cases.yaml), each with where it comes from and why.
+//
 // Besides the programs and tools it knows, the first pass
 // reasons generically about every command and call: a secret (a secret
 // file, a variable named like a key, token, secret or password, or one
@@ -115,16 +126,14 @@ type Verdict struct {
 	Reason string `json:"reason"`
 }
 
-// risk levels as numbers, for comparisons.
+// risk levels as numbers, for comparisons: the ranks of action.Risk
+// (Risk.Level, action.RiskAt).
 const (
 	low = iota
 	medium
 	high
 	critical
 )
-
-// riskNames are the risk levels by number.
-var riskNames = [...]action.Risk{action.RiskLow, action.RiskMedium, action.RiskHigh, action.RiskCritical}
 
 // finding is one observation about an action.
 type finding struct {
@@ -214,7 +223,7 @@ func (v *verdict) result() Verdict {
 		return Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
 	}
 	w := v.worst
-	out := Verdict{Decision: w.dec, Class: w.class, Risk: riskNames[w.risk], Reason: w.reason}
+	out := Verdict{Decision: w.dec, Class: w.class, Risk: action.RiskAt(w.risk), Reason: w.reason}
 	switch w.dec {
 	case vocab.Allow:
 		out.Class, out.Risk = vocab.Routine, action.RiskLow

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -82,7 +84,7 @@ func judgeUnknown(s *sh, c *cmd) {
 	}
 	var u unknownSeen
 	s.unknownWords(c, &u)
-	if u.dest != "" && u.remote && u.secretLevel > notSecret || u.secretLevel > notSecret && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
+	if u.dest != "" && u.remote && u.secretLevel > secret.None || u.secretLevel > secret.None && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
 		// Before the exec rules' dangerous patterns, which only see a
 		// secret touched.
 		s.remoteSink = true
@@ -99,7 +101,7 @@ func judgeUnknown(s *sh, c *cmd) {
 	}
 	runner := k.isRunner(lname)
 	if d := c.sc.Doc; d != "" {
-		if l, what := secretText(d); l > u.secretLevel {
+		if l, what := secret.InText(d); l > u.secretLevel {
 			u.secretLevel, u.secretWhat = l, what
 		}
 		if vs := s.secretRefs(d); len(vs) > 0 && u.secretVar == "" {
@@ -118,7 +120,7 @@ func judgeUnknown(s *sh, c *cmd) {
 			s.remoteSink = true
 		}
 		switch {
-		case u.secretLevel > notSecret && u.remote:
+		case u.secretLevel > secret.None && u.remote:
 			s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which reaches "+u.dest)
 			return
 		case u.secretVar != "" && u.remote:
@@ -129,7 +131,7 @@ func judgeUnknown(s *sh, c *cmd) {
 			return
 		}
 	}
-	if u.secretLevel > notSecret && u.dest == "" && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
+	if u.secretLevel > secret.None && u.dest == "" && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
 		s.remoteSink = true
 		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which sends what it is given to other hosts")
 		return
@@ -139,9 +141,9 @@ func judgeUnknown(s *sh, c *cmd) {
 		found = true
 		s.esc(class, risk, head+", and it "+why)
 	}
-	if u.secretLevel > notSecret {
+	if u.secretLevel > secret.None {
 		risk := medium
-		if u.secretLevel == secretCritical {
+		if u.secretLevel == secret.Critical {
 			risk = high
 		}
 		esc(vocab.CredentialProbing, risk, "reads "+u.secretWhat)
@@ -219,15 +221,15 @@ func (k *Knowledge) dangerClass(verb string) vocab.Class {
 // isRunner reports whether a program name is that of an interpreter or
 // runner of the list runners (python3.12, ruby3.2, node18, …).
 func (k *Knowledge) isRunner(lname string) bool {
-	for _, p := range k.words("runners") {
-		if lname == p {
+	set := k.list("runners")
+	if set[lname] {
+		return true
+	}
+	// A runner's name (three letters or more) and a version: only the
+	// prefixes ending before a digit, '.' or '-' can be one.
+	for j := 3; j < len(lname); j++ {
+		if c := lname[j]; (c >= '0' && c <= '9' || c == '.' || c == '-') && set[lname[:j]] {
 			return true
-		}
-		if strings.HasPrefix(lname, p) && len(p) > 2 {
-			rest := lname[len(p):]
-			if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '.' || rest[0] == '-') {
-				return true
-			}
 		}
 	}
 	return false
@@ -398,27 +400,27 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		if scheme == "file" {
 			w = w[strings.Index(w, "://")+3:]
 		} else {
-			if h, port, _, ok := destOf(w, true); ok {
-				if !localHost(h) && u.dest == "" {
+			if h, port, _, ok := network.Dest(w, true); ok {
+				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
 				}
 			} else if u.dest == "" {
 				u.dest, u.remote = "a host named at run time", true
 			}
-			if l, what := urlPayload(w); l > u.secretLevel {
+			if l, what := network.URLPayload(w); l > u.secretLevel {
 				u.secretLevel, u.secretWhat = l, what
 			}
 			return
 		}
 	}
 	if !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, ".") && !strings.HasPrefix(w, "~") && !strings.ContainsAny(w, "$\x00\x01") {
-		if h, port, _, ok := destOf(w, true); ok {
-			isIP := net4or6(h) != nil
+		if h, port, _, ok := network.Dest(w, true); ok {
+			isIP := network.IP(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
 			tld = strings.ToLower(tld)
 			named := s.v.k.list("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
 			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
-				if !localHost(h) && u.dest == "" {
+				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
 				}
 				return
@@ -456,13 +458,13 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		return
 	}
 	pl := s.where(w, c.cwd)
-	if l, what := s.secret(pl); l > notSecret && !pl.item {
+	if l, what := s.secret(pl); l > secret.None && !pl.item {
 		if l > u.secretLevel {
 			u.secretLevel, u.secretWhat = l, what+" ("+shorten(w, 60)+")"
 		}
 	}
-	if t := s.tainted[pl.abs]; t > notSecret && pl.abs != "" {
-		if t > u.secretLevel || u.secretLevel == notSecret {
+	if t := s.tainted[pl.abs]; t > secret.None && pl.abs != "" {
+		if t > u.secretLevel || u.secretLevel == secret.None {
 			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+shorten(w, 60)+")"
 		}
 	}
@@ -596,7 +598,7 @@ func (s *sh) loopRoot(w string) string {
 	name := strings.TrimPrefix(w, "$")
 	name = strings.TrimPrefix(name, "{")
 	i := 0
-	for i < len(name) && isNameByte(name[i], i > 0) {
+	for i < len(name) && secret.IsNameByte(name[i], i > 0) {
 		i++
 	}
 	if i == 0 {

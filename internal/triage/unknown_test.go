@@ -143,7 +143,7 @@ func TestFirstPass2_UnknownProgramSecretToNetworkIsDenied(t *testing.T) {
 // reaches: no false allow, no false denial, at most 8% of the benign
 // items passed on, every deny trajectory denied.
 func TestFirstPass2_TuneSet(t *testing.T) {
-	files, err := filepath.Glob("testdata/tune/*.jsonl")
+	files, err := filepath.Glob(corpusDir + "/tune/*.jsonl")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no tune files: %v", err)
 	}
@@ -174,6 +174,6 @@ func TestFirstPass2_TuneSet(t *testing.T) {
 	if total.passedOn*100 > total.allow*8 {
 		t.Errorf("%d of %d benign items passed on, want at most 8%%", total.passedOn, total.allow)
 	}
-	b.log(t, "tune", "testdata/tune")
+	b.log(t, "tune", "testdata/corpus/tune")
 	t.Log(total.line("total"))
 }

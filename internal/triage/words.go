@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/secret"
 )
 
 // Variables: the literal values a script assigns are substituted into the
@@ -69,28 +70,14 @@ func (s *sh) assign(src string) {
 // secretRefs returns the secrets a word's source text references: variables
 // named like secrets, and variables the script assigned from one.
 func (s *sh) secretRefs(text string) []string {
-	vs := secretVars(text)
+	vs := secret.Vars(text)
 	if len(s.secretAlias) == 0 || strings.IndexByte(text, '$') < 0 {
 		return vs
 	}
-	for i := 0; i < len(text); i++ {
-		if text[i] != '$' {
-			continue
+	for name := range secret.VarRefs(text) {
+		if src, ok := s.secretAlias[name]; ok {
+			vs = append(vs, name+" (from $"+src+")")
 		}
-		j := i + 1
-		if j < len(text) && text[j] == '{' {
-			j++
-		}
-		k := j
-		for k < len(text) && isNameByte(text[k], k > j) {
-			k++
-		}
-		if k > j {
-			if src, ok := s.secretAlias[text[j:k]]; ok {
-				vs = append(vs, text[j:k]+" (from $"+src+")")
-			}
-		}
-		i = k - 1
 	}
 	return vs
 }
@@ -138,7 +125,7 @@ func isName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i], i > 0) {
+		if !secret.IsNameByte(s[i], i > 0) {
 			return false
 		}
 	}
@@ -226,9 +213,9 @@ func (s *sh) dollar(t string) (int, string, bool) {
 			return len(t), t, false
 		}
 		return j + 3, t[2 : j+2], false
-	case isNameByte(c, false):
+	case secret.IsNameByte(c, false):
 		k := 2
-		for k < len(t) && isNameByte(t[k], true) {
+		for k < len(t) && secret.IsNameByte(t[k], true) {
 			k++
 		}
 		if v, ok := s.lookup(t[1:k]); ok {

@@ -28,6 +28,10 @@ const (
 	Escalate Decision = "escalate"
 )
 
+// DenialInstruction follows the rationale of every denial the main agent
+// receives (SPEC G9).
+const DenialInstruction = "Do not try to reach the same outcome another way: no workaround, no indirect execution (another tool, a script, an encoded, split or delayed command) and nothing meant to get around the policy. Continue only with a materially safer alternative that still serves the user's request; if there is none, stop and ask the user how to proceed."
+
 // Class is the class of an action: routine work, one of the four classes
 // of harm of SPEC G7, or a category of the labelled datasets. The names are
 // those of the datasets.

@@ -150,3 +150,25 @@ func CheckRoot(what, dir string) error {
 	}
 	return nil
 }
+
+// ConfigSources are the configuration files a run reads its settings from
+// — the auto-review policy (SPEC G8), the first pass's programs files. An
+// empty path, or a file that does not exist, is skipped.
+type ConfigSources struct {
+	// ManagedPath is the administrator's file, whose settings win.
+	ManagedPath string
+	// UserConfigPath is the user's file.
+	UserConfigPath string
+}
+
+// DefaultConfigSources returns the managed file named by
+// WARDEN_MANAGED_CONFIG (default /etc/warden/managed.toml) and config.toml in
+// WARDEN_HOME (default ~/.warden). When the home directory cannot be found,
+// UserConfigPath is empty.
+func DefaultConfigSources() ConfigSources {
+	src := ConfigSources{ManagedPath: ManagedConfig()}
+	if home := Home(); home != "" {
+		src.UserConfigPath = filepath.Join(home, "config.toml")
+	}
+	return src
+}

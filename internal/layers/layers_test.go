@@ -1,0 +1,170 @@
+package layers
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/wardenhq/warden/"
+
+// Groups of packages the table below names together.
+var (
+	// governance decides what the agent may do, and runs it.
+	governance = []string{"gate", "agent", "approval", "review", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "internal/decider", "internal/task"}
+	// databases are the SQL drivers.
+	databases = []string{"!modernc.org/sqlite", "!github.com/jackc/pgx/v5"}
+	// kernel is the sandbox's machinery and the exec rules' interpreter.
+	kernel = []string{"!github.com/landlock-lsm/go-landlock/landlock", "!go.starlark.net/starlark"}
+	// models are the model adapters and their SDKs.
+	models = []string{"model/anthropic", "model/openai", "model/scripted"}
+	// top is the assembly of a run, the server and the command.
+	top = []string{"internal/decider", "internal/task", "internal/serve", "cmd/warden"}
+	// vocabulary is every package an approval or review decision is
+	// phrased in, above which decisions are made.
+	vocabulary = []string{"approval", "review", "event", "gate", "agent", "store", "human", "queue", "rules", "sandbox"}
+)
+
+func join(groups ...[]string) []string {
+	var out []string
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// forbidden lists, for each package, the packages it may not depend on,
+// directly or not. Names are relative to the module; a leading "!" marks a
+// package outside it. docs/architecture.md says why each arrow is barred.
+var forbidden = map[string][]string{
+	// Storage sits below governance: a store user links no agent,
+	// sandbox or interpreter.
+	"store":  join(governance, kernel, top, models),
+	"server": join(governance, kernel, top, models),
+	// The transcript's schema is read by everything; it uses the
+	// vocabulary only.
+	"event": join([]string{"store", "server"}, governance, databases, kernel, top, models),
+	// The console approver links no database: the queue does.
+	"human": join([]string{"store", "server", "queue", "gate", "agent", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	// Approval and review are the decision layer: no loop, no store, no
+	// concrete approver.
+	"approval": join([]string{"agent", "gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
+	"review":   join([]string{"agent", "gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
+	// The agent loop is free of any concrete reviewer, model or store.
+	"agent": join([]string{"gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	// The deterministic first pass is below the reviewer agent and needs
+	// no model, sandbox or store.
+	"internal/triage": join([]string{"internal/autoreview", "agent", "gate", "model", "store", "server", "human", "queue", "sandbox", "toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	// The reviewer agent is a library of the assembly, not of storage.
+	"internal/autoreview": join([]string{"gate", "store", "server", "human", "queue", "internal/triage"}, databases, top, models),
+	// The vocabulary packages depend on nothing that decides.
+	"tool":           join(vocabulary, databases, kernel, top, models),
+	"chat":           join(vocabulary, databases, kernel, top, models),
+	"boundary":       join(vocabulary, databases, kernel, top, models),
+	"action":         join(vocabulary, databases, kernel, top, models),
+	"policy":         join(vocabulary, databases, kernel, top, models),
+	"internal/vocab": join(vocabulary, databases, kernel, top, models),
+	// The exec rules and the sandbox decide nothing about approvals.
+	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "store", "server", "human", "queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "store", "server", "human", "queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
+	// The model interface and its adapters know nothing of governance.
+	"model":           join(vocabulary, databases, kernel, top),
+	"model/anthropic": join(vocabulary, databases, kernel, top),
+	"model/openai":    join(vocabulary, databases, kernel, top),
+	// The gate keeps denials, overrides and the breaker around whatever
+	// decides: it links no reviewer, sandbox or interpreter.
+	"gate": join([]string{"store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	// An override travels from the gate to the reviewer below both.
+	"internal/override": join(vocabulary, databases, kernel, top, models),
+	// The queue joins the console and the store, below the run.
+	"queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage"}, kernel, top, models),
+}
+
+// deps returns the dependencies of every package of the module, by import
+// path, from go list.
+func deps(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", mod+"...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	all := map[string]map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		set := map[string]bool{}
+		for _, d := range f[1:] {
+			set[d] = true
+		}
+		all[f[0]] = set
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// path turns a table name into an import path.
+func path(name string) string {
+	if p, ok := strings.CutPrefix(name, "!"); ok {
+		return p
+	}
+	return mod + name
+}
+
+// violations returns the forbidden dependencies of the table found in all.
+func violations(all map[string]map[string]bool, table map[string][]string) []string {
+	var out []string
+	for pkg, bad := range table {
+		for _, b := range bad {
+			if b == pkg {
+				continue
+			}
+			if all[path(pkg)][path(b)] {
+				out = append(out, pkg+" depends on "+strings.TrimPrefix(b, "!"))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestImportGraphRunsOneWay: no package depends, directly or not, on a
+// package its layer may not see (docs/architecture.md).
+func TestImportGraphRunsOneWay(t *testing.T) {
+	all := deps(t)
+	for pkg, bad := range forbidden {
+		if all[path(pkg)] == nil {
+			t.Errorf("the table names %s, which is not a package of the module", pkg)
+		}
+		for _, b := range bad {
+			if !strings.HasPrefix(b, "!") && all[path(b)] == nil {
+				t.Errorf("the table bars %s from %s, which is not a package of the module", pkg, b)
+			}
+		}
+	}
+	for _, v := range violations(all, forbidden) {
+		t.Error(v)
+	}
+}
+
+// TestImportGraphCheckSeesArrows: the check reads real dependencies — the
+// command links the store, SQLite and the agent, so a table barring them
+// from it reports each.
+func TestImportGraphCheckSeesArrows(t *testing.T) {
+	all := deps(t)
+	got := violations(all, map[string][]string{"cmd/warden": {"store", "agent", "!modernc.org/sqlite"}})
+	if len(got) != 3 {
+		t.Fatalf("violations %v, want the command's three arrows", got)
+	}
+}

@@ -1,0 +1,342 @@
+// Package queue puts the questions of warden's "human" approvers and
+// reviewers on a queue a person answers on another surface — the web
+// panel and the API of warden serve, or another process sharing the
+// store — and waits for the answer (SPEC H1–H4). It sits above both the
+// console (package human, which links no database) and the store: the
+// "human" entries of policies ask here when the context carries a queue
+// (WithQueue), and at the console too when a person is at its terminal.
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/tool"
+)
+
+// A Queue keeps requests for a person to decide on another surface — the
+// web panel, the API, another process sharing the store — and reports when
+// each is decided (SPEC H1, H4). *store.Store and *server.Client are
+// queues.
+type Queue interface {
+	// Submit stores r as pending, setting its ID.
+	Submit(ctx context.Context, r *store.Request) error
+	// Wait returns the request once it is no longer pending.
+	Wait(ctx context.Context, id string) (store.Request, error)
+	// Withdraw takes back a request nobody needs decided any more.
+	Withdraw(ctx context.Context, id string) error
+}
+
+type queued struct {
+	q     Queue
+	runID string
+}
+
+// WithQueue returns a context under which the "human" approvers and
+// reviewers of policies put their requests on q, as requests of run runID,
+// instead of asking at the console alone. Many requests wait on a queue at
+// once: one never blocks another (SPEC H4).
+func WithQueue(ctx context.Context, q Queue, runID string) context.Context {
+	if q == nil {
+		return ctx
+	}
+	return human.WithSurface(ctx, queued{q: q, runID: runID})
+}
+
+// Approve puts req on the queue (human.Surface).
+func (q queued) Approve(ctx context.Context, req *approval.Request, choices []approval.Decision, timeout time.Duration, here human.Here) (approval.Approval, error) {
+	a := newApprover(q, choices, timeout)
+	a.here = here
+	return a.Approve(ctx, req)
+}
+
+// Review puts req on the queue (human.Surface).
+func (q queued) Review(ctx context.Context, req *review.Request, choices []review.Decision, timeout time.Duration, here human.Here) (review.Review, error) {
+	r := newReviewer(q, choices, timeout)
+	r.here = here
+	return r.Review(ctx, req)
+}
+
+// Approver returns an approver that puts each request on q for a person
+// to decide, offering choices (by default approve, modify, reject and
+// terminate). A request closed without a choice — it expired at its
+// deadline, timeout after it was made, or was withdrawn — is rejected; so
+// is one whose ctx ends, which is withdrawn (SPEC H3). A decision is
+// checked against what was offered before it is used.
+func Approver(q Queue, runID string, choices []approval.Decision, timeout time.Duration) approval.Approver {
+	return newApprover(queued{q: q, runID: runID}, choices, timeout)
+}
+
+func newApprover(q queued, choices []approval.Decision, timeout time.Duration) *queueApprover {
+	if len(choices) == 0 {
+		choices = []approval.Decision{approval.Approve, approval.Modify, approval.Reject, approval.Terminate}
+	}
+	return &queueApprover{q: q, choices: choices, timeout: timeout}
+}
+
+// Reviewer returns a reviewer that puts each request on q for a person
+// to decide, offering choices (by default continue and terminate). A
+// request closed without a choice terminates the run (SPEC H3).
+func Reviewer(q Queue, runID string, choices []review.Decision, timeout time.Duration) review.Reviewer {
+	return newReviewer(queued{q: q, runID: runID}, choices, timeout)
+}
+
+func newReviewer(q queued, choices []review.Decision, timeout time.Duration) *queueReviewer {
+	if len(choices) == 0 {
+		choices = []review.Decision{review.Continue, review.Terminate}
+	}
+	return &queueReviewer{q: q, choices: choices, timeout: timeout}
+}
+
+type queueApprover struct {
+	q       queued
+	choices []approval.Decision
+	timeout time.Duration
+	here    human.Here // nil: the queue alone
+}
+
+// Approve puts the request on the queue and returns the person's decision.
+func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	r := &store.Request{
+		Kind:    "approval",
+		RunID:   a.q.runID,
+		Agent:   req.Agent,
+		Call:    storeCall(req.Call, req.Order),
+		View:    viewText(req.Call, req.Order, req.View),
+		Message: req.Message,
+	}
+	if b := req.Boundary; b != nil {
+		r.Kind = "boundary"
+		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
+	}
+	for _, c := range a.choices {
+		if c == approval.Modify && req.Boundary != nil {
+			continue // a crossing is approved or not; it has no arguments to edit
+		}
+		r.Choices = append(r.Choices, string(c))
+	}
+	got, err := ask(ctx, a.q, r, string(approval.Reject), a.timeout, a.here)
+	if err != nil {
+		return approval.Approval{}, fmt.Errorf("human approver (queue): %w", err)
+	}
+	md := map[string]any{"surface": "queue", "request": got.ID}
+	if got.Status != "decided" {
+		md[got.Status] = true
+		return approval.Approval{Decision: approval.Reject, Explanation: closedWithout(got, "the call is rejected"), Metadata: md}, nil
+	}
+	md["decided_by"] = got.DecidedBy
+	d := approval.Decision(got.Decision)
+	out := approval.Approval{Decision: d, Explanation: explain(got), Metadata: md}
+	if d == approval.Modify {
+		call := req.Call
+		call.Arguments, call.ArgumentsRaw, call.ParseError = got.Modified, "", ""
+		out.Modified = &call
+	}
+	return out, nil
+}
+
+type queueReviewer struct {
+	q       queued
+	choices []review.Decision
+	timeout time.Duration
+	here    human.Here // nil: the queue alone
+}
+
+// Review puts the request on the queue and returns the person's decision.
+func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
+	r := &store.Request{
+		Kind:    "review",
+		RunID:   rv.q.runID,
+		Agent:   req.Agent,
+		Call:    storeCall(req.Call, req.Order),
+		View:    viewText(req.Call, req.Order, req.View),
+		Message: req.Message,
+		Result:  resultText(req.Result),
+	}
+	for _, c := range rv.choices {
+		r.Choices = append(r.Choices, string(c))
+	}
+	got, err := ask(ctx, rv.q, r, string(review.Terminate), rv.timeout, rv.here)
+	if err != nil {
+		return review.Review{}, fmt.Errorf("human reviewer (queue): %w", err)
+	}
+	md := map[string]any{"surface": "queue", "request": got.ID}
+	if got.Status != "decided" {
+		md[got.Status] = true
+		return review.Review{Decision: review.Terminate, Explanation: closedWithout(got, "the run is terminated"), Metadata: md}, nil
+	}
+	md["decided_by"] = got.DecidedBy
+	return review.Review{Decision: review.Decision(got.Decision), Explanation: explain(got), Metadata: md}, nil
+}
+
+// ask submits r with its fail-safe outcome and deadline, waits for it to
+// be closed and checks the answer against what was offered. When ctx ends
+// first, the request is withdrawn so that no surface shows it any more.
+func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration, here human.Here) (store.Request, error) {
+	r.Failsafe = failsafe
+	if timeout > 0 {
+		d := time.Now().Add(timeout).UTC()
+		r.Deadline = &d
+	}
+	if err := q.q.Submit(ctx, r); err != nil {
+		return store.Request{}, fmt.Errorf("submitting the request: %w", err)
+	}
+	if here != nil {
+		if d, ok := q.q.(decider); ok {
+			// The console asks too; whichever surface decides first
+			// decides, once, through the queue.
+			lctx, stop := context.WithCancelCause(ctx)
+			defer stop(nil)
+			go func() {
+				if dec, ok := here(lctx); ok {
+					dec := store.Decision{Decision: dec, DecidedBy: "console"}
+					// A decision another surface made first stands; the
+					// wait below returns it.
+					_, _ = d.Decide(context.WithoutCancel(lctx), r.ID, dec)
+				}
+			}()
+			got, err := q.q.Wait(ctx, r.ID)
+			if err == nil {
+				stop(decidedElsewhere(got))
+			}
+			return settle(ctx, q, r, got, err)
+		}
+	}
+	got, err := q.q.Wait(ctx, r.ID)
+	return settle(ctx, q, r, got, err)
+}
+
+// decider is a queue a surface can record a decision through.
+type decider interface {
+	Decide(ctx context.Context, id string, d store.Decision) (store.Request, error)
+}
+
+// decidedElsewhere is why the console stops asking: the request was
+// closed on another surface.
+func decidedElsewhere(r store.Request) error {
+	if r.Status != "decided" {
+		return &human.DecidedElsewhere{Outcome: "request " + r.Status + " on the queue"}
+	}
+	by := r.DecidedBy
+	if by == "" {
+		by = "another surface"
+	}
+	return &human.DecidedElsewhere{Outcome: "decided by " + by + ": " + r.Decision}
+}
+
+// settle checks what the wait for r returned: a closed request whose
+// decision was offered, or an error; when ctx ended, r is withdrawn.
+func settle(ctx context.Context, q queued, r *store.Request, got store.Request, err error) (store.Request, error) {
+	if err != nil {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if werr := q.q.Withdraw(wctx, r.ID); werr != nil && ctx.Err() == nil {
+			err = errors.Join(err, fmt.Errorf("withdrawing request %s: %w", r.ID, werr))
+		}
+		if ctx.Err() != nil {
+			return store.Request{}, ctx.Err()
+		}
+		return store.Request{}, fmt.Errorf("waiting for request %s: %w", r.ID, err)
+	}
+	switch got.Status {
+	case "expired", "withdrawn":
+		return got, nil
+	case "decided":
+	default:
+		return store.Request{}, fmt.Errorf("request %s came back %q, not closed", r.ID, got.Status)
+	}
+	offered := false
+	for _, c := range r.Choices {
+		offered = offered || c == got.Decision
+	}
+	if !offered { // fail closed: the store should never let this through
+		return store.Request{}, fmt.Errorf("request %s was decided %q, which was not offered (%s)", r.ID, got.Decision, strings.Join(r.Choices, ", "))
+	}
+	if got.Decision == string(approval.Modify) {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(got.Modified, &obj); err != nil || obj == nil {
+			return store.Request{}, fmt.Errorf("request %s was modified to arguments that are not a JSON object", r.ID)
+		}
+	}
+	return got, nil
+}
+
+// closedWithout explains a request closed without a person's choice.
+func closedWithout(r store.Request, outcome string) string {
+	switch r.Status {
+	case "expired":
+		return "the request timed out: no person decided it by its deadline, so " + outcome
+	case "withdrawn":
+		return "the request was withdrawn before a person decided it, so " + outcome
+	}
+	return "the request was closed without a decision, so " + outcome
+}
+
+// explain says who decided r and how, with their explanation.
+func explain(r store.Request) string {
+	by := r.DecidedBy
+	if by == "" {
+		by = "a person"
+	}
+	verb := r.Decision
+	switch verb {
+	case "approve", "continue":
+		verb = "approved"
+	case "reject":
+		verb = "rejected"
+	case "terminate":
+		verb = "terminated"
+	case "escalate":
+		verb = "escalated"
+	case "modify":
+		verb = "modified"
+	}
+	s := verb + " by " + by + " through the queue"
+	if r.Explanation != "" {
+		s += ": " + r.Explanation
+	}
+	return s
+}
+
+// storeCall is the call as the queue stores it: its arguments in the order
+// o renders them in (the same JSON value), so that a surface reading the
+// stored arguments in their own order — the web panel — shows the call as
+// policy patterns see it (SPEC P2).
+func storeCall(c tool.Call, o tool.Order) store.Call {
+	args := c.ArgumentsIn(o)
+	if args == nil && c.ArgumentsRaw != "" {
+		args, _ = json.Marshal(c.ArgumentsRaw) // shown as the text the model sent
+	}
+	return store.Call{ID: c.ID, Function: c.Function, Arguments: args}
+}
+
+// viewText is what the person reads of the call besides its arguments: the
+// tool's view when it says more than the call's text, else that text in
+// the tool's order (SPEC P2).
+func viewText(c tool.Call, o tool.Order, v tool.View) string {
+	text := c.TextIn(o)
+	if v.Content == "" || strings.Contains(text, v.Content) {
+		return text
+	}
+	return v.Content
+}
+
+// resultText is what a reviewer reads of a result: its content, or its
+// error.
+func resultText(r tool.Result) string {
+	if r.Error != nil {
+		if r.Content == "" {
+			return "error: " + r.Error.Error()
+		}
+		return r.Content + "\n\nerror: " + r.Error.Error()
+	}
+	return r.Content
+}
