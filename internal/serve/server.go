@@ -53,6 +53,9 @@ type Server struct {
 	Orders tool.Orders
 
 	sessions sessions
+	// owners caches the owner of each run a run credential acted on (run
+	// id → owner; an owner never changes).
+	owners ownerCache
 	// approveMu serializes the overrides this server grants, so that two
 	// clicks on one denial grant one retry.
 	approveMu sync.Mutex
