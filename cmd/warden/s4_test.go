@@ -315,3 +315,44 @@ func TestS4_NamedOperatorDecides(t *testing.T) {
 		t.Errorf("the transcript does not say alice decided (%v)", err)
 	}
 }
+
+// A run whose server is killed while a call waits ends soon after the
+// request's deadline, the call not run, and says the server is gone — not
+// minutes later (issue 21).
+func TestH3_RunEndsWhenItsServerIsGone(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=", "WARDEN_DB=", "WARDEN_SERVER=", "WARDEN_RUN_TOKEN="}
+	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", "sqlite:"+filepath.Join(home, "w.db"))
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	write(t, dir, "approval.yaml", "approvers:\n  - name: human\n    params:\n      timeout: 3\n")
+	turns := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
+	tk := write(t, dir, "task.yaml", "name: gone\ninput: go\ntools: [bash]\napproval: approval.yaml\n")
+	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--server", p.url, "--transcript", filepath.Join(dir, "t.jsonl"))
+	run.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	start := time.Now()
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	defer run.Process.Kill()
+	time.Sleep(time.Second) // the call waits for a person
+	p.cmd.Process.Kill()
+	select {
+	case err := <-exited:
+		if exitCode(err) == exitOK || !strings.Contains(stderr.String(), "is gone") {
+			t.Errorf("exit %d, want a failure saying the server is gone:\n%s", exitCode(err), stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run lingered a minute after its server went\n%s", stderr.String())
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("the run ended %v after it started, its request's deadline 3 s", el)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the call ran although nobody approved it")
+	}
+}
