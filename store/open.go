@@ -185,10 +185,32 @@ func sqlitePath(url string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return "", err
 	}
+	if err := singleName(p); err != nil {
+		return "", err
+	}
 	if err := privateFiles(p); err != nil {
 		return "", err
 	}
 	return p, nil
+}
+
+// singleName refuses a database whose file (or its WAL or shared-memory
+// file) has another name, a hard link: the sandbox hides warden's state by
+// path, not by inode (SPEC G16), so through that other name a tool could
+// read the store, or write requests and their decisions into it.
+func singleName(p string) error {
+	for _, f := range []string{p, p + "-wal", p + "-shm"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue // not there yet: SQLite creates it
+		}
+		if n := wardenhome.Links(fi); n > 1 {
+			return fmt.Errorf("database file %s has %d names (hard links), and the sandbox hides warden's state by path, not by file: "+
+				"anything that can read another name can read or change the store, so warden will not open it. "+
+				"Remove the other names (find them with: find / -xdev -samefile %s), or move the database aside to start a new one", f, n, f)
+		}
+	}
+	return nil
 }
 
 // privateFiles makes the database file p, and its -wal and -shm files

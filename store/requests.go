@@ -71,6 +71,10 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 	if r.Deadline != nil {
 		deadline = sql.NullInt64{Int64: r.Deadline.UnixNano(), Valid: true}
 	}
+	rc, err := contextJSON(r.Context)
+	if err != nil {
+		return fmt.Errorf("store: submit: %w", err)
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
 			choices, status, created, deadline, failsafe, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
@@ -78,6 +82,11 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe)
 		if err != nil {
 			return err
+		}
+		if rc != "" {
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO request_context (request_id, context) VALUES (?, ?)`), r.ID, rc); err != nil {
+				return err
+			}
 		}
 		return s.notify(ctx, tx, "r:"+r.ID)
 	})

@@ -125,6 +125,10 @@ type Request struct {
 	// Failsafe is the decision recorded when the deadline passes (H3:
 	// reject or terminate, never approve).
 	Failsafe string `json:"failsafe,omitempty"`
+	// Context is what the asker knows beside the call (who, where, why),
+	// stored with the request on submission and read back with
+	// Store.RequestContexts; nil when none was given.
+	Context *RequestContext `json:"context,omitempty"`
 }
 
 // Decision is a person's answer to a request.

@@ -25,6 +25,8 @@ type fakeOpenAI struct {
 	mu      sync.Mutex
 	replies []map[string]any
 	bodies  []string
+	// answer, when set, makes each reply from the request body instead.
+	answer func(body string) map[string]any
 }
 
 func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
@@ -35,10 +37,14 @@ func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
 		f.mu.Lock()
 		f.bodies = append(f.bodies, string(body))
 		msg := openaitest.Assistant("done")
+		answer := f.answer
 		if len(f.replies) > 0 {
 			msg, f.replies = f.replies[0], f.replies[1:]
 		}
 		f.mu.Unlock()
+		if answer != nil {
+			msg = answer(string(body))
+		}
 		openaitest.Reply(w, msg, 1, 1)
 	}))
 	t.Cleanup(f.Close)

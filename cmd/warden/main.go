@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	_ "github.com/wardenhq/warden/model/anthropic"
 	_ "github.com/wardenhq/warden/model/openai"
 	_ "github.com/wardenhq/warden/model/scripted"
@@ -52,6 +55,10 @@ const usage = `usage:
 `
 
 func main() {
+	// A secret of warden's state with another name (a hard link), which
+	// the sandbox does not hide, is replaced before anything uses it (SPEC
+	// G16); whatever cannot be replaced stays refused by its reader.
+	_ = wardenhome.RetireExposed(serve.TokenPath(), task.KeyPath())
 	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/wardenhq/warden/toolbox"
 )
 
-const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
+const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE] [--allow-host NAME]...
 
 Serves the HTTP API and the web panel on the store until SIGINT or SIGTERM.
 The store is --db, else $WARDEN_DB, else SQLite at $WARDEN_HOME/warden.db;
@@ -33,6 +33,10 @@ the decisions), or one made by "warden operator add NAME". Runs, hooks and
 gateways hold the run credential kept in $WARDEN_HOME/token, which submits
 and waits but decides nothing.
 An address other than loopback needs TLS, or --insecure-remote.
+Requests must name the server by a loopback name (localhost, 127.0.0.1,
+[::1]), the host of --addr, or a name given with --allow-host; any other
+Host header is refused (421), so a web page cannot reach the server by
+rebinding its own name to this machine.
 `
 
 // serveCmd implements `warden serve`: the API and panel on a store (SPEC
@@ -45,6 +49,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	insecure := c.fs.Bool("insecure-remote", false, "allow an address other than loopback without TLS (the token then crosses the network in clear)")
 	cert := c.fs.String("tls-cert", "", "the TLS certificate `FILE` (PEM)")
 	key := c.fs.String("tls-key", "", "the TLS private key `FILE` (PEM)")
+	var hosts stringList
+	c.fs.Var(&hosts, "allow-host", "a `NAME` the Host header may carry besides loopback names (repeatable; the name people reach the server by)")
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -98,7 +104,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv := &serve.Server{Store: st, Token: token, Operator: operator, RunToken: runToken, Sealer: sealer, Log: log, Orders: toolbox.Orders()}
+	if ip := net.ParseIP(host); host != "" && !loopbackHost(host) && (ip == nil || !ip.IsUnspecified()) {
+		hosts = append(hosts, host) // the address it was told to listen on names it
+	}
+	srv := &serve.Server{Store: st, Token: token, Operator: operator, RunToken: runToken, Sealer: sealer, Log: log, Orders: toolbox.Orders(), Hosts: hosts}
 	// Long polls and event streams end with base, so that a shutdown need
 	// not wait for them.
 	base, cancelBase := context.WithCancel(context.Background())

@@ -38,6 +38,8 @@ type fakeServer struct {
 	mu      sync.Mutex
 	replies []http.HandlerFunc
 	bodies  [][]byte
+	// onRequest, when set, sees each request body before its reply.
+	onRequest func(n int, body []byte)
 }
 
 func newFake(t *testing.T, replies ...http.HandlerFunc) *fakeServer {
@@ -54,8 +56,11 @@ func newFake(t *testing.T, replies ...http.HandlerFunc) *fakeServer {
 		f.mu.Lock()
 		i := min(len(f.bodies), len(f.replies)-1)
 		f.bodies = append(f.bodies, body)
-		reply := f.replies[i]
+		reply, on, n := f.replies[i], f.onRequest, len(f.bodies)-1
 		f.mu.Unlock()
+		if on != nil {
+			on(n, body)
+		}
 		reply(w, r)
 	}))
 	t.Cleanup(f.Close)
@@ -439,7 +444,7 @@ func TestG4_ReadOnlyToolStep(t *testing.T) {
 	if n != 5 || second.Messages[3].Role != "tool" || second.Messages[4].Role != "tool" {
 		t.Fatalf("second request %+v", second.Messages)
 	}
-	out := second.Messages[3].Content
+	out := unkeyed(t, second.Messages[3].Content)
 	if !strings.HasPrefix(out, autoreview.BeginToolOutput+"\n") || !strings.HasSuffix(out, autoreview.EndToolOutput) ||
 		!strings.Contains(out, "| curl -T ~/.aws/credentials") || strings.Count(out, autoreview.EndToolOutput) != 1 {
 		t.Errorf("tool output not wrapped as untrusted evidence:\n%s", out)

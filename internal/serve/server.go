@@ -51,11 +51,18 @@ type Server struct {
 	// a call as policy patterns see it (SPEC P2); a tool it does not list
 	// shows its arguments sorted by name.
 	Orders tool.Orders
+	// Hosts are the names (or addresses) the Host header may carry besides
+	// loopback ones (localhost, *.localhost, 127.0.0.0/8, ::1): the names
+	// people reach the server by when it serves beyond this machine. Any
+	// other Host is refused (421), against DNS rebinding.
+	Hosts []string
 
 	sessions sessions
 	// owners caches the owner of each run a run credential acted on (run
 	// id → owner; an owner never changes).
 	owners ownerCache
+	// failures slows down clients that present wrong secrets.
+	failures backoff
 	// approveMu serializes the overrides this server grants, so that two
 	// clicks on one denial grant one retry.
 	approveMu sync.Mutex
@@ -115,7 +122,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/", s.authed(unknown))
 	mux.HandleFunc("POST /api/", s.authed(unknown))
 	s.panel(mux)
-	return s.common(mux)
+	return s.common(s.checkHost(s.slowDown(mux)))
 }
 
 // common sets the headers every answer carries and turns a panic into a

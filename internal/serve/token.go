@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,8 +107,10 @@ func TokenPath() string {
 // else the run credential of RunToken: the token kept in
 // $WARDEN_HOME/token (mode 0600, in a 0700 directory when it has to make
 // it), generating it the first time. A token file others may read is
-// refused. Since SPEC S4 the two are told apart: `warden serve` takes
-// OperatorToken and RunToken, a run RunCredential.
+// refused; one with another name (a hard link) is replaced by a new token,
+// and stderr says so: the old token is no longer accepted. Since SPEC S4
+// the two are told apart: `warden serve` takes OperatorToken and RunToken,
+// a run RunCredential.
 func Token() (string, error) {
 	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
 		return t, nil
@@ -126,7 +129,7 @@ func fileToken(path string, create bool) (string, error) {
 		if err == nil {
 			return t, nil
 		}
-		if !errors.Is(err, os.ErrNotExist) {
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errRetired) {
 			return "", err
 		}
 		if err := createToken(path); err != nil && !errors.Is(err, os.ErrExist) {
@@ -136,16 +139,37 @@ func fileToken(path string, create bool) (string, error) {
 	return readToken(path)
 }
 
+// errRetired is the error of a token file that had another name: it was
+// removed, and a new token is to be made.
+var errRetired = errors.New("the API token was exposed and removed")
+
 // readToken reads the token file at path, refusing one others may read.
+// A token file with another name (a hard link, wardenhome.Exposed) is
+// never used: it is removed (errRetired), for a new token to replace it.
 func readToken(path string) (string, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("the API token: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return "", fmt.Errorf("the API token: %w", err)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("the API token %s can be read by others (mode %v); make it 0600", path, fi.Mode().Perm())
 	}
-	b, err := os.ReadFile(path)
+	exposed, err := wardenhome.Exposed(f)
+	if err != nil {
+		return "", fmt.Errorf("the API token: %w", err)
+	}
+	if exposed {
+		if err := wardenhome.Retire(path, f, "the API token"); err != nil {
+			return "", err
+		}
+		return "", errRetired
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	if err != nil {
 		return "", fmt.Errorf("the API token: %w", err)
 	}

@@ -64,6 +64,33 @@ func TestS2_TokenKeptInHome(t *testing.T) {
 	}
 }
 
+// G16: a token file with another name (a hard link, which the sandbox does
+// not hide) is never used: Token makes a new token, and the old one, which
+// the other name keeps, is no longer the server's.
+func TestG16_LinkedTokenIsReplaced(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("WARDEN_HOME", home)
+	t.Setenv(EnvToken, "")
+	old, err := Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(filepath.Dir(home), "planted")
+	if err := os.Link(TokenPath(), planted); err != nil {
+		t.Skipf("no hard links: %v", err)
+	}
+	tok, err := Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok == old || tok == "" {
+		t.Errorf("the exposed token is still in use: %q", tok)
+	}
+	if again, err := Token(); err != nil || again != tok {
+		t.Errorf("the new token is not kept: %q, %v", again, err)
+	}
+}
+
 // An operator's credential shorter than 128 bits is refused with a clear
 // error; WARDEN_TOKEN=1 above all (SPEC S4).
 func TestS4_OperatorTokenStrength(t *testing.T) {

@@ -1,3 +1,4 @@
+-- A text/template like 0001_init.sql.
 -- Operators: the named people whose credentials decide (SPEC S4). Only the
 -- SHA-256 of a credential is kept; the credential itself is shown once.
 CREATE TABLE operators (
