@@ -58,6 +58,9 @@ type Server struct {
 	Hosts []string
 
 	sessions sessions
+	// owners caches the owner of each run a run credential acted on (run
+	// id → owner; an owner never changes).
+	owners ownerCache
 	// failures slows down clients that present wrong secrets.
 	failures backoff
 	// approveMu serializes the overrides this server grants, so that two
