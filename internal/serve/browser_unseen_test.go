@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
 	"github.com/wardenhq/warden/event"
@@ -213,5 +215,30 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	waitFor("the run to say it waits", `document.querySelector('#run-waiting a[href="/#req-`+next.ID+`"]') !== null`)
 	do("follow the link", chromedp.Click(chromedp.CSS(`#run-waiting a[href="/#req-`+next.ID+`"]`)), chromedp.WaitVisible(chromedp.CSS("#req-"+next.ID)))
 	waitFor("the linked card selected", `document.querySelector('#req-`+next.ID+`.current') !== null`)
+
+	// Notifications, once the person allowed them: a new request raises
+	// one while the panel is not in front. (The page's Notification is
+	// recorded rather than shown; permission is the browser's, granted.)
+	do("allow notifications", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: env.url})
+		return err
+	}), chromedp.Navigate(env.url+"/"), chromedp.WaitVisible(chromedp.ID("notify")))
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
+	if b := eval("notify button", `document.getElementById('notify').textContent`); b != "Notifications on" {
+		t.Errorf("with notifications allowed the button says %q", b)
+	}
+	eval("record notifications", `(function () {
+	  window.shown = [];
+	  var N = function (title, opts) { window.shown.push(title + ' | ' + opts.body); };
+	  N.permission = 'granted';
+	  window.Notification = N;
+	  document.hasFocus = function () { return false; };
+	  return 'ok';
+	})()`)
+	another := short("call_5", "make lint")
+	waitFor("the new card", `document.getElementById('req-`+another.ID+`') !== null`)
+	if got := eval("notifications", `(window.shown || []).join(' ;; ')`); !strings.Contains(got, "warden: approval waiting | bash") {
+		t.Errorf("a new request raised %q, want a notification of the approval", got)
+	}
 	t.Logf("screenshots in %s", shots)
 }
