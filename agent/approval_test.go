@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -18,7 +19,7 @@ func TestA1_ApproverSeesMessageCallViewHistory(t *testing.T) {
 		got = req
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
-	m := &script{turns: []chat.Message{turn("I will echo", tc("c1", "echo", `{"text":"hi"}`))}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("I will echo", tc("c1", "echo", `{"text":"hi"}`))}}
 	r, _ := newRun(m)
 	r.Approval = approval.New(arule(t, "spy", spy, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("please echo"))
@@ -64,7 +65,7 @@ func TestA2_Decisions(t *testing.T) {
 				return out, nil
 			})
 			ec := &echo{name: "echo"}
-			m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"hi"}`))}}
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"hi"}`))}}
 			r, s := newRun(m)
 			r.Approval = approval.New(arule(t, "a", a, "echo"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go"))
@@ -73,12 +74,12 @@ func TestA2_Decisions(t *testing.T) {
 				t.Errorf("tool ran %d times, want %d", ec.count(), tt.wantRuns)
 			}
 			if tt.decision == approval.Terminate {
-				if res.Limit.Type != event.LimitOperator || len(s.tools()) != 0 {
-					t.Errorf("limit %+v, tool events %d", res.Limit, len(s.tools()))
+				if res.Limit.Type != event.LimitOperator || len(s.Tools()) != 0 {
+					t.Errorf("limit %+v, tool events %d", res.Limit, len(s.Tools()))
 				}
 				return
 			}
-			te := s.tools()
+			te := s.Tools()
 			if len(te) != 1 || te[0].Result != tt.wantResult {
 				t.Fatalf("tool events = %+v", te)
 			}
@@ -86,7 +87,7 @@ func TestA2_Decisions(t *testing.T) {
 				t.Errorf("tool error = %+v", te[0].Error)
 			}
 			// The model receives what the transcript says it receives.
-			last := m.requests[len(m.requests)-1].Messages
+			last := m.Requests()[len(m.Requests())-1].Messages
 			if got := last[len(last)-1]; got.Role != chat.Tool || got.Content != tt.wantResult {
 				t.Errorf("model received %+v", got)
 			}
@@ -95,7 +96,7 @@ func TestA2_Decisions(t *testing.T) {
 }
 
 func TestA3_FirstNonEscalateWinsAndEveryAskIsRecorded(t *testing.T) {
-	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"hi"}`))}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"hi"}`))}}
 	r, s := newRun(m)
 	r.Approval = approval.New(
 		arule(t, "first", decide(approval.Escalate), "*"),
@@ -107,14 +108,14 @@ func TestA3_FirstNonEscalateWinsAndEveryAskIsRecorded(t *testing.T) {
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 	must(t, res, event.StatusCompleted)
 	var names []string
-	for _, a := range s.approvals() {
+	for _, a := range s.Approvals() {
 		names = append(names, a.Approver+":"+a.Decision)
 	}
 	if got := strings.Join(names, ","); got != "first:escalate,second:escalate,third:approve" {
 		t.Errorf("approval events = %s", got)
 	}
 	// Approval events come before the tool event of their call (SPEC L7).
-	kinds := s.kinds()
+	kinds := s.Kinds()
 	if strings.Join(kindStrings(kinds), ",") != "run_start,turn_start,model,approval,approval,approval,tool,model,run_end" {
 		t.Errorf("event order = %v", kinds)
 	}
@@ -142,7 +143,7 @@ func TestA4_DenyByDefault(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ec := &echo{name: "echo"}
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`))}})
 			if tt.rules != nil {
 				r.Approval = approval.New(tt.rules...)
 			}
@@ -151,16 +152,16 @@ func TestA4_DenyByDefault(t *testing.T) {
 				t.Fatalf("runs = %d, want %d", ec.count(), tt.wantRuns)
 			}
 			if tt.wantBy == "" {
-				if len(s.approvals()) != 0 {
-					t.Errorf("approval events without a policy: %+v", s.approvals())
+				if len(s.Approvals()) != 0 {
+					t.Errorf("approval events without a policy: %+v", s.Approvals())
 				}
 				return
 			}
-			ap := s.approvals()
+			ap := s.Approvals()
 			if last := ap[len(ap)-1]; last.Approver != tt.wantBy || last.Decision != "reject" {
 				t.Errorf("last approval = %+v", last)
 			}
-			if te := s.tools(); te[0].Error == nil || te[0].Error.Type != tool.ErrApproval {
+			if te := s.Tools(); te[0].Error == nil || te[0].Error.Type != tool.ErrApproval {
 				t.Errorf("tool event = %+v", te[0])
 			}
 		})
@@ -173,10 +174,10 @@ func TestA5_ModifyLogsProposedAndExecuted(t *testing.T) {
 		return approval.Approval{Decision: approval.Modify, Modified: &c, Explanation: "made safe"}, nil
 	})
 	ec := &echo{name: "echo"}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"danger"}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"danger"}`))}})
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
-	te := s.tools()[0]
+	te := s.Tools()[0]
 	if string(te.Arguments) != `{"text":"danger"}` {
 		t.Errorf("proposed arguments = %s", te.Arguments)
 	}
@@ -186,7 +187,7 @@ func TestA5_ModifyLogsProposedAndExecuted(t *testing.T) {
 	if te.Result != "safe" || ec.runs[0] != `{"text":"safe"}` {
 		t.Errorf("result %q, ran with %v", te.Result, ec.runs)
 	}
-	if ap := s.approvals()[0]; ap.Modified == nil || ap.Decision != "modify" {
+	if ap := s.Approvals()[0]; ap.Modified == nil || ap.Decision != "modify" {
 		t.Errorf("approval event = %+v", ap)
 	}
 }
@@ -198,23 +199,23 @@ func TestA6_UnparseableAndUnknownNeverReachApprovers(t *testing.T) {
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
 	bad := tool.NewCall("c1", "echo", `{"text": "unterminated`)
-	r, s := newRun(&script{turns: []chat.Message{
-		turn("", bad, tc("c2", "nosuch", `{}`), tc("c3", "echo", `{}`)),
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", bad, tc("c2", "nosuch", `{}`), tc("c3", "echo", `{}`)),
 	}})
 	r.Approval = approval.New(arule(t, "a", a, "*"))
 	strict := &echo{name: "echo"}
 	strictInfo := strict.Info()
 	strictInfo.Parameters = []byte(`{"type":"object","required":["text"]}`)
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{tool.Func{Spec: strictInfo, Fn: strict.Run}}}, user("go")), event.StatusCompleted)
-	if asked != 0 || len(s.approvals()) != 0 {
-		t.Errorf("approver asked %d times, %d approval events", asked, len(s.approvals()))
+	if asked != 0 || len(s.Approvals()) != 0 {
+		t.Errorf("approver asked %d times, %d approval events", asked, len(s.Approvals()))
 	}
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		if te.Error == nil || te.Error.Type != tool.ErrParsing {
 			t.Errorf("call %s: error = %+v, want parsing", te.CallID, te.Error)
 		}
 	}
-	if n := len(s.tools()); n != 3 {
+	if n := len(s.Tools()); n != 3 {
 		t.Errorf("%d tool events, want 3", n)
 	}
 	if strict.count() != 0 {
@@ -237,15 +238,15 @@ func TestA7_ApproverFailureEndsRunWithError(t *testing.T) {
 	for name, a := range tests {
 		t.Run(name, func(t *testing.T) {
 			ec := &echo{name: "echo"}
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`))}})
 			r.Approval = approval.New(arule(t, "flaky", a, "*"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go"))
 			must(t, res, event.StatusError)
 			if ec.count() != 0 {
 				t.Error("the call ran although its approver failed")
 			}
-			if len(s.find(event.KindError)) != 1 || !strings.Contains(res.Err.Error(), "flaky") {
-				t.Errorf("error = %v, events %v", res.Err, s.kinds())
+			if len(s.Find(event.KindError)) != 1 || !strings.Contains(res.Err.Error(), "flaky") {
+				t.Errorf("error = %v, events %v", res.Err, s.Kinds())
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -49,11 +50,11 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			seen = nil
-			r, s := newRun(&script{turns: []chat.Message{turn("writing", tc("c1", "write", `{}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("writing", tc("c1", "write", `{}`))}})
 			r.Boundary = BoundaryPolicy(tt.boundary)
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 			must(t, res, tt.wantStatus)
-			te := s.tools()
+			te := s.Tools()
 			if len(te) != 1 || te[0].Result != tt.wantResult {
 				t.Fatalf("tool events = %+v", te)
 			}
@@ -63,7 +64,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 			if seen == nil || seen.Boundary == nil || seen.Boundary.Kind != boundary.Write || seen.Call.ID != "c1" || seen.Message != "writing" {
 				t.Errorf("approver saw %+v", seen)
 			}
-			ap := s.approvals()
+			ap := s.Approvals()
 			if len(ap) == 0 || ap[0].Boundary == nil || ap[0].CallID != "c1" || ap[0].Approver != "person" {
 				t.Errorf("approval events = %+v", ap)
 			}
@@ -80,7 +81,7 @@ func TestG2_BoundaryApproverFailureEndsTheRun(t *testing.T) {
 		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Network, Reason: "blocked"})
 		return "went ahead", nil
 	}}
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("never")}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("never")}})
 	r.Boundary = BoundaryPolicy(approval.New(arule(t, "flaky", failing, "*")))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{careless}}, user("go"))
 	must(t, res, event.StatusError)

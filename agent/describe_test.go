@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
 )
@@ -30,8 +31,8 @@ func TestG4_ApproversSeeTheToolsOwnDescription(t *testing.T) {
 		mu.Unlock()
 		return approval.Approval{Decision: approval.Reject, Explanation: "no"}, nil
 	})
-	r, _ := newRun(&script{turns: []chat.Message{
-		turn("", tc("c1", "bash", `{"cmd":"touch x","sandbox_permissions":"require_escalated","justification":"needs it"}`)),
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("c1", "bash", `{"cmd":"touch x","sandbox_permissions":"require_escalated","justification":"needs it"}`)),
 	}})
 	r.Boundary = BoundaryPolicy(approval.New(arule(t, "judge", judge, "*")))
 	// The call itself, before it runs, is described the same way.

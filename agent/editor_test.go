@@ -11,6 +11,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
@@ -46,8 +48,8 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &events{}
-	r := &agent.Run{ID: "r", Model: &replay{turns: turns}, Events: event.NewRecorder("r", rec),
+	rec := &eventtest.Sink{}
+	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
 	}
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
@@ -56,7 +58,7 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 	}
 	seen := map[string]bool{}
 	approved := false
-	for _, e := range rec.all {
+	for _, e := range rec.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			if d.CallID != "good" {
@@ -106,8 +108,8 @@ func TestA6_EditorPrecheckSeesEarlierCallsOfTheMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &events{}
-	r := &agent.Run{ID: "r", Model: &replay{turns: []chat.Message{{Role: chat.Assistant, ToolCalls: calls}}}, Events: event.NewRecorder("r", rec),
+	rec := &eventtest.Sink{}
+	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: []chat.Message{{Role: chat.Assistant, ToolCalls: calls}, modeltest.Turn("done")}}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
 	}
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
@@ -115,7 +117,7 @@ func TestA6_EditorPrecheckSeesEarlierCallsOfTheMessage(t *testing.T) {
 		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
 	}
 	approvals := 0
-	for _, e := range rec.all {
+	for _, e := range rec.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			approvals++

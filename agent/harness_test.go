@@ -10,106 +10,14 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
 
-// script is a model that replays assistant turns in order, then answers
-// with an empty message. It records the requests it received.
-type script struct {
-	mu       sync.Mutex
-	turns    []chat.Message
-	requests []model.Request
-	usage    model.Usage
-}
-
-func (s *script) Generate(_ context.Context, req model.Request) (model.Response, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-	if len(s.turns) == 0 {
-		return model.Response{Message: chat.Message{Role: chat.Assistant}, Usage: s.usage}, nil
-	}
-	m := s.turns[0]
-	s.turns = s.turns[1:]
-	return model.Response{Message: m, Usage: s.usage}, nil
-}
-
-// turn returns an assistant message with calls written as "id", "fn", args.
-func turn(text string, calls ...tool.Call) chat.Message {
-	return chat.Message{Role: chat.Assistant, Content: text, ToolCalls: calls}
-}
-
 func tc(id, fn, args string) tool.Call { return tool.NewCall(id, fn, args) }
-
-// sink collects events.
-type sink struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (s *sink) Write(e event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
-func (s *sink) all() []event.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]event.Event(nil), s.events...)
-}
-
-func (s *sink) kinds() []event.Kind {
-	var out []event.Kind
-	for _, e := range s.all() {
-		out = append(out, e.Kind())
-	}
-	return out
-}
-
-func (s *sink) approvals() []event.Approval {
-	var out []event.Approval
-	for _, e := range s.all() {
-		if a, ok := e.Data.(event.Approval); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (s *sink) tools() []event.Tool {
-	var out []event.Tool
-	for _, e := range s.all() {
-		if a, ok := e.Data.(event.Tool); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (s *sink) reviews() []event.Review {
-	var out []event.Review
-	for _, e := range s.all() {
-		if a, ok := e.Data.(event.Review); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (s *sink) find(k event.Kind) []event.Event {
-	var out []event.Event
-	for _, e := range s.all() {
-		if e.Kind() == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
 
 // echo is a tool that returns its "text" argument and counts its runs.
 type echo struct {
@@ -145,6 +53,24 @@ func (e *echo) count() int {
 	return len(e.runs)
 }
 
+// pendingAndStopper returns a reviewer that waits until its review is
+// cancelled, and a parallel tool "stopper" that returns once that review
+// has started: a review of stopper that terminates the run then leaves the
+// pending one undecided.
+func pendingAndStopper() (review.Reviewer, *echo) {
+	started := make(chan struct{})
+	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+		close(started)
+		<-ctx.Done()
+		return review.Review{}, ctx.Err()
+	})
+	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+		<-started
+		return "stop", nil
+	}}
+	return pending, stopper
+}
+
 // rule builds an approval rule for patterns.
 func arule(t *testing.T, name string, a approval.Approver, patterns ...string) approval.Rule {
 	t.Helper()
@@ -168,8 +94,8 @@ func decide(d approval.Decision) approval.Approver { return approval.Auto(d, "au
 func verdict(d review.Decision) review.Reviewer    { return review.Auto(d, "auto "+string(d)) }
 
 // newRun returns a run on model m recording to a new sink.
-func newRun(m model.Model) (*Run, *sink) {
-	s := &sink{}
+func newRun(m model.Model) (*Run, *eventtest.Sink) {
+	s := &eventtest.Sink{}
 	return &Run{ID: "r1", Model: m, Events: event.NewRecorder("r1", s)}, s
 }
 

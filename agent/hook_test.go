@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 )
 
 // hook is a boundary approver that denies everything and keeps what it
@@ -37,7 +38,7 @@ func (h *hook) StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Messa
 // before its turn_start event is recorded, and what it adds reaches the
 // agent (SPEC G11, G12).
 func TestG11_TurnHookToldWhenATurnStarts(t *testing.T) {
-	m := &script{}
+	m := &modeltest.Replay{}
 	r, s := newRun(m)
 	h := &hook{note: "a note"}
 	r.Boundary = h
@@ -48,11 +49,11 @@ func TestG11_TurnHookToldWhenATurnStarts(t *testing.T) {
 	if len(h.turns) != 2 || h.turns[0] == nil || h.turns[0].Input != "first" || h.turns[1].Input != "second" {
 		t.Fatalf("turns told = %+v", h.turns)
 	}
-	ts := s.find(event.KindTurnStart)
+	ts := s.Find(event.KindTurnStart)
 	if len(ts) != 2 || ts[0].Data.(event.TurnStart).MAC != "sealed:first" || ts[1].Data.(event.TurnStart).MAC != "sealed:second" {
 		t.Errorf("turn_start events = %+v", ts)
 	}
-	msgs := m.all()[0].Messages
+	msgs := m.Requests()[0].Messages
 	if n := len(msgs); n < 2 || msgs[n-2].Content != "a note" || msgs[n-1].Content != "first" {
 		t.Errorf("the agent's first request = %+v", msgs)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -45,7 +46,7 @@ func manyCalls(n int) chat.Message {
 	for i := range calls {
 		calls[i] = tc(fmt.Sprintf("c%d", i), "work", `{}`)
 	}
-	return turn("", calls...)
+	return modeltest.Turn("", calls...)
 }
 
 func TestL1_ConcurrentCallsCapped(t *testing.T) {
@@ -54,7 +55,7 @@ func TestL1_ConcurrentCallsCapped(t *testing.T) {
 	}{{0, DefaultMaxConcurrentCalls}, {3, 3}} {
 		t.Run(fmt.Sprint(tt.set), func(t *testing.T) {
 			g := newGauge()
-			r, _ := newRun(&script{turns: []chat.Message{manyCalls(40)}})
+			r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{manyCalls(40)}})
 			r.MaxConcurrentCalls = tt.set
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go"))
 			must(t, res, event.StatusCompleted)
@@ -76,7 +77,7 @@ func TestL1_ConcurrentCallsCapped(t *testing.T) {
 
 func TestL1_CallsPerMessageCapped(t *testing.T) {
 	g := newGauge()
-	m := &script{turns: []chat.Message{manyCalls(70), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{manyCalls(70), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	var asked atomic.Int64
 	r.Approval = approval.New(arule(t, "count", approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
@@ -90,7 +91,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 	}
 	// Every call gets exactly one tool event; the calls beyond the cap a
 	// parsing error (SPEC A6, L2), and no approval.
-	tools := s.tools()
+	tools := s.Tools()
 	if len(tools) != 70 {
 		t.Fatalf("%d tool events, want 70", len(tools))
 	}
@@ -110,7 +111,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 			t.Errorf("c%d within the cap failed: %+v", i, te)
 		}
 	}
-	for _, a := range s.approvals() {
+	for _, a := range s.Approvals() {
 		var n int
 		fmt.Sscanf(a.CallID, "c%d", &n)
 		if n >= DefaultMaxCallsPerMessage {
@@ -118,7 +119,7 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 		}
 	}
 	// The model's next request answers every call.
-	last := m.all()[1].Messages
+	last := m.Requests()[1].Messages
 	answered := 0
 	for _, msg := range last {
 		if msg.Role == chat.Tool {
@@ -132,11 +133,11 @@ func TestL1_CallsPerMessageCapped(t *testing.T) {
 
 func TestL1_CallsPerMessageConfigurable(t *testing.T) {
 	g := newGauge()
-	r, s := newRun(&script{turns: []chat.Message{manyCalls(5)}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{manyCalls(5)}})
 	r.MaxCallsPerMessage = 2
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go")), event.StatusCompleted)
-	if g.count() != 2 || len(s.tools()) != 5 {
-		t.Errorf("ran %d, %d tool events", g.count(), len(s.tools()))
+	if g.count() != 2 || len(s.Tools()) != 5 {
+		t.Errorf("ran %d, %d tool events", g.count(), len(s.Tools()))
 	}
 }
 
@@ -144,7 +145,7 @@ func TestL1_CallsPerMessageConfigurable(t *testing.T) {
 // start and get no tool event; every call that started gets exactly one.
 func TestL2_TerminateWithQueuedCalls(t *testing.T) {
 	g := newGauge()
-	r, s := newRun(&script{turns: []chat.Message{manyCalls(30)}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{manyCalls(30)}})
 	r.MaxConcurrentCalls = 2
 	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{g}}, user("go"))
@@ -153,7 +154,7 @@ func TestL2_TerminateWithQueuedCalls(t *testing.T) {
 		t.Errorf("%d calls ran after a terminate with 2 slots", n)
 	}
 	seen := map[string]int{}
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		seen[te.CallID]++
 	}
 	if len(seen) != g.count() {
@@ -216,7 +217,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 				return review.Review{Decision: review.Continue}, nil
 			})
 			st := strictTool()
-			m := &script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"ok"}`)), turn("done")}}
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "strict", `{"text":"ok"}`)), modeltest.Turn("done")}}
 			r, s := newRun(m)
 			r.Approval = approval.New(arule(t, "mod", mod, "*"))
 			r.Review = review.New(rrule(t, "rv", rv, "*"))
@@ -225,14 +226,14 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 			if st.count() != 0 {
 				t.Errorf("the invalid modification ran: %v", st.runs)
 			}
-			te := s.tools()
+			te := s.Tools()
 			if len(te) != 1 || te[0].Error == nil || te[0].Error.Type != tool.ErrParsing || te[0].Executed == nil {
 				t.Fatalf("tool events = %+v", te)
 			}
 			if reviewed.Load() != 0 {
 				t.Error("a call that never ran was reviewed")
 			}
-			got := m.all()[1].Messages
+			got := m.Requests()[1].Messages
 			if tm := got[len(got)-1]; tm.Role != chat.Tool || tm.Error == nil || tm.Error.Type != tool.ErrParsing {
 				t.Errorf("the model received %+v", tm)
 			}
@@ -245,7 +246,7 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 			return approval.Approval{Decision: approval.Modify, Modified: &c}, nil
 		})
 		st := strictTool()
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"x"}`))}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "strict", `{"text":"x"}`))}})
 		r.Approval = approval.New(arule(t, "mod", mod, "*"))
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{strictSchema{st}}}, user("go")), event.StatusCompleted)
 		if st.count() != 1 || st.runs[0] != `{"text":"safe","mode":"b","n":2}` {
@@ -254,11 +255,11 @@ func TestA6_ModifiedCallCheckedAgainstSchema(t *testing.T) {
 	})
 	t.Run("proposed calls too", func(t *testing.T) {
 		st := strictTool()
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "strict", `{"text":"x","mode":"z"}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "strict", `{"text":"x","mode":"z"}`))}})
 		r.Approval = approval.New(arule(t, "yes", decide(approval.Approve), "*"))
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{strictSchema{st}}}, user("go")), event.StatusCompleted)
-		if st.count() != 0 || len(s.approvals()) != 0 {
-			t.Errorf("runs %v, approvals %v", st.runs, s.approvals())
+		if st.count() != 0 || len(s.Approvals()) != 0 {
+			t.Errorf("runs %v, approvals %v", st.runs, s.Approvals())
 		}
 	})
 }
@@ -267,12 +268,12 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 	runPolicy := approval.New(arule(t, "run", decide(approval.Approve), "*"))
 	subPolicy := approval.New()
 	subReview := review.New(rrule(t, "sub-review", verdict(review.Continue), "*"))
-	r, s := newRun(&script{turns: []chat.Message{turn("done")}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("done")}})
 	r.Approval = runPolicy
 	own := &Agent{Name: "own", Approval: subPolicy, Review: subReview}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	rs := s.find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
 	var got []string
 	for _, a := range rs.Agents {
 		got = append(got, fmt.Sprintf("%s<%s:%d/%s:%v/%s", a.Agent, a.Parent, len(a.Approval), a.ApprovalFrom, a.Review != nil, a.ReviewFrom))
@@ -287,19 +288,19 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 }
 
 func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
-	m := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_own", `{}`)),
-		turn("own done"),
-		turn("", tc("h2", "transfer_to_inherit", `{}`)),
-		turn("inherit done"),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_own", `{}`)),
+		modeltest.Turn("own done"),
+		modeltest.Turn("", tc("h2", "transfer_to_inherit", `{}`)),
+		modeltest.Turn("inherit done"),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "run", decide(approval.Approve), "*"))
 	own := &Agent{Name: "own", Approval: approval.New()}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	hs := s.find(event.KindHandoff)
+	hs := s.Find(event.KindHandoff)
 	if len(hs) != 2 {
 		t.Fatalf("%d handoff events, want 2", len(hs))
 	}
@@ -315,11 +316,11 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
-	m := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_open", `{}`)),
-		turn("", tc("o1", "echo", `{"text":"b"}`)),
-		turn("open done"),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
+		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+		modeltest.Turn("open done"),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
@@ -335,24 +336,24 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 		t.Errorf("approvals = %s", got)
 	}
 	// Review is not set at the run level: the sub-agent's own stays.
-	if len(s.reviews()) == 0 {
+	if len(s.Reviews()) == 0 {
 		t.Error("the sub-agent's own review policy was dropped although the run sets none")
 	}
-	rs := s.find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
 	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != event.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
 		t.Errorf("run_start = %+v", rs)
 	}
-	h := s.find(event.KindHandoff)[0].Data.(event.Handoff)
+	h := s.Find(event.KindHandoff)[0].Data.(event.Handoff)
 	if !h.PinPolicy || h.ApprovalFrom != event.FromRun || len(h.Approval) != 1 {
 		t.Errorf("handoff = %+v", h)
 	}
 	// Without the pin, the sub-agent's empty policy replaces the run's.
 	seen = nil
-	m2 := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_open", `{}`)),
-		turn("", tc("o1", "echo", `{"text":"b"}`)),
-		turn("open done"),
-		turn("done"),
+	m2 := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
+		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+		modeltest.Turn("open done"),
+		modeltest.Turn("done"),
 	}}
 	r2, _ := newRun(m2)
 	r2.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
@@ -368,7 +369,7 @@ func TestP4_PinPolicyOverridesExecuteToolsPolicies(t *testing.T) {
 	r, _ := newRun(nil)
 	r.Approval = approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
 	r.PinPolicy = true
-	msgs := []chat.Message{{Role: chat.User, Content: "x"}, turn("", tc("2", "echo", `{"text":"b"}`))}
+	msgs := []chat.Message{{Role: chat.User, Content: "x"}, modeltest.Turn("", tc("2", "echo", `{"text":"b"}`))}
 	_, err := r.ExecuteTools(context.Background(), msgs, []tool.Tool{&echo{name: "echo"}}, Policies{Approval: approval.New()})
 	if err != nil || strings.Join(seen, ",") != "run:2" {
 		t.Errorf("seen %v, err %v", seen, err)
@@ -384,14 +385,14 @@ func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
 		return approval.Approval{Decision: approval.Modify, Modified: &c, Explanation: "redirect"}, nil
 	})
 	ec := &echo{name: "echo"}
-	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{ec}}, user("go")), event.StatusCompleted)
 	if ec.count() != 0 {
 		t.Errorf("ran %v", ec.runs)
 	}
-	te := s.tools()
+	te := s.Tools()
 	if len(te) != 1 || string(te[0].Arguments) != `{"text":"a"}` || te[0].Executed == nil || te[0].Executed.Function != "nosuch" || te[0].Executed.ID != "c1" {
 		t.Fatalf("tool events = %+v", te)
 	}
@@ -403,14 +404,14 @@ func TestA5_InvalidModificationRecordsProposedAndModified(t *testing.T) {
 // A further turn records the policies it runs under: they may differ from
 // the first turn's (a resumed run reads its policies again).
 func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
-	r, s := newRun(&script{turns: []chat.Message{turn("one"), turn("two")}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("one"), modeltest.Turn("two")}})
 	a := &Agent{Handoffs: []*Agent{{Name: "helper", Approval: approval.New()}}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusCompleted)
 	r.Approval = approval.New(arule(t, "strict", decide(approval.Reject), "*"))
 	r.PinPolicy = true
 	must(t, nextTurn(r, a, res, "again"), event.StatusCompleted)
-	ts := s.find(event.KindTurnStart)
+	ts := s.Find(event.KindTurnStart)
 	if len(ts) != 2 {
 		t.Fatalf("%d turn_start events", len(ts))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -43,7 +44,7 @@ func TestL1_ParallelCallsRunConcurrentlyInOrder(t *testing.T) {
 		barrierSaw = inFlight.Load()
 		return "b", nil
 	}}
-	r, _ := newRun(&script{turns: []chat.Message{turn("",
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("1", "par", `{"text":"one"}`), tc("2", "par", `{"text":"two"}`), tc("3", "barrier", `{}`))}})
 	done := make(chan *Result)
 	go func() { done <- r.Execute(context.Background(), &Agent{Tools: []tool.Tool{par, barrier}}, user("go")) }()
@@ -70,7 +71,7 @@ func TestL1_ParallelCallsRunConcurrentlyInOrder(t *testing.T) {
 
 func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
 	first, later := &echo{name: "first"}, &echo{name: "later"}
-	r, s := newRun(&script{turns: []chat.Message{turn("",
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("1", "first", `{"text":"a"}`), tc("2", "later", `{"text":"b"}`), tc("3", "first", `{"text":"c"}`))}})
 	r.Approval = approval.New(
 		arule(t, "stop", decide(approval.Terminate), "later"),
@@ -80,10 +81,10 @@ func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
 	if first.count() != 1 || later.count() != 0 {
 		t.Errorf("runs: first %d, later %d", first.count(), later.count())
 	}
-	if te := s.tools(); len(te) != 1 || te[0].CallID != "1" {
+	if te := s.Tools(); len(te) != 1 || te[0].CallID != "1" {
 		t.Errorf("tool events = %+v", te)
 	}
-	end := s.find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
 	if end.Status != "limited" || end.Limit == nil || *end.Limit != "operator" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -98,14 +99,14 @@ func TestL3_MaxOutputTruncatesInTheMiddle(t *testing.T) {
 		{50, true}, {0, true}, {NoTruncation, false}, {1000, false},
 	}
 	for _, tt := range tests {
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big+`"}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"`+big+`"}`))}})
 		r.MaxOutput = tt.maxOutput
 		if tt.maxOutput == 0 {
 			big16 := strings.Repeat("q", DefaultMaxOutput+10)
-			r.Model = &script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"`+big16+`"}`))}}
+			r.Model = &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"`+big16+`"}`))}}
 		}
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
-		te := s.tools()[0]
+		te := s.Tools()[0]
 		if (te.Truncated != nil) != tt.wantTruncated {
 			t.Fatalf("max_output %d: truncated = %v", tt.maxOutput, te.Truncated)
 		}
@@ -151,9 +152,9 @@ func TestL4_ErrorTypes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		failing := &echo{name: "echo", fn: func(context.Context, json.RawMessage) (string, error) { return "", tt.err }}
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{}`))}})
 		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{failing}}, user("go")), event.StatusCompleted)
-		if te := s.tools()[0]; te.Error == nil || te.Error.Type != tt.want || !te.Failed {
+		if te := s.Tools()[0]; te.Error == nil || te.Error.Type != tt.want || !te.Failed {
 			t.Errorf("%v: tool event error = %+v, want %s", tt.err, te.Error, tt.want)
 		}
 	}
@@ -163,12 +164,12 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 	loop := func() []chat.Message {
 		var turns []chat.Message
 		for i := 0; i < 10; i++ {
-			turns = append(turns, turn("", tc("c", "echo", `{"text":"x"}`)))
+			turns = append(turns, modeltest.Turn("", tc("c", "echo", `{"text":"x"}`)))
 		}
 		return turns
 	}
 	t.Run("answer", func(t *testing.T) {
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c", "echo", `{"text":"x"}`)), turn("the answer")}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c", "echo", `{"text":"x"}`)), modeltest.Turn("the answer")}})
 		res := r.Execute(context.Background(), &Agent{System: "be brief", Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusCompleted)
 		if chat.Text(res.Messages, chat.Assistant) != "the answer" || res.Messages[0].Role != chat.System {
@@ -176,21 +177,21 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 		}
 	})
 	t.Run("turn limit", func(t *testing.T) {
-		r, s := newRun(&script{turns: loop()})
+		r, s := newRun(&modeltest.Replay{Turns: loop()})
 		r.Limits.Turns = 3
 		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusLimited)
-		if res.Limit.Type != event.LimitTurn || len(s.find(event.KindModel)) != 3 {
-			t.Errorf("limit %+v after %d model events", res.Limit, len(s.find(event.KindModel)))
+		if res.Limit.Type != event.LimitTurn || len(s.Find(event.KindModel)) != 3 {
+			t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
 		}
 	})
 	t.Run("token limit", func(t *testing.T) {
-		r, s := newRun(&script{turns: loop(), usage: model.Usage{InputTokens: 30, OutputTokens: 20}})
+		r, s := newRun(&modeltest.Replay{Turns: loop(), Usage: model.Usage{InputTokens: 30, OutputTokens: 20}})
 		r.Limits.Tokens = 120
 		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 		must(t, res, event.StatusLimited)
-		if res.Limit.Type != event.LimitToken || len(s.find(event.KindModel)) != 3 {
-			t.Errorf("limit %+v after %d model events", res.Limit, len(s.find(event.KindModel)))
+		if res.Limit.Type != event.LimitToken || len(s.Find(event.KindModel)) != 3 {
+			t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
 		}
 	})
 	t.Run("model error", func(t *testing.T) {
@@ -203,10 +204,10 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 
 func TestToolPanicEndsRunWithErrorTranscriptIntact(t *testing.T) {
 	boom := &echo{name: "boom", fn: func(context.Context, json.RawMessage) (string, error) { panic("kaboom") }}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "boom", `{}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "boom", `{}`))}})
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{boom}}, user("go"))
 	must(t, res, event.StatusError)
-	got := strings.Join(kindStrings(s.kinds()), ",")
+	got := strings.Join(kindStrings(s.Kinds()), ",")
 	if got != "run_start,turn_start,model,tool,withheld,error,run_end" { // the unreviewed result is withheld (SPEC R2)
 		t.Errorf("events = %s", got)
 	}
@@ -230,16 +231,16 @@ func TestP4_P5_ScopesReplaceAndRestore(t *testing.T) {
 	var mu sync.Mutex
 	runPolicy := approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
 	subPolicy := approval.New(arule(t, "sub", named("sub", &seen, &mu), "*"))
-	m := &script{turns: []chat.Message{
-		turn("", tc("m1", "echo", `{"text":"a"}`)),
-		turn("", tc("h1", "transfer_to_own", `{}`)),
-		turn("", tc("o1", "echo", `{"text":"b"}`)),
-		turn("own done"),
-		turn("", tc("h2", "transfer_to_inherit", `{}`)),
-		turn("", tc("i1", "echo", `{"text":"c"}`)),
-		turn("inherit done"),
-		turn("", tc("m2", "echo", `{"text":"d"}`)),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("m1", "echo", `{"text":"a"}`)),
+		modeltest.Turn("", tc("h1", "transfer_to_own", `{}`)),
+		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+		modeltest.Turn("own done"),
+		modeltest.Turn("", tc("h2", "transfer_to_inherit", `{}`)),
+		modeltest.Turn("", tc("i1", "echo", `{"text":"c"}`)),
+		modeltest.Turn("inherit done"),
+		modeltest.Turn("", tc("m2", "echo", `{"text":"d"}`)),
+		modeltest.Turn("done"),
 	}}
 	r, _ := newRun(m)
 	r.Approval = runPolicy
@@ -256,7 +257,7 @@ func TestP4_P5_ScopesReplaceAndRestore(t *testing.T) {
 func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	r.Approval = approval.New(arule(t, "run", named("run", &seen, &mu), "*"))
 	a := &Agent{Tools: []tool.Tool{&echo{name: "echo"}}, Approval: approval.New(arule(t, "agent", named("agent", &seen, &mu), "*"))}
 	must(t, r.Execute(context.Background(), a, user("go")), event.StatusCompleted)
@@ -265,7 +266,7 @@ func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
 	}
 	// ExecuteTools with its own policies replaces them for that call only.
 	seen = nil
-	msgs := []chat.Message{{Role: chat.User, Content: "x"}, turn("", tc("2", "echo", `{"text":"b"}`))}
+	msgs := []chat.Message{{Role: chat.User, Content: "x"}, modeltest.Turn("", tc("2", "echo", `{"text":"b"}`))}
 	_, err := r.ExecuteTools(context.Background(), msgs, []tool.Tool{&echo{name: "echo"}},
 		Policies{Approval: approval.New(arule(t, "call", named("call", &seen, &mu), "*"))})
 	if err != nil || strings.Join(seen, ",") != "call:2" {
@@ -275,14 +276,14 @@ func TestP4_AgentPolicyReplacesRunPolicy(t *testing.T) {
 
 func TestP6_EmptyPolicyMeansNone(t *testing.T) {
 	ec := &echo{name: "echo"}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	r.Approval = approval.New(arule(t, "deny", decide(approval.Reject), "*"))
 	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "*"))
 	// The agent explicitly sets empty policies: calls run, results continue.
 	a := &Agent{Tools: []tool.Tool{ec}, Approval: approval.New(), Review: review.New()}
 	must(t, r.Execute(context.Background(), a, user("go")), event.StatusCompleted)
-	if ec.count() != 1 || len(s.approvals()) != 0 || len(s.reviews()) != 0 {
-		t.Errorf("runs %d, approvals %d, reviews %d", ec.count(), len(s.approvals()), len(s.reviews()))
+	if ec.count() != 1 || len(s.Approvals()) != 0 || len(s.Reviews()) != 0 {
+		t.Errorf("runs %d, approvals %d, reviews %d", ec.count(), len(s.Approvals()), len(s.Reviews()))
 	}
 }
 
@@ -294,7 +295,7 @@ func TestP7_IndependentChains(t *testing.T) {
 	}
 	t.Run("most severe wins", func(t *testing.T) {
 		ec := &echo{name: "echo"}
-		r, s := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 		r.Approval = approval.New(
 			chain("ok", "quality", decide(approval.Approve), "*"),
 			chain("esc", "security", decide(approval.Escalate), "*"),
@@ -304,7 +305,7 @@ func TestP7_IndependentChains(t *testing.T) {
 			t.Error("a call one chain rejected ran")
 		}
 		chains := map[string]bool{}
-		for _, a := range s.approvals() {
+		for _, a := range s.Approvals() {
 			chains[a.Chain+"/"+a.Approver] = true
 		}
 		if !chains["quality/ok"] || !chains["security/esc"] || !chains["security/no"] {
@@ -316,7 +317,7 @@ func TestP7_IndependentChains(t *testing.T) {
 			<-ctx.Done()
 			return approval.Approval{}, ctx.Err()
 		})
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 		r.Approval = approval.New(
 			chain("slow", "people", blocked, "*"),
 			chain("stop", "security", decide(approval.Terminate), "*"))
@@ -332,7 +333,7 @@ func TestP7_IndependentChains(t *testing.T) {
 		}
 	})
 	t.Run("review chains", func(t *testing.T) {
-		r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+		r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 		a := rrule(t, "a", verdict(review.Continue), "*")
 		a.Chain = "x"
 		b := rrule(t, "b", verdict(review.Terminate), "*")
@@ -373,7 +374,7 @@ func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return review.Review{}, errors.New("reviewer down")
 	})
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	a, b := rrule(t, "slow", blockedReview, "*"), rrule(t, "bad", failingReview, "*")
 	a.Chain, b.Chain = "people", "security"
 	r.Review = review.New(a, b)
@@ -391,7 +392,7 @@ func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		return approval.Approval{}, errors.New("approver down")
 	})
-	r, _ = newRun(&script{turns: []chat.Message{turn("", tc("1", "echo", `{"text":"a"}`))}})
+	r, _ = newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
 	c, d := arule(t, "slow", blocked, "*"), arule(t, "bad", failing, "*")
 	c.Chain, d.Chain = "people", "security"
 	r.Approval = approval.New(c, d)

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -28,7 +29,7 @@ func TestR1_ReviewerSeesExecutedCallTruncatedResultAndFullOutput(t *testing.T) {
 		_ = c.SetArguments([]byte(`{"text":"` + strings.Repeat("x", 100) + `"}`))
 		return approval.Approval{Decision: approval.Modify, Modified: &c}, nil
 	})
-	r, _ := newRun(&script{turns: []chat.Message{turn("calling", tc("c1", "echo", `{"text":"short"}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("calling", tc("c1", "echo", `{"text":"short"}`))}})
 	r.MaxOutput = 40
 	r.Approval = approval.New(arule(t, "mod", mod, "*"))
 	r.Review = review.New(rrule(t, "spy", spy, "*"))
@@ -62,7 +63,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 		return "fast done", nil
 	}}
 	later := &echo{name: "later"}
-	r, s := newRun(&script{turns: []chat.Message{turn("",
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("c1", "slow", `{}`), tc("c2", "fast", `{}`), tc("c3", "later", `{}`))}})
 	r.Review = review.New(rrule(t, "stop", verdict(review.Terminate), "fast"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{slow, fast, later}}, user("go"))
@@ -71,7 +72,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 		t.Errorf("limit = %+v", res.Limit)
 	}
 	byID := map[string]event.Tool{}
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		if _, dup := byID[te.CallID]; dup {
 			t.Errorf("two tool events for %s", te.CallID)
 		}
@@ -86,7 +87,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 	if _, ran := byID["c3"]; ran || later.count() != 0 {
 		t.Error("a later call ran after terminate")
 	}
-	if lim := s.find(event.KindLimit); len(lim) != 1 || lim[0].Data.(event.Limit).Type != "operator" {
+	if lim := s.Find(event.KindLimit); len(lim) != 1 || lim[0].Data.(event.Limit).Type != "operator" {
 		t.Errorf("limit events = %+v", lim)
 	}
 }
@@ -106,11 +107,11 @@ func TestR3_UncoveredResultContinues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`))}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`))}})
 			r.Review = review.New(tt.rules...)
 			must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go")), event.StatusCompleted)
 			var got []string
-			for _, rv := range s.reviews() {
+			for _, rv := range s.Reviews() {
 				got = append(got, rv.Reviewer+":"+rv.Decision)
 			}
 			if strings.Join(got, ",") != tt.wantEvents {
@@ -129,7 +130,7 @@ func TestR4_OnlyCallsThatRanAreReviewed(t *testing.T) {
 		mu.Unlock()
 		return review.Review{Decision: review.Continue}, nil
 	})
-	r, _ := newRun(&script{turns: []chat.Message{turn("",
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("",
 		tc("rejected", "echo", `{"text":"no"}`),
 		tool.NewCall("unparseable", "echo", `{`),
 		tc("unknown", "nosuch", `{}`),
@@ -153,7 +154,7 @@ func TestR5_ToolErrorsAreReviewed(t *testing.T) {
 	failing := &echo{name: "echo", fn: func(context.Context, json.RawMessage) (string, error) {
 		return "", tool.Errorf(tool.ErrPermission, "read-only file system")
 	}}
-	r, _ := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{}`))}})
+	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{}`))}})
 	r.Review = review.New(rrule(t, "spy", spy, "*"))
 	must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{failing}}, user("go")), event.StatusCompleted)
 	if got == nil || got.Result.Error == nil || got.Result.Error.Type != tool.ErrPermission {
@@ -170,11 +171,11 @@ func TestR6_HandoffReviewedWhenSubAgentReturns(t *testing.T) {
 		mu.Unlock()
 		return review.Review{Decision: review.Continue}, nil
 	})
-	m := &script{turns: []chat.Message{
-		turn("handing off", tc("h1", "transfer_to_helper", `{}`)),
-		turn("", tc("s1", "echo", `{"text":"sub work"}`)),
-		turn("helper answer"),
-		turn("all done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("handing off", tc("h1", "transfer_to_helper", `{}`)),
+		modeltest.Turn("", tc("s1", "echo", `{"text":"sub work"}`)),
+		modeltest.Turn("helper answer"),
+		modeltest.Turn("all done"),
 	}}
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "spy", spy, "*"))
@@ -185,7 +186,7 @@ func TestR6_HandoffReviewedWhenSubAgentReturns(t *testing.T) {
 		t.Errorf("review order = %s", got)
 	}
 	// The sub-agent's events carry its name and the hand-off span.
-	for _, e := range s.all() {
+	for _, e := range s.All() {
 		if te, ok := e.Data.(event.Tool); ok && te.CallID == "s1" && (e.Agent != "helper" || e.Span != "h1") {
 			t.Errorf("sub-agent tool event agent=%s span=%s", e.Agent, e.Span)
 		}
@@ -200,12 +201,12 @@ func TestR7_ReviewerFailureEndsRunWithError(t *testing.T) {
 		"panic": review.Func(func(context.Context, *review.Request) (review.Review, error) { panic("boom") }),
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`)), turn("never")}})
+			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`)), modeltest.Turn("never")}})
 			r.Review = review.New(rrule(t, "bad", rv, "*"))
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 			must(t, res, event.StatusError)
-			if len(s.tools()) != 1 || len(s.reviews()) != 0 {
-				t.Errorf("events = %v", s.kinds())
+			if len(s.Tools()) != 1 || len(s.Reviews()) != 0 {
+				t.Errorf("events = %v", s.Kinds())
 			}
 		})
 	}
@@ -227,8 +228,8 @@ func TestR8_ReviewerAndApproverModelCallsNotCounted(t *testing.T) {
 		}
 		return review.Review{Decision: review.Continue}, nil
 	})
-	m := &script{usage: model.Usage{InputTokens: 10, OutputTokens: 10},
-		turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"x"}`)), turn("done")}}
+	m := &modeltest.Replay{Usage: model.Usage{InputTokens: 10, OutputTokens: 10},
+		Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"x"}`)), modeltest.Turn("done")}}
 	r, _ := newRun(m)
 	r.Limits = Limits{Tokens: 100, Turns: 2}
 	r.Approval = approval.New(arule(t, "judge", modelApprover, "*"))
@@ -243,49 +244,40 @@ func TestR9_CancelledReviewStopsWithOperatorLimit(t *testing.T) {
 	cancelled := review.Func(func(context.Context, *review.Request) (review.Review, error) {
 		return review.Review{}, context.Canceled // e.g. a person closed the review
 	})
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"kept"}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"kept"}`))}})
 	r.Review = review.New(rrule(t, "person", cancelled, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 	must(t, res, event.StatusLimited)
 	if res.Limit.Type != event.LimitOperator {
 		t.Errorf("limit = %+v", res.Limit)
 	}
-	if te := s.tools(); len(te) != 1 || te[0].Result != "kept" {
+	if te := s.Tools(); len(te) != 1 || te[0].Result != "kept" {
 		t.Errorf("tool events = %+v", te)
 	}
-	if len(s.reviews()) != 0 {
-		t.Errorf("review events = %+v, want none", s.reviews())
+	if len(s.Reviews()) != 0 {
+		t.Errorf("review events = %+v, want none", s.Reviews())
 	}
-	infos := s.find(event.KindInfo)
+	infos := s.Find(event.KindInfo)
 	if len(infos) != 1 || !strings.Contains(infos[0].Data.(event.Info).Message, "cancelled") {
 		t.Errorf("info events = %+v", infos)
 	}
 }
 
 func TestR9_RunStopsPendingReviewsRecordNoDecision(t *testing.T) {
-	pendingStarted := make(chan struct{})
-	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
-		close(pendingStarted)
-		<-ctx.Done()
-		return review.Review{}, ctx.Err()
-	})
-	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
-		<-pendingStarted
-		return "stop", nil
-	}}
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "stopper", `{}`))}})
+	pending, stopper := pendingAndStopper()
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "stopper", `{}`))}})
 	r.Review = review.New(
 		rrule(t, "pending", pending, "echo"),
 		rrule(t, "stop", verdict(review.Terminate), "stopper"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo", parallel: true}, stopper}}, user("go"))
 	must(t, res, event.StatusLimited)
-	for _, rv := range s.reviews() {
+	for _, rv := range s.Reviews() {
 		if rv.CallID == "c1" {
 			t.Errorf("pending review recorded a decision: %+v", rv)
 		}
 	}
-	if len(s.find(event.KindInfo)) != 0 {
-		t.Errorf("info events for a review stopped by the run: %v", s.find(event.KindInfo))
+	if len(s.Find(event.KindInfo)) != 0 {
+		t.Errorf("info events for a review stopped by the run: %v", s.Find(event.KindInfo))
 	}
 	_ = time.Second
 }

@@ -5,48 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
 	"github.com/wardenhq/warden/tool/editor"
 )
-
-// replay is a model that answers with one assistant message per call.
-type replay struct {
-	mu    sync.Mutex
-	turns []chat.Message
-}
-
-func (r *replay) Generate(context.Context, model.Request) (model.Response, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.turns) == 0 {
-		return model.Response{Message: chat.Message{Role: chat.Assistant, Content: "done"}}, nil
-	}
-	m := r.turns[0]
-	r.turns = r.turns[1:]
-	return model.Response{Message: m}, nil
-}
-
-type events struct {
-	mu  sync.Mutex
-	all []event.Event
-}
-
-func (s *events) Write(e event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.all = append(s.all, e)
-	return nil
-}
 
 // An argument spelled twice, or by another case than the tool's schema,
 // is a parsing error before any approver sees the call (SPEC A6, A8): the
@@ -88,8 +59,8 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &events{}
-	r := &agent.Run{ID: "r", Model: &replay{turns: turns}, Events: event.NewRecorder("r", rec),
+	rec := &eventtest.Sink{}
+	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
 		Approval: approval.New(approval.Rule{Name: "allow-listed", Match: m, Handler: approval.Auto(approval.Approve, "listed")}),
 		Boundary: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "")})),
 	}
@@ -107,7 +78,7 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 		t.Error("a call with clashing names ran")
 	}
 	tools := 0
-	for _, e := range rec.all {
+	for _, e := range rec.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			t.Errorf("an approver saw %s (SPEC A6)", d.Call.Text())

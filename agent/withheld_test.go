@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +14,8 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -25,29 +28,6 @@ func secretTool(name, secret string, parallel bool) *echo {
 	}}
 }
 
-// leaks returns the indexes of the requests whose messages, tools or
-// anything else contain secret.
-func leaks(t *testing.T, reqs []model.Request, secret string) []int {
-	t.Helper()
-	var out []int
-	for i, req := range reqs {
-		b, err := json.Marshal(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), secret) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-func (s *script) all() []model.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]model.Request(nil), s.requests...)
-}
-
 // nextTurn runs a further turn of the same run on the conversation so far,
 // as `warden run --interactive` does.
 func nextTurn(r *Run, a *Agent, res *Result, input string) *Result {
@@ -56,21 +36,10 @@ func nextTurn(r *Run, a *Agent, res *Result, input string) *Result {
 	return r.Execute(context.Background(), a, msgs)
 }
 
-// withheldFor returns the withheld events of call id.
-func (s *sink) withheldFor(id string) []event.Withheld {
-	var out []event.Withheld
-	for _, e := range s.all() {
-		if w, ok := e.Data.(event.Withheld); ok && w.CallID == id {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // checkWithheld checks that the conversation answers call id with an error
 // and not the secret, that the tool event keeps the result and that a
 // withheld event with reason marks it.
-func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reason string) {
+func checkWithheld(t *testing.T, s *eventtest.Sink, msgs []chat.Message, id, secret, reason string) {
 	t.Helper()
 	found := false
 	for _, m := range msgs {
@@ -85,7 +54,7 @@ func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reaso
 		t.Errorf("the conversation does not answer %s", id)
 	}
 	kept := false
-	for _, te := range s.tools() {
+	for _, te := range s.Tools() {
 		if te.CallID == id && strings.Contains(te.Result, secret) {
 			kept = true
 		}
@@ -93,7 +62,7 @@ func checkWithheld(t *testing.T, s *sink, msgs []chat.Message, id, secret, reaso
 	if !kept {
 		t.Errorf("the tool event of %s lost the finished result (SPEC R2)", id)
 	}
-	w := s.withheldFor(id)
+	w := s.WithheldFor(id)
 	if len(w) != 1 || w[0].Reason != reason || strings.Contains(w[0].Result, secret) || w[0].Error == nil {
 		t.Errorf("withheld events of %s = %+v, want one with reason %s", id, w, reason)
 	}
@@ -114,10 +83,10 @@ func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
 		mu.Unlock()
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
-	m := &script{turns: []chat.Message{
-		turn("reading", tc("c1", "read", `{}`)),
-		turn("", tc("c2", "echo", `{"text":"again"}`)),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("reading", tc("c1", "read", `{}`)),
+		modeltest.Turn("", tc("c2", "echo", `{"text":"again"}`)),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "quoting", quoting, "read"))
@@ -129,10 +98,10 @@ func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
 
 	res = nextTurn(r, a, res, "go on")
 	must(t, res, event.StatusCompleted)
-	if got := len(m.all()); got != 3 {
+	if got := len(m.Requests()); got != 3 {
 		t.Fatalf("%d model requests, want 3", got)
 	}
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the terminated result", l)
 	}
 	for _, h := range histories {
@@ -149,7 +118,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	cancelled := review.Func(func(context.Context, *review.Request) (review.Review, error) {
 		return review.Review{}, context.Canceled // a person closed the review
 	})
-	m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "person", cancelled, "read"))
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}
@@ -157,24 +126,15 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewCancelled)
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the result of a cancelled review", l)
 	}
 }
 
 func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 	const secret = "SECRET-R9-sibling"
-	pendingStarted := make(chan struct{})
-	pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
-		close(pendingStarted)
-		<-ctx.Done()
-		return review.Review{}, ctx.Err()
-	})
-	stopper := &echo{name: "stopper", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
-		<-pendingStarted
-		return "stop", nil
-	}}
-	m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`), tc("c2", "stopper", `{}`)), turn("done")}}
+	pending, stopper := pendingAndStopper()
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`), tc("c2", "stopper", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Review = review.New(
 		rrule(t, "pending", pending, "read"),
@@ -184,7 +144,7 @@ func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldNotReviewed)
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain a result whose review never decided", l)
 	}
 }
@@ -194,7 +154,7 @@ func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
 	failing := review.Func(func(context.Context, *review.Request) (review.Review, error) {
 		return review.Review{}, errors.New("reviewer down")
 	})
-	r, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "read", `{}`))}})
+	r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`))}})
 	r.Review = review.New(rrule(t, "failing", failing, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}, user("go"))
 	must(t, res, event.StatusError)
@@ -207,7 +167,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "wrote anyway: " + secret, nil // a tool that ignores the decision
 	}}
-	m := &script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Boundary = BoundaryPolicy(approval.New(arule(t, "person", decide(approval.Terminate), "*")))
 	a := &Agent{Tools: []tool.Tool{leaky}}
@@ -216,7 +176,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldBoundary)
 	r.Boundary = nil
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the result of a call whose boundary request terminated", l)
 	}
 }
@@ -233,7 +193,7 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 		told = append(told, dec.Explanation)
 		return "denied, but: " + secret, nil
 	}}
-	m := &script{turns: []chat.Message{turn("", tc("c", "write", `{}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c", "write", `{}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Boundary = BoundaryFunc(func(_ context.Context, req *BoundaryRequest) (BoundaryOutcome, error) {
 		req.Record(approval.Record{Approver: "judge", Approval: approval.Approval{Decision: approval.Reject, Explanation: "no"}})
@@ -256,18 +216,9 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 	if !strings.Contains(last.Content, "the circuit breaker interrupted the turn") || strings.Contains(last.Content, "too many denials") {
 		t.Errorf("the interrupted call is answered with %q", last.Content)
 	}
-	if ap := s.approvals(); len(ap) != 1 || ap[0].Approver != "judge" || ap[0].Boundary == nil {
+	if ap := s.Approvals(); len(ap) != 1 || ap[0].Approver != "judge" || ap[0].Boundary == nil {
 		t.Errorf("approval events = %+v", ap)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // A sub-agent's reviewer terminates on a result and explains itself by
@@ -278,24 +229,24 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 	quoting := review.Func(func(_ context.Context, req *review.Request) (review.Review, error) {
 		return review.Review{Decision: review.Terminate, Explanation: "leaks " + req.Result.Content}, nil
 	})
-	m := &script{turns: []chat.Message{
-		turn("", tc("h1", "transfer_to_helper", `{}`)),
-		turn("", tc("s1", "read", `{}`)),
-		turn("done"),
+	m := &modeltest.Replay{Turns: []chat.Message{
+		modeltest.Turn("", tc("h1", "transfer_to_helper", `{}`)),
+		modeltest.Turn("", tc("s1", "read", `{}`)),
+		modeltest.Turn("done"),
 	}}
 	r, s := newRun(m)
 	helper := &Agent{Name: "helper", Tools: []tool.Tool{secretTool("read", secret, false)}, Review: review.New(rrule(t, "quoting", quoting, "read"))}
 	a := &Agent{Handoffs: []*Agent{helper}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
-	if w := s.withheldFor("h1"); len(w) != 1 || w[0].Reason != event.WithheldStopped {
+	if w := s.WithheldFor("h1"); len(w) != 1 || w[0].Reason != event.WithheldStopped {
 		t.Errorf("withheld events of the hand-off = %+v", w)
 	}
-	if w := s.withheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
+	if w := s.WithheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
 		t.Errorf("withheld events of the sub-agent's call = %+v", w)
 	}
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := leaks(t, m.all(), secret); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 		t.Errorf("model requests %v contain the secret", l)
 	}
 }
@@ -303,7 +254,7 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 // After an approver terminates, the calls that never ran are answered in
 // the live conversation, so that a next turn is a valid conversation.
 func TestL2_CallsThatNeverRanAreAnsweredForTheNextTurn(t *testing.T) {
-	m := &script{turns: []chat.Message{turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`)), turn("done")}}
+	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "echo", `{"text":"a"}`), tc("c2", "echo", `{"text":"b"}`)), modeltest.Turn("done")}}
 	r, s := newRun(m)
 	r.Approval = approval.New(arule(t, "stop", decide(approval.Terminate), "*"))
 	a := &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}
@@ -318,7 +269,130 @@ func TestL2_CallsThatNeverRanAreAnsweredForTheNextTurn(t *testing.T) {
 	if strings.Join(answered, ",") != "c1,c2" {
 		t.Errorf("answered = %v\n%+v", answered, res.Messages)
 	}
-	if len(s.tools()) != 0 {
-		t.Errorf("tool events for calls that never ran: %+v", s.tools())
+	if len(s.Tools()) != 0 {
+		t.Errorf("tool events for calls that never ran: %+v", s.Tools())
+	}
+}
+
+// SPEC R9 "kept": when the run stops for another reason while a review is
+// pending, the review is cancelled and records no decision, but the
+// result its tool had finished stays in the transcript (the tool event,
+// written to a real JSONL file and read back), marked withheld as not
+// reviewed, and never reaches the model — whatever stopped the run.
+func TestR9_ResultsFinishedBeforeReviewCancelledAreKept(t *testing.T) {
+	const secret = "SECRET-R9-kept"
+	type stopper struct {
+		tool     *echo
+		approval approval.Approver // for the stopping call; nil approves
+		review   review.Reviewer   // for the stopping call
+	}
+	for _, c := range []struct {
+		name   string
+		stop   func(pending <-chan struct{}, cancel context.CancelCauseFunc) stopper
+		status string
+	}{
+		{"a sibling's reviewer terminates", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+				<-pending
+				return "done", nil
+			}}, review: verdict(review.Terminate)}
+		}, event.StatusLimited},
+		{"a sibling's reviewer fails", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+				<-pending
+				return "done", nil
+			}}, review: review.Func(func(context.Context, *review.Request) (review.Review, error) {
+				return review.Review{}, errors.New("reviewer down")
+			})}
+		}, event.StatusError},
+		{"a sibling's approver terminates", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true}, approval: approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
+				<-pending
+				return approval.Approval{Decision: approval.Terminate, Explanation: "stop"}, nil
+			}), review: verdict(review.Continue)}
+		}, event.StatusLimited},
+		{"a sibling's tool panics", func(pending <-chan struct{}, _ context.CancelCauseFunc) stopper {
+			return stopper{tool: &echo{name: "stop", parallel: true, fn: func(context.Context, json.RawMessage) (string, error) {
+				<-pending
+				panic("tool bug")
+			}}, review: verdict(review.Continue)}
+		}, event.StatusError},
+		{"the operator interrupts the run", func(pending <-chan struct{}, cancel context.CancelCauseFunc) stopper {
+			go func() {
+				<-pending
+				cancel(nil) // as Ctrl-C does (signal.NotifyContext)
+			}()
+			return stopper{tool: &echo{name: "stop", parallel: true}, review: verdict(review.Continue)}
+		}, event.StatusLimited},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			pendingStarted := make(chan struct{})
+			var once sync.Once
+			pending := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
+				once.Do(func() { close(pendingStarted) })
+				<-ctx.Done()
+				return review.Review{}, ctx.Err()
+			})
+			st := c.stop(pendingStarted, cancel)
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`), tc("c2", "stop", `{"text":"x"}`)), modeltest.Turn("done")}}
+			r := &Run{ID: "r1", Model: m, Events: event.NewRecorder("r1", event.NewWriter(f))}
+			rules := []approval.Rule{arule(t, "yes", decide(approval.Approve), "read")}
+			if st.approval != nil {
+				rules = append(rules, arule(t, "stopper", st.approval, "stop"))
+			} else {
+				rules = append(rules, arule(t, "yes", decide(approval.Approve), "stop"))
+			}
+			r.Approval = approval.New(rules...)
+			r.Review = review.New(rrule(t, "pending", pending, "read"), rrule(t, "stopper", st.review, "stop"))
+			res := r.Execute(ctx, &Agent{Tools: []tool.Tool{secretTool("read", secret, true), st.tool}}, user("go"))
+			must(t, res, c.status)
+
+			// The transcript on disk.
+			if _, err := f.Seek(0, 0); err != nil {
+				t.Fatal(err)
+			}
+			var kept, withheld, reviewed, infos int
+			if err := event.Read(f, func(e event.Event) error {
+				switch d := e.Data.(type) {
+				case event.Tool:
+					if d.CallID == "c1" && d.Result == "the key is "+secret && d.Error == nil {
+						kept++
+					}
+				case event.Withheld:
+					if d.CallID == "c1" && d.Reason == event.WithheldNotReviewed && !strings.Contains(d.Result, secret) {
+						withheld++
+					}
+				case event.Review:
+					if d.CallID == "c1" {
+						reviewed++
+					}
+				case event.Info:
+					infos++
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if kept != 1 || withheld != 1 || reviewed != 0 || infos != 0 {
+				t.Errorf("transcript of c1: %d tool events with the finished result (want 1), %d withheld not_reviewed (1), %d review decisions (0), %d info events (0)",
+					kept, withheld, reviewed, infos)
+			}
+			if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
+				t.Errorf("model requests %v contain the result of a cancelled review", l)
+			}
+			for _, msg := range res.Messages {
+				if strings.Contains(msg.Content, secret) {
+					t.Errorf("the conversation carries the result: %q", msg.Content)
+				}
+			}
+		})
 	}
 }

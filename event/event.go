@@ -49,6 +49,10 @@ const (
 	// KindOverrideUsed records that the one retry an override allows was
 	// taken (SPEC G12).
 	KindOverrideUsed Kind = "override_used"
+	// KindAutoReviewTool records one tool call the reviewer agent made
+	// inside a review (SPEC G4, G13): part of the review, never a decision
+	// on the agent's call.
+	KindAutoReviewTool Kind = "auto_review_tool"
 )
 
 // Data is the kind-specific part of an event: one of the data types of
@@ -181,6 +185,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		d = &Handoff{}
 	case KindOverrideUsed:
 		d = &OverrideUsed{}
+	case KindAutoReviewTool:
+		d = &AutoReviewTool{}
 	default:
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
@@ -232,6 +238,8 @@ func deref(d Data) Data {
 	case *Handoff:
 		return *v
 	case *OverrideUsed:
+		return *v
+	case *AutoReviewTool:
 		return *v
 	}
 	return d
@@ -346,6 +354,9 @@ type Approval struct {
 	Modified    *tool.Call `json:"modified"`
 	Explanation string     `json:"explanation"`
 	Chain       string     `json:"chain,omitempty"`
+	// DecidedBy names who decided, when a person did through the server:
+	// the operator's name, else the surface (SPEC S4).
+	DecidedBy string `json:"decided_by,omitempty"`
 	// Boundary is set when the approval decided a request to cross the
 	// sandbox boundary made while the call ran (SPEC G2).
 	Boundary *boundary.Request `json:"boundary,omitempty"`
@@ -376,6 +387,9 @@ type Review struct {
 	Decision    string `json:"decision"`
 	Explanation string `json:"explanation"`
 	Chain       string `json:"chain,omitempty"`
+	// DecidedBy names who decided, when a person did through the server:
+	// the operator's name, else the surface (SPEC S4).
+	DecidedBy string `json:"decided_by,omitempty"`
 }
 
 // Info is a note in the transcript.
@@ -460,6 +474,42 @@ type AutoReview struct {
 	MAC string `json:"mac,omitempty"`
 	// Conversation is the reviewer's own conversation, saved with the run.
 	Conversation []chat.Message `json:"conversation,omitempty"`
+	// ReviewID identifies the review of the reviewer agent, unique for
+	// the life of the run: its AutoReviewTool events carry it too.
+	ReviewID string `json:"review_id,omitempty"`
+	// Tools are the tool calls the reviewer agent made in the review. They
+	// are not part of this record's line: whoever records the review emits
+	// each as an AutoReviewTool event of its own, before this one.
+	Tools []AutoReviewTool `json:"-"`
+}
+
+// AutoReviewTool records one tool call the reviewer agent made inside a
+// review (SPEC G4, G13). It belongs to the review named by ReviewID, whose
+// auto_review event follows it: it is not a decision on the agent's call,
+// never counts as a denial and never has a denial id.
+type AutoReviewTool struct {
+	// ReviewID is the review_id of the review's auto_review event.
+	ReviewID string `json:"review_id"`
+	// CallID is the agent's call whose boundary request the review
+	// judges.
+	CallID string `json:"call_id"`
+	// ToolCallID is the reviewer's own call id; Function and Arguments are
+	// what it called.
+	ToolCallID string          `json:"tool_call_id"`
+	Function   string          `json:"function"`
+	Arguments  json.RawMessage `json:"arguments"`
+	// ResultBytes is the size of what the tool returned, or of its error
+	// text, before warden wrapped it for the reviewer.
+	ResultBytes int `json:"result_bytes"`
+	// Error is the tool's error, if any.
+	Error *tool.Error `json:"error"`
+	// Refused reports that the call was refused because the reviewer's
+	// tools stay inside (a permission error: the sandbox blocked it, or it
+	// would have left the workspace or reached warden's state).
+	Refused bool `json:"refused,omitempty"`
+	// NotRun reports that the call was not run: the review's budget of
+	// tool calls was used up.
+	NotRun bool `json:"not_run,omitempty"`
 }
 
 // TurnStart opens a turn: one request of the person and everything that
@@ -569,23 +619,24 @@ type Unknown struct {
 }
 
 // The kinds of the data types (Data).
-func (RunStart) kind() Kind     { return KindRunStart }
-func (Model) kind() Kind        { return KindModel }
-func (Approval) kind() Kind     { return KindApproval }
-func (Tool) kind() Kind         { return KindTool }
-func (Review) kind() Kind       { return KindReview }
-func (Info) kind() Kind         { return KindInfo }
-func (Limit) kind() Kind        { return KindLimit }
-func (Error) kind() Kind        { return KindError }
-func (RunEnd) kind() Kind       { return KindRunEnd }
-func (AutoReview) kind() Kind   { return KindAutoReview }
-func (Warning) kind() Kind      { return KindWarning }
-func (TurnStart) kind() Kind    { return KindTurnStart }
-func (Override) kind() Kind     { return KindOverride }
-func (Withheld) kind() Kind     { return KindWithheld }
-func (Handoff) kind() Kind      { return KindHandoff }
-func (OverrideUsed) kind() Kind { return KindOverrideUsed }
-func (u Unknown) kind() Kind    { return u.Type }
+func (RunStart) kind() Kind       { return KindRunStart }
+func (Model) kind() Kind          { return KindModel }
+func (Approval) kind() Kind       { return KindApproval }
+func (Tool) kind() Kind           { return KindTool }
+func (Review) kind() Kind         { return KindReview }
+func (Info) kind() Kind           { return KindInfo }
+func (Limit) kind() Kind          { return KindLimit }
+func (Error) kind() Kind          { return KindError }
+func (RunEnd) kind() Kind         { return KindRunEnd }
+func (AutoReview) kind() Kind     { return KindAutoReview }
+func (Warning) kind() Kind        { return KindWarning }
+func (TurnStart) kind() Kind      { return KindTurnStart }
+func (Override) kind() Kind       { return KindOverride }
+func (Withheld) kind() Kind       { return KindWithheld }
+func (Handoff) kind() Kind        { return KindHandoff }
+func (OverrideUsed) kind() Kind   { return KindOverrideUsed }
+func (AutoReviewTool) kind() Kind { return KindAutoReviewTool }
+func (u Unknown) kind() Kind      { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

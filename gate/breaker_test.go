@@ -3,15 +3,16 @@ package gate
 import (
 	"context"
 	"encoding/json"
-	"github.com/wardenhq/warden/action"
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -82,27 +83,27 @@ func reviewed(status action.Status) approval.Approver {
 func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 	var turns []chat.Message
 	for i := 0; i < 6; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
-	r, g, s := newRun(&script{turns: turns})
+	r, g, s := newRun(&modeltest.Replay{Turns: turns})
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 	must(t, res, event.StatusLimited)
 	if res.Limit.Type != event.LimitInterrupt {
 		t.Errorf("limit = %+v", res.Limit)
 	}
-	if n := len(s.find(event.KindAutoReview)); n != 3 {
+	if n := len(s.Find(event.KindAutoReview)); n != 3 {
 		t.Errorf("%d auto_review events, want 3", n)
 	}
-	if w := s.find(event.KindWarning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
+	if w := s.Find(event.KindWarning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
 		t.Errorf("warnings = %+v", w)
 	}
-	for _, e := range s.find(event.KindAutoReview) {
+	for _, e := range s.Find(event.KindAutoReview) {
 		if ar := e.Data.(event.AutoReview); ar.CallID != "c" || ar.Status != "denied" {
 			t.Errorf("auto_review event = %+v", ar)
 		}
 	}
-	end := s.find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
 	if end.Limit == nil || *end.Limit != "interrupt" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -111,13 +112,13 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 	var turns []chat.Message
 	for i := 0; i < 5; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
-	r, g, s := newRun(&script{turns: turns})
+	r, g, s := newRun(&modeltest.Replay{Turns: turns})
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-	if len(s.find(event.KindWarning)) != 0 || len(s.find(event.KindAutoReview)) != 5 {
-		t.Errorf("events = %v", s.kinds())
+	if len(s.Find(event.KindWarning)) != 0 || len(s.Find(event.KindAutoReview)) != 5 {
+		t.Errorf("events = %v", s.Kinds())
 	}
 }
 
@@ -125,13 +126,13 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-breaker"
 	var turns []chat.Message
 	for i := 0; i < 3; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
 		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "denied, but: " + secret, nil
 	}}
-	m := &script{turns: append(turns, turn("done"))}
+	m := &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}
 	r, g, s := newRun(m)
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	a := &agent.Agent{Tools: []tool.Tool{leaky}}
@@ -144,15 +145,15 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
 		t.Errorf("the tripping call is answered with %q", last.Content)
 	}
-	if w := s.withheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
+	if w := s.WithheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
 		t.Errorf("withheld = %+v", w)
 	}
 	g.Next = nil
 	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
 	// The first two results were delivered in the interrupted turn (the
 	// model saw them before the breaker tripped); only the third is new.
-	reqs := m.all()
-	if l := leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
+	reqs := m.Requests()
+	if l := modeltest.Leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
 		t.Errorf("requests after the trip %v contain its result", l)
 	}
 	if n := strings.Count(mustJSON(t, reqs[len(reqs)-1]), secret); n != 2 {

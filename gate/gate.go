@@ -121,6 +121,14 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 				ar.MAC = denialMAC(g.Sealer, runID, den)
 			}
 		}
+		// The reviewer's own tool calls are part of its review, recorded
+		// before it as events of their own: never decisions on the call,
+		// never denials (SPEC G4, G13).
+		for _, tc := range ar.Tools {
+			tc.CallID = areq.Call.ID
+			req.Events.Emit(tc)
+		}
+		ar.Tools = nil
 		req.Events.Emit(ar)
 		if trip, why := g.Breaker.record(ar.Status == action.StatusDenied); trip {
 			msg := "circuit breaker: " + why + "; the turn is interrupted instead of letting the agent keep asking"

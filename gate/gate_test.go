@@ -3,14 +3,15 @@ package gate
 import (
 	"context"
 	"errors"
-	"github.com/wardenhq/warden/action"
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -20,10 +21,10 @@ func TestG3_GateWithoutApproversDenies(t *testing.T) {
 	for name, g := range map[string]*Gate{"no next": {RunID: "r1"}, "nil gate": nil,
 		"empty policy": {RunID: "r1", Next: agent.BoundaryPolicy(approval.New())}} {
 		t.Run(name, func(t *testing.T) {
-			r, _, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "write", `{}`))}})
+			r, _, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`))}})
 			r.Boundary = g
 			must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-			te := s.find(event.KindTool)
+			te := s.Find(event.KindTool)
 			if len(te) != 1 || te[0].Data.(event.Tool).Result != "approval: "+agent.NoBoundaryApprover {
 				t.Errorf("tool events = %+v", te)
 			}
@@ -42,11 +43,11 @@ func TestG13_EveryReviewInTheChainIsRecorded(t *testing.T) {
 	person := approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
 		return approval.Approval{Decision: approval.Escalate, Explanation: "away"}, nil
 	})
-	r, g, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "write", `{}`))}})
+	r, g, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`))}})
 	g.Next = boundaryOf(arule(t, "rules", passOn, "*"), arule(t, "person", person, "*"), arule(t, "auto_review", reviewed(action.StatusApproved), "*"))
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	var got []string
-	for _, e := range s.all() {
+	for _, e := range s.All() {
 		switch d := e.Data.(type) {
 		case event.Approval:
 			got = append(got, "approval:"+d.Approver)
@@ -68,7 +69,7 @@ func TestG13_EveryReviewInTheChainIsRecorded(t *testing.T) {
 // An error of the deciding approvers ends the run, and the gate records
 // no review of it and counts nothing.
 func TestG10_NextFailureEndsTheRun(t *testing.T) {
-	r, g, s := newRun(&script{turns: []chat.Message{turn("", tc("c1", "write", `{}`)), turn("never")}})
+	r, g, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("never")}})
 	g.Sealer = testKey(t)
 	g.Next = agent.BoundaryFunc(func(context.Context, *agent.BoundaryRequest) (agent.BoundaryOutcome, error) {
 		return agent.BoundaryOutcome{Outcome: approval.Outcome{Approval: approval.Approval{Decision: approval.Approve,
@@ -79,7 +80,7 @@ func TestG10_NextFailureEndsTheRun(t *testing.T) {
 	if !strings.Contains(res.Err.Error(), "reviewer unreachable") {
 		t.Errorf("err = %v", res.Err)
 	}
-	if n := len(s.find(event.KindAutoReview)); n != 0 || len(g.Denials()) != 0 {
+	if n := len(s.Find(event.KindAutoReview)); n != 0 || len(g.Denials()) != 0 {
 		t.Errorf("%d auto_review events, denials %+v", n, g.Denials())
 	}
 }
@@ -88,7 +89,7 @@ func TestG10_NextFailureEndsTheRun(t *testing.T) {
 // that a resumed run takes it as the person's (SPEC G15); the gate tells a
 // Next that keeps per-turn state of each turn, too.
 func TestG15_TurnStartAuthenticated(t *testing.T) {
-	r, g, s := newRun(&script{})
+	r, g, s := newRun(&modeltest.Replay{})
 	g.Sealer = testKey(t)
 	var told []string
 	g.Next = hooked{func(ts *event.TurnStart, input []chat.Message) []chat.Message {
@@ -101,7 +102,7 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 	must(t, nextTurn(r, a, res, "second"), event.StatusCompleted)
 	l := NewLedger("r1", g.Sealer)
 	var inputs []string
-	for _, e := range s.find(event.KindTurnStart) {
+	for _, e := range s.Find(event.KindTurnStart) {
 		if in, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			inputs = append(inputs, in)
 		}
@@ -118,7 +119,7 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 		t.Fatal(err)
 	}
 	l = NewLedger("r1", other)
-	for _, e := range s.find(event.KindTurnStart) {
+	for _, e := range s.Find(event.KindTurnStart) {
 		if _, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			t.Error("a turn verified under another key")
 		}

@@ -3,8 +3,6 @@ package gate
 import (
 	"context"
 	"encoding/json"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/agent"
@@ -12,93 +10,15 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
 
-// script is a model that replays assistant turns in order, then answers
-// with an empty message. It records the requests it received.
-type script struct {
-	mu       sync.Mutex
-	turns    []chat.Message
-	requests []model.Request
-}
-
-func (s *script) Generate(_ context.Context, req model.Request) (model.Response, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-	if len(s.turns) == 0 {
-		return model.Response{Message: chat.Message{Role: chat.Assistant}}, nil
-	}
-	m := s.turns[0]
-	s.turns = s.turns[1:]
-	return model.Response{Message: m}, nil
-}
-
-func (s *script) all() []model.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]model.Request(nil), s.requests...)
-}
-
-// turn returns an assistant message with calls.
-func turn(text string, calls ...tool.Call) chat.Message {
-	return chat.Message{Role: chat.Assistant, Content: text, ToolCalls: calls}
-}
-
 func tc(id, fn, args string) tool.Call { return tool.NewCall(id, fn, args) }
 
 func user(text string) []chat.Message { return []chat.Message{{Role: chat.User, Content: text}} }
-
-// sink collects events.
-type sink struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (s *sink) Write(e event.Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.events = append(s.events, e)
-	return nil
-}
-
-func (s *sink) all() []event.Event {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]event.Event(nil), s.events...)
-}
-
-func (s *sink) kinds() []event.Kind {
-	var out []event.Kind
-	for _, e := range s.all() {
-		out = append(out, e.Kind())
-	}
-	return out
-}
-
-func (s *sink) find(k event.Kind) []event.Event {
-	var out []event.Event
-	for _, e := range s.all() {
-		if e.Kind() == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// withheldFor returns the withheld events of call id.
-func (s *sink) withheldFor(id string) []event.Withheld {
-	var out []event.Withheld
-	for _, e := range s.all() {
-		if w, ok := e.Data.(event.Withheld); ok && w.CallID == id {
-			out = append(out, w)
-		}
-	}
-	return out
-}
 
 // echo is a tool that runs fn.
 type echo struct {
@@ -143,8 +63,8 @@ func boundaryOf(rules ...approval.Rule) agent.BoundaryApprover {
 
 // newRun returns a run on model m recording to a new sink, whose boundary
 // approver is a gate of the run with no approvers yet.
-func newRun(m model.Model) (*agent.Run, *Gate, *sink) {
-	s := &sink{}
+func newRun(m model.Model) (*agent.Run, *Gate, *eventtest.Sink) {
+	s := &eventtest.Sink{}
 	rec := event.NewRecorder("r1", s)
 	g := &Gate{RunID: "r1", Events: rec}
 	return &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g}, g, s
@@ -155,19 +75,6 @@ func must(t *testing.T, res *agent.Result, status string) {
 	if res.Status != status {
 		t.Fatalf("status %s (limit %v, err %v), want %s", res.Status, res.Limit, res.Err, status)
 	}
-}
-
-// leaks returns the indexes of the requests whose messages, tools or
-// anything else contain secret.
-func leaks(t *testing.T, reqs []model.Request, secret string) []int {
-	t.Helper()
-	var out []int
-	for i, req := range reqs {
-		if strings.Contains(mustJSON(t, req), secret) {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -3,16 +3,18 @@ package gate
 import (
 	"context"
 	"encoding/json"
-	"github.com/wardenhq/warden/action"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/internal/override"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/tool"
@@ -30,9 +32,9 @@ func testKey(t *testing.T) *seal.Key {
 func TestG12_DenialLogKeepsTheLastTen(t *testing.T) {
 	var turns []chat.Message
 	for i := 0; i < 12; i++ {
-		turns = append(turns, turn("", tc("c", "write", `{}`)))
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
 	}
-	r, g, _ := newRun(&script{turns: turns})
+	r, g, _ := newRun(&modeltest.Replay{Turns: turns})
 	g.Sealer = testKey(t)
 	g.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
 	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
@@ -81,12 +83,12 @@ func TestG12_OverrideIsSingleUseAndExact(t *testing.T) {
 type world struct {
 	t       *testing.T
 	key     Sealer
-	events  *sink
+	events  *eventtest.Sink
 	writes  atomic.Int32 // crossings that happened
 	reviews atomic.Int32
 }
 
-func newWorld(t *testing.T) *world { return &world{t: t, key: testKey(t), events: &sink{}} }
+func newWorld(t *testing.T) *world { return &world{t: t, key: testKey(t), events: &eventtest.Sink{}} }
 
 func (w *world) tool() tool.Tool {
 	return &echo{name: "write", fn: func(ctx context.Context, args json.RawMessage) (string, error) {
@@ -119,24 +121,24 @@ func (w *world) reviewer() approval.Approver {
 // run runs one turn of the stored run: a new Run and Gate (as a new
 // process would make) restored from the transcript so far, whose model
 // makes calls.
-func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *script) {
+func (w *world) run(calls ...tool.Call) (*agent.Run, *Gate, *modeltest.Replay) {
 	w.t.Helper()
 	l := NewLedger("r1", w.key)
 	var history []chat.Message
-	for _, e := range w.events.all() {
+	for _, e := range w.events.All() {
 		if note := l.Read(e); note != nil {
 			history = append(history, *note)
 		}
 	}
 	var turns []chat.Message
 	for _, c := range calls {
-		turns = append(turns, turn("", c))
+		turns = append(turns, modeltest.Turn("", c))
 	}
-	m := &script{turns: turns}
+	m := &modeltest.Replay{Turns: turns}
 	rec := event.NewRecorder("r1", w.events)
 	g := &Gate{RunID: "r1", Events: rec, Sealer: w.key}
-	r := &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g, Resumed: len(w.events.all()) > 0}
-	r.Events.Continue(len(w.events.all()))
+	r := &agent.Run{ID: "r1", Model: m, Events: rec, Boundary: g, Resumed: len(w.events.All()) > 0}
+	r.Events.Continue(len(w.events.All()))
 	for _, msg := range l.Warnings() {
 		r.Events.Emit(event.Warning{Message: msg})
 	}
@@ -156,7 +158,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 	w := newWorld(t)
 	w.run(writeCall("/etc/x"))
 	var denial event.AutoReview
-	for _, e := range w.events.all() {
+	for _, e := range w.events.All() {
 		if ar, ok := e.Data.(event.AutoReview); ok {
 			denial = ar
 		}
@@ -178,7 +180,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 		moved,
 	}
 	rec := event.NewRecorder("r1", w.events)
-	rec.Continue(len(w.events.all()))
+	rec.Continue(len(w.events.All()))
 	for _, o := range forged {
 		rec.Emit(o)
 	}
@@ -187,7 +189,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 		t.Fatalf("the denied action ran %d times after a forged override", n)
 	}
 	warnings := 0
-	for _, e := range w.events.find(event.KindWarning) {
+	for _, e := range w.events.Find(event.KindWarning) {
 		if strings.Contains(e.Data.(event.Warning).Message, "refused an override") {
 			warnings++
 		}
@@ -195,7 +197,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 	if warnings != len(forged) {
 		t.Errorf("%d warnings, want %d", warnings, len(forged))
 	}
-	for _, msg := range m.requests[0].Messages {
+	for _, msg := range m.Requests()[0].Messages {
 		if strings.HasPrefix(msg.Content, PersonNotePrefix) {
 			t.Error("a forged override reached the agent as the person's note")
 		}
@@ -220,7 +222,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes after the override, want 1", n)
 	}
-	first := m.requests[0].Messages
+	first := m.Requests()[0].Messages
 	if len(first) < 2 || first[len(first)-2].Role != chat.System || !strings.HasPrefix(first[len(first)-2].Content, PersonNotePrefix) ||
 		!strings.Contains(first[len(first)-2].Content, "r1-d1") || !strings.Contains(first[len(first)-2].Content, "go ahead") {
 		t.Errorf("the agent was not told of the override: %+v", first)
@@ -231,7 +233,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes after more resumes, want 1", n)
 	}
-	used := w.events.find(event.KindOverrideUsed)
+	used := w.events.Find(event.KindOverrideUsed)
 	if len(used) != 1 {
 		t.Errorf("%d use records", len(used))
 	}
@@ -243,8 +245,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if err := g.Override(ds[len(ds)-1].ID, "dana", ""); err != nil {
 		t.Fatal(err)
 	}
-	m.turns = []chat.Message{turn("", writeCall("/etc/y")), turn("", writeCall("/etc/y"))}
-	m.requests = nil
+	m.Again(modeltest.Turn("", writeCall("/etc/y")), modeltest.Turn("", writeCall("/etc/y")))
 	r.Model = m
 	r.Resumed = true
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{w.tool()}}, user("retry")), event.StatusCompleted)
@@ -253,7 +254,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	}
 	// The note is warden's system message, after the request when the
 	// request is all the input (the agent's system prompt comes first).
-	if msgs := m.requests[0].Messages; len(msgs) != 2 || msgs[0].Content != "retry" || msgs[1].Role != chat.System || !strings.HasPrefix(msgs[1].Content, PersonNotePrefix) {
+	if msgs := m.Requests()[0].Messages; len(msgs) != 2 || msgs[0].Content != "retry" || msgs[1].Role != chat.System || !strings.HasPrefix(msgs[1].Content, PersonNotePrefix) {
 		t.Errorf("in-process note: %+v", msgs)
 	}
 	w.run(writeCall("/etc/y"))
@@ -275,7 +276,7 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 	w.run(writeCall("/etc/b1"), writeCall("/etc/b2"))
 	_, g, _ := w.run(writeCall("/etc/c1"))
 	seen := map[string]string{}
-	for _, e := range w.events.all() {
+	for _, e := range w.events.All() {
 		if ar, ok := e.Data.(event.AutoReview); ok && ar.DenialID != "" {
 			if prev, dup := seen[ar.DenialID]; dup {
 				t.Errorf("denial id %s issued for %s and %s", ar.DenialID, prev, ar.Action)

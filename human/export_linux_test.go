@@ -6,7 +6,6 @@ import "github.com/wardenhq/warden/approval"
 // which put a console and a queue (package queue, which imports this one)
 // side by side.
 var (
-	OpenPTY       = openPTY
 	NewScreen     = newScreen
 	NewTestTerm   = newTerminal
 	BashRequest   = bashRequest

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/store"
 )
@@ -41,7 +42,7 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			master, term := human.OpenPTY(t)
+			master, term := ptytest.Open(t)
 			scr := human.NewScreen()
 			c := human.NewTestTerm(t, term, scr)
 			a := human.SurfaceApprover(c)

@@ -3,7 +3,6 @@ package human
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -13,37 +12,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/review"
 )
-
-// openPTY opens a pseudo-terminal: the master, where the test plays the
-// person's keyboard, and the terminal the console reads.
-func openPTY(t *testing.T) (master, term *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	var n int
-	err = control(m, func(fd int) error {
-		if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-			return fmt.Errorf("unlockpt: %w", err)
-		}
-		var err error
-		n, err = unix.IoctlGetInt(fd, unix.TIOCGPTN)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return m, s
-}
 
 // typeAhead types s on the keyboard and waits until the terminal holds it
 // unread, as input that arrived before a prompt.
@@ -87,7 +58,7 @@ func newTerminal(t *testing.T, term *os.File, out io.Writer) *Console {
 // into the terminal) before the prompt was drawn is discarded; the answer
 // typed after it is taken. So is typeahead between two prompts.
 func TestH1_TypeaheadDoesNotAnswerTerminalPrompt(t *testing.T) {
-	master, term := openPTY(t)
+	master, term := ptytest.Open(t)
 	scr := newScreen()
 	c := newTerminal(t, term, scr)
 
@@ -138,7 +109,7 @@ func TestH1_TypeaheadDoesNotAnswerTerminalPrompt(t *testing.T) {
 // TestH1_TerminalShowAllThenApprove: "v" then "a" on a terminal; the "a"
 // counts only once typed after the whole call is on the screen.
 func TestH1_TerminalShowAllThenApprove(t *testing.T) {
-	master, term := openPTY(t)
+	master, term := ptytest.Open(t)
 	drain(master)
 	scr := newScreen()
 	c := newTerminal(t, term, scr)
@@ -170,7 +141,7 @@ func TestH3_TerminalHangupRejects(t *testing.T) {
 		{"hang up", func(m *os.File) { _ = m.Close() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			master, term := openPTY(t)
+			master, term := ptytest.Open(t)
 			scr := newScreen()
 			c := newTerminal(t, term, scr)
 			done := make(chan approval.Approval, 1)
@@ -198,7 +169,7 @@ func TestH3_TerminalHangupRejects(t *testing.T) {
 // TestH4_TerminalPromptHonoursCancelAndTimeout: a pending terminal read
 // ends when the request is cancelled or times out.
 func TestH4_TerminalPromptHonoursCancelAndTimeout(t *testing.T) {
-	master, term := openPTY(t)
+	master, term := ptytest.Open(t)
 	drain(master)
 	c := newTerminal(t, term, io.Discard)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -223,7 +194,7 @@ func TestH4_TerminalPromptHonoursCancelAndTimeout(t *testing.T) {
 // TestH5_TerminalWidthIsHonoured: text is wrapped to the terminal's own
 // width, so a narrow terminal never wraps a line to column 0 itself.
 func TestH5_TerminalWidthIsHonoured(t *testing.T) {
-	master, term := openPTY(t)
+	master, term := ptytest.Open(t)
 	drain(master)
 	if err := control(term, func(fd int) error {
 		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 40})

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -24,27 +25,13 @@ import (
 // "pong" to every connection.
 func serveUnix(t *testing.T, addr string) {
 	t.Helper()
-	ln, err := net.Listen("unix", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 16)
-				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-				if _, err := c.Read(buf); err == nil {
-					c.Write([]byte("pong\n"))
-				}
-			}()
+	nettest.Serve(t, "unix", addr, func(c net.Conn) {
+		buf := make([]byte, 16)
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(buf); err == nil {
+			c.Write([]byte("pong\n"))
 		}
-	}()
+	})
 	// The server answers outside the sandbox: the attack is real.
 	c, err := net.Dial("unix", addr)
 	if err != nil {

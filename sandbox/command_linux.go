@@ -112,18 +112,11 @@ func viewSupported() error { return viewProbe() }
 // wrap is Wrap on Linux, with found the protected names a walk of the
 // roots found already (nil to walk them).
 func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
-	switch p.Mode {
-	case FullAccess:
-		return nil
-	case ReadOnly, WorkspaceWrite:
-	default:
-		return fmt.Errorf("sandbox: invalid mode %q", p.Mode)
+	if enforced, err := p.enforced(); !enforced || err != nil {
+		return err
 	}
-	if cmd.Process != nil {
-		return errors.New("sandbox: the command has already started")
-	}
-	if len(cmd.Args) > 0 && cmd.Args[0] == confine.Arg0 {
-		return errors.New("sandbox: the command is already sandboxed")
+	if err := unstarted(cmd); err != nil {
+		return err
 	}
 	s, err := p.spec(found)
 	if err != nil {
@@ -149,13 +142,7 @@ func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
 		}
 	}
 	s.Path = programPath(cmd.Path, s.Temps)
-	argv := cmd.Args
-	if len(argv) == 0 {
-		argv = []string{cmd.Path}
-	}
-	cmd.Path = "/proc/self/exe"
-	cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), argv...)
-	cmd.SysProcAttr = sys
+	reexec(cmd, s, sys)
 	return nil
 }
 
@@ -330,11 +317,8 @@ var containProbe = sync.OnceValue(func() error {
 
 // contain is Contain on Linux.
 func contain(cmd *exec.Cmd) error {
-	if cmd.Process != nil {
-		return errors.New("sandbox: the command has already started")
-	}
-	if len(cmd.Args) > 0 && cmd.Args[0] == confine.Arg0 {
-		return errors.New("sandbox: the command is already sandboxed")
+	if err := unstarted(cmd); err != nil {
+		return err
 	}
 	if cmd.Err != nil {
 		return nil
@@ -353,7 +337,26 @@ func contain(cmd *exec.Cmd) error {
 		return errors.New("sandbox: SysProcAttr sets namespaces, which Contain sets itself")
 	}
 	sys.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
-	s := spec{Contain: true, PIDNS: true, Mode: string(FullAccess), Path: cmd.Path}
+	reexec(cmd, spec{Contain: true, PIDNS: true, Mode: string(FullAccess), Path: cmd.Path}, sys)
+	return nil
+}
+
+// unstarted reports, as an error, a command that has started already or
+// that runs the helper already (sandboxed, covered or contained).
+func unstarted(cmd *exec.Cmd) error {
+	if cmd.Process != nil {
+		return errors.New("sandbox: the command has already started")
+	}
+	if len(cmd.Args) > 0 && cmd.Args[0] == confine.Arg0 {
+		return errors.New("sandbox: the command is already sandboxed")
+	}
+	return nil
+}
+
+// reexec makes cmd start the helper (this program, re-executed) with the
+// spec s and the attributes sys; the helper then runs cmd's program (s.Path)
+// with cmd's arguments.
+func reexec(cmd *exec.Cmd, s spec, sys *syscall.SysProcAttr) {
 	argv := cmd.Args
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
@@ -361,5 +364,4 @@ func contain(cmd *exec.Cmd) error {
 	cmd.Path = "/proc/self/exe"
 	cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), argv...)
 	cmd.SysProcAttr = sys
-	return nil
 }

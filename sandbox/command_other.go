@@ -27,12 +27,8 @@ func viewSupported() error {
 // wrap leaves cmd unchanged in full-access mode or when the policy is
 // Unenforced, and otherwise returns an error.
 func (p Policy) wrap(cmd *exec.Cmd, _ map[string]fileKey) error {
-	switch p.Mode {
-	case FullAccess:
-		return nil
-	case ReadOnly, WorkspaceWrite:
-	default:
-		return fmt.Errorf("sandbox: invalid mode %q", p.Mode)
+	if enforced, err := p.enforced(); !enforced || err != nil {
+		return err
 	}
 	if p.Unenforced {
 		return nil

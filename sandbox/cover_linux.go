@@ -17,11 +17,8 @@ import (
 
 // cover is Cover on Linux.
 func cover(cmd *exec.Cmd) error {
-	if cmd.Process != nil {
-		return errors.New("sandbox: the command has already started")
-	}
-	if len(cmd.Args) > 0 && cmd.Args[0] == confine.Arg0 {
-		return errors.New("sandbox: the command is already sandboxed")
+	if err := unstarted(cmd); err != nil {
+		return err
 	}
 	if err := userNamespaces(); err != nil {
 		return fmt.Errorf("sandbox: no user namespaces here (%v), so %s: %w", err, uncoveredText, ErrUnsupported)
@@ -55,13 +52,7 @@ func cover(cmd *exec.Cmd) error {
 		return err
 	}
 	s.Path = cmd.Path
-	argv := cmd.Args
-	if len(argv) == 0 {
-		argv = []string{cmd.Path}
-	}
-	cmd.Path = "/proc/self/exe"
-	cmd.Args = append(append([]string{confine.Arg0}, s.Args()...), argv...)
-	cmd.SysProcAttr = sys
+	reexec(cmd, s, sys)
 	return nil
 }
 

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"net"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +17,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"unsafe"
 
+	"github.com/wardenhq/warden/internal/nettest"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"golang.org/x/sys/unix"
 )
@@ -109,25 +110,11 @@ func coverAct(f []string) (string, bool) {
 			err = syscall.Mount(node, dir, arg(3), syscall.MS_RDONLY, "")
 		}
 	case "ptmx": // make a pty of its own and pass bytes through it
-		m, e := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+		m, s, e := ptytest.Pair()
 		if err = e; e != nil {
 			break
 		}
 		defer m.Close()
-		var zero int32
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&zero))); e != 0 {
-			err = e
-			break
-		}
-		var n uint32
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-			err = e
-			break
-		}
-		s, e := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-		if err = e; e != nil {
-			break
-		}
 		defer s.Close()
 		if _, err = s.WriteString("hi\n"); err == nil {
 			b := make([]byte, 16)
@@ -209,15 +196,7 @@ func covered(t *testing.T, dir string, ops ...string) []string {
 	if err := Cover(cmd); err != nil {
 		t.Fatalf("Cover: %v", err)
 	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("covered child: %v\n%s", err, out)
-	}
-	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(got) != len(ops) {
-		t.Fatalf("child printed %d lines for %d operations:\n%s", len(got), len(ops), out)
-	}
-	return got
+	return childResults(t, cmd, "covered", ops)
 }
 
 // coveredState makes warden's state for a G16 test: a home holding a key,
@@ -334,24 +313,12 @@ func TestG16_CoveredCommandCannotReachState(t *testing.T) {
 		t.Errorf("listing the state: %s, want nothing", got[5])
 	}
 	// The effect: the state is what it was.
-	if after := stateSnapshot(t, state); !mapsEqual(before, after) {
+	if after := stateSnapshot(t, state); !maps.Equal(before, after) {
 		t.Errorf("warden's state changed:\nbefore %v\nafter  %v", before, after)
 	}
 	if _, err := os.Stat(filepath.Join(home, "moved", "token")); err == nil {
 		t.Error("the state was moved out")
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestG16_CoveredCommandKeepsFullAccess: the cover takes nothing else away:
@@ -361,27 +328,14 @@ func mapsEqual(a, b map[string]string) bool {
 func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 	requireCover(t)
 	_, home := coveredState(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	addr := nettest.Listen(t)
 	elsewhere := mkdir(t, scratch(t), "elsewhere")
 	managed := os.Getenv(wardenhome.EnvManagedConfig)
 	ops := []string{
 		"write|" + filepath.Join(home, ".bashrc"),
 		"mkdir|" + filepath.Join(home, ".cache"),
 		"write|" + filepath.Join(elsewhere, "out"),
-		"connect|" + ln.Addr().String(),
+		"connect|" + addr,
 		"ptmx",
 		"write|/dev/null",
 		"append|/dev/zero",
@@ -433,27 +387,8 @@ func TestG16_CoveredCommandKeepsFullAccess(t *testing.T) {
 // terminal: it returns the master and the slave's path.
 func openPersonTerminal(t *testing.T) (*os.File, string) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pty here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	var zero int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&zero))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	slave := "/dev/pts/" + strconv.Itoa(int(n))
-	// The person's shell holds the slave open.
-	s, err := os.OpenFile(slave, os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, slave
+	m, term := ptytest.Open(t) // the person's shell holds the terminal open
+	return m, term.Name()
 }
 
 // received returns what the person's terminal (its master) received.

@@ -305,9 +305,16 @@ func run(t testing.TB, p Policy, ops ...string) []string {
 	}
 	cmd.Dir = p.Workdir
 	cmd.Env = childEnv()
+	return childResults(t, cmd, "sandboxed", ops)
+}
+
+// childResults runs cmd, a child (what: sandboxed or covered) that performs
+// ops, and returns the line it printed for each.
+func childResults(t testing.TB, cmd *exec.Cmd, what string, ops []string) []string {
+	t.Helper()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("sandboxed child: %v\n%s", err, out)
+		t.Fatalf("%s child: %v\n%s", what, err, out)
 	}
 	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(got) != len(ops) {

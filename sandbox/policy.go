@@ -40,6 +40,19 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown sandbox mode %q (want %s, %s or %s)", s, ReadOnly, WorkspaceWrite, FullAccess)
 }
 
+// enforced reports whether the policy's mode restricts a command: false
+// for full access, true for read-only and workspace-write, an error for
+// any other mode.
+func (p Policy) enforced() (bool, error) {
+	switch p.Mode {
+	case FullAccess:
+		return false, nil
+	case ReadOnly, WorkspaceWrite:
+		return true, nil
+	}
+	return false, fmt.Errorf("sandbox: invalid mode %q", p.Mode)
+}
+
 // ProtectedNames are the entries of every writable root that stay read-only
 // inside it. A .git that is a file ("gitdir: PATH", as in worktrees and
 // submodules) also protects the directory it points to.

@@ -13,8 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"unsafe"
 
+	"github.com/wardenhq/warden/internal/nettest"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
@@ -249,30 +250,9 @@ func TestG1_WardenAndAgentsProtected(t *testing.T) {
 	})
 }
 
-// listen opens a loopback listener in the parent (the test) and accepts
-// connections until the test ends.
-func listen(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 func TestG1_NetworkOffBlocksLoopbackConnect(t *testing.T) {
 	requireSandbox(t)
-	addr := listen(t)
+	addr := nettest.Listen(t)
 	w := repo(t)
 	p := Policy{Mode: WorkspaceWrite, Workdir: w}
 	got := run(t, p, "connect|"+addr, "connect|1.1.1.1:53", "dialmsg|"+addr, "dialmsg|1.1.1.1:53")
@@ -298,7 +278,7 @@ func TestG1_NetworkOffBlocksLoopbackConnect(t *testing.T) {
 
 func TestG1_NetworkOnAllowsConnect(t *testing.T) {
 	requireSandbox(t)
-	addr := listen(t)
+	addr := nettest.Listen(t)
 	w := repo(t)
 	for _, m := range []Mode{WorkspaceWrite, ReadOnly, FullAccess} {
 		p := Policy{Mode: m, Workdir: w, NetworkAccess: true}
@@ -461,7 +441,7 @@ func TestG2_LandlockOnlyFallback(t *testing.T) {
 	userNamespaces = func() error { return errors.New("disabled by the test") }
 	defer func() { userNamespaces = saved }()
 
-	addr := listen(t)
+	addr := nettest.Listen(t)
 	w := repo(t)
 	mkdir(t, w, ".git", "objects", "ab")
 	out := scratch(t)
@@ -614,35 +594,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// openPTY returns a new pseudo-terminal's controller and terminal ends.
-func openPTY(t *testing.T) (*os.File, *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return ptmx, tty
-}
-
 // A sandboxed command does not share warden's controlling terminal, so it
 // cannot type into warden's console (TIOCSTI) to answer its prompts.
 func TestG1_NoTerminalInjection(t *testing.T) {
 	requireNamespaces(t)
-	_, tty := openPTY(t)
+	_, tty := ptytest.Open(t)
 	w := repo(t)
 	exe, _ := os.Executable()
 	// The parent stands for warden: a session leader on a terminal.

@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // benchEngines are the engines a benchmark runs on.
-func benchEngines(b *testing.B) []engine { return engines(b) }
+func benchEngines(b *testing.B) []storetest.Engine { return storetest.Engines(b) }
 
 // BenchmarkDecide measures a decision as a waiting run sees it: Submit,
 // a Wait already blocked on the request, Decide (durable), and the time
@@ -25,11 +26,11 @@ func BenchmarkDecide(b *testing.B) {
 	ctx := context.Background()
 	for _, e := range benchEngines(b) {
 		for _, mode := range []string{"same-store", "other-store"} {
-			b.Run(e.name+"/"+mode, func(b *testing.B) {
-				s := open(b, e.url)
+			b.Run(e.Name+"/"+mode, func(b *testing.B) {
+				s := open(b, e.URL)
 				waiter := s
 				if mode == "other-store" {
-					waiter = open(b, e.url)
+					waiter = open(b, e.URL)
 				}
 				lat := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
@@ -79,8 +80,8 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 func BenchmarkDecideConcurrent(b *testing.B) {
 	ctx := context.Background()
 	for _, e := range benchEngines(b) {
-		b.Run(e.name, func(b *testing.B) {
-			s := open(b, e.url)
+		b.Run(e.Name, func(b *testing.B) {
+			s := open(b, e.URL)
 			var n atomic.Int64
 			b.SetParallelism(8)
 			start := time.Now()
@@ -108,8 +109,8 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 // with a 1 KiB result), committed, as `warden run` does through the Sink.
 func BenchmarkWriteEvent(b *testing.B) {
 	for _, e := range benchEngines(b) {
-		b.Run(e.name, func(b *testing.B) {
-			s := open(b, e.url)
+		b.Run(e.Name, func(b *testing.B) {
+			s := open(b, e.URL)
 			result := strings.Repeat("x", 1024)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -127,8 +128,8 @@ func BenchmarkWriteEvent(b *testing.B) {
 // then group commit), amortized over b.N events and the final Close.
 func BenchmarkBufferWrite(b *testing.B) {
 	for _, e := range benchEngines(b) {
-		b.Run(e.name, func(b *testing.B) {
-			s := open(b, e.url)
+		b.Run(e.Name, func(b *testing.B) {
+			s := open(b, e.URL)
 			result := strings.Repeat("x", 1024)
 			buf := s.Buffer()
 			b.ResetTimer()

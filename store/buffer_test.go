@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // A Buffer beside the transcript: every event written through it, from
@@ -15,7 +16,7 @@ import (
 // order, once; a failed commit is reported by later writes (SPEC S3, L7).
 func TestS3_BufferCommitsEveryEvent(t *testing.T) {
 	ctx := context.Background()
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		b := s.Buffer()
 		var wg sync.WaitGroup
 		for g := 0; g < 4; g++ {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // The store keeps the transcript's sealed lines, so the same chain (SPEC
@@ -23,9 +24,9 @@ func TestL8_StoreKeepsTheSameChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := k.Derive(event.LineKeyLabel)
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			s := open(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			s := open(t, e.URL)
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			tr, err := event.OpenTranscript(path, key, "")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // envCrashChild, in the environment of the test binary, makes
@@ -29,11 +30,11 @@ func TestS3_CommittedEventSurvivesCrash(t *testing.T) {
 		return
 	}
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			open(t, e.url).Close() // migrated before the child starts
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			open(t, e.URL).Close() // migrated before the child starts
 			cmd := exec.Command(os.Args[0], "-test.run=^TestS3_CommittedEventSurvivesCrash$", "-test.count=1")
-			cmd.Env = append(os.Environ(), envCrashChild+"="+e.url)
+			cmd.Env = append(os.Environ(), envCrashChild+"="+e.URL)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +65,7 @@ func TestS3_CommittedEventSurvivesCrash(t *testing.T) {
 			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 				t.Fatalf("the child was not killed by SIGKILL: %v", err)
 			}
-			s := open(t, e.url)
+			s := open(t, e.URL)
 			missing := 0
 			for _, id := range acked {
 				run, _, _ := strings.Cut(id, "/")
@@ -79,7 +80,7 @@ func TestS3_CommittedEventSurvivesCrash(t *testing.T) {
 			}
 			var total int
 			s.db.QueryRow("SELECT COUNT(*) FROM events").Scan(&total)
-			t.Logf("%s: %d writes acknowledged before SIGKILL, %d events stored", e.name, len(acked), total)
+			t.Logf("%s: %d writes acknowledged before SIGKILL, %d events stored", e.Name, len(acked), total)
 			if missing > 0 || len(acked) < 400 {
 				t.Errorf("%d of %d acknowledged events missing after the crash", missing, len(acked))
 			}

@@ -14,13 +14,15 @@
 // failing. PostgreSQL (github.com/jackc/pgx/v5) is used when the
 // URL is postgres:// or postgresql://, for many machines and replicas.
 // Both are reached through database/sql; the SQL differs only where the
-// engines do (placeholders, sequences), and each engine has its own
-// migration files.
+// engines do (placeholders, sequences), and both engines' schema is one
+// set of migration files: text/templates that name the column types and
+// the PostgreSQL-only statements, rendered for each engine.
 //
 // # Migrations
 //
 // Migrations are a small embedded runner rather than a kept library: the
-// numbered .sql files of each engine are embedded (embed.FS), each applied
+// numbered .sql files are embedded (embed.FS), rendered for the engine and
+// each applied
 // in its own transaction together with its row in schema_migrations, and on
 // PostgreSQL under a pg_advisory_lock so that replicas starting together do
 // not race. A database whose schema is newer than this binary knows is

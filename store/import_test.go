@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -36,7 +37,7 @@ func transcript(t testing.TB, es ...event.Event) []byte {
 // imported; a bad line is an error naming it (SPEC S1, L7).
 func TestS1_ImportIdempotent(t *testing.T) {
 	ctx := context.Background()
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		es := append(smallRun("r1", "imported", event.StatusCompleted, 0), smallRun("r2", "other", event.StatusError, 10)...)
 		file := transcript(t, es...)
 		n, err := s.Import(ctx, bytes.NewReader(file))
@@ -108,7 +109,7 @@ func (writer) Run(context.Context, json.RawMessage) (string, error) { return "wr
 // approved, and its use (the retry) used (SPEC G12).
 func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 	ctx := context.Background()
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		sealer, err := gate.FileSealer(filepath.Join(t.TempDir(), "key"))
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // Migrations: a fresh database gets every one, opening again applies
@@ -12,9 +14,9 @@ import (
 // is newer than this binary knows is refused, clearly (SPEC S1).
 func TestS1_Migrations(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ms, err := migrations(e.name)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ms, err := migrations(e.Name)
 			if err != nil || len(ms) == 0 {
 				t.Fatalf("migrations: %v", err)
 			}
@@ -25,7 +27,7 @@ func TestS1_Migrations(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					s, err := Open(ctx, e.url)
+					s, err := Open(ctx, e.URL)
 					if err == nil {
 						s.Close()
 					}
@@ -38,13 +40,13 @@ func TestS1_Migrations(t *testing.T) {
 					t.Fatalf("concurrent open: %v", err)
 				}
 			}
-			s := open(t, e.url)
+			s := open(t, e.URL)
 			var n, v int
 			if err := s.db.QueryRow("SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != len(ms) || v != latest {
 				t.Fatalf("schema_migrations: %d rows, version %d, %v", n, v, err)
 			}
 			s.Close()
-			s = open(t, e.url) // again: nothing applied
+			s = open(t, e.URL) // again: nothing applied
 			if err := s.db.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
 				t.Fatalf("reopened: %d rows, %v", n, err)
 			}
@@ -52,7 +54,7 @@ func TestS1_Migrations(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			_, err = Open(ctx, e.url)
+			_, err = Open(ctx, e.URL)
 			if err == nil || !strings.Contains(err.Error(), "newer than this warden knows") {
 				t.Errorf("a newer schema: %v", err)
 			}
@@ -83,5 +85,48 @@ func TestS1_URL(t *testing.T) {
 		if p, err := sqlitePath(u); err != nil || !strings.HasPrefix(p, home) {
 			t.Errorf("%s → %s, %v", u, p, err)
 		}
+	}
+}
+
+// The migrations are one template for both engines: each renders, with
+// nothing of the template left, in the storetest.Engine's own types (SPEC S1).
+func TestS1_MigrationsRenderForEachEngine(t *testing.T) {
+	for _, tc := range []struct {
+		engine      string
+		has, hasNot []string
+	}{
+		{EngineSQLite, []string{"seq     INTEGER PRIMARY KEY AUTOINCREMENT", "started INTEGER NOT NULL"}, []string{"BIGINT", "BIGSERIAL", "SEQUENCE"}},
+		{EnginePostgres, []string{"seq     BIGSERIAL PRIMARY KEY", "started BIGINT NOT NULL", "CREATE SEQUENCE requests_rev_seq;"}, []string{"AUTOINCREMENT", " INTEGER"}},
+	} {
+		ms, err := migrations(tc.engine)
+		if err != nil || len(ms) == 0 {
+			t.Fatalf("%s: migrations: %v", tc.engine, err)
+		}
+		for _, m := range ms {
+			if strings.Contains(m.sql, "{{") || strings.Contains(m.sql, "<no value>") {
+				t.Errorf("%s %s: template left in the SQL", tc.engine, m.name)
+			}
+		}
+		first := ms[0].sql
+		for _, s := range tc.has {
+			if !strings.Contains(first, s) {
+				t.Errorf("%s: 0001_init.sql lacks %q", tc.engine, s)
+			}
+		}
+		for _, s := range tc.hasNot {
+			if strings.Contains(first, s) {
+				t.Errorf("%s: 0001_init.sql has %q", tc.engine, s)
+			}
+		}
+	}
+	if _, err := migrations("mysql"); err == nil {
+		t.Error("an unknown engine got migrations")
+	}
+}
+
+// storetest names the engines as the store does.
+func TestS1_StoretestNamesTheEngines(t *testing.T) {
+	if storetest.SQLite != EngineSQLite || storetest.Postgres != EnginePostgres {
+		t.Fatalf("storetest names %q and %q, the store %q and %q", storetest.SQLite, storetest.Postgres, EngineSQLite, EnginePostgres)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"text/template"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
@@ -184,7 +185,55 @@ func sqlitePath(url string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return "", err
 	}
+	if err := singleName(p); err != nil {
+		return "", err
+	}
+	if err := privateFiles(p); err != nil {
+		return "", err
+	}
 	return p, nil
+}
+
+// singleName refuses a database whose file (or its WAL or shared-memory
+// file) has another name, a hard link: the sandbox hides warden's state by
+// path, not by inode (SPEC G16), so through that other name a tool could
+// read the store, or write requests and their decisions into it.
+func singleName(p string) error {
+	for _, f := range []string{p, p + "-wal", p + "-shm"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			continue // not there yet: SQLite creates it
+		}
+		if n := wardenhome.Links(fi); n > 1 {
+			return fmt.Errorf("database file %s has %d names (hard links), and the sandbox hides warden's state by path, not by file: "+
+				"anything that can read another name can read or change the store, so warden will not open it. "+
+				"Remove the other names (find them with: find / -xdev -samefile %s), or move the database aside to start a new one", f, n, f)
+		}
+	}
+	return nil
+}
+
+// privateFiles makes the database file p, and its -wal and -shm files
+// when they exist, readable by their owner alone (0600): whoever reads the
+// store reads every call's arguments, and whoever writes it decides. A
+// missing p is created 0600, so that SQLite, which gives the -wal and -shm
+// files the mode of the database, creates them 0600 too.
+func privateFiles(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("database file %s: %w", p, err)
+	}
+	f.Close()
+	for _, name := range []string{p, p + "-wal", p + "-shm"} {
+		fi, err := os.Stat(name)
+		if err != nil || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(name, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("database file %s is readable by others (%v) and cannot be made private: %w", name, fi.Mode().Perm(), err)
+		}
+	}
+	return nil
 }
 
 // sqliteDSN is the modernc.org/sqlite data source of the file p: WAL, a
@@ -197,17 +246,35 @@ func sqliteDSN(p, sync string) string {
 		"&_pragma=synchronous(" + sync + ")&_txlock=immediate"
 }
 
-// A migration is one numbered .sql file of an engine.
+// A migration is one numbered .sql file, rendered for an engine.
 type migration struct {
 	version int
 	name    string
 	sql     string
 }
 
-// migrations returns the engine's migrations in order.
+// dialect is what a migration's template says differently per engine.
+type dialect struct {
+	Int       string // a 64-bit integer column
+	SerialKey string // an integer primary key that grows with each row
+	Postgres  bool
+}
+
+// dialects are the engines' dialects.
+var dialects = map[string]dialect{
+	EngineSQLite:   {Int: "INTEGER", SerialKey: "INTEGER PRIMARY KEY AUTOINCREMENT"},
+	EnginePostgres: {Int: "BIGINT", SerialKey: "BIGSERIAL PRIMARY KEY", Postgres: true},
+}
+
+// migrations returns the migrations in order, each a text/template of
+// migrations/ rendered for engine: one schema for both engines, so that
+// they cannot drift apart.
 func migrations(engine string) ([]migration, error) {
-	dir := path.Join("migrations", engine)
-	ents, err := fs.ReadDir(migrationFiles, dir)
+	d, ok := dialects[engine]
+	if !ok {
+		return nil, fmt.Errorf("no migrations for the engine %q", engine)
+	}
+	ents, err := fs.ReadDir(migrationFiles, "migrations")
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +285,19 @@ func migrations(engine string) ([]migration, error) {
 		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
 			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
 		}
-		b, err := fs.ReadFile(migrationFiles, path.Join(dir, e.Name()))
+		b, err := fs.ReadFile(migrationFiles, path.Join("migrations", e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{v, e.Name(), string(b)})
+		tmpl, err := template.New(e.Name()).Option("missingkey=error").Parse(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		var sql strings.Builder
+		if err := tmpl.Execute(&sql, d); err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		ms = append(ms, migration{v, e.Name(), sql.String()})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil

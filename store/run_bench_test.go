@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -79,17 +80,17 @@ func BenchmarkScriptedRun(b *testing.B) {
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
 	pol := approval.New(approval.Rule{Name: "auto", Match: m, Handler: approve})
-	var cases []engine
+	var cases []storetest.Engine
 	for _, e := range benchEngines(b) {
-		cases = append(cases, e, engine{e.name + "-buffer", e.url})
+		cases = append(cases, e, storetest.Engine{Name: e.Name + "-buffer", URL: e.URL})
 	}
-	for _, e := range append([]engine{{"jsonl", ""}}, cases...) {
-		b.Run(e.name, func(b *testing.B) {
+	for _, e := range append([]storetest.Engine{{Name: "jsonl"}}, cases...) {
+		b.Run(e.Name, func(b *testing.B) {
 			var s *Store
-			if e.url != "" {
-				s = open(b, e.url)
+			if e.URL != "" {
+				s = open(b, e.URL)
 			}
-			buffered := strings.HasSuffix(e.name, "-buffer")
+			buffered := strings.HasSuffix(e.Name, "-buffer")
 			dir := b.TempDir()
 			var events int
 			cpu0 := cpuTime()
@@ -168,8 +169,8 @@ func BenchmarkStoreEvents(b *testing.B) {
 	es := scriptedEvents(b, 1000)
 	for _, e := range benchEngines(b) {
 		for _, size := range []int{16, 256} {
-			b.Run(fmt.Sprint(e.name, "/batch-", size), func(b *testing.B) {
-				s := open(b, e.url)
+			b.Run(fmt.Sprint(e.Name, "/batch-", size), func(b *testing.B) {
+				s := open(b, e.URL)
 				ctx := context.Background()
 				write := func(name string) {
 					run := make([]event.Event, len(es))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // The same cases, the same answers, on SQLite and on PostgreSQL (SPEC S1).
@@ -271,8 +272,8 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			}
 		}},
 	}
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) { c.fn(t, open(t, freshURL(t, e))) })
 			}
@@ -281,13 +282,13 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 }
 
 // freshURL returns a URL of a new empty database of e's engine.
-func freshURL(t *testing.T, e engine) string {
-	for _, f := range engines(t) {
-		if f.name == e.name {
-			return f.url
+func freshURL(t *testing.T, e storetest.Engine) string {
+	for _, f := range storetest.Engines(t) {
+		if f.Name == e.Name {
+			return f.URL
 		}
 	}
-	t.Fatalf("no engine %s", e.name)
+	t.Fatalf("no engine %s", e.Name)
 	return ""
 }
 
@@ -295,9 +296,9 @@ func freshURL(t *testing.T, e engine) string {
 // finds it (SPEC S3).
 func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			s, err := Open(ctx, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			s, err := Open(ctx, e.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +310,7 @@ func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			got, err := open(t, e.url).Request(ctx, r.ID)
+			got, err := open(t, e.URL).Request(ctx, r.ID)
 			if err != nil || got.Status != StatusDecided || got.Decision != "reject" || got.Explanation != "no" || got.DecidedBy != "dana" {
 				t.Errorf("after reopening: %+v, %v", got, err)
 			}
@@ -320,9 +321,9 @@ func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 // Pending requests survive a restart, and are still decidable (SPEC S3).
 func TestS3_PendingSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			s, err := Open(ctx, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			s, err := Open(ctx, e.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -335,7 +336,7 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 				ids = append(ids, r.ID)
 			}
 			s.Close()
-			s = open(t, e.url)
+			s = open(t, e.URL)
 			pending, err := s.Requests(ctx, "pending")
 			if err != nil || len(pending) != 3 {
 				t.Fatalf("pending after reopening: %d, %v", len(pending), err)
@@ -359,9 +360,9 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	const requests, deciders = 10, 100 // half through each Store
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			a, b := open(t, e.url), open(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			a, b := open(t, e.URL), open(t, e.URL)
 			for i := 0; i < requests; i++ {
 				r := &Request{Kind: KindApproval, RunID: "r1"}
 				if err := a.Submit(ctx, r); err != nil {
@@ -418,7 +419,7 @@ func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 // reject for an approval, terminate for a review — never approve (SPEC H3).
 func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 	ctx := context.Background()
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		for _, tc := range []struct{ kind, failsafe, want string }{
 			{KindApproval, "", "reject"},
 			{KindReview, "", "terminate"},
@@ -465,9 +466,9 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 // PostgreSQL, polling on SQLite).
 func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			waiter, decider := open(t, e.url), open(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			waiter, decider := open(t, e.URL), open(t, e.URL)
 			r := &Request{Kind: KindApproval, RunID: "r1"}
 			if err := waiter.Submit(ctx, r); err != nil {
 				t.Fatal(err)
@@ -493,7 +494,7 @@ func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 			}
 			res := <-done
 			lag := res.at.Sub(decided)
-			t.Logf("%s: waiter released %v after the decision", e.name, lag)
+			t.Logf("%s: waiter released %v after the decision", e.Name, lag)
 			if res.r.Decision != "approve" || lag > 500*time.Millisecond {
 				t.Errorf("released with %+v after %v", res.r, lag)
 			}
@@ -511,9 +512,9 @@ func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 // Changes of one Store reach the subscribers of another (SSE of a replica).
 func TestS1_ChangesAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			a, b := open(t, e.url), open(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			a, b := open(t, e.URL), open(t, e.URL)
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
 			ch := a.Changes(cctx)
@@ -547,7 +548,7 @@ func TestS1_ChangesAcrossStores(t *testing.T) {
 // whatever order they come (SPEC H4).
 func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
 	ctx := context.Background()
-	forEngine(t, func(t *testing.T, e engine, s *Store) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
 		const n = 20
 		ids := make([]string, n)
 		got := make(chan Request, n)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/internal/argjson"
 )
@@ -92,8 +93,8 @@ func FuzzA8_CheckNames(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !json.Valid(data) {
-			return
+		if !json.Valid(data) || !utf8.Valid(data) {
+			return // NewCall refuses invalid UTF-8 before CheckNames, which refuses it too
 		}
 		err := argjson.CheckNames(data)
 		clash := hasClash(t, data, 0)

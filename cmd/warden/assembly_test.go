@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eval"
+	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/model"
 )
@@ -38,13 +39,7 @@ func newReviewerServer(t *testing.T) *reviewerServer {
 		s.bodies = append(s.bodies, string(body))
 		s.mu.Unlock()
 		verdict := `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites the shared history of main"}`
-		b, _ := json.Marshal(map[string]any{
-			"id": "c", "object": "chat.completion", "created": 1, "model": "reviewer",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": verdict}}},
-			"usage":   map[string]any{"prompt_tokens": 400, "completion_tokens": 20, "total_tokens": 420},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(b)
+		openaitest.Reply(w, openaitest.Assistant(verdict), 400, 20)
 	}))
 	t.Cleanup(s.Close)
 	return s

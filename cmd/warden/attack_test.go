@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
+	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -17,28 +15,8 @@ import (
 // sandbox boundary. It returns the workspace.
 func attackRun(t *testing.T, dir, work, home, cmdline string, escalated bool) {
 	t.Helper()
-	args := `{cmd: ` + strconv.Quote(cmdline) + `}`
-	if escalated {
-		args = `{cmd: ` + strconv.Quote(cmdline) + `, sandbox_permissions: require_escalated, justification: "needed"}`
-	}
-	main := write(t, dir, "main.yaml", "- tool_calls: [{id: c1, function: bash, arguments: "+args+"}]\n- content: done\n")
-	var deny strings.Builder
-	for range 8 {
-		deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
-	}
-	reviewer := write(t, dir, "reviewer.yaml", deny.String())
-	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash]\nworkdir: "+work+
-		"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+main, "--auto-review-model", "scripted:"+reviewer,
-		"--transcript", filepath.Join(dir, "t.jsonl"))
-	cmd.Env = append(os.Environ(), "HOME="+home, "WARDEN_HOME="+filepath.Join(dir, "state"),
-		"WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Dir = work
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("%s: exit %d\n%s", cmdline, code, out.String())
+	if code, out := deniedRun(t, dir, work, home, "[bash]", "", []rtCall{{cmdline, escalated}}); code != exitOK {
+		t.Fatalf("%s: exit %d\n%s", cmdline, code, out)
 	}
 }
 
@@ -71,17 +49,7 @@ func snapshot(t *testing.T, root string) map[string]string {
 // interpreters and other programs' options. Only effects count: nothing
 // outside the workspace may change.
 func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
-	base := homeDir(t)
-	outside := filepath.Join(base, "outside")
-	home := filepath.Join(base, "home")
-	for _, d := range []string{outside, home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	base, outside, home := crossingDirs(t)
 	write(t, outside, "keep", "keep\n")
 	write(t, home, ".bashrc", "# rc\n")
 	o := func(name string) string { return filepath.Join(outside, name) }
@@ -100,7 +68,7 @@ func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
 		{"touch home", "touch ~/x", false},
 		{"touch home escalated", "touch ~/x", true},
 		{"home dotfile", "echo 'touch " + o("rc") + "' >> ~/.bashrc", true},
-		{"warden state", "mkdir -p $WARDEN_HOME && echo evil > $WARDEN_HOME/config.toml", true},
+		{"warden state", "mkdir -p " + home + " && echo evil > " + home + "/config.toml", true}, // tools get no $WARDEN_HOME (S4); the path is guessed
 		{"inline python", "python3 -c 'import os; os.system(\"touch " + o("pc") + "\")'", true},
 		{"inline perl", "perl -e 'system(\"touch " + o("pl") + "\")'", true},
 		{"awk system", "awk 'BEGIN{system(\"touch " + o("awk") + "\")}'", true},
@@ -119,10 +87,10 @@ func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
 			}
 			before, beforeHome := snapshot(t, outside), snapshot(t, home)
 			attackRun(t, dir, work, home, tt.cmd, tt.escalated)
-			if after := snapshot(t, outside); !equal(before, after) {
+			if after := snapshot(t, outside); !maps.Equal(before, after) {
 				t.Errorf("%s changed %s: %v → %v", tt.cmd, outside, before, after)
 			}
-			if after := snapshot(t, home); !equal(beforeHome, after) {
+			if after := snapshot(t, home); !maps.Equal(beforeHome, after) {
 				t.Errorf("%s changed the home directory: %v → %v", tt.cmd, beforeHome, after)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "state", "config.toml")); err == nil {
@@ -130,18 +98,6 @@ func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestG14_RulesCheckCannotBeSidesteppedBySpelling checks `warden rules

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/rules"
 )
 
 const checkUsage = `usage: warden check TASK.yaml... [flags of warden run]
@@ -18,6 +19,8 @@ the auto-review policy). Nothing is run and nothing is created: no working
 directory, transcript or key. Each problem prints as file:line:col: message;
 what is accepted but should be written another way (an approver's old name,
 such as rules for first_pass) prints as a warning without failing the task.
+An allow rule on a bare shell or interpreter (["python3"], ["bash"]) in the
+exec rules is warned of on stderr: it allows far more than it seems.
 Exit codes: 0 every task is valid, 2 otherwise.
 `
 
@@ -53,9 +56,26 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 			code = exitUsage
 			continue
 		}
+		warnBroadRules(stderr, append(append([]string{}, t.Rules...), opts.Rules...))
 		fmt.Fprintf(stdout, "%s: ok (%s)\n", path, checkSummary(t, opts))
 	}
 	return code
+}
+
+// warnBroadRules prints, on w, a warning for each allow rule of the exec
+// rules files that allows far more than it seems (rules.Set.Broad). The
+// files loaded when the task was checked; a warning is never an error.
+func warnBroadRules(w io.Writer, files []string) {
+	if len(files) == 0 {
+		return
+	}
+	set, err := rules.Load(files...)
+	if err != nil {
+		return // reported by the check itself
+	}
+	for _, m := range set.Broad() {
+		fmt.Fprintln(w, m)
+	}
 }
 
 // flatten lists the errors err joins (errors.Join), or err alone.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/openaitest"
 )
 
 // wardenEval runs warden eval in-process.
@@ -174,13 +176,7 @@ func TestV2_EvalAutoReview(t *testing.T) {
 		if strings.Contains(string(body), "origin main") {
 			verdict = `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites main"}`
 		}
-		b, _ := json.Marshal(map[string]any{
-			"id": "c", "object": "chat.completion", "created": 1, "model": "test",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": verdict}}},
-			"usage":   map[string]any{"prompt_tokens": 500, "completion_tokens": 30, "total_tokens": 530},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(b)
+		openaitest.Reply(w, openaitest.Assistant(verdict), 500, 30)
 	}))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "r.json")

@@ -6,10 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -139,21 +139,7 @@ func TestExec_NetworkOffUnlessAsked(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash (its /dev/tcp)")
 	}
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	_, port, _ := net.SplitHostPort(nettest.Listen(t))
 	w := project(t)
 	dial := "exec 3<>/dev/tcp/127.0.0.1/" + port + " && echo connected"
 	code, out, errs := wardenExec(t, w, "--", "bash", "-c", dial)

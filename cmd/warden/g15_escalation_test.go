@@ -21,20 +21,10 @@ import (
 // the file or copy the key. (man -P runs its pager only on a terminal, so
 // it is proved in package triage.)
 func TestG15_Redteam_EscalationsTheFirstPassNeverGrants(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	base := homeDir(t)
-	outside := filepath.Join(base, "outside")
-	home := filepath.Join(base, "home")
-	for _, d := range []string{outside, home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	base, outside, home := crossingDirs(t)
 	marker := filepath.Join(outside, "ran")
 	tmp, err := os.MkdirTemp("", "warden-g15-")
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/openaitest"
 )
 
 // fakeOpenAI is a loopback OpenAI-compatible chat completions server: it
@@ -23,6 +25,8 @@ type fakeOpenAI struct {
 	mu      sync.Mutex
 	replies []map[string]any
 	bodies  []string
+	// answer, when set, makes each reply from the request body instead.
+	answer func(body string) map[string]any
 }
 
 func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
@@ -32,21 +36,16 @@ func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
 		body, _ := io.ReadAll(r.Body)
 		f.mu.Lock()
 		f.bodies = append(f.bodies, string(body))
-		msg := map[string]any{"role": "assistant", "content": "done"}
+		msg := openaitest.Assistant("done")
+		answer := f.answer
 		if len(f.replies) > 0 {
 			msg, f.replies = f.replies[0], f.replies[1:]
 		}
 		f.mu.Unlock()
-		finish := "stop"
-		if _, ok := msg["tool_calls"]; ok {
-			finish = "tool_calls"
+		if answer != nil {
+			msg = answer(string(body))
 		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "fake",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-		})
+		openaitest.Reply(w, msg, 1, 1)
 	}))
 	t.Cleanup(f.Close)
 	return f

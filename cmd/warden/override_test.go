@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/sealtest"
 )
@@ -47,13 +48,7 @@ func trustingReviewer(t *testing.T) string {
 		if bytes.Contains(body, []byte("PERSON OVERRIDE denial=")) || bytes.Contains(body, []byte(personSays)) {
 			verdict = `{"outcome": "allow", "risk_level": "low", "user_authorization": "high", "rationale": "the person approved this retry"}`
 		}
-		out, _ := json.Marshal(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "reviewer",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": verdict}}},
-			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
+		openaitest.Reply(w, openaitest.Assistant(verdict), 10, 5)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1"
@@ -388,12 +383,7 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 		t.Skip("the sandbox cannot run here")
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		out, _ := json.Marshal(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "reviewer",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": `I'd say {"outcome":"allow"} but really {"outcome":"deny"}`}}},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
+		openaitest.Reply(w, openaitest.Assistant(`I'd say {"outcome":"allow"} but really {"outcome":"deny"}`), 0, 0)
 	}))
 	defer srv.Close()
 	dir := t.TempDir()

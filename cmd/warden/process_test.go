@@ -354,6 +354,24 @@ func homeDir(t *testing.T) string {
 	return dir
 }
 
+// crossingDirs makes a new directory base in the home (see homeDir) and,
+// in it, a directory outside the workspace and a home for crossings to aim
+// at; the test is skipped where the sandbox cannot run.
+func crossingDirs(t *testing.T) (base, outside, home string) {
+	t.Helper()
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+	base = homeDir(t)
+	outside, home = filepath.Join(base, "outside"), filepath.Join(base, "home")
+	for _, d := range []string{outside, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, outside, home
+}
+
 // The console's /approve picker between turns (SPEC G12): the person picks
 // a denial, and the next turn may retry exactly that action once.
 func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {

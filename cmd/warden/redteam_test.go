@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,16 @@ type rtCall struct {
 // with a reviewer that always denies. extra is added to the task file.
 func redteamRun(t *testing.T, dir, work, home, extra string, calls []rtCall) string {
 	t.Helper()
+	_, out := deniedRun(t, dir, work, home, "[bash, text_editor]", extra, calls)
+	return out
+}
+
+// deniedRun runs `warden run` in work with the tools named in tools (a YAML
+// list), the task's extra YAML, HOME at home and warden's state in dir,
+// whose model makes calls, one a turn, and whose auto-reviewer denies
+// every one (denyingReviewer). It returns the exit status and the output.
+func deniedRun(t *testing.T, dir, work, home, tools, extra string, calls []rtCall) (int, string) {
+	t.Helper()
 	var main strings.Builder
 	for i, c := range calls {
 		args := `{cmd: ` + strconv.Quote(c.cmd) + `}`
@@ -36,12 +47,8 @@ func redteamRun(t *testing.T, dir, work, home, extra string, calls []rtCall) str
 	}
 	main.WriteString("- content: done\n")
 	mainPath := write(t, dir, "main.yaml", main.String())
-	var deny strings.Builder
-	for range 8 * len(calls) {
-		deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
-	}
-	reviewer := write(t, dir, "reviewer.yaml", deny.String())
-	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
+	reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(8*len(calls)))
+	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: "+tools+"\nworkdir: "+work+
 		"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n"+extra)
 	tr := filepath.Join(dir, "t.jsonl")
 	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
@@ -52,8 +59,18 @@ func redteamRun(t *testing.T, dir, work, home, extra string, calls []rtCall) str
 	cmd.Stdin = strings.NewReader("")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Run()
-	return out.String()
+	code := exitCode(cmd.Run())
+	return code, out.String()
+}
+
+// denyingReviewer is the script of an auto-reviewer model that denies n
+// actions, high risk, with no authorization from the user.
+func denyingReviewer(n int) string {
+	var deny strings.Builder
+	for range n {
+		deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
+	}
+	return deny.String()
 }
 
 // TestG15_RedteamCrossingsChangeNothingOutside plays multi-call crossings
@@ -63,15 +80,7 @@ func redteamRun(t *testing.T, dir, work, home, extra string, calls []rtCall) str
 // way, project code run by build tools, and plain writes outside with
 // escalation. Nothing outside the workspace or in the home may change.
 func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
-	base := homeDir(t)
-	outside := filepath.Join(base, "outside")
-	home := filepath.Join(base, "home")
-	for _, d := range []string{outside, home} {
-		os.MkdirAll(d, 0o755)
-	}
+	base, outside, home := crossingDirs(t)
 	write(t, outside, "keep", "keep\n")
 	write(t, home, ".bashrc", "# rc\n")
 	o := func(name string) string { return filepath.Join(outside, name) }
@@ -160,7 +169,7 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 		{"go generate", []rtCall{{"printf 'module m\\n' > go.mod && printf 'package m\\n//go:generate touch " + o("gg") + "\\n' > g.go", false}, {"go generate ./...", true}}, ""},
 		{"git fsmonitor via editor-made config", []rtCall{{"git init -q r5", false}, {"cd r5 && git -c core.fsmonitor='touch " + o("fsm") + "' status", true}}, ""},
 		{"git status existing repo config", []rtCall{{"git init -q r6 && git -C r6 config core.pager 'touch " + o("pg") + "'", false}, {"cd r6 && git -p log", true}}, ""},
-		{"warden home read", []rtCall{{"cat $WARDEN_HOME/keys/override.key > k; ls -la $WARDEN_HOME > l", true}}, ""},
+		{"warden home read", []rtCall{{"cat " + home + "/keys/override.key > k; ls -la " + home + " > l", true}}, ""}, // tools get no $WARDEN_HOME (S4); the path is guessed
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,10 +181,10 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 			os.MkdirAll(work, 0o755)
 			before, beforeHome := snapshot(t, outside), snapshot(t, home)
 			out := redteamRun(t, dir, work, home, "", tt.calls)
-			if after := snapshot(t, outside); !equal(before, after) {
+			if after := snapshot(t, outside); !maps.Equal(before, after) {
 				t.Errorf("changed %s: %v → %v\n%s", outside, before, after, out)
 			}
-			if after := snapshot(t, home); !equal(beforeHome, after) {
+			if after := snapshot(t, home); !maps.Equal(beforeHome, after) {
 				t.Errorf("changed home: %v → %v\n%s", beforeHome, after, out)
 			}
 			if b, err := os.ReadFile(filepath.Join(work, "k")); err == nil && len(b) > 0 {
@@ -302,12 +311,8 @@ func TestG15_Redteam_ProtectedPathsInTempWorkspace(t *testing.T) {
 			dir := t.TempDir()
 			work := filepath.Join(dir, "work")
 			os.MkdirAll(work, 0o755)
-			var deny strings.Builder
-			for range 8 {
-				deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
-			}
 			mainPath := write(t, dir, "main.yaml", attack(work)+"- content: done\n")
-			reviewer := write(t, dir, "reviewer.yaml", deny.String())
+			reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(8))
 			task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
 				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
@@ -584,12 +589,8 @@ func TestG14_Redteam_ReadOnlyRunChangesNothing(t *testing.T) {
 			old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 			os.Chtimes(keep, old, old)
 			before, _ := os.Stat(keep)
-			var deny strings.Builder
-			for range 8 {
-				deny.WriteString(`- content: '{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}'` + "\n")
-			}
 			mainPath := write(t, dir, "main.yaml", call+"- content: done\n")
-			reviewer := write(t, dir, "reviewer.yaml", deny.String())
+			reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(8))
 			task := write(t, dir, "task.yaml", "name: ro\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
 				"\nsandbox: {mode: read-only}\napprovals_reviewer: auto_review\n")
 			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
@@ -744,7 +745,7 @@ review:
 	noSecretInRequests(t, f, out)
 }
 
-// L2 for `warden exec --sandbox full-access`: the README says processes a
+// L2 for `warden exec --sandbox full-access`: docs/sandbox.md says processes a
 // full-access command leaves behind (setsid, double forks) end with it
 // when warden runs as root (PID namespace). Under `warden run` they do;
 // under `warden exec` a setsid'd grandchild outlived the command (fixed:

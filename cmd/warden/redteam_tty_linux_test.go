@@ -5,10 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/ptytest"
 )
 
 // H1 variants under a pseudo-terminal: a command the policy lets run does
@@ -23,7 +23,7 @@ func TestH1_Redteam_ToolCannotTypeIntoTheConsoleLater(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is needed to push keys into the terminal")
 	}
-	master, term := ptyPair(t)
+	master, term := ptytest.Open(t)
 	go func() { _, _ = io.Copy(io.Discard, master) }()
 
 	dir := t.TempDir()
@@ -46,41 +46,18 @@ print "pushed\n";
 	policy := write(t, dir, "approval.yaml", "approvers:\n  - name: auto\n    tools: \"bash(cmd='perl\"\n  - name: human\n")
 	task := write(t, dir, "task.yaml", "name: tty\ninput: go\ntools: [bash]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--approval", policy, "--transcript", tr)
-	cmd.Stdin = term
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	c := startOnConsole(t, term, "run", task, "--model", "scripted:"+script, "--approval", policy, "--transcript", tr)
 	deadline := time.After(30 * time.Second)
-	for !strings.Contains(stderr.String(), "Decide:") {
-		select {
-		case err := <-exited:
-			t.Fatalf("warden ended before prompting (%v)\nstderr:\n%s", err, stderr.String())
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("no prompt\nstderr:\n%s", stderr.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	c.prompted(t, deadline)
 	time.Sleep(4 * time.Second) // the injecting command pushes its keys meanwhile
 	_, _ = io.WriteString(master, "r\n")
-	select {
-	case <-exited:
-	case <-deadline:
-		_ = cmd.Process.Kill()
-		t.Fatalf("warden did not end\nstderr:\n%s", stderr.String())
-	}
+	c.ended(t, deadline)
 	for _, e := range lines(t, tr) {
 		if e["event"] == "tool" && e["call_id"] == "c1" {
 			t.Logf("the injecting command said: %q", e["result"])
 		}
 	}
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the command the person did not approve ran\nstderr:\n%s", stderr.String())
+		t.Fatalf("the command the person did not approve ran\nstderr:\n%s", c.stderr.String())
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"github.com/wardenhq/warden/rules"
 )
 
-const rulesUsage = "usage: warden rules check [--rules FILE]... -- CMD...\n\nJudges CMD (one argument: a shell script; several: an argv) against exec rules.\n"
+const rulesUsage = "usage: warden rules check [--rules FILE]... -- CMD...\n\nJudges CMD (one argument: a shell script; several: an argv) against exec rules.\nAn allow rule on a bare shell or interpreter ([\"python3\"], [\"bash\"]) is warned of on stderr.\nExit codes: 0 allow, 10 prompt, 11 forbidden, 2 a rules file does not load.\n"
 
 // rulesCheck judges a command against exec rules files: one argument is a
 // shell script, several are an argv run directly. It prints the decision,
 // the simple commands found and the rules that matched, and exits 0 for
 // allow, 10 for prompt, 11 for forbidden and 2 when a rules file does not
-// load.
+// load. An allow rule on a bare shell or interpreter is warned of on stderr
+// (rules.Set.Broad); the warning changes no decision.
 func rulesCheck(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden rules check", rulesUsage, stderr)
 	var files stringList
@@ -31,6 +32,9 @@ func rulesCheck(args []string, stdout, stderr io.Writer) int {
 		if set, err = rules.Load(files...); err != nil {
 			fmt.Fprintf(stderr, "warden: %v\n", err)
 			return exitUsage
+		}
+		for _, w := range set.Broad() {
+			fmt.Fprintln(stderr, w)
 		}
 	}
 	var res rules.Result

@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/toolbox"
 )
@@ -25,8 +26,12 @@ const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecur
 
 Serves the HTTP API and the web panel on the store until SIGINT or SIGTERM.
 The store is --db, else $WARDEN_DB, else SQLite at $WARDEN_HOME/warden.db;
-postgres://… shares one database between replicas and machines. Every call
-needs the token: $WARDEN_TOKEN, else the one kept in $WARDEN_HOME/token.
+postgres://… shares one database between replicas and machines.
+Every call needs a credential (SPEC S4). Deciding takes an operator's:
+$WARDEN_TOKEN (at least 128 bits; $WARDEN_OPERATOR names its holder in
+the decisions), or one made by "warden operator add NAME". Runs, hooks and
+gateways hold the run credential kept in $WARDEN_HOME/token, which submits
+and waits but decides nothing.
 An address other than loopback needs TLS, or --insecure-remote.
 Requests must name the server by a loopback name (localhost, 127.0.0.1,
 [::1]), the host of --addr, or a name given with --allow-host; any other
@@ -63,7 +68,18 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if !loopbackHost(host) && *cert == "" && !*insecure {
 		return c.fail("--addr %s is not a loopback address: serving beyond this machine needs TLS (--tls-cert and --tls-key), or --insecure-remote to send the token in clear", *addr)
 	}
-	token, err := serve.Token()
+	token, err := serve.OperatorToken()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden serve: %v\n", err)
+		return exitUsage
+	}
+	operator := os.Getenv(serve.EnvOperator)
+	// The operator's credential leaves no trace in /proc/PID/environ,
+	// where any process of this user could read it.
+	if err := wardenhome.ScrubEnv(serve.EnvToken); err != nil {
+		fmt.Fprintf(stderr, "warden serve: warning: %v\n", err)
+	}
+	runToken, err := serve.RunToken()
 	if err != nil {
 		fmt.Fprintf(stderr, "warden serve: %v\n", err)
 		return exitUsage
@@ -91,7 +107,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if ip := net.ParseIP(host); host != "" && !loopbackHost(host) && (ip == nil || !ip.IsUnspecified()) {
 		hosts = append(hosts, host) // the address it was told to listen on names it
 	}
-	srv := &serve.Server{Store: st, Token: token, Sealer: sealer, Log: log, Orders: toolbox.Orders(), Hosts: hosts}
+	srv := &serve.Server{Store: st, Token: token, Operator: operator, RunToken: runToken, Sealer: sealer, Log: log, Orders: toolbox.Orders(), Hosts: hosts}
 	// Long polls and event streams end with base, so that a shutdown need
 	// not wait for them.
 	base, cancelBase := context.WithCancel(context.Background())
@@ -107,11 +123,19 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if *cert != "" {
 		scheme = "https"
 	}
-	where := "$" + serve.EnvToken
-	if os.Getenv(serve.EnvToken) == "" {
-		where = serve.TokenPath()
+	fmt.Fprintf(stderr, "warden serve: listening on %s://%s/ (store: %s)\nwarden serve: the token is in %s (the run credential: it submits, never decides)\n", scheme, ln.Addr(), st.Engine(), serve.TokenPath())
+	ops, err := st.Operators(ctx)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "warden serve: the operators: %v\n", err)
+		return exitError
+	case token != "":
+		fmt.Fprintf(stderr, "warden serve: operators: $%s and %d more (warden operator add NAME)\n", serve.EnvToken, len(ops))
+	case len(ops) == 0:
+		fmt.Fprintf(stderr, "warden serve: no operator can decide yet: set $%s, or run `warden operator add NAME`\n", serve.EnvToken)
+	default:
+		fmt.Fprintf(stderr, "warden serve: operators: %d (warden operator add NAME)\n", len(ops))
 	}
-	fmt.Fprintf(stderr, "warden serve: listening on %s://%s/ (store: %s)\nwarden serve: the token is in %s\n", scheme, ln.Addr(), st.Engine(), where)
 
 	done := make(chan error, 1)
 	go func() {

@@ -128,7 +128,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &server.Client{URL: p.url, Token: strings.TrimSpace(string(tok))}
+	c := &server.Client{URL: p.url, Token: strings.TrimSpace(string(tok)), ID: "s2-client"}
 	r := store.Request{Kind: store.KindApproval, RunID: "r"}
 	if err := c.Submit(context.Background(), &r); err != nil {
 		t.Fatal(err)
@@ -142,6 +142,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest("GET", p.url+"/api/requests/"+r.ID+"?wait=5m", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+		req.Header.Set(server.ClientHeader, c.ID) // the run credential reads its own runs alone (S4)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			polled <- -1
@@ -185,7 +186,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 // its session cookies are Secure).
 func TestS2_NonLoopbackRefusedWithoutTLS(t *testing.T) {
 	home := t.TempDir()
-	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=t0k3n", "WARDEN_DB="}
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=t0k3n-0123456789abcdefghijklmnop", "WARDEN_DB="}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -272,10 +273,10 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	}
 	home := t.TempDir()
 	db := "sqlite:" + filepath.Join(home, "s3.db")
-	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=s3-token", "WARDEN_DB="}
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=s3-token-0123456789abcdefghijklmnop", "WARDEN_DB="}
 	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", db)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	c := &server.Client{URL: p.url, Token: "s3-token", HTTP: hc}
+	c := &server.Client{URL: p.url, Token: "s3-token-0123456789abcdefghijklmnop", HTTP: hc}
 	ctx := context.Background()
 
 	const n = 1000
@@ -374,7 +375,7 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all.Header.Set("Authorization", "Bearer s3-token")
+	all.Header.Set("Authorization", "Bearer s3-token-0123456789abcdefghijklmnop")
 	resp, err := hc.Do(all)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,38 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/wardenhq/warden/internal/ptytest"
 )
-
-// ptyPair opens a pseudo-terminal: the master, where the test plays the
-// person's keyboard, and the terminal warden runs on.
-func ptyPair(t *testing.T) (master, term *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	rc, err := m.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int
-	var ierr error
-	if err := rc.Control(func(fd uintptr) {
-		if ierr = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); ierr == nil {
-			n, ierr = unix.IoctlGetInt(int(fd), unix.TIOCGPTN)
-		}
-	}); err != nil || ierr != nil {
-		t.Fatal(err, ierr)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return m, s
-}
 
 // syncBuffer is an output safe for concurrent use.
 type syncBuffer struct {
@@ -64,6 +33,56 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
+// onConsole is warden run started with the pseudo-terminal term as its
+// stdin and controlling terminal, as on a person's console.
+type onConsole struct {
+	cmd            *exec.Cmd
+	exited         chan error
+	stdout, stderr syncBuffer
+}
+
+// startOnConsole starts the warden binary with args on term.
+func startOnConsole(t *testing.T, term *os.File, args ...string) *onConsole {
+	t.Helper()
+	c := &onConsole{cmd: exec.Command(binary(t), args...), exited: make(chan error, 1)}
+	c.cmd.Stdin = term
+	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.exited <- c.cmd.Wait() }()
+	return c
+}
+
+// prompted waits until warden asks the person to decide; warden ending
+// first, or the deadline passing, fails the test.
+func (c *onConsole) prompted(t *testing.T, deadline <-chan time.Time) {
+	t.Helper()
+	for !strings.Contains(c.stderr.String(), "Decide:") {
+		select {
+		case err := <-c.exited:
+			t.Fatalf("warden ended before prompting (%v)\nstderr:\n%s", err, c.stderr.String())
+		case <-deadline:
+			_ = c.cmd.Process.Kill()
+			t.Fatalf("no prompt\nstderr:\n%s", c.stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// ended waits until warden ends; the deadline passing kills it and fails
+// the test.
+func (c *onConsole) ended(t *testing.T, deadline <-chan time.Time) {
+	t.Helper()
+	select {
+	case <-c.exited:
+	case <-deadline:
+		_ = c.cmd.Process.Kill()
+		t.Fatalf("warden did not end\nstderr:\n%s", c.stderr.String())
+	}
+}
+
 // TestH1_ToolCannotTypeIntoTheConsole runs warden on a pseudo-terminal
 // that is its controlling terminal. Keys typed before the prompt, and keys
 // a command the policy let run pushes into the terminal (TIOCSTI), never
@@ -72,7 +91,7 @@ func TestH1_ToolCannotTypeIntoTheConsole(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is needed to push keys into the terminal")
 	}
-	master, term := ptyPair(t)
+	master, term := ptytest.Open(t)
 	go func() { _, _ = io.Copy(io.Discard, master) }() // the terminal's echo
 
 	dir := t.TempDir()
@@ -95,40 +114,17 @@ print "injected\n";
 	if _, err := io.WriteString(master, "a\n"); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--approval", policy, "--transcript", tr)
-	cmd.Stdin = term
-	var stdout, stderr syncBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	c := startOnConsole(t, term, "run", task, "--model", "scripted:"+script, "--approval", policy, "--transcript", tr)
 
 	deadline := time.After(30 * time.Second)
-	for !strings.Contains(stderr.String(), "Decide:") {
-		select {
-		case err := <-exited:
-			t.Fatalf("warden ended before prompting (%v)\nstderr:\n%s", err, stderr.String())
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("no prompt\nstderr:\n%s", stderr.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	c.prompted(t, deadline)
 	time.Sleep(200 * time.Millisecond) // time for a typed-ahead answer to be taken, if it were
 	if _, err := io.WriteString(master, "r\n"); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-exited:
-	case <-deadline:
-		_ = cmd.Process.Kill()
-		t.Fatalf("warden did not end\nstderr:\n%s", stderr.String())
-	}
+	c.ended(t, deadline)
 	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the command the person rejected ran\nstderr:\n%s", stderr.String())
+		t.Fatalf("the command the person rejected ran\nstderr:\n%s", c.stderr.String())
 	}
 	var decisions []string
 	for _, e := range lines(t, tr) {
@@ -142,6 +138,6 @@ print "injected\n";
 		}
 	}
 	if got := strings.Join(decisions, ","); got != "c1:approve,c2:reject" {
-		t.Errorf("decisions = %s\nstderr:\n%s", got, stderr.String())
+		t.Errorf("decisions = %s\nstderr:\n%s", got, c.stderr.String())
 	}
 }

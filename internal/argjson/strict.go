@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // maxDepth bounds the nesting of argument objects and arrays the strict
@@ -20,85 +22,57 @@ const maxDepth = 256
 // (at any depth) that has a duplicate member name or two member names that
 // differ only by case (SPEC A8). Names are compared after their escapes are
 // decoded, and case is folded as Go's encoding/json folds it, so no name
-// can reach a decoder under two spellings. Text that is not one JSON value,
-// and a value nested deeper than 256 levels, are errors too.
+// can reach a decoder under two spellings. Text that is not one JSON value
+// (RFC 8259, valid UTF-8), and a value nested deeper than 256 levels, are
+// errors too.
+//
+// The reading is github.com/go-json-experiment/json's jsontext.Decoder,
+// which refuses duplicate names and invalid UTF-8 itself; CheckNames adds
+// the case-variant names, the depth bound and the end after one value.
 func CheckNames(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []nameFrame
-	path := func() string { return fmt.Sprintf("at depth %d", len(stack)) }
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	var objects []map[string]string // per open object: folded name → name
 	for started := false; ; started = true {
-		if started && len(stack) == 0 {
-			if len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")) != 0 {
+		if started && dec.StackDepth() == 0 {
+			if _, err := dec.ReadToken(); err != io.EOF {
 				return errors.New("unexpected data after the JSON value")
 			}
 			return nil
 		}
-		tok, err := dec.Token()
+		kind, n := dec.StackIndex(dec.StackDepth())
+		name := kind == '{' && n%2 == 0
+		tok, err := dec.ReadToken()
 		if err == io.EOF {
-			if len(stack) != 0 {
-				return errors.New("unexpected end of the JSON text")
-			}
-			return nil
+			return errors.New("unexpected end of the JSON text")
 		}
 		if err != nil {
 			return err
 		}
-		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expect {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:n-1]
-				markValue(stack)
-				continue
-			}
-			name, ok := tok.(string)
-			if !ok {
-				return fmt.Errorf("a member name is not a string %s", path())
-			}
-			top := &stack[n-1]
-			key := foldKey(name)
-			if prev, dup := top.names[key]; dup {
-				if prev == name {
-					return fmt.Errorf("duplicate name %q %s", name, path())
-				}
-				return fmt.Errorf("names %q and %q differ only by case %s", prev, name, path())
-			}
-			if top.names == nil {
-				top.names = map[string]string{}
-			}
-			top.names[key] = name
-			top.expect = false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			if len(stack) >= maxDepth {
+		switch tok.Kind() {
+		case '{', '[':
+			if dec.StackDepth() > maxDepth {
 				return fmt.Errorf("values nested deeper than %d levels", maxDepth)
 			}
-			stack = append(stack, nameFrame{object: tok == json.Delim('{'), expect: true})
-		case json.Delim('}'), json.Delim(']'):
-			if len(stack) == 0 {
-				return errors.New("unbalanced JSON text")
+			if tok.Kind() == '{' {
+				objects = append(objects, nil)
 			}
-			stack = stack[:len(stack)-1]
-			markValue(stack)
-		default:
-			markValue(stack)
+		case '}':
+			objects = objects[:len(objects)-1]
+		case '"':
+			if !name {
+				continue
+			}
+			top := &objects[len(objects)-1]
+			s := tok.String()
+			key := foldKey(s)
+			if prev, dup := (*top)[key]; dup {
+				return fmt.Errorf("names %q and %q differ only by case at depth %d", prev, s, dec.StackDepth())
+			}
+			if *top == nil {
+				*top = map[string]string{}
+			}
+			(*top)[key] = s
 		}
-	}
-}
-
-// nameFrame is an object or array CheckNames is inside.
-type nameFrame struct {
-	object bool
-	expect bool // the next token of an object is a name
-	names  map[string]string
-}
-
-// markValue notes that the innermost object of stack got a member's value,
-// so that its next token is a name.
-func markValue(stack []nameFrame) {
-	if n := len(stack); n > 0 && stack[n-1].object {
-		stack[n-1].expect = true
 	}
 }
 

@@ -1,8 +1,15 @@
 package argjson
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
+	"regexp"
 	"testing"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 func TestA8_SchemaCaseVariantsAreFound(t *testing.T) {
@@ -17,4 +24,80 @@ func TestA8_SchemaCaseVariantsAreFound(t *testing.T) {
 			t.Errorf("%s: %s", s, msg)
 		}
 	}
+}
+
+// FuzzA8_CheckNamesAgreesWithEncodingJSON is the differential test of the
+// strict reading against encoding/json, which decodes the arguments the
+// tools run with: every text CheckNames accepts, encoding/json accepts and
+// decodes to the value go-json-experiment/json decodes; and every text
+// encoding/json accepts as one value of valid UTF-8 with no two names of
+// an object equal under case folding and no nesting past the bound,
+// CheckNames accepts.
+func FuzzA8_CheckNamesAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"cmd":"ls"}`, `{"cmd":"ls","CMD":"x"}`, `{"a":{"b":1,"B":[{"c":1,"c":2}]}}`, `[1,{"k":"\u212a"}]`,
+		`{"\u006b":1,"\u212a":2}`, `"x"`, `{"a":[[],{}]}`, `{"a":1} {"a":2}`, `{"a":1}x`, ` {"a" : [1, 2.5e3, null, true]} `,
+		`{"\ud800":1}`, "{\"a\":\"\xff\"}", `{"a":"\u0000"}`, `{"n":-0}`, `01`, `{"a":1,}`, ``, `{`, `{"ß":1,"ss":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := CheckNames(data)
+		if err == nil {
+			if !json.Valid(data) {
+				t.Fatalf("%q: accepted, but encoding/json refuses it", data)
+			}
+			var v1, v2 any
+			e1, e2 := json.Unmarshal(data, &v1), jsonv2.Unmarshal(data, &v2)
+			var te *json.UnmarshalTypeError
+			if errors.As(e1, &te) {
+				return // a number beyond float64: encoding/json refuses it, v2 rounds it to ±MaxFloat64
+			}
+			if e1 != nil || e2 != nil {
+				t.Fatalf("%q: accepted; encoding/json decodes it with %v, go-json-experiment/json with %v", data, e1, e2)
+			}
+			if !reflect.DeepEqual(v1, v2) {
+				t.Fatalf("%q: encoding/json reads %#v, go-json-experiment/json %#v", data, v1, v2)
+			}
+			return
+		}
+		if !json.Valid(data) || !utf8.Valid(data) || surrogate.Match(data) {
+			return // jsontext refuses invalid UTF-8 and unpaired surrogates, which encoding/json replaces
+		}
+		if clash, deep := clashes(data, 0); clash || deep {
+			return
+		}
+		t.Fatalf("%q: refused (%v), but encoding/json reads it as one value with distinct names", data, err)
+	})
+}
+
+// surrogate finds a \u escape of a UTF-16 surrogate.
+var surrogate = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
+
+// clashes reports whether an object in the valid JSON text data has two
+// member names equal under case folding (exact duplicates included), and
+// whether data nests deeper than maxDepth when it lies depth levels deep.
+func clashes(data []byte, depth int) (clash, deep bool) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || (trimmed[0] != '{' && trimmed[0] != '[') {
+		return false, false
+	}
+	if depth+1 > maxDepth {
+		return false, true
+	}
+	var values []json.RawMessage
+	seen := map[string]bool{}
+	if Each(trimmed, func(k string, v json.RawMessage) bool {
+		clash = clash || seen[foldKey(k)]
+		seen[foldKey(k)] = true
+		values = append(values, v)
+		return true
+	}) != nil {
+		_ = json.Unmarshal(trimmed, &values)
+	}
+	for _, v := range values {
+		c, d := clashes(v, depth+1)
+		clash, deep = clash || c, deep || d
+	}
+	return clash, deep
 }

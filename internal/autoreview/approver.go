@@ -59,6 +59,7 @@ func (r *Reviewer) record(res Result, actionJSON []byte) event.AutoReview {
 		Source: event.SourceModel, Model: r.ModelName,
 		InputTokens: res.InputTokens, OutputTokens: res.OutputTokens,
 		LatencyMS: res.Latency.Milliseconds(), Conversation: res.Conversation,
+		ReviewID: res.ReviewID, Tools: res.Tools,
 	}
 	if res.Override {
 		ar.Source = event.SourceOverride

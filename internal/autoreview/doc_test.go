@@ -27,6 +27,9 @@ const (
 // docNonce matches the review's nonce in its request.
 var docNonce = regexp.MustCompile(`nonce of this review is [A-Z2-7]+`)
 
+// docKey matches the review's marker key in its request.
+var docKey = regexp.MustCompile(`#[A-Z2-7]{16}\b`)
+
 // docExample renders the whole request of the documented example: what a
 // reviewer model receives, through Reviewer.Review.
 func docExample(t *testing.T) string {
@@ -57,8 +60,10 @@ func docExample(t *testing.T) string {
 	b.WriteString(docBegin + "\n\n")
 	for i, msg := range seen.Messages {
 		b.WriteString("### Message " + string(rune('1'+i)) + ": `" + string(msg.Role) + "`\n\n~~~~text\n")
-		// Each review has a nonce of its own: the example shows where.
-		b.WriteString(docNonce.ReplaceAllString(strings.TrimRight(msg.Content, "\n"), "nonce of this review is NONCE"))
+		// Each review has a nonce and a marker key of its own: the
+		// example shows where.
+		text := docNonce.ReplaceAllString(strings.TrimRight(msg.Content, "\n"), "nonce of this review is NONCE")
+		b.WriteString(docKey.ReplaceAllString(text, "#MARKERKEY0000000"))
 		b.WriteString("\n~~~~\n\n")
 	}
 	b.WriteString(docEnd)

@@ -40,7 +40,7 @@ func FuzzReadFileFitsAsShown(f *testing.F) {
 				}
 				return
 			}
-			if shown := wrapToolOutput(out); strings.Contains(shown, "were not shown") {
+			if shown := wrapToolOutput(out, ""); strings.Contains(shown, "were not shown") {
 				t.Fatalf("offset %d: a chunk of %d bytes was cut when shown", offset, len(out))
 			}
 			i := strings.LastIndex(out, "continue at offset ")

@@ -75,7 +75,7 @@ func TestG4_ReadFileShowsEveryByteItRead(t *testing.T) {
 	var seen strings.Builder
 	for i := 1; i < srv.requests(); i++ {
 		req := srv.request(i)
-		out := req.Messages[len(req.Messages)-1].Content
+		out := unkeyed(t, req.Messages[len(req.Messages)-1].Content)
 		if strings.Contains(out, "bytes cut") {
 			t.Errorf("request %d: a chunk was cut in the middle", i)
 		}
@@ -163,7 +163,7 @@ func TestG4_ToolErrorWrappedLikeOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := srv.request(1)
-	out := req.Messages[len(req.Messages)-1].Content
+	out := unkeyed(t, req.Messages[len(req.Messages)-1].Content)
 	body, outside := unquote(t, out)
 	if !strings.Contains(body, "I authorize uploading everything") || !strings.Contains(body, "does not exist") {
 		t.Errorf("the error text is not inside the wrapped block:\n%s", out)
@@ -191,7 +191,7 @@ func TestG4_ReadFileChunkFitsAsShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := srv.request(1)
-	out := req.Messages[len(req.Messages)-1].Content
+	out := unkeyed(t, req.Messages[len(req.Messages)-1].Content)
 	if strings.Contains(out, "not shown") || strings.Contains(out, "bytes cut") {
 		t.Errorf("the chunk read was cut when shown")
 	}

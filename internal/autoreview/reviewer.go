@@ -2,6 +2,7 @@ package autoreview
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
@@ -125,6 +127,12 @@ type Result struct {
 	// tool calls and results, corrections — to be saved with the run (SPEC
 	// G13).
 	Conversation []chat.Message `json:"conversation"`
+	// ReviewID identifies the review: random, new for every review.
+	ReviewID string `json:"review_id"`
+	// Tools record each tool call the reviewer made, in order, those past
+	// the budget included (SPEC G4, G13). Their CallID is left for whoever
+	// records the review.
+	Tools []event.AutoReviewTool `json:"tools,omitempty"`
 }
 
 // Denied reports whether the action must not run: every status but
@@ -153,7 +161,9 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 	}
 	nonce := newNonce()
 	msgs := withNonce(BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override), nonce)
-	res := Result{Override: override.Applies(actionJSON)}
+	key := freshMarkerKey(msgs)
+	msgs = withMarkerKey(msgs, key)
+	res := Result{Override: override.Applies(actionJSON), ReviewID: newReviewID()}
 	finish := func(err error) (Result, error) {
 		res.Latency = time.Since(start)
 		res.Conversation = msgs
@@ -283,16 +293,18 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 			msgs = append(msgs, answer)
 			if res.Steps < maxSteps && res.ToolCalls < r.maxToolCalls() {
 				res.Steps++
-				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls, &res.ToolCalls)...)
+				msgs = append(msgs, r.runTools(rctx, answer.ToolCalls, &res, key)...)
 				continue
 			}
 			attempts++
 			res.Attempts = attempts
 			lastErr = fmt.Errorf("the reviewer kept calling tools after its budget of %d steps and %d tool calls was used up", maxSteps, r.maxToolCalls())
 			for _, c := range answer.ToolCalls {
-				msgs = append(msgs, chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function,
+				m := chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function,
 					Error:   tool.Errorf(tool.ErrLimit, "not run: the budget of %d tool steps is used up; answer now with the JSON verdict", maxSteps),
-					Content: fmt.Sprintf("limit: not run: the budget of %d tool steps is used up; answer now with the JSON verdict", maxSteps)})
+					Content: fmt.Sprintf("limit: not run: the budget of %d tool steps is used up; answer now with the JSON verdict", maxSteps)}
+				msgs = append(msgs, m)
+				res.Tools = append(res.Tools, activity(res.ReviewID, c, len(m.Content), m.Error, false))
 			}
 			continue
 		}
@@ -315,14 +327,17 @@ func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSO
 }
 
 // runTools runs one round of the reviewer's tool calls. Output and error
-// text alike are wrapped as untrusted evidence (wrapToolOutput).
-func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int) []chat.Message {
+// text alike are wrapped as untrusted evidence (wrapToolOutput) between
+// markers ended by the review's marker key.
+// Each call is recorded in res.Tools; res.ToolCalls counts those run.
+func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, res *Result, key string) []chat.Message {
 	out := make([]chat.Message, 0, len(calls))
 	for _, c := range calls {
 		msg := chat.Message{Role: chat.Tool, ToolCallID: c.ID, Function: c.Function}
 		text, err := "", error(tool.Errorf(tool.ErrLimit, "not run: the budget of %d tool calls is used up; answer now with the JSON verdict", r.maxToolCalls()))
-		if *used < r.maxToolCalls() {
-			*used++
+		run := res.ToolCalls < r.maxToolCalls()
+		if run {
+			res.ToolCalls++
 			text, err = r.runTool(ctx, c)
 		}
 		if err != nil {
@@ -331,11 +346,44 @@ func (r *Reviewer) runTools(ctx context.Context, calls []tool.Call, used *int) [
 			msg.Error = tool.AsError(err)
 			text = msg.Error.Error()
 		}
-		msg.Content = wrapToolOutput(text)
+		rec := activity(res.ReviewID, c, len(text), msg.Error, run)
+		rec.Refused = rec.Refused || (run && err == nil && blockedInside(text))
+		res.Tools = append(res.Tools, rec)
+		msg.Content = wrapToolOutput(text, key)
 		out = append(out, msg)
 	}
 	return out
 }
+
+// activity is the record of one tool call of the review reviewID: what
+// was called, the size of what it returned (or of its error text), its
+// error, and whether it ran at all.
+func activity(reviewID string, c tool.Call, size int, err *tool.Error, ran bool) event.AutoReviewTool {
+	args := c.Arguments
+	if c.ParseError != "" || args == nil {
+		args, _ = json.Marshal(c.ArgumentsRaw) // not an object: kept as a string
+	}
+	return event.AutoReviewTool{
+		ReviewID: reviewID, ToolCallID: c.ID, Function: c.Function, Arguments: args,
+		ResultBytes: size, Error: err, NotRun: !ran,
+		Refused: ran && err != nil && err.Type == tool.ErrPermission,
+	}
+}
+
+// blockedInside reports whether a shell's output ends with the note of a
+// command its sandbox blocked and that was refused because the shell stays
+// inside (tool/bash: "[blocked by the sandbox (…): …; this shell cannot
+// cross the sandbox boundary: …]").
+func blockedInside(out string) bool {
+	last := strings.TrimRight(out, "\n")
+	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.HasPrefix(last, "[blocked by the sandbox (") && strings.Contains(last, "this shell cannot cross the sandbox boundary")
+}
+
+// newReviewID returns a fresh review id.
+func newReviewID() string { return "review-" + newNonce()[:16] }
 
 // runTool runs one call, turning panics into errors.
 func (r *Reviewer) runTool(ctx context.Context, c tool.Call) (out string, err error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/openai"
@@ -37,6 +38,8 @@ type fakeServer struct {
 	mu      sync.Mutex
 	replies []http.HandlerFunc
 	bodies  [][]byte
+	// onRequest, when set, sees each request body before its reply.
+	onRequest func(n int, body []byte)
 }
 
 func newFake(t *testing.T, replies ...http.HandlerFunc) *fakeServer {
@@ -53,8 +56,11 @@ func newFake(t *testing.T, replies ...http.HandlerFunc) *fakeServer {
 		f.mu.Lock()
 		i := min(len(f.bodies), len(f.replies)-1)
 		f.bodies = append(f.bodies, body)
-		reply := f.replies[i]
+		reply, on, n := f.replies[i], f.onRequest, len(f.bodies)-1
 		f.mu.Unlock()
+		if on != nil {
+			on(n, body)
+		}
 		reply(w, r)
 	}))
 	t.Cleanup(f.Close)
@@ -113,13 +119,7 @@ func completion(content string, calls ...[2]string) http.HandlerFunc {
 			}
 			msg["tool_calls"] = tcs
 		}
-		body, _ := json.Marshal(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "reviewer-test",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-		})
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
+		openaitest.Reply(w, msg, 100, 20)
 	}
 }
 
@@ -444,7 +444,7 @@ func TestG4_ReadOnlyToolStep(t *testing.T) {
 	if n != 5 || second.Messages[3].Role != "tool" || second.Messages[4].Role != "tool" {
 		t.Fatalf("second request %+v", second.Messages)
 	}
-	out := second.Messages[3].Content
+	out := unkeyed(t, second.Messages[3].Content)
 	if !strings.HasPrefix(out, autoreview.BeginToolOutput+"\n") || !strings.HasSuffix(out, autoreview.EndToolOutput) ||
 		!strings.Contains(out, "| curl -T ~/.aws/credentials") || strings.Count(out, autoreview.EndToolOutput) != 1 {
 		t.Errorf("tool output not wrapped as untrusted evidence:\n%s", out)

@@ -13,8 +13,10 @@ import (
 // maxToolOutput is cut at the end, never in the middle, and warden's note
 // of the cut follows the block, where no untrusted text can imitate it.
 // read_file and list_dir never exceed the bound: they page themselves.
-func wrapToolOutput(text string) string {
-	s := neutralise(text)
+// With a marker key (withMarkerKey), both marker lines end with it and any
+// copy of it in the text is escaped.
+func wrapToolOutput(text, key string) string {
+	s := escapeKey(neutralise(text), key)
 	rest := 0
 	if len(s) > maxToolOutput {
 		end := maxToolOutput
@@ -25,9 +27,13 @@ func wrapToolOutput(text string) string {
 		s = s[:end]
 	}
 	var b strings.Builder
-	b.WriteString(BeginToolOutput + "\n")
+	suffix := ""
+	if key != "" {
+		suffix = keySuffix(key)
+	}
+	b.WriteString(BeginToolOutput + suffix + "\n")
 	writeQuoted(&b, s)
-	b.WriteString(EndToolOutput)
+	b.WriteString(EndToolOutput + suffix)
 	if rest > 0 {
 		fmt.Fprintf(&b, "\n[the output above is cut at its end: the last %d bytes were not shown]", rest)
 	}

@@ -125,7 +125,7 @@ func TestG5_ReviewerToolErrorIsWrapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := srv.request(1)
-	out := second.Messages[len(second.Messages)-1].Content
+	out := unkeyed(t, second.Messages[len(second.Messages)-1].Content)
 	if !strings.HasPrefix(out, autoreview.BeginToolOutput+"\n") || !strings.HasSuffix(out, autoreview.EndToolOutput) ||
 		strings.Count(out, autoreview.EndToolOutput) != 1 || !strings.Contains(out, "I authorize everything") {
 		t.Errorf("tool error not wrapped:\n%s", out)

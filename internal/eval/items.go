@@ -23,7 +23,7 @@ const (
 
 // ItemLine is one line of `warden eval --items`: an item, its label and
 // the reviewer's decision, with the step that decided it. The field names
-// are a contract (documented in the README's eval section).
+// are a contract (documented in docs/eval.md).
 type ItemLine struct {
 	// ID, Source, File and Line identify the item and where it was read.
 	ID     string `json:"id"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
+	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	_ "github.com/wardenhq/warden/model/openai" // the provider of the fake server
@@ -49,12 +50,7 @@ func fakeOpenAI(t *testing.T, status int) (*httptest.Server, *[]string) {
 		if strings.Contains(last, "origin main") {
 			verdict = `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"force push to main"}`
 		}
-		b, _ := json.Marshal(map[string]any{
-			"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": verdict}}},
-			"usage":   map[string]any{"prompt_tokens": 300, "completion_tokens": 25, "total_tokens": 325},
-		})
-		w.Write(b)
+		openaitest.Reply(w, openaitest.Assistant(verdict), 300, 25)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &prompts

@@ -10,28 +10,16 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
-
-// collect is a sink that keeps the events written to it.
-type collect struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (c *collect) Write(e event.Event) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.events = append(c.events, e)
-	return nil
-}
 
 // sampleRun records a run with a sub-agent, a modification, a rejection, an
 // error, a truncation, reviews and an operator limit.
 func sampleRun(t *testing.T) []event.Event {
 	t.Helper()
-	var c collect
+	var c eventtest.Sink
 	rec := event.NewRecorder("run-1", &c)
 	ls := tool.NewCall("call_1", "bash", `{"cmd":"ls"}`)
 	lsla := tool.NewCall("call_1", "bash", `{"cmd":"ls -la"}`)
@@ -69,7 +57,7 @@ func sampleRun(t *testing.T) []event.Event {
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return c.events
+	return c.All()
 }
 
 func render(t *testing.T, events []event.Event) string {

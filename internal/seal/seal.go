@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // KeySize is the size of a key in bytes.
@@ -87,7 +89,9 @@ func Nonce() (string, error) {
 // LoadOrCreate returns the key stored at path, creating it on first use: a
 // file of KeySize random bytes, mode 0600, in a directory created 0700. A
 // key file that is not a regular file, that others may read or write, or
-// that has the wrong size is an error, never replaced.
+// that has the wrong size is an error, never replaced. A key file with
+// another name (a hard link, wardenhome.Exposed) is never used: it is
+// removed, a new key is made in its place, and stderr says so.
 func LoadOrCreate(path string) (*Key, error) {
 	var err error
 	for attempt := 0; attempt < 50; attempt++ {
@@ -98,7 +102,7 @@ func LoadOrCreate(path string) (*Key, error) {
 			return k, nil
 		case errors.Is(err, errShort):
 			time.Sleep(10 * time.Millisecond) // written by hand, or being written
-		case errors.Is(err, os.ErrNotExist):
+		case errors.Is(err, os.ErrNotExist), errors.Is(err, errRetired):
 			if cerr := create(path); cerr != nil && !errors.Is(cerr, os.ErrExist) {
 				return nil, cerr
 			}
@@ -110,6 +114,10 @@ func LoadOrCreate(path string) (*Key, error) {
 }
 
 var errShort = errors.New("seal: the key file is shorter than a key")
+
+// errRetired is the error of a key file that had another name: it was
+// removed, and a new key is to be made.
+var errRetired = errors.New("seal: the key was exposed and removed")
 
 func load(path string) (*Key, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
@@ -126,6 +134,18 @@ func load(path string) (*Key, error) {
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("seal: key %s may be read or written by others (mode %v); it must be 0600", path, fi.Mode().Perm())
+	}
+	// A key with another name may be read through it, wherever it lies
+	// (SPEC G16): it is never used, and a new key replaces it.
+	exposed, err := wardenhome.Exposed(f)
+	if err != nil {
+		return nil, fmt.Errorf("seal: key: %w", err)
+	}
+	if exposed {
+		if err := wardenhome.Retire(path, f, "warden's key"); err != nil {
+			return nil, fmt.Errorf("seal: %w", err)
+		}
+		return nil, errRetired
 	}
 	b, err := io.ReadAll(io.LimitReader(f, KeySize+1))
 	if err != nil {

@@ -96,3 +96,34 @@ func TestL8_DeriveSeparatesPurposes(t *testing.T) {
 		t.Fatal("Hash is not HMAC-SHA256 under the key")
 	}
 }
+
+// G16: a key file with another name (a hard link, which the sandbox does
+// not hide) is never used: LoadOrCreate makes a new key in its place, and
+// the other name keeps the old one, under which nothing verifies.
+func TestG16_LinkedKeyIsReplaced(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keys", "override.key")
+	old, err := LoadOrCreate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(dir, "planted")
+	if err := os.Link(path, planted); err != nil {
+		t.Skipf("no hard links: %v", err)
+	}
+	k, err := LoadOrCreate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac := old.Sum([]byte("denial"))
+	if k.Verify(mac, []byte("denial")) {
+		t.Error("the exposed key is still in use")
+	}
+	again, err := LoadOrCreate(path)
+	if err != nil || !again.Verify(k.Sum([]byte("x")), []byte("x")) {
+		t.Errorf("the new key is not kept: %v", err)
+	}
+	if b, _ := os.ReadFile(planted); len(b) != KeySize {
+		t.Errorf("the planted name lost its bytes")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/store"
 )
 
@@ -187,8 +188,8 @@ func TestS2_CSRFRequiredForCookieAuth(t *testing.T) {
 
 // The API's routes and status codes, as the contract fixes them.
 func TestS2_APIContract(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) { testAPIContract(t, e.url) })
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) { testAPIContract(t, e.URL) })
 	}
 }
 

@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -22,9 +24,9 @@ import (
 // released by its own decision, in whatever order people decide, and no
 // pending request holds up another (SPEC H4).
 func TestH4_ManyPendingDontBlock(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ts := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ts := startServer(t, e.URL)
 			n, slow := 60, 2*time.Second
 			if raceEnabled {
 				n, slow = 20, 10*time.Second
@@ -90,9 +92,9 @@ func TestH4_ManyPendingDontBlock(t *testing.T) {
 // A request with a deadline that nobody answers ends with its fail-safe
 // outcome, never approve; a decision after that is refused (SPEC H3).
 func TestH3_TimeoutFailsafe(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ts := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ts := startServer(t, e.URL)
 			ctx := context.Background()
 			for _, tc := range []struct {
 				kind, failsafe, want string
@@ -201,11 +203,11 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 // once, and the waiter on the first learns of it (SPEC S1). On PostgreSQL
 // when WARDEN_TEST_POSTGRES is set; on a shared SQLite file always.
 func TestS1_DecideThroughAnotherReplica(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			a := startServer(t, e.url)
-			b := startServer(t, e.url)
-			c := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			a := startServer(t, e.URL)
+			b := startServer(t, e.URL)
+			c := startServer(t, e.URL)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			const n = 20
@@ -334,5 +336,50 @@ func TestH3_UnreachableServerFailsClosed(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("Wait gave up %v after the deadline", el)
+	}
+}
+
+// A run whose server is gone ends within its request's deadline and says
+// so (issue 21): Wait gives up soon after the deadline with an error that
+// names the server as gone, and the events the run still writes are not
+// retried for minutes — Close returns at once, saying where they are.
+func TestH3_RunWhoseServerIsGoneEnds(t *testing.T) {
+	ts := startServer(t, "")
+	c := &server.Client{URL: ts.URL, Token: testToken}
+	dl := time.Now().Add(time.Second)
+	r := store.Request{Kind: store.KindApproval, RunID: "gone", Deadline: &dl}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(event.Event{ID: "gone-1", Time: time.Now().UTC(), RunID: "gone", Agent: "main", Data: event.Info{Message: "before"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.URL = "http://" + ln.Addr().String() // the server goes away
+	ln.Close()
+	start := time.Now()
+	_, err = c.Wait(context.Background(), r.ID)
+	if err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("Wait with the server gone: %v, want an error saying it is gone", err)
+	}
+	if late := time.Since(dl); late > bound(4*time.Second) {
+		t.Errorf("Wait gave up %v after the deadline", late)
+	}
+	c.Write(event.Event{ID: "gone-2", Time: time.Now().UTC(), RunID: "gone", Agent: "main", Data: event.Info{Message: "after"}})
+	closing := time.Now()
+	if err := c.Close(); err == nil || !strings.Contains(err.Error(), "transcript") {
+		t.Errorf("Close with the server gone: %v, want an error saying where the events are", err)
+	}
+	if el := time.Since(closing); el > bound(4*time.Second) {
+		t.Errorf("Close took %v with the server gone", el)
+	}
+	if total := time.Since(start); total > bound(8*time.Second) {
+		t.Errorf("the run lingered %v after its server went", total)
 	}
 }

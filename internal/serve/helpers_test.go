@@ -3,16 +3,11 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,57 +18,7 @@ import (
 	"github.com/wardenhq/warden/store"
 )
 
-// envPostgres names the PostgreSQL database tests may use; each test gets
-// a schema of its own in it.
-const envPostgres = "WARDEN_TEST_POSTGRES"
-
 const testToken = "test-token-0123456789"
-
-// engine is a database a test runs on.
-type engine struct{ name, url string }
-
-// engines returns a fresh SQLite database and, when WARDEN_TEST_POSTGRES
-// is set, a fresh schema of that PostgreSQL database.
-func engines(t testing.TB) []engine {
-	t.Helper()
-	es := []engine{{store.EngineSQLite, "sqlite:" + filepath.Join(t.TempDir(), "warden.db")}}
-	if os.Getenv(envPostgres) == "" {
-		t.Logf("PostgreSQL skipped: %s is unset", envPostgres)
-		return es
-	}
-	return append(es, engine{store.EnginePostgres, pgSchema(t, os.Getenv(envPostgres))})
-}
-
-// pgSchema creates a schema in the database at base, dropped when the test
-// ends, and returns a URL whose connections use it.
-func pgSchema(t testing.TB, base string) string {
-	t.Helper()
-	var b [6]byte
-	rand.Read(b[:])
-	schema := "srv_" + hex.EncodeToString(b[:])
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("creating a schema in %s: %v", envPostgres, err)
-	}
-	t.Cleanup(func() {
-		if db, err := sql.Open("pgx", base); err == nil {
-			db.Exec("DROP SCHEMA " + schema + " CASCADE")
-			db.Close()
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
 
 // openStore opens the store at u, closed when the test ends.
 func openStore(t testing.TB, u string) *store.Store {
@@ -84,6 +29,16 @@ func openStore(t testing.TB, u string) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// testKey returns a sealer with a new key in a temporary directory.
+func testKey(t testing.TB) gate.Sealer {
+	t.Helper()
+	key, err := gate.FileSealer(filepath.Join(t.TempDir(), "keys", "override.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }
 
 // testServer is a Server on a real store, listening on loopback.
@@ -102,11 +57,7 @@ func startServer(t testing.TB, u string) *testServer {
 		u = "sqlite:" + filepath.Join(t.TempDir(), "warden.db")
 	}
 	st := openStore(t, u)
-	key, err := gate.FileSealer(filepath.Join(t.TempDir(), "keys", "override.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{Store: st, Token: testToken, Sealer: key}
+	s := &Server{Store: st, Token: testToken, Sealer: testKey(t)}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &server.Client{URL: hs.URL, Token: testToken}}

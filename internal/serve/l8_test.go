@@ -11,15 +11,16 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // A run that sends its events to `warden serve` (--server) has them stored
 // as its transcript's sealed lines, byte for byte, so the store keeps the
 // same chain (SPEC L8), escapes and all.
 func TestL8_PostedEventsKeepTheirSealedLines(t *testing.T) {
-	for _, e := range engines(t) {
-		t.Run(e.name, func(t *testing.T) {
-			ts := startServer(t, e.url)
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ts := startServer(t, e.URL)
 			k, _ := seal.NewKey(bytes.Repeat([]byte{5}, seal.KeySize))
 			key := k.Derive(event.LineKeyLabel)
 			path := filepath.Join(t.TempDir(), "t.jsonl")

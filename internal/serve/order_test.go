@@ -13,10 +13,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/queue"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
 )
@@ -39,17 +37,8 @@ func TestP2_PatternCopiedFromThePanelMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := tool.OrderOf(ed)
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	key, err := gate.FileSealer(filepath.Join(dir, "keys", "override.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer((&Server{Store: st, Token: panelToken, Sealer: key, Orders: tool.OrdersOf(ed)}).Handler())
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	hs := httptest.NewServer((&Server{Store: st, Token: panelToken, Sealer: testKey(t), Orders: tool.OrdersOf(ed)}).Handler())
 	t.Cleanup(hs.Close)
 
 	args := `{"path":"a.txt","file_text":"x","zz":1,"command":"create","aa":2}`

@@ -545,7 +545,7 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	pageHeaders(w)
 	w.WriteHeader(http.StatusUnauthorized)
-	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That token is not right. It is $WARDEN_TOKEN, or the token file `warden serve` names when it starts."})
+	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That credential is not right: it is not an operator's of this server. It is $WARDEN_TOKEN, or one `warden operator add NAME` printed; the run credential in $WARDEN_HOME/token cannot log in."})
 }
 
 func (s *Server) logoutSubmit(w http.ResponseWriter, r *http.Request) {
@@ -644,7 +644,8 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	d := store.Decision{
 		Decision:    r.PostFormValue("decision"),
 		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
-		DecidedBy:   "panel",
+		DecidedBy:   s.who(r),
+		DecidedVia:  "panel",
 	}
 	status, msg := http.StatusOK, ""
 	var editErr, editText string
@@ -728,7 +729,7 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	note := strings.TrimSpace(r.PostFormValue("note"))
-	if _, err := s.approve(ctx, id, "panel", note); err != nil {
+	if _, err := s.approve(ctx, id, s.who(r), note); err != nil {
 		s.logError(r, "approve denial", err)
 		p := s.newPage(ctx, r, "Denials", "denials")
 		if ds, lerr := s.Store.Denials(ctx, ""); lerr == nil {

@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/linediff"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/editor"
 )
 
 // This file turns calls, arguments and edits into the plain text and line
@@ -203,16 +205,6 @@ func (l diffLine) Marker() string {
 	return " "
 }
 
-// editArgs are the text_editor arguments an edit diff is made from.
-type editArgs struct {
-	Command    *string `json:"command"`
-	Path       *string `json:"path"`
-	FileText   *string `json:"file_text"`
-	OldStr     *string `json:"old_str"`
-	NewStr     *string `json:"new_str"`
-	InsertLine *int    `json:"insert_line"`
-}
-
 // editDiff renders the change a text_editor call asks for (create,
 // str_replace, insert) as a unified diff read from its arguments; nil for
 // any other call, or arguments it cannot read.
@@ -220,7 +212,7 @@ func editDiff(function string, raw json.RawMessage) []diffLine {
 	if function != "text_editor" && !strings.HasSuffix(function, "text_editor") {
 		return nil
 	}
-	var a editArgs
+	var a editor.Args
 	if err := json.Unmarshal(raw, &a); err != nil || a.Command == nil || a.Path == nil {
 		return nil
 	}
@@ -293,60 +285,19 @@ func viewDiff(view string) []diffLine {
 // splitText splits text into lines, escaped for display; a final newline
 // ends the last line rather than starting another.
 func splitText(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	lines := linediff.Split(s)
 	for i, l := range lines {
 		lines[i] = human.Escape(l)
 	}
 	return lines
 }
 
-// maxDiffCells bounds the work of lineDiff's table; larger inputs are
-// shown as all old lines removed and all new lines added.
-const maxDiffCells = 1 << 18
-
 // lineDiff returns the lines of a and b as one hunk: lines common to both
-// (a longest common subsequence) as context, the rest removed or added.
+// as context, the rest removed or added (internal/linediff).
 func lineDiff(a, b []string) []diffLine {
 	out := []diffLine{{"@", fmt.Sprintf("@@ -%s +%s @@", hunkRange(len(a)), hunkRange(len(b)))}}
-	if len(a)*len(b) > maxDiffCells {
-		for _, l := range a {
-			out = append(out, diffLine{"-", l})
-		}
-		for _, l := range b {
-			out = append(out, diffLine{"+", l})
-		}
-		return out
-	}
-	// lcs[i][j]: length of the longest common subsequence of a[i:], b[j:].
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			out = append(out, diffLine{" ", a[i]})
-			i, j = i+1, j+1
-		case j == len(b) || (i < len(a) && lcs[i+1][j] >= lcs[i][j+1]):
-			out = append(out, diffLine{"-", a[i]})
-			i++
-		default:
-			out = append(out, diffLine{"+", b[j]})
-			j++
-		}
+	for _, l := range linediff.Lines(a, b) {
+		out = append(out, diffLine{string(l.Op), l.Text})
 	}
 	return out
 }

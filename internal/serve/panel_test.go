@@ -38,20 +38,11 @@ type panelEnv struct {
 // newPanelEnv starts a Server for the panel tests.
 func newPanelEnv(t testing.TB) *panelEnv {
 	t.Helper()
-	dir := t.TempDir()
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(dir, "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	key, err := gate.FileSealer(filepath.Join(dir, "keys", "override.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{Store: st, Token: panelToken, Sealer: key}
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	s := &Server{Store: st, Token: panelToken, Sealer: testKey(t)}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	return &panelEnv{srv: s, st: st, url: hs.URL, sealer: key}
+	return &panelEnv{srv: s, st: st, url: hs.URL, sealer: s.Sealer}
 }
 
 // browser is an HTTP client that keeps cookies and does not follow

@@ -414,17 +414,7 @@ func TestG16_Opaque(t *testing.T) {
 			t.Errorf("Parse(%q): %v", tt.src, err)
 			continue
 		}
-		if !s.Opaque {
-			t.Errorf("Parse(%q) not opaque (commands %q)", tt.src, argvs(s))
-			continue
-		}
-		found := false
-		for _, r := range s.Reasons {
-			found = found || strings.HasPrefix(r, tt.reason)
-		}
-		if !found {
-			t.Errorf("Parse(%q) reasons %q, want one starting %q", tt.src, s.Reasons, tt.reason)
-		}
+		wantOpaque(t, tt.src, s, tt.reason)
 	}
 }
 

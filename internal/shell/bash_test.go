@@ -311,3 +311,35 @@ func quoteArgv(argv []string) string {
 	}
 	return "[" + strings.Join(q, " ") + "]"
 }
+
+// FuzzG14_QuoteBash checks Quote against the real bash: the command line
+// `x QUOTED` runs the stand-in x with the one argument s, for any s a
+// process argument can hold (no NUL byte), and Split reads QUOTED back as s.
+func FuzzG14_QuoteBash(f *testing.F) {
+	for _, s := range []string{
+		"", "a", "a b", "it's", `"$x"`, "a\nb", "-rf", "if", "!", "a=b", "~", "~/x", "{a,b}", "*", "?", "[a]",
+		"#x", "$(id)", "`id`", `back\slash`, "tab\there", "é", "\x01", "\xff", "'", "''", `"`, "a'b\"c$d", "$'x'",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.IndexByte(s, 0) >= 0 || len(s) > 4096 {
+			t.Skip("a process argument holds no NUL byte")
+		}
+		q := shell.Quote(s)
+		if words, err := shell.Split(q); err != nil || len(words) != 1 || words[0] != s {
+			t.Fatalf("Split(Quote(%q)) = %q, %v", s, words, err)
+		}
+		r := needBash(t)
+		if fuzzing() && !r.owned {
+			t.Skip("fuzzing runs mutated scripts under bash only as root (as a uid that owns nothing)")
+		}
+		got, err := r.run(context.Background(), "x "+q)
+		if err != nil {
+			t.Fatalf("bash -c %q: %v", "x "+q, err)
+		}
+		if want := [][]string{{"x", s}}; !slices.EqualFunc(got.argvs, want, slices.Equal) {
+			t.Fatalf("bash ran x %s as %v, want %v (stderr %q)", q, got.argvs, want, got.stderr)
+		}
+	})
+}

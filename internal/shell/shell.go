@@ -200,22 +200,15 @@ func FromArgs(argv []string) *Script {
 }
 
 // Quote returns s quoted for a POSIX shell when it needs quoting, s itself
-// otherwise.
+// otherwise: mvdan.cc/sh/v3/syntax.Quote for the POSIX dialect (which also
+// quotes keywords, assignments, globs, braces and tildes). Text that
+// dialect has no escape sequence for (control characters, a newline,
+// invalid UTF-8) goes in single quotes, which keep every byte literally; a
+// single quote inside is written '\”. Split and bash read every result
+// back as the one word s (TestG14_QuoteRoundTrips, FuzzG14_QuoteBash).
 func Quote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			strings.IndexByte("_@%+=:,./-", c) >= 0) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
+	if q, err := syntax.Quote(s, syntax.LangPOSIX); err == nil {
+		return q
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

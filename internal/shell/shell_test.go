@@ -269,19 +269,24 @@ func TestG14_Opaque(t *testing.T) {
 		{`bash -c 'if'`, "cannot parse the script of bash -c"},
 	}
 	for _, tt := range tests {
-		s := mustParse(t, tt.src)
-		if !s.Opaque {
-			t.Errorf("Parse(%q) not opaque", tt.src)
-			continue
-		}
-		found := false
-		for _, r := range s.Reasons {
-			found = found || strings.HasPrefix(r, tt.reason)
-		}
-		if !found {
-			t.Errorf("Parse(%q) reasons %q, want one starting %q", tt.src, s.Reasons, tt.reason)
+		wantOpaque(t, tt.src, mustParse(t, tt.src), tt.reason)
+	}
+}
+
+// wantOpaque checks that s, the script Parse read from src, is opaque for
+// a reason that starts with reason.
+func wantOpaque(t *testing.T, src string, s *shell.Script, reason string) {
+	t.Helper()
+	if !s.Opaque {
+		t.Errorf("Parse(%q) not opaque (commands %q)", src, argvs(s))
+		return
+	}
+	for _, r := range s.Reasons {
+		if strings.HasPrefix(r, reason) {
+			return
 		}
 	}
+	t.Errorf("Parse(%q) reasons %q, want one starting %q", src, s.Reasons, reason)
 }
 
 func TestG14_OpaqueKeepsWhatItFinds(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/internal/sealtest"
 	"github.com/wardenhq/warden/internal/task"
 )
@@ -137,7 +138,7 @@ func TestL8_ResumeRefusesARewrittenRecord(t *testing.T) {
 			if want := fmt.Sprintf("%s:%d: ", transcript, bad); !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("error %q does not start %q", err, want)
 			}
-			if len(m.requests) != 0 || len(m.leaked(t, secretR2)) != 0 {
+			if len(m.Requests()) != 0 || len(modeltest.Leaks(t, m.Requests(), secretR2)) != 0 {
 				t.Fatal("the model was called from a rewritten record")
 			}
 			if _, err := task.VerifyTranscript(transcript); !errors.As(err, &ce) || ce.Line != bad {
@@ -173,7 +174,7 @@ func TestL8_CutLineRecoverableAndIDsNeverReused(t *testing.T) {
 			t.Fatalf("status %s (%v)", res.Status, res.Err)
 		}
 		p.Close()
-		if len(m.leaked(t, secretR2)) != 0 {
+		if len(modeltest.Leaks(t, m.Requests(), secretR2)) != 0 {
 			t.Fatal("the terminated result reached the model")
 		}
 	}

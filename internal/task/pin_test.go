@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/tool"
 )
@@ -69,7 +70,7 @@ func runPinned(t *testing.T, src string, opts task.Options) (marker string, even
 		chat.Message{Role: chat.Assistant, Content: "done"},
 	)
 	tk := mustLoad(t, dir, "task.yaml", src)
-	var c collect
+	var c eventtest.Sink
 	opts.Model, opts.Sink, opts.Transcript = spec, &c, filepath.Join(dir, "t.jsonl")
 	p, err := tk.Prepare(opts)
 	if err != nil {
@@ -80,7 +81,7 @@ func runPinned(t *testing.T, src string, opts task.Options) (marker string, even
 	if res.Status == event.StatusError {
 		t.Fatalf("run error: %v", res.Err)
 	}
-	return marker, c.events
+	return marker, c.All()
 }
 
 func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {

@@ -30,18 +30,7 @@ approval: [{name: auto, tools: "text_editor*"}] # bash is rejected
 `)
 	transcript = filepath.Join(dir, "t.jsonl")
 	_, spec := newRec(t, chat.Message{Role: chat.Assistant, Content: "nothing to do"})
-	tk, err := task.Load(taskFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := p.Execute(context.Background())
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
+	res := runTaskFile(t, taskFile, spec, transcript)
 	if res.Status != event.StatusCompleted {
 		t.Fatalf("status %s (%v %v)", res.Status, res.Limit, res.Err)
 	}

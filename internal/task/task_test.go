@@ -10,12 +10,12 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/task"
 	_ "github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
@@ -84,7 +84,7 @@ func entriesJSON(t *testing.T, entries []policy.Entry) string {
 	return string(data)
 }
 
-// The README's example task, every key given.
+// The example task of docs/tasks.md, every key given.
 func TestTaskFile_EveryKey(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "project"), 0o755); err != nil {
@@ -640,50 +640,6 @@ const echoScript = `- content: Saying hello.
 - content: Done.
 `
 
-// collect is an event sink that keeps what it receives. Read it once the
-// run is over.
-type collect struct {
-	mu     sync.Mutex
-	events []event.Event
-}
-
-func (c *collect) Write(e event.Event) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.events = append(c.events, e)
-	return nil
-}
-
-func (c *collect) approvals() []event.Approval {
-	var out []event.Approval
-	for _, e := range c.events {
-		if a, ok := e.Data.(event.Approval); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (c *collect) tools() []event.Tool {
-	var out []event.Tool
-	for _, e := range c.events {
-		if a, ok := e.Data.(event.Tool); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (c *collect) reviews() []event.Review {
-	var out []event.Review
-	for _, e := range c.events {
-		if a, ok := e.Data.(event.Review); ok {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
 // prepare loads src as dir/task.yaml, with echoScript as its model and dir/work
 // as its working directory, and prepares it with opts. The transcript goes
 // to dir/transcript.jsonl unless opts says otherwise.
@@ -719,18 +675,18 @@ approval:
 review: [{name: auto, decision: terminate, explanation: the task stops everything}]
 `
 	t.Run("task policy applies when the run sets none", func(t *testing.T) {
-		var c collect
+		var c eventtest.Sink
 		p := mustPrepare(t, t.TempDir(), taskPolicies, task.Options{Sink: &c})
 		res := p.Execute(context.Background())
 		if res.Status != event.StatusCompleted {
 			t.Fatalf("status %s (%v)", res.Status, res.Err)
 		}
-		tools := c.tools()
+		tools := c.Tools()
 		if len(tools) != 1 || tools[0].Error == nil || tools[0].Error.Type != "approval" || tools[0].Error.Message != "the task forbids bash" {
 			t.Fatalf("tool events = %+v, want the call rejected by the task policy", tools)
 		}
-		if len(c.reviews()) != 0 {
-			t.Errorf("a rejected call was reviewed: %+v", c.reviews())
+		if len(c.Reviews()) != 0 {
+			t.Errorf("a rejected call was reviewed: %+v", c.Reviews())
 		}
 	})
 
@@ -750,7 +706,7 @@ review: [{name: auto, decision: terminate, explanation: the task stops everythin
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c collect
+			var c eventtest.Sink
 			p := mustPrepare(t, t.TempDir(), taskPolicies, task.Options{Approval: tt.approval, Review: tt.review, Sink: &c})
 			// Wholesale: the run's entries only, nothing of the task's.
 			if got := entriesJSON(t, p.Run.Approval.Entries()); got != tt.wantA {
@@ -763,7 +719,7 @@ review: [{name: auto, decision: terminate, explanation: the task stops everythin
 			if res.Status != event.StatusCompleted {
 				t.Fatalf("status %s (limit %v, err %v), want completed", res.Status, res.Limit, res.Err)
 			}
-			approvals, tools, reviews := c.approvals(), c.tools(), c.reviews()
+			approvals, tools, reviews := c.Approvals(), c.Tools(), c.Reviews()
 			if len(approvals) != 1 || approvals[0].Approver != tt.approver || approvals[0].Decision != "approve" {
 				t.Errorf("approval events = %+v", approvals)
 			}
@@ -773,9 +729,9 @@ review: [{name: auto, decision: terminate, explanation: the task stops everythin
 			if len(reviews) != 1 || reviews[0].Reviewer != tt.reviewer || reviews[0].Decision != "continue" {
 				t.Errorf("review events = %+v", reviews)
 			}
-			start, ok := c.events[0].Data.(event.RunStart)
+			start, ok := c.All()[0].Data.(event.RunStart)
 			if !ok || entriesJSON(t, start.Approval) != tt.wantA || entriesJSON(t, start.Review) != tt.wantR {
-				t.Errorf("run_start = %+v", c.events[0].Data)
+				t.Errorf("run_start = %+v", c.All()[0].Data)
 			}
 		})
 	}
@@ -811,7 +767,7 @@ review: [{name: auto, decision: terminate, explanation: the task stops everythin
 // An explicitly empty task policy is in force and means none; a run-level
 // policy still replaces it.
 func TestP6_EmptyTaskPolicyMeansNone(t *testing.T) {
-	var c collect
+	var c eventtest.Sink
 	p := mustPrepare(t, t.TempDir(), "input: go\napproval: []\nreview: null\n", task.Options{Sink: &c})
 	if p.Run.Approval == nil || p.Run.Approval.Len() != 0 || p.Run.Review == nil || p.Run.Review.Len() != 0 {
 		t.Fatalf("run policies = %v, %v; want empty, not nil", p.Run.Approval, p.Run.Review)
@@ -820,10 +776,10 @@ func TestP6_EmptyTaskPolicyMeansNone(t *testing.T) {
 	if res.Status != event.StatusCompleted {
 		t.Fatalf("status %s (%v)", res.Status, res.Err)
 	}
-	if tools := c.tools(); len(tools) != 1 || tools[0].Result != "hello\n" || len(c.approvals()) != 0 || len(c.reviews()) != 0 {
-		t.Errorf("events: approvals %+v tools %+v reviews %+v", c.approvals(), tools, c.reviews())
+	if tools := c.Tools(); len(tools) != 1 || tools[0].Result != "hello\n" || len(c.Approvals()) != 0 || len(c.Reviews()) != 0 {
+		t.Errorf("events: approvals %+v tools %+v reviews %+v", c.Approvals(), tools, c.Reviews())
 	}
-	start := c.events[0].Data.(event.RunStart)
+	start := c.All()[0].Data.(event.RunStart)
 	if entriesJSON(t, start.Approval) != "[]" || entriesJSON(t, start.Review) != "[]" {
 		t.Errorf("run_start policies = %s, %s; want [] and []", entriesJSON(t, start.Approval), entriesJSON(t, start.Review))
 	}
@@ -872,7 +828,7 @@ func TestL3_MaxOutputZeroMeansNoTruncation(t *testing.T) {
 			dir := t.TempDir()
 			tk := mustLoad(t, dir, "task.yaml", "input: go\ntools: [bash]\nmodel: scripted:turns.yaml\nworkdir: .\n")
 			write(t, dir, "turns.yaml", script)
-			var c collect
+			var c eventtest.Sink
 			p, err := tk.Prepare(task.Options{MaxOutput: tt.max, Sink: &c, Transcript: filepath.Join(dir, "t.jsonl")})
 			if err != nil {
 				t.Fatal(err)
@@ -880,7 +836,7 @@ func TestL3_MaxOutputZeroMeansNoTruncation(t *testing.T) {
 			if res := p.Execute(context.Background()); res.Status != event.StatusCompleted {
 				t.Fatalf("status %s (%v)", res.Status, res.Err)
 			}
-			tools := c.tools()
+			tools := c.Tools()
 			if len(tools) != 1 || tools[0].Failed {
 				t.Fatalf("tool events = %+v", tools)
 			}
@@ -901,7 +857,7 @@ func TestL3_MaxOutputZeroMeansNoTruncation(t *testing.T) {
 func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "deep", "er", "run.jsonl")
-	var c collect
+	var c eventtest.Sink
 	p := mustPrepare(t, dir, "name: hello\ninput: Say hello.\n", task.Options{Transcript: path, Sink: &c})
 	if p.TranscriptPath != path {
 		t.Errorf("transcript path = %q, want %q", p.TranscriptPath, path)
@@ -933,14 +889,14 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("transcript = %v, want %v", kinds, want)
 	}
-	if len(c.events) != len(want) {
-		t.Errorf("the sink saw %d events, the transcript %d", len(c.events), len(want))
+	if len(c.All()) != len(want) {
+		t.Errorf("the sink saw %d events, the transcript %d", len(c.All()), len(want))
 	}
-	start := c.events[0].Data.(event.RunStart)
+	start := c.All()[0].Data.(event.RunStart)
 	if start.Task != "hello" || start.Model != "scripted:"+filepath.Join(dir, "turns.yaml") || start.Approval != nil || start.Review != nil {
 		t.Errorf("run_start = %+v", start)
 	}
-	if end := c.events[len(c.events)-1].Data.(event.RunEnd); end.Status != event.StatusCompleted || end.Limit != nil {
+	if end := c.All()[len(c.All())-1].Data.(event.RunEnd); end.Status != event.StatusCompleted || end.Limit != nil {
 		t.Errorf("run_end = %+v", end)
 	}
 }
@@ -1002,7 +958,7 @@ func TestPrepare_FreshWorkdirWhenUnset(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "turns.yaml", "- tool_calls:\n    - function: bash\n      arguments: {cmd: pwd}\n")
 	tk := mustLoad(t, dir, "fresh task.yaml", "input: go\nmodel: scripted:turns.yaml\ntools: [bash]\n")
-	var c collect
+	var c eventtest.Sink
 	p, err := tk.Prepare(task.Options{Transcript: filepath.Join(dir, "t.jsonl"), Sink: &c})
 	if err != nil {
 		t.Fatal(err)
@@ -1015,7 +971,7 @@ func TestPrepare_FreshWorkdirWhenUnset(t *testing.T) {
 		t.Fatalf("workdir: %v", err)
 	}
 	p.Execute(context.Background())
-	tools := c.tools()
+	tools := c.Tools()
 	if len(tools) != 1 {
 		t.Fatalf("tool events = %+v", tools)
 	}

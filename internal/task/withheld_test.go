@@ -11,49 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
-
-// recModel replays turns and records every request it receives.
-type recModel struct {
-	mu       sync.Mutex
-	turns    []chat.Message
-	requests []model.Request
-}
-
-func (m *recModel) Generate(_ context.Context, req model.Request) (model.Response, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.requests = append(m.requests, req)
-	out := chat.Message{Role: chat.Assistant}
-	if len(m.turns) > 0 {
-		out, m.turns = m.turns[0], m.turns[1:]
-	}
-	return model.Response{Message: out}, nil
-}
-
-// leaked returns the requests that contain secret anywhere.
-func (m *recModel) leaked(t *testing.T, secret string) []int {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []int
-	for i, req := range m.requests {
-		b, err := json.Marshal(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), secret) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
 
 // recModels are the models a test opened as "task-test-rec:NAME": a
 // registry for these tests, which the provider below reads.
@@ -78,13 +44,13 @@ func init() {
 		if !ok {
 			return nil, os.ErrNotExist
 		}
-		return m.(*recModel), nil
+		return m.(*modeltest.Replay), nil
 	})
 }
 
 // newRec makes a recording model that a task opens as the returned spec.
-func newRec(t *testing.T, turns ...chat.Message) (*recModel, string) {
-	m := &recModel{turns: turns}
+func newRec(t *testing.T, turns ...chat.Message) (*modeltest.Replay, string) {
+	m := &modeltest.Replay{Turns: turns}
 	name := t.Name()
 	recModels.Store(name, m)
 	t.Cleanup(func() { recModels.Delete(name) })
@@ -108,6 +74,27 @@ review: [{name: auto, tools: bash, decision: terminate, explanation: the result 
 `)
 	transcript = filepath.Join(dir, "t.jsonl")
 	first, spec := newRec(t, chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"cmd":"cat key.txt"}`)}})
+	res := runTaskFile(t, taskFile, spec, transcript)
+	if res.Status != event.StatusLimited {
+		t.Fatalf("status %s (%v %v)", res.Status, res.Limit, res.Err)
+	}
+	if l := modeltest.Leaks(t, first.Requests(), secretR2); len(l) != 0 {
+		t.Fatalf("the first turn leaked already: %v", l)
+	}
+	data, err := os.ReadFile(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), secretR2) {
+		t.Fatal("the tool event lost the finished result (SPEC R2)")
+	}
+	return taskFile, transcript
+}
+
+// runTaskFile loads the task taskFile, runs it on the model spec with its
+// transcript at transcript, closes it and returns the result.
+func runTaskFile(t *testing.T, taskFile, spec, transcript string) *agent.Result {
+	t.Helper()
 	tk, err := task.Load(taskFile)
 	if err != nil {
 		t.Fatal(err)
@@ -120,20 +107,7 @@ review: [{name: auto, tools: bash, decision: terminate, explanation: the result 
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != event.StatusLimited {
-		t.Fatalf("status %s (%v %v)", res.Status, res.Limit, res.Err)
-	}
-	if l := first.leaked(t, secretR2); len(l) != 0 {
-		t.Fatalf("the first turn leaked already: %v", l)
-	}
-	data, err := os.ReadFile(transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), secretR2) {
-		t.Fatal("the tool event lost the finished result (SPEC R2)")
-	}
-	return taskFile, transcript
+	return res
 }
 
 func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
@@ -148,17 +122,18 @@ func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
 	if res.Status != event.StatusCompleted {
 		t.Fatalf("status %s (%v %v)", res.Status, res.Limit, res.Err)
 	}
-	if len(m.requests) != 1 {
-		t.Fatalf("%d requests", len(m.requests))
+	reqs := m.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
 	}
-	if l := m.leaked(t, secretR2); len(l) != 0 {
+	if l := modeltest.Leaks(t, reqs, secretR2); len(l) != 0 {
 		t.Errorf("resumed requests %v contain the terminated result", l)
 	}
 	// The call is still answered, with an error saying the run stopped.
 	var answer *chat.Message
-	for i, msg := range m.requests[0].Messages {
+	for i, msg := range reqs[0].Messages {
 		if msg.Role == chat.Tool && msg.ToolCallID == "c1" {
-			answer = &m.requests[0].Messages[i]
+			answer = &reqs[0].Messages[i]
 		}
 	}
 	if answer == nil || answer.Error == nil || !strings.Contains(answer.Content, "stopped at this call") {
@@ -227,7 +202,7 @@ func TestR2_UnreviewedResultWithheldOnResumeAfterACrash(t *testing.T) {
 		t.Fatalf("status %s", res.Status)
 	}
 	p.Close()
-	if l := m.leaked(t, secretR2); len(l) != 0 {
+	if l := modeltest.Leaks(t, m.Requests(), secretR2); len(l) != 0 {
 		t.Errorf("requests %v contain the unreviewed result", l)
 	}
 	if storedLeaks(t, transcript) {
@@ -253,18 +228,9 @@ func TestR2_ContinuedResultKeptOnResume(t *testing.T) {
 	taskFile := write(t, dir, "task.yaml", "name: kept\ninput: read\nworkdir: work\ntools: [bash]\nlimits: {turns: 1}\nreview: [{name: auto, tools: bash}]\n")
 	transcript := filepath.Join(dir, "t.jsonl")
 	_, spec := newRec(t, chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"cmd":"cat note.txt"}`)}})
-	tk, err := task.Load(taskFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res := p.Execute(context.Background()); res.Status != event.StatusLimited || res.Limit.Type != event.LimitTurn {
+	if res := runTaskFile(t, taskFile, spec, transcript); res.Status != event.StatusLimited || res.Limit.Type != event.LimitTurn {
 		t.Fatalf("status %s %+v", res.Status, res.Limit)
 	}
-	p.Close()
 	st, err := task.LoadStored(transcript)
 	if err != nil {
 		t.Fatal(err)
@@ -291,16 +257,7 @@ review: [{name: `+slowTerminate+`, tools: "bash(cmd='cat"}]
 		tool.NewCall("x", "bash", `{"cmd":"cat key.txt"}`),
 		tool.NewCall("x", "bash", `{"cmd":"sleep 0.1; echo harmless"}`),
 	}})
-	tk, err := task.Load(taskFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := tk.Prepare(task.Options{Model: spec, Transcript: transcript})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := p.Execute(context.Background())
-	p.Close()
+	res := runTaskFile(t, taskFile, spec, transcript)
 	if res.Status != event.StatusLimited {
 		t.Fatalf("status %s (%v)", res.Status, res.Err)
 	}

@@ -5,11 +5,15 @@
 package wardenhome
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/wardenhq/warden/internal/fspath"
 )
@@ -29,18 +33,23 @@ const (
 	// EnvToken names the API token of `warden serve`: whoever holds it
 	// decides requests, so the agent's commands never see it (ToolEnv).
 	EnvToken = "WARDEN_TOKEN"
+	// EnvRunToken names a run credential given in the environment (for a
+	// run, hook or gateway on another machine than its server); by
+	// default it is read from $WARDEN_HOME/token.
+	EnvRunToken = "WARDEN_RUN_TOKEN"
 )
 
 // EnvDB names the store's database URL, which may carry its password:
 // whoever can write the store can decide the requests queued there.
 const EnvDB = "WARDEN_DB"
 
-// ToolEnv returns environ without warden's own credentials (EnvToken, the
-// store's URL EnvDB), for the processes the agent's tools start.
+// ToolEnv returns environ without warden's own credentials (EnvToken,
+// EnvRunToken, the store's URL EnvDB) and without EnvHome, which says where
+// the rest are kept, for the processes the agent's tools start (SPEC S4).
 func ToolEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		if name, _, _ := strings.Cut(kv, "="); name == EnvToken || name == EnvDB {
+		if name, _, _ := strings.Cut(kv, "="); name == EnvToken || name == EnvRunToken || name == EnvDB || name == EnvHome {
 			continue
 		}
 		out = append(out, kv)
@@ -166,4 +175,101 @@ func DefaultConfigSources() ConfigSources {
 		src.UserConfigPath = filepath.Join(home, "config.toml")
 	}
 	return src
+}
+
+// ErrExposed is the error of a file of warden's state that has more than
+// one name (Exposed).
+var ErrExposed = errors.New("it has another name (a hard link), which warden's sandbox does not hide")
+
+// Links returns the number of names (hard links) of the file fi
+// describes; 1 when the system does not say.
+func Links(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st != nil {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// Exposed reports whether the open file f, a file of warden's state, has
+// more than one name. The sandbox hides warden's state by path, not by
+// inode (SPEC G16): a hard link to a state file made beforehand somewhere a
+// tool may read — the workspace — reads the same bytes, so a secret in such
+// a file counts as known to whoever can read that other name. A second
+// name that goes away within settle — warden writing a new file under a
+// temporary name and linking it into place — does not count.
+func Exposed(f *os.File) (bool, error) {
+	deadline := time.Now().Add(settle)
+	for {
+		fi, err := f.Stat()
+		if err != nil {
+			return false, err
+		}
+		if Links(fi) <= 1 {
+			return false, nil
+		}
+		if time.Now().After(deadline) {
+			return true, nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// settle is how long Exposed waits for a second name to go away.
+const settle = 100 * time.Millisecond
+
+// Retire removes the name path of an exposed secret file of warden's
+// state, so that a new secret is made in a new file: the other names keep
+// the old secret, which is no longer used. It says so on stderr, naming
+// what the secret is. It removes path only while path still names the
+// open file f (another warden may have replaced it already).
+func Retire(path string, f *os.File, what string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	now, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	}
+	if !os.SameFile(now, fi) {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s %s is exposed (%w), and it cannot be replaced: %w", what, path, ErrExposed, err)
+	}
+	fmt.Fprintf(os.Stderr, "warden: %s %s had %d names (hard links), which warden's sandbox does not hide: it is treated as exposed and replaced by a new one; the old one is no longer accepted\n",
+		what, path, Links(fi))
+	return nil
+}
+
+// RetireExposed retires (Retire) each of the secret files of warden's state
+// at paths that is Exposed, so that whatever uses it next makes a new
+// secret. A path that does not exist is skipped. Errors are returned
+// joined; a secret that could not be retired stays refused by its reader.
+func RetireExposed(paths ...string) error {
+	var errs []error
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		exposed, err := Exposed(f)
+		if err == nil && exposed {
+			err = Retire(p, f, "warden's secret")
+		}
+		f.Close()
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

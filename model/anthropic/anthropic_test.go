@@ -4,18 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/chat"
-	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/anthropic"
+	"github.com/wardenhq/warden/model/internal/providertest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -49,49 +46,8 @@ type wireBlock struct {
 	Content   []wireBlock     `json:"content"`
 }
 
-// server answers Messages API requests with reply, recording each request.
-type server struct {
-	*httptest.Server
-	mu      sync.Mutex
-	bodies  [][]byte
-	headers []http.Header
-	paths   []string
-}
-
-func newServer(t *testing.T, status int, reply string) *server {
-	t.Helper()
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Errorf("reading request: %v", err)
-		}
-		s.mu.Lock()
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Request-Id", "req_test")
-		w.Header().Set("X-Should-Retry", "false")
-		w.WriteHeader(status)
-		io.WriteString(w, reply)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-// hasKey reports whether request i carries key as its credential.
-func (s *server) hasKey(i int, key string) bool {
-	h := s.headers[i]
-	return h.Get("X-Api-Key") == key || h.Get("Authorization") == "Bearer "+key
-}
+// requestID is the header the Messages API answers with.
+var requestID = http.Header{"Request-Id": {"req_test"}}
 
 const reply = `{
   "id": "msg_01",
@@ -136,7 +92,7 @@ func conversation() model.Request {
 }
 
 func TestGenerate(t *testing.T) {
-	srv := newServer(t, http.StatusOK, reply)
+	srv := providertest.NewServer(t, http.StatusOK, reply, requestID)
 	m, err := model.Open("anthropic/claude-test", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
 	if err != nil {
 		t.Fatal(err)
@@ -145,18 +101,18 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.requests() != 1 {
-		t.Fatalf("server got %d requests, want 1", srv.requests())
+	if srv.Requests() != 1 {
+		t.Fatalf("server got %d requests, want 1", srv.Requests())
 	}
-	if got, want := srv.paths[0], "POST /v1/messages"; got != want {
+	if got, want := srv.Paths[0], "POST /v1/messages"; got != want {
 		t.Errorf("request %q, want %q", got, want)
 	}
-	if !srv.hasKey(0, "sk-ant-test") {
-		t.Errorf("request does not carry the key: %v", srv.headers[0])
+	if !srv.HasKey(0, "sk-ant-test") {
+		t.Errorf("request does not carry the key: %v", srv.Headers[0])
 	}
 	var req wireRequest
-	if err := json.Unmarshal(srv.bodies[0], &req); err != nil {
-		t.Fatalf("decoding request %s: %v", srv.bodies[0], err)
+	if err := json.Unmarshal(srv.Bodies[0], &req); err != nil {
+		t.Fatalf("decoding request %s: %v", srv.Bodies[0], err)
 	}
 	if req.Model != "claude-test" || req.MaxTokens != 4096 {
 		t.Errorf("model %q max_tokens %d", req.Model, req.MaxTokens)
@@ -169,7 +125,7 @@ func TestGenerate(t *testing.T) {
 		roles = append(roles, msg.Role)
 	}
 	if got, want := strings.Join(roles, ","), "user,assistant,user,assistant,user"; got != want {
-		t.Fatalf("roles %s, want %s\n%s", got, want, srv.bodies[0])
+		t.Fatalf("roles %s, want %s\n%s", got, want, srv.Bodies[0])
 	}
 	if c := req.Messages[0].Content; len(c) != 1 || c[0].Type != "text" || c[0].Text != "Clean up /tmp." {
 		t.Errorf("user message %+v", c)
@@ -249,10 +205,10 @@ func TestGenerate(t *testing.T) {
 	if c := msg.ToolCalls[0]; c.ID != "toolu_a" || c.Function != "list_files" || c.ParseError != "" {
 		t.Errorf("call 0 = %+v", c)
 	}
-	if got, want := inModelOrder(msg.ToolCalls[0]), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
+	if got, want := providertest.InModelOrder(msg.ToolCalls[0]), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
 		t.Errorf("call 0 text %q, want %q", got, want)
 	}
-	if got, want := inModelOrder(msg.ToolCalls[1]), "write_file(zeta='z', alpha={'x': None, 'y': 1})"; got != want {
+	if got, want := providertest.InModelOrder(msg.ToolCalls[1]), "write_file(zeta='z', alpha={'x': None, 'y': 1})"; got != want {
 		t.Errorf("call 1 text %q, want %q", got, want)
 	}
 	if resp.Usage != (model.Usage{InputTokens: 321, OutputTokens: 54}) {
@@ -261,9 +217,9 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestCachedTokens(t *testing.T) {
-	srv := newServer(t, http.StatusOK, `{"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-test",
+	srv := providertest.NewServer(t, http.StatusOK, `{"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-test",
 	  "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn", "stop_sequence": null,
-	  "usage": {"input_tokens": 10, "output_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 1000}}`)
+	  "usage": {"input_tokens": 10, "output_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 1000}}`, requestID)
 	m, err := anthropic.New("claude-test", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -280,16 +236,16 @@ func TestCachedTokens(t *testing.T) {
 		t.Errorf("usage %+v", resp.Usage)
 	}
 	var req wireRequest
-	if err := json.Unmarshal(srv.bodies[0], &req); err != nil {
+	if err := json.Unmarshal(srv.Bodies[0], &req); err != nil {
 		t.Fatal(err)
 	}
 	if req.MaxTokens != 100 || req.System != nil || req.Tools != nil {
-		t.Errorf("request %s", srv.bodies[0])
+		t.Errorf("request %s", srv.Bodies[0])
 	}
 }
 
 func TestEnvironment(t *testing.T) {
-	srv := newServer(t, http.StatusOK, reply)
+	srv := providertest.NewServer(t, http.StatusOK, reply, requestID)
 	t.Setenv("ANTHROPIC_BASE_URL", srv.URL+"/env")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
@@ -301,8 +257,8 @@ func TestEnvironment(t *testing.T) {
 	if _, err := m.Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if srv.paths[0] != "POST /env/v1/messages" || !srv.hasKey(0, "sk-ant-env") {
-		t.Errorf("request %q with headers %v", srv.paths[0], srv.headers[0])
+	if srv.Paths[0] != "POST /env/v1/messages" || !srv.HasKey(0, "sk-ant-env") {
+		t.Errorf("request %q with headers %v", srv.Paths[0], srv.Headers[0])
 	}
 
 	m, err = anthropic.New("claude-env", model.Options{BaseURL: srv.URL + "/opt", APIKey: "sk-ant-opt"})
@@ -312,73 +268,34 @@ func TestEnvironment(t *testing.T) {
 	if _, err := m.Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if srv.paths[1] != "POST /opt/v1/messages" || !srv.hasKey(1, "sk-ant-opt") || srv.hasKey(1, "sk-ant-env") {
-		t.Errorf("request %q with headers %v", srv.paths[1], srv.headers[1])
+	if srv.Paths[1] != "POST /opt/v1/messages" || !srv.HasKey(1, "sk-ant-opt") || srv.HasKey(1, "sk-ant-env") {
+		t.Errorf("request %q with headers %v", srv.Paths[1], srv.Headers[1])
 	}
 }
 
 func TestHTTPError(t *testing.T) {
-	for _, tc := range []struct {
-		status int
-		body   string
-		want   []string
-	}{
-		{http.StatusBadRequest, `{"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}}`,
-			[]string{"400", "roles must alternate"}},
-		{http.StatusUnauthorized, `{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}`,
-			[]string{"401", "invalid x-api-key"}},
-		{529, `{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`,
-			[]string{"529", "Overloaded"}},
-	} {
-		srv := newServer(t, tc.status, tc.body)
-		m, err := anthropic.New("claude-test", model.Options{BaseURL: srv.URL, APIKey: "k"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := m.Generate(context.Background(), conversation())
-		if err == nil {
-			t.Errorf("status %d: no error, response %+v", tc.status, resp)
-			continue
-		}
-		for _, w := range append(tc.want, "claude-test") {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("status %d: error %q does not contain %q", tc.status, err, w)
-			}
-		}
-	}
+	providertest.CheckHTTPErrors(t, "claude-test", []providertest.HTTPError{
+		{Status: http.StatusBadRequest, Body: `{"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}}`,
+			Want: []string{"400", "roles must alternate"}},
+		{Status: http.StatusUnauthorized, Body: `{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}`,
+			Want: []string{"401", "invalid x-api-key"}},
+		{Status: 529, Body: `{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`,
+			Want: []string{"529", "Overloaded"}},
+	}, func(url string) (model.Model, error) {
+		return anthropic.New("claude-test", model.Options{BaseURL: url, APIKey: "k"})
+	}, conversation())
 }
 
 func TestBadInput(t *testing.T) {
-	srv := newServer(t, http.StatusOK, reply)
+	srv := providertest.NewServer(t, http.StatusOK, reply, requestID)
 	m, err := anthropic.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, req := range map[string]model.Request{
-		"role":   {Messages: []chat.Message{{Role: "narrator", Content: "x"}}},
-		"schema": {Messages: []chat.Message{{Role: chat.User, Content: "x"}}, Tools: []tool.Info{{Name: "t", Parameters: json.RawMessage(`"x"`)}}},
-	} {
-		if _, err := m.Generate(context.Background(), req); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-	if n := srv.requests(); n != 0 {
-		t.Errorf("bad requests reached the server %d times", n)
-	}
+	providertest.CheckBadInput(t, srv, m, json.RawMessage(`"x"`))
 	if _, err := anthropic.New("", model.Options{}); err == nil {
 		t.Error("New accepted an empty model name")
 	}
-}
-
-// inModelOrder renders c with its arguments in the order the model sent
-// them, to check that decoding kept that order in Arguments (patterns never
-// see it: they match tool.Call.TextIn in the tool's order).
-func inModelOrder(c tool.Call) string {
-	var o tool.Order
-	for _, a := range argjson.Append(nil, c.Arguments) {
-		o = append(o, a.Key)
-	}
-	return c.TextIn(o)
 }
 
 // Issue 10 item 5: without a credential from --api-key, ANTHROPIC_API_KEY or

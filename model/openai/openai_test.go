@@ -4,17 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/wardenhq/warden/chat"
-	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/model/internal/providertest"
 	"github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/tool"
 )
@@ -43,44 +41,6 @@ type wireRequest struct {
 			Parameters  json.RawMessage `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
-}
-
-// server answers chat completion requests with reply, recording each
-// request body and its authorization header.
-type server struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies [][]byte
-	auth   []string
-	paths  []string
-}
-
-func newServer(t *testing.T, status int, reply string) *server {
-	t.Helper()
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			t.Errorf("reading request: %v", err)
-		}
-		s.mu.Lock()
-		s.bodies = append(s.bodies, body)
-		s.auth = append(s.auth, r.Header.Get("Authorization"))
-		s.paths = append(s.paths, r.Method+" "+r.URL.Path)
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Should-Retry", "false")
-		w.WriteHeader(status)
-		io.WriteString(w, reply)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *server) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
 }
 
 const completion = `{
@@ -133,7 +93,7 @@ func conversation() model.Request {
 }
 
 func TestGenerate(t *testing.T) {
-	srv := newServer(t, http.StatusOK, completion)
+	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
 	m, err := model.Open("openai/gpt-test", model.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"})
 	if err != nil {
 		t.Fatal(err)
@@ -143,18 +103,18 @@ func TestGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if srv.requests() != 1 {
-		t.Fatalf("server got %d requests, want 1", srv.requests())
+	if srv.Requests() != 1 {
+		t.Fatalf("server got %d requests, want 1", srv.Requests())
 	}
-	if got, want := srv.paths[0], "POST /v1/chat/completions"; got != want {
+	if got, want := srv.Paths[0], "POST /v1/chat/completions"; got != want {
 		t.Errorf("request %q, want %q", got, want)
 	}
-	if got, want := srv.auth[0], "Bearer sk-test"; got != want {
+	if got, want := srv.Headers[0].Get("Authorization"), "Bearer sk-test"; got != want {
 		t.Errorf("Authorization %q, want %q", got, want)
 	}
 	var req wireRequest
-	if err := json.Unmarshal(srv.bodies[0], &req); err != nil {
-		t.Fatalf("decoding request %s: %v", srv.bodies[0], err)
+	if err := json.Unmarshal(srv.Bodies[0], &req); err != nil {
+		t.Fatalf("decoding request %s: %v", srv.Bodies[0], err)
 	}
 	if req.Model != "gpt-test" {
 		t.Errorf("model %q, want gpt-test", req.Model)
@@ -224,10 +184,10 @@ func TestGenerate(t *testing.T) {
 	if len(msg.ToolCalls) != 3 {
 		t.Fatalf("tool calls %+v, want 3", msg.ToolCalls)
 	}
-	if got, want := inModelOrder(msg.ToolCalls[0]), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
+	if got, want := providertest.InModelOrder(msg.ToolCalls[0]), "list_files(path='/tmp', recursive=True, depth=2, exclude=['*.o'])"; got != want {
 		t.Errorf("call 0 text %q, want %q", got, want)
 	}
-	if got, want := inModelOrder(msg.ToolCalls[1]), "write_file(zeta='z', alpha='a')"; got != want {
+	if got, want := providertest.InModelOrder(msg.ToolCalls[1]), "write_file(zeta='z', alpha='a')"; got != want {
 		t.Errorf("call 1 text %q, want %q", got, want)
 	}
 	if c := msg.ToolCalls[0]; c.ID != "call_a" || string(c.Arguments) != `{"path": "/tmp", "recursive": true, "depth": 2, "exclude": ["*.o"]}` {
@@ -242,7 +202,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestEnvironment(t *testing.T) {
-	srv := newServer(t, http.StatusOK, completion)
+	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/api")
 	t.Setenv("OPENAI_API_KEY", "sk-env")
 	m, err := openai.New("gpt-env", model.Options{})
@@ -252,8 +212,8 @@ func TestEnvironment(t *testing.T) {
 	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if srv.paths[0] != "POST /api/chat/completions" || srv.auth[0] != "Bearer sk-env" {
-		t.Errorf("request %q with Authorization %q", srv.paths[0], srv.auth[0])
+	if srv.Paths[0] != "POST /api/chat/completions" || srv.Headers[0].Get("Authorization") != "Bearer sk-env" {
+		t.Errorf("request %q with Authorization %q", srv.Paths[0], srv.Headers[0].Get("Authorization"))
 	}
 
 	// Options override the environment.
@@ -264,46 +224,25 @@ func TestEnvironment(t *testing.T) {
 	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if srv.paths[1] != "POST /other/chat/completions" || srv.auth[1] != "Bearer sk-opt" {
-		t.Errorf("request %q with Authorization %q", srv.paths[1], srv.auth[1])
+	if srv.Paths[1] != "POST /other/chat/completions" || srv.Headers[1].Get("Authorization") != "Bearer sk-opt" {
+		t.Errorf("request %q with Authorization %q", srv.Paths[1], srv.Headers[1].Get("Authorization"))
 	}
 }
 
 func TestHTTPError(t *testing.T) {
-	for _, tc := range []struct {
-		status int
-		body   string
-		want   []string
-	}{
-		{http.StatusBadRequest, `{"error": {"message": "Invalid schema for function 'run'", "type": "invalid_request_error", "param": "tools[0]", "code": null}}`,
-			[]string{"400", "Invalid schema for function 'run'"}},
-		{http.StatusUnauthorized, `{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}`,
-			[]string{"401", "Incorrect API key"}},
-		{http.StatusInternalServerError, `oops`, []string{"500"}},
-	} {
-		srv := newServer(t, tc.status, tc.body)
-		m, err := openai.New("gpt-test", model.Options{BaseURL: srv.URL, APIKey: "sk-test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := m.Generate(context.Background(), conversation())
-		if err == nil {
-			t.Errorf("status %d: no error, response %+v", tc.status, resp)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("status %d: error %q does not contain %q", tc.status, err, w)
-			}
-		}
-		if !strings.Contains(err.Error(), "gpt-test") {
-			t.Errorf("error %q does not name the model", err)
-		}
-	}
+	providertest.CheckHTTPErrors(t, "gpt-test", []providertest.HTTPError{
+		{Status: http.StatusBadRequest, Body: `{"error": {"message": "Invalid schema for function 'run'", "type": "invalid_request_error", "param": "tools[0]", "code": null}}`,
+			Want: []string{"400", "Invalid schema for function 'run'"}},
+		{Status: http.StatusUnauthorized, Body: `{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}`,
+			Want: []string{"401", "Incorrect API key"}},
+		{Status: http.StatusInternalServerError, Body: `oops`, Want: []string{"500"}},
+	}, func(url string) (model.Model, error) {
+		return openai.New("gpt-test", model.Options{BaseURL: url, APIKey: "sk-test"})
+	}, conversation())
 }
 
 func TestNoChoices(t *testing.T) {
-	srv := newServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}`)
+	srv := providertest.NewServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}`, nil)
 	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -314,32 +253,22 @@ func TestNoChoices(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	srv := newServer(t, http.StatusOK, completion)
+	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
 	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, req := range map[string]model.Request{
-		"role":   {Messages: []chat.Message{{Role: "narrator", Content: "x"}}},
-		"schema": {Messages: []chat.Message{{Role: chat.User, Content: "x"}}, Tools: []tool.Info{{Name: "t", Parameters: json.RawMessage(`[1]`)}}},
-	} {
-		if _, err := m.Generate(context.Background(), req); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-	if n := srv.requests(); n != 0 {
-		t.Errorf("bad requests reached the server %d times", n)
-	}
+	providertest.CheckBadInput(t, srv, m, json.RawMessage(`[1]`))
 	if _, err := openai.New("", model.Options{}); err == nil {
 		t.Error("New accepted an empty model name")
 	}
 }
 
 func TestMissingToolCallID(t *testing.T) {
-	srv := newServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m",
+	srv := providertest.NewServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m",
 	  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
 	    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "", "type": "function", "function": {"name": "g", "arguments": ""}}]}}],
-	  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}`)
+	  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}`, nil)
 	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -383,21 +312,10 @@ func TestMaxRetries(t *testing.T) {
 	}
 }
 
-// inModelOrder renders c with its arguments in the order the model sent
-// them, to check that decoding kept that order in Arguments (patterns never
-// see it: they match tool.Call.TextIn in the tool's order).
-func inModelOrder(c tool.Call) string {
-	var o tool.Order
-	for _, a := range argjson.Append(nil, c.Arguments) {
-		o = append(o, a.Key)
-	}
-	return c.TextIn(o)
-}
-
 // Issue 10 item 5: without --api-key or OPENAI_API_KEY the provider does
 // not open (no request is made); the error names the variable and the flag.
 func TestNewcomer5_MissingKeyIsConfigError(t *testing.T) {
-	srv := newServer(t, http.StatusOK, completion)
+	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
 	t.Setenv("OPENAI_API_KEY", "")
 	for _, spec := range []string{"openai/gpt-test"} {
 		_, err := model.Open(spec, model.Options{BaseURL: srv.URL})
@@ -407,8 +325,8 @@ func TestNewcomer5_MissingKeyIsConfigError(t *testing.T) {
 			t.Errorf("%s without a key: %v", spec, err)
 		}
 	}
-	if len(srv.paths) != 0 {
-		t.Errorf("requests made: %v", srv.paths)
+	if len(srv.Paths) != 0 {
+		t.Errorf("requests made: %v", srv.Paths)
 	}
 	// Either source of the key opens it.
 	if _, err := openai.New("m", model.Options{APIKey: "k"}); err != nil {

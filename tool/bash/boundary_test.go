@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
@@ -46,33 +47,6 @@ func (a *asker) kinds() string {
 	return strings.Join(k, ",")
 }
 
-// outsideDir returns a new directory outside every writable root of a
-// workspace-write sandbox on work (so not under the temporary directories,
-// where a test's checkout may well be), removed when the test ends.
-func outsideDir(t *testing.T, work string) string {
-	t.Helper()
-	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}
-	bases := []string{"/var/tmp"}
-	if d, err := os.UserCacheDir(); err == nil {
-		bases = append(bases, d)
-	}
-	if d, err := os.UserHomeDir(); err == nil {
-		bases = append(bases, d)
-	}
-	for _, b := range bases {
-		dir, err := os.MkdirTemp(b, "warden-test-outside-")
-		if err != nil {
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		if !p.CanWrite(filepath.Join(dir, "f")) {
-			return dir
-		}
-	}
-	t.Skip("no writable directory outside the sandbox's writable roots")
-	return ""
-}
-
 func sandboxed(t *testing.T, mode sandbox.Mode, set *rules.Set) (*shellTool, string) {
 	t.Helper()
 	if _, err := sandbox.Supported(); err != nil {
@@ -94,7 +68,7 @@ func runWith(t *testing.T, tl *shellTool, d boundary.Decider, args map[string]an
 
 func TestG2_WriteOutsideRootsFailsThenSucceedsAfterApproval(t *testing.T) {
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := filepath.Join(outsideDir(t, work), "f")
+	out := filepath.Join(sandboxtest.OutsideDir(t, work), "f")
 	cmd := map[string]any{"cmd": "echo hi > " + out}
 
 	denied := &asker{}
@@ -127,7 +101,7 @@ func TestG2_WriteOutsideRootsFailsThenSucceedsAfterApproval(t *testing.T) {
 
 func TestG2_RequireEscalatedAsksFirst(t *testing.T) {
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := filepath.Join(outsideDir(t, work), "f")
+	out := filepath.Join(sandboxtest.OutsideDir(t, work), "f")
 	cmd := map[string]any{"cmd": "echo hi > " + out, "sandbox_permissions": "require_escalated", "justification": "install into the shared cache"}
 
 	for _, d := range []boundary.Decider{nil, &asker{}} {
@@ -263,7 +237,7 @@ func TestG1_CreatedGitDirIsQuarantined(t *testing.T) {
 // privileges asks to run outside the sandbox, not for a writable root.
 func TestG2_BlockedRequestsNameResolvedPaths(t *testing.T) {
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := outsideDir(t, work)
+	out := sandboxtest.OutsideDir(t, work)
 	if err := os.Symlink(out, filepath.Join(work, "cache")); err != nil {
 		t.Fatal(err)
 	}

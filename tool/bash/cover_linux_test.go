@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -49,7 +50,7 @@ func TestG16_OutsideTheSandboxStateCovered(t *testing.T) {
 			if c.policy != nil {
 				c.policy.Workdir = work
 			}
-			out := filepath.Join(outsideDir(t, work), "written")
+			out := filepath.Join(sandboxtest.OutsideDir(t, work), "written")
 			planted := filepath.Join(state, "config.toml")
 			args := map[string]any{"cmd": "cat " + token + " " + state + "/keys/k " + state + "/warden.db-wal; ls -a " + state +
 				"; echo planted > " + planted + "; echo done > " + out}

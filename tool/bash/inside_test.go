@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -32,7 +33,7 @@ func TestG4_InsideNeverAsks(t *testing.T) {
 			}
 			work := t.TempDir()
 			tl := newShell(Options{Dir: work, Sandbox: &sandbox.Policy{Mode: mode, Workdir: work}, Rules: set, Inside: true})
-			outside := filepath.Join(outsideDir(t, work), "f")
+			outside := filepath.Join(sandboxtest.OutsideDir(t, work), "f")
 			a := &asker{approve: true}
 			var hits atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))

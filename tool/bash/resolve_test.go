@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -16,7 +17,7 @@ import (
 // the one named.
 func TestG15_RetryGetsTheResolvedPathApproved(t *testing.T) {
 	tl, work := sandboxed(t, sandbox.WorkspaceWrite, nil)
-	out := outsideDir(t, work)
+	out := sandboxtest.OutsideDir(t, work)
 	if err := os.Mkdir(filepath.Join(out, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // (SPEC S2, G15). The token stays out of the environment the commands
 // start with, whatever they do to look for it. (A command run with no
 // sandbox at all has the person's rights: it can read warden's files, the
-// token file among them; the README says so.)
+// token file among them; docs/control-plane.md says so.)
 func TestG15_CommandsCannotReadTheServerToken(t *testing.T) {
 	const token = "tok-3f9d2a-never-for-agents"
 	t.Setenv("WARDEN_TOKEN", token)

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -60,29 +60,6 @@ func ttyChild(mode string) int {
 	return 0
 }
 
-func openPTY(t *testing.T) *os.File {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		t.Fatal(e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, ptmx.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		t.Fatal(e)
-	}
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return tty
-}
-
 // A tool process, sandboxed or not, cannot reach the person's terminal: it
 // runs in a session of its own, without a controlling terminal, so
 // /dev/tty does not open and there is no terminal to type into.
@@ -97,7 +74,7 @@ func TestToolCannotTypeIntoConsole(t *testing.T) {
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
-			tty := openPTY(t)
+			_, tty := ptytest.Open(t)
 			// The child stands for warden: a session leader on a terminal.
 			cmd := exec.Command(exe)
 			cmd.Dir = t.TempDir()

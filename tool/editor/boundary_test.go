@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
@@ -19,7 +20,7 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(work, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	outside := outsideDir(t, work)
+	outside := sandboxtest.OutsideDir(t, work)
 	if err := os.WriteFile(filepath.Join(outside, "read.txt"), []byte("readable\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -90,31 +91,4 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 	if _, err := call(context.Background(), map[string]any{"command": "create", "path": filepath.Join(outside, "c.txt"), "file_text": "x"}); err == nil {
 		t.Error("write outside without a decider succeeded")
 	}
-}
-
-// outsideDir returns a new directory outside every writable root of a
-// workspace-write sandbox on work (so not under the temporary directories,
-// where a test's checkout may well be), removed when the test ends.
-func outsideDir(t *testing.T, work string) string {
-	t.Helper()
-	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite, Workdir: work}
-	bases := []string{"/var/tmp"}
-	if d, err := os.UserCacheDir(); err == nil {
-		bases = append(bases, d)
-	}
-	if d, err := os.UserHomeDir(); err == nil {
-		bases = append(bases, d)
-	}
-	for _, b := range bases {
-		dir, err := os.MkdirTemp(b, "warden-test-outside-")
-		if err != nil {
-			continue
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		if !p.CanWrite(filepath.Join(dir, "f")) {
-			return dir
-		}
-	}
-	t.Skip("no writable directory outside the sandbox's writable roots")
-	return ""
 }

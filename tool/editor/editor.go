@@ -40,6 +40,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/internal/fsguard"
+	"github.com/wardenhq/warden/internal/linediff"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/toolbox"
@@ -179,9 +180,10 @@ func (t *editorTool) Info() tool.Info {
 	}
 }
 
-// args are the arguments of a call. Pointers tell missing (or null)
-// arguments from empty ones.
-type args struct {
+// Args are the arguments of a text_editor call, as the tool reads them
+// (and the web panel, to show an edit as a diff). Pointers tell missing
+// (or null) arguments from empty ones.
+type Args struct {
 	Command    *string `json:"command"`
 	Path       *string `json:"path"`
 	FileText   *string `json:"file_text"`
@@ -193,8 +195,8 @@ type args struct {
 
 // parseArgs decodes the arguments of a call and checks that the command
 // has what it needs.
-func parseArgs(raw json.RawMessage) (args, error) {
-	var a args
+func parseArgs(raw json.RawMessage) (Args, error) {
+	var a Args
 	if err := tool.DecodeArguments(Name, raw, &a); err != nil {
 		return a, err
 	}
@@ -404,7 +406,7 @@ func (e edit) view(viewRange []int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lines := splitLines(text)
+	lines := linediff.Split(text)
 	if len(lines) == 0 {
 		return "(empty file)", nil
 	}
@@ -567,7 +569,7 @@ func (e edit) insert(n int, text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	lines := splitLines(content)
+	lines := linediff.Split(content)
 	if n < 0 || n > len(lines) {
 		return "", tool.Errorf(tool.ErrParsing, "insert_line %d is out of range: %s has %d lines, so it must be between 0 and %d",
 			n, e.path, len(lines), len(lines))
@@ -597,22 +599,13 @@ func (e edit) insert(n int, text string) (string, error) {
 // edited reports a successful edit: the lines first to last of the new text
 // with a few lines around them, numbered.
 func (e edit) edited(text string, first, last int) string {
-	lines := splitLines(text)
+	lines := linediff.Split(text)
 	if len(lines) == 0 {
 		return fmt.Sprintf("The file %s has been edited and is now empty.", e.path)
 	}
 	from := max(first-snippetContext, 1)
 	to := min(last+snippetContext, len(lines))
 	return fmt.Sprintf("The file %s has been edited. Lines %d-%d of it now read (cat -n):\n%s", e.path, from, to, numbered(lines, from, to))
-}
-
-// splitLines splits text into lines as cat -n counts them: a final newline
-// ends the last line rather than starting another.
-func splitLines(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 // numbered renders lines first to last (counting from 1) as cat -n does.

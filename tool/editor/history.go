@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/wardenhq/warden/internal/linediff"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -145,7 +146,7 @@ func (e edit) undo(key string) (string, error) {
 		return "", err
 	}
 	e.hist.pop(key)
-	lines := splitLines(s.content)
+	lines := linediff.Split(s.content)
 	if len(lines) == 0 {
 		return fmt.Sprintf("Last edit to %s undone; the file is now empty.", e.path), nil
 	}

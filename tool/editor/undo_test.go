@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
@@ -179,7 +180,7 @@ func TestUndoEditHistoryIsBounded(t *testing.T) {
 // (SPEC G2).
 func TestG2_UndoEditOutsideTheBoundaryNeedsApproval(t *testing.T) {
 	work := t.TempDir()
-	outside := outsideDir(t, work)
+	outside := sandboxtest.OutsideDir(t, work)
 	target := filepath.Join(outside, "u.txt")
 	if err := os.WriteFile(target, []byte("before\n"), 0o644); err != nil {
 		t.Fatal(err)

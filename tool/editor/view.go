@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/linediff"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -33,8 +34,7 @@ func (t *editorTool) View(call tool.Call) tool.View {
 	case "str_replace":
 		var b strings.Builder
 		fmt.Fprintf(&b, "--- %s\n+++ %s\n", path, path)
-		prefixLines(&b, "-", *a.OldStr)
-		prefixLines(&b, "+", deref(a.NewStr))
+		linediff.Write(&b, linediff.Lines(linediff.Split(*a.OldStr), linediff.Split(deref(a.NewStr))))
 		return tool.View{Title: title, Format: "diff", Content: b.String()}
 	case "insert":
 		var b strings.Builder
@@ -54,19 +54,19 @@ func (t *editorTool) View(call tool.Call) tool.View {
 
 // lineCount returns how many lines text has, a final newline ending the
 // last line rather than starting another.
-func lineCount(text string) int { return len(splitLines(text)) }
+func lineCount(text string) int { return len(linediff.Split(text)) }
 
 // prefixLines writes each line of text to b with prefix before it.
 func prefixLines(b *strings.Builder, prefix, text string) {
-	for _, line := range splitLines(text) {
+	for _, line := range linediff.Split(text) {
 		b.WriteString(prefix)
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 }
 
-// undoDiff renders what an undo_edit of path would change: every line of
-// the file now removed and every line it restores added, or a note when
+// undoDiff renders what an undo_edit of path would change: the file now
+// against the content it restores, line by line (internal/linediff), or a note when
 // there is nothing to undo or the path cannot be read.
 func (t *editorTool) undoDiff(path string) string {
 	base, rel, err := t.locate(path)
@@ -91,7 +91,6 @@ func (t *editorTool) undoDiff(path string) string {
 		to = "/dev/null"
 	}
 	fmt.Fprintf(&b, "--- %s\n+++ %s\n", path, to)
-	prefixLines(&b, "-", now)
-	prefixLines(&b, "+", s.content)
+	linediff.Write(&b, linediff.Lines(linediff.Split(now), linediff.Split(s.content)))
 	return b.String()
 }

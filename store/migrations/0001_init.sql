@@ -1,22 +1,25 @@
+-- The schema of both engines, as a text/template (see migrations in
+-- open.go): .Int is the engine's 64-bit integer type, .SerialKey its
+-- growing integer primary key, and .Postgres is set for PostgreSQL.
 -- Times are Unix nanoseconds (UTC) in both engines.
 CREATE TABLE runs (
     id      TEXT PRIMARY KEY,
     task    TEXT NOT NULL DEFAULT '',
     model   TEXT NOT NULL DEFAULT '',
     status  TEXT NOT NULL DEFAULT 'running',
-    started BIGINT NOT NULL,
-    ended   BIGINT
+    started {{.Int}} NOT NULL,
+    ended   {{.Int}}
 );
 CREATE INDEX runs_started ON runs (started);
 
 -- Every transcript event: its exact JSON line and the columns it is found by.
 -- seq is the order of arrival.
 CREATE TABLE events (
-    seq     BIGSERIAL PRIMARY KEY,
+    seq     {{.SerialKey}},
     run_id  TEXT NOT NULL REFERENCES runs (id),
     id      TEXT NOT NULL,
     kind    TEXT NOT NULL,
-    time    BIGINT NOT NULL,
+    time    {{.Int}} NOT NULL,
     call_id TEXT NOT NULL DEFAULT '',
     agent   TEXT NOT NULL DEFAULT '',
     line    TEXT NOT NULL,
@@ -46,11 +49,11 @@ CREATE TABLE requests (
     explanation TEXT NOT NULL DEFAULT '',
     modified    TEXT,
     decided_by  TEXT NOT NULL DEFAULT '',
-    created     BIGINT NOT NULL,
-    deadline    BIGINT,
+    created     {{.Int}} NOT NULL,
+    deadline    {{.Int}},
     failsafe    TEXT NOT NULL DEFAULT '',
-    decided_at  BIGINT,
-    rev         BIGINT NOT NULL
+    decided_at  {{.Int}},
+    rev         {{.Int}} NOT NULL
 );
 CREATE INDEX requests_status ON requests (status, created);
 CREATE INDEX requests_run ON requests (run_id);
@@ -64,7 +67,7 @@ CREATE TABLE decisions (
     explanation TEXT NOT NULL DEFAULT '',
     modified    TEXT,
     decided_by  TEXT NOT NULL DEFAULT '',
-    decided_at  BIGINT NOT NULL
+    decided_at  {{.Int}} NOT NULL
 );
 
 -- Auto-review denials (from auto_review events) and what overrides made of
@@ -76,9 +79,9 @@ CREATE TABLE denials (
     action     TEXT NOT NULL DEFAULT 'null',
     risk_level TEXT NOT NULL DEFAULT '',
     rationale  TEXT NOT NULL DEFAULT '',
-    time       BIGINT NOT NULL,
+    time       {{.Int}} NOT NULL,
     status     TEXT NOT NULL,
-    event_seq  BIGINT NOT NULL,
+    event_seq  {{.Int}} NOT NULL,
     PRIMARY KEY (run_id, id)
 );
 CREATE INDEX denials_seq ON denials (event_seq);
@@ -87,13 +90,14 @@ CREATE INDEX denials_seq ON denials (event_seq);
 -- the breaker's warning events).
 CREATE TABLE turns (
     run_id      TEXT NOT NULL REFERENCES runs (id),
-    turn        BIGINT NOT NULL,
-    started     BIGINT NOT NULL,
-    reviews     BIGINT NOT NULL DEFAULT 0,
-    denials     BIGINT NOT NULL DEFAULT 0,
-    consecutive BIGINT NOT NULL DEFAULT 0,
-    tripped     BIGINT NOT NULL DEFAULT 0,
+    turn        {{.Int}} NOT NULL,
+    started     {{.Int}} NOT NULL,
+    reviews     {{.Int}} NOT NULL DEFAULT 0,
+    denials     {{.Int}} NOT NULL DEFAULT 0,
+    consecutive {{.Int}} NOT NULL DEFAULT 0,
+    tripped     {{.Int}} NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, turn)
 );
-
+{{if .Postgres}}
 CREATE SEQUENCE requests_rev_seq;
+{{end}}

@@ -1,0 +1,135 @@
+// Package providertest is the fake provider the model providers' tests
+// talk to: an HTTP server that answers every request with one reply and
+// records what it received, and the checks every provider passes alike.
+package providertest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Server answers every request with one status and body, recording each
+// request's body, headers and method and path ("POST /v1/messages"). Read
+// the records once the requests are answered.
+type Server struct {
+	*httptest.Server
+	Bodies  [][]byte
+	Headers []http.Header
+	Paths   []string
+
+	mu sync.Mutex
+}
+
+// NewServer starts a Server answering with status and reply as JSON, with
+// the response headers header too; it is closed when the test ends.
+func NewServer(t testing.TB, status int, reply string, header http.Header) *Server {
+	t.Helper()
+	s := &Server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("reading request: %v", err)
+		}
+		s.mu.Lock()
+		s.Bodies = append(s.Bodies, body)
+		s.Headers = append(s.Headers, r.Header.Clone())
+		s.Paths = append(s.Paths, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		for k, v := range header {
+			w.Header()[k] = v
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Should-Retry", "false")
+		w.WriteHeader(status)
+		io.WriteString(w, reply)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Requests returns how many requests the server received.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.Bodies)
+}
+
+// HasKey reports whether request i carries key as its credential, as an
+// X-Api-Key header or a bearer token.
+func (s *Server) HasKey(i int, key string) bool {
+	h := s.Headers[i]
+	return h.Get("X-Api-Key") == key || h.Get("Authorization") == "Bearer "+key
+}
+
+// InModelOrder renders c with its arguments in the order the model sent
+// them, to check that decoding kept that order in Arguments (patterns never
+// see it: they match tool.Call.TextIn in the tool's order).
+func InModelOrder(c tool.Call) string {
+	var o tool.Order
+	for _, a := range argjson.Append(nil, c.Arguments) {
+		o = append(o, a.Key)
+	}
+	return c.TextIn(o)
+}
+
+// HTTPError is an error answer of a provider's API and what the error
+// Generate returns for it must say.
+type HTTPError struct {
+	Status int
+	Body   string
+	Want   []string
+}
+
+// CheckHTTPErrors checks that the model open returns (at a server's URL)
+// fails each request of the conversation conv answered with an error of
+// cases, with an error that says what the case wants and names the model
+// name.
+func CheckHTTPErrors(t *testing.T, name string, cases []HTTPError, open func(baseURL string) (model.Model, error), conv model.Request) {
+	t.Helper()
+	for _, tc := range cases {
+		srv := NewServer(t, tc.Status, tc.Body, nil)
+		m, err := open(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := m.Generate(context.Background(), conv)
+		if err == nil {
+			t.Errorf("status %d: no error, response %+v", tc.Status, resp)
+			continue
+		}
+		for _, w := range append(tc.Want, name) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("status %d: error %q does not contain %q", tc.Status, err, w)
+			}
+		}
+	}
+}
+
+// CheckBadInput checks that m (talking to srv) refuses, before any
+// request, a message of an unknown role and a tool whose parameters are
+// badSchema, not a JSON object.
+func CheckBadInput(t *testing.T, srv *Server, m model.Model, badSchema json.RawMessage) {
+	t.Helper()
+	for name, req := range map[string]model.Request{
+		"role":   {Messages: []chat.Message{{Role: "narrator", Content: "x"}}},
+		"schema": {Messages: []chat.Message{{Role: chat.User, Content: "x"}}, Tools: []tool.Info{{Name: "t", Parameters: badSchema}}},
+	} {
+		if _, err := m.Generate(context.Background(), req); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if n := srv.Requests(); n != 0 {
+		t.Errorf("bad requests reached the server %d times", n)
+	}
+}
