@@ -90,14 +90,20 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 
 	// 1. The selected card is decided elsewhere; a follows at once. Nothing
 	// is selected, a notice says what happened, and a decides nothing.
-	if _, err := run.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
+	// Another operator, alice, decides it with her own credential.
+	aliceCred := "alice-credential-0123456789abcdef0123456789abcdef"
+	if err := st.AddOperator(bctx, "alice", server.Hash(aliceCred)); err != nil {
+		t.Fatal(err)
+	}
+	alice := &server.Client{URL: env.url, Token: aliceCred}
+	if _, err := alice.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the decided card", `document.querySelector('#req-`+first.ID+`.gone') !== null`)
 	if n := eval("selected", `String(document.querySelectorAll('#queue .req.current').length)`); n != "0" {
 		t.Fatalf("after the selected card was decided elsewhere %s card(s) are selected, want none", n)
 	}
-	if msg := eval("notice", `document.getElementById('panel-notice').hidden ? '' : document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "was rejected by") || !strings.Contains(msg, "Nothing is selected") {
+	if msg := eval("notice", `document.getElementById('panel-notice').hidden ? '' : document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "was rejected by alice") || !strings.Contains(msg, "Nothing is selected") {
 		t.Errorf("the notice says %q; want what happened and that nothing is selected", msg)
 	}
 	do("a right after", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("a"))
@@ -115,8 +121,8 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	// The operator who decided shows by name, as the store recorded it.
 	decidedBy := status(first.ID).DecidedBy
 	do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".decided-list .decided-by")))
-	if got := eval("decided by", `document.querySelector('.decided-list .decided-by').textContent`); got != decidedBy || got == "" {
-		t.Errorf("the panel shows decided by %q, the store %q", got, decidedBy)
+	if got := eval("decided by", `document.querySelector('.decided-list .decided-by').textContent`); got != decidedBy || got != "alice" {
+		t.Errorf("the panel shows decided by %q, the store %q; want alice", got, decidedBy)
 	}
 
 	// 2. The long call: its length shows, Approve waits until it is
