@@ -63,6 +63,8 @@ type Server struct {
 	owners ownerCache
 	// failures slows down clients that present wrong secrets.
 	failures backoff
+	// commands keeps the judged simple commands of the requests shown.
+	commands commandCache
 	// approveMu serializes the overrides this server grants, so that two
 	// clicks on one denial grant one retry.
 	approveMu sync.Mutex
