@@ -342,7 +342,7 @@ func TestR9_ResultsFinishedBeforeReviewCancelledAreKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			m := &script{turns: []chat.Message{turn("", tc("c1", "read", `{}`), tc("c2", "stop", `{"text":"x"}`)), turn("done")}}
+			m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "read", `{}`), tc("c2", "stop", `{"text":"x"}`)), modeltest.Turn("done")}}
 			r := &Run{ID: "r1", Model: m, Events: event.NewRecorder("r1", event.NewWriter(f))}
 			rules := []approval.Rule{arule(t, "yes", decide(approval.Approve), "read")}
 			if st.approval != nil {
@@ -385,7 +385,7 @@ func TestR9_ResultsFinishedBeforeReviewCancelledAreKept(t *testing.T) {
 				t.Errorf("transcript of c1: %d tool events with the finished result (want 1), %d withheld not_reviewed (1), %d review decisions (0), %d info events (0)",
 					kept, withheld, reviewed, infos)
 			}
-			if l := leaks(t, m.all(), secret); len(l) != 0 {
+			if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
 				t.Errorf("model requests %v contain the result of a cancelled review", l)
 			}
 			for _, msg := range res.Messages {
