@@ -93,6 +93,9 @@ func TestREADME_PersonInTheLoopTaskRuns(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
 		}
 	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("the README's task draws a warning:\n%s", stderr)
+	}
 	for _, s := range []string{"approval requested: bash", "1 │ curl -fsS --data-binary @notes.txt", "human → reject"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)
