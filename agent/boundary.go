@@ -138,7 +138,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		d.sc.rec.Emit(event.Approval{
 			CallID: d.call.ID, Call: d.call, Approver: rec.Approver,
 			Decision: string(rec.Approval.Decision), Modified: rec.Approval.Modified,
-			Explanation: rec.Approval.Explanation, Chain: rec.Chain, Boundary: req,
+			Explanation: rec.Approval.Explanation, Chain: rec.Chain, Boundary: req, DecidedBy: decidedBy(rec.Approval.Metadata),
 		})
 	}})
 	if err != nil {

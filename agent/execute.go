@@ -199,7 +199,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			sc.rec.Emit(event.Approval{
 				CallID: call.ID, Call: call, Approver: rec.Approver,
 				Decision: string(rec.Approval.Decision), Modified: rec.Approval.Modified,
-				Explanation: rec.Approval.Explanation, Chain: rec.Chain,
+				Explanation: rec.Approval.Explanation, Chain: rec.Chain, DecidedBy: decidedBy(rec.Approval.Metadata),
 			})
 		})
 		if err != nil {
@@ -297,6 +297,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		sc.rec.Emit(event.Review{
 			CallID: call.ID, Function: executed.Function, Reviewer: rec.Reviewer,
 			Decision: string(rec.Review.Decision), Explanation: rec.Review.Explanation, Chain: rec.Chain,
+			DecidedBy: decidedBy(rec.Review.Metadata),
 		})
 	})
 	switch {
@@ -495,4 +496,11 @@ func viewOf(t tool.Tool, call tool.Call) tool.View {
 		return v.View(call)
 	}
 	return tool.View{Title: call.Function, Format: "text", Content: call.TextIn(tool.OrderOf(t))}
+}
+
+// decidedBy returns who decided, as a person's surface records it in a
+// decision's metadata ("decided_by"), for the transcript (SPEC S4).
+func decidedBy(md map[string]any) string {
+	by, _ := md["decided_by"].(string)
+	return by
 }

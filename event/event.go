@@ -354,6 +354,9 @@ type Approval struct {
 	Modified    *tool.Call `json:"modified"`
 	Explanation string     `json:"explanation"`
 	Chain       string     `json:"chain,omitempty"`
+	// DecidedBy names who decided, when a person did through the server:
+	// the operator's name, else the surface (SPEC S4).
+	DecidedBy string `json:"decided_by,omitempty"`
 	// Boundary is set when the approval decided a request to cross the
 	// sandbox boundary made while the call ran (SPEC G2).
 	Boundary *boundary.Request `json:"boundary,omitempty"`
@@ -384,6 +387,9 @@ type Review struct {
 	Decision    string `json:"decision"`
 	Explanation string `json:"explanation"`
 	Chain       string `json:"chain,omitempty"`
+	// DecidedBy names who decided, when a person did through the server:
+	// the operator's name, else the surface (SPEC S4).
+	DecidedBy string `json:"decided_by,omitempty"`
 }
 
 // Info is a note in the transcript.

@@ -435,17 +435,38 @@ func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, b
 	return "", false
 }
 
-// writeCommands lists the simple commands of a shell script, as the shell
-// parser splits it, wrappers seen through: each in full, numbered, so a
-// dangerous one cannot hide in the middle of a long script. A command or a
-// list too long to show gates approval.
-func writeCommands(p *page, script string) {
+// Commands are the simple commands of a shell script, as the shell parser
+// splits it, wrappers seen through: what a person approving the script
+// must read one by one, so that a dangerous command cannot hide in the
+// middle of a long script.
+type Commands struct {
+	// List holds each simple command's text, in the order they run.
+	List []string
+	// Opaque, when not "", says why not every command can be seen (an
+	// eval, a command substitution the parser cannot follow).
+	Opaque string
+}
+
+// ShellCommands returns the simple commands of the shell script a call
+// runs, if it runs one (the cmd, command or script argument of a shell
+// tool, or a view in a shell format); ok is false for any other call. err
+// says why a script does not parse as bash.
+func ShellCommands(call tool.Call, view tool.View) (cmds Commands, ok bool, err error) {
+	script, ok := shellScript(call, view, nil)
+	if !ok {
+		return Commands{}, false, nil
+	}
+	cmds, err = commandsOf(script)
+	return cmds, true, err
+}
+
+// commandsOf splits a shell script into its simple commands.
+func commandsOf(script string) (Commands, error) {
 	s, err := shell.Parse(script)
 	if err != nil {
-		p.line("commands: the script does not parse as bash ("+escapeLine(err.Error())+"); read the call", true)
-		return
+		return Commands{}, err
 	}
-	var cmds []string
+	var out Commands
 	for _, c := range s.Commands {
 		text := c.Text
 		if text == "" {
@@ -454,11 +475,27 @@ func writeCommands(p *page, script string) {
 		if text == "" && len(c.Assigns)+len(c.Redirects) > 0 {
 			text = strings.Join(append(append([]string(nil), c.Assigns...), c.Redirects...), " ")
 		}
-		cmds = append(cmds, text)
+		out.List = append(out.List, text)
 	}
-	p.line(fmt.Sprintf("commands (%d, as the shell splits them):", len(cmds)), false)
 	if s.Opaque {
-		p.line("  ! not every command can be seen: "+escapeLine(strings.Join(s.Reasons, "; ")), true)
+		out.Opaque = strings.Join(s.Reasons, "; ")
+	}
+	return out, nil
+}
+
+// writeCommands lists the simple commands of a shell script (Commands):
+// each in full, numbered. A command or a list too long to show gates
+// approval.
+func writeCommands(p *page, script string) {
+	c, err := commandsOf(script)
+	if err != nil {
+		p.line("commands: the script does not parse as bash ("+escapeLine(err.Error())+"); read the call", true)
+		return
+	}
+	cmds := c.List
+	p.line(fmt.Sprintf("commands (%d, as the shell splits them):", len(cmds)), false)
+	if c.Opaque != "" {
+		p.line("  ! not every command can be seen: "+escapeLine(c.Opaque), true)
 	}
 	shown := cmds
 	if !p.full && len(cmds) > maxCommands {

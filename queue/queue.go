@@ -12,11 +12,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
@@ -113,9 +117,12 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
 	}
+	r.Context = requestContext(req.History, req.Message)
 	if b := req.Boundary; b != nil {
 		r.Kind = "boundary"
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
+		r.Context.Reason = string(b.Kind) + " request: " + b.Reason
+		r.Context.Sandbox, r.Context.Justification = b.Sandbox, b.Justification
 	}
 	for _, c := range a.choices {
 		if c == approval.Modify && req.Boundary != nil {
@@ -160,6 +167,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 		View:    viewText(req.Call, req.Order, req.View),
 		Message: req.Message,
 		Result:  resultText(req.Result),
+		Context: requestContext(req.History, req.Message),
 	}
 	for _, c := range rv.choices {
 		r.Choices = append(r.Choices, string(c))
@@ -306,6 +314,37 @@ func explain(r store.Request) string {
 	return s
 }
 
+// Limits of the conversation a request carries for the person.
+const (
+	contextTurns     = 4
+	contextTurnBytes = 600
+)
+
+// requestContext is what the person sees beside a request, apart from
+// warden's own words: the host asking, the model's message, and the last
+// turns of the conversation (each cut), oldest first.
+func requestContext(history []chat.Message, message string) *store.RequestContext {
+	c := &store.RequestContext{Message: message}
+	c.Host, _ = os.Hostname()
+	for i := len(history) - 1; i >= 0 && len(c.Turns) < contextTurns; i-- {
+		m := history[i]
+		text := strings.TrimSpace(m.Content)
+		if text == "" && len(m.ToolCalls) > 0 {
+			names := make([]string, len(m.ToolCalls))
+			for j, tc := range m.ToolCalls {
+				names[j] = tc.Function
+			}
+			text = "(calls " + strings.Join(names, ", ") + ")"
+		}
+		if text == "" {
+			continue
+		}
+		c.Turns = append(c.Turns, store.Turn{Role: string(m.Role), Text: cutTurn(text)})
+	}
+	slices.Reverse(c.Turns)
+	return c
+}
+
 // storeCall is the call as the queue stores it: its arguments in the order
 // o renders them in (the same JSON value), so that a surface reading the
 // stored arguments in their own order — the web panel — shows the call as
@@ -339,4 +378,10 @@ func resultText(r tool.Result) string {
 		return r.Content + "\n\nerror: " + r.Error.Error()
 	}
 	return r.Content
+}
+
+// cutTurn cuts a turn's text to contextTurnBytes, its middle out.
+func cutTurn(s string) string {
+	s, _ = textcut.Middle(s, contextTurnBytes)
+	return s
 }

@@ -76,6 +76,10 @@ var permSigns = []string{
 	"eperm",
 }
 
+// remoteRefusals are permission errors a remote server answered (an SSH
+// login refused): the network worked and the sandbox did not block them.
+var remoteRefusals = []string{"permission denied (publickey", "permission denied (password", "permission denied, please try again", "permission denied (keyboard-interactive"}
+
 // connectWords mark a permission error as one about a connection (Landlock
 // TCP rules answer connect(2) with EACCES, the seccomp filter socket(2) of
 // a UNIX socket).
@@ -190,7 +194,7 @@ func denied(output string, err error) (b Block, ok bool) {
 		if containsAny(line, networkSigns) {
 			return Block{Kind: KindNetwork}, true
 		}
-		if containsAny(line, permSigns) && first == nil {
+		if containsAny(line, permSigns) && first == nil && !containsAny(line, remoteRefusals) {
 			first = &Block{Kind: classify(line)}
 			if first.Kind == KindWrite && !containsAny(line, writeWords) && !strings.Contains(line, "read-only file system") {
 				// No cue on the line itself ("PermissionError: [Errno
@@ -280,7 +284,7 @@ func (p Policy) Blocked(output string, err error) (Block, bool) {
 		for i := len(toks) - 1; i >= 0; i-- {
 			tok := toks[i]
 			abs, err := p.abs(tok)
-			if err != nil || (b.Kind != KindRead && p.CanWrite(abs)) {
+			if err != nil || !onDisk(tok, abs, b.Kind, line) || (b.Kind != KindRead && p.CanWrite(abs)) {
 				continue
 			}
 			b.Path = abs
@@ -295,6 +299,32 @@ func (p Policy) Blocked(output string, err error) (Block, bool) {
 		}
 	}
 	return b, true
+}
+
+// onDisk reports whether tok, a word of the error message line, names a
+// file that abs (tok made absolute) finds: one that exists or, but for a
+// read, whose directory exists — and then, for a bare word, only when the
+// line says it was being created or changed. A word that is no path of
+// this machine (a user@host, a URL, an option, "Error") is never made one,
+// so a hint never invents a path from an error message.
+func onDisk(tok, abs, kind, line string) bool {
+	if strings.Contains(tok, "://") || strings.HasPrefix(tok, "-") || strings.Contains(tok, "\x00") {
+		return false
+	}
+	if at := strings.Index(tok, "@"); at > 0 && !strings.Contains(tok[:at], "/") {
+		return false // user@host
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		return true
+	}
+	if kind == KindRead {
+		return false
+	}
+	if !strings.Contains(tok, "/") && !containsAny(strings.ToLower(line), append(writeWords, metadataWords...)) {
+		return false
+	}
+	fi, err := os.Stat(filepath.Dir(abs))
+	return err == nil && fi.IsDir()
 }
 
 // pathTokens returns the words of line that may be paths: those with a

@@ -225,3 +225,33 @@ func TestG1_CanWriteRefusesNestedAndState(t *testing.T) {
 		t.Errorf("statePaths() = %v, lacks %s", statePaths(), home)
 	}
 }
+
+// The attack: an error message that names no file of this machine (an SSH
+// login refused, a URL, a user@host) read as a blocked write or read. The
+// effect checked: the hint names no path the message did not name as a
+// file — Path stays empty — and an SSH refusal is not the sandbox's.
+func TestG2_BlockedNeverInventsAPath(t *testing.T) {
+	w, _ := filepath.EvalSymlinks(t.TempDir())
+	mkdir(t, w, "sub")
+	p := Policy{Mode: ReadOnly, Workdir: w}
+	for _, output := range []string{
+		"git@github.com: Permission denied (publickey).",
+		"fatal: Could not read from remote repository.\nuser@example.com: Permission denied (publickey,password).",
+		"error: https://registry.example/pkg: Permission denied",
+		"cat: /no/such/dir/secret: Permission denied",
+		"Error: Permission denied",
+		"tool: --output: Permission denied",
+	} {
+		got, ok := p.Blocked(output, nil)
+		if ok && got.Path != "" {
+			t.Errorf("Blocked(%q) invented the path %q", output, got.Path)
+		}
+	}
+	if _, ok := p.Blocked("git@github.com: Permission denied (publickey).", nil); ok {
+		t.Error("an SSH login refused by the remote server reads as blocked by the sandbox")
+	}
+	// A real path still is named.
+	if got, _ := p.Blocked("touch: cannot touch 'sub/new.txt': Read-only file system", nil); got.Path != filepath.Join(w, "sub", "new.txt") {
+		t.Errorf("a real path is not named: %+v", got)
+	}
+}

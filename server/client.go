@@ -1,12 +1,37 @@
 // Package server is a run's side of warden's control plane (SPEC S2, H3,
-// G12): the Client a run uses to put its requests in the queue of a
+// G12, S4): the Client a run uses to put its requests in the queue of a
 // `warden serve` server, wait for their decisions, and send its events to
 // the server's store.
+//
+// # A client knows its server
+//
+// Whoever listens on the server's port gets what a client sends, so the
+// client first has the server prove itself, on every new connection and
+// before anything else is written to it: the client sends a fresh 32-byte
+// nonce and the key id of its credential (POST /api/hello), and the server
+// answers an HMAC-SHA-256 of the nonce and of the connection's address as
+// the server sees it, under a key derived from the credential's SHA-256
+// (Proof). A server that does not hold the credential cannot answer; the
+// client then sends nothing more, neither its credential nor any call,
+// and fails with an UnverifiedError that says why — never retried, so a
+// run fails closed. Binding the proof to the address stops a squatter
+// from relaying the handshake to the real server on another port.
+//
+// This was chosen over a Unix socket with SO_PEERCRED, which does not
+// reach another machine or a team's shared server, and over TLS with a
+// pinned key, which needs a key pair and its distribution before the first
+// run: the challenge needs nothing but the credential both sides already
+// hold, nothing reusable crosses to a server that fails it (a nonce, a key
+// id), and it works over plain loopback HTTP and under TLS alike. The
+// server keeps operators' credentials as hashes alone, so the key is
+// derived from the hash.
 package server
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,16 +50,33 @@ import (
 // the run's requests in the queue, waits for their decisions, and sends the
 // run's events to the store. Its zero value plus URL and Token is ready;
 // it is safe for concurrent use. Do not copy a Client after first use.
+//
+// Before it sends anything on a connection — its credential, a call's
+// arguments — the client has the server prove that it holds the
+// credential (see Proof and the package comment); a server that cannot
+// gets a nonce and a key id, and the client's call fails with an
+// UnverifiedError, which is never retried.
 type Client struct {
 	// URL is the server's base URL, such as http://127.0.0.1:7878.
 	URL string
-	// Token is the server's bearer token.
+	// Token is the client's credential: a run credential for a run, an
+	// operator's credential to decide (SPEC S4).
 	Token string
-	// HTTP makes the requests; nil is http.DefaultClient. Its Timeout, if
-	// any, must exceed pollWait.
+	// HTTP makes the requests; nil is a client of its own. Its Timeout,
+	// if any, must exceed pollWait; its Transport, if any, must be an
+	// *http.Transport, which the client copies to prove each connection.
 	HTTP *http.Client
+	// ID is the client's id (sent as ClientHeader): a run credential acts
+	// only on the runs first named under the same id, so that another
+	// holder of the credential cannot read, withdraw or write them (SPEC
+	// S4). "" is a random one, made on first use. Keep it secret.
+	ID string
+
+	setup sync.Once
+	hc    *http.Client
 
 	mu      sync.Mutex
+	gone    error         // why the server is taken for gone: nothing more is retried
 	queue   []event.Event // events written, not yet acknowledged, in order
 	sending bool          // a sender goroutine is running
 	err     error         // why events can no longer be delivered
@@ -87,15 +129,41 @@ func transient(err error) bool {
 	if errors.As(err, &se) {
 		return se.Code >= 500 || se.Code == http.StatusRequestTimeout || se.Code == http.StatusTooManyRequests
 	}
-	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return err != nil && !unverified(err) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
+// httpClient returns the HTTP client whose connections are proved, made
+// on first use, and sets the client's id.
 func (c *Client) httpClient() *http.Client {
-	if c.HTTP != nil {
-		return c.HTTP
-	}
-	return http.DefaultClient
+	c.setup.Do(func() {
+		if c.ID == "" {
+			var b [24]byte
+			rand.Read(b[:])
+			c.ID = base64.RawURLEncoding.EncodeToString(b[:])
+		}
+		hc := &http.Client{}
+		var base *http.Transport
+		if c.HTTP != nil {
+			*hc = *c.HTTP
+			if t, ok := c.HTTP.Transport.(*http.Transport); ok {
+				base = t
+			} else if c.HTTP.Transport != nil {
+				hc.Transport = failing{errors.New("warden server: the client's transport is not an *http.Transport, so its connections cannot be proved")}
+				c.hc = hc
+				return
+			}
+		}
+		hc.Transport = c.transport(base)
+		c.hc = hc
+	})
+	return c.hc
 }
+
+// failing is a transport that sends nothing.
+type failing struct{ err error }
+
+// RoundTrip fails.
+func (f failing) RoundTrip(*http.Request) (*http.Response, error) { return nil, f.err }
 
 // do sends one API request with body (marshalled unless it is []byte or
 // nil) and decodes a 2xx answer into out (when not nil).
@@ -116,12 +184,18 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	if err != nil {
 		return fmt.Errorf("warden server: %w", err)
 	}
+	hc := c.httpClient()
 	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set(ClientHeader, c.ID)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := c.httpClient().Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
+		var ue *UnverifiedError
+		if errors.As(err, &ue) {
+			return ue
+		}
 		return fmt.Errorf("warden server: %w", err)
 	}
 	defer resp.Body.Close()
@@ -147,6 +221,22 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 	}
 	return nil
+}
+
+// Whoami is what the server makes of a client's credential.
+type Whoami struct {
+	Role string `json:"role"`           // "operator" or "run"
+	Name string `json:"name,omitempty"` // the operator's name, if any
+}
+
+// Whoami has the server prove itself and say what it makes of the
+// client's credential. A run calls it before it starts, so that a wrong
+// address, a wrong credential or a server that cannot prove itself stops
+// it early.
+func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
+	var got Whoami
+	err := c.do(ctx, http.MethodGet, "/api/whoami", nil, &got)
+	return got, err
 }
 
 // Pending returns the requests waiting for a person. A run calls it once
@@ -219,7 +309,9 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 			lastErr = err
 		}
 		if lastErr != nil && deadline != nil && time.Now().After(deadline.Add(time.Second)) {
-			return store.Request{}, fmt.Errorf("waiting for request %s: the server is unreachable and the request's deadline passed: %w", id, lastErr)
+			err := fmt.Errorf("the warden server at %s is gone: it has not answered since the request's deadline (%s) passed: %w", c.URL, deadline.Local().Format("15:04:05"), lastErr)
+			c.setGone(err)
+			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
 		t := time.NewTimer(backoff)
 		select {
@@ -231,6 +323,25 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		}
 		backoff = min(backoff*2, 2*time.Second)
 	}
+}
+
+// setGone records that the server is gone (err says why): the events
+// still queued are not retried, so that the run ends now rather than after
+// giveUp; they are in the run's transcript.
+func (c *Client) setGone(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone == nil {
+		c.gone = err
+	}
+	c.notifyLocked()
+}
+
+// goneErr returns why the server is taken for gone, or nil.
+func (c *Client) goneErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gone
 }
 
 // withdrawAfter withdraws request id after ctx ended, on a context of its
@@ -348,6 +459,9 @@ func (c *Client) post(batch []event.Event) error {
 		cancel()
 		if err == nil || !transient(err) || time.Since(start) > giveUp {
 			return err
+		}
+		if gone := c.goneErr(); gone != nil {
+			return fmt.Errorf("%w (the run's events are in its transcript)", gone)
 		}
 		time.Sleep(backoff)
 		backoff = min(backoff*2, 2*time.Second)

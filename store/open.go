@@ -188,6 +188,9 @@ func sqlitePath(url string) (string, error) {
 	if err := singleName(p); err != nil {
 		return "", err
 	}
+	if err := privateFiles(p); err != nil {
+		return "", err
+	}
 	return p, nil
 }
 
@@ -205,6 +208,29 @@ func singleName(p string) error {
 			return fmt.Errorf("database file %s has %d names (hard links), and the sandbox hides warden's state by path, not by file: "+
 				"anything that can read another name can read or change the store, so warden will not open it. "+
 				"Remove the other names (find them with: find / -xdev -samefile %s), or move the database aside to start a new one", f, n, f)
+		}
+	}
+	return nil
+}
+
+// privateFiles makes the database file p, and its -wal and -shm files
+// when they exist, readable by their owner alone (0600): whoever reads the
+// store reads every call's arguments, and whoever writes it decides. A
+// missing p is created 0600, so that SQLite, which gives the -wal and -shm
+// files the mode of the database, creates them 0600 too.
+func privateFiles(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("database file %s: %w", p, err)
+	}
+	f.Close()
+	for _, name := range []string{p, p + "-wal", p + "-shm"} {
+		fi, err := os.Stat(name)
+		if err != nil || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(name, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("database file %s is readable by others (%v) and cannot be made private: %w", name, fi.Mode().Perm(), err)
 		}
 	}
 	return nil

@@ -61,7 +61,7 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 		return fmt.Errorf("store: submit: %w", err)
 	}
 	r.ID, r.Status, r.Created = id, StatusPending, time.Now().UTC().Truncate(time.Microsecond)
-	r.Decision, r.Explanation, r.Modified, r.DecidedBy = "", "", nil, ""
+	r.Decision, r.Explanation, r.Modified, r.DecidedBy, r.DecidedVia = "", "", nil, "", ""
 	choices, _ := json.Marshal(r.Choices)
 	args := string(r.Call.Arguments)
 	if args == "" {
@@ -71,6 +71,10 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 	if r.Deadline != nil {
 		deadline = sql.NullInt64{Int64: r.Deadline.UnixNano(), Valid: true}
 	}
+	rc, err := contextJSON(r.Context)
+	if err != nil {
+		return fmt.Errorf("store: submit: %w", err)
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
 			choices, status, created, deadline, failsafe, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
@@ -78,6 +82,11 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe)
 		if err != nil {
 			return err
+		}
+		if rc != "" {
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO request_context (request_id, context) VALUES (?, ?)`), r.ID, rc); err != nil {
+				return err
+			}
 		}
 		return s.notify(ctx, tx, "r:"+r.ID)
 	})
@@ -208,7 +217,11 @@ func (s *Store) close(ctx context.Context, id, status string, d Decision, now ti
 		modified = sql.NullString{String: string(d.Modified), Valid: true}
 	}
 	cond := "id = ? AND status = 'pending'"
-	args := []any{status, d.Decision, d.Explanation, modified, d.DecidedBy, at, id}
+	via := d.DecidedVia
+	if via == "" {
+		via = d.DecidedBy
+	}
+	args := []any{status, d.Decision, d.Explanation, modified, d.DecidedBy, via, at, id}
 	switch status {
 	case StatusDecided:
 		cond += " AND (deadline IS NULL OR deadline > ?)"
@@ -220,7 +233,7 @@ func (s *Store) close(ctx context.Context, id, status string, d Decision, now ti
 	won := false
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE requests SET status = ?, decision = ?, explanation = ?, modified = ?, decided_by = ?,
-			decided_at = ?, rev = `+s.nextRev()+` WHERE `+cond), args...)
+			decided_via = ?, decided_at = ?, rev = `+s.nextRev()+` WHERE `+cond), args...)
 		if err != nil {
 			return err
 		}
@@ -231,8 +244,8 @@ func (s *Store) close(ctx context.Context, id, status string, d Decision, now ti
 		if n != 1 {
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO decisions (request_id, status, decision, explanation, modified, decided_by, decided_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`), id, status, d.Decision, d.Explanation, modified, d.DecidedBy, at); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO decisions (request_id, status, decision, explanation, modified, decided_by, decided_via, decided_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), id, status, d.Decision, d.Explanation, modified, d.DecidedBy, via, at); err != nil {
 			return err
 		}
 		won = true
@@ -271,9 +284,11 @@ func (s *Store) Withdraw(ctx context.Context, id string) error {
 }
 
 const requestColumns = `id, kind, run_id, agent, call_id, function, arguments, view, message, result, choices, status,
-	decision, explanation, modified, decided_by, created, deadline, failsafe, rev`
+	decision, explanation, modified, decided_by, decided_via, created, deadline, failsafe, rev`
 
-// Request returns request id; ErrNotFound if unknown.
+// Request returns request id; ErrNotFound if unknown. A pending request
+// past its deadline is expired to its fail-safe outcome first, so that it
+// reads expired wherever it is read.
 func (s *Store) Request(ctx context.Context, id string) (Request, error) {
 	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE id = ?", id)
 	if err != nil {
@@ -282,7 +297,18 @@ func (s *Store) Request(ctx context.Context, id string) (Request, error) {
 	if len(rs) == 0 {
 		return Request{}, fmt.Errorf("store: request %s: %w", id, ErrNotFound)
 	}
-	return rs[0].Request, nil
+	r := rs[0].Request
+	if r.Status == StatusPending && r.Deadline != nil && !time.Now().Before(*r.Deadline) {
+		// Past its deadline: it reads expired everywhere, whoever asks.
+		if _, err := s.expire(ctx, r); err != nil {
+			return Request{}, fmt.Errorf("store: expiring request %s: %w", id, err)
+		}
+		if rs, err = s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE id = ?", id); err != nil || len(rs) == 0 {
+			return Request{}, fmt.Errorf("store: request %s: %w", id, errors.Join(err, ErrNotFound))
+		}
+		r = rs[0].Request
+	}
+	return r, nil
 }
 
 // Requests returns the requests of a status: "pending" (oldest first),
@@ -348,7 +374,7 @@ func (s *Store) requests(ctx context.Context, q string, args ...any) ([]revReque
 		var created int64
 		var deadline sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Kind, &r.RunID, &r.Agent, &r.Call.ID, &r.Call.Function, &args, &r.View, &r.Message, &r.Result,
-			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &created, &deadline, &r.Failsafe, &r.rev); err != nil {
+			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &r.DecidedVia, &created, &deadline, &r.Failsafe, &r.rev); err != nil {
 			return nil, err
 		}
 		r.Call.Arguments = json.RawMessage(args)

@@ -116,11 +116,19 @@ type Request struct {
 	Explanation string          `json:"explanation"`
 	Modified    json.RawMessage `json:"modified,omitempty"` // new arguments object when decision is "modify"
 	DecidedBy   string          `json:"decided_by"`
-	Created     time.Time       `json:"created"`
-	Deadline    *time.Time      `json:"deadline"`
+	// DecidedVia is the surface the decision came through: panel, api,
+	// console or deadline ("" before one). DecidedBy names the operator
+	// when their credential has a name (SPEC S4), else it is DecidedVia.
+	DecidedVia string     `json:"decided_via"`
+	Created    time.Time  `json:"created"`
+	Deadline   *time.Time `json:"deadline"`
 	// Failsafe is the decision recorded when the deadline passes (H3:
 	// reject or terminate, never approve).
 	Failsafe string `json:"failsafe,omitempty"`
+	// Context is what the asker knows beside the call (who, where, why),
+	// stored with the request on submission and read back with
+	// Store.RequestContexts; nil when none was given.
+	Context *RequestContext `json:"context,omitempty"`
 }
 
 // Decision is a person's answer to a request.
@@ -129,6 +137,9 @@ type Decision struct {
 	Explanation string          `json:"explanation,omitempty"`
 	Modified    json.RawMessage `json:"modified,omitempty"`
 	DecidedBy   string          `json:"-"`
+	// DecidedVia is the surface the decision came through (panel, api,
+	// console); "" when the surface named itself in DecidedBy.
+	DecidedVia string `json:"-"`
 }
 
 // Change is one thing that changed in the store: an event written or a

@@ -133,11 +133,14 @@ func TestV2_EvalMeasuresTheAssemblyRunShips(t *testing.T) {
 	evalWork := regexp.MustCompile(regexp.QuoteMeta(jsonPath(t, tmp)) + `/warden-eval-[0-9]+`)
 	// Each review has its own nonce (autoreview.VerdictTool).
 	nonce := regexp.MustCompile(`nonce of this review is [A-Z2-7]+`)
+	// and its own marker key (autoreview's markers), which ends marker lines.
+	markerKey := regexp.MustCompile(`(>>> |marker key of this review is )#[A-Z2-7]+`)
 	norm := func(bodies []string, workdir string) []string {
 		out := make([]string, len(bodies))
 		for i, b := range bodies {
 			b = evalWork.ReplaceAllString(b, "WORKDIR")
 			b = nonce.ReplaceAllString(b, "NONCE")
+			b = markerKey.ReplaceAllString(b, "$1#KEY")
 			out[i] = strings.ReplaceAll(b, jsonPath(t, workdir), "WORKDIR")
 		}
 		return out

@@ -68,7 +68,7 @@ func TestG15_AttacksChangeNothingOutsideTheWorkspace(t *testing.T) {
 		{"touch home", "touch ~/x", false},
 		{"touch home escalated", "touch ~/x", true},
 		{"home dotfile", "echo 'touch " + o("rc") + "' >> ~/.bashrc", true},
-		{"warden state", "mkdir -p $WARDEN_HOME && echo evil > $WARDEN_HOME/config.toml", true},
+		{"warden state", "mkdir -p " + home + " && echo evil > " + home + "/config.toml", true}, // tools get no $WARDEN_HOME (S4); the path is guessed
 		{"inline python", "python3 -c 'import os; os.system(\"touch " + o("pc") + "\")'", true},
 		{"inline perl", "perl -e 'system(\"touch " + o("pl") + "\")'", true},
 		{"awk system", "awk 'BEGIN{system(\"touch " + o("awk") + "\")}'", true},

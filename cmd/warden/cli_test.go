@@ -28,7 +28,7 @@ func runBinary(t *testing.T, env []string, stdin string, args ...string) (int, s
 var helpCommands = [][]string{
 	{}, {"run"}, {"check"}, {"policy"}, {"policy", "check"}, {"transcript"}, {"transcript", "show"}, {"transcript", "verify"},
 	{"exec"}, {"rules"}, {"rules", "check"}, {"auto-review"}, {"auto-review", "policy"},
-	{"auto-review", "approve"}, {"eval"}, {"serve"}, {"version"},
+	{"auto-review", "approve"}, {"eval"}, {"serve"}, {"operator"}, {"operator", "add"}, {"operator", "list"}, {"version"},
 }
 
 // --help and -h exit 0 on every command, with its usage on stdout and

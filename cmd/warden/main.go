@@ -47,6 +47,8 @@ const usage = `usage:
   warden eval --reviewer first_pass|auto_review|LIST [--model M] [--rules FILE]... [--json OUT]
               [--items OUT] [--concurrency N] [--base-url URL] [--api-key KEY] DATASET.jsonl...
   warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
+  warden operator add NAME [--db URL]
+  warden operator list [--db URL]
   warden version
 
 "warden COMMAND --help" describes a command and its flags.
@@ -92,6 +94,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return subcommand(args[1:], "check", rulesUsage, rulesCheck, stdout, stderr)
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
+	case "operator":
+		return operatorCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

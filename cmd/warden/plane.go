@@ -70,13 +70,19 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 		p.closers = append(p.closers, b.Close, st.Close)
 	}
 	if serverURL != "" {
-		token, err := serve.Token()
+		// A run holds a run credential alone: one derived from an
+		// operator's $WARDEN_TOKEN, which then leaves the process's
+		// environment (SPEC S4).
+		token, where, err := serve.RunCredential()
 		if err != nil {
 			p.Close()
 			return nil, fmt.Errorf("--server: %w", err)
 		}
+		if err := wardenhome.ScrubEnv(wardenhome.EnvToken, wardenhome.EnvRunToken); err != nil {
+			fmt.Fprintf(os.Stderr, "warden: warning: %v\n", err)
+		}
 		c := &server.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}
-		if err := checkServer(ctx, c); err != nil {
+		if err := checkServer(ctx, c, where); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -87,18 +93,23 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 	return p, nil
 }
 
-// checkServer asks the server for its pending requests, so that a wrong
-// address or token stops the run before it starts.
-func checkServer(ctx context.Context, c *server.Client) error {
+// checkServer has the server prove itself and take the run's credential
+// (where says where it came from), so that a wrong address or credential,
+// or a server that cannot prove it is the one the person started, stops
+// the run before it starts.
+func checkServer(ctx context.Context, c *server.Client, where string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := c.Pending(ctx)
+	_, err := c.Whoami(ctx)
 	var se *server.StatusError
+	var ue *server.UnverifiedError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &ue):
+		return fmt.Errorf("--server: %w (the credential is from %s: set %s to an operator's credential of that server, or %s to its run credential, kept in its $WARDEN_HOME/token)", err, where, wardenhome.EnvToken, wardenhome.EnvRunToken)
 	case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
-		return fmt.Errorf("--server %s refused warden's token: set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, wardenhome.EnvToken)
+		return fmt.Errorf("--server %s refused warden's credential (from %s): set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, where, wardenhome.EnvToken)
 	case errors.As(err, &se):
 		return fmt.Errorf("--server %s answered %d to a request for its queue (%s): is it a warden server?", c.URL, se.Code, se.Message)
 	}

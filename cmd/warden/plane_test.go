@@ -30,7 +30,7 @@ func served(t *testing.T) (url string, env []string) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_TOKEN=test-token-"+filepath.Base(dir), "WARDEN_SERVER=", "WARDEN_DB=")
+	env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_TOKEN=test-token-0123456789abcdefghij-"+filepath.Base(dir), "WARDEN_SERVER=", "WARDEN_DB=")
 	cmd := exec.Command(binary(t), "serve", "--addr", addr, "--db", "sqlite:"+filepath.Join(dir, "warden.db"))
 	cmd.Env = env
 	var stderr bytes.Buffer

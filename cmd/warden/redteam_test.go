@@ -169,7 +169,7 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 		{"go generate", []rtCall{{"printf 'module m\\n' > go.mod && printf 'package m\\n//go:generate touch " + o("gg") + "\\n' > g.go", false}, {"go generate ./...", true}}, ""},
 		{"git fsmonitor via editor-made config", []rtCall{{"git init -q r5", false}, {"cd r5 && git -c core.fsmonitor='touch " + o("fsm") + "' status", true}}, ""},
 		{"git status existing repo config", []rtCall{{"git init -q r6 && git -C r6 config core.pager 'touch " + o("pg") + "'", false}, {"cd r6 && git -p log", true}}, ""},
-		{"warden home read", []rtCall{{"cat $WARDEN_HOME/keys/override.key > k; ls -la $WARDEN_HOME > l", true}}, ""},
+		{"warden home read", []rtCall{{"cat " + home + "/keys/override.key > k; ls -la " + home + " > l", true}}, ""}, // tools get no $WARDEN_HOME (S4); the path is guessed
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

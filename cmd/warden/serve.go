@@ -17,17 +17,26 @@ import (
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/toolbox"
 )
 
-const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
+const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE] [--allow-host NAME]...
 
 Serves the HTTP API and the web panel on the store until SIGINT or SIGTERM.
 The store is --db, else $WARDEN_DB, else SQLite at $WARDEN_HOME/warden.db;
-postgres://… shares one database between replicas and machines. Every call
-needs the token: $WARDEN_TOKEN, else the one kept in $WARDEN_HOME/token.
+postgres://… shares one database between replicas and machines.
+Every call needs a credential (SPEC S4). Deciding takes an operator's:
+$WARDEN_TOKEN (at least 128 bits; $WARDEN_OPERATOR names its holder in
+the decisions), or one made by "warden operator add NAME". Runs, hooks and
+gateways hold the run credential kept in $WARDEN_HOME/token, which submits
+and waits but decides nothing.
 An address other than loopback needs TLS, or --insecure-remote.
+Requests must name the server by a loopback name (localhost, 127.0.0.1,
+[::1]), the host of --addr, or a name given with --allow-host; any other
+Host header is refused (421), so a web page cannot reach the server by
+rebinding its own name to this machine.
 `
 
 // serveCmd implements `warden serve`: the API and panel on a store (SPEC
@@ -40,6 +49,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	insecure := c.fs.Bool("insecure-remote", false, "allow an address other than loopback without TLS (the token then crosses the network in clear)")
 	cert := c.fs.String("tls-cert", "", "the TLS certificate `FILE` (PEM)")
 	key := c.fs.String("tls-key", "", "the TLS private key `FILE` (PEM)")
+	var hosts stringList
+	c.fs.Var(&hosts, "allow-host", "a `NAME` the Host header may carry besides loopback names (repeatable; the name people reach the server by)")
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -57,7 +68,18 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if !loopbackHost(host) && *cert == "" && !*insecure {
 		return c.fail("--addr %s is not a loopback address: serving beyond this machine needs TLS (--tls-cert and --tls-key), or --insecure-remote to send the token in clear", *addr)
 	}
-	token, err := serve.Token()
+	token, err := serve.OperatorToken()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden serve: %v\n", err)
+		return exitUsage
+	}
+	operator := os.Getenv(serve.EnvOperator)
+	// The operator's credential leaves no trace in /proc/PID/environ,
+	// where any process of this user could read it.
+	if err := wardenhome.ScrubEnv(serve.EnvToken); err != nil {
+		fmt.Fprintf(stderr, "warden serve: warning: %v\n", err)
+	}
+	runToken, err := serve.RunToken()
 	if err != nil {
 		fmt.Fprintf(stderr, "warden serve: %v\n", err)
 		return exitUsage
@@ -82,7 +104,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	srv := &serve.Server{Store: st, Token: token, Sealer: sealer, Log: log, Orders: toolbox.Orders()}
+	if ip := net.ParseIP(host); host != "" && !loopbackHost(host) && (ip == nil || !ip.IsUnspecified()) {
+		hosts = append(hosts, host) // the address it was told to listen on names it
+	}
+	srv := &serve.Server{Store: st, Token: token, Operator: operator, RunToken: runToken, Sealer: sealer, Log: log, Orders: toolbox.Orders(), Hosts: hosts}
 	// Long polls and event streams end with base, so that a shutdown need
 	// not wait for them.
 	base, cancelBase := context.WithCancel(context.Background())
@@ -98,11 +123,19 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if *cert != "" {
 		scheme = "https"
 	}
-	where := "$" + serve.EnvToken
-	if os.Getenv(serve.EnvToken) == "" {
-		where = serve.TokenPath()
+	fmt.Fprintf(stderr, "warden serve: listening on %s://%s/ (store: %s)\nwarden serve: the token is in %s (the run credential: it submits, never decides)\n", scheme, ln.Addr(), st.Engine(), serve.TokenPath())
+	ops, err := st.Operators(ctx)
+	switch {
+	case err != nil:
+		fmt.Fprintf(stderr, "warden serve: the operators: %v\n", err)
+		return exitError
+	case token != "":
+		fmt.Fprintf(stderr, "warden serve: operators: $%s and %d more (warden operator add NAME)\n", serve.EnvToken, len(ops))
+	case len(ops) == 0:
+		fmt.Fprintf(stderr, "warden serve: no operator can decide yet: set $%s, or run `warden operator add NAME`\n", serve.EnvToken)
+	default:
+		fmt.Fprintf(stderr, "warden serve: operators: %d (warden operator add NAME)\n", len(ops))
 	}
-	fmt.Fprintf(stderr, "warden serve: listening on %s://%s/ (store: %s)\nwarden serve: the token is in %s\n", scheme, ln.Addr(), st.Engine(), where)
 
 	done := make(chan error, 1)
 	go func() {

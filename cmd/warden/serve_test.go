@@ -128,7 +128,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &server.Client{URL: p.url, Token: strings.TrimSpace(string(tok))}
+	c := &server.Client{URL: p.url, Token: strings.TrimSpace(string(tok)), ID: "s2-client"}
 	r := store.Request{Kind: store.KindApproval, RunID: "r"}
 	if err := c.Submit(context.Background(), &r); err != nil {
 		t.Fatal(err)
@@ -142,6 +142,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest("GET", p.url+"/api/requests/"+r.ID+"?wait=5m", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+		req.Header.Set(server.ClientHeader, c.ID) // the run credential reads its own runs alone (S4)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			polled <- -1
@@ -185,7 +186,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 // its session cookies are Secure).
 func TestS2_NonLoopbackRefusedWithoutTLS(t *testing.T) {
 	home := t.TempDir()
-	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=t0k3n", "WARDEN_DB="}
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=t0k3n-0123456789abcdefghijklmnop", "WARDEN_DB="}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -272,10 +273,10 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	}
 	home := t.TempDir()
 	db := "sqlite:" + filepath.Join(home, "s3.db")
-	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=s3-token", "WARDEN_DB="}
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=s3-token-0123456789abcdefghijklmnop", "WARDEN_DB="}
 	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", db)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	c := &server.Client{URL: p.url, Token: "s3-token", HTTP: hc}
+	c := &server.Client{URL: p.url, Token: "s3-token-0123456789abcdefghijklmnop", HTTP: hc}
 	ctx := context.Background()
 
 	const n = 1000
@@ -374,7 +375,7 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all.Header.Set("Authorization", "Bearer s3-token")
+	all.Header.Set("Authorization", "Bearer s3-token-0123456789abcdefghijklmnop")
 	resp, err := hc.Do(all)
 	if err != nil {
 		t.Fatal(err)
@@ -383,5 +384,49 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	resp.Body.Close()
 	if strings.TrimSpace(string(body)) != `{"requests":[]}` {
 		t.Fatalf("still pending after deciding them all: %.200s", body)
+	}
+}
+
+// The attack: DNS rebinding against `warden serve` on loopback. The effect
+// checked on the real binary: a request naming another host reads no
+// request and decides none, even with the token; a name given with
+// --allow-host is answered.
+func TestS2_ServeChecksTheHostHeader(t *testing.T) {
+	home := t.TempDir()
+	token := "host-check-token-0123456789abcdef0123456789abcdef"
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=" + token, "WARDEN_DB="}
+	p := startServe(t, env, "--addr", "127.0.0.1:0", "--allow-host", "warden.team.example")
+	c := &server.Client{URL: p.url, Token: token}
+	r := store.Request{Kind: store.KindApproval, RunID: "r", Choices: []string{"approve", "reject"}}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	send := func(host, method, path, body string) int {
+		t.Helper()
+		req, err := http.NewRequest(method, p.url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := send("rebound.evil.example", "POST", "/api/requests/"+r.ID+"/decision", `{"decision":"approve"}`); st != http.StatusMisdirectedRequest {
+		t.Errorf("a decision naming another host got %d, want 421", st)
+	}
+	if st := send("rebound.evil.example", "GET", "/api/requests", ""); st != http.StatusMisdirectedRequest {
+		t.Errorf("a read naming another host got %d, want 421", st)
+	}
+	if got, err := c.Request(context.Background(), r.ID); err != nil || got.Status != store.StatusPending {
+		t.Fatalf("after the rebound page the request is %+v (%v), want pending", got, err)
+	}
+	if st := send("warden.team.example:443", "GET", "/api/requests", ""); st != http.StatusOK {
+		t.Errorf("--allow-host warden.team.example: got %d, want 200", st)
 	}
 }

@@ -44,10 +44,13 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 	req := store.Request{
 		Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
 		View: in.View, Message: in.Message, Result: in.Result,
-		Choices: in.Choices, Deadline: in.Deadline, Failsafe: in.Failsafe,
+		Choices: in.Choices, Deadline: in.Deadline, Failsafe: in.Failsafe, Context: in.Context,
 	}
 	if err := validateRequest(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !s.ownRun(w, r, req.RunID, true) {
 		return
 	}
 	if err := s.Store.Submit(r.Context(), &req); err != nil {
@@ -113,6 +116,9 @@ func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
 		s.storeError(w, r, err)
 		return
 	}
+	if !s.ownRun(w, r, req.RunID, false) {
+		return
+	}
 	if req.Status == store.StatusPending && wait > 0 {
 		ctx, cancel := context.WithTimeout(r.Context(), wait)
 		got, err := s.Store.Wait(ctx, id)
@@ -156,7 +162,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `"modified" goes only with the decision "modify"`)
 		return
 	}
-	d := store.Decision{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r)}
+	d := store.Decision{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r), DecidedVia: "api"}
+	if p, ok := principalOf(r); ok {
+		d.DecidedVia = p.via
+	}
 	if in.Decision == "modify" {
 		d.Modified = in.Modified
 	}
@@ -173,6 +182,14 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 // waits for an answer. A request already answered is left as it is.
 func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	before, err := s.Store.Request(r.Context(), id)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if !s.ownRun(w, r, before.RunID, false) {
+		return
+	}
 	if err := s.Store.Withdraw(r.Context(), id); err != nil {
 		s.storeError(w, r, err)
 		return
@@ -271,10 +288,17 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "events: "+err.Error())
 		return
 	}
+	runs := map[string]bool{}
 	for i, e := range es {
 		if e.ID == "" || e.RunID == "" || e.Kind() == "" {
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("event %d: an event needs its event, id and run_id", i))
 			return
+		}
+		if !runs[e.RunID] {
+			if !s.ownRun(w, r, e.RunID, true) {
+				return
+			}
+			runs[e.RunID] = true
 		}
 	}
 	// One group commit for the batch rather than one per event.

@@ -21,10 +21,12 @@ const sessionTTL = 12 * time.Hour
 // forgets the oldest.
 const maxSessions = 1024
 
-// session is one panel login: its CSRF token and when it ends.
+// session is one panel login: its CSRF token, when it ends, and the
+// operator who logged in ("" for an unnamed one).
 type session struct {
-	csrf    string
-	expires time.Time
+	csrf     string
+	expires  time.Time
+	operator string
 }
 
 // sessions are the panel's logins, kept in memory by random id: a restart
@@ -95,12 +97,6 @@ func equalSecret(a, b string) bool {
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
-// tokenOK reports whether token is the server's bearer token. A server
-// without a token accepts none (fail closed).
-func (s *Server) tokenOK(token string) bool {
-	return s.Token != "" && token != "" && equalSecret(token, s.Token)
-}
-
 // bearer returns the bearer token of r's Authorization header, if any.
 func bearer(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
@@ -130,7 +126,8 @@ func (s *Server) session(r *http.Request) (ok bool) {
 // an HttpOnly, SameSite=Strict cookie (Secure under TLS) naming a random
 // session id kept on the server. It reports whether the token was right.
 func (s *Server) login(w http.ResponseWriter, r *http.Request, token string) bool {
-	if !s.tokenOK(token) {
+	cred, ok := s.credentialOf(r.Context(), token)
+	if !ok || cred.role != roleOperator { // a run credential never logs in
 		s.logger().Warn("panel login refused", "remote", r.RemoteAddr)
 		return false
 	}
@@ -147,7 +144,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, token string) boo
 	if old, err := r.Cookie(sessionCookie); err == nil {
 		s.sessions.remove(old.Value) // a login never keeps a session id it did not make
 	}
-	s.sessions.add(id, session{csrf: csrf, expires: time.Now().Add(sessionTTL)})
+	s.sessions.add(id, session{csrf: csrf, expires: time.Now().Add(sessionTTL), operator: cred.name})
 	http.SetCookie(w, &http.Cookie{
 		Name:     sessionCookie,
 		Value:    id,
@@ -200,19 +197,19 @@ func (s *Server) checkCSRF(r *http.Request) bool {
 	return got != "" && equalSecret(got, se.csrf)
 }
 
-// who says how r was authenticated: "api" for the bearer token, "panel"
-// for a panel session, "" for neither.
+// who says which operator made r, for the record of what they decided:
+// their name, else the surface ("api", "panel"); "" for no operator.
 func (s *Server) who(r *http.Request) string {
-	if tok, ok := bearer(r); ok {
-		if s.tokenOK(tok) {
-			return "api"
+	p, ok := principalOf(r)
+	if !ok {
+		if se, ok := s.current(r); ok {
+			p = principal{role: roleOperator, name: se.operator, via: "panel"}
 		}
+	}
+	if p.role != roleOperator {
 		return ""
 	}
-	if s.session(r) {
-		return "panel"
-	}
-	return ""
+	return p.decidedBy()
 }
 
 // safeMethod reports whether m changes no state.
@@ -226,20 +223,21 @@ func safeMethod(m string) bool {
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if tok, ok := bearer(r); ok {
-			if !s.tokenOK(tok) {
+			p, ok := s.bearerPrincipal(r, tok)
+			if !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
 				writeError(w, http.StatusUnauthorized, "the bearer token is not this server's")
 				return
 			}
-			h(w, r)
+			h(w, withPrincipal(r, p))
 			return
 		}
-		if s.session(r) {
+		if se, ok := s.current(r); ok {
 			if !safeMethod(r.Method) && !s.checkCSRF(r) {
 				writeError(w, http.StatusForbidden, "missing or wrong CSRF token (X-CSRF-Token header or csrf form field)")
 				return
 			}
-			h(w, r)
+			h(w, withPrincipal(r, principal{role: roleOperator, name: se.operator, via: "panel"}))
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)

@@ -58,6 +58,53 @@ func artifacts(t *testing.T) string {
 	return dir
 }
 
+// startChromium starts headless Chromium at 1280×900 for t, stopped when
+// t ends, and returns its context (at most three minutes) with helpers
+// that fail t: do runs actions, eval evaluates JavaScript to a string,
+// waitFor polls a JavaScript condition for up to 40 s.
+func startChromium(t *testing.T, bin string) (ctx context.Context, do func(string, ...chromedp.Action[chromedp.Void]), eval func(string, string) string, waitFor func(string, string)) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
+	t.Cleanup(cancel)
+	do = func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, actions...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	eval = func(what, js string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return v
+	}
+	waitFor = func(what, js string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(40*time.Second))); err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+	}
+	return ctx, do, eval, waitFor
+}
+
 // writeEvents sends events of run runID through the run's client,
 // numbered from n, and waits until the server has stored them.
 func writeEvents(t *testing.T, c *server.Client, runID string, n int, data ...event.Data) {
@@ -91,45 +138,8 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	seedRun(t, st, "run-c04d7a", "Rename the config loader and update its callers", "error")
 	denial := seedDenial(t, env, "run-upload")
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	ctx, cancel := context.WithTimeout(bctx, 3*time.Minute)
-	defer cancel()
+	ctx, do, eval, waitFor := startChromium(t, bin)
 
-	do := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	eval := func(what, js string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		return v
-	}
-	waitFor := func(what, js string) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(40*time.Second))); err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-	}
 	shot := func(name string) {
 		t.Helper()
 		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.querySelectorAll('.fresh').forEach(function (e) { e.classList.remove('fresh'); })`)); err != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -335,5 +336,50 @@ func TestH3_UnreachableServerFailsClosed(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("Wait gave up %v after the deadline", el)
+	}
+}
+
+// A run whose server is gone ends within its request's deadline and says
+// so (issue 21): Wait gives up soon after the deadline with an error that
+// names the server as gone, and the events the run still writes are not
+// retried for minutes — Close returns at once, saying where they are.
+func TestH3_RunWhoseServerIsGoneEnds(t *testing.T) {
+	ts := startServer(t, "")
+	c := &server.Client{URL: ts.URL, Token: testToken}
+	dl := time.Now().Add(time.Second)
+	r := store.Request{Kind: store.KindApproval, RunID: "gone", Deadline: &dl}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(event.Event{ID: "gone-1", Time: time.Now().UTC(), RunID: "gone", Agent: "main", Data: event.Info{Message: "before"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.URL = "http://" + ln.Addr().String() // the server goes away
+	ln.Close()
+	start := time.Now()
+	_, err = c.Wait(context.Background(), r.ID)
+	if err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("Wait with the server gone: %v, want an error saying it is gone", err)
+	}
+	if late := time.Since(dl); late > bound(4*time.Second) {
+		t.Errorf("Wait gave up %v after the deadline", late)
+	}
+	c.Write(event.Event{ID: "gone-2", Time: time.Now().UTC(), RunID: "gone", Agent: "main", Data: event.Info{Message: "after"}})
+	closing := time.Now()
+	if err := c.Close(); err == nil || !strings.Contains(err.Error(), "transcript") {
+		t.Errorf("Close with the server gone: %v, want an error saying where the events are", err)
+	}
+	if el := time.Since(closing); el > bound(4*time.Second) {
+		t.Errorf("Close took %v with the server gone", el)
+	}
+	if total := time.Since(start); total > bound(8*time.Second) {
+		t.Errorf("the run lingered %v after its server went", total)
 	}
 }

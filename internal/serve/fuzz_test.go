@@ -1,11 +1,17 @@
 package serve
 
 import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/server"
 )
 
 // A denial id names a run only when the run id could name a transcript
@@ -66,6 +72,60 @@ func FuzzPostEvents(f *testing.F) {
 		case rec.Code >= 400 && rec.Code < 500 && errorOf(rec.Body.Bytes()) != "":
 		default:
 			t.Fatalf("POST /api/events %q: %d %s", body, rec.Code, rec.Body)
+		}
+	})
+}
+
+// The handshake (POST /api/hello) answers a proof only for a key id the
+// server holds, and the proof is the one for the nonce sent and the
+// address the server sees; any other body is refused, never a panic
+// (SPEC S4).
+func FuzzHello(f *testing.F) {
+	s := &Server{Token: testToken, RunToken: "run-token-0123456789abcdefghij"}
+	kid := server.KeyID(server.Hash(testToken))
+	for _, b := range []string{
+		`{"kid":"` + kid + `","nonce":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`,
+		`{"kid":"` + kid + `","nonce":""}`, `{"kid":"x","nonce":"AAAAAAAAAAAAAAAAAAAAAA"}`, `{}`, `[]`, `null`, `{"kid":1}`, ``, `{"kid":"` + kid + `"}{}`,
+	} {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		req := httptest.NewRequest(http.MethodPost, server.HelloPath, strings.NewReader(body))
+		addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7878}
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, addr))
+		w := httptest.NewRecorder()
+		s.hello(w, req)
+		if w.Code != http.StatusOK {
+			return
+		}
+		var in server.Hello
+		var out server.HelloAnswer
+		if json.Unmarshal([]byte(body), &in) != nil || json.Unmarshal(w.Body.Bytes(), &out) != nil {
+			t.Fatalf("200 for %q: %s", body, w.Body)
+		}
+		nonce, err := base64.RawURLEncoding.DecodeString(in.Nonce)
+		if err != nil || out.Addr != addr.String() {
+			t.Fatalf("200 for %q: %s", body, w.Body)
+		}
+		ok := false
+		for _, c := range s.fixed() {
+			ok = ok || (server.KeyID(c.hash) == in.KeyID && out.Proof == server.Proof(c.hash, nonce, out.Addr))
+		}
+		if !ok {
+			t.Fatalf("a proof for a key id the server does not hold, or the wrong proof: %q → %s", body, w.Body)
+		}
+	})
+}
+
+// An operator's credential is refused unless it can hold 128 bits; what
+// passes is at least 20 characters (20 printable characters hold 131 bits).
+func FuzzCheckStrength(f *testing.F) {
+	for _, s := range []string{"1", "t0k3n", "0123456789abcdef0123456789abcdef", "op-MvtPrcmVtBCGI8xjtB5xhW9uhvpdXDl5mA4FWuBXMPk", strings.Repeat("9", 39), strings.Repeat("9", 38)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tok string) {
+		if CheckStrength(tok) == nil && len(tok) < 20 {
+			t.Fatalf("CheckStrength(%q) passed with %d characters", tok, len(tok))
 		}
 	})
 }

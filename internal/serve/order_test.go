@@ -19,7 +19,12 @@ import (
 	"github.com/wardenhq/warden/tool/editor"
 )
 
-var panelCalls = regexp.MustCompile(`(?s)<pre class="call" tabindex="0">(.*?)</pre>`)
+// panelCalls finds the calls a page shows: a request card's call is split
+// into lines (<span class="ln">), which a copy joins with line breaks.
+var panelCalls = regexp.MustCompile(`(?s)<pre class="call(?: lines(?: long)?)?" tabindex="0"(?: id="[^"]*")?>(.*?)</pre>`)
+
+// lineSpans are the line elements of a call split into lines.
+var lineSpans = strings.NewReplacer(`<span class="ln">`, "", `</span>`, "")
 
 // Issue 18 item 9 (SPEC P2): a pattern copied from the web panel — a
 // pending request the human queue put there, and the calls of a run's
@@ -40,7 +45,7 @@ func TestP2_PatternCopiedFromThePanelMatches(t *testing.T) {
 	call := tool.NewCall("c1", editor.Name, args)
 	matches := func(where, shown string) {
 		t.Helper()
-		copied := htmlUnescape(shown)
+		copied := strings.TrimSuffix(htmlUnescape(lineSpans.Replace(shown)), "\n")
 		p, err := policy.Compile(copied)
 		if err != nil {
 			t.Fatalf("%s: pattern %q: %v", where, copied, err)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
@@ -69,7 +71,8 @@ var panelFuncs = template.FuncMap{
 		}
 		return t.UTC().Format(time.RFC3339)
 	},
-	"ago": func(t time.Time) string { return ago(time.Since(t)) },
+	"ago":   func(t time.Time) string { return ago(time.Since(t)) },
+	"split": func(s string) []string { return strings.Split(s, "\n") },
 	"lines": func(s string) int {
 		return min(max(strings.Count(s, "\n")+2, 6), 24)
 	},
@@ -146,6 +149,8 @@ type page struct {
 	Events []eventView
 	// Last is the id of the last event shown, for live updates.
 	Last string
+	// Waiting are the run's requests waiting for a person.
+	Waiting []requestView
 
 	// Search page.
 	Search searchForm
@@ -187,6 +192,27 @@ type requestView struct {
 	// ShowArgs offers the exact arguments as JSON beside a call shown in
 	// short.
 	ShowArgs bool
+	// Bulky reports arguments too deep or too large to indent or to edit
+	// here: the call is shown once, compact; ArgsNote says why.
+	Bulky    bool
+	ArgsNote string
+	// Long reports a call whose box shows only its first lines until the
+	// person expands it; Approve waits until then. Size says how long.
+	Long bool
+	Size string
+	// ResultLong is Long for a review's tool output; ResultSize its size.
+	ResultLong bool
+	ResultSize string
+	// Commands are the simple commands of a shell call, numbered, the
+	// risky ones marked; Shell reports a shell call (CommandsError says
+	// why its script does not parse, CommandsOpaque what cannot be seen).
+	Shell                         bool
+	Commands                      []commandView
+	CommandsOpaque, CommandsError string
+	// Ctx is what the card shows around the call (Server.enrich).
+	Ctx cardContext
+	// Outcome says what became of a modified call; OutcomeTone colours it.
+	Outcome, OutcomeTone string
 }
 
 // sameAsArgument reports whether a call's view is just the text of one of
@@ -252,7 +278,9 @@ func viewRequest(r store.Request) requestView {
 		v.MessageLabel = "assistant message"
 	case "boundary":
 		v.KindLabel = "boundary"
-		v.MessageLabel = "reviewer's rationale"
+		// Without a context from the asker, the message holds warden's
+		// description of the crossing and the model's words together.
+		v.MessageLabel = "request as sent (warden's description, then the model's words)"
 	default:
 		v.KindLabel = human.Escape(r.Kind)
 		v.MessageLabel = "message"
@@ -285,8 +313,20 @@ func viewRequest(r store.Request) requestView {
 			v.Choices = append(v.Choices, choice{Value: c, Label: human.Escape(c), Class: "escalate"})
 		}
 	}
-	v.ArgsJSON = prettyJSON(r.Call.Arguments)
-	v.EditText = v.ArgsJSON
+	if bulky(r.Call.Arguments) {
+		// Shown once, compact: no indented copy, no copy in the editor.
+		v.Bulky, v.ShowArgs, v.EditDiff = true, false, nil
+		v.CallText = callText(r.Call.Function, r.Call.Arguments, order)
+		v.ArgsNote = "arguments of " + size(string(r.Call.Arguments)) + ", nested " + strconv.Itoa(jsonDepth(r.Call.Arguments, 1<<30)) + " deep: shown once, compact; write new arguments to modify them"
+	} else {
+		v.ArgsJSON = prettyJSON(r.Call.Arguments)
+		v.EditText = v.ArgsJSON
+	}
+	v.Long, v.Size = isLong(v.CallText), size(v.CallText)
+	if v.HasResult {
+		v.ResultLong, v.ResultSize = isLong(v.Result), size(v.Result)
+	}
+	v.Commands, v.CommandsOpaque, v.CommandsError, v.Shell = commandsView(r.Call.Function, r.Call.Arguments)
 	return v
 }
 
@@ -373,6 +413,7 @@ func (s *Server) panel(mux *http.ServeMux) {
 	mux.HandleFunc("POST /denials/{id}/approve", s.pageAction(s.denialApproveSubmit))
 	mux.HandleFunc("GET /fragments/queue", s.fragment(s.queueFragment))
 	mux.HandleFunc("GET /fragments/runs/{id}", s.fragment(s.runFragment))
+	mux.HandleFunc("GET /fragments/runs/{id}/waiting", s.fragment(s.waitingFragment))
 }
 
 // pageHeaders sets the headers of every panel page: no caching, and a
@@ -462,10 +503,25 @@ func (s *Server) newPage(ctx context.Context, r *http.Request, title, nav string
 	return p
 }
 
-// safeNext returns where to go after logging in: a path of this server,
-// else "/".
+// safeNext returns where to go after logging in: next when it is a path
+// of this server, else "/". A path is accepted only when it starts with
+// one "/" and holds no control character, space, backslash or "//"
+// anywhere: browsers drop tabs and line breaks from a Location and read
+// "\\" as "/", so "/\t/evil.example" would otherwise leave the site.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.HasPrefix(next, "/login") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "/login") || strings.Contains(next, "//") {
+		return "/"
+	}
+	for i := 0; i < len(next); i++ {
+		if c := next[i]; c <= ' ' || c == 0x7f || c == '\\' {
+			return "/"
+		}
+	}
+	if !utf8.ValidString(next) || strings.ContainsFunc(next, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) || (r >= 0x80 && r <= 0x9f) }) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return "/"
 	}
 	return next
@@ -489,7 +545,7 @@ func (s *Server) loginSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	pageHeaders(w)
 	w.WriteHeader(http.StatusUnauthorized)
-	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That token is not right. It is $WARDEN_TOKEN, or the token file `warden serve` names when it starts."})
+	s.render(w, r, "login", page{Title: "Log in", Next: next, LoginError: "That credential is not right: it is not an operator's of this server. It is $WARDEN_TOKEN, or one `warden operator add NAME` printed; the run credential in $WARDEN_HOME/token cannot log in."})
 }
 
 func (s *Server) logoutSubmit(w http.ResponseWriter, r *http.Request) {
@@ -509,13 +565,16 @@ func (s *Server) queueData(ctx context.Context, p *page) error {
 		v.CSRF = p.CSRF
 		p.Requests = append(p.Requests, v)
 	}
+	s.enrich(ctx, p.Requests, pending)
 	decided, err := s.Store.Requests(ctx, "decided")
 	if err != nil {
 		return err
 	}
-	for _, r := range decided[:min(len(decided), 8)] {
+	decided = decided[:min(len(decided), 8)]
+	for _, r := range decided {
 		p.Decided = append(p.Decided, viewRequest(r))
 	}
+	s.enrich(ctx, p.Decided, decided)
 	return nil
 }
 
@@ -530,6 +589,9 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request) {
 		if req, err := s.Store.Request(ctx, id); err == nil && req.Status != "pending" {
 			p.Notice = "Recorded: " + decisionLabel(req) + " for " + human.Escape(req.Call.Function) + " (" + shortID(req.ID) + ")."
 			p.NoticeTone = "ok"
+			if req.Decision == "modify" {
+				p.Notice += " What became of the modified call shows under Recently decided, once the run reports it."
+			}
 		}
 	}
 	s.render(w, r, "queue", p)
@@ -582,7 +644,8 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	d := store.Decision{
 		Decision:    r.PostFormValue("decision"),
 		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
-		DecidedBy:   "panel",
+		DecidedBy:   s.who(r),
+		DecidedVia:  "panel",
 	}
 	status, msg := http.StatusOK, ""
 	var editErr, editText string
@@ -666,7 +729,7 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	note := strings.TrimSpace(r.PostFormValue("note"))
-	if _, err := s.approve(ctx, id, "panel", note); err != nil {
+	if _, err := s.approve(ctx, id, s.who(r), note); err != nil {
 		s.logError(r, "approve denial", err)
 		p := s.newPage(ctx, r, "Denials", "denials")
 		if ds, lerr := s.Store.Denials(ctx, ""); lerr == nil {
@@ -772,6 +835,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
 	p.Run = viewRun(run)
+	p.Waiting = s.waiting(ctx, id)
 	for _, e := range evs {
 		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}
@@ -779,6 +843,27 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		p.Last = evs[len(evs)-1].ID
 	}
 	s.render(w, r, "run", p)
+}
+
+// waiting returns the requests of run id that wait for a person.
+func (s *Server) waiting(ctx context.Context, id string) []requestView {
+	pending, err := s.Store.Requests(ctx, "pending")
+	if err != nil {
+		return nil
+	}
+	var out []requestView
+	for _, req := range pending {
+		if req.RunID == id {
+			out = append(out, requestView{ID: req.ID, Kind: req.Kind, Function: human.Escape(req.Call.Function), Created: req.Created})
+		}
+	}
+	return out
+}
+
+// waitingFragment is the run page's notice of the requests waiting for a
+// person, for live updates.
+func (s *Server) waitingFragment(w http.ResponseWriter, r *http.Request) {
+	s.renderTemplate(w, r, "fragments", "waiting-fragment", page{Waiting: s.waiting(r.Context(), r.PathValue("id"))})
 }
 
 func (s *Server) runFragment(w http.ResponseWriter, r *http.Request) {

@@ -229,8 +229,8 @@ func viewEvent(e event.Event, orders tool.Orders) eventView {
 		factIf("call", d.CallID)
 	default:
 		v.Title = human.Escape(string(e.Kind()))
-		if b, err := json.MarshalIndent(e.Data, "", "  "); err == nil {
-			add("", "code", string(b))
+		if b, err := json.Marshal(e.Data); err == nil {
+			add("", "code", prettyJSON(b))
 		}
 	}
 	return v

@@ -158,10 +158,14 @@ func unescapeHTML(s string) string {
 }
 
 // prettyJSON indents a JSON text, keeping its key order; text that is not
-// JSON is returned as it is.
+// JSON is returned as it is, and text too deep or too large to indent
+// (bulky) compact.
 func prettyJSON(raw json.RawMessage) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return "{}"
+	}
+	if bulky(raw) {
+		return compactJSON(raw)
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, "", "  "); err != nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
@@ -29,9 +30,17 @@ import (
 type Server struct {
 	// Store holds the requests, runs, events and denials served.
 	Store *store.Store
-	// Token is the bearer token every API call and the panel's login must
-	// carry; a Server without one authenticates nobody.
+	// Token is an operator's credential (SPEC S4): it decides, through the
+	// API as a bearer token and the panel's login. The run credential
+	// derived from it (server.RunCredential) is a run's. "" is none.
 	Token string
+	// Operator names the operator of Token in the decisions it makes;
+	// "" records the surface instead ("api", "panel").
+	Operator string
+	// RunToken is the run credential: it submits requests, waits for and
+	// withdraws its own and posts its events, for its own runs alone, and
+	// decides nothing. "" is none.
+	RunToken string
 	// Sealer authenticates the overrides made through
 	// POST /api/denials/{id}/approve; without one no override can be made.
 	Sealer gate.Sealer
@@ -42,8 +51,15 @@ type Server struct {
 	// a call as policy patterns see it (SPEC P2); a tool it does not list
 	// shows its arguments sorted by name.
 	Orders tool.Orders
+	// Hosts are the names (or addresses) the Host header may carry besides
+	// loopback ones (localhost, *.localhost, 127.0.0.0/8, ::1): the names
+	// people reach the server by when it serves beyond this machine. Any
+	// other Host is refused (421), against DNS rebinding.
+	Hosts []string
 
 	sessions sessions
+	// failures slows down clients that present wrong secrets.
+	failures backoff
 	// approveMu serializes the overrides this server grants, so that two
 	// clicks on one denial grant one retry.
 	approveMu sync.Mutex
@@ -78,16 +94,21 @@ func (s *Server) Handler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok")
 	})
-	api := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(h)) }
+	// Operators' routes; a run credential gets 403 (SPEC S4).
+	api := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(s.operatorOnly(h))) }
+	// Routes a run credential may take too, for its own runs alone.
+	runAPI := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(h)) }
+	mux.HandleFunc("POST "+server.HelloPath, s.hello)
+	runAPI("GET /api/whoami", s.whoami)
 	api("GET /api/requests", s.listRequests)
-	api("POST /api/requests", s.submitRequest)
-	api("GET /api/requests/{id}", s.getRequest)
+	runAPI("POST /api/requests", s.submitRequest)
+	runAPI("GET /api/requests/{id}", s.getRequest)
 	api("POST /api/requests/{id}/decision", s.decide)
-	api("POST /api/requests/{id}/withdraw", s.withdraw)
+	runAPI("POST /api/requests/{id}/withdraw", s.withdraw)
 	api("GET /api/runs", s.listRuns)
 	api("GET /api/runs/{id}", s.getRun)
 	api("GET /api/runs/{id}/events", s.runEvents)
-	api("POST /api/events", s.postEvents)
+	runAPI("POST /api/events", s.postEvents)
 	api("GET /api/events/stream", s.stream)
 	api("GET /api/search", s.search)
 	api("GET /api/denials", s.listDenials)
@@ -98,7 +119,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/", s.authed(unknown))
 	mux.HandleFunc("POST /api/", s.authed(unknown))
 	s.panel(mux)
-	return s.common(mux)
+	return s.common(s.checkHost(s.slowDown(mux)))
 }
 
 // common sets the headers every answer carries and turns a panic into a

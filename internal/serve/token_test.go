@@ -3,8 +3,12 @@ package serve
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
+	"github.com/wardenhq/warden/server"
 )
 
 // The token is $WARDEN_TOKEN, else generated once and kept in
@@ -84,5 +88,62 @@ func TestG16_LinkedTokenIsReplaced(t *testing.T) {
 	}
 	if again, err := Token(); err != nil || again != tok {
 		t.Errorf("the new token is not kept: %q, %v", again, err)
+	}
+}
+
+// An operator's credential shorter than 128 bits is refused with a clear
+// error; WARDEN_TOKEN=1 above all (SPEC S4).
+func TestS4_OperatorTokenStrength(t *testing.T) {
+	for _, tc := range []struct {
+		token string
+		ok    bool
+	}{
+		{"1", false},
+		{"t0k3n", false},
+		{"s3-token", false},
+		{"0123456789abcdef0123456789abcde", false}, // 31 hex: 124 bits
+		{"0123456789abcdef0123456789abcdef", true}, // 32 hex: 128 bits
+		{"abcdefghijklmnopqrstu", false},           // 21 base64url: 126 bits
+		{"abcdefghijklmnopqrstuv", true},           // 22 base64url: 132 bits
+		{"op-MvtPrcmVtBCGI8xjtB5xhW9uhvpdXDl5mA4FWuBXMPk", true},
+		{"", true}, // unset: no operator of $WARDEN_TOKEN
+	} {
+		t.Setenv(EnvToken, tc.token)
+		got, err := OperatorToken()
+		if (err == nil) != tc.ok || (err == nil && got != tc.token) {
+			t.Errorf("WARDEN_TOKEN=%q: %q, %v; want ok %v", tc.token, got, err, tc.ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "128") || !strings.Contains(err.Error(), "$WARDEN_TOKEN")) {
+			t.Errorf("WARDEN_TOKEN=%q: the error %q does not say why", tc.token, err)
+		}
+	}
+}
+
+// A run finds its credential where `warden serve` left it, and never an
+// operator's: from $WARDEN_TOKEN it derives a run credential (SPEC S4).
+func TestS4_RunCredentialWhere(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	t.Setenv("WARDEN_HOME", home)
+	t.Setenv(EnvToken, "")
+	t.Setenv(wardenhome.EnvRunToken, "")
+	if _, _, err := RunCredential(); err == nil || !strings.Contains(err.Error(), "warden serve") {
+		t.Fatalf("with no server's token file: %v, want an error naming warden serve", err)
+	}
+	file, err := RunToken() // what warden serve makes
+	if err != nil {
+		t.Fatal(err)
+	}
+	const op = "op-0123456789abcdefghijklmnopqrstuvwxyz"
+	for _, tc := range []struct{ token, run, want, where string }{
+		{"", "", file, filepath.Join(home, "token")},
+		{"", "run-given", "run-given", "$WARDEN_RUN_TOKEN"},
+		{op, "run-given", server.RunCredential(server.Hash(op)), "$WARDEN_TOKEN"},
+	} {
+		t.Setenv(EnvToken, tc.token)
+		t.Setenv(wardenhome.EnvRunToken, tc.run)
+		got, where, err := RunCredential()
+		if err != nil || got != tc.want || where != tc.where || got == op {
+			t.Errorf("WARDEN_TOKEN=%q WARDEN_RUN_TOKEN=%q: %q from %q, %v; want %q from %q", tc.token, tc.run, got, where, err, tc.want, tc.where)
+		}
 	}
 }

@@ -33,18 +33,23 @@ const (
 	// EnvToken names the API token of `warden serve`: whoever holds it
 	// decides requests, so the agent's commands never see it (ToolEnv).
 	EnvToken = "WARDEN_TOKEN"
+	// EnvRunToken names a run credential given in the environment (for a
+	// run, hook or gateway on another machine than its server); by
+	// default it is read from $WARDEN_HOME/token.
+	EnvRunToken = "WARDEN_RUN_TOKEN"
 )
 
 // EnvDB names the store's database URL, which may carry its password:
 // whoever can write the store can decide the requests queued there.
 const EnvDB = "WARDEN_DB"
 
-// ToolEnv returns environ without warden's own credentials (EnvToken, the
-// store's URL EnvDB), for the processes the agent's tools start.
+// ToolEnv returns environ without warden's own credentials (EnvToken,
+// EnvRunToken, the store's URL EnvDB) and without EnvHome, which says where
+// the rest are kept, for the processes the agent's tools start (SPEC S4).
 func ToolEnv(environ []string) []string {
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		if name, _, _ := strings.Cut(kv, "="); name == EnvToken || name == EnvDB {
+		if name, _, _ := strings.Cut(kv, "="); name == EnvToken || name == EnvRunToken || name == EnvDB || name == EnvHome {
 			continue
 		}
 		out = append(out, kv)

@@ -46,7 +46,9 @@ func TestG16_CoversAndCheckRoot(t *testing.T) {
 			t.Errorf("CheckRoot(%s): %v does not say why", dir, err)
 		}
 	}
-	if got := ToolEnv([]string{"A=1", EnvToken + "=t", EnvDB + "=d", "WARDEN_HOME=h"}); strings.Join(got, " ") != "A=1 WARDEN_HOME=h" {
+	// Issue 21 (SPEC S4): WARDEN_HOME, which says where the credentials
+	// are kept, no longer reaches tools either.
+	if got := ToolEnv([]string{"A=1", EnvToken + "=t", EnvDB + "=d", "WARDEN_HOME=h", EnvRunToken + "=r", "WARDEN_SERVER=s"}); strings.Join(got, " ") != "A=1 WARDEN_SERVER=s" {
 		t.Errorf("ToolEnv = %q", got)
 	}
 }

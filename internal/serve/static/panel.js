@@ -99,40 +99,144 @@
 
   var decisions = {}; // request id → the request as last announced
 
+  // lost is set when the selected card was decided elsewhere: nothing is
+  // selected again until the person moves (j, k, a click), so a shortcut
+  // never lands on a card the person did not choose (SPEC S4).
+  var lost = false;
+
+  var noticeEl = $('#panel-notice');
+  function say(msg, tone) {
+    if (!noticeEl) { return; }
+    noticeEl.textContent = msg || '';
+    noticeEl.className = 'notice panel-notice ' + (tone || 'warn');
+    noticeEl.hidden = !msg;
+  }
+
   function liveCards() { return $all('#queue article.req:not(.gone)'); }
 
-  function current() { return $('#queue article.req.current:not(.gone)') || liveCards()[0] || null; }
+  function current() { return $('#queue article.req.current:not(.gone)'); }
 
   function setCurrent(card, scroll) {
     $all('#queue article.req.current').forEach(function (c) { c.classList.remove('current'); });
     if (!card) { return; }
+    lost = false;
     card.classList.add('current');
     if (scroll) {
-      card.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+      // At once, not smoothly: the card is in view when the next key comes.
+      card.scrollIntoView({ block: 'nearest', behavior: 'auto' });
       card.focus({ preventScroll: true });
     }
   }
 
+  function callName(card) {
+    var c = $('.req-title code', card);
+    return c ? c.textContent : 'a request';
+  }
+
   function markGone(card) {
+    var wasCurrent = card.classList.contains('current');
     card.classList.add('gone');
     card.classList.remove('current');
     var r = decisions[card.dataset.id];
+    var outcome = r ? (r.status === 'decided' ? r.decision : r.status) : 'decided';
+    var past = { approve: 'approved', 'continue': 'approved', reject: 'rejected', terminate: 'terminated', modify: 'modified', escalate: 'escalated' }[outcome] || outcome;
+    var by = r && r.decided_by ? ' by ' + r.decided_by : ' elsewhere';
     var form = $('form.decide', card);
     if (form) {
       var p = document.createElement('p');
       p.className = 'decided-line';
       var b = document.createElement('span');
       b.className = 'badge';
-      b.textContent = r ? (r.status === 'decided' ? r.decision : r.status) : 'decided';
+      b.textContent = outcome;
       p.appendChild(b);
-      p.appendChild(document.createTextNode(r && r.decided_by ? ' by ' + r.decided_by : ' elsewhere'));
+      p.appendChild(document.createTextNode(by));
       form.replaceWith(p);
+    }
+    if (wasCurrent) {
+      lost = true;
+      if (document.activeElement && card.contains(document.activeElement)) { document.activeElement.blur(); }
+      say('The request you had selected, ' + callName(card) + ', was ' + past + by + '. Nothing is selected now: press j or k, or click a request, to choose the next one.', 'warn');
     }
     setTimeout(function () {
       card.remove();
       showEmptyIfNone();
-      if (!current()) { setCurrent(liveCards()[0], false); }
+      if (!current() && !lost) { setCurrent(liveCards()[0], false); }
     }, 4000);
+  }
+
+  // ---- whole and in view ----------------------------------------------------
+
+  // A long call (or a review's long output) shows its first lines until
+  // expanded; Approve waits.
+  function longParts(card) { return $all('pre.long, .long-out .output pre', card); }
+
+  function whole(card) {
+    return longParts(card).every(function (pre) { return pre.classList.contains('whole'); });
+  }
+
+  function expand(card) {
+    var parts = longParts(card);
+    if (!parts.length) { return false; }
+    parts.forEach(function (pre) { pre.classList.add('whole'); });
+    $all('[data-action="expand"]', card).forEach(function (b) { b.setAttribute('aria-expanded', 'true'); });
+    $all('[data-needs-whole]', card).forEach(function (x) { x.disabled = false; x.removeAttribute('title'); });
+    return true;
+  }
+
+  function holdUntilWhole(card) {
+    var parts = longParts(card);
+    if (!parts.length) { return; }
+    var fits = parts.every(function (pre) { return pre.scrollHeight <= pre.clientHeight + 2; });
+    if (fits) { expand(card); return; } // it all shows already
+    $all('[data-needs-whole]', card).forEach(function (x) {
+      x.disabled = true;
+      x.title = 'Show all of it first (v)';
+    });
+  }
+
+  // inView reports whether the card's decision buttons are on the screen,
+  // and the card starts above its bottom edge.
+  function inView(card) {
+    var h = window.innerHeight || document.documentElement.clientHeight;
+    var c = ($('.choices', card) || card).getBoundingClientRect();
+    return c.top >= -2 && c.bottom <= h + 2 && card.getBoundingClientRect().top < h;
+  }
+
+  // shownAt is when the panel last brought a card into view for the
+  // person: a keyboard approval waits a moment after it, so that a key
+  // pressed in the same breath never approves what just appeared.
+  var shownAt = 0;
+  var dwell = 800;
+
+  function reveal(card, what) {
+    (what || card).scrollIntoView({ block: 'nearest', behavior: 'auto' });
+    card.focus({ preventScroll: true });
+    shownAt = Date.now();
+  }
+
+  // approveKey approves the selected card with the keyboard, only when it
+  // is shown whole and in view; otherwise it shows the card and says why.
+  function approveKey(card) {
+    if (!card) {
+      say(lost ? 'Nothing is selected (the selected request was decided elsewhere): press j or k to choose one.' : 'Nothing is selected: press j or k to choose a request.', 'warn');
+      return true;
+    }
+    if (!whole(card)) {
+      reveal(card);
+      say('The request ' + callName(card) + ' is long and not shown whole: press v (or Show the whole call) and read it before approving.', 'warn');
+      return true;
+    }
+    if (!inView(card)) {
+      reveal(card, $('.choices', card));
+      say('The selected request, ' + callName(card) + ', was not in view: it is now. Read it, then press a again.', 'warn');
+      return true;
+    }
+    if (Date.now() - shownAt < dwell) {
+      say('The selected request, ' + callName(card) + ', has just come into view: read it, then press a again.', 'warn');
+      return true;
+    }
+    say('');
+    return press(card, ['approve', 'continue']);
   }
 
   var emptyHTML = null;
@@ -168,12 +272,13 @@
         cur.classList.add('fresh');
         if (prev) { prev.after(cur); } else { q.prepend(cur); }
         setupCard(cur);
+        notify(cur);
       }
       prev = cur;
     });
     showEmptyIfNone();
     tick();
-    if (!$('#queue article.req.current')) { setCurrent(liveCards()[0], false); }
+    if (!$('#queue article.req.current') && !lost) { setCurrent(liveCards()[0], false); }
   }
 
   var refreshQueue = serial(function () {
@@ -241,11 +346,16 @@
       });
       if ($('details.editor', card).open) { validate(ta); }
     }
+    holdUntilWhole(card);
     card.addEventListener('click', function (e) {
       setCurrent(card, false);
+      say('');
       var b = e.target.closest('button[data-action]');
       if (!b) { return; }
       switch (b.dataset.action) {
+        case 'expand':
+          expand(card);
+          break;
         case 'modify':
           var d = $('details.editor', card);
           if (d && d.open) { closeEditor(card); } else { openEditor(card); }
@@ -263,6 +373,7 @@
     form.addEventListener('submit', function (e) {
       if (form.dataset.sent) { e.preventDefault(); return; }
       var s = e.submitter;
+      if (s && s.hasAttribute('data-needs-whole') && !whole(card)) { e.preventDefault(); return; }
       if (s && s.value === 'modify' && ta && !validate(ta)) {
         e.preventDefault();
         ta.focus();
@@ -271,6 +382,37 @@
       form.dataset.sent = '1';
     });
   }
+
+  // ---- browser notifications -------------------------------------------------
+
+  // notify tells the person of a new request, when they allowed it and the
+  // page is not in front of them.
+  function notify(card) {
+    if (!window.Notification || Notification.permission !== 'granted') { return; }
+    if (!document.hidden && document.hasFocus()) { return; }
+    var kind = $('.badge.kind', card);
+    try {
+      var n = new Notification('warden: ' + (kind ? kind.textContent : 'request') + ' waiting', { body: callName(card), tag: card.id });
+      n.onclick = function () { window.focus(); setCurrent(card, true); n.close(); };
+    } catch (err) { /* some browsers only notify from a service worker */ }
+  }
+
+  function setupNotify() {
+    var b = $('#notify');
+    if (!b) { return; }
+    if (!window.Notification) { b.remove(); return; }
+    var show = function () {
+      var p = Notification.permission;
+      b.textContent = p === 'granted' ? 'Notifications on' : p === 'denied' ? 'Notifications blocked by the browser' : 'Notify me of new requests';
+      b.disabled = p !== 'default';
+    };
+    show();
+    b.addEventListener('click', function () {
+      var r = Notification.requestPermission(show);
+      if (r && r.then) { r.then(show); }
+    });
+  }
+  setupNotify();
 
   // ---- keyboard -------------------------------------------------------------
 
@@ -303,9 +445,16 @@
       var i = cards.indexOf(card);
       var done = true;
       switch (e.key) {
-        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); break;
-        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); break;
-        case 'a': done = !!card && press(card, ['approve', 'continue']); break;
+        case 'j': setCurrent(cards[Math.min(i + 1, cards.length - 1)], true); say(''); break;
+        case 'k': setCurrent(cards[Math.max(i - 1, 0)], true); say(''); break;
+        case 'a': done = approveKey(card); break;
+        case 'v':
+          if (card && expand(card)) {
+            card.scrollIntoView({ block: 'start' });
+            shownAt = Date.now();
+            say('');
+          } else { done = false; }
+          break;
         case 'r': done = !!card && press(card, ['reject']); break;
         case 't': done = !!card && press(card, ['terminate']); break;
         case 'e': done = !!card && press(card, ['escalate']); break;
@@ -323,7 +472,8 @@
       var ta = $('textarea', open);
       ta.focus();
     } else {
-      setCurrent(liveCards()[0], false);
+      var linked = /^#req-/.test(window.location.hash) && document.getElementById(window.location.hash.slice(1));
+      setCurrent(linked || liveCards()[0], !!linked);
     }
   }
 
@@ -350,6 +500,16 @@
         if (c) { c.textContent = String(parseInt(c.textContent || '0', 10) + added); }
         if (nearBottom) { window.scrollTo({ top: document.body.scrollHeight, behavior: 'smooth' }); }
       }
+    });
+  });
+
+  // The notice of the requests this run waits on, kept current.
+  var refreshWaiting = serial(function () {
+    var box = $('#run-waiting-box');
+    if (!runEl || !box) { return null; }
+    return fetchHTML('/fragments/runs/' + encodeURIComponent(runEl.dataset.run) + '/waiting').then(function (html) {
+      box.replaceChildren(parseHTML(html));
+      tick();
     });
   });
 
@@ -393,6 +553,7 @@
         var r = JSON.parse(m.data);
         if (r && r.id) { decisions[r.id] = r; }
       } catch (err) { /* a malformed message only triggers a refresh */ }
+      if (runEl && r && r.run_id === runEl.dataset.run) { refreshWaiting(); }
       if (page === 'queue') {
         refreshQueue();
       } else {

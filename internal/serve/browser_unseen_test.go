@@ -1,0 +1,217 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/store"
+)
+
+// TestS4_PanelNeverApprovesTheUnseen drives the queue in headless Chromium
+// as the attack of issue 21 did: the selected card is decided elsewhere
+// and `a` follows at once; a long shell call with `rm -rf ~/project` in its
+// middle; a card below the fold. The effects checked are in the store:
+// nothing is decided that the person could not see whole. It also checks
+// that the operator who decided shows by name, that wrapped lines keep
+// their continuation mark at 390 px, and writes the screenshots of
+// docs/panel-1280.png and docs/panel-390.png to $WARDEN_ARTIFACTS.
+func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
+	bin := chromium(t)
+	shots := artifacts(t)
+	env := newPanelEnv(t)
+	st := env.st
+	bctx := context.Background()
+
+	ctx, do, eval, waitFor := startChromium(t, bin)
+	status := func(id string) store.Request {
+		t.Helper()
+		r, err := st.Request(bctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A run with its task, then three requests: a short one, a long shell
+	// script with a dangerous command in its middle, another short one.
+	run := &server.Client{URL: env.url, Token: panelToken}
+	writeEvents(t, run, "run-7c2e", 1,
+		event.RunStart{Task: "Clean the build and rerun the tests", Model: "claude-sonnet", Workdir: "/home/dev/project",
+			Settings: &event.RunSettings{Sandbox: &event.SandboxSettings{Mode: "workspace-write"}}},
+	)
+	short := func(callID, cmd string) store.Request {
+		args, _ := json.Marshal(map[string]string{"cmd": cmd})
+		r := store.Request{Kind: "approval", RunID: "run-7c2e", Agent: "main", Call: store.Call{ID: callID, Function: "bash", Arguments: args},
+			Message: "Next step.", Choices: []string{"approve", "reject", "terminate"},
+			Context: &store.RequestContext{Host: "devbox", Message: "Next step.", Turns: []store.Turn{{Role: "user", Text: "Clean the build and rerun the tests"}, {Role: "assistant", Text: "Cleaning first."}}}}
+		if err := run.Submit(bctx, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	first := short("call_1", "go build ./...")
+	script := "set -e\ncd build\n" + strings.Repeat("make -C module test  # each module in turn, with its own long list of flags that wraps on a phone\n", 14) +
+		"rm -rf ~/project\n" + strings.Repeat("echo cleaning step\n", 10) + "echo done"
+	long := short("call_2", script)
+	last := short("call_3", "rm -f important.txt")
+
+	do("log in",
+		chromedp.Navigate(env.url+"/"),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), panelToken),
+		chromedp.Click(chromedp.CSS(`form[action="/login"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#req-"+last.ID)),
+	)
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
+	if cur := eval("current", `document.querySelector('.req.current').id`); cur != "req-"+first.ID {
+		t.Fatalf("the first card selected is %s, want the oldest", cur)
+	}
+
+	// 1. The selected card is decided elsewhere; a follows at once. Nothing
+	// is selected, a notice says what happened, and a decides nothing.
+	if _, err := run.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the decided card", `document.querySelector('#req-`+first.ID+`.gone') !== null`)
+	if n := eval("selected", `String(document.querySelectorAll('#queue .req.current').length)`); n != "0" {
+		t.Fatalf("after the selected card was decided elsewhere %s card(s) are selected, want none", n)
+	}
+	if msg := eval("notice", `document.getElementById('panel-notice').hidden ? '' : document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "was rejected by") || !strings.Contains(msg, "Nothing is selected") {
+		t.Errorf("the notice says %q; want what happened and that nothing is selected", msg)
+	}
+	do("a right after", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("a"))
+	time.Sleep(700 * time.Millisecond)
+	if r := status(long.ID); r.Status != "pending" {
+		t.Fatalf("a after the selected card went decided the long call: %s", r.Decision)
+	}
+	if r := status(last.ID); r.Status != "pending" {
+		t.Fatalf("a after the selected card went decided %s: %s", last.Call.Arguments, r.Decision)
+	}
+	waitFor("the decided card to leave", `document.querySelector('#req-`+first.ID+`') === null`)
+	if n := eval("selected", `String(document.querySelectorAll('#queue .req.current').length)`); n != "0" {
+		t.Fatalf("when the decided card left, %s card(s) were selected, want none until the person moves", n)
+	}
+	// The operator who decided shows by name, as the store recorded it.
+	decidedBy := status(first.ID).DecidedBy
+	do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".decided-list .decided-by")))
+	if got := eval("decided by", `document.querySelector('.decided-list .decided-by').textContent`); got != decidedBy || got == "" {
+		t.Errorf("the panel shows decided by %q, the store %q", got, decidedBy)
+	}
+
+	// 2. The long call: its length shows, Approve waits until it is
+	// expanded, and a does nothing before.
+	card := "#req-" + long.ID
+	if cur := eval("current", `document.querySelector('.req.current').id`); cur != "req-"+long.ID {
+		t.Fatalf("after a reload the selected card is %s, want the long call", cur)
+	}
+	if size := eval("size", `document.querySelector('`+card+` .size').textContent`); !strings.Contains(size, "28 lines") {
+		t.Errorf("the long call says its size is %q", size)
+	}
+	if v := eval("approve", `String(document.querySelector('`+card+` button[value="approve"]').disabled)`); v != "true" {
+		t.Error("Approve of a long call not yet expanded can be clicked")
+	}
+	rows := eval("commands", `Array.from(document.querySelectorAll('`+card+` ol.commands li')).map(function (li) { return li.querySelector('.num').textContent + (li.classList.contains('risky') ? '!' : '') + ' ' + li.querySelector('code').textContent; }).join('\n')`)
+	if !strings.Contains(rows, "17! rm -rf ~/project") {
+		t.Errorf("the commands do not list rm -rf ~/project as number 17, marked risky:\n%s", rows)
+	}
+	shot("panel-1280")
+	do("a before expanding", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)`), chromedp.KeyEvent("a"))
+	time.Sleep(700 * time.Millisecond)
+	if r := status(long.ID); r.Status != "pending" {
+		t.Fatalf("a approved a long call never expanded: %s", r.Decision)
+	}
+	if msg := eval("notice", `document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "not shown whole") && !strings.Contains(msg, "not in view") {
+		t.Errorf("the notice says %q; want why nothing was approved", msg)
+	}
+
+	// 3. At 390 px, wrapped lines keep their continuation mark.
+	do("narrow", chromedp.EmulateViewport(390, 844), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(card)))
+	marks := eval("continuation", `(function () {
+	  var wrapped = 0, marked = 0;
+	  document.querySelectorAll('.req .lines .ln').forEach(function (ln) {
+	    var lh = parseFloat(getComputedStyle(ln).lineHeight);
+	    if (ln.getBoundingClientRect().height > lh * 1.5) {
+	      wrapped++;
+	      if (getComputedStyle(ln).backgroundImage.indexOf('cont.svg') >= 0) { marked++; }
+	    }
+	  });
+	  return wrapped + '/' + marked;
+	})()`)
+	if parts := strings.Split(marks, "/"); parts[0] == "0" || parts[0] != parts[1] {
+		t.Errorf("wrapped lines at 390 px / with a continuation mark: %s; want some, all marked", marks)
+	}
+	if v := eval("page width", `String(document.documentElement.scrollWidth - document.documentElement.clientWidth)`); v != "0" {
+		t.Errorf("the queue scrolls sideways by %s px at 390", v)
+	}
+	shot("panel-390")
+	do("wide", chromedp.EmulateViewport(1280, 900), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(card)))
+
+	// Expanded, the long call can be approved with a.
+	do("expand with v", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("v"))
+	waitFor("the whole call", `document.querySelector('`+card+` pre.call.whole') !== null && !document.querySelector('`+card+` button[value="approve"]').disabled`)
+	// The whole call is taller than the window: a first shows its buttons.
+	time.Sleep(time.Second)
+	do("a with the buttons out of view", chromedp.KeyEvent("a"))
+	time.Sleep(300 * time.Millisecond)
+	if r := status(long.ID); r.Status != "pending" {
+		t.Fatalf("a approved the long call with its buttons out of view: %s", r.Decision)
+	}
+	waitFor("the card in view", `(function () { var r = document.querySelector('`+card+` .choices').getBoundingClientRect(); return r.top >= -2 && r.bottom <= window.innerHeight + 2; })()`)
+	time.Sleep(time.Second)
+	do("a once expanded and in view", chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
+	if r := status(long.ID); r.Status != "decided" || r.Decision != "approve" {
+		t.Fatalf("the expanded long call is %s %s, want approved", r.Status, r.Decision)
+	}
+
+	// 4. A card below the fold: a brings it into view and decides nothing;
+	// a second a, with the card in view, approves.
+	card = "#req-" + last.ID
+	do("push the card below the fold", chromedp.WaitVisible(chromedp.CSS(card)), chromedp.Evaluate[chromedp.Void](`var d = document.createElement('div'); d.id = 'spacer'; d.style.height = '3000px'; document.getElementById('queue').before(d); window.scrollTo(0, 0); document.activeElement && document.activeElement.blur()`))
+	if cur := eval("current", `document.querySelector('.req.current').id`); cur != "req-"+last.ID {
+		t.Fatalf("the selected card is %s, want %s", cur, card)
+	}
+	do("a below the fold", chromedp.KeyEvent("a"))
+	time.Sleep(700 * time.Millisecond)
+	if r := status(last.ID); r.Status != "pending" {
+		t.Fatalf("a approved a card below the fold: %s", r.Decision)
+	}
+	if msg := eval("notice", `document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "not in view") {
+		t.Errorf("the notice says %q; want that the card was not in view", msg)
+	}
+	waitFor("the card in view", `(function () { var r = document.querySelector('`+card+` .choices').getBoundingClientRect(); return r.top >= -2 && r.bottom <= window.innerHeight + 2; })()`)
+	time.Sleep(time.Second)
+	do("a in view", chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('.notice.ok').forEach(function (n) { n.remove(); })`),
+		chromedp.KeyEvent("a"), chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
+	if r := status(last.ID); r.Status != "decided" || r.Decision != "approve" || r.DecidedBy == "" {
+		t.Fatalf("the card in view is %s %s by %q, want approved by the operator", r.Status, r.Decision, r.DecidedBy)
+	}
+
+	// A run's page says, live, when the run waits for a person, and links
+	// to the request; the link selects it on the queue.
+	do("the run's page", chromedp.Navigate(env.url+"/runs/run-7c2e"), chromedp.WaitVisible(chromedp.ID("events")))
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
+	next := short("call_4", "make test")
+	waitFor("the run to say it waits", `document.querySelector('#run-waiting a[href="/#req-`+next.ID+`"]') !== null`)
+	do("follow the link", chromedp.Click(chromedp.CSS(`#run-waiting a[href="/#req-`+next.ID+`"]`)), chromedp.WaitVisible(chromedp.CSS("#req-"+next.ID)))
+	waitFor("the linked card selected", `document.querySelector('#req-`+next.ID+`.current') !== null`)
+	t.Logf("screenshots in %s", shots)
+}
