@@ -135,3 +135,45 @@ func TestCLI_DocsSynopsisIsREADMEs(t *testing.T) {
 		t.Errorf("docs/cli.md's Commands block differs from README's:\n%s\nwant:\n%s", d, r)
 	}
 }
+
+// README lists every command of the top-level usage, in its Commands block
+// and as a row of its table, so a new command cannot go undocumented
+// (issue 20 item 6: the CLI in one table).
+func TestCLI_READMEListsEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	block := strings.Join(readmeCommands(t), "\n")
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	var cmds []string
+	for _, line := range strings.Split(usage, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "warden ") {
+			cmds = append(cmds, line)
+		} else if len(cmds) > 0 && strings.HasPrefix(line, "[") {
+			cmds[len(cmds)-1] += " " + line
+		}
+	}
+	for _, c := range cmds {
+		if !strings.Contains(norm(block), norm(c)) {
+			t.Errorf("README's Commands block lacks\n  %s", c)
+		}
+		// The table row names the command by its words up to the first
+		// argument in capitals or brackets.
+		var words []string
+		for _, w := range strings.Fields(c) {
+			if !regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(w) {
+				break
+			}
+			words = append(words, w)
+		}
+		if !strings.Contains(readme, "\n| `"+strings.Join(words, " ")) {
+			t.Errorf("README's table has no row for %q", strings.Join(words, " "))
+		}
+	}
+	if len(cmds) < 15 {
+		t.Errorf("found %d commands in the usage", len(cmds))
+	}
+}
