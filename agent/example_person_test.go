@@ -13,12 +13,12 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	_ "github.com/wardenhq/warden/firstpass" // registers the first pass as the approver "first_pass"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
-	_ "github.com/wardenhq/warden/triage" // registers the first pass as the approver "rules"
 )
 
 // A person in the loop, as README's task does it: the first pass approves
@@ -51,21 +51,21 @@ func ExampleRun_Execute_personInTheLoop() {
 	)
 
 	// The approval policy: the first pass, then a person, both for bash.
-	// A policy file says the same with two entries, {name: rules, tools:
-	// bash} and {name: human, tools: bash} (approval.Compile).
+	// A policy file says the same with two entries, {name: first_pass,
+	// tools: bash} and {name: human, tools: bash} (approval.Compile).
 	onBash, err := policy.CompileList([]string{"bash"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	firstPass, err := approval.Build("rules", nil)
+	firstPass, err := approval.Build("first_pass", nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	person := human.NewConsole(strings.NewReader("r\n"), io.Discard).Approver(nil, 0)
 	approvals := approval.New(
-		approval.Rule{Name: "rules", Match: onBash, Handler: firstPass},
+		approval.Rule{Name: "first_pass", Match: onBash, Handler: firstPass},
 		approval.Rule{Name: "human", Match: onBash, Handler: person},
 	)
 
@@ -94,9 +94,9 @@ func ExampleRun_Execute_personInTheLoop() {
 	}
 	fmt.Println(res.Status+":", res.Messages[len(res.Messages)-1].Content)
 	// Output:
-	// approval c1 rules: approve
+	// approval c1 first_pass: approve
 	// tool     c1: "rotate the staging key\n"
-	// approval c2 rules: escalate
+	// approval c2 first_pass: escalate
 	// approval c2 human: reject
 	// tool     c2: approval error
 	// completed: The upload was rejected, so notes.txt stays here.
