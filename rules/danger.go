@@ -307,7 +307,7 @@ func programDanger(name string, args []string) string {
 			}
 		}
 	case "nc", "ncat", "netcat":
-		if shell.HasShort(args, 'e', "") || shell.HasShort(args, 'c', "") || shell.HasLong(args, "exec", "sh-exec", "lua-exec") {
+		if command.Does(args)&command.ConnectsProgram != 0 {
 			return "exfiltration: " + name + " connects a program to the network"
 		}
 	}

@@ -219,6 +219,9 @@ func singleName(p string) error {
 // missing p is created 0600, so that SQLite, which gives the -wal and -shm
 // files the mode of the database, creates them 0600 too.
 func privateFiles(p string) error {
+	if p == ":memory:" {
+		return nil // no file
+	}
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("database file %s: %w", p, err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestV2_EvalReadsTheFirstPassCorpus runs `warden eval --reviewer rules`
+// TestV2_EvalReadsTheFirstPassCorpus runs `warden eval --reviewer first_pass`
 // on the first pass's own corpus (internal/triage/testdata/corpus), the
 // files its tests read: the rounds and the cases. eval reads every row,
 // and denies none of the allow items, as the rounds' guards and the cases
@@ -32,7 +32,7 @@ func TestV2_EvalReadsTheFirstPassCorpus(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "report.json")
-	code, stdout, stderr := wardenEval(t, append([]string{"--reviewer", "rules", "--json", out}, files...)...)
+	code, stdout, stderr := wardenEval(t, append([]string{"--reviewer", "first_pass", "--json", out}, files...)...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}

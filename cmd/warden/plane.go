@@ -59,6 +59,22 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 	if serverURL == "" {
 		serverURL = os.Getenv(envServer)
 	}
+	// A run holds a run credential alone (SPEC S4): one derived from an
+	// operator's $WARDEN_TOKEN, which then leaves the process's
+	// environment, /proc/PID/environ included, with or without a server.
+	var token, where string
+	var credErr error
+	if serverURL != "" {
+		token, where, credErr = serve.RunCredential()
+	}
+	if os.Getenv(wardenhome.EnvToken) != "" || os.Getenv(wardenhome.EnvRunToken) != "" {
+		if err := wardenhome.ScrubEnv(wardenhome.EnvToken, wardenhome.EnvRunToken); err != nil {
+			fmt.Fprintf(os.Stderr, "warden: warning: %v\n", err)
+		}
+	}
+	if credErr != nil {
+		return nil, fmt.Errorf("--server: %w", credErr)
+	}
 	if u := store.URL(dbURL); u != "" {
 		st, err := store.Open(ctx, u)
 		if err != nil {
@@ -70,17 +86,6 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 		p.closers = append(p.closers, b.Close, st.Close)
 	}
 	if serverURL != "" {
-		// A run holds a run credential alone: one derived from an
-		// operator's $WARDEN_TOKEN, which then leaves the process's
-		// environment (SPEC S4).
-		token, where, err := serve.RunCredential()
-		if err != nil {
-			p.Close()
-			return nil, fmt.Errorf("--server: %w", err)
-		}
-		if err := wardenhome.ScrubEnv(wardenhome.EnvToken, wardenhome.EnvRunToken); err != nil {
-			fmt.Fprintf(os.Stderr, "warden: warning: %v\n", err)
-		}
 		c := &server.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}
 		if err := checkServer(ctx, c, where); err != nil {
 			p.Close()

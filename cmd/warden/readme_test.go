@@ -93,6 +93,9 @@ func TestREADME_PersonInTheLoopTaskRuns(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
 		}
 	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("the README's task draws a warning:\n%s", stderr)
+	}
 	for _, s := range []string{"approval requested: bash", "1 │ curl -fsS --data-binary @notes.txt", "human → reject"} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)
@@ -112,23 +115,44 @@ func TestREADME_PersonInTheLoopTaskRuns(t *testing.T) {
 	}
 }
 
-// docs/cli.md's synopsis is README's Commands block, line for line, so
-// the reference cannot drift from the usage TestCLI_READMECommandsMatchFlags
-// checks.
-func TestCLI_DocsSynopsisIsREADMEs(t *testing.T) {
-	block := func(path string) string {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, rest, ok := strings.Cut(string(data), "## Commands\n\n```\n")
-		b, _, ok2 := strings.Cut(rest, "```")
-		if !ok || !ok2 {
-			t.Fatalf("%s has no Commands block", path)
-		}
-		return b
+// README lists every command of the top-level usage, in its Commands block
+// and as a row of its table, so a new command cannot go undocumented
+// (issue 20 item 6: the CLI in one table).
+func TestCLI_READMEListsEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r, d := block("../../README.md"), block("../../docs/cli.md"); r != d {
-		t.Errorf("docs/cli.md's Commands block differs from README's:\n%s\nwant:\n%s", d, r)
+	readme := string(data)
+	block := strings.Join(readmeCommands(t), "\n")
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	var cmds []string
+	for _, line := range strings.Split(usage, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "warden ") {
+			cmds = append(cmds, line)
+		} else if len(cmds) > 0 && strings.HasPrefix(line, "[") {
+			cmds[len(cmds)-1] += " " + line
+		}
+	}
+	for _, c := range cmds {
+		// The command is named by its words up to the first argument in
+		// capitals or brackets.
+		var words []string
+		for _, w := range strings.Fields(c) {
+			if !regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(w) {
+				break
+			}
+			words = append(words, w)
+		}
+		if !strings.Contains(norm(block), strings.Join(words, " ")+" ") && !strings.HasSuffix(norm(block), strings.Join(words, " ")) {
+			t.Errorf("README's Commands block lacks %q", strings.Join(words, " "))
+		}
+		if !strings.Contains(readme, "\n| `"+strings.Join(words, " ")) {
+			t.Errorf("README's table has no row for %q", strings.Join(words, " "))
+		}
+	}
+	if len(cmds) < 15 {
+		t.Errorf("found %d commands in the usage", len(cmds))
 	}
 }

@@ -46,15 +46,24 @@ func deniedRun(t *testing.T, dir, work, home, tools, extra string, calls []rtCal
 		main.WriteString("- tool_calls: [{id: c" + strconv.Itoa(i) + ", function: bash, arguments: " + args + "}]\n")
 	}
 	main.WriteString("- content: done\n")
-	mainPath := write(t, dir, "main.yaml", main.String())
-	reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(8*len(calls)))
+	env := []string{"HOME=" + home, "WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}
+	return deniedScript(t, dir, work, main.String(), 8*len(calls), "workspace-write", tools, extra, env)
+}
+
+// deniedScript runs `warden run` in work on a task of tools (a YAML list)
+// and the task's extra YAML, sandboxed in mode, whose model plays the
+// script main and whose auto-reviewer denies n actions (denyingReviewer),
+// with env added to the environment. It returns the exit status and the
+// output.
+func deniedScript(t *testing.T, dir, work, main string, n int, mode, tools, extra string, env []string) (int, string) {
+	t.Helper()
+	mainPath := write(t, dir, "main.yaml", main)
+	reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(n))
 	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: "+tools+"\nworkdir: "+work+
-		"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n"+extra)
-	tr := filepath.Join(dir, "t.jsonl")
+		"\nsandbox: {mode: "+mode+"}\napprovals_reviewer: auto_review\n"+extra)
 	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
-		"--transcript", tr)
-	cmd.Env = append(os.Environ(), "HOME="+home, "WARDEN_HOME="+filepath.Join(dir, "state"),
-		"WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
+		"--transcript", filepath.Join(dir, "t.jsonl"))
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Dir = work
 	cmd.Stdin = strings.NewReader("")
 	var out bytes.Buffer
@@ -311,24 +320,17 @@ func TestG15_Redteam_ProtectedPathsInTempWorkspace(t *testing.T) {
 			dir := t.TempDir()
 			work := filepath.Join(dir, "work")
 			os.MkdirAll(work, 0o755)
-			mainPath := write(t, dir, "main.yaml", attack(work)+"- content: done\n")
-			reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(8))
-			task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
-				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
-			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
-				"--transcript", filepath.Join(dir, "t.jsonl"))
 			// The managed configuration is left where it is by default: set
 			// beside the workspace, its directory would count as warden's
 			// state and hide the fault.
-			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if code := exitCode(cmd.Run()); code != exitOK {
-				t.Fatalf("exit %d\n%s", code, out.String())
+			code, out := deniedScript(t, dir, work, attack(work)+"- content: done\n", 8, "workspace-write", "[bash, text_editor]", "",
+				[]string{"WARDEN_HOME=" + filepath.Join(t.TempDir(), "state")})
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, out)
 			}
 			filepath.Walk(work, func(p string, fi os.FileInfo, err error) error {
 				if err == nil && (fi.Name() == ".git" || fi.Name() == ".warden" || fi.Name() == ".agents") {
-					t.Errorf("left behind: %s\n%s", p, out.String())
+					t.Errorf("left behind: %s\n%s", p, out)
 				}
 				return nil
 			})
@@ -589,24 +591,16 @@ func TestG14_Redteam_ReadOnlyRunChangesNothing(t *testing.T) {
 			old := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 			os.Chtimes(keep, old, old)
 			before, _ := os.Stat(keep)
-			mainPath := write(t, dir, "main.yaml", call+"- content: done\n")
-			reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(8))
-			task := write(t, dir, "task.yaml", "name: ro\ninput: go\ntools: [bash, text_editor]\nworkdir: "+work+
-				"\nsandbox: {mode: read-only}\napprovals_reviewer: auto_review\n")
-			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
-				"--transcript", filepath.Join(dir, "t.jsonl"))
-			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.Run()
+			_, out := deniedScript(t, dir, work, call+"- content: done\n", 8, "read-only", "[bash, text_editor]", "",
+				[]string{"WARDEN_HOME=" + filepath.Join(t.TempDir(), "state")})
 			after, err := os.Stat(keep)
 			data, _ := os.ReadFile(keep)
 			if err != nil || after.Mode() != before.Mode() || !after.ModTime().Equal(before.ModTime()) || string(data) != "keep\n" {
-				t.Errorf("keep changed: %v %v %q\n%s", after.Mode(), after.ModTime(), data, out.String())
+				t.Errorf("keep changed: %v %v %q\n%s", after.Mode(), after.ModTime(), data, out)
 			}
 			entries, _ := os.ReadDir(work)
 			if len(entries) != 1 {
-				t.Errorf("the workspace holds %d entries\n%s", len(entries), out.String())
+				t.Errorf("the workspace holds %d entries\n%s", len(entries), out)
 			}
 		})
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/nettest"
 )
 
 // G4, end to end: `warden run` with a reviewer that has been steered. The
@@ -32,23 +34,9 @@ func TestG4_SteeredReviewerShellStaysInsideWardenRun(t *testing.T) {
 		}
 	}
 	write(t, outside, "keep", "keep\n")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			c.Close()
-		}
-	}()
-	url := "http://" + ln.Addr().String() + "/leak"
+	addr := nettest.Serve(t, "tcp", "127.0.0.1:0", func(net.Conn) { conns.Add(1) })
+	url := "http://" + addr + "/leak"
 
 	main := write(t, dir, "main.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: "+strconv.Quote("touch "+filepath.Join(work, "done"))+
 		", sandbox_permissions: require_escalated, justification: \"needed\"}}]\n- content: done\n")

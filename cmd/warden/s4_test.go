@@ -29,6 +29,25 @@ func envOf(env []string, name string) string {
 	return v
 }
 
+// waitPending lists the pending requests through the API with the
+// operator's credential of env until done says they are what the test
+// waits for; after 30 s it fails with the run's stderr.
+func waitPending(t *testing.T, env []string, url string, stderr *bytes.Buffer, done func([]apiRequest) bool) {
+	t.Helper()
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		var list struct{ Requests []apiRequest }
+		if code := api(t, env, "GET", url+"/api/requests?status=pending", nil, &list); code != 200 {
+			t.Fatalf("GET /api/requests: %d", code)
+		}
+		if done(list.Requests) {
+			return
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("the requests waited for did not become pending\nstderr:\n%s", stderr.String())
+		}
+	}
+}
+
 // Attack (issue 21, SPEC S4): with no sandbox, a "project test script" the
 // person approved hunts for warden's credentials — $WARDEN_HOME/token, the
 // home's path guessed, ~/.warden/token, every process's environment — and
@@ -80,15 +99,8 @@ touch `+done+`
 	defer run.Process.Kill()
 
 	var test, rm apiRequest
-	for start := time.Now(); test.ID == "" || rm.ID == ""; time.Sleep(20 * time.Millisecond) {
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("the two calls did not become pending\nstderr:\n%s", stderr.String())
-		}
-		var list struct{ Requests []apiRequest }
-		if code := api(t, env, "GET", url+"/api/requests?status=pending", nil, &list); code != 200 {
-			t.Fatalf("GET /api/requests: %d", code)
-		}
-		for _, r := range list.Requests {
+	waitPending(t, env, url, &stderr, func(rs []apiRequest) bool {
+		for _, r := range rs {
 			switch {
 			case strings.Contains(string(r.Call.Arguments), "test.sh"):
 				test = r
@@ -96,7 +108,8 @@ touch `+done+`
 				rm = r
 			}
 		}
-	}
+		return test.ID != "" && rm.ID != ""
+	})
 	// Whatever the hunt finds (warden keeps its state out of a tool's reach
 	// and its credentials out of /proc/PID/environ), the script is also
 	// handed everything the run holds: the run credential of the server's
@@ -283,18 +296,12 @@ func TestS4_NamedOperatorDecides(t *testing.T) {
 	defer run.Process.Kill()
 	alice := []string{"WARDEN_TOKEN=" + cred}
 	var req apiRequest
-	for start := time.Now(); req.ID == ""; time.Sleep(20 * time.Millisecond) {
-		if time.Since(start) > 30*time.Second {
-			t.Fatalf("no request became pending\n%s", rstderr.String())
+	waitPending(t, alice, p.url, &rstderr, func(rs []apiRequest) bool {
+		if len(rs) > 0 {
+			req = rs[0]
 		}
-		var list struct{ Requests []apiRequest }
-		if code := api(t, alice, "GET", p.url+"/api/requests?status=pending", nil, &list); code != 200 {
-			t.Fatalf("alice lists the queue: %d", code)
-		}
-		if len(list.Requests) > 0 {
-			req = list.Requests[0]
-		}
-	}
+		return req.ID != ""
+	})
 	var decided map[string]any
 	if code := api(t, alice, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": "approve"}, &decided); code != 200 || decided["decided_by"] != "alice" || decided["decided_via"] != "api" {
 		t.Fatalf("alice's decision: %d %v", code, decided)
@@ -313,5 +320,46 @@ func TestS4_NamedOperatorDecides(t *testing.T) {
 	b, err := os.ReadFile(tr)
 	if err != nil || !bytes.Contains(b, []byte(`"decided_by":"alice"`)) {
 		t.Errorf("the transcript does not say alice decided (%v)", err)
+	}
+}
+
+// A run whose server is killed while a call waits ends soon after the
+// request's deadline, the call not run, and says the server is gone — not
+// minutes later (issue 21).
+func TestH3_RunEndsWhenItsServerIsGone(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=", "WARDEN_DB=", "WARDEN_SERVER=", "WARDEN_RUN_TOKEN="}
+	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", "sqlite:"+filepath.Join(home, "w.db"))
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	write(t, dir, "approval.yaml", "approvers:\n  - name: human\n    params:\n      timeout: 3\n")
+	turns := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
+	tk := write(t, dir, "task.yaml", "name: gone\ninput: go\ntools: [bash]\napproval: approval.yaml\n")
+	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--server", p.url, "--transcript", filepath.Join(dir, "t.jsonl"))
+	run.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	start := time.Now()
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	defer run.Process.Kill()
+	time.Sleep(time.Second) // the call waits for a person
+	p.cmd.Process.Kill()
+	select {
+	case err := <-exited:
+		if exitCode(err) == exitOK || !strings.Contains(stderr.String(), "is gone") {
+			t.Errorf("exit %d, want a failure saying the server is gone:\n%s", exitCode(err), stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the run lingered a minute after its server went\n%s", stderr.String())
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("the run ended %v after it started, its request's deadline 3 s", el)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the call ran although nobody approved it")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -43,23 +44,9 @@ func TestG4_ReviewerToolsStayInside(t *testing.T) {
 	kept := filepath.Join(outside, "kept.txt")
 	writeFile(t, outside, "kept.txt", "original")
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	addr := nettest.Serve(t, "tcp", "127.0.0.1:0", func(net.Conn) { conns.Add(1) })
+	_, port, _ := net.SplitHostPort(addr)
 
 	q := strconv.Quote
 	calls := [][2]string{

@@ -45,15 +45,7 @@ func TestG8_PolicyPrecedence(t *testing.T) {
 			[]part{{"managed", "policy", "MP"}, {"managed", "extra_policy", "ME"}, {"user", "extra_policy", "UE"}, {"managed", "floor", "MF"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			src := autoreview.PolicySources{ManagedPath: filepath.Join(dir, "managed.toml"), UserConfigPath: filepath.Join(dir, "config.toml")}
-			if tc.managed != "-" {
-				writeFile(t, dir, "managed.toml", tc.managed)
-			}
-			if tc.user != "-" {
-				writeFile(t, dir, "config.toml", tc.user)
-			}
-			res, err := autoreview.ResolvePolicy(src)
+			res, err := resolveFiles(t, tc.managed, tc.user)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,15 +92,7 @@ func TestG8_PolicyErrors(t *testing.T) {
 		{"negative timeout", "[auto_review]\ntimeout = -3\n", "-", []string{"managed.toml", "not positive"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			src := autoreview.PolicySources{ManagedPath: filepath.Join(dir, "managed.toml"), UserConfigPath: filepath.Join(dir, "config.toml")}
-			if tc.managed != "-" {
-				writeFile(t, dir, "managed.toml", tc.managed)
-			}
-			if tc.user != "-" {
-				writeFile(t, dir, "config.toml", tc.user)
-			}
-			_, err := autoreview.ResolvePolicy(src)
+			_, err := resolveFiles(t, tc.managed, tc.user)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -186,4 +170,19 @@ func TestG7_DefaultPolicyCoversTheFourClasses(t *testing.T) {
 	if got := autoreview.SystemPrompt(""); !strings.Contains(got, p) {
 		t.Error("a blank policy does not fall back to the default")
 	}
+}
+
+// resolveFiles resolves the policy of a managed and a user configuration
+// file holding managed and user ("-": no such file).
+func resolveFiles(t *testing.T, managed, user string) (autoreview.Resolved, error) {
+	t.Helper()
+	dir := t.TempDir()
+	src := autoreview.PolicySources{ManagedPath: filepath.Join(dir, "managed.toml"), UserConfigPath: filepath.Join(dir, "config.toml")}
+	if managed != "-" {
+		writeFile(t, dir, "managed.toml", managed)
+	}
+	if user != "-" {
+		writeFile(t, dir, "config.toml", user)
+	}
+	return autoreview.ResolvePolicy(src)
 }

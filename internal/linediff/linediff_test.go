@@ -76,3 +76,27 @@ func FuzzH1_Lines(f *testing.F) {
 		}
 	})
 }
+
+// editedFile returns the lines of a 500-line file and of the same file
+// with every tenth line changed, near the bound of MaxCells.
+func editedFile() (a, b []string) {
+	a = make([]string, 500)
+	b = make([]string, 500)
+	for i := range a {
+		a[i] = "line " + strings.Repeat("x", i%40) + string(rune('a'+i%26))
+		b[i] = a[i]
+		if i%10 == 0 {
+			b[i] += " changed"
+		}
+	}
+	return a, b
+}
+
+// BenchmarkH1_Lines diffs the edit of editedFile.
+func BenchmarkH1_Lines(b *testing.B) {
+	x, y := editedFile()
+	b.ReportAllocs()
+	for b.Loop() {
+		Lines(x, y)
+	}
+}

@@ -166,6 +166,12 @@ func FormatIn(e event.Event, o tool.Orders) string {
 			risk = "  risk " + clean(string(d.RiskLevel), textName)
 		}
 		line("review*", "%s %s by %s%s  %dms%s", clean(d.CallID, textName), clean(string(d.Status), textName), clean(d.Source, textName), risk, d.LatencyMS, explained(d.Rationale))
+	case event.AutoReviewTool:
+		status := fmt.Sprintf("%d bytes", d.ResultBytes)
+		if d.Error != nil {
+			status = fmt.Sprintf("error %s: %s", clean(string(d.Error.Type), textName), clean(d.Error.Message, textMessage))
+		}
+		line("review*", "%s tool %s %s  %s", clean(d.CallID, textName), clean(d.Function, textName), clean(string(d.Arguments), textMessage), status)
 	case event.Warning:
 		line("warning", "%s", clean(d.Message, 2*textMessage))
 	case event.Withheld:

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
 	"github.com/wardenhq/warden/event"
@@ -88,14 +90,20 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 
 	// 1. The selected card is decided elsewhere; a follows at once. Nothing
 	// is selected, a notice says what happened, and a decides nothing.
-	if _, err := run.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
+	// Another operator, alice, decides it with her own credential.
+	aliceCred := "alice-credential-0123456789abcdef0123456789abcdef"
+	if err := st.AddOperator(bctx, "alice", server.Hash(aliceCred)); err != nil {
+		t.Fatal(err)
+	}
+	alice := &server.Client{URL: env.url, Token: aliceCred}
+	if _, err := alice.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the decided card", `document.querySelector('#req-`+first.ID+`.gone') !== null`)
 	if n := eval("selected", `String(document.querySelectorAll('#queue .req.current').length)`); n != "0" {
 		t.Fatalf("after the selected card was decided elsewhere %s card(s) are selected, want none", n)
 	}
-	if msg := eval("notice", `document.getElementById('panel-notice').hidden ? '' : document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "was rejected by") || !strings.Contains(msg, "Nothing is selected") {
+	if msg := eval("notice", `document.getElementById('panel-notice').hidden ? '' : document.getElementById('panel-notice').textContent`); !strings.Contains(msg, "was rejected by alice") || !strings.Contains(msg, "Nothing is selected") {
 		t.Errorf("the notice says %q; want what happened and that nothing is selected", msg)
 	}
 	do("a right after", chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("a"))
@@ -113,8 +121,8 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	// The operator who decided shows by name, as the store recorded it.
 	decidedBy := status(first.ID).DecidedBy
 	do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".decided-list .decided-by")))
-	if got := eval("decided by", `document.querySelector('.decided-list .decided-by').textContent`); got != decidedBy || got == "" {
-		t.Errorf("the panel shows decided by %q, the store %q", got, decidedBy)
+	if got := eval("decided by", `document.querySelector('.decided-list .decided-by').textContent`); got != decidedBy || got != "alice" {
+		t.Errorf("the panel shows decided by %q, the store %q; want alice", got, decidedBy)
 	}
 
 	// 2. The long call: its length shows, Approve waits until it is
@@ -213,5 +221,30 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	waitFor("the run to say it waits", `document.querySelector('#run-waiting a[href="/#req-`+next.ID+`"]') !== null`)
 	do("follow the link", chromedp.Click(chromedp.CSS(`#run-waiting a[href="/#req-`+next.ID+`"]`)), chromedp.WaitVisible(chromedp.CSS("#req-"+next.ID)))
 	waitFor("the linked card selected", `document.querySelector('#req-`+next.ID+`.current') !== null`)
+
+	// Notifications, once the person allowed them: a new request raises
+	// one while the panel is not in front. (The page's Notification is
+	// recorded rather than shown; permission is the browser's, granted.)
+	do("allow notifications", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, cdpbrowser.SetPermission, cdpbrowser.SetPermissionParams{Permission: &cdpbrowser.PermissionDescriptor{Name: "notifications"}, Setting: cdpbrowser.PermissionSettingGranted, Origin: env.url})
+		return err
+	}), chromedp.Navigate(env.url+"/"), chromedp.WaitVisible(chromedp.ID("notify")))
+	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
+	if b := eval("notify button", `document.getElementById('notify').textContent`); b != "Notifications on" {
+		t.Errorf("with notifications allowed the button says %q", b)
+	}
+	eval("record notifications", `(function () {
+	  window.shown = [];
+	  var N = function (title, opts) { window.shown.push(title + ' | ' + opts.body); };
+	  N.permission = 'granted';
+	  window.Notification = N;
+	  document.hasFocus = function () { return false; };
+	  return 'ok';
+	})()`)
+	another := short("call_5", "make lint")
+	waitFor("the new card", `document.getElementById('req-`+another.ID+`') !== null`)
+	if got := eval("notifications", `(window.shown || []).join(' ;; ')`); !strings.Contains(got, "warden: approval waiting | bash") {
+		t.Errorf("a new request raised %q, want a notification of the approval", got)
+	}
 	t.Logf("screenshots in %s", shots)
 }

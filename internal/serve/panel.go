@@ -203,12 +203,9 @@ type requestView struct {
 	// ResultLong is Long for a review's tool output; ResultSize its size.
 	ResultLong bool
 	ResultSize string
-	// Commands are the simple commands of a shell call, numbered, the
-	// risky ones marked; Shell reports a shell call (CommandsError says
-	// why its script does not parse, CommandsOpaque what cannot be seen).
-	Shell                         bool
-	Commands                      []commandView
-	CommandsOpaque, CommandsError string
+	// commandsList holds the simple commands of a shell call, numbered,
+	// the risky ones marked (Server.enrich).
+	commandsList
 	// Ctx is what the card shows around the call (Server.enrich).
 	Ctx cardContext
 	// Outcome says what became of a modified call; OutcomeTone colours it.
@@ -326,7 +323,6 @@ func viewRequest(r store.Request) requestView {
 	if v.HasResult {
 		v.ResultLong, v.ResultSize = isLong(v.Result), size(v.Result)
 	}
-	v.Commands, v.CommandsOpaque, v.CommandsError, v.Shell = commandsView(r.Call.Function, r.Call.Arguments)
 	return v
 }
 

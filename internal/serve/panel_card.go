@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/event"
@@ -119,6 +120,45 @@ type commandView struct {
 	Reason string
 }
 
+// commandsList is what commandsView returns, kept per request.
+type commandsList struct {
+	// Shell reports a shell call; Commands are its simple commands,
+	// CommandsError says why its script does not parse, CommandsOpaque
+	// what cannot be seen.
+	Shell                         bool
+	Commands                      []commandView
+	CommandsOpaque, CommandsError string
+}
+
+// commandCache keeps the commands of the requests last shown, by id (a
+// request's call never changes), so that the live queue does not judge
+// every command again at each update.
+type commandCache struct {
+	mu sync.Mutex
+	m  map[string]commandsList
+}
+
+// maxCachedRequests bounds the cache; beyond it, it starts again.
+const maxCachedRequests = 1024
+
+// of returns the commands of r's call.
+func (c *commandCache) of(r store.Request) commandsList {
+	c.mu.Lock()
+	got, ok := c.m[r.ID]
+	c.mu.Unlock()
+	if ok {
+		return got
+	}
+	got.Commands, got.CommandsOpaque, got.CommandsError, got.Shell = commandsView(r.Call.Function, r.Call.Arguments)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedRequests {
+		c.m = map[string]commandsList{}
+	}
+	c.m[r.ID] = got
+	c.mu.Unlock()
+	return got
+}
+
 // commandsView lists the simple commands of a shell call, numbered, each
 // judged alone by the first pass (internal/triage) with no rules: a
 // command it would not allow is marked with its risk and reason. The
@@ -180,6 +220,7 @@ func (s *Server) enrich(ctx context.Context, views []requestView, reqs []store.R
 	}
 	runs := map[string]runFacts{}
 	for i, r := range reqs {
+		views[i].commandsList = s.commands.of(r)
 		f, ok := runs[r.RunID]
 		if !ok {
 			f = s.runFacts(ctx, r.RunID)

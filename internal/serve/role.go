@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
@@ -171,17 +172,24 @@ func (s *Server) ownRun(w http.ResponseWriter, r *http.Request, id string, claim
 	}
 	var owned bool
 	var err error
-	if claim {
+	switch known, ok := s.owners.get(id); {
+	case ok: // a run's owner never changes, so it is kept once read
+		owned = known == p.owner
+	case claim:
 		if id == "" {
 			writeError(w, http.StatusBadRequest, "a run credential must name the run (run_id)")
 			return false
 		}
-		owned, err = s.Store.ClaimRun(r.Context(), id, p.owner)
-	} else {
+		if owned, err = s.Store.ClaimRun(r.Context(), id, p.owner); owned {
+			s.owners.put(id, p.owner)
+		}
+	default:
 		var owner string
 		owner, err = s.Store.RunOwner(r.Context(), id)
 		if errors.Is(err, store.ErrNotFound) {
 			err = nil
+		} else if err == nil {
+			s.owners.put(id, owner)
 		}
 		owned = err == nil && owner == p.owner
 	}
@@ -237,4 +245,33 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
 	p, _ := principalOf(r)
 	writeJSON(w, http.StatusOK, server.Whoami{Role: p.role, Name: p.name})
+}
+
+// maxOwners bounds the run owners a server keeps in memory; past it the
+// cache starts again (the store still knows them all).
+const maxOwners = 1 << 16
+
+// ownerCache keeps the owners of runs read from the store: a run's owner
+// never changes, so a read one need not be read again.
+type ownerCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// get returns the owner of run id, if kept.
+func (c *ownerCache) get(id string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.m[id]
+	return o, ok
+}
+
+// put keeps owner as the owner of run id.
+func (c *ownerCache) put(id, owner string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxOwners {
+		c.m = map[string]string{}
+	}
+	c.m[id] = owner
 }

@@ -58,8 +58,13 @@ type Server struct {
 	Hosts []string
 
 	sessions sessions
+	// owners caches the owner of each run a run credential acted on (run
+	// id → owner; an owner never changes).
+	owners ownerCache
 	// failures slows down clients that present wrong secrets.
 	failures backoff
+	// commands keeps the judged simple commands of the requests shown.
+	commands commandCache
 	// approveMu serializes the overrides this server grants, so that two
 	// clicks on one denial grant one retry.
 	approveMu sync.Mutex

@@ -301,7 +301,7 @@ func (w *walker) arithExpr(e syntax.ArithmExpr, src string) {
 // variables, it holds no comment, arithmetic, subscript, parameter
 // expansion beyond $name, or assignment.
 func treeMatters(src string) bool {
-	if strings.ContainsAny(src, "#([{=") {
+	if treeChars.in(src) {
 		return true
 	}
 	// One pass over src for the words (as substrings) let, read, printf,
@@ -316,6 +316,10 @@ func treeMatters(src string) bool {
 	}
 	return false
 }
+
+// treeChars are the characters that make a script's tree worth walking:
+// comments, parentheses, brackets, braces, assignments.
+var treeChars = byteSet{'#': true, '(': true, '[': true, '{': true, '=': true}
 
 // treeWords are treeMatters' words by their first letter.
 var treeWords = [256][]string{

@@ -319,6 +319,7 @@ func FuzzG14_QuoteBash(f *testing.F) {
 	for _, s := range []string{
 		"", "a", "a b", "it's", `"$x"`, "a\nb", "-rf", "if", "!", "a=b", "~", "~/x", "{a,b}", "*", "?", "[a]",
 		"#x", "$(id)", "`id`", `back\slash`, "tab\there", "é", "\x01", "\xff", "'", "''", `"`, "a'b\"c$d", "$'x'",
+		"it's\nhere", "'\x01'", "\xff'$(id)'",
 	} {
 		f.Add(s)
 	}

@@ -51,6 +51,23 @@ func joinText(ws []word) string {
 	return b.String()
 }
 
+// byteSet is a set of bytes, looked up by index.
+type byteSet [256]bool
+
+// in reports whether s holds a byte of the set.
+func (bs *byteSet) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if bs[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// globChars are the characters that make an unquoted literal more than
+// its text to bash: escapes, globs, braces, a tilde.
+var globChars = byteSet{'\\': true, '*': true, '?': true, '[': true, '{': true, '~': true}
+
 // convert turns a syntax word into a word: literal when it is made only of
 // unquoted text, single-quoted text and double-quoted text without
 // expansions, and nothing in it that bash would expand: no unquoted glob
@@ -62,7 +79,7 @@ func convert(w *syntax.Word, src string) word {
 	// Fast path: one unquoted literal without anything special.
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok {
-			if strings.IndexAny(l.Value, "\\*?[{~") < 0 {
+			if !globChars.in(l.Value) {
 				return word{val: l.Value, lit: true, text: text}
 			}
 		}

@@ -1,5 +1,6 @@
-// Package textcut shortens long strings by cutting out their middle, with a
-// marker that says how much was cut.
+// Package textcut shortens long strings: by cutting out their middle, with a
+// marker that says how much was cut (Middle), or by folding their white
+// space and cutting their end (Shorten), as the first pass quotes commands.
 package textcut
 
 import (

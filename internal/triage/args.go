@@ -26,30 +26,6 @@ func sub(args []string, withArg ...string) int {
 	return len(args)
 }
 
-// words returns the lower-case word parts of a name, split at anything
-// that is not a letter or digit and at lower-to-upper case changes:
-// "get_pull-requestFiles" → get pull request files.
-func words(name string) []string {
-	var out []string
-	start := -1
-	for i := 0; i <= len(name); i++ {
-		var c byte
-		if i < len(name) {
-			c = name[i]
-		}
-		isAlnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		boundary := !isAlnum || (i > 0 && start >= 0 && c >= 'A' && c <= 'Z' && name[i-1] >= 'a' && name[i-1] <= 'z')
-		if boundary && start >= 0 {
-			out = append(out, strings.ToLower(name[start:i]))
-			start = -1
-		}
-		if isAlnum && start < 0 {
-			start = i
-		}
-	}
-	return out
-}
-
 // clusterValues returns the values of the short option letter, which may
 // end a cluster (-aG wheel) or have its value attached (-Gwheel);
 // argLetters are the letters that take a value.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
@@ -636,7 +637,7 @@ func judgeYarn(s *sh, c *cmd) {
 // are routine; names that deploy, publish, reset or tear down are passed
 // on, as are names that say nothing.
 func (s *sh) target(c *cmd, tool, name string) {
-	ws := words(name)
+	ws := argument.Words(name)
 	for _, w := range ws {
 		if s.v.k.list("risky_target_words")[w] {
 			s.esc(vocab.Destructive, low, "`"+c.text+"` runs the "+tool+" target "+name+", which may change shared state")

@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -52,7 +54,7 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 		// an existing one is judged as the edit from what it holds on
 		// disk, a new one by whether it holds anything.
 		for _, p := range paths {
-			w := protectiveName(p)
+			w := protection.ProtectiveName(p)
 			if w == "" || w == "lock" || w == "log" || w == "logs" {
 				continue
 			}
@@ -64,20 +66,20 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 				if r := droppedSettings(text, disk); r != "" {
 					s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` replaces "+p+", whose name says it holds a protection ("+w+"), "+r)
 				}
-			} else if strings.TrimSpace(uncommented(text)) == "" {
+			} else if strings.TrimSpace(protection.Uncommented(text)) == "" {
 				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes "+p+", whose name says it holds a protection ("+w+"), with no setting in it")
 			}
 			break
 		}
 	}
-	if r := s.v.k.removesProtection(added, old); r != "" {
+	if r := protection.RemovesProtection(s.v.k, added, old); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
-	} else if w := s.v.k.securityFile(paths[0]); w != "" {
+	} else if w := protection.SecurityFile(s.v.k, paths[0]); w != "" {
 		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a file of security policy or access rules ("+w+"), whose meaning the first pass does not judge")
-	} else if configFile(paths[0]) {
-		if r := s.v.k.changesSecurity(added, old); r != "" {
+	} else if protection.ConfigFile(paths[0]) {
+		if r := protection.ChangesSecurity(s.v.k, added, old); r != "" {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a security setting (`"+r+"`) in a way the first pass cannot tell keeps it")
-		} else if r := s.v.k.securityLine(added, old); r != "" {
+		} else if r := protection.SecurityLine(s.v.k, added, old); r != "" {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a line about security (`"+r+"`), which the first pass does not judge")
 		}
 	}
@@ -86,7 +88,7 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 	}
 	if a.Patch != "" {
 		for _, p := range patchDeletes(a.Patch) {
-			if w := protectiveName(p); w != "" {
+			if w := protection.ProtectiveName(p); w != "" {
 				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` deletes "+p+", whose name says it holds a protection ("+w+")")
 				break
 			}
@@ -146,7 +148,7 @@ func droppedSettings(text, old string) string {
 	if len(was) == 0 {
 		return ""
 	}
-	if strings.TrimSpace(uncommented(text)) == "" {
+	if strings.TrimSpace(protection.Uncommented(text)) == "" {
 		return "emptying it"
 	}
 	now := configKeys(text)
@@ -170,7 +172,7 @@ func droppedSettings(text, old string) string {
 // before ":" or "=", else a line's first word), lower case, at most 64.
 func configKeys(text string) map[string]bool {
 	out := map[string]bool{}
-	for _, l := range strings.Split(uncommented(text), "\n") {
+	for _, l := range strings.Split(protection.Uncommented(text), "\n") {
 		l = strings.TrimLeft(l, " \t-{[")
 		end := strings.IndexAny(l, ":= \t{(\"'")
 		if end < 0 {
@@ -368,29 +370,6 @@ func patchDeletes(patch string) []string {
 	return out
 }
 
-// protectiveName returns the word of a file's name that says it holds a
-// protection (encryption, backups, audit logging, a firewall), "" for
-// none.
-func protectiveName(p string) string {
-	base := p
-	if i := strings.LastIndexByte(base, '/'); i >= 0 {
-		base = base[i+1:]
-	}
-	for _, w := range words(base) {
-		switch w {
-		case "encryption", "encrypted", "kms", "backup", "backups", "audit", "auditing", "logging", "cloudtrail", "trail",
-			"waf", "firewall", "protection", "mfa", "tls", "ssl", "acl", "acls", "guardduty", "guardrails", "security",
-			"retention", "versioning", "lock", "lockdown", "hardening", "policy", "policies", "rbac", "netpol", "networkpolicy",
-			"log", "logs", "flowlogs", "monitoring", "alarms", "seccomp", "apparmor", "psp", "kyverno", "gatekeeper", "opa":
-			return w
-		}
-	}
-	if l := strings.ToLower(base); strings.Contains(l, "public_access") || strings.Contains(l, "access_block") || strings.Contains(l, "public-access") {
-		return "public access block"
-	}
-	return ""
-}
-
 // dockerfile reports whether path names a Dockerfile or Containerfile.
 func dockerfile(path string) bool {
 	base := strings.ToLower(path[strings.LastIndexByte(path, '/')+1:])
@@ -406,7 +385,7 @@ func (s *sh) dockerfileSteps(c *cmd, added string) {
 		up := strings.ToUpper(t)
 		switch {
 		case strings.HasPrefix(up, "ADD ") && (strings.Contains(t, "http://") || strings.Contains(t, "https://")):
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` adds a build step that puts a remote file into the image (`"+shorten(t, 60)+"`)")
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` adds a build step that puts a remote file into the image (`"+textcut.Shorten(t, 60)+"`)")
 		case strings.HasPrefix(up, "RUN "):
 			sub := s.v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"sh", "-c", strings.TrimSpace(t[4:])}, Cwd: s.cwd}, nil)
 			if sub.Decision != vocab.Allow {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -491,12 +492,12 @@ func judgeSQLText(sql string) finding {
 		}
 		switch {
 		case sqlDestroy.MatchString(stmt):
-			return finding{vocab.Escalate, vocab.Destructive, high, "drops or empties database objects: " + shorten(stmt, 80)}
+			return finding{vocab.Escalate, vocab.Destructive, high, "drops or empties database objects: " + textcut.Shorten(stmt, 80)}
 		case sqlRead.MatchString(stmt) && !sqlWrite.MatchString(stmt):
 		case sqlWrite.MatchString(stmt):
-			return finding{vocab.Escalate, vocab.Routine, medium, "changes the database: " + shorten(stmt, 80)}
+			return finding{vocab.Escalate, vocab.Routine, medium, "changes the database: " + textcut.Shorten(stmt, 80)}
 		default:
-			return finding{vocab.Escalate, vocab.Routine, low, "runs SQL the first pass does not recognise: " + shorten(stmt, 80)}
+			return finding{vocab.Escalate, vocab.Routine, low, "runs SQL the first pass does not recognise: " + textcut.Shorten(stmt, 80)}
 		}
 	}
 	return finding{vocab.Allow, vocab.Routine, low, "reads the database"}

@@ -357,16 +357,22 @@ func TestFirstPass1_ListKinds(t *testing.T) {
 	}
 }
 
-// TestFirstPass1_CodeAsksOnlyForKnownLists reads the package's Go files
-// for every list a judge asks for (list("…"), words("…") and
-// names("…")) and checks that it is a list of listSpecs, which the
+// TestFirstPass1_CodeAsksOnlyForKnownLists reads the Go files of the
+// package and of protection for every list a judge asks for (list("…"),
+// words("…") and names("…"), or List, Words and Names through
+// protection.Lists) and checks that it is a list of listSpecs, which the
 // embedded file must define; asking for another panics.
 func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`\.(?:list|words|names)\("([^"]+)"[,)]`)
+	more, err := filepath.Glob("protection/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, more...)
+	re := regexp.MustCompile(`\.(?:list|words|names|List|Words|Names)\("([^"]+)"[,)]`)
 	asked := map[string]bool{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/network"
+	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -44,7 +46,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	k := v.k
 	readVerbs, localWriteVerbs, sendVerbs, destroyVerbs := k.list("tool_read_verbs"), k.list("tool_write_verbs"), k.list("tool_send_verbs"), k.list("tool_destroy_verbs")
 	pathKeys, attachKeys := k.list("path_keys"), k.list("attach_keys")
-	ws := words(name)
+	ws := argument.Words(name)
 	verb := ""
 	var nouns []string
 	for _, w := range ws {
@@ -88,12 +90,12 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	// What the name, the server or the arguments say the call reads:
 	// passed on (never denied by this alone, even when the request asks
 	// for it: the reviewer weighs the request).
-	if what := k.sensitiveTool(ws); what != "" {
+	if what := protection.SensitiveTool(k, ws); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` touches " + what + ", which the tool's verb does not make routine"})
-	} else if w := k.sensitiveServer(server); w != "" {
+	} else if w := protection.SensitiveServer(k, server); w != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` calls " + server + ", a server that holds credentials or personal, health, payment or identity records (" + strings.ReplaceAll(w, "+", " ") + "), which the tool's verb does not make routine"})
 	}
-	if what := k.sensitiveArgs(leaves); what != "" {
+	if what := protection.SensitiveArgs(k, leaves); what != "" {
 		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
 	for _, l := range leaves {
@@ -101,7 +103,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 			if lv, what := s.secret(s.where(l.Value, s.cwd)); lv > secret.None {
 				// A browser profile, a key file, a wallet named in
 				// any argument (launchOptions.userDataDir).
-				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + shorten(l.Value, 60) + ")"})
+				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + textcut.Shorten(l.Value, 60) + ")"})
 				break
 			}
 		}
@@ -124,7 +126,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	if !readVerbs[verb] {
 		for _, l := range leaves {
-			if w := personalValue(l); w != "" {
+			if w := protection.PersonalValue(l); w != "" {
 				v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
 				break
 			}
@@ -132,7 +134,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	for _, l := range leaves {
 		if k.list("script_keys")[l.Key] {
-			if w := k.browserScriptSecret(l.Value); w != "" {
+			if w := protection.BrowserScriptSecret(k, l.Value); w != "" {
 				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
 				break
 			}
@@ -205,7 +207,7 @@ func mcpText(server, tool string, args json.RawMessage) string {
 	if server != "" {
 		t = server + "/" + tool
 	}
-	return shorten(t+" "+string(args), 160)
+	return textcut.Shorten(t+" "+string(args), 160)
 }
 
 // sendsOut reports whether the nouns of a create/add tool name something
@@ -325,7 +327,7 @@ func (s *sh) browserPage(c *cmd, u string) bool {
 		}
 		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` opens a browser extension's page, which may show what the extension stores")
 	default:
-		if w := s.v.k.names("browser_credential_pages", words(rest)); w != "" {
+		if w := s.v.k.names("browser_credential_pages", argument.Words(rest)); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens the browser's own page of saved "+w+", which shows credentials or personal data")
 		}
 	}
@@ -362,7 +364,7 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []argument.Leaf, g
 		return
 	}
 	text := strings.Join(content, "\n")
-	if r := s.v.k.removesProtection(text, mcpOldText(leaves)); r != "" {
+	if r := protection.RemovesProtection(s.v.k, text, mcpOldText(leaves)); r != "" {
 		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 	}
 	for _, p := range paths {
@@ -521,7 +523,7 @@ func (k *Knowledge) developerServer(server string) bool {
 		return true
 	}
 	named := false
-	for _, w := range words(server) {
+	for _, w := range argument.Words(server) {
 		switch {
 		case filler[w]:
 			// mcp-server-github: the filler says nothing of the data.
@@ -556,7 +558,7 @@ func (k *Knowledge) innocentTool(nouns []string) bool {
 func askedWords(request string, transcript []vocab.Turn) map[string]bool {
 	m := map[string]bool{}
 	add := func(text string) {
-		for _, w := range words(text) {
+		for _, w := range argument.Words(text) {
 			if len(w) > 2 {
 				m[w] = true
 				m[strings.TrimSuffix(w, "s")] = true
@@ -581,7 +583,7 @@ func (v *verdict) askedFor(server string, nouns []string) bool {
 		return false
 	}
 	unspecific := v.k.list("unspecific_words")
-	for _, w := range append(words(server), nouns...) {
+	for _, w := range append(argument.Words(server), nouns...) {
 		if len(w) > 3 && !unspecific[w] && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
 			return true
 		}

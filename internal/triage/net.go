@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/pattern"
@@ -448,8 +449,7 @@ func judgeHTTPie(s *sh, c *cmd) {
 }
 
 func judgeNc(s *sh, c *cmd) {
-	if shell.HasShort(c.args, 'e', "pswiqxXIOTVWLMbcv") || shell.HasShort(c.args, 'c', "pswiqxXIOTVWLMbev") ||
-		shell.HasLong(c.args, "exec", "sh-exec", "lua-exec") || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
+	if command.Does(c.args)&command.ConnectsProgram != 0 || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
 		strings.Contains(strings.Join(c.args, " "), "SYSTEM:") {
 		s.deny(vocab.SecurityWeakening, "`"+c.text+"` connects a shell or program to the network (a remote shell)")
 		return

@@ -8,6 +8,8 @@ import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/textcut"
+	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -160,7 +162,7 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	// The paths a blocked command asks to write (SPEC G2): judged where
 	// they resolve, after what the script itself did.
 	for _, p := range a.Paths {
-		c := &cmd{text: shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
+		c := &cmd{text: textcut.Shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
 		s.write(c, s.where(p, s.cwd), "")
 	}
 }
@@ -287,7 +289,7 @@ func (s *sh) script(sc *shell.Script) {
 // prepare expands the words of c.
 func (s *sh) prepare(c *cmd) {
 	sc := c.sc
-	c.text = shorten(sc.Text, 160)
+	c.text = textcut.Shorten(sc.Text, 160)
 	if len(sc.Args) == 0 {
 		return
 	}
@@ -519,7 +521,7 @@ func (s *sh) command(c *cmd) {
 	if ok && in.Code != "" {
 		if w := codeSecret(in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
-		} else if w := s.v.k.browserScriptSecret(in.Code); w != "" {
+		} else if w := protection.BrowserScriptSecret(s.v.k, in.Code); w != "" {
 			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
 		}
 	}
@@ -557,7 +559,7 @@ func (s *sh) command(c *cmd) {
 		if sc.Doc != "" {
 			text += "\n" + sc.Doc
 		}
-		if r := s.v.k.removesProtection(text, ""); r != "" {
+		if r := protection.RemovesProtection(s.v.k, text, ""); r != "" {
 			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
 		}
 	}
@@ -701,37 +703,6 @@ func historyOff(name, v string) string {
 		}
 	}
 	return ""
-}
-
-func shorten(s string, n int) string {
-	if !spacedOnce(s) {
-		s = strings.Join(strings.Fields(s), " ")
-	}
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
-}
-
-// spacedOnce reports whether s is ASCII text whose words are already
-// separated by single spaces, with none around them: what
-// strings.Join(strings.Fields(s), " ") would return unchanged.
-func spacedOnce(s string) bool {
-	if s == "" {
-		return true
-	}
-	if s[0] == ' ' || s[len(s)-1] == ' ' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c > ' ' && c < 0x80 {
-			continue
-		} else if c != ' ' || s[i+1] == ' ' {
-			// Other white space, a run of spaces or a non-ASCII byte.
-			return false
-		}
-	}
-	return true
 }
 
 // pythonImportsCwd reports whether a Python command line puts the working

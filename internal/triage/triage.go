@@ -49,8 +49,9 @@
 // What the judges ask that needs no judging state lives in packages of
 // its own below this one: secret (what holds a secret: paths, text,
 // variable names), network (the destinations of words and URLs),
-// argument (a call's arguments read as leaves) and pattern (regular
-// expressions compiled on first use).
+// protection (what text removes a protection, which tool words are
+// sensitive), argument (a call's arguments read as leaves, names as
+// words) and pattern (regular expressions compiled on first use).
 //
 // Its test data is one corpus, testdata/corpus, which `warden eval` reads
 // too: the held-out and tuning rounds measured against guards

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -108,9 +109,9 @@ func judgeUnknown(s *sh, c *cmd) {
 			u.secretVar = vs[0]
 		}
 		if k.codeStrongIn(d) != "" {
-			u.code, u.codeStrong = shorten(d, 40), true
+			u.code, u.codeStrong = textcut.Shorten(d, 40), true
 		} else if runner {
-			u.code = shorten(d, 40)
+			u.code = textcut.Shorten(d, 40)
 		}
 	}
 	// What it sends where.
@@ -309,14 +310,14 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 			}
 		}
 		if k.codeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
-			u.code, u.codeStrong = shorten(w, 40), true
+			u.code, u.codeStrong = textcut.Shorten(w, 40), true
 		}
 		if u.code == "" && strings.IndexByte(w, ';') >= 0 && strings.ContainsAny(w, "{(") {
 			// A program text (awk-like BEGIN{…; …}) given as an operand.
-			u.code = shorten(w, 40)
+			u.code = textcut.Shorten(w, 40)
 		}
 		if sqlDestroys(w) && u.verb == "" {
-			u.verb = "delete data (" + shorten(w, 40) + ")"
+			u.verb = "delete data (" + textcut.Shorten(w, 40) + ")"
 		}
 		val := w
 		if strings.HasPrefix(w, "-") && len(w) > 1 {
@@ -328,14 +329,14 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 			if !hasVal {
 				if k.list("code_options")[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
 					if u.code == "" {
-						u.code = shorten(c.args[i+1], 40)
+						u.code = textcut.Shorten(c.args[i+1], 40)
 					}
 					i++
 				}
 				continue
 			}
 			if k.list("code_options")[name] && looksLikeCode(v) && u.code == "" {
-				u.code = shorten(v, 40)
+				u.code = textcut.Shorten(v, 40)
 				continue
 			}
 			if strings.HasPrefix(v, "/") && !s.rootedHere(v) {
@@ -445,7 +446,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 	}
 	if !known && strings.HasPrefix(w, "$") || strings.IndexByte(w, 0) >= 0 {
 		if u.unknownWord == "" {
-			u.unknownWord = shorten(w, 40)
+			u.unknownWord = textcut.Shorten(w, 40)
 		}
 		return
 	}
@@ -460,21 +461,21 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 	pl := s.where(w, c.cwd)
 	if l, what := s.secret(pl); l > secret.None && !pl.item {
 		if l > u.secretLevel {
-			u.secretLevel, u.secretWhat = l, what+" ("+shorten(w, 60)+")"
+			u.secretLevel, u.secretWhat = l, what+" ("+textcut.Shorten(w, 60)+")"
 		}
 	}
 	if t := s.tainted[pl.abs]; t > secret.None && pl.abs != "" {
 		if t > u.secretLevel || u.secretLevel == secret.None {
-			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+shorten(w, 60)+")"
+			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+textcut.Shorten(w, 60)+")"
 		}
 	}
 	exts := s.v.k.list("script_extensions")
 	if ext := extOf(w); exts[ext] && u.script == "" {
-		u.script = shorten(w, 60)
+		u.script = textcut.Shorten(w, 60)
 	}
 	if pl.abs != "" && s.wroteFile(pl.abs) && exts[extOf(w)] {
 		u.wroteEarlier = true
-		u.script = shorten(w, 60)
+		u.script = textcut.Shorten(w, 60)
 	}
 	if u.outside != "" {
 		return
@@ -519,7 +520,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		set(vocab.Destructive, medium, "uses the device "+pl.abs)
 	default:
 		if u.unknownWord == "" {
-			u.unknownWord = shorten(w, 40)
+			u.unknownWord = textcut.Shorten(w, 40)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/model/internal/wire"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -34,9 +35,6 @@ func init() {
 
 // defaultMaxTokens is the max_tokens a new Model asks for.
 const defaultMaxTokens = 4096
-
-// emptySchema is the input schema sent for tools that declare none.
-const emptySchema = `{"type":"object","properties":{}}`
 
 // Model is a Messages API model. Its methods are safe for concurrent use;
 // set MaxTokens before the first call to Generate.
@@ -140,7 +138,7 @@ func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 			params.Messages = appendBlocks(params.Messages, chat.Assistant, blocks...)
 		case chat.Tool:
 			result := sdk.ToolResultBlockParam{ToolUseID: msg.ToolCallID}
-			if text := toolContent(msg); text != "" {
+			if text := wire.ToolText(msg); text != "" {
 				result.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: text}}}
 			}
 			if msg.Error != nil {
@@ -206,23 +204,12 @@ func toolInput(c tool.Call) json.RawMessage {
 	return c.Arguments
 }
 
-// toolContent returns what the model reads for a tool message.
-func toolContent(msg chat.Message) string {
-	if msg.Content == "" && msg.Error != nil {
-		return msg.Error.Error()
-	}
-	return msg.Content
-}
-
 // toolParam converts a tool description to a custom tool definition. The
 // input schema is sent as the JSON the tool declared, keeping its key order.
 func toolParam(info tool.Info) (sdk.ToolUnionParam, error) {
-	schema := bytes.TrimSpace(info.Parameters)
-	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
-		schema = []byte(emptySchema)
-	}
-	if !json.Valid(schema) || schema[0] != '{' {
-		return sdk.ToolUnionParam{}, fmt.Errorf("tool %s: parameters are not a JSON object", info.Name)
+	schema, err := wire.Schema(info)
+	if err != nil {
+		return sdk.ToolUnionParam{}, err
 	}
 	t := sdk.ToolParam{
 		Name:        info.Name,

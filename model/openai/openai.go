@@ -9,7 +9,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/model/internal/wire"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -31,9 +31,6 @@ func init() {
 		return New(name, opts)
 	})
 }
-
-// emptySchema is the parameter schema sent for tools that declare none.
-const emptySchema = `{"type":"object","properties":{}}`
 
 // Model is a chat-completions model. It is safe for concurrent use.
 type Model struct {
@@ -135,7 +132,7 @@ func message(msg chat.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 		}
 		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	case chat.Tool:
-		return sdk.ToolMessage(toolContent(msg), msg.ToolCallID), nil
+		return sdk.ToolMessage(wire.ToolText(msg), msg.ToolCallID), nil
 	}
 	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", msg.Role)
 }
@@ -149,24 +146,13 @@ func argumentText(c tool.Call) string {
 	return string(c.Arguments)
 }
 
-// toolContent returns what the model reads for a tool message.
-func toolContent(msg chat.Message) string {
-	if msg.Content == "" && msg.Error != nil {
-		return msg.Error.Error()
-	}
-	return msg.Content
-}
-
 // toolParam converts a tool description to a function tool definition. The
 // definition is sent as JSON built here so that the parameter schema keeps
 // its key order (the SDK holds schemas in a map).
 func toolParam(info tool.Info) (sdk.ChatCompletionToolUnionParam, error) {
-	schema := bytes.TrimSpace(info.Parameters)
-	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
-		schema = []byte(emptySchema)
-	}
-	if !json.Valid(schema) || schema[0] != '{' {
-		return sdk.ChatCompletionToolUnionParam{}, fmt.Errorf("tool %s: parameters are not a JSON object", info.Name)
+	schema, err := wire.Schema(info)
+	if err != nil {
+		return sdk.ChatCompletionToolUnionParam{}, err
 	}
 	def := struct {
 		Type     string `json:"type"`

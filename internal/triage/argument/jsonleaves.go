@@ -2,7 +2,8 @@
 // first pass judges them: a list of leaves, each scalar with its key and
 // its path, objects' keys in order. Tools usually get small plain objects,
 // read here without building a generic tree; everything else is read
-// through encoding/json, with the same result.
+// through encoding/json, with the same result. Words splits the name of a
+// tool, a server or a key into the words the judges look up.
 package argument
 
 import (

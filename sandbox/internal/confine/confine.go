@@ -26,7 +26,11 @@
 //     bits, then compare": the socket type with SOCK_NONBLOCK and
 //     SOCK_CLOEXEC allowed would take four Equal conditions for each
 //     allowed family, type and protocol, and the high 32 bits of an int
-//     argument, which the kernel ignores, would decide too.
+//     argument, which the kernel ignores, would decide too. Measured: the
+//     socket allow-list written as its Policy (x86-64 only, the four flag
+//     combinations as Equal conditions, io_uring refused) assembles to 724
+//     instructions, checked one after another on every socket(2); ours is
+//     69 for both architectures.
 //
 // golang.org/x/net/bpf's assembler encodes single instructions with jumps
 // as skip counts; what is hand-written here is the part it lacks: jumps to

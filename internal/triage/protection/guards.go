@@ -1,14 +1,36 @@
-package triage
+// Package protection knows what text removes a protection: configuration
+// (Terraform, CloudFormation, Kubernetes, cloud policies, server and
+// service configuration, in files, patches, edits or the expressions of
+// configuration editors) that turns a protective setting off, drops it or
+// weakens it, files of security policy whose meaning the first pass does
+// not judge, and the words that make a tool's call more than routine
+// (identity, payment, health or personal records, credentials, browser
+// scripts that read cookies or storage). The first pass asks it about
+// every edit, every command that writes configuration and every tool
+// call, with the word lists of its programs file (Lists).
+package protection
 
 import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 )
+
+// Lists are the named word lists of what the first pass knows about
+// programs (programs.yaml's lists:), which the judgments of this package
+// read.
+type Lists interface {
+	// List returns the words of the named list, as a set.
+	List(name string) map[string]bool
+	// Words returns the words of the named list in the order written.
+	Words(name string) []string
+	// Names returns the entry of the named list that the words ws match,
+	// "" for none.
+	Names(name string, ws []string) string
+}
 
 // Guards that do not depend on the program or tool: configuration text
 // that removes a protection from infrastructure, tools whose names say
@@ -46,13 +68,13 @@ var protectionOff = pattern.Lazy(`(?i)\b(deletion_?protection(_?enabled)?|enable
 	`["'\s-]0\.0\.0\.0:\d+:\d+|(?m)^\s*allow\s+all\s*;|` +
 	`(?i:\b(PermitRootLogin|PermitEmptyPasswords|PasswordAuthentication)\s+yes\b|\bStrictHostKeyChecking\s+no\b)`)
 
-// removesProtection returns the setting in text that removes a
+// RemovesProtection returns the setting in text that removes a
 // protection, "" when there is none: one protectionOff names, any
 // protection-named key (protectionSetting) given an unprotective value,
 // or a protective setting old held that text no longer has (a line a
 // patch or a replacement drops). A setting old already had is not a
 // change.
-func (k *Knowledge) removesProtection(text, old string) string {
+func RemovesProtection(k Lists, text, old string) string {
 	if extra := commandSettings(text); extra != "" {
 		// A configuration editor's expression or arguments, read as the
 		// settings they write.
@@ -76,7 +98,7 @@ func (k *Knowledge) removesProtection(text, old string) string {
 	}
 	var now []setting
 	if mayHoldSetting(text) {
-		now = k.settings(text)
+		now = settings(k, text)
 		for _, st := range now {
 			if st.off && (old == "" || !strings.Contains(old, st.line)) {
 				return st.line
@@ -86,15 +108,15 @@ func (k *Knowledge) removesProtection(text, old string) string {
 	if old == "" || !mayHoldSetting(old) {
 		return ""
 	}
-	lower := strings.ToLower(uncommented(text))
+	lower := strings.ToLower(Uncommented(text))
 	for _, m := range resourceBlock.FindAllStringSubmatch(old, 8) {
 		typ := m[1] + m[2]
-		if (protectiveName(typ) != "" || strings.Contains(typ, "public_access_block") || strings.Contains(typ, "flow_log")) &&
+		if (ProtectiveName(typ) != "" || strings.Contains(typ, "public_access_block") || strings.Contains(typ, "flow_log")) &&
 			!strings.Contains(text, typ) {
 			return "no " + m[0]
 		}
 	}
-	for _, st := range k.settings(old) {
+	for _, st := range settings(k, old) {
 		if !st.on {
 			continue
 		}
@@ -106,7 +128,7 @@ func (k *Knowledge) removesProtection(text, old string) string {
 	// (master_authorized_networks_config { … }).
 	for _, l := range strings.Split(old, "\n") {
 		if m := blockOpen.FindStringSubmatch(l); m != nil && strings.HasSuffix(strings.TrimSpace(l), "{") {
-			if key := strings.ToLower(m[1]); k.securityKey(key) && !strings.Contains(lower, key) {
+			if key := strings.ToLower(m[1]); securityKey(k, key) && !strings.Contains(lower, key) {
 				return "no " + m[1] + " block"
 			}
 		}
@@ -302,7 +324,7 @@ var tlsDirective = pattern.Lazy(`(?im)^[ \t+\-]*(ssl_protocols|sslprotocol|proxy
 	`ssl-default-(?:bind|server)-options|ssl_min_protocol_version|ssl-min-ver|ssl_min_ver|minprotocol|tls_min_version|min_tls_version)\b[ \t:=]*([^;#\n]*)`)
 
 // weakTLS are the protocol versions below TLS 1.2.
-var weakTLS = set("sslv2", "sslv3", "tlsv1", "tlsv1.0", "tlsv1.1", "tls1", "tls1.0", "tls1.1", "ssl3", "ssl2")
+var weakTLS = map[string]bool{"sslv2": true, "sslv3": true, "tlsv1": true, "tlsv1.0": true, "tlsv1.1": true, "tls1": true, "tls1.0": true, "tls1.1": true, "ssl3": true, "ssl2": true}
 
 // weakProtocols returns a TLS protocol setting of text that enables a
 // version below TLS 1.2 (a listed version, "all" without excluding them,
@@ -372,7 +394,7 @@ func weakProtocols(text, old string) string {
 			}
 		}
 		if weak {
-			return shorten(strings.TrimSpace(m[0]), 80)
+			return textcut.Shorten(strings.TrimSpace(m[0]), 80)
 		}
 	}
 	return ""
@@ -395,19 +417,19 @@ func accessDropped(text, old string) string {
 	if !strings.Contains(lo, "deny") && !strings.Contains(lo, "require") && !strings.Contains(lo, "auth") && !strings.Contains(lo, "satisfy") {
 		return ""
 	}
-	now := " " + strings.Join(strings.Fields(strings.ToLower(uncommented(text))), " ") + " "
+	now := " " + strings.Join(strings.Fields(strings.ToLower(Uncommented(text))), " ") + " "
 	for _, m := range accessRule.FindAllStringSubmatch(old, 8) {
 		rule := strings.Join(strings.Fields(strings.ToLower(m[1])), " ")
 		if !strings.Contains(now, rule) {
-			return "no " + shorten(strings.TrimSpace(m[1]), 60)
+			return "no " + textcut.Shorten(strings.TrimSpace(m[1]), 60)
 		}
 	}
 	return ""
 }
 
-// uncommented returns text without its comment lines (#, //, --, ;), so a
+// Uncommented returns text without its comment lines (#, //, --, ;), so a
 // setting commented out counts as removed.
-func uncommented(text string) string {
+func Uncommented(text string) string {
 	if !strings.Contains(text, "#") && !strings.Contains(text, "//") && !strings.Contains(text, "--") && !strings.Contains(text, ";") {
 		return text
 	}
@@ -465,7 +487,7 @@ var (
 // settings returns the protection-named assignments of text (at most a
 // few dozen), each with its parents' keys when the key alone says nothing
 // (auth:\n  enabled: false, versioning { enabled = false }).
-func (k *Knowledge) settings(text string) []setting {
+func settings(k Lists, text string) []setting {
 	var out []setting
 	type parent struct {
 		indent int
@@ -485,10 +507,10 @@ func (k *Knowledge) settings(text string) []setting {
 				full = section + "/" + key
 			}
 		}
-		on, off := k.judgeSetting(full, val)
-		unsure := !on && !off && k.securityKey(full)
+		on, off := judgeSetting(k, full, val)
+		unsure := !on && !off && securityKey(k, full)
 		if on || off || unsure {
-			out = append(out, setting{key: strings.ToLower(full), line: shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off, unsure: unsure})
+			out = append(out, setting{key: strings.ToLower(full), line: textcut.Shorten(strings.TrimSpace(key+sep+val), 80), on: on, off: off, unsure: unsure})
 		}
 		return len(out) < 32
 	}
@@ -574,8 +596,8 @@ func removalKey(key string) bool {
 
 // notProtectiveKey reports whether a key's words name debugging, output or
 // tests rather than a protection.
-func (k *Knowledge) notProtectiveKey(ws []string) bool {
-	not := k.list("unprotective_key_words")
+func notProtectiveKey(k Lists, ws []string) bool {
+	not := k.List("unprotective_key_words")
 	for _, w := range ws {
 		if not[w] {
 			return true
@@ -606,10 +628,10 @@ type keyKind struct {
 }
 
 // kindOfKey says what key (lower case) and its words ws name.
-func (k *Knowledge) kindOfKey(key string, ws []string) keyKind {
+func kindOfKey(k Lists, key string, ws []string) keyKind {
 	var kk keyKind
-	not, prot := k.list("unprotective_key_words"), k.list("protective_key_words")
-	open, neg, block := k.list("opening_key_words"), k.list("negating_key_words"), k.list("blocking_key_words")
+	not, prot := k.List("unprotective_key_words"), k.List("protective_key_words")
+	open, neg, block := k.List("opening_key_words"), k.List("negating_key_words"), k.List("blocking_key_words")
 	for _, w := range ws {
 		switch {
 		case not[w]:
@@ -628,7 +650,7 @@ func (k *Knowledge) kindOfKey(key string, ws []string) keyKind {
 		}
 	}
 	if !kk.protective {
-		for _, p := range k.words("protective_key_parts") {
+		for _, p := range k.Words("protective_key_parts") {
 			if strings.Contains(key, p) {
 				kk.protective = true
 				break
@@ -646,13 +668,13 @@ func (k *Knowledge) kindOfKey(key string, ws []string) keyKind {
 
 // securityKey reports whether a configuration key names a protection,
 // whatever its value: what judgeSetting judges.
-func (k *Knowledge) securityKey(key string) bool {
-	ws := words(key)
+func securityKey(k Lists, key string) bool {
+	ws := argument.Words(key)
 	key = strings.ToLower(key)
 	if removalKey(key) || strings.Contains(key, "requirepass") {
 		return true
 	}
-	for _, p := range k.words("encryption_key_parts") {
+	for _, p := range k.Words("encryption_key_parts") {
 		if strings.Contains(key, p) {
 			return true
 		}
@@ -660,23 +682,23 @@ func (k *Knowledge) securityKey(key string) bool {
 	// "log" alone names where output goes more often than an audit
 	// trail ([log] mode = file); logging and audit still count.
 	ws = slices.DeleteFunc(ws, func(w string) bool { return w == "log" || w == "logs" })
-	kw := k.kindOfKey(key, ws)
+	kw := kindOfKey(k, key, ws)
 	return !kw.notProtective && (kw.protective || kw.opening || kw.negating)
 }
 
-// changesSecurity returns a setting of configuration text whose change is
+// ChangesSecurity returns a setting of configuration text whose change is
 // not known to keep its protection, "" when there is none: a
 // protection-named key text sets to a value not recognised either way
 // (kms_key_id to another key, a policy to other text) that old did not
 // have, or one old set that text no longer sets. It is asked only after
 // removesProtection found nothing, and only of configuration files, where
 // a change to such a setting is one for the reviewer.
-func (k *Knowledge) changesSecurity(text, old string) string {
+func ChangesSecurity(k Lists, text, old string) string {
 	if !mayHoldSetting(text) && !mayHoldSetting(old) {
 		return ""
 	}
 	if mayHoldSetting(text) {
-		for _, st := range k.settings(text) {
+		for _, st := range settings(k, text) {
 			if st.unsure && (old == "" || !strings.Contains(old, st.line)) {
 				return st.line
 			}
@@ -686,7 +708,7 @@ func (k *Knowledge) changesSecurity(text, old string) string {
 		return ""
 	}
 	oldOn := map[string]string{}
-	for _, st := range k.settings(old) {
+	for _, st := range settings(k, old) {
 		if st.unsure && !strings.Contains(text, st.line) {
 			return "no " + st.line
 		}
@@ -694,7 +716,7 @@ func (k *Knowledge) changesSecurity(text, old string) string {
 			oldOn[st.key] = st.line
 		}
 	}
-	for _, st := range k.settings(text) {
+	for _, st := range settings(k, text) {
 		if st.on && oldOn[st.key] != "" && lowered(oldOn[st.key], st.line) {
 			// A count that protects, lowered (backups kept 3,650 days,
 			// now 1).
@@ -704,10 +726,10 @@ func (k *Knowledge) changesSecurity(text, old string) string {
 	return ""
 }
 
-// configFile reports whether path names configuration or
+// ConfigFile reports whether path names configuration or
 // infrastructure-as-code: configuration formats, well-known configuration
 // files, and source files under a folder of infrastructure code.
-func configFile(path string) bool {
+func ConfigFile(path string) bool {
 	base := strings.ToLower(path[strings.LastIndexByte(path, '/')+1:])
 	switch base {
 	case "dockerfile", "containerfile", "caddyfile", "sshd_config", "ssh_config", "pg_hba.conf", "vagrantfile", "jenkinsfile":
@@ -737,11 +759,11 @@ func configFile(path string) bool {
 
 // judgeSetting says whether a protection-named key's value keeps the
 // protection (on) or removes it (off); neither for other keys and values.
-func (k *Knowledge) judgeSetting(key, val string) (on, off bool) {
-	ws := words(key)
+func judgeSetting(k Lists, key, val string) (on, off bool) {
+	ws := argument.Words(key)
 	key = strings.ToLower(key)
 	if (strings.Contains(key, "autodelete") || strings.Contains(key, "auto_delete") || strings.Contains(key, "forcedestroy") ||
-		strings.Contains(key, "force_destroy") || strings.Contains(key, "force_delete")) && !k.notProtectiveKey(ws) {
+		strings.Contains(key, "force_destroy") || strings.Contains(key, "force_delete")) && !notProtectiveKey(k, ws) {
 		// Deleting what a resource holds along with it.
 		v := strings.ToLower(strings.Trim(val, `"'`))
 		return v == "false", v == "true"
@@ -769,7 +791,7 @@ func (k *Knowledge) judgeSetting(key, val string) (on, off bool) {
 		(v0 == "allow" || v0 == "allow-all") && (strings.HasSuffix(key, "default_action") || strings.HasSuffix(key, "defaultaction") || strings.Contains(key, "protocol_policy")) {
 		return false, true
 	}
-	for _, p := range k.words("encryption_key_parts") {
+	for _, p := range k.Words("encryption_key_parts") {
 		if strings.Contains(key, p) {
 			// Naming the key that encrypts is the protection; a variable
 			// says nothing until it is set.
@@ -779,7 +801,7 @@ func (k *Knowledge) judgeSetting(key, val string) (on, off bool) {
 			return v0 != "" && v0 != "none" && v0 != "null", v0 == "none" || v0 == "null"
 		}
 	}
-	kw := k.kindOfKey(key, ws)
+	kw := kindOfKey(k, key, ws)
 	if kw.notProtective || !kw.protective && !kw.opening && !kw.negating {
 		return false, false
 	}
@@ -859,97 +881,64 @@ func protectionHint(text string) bool {
 	return false
 }
 
-// writesText reports whether a command writes files with text its own
-// words show: a redirection, in-place editing, tee.
-func writesText(c *cmd) bool {
-	if len(c.sc.Redirects) > 0 {
-		return true
-	}
-	switch c.name {
-	case "tee", "sponge", "ed", "ex", "dd", "install", "cp", "mv":
-		return true
-	case "yq", "dasel", "crudini", "xmlstarlet", "tomlq", "toml", "jsonnet", "gcloud", "az", "aws":
-		// Configuration editors, and cloud CLIs whose words set
-		// configuration (--no-deletion-protection is read by the
-		// program judges).
-		return true
-	case "terraform", "tofu", "terragrunt", "pulumi", "helm", "helmfile", "kubectl", "cdk", "ansible-playbook", "kustomize":
-		// Their words set variables and values (-var, --set, -c,
-		// -e, config set) of what they deploy.
-		for _, a := range c.args[1:] {
-			if strings.Contains(a, "=") || a == "set" {
-				return true
-			}
-		}
-	case "sed", "gsed", "perl", "ruby", "awk", "gawk":
-		for _, a := range c.args[1:] {
-			if strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") ||
-				strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "i") && (c.name == "perl" || c.name == "ruby") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// sensitiveTool returns what a tool's name (its words ws) says it touches
+// SensitiveTool returns what a tool's name (its words ws) says it touches
 // when that is credentials, identity, payment, health or personal records
 // ("" otherwise); the name's verb does not make such a call routine. The
 // words are the tool_*_words lists of the programs file, whose entries
 // a+b match when the name holds both words.
-func (k *Knowledge) sensitiveTool(ws []string) string {
+func SensitiveTool(k Lists, ws []string) string {
 	switch {
-	case k.names("tool_credential_words", ws) != "":
+	case k.Names("tool_credential_words", ws) != "":
 		return "credentials"
-	case k.names("tool_payment_words", ws) != "":
+	case k.Names("tool_payment_words", ws) != "":
 		return "payments or bank accounts"
-	case k.names("tool_identity_words", ws) != "":
+	case k.Names("tool_identity_words", ws) != "":
 		return "identity or personal records"
-	case k.names("tool_health_words", ws) != "":
+	case k.Names("tool_health_words", ws) != "":
 		return "health records"
-	case k.names("tool_personal_words", ws) != "":
+	case k.Names("tool_personal_words", ws) != "":
 		return "personal records"
-	case k.names("tool_location_words", ws) != "":
+	case k.Names("tool_location_words", ws) != "":
 		return "a person's location"
-	case k.names("tool_asset_words", ws) != "":
+	case k.Names("tool_asset_words", ws) != "":
 		return "investments or crypto assets"
-	case k.names("tool_home_words", ws) != "":
+	case k.Names("tool_home_words", ws) != "":
 		return "a home's locks, alarm or cameras"
 	}
 	return ""
 }
 
-// sensitiveServer returns the entry of the list sensitive_servers that the
+// SensitiveServer returns the entry of the list sensitive_servers that the
 // words of an MCP server's name match (a password manager or secrets
 // store, an HR, payroll, health, payment, identity or banking service),
 // "" for none: every call to such a server touches records no verb makes
 // routine.
-func (k *Knowledge) sensitiveServer(server string) string {
+func SensitiveServer(k Lists, server string) string {
 	if server == "" {
 		return ""
 	}
-	return k.names("sensitive_servers", words(server))
+	return k.Names("sensitive_servers", argument.Words(server))
 }
 
-// sensitiveArgs returns what a call's arguments ask for when it is
+// SensitiveArgs returns what a call's arguments ask for when it is
 // secret or personal data, "" otherwise: a flag that reveals secrets
 // (reveal_keys set to true), fields to return naming such data
 // (field_keys whose words match sensitive_field_words), or a search for
 // it (search_keys whose words match sensitive_search_words).
-func (k *Knowledge) sensitiveArgs(leaves []argument.Leaf) string {
+func SensitiveArgs(k Lists, leaves []argument.Leaf) string {
 	for _, l := range leaves {
 		switch {
-		case k.list("reveal_keys")[l.Key]:
+		case k.List("reveal_keys")[l.Key]:
 			switch strings.ToLower(l.Value) {
 			case "true", "1", "yes":
 				return l.Key + " set to " + l.Value
 			}
-		case k.list("field_keys")[l.Key]:
-			if w := k.names("sensitive_field_words", words(l.Value)); w != "" {
+		case k.List("field_keys")[l.Key]:
+			if w := k.Names("sensitive_field_words", argument.Words(l.Value)); w != "" {
 				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
-		case k.list("search_keys")[l.Key]:
-			if w := k.names("sensitive_search_words", words(l.Value)); w != "" {
+		case k.List("search_keys")[l.Key]:
+			if w := k.Names("sensitive_search_words", argument.Words(l.Value)); w != "" {
 				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}
 		}
@@ -957,11 +946,11 @@ func (k *Knowledge) sensitiveArgs(leaves []argument.Leaf) string {
 	return ""
 }
 
-// browserScriptSecret returns the first word of the list browser_secrets
+// BrowserScriptSecret returns the first word of the list browser_secrets
 // that a page script holds (what it reads to take a session or stored
 // tokens, or uses to send data away), "" otherwise.
-func (k *Knowledge) browserScriptSecret(code string) string {
-	for _, w := range k.words("browser_secrets") {
+func BrowserScriptSecret(k Lists, code string) string {
+	for _, w := range k.Words("browser_secrets") {
 		if strings.Contains(code, w) {
 			return w
 		}
@@ -969,10 +958,10 @@ func (k *Knowledge) browserScriptSecret(code string) string {
 	return ""
 }
 
-// personalValue returns what personal or payment data an argument holds:
+// PersonalValue returns what personal or payment data an argument holds:
 // by its key (card number, SSN, passport, password) or its value (a card
 // number, a US social security number); "" for none.
-func personalValue(l argument.Leaf) string {
+func PersonalValue(l argument.Leaf) string {
 	k := l.Key
 	switch k {
 	case "ssn", "cvv", "cvc", "dob", "iban", "pan", "passport":
@@ -1028,49 +1017,25 @@ func cardLike(v string) bool {
 	return sum%10 == 0
 }
 
-// optionEffect says how a command records the screen, the microphone, the
-// camera or keystrokes, or serves files or sets modes that weaken the
-// machine through a program's options ("" otherwise): what a program
-// table may read as routine media or file work.
-func optionEffect(c *cmd) string {
-	switch c.name {
-	case "scrot", "gnome-screenshot", "xwd", "screencapture", "arecord", "parecord", "rec", "fswebcam", "xinput", "logkeys", "showkey":
-		if c.name == "xinput" && !shell.HasWord(c.args, "test", "test-xi2") {
-			return ""
+// ProtectiveName returns the word of a file's name that says it holds a
+// protection (encryption, backups, audit logging, a firewall), "" for
+// none.
+func ProtectiveName(p string) string {
+	base := p
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	for _, w := range argument.Words(base) {
+		switch w {
+		case "encryption", "encrypted", "kms", "backup", "backups", "audit", "auditing", "logging", "cloudtrail", "trail",
+			"waf", "firewall", "protection", "mfa", "tls", "ssl", "acl", "acls", "guardduty", "guardrails", "security",
+			"retention", "versioning", "lock", "lockdown", "hardening", "policy", "policies", "rbac", "netpol", "networkpolicy",
+			"log", "logs", "flowlogs", "monitoring", "alarms", "seccomp", "apparmor", "psp", "kyverno", "gatekeeper", "opa":
+			return w
 		}
-		return "records the screen, audio, camera or keystrokes"
-	case "import":
-		if shell.HasWord(c.args, "-window") {
-			return "records the screen"
-		}
-	case "ffmpeg", "avconv", "gst-launch-1.0", "vlc", "cvlc":
-		for _, a := range c.args[1:] {
-			switch a {
-			case "x11grab", "avfoundation", "gdigrab", "kmsgrab", "v4l2", "alsa", "pulse", "dshow", "screen://", "ximagesrc", "pulsesrc":
-				return "records the screen, audio or camera"
-			}
-		}
-	case "ruby":
-		if shell.HasWord(c.args, "-run") && shell.HasWord(c.args, "httpd") {
-			return "serves files over HTTP to the network"
-		}
-	case "install":
-		for i, a := range c.args[1:] {
-			m := ""
-			switch {
-			case a == "-m" || a == "--mode":
-				if i+2 < len(c.args) {
-					m = c.args[i+2]
-				}
-			case strings.HasPrefix(a, "--mode="):
-				m = a[len("--mode="):]
-			case strings.HasPrefix(a, "-m") && len(a) > 2:
-				m = a[2:]
-			}
-			if m != "" && (command.ModeSetUID(m) || command.ModeSetGID(m)) {
-				return "installs a file setuid or setgid"
-			}
-		}
+	}
+	if l := strings.ToLower(base); strings.Contains(l, "public_access") || strings.Contains(l, "access_block") || strings.Contains(l, "public-access") {
+		return "public access block"
 	}
 	return ""
 }

@@ -1,0 +1,39 @@
+// Package wire holds what the model providers send alike, whatever their
+// API: the text a model reads for a tool's answer, and the parameter schema
+// of a tool.
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/tool"
+)
+
+// emptySchema is the parameter schema sent for tools that declare none.
+const emptySchema = `{"type":"object","properties":{}}`
+
+// ToolText returns what the model reads for a tool message: its content,
+// or its error's text when the content is empty.
+func ToolText(msg chat.Message) string {
+	if msg.Content == "" && msg.Error != nil {
+		return msg.Error.Error()
+	}
+	return msg.Content
+}
+
+// Schema returns the parameter schema of the tool info as the JSON the tool
+// declared (keeping its key order), an empty object schema when it
+// declares none, and an error when it is not a JSON object.
+func Schema(info tool.Info) (json.RawMessage, error) {
+	schema := bytes.TrimSpace(info.Parameters)
+	if len(schema) == 0 || bytes.Equal(schema, []byte("null")) {
+		schema = []byte(emptySchema)
+	}
+	if !json.Valid(schema) || schema[0] != '{' {
+		return nil, fmt.Errorf("tool %s: parameters are not a JSON object", info.Name)
+	}
+	return json.RawMessage(schema), nil
+}

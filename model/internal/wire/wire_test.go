@@ -1,0 +1,35 @@
+package wire
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/tool"
+)
+
+func TestL6_SchemaAndToolText(t *testing.T) {
+	for _, tc := range []struct {
+		params, want string
+		bad          bool
+	}{
+		{"", emptySchema, false},
+		{" null ", emptySchema, false},
+		{`{"type":"object","properties":{"z":{},"a":{}}}`, `{"type":"object","properties":{"z":{},"a":{}}}`, false},
+		{`"x"`, "", true},
+		{`[1]`, "", true},
+		{`{"a":`, "", true},
+	} {
+		got, err := Schema(tool.Info{Name: "t", Parameters: json.RawMessage(tc.params)})
+		if tc.bad != (err != nil) || (!tc.bad && string(got) != tc.want) {
+			t.Errorf("Schema(%q) = %s, %v", tc.params, got, err)
+		}
+	}
+	failed := chat.Message{Role: chat.Tool, Error: tool.Errorf(tool.ErrParsing, "bad arguments")}
+	if got := ToolText(failed); got != failed.Error.Error() || got == "" {
+		t.Errorf("ToolText of a failed call = %q", got)
+	}
+	if got := ToolText(chat.Message{Role: chat.Tool, Content: "out", Error: failed.Error}); got != "out" {
+		t.Errorf("ToolText kept %q, want the content", got)
+	}
+}
