@@ -38,6 +38,7 @@ type serveProc struct {
 	url    string
 	stderr *serveLog
 	done   chan error
+	exited chan struct{} // closed once the process has been waited for
 }
 
 // serveLog is a process's stderr, safe for a writer and a reader at once.
@@ -67,16 +68,18 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 	cmd := exec.Command(binary(t), append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
-	p := &serveProc{cmd: cmd, stderr: &serveLog{}, done: make(chan error, 1)}
+	p := &serveProc{cmd: cmd, stderr: &serveLog{}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = io.MultiWriter(p.stderr, pw)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { p.done <- cmd.Wait(); pw.Close() }()
+	go func() { err := cmd.Wait(); close(p.exited); p.done <- err; pw.Close() }()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
+		select {
+		case <-p.exited:
+		default:
 			cmd.Process.Kill()
-			<-p.done
+			<-p.exited
 		}
 	})
 	found := make(chan string, 1)
