@@ -97,6 +97,9 @@ const (
 	// giveUp is how long the client retries a server that does not answer
 	// before events are reported lost.
 	giveUp = 2 * time.Minute
+	// retryFor is how long Submit and Wait retry a server that does not
+	// answer, for a request without a deadline (with one, until it).
+	retryFor = 30 * time.Second
 )
 
 // StatusError is an error answer of the server.
@@ -251,10 +254,44 @@ func (c *Client) Pending(ctx context.Context) ([]store.Request, error) {
 
 // Submit puts r in the queue as a new pending request and updates r as the
 // server stored it (its id, time and status).
+//
+// Submit chooses the request's id before its first try (when r.ID is
+// empty) and sends it with every try, so that a try whose answer was lost
+// and the retry that follows make one request, not two: the server answers
+// a second submit of the same id with the request as stored. It retries
+// while the server is unreachable or answers 5xx — a server restarting —
+// with back-off, until the request's deadline (or retryFor, without one)
+// or ctx ends; after that it fails, and the caller fails closed.
 func (c *Client) Submit(ctx context.Context, r *store.Request) error {
+	if r.ID == "" {
+		var b [18]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("submitting a %s request: choosing its id: %w", r.Kind, err)
+		}
+		r.ID = base64.RawURLEncoding.EncodeToString(b[:])
+	}
+	until := time.Now().Add(retryFor)
+	if r.Deadline != nil {
+		until = *r.Deadline
+	}
 	var got store.Request
-	if err := c.do(ctx, http.MethodPost, "/api/requests", r, &got); err != nil {
-		return fmt.Errorf("submitting a %s request: %w", r.Kind, err)
+	backoff := 50 * time.Millisecond
+	for {
+		err := c.do(ctx, http.MethodPost, "/api/requests", r, &got)
+		if err == nil {
+			break
+		}
+		if !transient(err) || ctx.Err() != nil || !time.Now().Add(backoff).Before(until) {
+			return fmt.Errorf("submitting a %s request: %w", r.Kind, err)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("submitting a %s request: %w (after: %w)", r.Kind, ctx.Err(), err)
+		case <-t.C:
+		}
+		backoff = min(backoff*2, time.Second)
 	}
 	*r = got
 	if got.Deadline != nil {
@@ -285,10 +322,14 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		deadline = &t
 	}
 	var lastErr error
+	answered := time.Now() // when the server last answered
 	for {
 		var got store.Request
 		polled := time.Now()
 		err := c.do(ctx, http.MethodGet, path, nil, &got)
+		if err == nil {
+			answered = time.Now()
+		}
 		switch {
 		case ctx.Err() != nil:
 			c.withdrawAfter(ctx, id)
@@ -310,6 +351,11 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		}
 		if lastErr != nil && deadline != nil && time.Now().After(deadline.Add(time.Second)) {
 			err := fmt.Errorf("the warden server at %s is gone: it has not answered since the request's deadline (%s) passed: %w", c.URL, deadline.Local().Format("15:04:05"), lastErr)
+			c.setGone(err)
+			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
+		}
+		if lastErr != nil && deadline == nil && time.Since(answered) > retryFor {
+			err := fmt.Errorf("the warden server at %s is gone: it has not answered for %s: %w", c.URL, retryFor, lastErr)
 			c.setGone(err)
 			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}

@@ -48,17 +48,52 @@ func newID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
+// ErrIDTaken: a request's client-chosen id is already another run's, or
+// another request's of the same run.
+var ErrIDTaken = errors.New("the request id is already taken by another request")
+
+// validID reports whether id may be a client-chosen request id: 16 to 64
+// URL-safe characters (letters, digits, '-' and '_'), so that it is hard
+// to guess and safe in a URL path.
+func validID(id string) bool {
+	if len(id) < 16 || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // Submit stores r as a new pending request: it sets r.ID (random,
 // URL-safe), r.Created and r.Status, and validates r.Kind, r.Choices (the
 // kind's defaults when empty) and r.Failsafe (with a deadline and no
 // fail-safe, the H3 outcome: reject, or terminate for a review).
+//
+// A client that retries may choose r.ID itself (see validID) before its
+// first try: a second Submit with the id of a request of the same run,
+// kind and call stores nothing and sets *r to the request as stored (one
+// row, the same answer, decided or not); an id held by any other request
+// is refused with ErrIDTaken.
 func (s *Store) Submit(ctx context.Context, r *Request) error {
 	if err := prepare(r); err != nil {
 		return fmt.Errorf("store: submit: %w", err)
 	}
-	id, err := newID()
-	if err != nil {
-		return fmt.Errorf("store: submit: %w", err)
+	id := r.ID
+	if id != "" && !validID(id) {
+		return fmt.Errorf("store: submit: request id %q: want 16 to 64 letters, digits, '-' or '_': %w", id, ErrChoice)
+	}
+	if id != "" {
+		if done, err := s.resubmitted(ctx, r); done || err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if id, err = newID(); err != nil {
+			return fmt.Errorf("store: submit: %w", err)
+		}
 	}
 	r.ID, r.Status, r.Created = id, StatusPending, time.Now().UTC().Truncate(time.Microsecond)
 	r.Decision, r.Explanation, r.Modified, r.DecidedBy, r.DecidedVia = "", "", nil, "", ""
@@ -91,10 +126,36 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 		return s.notify(ctx, tx, "r:"+r.ID)
 	})
 	if err != nil {
+		if done, err2 := s.resubmitted(ctx, r); done || err2 != nil {
+			// A concurrent try with the same id won the insert.
+			return err2
+		}
 		return fmt.Errorf("store: submit: %w", err)
 	}
 	s.changed(r.ID)
 	return nil
+}
+
+// resubmitted looks up the request of r's client-chosen id and reports
+// whether it exists: if it is r's (same run, kind and call), *r becomes
+// the request as stored; otherwise the error is ErrIDTaken.
+func (s *Store) resubmitted(ctx context.Context, r *Request) (bool, error) {
+	got, err := s.Request(ctx, r.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store: submit: %w", err)
+	}
+	if got.RunID != r.RunID || got.Kind != r.Kind || got.Call.ID != r.Call.ID || got.Call.Function != r.Call.Function {
+		return true, fmt.Errorf("store: submit: request %s: %w", r.ID, ErrIDTaken)
+	}
+	rc := r.Context
+	*r = got
+	if r.Context == nil {
+		r.Context = rc
+	}
+	return true, nil
 }
 
 // prepare validates a request before it is stored and fills its defaults.

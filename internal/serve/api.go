@@ -34,15 +34,18 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 }
 
 // submitRequest answers POST /api/requests: a run's new pending request.
-// Only what the run may say is taken from the body; the store sets the id,
-// the time and the status.
+// Only what the run may say is taken from the body; the store sets the
+// time and the status, and the id unless the run chose one: a run that
+// retries a submit sends the same id, and a second submit of the same
+// request answers the request as stored (no second row); an id held by
+// another request is refused with 409.
 func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 	var in store.Request
 	if !decodeBody(w, r, maxBody, &in) {
 		return
 	}
 	req := store.Request{
-		Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
+		ID: in.ID, Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
 		View: in.View, Message: in.Message, Result: in.Result,
 		Choices: in.Choices, Deadline: in.Deadline, Failsafe: in.Failsafe, Context: in.Context,
 	}
@@ -54,6 +57,10 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.Store.Submit(r.Context(), &req); err != nil {
+		if errors.Is(err, store.ErrIDTaken) {
+			writeError(w, http.StatusConflict, err.Error())
+			return
+		}
 		s.storeError(w, r, err)
 		return
 	}

@@ -1,0 +1,134 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/store"
+)
+
+// A submit whose answer is lost — the server stored the request, then the
+// connection broke — or that meets a server answering 503 is retried with
+// the id the client chose before its first try: one request row exists,
+// the run's call is decided once, and nothing is approved unseen (SPEC
+// S3: a run survives its server's restart).
+func TestS3_SubmitRetriedWithoutDuplicates(t *testing.T) {
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	s := &Server{Store: st, Token: testToken, Sealer: testKey(t)}
+	h := s.Handler()
+	var tries, stored atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/requests" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		switch tries.Add(1) {
+		case 1, 2:
+			// The server stores the request, then the answer is lost.
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusCreated {
+				stored.Add(1)
+			}
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		case 3:
+			http.Error(w, `{"error":"restarting"}`, http.StatusServiceUnavailable)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	}))
+	defer hs.Close()
+	c := &server.Client{URL: hs.URL, Token: testToken}
+	ctx, cancel := context.WithTimeout(context.Background(), bound(20*time.Second))
+	defer cancel()
+	deadline := time.Now().Add(time.Minute)
+	r := store.Request{Kind: store.KindApproval, RunID: "run-restart", Agent: "main", Deadline: &deadline,
+		Call: store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"rm -f important.txt"}`)}}
+	if err := c.Submit(ctx, &r); err != nil {
+		t.Fatalf("submit across lost answers: %v", err)
+	}
+	if tries.Load() != 4 || stored.Load() < 1 {
+		t.Fatalf("%d tries, %d stored before the answer was lost; want 4 tries and the first stored", tries.Load(), stored.Load())
+	}
+	all, err := st.Requests(ctx, "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all[0].ID != r.ID || all[0].Status != store.StatusPending {
+		t.Fatalf("want one pending request %s, stored %+v", r.ID, all)
+	}
+	// Nothing ran unapproved: the run waits for its one request, and a
+	// person's one decision releases it.
+	done := make(chan store.Request, 1)
+	go func() {
+		got, err := c.Wait(ctx, r.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		t.Fatalf("released before any decision: %+v", got)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := st.Decide(ctx, r.ID, store.Decision{Decision: "reject", DecidedBy: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-done; got.Decision != "reject" || got.Status != store.StatusDecided {
+		t.Fatalf("released with %+v", got)
+	}
+	// A late retry of the same submit answers the request as decided, and
+	// still stores no second row.
+	again := store.Request{ID: r.ID, Kind: store.KindApproval, RunID: "run-restart", Agent: "main", Deadline: &deadline,
+		Call: store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"rm -f important.txt"}`)}}
+	if err := c.Submit(ctx, &again); err != nil || again.Decision != "reject" {
+		t.Fatalf("a repeated submit: %v, %+v", err, again)
+	}
+	if all, _ := st.Requests(ctx, "all"); len(all) != 1 {
+		t.Fatalf("%d requests after a repeated submit, want 1", len(all))
+	}
+}
+
+// A client-chosen id held by another run's request, or that is too short
+// to be unguessable, is refused: a run cannot read or replace another's
+// request by naming its id (SPEC S4).
+func TestS4_SubmitIDOfAnotherRunRefused(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	mine := submit(t, ts.Client, "run-a")
+	for _, tc := range []struct {
+		name string
+		r    store.Request
+		code int
+	}{
+		{"another run", store.Request{ID: mine.ID, Kind: store.KindApproval, RunID: "run-b", Call: store.Call{ID: "c1", Function: "bash"}}, http.StatusConflict},
+		{"another call", store.Request{ID: mine.ID, Kind: store.KindApproval, RunID: "run-a", Call: store.Call{ID: "c2", Function: "bash"}}, http.StatusConflict},
+		{"short id", store.Request{ID: "abc", Kind: store.KindApproval, RunID: "run-a", Call: store.Call{ID: "c3", Function: "bash"}}, http.StatusBadRequest},
+		{"not URL-safe", store.Request{ID: strings.Repeat("a", 20) + "/x", Kind: store.KindApproval, RunID: "run-a", Call: store.Call{ID: "c4", Function: "bash"}}, http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ts.Client.Submit(ctx, &tc.r)
+			var se *server.StatusError
+			if !errors.As(err, &se) || se.Code != tc.code {
+				t.Fatalf("submit: %v, want HTTP %d", err, tc.code)
+			}
+		})
+	}
+	all, err := ts.Store.Requests(ctx, "all")
+	if err != nil || len(all) != 1 || all[0].RunID != "run-a" {
+		t.Fatalf("stored %+v (%v), want run-a's one request", all, err)
+	}
+}
