@@ -81,11 +81,11 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 	if err := prepare(r); err != nil {
 		return fmt.Errorf("store: submit: %w", err)
 	}
-	id := r.ID
-	if id != "" && !validID(id) {
+	id, chosen := r.ID, r.ID != ""
+	if chosen && !validID(id) {
 		return fmt.Errorf("store: submit: request id %q: want 16 to 64 letters, digits, '-' or '_': %w", id, ErrChoice)
 	}
-	if id != "" {
+	if chosen {
 		if done, err := s.resubmitted(ctx, r); done || err != nil {
 			return err
 		}
@@ -126,9 +126,11 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 		return s.notify(ctx, tx, "r:"+r.ID)
 	})
 	if err != nil {
-		if done, err2 := s.resubmitted(ctx, r); done || err2 != nil {
-			// A concurrent try with the same id won the insert.
-			return err2
+		if chosen {
+			// A concurrent try with the same id may have won the insert.
+			if done, err2 := s.resubmitted(ctx, r); done {
+				return err2
+			}
 		}
 		return fmt.Errorf("store: submit: %w", err)
 	}
