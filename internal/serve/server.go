@@ -69,6 +69,13 @@ type Server struct {
 	approveMu sync.Mutex
 	// keepalive is the interval of comments on an idle event stream.
 	keepalive time.Duration
+	// fanout hands the store's changes, read once, to every event stream.
+	fanout fanout
+	// changes reads the store's changes for fanout; nil is Store.Changes.
+	changes func(context.Context) <-chan store.Change
+	// streamWriteTimeout bounds one write to an event stream; 0 is
+	// defaultStreamWriteTimeout.
+	streamWriteTimeout time.Duration
 	// health is the outcome of the last probe write to the store.
 	health health
 }
