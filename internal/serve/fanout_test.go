@@ -45,7 +45,7 @@ func countChanges(ts *testServer) (readings, read *atomic.Int64) {
 
 // openStream subscribes to the event stream and sends the ids of the
 // events it delivers on the returned channel, closed when the stream ends.
-func openStream(t *testing.T, ctx context.Context, ts *testServer) <-chan string {
+func openStream(t testing.TB, ctx context.Context, ts *testServer) <-chan string {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/events/stream", nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
@@ -77,7 +77,7 @@ func openStream(t *testing.T, ctx context.Context, ts *testServer) <-chan string
 }
 
 // writeFanEvents stores n events of run "fan" with messages of size bytes.
-func writeFanEvents(t *testing.T, st *store.Store, n, size int) {
+func writeFanEvents(t testing.TB, st *store.Store, n, size int) {
 	t.Helper()
 	msg := strings.Repeat("x", size)
 	for i := range n {
@@ -212,4 +212,34 @@ func TestS2_StreamDropsStuckReader(t *testing.T) {
 	if n >= events*size {
 		t.Fatalf("the stuck stream received %d bytes of %d: delayed, not dropped", n, events*size)
 	}
+}
+
+// BenchmarkStreamFanout200 writes one event per iteration and waits until
+// each of 200 stream subscribers has it: ns/op is the delivery to all of
+// them; readings/op how often the store's changes were read.
+func BenchmarkStreamFanout200(b *testing.B) {
+	ts := startServer(b, "")
+	readings, _ := countChanges(ts)
+	ctx, cancel := context.WithCancel(b.Context())
+	defer cancel()
+	const subs = 200
+	streams := make([]<-chan string, subs)
+	for i := range streams {
+		streams[i] = openStream(b, ctx, ts)
+	}
+	msg := strings.Repeat("x", 200)
+	b.ResetTimer()
+	for i := range b.N {
+		e := event.Event{ID: fmt.Sprintf("fan-%06d", i), Time: time.Now().UTC(), RunID: "fan", Agent: "main", Data: event.Info{Message: msg}}
+		if err := ts.Store.Write(e); err != nil {
+			b.Fatal(err)
+		}
+		for _, ids := range streams {
+			if id := <-ids; id != e.ID {
+				b.Fatalf("got %s, want %s", id, e.ID)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(readings.Load()), "readings")
 }
