@@ -59,17 +59,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	}
 	// Bounded pools: PostgreSQL's default allows 100 clients in all, and
 	// SQLite has one writer at a time.
-	if s.engine == EnginePostgres {
-		s.db.SetMaxOpenConns(16)
-		s.db.SetMaxIdleConns(16)
-		s.evdb.SetMaxOpenConns(4)
-		s.evdb.SetMaxIdleConns(4)
-	} else {
-		s.db.SetMaxOpenConns(8)
-		s.db.SetMaxIdleConns(8)
-		s.evdb.SetMaxOpenConns(2)
-		s.evdb.SetMaxIdleConns(2)
-	}
+	dbConns, evConns := poolSizes(s.engine)
+	s.db.SetMaxOpenConns(dbConns)
+	s.db.SetMaxIdleConns(dbConns)
+	s.evdb.SetMaxOpenConns(evConns)
+	s.evdb.SetMaxIdleConns(evConns)
 	if err := s.db.PingContext(ctx); err != nil {
 		s.closePools()
 		return nil, fmt.Errorf("store: opening the %s database: %w", s.engine, err)
@@ -124,6 +118,14 @@ type Store struct {
 	stop     context.CancelFunc
 	listened sync.WaitGroup
 	closeMu  sync.Once
+}
+
+// poolSizes are the connections of the pools db and evdb on engine.
+func poolSizes(engine string) (db, evdb int) {
+	if engine == EnginePostgres {
+		return 16, 4
+	}
+	return 8, 2
 }
 
 // Close closes the store's connections and stops its listener.

@@ -359,21 +359,37 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 // with each new transcript line and "event: request" with each request
 // created or changed, from this process and any other on the same
 // database, until the client goes away. An idle stream gets a comment
-// every keepalive so that proxies keep it open.
+// every keepalive so that proxies keep it open. The changes are read once
+// for all streams (fanout); a client that does not read within the write
+// timeout, or falls streamBuffer messages behind, is dropped.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives any write timeout
+	timeout := s.streamWriteTimeout
+	if timeout <= 0 {
+		timeout = defaultStreamWriteTimeout
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
-	changes := s.Store.Changes(ctx)
-	w.WriteHeader(http.StatusOK)
-	if _, err := io.WriteString(w, "retry: 2000\n: warden events\n\n"); err != nil {
-		return
+	changes := s.changes
+	if changes == nil {
+		changes = s.Store.Changes
 	}
-	if rc.Flush() != nil {
+	sb := s.fanout.subscribe(changes, s.logger())
+	defer s.fanout.unsubscribe(sb)
+	// send writes msg within the write timeout (a stream outlives the
+	// server's own write timeout, but not a client that does not read).
+	send := func(msg []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+		if _, err := w.Write(msg); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	w.WriteHeader(http.StatusOK)
+	if !send([]byte("retry: 2000\n: warden events\n\n")) {
 		return
 	}
 	every := s.keepalive
@@ -387,25 +403,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-ctx.Done():
 			return
-		case c, ok := <-changes:
-			if !ok {
-				return
-			}
-			var err error
-			if msg, err = sseMessage(c); err != nil {
-				s.logger().Error("event stream", "err", err)
-				continue
-			}
-			if msg == nil {
-				continue
-			}
+		case <-sb.gone:
+			return
+		case msg = <-sb.msgs:
 		case <-tick.C:
 			msg = []byte(": keepalive\n\n")
 		}
-		if _, err := w.Write(msg); err != nil {
-			return
-		}
-		if rc.Flush() != nil {
+		if !send(msg) {
 			return
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -70,6 +69,15 @@ type Server struct {
 	approveMu sync.Mutex
 	// keepalive is the interval of comments on an idle event stream.
 	keepalive time.Duration
+	// fanout hands the store's changes, read once, to every event stream.
+	fanout fanout
+	// changes reads the store's changes for fanout; nil is Store.Changes.
+	changes func(context.Context) <-chan store.Change
+	// streamWriteTimeout bounds one write to an event stream; 0 is
+	// defaultStreamWriteTimeout.
+	streamWriteTimeout time.Duration
+	// health is the outcome of the last probe write to the store.
+	health health
 }
 
 // Limits of the API.
@@ -95,10 +103,7 @@ func (s *Server) logger() *slog.Logger {
 // Handler returns the HTTP handler of the API and the panel.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, "ok")
-	})
+	mux.HandleFunc("GET /healthz", s.healthz)
 	// Operators' routes; a run credential gets 403 (SPEC S4).
 	api := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(s.operatorOnly(h))) }
 	// Routes a run credential may take too, for its own runs alone.
