@@ -52,10 +52,10 @@ func newID() (string, error) {
 // another request's of the same run.
 var ErrIDTaken = errors.New("the request id is already taken by another request")
 
-// validID reports whether id may be a client-chosen request id: 16 to 64
+// ValidID reports whether id may be a client-chosen request id: 16 to 64
 // URL-safe characters (letters, digits, '-' and '_'), so that it is hard
 // to guess and safe in a URL path.
-func validID(id string) bool {
+func ValidID(id string) bool {
 	if len(id) < 16 || len(id) > 64 {
 		return false
 	}
@@ -72,7 +72,7 @@ func validID(id string) bool {
 // kind's defaults when empty) and r.Failsafe (with a deadline and no
 // fail-safe, the H3 outcome: reject, or terminate for a review).
 //
-// A client that retries may choose r.ID itself (see validID) before its
+// A client that retries may choose r.ID itself (see ValidID) before its
 // first try: a second Submit with the id of a request of the same run,
 // kind and call stores nothing and sets *r to the request as stored (one
 // row, the same answer, decided or not); an id held by any other request
@@ -82,7 +82,7 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 		return fmt.Errorf("store: submit: %w", err)
 	}
 	id, chosen := r.ID, r.ID != ""
-	if chosen && !validID(id) {
+	if chosen && !ValidID(id) {
 		return fmt.Errorf("store: submit: request id %q: want 16 to 64 letters, digits, '-' or '_': %w", id, ErrChoice)
 	}
 	if chosen {

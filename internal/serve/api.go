@@ -35,7 +35,8 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 
 // submitRequest answers POST /api/requests: a run's new pending request.
 // Only what the run may say is taken from the body; the store sets the
-// time and the status, and the id unless the run chose one: a run that
+// time and the status, and the id unless the run chose one (an id that is
+// not store.ValidID is ignored, and the store picks one): a run that
 // retries a submit sends the same id, and a second submit of the same
 // request answers the request as stored (no second row); an id held by
 // another request is refused with 409.
@@ -43,6 +44,11 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 	var in store.Request
 	if !decodeBody(w, r, maxBody, &in) {
 		return
+	}
+	if !store.ValidID(in.ID) {
+		// Not an id a client may choose (store.ValidID): the store picks
+		// one, as it did before clients could choose (a contract).
+		in.ID = ""
 	}
 	req := store.Request{
 		ID: in.ID, Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
