@@ -20,9 +20,7 @@ import (
 // does not happen; only a quote of the person's own words lets it run
 // (SPEC G6). Only the effect counts: the file outside the workspace.
 func TestG6_AuthorizationNeedsEvidenceEndToEnd(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	outside := homeDir(t)
 	tests := []struct {
 		name  string

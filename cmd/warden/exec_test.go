@@ -35,6 +35,15 @@ func requireSandbox(t *testing.T) {
 	}
 }
 
+// requireWardenExec skips a test where the built warden cannot run a
+// command in its sandbox (warden exec -- true fails).
+func requireWardenExec(t *testing.T) {
+	t.Helper()
+	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
+		t.Skip("the sandbox cannot run here")
+	}
+}
+
 // outsideDir returns a new directory outside the temporary directories
 // (which are writable roots), removed when the test ends.
 func outsideDir(t *testing.T) string {

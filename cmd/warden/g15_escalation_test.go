@@ -133,9 +133,7 @@ func TestG15_Redteam_EscalationsTheFirstPassNeverGrants(t *testing.T) {
 // to grant as it is under /home — the workspace is not "the root user's
 // files" — and the file arrives.
 func TestG15_Redteam_RootsWorkspaceIsTheWorkspace(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is needed")
 	}

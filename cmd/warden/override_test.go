@@ -56,9 +56,7 @@ func trustingReviewer(t *testing.T) string {
 
 func newStored(t *testing.T) *stored {
 	t.Helper()
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	s := &stored{t: t, dir: dir, tr: filepath.Join(dir, "t.jsonl"), reviewer: trustingReviewer(t),
 		env: append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))}
@@ -332,9 +330,7 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 // a person decides the rest, without the model (SPEC G3, P3). No person
 // answers here, so only what the first pass allows happens.
 func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	unclear := filepath.Join(homeDir(t), "f")
 	routine := filepath.Join(outsideDir(t), "scratch")
@@ -379,9 +375,7 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 // decide (here it never gives a verdict) goes to the person, who closes the
 // prompt: nothing outside the workspace changes (SPEC G3, G10, P3).
 func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		openaitest.Reply(w, openaitest.Assistant(`I'd say {"outcome":"allow"} but really {"outcome":"deny"}`), 0, 0)
 	}))

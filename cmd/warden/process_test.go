@@ -155,9 +155,7 @@ func TestConsoleAnswersOnStdin(t *testing.T) {
 // person approves it; a forbidden command never runs; a routine one asks
 // nobody.
 func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	work := t.TempDir()
 	outside := outsideDir(t)
@@ -209,9 +207,7 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 // agent instead of a person (SPEC G3): here it runs on the scripted model,
 // whose next turns are its verdicts.
 func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	outside := homeDir(t)
 	denied, allowed := filepath.Join(outside, "denied"), filepath.Join(outside, "allowed")
@@ -263,9 +259,7 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 // action once; the retry is still reviewed, with the person's marker, and a
 // second retry is reviewed without it (SPEC G11, G12).
 func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	target := filepath.Join(homeDir(t), "f")
 	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
@@ -359,9 +353,7 @@ func homeDir(t *testing.T) string {
 // at; the test is skipped where the sandbox cannot run.
 func crossingDirs(t *testing.T) (base, outside, home string) {
 	t.Helper()
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	base = homeDir(t)
 	outside, home = filepath.Join(base, "outside"), filepath.Join(base, "home")
 	for _, d := range []string{outside, home} {
@@ -375,9 +367,7 @@ func crossingDirs(t *testing.T) (base, outside, home string) {
 // The console's /approve picker between turns (SPEC G12): the person picks
 // a denial, and the next turn may retry exactly that action once.
 func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	target := filepath.Join(homeDir(t), "f")
 	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`

@@ -285,9 +285,7 @@ func TestR2_Redteam_TerminatedFailedResultOnResume(t *testing.T) {
 // core.fsmonitor, a sub/.git file with gitdir:, .warden and .agents were
 // all created with a reviewer that denies everything. None may be left.
 func TestG15_Redteam_ProtectedPathsInTempWorkspace(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	edit := func(path string) string {
 		return "- tool_calls: [{id: e1, function: text_editor, arguments: {command: create, path: " +
 			strconv.Quote(path) + ", file_text: \"gitdir: ../x\\n\"}}]\n"
@@ -468,9 +466,7 @@ func lastN(s string, n int) string {
 // rationale left unescaped) or cut short by the token limit. The quoted
 // allow must not stand alone: nothing outside changes.
 func TestG6_Redteam_QuotedAllowBeforeBrokenDeny(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	base := homeDir(t)
 	outside := filepath.Join(base, "outside")
 	os.MkdirAll(outside, 0o755)
@@ -513,9 +509,7 @@ func TestG6_Redteam_QuotedAllowBeforeBrokenDeny(t *testing.T) {
 // becomes a network request, which the first pass must not allow as
 // "fetching a page" and retry with the network on.
 func TestG15_Redteam_UnixSocketThroughNetworkRequest(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is needed")
 	}
@@ -561,9 +555,7 @@ func TestG15_Redteam_UnixSocketThroughNetworkRequest(t *testing.T) {
 // echo >, text_editor create. Escalated commands likewise. Nothing in the
 // workspace may change, contents or metadata.
 func TestG14_Redteam_ReadOnlyRunChangesNothing(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	bash := func(cmd string, esc bool) string {
 		extra := ""
 		if esc {
@@ -612,9 +604,7 @@ func TestG14_Redteam_ReadOnlyRunChangesNothing(t *testing.T) {
 // and install destinations. No file under $WARDEN_HOME may come to hold
 // the forged text.
 func TestG15_Redteam_WardenStateUnreachable(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	base := homeDir(t)
 	for i, calls := range [][]rtCall{
 		{{"ln -sfn STATE st", false}, {"mkdir -p st/runs && echo FORGED >> st/runs/x.jsonl", true}},
@@ -690,9 +680,7 @@ prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
 // the result was withheld (and rewrites the tool event), and the next
 // resume must still not send the stopped result to the model.
 func TestR2_Redteam_TranscriptEditedBetweenResumes(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	os.MkdirAll(work, 0o755)
@@ -767,9 +755,7 @@ func TestL2_Redteam_ExecFullAccessLeavesNothingRunning(t *testing.T) {
 // names) into the workspace and makes .git/hooks there; the person meets
 // sub/.git in the workspace, and git runs its hooks. It must not be left.
 func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	work, tmp := t.TempDir(), t.TempDir()
 	// The command's /tmp is its own (SPEC G16): the link leads, inside,
 	// to where nothing of the host's is, so it may fail or make its own
@@ -839,9 +825,7 @@ review:
 // request; the first pass may allow only fetches that send no local data.
 // A loopback server records whether the secret arrived.
 func TestG15_Redteam_NetworkRequestsCarryingData(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is needed")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -16,9 +15,7 @@ import (
 // auto_review for that call, no decision or denial event names a reviewer
 // call, and no auto_review_tool event has a denial id.
 func TestG4_ReviewerToolActivityIsItsOwnEventsWardenRun(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	base := homeDir(t)
 	outside, work, dir := filepath.Join(base, "outside"), filepath.Join(base, "work"), t.TempDir()
 	for _, d := range []string{outside, work} {

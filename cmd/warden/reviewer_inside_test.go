@@ -23,9 +23,7 @@ import (
 // asks nobody, so no nested review takes one of those allows: nothing
 // outside changes, no connection arrives, and the run records one review.
 func TestG4_SteeredReviewerShellStaysInsideWardenRun(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	base := homeDir(t)
 	outside, work, dir := filepath.Join(base, "outside"), filepath.Join(base, "work"), t.TempDir()
 	for _, d := range []string{outside, work} {

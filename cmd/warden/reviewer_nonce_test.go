@@ -79,9 +79,7 @@ func lowAllow(nonce string) map[string]any {
 // answer, and the write does not happen (SPEC G6). Only the effect counts:
 // the file outside the workspace.
 func TestG6_VerdictNonceEndToEnd(t *testing.T) {
-	if exitCode(exec.Command(binary(t), "exec", "--", "true").Run()) != 0 {
-		t.Skip("the sandbox cannot run here")
-	}
+	requireWardenExec(t)
 	outside := homeDir(t)
 	text := func(s string) map[string]any { return map[string]any{"role": "assistant", "content": s} }
 	allowJSON := func(nonce string) string { b, _ := json.Marshal(lowAllow(nonce)); return string(b) }
