@@ -197,24 +197,22 @@ func programDanger(name string, args []string) string {
 	case "sudo", "su", "doas", "pkexec", "runuser":
 		return "security: runs with elevated privileges (" + name + ")"
 	case "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft":
-		if shell.HasWord(args, "-F", "--flush", "-X", "--delete-chain") || shell.HasShort(args, 'F', "") {
+		switch fw := command.Firewall(name, args); {
+		case fw&command.FirewallFlushes != 0:
 			return "security: " + name + " flushes firewall rules"
-		}
-		for i := 1; i+2 < len(args); i++ {
-			if (args[i] == "-P" || args[i] == "--policy") && strings.EqualFold(args[i+2], "ACCEPT") {
-				return "security: " + name + " opens the firewall policy"
-			}
+		case fw&command.FirewallOpens != 0:
+			return "security: " + name + " opens the firewall policy"
 		}
 	case "nft":
-		if shell.HasWord(args, "flush") && shell.HasWord(args, "ruleset") || shell.HasWord(args, "delete") && shell.HasWord(args, "table") {
+		if command.Firewall(name, args)&command.FirewallFlushesRuleset != 0 {
 			return "security: nft removes firewall rules"
 		}
 	case "ufw":
-		if shell.HasWord(args, "disable", "reset") {
+		if command.Firewall(name, args)&command.FirewallOff != 0 {
 			return "security: ufw disables the firewall"
 		}
 	case "pfctl":
-		if shell.HasShort(args, 'd', "") || shell.HasShort(args, 'F', "") {
+		if command.Firewall(name, args)&(command.FirewallOff|command.FirewallFlushes) != 0 {
 			return "security: pfctl disables or flushes the firewall"
 		}
 	case "systemctl":

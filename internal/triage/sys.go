@@ -93,82 +93,63 @@ func judgeService(s *sh, c *cmd) {
 }
 
 func judgeFirewall(s *sh, c *cmd) {
-	args := c.args
+	fw := command.Firewall(c.name, c.args)
 	switch c.name {
 	case "ufw":
-		ops := shell.Operands(args, "")
-		if len(ops) == 0 || ops[0] == "status" || ops[0] == "show" || ops[0] == "app" && len(ops) > 1 && ops[1] == "list" || ops[0] == "version" {
+		switch {
+		case fw&command.FirewallLists != 0:
 			s.allow("ufw status")
-			return
-		}
-		switch ops[0] {
-		case "disable", "reset":
+		case fw&command.FirewallOff != 0:
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns the firewall off")
-			return
-		case "logging":
-			if len(ops) > 1 && ops[1] == "off" {
-				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` turns firewall logging off")
-				return
-			}
-		case "default":
-			if len(ops) > 1 && ops[1] == "allow" {
-				s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes the firewall allow everything")
-				return
-			}
+		case fw&command.FirewallLoggingOff != 0:
+			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` turns firewall logging off")
+		case fw&command.FirewallOpens != 0:
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes the firewall allow everything")
+		default:
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 		}
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "nft":
-		if shell.HasWord(args, "list") && !shell.HasWord(args, "flush", "delete") {
+		switch {
+		case fw&command.FirewallLists != 0:
 			s.allow("nft list")
-			return
-		}
-		if shell.HasWord(args, "flush") || shell.HasWord(args, "delete") && shell.HasWord(args, "table") {
+		case fw&command.FirewallFlushes != 0:
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` removes the firewall rules")
-			return
+		default:
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 		}
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "pfctl":
-		if shell.HasShort(args, 'd', "afFsTtxAKkLOoDEipR") {
+		switch {
+		case fw&command.FirewallOff != 0:
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` turns the firewall off")
-			return
-		}
-		if shell.HasShort(args, 'F', "afsTtxAKkLOoDEipR") {
+		case fw&command.FirewallFlushes != 0:
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
-			return
-		}
-		if shell.HasShort(args, 's', "afFTtxAKkLOoDEipR") && !shell.HasShort(args, 'f', "asFTtxAKkLOoDEipR") {
+		case fw&command.FirewallLists != 0:
 			s.allow("pfctl -s")
-			return
+		default:
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 		}
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "firewall-cmd":
-		if shell.HasLong(args, "state", "list-all", "list-services", "list-ports", "get-default-zone", "get-active-zones", "list-all-zones") {
+		switch {
+		case fw&command.FirewallLists != 0:
 			s.allow("firewall-cmd")
-			return
-		}
-		if shell.HasLong(args, "panic-off") || shell.HasWord(args, "--set-default-zone=trusted") {
+		case fw&command.FirewallOpens != 0:
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` opens the firewall")
-			return
+		default:
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 		}
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	case "iptables-save", "ip6tables-save":
 		s.allow(c.name)
 	default:
-		if shell.HasWord(args, "-L", "-S", "--list", "--list-rules") && !shell.HasWord(args, "-F", "-X", "-D", "-A", "-I", "-P") {
+		switch {
+		case fw&command.FirewallLists != 0:
 			s.allow(c.name + " -L")
-			return
-		}
-		if shell.HasWord(args, "-F", "--flush", "-X", "--delete-chain") || shell.HasShort(args, 'F', "tAIDRPNXEjgiospm") {
+		case fw&command.FirewallFlushes != 0:
 			s.deny(vocab.SecurityWeakening, "`"+c.text+"` flushes the firewall rules")
-			return
+		case fw&command.FirewallOpens != 0:
+			s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes the firewall accept everything")
+		default:
+			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 		}
-		for i := 1; i+2 < len(args); i++ {
-			if (args[i] == "-P" || args[i] == "--policy") && strings.EqualFold(args[i+2], "ACCEPT") {
-				s.deny(vocab.SecurityWeakening, "`"+c.text+"` makes the firewall accept everything")
-				return
-			}
-		}
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes firewall rules")
 	}
 }
 
