@@ -110,43 +110,28 @@ func (f Func) Approve(ctx context.Context, req *Request) (Approval, error) { ret
 // Rule is one compiled entry of a policy.
 type Rule = policy.Rule[Approver]
 
-// Policy is a compiled approval policy. A nil or empty Policy has no
-// approvers: every call runs (SPEC A4, P6).
-type Policy struct {
-	set *policyset.Set[Approver]
-}
+// Policy is a compiled approval policy: a policyset.Policy of approvers. A
+// nil or empty Policy has no approvers: every call runs (SPEC A4, P6).
+type Policy policyset.Policy[Approver]
 
 // New returns a policy of rules in order.
-func New(rules ...Rule) *Policy {
-	return &Policy{set: policyset.NewSet(rules)}
-}
+func New(rules ...Rule) *Policy { return (*Policy)(policyset.NewPolicy(rules)) }
 
 // Compile builds a policy from entries, creating each approver from the
 // registry. An unknown name is an error at the entry's position that lists
 // the registered names.
 func Compile(entries []policy.Entry) (*Policy, error) {
-	rules, err := registry.Compile(entries)
-	if err != nil {
-		return nil, err
-	}
-	return New(rules...), nil
+	p, err := policyset.CompilePolicy(registry, entries)
+	return (*Policy)(p), err
 }
 
 // Len returns the number of entries; 0 means no approvers.
-func (p *Policy) Len() int {
-	if p == nil {
-		return 0
-	}
-	return p.set.Len()
-}
+func (p *Policy) Len() int { return p.generic().Len() }
 
 // Entries returns the entries the policy was built from.
-func (p *Policy) Entries() []policy.Entry {
-	if p == nil {
-		return nil
-	}
-	return p.set.Entries()
-}
+func (p *Policy) Entries() []policy.Entry { return p.generic().Entries() }
+
+func (p *Policy) generic() *policyset.Policy[Approver] { return (*policyset.Policy[Approver])(p) }
 
 // Record is one approver's answer, for the transcript (SPEC A3).
 type Record struct {
@@ -186,7 +171,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 		record(Record{Approver: r.Name, Chain: r.Chain, Approval: a})
 		return a, a.Decision != Escalate, nil
 	}
-	v, err := policyset.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
+	v, err := policyset.Evaluate(ctx, p.generic().Set(), &req.Call, req.Order, ask,
 		func(a, b Approval) bool { return a.Decision.severity() > b.Decision.severity() },
 		func(a Approval) bool { return a.Decision == Terminate })
 	if err != nil {

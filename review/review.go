@@ -77,43 +77,28 @@ func (f Func) Review(ctx context.Context, req *Request) (Review, error) { return
 // Rule is one compiled entry of a policy.
 type Rule = policy.Rule[Reviewer]
 
-// Policy is a compiled review policy. A nil or empty Policy has no
-// reviewers: every result continues (SPEC R3, P6).
-type Policy struct {
-	set *policyset.Set[Reviewer]
-}
+// Policy is a compiled review policy: a policyset.Policy of reviewers. A
+// nil or empty Policy has no reviewers: every result continues (SPEC R3, P6).
+type Policy policyset.Policy[Reviewer]
 
 // New returns a policy of rules in order.
-func New(rules ...Rule) *Policy {
-	return &Policy{set: policyset.NewSet(rules)}
-}
+func New(rules ...Rule) *Policy { return (*Policy)(policyset.NewPolicy(rules)) }
 
 // Compile builds a policy from entries, creating each reviewer from the
 // registry. An unknown name is an error at the entry's position that lists
 // the registered names.
 func Compile(entries []policy.Entry) (*Policy, error) {
-	rules, err := registry.Compile(entries)
-	if err != nil {
-		return nil, err
-	}
-	return New(rules...), nil
+	p, err := policyset.CompilePolicy(registry, entries)
+	return (*Policy)(p), err
 }
 
 // Len returns the number of entries; 0 means no reviewers.
-func (p *Policy) Len() int {
-	if p == nil {
-		return 0
-	}
-	return p.set.Len()
-}
+func (p *Policy) Len() int { return p.generic().Len() }
 
 // Entries returns the entries the policy was built from.
-func (p *Policy) Entries() []policy.Entry {
-	if p == nil {
-		return nil
-	}
-	return p.set.Entries()
-}
+func (p *Policy) Entries() []policy.Entry { return p.generic().Entries() }
+
+func (p *Policy) generic() *policyset.Policy[Reviewer] { return (*policyset.Policy[Reviewer])(p) }
 
 // Record is one reviewer's answer, for the transcript.
 type Record struct {
@@ -160,7 +145,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 		record(Record{Reviewer: r.Name, Chain: r.Chain, Review: rv})
 		return rv, rv.Decision != Escalate, nil
 	}
-	v, err := policyset.Evaluate(ctx, p.set, &req.Call, req.Order, ask,
+	v, err := policyset.Evaluate(ctx, p.generic().Set(), &req.Call, req.Order, ask,
 		func(a, b Review) bool { return a.Decision == Terminate && b.Decision != Terminate },
 		func(a Review) bool { return a.Decision == Terminate })
 	if err != nil {

@@ -194,3 +194,36 @@ func releaseTarget(t *policy.Target) {
 	t.Call, t.Order = nil, nil
 	targetPool.Put(t)
 }
+
+// Policy is what approval.Policy and review.Policy share: the compiled
+// rules of a policy of handlers H, grouped into chains. A nil *Policy has
+// no rules.
+type Policy[H any] struct{ set *Set[H] }
+
+// NewPolicy returns a policy of rules in order.
+func NewPolicy[H any](rules []policy.Rule[H]) *Policy[H] { return &Policy[H]{NewSet(rules)} }
+
+// CompilePolicy builds a policy from entries, creating each handler from
+// r. An unknown name is an error at the entry's position that lists the
+// registered names.
+func CompilePolicy[H any](r *Registry[H], entries []policy.Entry) (*Policy[H], error) {
+	rules, err := r.Compile(entries)
+	if err != nil {
+		return nil, err
+	}
+	return NewPolicy(rules), nil
+}
+
+// Set returns the policy's rules; nil for a nil policy.
+func (p *Policy[H]) Set() *Set[H] {
+	if p == nil {
+		return nil
+	}
+	return p.set
+}
+
+// Len returns the number of entries; 0 means no handlers.
+func (p *Policy[H]) Len() int { return p.Set().Len() }
+
+// Entries returns the entries the policy was built from.
+func (p *Policy[H]) Entries() []policy.Entry { return p.Set().Entries() }
