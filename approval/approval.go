@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/policyset"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -18,13 +19,14 @@ import (
 // Decision is an approver's answer (SPEC A2).
 type Decision string
 
-// The decisions of SPEC A2.
+// The decisions of SPEC A2 (their words are internal/vocab's, which the
+// store and the transcript share).
 const (
-	Approve   Decision = "approve"
-	Modify    Decision = "modify"
-	Reject    Decision = "reject"
-	Terminate Decision = "terminate"
-	Escalate  Decision = "escalate"
+	Approve   Decision = vocab.WordApprove
+	Modify    Decision = vocab.WordModify
+	Reject    Decision = vocab.WordReject
+	Terminate Decision = vocab.WordTerminate
+	Escalate  Decision = vocab.WordEscalate
 )
 
 // valid reports whether d is one of the five decisions.

@@ -2,9 +2,11 @@ package approval_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -40,5 +42,15 @@ func TestP6_NilAndEmptyPoliciesHaveNoApprovers(t *testing.T) {
 	}
 	if _, err := approval.Compile([]policy.Entry{{Name: "no-such-approver"}}); err == nil {
 		t.Error("an unknown approver compiled")
+	}
+}
+
+// TestA2_DecisionsAreTheSharedWords checks that the decisions of SPEC A2
+// are the words the store offers on the queue and the transcript records
+// (internal/vocab), in order.
+func TestA2_DecisionsAreTheSharedWords(t *testing.T) {
+	got := []string{string(approval.Approve), string(approval.Modify), string(approval.Reject), string(approval.Terminate), string(approval.Escalate)}
+	if want := vocab.ApprovalDecisions(); !slices.Equal(got, want) {
+		t.Errorf("approval decisions %q, the shared words %q", got, want)
 	}
 }

@@ -2,8 +2,10 @@ package review_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -40,5 +42,15 @@ func TestP6_NilAndEmptyPoliciesHaveNoReviewers(t *testing.T) {
 	}
 	if _, err := review.Compile([]policy.Entry{{Name: "no-such-reviewer"}}); err == nil {
 		t.Error("an unknown reviewer compiled")
+	}
+}
+
+// TestR2_DecisionsAreTheSharedWords checks that the decisions of SPEC R2
+// are the words the store offers on the queue and the transcript records
+// (internal/vocab), in order.
+func TestR2_DecisionsAreTheSharedWords(t *testing.T) {
+	got := []string{string(review.Continue), string(review.Terminate), string(review.Escalate)}
+	if want := vocab.ReviewDecisions(); !slices.Equal(got, want) {
+		t.Errorf("review decisions %q, the shared words %q", got, want)
 	}
 }

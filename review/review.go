@@ -11,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/internal/policyset"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -19,11 +20,12 @@ import (
 // modify: the call already ran.
 type Decision string
 
-// The decisions of SPEC R2.
+// The decisions of SPEC R2 (their words are internal/vocab's, which the
+// store and the transcript share).
 const (
-	Continue  Decision = "continue"
-	Terminate Decision = "terminate"
-	Escalate  Decision = "escalate"
+	Continue  Decision = vocab.WordContinue
+	Terminate Decision = vocab.WordTerminate
+	Escalate  Decision = vocab.WordEscalate
 )
 
 // valid reports whether d is one of the three decisions.

@@ -12,29 +12,34 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // The choices a request may offer, per kind (SPEC H2), and what each kind
 // offers when a request names none.
+// The words of the decisions are internal/vocab's: approval's (SPEC A2)
+// for approval and boundary requests, review's (SPEC R2) for review
+// requests.
 var (
 	allowedChoices = map[string][]string{
-		KindApproval: {"approve", "modify", "reject", "terminate", "escalate"},
-		KindBoundary: {"approve", "modify", "reject", "terminate", "escalate"},
-		KindReview:   {"continue", "terminate", "escalate"},
+		KindApproval: vocab.ApprovalDecisions(),
+		KindBoundary: vocab.ApprovalDecisions(),
+		KindReview:   vocab.ReviewDecisions(),
 	}
 	defaultChoices = map[string][]string{
-		KindApproval: {"approve", "modify", "reject", "terminate"},
-		KindBoundary: {"approve", "reject", "terminate"},
-		KindReview:   {"continue", "terminate"},
+		KindApproval: {vocab.WordApprove, vocab.WordModify, vocab.WordReject, vocab.WordTerminate},
+		KindBoundary: {vocab.WordApprove, vocab.WordReject, vocab.WordTerminate},
+		KindReview:   {vocab.WordContinue, vocab.WordTerminate},
 	}
 	// closedChoice is the decision of a request closed without a choice
 	// (SPEC H3): the fail-safe outcome when none is given.
-	closedChoice = map[string]string{KindApproval: "reject", KindBoundary: "reject", KindReview: "terminate"}
+	closedChoice = map[string]string{KindApproval: vocab.WordReject, KindBoundary: vocab.WordReject, KindReview: vocab.WordTerminate}
 )
 
 // failsafeAllowed reports whether c may be a fail-safe outcome: never one
 // that lets the call or its result through (SPEC H3).
-func failsafeAllowed(c string) bool { return c == "reject" || c == "terminate" }
+func failsafeAllowed(c string) bool { return c == vocab.WordReject || c == vocab.WordTerminate }
 
 // Deadline decided-by: who records an expired request's fail-safe decision.
 const byDeadline = "deadline"
@@ -192,7 +197,7 @@ func prepare(r *Request) error {
 	if r.Failsafe != "" && !failsafeAllowed(r.Failsafe) {
 		return fmt.Errorf("fail-safe outcome %q: it may only be reject or terminate, never one that lets the call through", r.Failsafe)
 	}
-	if r.Failsafe != "" && r.Failsafe != closedChoice[r.Kind] && r.Failsafe != "terminate" {
+	if r.Failsafe != "" && r.Failsafe != closedChoice[r.Kind] && r.Failsafe != vocab.WordTerminate {
 		return fmt.Errorf("fail-safe outcome %q does not apply to a %s request", r.Failsafe, r.Kind)
 	}
 	return nil
@@ -230,7 +235,7 @@ func (s *Store) Decide(ctx context.Context, id string, d Decision) (Request, err
 	if !slices.Contains(r.Choices, d.Decision) {
 		return r, fmt.Errorf("store: decision %q on request %s (offered: %s): %w", d.Decision, id, strings.Join(r.Choices, ", "), ErrChoice)
 	}
-	if d.Decision == "modify" {
+	if d.Decision == vocab.WordModify {
 		if !isObject(d.Modified) {
 			return r, fmt.Errorf("store: modify on request %s: the modified arguments must be a JSON object: %w", id, ErrChoice)
 		}

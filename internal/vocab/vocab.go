@@ -25,7 +25,7 @@ const (
 	Deny Decision = "deny"
 	// Escalate: the reviewer passes the action on without deciding (to the
 	// model reviewer, or to a person).
-	Escalate Decision = "escalate"
+	Escalate Decision = WordEscalate
 )
 
 // DenialInstruction follows the rationale of every denial the main agent
