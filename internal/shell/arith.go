@@ -301,30 +301,66 @@ func (w *walker) arithExpr(e syntax.ArithmExpr, src string) {
 // variables, it holds no comment, arithmetic, subscript, parameter
 // expansion beyond $name, or assignment.
 func treeMatters(src string) bool {
-	if treeChars.in(src) {
-		return true
-	}
-	// One pass over src for the words (as substrings) let, read, printf,
-	// mapfile, getopts, for, select, declare, typeset, local, export and
-	// nameref, instead of one search each.
+	// One pass over src: a tree character ends it; a letter that starts
+	// one of the words (let, read, printf, mapfile, getopts, for, select,
+	// declare, typeset, local, export, nameref) followed by the second
+	// letter of one of them is checked for the whole word.
 	for i := 0; i < len(src); i++ {
-		for _, k := range treeWords[src[i]] {
-			if strings.HasPrefix(src[i:], k) {
-				return true
-			}
+		switch k := treeClass[src[i]]; {
+		case k == 0:
+		case k == treeChar:
+			return true
+		case i+1 < len(src) && treeSeconds[k]&(1<<(src[i+1]&31)) != 0 && treeWordAt(src[i:], k):
+			return true
 		}
 	}
 	return false
 }
 
-// treeChars are the characters that make a script's tree worth walking:
-// comments, parentheses, brackets, braces, assignments.
-var treeChars = byteSet{'#': true, '(': true, '[': true, '{': true, '=': true}
+// treeChar is treeClass's class of the characters that make a script's
+// tree worth walking: comments, parentheses, brackets, braces,
+// assignments.
+const treeChar = 255
 
-// treeWords are treeMatters' words by their first letter.
-var treeWords = [256][]string{
-	'l': {"let", "local"}, 'r': {"read"}, 'p': {"printf"}, 'm': {"mapfile"}, 'g': {"getopts"},
-	'f': {"for"}, 's': {"select"}, 'd': {"declare"}, 't': {"typeset"}, 'e': {"export"}, 'n': {"nameref"},
+// treeWords are treeMatters' words, grouped by their first letter; a
+// letter's class in treeClass is its group's index plus one.
+var treeWords = [...][]string{
+	{"let", "local"}, {"read"}, {"printf"}, {"mapfile"}, {"getopts"},
+	{"for"}, {"select"}, {"declare"}, {"typeset"}, {"export"}, {"nameref"},
+}
+
+// treeClass maps a byte to treeChar, to the group of treeWords it starts
+// (index plus one), or to 0.
+var treeClass = func() (c [256]uint8) {
+	for _, b := range "#([{=" {
+		c[b] = treeChar
+	}
+	for i, ws := range treeWords {
+		c[ws[0][0]] = uint8(i + 1)
+	}
+	return c
+}()
+
+// treeSeconds holds, for each class of treeClass, the second letters of
+// its words as bits (a letter's low five bits), a cheap filter before the
+// words are compared.
+var treeSeconds = func() (s [256]uint32) {
+	for i, ws := range treeWords {
+		for _, w := range ws {
+			s[i+1] |= 1 << (w[1] & 31)
+		}
+	}
+	return s
+}()
+
+// treeWordAt reports whether s starts with a word of the group of class k.
+func treeWordAt(s string, k uint8) bool {
+	for _, w := range treeWords[k-1] {
+		if strings.HasPrefix(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // assignOp reports whether op assigns to its left operand.
