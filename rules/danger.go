@@ -620,12 +620,24 @@ var sensitive = []struct{ frag, what string }{
 	{"/environ", "a process environment"},
 }
 
+// minSensitive is the length of the shortest fragment of sensitive.
+var minSensitive = func() int {
+	n := len(sensitive[0].frag)
+	for _, s := range sensitive {
+		n = min(n, len(s.frag))
+	}
+	return n
+}()
+
 // sensitivePath describes the credentials p touches, "" if none.
 func sensitivePath(p string) string {
 	if strings.IndexByte(p, '.') < 0 && strings.IndexByte(p, '/') < 0 && strings.IndexByte(p, '_') < 0 {
 		return ""
 	}
 	l := strings.ToLower(p)
+	if len(l) < minSensitive {
+		return "" // shorter than every fragment
+	}
 	for _, s := range sensitive {
 		if strings.Contains(l, s.frag) {
 			if strings.HasSuffix(l, ".pub") && strings.HasPrefix(s.what, "an SSH") {
@@ -676,7 +688,7 @@ func isDownloader(c *shell.Command) bool {
 	case "xxd":
 		return shell.HasShort(c.Args, 'r', "")
 	}
-	return downloaders[name]
+	return traitsOf(name).is(tDownloader)
 }
 
 // readsProgramFromStdin reports whether c is an interpreter that reads its

@@ -239,7 +239,7 @@ func runsFile(c *shell.Command) string {
 		}
 		return ""
 	}
-	if !shell.IsShell(name) && !interpreters[name] && !command.IsPython(name) {
+	if !traitsOf(name).is(tShell | tInterpreter | tPython) {
 		return ""
 	}
 	if _, ok := command.InlineCode(c.Args); ok {

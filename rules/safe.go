@@ -136,7 +136,7 @@ var alwaysSafe = map[string]bool{
 
 func safeArgv(args []string) bool {
 	name := shell.Base(args[0])
-	if alwaysSafe[name] {
+	if traitsOf(name).is(tAlwaysSafe) {
 		return true
 	}
 	switch name {

@@ -54,7 +54,7 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		add(set.strictest(), reason+"; any prompt or forbidden rule may match what it runs")
 	}
 	out = assignedCommands(set, c, i, n, out, depth)
-	if c.Unwrapped || leavesWordsAlone[name] {
+	if c.Unwrapped || traitsOf(name).is(tLeavesWordsAlone) {
 		return out
 	}
 	start := 1
@@ -69,9 +69,9 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		if k < len(c.Literal) && !c.Literal[k] {
 			continue // its text only: $DIR/rm may be rm
 		}
-		if prog := shell.Base(word); hidesCode(prog) {
+		if prog := shell.Base(word); traitsOf(prog).is(tHidesCode) {
 			tail := shell.Command{Args: c.Args[k:], Literal: c.Literal[k:]}
-			if shell.IsShell(prog) {
+			if traitsOf(prog).is(tShell) {
 				tail.Unwrapped = shell.FromArgs(tail.Args).Commands[0].Unwrapped
 			}
 			if reason := hiddenCode(&tail, prog, input); reason != "" {
@@ -220,6 +220,7 @@ var leavesWordsAlone = func() map[string]bool {
 // interpreter running a script file is like a program run by its path
 // (./run.sh, make): judged by its words.
 func hiddenCode(c *shell.Command, name, input string) string {
+	t := traitsOf(name)
 	for _, a := range c.Assigns {
 		n, v, _ := strings.Cut(a, "=")
 		if codeVars[n] {
@@ -228,18 +229,21 @@ func hiddenCode(c *shell.Command, name, input string) string {
 		if programVars[n] && strings.ContainsAny(v, "/$`") {
 			return name + " is given " + a + ", a program the script does not show"
 		}
-		if (n == "BASH_ENV" || n == "ENV") && shell.IsShell(name) {
+		if (n == "BASH_ENV" || n == "ENV") && t.is(tShell) {
 			return name + " runs the start-up file " + a + ", whose commands are not in the script"
 		}
 		if n == "PATH" && !systemPath(v) {
 			return name + " is looked up in " + a + ", where a program of that name may be any"
 		}
 	}
-	if shell.IsShell(name) && (shell.HasWord(c.Args, "--rcfile") || shell.HasWord(c.Args, "--init-file")) {
+	if t.is(tShell) && (shell.HasWord(c.Args, "--rcfile") || shell.HasWord(c.Args, "--init-file")) {
 		return name + " runs a start-up file, whose commands are not in the script"
 	}
-	if !hidesCode(name) && !strings.HasPrefix(name, "lua") {
+	if !t.is(tHidesCode) && !strings.HasPrefix(name, "lua") {
 		return ""
+	}
+	if name == "git" {
+		return gitHidden(c) // git runs no inline code (command.InlineCode)
 	}
 	if in, ok := command.InlineCode(c.Args); ok {
 		switch {
@@ -253,16 +257,14 @@ func hiddenCode(c *shell.Command, name, input string) string {
 		}
 		return ""
 	}
-	shellLike := shell.IsShell(name)
+	shellLike := t.is(tShell)
 	switch {
-	case name == "git":
-		return gitHidden(c)
 	case name == "ed" || name == "red":
 		if input != "" || strings.Contains(c.Doc, "!") {
 			return name + " reads commands from " + or(input, "a here-document") + " (! runs shell commands)"
 		}
-	case shellLike || interpreters[name] || command.IsPython(name) || scriptInterpreters[name]:
-		if c.Unwrapped || infoOnly(c.Args) || command.IsPython(name) && shell.HasWord(c.Args, "-m") {
+	case t.is(tShell | tInterpreter | tPython | tScriptInterpreter):
+		if c.Unwrapped || infoOnly(c.Args) || t.is(tPython) && shell.HasWord(c.Args, "-m") {
 			return ""
 		}
 		if f := runsFile(c); f != "" || c.MoreArgs {
@@ -442,9 +444,7 @@ var programVars = map[string]bool{
 
 // hidesCode reports whether hiddenCode may find code that the words of
 // the program name do not show.
-func hidesCode(name string) bool {
-	return codeHiders[name] || shell.IsShell(name) || command.IsPython(name)
-}
+func hidesCode(name string) bool { return traitsOf(name).is(tHidesCode) }
 
 // codeHiders are the programs, beyond shells and Python, that run code
 // their words need not show: git (aliases, helpers), ed, awk, vim, the

@@ -68,6 +68,15 @@ var shells = map[string]bool{
 	"posh": true, "fish": true, "csh": true, "tcsh": true,
 }
 
+// ShellNames returns the names IsShell knows, unsorted.
+func ShellNames() []string {
+	names := make([]string, 0, len(shells))
+	for n := range shells {
+		names = append(names, n)
+	}
+	return names
+}
+
 // IsShell reports whether name (a program name or path) is a shell
 // interpreter such as sh, bash or zsh.
 func IsShell(name string) bool { return shells[Base(name)] }
