@@ -1,7 +1,6 @@
 package command
 
 import (
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -43,7 +42,7 @@ func inlineCode(argv []string) (Inline, bool) {
 	if len(argv) < 2 {
 		return Inline{}, false
 	}
-	name := path.Base(argv[0])
+	name := base(argv[0])
 	switch {
 	case IsPython(name):
 		return flagCode(argv, "python", "c", nil, true)
@@ -199,7 +198,7 @@ func vimCode(argv []string) (Inline, bool) {
 			}
 		}
 	}
-	if path.Base(argv[0]) == "ex" && !found {
+	if base(argv[0]) == "ex" && !found {
 		// ex reads its commands from standard input when it has no
 		// terminal; what it runs is not in the words.
 		return Inline{Lang: "vim", Known: false}, true

@@ -93,8 +93,17 @@ func (p *Parsed) Values(name string) []string {
 // it is known.
 func Lookup(program string) (*Grammar, bool) {
 	loadGrammars.Do(registerAll)
-	g, ok := grammars[path.Base(program)]
+	g, ok := grammars[base(program)]
 	return g, ok
+}
+
+// base returns the last element of a program's path: path.Base, without
+// its work for a bare name.
+func base(program string) string {
+	if program != "" && strings.IndexByte(program, '/') < 0 {
+		return program
+	}
+	return path.Base(program)
 }
 
 // Parse reads argv (argv[0] is the program) with the grammar of its
@@ -112,7 +121,7 @@ func Parse(argv []string) (p Parsed, ok bool) {
 
 // Parse reads argv with g; argv[0] names the program.
 func (g *Grammar) Parse(argv []string) Parsed {
-	p := Parsed{Path: []string{path.Base(argv[0])}}
+	p := Parsed{Path: []string{base(argv[0])}}
 	cur := g
 	operandsOnly := false
 	for i := 1; i < len(argv); i++ {
@@ -236,7 +245,8 @@ func (g *Grammar) abbreviation(name string) (option, bool) {
 // none. For programs with no known grammar it skips words starting with
 // "-".
 func Subcommand(argv []string) int {
-	g, ok := Lookup(argv[0])
+	var g *Grammar
+	looked, ok := false, false
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
 		if a == "--" {
@@ -244,6 +254,10 @@ func Subcommand(argv []string) int {
 		}
 		if len(a) < 2 || a[0] != '-' {
 			return i
+		}
+		if !looked {
+			g, ok = Lookup(argv[0])
+			looked = true
 		}
 		if !ok {
 			continue

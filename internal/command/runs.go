@@ -1,7 +1,6 @@
 package command
 
 import (
-	"path"
 	"strings"
 )
 
@@ -15,7 +14,7 @@ func RunsOther(argv []string) (string, bool) {
 	if len(argv) == 0 {
 		return "", false
 	}
-	name := path.Base(argv[0])
+	name := base(argv[0])
 	has := func(prefixes ...string) string {
 		for _, a := range argv[1:] {
 			for _, p := range prefixes {
