@@ -83,7 +83,10 @@ func (r *Request) String() string {
 	return b.String()
 }
 
-// Decision answers a request.
+// Decision answers a request: approved or not, after every approver
+// asked (the first pass, the reviewer agent, a person) has reached its
+// verdict. It is what a tool receives; the run's boundary approver turns
+// an approval.Outcome into it.
 type Decision struct {
 	Approved bool
 	// Explanation says why; a denial's explanation reaches the model.

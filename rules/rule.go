@@ -62,7 +62,10 @@ import (
 	"github.com/wardenhq/warden/internal/shell"
 )
 
-// Decision is what a rule says about a command, ordered by strictness.
+// Decision is what a rule says about a command, ordered by strictness:
+// the verdict of warden's judges (allow, escalate, deny) in Codex's words,
+// whose spelling, order, zero value (allow, the default of a rule) and
+// exit codes are contracts of rules files and `warden rules check`.
 type Decision int
 
 // The decisions, from the least to the most strict.

@@ -131,7 +131,9 @@ type Request struct {
 	Context *RequestContext `json:"context,omitempty"`
 }
 
-// Decision is a person's answer to a request.
+// Decision is a person's answer to a request: Decision is one of the
+// request's Choices, words of approval's or review's decisions
+// (internal/vocab), kept as text because the store sits below both.
 type Decision struct {
 	Decision    string          `json:"decision"`
 	Explanation string          `json:"explanation,omitempty"`

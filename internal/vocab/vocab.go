@@ -4,7 +4,11 @@
 // classes of SPEC G7, and the turns of the conversation before an action
 // that a reviewer weighs as evidence. Its values appear in eval datasets
 // and reports, not in the transcript contract (package event and the
-// risk, authorization and status levels of package action).
+// risk, authorization and status levels of package action). It also
+// writes once the words of the approvers' and reviewers' decisions (SPEC
+// A2, R2), which package approval, package review and the store's queue
+// share. docs/architecture.md ("One vocabulary") says which decision
+// type is which.
 package vocab
 
 import (
