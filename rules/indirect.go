@@ -104,8 +104,9 @@ func indirectDanger(c *shell.Command, name string) string {
 			return "security: writes " + what + " (" + t + ")"
 		}
 	}
-	if strings.Contains(c.Text, "WARDEN_HOME") || strings.Contains(c.Text, ".warden/") || strings.HasSuffix(c.Text, ".warden") ||
-		strings.Contains(c.Text, "WARDEN_MANAGED_CONFIG") || strings.Contains(c.Text, "/etc/warden") {
+	if (strings.Contains(c.Text, "WARDEN") || strings.Contains(c.Text, "warden")) && // what every name below holds
+		(strings.Contains(c.Text, "WARDEN_HOME") || strings.Contains(c.Text, ".warden/") || strings.HasSuffix(c.Text, ".warden") ||
+			strings.Contains(c.Text, "WARDEN_MANAGED_CONFIG") || strings.Contains(c.Text, "/etc/warden")) {
 		return "security: touches warden's own state"
 	}
 	return ""

@@ -137,10 +137,9 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 	if depth >= maxLineDepth {
 		return nil
 	}
-	const metas = " \t\n;|&()<>`$"
 	if k, v, ok := strings.Cut(line, "="); ok && (isName(k) || strings.HasPrefix(k, "-")) {
 		line = v // NAME=VALUE, --option=VALUE
-	} else if !strings.ContainsAny(line, metas) {
+	} else if !lineMetas.in(line) {
 		return nil // one plain word: judged as words passed on
 	}
 	// Parse only a line that may name a rule's program or one that hides
@@ -172,6 +171,30 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 		}
 	}
 	return out
+}
+
+// lineMetas are the characters that make a word a command line rather
+// than one plain word.
+var lineMetas = newByteSet(" \t\n;|&()<>`$")
+
+// byteSet is a set of bytes.
+type byteSet [256]bool
+
+func newByteSet(chars string) (b byteSet) {
+	for i := 0; i < len(chars); i++ {
+		b[chars[i]] = true
+	}
+	return b
+}
+
+// in reports whether s holds a byte of the set.
+func (b *byteSet) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b[s[i]] {
+			return true
+		}
+	}
+	return false
 }
 
 // unquoter removes the quotes and backslashes of a command line.
