@@ -38,11 +38,40 @@ func (in Inline) Literal(lit []bool) bool {
 	return true
 }
 
+// inlineNames are the programs inlineCode reads, but for the names of
+// any length of Python (python3.12, pypy3) and Lua (lua5.4), which start
+// with p or l.
+var inlineNames = []string{"perl", "ruby", "luajit", "Rscript", "node", "nodejs", "bun", "deno", "php", "pwsh", "powershell",
+	"osascript", "awk", "gawk", "mawk", "nawk", "busybox-awk", "vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim"}
+
+// inlineFilter has a bit for the length and first byte of every name of
+// inlineNames, so that most programs skip inlineCode's comparisons.
+var inlineFilter = func() (f [32]uint32) {
+	for _, n := range inlineNames {
+		f[len(n)&31] |= 1 << (n[0] & 31)
+	}
+	return f
+}()
+
+// mayRunInline reports whether name may be a program inlineCode reads.
+func mayRunInline(name string) bool {
+	if name == "" {
+		return false
+	}
+	if c := name[0]; c == 'p' || c == 'l' {
+		return true
+	}
+	return inlineFilter[len(name)&31]&(1<<(name[0]&31)) != 0
+}
+
 func inlineCode(argv []string) (Inline, bool) {
 	if len(argv) < 2 {
 		return Inline{}, false
 	}
 	name := base(argv[0])
+	if !mayRunInline(name) {
+		return Inline{}, false
+	}
 	switch {
 	case IsPython(name):
 		return flagCode(argv, "python", "c", nil, true)

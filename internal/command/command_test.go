@@ -182,3 +182,25 @@ func TestG15_RunsOtherThroughGitAndMan(t *testing.T) {
 		}
 	}
 }
+
+// TestG14_InlineFilterLetsEveryInterpreterThrough checks that the cheap
+// filter before inlineCode's comparisons passes every program inlineCode
+// reads, and that those programs' inline code is still found.
+func TestG14_InlineFilterLetsEveryInterpreterThrough(t *testing.T) {
+	for _, n := range append(inlineNames, "python", "python3.12", "pypy3", "py", "lua", "lua5.4", "/usr/bin/perl") {
+		if !mayRunInline(base(n)) {
+			t.Errorf("mayRunInline(%q) = false", n)
+		}
+	}
+	for _, argv := range [][]string{{"perl", "-e", "print 1"}, {"node", "-e", "1"}, {"gawk", "{print}"}, {"vim", "-c", ":!ls"},
+		{"python3.12", "-c", "1"}, {"lua5.4", "-e", "x=1"}, {"Rscript", "-e", "1"}, {"osascript", "-e", "1"}} {
+		if _, ok := InlineCode(argv); !ok {
+			t.Errorf("InlineCode(%q) found no code", argv)
+		}
+	}
+	for _, n := range []string{"cd", "git", "go", "head", "echo", "ls"} {
+		if mayRunInline(n) {
+			t.Logf("%s passes the filter (harmless, only slower)", n)
+		}
+	}
+}
