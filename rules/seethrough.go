@@ -38,6 +38,7 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		}
 	}
 	name := shell.Base(c.Args[0])
+	traits := traitsOf(name)
 	if c.MoreArgs {
 		roots := findPaths(sc, c)
 		a, b := set.candidates(c.Args[0])
@@ -50,11 +51,11 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		}
 	}
 	input := inputOf(sc, c)
-	if reason := hiddenCode(c, name, input); reason != "" {
+	if reason := hiddenCode(c, name, traits, input); reason != "" {
 		add(set.strictest(), reason+"; any prompt or forbidden rule may match what it runs")
 	}
 	out = assignedCommands(set, c, i, n, out, depth)
-	if c.Unwrapped || traitsOf(name).is(tLeavesWordsAlone) {
+	if c.Unwrapped || traits.is(tLeavesWordsAlone) {
 		return out
 	}
 	start := 1
@@ -71,10 +72,11 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		}
 		if prog := shell.Base(word); traitsOf(prog).is(tHidesCode) {
 			tail := shell.Command{Args: c.Args[k:], Literal: c.Literal[k:]}
-			if traitsOf(prog).is(tShell) {
+			pt := traitsOf(prog)
+			if pt.is(tShell) {
 				tail.Unwrapped = shell.FromArgs(tail.Args).Commands[0].Unwrapped
 			}
-			if reason := hiddenCode(&tail, prog, input); reason != "" {
+			if reason := hiddenCode(&tail, prog, pt, input); reason != "" {
 				add(set.strictest(), name+" is given "+shell.Join(tail.Args)+", which it may run: "+reason)
 			}
 		}
@@ -233,17 +235,17 @@ var leavesWordsAlone = func() map[string]bool {
 }()
 
 // hiddenCode returns why the command c (its program's base name is name,
-// its standard input comes from input, see inputOf) runs code that the
-// script does not show, "" when it does not: a shell running a script
-// file, a shell or an interpreter reading its program from a file or a
-// pipe, or from a here-document that starts programs, inline code that
-// starts programs or evaluates code, environment that loads code or names
-// a program, a git command that is an alias or a helper found in the
-// configuration or PATH, ed running commands from its input. An
+// with the traits t; its standard input comes from input, see inputOf)
+// runs code that the script does not show, "" when it does not: a shell
+// running a script file, a shell or an interpreter reading its program
+// from a file or a pipe, or from a here-document that starts programs,
+// inline code that starts programs or evaluates code, environment that
+// loads code or names a program, a git command that is an alias or a
+// helper found in the configuration or PATH, ed running commands from its
+// input. An
 // interpreter running a script file is like a program run by its path
 // (./run.sh, make): judged by its words.
-func hiddenCode(c *shell.Command, name, input string) string {
-	t := traitsOf(name)
+func hiddenCode(c *shell.Command, name string, t trait, input string) string {
 	for _, a := range c.Assigns {
 		n, v, _ := strings.Cut(a, "=")
 		if codeVars[n] {
