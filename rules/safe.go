@@ -223,16 +223,18 @@ func safeGit(args []string) bool {
 	i := command.Subcommand(args)
 	// Only global options that change where git looks, never what it
 	// runs (-c, --exec-path, --config-env, -p …).
-	g, _ := command.Lookup("git")
-	globals := g.Parse(args[:i])
-	if globals.Unknown {
-		return false
-	}
-	for _, o := range globals.Options {
-		switch o.Name {
-		case "dir", "no-pager", "no-optional-locks", "literal-pathspecs", "no-replace-objects", "bare", "git-dir", "work-tree", "version", "help":
-		default:
+	if i > 1 { // global options
+		g, _ := command.Lookup("git")
+		globals := g.Parse(args[:i])
+		if globals.Unknown {
 			return false
+		}
+		for _, o := range globals.Options {
+			switch o.Name {
+			case "dir", "no-pager", "no-optional-locks", "literal-pathspecs", "no-replace-objects", "bare", "git-dir", "work-tree", "version", "help":
+			default:
+				return false
+			}
 		}
 	}
 	if i >= len(args) {
