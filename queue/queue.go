@@ -20,9 +20,9 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 

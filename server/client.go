@@ -43,7 +43,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // Client is a run's side of the server (`warden run --server URL`): it puts

@@ -9,8 +9,8 @@ import (
 	"io"
 	"regexp"
 
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 const operatorUsage = `usage: warden operator add NAME [--db URL]

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // Twenty runs survive their server's restart: `warden serve` is killed

@@ -16,9 +16,9 @@ import (
 
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/toolbox"
 )
 

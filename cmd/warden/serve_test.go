@@ -28,8 +28,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // serveProc is a running `warden serve`.

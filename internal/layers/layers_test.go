@@ -28,7 +28,7 @@ var (
 	top = []string{"internal/decider", "internal/task", "internal/serve", "cmd/warden"}
 	// vocabulary is every package an approval or review decision is
 	// phrased in, above which decisions are made.
-	vocabulary = []string{"approval", "review", "event", "gate", "agent", "store", "human", "queue", "rules", "sandbox"}
+	vocabulary = []string{"approval", "review", "event", "gate", "agent", "internal/store", "human", "queue", "rules", "sandbox"}
 )
 
 func join(groups ...[]string) []string {
@@ -46,24 +46,24 @@ func join(groups ...[]string) []string {
 var forbidden = map[string][]string{
 	// Storage sits below governance: a store user links no agent,
 	// sandbox or interpreter.
-	"store":  join(governance, kernel, top, models),
+	"internal/store":  join(governance, kernel, top, models),
 	"server": join(governance, kernel, top, models),
 	// The transcript's schema is read by everything; it uses the
 	// vocabulary only.
-	"event": join([]string{"store", "server"}, governance, databases, kernel, top, models),
+	"event": join([]string{"internal/store", "server"}, governance, databases, kernel, top, models),
 	// The console approver links no database: the queue does.
-	"human": join([]string{"store", "server", "queue", "gate", "agent", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"human": join([]string{"internal/store", "server", "queue", "gate", "agent", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// Approval and review are the decision layer: no loop, no store, no
 	// concrete approver.
-	"approval": join([]string{"agent", "gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
-	"review":   join([]string{"agent", "gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
+	"approval": join([]string{"agent", "gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
+	"review":   join([]string{"agent", "gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
 	// The agent loop is free of any concrete reviewer, model or store.
-	"agent": join([]string{"gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"agent": join([]string{"gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// The deterministic first pass is below the reviewer agent and needs
 	// no model, sandbox or store.
-	"internal/triage/...": join([]string{"internal/autoreview", "agent", "gate", "model", "store", "server", "human", "queue", "sandbox", "toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	"internal/triage/...": join([]string{"internal/autoreview", "agent", "gate", "model", "internal/store", "server", "human", "queue", "sandbox", "toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
 	// The reviewer agent is a library of the assembly, not of storage.
-	"internal/autoreview": join([]string{"gate", "store", "server", "human", "queue", "internal/triage"}, databases, top, models),
+	"internal/autoreview": join([]string{"gate", "internal/store", "server", "human", "queue", "internal/triage"}, databases, top, models),
 	// The vocabulary packages depend on nothing that decides.
 	"tool":           join(vocabulary, databases, kernel, top, models),
 	"chat":           join(vocabulary, databases, kernel, top, models),
@@ -72,15 +72,15 @@ var forbidden = map[string][]string{
 	"policy":         join(vocabulary, databases, kernel, top, models),
 	"internal/vocab": join(vocabulary, databases, kernel, top, models),
 	// The exec rules and the sandbox decide nothing about approvals.
-	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "store", "server", "human", "queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
-	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "store", "server", "human", "queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
+	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "server", "human", "queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "server", "human", "queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
 	// The model interface and its adapters know nothing of governance.
 	"model":           join(vocabulary, databases, kernel, top),
 	"model/anthropic": join(vocabulary, databases, kernel, top),
 	"model/openai":    join(vocabulary, databases, kernel, top),
 	// The gate keeps denials, overrides and the breaker around whatever
 	// decides: it links no reviewer, sandbox or interpreter.
-	"gate": join([]string{"store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"gate": join([]string{"internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.
@@ -219,7 +219,7 @@ func TestImportGraphRunsOneWay(t *testing.T) {
 // from it reports each.
 func TestImportGraphCheckSeesArrows(t *testing.T) {
 	all := deps(t)
-	got := violations(all, map[string][]string{"cmd/warden": {"store", "agent", "!modernc.org/sqlite"}})
+	got := violations(all, map[string][]string{"cmd/warden": {"internal/store", "agent", "!modernc.org/sqlite"}})
 	if len(got) != 3 {
 		t.Fatalf("violations %v, want the command's three arrows", got)
 	}

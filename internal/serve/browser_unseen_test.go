@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // TestS4_PanelNeverApprovesTheUnseen drives the queue in headless Chromium

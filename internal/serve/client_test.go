@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // Many requests from parallel calls and runs wait at once; each is

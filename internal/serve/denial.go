@@ -14,8 +14,8 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
-	"github.com/wardenhq/warden/store"
 )
 
 // Errors of an override that cannot be granted.

@@ -16,10 +16,10 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 const testToken = "test-token-0123456789"

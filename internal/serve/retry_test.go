@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // A submit whose answer is lost — the server stored the request, then the

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // The roles of a credential (SPEC S4): an operator decides; a run submits

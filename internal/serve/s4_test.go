@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // runToken is the run credential of the servers of these tests.

@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 
