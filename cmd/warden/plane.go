@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
@@ -152,7 +153,7 @@ func transcriptImport(args []string, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		// Only what warden wrote enters the store (SPEC L8); a last line
 		// cut by a crash is reported by Import, as before.
-		if _, err := task.VerifyTranscript(name); errors.As(err, new(*event.ChainError)) {
+		if _, err := task.VerifyTranscript(name); errors.As(err, new(*seal.ChainError)) {
 			fmt.Fprintf(stderr, "warden: %v\n", err)
 			code = exitUsage
 			continue

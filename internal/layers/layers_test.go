@@ -46,8 +46,8 @@ func join(groups ...[]string) []string {
 var forbidden = map[string][]string{
 	// Storage sits below governance: a store user links no agent,
 	// sandbox or interpreter.
-	"internal/store":  join(governance, kernel, top, models),
-	"server": join(governance, kernel, top, models),
+	"internal/store": join(governance, kernel, top, models),
+	"server":         join(governance, kernel, top, models),
 	// The transcript's schema is read by everything; it uses the
 	// vocabulary only.
 	"event": join([]string{"internal/store", "server"}, governance, databases, kernel, top, models),
@@ -71,6 +71,10 @@ var forbidden = map[string][]string{
 	"action":         join(vocabulary, databases, kernel, top, models),
 	"policy":         join(vocabulary, databases, kernel, top, models),
 	"internal/vocab": join(vocabulary, databases, kernel, top, models),
+	// Sealed transcripts are the record's machinery: the chain of MACs
+	// and the files it seals, below storage and everything that decides.
+	"internal/seal":       join([]string{"event", "internal/store", "server"}, governance, databases, kernel, top, models),
+	"internal/transcript": join([]string{"internal/store", "server"}, governance, databases, kernel, top, models),
 	// The exec rules and the sandbox decide nothing about approvals.
 	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "server", "human", "queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
 	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "server", "human", "queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),

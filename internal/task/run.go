@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
@@ -103,7 +104,7 @@ type Prepared struct {
 	// (sandbox.Policy.TempDir): $WARDEN_HOME/tmp/RUN_ID. Cleanup removes
 	// it unless KeepWorkdir is set.
 	TempDir string
-	file    *event.Transcript
+	file    *transcript.Transcript
 	queue   queue.Queue
 }
 
@@ -292,7 +293,7 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	f, err := event.OpenTranscript(p.TranscriptPath, key, Heads())
+	f, err := transcript.Open(p.TranscriptPath, key, Heads())
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
