@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
 )
@@ -145,7 +146,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest("GET", p.url+"/api/requests/"+r.ID+"?wait=5m", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
-		req.Header.Set(server.ClientHeader, c.ID) // the run credential reads its own runs alone (S4)
+		req.Header.Set(proof.ClientHeader, c.ID) // the run credential reads its own runs alone (S4)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			polled <- -1

@@ -73,7 +73,10 @@ var forbidden = map[string][]string{
 	"internal/vocab": join(vocabulary, databases, kernel, top, models),
 	// Sealed transcripts are the record's machinery: the chain of MACs
 	// and the files it seals, below storage and everything that decides.
-	"internal/seal":       join([]string{"event", "internal/store", "server"}, governance, databases, kernel, top, models),
+	"internal/seal": join([]string{"event", "internal/store", "server"}, governance, databases, kernel, top, models),
+	// What warden serve and its clients share of a credential is a few
+	// hashes: no storage, nothing that decides.
+	"internal/proof":      join([]string{"event", "internal/store", "server"}, governance, databases, kernel, top, models),
 	"internal/transcript": join([]string{"internal/store", "server"}, governance, databases, kernel, top, models),
 	// The exec rules and the sandbox decide nothing about approvals.
 	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "server", "human", "queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),

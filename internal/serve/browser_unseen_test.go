@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
 )
@@ -92,7 +93,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	// is selected, a notice says what happened, and a decides nothing.
 	// Another operator, alice, decides it with her own credential.
 	aliceCred := "alice-credential-0123456789abcdef0123456789abcdef"
-	if err := st.AddOperator(bctx, "alice", server.Hash(aliceCred)); err != nil {
+	if err := st.AddOperator(bctx, "alice", proof.Hash(aliceCred)); err != nil {
 		t.Fatal(err)
 	}
 	alice := &server.Client{URL: env.url, Token: aliceCred}

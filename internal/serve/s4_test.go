@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/server"
 )
@@ -36,7 +37,7 @@ func TestS4_RunCredentialCannotDecide(t *testing.T) {
 	ctx := context.Background()
 	for _, cred := range []struct{ name, token string }{
 		{"run credential", runToken},
-		{"derived from the operator's", server.RunCredential(server.Hash(testToken))},
+		{"derived from the operator's", proof.RunCredential(proof.Hash(testToken))},
 	} {
 		t.Run(cred.name, func(t *testing.T) {
 			run := &server.Client{URL: ts.URL, Token: cred.token}
@@ -127,7 +128,7 @@ func TestS4_DecidedByNamesTheOperator(t *testing.T) {
 	ts.Operator = "alice"
 	ctx := context.Background()
 	const bobToken = "bob-token-0123456789abcdefghijkl"
-	if err := ts.Store.AddOperator(ctx, "bob", server.Hash(bobToken)); err != nil {
+	if err := ts.Store.AddOperator(ctx, "bob", proof.Hash(bobToken)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -226,8 +227,8 @@ func (c *recordingConn) Read(b []byte) (int, error) {
 func approveAll(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
 	w.Header().Set("Content-Type", "application/json")
-	if r.URL.Path == server.HelloPath {
-		json.NewEncoder(w).Encode(server.HelloAnswer{Proof: "AAAA", Addr: r.Context().Value(http.LocalAddrContextKey).(net.Addr).String()})
+	if r.URL.Path == proof.HelloPath {
+		json.NewEncoder(w).Encode(proof.HelloAnswer{Proof: "AAAA", Addr: r.Context().Value(http.LocalAddrContextKey).(net.Addr).String()})
 		return
 	}
 	json.NewEncoder(w).Encode(store.Request{ID: "sq1", Kind: "approval", Status: "decided", Decision: "approve", DecidedBy: "panel", Choices: []string{"approve"}})
@@ -274,7 +275,7 @@ func TestS4_SquatterGetsNothing(t *testing.T) {
 					t.Errorf("the squatter received %q:\n%s", secret, got)
 				}
 			}
-			if !strings.Contains(got, server.HelloPath) {
+			if !strings.Contains(got, proof.HelloPath) {
 				t.Errorf("the squatter received no handshake at all:\n%s", got)
 			}
 			if n, _ := real.Store.Requests(ctx, "all"); len(n) != 0 {

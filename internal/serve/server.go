@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -31,7 +31,7 @@ type Server struct {
 	Store *store.Store
 	// Token is an operator's credential (SPEC S4): it decides, through the
 	// API as a bearer token and the panel's login. The run credential
-	// derived from it (server.RunCredential) is a run's. "" is none.
+	// derived from it (proof.RunCredential) is a run's. "" is none.
 	Token string
 	// Operator names the operator of Token in the decisions it makes;
 	// "" records the surface instead ("api", "panel").
@@ -108,7 +108,7 @@ func (s *Server) Handler() http.Handler {
 	api := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(s.operatorOnly(h))) }
 	// Routes a run credential may take too, for its own runs alone.
 	runAPI := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(h)) }
-	mux.HandleFunc("POST "+server.HelloPath, s.hello)
+	mux.HandleFunc("POST "+proof.HelloPath, s.hello)
 	runAPI("GET /api/whoami", s.whoami)
 	api("GET /api/requests", s.listRequests)
 	runAPI("POST /api/requests", s.submitRequest)

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/server"
 )
 
 // EnvToken names the environment variable that holds an operator's
@@ -77,7 +77,7 @@ func RunToken() (string, error) {
 // which `warden serve` made. where says where it came from, for messages.
 func RunCredential() (cred, where string, err error) {
 	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
-		return server.RunCredential(server.Hash(t)), "$" + EnvToken, nil
+		return proof.RunCredential(proof.Hash(t)), "$" + EnvToken, nil
 	}
 	if t := strings.TrimSpace(os.Getenv(wardenhome.EnvRunToken)); t != "" {
 		return t, "$" + wardenhome.EnvRunToken, nil
