@@ -17,7 +17,7 @@ const mod = "github.com/wardenhq/warden/"
 // Groups of packages the table below names together.
 var (
 	// governance decides what the agent may do, and runs it.
-	governance = []string{"gate", "agent", "approval", "review", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "internal/decider", "internal/task"}
+	governance = []string{"gate", "agent", "approval", "review", "human", "queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage", "internal/decider", "internal/task"}
 	// databases are the SQL drivers.
 	databases = []string{"!modernc.org/sqlite", "!github.com/jackc/pgx/v5"}
 	// kernel is the sandbox's machinery and the exec rules' interpreter.
@@ -52,16 +52,16 @@ var forbidden = map[string][]string{
 	// vocabulary only.
 	"event": join([]string{"internal/store", "server"}, governance, databases, kernel, top, models),
 	// The console approver links no database: the queue does.
-	"human": join([]string{"internal/store", "server", "queue", "gate", "agent", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"human": join([]string{"internal/store", "server", "queue", "gate", "agent", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// Approval and review are the decision layer: no loop, no store, no
 	// concrete approver.
-	"approval": join([]string{"agent", "gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
-	"review":   join([]string{"agent", "gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
+	"approval": join([]string{"agent", "gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
+	"review":   join([]string{"agent", "gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
 	// The agent loop is free of any concrete reviewer, model or store.
-	"agent": join([]string{"gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"agent": join([]string{"gate", "internal/store", "server", "human", "queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// The deterministic first pass is below the reviewer agent and needs
 	// no model, sandbox or store.
-	"internal/triage/...": join([]string{"internal/autoreview", "agent", "gate", "model", "internal/store", "server", "human", "queue", "sandbox", "toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	"internal/triage/...": join([]string{"internal/autoreview", "agent", "gate", "model", "internal/store", "server", "human", "queue", "sandbox", "internal/toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
 	// The reviewer agent is a library of the assembly, not of storage.
 	"internal/autoreview": join([]string{"gate", "internal/store", "server", "human", "queue", "internal/triage"}, databases, top, models),
 	// The vocabulary packages depend on nothing that decides.
@@ -87,7 +87,7 @@ var forbidden = map[string][]string{
 	"model/openai":    join(vocabulary, databases, kernel, top),
 	// The gate keeps denials, overrides and the breaker around whatever
 	// decides: it links no reviewer, sandbox or interpreter.
-	"gate": join([]string{"internal/store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"gate": join([]string{"internal/store", "server", "human", "queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.

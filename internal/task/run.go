@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model"
@@ -19,7 +20,6 @@ import (
 	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Options are the run-level settings of `warden run`. Zero values defer to

@@ -18,10 +18,10 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Task is a parsed task file.
