@@ -68,18 +68,19 @@ func write(s Sink, e Event) error {
 	return err
 }
 
-// Writer writes events as JSON Lines. Each event is written with a single
-// write call as soon as it is emitted, so a crash loses no earlier line.
-type Writer struct {
+// writer writes events as JSON Lines (NewWriter).
+type writer struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-// NewWriter returns a Writer on w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+// NewWriter returns a sink that writes events to w as JSON Lines. Each
+// event is written with a single write call as soon as it is emitted, so a
+// crash loses no earlier line.
+func NewWriter(w io.Writer) Sink { return &writer{w: w} }
 
 // Write appends e as one line.
-func (w *Writer) Write(e Event) error {
+func (w *writer) Write(e Event) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -257,14 +258,6 @@ func (r *Recorder) RunID() string {
 		return ""
 	}
 	return r.run.id
-}
-
-// Agent returns the agent name the recorder stamps.
-func (r *Recorder) Agent() string {
-	if r == nil {
-		return ""
-	}
-	return r.agent
 }
 
 // For returns a recorder for the same run that stamps agent and span.
