@@ -214,7 +214,7 @@ func (t *Transcript) write(e event.Event) ([]byte, error) {
 	}
 	// A copy of the common fields and the data marshals to the event's
 	// object, whatever line the event was read from or sealed as.
-	obj, err := json.Marshal(event.Event{ID: e.ID, Time: e.Time, RunID: e.RunID, Agent: e.Agent, Span: e.Span, Data: e.Data})
+	obj, err := event.Event{ID: e.ID, Time: e.Time, RunID: e.RunID, Agent: e.Agent, Span: e.Span, Data: e.Data}.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
