@@ -15,8 +15,8 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/server"
 )
 
 // TestS4_PanelNeverApprovesTheUnseen drives the queue in headless Chromium
@@ -56,7 +56,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 
 	// A run with its task, then three requests: a short one, a long shell
 	// script with a dangerous command in its middle, another short one.
-	run := &server.Client{URL: env.url, Token: panelToken}
+	run := &serveclient.Client{URL: env.url, Token: panelToken}
 	writeEvents(t, run, "run-7c2e", 1,
 		event.RunStart{Task: "Clean the build and rerun the tests", Model: "claude-sonnet", Workdir: "/home/dev/project",
 			Settings: &event.RunSettings{Sandbox: &event.SandboxSettings{Mode: "workspace-write"}}},
@@ -96,7 +96,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	if err := st.AddOperator(bctx, "alice", proof.Hash(aliceCred)); err != nil {
 		t.Fatal(err)
 	}
-	alice := &server.Client{URL: env.url, Token: aliceCred}
+	alice := &serveclient.Client{URL: env.url, Token: aliceCred}
 	if _, err := alice.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"sync"
 
 	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/server"
 )
 
 // The roles of a credential (SPEC S4): an operator decides; a run submits
@@ -208,7 +208,7 @@ func (s *Server) ownRun(w http.ResponseWriter, r *http.Request, id string, claim
 	return true
 }
 
-// hello answers POST /api/hello, the handshake of server.Client: the
+// hello answers POST /api/hello, the handshake of serveclient.Client: the
 // proof, for the client's nonce and this connection's address as the
 // server sees it, that the server holds the credential the client names.
 // It needs no credential and reveals none.
@@ -245,7 +245,7 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 // server takes its credential, and as what.
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
 	p, _ := principalOf(r)
-	writeJSON(w, http.StatusOK, server.Whoami{Role: p.role, Name: p.name})
+	writeJSON(w, http.StatusOK, serveclient.Whoami{Role: p.role, Name: p.name})
 }
 
 // maxOwners bounds the run owners a server keeps in memory; past it the

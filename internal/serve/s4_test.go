@@ -19,8 +19,8 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/server"
 )
 
 // runToken is the run credential of the servers of these tests.
@@ -40,7 +40,7 @@ func TestS4_RunCredentialCannotDecide(t *testing.T) {
 		{"derived from the operator's", proof.RunCredential(proof.Hash(testToken))},
 	} {
 		t.Run(cred.name, func(t *testing.T) {
-			run := &server.Client{URL: ts.URL, Token: cred.token}
+			run := &serveclient.Client{URL: ts.URL, Token: cred.token}
 			rm := submit(t, run, "run-"+cred.name) // the run's own pending call, say rm -f important.txt
 			h := http.Header{"Authorization": {"Bearer " + cred.token}}
 			for _, tc := range []struct {
@@ -89,8 +89,8 @@ func TestS4_RunCredentialOwnRunsOnly(t *testing.T) {
 	ts := startServer(t, "")
 	ts.RunToken = runToken
 	ctx := context.Background()
-	mine := &server.Client{URL: ts.URL, Token: runToken}
-	other := &server.Client{URL: ts.URL, Token: runToken}
+	mine := &serveclient.Client{URL: ts.URL, Token: runToken}
+	other := &serveclient.Client{URL: ts.URL, Token: runToken}
 	r := submit(t, mine, "run-mine")
 	if _, err := mine.Request(ctx, r.ID); err != nil {
 		t.Fatalf("the owner reads its request: %v", err)
@@ -102,7 +102,7 @@ func TestS4_RunCredentialOwnRunsOnly(t *testing.T) {
 		t.Errorf("another client withdraws the request: %v, want not found", err)
 	}
 	stolen := store.Request{Kind: store.KindApproval, RunID: "run-mine", Call: store.Call{ID: "x", Function: "bash"}}
-	var se *server.StatusError
+	var se *serveclient.StatusError
 	if err := other.Submit(ctx, &stolen); !errors.As(err, &se) || se.Code != http.StatusForbidden {
 		t.Errorf("another client submits into the run: %v, want 403", err)
 	}
@@ -141,7 +141,7 @@ func TestS4_DecidedByNamesTheOperator(t *testing.T) {
 			}
 		}},
 		{"api bob", "bob", "api", func(t *testing.T, id string) {
-			c := &server.Client{URL: ts.URL, Token: bobToken}
+			c := &serveclient.Client{URL: ts.URL, Token: bobToken}
 			if _, err := c.Decide(ctx, id, store.Decision{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
@@ -252,12 +252,12 @@ func TestS4_SquatterGetsNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sq := newSquatter(t, tc.h)
-			c := &server.Client{URL: sq.srv.URL, Token: runToken}
+			c := &serveclient.Client{URL: sq.srv.URL, Token: runToken}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			r := store.Request{Kind: store.KindApproval, RunID: "run-sq", Call: store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"rm -f important.txt"}`)}}
 			err := c.Submit(ctx, &r)
-			var ue *server.UnverifiedError
+			var ue *serveclient.UnverifiedError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("Submit to a squatter: %v, want an UnverifiedError", err)
 			}
@@ -296,14 +296,14 @@ func TestS4_ProvedOverTLS(t *testing.T) {
 		token string
 		role  string
 	}{{testToken, roleOperator}, {runToken, roleRun}} {
-		c := &server.Client{URL: hs.URL, Token: tc.token, HTTP: hs.Client()}
+		c := &serveclient.Client{URL: hs.URL, Token: tc.token, HTTP: hs.Client()}
 		got, err := c.Whoami(context.Background())
 		if err != nil || got.Role != tc.role {
 			t.Errorf("whoami over TLS: %+v, %v; want %s", got, err, tc.role)
 		}
 	}
-	c := &server.Client{URL: hs.URL, Token: "not-this-servers-credential-0123456789", HTTP: hs.Client()}
-	var ue *server.UnverifiedError
+	c := &serveclient.Client{URL: hs.URL, Token: "not-this-servers-credential-0123456789", HTTP: hs.Client()}
+	var ue *serveclient.UnverifiedError
 	if _, err := c.Whoami(context.Background()); !errors.As(err, &ue) {
 		t.Errorf("an unknown credential over TLS: %v, want an UnverifiedError", err)
 	}

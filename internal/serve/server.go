@@ -2,7 +2,7 @@
 // `warden serve` (SPEC S2, H1–H4, G12): the JSON API on a store (the
 // requests that wait for a person, runs, their events and a live stream of
 // changes, the recent denials and one-retry overrides), its auth, and the
-// web panel. A run reaches it with server.Client.
+// web panel. A run reaches it with serveclient.Client.
 package serve
 
 import (

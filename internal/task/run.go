@@ -12,12 +12,12 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 )

@@ -1,4 +1,4 @@
-// Package server is a run's side of warden's control plane (SPEC S2, H3,
+// Package serveclient is a run's side of warden's control plane (SPEC S2, H3,
 // G12, S4): the Client a run uses to put its requests in the queue of a
 // `warden serve` server, wait for their decisions, and send its events to
 // the server's store.
@@ -25,7 +25,7 @@
 // id), and it works over plain loopback HTTP and under TLS alike. The
 // server keeps operators' credentials as hashes alone, so the key is
 // derived from the hash.
-package server
+package serveclient
 
 import (
 	"bytes"

@@ -28,7 +28,7 @@ import (
 
 // A Queue keeps requests for a person to decide on another surface — the
 // web panel, the API, another process sharing the store — and reports when
-// each is decided (SPEC H1, H4). *store.Store and *server.Client are
+// each is decided (SPEC H1, H4). *store.Store and *serveclient.Client are
 // queues.
 type Queue interface {
 	// Submit stores r as pending, setting its ID.
