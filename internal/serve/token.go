@@ -10,7 +10,6 @@ import (
 
 	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/sandbox"
 )
 
 // EnvToken names the environment variable that holds an operator's
@@ -96,7 +95,7 @@ func RunCredential() (cred, where string, err error) {
 // TokenPath returns where the run credential is kept: $WARDEN_HOME/token;
 // "" when warden has no home.
 func TokenPath() string {
-	h := sandbox.StateHome()
+	h := wardenhome.Home()
 	if h == "" {
 		return ""
 	}

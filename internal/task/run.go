@@ -111,7 +111,7 @@ type Prepared struct {
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
 // protects it, finds it; ".warden" when neither can be found.
 func homeDir() string {
-	if h := sandbox.StateHome(); h != "" {
+	if h := wardenhome.Home(); h != "" {
 		return h
 	}
 	return ".warden"
