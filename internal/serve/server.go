@@ -20,8 +20,8 @@ import (
 
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/tool"
 )
 
 // Server serves the API and the panel on a store. Set its fields before
@@ -49,7 +49,7 @@ type Server struct {
 	// tool name (toolbox.Orders for warden's own tools), so the panel shows
 	// a call as policy patterns see it (SPEC P2); a tool it does not list
 	// shows its arguments sorted by name.
-	Orders tool.Orders
+	Orders render.Orders
 	// Hosts are the names (or addresses) the Host header may carry besides
 	// loopback ones (localhost, *.localhost, 127.0.0.0/8, ::1): the names
 	// people reach the server by when it serves beyond this machine. Any
