@@ -16,7 +16,6 @@ import (
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -459,7 +458,7 @@ func resumeSettings(t *Task, opts Options, start *event.RunStart) (*Task, Option
 	rt.MaxConcurrentCalls, rt.MaxCallsPerMessage = set.MaxConcurrentCalls, set.MaxCallsPerMessage
 	rt.Sandbox = nil
 	if sb := set.Sandbox; sb != nil {
-		rt.Sandbox = &sandbox.Config{Mode: sb.Mode, WritableRoots: sb.WritableRoots, NetworkAccess: sb.NetworkAccess}
+		rt.Sandbox = &SandboxConfig{Mode: sb.Mode, WritableRoots: sb.WritableRoots, NetworkAccess: sb.NetworkAccess}
 		opts.SandboxUnenforced = opts.SandboxUnenforced || sb.Unenforced
 	}
 	if opts.AutoReviewModel == "" {

@@ -439,7 +439,7 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 	if t.Sandbox == nil && opts.Sandbox == "" {
 		return nil, nil
 	}
-	cfg := sandbox.Config{}
+	cfg := SandboxConfig{}
 	if t.Sandbox != nil {
 		cfg = *t.Sandbox
 	}
