@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -72,14 +73,14 @@ type Event struct {
 	Span string `json:"span,omitempty"`
 	Data Data   `json:"-"`
 	// sealed holds the event's sealed transcript line (SPEC L8), when a
-	// Transcript sealed it or it was read from one: it marshals to
+	// sealed transcript wrote it (Tee) or it was read from one: it marshals to
 	// exactly that line, so the store and the server keep the same bytes
 	// and the same chain as the file.
 	sealed *sealedLine
 }
 
 // sealedLine is an event's sealed line, shared by the copies of the event
-// a Recorder hands to its sinks: the Transcript among them fills it, and
+// a Recorder hands to its sinks: the sealed transcript among them fills it, and
 // the sinks after it marshal the event to the same bytes.
 type sealedLine struct{ b []byte }
 
@@ -92,7 +93,7 @@ func (e Event) Kind() Kind {
 }
 
 // MarshalJSON writes the event as one flat object: "event" first, then the
-// common fields, then the data's fields. An event sealed by a Transcript,
+// common fields, then the data's fields. An event sealed by a transcript,
 // or read from a sealed line, is written as that exact line, "line_mac"
 // last (SPEC L8).
 func (e Event) MarshalJSON() ([]byte, error) {
@@ -148,7 +149,7 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	e.ID, e.Time, e.RunID, e.Agent, e.Span = h.ID, h.Time, h.RunID, h.Agent, h.Span
 	e.sealed = nil
-	if _, _, ok := splitSealed(data); ok {
+	if _, _, ok := seal.SplitLine(data); ok {
 		e.sealed = &sealedLine{b: bytes.Clone(data)}
 	}
 	var d Data

@@ -29,12 +29,17 @@ type SinkFunc func(e Event) error
 func (f SinkFunc) Write(e Event) error { return f(e) }
 
 // Tee returns a sink that writes to every sink in turn and returns the
-// first error.
+// first error. A sink that writes the event as a sealed line of its own
+// making (warden's sealed transcript, SPEC L8) hands the sinks after it the
+// event as that line: they marshal it to the same bytes.
 func Tee(sinks ...Sink) Sink {
 	return SinkFunc(func(e Event) error {
+		if e.sealed == nil {
+			e.sealed = &sealedLine{}
+		}
 		var first error
 		for _, s := range sinks {
-			if err := s.Write(e); err != nil && first == nil {
+			if err := write(s, e); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -42,18 +47,40 @@ func Tee(sinks ...Sink) Sink {
 	})
 }
 
-// Writer writes events as JSON Lines. Each event is written with a single
-// write call as soon as it is emitted, so a crash loses no earlier line.
-type Writer struct {
+// A lineSink writes an event as a line of its own making and returns the
+// line, without its newline: warden's sealed transcript
+// (internal/transcript).
+type lineSink interface {
+	WriteLine(e Event) ([]byte, error)
+}
+
+// write writes e to s. When s is a lineSink, e and its copies (they share
+// e.sealed) then marshal to the line s wrote.
+func write(s Sink, e Event) error {
+	ls, ok := s.(lineSink)
+	if !ok || e.sealed == nil {
+		return s.Write(e)
+	}
+	line, err := ls.WriteLine(e)
+	if err == nil {
+		e.sealed.b = line
+	}
+	return err
+}
+
+// writer writes events as JSON Lines (NewWriter).
+type writer struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-// NewWriter returns a Writer on w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+// NewWriter returns a sink that writes events to w as JSON Lines. Each
+// event is written with a single write call as soon as it is emitted, so a
+// crash loses no earlier line.
+func NewWriter(w io.Writer) Sink { return &writer{w: w} }
 
 // Write appends e as one line.
-func (w *Writer) Write(e Event) error {
+func (w *writer) Write(e Event) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -122,12 +149,14 @@ func (e *CutLineError) Unwrap() error { return e.Err }
 // newline: that is a write a crash cut short, and Read returns a
 // *CutLineError after calling fn for every event before it.
 func Read(r io.Reader, fn func(Event) error) error {
-	return readLines(r, func(_ int, _ []byte, e Event) error { return fn(e) })
+	return ReadLines(r, func(_ int, _ []byte, e Event) error { return fn(e) })
 }
 
-// readLines is Read, handing on each event with its line's number and
-// bytes (without the newline; valid until fn returns).
-func readLines(r io.Reader, fn func(n int, line []byte, e Event) error) error {
+// ReadLines is Read, handing on each event with its line's number (from 1,
+// blank lines counted) and exact bytes (without the newline; valid until
+// fn returns), for a reader that checks the lines themselves (warden's
+// sealed transcripts, SPEC L8).
+func ReadLines(r io.Reader, fn func(n int, line []byte, e Event) error) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	n := 0
 	var offset int64
@@ -231,14 +260,6 @@ func (r *Recorder) RunID() string {
 	return r.run.id
 }
 
-// Agent returns the agent name the recorder stamps.
-func (r *Recorder) Agent() string {
-	if r == nil {
-		return ""
-	}
-	return r.agent
-}
-
 // For returns a recorder for the same run that stamps agent and span.
 func (r *Recorder) For(agent, span string) *Recorder {
 	if r == nil {
@@ -264,7 +285,7 @@ func (r *Recorder) Emit(d Data) {
 		Data:   d,
 		sealed: &sealedLine{},
 	}
-	if err := r.run.sink.Write(e); err != nil {
+	if err := write(r.run.sink, e); err != nil {
 		r.run.mu.Lock()
 		if r.run.err == nil {
 			r.run.err = fmt.Errorf("transcript: %w", err)

@@ -3,7 +3,7 @@
 // and reads a one-line answer from a terminal (NewTerminal) or a reader
 // (NewConsole). The package registers the approver and the reviewer
 // "human", which prompt on the process's console (see Default) and, when
-// the request's context carries a Surface (WithSurface; package queue's
+// the request's context carries a Surface (WithSurface; internal/queue's
 // WithQueue puts the web panel and the API there), on that surface too,
 // whichever answers first deciding. It links no database.
 package human

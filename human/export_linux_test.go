@@ -3,7 +3,7 @@ package human
 import "github.com/wardenhq/warden/approval"
 
 // Test helpers for the external tests of this package (package human_test),
-// which put a console and a queue (package queue, which imports this one)
+// which put a console and a queue (package internal/queue, which imports this one)
 // side by side.
 var (
 	NewScreen     = newScreen

@@ -10,9 +10,9 @@ import (
 
 // A Surface asks a person somewhere other than this process's console —
 // the web panel, the API, another process sharing the store (SPEC H1, H4)
-// — for the "human" approvers and reviewers of policies. Package queue
-// provides the one warden runs with (queue.WithQueue), so that this
-// package, the console, links no database.
+// — for the "human" approvers and reviewers of policies. Package
+// internal/queue provides the one warden runs with (queue.WithQueue), so
+// that this package, the console, links no database.
 //
 // Approve and Review ask about req, offering choices (nil: the surface's
 // defaults), closing the request at timeout (0: none). When here is not

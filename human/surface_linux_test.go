@@ -11,8 +11,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/ptytest"
-	"github.com/wardenhq/warden/queue"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // pendingIn waits until s holds a pending request and returns it.

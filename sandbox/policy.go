@@ -90,45 +90,6 @@ type Policy struct {
 	TempDir string
 }
 
-// Config is the sandbox section of a task file:
-//
-//	sandbox: {mode: workspace-write, writable_roots: [../cache], network_access: false}
-type Config struct {
-	// Mode is the sandbox mode name; empty means workspace-write.
-	Mode string `yaml:"mode,omitempty" json:"mode,omitempty"`
-	// WritableRoots are extra writable roots.
-	WritableRoots []string `yaml:"writable_roots,omitempty" json:"writable_roots,omitempty"`
-	// NetworkAccess turns the network on.
-	NetworkAccess bool `yaml:"network_access,omitempty" json:"network_access,omitempty"`
-}
-
-// Policy returns the policy c describes for commands running in workdir.
-// Relative writable roots are taken relative to base (the directory of the
-// task file), or to workdir when base is empty.
-func (c Config) Policy(workdir, base string) (Policy, error) {
-	p := Policy{Mode: WorkspaceWrite, Workdir: workdir, NetworkAccess: c.NetworkAccess}
-	if c.Mode != "" {
-		m, err := ParseMode(c.Mode)
-		if err != nil {
-			return Policy{}, err
-		}
-		p.Mode = m
-	}
-	if base == "" {
-		base = workdir
-	}
-	for _, r := range c.WritableRoots {
-		if r == "" {
-			return Policy{}, errors.New("sandbox: a writable root is empty")
-		}
-		if !filepath.IsAbs(r) && base != "" {
-			r = filepath.Join(base, r)
-		}
-		p.WritableRoots = append(p.WritableRoots, r)
-	}
-	return p, nil
-}
-
 // workdir returns the absolute, clean working directory of the policy.
 func (p Policy) workdir() (string, error) {
 	wd := p.Workdir

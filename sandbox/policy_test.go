@@ -24,23 +24,6 @@ func TestG1_ParseMode(t *testing.T) {
 	}
 }
 
-func TestG1_ConfigPolicy(t *testing.T) {
-	p, err := Config{WritableRoots: []string{"cache", "/abs"}, NetworkAccess: true}.Policy("/work", "/tasks")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Mode != WorkspaceWrite || p.Workdir != "/work" || !p.NetworkAccess ||
-		!slices.Equal(p.WritableRoots, []string{"/tasks/cache", "/abs"}) {
-		t.Errorf("policy = %+v", p)
-	}
-	if p, _ := (Config{Mode: "read-only", WritableRoots: []string{"c"}}).Policy("/work", ""); p.Mode != ReadOnly || p.WritableRoots[0] != "/work/c" {
-		t.Errorf("policy = %+v", p)
-	}
-	if _, err := (Config{Mode: "bogus"}).Policy("/work", ""); err == nil {
-		t.Error("bad mode: no error")
-	}
-}
-
 func TestG1_WritableRootsResolved(t *testing.T) {
 	w := t.TempDir()
 	extra := mkdir(t, w, "extra")

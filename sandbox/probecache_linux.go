@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // The probe's success is remembered on disk as well as in memory, so that
@@ -39,7 +41,7 @@ const probeCacheVersion = "1"
 // probeCachePath is the file the probe's success is remembered in, "" when
 // warden has no home directory.
 func probeCachePath() string {
-	home := StateHome()
+	home := wardenhome.Home()
 	if home == "" {
 		return ""
 	}

@@ -17,10 +17,6 @@ import (
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
-// StateHome returns warden's home directory: $WARDEN_HOME, or ~/.warden,
-// absolute and clean; "" when neither can be found.
-func StateHome() string { return wardenhome.Home() }
-
 // statePaths returns warden's own state, which no sandboxed command may
 // change in any mode (SPEC G15): $WARDEN_HOME, ~/.warden and the managed
 // configuration file ($WARDEN_MANAGED_CONFIG, default
@@ -50,7 +46,7 @@ func resolvedOr(p string) string {
 // they are missing (the homes, not the managed file).
 func stateDirs() []string {
 	var out []string
-	if h := StateHome(); h != "" {
+	if h := wardenhome.Home(); h != "" {
 		out = append(out, h)
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" {
@@ -253,7 +249,7 @@ func (w *Watch) Sweep() ([]Quarantined, error) {
 		return nil, nil
 	}
 	slices.Sort(created)
-	home := StateHome()
+	home := wardenhome.Home()
 	if home == "" {
 		return nil, fmt.Errorf("sandbox: no home directory to quarantine %s in", strings.Join(created, ", "))
 	}

@@ -121,29 +121,6 @@ func paramOrder(schema json.RawMessage) Order {
 // the order of its schema.
 func OrderOf(t Tool) Order { return paramOrder(t.Info().Parameters) }
 
-// Orders are the orders the calls of several tools render in, by tool
-// name: what a surface that shows recorded calls (a run's output, a
-// transcript, the web panel) needs to show each call as policy patterns
-// see it. A tool it does not list renders its arguments sorted by name.
-type Orders map[string]Order
-
-// OrdersOf returns the orders of tools' calls. When two tools share a
-// name, the first one's order is kept, as a task's tools cannot share one.
-func OrdersOf(tools ...Tool) Orders {
-	o := make(Orders, len(tools))
-	for _, t := range tools {
-		name := t.Info().Name
-		if _, dup := o[name]; !dup {
-			o[name] = OrderOf(t)
-		}
-	}
-	return o
-}
-
-// Of returns the order function's calls render in; nil (sorted by name)
-// for a tool o does not list.
-func (o Orders) Of(function string) Order { return o[function] }
-
 // ArgumentsIn returns the call's arguments object with its members in the
 // order o renders them in: the same JSON value, each member's text as the
 // model sent it. Stored so, the arguments read in their own order render

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // The record's attack of issue 18 through the binary: after a run a

@@ -9,8 +9,8 @@ import (
 	"io"
 	"regexp"
 
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 const operatorUsage = `usage: warden operator add NAME [--db URL]
@@ -63,7 +63,7 @@ func operatorAdd(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	defer st.Close()
-	if err := st.AddOperator(ctx, name, server.Hash(cred)); err != nil {
+	if err := st.AddOperator(ctx, name, proof.Hash(cred)); err != nil {
 		fmt.Fprintf(stderr, "warden operator add: %v\n", err)
 		if errors.Is(err, store.ErrExists) {
 			return exitUsage

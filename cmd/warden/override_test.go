@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/sealtest"
@@ -107,7 +106,7 @@ func (s *stored) reseal() {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	if err := sealtest.Reseal(s.tr, k.Derive(event.LineKeyLabel), event.Heads(filepath.Join(s.dir, "home", "runs"))); err != nil {
+	if err := sealtest.Reseal(s.tr, k.Derive(seal.LineKeyLabel), seal.Heads(filepath.Join(s.dir, "home", "runs"))); err != nil {
 		s.t.Fatal(err)
 	}
 }

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/queue"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // envServer names the variable that gives `warden run` its server when
@@ -86,7 +87,7 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 		p.closers = append(p.closers, b.Close, st.Close)
 	}
 	if serverURL != "" {
-		c := &server.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}
+		c := &serveclient.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}
 		if err := checkServer(ctx, c, where); err != nil {
 			p.Close()
 			return nil, err
@@ -102,12 +103,12 @@ func openPlane(ctx context.Context, serverURL, dbURL string) (*plane, error) {
 // (where says where it came from), so that a wrong address or credential,
 // or a server that cannot prove it is the one the person started, stops
 // the run before it starts.
-func checkServer(ctx context.Context, c *server.Client, where string) error {
+func checkServer(ctx context.Context, c *serveclient.Client, where string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	_, err := c.Whoami(ctx)
-	var se *server.StatusError
-	var ue *server.UnverifiedError
+	var se *serveclient.StatusError
+	var ue *serveclient.UnverifiedError
 	switch {
 	case err == nil:
 		return nil
@@ -152,7 +153,7 @@ func transcriptImport(args []string, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		// Only what warden wrote enters the store (SPEC L8); a last line
 		// cut by a crash is reported by Import, as before.
-		if _, err := task.VerifyTranscript(name); errors.As(err, new(*event.ChainError)) {
+		if _, err := task.VerifyTranscript(name); errors.As(err, new(*seal.ChainError)) {
 			fmt.Fprintf(stderr, "warden: %v\n", err)
 			code = exitUsage
 			continue

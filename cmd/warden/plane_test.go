@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // served starts `warden serve` as a real process on a free loopback port

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // Twenty runs survive their server's restart: `warden serve` is killed
@@ -46,7 +46,7 @@ func TestS3_RunsSurviveServeRestart(t *testing.T) {
 	var decided sync.Map // request id → true, once the person decided it
 	start := func(i int) {
 		go func() {
-			c := &server.Client{URL: p.url, Token: token}
+			c := &serveclient.Client{URL: p.url, Token: token}
 			run := fmt.Sprintf("run%02d", i)
 			deadline := time.Now().Add(90 * time.Second)
 			r := store.Request{Kind: store.KindApproval, RunID: run, Agent: "main", Deadline: &deadline,
@@ -87,7 +87,7 @@ func TestS3_RunsSurviveServeRestart(t *testing.T) {
 	}
 
 	// The person approves each request once, as it appears.
-	op := &server.Client{URL: p2.url, Token: token}
+	op := &serveclient.Client{URL: p2.url, Token: token}
 	runs := map[string]store.Request{}
 	for len(runs) < n {
 		select {

@@ -264,7 +264,7 @@ func approveDenial(ctx context.Context, p *task.Prepared, con *human.Console) {
 
 // agentOrders returns the orders the calls of a and of every agent it can
 // hand off to render in, by tool name (SPEC P2).
-func agentOrders(a *agent.Agent) tool.Orders {
+func agentOrders(a *agent.Agent) render.Orders {
 	var tools []tool.Tool
 	seen := map[*agent.Agent]bool{}
 	var walk func(*agent.Agent)
@@ -279,5 +279,5 @@ func agentOrders(a *agent.Agent) tool.Orders {
 		}
 	}
 	walk(a)
-	return tool.OrdersOf(tools...)
+	return render.OrdersOf(tools...)
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/internal/proof"
 )
 
 // envOf returns the value of name in env.
@@ -118,7 +118,7 @@ touch `+done+`
 	if err != nil {
 		t.Fatal(err)
 	}
-	derived := server.RunCredential(server.Hash(envOf(env, "WARDEN_TOKEN")))
+	derived := proof.RunCredential(proof.Hash(envOf(env, "WARDEN_TOKEN")))
 	if err := os.WriteFile(filepath.Join(dir, "creds"), []byte(strings.TrimSpace(string(runCred))+"\n"+derived+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestS4_RunRefusesASquatter(t *testing.T) {
 	runCred, _ := os.ReadFile(filepath.Join(envOf(env, "WARDEN_HOME"), "token"))
 	mu.Lock()
 	defer mu.Unlock()
-	for _, secret := range []string{strings.TrimSpace(string(runCred)), server.RunCredential(server.Hash(envOf(env, "WARDEN_TOKEN"))), envOf(env, "WARDEN_TOKEN"), "Bearer", marker} {
+	for _, secret := range []string{strings.TrimSpace(string(runCred)), proof.RunCredential(proof.Hash(envOf(env, "WARDEN_TOKEN"))), envOf(env, "WARDEN_TOKEN"), "Bearer", marker} {
 		if strings.Contains(got.String(), secret) {
 			t.Errorf("the squatter received %q:\n%s", secret, got.String())
 		}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/store"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 const serveUsage = `usage: warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE] [--allow-host NAME]...

@@ -28,8 +28,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // serveProc is a running `warden serve`.
@@ -131,12 +132,12 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &server.Client{URL: p.url, Token: strings.TrimSpace(string(tok)), ID: "s2-client"}
+	c := &serveclient.Client{URL: p.url, Token: strings.TrimSpace(string(tok)), ID: "s2-client"}
 	r := store.Request{Kind: store.KindApproval, RunID: "r"}
 	if err := c.Submit(context.Background(), &r); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&server.Client{URL: p.url, Token: "wrong"}).Submit(context.Background(), &store.Request{Kind: store.KindApproval}); err == nil {
+	if err := (&serveclient.Client{URL: p.url, Token: "wrong"}).Submit(context.Background(), &store.Request{Kind: store.KindApproval}); err == nil {
 		t.Fatal("a wrong token was accepted")
 	}
 	// A long poll is in progress when the signal comes; it ends with the
@@ -145,7 +146,7 @@ func TestS2_LoopbackByDefault(t *testing.T) {
 	go func() {
 		req, _ := http.NewRequest("GET", p.url+"/api/requests/"+r.ID+"?wait=5m", nil)
 		req.Header.Set("Authorization", "Bearer "+c.Token)
-		req.Header.Set(server.ClientHeader, c.ID) // the run credential reads its own runs alone (S4)
+		req.Header.Set(proof.ClientHeader, c.ID) // the run credential reads its own runs alone (S4)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			polled <- -1
@@ -279,7 +280,7 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=s3-token-0123456789abcdefghijklmnop", "WARDEN_DB="}
 	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", db)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	c := &server.Client{URL: p.url, Token: "s3-token-0123456789abcdefghijklmnop", HTTP: hc}
+	c := &serveclient.Client{URL: p.url, Token: "s3-token-0123456789abcdefghijklmnop", HTTP: hc}
 	ctx := context.Background()
 
 	const n = 1000
@@ -399,7 +400,7 @@ func TestS2_ServeChecksTheHostHeader(t *testing.T) {
 	token := "host-check-token-0123456789abcdef0123456789abcdef"
 	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=" + token, "WARDEN_DB="}
 	p := startServe(t, env, "--addr", "127.0.0.1:0", "--allow-host", "warden.team.example")
-	c := &server.Client{URL: p.url, Token: token}
+	c := &serveclient.Client{URL: p.url, Token: token}
 	r := store.Request{Kind: store.KindApproval, RunID: "r", Choices: []string{"approve", "reject"}}
 	if err := c.Submit(context.Background(), &r); err != nil {
 		t.Fatal(err)

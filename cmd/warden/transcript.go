@@ -9,7 +9,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/task"
-	"github.com/wardenhq/warden/toolbox"
+	"github.com/wardenhq/warden/internal/toolbox"
 )
 
 const transcriptUsage = "usage: warden transcript show FILE\n       warden transcript verify FILE...\n\nshow renders a JSONL transcript readably, with a summary at the end. A last\nline cut short by a crash is skipped with a warning (exit 0).\n" + transcriptVerifyHelp

@@ -25,7 +25,7 @@ import (
 	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
-	"github.com/wardenhq/warden/model/openai"
+	_ "github.com/wardenhq/warden/model/openai" // registers the provider "openai"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
 )
@@ -87,7 +87,7 @@ func (f *fakeServer) request(n int) wireRequest {
 
 func (f *fakeServer) model(t *testing.T) model.Model {
 	t.Helper()
-	m, err := openai.New("reviewer-test", model.Options{BaseURL: f.URL + "/v1", APIKey: "sk-test"})
+	m, err := model.Open("openai/reviewer-test", model.Options{BaseURL: f.URL + "/v1", APIKey: "sk-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestG10_ConnectionRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	m, err := openai.New("reviewer-test", model.Options{BaseURL: "http://" + addr + "/v1", APIKey: "sk-test"})
+	m, err := model.Open("openai/reviewer-test", model.Options{BaseURL: "http://" + addr + "/v1", APIKey: "sk-test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ const mod = "github.com/wardenhq/warden/"
 // Groups of packages the table below names together.
 var (
 	// governance decides what the agent may do, and runs it.
-	governance = []string{"gate", "agent", "approval", "review", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "internal/decider", "internal/task"}
+	governance = []string{"gate", "agent", "approval", "review", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage", "internal/decider", "internal/task"}
 	// databases are the SQL drivers.
 	databases = []string{"!modernc.org/sqlite", "!github.com/jackc/pgx/v5"}
 	// kernel is the sandbox's machinery and the exec rules' interpreter.
@@ -28,7 +28,7 @@ var (
 	top = []string{"internal/decider", "internal/task", "internal/serve", "cmd/warden"}
 	// vocabulary is every package an approval or review decision is
 	// phrased in, above which decisions are made.
-	vocabulary = []string{"approval", "review", "event", "gate", "agent", "store", "human", "queue", "rules", "sandbox"}
+	vocabulary = []string{"approval", "review", "event", "gate", "agent", "internal/store", "human", "internal/queue", "rules", "sandbox"}
 )
 
 func join(groups ...[]string) []string {
@@ -46,24 +46,24 @@ func join(groups ...[]string) []string {
 var forbidden = map[string][]string{
 	// Storage sits below governance: a store user links no agent,
 	// sandbox or interpreter.
-	"store":  join(governance, kernel, top, models),
-	"server": join(governance, kernel, top, models),
+	"internal/store":       join(governance, kernel, top, models),
+	"internal/serveclient": join(governance, kernel, top, models),
 	// The transcript's schema is read by everything; it uses the
 	// vocabulary only.
-	"event": join([]string{"store", "server"}, governance, databases, kernel, top, models),
+	"event": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
 	// The console approver links no database: the queue does.
-	"human": join([]string{"store", "server", "queue", "gate", "agent", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"human": join([]string{"internal/store", "internal/serveclient", "internal/queue", "gate", "agent", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// Approval and review are the decision layer: no loop, no store, no
 	// concrete approver.
-	"approval": join([]string{"agent", "gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
-	"review":   join([]string{"agent", "gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
+	"approval": join([]string{"agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage", "model"}, databases, kernel, top, models),
+	"review":   join([]string{"agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage", "model", "event"}, databases, kernel, top, models),
 	// The agent loop is free of any concrete reviewer, model or store.
-	"agent": join([]string{"gate", "store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"agent": join([]string{"gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// The deterministic first pass is below the reviewer agent and needs
 	// no model, sandbox or store.
-	"internal/triage/...": join([]string{"internal/autoreview", "agent", "gate", "model", "store", "server", "human", "queue", "sandbox", "toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	"internal/triage/...": join([]string{"internal/autoreview", "agent", "gate", "model", "internal/store", "internal/serveclient", "human", "internal/queue", "sandbox", "internal/toolbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
 	// The reviewer agent is a library of the assembly, not of storage.
-	"internal/autoreview": join([]string{"gate", "store", "server", "human", "queue", "internal/triage"}, databases, top, models),
+	"internal/autoreview": join([]string{"gate", "internal/store", "internal/serveclient", "human", "internal/queue", "internal/triage"}, databases, top, models),
 	// The vocabulary packages depend on nothing that decides.
 	"tool":           join(vocabulary, databases, kernel, top, models),
 	"chat":           join(vocabulary, databases, kernel, top, models),
@@ -71,20 +71,27 @@ var forbidden = map[string][]string{
 	"action":         join(vocabulary, databases, kernel, top, models),
 	"policy":         join(vocabulary, databases, kernel, top, models),
 	"internal/vocab": join(vocabulary, databases, kernel, top, models),
+	// Sealed transcripts are the record's machinery: the chain of MACs
+	// and the files it seals, below storage and everything that decides.
+	"internal/seal": join([]string{"event", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
+	// What warden serve and its clients share of a credential is a few
+	// hashes: no storage, nothing that decides.
+	"internal/proof":      join([]string{"event", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
+	"internal/transcript": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
 	// The exec rules and the sandbox decide nothing about approvals.
-	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "store", "server", "human", "queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
-	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "store", "server", "human", "queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
+	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
+	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
 	// The model interface and its adapters know nothing of governance.
 	"model":           join(vocabulary, databases, kernel, top),
 	"model/anthropic": join(vocabulary, databases, kernel, top),
 	"model/openai":    join(vocabulary, databases, kernel, top),
 	// The gate keeps denials, overrides and the breaker around whatever
 	// decides: it links no reviewer, sandbox or interpreter.
-	"gate": join([]string{"store", "server", "human", "queue", "rules", "sandbox", "toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	"gate": join([]string{"internal/store", "internal/serveclient", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.
-	"queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage"}, kernel, top, models),
+	"internal/queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage"}, kernel, top, models),
 	// What the first pass's judges ask about words and text (secrets,
 	// network destinations, protections, a call's arguments, lazy
 	// patterns) sits below them: no judging state, no decision vocabulary.
@@ -219,7 +226,7 @@ func TestImportGraphRunsOneWay(t *testing.T) {
 // from it reports each.
 func TestImportGraphCheckSeesArrows(t *testing.T) {
 	all := deps(t)
-	got := violations(all, map[string][]string{"cmd/warden": {"store", "agent", "!modernc.org/sqlite"}})
+	got := violations(all, map[string][]string{"cmd/warden": {"internal/store", "agent", "!modernc.org/sqlite"}})
 	if len(got) != 3 {
 		t.Fatalf("violations %v, want the command's three arrows", got)
 	}

@@ -36,7 +36,7 @@ func TestP2_PatternCopiedFromTheLineMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	order := tool.OrderOf(ed)
-	orders := tool.OrdersOf(ed)
+	orders := OrdersOf(ed)
 	for _, args := range []string{
 		`{"path":"a.txt","file_text":"x","command":"create"}`,
 		`{"file_text":"x","command":"create","path":"a.txt"}`,

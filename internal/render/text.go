@@ -3,13 +3,14 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/wardenhq/warden/event"
 	"io"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/event"
 
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -39,7 +40,7 @@ const indent = "          ↳ "
 type TextWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
-	orders tool.Orders
+	orders Orders
 }
 
 // NewTextWriter returns a TextWriter on w.
@@ -50,7 +51,7 @@ func NewTextWriter(w io.Writer) *TextWriter { return &TextWriter{w: w} }
 // policy patterns see them (SPEC P2), so a pattern copied from a line
 // matches the call. Until set, and for tools o does not list, arguments
 // are sorted by name.
-func (t *TextWriter) SetOrders(o tool.Orders) {
+func (t *TextWriter) SetOrders(o Orders) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.orders = o
@@ -74,7 +75,7 @@ func Format(e event.Event) string { return FormatIn(e, nil) }
 
 // FormatIn renders e as a TextWriter with orders o does: each call as
 // policy patterns see it, its arguments in its tool's order (SPEC P2).
-func FormatIn(e event.Event, o tool.Orders) string {
+func FormatIn(e event.Event, o Orders) string {
 	callText := func(c tool.Call) string { return callText(c, o) }
 	var b strings.Builder
 	prefix := ""
@@ -249,7 +250,7 @@ func policies(entries []policy.Entry) string {
 
 // callText renders a call on one line as policy patterns see it, its
 // arguments in its tool's order, cut short.
-func callText(c tool.Call, o tool.Orders) string {
+func callText(c tool.Call, o Orders) string {
 	return clean(c.TextIn(o.Of(c.Function)), textCall)
 }
 

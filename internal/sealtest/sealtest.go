@@ -11,18 +11,18 @@ import (
 	"os"
 	"strings"
 
-	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
 )
 
 // Reseal seals every line of the transcript at path again under key,
 // dropping the MACs it had, and rewrites the head records of its runs in
 // heads.
-func Reseal(path string, key event.MACKey, heads event.Heads) error {
+func Reseal(path string, key seal.MACKey, heads seal.Heads) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	c := event.NewChain(key)
+	c := seal.NewChain(key)
 	var out []string
 	for n, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		if i := strings.LastIndex(l, `,"line_mac":"`); i > 0 {

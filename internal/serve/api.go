@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // listRequests answers GET /api/requests?status=pending|decided|all.

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
-	"github.com/wardenhq/warden/store"
 )
 
 // /healthz answers without a token; nothing else does.

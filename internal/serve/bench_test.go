@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // BenchmarkDecideAPI measures what a person's decision costs end to end on
@@ -69,7 +69,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 				}
 				ids[i] = r.ID
 			}
-			c := &server.Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+			c := &serveclient.Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 			var next atomic.Int64
 			b.SetParallelism(4)
 			b.ResetTimer()
@@ -93,7 +93,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 // to the server's store (SQLite) until Close says all are stored.
 func BenchmarkClientWrite(b *testing.B) {
 	ts := startServer(b, "")
-	c := &server.Client{URL: ts.URL, Token: testToken}
+	c := &serveclient.Client{URL: ts.URL, Token: testToken}
 	now := time.Now().UTC()
 	b.ResetTimer()
 	start := time.Now()
@@ -121,7 +121,7 @@ func BenchmarkS4_SubmitAndRead(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct{ name, token string }{{"operator", testToken}, {"run credential", runToken}} {
 		b.Run(tc.name, func(b *testing.B) {
-			c := &server.Client{URL: ts.URL, Token: tc.token, ID: "bench"} // one id across the rounds of b.N
+			c := &serveclient.Client{URL: ts.URL, Token: tc.token, ID: "bench"} // one id across the rounds of b.N
 			for i := 0; i < b.N; i++ {
 				r := store.Request{Kind: store.KindApproval, RunID: "bench-" + tc.name, Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
 				if err := c.Submit(ctx, &r); err != nil {
@@ -143,7 +143,7 @@ func BenchmarkS4_NewConnection(b *testing.B) {
 	ctx := context.Background()
 	b.Run("proved", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			c := &server.Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+			c := &serveclient.Client{URL: ts.URL, Token: testToken, HTTP: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
 			if _, err := c.Whoami(ctx); err != nil {
 				b.Fatal(err)
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -50,7 +50,7 @@ func TestS4_NestedArgumentsKeepPagesSmall(t *testing.T) {
 	if st != http.StatusCreated && st != http.StatusOK {
 		t.Fatalf("submit: %d %s", st, body)
 	}
-	writeEvents(t, &server.Client{URL: env.url, Token: panelToken}, "run-n", 1,
+	writeEvents(t, &serveclient.Client{URL: env.url, Token: panelToken}, "run-n", 1,
 		event.RunStart{Task: "nest", Model: "m"},
 		event.Model{Output: modelCalling("c1", "mcp__x__y", args)},
 		event.Tool{CallID: "c1", Function: "mcp__x__y", Arguments: json.RawMessage(args), Result: "ok"},

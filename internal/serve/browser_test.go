@@ -17,8 +17,8 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -107,7 +107,7 @@ func startChromium(t *testing.T, bin string) (ctx context.Context, do func(strin
 
 // writeEvents sends events of run runID through the run's client,
 // numbered from n, and waits until the server has stored them.
-func writeEvents(t *testing.T, c *server.Client, runID string, n int, data ...event.Data) {
+func writeEvents(t *testing.T, c *serveclient.Client, runID string, n int, data ...event.Data) {
 	t.Helper()
 	for i, d := range data {
 		e := event.Event{ID: fmt.Sprint(n + i), Time: time.Now().UTC(), RunID: runID, Agent: "main", Data: d}
@@ -173,7 +173,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	shot("queue-empty")
 
 	// A run asks for approval through the server's API and waits.
-	run := &server.Client{URL: env.url, Token: panelToken}
+	run := &serveclient.Client{URL: env.url, Token: panelToken}
 	runID := "run-5e1f2a"
 	writeEvents(t, run, runID, 1,
 		event.RunStart{Task: "Make the test suite pass again", Model: "claude-sonnet"},

@@ -14,8 +14,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // TestS4_PanelNeverApprovesTheUnseen drives the queue in headless Chromium
@@ -55,7 +56,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 
 	// A run with its task, then three requests: a short one, a long shell
 	// script with a dangerous command in its middle, another short one.
-	run := &server.Client{URL: env.url, Token: panelToken}
+	run := &serveclient.Client{URL: env.url, Token: panelToken}
 	writeEvents(t, run, "run-7c2e", 1,
 		event.RunStart{Task: "Clean the build and rerun the tests", Model: "claude-sonnet", Workdir: "/home/dev/project",
 			Settings: &event.RunSettings{Sandbox: &event.SandboxSettings{Mode: "workspace-write"}}},
@@ -92,10 +93,10 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	// is selected, a notice says what happened, and a decides nothing.
 	// Another operator, alice, decides it with her own credential.
 	aliceCred := "alice-credential-0123456789abcdef0123456789abcdef"
-	if err := st.AddOperator(bctx, "alice", server.Hash(aliceCred)); err != nil {
+	if err := st.AddOperator(bctx, "alice", proof.Hash(aliceCred)); err != nil {
 		t.Fatal(err)
 	}
-	alice := &server.Client{URL: env.url, Token: aliceCred}
+	alice := &serveclient.Client{URL: env.url, Token: aliceCred}
 	if _, err := alice.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/queue"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
 

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 )
 
 // Many requests from parallel calls and runs wait at once; each is
@@ -164,7 +164,7 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 	s := &Server{Store: st, Token: testToken}
 	hs := httptest.NewServer(s.Handler())
 	addr := hs.Listener.Addr().String()
-	c := &server.Client{URL: hs.URL, Token: testToken}
+	c := &serveclient.Client{URL: hs.URL, Token: testToken}
 	r := submit(t, c, "r")
 	done := make(chan store.Request, 1)
 	go func() {
@@ -300,7 +300,7 @@ func TestS3_ClientEventsNotLost(t *testing.T) {
 		}
 	}
 	// A server that refuses events for good: the error comes back.
-	bad := &server.Client{URL: ts.URL, Token: "wrong"}
+	bad := &serveclient.Client{URL: ts.URL, Token: "wrong"}
 	bad.Write(event.Event{ID: "x-1", RunID: "x", Data: event.Info{}})
 	if err := bad.Flush(context.Background()); err == nil {
 		t.Fatal("events refused by the server were reported stored")
@@ -316,7 +316,7 @@ func TestS3_ClientEventsNotLost(t *testing.T) {
 func TestH3_UnreachableServerFailsClosed(t *testing.T) {
 	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
 	hs := httptest.NewServer((&Server{Store: st, Token: testToken}).Handler())
-	c := &server.Client{URL: hs.URL, Token: testToken}
+	c := &serveclient.Client{URL: hs.URL, Token: testToken}
 	dl := time.Now().Add(500 * time.Millisecond)
 	r := store.Request{Kind: store.KindApproval, RunID: "r", Deadline: &dl}
 	if err := c.Submit(context.Background(), &r); err != nil {
@@ -345,7 +345,7 @@ func TestH3_UnreachableServerFailsClosed(t *testing.T) {
 // retried for minutes — Close returns at once, saying where they are.
 func TestH3_RunWhoseServerIsGoneEnds(t *testing.T) {
 	ts := startServer(t, "")
-	c := &server.Client{URL: ts.URL, Token: testToken}
+	c := &serveclient.Client{URL: ts.URL, Token: testToken}
 	dl := time.Now().Add(time.Second)
 	r := store.Request{Kind: store.KindApproval, RunID: "gone", Deadline: &dl}
 	if err := c.Submit(context.Background(), &r); err != nil {

@@ -14,8 +14,9 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/transcript"
 )
 
 // Errors of an override that cannot be granted.
@@ -163,7 +164,7 @@ func appendTranscript(path string, e event.Event) (event.Event, error) {
 	if err != nil {
 		return e, fmt.Errorf("the run's transcript: %w", err)
 	}
-	t, err := event.OpenTranscript(path, key, task.Heads())
+	t, err := transcript.Open(path, key, task.Heads())
 	if err != nil {
 		return e, fmt.Errorf("the run's transcript: %w", err)
 	}

@@ -16,10 +16,11 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -32,7 +33,7 @@ func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []g
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := event.OpenTranscript(task.TranscriptPath(runID), lineKey, task.Heads())
+	f, err := transcript.Open(task.TranscriptPath(runID), lineKey, task.Heads())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // Limits of the live event stream.

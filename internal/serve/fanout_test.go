@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // countChanges makes ts read the store's changes through a wrapper that

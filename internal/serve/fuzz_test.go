@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/server"
+	"github.com/wardenhq/warden/internal/proof"
 )
 
 // A denial id names a run only when the run id could name a transcript
@@ -82,7 +82,7 @@ func FuzzPostEvents(f *testing.F) {
 // (SPEC S4).
 func FuzzHello(f *testing.F) {
 	s := &Server{Token: testToken, RunToken: "run-token-0123456789abcdefghij"}
-	kid := server.KeyID(server.Hash(testToken))
+	kid := proof.KeyID(proof.Hash(testToken))
 	for _, b := range []string{
 		`{"kid":"` + kid + `","nonce":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`,
 		`{"kid":"` + kid + `","nonce":""}`, `{"kid":"x","nonce":"AAAAAAAAAAAAAAAAAAAAAA"}`, `{}`, `[]`, `null`, `{"kid":1}`, ``, `{"kid":"` + kid + `"}{}`,
@@ -90,7 +90,7 @@ func FuzzHello(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		req := httptest.NewRequest(http.MethodPost, server.HelloPath, strings.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, proof.HelloPath, strings.NewReader(body))
 		addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7878}
 		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, addr))
 		w := httptest.NewRecorder()
@@ -98,8 +98,8 @@ func FuzzHello(f *testing.F) {
 		if w.Code != http.StatusOK {
 			return
 		}
-		var in server.Hello
-		var out server.HelloAnswer
+		var in proof.Hello
+		var out proof.HelloAnswer
 		if json.Unmarshal([]byte(body), &in) != nil || json.Unmarshal(w.Body.Bytes(), &out) != nil {
 			t.Fatalf("200 for %q: %s", body, w.Body)
 		}
@@ -109,7 +109,7 @@ func FuzzHello(f *testing.F) {
 		}
 		ok := false
 		for _, c := range s.fixed() {
-			ok = ok || (server.KeyID(c.hash) == in.KeyID && out.Proof == server.Proof(c.hash, nonce, out.Addr))
+			ok = ok || (proof.KeyID(c.hash) == in.KeyID && out.Proof == proof.Proof(c.hash, nonce, out.Addr))
 		}
 		if !ok {
 			t.Fatalf("a proof for a key id the server does not hold, or the wrong proof: %q → %s", body, w.Body)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // /healthz says when the server cannot write its store and recovers when

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 const testToken = "test-token-0123456789"
@@ -45,7 +45,7 @@ func testKey(t testing.TB) gate.Sealer {
 type testServer struct {
 	*Server
 	URL    string
-	Client *server.Client
+	Client *serveclient.Client
 	Store  *store.Store
 }
 
@@ -60,7 +60,7 @@ func startServer(t testing.TB, u string) *testServer {
 	s := &Server{Store: st, Token: testToken, Sealer: testKey(t)}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &server.Client{URL: hs.URL, Token: testToken}}
+	return &testServer{Server: s, URL: hs.URL, Store: st, Client: &serveclient.Client{URL: hs.URL, Token: testToken}}
 }
 
 // call makes one HTTP request with the test token (unless header says
@@ -99,7 +99,7 @@ func decode(t testing.TB, data []byte, v any) {
 }
 
 // submit puts a pending approval request in the queue through the client.
-func submit(t testing.TB, c *server.Client, run string) store.Request {
+func submit(t testing.TB, c *serveclient.Client, run string) store.Request {
 	t.Helper()
 	r := store.Request{Kind: store.KindApproval, RunID: run, Agent: "main",
 		Call:    store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)},

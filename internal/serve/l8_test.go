@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/storetest"
+	"github.com/wardenhq/warden/internal/transcript"
 )
 
 // A run that sends its events to `warden serve` (--server) has them stored
@@ -22,9 +23,9 @@ func TestL8_PostedEventsKeepTheirSealedLines(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			ts := startServer(t, e.URL)
 			k, _ := seal.NewKey(bytes.Repeat([]byte{5}, seal.KeySize))
-			key := k.Derive(event.LineKeyLabel)
+			key := k.Derive(seal.LineKeyLabel)
 			path := filepath.Join(t.TempDir(), "t.jsonl")
-			tr, err := event.OpenTranscript(path, key, "")
+			tr, err := transcript.Open(path, key, "")
 			if err != nil {
 				t.Fatal(err)
 			}

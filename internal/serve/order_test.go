@@ -13,8 +13,9 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
 )
@@ -38,7 +39,7 @@ func TestP2_PatternCopiedFromThePanelMatches(t *testing.T) {
 	}
 	order := tool.OrderOf(ed)
 	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	hs := httptest.NewServer((&Server{Store: st, Token: panelToken, Sealer: testKey(t), Orders: tool.OrdersOf(ed)}).Handler())
+	hs := httptest.NewServer((&Server{Store: st, Token: panelToken, Sealer: testKey(t), Orders: render.OrdersOf(ed)}).Handler())
 	t.Cleanup(hs.Close)
 
 	args := `{"path":"a.txt","file_text":"x","zz":1,"command":"create","aa":2}`

@@ -21,7 +21,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 

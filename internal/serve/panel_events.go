@@ -10,7 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/internal/render"
 )
 
 // eventView is one transcript event as the panel shows it: a title line,
@@ -94,7 +94,7 @@ func textBlock(label, k, s string) (block, bool) {
 
 // viewEvent renders one event for the transcript view, each call in its
 // tool's order from orders (SPEC P2).
-func viewEvent(e event.Event, orders tool.Orders) eventView {
+func viewEvent(e event.Event, orders render.Orders) eventView {
 	callText := func(function string, raw json.RawMessage) string {
 		return callText(function, raw, orders.Of(function))
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
 

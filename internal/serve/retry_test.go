@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // A submit whose answer is lost — the server stored the request, then the
@@ -50,7 +50,7 @@ func TestS3_SubmitRetriedWithoutDuplicates(t *testing.T) {
 		}
 	}))
 	defer hs.Close()
-	c := &server.Client{URL: hs.URL, Token: testToken}
+	c := &serveclient.Client{URL: hs.URL, Token: testToken}
 	ctx, cancel := context.WithTimeout(context.Background(), bound(20*time.Second))
 	defer cancel()
 	deadline := time.Now().Add(time.Minute)
@@ -119,7 +119,7 @@ func TestS4_SubmitIDOfAnotherRunRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := ts.Client.Submit(ctx, &tc.r)
-			var se *server.StatusError
+			var se *serveclient.StatusError
 			if !errors.As(err, &se) || se.Code != tc.code {
 				t.Fatalf("submit: %v, want HTTP %d", err, tc.code)
 			}

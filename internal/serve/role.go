@@ -9,8 +9,9 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // The roles of a credential (SPEC S4): an operator decides; a run submits
@@ -43,7 +44,7 @@ func (p principal) decidedBy() string {
 }
 
 // credential is one credential the server knows, by the hash of its text
-// (server.Hash).
+// (proof.Hash).
 type credential struct {
 	role, name, hash string
 }
@@ -67,11 +68,11 @@ func principalOf(r *http.Request) (principal, bool) {
 func (s *Server) fixed() []credential {
 	var cs []credential
 	if s.Token != "" {
-		h := server.Hash(s.Token)
-		cs = append(cs, credential{roleOperator, s.Operator, h}, credential{roleRun, "", server.Hash(server.RunCredential(h))})
+		h := proof.Hash(s.Token)
+		cs = append(cs, credential{roleOperator, s.Operator, h}, credential{roleRun, "", proof.Hash(proof.RunCredential(h))})
 	}
 	if s.RunToken != "" {
-		cs = append(cs, credential{roleRun, "", server.Hash(s.RunToken)})
+		cs = append(cs, credential{roleRun, "", proof.Hash(s.RunToken)})
 	}
 	return cs
 }
@@ -85,7 +86,7 @@ func (s *Server) stored(ctx context.Context) ([]credential, error) {
 	}
 	var cs []credential
 	for _, o := range ops {
-		cs = append(cs, credential{roleOperator, o.Name, o.Hash}, credential{roleRun, "", server.Hash(server.RunCredential(o.Hash))})
+		cs = append(cs, credential{roleOperator, o.Name, o.Hash}, credential{roleRun, "", proof.Hash(proof.RunCredential(o.Hash))})
 	}
 	return cs, nil
 }
@@ -118,7 +119,7 @@ func (s *Server) credentialOf(ctx context.Context, token string) (credential, bo
 	if token == "" {
 		return credential{}, false
 	}
-	h := server.Hash(token)
+	h := proof.Hash(token)
 	c, ok, err := s.find(ctx, func(c credential) bool { return subtle.ConstantTimeCompare([]byte(c.hash), []byte(h)) == 1 })
 	if err != nil {
 		s.logger().Error("looking up a credential", "err", err)
@@ -138,8 +139,8 @@ func (s *Server) bearerPrincipal(r *http.Request, token string) (principal, bool
 		// A client's runs are its own: scoped by its random id, or by the
 		// credential for a client that sends none.
 		p.owner = "cred:" + c.hash[:32]
-		if id := r.Header.Get(server.ClientHeader); id != "" {
-			p.owner = "client:" + server.Hash(id)[:32]
+		if id := r.Header.Get(proof.ClientHeader); id != "" {
+			p.owner = "client:" + proof.Hash(id)[:32]
 		}
 	}
 	return p, true
@@ -207,12 +208,12 @@ func (s *Server) ownRun(w http.ResponseWriter, r *http.Request, id string, claim
 	return true
 }
 
-// hello answers POST /api/hello, the handshake of server.Client: the
+// hello answers POST /api/hello, the handshake of serveclient.Client: the
 // proof, for the client's nonce and this connection's address as the
 // server sees it, that the server holds the credential the client names.
 // It needs no credential and reveals none.
 func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
-	var in server.Hello
+	var in proof.Hello
 	if !decodeBody(w, r, 4<<10, &in) {
 		return
 	}
@@ -222,7 +223,7 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, ok, err := s.find(r.Context(), func(c credential) bool {
-		return subtle.ConstantTimeCompare([]byte(server.KeyID(c.hash)), []byte(in.KeyID)) == 1
+		return subtle.ConstantTimeCompare([]byte(proof.KeyID(c.hash)), []byte(in.KeyID)) == 1
 	})
 	if err != nil {
 		s.storeError(w, r, err)
@@ -236,7 +237,7 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 		addr = a.String()
 	}
-	writeJSON(w, http.StatusOK, server.HelloAnswer{Proof: server.Proof(c.hash, nonce, addr), Addr: addr})
+	writeJSON(w, http.StatusOK, proof.HelloAnswer{Proof: proof.Proof(c.hash, nonce, addr), Addr: addr})
 }
 
 // whoami answers GET /api/whoami: the role of the caller's credential and
@@ -244,7 +245,7 @@ func (s *Server) hello(w http.ResponseWriter, r *http.Request) {
 // server takes its credential, and as what.
 func (s *Server) whoami(w http.ResponseWriter, r *http.Request) {
 	p, _ := principalOf(r)
-	writeJSON(w, http.StatusOK, server.Whoami{Role: p.role, Name: p.name})
+	writeJSON(w, http.StatusOK, serveclient.Whoami{Role: p.role, Name: p.name})
 }
 
 // maxOwners bounds the run owners a server keeps in memory; past it the

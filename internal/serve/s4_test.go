@@ -18,8 +18,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // runToken is the run credential of the servers of these tests.
@@ -36,10 +37,10 @@ func TestS4_RunCredentialCannotDecide(t *testing.T) {
 	ctx := context.Background()
 	for _, cred := range []struct{ name, token string }{
 		{"run credential", runToken},
-		{"derived from the operator's", server.RunCredential(server.Hash(testToken))},
+		{"derived from the operator's", proof.RunCredential(proof.Hash(testToken))},
 	} {
 		t.Run(cred.name, func(t *testing.T) {
-			run := &server.Client{URL: ts.URL, Token: cred.token}
+			run := &serveclient.Client{URL: ts.URL, Token: cred.token}
 			rm := submit(t, run, "run-"+cred.name) // the run's own pending call, say rm -f important.txt
 			h := http.Header{"Authorization": {"Bearer " + cred.token}}
 			for _, tc := range []struct {
@@ -88,8 +89,8 @@ func TestS4_RunCredentialOwnRunsOnly(t *testing.T) {
 	ts := startServer(t, "")
 	ts.RunToken = runToken
 	ctx := context.Background()
-	mine := &server.Client{URL: ts.URL, Token: runToken}
-	other := &server.Client{URL: ts.URL, Token: runToken}
+	mine := &serveclient.Client{URL: ts.URL, Token: runToken}
+	other := &serveclient.Client{URL: ts.URL, Token: runToken}
 	r := submit(t, mine, "run-mine")
 	if _, err := mine.Request(ctx, r.ID); err != nil {
 		t.Fatalf("the owner reads its request: %v", err)
@@ -101,7 +102,7 @@ func TestS4_RunCredentialOwnRunsOnly(t *testing.T) {
 		t.Errorf("another client withdraws the request: %v, want not found", err)
 	}
 	stolen := store.Request{Kind: store.KindApproval, RunID: "run-mine", Call: store.Call{ID: "x", Function: "bash"}}
-	var se *server.StatusError
+	var se *serveclient.StatusError
 	if err := other.Submit(ctx, &stolen); !errors.As(err, &se) || se.Code != http.StatusForbidden {
 		t.Errorf("another client submits into the run: %v, want 403", err)
 	}
@@ -127,7 +128,7 @@ func TestS4_DecidedByNamesTheOperator(t *testing.T) {
 	ts.Operator = "alice"
 	ctx := context.Background()
 	const bobToken = "bob-token-0123456789abcdefghijkl"
-	if err := ts.Store.AddOperator(ctx, "bob", server.Hash(bobToken)); err != nil {
+	if err := ts.Store.AddOperator(ctx, "bob", proof.Hash(bobToken)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -140,7 +141,7 @@ func TestS4_DecidedByNamesTheOperator(t *testing.T) {
 			}
 		}},
 		{"api bob", "bob", "api", func(t *testing.T, id string) {
-			c := &server.Client{URL: ts.URL, Token: bobToken}
+			c := &serveclient.Client{URL: ts.URL, Token: bobToken}
 			if _, err := c.Decide(ctx, id, store.Decision{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
@@ -226,8 +227,8 @@ func (c *recordingConn) Read(b []byte) (int, error) {
 func approveAll(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, r.Body)
 	w.Header().Set("Content-Type", "application/json")
-	if r.URL.Path == server.HelloPath {
-		json.NewEncoder(w).Encode(server.HelloAnswer{Proof: "AAAA", Addr: r.Context().Value(http.LocalAddrContextKey).(net.Addr).String()})
+	if r.URL.Path == proof.HelloPath {
+		json.NewEncoder(w).Encode(proof.HelloAnswer{Proof: "AAAA", Addr: r.Context().Value(http.LocalAddrContextKey).(net.Addr).String()})
 		return
 	}
 	json.NewEncoder(w).Encode(store.Request{ID: "sq1", Kind: "approval", Status: "decided", Decision: "approve", DecidedBy: "panel", Choices: []string{"approve"}})
@@ -251,12 +252,12 @@ func TestS4_SquatterGetsNothing(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sq := newSquatter(t, tc.h)
-			c := &server.Client{URL: sq.srv.URL, Token: runToken}
+			c := &serveclient.Client{URL: sq.srv.URL, Token: runToken}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			r := store.Request{Kind: store.KindApproval, RunID: "run-sq", Call: store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"rm -f important.txt"}`)}}
 			err := c.Submit(ctx, &r)
-			var ue *server.UnverifiedError
+			var ue *serveclient.UnverifiedError
 			if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("Submit to a squatter: %v, want an UnverifiedError", err)
 			}
@@ -274,7 +275,7 @@ func TestS4_SquatterGetsNothing(t *testing.T) {
 					t.Errorf("the squatter received %q:\n%s", secret, got)
 				}
 			}
-			if !strings.Contains(got, server.HelloPath) {
+			if !strings.Contains(got, proof.HelloPath) {
 				t.Errorf("the squatter received no handshake at all:\n%s", got)
 			}
 			if n, _ := real.Store.Requests(ctx, "all"); len(n) != 0 {
@@ -295,14 +296,14 @@ func TestS4_ProvedOverTLS(t *testing.T) {
 		token string
 		role  string
 	}{{testToken, roleOperator}, {runToken, roleRun}} {
-		c := &server.Client{URL: hs.URL, Token: tc.token, HTTP: hs.Client()}
+		c := &serveclient.Client{URL: hs.URL, Token: tc.token, HTTP: hs.Client()}
 		got, err := c.Whoami(context.Background())
 		if err != nil || got.Role != tc.role {
 			t.Errorf("whoami over TLS: %+v, %v; want %s", got, err, tc.role)
 		}
 	}
-	c := &server.Client{URL: hs.URL, Token: "not-this-servers-credential-0123456789", HTTP: hs.Client()}
-	var ue *server.UnverifiedError
+	c := &serveclient.Client{URL: hs.URL, Token: "not-this-servers-credential-0123456789", HTTP: hs.Client()}
+	var ue *serveclient.UnverifiedError
 	if _, err := c.Whoami(context.Background()); !errors.As(err, &ue) {
 		t.Errorf("an unknown credential over TLS: %v, want an UnverifiedError", err)
 	}

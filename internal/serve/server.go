@@ -2,7 +2,7 @@
 // `warden serve` (SPEC S2, H1–H4, G12): the JSON API on a store (the
 // requests that wait for a person, runs, their events and a live stream of
 // changes, the recent denials and one-retry overrides), its auth, and the
-// web panel. A run reaches it with server.Client.
+// web panel. A run reaches it with serveclient.Client.
 package serve
 
 import (
@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/render"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // Server serves the API and the panel on a store. Set its fields before
@@ -31,7 +31,7 @@ type Server struct {
 	Store *store.Store
 	// Token is an operator's credential (SPEC S4): it decides, through the
 	// API as a bearer token and the panel's login. The run credential
-	// derived from it (server.RunCredential) is a run's. "" is none.
+	// derived from it (proof.RunCredential) is a run's. "" is none.
 	Token string
 	// Operator names the operator of Token in the decisions it makes;
 	// "" records the surface instead ("api", "panel").
@@ -49,7 +49,7 @@ type Server struct {
 	// tool name (toolbox.Orders for warden's own tools), so the panel shows
 	// a call as policy patterns see it (SPEC P2); a tool it does not list
 	// shows its arguments sorted by name.
-	Orders tool.Orders
+	Orders render.Orders
 	// Hosts are the names (or addresses) the Host header may carry besides
 	// loopback ones (localhost, *.localhost, 127.0.0.0/8, ::1): the names
 	// people reach the server by when it serves beyond this machine. Any
@@ -108,7 +108,7 @@ func (s *Server) Handler() http.Handler {
 	api := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(s.operatorOnly(h))) }
 	// Routes a run credential may take too, for its own runs alone.
 	runAPI := func(pattern string, h http.HandlerFunc) { mux.HandleFunc(pattern, s.authed(h)) }
-	mux.HandleFunc("POST "+server.HelloPath, s.hello)
+	mux.HandleFunc("POST "+proof.HelloPath, s.hello)
 	runAPI("GET /api/whoami", s.whoami)
 	api("GET /api/requests", s.listRequests)
 	runAPI("POST /api/requests", s.submitRequest)

@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/server"
 )
 
 // EnvToken names the environment variable that holds an operator's
@@ -77,7 +76,7 @@ func RunToken() (string, error) {
 // which `warden serve` made. where says where it came from, for messages.
 func RunCredential() (cred, where string, err error) {
 	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
-		return server.RunCredential(server.Hash(t)), "$" + EnvToken, nil
+		return proof.RunCredential(proof.Hash(t)), "$" + EnvToken, nil
 	}
 	if t := strings.TrimSpace(os.Getenv(wardenhome.EnvRunToken)); t != "" {
 		return t, "$" + wardenhome.EnvRunToken, nil
@@ -96,7 +95,7 @@ func RunCredential() (cred, where string, err error) {
 // TokenPath returns where the run credential is kept: $WARDEN_HOME/token;
 // "" when warden has no home.
 func TokenPath() string {
-	h := sandbox.StateHome()
+	h := wardenhome.Home()
 	if h == "" {
 		return ""
 	}

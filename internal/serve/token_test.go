@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/server"
 )
 
 // The token is $WARDEN_TOKEN, else generated once and kept in
@@ -137,7 +137,7 @@ func TestS4_RunCredentialWhere(t *testing.T) {
 	for _, tc := range []struct{ token, run, want, where string }{
 		{"", "", file, filepath.Join(home, "token")},
 		{"", "run-given", "run-given", "$WARDEN_RUN_TOKEN"},
-		{op, "run-given", server.RunCredential(server.Hash(op)), "$WARDEN_TOKEN"},
+		{op, "run-given", proof.RunCredential(proof.Hash(op)), "$WARDEN_TOKEN"},
 	} {
 		t.Setenv(EnvToken, tc.token)
 		t.Setenv(wardenhome.EnvRunToken, tc.run)

@@ -5,9 +5,9 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // ApprovalPolicy compiles an approval policy; nil stays nil (not set).

@@ -13,9 +13,9 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // FuzzParse checks that Parse never panics and that every error it returns

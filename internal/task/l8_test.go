@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/modeltest"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/sealtest"
 	"github.com/wardenhq/warden/internal/task"
 )
@@ -131,7 +132,7 @@ func TestL8_ResumeRefusesARewrittenRecord(t *testing.T) {
 				p.Close()
 				t.Fatal("the rewritten transcript was resumed")
 			}
-			var ce *event.ChainError
+			var ce *seal.ChainError
 			if !errors.As(err, &ce) || ce.Line != bad {
 				t.Fatalf("resume error %v, want the transcript's line %d named", err, bad)
 			}
@@ -208,7 +209,7 @@ func TestL8_ResumeChecksTheRunAndItsHead(t *testing.T) {
 	if err := os.Remove(filepath.Join(string(task.Heads()), first["run_id"].(string)+".head")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := task.Resume(transcript, "go on", task.Options{Model: spec}); !errors.Is(err, event.ErrTruncated) {
+	if _, err := task.Resume(transcript, "go on", task.Options{Model: spec}); !errors.Is(err, seal.ErrTruncated) {
 		t.Fatalf("resume without a head record: %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -47,7 +47,7 @@ type Stored struct {
 	// the run is what came before it. Resuming removes the cut line first.
 	Cut *event.CutLineError
 	// sealed is what verifying the transcript found (SPEC L8).
-	sealed *event.Sealed
+	sealed *transcript.Sealed
 	// LastSeq is the highest number of the run's event ids (RUN-NNNNNN),
 	// the cut line counted: new events are numbered after it, so no id is
 	// ever given twice (SPEC L8).
@@ -114,27 +114,27 @@ func (k *stateKey) Err() error {
 
 // TranscriptKey returns warden's key derived for sealing transcript lines
 // (SPEC L8), creating warden's key when first used.
-func TranscriptKey() (event.MACKey, error) {
+func TranscriptKey() (seal.MACKey, error) {
 	k, err := seal.LoadOrCreate(keyPath())
 	if err != nil {
 		return nil, fmt.Errorf("warden state: %w", err)
 	}
-	return k.Derive(event.LineKeyLabel), nil
+	return k.Derive(seal.LineKeyLabel), nil
 }
 
 // Heads returns where warden keeps the head records of transcripts (SPEC
 // L8): $WARDEN_HOME/runs, as RUN_ID.head beside the default transcripts,
 // in warden's protected state.
-func Heads() event.Heads { return event.Heads(filepath.Join(homeDir(), "runs")) }
+func Heads() seal.Heads { return seal.Heads(filepath.Join(homeDir(), "runs")) }
 
 // VerifyTranscript checks the transcript at path as warden wrote it (SPEC
 // L8): every line's MAC under this machine's warden key, the chain of each
 // run, and, against warden's head record of each run, that none of its
 // last lines were removed (a run with no head record is refused: the end
-// of its chain cannot be checked). A broken chain is a *event.ChainError
+// of its chain cannot be checked). A broken chain is a *seal.ChainError
 // naming the file and the first bad line; a last line cut short by a
 // crash is a *event.CutLineError, after everything before it verified.
-func VerifyTranscript(path string) (*event.Sealed, error) {
+func VerifyTranscript(path string) (*transcript.Sealed, error) {
 	key, err := TranscriptKey()
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func VerifyTranscript(path string) (*event.Sealed, error) {
 	var order []string
 	last := map[string]int{}
 	n := 0
-	s, err := event.ReadSealed(f, key, Heads(), func(e event.Event) error {
+	s, err := transcript.ReadSealed(f, key, Heads(), func(e event.Event) error {
 		n++
 		if _, ok := last[e.RunID]; !ok {
 			order = append(order, e.RunID)
@@ -172,13 +172,13 @@ func VerifyTranscript(path string) (*event.Sealed, error) {
 
 // noHead is the error of a run warden has no head record of.
 func noHead(path string, line int, runID string) error {
-	return &event.ChainError{Path: path, Line: line, RunID: runID,
-		Err: fmt.Errorf("%w: warden has no head record of run %s (%s.head in %s), so the end of its transcript cannot be checked", event.ErrTruncated, runID, runID, Heads())}
+	return &seal.ChainError{Path: path, Line: line, RunID: runID,
+		Err: fmt.Errorf("%w: warden has no head record of run %s (%s.head in %s), so the end of its transcript cannot be checked", seal.ErrTruncated, runID, runID, Heads())}
 }
 
-// atPath names path in err when it is a *event.ChainError.
+// atPath names path in err when it is a *seal.ChainError.
 func atPath(path string, err error) error {
-	var ce *event.ChainError
+	var ce *seal.ChainError
 	if errors.As(err, &ce) {
 		ce.Path = path
 	}
@@ -194,7 +194,7 @@ func TranscriptPath(runID string) string {
 // LoadStored reads the transcript at path, which must verify as warden
 // wrote it (SPEC L8): a line changed, removed, inserted or moved, a run's
 // last lines removed, or a transcript not sealed at all is refused with a
-// *event.ChainError naming the file and the first bad line. Only a last
+// *seal.ChainError naming the file and the first bad line. Only a last
 // line cut short by a crash is tolerated (Stored.Cut).
 func LoadStored(path string) (*Stored, error) {
 	f, err := os.Open(path)
@@ -226,7 +226,7 @@ func LoadStored(path string) (*Stored, error) {
 		}
 	}
 	var notes []chat.Message
-	sealed, err := event.ReadSealed(f, lineKey, Heads(), func(e event.Event) error {
+	sealed, err := transcript.ReadSealed(f, lineKey, Heads(), func(e event.Event) error {
 		st.Events++
 		if e.RunID == st.RunID || st.RunID == "" {
 			st.LastSeq = max(st.LastSeq, idSeq(e.RunID, e.ID))
@@ -292,7 +292,7 @@ func LoadStored(path string) (*Stored, error) {
 	if errors.As(err, &st.Cut) {
 		err = nil
 	}
-	var ce *event.ChainError
+	var ce *seal.ChainError
 	if errors.As(err, &ce) {
 		return nil, atPath(path, err)
 	}
@@ -377,7 +377,7 @@ func (st *Stored) FindDenial(id string) (gate.Denial, bool) {
 // when opts.RunID is set it must be that run's.
 func Resume(path, input string, opts Options) (*Prepared, error) {
 	st, err := LoadStored(path)
-	var ce *event.ChainError
+	var ce *seal.ChainError
 	if errors.As(err, &ce) {
 		return nil, fmt.Errorf("%w; the run cannot be resumed from a transcript warden cannot vouch for: start a new run", err)
 	}
@@ -458,7 +458,7 @@ func resumeSettings(t *Task, opts Options, start *event.RunStart) (*Task, Option
 	rt.MaxConcurrentCalls, rt.MaxCallsPerMessage = set.MaxConcurrentCalls, set.MaxCallsPerMessage
 	rt.Sandbox = nil
 	if sb := set.Sandbox; sb != nil {
-		rt.Sandbox = &sandbox.Config{Mode: sb.Mode, WritableRoots: sb.WritableRoots, NetworkAccess: sb.NetworkAccess}
+		rt.Sandbox = &SandboxConfig{Mode: sb.Mode, WritableRoots: sb.WritableRoots, NetworkAccess: sb.NetworkAccess}
 		opts.SandboxUnenforced = opts.SandboxUnenforced || sb.Unenforced
 	}
 	if opts.AutoReviewModel == "" {
@@ -499,7 +499,7 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 	if err != nil {
 		return err
 	}
-	f, err := event.OpenTranscript(path, lineKey, Heads())
+	f, err := transcript.Open(path, lineKey, Heads())
 	if err != nil {
 		return err
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/toolbox"
+	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Options are the run-level settings of `warden run`. Zero values defer to
@@ -103,14 +104,14 @@ type Prepared struct {
 	// (sandbox.Policy.TempDir): $WARDEN_HOME/tmp/RUN_ID. Cleanup removes
 	// it unless KeepWorkdir is set.
 	TempDir string
-	file    *event.Transcript
+	file    *transcript.Transcript
 	queue   queue.Queue
 }
 
 // homeDir returns $WARDEN_HOME, or ~/.warden, as package sandbox, which
 // protects it, finds it; ".warden" when neither can be found.
 func homeDir() string {
-	if h := sandbox.StateHome(); h != "" {
+	if h := wardenhome.Home(); h != "" {
 		return h
 	}
 	return ".warden"
@@ -292,7 +293,7 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
-	f, err := event.OpenTranscript(p.TranscriptPath, key, Heads())
+	f, err := transcript.Open(p.TranscriptPath, key, Heads())
 	if err != nil {
 		return nil, fmt.Errorf("transcript: %w", err)
 	}
@@ -438,7 +439,7 @@ func (t *Task) sandboxPolicy(opts Options, workdir string) (*sandbox.Policy, err
 	if t.Sandbox == nil && opts.Sandbox == "" {
 		return nil, nil
 	}
-	cfg := sandbox.Config{}
+	cfg := SandboxConfig{}
 	if t.Sandbox != nil {
 		cfg = *t.Sandbox
 	}

@@ -18,10 +18,10 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/sandbox"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Task is a parsed task file.
@@ -52,7 +52,7 @@ type Task struct {
 	Model string
 	// Sandbox is the sandbox: section; nil when not set (commands then run
 	// without a sandbox unless a flag sets one).
-	Sandbox *sandbox.Config
+	Sandbox *SandboxConfig
 	// Rules are exec rules files (Codex .rules or YAML), absolute.
 	Rules []string
 	// ApprovalsReviewer says who decides requests to cross the sandbox
@@ -589,11 +589,11 @@ func checkNames(entries []policy.Entry, kind policy.Kind) error {
 }
 
 // sandbox reads the sandbox: section {mode, writable_roots, network_access}.
-func (p parser) sandbox(v *yaml.Node) (*sandbox.Config, error) {
+func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 	if v.Kind != yaml.MappingNode {
 		return nil, filepos.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
 	}
-	c := &sandbox.Config{}
+	c := &SandboxConfig{}
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]

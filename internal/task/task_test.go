@@ -17,13 +17,13 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/toolbox"
 	_ "github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 	_ "github.com/wardenhq/warden/tool/bash"
 	_ "github.com/wardenhq/warden/tool/editor"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Names registered by these tests, so that task files can use them.

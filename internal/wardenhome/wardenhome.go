@@ -1,7 +1,7 @@
 // Package wardenhome says where warden keeps its own state: its home
 // directory ($WARDEN_HOME, default ~/.warden) and the managed
 // (administrator) configuration file. Package sandbox protects both in every
-// mode; sandbox.StateHome is Home.
+// mode.
 package wardenhome
 
 import (

@@ -29,16 +29,16 @@ import (
 
 func init() {
 	model.Register("anthropic", func(name string, opts model.Options) (model.Model, error) {
-		return New(name, opts)
+		return newModel(name, opts)
 	})
 }
 
-// defaultMaxTokens is the max_tokens a new Model asks for.
+// defaultMaxTokens is the max_tokens a new model asks for.
 const defaultMaxTokens = 4096
 
-// Model is a Messages API model. Its methods are safe for concurrent use;
+// remote is a Messages API model. Its methods are safe for concurrent use;
 // set MaxTokens before the first call to Generate.
-type Model struct {
+type remote struct {
 	// MaxTokens is the max_tokens of each request (defaultMaxTokens unless
 	// changed). The SDK refuses values whose answer could take more than
 	// ten minutes without streaming (above about 21000), and this client
@@ -49,15 +49,15 @@ type Model struct {
 	name   string
 }
 
-var _ model.Model = (*Model)(nil)
+var _ model.Model = (*remote)(nil)
 
-// New returns the model named modelName ("claude-sonnet-4-5"). opts.BaseURL
+// newModel returns the model named modelName ("claude-sonnet-4-5"). opts.BaseURL
 // and opts.APIKey override ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY. When
 // no credential is found (opts.APIKey, ANTHROPIC_API_KEY, or one of the SDK's
 // other sources: ANTHROPIC_AUTH_TOKEN, ANTHROPIC_PROFILE, federation
 // variables, a profile configuration file) it returns a
 // *model.MissingConfigError, before any request.
-func New(modelName string, opts model.Options) (*Model, error) {
+func newModel(modelName string, opts model.Options) (*remote, error) {
 	if modelName == "" {
 		return nil, errors.New("anthropic: empty model name")
 	}
@@ -74,7 +74,7 @@ func New(modelName string, opts model.Options) (*Model, error) {
 	if opts.MaxRetries != nil && *opts.MaxRetries >= 0 {
 		reqOpts = append(reqOpts, option.WithMaxRetries(*opts.MaxRetries))
 	}
-	return &Model{
+	return &remote{
 		MaxTokens: defaultMaxTokens,
 		client:    sdk.NewClient(reqOpts...),
 		name:      modelName,
@@ -95,12 +95,12 @@ func hasCredential() bool {
 }
 
 // Name returns the model name sent to the API.
-func (m *Model) Name() string { return m.name }
+func (m *remote) Name() string { return m.name }
 
 // Generate sends the conversation and tools to the Messages API and returns
 // the answer as an assistant message: its text blocks joined, its tool_use
 // blocks as tool calls with the input JSON as the model produced it.
-func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+func (m *remote) Generate(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("anthropic %s: %w", m.name, err)
@@ -116,7 +116,7 @@ func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response
 }
 
 // params builds the request body for req.
-func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
+func (m *remote) params(req model.Request) (sdk.MessageNewParams, error) {
 	maxTokens := m.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = defaultMaxTokens

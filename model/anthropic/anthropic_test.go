@@ -1,4 +1,4 @@
-package anthropic_test
+package anthropic
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
-	"github.com/wardenhq/warden/model/anthropic"
 	"github.com/wardenhq/warden/model/internal/providertest"
 	"github.com/wardenhq/warden/tool"
 )
@@ -220,7 +219,7 @@ func TestCachedTokens(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, `{"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-test",
 	  "content": [{"type": "text", "text": "Done."}], "stop_reason": "end_turn", "stop_sequence": null,
 	  "usage": {"input_tokens": 10, "output_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 1000}}`, requestID)
-	m, err := anthropic.New("claude-test", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	m, err := newModel("claude-test", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +248,7 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", srv.URL+"/env")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
-	m, err := anthropic.New("claude-env", model.Options{})
+	m, err := newModel("claude-env", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +260,7 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("request %q with headers %v", srv.Paths[0], srv.Headers[0])
 	}
 
-	m, err = anthropic.New("claude-env", model.Options{BaseURL: srv.URL + "/opt", APIKey: "sk-ant-opt"})
+	m, err = newModel("claude-env", model.Options{BaseURL: srv.URL + "/opt", APIKey: "sk-ant-opt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,18 +281,18 @@ func TestHTTPError(t *testing.T) {
 		{Status: 529, Body: `{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`,
 			Want: []string{"529", "Overloaded"}},
 	}, func(url string) (model.Model, error) {
-		return anthropic.New("claude-test", model.Options{BaseURL: url, APIKey: "k"})
+		return newModel("claude-test", model.Options{BaseURL: url, APIKey: "k"})
 	}, conversation())
 }
 
 func TestBadInput(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, reply, requestID)
-	m, err := anthropic.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	m, err := newModel("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	providertest.CheckBadInput(t, srv, m, json.RawMessage(`"x"`))
-	if _, err := anthropic.New("", model.Options{}); err == nil {
+	if _, err := newModel("", model.Options{}); err == nil {
 		t.Error("New accepted an empty model name")
 	}
 }
@@ -315,12 +314,12 @@ func TestNewcomer5_MissingKeyIsConfigError(t *testing.T) {
 	for _, env := range [][2]string{{"ANTHROPIC_API_KEY", "k"}, {"ANTHROPIC_AUTH_TOKEN", "t"}} {
 		t.Run(env[0], func(t *testing.T) {
 			t.Setenv(env[0], env[1])
-			if _, err := anthropic.New("m", model.Options{}); err != nil {
+			if _, err := newModel("m", model.Options{}); err != nil {
 				t.Errorf("with %s: %v", env[0], err)
 			}
 		})
 	}
-	if _, err := anthropic.New("m", model.Options{APIKey: "k"}); err != nil {
+	if _, err := newModel("m", model.Options{APIKey: "k"}); err != nil {
 		t.Errorf("with an option key: %v", err)
 	}
 }

@@ -28,24 +28,24 @@ import (
 
 func init() {
 	model.Register("openai", func(name string, opts model.Options) (model.Model, error) {
-		return New(name, opts)
+		return newModel(name, opts)
 	})
 }
 
-// Model is a chat-completions model. It is safe for concurrent use.
-type Model struct {
+// remote is a chat-completions model. It is safe for concurrent use.
+type remote struct {
 	client sdk.Client
 	name   string
 }
 
-var _ model.Model = (*Model)(nil)
+var _ model.Model = (*remote)(nil)
 
-// New returns the model named modelName ("gpt-4o", or whatever name the
+// newModel returns the model named modelName ("gpt-4o", or whatever name the
 // server at the base URL knows). opts.BaseURL and opts.APIKey override the
 // OPENAI_BASE_URL and OPENAI_API_KEY environment variables. Without a key
 // from either it returns a *model.MissingConfigError, before any request;
 // a server that needs no key takes any.
-func New(modelName string, opts model.Options) (*Model, error) {
+func newModel(modelName string, opts model.Options) (*remote, error) {
 	if modelName == "" {
 		return nil, errors.New("openai: empty model name")
 	}
@@ -62,16 +62,16 @@ func New(modelName string, opts model.Options) (*Model, error) {
 	if opts.MaxRetries != nil && *opts.MaxRetries >= 0 {
 		reqOpts = append(reqOpts, option.WithMaxRetries(*opts.MaxRetries))
 	}
-	return &Model{client: sdk.NewClient(reqOpts...), name: modelName}, nil
+	return &remote{client: sdk.NewClient(reqOpts...), name: modelName}, nil
 }
 
 // Name returns the model name sent to the server.
-func (m *Model) Name() string { return m.name }
+func (m *remote) Name() string { return m.name }
 
 // Generate sends the conversation and tools to the chat completions endpoint
 // and returns the first choice as an assistant message, with its tool calls
 // in the order and with the argument text the model produced.
-func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+func (m *remote) Generate(ctx context.Context, req model.Request) (model.Response, error) {
 	params, err := m.params(req)
 	if err != nil {
 		return model.Response{}, fmt.Errorf("openai %s: %w", m.name, err)
@@ -88,7 +88,7 @@ func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response
 }
 
 // params builds the request body for req.
-func (m *Model) params(req model.Request) (sdk.ChatCompletionNewParams, error) {
+func (m *remote) params(req model.Request) (sdk.ChatCompletionNewParams, error) {
 	params := sdk.ChatCompletionNewParams{Model: m.name}
 	for i, msg := range req.Messages {
 		p, err := message(msg)

@@ -1,4 +1,4 @@
-package openai_test
+package openai
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/internal/providertest"
-	"github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -205,7 +204,7 @@ func TestEnvironment(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/api")
 	t.Setenv("OPENAI_API_KEY", "sk-env")
-	m, err := openai.New("gpt-env", model.Options{})
+	m, err := newModel("gpt-env", model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +216,7 @@ func TestEnvironment(t *testing.T) {
 	}
 
 	// Options override the environment.
-	m, err = openai.New("gpt-env", model.Options{BaseURL: srv.URL + "/other", APIKey: "sk-opt"})
+	m, err = newModel("gpt-env", model.Options{BaseURL: srv.URL + "/other", APIKey: "sk-opt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,13 +236,13 @@ func TestHTTPError(t *testing.T) {
 			Want: []string{"401", "Incorrect API key"}},
 		{Status: http.StatusInternalServerError, Body: `oops`, Want: []string{"500"}},
 	}, func(url string) (model.Model, error) {
-		return openai.New("gpt-test", model.Options{BaseURL: url, APIKey: "sk-test"})
+		return newModel("gpt-test", model.Options{BaseURL: url, APIKey: "sk-test"})
 	}, conversation())
 }
 
 func TestNoChoices(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, `{"id": "x", "object": "chat.completion", "created": 1, "model": "m", "choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}`, nil)
-	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	m, err := newModel("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,12 +253,12 @@ func TestNoChoices(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
-	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	m, err := newModel("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	providertest.CheckBadInput(t, srv, m, json.RawMessage(`[1]`))
-	if _, err := openai.New("", model.Options{}); err == nil {
+	if _, err := newModel("", model.Options{}); err == nil {
 		t.Error("New accepted an empty model name")
 	}
 }
@@ -269,7 +268,7 @@ func TestMissingToolCallID(t *testing.T) {
 	  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
 	    "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "", "type": "function", "function": {"name": "g", "arguments": ""}}]}}],
 	  "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}`, nil)
-	m, err := openai.New("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	m, err := newModel("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +297,7 @@ func TestMaxRetries(t *testing.T) {
 			w.Header().Set("Retry-After-Ms", "1")
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}))
-		m, err := openai.New("gpt-test", model.Options{BaseURL: srv.URL, APIKey: "sk-test", MaxRetries: &tc.retries})
+		m, err := newModel("gpt-test", model.Options{BaseURL: srv.URL, APIKey: "sk-test", MaxRetries: &tc.retries})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,11 +328,11 @@ func TestNewcomer5_MissingKeyIsConfigError(t *testing.T) {
 		t.Errorf("requests made: %v", srv.Paths)
 	}
 	// Either source of the key opens it.
-	if _, err := openai.New("m", model.Options{APIKey: "k"}); err != nil {
+	if _, err := newModel("m", model.Options{APIKey: "k"}); err != nil {
 		t.Errorf("with an option key: %v", err)
 	}
 	t.Setenv("OPENAI_API_KEY", "sk-env")
-	if _, err := openai.New("m", model.Options{}); err != nil {
+	if _, err := newModel("m", model.Options{}); err != nil {
 		t.Errorf("with OPENAI_API_KEY: %v", err)
 	}
 }

@@ -51,11 +51,11 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Name is the name the tool is registered and called by.

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // call runs cmd with tl and returns the output and error.

@@ -41,9 +41,9 @@ import (
 
 	"github.com/wardenhq/warden/internal/fsguard"
 	"github.com/wardenhq/warden/internal/linediff"
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // Name is the name the tool is registered and called by.

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/tool"
-	"github.com/wardenhq/warden/toolbox"
 )
 
 // newTool returns a tool confined to a new temporary directory, and the

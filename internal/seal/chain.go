@@ -1,4 +1,4 @@
-package event
+package seal
 
 import (
 	"bytes"
@@ -32,11 +32,11 @@ import (
 // see Heads), so that removing the last lines is seen too.
 
 // LineKeyLabel names the purpose of the key that seals transcript lines,
-// derived from warden's key (seal.Key.Derive).
+// derived from warden's key (Key.Derive).
 const LineKeyLabel = "warden/transcript/v1"
 
 // A MACKey makes the HMAC-SHA256 hashes that seal transcript lines:
-// warden's key derived for LineKeyLabel (a *seal.Key).
+// warden's key derived for LineKeyLabel (a *Key).
 type MACKey interface {
 	Hash() hash.Hash
 }
@@ -149,6 +149,10 @@ func (c *Chain) end(runID string) *ChainEnd {
 	return e
 }
 
+// SetEnd sets where runID's chain stands: after the lines of a file read
+// before, or back where it was when a line could not be written.
+func (c *Chain) SetEnd(runID string, e ChainEnd) { c.runs[runID] = &e }
+
 // prev is what a run's next line is chained to.
 func (e *ChainEnd) prev(runID string) string {
 	if e.Lines == 0 {
@@ -176,9 +180,9 @@ func (c *Chain) Seal(runID string, obj []byte) ([]byte, error) {
 	return line, nil
 }
 
-// splitSealed returns a sealed line's content and MAC, or ok false when it
+// SplitLine returns a sealed line's content and MAC, or ok false when it
 // carries none.
-func splitSealed(line []byte) (content []byte, mac string, ok bool) {
+func SplitLine(line []byte) (content []byte, mac string, ok bool) {
 	if len(line) < macSuffix+1 || !bytes.HasSuffix(line, []byte(macTail)) {
 		return nil, "", false
 	}
@@ -199,7 +203,7 @@ func splitSealed(line []byte) (content []byte, mac string, ok bool) {
 // next line of run runID and records it. It returns ErrUnsealed or
 // ErrBadMAC; a line that does not verify is not recorded.
 func (c *Chain) Check(runID string, line []byte) error {
-	content, mac, ok := splitSealed(line)
+	content, mac, ok := SplitLine(line)
 	if !ok {
 		return ErrUnsealed
 	}
@@ -225,14 +229,14 @@ func (c *Chain) Check(runID string, line []byte) error {
 // 64 "-" for a run's first line.
 type Heads string
 
-// The head record's parts; its size never changes.
-const (
-	headPrefix = "warden-transcript-head v1 "
-	headSize   = len(headPrefix) + 12 + 1 + macHexLen + 1 + macHexLen + 1
-)
+// HeadSize is the size of a head record in bytes; it never changes.
+const HeadSize = len(headPrefix) + 12 + 1 + macHexLen + 1 + macHexLen + 1
 
-// path returns the head record's file of runID.
-func (h Heads) path(runID string) (string, error) {
+// headPrefix starts a head record.
+const headPrefix = "warden-transcript-head v1 "
+
+// Path returns the head record's file of runID.
+func (h Heads) Path(runID string) (string, error) {
 	if runID == "" || strings.ContainsAny(runID, `/\`+"\x00") || strings.HasPrefix(runID, ".") {
 		return "", fmt.Errorf("event: run id %q cannot name a head record", runID)
 	}
@@ -240,10 +244,10 @@ func (h Heads) path(runID string) (string, error) {
 }
 
 // formatHead returns the head record of end.
-func formatHead(end ChainEnd) []byte { return appendHead(make([]byte, 0, headSize), end) }
+func formatHead(end ChainEnd) []byte { return AppendHead(make([]byte, 0, HeadSize), end) }
 
-// appendHead appends the head record of end to b.
-func appendHead(b []byte, end ChainEnd) []byte {
+// AppendHead appends the head record of end to b.
+func AppendHead(b []byte, end ChainEnd) []byte {
 	b = append(b, headPrefix...)
 	var digits [20]byte
 	n := strconv.AppendInt(digits[:0], int64(end.Lines), 10)
@@ -267,7 +271,7 @@ func appendHead(b []byte, end ChainEnd) []byte {
 // Write replaces the head record of runID with end (for a caller that
 // removed a cut last line the record counted).
 func (h Heads) Write(runID string, end ChainEnd) error {
-	p, err := h.path(runID)
+	p, err := h.Path(runID)
 	if err != nil {
 		return err
 	}
@@ -279,7 +283,7 @@ func (h Heads) Write(runID string, end ChainEnd) error {
 
 // Read returns the head record of runID; ok is false when there is none.
 func (h Heads) Read(runID string) (end ChainEnd, ok bool, err error) {
-	p, err := h.path(runID)
+	p, err := h.Path(runID)
 	if err != nil {
 		return ChainEnd{}, false, err
 	}
@@ -291,7 +295,7 @@ func (h Heads) Read(runID string) (end ChainEnd, ok bool, err error) {
 		return ChainEnd{}, false, fmt.Errorf("head record of run %s: %w", runID, err)
 	}
 	s := string(b)
-	if len(s) != headSize || !strings.HasPrefix(s, headPrefix) || s[len(s)-1] != '\n' {
+	if len(s) != HeadSize || !strings.HasPrefix(s, headPrefix) || s[len(s)-1] != '\n' {
 		return ChainEnd{}, false, fmt.Errorf("head record of run %s (%s) is malformed", runID, p)
 	}
 	f := strings.Fields(s[len(headPrefix):])

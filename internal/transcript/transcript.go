@@ -1,4 +1,9 @@
-package event
+// Package transcript writes and reads warden's sealed JSONL transcripts
+// (SPEC L8): every line carries the MAC, under warden's key, of its content
+// after its run's previous line (the chain of internal/seal), and the end
+// of each run's chain is kept in warden's state (seal.Heads), so that a line
+// changed, removed, inserted or cut from the end is refused when read.
+package transcript
 
 import (
 	"bytes"
@@ -10,12 +15,16 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/jsonerr"
+	"github.com/wardenhq/warden/internal/seal"
 )
 
 // Sealed is what ReadSealed verified of a transcript.
 type Sealed struct {
 	// Runs are where the chain of each run of the file ends.
-	Runs map[string]ChainEnd
+	Runs map[string]seal.ChainEnd
 	// Headed holds the runs whose head record was found (and matched).
 	Headed map[string]bool
 	// Lines counts the file's lines, blank ones included, a cut last line
@@ -23,26 +32,26 @@ type Sealed struct {
 	Lines int
 	// Ahead holds the runs whose head record counts the cut last line: a
 	// crash cut it after it was written whole. A caller that removes the
-	// cut line rewinds their records to Runs (Heads.Write).
+	// cut line rewinds their records to Runs (seal.Heads.Write).
 	Ahead []string
 }
 
-// ReadSealed is Read for a sealed transcript (SPEC L8): every line must
+// ReadSealed is event.Read for a sealed transcript (SPEC L8): every line must
 // carry the MAC, under key, of its content after its run's previous line,
-// or the first that does not is a *ChainError naming it, and fn was called
+// or the first that does not is a *seal.ChainError naming it, and fn was called
 // for the events before it only. With heads set, a run whose head record
 // exists must hold at least the lines the record counts, the last of them
-// the one it names; otherwise the error is a *ChainError wrapping
-// ErrTruncated, naming the line after the run's last — unless the file's
+// the one it names; otherwise the error is a *seal.ChainError wrapping
+// seal.ErrTruncated, naming the line after the run's last — unless the file's
 // last line is cut short and is the one line the record counts beyond
-// (Sealed.Ahead). A last line cut short by a crash is a *CutLineError, as
-// in Read, returned after the checks of everything before it.
-func ReadSealed(r io.Reader, key MACKey, heads Heads, fn func(Event) error) (*Sealed, error) {
-	c := NewChain(key)
+// (Sealed.Ahead). A last line cut short by a crash is a *event.CutLineError,
+// as in event.Read, returned after the checks of everything before it.
+func ReadSealed(r io.Reader, key seal.MACKey, heads seal.Heads, fn func(event.Event) error) (*Sealed, error) {
+	c := seal.NewChain(key)
 	s := &Sealed{Headed: map[string]bool{}}
-	want := map[string]*ChainEnd{} // head records, by run
-	last := map[string]int{}       // the line number of each run's last line
-	err := readLines(r, func(n int, line []byte, e Event) error {
+	want := map[string]*seal.ChainEnd{} // head records, by run
+	last := map[string]int{}            // the line number of each run's last line
+	err := event.ReadLines(r, func(n int, line []byte, e event.Event) error {
 		s.Lines = n
 		last[e.RunID] = n
 		if _, seen := want[e.RunID]; !seen && heads != "" {
@@ -57,14 +66,14 @@ func ReadSealed(r io.Reader, key MACKey, heads Heads, fn func(Event) error) (*Se
 			}
 		}
 		if err := c.Check(e.RunID, line); err != nil {
-			return &ChainError{Line: n, RunID: e.RunID, Err: err}
+			return &seal.ChainError{Line: n, RunID: e.RunID, Err: err}
 		}
 		if h := want[e.RunID]; h != nil && c.End(e.RunID).Lines == h.Lines && c.End(e.RunID).MAC != h.MAC {
-			return &ChainError{Line: n, RunID: e.RunID, Err: fmt.Errorf("%w: warden recorded another line as the run's line %d", ErrBadMAC, h.Lines)}
+			return &seal.ChainError{Line: n, RunID: e.RunID, Err: fmt.Errorf("%w: warden recorded another line as the run's line %d", seal.ErrBadMAC, h.Lines)}
 		}
 		return fn(e)
 	})
-	var cut *CutLineError
+	var cut *event.CutLineError
 	if err != nil && !errors.As(err, &cut) {
 		return nil, err
 	}
@@ -81,7 +90,7 @@ func ReadSealed(r io.Reader, key MACKey, heads Heads, fn func(Event) error) (*Se
 			continue
 		}
 		if h != nil && s.Runs[id].Lines < h.Lines {
-			return nil, &ChainError{Line: last[id] + 1, RunID: id, Err: fmt.Errorf("%w: warden wrote %d lines of run %s, the file holds %d", ErrTruncated, h.Lines, id, s.Runs[id].Lines)}
+			return nil, &seal.ChainError{Line: last[id] + 1, RunID: id, Err: fmt.Errorf("%w: warden wrote %d lines of run %s, the file holds %d", seal.ErrTruncated, h.Lines, id, s.Runs[id].Lines)}
 		}
 	}
 	if cut != nil {
@@ -91,7 +100,7 @@ func ReadSealed(r io.Reader, key MACKey, heads Heads, fn func(Event) error) (*Se
 }
 
 // Transcript is a sealed JSONL transcript open for appending (SPEC L8), an
-// event Sink: each event is written as one sealed line with a single write,
+// event.Sink: each event is written as one sealed line with a single write,
 // chained after its run's previous line, and the run's head record is
 // rewritten after it. Several warden processes may append to one file (a
 // person's override, given while the run goes on): each holds the file's
@@ -102,21 +111,21 @@ type Transcript struct {
 	mu     sync.Mutex
 	f      *os.File
 	path   string
-	chain  *Chain
-	heads  Heads
+	chain  *seal.Chain
+	heads  seal.Heads
 	headFs map[string][]byte // the head records, mapped
 	offset int64
 	lines  int
 	head   []byte // the head record's buffer
 }
 
-// OpenTranscript opens the transcript at path for appending sealed lines
+// Open opens the transcript at path for appending sealed lines
 // under key, creating it (and its directory) when missing, and keeping the
 // head records of its runs in heads ("" keeps none). What the file holds
 // already must verify (ReadSealed): a transcript broken, unsealed or cut
 // short is refused, so that nothing is chained after lines warden did not
 // write (a caller that resumes a run removes a cut last line first).
-func OpenTranscript(path string, key MACKey, heads Heads) (*Transcript, error) {
+func Open(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -124,16 +133,16 @@ func OpenTranscript(path string, key MACKey, heads Heads) (*Transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Transcript{f: f, path: path, chain: NewChain(key), heads: heads, headFs: map[string][]byte{}}
+	t := &Transcript{f: f, path: path, chain: seal.NewChain(key), heads: heads, headFs: map[string][]byte{}}
 	if err := t.lock(); err != nil {
 		f.Close()
 		return nil, err
 	}
 	defer t.unlock()
-	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(Event) error { return nil })
+	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(event.Event) error { return nil })
 	if err != nil {
 		f.Close()
-		var ce *ChainError
+		var ce *seal.ChainError
 		if errors.As(err, &ce) {
 			ce.Path = path
 			return nil, err
@@ -141,8 +150,7 @@ func OpenTranscript(path string, key MACKey, heads Heads) (*Transcript, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for id, end := range s.Runs {
-		e := end
-		t.chain.runs[id] = &e
+		t.chain.SetEnd(id, end)
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -167,20 +175,27 @@ func (t *Transcript) lock() error {
 
 func (t *Transcript) unlock() { _ = syscall.Flock(int(t.f.Fd()), syscall.LOCK_UN) }
 
-// Write appends e as one sealed line (Sink). The event, and every copy of
-// it a Recorder hands to the sinks after this one, then marshals to that
-// line.
-func (t *Transcript) Write(e Event) error {
-	_, err := t.WriteSealed(e)
+// Write appends e as one sealed line (event.Sink). Under a Recorder or
+// event.Tee the event, and every copy of it handed to the sinks after this
+// one, then marshals to that line (WriteLine).
+func (t *Transcript) Write(e event.Event) error {
+	_, err := t.WriteLine(e)
 	return err
 }
 
+// WriteLine appends e as one sealed line and returns the line, without its
+// newline: event.Tee and Recorders hand the sinks after this one e as that
+// line.
+func (t *Transcript) WriteLine(e event.Event) ([]byte, error) { return t.write(e) }
+
 // WriteSealed is Write returning e as sealed: it marshals to its line.
-func (t *Transcript) WriteSealed(e Event) (Event, error) {
-	if e.sealed == nil {
-		e.sealed = &sealedLine{}
-	}
-	return e, t.write(e)
+func (t *Transcript) WriteSealed(e event.Event) (event.Event, error) {
+	var sealed event.Event
+	err := event.Tee(t, event.SinkFunc(func(s event.Event) error {
+		sealed = s
+		return nil
+	})).Write(e)
+	return sealed, err
 }
 
 // Sync commits the file to disk.
@@ -193,30 +208,32 @@ func (t *Transcript) Sync() error {
 	return t.f.Sync()
 }
 
-func (t *Transcript) write(e Event) error {
+func (t *Transcript) write(e event.Event) ([]byte, error) {
 	if e.RunID == "" {
-		return errors.New("event: an event without a run id cannot be sealed")
+		return nil, errors.New("event: an event without a run id cannot be sealed")
 	}
-	obj, err := e.marshalObject()
+	// A copy of the common fields and the data marshals to the event's
+	// object, whatever line the event was read from or sealed as.
+	obj, err := event.Event{ID: e.ID, Time: e.Time, RunID: e.RunID, Agent: e.Agent, Span: e.Span, Data: e.Data}.MarshalJSON()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.f == nil {
-		return fmt.Errorf("%s: the transcript is closed", t.path)
+		return nil, fmt.Errorf("%s: the transcript is closed", t.path)
 	}
 	if err := t.lock(); err != nil {
-		return err
+		return nil, err
 	}
 	defer t.unlock()
 	if err := t.catchUp(); err != nil {
-		return err
+		return nil, err
 	}
 	before := t.chain.End(e.RunID)
 	line, err := t.chain.Seal(e.RunID, obj)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	buf := append(line, '\n') // in the room Seal left
 	n, err := t.f.Write(buf)
@@ -224,17 +241,14 @@ func (t *Transcript) write(e Event) error {
 	if err != nil {
 		// The chain stays where the file is: a partial line is the cut
 		// line of a crash, and nothing is chained after it.
-		t.chain.runs[e.RunID] = &before
-		return fmt.Errorf("%s: %w", t.path, err)
+		t.chain.SetEnd(e.RunID, before)
+		return nil, fmt.Errorf("%s: %w", t.path, err)
 	}
 	t.lines++
 	if err := t.writeHead(e.RunID); err != nil {
-		return err
+		return nil, err
 	}
-	if e.sealed != nil {
-		e.sealed.b = line
-	}
-	return nil
+	return line, nil
 }
 
 // catchUp checks and chains after the lines other warden processes
@@ -249,7 +263,7 @@ func (t *Transcript) catchUp() error {
 	case size == t.offset:
 		return nil
 	case size < t.offset:
-		return fmt.Errorf("%s: %w: the transcript shrank from %d to %d bytes while warden wrote it", t.path, ErrTruncated, t.offset, size)
+		return fmt.Errorf("%s: %w: the transcript shrank from %d to %d bytes while warden wrote it", t.path, seal.ErrTruncated, t.offset, size)
 	}
 	data := make([]byte, size-t.offset)
 	if _, err := t.f.ReadAt(data, t.offset); err != nil {
@@ -268,10 +282,10 @@ func (t *Transcript) catchUp() error {
 			RunID string `json:"run_id"`
 		}
 		if err := json.Unmarshal(body, &h); err != nil {
-			return &ChainError{Path: t.path, Line: t.lines, Err: fmt.Errorf("%w (appended while warden wrote the transcript: %v)", ErrBadMAC, plainJSONError(err))}
+			return &seal.ChainError{Path: t.path, Line: t.lines, Err: fmt.Errorf("%w (appended while warden wrote the transcript: %v)", seal.ErrBadMAC, jsonerr.Plain(err))}
 		}
 		if err := t.chain.Check(h.RunID, body); err != nil {
-			return &ChainError{Path: t.path, Line: t.lines, RunID: h.RunID, Err: fmt.Errorf("%w (appended while warden wrote the transcript)", err)}
+			return &seal.ChainError{Path: t.path, Line: t.lines, RunID: h.RunID, Err: fmt.Errorf("%w (appended while warden wrote the transcript)", err)}
 		}
 	}
 	t.offset = size
@@ -288,7 +302,7 @@ func (t *Transcript) writeHead(runID string) error {
 	}
 	m := t.headFs[runID]
 	if m == nil {
-		p, err := t.heads.path(runID)
+		p, err := t.heads.Path(runID)
 		if err != nil {
 			return err
 		}
@@ -300,21 +314,21 @@ func (t *Transcript) writeHead(runID string) error {
 			return fmt.Errorf("head record: %w", err)
 		}
 		defer f.Close()
-		if err := f.Truncate(int64(headSize)); err != nil {
+		if err := f.Truncate(int64(seal.HeadSize)); err != nil {
 			return fmt.Errorf("head record: %w", err)
 		}
-		if m, err = syscall.Mmap(int(f.Fd()), 0, headSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err != nil {
+		if m, err = syscall.Mmap(int(f.Fd()), 0, seal.HeadSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED); err != nil {
 			return fmt.Errorf("head record: %w", err)
 		}
 		t.headFs[runID] = m
 	}
-	t.head = appendHead(t.head[:0], t.chain.End(runID))
+	t.head = seal.AppendHead(t.head[:0], t.chain.End(runID))
 	copy(m, t.head)
 	return nil
 }
 
 // End returns where runID's chain stands in the file.
-func (t *Transcript) End(runID string) ChainEnd {
+func (t *Transcript) End(runID string) seal.ChainEnd {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.chain.End(runID)

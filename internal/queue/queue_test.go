@@ -13,10 +13,10 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	_ "github.com/wardenhq/warden/human" // registers the "human" approver and reviewer
-	"github.com/wardenhq/warden/queue"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/serveclient"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/server"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -269,5 +269,5 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 // with (SPEC H4, S2).
 var (
 	_ queue.Queue = (*store.Store)(nil)
-	_ queue.Queue = (*server.Client)(nil)
+	_ queue.Queue = (*serveclient.Client)(nil)
 )

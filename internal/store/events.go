@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
 )
 
 // execer is what the store's statements run on: a transaction or the pool.
@@ -619,9 +620,9 @@ const chainWindow = 64
 // may have arrived slightly out of the chain's order (a person's override
 // stored by the server while the run's own batch was on its way): the next
 // line is looked for among the next rows. The error is a
-// *event.ChainError whose Line is the row's place in arrival order (from
+// *seal.ChainError whose Line is the row's place in arrival order (from
 // 1), naming the event that breaks the chain.
-func (s *Store) VerifyChain(ctx context.Context, runID string, key event.MACKey) error {
+func (s *Store) VerifyChain(ctx context.Context, runID string, key seal.MACKey) error {
 	rows, err := s.db.QueryContext(ctx, s.q("SELECT id, line FROM events WHERE run_id = ? ORDER BY seq"), runID)
 	if err != nil {
 		return fmt.Errorf("store: events of run %s: %w", runID, err)
@@ -639,7 +640,7 @@ func (s *Store) VerifyChain(ctx context.Context, runID string, key event.MACKey)
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: events of run %s: %w", runID, err)
 	}
-	c := event.NewChain(key)
+	c := seal.NewChain(key)
 	used := make([]bool, len(lines))
 	first := 0 // the first row not yet in the chain
 	for range lines {
@@ -662,7 +663,7 @@ func (s *Store) VerifyChain(ctx context.Context, runID string, key event.MACKey)
 			}
 		}
 		if !found {
-			return &event.ChainError{Line: first + 1, RunID: runID, Err: fmt.Errorf("event %s: %w", ids[first], why)}
+			return &seal.ChainError{Line: first + 1, RunID: runID, Err: fmt.Errorf("event %s: %w", ids[first], why)}
 		}
 	}
 	return nil

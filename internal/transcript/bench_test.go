@@ -1,4 +1,4 @@
-package event_test
+package transcript_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/transcript"
 )
 
 // BenchmarkL8_WriteEvent compares, in one run, writing a typical tool
@@ -32,14 +34,14 @@ func BenchmarkL8_WriteEvent(b *testing.B) {
 			return event.NewWriter(f), f.Close
 		}},
 		{"sealed", func(b *testing.B, path string) (event.Sink, func() error) {
-			t, err := event.OpenTranscript(path, key, event.Heads(filepath.Join(filepath.Dir(path), "heads")))
+			t, err := transcript.Open(path, key, seal.Heads(filepath.Join(filepath.Dir(path), "heads")))
 			if err != nil {
 				b.Fatal(err)
 			}
 			return t, t.Close
 		}},
 		{"sealed-noheads", func(b *testing.B, path string) (event.Sink, func() error) {
-			t, err := event.OpenTranscript(path, key, "")
+			t, err := transcript.Open(path, key, "")
 			if err != nil {
 				b.Fatal(err)
 			}

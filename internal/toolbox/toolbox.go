@@ -72,12 +72,13 @@ func New(name string, env Env) (tool.Tool, error) {
 }
 
 // Orders returns the orders the registered tools' calls render in, by name
-// (tool.OrderOf): for surfaces that show recorded calls without the run's
-// tools at hand, such as `warden transcript show` and the web panel. Each
+// (tool.OrderOf; a render.Orders): for surfaces that show recorded calls
+// without the run's tools at hand, such as `warden transcript show` and the
+// web panel. Each
 // tool is built for the root directory without sandbox to read its schema;
 // a tool that cannot be built so is left out (its calls render sorted).
-func Orders() tool.Orders {
-	o := tool.Orders{}
+func Orders() map[string]tool.Order {
+	o := map[string]tool.Order{}
 	for _, name := range Names() {
 		t, err := New(name, Env{Dir: "/"})
 		if err != nil {

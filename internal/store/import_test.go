@@ -19,7 +19,7 @@ import (
 	"github.com/wardenhq/warden/tool"
 )
 
-// transcript returns the JSONL transcript of events as the event.Writer
+// transcript returns the JSONL transcript of events as event.NewWriter
 // writes it.
 func transcript(t testing.TB, es ...event.Event) []byte {
 	t.Helper()

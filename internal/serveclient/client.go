@@ -1,4 +1,4 @@
-// Package server is a run's side of warden's control plane (SPEC S2, H3,
+// Package serveclient is a run's side of warden's control plane (SPEC S2, H3,
 // G12, S4): the Client a run uses to put its requests in the queue of a
 // `warden serve` server, wait for their decisions, and send its events to
 // the server's store.
@@ -25,7 +25,7 @@
 // id), and it works over plain loopback HTTP and under TLS alike. The
 // server keeps operators' credentials as hashes alone, so the key is
 // derived from the hash.
-package server
+package serveclient
 
 import (
 	"bytes"
@@ -43,7 +43,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/store"
+	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // Client is a run's side of the server (`warden run --server URL`): it puts
@@ -66,7 +67,7 @@ type Client struct {
 	// if any, must exceed pollWait; its Transport, if any, must be an
 	// *http.Transport, which the client copies to prove each connection.
 	HTTP *http.Client
-	// ID is the client's id (sent as ClientHeader): a run credential acts
+	// ID is the client's id (sent as proof.ClientHeader): a run credential acts
 	// only on the runs first named under the same id, so that another
 	// holder of the credential cannot read, withdraw or write them (SPEC
 	// S4). "" is a random one, made on first use. Keep it secret.
@@ -189,7 +190,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	}
 	hc := c.httpClient()
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	req.Header.Set(ClientHeader, c.ID)
+	req.Header.Set(proof.ClientHeader, c.ID)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/storetest"
+	sealed "github.com/wardenhq/warden/internal/transcript"
 )
 
 // The store keeps the transcript's sealed lines, so the same chain (SPEC
@@ -23,13 +24,13 @@ func TestL8_StoreKeepsTheSameChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := k.Derive(event.LineKeyLabel)
+	key := k.Derive(seal.LineKeyLabel)
 	for _, e := range storetest.Engines(t) {
 		t.Run(e.Name, func(t *testing.T) {
 			s := open(t, e.URL)
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "t.jsonl")
-			tr, err := event.OpenTranscript(path, key, "")
+			tr, err := sealed.Open(path, key, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +61,7 @@ func TestL8_StoreKeepsTheSameChain(t *testing.T) {
 				t.Fatalf("the stored chain does not verify: %v", err)
 			}
 			other, _ := seal.NewKey(bytes.Repeat([]byte{8}, seal.KeySize))
-			if err := s.VerifyChain(ctx, "run-l8", other.Derive(event.LineKeyLabel)); err == nil {
+			if err := s.VerifyChain(ctx, "run-l8", other.Derive(seal.LineKeyLabel)); err == nil {
 				t.Fatal("the chain verifies under another key")
 			}
 			// Rows swapped in arrival order still form the chain.
@@ -74,14 +75,14 @@ func TestL8_StoreKeepsTheSameChain(t *testing.T) {
 			if _, err := s.db.Exec(s.q("UPDATE events SET line = replace(line, 'terminate', 'continue') WHERE run_id = ? AND id = ?"), "run-l8", "run-l8-000003"); err != nil {
 				t.Fatal(err)
 			}
-			var ce *event.ChainError
+			var ce *seal.ChainError
 			if err := s.VerifyChain(ctx, "run-l8", key); !errors.As(err, &ce) || !strings.Contains(err.Error(), "run-l8-000003") {
 				t.Fatalf("an edited row: %v", err)
 			}
 			if _, err := s.db.Exec(s.q("DELETE FROM events WHERE run_id = ? AND id = ?"), "run-l8", "run-l8-000003"); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.VerifyChain(ctx, "run-l8", key); !errors.Is(err, event.ErrBadMAC) {
+			if err := s.VerifyChain(ctx, "run-l8", key); !errors.Is(err, seal.ErrBadMAC) {
 				t.Fatalf("a removed row: %v", err)
 			}
 		})

@@ -1,4 +1,4 @@
-package server
+package serveclient
 
 import (
 	"bufio"
@@ -6,10 +6,8 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,71 +15,12 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/wardenhq/warden/internal/proof"
 )
-
-// HelloPath is the route of the handshake by which a server proves, on
-// each new connection, that it knows the client's credential (SPEC S4).
-const HelloPath = "/api/hello"
-
-// ClientHeader carries a client's random id, by which the server scopes
-// a run credential to the runs that client started (SPEC S4).
-const ClientHeader = "X-Warden-Client"
 
 // helloTimeout bounds the handshake of one connection.
 const helloTimeout = 10 * time.Second
-
-// Hash returns the SHA-256 of credential cred, in hex: what the server
-// keeps of a credential, and from which it derives the keys below.
-func Hash(cred string) string {
-	h := sha256.Sum256([]byte(cred))
-	return hex.EncodeToString(h[:])
-}
-
-// mac returns HMAC-SHA-256 under the credential hash hash of the parts,
-// each followed by a NUL, after label.
-func mac(hash, label string, parts ...[]byte) []byte {
-	m := hmac.New(sha256.New, []byte(hash))
-	m.Write([]byte(label))
-	m.Write([]byte{0})
-	for _, p := range parts {
-		m.Write(p)
-		m.Write([]byte{0})
-	}
-	return m.Sum(nil)
-}
-
-// KeyID names the credential of hash in a handshake: it tells the server
-// which credential to prove knowledge of, and grants nothing.
-func KeyID(hash string) string {
-	return hex.EncodeToString(mac(hash, "warden key id v1")[:16])
-}
-
-// RunCredential returns the run credential derived from the operator
-// credential of hash: `warden run` given an operator's credential keeps
-// only this, which submits and waits but never decides (SPEC S4).
-func RunCredential(hash string) string {
-	return "run-" + base64.RawURLEncoding.EncodeToString(mac(hash, "warden run credential v1"))
-}
-
-// Proof is the server's answer to a client's nonce on the connection the
-// server sees from its side as addr: an HMAC under a key derived from the
-// credential of hash, so that only a server holding the credential (or
-// its hash) can make it, and it is good for that nonce and address alone.
-func Proof(hash string, nonce []byte, addr string) string {
-	return base64.RawURLEncoding.EncodeToString(mac(hash, "warden server proof v1", nonce, []byte(addr)))
-}
-
-// Hello is the body of POST /api/hello.
-type Hello struct {
-	KeyID string `json:"kid"`
-	Nonce string `json:"nonce"` // base64url, 32 random bytes
-}
-
-// HelloAnswer is the server's answer to a Hello.
-type HelloAnswer struct {
-	Proof string `json:"proof"`
-	Addr  string `json:"addr"` // the connection's address as the server sees it
-}
 
 // UnverifiedError is why a client sent nothing to a server: it could not
 // prove that it is the warden server holding the client's credential. It
@@ -106,8 +45,8 @@ func (c *Client) hello(ctx context.Context, conn net.Conn, host string, sameAddr
 	if _, err := rand.Read(nonce[:]); err != nil {
 		return err
 	}
-	hash := Hash(c.Token)
-	body, _ := json.Marshal(Hello{KeyID: KeyID(hash), Nonce: base64.RawURLEncoding.EncodeToString(nonce[:])})
+	hash := proof.Hash(c.Token)
+	body, _ := json.Marshal(proof.Hello{KeyID: proof.KeyID(hash), Nonce: base64.RawURLEncoding.EncodeToString(nonce[:])})
 	dl := time.Now().Add(helloTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
 		dl = d
@@ -115,7 +54,7 @@ func (c *Client) hello(ctx context.Context, conn net.Conn, host string, sameAddr
 	conn.SetDeadline(dl)
 	defer conn.SetDeadline(time.Time{})
 	var req bytes.Buffer
-	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: warden\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", HelloPath, host, len(body))
+	fmt.Fprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: warden\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", proof.HelloPath, host, len(body))
 	req.Write(body)
 	if _, err := conn.Write(req.Bytes()); err != nil {
 		return fmt.Errorf("warden server: handshake: %w", err)
@@ -141,11 +80,11 @@ func (c *Client) hello(ctx context.Context, conn net.Conn, host string, sameAddr
 	case br.Buffered() != 0 || resp.Close:
 		return refuse("it answered the handshake with more than one answer")
 	}
-	var ans HelloAnswer
+	var ans proof.HelloAnswer
 	if err := json.Unmarshal(data, &ans); err != nil {
 		return refuse("its answer to the handshake is not the JSON expected")
 	}
-	want := Proof(hash, nonce[:], ans.Addr)
+	want := proof.Proof(hash, nonce[:], ans.Addr)
 	if !hmac.Equal([]byte(ans.Proof), []byte(want)) {
 		return refuse("its proof is wrong")
 	}

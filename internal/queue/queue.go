@@ -20,15 +20,15 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/store"
 	"github.com/wardenhq/warden/tool"
 )
 
 // A Queue keeps requests for a person to decide on another surface — the
 // web panel, the API, another process sharing the store — and reports when
-// each is decided (SPEC H1, H4). *store.Store and *server.Client are
+// each is decided (SPEC H1, H4). *store.Store and *serveclient.Client are
 // queues.
 type Queue interface {
 	// Submit stores r as pending, setting its ID.
