@@ -57,6 +57,9 @@ type Knowledge struct {
 	// roots are the run's configured writable roots (WithWritableRoots):
 	// judged as the workspace is.
 	roots []string
+	// fs remembers the file system's answers about the directories every
+	// judgement asks about (lookups.go); it is the one part that changes.
+	fs *lookups
 }
 
 // WithWritableRoots returns k (nil: the embedded programs file) judging
@@ -68,6 +71,7 @@ type Knowledge struct {
 func (k *Knowledge) WithWritableRoots(roots []string) *Knowledge {
 	c := *k.or()
 	c.roots = slices.Clone(roots)
+	c.fs = &lookups{}
 	return &c
 }
 
@@ -478,7 +482,7 @@ func (k *Knowledge) withFiles(files ...knowledgeFile) (*Knowledge, error) {
 		return base, nil
 	}
 	out := &Knowledge{programs: make(map[string]*program, len(base.programs)+8), lists: base.lists,
-		files: slices.Clone(base.files)}
+		files: slices.Clone(base.files), fs: &lookups{}}
 	for n, p := range base.programs {
 		out.programs[n] = p
 	}

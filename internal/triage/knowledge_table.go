@@ -31,7 +31,7 @@ func embeddedKnowledge(reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
 		names += len(embeddedEntries[i].names)
 	}
 	k := &Knowledge{programs: make(map[string]*program, names),
-		lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}}
+		lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}, fs: &lookups{}}
 	for i := range embeddedEntries {
 		e := &embeddedEntries[i]
 		p := &program{at: fmt.Sprintf("%s:%d", EmbeddedProgramsFile, e.line), does: e.does, judgeName: e.judge,

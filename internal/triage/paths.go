@@ -212,7 +212,7 @@ func (s *sh) wardenDirs() []string {
 		p = path.Clean(p)
 		out = append(out, p)
 		if resolve {
-			if r, _, err := fspath.Resolve(p, nil); err == nil && r != p {
+			if r, ok := s.v.k.resolveDir(p); ok && r != p {
 				out = append(out, r)
 			}
 		}

@@ -1,12 +1,10 @@
 package triage
 
 import (
-	"os"
 	"strings"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/command"
-	"github.com/wardenhq/warden/internal/fspath"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/protection"
@@ -78,10 +76,8 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 		return s
 	}
 	cwd = cleanPath(cwd)
-	if _, err := os.Lstat(cwd); err == nil && strings.HasPrefix(cwd, "/") {
-		if r, exists, err := fspath.Resolve(cwd, nil); err == nil {
-			cwd, s.workDisk = r, exists
-		}
+	if r, exists, ok := v.k.resolveWork(cwd); ok {
+		cwd, s.workDisk = r, exists
 	}
 	s.home = homeOf(cwd)
 	s.cwd = cwd
@@ -105,7 +101,7 @@ func (s *sh) writableRoots() {
 		if !strings.HasPrefix(r, "/") {
 			continue
 		}
-		if got, _, err := fspath.Resolve(r, nil); err == nil {
+		if got, ok := s.v.k.resolveDir(r); ok {
 			r = got
 		}
 		if !noWorkspace(r) && r != s.home {

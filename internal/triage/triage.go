@@ -270,6 +270,12 @@ func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.Ju
 // embedded programs file).
 func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
 	v := verdict{k: k.or()}
+	if runsOutside(&a) {
+		// What runs outside the sandbox may change any directory: the
+		// lookups remembered so far, and any made from now on, could
+		// go stale.
+		v.k.fs.stop()
+	}
 	v.prior = replayTrail(v.k, transcript, a.Cwd)
 	v.asked = askedWords(request, transcript)
 	judgeAction(&v, &a, set, 0)

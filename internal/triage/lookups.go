@@ -1,0 +1,142 @@
+package triage
+
+import (
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/wardenhq/warden/internal/fspath"
+)
+
+// lookups remembers what the file system said of the directories every
+// judgement asks about again — the directory a command runs in, the
+// configured writable roots, warden's state directories — so that a run's
+// judgements do not stat them each time (a stat costs more than judging a
+// simple command).
+//
+// An answer is kept only while the sandboxed agent cannot change it: the
+// path's strict ancestors lie outside every directory the sandbox lets the
+// agent write (the temporary directories and the configured writable
+// roots), so no link can be planted, and no directory made or removed,
+// along the way. Anything that runs outside the sandbox can change
+// anything: once a judgement sees an action that asks to (runsOutside),
+// the cache is emptied and keeps nothing more.
+type lookups struct {
+	mu  sync.Mutex
+	off bool
+	m   map[lookupKey]lookup
+}
+
+type lookupKey struct {
+	p   string
+	cwd bool // the lookup of a working directory (lstat first), not a plain resolve
+}
+
+type lookup struct {
+	path   string
+	exists bool
+	ok     bool
+}
+
+// stop empties the cache for good: an action may run outside the sandbox.
+func (c *lookups) stop() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.off, c.m = true, nil
+	c.mu.Unlock()
+}
+
+// get returns the remembered answer for key.
+func (c *lookups) get(key lookupKey) (lookup, bool) {
+	if c == nil {
+		return lookup{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.m[key]
+	return l, ok
+}
+
+// put remembers l for key when the agent cannot change it (roots are the
+// configured writable roots).
+func (c *lookups) put(key lookupKey, l lookup, roots []string) {
+	if c == nil || agentCanChange(key.p, roots) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.off {
+		return
+	}
+	if c.m == nil {
+		c.m = map[lookupKey]lookup{}
+	}
+	if len(c.m) >= 256 {
+		clear(c.m)
+	}
+	c.m[key] = l
+}
+
+// agentCanChange reports whether the sandboxed agent may change what the
+// absolute path p resolves to: a strict ancestor of p lies in a
+// temporary directory or a writable root (or p is not a clean absolute
+// path).
+func agentCanChange(p string, roots []string) bool {
+	if !strings.HasPrefix(p, "/") || cleanPath(p) != p {
+		return true
+	}
+	parent := p[:strings.LastIndexByte(p, '/')]
+	if parent == "" {
+		return false // p is / or a top-level directory: / is never the agent's
+	}
+	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"} {
+		if _, in := within(parent, t); in {
+			return true
+		}
+	}
+	for _, r := range roots {
+		r = cleanPath(r)
+		if !strings.HasPrefix(r, "/") {
+			return true
+		}
+		if _, in := within(parent, r); in {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveWork is what newSh asks of the directory cwd (clean): where it
+// resolves and whether it exists, when it exists on this machine; ok false
+// when it does not.
+func (k *Knowledge) resolveWork(cwd string) (string, bool, bool) {
+	key := lookupKey{cwd, true}
+	if l, ok := k.fs.get(key); ok {
+		return l.path, l.exists, l.ok
+	}
+	var l lookup
+	if _, err := os.Lstat(cwd); err == nil && strings.HasPrefix(cwd, "/") {
+		if r, exists, err := fspath.Resolve(cwd, nil); err == nil {
+			l = lookup{r, exists, true}
+		}
+	}
+	k.fs.put(key, l, k.roots)
+	return l.path, l.exists, l.ok
+}
+
+// resolveDir is fspath.Resolve(p, nil) for a directory every judgement
+// asks about: where it resolves, ok false on an error.
+func (k *Knowledge) resolveDir(p string) (string, bool) {
+	key := lookupKey{p, false}
+	if l, ok := k.fs.get(key); ok {
+		return l.path, l.ok
+	}
+	var l lookup
+	if r, exists, err := fspath.Resolve(p, nil); err == nil {
+		l = lookup{r, exists, true}
+	}
+	k.fs.put(key, l, k.roots)
+	return l.path, l.ok
+}

@@ -1,0 +1,83 @@
+package triage
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
+)
+
+// TestG15_RememberedLookupsFollowTheAgent checks the attack on the
+// remembered workspace lookups (lookups.go): the agent makes the
+// directory a command runs in — absent when first judged — a link to /etc,
+// then writes "in the workspace". The write must be judged where the
+// kernel takes it, whether the agent could make the link from the sandbox
+// (the workspace lies in a temporary directory) or only from outside it
+// (an escalated command judged in between).
+func TestG15_RememberedLookupsFollowTheAgent(t *testing.T) {
+	write := func(k *Knowledge, cwd string) Verdict {
+		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > hosts"}, Cwd: cwd}, nil)
+	}
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := os.MkdirTemp("/var/lib", "warden-lookups-")
+	if err != nil {
+		t.Skip("no writable /var/lib:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sys) })
+	for _, tt := range []struct {
+		name      string
+		cwd       string
+		escalated bool // an escalated command is judged before the link is made
+	}{
+		{"workspace in a temporary directory", tmp + "/proj", false},
+		{"workspace the sandbox cannot change", sys + "/proj", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := DefaultKnowledge().WithWritableRoots(nil)
+			if v := write(k, tt.cwd); v.Decision != vocab.Allow {
+				t.Fatalf("a write in the absent workspace = %s: %s", v.Decision, v.Reason)
+			}
+			if tt.escalated {
+				k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "true"}, Cwd: tt.cwd,
+					SandboxPermissions: action.RequireEscalated}, nil)
+			}
+			if err := os.Symlink("/etc", tt.cwd); err != nil {
+				t.Fatal(err)
+			}
+			if v := write(k, tt.cwd); v.Decision == vocab.Allow {
+				t.Errorf("echo x > hosts, in a workspace that is now a link to /etc = allow: %s", v.Reason)
+			}
+		})
+	}
+}
+
+// TestG15_LookupsRememberedOnlyWhereTheAgentCannotChangeThem checks which
+// directories' lookups are remembered.
+func TestG15_LookupsRememberedOnlyWhereTheAgentCannotChangeThem(t *testing.T) {
+	for _, tt := range []struct {
+		p     string
+		roots []string
+		can   bool
+	}{
+		{"/home/dev/project", nil, false},
+		{"/etc/warden", nil, false},
+		{"/tmp", nil, false},
+		{"/tmp/w", nil, true},
+		{"/var/tmp/a/b", nil, true},
+		{"/dev/shm/w", nil, true},
+		{"/srv/data/w", []string{"/srv/data"}, true},
+		{"/srv/data", []string{"/srv/data"}, false},
+		{"/srv/data/w", []string{"rel"}, true},
+		{"relative/w", nil, true},
+		{"/home/dev/../x", nil, true},
+	} {
+		if got := agentCanChange(tt.p, tt.roots); got != tt.can {
+			t.Errorf("agentCanChange(%q, %q) = %v, want %v", tt.p, tt.roots, got, tt.can)
+		}
+	}
+}
