@@ -12,6 +12,30 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
+// The judges of this file, by the name programs.yaml gives them (judge:).
+var _ = registerJudges(map[string]func(*sh, *cmd){
+	"alembic":            judgeAlembic,
+	"build_tool":         judgeBuildTool,
+	"cargo":              judgeCargo,
+	"dev_tool":           judgeDevTool,
+	"gem":                judgeGem,
+	"gh":                 judgeGh,
+	"git":                judgeGit,
+	"go":                 judgeGo,
+	"manage":             judgeManage,
+	"node":               judgeNode,
+	"npm":                judgeNpm,
+	"npx":                judgeNpx,
+	"perl":               judgePerl,
+	"pipx":               judgePipx,
+	"poetry":             judgePoetry,
+	"rustup":             judgeRustup,
+	"script_interpreter": judgeScriptInterp,
+	"server_config_test": judgeServerConfigTest,
+	"uv":                 judgeUv,
+	"yarn":               judgeYarn,
+})
+
 func judgeDevTool(s *sh, c *cmd) {
 	if (c.name == "kotlinc" || c.name == "kotlin") && shell.HasWord(c.args, "-script") {
 		// kotlinc -script x.kts runs the script, not a build.

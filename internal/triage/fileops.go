@@ -10,6 +10,30 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
+// The judges of this file, by the name programs.yaml gives them (judge:).
+var _ = registerJudges(map[string]func(*sh, *cmd){
+	"chattr":   judgeChattr,
+	"chmod":    judgeChmod,
+	"chown":    judgeChown,
+	"compress": judgeCompress,
+	"cp":       judgeCp,
+	"cpio":     judgeCpio,
+	"dd":       judgeDd,
+	"ln":       judgeLn,
+	"mkdir":    judgeMkdir,
+	"mogrify":  judgeMogrify,
+	"mv":       judgeMv,
+	"patch":    judgePatch,
+	"rename":   judgeRename,
+	"rm":       judgeRm,
+	"shred":    judgeShred,
+	"split":    judgeSplit,
+	"tar":      judgeTar,
+	"truncate": judgeTruncate,
+	"unzip":    judgeUnzip,
+	"zip":      judgeZip,
+})
+
 // writesOperands judges each operand as written.
 func (s *sh) writesOperands(c *cmd, ops []string) {
 	for _, p := range ops {

@@ -10,6 +10,22 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
+// The judges of this file, by the name programs.yaml gives them (judge:).
+var _ = registerJudges(map[string]func(*sh, *cmd){
+	"apt":         judgeApt,
+	"cloud":       judgeCloud,
+	"docker":      judgeDocker,
+	"gpg":         judgeGpg,
+	"helm":        judgeHelm,
+	"kubectl":     judgeKubectl,
+	"openssl":     judgeOpenssl,
+	"secret_tool": judgeSecretTool,
+	"sql":         judgeSQL,
+	"ssh_add":     judgeSSHAdd,
+	"ssh_keygen":  judgeSSHKeygen,
+	"terraform":   judgeTerraform,
+})
+
 // Containers, clusters, clouds, databases and key tools.
 
 func judgeDocker(s *sh, c *cmd) {

@@ -2,6 +2,7 @@ package triage
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,122 +233,23 @@ func listNames() []string {
 }
 
 // judges are the judges written in Go that a programs file names with
-// judge:. It is built on first use.
-func judges() map[string]func(*sh, *cmd) {
-	return map[string]func(*sh, *cmd){
-		"accounts":            judgeAccounts,
-		"alembic":             judgeAlembic,
-		"alias":               judgeAlias,
-		"apt":                 judgeApt,
-		"at":                  judgeAt,
-		"attack_tool":         judgeAttackTool,
-		"audit":               judgeAudit,
-		"awk":                 judgeAwk,
-		"base64":              judgeBase64,
-		"build_tool":          judgeBuildTool,
-		"cargo":               judgeCargo,
-		"chattr":              judgeChattr,
-		"chmod":               judgeChmod,
-		"chown":               judgeChown,
-		"cloud":               judgeCloud,
-		"compress":            judgeCompress,
-		"cp":                  judgeCp,
-		"cpio":                judgeCpio,
-		"credential_dumper":   judgeCredentialDumper,
-		"crontab":             judgeCrontab,
-		"curl":                judgeCurl,
-		"date":                judgeDate,
-		"dd":                  judgeDd,
-		"dev_tool":            judgeDevTool,
-		"dig":                 judgeDig,
-		"disk":                judgeDisk,
-		"dmesg":               judgeDmesg,
-		"docker":              judgeDocker,
-		"env":                 judgeEnv,
-		"export":              judgeExport,
-		"fd":                  judgeFd,
-		"find":                judgeFind,
-		"firewall":            judgeFirewall,
-		"gem":                 judgeGem,
-		"getent":              judgeGetent,
-		"gh":                  judgeGh,
-		"git":                 judgeGit,
-		"go":                  judgeGo,
-		"gpg":                 judgeGpg,
-		"grep":                judgeGrep,
-		"hash":                judgeHash,
-		"helm":                judgeHelm,
-		"history":             judgeHistory,
-		"hostname":            judgeHostname,
-		"httpie":              judgeHTTPie,
-		"ifconfig":            judgeIfconfig,
-		"ip":                  judgeIP,
-		"journal":             judgeJournal,
-		"kernel":              judgeKernel,
-		"kill":                judgeKill,
-		"kubectl":             judgeKubectl,
-		"ln":                  judgeLn,
-		"locate":              judgeLocate,
-		"mac":                 judgeMAC,
-		"mac_security":        judgeMacSecurity,
-		"mail":                judgeMail,
-		"manage":              judgeManage,
-		"mkdir":               judgeMkdir,
-		"mogrify":             judgeMogrify,
-		"mount":               judgeMount,
-		"multiplexer":         judgeMultiplexer,
-		"mv":                  judgeMv,
-		"nc":                  judgeNc,
-		"node":                judgeNode,
-		"npm":                 judgeNpm,
-		"npx":                 judgeNpx,
-		"openssl":             judgeOpenssl,
-		"patch":               judgePatch,
-		"perl":                judgePerl,
-		"pipx":                judgePipx,
-		"pkill":               judgePkill,
-		"poetry":              judgePoetry,
-		"printenv":            judgePrintenv,
-		"rename":              judgeRename,
-		"rm":                  judgeRm,
-		"route":               judgeRoute,
-		"rustup":              judgeRustup,
-		"scp":                 judgeScp,
-		"script_cmd":          judgeScriptCmd,
-		"script_interpreter":  judgeScriptInterp,
-		"secret_tool":         judgeSecretTool,
-		"sed":                 judgeSed,
-		"server_config_test":  judgeServerConfigTest,
-		"service":             judgeService,
-		"set":                 judgeSet,
-		"shell_program":       judgeShellProgram,
-		"shred":               judgeShred,
-		"shutdown":            judgeShutdown,
-		"sniffer":             judgeSniffer,
-		"sort":                judgeSort,
-		"source":              judgeSource,
-		"split":               judgeSplit,
-		"sql":                 judgeSQL,
-		"ssh":                 judgeSSH,
-		"ssh_add":             judgeSSHAdd,
-		"ssh_keygen":          judgeSSHKeygen,
-		"systemctl":           judgeSystemctl,
-		"tar":                 judgeTar,
-		"tee":                 judgeTee,
-		"terraform":           judgeTerraform,
-		"tree":                judgeTree,
-		"truncate":            judgeTruncate,
-		"tunnel":              judgeTunnel,
-		"uniq":                judgeUniq,
-		"unset":               judgeUnset,
-		"unzip":               judgeUnzip,
-		"update_alternatives": judgeUpdateAlternatives,
-		"uv":                  judgeUv,
-		"wget":                judgeWget,
-		"xxd":                 judgeXxd,
-		"yarn":                judgeYarn,
-		"zip":                 judgeZip,
+// judge:, by name: the registry each file of judges adds its own to
+// (registerJudges). It is read when knowledge is built.
+func judges() map[string]func(*sh, *cmd) { return maps.Clone(judgeRegistry) }
+
+// judgeRegistry holds the judges by the name a programs file gives them.
+var judgeRegistry = map[string]func(*sh, *cmd){}
+
+// registerJudges adds judges by name to the registry the programs files'
+// judge: names resolve through. It panics on a name registered twice.
+func registerJudges(byName map[string]func(*sh, *cmd)) bool {
+	for name, f := range byName {
+		if _, dup := judgeRegistry[name]; dup {
+			panic("triage: judge " + name + " registered twice")
+		}
+		judgeRegistry[name] = f
 	}
+	return true
 }
 
 var (

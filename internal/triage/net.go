@@ -11,6 +11,21 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
+// The judges of this file, by the name programs.yaml gives them (judge:).
+var _ = registerJudges(map[string]func(*sh, *cmd){
+	"attack_tool":       judgeAttackTool,
+	"credential_dumper": judgeCredentialDumper,
+	"curl":              judgeCurl,
+	"httpie":            judgeHTTPie,
+	"mail":              judgeMail,
+	"nc":                judgeNc,
+	"scp":               judgeScp,
+	"sniffer":           judgeSniffer,
+	"ssh":               judgeSSH,
+	"tunnel":            judgeTunnel,
+	"wget":              judgeWget,
+})
+
 // dataItem is something a command sends: an inline value, a file, or its
 // standard input.
 type dataItem struct {

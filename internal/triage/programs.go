@@ -10,6 +10,44 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
+// The judges of this file, by the name programs.yaml gives them (judge:).
+var _ = registerJudges(map[string]func(*sh, *cmd){
+	"alias":         judgeAlias,
+	"awk":           judgeAwk,
+	"base64":        judgeBase64,
+	"date":          judgeDate,
+	"dig":           judgeDig,
+	"dmesg":         judgeDmesg,
+	"env":           judgeEnv,
+	"export":        judgeExport,
+	"fd":            judgeFd,
+	"find":          judgeFind,
+	"getent":        judgeGetent,
+	"grep":          judgeGrep,
+	"hash":          judgeHash,
+	"history":       judgeHistory,
+	"hostname":      judgeHostname,
+	"ifconfig":      judgeIfconfig,
+	"ip":            judgeIP,
+	"journal":       judgeJournal,
+	"kill":          judgeKill,
+	"locate":        judgeLocate,
+	"multiplexer":   judgeMultiplexer,
+	"printenv":      judgePrintenv,
+	"route":         judgeRoute,
+	"script_cmd":    judgeScriptCmd,
+	"sed":           judgeSed,
+	"set":           judgeSet,
+	"shell_program": judgeShellProgram,
+	"sort":          judgeSort,
+	"source":        judgeSource,
+	"tee":           judgeTee,
+	"tree":          judgeTree,
+	"uniq":          judgeUniq,
+	"unset":         judgeUnset,
+	"xxd":           judgeXxd,
+})
+
 // programJudge returns the judge of program name, if the programs file
 // gives it one (see knowledge.go and programs.yaml).
 func (s *sh) programJudge(name string) (func(*sh, *cmd), bool) { return s.v.k.judgeOf(name) }

@@ -9,6 +9,25 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
+// The judges of this file, by the name programs.yaml gives them (judge:).
+var _ = registerJudges(map[string]func(*sh, *cmd){
+	"accounts":            judgeAccounts,
+	"at":                  judgeAt,
+	"audit":               judgeAudit,
+	"crontab":             judgeCrontab,
+	"disk":                judgeDisk,
+	"firewall":            judgeFirewall,
+	"kernel":              judgeKernel,
+	"mac":                 judgeMAC,
+	"mac_security":        judgeMacSecurity,
+	"mount":               judgeMount,
+	"pkill":               judgePkill,
+	"service":             judgeService,
+	"shutdown":            judgeShutdown,
+	"systemctl":           judgeSystemctl,
+	"update_alternatives": judgeUpdateAlternatives,
+})
+
 func judgeSystemctl(s *sh, c *cmd) {
 	ops := shell.Operands(c.args, "HMtpsn", "host", "machine", "type", "property", "signal", "state", "root", "lines", "output")
 	if len(ops) == 0 {
