@@ -15,6 +15,8 @@ import (
 	"github.com/wardenhq/warden/rules"
 )
 
+var _ = registerActionJudge(action.FileEdit, judgeFileEdit)
+
 // judgeFileEdit judges a write to files (a text_editor write outside the
 // writable roots, or into a protected path).
 func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {

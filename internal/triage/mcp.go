@@ -27,6 +27,11 @@ import (
 // content_keys, url_keys, sql_keys, command_keys, attach_keys and
 // script_keys.
 
+var (
+	_ = registerActionJudge(action.MCP, judgeMCP)
+	_ = registerActionJudge(action.Network, judgeNetwork)
+)
+
 func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	name := a.ToolName
 	server := a.Server

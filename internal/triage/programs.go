@@ -52,6 +52,8 @@ var _ = registerJudges(map[string]func(*sh, *cmd){
 // gives it one (see knowledge.go and programs.yaml).
 func (s *sh) programJudge(name string) (func(*sh, *cmd), bool) { return s.v.k.judgeOf(name) }
 
+var _ = registerCommandJudge(judgeProgram)
+
 // judgeProgram judges a command that is not a wrapper.
 func judgeProgram(s *sh, c *cmd) {
 	if s.v.k.has(c.name, factRunsProject) {

@@ -560,7 +560,7 @@ func (s *sh) command(c *cmd) {
 		}
 	}
 	before := *s.v
-	judgeProgram(s, c)
+	commandJudge(s, c)
 	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == vocab.Escalate && before.worst.rank() < s.v.worst.rank() &&
 		s.v.worst.class == vocab.Routine {
 		// An exec rule allows what triage only found unclear.
@@ -600,7 +600,7 @@ func (s *sh) wrapper(c *cmd) {
 	case "chroot":
 		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` runs in another root")
 	case "find":
-		judgeFind(s, c)
+		s.judgeNamed("find", c)
 	case "watch":
 		s.allow("watch")
 	default:
@@ -842,7 +842,7 @@ func (s *sh) heredocPatches(a *action.Action, set *rules.Set) {
 			}
 			edit := action.Action{Kind: action.FileEdit, Path: p, Operation: "apply_patch", Patch: c.sc.Doc, Cwd: dir,
 				Sandbox: a.Sandbox, SandboxPermissions: a.SandboxPermissions}
-			judgeEdit(s.v, &edit, set, false)
+			actionJudges[action.FileEdit](s.v, &edit, set)
 		}
 	}
 }

@@ -324,12 +324,13 @@ func judgeAction(v *verdict, a *action.Action, set *rules.Set, depth int) {
 	switch a.Kind {
 	case action.Shell:
 		judgeShell(v, a, set)
-	case action.MCP:
-		judgeMCP(v, a, set)
-	case action.FileEdit:
-		judgeFileEdit(v, a, set)
-	case action.Network:
-		judgeNetwork(v, a, set)
+	case action.MCP, action.FileEdit, action.Network:
+		judge, ok := actionJudges[a.Kind]
+		if !ok {
+			v.add(finding{vocab.Escalate, vocab.Routine, medium, "no judge of " + string(a.Kind) + " actions"})
+			return
+		}
+		judge(v, a, set)
 	case action.Text:
 		v.add(finding{vocab.Allow, vocab.Routine, low, "text written by the agent"})
 	case action.Sequence:

@@ -1,0 +1,45 @@
+package triage
+
+import (
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/rules"
+)
+
+// The first pass's judges register here by name, so that the machinery
+// that walks scripts and actions knows none of them: a programs file's
+// judge: names the judge of a program (judgeRegistry), the walker hands
+// every command that is not a wrapper to the judge of programs
+// (commandJudge), and an action goes to the judge of its kind
+// (actionJudges).
+
+// actionJudges are the judges of actions by kind (MCP calls, file edits,
+// fetches): registerActionJudge.
+var actionJudges = map[action.Kind]func(*verdict, *action.Action, *rules.Set){}
+
+// registerActionJudge makes f the judge of actions of kind. It panics on
+// a kind registered twice.
+func registerActionJudge(kind action.Kind, f func(*verdict, *action.Action, *rules.Set)) bool {
+	if _, dup := actionJudges[kind]; dup {
+		panic("triage: a judge of " + string(kind) + " actions registered twice")
+	}
+	actionJudges[kind] = f
+	return true
+}
+
+// commandJudge judges a simple command of a script that is not a wrapper
+// (registerCommandJudge).
+var commandJudge func(*sh, *cmd)
+
+// registerCommandJudge makes f the judge of every command a script runs
+// that is not a wrapper. It panics when one is registered already.
+func registerCommandJudge(f func(*sh, *cmd)) bool {
+	if commandJudge != nil {
+		panic("triage: the judge of commands registered twice")
+	}
+	commandJudge = f
+	return true
+}
+
+// judgeNamed judges c with the judge registered under name (a name
+// programs.yaml gives a judge).
+func (s *sh) judgeNamed(name string, c *cmd) { judgeRegistry[name](s, c) }
