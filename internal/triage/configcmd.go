@@ -112,7 +112,7 @@ func (s *sh) inPlaceConfigEdit(c *cmd, exprs, files []string) {
 			unknown = true
 		}
 	}
-	w := s.v.k.list("security_line_words")
+	w := s.v.k.List("security_line_words")
 	for _, e := range exprs {
 		switch {
 		case unknown || strings.ContainsAny(e, "\x00\x01"):

@@ -501,7 +501,7 @@ func judgeCargo(s *sh, c *cmd) {
 			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` installs a crate from outside crates.io")
 			return
 		}
-		s.packages(c, shell.Operands(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), s.v.k.list("popular_crates"), "crate")
+		s.packages(c, shell.Operands(c.args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), s.v.k.List("popular_crates"), "crate")
 	default:
 		s.allow("cargo " + v)
 	}
@@ -529,10 +529,10 @@ func judgeNpm(s *sh, c *cmd) {
 	case "install", "i", "add", "isntall", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "update", "up", "upgrade":
 		pkgs := shell.Operands(rest, "w", "workspace", "prefix", "tag", "registry", "omit", "include")
 		if shell.HasShort(rest, 'g', "") || shell.HasLong(rest, "global") {
-			s.packages(c, pkgs, s.v.k.list("popular_npm"), "global npm package")
+			s.packages(c, pkgs, s.v.k.List("popular_npm"), "global npm package")
 			return
 		}
-		s.packages(c, pkgs, s.v.k.list("popular_npm"), "npm package")
+		s.packages(c, pkgs, s.v.k.List("popular_npm"), "npm package")
 	case "run", "run-script", "rum", "urn":
 		if len(rest) < 2 {
 			s.allow("npm run")
@@ -607,7 +607,7 @@ func (s *sh) npx(c *cmd, rest []string) {
 			return
 		}
 	}
-	if s.v.k.list("popular_npm")[name] || s.isDevToolName(name) {
+	if s.v.k.List("popular_npm")[name] || s.isDevToolName(name) {
 		s.allow("npx " + name)
 		return
 	}
@@ -620,7 +620,7 @@ func (s *sh) isDevToolName(n string) bool {
 	if p := s.v.k.prog(n); p != nil && p.judgeName == "dev_tool" {
 		return true
 	}
-	return s.v.k.list("npx_tools")[n]
+	return s.v.k.List("npx_tools")[n]
 }
 
 func judgeYarn(s *sh, c *cmd) {
@@ -639,7 +639,7 @@ func judgeYarn(s *sh, c *cmd) {
 		}
 		s.allow(c.name + " " + v)
 	case "add", "upgrade", "up", "update":
-		s.packages(c, shell.Operands(rest, "", "filter"), s.v.k.list("popular_npm"), c.name+" package")
+		s.packages(c, shell.Operands(rest, "", "filter"), s.v.k.List("popular_npm"), c.name+" package")
 	case "run", "run-script":
 		if len(rest) < 2 {
 			s.allow(c.name + " run")
@@ -663,13 +663,13 @@ func judgeYarn(s *sh, c *cmd) {
 func (s *sh) target(c *cmd, tool, name string) {
 	ws := argument.Words(name)
 	for _, w := range ws {
-		if s.v.k.list("risky_target_words")[w] {
+		if s.v.k.List("risky_target_words")[w] {
 			s.esc(vocab.Destructive, low, "`"+c.text+"` runs the "+tool+" target "+name+", which may change shared state")
 			return
 		}
 	}
 	for _, w := range ws {
-		if s.v.k.list("routine_target_words")[w] {
+		if s.v.k.List("routine_target_words")[w] {
 			s.allow(tool + " " + name)
 			return
 		}
@@ -1039,7 +1039,7 @@ func judgePython(s *sh, c *cmd) {
 			case "smtpd", "ftplib", "telnetlib", "pyftpdlib":
 				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` runs a network service or client")
 			default:
-				if s.v.k.list("routine_python_modules")[mod] {
+				if s.v.k.List("routine_python_modules")[mod] {
 					s.allow(c.name + " -m " + mod)
 					return
 				}
@@ -1102,7 +1102,7 @@ func judgePip(s *sh, c *cmd, from int) {
 	rest := args[i:]
 	switch v := rest[0]; v {
 	case "install", "download", "wheel":
-		s.pipInstall(c, rest, s.v.k.list("popular_python"), "Python package")
+		s.pipInstall(c, rest, s.v.k.List("popular_python"), "Python package")
 	case "list", "show", "freeze", "check", "help", "search", "inspect", "index", "hash", "debug", "cache", "completion":
 		s.allow("pip " + v)
 	case "uninstall":
@@ -1162,17 +1162,17 @@ func judgeUv(s *sh, c *cmd) {
 	switch v := c.args[1]; v {
 	case "pip":
 		if len(c.args) > 2 && c.args[2] == "install" {
-			s.pipInstall(c, c.args[2:], s.v.k.list("popular_python"), "Python package")
+			s.pipInstall(c, c.args[2:], s.v.k.List("popular_python"), "Python package")
 			return
 		}
 		s.allow("uv pip")
 	case "add":
-		s.packages(c, shell.Operands(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), s.v.k.list("popular_python"), "Python package")
+		s.packages(c, shell.Operands(c.args[1:], "", "group", "optional", "extra", "index", "python", "package"), s.v.k.List("popular_python"), "Python package")
 	case "publish":
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "tool":
 		if len(c.args) > 3 && (c.args[2] == "install" || c.args[2] == "run") {
-			s.packages(c, c.args[3:4], s.v.k.list("popular_python"), "Python tool")
+			s.packages(c, c.args[3:4], s.v.k.List("popular_python"), "Python tool")
 			return
 		}
 		s.allow("uv tool")
@@ -1188,7 +1188,7 @@ func judgePoetry(s *sh, c *cmd) {
 	}
 	switch v := c.args[1]; v {
 	case "add":
-		s.packages(c, shell.Operands(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), s.v.k.list("popular_python"), "Python package")
+		s.packages(c, shell.Operands(c.args[1:], "GE", "group", "extras", "source", "python", "platform"), s.v.k.List("popular_python"), "Python package")
 	case "publish", "upload":
 		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes a package")
 	case "config", "source":
@@ -1202,7 +1202,7 @@ func judgePoetry(s *sh, c *cmd) {
 
 func judgePipx(s *sh, c *cmd) {
 	if len(c.args) > 2 && (c.args[1] == "install" || c.args[1] == "run") {
-		s.packages(c, c.args[2:3], s.v.k.list("popular_python"), "Python tool")
+		s.packages(c, c.args[2:3], s.v.k.List("popular_python"), "Python tool")
 		return
 	}
 	s.allow("pipx")
@@ -1210,7 +1210,7 @@ func judgePipx(s *sh, c *cmd) {
 
 func judgeGem(s *sh, c *cmd) {
 	if len(c.args) > 1 && c.args[1] == "install" {
-		s.packages(c, shell.Operands(c.args[1:], "v", "version", "source"), s.v.k.list("popular_gems"), "gem")
+		s.packages(c, shell.Operands(c.args[1:], "v", "version", "source"), s.v.k.List("popular_gems"), "gem")
 		return
 	}
 	if len(c.args) > 1 && (c.args[1] == "push" || c.args[1] == "signin" || c.args[1] == "owner" || c.args[1] == "yank") {

@@ -299,20 +299,20 @@ func (k *Knowledge) has(name string, fact uint16) bool {
 	return p != nil && p.facts&fact != 0
 }
 
-// list returns the set of the named list: the embedded file's words and
+// List returns the set of the named list (protection.Lists): the embedded file's words and
 // those the user's and managed files add. It panics on a name that is not
 // a list of listSpecs, which the embedded file always defines (a test
 // checks the names the code asks for).
-func (k *Knowledge) list(name string) map[string]bool { return k.wordList(name).set }
+func (k *Knowledge) List(name string) map[string]bool { return k.wordList(name).set }
 
-// words returns the words of the named list in the order written, the
-// embedded file's first.
-func (k *Knowledge) words(name string) []string { return k.wordList(name).words }
+// Words returns the words of the named list in the order written, the
+// embedded file's first (protection.Lists).
+func (k *Knowledge) Words(name string) []string { return k.wordList(name).words }
 
-// names returns the entry of the named list that the words ws (lower
-// case) match, "" for none: a word of the list, or an entry a+b (or
+// Names returns the entry of the named list that the words ws (lower
+// case) match, "" for none (protection.Lists): a word of the list, or an entry a+b (or
 // "a b") whose every part is among ws.
-func (k *Knowledge) names(name string, ws []string) string {
+func (k *Knowledge) Names(name string, ws []string) string {
 	l := k.wordList(name)
 	for _, w := range ws {
 		if l.set[w] {

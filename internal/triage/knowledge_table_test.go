@@ -47,8 +47,8 @@ func TestFirstPass1_GeneratedTablesCurrent(t *testing.T) {
 			}
 		}
 	}
-	if !reflect.DeepEqual(parsed.files, built.files) {
-		t.Errorf("files %v, tables %v", parsed.files, built.files)
+	if !reflect.DeepEqual(parsed.Files(), built.Files()) {
+		t.Errorf("files %v, tables %v", parsed.Files(), built.Files())
 	}
 }
 

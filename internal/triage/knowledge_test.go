@@ -249,12 +249,12 @@ func FuzzKnowledge(f *testing.F) {
 		}
 		for n, l := range k.lists {
 			for _, w := range l.words {
-				if !ext.list(n)[w] {
+				if !ext.List(n)[w] {
 					t.Fatalf("list %s lost %q", n, w)
 				}
 			}
-			for _, w := range DefaultKnowledge().words(n) {
-				if !ext.list(n)[w] {
+			for _, w := range DefaultKnowledge().Words(n) {
+				if !ext.List(n)[w] {
 					t.Fatalf("list %s lost the embedded %q", n, w)
 				}
 			}
@@ -310,10 +310,10 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 	if mv.Decision != vocab.Allow {
 		t.Errorf("a tool verb the managed file adds: %s (%s)", mv.Decision, mv.Reason)
 	}
-	if l := k.list("danger_verbs"); !l["obliviate"] || !l["delete"] || DefaultKnowledge().list("danger_verbs")["obliviate"] {
+	if l := k.List("danger_verbs"); !l["obliviate"] || !l["delete"] || DefaultKnowledge().List("danger_verbs")["obliviate"] {
 		t.Error("a list grows by union, and the embedded knowledge is unchanged")
 	}
-	if ws := k.words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != DefaultKnowledge().words("credential_name_parts")[0] {
+	if ws := k.Words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != DefaultKnowledge().Words("credential_name_parts")[0] {
 		t.Errorf("words keep the embedded order, added words last: %v", ws)
 	}
 	// A user's file may not extend a lenient list; the managed file may.
@@ -399,5 +399,5 @@ func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 			t.Error("asking for an unknown list must panic")
 		}
 	}()
-	DefaultKnowledge().list("no_such_list")
+	DefaultKnowledge().List("no_such_list")
 }

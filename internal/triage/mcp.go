@@ -49,8 +49,8 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		return
 	}
 	k := v.k
-	readVerbs, localWriteVerbs, sendVerbs, destroyVerbs := k.list("tool_read_verbs"), k.list("tool_write_verbs"), k.list("tool_send_verbs"), k.list("tool_destroy_verbs")
-	pathKeys, attachKeys := k.list("path_keys"), k.list("attach_keys")
+	readVerbs, localWriteVerbs, sendVerbs, destroyVerbs := k.List("tool_read_verbs"), k.List("tool_write_verbs"), k.List("tool_send_verbs"), k.List("tool_destroy_verbs")
+	pathKeys, attachKeys := k.List("path_keys"), k.List("attach_keys")
 	ws := argument.Words(name)
 	verb := ""
 	var nouns []string
@@ -84,7 +84,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	security := false
 	for _, w := range ws {
-		if k.list("tool_security_words")[w] {
+		if k.List("tool_security_words")[w] {
 			security = true
 		}
 	}
@@ -123,7 +123,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	}
 	if !readVerbs[verb] {
 		for _, n := range nouns {
-			if k.list("tool_infra_nouns")[n] {
+			if k.List("tool_infra_nouns")[n] {
 				v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` changes " + n + ", beyond the workspace"})
 				break
 			}
@@ -138,7 +138,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		}
 	}
 	for _, l := range leaves {
-		if k.list("script_keys")[l.Key] {
+		if k.List("script_keys")[l.Key] {
 			if w := protection.BrowserScriptSecret(k, l.Value); w != "" {
 				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
 				break
@@ -149,14 +149,14 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	// Commands and SQL inside arguments.
 	for _, l := range leaves {
 		switch {
-		case k.list("command_keys")[l.Key] && l.Path == "."+l.Key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
+		case k.List("command_keys")[l.Key] && l.Path == "."+l.Key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
 			// The server runs it on its own host, outside warden's
 			// sandbox: judged as a command asking to leave it.
 			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.Value}, Cwd: a.Cwd,
 				SandboxPermissions: action.RequireEscalated}, set)
 			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
 			return
-		case k.list("sql_keys")[l.Key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
+		case k.List("sql_keys")[l.Key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
 			(sqlTool(server, ws) || looksLikeSQL(l.Value)):
 			f := judgeSQLText(l.Value)
 			f.reason = "`" + c.text + "` " + f.reason
@@ -232,14 +232,14 @@ func sendsOut(nouns []string) bool {
 func judgeMCPRead(s *sh, c *cmd, verb string, leaves []argument.Leaf) {
 	for _, l := range leaves {
 		switch {
-		case s.v.k.list("path_keys")[l.Key]:
+		case s.v.k.List("path_keys")[l.Key]:
 			if strings.Contains(l.Value, "://") {
 				continue
 			}
 			if strings.HasPrefix(l.Value, "/") || strings.HasPrefix(l.Value, "~") || strings.HasPrefix(l.Value, ".") || l.Key == "path" || l.Key == "paths" {
 				s.read(c, l.Value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
 			}
-		case s.v.k.list("url_keys")[l.Key] || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || browserScheme(l.Value) != "":
+		case s.v.k.List("url_keys")[l.Key] || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || browserScheme(l.Value) != "":
 			s.mcpURL(c, l.Value)
 		case l.Key == "q" || l.Key == "query" || l.Key == "pattern" || l.Key == "search" || l.Key == "text":
 			if lvl, w := secret.InText(l.Value); lvl == secret.Critical {
@@ -326,13 +326,13 @@ func (s *sh) browserPage(c *cmd, u string) bool {
 		if i := strings.IndexAny(id, "/?#"); i >= 0 {
 			id = id[:i]
 		}
-		if s.v.k.list("password_manager_extensions")[strings.ToLower(id)] {
+		if s.v.k.List("password_manager_extensions")[strings.ToLower(id)] {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens a password manager's extension, which shows its vault")
 			return true
 		}
 		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` opens a browser extension's page, which may show what the extension stores")
 	default:
-		if w := s.v.k.names("browser_credential_pages", argument.Words(rest)); w != "" {
+		if w := s.v.k.Names("browser_credential_pages", argument.Words(rest)); w != "" {
 			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens the browser's own page of saved "+w+", which shows credentials or personal data")
 		}
 	}
@@ -351,11 +351,11 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []argument.Leaf, g
 	var content []string
 	for _, l := range leaves {
 		switch {
-		case s.v.k.list("path_keys")[l.Key] && !strings.Contains(l.Value, "://"):
+		case s.v.k.List("path_keys")[l.Key] && !strings.Contains(l.Value, "://"):
 			paths = append(paths, l.Value)
-		case s.v.k.list("content_keys")[l.Key]:
+		case s.v.k.List("content_keys")[l.Key]:
 			content = append(content, l.Value)
-		case s.v.k.list("url_keys")[l.Key]:
+		case s.v.k.List("url_keys")[l.Key]:
 			s.mcpURL(c, l.Value)
 		}
 	}
@@ -410,7 +410,7 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []argument.
 	public := false
 	var recipients []string
 	for _, l := range leaves {
-		if s.v.k.list("attach_keys")[l.Key] || l.Key == "path" && verb != "create" {
+		if s.v.k.List("attach_keys")[l.Key] || l.Key == "path" && verb != "create" {
 			pl := s.where(l.Value, s.cwd)
 			if lv, w := s.secret(pl); lv > level {
 				level, what = lv, w
@@ -523,7 +523,7 @@ func looksLikeSQL(q string) bool {
 // hosts, trackers, CI, docs, files, databases of the project, browsers
 // for testing): its reads are judged by the tool's verb.
 func (k *Knowledge) developerServer(server string) bool {
-	known, filler := k.list("developer_servers"), k.list("server_filler_words")
+	known, filler := k.List("developer_servers"), k.List("server_filler_words")
 	if known[strings.ToLower(server)] {
 		return true
 	}
@@ -548,7 +548,7 @@ func (k *Knowledge) innocentTool(nouns []string) bool {
 	if len(nouns) == 0 {
 		return false
 	}
-	ok := k.list("innocent_tool_nouns")
+	ok := k.List("innocent_tool_nouns")
 	for _, n := range nouns {
 		if !ok[n] {
 			return false
@@ -587,7 +587,7 @@ func (v *verdict) askedFor(server string, nouns []string) bool {
 	if len(v.asked) == 0 {
 		return false
 	}
-	unspecific := v.k.list("unspecific_words")
+	unspecific := v.k.List("unspecific_words")
 	for _, w := range append(argument.Words(server), nouns...) {
 		if len(w) > 3 && !unspecific[w] && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
 			return true

@@ -63,7 +63,7 @@ func judgeSystemctl(s *sh, c *cmd) {
 
 func (s *sh) securityService(u string) bool {
 	u = strings.ToLower(strings.TrimSuffix(u, ".service"))
-	for n := range s.v.k.list("security_services") {
+	for n := range s.v.k.List("security_services") {
 		if u == n || strings.HasPrefix(u, n) && len(n) > 3 {
 			return true
 		}

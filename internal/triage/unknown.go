@@ -58,7 +58,7 @@ func judgeUnknown(s *sh, c *cmd) {
 		s.esc(vocab.Destructive, high, head+", and its name says it changes the machine itself (power, disks, accounts, services)")
 		return
 	}
-	for _, h := range k.words("credential_name_parts") {
+	for _, h := range k.Words("credential_name_parts") {
 		if strings.Contains(lname, h) {
 			s.esc(vocab.CredentialProbing, medium, head+", and its name says it handles credentials ("+h+")")
 			return
@@ -190,7 +190,7 @@ func judgeUnknown(s *sh, c *cmd) {
 // readOnly reports whether the first plain word after the program is a
 // reading verb (or there is none, only --help or --version).
 func (u *unknownSeen) readOnly(k *Knowledge, c *cmd) bool {
-	reads := k.list("remote_read_verbs")
+	reads := k.List("remote_read_verbs")
 	for _, a := range c.args[1:] {
 		if reads[a] {
 			return true
@@ -207,13 +207,13 @@ func (u *unknownSeen) readOnly(k *Knowledge, c *cmd) bool {
 // "" for none.
 func (k *Knowledge) dangerClass(verb string) vocab.Class {
 	switch {
-	case k.list("destroying_verbs")[verb]:
+	case k.List("destroying_verbs")[verb]:
 		return vocab.Destructive
-	case k.list("sending_verbs")[verb]:
+	case k.List("sending_verbs")[verb]:
 		return vocab.Exfiltration
-	case k.list("credential_verbs")[verb]:
+	case k.List("credential_verbs")[verb]:
 		return vocab.CredentialProbing
-	case k.list("weakening_verbs")[verb]:
+	case k.List("weakening_verbs")[verb]:
 		return vocab.SecurityWeakening
 	}
 	return ""
@@ -222,7 +222,7 @@ func (k *Knowledge) dangerClass(verb string) vocab.Class {
 // isRunner reports whether a program name is that of an interpreter or
 // runner of the list runners (python3.12, ruby3.2, node18, …).
 func (k *Knowledge) isRunner(lname string) bool {
-	set := k.list("runners")
+	set := k.List("runners")
 	if set[lname] {
 		return true
 	}
@@ -239,7 +239,7 @@ func (k *Knowledge) isRunner(lname string) bool {
 // codeStrongIn returns the first fragment of the list strong_code in text
 // (code that opens sockets, starts programs or decodes payloads), "" none.
 func (k *Knowledge) codeStrongIn(text string) string {
-	for _, f := range k.words("strong_code") {
+	for _, f := range k.Words("strong_code") {
 		if strings.Contains(text, f) {
 			return f
 		}
@@ -323,11 +323,11 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 		if strings.HasPrefix(w, "-") && len(w) > 1 {
 			name, v, hasVal := strings.Cut(w, "=")
 			flag := strings.TrimLeft(name, "-")
-			if vb := verbOf(strings.ToLower(flag), k.list("flag_verbs")); vb != "" && u.verb == "" {
+			if vb := verbOf(strings.ToLower(flag), k.List("flag_verbs")); vb != "" && u.verb == "" {
 				u.verb = vb + " (" + name + ")"
 			}
 			if !hasVal {
-				if k.list("code_options")[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
+				if k.List("code_options")[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
 					if u.code == "" {
 						u.code = textcut.Shorten(c.args[i+1], 40)
 					}
@@ -335,7 +335,7 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				}
 				continue
 			}
-			if k.list("code_options")[name] && looksLikeCode(v) && u.code == "" {
+			if k.List("code_options")[name] && looksLikeCode(v) && u.code == "" {
 				u.code = textcut.Shorten(v, 40)
 				continue
 			}
@@ -348,11 +348,11 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 			val = w[j+1:]
 		} else if plainWord(w) {
 			plain++
-			if k.list("runs_words")[w] && u.verb == "" {
+			if k.List("runs_words")[w] && u.verb == "" {
 				u.verb = "run " + w
 			}
 			if plain <= 3 && u.verb == "" {
-				if vb := verbOf(w, k.list("danger_verbs")); vb != "" {
+				if vb := verbOf(w, k.List("danger_verbs")); vb != "" {
 					u.verb = vb
 				}
 			}
@@ -419,7 +419,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			isIP := network.IP(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
 			tld = strings.ToLower(tld)
-			named := s.v.k.list("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
+			named := s.v.k.List("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
 			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
 				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
@@ -469,7 +469,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+textcut.Shorten(w, 60)+")"
 		}
 	}
-	exts := s.v.k.list("script_extensions")
+	exts := s.v.k.List("script_extensions")
 	if ext := extOf(w); exts[ext] && u.script == "" {
 		u.script = textcut.Shorten(w, 60)
 	}
@@ -579,12 +579,12 @@ func flagsOnly(args []string) bool {
 // nameVerb returns the verb a program's name holds (the lists name_verbs,
 // and danger_verbs for its parts), "" none.
 func (k *Knowledge) nameVerb(lname string) string {
-	for _, v := range k.words("name_verbs") {
+	for _, v := range k.Words("name_verbs") {
 		if strings.Contains(lname, v) {
 			return v
 		}
 	}
-	danger := k.list("danger_verbs")
+	danger := k.List("danger_verbs")
 	for _, part := range strings.FieldsFunc(lname, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
 		if part != lname && danger[part] && part != "run" && part != "up" {
 			return part
