@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/triage/judge"
+
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/vocab"
 )
@@ -17,7 +19,7 @@ import (
 // (the workspace lies in a temporary directory) or only from outside it
 // (an escalated command judged in between).
 func TestG15_RememberedLookupsFollowTheAgent(t *testing.T) {
-	write := func(k *Knowledge, cwd string) Verdict {
+	write := func(k *judge.Knowledge, cwd string) judge.Verdict {
 		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > hosts"}, Cwd: cwd}, nil)
 	}
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
@@ -38,7 +40,7 @@ func TestG15_RememberedLookupsFollowTheAgent(t *testing.T) {
 		{"workspace the sandbox cannot change", sys + "/proj", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			k := DefaultKnowledge().WithWritableRoots(nil)
+			k := judge.DefaultKnowledge().WithWritableRoots(nil)
 			if v := write(k, tt.cwd); v.Decision != vocab.Allow {
 				t.Fatalf("a write in the absent workspace = %s: %s", v.Decision, v.Reason)
 			}
@@ -76,7 +78,7 @@ func TestG15_LookupsRememberedOnlyWhereTheAgentCannotChangeThem(t *testing.T) {
 		{"relative/w", nil, true},
 		{"/home/dev/../x", nil, true},
 	} {
-		if got := agentCanChange(tt.p, tt.roots); got != tt.can {
+		if got := judge.AgentCanChange(tt.p, tt.roots); got != tt.can {
 			t.Errorf("agentCanChange(%q, %q) = %v, want %v", tt.p, tt.roots, got, tt.can)
 		}
 	}

@@ -3,13 +3,15 @@ package triage
 import (
 	"testing"
 
+	"github.com/wardenhq/warden/internal/triage/judge"
+
 	"github.com/wardenhq/warden/action"
 )
 
 // TestG6_RiskRanksAreActionRisks: the first pass ranks risk as
 // action.Risk does — one ranking of risk in warden.
 func TestG6_RiskRanksAreActionRisks(t *testing.T) {
-	for rank, want := range map[int]action.Risk{low: action.RiskLow, medium: action.RiskMedium, high: action.RiskHigh, critical: action.RiskCritical} {
+	for rank, want := range map[int]action.Risk{judge.Low: action.RiskLow, judge.Medium: action.RiskMedium, judge.High: action.RiskHigh, judge.Critical: action.RiskCritical} {
 		if got := action.RiskAt(rank); got != want || want.Level() != rank {
 			t.Errorf("rank %d: RiskAt %q, %q.Level() %d", rank, got, want, want.Level())
 		}

@@ -1,8 +1,6 @@
-package triage
+package judge
 
 import "fmt"
-
-//go:generate go run ./gen -in programs.yaml -out programs_gen.go
 
 // entrySpec is one entry of the embedded programs file, programs.yaml, as
 // go generate writes it into programs_gen.go: the file's words, unchecked.
@@ -23,21 +21,21 @@ type listSpecWords struct {
 	words []string
 }
 
-// embeddedKnowledge builds the knowledge of the embedded programs file from
+// EmbeddedKnowledge builds the knowledge of the embedded programs file from
 // the generated tables, with the judges reg.
-func embeddedKnowledge(reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
+func EmbeddedKnowledge(reg map[string]func(*Script, *Command)) (*Knowledge, error) {
 	names := 0
 	for i := range embeddedEntries {
 		names += len(embeddedEntries[i].names)
 	}
-	k := &Knowledge{programs: make(map[string]*program, names),
-		lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}, fs: &lookups{}}
+	k := &Knowledge{Programs: make(map[string]*program, names),
+		Lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}, fs: &lookups{}}
 	for i := range embeddedEntries {
 		e := &embeddedEntries[i]
-		p := &program{at: fmt.Sprintf("%s:%d", EmbeddedProgramsFile, e.line), does: e.does, judgeName: e.judge,
+		p := &program{at: fmt.Sprintf("%s:%d", EmbeddedProgramsFile, e.line), does: e.does, JudgeName: e.judge,
 			def: e.def, operands: e.operands, valueShort: e.valueShort, valueLong: e.valueLong}
 		if e.judge != "" {
-			if p.judge = reg[e.judge]; p.judge == nil {
+			if p.Judge = reg[e.judge]; p.Judge == nil {
 				return nil, fmt.Errorf("%s: judge %q is not a judge of the first pass", p.at, e.judge)
 			}
 		}
@@ -55,19 +53,19 @@ func embeddedKnowledge(reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
 			}
 		}
 		for _, n := range e.names {
-			k.programs[n] = p
+			k.Programs[n] = p
 		}
 	}
 	for _, l := range embeddedLists {
-		w := &wordList{set: make(map[string]bool, len(l.words)), words: make([]string, 0, len(l.words))}
+		w := &wordList{set: make(map[string]bool, len(l.words)), Words: make([]string, 0, len(l.words))}
 		for _, word := range l.words {
 			w.addWord(word)
 		}
-		k.lists[l.name] = w
+		k.Lists[l.name] = w
 	}
-	for _, l := range listSpecs {
-		if k.lists[l.name] == nil {
-			return nil, fmt.Errorf("%s: missing list %s", EmbeddedProgramsFile, l.name)
+	for _, l := range ListSpecs {
+		if k.Lists[l.Name] == nil {
+			return nil, fmt.Errorf("%s: missing list %s", EmbeddedProgramsFile, l.Name)
 		}
 	}
 	return k, nil

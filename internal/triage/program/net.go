@@ -1,18 +1,19 @@
-package triage
+package program
 
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/triage/judge"
+
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/network"
-	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // The judges of this file, by the name programs.yaml gives them (judge:).
-var _ = registerJudges(map[string]func(*sh, *cmd){
+var _ = judge.RegisterJudges(map[string]func(*judge.Script, *judge.Command){
 	"attack_tool":       judgeAttackTool,
 	"credential_dumper": judgeCredentialDumper,
 	"curl":              judgeCurl,
@@ -34,9 +35,9 @@ type dataItem struct {
 	raw   string // source text, for variable names
 }
 
-// secretData judges what a command sends to a remote host: the level of
+// SecretData judges what a command sends to a remote host: the level of
 // secret it holds and what it is.
-func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
+func SecretData(s *judge.Script, c *judge.Command, items []dataItem) (int, string) {
 	level, what := secret.None, ""
 	up := func(l int, w string) {
 		if l > level {
@@ -46,15 +47,15 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 	for _, it := range items {
 		if it.file != "" && it.file != "-" && it.file != "." {
 			if strings.Contains(it.file, "$") {
-				if l, w := s.mentionedSecret(); l > secret.None {
+				if l, w := MentionedSecret(s); l > secret.None {
 					up(l, w+" (named earlier in the script)")
 				}
 				continue
 			}
-			pl := s.where(it.file, c.cwd)
-			l, w := s.secret(pl)
+			pl := s.Where(it.file, c.Cwd)
+			l, w := s.Secret(pl)
 			up(l, w)
-			if t := s.tainted[pl.abs]; t > secret.None {
+			if t := s.Tainted[pl.Abs]; t > secret.None {
 				up(t, "an archive or copy of credentials ("+it.file+")")
 			}
 			continue
@@ -64,8 +65,8 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 			strings.Contains(text, "$(set)") || strings.Contains(text, "$(export") {
 			up(secret.Critical, "the whole environment")
 		}
-		for _, m := range fileRefs.FindAllStringSubmatch(text, -1) {
-			if l, w := s.secretPath(s.tildeHome(m[1])); l > secret.None {
+		for _, m := range judge.FileRefs.FindAllStringSubmatch(text, -1) {
+			if l, w := s.SecretPath(s.TildeHome(m[1])); l > secret.None {
 				up(l, w)
 			}
 		}
@@ -79,29 +80,15 @@ func (s *sh) secretData(c *cmd, items []dataItem) (int, string) {
 	return level, what
 }
 
-// fileRefs finds files read inside command substitutions: $(cat FILE),
-// $(< FILE), `cat FILE`, $(base64 FILE).
-var fileRefs = pattern.Lazy(`(?:\$\(|` + "`" + `)\s*(?:<|cat|base64|head|tail|gzip -c|xxd|od)\s+(?:-\w+\s+)*['"]?([^\s'")` + "`" + `]+)`)
-
-func (s *sh) tildeHome(p string) string {
-	if strings.HasPrefix(p, "$HOME") {
-		return "~" + strings.TrimPrefix(p, "$HOME")
-	}
-	if strings.HasPrefix(p, "${HOME}") {
-		return "~" + strings.TrimPrefix(p, "${HOME}")
-	}
-	return p
-}
-
-// mentionedSecret returns the most secret path the script assigns to a
+// MentionedSecret returns the most secret path the script assigns to a
 // variable.
-func (s *sh) mentionedSecret() (int, string) {
+func MentionedSecret(s *judge.Script) (int, string) {
 	level, what := secret.None, ""
-	for _, m := range s.mentions {
+	for _, m := range s.Mentions {
 		if !strings.HasPrefix(m, "/") && !strings.HasPrefix(m, "~") && !strings.HasPrefix(m, ".") {
 			continue
 		}
-		l, w := s.secret(s.where(m, s.work))
+		l, w := s.Secret(s.Where(m, s.Work))
 		if l > level {
 			level, what = l, w
 		}
@@ -109,9 +96,9 @@ func (s *sh) mentionedSecret() (int, string) {
 	return level, what
 }
 
-// send judges a command sending items to the hosts of urls (unknown hosts
+// Send judges a command sending items to the hosts of urls (unknown hosts
 // count as remote). stdin says whether it sends its standard input.
-func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
+func Send(s *judge.Script, c *judge.Command, hosts []string, items []dataItem, verb string) {
 	remote := len(hosts) == 0
 	var dest string
 	for _, h := range hosts {
@@ -127,34 +114,34 @@ func (s *sh) send(c *cmd, hosts []string, items []dataItem, verb string) {
 	}
 	for _, it := range items {
 		if it.file == "-" || it.file == "." {
-			c.sink = true
+			c.Sink = true
 		}
 	}
 	if !remote {
-		if l, w := s.secretData(c, items); l == secret.Critical {
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` "+verb+" "+w+" to a local service")
+		if l, w := SecretData(s, c, items); l == secret.Critical {
+			s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` "+verb+" "+w+" to a local service")
 			return
 		}
-		s.allow(verb + " to a local service")
+		s.Allow(verb + " to a local service")
 		return
 	}
-	s.remoteSink = true
-	if l, w := s.secretData(c, items); l > secret.None {
+	s.RemoteSink = true
+	if l, w := SecretData(s, c, items); l > secret.None {
 		if strings.HasPrefix(w, "the secret $") {
-			s.esc(vocab.Exfiltration, high, "`"+c.text+"` "+verb+" "+w+" to "+dest)
+			s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` "+verb+" "+w+" to "+dest)
 			return
 		}
-		s.deny(vocab.Exfiltration, "`"+c.text+"` "+verb+" "+w+" to "+dest)
+		s.Deny(vocab.Exfiltration, "`"+c.Text+"` "+verb+" "+w+" to "+dest)
 		return
 	}
-	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` "+verb+" data to "+dest)
+	s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` "+verb+" data to "+dest)
 }
 
 // curlShortArg are curl's short options that take a value.
 const curlShortArg = "dFTXoHAebcwmxrKuUEQYyzCDt"
 
 // curlLongArg are curl's long options that take a value.
-var curlLongArg = set("data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "json", "form", "form-string",
+var curlLongArg = judge.Set("data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "json", "form", "form-string",
 	"upload-file", "request", "output", "config", "user", "proxy-user", "header", "user-agent", "referer", "cookie",
 	"cookie-jar", "write-out", "max-time", "connect-timeout", "proxy", "retry", "range", "cacert", "cert", "key",
 	"resolve", "connect-to", "limit-rate", "proto", "proto-redir", "retry-delay", "retry-max-time", "max-filesize",
@@ -223,12 +210,12 @@ func curlArgs(args, raw []string) []curlOpt {
 	return out
 }
 
-func judgeCurl(s *sh, c *cmd) {
+func judgeCurl(s *judge.Script, c *judge.Command) {
 	var hosts []string
 	var items []dataItem
 	var urls []string
 	post := false
-	for _, o := range curlArgs(c.args, c.sc.Args) {
+	for _, o := range curlArgs(c.Args, c.Sc.Args) {
 		switch o.name {
 		case "":
 			urls = append(urls, o.val)
@@ -249,26 +236,26 @@ func judgeCurl(s *sh, c *cmd) {
 			}
 		case "-o", "--output", "--output-dir", "--dump-header", "--trace", "--trace-ascii", "--stderr", "-c", "--cookie-jar", "-D":
 			if o.val != "-" {
-				s.write(c, s.where(o.val, c.cwd), "")
+				s.Write(c, s.Where(o.val, c.Cwd), "")
 			}
 		case "-K", "--config", "--netrc-file":
-			s.read(c, o.val, false)
-			s.esc(vocab.Routine, low, "`"+c.text+"` reads its options or credentials from a file")
+			s.Read(c, o.val, false)
+			s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` reads its options or credentials from a file")
 		case "-u", "--user", "--proxy-user", "-U":
 			if strings.Contains(o.val, ":") && !strings.HasSuffix(o.val, ":") {
-				s.esc(vocab.CredentialProbing, low, "`"+c.text+"` puts a password on the command line")
+				s.Esc(vocab.CredentialProbing, judge.Low, "`"+c.Text+"` puts a password on the command line")
 			}
 		case "--unix-socket", "--abstract-unix-socket":
 			hosts = append(hosts, "localhost")
 			if strings.HasSuffix(o.val, "docker.sock") {
-				s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` talks to the Docker daemon")
+				s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` talks to the Docker daemon")
 			}
 		case "--mail-rcpt":
 			post = true
 		}
 	}
 	if len(urls) == 0 && len(hosts) == 0 {
-		s.allow("curl")
+		s.Allow("curl")
 		return
 	}
 	for _, u := range urls {
@@ -277,41 +264,41 @@ func judgeCurl(s *sh, c *cmd) {
 		}
 	}
 	if post || len(items) > 0 {
-		s.send(c, hosts, items, "sends")
+		Send(s, c, hosts, items, "sends")
 		return
 	}
-	s.download(c, urls, hosts)
+	Download(s, c, urls, hosts)
 }
 
-// download judges a GET: data can leave in the URL itself.
-func (s *sh) download(c *cmd, urls, hosts []string) {
-	if !s.urlsCarry(c, urls, hosts) {
-		s.allow("downloads")
+// Download judges a GET: data can leave in the URL itself.
+func Download(s *judge.Script, c *judge.Command, urls, hosts []string) {
+	if !UrlsCarry(s, c, urls, hosts) {
+		s.Allow("downloads")
 	}
 }
 
-// urlsCarry judges the data the addresses a command reaches carry (command
+// UrlsCarry judges the data the addresses a command reaches carry (command
 // output, a secret variable, a secret or encoded payload) and reports
 // whether it found any.
-func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
+func UrlsCarry(s *judge.Script, c *judge.Command, urls, hosts []string) bool {
 	for i, u := range urls {
-		if i < len(c.args) && (strings.Contains(u, "$(") || strings.Contains(u, "`")) {
-			s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts command output into a URL")
+		if i < len(c.Args) && (strings.Contains(u, "$(") || strings.Contains(u, "`")) {
+			s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` puts command output into a URL")
 			return true
 		}
 		if vs := secret.Vars(rawOf(c, u)); len(vs) > 0 {
 			for _, h := range hosts {
 				if !network.Local(h) {
-					s.esc(vocab.Exfiltration, high, "`"+c.text+"` puts the secret $"+vs[0]+" into a URL")
+					s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` puts the secret $"+vs[0]+" into a URL")
 					return true
 				}
 			}
 		}
 		if l, w := network.URLPayload(u); l > secret.None {
-			s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` carries "+w+" in a URL")
 			return true
 		} else if w != "" {
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
+			s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` carries encoded data in a URL")
 			return true
 		}
 	}
@@ -319,10 +306,10 @@ func (s *sh) urlsCarry(c *cmd, urls, hosts []string) bool {
 }
 
 // rawOf returns the source text of the word whose expanded value is v.
-func rawOf(c *cmd, v string) string {
-	for i, a := range c.args {
-		if a == v && i < len(c.sc.Args) {
-			return c.sc.Args[i]
+func rawOf(c *judge.Command, v string) string {
+	for i, a := range c.Args {
+		if a == v && i < len(c.Sc.Args) {
+			return c.Sc.Args[i]
 		}
 	}
 	return v
@@ -355,20 +342,20 @@ func curlForm(v, raw string, literal bool) dataItem {
 	return dataItem{value: v, raw: raw}
 }
 
-func judgeWget(s *sh, c *cmd) {
+func judgeWget(s *judge.Script, c *judge.Command) {
 	var items []dataItem
 	var urls []string
 	post := false
-	for i := 1; i < len(c.args); i++ {
-		a := c.args[i]
+	for i := 1; i < len(c.Args); i++ {
+		a := c.Args[i]
 		name, val, has := strings.Cut(a, "=")
 		next := func() string {
 			if has {
 				return val
 			}
-			if i+1 < len(c.args) {
+			if i+1 < len(c.Args) {
 				i++
-				return c.args[i]
+				return c.Args[i]
 			}
 			return ""
 		}
@@ -385,23 +372,23 @@ func judgeWget(s *sh, c *cmd) {
 			}
 		case "-O", "--output-document":
 			if o := next(); o != "-" {
-				s.write(c, s.where(o, c.cwd), "")
+				s.Write(c, s.Where(o, c.Cwd), "")
 			}
 		case "-P", "--directory-prefix":
-			s.write(c, s.where(next(), c.cwd), "")
+			s.Write(c, s.Where(next(), c.Cwd), "")
 		case "-o", "-a", "--output-file", "--append-output", "-i", "--input-file", "-e", "--execute", "--header",
 			"-U", "--user-agent", "-T", "--timeout", "-t", "--tries", "--user", "--password", "--http-user",
 			"--http-password", "-w", "--wait", "-l", "--level", "-A", "--accept", "-R", "--reject", "-D", "--domains":
 			v := next()
 			if name == "-o" || name == "-a" || name == "--output-file" || name == "--append-output" {
-				s.write(c, s.where(v, c.cwd), "")
+				s.Write(c, s.Where(v, c.Cwd), "")
 			}
 			if name == "-e" || name == "--execute" {
-				s.esc(vocab.Routine, low, "`"+c.text+"` runs wgetrc commands")
+				s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` runs wgetrc commands")
 			}
 		default:
 			if strings.HasPrefix(a, "-O") && len(a) > 2 && !strings.HasPrefix(a, "--") {
-				s.write(c, s.where(a[2:], c.cwd), "")
+				s.Write(c, s.Where(a[2:], c.Cwd), "")
 				continue
 			}
 			if !strings.HasPrefix(a, "-") {
@@ -416,21 +403,21 @@ func judgeWget(s *sh, c *cmd) {
 		}
 	}
 	if post {
-		s.send(c, hosts, items, "sends")
+		Send(s, c, hosts, items, "sends")
 		return
 	}
-	if !shell.HasShort(c.args, 'O', "") && !shell.HasLong(c.args, "output-document") && !shell.HasShort(c.args, 'P', "") && !shell.HasLong(c.args, "directory-prefix") {
+	if !shell.HasShort(c.Args, 'O', "") && !shell.HasLong(c.Args, "output-document") && !shell.HasShort(c.Args, 'P', "") && !shell.HasLong(c.Args, "directory-prefix") {
 		// wget saves into the current directory.
-		s.write(c, s.where(".", c.cwd), "")
+		s.Write(c, s.Where(".", c.Cwd), "")
 	}
-	s.download(c, urls, hosts)
+	Download(s, c, urls, hosts)
 }
 
-func judgeHTTPie(s *sh, c *cmd) {
+func judgeHTTPie(s *judge.Script, c *judge.Command) {
 	var hosts []string
 	var items []dataItem
 	post := false
-	for i, a := range c.args[1:] {
+	for i, a := range c.Args[1:] {
 		switch {
 		case strings.HasPrefix(a, "-"):
 		case i == 0 && (a == "GET" || a == "HEAD"):
@@ -457,25 +444,25 @@ func judgeHTTPie(s *sh, c *cmd) {
 		}
 	}
 	if post {
-		s.send(c, hosts, items, "sends")
+		Send(s, c, hosts, items, "sends")
 		return
 	}
-	s.allow(c.name)
+	s.Allow(c.Name)
 }
 
-func judgeNc(s *sh, c *cmd) {
-	if command.Does(c.args)&command.ConnectsProgram != 0 || strings.Contains(strings.Join(c.args, " "), "EXEC:") ||
-		strings.Contains(strings.Join(c.args, " "), "SYSTEM:") {
-		s.deny(vocab.SecurityWeakening, "`"+c.text+"` connects a shell or program to the network (a remote shell)")
+func judgeNc(s *judge.Script, c *judge.Command) {
+	if command.Does(c.Args)&command.ConnectsProgram != 0 || strings.Contains(strings.Join(c.Args, " "), "EXEC:") ||
+		strings.Contains(strings.Join(c.Args, " "), "SYSTEM:") {
+		s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` connects a shell or program to the network (a remote shell)")
 		return
 	}
-	if shell.HasShort(c.args, 'l', "pswiqxXIOTVWLMbce") || shell.HasLong(c.args, "listen") || strings.Contains(strings.Join(c.args, " "), "LISTEN") {
-		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` listens for network connections")
+	if shell.HasShort(c.Args, 'l', "pswiqxXIOTVWLMbce") || shell.HasLong(c.Args, "listen") || strings.Contains(strings.Join(c.Args, " "), "LISTEN") {
+		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` listens for network connections")
 		return
 	}
-	ops := shell.Operands(c.args, "pswiqxXIOTVWLMbe")
+	ops := shell.Operands(c.Args, "pswiqxXIOTVWLMbe")
 	var hosts []string
-	if c.name == "socat" {
+	if c.Name == "socat" {
 		for _, o := range ops {
 			if strings.Contains(strings.ToUpper(o), "TCP") || strings.Contains(strings.ToUpper(o), "UDP") || strings.Contains(strings.ToUpper(o), "SSL") {
 				parts := strings.Split(o, ":")
@@ -487,29 +474,29 @@ func judgeNc(s *sh, c *cmd) {
 	} else if len(ops) > 0 {
 		hosts = append(hosts, ops[0])
 	}
-	if shell.HasShort(c.args, 'z', "pswiqxXIOTVWLMbce") {
+	if shell.HasShort(c.Args, 'z', "pswiqxXIOTVWLMbce") {
 		for _, h := range hosts {
 			if !network.Local(h) {
-				s.esc(vocab.Routine, low, "`"+c.text+"` scans ports of "+h)
+				s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` scans ports of "+h)
 				return
 			}
 		}
-		s.allow(c.name + " -z")
+		s.Allow(c.Name + " -z")
 		return
 	}
-	s.send(c, hosts, []dataItem{{file: "-"}}, "sends its input")
+	Send(s, c, hosts, []dataItem{{file: "-"}}, "sends its input")
 }
 
-func judgeSSH(s *sh, c *cmd) {
+func judgeSSH(s *judge.Script, c *judge.Command) {
 	for _, f := range []byte{'R', 'L', 'D', 'w'} {
-		if shell.HasShort(c.args, f, "BbcDEeFIiJLlmOopQRSWw") {
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` opens a tunnel")
+		if shell.HasShort(c.Args, f, "BbcDEeFIiJLlmOopQRSWw") {
+			s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` opens a tunnel")
 			return
 		}
 	}
-	ops := shell.Operands(c.args, "BbcDEeFIiJLlmOopQRSWw")
+	ops := shell.Operands(c.Args, "BbcDEeFIiJLlmOopQRSWw")
 	if len(ops) == 0 {
-		s.allow(c.name)
+		s.Allow(c.Name)
 		return
 	}
 	host := ops[0]
@@ -517,14 +504,14 @@ func judgeSSH(s *sh, c *cmd) {
 		host = host[i+1:]
 	}
 	if network.Local(host) {
-		s.esc(vocab.Routine, low, "`"+c.text+"` logs in to this machine over SSH")
+		s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` logs in to this machine over SSH")
 		return
 	}
-	if c.sc.Pipeline > 0 && c.sc.Stage > 0 {
-		c.sink = true
-		s.remoteSink = true
+	if c.Sc.Pipeline > 0 && c.Sc.Stage > 0 {
+		c.Sink = true
+		s.RemoteSink = true
 	}
-	s.esc(vocab.Routine, medium, "`"+c.text+"` runs commands on "+host)
+	s.Esc(vocab.Routine, judge.Medium, "`"+c.Text+"` runs commands on "+host)
 }
 
 // remotePath reports whether an scp/rsync operand names a remote host.
@@ -540,37 +527,37 @@ func remotePath(w string) bool {
 	return i > 0 && !strings.Contains(w[:i], "/")
 }
 
-func judgeScp(s *sh, c *cmd) {
-	switch c.name {
+func judgeScp(s *judge.Script, c *judge.Command) {
+	switch c.Name {
 	case "lftp", "ftp", "tftp", "smbclient", "sftp":
-		s.remoteSink = true
-		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` transfers files with a remote host")
+		s.RemoteSink = true
+		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` transfers files with a remote host")
 		return
 	case "rclone":
 		sub := ""
-		if ops := shell.Operands(c.args, ""); len(ops) > 0 {
+		if ops := shell.Operands(c.Args, ""); len(ops) > 0 {
 			sub = ops[0]
 		}
 		switch sub {
 		case "ls", "lsd", "lsl", "lsf", "lsjson", "listremotes", "version", "size", "about", "tree", "md5sum", "sha1sum", "hashsum", "check":
-			s.allow("rclone")
+			s.Allow("rclone")
 			return
 		case "purge", "delete", "deletefile", "rmdir", "rmdirs", "cleanup", "dedupe":
-			s.esc(vocab.Destructive, high, "`"+c.text+"` deletes files of a remote")
+			s.Esc(vocab.Destructive, judge.High, "`"+c.Text+"` deletes files of a remote")
 			return
 		case "copy", "sync", "move", "copyto", "moveto", "bisync", "copyurl", "mount", "serve":
 		default:
-			s.esc(vocab.Routine, medium, "`"+c.text+"`: rclone "+sub+" is not a subcommand the first pass knows")
+			s.Esc(vocab.Routine, judge.Medium, "`"+c.Text+"`: rclone "+sub+" is not a subcommand the first pass knows")
 			return
 		}
 	}
-	ops := shell.Operands(c.args, "cFiJlmoPSDBeTf", "rsh", "rsync-path", "exclude", "include", "filter", "files-from",
+	ops := shell.Operands(c.Args, "cFiJlmoPSDBeTf", "rsh", "rsync-path", "exclude", "include", "filter", "files-from",
 		"port", "password-file", "exclude-from", "include-from", "backup-dir", "suffix", "log-file", "chmod", "chown", "timeout", "bwlimit", "partial-dir", "temp-dir", "compare-dest", "link-dest")
-	if c.name == "rclone" && len(ops) > 0 {
+	if c.Name == "rclone" && len(ops) > 0 {
 		ops = ops[1:]
 	}
 	if len(ops) < 2 {
-		s.allow(c.name)
+		s.Allow(c.Name)
 		return
 	}
 	dst := ops[len(ops)-1]
@@ -578,17 +565,17 @@ func judgeScp(s *sh, c *cmd) {
 	if !remotePath(dst) {
 		for _, src := range srcs {
 			if !remotePath(src) {
-				s.copySource(c, src)
+				CopySource(s, c, src)
 			}
 		}
-		if shell.HasLong(c.args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
-			pl := s.where(dst, c.cwd)
-			if pl.zone != zWork && pl.zone != zTmp {
-				s.esc(vocab.Destructive, medium, "`"+c.text+"` deletes files in "+dst+" that the source lacks")
+		if shell.HasLong(c.Args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
+			pl := s.Where(dst, c.Cwd)
+			if pl.Zone != judge.ZWork && pl.Zone != judge.ZTmp {
+				s.Esc(vocab.Destructive, judge.Medium, "`"+c.Text+"` deletes files in "+dst+" that the source lacks")
 			}
 		}
-		s.write(c, s.where(dst, c.cwd), "")
-		s.allow(c.name + " copies files here")
+		s.Write(c, s.Where(dst, c.Cwd), "")
+		s.Allow(c.Name + " copies files here")
 		return
 	}
 	host := dst
@@ -598,62 +585,62 @@ func judgeScp(s *sh, c *cmd) {
 	if i := strings.IndexByte(host, '@'); i >= 0 {
 		host = host[i+1:]
 	}
-	s.remoteSink = true
+	s.RemoteSink = true
 	for _, src := range srcs {
 		if remotePath(src) {
 			continue
 		}
-		pl := s.where(src, c.cwd)
-		if !pl.item && (pl.zone == zHome && (pl.abs == s.home && s.home != "" || pl.abs == "~") || pl.abs == "/" || pl.abs == "/home" || pl.abs == "/Users") {
-			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+orName(pl.abs, "the home directory")+" (keys included) to "+host)
+		pl := s.Where(src, c.Cwd)
+		if !pl.Item && (pl.Zone == judge.ZHome && (pl.Abs == s.Home && s.Home != "" || pl.Abs == "~") || pl.Abs == "/" || pl.Abs == "/home" || pl.Abs == "/Users") {
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` copies "+judge.OrName(pl.Abs, "the home directory")+" (keys included) to "+host)
 			return
 		}
-		if level, what := s.secret(pl); level > secret.None {
-			s.deny(vocab.Exfiltration, "`"+c.text+"` copies "+what+" to "+host)
+		if level, what := s.Secret(pl); level > secret.None {
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` copies "+what+" to "+host)
 			return
 		}
-		if t := s.tainted[pl.abs]; t > secret.None {
-			s.deny(vocab.Exfiltration, "`"+c.text+"` copies an archive of credentials to "+host)
+		if t := s.Tainted[pl.Abs]; t > secret.None {
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` copies an archive of credentials to "+host)
 			return
 		}
 	}
-	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` copies files to "+host)
+	s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` copies files to "+host)
 }
 
-func judgeMail(s *sh, c *cmd) {
+func judgeMail(s *judge.Script, c *judge.Command) {
 	var items []dataItem
-	for _, f := range append(shell.OptValues(c.args, "-a", "attach"), shell.OptValues(c.args, "-A", "")...) {
+	for _, f := range append(shell.OptValues(c.Args, "-a", "attach"), shell.OptValues(c.Args, "-A", "")...) {
 		items = append(items, dataItem{file: f})
 	}
 	items = append(items, dataItem{file: "-"})
-	s.send(c, nil, items, "mails")
+	Send(s, c, nil, items, "mails")
 }
 
-func judgeTunnel(s *sh, c *cmd) {
-	s.remoteSink = true
-	s.esc(vocab.Exfiltration, medium, "`"+c.text+"` exposes a local service to the internet")
+func judgeTunnel(s *judge.Script, c *judge.Command) {
+	s.RemoteSink = true
+	s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` exposes a local service to the internet")
 }
 
-func judgeSniffer(s *sh, c *cmd) {
-	if c.name == "tcpdump" && (shell.HasShort(c.args, 'D', "") || shell.HasShort(c.args, 'r', "cCiwWsEFMTyzZ")) {
-		s.allow("tcpdump")
+func judgeSniffer(s *judge.Script, c *judge.Command) {
+	if c.Name == "tcpdump" && (shell.HasShort(c.Args, 'D', "") || shell.HasShort(c.Args, 'r', "cCiwWsEFMTyzZ")) {
+		s.Allow("tcpdump")
 		return
 	}
-	s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` captures network traffic, which can hold credentials")
+	s.Esc(vocab.CredentialProbing, judge.Medium, "`"+c.Text+"` captures network traffic, which can hold credentials")
 }
 
-func judgeAttackTool(s *sh, c *cmd) {
-	s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack or reconnaissance tool")
+func judgeAttackTool(s *judge.Script, c *judge.Command) {
+	s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` runs "+c.Name+", an attack or reconnaissance tool")
 }
 
-func judgeCredentialDumper(s *sh, c *cmd) {
-	s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
+func judgeCredentialDumper(s *judge.Script, c *judge.Command) {
+	s.Deny(vocab.CredentialProbing, "`"+c.Text+"` runs "+c.Name+", a password cracking or credential dumping tool")
 }
 
 // offensiveScript reports whether a script file's name is that of a known
 // credential dumper or attack tool.
 func offensiveScript(file string) string {
-	b := strings.ToLower(shortBase(file))
+	b := strings.ToLower(judge.ShortBase(file))
 	if i := strings.LastIndexByte(b, '.'); i > 0 {
 		b = b[:i]
 	}

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"errors"
@@ -30,7 +30,7 @@ func LoadKnowledge(src wardenhome.ConfigSources) (*Knowledge, error) {
 	for _, c := range []struct {
 		cfg  string
 		role fileRole
-	}{{src.UserConfigPath, roleUser}, {src.ManagedPath, roleManaged}} {
+	}{{src.UserConfigPath, RoleUser}, {src.ManagedPath, RoleManaged}} {
 		p, err := programsSetting(c.cfg)
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package triage
+package fileedit
 
 import (
 	"io"
@@ -6,45 +6,46 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/triage/judge"
+
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
-	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
-var _ = registerActionJudge(action.FileEdit, judgeFileEdit)
+var _ = judge.RegisterActionJudge(action.FileEdit, judgeFileEdit)
 
 // judgeFileEdit judges a write to files (a text_editor write outside the
 // writable roots, or into a protected path).
-func judgeFileEdit(v *verdict, a *action.Action, set *rules.Set) {
-	judgeEdit(v, a, set, false)
+func judgeFileEdit(v *judge.Judgement, a *action.Action, set *rules.Set) {
+	JudgeEdit(v, a, set, false)
 }
 
-// judgeEdit judges a file edit; mcp says it was made by an MCP or function
+// JudgeEdit judges a file edit; mcp says it was made by an MCP or function
 // tool, whose server's roots, not warden's sandbox, bound its writes.
-func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
-	s := newSh(v, set, a.Cwd)
-	s.mcpHome = mcp
-	s.readOnly = a.Sandbox == "read-only"
+func JudgeEdit(v *judge.Judgement, a *action.Action, set *rules.Set, mcp bool) {
+	s := judge.NewScript(v, set, a.Cwd)
+	s.McpHome = mcp
+	s.ReadOnly = a.Sandbox == "read-only"
 	paths := a.Paths
 	if a.Path != "" {
 		paths = append([]string{a.Path}, paths...)
 	}
 	if len(paths) == 0 {
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "a file edit without a path"})
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Routine, Risk: judge.Medium, Reason: "a file edit without a path"})
 		return
 	}
-	if s.home == "" {
-		s.home = homeOf(paths[0])
+	if s.Home == "" {
+		s.Home = judge.HomeOf(paths[0])
 	}
 	text := a.NewText
 	if text == "" {
 		text = a.Patch
 	}
-	c := &cmd{name: "edit", text: "edit " + strings.Join(paths, ", "), cwd: s.cwd}
+	c := &judge.Command{Name: "edit", Text: "edit " + strings.Join(paths, ", "), Cwd: s.Cwd}
 	added, old := text, a.OldText
 	if a.NewText == "" && a.Patch != "" {
 		// A patch: what it adds, against what it removes.
@@ -63,46 +64,46 @@ func judgeEdit(v *verdict, a *action.Action, set *rules.Set, mcp bool) {
 			// The name says what its top-level keys protect
 			// (waf.json: {"enabled": false}).
 			added = "[" + w + "]\n" + added
-			if disk, ok := readBounded(s.where(p, s.cwd).abs); ok {
+			if disk, ok := readBounded(s.Where(p, s.Cwd).Abs); ok {
 				old = "[" + w + "]\n" + disk
 				if r := droppedSettings(text, disk); r != "" {
-					s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` replaces "+p+", whose name says it holds a protection ("+w+"), "+r)
+					s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` replaces "+p+", whose name says it holds a protection ("+w+"), "+r)
 				}
 			} else if strings.TrimSpace(protection.Uncommented(text)) == "" {
-				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes "+p+", whose name says it holds a protection ("+w+"), with no setting in it")
+				s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` writes "+p+", whose name says it holds a protection ("+w+"), with no setting in it")
 			}
 			break
 		}
 	}
-	if r := protection.RemovesProtection(s.v.k, added, old); r != "" {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
-	} else if w := protection.SecurityFile(s.v.k, paths[0]); w != "" {
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a file of security policy or access rules ("+w+"), whose meaning the first pass does not judge")
+	if r := protection.RemovesProtection(s.V.K, added, old); r != "" {
+		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` writes `"+r+"`, which removes a protection")
+	} else if w := protection.SecurityFile(s.V.K, paths[0]); w != "" {
+		s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes a file of security policy or access rules ("+w+"), whose meaning the first pass does not judge")
 	} else if protection.ConfigFile(paths[0]) {
-		if r := protection.ChangesSecurity(s.v.k, added, old); r != "" {
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a security setting (`"+r+"`) in a way the first pass cannot tell keeps it")
-		} else if r := protection.SecurityLine(s.v.k, added, old); r != "" {
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes a line about security (`"+r+"`), which the first pass does not judge")
+		if r := protection.ChangesSecurity(s.V.K, added, old); r != "" {
+			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes a security setting (`"+r+"`) in a way the first pass cannot tell keeps it")
+		} else if r := protection.SecurityLine(s.V.K, added, old); r != "" {
+			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes a line about security (`"+r+"`), which the first pass does not judge")
 		}
 	}
 	if dockerfile(paths[0]) {
-		s.dockerfileSteps(c, added)
+		DockerfileSteps(s, c, added)
 	}
 	if a.Patch != "" {
 		for _, p := range patchDeletes(a.Patch) {
 			if w := protection.ProtectiveName(p); w != "" {
-				s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` deletes "+p+", whose name says it holds a protection ("+w+")")
+				s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` deletes "+p+", whose name says it holds a protection ("+w+")")
 				break
 			}
 		}
 	}
 	for _, p := range paths {
-		pl := s.where(p, s.cwd)
-		if ok, what := startupFile(pl.abs); ok {
-			s.persist(c, pl, what, text)
+		pl := s.Where(p, s.Cwd)
+		if ok, what := judge.StartupFile(pl.Abs); ok {
+			s.Persist(c, pl, what, text)
 			continue
 		}
-		s.write(c, pl, text)
+		s.Write(c, pl, text)
 	}
 }
 
@@ -190,29 +191,6 @@ func configKeys(text string) map[string]bool {
 	return out
 }
 
-// judgeNetwork judges a network request the sandbox blocked: the command
-// that made it, and data the URL carries.
-func judgeNetwork(v *verdict, a *action.Action, set *rules.Set) {
-	if a.URL != "" {
-		s := newSh(v, set, a.Cwd)
-		c := &cmd{name: "network", text: a.URL, cwd: s.cwd}
-		s.mcpURL(c, a.URL)
-	}
-	if len(a.Command) > 0 {
-		judgeShell(v, a, set)
-		return
-	}
-	host := a.Host
-	if host == "" && a.URL != "" {
-		host, _ = network.URLHost(a.URL)
-	}
-	if host != "" && network.Local(host) {
-		v.add(finding{vocab.Allow, vocab.Routine, low, "reaches a local service"})
-		return
-	}
-	v.add(finding{vocab.Escalate, vocab.Exfiltration, medium, "reaches " + orName(host, "the network") + " from a tool other than a command"})
-}
-
 // patchSides returns the lines a patch adds and those it removes.
 func patchSides(patch string) (added, removed string) {
 	var a, r strings.Builder
@@ -233,28 +211,28 @@ func patchSides(patch string) (added, removed string) {
 // editTools are the names (lower case) of tools that edit files: the
 // text_editor of agents' SDKs, apply_patch, the filesystem MCP server's
 // edit_file and write_file, and the editing tools of coding agents.
-var editTools = set("text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "write_file",
+var editTools = judge.Set("text_editor", "str_replace_editor", "str_replace_based_edit_tool", "edit_file", "write_file",
 	"create_file", "apply_patch", "patch_file", "edit", "write", "multiedit", "multi_edit", "write_to_file",
 	"replace_in_file", "search_replace", "insert_content", "notebookedit", "notebook_edit", "edit_notebook",
 	"edit_notebook_file", "create_or_overwrite_file", "overwrite_file", "append_file", "append_to_file")
 
 // Argument names (lower case) of editing tools.
 var (
-	editPathKeys  = set("path", "file_path", "filepath", "filename", "file", "target_file", "absolute_path", "notebook_path", "target_file_path")
-	editOldKeys   = set("old_str", "old_string", "oldtext", "old_text", "search", "find")
-	editNewKeys   = set("new_str", "new_string", "newtext", "new_text", "file_text", "content", "contents", "text", "new_source", "replace", "replacement", "insert_text", "code_edit")
-	editPatchKeys = set("patch", "input", "diff", "unified_diff")
-	editOpKeys    = set("command", "operation", "action", "mode")
+	editPathKeys  = judge.Set("path", "file_path", "filepath", "filename", "file", "target_file", "absolute_path", "notebook_path", "target_file_path")
+	editOldKeys   = judge.Set("old_str", "old_string", "oldtext", "old_text", "search", "find")
+	editNewKeys   = judge.Set("new_str", "new_string", "newtext", "new_text", "file_text", "content", "contents", "text", "new_source", "replace", "replacement", "insert_text", "code_edit")
+	editPatchKeys = judge.Set("patch", "input", "diff", "unified_diff")
+	editOpKeys    = judge.Set("command", "operation", "action", "mode")
 	// editOps are the operations of text_editor-like tools that write.
-	editOps = set("", "create", "str_replace", "insert", "undo_edit", "write", "append", "replace", "edit", "overwrite",
+	editOps = judge.Set("", "create", "str_replace", "insert", "undo_edit", "write", "append", "replace", "edit", "overwrite",
 		"patch", "apply", "delete", "multi_edit")
 )
 
-// mcpFileEdit returns the file edit an MCP or function call of an editing
+// McpFileEdit returns the file edit an MCP or function call of an editing
 // tool makes (ok), or says the call only views a file (view: judge it as a
 // read). leaves are the call's arguments. A call whose arguments are not
 // those of an edit is neither: the generic judgment of tools applies.
-func mcpFileEdit(name string, leaves []argument.Leaf, cwd string) (e action.Action, view, ok bool) {
+func McpFileEdit(name string, leaves []argument.Leaf, cwd string) (e action.Action, view, ok bool) {
 	if !editTools[strings.ToLower(name)] {
 		return e, false, false
 	}
@@ -287,7 +265,7 @@ func mcpFileEdit(name string, leaves []argument.Leaf, cwd string) (e action.Acti
 	if !editOps[op] {
 		return e, false, false
 	}
-	e.Kind, e.Cwd, e.Operation = action.FileEdit, cwd, orName(op, name)
+	e.Kind, e.Cwd, e.Operation = action.FileEdit, cwd, judge.OrName(op, name)
 	e.OldText = strings.Join(olds, "\n")
 	e.NewText = strings.Join(news, "\n")
 	if patch != "" && (e.NewText == "" || isPatch(patch)) {
@@ -378,20 +356,20 @@ func dockerfile(path string) bool {
 	return strings.HasPrefix(base, "dockerfile") || strings.HasPrefix(base, "containerfile") || strings.HasSuffix(base, ".dockerfile")
 }
 
-// dockerfileSteps judges the build steps an edit adds to a Dockerfile:
+// DockerfileSteps judges the build steps an edit adds to a Dockerfile:
 // each RUN as the shell command it is (what it passes on is passed on),
 // and ADD of a URL, which puts a remote file into the image.
-func (s *sh) dockerfileSteps(c *cmd, added string) {
+func DockerfileSteps(s *judge.Script, c *judge.Command, added string) {
 	for _, l := range strings.Split(added, "\n") {
 		t := strings.TrimSpace(l)
 		up := strings.ToUpper(t)
 		switch {
 		case strings.HasPrefix(up, "ADD ") && (strings.Contains(t, "http://") || strings.Contains(t, "https://")):
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` adds a build step that puts a remote file into the image (`"+textcut.Shorten(t, 60)+"`)")
+			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` adds a build step that puts a remote file into the image (`"+textcut.Shorten(t, 60)+"`)")
 		case strings.HasPrefix(up, "RUN "):
-			sub := s.v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"sh", "-c", strings.TrimSpace(t[4:])}, Cwd: s.cwd}, nil)
+			sub := s.V.K.Judge(action.Action{Kind: action.Shell, Command: []string{"sh", "-c", strings.TrimSpace(t[4:])}, Cwd: s.Cwd}, nil)
 			if sub.Decision != vocab.Allow {
-				s.esc(sub.Class, max(riskLevel(sub.Risk), medium), "`"+c.text+"` adds a build step that is not routine: "+sub.Reason)
+				s.Esc(sub.Class, max(judge.RiskLevel(sub.Risk), judge.Medium), "`"+c.Text+"` adds a build step that is not routine: "+sub.Reason)
 			}
 		}
 	}

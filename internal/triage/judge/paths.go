@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"os"
@@ -15,28 +15,29 @@ import (
 type zone int
 
 const (
-	zWork    zone = iota // inside the workspace (the action's directory)
-	zTmp                 // a temporary directory
-	zHome                // the user's home, outside the workspace
-	zSystem              // anywhere else: system directories, other users
-	zDevice              // a device file other than the harmless ones
-	zNull                // /dev/null, the standard streams
+	ZWork    zone = iota // inside the workspace (the action's directory)
+	ZTmp                 // a temporary directory
+	ZHome                // the user's home, outside the workspace
+	ZSystem              // anywhere else: system directories, other users
+	ZDevice              // a device file other than the harmless ones
+	ZNull                // /dev/null, the standard streams
 	zUnknown             // not known (a variable, a directory changed to an unknown one)
 )
 
+// String names the zone, for messages.
 func (z zone) String() string {
 	switch z {
-	case zWork:
+	case ZWork:
 		return "the workspace"
-	case zTmp:
+	case ZTmp:
 		return "a temporary directory"
-	case zHome:
+	case ZHome:
 		return "the home directory"
-	case zSystem:
+	case ZSystem:
 		return "a system path"
-	case zDevice:
+	case ZDevice:
 		return "a device"
-	case zNull:
+	case ZNull:
 		return "a null device"
 	}
 	return "an unknown path"
@@ -44,27 +45,27 @@ func (z zone) String() string {
 
 // place is a resolved path.
 type place struct {
-	abs  string // cleaned absolute path ("~/…" when the home is unknown); "" when unknown
+	Abs  string // cleaned absolute path ("~/…" when the home is unknown); "" when unknown
 	rel  string // path relative to the workspace root, when in it ("." for the root)
-	zone zone
-	item bool // something find or xargs found under abs, not abs itself
-	// state is true when the path is, or lies in, warden's own state
+	Zone zone
+	Item bool // something find or xargs found under abs, not abs itself
+	// State is true when the path is, or lies in, warden's own state
 	// ($WARDEN_HOME, ~/.warden, the managed configuration).
-	state bool
+	State bool
 }
 
-// harmlessDevices are device files writing to or reading from is harmless.
-var harmlessDevices = map[string]bool{
+// HarmlessDevices are device files writing to or reading from is harmless.
+var HarmlessDevices = map[string]bool{
 	"/dev/null": true, "/dev/zero": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/stdin": true,
 	"/dev/tty": true, "/dev/random": true, "/dev/urandom": true, "/dev/full": true, "/dev/fd/1": true,
 	"/dev/fd/2": true, "/dev/fd/0": true,
 }
 
-// where resolves p, a word (already expanded as far as possible), in the
+// Where resolves p, a word (already expanded as far as possible), in the
 // directory cwd ("" when unknown).
-func (s *sh) where(p, cwd string) place {
+func (s *Script) Where(p, cwd string) place {
 	if p == "" {
-		return place{zone: zUnknown}
+		return place{Zone: zUnknown}
 	}
 	if i := strings.IndexByte(p, '\x01'); i >= 0 {
 		// An item find or xargs feeds the command: under its root.
@@ -73,10 +74,10 @@ func (s *sh) where(p, cwd string) place {
 			root = "/"
 		}
 		if root == "" || strings.IndexByte(root, 0) >= 0 {
-			return place{zone: zUnknown, item: true}
+			return place{Zone: zUnknown, Item: true}
 		}
-		pl := s.where(root, cwd)
-		pl.item = true
+		pl := s.Where(root, cwd)
+		pl.Item = true
 		return pl
 	}
 	// Only the part before the first unresolved expansion is known.
@@ -84,7 +85,7 @@ func (s *sh) where(p, cwd string) place {
 	if i := strings.IndexAny(p, "$`"); i >= 0 {
 		known = p[:i]
 		if i == 0 {
-			return place{zone: zUnknown}
+			return place{Zone: zUnknown}
 		}
 		// "$X" inside a word: the directory part before it is known.
 		if j := strings.LastIndexByte(known, '/'); j >= 0 {
@@ -94,7 +95,7 @@ func (s *sh) where(p, cwd string) place {
 		}
 		if known == "" {
 			if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
-				return place{zone: zUnknown}
+				return place{Zone: zUnknown}
 			}
 			// A relative word with a variable name part ("build/$X" was
 			// handled above): somewhere in cwd.
@@ -104,8 +105,8 @@ func (s *sh) where(p, cwd string) place {
 	var abs string
 	switch {
 	case known == "~" || strings.HasPrefix(known, "~/"):
-		if s.home != "" {
-			abs = s.home + known[1:]
+		if s.Home != "" {
+			abs = s.Home + known[1:]
 		} else {
 			abs = "~" + known[1:]
 		}
@@ -121,7 +122,7 @@ func (s *sh) where(p, cwd string) place {
 		abs = known
 	default:
 		if cwd == "" {
-			return place{zone: zUnknown}
+			return place{Zone: zUnknown}
 		}
 		abs = cwd + "/" + known
 	}
@@ -132,7 +133,7 @@ func (s *sh) where(p, cwd string) place {
 // resolves it the way the kernel will: symbolic links on disk and those
 // the script made before, ".." applied to where the path has got to. A
 // path that cannot be resolved (a link loop) is returned as written.
-func (s *sh) resolve(abs string) string {
+func (s *Script) resolve(abs string) string {
 	clean := cleanPath(abs)
 	if !strings.HasPrefix(clean, "/") || clean == "/dev" || strings.HasPrefix(clean, "/dev/") || strings.HasPrefix(clean, "/proc/") {
 		return clean
@@ -147,7 +148,7 @@ func (s *sh) resolve(abs string) string {
 		// Links in system directories are the administrator's, not the
 		// agent's: they resolve where the system means them to.
 		return clean
-	} else if _, in := within(clean, s.work); in && !s.workDisk {
+	} else if _, in := within(clean, s.Work); in && !s.workDisk {
 		// A workspace that is not on this machine (a recorded action)
 		// holds no links to look up.
 		return clean
@@ -162,11 +163,11 @@ func (s *sh) resolve(abs string) string {
 // plantable reports whether a symbolic link along the cleaned absolute
 // path p could be the agent's: p lies in the workspace, the home
 // directory or a temporary directory.
-func (s *sh) plantable(p string) bool {
-	if _, ok := within(p, s.work); ok {
+func (s *Script) plantable(p string) bool {
+	if _, ok := within(p, s.Work); ok {
 		return true
 	}
-	if _, ok := within(p, s.home); ok {
+	if _, ok := within(p, s.Home); ok {
 		return true
 	}
 	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp", "/dev/shm"} {
@@ -177,28 +178,28 @@ func (s *sh) plantable(p string) bool {
 	return false
 }
 
-// link records that the script makes the symbolic link at path link (a
+// Link records that the script makes the symbolic link at path link (a
 // word, relative to cwd) point to target, so later paths through it
 // resolve there.
-func (s *sh) link(target, link, cwd string) {
-	pl := s.where(link, cwd)
-	if pl.abs == "" || !strings.HasPrefix(pl.abs, "/") || strings.ContainsAny(target, "$`") {
+func (s *Script) Link(target, link, cwd string) {
+	pl := s.Where(link, cwd)
+	if pl.Abs == "" || !strings.HasPrefix(pl.Abs, "/") || strings.ContainsAny(target, "$`") {
 		return
 	}
 	if s.links == nil {
 		s.links = map[string]string{}
 	}
 	if strings.HasPrefix(target, "~") {
-		target = s.where(target, cwd).abs
+		target = s.Where(target, cwd).Abs
 	}
-	s.links[pl.abs] = target
+	s.links[pl.Abs] = target
 }
 
 // wardenDirs returns where warden keeps its own state: $WARDEN_HOME
 // (as written and resolved), ~/.warden of the action's home and of the
 // user running warden, the directory of $WARDEN_MANAGED_CONFIG, and
 // /etc/warden. It is worked out once per judgement, when first needed.
-func (s *sh) wardenDirs() []string {
+func (s *Script) wardenDirs() []string {
 	if s.stateSet {
 		return s.state
 	}
@@ -212,7 +213,7 @@ func (s *sh) wardenDirs() []string {
 		p = path.Clean(p)
 		out = append(out, p)
 		if resolve {
-			if r, ok := s.v.k.resolveDir(p); ok && r != p {
+			if r, ok := s.V.K.resolveDir(p); ok && r != p {
 				out = append(out, r)
 			}
 		}
@@ -221,8 +222,8 @@ func (s *sh) wardenDirs() []string {
 	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
 		add(path.Dir(m), true)
 	}
-	if s.home != "" {
-		add(s.home+"/.warden", false)
+	if s.Home != "" {
+		add(s.Home+"/.warden", false)
 	}
 	if h, err := os.UserHomeDir(); err == nil {
 		add(h+"/.warden", false)
@@ -250,52 +251,52 @@ func cleanRest(p string) string {
 }
 
 // classify finds the zone of a cleaned absolute path.
-func (s *sh) classify(abs string) place {
-	pl := place{abs: abs, zone: zSystem}
+func (s *Script) classify(abs string) place {
+	pl := place{Abs: abs, Zone: ZSystem}
 	for _, st := range s.wardenDirs() {
 		if _, ok := within(abs, st); ok {
-			pl.state = true
+			pl.State = true
 			break
 		}
 	}
 	if strings.HasPrefix(abs, "~/.warden") && (len(abs) == 9 || abs[9] == '/') {
-		pl.state = true
+		pl.State = true
 	}
-	if harmlessDevices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/") {
-		pl.zone = zNull
+	if HarmlessDevices[abs] || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/self/fd/") {
+		pl.Zone = ZNull
 		return pl
 	}
 	if strings.HasPrefix(abs, "/dev/") {
 		if strings.HasPrefix(abs, "/dev/shm/") || abs == "/dev/shm" {
-			pl.zone = zTmp
+			pl.Zone = ZTmp
 		} else {
-			pl.zone = zDevice
+			pl.Zone = ZDevice
 		}
 		return pl
 	}
-	if rel, ok := within(abs, s.work); ok {
-		pl.zone, pl.rel = zWork, rel
+	if rel, ok := within(abs, s.Work); ok {
+		pl.Zone, pl.rel = ZWork, rel
 		return pl
 	}
 	for _, r := range s.roots {
 		if rel, ok := within(abs, r); ok {
-			pl.zone, pl.rel = zWork, rel
+			pl.Zone, pl.rel = ZWork, rel
 			return pl
 		}
 	}
 	for _, t := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp"} {
 		if _, ok := within(abs, t); ok {
-			pl.zone = zTmp
+			pl.Zone = ZTmp
 			return pl
 		}
 	}
 	if strings.HasPrefix(abs, "~") {
-		pl.zone = zHome
+		pl.Zone = ZHome
 		return pl
 	}
-	if s.home != "" {
-		if _, ok := within(abs, s.home); ok {
-			pl.zone = zHome
+	if s.Home != "" {
+		if _, ok := within(abs, s.Home); ok {
+			pl.Zone = ZHome
 		}
 	}
 	return pl
@@ -319,9 +320,9 @@ func within(p, dir string) (string, bool) {
 	return "", false
 }
 
-// homeOf guesses the home directory from a working directory under
+// HomeOf guesses the home directory from a working directory under
 // /home/NAME, /Users/NAME or /root.
-func homeOf(cwd string) string {
+func HomeOf(cwd string) string {
 	for _, pre := range []string{"/home/", "/Users/"} {
 		if rest, ok := strings.CutPrefix(cwd, pre); ok {
 			name, _, _ := strings.Cut(rest, "/")
@@ -336,39 +337,39 @@ func homeOf(cwd string) string {
 	return ""
 }
 
-// homeRel returns p relative to the home directory ("" for the home
+// HomeRel returns p relative to the home directory ("" for the home
 // itself), and whether p is in it.
-func (s *sh) homeRel(abs string) (string, bool) {
+func (s *Script) HomeRel(abs string) (string, bool) {
 	if strings.HasPrefix(abs, "~") {
 		return strings.TrimPrefix(strings.TrimPrefix(abs, "~"), "/"), true
 	}
-	if s.home == "" {
+	if s.Home == "" {
 		return "", false
 	}
-	r, ok := within(abs, s.home)
+	r, ok := within(abs, s.Home)
 	if r == "." {
 		r = ""
 	}
 	return r, ok
 }
 
-// secret describes the credential a path holds: its level and what it is.
-func (s *sh) secret(pl place) (int, string) {
-	p := pl.abs
+// Secret describes the credential a path holds: its level and what it is.
+func (s *Script) Secret(pl place) (int, string) {
+	p := pl.Abs
 	if p == "" {
 		p = pl.rel
 	}
 	if p == "" {
 		return secret.None, ""
 	}
-	return secret.PathOf(p, s.home == "/root" || pl.zone == zWork)
+	return secret.PathOf(p, s.Home == "/root" || pl.Zone == ZWork)
 }
 
-// secretPath is the package's secretPath for a path of this script: when
+// SecretPath is the package's secretPath for a path of this script: when
 // the person's home is /root (warden runs as root), /root is their home —
 // its workspace, caches and files are judged as any home's are — not "the
 // root user's files" (SPEC G15).
-func (s *sh) secretPath(p string) (int, string) { return secret.PathOf(p, s.home == "/root") }
+func (s *Script) SecretPath(p string) (int, string) { return secret.PathOf(p, s.Home == "/root") }
 
 // buildOutputs are directory and file names that hold generated build
 // output, caches or dependencies a tool recreates: deleting them is a
@@ -403,9 +404,9 @@ func isBuildOutput(rel string) bool {
 	return false
 }
 
-// isCacheDir reports whether a path relative to the home directory is in a
+// IsCacheDir reports whether a path relative to the home directory is in a
 // cache that tools recreate.
-func isCacheDir(rel string) bool {
+func IsCacheDir(rel string) bool {
 	for _, c := range []string{".cache/", "Library/Caches/", ".npm/_cacache", ".npm/_logs", ".gradle/caches",
 		".m2/repository", "go/pkg/mod/cache", ".cargo/registry/cache", ".pnpm-store", ".yarn/cache", ".bun/install/cache"} {
 		if strings.HasPrefix(rel+"/", c) || strings.HasPrefix(rel, c) {
@@ -415,13 +416,13 @@ func isCacheDir(rel string) bool {
 	return false
 }
 
-// startupFile reports whether writing abs changes what runs later (see
+// StartupFile reports whether writing abs changes what runs later (see
 // command.Persistent).
-func startupFile(abs string) (bool, string) { return command.Persistent(abs) }
+func StartupFile(abs string) (bool, string) { return command.Persistent(abs) }
 
-// criticalSystemPath reports whether deleting or overwriting abs (a
+// CriticalSystemPath reports whether deleting or overwriting abs (a
 // system path) would break the system or its accounts.
-func criticalSystemPath(abs string) bool {
+func CriticalSystemPath(abs string) bool {
 	for _, d := range []string{"/etc", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 		"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/share", "/usr/include",
 		"/System", "/Library", "/private/etc", "/var/lib/dpkg", "/var/lib/rpm", "/var/log"} {
@@ -432,24 +433,24 @@ func criticalSystemPath(abs string) bool {
 	return false
 }
 
-// broadPath describes a path whose removal or recursive change wrecks a
+// BroadPath describes a path whose removal or recursive change wrecks a
 // system or a user: /, a top-level directory, the home directory, /home.
-func (s *sh) broadPath(pl place) string {
-	if pl.item {
+func (s *Script) BroadPath(pl place) string {
+	if pl.Item {
 		return ""
 	}
-	switch pl.abs {
+	switch pl.Abs {
 	case "/":
 		return "the whole file system"
-	case "~", s.home:
-		if pl.abs != "" {
+	case "~", s.Home:
+		if pl.Abs != "" {
 			return "the home directory"
 		}
 	case "/home", "/Users", "/root":
-		return pl.abs
+		return pl.Abs
 	}
-	if topLevel[pl.abs] {
-		return pl.abs
+	if topLevel[pl.Abs] {
+		return pl.Abs
 	}
 	return ""
 }

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"strings"

@@ -1,8 +1,10 @@
-package triage
+package program
 
 import (
 	"os"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/triage/judge"
 
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/network"
@@ -43,72 +45,72 @@ type unknownSeen struct {
 
 // judgeUnknown judges a command whose program the tables do not know, by
 // what its name and words show (see the comment at the top of this file).
-func judgeUnknown(s *sh, c *cmd) {
-	head := "`" + c.text + "`: " + c.name + " is not a program the first pass knows"
-	lname := strings.ToLower(c.name)
-	k := s.v.k
+func judgeUnknown(s *judge.Script, c *judge.Command) {
+	head := "`" + c.Text + "`: " + c.Name + " is not a program the first pass knows"
+	lname := strings.ToLower(c.Name)
+	k := s.V.K
 	switch {
-	case k.has(lname, factCracksPasswords) || strings.HasSuffix(lname, "2john"):
-		s.deny(vocab.CredentialProbing, "`"+c.text+"` runs "+c.name+", a password cracking or credential dumping tool")
+	case k.Has(lname, judge.FactCracksPasswords) || strings.HasSuffix(lname, "2john"):
+		s.Deny(vocab.CredentialProbing, "`"+c.Text+"` runs "+c.Name+", a password cracking or credential dumping tool")
 		return
-	case k.has(lname, factAttacks) || strings.HasPrefix(lname, "impacket-") || strings.HasPrefix(lname, "msf"):
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+c.name+", an attack, reconnaissance or tunnelling tool")
+	case k.Has(lname, judge.FactAttacks) || strings.HasPrefix(lname, "impacket-") || strings.HasPrefix(lname, "msf"):
+		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` runs "+c.Name+", an attack, reconnaissance or tunnelling tool")
 		return
-	case k.has(lname, factChangesMachine):
-		s.esc(vocab.Destructive, high, head+", and its name says it changes the machine itself (power, disks, accounts, services)")
+	case k.Has(lname, judge.FactChangesMachine):
+		s.Esc(vocab.Destructive, judge.High, head+", and its name says it changes the machine itself (power, disks, accounts, services)")
 		return
 	}
 	for _, h := range k.Words("credential_name_parts") {
 		if strings.Contains(lname, h) {
-			s.esc(vocab.CredentialProbing, medium, head+", and its name says it handles credentials ("+h+")")
+			s.Esc(vocab.CredentialProbing, judge.Medium, head+", and its name says it handles credentials ("+h+")")
 			return
 		}
 	}
-	if s.escalated {
-		s.esc(vocab.Routine, medium, head+", and it runs outside the sandbox, where what it does is not bounded")
+	if s.Escalated {
+		s.Esc(vocab.Routine, judge.Medium, head+", and it runs outside the sandbox, where what it does is not bounded")
 		return
 	}
-	if v := k.nameVerb(lname); v != "" {
-		class := k.dangerClass(v)
+	if v := NameVerb(k, lname); v != "" {
+		class := DangerClass(k, v)
 		if class == "" {
 			class = vocab.Destructive
 		}
-		s.esc(class, medium, head+", and its name says it may "+v)
+		s.Esc(class, judge.Medium, head+", and its name says it may "+v)
 		return
 	}
-	if flagsOnly(c.args) && c.sc.Doc == "" && len(c.sc.Inputs) == 0 {
+	if flagsOnly(c.Args) && c.Sc.Doc == "" && len(c.Sc.Inputs) == 0 {
 		// Options alone (--all, --force, --yes) change what a program
 		// does in ways its words do not show; a bare name runs its
 		// default (a status, a view, an interactive tool).
-		s.esc(vocab.Routine, medium, head+", and its options alone do not show what it does")
+		s.Esc(vocab.Routine, judge.Medium, head+", and its options alone do not show what it does")
 		return
 	}
 	var u unknownSeen
-	s.unknownWords(c, &u)
-	if u.dest != "" && u.remote && u.secretLevel > secret.None || u.secretLevel > secret.None && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
+	UnknownWords(s, c, &u)
+	if u.dest != "" && u.remote && u.secretLevel > secret.None || u.secretLevel > secret.None && (k.Has(lname, judge.FactRemote) || u.verb != "" && DangerClass(k, u.verb) == vocab.Exfiltration) {
 		// Before the exec rules' dangerous patterns, which only see a
 		// secret touched.
-		s.remoteSink = true
+		s.RemoteSink = true
 		to := "which sends what it is given to other hosts"
 		if u.dest != "" {
 			to = "which reaches " + u.dest
 		}
-		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", "+to)
+		s.Deny(vocab.Exfiltration, "`"+c.Text+"` gives "+u.secretWhat+" to "+c.Name+", "+to)
 		return
 	}
-	if r, ok := rules.Dangerous(c.args); ok {
-		s.esc(classOfRule(r), high, "`"+c.text+"`: "+r)
+	if r, ok := rules.Dangerous(c.Args); ok {
+		s.Esc(classOfRule(r), judge.High, "`"+c.Text+"`: "+r)
 		return
 	}
-	runner := k.isRunner(lname)
-	if d := c.sc.Doc; d != "" {
+	runner := k.IsRunner(lname)
+	if d := c.Sc.Doc; d != "" {
 		if l, what := secret.InText(d); l > u.secretLevel {
 			u.secretLevel, u.secretWhat = l, what
 		}
-		if vs := s.secretRefs(d); len(vs) > 0 && u.secretVar == "" {
+		if vs := s.SecretRefs(d); len(vs) > 0 && u.secretVar == "" {
 			u.secretVar = vs[0]
 		}
-		if k.codeStrongIn(d) != "" {
+		if k.CodeStrongIn(d) != "" {
 			u.code, u.codeStrong = textcut.Shorten(d, 40), true
 		} else if runner {
 			u.code = textcut.Shorten(d, 40)
@@ -117,81 +119,81 @@ func judgeUnknown(s *sh, c *cmd) {
 	// What it sends where.
 	if u.dest != "" {
 		if u.remote {
-			c.sink = true
-			s.remoteSink = true
+			c.Sink = true
+			s.RemoteSink = true
 		}
 		switch {
 		case u.secretLevel > secret.None && u.remote:
-			s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which reaches "+u.dest)
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` gives "+u.secretWhat+" to "+c.Name+", which reaches "+u.dest)
 			return
 		case u.secretVar != "" && u.remote:
-			s.esc(vocab.Exfiltration, high, "`"+c.text+"` gives the secret $"+u.secretVar+" to "+c.name+", which reaches "+u.dest)
+			s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` gives the secret $"+u.secretVar+" to "+c.Name+", which reaches "+u.dest)
 			return
 		case u.codeStrong:
-			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs code that opens connections or starts programs, and reaches "+u.dest)
+			s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` runs code that opens connections or starts programs, and reaches "+u.dest)
 			return
 		}
 	}
-	if u.secretLevel > secret.None && u.dest == "" && (k.has(lname, factRemote) || u.verb != "" && k.dangerClass(u.verb) == vocab.Exfiltration) {
-		s.remoteSink = true
-		s.deny(vocab.Exfiltration, "`"+c.text+"` gives "+u.secretWhat+" to "+c.name+", which sends what it is given to other hosts")
+	if u.secretLevel > secret.None && u.dest == "" && (k.Has(lname, judge.FactRemote) || u.verb != "" && DangerClass(k, u.verb) == vocab.Exfiltration) {
+		s.RemoteSink = true
+		s.Deny(vocab.Exfiltration, "`"+c.Text+"` gives "+u.secretWhat+" to "+c.Name+", which sends what it is given to other hosts")
 		return
 	}
 	found := false
 	esc := func(class vocab.Class, risk int, why string) {
 		found = true
-		s.esc(class, risk, head+", and it "+why)
+		s.Esc(class, risk, head+", and it "+why)
 	}
 	if u.secretLevel > secret.None {
-		risk := medium
+		risk := judge.Medium
 		if u.secretLevel == secret.Critical {
-			risk = high
+			risk = judge.High
 		}
 		esc(vocab.CredentialProbing, risk, "reads "+u.secretWhat)
 	}
 	if u.secretVar != "" {
-		esc(vocab.CredentialProbing, medium, "is given the secret $"+u.secretVar)
+		esc(vocab.CredentialProbing, judge.Medium, "is given the secret $"+u.secretVar)
 	}
 	if u.dest != "" {
-		esc(vocab.Exfiltration, medium, "reaches "+u.dest+" over the network")
+		esc(vocab.Exfiltration, judge.Medium, "reaches "+u.dest+" over the network")
 	}
 	if u.code != "" {
 		if u.codeStrong {
-			esc(vocab.SecurityWeakening, high, "runs inline code that opens connections or starts programs ("+u.code+")")
+			esc(vocab.SecurityWeakening, judge.High, "runs inline code that opens connections or starts programs ("+u.code+")")
 		} else {
-			esc(vocab.Routine, medium, "runs inline code the request does not show ("+u.code+")")
+			esc(vocab.Routine, judge.Medium, "runs inline code the request does not show ("+u.code+")")
 		}
 	}
 	if u.script != "" && (runner || u.wroteEarlier) {
-		esc(vocab.Routine, medium, "runs "+u.script+", whose code is not in the request")
+		esc(vocab.Routine, judge.Medium, "runs "+u.script+", whose code is not in the request")
 	}
 	if u.verb != "" {
 		class := vocab.Routine
-		if k.dangerClass(u.verb) != "" {
-			class = k.dangerClass(u.verb)
+		if DangerClass(k, u.verb) != "" {
+			class = DangerClass(k, u.verb)
 		}
-		esc(class, medium, "is asked to "+u.verb)
+		esc(class, judge.Medium, "is asked to "+u.verb)
 	}
-	if k.has(lname, factRemote) && !u.readOnly(k, c) {
-		esc(vocab.Routine, medium, "acts on remote infrastructure or accounts")
+	if k.Has(lname, judge.FactRemote) && !u.readOnly(k, c) {
+		esc(vocab.Routine, judge.Medium, "acts on remote infrastructure or accounts")
 	}
 	if u.outside != "" {
 		esc(u.outsideClass, u.outsideRisk, u.outside)
 	}
 	if u.unknownWord != "" {
-		esc(vocab.Routine, medium, "is given "+u.unknownWord+", which is not known before it runs")
+		esc(vocab.Routine, judge.Medium, "is given "+u.unknownWord+", which is not known before it runs")
 	}
 	if found {
 		return
 	}
-	s.allow(c.name + " on workspace files")
+	s.Allow(c.Name + " on workspace files")
 }
 
 // readOnly reports whether the first plain word after the program is a
 // reading verb (or there is none, only --help or --version).
-func (u *unknownSeen) readOnly(k *Knowledge, c *cmd) bool {
+func (u *unknownSeen) readOnly(k *judge.Knowledge, c *judge.Command) bool {
 	reads := k.List("remote_read_verbs")
-	for _, a := range c.args[1:] {
+	for _, a := range c.Args[1:] {
 		if reads[a] {
 			return true
 		}
@@ -202,10 +204,10 @@ func (u *unknownSeen) readOnly(k *Knowledge, c *cmd) bool {
 	return false
 }
 
-// dangerClass is the class of harm a dangerous verb points to (the lists
+// DangerClass is the class of harm a dangerous verb points to (the lists
 // destroying_verbs, sending_verbs, credential_verbs and weakening_verbs),
 // "" for none.
-func (k *Knowledge) dangerClass(verb string) vocab.Class {
+func DangerClass(k *judge.Knowledge, verb string) vocab.Class {
 	switch {
 	case k.List("destroying_verbs")[verb]:
 		return vocab.Destructive
@@ -215,34 +217,6 @@ func (k *Knowledge) dangerClass(verb string) vocab.Class {
 		return vocab.CredentialProbing
 	case k.List("weakening_verbs")[verb]:
 		return vocab.SecurityWeakening
-	}
-	return ""
-}
-
-// isRunner reports whether a program name is that of an interpreter or
-// runner of the list runners (python3.12, ruby3.2, node18, …).
-func (k *Knowledge) isRunner(lname string) bool {
-	set := k.List("runners")
-	if set[lname] {
-		return true
-	}
-	// A runner's name (three letters or more) and a version: only the
-	// prefixes ending before a digit, '.' or '-' can be one.
-	for j := 3; j < len(lname); j++ {
-		if c := lname[j]; (c >= '0' && c <= '9' || c == '.' || c == '-') && set[lname[:j]] {
-			return true
-		}
-	}
-	return false
-}
-
-// codeStrongIn returns the first fragment of the list strong_code in text
-// (code that opens sockets, starts programs or decodes payloads), "" none.
-func (k *Knowledge) codeStrongIn(text string) string {
-	for _, f := range k.Words("strong_code") {
-		if strings.Contains(text, f) {
-			return f
-		}
 	}
 	return ""
 }
@@ -293,23 +267,23 @@ func sqlDestroys(text string) bool {
 		strings.Contains(u, "DELETE FROM") || strings.Contains(u, "TRUNCATE ")
 }
 
-// unknownWords classifies the words of c into u.
-func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
-	k := s.v.k
+// UnknownWords classifies the words of c into u.
+func UnknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
+	k := s.V.K
 	plain := 0
-	for i := 1; i < len(c.args); i++ {
-		w := unbrace(c.args[i])
+	for i := 1; i < len(c.Args); i++ {
+		w := unbrace(c.Args[i])
 		raw := w
-		if i < len(c.sc.Args) {
-			raw = c.sc.Args[i]
+		if i < len(c.Sc.Args) {
+			raw = c.Sc.Args[i]
 		}
-		known := c.known[i]
-		if !known && i < len(c.sc.Args) && !c.sc.Literal[i] {
-			if vs := s.secretRefs(raw); len(vs) > 0 && u.secretVar == "" {
+		known := c.Known[i]
+		if !known && i < len(c.Sc.Args) && !c.Sc.Literal[i] {
+			if vs := s.SecretRefs(raw); len(vs) > 0 && u.secretVar == "" {
 				u.secretVar = vs[0]
 			}
 		}
-		if k.codeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
+		if k.CodeStrongIn(w) != "" && !u.codeStrong && strings.ContainsAny(w, " ;(") {
 			u.code, u.codeStrong = textcut.Shorten(w, 40), true
 		}
 		if u.code == "" && strings.IndexByte(w, ';') >= 0 && strings.ContainsAny(w, "{(") {
@@ -327,9 +301,9 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				u.verb = vb + " (" + name + ")"
 			}
 			if !hasVal {
-				if k.List("code_options")[name] && i+1 < len(c.args) && looksLikeCode(c.args[i+1]) {
+				if k.List("code_options")[name] && i+1 < len(c.Args) && looksLikeCode(c.Args[i+1]) {
 					if u.code == "" {
-						u.code = textcut.Shorten(c.args[i+1], 40)
+						u.code = textcut.Shorten(c.Args[i+1], 40)
 					}
 					i++
 				}
@@ -339,11 +313,11 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 				u.code = textcut.Shorten(v, 40)
 				continue
 			}
-			if strings.HasPrefix(v, "/") && !s.rootedHere(v) {
+			if strings.HasPrefix(v, "/") && !RootedHere(s, v) {
 				continue // -dPDFSETTINGS=/ebook: a name, not a file
 			}
 			val = v
-		} else if j := strings.IndexByte(w, '='); j > 0 && isName(strings.ReplaceAll(w[:j], "-", "_")) {
+		} else if j := strings.IndexByte(w, '='); j > 0 && judge.IsName(strings.ReplaceAll(w[:j], "-", "_")) {
 			// key=value operands (of=/dev/sda, output=x.pdf): the value.
 			val = w[j+1:]
 		} else if plainWord(w) {
@@ -358,23 +332,23 @@ func (s *sh) unknownWords(c *cmd, u *unknownSeen) {
 			}
 			continue
 		}
-		s.unknownValue(c, u, val, known)
+		UnknownValue(s, c, u, val, known)
 	}
 }
 
 // unknownValue classifies one word or option value of an unknown program:
 // a network destination, a path, or neither.
 // topDirs are the folders at the root of Linux and macOS file systems.
-var topDirs = set("bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt", "proc",
+var topDirs = judge.Set("bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt", "proc",
 	"root", "run", "sbin", "srv", "sys", "tmp", "usr", "var", "snap", "nix", "Users", "Applications", "Library",
 	"System", "Volumes", "private", "cores", "Network")
 
-// rootedHere reports whether the absolute word w can name a file: its
+// RootedHere reports whether the absolute word w can name a file: its
 // first folder is one at the root of a file system, holds the working or
 // home directory, or exists. An option's value that cannot
 // (-dPDFSETTINGS=/ebook) is text to the program, not a path; operands are
 // always judged as paths (a server's /data, /backups).
-func (s *sh) rootedHere(w string) bool {
+func RootedHere(s *judge.Script, w string) bool {
 	first := strings.TrimPrefix(w, "/")
 	if i := strings.IndexByte(first, '/'); i >= 0 {
 		first = first[:i]
@@ -382,7 +356,7 @@ func (s *sh) rootedHere(w string) bool {
 	if first == "" || topDirs[first] {
 		return true
 	}
-	for _, d := range []string{s.cwd, s.home} {
+	for _, d := range []string{s.Cwd, s.Home} {
 		if d != "" && (d == "/"+first || strings.HasPrefix(d, "/"+first+"/")) {
 			return true
 		}
@@ -391,7 +365,8 @@ func (s *sh) rootedHere(w string) bool {
 	return err == nil
 }
 
-func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
+// UnknownValue judges one word w (known: fully expanded) of a program the tables do not know.
+func UnknownValue(s *judge.Script, c *judge.Command, u *unknownSeen, w string, known bool) {
 	if w == "" || w == "-" || w == "." || w == "./" {
 		return
 	}
@@ -419,7 +394,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 			isIP := network.IP(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
 			tld = strings.ToLower(tld)
-			named := s.v.k.List("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
+			named := s.V.K.List("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
 			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
 				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
@@ -440,7 +415,7 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 		return
 	}
 	if !known && strings.HasPrefix(w, "$") {
-		if r := s.loopRoot(w); r != "" {
+		if r := LoopRoot(s, w); r != "" {
 			w = r
 		}
 	}
@@ -458,22 +433,22 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 	if !pathLike {
 		return
 	}
-	pl := s.where(w, c.cwd)
-	if l, what := s.secret(pl); l > secret.None && !pl.item {
+	pl := s.Where(w, c.Cwd)
+	if l, what := s.Secret(pl); l > secret.None && !pl.Item {
 		if l > u.secretLevel {
 			u.secretLevel, u.secretWhat = l, what+" ("+textcut.Shorten(w, 60)+")"
 		}
 	}
-	if t := s.tainted[pl.abs]; t > secret.None && pl.abs != "" {
+	if t := s.Tainted[pl.Abs]; t > secret.None && pl.Abs != "" {
 		if t > u.secretLevel || u.secretLevel == secret.None {
 			u.secretLevel, u.secretWhat = max(t, u.secretLevel), "a copy of credentials ("+textcut.Shorten(w, 60)+")"
 		}
 	}
-	exts := s.v.k.List("script_extensions")
+	exts := s.V.K.List("script_extensions")
 	if ext := extOf(w); exts[ext] && u.script == "" {
 		u.script = textcut.Shorten(w, 60)
 	}
-	if pl.abs != "" && s.wroteFile(pl.abs) && exts[extOf(w)] {
+	if pl.Abs != "" && s.WroteFile(pl.Abs) && exts[extOf(w)] {
 		u.wroteEarlier = true
 		u.script = textcut.Shorten(w, 60)
 	}
@@ -483,41 +458,41 @@ func (s *sh) unknownValue(c *cmd, u *unknownSeen, w string, known bool) {
 	set := func(class vocab.Class, risk int, why string) {
 		u.outside, u.outsideClass, u.outsideRisk = why, class, risk
 	}
-	if pl.state {
-		set(vocab.SecurityWeakening, high, "uses warden's own state ("+pl.abs+")")
+	if pl.State {
+		set(vocab.SecurityWeakening, judge.High, "uses warden's own state ("+pl.Abs+")")
 		return
 	}
-	if name := protectedPart("/" + strings.TrimPrefix(pl.abs, "/")); name != "" {
-		set(vocab.SecurityWeakening, medium, "uses a protected path ("+name+")")
+	if name := judge.ProtectedPart("/" + strings.TrimPrefix(pl.Abs, "/")); name != "" {
+		set(vocab.SecurityWeakening, judge.Medium, "uses a protected path ("+name+")")
 		return
 	}
-	if ok, what := startupFile(pl.abs); ok && pl.abs != "" {
-		set(vocab.SecurityWeakening, high, "uses "+what+" ("+pl.abs+")")
+	if ok, what := judge.StartupFile(pl.Abs); ok && pl.Abs != "" {
+		set(vocab.SecurityWeakening, judge.High, "uses "+what+" ("+pl.Abs+")")
 		return
 	}
-	switch pl.zone {
-	case zWork, zTmp, zNull:
-	case zHome:
-		rel, _ := s.homeRel(pl.abs)
-		if rel != "" && isCacheDir(rel) {
+	switch pl.Zone {
+	case judge.ZWork, judge.ZTmp, judge.ZNull:
+	case judge.ZHome:
+		rel, _ := s.HomeRel(pl.Abs)
+		if rel != "" && judge.IsCacheDir(rel) {
 			return
 		}
-		set(vocab.Routine, medium, "uses "+orName(pl.abs, w)+" in the home directory, outside the workspace")
-	case zSystem:
-		if publicSystemPath(pl.abs) && !strings.HasPrefix(pl.abs, "/etc/") && !strings.HasPrefix(pl.abs, "/proc/") || harmlessDevices[pl.abs] {
+		set(vocab.Routine, judge.Medium, "uses "+judge.OrName(pl.Abs, w)+" in the home directory, outside the workspace")
+	case judge.ZSystem:
+		if judge.PublicSystemPath(pl.Abs) && !strings.HasPrefix(pl.Abs, "/etc/") && !strings.HasPrefix(pl.Abs, "/proc/") || judge.HarmlessDevices[pl.Abs] {
 			return
 		}
-		if systemPrivate(pl.abs) {
-			set(vocab.CredentialProbing, medium, "uses "+pl.abs+", private to the system or another user")
+		if judge.SystemPrivate(pl.Abs) {
+			set(vocab.CredentialProbing, judge.Medium, "uses "+pl.Abs+", private to the system or another user")
 			return
 		}
-		set(vocab.SecurityWeakening, medium, "uses "+pl.abs+", a system path")
-	case zDevice:
-		if isDisk(pl.abs) {
-			set(vocab.Destructive, high, "uses the disk "+pl.abs)
+		set(vocab.SecurityWeakening, judge.Medium, "uses "+pl.Abs+", a system path")
+	case judge.ZDevice:
+		if judge.IsDisk(pl.Abs) {
+			set(vocab.Destructive, judge.High, "uses the disk "+pl.Abs)
 			return
 		}
-		set(vocab.Destructive, medium, "uses the device "+pl.abs)
+		set(vocab.Destructive, judge.Medium, "uses the device "+pl.Abs)
 	default:
 		if u.unknownWord == "" {
 			u.unknownWord = textcut.Shorten(w, 40)
@@ -535,7 +510,7 @@ func joinPort(h, port string) string {
 
 // extOf returns the lower-case extension of a path's base name.
 func extOf(p string) string {
-	b := shortBase(p)
+	b := judge.ShortBase(p)
 	i := strings.LastIndexByte(b, '.')
 	if i <= 0 {
 		return ""
@@ -543,19 +518,19 @@ func extOf(p string) string {
 	return strings.ToLower(b[i+1:])
 }
 
-// strongInline passes on inline code of a known interpreter that the
+// StrongInline passes on inline code of a known interpreter that the
 // effects table read as computation but that opens sockets or starts
 // programs by a fragment it does not list; it reports whether it did.
-func (s *sh) strongInline(c *cmd, code string) bool {
-	if f := s.v.k.codeStrongIn(code); f != "" {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs code that opens connections or starts programs ("+f+")")
+func StrongInline(s *judge.Script, c *judge.Command, code string) bool {
+	if f := s.V.K.CodeStrongIn(code); f != "" {
+		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` runs code that opens connections or starts programs ("+f+")")
 		return true
 	}
 	return false
 }
 
 // helpFlags only print a program's usage or version.
-var helpFlags = set("--help", "-h", "-help", "--version", "-V", "-v", "-version", "--usage", "-?")
+var helpFlags = judge.Set("--help", "-h", "-help", "--version", "-V", "-v", "-version", "--usage", "-?")
 
 // flagsOnly reports whether a command has options but no operand, one of
 // them a word (--all, --force, -delete) rather than a letter or two (-l,
@@ -576,9 +551,9 @@ func flagsOnly(args []string) bool {
 	return words
 }
 
-// nameVerb returns the verb a program's name holds (the lists name_verbs,
+// NameVerb returns the verb a program's name holds (the lists name_verbs,
 // and danger_verbs for its parts), "" none.
-func (k *Knowledge) nameVerb(lname string) string {
+func NameVerb(k *judge.Knowledge, lname string) string {
 	for _, v := range k.Words("name_verbs") {
 		if strings.Contains(lname, v) {
 			return v
@@ -593,9 +568,9 @@ func (k *Knowledge) nameVerb(lname string) string {
 	return ""
 }
 
-// loopRoot returns the root of the files a loop variable walks when w is
+// LoopRoot returns the root of the files a loop variable walks when w is
 // a parameter expansion of it (${f%.png}.webp, $f.bak): "" otherwise.
-func (s *sh) loopRoot(w string) string {
+func LoopRoot(s *judge.Script, w string) string {
 	name := strings.TrimPrefix(w, "$")
 	name = strings.TrimPrefix(name, "{")
 	i := 0
@@ -605,7 +580,7 @@ func (s *sh) loopRoot(w string) string {
 	if i == 0 {
 		return ""
 	}
-	v := s.vars[name[:i]]
+	v := s.Vars[name[:i]]
 	if !strings.HasSuffix(v, "/\x01") {
 		return ""
 	}

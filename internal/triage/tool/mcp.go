@@ -1,14 +1,16 @@
-package triage
+package tool
 
 import (
 	"encoding/json"
-	"net/url"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/triage/fileedit"
+	"github.com/wardenhq/warden/internal/triage/judge"
+	"github.com/wardenhq/warden/internal/triage/program"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
-	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -28,11 +30,11 @@ import (
 // script_keys.
 
 var (
-	_ = registerActionJudge(action.MCP, judgeMCP)
-	_ = registerActionJudge(action.Network, judgeNetwork)
+	_ = judge.RegisterActionJudge(action.MCP, judgeMCP)
+	_ = judge.RegisterActionJudge(action.Network, judgeNetwork)
 )
 
-func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
+func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 	name := a.ToolName
 	server := a.Server
 	if i := strings.LastIndex(name, "__"); i >= 0 {
@@ -42,13 +44,13 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		name = name[i+2:]
 	}
 	leaves := argument.Flatten(a.Arguments)
-	edit, view, isEdit := mcpFileEdit(name, leaves, a.Cwd)
+	edit, view, isEdit := fileedit.McpFileEdit(name, leaves, a.Cwd)
 	if isEdit && !view {
 		// An editing tool: judged as the file edit it makes.
-		judgeEdit(v, &edit, set, true)
+		fileedit.JudgeEdit(v, &edit, set, true)
 		return
 	}
-	k := v.k
+	k := v.K
 	readVerbs, localWriteVerbs, sendVerbs, destroyVerbs := k.List("tool_read_verbs"), k.List("tool_write_verbs"), k.List("tool_send_verbs"), k.List("tool_destroy_verbs")
 	pathKeys, attachKeys := k.List("path_keys"), k.List("attach_keys")
 	ws := argument.Words(name)
@@ -65,18 +67,18 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	home := ""
 	for _, l := range leaves {
 		if pathKeys[l.Key] || attachKeys[l.Key] {
-			if h := homeOf(l.Value); h != "" {
+			if h := judge.HomeOf(l.Value); h != "" {
 				home = h
 				break
 			}
 		}
 	}
-	s := newSh(v, set, cwd)
-	s.mcpHome = true
-	if home != "" && s.home == "" {
-		s.home = home
+	s := judge.NewScript(v, set, cwd)
+	s.McpHome = true
+	if home != "" && s.Home == "" {
+		s.Home = home
 	}
-	c := &cmd{sc: nil, name: server + "/" + a.ToolName, text: mcpText(server, a.ToolName, a.Arguments), cwd: s.cwd}
+	c := &judge.Command{Sc: nil, Name: server + "/" + a.ToolName, Text: mcpText(server, a.ToolName, a.Arguments), Cwd: s.Cwd}
 
 	if view {
 		judgeMCPRead(s, c, "view", leaves)
@@ -96,35 +98,35 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	// passed on (never denied by this alone, even when the request asks
 	// for it: the reviewer weighs the request).
 	if what := protection.SensitiveTool(k, ws); what != "" {
-		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` touches " + what + ", which the tool's verb does not make routine"})
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Exfiltration, Risk: judge.High, Reason: "`" + c.Text + "` touches " + what + ", which the tool's verb does not make routine"})
 	} else if w := protection.SensitiveServer(k, server); w != "" {
-		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` calls " + server + ", a server that holds credentials or personal, health, payment or identity records (" + strings.ReplaceAll(w, "+", " ") + "), which the tool's verb does not make routine"})
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Exfiltration, Risk: judge.High, Reason: "`" + c.Text + "` calls " + server + ", a server that holds credentials or personal, health, payment or identity records (" + strings.ReplaceAll(w, "+", " ") + "), which the tool's verb does not make routine"})
 	}
 	if what := protection.SensitiveArgs(k, leaves); what != "" {
-		v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Exfiltration, Risk: judge.High, Reason: "`" + c.Text + "` asks for secret or personal data (" + what + "), which the tool's verb does not make routine"})
 	}
 	for _, l := range leaves {
 		if strings.HasPrefix(l.Value, "/") || strings.HasPrefix(l.Value, "~/") {
-			if lv, what := s.secret(s.where(l.Value, s.cwd)); lv > secret.None {
+			if lv, what := s.Secret(s.Where(l.Value, s.Cwd)); lv > secret.None {
 				// A browser profile, a key file, a wallet named in
 				// any argument (launchOptions.userDataDir).
-				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` names " + what + " (" + textcut.Shorten(l.Value, 60) + ")"})
+				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.CredentialProbing, Risk: judge.High, Reason: "`" + c.Text + "` names " + what + " (" + textcut.Shorten(l.Value, 60) + ")"})
 				break
 			}
 		}
 	}
-	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !k.developerServer(server) && !k.innocentTool(nouns) &&
-		!v.askedFor(server, nouns) {
+	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !DeveloperServer(k, server) && !InnocentTool(k, nouns) &&
+		!AskedFor(v, server, nouns) {
 		// A server the first pass does not know as a developer's tool
 		// holds data whose owner it cannot tell (a CRM, a mailbox, a
 		// school's records): reading it is not routine by the verb.
-		v.add(finding{vocab.Escalate, vocab.CredentialProbing, medium, "`" + c.text + "` calls " + server +
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.CredentialProbing, Risk: judge.Medium, Reason: "`" + c.Text + "` calls " + server +
 			", a server the first pass does not know as a developer's tool: what its data is, and whose, is for the reviewer"})
 	}
 	if !readVerbs[verb] {
 		for _, n := range nouns {
 			if k.List("tool_infra_nouns")[n] {
-				v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` changes " + n + ", beyond the workspace"})
+				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Destructive, Risk: judge.Medium, Reason: "`" + c.Text + "` changes " + n + ", beyond the workspace"})
 				break
 			}
 		}
@@ -132,7 +134,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	if !readVerbs[verb] {
 		for _, l := range leaves {
 			if w := protection.PersonalValue(l); w != "" {
-				v.add(finding{vocab.Escalate, vocab.Exfiltration, high, "`" + c.text + "` enters personal or payment data (" + w + ")"})
+				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Exfiltration, Risk: judge.High, Reason: "`" + c.Text + "` enters personal or payment data (" + w + ")"})
 				break
 			}
 		}
@@ -140,7 +142,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 	for _, l := range leaves {
 		if k.List("script_keys")[l.Key] {
 			if w := protection.BrowserScriptSecret(k, l.Value); w != "" {
-				v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "`" + c.text + "` runs a script that reads " + w})
+				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.CredentialProbing, Risk: judge.High, Reason: "`" + c.Text + "` runs a script that reads " + w})
 				break
 			}
 		}
@@ -152,22 +154,22 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		case k.List("command_keys")[l.Key] && l.Path == "."+l.Key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
 			// The server runs it on its own host, outside warden's
 			// sandbox: judged as a command asking to leave it.
-			sub := v.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.Value}, Cwd: a.Cwd,
+			sub := v.K.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.Value}, Cwd: a.Cwd,
 				SandboxPermissions: action.RequireEscalated}, set)
-			v.add(finding{sub.Decision, sub.Class, riskLevel(sub.Risk), "`" + c.text + "` runs a command: " + sub.Reason})
+			v.Add(judge.Finding{Dec: sub.Decision, Class: sub.Class, Risk: judge.RiskLevel(sub.Risk), Reason: "`" + c.Text + "` runs a command: " + sub.Reason})
 			return
 		case k.List("sql_keys")[l.Key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
 			(sqlTool(server, ws) || looksLikeSQL(l.Value)):
-			f := judgeSQLText(l.Value)
-			f.reason = "`" + c.text + "` " + f.reason
-			v.add(f)
+			f := program.JudgeSQLText(l.Value)
+			f.Reason = "`" + c.Text + "` " + f.Reason
+			v.Add(f)
 			return
 		}
 	}
 
 	switch {
 	case verb == "":
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "`" + c.text + "`: the tool's name does not say what it does"})
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Routine, Risk: judge.Medium, Reason: "`" + c.Text + "`: the tool's name does not say what it does"})
 		return
 	case security && !readVerbs[verb]:
 		judgeMCPSecurity(v, c, leaves)
@@ -177,16 +179,16 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		return
 	case destroyVerbs[verb]:
 		if gitTool && verb == "merge" {
-			s.allow("git merge")
+			s.Allow("git merge")
 			return
 		}
 		for _, l := range leaves {
 			if pathKeys[l.Key] {
-				s.remove(c, l.Value, true)
+				s.Remove(c, l.Value, true)
 				return
 			}
 		}
-		v.add(finding{vocab.Escalate, vocab.Destructive, medium, "`" + c.text + "` deletes or discards data"})
+		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Destructive, Risk: judge.Medium, Reason: "`" + c.Text + "` deletes or discards data"})
 		return
 	case readVerbs[verb]:
 		judgeMCPRead(s, c, verb, leaves)
@@ -195,15 +197,7 @@ func judgeMCP(v *verdict, a *action.Action, set *rules.Set) {
 		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
 		return
 	}
-	v.add(finding{vocab.Escalate, vocab.Routine, medium, "`" + c.text + "`: the first pass does not know what this tool does"})
-}
-
-// riskLevel returns r as a number; medium when r is not a risk level.
-func riskLevel(r action.Risk) int {
-	if l := r.Level(); l >= 0 {
-		return l
-	}
-	return medium
+	v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Routine, Risk: judge.Medium, Reason: "`" + c.Text + "`: the first pass does not know what this tool does"})
 }
 
 // mcpText renders a call for messages: server/tool {arguments}, shortened.
@@ -229,121 +223,33 @@ func sendsOut(nouns []string) bool {
 	return false
 }
 
-func judgeMCPRead(s *sh, c *cmd, verb string, leaves []argument.Leaf) {
+func judgeMCPRead(s *judge.Script, c *judge.Command, verb string, leaves []argument.Leaf) {
 	for _, l := range leaves {
 		switch {
-		case s.v.k.List("path_keys")[l.Key]:
+		case s.V.K.List("path_keys")[l.Key]:
 			if strings.Contains(l.Value, "://") {
 				continue
 			}
 			if strings.HasPrefix(l.Value, "/") || strings.HasPrefix(l.Value, "~") || strings.HasPrefix(l.Value, ".") || l.Key == "path" || l.Key == "paths" {
-				s.read(c, l.Value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
+				s.Read(c, l.Value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
 			}
-		case s.v.k.List("url_keys")[l.Key] || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || browserScheme(l.Value) != "":
-			s.mcpURL(c, l.Value)
+		case s.V.K.List("url_keys")[l.Key] || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || judge.BrowserScheme(l.Value) != "":
+			s.McpURL(c, l.Value)
 		case l.Key == "q" || l.Key == "query" || l.Key == "pattern" || l.Key == "search" || l.Key == "text":
 			if lvl, w := secret.InText(l.Value); lvl == secret.Critical {
-				s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+w+" in a search")
+				s.Deny(vocab.Exfiltration, "`"+c.Text+"` sends "+w+" in a search")
 				return
 			}
 		}
 	}
-	s.allow(c.name)
+	s.Allow(c.Name)
 }
 
-// mcpURL judges a URL an MCP tool visits.
-func (s *sh) mcpURL(c *cmd, u string) {
-	if s.browserPage(c, u) {
-		return
-	}
-	if network.LocalURL(u) {
-		return
-	}
-	if h, port, _, ok := network.Dest(u, true); ok {
-		switch ip := network.IP(h); {
-		case network.MetadataHost(h):
-			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+h+"), which hands out the machine's credentials")
-		case ip != nil && !ip.IsLoopback():
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+h)
-		case port != "" && !network.CommonPort(port):
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+h+":"+port+", an unusual port")
-		}
-	}
-	if l, w := network.URLPayload(u); l > secret.None {
-		s.deny(vocab.Exfiltration, "`"+c.text+"` carries "+w+" in a URL")
-	} else if w != "" {
-		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` carries encoded data in a URL")
-	}
-}
-
-// browserScheme returns the scheme of a URL that opens one of the
-// browser's own pages, an extension's page or a local file (chrome:,
-// edge:, brave:, opera:, vivaldi:, about:, chrome-extension:,
-// moz-extension:, file:), "" for other URLs.
-func browserScheme(u string) string {
-	i := strings.IndexByte(u, ':')
-	if i <= 0 || i > 24 {
-		return ""
-	}
-	switch sch := strings.ToLower(u[:i]); sch {
-	case "chrome", "edge", "brave", "opera", "vivaldi", "arc", "about", "chrome-extension", "moz-extension",
-		"extension", "safari-web-extension", "ms-browser-extension", "file":
-		return sch
-	}
-	return ""
-}
-
-// browserPage judges a URL that opens a browser's own page, an
-// extension's page or a local file, and reports whether u is one: pages
-// whose words say they show saved passwords, cards, addresses or cookies
-// (the list browser_credential_pages), every extension's page (a password
-// manager's, by the list password_manager_extensions, shows its vault), and
-// files a browser profile keeps logins and cookies in are passed on as
-// credential probing; other local files are judged as reads.
-func (s *sh) browserPage(c *cmd, u string) bool {
-	sch := browserScheme(u)
-	if sch == "" {
-		return false
-	}
-	rest := strings.TrimLeft(u[len(sch)+1:], "/")
-	switch sch {
-	case "file":
-		p := "/" + rest
-		if d, err := url.PathUnescape(p); err == nil {
-			p = d
-		}
-		if i := strings.IndexAny(p, "?#"); i >= 0 {
-			p = p[:i]
-		}
-		pl := s.where(p, s.cwd)
-		if level, what := s.secret(pl); level > secret.None {
-			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens "+what+" in a browser")
-			return true
-		}
-		s.read(c, p, true)
-	case "chrome-extension", "moz-extension", "extension", "safari-web-extension", "ms-browser-extension":
-		id := rest
-		if i := strings.IndexAny(id, "/?#"); i >= 0 {
-			id = id[:i]
-		}
-		if s.v.k.List("password_manager_extensions")[strings.ToLower(id)] {
-			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens a password manager's extension, which shows its vault")
-			return true
-		}
-		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` opens a browser extension's page, which may show what the extension stores")
-	default:
-		if w := s.v.k.Names("browser_credential_pages", argument.Words(rest)); w != "" {
-			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` opens the browser's own page of saved "+w+", which shows credentials or personal data")
-		}
-	}
-	return true
-}
-
-func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []argument.Leaf, gitTool bool) {
+func judgeMCPWrite(s *judge.Script, c *judge.Command, verb, server string, leaves []argument.Leaf, gitTool bool) {
 	if gitTool {
 		switch verb {
 		case "commit", "add", "stage", "checkout", "switch", "branch", "create", "init", "stash":
-			s.allow("git " + verb)
+			s.Allow("git " + verb)
 			return
 		}
 	}
@@ -351,37 +257,37 @@ func judgeMCPWrite(s *sh, c *cmd, verb, server string, leaves []argument.Leaf, g
 	var content []string
 	for _, l := range leaves {
 		switch {
-		case s.v.k.List("path_keys")[l.Key] && !strings.Contains(l.Value, "://"):
+		case s.V.K.List("path_keys")[l.Key] && !strings.Contains(l.Value, "://"):
 			paths = append(paths, l.Value)
-		case s.v.k.List("content_keys")[l.Key]:
+		case s.V.K.List("content_keys")[l.Key]:
 			content = append(content, l.Value)
-		case s.v.k.List("url_keys")[l.Key]:
-			s.mcpURL(c, l.Value)
+		case s.V.K.List("url_keys")[l.Key]:
+			s.McpURL(c, l.Value)
 		}
 	}
 	if len(paths) == 0 {
 		switch verb {
 		case "click", "type", "fill", "press", "select", "scroll", "drag", "resize", "back", "forward", "reload", "tab", "close":
-			s.allow("browser interaction")
+			s.Allow("browser interaction")
 			return
 		}
-		s.esc(vocab.Routine, low, "`"+c.text+"` changes something in "+orName(server, "a service"))
+		s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` changes something in "+judge.OrName(server, "a service"))
 		return
 	}
 	text := strings.Join(content, "\n")
-	if r := protection.RemovesProtection(s.v.k, text, mcpOldText(leaves)); r != "" {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+	if r := protection.RemovesProtection(s.V.K, text, mcpOldText(leaves)); r != "" {
+		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` writes `"+r+"`, which removes a protection")
 	}
 	for _, p := range paths {
-		pl := s.where(p, s.cwd)
-		if ok, what := startupFile(pl.abs); ok {
-			s.persist(c, pl, what, text)
+		pl := s.Where(p, s.Cwd)
+		if ok, what := judge.StartupFile(pl.Abs); ok {
+			s.Persist(c, pl, what, text)
 			continue
 		}
-		s.write(c, pl, text)
+		s.Write(c, pl, text)
 	}
 	if verb == "install" || verb == "run" || verb == "execute" || verb == "exec" || verb == "start" {
-		s.esc(vocab.Routine, low, "`"+c.text+"` runs something")
+		s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` runs something")
 	}
 }
 
@@ -398,25 +304,18 @@ func mcpOldText(leaves []argument.Leaf) string {
 	return b.String()
 }
 
-func orName(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []argument.Leaf) {
+func judgeMCPSend(s *judge.Script, c *judge.Command, verb string, nouns []string, leaves []argument.Leaf) {
 	level, what := secret.None, ""
 	public := false
 	var recipients []string
 	for _, l := range leaves {
-		if s.v.k.List("attach_keys")[l.Key] || l.Key == "path" && verb != "create" {
-			pl := s.where(l.Value, s.cwd)
-			if lv, w := s.secret(pl); lv > level {
+		if s.V.K.List("attach_keys")[l.Key] || l.Key == "path" && verb != "create" {
+			pl := s.Where(l.Value, s.Cwd)
+			if lv, w := s.Secret(pl); lv > level {
 				level, what = lv, w
 			}
-			if pl.zone == zSystem && systemPrivate(pl.abs) && level < secret.Sensitive {
-				level, what = secret.Sensitive, pl.abs
+			if pl.Zone == judge.ZSystem && judge.SystemPrivate(pl.Abs) && level < secret.Sensitive {
+				level, what = secret.Sensitive, pl.Abs
 			}
 			continue
 		}
@@ -437,29 +336,29 @@ func judgeMCPSend(s *sh, c *cmd, verb string, nouns []string, leaves []argument.
 	}
 	switch {
 	case level == secret.Critical || level == secret.Sensitive && public:
-		s.deny(vocab.Exfiltration, "`"+c.text+"` sends "+what+" out")
+		s.Deny(vocab.Exfiltration, "`"+c.Text+"` sends "+what+" out")
 		return
 	case level == secret.Sensitive:
-		s.esc(vocab.Exfiltration, high, "`"+c.text+"` sends "+what)
+		s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` sends "+what)
 		return
 	}
 	if verb == "create" && hasNoun(nouns, "pull", "pr") {
-		s.allow("opens a pull request")
+		s.Allow("opens a pull request")
 		return
 	}
 	if verb == "draft" {
-		s.allow("drafts a message")
+		s.Allow("drafts a message")
 		return
 	}
 	if public {
-		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` publishes content")
+		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` publishes content")
 		return
 	}
 	who := ""
 	if len(recipients) > 0 {
 		who = " to " + strings.Join(recipients, ", ")
 	}
-	s.esc(vocab.Exfiltration, low, "`"+c.text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
+	s.Esc(vocab.Exfiltration, judge.Low, "`"+c.Text+"` sends content"+who+"; whether the user asked for it is for the reviewer to judge")
 }
 
 func hasNoun(nouns []string, ws ...string) bool {
@@ -473,15 +372,15 @@ func hasNoun(nouns []string, ws ...string) bool {
 	return false
 }
 
-func judgeMCPSecurity(v *verdict, c *cmd, leaves []argument.Leaf) {
-	risk := medium
+func judgeMCPSecurity(v *judge.Judgement, c *judge.Command, leaves []argument.Leaf) {
+	risk := judge.Medium
 	for _, l := range leaves {
 		val := strings.ToLower(l.Value)
 		if val == "admin" || val == "owner" || val == "anyone" || val == "public" || val == "maintain" {
-			risk = high
+			risk = judge.High
 		}
 	}
-	v.add(finding{vocab.Escalate, vocab.SecurityWeakening, risk, "`" + c.text + "` changes who can access something"})
+	v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.SecurityWeakening, Risk: risk, Reason: "`" + c.Text + "` changes who can access something"})
 }
 
 // sqlTool reports whether a tool's server or name says it talks to a
@@ -518,11 +417,11 @@ func looksLikeSQL(q string) bool {
 	return false
 }
 
-// developerServer reports whether an MCP server's name says it is one of
+// DeveloperServer reports whether an MCP server's name says it is one of
 // the developer tools the first pass knows (list developer_servers: code
 // hosts, trackers, CI, docs, files, databases of the project, browsers
 // for testing): its reads are judged by the tool's verb.
-func (k *Knowledge) developerServer(server string) bool {
+func DeveloperServer(k *judge.Knowledge, server string) bool {
 	known, filler := k.List("developer_servers"), k.List("server_filler_words")
 	if known[strings.ToLower(server)] {
 		return true
@@ -541,10 +440,10 @@ func (k *Knowledge) developerServer(server string) bool {
 	return named
 }
 
-// innocentTool reports whether a tool's nouns only ask about the service
+// InnocentTool reports whether a tool's nouns only ask about the service
 // itself (its schema, health, version: list innocent_tool_nouns), not
 // anybody's data.
-func (k *Knowledge) innocentTool(nouns []string) bool {
+func InnocentTool(k *judge.Knowledge, nouns []string) bool {
 	if len(nouns) == 0 {
 		return false
 	}
@@ -557,39 +456,17 @@ func (k *Knowledge) innocentTool(nouns []string) bool {
 	return true
 }
 
-// askedWords returns the words of the user's request and of the user's
-// turns of transcript, lower case: the words of tool and agent turns are
-// not the user's (a tool's output can say anything).
-func askedWords(request string, transcript []vocab.Turn) map[string]bool {
-	m := map[string]bool{}
-	add := func(text string) {
-		for _, w := range argument.Words(text) {
-			if len(w) > 2 {
-				m[w] = true
-				m[strings.TrimSuffix(w, "s")] = true
-			}
-		}
-	}
-	add(request)
-	for _, t := range transcript {
-		if t.Role == "user" {
-			add(t.Content)
-		}
-	}
-	return m
-}
-
-// askedFor reports whether the user's words name the server or one of
+// AskedFor reports whether the user's words name the server or one of
 // the tool's nouns (check my calendar → google-calendar/get_event): a
 // read the user asked for. Vendors' and generic words (google, data: list
 // unspecific_words) name no service.
-func (v *verdict) askedFor(server string, nouns []string) bool {
-	if len(v.asked) == 0 {
+func AskedFor(v *judge.Judgement, server string, nouns []string) bool {
+	if len(v.Asked) == 0 {
 		return false
 	}
-	unspecific := v.k.List("unspecific_words")
+	unspecific := v.K.List("unspecific_words")
 	for _, w := range append(argument.Words(server), nouns...) {
-		if len(w) > 3 && !unspecific[w] && (v.asked[w] || v.asked[strings.TrimSuffix(w, "s")]) {
+		if len(w) > 3 && !unspecific[w] && (v.Asked[w] || v.Asked[strings.TrimSuffix(w, "s")]) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"strings"
@@ -13,51 +13,51 @@ import (
 	"github.com/wardenhq/warden/rules"
 )
 
-// sh is the state of judging one shell script.
-type sh struct {
-	v     *verdict
+// Script is the state of judging one shell script.
+type Script struct {
+	V     *Judgement
 	set   *rules.Set
-	home  string   // the user's home directory, "" when unknown ("~" paths stay as they are)
-	work  string   // the workspace root
+	Home  string   // the user's home directory, "" when unknown ("~" paths stay as they are)
+	Work  string   // the workspace root
 	roots []string // the configured writable roots, resolved: judged as the workspace
-	cwd   string   // the current directory, "" when unknown
+	Cwd   string   // the current directory, "" when unknown
 	depth int      // nesting of judged content (rc file lines, aliases)
 
-	escalated bool              // the command runs outside the sandbox if approved
-	readOnly  bool              // the sandbox is read-only: no write is routine
-	mcpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
+	Escalated bool              // the command runs outside the sandbox if approved
+	ReadOnly  bool              // the sandbox is read-only: no write is routine
+	McpHome   bool              // an MCP call: its server's roots, not warden's sandbox, bound its writes
 	links     map[string]string // symbolic links the script makes: resolved link path → target
 	state     []string          // warden's own state: $WARDEN_HOME, ~/.warden, the managed config (see wardenDirs)
 	stateSet  bool              // state is computed
 	workDisk  bool              // the workspace exists on this machine, so links in it are looked up
 
-	vars     map[string]string
-	mentions []string // literal values assigned anywhere in the script
-	cmds     []cmd
+	Vars     map[string]string
+	Mentions []string // literal values assigned anywhere in the script
+	Cmds     []Command
 
 	// found while judging, for the flows between commands
 	positional  string            // what $1… stand for while expanding a command ("" unknown)
-	remoteSink  bool              // a command sends data to a remote host
+	RemoteSink  bool              // a command sends data to a remote host
 	fetchRun    bool              // a download is piped into a shell
-	tainted     map[string]int    // files the script filled with secrets (copies, archives)
+	Tainted     map[string]int    // files the script filled with secrets (copies, archives)
 	wrote       []string          // files the script writes, resolved
 	secretAlias map[string]string // variables assigned from a secret variable: name → secret
 	findRoots   []string
 }
 
-// cmd is one simple command of the script, with its words expanded.
-type cmd struct {
-	sc    *shell.Command
-	name  string   // base name of the program
-	args  []string // the words, expanded as far as possible
-	known []bool   // whether each word is fully known
-	text  string   // the command as written, shortened, for messages
-	cwd   string   // the directory it runs in ("" unknown)
+// Command is one simple command of the script, with its words expanded.
+type Command struct {
+	Sc    *shell.Command
+	Name  string   // base name of the program
+	Args  []string // the words, expanded as far as possible
+	Known []bool   // whether each word is fully known
+	Text  string   // the command as written, shortened, for messages
+	Cwd   string   // the directory it runs in ("" unknown)
 	items string   // the root of the paths find -exec or xargs feed it ("" none, "\x00" unknown)
 
-	out     int    // the secret level of what it prints
-	outWhat string // and what that is
-	sink    bool   // it sends its standard input to a remote host
+	Out     int    // the secret level of what it prints
+	OutWhat string // and what that is
+	Sink    bool   // it sends its standard input to a remote host
 
 	rule     rules.Decision // strictest decision of the exec rules that matched it
 	ruleSeen bool           // an exec rule matched it with certainty
@@ -68,23 +68,25 @@ type cmd struct {
 // it runs.
 const virtualWork = "/.workspace"
 
-func newSh(v *verdict, set *rules.Set, cwd string) *sh {
-	s := &sh{v: v, set: set}
+// NewScript returns the state of judging a script run in the directory cwd
+// ("" when unknown), adding its findings to v.
+func NewScript(v *Judgement, set *rules.Set, cwd string) *Script {
+	s := &Script{V: v, set: set}
 	if cwd == "" {
-		s.work, s.cwd = virtualWork, virtualWork
+		s.Work, s.Cwd = virtualWork, virtualWork
 		s.writableRoots()
 		return s
 	}
 	cwd = cleanPath(cwd)
-	if r, exists, ok := v.k.resolveWork(cwd); ok {
+	if r, exists, ok := v.K.resolveWork(cwd); ok {
 		cwd, s.workDisk = r, exists
 	}
-	s.home = homeOf(cwd)
-	s.cwd = cwd
-	s.work = cwd
+	s.Home = HomeOf(cwd)
+	s.Cwd = cwd
+	s.Work = cwd
 	// A workspace at / or at a system directory is no workspace at all.
 	if noWorkspace(cwd) {
-		s.work = virtualWork
+		s.Work = virtualWork
 	}
 	s.writableRoots()
 	return s
@@ -92,19 +94,19 @@ func newSh(v *verdict, set *rules.Set, cwd string) *sh {
 
 // writableRoots sets s.roots from the run's configured writable roots,
 // resolved, leaving out those that bound nothing.
-func (s *sh) writableRoots() {
-	if s.v.k == nil {
+func (s *Script) writableRoots() {
+	if s.V.K == nil {
 		return
 	}
-	for _, r := range s.v.k.roots {
+	for _, r := range s.V.K.roots {
 		r = cleanPath(r)
 		if !strings.HasPrefix(r, "/") {
 			continue
 		}
-		if got, ok := s.v.k.resolveDir(r); ok {
+		if got, ok := s.V.K.resolveDir(r); ok {
 			r = got
 		}
-		if !noWorkspace(r) && r != s.home {
+		if !noWorkspace(r) && r != s.Home {
 			s.roots = append(s.roots, r)
 		}
 	}
@@ -114,23 +116,23 @@ func (s *sh) writableRoots() {
 // a writable root judged as one: the file system, a top-level or critical
 // system directory, a directory of homes, the shared temporary directory.
 func noWorkspace(dir string) bool {
-	return dir == "/" || topLevel[dir] || criticalSystemPath(dir) || dir == "/home" || dir == "/Users" || dir == "/tmp"
+	return dir == "/" || topLevel[dir] || CriticalSystemPath(dir) || dir == "/home" || dir == "/Users" || dir == "/tmp"
 }
 
-// judgeShell judges a shell action.
-func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
+// JudgeShell judges a shell action.
+func JudgeShell(v *Judgement, a *action.Action, set *rules.Set) {
 	if len(a.Command) == 0 {
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "shell action without a command"})
+		v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "shell action without a command"})
 		return
 	}
-	s := newSh(v, set, a.Cwd)
-	s.escalated = a.Escalated()
-	s.readOnly = a.Sandbox == "read-only"
+	s := NewScript(v, set, a.Cwd)
+	s.Escalated = a.Escalated()
+	s.ReadOnly = a.Sandbox == "read-only"
 	var sc *shell.Script
 	if script, ok := shellScript(a.Command); ok {
 		p, err := shell.Parse(script)
 		if err != nil {
-			v.add(finding{vocab.Escalate, vocab.Routine, medium, "the script cannot be parsed: " + err.Error()})
+			v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "the script cannot be parsed: " + err.Error()})
 			return
 		}
 		sc = p
@@ -138,15 +140,15 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 		if strings.Contains(script, "${!") {
 			// ${!name} reads the variable another variable names:
 			// what it uses is not in the script's words.
-			v.add(finding{vocab.Escalate, vocab.CredentialProbing, medium, "the script uses indirect expansion (${!name}), which hides which variable it reads"})
+			v.Add(Finding{vocab.Escalate, vocab.CredentialProbing, Medium, "the script uses indirect expansion (${!name}), which hides which variable it reads"})
 		}
-		if xargsRunsShell(script) {
-			v.add(finding{vocab.Escalate, vocab.Routine, medium, "the script has xargs run a shell on commands built from its input"})
+		if XargsRunsShell(script) {
+			v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "the script has xargs run a shell on commands built from its input"})
 		}
 		if m := devtoolsCookies(script); m != "" {
 			// The DevTools protocol's cookie and storage reads, sent
 			// to a browser's debugging port by any client.
-			v.add(finding{vocab.Escalate, vocab.CredentialProbing, high, "the script asks a browser's debugging protocol for its cookies or storage (" + m + ")"})
+			v.Add(Finding{vocab.Escalate, vocab.CredentialProbing, High, "the script asks a browser's debugging protocol for its cookies or storage (" + m + ")"})
 		}
 	} else {
 		sc = shell.FromArgs(a.Command)
@@ -158,33 +160,33 @@ func judgeShell(v *verdict, a *action.Action, set *rules.Set) {
 	// The paths a blocked command asks to write (SPEC G2): judged where
 	// they resolve, after what the script itself did.
 	for _, p := range a.Paths {
-		c := &cmd{text: textcut.Shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", cwd: s.cwd}
-		s.write(c, s.where(p, s.cwd), "")
+		c := &Command{Text: textcut.Shorten(strings.Join(a.Command, " "), 160) + " (writing " + p + ")", Cwd: s.Cwd}
+		s.Write(c, s.Where(p, s.Cwd), "")
 	}
 }
 
 // loopVars gives the variables of loops over files (for f in *.txt, find
 // … | while read f), as the shell syntax tree shows them, the directory
 // they walk, so that "$f" is judged as a file found there.
-func (s *sh) loopVars(loops []shell.Loop) {
+func (s *Script) loopVars(loops []shell.Loop) {
 	for _, l := range loops {
 		s.loopVar(l.Var, l.Root)
 	}
 }
 
-func (s *sh) loopVar(name, root string) {
-	if s.vars == nil {
-		s.vars = map[string]string{}
+func (s *Script) loopVar(name, root string) {
+	if s.Vars == nil {
+		s.Vars = map[string]string{}
 	}
 	if root == "" {
-		s.vars[name] = unresolved
+		s.Vars[name] = unresolved
 		return
 	}
-	if _, seen := s.vars[name]; seen {
-		s.vars[name] = unresolved
+	if _, seen := s.Vars[name]; seen {
+		s.Vars[name] = unresolved
 		return
 	}
-	s.vars[name] = strings.TrimSuffix(root, "/") + "/\x01"
+	s.Vars[name] = strings.TrimSuffix(root, "/") + "/\x01"
 }
 
 // shellScript returns SCRIPT when argv is a shell running it with -c
@@ -208,26 +210,26 @@ func shellScript(argv []string) (string, bool) {
 	return "", false
 }
 
-// judgeText judges text as a script that will run later in the
+// JudgeText judges text as a script that will run later in the
 // directory cwd ("" when unknown): shell start-up lines, aliases.
-func (s *sh) judgeText(text, cwd string) Verdict {
+func (s *Script) JudgeText(text, cwd string) Verdict {
 	v, _ := s.judgeLater(text, cwd)
 	return v
 }
 
 // judgeLater is judgeText, also reporting whether the text downloads code
 // and runs it.
-func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
-	v := verdict{k: s.v.k}
+func (s *Script) judgeLater(text, cwd string) (Verdict, bool) {
+	v := Judgement{K: s.V.K}
 	if s.depth > 3 {
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "nested too deeply to judge"})
+		v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "nested too deeply to judge"})
 		return v.result(), false
 	}
-	sub := &sh{v: &v, set: s.set, home: s.home, work: s.work, cwd: cwd, depth: s.depth + 1,
-		escalated: s.escalated, links: s.links, state: s.state, stateSet: s.stateSet, workDisk: s.workDisk}
+	sub := &Script{V: &v, set: s.set, Home: s.Home, Work: s.Work, Cwd: cwd, depth: s.depth + 1,
+		Escalated: s.Escalated, links: s.links, state: s.state, stateSet: s.stateSet, workDisk: s.workDisk}
 	sc, err := shell.Parse(text)
 	if err != nil {
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "content cannot be parsed as shell"})
+		v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "content cannot be parsed as shell"})
 		return v.result(), false
 	}
 	sub.script(sc)
@@ -235,31 +237,31 @@ func (s *sh) judgeLater(text, cwd string) (Verdict, bool) {
 }
 
 // script judges a parsed script.
-func (s *sh) script(sc *shell.Script) {
+func (s *Script) script(sc *shell.Script) {
 	if len(sc.Commands) == 0 {
 		if sc.Opaque {
-			s.esc(vocab.Routine, medium, "the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
+			s.Esc(vocab.Routine, Medium, "the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
 			return
 		}
-		s.allow("empty script")
+		s.Allow("empty script")
 		return
 	}
 	matches := rules.MatchAll(s.set, sc)
 	s.collectVars(sc.Commands)
-	s.cmds = make([]cmd, len(sc.Commands))
-	cwd := s.cwd
+	s.Cmds = make([]Command, len(sc.Commands))
+	cwd := s.Cwd
 	for i := range sc.Commands {
-		c := &s.cmds[i]
-		c.sc = &sc.Commands[i]
-		c.cwd = cwd
+		c := &s.Cmds[i]
+		c.Sc = &sc.Commands[i]
+		c.Cwd = cwd
 		s.prepare(c)
 		// cd changes the directory of the commands after it.
-		if c.name == "cd" || c.name == "pushd" {
+		if c.Name == "cd" || c.Name == "pushd" {
 			cwd = s.chdir(c)
 		}
 	}
 	for _, m := range matches {
-		c := &s.cmds[m.Command]
+		c := &s.Cmds[m.Command]
 		if m.Possible {
 			c.rule = max(c.rule, rules.Prompt)
 		} else {
@@ -273,26 +275,26 @@ func (s *sh) script(sc *shell.Script) {
 			}
 		}
 	}
-	for i := range s.cmds {
-		s.command(&s.cmds[i])
+	for i := range s.Cmds {
+		s.command(&s.Cmds[i])
 	}
 	s.flows()
 	if sc.Opaque {
-		s.esc(vocab.Routine, medium, "part of the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
+		s.Esc(vocab.Routine, Medium, "part of the script cannot be analysed: "+strings.Join(sc.Reasons, "; "))
 	}
 }
 
 // prepare expands the words of c.
-func (s *sh) prepare(c *cmd) {
-	sc := c.sc
-	c.text = textcut.Shorten(sc.Text, 160)
+func (s *Script) prepare(c *Command) {
+	sc := c.Sc
+	c.Text = textcut.Shorten(sc.Text, 160)
 	if len(sc.Args) == 0 {
 		return
 	}
-	c.args = make([]string, len(sc.Args))
-	c.known = make([]bool, len(sc.Args))
-	saved := s.cwd
-	s.cwd = c.cwd
+	c.Args = make([]string, len(sc.Args))
+	c.Known = make([]bool, len(sc.Args))
+	saved := s.Cwd
+	s.Cwd = c.Cwd
 	s.positional = ""
 	if n := len(sc.Wrappers); n > 1 {
 		// sh -c '… "$1" …' run by find -exec or xargs: the positional
@@ -313,14 +315,14 @@ func (s *sh) prepare(c *cmd) {
 	}
 	for i, w := range sc.Args {
 		if sc.Literal[i] {
-			c.args[i], c.known[i] = w, true
+			c.Args[i], c.Known[i] = w, true
 			continue
 		}
-		c.args[i], c.known[i] = s.expand(w)
+		c.Args[i], c.Known[i] = s.expand(w)
 	}
-	s.cwd = saved
+	s.Cwd = saved
 	s.positional = ""
-	c.name = shell.Base(c.args[0])
+	c.Name = shell.Base(c.Args[0])
 	if n := len(sc.Wrappers); n > 0 {
 		switch w := sc.Wrappers[n-1]; {
 		case strings.HasPrefix(w, "find "):
@@ -329,25 +331,25 @@ func (s *sh) prepare(c *cmd) {
 			c.items = s.xargsRoot(c)
 		}
 		if c.items != "" {
-			for i := 1; i < len(c.args); i++ {
-				if strings.Contains(c.args[i], "{}") {
-					c.args[i] = strings.ReplaceAll(c.args[i], "{}", c.items+"/\x01")
-					c.known[i] = false
+			for i := 1; i < len(c.Args); i++ {
+				if strings.Contains(c.Args[i], "{}") {
+					c.Args[i] = strings.ReplaceAll(c.Args[i], "{}", c.items+"/\x01")
+					c.Known[i] = false
 				}
 			}
 			if sc.Wrappers[n-1] == "xargs" && !hasReplace(c) {
-				c.args = append(c.args, c.items+"/\x01")
-				c.known = append(c.known, false)
+				c.Args = append(c.Args, c.items+"/\x01")
+				c.Known = append(c.Known, false)
 			}
 		}
 	}
-	if c.name == "find" {
-		roots := command.FindRoots(c.args)
+	if c.Name == "find" {
+		roots := command.FindRoots(c.Args)
 		if len(roots) > 0 {
 			root := roots[0]
 			// find . -name __pycache__ -exec rm -rf {} +: the items are
 			// named by the one -name pattern.
-			if name := findName(c.args); name != "" && !strings.ContainsAny(root, "$`") {
+			if name := findName(c.Args); name != "" && !strings.ContainsAny(root, "$`") {
 				root = strings.TrimSuffix(root, "/") + "/" + name
 			}
 			s.findRoots = append(s.findRoots[:0], root)
@@ -375,8 +377,8 @@ func findName(args []string) string {
 
 // hasReplace reports whether an xargs-run command took its input through a
 // replacement string ({} was substituted).
-func hasReplace(c *cmd) bool {
-	for _, a := range c.args[1:] {
+func hasReplace(c *Command) bool {
+	for _, a := range c.Args[1:] {
 		if strings.Contains(a, "\x01") {
 			return true
 		}
@@ -384,7 +386,7 @@ func hasReplace(c *cmd) bool {
 	return false
 }
 
-func (s *sh) lastFindRoot() string {
+func (s *Script) lastFindRoot() string {
 	if len(s.findRoots) == 0 {
 		return "\x00"
 	}
@@ -393,31 +395,31 @@ func (s *sh) lastFindRoot() string {
 
 // xargsRoot finds where the items xargs reads come from: the root of a
 // find, fd, ls or git ls-files earlier in the same pipeline.
-func (s *sh) xargsRoot(c *cmd) string {
-	if c.sc.Pipeline == 0 {
+func (s *Script) xargsRoot(c *Command) string {
+	if c.Sc.Pipeline == 0 {
 		return "\x00"
 	}
-	for i := range s.cmds {
-		d := &s.cmds[i]
-		if d.sc == c.sc {
+	for i := range s.Cmds {
+		d := &s.Cmds[i]
+		if d.Sc == c.Sc {
 			break
 		}
-		if d.sc == nil || d.sc.Pipeline != c.sc.Pipeline || d.sc.Stage >= c.sc.Stage || len(d.args) == 0 {
+		if d.Sc == nil || d.Sc.Pipeline != c.Sc.Pipeline || d.Sc.Stage >= c.Sc.Stage || len(d.Args) == 0 {
 			continue
 		}
-		switch d.name {
+		switch d.Name {
 		case "find":
-			if r := command.FindRoots(d.args); len(r) > 0 {
+			if r := command.FindRoots(d.Args); len(r) > 0 {
 				return r[0]
 			}
 		case "ls", "fd", "fdfind", "git", "grep", "rg", "locate":
-			ops := shell.Operands(d.args, "")
+			ops := shell.Operands(d.Args, "")
 			for _, o := range ops {
 				if strings.HasPrefix(o, "/") || strings.HasPrefix(o, "~") {
 					return o
 				}
 			}
-			if d.name == "locate" {
+			if d.Name == "locate" {
 				return "/"
 			}
 			return "."
@@ -427,11 +429,11 @@ func (s *sh) xargsRoot(c *cmd) string {
 }
 
 // chdir returns the directory after c (cd or pushd).
-func (s *sh) chdir(c *cmd) string {
-	ops := shell.Operands(c.args, "")
+func (s *Script) chdir(c *Command) string {
+	ops := shell.Operands(c.Args, "")
 	if len(ops) == 0 {
-		if s.home != "" {
-			return s.home
+		if s.Home != "" {
+			return s.Home
 		}
 		return ""
 	}
@@ -439,146 +441,149 @@ func (s *sh) chdir(c *cmd) string {
 	if t == "-" || strings.Contains(t, "$") || strings.Contains(t, "`") {
 		return ""
 	}
-	pl := s.where(t, c.cwd)
-	if pl.abs == "" || strings.HasPrefix(pl.abs, "~") {
+	pl := s.Where(t, c.Cwd)
+	if pl.Abs == "" || strings.HasPrefix(pl.Abs, "~") {
 		return ""
 	}
-	return pl.abs
+	return pl.Abs
 }
 
 // Findings.
 
-func (s *sh) allow(reason string) { s.v.add(finding{vocab.Allow, vocab.Routine, low, reason}) }
+// Allow finds the command routine, for reason.
+func (s *Script) Allow(reason string) { s.V.Add(Finding{vocab.Allow, vocab.Routine, Low, reason}) }
 
-func (s *sh) esc(class vocab.Class, risk int, reason string) {
-	s.v.add(finding{vocab.Escalate, class, risk, reason})
+// Esc passes the action on, for reason, in class at risk.
+func (s *Script) Esc(class vocab.Class, risk int, reason string) {
+	s.V.Add(Finding{vocab.Escalate, class, risk, reason})
 }
 
-func (s *sh) deny(class vocab.Class, reason string) {
-	s.v.add(finding{vocab.Deny, class, critical, reason})
+// Deny denies the action, for reason, in class.
+func (s *Script) Deny(class vocab.Class, reason string) {
+	s.V.Add(Finding{vocab.Deny, class, Critical, reason})
 }
 
 // command judges one simple command.
-func (s *sh) command(c *cmd) {
-	sc := c.sc
+func (s *Script) command(c *Command) {
+	sc := c.Sc
 	for _, a := range sc.Assigns {
 		s.envAssign(c, a)
 	}
 	for _, r := range sc.Redirects {
 		t, _ := s.expand(r)
-		s.write(c, s.where(t, c.cwd), c.content())
+		s.Write(c, s.Where(t, c.Cwd), c.Content())
 	}
 	for _, r := range sc.Inputs {
 		// What the command reads on its input goes where its output
 		// goes (ssh host cat < ~/.ssh/id_rsa).
 		t, _ := s.expand(r)
-		s.read(c, t, c.name != "wc" && !strings.HasSuffix(c.name, "sum"))
+		s.Read(c, t, c.Name != "wc" && !strings.HasSuffix(c.Name, "sum"))
 	}
-	if len(c.args) == 0 {
+	if len(c.Args) == 0 {
 		if len(sc.Assigns) > 0 || len(sc.Redirects) > 0 {
-			s.allow("assignment")
+			s.Allow("assignment")
 		}
 		return
 	}
 	if strings.Contains(sc.Text, "WARDEN_HOME") || strings.Contains(sc.Text, "WARDEN_MANAGED_CONFIG") {
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` touches warden's own state")
+		s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` touches warden's own state")
 	}
 	if c.rule == rules.Forbidden && c.ruleSeen {
-		s.deny(vocab.Routine, "`"+c.text+"` is forbidden by the exec rule "+c.ruleWhy)
+		s.Deny(vocab.Routine, "`"+c.Text+"` is forbidden by the exec rule "+c.ruleWhy)
 		return
 	}
 	if c.rule >= rules.Prompt {
-		s.esc(vocab.Routine, medium, "`"+c.text+"` needs approval by the exec rule "+c.ruleWhy)
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` needs approval by the exec rule "+c.ruleWhy)
 	}
-	if !c.known[0] {
-		s.esc(vocab.Routine, medium, "the program `"+c.args[0]+"` is not known before the script runs")
+	if !c.Known[0] {
+		s.Esc(vocab.Routine, Medium, "the program `"+c.Args[0]+"` is not known before the script runs")
 		return
 	}
 	if sc.Unwrapped {
 		s.wrapper(c)
 		return
 	}
-	if sc.Func != "" && c.name == sc.Func {
-		s.esc(vocab.Destructive, high, "`"+c.text+"`: the function "+sc.Func+" calls itself (a fork bomb when it runs in the background)")
+	if sc.Func != "" && c.Name == sc.Func {
+		s.Esc(vocab.Destructive, High, "`"+c.Text+"`: the function "+sc.Func+" calls itself (a fork bomb when it runs in the background)")
 		return
 	}
-	if c.name == "echo" || c.name == "printf" {
+	if c.Name == "echo" || c.Name == "printf" {
 		for _, w := range sc.Args[1:] {
 			if vs := secret.Vars(w); len(vs) > 0 {
-				s.esc(vocab.CredentialProbing, high, "`"+c.text+"` prints the secret $"+vs[0])
+				s.Esc(vocab.CredentialProbing, High, "`"+c.Text+"` prints the secret $"+vs[0])
 				break
 			}
 		}
 	}
-	if r, ok := command.RunsOther(c.args); ok && c.known[0] {
-		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r+", whose effect is not in the request")
+	if r, ok := command.RunsOther(c.Args); ok && c.Known[0] {
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"`: "+r+", whose effect is not in the request")
 	}
-	in, ok := command.InlineCode(c.args)
+	in, ok := command.InlineCode(c.Args)
 	if ok && in.Code != "" {
 		if w := codeSecret(in.Code); w != "" {
-			s.esc(vocab.CredentialProbing, high, "`"+c.text+"` runs "+in.Lang+" code that reads "+w)
-		} else if w := protection.BrowserScriptSecret(s.v.k, in.Code); w != "" {
-			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs "+in.Lang+" code that handles "+w)
+			s.Esc(vocab.CredentialProbing, High, "`"+c.Text+"` runs "+in.Lang+" code that reads "+w)
+		} else if w := protection.BrowserScriptSecret(s.V.K, in.Code); w != "" {
+			s.Esc(vocab.CredentialProbing, Medium, "`"+c.Text+"` runs "+in.Lang+" code that handles "+w)
 		}
 	}
-	if ok && !in.Literal(c.known) {
-		s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
+	if ok && !in.Literal(c.Known) {
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` runs "+in.Lang+" code made when the command runs, which the request does not show")
 	} else if ok && (!in.Known || in.Lang == "awk" || in.Lang == "vim") {
 		if e := command.CodeEffects(in); !in.Known || e.Exec {
-			s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
+			s.Esc(vocab.Routine, Medium, "`"+c.Text+"` runs "+in.Lang+" code that starts other programs, or that the request does not show")
 		} else if e.Write && in.Lang == "vim" {
-			s.esc(vocab.Routine, low, "`"+c.text+"` writes files from vim commands")
+			s.Esc(vocab.Routine, Low, "`"+c.Text+"` writes files from vim commands")
 		}
 	}
-	if s.escalated && isPython(c.name) && pythonImportsCwd(c.args) {
+	if s.Escalated && IsPython(c.Name) && pythonImportsCwd(c.Args) {
 		// python -m and -c put the working directory first on sys.path:
 		// outside the sandbox, a json.py or sitecustomize.py the agent
 		// wrote in the workspace runs instead of the standard module.
-		s.esc(vocab.Routine, medium, "`"+c.text+"` imports modules from the working directory, which the agent can write")
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` imports modules from the working directory, which the agent can write")
 	}
-	if s.escalated && (c.name == "node" || c.name == "nodejs" || c.name == "bun") && nodeLoadsModules(c.args) {
+	if s.Escalated && (c.Name == "node" || c.Name == "nodejs" || c.Name == "bun") && nodeLoadsModules(c.Args) {
 		// require and import look in the working directory's
 		// node_modules first, which the agent can write.
-		s.esc(vocab.Routine, medium, "`"+c.text+"` loads modules from the working directory, which the agent can write")
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` loads modules from the working directory, which the agent can write")
 	}
-	if c.name == "make" || c.name == "gmake" {
-		if r := command.MakefileFromInput(c.args); r != "" {
-			s.esc(vocab.Routine, medium, "`"+c.text+"`: "+r)
+	if c.Name == "make" || c.Name == "gmake" {
+		if r := command.MakefileFromInput(c.Args); r != "" {
+			s.Esc(vocab.Routine, Medium, "`"+c.Text+"`: "+r)
 		}
 	}
 	s.reach(c)
 	if r := optionEffect(c); r != "" {
-		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` "+r)
+		s.Esc(vocab.CredentialProbing, High, "`"+c.Text+"` "+r)
 	}
 	if writesText(c) {
 		text := sc.Text
 		if sc.Doc != "" {
 			text += "\n" + sc.Doc
 		}
-		if r := protection.RemovesProtection(s.v.k, text, ""); r != "" {
-			s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` writes `"+r+"`, which removes a protection")
+		if r := protection.RemovesProtection(s.V.K, text, ""); r != "" {
+			s.Esc(vocab.SecurityWeakening, High, "`"+c.Text+"` writes `"+r+"`, which removes a protection")
 		}
 	}
-	before := *s.v
+	before := *s.V
 	commandJudge(s, c)
-	if c.ruleSeen && c.rule == rules.Allow && s.v.worst.dec == vocab.Escalate && before.worst.rank() < s.v.worst.rank() &&
-		s.v.worst.class == vocab.Routine {
+	if c.ruleSeen && c.rule == rules.Allow && s.V.Worst.Dec == vocab.Escalate && before.Worst.Rank() < s.V.Worst.Rank() &&
+		s.V.Worst.Class == vocab.Routine {
 		// An exec rule allows what triage only found unclear.
-		*s.v = before
-		s.allow("`" + c.text + "` is allowed by an exec rule")
+		*s.V = before
+		s.Allow("`" + c.Text + "` is allowed by an exec rule")
 	}
 }
 
-// content returns what an echo or printf writes, "" otherwise.
-func (c *cmd) content() string {
-	switch c.name {
+// Content returns what an echo or printf writes, "" otherwise.
+func (c *Command) Content() string {
+	switch c.Name {
 	case "echo", "printf":
 		var parts []string
-		for i := 1; i < len(c.args); i++ {
-			if c.name == "echo" && i == 1 && strings.HasPrefix(c.args[i], "-") {
+		for i := 1; i < len(c.Args); i++ {
+			if c.Name == "echo" && i == 1 && strings.HasPrefix(c.Args[i], "-") {
 				continue
 			}
-			parts = append(parts, c.args[i])
+			parts = append(parts, c.Args[i])
 		}
 		return strings.Join(parts, " ")
 	}
@@ -587,65 +592,66 @@ func (c *cmd) content() string {
 
 // wrapper judges a command that runs another (the one it runs is its own
 // entry).
-func (s *sh) wrapper(c *cmd) {
-	switch c.name {
+func (s *Script) wrapper(c *Command) {
+	switch c.Name {
 	case "trap":
-		if shell.HasWord(c.args, "DEBUG", "RETURN", "ERR") {
-			s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` runs code before every command (a command logger)")
+		if shell.HasWord(c.Args, "DEBUG", "RETURN", "ERR") {
+			s.Esc(vocab.CredentialProbing, Medium, "`"+c.Text+"` runs code before every command (a command logger)")
 			return
 		}
-		s.allow("trap")
+		s.Allow("trap")
 	case "sudo", "doas", "pkexec", "su", "runuser":
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` runs with elevated privileges")
+		s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` runs with elevated privileges")
 	case "chroot":
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` runs in another root")
+		s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` runs in another root")
 	case "find":
 		s.judgeNamed("find", c)
 	case "watch":
-		s.allow("watch")
+		s.Allow("watch")
 	default:
 		// env, nice, timeout, nohup, xargs, bash -c, eval, exec, time, …
-		for _, a := range c.sc.Assigns {
+		for _, a := range c.Sc.Assigns {
 			s.envAssign(c, a)
 		}
-		if c.name == "env" {
-			for _, a := range c.args[1:] {
-				if isAssignWord(a) {
+		if c.Name == "env" {
+			for _, a := range c.Args[1:] {
+				if IsAssignWord(a) {
 					s.envAssign(c, a)
 				}
 			}
 		}
-		s.allow(c.name)
+		s.Allow(c.Name)
 	}
 }
 
-func isAssignWord(w string) bool {
+// IsAssignWord reports whether the word w is a variable assignment (NAME=value).
+func IsAssignWord(w string) bool {
 	name, _, ok := strings.Cut(w, "=")
-	return ok && isName(name)
+	return ok && IsName(name)
 }
 
 // envAssign judges NAME=value given to one command.
-func (s *sh) envAssign(c *cmd, a string) {
+func (s *Script) envAssign(c *Command, a string) {
 	name, val, _ := strings.Cut(a, "=")
 	v, _ := s.expand(val)
-	if r := tlsOffVar(name, v); r != "" {
-		s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` "+r+" for this command")
+	if r := TlsOffVar(name, v); r != "" {
+		s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` "+r+" for this command")
 	}
-	if r := historyOff(name, v); r != "" {
-		s.esc(vocab.SecurityWeakening, high, r)
+	if r := HistoryOff(name, v); r != "" {
+		s.Esc(vocab.SecurityWeakening, High, r)
 	}
 	if name == "LD_PRELOAD" || name == "DYLD_INSERT_LIBRARIES" {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` preloads a library ("+name+")")
-	} else if codeVar(name) {
-		s.esc(vocab.Routine, medium, "`"+c.text+"` sets "+name+", which chooses what code runs")
+		s.Esc(vocab.SecurityWeakening, High, "`"+c.Text+"` preloads a library ("+name+")")
+	} else if CodeVar(name) {
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` sets "+name+", which chooses what code runs")
 	}
 }
 
-// codeVar reports whether an environment variable chooses which code a
+// CodeVar reports whether an environment variable chooses which code a
 // program runs (where it finds programs, start-up files, libraries,
 // interpreter options, git's configuration and helpers): a command given
 // one runs code whose text is not in the request.
-func codeVar(name string) bool {
+func CodeVar(name string) bool {
 	switch name {
 	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "CDPATH",
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PERL5LIB", "PERLLIB", "PERL5OPT",
@@ -659,9 +665,9 @@ func codeVar(name string) bool {
 	return strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_")
 }
 
-// tlsOffVar describes an environment variable setting that turns TLS
+// TlsOffVar describes an environment variable setting that turns TLS
 // verification off.
-func tlsOffVar(name, v string) string {
+func TlsOffVar(name, v string) string {
 	switch name {
 	case "NODE_TLS_REJECT_UNAUTHORIZED":
 		if v == "0" {
@@ -683,7 +689,8 @@ func tlsOffVar(name, v string) string {
 	return ""
 }
 
-func historyOff(name, v string) string {
+// HistoryOff says how assigning v to the variable name turns shell history off, "" when it does not.
+func HistoryOff(name, v string) string {
 	switch name {
 	case "HISTFILE":
 		if v == "" || v == "/dev/null" {
@@ -746,13 +753,13 @@ func nodeLoadsModules(args []string) bool {
 	return len(args) == 1
 }
 
-// xargsRunsShell reports whether the script has xargs run a shell with a
+// XargsRunsShell reports whether the script has xargs run a shell with a
 // command built from its input: the word xargs, then, before the next |,
 // ;, & or newline, the word sh, bash, zsh, dash or ksh followed by
 // blanks and -c. It reads as the regular expression
 // \bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b does (a test
 // compares them), in one pass instead of backtracking.
-func xargsRunsShell(script string) bool {
+func XargsRunsShell(script string) bool {
 	for i := 0; ; {
 		j := strings.Index(script[i:], "xargs")
 		if j < 0 {
@@ -826,23 +833,23 @@ func devtoolsCookies(script string) string {
 // heredocPatches judges the diffs the script gives git apply or patch as
 // here-documents as the file edits they make (a protection a diff removes
 // is the same whichever tool applies it).
-func (s *sh) heredocPatches(a *action.Action, set *rules.Set) {
-	for i := range s.cmds {
-		c := &s.cmds[i]
-		if c.sc == nil || c.sc.Doc == "" || len(c.args) == 0 {
+func (s *Script) heredocPatches(a *action.Action, set *rules.Set) {
+	for i := range s.Cmds {
+		c := &s.Cmds[i]
+		if c.Sc == nil || c.Sc.Doc == "" || len(c.Args) == 0 {
 			continue
 		}
-		if c.name != "patch" && !(c.name == "git" && shell.HasWord(c.args, "apply", "am")) {
+		if c.Name != "patch" && !(c.Name == "git" && shell.HasWord(c.Args, "apply", "am")) {
 			continue
 		}
-		for _, p := range diffFiles(c.sc.Doc) {
-			dir := c.cwd
+		for _, p := range diffFiles(c.Sc.Doc) {
+			dir := c.Cwd
 			if dir == "" {
 				dir = a.Cwd
 			}
-			edit := action.Action{Kind: action.FileEdit, Path: p, Operation: "apply_patch", Patch: c.sc.Doc, Cwd: dir,
+			edit := action.Action{Kind: action.FileEdit, Path: p, Operation: "apply_patch", Patch: c.Sc.Doc, Cwd: dir,
 				Sandbox: a.Sandbox, SandboxPermissions: a.SandboxPermissions}
-			actionJudges[action.FileEdit](s.v, &edit, set)
+			actionJudges[action.FileEdit](s.V, &edit, set)
 		}
 	}
 }

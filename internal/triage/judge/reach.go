@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"strings"
@@ -21,16 +21,16 @@ import (
 // by the programs file.
 
 // reach adds the findings of c's words about the network.
-func (s *sh) reach(c *cmd) {
-	if len(c.args) < 2 && c.sc.Doc == "" {
+func (s *Script) reach(c *Command) {
+	if len(c.Args) < 2 && c.Sc.Doc == "" {
 		return
 	}
-	net := s.v.k.has(c.name, factNetwork)
+	net := s.V.K.Has(c.Name, FactNetwork)
 	// Destinations.
 	remote, rawIP, oddPort, meta := "", "", "", ""
 	expose := false
-	for i := 1; i < len(c.args); i++ {
-		w := c.args[i]
+	for i := 1; i < len(c.Args); i++ {
+		w := c.Args[i]
 		if len(w) < 4 || strings.IndexByte(w, '.') < 0 && strings.IndexByte(w, ':') < 0 {
 			continue
 		}
@@ -42,7 +42,7 @@ func (s *sh) reach(c *cmd) {
 		h, port, scheme, ok := network.Dest(w, net)
 		if ok && (h == "0.0.0.0" || h == "::") && !expose {
 			expose = true
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` listens on every network interface")
+			s.Esc(vocab.Exfiltration, Medium, "`"+c.Text+"` listens on every network interface")
 		}
 		if !ok || network.Local(h) {
 			continue
@@ -54,7 +54,7 @@ func (s *sh) reach(c *cmd) {
 			remote = h
 		}
 		if ip := network.IP(h); ip != nil && !ip.IsLoopback() && !ip.IsUnspecified() {
-			if scheme || port != "" || !s.v.k.has(c.name, factProbes) {
+			if scheme || port != "" || !s.V.K.Has(c.Name, FactProbes) {
 				if rawIP == "" {
 					rawIP = h
 					if port != "" {
@@ -69,70 +69,70 @@ func (s *sh) reach(c *cmd) {
 		}
 	}
 	if meta != "" {
-		s.esc(vocab.CredentialProbing, high, "`"+c.text+"` reaches the cloud metadata service ("+meta+"), which hands out the machine's credentials")
+		s.Esc(vocab.CredentialProbing, High, "`"+c.Text+"` reaches the cloud metadata service ("+meta+"), which hands out the machine's credentials")
 	}
 	if rawIP != "" {
-		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches the raw IP address "+rawIP)
+		s.Esc(vocab.Exfiltration, Medium, "`"+c.Text+"` reaches the raw IP address "+rawIP)
 	}
 	if oddPort != "" {
-		s.esc(vocab.Exfiltration, medium, "`"+c.text+"` reaches "+oddPort+", an unusual port")
+		s.Esc(vocab.Exfiltration, Medium, "`"+c.Text+"` reaches "+oddPort+", an unusual port")
 	}
-	for _, a := range c.sc.Assigns {
+	for _, a := range c.Sc.Assigns {
 		name, val, _ := strings.Cut(a, "=")
 		if strings.HasSuffix(strings.ToLower(name), "_proxy") && val != "" && strings.IndexByte(val, '$') < 0 {
 			if h, _, _, ok := network.Dest(strings.Trim(val, `'"`), true); ok && !network.Local(h) {
-				s.esc(vocab.Exfiltration, medium, "`"+c.text+"` sends its traffic through the proxy "+h)
+				s.Esc(vocab.Exfiltration, Medium, "`"+c.Text+"` sends its traffic through the proxy "+h)
 			}
 		}
 	}
-	for i := 2; i < len(c.args); i++ {
+	for i := 2; i < len(c.Args); i++ {
 		// docker run img nc -l -p 4444 -e sh, kubectl exec pod -- socat …:
 		// a network shell run by another program.
-		switch shell.Base(c.args[i]) {
+		switch shell.Base(c.Args[i]) {
 		case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "socat":
-			for _, a := range c.args[i+1:] {
+			for _, a := range c.Args[i+1:] {
 				if a == "-e" || a == "-c" || strings.HasPrefix(a, "--exec") || strings.HasPrefix(strings.ToLower(a), "exec:") {
-					s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs a network shell ("+c.args[i]+" "+a+")")
-					i = len(c.args)
+					s.Esc(vocab.SecurityWeakening, High, "`"+c.Text+"` runs a network shell ("+c.Args[i]+" "+a+")")
+					i = len(c.Args)
 					break
 				}
 			}
 		}
 	}
-	if t := c.sc.Text; strings.Contains(t, "/dev/") && (strings.Contains(t, "/dev/tcp/") || strings.Contains(t, "/dev/udp/")) {
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` opens a raw network connection (/dev/tcp)")
+	if t := c.Sc.Text; strings.Contains(t, "/dev/") && (strings.Contains(t, "/dev/tcp/") || strings.Contains(t, "/dev/udp/")) {
+		s.Esc(vocab.SecurityWeakening, High, "`"+c.Text+"` opens a raw network connection (/dev/tcp)")
 	}
 	if !net && remote == "" {
 		return
 	}
 	// Secrets in the words or the input document.
-	for i := 1; i < len(c.sc.Args); i++ {
-		if c.sc.Literal[i] {
+	for i := 1; i < len(c.Sc.Args); i++ {
+		if c.Sc.Literal[i] {
 			continue
 		}
-		raw := c.sc.Args[i]
-		vs := s.secretRefs(raw)
+		raw := c.Sc.Args[i]
+		vs := s.SecretRefs(raw)
 		if len(vs) == 0 {
 			continue
 		}
-		if s.v.k.has(c.name, factLooksUp) && network.InHostName(raw, vs[0]) {
-			s.deny(vocab.Exfiltration, "`"+c.text+"` puts the secret $"+vs[0]+" into a name it looks up (DNS carries it out)")
+		if s.V.K.Has(c.Name, FactLooksUp) && network.InHostName(raw, vs[0]) {
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` puts the secret $"+vs[0]+" into a name it looks up (DNS carries it out)")
 			return
 		}
-		s.esc(vocab.Exfiltration, high, "`"+c.text+"` gives the secret $"+vs[0]+" to "+c.name+", which can send it over the network")
+		s.Esc(vocab.Exfiltration, High, "`"+c.Text+"` gives the secret $"+vs[0]+" to "+c.Name+", which can send it over the network")
 		return
 	}
-	if d := c.sc.Doc; d != "" {
-		if vs := s.secretRefs(d); len(vs) > 0 {
-			s.esc(vocab.Exfiltration, high, "`"+c.text+"` feeds the secret $"+vs[0]+" to "+c.name+", which can send it over the network")
+	if d := c.Sc.Doc; d != "" {
+		if vs := s.SecretRefs(d); len(vs) > 0 {
+			s.Esc(vocab.Exfiltration, High, "`"+c.Text+"` feeds the secret $"+vs[0]+" to "+c.Name+", which can send it over the network")
 			return
 		}
 		if l, what := secret.InText(d); l > secret.None {
-			s.deny(vocab.Exfiltration, "`"+c.text+"` feeds "+what+" to "+c.name+", which can send it over the network")
+			s.Deny(vocab.Exfiltration, "`"+c.Text+"` feeds "+what+" to "+c.Name+", which can send it over the network")
 			return
 		}
 		if strings.Contains(d, "$(") || strings.Contains(d, "`") {
-			s.esc(vocab.Exfiltration, medium, "`"+c.text+"` feeds command output to "+c.name+", which can send it over the network")
+			s.Esc(vocab.Exfiltration, Medium, "`"+c.Text+"` feeds command output to "+c.Name+", which can send it over the network")
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"strings"
@@ -11,11 +11,11 @@ import (
 
 // writesText reports whether a command writes files with text its own
 // words show: a redirection, in-place editing, tee.
-func writesText(c *cmd) bool {
-	if len(c.sc.Redirects) > 0 {
+func writesText(c *Command) bool {
+	if len(c.Sc.Redirects) > 0 {
 		return true
 	}
-	switch c.name {
+	switch c.Name {
 	case "tee", "sponge", "ed", "ex", "dd", "install", "cp", "mv":
 		return true
 	case "yq", "dasel", "crudini", "xmlstarlet", "tomlq", "toml", "jsonnet", "gcloud", "az", "aws":
@@ -26,15 +26,15 @@ func writesText(c *cmd) bool {
 	case "terraform", "tofu", "terragrunt", "pulumi", "helm", "helmfile", "kubectl", "cdk", "ansible-playbook", "kustomize":
 		// Their words set variables and values (-var, --set, -c,
 		// -e, config set) of what they deploy.
-		for _, a := range c.args[1:] {
+		for _, a := range c.Args[1:] {
 			if strings.Contains(a, "=") || a == "set" {
 				return true
 			}
 		}
 	case "sed", "gsed", "perl", "ruby", "awk", "gawk":
-		for _, a := range c.args[1:] {
+		for _, a := range c.Args[1:] {
 			if strings.HasPrefix(a, "-i") || a == "--in-place" || strings.HasPrefix(a, "--in-place=") ||
-				strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "i") && (c.name == "perl" || c.name == "ruby") {
+				strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "i") && (c.Name == "perl" || c.Name == "ruby") {
 				return true
 			}
 		}
@@ -46,35 +46,35 @@ func writesText(c *cmd) bool {
 // camera or keystrokes, or serves files or sets modes that weaken the
 // machine through a program's options ("" otherwise): what a program
 // table may read as routine media or file work.
-func optionEffect(c *cmd) string {
-	switch c.name {
+func optionEffect(c *Command) string {
+	switch c.Name {
 	case "scrot", "gnome-screenshot", "xwd", "screencapture", "arecord", "parecord", "rec", "fswebcam", "xinput", "logkeys", "showkey":
-		if c.name == "xinput" && !shell.HasWord(c.args, "test", "test-xi2") {
+		if c.Name == "xinput" && !shell.HasWord(c.Args, "test", "test-xi2") {
 			return ""
 		}
 		return "records the screen, audio, camera or keystrokes"
 	case "import":
-		if shell.HasWord(c.args, "-window") {
+		if shell.HasWord(c.Args, "-window") {
 			return "records the screen"
 		}
 	case "ffmpeg", "avconv", "gst-launch-1.0", "vlc", "cvlc":
-		for _, a := range c.args[1:] {
+		for _, a := range c.Args[1:] {
 			switch a {
 			case "x11grab", "avfoundation", "gdigrab", "kmsgrab", "v4l2", "alsa", "pulse", "dshow", "screen://", "ximagesrc", "pulsesrc":
 				return "records the screen, audio or camera"
 			}
 		}
 	case "ruby":
-		if shell.HasWord(c.args, "-run") && shell.HasWord(c.args, "httpd") {
+		if shell.HasWord(c.Args, "-run") && shell.HasWord(c.Args, "httpd") {
 			return "serves files over HTTP to the network"
 		}
 	case "install":
-		for i, a := range c.args[1:] {
+		for i, a := range c.Args[1:] {
 			m := ""
 			switch {
 			case a == "-m" || a == "--mode":
-				if i+2 < len(c.args) {
-					m = c.args[i+2]
+				if i+2 < len(c.Args) {
+					m = c.Args[i+2]
 				}
 			case strings.HasPrefix(a, "--mode="):
 				m = a[len("--mode="):]
@@ -89,16 +89,16 @@ func optionEffect(c *cmd) string {
 	return ""
 }
 
-// inPlaceConfigEdit judges an in-place edit (sed -i, perl -pi) of files
+// InPlaceConfigEdit judges an in-place edit (sed -i, perl -pi) of files
 // by its expressions: for a configuration or security policy file, an
 // expression not known before the command runs, one that deletes lines,
 // or one about security that removes no protection the first pass can
 // name is passed on (a protection removed is judged where the text is
 // written).
-func (s *sh) inPlaceConfigEdit(c *cmd, exprs, files []string) {
+func (s *Script) InPlaceConfigEdit(c *Command, exprs, files []string) {
 	config := false
 	for _, f := range files {
-		if f != "" && (protection.ConfigFile(f) || protection.SecurityFile(s.v.k, f) != "") {
+		if f != "" && (protection.ConfigFile(f) || protection.SecurityFile(s.V.K, f) != "") {
 			config = true
 			break
 		}
@@ -107,22 +107,22 @@ func (s *sh) inPlaceConfigEdit(c *cmd, exprs, files []string) {
 		return
 	}
 	unknown := false
-	for i := 1; i < len(c.args) && i < len(c.known); i++ {
-		if !c.known[i] {
+	for i := 1; i < len(c.Args) && i < len(c.Known); i++ {
+		if !c.Known[i] {
 			unknown = true
 		}
 	}
-	w := s.v.k.List("security_line_words")
+	w := s.V.K.List("security_line_words")
 	for _, e := range exprs {
 		switch {
 		case unknown || strings.ContainsAny(e, "\x00\x01"):
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` edits a configuration file with an expression that is not known before it runs")
+			s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` edits a configuration file with an expression that is not known before it runs")
 			return
 		case sedDeletes(e):
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` deletes lines of a configuration file")
+			s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` deletes lines of a configuration file")
 			return
-		case protection.HasWordIn(e, w) || protection.SecurityKeyIn(s.v.k, e):
-			s.esc(vocab.SecurityWeakening, medium, "`"+c.text+"` changes security settings of a configuration file with an expression the first pass does not judge")
+		case protection.HasWordIn(e, w) || protection.SecurityKeyIn(s.V.K, e):
+			s.Esc(vocab.SecurityWeakening, Medium, "`"+c.Text+"` changes security settings of a configuration file with an expression the first pass does not judge")
 			return
 		}
 	}

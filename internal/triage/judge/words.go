@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ import (
 // can be judged by it.
 
 // collectVars records the assignments of the script.
-func (s *sh) collectVars(cmds []shell.Command) {
+func (s *Script) collectVars(cmds []shell.Command) {
 	for i := range cmds {
 		c := &cmds[i]
 		if len(c.Args) == 0 {
@@ -39,7 +39,7 @@ func (s *sh) collectVars(cmds []shell.Command) {
 		case "read", "mapfile", "readarray":
 			// read NAME: the value comes from input.
 			for j := 1; j < len(c.Args); j++ {
-				if !strings.HasPrefix(c.Args[j], "-") && isName(c.Args[j]) && !strings.Contains(s.vars[c.Args[j]], "\x01") {
+				if !strings.HasPrefix(c.Args[j], "-") && IsName(c.Args[j]) && !strings.Contains(s.Vars[c.Args[j]], "\x01") {
 					s.unknownVar(c.Args[j])
 				}
 			}
@@ -48,16 +48,16 @@ func (s *sh) collectVars(cmds []shell.Command) {
 }
 
 // assign records NAME=VALUE given as source text.
-func (s *sh) assign(src string) {
+func (s *Script) assign(src string) {
 	name, val, ok := strings.Cut(src, "=")
 	name = strings.TrimSuffix(name, "+")
-	if !ok || !isName(name) {
+	if !ok || !IsName(name) {
 		return
 	}
 	v, lit := s.expand(val)
 	s.setVar(name, v, lit)
 	if !lit {
-		if vs := s.secretRefs(val); len(vs) > 0 {
+		if vs := s.SecretRefs(val); len(vs) > 0 {
 			// T=$GITHUB_TOKEN: $T holds the secret too.
 			if s.secretAlias == nil {
 				s.secretAlias = map[string]string{}
@@ -67,9 +67,9 @@ func (s *sh) assign(src string) {
 	}
 }
 
-// secretRefs returns the secrets a word's source text references: variables
+// SecretRefs returns the secrets a word's source text references: variables
 // named like secrets, and variables the script assigned from one.
-func (s *sh) secretRefs(text string) []string {
+func (s *Script) SecretRefs(text string) []string {
 	vs := secret.Vars(text)
 	if len(s.secretAlias) == 0 || strings.IndexByte(text, '$') < 0 {
 		return vs
@@ -83,44 +83,45 @@ func (s *sh) secretRefs(text string) []string {
 }
 
 // assignValue records NAME=VALUE given as a literal word.
-func (s *sh) assignValue(w string, lit bool) {
+func (s *Script) assignValue(w string, lit bool) {
 	name, val, ok := strings.Cut(w, "=")
-	if !ok || !isName(name) {
+	if !ok || !IsName(name) {
 		return
 	}
 	s.setVar(name, val, lit)
 }
 
-func (s *sh) setVar(name, val string, lit bool) {
-	if s.vars == nil {
-		s.vars = map[string]string{}
+func (s *Script) setVar(name, val string, lit bool) {
+	if s.Vars == nil {
+		s.Vars = map[string]string{}
 	}
 	if lit && val != "" && !strings.Contains(val, "\x01") {
-		s.mentions = append(s.mentions, val)
+		s.Mentions = append(s.Mentions, val)
 	}
-	if prev, seen := s.vars[name]; seen {
+	if prev, seen := s.Vars[name]; seen {
 		if !lit || prev != val {
-			s.vars[name] = unresolved
+			s.Vars[name] = unresolved
 		}
 		return
 	}
 	if !lit {
 		val = unresolved
 	}
-	s.vars[name] = val
+	s.Vars[name] = val
 }
 
-func (s *sh) unknownVar(name string) {
-	if s.vars == nil {
-		s.vars = map[string]string{}
+func (s *Script) unknownVar(name string) {
+	if s.Vars == nil {
+		s.Vars = map[string]string{}
 	}
-	s.vars[name] = unresolved
+	s.Vars[name] = unresolved
 }
 
 // unresolved marks a variable whose value is not known.
 const unresolved = "\x00"
 
-func isName(s string) bool {
+// IsName reports whether s is a shell variable name.
+func IsName(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -135,7 +136,7 @@ func isName(s string) bool {
 // expand removes the quotes of a word's source text and substitutes the
 // variables whose value is known ($HOME becomes ~). It reports whether the
 // result is fully known; unknown parts ($X, $(…), `…`) are kept as written.
-func (s *sh) expand(text string) (string, bool) {
+func (s *Script) expand(text string) (string, bool) {
 	if strings.IndexAny(text, "'\"\\$`") < 0 {
 		return text, true
 	}
@@ -186,7 +187,7 @@ func (s *sh) expand(text string) (string, bool) {
 // dollar reads the expansion at the start of t ("$NAME", "${NAME}",
 // "$(…)", "$((…))", "$1", …): its length, its value (or its text when
 // unknown) and whether the value is known.
-func (s *sh) dollar(t string) (int, string, bool) {
+func (s *Script) dollar(t string) (int, string, bool) {
 	if len(t) < 2 {
 		return len(t), t, true
 	}
@@ -200,7 +201,7 @@ func (s *sh) dollar(t string) (int, string, bool) {
 			return len(t), t, false
 		}
 		name := t[2:j]
-		if isName(name) {
+		if IsName(name) {
 			if v, ok := s.lookup(name); ok {
 				return j + 1, v, true
 			}
@@ -232,17 +233,17 @@ func (s *sh) dollar(t string) (int, string, bool) {
 	}
 }
 
-func (s *sh) lookup(name string) (string, bool) {
+func (s *Script) lookup(name string) (string, bool) {
 	switch name {
 	case "HOME":
 		return "~", true
 	case "PWD":
-		if s.cwd != "" {
-			return s.cwd, true
+		if s.Cwd != "" {
+			return s.Cwd, true
 		}
 		return "", false
 	}
-	v, ok := s.vars[name]
+	v, ok := s.Vars[name]
 	if !ok || v == unresolved {
 		return "", false
 	}

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"fmt"
@@ -52,8 +52,8 @@ const programsVersion = 1
 // programs files (LoadKnowledge). It is immutable once built and safe for
 // concurrent use. The nil *Knowledge is the embedded knowledge.
 type Knowledge struct {
-	programs map[string]*program
-	lists    map[string]*wordList
+	Programs map[string]*program
+	Lists    map[string]*wordList
 	files    []string // the files read, embedded first
 	// roots are the run's configured writable roots (WithWritableRoots):
 	// judged as the workspace is.
@@ -80,7 +80,7 @@ func (k *Knowledge) WithWritableRoots(roots []string) *Knowledge {
 // words in the order written (some judges report the first word found).
 type wordList struct {
 	set   map[string]bool
-	words []string
+	Words []string
 	// pairs are the entries a+b (or "a b"), split: such an entry matches
 	// words that hold every part (names).
 	pairs [][]string
@@ -93,7 +93,7 @@ func (l *wordList) addWord(w string) {
 		return
 	}
 	l.set[w] = true
-	l.words = append(l.words, w)
+	l.Words = append(l.Words, w)
 	if strings.IndexByte(w, '+') >= 0 || strings.IndexByte(w, ' ') >= 0 {
 		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' }); len(parts) > 1 {
 			l.pairs = append(l.pairs, parts)
@@ -105,8 +105,8 @@ func (l *wordList) addWord(w string) {
 // only take allows away (stricter) or may add them (lenient: only the
 // managed programs file may extend it).
 type listSpec struct {
-	name     string
-	stricter bool
+	Name     string
+	Stricter bool
 }
 
 // fileRole says which programs file is read: the embedded one defines
@@ -115,9 +115,9 @@ type listSpec struct {
 type fileRole int
 
 const (
-	roleEmbedded fileRole = iota
-	roleUser
-	roleManaged
+	RoleEmbedded fileRole = iota
+	RoleUser
+	RoleManaged
 )
 
 // program is one program the first pass knows.
@@ -127,8 +127,8 @@ type program struct {
 	// mechanism: one of does (reads, inspects, harmless), judge, or
 	// subcommands; none for an entry that only states facts.
 	does       string
-	judgeName  string
-	judge      func(*sh, *cmd)
+	JudgeName  string
+	Judge      func(*Script, *Command)
 	valueShort string
 	valueLong  []string
 	subs       map[string]string // subcommand → effect
@@ -140,16 +140,16 @@ type program struct {
 
 // Facts a programs file states of a program.
 const (
-	factRunsProject     uint16 = 1 << iota // builds, tests or runs the code of the directory it runs in
-	factInstalls                           // installs packages whose install code runs
-	factInterpreter                        // runs a program given on its standard input or as a file
-	factNetwork                            // can send what its words and input carry to other hosts
-	factLooksUp                            // only resolves or probes a name
-	factProbes                             // takes a bare address as what it inspects
-	factAttacks                            // an attack, reconnaissance or tunnelling tool
-	factCracksPasswords                    // cracks passwords or dumps credentials
-	factChangesMachine                     // changes the machine itself: power, disks, accounts, boot, services
-	factRemote                             // acts on remote infrastructure or accounts
+	FactRunsProject     uint16 = 1 << iota // builds, tests or runs the code of the directory it runs in
+	FactInstalls                           // installs packages whose install code runs
+	FactInterpreter                        // runs a program given on its standard input or as a file
+	FactNetwork                            // can send what its words and input carry to other hosts
+	FactLooksUp                            // only resolves or probes a name
+	FactProbes                             // takes a bare address as what it inspects
+	FactAttacks                            // an attack, reconnaissance or tunnelling tool
+	FactCracksPasswords                    // cracks passwords or dumps credentials
+	FactChangesMachine                     // changes the machine itself: power, disks, accounts, boot, services
+	FactRemote                             // acts on remote infrastructure or accounts
 )
 
 // factKeys are the keys of the facts, in the order of the file's
@@ -158,9 +158,9 @@ var factKeys = []struct {
 	key  string
 	fact uint16
 }{
-	{"runs_project", factRunsProject}, {"installs", factInstalls}, {"interpreter", factInterpreter},
-	{"network", factNetwork}, {"looks_up", factLooksUp}, {"probes", factProbes}, {"attacks", factAttacks},
-	{"cracks_passwords", factCracksPasswords}, {"changes_machine", factChangesMachine}, {"remote", factRemote},
+	{"runs_project", FactRunsProject}, {"installs", FactInstalls}, {"interpreter", FactInterpreter},
+	{"network", FactNetwork}, {"looks_up", FactLooksUp}, {"probes", FactProbes}, {"attacks", FactAttacks},
+	{"cracks_passwords", FactCracksPasswords}, {"changes_machine", FactChangesMachine}, {"remote", FactRemote},
 }
 
 // Mechanisms (does:) and effects (subcommands:, default:).
@@ -173,11 +173,11 @@ var (
 		"cracks_passwords", "changes_machine", "remote"}
 )
 
-// listSpecs are the lists the judges read, in the order of the file's
+// ListSpecs are the lists the judges read, in the order of the file's
 // documentation. The embedded file defines every one; the judges ask for
 // no other (Knowledge.list panics on a name not here, and a test checks
 // every name the code asks for).
-var listSpecs = []listSpec{
+var ListSpecs = []listSpec{
 	// Packages and tools that are routine by name.
 	{"popular_python", false}, {"popular_npm", false}, {"popular_crates", false}, {"popular_gems", false},
 	{"npx_tools", false}, {"routine_python_modules", false},
@@ -213,36 +213,36 @@ var listSpecs = []listSpec{
 	{"browser_credential_pages", true}, {"password_manager_extensions", true},
 }
 
-// listSpecOf returns the list named name, false when there is none.
-func listSpecOf(name string) (listSpec, bool) {
-	for _, l := range listSpecs {
-		if l.name == name {
+// ListSpecOf returns the list named name, false when there is none.
+func ListSpecOf(name string) (listSpec, bool) {
+	for _, l := range ListSpecs {
+		if l.Name == name {
 			return l, true
 		}
 	}
 	return listSpec{}, false
 }
 
-// listNames are the names of listSpecs.
-func listNames() []string {
-	out := make([]string, len(listSpecs))
-	for i, l := range listSpecs {
-		out[i] = l.name
+// ListNames are the names of listSpecs.
+func ListNames() []string {
+	out := make([]string, len(ListSpecs))
+	for i, l := range ListSpecs {
+		out[i] = l.Name
 	}
 	return out
 }
 
-// judges are the judges written in Go that a programs file names with
+// Judges are the judges written in Go that a programs file names with
 // judge:, by name: the registry each file of judges adds its own to
 // (registerJudges). It is read when knowledge is built.
-func judges() map[string]func(*sh, *cmd) { return maps.Clone(judgeRegistry) }
+func Judges() map[string]func(*Script, *Command) { return maps.Clone(judgeRegistry) }
 
 // judgeRegistry holds the judges by the name a programs file gives them.
-var judgeRegistry = map[string]func(*sh, *cmd){}
+var judgeRegistry = map[string]func(*Script, *Command){}
 
-// registerJudges adds judges by name to the registry the programs files'
+// RegisterJudges adds judges by name to the registry the programs files'
 // judge: names resolve through. It panics on a name registered twice.
-func registerJudges(byName map[string]func(*sh, *cmd)) bool {
+func RegisterJudges(byName map[string]func(*Script, *Command)) bool {
 	for name, f := range byName {
 		if _, dup := judgeRegistry[name]; dup {
 			panic("triage: judge " + name + " registered twice")
@@ -263,7 +263,7 @@ var (
 // and DefaultKnowledge panics if they do not build.
 func DefaultKnowledge() *Knowledge {
 	loadDefault.Do(func() {
-		k, err := embeddedKnowledge(judges())
+		k, err := EmbeddedKnowledge(Judges())
 		if err != nil {
 			panic("the embedded programs file: " + err.Error())
 		}
@@ -286,16 +286,16 @@ func (k *Knowledge) Files() []string { return slices.Clone(k.or().files) }
 // Knows reports whether the programs files say anything of the program
 // name.
 func (k *Knowledge) Knows(name string) bool {
-	_, ok := k.or().programs[name]
+	_, ok := k.or().Programs[name]
 	return ok
 }
 
-// prog returns what k knows of the program name, nil for nothing.
-func (k *Knowledge) prog(name string) *program { return k.or().programs[name] }
+// Prog returns what k knows of the program name, nil for nothing.
+func (k *Knowledge) Prog(name string) *program { return k.or().Programs[name] }
 
-// has reports whether the programs files state fact of the program name.
-func (k *Knowledge) has(name string, fact uint16) bool {
-	p := k.or().programs[name]
+// Has reports whether the programs files state fact of the program name.
+func (k *Knowledge) Has(name string, fact uint16) bool {
+	p := k.or().Programs[name]
 	return p != nil && p.facts&fact != 0
 }
 
@@ -307,7 +307,7 @@ func (k *Knowledge) List(name string) map[string]bool { return k.wordList(name).
 
 // Words returns the words of the named list in the order written, the
 // embedded file's first (protection.Lists).
-func (k *Knowledge) Words(name string) []string { return k.wordList(name).words }
+func (k *Knowledge) Words(name string) []string { return k.wordList(name).Words }
 
 // Names returns the entry of the named list that the words ws (lower
 // case) match, "" for none (protection.Lists): a word of the list, or an entry a+b (or
@@ -335,23 +335,23 @@ func (k *Knowledge) Names(name string, ws []string) string {
 }
 
 func (k *Knowledge) wordList(name string) *wordList {
-	l := k.or().lists[name]
+	l := k.or().Lists[name]
 	if l == nil {
 		panic("first pass: no list " + name + " in the programs files")
 	}
 	return l
 }
 
-// judgeOf returns how the program name is judged, if the programs files
+// JudgeOf returns how the program name is judged, if the programs files
 // give it a mechanism.
-func (k *Knowledge) judgeOf(name string) (func(*sh, *cmd), bool) {
-	p := k.or().programs[name]
+func (k *Knowledge) JudgeOf(name string) (func(*Script, *Command), bool) {
+	p := k.or().Programs[name]
 	if p == nil {
 		return nil, false
 	}
 	switch {
-	case p.judge != nil:
-		return p.judge, true
+	case p.Judge != nil:
+		return p.Judge, true
 	case p.does != "" || p.subs != nil || p.def != "":
 		return p.run, true
 	}
@@ -365,7 +365,7 @@ func (k *Knowledge) judgeOf(name string) (func(*sh, *cmd), bool) {
 func (k *Knowledge) WithFiles(paths ...string) (*Knowledge, error) {
 	files := make([]knowledgeFile, len(paths))
 	for i, p := range paths {
-		files[i] = knowledgeFile{p, roleUser}
+		files[i] = knowledgeFile{p, RoleUser}
 	}
 	return k.withFiles(files...)
 }
@@ -383,46 +383,46 @@ func (k *Knowledge) withFiles(files ...knowledgeFile) (*Knowledge, error) {
 	if len(files) == 0 {
 		return base, nil
 	}
-	out := &Knowledge{programs: make(map[string]*program, len(base.programs)+8), lists: base.lists,
+	out := &Knowledge{Programs: make(map[string]*program, len(base.Programs)+8), Lists: base.Lists,
 		files: slices.Clone(base.files), fs: &lookups{}}
-	for n, p := range base.programs {
-		out.programs[n] = p
+	for n, p := range base.Programs {
+		out.Programs[n] = p
 	}
-	reg := judges()
+	reg := Judges()
 	for _, kf := range files {
 		data, err := os.ReadFile(kf.path)
 		if err != nil {
 			return nil, fmt.Errorf("programs file: %w", err)
 		}
-		f, err := parseKnowledge(kf.path, data, kf.role, reg)
+		f, err := ParseKnowledge(kf.path, data, kf.role, reg)
 		if err != nil {
 			return nil, err
 		}
-		for n, p := range f.programs {
-			out.programs[n] = p
+		for n, p := range f.Programs {
+			out.Programs[n] = p
 		}
-		if len(f.lists) > 0 {
-			out.lists = extendLists(out.lists, f.lists)
+		if len(f.Lists) > 0 {
+			out.Lists = ExtendLists(out.Lists, f.Lists)
 		}
 		out.files = append(out.files, kf.path)
 	}
 	return out, nil
 }
 
-// extendLists returns base with the words of more added to its lists (a
+// ExtendLists returns base with the words of more added to its lists (a
 // list only grows), without changing base.
-func extendLists(base, more map[string]*wordList) map[string]*wordList {
+func ExtendLists(base, more map[string]*wordList) map[string]*wordList {
 	out := make(map[string]*wordList, len(base))
 	for n, l := range base {
 		out[n] = l
 	}
 	for n, add := range more {
 		old := out[n]
-		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.words)), words: slices.Clone(old.words), pairs: slices.Clone(old.pairs)}
+		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.Words)), Words: slices.Clone(old.Words), pairs: slices.Clone(old.pairs)}
 		for w := range old.set {
 			l.set[w] = true
 		}
-		for _, w := range add.words {
+		for _, w := range add.Words {
 			l.addWord(w)
 		}
 		out[n] = l
@@ -433,20 +433,20 @@ func extendLists(base, more map[string]*wordList) map[string]*wordList {
 // ParseKnowledgeFile checks the programs file data (named file in errors)
 // as a user's or managed file: nil when it is valid.
 func ParseKnowledgeFile(file string, data []byte) error {
-	_, err := parseKnowledge(file, data, roleUser, judges())
+	_, err := ParseKnowledge(file, data, RoleUser, Judges())
 	return err
 }
 
 // ParseManagedKnowledgeFile checks the programs file data (named file in
 // errors) as the managed configuration's: nil when it is valid.
 func ParseManagedKnowledgeFile(file string, data []byte) error {
-	_, err := parseKnowledge(file, data, roleManaged, judges())
+	_, err := ParseKnowledge(file, data, RoleManaged, Judges())
 	return err
 }
 
-// parseKnowledge reads a programs file. The embedded file must define
+// ParseKnowledge reads a programs file. The embedded file must define
 // every list; a user's file may only extend the stricter lists.
-func parseKnowledge(file string, data []byte, role fileRole, reg map[string]func(*sh, *cmd)) (*Knowledge, error) {
+func ParseKnowledge(file string, data []byte, role fileRole, reg map[string]func(*Script, *Command)) (*Knowledge, error) {
 	if err := filepos.CheckUTF8(file, data); err != nil {
 		return nil, err
 	}
@@ -461,7 +461,7 @@ func parseKnowledge(file string, data []byte, role fileRole, reg map[string]func
 	if root.Kind != yaml.MappingNode {
 		return nil, filepos.Errorf(file, root, "want a mapping with version and programs")
 	}
-	k := &Knowledge{programs: map[string]*program{}, lists: map[string]*wordList{}, files: []string{file}}
+	k := &Knowledge{Programs: map[string]*program{}, Lists: map[string]*wordList{}, files: []string{file}}
 	version := false
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, val := root.Content[i], root.Content[i+1]
@@ -486,10 +486,10 @@ func parseKnowledge(file string, data []byte, role fileRole, reg map[string]func
 	if !version {
 		return nil, filepos.Errorf(file, root, "missing version: %d", programsVersion)
 	}
-	if role == roleEmbedded {
-		for _, l := range listSpecs {
-			if k.lists[l.name] == nil {
-				return nil, filepos.Errorf(file, root, "missing list %s", l.name)
+	if role == RoleEmbedded {
+		for _, l := range ListSpecs {
+			if k.Lists[l.Name] == nil {
+				return nil, filepos.Errorf(file, root, "missing list %s", l.Name)
 			}
 		}
 	}
@@ -505,21 +505,21 @@ func (k *Knowledge) parseLists(file string, n *yaml.Node, role fileRole) error {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key, val := n.Content[i], n.Content[i+1]
-		spec, ok := listSpecOf(key.Value)
+		spec, ok := ListSpecOf(key.Value)
 		if !ok {
-			return filepos.Errorf(file, key, "unknown list %q (lists: %s)", key.Value, strings.Join(listNames(), ", "))
+			return filepos.Errorf(file, key, "unknown list %q (lists: %s)", key.Value, strings.Join(ListNames(), ", "))
 		}
-		if k.lists[key.Value] != nil {
+		if k.Lists[key.Value] != nil {
 			return filepos.Errorf(file, key, "list %s given twice", key.Value)
 		}
-		if role == roleUser && !spec.stricter {
+		if role == RoleUser && !spec.Stricter {
 			return filepos.Errorf(file, key, "list %s makes the first pass more lenient when it grows: only the managed programs file may extend it", key.Value)
 		}
 		words, err := stringList(file, val, "lists."+key.Value)
 		if err != nil {
 			return err
 		}
-		l := &wordList{set: make(map[string]bool, len(words)), words: make([]string, 0, len(words))}
+		l := &wordList{set: make(map[string]bool, len(words)), Words: make([]string, 0, len(words))}
 		for j, w := range words {
 			if w == "" {
 				at := val
@@ -530,13 +530,13 @@ func (k *Knowledge) parseLists(file string, n *yaml.Node, role fileRole) error {
 			}
 			l.addWord(w)
 		}
-		k.lists[key.Value] = l
+		k.Lists[key.Value] = l
 	}
 	return nil
 }
 
 // parsePrograms reads the programs: sequence.
-func (k *Knowledge) parsePrograms(file string, n *yaml.Node, reg map[string]func(*sh, *cmd)) error {
+func (k *Knowledge) parsePrograms(file string, n *yaml.Node, reg map[string]func(*Script, *Command)) error {
 	if n.Kind != yaml.SequenceNode {
 		return filepos.Errorf(file, n, "programs: want a list of entries, each with names")
 	}
@@ -546,18 +546,18 @@ func (k *Knowledge) parsePrograms(file string, n *yaml.Node, reg map[string]func
 			return err
 		}
 		for i, name := range names {
-			if prev, ok := k.programs[name]; ok {
+			if prev, ok := k.Programs[name]; ok {
 				return filepos.Errorf(file, e, "program %q is already given at %s", name, prev.at)
 			}
 			_ = i
-			k.programs[name] = p
+			k.Programs[name] = p
 		}
 	}
 	return nil
 }
 
 // parseProgram reads one entry of programs:.
-func parseProgram(file string, e *yaml.Node, reg map[string]func(*sh, *cmd)) (*program, []string, error) {
+func parseProgram(file string, e *yaml.Node, reg map[string]func(*Script, *Command)) (*program, []string, error) {
 	if e.Kind != yaml.MappingNode {
 		return nil, nil, filepos.Errorf(file, e, "a program entry: want a mapping with names and what the programs do")
 	}
@@ -607,7 +607,7 @@ func parseProgram(file string, e *yaml.Node, reg map[string]func(*sh, *cmd)) (*p
 			if !ok {
 				return nil, nil, filepos.Errorf(file, val, "judge %q is not a judge of the first pass (judges: %s)", name, strings.Join(sortedKeys(reg), ", "))
 			}
-			p.judgeName, p.judge = name, f
+			p.JudgeName, p.Judge = name, f
 		case "subcommands":
 			mechs++
 			if val.Kind != yaml.MappingNode {
@@ -663,7 +663,7 @@ func parseProgram(file string, e *yaml.Node, reg map[string]func(*sh, *cmd)) (*p
 		return nil, nil, filepos.Errorf(file, e, "default: only with subcommands")
 	case p.operands != "" && p.subs == nil:
 		return nil, nil, filepos.Errorf(file, e, "operands: only with subcommands (does: reads and inspects read their operands)")
-	case (p.valueShort != "" || p.valueLong != nil) && p.judge != nil:
+	case (p.valueShort != "" || p.valueLong != nil) && p.Judge != nil:
 		return nil, nil, filepos.Errorf(file, e, "value_options: a judge reads its own options")
 	}
 	return p, names, nil
@@ -721,22 +721,22 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // run judges a command by a mechanism of the programs file: reads,
 // inspects, harmless, or subcommands with effects.
-func (p *program) run(s *sh, c *cmd) {
+func (p *program) run(s *Script, c *Command) {
 	switch p.does {
 	case "reads", "inspects":
-		for _, o := range operands(c.args, p.valueShort, p.valueLong) {
+		for _, o := range operands(c.Args, p.valueShort, p.valueLong) {
 			if o == "-" && p.does == "reads" {
 				continue
 			}
-			s.read(c, o, p.does == "reads")
+			s.Read(c, o, p.does == "reads")
 		}
-		s.allow(c.name)
+		s.Allow(c.Name)
 		return
 	case "harmless":
-		s.allow(c.name)
+		s.Allow(c.Name)
 		return
 	}
-	ops := operands(c.args, p.valueShort, p.valueLong)
+	ops := operands(c.Args, p.valueShort, p.valueLong)
 	word, effect, listed := "", p.def, false
 	if len(ops) > 0 {
 		word = ops[0]
@@ -744,13 +744,13 @@ func (p *program) run(s *sh, c *cmd) {
 			effect, listed, ops = e, true, ops[1:]
 		}
 	}
-	what := c.name
+	what := c.Name
 	if word != "" {
 		what += " " + word
 	}
 	src := " (" + p.at + ")"
 	if !listed && effect == "" {
-		s.esc(vocab.Routine, medium, "`"+c.text+"`: "+orName(word, "no subcommand")+" is not a subcommand the programs file lists for "+c.name+src)
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"`: "+OrName(word, "no subcommand")+" is not a subcommand the programs file lists for "+c.Name+src)
 		return
 	}
 	if !listed {
@@ -761,26 +761,26 @@ func (p *program) run(s *sh, c *cmd) {
 		for _, o := range ops {
 			switch p.operands {
 			case "read":
-				s.read(c, o, true)
+				s.Read(c, o, true)
 			case "write":
-				s.write(c, s.where(o, c.cwd), "")
+				s.Write(c, s.Where(o, c.Cwd), "")
 			}
 		}
-		if pl := s.where(".", c.cwd); effect == "write" && pl.zone != zWork {
-			s.esc(vocab.Routine, medium, "`"+c.text+"` writes files of "+orName(pl.abs, "a directory")+", outside the workspace"+src)
+		if pl := s.Where(".", c.Cwd); effect == "write" && pl.Zone != ZWork {
+			s.Esc(vocab.Routine, Medium, "`"+c.Text+"` writes files of "+OrName(pl.Abs, "a directory")+", outside the workspace"+src)
 			return
 		}
-		s.allow(what + " (" + effect + ")")
+		s.Allow(what + " (" + effect + ")")
 	case "destroy":
-		s.esc(vocab.Destructive, medium, "`"+c.text+"` destroys data, as the programs file says of "+what+src)
+		s.Esc(vocab.Destructive, Medium, "`"+c.Text+"` destroys data, as the programs file says of "+what+src)
 	case "network":
-		s.esc(vocab.Exfiltration, low, "`"+c.text+"` talks to other hosts, as the programs file says of "+what+src)
+		s.Esc(vocab.Exfiltration, Low, "`"+c.Text+"` talks to other hosts, as the programs file says of "+what+src)
 	case "runs_code":
-		s.esc(vocab.Routine, medium, "`"+c.text+"` runs code whose text is not in the request, as the programs file says of "+what+src)
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` runs code whose text is not in the request, as the programs file says of "+what+src)
 	case "credentials":
-		s.esc(vocab.CredentialProbing, medium, "`"+c.text+"` handles credentials, as the programs file says of "+what+src)
+		s.Esc(vocab.CredentialProbing, Medium, "`"+c.Text+"` handles credentials, as the programs file says of "+what+src)
 	default: // escalate
-		s.esc(vocab.Routine, medium, "`"+c.text+"`: the programs file passes "+what+" on"+src)
+		s.Esc(vocab.Routine, Medium, "`"+c.Text+"`: the programs file passes "+what+" on"+src)
 	}
 }
 

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"os"
@@ -62,7 +62,7 @@ func (c *lookups) get(key lookupKey) (lookup, bool) {
 // put remembers l for key when the agent cannot change it (roots are the
 // configured writable roots).
 func (c *lookups) put(key lookupKey, l lookup, roots []string) {
-	if c == nil || agentCanChange(key.p, roots) {
+	if c == nil || AgentCanChange(key.p, roots) {
 		return
 	}
 	c.mu.Lock()
@@ -79,11 +79,11 @@ func (c *lookups) put(key lookupKey, l lookup, roots []string) {
 	c.m[key] = l
 }
 
-// agentCanChange reports whether the sandboxed agent may change what the
+// AgentCanChange reports whether the sandboxed agent may change what the
 // absolute path p resolves to: a strict ancestor of p lies in a
 // temporary directory or a writable root (or p is not a clean absolute
 // path).
-func agentCanChange(p string, roots []string) bool {
+func AgentCanChange(p string, roots []string) bool {
 	if !strings.HasPrefix(p, "/") || cleanPath(p) != p {
 		return true
 	}

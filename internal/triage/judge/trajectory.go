@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"encoding/json"
@@ -80,15 +80,15 @@ func replayTrail(k *Knowledge, transcript []vocab.Turn, cwd string) *trail {
 
 // replay replays one step into t.
 func (t *trail) replay(st priorStep) {
-	v := verdict{k: t.k}
+	v := Judgement{K: t.k}
 	dir := t.cwd
 	if st.cwd != "" {
 		dir = st.cwd
 	}
-	s := newSh(&v, nil, dir)
-	s.tainted = t.tainted
+	s := NewScript(&v, nil, dir)
+	s.Tainted = t.tainted
 	if st.file != "" {
-		t.wrote = addPath(t.wrote, s.where(st.file, s.cwd).abs)
+		t.wrote = addPath(t.wrote, s.Where(st.file, s.Cwd).Abs)
 		return
 	}
 	sc, err := shell.Parse(st.script)
@@ -97,7 +97,7 @@ func (t *trail) replay(st priorStep) {
 	}
 	s.loopVars(sc.Loops)
 	s.script(sc)
-	t.tainted = s.tainted
+	t.tainted = s.Tainted
 	t.learn(s)
 }
 
@@ -151,28 +151,28 @@ func mayWrite(text string) bool {
 // learn records what one replayed script left: files it wrote, files it
 // filled with secrets by redirection or an output option, and variables
 // it assigned from secrets.
-func (t *trail) learn(s *sh) {
+func (t *trail) learn(s *Script) {
 	for _, w := range s.wrote {
 		t.wrote = addPath(t.wrote, w)
 	}
 	for name, src := range s.secretAlias {
 		t.alias(name, "$"+src)
 	}
-	for i := range s.cmds {
-		c := &s.cmds[i]
-		if c.sc == nil {
+	for i := range s.Cmds {
+		c := &s.Cmds[i]
+		if c.Sc == nil {
 			continue
 		}
-		level, _ := c.out, c.outWhat
-		if len(c.args) > 0 && envDump(c) != "" {
+		level, _ := c.Out, c.OutWhat
+		if len(c.Args) > 0 && EnvDump(c) != "" {
 			level = secret.Critical
 		}
-		if c.sc.Pipeline > 0 {
-			for j := range s.cmds {
-				d := &s.cmds[j]
-				if d.sc != nil && d.sc.Pipeline == c.sc.Pipeline && d.sc.Stage < c.sc.Stage {
-					level = max(level, d.out)
-					if len(d.args) > 0 && envDump(d) != "" {
+		if c.Sc.Pipeline > 0 {
+			for j := range s.Cmds {
+				d := &s.Cmds[j]
+				if d.Sc != nil && d.Sc.Pipeline == c.Sc.Pipeline && d.Sc.Stage < c.Sc.Stage {
+					level = max(level, d.Out)
+					if len(d.Args) > 0 && EnvDump(d) != "" {
 						level = secret.Critical
 					}
 				}
@@ -181,41 +181,41 @@ func (t *trail) learn(s *sh) {
 		// A secret file named among the words, written out by an output
 		// option (openssl enc -in KEY -out F, gpg -o F KEY).
 		read := secret.None
-		for _, a := range append(append([]string(nil), c.args...), c.sc.Inputs...) {
-			if l, _ := secret.Path(s.tildeHome(a)); l > read {
+		for _, a := range append(append([]string(nil), c.Args...), c.Sc.Inputs...) {
+			if l, _ := secret.Path(s.TildeHome(a)); l > read {
 				read = l
 			}
 		}
 		if read > secret.None {
-			for _, o := range outputValues(c.args) {
-				s.taint(c, o, read)
+			for _, o := range outputValues(c.Args) {
+				s.Taint(c, o, read)
 			}
 		}
 		if text := writtenText(c); text != "" {
-			for _, r := range c.sc.Redirects {
+			for _, r := range c.Sc.Redirects {
 				p, _ := s.expand(r)
-				if pl := s.where(p, c.cwd); pl.abs != "" && len(t.content) < 16 {
+				if pl := s.Where(p, c.Cwd); pl.Abs != "" && len(t.content) < 16 {
 					if t.content == nil {
 						t.content = map[string]string{}
 					}
-					t.content[pl.abs] = text
+					t.content[pl.Abs] = text
 				}
 			}
 		}
 		if level > secret.None {
-			for _, r := range c.sc.Redirects {
+			for _, r := range c.Sc.Redirects {
 				p, _ := s.expand(r)
-				s.taint(c, p, level)
+				s.Taint(c, p, level)
 			}
 		}
 		// NAME=$(cat ~/.aws/credentials), export NAME="$(< KEY)".
-		for _, a := range append(append([]string(nil), c.sc.Assigns...), assignWords(c)...) {
+		for _, a := range append(append([]string(nil), c.Sc.Assigns...), assignWords(c)...) {
 			name, val, ok := strings.Cut(a, "=")
-			if !ok || !isName(name) {
+			if !ok || !IsName(name) {
 				continue
 			}
-			for _, m := range fileRefs.FindAllStringSubmatch(val, -1) {
-				if l, what := secret.Path(s.tildeHome(m[1])); l > secret.None {
+			for _, m := range FileRefs.FindAllStringSubmatch(val, -1) {
+				if l, what := secret.Path(s.TildeHome(m[1])); l > secret.None {
 					t.alias(name, what)
 					if l == secret.Critical && len(t.fileVar) < 64 {
 						if t.fileVar == nil {
@@ -230,20 +230,20 @@ func (t *trail) learn(s *sh) {
 			}
 		}
 	}
-	t.tainted = s.tainted
+	t.tainted = s.Tainted
 }
 
 // writtenText returns what a command writes to its output when the
 // script shows it: echo and printf words, or cat's here-document.
-func writtenText(c *cmd) string {
-	if t := c.content(); t != "" {
-		if c.name == "printf" {
+func writtenText(c *Command) string {
+	if t := c.Content(); t != "" {
+		if c.Name == "printf" {
 			t = strings.ReplaceAll(t, `\n`, "\n")
 		}
 		return t
 	}
-	if c.name == "cat" && c.sc.Doc != "" {
-		return c.sc.Doc
+	if c.Name == "cat" && c.Sc.Doc != "" {
+		return c.Sc.Doc
 	}
 	return ""
 }
@@ -258,13 +258,13 @@ func (t *trail) alias(name, what string) {
 }
 
 // assignWords returns the NAME=value words of export, declare and the like.
-func assignWords(c *cmd) []string {
-	if len(c.sc.Args) == 0 {
+func assignWords(c *Command) []string {
+	if len(c.Sc.Args) == 0 {
 		return nil
 	}
-	switch shell.Base(c.sc.Args[0]) {
+	switch shell.Base(c.Sc.Args[0]) {
 	case "export", "declare", "typeset", "local", "readonly":
-		return c.sc.Args[1:]
+		return c.Sc.Args[1:]
 	}
 	return nil
 }
@@ -404,14 +404,14 @@ func shellStep(argv []string, cwd string) (priorStep, bool) {
 
 // usePrior gives the script about to be judged what the earlier steps
 // left: files holding secrets and variables assigned from secrets.
-func (s *sh) usePrior(t *trail) {
+func (s *Script) usePrior(t *trail) {
 	if t == nil {
 		return
 	}
 	if len(t.tainted) > 0 {
-		s.tainted = make(map[string]int, len(t.tainted))
+		s.Tainted = make(map[string]int, len(t.tainted))
 		for p, l := range t.tainted {
-			s.tainted[p] = l
+			s.Tainted[p] = l
 		}
 	}
 	for name, what := range t.aliases {
@@ -427,7 +427,7 @@ func (s *sh) usePrior(t *trail) {
 // checkPrior passes on a command of the judged script that runs a file an
 // earlier step wrote: the program itself, or a script given to a shell or
 // an interpreter.
-func (s *sh) checkPrior(t *trail) {
+func (s *Script) checkPrior(t *trail) {
 	if t == nil {
 		return
 	}
@@ -435,31 +435,31 @@ func (s *sh) checkPrior(t *trail) {
 	if !s.runsAny() || len(t.written()) == 0 {
 		return
 	}
-	for i := range s.cmds {
-		c := &s.cmds[i]
-		if len(c.args) == 0 || !c.known[0] {
+	for i := range s.Cmds {
+		c := &s.Cmds[i]
+		if len(c.Args) == 0 || !c.Known[0] {
 			continue
 		}
-		if strings.IndexByte(c.args[0], '/') >= 0 {
-			if pl := s.where(c.args[0], c.cwd); t.wrote[pl.abs] {
-				if !s.priorContent(c, t, pl.abs, true) {
-					s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+c.args[0]+", which an earlier step of the run wrote")
+		if strings.IndexByte(c.Args[0], '/') >= 0 {
+			if pl := s.Where(c.Args[0], c.Cwd); t.wrote[pl.Abs] {
+				if !s.priorContent(c, t, pl.Abs, true) {
+					s.Esc(vocab.Routine, Medium, "`"+c.Text+"` runs "+c.Args[0]+", which an earlier step of the run wrote")
 				}
 				continue
 			}
 		}
-		runs := shell.IsShell(c.name) || s.v.k.has(c.name, factInterpreter) || isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) ||
-			c.name == "source" || c.name == "."
+		runs := shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) || IsPython(c.Name) || s.V.K.IsRunner(strings.ToLower(c.Name)) ||
+			c.Name == "source" || c.Name == "."
 		if !runs {
 			continue
 		}
-		for _, a := range c.args[1:] {
+		for _, a := range c.Args[1:] {
 			if strings.HasPrefix(a, "-") {
 				continue
 			}
-			if pl := s.where(a, c.cwd); pl.abs != "" && t.wrote[pl.abs] {
-				if !s.priorContent(c, t, pl.abs, shell.IsShell(c.name) || c.name == "source" || c.name == ".") {
-					s.esc(vocab.Routine, medium, "`"+c.text+"` runs "+a+", which an earlier step of the run wrote")
+			if pl := s.Where(a, c.Cwd); pl.Abs != "" && t.wrote[pl.Abs] {
+				if !s.priorContent(c, t, pl.Abs, shell.IsShell(c.Name) || c.Name == "source" || c.Name == ".") {
+					s.Esc(vocab.Routine, Medium, "`"+c.Text+"` runs "+a+", which an earlier step of the run wrote")
 				}
 				break
 			}
@@ -469,22 +469,22 @@ func (s *sh) checkPrior(t *trail) {
 
 // taintedRead raises what reading pl reveals when an earlier command or
 // step filled it with secrets.
-func (s *sh) taintedRead(pl place, level int, what string) (int, string) {
-	if pl.abs == "" || len(s.tainted) == 0 {
+func (s *Script) taintedRead(pl place, level int, what string) (int, string) {
+	if pl.Abs == "" || len(s.Tainted) == 0 {
 		return level, what
 	}
-	if t := s.tainted[pl.abs]; t > level {
-		return t, "a copy of credentials (" + pl.abs + ")"
+	if t := s.Tainted[pl.Abs]; t > level {
+		return t, "a copy of credentials (" + pl.Abs + ")"
 	}
 	return level, what
 }
 
-// turnsWithCalls is vocab.Turns that also keeps an assistant message's
+// TurnsWithCalls is vocab.Turns that also keeps an assistant message's
 // tool calls, as "Calling <tool> {arguments}" turns, so that the first
 // pass can replay a live run's earlier steps. The calls of the message
 // that made the call being judged (callID), from that call on, are left
 // out: they have not run.
-func turnsWithCalls(history []chat.Message, callID string) (string, []vocab.Turn) {
+func TurnsWithCalls(history []chat.Message, callID string) (string, []vocab.Turn) {
 	request, turns := "", []vocab.Turn(nil)
 	for _, m := range history {
 		switch m.Role {
@@ -518,24 +518,24 @@ func turnsWithCalls(history []chat.Message, callID string) (string, []vocab.Turn
 // that c now runs (asShell: as a shell script), when the step showed it:
 // harmful shell is denied, code that opens connections or starts
 // programs is passed on as such. It reports whether it found anything.
-func (s *sh) priorContent(c *cmd, t *trail, abs string, asShell bool) bool {
+func (s *Script) priorContent(c *Command, t *trail, abs string, asShell bool) bool {
 	text, ok := t.content[abs]
 	if !ok {
 		return false
 	}
 	if asShell {
-		if v := s.judgeText(text, c.cwd); v.Decision == vocab.Deny {
-			s.deny(v.Class, "`"+c.text+"` runs "+abs+", which an earlier step wrote: "+v.Reason)
+		if v := s.JudgeText(text, c.Cwd); v.Decision == vocab.Deny {
+			s.Deny(v.Class, "`"+c.Text+"` runs "+abs+", which an earlier step wrote: "+v.Reason)
 			return true
 		}
 	}
-	if f := s.v.k.codeStrongIn(text); f != "" {
+	if f := s.V.K.CodeStrongIn(text); f != "" {
 		if strings.Contains(text, "socket") && (strings.Contains(text, "dup2") || strings.Contains(text, "pty.spawn") ||
 			strings.Contains(text, "/bin/sh") || strings.Contains(text, "/bin/bash") || strings.Contains(text, "subprocess")) {
-			s.deny(vocab.SecurityWeakening, "`"+c.text+"` runs "+abs+", which an earlier step wrote with code that connects a shell to the network (a remote shell)")
+			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` runs "+abs+", which an earlier step wrote with code that connects a shell to the network (a remote shell)")
 			return true
 		}
-		s.esc(vocab.SecurityWeakening, high, "`"+c.text+"` runs "+abs+", which an earlier step wrote with code that opens connections or starts programs ("+f+")")
+		s.Esc(vocab.SecurityWeakening, High, "`"+c.Text+"` runs "+abs+", which an earlier step wrote with code that opens connections or starts programs ("+f+")")
 		return true
 	}
 	return false
@@ -544,24 +544,24 @@ func (s *sh) priorContent(c *cmd, t *trail, abs string, asShell bool) bool {
 // priorVarsSent denies a command that can reach other hosts and is given
 // a variable an earlier step assigned the content of a private key or
 // credentials file ($K after K=$(cat ~/.aws/credentials)).
-func (s *sh) priorVarsSent(t *trail) {
+func (s *Script) priorVarsSent(t *trail) {
 	if len(t.fileVar) == 0 {
 		return
 	}
-	for i := range s.cmds {
-		c := &s.cmds[i]
-		if len(c.args) == 0 || !(s.v.k.has(c.name, factNetwork) || c.sink) {
+	for i := range s.Cmds {
+		c := &s.Cmds[i]
+		if len(c.Args) == 0 || !(s.V.K.Has(c.Name, FactNetwork) || c.Sink) {
 			continue
 		}
-		for j := 1; j < len(c.sc.Args); j++ {
-			raw := c.sc.Args[j]
-			if c.sc.Literal[j] || strings.IndexByte(raw, '$') < 0 {
+		for j := 1; j < len(c.Sc.Args); j++ {
+			raw := c.Sc.Args[j]
+			if c.Sc.Literal[j] || strings.IndexByte(raw, '$') < 0 {
 				continue
 			}
 			for name, what := range t.fileVar {
 				if strings.Contains(raw, "$"+name) && !isNameByteAt(raw, strings.Index(raw, "$"+name)+1+len(name)) ||
 					strings.Contains(raw, "${"+name+"}") {
-					s.deny(vocab.Exfiltration, "`"+c.text+"` sends $"+name+", which an earlier step filled with "+what+", to the network")
+					s.Deny(vocab.Exfiltration, "`"+c.Text+"` sends $"+name+", which an earlier step filled with "+what+", to the network")
 					return
 				}
 			}
@@ -574,14 +574,14 @@ func isNameByteAt(s string, i int) bool { return i < len(s) && secret.IsNameByte
 
 // runsAny reports whether the judged script runs a program given by a
 // path, or gives a file to a shell or an interpreter.
-func (s *sh) runsAny() bool {
-	for i := range s.cmds {
-		c := &s.cmds[i]
-		if len(c.args) == 0 {
+func (s *Script) runsAny() bool {
+	for i := range s.Cmds {
+		c := &s.Cmds[i]
+		if len(c.Args) == 0 {
 			continue
 		}
-		if strings.IndexByte(c.args[0], '/') >= 0 || len(c.args) > 1 && (shell.IsShell(c.name) || s.v.k.has(c.name, factInterpreter) ||
-			isPython(c.name) || s.v.k.isRunner(strings.ToLower(c.name)) || c.name == "source" || c.name == ".") {
+		if strings.IndexByte(c.Args[0], '/') >= 0 || len(c.Args) > 1 && (shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) ||
+			IsPython(c.Name) || s.V.K.IsRunner(strings.ToLower(c.Name)) || c.Name == "source" || c.Name == ".") {
 			return true
 		}
 	}
@@ -592,7 +592,7 @@ func (s *sh) runsAny() bool {
 // with secrets (by its base name): copying it on carries them.
 func (t *trail) mentionsTaint(text string) bool {
 	for p := range t.tainted {
-		if b := shortBase(p); b != "" && strings.Contains(text, b) {
+		if b := ShortBase(p); b != "" && strings.Contains(text, b) {
 			return true
 		}
 	}

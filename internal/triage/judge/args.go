@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"slices"
@@ -7,10 +7,10 @@ import (
 
 // More helpers reading command lines, beside those of package shell.
 
-// sub returns the index of the first word of args[1:] that is not an
+// Sub returns the index of the first word of args[1:] that is not an
 // option (a subcommand), skipping the options in withArg that take a
 // value; len(args) when there is none.
-func sub(args []string, withArg ...string) int {
+func Sub(args []string, withArg ...string) int {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -26,10 +26,10 @@ func sub(args []string, withArg ...string) int {
 	return len(args)
 }
 
-// clusterValues returns the values of the short option letter, which may
+// ClusterValues returns the values of the short option letter, which may
 // end a cluster (-aG wheel) or have its value attached (-Gwheel);
 // argLetters are the letters that take a value.
-func clusterValues(args []string, letter byte, argLetters string) []string {
+func ClusterValues(args []string, letter byte, argLetters string) []string {
 	var out []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -57,7 +57,8 @@ func clusterValues(args []string, letter byte, argLetters string) []string {
 	return out
 }
 
-func set(names ...string) map[string]bool {
+// Set returns the set of names.
+func Set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
 		m[n] = true

@@ -1,4 +1,4 @@
-package triage
+package judge
 
 import (
 	"github.com/wardenhq/warden/action"
@@ -14,11 +14,11 @@ import (
 
 // actionJudges are the judges of actions by kind (MCP calls, file edits,
 // fetches): registerActionJudge.
-var actionJudges = map[action.Kind]func(*verdict, *action.Action, *rules.Set){}
+var actionJudges = map[action.Kind]func(*Judgement, *action.Action, *rules.Set){}
 
-// registerActionJudge makes f the judge of actions of kind. It panics on
+// RegisterActionJudge makes f the judge of actions of kind. It panics on
 // a kind registered twice.
-func registerActionJudge(kind action.Kind, f func(*verdict, *action.Action, *rules.Set)) bool {
+func RegisterActionJudge(kind action.Kind, f func(*Judgement, *action.Action, *rules.Set)) bool {
 	if _, dup := actionJudges[kind]; dup {
 		panic("triage: a judge of " + string(kind) + " actions registered twice")
 	}
@@ -28,11 +28,11 @@ func registerActionJudge(kind action.Kind, f func(*verdict, *action.Action, *rul
 
 // commandJudge judges a simple command of a script that is not a wrapper
 // (registerCommandJudge).
-var commandJudge func(*sh, *cmd)
+var commandJudge func(*Script, *Command)
 
-// registerCommandJudge makes f the judge of every command a script runs
+// RegisterCommandJudge makes f the judge of every command a script runs
 // that is not a wrapper. It panics when one is registered already.
-func registerCommandJudge(f func(*sh, *cmd)) bool {
+func RegisterCommandJudge(f func(*Script, *Command)) bool {
 	if commandJudge != nil {
 		panic("triage: the judge of commands registered twice")
 	}
@@ -42,4 +42,4 @@ func registerCommandJudge(f func(*sh, *cmd)) bool {
 
 // judgeNamed judges c with the judge registered under name (a name
 // programs.yaml gives a judge).
-func (s *sh) judgeNamed(name string, c *cmd) { judgeRegistry[name](s, c) }
+func (s *Script) judgeNamed(name string, c *Command) { judgeRegistry[name](s, c) }
