@@ -83,3 +83,42 @@ func TestG15_LookupsRememberedOnlyWhereTheAgentCannotChangeThem(t *testing.T) {
 		}
 	}
 }
+
+// TestG15_RememberedStateFollowsItsLink checks the attack on the
+// remembered state directories: $WARDEN_HOME is a link in a temporary
+// directory, which the agent turns to another directory between two
+// judgements. A write to where it now leads is a write to warden's state,
+// never routine.
+func TestG15_RememberedStateFollowsItsLink(t *testing.T) {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"real1", "real2", "work"} {
+		if err := os.Mkdir(filepath.Join(d, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(d, "home")
+	if err := os.Symlink(filepath.Join(d, "real1"), home); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARDEN_HOME", home)
+	k := judge.DefaultKnowledge().WithWritableRoots(nil)
+	write := func(target string) Verdict {
+		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > " + target + "/policy.toml"},
+			Cwd: filepath.Join(d, "work")}, nil)
+	}
+	if v := write(filepath.Join(d, "real1")); v.Decision == vocab.Allow {
+		t.Fatalf("a write to where $WARDEN_HOME leads = allow: %s", v.Reason)
+	}
+	if err := os.Remove(home); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(d, "real2"), home); err != nil {
+		t.Fatal(err)
+	}
+	if v := write(filepath.Join(d, "real2")); v.Decision == vocab.Allow {
+		t.Errorf("a write to where $WARDEN_HOME leads now = allow: %s", v.Reason)
+	}
+}

@@ -61,6 +61,8 @@ type Knowledge struct {
 	// fs remembers the file system's answers about the directories every
 	// judgement asks about (lookups.go); it is the one part that changes.
 	fs *lookups
+	// secrets remembers what secret each path holds (secrets.go).
+	secrets *pathSecrets
 }
 
 // WithWritableRoots returns k (nil: the embedded programs file) judging
@@ -73,6 +75,7 @@ func (k *Knowledge) WithWritableRoots(roots []string) *Knowledge {
 	c := *k.or()
 	c.roots = slices.Clone(roots)
 	c.fs = &lookups{}
+	c.secrets = &pathSecrets{}
 	return &c
 }
 
@@ -84,6 +87,18 @@ type wordList struct {
 	// pairs are the entries a+b (or "a b"), split: such an entry matches
 	// words that hold every part (names).
 	pairs [][]string
+	// byFirst indexes pairs by their first part: the pairs that words
+	// can match are among those of the words' own entries.
+	byFirst map[string][]int
+}
+
+// indexPairs returns the index of pairs by their first part (byFirst).
+func indexPairs(pairs [][]string) map[string][]int {
+	m := make(map[string][]int, len(pairs))
+	for i, p := range pairs {
+		m[p[0]] = append(m[p[0]], i)
+	}
+	return m
 }
 
 // addWord adds w to l once, splitting an entry of several parts into
@@ -97,6 +112,10 @@ func (l *wordList) addWord(w string) {
 	if strings.IndexByte(w, '+') >= 0 || strings.IndexByte(w, ' ') >= 0 {
 		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' }); len(parts) > 1 {
 			l.pairs = append(l.pairs, parts)
+			if l.byFirst == nil {
+				l.byFirst = map[string][]int{}
+			}
+			l.byFirst[parts[0]] = append(l.byFirst[parts[0]], len(l.pairs)-1)
 		}
 	}
 }
@@ -319,19 +338,34 @@ func (k *Knowledge) Names(name string, ws []string) string {
 			return w
 		}
 	}
-	for _, p := range l.pairs {
-		all := true
-		for _, part := range p {
-			if !slices.Contains(ws, part) {
-				all = false
+	// The first pair in the list's order whose every part is among ws:
+	// its first part is one of ws.
+	best := -1
+	for _, w := range ws {
+		for _, i := range l.byFirst[w] {
+			if best >= 0 && i > best {
+				break
+			}
+			if holdsAll(ws, l.pairs[i]) {
+				best = i
 				break
 			}
 		}
-		if all {
-			return strings.Join(p, "+")
-		}
+	}
+	if best >= 0 {
+		return strings.Join(l.pairs[best], "+")
 	}
 	return ""
+}
+
+// holdsAll reports whether every one of parts is among ws.
+func holdsAll(ws, parts []string) bool {
+	for _, part := range parts {
+		if !slices.Contains(ws, part) {
+			return false
+		}
+	}
+	return true
 }
 
 func (k *Knowledge) wordList(name string) *wordList {
@@ -384,7 +418,7 @@ func (k *Knowledge) withFiles(files ...knowledgeFile) (*Knowledge, error) {
 		return base, nil
 	}
 	out := &Knowledge{Programs: make(map[string]*program, len(base.Programs)+8), Lists: base.Lists,
-		files: slices.Clone(base.files), fs: &lookups{}}
+		files: slices.Clone(base.files), fs: &lookups{}, secrets: &pathSecrets{}}
 	for n, p := range base.Programs {
 		out.Programs[n] = p
 	}
@@ -419,6 +453,7 @@ func ExtendLists(base, more map[string]*wordList) map[string]*wordList {
 	for n, add := range more {
 		old := out[n]
 		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.Words)), Words: slices.Clone(old.Words), pairs: slices.Clone(old.pairs)}
+		l.byFirst = indexPairs(l.pairs)
 		for w := range old.set {
 			l.set[w] = true
 		}

@@ -29,7 +29,7 @@ func EmbeddedKnowledge(reg map[string]func(*Script, *Command)) (*Knowledge, erro
 		names += len(embeddedEntries[i].names)
 	}
 	k := &Knowledge{Programs: make(map[string]*program, names),
-		Lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}, fs: &lookups{}}
+		Lists: make(map[string]*wordList, len(embeddedLists)), files: []string{EmbeddedProgramsFile}, fs: &lookups{}, secrets: &pathSecrets{}}
 	for i := range embeddedEntries {
 		e := &embeddedEntries[i]
 		p := &program{at: fmt.Sprintf("%s:%d", EmbeddedProgramsFile, e.line), does: e.does, JudgeName: e.judge,

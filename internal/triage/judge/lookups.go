@@ -22,9 +22,17 @@ import (
 // anything: once a judgement sees an action that asks to (runsOutside),
 // the cache is emptied and keeps nothing more.
 type lookups struct {
-	mu  sync.Mutex
-	off bool
-	m   map[lookupKey]lookup
+	mu    sync.Mutex
+	off   bool
+	m     map[lookupKey]lookup
+	state map[stateKey][]string // warden's state directories (stateDirs)
+}
+
+// stateKey is what warden's state directories are worked out from: the
+// environment and the action's home directory.
+type stateKey struct {
+	env, managed, home, user string
+	userOK                   bool
 }
 
 type lookupKey struct {
@@ -44,7 +52,7 @@ func (c *lookups) stop() {
 		return
 	}
 	c.mu.Lock()
-	c.off, c.m = true, nil
+	c.off, c.m, c.state = true, nil, nil
 	c.mu.Unlock()
 }
 
@@ -108,10 +116,39 @@ func AgentCanChange(p string, roots []string) bool {
 	return false
 }
 
+// getState returns the state directories remembered for key.
+func (c *lookups) getState(key stateKey) ([]string, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dirs, ok := c.state[key]
+	return dirs, ok
+}
+
+// putState remembers the state directories of key, whose resolved
+// directories the agent cannot change.
+func (c *lookups) putState(key stateKey, dirs []string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.off {
+		return
+	}
+	if c.state == nil || len(c.state) >= 64 {
+		c.state = map[stateKey][]string{}
+	}
+	c.state[key] = dirs
+}
+
 // resolveWork is what newSh asks of the directory cwd (clean): where it
 // resolves and whether it exists, when it exists on this machine; ok false
 // when it does not.
 func (k *Knowledge) resolveWork(cwd string) (string, bool, bool) {
+	k = k.or()
 	key := lookupKey{cwd, true}
 	if l, ok := k.fs.get(key); ok {
 		return l.path, l.exists, l.ok
@@ -129,6 +166,7 @@ func (k *Knowledge) resolveWork(cwd string) (string, bool, bool) {
 // resolveDir is fspath.Resolve(p, nil) for a directory every judgement
 // asks about: where it resolves, ok false on an error.
 func (k *Knowledge) resolveDir(p string) (string, bool) {
+	k = k.or()
 	key := lookupKey{p, false}
 	if l, ok := k.fs.get(key); ok {
 		return l.path, l.ok

@@ -204,8 +204,26 @@ func (s *Script) wardenDirs() []string {
 		return s.state
 	}
 	s.stateSet = true
+	s.state = s.V.K.stateDirs(s.Home)
+	return s.state
+}
+
+// stateDirs is wardenDirs for the action's home directory home ("" when
+// unknown), remembered while the file system's answers in it are
+// (lookups.go): it reads the environment each time.
+func (k *Knowledge) stateDirs(home string) []string {
+	k = k.or()
+	key := stateKey{env: os.Getenv(wardenhome.EnvHome), managed: os.Getenv("WARDEN_MANAGED_CONFIG"), home: home}
+	user, err := os.UserHomeDir()
+	if err == nil {
+		key.user, key.userOK = user, true
+	}
+	if dirs, ok := k.fs.getState(key); ok {
+		return dirs
+	}
 	out := make([]string, 1, 8) // room for every directory below
 	out[0] = "/etc/warden"
+	stable := true
 	add := func(p string, resolve bool) {
 		if p == "" || !strings.HasPrefix(p, "/") {
 			return
@@ -213,22 +231,25 @@ func (s *Script) wardenDirs() []string {
 		p = path.Clean(p)
 		out = append(out, p)
 		if resolve {
-			if r, ok := s.V.K.resolveDir(p); ok && r != p {
+			stable = stable && !AgentCanChange(p, k.roots)
+			if r, ok := k.resolveDir(p); ok && r != p {
 				out = append(out, r)
 			}
 		}
 	}
-	add(os.Getenv(wardenhome.EnvHome), true)
-	if m := os.Getenv("WARDEN_MANAGED_CONFIG"); m != "" {
-		add(path.Dir(m), true)
+	add(key.env, true)
+	if key.managed != "" {
+		add(path.Dir(key.managed), true)
 	}
-	if s.Home != "" {
-		add(s.Home+"/.warden", false)
+	if home != "" {
+		add(home+"/.warden", false)
 	}
-	if h, err := os.UserHomeDir(); err == nil {
-		add(h+"/.warden", false)
+	if key.userOK {
+		add(user+"/.warden", false)
 	}
-	s.state = out
+	if stable {
+		k.fs.putState(key, out)
+	}
 	return out
 }
 
@@ -362,14 +383,16 @@ func (s *Script) Secret(pl place) (int, string) {
 	if p == "" {
 		return secret.None, ""
 	}
-	return secret.PathOf(p, s.Home == "/root" || pl.Zone == ZWork)
+	return s.V.K.or().secrets.of(p, s.Home == "/root" || pl.Zone == ZWork)
 }
 
 // SecretPath is the package's secretPath for a path of this script: when
 // the person's home is /root (warden runs as root), /root is their home —
 // its workspace, caches and files are judged as any home's are — not "the
 // root user's files" (SPEC G15).
-func (s *Script) SecretPath(p string) (int, string) { return secret.PathOf(p, s.Home == "/root") }
+func (s *Script) SecretPath(p string) (int, string) {
+	return s.V.K.or().secrets.of(p, s.Home == "/root")
+}
 
 // buildOutputs are directory and file names that hold generated build
 // output, caches or dependencies a tool recreates: deleting them is a
@@ -423,6 +446,14 @@ func StartupFile(abs string) (bool, string) { return command.Persistent(abs) }
 // CriticalSystemPath reports whether deleting or overwriting abs (a
 // system path) would break the system or its accounts.
 func CriticalSystemPath(abs string) bool {
+	// Each directory below starts with one of these: a path that does
+	// not is none of them, found without comparing it to each.
+	first, _, _ := strings.Cut(strings.TrimPrefix(abs, "/"), "/")
+	switch first {
+	case "etc", "boot", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "System", "Library", "private", "var":
+	default:
+		return false
+	}
 	for _, d := range []string{"/etc", "/boot", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 		"/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib64", "/usr/libexec", "/usr/share", "/usr/include",
 		"/System", "/Library", "/private/etc", "/var/lib/dpkg", "/var/lib/rpm", "/var/log"} {
