@@ -97,14 +97,7 @@ func JudgeEdit(v *judge.Judgement, a *action.Action, set *rules.Set, mcp bool) {
 			}
 		}
 	}
-	for _, p := range paths {
-		pl := s.Where(p, s.Cwd)
-		if ok, what := judge.StartupFile(pl.Abs); ok {
-			s.Persist(c, pl, what, text)
-			continue
-		}
-		s.Write(c, pl, text)
-	}
+	s.WriteFiles(c, paths, text)
 }
 
 // wholeWrite reports whether an edit's operation writes a file's whole

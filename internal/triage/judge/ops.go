@@ -434,3 +434,17 @@ done:
 		s.Esc(vocab.Destructive, Medium, "`"+c.Text+"` deletes a path that is not known before it runs")
 	}
 }
+
+// WriteFiles judges c writing text to each of paths (words in the
+// script's directory): a shell start-up file as persistence, any other
+// file as a write.
+func (s *Script) WriteFiles(c *Command, paths []string, text string) {
+	for _, p := range paths {
+		pl := s.Where(p, s.Cwd)
+		if ok, what := StartupFile(pl.Abs); ok {
+			s.Persist(c, pl, what, text)
+			continue
+		}
+		s.Write(c, pl, text)
+	}
+}

@@ -278,14 +278,7 @@ func judgeMCPWrite(s *judge.Script, c *judge.Command, verb, server string, leave
 	if r := protection.RemovesProtection(s.V.K, text, mcpOldText(leaves)); r != "" {
 		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` writes `"+r+"`, which removes a protection")
 	}
-	for _, p := range paths {
-		pl := s.Where(p, s.Cwd)
-		if ok, what := judge.StartupFile(pl.Abs); ok {
-			s.Persist(c, pl, what, text)
-			continue
-		}
-		s.Write(c, pl, text)
-	}
+	s.WriteFiles(c, paths, text)
 	if verb == "install" || verb == "run" || verb == "execute" || verb == "exec" || verb == "start" {
 		s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` runs something")
 	}
