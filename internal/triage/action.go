@@ -3,10 +3,9 @@ package triage
 import (
 	"fmt"
 
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 

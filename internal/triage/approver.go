@@ -6,11 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )

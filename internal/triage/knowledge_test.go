@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )

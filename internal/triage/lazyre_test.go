@@ -5,9 +5,8 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/triage/judge"
-	"github.com/wardenhq/warden/internal/triage/program"
-
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/triage/program"
 )
 
 // TestLazyRegexpsCompile compiles every pattern the first pass compiles on

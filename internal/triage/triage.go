@@ -119,6 +119,8 @@ package triage
 import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/triage/judge"
+	_ "github.com/wardenhq/warden/internal/triage/program"
+	_ "github.com/wardenhq/warden/internal/triage/tool"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
@@ -127,8 +129,6 @@ import (
 	// programs, of file edits, of MCP and function tool calls and
 	// fetches.
 	_ "github.com/wardenhq/warden/internal/triage/fileedit"
-	_ "github.com/wardenhq/warden/internal/triage/program"
-	_ "github.com/wardenhq/warden/internal/triage/tool"
 )
 
 //go:generate go run ./gen -in programs.yaml -out judge/programs_gen.go

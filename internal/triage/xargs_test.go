@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/internal/triage/pattern"
 )
 

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/vocab"
+	"gopkg.in/yaml.v3"
 )
 
 // What the first pass knows about programs is data: programs.yaml, embedded

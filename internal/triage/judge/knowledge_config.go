@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )

@@ -3,11 +3,10 @@ package program
 import (
 	"strings"
 
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/argument"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"

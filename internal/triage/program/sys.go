@@ -3,10 +3,9 @@ package program
 import (
 	"strings"
 
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/vocab"
 )

@@ -1,9 +1,8 @@
 package tool
 
 import (
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"

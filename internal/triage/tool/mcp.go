@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/triage/fileedit"
-	"github.com/wardenhq/warden/internal/triage/judge"
-	"github.com/wardenhq/warden/internal/triage/program"
-
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
+	"github.com/wardenhq/warden/internal/triage/fileedit"
+	"github.com/wardenhq/warden/internal/triage/judge"
+	"github.com/wardenhq/warden/internal/triage/program"
 	"github.com/wardenhq/warden/internal/triage/protection"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"

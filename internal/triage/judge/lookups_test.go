@@ -1,14 +1,16 @@
-package triage
+package judge_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/triage/judge"
-
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
+
+	// The judges register with package judge.
+	_ "github.com/wardenhq/warden/internal/triage"
 )
 
 // TestG15_RememberedLookupsFollowTheAgent checks the attack on the
@@ -105,7 +107,7 @@ func TestG15_RememberedStateFollowsItsLink(t *testing.T) {
 	}
 	t.Setenv("WARDEN_HOME", home)
 	k := judge.DefaultKnowledge().WithWritableRoots(nil)
-	write := func(target string) Verdict {
+	write := func(target string) judge.Verdict {
 		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > " + target + "/policy.toml"},
 			Cwd: filepath.Join(d, "work")}, nil)
 	}

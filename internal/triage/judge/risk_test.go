@@ -1,9 +1,7 @@
-package triage
+package judge
 
 import (
 	"testing"
-
-	"github.com/wardenhq/warden/internal/triage/judge"
 
 	"github.com/wardenhq/warden/action"
 )
@@ -11,7 +9,7 @@ import (
 // TestG6_RiskRanksAreActionRisks: the first pass ranks risk as
 // action.Risk does — one ranking of risk in warden.
 func TestG6_RiskRanksAreActionRisks(t *testing.T) {
-	for rank, want := range map[int]action.Risk{judge.Low: action.RiskLow, judge.Medium: action.RiskMedium, judge.High: action.RiskHigh, judge.Critical: action.RiskCritical} {
+	for rank, want := range map[int]action.Risk{Low: action.RiskLow, Medium: action.RiskMedium, High: action.RiskHigh, Critical: action.RiskCritical} {
 		if got := action.RiskAt(rank); got != want || want.Level() != rank {
 			t.Errorf("rank %d: RiskAt %q, %q.Level() %d", rank, got, want, want.Level())
 		}
