@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -48,4 +49,26 @@ func injected(a *action.Action, request string, transcript []vocab.Turn) string 
 		return "the command repeats text found in tool output, which is untrusted; the reviewer should check that the user asked for it"
 	}
 	return ""
+}
+
+// askedWords returns the words of the user's request and of the user's
+// turns of transcript, lower case: the words of tool and agent turns are
+// not the user's (a tool's output can say anything).
+func askedWords(request string, transcript []vocab.Turn) map[string]bool {
+	m := map[string]bool{}
+	add := func(text string) {
+		for _, w := range argument.Words(text) {
+			if len(w) > 2 {
+				m[w] = true
+				m[strings.TrimSuffix(w, "s")] = true
+			}
+		}
+	}
+	add(request)
+	for _, t := range transcript {
+		if t.Role == "user" {
+			add(t.Content)
+		}
+	}
+	return m
 }

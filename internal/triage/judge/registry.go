@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"maps"
+
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/rules"
 )
@@ -43,3 +45,23 @@ func RegisterCommandJudge(f func(*Script, *Command)) bool {
 // judgeNamed judges c with the judge registered under name (a name
 // programs.yaml gives a judge).
 func (s *Script) judgeNamed(name string, c *Command) { judgeRegistry[name](s, c) }
+
+// Judges are the judges written in Go that a programs file names with
+// judge:, by name: the registry each file of judges adds its own to
+// (registerJudges). It is read when knowledge is built.
+func Judges() map[string]func(*Script, *Command) { return maps.Clone(judgeRegistry) }
+
+// judgeRegistry holds the judges by the name a programs file gives them.
+var judgeRegistry = map[string]func(*Script, *Command){}
+
+// RegisterJudges adds judges by name to the registry the programs files'
+// judge: names resolve through. It panics on a name registered twice.
+func RegisterJudges(byName map[string]func(*Script, *Command)) bool {
+	for name, f := range byName {
+		if _, dup := judgeRegistry[name]; dup {
+			panic("triage: judge " + name + " registered twice")
+		}
+		judgeRegistry[name] = f
+	}
+	return true
+}

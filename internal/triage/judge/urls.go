@@ -114,25 +114,3 @@ func OrName(s, def string) string {
 	}
 	return s
 }
-
-// askedWords returns the words of the user's request and of the user's
-// turns of transcript, lower case: the words of tool and agent turns are
-// not the user's (a tool's output can say anything).
-func askedWords(request string, transcript []vocab.Turn) map[string]bool {
-	m := map[string]bool{}
-	add := func(text string) {
-		for _, w := range argument.Words(text) {
-			if len(w) > 2 {
-				m[w] = true
-				m[strings.TrimSuffix(w, "s")] = true
-			}
-		}
-	}
-	add(request)
-	for _, t := range transcript {
-		if t.Role == "user" {
-			add(t.Content)
-		}
-	}
-	return m
-}
