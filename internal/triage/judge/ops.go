@@ -104,9 +104,7 @@ func isDirLike(p string) bool {
 	return strings.HasSuffix(p, "/") || b == ".ssh" || b == ".aws" || b == ".gnupg" || b == ".kube" || b == "keychains"
 }
 
-// isCredentialStore reports whether a place is a directory that holds
-// credentials.
-// wroteFile reports whether the script wrote the file abs before.
+// WroteFile reports whether the script wrote the file abs before.
 func (s *Script) WroteFile(abs string) bool {
 	for _, w := range s.wrote {
 		if w == abs {
@@ -116,7 +114,8 @@ func (s *Script) WroteFile(abs string) bool {
 	return false
 }
 
-// IsCredentialStore reports whether pl is a store of credentials.
+// IsCredentialStore reports whether pl is a directory that holds
+// credentials.
 func IsCredentialStore(pl place) bool {
 	b := path.Base(pl.Abs)
 	switch b {
@@ -316,8 +315,7 @@ func IsScratchDevice(abs string) bool {
 	return false
 }
 
-// inside reports whether rel is dir or below it.
-// protectedPart returns the first component of the absolute path p that
+// ProtectedPart returns the first component of the absolute path p that
 // the sandbox protects (.git, .warden, .agents), "" when there is none.
 func ProtectedPart(p string) string {
 	for _, part := range strings.Split(p, "/") {
@@ -328,6 +326,7 @@ func ProtectedPart(p string) string {
 	return ""
 }
 
+// inside reports whether rel is dir or below it.
 func inside(rel, dir string) bool {
 	return rel == dir || strings.HasPrefix(rel, dir+"/")
 }

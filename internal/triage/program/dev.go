@@ -834,7 +834,7 @@ func judgeNode(s *judge.Script, c *judge.Command) {
 	s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` starts an interactive "+c.Name)
 }
 
-// script judges running a script file with an interpreter.
+// RunsFile judges c running the script file with an interpreter.
 func RunsFile(s *judge.Script, c *judge.Command, file string) {
 	if t := offensiveScript(file); t != "" {
 		s.Deny(vocab.CredentialProbing, "`"+c.Text+"` runs "+t+", a credential dumping or attack tool")

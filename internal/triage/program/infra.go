@@ -411,7 +411,7 @@ func terraformSecretOutput(args []string) bool {
 	return false
 }
 
-// cloudReadVerbs are the verbs of cloud CLIs that only read.
+// CloudReadVerb matches the verbs of cloud CLIs that only read.
 var CloudReadVerb = pattern.Lazy(`^(describe|list|get|show|ls|head|wait|version|help|info|whoami|status|account|current|query|lookup|search|check|estimate|preview|simulate|validate|test|print-settings)(-|$)`)
 
 func judgeCloud(s *judge.Script, c *judge.Command) {
