@@ -55,10 +55,13 @@ func injected(a *action.Action, request string, transcript []vocab.Turn) string 
 // turns of transcript, lower case: the words of tool and agent turns are
 // not the user's (a tool's output can say anything).
 func askedWords(request string, transcript []vocab.Turn) map[string]bool {
-	m := map[string]bool{}
+	var m map[string]bool // nil until a word is found: most judgements have no conversation
 	add := func(text string) {
 		for _, w := range argument.Words(text) {
 			if len(w) > 2 {
+				if m == nil {
+					m = map[string]bool{}
+				}
 				m[w] = true
 				m[strings.TrimSuffix(w, "s")] = true
 			}
