@@ -17,14 +17,14 @@ func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.Ju
 // untrusted). It can make an action pass on that Judge alone would allow,
 // never the reverse.
 func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
-	v := Judgement{K: k.or()}
+	v := Judgement{K: k.or(), fresh: !confined(&a)}
 	if runsOutside(&a) {
 		// What runs outside the sandbox may change any directory: the
 		// lookups remembered so far, and any made from now on, could
 		// go stale.
 		v.K.fs.stop()
 	}
-	v.prior = replayTrail(v.K, transcript, a.Cwd)
+	v.prior = replayTrail(v.K, transcript, a.Cwd, v.fresh)
 	v.Asked = askedWords(request, transcript)
 	judgeAction(&v, &a, set, 0)
 	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.Worst.Dec == vocab.Allow {
@@ -63,6 +63,30 @@ func runsOutside(a *action.Action) bool {
 		if runsOutside(&a.Actions[i]) {
 			return true
 		}
+	}
+	return false
+}
+
+// confined reports whether what a asks is only commands the sandbox
+// confines: shell commands (or sequences of them) that ask for no path the
+// sandbox blocked, in a sandbox that is not full access, and not for
+// escalation. Only their judgements read the remembered lookups
+// (lookups.go): a path judged there through a stale answer is still
+// confined by the kernel, and a write it blocks comes back as a.Paths,
+// judged afresh. Everything else — a blocked write to widen the sandbox
+// for, a file edit, an MCP call (its server is not in the sandbox), a
+// fetch — asks the file system afresh.
+func confined(a *action.Action) bool {
+	switch a.Kind {
+	case action.Shell:
+		return len(a.Paths) == 0 && !runsOutside(a)
+	case action.Sequence:
+		for i := range a.Actions {
+			if !confined(&a.Actions[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

@@ -20,7 +20,11 @@ import (
 // roots), so no link can be planted, and no directory made or removed,
 // along the way. Anything that runs outside the sandbox can change
 // anything: once a judgement sees an action that asks to (runsOutside),
-// the cache is emptied and keeps nothing more.
+// the cache is emptied and keeps nothing more. And only judgements of
+// commands the sandbox confines read it (confined): a blocked write the
+// sandbox would be widened for, a file edit, an MCP call or a fetch is
+// judged on what the file system says now, whatever ran unseen (an MCP
+// server, a person) since.
 type lookups struct {
 	mu    sync.Mutex
 	off   bool
@@ -144,13 +148,14 @@ func (c *lookups) putState(key stateKey, dirs []string) {
 	c.state[key] = dirs
 }
 
-// resolveWork is what newSh asks of the directory cwd (clean): where it
+// resolveWork is what NewScript asks of the directory cwd (clean): where it
 // resolves and whether it exists, when it exists on this machine; ok false
-// when it does not.
-func (k *Knowledge) resolveWork(cwd string) (string, bool, bool) {
+// when it does not. fresh asks the file system afresh (Judgement.fresh),
+// and remembers what it says.
+func (k *Knowledge) resolveWork(cwd string, fresh bool) (string, bool, bool) {
 	k = k.or()
 	key := lookupKey{cwd, true}
-	if l, ok := k.fs.get(key); ok {
+	if l, ok := k.fs.get(key); ok && !fresh {
 		return l.path, l.exists, l.ok
 	}
 	var l lookup
@@ -164,11 +169,12 @@ func (k *Knowledge) resolveWork(cwd string) (string, bool, bool) {
 }
 
 // resolveDir is fspath.Resolve(p, nil) for a directory every judgement
-// asks about: where it resolves, ok false on an error.
-func (k *Knowledge) resolveDir(p string) (string, bool) {
+// asks about: where it resolves, ok false on an error. fresh asks the
+// file system afresh (Judgement.fresh), and remembers what it says.
+func (k *Knowledge) resolveDir(p string, fresh bool) (string, bool) {
 	k = k.or()
 	key := lookupKey{p, false}
-	if l, ok := k.fs.get(key); ok {
+	if l, ok := k.fs.get(key); ok && !fresh {
 		return l.path, l.ok
 	}
 	var l lookup

@@ -124,3 +124,34 @@ func TestG15_RememberedStateFollowsItsLink(t *testing.T) {
 		t.Errorf("a write to where $WARDEN_HOME leads now = allow: %s", v.Reason)
 	}
 }
+
+// TestG15_UnconfinedActionsLookAfresh checks the attack on the remembered
+// lookups that no judged action reveals: the directory a command runs in
+// is absent when first judged (a place the sandbox cannot change), then
+// something outside the sandbox and unseen by the first pass (an MCP
+// server, a person) makes it a link to /etc. A write the sandbox blocked
+// there, which approving would let through, and an MCP call's write are
+// judged where the kernel takes them.
+func TestG15_UnconfinedActionsLookAfresh(t *testing.T) {
+	sys, err := os.MkdirTemp("/var/lib", "warden-lookups-")
+	if err != nil {
+		t.Skip("no writable /var/lib:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sys) })
+	cwd := sys + "/proj"
+	k := judge.DefaultKnowledge().WithWritableRoots(nil)
+	if v := k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > hosts"}, Cwd: cwd}, nil); v.Decision != vocab.Allow {
+		t.Fatalf("a write in the absent workspace = %s: %s", v.Decision, v.Reason)
+	}
+	if err := os.Symlink("/etc", cwd); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []action.Action{
+		{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > hosts"}, Cwd: cwd, Paths: []string{"hosts"}},
+		{Kind: action.Shell, Command: []string{"bash", "-lc", "echo x > hosts"}, Cwd: cwd, Paths: []string{cwd + "/hosts"}},
+	} {
+		if v := k.Judge(a, nil); v.Decision == vocab.Allow {
+			t.Errorf("blocked write %v in a workspace that is now a link to /etc = allow: %s", a.Paths, v.Reason)
+		}
+	}
+}

@@ -204,21 +204,22 @@ func (s *Script) wardenDirs() []string {
 		return s.state
 	}
 	s.stateSet = true
-	s.state = s.V.K.stateDirs(s.Home)
+	s.state = s.V.K.stateDirs(s.Home, s.V.fresh)
 	return s.state
 }
 
 // stateDirs is wardenDirs for the action's home directory home ("" when
 // unknown), remembered while the file system's answers in it are
-// (lookups.go): it reads the environment each time.
-func (k *Knowledge) stateDirs(home string) []string {
+// (lookups.go): it reads the environment each time. fresh asks the file
+// system afresh (Judgement.fresh), and remembers what it says.
+func (k *Knowledge) stateDirs(home string, fresh bool) []string {
 	k = k.or()
 	key := stateKey{env: os.Getenv(wardenhome.EnvHome), managed: os.Getenv("WARDEN_MANAGED_CONFIG"), home: home}
 	user, err := os.UserHomeDir()
 	if err == nil {
 		key.user, key.userOK = user, true
 	}
-	if dirs, ok := k.fs.getState(key); ok {
+	if dirs, ok := k.fs.getState(key); ok && !fresh {
 		return dirs
 	}
 	out := make([]string, 1, 8) // room for every directory below
@@ -232,7 +233,7 @@ func (k *Knowledge) stateDirs(home string) []string {
 		out = append(out, p)
 		if resolve {
 			stable = stable && !AgentCanChange(p, k.roots)
-			if r, ok := k.resolveDir(p); ok && r != p {
+			if r, ok := k.resolveDir(p, fresh); ok && r != p {
 				out = append(out, r)
 			}
 		}

@@ -73,7 +73,7 @@ func NewScript(v *Judgement, set *rules.Set, cwd string) *Script {
 		return s
 	}
 	cwd = cleanPath(cwd)
-	if r, exists, ok := v.K.resolveWork(cwd); ok {
+	if r, exists, ok := v.K.resolveWork(cwd, v.fresh); ok {
 		cwd, s.workDisk = r, exists
 	}
 	s.Home = HomeOf(cwd)
@@ -98,7 +98,7 @@ func (s *Script) writableRoots() {
 		if !strings.HasPrefix(r, "/") {
 			continue
 		}
-		if got, ok := s.V.K.resolveDir(r); ok {
+		if got, ok := s.V.K.resolveDir(r, s.V.fresh); ok {
 			r = got
 		}
 		if !noWorkspace(r) && r != s.Home {

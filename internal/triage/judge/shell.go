@@ -114,7 +114,7 @@ func (s *Script) JudgeText(text, cwd string) Verdict {
 // judgeLater is judgeText, also reporting whether the text downloads code
 // and runs it.
 func (s *Script) judgeLater(text, cwd string) (Verdict, bool) {
-	v := Judgement{K: s.V.K}
+	v := Judgement{K: s.V.K, fresh: s.V.fresh}
 	if s.depth > 3 {
 		v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "nested too deeply to judge"})
 		return v.result(), false

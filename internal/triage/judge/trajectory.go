@@ -47,6 +47,8 @@ type trail struct {
 	cwd  string      // the judged action's directory
 	rest []priorStep // steps not replayed yet: they mention no secret (see written)
 	done bool        // rest was replayed
+	// fresh: the replays ask the file system afresh (Judgement.fresh).
+	fresh bool
 }
 
 // priorStep is one earlier step: a script, or a file written.
@@ -59,12 +61,12 @@ type priorStep struct {
 // replayTrail replays, with what k knows about programs, the earlier steps
 // of transcript for an action in the directory cwd ("" unknown); nil when
 // there are none.
-func replayTrail(k *Knowledge, transcript []vocab.Turn, cwd string) *trail {
+func replayTrail(k *Knowledge, transcript []vocab.Turn, cwd string, fresh bool) *trail {
 	steps := priorSteps(transcript)
 	if len(steps) == 0 {
 		return nil
 	}
-	t := &trail{k: k, cwd: cwd}
+	t := &trail{k: k, cwd: cwd, fresh: fresh}
 	// Steps that name no secret cannot taint anything: they are only
 	// replayed, for the files they wrote, when the judged action runs a
 	// file (written). That keeps the cost of a long run low.
@@ -80,7 +82,7 @@ func replayTrail(k *Knowledge, transcript []vocab.Turn, cwd string) *trail {
 
 // replay replays one step into t.
 func (t *trail) replay(st priorStep) {
-	v := Judgement{K: t.k}
+	v := Judgement{K: t.k, fresh: t.fresh}
 	dir := t.cwd
 	if st.cwd != "" {
 		dir = st.cwd

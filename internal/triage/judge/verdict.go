@@ -60,6 +60,10 @@ type Judgement struct {
 	// Asked are the words of the user's request and turns (lower case),
 	// which name what the user asked the agent to touch.
 	Asked map[string]bool
+	// fresh says to ask the file system afresh, not the remembered
+	// lookups (lookups.go): the action is more than a command the sandbox
+	// confines.
+	fresh bool
 }
 
 // Add adds the finding f to the judgement.
