@@ -86,7 +86,7 @@ func JudgeEdit(v *judge.Judgement, a *action.Action, set *rules.Set, mcp bool) {
 		}
 	}
 	if dockerfile(paths[0]) {
-		DockerfileSteps(s, c, added)
+		dockerfileSteps(s, c, added)
 	}
 	if a.Patch != "" {
 		for _, p := range patchDeletes(a.Patch) {
@@ -348,10 +348,10 @@ func dockerfile(path string) bool {
 	return strings.HasPrefix(base, "dockerfile") || strings.HasPrefix(base, "containerfile") || strings.HasSuffix(base, ".dockerfile")
 }
 
-// DockerfileSteps judges the build steps an edit adds to a Dockerfile:
+// dockerfileSteps judges the build steps an edit adds to a Dockerfile:
 // each RUN as the shell command it is (what it passes on is passed on),
 // and ADD of a URL, which puts a remote file into the image.
-func DockerfileSteps(s *judge.Script, c *judge.Command, added string) {
+func dockerfileSteps(s *judge.Script, c *judge.Command, added string) {
 	for _, l := range strings.Split(added, "\n") {
 		t := strings.TrimSpace(l)
 		up := strings.ToUpper(t)

@@ -42,7 +42,7 @@ func judgeDevTool(s *judge.Script, c *judge.Command) {
 		// kotlinc -script x.kts runs the script, not a build.
 		for _, op := range shell.Operands(c.Args, "") {
 			if extOf(op) == "kts" || extOf(op) == "kt" {
-				RunsFile(s, c, op)
+				runsFile(s, c, op)
 				return
 			}
 		}
@@ -108,7 +108,7 @@ func judgeGit(s *judge.Script, c *judge.Command) {
 	args := c.Args
 	i := command.Subcommand(args)
 	for _, kv := range command.GitConfigs(args) {
-		GitConfig(s, c, []string{kv}, false)
+		gitConfig(s, c, []string{kv}, false)
 	}
 	if i >= len(args) {
 		s.Allow("git")
@@ -127,7 +127,7 @@ func judgeGit(s *judge.Script, c *judge.Command) {
 				}
 			}
 		}
-		if UrlsCarry(s, c, urls, hosts) {
+		if urlsCarry(s, c, urls, hosts) {
 			return
 		}
 	}
@@ -199,7 +199,7 @@ func judgeGit(s *judge.Script, c *judge.Command) {
 			if len(kv) >= 2 {
 				kv = []string{kv[0] + "=" + kv[1]}
 			}
-			if GitConfig(s, c, kv, global) {
+			if gitConfig(s, c, kv, global) {
 				return
 			}
 		}
@@ -218,7 +218,7 @@ func judgeGit(s *judge.Script, c *judge.Command) {
 		}
 		s.Allow("git config")
 	case "push":
-		GitPush(s, c, rest, does)
+		gitPush(s, c, rest, does)
 	case "filter-branch", "filter-repo", "replace", "update-ref", "symbolic-ref", "commit-tree", "hash-object",
 		"update-index", "read-tree", "write-tree", "pack-refs", "prune-packed", "repack":
 		if sub == "update-ref" && does&command.DeletesRef == 0 {
@@ -264,9 +264,9 @@ var gitEffectVerdicts = []struct {
 	{"reflog", command.DropsRecoveryPoints, judge.High, "drops recovery points"},
 }
 
-// GitConfig judges configuration settings "key=value" (or "key value"
+// gitConfig judges configuration settings "key=value" (or "key value"
 // split by the caller); it reports whether it found something.
-func GitConfig(s *judge.Script, c *judge.Command, kvs []string, global bool) bool {
+func gitConfig(s *judge.Script, c *judge.Command, kvs []string, global bool) bool {
 	found := false
 	for _, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
@@ -291,8 +291,8 @@ func GitConfig(s *judge.Script, c *judge.Command, kvs []string, global bool) boo
 	return found
 }
 
-// GitPush judges git push with the words rest after push.
-func GitPush(s *judge.Script, c *judge.Command, rest []string, does command.Effect) {
+// gitPush judges git push with the words rest after push.
+func gitPush(s *judge.Script, c *judge.Command, rest []string, does command.Effect) {
 	force := does&command.ForcePush != 0
 	del := does&command.DeletesRemoteRef != 0
 	ops := shell.Operands(rest, "o", "push-option", "repo", "receive-pack", "exec")
@@ -504,7 +504,7 @@ func judgeCargo(s *judge.Script, c *judge.Command) {
 			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` installs a crate from outside crates.io")
 			return
 		}
-		Packages(s, c, shell.Operands(c.Args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), s.V.K.List("popular_crates"), "crate")
+		packages(s, c, shell.Operands(c.Args[i:], "FpjZ", "features", "package", "rename", "version", "vers", "target", "root", "bin", "example", "branch", "tag", "rev", "jobs"), s.V.K.List("popular_crates"), "crate")
 	default:
 		s.Allow("cargo " + v)
 	}
@@ -532,20 +532,20 @@ func judgeNpm(s *judge.Script, c *judge.Command) {
 	case "install", "i", "add", "isntall", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "update", "up", "upgrade":
 		pkgs := shell.Operands(rest, "w", "workspace", "prefix", "tag", "registry", "omit", "include")
 		if shell.HasShort(rest, 'g', "") || shell.HasLong(rest, "global") {
-			Packages(s, c, pkgs, s.V.K.List("popular_npm"), "global npm package")
+			packages(s, c, pkgs, s.V.K.List("popular_npm"), "global npm package")
 			return
 		}
-		Packages(s, c, pkgs, s.V.K.List("popular_npm"), "npm package")
+		packages(s, c, pkgs, s.V.K.List("popular_npm"), "npm package")
 	case "run", "run-script", "rum", "urn":
 		if len(rest) < 2 {
 			s.Allow("npm run")
 			return
 		}
-		Target(s, c, "npm run", rest[1])
+		target(s, c, "npm run", rest[1])
 	case "start", "stop", "restart":
 		s.Allow("npm " + v)
 	case "exec", "x":
-		Npx(s, c, rest[1:])
+		npx(s, c, rest[1:])
 	case "publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "team", "org", "adduser", "login", "logout", "token", "star", "hook":
 		if v == "token" || v == "login" || v == "adduser" {
 			s.Esc(vocab.CredentialProbing, judge.Medium, "`"+c.Text+"` manages npm credentials")
@@ -581,11 +581,11 @@ func judgeNpm(s *judge.Script, c *judge.Command) {
 	}
 }
 
-func judgeNpx(s *judge.Script, c *judge.Command) { Npx(s, c, c.Args[1:]) }
+func judgeNpx(s *judge.Script, c *judge.Command) { npx(s, c, c.Args[1:]) }
 
-// Npx runs a package's program, downloading the package when it is not
+// npx runs a package's program, downloading the package when it is not
 // installed: well-known development tools are routine.
-func Npx(s *judge.Script, c *judge.Command, rest []string) {
+func npx(s *judge.Script, c *judge.Command, rest []string) {
 	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
 		if rest[0] == "-p" || rest[0] == "--package" || rest[0] == "-c" || rest[0] == "--call" {
 			if len(rest) > 1 {
@@ -610,16 +610,16 @@ func Npx(s *judge.Script, c *judge.Command, rest []string) {
 			return
 		}
 	}
-	if s.V.K.List("popular_npm")[name] || IsDevToolName(s, name) {
+	if s.V.K.List("popular_npm")[name] || isDevToolName(s, name) {
 		s.Allow("npx " + name)
 		return
 	}
 	s.Esc(vocab.SecurityWeakening, judge.Low, "`"+c.Text+"` downloads and runs the npm package "+name)
 }
 
-// IsDevToolName reports whether n names a development tool: a program the
+// isDevToolName reports whether n names a development tool: a program the
 // programs file judges as a dev_tool, or one of its npx_tools.
-func IsDevToolName(s *judge.Script, n string) bool {
+func isDevToolName(s *judge.Script, n string) bool {
 	if p := s.V.K.Prog(n); p != nil && p.JudgeName == "dev_tool" {
 		return true
 	}
@@ -642,28 +642,28 @@ func judgeYarn(s *judge.Script, c *judge.Command) {
 		}
 		s.Allow(c.Name + " " + v)
 	case "add", "upgrade", "up", "update":
-		Packages(s, c, shell.Operands(rest, "", "filter"), s.V.K.List("popular_npm"), c.Name+" package")
+		packages(s, c, shell.Operands(rest, "", "filter"), s.V.K.List("popular_npm"), c.Name+" package")
 	case "run", "run-script":
 		if len(rest) < 2 {
 			s.Allow(c.Name + " run")
 			return
 		}
-		Target(s, c, c.Name+" run", rest[1])
+		target(s, c, c.Name+" run", rest[1])
 	case "dlx", "exec", "x":
-		Npx(s, c, rest[1:])
+		npx(s, c, rest[1:])
 	case "publish", "npm", "login", "logout":
 		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` publishes to or logs in to a registry")
 	default:
 		// yarn SCRIPT runs a package.json script.
-		Target(s, c, c.Name, v)
+		target(s, c, c.Name, v)
 	}
 }
 
-// Target judges running a named target or script of the project (make
+// target judges running a named target or script of the project (make
 // test, npm run build): names that say they build, test, check or format
 // are routine; names that deploy, publish, reset or tear down are passed
 // on, as are names that say nothing.
-func Target(s *judge.Script, c *judge.Command, tool, name string) {
+func target(s *judge.Script, c *judge.Command, tool, name string) {
 	ws := argument.Words(name)
 	for _, w := range ws {
 		if s.V.K.List("risky_target_words")[w] {
@@ -700,11 +700,11 @@ func pkgName(spec string) string {
 	return spec
 }
 
-// Packages judges installing named packages: none (the project's
+// packages judges installing named packages: none (the project's
 // manifest) or well-known ones are routine; a name close to a well-known
 // one may be a typosquat; others are passed on. URLs and paths are
 // judged as sources.
-func Packages(s *judge.Script, c *judge.Command, specs []string, popular map[string]bool, what string) {
+func packages(s *judge.Script, c *judge.Command, specs []string, popular map[string]bool, what string) {
 	if len(specs) == 0 {
 		s.Allow("installs the project's dependencies")
 		return
@@ -792,7 +792,7 @@ func judgeNode(s *judge.Script, c *judge.Command) {
 		switch {
 		case a == "-e" || a == "--eval" || a == "-p" || a == "--print":
 			if i+1 < len(c.Args) {
-				InlineCode(s, c, c.Args[i+1])
+				inlineCode(s, c, c.Args[i+1])
 			}
 			s.Allow(c.Name)
 			return
@@ -827,15 +827,15 @@ func judgeNode(s *judge.Script, c *judge.Command) {
 			if c.Name == "deno" && (a == "run" || a == "task") {
 				continue
 			}
-			RunsFile(s, c, a)
+			runsFile(s, c, a)
 			return
 		}
 	}
 	s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` starts an interactive "+c.Name)
 }
 
-// RunsFile judges c running the script file with an interpreter.
-func RunsFile(s *judge.Script, c *judge.Command, file string) {
+// runsFile judges c running the script file with an interpreter.
+func runsFile(s *judge.Script, c *judge.Command, file string) {
 	if t := offensiveScript(file); t != "" {
 		s.Deny(vocab.CredentialProbing, "`"+c.Text+"` runs "+t+", a credential dumping or attack tool")
 		return
@@ -867,7 +867,7 @@ func judgeScriptInterp(s *judge.Script, c *judge.Command) {
 		switch {
 		case a == "-e" || a == "-r" && c.Name == "php" || a == "-c" || a == "-Command" || a == "-command" || a == "--eval":
 			if i+1 < len(c.Args) {
-				InlineCode(s, c, c.Args[i+1])
+				inlineCode(s, c, c.Args[i+1])
 			}
 			s.Allow(c.Name)
 			return
@@ -879,7 +879,7 @@ func judgeScriptInterp(s *judge.Script, c *judge.Command) {
 			return
 		case strings.HasPrefix(a, "-"):
 		default:
-			RunsFile(s, c, a)
+			runsFile(s, c, a)
 			return
 		}
 	}
@@ -931,10 +931,10 @@ func judgePerl(s *judge.Script, c *judge.Command) {
 			s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` reads a Perl program from input")
 			return
 		}
-		RunsFile(s, c, ops[0])
+		runsFile(s, c, ops[0])
 		return
 	}
-	InlineCode(s, c, code)
+	inlineCode(s, c, code)
 	if inPlace {
 		s.InPlaceConfigEdit(c, []string{code}, ops)
 	}
@@ -948,14 +948,14 @@ func judgePerl(s *judge.Script, c *judge.Command) {
 	s.Allow("perl")
 }
 
-// InlineCode judges inline code of interpreters (python -c, perl -e,
+// inlineCode judges inline code of interpreters (python -c, perl -e,
 // node -e) by its effects (see command.CodeEffects): a secret source sent
 // to the network is exfiltration; the network, running commands, deleting
 // or writing files are passed on; plain computation is routine.
-func InlineCode(s *judge.Script, c *judge.Command, code string) {
+func inlineCode(s *judge.Script, c *judge.Command, code string) {
 	e := command.CodeEffects(command.Inline{Code: code, Known: true})
 	net, secret := e.Net, e.Secret
-	if !secret && CodeNamesSecret(s, c, code) {
+	if !secret && codeNamesSecret(s, c, code) {
 		// A path in the code's strings that names a secret
 		// (open('~/.config/google-chrome/Local State')).
 		secret = true
@@ -975,15 +975,15 @@ func InlineCode(s *judge.Script, c *judge.Command, code string) {
 	case e.Write:
 		s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` runs code that writes files")
 	default:
-		if !StrongInline(s, c, code) {
+		if !strongInline(s, c, code) {
 			s.Allow(c.Name + " computes")
 		}
 	}
 }
 
-// CodeNamesSecret reports whether a string literal of inline code names a
+// codeNamesSecret reports whether a string literal of inline code names a
 // path that holds secrets.
-func CodeNamesSecret(s *judge.Script, c *judge.Command, code string) bool {
+func codeNamesSecret(s *judge.Script, c *judge.Command, code string) bool {
 	for _, q := range []byte{'\'', '"'} {
 		rest := code
 		for n := 0; n < 32; n++ {
@@ -1014,7 +1014,7 @@ func judgePython(s *judge.Script, c *judge.Command) {
 		switch {
 		case a == "-c":
 			if i+1 < len(c.Args) {
-				InlineCode(s, c, c.Args[i+1])
+				inlineCode(s, c, c.Args[i+1])
 			}
 			return
 		case a == "-m":
@@ -1028,7 +1028,7 @@ func judgePython(s *judge.Script, c *judge.Command) {
 			case "pip":
 				judgePip(s, c, i+2)
 			case "http.server", "SimpleHTTPServer":
-				HttpServer(s, c, rest)
+				httpServer(s, c, rest)
 			case "smtpd", "ftplib", "telnetlib", "pyftpdlib":
 				s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` runs a network service or client")
 			default:
@@ -1050,17 +1050,17 @@ func judgePython(s *judge.Script, c *judge.Command) {
 				judgeManage(s, &judge.Command{Sc: c.Sc, Name: "manage.py", Args: c.Args[i:], Known: c.Known[i:], Text: c.Text, Cwd: c.Cwd})
 				return
 			}
-			RunsFile(s, c, a)
+			runsFile(s, c, a)
 			return
 		}
 	}
 	s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` starts an interactive Python")
 }
 
-// HttpServer judges python -m http.server: serving the workspace on
+// httpServer judges python -m http.server: serving the workspace on
 // loopback is routine; on every interface it exposes files; serving the
 // home directory or / that way exposes keys.
-func HttpServer(s *judge.Script, c *judge.Command, rest []string) {
+func httpServer(s *judge.Script, c *judge.Command, rest []string) {
 	bind := shell.OptValues(rest, "-b", "bind")
 	dirs := shell.OptValues(rest, "-d", "directory")
 	dir := "."
@@ -1095,7 +1095,7 @@ func judgePip(s *judge.Script, c *judge.Command, from int) {
 	rest := args[i:]
 	switch v := rest[0]; v {
 	case "install", "download", "wheel":
-		PipInstall(s, c, rest, s.V.K.List("popular_python"), "Python package")
+		pipInstall(s, c, rest, s.V.K.List("popular_python"), "Python package")
 	case "list", "show", "freeze", "check", "help", "search", "inspect", "index", "hash", "debug", "cache", "completion":
 		s.Allow("pip " + v)
 	case "uninstall":
@@ -1111,9 +1111,9 @@ func judgePip(s *judge.Script, c *judge.Command, from int) {
 	}
 }
 
-// PipInstall judges pip install: manifests and local paths are routine,
+// pipInstall judges pip install: manifests and local paths are routine,
 // package sources other than PyPI over HTTPS are passed on.
-func PipInstall(s *judge.Script, c *judge.Command, rest []string, popular map[string]bool, what string) {
+func pipInstall(s *judge.Script, c *judge.Command, rest []string, popular map[string]bool, what string) {
 	for _, u := range append(shell.OptValues(rest, "-i", "index-url"), shell.OptValues(rest, "", "extra-index-url")...) {
 		switch {
 		case strings.HasPrefix(u, "http://"):
@@ -1144,7 +1144,7 @@ func PipInstall(s *judge.Script, c *judge.Command, rest []string, popular map[st
 		s.Allow("installs the project's dependencies")
 		return
 	}
-	Packages(s, c, specs, popular, what)
+	packages(s, c, specs, popular, what)
 }
 
 func judgeUv(s *judge.Script, c *judge.Command) {
@@ -1155,17 +1155,17 @@ func judgeUv(s *judge.Script, c *judge.Command) {
 	switch v := c.Args[1]; v {
 	case "pip":
 		if len(c.Args) > 2 && c.Args[2] == "install" {
-			PipInstall(s, c, c.Args[2:], s.V.K.List("popular_python"), "Python package")
+			pipInstall(s, c, c.Args[2:], s.V.K.List("popular_python"), "Python package")
 			return
 		}
 		s.Allow("uv pip")
 	case "add":
-		Packages(s, c, shell.Operands(c.Args[1:], "", "group", "optional", "extra", "index", "python", "package"), s.V.K.List("popular_python"), "Python package")
+		packages(s, c, shell.Operands(c.Args[1:], "", "group", "optional", "extra", "index", "python", "package"), s.V.K.List("popular_python"), "Python package")
 	case "publish":
 		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` publishes a package")
 	case "tool":
 		if len(c.Args) > 3 && (c.Args[2] == "install" || c.Args[2] == "run") {
-			Packages(s, c, c.Args[3:4], s.V.K.List("popular_python"), "Python tool")
+			packages(s, c, c.Args[3:4], s.V.K.List("popular_python"), "Python tool")
 			return
 		}
 		s.Allow("uv tool")
@@ -1181,7 +1181,7 @@ func judgePoetry(s *judge.Script, c *judge.Command) {
 	}
 	switch v := c.Args[1]; v {
 	case "add":
-		Packages(s, c, shell.Operands(c.Args[1:], "GE", "group", "extras", "source", "python", "platform"), s.V.K.List("popular_python"), "Python package")
+		packages(s, c, shell.Operands(c.Args[1:], "GE", "group", "extras", "source", "python", "platform"), s.V.K.List("popular_python"), "Python package")
 	case "publish", "upload":
 		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` publishes a package")
 	case "config", "source":
@@ -1195,7 +1195,7 @@ func judgePoetry(s *judge.Script, c *judge.Command) {
 
 func judgePipx(s *judge.Script, c *judge.Command) {
 	if len(c.Args) > 2 && (c.Args[1] == "install" || c.Args[1] == "run") {
-		Packages(s, c, c.Args[2:3], s.V.K.List("popular_python"), "Python tool")
+		packages(s, c, c.Args[2:3], s.V.K.List("popular_python"), "Python tool")
 		return
 	}
 	s.Allow("pipx")
@@ -1203,7 +1203,7 @@ func judgePipx(s *judge.Script, c *judge.Command) {
 
 func judgeGem(s *judge.Script, c *judge.Command) {
 	if len(c.Args) > 1 && c.Args[1] == "install" {
-		Packages(s, c, shell.Operands(c.Args[1:], "v", "version", "source"), s.V.K.List("popular_gems"), "gem")
+		packages(s, c, shell.Operands(c.Args[1:], "v", "version", "source"), s.V.K.List("popular_gems"), "gem")
 		return
 	}
 	if len(c.Args) > 1 && (c.Args[1] == "push" || c.Args[1] == "signin" || c.Args[1] == "owner" || c.Args[1] == "yank") {
@@ -1298,7 +1298,7 @@ func judgeBuildTool(s *judge.Script, c *judge.Command) {
 	case "flutter", "dart", "swift", "stack", "cabal", "mix", "bundle", "composer", "lein":
 		if len(targets) > 1 && (targets[0] == "run" || targets[0] == "script") && strings.Contains(targets[1], ".") {
 			// dart run x.dart, swift run, mix run x.exs: a file's code.
-			RunsFile(s, c, targets[1])
+			runsFile(s, c, targets[1])
 			return
 		}
 		if len(targets) > 0 {
@@ -1312,7 +1312,7 @@ func judgeBuildTool(s *judge.Script, c *judge.Command) {
 			case "exec":
 				if len(targets) > 1 {
 					t := targets[1]
-					if IsDevToolName(s, t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" || rubySiteTools[t] {
+					if isDevToolName(s, t) || t == "rails" || t == "rake" || t == "rspec" || t == "rubocop" || rubySiteTools[t] {
 						s.Allow(c.Name + " exec " + t)
 						return
 					}
@@ -1362,7 +1362,7 @@ func judgeBuildTool(s *judge.Script, c *judge.Command) {
 			t = t[i+1:]
 		}
 		before := s.V.Worst.Rank()
-		Target(s, c, tool, t)
+		target(s, c, tool, t)
 		if s.V.Worst.Rank() > before && s.V.Worst.Dec != vocab.Allow {
 			return
 		}

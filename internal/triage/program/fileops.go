@@ -35,15 +35,15 @@ var _ = judge.RegisterJudges(map[string]func(*judge.Script, *judge.Command){
 	"zip":      judgeZip,
 })
 
-// WritesOperands judges each operand as written.
-func WritesOperands(s *judge.Script, c *judge.Command, ops []string) {
+// writesOperands judges each operand as written.
+func writesOperands(s *judge.Script, c *judge.Command, ops []string) {
 	for _, p := range ops {
 		s.Write(c, s.Where(p, c.Cwd), "")
 	}
 }
 
 func judgeMkdir(s *judge.Script, c *judge.Command) {
-	WritesOperands(s, c, shell.Operands(c.Args, "mdrt", "mode", "reference", "date"))
+	writesOperands(s, c, shell.Operands(c.Args, "mdrt", "mode", "reference", "date"))
 	s.Allow(c.Name)
 }
 
@@ -56,7 +56,7 @@ func judgeCp(s *judge.Script, c *judge.Command) {
 	}
 	level := secret.None
 	for _, src := range ops {
-		level = max(level, CopySource(s, c, src))
+		level = max(level, copySource(s, c, src))
 	}
 	for _, d := range dests {
 		s.Taint(c, d, level)
@@ -65,9 +65,9 @@ func judgeCp(s *judge.Script, c *judge.Command) {
 	s.Allow(c.Name)
 }
 
-// CopySource judges a file copied somewhere: copying credentials stages
+// copySource judges a file copied somewhere: copying credentials stages
 // them for use elsewhere.
-func CopySource(s *judge.Script, c *judge.Command, src string) int {
+func copySource(s *judge.Script, c *judge.Command, src string) int {
 	pl := s.Where(src, c.Cwd)
 	if level, what := s.Secret(pl); level > secret.None && !strings.Contains(src, "\x01") {
 		risk := judge.Medium
@@ -103,7 +103,7 @@ func judgeMv(s *judge.Script, c *judge.Command) {
 			s.Deny(vocab.Destructive, "`"+c.Text+"` moves "+b+" away")
 			return
 		}
-		CopySource(s, c, src)
+		copySource(s, c, src)
 		if pl.Zone == judge.ZSystem && judge.CriticalSystemPath(pl.Abs) {
 			s.Esc(vocab.Destructive, judge.High, "`"+c.Text+"` moves system files")
 			continue
@@ -327,7 +327,7 @@ func judgeTar(s *judge.Script, c *judge.Command) {
 	case create:
 		level := secret.None
 		for _, src := range ops {
-			level = max(level, ArchiveSource(s, &c2, src))
+			level = max(level, archiveSource(s, &c2, src))
 		}
 		for _, a := range archives {
 			if a != "-" {
@@ -356,14 +356,14 @@ func judgeTar(s *judge.Script, c *judge.Command) {
 	s.Allow("tar")
 }
 
-// ArchiveSource judges a path put into an archive.
-func ArchiveSource(s *judge.Script, c *judge.Command, src string) int {
+// archiveSource judges a path put into an archive.
+func archiveSource(s *judge.Script, c *judge.Command, src string) int {
 	pl := s.Where(src, c.Cwd)
 	if s.BroadPath(pl) != "" && pl.Zone == judge.ZHome || pl.Abs == "~" {
 		s.Esc(vocab.CredentialProbing, judge.High, "`"+c.Text+"` packs the whole home directory, keys included")
 		return secret.Critical
 	}
-	return CopySource(s, c, src)
+	return copySource(s, c, src)
 }
 
 func judgeZip(s *judge.Script, c *judge.Command) {
@@ -410,7 +410,7 @@ func judgeZip(s *judge.Script, c *judge.Command) {
 	if len(ops) > 0 {
 		level := secret.None
 		for _, src := range ops[1:] {
-			level = max(level, ArchiveSource(s, c, src))
+			level = max(level, archiveSource(s, c, src))
 		}
 		s.Taint(c, ops[0], level)
 		s.Write(c, s.Where(ops[0], c.Cwd), "")
@@ -515,7 +515,7 @@ func judgeRename(s *judge.Script, c *judge.Command) {
 			ops = ops[1:]
 		}
 	}
-	WritesOperands(s, c, ops)
+	writesOperands(s, c, ops)
 	s.Allow(c.Name)
 }
 

@@ -107,7 +107,7 @@ func judgeDocker(s *judge.Script, c *judge.Command) {
 	case "volume rm", "volume prune":
 		s.Esc(vocab.Destructive, judge.Medium, "`"+c.Text+"` deletes data volumes")
 	case "run", "container run", "compose run", "create-run":
-		DockerRun(s, c, rest)
+		dockerRun(s, c, rest)
 	case "exec", "container exec", "compose exec":
 		s.Esc(vocab.Routine, judge.Low, "`"+c.Text+"` runs a command in a container")
 	case "login":
@@ -123,9 +123,9 @@ func judgeDocker(s *judge.Script, c *judge.Command) {
 	}
 }
 
-// DockerRun judges starting a container: privileges, host mounts, host
+// dockerRun judges starting a container: privileges, host mounts, host
 // namespaces and published ports decide.
-func DockerRun(s *judge.Script, c *judge.Command, rest []string) {
+func dockerRun(s *judge.Script, c *judge.Command, rest []string) {
 	risky := ""
 	for i := 1; i < len(rest); i++ {
 		a := rest[i]
@@ -222,7 +222,7 @@ func judgeKubectl(s *judge.Script, c *judge.Command) {
 		if strings.HasPrefix(obj, "secret") {
 			if out != "" && out != "name" && out != "wide" {
 				c.Out, c.OutWhat = secret.Critical, "Kubernetes secrets"
-				if DecodedLater(s, c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
+				if decodedLater(s, c) || shell.HasShort(rest, 'A', "nol") || shell.HasLong(rest, "all-namespaces") {
 					s.Deny(vocab.CredentialProbing, "`"+c.Text+"` dumps and decodes Kubernetes secrets")
 					return
 				}
@@ -298,9 +298,9 @@ func kubectlDryRun(args []string) bool {
 	return false
 }
 
-// DecodedLater reports whether c's output is decoded (base64 -d,
+// decodedLater reports whether c's output is decoded (base64 -d,
 // base64d) later in its pipeline.
-func DecodedLater(s *judge.Script, c *judge.Command) bool {
+func decodedLater(s *judge.Script, c *judge.Command) bool {
 	if c.Sc.Pipeline == 0 {
 		return false
 	}
@@ -374,10 +374,10 @@ func judgeTerraform(s *judge.Script, c *judge.Command) {
 	}
 }
 
-// PipedIntoLogin reports whether c's output goes into a registry login
+// pipedIntoLogin reports whether c's output goes into a registry login
 // that reads its password from standard input (docker login
 // --password-stdin) in the same pipeline.
-func PipedIntoLogin(s *judge.Script, c *judge.Command) bool {
+func pipedIntoLogin(s *judge.Script, c *judge.Command) bool {
 	if c.Sc == nil || c.Sc.Pipeline == 0 {
 		return false
 	}
@@ -444,7 +444,7 @@ func judgeCloud(s *judge.Script, c *judge.Command) {
 		strings.HasSuffix(line, "get-login-password") || strings.HasPrefix(line, "acr login") && shell.HasLong(c.Args, "expose-token"):
 		// Temporary credentials: routine when they go straight into a
 		// registry login, not when they are printed.
-		if !PipedIntoLogin(s, c) {
+		if !pipedIntoLogin(s, c) {
 			s.Esc(vocab.CredentialProbing, judge.High, "`"+c.Text+"` prints temporary cloud credentials")
 			return
 		}

@@ -34,9 +34,9 @@ type dataItem struct {
 	raw   string // source text, for variable names
 }
 
-// SecretData judges what a command sends to a remote host: the level of
+// secretData judges what a command sends to a remote host: the level of
 // secret it holds and what it is.
-func SecretData(s *judge.Script, c *judge.Command, items []dataItem) (int, string) {
+func secretData(s *judge.Script, c *judge.Command, items []dataItem) (int, string) {
 	level, what := secret.None, ""
 	up := func(l int, w string) {
 		if l > level {
@@ -46,7 +46,7 @@ func SecretData(s *judge.Script, c *judge.Command, items []dataItem) (int, strin
 	for _, it := range items {
 		if it.file != "" && it.file != "-" && it.file != "." {
 			if strings.Contains(it.file, "$") {
-				if l, w := MentionedSecret(s); l > secret.None {
+				if l, w := mentionedSecret(s); l > secret.None {
 					up(l, w+" (named earlier in the script)")
 				}
 				continue
@@ -79,9 +79,9 @@ func SecretData(s *judge.Script, c *judge.Command, items []dataItem) (int, strin
 	return level, what
 }
 
-// MentionedSecret returns the most secret path the script assigns to a
+// mentionedSecret returns the most secret path the script assigns to a
 // variable.
-func MentionedSecret(s *judge.Script) (int, string) {
+func mentionedSecret(s *judge.Script) (int, string) {
 	level, what := secret.None, ""
 	for _, m := range s.Mentions {
 		if !strings.HasPrefix(m, "/") && !strings.HasPrefix(m, "~") && !strings.HasPrefix(m, ".") {
@@ -95,9 +95,9 @@ func MentionedSecret(s *judge.Script) (int, string) {
 	return level, what
 }
 
-// Send judges a command sending items to the hosts of urls (unknown hosts
+// send judges a command sending items to the hosts of urls (unknown hosts
 // count as remote). stdin says whether it sends its standard input.
-func Send(s *judge.Script, c *judge.Command, hosts []string, items []dataItem, verb string) {
+func send(s *judge.Script, c *judge.Command, hosts []string, items []dataItem, verb string) {
 	remote := len(hosts) == 0
 	var dest string
 	for _, h := range hosts {
@@ -117,7 +117,7 @@ func Send(s *judge.Script, c *judge.Command, hosts []string, items []dataItem, v
 		}
 	}
 	if !remote {
-		if l, w := SecretData(s, c, items); l == secret.Critical {
+		if l, w := secretData(s, c, items); l == secret.Critical {
 			s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` "+verb+" "+w+" to a local service")
 			return
 		}
@@ -125,7 +125,7 @@ func Send(s *judge.Script, c *judge.Command, hosts []string, items []dataItem, v
 		return
 	}
 	s.RemoteSink = true
-	if l, w := SecretData(s, c, items); l > secret.None {
+	if l, w := secretData(s, c, items); l > secret.None {
 		if strings.HasPrefix(w, "the secret $") {
 			s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` "+verb+" "+w+" to "+dest)
 			return
@@ -263,23 +263,23 @@ func judgeCurl(s *judge.Script, c *judge.Command) {
 		}
 	}
 	if post || len(items) > 0 {
-		Send(s, c, hosts, items, "sends")
+		send(s, c, hosts, items, "sends")
 		return
 	}
-	Download(s, c, urls, hosts)
+	download(s, c, urls, hosts)
 }
 
-// Download judges a GET: data can leave in the URL itself.
-func Download(s *judge.Script, c *judge.Command, urls, hosts []string) {
-	if !UrlsCarry(s, c, urls, hosts) {
+// download judges a GET: data can leave in the URL itself.
+func download(s *judge.Script, c *judge.Command, urls, hosts []string) {
+	if !urlsCarry(s, c, urls, hosts) {
 		s.Allow("downloads")
 	}
 }
 
-// UrlsCarry judges the data the addresses a command reaches carry (command
+// urlsCarry judges the data the addresses a command reaches carry (command
 // output, a secret variable, a secret or encoded payload) and reports
 // whether it found any.
-func UrlsCarry(s *judge.Script, c *judge.Command, urls, hosts []string) bool {
+func urlsCarry(s *judge.Script, c *judge.Command, urls, hosts []string) bool {
 	for i, u := range urls {
 		if i < len(c.Args) && (strings.Contains(u, "$(") || strings.Contains(u, "`")) {
 			s.Esc(vocab.Exfiltration, judge.High, "`"+c.Text+"` puts command output into a URL")
@@ -402,14 +402,14 @@ func judgeWget(s *judge.Script, c *judge.Command) {
 		}
 	}
 	if post {
-		Send(s, c, hosts, items, "sends")
+		send(s, c, hosts, items, "sends")
 		return
 	}
 	if !shell.HasShort(c.Args, 'O', "") && !shell.HasLong(c.Args, "output-document") && !shell.HasShort(c.Args, 'P', "") && !shell.HasLong(c.Args, "directory-prefix") {
 		// wget saves into the current directory.
 		s.Write(c, s.Where(".", c.Cwd), "")
 	}
-	Download(s, c, urls, hosts)
+	download(s, c, urls, hosts)
 }
 
 func judgeHTTPie(s *judge.Script, c *judge.Command) {
@@ -443,7 +443,7 @@ func judgeHTTPie(s *judge.Script, c *judge.Command) {
 		}
 	}
 	if post {
-		Send(s, c, hosts, items, "sends")
+		send(s, c, hosts, items, "sends")
 		return
 	}
 	s.Allow(c.Name)
@@ -483,7 +483,7 @@ func judgeNc(s *judge.Script, c *judge.Command) {
 		s.Allow(c.Name + " -z")
 		return
 	}
-	Send(s, c, hosts, []dataItem{{file: "-"}}, "sends its input")
+	send(s, c, hosts, []dataItem{{file: "-"}}, "sends its input")
 }
 
 func judgeSSH(s *judge.Script, c *judge.Command) {
@@ -564,7 +564,7 @@ func judgeScp(s *judge.Script, c *judge.Command) {
 	if !remotePath(dst) {
 		for _, src := range srcs {
 			if !remotePath(src) {
-				CopySource(s, c, src)
+				copySource(s, c, src)
 			}
 		}
 		if shell.HasLong(c.Args, "delete", "delete-before", "delete-after", "delete-during", "delete-excluded", "remove-source-files") {
@@ -612,7 +612,7 @@ func judgeMail(s *judge.Script, c *judge.Command) {
 		items = append(items, dataItem{file: f})
 	}
 	items = append(items, dataItem{file: "-"})
-	Send(s, c, nil, items, "mails")
+	send(s, c, nil, items, "mails")
 }
 
 func judgeTunnel(s *judge.Script, c *judge.Command) {

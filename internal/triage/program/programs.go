@@ -49,9 +49,9 @@ var _ = judge.RegisterJudges(map[string]func(*judge.Script, *judge.Command){
 	"xxd":           judgeXxd,
 })
 
-// ProgramJudge returns the judge of program name, if the programs file
+// programJudge returns the judge of program name, if the programs file
 // gives it one (see knowledge.go and programs.yaml).
-func ProgramJudge(s *judge.Script, name string) (func(*judge.Script, *judge.Command), bool) {
+func programJudge(s *judge.Script, name string) (func(*judge.Script, *judge.Command), bool) {
 	return s.V.K.JudgeOf(name)
 }
 
@@ -85,7 +85,7 @@ func judgeProgram(s *judge.Script, c *judge.Command) {
 	if w := revealOption(c); w != "" {
 		s.Esc(vocab.CredentialProbing, judge.Medium, "`"+c.Text+"` asks to show stored secrets ("+w+")")
 	}
-	if f, ok := ProgramJudge(s, c.Name); ok {
+	if f, ok := programJudge(s, c.Name); ok {
 		f(s, c)
 		return
 	}
@@ -131,7 +131,7 @@ func judgeLocalProgram(s *judge.Script, c *judge.Command) {
 		if strings.HasPrefix(p, d) {
 			c2 := *c
 			c2.Args = append([]string{c.Name}, c.Args[1:]...)
-			if _, ok := ProgramJudge(s, c.Name); ok {
+			if _, ok := programJudge(s, c.Name); ok {
 				judgeProgram(s, &c2)
 				return
 			}
@@ -142,7 +142,7 @@ func judgeLocalProgram(s *judge.Script, c *judge.Command) {
 		if strings.HasPrefix(pl.Abs, d) {
 			// A link to a system program (.venv/bin/python): judged
 			// as the program it is called as.
-			if _, ok := ProgramJudge(s, c.Name); ok || judge.IsPython(c.Name) {
+			if _, ok := programJudge(s, c.Name); ok || judge.IsPython(c.Name) {
 				c2 := *c
 				c2.Args = append([]string{c.Name}, c.Args[1:]...)
 				judgeProgram(s, &c2)
@@ -163,7 +163,7 @@ func judgeLocalProgram(s *judge.Script, c *judge.Command) {
 			judgeBuildTool(s, c)
 			return
 		case strings.Contains(p, "node_modules/.bin/") || strings.Contains(p, ".venv/bin/") || strings.Contains(p, "venv/bin/"):
-			if _, ok := ProgramJudge(s, c.Name); ok {
+			if _, ok := programJudge(s, c.Name); ok {
 				c2 := *c
 				c2.Args = append([]string{c.Name}, c.Args[1:]...)
 				judgeProgram(s, &c2)
@@ -270,9 +270,9 @@ func credentialSearch(p string) bool {
 	return CredentialPattern.MatchString(p)
 }
 
-// BroadRoot reports whether a search root covers the whole system, the
+// broadRoot reports whether a search root covers the whole system, the
 // home directory or other users.
-func BroadRoot(s *judge.Script, c *judge.Command, root string) bool {
+func broadRoot(s *judge.Script, c *judge.Command, root string) bool {
 	pl := s.Where(root, c.Cwd)
 	if s.BroadPath(pl) != "" {
 		return true
@@ -313,7 +313,7 @@ func judgeGrep(s *judge.Script, c *judge.Command) {
 			roots = []string{"."}
 		}
 		for _, r := range roots {
-			if BroadRoot(s, c, r) {
+			if broadRoot(s, c, r) {
 				s.Deny(vocab.CredentialProbing, "`"+c.Text+"` searches "+r+" for passwords, tokens or keys")
 				return
 			}
@@ -476,7 +476,7 @@ func judgeFind(s *judge.Script, c *judge.Command) {
 	secretNames := strength > 0
 	broad := false
 	for _, r := range roots {
-		if BroadRoot(s, c, r) {
+		if broadRoot(s, c, r) {
 			broad = true
 		}
 		pl := s.Where(r, c.Cwd)
@@ -542,7 +542,7 @@ func judgeGetent(s *judge.Script, c *judge.Command) {
 
 func judgePrintenv(s *judge.Script, c *judge.Command) {
 	if judge.EnvDump(c) != "" {
-		EnvDumpUse(s, c)
+		envDumpUse(s, c)
 		return
 	}
 	for _, v := range shell.Operands(c.Args, "") {
@@ -556,16 +556,16 @@ func judgePrintenv(s *judge.Script, c *judge.Command) {
 
 func judgeEnv(s *judge.Script, c *judge.Command) {
 	if judge.EnvDump(c) != "" {
-		EnvDumpUse(s, c)
+		envDumpUse(s, c)
 		return
 	}
 	s.Allow("env")
 }
 
-// PassesLines reports whether the stages of a pipeline strictly between
+// passesLines reports whether the stages of a pipeline strictly between
 // from and to only reorder or pass on lines (sort, uniq, cat), so that the
 // stage to sees what stage from prints.
-func PassesLines(s *judge.Script, pipeline, from, to int) bool {
+func passesLines(s *judge.Script, pipeline, from, to int) bool {
 	for i := range s.Cmds {
 		d := &s.Cmds[i]
 		if d.Sc.Pipeline != pipeline || d.Sc.Stage <= from || d.Sc.Stage >= to {
@@ -580,15 +580,15 @@ func PassesLines(s *judge.Script, pipeline, from, to int) bool {
 	return true
 }
 
-// EnvDumpUse judges printing the environment: piping it to a search for
+// envDumpUse judges printing the environment: piping it to a search for
 // secrets is probing, to a harmless search routine, anything else is
 // passed on.
-func EnvDumpUse(s *judge.Script, c *judge.Command) {
+func envDumpUse(s *judge.Script, c *judge.Command) {
 	c.Out, c.OutWhat = secret.Critical, "the whole environment"
 	if c.Sc.Pipeline > 0 {
 		for i := range s.Cmds {
 			d := &s.Cmds[i]
-			if d.Sc.Pipeline != c.Sc.Pipeline || d.Sc.Stage <= c.Sc.Stage || len(d.Args) == 0 || !PassesLines(s, c.Sc.Pipeline, c.Sc.Stage, d.Sc.Stage) {
+			if d.Sc.Pipeline != c.Sc.Pipeline || d.Sc.Stage <= c.Sc.Stage || len(d.Args) == 0 || !passesLines(s, c.Sc.Pipeline, c.Sc.Stage, d.Sc.Stage) {
 				continue
 			}
 			switch d.Name {
@@ -619,7 +619,7 @@ func EnvDumpUse(s *judge.Script, c *judge.Command) {
 
 func judgeSet(s *judge.Script, c *judge.Command) {
 	if judge.EnvDump(c) != "" {
-		EnvDumpUse(s, c)
+		envDumpUse(s, c)
 		return
 	}
 	for i := 1; i+1 < len(c.Args); i++ {
@@ -645,7 +645,7 @@ func judgeHash(s *judge.Script, c *judge.Command) {
 
 func judgeExport(s *judge.Script, c *judge.Command) {
 	if judge.EnvDump(c) != "" {
-		EnvDumpUse(s, c)
+		envDumpUse(s, c)
 		return
 	}
 	for _, a := range c.Args[1:] {
@@ -784,7 +784,7 @@ func judgeMultiplexer(s *judge.Script, c *judge.Command) {
 				s.Allow("tmux " + v)
 				return
 			}
-			Later(s, c, strings.Join(ops, " "), "tmux "+v)
+			later(s, c, strings.Join(ops, " "), "tmux "+v)
 		case "send-keys", "send":
 			var keys []string
 			for _, k := range shell.Operands(c.Args[i:], "tN") {
@@ -792,7 +792,7 @@ func judgeMultiplexer(s *judge.Script, c *judge.Command) {
 					keys = append(keys, k)
 				}
 			}
-			Later(s, c, strings.Join(keys, " "), "tmux send-keys")
+			later(s, c, strings.Join(keys, " "), "tmux send-keys")
 		default:
 			s.Allow("tmux " + v)
 		}
@@ -818,11 +818,11 @@ func judgeMultiplexer(s *judge.Script, c *judge.Command) {
 		s.Allow("screen")
 		return
 	}
-	LaterArgv(s, c, ops, "screen")
+	laterArgv(s, c, ops, "screen")
 }
 
-// Later judges a command line that a wrapper (tmux, screen, …) will run.
-func Later(s *judge.Script, c *judge.Command, script, via string) {
+// later judges a command line that a wrapper (tmux, screen, …) will run.
+func later(s *judge.Script, c *judge.Command, script, via string) {
 	if strings.TrimSpace(script) == "" {
 		s.Allow(via)
 		return
@@ -831,22 +831,22 @@ func Later(s *judge.Script, c *judge.Command, script, via string) {
 	s.V.Add(judge.Finding{Dec: sub.Decision, Class: sub.Class, Risk: judge.RiskLevel(sub.Risk), Reason: "`" + c.Text + "` runs through " + via + ": " + sub.Reason})
 }
 
-// LaterArgv judges an argv that a wrapper will run.
-func LaterArgv(s *judge.Script, c *judge.Command, argv []string, via string) {
-	Later(s, c, shell.Join(argv), via)
+// laterArgv judges an argv that a wrapper will run.
+func laterArgv(s *judge.Script, c *judge.Command, argv []string, via string) {
+	later(s, c, shell.Join(argv), via)
 }
 
 func judgeTee(s *judge.Script, c *judge.Command) {
-	content := PipedContent(s, c)
+	content := pipedContent(s, c)
 	for _, p := range shell.Operands(c.Args, "") {
 		s.Write(c, s.Where(p, c.Cwd), content)
 	}
 	s.Allow(c.Name)
 }
 
-// PipedContent returns what an echo or printf earlier in the same
+// pipedContent returns what an echo or printf earlier in the same
 // pipeline writes to c, "" when unknown.
-func PipedContent(s *judge.Script, c *judge.Command) string {
+func pipedContent(s *judge.Script, c *judge.Command) string {
 	if c.Sc.Pipeline == 0 {
 		return ""
 	}
@@ -963,7 +963,7 @@ func judgeShellProgram(s *judge.Script, c *judge.Command) {
 			return
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
 		default:
-			RunsFile(s, c, a)
+			runsFile(s, c, a)
 			return
 		}
 	}

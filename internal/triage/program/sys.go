@@ -46,7 +46,7 @@ func judgeSystemctl(s *judge.Script, c *judge.Command) {
 		return
 	}
 	for _, u := range ops[1:] {
-		if SecurityService(s, u) && (verb == "stop" || verb == "disable" || verb == "mask" || verb == "kill") {
+		if securityService(s, u) && (verb == "stop" || verb == "disable" || verb == "mask" || verb == "kill") {
 			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` turns off the security service "+u)
 			return
 		}
@@ -62,8 +62,8 @@ func judgeSystemctl(s *judge.Script, c *judge.Command) {
 	s.Esc(vocab.Routine, judge.Medium, "`"+c.Text+"` starts, stops or restarts a system service")
 }
 
-// SecurityService reports whether the unit u is a security service.
-func SecurityService(s *judge.Script, u string) bool {
+// securityService reports whether the unit u is a security service.
+func securityService(s *judge.Script, u string) bool {
 	u = strings.ToLower(strings.TrimSuffix(u, ".service"))
 	for n := range s.V.K.List("security_services") {
 		if u == n || strings.HasPrefix(u, n) && len(n) > 3 {
@@ -101,7 +101,7 @@ func judgeService(s *judge.Script, c *judge.Command) {
 			s.Allow("service status")
 			return
 		}
-		if SecurityService(s, u) && (verb == "stop" || verb == "disable" || verb == "onestop") {
+		if securityService(s, u) && (verb == "stop" || verb == "disable" || verb == "onestop") {
 			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` turns off the security service "+u)
 			return
 		}

@@ -69,8 +69,8 @@ func judgeUnknown(s *judge.Script, c *judge.Command) {
 		s.Esc(vocab.Routine, judge.Medium, head+", and it runs outside the sandbox, where what it does is not bounded")
 		return
 	}
-	if v := NameVerb(k, lname); v != "" {
-		class := DangerClass(k, v)
+	if v := nameVerb(k, lname); v != "" {
+		class := dangerClass(k, v)
 		if class == "" {
 			class = vocab.Destructive
 		}
@@ -85,8 +85,8 @@ func judgeUnknown(s *judge.Script, c *judge.Command) {
 		return
 	}
 	var u unknownSeen
-	UnknownWords(s, c, &u)
-	if u.dest != "" && u.remote && u.secretLevel > secret.None || u.secretLevel > secret.None && (k.Has(lname, judge.FactRemote) || u.verb != "" && DangerClass(k, u.verb) == vocab.Exfiltration) {
+	unknownWords(s, c, &u)
+	if u.dest != "" && u.remote && u.secretLevel > secret.None || u.secretLevel > secret.None && (k.Has(lname, judge.FactRemote) || u.verb != "" && dangerClass(k, u.verb) == vocab.Exfiltration) {
 		// Before the exec rules' dangerous patterns, which only see a
 		// secret touched.
 		s.RemoteSink = true
@@ -133,7 +133,7 @@ func judgeUnknown(s *judge.Script, c *judge.Command) {
 			return
 		}
 	}
-	if u.secretLevel > secret.None && u.dest == "" && (k.Has(lname, judge.FactRemote) || u.verb != "" && DangerClass(k, u.verb) == vocab.Exfiltration) {
+	if u.secretLevel > secret.None && u.dest == "" && (k.Has(lname, judge.FactRemote) || u.verb != "" && dangerClass(k, u.verb) == vocab.Exfiltration) {
 		s.RemoteSink = true
 		s.Deny(vocab.Exfiltration, "`"+c.Text+"` gives "+u.secretWhat+" to "+c.Name+", which sends what it is given to other hosts")
 		return
@@ -168,8 +168,8 @@ func judgeUnknown(s *judge.Script, c *judge.Command) {
 	}
 	if u.verb != "" {
 		class := vocab.Routine
-		if DangerClass(k, u.verb) != "" {
-			class = DangerClass(k, u.verb)
+		if dangerClass(k, u.verb) != "" {
+			class = dangerClass(k, u.verb)
 		}
 		esc(class, judge.Medium, "is asked to "+u.verb)
 	}
@@ -203,10 +203,10 @@ func (u *unknownSeen) readOnly(k *judge.Knowledge, c *judge.Command) bool {
 	return false
 }
 
-// DangerClass is the class of harm a dangerous verb points to (the lists
+// dangerClass is the class of harm a dangerous verb points to (the lists
 // destroying_verbs, sending_verbs, credential_verbs and weakening_verbs),
 // "" for none.
-func DangerClass(k *judge.Knowledge, verb string) vocab.Class {
+func dangerClass(k *judge.Knowledge, verb string) vocab.Class {
 	switch {
 	case k.List("destroying_verbs")[verb]:
 		return vocab.Destructive
@@ -266,8 +266,8 @@ func sqlDestroys(text string) bool {
 		strings.Contains(u, "DELETE FROM") || strings.Contains(u, "TRUNCATE ")
 }
 
-// UnknownWords classifies the words of c into u.
-func UnknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
+// unknownWords classifies the words of c into u.
+func unknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
 	k := s.V.K
 	plain := 0
 	for i := 1; i < len(c.Args); i++ {
@@ -312,7 +312,7 @@ func UnknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
 				u.code = textcut.Shorten(v, 40)
 				continue
 			}
-			if strings.HasPrefix(v, "/") && !RootedHere(s, v) {
+			if strings.HasPrefix(v, "/") && !rootedHere(s, v) {
 				continue // -dPDFSETTINGS=/ebook: a name, not a file
 			}
 			val = v
@@ -331,7 +331,7 @@ func UnknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
 			}
 			continue
 		}
-		UnknownValue(s, c, u, val, known)
+		unknownValue(s, c, u, val, known)
 	}
 }
 
@@ -342,12 +342,12 @@ var topDirs = judge.Set("bin", "boot", "dev", "etc", "home", "lib", "lib32", "li
 	"root", "run", "sbin", "srv", "sys", "tmp", "usr", "var", "snap", "nix", "Users", "Applications", "Library",
 	"System", "Volumes", "private", "cores", "Network")
 
-// RootedHere reports whether the absolute word w can name a file: its
+// rootedHere reports whether the absolute word w can name a file: its
 // first folder is one at the root of a file system, holds the working or
 // home directory, or exists. An option's value that cannot
 // (-dPDFSETTINGS=/ebook) is text to the program, not a path; operands are
 // always judged as paths (a server's /data, /backups).
-func RootedHere(s *judge.Script, w string) bool {
+func rootedHere(s *judge.Script, w string) bool {
 	first := strings.TrimPrefix(w, "/")
 	if i := strings.IndexByte(first, '/'); i >= 0 {
 		first = first[:i]
@@ -364,8 +364,8 @@ func RootedHere(s *judge.Script, w string) bool {
 	return err == nil
 }
 
-// UnknownValue judges one word w (known: fully expanded) of a program the tables do not know.
-func UnknownValue(s *judge.Script, c *judge.Command, u *unknownSeen, w string, known bool) {
+// unknownValue judges one word w (known: fully expanded) of a program the tables do not know.
+func unknownValue(s *judge.Script, c *judge.Command, u *unknownSeen, w string, known bool) {
 	if w == "" || w == "-" || w == "." || w == "./" {
 		return
 	}
@@ -414,7 +414,7 @@ func UnknownValue(s *judge.Script, c *judge.Command, u *unknownSeen, w string, k
 		return
 	}
 	if !known && strings.HasPrefix(w, "$") {
-		if r := LoopRoot(s, w); r != "" {
+		if r := loopRoot(s, w); r != "" {
 			w = r
 		}
 	}
@@ -517,10 +517,10 @@ func extOf(p string) string {
 	return strings.ToLower(b[i+1:])
 }
 
-// StrongInline passes on inline code of a known interpreter that the
+// strongInline passes on inline code of a known interpreter that the
 // effects table read as computation but that opens sockets or starts
 // programs by a fragment it does not list; it reports whether it did.
-func StrongInline(s *judge.Script, c *judge.Command, code string) bool {
+func strongInline(s *judge.Script, c *judge.Command, code string) bool {
 	if f := s.V.K.CodeStrongIn(code); f != "" {
 		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` runs code that opens connections or starts programs ("+f+")")
 		return true
@@ -550,9 +550,9 @@ func flagsOnly(args []string) bool {
 	return words
 }
 
-// NameVerb returns the verb a program's name holds (the lists name_verbs,
+// nameVerb returns the verb a program's name holds (the lists name_verbs,
 // and danger_verbs for its parts), "" none.
-func NameVerb(k *judge.Knowledge, lname string) string {
+func nameVerb(k *judge.Knowledge, lname string) string {
 	for _, v := range k.Words("name_verbs") {
 		if strings.Contains(lname, v) {
 			return v
@@ -567,9 +567,9 @@ func NameVerb(k *judge.Knowledge, lname string) string {
 	return ""
 }
 
-// LoopRoot returns the root of the files a loop variable walks when w is
+// loopRoot returns the root of the files a loop variable walks when w is
 // a parameter expansion of it (${f%.png}.webp, $f.bak): "" otherwise.
-func LoopRoot(s *judge.Script, w string) string {
+func loopRoot(s *judge.Script, w string) string {
 	name := strings.TrimPrefix(w, "$")
 	name = strings.TrimPrefix(name, "{")
 	i := 0

@@ -114,8 +114,8 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 			}
 		}
 	}
-	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !DeveloperServer(k, server) && !InnocentTool(k, nouns) &&
-		!AskedFor(v, server, nouns) {
+	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !developerServer(k, server) && !innocentTool(k, nouns) &&
+		!askedFor(v, server, nouns) {
 		// A server the first pass does not know as a developer's tool
 		// holds data whose owner it cannot tell (a CRM, a mailbox, a
 		// school's records): reading it is not routine by the verb.
@@ -409,11 +409,11 @@ func looksLikeSQL(q string) bool {
 	return false
 }
 
-// DeveloperServer reports whether an MCP server's name says it is one of
+// developerServer reports whether an MCP server's name says it is one of
 // the developer tools the first pass knows (list developer_servers: code
 // hosts, trackers, CI, docs, files, databases of the project, browsers
 // for testing): its reads are judged by the tool's verb.
-func DeveloperServer(k *judge.Knowledge, server string) bool {
+func developerServer(k *judge.Knowledge, server string) bool {
 	known, filler := k.List("developer_servers"), k.List("server_filler_words")
 	if known[strings.ToLower(server)] {
 		return true
@@ -432,10 +432,10 @@ func DeveloperServer(k *judge.Knowledge, server string) bool {
 	return named
 }
 
-// InnocentTool reports whether a tool's nouns only ask about the service
+// innocentTool reports whether a tool's nouns only ask about the service
 // itself (its schema, health, version: list innocent_tool_nouns), not
 // anybody's data.
-func InnocentTool(k *judge.Knowledge, nouns []string) bool {
+func innocentTool(k *judge.Knowledge, nouns []string) bool {
 	if len(nouns) == 0 {
 		return false
 	}
@@ -448,11 +448,11 @@ func InnocentTool(k *judge.Knowledge, nouns []string) bool {
 	return true
 }
 
-// AskedFor reports whether the user's words name the server or one of
+// askedFor reports whether the user's words name the server or one of
 // the tool's nouns (check my calendar → google-calendar/get_event): a
 // read the user asked for. Vendors' and generic words (google, data: list
 // unspecific_words) name no service.
-func AskedFor(v *judge.Judgement, server string, nouns []string) bool {
+func askedFor(v *judge.Judgement, server string, nouns []string) bool {
 	if len(v.Asked) == 0 {
 		return false
 	}
