@@ -204,7 +204,7 @@ func New(cfg Config) (*approval.Policy, error) {
 			if err != nil {
 				return nil, err
 			}
-			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: k.Approver(set, r),
+			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: triage.KnowledgeApprover(k, set, r),
 				Entry: policy.Entry{Name: AutoReview, Params: map[string]any{"model": spec}}}), nil
 		}
 	}
@@ -228,7 +228,7 @@ func New(cfg Config) (*approval.Policy, error) {
 			if len(cfg.RuleFiles) > 0 {
 				entry.Params = map[string]any{"rules": append([]string(nil), cfg.RuleFiles...)}
 			}
-			h = k.PassOnApprover(set)
+			h = triage.PassOnApprover(k, set)
 		case User, Human:
 			entry.Name = Human
 			h = cfg.Person

@@ -100,6 +100,14 @@ var forbidden = map[string][]string{
 	"internal/triage/protection": firstPassKnowledge,
 	"internal/triage/argument":   firstPassKnowledge,
 	"internal/triage/pattern":    firstPassKnowledge,
+	// The first pass's machinery knows no judge: the judges register
+	// with it by name, from above. The judges of programs and of file
+	// edits stand side by side; the judge of tool calls may ask both (an
+	// MCP edit, a tool's SQL).
+	"internal/triage/judge":    {"internal/triage", "internal/triage/program", "internal/triage/fileedit", "internal/triage/tool"},
+	"internal/triage/program":  {"internal/triage", "internal/triage/fileedit", "internal/triage/tool"},
+	"internal/triage/fileedit": {"internal/triage", "internal/triage/program", "internal/triage/tool"},
+	"internal/triage/tool":     {"internal/triage"},
 }
 
 // firstPassKnowledge are the packages the first pass's knowledge of words

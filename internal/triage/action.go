@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
@@ -27,7 +28,7 @@ func fromApproval(req *approval.Request) (action.Action, string, []vocab.Turn, e
 			a.Cwd = dir
 		}
 	}
-	request, turns := turnsWithCalls(req.History, req.Call.ID)
+	request, turns := judge.TurnsWithCalls(req.History, req.Call.ID)
 	return a, request, turns, nil
 }
 

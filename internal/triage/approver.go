@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
@@ -23,7 +24,7 @@ const NoReviewerMessage = "No reviewer is configured to decide actions that the 
 
 // approver is the first pass as an approver (registered as "first_pass").
 type approver struct {
-	k    *Knowledge // what the first pass knows about programs (nil: the embedded file)
+	k    *judge.Knowledge // what the first pass knows about programs (nil: the embedded file)
 	set  *rules.Set
 	next approval.Approver
 	// passOn makes unclear actions approval.Escalate (the policy's next
@@ -45,17 +46,17 @@ func Approver(set *rules.Set, next approval.Approver) approval.Approver {
 	return &approver{set: set, next: next}
 }
 
-// Approver is the package's Approver judging with what k knows about
+// KnowledgeApprover is the package's Approver judging with what k knows about
 // programs (LoadKnowledge): the first pass of a run whose configuration
 // names programs files.
-func (k *Knowledge) Approver(set *rules.Set, next approval.Approver) approval.Approver {
+func KnowledgeApprover(k *judge.Knowledge, set *rules.Set, next approval.Approver) approval.Approver {
 	return &approver{k: k, set: set, next: next}
 }
 
 // PassOnApprover is the registered first pass ("first_pass" in an
 // approvals_reviewer list) judging with what k knows about programs:
 // unclear actions escalate to the next approver of the policy.
-func (k *Knowledge) PassOnApprover(set *rules.Set) approval.Approver {
+func PassOnApprover(k *judge.Knowledge, set *rules.Set) approval.Approver {
 	if set == nil {
 		set = &rules.Set{}
 	}
@@ -64,11 +65,11 @@ func (k *Knowledge) PassOnApprover(set *rules.Set) approval.Approver {
 
 // Approve implements approval.Approver.
 func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	var v Verdict
+	var v judge.Verdict
 	start := time.Now()
 	a, request, turns, err := fromApproval(req)
 	if err != nil {
-		v = Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "the action cannot be described: " + err.Error()}
+		v = judge.Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "the action cannot be described: " + err.Error()}
 	} else {
 		v = p.k.JudgeIn(a, request, turns, p.set)
 	}
@@ -113,7 +114,7 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 // DenialMessage is what the agent receives when the first pass denies an
 // action:
 // the class, the reason and the instruction of SPEC G9.
-func DenialMessage(v Verdict) string {
+func DenialMessage(v judge.Verdict) string {
 	return "warden's first pass denied this action (" + strings.ReplaceAll(string(v.Class), "_", " ") + ", risk " + string(v.Risk) + "): " +
 		v.Reason + "\n\n" + vocab.DenialInstruction
 }

@@ -5,9 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/wardenhq/warden/internal/eval"
+	"gopkg.in/yaml.v3"
 )
 
 // corpusDir is the first pass's own labelled corpus: one folder per round

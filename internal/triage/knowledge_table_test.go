@@ -4,6 +4,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/triage/judge"
 )
 
 // embeddedPrograms is the text of the embedded programs file, which the
@@ -17,38 +19,38 @@ var embeddedPrograms, _ = os.ReadFile("programs.yaml")
 // tables give the same programs, facts, effects and lists. It fails when
 // programs.yaml changed and `go generate ./internal/triage` was not run.
 func TestFirstPass1_GeneratedTablesCurrent(t *testing.T) {
-	parsed, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges())
+	parsed, err := judge.ParseKnowledge(judge.EmbeddedProgramsFile, embeddedPrograms, judge.RoleEmbedded, judge.Judges())
 	if err != nil {
 		t.Fatal(err)
 	}
-	built, err := embeddedKnowledge(judges())
+	built, err := judge.EmbeddedKnowledge(judge.Judges())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(parsed.programs) != len(built.programs) {
-		t.Errorf("programs.yaml names %d programs, the tables %d: run go generate ./internal/triage", len(parsed.programs), len(built.programs))
+	if len(parsed.Programs) != len(built.Programs) {
+		t.Errorf("programs.yaml names %d programs, the tables %d: run go generate ./internal/triage", len(parsed.Programs), len(built.Programs))
 	}
-	for name, p := range parsed.programs {
-		b := built.programs[name]
+	for name, p := range parsed.Programs {
+		b := built.Programs[name]
 		if b == nil {
 			t.Errorf("%s: in programs.yaml, not in the tables: run go generate ./internal/triage", name)
 			continue
 		}
 		pc, bc := *p, *b
-		pc.judge, bc.judge = nil, nil
-		if (p.judge == nil) != (b.judge == nil) || !reflect.DeepEqual(pc, bc) {
+		pc.Judge, bc.Judge = nil, nil
+		if (p.Judge == nil) != (b.Judge == nil) || !reflect.DeepEqual(pc, bc) {
 			t.Errorf("%s: programs.yaml says %+v, the tables %+v: run go generate ./internal/triage", name, pc, bc)
 		}
 	}
-	if !reflect.DeepEqual(parsed.lists, built.lists) {
-		for n, l := range parsed.lists {
-			if !reflect.DeepEqual(l, built.lists[n]) {
+	if !reflect.DeepEqual(parsed.Lists, built.Lists) {
+		for n, l := range parsed.Lists {
+			if !reflect.DeepEqual(l, built.Lists[n]) {
 				t.Errorf("list %s differs between programs.yaml and the tables: run go generate ./internal/triage", n)
 			}
 		}
 	}
-	if !reflect.DeepEqual(parsed.files, built.files) {
-		t.Errorf("files %v, tables %v", parsed.files, built.files)
+	if !reflect.DeepEqual(parsed.Files(), built.Files()) {
+		t.Errorf("files %v, tables %v", parsed.Files(), built.Files())
 	}
 }
 
@@ -56,9 +58,9 @@ func TestFirstPass1_GeneratedTablesCurrent(t *testing.T) {
 // the generated tables: what a process pays on its first judgement.
 func BenchmarkKnowledgeTables(b *testing.B) {
 	b.ReportAllocs()
-	reg := judges()
+	reg := judge.Judges()
 	for b.Loop() {
-		if _, err := embeddedKnowledge(reg); err != nil {
+		if _, err := judge.EmbeddedKnowledge(reg); err != nil {
 			b.Fatal(err)
 		}
 	}

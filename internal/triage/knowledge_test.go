@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
@@ -16,36 +17,36 @@ import (
 // parses and passes every check, and that it holds the programs and lists
 // the judges read.
 func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
-	k, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges())
+	k, err := judge.ParseKnowledge(judge.EmbeddedProgramsFile, embeddedPrograms, judge.RoleEmbedded, judge.Judges())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(k.programs); n < 900 {
+	if n := len(k.Programs); n < 900 {
 		t.Errorf("the embedded file knows %d programs, want at least 900", n)
 	}
 	for _, n := range []string{"cat", "git", "curl", "rm", "head", "ls", "echo", "go", "npm", "sh", "kubectl"} {
-		if _, ok := k.judgeOf(n); !ok {
+		if _, ok := k.JudgeOf(n); !ok {
 			t.Errorf("%s has no mechanism", n)
 		}
 	}
-	if !k.has("go", factRunsProject) || !k.has("gem", factInstalls) || !k.has("ruby", factInterpreter) ||
-		!k.has("whois", factNetwork) || !k.has("dig", factLooksUp) || !k.has("grep", factProbes) {
+	if !k.Has("go", judge.FactRunsProject) || !k.Has("gem", judge.FactInstalls) || !k.Has("ruby", judge.FactInterpreter) ||
+		!k.Has("whois", judge.FactNetwork) || !k.Has("dig", judge.FactLooksUp) || !k.Has("grep", judge.FactProbes) {
 		t.Error("a fact of the embedded file is missing")
 	}
-	if _, ok := k.judgeOf("nc.traditional"); ok || !k.has("nc.traditional", factNetwork) {
+	if _, ok := k.JudgeOf("nc.traditional"); ok || !k.Has("nc.traditional", judge.FactNetwork) {
 		t.Error("an entry with facts only must not judge the program")
 	}
-	for _, l := range listNames() {
-		if k.lists[l] == nil || len(k.lists[l].words) == 0 {
+	for _, l := range judge.ListNames() {
+		if k.Lists[l] == nil || len(k.Lists[l].Words) == 0 {
 			t.Errorf("list %s is empty", l)
 		}
 	}
 	// Every judge of the registry is used by the embedded file.
 	used := map[string]bool{}
-	for _, p := range k.programs {
-		used[p.judgeName] = true
+	for _, p := range k.Programs {
+		used[p.JudgeName] = true
 	}
-	for n := range judges() {
+	for n := range judge.Judges() {
 		if !used[n] {
 			t.Errorf("judge %s is not named by the embedded file", n)
 		}
@@ -56,11 +57,11 @@ func TestFirstPass1_EmbeddedKnowledgeLoads(t *testing.T) {
 // embedded file must pass find the mistakes a maintainer can make in it.
 func TestFirstPass1_BadEmbeddedFileIsCaught(t *testing.T) {
 	bad := strings.Replace(string(embeddedPrograms), "judge: git\n", "judge: gitt\n", 1)
-	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), roleEmbedded, judges()); err == nil || !strings.Contains(err.Error(), EmbeddedProgramsFile+":") {
+	if _, err := judge.ParseKnowledge(judge.EmbeddedProgramsFile, []byte(bad), judge.RoleEmbedded, judge.Judges()); err == nil || !strings.Contains(err.Error(), judge.EmbeddedProgramsFile+":") {
 		t.Errorf("an unknown judge in the embedded file: %v", err)
 	}
 	bad = strings.Replace(string(embeddedPrograms), "  popular_gems:", "  popular_gemz:", 1)
-	if _, err := parseKnowledge(EmbeddedProgramsFile, []byte(bad), roleEmbedded, judges()); err == nil {
+	if _, err := judge.ParseKnowledge(judge.EmbeddedProgramsFile, []byte(bad), judge.RoleEmbedded, judge.Judges()); err == nil {
 		t.Error("an unknown list in the embedded file was accepted")
 	}
 }
@@ -88,7 +89,7 @@ func TestFirstPass1_BadProgramsFileIsConfigError(t *testing.T) {
 		{"slash", "version: 1\nprograms:\n  - names: [bin/x]\n    does: reads\n", "p.yaml:3:13: names: \"bin/x\" is not a program name"},
 		{"empty", "", "p.yaml:1:1: an empty programs file"},
 	} {
-		err := ParseKnowledgeFile("p.yaml", []byte(tc.text))
+		err := judge.ParseKnowledgeFile("p.yaml", []byte(tc.text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
 		}
@@ -114,12 +115,12 @@ programs:
     does: inspects
     network: true
 `), 0o600)
-	k, err := DefaultKnowledge().WithFiles(path)
+	k, err := judge.DefaultKnowledge().WithFiles(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	judge := func(script string) Verdict {
+	judgeScript := func(script string) judge.Verdict {
 		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: work}, nil)
 	}
 	for _, tc := range []struct {
@@ -145,13 +146,13 @@ programs:
 		{"unknowncli status", vocab.Allow, vocab.Routine, "unknowncli on workspace files"},
 		{"unknowncli deploy", vocab.Escalate, "", "deploy"},
 	} {
-		v := judge(tc.script)
+		v := judgeScript(tc.script)
 		if v.Decision != tc.dec || tc.class != "" && v.Class != tc.class || !strings.Contains(v.Reason, tc.reason) {
 			t.Errorf("%s: %s %s (%s), want %s %s containing %q", tc.script, v.Decision, v.Class, v.Reason, tc.dec, tc.class, tc.reason)
 		}
 	}
 	// The embedded knowledge is unchanged.
-	if v := (*Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli nuke"}, Cwd: work}, nil); strings.Contains(v.Reason, "programs file") {
+	if v := (*judge.Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli nuke"}, Cwd: work}, nil); strings.Contains(v.Reason, "programs file") {
 		t.Errorf("mycli nuke with the embedded knowledge: %s (%s)", v.Decision, v.Reason)
 	}
 }
@@ -162,7 +163,7 @@ programs:
 func BenchmarkKnowledgeLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := parseKnowledge(EmbeddedProgramsFile, embeddedPrograms, roleEmbedded, judges()); err != nil {
+		if _, err := judge.ParseKnowledge(judge.EmbeddedProgramsFile, embeddedPrograms, judge.RoleEmbedded, judge.Judges()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -185,21 +186,21 @@ func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
 	w(user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
 	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
 	w(managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
-	k, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	judge := func(s string) Verdict {
+	judgeScript := func(s string) judge.Verdict {
 		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", s}, Cwd: work}, nil)
 	}
-	if v := judge("mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
+	if v := judgeScript("mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
 		t.Errorf("the managed entry must win: %+v", v)
 	}
-	if v := judge("teamtool nuke"); v.Decision != vocab.Allow {
+	if v := judgeScript("teamtool nuke"); v.Decision != vocab.Allow {
 		t.Errorf("the user's entry adds teamtool: %+v", v)
 	}
-	if v := judge("cat README.md"); v.Decision != vocab.Allow {
+	if v := judgeScript("cat README.md"); v.Decision != vocab.Allow {
 		t.Errorf("embedded entries stay: %+v", v)
 	}
 	if got := k.Files(); len(got) != 3 || got[1] != filepath.Join(user, "mine.yaml") || got[2] != filepath.Join(managed, "org.yaml") {
@@ -207,15 +208,15 @@ func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
 	}
 	// A configuration that names a missing programs file is an error.
 	w(user, "config.toml", "[first_pass]\nprograms = \"nosuch.yaml\"\n")
-	if _, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
+	if _, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
 		t.Errorf("missing programs file: %v", err)
 	}
 	w(user, "config.toml", "[first_pass]\nprogram = \"mine.yaml\"\n")
-	if _, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
+	if _, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
 		t.Errorf("unknown key: %v", err)
 	}
 	// No configuration: the embedded knowledge.
-	if k, err := LoadKnowledge(wardenhome.ConfigSources{}); err != nil || k != DefaultKnowledge() {
+	if k, err := judge.LoadKnowledge(wardenhome.ConfigSources{}); err != nil || k != judge.DefaultKnowledge() {
 		t.Errorf("no configuration: %v", err)
 	}
 }
@@ -230,31 +231,31 @@ func FuzzKnowledge(f *testing.F) {
 	f.Add("version: 1\nlists:\n  danger_verbs: \"a b\"\n  strong_code: [\"nc -e\", x]\n  tool_read_verbs: [peek]\n")
 	f.Add("version: 1\nprograms:\n  - names: [x]\n    attacks: true\n    remote: false\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		k, err := parseKnowledge("f.yaml", []byte(text), roleManaged, judges())
+		k, err := judge.ParseKnowledge("f.yaml", []byte(text), judge.RoleManaged, judge.Judges())
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "f.yaml:") {
 				t.Fatalf("error without position: %v", err)
 			}
 			return
 		}
-		for n := range k.programs {
-			k.judgeOf(n)
+		for n := range k.Programs {
+			k.JudgeOf(n)
 		}
-		if _, err := parseKnowledge("f.yaml", []byte(text), roleUser, judges()); err != nil && !strings.HasPrefix(err.Error(), "f.yaml:") {
+		if _, err := judge.ParseKnowledge("f.yaml", []byte(text), judge.RoleUser, judge.Judges()); err != nil && !strings.HasPrefix(err.Error(), "f.yaml:") {
 			t.Fatalf("error without position: %v", err)
 		}
-		ext := DefaultKnowledge()
-		if len(k.lists) > 0 {
-			ext = &Knowledge{programs: ext.programs, lists: extendLists(ext.lists, k.lists)}
+		ext := judge.DefaultKnowledge()
+		if len(k.Lists) > 0 {
+			ext = &judge.Knowledge{Programs: ext.Programs, Lists: judge.ExtendLists(ext.Lists, k.Lists)}
 		}
-		for n, l := range k.lists {
-			for _, w := range l.words {
-				if !ext.list(n)[w] {
+		for n, l := range k.Lists {
+			for _, w := range l.Words {
+				if !ext.List(n)[w] {
 					t.Fatalf("list %s lost %q", n, w)
 				}
 			}
-			for _, w := range DefaultKnowledge().words(n) {
-				if !ext.list(n)[w] {
+			for _, w := range judge.DefaultKnowledge().Words(n) {
+				if !ext.List(n)[w] {
 					t.Fatalf("list %s lost the embedded %q", n, w)
 				}
 			}
@@ -281,13 +282,13 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 		"  credential_name_parts: [sesame]\nprograms:\n  - names: [teamctl]\n    remote: true\n")
 	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
 	w(managed, "org.yaml", "version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
-	k, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
 	for _, tc := range []struct {
-		k      *Knowledge
+		k      *judge.Knowledge
 		script string
 		dec    vocab.Decision
 		class  vocab.Class
@@ -310,19 +311,19 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 	if mv.Decision != vocab.Allow {
 		t.Errorf("a tool verb the managed file adds: %s (%s)", mv.Decision, mv.Reason)
 	}
-	if l := k.list("danger_verbs"); !l["obliviate"] || !l["delete"] || DefaultKnowledge().list("danger_verbs")["obliviate"] {
+	if l := k.List("danger_verbs"); !l["obliviate"] || !l["delete"] || judge.DefaultKnowledge().List("danger_verbs")["obliviate"] {
 		t.Error("a list grows by union, and the embedded knowledge is unchanged")
 	}
-	if ws := k.words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != DefaultKnowledge().words("credential_name_parts")[0] {
+	if ws := k.Words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != judge.DefaultKnowledge().Words("credential_name_parts")[0] {
 		t.Errorf("words keep the embedded order, added words last: %v", ws)
 	}
 	// A user's file may not extend a lenient list; the managed file may.
 	w(user, "mine.yaml", "version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")
-	if _, err := LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil ||
+	if _, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil ||
 		!strings.Contains(err.Error(), filepath.Join(user, "mine.yaml")+":3:3: list popular_npm makes the first pass more lenient when it grows: only the managed programs file may extend it") {
 		t.Errorf("a user's lenient list: %v", err)
 	}
-	if err := ParseManagedKnowledgeFile("m.yaml", []byte("version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")); err != nil {
+	if err := judge.ParseManagedKnowledgeFile("m.yaml", []byte("version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")); err != nil {
 		t.Errorf("the managed file extends a lenient list: %v", err)
 	}
 }
@@ -332,9 +333,9 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 // whose growth can only take allows away are open to a user's file.
 func TestFirstPass1_ListKinds(t *testing.T) {
 	stricter := map[string]bool{}
-	for _, l := range listSpecs {
-		if l.stricter {
-			stricter[l.name] = true
+	for _, l := range judge.ListSpecs {
+		if l.Stricter {
+			stricter[l.Name] = true
 		}
 	}
 	for _, n := range []string{"danger_verbs", "flag_verbs", "strong_code", "runners", "security_services", "risky_target_words",
@@ -350,15 +351,15 @@ func TestFirstPass1_ListKinds(t *testing.T) {
 		}
 	}
 	text := string(embeddedPrograms)
-	for _, l := range listSpecs {
-		if !strings.Contains(text, "\n  "+l.name+":") {
-			t.Errorf("list %s is not in the embedded file", l.name)
+	for _, l := range judge.ListSpecs {
+		if !strings.Contains(text, "\n  "+l.Name+":") {
+			t.Errorf("list %s is not in the embedded file", l.Name)
 		}
 	}
 }
 
 // TestFirstPass1_CodeAsksOnlyForKnownLists reads the Go files of the
-// package and of protection for every list a judge asks for (list("…"),
+// package and of its packages (the judges, protection) for every list a judge asks for (list("…"),
 // words("…") and names("…"), or List, Words and Names through
 // protection.Lists) and checks that it is a list of listSpecs, which the
 // embedded file must define; asking for another panics.
@@ -367,7 +368,7 @@ func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, err := filepath.Glob("protection/*.go")
+	more, err := filepath.Glob("*/*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,14 +385,14 @@ func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 		}
 		for _, m := range re.FindAllStringSubmatch(string(data), -1) {
 			asked[m[1]] = true
-			if _, ok := listSpecOf(m[1]); !ok {
+			if _, ok := judge.ListSpecOf(m[1]); !ok {
 				t.Errorf("%s asks for the list %s, which the programs file does not define", f, m[1])
 			}
 		}
 	}
-	for _, l := range listSpecs {
-		if !asked[l.name] {
-			t.Errorf("no judge reads the list %s", l.name)
+	for _, l := range judge.ListSpecs {
+		if !asked[l.Name] {
+			t.Errorf("no judge reads the list %s", l.Name)
 		}
 	}
 	defer func() {
@@ -399,5 +400,5 @@ func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 			t.Error("asking for an unknown list must panic")
 		}
 	}()
-	DefaultKnowledge().list("no_such_list")
+	judge.DefaultKnowledge().List("no_such_list")
 }

@@ -37,8 +37,9 @@
 // asks for (action.Action.Paths) are judged the same way.
 //
 // What the first pass knows about programs and tools is data, not code:
-// programs.yaml, embedded and checked on first use (knowledge.go), says
-// how each known program is judged (a mechanism of this package, or the
+// programs.yaml, embedded as generated tables and checked on first use
+// (judge/knowledge.go), says how each known program is judged (a judge
+// registered by name, or the
 // effects of its subcommands), which facts hold of it (it runs the
 // project, installs, interprets, talks to other hosts, attacks…) and holds
 // the named word lists the judges read (verbs, configuration key words,
@@ -46,8 +47,17 @@
 // judge; users extend or override it from `[first_pass] programs` in their
 // configuration, the managed configuration last (LoadKnowledge).
 //
-// What the judges ask that needs no judging state lives in packages of
-// its own below this one: secret (what holds a secret: paths, text,
+// This package assembles the first pass; its parts are packages of their
+// own, found by name. judge holds what every judge works with — the
+// verdict, the state of judging a shell script (walking its commands, the
+// paths they touch, the data flowing between them and the earlier steps
+// of a run), the programs knowledge — and the registries the judges join
+// by name. The judges are program (the programs a shell command runs:
+// developer tools, file operations, network, system, infrastructure, text
+// tools, unknown programs), fileedit (file edits) and tool (MCP and
+// function tool calls, fetches); importing this package registers them.
+// What the judges ask that needs no judging state lives in packages below
+// them: secret (what holds a secret: paths, text,
 // variable names), network (the destinations of words and URLs),
 // protection (what text removes a protection, which tool words are
 // sensitive), argument (a call's arguments read as leaves, names as
@@ -71,7 +81,7 @@
 // health, personal records or credentials, which are never routine by
 // their verb alone.
 //
-// A program the tables do not know (unknown.go) is judged by what its words
+// A program the tables do not know (program/unknown.go) is judged by what its words
 // show: routine only when it runs in the sandbox, its name and first
 // subcommand words say nothing destructive, privileged, remote or
 // credential-related, no option alone changes what it does (a bare name
@@ -82,7 +92,7 @@
 // secret reaches a network destination or a sending verb, or the name is
 // that of a password cracker.
 //
-// Across the steps of a run (trajectory.go), the earlier shell steps in
+// Across the steps of a run (judge/trajectory.go), the earlier shell steps in
 // the transcript ("Running: …" turns, a live run's tool calls) are replayed
 // through the same parser, bounded to the last few short ones, to learn
 // which files hold secrets, which variables were filled from them and
@@ -107,143 +117,32 @@
 package triage
 
 import (
-	"strings"
-
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/triage/judge"
+	_ "github.com/wardenhq/warden/internal/triage/program"
+	_ "github.com/wardenhq/warden/internal/triage/tool"
 	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
+
+	// The judges register themselves with package judge by name: of
+	// programs, of file edits, of MCP and function tool calls and
+	// fetches.
+	_ "github.com/wardenhq/warden/internal/triage/fileedit"
 )
+
+//go:generate go run ./gen -in programs.yaml -out judge/programs_gen.go
 
 // Verdict is the outcome of Judge.
-type Verdict struct {
-	// Decision is vocab.Allow, vocab.Deny or vocab.Escalate.
-	Decision vocab.Decision `json:"decision"`
-	// Class is vocab.Routine for allowed actions, else the class of the
-	// most severe finding.
-	Class vocab.Class `json:"class"`
-	// Risk is the risk level of the most severe finding.
-	Risk action.Risk `json:"risk"`
-	// Reason says why, for people and for the agent.
-	Reason string `json:"reason"`
-}
+type Verdict = judge.Verdict
 
-// risk levels as numbers, for comparisons: the ranks of action.Risk
-// (Risk.Level, action.RiskAt).
-const (
-	low = iota
-	medium
-	high
-	critical
-)
+// Knowledge is what the first pass knows about programs (judge.Knowledge):
+// the embedded programs file, extended by the configured ones.
+type Knowledge = judge.Knowledge
 
-// finding is one observation about an action.
-type finding struct {
-	dec    vocab.Decision
-	class  vocab.Class
-	risk   int
-	reason string
-}
-
-// rank orders findings: deny over escalate over allow, then by risk.
-func (f finding) rank() int {
-	d := 0
-	switch f.dec {
-	case vocab.Escalate:
-		d = 1
-	case vocab.Deny:
-		d = 2
-	}
-	return d*10 + f.risk
-}
-
-// verdict accumulates findings.
-type verdict struct {
-	k       *Knowledge // what the first pass knows about programs
-	worst   finding
-	set     bool
-	notes   []string // further escalation reasons, for the message
-	allowed []string // what was recognised as routine
-	prior   *trail   // what the earlier steps of the run left (trajectory.go)
-	// asked are the words of the user's request and turns (lower case),
-	// which name what the user asked the agent to touch.
-	asked map[string]bool
-}
-
-func (v *verdict) add(f finding) {
-	if f.dec == vocab.Allow {
-		if len(v.allowed) < 4 && f.reason != "" {
-			v.allowed = append(v.allowed, f.reason)
-		}
-		if !v.set {
-			v.worst, v.set = f, true
-		}
-		return
-	}
-	if !v.set || f.rank() > v.worst.rank() || f.dec == vocab.Deny && f.rank() == v.worst.rank() && classOrder(f.class) > classOrder(v.worst.class) {
-		if v.set && v.worst.dec == vocab.Escalate && f.dec == vocab.Escalate {
-			v.note(v.worst.reason)
-		}
-		v.worst, v.set = f, true
-		return
-	}
-	if f.dec == vocab.Escalate {
-		v.note(f.reason)
-	}
-}
-
-// classOrder breaks ties between denials: sending something out says more
-// than reading it.
-func classOrder(c vocab.Class) int {
-	switch c {
-	case vocab.Exfiltration:
-		return 4
-	case vocab.Destructive:
-		return 3
-	case vocab.SecurityWeakening:
-		return 2
-	case vocab.CredentialProbing:
-		return 1
-	}
-	return 0
-}
-
-func (v *verdict) note(r string) {
-	if r == "" || len(v.notes) >= 2 {
-		return
-	}
-	for _, n := range v.notes {
-		if n == r {
-			return
-		}
-	}
-	v.notes = append(v.notes, r)
-}
-
-func (v *verdict) result() Verdict {
-	if !v.set {
-		return Verdict{Decision: vocab.Escalate, Class: vocab.Routine, Risk: action.RiskMedium, Reason: "nothing to judge"}
-	}
-	w := v.worst
-	out := Verdict{Decision: w.dec, Class: w.class, Risk: action.RiskAt(w.risk), Reason: w.reason}
-	switch w.dec {
-	case vocab.Allow:
-		out.Class, out.Risk = vocab.Routine, action.RiskLow
-		out.Reason = "routine: " + strings.Join(v.allowed, "; ")
-		if len(v.allowed) == 0 {
-			out.Reason = "routine"
-		}
-	case vocab.Escalate:
-		if w.class == "" {
-			out.Class = vocab.Routine
-		}
-		for _, n := range v.notes {
-			if n != w.reason {
-				out.Reason += "; " + n
-			}
-		}
-	}
-	return out
-}
+// LoadKnowledge builds what the first pass knows from the embedded
+// programs file and those the configuration names (judge.LoadKnowledge).
+func LoadKnowledge(src wardenhome.ConfigSources) (*Knowledge, error) { return judge.LoadKnowledge(src) }
 
 // Judge classifies the action a and decides it (see the package
 // documentation). set holds the exec rules in force (nil for none): a
@@ -251,91 +150,13 @@ func (v *verdict) result() Verdict {
 // passed on, and an allow rule makes a command routine unless it falls into
 // one of the four classes of harm. Judge never fails: what it cannot read
 // it passes on.
-func Judge(a action.Action, set *rules.Set) Verdict { return JudgeIn(a, "", nil, set) }
+func Judge(a action.Action, set *rules.Set) judge.Verdict { return JudgeIn(a, "", nil, set) }
 
 // JudgeIn is Judge with the conversation that led to the action as weak
 // evidence: the user's request and the turns after it (tool turns are
 // untrusted). It can make an action pass on that Judge alone would allow
 // (one repeating instructions found only in tool output), never the
 // reverse.
-func JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
-	return (*Knowledge)(nil).JudgeIn(a, request, transcript, set)
-}
-
-// Judge is Judge with what k knows about programs (nil for the embedded
-// programs file).
-func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.JudgeIn(a, "", nil, set) }
-
-// JudgeIn is JudgeIn with what k knows about programs (nil for the
-// embedded programs file).
-func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
-	v := verdict{k: k.or()}
-	v.prior = replayTrail(v.k, transcript, a.Cwd)
-	v.asked = askedWords(request, transcript)
-	judgeAction(&v, &a, set, 0)
-	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.worst.dec == vocab.Allow {
-		// A write the read-only sandbox blocked: widening it is never
-		// routine, whatever the write.
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "a write in read-only mode"})
-	}
-	if v.worst.dec == vocab.Allow {
-		if r := injected(&a, request, transcript); r != "" {
-			v.add(finding{vocab.Escalate, vocab.Routine, medium, r})
-		}
-	}
-	if v.worst.dec == vocab.Allow && runsOutside(&a) {
-		// Escalation is never the first pass's to grant (G15): what runs
-		// outside the sandbox reads configuration, hooks, pagers, helpers
-		// and links the agent may have written, which the request does not
-		// show. Denials stand; everything else is passed on.
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "it asks to run outside the sandbox, where the program reads configuration, hooks, pagers, helpers and links the agent may have written, which the request does not show"})
-	}
-	return v.result()
-}
-
-// fullAccess is the sandbox mode (sandbox.FullAccess) in which commands run
-// with no sandbox at all.
-const fullAccess = "full-access"
-
-// runsOutside reports whether approving a would run something outside the
-// kernel sandbox: a command that asked for escalated permissions (or a
-// retry with full access, which asks the same way), a request made where
-// the sandbox mode is full-access, or a sequence with such a step.
-func runsOutside(a *action.Action) bool {
-	if a.Escalated() || a.Sandbox == fullAccess {
-		return true
-	}
-	for i := range a.Actions {
-		if runsOutside(&a.Actions[i]) {
-			return true
-		}
-	}
-	return false
-}
-
-// judgeAction adds the findings of a to v.
-func judgeAction(v *verdict, a *action.Action, set *rules.Set, depth int) {
-	switch a.Kind {
-	case action.Shell:
-		judgeShell(v, a, set)
-	case action.MCP:
-		judgeMCP(v, a, set)
-	case action.FileEdit:
-		judgeFileEdit(v, a, set)
-	case action.Network:
-		judgeNetwork(v, a, set)
-	case action.Text:
-		v.add(finding{vocab.Allow, vocab.Routine, low, "text written by the agent"})
-	case action.Sequence:
-		if len(a.Actions) == 0 || depth > 4 {
-			v.add(finding{vocab.Escalate, vocab.Routine, medium, "empty or too deeply nested sequence"})
-			return
-		}
-		for i := range a.Actions {
-			sub := a.Actions[i]
-			judgeAction(v, &sub, set, depth+1)
-		}
-	default:
-		v.add(finding{vocab.Escalate, vocab.Routine, medium, "unknown kind of action " + string(a.Kind)})
-	}
+func JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) judge.Verdict {
+	return (*judge.Knowledge)(nil).JudgeIn(a, request, transcript, set)
 }

@@ -3,6 +3,7 @@ package triage
 import (
 	"testing"
 
+	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/triage/pattern"
 )
 
@@ -14,7 +15,7 @@ var xargsShell = pattern.Lazy(`\bxargs\b[^|;&\n]*\b(sh|bash|zsh|dash|ksh)\s+-c\b
 // regular expression it replaces.
 func TestG16_XargsRunsShellAsRegexp(t *testing.T) {
 	for _, s := range xargsSeeds {
-		if got, want := xargsRunsShell(s), xargsShell.MatchString(s); got != want {
+		if got, want := judge.XargsRunsShell(s), xargsShell.MatchString(s); got != want {
 			t.Errorf("xargsRunsShell(%q) = %v, the regexp says %v", s, got, want)
 		}
 	}
@@ -36,7 +37,7 @@ func FuzzXargsRunsShell(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := xargsRunsShell(s), xargsShell.MatchString(s); got != want {
+		if got, want := judge.XargsRunsShell(s), xargsShell.MatchString(s); got != want {
 			t.Fatalf("xargsRunsShell(%q) = %v, the regexp says %v", s, got, want)
 		}
 	})

@@ -17,12 +17,12 @@ func TestFirstPass1_GeneratedFileCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile("../programs_gen.go")
+	got, err := os.ReadFile("../judge/programs_gen.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("internal/triage/programs_gen.go is not current: run go generate ./internal/triage")
+		t.Error("internal/triage/judge/programs_gen.go is not current: run go generate ./internal/triage")
 	}
 }
 
