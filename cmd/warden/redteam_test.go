@@ -46,7 +46,7 @@ func deniedRun(t *testing.T, dir, work, home, tools, extra string, calls []rtCal
 		main.WriteString("- tool_calls: [{id: c" + strconv.Itoa(i) + ", function: bash, arguments: " + args + "}]\n")
 	}
 	main.WriteString("- content: done\n")
-	env := []string{"HOME=" + home, "WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}
+	env := isolatedEnv(dir, "HOME="+home)
 	return deniedScript(t, dir, work, main.String(), 8*len(calls), "workspace-write", tools, extra, env)
 }
 
