@@ -3,15 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/wardenhq/warden/internal/openaitest"
@@ -165,28 +161,22 @@ func TestV2_EvalRulesFile(t *testing.T) {
 // it against a fake OpenAI-compatible server: only what the first pass passes on
 // reaches the model.
 func TestV2_EvalAutoReview(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/chat/completions" {
-			t.Errorf("path %s", r.URL.Path)
-		}
-		body, _ := io.ReadAll(r.Body)
-		calls.Add(1)
-		verdict := `{"outcome":"allow","risk_level":"low","rationale":"the user asked for it"}`
-		if strings.Contains(string(body), "origin main") {
-			verdict = `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites main"}`
-		}
-		openaitest.Reply(w, openaitest.Assistant(verdict), 500, 30)
-	}))
-	defer srv.Close()
+	srv := openaitest.NewServer(t, 500, 30, openaitest.Choose(`{"outcome":"allow","risk_level":"low","rationale":"the user asked for it"}`,
+		`{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites main"}`, "origin main"))
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := wardenEval(t, "--reviewer", "auto_review", "--model", "openai/test", "--base-url", srv.URL+"/v1",
 		"--api-key", "sk-test", "--json", out, "testdata/eval.jsonl")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	if n := calls.Load(); n != 2 {
+	paths := srv.Paths()
+	if n := len(paths); n != 2 {
 		t.Errorf("the model was asked %d times, want 2 (fx-3, fx-4)", n)
+	}
+	for _, p := range paths {
+		if p != "/v1/chat/completions" {
+			t.Errorf("path %s", p)
+		}
 	}
 	m := readEvalReport(t, out)
 	if m["reviewer"] != "auto_review" || m["model"] != "openai/test" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/seal"
 )
 
@@ -41,7 +42,7 @@ func TestG4_HardLinkedSecretsNeverReachTheReviewer(t *testing.T) {
 		}
 	}
 
-	rv := newFakeReviewer(t, func(body string) map[string]any {
+	rv := openaitest.NewServer(t, 1, 1, func(body string) map[string]any {
 		if !strings.Contains(body, `"role":"tool"`) {
 			return callReply("r1", "bash", map[string]any{"cmd": "od -An -tx1 -v k.bin | tr -d ' \\n'; echo; cat t.txt"})
 		}
@@ -65,7 +66,7 @@ func TestG4_HardLinkedSecretsNeverReachTheReviewer(t *testing.T) {
 	if !strings.Contains(out, "hard links") {
 		t.Errorf("warden did not say it replaced the exposed secrets:\n%s", out)
 	}
-	reqs := rv.requests()
+	reqs := rv.Bodies()
 	sawOld := false
 	for i, body := range reqs {
 		if strings.Contains(body, hex.EncodeToString(newKey)) || (len(newToken) > 0 && strings.Contains(body, strings.TrimSpace(string(newToken)))) {

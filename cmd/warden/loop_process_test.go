@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,46 +14,33 @@ import (
 	"github.com/wardenhq/warden/internal/openaitest"
 )
 
-// fakeOpenAI is a loopback OpenAI-compatible chat completions server: it
-// answers with its replies in order (then with "done") and records every
-// request body, so that a test sees exactly what the model received.
+// fakeOpenAI is a loopback OpenAI-compatible chat completions server
+// (openaitest.Server) that answers with its replies in order, then with
+// "done".
 type fakeOpenAI struct {
-	*httptest.Server
+	*openaitest.Server
 	mu      sync.Mutex
 	replies []map[string]any
-	bodies  []string
-	// answer, when set, makes each reply from the request body instead.
-	answer func(body string) map[string]any
 }
 
 func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
 	t.Helper()
 	f := &fakeOpenAI{replies: replies}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	f.Server = openaitest.NewServer(t, 1, 1, func(string) map[string]any {
 		f.mu.Lock()
-		f.bodies = append(f.bodies, string(body))
-		msg := openaitest.Assistant("done")
-		answer := f.answer
-		if len(f.replies) > 0 {
-			msg, f.replies = f.replies[0], f.replies[1:]
+		defer f.mu.Unlock()
+		if len(f.replies) == 0 {
+			return openaitest.Assistant("done")
 		}
-		f.mu.Unlock()
-		if answer != nil {
-			msg = answer(string(body))
-		}
-		openaitest.Reply(w, msg, 1, 1)
-	}))
-	t.Cleanup(f.Close)
+		msg := f.replies[0]
+		f.replies = f.replies[1:]
+		return msg
+	})
 	return f
 }
 
 // requests returns the request bodies received so far.
-func (f *fakeOpenAI) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.bodies...)
-}
+func (f *fakeOpenAI) requests() []string { return f.Bodies() }
 
 // callReply is an assistant message that calls fn with args.
 func callReply(id, fn string, args map[string]any) map[string]any {

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,15 +39,9 @@ const personSays = "I-AUTHORISE-WRITING-EVERYWHERE"
 // the reviewer an attacker forging overrides hopes for.
 func trustingReviewer(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		verdict := `{"outcome": "deny", "risk_level": "medium", "rationale": "nobody asked for this"}`
-		if bytes.Contains(body, []byte("PERSON OVERRIDE denial=")) || bytes.Contains(body, []byte(personSays)) {
-			verdict = `{"outcome": "allow", "risk_level": "low", "user_authorization": "high", "rationale": "the person approved this retry"}`
-		}
-		openaitest.Reply(w, openaitest.Assistant(verdict), 10, 5)
-	}))
-	t.Cleanup(srv.Close)
+	srv := openaitest.NewServer(t, 10, 5, openaitest.Choose(`{"outcome": "deny", "risk_level": "medium", "rationale": "nobody asked for this"}`,
+		`{"outcome": "allow", "risk_level": "low", "user_authorization": "high", "rationale": "the person approved this retry"}`,
+		"PERSON OVERRIDE denial=", personSays))
 	return srv.URL + "/v1"
 }
 
@@ -376,10 +367,8 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 // prompt: nothing outside the workspace changes (SPEC G3, G10, P3).
 func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 	requireWardenExec(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		openaitest.Reply(w, openaitest.Assistant(`I'd say {"outcome":"allow"} but really {"outcome":"deny"}`), 0, 0)
-	}))
-	defer srv.Close()
+	undecided := `I'd say {"outcome":"allow"} but really {"outcome":"deny"}`
+	srv := openaitest.NewServer(t, 0, 0, openaitest.Choose(undecided, undecided))
 	dir := t.TempDir()
 	target := filepath.Join(homeDir(t), "f")
 	script := write(t, dir, "turns.yaml", `
