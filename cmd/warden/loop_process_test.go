@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -115,13 +113,11 @@ func TestR2_TerminatedResultNeverReachesModelInteractive(t *testing.T) {
 		map[string]any{"role": "assistant", "content": "I will not use it."})
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--transcript", tr}, f.modelArgs()...)
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
-	cmd.Stdin = strings.NewReader("what was in it?\n\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+	// The workspace under dir is never inside warden's home (G16).
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: "what was in it?\n\n"}
+	code, _, stderr := p.run(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
 	checkNoLeak(t, f, 2, tr)
 }
@@ -132,14 +128,9 @@ func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
 	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
 		map[string]any{"role": "assistant", "content": "I will not use it."})
 	tr := filepath.Join(dir, "t.jsonl")
-	env := append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}} // the workspace under dir is never inside warden's home (G16)
 	run := func(args ...string) (int, string) {
-		cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
-		cmd.Env = env
-		cmd.Stdin = strings.NewReader("")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		return exitCode(cmd.Run()), out.String()
+		return p.combined(t, append(args, f.modelArgs()...)...)
 	}
 	if code, out := run("run", task, "--transcript", tr); code != exitLimited {
 		t.Fatalf("first turn: exit %d\n%s", code, out)
@@ -236,17 +227,15 @@ func TestR2_ConsoleTerminateThenNextTurnInteractive(t *testing.T) {
 		map[string]any{"role": "assistant", "content": "I will not use it."})
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--review", "human", "--transcript", tr}, f.modelArgs()...)
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
-	cmd.Stdin = strings.NewReader("t\nwhat was in it?\n\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+	// The workspace under dir is never inside warden's home (G16).
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: "t\nwhat was in it?\n\n"}
+	code, _, stderr := p.run(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 	}
 	reqs := f.requests()
 	if len(reqs) != 2 {
-		t.Fatalf("%d model requests, want 2\nstderr:\n%s", len(reqs), stderr.String())
+		t.Fatalf("%d model requests, want 2\nstderr:\n%s", len(reqs), stderr)
 	}
 	for i, body := range reqs {
 		if strings.Contains(body, processSecret) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,18 +49,13 @@ func newStored(t *testing.T) *stored {
 	requireWardenExec(t)
 	dir := t.TempDir()
 	s := &stored{t: t, dir: dir, tr: filepath.Join(dir, "t.jsonl"), reviewer: trustingReviewer(t),
-		env: append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))}
+		env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
 	s.task = write(t, dir, "task.yaml", "name: ov\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	return s
 }
 
 func (s *stored) warden(args ...string) (int, string) {
-	cmd := exec.Command(binary(s.t), args...)
-	cmd.Env = s.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Stdin = strings.NewReader("")
-	return exitCode(cmd.Run()), out.String()
+	return wardenProc{env: s.env}.combined(s.t, args...)
 }
 
 // turn runs one turn (the first, or a resumed one) on a script of turns.
@@ -332,13 +326,11 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Stdin = strings.NewReader("") // the person closes the prompt: reject
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
+	// The person closes the prompt: reject.
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	code, _, stderr := p.run(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	if _, err := os.Stat(unclear); err == nil {
 		t.Error("the unclear write happened with no one approving it")
@@ -358,7 +350,7 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 		}
 	}
 	if got := strings.Join(decided, ","); got != "c0:rules:approve,c1:rules:escalate,c1:human:reject" {
-		t.Errorf("approvals = %s\n%s", got, stderr.String())
+		t.Errorf("approvals = %s\n%s", got, stderr)
 	}
 }
 
@@ -377,14 +369,11 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g10\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, auto_review, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr,
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	code, _, stderr := p.run(t, "run", task, "--model", "scripted:"+script, "--transcript", tr,
 		"--auto-review-model", "openai/reviewer", "--base-url", srv.URL+"/v1", "--api-key", "test")
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Stdin = strings.NewReader("")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	if _, err := os.Stat(target); err == nil {
 		t.Error("the write happened with no one approving it")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"maps"
 	"net"
@@ -61,15 +60,8 @@ func deniedScript(t *testing.T, dir, work, main string, n int, mode, tools, extr
 	reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(n))
 	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: "+tools+"\nworkdir: "+work+
 		"\nsandbox: {mode: "+mode+"}\napprovals_reviewer: auto_review\n"+extra)
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
+	return wardenProc{dir: work, env: env}.combined(t, "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
 		"--transcript", filepath.Join(dir, "t.jsonl"))
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Dir = work
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	code := exitCode(cmd.Run())
-	return code, out.String()
 }
 
 // denyingReviewer is the script of an auto-reviewer model that denies n
@@ -206,12 +198,8 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 // runFake runs warden against the fake model with stdin and WARDEN_HOME=dir.
 func runFake(t *testing.T, f *fakeOpenAI, dir, stdin string, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	return exitCode(cmd.Run()), out.String()
+	// The workspace under dir is never inside warden's home (G16).
+	return wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: stdin}.combined(t, append(args, f.modelArgs()...)...)
 }
 
 func noSecretInRequests(t *testing.T, f *fakeOpenAI, out string) {
@@ -491,14 +479,11 @@ func TestG6_Redteam_QuotedAllowBeforeBrokenDeny(t *testing.T) {
 			reviewer := write(t, dir, "reviewer.yaml", rev.String())
 			task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash]\nworkdir: "+work+
 				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
-			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+main, "--auto-review-model", "scripted:"+reviewer,
+			p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}}
+			_, out := p.combined(t, "run", task, "--model", "scripted:"+main, "--auto-review-model", "scripted:"+reviewer,
 				"--transcript", filepath.Join(dir, "t.jsonl"))
-			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state"))
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.Run()
 			if _, err := os.Stat(target); err == nil {
-				t.Errorf("the escalated command ran on a quoted allow\n%s", out.String())
+				t.Errorf("the escalated command ran on a quoted allow\n%s", out)
 			}
 		})
 	}
@@ -910,15 +895,11 @@ func TestG12_Redteam_OverrideCoversOnlyTheExactAction(t *testing.T) {
 			if code, out := s.warden("auto-review", "approve", s.denials()[0], "--run", s.runID, "--transcript", s.tr); code != exitOK {
 				t.Fatalf("approve: exit %d\n%s", code, out)
 			}
-			cmd := exec.Command(binary(t), "run", "--resume", s.runID, "--input", "please retry", "--model",
+			_, out := s.warden("run", "--resume", s.runID, "--input", "please retry", "--model",
 				"scripted:"+write(t, s.dir, "retry.yaml", retry(target, other)+"- content: done\n"), "--transcript", s.tr,
 				"--auto-review-model", "openai/reviewer", "--base-url", s.reviewer, "--api-key", "test")
-			cmd.Env = s.env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.Run()
 			if _, err := os.Stat(other); err == nil {
-				t.Errorf("the override covered another action\n%s", out.String())
+				t.Errorf("the override covered another action\n%s", out)
 			}
 		})
 	}

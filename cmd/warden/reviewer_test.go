@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -28,16 +26,11 @@ var reviewNonce = regexp.MustCompile(`nonce of this review is ([A-Z2-7]+)`)
 // no input, and fails the test unless it exits 0; it returns the output.
 func runIn(t *testing.T, work string, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Dir = work
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, out.String())
+	code, out := wardenProc{dir: work, env: env}.combined(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
-	return out.String()
+	return out
 }
 
 // nonceOf returns the nonce of the review whose request is body.
