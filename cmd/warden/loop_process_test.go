@@ -59,18 +59,23 @@ const processSecret = "SECRET-proc-91c4e2"
 // whose review policy terminates the run on every bash result.
 func secretTask(t *testing.T, dir string) string {
 	t.Helper()
+	return leakTask(t, dir, "", "bash")
+}
+
+// leakTask writes, in dir, a task reading the key file in its working
+// directory dir/work, with the task keys settings (YAML lines), whose
+// review policy terminates the run on every result of the tools pattern.
+// It returns the task file's path.
+func leakTask(t *testing.T, dir, settings, tools string) string {
+	t.Helper()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write(t, work, "key.txt", processSecret+"\n")
-	return write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-review:
+	return write(t, dir, "task.yaml", "name: leak\ninput: read the key\nworkdir: work\ntools: [bash]\n"+settings+`review:
   - name: auto
-    tools: bash
+    tools: `+tools+`
     decision: terminate
     explanation: the result holds a key
 `)

@@ -218,21 +218,7 @@ func noSecretInRequests(t *testing.T, f *fakeOpenAI, out string) {
 // the reviewer is a model too and must not receive the stopped result.
 func TestR2_Redteam_TerminatedResultNeverReachesReviewerModel(t *testing.T) {
 	dir := t.TempDir()
-	work := filepath.Join(dir, "work")
-	os.MkdirAll(work, 0o755)
-	write(t, work, "key.txt", processSecret+"\n")
-	task := write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-sandbox: {mode: workspace-write}
-approvals_reviewer: auto_review
-review:
-  - name: auto
-    tools: "bash(cmd='cat"
-    decision: terminate
-    explanation: the result holds a key
-`)
+	task := leakTask(t, dir, "sandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n", `"bash(cmd='cat"`)
 	deny := map[string]any{"role": "assistant", "content": `{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}`}
 	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
 		callReply("c2", "bash", map[string]any{"cmd": "touch /etc/rt-x", "sandbox_permissions": "require_escalated", "justification": "needed"}),
@@ -667,20 +653,8 @@ prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
 func TestR2_Redteam_TranscriptEditedBetweenResumes(t *testing.T) {
 	requireWardenExec(t)
 	dir := t.TempDir()
+	task := leakTask(t, dir, "sandbox: {mode: workspace-write}\n", `"bash(cmd='cat"`)
 	work := filepath.Join(dir, "work")
-	os.MkdirAll(work, 0o755)
-	write(t, work, "key.txt", processSecret+"\n")
-	task := write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-sandbox: {mode: workspace-write}
-review:
-  - name: auto
-    tools: "bash(cmd='cat"
-    decision: terminate
-    explanation: the result holds a key
-`)
 	// The transcript outside warden's home (runFake makes dir/state the
 	// home), in the workspace, where a sandboxed command may write (/tmp
 	// is private to the run's commands, G16).
@@ -779,17 +753,7 @@ func TestH1_Redteam_DuplicateCallIDs(t *testing.T) {
 // resume may send its result.
 func TestR2_Redteam_DuplicateCallIDsOnResume(t *testing.T) {
 	dir := t.TempDir()
-	secretTask(t, dir)
-	task := write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-review:
-  - name: auto
-    tools: "bash(cmd='cat"
-    decision: terminate
-    explanation: the result holds a key
-`)
+	task := leakTask(t, dir, "", `"bash(cmd='cat"`)
 	echo := map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"echo hi"}`}}
 	cat := map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"cat key.txt"}`}}
 	for _, calls := range [][]any{{echo, cat}, {cat, echo}} {

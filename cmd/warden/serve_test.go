@@ -284,23 +284,14 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 
 	const n = 1000
 	ids := make([]string, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			r := store.Request{Kind: store.KindApproval, RunID: fmt.Sprintf("run%d", i%10), Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
-			if err := c.Submit(ctx, &r); err != nil {
-				t.Error(err)
-				return
-			}
-			ids[i] = r.ID
-		}()
-	}
-	wg.Wait()
+	inParallel(n, 16, func(i int) {
+		r := store.Request{Kind: store.KindApproval, RunID: fmt.Sprintf("run%d", i%10), Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
+		if err := c.Submit(ctx, &r); err != nil {
+			t.Error(err)
+			return
+		}
+		ids[i] = r.ID
+	})
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -311,30 +302,23 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	killAt := int64(n / 3)
 	var killOnce sync.Once
 	killed := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			select {
-			case <-killed:
-				return // the server is gone; the rest are never posted
-			default:
+	inParallel(n, 16, func(i int) {
+		select {
+		case <-killed:
+			return // the server is gone; the rest are never posted
+		default:
+		}
+		_, err := c.Decide(ctx, ids[i], store.Decision{Decision: choice(i)})
+		if err == nil {
+			answered[i].Store(true)
+			if oks.Add(1) == killAt {
+				killOnce.Do(func() {
+					p.cmd.Process.Signal(syscall.SIGKILL)
+					close(killed)
+				})
 			}
-			_, err := c.Decide(ctx, ids[i], store.Decision{Decision: choice(i)})
-			if err == nil {
-				answered[i].Store(true)
-				if oks.Add(1) == killAt {
-					killOnce.Do(func() {
-						p.cmd.Process.Signal(syscall.SIGKILL)
-						close(killed)
-					})
-				}
-			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	<-p.done
 	if oks.Load() < killAt {
 		t.Fatalf("only %d decisions answered before the kill", oks.Load())
@@ -432,4 +416,21 @@ func TestS2_ServeChecksTheHostHeader(t *testing.T) {
 	if st := send("warden.team.example:443", "GET", "/api/requests", ""); st != http.StatusOK {
 		t.Errorf("--allow-host warden.team.example: got %d, want 200", st)
 	}
+}
+
+// inParallel calls f(i) for every i below n, at most width at a time, and
+// returns when every call has returned.
+func inParallel(n, width int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, width)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }
