@@ -176,24 +176,25 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 			t.Errorf("messages = %+v", res.Messages)
 		}
 	})
-	t.Run("turn limit", func(t *testing.T) {
-		r, s := newRun(&modeltest.Replay{Turns: loop()})
-		r.Limits.Turns = 3
-		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
-		must(t, res, event.StatusLimited)
-		if res.Limit.Type != event.LimitTurn || len(s.Find(event.KindModel)) != 3 {
-			t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
-		}
-	})
-	t.Run("token limit", func(t *testing.T) {
-		r, s := newRun(&modeltest.Replay{Turns: loop(), Usage: model.Usage{InputTokens: 30, OutputTokens: 20}})
-		r.Limits.Tokens = 120
-		res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
-		must(t, res, event.StatusLimited)
-		if res.Limit.Type != event.LimitToken || len(s.Find(event.KindModel)) != 3 {
-			t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
-		}
-	})
+	for _, tc := range []struct {
+		name   string
+		usage  model.Usage
+		limits Limits
+		want   string
+	}{
+		{"turn limit", model.Usage{}, Limits{Turns: 3}, event.LimitTurn},
+		{"token limit", model.Usage{InputTokens: 30, OutputTokens: 20}, Limits{Tokens: 120}, event.LimitToken},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, s := newRun(&modeltest.Replay{Turns: loop(), Usage: tc.usage})
+			r.Limits = tc.limits
+			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
+			must(t, res, event.StatusLimited)
+			if res.Limit.Type != tc.want || len(s.Find(event.KindModel)) != 3 {
+				t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
+			}
+		})
+	}
 	t.Run("model error", func(t *testing.T) {
 		r, _ := newRun(model.Func(func(context.Context, model.Request) (model.Response, error) {
 			return model.Response{}, errors.New("503")

@@ -81,6 +81,13 @@ func leakTask(t *testing.T, dir, settings, tools string) string {
 `)
 }
 
+// keyReader is a fake model that runs cmd (which reads the key), then says
+// it will not use what it read.
+func keyReader(t *testing.T, cmd string) *fakeOpenAI {
+	t.Helper()
+	return newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": cmd}), openaitest.Assistant("I will not use it."))
+}
+
 // checkNoLeak fails when a request after the first holds the secret, and
 // checks the transcript keeps the result and marks it withheld.
 func checkNoLeak(t *testing.T, f *fakeOpenAI, want int, transcript string) {
@@ -114,8 +121,7 @@ func checkNoLeak(t *testing.T, f *fakeOpenAI, want int, transcript string) {
 func TestR2_TerminatedResultNeverReachesModelInteractive(t *testing.T) {
 	dir := t.TempDir()
 	task := secretTask(t, dir)
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt")
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--transcript", tr}, f.modelArgs()...)
 	// The workspace under dir is never inside warden's home (G16).
@@ -130,8 +136,7 @@ func TestR2_TerminatedResultNeverReachesModelInteractive(t *testing.T) {
 func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
 	dir := t.TempDir()
 	task := secretTask(t, dir)
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt")
 	tr := filepath.Join(dir, "t.jsonl")
 	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}} // the workspace under dir is never inside warden's home (G16)
 	run := func(args ...string) (int, string) {
@@ -228,8 +233,7 @@ func TestR2_ConsoleTerminateThenNextTurnInteractive(t *testing.T) {
 	}
 	write(t, work, "key.txt", processSecret+"\n")
 	task := write(t, dir, "task.yaml", "name: console\ninput: read the key\nworkdir: work\ntools: [bash]\n")
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt")
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--review", "human", "--transcript", tr}, f.modelArgs()...)
 	// The workspace under dir is never inside warden's home (G16).

@@ -238,8 +238,7 @@ func TestR2_Redteam_TerminatedResultNeverReachesReviewerModel(t *testing.T) {
 func TestR2_Redteam_TerminatedFailedResultOnResume(t *testing.T) {
 	dir := t.TempDir()
 	task := secretTask(t, dir)
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt >&2; exit 3"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt >&2; exit 3")
 	tr := filepath.Join(dir, "t.jsonl")
 	if code, out := runFake(t, f, dir, "", "run", task, "--transcript", tr); code != exitLimited {
 		t.Fatalf("first turn: exit %d\n%s", code, out)
