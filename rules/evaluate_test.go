@@ -87,42 +87,26 @@ prefix_rule(pattern = ["sudo"], decision = "forbidden")
 prefix_rule(pattern = ["xargs"], decision = "prompt")
 prefix_rule(pattern = ["bash", "-c"], decision = "prompt")
 `)
-	tests := []struct {
-		script string
-		want   rules.Decision
-	}{
+	expectDecisions(t, set, decisions{
 		{"sudo ls", rules.Forbidden},
 		{"timeout 5 sudo ls", rules.Forbidden},
 		{"bash -c 'sudo ls'", rules.Forbidden},
 		{"find . | xargs ls", rules.Prompt},
 		{"bash -c ls", rules.Prompt},
 		{"bash -lc ls", rules.Allow}, // ["bash", "-c"] is an exact prefix
-	}
-	for _, tt := range tests {
-		if res := rules.Evaluate(set, tt.script); res.Decision != tt.want {
-			t.Errorf("Evaluate(%q) = %s, want %s\n%s", tt.script, res.Decision, tt.want, res.Report())
-		}
-	}
+	})
 }
 
 func TestG14_UnmatchedAllowedUnlessDangerous(t *testing.T) {
 	var empty *rules.Set
-	tests := []struct {
-		script string
-		want   rules.Decision
-	}{
+	expectDecisions(t, empty, decisions{
 		{"make build && ./run.sh --flag", rules.Allow},
 		{"rm -f a.o", rules.Allow},
 		{"rm -r build", rules.Allow},
 		{"rm -rf build", rules.Prompt},
 		{"sudo make install", rules.Prompt},
 		{"git push --force", rules.Prompt},
-	}
-	for _, tt := range tests {
-		if res := rules.Evaluate(empty, tt.script); res.Decision != tt.want {
-			t.Errorf("Evaluate(%q) = %s, want %s\n%s", tt.script, res.Decision, tt.want, res.Report())
-		}
-	}
+	})
 	// An allow rule on the very command settles it.
 	set := load(t, "a.rules", `prefix_rule(pattern = ["rm", "-rf", "build"])`)
 	if res := rules.Evaluate(set, "rm -rf build"); res.Decision != rules.Allow || len(res.Dangerous) != 1 {
@@ -440,5 +424,22 @@ func TestG14_AllowRulesMatchBySpelling(t *testing.T) {
 	r := set.Rules()[0]
 	if !r.Matches(argv("git status")) || r.Matches(argv("git -C x status")) {
 		t.Error("an allow rule matched by meaning")
+	}
+}
+
+// decisions are scripts, each with the decision the exec rules must give it.
+type decisions []struct {
+	script string
+	want   rules.Decision
+}
+
+// expectDecisions fails for every script of tests whose decision under set
+// is not the one wanted.
+func expectDecisions(t *testing.T, set *rules.Set, tests decisions) {
+	t.Helper()
+	for _, tt := range tests {
+		if res := rules.Evaluate(set, tt.script); res.Decision != tt.want {
+			t.Errorf("Evaluate(%q) = %s, want %s\n%s", tt.script, res.Decision, tt.want, res.Report())
+		}
 	}
 }
