@@ -1,45 +1,26 @@
 package human
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
 )
 
-// buffer is an output safe for concurrent use.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // waitFor waits until the output holds at least n copies of s.
-func waitFor(t *testing.T, out *buffer, s string, n int) {
+func waitFor(t *testing.T, out *syncbuf.Buffer, s string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for strings.Count(out.String(), s) < n {
@@ -72,7 +53,7 @@ func reviewReq(content string) *review.Request {
 
 func askApproval(t *testing.T, input string, choices []approval.Decision, timeout time.Duration) (approval.Approval, string) {
 	t.Helper()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader(input), &out)
 	a, err := c.Approver(choices, timeout).Approve(context.Background(), approvalReq())
 	if err != nil {
@@ -83,7 +64,7 @@ func askApproval(t *testing.T, input string, choices []approval.Decision, timeou
 
 func askReview(t *testing.T, input string, choices []review.Decision, timeout time.Duration, req *review.Request) (review.Review, string) {
 	t.Helper()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader(input), &out)
 	r, err := c.Reviewer(choices, timeout).Review(context.Background(), req)
 	if err != nil {
@@ -142,7 +123,7 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 	}
 
 	// A view that says more than the call text is shown too.
-	var buf buffer
+	var buf syncbuf.Buffer
 	req := approvalReq()
 	req.Call = tool.NewCall("c", "text_editor", `{"command":"str_replace","path":"a.go","old_str":"x","new_str":"y"}`)
 	req.View = tool.View{Title: "edit a.go", Format: "diff", Content: "--- a.go\n+++ a.go\n-x\n+y"}
@@ -155,7 +136,7 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 }
 
 func TestH1_ApprovalPromptFallsBackToCallText(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("r\n"), &out)
 	req := approvalReq()
 	req.View = tool.View{}
@@ -295,7 +276,7 @@ func TestH3_EndOfInputTerminatesReview(t *testing.T) {
 }
 
 func TestH3_EndOfInputDismissesLaterRequests(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("a\n"), &out)
 	ap := c.Approver(nil, 0)
 	first, err := ap.Approve(context.Background(), approvalReq())
@@ -313,7 +294,7 @@ func TestH3_EndOfInputDismissesLaterRequests(t *testing.T) {
 func TestH3_TimeoutIsFailSafe(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 
 	a, err := c.Approver([]approval.Decision{approval.Approve}, 20*time.Millisecond).Approve(context.Background(), approvalReq())
@@ -350,7 +331,7 @@ func TestH3_TimeoutIsFailSafe(t *testing.T) {
 func TestH3_InvalidAnswersDoNotExtendTimeout(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	stop := make(chan struct{})
 	go func() { // keep answering badly
@@ -380,7 +361,7 @@ func TestH3_InvalidAnswersDoNotExtendTimeout(t *testing.T) {
 func TestH4_CancelWhileWaiting(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
@@ -411,7 +392,7 @@ func TestH4_CancelWhileWaiting(t *testing.T) {
 }
 
 func TestH4_CancelledContextNeverPrompts(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("a\n"), &out)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -426,7 +407,7 @@ func TestH4_CancelledContextNeverPrompts(t *testing.T) {
 func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	ap := c.Approver(nil, 0)
 
@@ -468,7 +449,7 @@ func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
 func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	first := make(chan approval.Decision)
 	go func() {
@@ -491,7 +472,7 @@ func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 }
 
 func TestR7_ReadErrorIsAnError(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	boom := errors.New("terminal gone")
 	c := NewConsole(iotest.ErrReader(boom), &out)
 	_, err := c.Reviewer(nil, 0).Review(context.Background(), reviewReq("ok"))
@@ -726,7 +707,7 @@ func TestH4_DefaultIsOneConsole(t *testing.T) {
 
 func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 	inR, inW := io.Pipe()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(inR, &out)
 	log := c.Log()
 	if _, err := io.WriteString(log, "before\n"); err != nil {
@@ -764,7 +745,7 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 }
 
 func TestConsoleLine(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("first request\n"), &out)
 	got, err := c.Line(context.Background(), "next > ")
 	if err != nil || got != "first request" || !strings.Contains(out.String(), "next > ") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/review"
 )
 
@@ -201,7 +202,7 @@ func TestH5_TerminalWidthIsHonoured(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var out buffer
+	var out syncbuf.Buffer
 	c := newTerminal(t, term, &out)
 	go func() {
 		time.Sleep(50 * time.Millisecond)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/syncbuf"
 )
 
 // rtCall is one bash call of a scripted main model.
@@ -324,7 +326,7 @@ func personRun(t *testing.T, dir, turns string, extra ...string) ([]string, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

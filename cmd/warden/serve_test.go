@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -28,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
 )
@@ -36,27 +36,9 @@ import (
 type serveProc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *serveLog
+	stderr *syncbuf.Buffer
 	done   chan error
 	exited chan struct{} // closed once the process has been waited for
-}
-
-// serveLog is a process's stderr, safe for a writer and a reader at once.
-type serveLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *serveLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *serveLog) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var listeningRE = regexp.MustCompile(`listening on (https?://\S+?)/? `)
@@ -68,7 +50,7 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 	cmd := exec.Command(binary(t), append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
-	p := &serveProc{cmd: cmd, stderr: &serveLog{}, done: make(chan error, 1), exited: make(chan struct{})}
+	p := &serveProc{cmd: cmd, stderr: &syncbuf.Buffer{}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = io.MultiWriter(p.stderr, pw)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,44 +1,25 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/internal/syncbuf"
 )
-
-// syncBuffer is an output safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // onConsole is warden run started with the pseudo-terminal term as its
 // stdin and controlling terminal, as on a person's console.
 type onConsole struct {
 	cmd            *exec.Cmd
 	exited         chan error
-	stdout, stderr syncBuffer
+	stdout, stderr syncbuf.Buffer
 }
 
 // startOnConsole starts the warden binary with args on term.
