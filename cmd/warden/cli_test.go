@@ -36,6 +36,17 @@ func (p wardenProc) run(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// ok runs the built warden with args as p says, fails the test unless it
+// exits 0, and returns its stderr.
+func (p wardenProc) ok(t *testing.T, args ...string) (stderr string) {
+	t.Helper()
+	code, _, stderr := p.run(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	return stderr
+}
+
 // combined runs the built warden with args as p says and returns its exit
 // status and its stdout and stderr as one stream, in the order written.
 func (p wardenProc) combined(t *testing.T, args ...string) (int, string) {

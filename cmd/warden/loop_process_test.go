@@ -126,10 +126,7 @@ func TestR2_TerminatedResultNeverReachesModelInteractive(t *testing.T) {
 	args := append([]string{"run", task, "--interactive", "--transcript", tr}, f.modelArgs()...)
 	// The workspace under dir is never inside warden's home (G16).
 	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: "what was in it?\n\n"}
-	code, _, stderr := p.run(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
-	}
+	p.ok(t, args...)
 	checkNoLeak(t, f, 2, tr)
 }
 
@@ -238,10 +235,7 @@ func TestR2_ConsoleTerminateThenNextTurnInteractive(t *testing.T) {
 	args := append([]string{"run", task, "--interactive", "--review", "human", "--transcript", tr}, f.modelArgs()...)
 	// The workspace under dir is never inside warden's home (G16).
 	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: "t\nwhat was in it?\n\n"}
-	code, _, stderr := p.run(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
-	}
+	stderr := p.ok(t, args...)
 	reqs := f.requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests, want 2\nstderr:\n%s", len(reqs), stderr)

@@ -328,10 +328,7 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 	tr := filepath.Join(dir, "t.jsonl")
 	// The person closes the prompt: reject.
 	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
-	code, _, stderr := p.run(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stderr := p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(unclear); err == nil {
 		t.Error("the unclear write happened with no one approving it")
 	}
@@ -370,11 +367,8 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 	task := write(t, dir, "task.yaml", "name: g10\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, auto_review, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
 	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
-	code, _, stderr := p.run(t, "run", task, "--model", "scripted:"+script, "--transcript", tr,
+	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr,
 		"--auto-review-model", "openai/reviewer", "--base-url", srv.URL+"/v1", "--api-key", "test")
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
 	if _, err := os.Stat(target); err == nil {
 		t.Error("the write happened with no one approving it")
 	}

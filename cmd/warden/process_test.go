@@ -168,10 +168,7 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 	write(t, dir, "team.rules", `prefix_rule(pattern = ["rm"], decision = "forbidden", justification = "use trash")`)
 	task := write(t, dir, "task.yaml", "name: sandboxed\ninput: go\ntools: [bash]\nworkdir: "+work+"\nsandbox: {mode: workspace-write}\nrules: [team.rules]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	code, _, stderr := wardenProc{stdin: "a\n"}.run(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
-	}
+	wardenProc{stdin: "a\n"}.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if data, err := os.ReadFile(target); err != nil || string(data) != "hi\n" {
 		t.Errorf("approved write: %q, %v", data, err)
 	}
@@ -216,10 +213,7 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 	tr := filepath.Join(dir, "t.jsonl")
 	// A person is never asked.
 	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
-	code, _, stderr := p.run(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(denied); err == nil {
 		t.Error("the denied write happened")
 	}
@@ -366,10 +360,7 @@ func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
 	task := write(t, dir, "task.yaml", "name: picker\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
 	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}, stdin: "/approve\n1\nplease retry\n\n"}
-	code, _, stderr := p.run(t, "run", task, "--interactive", "--model", "scripted:"+script, "--transcript", tr)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
+	stderr := p.ok(t, "run", task, "--interactive", "--model", "scripted:"+script, "--transcript", tr)
 	if data, _ := os.ReadFile(target); string(data) != "x\n" {
 		t.Errorf("target = %q\n%s", data, stderr)
 	}
