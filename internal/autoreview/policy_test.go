@@ -113,11 +113,8 @@ func TestG8_PolicyErrors(t *testing.T) {
 }
 
 func TestG10_ConfiguredTimeout(t *testing.T) {
-	dir := t.TempDir()
-	src := autoreview.PolicySources{
-		ManagedPath:    writeFile(t, dir, "managed.toml", "[auto_review]\nfloor = \"F\"\n"),
-		UserConfigPath: writeFile(t, dir, "config.toml", "[auto_review]\ntimeout = \"2m\"\n"),
-	}
+	src := policyFiles(t, "[auto_review]\nfloor = \"F\"\n", "[auto_review]\ntimeout = \"2m\"\n")
+	dir := filepath.Dir(src.ManagedPath)
 	res, err := autoreview.ResolvePolicy(src)
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +174,14 @@ func TestG7_DefaultPolicyCoversTheFourClasses(t *testing.T) {
 // file holding managed and user ("-": no such file).
 func resolveFiles(t *testing.T, managed, user string) (autoreview.Resolved, error) {
 	t.Helper()
+	return autoreview.ResolvePolicy(policyFiles(t, managed, user))
+}
+
+// policyFiles writes, in a new directory, the managed configuration file
+// managed.toml and the user's config.toml holding managed and user ("-": no
+// such file), and returns them as policy sources.
+func policyFiles(t *testing.T, managed, user string) autoreview.PolicySources {
+	t.Helper()
 	dir := t.TempDir()
 	src := autoreview.PolicySources{ManagedPath: filepath.Join(dir, "managed.toml"), UserConfigPath: filepath.Join(dir, "config.toml")}
 	if managed != "-" {
@@ -185,7 +190,7 @@ func resolveFiles(t *testing.T, managed, user string) (autoreview.Resolved, erro
 	if user != "-" {
 		writeFile(t, dir, "config.toml", user)
 	}
-	return autoreview.ResolvePolicy(src)
+	return src
 }
 
 // G4: a review has a budget of tool calls. A reviewer that asks for ten
@@ -237,11 +242,8 @@ func TestG4_ToolCallBudget(t *testing.T) {
 // G4: the budget of a review is configurable in [auto_review]: the managed
 // file's value wins over the user's; a value out of range is an error.
 func TestG4_ConfiguredBudget(t *testing.T) {
-	dir := t.TempDir()
-	src := autoreview.PolicySources{
-		ManagedPath:    writeFile(t, dir, "managed.toml", "[auto_review]\nmax_tool_calls = 6\n"),
-		UserConfigPath: writeFile(t, dir, "config.toml", "[auto_review]\nmax_steps = 2\nmax_tool_calls = 40\n"),
-	}
+	src := policyFiles(t, "[auto_review]\nmax_tool_calls = 6\n", "[auto_review]\nmax_steps = 2\nmax_tool_calls = 40\n")
+	dir := filepath.Dir(src.ManagedPath)
 	res, err := autoreview.ResolvePolicy(src)
 	if err != nil || res.MaxSteps != 2 || res.MaxToolCalls != 6 {
 		t.Errorf("budget: steps %d, tool calls %d, %v; want 2 and 6", res.MaxSteps, res.MaxToolCalls, err)
