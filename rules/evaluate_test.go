@@ -327,10 +327,7 @@ prefix_rule(pattern = ["systemctl", "stop"], decision = "forbidden")
 // long option spellings all match (SPEC G14, issue 7 item 4).
 func TestG14_RulesMatchEverySpelling(t *testing.T) {
 	set := load(t, "spelling.rules", spellingRules)
-	tests := []struct {
-		script string
-		want   rules.Decision
-	}{
+	tests := decisions{
 		// git global options before the subcommand.
 		{"git push origin main", rules.Forbidden},
 		{"git -C repo push", rules.Forbidden},

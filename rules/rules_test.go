@@ -25,6 +25,16 @@ func load(t testing.TB, name, text string) *rules.Set {
 	return set
 }
 
+// loadFile loads the rules file at path, failing the test when it cannot.
+func loadFile(t testing.TB, path string) *rules.Set {
+	t.Helper()
+	set, err := rules.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
 func argv(s string) []string { return strings.Fields(s) }
 
 func TestG14_Decisions(t *testing.T) {
@@ -279,14 +289,7 @@ func strip(set *rules.Set) []rules.Rule {
 }
 
 func TestG14_DefaultRulesLoadIdentically(t *testing.T) {
-	star, err := rules.Load("testdata/default.rules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	yml, err := rules.Load("testdata/default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	star, yml := loadFile(t, "testdata/default.rules"), loadFile(t, "testdata/default.yaml")
 	if star.Len() == 0 || !reflect.DeepEqual(strip(star), strip(yml)) {
 		t.Errorf("default.rules and default.yaml differ:\n%+v\n%+v", strip(star), strip(yml))
 	}
