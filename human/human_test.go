@@ -20,7 +20,7 @@ import (
 )
 
 // waitFor waits until the output holds at least n copies of s.
-func waitFor(t *testing.T, out *syncbuf.Buffer, s string, n int) {
+func waitFor(t *testing.T, out fmt.Stringer, s string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for strings.Count(out.String(), s) < n {
