@@ -31,14 +31,10 @@ func testKey(t *testing.T) *seal.Key {
 }
 
 func TestG12_DenialLogKeepsTheLastTen(t *testing.T) {
-	var turns []chat.Message
-	for i := 0; i < 12; i++ {
-		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
-	}
-	r, g, _ := newRun(&modeltest.Replay{Turns: turns})
+	turns := writes(12)
+	r, g, _ := reviewedRun(t, &modeltest.Replay{Turns: turns}, action.StatusDenied)
 	g.Sealer = testKey(t)
 	g.Breaker = Breaker{Consecutive: 100, Denials: 100, Window: 100}
-	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	ds := g.Denials()
 	if len(ds) != MaxDenials || ds[0].ID != "r1-d3" || ds[9].ID != "r1-d12" {
