@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -66,18 +64,11 @@ func TestP8_PolicyCheckCommands(t *testing.T) {
 	dir := t.TempDir()
 	bad := write(t, dir, "bad.yaml", "approvers:\n  - name: auto\n    tool: bash\n    args:\n      cmd: {commands: [ls, \"\"]}\n")
 	good := write(t, dir, "good.yaml", "approvers:\n  - name: auto\n    tool: bash\n    args:\n      cmd: {commands: [ls, \"git status\"]}\n")
-	var out, errb bytes.Buffer
-	cmd := exec.Command(binary(t), "policy", "check", bad)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err == nil || !strings.Contains(out.String()+errb.String(), "bad.yaml:5:28: args.cmd.commands[1]: empty command prefix") {
-		t.Errorf("policy check bad.yaml: %v\n%s%s", err, out.String(), errb.String())
+	if code, out, errs := runBinary(t, nil, "", "policy", "check", bad); code == exitOK || !strings.Contains(out+errs, "bad.yaml:5:28: args.cmd.commands[1]: empty command prefix") {
+		t.Errorf("policy check bad.yaml: exit %d\n%s%s", code, out, errs)
 	}
-	out.Reset()
-	errb.Reset()
-	cmd = exec.Command(binary(t), "policy", "check", good, "../../examples/shell.yaml", "../../examples/quickstart/approval.yaml")
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Errorf("policy check good.yaml: %v\n%s%s", err, out.String(), errb.String())
+	if code, out, errs := runBinary(t, nil, "", "policy", "check", good, "../../examples/shell.yaml", "../../examples/quickstart/approval.yaml"); code != exitOK {
+		t.Errorf("policy check good.yaml: exit %d\n%s%s", code, out, errs)
 	}
 }
 
@@ -136,21 +127,17 @@ func keptRun(t *testing.T, task string, extra ...string) (workdir, from string, 
 	t.Helper()
 	from = t.TempDir()
 	tr := filepath.Join(from, "t.jsonl")
-	cmd := exec.Command(binary(t), append([]string{"run", task, "--keep-workdir", "--transcript", tr}, extra...)...)
-	cmd.Dir = from
-	cmd.Env = append(os.Environ(), "HOME="+from)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("warden run: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+	code, out, errb := wardenProc{dir: from, env: []string{"HOME=" + from}}.run(t, append([]string{"run", task, "--keep-workdir", "--transcript", tr}, extra...)...)
+	if code != exitOK {
+		t.Fatalf("warden run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errb)
 	}
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if w, ok := strings.CutPrefix(line, "workdir: "); ok {
 			workdir = w
 		}
 	}
 	if workdir == "" {
-		t.Fatalf("no workdir in stdout:\n%s", out.String())
+		t.Fatalf("no workdir in stdout:\n%s", out)
 	}
 	t.Cleanup(func() { os.RemoveAll(workdir) })
 	decisions = map[string]string{}
@@ -160,7 +147,7 @@ func keptRun(t *testing.T, task string, extra ...string) (workdir, from string, 
 			decisions[id], _ = e["decision"].(string)
 		}
 	}
-	return workdir, from, decisions, out.String()
+	return workdir, from, decisions, out
 }
 
 // Issue 18 item 9 (SPEC P2): a newcomer copies a call from what `warden
