@@ -698,11 +698,9 @@ func TestL2_Redteam_ExecFullAccessLeavesNothingRunning(t *testing.T) {
 	}
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "late")
-	cmd := exec.Command(binary(t), "exec", "--sandbox", "full-access", "--", "sh", "-c",
-		`(setsid sh -c "sleep 1; touch `+marker+`" > /dev/null 2>&1 &); echo started`)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if code, out := (wardenProc{dir: dir}).combined(t, "exec", "--sandbox", "full-access", "--", "sh", "-c",
+		`(setsid sh -c "sleep 1; touch `+marker+`" > /dev/null 2>&1 &); echo started`); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 	time.Sleep(2500 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
@@ -720,12 +718,10 @@ func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
 	// The command's /tmp is its own (SPEC G16): the link leads, inside,
 	// to where nothing of the host's is, so it may fail or make its own
 	// private directory; either way nothing reaches the host.
-	cmd := exec.Command(binary(t), "exec", "--", "sh", "-c",
-		"ln -s "+tmp+" sub && mkdir -p "+tmp+" sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit")
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	p := wardenProc{dir: work, env: []string{"WARDEN_HOME=" + filepath.Join(t.TempDir(), "state")}}
+	if code, out := p.combined(t, "exec", "--", "sh", "-c",
+		"ln -s "+tmp+" sub && mkdir -p "+tmp+" sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(work, "sub", ".git")); err == nil {
 		t.Error("sub/.git was left in the workspace (through the link)")
