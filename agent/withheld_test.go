@@ -68,6 +68,17 @@ func checkWithheld(t *testing.T, s *eventtest.Sink, msgs []chat.Message, id, sec
 	}
 }
 
+// noLeakNextTurn runs the turn after res, which must complete, and fails
+// when a request of the model m holds secret; what names the result in the
+// message.
+func noLeakNextTurn(t *testing.T, r *Run, a *Agent, res *Result, m *modeltest.Replay, secret, what string) {
+	t.Helper()
+	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
+	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
+		t.Errorf("model requests %v contain %s", l, what)
+	}
+}
+
 func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
 	const secret = "SECRET-R2-live"
 	// The reviewer's explanation quotes the result: it must not reach the
@@ -125,10 +136,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewCancelled)
-	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
-		t.Errorf("model requests %v contain the result of a cancelled review", l)
-	}
+	noLeakNextTurn(t, r, a, res, m, secret, "the result of a cancelled review")
 }
 
 func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
@@ -143,10 +151,7 @@ func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldNotReviewed)
-	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
-		t.Errorf("model requests %v contain a result whose review never decided", l)
-	}
+	noLeakNextTurn(t, r, a, res, m, secret, "a result whose review never decided")
 }
 
 func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
@@ -175,10 +180,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	must(t, res, event.StatusLimited)
 	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldBoundary)
 	r.Boundary = nil
-	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
-		t.Errorf("model requests %v contain the result of a call whose boundary request terminated", l)
-	}
+	noLeakNextTurn(t, r, a, res, m, secret, "the result of a call whose boundary request terminated")
 }
 
 // A boundary approver that interrupts the turn (the circuit breaker of
@@ -245,10 +247,7 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 	if w := s.WithheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
 		t.Errorf("withheld events of the sub-agent's call = %+v", w)
 	}
-	must(t, nextTurn(r, a, res, "go on"), event.StatusCompleted)
-	if l := modeltest.Leaks(t, m.Requests(), secret); len(l) != 0 {
-		t.Errorf("model requests %v contain the secret", l)
-	}
+	noLeakNextTurn(t, r, a, res, m, secret, "the secret")
 }
 
 // After an approver terminates, the calls that never ran are answered in

@@ -12,7 +12,9 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
+	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -69,6 +71,24 @@ func TestG11_BreakerClearsWhenATurnStarts(t *testing.T) {
 
 // reviewed is an approver that answers like the reviewer agent: every
 // request decided with status, with its auto_review record.
+// writes returns n turns of a model that calls the tool write once each.
+func writes(n int) []chat.Message {
+	var turns []chat.Message
+	for range n {
+		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
+	}
+	return turns
+}
+
+// reviewedRun is newRun on m with a gate whose next approver, the
+// auto-reviewer, gives every boundary request a review of status.
+func reviewedRun(t *testing.T, m model.Model, status action.Status) (*agent.Run, *Gate, *eventtest.Sink) {
+	t.Helper()
+	r, g, s := newRun(m)
+	g.Next = boundaryOf(arule(t, "auto_review", reviewed(status), "*"))
+	return r, g, s
+}
+
 func reviewed(status action.Status) approval.Approver {
 	return approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		d := approval.Reject
@@ -81,12 +101,8 @@ func reviewed(status action.Status) approval.Approver {
 }
 
 func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
-	var turns []chat.Message
-	for i := 0; i < 6; i++ {
-		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
-	}
-	r, g, s := newRun(&modeltest.Replay{Turns: turns})
-	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
+	turns := writes(6)
+	r, _, s := reviewedRun(t, &modeltest.Replay{Turns: turns}, action.StatusDenied)
 	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go"))
 	must(t, res, event.StatusLimited)
 	if res.Limit.Type != event.LimitInterrupt {
@@ -110,12 +126,8 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 }
 
 func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
-	var turns []chat.Message
-	for i := 0; i < 5; i++ {
-		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
-	}
-	r, g, s := newRun(&modeltest.Replay{Turns: turns})
-	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusTimedOut), "*"))
+	turns := writes(5)
+	r, _, s := reviewedRun(t, &modeltest.Replay{Turns: turns}, action.StatusTimedOut)
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
 	if len(s.Find(event.KindWarning)) != 0 || len(s.Find(event.KindAutoReview)) != 5 {
 		t.Errorf("events = %v", s.Kinds())
@@ -124,17 +136,13 @@ func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 
 func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-breaker"
-	var turns []chat.Message
-	for i := 0; i < 3; i++ {
-		turns = append(turns, modeltest.Turn("", tc("c", "write", `{}`)))
-	}
+	turns := writes(3)
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
 		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "denied, but: " + secret, nil
 	}}
 	m := &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}
-	r, g, s := newRun(m)
-	g.Next = boundaryOf(arule(t, "auto_review", reviewed(action.StatusDenied), "*"))
+	r, g, s := reviewedRun(t, m, action.StatusDenied)
 	a := &agent.Agent{Tools: []tool.Tool{leaky}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)

@@ -9,7 +9,7 @@ var (
 	NewScreen     = newScreen
 	NewTestTerm   = newTerminal
 	BashRequest   = bashRequest
-	WaitForScreen = waitForScreen
+	WaitForScreen = waitFor
 	Drain         = drain
 )
 

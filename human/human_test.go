@@ -1,43 +1,26 @@
 package human
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/syncbuf"
+	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/tool/editor"
 )
 
-// buffer is an output safe for concurrent use.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // waitFor waits until the output holds at least n copies of s.
-func waitFor(t *testing.T, out *buffer, s string, n int) {
+func waitFor(t *testing.T, out fmt.Stringer, s string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for strings.Count(out.String(), s) < n {
@@ -70,7 +53,7 @@ func reviewReq(content string) *review.Request {
 
 func askApproval(t *testing.T, input string, choices []approval.Decision, timeout time.Duration) (approval.Approval, string) {
 	t.Helper()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader(input), &out)
 	a, err := c.Approver(choices, timeout).Approve(context.Background(), approvalReq())
 	if err != nil {
@@ -81,7 +64,7 @@ func askApproval(t *testing.T, input string, choices []approval.Decision, timeou
 
 func askReview(t *testing.T, input string, choices []review.Decision, timeout time.Duration, req *review.Request) (review.Review, string) {
 	t.Helper()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader(input), &out)
 	r, err := c.Reviewer(choices, timeout).Review(context.Background(), req)
 	if err != nil {
@@ -140,7 +123,7 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 	}
 
 	// A view that says more than the call text is shown too.
-	var buf buffer
+	var buf syncbuf.Buffer
 	req := approvalReq()
 	req.Call = tool.NewCall("c", "text_editor", `{"command":"str_replace","path":"a.go","old_str":"x","new_str":"y"}`)
 	req.View = tool.View{Title: "edit a.go", Format: "diff", Content: "--- a.go\n+++ a.go\n-x\n+y"}
@@ -153,7 +136,7 @@ func TestH1_ApprovalPromptShowsCall(t *testing.T) {
 }
 
 func TestH1_ApprovalPromptFallsBackToCallText(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("r\n"), &out)
 	req := approvalReq()
 	req.View = tool.View{}
@@ -293,7 +276,7 @@ func TestH3_EndOfInputTerminatesReview(t *testing.T) {
 }
 
 func TestH3_EndOfInputDismissesLaterRequests(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("a\n"), &out)
 	ap := c.Approver(nil, 0)
 	first, err := ap.Approve(context.Background(), approvalReq())
@@ -311,7 +294,7 @@ func TestH3_EndOfInputDismissesLaterRequests(t *testing.T) {
 func TestH3_TimeoutIsFailSafe(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 
 	a, err := c.Approver([]approval.Decision{approval.Approve}, 20*time.Millisecond).Approve(context.Background(), approvalReq())
@@ -348,7 +331,7 @@ func TestH3_TimeoutIsFailSafe(t *testing.T) {
 func TestH3_InvalidAnswersDoNotExtendTimeout(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	stop := make(chan struct{})
 	go func() { // keep answering badly
@@ -378,7 +361,7 @@ func TestH3_InvalidAnswersDoNotExtendTimeout(t *testing.T) {
 func TestH4_CancelWhileWaiting(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
@@ -409,7 +392,7 @@ func TestH4_CancelWhileWaiting(t *testing.T) {
 }
 
 func TestH4_CancelledContextNeverPrompts(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("a\n"), &out)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -424,7 +407,7 @@ func TestH4_CancelledContextNeverPrompts(t *testing.T) {
 func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	ap := c.Approver(nil, 0)
 
@@ -466,7 +449,7 @@ func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
 func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(pr, &out)
 	first := make(chan approval.Decision)
 	go func() {
@@ -489,7 +472,7 @@ func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 }
 
 func TestR7_ReadErrorIsAnError(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	boom := errors.New("terminal gone")
 	c := NewConsole(iotest.ErrReader(boom), &out)
 	_, err := c.Reviewer(nil, 0).Review(context.Background(), reviewReq("ok"))
@@ -724,7 +707,7 @@ func TestH4_DefaultIsOneConsole(t *testing.T) {
 
 func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 	inR, inW := io.Pipe()
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(inR, &out)
 	log := c.Log()
 	if _, err := io.WriteString(log, "before\n"); err != nil {
@@ -762,7 +745,7 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 }
 
 func TestConsoleLine(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	c := NewConsole(strings.NewReader("first request\n"), &out)
 	got, err := c.Line(context.Background(), "next > ")
 	if err != nil || got != "first request" || !strings.Contains(out.String(), "next > ") {
@@ -770,5 +753,35 @@ func TestConsoleLine(t *testing.T) {
 	}
 	if _, err := c.Line(context.Background(), "next > "); !errors.Is(err, io.EOF) {
 		t.Errorf("at end of input: %v, want io.EOF", err)
+	}
+}
+
+// Issue 18 item 9 (SPEC P2): a pattern copied from the console's request
+// (the line under "call:") matches the call that runs: the console shows
+// the arguments in the tool's schema order, then sorted, as policy
+// patterns see them, whatever order the model sent them in.
+func TestP2_PatternCopiedFromTheConsoleMatches(t *testing.T) {
+	ed, err := editor.New(editor.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := tool.OrderOf(ed)
+	call := tool.NewCall("c1", editor.Name, `{"path":"a.txt","file_text":"x","zz":1,"command":"create","aa":2}`)
+	_, _, scr := decideAsPerson(t, &approval.Request{Call: call, Tool: ed, Order: order})
+	at := strings.Index(scr, "call:\n"+contentGutter)
+	if at < 0 {
+		t.Fatalf("no call on the screen:\n%s", scr)
+	}
+	line := scr[at+len("call:\n"+contentGutter):]
+	line = line[:strings.IndexByte(line, '\n')]
+	p, err := policy.Compile(line)
+	if err != nil {
+		t.Fatalf("pattern %q: %v", line, err)
+	}
+	if !p.Match(policy.NewTarget(&call, order)) {
+		t.Errorf("pattern %q copied from the console does not match the call (policy sees %s)", line, call.TextIn(order))
+	}
+	if want := "text_editor(command='create', path='a.txt', file_text='x', aa=2, zz=1)"; line != want {
+		t.Errorf("console shows %s, want %s", line, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -194,7 +195,7 @@ func TestH1_ApproveNotOfferedUntilWholeCallShown(t *testing.T) {
 // TestH1_ShellCommandsListedAboveTheCall: every simple command of a shell
 // call is listed, wrappers seen through, before the call text.
 func TestH1_ShellCommandsListedAboveTheCall(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	req := bashRequest("cd src && sudo bash -c 'rm -rf build' | tee log; echo \"$(whoami)\"")
 	if _, err := NewConsole(strings.NewReader("r\n"), &out).Approver(nil, 0).Approve(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -220,7 +221,7 @@ func TestH1_ShellCommandsListedAboveTheCall(t *testing.T) {
 // TestH1_EscalateStaysOfferedWhenCut: only the choices that let the call
 // run wait for "v"; the others are offered at once.
 func TestH1_EscalateStaysOfferedWhenCut(t *testing.T) {
-	var out buffer
+	var out syncbuf.Buffer
 	req := bashRequest(strings.Repeat("echo x\n", 200))
 	choices := []approval.Decision{approval.Approve, approval.Reject, approval.Terminate, approval.Escalate}
 	a, err := NewConsole(strings.NewReader("a\ne\n"), &out).Approver(choices, 0).Approve(context.Background(), req)

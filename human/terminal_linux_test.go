@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/review"
 )
 
@@ -72,7 +73,7 @@ func TestH1_TypeaheadDoesNotAnswerTerminalPrompt(t *testing.T) {
 		a, err := c.Approver(nil, 0).Approve(context.Background(), bashRequest("rm -rf ~/victim"))
 		done <- result{a, err}
 	}()
-	waitForScreen(t, scr, "Decide:", 1)
+	waitFor(t, scr, "Decide:", 1)
 	select {
 	case r := <-done:
 		t.Fatalf("typeahead answered the prompt: %+v, %v", r.a, r.err)
@@ -96,7 +97,7 @@ func TestH1_TypeaheadDoesNotAnswerTerminalPrompt(t *testing.T) {
 		}
 		rdone <- rv
 	}()
-	waitForScreen(t, scr, "Decide:", 2)
+	waitFor(t, scr, "Decide:", 2)
 	if _, err := io.WriteString(master, "t\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +122,9 @@ func TestH1_TerminalShowAllThenApprove(t *testing.T) {
 		}
 		done <- a.Decision
 	}()
-	waitForScreen(t, scr, "Decide:  [v] Show all", 1)
+	waitFor(t, scr, "Decide:  [v] Show all", 1)
 	_, _ = io.WriteString(master, "v\n")
-	waitForScreen(t, scr, "Decide:  [a] Approve", 1)
+	waitFor(t, scr, "Decide:  [a] Approve", 1)
 	_, _ = io.WriteString(master, "a\n")
 	if d := <-done; d != approval.Approve {
 		t.Fatalf("decision %s, want approve\n%s", d, scr.String())
@@ -152,7 +153,7 @@ func TestH3_TerminalHangupRejects(t *testing.T) {
 				}
 				done <- a
 			}()
-			waitForScreen(t, scr, "Decide:", 1)
+			waitFor(t, scr, "Decide:", 1)
 			tc.end(master)
 			select {
 			case a := <-done:
@@ -201,7 +202,7 @@ func TestH5_TerminalWidthIsHonoured(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var out buffer
+	var out syncbuf.Buffer
 	c := newTerminal(t, term, &out)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
@@ -225,17 +226,5 @@ func TestNewTerminalRefusesOtherFiles(t *testing.T) {
 	defer f.Close()
 	if _, err := NewTerminal(f, io.Discard); err == nil {
 		t.Error("a regular file was accepted as a terminal")
-	}
-}
-
-// waitForScreen waits until the screen holds at least n copies of s.
-func waitForScreen(t *testing.T, scr *screen, s string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(scr.String(), s) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the screen never held %d× %q:\n%s", n, s, scr.String())
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -392,64 +392,78 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-func yamlRules(set *Set, list *yaml.Node, file string) error {
+// eachMapping calls each on every item of the YAML list (aliases
+// followed; null is an empty list). A list that is not a sequence is the
+// error notList at its position, an item that is not a mapping the error
+// notMapping at the item's.
+func eachMapping(list *yaml.Node, file, notList, notMapping string, each func(n *yaml.Node) error) error {
 	list = resolveAlias(list)
 	if isNull(list) {
 		return nil
 	}
 	if list.Kind != yaml.SequenceNode {
-		return filepos.Errorf(file, list, "rules: must be a list of rules")
+		return filepos.Errorf(file, list, "%s", notList)
 	}
 	for _, n := range list.Content {
 		n = resolveAlias(n)
 		if n.Kind != yaml.MappingNode {
-			return filepos.Errorf(file, n, "a rule must be a mapping with pattern:, decision:, justification:, match:, not_match:")
+			return filepos.Errorf(file, n, "%s", notMapping)
 		}
-		r := Rule{Source: filepos.NodePos(file, n).String()}
-		var patternNode *yaml.Node
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], resolveAlias(n.Content[i+1])
-			if seen[k.Value] {
-				return filepos.Errorf(file, k, "duplicate key %q", k.Value)
-			}
-			seen[k.Value] = true
-			var err error
-			switch k.Value {
-			case "pattern":
-				patternNode = v
-				r.Pattern, err = yamlPattern(v, file)
-			case "decision":
-				var s string
-				if s, err = yamlString(v, file); err == nil {
-					var d Decision
-					if d, err = parseDecision(s); err != nil {
-						err = filepos.Errorf(file, v, "%v", err)
-					}
-					r.Decision = d
-				}
-			case "justification":
-				r.Justification, err = yamlString(v, file)
-			case "match":
-				r.Match, err = yamlExamples(v, file)
-			case "not_match":
-				r.NotMatch, err = yamlExamples(v, file)
-			default:
-				err = filepos.Errorf(file, k, "unknown key %q: want pattern, decision, justification, match or not_match", k.Value)
-			}
-			if err != nil {
-				return err
-			}
+		if err := each(n); err != nil {
+			return err
 		}
-		if patternNode == nil {
-			return filepos.Errorf(file, n, "a rule needs a pattern:")
-		}
-		if err := r.check(); err != nil {
-			return filepos.Errorf(file, n, "%v", err)
-		}
-		set.add(&r)
 	}
 	return nil
+}
+
+func yamlRules(set *Set, list *yaml.Node, file string) error {
+	return eachMapping(list, file, "rules: must be a list of rules",
+		"a rule must be a mapping with pattern:, decision:, justification:, match:, not_match:", func(n *yaml.Node) error {
+			r := Rule{Source: filepos.NodePos(file, n).String()}
+			var patternNode *yaml.Node
+			seen := map[string]bool{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], resolveAlias(n.Content[i+1])
+				if seen[k.Value] {
+					return filepos.Errorf(file, k, "duplicate key %q", k.Value)
+				}
+				seen[k.Value] = true
+				var err error
+				switch k.Value {
+				case "pattern":
+					patternNode = v
+					r.Pattern, err = yamlPattern(v, file)
+				case "decision":
+					var s string
+					if s, err = yamlString(v, file); err == nil {
+						var d Decision
+						if d, err = parseDecision(s); err != nil {
+							err = filepos.Errorf(file, v, "%v", err)
+						}
+						r.Decision = d
+					}
+				case "justification":
+					r.Justification, err = yamlString(v, file)
+				case "match":
+					r.Match, err = yamlExamples(v, file)
+				case "not_match":
+					r.NotMatch, err = yamlExamples(v, file)
+				default:
+					err = filepos.Errorf(file, k, "unknown key %q: want pattern, decision, justification, match or not_match", k.Value)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			if patternNode == nil {
+				return filepos.Errorf(file, n, "a rule needs a pattern:")
+			}
+			if err := r.check(); err != nil {
+				return filepos.Errorf(file, n, "%v", err)
+			}
+			set.add(&r)
+			return nil
+		})
 }
 
 func yamlString(n *yaml.Node, file string) (string, error) {
@@ -535,46 +549,36 @@ func yamlExamples(n *yaml.Node, file string) ([][]string, error) {
 }
 
 func yamlHosts(set *Set, list *yaml.Node, file string) error {
-	list = resolveAlias(list)
-	if isNull(list) {
-		return nil
-	}
-	if list.Kind != yaml.SequenceNode {
-		return filepos.Errorf(file, list, "host_executables: must be a list of {name, paths}")
-	}
-	for _, n := range list.Content {
-		n = resolveAlias(n)
-		if n.Kind != yaml.MappingNode {
-			return filepos.Errorf(file, n, "a host executable must be a mapping with name: and paths:")
-		}
-		var (
-			name  string
-			paths []string
-			err   error
-		)
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if seen[k.Value] {
-				return filepos.Errorf(file, k, "duplicate key %q", k.Value)
+	return eachMapping(list, file, "host_executables: must be a list of {name, paths}",
+		"a host executable must be a mapping with name: and paths:", func(n *yaml.Node) error {
+			var (
+				name  string
+				paths []string
+				err   error
+			)
+			seen := map[string]bool{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if seen[k.Value] {
+					return filepos.Errorf(file, k, "duplicate key %q", k.Value)
+				}
+				seen[k.Value] = true
+				switch k.Value {
+				case "name":
+					name, err = yamlString(v, file)
+				case "paths":
+					paths, err = yamlStrings(v, file)
+				default:
+					err = filepos.Errorf(file, k, "unknown key %q: want name or paths", k.Value)
+				}
+				if err != nil {
+					return err
+				}
 			}
-			seen[k.Value] = true
-			switch k.Value {
-			case "name":
-				name, err = yamlString(v, file)
-			case "paths":
-				paths, err = yamlStrings(v, file)
-			default:
-				err = filepos.Errorf(file, k, "unknown key %q: want name or paths", k.Value)
+			if err := checkHost(name, paths); err != nil {
+				return filepos.Errorf(file, n, "host executable: %v", err)
 			}
-			if err != nil {
-				return err
-			}
-		}
-		if err := checkHost(name, paths); err != nil {
-			return filepos.Errorf(file, n, "host executable: %v", err)
-		}
-		set.addHost(name, paths)
-	}
-	return nil
+			set.addHost(name, paths)
+			return nil
+		})
 }

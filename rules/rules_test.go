@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/shell/shelltest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
 )
@@ -20,6 +21,16 @@ func load(t testing.TB, name, text string) *rules.Set {
 	set, err := rules.Parse([]byte(text), name)
 	if err != nil {
 		t.Fatalf("Parse(%s): %v", name, err)
+	}
+	return set
+}
+
+// loadFile loads the rules file at path, failing the test when it cannot.
+func loadFile(t testing.TB, path string) *rules.Set {
+	t.Helper()
+	set, err := rules.Load(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return set
 }
@@ -278,14 +289,7 @@ func strip(set *rules.Set) []rules.Rule {
 }
 
 func TestG14_DefaultRulesLoadIdentically(t *testing.T) {
-	star, err := rules.Load("testdata/default.rules")
-	if err != nil {
-		t.Fatal(err)
-	}
-	yml, err := rules.Load("testdata/default.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	star, yml := loadFile(t, "testdata/default.rules"), loadFile(t, "testdata/default.yaml")
 	if star.Len() == 0 || !reflect.DeepEqual(strip(star), strip(yml)) {
 		t.Errorf("default.rules and default.yaml differ:\n%+v\n%+v", strip(star), strip(yml))
 	}
@@ -364,5 +368,40 @@ func TestG14_AddValidates(t *testing.T) {
 	}
 	if set.Len() != 1 {
 		t.Errorf("%d rules", set.Len())
+	}
+}
+
+// TestG16_ForbiddenRuleHoldsWhereBashReadsDifferently: with `rm -rf`
+// forbidden and ls, cat and shopt allowed, no script bash reads
+// differently from the parser is allowed, whether given as a script or as
+// the argv ["bash","-c",SCRIPT]; a script allowed would run, and the
+// victim must survive.
+func TestG16_ForbiddenRuleHoldsWhereBashReadsDifferently(t *testing.T) {
+	set := load(t, "g16.rules", `
+prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
+prefix_rule(pattern = [["ls", "cat", "shopt", "alias"]], decision = "allow")
+`)
+	for _, a := range shelltest.Attacks {
+		dir := t.TempDir()
+		v := shelltest.Victim(t, dir)
+		for _, res := range []rules.Result{rules.Evaluate(set, a), rules.EvaluateArgv(set, []string{"bash", "-c", a})} {
+			if res.Decision == rules.Allow {
+				t.Errorf("%q allowed:\n%s", a, res.Report())
+				shelltest.Run(t, dir, a)
+			}
+			if res.Decision < rules.Prompt {
+				t.Errorf("%q: %s, want prompt or forbidden", a, res.Decision)
+			}
+		}
+		if !shelltest.Exists(v) {
+			t.Errorf("%q deleted the victim", a)
+		}
+	}
+	// What the parser and bash agree on keeps its decision.
+	if res := rules.Evaluate(set, "ls -la; cat x"); res.Decision != rules.Allow {
+		t.Errorf("ls -la; cat x: %s\n%s", res.Decision, res.Report())
+	}
+	if res := rules.Evaluate(set, "ls; rm -rf victim"); res.Decision != rules.Forbidden {
+		t.Errorf("ls; rm -rf victim: %s\n%s", res.Decision, res.Report())
 	}
 }

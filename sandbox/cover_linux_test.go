@@ -26,12 +26,7 @@ import (
 
 // coverAct performs the operations of the G16 tests (see act).
 func coverAct(f []string) (string, bool) {
-	arg := func(i int) string {
-		if i < len(f) {
-			return f[i]
-		}
-		return ""
-	}
+	arg := func(i int) string { return argAt(f, i) }
 	var err error
 	switch f[0] {
 	case "readdir": // the names a directory lists

@@ -32,16 +32,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// argAt returns field i of an operation, or "" where it has fewer.
+func argAt(f []string, i int) string {
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
+}
+
 // act performs one operation "name|arg|arg" and describes the outcome:
 // "ok", or "errno=NAME" (e.g. errno=EACCES), or the error text.
 func act(op string) string {
 	f := strings.Split(op, "|")
-	arg := func(i int) string {
-		if i < len(f) {
-			return f[i]
-		}
-		return ""
-	}
+	arg := func(i int) string { return argAt(f, i) }
 	var err error
 	switch f[0] {
 	case "write": // create or truncate

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -32,13 +30,8 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 	write(t, dir, "approval.yaml", "approvers:\n  - name: auto\n    tools: [\"bash(cmd='ls\", \"text_editor(command='create', path='inside.txt'\"]\n")
 	task := write(t, dir, "task.yaml", "name: a8\ninput: go\nworkdir: work\ntools: [bash, text_editor]\napproval: approval.yaml\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}}
+	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(x); err == nil {
 		t.Error("touch ran outside the workspace")
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,36 +20,12 @@ import (
 	"github.com/wardenhq/warden/model"
 )
 
-// reviewerServer is a loopback OpenAI-compatible reviewer model: it denies
-// every action and keeps the body of every request.
-type reviewerServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	bodies []string
-}
-
-func newReviewerServer(t *testing.T) *reviewerServer {
+// newReviewerServer starts a loopback OpenAI-compatible reviewer model
+// that denies every action and keeps the body of every request.
+func newReviewerServer(t *testing.T) *openaitest.Server {
 	t.Helper()
-	s := &reviewerServer{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		s.mu.Lock()
-		s.bodies = append(s.bodies, string(body))
-		s.mu.Unlock()
-		verdict := `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites the shared history of main"}`
-		openaitest.Reply(w, openaitest.Assistant(verdict), 400, 20)
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
-
-// take returns the bodies received since the last take.
-func (s *reviewerServer) take() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.bodies
-	s.bodies = nil
-	return out
+	verdict := `{"outcome":"deny","risk_level":"high","user_authorization":"low","rationale":"rewrites the shared history of main"}`
+	return openaitest.NewServer(t, 400, 20, openaitest.Choose(verdict, verdict))
 }
 
 // `warden eval --reviewer auto_review` measures the boundary decider
@@ -105,7 +79,7 @@ func TestV2_EvalMeasuresTheAssemblyRunShips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran := srv.take()
+	ran := srv.Take()
 	ok := out.AutoReview != nil
 	var rec event.AutoReview
 	if ok {
@@ -123,7 +97,7 @@ func TestV2_EvalMeasuresTheAssemblyRunShips(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
-	measured := srv.take()
+	measured := srv.Take()
 	o := readEvalReport(t, report)["overall"].(map[string]any)
 	if o["deny_items"] != 1.0 || o["allowed_deny"] != 0.0 || o["escalated_deny"] != 0.0 {
 		t.Errorf("eval did not count the run's denial: %v", o)
@@ -241,7 +215,7 @@ func TestV2_EvalReviewerLists(t *testing.T) {
 	}
 	srv := newReviewerServer(t)
 	o := overall("--reviewer", "rules,auto_review", "--model", "openai/reviewer", "--base-url", srv.URL+"/v1", "--api-key", "sk-test")
-	if n := len(srv.take()); n != 2 {
+	if n := len(srv.Take()); n != 2 {
 		t.Errorf("the model was asked %d times, want 2 (what the first pass passes on)", n)
 	}
 	if o["escalated_allow"] != 0.0 || o["escalated_deny"] != 0.0 {

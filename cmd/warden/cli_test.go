@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -16,12 +17,53 @@ import (
 // code, stdout and stderr.
 func runBinary(t *testing.T, env []string, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
+	return wardenProc{env: env, stdin: stdin}.run(t, args...)
+}
+
+// wardenProc says how a test runs the built warden binary.
+type wardenProc struct {
+	dir   string   // the working directory; the test's when empty
+	env   []string // added to the test's environment
+	stdin string   // all its input
+}
+
+// run runs the built warden with args as p says and returns its exit
+// status, stdout and stderr.
+func (p wardenProc) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	return exitCode(cmd.Run()), stdout.String(), stderr.String()
+	code := p.start(t, &stdout, &stderr, args...)
+	return code, stdout.String(), stderr.String()
+}
+
+// ok runs the built warden with args as p says, fails the test unless it
+// exits 0, and returns its stderr.
+func (p wardenProc) ok(t *testing.T, args ...string) (stderr string) {
+	t.Helper()
+	code, _, stderr := p.run(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	return stderr
+}
+
+// combined runs the built warden with args as p says and returns its exit
+// status and its stdout and stderr as one stream, in the order written.
+func (p wardenProc) combined(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := p.start(t, &out, &out, args...)
+	return code, out.String()
+}
+
+func (p wardenProc) start(t *testing.T, stdout, stderr io.Writer, args ...string) int {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Dir = p.dir
+	cmd.Env = append(os.Environ(), p.env...)
+	cmd.Stdin = strings.NewReader(p.stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	return exitCode(cmd.Run())
 }
 
 // helpCommands are every command and subcommand.

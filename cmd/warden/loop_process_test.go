@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,46 +12,33 @@ import (
 	"github.com/wardenhq/warden/internal/openaitest"
 )
 
-// fakeOpenAI is a loopback OpenAI-compatible chat completions server: it
-// answers with its replies in order (then with "done") and records every
-// request body, so that a test sees exactly what the model received.
+// fakeOpenAI is a loopback OpenAI-compatible chat completions server
+// (openaitest.Server) that answers with its replies in order, then with
+// "done".
 type fakeOpenAI struct {
-	*httptest.Server
+	*openaitest.Server
 	mu      sync.Mutex
 	replies []map[string]any
-	bodies  []string
-	// answer, when set, makes each reply from the request body instead.
-	answer func(body string) map[string]any
 }
 
 func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
 	t.Helper()
 	f := &fakeOpenAI{replies: replies}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
+	f.Server = openaitest.NewServer(t, 1, 1, func(string) map[string]any {
 		f.mu.Lock()
-		f.bodies = append(f.bodies, string(body))
-		msg := openaitest.Assistant("done")
-		answer := f.answer
-		if len(f.replies) > 0 {
-			msg, f.replies = f.replies[0], f.replies[1:]
+		defer f.mu.Unlock()
+		if len(f.replies) == 0 {
+			return openaitest.Assistant("done")
 		}
-		f.mu.Unlock()
-		if answer != nil {
-			msg = answer(string(body))
-		}
-		openaitest.Reply(w, msg, 1, 1)
-	}))
-	t.Cleanup(f.Close)
+		msg := f.replies[0]
+		f.replies = f.replies[1:]
+		return msg
+	})
 	return f
 }
 
 // requests returns the request bodies received so far.
-func (f *fakeOpenAI) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.bodies...)
-}
+func (f *fakeOpenAI) requests() []string { return f.Bodies() }
 
 // callReply is an assistant message that calls fn with args.
 func callReply(id, fn string, args map[string]any) map[string]any {
@@ -77,21 +59,33 @@ const processSecret = "SECRET-proc-91c4e2"
 // whose review policy terminates the run on every bash result.
 func secretTask(t *testing.T, dir string) string {
 	t.Helper()
+	return leakTask(t, dir, "", "bash")
+}
+
+// leakTask writes, in dir, a task reading the key file in its working
+// directory dir/work, with the task keys settings (YAML lines), whose
+// review policy terminates the run on every result of the tools pattern.
+// It returns the task file's path.
+func leakTask(t *testing.T, dir, settings, tools string) string {
+	t.Helper()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write(t, work, "key.txt", processSecret+"\n")
-	return write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-review:
+	return write(t, dir, "task.yaml", "name: leak\ninput: read the key\nworkdir: work\ntools: [bash]\n"+settings+`review:
   - name: auto
-    tools: bash
+    tools: `+tools+`
     decision: terminate
     explanation: the result holds a key
 `)
+}
+
+// keyReader is a fake model that runs cmd (which reads the key), then says
+// it will not use what it read.
+func keyReader(t *testing.T, cmd string) *fakeOpenAI {
+	t.Helper()
+	return newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": cmd}), openaitest.Assistant("I will not use it."))
 }
 
 // checkNoLeak fails when a request after the first holds the secret, and
@@ -127,35 +121,23 @@ func checkNoLeak(t *testing.T, f *fakeOpenAI, want int, transcript string) {
 func TestR2_TerminatedResultNeverReachesModelInteractive(t *testing.T) {
 	dir := t.TempDir()
 	task := secretTask(t, dir)
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt")
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--transcript", tr}, f.modelArgs()...)
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
-	cmd.Stdin = strings.NewReader("what was in it?\n\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
-	}
+	// The workspace under dir is never inside warden's home (G16).
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: "what was in it?\n\n"}
+	p.ok(t, args...)
 	checkNoLeak(t, f, 2, tr)
 }
 
 func TestR2_TerminatedResultNeverReachesModelOnResume(t *testing.T) {
 	dir := t.TempDir()
 	task := secretTask(t, dir)
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt")
 	tr := filepath.Join(dir, "t.jsonl")
-	env := append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}} // the workspace under dir is never inside warden's home (G16)
 	run := func(args ...string) (int, string) {
-		cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
-		cmd.Env = env
-		cmd.Stdin = strings.NewReader("")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		return exitCode(cmd.Run()), out.String()
+		return p.combined(t, append(args, f.modelArgs()...)...)
 	}
 	if code, out := run("run", task, "--transcript", tr); code != exitLimited {
 		t.Fatalf("first turn: exit %d\n%s", code, out)
@@ -248,21 +230,15 @@ func TestR2_ConsoleTerminateThenNextTurnInteractive(t *testing.T) {
 	}
 	write(t, work, "key.txt", processSecret+"\n")
 	task := write(t, dir, "task.yaml", "name: console\ninput: read the key\nworkdir: work\ntools: [bash]\n")
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt")
 	tr := filepath.Join(dir, "t.jsonl")
 	args := append([]string{"run", task, "--interactive", "--review", "human", "--transcript", tr}, f.modelArgs()...)
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
-	cmd.Stdin = strings.NewReader("t\nwhat was in it?\n\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
-	}
+	// The workspace under dir is never inside warden's home (G16).
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: "t\nwhat was in it?\n\n"}
+	stderr := p.ok(t, args...)
 	reqs := f.requests()
 	if len(reqs) != 2 {
-		t.Fatalf("%d model requests, want 2\nstderr:\n%s", len(reqs), stderr.String())
+		t.Fatalf("%d model requests, want 2\nstderr:\n%s", len(reqs), stderr)
 	}
 	for i, body := range reqs {
 		if strings.Contains(body, processSecret) {

@@ -48,6 +48,12 @@ func write(t *testing.T, dir, name, content string) string {
 	return p
 }
 
+// isolatedEnv returns the environment entries that give a warden process
+// its own state in dir/state and no managed configuration, then more.
+func isolatedEnv(dir string, more ...string) []string {
+	return append([]string{"WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}, more...)
+}
+
 // contract lists the fields every event kind must carry (issue #2).
 var contract = map[string][]string{
 	"run_start": {"task", "model", "approval", "review"},
@@ -221,5 +227,15 @@ prefix_rule(pattern = ["go", "test"], decision = "allow")
 				t.Errorf("load error does not say where: %s", errs)
 			}
 		})
+	}
+}
+
+// Tests that run tasks without setting WARDEN_HOME keep warden's state —
+// transcripts and the key that authenticates overrides — out of the real
+// home directory. (An init function, not TestMain, so that other files of
+// the package may have their own TestMain.)
+func init() {
+	if os.Getenv("WARDEN_HOME") == "" {
+		_ = os.Setenv("WARDEN_HOME", filepath.Join(os.TempDir(), "warden-test-home"))
 	}
 }

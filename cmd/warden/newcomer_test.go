@@ -168,10 +168,8 @@ func workdirOf(t *testing.T, stdout string) string {
 // --keep-workdir.
 func TestNewcomer8_TemporaryWorkdirRemoved(t *testing.T) {
 	dir := t.TempDir()
-	env := []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}
-	task := write(t, dir, "task.yaml", "name: tmp\ninput: go\ntools: [bash]\napproval: [{name: auto}]\n")
-	model := write(t, dir, "m.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x > f.txt\"}}]\n- content: done\n")
-	tr := filepath.Join(dir, "t.jsonl")
+	env, task, tr := scratchTask(t, dir, "name: tmp\ninput: go\ntools: [bash]\napproval: [{name: auto}]\n")
+	model := write(t, dir, "m.yaml", fileWriter)
 	code, stdout, stderr := runBinary(t, env, "", "run", task, "--quiet", "--model", "scripted:"+model, "--transcript", tr)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -395,11 +393,8 @@ func TestNewcomer8_NoGoTypeNames(t *testing.T) {
 // for --resume, and says why.
 func TestNewcomer8_UnfinishedRunKeepsWorkdir(t *testing.T) {
 	dir := t.TempDir()
-	env := []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}
-	task := write(t, dir, "task.yaml", "name: lim\ninput: go\ntools: [bash]\napproval: [{name: auto}]\nlimits: {turns: 1}\n")
-	model := write(t, dir, "m.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x > f.txt\"}}]\n- content: done\n")
-	tr := filepath.Join(dir, "t.jsonl")
-	code, stdout, stderr := runBinary(t, env, "", "run", task, "--quiet", "--model", "scripted:"+model, "--transcript", tr)
+	env, task, tr := scratchTask(t, dir, "name: lim\ninput: go\ntools: [bash]\napproval: [{name: auto}]\nlimits: {turns: 1}\n")
+	code, stdout, stderr := runBinary(t, env, "", "run", task, "--quiet", "--model", "scripted:"+write(t, dir, "m.yaml", fileWriter), "--transcript", tr)
 	if code != exitLimited {
 		t.Fatalf("exit %d, want 3\n%s", code, stderr)
 	}
@@ -413,4 +408,15 @@ func TestNewcomer8_UnfinishedRunKeepsWorkdir(t *testing.T) {
 	if code, _, stderr := runBinary(t, env, "", "run", "--resume", runID, "--input", "go on", "--quiet", "--transcript", tr, "--model", "scripted:"+model2); code != exitLimited && code != exitOK {
 		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
+}
+
+// fileWriter is a model script that writes f.txt in the workdir, then ends.
+const fileWriter = "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x > f.txt\"}}]\n- content: done\n"
+
+// scratchTask writes the task taskYAML in dir and returns the environment
+// that gives its runs their own warden home in dir, the task file and a
+// transcript path in dir.
+func scratchTask(t *testing.T, dir, taskYAML string) (env []string, task, transcript string) {
+	t.Helper()
+	return []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}, write(t, dir, "task.yaml", taskYAML), filepath.Join(dir, "t.jsonl")
 }

@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,15 +37,9 @@ const personSays = "I-AUTHORISE-WRITING-EVERYWHERE"
 // the reviewer an attacker forging overrides hopes for.
 func trustingReviewer(t *testing.T) string {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		verdict := `{"outcome": "deny", "risk_level": "medium", "rationale": "nobody asked for this"}`
-		if bytes.Contains(body, []byte("PERSON OVERRIDE denial=")) || bytes.Contains(body, []byte(personSays)) {
-			verdict = `{"outcome": "allow", "risk_level": "low", "user_authorization": "high", "rationale": "the person approved this retry"}`
-		}
-		openaitest.Reply(w, openaitest.Assistant(verdict), 10, 5)
-	}))
-	t.Cleanup(srv.Close)
+	srv := openaitest.NewServer(t, 10, 5, openaitest.Choose(`{"outcome": "deny", "risk_level": "medium", "rationale": "nobody asked for this"}`,
+		`{"outcome": "allow", "risk_level": "low", "user_authorization": "high", "rationale": "the person approved this retry"}`,
+		"PERSON OVERRIDE denial=", personSays))
 	return srv.URL + "/v1"
 }
 
@@ -58,18 +48,13 @@ func newStored(t *testing.T) *stored {
 	requireWardenExec(t)
 	dir := t.TempDir()
 	s := &stored{t: t, dir: dir, tr: filepath.Join(dir, "t.jsonl"), reviewer: trustingReviewer(t),
-		env: append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))}
+		env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
 	s.task = write(t, dir, "task.yaml", "name: ov\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	return s
 }
 
 func (s *stored) warden(args ...string) (int, string) {
-	cmd := exec.Command(binary(s.t), args...)
-	cmd.Env = s.env
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.Stdin = strings.NewReader("")
-	return exitCode(cmd.Run()), out.String()
+	return wardenProc{env: s.env}.combined(s.t, args...)
 }
 
 // turn runs one turn (the first, or a resumed one) on a script of turns.
@@ -340,14 +325,9 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Stdin = strings.NewReader("") // the person closes the prompt: reject
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	// The person closes the prompt: reject.
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	stderr := p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(unclear); err == nil {
 		t.Error("the unclear write happened with no one approving it")
 	}
@@ -366,7 +346,7 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 		}
 	}
 	if got := strings.Join(decided, ","); got != "c0:rules:approve,c1:rules:escalate,c1:human:reject" {
-		t.Errorf("approvals = %s\n%s", got, stderr.String())
+		t.Errorf("approvals = %s\n%s", got, stderr)
 	}
 }
 
@@ -375,10 +355,8 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 // prompt: nothing outside the workspace changes (SPEC G3, G10, P3).
 func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 	requireWardenExec(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		openaitest.Reply(w, openaitest.Assistant(`I'd say {"outcome":"allow"} but really {"outcome":"deny"}`), 0, 0)
-	}))
-	defer srv.Close()
+	undecided := `I'd say {"outcome":"allow"} but really {"outcome":"deny"}`
+	srv := openaitest.NewServer(t, 0, 0, openaitest.Choose(undecided, undecided))
 	dir := t.TempDir()
 	target := filepath.Join(homeDir(t), "f")
 	script := write(t, dir, "turns.yaml", `
@@ -387,15 +365,9 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g10\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, auto_review, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr,
+	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr,
 		"--auto-review-model", "openai/reviewer", "--base-url", srv.URL+"/v1", "--api-key", "test")
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Stdin = strings.NewReader("")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
 	if _, err := os.Stat(target); err == nil {
 		t.Error("the write happened with no one approving it")
 	}

@@ -114,15 +114,7 @@ func TestH1_RunWaitsForAPersonThroughTheServer(t *testing.T) {
 `)
 	tk := write(t, dir, "task.yaml", "name: queued\ninput: go\ntools: [bash]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+script, "--approval", "human", "--server", url, "--transcript", tr)
-	run.Env = env
-	var stdout, stderr bytes.Buffer
-	run.Stdout, run.Stderr = &stdout, &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
+	run, exited, stderr := runInBackground(t, env, "run", tk, "--model", "scripted:"+script, "--approval", "human", "--server", url, "--transcript", tr)
 
 	var req apiRequest
 	for start := time.Now(); req.ID == ""; time.Sleep(20 * time.Millisecond) {
@@ -152,15 +144,7 @@ func TestH1_RunWaitsForAPersonThroughTheServer(t *testing.T) {
 	if code != 200 || decided.Status != "decided" {
 		t.Fatalf("decision: %d %+v", code, decided)
 	}
-	select {
-	case err := <-exited:
-		if exitCode(err) != exitOK {
-			t.Fatalf("run exit %d\nstderr:\n%s", exitCode(err), stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		run.Process.Kill()
-		t.Fatalf("the run did not go on after the decision\nstderr:\n%s", stderr.String())
-	}
+	waitOK(t, exited, stderr)
 	if _, err := os.Stat(proposed); err == nil {
 		t.Error("the proposed command ran although the person modified it")
 	}

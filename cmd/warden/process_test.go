@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -115,19 +114,15 @@ func TestConsoleAnswersOnStdin(t *testing.T) {
 	tr := filepath.Join(dir, "t.jsonl")
 	// c1: an answer not offered, then reject; c2: approve; review of c2:
 	// continue; c3: approve, then input ends during its review: terminate.
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script,
+	code, _, stderr := wardenProc{stdin: "x\nr\na\nc\napprove\n"}.run(t, "run", task, "--model", "scripted:"+script,
 		"--approval", "human", "--review", "human", "--transcript", tr)
-	cmd.Stdin = strings.NewReader("x\nr\na\nc\napprove\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	code := exitCode(cmd.Run())
 	if code != exitLimited {
-		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitLimited, stderr.String())
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitLimited, stderr)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the rejected command ran")
 	}
-	errs := stderr.String()
+	errs := stderr
 	if !strings.Contains(errs, `"x" is not an answer here`) {
 		t.Errorf("no re-prompt for an answer not offered:\n%s", errs)
 	}
@@ -173,13 +168,7 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 	write(t, dir, "team.rules", `prefix_rule(pattern = ["rm"], decision = "forbidden", justification = "use trash")`)
 	task := write(t, dir, "task.yaml", "name: sandboxed\ninput: go\ntools: [bash]\nworkdir: "+work+"\nsandbox: {mode: workspace-write}\nrules: [team.rules]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	cmd.Stdin = strings.NewReader("a\n")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
-	}
+	wardenProc{stdin: "a\n"}.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if data, err := os.ReadFile(target); err != nil || string(data) != "hi\n" {
 		t.Errorf("approved write: %q, %v", data, err)
 	}
@@ -222,14 +211,9 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir, "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Stdin = strings.NewReader("") // a person is never asked
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	// A person is never asked.
+	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(denied); err == nil {
 		t.Error("the denied write happened")
 	}
@@ -277,14 +261,8 @@ func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g12\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	env := append(os.Environ(), "WARDEN_HOME="+dir, "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	run := func(args ...string) (int, string) {
-		cmd := exec.Command(binary(t), args...)
-		cmd.Env = env
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		return exitCode(cmd.Run()), out.String()
-	}
+	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	run := func(args ...string) (int, string) { return p.combined(t, args...) }
 	if code, out := run("run", task, "--model", "scripted:"+first, "--transcript", tr); code != exitOK {
 		t.Fatalf("turn 1: exit %d\n%s", code, out)
 	}
@@ -381,16 +359,10 @@ func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: picker\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	cmd := exec.Command(binary(t), "run", task, "--interactive", "--model", "scripted:"+script, "--transcript", tr)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+dir, "WARDEN_MANAGED_CONFIG="+filepath.Join(dir, "none.toml"))
-	cmd.Stdin = strings.NewReader("/approve\n1\nplease retry\n\n")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if code := exitCode(cmd.Run()); code != exitOK {
-		t.Fatalf("exit %d\n%s", code, stderr.String())
-	}
+	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}, stdin: "/approve\n1\nplease retry\n\n"}
+	stderr := p.ok(t, "run", task, "--interactive", "--model", "scripted:"+script, "--transcript", tr)
 	if data, _ := os.ReadFile(target); string(data) != "x\n" {
-		t.Errorf("target = %q\n%s", data, stderr.String())
+		t.Errorf("target = %q\n%s", data, stderr)
 	}
 	var kinds []string
 	for _, e := range lines(t, tr) {

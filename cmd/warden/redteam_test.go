@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"maps"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/syncbuf"
 )
 
 // rtCall is one bash call of a scripted main model.
@@ -46,7 +47,7 @@ func deniedRun(t *testing.T, dir, work, home, tools, extra string, calls []rtCal
 		main.WriteString("- tool_calls: [{id: c" + strconv.Itoa(i) + ", function: bash, arguments: " + args + "}]\n")
 	}
 	main.WriteString("- content: done\n")
-	env := []string{"HOME=" + home, "WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}
+	env := isolatedEnv(dir, "HOME="+home)
 	return deniedScript(t, dir, work, main.String(), 8*len(calls), "workspace-write", tools, extra, env)
 }
 
@@ -61,15 +62,8 @@ func deniedScript(t *testing.T, dir, work, main string, n int, mode, tools, extr
 	reviewer := write(t, dir, "reviewer.yaml", denyingReviewer(n))
 	task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: "+tools+"\nworkdir: "+work+
 		"\nsandbox: {mode: "+mode+"}\napprovals_reviewer: auto_review\n"+extra)
-	cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
+	return wardenProc{dir: work, env: env}.combined(t, "run", task, "--model", "scripted:"+mainPath, "--auto-review-model", "scripted:"+reviewer,
 		"--transcript", filepath.Join(dir, "t.jsonl"))
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Dir = work
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	code := exitCode(cmd.Run())
-	return code, out.String()
 }
 
 // denyingReviewer is the script of an auto-reviewer model that denies n
@@ -206,12 +200,8 @@ func TestG15_RedteamCrossingsChangeNothingOutside(t *testing.T) {
 // runFake runs warden against the fake model with stdin and WARDEN_HOME=dir.
 func runFake(t *testing.T, f *fakeOpenAI, dir, stdin string, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append(args, f.modelArgs()...)...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state")) // the workspace under dir is never inside warden's home (G16)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	return exitCode(cmd.Run()), out.String()
+	// The workspace under dir is never inside warden's home (G16).
+	return wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}, stdin: stdin}.combined(t, append(args, f.modelArgs()...)...)
 }
 
 func noSecretInRequests(t *testing.T, f *fakeOpenAI, out string) {
@@ -230,21 +220,7 @@ func noSecretInRequests(t *testing.T, f *fakeOpenAI, out string) {
 // the reviewer is a model too and must not receive the stopped result.
 func TestR2_Redteam_TerminatedResultNeverReachesReviewerModel(t *testing.T) {
 	dir := t.TempDir()
-	work := filepath.Join(dir, "work")
-	os.MkdirAll(work, 0o755)
-	write(t, work, "key.txt", processSecret+"\n")
-	task := write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-sandbox: {mode: workspace-write}
-approvals_reviewer: auto_review
-review:
-  - name: auto
-    tools: "bash(cmd='cat"
-    decision: terminate
-    explanation: the result holds a key
-`)
+	task := leakTask(t, dir, "sandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n", `"bash(cmd='cat"`)
 	deny := map[string]any{"role": "assistant", "content": `{"outcome": "deny", "risk_level": "high", "user_authorization": "unknown", "rationale": "no"}`}
 	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt"}),
 		callReply("c2", "bash", map[string]any{"cmd": "touch /etc/rt-x", "sandbox_permissions": "require_escalated", "justification": "needed"}),
@@ -264,8 +240,7 @@ review:
 func TestR2_Redteam_TerminatedFailedResultOnResume(t *testing.T) {
 	dir := t.TempDir()
 	task := secretTask(t, dir)
-	f := newFakeOpenAI(t, callReply("c1", "bash", map[string]any{"cmd": "cat key.txt >&2; exit 3"}),
-		map[string]any{"role": "assistant", "content": "I will not use it."})
+	f := keyReader(t, "cat key.txt >&2; exit 3")
 	tr := filepath.Join(dir, "t.jsonl")
 	if code, out := runFake(t, f, dir, "", "run", task, "--transcript", tr); code != exitLimited {
 		t.Fatalf("first turn: exit %d\n%s", code, out)
@@ -351,7 +326,7 @@ func personRun(t *testing.T, dir, turns string, extra ...string) ([]string, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -491,14 +466,11 @@ func TestG6_Redteam_QuotedAllowBeforeBrokenDeny(t *testing.T) {
 			reviewer := write(t, dir, "reviewer.yaml", rev.String())
 			task := write(t, dir, "task.yaml", "name: attack\ninput: go\ntools: [bash]\nworkdir: "+work+
 				"\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
-			cmd := exec.Command(binary(t), "run", task, "--model", "scripted:"+main, "--auto-review-model", "scripted:"+reviewer,
+			p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "state")}}
+			_, out := p.combined(t, "run", task, "--model", "scripted:"+main, "--auto-review-model", "scripted:"+reviewer,
 				"--transcript", filepath.Join(dir, "t.jsonl"))
-			cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "state"))
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.Run()
 			if _, err := os.Stat(target); err == nil {
-				t.Errorf("the escalated command ran on a quoted allow\n%s", out.String())
+				t.Errorf("the escalated command ran on a quoted allow\n%s", out)
 			}
 		})
 	}
@@ -682,20 +654,8 @@ prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
 func TestR2_Redteam_TranscriptEditedBetweenResumes(t *testing.T) {
 	requireWardenExec(t)
 	dir := t.TempDir()
+	task := leakTask(t, dir, "sandbox: {mode: workspace-write}\n", `"bash(cmd='cat"`)
 	work := filepath.Join(dir, "work")
-	os.MkdirAll(work, 0o755)
-	write(t, work, "key.txt", processSecret+"\n")
-	task := write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-sandbox: {mode: workspace-write}
-review:
-  - name: auto
-    tools: "bash(cmd='cat"
-    decision: terminate
-    explanation: the result holds a key
-`)
 	// The transcript outside warden's home (runFake makes dir/state the
 	// home), in the workspace, where a sandboxed command may write (/tmp
 	// is private to the run's commands, G16).
@@ -738,11 +698,9 @@ func TestL2_Redteam_ExecFullAccessLeavesNothingRunning(t *testing.T) {
 	}
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "late")
-	cmd := exec.Command(binary(t), "exec", "--sandbox", "full-access", "--", "sh", "-c",
-		`(setsid sh -c "sleep 1; touch `+marker+`" > /dev/null 2>&1 &); echo started`)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if code, out := (wardenProc{dir: dir}).combined(t, "exec", "--sandbox", "full-access", "--", "sh", "-c",
+		`(setsid sh -c "sleep 1; touch `+marker+`" > /dev/null 2>&1 &); echo started`); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 	time.Sleep(2500 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
@@ -760,12 +718,10 @@ func TestG15_Redteam_ProtectedNameThroughLinkIntoTemp(t *testing.T) {
 	// The command's /tmp is its own (SPEC G16): the link leads, inside,
 	// to where nothing of the host's is, so it may fail or make its own
 	// private directory; either way nothing reaches the host.
-	cmd := exec.Command(binary(t), "exec", "--", "sh", "-c",
-		"ln -s "+tmp+" sub && mkdir -p "+tmp+" sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit")
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(t.TempDir(), "state"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	p := wardenProc{dir: work, env: []string{"WARDEN_HOME=" + filepath.Join(t.TempDir(), "state")}}
+	if code, out := p.combined(t, "exec", "--", "sh", "-c",
+		"ln -s "+tmp+" sub && mkdir -p "+tmp+" sub/.git/hooks && echo 'touch /tmp/pwned' > sub/.git/hooks/pre-commit"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(work, "sub", ".git")); err == nil {
 		t.Error("sub/.git was left in the workspace (through the link)")
@@ -794,17 +750,7 @@ func TestH1_Redteam_DuplicateCallIDs(t *testing.T) {
 // resume may send its result.
 func TestR2_Redteam_DuplicateCallIDsOnResume(t *testing.T) {
 	dir := t.TempDir()
-	secretTask(t, dir)
-	task := write(t, dir, "task.yaml", `name: leak
-input: read the key
-workdir: work
-tools: [bash]
-review:
-  - name: auto
-    tools: "bash(cmd='cat"
-    decision: terminate
-    explanation: the result holds a key
-`)
+	task := leakTask(t, dir, "", `"bash(cmd='cat"`)
 	echo := map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"echo hi"}`}}
 	cat := map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": `{"cmd":"cat key.txt"}`}}
 	for _, calls := range [][]any{{echo, cat}, {cat, echo}} {
@@ -910,16 +856,42 @@ func TestG12_Redteam_OverrideCoversOnlyTheExactAction(t *testing.T) {
 			if code, out := s.warden("auto-review", "approve", s.denials()[0], "--run", s.runID, "--transcript", s.tr); code != exitOK {
 				t.Fatalf("approve: exit %d\n%s", code, out)
 			}
-			cmd := exec.Command(binary(t), "run", "--resume", s.runID, "--input", "please retry", "--model",
+			_, out := s.warden("run", "--resume", s.runID, "--input", "please retry", "--model",
 				"scripted:"+write(t, s.dir, "retry.yaml", retry(target, other)+"- content: done\n"), "--transcript", s.tr,
 				"--auto-review-model", "openai/reviewer", "--base-url", s.reviewer, "--api-key", "test")
-			cmd.Env = s.env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			cmd.Run()
 			if _, err := os.Stat(other); err == nil {
-				t.Errorf("the override covered another action\n%s", out.String())
+				t.Errorf("the override covered another action\n%s", out)
 			}
 		})
+	}
+}
+
+// TestH1_PersonNeverApprovesHiddenRm runs warden with the console on
+// stdin and stderr, answered by a person who approves whatever shows no rm
+// and rejects the rest, reading what warden prints. The model hides an rm
+// between two 3,500-character echoes; the person never approves it.
+func TestH1_PersonNeverApprovesHiddenRm(t *testing.T) {
+	dir := t.TempDir()
+	victim := write(t, dir, "victim", "keep me")
+	a, b := strings.Repeat("A", 3500), strings.Repeat("B", 3500)
+	turns := `
+- tool_calls: [{id: c1, function: bash, arguments: {justification: "tidy", cmd: "echo ` + a + `; rm ` + victim + `; echo ` + b + `"}}]
+- tool_calls: [{id: c2, function: bash, arguments: {cmd: "echo ` + a + `"}}]
+- content: done
+`
+	answers, _ := personRun(t, dir, turns)
+	tr := filepath.Join(dir, "t.jsonl")
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the hidden rm ran (answers %v): %v", answers, err)
+	}
+	var decisions []string
+	for _, e := range lines(t, tr) {
+		if e["event"] == "approval" {
+			decisions = append(decisions, e["call_id"].(string)+":"+e["decision"].(string))
+		}
+	}
+	// c2 shows no rm: the person approves it once it is shown whole.
+	if got := strings.Join(decisions, ","); got != "c1:reject,c2:approve" {
+		t.Errorf("decisions %s after answers %v", got, answers)
 	}
 }

@@ -48,6 +48,40 @@ func waitPending(t *testing.T, env []string, url string, stderr *bytes.Buffer, d
 	}
 }
 
+// runInBackground starts the built warden with args and the whole
+// environment env; it returns the process, a channel that receives its exit
+// and its stderr. The process is killed, if still running, when the test
+// ends.
+func runInBackground(t *testing.T, env []string, args ...string) (*exec.Cmd, <-chan error, *bytes.Buffer) {
+	t.Helper()
+	run := exec.Command(binary(t), args...)
+	run.Env = env
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	t.Cleanup(func() { run.Process.Kill() })
+	return run, exited, &stderr
+}
+
+// waitOK waits at most 30 seconds for the run whose exit exited receives
+// and fails the test unless it exits 0; stderr is the run's, shown when it
+// fails.
+func waitOK(t *testing.T, exited <-chan error, stderr *bytes.Buffer) {
+	t.Helper()
+	select {
+	case err := <-exited:
+		if exitCode(err) != exitOK {
+			t.Fatalf("run exit %d\nstderr:\n%s", exitCode(err), stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the run did not go on\nstderr:\n%s", stderr.String())
+	}
+}
+
 // Attack (issue 21, SPEC S4): with no sandbox, a "project test script" the
 // person approved hunts for warden's credentials — $WARDEN_HOME/token, the
 // home's path guessed, ~/.warden/token, every process's environment — and
@@ -87,19 +121,10 @@ touch `+done+`
 - content: done
 `)
 	tk := write(t, dir, "task.yaml", "name: s4\ninput: go\ntools: [bash]\n")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", url, "--transcript", filepath.Join(dir, "t.jsonl"))
-	run.Env = env
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	defer run.Process.Kill()
+	_, exited, stderr := runInBackground(t, env, "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", url, "--transcript", filepath.Join(dir, "t.jsonl"))
 
 	var test, rm apiRequest
-	waitPending(t, env, url, &stderr, func(rs []apiRequest) bool {
+	waitPending(t, env, url, stderr, func(rs []apiRequest) bool {
 		for _, r := range rs {
 			switch {
 			case strings.Contains(string(r.Call.Arguments), "test.sh"):
@@ -284,19 +309,10 @@ func TestS4_NamedOperatorDecides(t *testing.T) {
 	turns := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
 	tk := write(t, dir, "task.yaml", "name: alice\ninput: go\ntools: [bash]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", p.url, "--transcript", tr)
-	run.Env = append(os.Environ(), env...)
-	var rstderr bytes.Buffer
-	run.Stderr = &rstderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	defer run.Process.Kill()
+	_, exited, rstderr := runInBackground(t, append(os.Environ(), env...), "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", p.url, "--transcript", tr)
 	alice := []string{"WARDEN_TOKEN=" + cred}
 	var req apiRequest
-	waitPending(t, alice, p.url, &rstderr, func(rs []apiRequest) bool {
+	waitPending(t, alice, p.url, rstderr, func(rs []apiRequest) bool {
 		if len(rs) > 0 {
 			req = rs[0]
 		}
@@ -306,14 +322,7 @@ func TestS4_NamedOperatorDecides(t *testing.T) {
 	if code := api(t, alice, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": "approve"}, &decided); code != 200 || decided["decided_by"] != "alice" || decided["decided_via"] != "api" {
 		t.Fatalf("alice's decision: %d %v", code, decided)
 	}
-	select {
-	case err := <-exited:
-		if exitCode(err) != exitOK {
-			t.Fatalf("run exit %d\n%s", exitCode(err), rstderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the run did not go on\n%s", rstderr.String())
-	}
+	waitOK(t, exited, rstderr)
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("the approved call did not run: %v", err)
 	}
@@ -335,17 +344,8 @@ func TestH3_RunEndsWhenItsServerIsGone(t *testing.T) {
 	write(t, dir, "approval.yaml", "approvers:\n  - name: human\n    params:\n      timeout: 3\n")
 	turns := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
 	tk := write(t, dir, "task.yaml", "name: gone\ninput: go\ntools: [bash]\napproval: approval.yaml\n")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--server", p.url, "--transcript", filepath.Join(dir, "t.jsonl"))
-	run.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
 	start := time.Now()
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	defer run.Process.Kill()
+	_, exited, stderr := runInBackground(t, append(os.Environ(), env...), "run", tk, "--model", "scripted:"+turns, "--server", p.url, "--transcript", filepath.Join(dir, "t.jsonl"))
 	time.Sleep(time.Second) // the call waits for a person
 	p.cmd.Process.Kill()
 	select {

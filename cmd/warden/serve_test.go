@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -31,33 +30,16 @@ import (
 	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/syncbuf"
 )
 
 // serveProc is a running `warden serve`.
 type serveProc struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr *serveLog
+	stderr *syncbuf.Buffer
 	done   chan error
 	exited chan struct{} // closed once the process has been waited for
-}
-
-// serveLog is a process's stderr, safe for a writer and a reader at once.
-type serveLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *serveLog) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *serveLog) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 var listeningRE = regexp.MustCompile(`listening on (https?://\S+?)/? `)
@@ -69,7 +51,7 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 	cmd := exec.Command(binary(t), append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
-	p := &serveProc{cmd: cmd, stderr: &serveLog{}, done: make(chan error, 1), exited: make(chan struct{})}
+	p := &serveProc{cmd: cmd, stderr: &syncbuf.Buffer{}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Stderr = io.MultiWriter(p.stderr, pw)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -285,23 +267,14 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 
 	const n = 1000
 	ids := make([]string, n)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 16)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			r := store.Request{Kind: store.KindApproval, RunID: fmt.Sprintf("run%d", i%10), Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
-			if err := c.Submit(ctx, &r); err != nil {
-				t.Error(err)
-				return
-			}
-			ids[i] = r.ID
-		}()
-	}
-	wg.Wait()
+	inParallel(n, 16, func(i int) {
+		r := store.Request{Kind: store.KindApproval, RunID: fmt.Sprintf("run%d", i%10), Call: store.Call{ID: fmt.Sprint(i), Function: "bash"}}
+		if err := c.Submit(ctx, &r); err != nil {
+			t.Error(err)
+			return
+		}
+		ids[i] = r.ID
+	})
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -312,30 +285,23 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	killAt := int64(n / 3)
 	var killOnce sync.Once
 	killed := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			select {
-			case <-killed:
-				return // the server is gone; the rest are never posted
-			default:
+	inParallel(n, 16, func(i int) {
+		select {
+		case <-killed:
+			return // the server is gone; the rest are never posted
+		default:
+		}
+		_, err := c.Decide(ctx, ids[i], store.Decision{Decision: choice(i)})
+		if err == nil {
+			answered[i].Store(true)
+			if oks.Add(1) == killAt {
+				killOnce.Do(func() {
+					p.cmd.Process.Signal(syscall.SIGKILL)
+					close(killed)
+				})
 			}
-			_, err := c.Decide(ctx, ids[i], store.Decision{Decision: choice(i)})
-			if err == nil {
-				answered[i].Store(true)
-				if oks.Add(1) == killAt {
-					killOnce.Do(func() {
-						p.cmd.Process.Signal(syscall.SIGKILL)
-						close(killed)
-					})
-				}
-			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	<-p.done
 	if oks.Load() < killAt {
 		t.Fatalf("only %d decisions answered before the kill", oks.Load())
@@ -433,4 +399,21 @@ func TestS2_ServeChecksTheHostHeader(t *testing.T) {
 	if st := send("warden.team.example:443", "GET", "/api/requests", ""); st != http.StatusOK {
 		t.Errorf("--allow-host warden.team.example: got %d, want 200", st)
 	}
+}
+
+// inParallel calls f(i) for every i below n, at most width at a time, and
+// returns when every call has returned.
+func inParallel(n, width int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, width)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }

@@ -60,25 +60,20 @@ type CondenseOptions struct {
 
 // withDefaults fills zero fields.
 func (o CondenseOptions) withDefaults() CondenseOptions {
-	if o.UserTokens <= 0 {
-		o.UserTokens = DefaultUserTokens
-	}
-	if o.ConversationTokens <= 0 {
-		o.ConversationTokens = DefaultConversationTokens
-	}
-	if o.ToolTokens <= 0 {
-		o.ToolTokens = DefaultToolTokens
-	}
-	if o.MaxEntries <= 0 {
-		o.MaxEntries = DefaultMaxEntries
-	}
-	if o.EntryCap <= 0 {
-		o.EntryCap = DefaultEntryCap
-	}
-	if o.ToolEntryCap <= 0 {
-		o.ToolEntryCap = DefaultToolEntryCap
-	}
+	positiveOr(&o.UserTokens, DefaultUserTokens)
+	positiveOr(&o.ConversationTokens, DefaultConversationTokens)
+	positiveOr(&o.ToolTokens, DefaultToolTokens)
+	positiveOr(&o.MaxEntries, DefaultMaxEntries)
+	positiveOr(&o.EntryCap, DefaultEntryCap)
+	positiveOr(&o.ToolEntryCap, DefaultToolEntryCap)
 	return o
+}
+
+// positiveOr sets *v to d unless *v is positive.
+func positiveOr(v *int, d int) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // EntryKind says what an entry of the condensed transcript holds.

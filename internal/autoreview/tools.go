@@ -129,6 +129,21 @@ func confined(p string, err error) error {
 	return tool.Errorf(tool.ErrUnknown, "%s: %v", p, err)
 }
 
+// stat opens the workspace as for p (see open) and returns what p names
+// there; the root is closed when stat fails.
+func (f *readOnlyFS) stat(p string) (*os.Root, string, fs.FileInfo, error) {
+	root, rel, err := f.open(p)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	info, err := root.Stat(rel)
+	if err != nil {
+		root.Close()
+		return nil, "", nil, confined(p, err)
+	}
+	return root, rel, info, nil
+}
+
 // readFile implements read_file.
 func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, error) {
 	var args struct {
@@ -144,15 +159,11 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 	if args.Offset < 0 {
 		return "", tool.Errorf(tool.ErrParsing, "read_file: offset must not be negative")
 	}
-	root, rel, err := f.open(args.Path)
+	root, rel, info, err := f.stat(args.Path)
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
-	info, err := root.Stat(rel)
-	if err != nil {
-		return "", confined(args.Path, err)
-	}
 	if !info.Mode().IsRegular() {
 		if info.IsDir() {
 			return "", tool.Errorf(tool.ErrUnknown, "%s is a directory; use list_dir", args.Path)
@@ -231,15 +242,11 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 	if args.Offset < 0 {
 		return "", tool.Errorf(tool.ErrParsing, "list_dir: offset must not be negative")
 	}
-	root, rel, err := f.open(args.Path)
+	root, rel, info, err := f.stat(args.Path)
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
-	info, err := root.Stat(rel)
-	if err != nil {
-		return "", confined(args.Path, err)
-	}
 	if !info.IsDir() {
 		return "", tool.Errorf(tool.ErrUnknown, "%s is not a directory", args.Path)
 	}

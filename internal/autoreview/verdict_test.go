@@ -156,14 +156,7 @@ func TestG6_OneVerdictPerAnswer(t *testing.T) {
 		`{"outcome":"allow","risk_level":"low"} and {"outcome":"allow","risk_level":"high"}`,
 		`{"note":"x","note":"y"} {"outcome":"allow"}`,
 	} {
-		v, err := autoreview.ParseVerdict(text)
-		if err == nil {
-			t.Errorf("%s: read as %s", text, v.Outcome)
-			continue
-		}
-		if !errors.Is(err, autoreview.ErrAmbiguousVerdict) {
-			t.Errorf("%s: %v is not ErrAmbiguousVerdict", text, err)
-		}
+		wantAmbiguous(t, text)
 	}
 }
 
@@ -283,14 +276,7 @@ func TestG6_VerdictKeyVariantsAreNoAnswer(t *testing.T) {
 		`{"outcome":"allow","risk_level":"low","details":{"Outcome":"deny"}}`,
 		`{"out_come":"deny","outcome":"allow"}`,
 	} {
-		v, err := autoreview.ParseVerdict(text)
-		if err == nil {
-			t.Errorf("%s: read as %s", text, v.Outcome)
-			continue
-		}
-		if !errors.Is(err, autoreview.ErrAmbiguousVerdict) {
-			t.Errorf("%s: %v is not ErrAmbiguousVerdict", text, err)
-		}
+		wantAmbiguous(t, text)
 	}
 	for text, want := range map[string]vocab.Decision{
 		`{"outcome":"allow","risk_level":"low","confidence":0.9,"notes":"fine"}`:    vocab.Allow,
@@ -301,5 +287,19 @@ func TestG6_VerdictKeyVariantsAreNoAnswer(t *testing.T) {
 		if err != nil || v.Outcome != want {
 			t.Errorf("%s: %s, %v; want %s", text, v.Outcome, err, want)
 		}
+	}
+}
+
+// wantAmbiguous fails unless ParseVerdict refuses text as an ambiguous
+// verdict.
+func wantAmbiguous(t *testing.T, text string) {
+	t.Helper()
+	v, err := autoreview.ParseVerdict(text)
+	if err == nil {
+		t.Errorf("%s: read as %s", text, v.Outcome)
+		return
+	}
+	if !errors.Is(err, autoreview.ErrAmbiguousVerdict) {
+		t.Errorf("%s: %v is not ErrAmbiguousVerdict", text, err)
 	}
 }
