@@ -59,6 +59,11 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if req.Deadline == nil {
+		// An orphaned request expires (its fail-safe outcome) rather than
+		// waiting for ever; a deadline the run gave wins.
+		req.Deadline = s.requestDeadline(time.Now())
+	}
 	if !s.ownRun(w, r, req.RunID, true) {
 		return
 	}

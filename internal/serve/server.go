@@ -55,6 +55,12 @@ type Server struct {
 	// people reach the server by when it serves beyond this machine. Any
 	// other Host is refused (421), against DNS rebinding.
 	Hosts []string
+	// RequestDeadline is the deadline given to a request submitted without
+	// one, so that a request its run left behind expires to its fail-safe
+	// outcome (SPEC H3) instead of waiting for ever: 0 is
+	// DefaultRequestDeadline, a negative duration gives none. A deadline
+	// the run gives wins.
+	RequestDeadline time.Duration
 
 	sessions sessions
 	// owners caches the owner of each run a run credential acted on (run
@@ -92,6 +98,24 @@ const (
 	// defaultKeepalive is the interval of comments on an idle event stream.
 	defaultKeepalive = 15 * time.Second
 )
+
+// DefaultRequestDeadline is the deadline of a request submitted without one
+// (Server.RequestDeadline, `warden serve --request-deadline`).
+const DefaultRequestDeadline = time.Hour
+
+// requestDeadline returns the deadline of a request submitted at now
+// without one; nil when the server gives none.
+func (s *Server) requestDeadline(now time.Time) *time.Time {
+	d := s.RequestDeadline
+	if d == 0 {
+		d = DefaultRequestDeadline
+	}
+	if d < 0 {
+		return nil
+	}
+	t := now.Add(d).UTC()
+	return &t
+}
 
 func (s *Server) logger() *slog.Logger {
 	if s.Log == nil {
