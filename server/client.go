@@ -81,6 +81,9 @@ type Client struct {
 	sending bool          // a sender goroutine is running
 	err     error         // why events can no longer be delivered
 	changed chan struct{} // closed (and replaced) whenever the queue drains or err is set
+	// batchBytes bounds the body of the sender's next batch: maxBatchBytes,
+	// or less once the server refused one as too large (sender only).
+	batchBytes int
 
 	deadlines sync.Map // request id → deadline, of the requests Submit made
 }
@@ -91,6 +94,10 @@ const (
 	pollWait = 25 * time.Second
 	// maxBatch is the most events one POST /api/events carries.
 	maxBatch = 256
+	// maxBatchBytes bounds the body of one POST /api/events (but for a
+	// single event larger than it): a backlog goes in batches well under
+	// the server's body limit, so that it is never refused whole.
+	maxBatchBytes = 512 << 10
 	// maxQueue is the most events Write holds before it waits for the
 	// server to catch up.
 	maxQueue = 8192
@@ -457,7 +464,9 @@ func (c *Client) notifyLocked() {
 }
 
 // send posts the queued events, a batch at a time, until the queue is
-// empty or the server has not answered for giveUp.
+// empty or the server has not answered for giveUp. A batch holds at most
+// maxBatch events and maxBatchBytes of JSON; a batch the server refuses as
+// too large (413) is halved and sent again, down to one event.
 func (c *Client) send() {
 	for {
 		c.mu.Lock()
@@ -471,7 +480,22 @@ func (c *Client) send() {
 		batch := append([]event.Event(nil), c.queue[:n]...)
 		c.mu.Unlock()
 
-		err := c.post(batch)
+		if c.batchBytes <= 0 {
+			c.batchBytes = maxBatchBytes
+		}
+		lines, err := batchLines(batch, c.batchBytes)
+		for err == nil {
+			body := joinLines(lines)
+			err = c.post(body)
+			var se *StatusError
+			if !errors.As(err, &se) || se.Code != http.StatusRequestEntityTooLarge || len(lines) == 1 {
+				break
+			}
+			// Too large for this server: halves from now on.
+			lines, err = lines[:len(lines)/2], nil
+			c.batchBytes = max(len(body)/2, 1)
+		}
+		n = len(lines)
 
 		c.mu.Lock()
 		if err != nil {
@@ -490,13 +514,34 @@ func (c *Client) send() {
 	}
 }
 
-// post stores one batch, retrying with back-off while the server is
-// unreachable (storing an event twice keeps one, so a retry is safe).
-func (c *Client) post(batch []event.Event) error {
-	body, err := json.Marshal(batch)
-	if err != nil {
-		return err
+// batchLines returns the JSON of the first events of es that fit in limit
+// bytes as one array, at least one.
+func batchLines(es []event.Event, limit int) ([][]byte, error) {
+	var lines [][]byte
+	size := 2 // the brackets
+	for _, e := range es {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		if len(lines) > 0 && size+len(line)+1 > limit {
+			break
+		}
+		lines = append(lines, line)
+		size += len(line) + 1
 	}
+	return lines, nil
+}
+
+// joinLines returns lines as one JSON array.
+func joinLines(lines [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(lines, []byte{','})...), ']')
+}
+
+// post stores one batch (a JSON array of events), retrying with back-off
+// while the server is unreachable (storing an event twice keeps one, so a
+// retry is safe).
+func (c *Client) post(body []byte) error {
 	start := time.Now()
 	backoff := 20 * time.Millisecond
 	for {
