@@ -403,31 +403,10 @@ func (s *Store) Request(ctx context.Context, id string) (Request, error) {
 
 // Requests returns the requests of a status: "pending" (oldest first),
 // "decided" (every request no longer pending, newest first), "all" or ""
-// (newest first). Pending requests past their deadline are expired first.
+// (newest first), all of them (RequestPage returns one page). Pending
+// requests past their deadline are expired first.
 func (s *Store) Requests(ctx context.Context, status string) ([]Request, error) {
-	if err := s.expireDue(ctx); err != nil {
-		return nil, fmt.Errorf("store: requests: %w", err)
-	}
-	q := "SELECT " + requestColumns + " FROM requests"
-	switch status {
-	case StatusPending:
-		q += " WHERE status = 'pending' ORDER BY created, id"
-	case StatusDecided:
-		q += " WHERE status <> 'pending' ORDER BY created DESC, id"
-	case "all", "":
-		q += " ORDER BY created DESC, id"
-	default:
-		return nil, fmt.Errorf("store: requests of status %q: want pending, decided or all", status)
-	}
-	rs, err := s.requests(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("store: requests: %w", err)
-	}
-	out := make([]Request, len(rs))
-	for i, r := range rs {
-		out[i] = r.Request
-	}
-	return out, nil
+	return s.requestList(ctx, status, nil, 0)
 }
 
 // expireDue expires every pending request past its deadline.
