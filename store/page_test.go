@@ -178,4 +178,6 @@ func ids[T any](xs []T, id func(T) string) []string {
 	return out
 }
 
-func isCursorErr(err error) bool { return err != nil && strings.Contains(err.Error(), ErrCursor.Error()) }
+func isCursorErr(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrCursor.Error())
+}
