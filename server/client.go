@@ -38,6 +38,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -249,14 +250,29 @@ func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
 	return got, err
 }
 
-// Pending returns the requests waiting for a person. A run calls it once
-// before it starts, so that a wrong address or token stops it early.
+// Pending returns the requests waiting for a person, following the
+// list's pages (an operator's credential).
 func (c *Client) Pending(ctx context.Context) ([]store.Request, error) {
-	var got struct {
-		Requests []store.Request `json:"requests"`
+	var out []store.Request
+	cursor := ""
+	for {
+		var got struct {
+			Requests []store.Request `json:"requests"`
+			Next     string          `json:"next"`
+		}
+		path := "/api/requests?status=pending&limit=" + strconv.Itoa(store.MaxPage)
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		if err := c.do(ctx, http.MethodGet, path, nil, &got); err != nil {
+			return out, err
+		}
+		out = append(out, got.Requests...)
+		if got.Next == "" || got.Next == cursor {
+			return out, nil
+		}
+		cursor = got.Next
 	}
-	err := c.do(ctx, http.MethodGet, "/api/requests?status=pending", nil, &got)
-	return got.Requests, err
 }
 
 // Submit puts r in the queue as a new pending request and updates r as the

@@ -199,7 +199,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // storeError answers the error of a store call: 404 for an unknown id, 409
-// for a request no longer pending, 400 for a choice not offered, 503 when
+// for a request no longer pending, 400 for a choice not offered or a
+// cursor the list did not give, 503 when
 // the caller went away or the store is closing, 500 otherwise.
 func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
@@ -207,7 +208,7 @@ func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, store.ErrNotPending):
 		writeError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, store.ErrChoice):
+	case errors.Is(err, store.ErrChoice), errors.Is(err, store.ErrCursor):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "the request was cancelled before the store answered")
