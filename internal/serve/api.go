@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"time"
 
@@ -519,8 +518,5 @@ func listPage(w http.ResponseWriter, r *http.Request, name string, items any, ne
 // setNextLink sets the Link header (rel="next") to the request's URL with
 // param set to next.
 func setNextLink(w http.ResponseWriter, r *http.Request, param, next string) {
-	q := r.URL.Query()
-	q.Set(param, next)
-	u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
-	w.Header().Set("Link", "<"+u.String()+`>; rel="next"`)
+	w.Header().Set("Link", "<"+nextPage(r, param, next)+`>; rel="next"`)
 }
