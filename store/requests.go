@@ -110,11 +110,15 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 	if err != nil {
 		return fmt.Errorf("store: submit: %w", err)
 	}
+	truncated := ""
+	if r.Truncated != nil {
+		truncated = fmt.Sprintf("[%d,%d]", r.Truncated[0], r.Truncated[1])
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
-			choices, status, created, deadline, failsafe, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
+			choices, status, created, deadline, failsafe, truncated, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
 			r.ID, r.Kind, r.RunID, r.Agent, r.Call.ID, r.Call.Function, args, r.View, r.Message, r.Result,
-			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe)
+			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe, truncated)
 		if err != nil {
 			return err
 		}
@@ -374,7 +378,7 @@ func (s *Store) Withdraw(ctx context.Context, id string) error {
 }
 
 const requestColumns = `id, kind, run_id, agent, call_id, function, arguments, view, message, result, choices, status,
-	decision, explanation, modified, decided_by, decided_via, created, deadline, failsafe, rev`
+	decision, explanation, modified, decided_by, decided_via, created, deadline, failsafe, rev, truncated`
 
 // Request returns request id; ErrNotFound if unknown. A pending request
 // past its deadline is expired to its fail-safe outcome first, so that it
@@ -453,12 +457,12 @@ func scanRequests(rows *sql.Rows) ([]revRequest, error) {
 	var out []revRequest
 	for rows.Next() {
 		var r revRequest
-		var args, choices string
+		var args, choices, truncated string
 		var modified sql.NullString
 		var created int64
 		var deadline sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Kind, &r.RunID, &r.Agent, &r.Call.ID, &r.Call.Function, &args, &r.View, &r.Message, &r.Result,
-			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &r.DecidedVia, &created, &deadline, &r.Failsafe, &r.rev); err != nil {
+			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &r.DecidedVia, &created, &deadline, &r.Failsafe, &r.rev, &truncated); err != nil {
 			return nil, err
 		}
 		r.Call.Arguments = json.RawMessage(args)
@@ -467,6 +471,13 @@ func scanRequests(rows *sql.Rows) ([]revRequest, error) {
 		}
 		if modified.Valid {
 			r.Modified = json.RawMessage(modified.String)
+		}
+		if truncated != "" {
+			var cut [2]int
+			if err := json.Unmarshal([]byte(truncated), &cut); err != nil {
+				return nil, fmt.Errorf("request %s: its truncation does not decode: %w", r.ID, err)
+			}
+			r.Truncated = &cut
 		}
 		r.Created = time.Unix(0, created).UTC()
 		if deadline.Valid {

@@ -61,6 +61,7 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 		ID: in.ID, Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
 		View: in.View, Message: in.Message, Result: in.Result,
 		Choices: in.Choices, Deadline: in.Deadline, Failsafe: in.Failsafe, Context: in.Context,
+		Truncated: in.Truncated,
 	}
 	if err := validateRequest(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())

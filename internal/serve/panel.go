@@ -207,6 +207,9 @@ type requestView struct {
 	// ResultLong is Long for a review's tool output; ResultSize its size.
 	ResultLong bool
 	ResultSize string
+	// ResultCut says how the review's output was cut before it reached the
+	// person ("" when whole).
+	ResultCut string
 	// commandsList holds the simple commands of a shell call, numbered,
 	// the risky ones marked (Server.enrich).
 	commandsList
@@ -326,6 +329,9 @@ func viewRequest(r store.Request) requestView {
 	v.Long, v.Size = isLong(v.CallText), size(v.CallText)
 	if v.HasResult {
 		v.ResultLong, v.ResultSize = isLong(v.Result), size(v.Result)
+		if r.Truncated != nil {
+			v.ResultCut = "truncated: the tool's output was " + strconv.Itoa(r.Truncated[0]) + " bytes, " + strconv.Itoa(r.Truncated[1]) + " are shown"
+		}
 	}
 	return v
 }
