@@ -12,13 +12,13 @@ import (
 
 // Bounds of a page of a list (requests, runs, events, search hits,
 // denials): at most MaxPage items, DefaultPage when none is asked for,
-// and no more than MaxPageBytes of them (but always one), so that no list
+// and no more than maxPageBytes of them (but always one), so that no list
 // grows with the store.
 const (
 	DefaultPage      = 100
-	DefaultEventPage = 500
+	defaultEventPage = 500
 	MaxPage          = 1000
-	MaxPageBytes     = 4 << 20
+	maxPageBytes     = 4 << 20
 )
 
 // ErrCursor: a page's cursor that this list did not give.
@@ -27,7 +27,7 @@ var ErrCursor = errors.New("not a cursor of this list")
 // Page selects one page of a list, in the list's order.
 type Page struct {
 	// Limit is the most items: <= 0 is the list's default (DefaultPage,
-	// or DefaultEventPage for a run's events), and at most MaxPage.
+	// or defaultEventPage for a run's events), and at most MaxPage.
 	Limit int
 	// After is where the page starts: "" for the first page, else the
 	// Next of the page before.
@@ -74,7 +74,7 @@ func parseCursor(v string) (cursor, error) {
 }
 
 // fit returns how many of n items, of the sizes size gives, make a page
-// of at most limit items and MaxPageBytes (at least one), and whether
+// of at most limit items and maxPageBytes (at least one), and whether
 // items are left after them.
 func fit(n, limit int, size func(i int) int) (int, bool) {
 	total := 0
@@ -83,7 +83,7 @@ func fit(n, limit int, size func(i int) int) (int, bool) {
 			return i, true
 		}
 		total += size(i)
-		if i > 0 && total > MaxPageBytes {
+		if i > 0 && total > maxPageBytes {
 			return i, true
 		}
 	}
@@ -234,11 +234,11 @@ func (s *Store) SearchPage(ctx context.Context, q Query, p Page) ([]Hit, string,
 // EventPage returns one page of the stored JSON lines of run runID's
 // events in order of arrival, after the event whose id is after ("" =
 // from the start; ErrNotFound if the run has no such event), at most
-// limit (<= 0: DefaultEventPage; at most MaxPage) and MaxPageBytes, and
+// limit (<= 0: defaultEventPage; at most MaxPage) and maxPageBytes, and
 // the id of the page's last event when more follow ("" after the last):
 // the after of the next page.
 func (s *Store) EventPage(ctx context.Context, runID, after string, limit int) ([]json.RawMessage, string, error) {
-	limit = Page{Limit: limit}.limit(DefaultEventPage)
+	limit = Page{Limit: limit}.limit(defaultEventPage)
 	hits, err := s.runEvents(ctx, runID, after, limit+1)
 	if err != nil {
 		return nil, "", err

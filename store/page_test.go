@@ -17,7 +17,7 @@ import (
 // Every list comes in pages (issue 21 item 6): walking a list page by page
 // with the cursors gives each item once, in the list's order, whatever the
 // ties in its sort key; no page is larger than its limit, MaxPage or
-// MaxPageBytes; and a cursor the list did not give is refused.
+// maxPageBytes; and a cursor the list did not give is refused.
 func TestS2_ListsArePaged(t *testing.T) {
 	ctx := context.Background()
 	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
@@ -121,9 +121,9 @@ func TestS2_ListsArePaged(t *testing.T) {
 		}
 
 		// Bounds: no limit asked is the default; more than MaxPage is
-		// MaxPage; big items stop a page at MaxPageBytes.
+		// MaxPage; big items stop a page at maxPageBytes.
 		for i := range 6 {
-			writeAll(t, s, ev("huge", i+1, event.Info{Message: strings.Repeat("y", MaxPageBytes/3)}))
+			writeAll(t, s, ev("huge", i+1, event.Info{Message: strings.Repeat("y", maxPageBytes/3)}))
 		}
 		lines, next, err := s.EventPage(ctx, "huge", "", 0)
 		if err != nil {
@@ -133,8 +133,8 @@ func TestS2_ListsArePaged(t *testing.T) {
 		for _, l := range lines {
 			size += len(l)
 		}
-		if next == "" || len(lines) >= 6 || size > MaxPageBytes+MaxPageBytes/3 {
-			t.Errorf("a page of 6 events of %d bytes each: %d events, %d bytes, next %q", MaxPageBytes/3, len(lines), size, next)
+		if next == "" || len(lines) >= 6 || size > maxPageBytes+maxPageBytes/3 {
+			t.Errorf("a page of 6 events of %d bytes each: %d events, %d bytes, next %q", maxPageBytes/3, len(lines), size, next)
 		}
 		if p := (Page{Limit: 5000}).limit(DefaultPage); p != MaxPage {
 			t.Errorf("a page of 5000 holds %d", p)

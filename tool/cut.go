@@ -5,10 +5,6 @@ import (
 	"sync"
 )
 
-// Cut is what a tool kept of an output it cut at its capture limit:
-// [bytes produced, bytes kept].
-type Cut = [2]int
-
 // cutKey is the context key of a CutReport.
 type cutKey struct{}
 
@@ -16,7 +12,7 @@ type cutKey struct{}
 // for whoever runs the call to record as the result's truncation.
 type CutReport struct {
 	mu  sync.Mutex
-	cut *Cut
+	cut *[2]int
 }
 
 // WithCutReport returns ctx carrying a new CutReport for one call.
@@ -36,12 +32,13 @@ func ReportCut(ctx context.Context, total, kept int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cut == nil || total > r.cut[0] {
-		r.cut = &Cut{total, kept}
+		r.cut = &[2]int{total, kept}
 	}
 }
 
-// Cut returns what the tool reported cutting; nil when it cut nothing.
-func (r *CutReport) Cut() *Cut {
+// Cut returns what the tool reported cutting, [bytes produced, bytes
+// kept]; nil when it cut nothing.
+func (r *CutReport) Cut() *[2]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cut == nil {

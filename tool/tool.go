@@ -123,7 +123,7 @@ type Result struct {
 	// Truncated is [bytes the tool produced, bytes kept] when the output
 	// was cut, at the tool's capture limit or the run's max_output; nil
 	// when it is whole.
-	Truncated *Cut `json:"truncated,omitempty"`
+	Truncated *[2]int `json:"truncated,omitempty"`
 }
 
 // Text returns what the model reads: the content, or the error rendered as

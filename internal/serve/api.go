@@ -268,9 +268,9 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 
 // runEvents answers GET /api/runs/{id}/events?after=EVENT_ID&limit=N: one
 // page of the run's events in order of arrival, as a JSON array of their
-// transcript lines as stored (store.DefaultEventPage when no limit is
-// given). When more follow, the Link header (rel="next") and
-// X-Warden-Next-After give the after of the next page.
+// transcript lines as stored (500 when no limit is given). When more
+// follow, the Link header (rel="next") and X-Warden-Next-After give the
+// after of the next page.
 func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	limit, err := parseLimit(r.URL.Query().Get("limit"))

@@ -17,7 +17,7 @@ import (
 
 // Every list of the API comes in bounded pages (issue 21 item 6): after
 // thousands of requests, GET /api/requests answers one page (the default
-// size, never more than store.MaxPage items or about store.MaxPageBytes),
+// size, never more than store.MaxPage items or about 4<<20),
 // in the shape it always had, with the next page's cursor in "next" and a
 // Link header; following the cursors gives every request once, in order.
 // A run's transcript is a bare JSON array as before, its next page named
@@ -55,7 +55,7 @@ func TestS2_APIListsArePaged(t *testing.T) {
 			Next     string          `json:"next"`
 		}
 		decode(t, body, &page)
-		if len(page.Requests) > store.DefaultPage || len(body) > store.MaxPageBytes+64<<10 {
+		if len(page.Requests) > store.DefaultPage || len(body) > 4<<20+64<<10 {
 			t.Fatalf("a page of %d requests, %d bytes", len(page.Requests), len(body))
 		}
 		if pages == 0 && len(page.Requests) != store.DefaultPage {
@@ -90,7 +90,7 @@ func TestS2_APIListsArePaged(t *testing.T) {
 		Requests []json.RawMessage `json:"requests"`
 	}
 	decode(t, body, &big)
-	if len(big.Requests) > store.MaxPage || len(body) > store.MaxPageBytes+64<<10 {
+	if len(big.Requests) > store.MaxPage || len(body) > 4<<20+64<<10 {
 		t.Errorf("limit=100000 gave %d requests, %d bytes", len(big.Requests), len(body))
 	}
 	// Bad cursors and limits are refused.
@@ -124,7 +124,7 @@ func TestS2_APIListsArePaged(t *testing.T) {
 		}
 		var lines []event.Event
 		decode(t, body, &lines)
-		if len(lines) > store.DefaultEventPage {
+		if len(lines) > runPageEvents {
 			t.Fatalf("a page of %d events", len(lines))
 		}
 		for _, e := range lines {
@@ -202,7 +202,7 @@ func TestS2_PanelPagesAreBounded(t *testing.T) {
 		t.Fatalf("/runs/long: %d", resp.StatusCode)
 	}
 	shown := strings.Count(page, "marker-")
-	if shown == 0 || shown > store.DefaultEventPage || !strings.Contains(page, "marker-00000") || strings.Contains(page, "marker-02999") {
+	if shown == 0 || shown > runPageEvents || !strings.Contains(page, "marker-00000") || strings.Contains(page, "marker-02999") {
 		t.Fatalf("the first page of the transcript shows %d events (%d bytes)", shown, len(page))
 	}
 	next := linkNext(page)

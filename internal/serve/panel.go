@@ -853,7 +853,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	}
 	// One page of the transcript, from the start or after an event.
 	after := r.URL.Query().Get("after")
-	evs, err := s.Store.Events(ctx, id, after, store.DefaultEventPage+1)
+	evs, err := s.Store.Events(ctx, id, after, runPageEvents+1)
 	if errors.Is(err, store.ErrNotFound) {
 		s.errorPage(w, r, http.StatusNotFound, "No such event", "Run "+id+" has no event "+after+".")
 		return
@@ -865,8 +865,8 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
 	p.Run = viewRun(run)
 	p.Waiting = s.waiting(ctx, id)
-	if len(evs) > store.DefaultEventPage {
-		evs = evs[:store.DefaultEventPage]
+	if len(evs) > runPageEvents {
+		evs = evs[:runPageEvents]
 		p.NextPage = nextPage(r, "after", evs[len(evs)-1].ID)
 		p.More = "The first " + strconv.Itoa(len(evs)) + " events from here are shown; later events are on the next page."
 	}

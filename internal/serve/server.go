@@ -97,6 +97,8 @@ const (
 	maxEventsBody = 64 << 20
 	// defaultKeepalive is the interval of comments on an idle event stream.
 	defaultKeepalive = 15 * time.Second
+	// runPageEvents is how many events a run's page in the panel shows.
+	runPageEvents = 500
 )
 
 // DefaultRequestDeadline is the deadline of a request submitted without one

@@ -17,9 +17,9 @@ func TestL3_OutputCutAtCaptureLimitSaysSo(t *testing.T) {
 	tl := newShell(Options{MaxBytes: 1000})
 	for _, tc := range []struct {
 		cmd  string
-		want *tool.Cut
+		want *[2]int
 	}{
-		{"head -c 5000 /dev/zero | tr '\\0' x", &tool.Cut{5000, 1000}},
+		{"head -c 5000 /dev/zero | tr '\\0' x", &[2]int{5000, 1000}},
 		{"head -c 1000 /dev/zero | tr '\\0' x", nil},
 		{"echo small", nil},
 	} {
