@@ -124,6 +124,9 @@ func validateRequest(r *store.Request) error {
 	if !isNull(r.Call.Arguments) && !json.Valid(r.Call.Arguments) {
 		return errors.New("call.arguments is not JSON")
 	}
+	if t := r.Truncated; t != nil && (t[0] < 0 || t[1] < 0) {
+		return fmt.Errorf("truncated %v: want [bytes produced, bytes kept], not negative", *t)
+	}
 	return nil
 }
 
