@@ -47,6 +47,7 @@ func BenchmarkIdleWaiters(b *testing.B) {
 		b.ReportMetric(float64(time.Since(start))/float64(time.Millisecond), "decide-ms")
 	}
 }
+
 // BenchmarkDecideOnly measures Decide alone, sequentially, on requests
 // submitted before the clock starts.
 func BenchmarkDecideOnly(b *testing.B) {
