@@ -879,9 +879,10 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "run", p)
 }
 
-// waiting returns the requests of run id that wait for a person.
+// waiting returns the requests of run id that wait for a person (among
+// the oldest store.MaxPage pending, so that a run's page stays cheap).
 func (s *Server) waiting(ctx context.Context, id string) []requestView {
-	pending, err := s.Store.Requests(ctx, "pending")
+	pending, _, err := s.Store.RequestPage(ctx, "pending", store.Page{Limit: store.MaxPage})
 	if err != nil {
 		return nil
 	}
