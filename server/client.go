@@ -86,7 +86,10 @@ type Client struct {
 	// or less once the server refused one as too large (sender only).
 	batchBytes int
 
-	deadlines sync.Map // request id → deadline, of the requests Submit made
+	// deadlines holds the deadline each request Submit made was given by
+	// its caller (request id → *time.Time, nil for none): Wait gives up on
+	// a server that is gone by it, not by a deadline the server chose.
+	deadlines sync.Map
 }
 
 // Client tuning.
@@ -294,8 +297,11 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 		r.ID = base64.RawURLEncoding.EncodeToString(b[:])
 	}
 	until := time.Now().Add(retryFor)
+	var own *time.Time // the caller's deadline
 	if r.Deadline != nil {
 		until = *r.Deadline
+		t := *r.Deadline
+		own = &t
 	}
 	var got store.Request
 	backoff := 50 * time.Millisecond
@@ -317,9 +323,7 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 		backoff = min(backoff*2, time.Second)
 	}
 	*r = got
-	if got.Deadline != nil {
-		c.deadlines.Store(got.ID, *got.Deadline)
-	}
+	c.deadlines.Store(got.ID, own)
 	return nil
 }
 
@@ -339,10 +343,14 @@ func (c *Client) Request(ctx context.Context, id string) (store.Request, error) 
 func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + pollWait.String()
 	backoff := 50 * time.Millisecond
+	// The deadline that bounds the retries: the caller's own when this
+	// client submitted the request (a server's default deadline is not the
+	// run's: without one of its own, the run gives up on a server gone for
+	// retryFor), else the request's as the server answers.
 	var deadline *time.Time
-	if d, ok := c.deadlines.LoadAndDelete(id); ok {
-		t := d.(time.Time)
-		deadline = &t
+	d, own := c.deadlines.LoadAndDelete(id)
+	if own {
+		deadline = d.(*time.Time)
 	}
 	var lastErr error
 	answered := time.Now() // when the server last answered
@@ -360,12 +368,18 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		case err == nil && got.Status != store.StatusPending:
 			return got, nil
 		case err == nil && time.Since(polled) > time.Second:
-			deadline, backoff, lastErr = got.Deadline, 50*time.Millisecond, nil
+			backoff, lastErr = 50*time.Millisecond, nil
+			if !own {
+				deadline = got.Deadline
+			}
 			continue
 		case err == nil:
 			// Still pending after a short poll (a server that does not
 			// hold long polls): wait a little before asking again.
-			deadline, lastErr = got.Deadline, nil
+			lastErr = nil
+			if !own {
+				deadline = got.Deadline
+			}
 		case !transient(err):
 			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +68,35 @@ func TestH3_OrphanedRequestExpires(t *testing.T) {
 	}
 	if open.Deadline != nil {
 		t.Errorf("a server told to give no deadline gave %v", open.Deadline)
+	}
+}
+
+// The server's default deadline is not the run's (issue 21 item 5 and 6):
+// a run that gave no deadline and whose server goes away gives up after
+// the client's retry window (30 s), not after the hour the server gave
+// the request.
+func TestH3_DefaultDeadlineDoesNotKeepARunWaiting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the client's 30 s retry window")
+	}
+	t.Parallel()
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	hs := httptest.NewServer((&Server{Store: st, Token: testToken}).Handler())
+	c := &server.Client{URL: hs.URL, Token: testToken}
+	r := store.Request{Kind: store.KindApproval, RunID: "gone", Call: store.Call{ID: "c1", Function: "bash"}}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Deadline == nil || time.Until(*r.Deadline) < 50*time.Minute {
+		t.Fatalf("the server's default deadline: %v", r.Deadline)
+	}
+	hs.Close() // the server goes away
+	start := time.Now()
+	_, err := c.Wait(context.Background(), r.ID)
+	if err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("Wait with the server gone: %v", err)
+	}
+	if el := time.Since(start); el > bound(45*time.Second) {
+		t.Errorf("the run waited %v for a server that was gone", el)
 	}
 }
