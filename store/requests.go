@@ -115,8 +115,8 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 		truncated = fmt.Sprintf("[%d,%d]", r.Truncated[0], r.Truncated[1])
 	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
-			choices, status, created, deadline, failsafe, truncated, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
+		_, err := s.execOn(ctx, tx, `INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
+			choices, status, created, deadline, failsafe, truncated, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`,
 			r.ID, r.Kind, r.RunID, r.Agent, r.Call.ID, r.Call.Function, args, r.View, r.Message, r.Result,
 			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe, truncated)
 		if err != nil {
