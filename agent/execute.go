@@ -234,7 +234,8 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 
 	// Execution (SPEC L2–L4).
 	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, tool: t, order: tool.OrderOf(t)}
-	output, runErr := r.runTool(boundary.WithDecider(ctx, bd), sc, msgs, t, executed)
+	tctx, captured := tool.WithCutReport(boundary.WithDecider(ctx, bd))
+	output, runErr := r.runTool(tctx, sc, msgs, t, executed)
 	if why, err := bd.stop(); err != nil {
 		res := tool.Result{Content: output}
 		if runErr != nil {
@@ -263,18 +264,22 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 		}
 	}
 	full := res.Content
-	var truncated *[2]int
+	// Cut at the tool's capture limit, the output says so: [bytes the
+	// tool produced, bytes kept]; cut again to max_output, the limit.
+	truncated := captured.Cut()
+	errorCut := false
 	if limit := r.maxOutput(); limit > 0 {
 		if len(res.Content) > limit {
 			res.Content = truncateText(res.Content, limit)
-			truncated = &[2]int{len(full), limit}
+			truncated = &[2]int{max(len(full), produced(truncated)), limit}
 		}
 		if res.Error != nil && len(res.Error.Message) > limit {
-			full = res.Error.Message
+			full, errorCut = res.Error.Message, true
 			res.Error = &tool.Error{Type: res.Error.Type, Message: truncateText(full, limit)}
-			truncated = &[2]int{len(full), limit}
+			truncated = &[2]int{max(len(full), produced(truncated)), limit}
 		}
 	}
+	res.Truncated = truncated
 	msg := r.recordTool(sc, call, modified, res, truncated)
 	if sc.review.Len() == 0 {
 		return msg, nil // no reviewer: the result continues (SPEC R3)
@@ -286,7 +291,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	}
 
 	// Review (SPEC §3).
-	if res.Error != nil && truncated == nil {
+	if res.Error != nil && !errorCut {
 		full = res.Error.Message
 	}
 	req := &review.Request{
@@ -503,4 +508,12 @@ func viewOf(t tool.Tool, call tool.Call) tool.View {
 func decidedBy(md map[string]any) string {
 	by, _ := md["decided_by"].(string)
 	return by
+}
+
+// produced is the bytes a tool produced of a truncation, 0 for none.
+func produced(t *[2]int) int {
+	if t == nil {
+		return 0
+	}
+	return t[0]
 }

@@ -810,3 +810,30 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 		t.Errorf("second turn_start = %+v", second)
 	}
 }
+
+// An output its tool cut at its capture limit is recorded as truncated
+// (issue 21 item 6), [bytes the tool produced, bytes kept], even with
+// max_output off; cut again to max_output, it is [bytes the tool
+// produced, max_output].
+func TestL3_CaptureCutRecordedAsTruncated(t *testing.T) {
+	kept := strings.Repeat("k", 300)
+	cutting := &echo{name: "echo", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		tool.ReportCut(ctx, 5_000_000, len(kept))
+		return kept, nil
+	}}
+	for _, tt := range []struct {
+		maxOutput int
+		want      [2]int
+	}{
+		{NoTruncation, [2]int{5_000_000, 300}},
+		{100, [2]int{5_000_000, 100}},
+	} {
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{}`))}})
+		r.MaxOutput = tt.maxOutput
+		must(t, r.Execute(context.Background(), &Agent{Tools: []tool.Tool{cutting}}, user("go")), event.StatusCompleted)
+		te := s.Tools()[0]
+		if te.Truncated == nil || *te.Truncated != tt.want {
+			t.Errorf("max_output %d: truncated = %v, want %v", tt.maxOutput, te.Truncated, tt.want)
+		}
+	}
+}

@@ -120,6 +120,10 @@ func AsError(err error) *Error {
 type Result struct {
 	Content string `json:"content"`
 	Error   *Error `json:"error,omitempty"`
+	// Truncated is [bytes the tool produced, bytes kept] when the output
+	// was cut, at the tool's capture limit or the run's max_output; nil
+	// when it is whole.
+	Truncated *[2]int `json:"truncated,omitempty"`
 }
 
 // Text returns what the model reads: the content, or the error rendered as

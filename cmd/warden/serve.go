@@ -49,6 +49,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	insecure := c.fs.Bool("insecure-remote", false, "allow an address other than loopback without TLS (the token then crosses the network in clear)")
 	cert := c.fs.String("tls-cert", "", "the TLS certificate `FILE` (PEM)")
 	key := c.fs.String("tls-key", "", "the TLS private key `FILE` (PEM)")
+	deadline := c.fs.Duration("request-deadline", serve.DefaultRequestDeadline, "the `DURATION` a request submitted without a deadline waits before it expires to its fail-safe outcome (0: none)")
 	var hosts stringList
 	c.fs.Var(&hosts, "allow-host", "a `NAME` the Host header may carry besides loopback names (repeatable; the name people reach the server by)")
 	pos, code, ok := c.parse(args, true, stdout)
@@ -107,7 +108,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 	if ip := net.ParseIP(host); host != "" && !loopbackHost(host) && (ip == nil || !ip.IsUnspecified()) {
 		hosts = append(hosts, host) // the address it was told to listen on names it
 	}
-	srv := &serve.Server{Store: st, Token: token, Operator: operator, RunToken: runToken, Sealer: sealer, Log: log, Orders: toolbox.Orders(), Hosts: hosts}
+	srv := &serve.Server{Store: st, Token: token, Operator: operator, RunToken: runToken, Sealer: sealer, Log: log, Orders: toolbox.Orders(), Hosts: hosts, RequestDeadline: *deadline}
+	if *deadline <= 0 {
+		srv.RequestDeadline = -1 // none
+	}
 	// Long polls and event streams end with base, so that a shutdown need
 	// not wait for them.
 	base, cancelBase := context.WithCancel(context.Background())

@@ -168,6 +168,8 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 		Message: req.Message,
 		Result:  resultText(req.Result),
 		Context: requestContext(req.History, req.Message),
+		// The result was cut before the person sees it: it says so.
+		Truncated: req.Result.Truncated,
 	}
 	for _, c := range rv.choices {
 		r.Choices = append(r.Choices, string(c))

@@ -15,14 +15,21 @@ import (
 	"github.com/wardenhq/warden/internal/store"
 )
 
-// listRequests answers GET /api/requests?status=pending|decided|all.
+// listRequests answers GET /api/requests?status=pending|decided|all&limit=&cursor=:
+// one page of the requests, with the cursor of the next in "next" and a
+// Link header.
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 	status := r.URL.Query().Get("status")
 	if !slices.Contains([]string{"", "pending", "decided", "all"}, status) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("status=%q: want pending, decided or all", status))
 		return
 	}
-	reqs, err := s.Store.Requests(r.Context(), status)
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	reqs, next, err := s.Store.RequestPage(r.Context(), status, p)
 	if err != nil {
 		s.storeError(w, r, err)
 		return
@@ -30,7 +37,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 	if reqs == nil {
 		reqs = []store.Request{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"requests": reqs})
+	writeJSON(w, http.StatusOK, listPage(w, r, "requests", reqs, next))
 }
 
 // submitRequest answers POST /api/requests: a run's new pending request.
@@ -54,10 +61,16 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 		ID: in.ID, Kind: in.Kind, RunID: in.RunID, Agent: in.Agent, Call: in.Call,
 		View: in.View, Message: in.Message, Result: in.Result,
 		Choices: in.Choices, Deadline: in.Deadline, Failsafe: in.Failsafe, Context: in.Context,
+		Truncated: in.Truncated,
 	}
 	if err := validateRequest(&req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
+	}
+	if req.Deadline == nil {
+		// An orphaned request expires (its fail-safe outcome) rather than
+		// waiting for ever; a deadline the run gave wins.
+		req.Deadline = s.requestDeadline(time.Now())
 	}
 	if !s.ownRun(w, r, req.RunID, true) {
 		return
@@ -110,6 +123,9 @@ func validateRequest(r *store.Request) error {
 	}
 	if !isNull(r.Call.Arguments) && !json.Valid(r.Call.Arguments) {
 		return errors.New("call.arguments is not JSON")
+	}
+	if t := r.Truncated; t != nil && (t[0] < 0 || t[1] < 0) {
+		return fmt.Errorf("truncated %v: want [bytes produced, bytes kept], not negative", *t)
 	}
 	return nil
 }
@@ -215,21 +231,24 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, req)
 }
 
-// listRuns answers GET /api/runs?status=&task=&since=&until=&limit=.
+// listRuns answers GET /api/runs?status=&task=&since=&until=&limit=&cursor=:
+// one page of the runs, with the cursor of the next in "next" and a Link
+// header.
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := store.RunFilter{Status: q.Get("status"), Task: q.Get("task")}
+	var p store.Page
 	var err error
 	if f.Since, err = parseTime("since", q.Get("since")); err == nil {
 		if f.Until, err = parseTime("until", q.Get("until")); err == nil {
-			f.Limit, err = parseLimit(q.Get("limit"))
+			p, err = pageParams(r)
 		}
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	runs, err := s.Store.Runs(r.Context(), f)
+	runs, next, err := s.Store.RunPage(r.Context(), f, p)
 	if err != nil {
 		s.storeError(w, r, err)
 		return
@@ -237,7 +256,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []store.Run{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
+	writeJSON(w, http.StatusOK, listPage(w, r, "runs", runs, next))
 }
 
 // getRun answers GET /api/runs/{id}.
@@ -250,9 +269,11 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, run)
 }
 
-// runEvents answers GET /api/runs/{id}/events?after=EVENT_ID&limit=N: the
-// run's events in order of arrival, as a JSON array of their transcript
-// lines as stored.
+// runEvents answers GET /api/runs/{id}/events?after=EVENT_ID&limit=N: one
+// page of the run's events in order of arrival, as a JSON array of their
+// transcript lines as stored (500 when no limit is given). When more
+// follow, the Link header (rel="next") and X-Warden-Next-After give the
+// after of the next page.
 func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	limit, err := parseLimit(r.URL.Query().Get("limit"))
@@ -264,13 +285,17 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		s.storeError(w, r, err)
 		return
 	}
-	lines, err := s.Store.EventLines(r.Context(), id, r.URL.Query().Get("after"), limit)
+	lines, next, err := s.Store.EventPage(r.Context(), id, r.URL.Query().Get("after"), limit)
 	if err != nil {
 		s.storeError(w, r, err)
 		return
 	}
 	if lines == nil {
 		lines = []json.RawMessage{}
+	}
+	if next != "" {
+		w.Header().Set("X-Warden-Next-After", next)
+		setNextLink(w, r, "after", next)
 	}
 	writeJSON(w, http.StatusOK, lines)
 }
@@ -328,21 +353,24 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// search answers GET /api/search?q=&kind=&run=&since=&until=&limit=.
+// search answers GET /api/search?q=&kind=&run=&since=&until=&limit=&cursor=:
+// one page of the events found, with the cursor of the next in "next" and
+// a Link header.
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sq := store.Query{Text: q.Get("q"), Kind: q.Get("kind"), RunID: q.Get("run")}
+	var p store.Page
 	var err error
 	if sq.Since, err = parseTime("since", q.Get("since")); err == nil {
 		if sq.Until, err = parseTime("until", q.Get("until")); err == nil {
-			sq.Limit, err = parseLimit(q.Get("limit"))
+			p, err = pageParams(r)
 		}
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	hits, err := s.Store.Search(r.Context(), sq)
+	hits, next, err := s.Store.SearchPage(r.Context(), sq, p)
 	if err != nil {
 		s.storeError(w, r, err)
 		return
@@ -358,7 +386,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		}
 		lines = append(lines, line)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": lines})
+	writeJSON(w, http.StatusOK, listPage(w, r, "events", lines, next))
 }
 
 // stream answers GET /api/events/stream: server-sent events, "event: event"
@@ -449,9 +477,15 @@ func sseMessage(c store.Change) ([]byte, error) {
 	return append(b, "\n\n"...), nil
 }
 
-// listDenials answers GET /api/denials?run=ID.
+// listDenials answers GET /api/denials?run=ID&limit=&cursor=: one page of
+// the denials, with the cursor of the next in "next" and a Link header.
 func (s *Server) listDenials(w http.ResponseWriter, r *http.Request) {
-	ds, err := s.Store.Denials(r.Context(), r.URL.Query().Get("run"))
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ds, next, err := s.Store.DenialPage(r.Context(), r.URL.Query().Get("run"), p)
 	if err != nil {
 		s.storeError(w, r, err)
 		return
@@ -459,5 +493,34 @@ func (s *Server) listDenials(w http.ResponseWriter, r *http.Request) {
 	if ds == nil {
 		ds = []store.Denial{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"denials": ds})
+	writeJSON(w, http.StatusOK, listPage(w, r, "denials", ds, next))
+}
+
+// pageParams reads a list's page: limit (at most store.MaxPage) and
+// cursor (the "next" of the page before).
+func pageParams(r *http.Request) (store.Page, error) {
+	q := r.URL.Query()
+	n, err := parseLimit(q.Get("limit"))
+	if err != nil {
+		return store.Page{}, err
+	}
+	return store.Page{Limit: n, After: q.Get("cursor")}, nil
+}
+
+// listPage is the answer of a list: {name: items}, and "next", the
+// cursor of the next page, when there is one (also in a Link header,
+// rel="next").
+func listPage(w http.ResponseWriter, r *http.Request, name string, items any, next string) map[string]any {
+	out := map[string]any{name: items}
+	if next != "" {
+		out["next"] = next
+		setNextLink(w, r, "cursor", next)
+	}
+	return out
+}
+
+// setNextLink sets the Link header (rel="next") to the request's URL with
+// param set to next.
+func setNextLink(w http.ResponseWriter, r *http.Request, param, next string) {
+	w.Header().Set("Link", "<"+nextPage(r, param, next)+`>; rel="next"`)
 }

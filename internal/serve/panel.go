@@ -158,6 +158,10 @@ type page struct {
 	Kinds  []string
 	// Searched reports that a search was made (to say "no results").
 	Searched bool
+
+	// NextPage is the URL of the list's next page ("" on the last), and
+	// More says what is not shown on this one.
+	NextPage, More string
 }
 
 // choice is one decision button of a request.
@@ -203,6 +207,9 @@ type requestView struct {
 	// ResultLong is Long for a review's tool output; ResultSize its size.
 	ResultLong bool
 	ResultSize string
+	// ResultCut says how the review's output was cut before it reached the
+	// person ("" when whole).
+	ResultCut string
 	// commandsList holds the simple commands of a shell call, numbered,
 	// the risky ones marked (Server.enrich).
 	commandsList
@@ -322,6 +329,9 @@ func viewRequest(r store.Request) requestView {
 	v.Long, v.Size = isLong(v.CallText), size(v.CallText)
 	if v.HasResult {
 		v.ResultLong, v.ResultSize = isLong(v.Result), size(v.Result)
+		if r.Truncated != nil {
+			v.ResultCut = "truncated: the tool's output was " + strconv.Itoa(r.Truncated[0]) + " bytes, " + strconv.Itoa(r.Truncated[1]) + " are shown"
+		}
 	}
 	return v
 }
@@ -493,8 +503,8 @@ func (s *Server) logError(r *http.Request, what string, err error) {
 // the pending count.
 func (s *Server) newPage(ctx context.Context, r *http.Request, title, nav string) page {
 	p := page{Title: title, Nav: nav, CSRF: s.csrfToken(r)}
-	if reqs, err := s.Store.Requests(ctx, "pending"); err == nil {
-		p.Pending = len(reqs)
+	if n, err := s.Store.PendingCount(ctx); err == nil {
+		p.Pending = n
 	}
 	return p
 }
@@ -549,24 +559,31 @@ func (s *Server) logoutSubmit(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// queueData loads the pending requests and the last few decided ones.
+// queueData loads the oldest page of pending requests and the last few
+// decided ones: a queue of thousands shows its first store.DefaultPage,
+// and says so.
 func (s *Server) queueData(ctx context.Context, p *page) error {
-	pending, err := s.Store.Requests(ctx, "pending")
+	pending, next, err := s.Store.RequestPage(ctx, "pending", store.Page{})
 	if err != nil {
 		return err
 	}
 	p.Pending = len(pending)
+	if next != "" {
+		if n, err := s.Store.PendingCount(ctx); err == nil {
+			p.Pending = n
+		}
+		p.More = "The oldest " + strconv.Itoa(len(pending)) + " of " + strconv.Itoa(p.Pending) + " pending requests are shown; the next come as these are decided."
+	}
 	for _, r := range pending {
 		v := viewRequest(r)
 		v.CSRF = p.CSRF
 		p.Requests = append(p.Requests, v)
 	}
 	s.enrich(ctx, p.Requests, pending)
-	decided, err := s.Store.Requests(ctx, "decided")
+	decided, _, err := s.Store.RequestPage(ctx, "decided", store.Page{Limit: 8})
 	if err != nil {
 		return err
 	}
-	decided = decided[:min(len(decided), 8)]
 	for _, r := range decided {
 		p.Decided = append(p.Decided, viewRequest(r))
 	}
@@ -704,11 +721,16 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 func (s *Server) denialsPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := s.newPage(ctx, r, "Denials", "denials")
-	ds, err := s.Store.Denials(ctx, r.URL.Query().Get("run"))
+	ds, next, err := s.Store.DenialPage(ctx, r.URL.Query().Get("run"), store.Page{After: r.URL.Query().Get("cursor")})
+	if errors.Is(err, store.ErrCursor) {
+		s.errorPage(w, r, http.StatusBadRequest, "Denials", "That page of denials does not exist: "+err.Error())
+		return
+	}
 	if err != nil {
 		s.fail(w, r, "denials", err)
 		return
 	}
+	p.NextPage = nextPage(r, "cursor", next)
 	for _, d := range ds {
 		p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: human.Escape(d.CallID), Action: human.Escape(prettyJSON(d.Action)),
 			RiskLevel: human.Escape(d.RiskLevel), Rationale: human.Escape(d.Rationale), Time: d.Time, Status: d.Status})
@@ -783,7 +805,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p := s.newPage(ctx, r, "Runs", "runs")
 	p.Filter = runFilter{Status: q.Get("status"), Task: q.Get("task"), Within: q.Get("within"), Since: q.Get("since"), Until: q.Get("until"), Statuses: runStatuses}
-	f := store.RunFilter{Status: p.Filter.Status, Task: strings.TrimSpace(p.Filter.Task), Limit: 200}
+	f := store.RunFilter{Status: p.Filter.Status, Task: strings.TrimSpace(p.Filter.Task)}
 	if d, ok := withinDurations[p.Filter.Within]; ok {
 		f.Since = time.Now().Add(-d)
 	}
@@ -801,11 +823,16 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	if len(bad) > 0 {
 		p.Notice, p.NoticeTone = "Ignored "+strings.Join(bad, " and ")+": write a time as 2026-12-01T14:30 (UTC) or RFC 3339.", "warn"
 	}
-	runs, err := s.Store.Runs(ctx, f)
+	runs, next, err := s.Store.RunPage(ctx, f, store.Page{Limit: 200, After: q.Get("cursor")})
+	if errors.Is(err, store.ErrCursor) {
+		s.errorPage(w, r, http.StatusBadRequest, "Runs", "That page of runs does not exist: "+err.Error())
+		return
+	}
 	if err != nil {
 		s.fail(w, r, "runs", err)
 		return
 	}
+	p.NextPage = nextPage(r, "cursor", next)
 	for _, run := range runs {
 		p.Runs = append(p.Runs, viewRun(run))
 	}
@@ -824,7 +851,13 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "run", err)
 		return
 	}
-	evs, err := s.Store.Events(ctx, id, "", 0)
+	// One page of the transcript, from the start or after an event.
+	after := r.URL.Query().Get("after")
+	evs, err := s.Store.Events(ctx, id, after, runPageEvents+1)
+	if errors.Is(err, store.ErrNotFound) {
+		s.errorPage(w, r, http.StatusNotFound, "No such event", "Run "+id+" has no event "+after+".")
+		return
+	}
 	if err != nil {
 		s.fail(w, r, "run's events", err)
 		return
@@ -832,6 +865,11 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(ctx, r, "Run "+shortID(id), "runs")
 	p.Run = viewRun(run)
 	p.Waiting = s.waiting(ctx, id)
+	if len(evs) > runPageEvents {
+		evs = evs[:runPageEvents]
+		p.NextPage = nextPage(r, "after", evs[len(evs)-1].ID)
+		p.More = "The first " + strconv.Itoa(len(evs)) + " events from here are shown; later events are on the next page."
+	}
 	for _, e := range evs {
 		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}
@@ -841,9 +879,10 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "run", p)
 }
 
-// waiting returns the requests of run id that wait for a person.
+// waiting returns the requests of run id that wait for a person (among
+// the oldest store.MaxPage pending, so that a run's page stays cheap).
 func (s *Server) waiting(ctx context.Context, id string) []requestView {
-	pending, err := s.Store.Requests(ctx, "pending")
+	pending, _, err := s.Store.RequestPage(ctx, "pending", store.Page{Limit: store.MaxPage})
 	if err != nil {
 		return nil
 	}
@@ -885,11 +924,16 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	p.Kinds = eventKinds
 	if p.Search.Q != "" || p.Search.Kind != "" || p.Search.Run != "" {
 		p.Searched = true
-		hits, err := s.Store.Search(ctx, store.Query{Text: p.Search.Q, Kind: p.Search.Kind, RunID: strings.TrimSpace(p.Search.Run), Limit: 200})
+		hits, next, err := s.Store.SearchPage(ctx, store.Query{Text: p.Search.Q, Kind: p.Search.Kind, RunID: strings.TrimSpace(p.Search.Run)}, store.Page{Limit: 200, After: q.Get("cursor")})
+		if errors.Is(err, store.ErrCursor) {
+			s.errorPage(w, r, http.StatusBadRequest, "Search", "That page of results does not exist: "+err.Error())
+			return
+		}
 		if err != nil {
 			s.fail(w, r, "search", err)
 			return
 		}
+		p.NextPage = nextPage(r, "cursor", next)
 		var mark *regexp.Regexp
 		if q := strings.TrimSpace(p.Search.Q); q != "" {
 			mark = regexp.MustCompile(regexp.QuoteMeta(q)) // as the store matches: exactly
@@ -903,4 +947,15 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, "search", p)
+}
+
+// nextPage is the URL of the next page of the list r shows: r's own with
+// param set to next; "" when next is "" (the last page).
+func nextPage(r *http.Request, param, next string) string {
+	if next == "" {
+		return ""
+	}
+	q := r.URL.Query()
+	q.Set(param, next)
+	return (&url.URL{Path: r.URL.Path, RawQuery: q.Encode()}).String()
 }

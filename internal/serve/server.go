@@ -55,6 +55,12 @@ type Server struct {
 	// people reach the server by when it serves beyond this machine. Any
 	// other Host is refused (421), against DNS rebinding.
 	Hosts []string
+	// RequestDeadline is the deadline given to a request submitted without
+	// one, so that a request its run left behind expires to its fail-safe
+	// outcome (SPEC H3) instead of waiting for ever: 0 is
+	// DefaultRequestDeadline, a negative duration gives none. A deadline
+	// the run gives wins.
+	RequestDeadline time.Duration
 
 	sessions sessions
 	// owners caches the owner of each run a run credential acted on (run
@@ -91,7 +97,27 @@ const (
 	maxEventsBody = 64 << 20
 	// defaultKeepalive is the interval of comments on an idle event stream.
 	defaultKeepalive = 15 * time.Second
+	// runPageEvents is how many events a run's page in the panel shows.
+	runPageEvents = 500
 )
+
+// DefaultRequestDeadline is the deadline of a request submitted without one
+// (Server.RequestDeadline, `warden serve --request-deadline`).
+const DefaultRequestDeadline = time.Hour
+
+// requestDeadline returns the deadline of a request submitted at now
+// without one; nil when the server gives none.
+func (s *Server) requestDeadline(now time.Time) *time.Time {
+	d := s.RequestDeadline
+	if d == 0 {
+		d = DefaultRequestDeadline
+	}
+	if d < 0 {
+		return nil
+	}
+	t := now.Add(d).UTC()
+	return &t
+}
 
 func (s *Server) logger() *slog.Logger {
 	if s.Log == nil {
@@ -175,7 +201,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // storeError answers the error of a store call: 404 for an unknown id, 409
-// for a request no longer pending, 400 for a choice not offered, 503 when
+// for a request no longer pending, 400 for a choice not offered or a
+// cursor the list did not give, 503 when
 // the caller went away or the store is closing, 500 otherwise.
 func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
@@ -183,7 +210,7 @@ func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, store.ErrNotPending):
 		writeError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, store.ErrChoice):
+	case errors.Is(err, store.ErrChoice), errors.Is(err, store.ErrCursor):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "the request was cancelled before the store answered")

@@ -38,6 +38,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -82,8 +83,14 @@ type Client struct {
 	sending bool          // a sender goroutine is running
 	err     error         // why events can no longer be delivered
 	changed chan struct{} // closed (and replaced) whenever the queue drains or err is set
+	// batchBytes bounds the body of the sender's next batch: maxBatchBytes,
+	// or less once the server refused one as too large (sender only).
+	batchBytes int
 
-	deadlines sync.Map // request id → deadline, of the requests Submit made
+	// deadlines holds the deadline each request Submit made was given by
+	// its caller (request id → *time.Time, nil for none): Wait gives up on
+	// a server that is gone by it, not by a deadline the server chose.
+	deadlines sync.Map
 }
 
 // Client tuning.
@@ -92,6 +99,10 @@ const (
 	pollWait = 25 * time.Second
 	// maxBatch is the most events one POST /api/events carries.
 	maxBatch = 256
+	// maxBatchBytes bounds the body of one POST /api/events (but for a
+	// single event larger than it): a backlog goes in batches well under
+	// the server's body limit, so that it is never refused whole.
+	maxBatchBytes = 512 << 10
 	// maxQueue is the most events Write holds before it waits for the
 	// server to catch up.
 	maxQueue = 8192
@@ -243,14 +254,29 @@ func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
 	return got, err
 }
 
-// Pending returns the requests waiting for a person. A run calls it once
-// before it starts, so that a wrong address or token stops it early.
+// Pending returns the requests waiting for a person, following the
+// list's pages (an operator's credential).
 func (c *Client) Pending(ctx context.Context) ([]store.Request, error) {
-	var got struct {
-		Requests []store.Request `json:"requests"`
+	var out []store.Request
+	cursor := ""
+	for {
+		var got struct {
+			Requests []store.Request `json:"requests"`
+			Next     string          `json:"next"`
+		}
+		path := "/api/requests?status=pending&limit=" + strconv.Itoa(store.MaxPage)
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		if err := c.do(ctx, http.MethodGet, path, nil, &got); err != nil {
+			return out, err
+		}
+		out = append(out, got.Requests...)
+		if got.Next == "" || got.Next == cursor {
+			return out, nil
+		}
+		cursor = got.Next
 	}
-	err := c.do(ctx, http.MethodGet, "/api/requests?status=pending", nil, &got)
-	return got.Requests, err
 }
 
 // Submit puts r in the queue as a new pending request and updates r as the
@@ -272,8 +298,11 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 		r.ID = base64.RawURLEncoding.EncodeToString(b[:])
 	}
 	until := time.Now().Add(retryFor)
+	var own *time.Time // the caller's deadline
 	if r.Deadline != nil {
 		until = *r.Deadline
+		t := *r.Deadline
+		own = &t
 	}
 	var got store.Request
 	backoff := 50 * time.Millisecond
@@ -295,9 +324,7 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 		backoff = min(backoff*2, time.Second)
 	}
 	*r = got
-	if got.Deadline != nil {
-		c.deadlines.Store(got.ID, *got.Deadline)
-	}
+	c.deadlines.Store(got.ID, own)
 	return nil
 }
 
@@ -317,10 +344,14 @@ func (c *Client) Request(ctx context.Context, id string) (store.Request, error) 
 func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + pollWait.String()
 	backoff := 50 * time.Millisecond
+	// The deadline that bounds the retries: the caller's own when this
+	// client submitted the request (a server's default deadline is not the
+	// run's: without one of its own, the run gives up on a server gone for
+	// retryFor), else the request's as the server answers.
 	var deadline *time.Time
-	if d, ok := c.deadlines.LoadAndDelete(id); ok {
-		t := d.(time.Time)
-		deadline = &t
+	d, own := c.deadlines.LoadAndDelete(id)
+	if own {
+		deadline = d.(*time.Time)
 	}
 	var lastErr error
 	answered := time.Now() // when the server last answered
@@ -338,12 +369,18 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		case err == nil && got.Status != store.StatusPending:
 			return got, nil
 		case err == nil && time.Since(polled) > time.Second:
-			deadline, backoff, lastErr = got.Deadline, 50*time.Millisecond, nil
+			backoff, lastErr = 50*time.Millisecond, nil
+			if !own {
+				deadline = got.Deadline
+			}
 			continue
 		case err == nil:
 			// Still pending after a short poll (a server that does not
 			// hold long polls): wait a little before asking again.
-			deadline, lastErr = got.Deadline, nil
+			lastErr = nil
+			if !own {
+				deadline = got.Deadline
+			}
 		case !transient(err):
 			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
@@ -458,7 +495,9 @@ func (c *Client) notifyLocked() {
 }
 
 // send posts the queued events, a batch at a time, until the queue is
-// empty or the server has not answered for giveUp.
+// empty or the server has not answered for giveUp. A batch holds at most
+// maxBatch events and maxBatchBytes of JSON; a batch the server refuses as
+// too large (413) is halved and sent again, down to one event.
 func (c *Client) send() {
 	for {
 		c.mu.Lock()
@@ -472,7 +511,22 @@ func (c *Client) send() {
 		batch := append([]event.Event(nil), c.queue[:n]...)
 		c.mu.Unlock()
 
-		err := c.post(batch)
+		if c.batchBytes <= 0 {
+			c.batchBytes = maxBatchBytes
+		}
+		lines, err := batchLines(batch, c.batchBytes)
+		for err == nil {
+			body := joinLines(lines)
+			err = c.post(body)
+			var se *StatusError
+			if !errors.As(err, &se) || se.Code != http.StatusRequestEntityTooLarge || len(lines) == 1 {
+				break
+			}
+			// Too large for this server: halves from now on.
+			lines, err = lines[:len(lines)/2], nil
+			c.batchBytes = max(len(body)/2, 1)
+		}
+		n = len(lines)
 
 		c.mu.Lock()
 		if err != nil {
@@ -491,13 +545,34 @@ func (c *Client) send() {
 	}
 }
 
-// post stores one batch, retrying with back-off while the server is
-// unreachable (storing an event twice keeps one, so a retry is safe).
-func (c *Client) post(batch []event.Event) error {
-	body, err := json.Marshal(batch)
-	if err != nil {
-		return err
+// batchLines returns the JSON of the first events of es that fit in limit
+// bytes as one array, at least one.
+func batchLines(es []event.Event, limit int) ([][]byte, error) {
+	var lines [][]byte
+	size := 2 // the brackets
+	for _, e := range es {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		if len(lines) > 0 && size+len(line)+1 > limit {
+			break
+		}
+		lines = append(lines, line)
+		size += len(line) + 1
 	}
+	return lines, nil
+}
+
+// joinLines returns lines as one JSON array.
+func joinLines(lines [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(lines, []byte{','})...), ']')
+}
+
+// post stores one batch (a JSON array of events), retrying with back-off
+// while the server is unreachable (storing an event twice keeps one, so a
+// retry is safe).
+func (c *Client) post(body []byte) error {
 	start := time.Now()
 	backoff := 20 * time.Millisecond
 	for {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/wardenhq/warden/event"
@@ -16,34 +17,56 @@ import (
 // override's use makes it used. The store does not verify their MACs: the
 // gate does, when the run resumes.
 func (s *Store) Denials(ctx context.Context, runID string) ([]Denial, error) {
+	ds, _, err := s.denialList(ctx, runID, nil, 0)
+	return ds, err
+}
+
+// denialList returns the denials of Denials after a position (nil: from
+// the newest), at most limit (<= 0: all), with their events' sequence
+// numbers.
+func (s *Store) denialList(ctx context.Context, runID string, after *cursor, limit int) ([]Denial, []int64, error) {
 	where, args := "", []any{}
 	if runID != "" {
 		where, args = "WHERE run_id = ?", append(args, runID)
 	}
-	q := `SELECT run_id, id, call_id, action, risk_level, rationale, time, status FROM (
+	outer := "n <= ?"
+	args = append(args, event.MaxDenials)
+	if after != nil {
+		seq, err := strconv.ParseInt(after.s, 10, 64)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: denials: %w", ErrCursor)
+		}
+		outer += " AND (time < ? OR (time = ? AND event_seq < ?))"
+		args = append(args, after.n, after.n, seq)
+	}
+	q := `SELECT run_id, id, call_id, action, risk_level, rationale, time, status, event_seq FROM (
 		SELECT d.*, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY event_seq DESC) AS n FROM denials d ` + where + `
-	) x WHERE n <= ? ORDER BY time DESC, event_seq DESC`
-	rows, err := s.db.QueryContext(ctx, s.q(q), append(args, event.MaxDenials)...)
+	) x WHERE ` + outer + ` ORDER BY time DESC, event_seq DESC`
+	if limit > 0 {
+		q, args = q+" LIMIT ?", append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: denials: %w", err)
+		return nil, nil, fmt.Errorf("store: denials: %w", err)
 	}
 	defer rows.Close()
 	out := []Denial{}
+	var seqs []int64
 	for rows.Next() {
 		var d Denial
 		var act string
-		var t int64
-		if err := rows.Scan(&d.RunID, &d.ID, &d.CallID, &act, &d.RiskLevel, &d.Rationale, &t, &d.Status); err != nil {
-			return nil, fmt.Errorf("store: denials: %w", err)
+		var t, seq int64
+		if err := rows.Scan(&d.RunID, &d.ID, &d.CallID, &act, &d.RiskLevel, &d.Rationale, &t, &d.Status, &seq); err != nil {
+			return nil, nil, fmt.Errorf("store: denials: %w", err)
 		}
 		d.Action = json.RawMessage(act)
 		d.Time = time.Unix(0, t).UTC()
-		out = append(out, d)
+		out, seqs = append(out, d), append(seqs, seq)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: denials: %w", err)
+		return nil, nil, fmt.Errorf("store: denials: %w", err)
 	}
-	return out, nil
+	return out, seqs, nil
 }
 
 // Denial returns denial id of run runID; ErrNotFound if the store has none

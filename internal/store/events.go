@@ -420,13 +420,22 @@ func scanLines(rows *sql.Rows) ([]Hit, error) {
 		if err := rows.Scan(&line); err != nil {
 			return nil, err
 		}
-		var e event.Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			return nil, fmt.Errorf("a stored event does not decode: %w", err)
+		h, err := decodeLine(line)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, Hit{Event: e, Line: json.RawMessage(line)})
+		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// decodeLine decodes a stored event line.
+func decodeLine(line string) (Hit, error) {
+	var e event.Event
+	if err := json.Unmarshal([]byte(line), &e); err != nil {
+		return Hit{}, fmt.Errorf("a stored event does not decode: %w", err)
+	}
+	return Hit{Event: e, Line: json.RawMessage(line)}, nil
 }
 
 // contains is the SQL of "column contains the text of the next argument".
@@ -450,6 +459,13 @@ func (s *Store) containsFold(column string) string {
 // event's text whatever its case, including characters the transcript
 // escapes.
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+	hits, _, err := s.search(ctx, q, 0)
+	return hits, err
+}
+
+// search returns the events q selects, newest first, before the event of
+// sequence number before (0: from the newest), with their sequence numbers.
+func (s *Store) search(ctx context.Context, q Query, before int64) ([]Hit, []int64, error) {
 	var where []string
 	var args []any
 	if q.Text != "" {
@@ -472,28 +488,51 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if !q.Until.IsZero() {
 		where, args = append(where, "time < ?"), append(args, q.Until.UnixNano())
 	}
+	if before > 0 {
+		where, args = append(where, "seq < ?"), append(args, before)
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	sqlq := "SELECT line FROM events"
+	sqlq := "SELECT seq, line FROM events"
 	if len(where) > 0 {
 		sqlq += " WHERE " + strings.Join(where, " AND ")
 	}
 	sqlq += " ORDER BY seq DESC LIMIT ?"
 	rows, err := s.db.QueryContext(ctx, s.q(sqlq), append(args, limit)...)
 	if err != nil {
-		return nil, fmt.Errorf("store: search: %w", err)
+		return nil, nil, fmt.Errorf("store: search: %w", err)
 	}
-	hits, err := scanLines(rows)
-	if err != nil {
-		return nil, fmt.Errorf("store: search: %w", err)
+	defer rows.Close()
+	hits := []Hit{}
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		var line string
+		if err := rows.Scan(&seq, &line); err != nil {
+			return nil, nil, fmt.Errorf("store: search: %w", err)
+		}
+		h, err := decodeLine(line)
+		if err != nil {
+			return nil, nil, fmt.Errorf("store: search: %w", err)
+		}
+		hits, seqs = append(hits, h), append(seqs, seq)
 	}
-	return hits, nil
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store: search: %w", err)
+	}
+	return hits, seqs, nil
 }
 
 // Runs returns the runs f selects, newest first.
 func (s *Store) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
+	return s.runList(ctx, f, nil)
+}
+
+// runList returns the runs f selects, newest first, after a position (nil:
+// from the newest).
+func (s *Store) runList(ctx context.Context, f RunFilter, after *cursor) ([]Run, error) {
 	var where []string
 	var args []any
 	if f.Status != "" {
@@ -507,6 +546,9 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	}
 	if !f.Until.IsZero() {
 		where, args = append(where, "started < ?"), append(args, f.Until.UnixNano())
+	}
+	if after != nil {
+		where, args = append(where, "(started < ? OR (started = ? AND id < ?))"), append(args, after.n, after.n, after.s)
 	}
 	q := "SELECT id, task, model, status, started, ended FROM runs"
 	if len(where) > 0 {

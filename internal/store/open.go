@@ -100,6 +100,11 @@ type Store struct {
 	evdb *sql.DB
 	// insertEvent (SQLite) stores one event, prepared once on evdb.
 	insertEvent *sql.Stmt
+	// stmts are the statements of db prepared once (SQLite).
+	stmts statements
+	// revs wakes this process's waiters of requests that other processes
+	// changed (SQLite).
+	revs revPoller
 
 	// knownRuns are the runs this Store has made sure have a row (runs are
 	// never deleted).
@@ -136,6 +141,7 @@ func (s *Store) Close() error {
 			s.stop()
 			s.listened.Wait()
 		}
+		s.revs.stop()
 		err = s.closePools()
 	})
 	return err
@@ -146,6 +152,9 @@ func (s *Store) closePools() error {
 	var err error
 	if s.insertEvent != nil {
 		err = s.insertEvent.Close()
+	}
+	if e := s.stmts.close(); err == nil {
+		err = e
 	}
 	if e := s.db.Close(); err == nil {
 		err = e

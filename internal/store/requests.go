@@ -115,11 +115,15 @@ func (s *Store) Submit(ctx context.Context, r *Request) error {
 	if err != nil {
 		return fmt.Errorf("store: submit: %w", err)
 	}
+	truncated := ""
+	if r.Truncated != nil {
+		truncated = fmt.Sprintf("[%d,%d]", r.Truncated[0], r.Truncated[1])
+	}
 	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
-			choices, status, created, deadline, failsafe, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`),
+		_, err := s.execOn(ctx, tx, `INSERT INTO requests (id, kind, run_id, agent, call_id, function, arguments, view, message, result,
+			choices, status, created, deadline, failsafe, truncated, rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, `+s.nextRev()+`)`,
 			r.ID, r.Kind, r.RunID, r.Agent, r.Call.ID, r.Call.Function, args, r.View, r.Message, r.Result,
-			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe)
+			string(choices), r.Status, r.Created.UnixNano(), deadline, r.Failsafe, truncated)
 		if err != nil {
 			return err
 		}
@@ -227,45 +231,41 @@ func (s *Store) changed(id string) {
 // a JSON object); ErrNotPending if the request is no longer pending (a
 // request past its deadline is expired to its fail-safe outcome first);
 // ErrNotFound if unknown.
+//
+// A decision on a pending request is one statement that updates the row
+// only if it is still pending, its deadline has not passed and it offers
+// the choice, and returns it (UPDATE … RETURNING): on PostgreSQL the
+// decision's record and its notification go in the same statement, one
+// round trip; the request is read again only when the update found
+// nothing to say why.
 func (s *Store) Decide(ctx context.Context, id string, d Decision) (Request, error) {
-	r, err := s.Request(ctx, id)
-	if err != nil {
-		return Request{}, err
-	}
-	if !slices.Contains(r.Choices, d.Decision) {
-		return r, fmt.Errorf("store: decision %q on request %s (offered: %s): %w", d.Decision, id, strings.Join(r.Choices, ", "), ErrChoice)
-	}
 	if d.Decision == vocab.WordModify {
 		if !isObject(d.Modified) {
+			r, err := s.Request(ctx, id)
+			if err != nil {
+				return Request{}, err
+			}
 			return r, fmt.Errorf("store: modify on request %s: the modified arguments must be a JSON object: %w", id, ErrChoice)
 		}
 	} else {
 		d.Modified = nil
 	}
-	if r.Status != StatusPending {
-		return r, fmt.Errorf("store: request %s is %s: %w", id, r.Status, ErrNotPending)
-	}
-	ok, err := s.close(ctx, id, StatusDecided, d, time.Now())
+	r, ok, err := s.close(ctx, id, StatusDecided, d, time.Now())
 	if err != nil {
 		return Request{}, fmt.Errorf("store: deciding request %s: %w", id, err)
 	}
-	r, err = s.Request(ctx, id)
-	if err != nil {
+	if ok {
+		return r, nil
+	}
+	// Nothing updated: say why, from the request as it now is (past its
+	// deadline, Request records the fail-safe outcome first).
+	if r, err = s.Request(ctx, id); err != nil {
 		return Request{}, err
 	}
-	if !ok && r.Status == StatusPending && r.Deadline != nil && !time.Now().Before(*r.Deadline) {
-		// Too late: the fail-safe outcome is recorded instead.
-		if _, err := s.expire(ctx, r); err != nil {
-			return Request{}, fmt.Errorf("store: expiring request %s: %w", id, err)
-		}
-		if r, err = s.Request(ctx, id); err != nil {
-			return Request{}, err
-		}
+	if !slices.Contains(r.Choices, d.Decision) {
+		return r, fmt.Errorf("store: decision %q on request %s (offered: %s): %w", d.Decision, id, strings.Join(r.Choices, ", "), ErrChoice)
 	}
-	if !ok {
-		return r, fmt.Errorf("store: request %s is %s: %w", id, r.Status, ErrNotPending)
-	}
-	return r, nil
+	return r, fmt.Errorf("store: request %s is %s: %w", id, r.Status, ErrNotPending)
 }
 
 // isObject reports whether b is a JSON object.
@@ -275,10 +275,11 @@ func isObject(b json.RawMessage) bool {
 }
 
 // close moves request id from pending to status with decision d, if it is
-// still pending (and, for a decision, its deadline has not passed at now),
-// in one committed transaction, and reports whether it did: of any number
-// of concurrent closers, in any process, exactly one does.
-func (s *Store) close(ctx context.Context, id, status string, d Decision, now time.Time) (bool, error) {
+// still pending (and, for a decision, its deadline has not passed at now
+// and it offers d.Decision), in one committed transaction, and reports
+// whether it did, with the request as it then is: of any number of
+// concurrent closers, in any process, exactly one does.
+func (s *Store) close(ctx context.Context, id, status string, d Decision, now time.Time) (Request, bool, error) {
 	at := now.UnixNano()
 	var modified sql.NullString
 	if len(d.Modified) > 0 {
@@ -292,40 +293,69 @@ func (s *Store) close(ctx context.Context, id, status string, d Decision, now ti
 	args := []any{status, d.Decision, d.Explanation, modified, d.DecidedBy, via, at, id}
 	switch status {
 	case StatusDecided:
-		cond += " AND (deadline IS NULL OR deadline > ?)"
-		args = append(args, at)
+		cond += " AND (deadline IS NULL OR deadline > ?) AND " + s.offers()
+		args = append(args, at, d.Decision)
 	case StatusExpired:
 		cond += " AND deadline IS NOT NULL AND deadline <= ?"
 		args = append(args, at)
 	}
+	update := `UPDATE requests SET status = ?, decision = ?, explanation = ?, modified = ?, decided_by = ?,
+			decided_via = ?, decided_at = ?, rev = ` + s.nextRev() + ` WHERE ` + cond
+	var r Request
 	won := false
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE requests SET status = ?, decision = ?, explanation = ?, modified = ?, decided_by = ?,
-			decided_via = ?, decided_at = ?, rev = `+s.nextRev()+` WHERE `+cond), args...)
+	if s.engine == EnginePostgres {
+		// One statement: the update, the decision's record and the
+		// notification commit together, in one round trip.
+		q := `WITH u AS (` + update + ` RETURNING *),
+			d AS (INSERT INTO decisions (request_id, status, decision, explanation, modified, decided_by, decided_via, decided_at)
+				SELECT id, status, decision, explanation, modified, decided_by, decided_via, decided_at FROM u),
+			n AS (SELECT pg_notify(?, 'r:' || id) FROM u)
+			SELECT ` + requestColumns + ` FROM u, n`
+		rows, err := s.db.QueryContext(ctx, s.q(q), append(args, s.channel)...)
 		if err != nil {
-			return err
+			return Request{}, false, err
 		}
-		n, err := res.RowsAffected()
+		rs, err := scanRequests(rows)
 		if err != nil {
-			return err
+			return Request{}, false, err
 		}
-		if n != 1 {
+		if won = len(rs) == 1; won {
+			r = rs[0].Request
+		}
+	} else {
+		err := s.inTx(ctx, func(tx *sql.Tx) error {
+			rows, err := s.queryOn(ctx, tx, update+" RETURNING "+requestColumns, args...)
+			if err != nil {
+				return err
+			}
+			rs, err := scanRequests(rows)
+			if err != nil || len(rs) != 1 {
+				return err
+			}
+			if _, err := s.execOn(ctx, tx, `INSERT INTO decisions (request_id, status, decision, explanation, modified, decided_by, decided_via, decided_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, status, d.Decision, d.Explanation, modified, d.DecidedBy, via, at); err != nil {
+				return err
+			}
+			r, won = rs[0].Request, true
 			return nil
+		})
+		if err != nil {
+			return Request{}, false, err
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO decisions (request_id, status, decision, explanation, modified, decided_by, decided_via, decided_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), id, status, d.Decision, d.Explanation, modified, d.DecidedBy, via, at); err != nil {
-			return err
-		}
-		won = true
-		return s.notify(ctx, tx, "r:"+id)
-	})
-	if err != nil {
-		return false, err
 	}
 	if won {
 		s.changed(id)
 	}
-	return won, nil
+	return r, won, nil
+}
+
+// offers is the SQL condition that the request's choices hold the next
+// argument.
+func (s *Store) offers() string {
+	if s.engine == EnginePostgres {
+		return "choices::jsonb @> jsonb_build_array(?::text)"
+	}
+	return "EXISTS (SELECT 1 FROM json_each(requests.choices) WHERE value = ?)"
 }
 
 // expire closes request r, pending past its deadline, with its fail-safe
@@ -335,14 +365,15 @@ func (s *Store) expire(ctx context.Context, r Request) (bool, error) {
 	if fs == "" {
 		fs = closedChoice[r.Kind]
 	}
-	return s.close(ctx, r.ID, StatusExpired, Decision{Decision: fs, Explanation: "no decision before the deadline: the fail-safe outcome applies", DecidedBy: byDeadline}, time.Now())
+	_, ok, err := s.close(ctx, r.ID, StatusExpired, Decision{Decision: fs, Explanation: "no decision before the deadline: the fail-safe outcome applies", DecidedBy: byDeadline}, time.Now())
+	return ok, err
 }
 
 // Withdraw marks the pending request id withdrawn (its run no longer
 // waits); a request that is no longer pending is left as it is. ErrNotFound
 // if unknown.
 func (s *Store) Withdraw(ctx context.Context, id string) error {
-	if _, err := s.close(ctx, id, StatusWithdrawn, Decision{Explanation: "the run no longer waits"}, time.Now()); err != nil {
+	if _, _, err := s.close(ctx, id, StatusWithdrawn, Decision{Explanation: "the run no longer waits"}, time.Now()); err != nil {
 		return fmt.Errorf("store: withdrawing request %s: %w", id, err)
 	}
 	if _, err := s.Request(ctx, id); err != nil {
@@ -352,13 +383,13 @@ func (s *Store) Withdraw(ctx context.Context, id string) error {
 }
 
 const requestColumns = `id, kind, run_id, agent, call_id, function, arguments, view, message, result, choices, status,
-	decision, explanation, modified, decided_by, decided_via, created, deadline, failsafe, rev`
+	decision, explanation, modified, decided_by, decided_via, created, deadline, failsafe, rev, truncated`
 
 // Request returns request id; ErrNotFound if unknown. A pending request
 // past its deadline is expired to its fail-safe outcome first, so that it
 // reads expired wherever it is read.
 func (s *Store) Request(ctx context.Context, id string) (Request, error) {
-	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE id = ?", id)
+	rs, err := s.requestByID(ctx, id)
 	if err != nil {
 		return Request{}, fmt.Errorf("store: request %s: %w", id, err)
 	}
@@ -371,7 +402,7 @@ func (s *Store) Request(ctx context.Context, id string) (Request, error) {
 		if _, err := s.expire(ctx, r); err != nil {
 			return Request{}, fmt.Errorf("store: expiring request %s: %w", id, err)
 		}
-		if rs, err = s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE id = ?", id); err != nil || len(rs) == 0 {
+		if rs, err = s.requestByID(ctx, id); err != nil || len(rs) == 0 {
 			return Request{}, fmt.Errorf("store: request %s: %w", id, errors.Join(err, ErrNotFound))
 		}
 		r = rs[0].Request
@@ -381,31 +412,10 @@ func (s *Store) Request(ctx context.Context, id string) (Request, error) {
 
 // Requests returns the requests of a status: "pending" (oldest first),
 // "decided" (every request no longer pending, newest first), "all" or ""
-// (newest first). Pending requests past their deadline are expired first.
+// (newest first), all of them (RequestPage returns one page). Pending
+// requests past their deadline are expired first.
 func (s *Store) Requests(ctx context.Context, status string) ([]Request, error) {
-	if err := s.expireDue(ctx); err != nil {
-		return nil, fmt.Errorf("store: requests: %w", err)
-	}
-	q := "SELECT " + requestColumns + " FROM requests"
-	switch status {
-	case StatusPending:
-		q += " WHERE status = 'pending' ORDER BY created, id"
-	case StatusDecided:
-		q += " WHERE status <> 'pending' ORDER BY created DESC, id"
-	case "all", "":
-		q += " ORDER BY created DESC, id"
-	default:
-		return nil, fmt.Errorf("store: requests of status %q: want pending, decided or all", status)
-	}
-	rs, err := s.requests(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("store: requests: %w", err)
-	}
-	out := make([]Request, len(rs))
-	for i, r := range rs {
-		out[i] = r.Request
-	}
-	return out, nil
+	return s.requestList(ctx, status, nil, 0)
 }
 
 // expireDue expires every pending request past its deadline.
@@ -428,21 +438,36 @@ type revRequest struct {
 	rev int64
 }
 
+// requestByID reads request id (a prepared statement on SQLite).
+func (s *Store) requestByID(ctx context.Context, id string) ([]revRequest, error) {
+	rows, err := s.queryOn(ctx, nil, "SELECT "+requestColumns+" FROM requests WHERE id = ?", id)
+	if err != nil {
+		return nil, err
+	}
+	return scanRequests(rows)
+}
+
+// requests reads the requests of query q.
 func (s *Store) requests(ctx context.Context, q string, args ...any) ([]revRequest, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
 	if err != nil {
 		return nil, err
 	}
+	return scanRequests(rows)
+}
+
+// scanRequests reads and closes rows of requestColumns.
+func scanRequests(rows *sql.Rows) ([]revRequest, error) {
 	defer rows.Close()
 	var out []revRequest
 	for rows.Next() {
 		var r revRequest
-		var args, choices string
+		var args, choices, truncated string
 		var modified sql.NullString
 		var created int64
 		var deadline sql.NullInt64
 		if err := rows.Scan(&r.ID, &r.Kind, &r.RunID, &r.Agent, &r.Call.ID, &r.Call.Function, &args, &r.View, &r.Message, &r.Result,
-			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &r.DecidedVia, &created, &deadline, &r.Failsafe, &r.rev); err != nil {
+			&choices, &r.Status, &r.Decision, &r.Explanation, &modified, &r.DecidedBy, &r.DecidedVia, &created, &deadline, &r.Failsafe, &r.rev, &truncated); err != nil {
 			return nil, err
 		}
 		r.Call.Arguments = json.RawMessage(args)
@@ -451,6 +476,13 @@ func (s *Store) requests(ctx context.Context, q string, args ...any) ([]revReque
 		}
 		if modified.Valid {
 			r.Modified = json.RawMessage(modified.String)
+		}
+		if truncated != "" {
+			var cut [2]int
+			if err := json.Unmarshal([]byte(truncated), &cut); err != nil {
+				return nil, fmt.Errorf("request %s: its truncation does not decode: %w", r.ID, err)
+			}
+			r.Truncated = &cut
 		}
 		r.Created = time.Unix(0, created).UTC()
 		if deadline.Valid {
@@ -463,21 +495,28 @@ func (s *Store) requests(ctx context.Context, q string, args ...any) ([]revReque
 }
 
 // Polling of SQLite: the first re-read after pollMin, backing off to
-// pollMax. PostgreSQL re-reads on notification, and every pgRecheck in
-// case one was missed.
+// pollMax (one poller per Store, for the changes of other processes).
+// Every waiter re-reads its request every recheck in case a wake-up was
+// missed.
 const (
-	pollMin   = 5 * time.Millisecond
-	pollMax   = 200 * time.Millisecond
-	pgRecheck = 2 * time.Second
+	pollMin = 5 * time.Millisecond
+	pollMax = 200 * time.Millisecond
+	recheck = 2 * time.Second
 )
 
 // Wait blocks until request id is no longer pending, or ctx ends, and
 // returns it. A pending request whose deadline passed is marked expired,
-// with its fail-safe decision, by whoever notices first.
+// with its fail-safe decision, by whoever notices first. A decision made
+// through this Store wakes its waiters at once; one of another process
+// wakes them through PostgreSQL's notification, or on SQLite through the
+// Store's one poller of the requests' revisions: waiters do not poll
+// their rows.
 func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
 	woken, stop := s.hub.wait(id)
 	defer stop()
-	backoff := pollMin
+	if s.engine == EngineSQLite {
+		defer s.watch(ctx)()
+	}
 	for {
 		r, err := s.Request(ctx, id)
 		if err != nil {
@@ -493,11 +532,7 @@ func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
 			}
 			continue
 		}
-		next := pgRecheck
-		if s.engine == EngineSQLite {
-			next = backoff
-			backoff = min(2*backoff, pollMax)
-		}
+		next := recheck
 		if r.Deadline != nil {
 			next = min(next, r.Deadline.Sub(now))
 		}
@@ -507,7 +542,6 @@ func (s *Store) Wait(ctx context.Context, id string) (Request, error) {
 			t.Stop()
 			return r, fmt.Errorf("store: waiting for request %s: %w", id, ctx.Err())
 		case <-woken:
-			backoff = pollMin
 		case <-t.C:
 		}
 		t.Stop()

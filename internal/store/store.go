@@ -125,6 +125,10 @@ type Request struct {
 	// Failsafe is the decision recorded when the deadline passes (H3:
 	// reject or terminate, never approve).
 	Failsafe string `json:"failsafe,omitempty"`
+	// Truncated is [bytes produced, bytes kept] when Result was cut
+	// before the person saw it (a review of a long output, cut at the
+	// tool's capture limit or the run's max_output); nil when whole.
+	Truncated *[2]int `json:"truncated,omitempty"`
 	// Context is what the asker knows beside the call (who, where, why),
 	// stored with the request on submission and read back with
 	// Store.RequestContexts; nil when none was given.

@@ -285,6 +285,10 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy,
 	}
 	err = cmd.Wait()
 	output := out.String()
+	if c := out.cut(); c != nil {
+		// Cut at the capture limit: the result says so (truncated).
+		tool.ReportCut(ctx, c[0], c[1])
+	}
 	output = sweep(watch, output)
 	if uncovered != "" {
 		output = appendNote(output, uncovered)

@@ -54,6 +54,16 @@ func (b *capBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// cut returns [bytes written, bytes kept] when bytes were dropped; nil
+// when all were kept.
+func (b *capBuffer) cut() *[2]int {
+	kept := int64(len(b.head) + len(b.tail))
+	if kept == b.total {
+		return nil
+	}
+	return &[2]int{int(b.total), int(kept)}
+}
+
 // String returns what was kept. When bytes were dropped, the kept beginning
 // and end are cut at character boundaries and joined by a note saying how
 // many bytes are missing.

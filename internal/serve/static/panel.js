@@ -481,7 +481,8 @@
 
   var runEl = $('#run');
   var refreshRun = serial(function () {
-    if (!runEl) { return null; }
+    // A page with later pages after it does not grow: the last page does.
+    if (!runEl || runEl.dataset.more) { return null; }
     var url = '/fragments/runs/' + encodeURIComponent(runEl.dataset.run) + '?after=' + encodeURIComponent(runEl.dataset.last || '');
     return fetchHTML(url).then(function (html) {
       var list = $('#events');

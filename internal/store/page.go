@@ -1,0 +1,281 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Bounds of a page of a list (requests, runs, events, search hits,
+// denials): at most MaxPage items, DefaultPage when none is asked for,
+// and no more than maxPageBytes of them (but always one), so that no list
+// grows with the store.
+const (
+	DefaultPage      = 100
+	defaultEventPage = 500
+	MaxPage          = 1000
+	maxPageBytes     = 4 << 20
+)
+
+// ErrCursor: a page's cursor that this list did not give.
+var ErrCursor = errors.New("not a cursor of this list")
+
+// Page selects one page of a list, in the list's order.
+type Page struct {
+	// Limit is the most items: <= 0 is the list's default (DefaultPage,
+	// or defaultEventPage for a run's events), and at most MaxPage.
+	Limit int
+	// After is where the page starts: "" for the first page, else the
+	// Next of the page before.
+	After string
+}
+
+// limit returns the page's size, def when none was asked for.
+func (p Page) limit(def int) int {
+	switch {
+	case p.Limit <= 0:
+		return def
+	case p.Limit > MaxPage:
+		return MaxPage
+	}
+	return p.Limit
+}
+
+// cursor is the position of an item in a list ordered by a number and
+// then a text (a time and an id; a sequence number alone has no text).
+type cursor struct {
+	n int64
+	s string
+}
+
+// String encodes c, opaque to clients.
+func (c cursor) String() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(c.n, 10) + "." + c.s))
+}
+
+// parseCursor decodes a cursor String made; ErrCursor otherwise.
+func parseCursor(v string) (cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	if err == nil {
+		n, s, ok := strings.Cut(string(b), ".")
+		if ok {
+			var c cursor
+			if c.n, err = strconv.ParseInt(n, 10, 64); err == nil {
+				c.s = s
+				return c, nil
+			}
+		}
+	}
+	return cursor{}, fmt.Errorf("cursor %q: %w", v, ErrCursor)
+}
+
+// fit returns how many of n items, of the sizes size gives, make a page
+// of at most limit items and maxPageBytes (at least one), and whether
+// items are left after them.
+func fit(n, limit int, size func(i int) int) (int, bool) {
+	total := 0
+	for i := 0; i < n; i++ {
+		if i == limit {
+			return i, true
+		}
+		total += size(i)
+		if i > 0 && total > maxPageBytes {
+			return i, true
+		}
+	}
+	return n, false
+}
+
+// sizeOf is about what r takes in a page of JSON.
+func (r Request) sizeOf() int {
+	return 400 + len(r.Call.Arguments) + len(r.View) + len(r.Message) + len(r.Result) + len(r.Modified) + len(r.Explanation)
+}
+
+// RequestPage returns one page of the requests of a status, in the order
+// of Requests (pending oldest first, others newest first), and the
+// cursor of the next page ("" after the last). Pending requests past
+// their deadline are expired first.
+func (s *Store) RequestPage(ctx context.Context, status string, p Page) ([]Request, string, error) {
+	var after *cursor
+	if p.After != "" {
+		c, err := parseCursor(p.After)
+		if err != nil {
+			return nil, "", fmt.Errorf("store: requests: %w", err)
+		}
+		after = &c
+	}
+	limit := p.limit(DefaultPage)
+	rs, err := s.requestList(ctx, status, after, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	n, more := fit(len(rs), limit, func(i int) int { return rs[i].sizeOf() })
+	next := ""
+	if more {
+		last := rs[n-1]
+		next = cursor{last.Created.UnixNano(), last.ID}.String()
+	}
+	return rs[:n], next, nil
+}
+
+// requestList reads the requests of a status after a position (nil: from
+// the start), at most limit (<= 0: all).
+func (s *Store) requestList(ctx context.Context, status string, after *cursor, limit int) ([]Request, error) {
+	if err := s.expireDue(ctx); err != nil {
+		return nil, fmt.Errorf("store: requests: %w", err)
+	}
+	var where []string
+	var args []any
+	order := "created DESC, id"
+	switch status {
+	case StatusPending:
+		where, order = append(where, "status = 'pending'"), "created, id"
+		if after != nil {
+			where, args = append(where, "(created > ? OR (created = ? AND id > ?))"), append(args, after.n, after.n, after.s)
+		}
+	case StatusDecided, "all", "":
+		if status == StatusDecided {
+			where = append(where, "status <> 'pending'")
+		}
+		if after != nil {
+			where, args = append(where, "(created < ? OR (created = ? AND id > ?))"), append(args, after.n, after.n, after.s)
+		}
+	default:
+		return nil, fmt.Errorf("store: requests of status %q: want pending, decided or all", status)
+	}
+	q := "SELECT " + requestColumns + " FROM requests"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY " + order
+	if limit > 0 {
+		q, args = q+" LIMIT ?", append(args, limit)
+	}
+	rs, err := s.requests(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: requests: %w", err)
+	}
+	out := make([]Request, len(rs))
+	for i, r := range rs {
+		out[i] = r.Request
+	}
+	return out, nil
+}
+
+// PendingCount returns how many requests wait for a person (those past
+// their deadline are expired first).
+func (s *Store) PendingCount(ctx context.Context) (int, error) {
+	if err := s.expireDue(ctx); err != nil {
+		return 0, fmt.Errorf("store: pending requests: %w", err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM requests WHERE status = 'pending'").Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: pending requests: %w", err)
+	}
+	return n, nil
+}
+
+// RunPage returns one page of the runs f selects (f.Limit is ignored),
+// newest first, and the cursor of the next page ("" after the last).
+func (s *Store) RunPage(ctx context.Context, f RunFilter, p Page) ([]Run, string, error) {
+	var after *cursor
+	if p.After != "" {
+		c, err := parseCursor(p.After)
+		if err != nil {
+			return nil, "", fmt.Errorf("store: runs: %w", err)
+		}
+		after = &c
+	}
+	limit := p.limit(DefaultPage)
+	f.Limit = limit + 1
+	runs, err := s.runList(ctx, f, after)
+	if err != nil {
+		return nil, "", err
+	}
+	n, more := fit(len(runs), limit, func(i int) int { return 300 + 40*len(runs[i].Counts) + len(runs[i].Task) })
+	next := ""
+	if more {
+		last := runs[n-1]
+		next = cursor{last.Started.UnixNano(), last.ID}.String()
+	}
+	return runs[:n], next, nil
+}
+
+// SearchPage returns one page of the events q selects (q.Limit is
+// ignored), newest first, and the cursor of the next page ("" after the
+// last).
+func (s *Store) SearchPage(ctx context.Context, q Query, p Page) ([]Hit, string, error) {
+	var before int64
+	if p.After != "" {
+		c, err := parseCursor(p.After)
+		if err != nil {
+			return nil, "", fmt.Errorf("store: search: %w", err)
+		}
+		before = c.n
+	}
+	limit := p.limit(DefaultPage)
+	q.Limit = limit + 1
+	hits, seqs, err := s.search(ctx, q, before)
+	if err != nil {
+		return nil, "", err
+	}
+	n, more := fit(len(hits), limit, func(i int) int { return len(hits[i].Line) })
+	next := ""
+	if more {
+		next = cursor{n: seqs[n-1]}.String()
+	}
+	return hits[:n], next, nil
+}
+
+// EventPage returns one page of the stored JSON lines of run runID's
+// events in order of arrival, after the event whose id is after ("" =
+// from the start; ErrNotFound if the run has no such event), at most
+// limit (<= 0: defaultEventPage; at most MaxPage) and maxPageBytes, and
+// the id of the page's last event when more follow ("" after the last):
+// the after of the next page.
+func (s *Store) EventPage(ctx context.Context, runID, after string, limit int) ([]json.RawMessage, string, error) {
+	limit = Page{Limit: limit}.limit(defaultEventPage)
+	hits, err := s.runEvents(ctx, runID, after, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	n, more := fit(len(hits), limit, func(i int) int { return len(hits[i].Line) })
+	out := make([]json.RawMessage, n)
+	for i := range out {
+		out[i] = hits[i].Line
+	}
+	next := ""
+	if more {
+		next = hits[n-1].Event.ID
+	}
+	return out, next, nil
+}
+
+// DenialPage returns one page of the latest denials of run runID (every
+// run when ""), in the order of Denials, and the cursor of the next page
+// ("" after the last).
+func (s *Store) DenialPage(ctx context.Context, runID string, p Page) ([]Denial, string, error) {
+	var after *cursor
+	if p.After != "" {
+		c, err := parseCursor(p.After)
+		if err != nil {
+			return nil, "", fmt.Errorf("store: denials: %w", err)
+		}
+		after = &c
+	}
+	limit := p.limit(DefaultPage)
+	ds, seqs, err := s.denialList(ctx, runID, after, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	n, more := fit(len(ds), limit, func(i int) int { return 300 + len(ds[i].Action) + len(ds[i].Rationale) })
+	next := ""
+	if more {
+		next = cursor{ds[n-1].Time.UnixNano(), strconv.FormatInt(seqs[n-1], 10)}.String()
+	}
+	return ds[:n], next, nil
+}
