@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/server"
 	"github.com/wardenhq/warden/store"
@@ -133,6 +134,10 @@ func (p *loadPlane) storeErrors() []string {
 type loadFault struct {
 	name string
 	do   func(p *loadPlane) error
+	// crash: the database crashes, and events, committed without waiting
+	// for the disk by design (see package store), may be lost; the run's
+	// JSONL transcript keeps them.
+	crash bool
 }
 
 var (
@@ -142,14 +147,14 @@ var (
 		time.Sleep(3 * time.Second)
 		p.restart(0)
 		return nil
-	}}
+	}, false}
 	// pausePostgres stops every PostgreSQL process for 5 s.
 	pausePostgres = loadFault{"PostgreSQL paused 5 s", func(p *loadPlane) error {
 		if p.cluster == nil {
 			return errors.New("no PostgreSQL cluster of the test's own to pause")
 		}
 		return p.cluster.PauseFor(5 * time.Second)
-	}}
+	}, false}
 	// restartPostgres restarts PostgreSQL at once (immediate shutdown):
 	// every pooled connection breaks.
 	restartPostgres = loadFault{"PostgreSQL restarted (immediate)", func(p *loadPlane) error {
@@ -157,7 +162,7 @@ var (
 			return errors.New("no PostgreSQL cluster of the test's own to restart")
 		}
 		return p.cluster.Restart()
-	}}
+	}, true}
 )
 
 // loadScenario is a load on the plane and, optionally, a fault in its middle.
@@ -179,6 +184,8 @@ type loadOutcome struct {
 	undelivered int             // (reader, request) pairs never received
 	reconnects  int             // streams that ended (the server dropped a slow reader) and were opened again
 	lost        int             // acknowledged, then not in the store as acknowledged
+	eventsLost  int             // events delivered (Flush succeeded), then not in the store
+	crash       bool            // the database crashed: events may be lost (see loadFault)
 	twice       int             // decided twice (two 200 answers to a decision)
 	duplicated  int             // calls stored as more than one request
 	unapproved  int             // calls run without the operator's approval
@@ -200,6 +207,9 @@ type loadCall struct {
 type loadLedger struct {
 	mu    sync.Mutex
 	calls map[string]*loadCall // by request id
+	// events are the events each run's client delivered (Flush
+	// succeeded), by run.
+	events map[string]int
 	why   []string
 }
 
@@ -235,7 +245,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), sc.duration+3*time.Minute)
 	defer cancel()
-	led := &loadLedger{calls: map[string]*loadCall{}}
+	led := &loadLedger{calls: map[string]*loadCall{}, events: map[string]int{}}
 
 	// The panel's readers: each connected before the first request.
 	type seen struct {
@@ -319,6 +329,18 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 			defer wg.Done()
 			runID := fmt.Sprintf("load-%s-%03d", newRequestID()[:8], i)
 			c := &server.Client{URL: p.urls[i%len(p.urls)], Token: p.runCred}
+			wrote := 0
+			defer func() {
+				// The run ends: its events are delivered, or it failed.
+				if err := c.Flush(ctx); err != nil {
+					failed.Add(1)
+					led.fail("%s: delivering its events: %v", runID, err)
+					return
+				}
+				led.mu.Lock()
+				led.events[runID] = wrote
+				led.mu.Unlock()
+			}()
 			for k := 0; time.Now().Before(end); k++ {
 				deadline := time.Now().Add(2 * time.Minute)
 				r := store.Request{ID: newRequestID(), Kind: store.KindApproval, RunID: runID, Agent: "main", Deadline: &deadline,
@@ -348,8 +370,15 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 					led.fail("%s: request %s ended %s/%s (%s)", runID, id, got.Status, got.Decision, got.Explanation)
 					return
 				}
-				// The call runs now.
+				// The call runs now, and the run reports it.
 				cl.ran.Store(true)
+				if err := c.Write(event.Event{ID: fmt.Sprintf("%s-%06d", runID, k), Time: time.Now().UTC(), RunID: runID, Agent: "main",
+					Data: event.Info{Message: "ran " + id}}); err != nil {
+					failed.Add(1)
+					led.fail("%s: writing its event: %v", runID, err)
+					return
+				}
+				wrote++
 				now := time.Now()
 				last.Store(now.UnixNano())
 				lmu.Lock()
@@ -370,7 +399,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	}
 	wg.Wait()
 	dwg.Wait()
-	out := loadOutcome{latency: latency, failed: int(failed.Load()), reconnects: int(reconnects.Load())}
+	out := loadOutcome{latency: latency, failed: int(failed.Load()), reconnects: int(reconnects.Load()), crash: sc.fault != nil && sc.fault.crash}
 	if l := last.Load(); l != 0 {
 		out.elapsed = time.Unix(0, l).Sub(start)
 	}
@@ -405,6 +434,16 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	}
 	led.mu.Lock()
 	defer led.mu.Unlock()
+	for run, n := range led.events {
+		have, err := countEvents(ctx, st, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if have < n {
+			out.eventsLost += n - have
+			led.why = append(led.why, fmt.Sprintf("%s: %d events delivered, %d stored", run, n, have))
+		}
+	}
 	for id, c := range led.calls {
 		r, stored := byID[id]
 		ran := c.ran.Load()
@@ -443,6 +482,19 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	}
 	out.why = led.why
 	return out
+}
+
+// countEvents counts the events of run in st.
+func countEvents(ctx context.Context, st *store.Store, run string) (int, error) {
+	n, after := 0, ""
+	for {
+		es, err := st.Events(ctx, run, after, 1000)
+		if err != nil || len(es) == 0 {
+			return n, err
+		}
+		n += len(es)
+		after = es[len(es)-1].ID
+	}
 }
 
 // readStream reads the event stream at base as the panel does, calling
@@ -506,9 +558,9 @@ func (o loadOutcome) String() string {
 	if o.elapsed > 0 {
 		rate = float64(o.decisions) / o.elapsed.Seconds()
 	}
-	s := fmt.Sprintf("%d decisions in %.1fs (%.0f/s), request to decision p50 %s p99 %s; lost %d, decided twice %d, stored twice %d, ran unapproved %d, runs failed %d",
+	s := fmt.Sprintf("%d decisions in %.1fs (%.0f/s), request to decision p50 %s p99 %s; lost %d (events %d), decided twice %d, stored twice %d, ran unapproved %d, runs failed %d",
 		o.decisions, o.elapsed.Seconds(), rate, quantile(o.latency, 0.5).Round(100*time.Microsecond), quantile(o.latency, 0.99).Round(100*time.Microsecond),
-		o.lost, o.twice, o.duplicated, o.unapproved, o.failed)
+		o.lost, o.eventsLost, o.twice, o.duplicated, o.unapproved, o.failed)
 	if len(o.delivery)+o.undelivered > 0 {
 		s += fmt.Sprintf("; stream delivery p50 %s p99 %s, %d of %d undelivered, %d streams reopened",
 			quantile(o.delivery, 0.5).Round(100*time.Microsecond), quantile(o.delivery, 0.99).Round(100*time.Microsecond), o.undelivered, o.undelivered+len(o.delivery), o.reconnects)
@@ -516,11 +568,16 @@ func (o loadOutcome) String() string {
 	return s
 }
 
-// check fails t unless nothing acknowledged was lost, decided twice,
-// stored twice or run unapproved, and no run failed.
+// check fails t unless nothing acknowledged was lost (events excepted
+// when the database crashed), decided twice, stored twice or run
+// unapproved, and no run failed.
 func (o loadOutcome) check(t testing.TB) {
 	t.Helper()
-	if o.lost+o.twice+o.duplicated+o.unapproved+o.failed > 0 || o.decisions == 0 {
+	events := o.eventsLost
+	if o.crash {
+		events = 0
+	}
+	if o.lost+events+o.twice+o.duplicated+o.unapproved+o.failed > 0 || o.decisions == 0 {
 		sort.Strings(o.why)
 		t.Errorf("%s\n%s", o, strings.Join(o.why, "\n"))
 	}
@@ -641,6 +698,7 @@ func BenchmarkS3_ControlPlane(b *testing.B) {
 			}
 			if bc.sc.fault != nil {
 				b.ReportMetric(float64(out.lost), "lost")
+				b.ReportMetric(float64(out.eventsLost), "events-lost")
 				b.ReportMetric(float64(out.twice+out.duplicated), "twice")
 				b.ReportMetric(float64(out.unapproved), "unapproved")
 				b.ReportMetric(float64(out.failed), "runs-failed")
