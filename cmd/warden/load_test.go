@@ -210,7 +210,7 @@ type loadLedger struct {
 	// events are the events each run's client delivered (Flush
 	// succeeded), by run.
 	events map[string]int
-	why   []string
+	why    []string
 }
 
 func (l *loadLedger) add(id string, c *loadCall) {
