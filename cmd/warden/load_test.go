@@ -186,6 +186,7 @@ type loadOutcome struct {
 	lost        int             // acknowledged, then not in the store as acknowledged
 	eventsLost  int             // events delivered (Flush succeeded), then not in the store
 	crash       bool            // the database crashed: events may be lost (see loadFault)
+	healthy     bool            // every replica's /healthz said ok after the runs
 	twice       int             // decided twice (two 200 answers to a decision)
 	duplicated  int             // calls stored as more than one request
 	unapproved  int             // calls run without the operator's approval
@@ -399,7 +400,15 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	}
 	wg.Wait()
 	dwg.Wait()
-	out := loadOutcome{latency: latency, failed: int(failed.Load()), reconnects: int(reconnects.Load()), crash: sc.fault != nil && sc.fault.crash}
+	// Every replica says on /healthz that it can write its store again.
+	healthy := true
+	for _, u := range p.urls {
+		if !healthyWithin(ctx, u, 10*time.Second) {
+			healthy = false
+			led.fail("%s/healthz: not ok 10 s after the runs ended", u)
+		}
+	}
+	out := loadOutcome{healthy: healthy, latency: latency, failed: int(failed.Load()), reconnects: int(reconnects.Load()), crash: sc.fault != nil && sc.fault.crash}
 	if l := last.Load(); l != 0 {
 		out.elapsed = time.Unix(0, l).Sub(start)
 	}
@@ -482,6 +491,23 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	}
 	out.why = led.why
 	return out
+}
+
+// healthyWithin reports whether the server at base answers /healthz "ok"
+// within d.
+func healthyWithin(ctx context.Context, base string, d time.Duration) bool {
+	hc := &http.Client{Timeout: 2 * time.Second}
+	for end := time.Now().Add(d); time.Now().Before(end) && ctx.Err() == nil; time.Sleep(100 * time.Millisecond) {
+		resp, err := hc.Get(base + "/healthz")
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return true
+		}
+	}
+	return false
 }
 
 // countEvents counts the events of run in st.
@@ -577,7 +603,7 @@ func (o loadOutcome) check(t testing.TB) {
 	if o.crash {
 		events = 0
 	}
-	if o.lost+events+o.twice+o.duplicated+o.unapproved+o.failed > 0 || o.decisions == 0 {
+	if o.lost+events+o.twice+o.duplicated+o.unapproved+o.failed > 0 || o.decisions == 0 || !o.healthy {
 		sort.Strings(o.why)
 		t.Errorf("%s\n%s", o, strings.Join(o.why, "\n"))
 	}
