@@ -663,7 +663,7 @@ func TestS3_LoadAndFaults(t *testing.T) {
 // faults, once per case (run it with -benchtime 1x; docs/performance.md
 // has the command and the figures): decisions per second and the time
 // from a request's submit to its run seeing the decision (p50, p99), with
-// 64 runs and no operator delay; the event stream's delivery to 200
+// one run, then 64, and no operator delay; the event stream's delivery to 200
 // readers of the panel (p50, p99, and the pairs never delivered) while 20
 // runs are decided within 0.5 s each; and per
 // fault, with 20 runs and operators deciding within 0.5 s: acknowledged
@@ -671,6 +671,7 @@ func TestS3_LoadAndFaults(t *testing.T) {
 // and runs failed (the goal is 0). PostgreSQL is a cluster of the
 // benchmark's own, with two `warden serve` replicas on it.
 func BenchmarkS3_ControlPlane(b *testing.B) {
+	one := loadScenario{runs: 1, duration: 5 * time.Second}
 	load := loadScenario{runs: 64, duration: 10 * time.Second}
 	stream := loadScenario{runs: 20, duration: 10 * time.Second, think: 500 * time.Millisecond, readers: 200}
 	faulty := func(f loadFault) loadScenario {
@@ -686,9 +687,11 @@ func BenchmarkS3_ControlPlane(b *testing.B) {
 		replicas int
 		sc       loadScenario
 	}{
+		{"sqlite/one", false, 1, one},
 		{"sqlite/load", false, 1, load},
 		{"sqlite/sse200", false, 1, stream},
 		{"sqlite/kill", false, 1, faulty(killServe)},
+		{"postgres2/one", true, 2, one},
 		{"postgres2/load", true, 2, load},
 		{"postgres2/sse200", true, 2, stream},
 		{"postgres2/kill", true, 2, faulty(killServe)},
