@@ -609,6 +609,27 @@ func (o loadOutcome) check(t testing.TB) {
 	}
 }
 
+// ownCluster starts a PostgreSQL cluster of t's own (for its faults) when
+// PostgreSQL's binaries are installed; nil otherwise.
+func ownCluster(t testing.TB) *storetest.Cluster {
+	if storetest.PostgresBin() == "" {
+		return nil
+	}
+	return storetest.StartPostgres(t)
+}
+
+// caseDB returns the database of a case: "" (a new SQLite file), or on
+// PostgreSQL a fresh schema of cluster; without a cluster it skips t.
+func caseDB(t testing.TB, cluster *storetest.Cluster, postgres bool) string {
+	if !postgres {
+		return ""
+	}
+	if cluster == nil {
+		t.Skipf("PostgreSQL's server binaries are not installed (set %s)", storetest.EnvPostgresBin)
+	}
+	return storetest.Schema(t, cluster.URL)
+}
+
 // Runs survive faults of the control plane: twenty runs, each deciding one
 // call after another through the API, keep going while `warden serve` is
 // SIGKILLed and restarted after 3 s (on SQLite, and one of two replicas
@@ -621,10 +642,7 @@ func TestS3_LoadAndFaults(t *testing.T) {
 		t.Skip("starts real servers and a PostgreSQL cluster")
 	}
 	short := loadScenario{runs: 20, duration: 7 * time.Second, think: 500 * time.Millisecond, faultAt: 1500 * time.Millisecond}
-	var cluster *storetest.Cluster
-	if storetest.PostgresBin() != "" {
-		cluster = storetest.StartPostgres(t)
-	}
+	cluster := ownCluster(t)
 	for _, tc := range []struct {
 		name     string
 		replicas int
@@ -638,13 +656,7 @@ func TestS3_LoadAndFaults(t *testing.T) {
 		{"postgres2/restart", 2, true, true, restartPostgres},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db := ""
-			if tc.postgres {
-				if cluster == nil {
-					t.Skipf("PostgreSQL's server binaries are not installed (set %s)", storetest.EnvPostgresBin)
-				}
-				db = storetest.Schema(t, cluster.URL)
-			}
+			db := caseDB(t, cluster, tc.postgres)
 			p := startPlane(t, db, tc.replicas, tc.named)
 			p.cluster = cluster
 			sc := short
@@ -677,10 +689,7 @@ func BenchmarkS3_ControlPlane(b *testing.B) {
 	faulty := func(f loadFault) loadScenario {
 		return loadScenario{runs: 20, duration: 12 * time.Second, think: 500 * time.Millisecond, fault: &f, faultAt: 3 * time.Second}
 	}
-	var cluster *storetest.Cluster
-	if storetest.PostgresBin() != "" {
-		cluster = storetest.StartPostgres(b)
-	}
+	cluster := ownCluster(b)
 	for _, bc := range []struct {
 		name     string
 		postgres bool
@@ -699,13 +708,7 @@ func BenchmarkS3_ControlPlane(b *testing.B) {
 		{"postgres2/restart", true, 2, faulty(restartPostgres)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			db := ""
-			if bc.postgres {
-				if cluster == nil {
-					b.Skipf("PostgreSQL's server binaries are not installed (set %s)", storetest.EnvPostgresBin)
-				}
-				db = storetest.Schema(b, cluster.URL)
-			}
+			db := caseDB(b, cluster, bc.postgres)
 			p := startPlane(b, db, bc.replicas, false)
 			p.cluster = cluster
 			b.ResetTimer()
