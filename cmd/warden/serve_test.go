@@ -46,7 +46,7 @@ var listeningRE = regexp.MustCompile(`listening on (https?://\S+?)/? `)
 
 // startServe starts `warden serve` with args and env and waits until it
 // says where it listens.
-func startServe(t *testing.T, env []string, args ...string) *serveProc {
+func startServe(t testing.TB, env []string, args ...string) *serveProc {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"serve"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)

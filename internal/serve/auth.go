@@ -126,7 +126,7 @@ func (s *Server) session(r *http.Request) (ok bool) {
 // an HttpOnly, SameSite=Strict cookie (Secure under TLS) naming a random
 // session id kept on the server. It reports whether the token was right.
 func (s *Server) login(w http.ResponseWriter, r *http.Request, token string) bool {
-	cred, ok := s.credentialOf(r.Context(), token)
+	cred, ok, _ := s.credentialOf(r.Context(), token)
 	if !ok || cred.role != roleOperator { // a run credential never logs in
 		s.logger().Warn("panel login refused", "remote", r.RemoteAddr)
 		return false
@@ -219,11 +219,19 @@ func safeMethod(m string) bool {
 
 // authed wraps an API handler: the request must carry the bearer token, or
 // a panel session cookie — and then, when it changes state, the session's
-// CSRF token. Anything else is 401 (403 for a missing CSRF token).
+// CSRF token. Anything else is 401 (403 for a missing CSRF token); a
+// bearer token that cannot be checked, the store being unreachable, is 503.
 func (s *Server) authed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if tok, ok := bearer(r); ok {
-			p, ok := s.bearerPrincipal(r, tok)
+			p, ok, err := s.bearerPrincipal(r, tok)
+			if err != nil {
+				// The credential could not be checked (a database blip):
+				// nothing is done, and the client may try again.
+				w.Header().Set("Retry-After", "1")
+				writeError(w, http.StatusServiceUnavailable, "the credential could not be checked (the store is unavailable), try again")
+				return
+			}
 			if !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="warden"`)
 				writeError(w, http.StatusUnauthorized, "the bearer token is not this server's")

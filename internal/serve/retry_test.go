@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
 )
@@ -138,6 +139,96 @@ func TestS4_SubmitIDOfAnotherRunRefused(t *testing.T) {
 		}
 		if r.ID == id || !store.ValidID(r.ID) {
 			t.Errorf("submit with id %q stored as %q, want an id the server chose", id, r.ID)
+		}
+	}
+}
+
+// A server that answers the handshake 503 — busy, or its store unreachable
+// for a moment — is tried again on a new connection, which must prove
+// itself as any other: the run's submit goes through once the server
+// answers, and while it did not, the client sent nothing but handshakes
+// (SPEC S3, S4).
+func TestS3_HandshakeRetriedWhileServerBusy(t *testing.T) {
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	s := &Server{Store: st, Token: testToken, RunToken: runToken, Sealer: testKey(t)}
+	h := s.Handler()
+	var busy atomic.Int32
+	busy.Store(3)
+	var leaked atomic.Value
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if busy.Load() > 0 {
+			if r.URL.Path != proof.HelloPath || r.Header.Get("Authorization") != "" {
+				leaked.Store(r.Method + " " + r.URL.Path)
+			}
+			busy.Add(-1)
+			writeError(w, http.StatusServiceUnavailable, "the store is unavailable, try again")
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	c := &serveclient.Client{URL: hs.URL, Token: runToken}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := store.Request{Kind: store.KindApproval, RunID: "run-busy", Call: store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)}}
+	if err := c.Submit(ctx, &r); err != nil {
+		t.Fatalf("submit across a busy handshake: %v", err)
+	}
+	if v := leaked.Load(); v != nil {
+		t.Fatalf("the client sent %v to a server that had not proved itself", v)
+	}
+	if all, err := st.Requests(ctx, "all"); err != nil || len(all) != 1 {
+		t.Fatalf("%d requests stored, want 1 (%v)", len(all), err)
+	}
+}
+
+// A squatter that answers every handshake 503 gets nothing either: the
+// client keeps asking it to prove itself until the run's time is up, then
+// fails closed (SPEC S4).
+func TestS4_BusySquatterGetsNothing(t *testing.T) {
+	sq := newSquatter(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusServiceUnavailable, "busy")
+	}))
+	c := &serveclient.Client{URL: sq.srv.URL, Token: runToken}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	r := store.Request{Kind: store.KindApproval, RunID: "run-sq", Call: store.Call{ID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"rm -f important.txt"}`)}}
+	if err := c.Submit(ctx, &r); err == nil {
+		t.Fatal("a submit to a squatter succeeded")
+	}
+	got := sq.received()
+	for _, secret := range []string{runToken, "important.txt", "Bearer", "rm -f"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the squatter received %q:\n%s", secret, got)
+		}
+	}
+	if strings.Count(got, proof.HelloPath) < 2 {
+		t.Errorf("the client did not ask again:\n%s", got)
+	}
+}
+
+// A bearer token that cannot be checked — named operators' credentials are
+// in the store, and the store cannot be read — is answered 503, never 401
+// (which a client does not retry, and which counts towards the back-off of
+// wrong tokens), and nothing is done (SPEC S3, S4).
+func TestS3_CredentialUncheckedIs503(t *testing.T) {
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const alice = "op-alice-0123456789abcdefghijklmnopqrstuv"
+	if err := st.AddOperator(context.Background(), "alice", proof.Hash(alice)); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Store: st, Sealer: testKey(t)}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	st.Close() // the store can no longer be read
+	for range 8 {
+		code, body, hdr := call(t, http.MethodPost, hs.URL+"/api/requests/abcdefghijklmnop1234/decision", `{"decision":"approve"}`,
+			http.Header{"Authorization": {"Bearer " + alice}})
+		if code != http.StatusServiceUnavailable || hdr.Get("Retry-After") == "" {
+			t.Fatalf("%d %s, want 503 with Retry-After", code, body)
 		}
 	}
 }

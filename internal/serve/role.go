@@ -114,25 +114,27 @@ func (s *Server) find(ctx context.Context, match func(credential) bool) (credent
 	return credential{}, false, nil
 }
 
-// credentialOf returns the credential whose text is token.
-func (s *Server) credentialOf(ctx context.Context, token string) (credential, bool) {
+// credentialOf returns the credential whose text is token. An error (the
+// store could not be read) finds none: the caller fails closed.
+func (s *Server) credentialOf(ctx context.Context, token string) (credential, bool, error) {
 	if token == "" {
-		return credential{}, false
+		return credential{}, false, nil
 	}
 	h := proof.Hash(token)
 	c, ok, err := s.find(ctx, func(c credential) bool { return subtle.ConstantTimeCompare([]byte(c.hash), []byte(h)) == 1 })
 	if err != nil {
 		s.logger().Error("looking up a credential", "err", err)
-		return credential{}, false // fail closed
+		return credential{}, false, err
 	}
-	return c, ok
+	return c, ok, nil
 }
 
-// bearerPrincipal returns who presents token on r.
-func (s *Server) bearerPrincipal(r *http.Request, token string) (principal, bool) {
-	c, ok := s.credentialOf(r.Context(), token)
+// bearerPrincipal returns who presents token on r; an error if the store,
+// which holds named operators' credentials, could not be read.
+func (s *Server) bearerPrincipal(r *http.Request, token string) (principal, bool, error) {
+	c, ok, err := s.credentialOf(r.Context(), token)
 	if !ok {
-		return principal{}, false
+		return principal{}, false, err
 	}
 	p := principal{role: c.role, name: c.name, via: "api"}
 	if c.role == roleRun {
@@ -143,7 +145,7 @@ func (s *Server) bearerPrincipal(r *http.Request, token string) (principal, bool
 			p.owner = "client:" + proof.Hash(id)[:32]
 		}
 	}
-	return p, true
+	return p, true, nil
 }
 
 // operatorOnly wraps an API handler that takes an operator: a run

@@ -202,8 +202,9 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 
 // storeError answers the error of a store call: 404 for an unknown id, 409
 // for a request no longer pending, 400 for a choice not offered or a
-// cursor the list did not give, 503 when
-// the caller went away or the store is closing, 500 otherwise.
+// cursor the list did not give, 503 when the caller went away, the store
+// is closing or its database cannot be reached for now (with Retry-After),
+// 500 otherwise.
 func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -214,6 +215,11 @@ func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		writeError(w, http.StatusServiceUnavailable, "the request was cancelled before the store answered")
+	case store.Unavailable(err):
+		// A database blip: the client tries again in a moment.
+		s.logger().Warn("store unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "the store is unavailable, try again: "+err.Error())
 	default:
 		s.logger().Error("store", "method", r.Method, "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "the store failed: "+err.Error())

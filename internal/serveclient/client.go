@@ -14,8 +14,12 @@
 // (Proof). A server that does not hold the credential cannot answer; the
 // client then sends nothing more, neither its credential nor any call,
 // and fails with an UnverifiedError that says why — never retried, so a
-// run fails closed. Binding the proof to the address stops a squatter
-// from relaying the handshake to the real server on another port.
+// run fails closed. A handshake answered 5xx, 408 or 429 (a server busy,
+// restarting, or whose store is unreachable for a moment) is no refusal:
+// the call is tried again like any other, on a new connection that must
+// prove itself in turn, until the call's time is up. Binding the proof to
+// the address stops a squatter from relaying the handshake to the real
+// server on another port.
 //
 // This was chosen over a Unix socket with SO_PEERCRED, which does not
 // reach another machine or a team's shared server, and over TLS with a

@@ -75,6 +75,11 @@ func (c *Client) hello(ctx context.Context, conn net.Conn, host string, sameAddr
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		return refuse("it does not know this credential (is it the server this credential belongs to?)")
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout:
+		// Busy or restarting (its store unreachable, say): nothing was
+		// sent but the nonce and the key id, and the caller may try again
+		// on a new connection, which must prove itself as any other.
+		return fmt.Errorf("warden server: handshake: HTTP %d: the server cannot answer for now", resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
 		return refuse("it answered the handshake with HTTP %d", resp.StatusCode)
 	case br.Buffered() != 0 || resp.Close:

@@ -37,9 +37,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		s.engine = EnginePostgres
-		s.db, err = sql.Open("pgx", url)
+		s.db, err = openPostgres(url)
 		if err == nil {
-			s.evdb, err = sql.Open("pgx", withParam(url, "synchronous_commit", "off"))
+			s.evdb, err = openPostgres(withParam(url, "synchronous_commit", "off"))
 		}
 	default:
 		s.engine = EngineSQLite
