@@ -66,7 +66,7 @@ func IsPrefixOf(prefix []string, script string) bool {
 	return false
 }
 
-// CoveredByPrefixes returns nil when the shell script runs nothing but
+// CoveredByPrefixes reports, with a nil error, that the shell script runs nothing but
 // commands that start with one of prefixes, word for word: every simple
 // command the parser finds (wrappers, substitutions and pipelines seen
 // through) has only literal words, starts with a prefix (its program
@@ -74,23 +74,26 @@ func IsPrefixOf(prefix []string, script string) bool {
 // or output (a duplication such as 2>&1 is allowed), no assignment, no
 // here-document, no wrapper, and is not dangerous; the script is fully
 // analysed, defines no function and feeds no download to an interpreter.
-// Otherwise the error says which command is not covered and why: the
-// script must be asked about.
-func CoveredByPrefixes(script string, prefixes [][]string) error {
+// It returns, for each simple command, the index in prefixes of the first
+// prefix it starts with. Otherwise the error says which command is not
+// covered and why: the script must be asked about.
+func CoveredByPrefixes(script string, prefixes [][]string) ([]int, error) {
 	if len(prefixes) == 0 {
-		return errors.New("no prefix is allowed")
+		return nil, errors.New("no prefix is allowed")
 	}
 	sc, err := plainScript(script)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	by := make([]int, len(sc.Commands))
 	for i := range sc.Commands {
 		c := &sc.Commands[i]
-		if !slices.ContainsFunc(prefixes, func(p []string) bool { return hasPrefix(c.Args, p) }) {
-			return fmt.Errorf("command %d (%s) starts with no allowed prefix", i+1, c.Text)
+		by[i] = slices.IndexFunc(prefixes, func(p []string) bool { return hasPrefix(c.Args, p) })
+		if by[i] < 0 {
+			return nil, fmt.Errorf("command %d (%s) starts with no allowed prefix", i+1, c.Text)
 		}
 	}
-	return nil
+	return by, nil
 }
 
 // plainScript parses script and checks that each of its simple commands

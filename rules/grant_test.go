@@ -26,8 +26,6 @@ var prefixAttacks = []string{
 	"git status $(rm -rf victim)",
 	"git status `rm -rf victim`",
 	"git status \"$(rm -rf victim)\"",
-	"git status <(rm -rf victim)",
-	"git status >(rm -rf victim)",
 	"git status <<EOF\n$(rm -rf victim)\nEOF",
 	"git status <<< \"$(rm -rf victim)\"",
 	"git status > new",
@@ -75,7 +73,7 @@ func TestS4_PrefixRuleCoversOnlyItsPrefix(t *testing.T) {
 			if shelltest.Exists(victim) && !shelltest.Exists(filepath.Join(dir, "new")) {
 				t.Fatalf("run by bash, %q neither deleted the victim nor made a file: not an attack", script)
 			}
-			if err := rules.CoveredByPrefixes(script, prefixes); err == nil {
+			if _, err := rules.CoveredByPrefixes(script, prefixes); err == nil {
 				t.Errorf("%q is covered by the prefixes %q", script, prefixes)
 			}
 		})
@@ -93,7 +91,7 @@ func TestS4_PrefixRuleCoversOnlyItsPrefix(t *testing.T) {
 	}
 	for _, script := range covered {
 		t.Run("covers "+script, func(t *testing.T) {
-			if err := rules.CoveredByPrefixes(script, prefixes); err != nil {
+			if _, err := rules.CoveredByPrefixes(script, prefixes); err != nil {
 				t.Fatalf("%q: %v, want covered", script, err)
 			}
 			dir := t.TempDir()
@@ -105,7 +103,19 @@ func TestS4_PrefixRuleCoversOnlyItsPrefix(t *testing.T) {
 			}
 		})
 	}
-	if err := rules.CoveredByPrefixes("git status", nil); err == nil {
+	// Refused too, though their effect is not certain when bash runs them
+	// (a process substitution runs in the background) or needs a program
+	// the test cannot count on.
+	for _, script := range []string{
+		"git status >(rm -rf victim)", "ls <(rm -rf victim)", "git status *", "git status ~", "git status $HOME", "git status ${X:-x}",
+		"env git status", "command git status", "nohup git status", "sudo git status", "time git status", "xargs git status",
+		"git status <input", "git status 0<>new", "f() { :; }; git status", "alias git=ls; git status", "git status ((",
+	} {
+		if _, err := rules.CoveredByPrefixes(script, prefixes); err == nil {
+			t.Errorf("%q is covered by the prefixes %q", script, prefixes)
+		}
+	}
+	if _, err := rules.CoveredByPrefixes("git status", nil); err == nil {
 		t.Error("no prefixes cover a script")
 	}
 }
@@ -153,7 +163,7 @@ func TestS4_PrefixesOffered(t *testing.T) {
 			if !rules.IsPrefixOf(p, tc.script) {
 				t.Errorf("IsPrefixOf(%q, %q) = false", p, tc.script)
 			}
-			if err := rules.CoveredByPrefixes(tc.script, [][]string{p}); err != nil {
+			if _, err := rules.CoveredByPrefixes(tc.script, [][]string{p}); err != nil {
 				t.Errorf("the call %q is not covered by its own prefix %q: %v", tc.script, p, err)
 			}
 		}
@@ -172,7 +182,7 @@ func FuzzCoveredByPrefixes(f *testing.F) {
 	}
 	prefixes := [][]string{{"git", "status"}, {"ls"}}
 	f.Fuzz(func(t *testing.T, script string) {
-		if err := rules.CoveredByPrefixes(script, prefixes); err != nil {
+		if _, err := rules.CoveredByPrefixes(script, prefixes); err != nil {
 			return
 		}
 		res := rules.Evaluate(nil, script)
