@@ -118,6 +118,7 @@ func (s *Server) Handler() http.Handler {
 	api("GET /api/runs", s.listRuns)
 	api("GET /api/runs/{id}", s.getRun)
 	api("GET /api/runs/{id}/events", s.runEvents)
+	api("GET /api/runs/{id}/rules", s.runRules)
 	runAPI("POST /api/events", s.postEvents)
 	api("GET /api/events/stream", s.stream)
 	api("GET /api/search", s.search)
