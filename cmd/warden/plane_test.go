@@ -56,6 +56,24 @@ func served(t *testing.T, extra ...string) (url string, env []string) {
 	return "", nil
 }
 
+// startRun starts `warden run ARGS…` with env and returns its stderr and
+// a channel that receives its exit; the process is killed when the test
+// ends.
+func startRun(t *testing.T, env []string, args ...string) (*bytes.Buffer, <-chan error) {
+	t.Helper()
+	run := exec.Command(binary(t), append([]string{"run"}, args...)...)
+	run.Env = env
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	t.Cleanup(func() { run.Process.Kill() })
+	return &stderr, exited
+}
+
 // api calls the server's API with the token of env.
 func api(t *testing.T, env []string, method, url string, body any, out any) int {
 	t.Helper()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -57,19 +56,10 @@ func TestS4_PrefixRuleNeverRunsMoreThanItsPrefix(t *testing.T) {
 `)
 	tk := write(t, dir, "task.yaml", "name: prefix\ninput: go\ntools: [bash]\nworkdir: "+dir+"\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", url, "--transcript", tr)
-	run.Env = env
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	defer run.Process.Kill()
+	stderr, exited := startRun(t, env, tk, "--model", "scripted:"+turns, "--approval", "human", "--server", url, "--transcript", tr)
 
 	var first apiRequest
-	waitPending(t, env, url, &stderr, func(rs []apiRequest) bool {
+	waitPending(t, env, url, stderr, func(rs []apiRequest) bool {
 		for _, r := range rs {
 			if strings.Contains(string(r.Call.Arguments), `"git status"`) {
 				first = r
@@ -83,7 +73,7 @@ func TestS4_PrefixRuleNeverRunsMoreThanItsPrefix(t *testing.T) {
 	}
 	// Every attack of the second turn waits for the person; c2 does not.
 	waiting := map[string]apiRequest{}
-	waitPending(t, env, url, &stderr, func(rs []apiRequest) bool {
+	waitPending(t, env, url, stderr, func(rs []apiRequest) bool {
 		for _, r := range rs {
 			for id, cmd := range attacks {
 				b, _ := json.Marshal(map[string]string{"cmd": cmd})

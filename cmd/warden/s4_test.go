@@ -87,19 +87,10 @@ touch `+done+`
 - content: done
 `)
 	tk := write(t, dir, "task.yaml", "name: s4\ninput: go\ntools: [bash]\n")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--approval", "human", "--server", url, "--transcript", filepath.Join(dir, "t.jsonl"))
-	run.Env = env
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	defer run.Process.Kill()
+	stderr, exited := startRun(t, env, tk, "--model", "scripted:"+turns, "--approval", "human", "--server", url, "--transcript", filepath.Join(dir, "t.jsonl"))
 
 	var test, rm apiRequest
-	waitPending(t, env, url, &stderr, func(rs []apiRequest) bool {
+	waitPending(t, env, url, stderr, func(rs []apiRequest) bool {
 		for _, r := range rs {
 			switch {
 			case strings.Contains(string(r.Call.Arguments), "test.sh"):
