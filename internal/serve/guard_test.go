@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/server"
 )
 
 // browserLocation resolves a Location header as a browser does: tabs and
@@ -211,5 +214,69 @@ func TestS2_HostMustNameThisServer(t *testing.T) {
 	env.srv.Hosts = []string{"team.example"}
 	if st, _ := send("team.example:443", "GET", "/api/requests", ""); st != http.StatusOK {
 		t.Errorf("a configured Host got %d, want 200", st)
+	}
+}
+
+// The attack: a local program hammers wrong tokens at the server. Every
+// loopback client has the same address, so with one budget per address
+// the runs' own calls got 429 and waited. The effect checked: a run
+// client that already presented its right credential goes on being
+// answered at once, while the guesser — sending no client id, or a new
+// made-up one with every guess, or a proven run's id with a wrong token —
+// still gets no more guesses checked than before. A client that never
+// proved itself shares the address's budget, as before.
+func TestS2_BackoffSparesProvenClients(t *testing.T) {
+	ts := startServer(t, "")
+	ts.RunToken = runToken
+	runID := "run-client-id-0123456789"
+	asRun := func(id, token string) int {
+		st, _, _ := call(t, "GET", ts.URL+"/api/whoami", "", http.Header{"Authorization": {"Bearer " + token}, server.ClientHeader: {id}})
+		return st
+	}
+	if st := asRun(runID, runToken); st != http.StatusOK {
+		t.Fatalf("the run's first call: %d", st)
+	}
+	checked, n, start := 0, 0, time.Now()
+	for time.Since(start) < 2*time.Second {
+		n++
+		h := http.Header{"Authorization": {"Bearer wrong-guess"}}
+		if n%2 == 0 {
+			h.Set(server.ClientHeader, "made-up-"+strconv.Itoa(n))
+		}
+		st, _, _ := call(t, "GET", ts.URL+"/api/requests", "", h)
+		switch st {
+		case http.StatusUnauthorized:
+			checked++
+		case http.StatusTooManyRequests:
+		default:
+			t.Fatalf("a wrong token got %d", st)
+		}
+	}
+	if checked > freeFailures+4 {
+		t.Errorf("%d wrong tokens were checked in 2 s with made-up client ids; want at most %d", checked, freeFailures+4)
+	}
+	for i := range 20 {
+		t0 := time.Now()
+		if st := asRun(runID, runToken); st != http.StatusOK || time.Since(t0) > time.Second {
+			t.Fatalf("call %d of the proven run during the attack: %d in %v, want 200 at once", i, st, time.Since(t0))
+		}
+	}
+	if st := asRun("a-new-client-id-0123456789", runToken); st != http.StatusTooManyRequests {
+		t.Errorf("a client never accepted before got %d during the attack, want 429 (the address's budget)", st)
+	}
+	// The guesser that uses the proven run's id gets that id's budget:
+	// a handful of checks, then it waits too.
+	checked, start = 0, time.Now()
+	for time.Since(start) < 2*time.Second {
+		switch st := asRun(runID, "wrong-guess"); st {
+		case http.StatusUnauthorized:
+			checked++
+		case http.StatusTooManyRequests:
+		default:
+			t.Fatalf("a wrong token with the run's id got %d", st)
+		}
+	}
+	if checked > freeFailures+4 {
+		t.Errorf("%d wrong tokens with the proven id were checked in 2 s; want at most %d", checked, freeFailures+4)
 	}
 }

@@ -60,8 +60,10 @@ type Server struct {
 	// owners caches the owner of each run a run credential acted on (run
 	// id → owner; an owner never changes).
 	owners ownerCache
-	// failures slows down clients that present wrong secrets.
+	// failures slows down clients that present wrong secrets; proven
+	// are the clients with a budget of their own.
 	failures backoff
+	proven   proven
 	// commands keeps the judged simple commands of the requests shown.
 	commands commandCache
 	// approveMu serializes the overrides this server grants, so that two
