@@ -292,3 +292,37 @@ func TestS4_GetRequestHasItsContext(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a call's arguments, shellCallOf never panics, and a shell call
+// it reads has its script from one argument and the others, canonical,
+// in rest: the same arguments in another order or spacing give the same
+// rest, so a rule's match does not hang on how the model wrote them.
+func FuzzShellCallOf(f *testing.F) {
+	for _, s := range []string{`{"cmd":"git status"}`, `{"cmd":"ls","timeout":5}`, `{"timeout":5.0,"cmd":"ls"}`, `{"command":"x","cmd":"y"}`,
+		`{"cmd":"a","cmd":"b"}`, `{"cmd":1}`, `{"Cmd":"x","cmd":"y"}`, `[]`, `{"script":"ls","env":{"B":1,"A":[1,2]}}`, `{}`} {
+		f.Add("bash", s)
+	}
+	f.Fuzz(func(t *testing.T, function, args string) {
+		sc, ok := shellCallOf(store.Call{Function: function, Arguments: json.RawMessage(args)})
+		if !ok {
+			return
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(args), &m); err != nil {
+			t.Fatalf("%s read as a shell call but is not an object: %v", args, err)
+		}
+		var script string
+		if json.Unmarshal(m[sc.arg], &script) != nil || script != sc.script {
+			t.Fatalf("%s: script %q from %q, want the argument's string", args, sc.script, sc.arg)
+		}
+		var rest map[string]json.RawMessage
+		if err := json.Unmarshal(sc.rest, &rest); err != nil || len(rest) != len(m)-1 || rest[sc.arg] != nil {
+			t.Fatalf("%s: rest %s is not the other arguments (%v)", args, sc.rest, err)
+		}
+		// The same object re-encoded (keys sorted, no space) gives the same rest.
+		re, _ := json.Marshal(m)
+		if again, ok := shellCallOf(store.Call{Function: function, Arguments: re}); !ok || string(again.rest) != string(sc.rest) {
+			t.Fatalf("%s re-encoded as %s: rest %s, want %s", args, re, again.rest, sc.rest)
+		}
+	})
+}
