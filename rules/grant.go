@@ -51,21 +51,6 @@ func PrefixesOf(script string) ([][]string, error) {
 	return out, nil
 }
 
-// IsPrefixOf reports whether prefix is one of the prefixes PrefixesOf
-// offers for script.
-func IsPrefixOf(prefix []string, script string) bool {
-	ps, err := PrefixesOf(script)
-	if err != nil {
-		return false
-	}
-	for _, p := range ps {
-		if slices.Equal(p, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // CoveredByPrefixes reports, with a nil error, that the shell script runs nothing but
 // commands that start with one of prefixes, word for word: every simple
 // command the parser finds (wrappers, substitutions and pipelines seen

@@ -160,16 +160,10 @@ func TestS4_PrefixesOffered(t *testing.T) {
 			t.Errorf("PrefixesOf(%q) = %q (%v), want %q", tc.script, got, err, tc.want)
 		}
 		for _, p := range ps {
-			if !rules.IsPrefixOf(p, tc.script) {
-				t.Errorf("IsPrefixOf(%q, %q) = false", p, tc.script)
-			}
 			if _, err := rules.CoveredByPrefixes(tc.script, [][]string{p}); err != nil {
 				t.Errorf("the call %q is not covered by its own prefix %q: %v", tc.script, p, err)
 			}
 		}
-	}
-	if rules.IsPrefixOf([]string{"git"}, "git status") || rules.IsPrefixOf([]string{"git", "stat"}, "git status") {
-		t.Error("IsPrefixOf accepted a prefix that was not offered")
 	}
 }
 

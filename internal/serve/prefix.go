@@ -142,11 +142,11 @@ func ruleOn(r store.Request, prefix []string, by string) (store.RunRule, error) 
 	if !ok {
 		return store.RunRule{}, fmt.Errorf("%w: %s is not a shell call", errPrefix, r.Call.Function)
 	}
-	if _, err := rules.PrefixesOf(sc.script); err != nil {
+	ps, err := rules.PrefixesOf(sc.script)
+	if err != nil {
 		return store.RunRule{}, fmt.Errorf("%w: %v", errPrefix, err)
 	}
-	if !rules.IsPrefixOf(prefix, sc.script) {
-		ps, _ := rules.PrefixesOf(sc.script)
+	if !slices.ContainsFunc(ps, func(p []string) bool { return slices.Equal(p, prefix) }) {
 		var offered []string
 		for _, p := range ps {
 			b, _ := json.Marshal(p)
