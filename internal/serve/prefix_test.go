@@ -2,7 +2,10 @@ package serve
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -205,8 +208,25 @@ func TestS4_ServerApprovesOnlyWhatWasSeen(t *testing.T) {
 	if got, _ := env.st.Request(ctx, short.ID); got.Decision != "approve" {
 		t.Errorf("the short call: %s %s, want approved", got.Status, got.Decision)
 	}
-	// The API: a digest, when sent, must be the request's.
+	// The API: a digest, when sent, must be the request's, computed as
+	// docs/control-plane.md says from the request the API returns.
 	apiReq := submitPending(t, env.st, shellRequest("run-a", "make test", ""))
+	_, raw, _ := call(t, "GET", env.url+"/api/requests/"+apiReq.ID, "", http.Header{"Authorization": {"Bearer " + panelToken}})
+	var asRead struct {
+		Kind, Result string
+		Call         struct {
+			Function  string
+			Arguments json.RawMessage
+		}
+	}
+	decode(t, raw, &asRead)
+	h256 := sha256.New()
+	for _, part := range []string{asRead.Kind, asRead.Call.Function, string(asRead.Call.Arguments), asRead.Result} {
+		fmt.Fprintf(h256, "%d:%s", len(part), part)
+	}
+	if documented := "sha256:" + hex.EncodeToString(h256.Sum(nil)); documented != seenDigest(apiReq) {
+		t.Errorf("the documented digest %s is not the server's %s", documented, seenDigest(apiReq))
+	}
 	h := http.Header{"Authorization": {"Bearer " + panelToken}}
 	if code, body, _ := call(t, "POST", env.url+"/api/requests/"+apiReq.ID+"/decision", `{"decision":"approve","seen":"`+shortDigest+`"}`, h); code != http.StatusConflict {
 		t.Errorf("API approve with another digest: %d %s, want 409", code, body)
