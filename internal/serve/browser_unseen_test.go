@@ -31,6 +31,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	shots := artifacts(t)
 	env := newPanelEnv(t)
 	env.srv.Operator = "dana" // the holder of the panel's token
+	env.srv.RunToken = runToken
 	st := env.st
 	bctx := context.Background()
 
@@ -56,7 +57,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 
 	// A run with its task, then three requests: a short one, a long shell
 	// script with a dangerous command in its middle, another short one.
-	run := &server.Client{URL: env.url, Token: panelToken}
+	run := &server.Client{URL: env.url, Token: runToken} // the run's own credential, as warden run --server holds
 	writeEvents(t, run, "run-7c2e", 1,
 		event.RunStart{Task: "Clean the build and rerun the tests", Model: "claude-sonnet", Workdir: "/home/dev/project",
 			Settings: &event.RunSettings{Sandbox: &event.SandboxSettings{Mode: "workspace-write"}}},

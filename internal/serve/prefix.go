@@ -131,10 +131,30 @@ func prefixOptions(r store.Request) []prefixOption {
 	return out
 }
 
+// servedRun reports whether run id reaches this server through its API
+// (its requests come from a run credential's client, which claimed it):
+// only such a run's requests are approved by its rules, so only such a
+// run is offered one.
+func (s *Server) servedRun(ctx context.Context, id string) bool {
+	if _, ok := s.owners.get(id); ok {
+		return true
+	}
+	owner, err := s.Store.RunOwner(ctx, id)
+	if err != nil {
+		return false
+	}
+	s.owners.put(id, owner)
+	return true
+}
+
 // ruleOn returns the rule that allowing prefix on the request r makes:
-// r must be an approval of a single plain shell command, and prefix one
-// of the prefixes rules.PrefixesOf offers for it.
-func ruleOn(r store.Request, prefix []string, by string) (store.RunRule, error) {
+// r must be an approval of a single plain shell command of a run that
+// reaches this server through its API, and prefix one of the prefixes
+// rules.PrefixesOf offers for it.
+func (s *Server) ruleOn(ctx context.Context, r store.Request, prefix []string, by string) (store.RunRule, error) {
+	if !s.servedRun(ctx, r.RunID) {
+		return store.RunRule{}, fmt.Errorf("%w: run %s does not reach this server through its API (it queues in the store directly, or its requests were submitted with an operator's credential), so no rule of it could approve its calls", errPrefix, r.RunID)
+	}
 	if r.Kind != store.KindApproval {
 		return store.RunRule{}, fmt.Errorf("%w: a prefix is allowed on an approval, not on a %s request", errPrefix, r.Kind)
 	}
@@ -203,7 +223,7 @@ func (s *Server) decideChecked(ctx context.Context, id string, d checkedDecision
 			return req, nil, fmt.Errorf("%w: the approval's digest %s is not the request's", errUnseen, d.seen)
 		}
 		if d.prefix != nil {
-			r, err := ruleOn(req, d.prefix, d.DecidedBy)
+			r, err := s.ruleOn(ctx, req, d.prefix, d.DecidedBy)
 			if err != nil {
 				return req, nil, err
 			}

@@ -242,11 +242,15 @@ func TestS4_ServerApprovesOnlyWhatWasSeen(t *testing.T) {
 // The header names who is logged in.
 func TestS4_PanelAllowsAPrefixForThisRun(t *testing.T) {
 	env := newPanelEnv(t)
-	env.srv.Operator = "alice"
+	env.srv.Operator, env.srv.RunToken = "alice", runToken
 	ctx := context.Background()
 	seedRun(t, env.st, "run-a", "tidy the repo", "running")
-	req := submitPending(t, env.st, shellRequest("run-a", "git status --short", ""))
-	script := submitPending(t, env.st, shellRequest("run-a", "git status; rm -rf build", ""))
+	run := &server.Client{URL: env.url, Token: runToken}
+	req := submitAs(t, run, shellRequest("run-a", "git status --short", ""))
+	script := submitAs(t, run, shellRequest("run-a", "git status; rm -rf build", ""))
+	// A run that queues in the store directly (warden run --db) is not
+	// offered a rule: none of its later calls would come through here.
+	direct := submitPending(t, env.st, shellRequest("run-d", "git status --short", ""))
 	b := newBrowser(t, env.url)
 	csrf := b.login()
 	_, page := b.do("GET", "/", nil)
@@ -259,9 +263,15 @@ func TestS4_PanelAllowsAPrefixForThisRun(t *testing.T) {
 	if len(opts) != 2 || htmlUnescape(opts[0][1]) != `["git","status","--short"]` || opts[1][2] != "git status" || !strings.Contains(card, `value="approve-prefix"`) {
 		t.Fatalf("the card's prefixes: %q", opts)
 	}
-	other := page[strings.Index(page, `id="req-`+script.ID+`"`):]
-	if other = other[:strings.Index(other, "</article>")]; strings.Contains(other, "approve-prefix") {
-		t.Error("a script of two commands offers a prefix")
+	for name, id := range map[string]string{"a script of two commands": script.ID, "a run that queues in the store": direct.ID} {
+		other := page[strings.Index(page, `id="req-`+id+`"`):]
+		if other = other[:strings.Index(other, "</article>")]; strings.Contains(other, "approve-prefix") {
+			t.Errorf("%s is offered a prefix", name)
+		}
+	}
+	if code, body, _ := call(t, "POST", env.url+"/api/requests/"+direct.ID+"/decision", `{"decision":"approve","allow_prefix":["git","status"]}`,
+		http.Header{"Authorization": {"Bearer " + panelToken}}); code != http.StatusBadRequest || !strings.Contains(string(body), "does not reach this server through its API") {
+		t.Errorf("a rule for a run that queues in the store: %d %s, want 400", code, body)
 	}
 	seen, _ := seenOf(t, page, req.ID)
 	resp, _ := b.do("POST", "/requests/"+req.ID+"/decide", url.Values{"decision": {"approve-prefix"}, "allow_prefix": {`["git","status"]`}, "csrf": {csrf}, "seen": {seen}})
