@@ -109,18 +109,8 @@ func TestS2_WrongTokensBackOffPerClient(t *testing.T) {
 	} {
 		t.Run(route.name, func(t *testing.T) {
 			env.srv.failures.succeed("127.0.0.1")
-			checked, start := 0, time.Now()
-			for time.Since(start) < 2*time.Second {
-				switch st := route.try("wrong-guess"); st {
-				case http.StatusUnauthorized:
-					checked++
-				case http.StatusTooManyRequests:
-				default:
-					t.Fatalf("a wrong token got %d", st)
-				}
-			}
 			// freeFailures free, then 0.2+0.4+0.8 s: at most 9 within 2 s.
-			if checked > freeFailures+4 {
+			if checked := guessFor2s(t, func(int) int { return route.try("wrong-guess") }); checked > freeFailures+4 {
 				t.Errorf("%d wrong tokens were checked in 2 s; want at most %d", checked, freeFailures+4)
 			}
 			if st := route.try(panelToken); st != http.StatusTooManyRequests {
@@ -236,22 +226,14 @@ func TestS2_BackoffSparesProvenClients(t *testing.T) {
 	if st := asRun(runID, runToken); st != http.StatusOK {
 		t.Fatalf("the run's first call: %d", st)
 	}
-	checked, n, start := 0, 0, time.Now()
-	for time.Since(start) < 2*time.Second {
-		n++
+	checked := guessFor2s(t, func(n int) int {
 		h := http.Header{"Authorization": {"Bearer wrong-guess"}}
 		if n%2 == 0 {
 			h.Set(server.ClientHeader, "made-up-"+strconv.Itoa(n))
 		}
 		st, _, _ := call(t, "GET", ts.URL+"/api/requests", "", h)
-		switch st {
-		case http.StatusUnauthorized:
-			checked++
-		case http.StatusTooManyRequests:
-		default:
-			t.Fatalf("a wrong token got %d", st)
-		}
-	}
+		return st
+	})
 	if checked > freeFailures+4 {
 		t.Errorf("%d wrong tokens were checked in 2 s with made-up client ids; want at most %d", checked, freeFailures+4)
 	}
@@ -266,17 +248,25 @@ func TestS2_BackoffSparesProvenClients(t *testing.T) {
 	}
 	// The guesser that uses the proven run's id gets that id's budget:
 	// a handful of checks, then it waits too.
-	checked, start = 0, time.Now()
-	for time.Since(start) < 2*time.Second {
-		switch st := asRun(runID, "wrong-guess"); st {
+	if checked := guessFor2s(t, func(int) int { return asRun(runID, "wrong-guess") }); checked > freeFailures+4 {
+		t.Errorf("%d wrong tokens with the proven id were checked in 2 s; want at most %d", checked, freeFailures+4)
+	}
+}
+
+// guessFor2s sends wrong tokens with try (given the try's number) for two
+// seconds and returns how many were checked (401); each other one must be
+// refused unchecked (429).
+func guessFor2s(t *testing.T, try func(n int) int) int {
+	t.Helper()
+	checked := 0
+	for n, start := 0, time.Now(); time.Since(start) < 2*time.Second; n++ {
+		switch st := try(n); st {
 		case http.StatusUnauthorized:
 			checked++
 		case http.StatusTooManyRequests:
 		default:
-			t.Fatalf("a wrong token with the run's id got %d", st)
+			t.Fatalf("a wrong token got %d", st)
 		}
 	}
-	if checked > freeFailures+4 {
-		t.Errorf("%d wrong tokens with the proven id were checked in 2 s; want at most %d", checked, freeFailures+4)
-	}
+	return checked
 }
