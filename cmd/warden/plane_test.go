@@ -21,7 +21,7 @@ import (
 // served starts `warden serve` as a real process on a free loopback port
 // and a SQLite store, and returns its URL and the environment (home and
 // token) a run needs to reach it.
-func served(t *testing.T) (url string, env []string) {
+func served(t *testing.T, extra ...string) (url string, env []string) {
 	t.Helper()
 	dir := t.TempDir()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -31,6 +31,7 @@ func served(t *testing.T) (url string, env []string) {
 	addr := l.Addr().String()
 	l.Close()
 	env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_TOKEN=test-token-0123456789abcdefghij-"+filepath.Base(dir), "WARDEN_SERVER=", "WARDEN_DB=")
+	env = append(env, extra...)
 	cmd := exec.Command(binary(t), "serve", "--addr", addr, "--db", "sqlite:"+filepath.Join(dir, "warden.db"))
 	cmd.Env = env
 	var stderr bytes.Buffer
@@ -53,6 +54,24 @@ func served(t *testing.T) (url string, env []string) {
 	}
 	t.Fatalf("warden serve did not start:\n%s", stderr.String())
 	return "", nil
+}
+
+// startRun starts `warden run ARGS…` with env and returns its stderr and
+// a channel that receives its exit; the process is killed when the test
+// ends.
+func startRun(t *testing.T, env []string, args ...string) (*bytes.Buffer, <-chan error) {
+	t.Helper()
+	run := exec.Command(binary(t), append([]string{"run"}, args...)...)
+	run.Env = env
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- run.Wait() }()
+	t.Cleanup(func() { run.Process.Kill() })
+	return &stderr, exited
 }
 
 // api calls the server's API with the token of env.

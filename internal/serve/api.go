@@ -83,6 +83,9 @@ func (s *Server) submitRequest(w http.ResponseWriter, r *http.Request) {
 		s.storeError(w, r, err)
 		return
 	}
+	// An approval the run's rules cover is approved at once, in the name
+	// of the operators who allowed its prefixes.
+	s.applyRunRules(r.Context(), &req)
 	w.Header().Set("Location", "/api/requests/"+req.ID)
 	writeJSON(w, http.StatusCreated, req)
 }
@@ -166,6 +169,13 @@ func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if cs, err := s.Store.RequestContexts(r.Context(), []string{req.ID}); err == nil {
+		if c, ok := cs[req.ID]; ok {
+			req.Context = &c
+		}
+	} else {
+		s.logger().Warn("request context", "request", req.ID, "err", err)
+	}
 	writeJSON(w, http.StatusOK, req)
 }
 
@@ -176,6 +186,12 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		Decision    string          `json:"decision"`
 		Explanation string          `json:"explanation"`
 		Modified    json.RawMessage `json:"modified"`
+		// Seen, when given, is the digest of the request as the decider
+		// read it (seenDigest): an approval of another is refused.
+		Seen string `json:"seen"`
+		// AllowPrefix, with approve, allows this exact prefix for the
+		// rest of the request's run (an extension, issue 21 item 4).
+		AllowPrefix []string `json:"allow_prefix"`
 	}
 	if !decodeBody(w, r, maxBody, &in) {
 		return
@@ -198,12 +214,27 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if in.Decision == "modify" {
 		d.Modified = in.Modified
 	}
-	req, err := s.Store.Decide(r.Context(), r.PathValue("id"), d)
+	if in.AllowPrefix != nil && len(in.AllowPrefix) == 0 {
+		writeError(w, http.StatusBadRequest, `"allow_prefix" is empty: give the words of the prefix`)
+		return
+	}
+	req, rule, err := s.decideChecked(r.Context(), r.PathValue("id"), checkedDecision{Decision: d, seen: in.Seen, prefix: in.AllowPrefix})
+	if code := decisionStatus(err); code != 0 {
+		writeError(w, code, err.Error())
+		return
+	}
 	if err != nil {
 		s.storeError(w, r, err)
 		return
 	}
 	s.logger().Info("decided", "request", req.ID, "run", req.RunID, "decision", req.Decision, "by", d.DecidedBy)
+	if rule != nil {
+		writeJSON(w, http.StatusOK, struct {
+			store.Request
+			Rule *store.RunRule `json:"rule"`
+		}{req, rule})
+		return
+	}
 	writeJSON(w, http.StatusOK, req)
 }
 

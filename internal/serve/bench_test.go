@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -161,4 +162,34 @@ func BenchmarkS4_NewConnection(b *testing.B) {
 			resp.Body.Close()
 		}
 	})
+}
+
+// BenchmarkS4_SubmitShellCall measures submitting a shell call and reading
+// it back through a run's client: in a run without rules, and in a run
+// whose rule covers the call (approved on submission) or does not.
+func BenchmarkS4_SubmitShellCall(b *testing.B) {
+	ts := startServer(b, "")
+	ts.RunToken = runToken
+	ctx := context.Background()
+	c := &serveclient.Client{URL: ts.URL, Token: runToken, ID: "bench"}
+	for _, tc := range []struct{ name, cmd string }{{"no rule", "git status"}, {"covered", "git status -s"}, {"not covered", "git status; ls"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			run := "bench-" + strings.ReplaceAll(tc.name, " ", "-")
+			if tc.name != "no rule" {
+				if err := ts.Store.AddRunRule(ctx, &store.RunRule{RunID: run, Function: "bash", Arg: "cmd", Prefix: []string{"git", "status"}, Rest: json.RawMessage(`{}`), CreatedBy: "alice"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			args, _ := json.Marshal(map[string]string{"cmd": tc.cmd})
+			for i := 0; i < b.N; i++ {
+				r := store.Request{Kind: store.KindApproval, RunID: run, Call: store.Call{ID: fmt.Sprint(i), Function: "bash", Arguments: args}, Choices: []string{"approve", "reject"}}
+				if err := c.Submit(ctx, &r); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.Request(ctx, r.ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -31,6 +31,8 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	bin := chromium(t)
 	shots := artifacts(t)
 	env := newPanelEnv(t)
+	env.srv.Operator = "dana" // the holder of the panel's token
+	env.srv.RunToken = runToken
 	st := env.st
 	bctx := context.Background()
 
@@ -56,7 +58,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 
 	// A run with its task, then three requests: a short one, a long shell
 	// script with a dangerous command in its middle, another short one.
-	run := &serveclient.Client{URL: env.url, Token: panelToken}
+	run := &serveclient.Client{URL: env.url, Token: runToken} // the run's own credential, as warden run --server holds
 	writeEvents(t, run, "run-7c2e", 1,
 		event.RunStart{Task: "Clean the build and rerun the tests", Model: "claude-sonnet", Workdir: "/home/dev/project",
 			Settings: &event.RunSettings{Sandbox: &event.SandboxSettings{Mode: "workspace-write"}}},
@@ -246,6 +248,44 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 	waitFor("the new card", `document.getElementById('req-`+another.ID+`') !== null`)
 	if got := eval("notifications", `(window.shown || []).join(' ;; ')`); !strings.Contains(got, "warden: approval waiting | bash") {
 		t.Errorf("a new request raised %q, want a notification of the approval", got)
+	}
+
+	// The header names who is logged in.
+	if who := eval("header", `document.getElementById('operator').textContent`); who != "logged in as dana" {
+		t.Errorf("the header says %q, want logged in as dana", who)
+	}
+	// "Allow this exact prefix for this run": the person picks the prefix
+	// `git status` on the card of `git status --short` and approves. The
+	// call is approved by dana, the rule is the run's, a later `git
+	// status` is approved by it without a card, and a script that does
+	// more waits for the person.
+	grant := short("call_6", "git status --short")
+	card = "#req-" + grant.ID
+	waitFor("the card with a prefix", `document.querySelector('`+card+` select[name="allow_prefix"]') !== null`)
+	if opts := eval("prefixes", `Array.from(document.querySelectorAll('`+card+` select[name="allow_prefix"] option')).map(function (o) { return o.textContent; }).join(' | ')`); opts != "git status --short | git status" {
+		t.Errorf("the card offers the prefixes %q", opts)
+	}
+	do("allow the prefix git status",
+		chromedp.SetValue(chromedp.CSS(card+` select[name="allow_prefix"]`), `["git","status"]`),
+		chromedp.Click(chromedp.CSS(card+` button[value="approve-prefix"]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice.ok")))
+	if msg := eval("notice", `document.querySelector('.notice.ok').textContent`); !strings.Contains(msg, "start with `git status` are approved in your name without asking") {
+		t.Errorf("after allowing the prefix the notice says %q", msg)
+	}
+	if r := status(grant.ID); r.Decision != "approve" || r.DecidedBy != "dana" {
+		t.Fatalf("the call whose prefix was allowed: %s %s by %q", r.Status, r.Decision, r.DecidedBy)
+	}
+	if again := short("call_7", "git status"); again.Status != "decided" || again.DecidedBy != "dana" || again.DecidedVia != "rule" {
+		t.Errorf("a later git status: %s by %q via %q, want approved by dana's rule", again.Status, again.DecidedBy, again.DecidedVia)
+	}
+	more := short("call_8", "git status; rm -f important.txt")
+	waitFor("the script that does more to wait", `document.getElementById('req-`+more.ID+`') !== null`)
+	if r := status(more.ID); r.Status != "pending" {
+		t.Fatalf("git status; rm -f important.txt is %s %s, want pending", r.Status, r.Decision)
+	}
+	do("the run's rules", chromedp.Navigate(env.url+"/runs/run-7c2e"), chromedp.WaitVisible(chromedp.ID("run-rules")))
+	if rule := eval("rule", `document.getElementById('run-rules').textContent.replace(/\s+/g, ' ')`); !strings.Contains(rule, "start with exactly git status") || !strings.Contains(rule, "allowed by dana") {
+		t.Errorf("the run's page lists the rule as %q", rule)
 	}
 	t.Logf("screenshots in %s", shots)
 }

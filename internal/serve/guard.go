@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/internal/proof"
 )
 
 // This file holds what the server checks before any handler runs (SPEC
@@ -28,6 +30,9 @@ const (
 	// maxClients bounds the clients remembered: beyond it the stalest is
 	// forgotten.
 	maxClients = 4096
+	// provenFor is how long a client id that presented a right secret
+	// keeps a back-off budget of its own after its last right one.
+	provenFor = 12 * time.Hour
 )
 
 // failure is what the back-off remembers of one client.
@@ -107,6 +112,69 @@ func (b *backoff) evict(now time.Time) {
 	}
 }
 
+// proven remembers the clients (an address and a client id, see
+// proof.ClientHeader) that presented a right secret: each keeps a
+// back-off budget of its own, apart from its address's, so that wrong
+// secrets from another program on the same machine (every loopback client
+// shares one address) do not slow down a run that already proved it
+// holds its credential. A client id that never presented a right secret
+// from the address gets nothing: a guesser that makes up ids stays on the
+// address's budget.
+type proven struct {
+	mu sync.Mutex
+	m  map[string]time.Time // key → last right secret
+}
+
+// add remembers key as proven at now.
+func (p *proven) add(key string, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]time.Time{}
+	}
+	if _, ok := p.m[key]; !ok && len(p.m) >= maxClients {
+		var stalest string
+		for k, t := range p.m {
+			if now.Sub(t) > provenFor {
+				delete(p.m, k)
+			} else if stalest == "" || t.Before(p.m[stalest]) {
+				stalest = k
+			}
+		}
+		if len(p.m) >= maxClients && stalest != "" {
+			delete(p.m, stalest)
+		}
+	}
+	p.m[key] = now
+}
+
+// has reports whether key presented a right secret within provenFor.
+func (p *proven) has(key string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t, ok := p.m[key]
+	return ok && now.Sub(t) <= provenFor
+}
+
+// provenKey names r's client id at r's address, "" when r sends none.
+func provenKey(r *http.Request) string {
+	id := r.Header.Get(proof.ClientHeader)
+	if id == "" {
+		return ""
+	}
+	return clientOf(r) + " client:" + proof.Hash(id)[:32]
+}
+
+// budgetOf names the back-off budget r's secret is checked under: its
+// client's own when that client (address and id) presented a right secret
+// before, else its address's.
+func (s *Server) budgetOf(r *http.Request, now time.Time) string {
+	if k := provenKey(r); k != "" && s.proven.has(k, now) {
+		return k
+	}
+	return clientOf(r)
+}
+
 // clientOf names the client of r for the back-off: its address without
 // the port (every port of one machine is one client).
 func clientOf(r *http.Request) string {
@@ -157,9 +225,11 @@ func (w *statusWriter) Flush() {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // slowDown wraps h with the back-off: a request that presents a secret
-// while its client must wait is answered 429 with Retry-After, and its
+// while its budget must wait is answered 429 with Retry-After, and its
 // secret is not checked; a request whose secret was refused (401) counts
-// as a failure of its client, one that was accepted forgets its failures.
+// as a failure of its budget, one that was accepted forgets its failures.
+// The budget is the client's address, or, for a client id that presented
+// a right secret from that address before, its own (see proven).
 // Requests without a secret (a panel session's) pass untouched, so a
 // client hammering wrong tokens does not lock a logged-in person out.
 func (s *Server) slowDown(h http.Handler) http.Handler {
@@ -168,7 +238,7 @@ func (s *Server) slowDown(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		client := clientOf(r)
+		client := s.budgetOf(r, time.Now())
 		if d := s.failures.wait(client, time.Now()); d > 0 {
 			secs := int((d + time.Second - 1) / time.Second)
 			w.Header().Set("Retry-After", strconv.Itoa(secs))
@@ -183,6 +253,9 @@ func (s *Server) slowDown(h http.Handler) http.Handler {
 			s.failures.fail(client, time.Now())
 		case sw.status != 0 && sw.status < 400:
 			s.failures.succeed(client)
+			if k := provenKey(r); k != "" {
+				s.proven.add(k, time.Now())
+			}
 		}
 	})
 }

@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/proof"
 )
 
 // browserLocation resolves a Location header as a browser does: tabs and
@@ -106,18 +109,8 @@ func TestS2_WrongTokensBackOffPerClient(t *testing.T) {
 	} {
 		t.Run(route.name, func(t *testing.T) {
 			env.srv.failures.succeed("127.0.0.1")
-			checked, start := 0, time.Now()
-			for time.Since(start) < 2*time.Second {
-				switch st := route.try("wrong-guess"); st {
-				case http.StatusUnauthorized:
-					checked++
-				case http.StatusTooManyRequests:
-				default:
-					t.Fatalf("a wrong token got %d", st)
-				}
-			}
 			// freeFailures free, then 0.2+0.4+0.8 s: at most 9 within 2 s.
-			if checked > freeFailures+4 {
+			if checked := guessFor2s(t, func(int) int { return route.try("wrong-guess") }); checked > freeFailures+4 {
 				t.Errorf("%d wrong tokens were checked in 2 s; want at most %d", checked, freeFailures+4)
 			}
 			if st := route.try(panelToken); st != http.StatusTooManyRequests {
@@ -212,4 +205,68 @@ func TestS2_HostMustNameThisServer(t *testing.T) {
 	if st, _ := send("team.example:443", "GET", "/api/requests", ""); st != http.StatusOK {
 		t.Errorf("a configured Host got %d, want 200", st)
 	}
+}
+
+// The attack: a local program hammers wrong tokens at the server. Every
+// loopback client has the same address, so with one budget per address
+// the runs' own calls got 429 and waited. The effect checked: a run
+// client that already presented its right credential goes on being
+// answered at once, while the guesser — sending no client id, or a new
+// made-up one with every guess, or a proven run's id with a wrong token —
+// still gets no more guesses checked than before. A client that never
+// proved itself shares the address's budget, as before.
+func TestS2_BackoffSparesProvenClients(t *testing.T) {
+	ts := startServer(t, "")
+	ts.RunToken = runToken
+	runID := "run-client-id-0123456789"
+	asRun := func(id, token string) int {
+		st, _, _ := call(t, "GET", ts.URL+"/api/whoami", "", http.Header{"Authorization": {"Bearer " + token}, proof.ClientHeader: {id}})
+		return st
+	}
+	if st := asRun(runID, runToken); st != http.StatusOK {
+		t.Fatalf("the run's first call: %d", st)
+	}
+	checked := guessFor2s(t, func(n int) int {
+		h := http.Header{"Authorization": {"Bearer wrong-guess"}}
+		if n%2 == 0 {
+			h.Set(proof.ClientHeader, "made-up-"+strconv.Itoa(n))
+		}
+		st, _, _ := call(t, "GET", ts.URL+"/api/requests", "", h)
+		return st
+	})
+	if checked > freeFailures+4 {
+		t.Errorf("%d wrong tokens were checked in 2 s with made-up client ids; want at most %d", checked, freeFailures+4)
+	}
+	for i := range 20 {
+		t0 := time.Now()
+		if st := asRun(runID, runToken); st != http.StatusOK || time.Since(t0) > time.Second {
+			t.Fatalf("call %d of the proven run during the attack: %d in %v, want 200 at once", i, st, time.Since(t0))
+		}
+	}
+	if st := asRun("a-new-client-id-0123456789", runToken); st != http.StatusTooManyRequests {
+		t.Errorf("a client never accepted before got %d during the attack, want 429 (the address's budget)", st)
+	}
+	// The guesser that uses the proven run's id gets that id's budget:
+	// a handful of checks, then it waits too.
+	if checked := guessFor2s(t, func(int) int { return asRun(runID, "wrong-guess") }); checked > freeFailures+4 {
+		t.Errorf("%d wrong tokens with the proven id were checked in 2 s; want at most %d", checked, freeFailures+4)
+	}
+}
+
+// guessFor2s sends wrong tokens with try (given the try's number) for two
+// seconds and returns how many were checked (401); each other one must be
+// refused unchecked (429).
+func guessFor2s(t *testing.T, try func(n int) int) int {
+	t.Helper()
+	checked := 0
+	for n, start := 0, time.Now(); time.Since(start) < 2*time.Second; n++ {
+		switch st := try(n); st {
+		case http.StatusUnauthorized:
+			checked++
+		case http.StatusTooManyRequests:
+		default:
+			t.Fatalf("a wrong token got %d", st)
+		}
+	}
+	return checked
 }

@@ -162,6 +162,18 @@ type page struct {
 	// NextPage is the URL of the list's next page ("" on the last), and
 	// More says what is not shown on this one.
 	NextPage, More string
+
+	// Operator names who is logged in, for the header ("" on the login
+	// page).
+	Operator string
+	// Rules are the exact prefixes operators allowed for the run.
+	Rules []ruleView
+}
+
+// ruleView is a rule of a run as its page shows it.
+type ruleView struct {
+	Function, Prefix, By, RequestID string
+	Created                         time.Time
 }
 
 // choice is one decision button of a request.
@@ -217,6 +229,12 @@ type requestView struct {
 	Ctx cardContext
 	// Outcome says what became of a modified call; OutcomeTone colours it.
 	Outcome, OutcomeTone string
+	// Seen is the digest of the request (seenDigest) an approval from
+	// the card carries once the card shows it whole.
+	Seen string
+	// Prefixes are the exact prefixes the card offers to allow for the
+	// rest of the run, the most exact first.
+	Prefixes []prefixOption
 }
 
 // sameAsArgument reports whether a call's view is just the text of one of
@@ -332,6 +350,9 @@ func viewRequest(r store.Request) requestView {
 		if r.Truncated != nil {
 			v.ResultCut = "truncated: the tool's output was " + strconv.Itoa(r.Truncated[0]) + " bytes, " + strconv.Itoa(r.Truncated[1]) + " are shown"
 		}
+	}
+	if r.Status == store.StatusPending {
+		v.Seen, v.Prefixes = seenDigest(r), prefixOptions(r)
 	}
 	return v
 }
@@ -503,6 +524,12 @@ func (s *Server) logError(r *http.Request, what string, err error) {
 // the pending count.
 func (s *Server) newPage(ctx context.Context, r *http.Request, title, nav string) page {
 	p := page{Title: title, Nav: nav, CSRF: s.csrfToken(r)}
+	if se, ok := s.current(r); ok {
+		p.Operator = se.operator
+		if p.Operator == "" {
+			p.Operator = "the operator (unnamed)"
+		}
+	}
 	if n, err := s.Store.PendingCount(ctx); err == nil {
 		p.Pending = n
 	}
@@ -605,6 +632,13 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request) {
 			if req.Decision == "modify" {
 				p.Notice += " What became of the modified call shows under Recently decided, once the run reports it."
 			}
+			if r.URL.Query().Get("rule") != "" {
+				for _, rv := range s.ruleViews(ctx, req.RunID) {
+					if rv.RequestID == req.ID {
+						p.Notice += " From now on, calls of " + rv.Function + " in run " + shortID(req.RunID) + " that start with `" + rv.Prefix + "` are approved in your name without asking (the run's page lists its rules)."
+					}
+				}
+			}
 		}
 	}
 	s.render(w, r, "queue", p)
@@ -660,7 +694,17 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 		DecidedBy:   s.who(r),
 		DecidedVia:  "panel",
 	}
+	// An approval from a card carries the digest of the request as the
+	// card showed it whole; "approve-prefix" also allows the prefix
+	// chosen on the card for the rest of the run.
+	cd := checkedDecision{seen: r.PostFormValue("seen"), needSeen: true}
 	status, msg := http.StatusOK, ""
+	if d.Decision == "approve-prefix" {
+		d.Decision = "approve"
+		if err := json.Unmarshal([]byte(r.PostFormValue("allow_prefix")), &cd.prefix); err != nil || len(cd.prefix) == 0 {
+			status, msg = http.StatusBadRequest, "Nothing was decided: choose the prefix to allow for this run."
+		}
+	}
 	var editErr, editText string
 	if d.Decision == "modify" {
 		editText = r.PostFormValue("modified")
@@ -670,13 +714,22 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Modified = args
 	}
-	if editErr == "" {
-		req, err := s.Store.Decide(ctx, id, d)
+	if editErr == "" && msg == "" {
+		cd.Decision = d
+		req, rule, err := s.decideChecked(ctx, id, cd)
 		switch {
 		case err == nil:
 			s.logger().Info("decided", "request", req.ID, "run", req.RunID, "decision", req.Decision, "by", d.DecidedBy)
-			http.Redirect(w, r, "/?decided="+url.QueryEscape(id), http.StatusSeeOther)
+			to := "/?decided=" + url.QueryEscape(id)
+			if rule != nil {
+				to += "&rule=1"
+			}
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
+		case errors.Is(err, errUnseen):
+			status, msg = http.StatusConflict, "Nothing was decided: approve only what the panel has shown you whole (show the whole call, then approve). "+err.Error()
+		case errors.Is(err, errPrefix):
+			status, msg = http.StatusBadRequest, "Nothing was decided: "+err.Error()
 		case errors.Is(err, store.ErrNotFound):
 			status, msg = http.StatusNotFound, "There is no request "+id+"."
 		case errors.Is(err, store.ErrNotPending):
@@ -870,6 +923,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 		p.NextPage = nextPage(r, "after", evs[len(evs)-1].ID)
 		p.More = "The first " + strconv.Itoa(len(evs)) + " events from here are shown; later events are on the next page."
 	}
+	p.Rules = s.ruleViews(ctx, id)
 	for _, e := range evs {
 		p.Events = append(p.Events, viewEvent(e, s.Orders))
 	}

@@ -219,8 +219,19 @@ func (s *Server) enrich(ctx context.Context, views []requestView, reqs []store.R
 		s.logger().Warn("panel: request contexts", "err", err)
 	}
 	runs := map[string]runFacts{}
+	served := map[string]bool{}
 	for i, r := range reqs {
 		views[i].commandsList = s.commands.of(r)
+		if len(views[i].Prefixes) > 0 {
+			ok, known := served[r.RunID]
+			if !known {
+				ok = s.servedRun(ctx, r.RunID)
+				served[r.RunID] = ok
+			}
+			if !ok {
+				views[i].Prefixes = nil // a rule of this run would approve nothing
+			}
+		}
 		f, ok := runs[r.RunID]
 		if !ok {
 			f = s.runFacts(ctx, r.RunID)

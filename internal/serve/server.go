@@ -66,8 +66,10 @@ type Server struct {
 	// owners caches the owner of each run a run credential acted on (run
 	// id → owner; an owner never changes).
 	owners ownerCache
-	// failures slows down clients that present wrong secrets.
+	// failures slows down clients that present wrong secrets; proven
+	// are the clients with a budget of their own.
 	failures backoff
+	proven   proven
 	// commands keeps the judged simple commands of the requests shown.
 	commands commandCache
 	// approveMu serializes the overrides this server grants, so that two
@@ -144,6 +146,7 @@ func (s *Server) Handler() http.Handler {
 	api("GET /api/runs", s.listRuns)
 	api("GET /api/runs/{id}", s.getRun)
 	api("GET /api/runs/{id}/events", s.runEvents)
+	api("GET /api/runs/{id}/rules", s.runRules)
 	runAPI("POST /api/events", s.postEvents)
 	api("GET /api/events/stream", s.stream)
 	api("GET /api/search", s.search)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -108,4 +109,29 @@ func TestS1_DatabaseFilesPrivate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A rule an operator allowed for a run is kept with who allowed it, and
+// belongs to that run alone (issue 21 item 4).
+func TestS4_RunRules(t *testing.T) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		ctx := context.Background()
+		r := RunRule{RunID: "r1", Function: "bash", Arg: "cmd", Prefix: []string{"git", "status"}, Rest: json.RawMessage(`{"timeout":5}`), CreatedBy: "alice", RequestID: "q1"}
+		if err := s.AddRunRule(ctx, &r); err != nil || r.ID == 0 || r.Created.IsZero() {
+			t.Fatalf("AddRunRule = %v, %+v", err, r)
+		}
+		if err := s.AddRunRule(ctx, &RunRule{RunID: "r2", Function: "bash", Arg: "cmd", Prefix: []string{"ls"}, CreatedBy: "bob"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddRunRule(ctx, &RunRule{RunID: "r1", Function: "bash", Arg: "cmd", CreatedBy: "bob"}); err == nil {
+			t.Error("a rule without a prefix was stored")
+		}
+		got, err := s.RunRules(ctx, "r1")
+		if err != nil || len(got) != 1 || got[0].CreatedBy != "alice" || strings.Join(got[0].Prefix, " ") != "git status" || string(got[0].Rest) != `{"timeout":5}` || got[0].RequestID != "q1" {
+			t.Fatalf("RunRules(r1) = %+v, %v", got, err)
+		}
+		if got, err := s.RunRules(ctx, "r3"); err != nil || len(got) != 0 {
+			t.Errorf("RunRules(r3) = %+v, %v", got, err)
+		}
+	})
 }

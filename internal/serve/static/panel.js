@@ -180,6 +180,9 @@
     parts.forEach(function (pre) { pre.classList.add('whole'); });
     $all('[data-action="expand"]', card).forEach(function (b) { b.setAttribute('aria-expanded', 'true'); });
     $all('[data-needs-whole]', card).forEach(function (x) { x.disabled = false; x.removeAttribute('title'); });
+    // The approval now carries the digest of the request shown whole;
+    // the server refuses one without it.
+    $all('input[name="seen"]', card).forEach(function (x) { x.value = x.dataset.seen || ''; });
     return true;
   }
 
