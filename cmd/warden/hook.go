@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/store"
+)
+
+const hookUsage = `usage: warden hook HOST [--config FILE] [--approval X] [--review X] [--rules FILE]...
+                   [--approvals-reviewer user|auto_review|LIST] [--auto-review-model M]
+                   [--server URL] [--db URL] [--timeout D]
+       warden hook install HOST [--scope user|project] [--uninstall]
+       warden hook doctor HOST [--scope user|project]
+
+Governs a coding agent warden does not run (HOST: claude-code, codex, gemini,
+cursor): reads one hook event of HOST on stdin, decides it with the approval
+policy (before a call), the review policy (after it) or the boundary decider
+(the host's permission requests, exec rules' prompts, escalations), and answers
+on stdout in HOST's format and exit codes. Anything warden cannot decide — input
+that does not parse, an unknown event, an unreachable store or server — is
+HOST's deny. The host session is a warden run: $WARDEN_HOME/runs/RUN_ID.jsonl
+and the store. See docs/hooks.md.
+`
+
+// hookCmd implements `warden hook`.
+func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "install":
+			return hookInstallCmd(args[1:], stdout, stderr, false)
+		case "doctor":
+			return hookInstallCmd(args[1:], stdout, stderr, true)
+		}
+	}
+	c := newCommand("warden hook", hookUsage, stderr)
+	fs := c.fs
+	var flags hook.File
+	var rulesFiles stringList
+	var reviewers string
+	configPath := fs.String("config", "", "the configuration `FILE` (default $WARDEN_HOME/hooks.yaml): the keys of these flags; a flag given replaces its key")
+	fs.StringVar(&flags.Approval, "approval", "", "approval policy file or registered approver name, for calls before they run")
+	fs.StringVar(&flags.Review, "review", "", "review policy file or registered reviewer name, for results after calls ran")
+	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML) every shell command is judged by (repeatable)")
+	fs.StringVar(&reviewers, "approvals-reviewer", "", "who decides boundary requests: user, auto_review, or approvers in order such as first_pass,auto_review,human")
+	fs.StringVar(&flags.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent")
+	fs.StringVar(&flags.Server, "server", "", "a `URL` of `warden serve`: people decide escalations in its panel, and it receives the session's events")
+	fs.StringVar(&flags.DB, "db", "", "the store's `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB, else SQLite in $WARDEN_HOME); given, people decide escalations through it")
+	fs.DurationVar(&flags.Timeout, "timeout", 0, "how long an escalation waits for a decision (default 5m); its outcome is a denial that says so")
+	pos, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.fail("give one HOST (%s)", strings.Join(hook.Hosts(), ", "))
+	}
+	h, err := hook.Lookup(pos[0])
+	if err != nil {
+		return c.fail("%v", err)
+	}
+	// From here on, every failure is the host's deny: never silence, never
+	// exit 1 (which Claude Code and Gemini CLI read as "proceed").
+	input, err := io.ReadAll(io.LimitReader(stdin, maxHookInput))
+	if err != nil {
+		return answer(h.Fail("reading the hook input: "+err.Error()), stdout, stderr)
+	}
+	path := *configPath
+	if path == "" {
+		path = filepath.Join(wardenhome.Home(), "hooks.yaml")
+	}
+	f, err := hook.LoadFile(path, *configPath == "")
+	if err != nil {
+		return answer(h.Fail(err.Error()), stdout, stderr)
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "approval":
+			f.Approval = absIfFile(flags.Approval)
+		case "review":
+			f.Review = absIfFile(flags.Review)
+		case "rules":
+			f.Rules = nil
+			for _, r := range rulesFiles {
+				f.Rules = append(f.Rules, absIfFile(r))
+			}
+		case "approvals-reviewer":
+			f.ApprovalsReviewer, err = decider.Parse(reviewers)
+		case "auto-review-model":
+			f.AutoReviewModel = flags.AutoReviewModel
+		case "server":
+			f.Server = flags.Server
+		case "db":
+			f.DB = flags.DB
+		case "timeout":
+			f.Timeout = flags.Timeout
+		}
+	})
+	if err != nil {
+		return answer(h.Fail("--approvals-reviewer: "+err.Error()), stdout, stderr)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, closeAll, err := hookConfig(ctx, f)
+	if err != nil {
+		return answer(h.Fail(err.Error()), stdout, stderr)
+	}
+	ans := cfg.Handle(ctx, h, input)
+	if err := closeAll(); err != nil && ans.Code == 0 {
+		ans = h.Fail("recording the decision: " + err.Error())
+	}
+	return answer(ans, stdout, stderr)
+}
+
+// maxHookInput bounds the hook input read (a tool's whole output may be in
+// it).
+const maxHookInput = 64 << 20
+
+// defaultHookTimeout is how long an escalation waits by default: below the
+// timeouts `warden hook install` gives the hosts, so that warden's denial,
+// not the host's timeout (which some hosts read as "proceed"), ends it.
+const defaultHookTimeout = 5 * time.Minute
+
+// hookConfig resolves f: the policies compiled, the exec rules loaded, the
+// control plane connected (--server, --db; else the default store, which
+// receives the session's events but decides nothing). closeAll delivers
+// what is buffered and closes the connections.
+func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll func() error, err error) {
+	home := wardenhome.Home()
+	cfg = &hook.Config{Timeout: f.Timeout, Paths: hook.Paths{Runs: filepath.Join(home, "runs"), Key: task.KeyPath()}}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = defaultHookTimeout
+	}
+	if f.Approval != "" {
+		entries, err := policy.Resolve(f.Approval, f.Dir, policy.Approval, approval.Registered, approval.Names())
+		if err != nil {
+			return nil, nil, fmt.Errorf("approval: %w", err)
+		}
+		if cfg.Approval, err = approval.Compile(entries); err != nil {
+			return nil, nil, fmt.Errorf("approval: %w", err)
+		}
+		cfg.ApprovalEntries = entries
+	}
+	if f.Review != "" {
+		entries, err := policy.Resolve(f.Review, f.Dir, policy.Review, review.Registered, review.Names())
+		if err != nil {
+			return nil, nil, fmt.Errorf("review: %w", err)
+		}
+		if cfg.Review, err = review.Compile(entries); err != nil {
+			return nil, nil, fmt.Errorf("review: %w", err)
+		}
+		cfg.ReviewEntries = entries
+	}
+	ruleFiles := f.RulePaths()
+	if len(ruleFiles) > 0 {
+		if cfg.Rules, err = rules.Load(ruleFiles...); err != nil {
+			return nil, nil, fmt.Errorf("rules: %w", err)
+		}
+	}
+	who, model := f.ApprovalsReviewer, f.AutoReviewModel
+	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
+		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
+			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person})
+	}
+	pl, err := openPlane(ctx, f.Server, f.DB)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Queue = pl.queue
+	if f.Server == "" && store.URL(f.DB) == "" {
+		// The session's events go to the default store, for the panel of
+		// a `warden serve` on it; nobody decides through it.
+		st, err := store.Open(ctx, "")
+		if err != nil {
+			pl.Close()
+			return nil, nil, fmt.Errorf("the store: %w", err)
+		}
+		pl.sinks = append(pl.sinks, st)
+		pl.closers = append(pl.closers, st.Close)
+	}
+	if s := pl.sink(); s != nil {
+		cfg.Sink = s
+	}
+	return cfg, pl.Close, nil
+}
+
+// absIfFile returns p absolute when it names a file, so that a flag's path
+// is against the working directory while the configuration file's are
+// against its own; anything else (a registered name) as it is.
+func absIfFile(p string) string {
+	if _, err := os.Stat(p); err == nil {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+	}
+	return p
+}
+
+// answer writes a hook's answer and returns its exit code.
+func answer(a hook.Answer, stdout, stderr io.Writer) int {
+	_, _ = stdout.Write(a.Stdout)
+	_, _ = io.WriteString(stderr, a.Stderr)
+	return a.Code
+}
+
+var _ event.Sink = (*store.Store)(nil)

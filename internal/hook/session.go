@@ -1,0 +1,169 @@
+package hook
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"syscall"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/seal"
+)
+
+// Paths are where a host session's run lives in warden's state.
+type Paths struct {
+	// Runs is the directory of transcripts ($WARDEN_HOME/runs); their head
+	// records are kept there too (event.Heads).
+	Runs string
+	// Key is warden's state key ($WARDEN_HOME/keys/override.key): it
+	// seals the transcript's lines and authenticates denials and overrides.
+	Key string
+}
+
+// Session is a host session as a warden run (SPEC X1, X4): its transcript
+// in warden's state, read back at every hook so that the denial log, the
+// overrides a person granted and the breaker's count of the turn carry
+// from one hook process to the next. One hook process of a session holds
+// it at a time (a lock beside the transcript): concurrent hooks of one
+// session (Codex runs matching hooks concurrently) take turns, and none
+// loses an update.
+type Session struct {
+	RunID string
+	// New says the session had no event before this hook.
+	New bool
+	// Events records into the run's transcript, numbered after the events
+	// already there, and into Sink.
+	Events *event.Recorder
+	// Ledger is the run's denial log and overrides, as the transcript has
+	// them (verified).
+	Ledger *gate.Ledger
+	// Turn are the reviews of boundary requests in the current turn,
+	// oldest first, true for a denial (for the breaker).
+	Turn []bool
+	// Tripped says the breaker interrupted the current turn.
+	Tripped bool
+	// Notes are the person's overrides granted since the current turn
+	// started, for the agent's context (SPEC G12).
+	Notes []chat.Message
+	// Sealer authenticates denials and overrides (the state key).
+	Sealer gate.Sealer
+	// Path is the transcript's path.
+	Path string
+
+	file *event.Transcript
+	lock *os.File
+}
+
+// idChars are the characters a host's session id may keep in a run id.
+var idChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+
+// RunID returns the run id of host's session id: host-ID when the id is
+// made of letters, digits, '-' and '_', else host-HASH, so that a run id is
+// always a safe file name and one session is always one run.
+func RunID(host, sessionID string) string {
+	if idChars.MatchString(sessionID) {
+		return host + "-" + sessionID
+	}
+	sum := sha256.Sum256([]byte(sessionID))
+	return host + "-" + hex.EncodeToString(sum[:12])
+}
+
+// OpenSession opens the run of session id of host, locked for this
+// process until Close, and reads its state back from the transcript.
+// sink, when set, also receives every event recorded (the store, the
+// server).
+func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, err error) {
+	s := &Session{RunID: RunID(host, sessionID)}
+	s.Path = filepath.Join(p.Runs, s.RunID+".jsonl")
+	if err := os.MkdirAll(p.Runs, 0o700); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	if s.lock, err = os.OpenFile(filepath.Join(p.Runs, s.RunID+".lock"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			s.lock.Close()
+		}
+	}()
+	for {
+		err = syscall.Flock(int(s.lock.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: locking %s: %w", s.RunID, err)
+	}
+	key, err := seal.LoadOrCreate(p.Key)
+	if err != nil {
+		return nil, fmt.Errorf("warden state: %w", err)
+	}
+	s.Sealer = key
+	lineKey := key.Derive(event.LineKeyLabel)
+	heads := event.Heads(p.Runs)
+	s.Ledger = gate.NewLedger(s.RunID, key)
+	n := 0
+	if f, err := os.Open(s.Path); err == nil {
+		_, err = event.ReadSealed(f, lineKey, heads, func(e event.Event) error {
+			n++
+			s.read(e)
+			return nil
+		})
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("session %s: %w", s.RunID, err)
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	s.New = n == 0
+	if s.file, err = event.OpenTranscript(s.Path, lineKey, heads); err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	var w event.Sink = s.file
+	if sink != nil {
+		w = event.Tee(w, sink)
+	}
+	s.Events = event.NewRecorder(s.RunID, w)
+	s.Events.Continue(n)
+	return s, nil
+}
+
+// read takes the next event of the run's transcript.
+func (s *Session) read(e event.Event) {
+	note := s.Ledger.Read(e)
+	switch d := e.Data.(type) {
+	case event.TurnStart:
+		s.Turn, s.Tripped, s.Notes = nil, false, nil
+	case event.AutoReview:
+		s.Turn = append(s.Turn, d.Status == action.StatusDenied)
+	case event.Limit:
+		if d.Type == event.LimitInterrupt {
+			s.Tripped = true
+		}
+	}
+	if note != nil {
+		s.Notes = append(s.Notes, *note)
+	}
+}
+
+// Close closes the transcript and lets the session's next hook in.
+func (s *Session) Close() error {
+	var errs []error
+	if s.file != nil {
+		errs = append(errs, s.file.Close())
+	}
+	errs = append(errs, s.Events.Err())
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
+	}
+	return errors.Join(errs...)
+}
