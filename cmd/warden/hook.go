@@ -90,6 +90,7 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return answer(h.Fail(err.Error()), stdout, stderr)
 	}
 	fs.Visit(func(fl *flag.Flag) {
+		f.Given(strings.ReplaceAll(fl.Name, "-", "_"))
 		switch fl.Name {
 		case "approval":
 			f.Approval = absIfFile(flags.Approval)
@@ -142,41 +143,8 @@ const defaultHookTimeout = 5 * time.Minute
 // receives the session's events but decides nothing). closeAll delivers
 // what is buffered and closes the connections.
 func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll func() error, err error) {
-	home := wardenhome.Home()
-	cfg = &hook.Config{Timeout: f.Timeout, Paths: hook.Paths{Runs: filepath.Join(home, "runs"), Key: task.KeyPath()}}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = defaultHookTimeout
-	}
-	if f.Approval != "" {
-		entries, err := policy.Resolve(f.Approval, f.Dir, policy.Approval, approval.Registered, approval.Names())
-		if err != nil {
-			return nil, nil, fmt.Errorf("approval: %w", err)
-		}
-		if cfg.Approval, err = approval.Compile(entries); err != nil {
-			return nil, nil, fmt.Errorf("approval: %w", err)
-		}
-		cfg.ApprovalEntries = entries
-	}
-	if f.Review != "" {
-		entries, err := policy.Resolve(f.Review, f.Dir, policy.Review, review.Registered, review.Names())
-		if err != nil {
-			return nil, nil, fmt.Errorf("review: %w", err)
-		}
-		if cfg.Review, err = review.Compile(entries); err != nil {
-			return nil, nil, fmt.Errorf("review: %w", err)
-		}
-		cfg.ReviewEntries = entries
-	}
-	ruleFiles := f.RulePaths()
-	if len(ruleFiles) > 0 {
-		if cfg.Rules, err = rules.Load(ruleFiles...); err != nil {
-			return nil, nil, fmt.Errorf("rules: %w", err)
-		}
-	}
-	who, model := f.ApprovalsReviewer, f.AutoReviewModel
-	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
-		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
-			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person})
+	if cfg, err = resolveHook(f); err != nil {
+		return nil, nil, err
 	}
 	pl, err := openPlane(ctx, f.Server, f.DB)
 	if err != nil {
@@ -198,6 +166,76 @@ func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll f
 		cfg.Sink = s
 	}
 	return cfg, pl.Close, nil
+}
+
+// resolveHook resolves what f names without connecting anything: the
+// policies compiled, the exec rules loaded, the boundary decider's
+// approvers checked. `warden check` checks a configuration file with it.
+func resolveHook(f *hook.File) (cfg *hook.Config, err error) {
+	home := wardenhome.Home()
+	cfg = &hook.Config{Timeout: f.Timeout, Paths: hook.Paths{Runs: filepath.Join(home, "runs"), Key: task.KeyPath()}}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = defaultHookTimeout
+	}
+	if f.Approval != "" {
+		entries, err := policy.Resolve(f.Approval, f.Dir, policy.Approval, approval.Registered, approval.Names())
+		if err != nil {
+			return nil, f.At("approval", err)
+		}
+		if cfg.Approval, err = approval.Compile(entries); err != nil {
+			return nil, f.At("approval", err)
+		}
+		cfg.ApprovalEntries = entries
+	}
+	if f.Review != "" {
+		entries, err := policy.Resolve(f.Review, f.Dir, policy.Review, review.Registered, review.Names())
+		if err != nil {
+			return nil, f.At("review", err)
+		}
+		if cfg.Review, err = review.Compile(entries); err != nil {
+			return nil, f.At("review", err)
+		}
+		cfg.ReviewEntries = entries
+	}
+	ruleFiles := f.RulePaths()
+	if len(ruleFiles) > 0 {
+		if cfg.Rules, err = rules.Load(ruleFiles...); err != nil {
+			return nil, f.At("rules", err)
+		}
+	}
+	who, model := f.ApprovalsReviewer, f.AutoReviewModel
+	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
+		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
+			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person})
+	}
+	return cfg, nil
+}
+
+// isHookConfig reports whether `warden check` reads path as warden hook's
+// configuration file (hooks.yaml) rather than a task.
+func isHookConfig(path string) bool {
+	b := filepath.Base(path)
+	return b == "hooks.yaml" || b == "hooks.yml"
+}
+
+// checkHookConfig checks warden hook's configuration file at path as a
+// hook would resolve it, reporting problems at file:line:col.
+func checkHookConfig(path string, stdout, stderr io.Writer) int {
+	f, err := hook.LoadFile(path, false)
+	if err == nil {
+		var cfg *hook.Config
+		if cfg, err = resolveHook(f); err == nil {
+			if _, err = cfg.Boundary(filepath.Dir(path), approval.Auto(approval.Escalate, "check")); err != nil {
+				err = f.At("approvals_reviewer", err)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "%s: ok (warden hook configuration)\n", path)
+	return exitOK
 }
 
 // absIfFile returns p absolute when it names a file, so that a flag's path

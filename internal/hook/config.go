@@ -38,7 +38,21 @@ type File struct {
 	// Path is the file read, and Dir its directory: relative paths of
 	// the file are against it ("" for the flags: the working directory).
 	Path, Dir string
+	// at are the positions of the keys the file gives.
+	at map[string]filepos.Pos
 }
+
+// At wraps err, a problem with what key names, with the key's position in
+// the file (file:line:col), or with the flag's name when no file gave it.
+func (f *File) At(key string, err error) error {
+	if p, ok := f.at[key]; ok {
+		return fmt.Errorf("%s: %s: %w", p, key, err)
+	}
+	return fmt.Errorf("--%s: %w", strings.ReplaceAll(key, "_", "-"), err)
+}
+
+// Given reports that the flag of key was given, replacing the file's.
+func (f *File) Given(key string) { delete(f.at, key) }
 
 // RulePaths returns the exec rules files, relative ones against Dir.
 func (f *File) RulePaths() []string {
@@ -68,7 +82,7 @@ func LoadFile(path string, optional bool) (*File, error) {
 // ParseFile reads a configuration file strictly: unknown keys, keys given
 // twice and values of the wrong type are errors at their file:line:col.
 func ParseFile(data []byte, path string) (*File, error) {
-	f := &File{Path: path, Dir: filepath.Dir(path)}
+	f := &File{Path: path, Dir: filepath.Dir(path), at: map[string]filepos.Pos{}}
 	if err := filepos.CheckUTF8(path, data); err != nil {
 		return nil, err
 	}
@@ -93,6 +107,7 @@ func ParseFile(data []byte, path string) (*File, error) {
 			return nil, filepos.Errorf(path, k, "%s given twice", k.Value)
 		}
 		seen[k.Value] = true
+		f.at[k.Value] = filepos.NodePos(path, v)
 		var err error
 		switch k.Value {
 		case "approval":

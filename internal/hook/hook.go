@@ -284,7 +284,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 	}
 	if out.Interrupt != nil {
 		d.s.Events.Emit(event.Limit{Type: event.LimitInterrupt, Message: out.Interrupt.Message})
-		return Verdict{Decision: Stop, Reason: "warden's " + out.Interrupt.By + " interrupted this turn: " + out.Interrupt.Message}, nil
+		return Verdict{Decision: Stop, Reason: "warden interrupted this turn: " + out.Interrupt.Message}, nil
 	}
 	switch out.Decision {
 	case approval.Approve:

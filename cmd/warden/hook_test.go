@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wardenhq/warden/store"
+)
+
+// hookEvent is a Codex event of session s as the binary reads it.
+func codexEvent(t *testing.T, s, event, cmd string) []byte {
+	t.Helper()
+	m := map[string]any{"session_id": s, "turn_id": "u1", "cwd": "/w", "model": "m", "permission_mode": "default",
+		"transcript_path": nil, "hook_event_name": event, "tool_name": "Bash", "tool_input": map[string]any{"command": cmd}}
+	if event == "PreToolUse" {
+		m["tool_use_id"] = "call_1"
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runHook runs `warden hook` as the host would: input on stdin, the
+// answer on stdout and the exit code.
+func runHook(t *testing.T, home string, input []byte, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"hook"}, args...)...)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+home, "WARDEN_DB=")
+	cmd.Stdin = bytes.NewReader(input)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), exitCode(err)
+}
+
+// TestX1_HookProcessesShareOneRun: concurrent `warden hook` processes of
+// one host session (Codex runs matching hooks concurrently) record into
+// one run, losing nothing: its transcript verifies, `warden transcript
+// show` reads it, and the store the panel reads holds every event.
+func TestX1_HookProcessesShareOneRun(t *testing.T) {
+	home := t.TempDir()
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: reject\n    explanation: not here\n")
+	const n = 12
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			out, stderr, code := runHook(t, home, codexEvent(t, "sess-1", "PreToolUse", fmt.Sprintf("echo %d", i)), "codex", "--approval", policy)
+			if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) {
+				t.Errorf("hook %d: %q %q exit %d", i, out, stderr, code)
+			}
+		}(i)
+	}
+	wg.Wait()
+	path := filepath.Join(home, "runs", "codex-sess-1.jsonl")
+	code, out, errOut := runWith(t, home, "transcript", "verify", path)
+	if code != 0 {
+		t.Fatalf("verify: %s %s", out, errOut)
+	}
+	_, out, _ = runWith(t, home, "transcript", "show", path)
+	if got := strings.Count(out, "auto → reject (not here)"); got != n {
+		t.Fatalf("transcript show lists %d rejections, want %d:\n%s", got, n, out)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(home, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	es, err := st.Events(context.Background(), "codex-sess-1", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != n+1 {
+		t.Fatalf("the store holds %d events of the session, want %d (a run_start and %d approvals)", len(es), n+1, n)
+	}
+}
+
+// runWith runs the CLI in-process with WARDEN_HOME set.
+func runWith(t *testing.T, home string, args ...string) (int, string, string) {
+	t.Setenv("WARDEN_HOME", home)
+	return warden(t, args...)
+}
+
+// TestX1_CheckHookConfigAtPosition: `warden check hooks.yaml` reads warden
+// hook's configuration file as a hook would, and reports each problem at
+// its file:line:col.
+func TestX1_CheckHookConfigAtPosition(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "p.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+	cases := []struct{ text, want string }{
+		{"approval: p.yaml\nrules: [nope.rules]\n", "hooks.yaml:2:8: rules:"},
+		{"approval: nope\n", "hooks.yaml:1:11: approval:"},
+		{"approval: p.yaml\nfoo: 1\n", `hooks.yaml:2:1: unknown key "foo"`},
+		{"approvals_reviewer: [first_pass, bogus]\n", "hooks.yaml:1:21: approvals_reviewer:"},
+		{"timeout: soon\n", "hooks.yaml:1:10: timeout:"},
+		{"approval: p.yaml\napproval: p.yaml\n", "hooks.yaml:2:1: approval given twice"},
+	}
+	for _, tc := range cases {
+		path := write(t, dir, "hooks.yaml", tc.text)
+		code, _, errOut := warden(t, "check", path)
+		if code != exitUsage || !strings.Contains(errOut, filepath.Join(dir, tc.want)) && !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %q", tc.text, code, errOut, tc.want)
+		}
+	}
+	path := write(t, dir, "hooks.yaml", "approval: p.yaml\napprovals_reviewer: first_pass\ntimeout: 2m\n")
+	if code, out, errOut := warden(t, "check", path); code != exitOK || !strings.Contains(out, "ok (warden hook configuration)") {
+		t.Fatalf("a good file: exit %d %q %q", code, out, errOut)
+	}
+}
