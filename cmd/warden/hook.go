@@ -159,8 +159,13 @@ func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll f
 			pl.Close()
 			return nil, nil, fmt.Errorf("the store: %w", err)
 		}
-		pl.sinks = append(pl.sinks, st)
-		pl.closers = append(pl.closers, st.Close)
+		// One commit for the hook's events. The store is left open: the
+		// process exits right after, and closing it would checkpoint its
+		// write-ahead log (fsyncs: 10–60 ms on every tool call here);
+		// the commit is in the log, which the store's next opener reads.
+		b := st.Buffer()
+		pl.sinks = append(pl.sinks, b)
+		pl.closers = append(pl.closers, b.Close)
 	}
 	if s := pl.sink(); s != nil {
 		cfg.Sink = s

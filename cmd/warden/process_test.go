@@ -21,7 +21,7 @@ var (
 
 // binary builds the warden command once for tests that run it as a real
 // process.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "warden-bin-")

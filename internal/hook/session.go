@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"syscall"
 
 	"github.com/wardenhq/warden/action"
@@ -61,14 +60,25 @@ type Session struct {
 	lock *os.File
 }
 
-// idChars are the characters a host's session id may keep in a run id.
-var idChars = regexp.MustCompile(`^[A-Za-z0-9_-]{1,80}$`)
+// plainID reports whether a host's session id may stand in a run id as
+// it is: 1 to 80 letters, digits, '-' and '_'.
+func plainID(id string) bool {
+	if len(id) == 0 || len(id) > 80 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !(c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 // RunID returns the run id of host's session id: host-ID when the id is
 // made of letters, digits, '-' and '_', else host-HASH, so that a run id is
 // always a safe file name and one session is always one run.
 func RunID(host, sessionID string) string {
-	if idChars.MatchString(sessionID) {
+	if plainID(sessionID) {
 		return host + "-" + sessionID
 	}
 	sum := sha256.Sum256([]byte(sessionID))
