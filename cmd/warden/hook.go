@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -153,19 +154,11 @@ func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll f
 	cfg.Queue = pl.queue
 	if f.Server == "" && store.URL(f.DB) == "" {
 		// The session's events go to the default store, for the panel of
-		// a `warden serve` on it; nobody decides through it.
-		st, err := store.Open(ctx, "")
-		if err != nil {
-			pl.Close()
-			return nil, nil, fmt.Errorf("the store: %w", err)
-		}
-		// One commit for the hook's events. The store is left open: the
-		// process exits right after, and closing it would checkpoint its
-		// write-ahead log (fsyncs: 10–60 ms on every tool call here);
-		// the commit is in the log, which the store's next opener reads.
-		b := st.Buffer()
-		pl.sinks = append(pl.sinks, b)
-		pl.closers = append(pl.closers, b.Close)
+		// a `warden serve` on it; nobody decides through it. It opens
+		// while the hook decides.
+		ls := openStoreAside(ctx)
+		pl.sinks = append(pl.sinks, ls)
+		pl.closers = append(pl.closers, ls.Close)
 	}
 	if s := pl.sink(); s != nil {
 		cfg.Sink = s
@@ -241,6 +234,56 @@ func checkHookConfig(path string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: ok (warden hook configuration)\n", path)
 	return exitOK
+}
+
+// storeAside is the default store of a hook, opened beside the decision:
+// the events a hook records are kept and committed, in one transaction,
+// when it closes. The store is left open: the process exits right after,
+// and closing it would checkpoint its write-ahead log (fsyncs, 10–60 ms on
+// every tool call here); the commit is in the log, which the store's next
+// opener reads.
+type storeAside struct {
+	opened chan struct{}
+	st     *store.Store
+	err    error
+	mu     sync.Mutex
+	events []event.Event
+}
+
+func openStoreAside(ctx context.Context) *storeAside {
+	s := &storeAside{opened: make(chan struct{})}
+	go func() {
+		defer close(s.opened)
+		s.st, s.err = store.Open(ctx, "")
+	}()
+	return s
+}
+
+// Write implements event.Sink: it keeps e for Close.
+func (s *storeAside) Write(e event.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	return nil
+}
+
+// Close commits the events kept; an error (the store could not be opened
+// or written) is the host's deny.
+func (s *storeAside) Close() error {
+	<-s.opened
+	if s.err != nil {
+		return fmt.Errorf("the store: %w", s.err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.st.Buffer()
+	for _, e := range s.events {
+		if err := b.Write(e); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	return b.Close()
 }
 
 // absIfFile returns p absolute when it names a file, so that a flag's path

@@ -1,8 +1,10 @@
 package hook
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -58,6 +60,12 @@ type Session struct {
 
 	file *event.Transcript
 	lock *os.File
+	key  *seal.Key
+	// n counts the run's events; ledger are the lines of those its denial
+	// log and overrides are rebuilt from (see state).
+	n      int
+	ledger []json.RawMessage
+	state  string
 }
 
 // plainID reports whether a host's session id may stand in a run id as
@@ -116,40 +124,65 @@ func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, 
 	if err != nil {
 		return nil, fmt.Errorf("warden state: %w", err)
 	}
-	s.Sealer = key
+	s.Sealer, s.key = key, key
+	s.state = filepath.Join(p.Runs, s.RunID+".state")
 	lineKey := key.Derive(event.LineKeyLabel)
 	heads := event.Heads(p.Runs)
-	s.Ledger = gate.NewLedger(s.RunID, key)
-	n := 0
-	if f, err := os.Open(s.Path); err == nil {
-		_, err = event.ReadSealed(f, lineKey, heads, func(e event.Event) error {
-			n++
-			s.read(e)
-			return nil
-		})
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("session %s: %w", s.RunID, err)
+	if st, ok := s.loadState(); ok {
+		// Only what was appended since this session's last hook is read.
+		s.restore(st)
+		if s.file, err = event.OpenTranscriptAt(s.Path, lineKey, heads, st.Checkpoint, s.count); err != nil {
+			s.file = nil
 		}
-	} else if !os.IsNotExist(err) {
-		return nil, fmt.Errorf("session: %w", err)
 	}
-	s.New = n == 0
-	if s.file, err = event.OpenTranscript(s.Path, lineKey, heads); err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+	if s.file == nil {
+		s.restore(state{})
+		if f, err := os.Open(s.Path); err == nil {
+			_, err = event.ReadSealed(f, lineKey, heads, s.count)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("session %s: %w", s.RunID, err)
+			}
+		} else if !os.IsNotExist(err) {
+			return nil, fmt.Errorf("session: %w", err)
+		}
+		if s.file, err = event.OpenTranscript(s.Path, lineKey, heads); err != nil {
+			return nil, fmt.Errorf("session: %w", err)
+		}
 	}
-	var w event.Sink = s.file
+	s.New = s.n == 0
+	// Every event recorded updates the session's state too (the recorder
+	// numbers events on from the count restored; count goes on counting).
+	w := event.Tee(s.file, event.SinkFunc(s.count))
 	if sink != nil {
 		w = event.Tee(w, sink)
 	}
 	s.Events = event.NewRecorder(s.RunID, w)
-	s.Events.Continue(n)
+	s.Events.Continue(s.n)
 	return s, nil
+}
+
+// count takes the next event of the run's transcript, read back.
+func (s *Session) count(e event.Event) error {
+	s.n++
+	s.read(e)
+	return nil
 }
 
 // read takes the next event of the run's transcript.
 func (s *Session) read(e event.Event) {
 	note := s.Ledger.Read(e)
+	keep := false
+	switch d := e.Data.(type) {
+	case event.AutoReview:
+		keep = d.DenialID != ""
+	case event.Override, event.OverrideUsed:
+		keep = true
+	}
+	if line, err := json.Marshal(e); keep && err == nil {
+		s.ledger = append(s.ledger, line)
+		s.pruneLedger()
+	}
 	switch d := e.Data.(type) {
 	case event.TurnStart:
 		s.Turn, s.Tripped, s.Notes = nil, false, nil
@@ -165,10 +198,44 @@ func (s *Session) read(e event.Event) {
 	}
 }
 
-// Close closes the transcript and lets the session's next hook in.
+// pruneLedger keeps, of the denials the session's state carries, the
+// latest 2×MaxDenials (the ledger keeps MaxDenials; their numbering
+// continues after the latest), and every override and its use.
+func (s *Session) pruneLedger() {
+	denials := 0
+	for _, l := range s.ledger {
+		if isDenialLine(l) {
+			denials++
+		}
+	}
+	if denials <= 2*gate.MaxDenials {
+		return
+	}
+	drop := denials - 2*gate.MaxDenials
+	out := s.ledger[:0]
+	for _, l := range s.ledger {
+		if drop > 0 && isDenialLine(l) {
+			drop--
+			continue
+		}
+		out = append(out, l)
+	}
+	s.ledger = out
+}
+
+// isDenialLine reports whether a ledger line is an auto_review record.
+func isDenialLine(l json.RawMessage) bool {
+	return bytes.HasPrefix(l, []byte(`{"event":"auto_review"`))
+}
+
+// Close closes the transcript, keeps the session's state for its next
+// hook, and lets that hook in.
 func (s *Session) Close() error {
 	var errs []error
 	if s.file != nil {
+		if s.Events.Err() == nil {
+			errs = append(errs, s.saveState(s.file.Checkpoint()))
+		}
 		errs = append(errs, s.file.Close())
 	}
 	errs = append(errs, s.Events.Err())

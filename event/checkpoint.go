@@ -1,0 +1,114 @@
+package event
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Checkpoint is where a transcript stood when a writer last wrote it: its
+// size, its lines and where each run's chain ended. A writer that keeps it
+// where only warden writes (authenticated) can open the transcript again
+// without checking what it checked before (OpenTranscriptAt).
+type Checkpoint struct {
+	Size  int64               `json:"size"`
+	Lines int                 `json:"lines"`
+	Runs  map[string]ChainEnd `json:"runs"`
+}
+
+// Checkpoint returns where the transcript stands now.
+func (t *Transcript) Checkpoint() Checkpoint {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return Checkpoint{Size: t.offset, Lines: t.lines, Runs: t.chain.Runs()}
+}
+
+// ErrCheckpoint says a transcript is not as a checkpoint describes it: it
+// is shorter, or the line the checkpoint ends on is not the one it names.
+var ErrCheckpoint = errors.New("the transcript is not as its checkpoint describes it")
+
+// OpenTranscriptAt is OpenTranscript for a writer that knows where the
+// file stood (cp, from Checkpoint, kept where only warden writes): the
+// first cp.Size bytes are taken as cp describes them — their last line
+// must end there and carry the MAC cp names for its run — and only the
+// lines after them are checked, each chained after its run's end, and
+// passed to fn. It costs the lines appended since, not the whole file.
+// A file that is not as cp describes is ErrCheckpoint: open it with
+// OpenTranscript instead.
+func OpenTranscriptAt(path string, key MACKey, heads Heads, cp Checkpoint, fn func(Event) error) (*Transcript, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transcript{f: f, path: path, chain: NewChain(key), heads: heads, headFs: map[string][]byte{}}
+	if err := t.lock(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	defer t.unlock()
+	fail := func(err error) (*Transcript, error) {
+		f.Close()
+		return nil, err
+	}
+	if err := checkEnd(f, cp); err != nil {
+		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	for id, end := range cp.Runs {
+		e := end
+		t.chain.runs[id] = &e
+	}
+	n := cp.Lines
+	err = readLines(io.NewSectionReader(f, cp.Size, 1<<62), func(i int, line []byte, e Event) error {
+		n = cp.Lines + i
+		if err := t.chain.Check(e.RunID, line); err != nil {
+			return &ChainError{Path: path, Line: n, RunID: e.RunID, Err: err}
+		}
+		return fn(e)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	t.offset, t.lines = fi.Size(), n
+	return t, nil
+}
+
+// checkEnd checks that the file's first cp.Size bytes end with a whole line
+// whose MAC is the end of one of cp's runs.
+func checkEnd(f *os.File, cp Checkpoint) error {
+	if cp.Size == 0 {
+		return nil
+	}
+	const maxTail = 1 << 16
+	from := max(cp.Size-maxTail, 0)
+	buf := make([]byte, cp.Size-from)
+	if _, err := f.ReadAt(buf, from); err != nil {
+		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	if buf[len(buf)-1] != '\n' {
+		return ErrCheckpoint
+	}
+	line := buf[:len(buf)-1]
+	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	_, mac, ok := splitSealed(bytes.TrimRight(line, "\r"))
+	if !ok {
+		return ErrCheckpoint
+	}
+	for _, end := range cp.Runs {
+		if end.MAC == mac {
+			return nil
+		}
+	}
+	return ErrCheckpoint
+}
