@@ -32,13 +32,13 @@ func init() { hosts[claude.Name] = claude }
 var claudeEvents = protocol{
 	host: "claude-code", session: "session_id", turn: "prompt_id",
 	optional: []string{"transcript_path", "cwd", "permission_mode", "scratchpad_dir", "effort", "agent_id", "agent_type"},
-	strings:  []string{"transcript_path", "permission_mode", "scratchpad_dir", "effort", "agent_id", "agent_type", "error"},
+	strings:  []string{"transcript_path", "permission_mode", "scratchpad_dir", "agent_id", "agent_type", "error"},
 	nullable: []string{"transcript_path"},
 	events: map[string]eventSpec{
 		"PreToolUse":         {phase: PreTool, required: []string{"tool_name", "tool_input"}, optional: []string{"tool_use_id"}},
 		"PermissionRequest":  {phase: Permission, required: []string{"tool_name", "tool_input"}, optional: []string{"tool_use_id", "permission_suggestions"}},
-		"PostToolUse":        {phase: PostTool, required: []string{"tool_name", "tool_input", "tool_response"}, optional: []string{"tool_use_id"}},
-		"PostToolUseFailure": {phase: PostTool, failed: true, required: []string{"tool_name", "tool_input", "error"}, optional: []string{"tool_use_id", "is_interrupt"}},
+		"PostToolUse":        {phase: PostTool, required: []string{"tool_name", "tool_input", "tool_response"}, optional: []string{"tool_use_id", "duration_ms"}},
+		"PostToolUseFailure": {phase: PostTool, failed: true, required: []string{"tool_name", "tool_input", "error"}, optional: []string{"tool_use_id", "is_interrupt", "duration_ms"}},
 		"UserPromptSubmit":   {phase: Prompt, required: []string{"prompt"}},
 	},
 }
@@ -52,7 +52,7 @@ func parseClaude(data []byte) (*Event, error) {
 	if err := p.input(m, e); err != nil {
 		return nil, err
 	}
-	if err := p.kinds(m, e, map[string]string{"tool_response": "{[\"", "permission_suggestions": "[", "is_interrupt": "b"}); err != nil {
+	if err := p.kinds(m, e, map[string]string{"tool_response": "{[\"", "permission_suggestions": "[", "is_interrupt": "b", "effort": "{", "duration_ms": "n"}); err != nil {
 		return nil, err
 	}
 	if r, ok := m["tool_response"]; ok {

@@ -51,7 +51,7 @@ func fuzzParse(f *testing.F, host string, seeds ...string) {
 
 func FuzzX1_ParseClaudeCode(f *testing.F) {
 	fuzzParse(f, "claude-code", payload("claude-code", "ls"),
-		`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a","stderr":"","interrupted":false}}`,
+		`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"t","duration_ms":26,"effort":{"level":"high"}}`,
 		`{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"ls"},"error":"boom","is_interrupt":false}`,
 		`{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/a","content":"x"},"permission_suggestions":[]}`,
 		`{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi","prompt_id":"p"}`)

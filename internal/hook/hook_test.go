@@ -82,7 +82,7 @@ func payload(host, cmd string) string {
 	c, _ := json.Marshal(cmd)
 	switch host {
 	case "claude-code":
-		return `{"session_id":"s1","transcript_path":"/t","cwd":"/w","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":` + string(c) + `,"description":"d"},"tool_use_id":"toolu_1"}`
+		return `{"session_id":"s1","transcript_path":"/t","cwd":"/w","prompt_id":"p1","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":` + string(c) + `,"description":"d"},"tool_use_id":"toolu_1"}`
 	case "codex":
 		return `{"session_id":"s1","turn_id":"u1","transcript_path":null,"cwd":"/w","model":"m","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":` + string(c) + `},"tool_use_id":"call_1"}`
 	case "gemini":
