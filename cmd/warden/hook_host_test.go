@@ -39,6 +39,37 @@ type realHost struct {
 var realHosts = []realHost{
 	{"claude-code", "claude", "WARDEN_TEST_CLAUDE", runClaude},
 	{"gemini", "gemini", "WARDEN_TEST_GEMINI", runGemini},
+	{"codex", "codex", "WARDEN_TEST_CODEX", runCodex},
+}
+
+// runCodex runs `codex exec` with the hooks and trust `warden hook install
+// codex` wrote in CODEX_HOME: its model settings go before them in
+// config.toml. No --dangerously-bypass-hook-trust: Codex runs the hooks
+// because it trusts them.
+func runCodex(t *testing.T, bin, dir, wh, command string) (string, []string) {
+	model := hosttest.NewResponses(t, command)
+	codexHome := filepath.Join(dir, "home", ".codex")
+	cfg := filepath.Join(codexHome, "config.toml")
+	trust, _ := os.ReadFile(cfg)
+	settings := "model = \"gpt-5\"\nmodel_provider = \"fake\"\ncheck_for_update_on_startup = false\n\n" +
+		"[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + model.URL + "\"\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n" +
+		"[analytics]\nenabled = false\n\n[features]\nplugins = false\n\n"
+	if err := os.WriteFile(cfg, append([]byte(settings), trust...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "delete important.txt")
+	cmd.Dir = filepath.Join(dir, "proj")
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CODEX_HOME="+codexHome, "TMPDIR="+filepath.Join(dir, "tmp"),
+		"WARDEN_HOME="+wh, "WARDEN_DB=", "FAKE_KEY=dummy")
+	cmd.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("codex: %v\n%s", err, out.String())
+	}
+	return out.String(), model.Requests()
 }
 
 func runClaude(t *testing.T, bin, dir, wh, command string) (string, []string) {
@@ -74,8 +105,8 @@ func runGemini(t *testing.T, bin, dir, wh, command string) (string, []string) {
 	return out.String(), model.Requests()
 }
 
-// TestX1_RealHostsKeepAFileWardenRejects drives the real Claude Code and
-// Gemini CLI, offline against a loopback model that asks each to delete a
+// TestX1_RealHostsKeepAFileWardenRejects drives the real Claude Code,
+// Gemini CLI and Codex, offline against a loopback model that asks each to delete a
 // file, through the hooks `warden hook install HOST` writes (at user
 // scope; Claude Code also at project scope): with an approval policy that
 // rejects the deletion, the file survives and the model receives warden's
@@ -108,12 +139,16 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 					os.WriteFile(victim, []byte("keep me\n"), 0o600)
 					os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte("approval: policy.yaml\n"), 0o600)
 					os.WriteFile(filepath.Join(wh, "policy.yaml"), []byte(tc.policy), 0o600)
+					if host.name == "codex" && tc.scope == "project" {
+						tc.scope = "user" // project hooks need a trusted project
+					}
 					h, _ := hook.Lookup(host.name)
-					p := hook.Place{Scope: tc.scope, Home: home, Project: project, Command: shell.Quote(binary(t)) + " hook " + host.name}
+					p := hook.Place{Scope: tc.scope, Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
+						Command: shell.Quote(binary(t)) + " hook " + host.name}
 					if _, err := hook.Install(h, p, false); err != nil {
 						t.Fatal(err)
 					}
-					out, reqs := host.run(t, bin, dir, wh, "rm -f "+shell.Quote(victim))
+					out, reqs := host.run(t, bin, dir, wh, "rm "+shell.Quote(victim))
 					_, err := os.Stat(victim)
 					if survives := err == nil; survives != tc.survives {
 						t.Fatalf("important.txt survives: %v, want %v\n%s:\n%s", survives, tc.survives, host.name, out)
@@ -132,7 +167,7 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 						t.Fatalf("verify: %s %s", o, e)
 					}
 					_, shown, _ := runWith(t, wh, "transcript", "show", runs[0])
-					want := []string{`turn      "delete important.txt"`, "(command='rm -f"}
+					want := []string{`turn      "delete important.txt"`, "(command='rm "}
 					if !tc.survives {
 						want = append(want, "tool ")
 					}
