@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/store"
 )
@@ -142,5 +143,59 @@ func TestG12_HookOverrideReachesTheAgent(t *testing.T) {
 	_, shown, _ := runWith(t, home, "transcript", "show", filepath.Join(home, "runs", "codex-sess-2.jsonl"))
 	if !strings.Contains(shown, "the retry approved on denial codex-sess-2-d1 was taken") {
 		t.Fatalf("the retry did not use the override:\n%s", shown)
+	}
+}
+
+// TestH4_HookEscalationWaitsForThePanel: Codex has no ask, so a call the
+// policy leaves to a person waits, blocked, on `warden serve`'s queue (the
+// hook holding a run credential only), and the operator's decision there
+// is the answer: approve is Codex's silence, reject its deny.
+func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
+	home := t.TempDir()
+	db := "sqlite:" + filepath.Join(home, "w.db")
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=", "WARDEN_DB=", "WARDEN_SERVER=", "WARDEN_RUN_TOKEN="}
+	code, out, stderr := runBinary(t, env, "", "operator", "add", "alice", "--db", db)
+	cred := strings.TrimSpace(out)
+	if code != exitOK {
+		t.Fatalf("operator add: %d %s", code, stderr)
+	}
+	p := startServe(t, env, "--addr", "127.0.0.1:0", "--db", db)
+	alice := []string{"WARDEN_TOKEN=" + cred}
+	for _, tc := range []struct{ decision, want string }{{"approve", ""}, {"reject", `"permissionDecision":"deny"`}} {
+		hk := exec.Command(binary(t), "hook", "codex", "--approval", "human", "--server", p.url)
+		hk.Env = append(os.Environ(), env...)
+		hk.Stdin = bytes.NewReader(codexEvent(t, "sess-"+tc.decision, "PreToolUse", "make deploy"))
+		var hout, herr bytes.Buffer
+		hk.Stdout, hk.Stderr = &hout, &herr
+		if err := hk.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- hk.Wait() }()
+		var req apiRequest
+		waitPending(t, alice, p.url, &herr, func(rs []apiRequest) bool {
+			for _, r := range rs {
+				if strings.Contains(r.RunID, tc.decision) {
+					req = r
+				}
+			}
+			return req.ID != ""
+		})
+		select {
+		case err := <-exited:
+			t.Fatalf("the hook answered before anyone decided: %v %q %q", err, hout.String(), herr.String())
+		case <-time.After(300 * time.Millisecond):
+		}
+		if code := api(t, alice, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": tc.decision}, nil); code != 200 {
+			t.Fatalf("deciding: %d", code)
+		}
+		select {
+		case err := <-exited:
+			if exitCode(err) != 0 || !strings.Contains(hout.String(), tc.want) || tc.want == "" && hout.Len() != 0 {
+				t.Fatalf("%s: exit %d answer %q (%s), want %q", tc.decision, exitCode(err), hout.String(), herr.String(), tc.want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the hook did not answer after the decision\n%s", herr.String())
+		}
 	}
 }
