@@ -22,12 +22,13 @@ import (
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/store"
 )
 
 const hookUsage = `usage: warden hook HOST [--config FILE] [--approval X] [--review X] [--rules FILE]...
                    [--approvals-reviewer user|auto_review|LIST] [--auto-review-model M]
-                   [--server URL] [--db URL] [--timeout D]
+                   [--server URL] [--db URL] [--timeout D] [--sandbox MODE]
        warden hook install HOST [--scope user|project] [--uninstall]
        warden hook doctor HOST [--scope user|project]
 
@@ -64,6 +65,7 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&flags.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent")
 	fs.StringVar(&flags.Server, "server", "", "a `URL` of `warden serve`: people decide escalations in its panel, and it receives the session's events")
 	fs.StringVar(&flags.DB, "db", "", "the store's `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB, else SQLite in $WARDEN_HOME); given, people decide escalations through it")
+	fs.StringVar(&flags.Sandbox, "sandbox", "", "run the shell calls a policy lets run under warden's sandbox in `MODE` (read-only, workspace-write), where the host takes changed input")
 	fs.DurationVar(&flags.Timeout, "timeout", 0, "how long an escalation waits for a decision (default 5m); its outcome is a denial that says so")
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
@@ -112,10 +114,17 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.DB = flags.DB
 		case "timeout":
 			f.Timeout = flags.Timeout
+		case "sandbox":
+			f.Sandbox = flags.Sandbox
 		}
 	})
 	if err != nil {
 		return answer(h.Fail("--approvals-reviewer: "+err.Error()), stdout, stderr)
+	}
+	if f.Sandbox != "" {
+		if _, err := sandbox.ParseMode(f.Sandbox); err != nil {
+			return answer(h.Fail(f.At("sandbox", err).Error()), stdout, stderr)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -194,6 +203,13 @@ func resolveHook(f *hook.File) (cfg *hook.Config, err error) {
 			return nil, f.At("review", err)
 		}
 		cfg.ReviewEntries = entries
+	}
+	if f.Sandbox != "" && f.Sandbox != string(sandbox.FullAccess) {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, f.At("sandbox", err)
+		}
+		cfg.Sandbox, cfg.Exe = f.Sandbox, exe
 	}
 	ruleFiles := f.RulePaths()
 	if len(ruleFiles) > 0 {

@@ -199,3 +199,48 @@ func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
 		}
 	}
 }
+
+// TestX4_HookConfinesApprovedShellCalls: with --sandbox workspace-write, a
+// shell call the policy approves is answered as changed input that runs it
+// under `warden exec --sandbox` (Claude Code's updatedInput): run as the
+// host would run it, a write outside the workspace fails and leaves no
+// file, while ordinary work (git status, a write inside) passes.
+func TestX4_HookConfinesApprovedShellCalls(t *testing.T) {
+	requireWardenExec(t)
+	home, project := t.TempDir(), t.TempDir()
+	outside := filepath.Join(t.TempDir(), "pwned")
+	if out, err := exec.Command("git", "-C", project, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+	run := func(cmd string) (string, error) {
+		in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": project, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_input": map[string]any{"command": cmd, "description": "d"}, "tool_use_id": "t"})
+		out, stderr, code := runHook(t, home, in, "claude-code", "--approval", policy, "--sandbox", "workspace-write")
+		var ans struct {
+			HookSpecificOutput struct {
+				PermissionDecision string
+				UpdatedInput       struct{ Command, Description string }
+			}
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &ans) != nil || ans.HookSpecificOutput.PermissionDecision != "allow" ||
+			!strings.Contains(ans.HookSpecificOutput.UpdatedInput.Command, " exec --sandbox workspace-write -- bash -c ") ||
+			ans.HookSpecificOutput.UpdatedInput.Description != "d" {
+			t.Fatalf("%q: answer %q %q exit %d", cmd, out, stderr, code)
+		}
+		c := exec.Command("bash", "-c", ans.HookSpecificOutput.UpdatedInput.Command) // as Claude Code runs it
+		c.Dir = project
+		b, err := c.CombinedOutput()
+		return string(b), err
+	}
+	out, err := run("echo owned > " + outside)
+	if _, serr := os.Stat(outside); serr == nil {
+		t.Fatalf("the confined command wrote outside the workspace (%v): %s", err, out)
+	}
+	if err == nil {
+		t.Errorf("a write outside the workspace succeeded: %s", out)
+	}
+	if out, err := run("echo fine > inside.txt && git status --short"); err != nil || !strings.Contains(out, "inside.txt") {
+		t.Fatalf("ordinary work failed under the sandbox: %v\n%s", err, out)
+	}
+}

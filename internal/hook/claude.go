@@ -5,8 +5,9 @@ import "encoding/json"
 // claude is Claude Code's hook protocol (code.claude.com/docs/en/hooks),
 // as 2.1.197 speaks it.
 var claude = &Host{
-	Name: "claude-code",
-	Ask:  true,
+	Name:     "claude-code",
+	Ask:      true,
+	Modifies: true,
 	Tools: map[string]Spec{
 		"Bash":         {Kind: Shell, Command: "command"},
 		"Read":         {Kind: Read, Path: "file_path"},

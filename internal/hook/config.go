@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // File is the configuration file of `warden hook` ($WARDEN_HOME/hooks.yaml,
@@ -26,6 +27,7 @@ import (
 //	server: https://127.0.0.1:8080
 //	db: sqlite:/var/lib/warden.db
 //	timeout: 10m                    # how long an escalation waits
+//	sandbox: workspace-write         # shell calls run under warden's sandbox
 type File struct {
 	Approval          string
 	Review            string
@@ -35,6 +37,9 @@ type File struct {
 	Server            string
 	DB                string
 	Timeout           time.Duration
+	// Sandbox is the sandbox mode shell calls run under where the host
+	// takes changed input ("" for none).
+	Sandbox string
 	// Path is the file read, and Dir its directory: relative paths of
 	// the file are against it ("" for the flags: the working directory).
 	Path, Dir string
@@ -136,8 +141,14 @@ func ParseFile(data []byte, path string) (*File, error) {
 					err = filepos.Errorf(path, v, "timeout: want a positive duration such as 10m, got %q", s)
 				}
 			}
+		case "sandbox":
+			if f.Sandbox, err = scalar(path, v); err == nil {
+				if _, merr := sandbox.ParseMode(f.Sandbox); merr != nil {
+					err = filepos.Errorf(path, v, "sandbox: %v", merr)
+				}
+			}
 		default:
-			return nil, filepos.Errorf(path, k, "unknown key %q (keys: approval, review, rules, approvals_reviewer, auto_review_model, server, db, timeout)", k.Value)
+			return nil, filepos.Errorf(path, k, "unknown key %q (keys: approval, review, rules, approvals_reviewer, auto_review_model, server, db, timeout, sandbox)", k.Value)
 		}
 		if err != nil {
 			return nil, err

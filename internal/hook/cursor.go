@@ -10,8 +10,9 @@ import (
 // Shell commands arrive as beforeShellExecution and are governed as calls
 // of the tool Shell(command=…).
 var cursor = &Host{
-	Name: "cursor",
-	Ask:  true,
+	Name:     "cursor",
+	Ask:      true,
+	Modifies: true,
 	Tools: map[string]Spec{
 		"Shell":  {Kind: Shell, Command: "command", Cwd: "cwd"},
 		"Read":   {Kind: Read, Path: "file_path", Alt: "path"},

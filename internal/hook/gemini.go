@@ -9,7 +9,8 @@ import (
 // google-gemini/gemini-cli), as 0.61.0 speaks it. Headless Gemini hangs on
 // "ask": an escalation never answers it, it waits for a decision.
 var gemini = &Host{
-	Name: "gemini",
+	Name:     "gemini",
+	Modifies: true,
 	Tools: map[string]Spec{
 		"run_shell_command":   {Kind: Shell, Command: "command", Cwd: "dir_path"},
 		"read_file":           {Kind: Read, Path: "file_path", Alt: "absolute_path"},

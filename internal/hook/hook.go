@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/queue"
 	"github.com/wardenhq/warden/review"
@@ -53,6 +55,12 @@ type Config struct {
 	Paths Paths
 	// Sink, when set, also receives every event (the store, the server).
 	Sink event.Sink
+	// Sandbox, when set (read-only, workspace-write), confines the shell
+	// calls a policy lets run where the host takes changed input (Claude
+	// Code, Gemini CLI, Cursor's preToolUse): each runs as `Exe exec
+	// --sandbox MODE -- bash -c COMMAND` (SPEC X4). Exe is warden's
+	// absolute path.
+	Sandbox, Exe string
 }
 
 // Handle answers one hook event of host h, read from input: it never
@@ -198,8 +206,11 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
 	}
 	cmd, isShell := d.h.shellCommand(t, call.Arguments)
-	if !isShell || d.c.Rules == nil {
+	if !isShell {
 		return v, nil
+	}
+	if d.c.Rules == nil {
+		return d.confine(v, call, cmd)
 	}
 	judged := rules.Evaluate(d.c.Rules, cmd)
 	switch judged.Decision {
@@ -210,12 +221,47 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 		if err != nil || bv.Decision != Allow {
 			return bv, err
 		}
-		if v.Decision == Modify {
-			return v, nil
+		if v.Decision != Modify {
+			v = bv
 		}
-		return bv, nil
 	}
-	return v, nil
+	return d.confine(v, call, cmd)
+}
+
+// confine rewrites a shell call a policy lets run to run under warden's
+// sandbox (Config.Sandbox), where the host takes changed input: the
+// command becomes `warden exec --sandbox MODE -- bash -c COMMAND`, quoted
+// by the shell library, the call's other arguments kept. Elsewhere, and
+// for calls denied, v is returned as it is.
+func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, error) {
+	if d.c.Sandbox == "" || d.e.NoModify || !d.h.Modifies {
+		return v, nil
+	}
+	switch v.Decision {
+	case Pass, Allow, Modify:
+	default:
+		return v, nil
+	}
+	args := map[string]json.RawMessage{}
+	if err := json.Unmarshal(call.Arguments, &args); err != nil {
+		return Verdict{}, fmt.Errorf("confining the call: %w", err)
+	}
+	key := d.h.Tools[call.Function].Command
+	wrapped := shell.Quote(d.c.Exe) + " exec --sandbox " + shell.Quote(d.c.Sandbox) + " -- bash -c " + shell.Quote(cmd)
+	raw, err := json.Marshal(wrapped)
+	if err != nil {
+		return Verdict{}, err
+	}
+	args[key] = raw
+	input, err := json.Marshal(args)
+	if err != nil {
+		return Verdict{}, err
+	}
+	reason := v.Reason
+	if reason == "" {
+		reason = "runs under warden's sandbox (" + d.c.Sandbox + ")"
+	}
+	return Verdict{Decision: Modify, Input: input, Reason: reason, Context: v.Context}, nil
 }
 
 // escalate puts a call a policy escalated to the host's person where the

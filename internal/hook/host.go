@@ -106,6 +106,9 @@ type Host struct {
 	// an escalation. Without it, an escalation waits for warden's queue or
 	// auto-review.
 	Ask bool
+	// Modifies says the host takes changed input before a call (a
+	// modification, a call confined to warden's sandbox).
+	Modifies bool
 	// parse reads one event; answer writes a verdict on it; fail is the
 	// deny of a hook that could not decide.
 	parse  func(data []byte) (*Event, error)
