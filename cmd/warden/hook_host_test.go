@@ -33,7 +33,7 @@ func hostBinary(t *testing.T, name, env string) string {
 // model's requests.
 type realHost struct {
 	name, bin, env string
-	run            func(t *testing.T, bin, dir, wh, command string) (string, []string)
+	run            func(t *testing.T, bin, dir, cwd, wh, command string) (string, []string)
 }
 
 var realHosts = []realHost{
@@ -46,7 +46,7 @@ var realHosts = []realHost{
 // codex` wrote in CODEX_HOME: its model settings go before them in
 // config.toml. No --dangerously-bypass-hook-trust: Codex runs the hooks
 // because it trusts them.
-func runCodex(t *testing.T, bin, dir, wh, command string) (string, []string) {
+func runCodex(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
 	model := hosttest.NewResponses(t, command)
 	codexHome := filepath.Join(dir, "home", ".codex")
 	cfg := filepath.Join(codexHome, "config.toml")
@@ -60,7 +60,7 @@ func runCodex(t *testing.T, bin, dir, wh, command string) (string, []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "delete important.txt")
-	cmd.Dir = filepath.Join(dir, "proj")
+	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CODEX_HOME="+codexHome, "TMPDIR="+filepath.Join(dir, "tmp"),
 		"WARDEN_HOME="+wh, "WARDEN_DB=", "FAKE_KEY=dummy")
 	cmd.Stdin = strings.NewReader("")
@@ -72,12 +72,12 @@ func runCodex(t *testing.T, bin, dir, wh, command string) (string, []string) {
 	return out.String(), model.Requests()
 }
 
-func runClaude(t *testing.T, bin, dir, wh, command string) (string, []string) {
+func runClaude(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
 	model := hosttest.NewAnthropic(t, command)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-p", "delete important.txt", "--output-format", "stream-json", "--verbose")
-	cmd.Dir = filepath.Join(dir, "proj")
+	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
 		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "IS_SANDBOX=1")
@@ -89,12 +89,12 @@ func runClaude(t *testing.T, bin, dir, wh, command string) (string, []string) {
 	return out.String(), model.Requests()
 }
 
-func runGemini(t *testing.T, bin, dir, wh, command string) (string, []string) {
+func runGemini(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
 	model := hosttest.NewGemini(t, command)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-p", "delete important.txt", "--output-format", "stream-json", "--yolo")
-	cmd.Dir = filepath.Join(dir, "proj")
+	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
 		"GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_API_KEY=dummy", "GEMINI_CLI_TRUST_WORKSPACE=true")
 	var out bytes.Buffer
@@ -121,10 +121,17 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 			for _, tc := range []struct {
 				name, policy, scope string
 				survives            bool
+				sandbox             bool
 			}{
-				{"reject", "approvers:\n  - name: auto\n    decision: reject\n    explanation: no deleting here\n    tools: [\"Bash(command='rm \", \"run_shell_command(command='rm \"]\n  - name: auto\n    decision: approve\n", "user", true},
-				{"approve", "approvers:\n  - name: auto\n    decision: approve\n", "project", false},
+				{"reject", "approvers:\n  - name: auto\n    decision: reject\n    explanation: no deleting here\n    tools: [\"Bash(command='rm \", \"run_shell_command(command='rm \"]\n  - name: auto\n    decision: approve\n", "user", true, false},
+				{"approve", "approvers:\n  - name: auto\n    decision: approve\n", "project", false, false},
+				// Approved but confined: the deletion is outside the
+				// workspace (the model works in proj/work), so it fails.
+				{"sandbox", "approvers:\n  - name: auto\n    decision: approve\n", "user", true, true},
 			} {
+				if tc.sandbox && host.name == "codex" {
+					continue // Codex takes no changed input: its own sandbox confines it
+				}
 				t.Run(tc.name, func(t *testing.T) {
 					if host.name == "gemini" && tc.scope == "project" {
 						tc.scope = "user" // project hooks need a trusted folder
@@ -137,24 +144,33 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 					os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
 					victim := filepath.Join(project, "important.txt")
 					os.WriteFile(victim, []byte("keep me\n"), 0o600)
-					os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte("approval: policy.yaml\n"), 0o600)
+					conf, cwd := "approval: policy.yaml\n", project
+					if tc.sandbox {
+						conf += "sandbox: workspace-write\n"
+						cwd = filepath.Join(project, "work")
+						os.MkdirAll(cwd, 0o700)
+					}
+					os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte(conf), 0o600)
 					os.WriteFile(filepath.Join(wh, "policy.yaml"), []byte(tc.policy), 0o600)
 					if host.name == "codex" && tc.scope == "project" {
 						tc.scope = "user" // project hooks need a trusted project
 					}
 					h, _ := hook.Lookup(host.name)
-					p := hook.Place{Scope: tc.scope, Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
+					p := hook.Place{Scope: tc.scope, Home: home, Project: cwd, CodexHome: filepath.Join(home, ".codex"),
 						Command: shell.Quote(binary(t)) + " hook " + host.name}
 					if _, err := hook.Install(h, p, false); err != nil {
 						t.Fatal(err)
 					}
-					out, reqs := host.run(t, bin, dir, wh, "rm "+shell.Quote(victim))
+					out, reqs := host.run(t, bin, dir, cwd, wh, "rm "+shell.Quote(victim))
 					_, err := os.Stat(victim)
 					if survives := err == nil; survives != tc.survives {
 						t.Fatalf("important.txt survives: %v, want %v\n%s:\n%s", survives, tc.survives, host.name, out)
 					}
-					if tc.survives && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "no deleting here")) {
+					if tc.survives && !tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "no deleting here")) {
 						t.Fatalf("the model did not receive warden's reason: %v", reqs)
+					}
+					if tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "sandbox")) {
+						t.Fatalf("the sandbox's hint did not reach the model in the tool's output: %v", reqs[len(reqs)-1])
 					}
 					if strings.Contains(out, "hook error") || strings.Contains(out, "could not decide") {
 						t.Fatalf("a hook failed (warden could not read what %s sent):\n%s", host.name, out)
