@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // Checkpoint is where a transcript stood when a writer last wrote it: its
@@ -39,18 +38,11 @@ var ErrCheckpoint = errors.New("the transcript is not as its checkpoint describe
 // A file that is not as cp describes is ErrCheckpoint: open it with
 // OpenTranscript instead.
 func OpenTranscriptAt(path string, key MACKey, heads Heads, cp Checkpoint, fn func(Event) error) (*Transcript, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	t, err := openLocked(path, key, heads)
 	if err != nil {
 		return nil, err
 	}
-	t := &Transcript{f: f, path: path, chain: NewChain(key), heads: heads, headFs: map[string][]byte{}}
-	if err := t.lock(); err != nil {
-		f.Close()
-		return nil, err
-	}
+	f := t.f
 	defer t.unlock()
 	fail := func(err error) (*Transcript, error) {
 		f.Close()

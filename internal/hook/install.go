@@ -92,6 +92,22 @@ func (p Place) File(h *Host) (string, error) {
 	return "", fmt.Errorf("scope %q: want user or project", p.Scope)
 }
 
+// load reads h's configuration file at p: its path, h's setup, the file's
+// object and its hooks.
+func (p Place) load(h *Host) (path string, s Setup, top, hooks ordered, err error) {
+	if path, err = p.File(h); err != nil {
+		return
+	}
+	s = setups[h.Name]
+	if top, err = readObject(path); err != nil {
+		return
+	}
+	if hooks, err = top.object("hooks"); err != nil {
+		err = fmt.Errorf("%s: hooks: %w", path, err)
+	}
+	return
+}
+
 // Report is what install or doctor found and did, one line each; OK says
 // the host runs warden's hooks as installed.
 type Report struct {
@@ -112,18 +128,9 @@ func (r *Report) say(format string, args ...any) {
 // trusted.
 func Install(h *Host, p Place, uninstall bool) (Report, error) {
 	var r Report
-	path, err := p.File(h)
+	path, s, top, hooks, err := p.load(h)
 	if err != nil {
 		return r, err
-	}
-	s := setups[h.Name]
-	top, err := readObject(path)
-	if err != nil {
-		return r, err
-	}
-	hooks, err := top.object("hooks")
-	if err != nil {
-		return r, fmt.Errorf("%s: hooks: %w", path, err)
 	}
 	for _, reg := range s.Events {
 		list, err := hooks.list(reg.Event)
@@ -248,18 +255,9 @@ func withoutWarden(list []json.RawMessage, host string, flat bool) []json.RawMes
 // project scope, whether it loads the project's configuration at all.
 func Doctor(h *Host, p Place) (Report, error) {
 	r := Report{OK: true}
-	path, err := p.File(h)
+	path, s, _, hooks, err := p.load(h)
 	if err != nil {
 		return r, err
-	}
-	s := setups[h.Name]
-	top, err := readObject(path)
-	if err != nil {
-		return r, err
-	}
-	hooks, err := top.object("hooks")
-	if err != nil {
-		return r, fmt.Errorf("%s: hooks: %w", path, err)
 	}
 	for _, reg := range s.Events {
 		list, _ := hooks.list(reg.Event)

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -19,25 +17,14 @@ type Anthropic struct {
 	// Command is the shell command the model asks Claude Code to run.
 	Command string
 
-	mu       sync.Mutex
-	requests []string
-	srv      *httptest.Server
+	requests
 }
 
 // NewAnthropic starts the fake API; it stops when the test ends.
 func NewAnthropic(t testing.TB, command string) *Anthropic {
 	a := &Anthropic{Command: command}
-	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.srv.Close)
-	a.URL = a.srv.URL
+	a.URL = serve(t, a.serve)
 	return a
-}
-
-// Requests returns the bodies of the requests to /v1/messages so far.
-func (a *Anthropic) Requests() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.requests...)
 }
 
 func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
@@ -46,9 +33,7 @@ func (a *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	a.mu.Lock()
-	a.requests = append(a.requests, string(body))
-	a.mu.Unlock()
+	a.add(string(body))
 	var req struct {
 		Messages []struct {
 			Content json.RawMessage `json:"content"`

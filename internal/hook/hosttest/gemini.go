@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -19,31 +17,19 @@ type Gemini struct {
 	URL     string
 	Command string
 
-	mu       sync.Mutex
-	requests []string
+	requests
 }
 
 // NewGemini starts the fake API; it stops when the test ends.
 func NewGemini(t testing.TB, command string) *Gemini {
 	g := &Gemini{Command: command}
-	srv := httptest.NewServer(http.HandlerFunc(g.serve))
-	t.Cleanup(srv.Close)
-	g.URL = srv.URL
+	g.URL = serve(t, g.serve)
 	return g
-}
-
-// Requests returns the bodies of the requests so far.
-func (g *Gemini) Requests() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]string(nil), g.requests...)
 }
 
 func (g *Gemini) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	g.mu.Lock()
-	g.requests = append(g.requests, r.URL.Path+" "+string(body))
-	g.mu.Unlock()
+	g.add(r.URL.Path + " " + string(body))
 	usage := map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
 	text := func(s string) map[string]any {
 		return map[string]any{"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": s}}}, "finishReason": "STOP", "index": 0}}, "usageMetadata": usage}

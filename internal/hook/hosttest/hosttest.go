@@ -9,9 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
+	"testing"
 )
 
 // Find returns the path of a host's binary (codex, claude, gemini): the
@@ -115,4 +119,32 @@ func CodexHooks(ctx context.Context, bin, home, cwd string) (hooks []CodexHook, 
 		return nil, nil, errors.New("codex app-server: hooks/list answered no data")
 	}
 	return list.Data[0].Hooks, list.Data[0].Warnings, nil
+}
+
+// requests keeps the requests a fake model received, safe for the server's
+// goroutines and the test at once.
+type requests struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (r *requests) add(s string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, s)
+	return len(r.list)
+}
+
+// Requests returns the requests received so far, oldest first.
+func (r *requests) Requests() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.list...)
+}
+
+// serve starts h on loopback until the test ends and returns its URL.
+func serve(t testing.TB, h http.HandlerFunc) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -18,24 +16,14 @@ type Responses struct {
 	URL     string
 	Command string
 
-	mu       sync.Mutex
-	requests []string
+	requests
 }
 
 // NewResponses starts the fake API; it stops when the test ends.
 func NewResponses(t testing.TB, command string) *Responses {
 	r := &Responses{Command: command}
-	srv := httptest.NewServer(http.HandlerFunc(r.serve))
-	t.Cleanup(srv.Close)
-	r.URL = srv.URL + "/v1"
+	r.URL = serve(t, r.serve) + "/v1"
 	return r
-}
-
-// Requests returns the bodies of the requests so far.
-func (r *Responses) Requests() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.requests...)
 }
 
 // call is the function call of Codex's shell tool, as the tools the
@@ -68,10 +56,7 @@ func (r *Responses) call(body string) (name, args string) {
 
 func (r *Responses) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
-	r.mu.Lock()
-	r.requests = append(r.requests, req.URL.Path+" "+string(body))
-	n := len(r.requests)
-	r.mu.Unlock()
+	n := r.add(req.URL.Path + " " + string(body))
 	if !strings.HasSuffix(req.URL.Path, "/responses") {
 		http.NotFound(w, req)
 		return
