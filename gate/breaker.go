@@ -75,3 +75,16 @@ func (b *Breaker) record(denied bool) (bool, string) {
 	}
 	return false, ""
 }
+
+// Replay counts the reviews a turn already had, oldest first (true for a
+// denial), as if this gate had made them, and reports whether they tripped
+// the breaker: what a process that governs a turn another process started
+// (`warden hook`, one process per tool call) restores before deciding.
+func (b *Breaker) Replay(denied []bool) (tripped bool) {
+	for _, d := range denied {
+		if trip, _ := b.record(d); trip {
+			tripped = true
+		}
+	}
+	return tripped
+}

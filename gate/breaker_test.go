@@ -168,3 +168,20 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 		t.Errorf("the next turn carries the secret %d times, want the 2 results delivered before the trip", n)
 	}
 }
+
+// TestG11_BreakerReplayRestoresTheTurn: a breaker replaying a turn's
+// reviews (another process's) trips as the gate that made them would
+// have, and counts on from there.
+func TestG11_BreakerReplayRestoresTheTurn(t *testing.T) {
+	var b Breaker
+	if b.Replay([]bool{true, true}) {
+		t.Fatal("two denials tripped the breaker")
+	}
+	if trip, _ := b.record(true); !trip {
+		t.Fatal("a third consecutive denial after two replayed did not trip the breaker")
+	}
+	var c Breaker
+	if !c.Replay([]bool{true, true, true, false}) {
+		t.Fatal("three consecutive denials replayed did not trip the breaker")
+	}
+}

@@ -42,6 +42,10 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	code = exitOK
 	for _, path := range pos {
+		if isHookConfig(path) {
+			code = max(code, checkHookConfig(path, stdout, stderr))
+			continue
+		}
 		t, err := task.Load(path)
 		if err == nil {
 			for _, w := range t.Warnings(opts) {

@@ -96,6 +96,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return serveCmd(args[1:], stdout, stderr)
 	case "operator":
 		return operatorCmd(args[1:], stdout, stderr)
+	case "hook":
+		return hookCmd(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -126,18 +126,11 @@ type Transcript struct {
 // short is refused, so that nothing is chained after lines warden did not
 // write (a caller that resumes a run removes a cut last line first).
 func Open(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	t, err := openLocked(path, key, heads)
 	if err != nil {
 		return nil, err
 	}
-	t := &Transcript{f: f, path: path, chain: seal.NewChain(key), heads: heads, headFs: map[string][]byte{}}
-	if err := t.lock(); err != nil {
-		f.Close()
-		return nil, err
-	}
+	f := t.f
 	defer t.unlock()
 	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(event.Event) error { return nil })
 	if err != nil {
@@ -158,6 +151,24 @@ func Open(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
 		return nil, err
 	}
 	t.offset, t.lines = fi.Size(), s.Lines
+	return t, nil
+}
+
+// openLocked opens the transcript at path for appending, creating it and
+// its directory when missing, and takes its lock: the caller unlocks.
+func openLocked(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	t := &Transcript{f: f, path: path, chain: seal.NewChain(key), heads: heads, headFs: map[string][]byte{}}
+	if err := t.lock(); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return t, nil
 }
 

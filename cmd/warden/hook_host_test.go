@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/hook/hosttest"
+	"github.com/wardenhq/warden/internal/shell"
+)
+
+// hostBinary finds a real host's binary, skipping the test without it
+// (failing it in CI, WARDEN_REQUIRE_HOSTS).
+func hostBinary(t *testing.T, name, env string) string {
+	bin := hosttest.Find(name, env)
+	if bin == "" {
+		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
+			t.Fatalf("%s not found (%s)", name, env)
+		}
+		t.Skipf("%s not found: set %s", name, env)
+	}
+	return bin
+}
+
+// realHost runs one real host offline, in dir (home, proj, tmp), with a
+// loopback model asking it to run command, and returns its output and the
+// model's requests.
+type realHost struct {
+	name, bin, env string
+	run            func(t *testing.T, bin, dir, cwd, wh, command string) (string, []string)
+}
+
+var realHosts = []realHost{
+	{"claude-code", "claude", "WARDEN_TEST_CLAUDE", runClaude},
+	{"gemini", "gemini", "WARDEN_TEST_GEMINI", runGemini},
+	{"codex", "codex", "WARDEN_TEST_CODEX", runCodex},
+}
+
+// runCodex runs `codex exec` with the hooks and trust `warden hook install
+// codex` wrote in CODEX_HOME: its model settings go before them in
+// config.toml. No --dangerously-bypass-hook-trust: Codex runs the hooks
+// because it trusts them.
+func runCodex(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
+	model := hosttest.NewResponses(t, command)
+	codexHome := filepath.Join(dir, "home", ".codex")
+	cfg := filepath.Join(codexHome, "config.toml")
+	trust, _ := os.ReadFile(cfg)
+	settings := "model = \"gpt-5\"\nmodel_provider = \"fake\"\ncheck_for_update_on_startup = false\n\n" +
+		"[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + model.URL + "\"\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n\n" +
+		"[analytics]\nenabled = false\n\n[features]\nplugins = false\n\n"
+	if err := os.WriteFile(cfg, append([]byte(settings), trust...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "delete important.txt")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CODEX_HOME="+codexHome, "TMPDIR="+filepath.Join(dir, "tmp"),
+		"WARDEN_HOME="+wh, "WARDEN_DB=", "FAKE_KEY=dummy")
+	cmd.Stdin = strings.NewReader("")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("codex: %v\n%s", err, out.String())
+	}
+	return out.String(), model.Requests()
+}
+
+func runClaude(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
+	model := hosttest.NewAnthropic(t, command)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-p", "delete important.txt", "--output-format", "stream-json", "--verbose")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
+		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "IS_SANDBOX=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out.String())
+	}
+	return out.String(), model.Requests()
+}
+
+func runGemini(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
+	model := hosttest.NewGemini(t, command)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-p", "delete important.txt", "--output-format", "stream-json", "--yolo")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
+		"GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_API_KEY=dummy", "GEMINI_CLI_TRUST_WORKSPACE=true")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("gemini: %v\n%s", err, out.String())
+	}
+	return out.String(), model.Requests()
+}
+
+// TestX1_RealHostsKeepAFileWardenRejects drives the real Claude Code,
+// Gemini CLI and Codex, offline against a loopback model that asks each to delete a
+// file, through the hooks `warden hook install HOST` writes (at user
+// scope; Claude Code also at project scope): with an approval policy that
+// rejects the deletion, the file survives and the model receives warden's
+// reason; with one that approves, the file is gone. Either way the host
+// read every answer (no hook failed) and the session is a run whose
+// transcript verifies, with its turn, its approval and, when the call
+// ran, its result.
+func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
+	for _, host := range realHosts {
+		t.Run(host.name, func(t *testing.T) {
+			bin := hostBinary(t, host.bin, host.env)
+			for _, tc := range []struct {
+				name, policy, scope string
+				survives            bool
+				sandbox             bool
+			}{
+				{"reject", "approvers:\n  - name: auto\n    decision: reject\n    explanation: no deleting here\n    tools: [\"Bash(command='rm \", \"run_shell_command(command='rm \"]\n  - name: auto\n    decision: approve\n", "user", true, false},
+				{"approve", "approvers:\n  - name: auto\n    decision: approve\n", "project", false, false},
+				// Approved but confined: the deletion is outside the
+				// workspace (the model works in proj/work), so it fails.
+				{"sandbox", "approvers:\n  - name: auto\n    decision: approve\n", "user", true, true},
+			} {
+				if tc.sandbox && host.name == "codex" {
+					continue // Codex takes no changed input: its own sandbox confines it
+				}
+				t.Run(tc.name, func(t *testing.T) {
+					if host.name == "gemini" && tc.scope == "project" {
+						tc.scope = "user" // project hooks need a trusted folder
+					}
+					dir := t.TempDir()
+					home, project, wh := filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
+					for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini")} {
+						os.MkdirAll(d, 0o700)
+					}
+					os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
+					victim := filepath.Join(project, "important.txt")
+					os.WriteFile(victim, []byte("keep me\n"), 0o600)
+					conf, cwd := "approval: policy.yaml\n", project
+					if tc.sandbox {
+						conf += "sandbox: workspace-write\n"
+						cwd = filepath.Join(project, "work")
+						os.MkdirAll(cwd, 0o700)
+					}
+					os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte(conf), 0o600)
+					os.WriteFile(filepath.Join(wh, "policy.yaml"), []byte(tc.policy), 0o600)
+					if host.name == "codex" && tc.scope == "project" {
+						tc.scope = "user" // project hooks need a trusted project
+					}
+					h, _ := hook.Lookup(host.name)
+					p := hook.Place{Scope: tc.scope, Home: home, Project: cwd, CodexHome: filepath.Join(home, ".codex"),
+						Command: shell.Quote(binary(t)) + " hook " + host.name}
+					if _, err := hook.Install(h, p, false); err != nil {
+						t.Fatal(err)
+					}
+					out, reqs := host.run(t, bin, dir, cwd, wh, "rm "+shell.Quote(victim))
+					_, err := os.Stat(victim)
+					if survives := err == nil; survives != tc.survives {
+						t.Fatalf("important.txt survives: %v, want %v\n%s:\n%s", survives, tc.survives, host.name, out)
+					}
+					if tc.survives && !tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "no deleting here")) {
+						t.Fatalf("the model did not receive warden's reason: %v", reqs)
+					}
+					if tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "sandbox")) {
+						t.Fatalf("the sandbox's hint did not reach the model in the tool's output: %v", reqs[len(reqs)-1])
+					}
+					if strings.Contains(out, "hook error") || strings.Contains(out, "could not decide") {
+						t.Fatalf("a hook failed (warden could not read what %s sent):\n%s", host.name, out)
+					}
+					runs, _ := filepath.Glob(filepath.Join(wh, "runs", host.name+"-*.jsonl"))
+					if len(runs) != 1 {
+						t.Fatalf("runs %v, want the session's", runs)
+					}
+					if code, o, e := runWith(t, wh, "transcript", "verify", runs[0]); code != 0 {
+						t.Fatalf("verify: %s %s", o, e)
+					}
+					_, shown, _ := runWith(t, wh, "transcript", "show", runs[0])
+					want := []string{`turn      "delete important.txt"`, "(command='rm "}
+					if !tc.survives {
+						want = append(want, "tool ")
+					}
+					for _, w := range want {
+						if !strings.Contains(shown, w) {
+							t.Fatalf("the transcript lacks %q:\n%s", w, shown)
+						}
+					}
+				})
+			}
+		})
+	}
+}

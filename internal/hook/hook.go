@@ -1,0 +1,439 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/review"
+	"github.com/wardenhq/warden/rules"
+	"github.com/wardenhq/warden/tool"
+)
+
+// Config is how `warden hook` decides, resolved from its flags and
+// configuration file.
+type Config struct {
+	// Approval decides tool calls before they run (pre-tool events); nil
+	// or empty leaves them to the host (Pass).
+	Approval *approval.Policy
+	// ApprovalEntries and ReviewEntries are the policies as written, for
+	// the run's start record.
+	ApprovalEntries, ReviewEntries []policy.Entry
+	// Review decides results after calls ran (post-tool events); nil
+	// continues every result.
+	Review *review.Policy
+	// Rules are the exec rules every shell command is judged by: forbidden
+	// is denied, prompt is a boundary request (SPEC G14).
+	Rules *rules.Set
+	// Boundary builds the boundary decider (internal/decider) for a
+	// session's working directory: who decides permission requests, exec
+	// rules' prompts and escalations (approvals_reviewer). It is called
+	// only when one is needed, with the person of the decision (person:
+	// the queue, or nobody). Nil: nobody decides boundary requests.
+	Boundary func(workdir string, person approval.Approver) (*approval.Policy, error)
+	// Queue is where a person decides (a server's, or the store's); nil
+	// when none is configured.
+	Queue queue.Queue
+	// Timeout bounds how long an escalation waits for a person; its
+	// outcome is a denial that says so.
+	Timeout time.Duration
+	// Paths are where sessions live.
+	Paths Paths
+	// Sink, when set, also receives every event (the store, the server).
+	Sink event.Sink
+	// Sandbox, when set (read-only, workspace-write), confines the shell
+	// calls a policy lets run where the host takes changed input (Claude
+	// Code, Gemini CLI, Cursor's preToolUse): each runs as `Exe exec
+	// --sandbox MODE -- bash -c COMMAND` (SPEC X4). Exe is warden's
+	// absolute path.
+	Sandbox, Exe string
+}
+
+// Handle answers one hook event of host h, read from input: it never
+// fails open — input that does not parse, a state that cannot be read or
+// written, or any error or panic of the decision is answered with the
+// host's deny (Host.Fail).
+func (c *Config) Handle(ctx context.Context, h *Host, input []byte) (ans Answer) {
+	defer func() {
+		if r := recover(); r != nil {
+			ans = h.Fail(fmt.Sprintf("internal error: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	e, err := h.Parse(input)
+	if err != nil {
+		return h.Fail(err.Error())
+	}
+	s, err := OpenSession(c.Paths, h.Name, e.SessionID, c.Sink)
+	if err != nil {
+		return h.Fail(err.Error())
+	}
+	v, err := c.decide(ctx, h, e, s)
+	if cerr := s.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("recording the decision: %w", cerr)
+	}
+	if err != nil {
+		return h.Fail(err.Error())
+	}
+	return h.Answer(e, v)
+}
+
+// decision is one event's decision, with its session.
+type decision struct {
+	c    *Config
+	h    *Host
+	e    *Event
+	s    *Session
+	gate *gate.Gate
+	// asked says a person was to decide and nobody was reachable here: the
+	// host's own ask decides, where it has one.
+	asked bool
+	mu    sync.Mutex
+}
+
+func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
+	d := &decision{c: c, h: h, e: e, s: s}
+	if s.New {
+		rs := &event.RunStart{Task: "hook:" + h.Name, Model: h.Name, Approval: c.ApprovalEntries, Review: c.ReviewEntries, Workdir: e.Cwd}
+		d.gateFor().StartRun(rs)
+		s.Events.Emit(*rs)
+	}
+	switch e.Phase {
+	case Prompt:
+		return d.prompt()
+	case PreTool:
+		return d.preTool(ctx)
+	case PostTool:
+		return d.postTool(ctx)
+	case Permission:
+		return d.permission(ctx)
+	}
+	return Verdict{}, fmt.Errorf("event %s: no phase", e.Name)
+}
+
+// prompt starts a turn: the breaker's count clears, and the notes of the
+// overrides a person granted reach the agent (SPEC G11, G12).
+func (d *decision) prompt() (Verdict, error) {
+	ts := &event.TurnStart{Input: d.e.Prompt, Workdir: d.e.Cwd}
+	notes := d.s.Notes
+	d.gateFor().StartTurn(ts, nil)
+	d.s.Events.Emit(*ts)
+	var b strings.Builder
+	for _, n := range notes {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(n.Content)
+	}
+	return Verdict{Decision: Pass, Context: b.String()}, nil
+}
+
+// call is the event's call as policies see it.
+func (d *decision) call() (tool.Call, tool.Tool, error) {
+	t := d.h.Tool(d.e.Tool, d.e.Cwd)
+	call := tool.Call{ID: d.e.ToolUseID, Function: d.e.Tool}
+	if call.ID == "" {
+		call.ID = "call"
+	}
+	if err := call.SetArguments(d.e.Input); err != nil {
+		return call, t, fmt.Errorf("tool_input: %w", err)
+	}
+	if ht, ok := t.(*hostTool); ok {
+		if _, err := ht.fields(d.e.Input); err != nil {
+			return call, t, err
+		}
+	}
+	return call, t, nil
+}
+
+// withPerson returns ctx with where a person is asked: the queue, else
+// nobody here (the host's ask, where it has one).
+func (d *decision) withPerson(ctx context.Context) context.Context {
+	if d.c.Queue != nil {
+		return queue.WithQueue(ctx, d.c.Queue, d.s.RunID)
+	}
+	return human.WithSurface(ctx, surface{d})
+}
+
+// preTool decides a call before it runs: the approval policy, then, for a
+// shell command, the exec rules.
+func (d *decision) preTool(ctx context.Context) (Verdict, error) {
+	call, t, err := d.call()
+	if err != nil {
+		return Verdict{}, err
+	}
+	req := &approval.Request{Call: call, Tool: t, Agent: "main"}
+	v := Verdict{Decision: Pass}
+	if d.c.Approval.Len() > 0 {
+		out, err := d.c.Approval.Decide(d.withPerson(ctx), req, d.recordApproval(call, nil))
+		if err != nil {
+			return Verdict{}, fmt.Errorf("approval policy: %w", err)
+		}
+		switch out.Decision {
+		case approval.Approve:
+			v = Verdict{Decision: Allow, Reason: out.Explanation}
+		case approval.Modify:
+			if out.Modified == nil {
+				return Verdict{}, fmt.Errorf("approver %s modified the call without the modified call", out.Approver)
+			}
+			v = Verdict{Decision: Modify, Input: out.Modified.Arguments, Reason: out.Explanation}
+			call = *out.Modified
+		case approval.Terminate:
+			return Verdict{Decision: Stop, Reason: out.Explanation}, nil
+		case approval.Escalate:
+			return d.escalate(ctx, call, t, "the approval policy escalates this call")
+		default:
+			if out.Approver == approval.PolicyName && d.wasAsked() {
+				return d.escalate(ctx, call, t, "a person is to decide this call")
+			}
+			return Verdict{Decision: Deny, Reason: out.Explanation}, nil
+		}
+	}
+	if d.s.Tripped {
+		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
+	}
+	cmd, isShell := d.h.shellCommand(t, call.Arguments)
+	if !isShell {
+		return v, nil
+	}
+	if d.c.Rules == nil {
+		return d.confine(v, call, cmd)
+	}
+	judged := rules.Evaluate(d.c.Rules, cmd)
+	switch judged.Decision {
+	case rules.Forbidden:
+		return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
+	case rules.Prompt:
+		bv, err := d.boundary(ctx, call, t, &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
+		if err != nil || bv.Decision != Allow {
+			return bv, err
+		}
+		if v.Decision != Modify {
+			v = bv
+		}
+	}
+	return d.confine(v, call, cmd)
+}
+
+// confine rewrites a shell call a policy lets run to run under warden's
+// sandbox (Config.Sandbox), where the host takes changed input: the
+// command becomes `warden exec --sandbox MODE -- bash -c COMMAND`, quoted
+// by the shell library, the call's other arguments kept. Elsewhere, and
+// for calls denied, v is returned as it is.
+func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, error) {
+	if d.c.Sandbox == "" || d.e.NoModify || !d.h.Modifies {
+		return v, nil
+	}
+	switch v.Decision {
+	case Pass, Allow, Modify:
+	default:
+		return v, nil
+	}
+	args := map[string]json.RawMessage{}
+	if err := json.Unmarshal(call.Arguments, &args); err != nil {
+		return Verdict{}, fmt.Errorf("confining the call: %w", err)
+	}
+	key := d.h.Tools[call.Function].Command
+	wrapped := shell.Quote(d.c.Exe) + " exec --sandbox " + shell.Quote(d.c.Sandbox) + " -- bash -c " + shell.Quote(cmd)
+	raw, err := json.Marshal(wrapped)
+	if err != nil {
+		return Verdict{}, err
+	}
+	args[key] = raw
+	input, err := json.Marshal(args)
+	if err != nil {
+		return Verdict{}, err
+	}
+	reason := v.Reason
+	if reason == "" {
+		reason = "runs under warden's sandbox (" + d.c.Sandbox + ")"
+	}
+	return Verdict{Decision: Modify, Input: input, Reason: reason, Context: v.Context}, nil
+}
+
+// escalate puts a call a policy escalated to the host's person where the
+// host has an ask and warden has no queue, else to the boundary decision:
+// the first pass, auto-review, the queue.
+func (d *decision) escalate(ctx context.Context, call tool.Call, t tool.Tool, why string) (Verdict, error) {
+	if d.h.Ask && d.c.Queue == nil {
+		return Verdict{Decision: Ask, Reason: why}, nil
+	}
+	return d.boundary(ctx, call, t, d.requestOf(call, t, why))
+}
+
+// requestOf is the boundary request a whole call makes.
+func (d *decision) requestOf(call tool.Call, t tool.Tool, why string) *boundary.Request {
+	req := &boundary.Request{Kind: boundary.MCP, Tool: call.Function, Reason: why}
+	if ht, ok := t.(*hostTool); ok {
+		f, _ := ht.fields(call.Arguments)
+		switch ht.spec.Kind {
+		case Shell:
+			req = &boundary.Request{Kind: boundary.Exec, Command: f.command, Reason: why}
+		case Write, Edit:
+			req = &boundary.Request{Kind: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
+		case Fetch:
+			req = &boundary.Request{Kind: boundary.Network, Reason: why}
+		case MCP:
+			server, name, _ := d.h.mcpName(call.Function)
+			req = &boundary.Request{Kind: boundary.MCP, Server: server, Tool: name, Reason: why}
+		}
+	}
+	return req
+}
+
+// permission decides the host's own request to cross its boundary.
+func (d *decision) permission(ctx context.Context) (Verdict, error) {
+	call, t, err := d.call()
+	if err != nil {
+		return Verdict{}, err
+	}
+	if d.s.Tripped {
+		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
+	}
+	return d.boundary(ctx, call, t, d.requestOf(call, t, d.h.Name+" asks permission for this call"))
+}
+
+// boundary puts a boundary request to the run's gate: the boundary decision
+// with the denial log, the overrides and the breaker.
+func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, breq *boundary.Request) (Verdict, error) {
+	if d.c.Boundary == nil {
+		return Verdict{Decision: Deny, Reason: "nobody is configured to decide this request (" + breq.Reason + ")"}, nil
+	}
+	var person approval.Approver = nobody{d}
+	if d.c.Queue != nil {
+		person = queue.Approver(d.c.Queue, d.s.RunID, nil, d.c.Timeout)
+	}
+	p, err := d.c.Boundary(d.e.Cwd, person)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("the boundary decider: %w", err)
+	}
+	g := d.gateFor()
+	g.Next = agent.BoundaryPolicy(p)
+	req := &approval.Request{Call: call, Tool: t, Agent: "main", Boundary: breq,
+		History: []chat.Message{{Role: chat.User, Content: d.e.Prompt}}}
+	out, err := g.ApproveBoundary(d.withPerson(ctx), &agent.BoundaryRequest{Request: req, Events: d.s.Events, Record: d.recordApproval(call, breq)})
+	if err != nil {
+		return Verdict{}, err
+	}
+	if out.Interrupt != nil {
+		d.s.Events.Emit(event.Limit{Type: event.LimitInterrupt, Message: out.Interrupt.Message})
+		return Verdict{Decision: Stop, Reason: "warden interrupted this turn: " + out.Interrupt.Message}, nil
+	}
+	switch out.Decision {
+	case approval.Approve:
+		return Verdict{Decision: Allow, Reason: out.Explanation}, nil
+	case approval.Modify:
+		if out.Modified != nil {
+			return Verdict{Decision: Modify, Input: out.Modified.Arguments, Reason: out.Explanation}, nil
+		}
+	case approval.Terminate:
+		return Verdict{Decision: Stop, Reason: out.Explanation}, nil
+	}
+	if out.Approver == approval.PolicyName && d.wasAsked() {
+		if d.h.Ask {
+			return Verdict{Decision: Ask, Reason: breq.Reason}, nil
+		}
+		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give warden hook --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
+	}
+	return Verdict{Decision: Deny, Reason: out.Explanation}, nil
+}
+
+// gateFor returns the session's gate, restored from its transcript.
+func (d *decision) gateFor() *gate.Gate {
+	if d.gate == nil {
+		d.gate = &gate.Gate{RunID: d.s.RunID, Events: d.s.Events, Sealer: d.s.Sealer}
+		d.gate.Restore(d.s.Ledger)
+		d.gate.Breaker.Replay(d.s.Turn)
+	}
+	return d.gate
+}
+
+// postTool reviews a result after the call ran.
+func (d *decision) postTool(ctx context.Context) (Verdict, error) {
+	call, t, err := d.call()
+	if err != nil {
+		return Verdict{}, err
+	}
+	res := tool.Result{Content: d.e.Output}
+	if d.e.Failed {
+		res = tool.Result{Error: &tool.Error{Type: tool.ErrUnknown, Message: d.e.Output}}
+	}
+	d.s.Events.Emit(event.Tool{CallID: call.ID, Function: call.Function, Arguments: call.Arguments, Result: d.e.Output, Failed: d.e.Failed})
+	if d.c.Review == nil {
+		return Verdict{Decision: Pass}, nil
+	}
+	req := &review.Request{Call: call, Result: res, Output: d.e.Output, Order: tool.OrderOf(t), Agent: "main"}
+	out, err := d.c.Review.Decide(d.withPerson(ctx), req, func(r review.Record) {
+		d.s.Events.Emit(event.Review{CallID: call.ID, Function: call.Function, Reviewer: r.Reviewer, Decision: string(r.Review.Decision), Explanation: r.Review.Explanation, Chain: r.Chain})
+	})
+	if err != nil {
+		return Verdict{}, fmt.Errorf("review policy: %w", err)
+	}
+	switch {
+	case out.Decision == review.Terminate:
+		return Verdict{Decision: Block, Reason: out.Explanation}, nil
+	case d.wasAsked():
+		return Verdict{Decision: Block, Reason: "a person must review this result, and none is reachable: give warden hook --server (the panel) or --db"}, nil
+	}
+	return Verdict{Decision: Pass}, nil
+}
+
+// recordApproval records each approver's answer as an approval event.
+func (d *decision) recordApproval(call tool.Call, breq *boundary.Request) func(approval.Record) {
+	return func(r approval.Record) {
+		d.s.Events.Emit(event.Approval{CallID: call.ID, Call: call, Approver: r.Approver, Decision: string(r.Approval.Decision),
+			Modified: r.Approval.Modified, Explanation: r.Approval.Explanation, Chain: r.Chain, Boundary: breq})
+	}
+}
+
+func (d *decision) setAsked() {
+	d.mu.Lock()
+	d.asked = true
+	d.mu.Unlock()
+}
+
+func (d *decision) wasAsked() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asked
+}
+
+// nobody is the person of a hook with no queue: the person is at the
+// host, not here. It escalates, and notes that a person was to decide,
+// so that the host's ask decides where it has one and a denial that says
+// so is answered where it has none.
+type nobody struct{ d *decision }
+
+// Approve implements approval.Approver.
+func (n nobody) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	n.d.setAsked()
+	return approval.Approval{Decision: approval.Escalate, Explanation: "a person decides this at " + n.d.h.Name}, nil
+}
+
+// surface is nobody as the human.Surface of the "human" approvers and
+// reviewers of policies.
+type surface struct{ d *decision }
+
+// Approve implements human.Surface.
+func (s surface) Approve(ctx context.Context, req *approval.Request, _ []approval.Decision, _ time.Duration, _ human.Here) (approval.Approval, error) {
+	return nobody(s).Approve(ctx, req)
+}
+
+// Review implements human.Surface.
+func (s surface) Review(context.Context, *review.Request, []review.Decision, time.Duration, human.Here) (review.Review, error) {
+	s.d.setAsked()
+	return review.Review{Decision: review.Escalate, Explanation: "a person reviews this at " + s.d.h.Name}, nil
+}

@@ -1,0 +1,102 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/transcript"
+)
+
+// state is what a session's hooks carry from one to the next, so that a
+// hook reads only what the transcript gained since the last: where the
+// transcript stood (its checkpoint), how many events it holds, the turn's
+// reviews and notes, and the lines the denial log and overrides are rebuilt
+// from. It is kept beside the transcript, authenticated with warden's state
+// key: a state file anything else wrote is ignored, and the transcript is
+// read whole instead.
+type state struct {
+	Checkpoint transcript.Checkpoint `json:"checkpoint"`
+	Events     int                   `json:"events"`
+	Turn       []bool                `json:"turn,omitempty"`
+	Tripped    bool                  `json:"tripped,omitempty"`
+	Notes      []string              `json:"notes,omitempty"`
+	Ledger     []json.RawMessage     `json:"ledger,omitempty"`
+}
+
+// stateFile is a state with its MAC.
+type stateFile struct {
+	State json.RawMessage `json:"state"`
+	MAC   string          `json:"mac"`
+}
+
+const stateLabel = "warden/hook-session-state/v1"
+
+// loadState reads the session's state; false when there is none, or it
+// does not verify.
+func (s *Session) loadState() (state, bool) {
+	data, err := os.ReadFile(s.state)
+	if err != nil {
+		return state{}, false
+	}
+	var f stateFile
+	if json.Unmarshal(data, &f) != nil || !s.key.Verify(f.MAC, []byte(stateLabel), []byte(s.RunID), f.State) {
+		return state{}, false
+	}
+	var st state
+	if json.Unmarshal(f.State, &st) != nil {
+		return state{}, false
+	}
+	return st, true
+}
+
+// restore sets the session's state from st (the zero state: nothing
+// read yet).
+func (s *Session) restore(st state) {
+	s.n, s.Turn, s.Tripped, s.Notes, s.ledger = st.Events, st.Turn, st.Tripped, nil, nil
+	for _, n := range st.Notes {
+		s.Notes = append(s.Notes, chat.Message{Role: chat.User, Content: n})
+	}
+	s.Ledger = gate.NewLedger(s.RunID, s.key)
+	for _, line := range st.Ledger {
+		var e event.Event
+		if json.Unmarshal(line, &e) == nil {
+			s.Ledger.Read(e)
+			s.ledger = append(s.ledger, line)
+		}
+	}
+}
+
+// saveState keeps the session's state for its next hook (atomically).
+func (s *Session) saveState(cp transcript.Checkpoint) error {
+	st := state{Checkpoint: cp, Events: s.n, Turn: s.Turn, Tripped: s.Tripped, Ledger: s.ledger}
+	for _, n := range s.Notes {
+		st.Notes = append(st.Notes, n.Content)
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(stateFile{State: raw, MAC: s.key.Sum([]byte(stateLabel), []byte(s.RunID), raw)})
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.state), ".state-*")
+	if err != nil {
+		return fmt.Errorf("session state: %w", err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("session state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("session state: %w", err)
+	}
+	return os.Rename(tmp.Name(), s.state)
+}
