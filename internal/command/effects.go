@@ -152,7 +152,8 @@ func (p *Parsed) Does() Effect {
 		}
 		key = append(key, w...)
 	}
-	for _, oe := range effectsByPath[string(key)] { // no allocation: a lookup by the bytes
+	effects := effectsByPath[string(key)] // no allocation: a lookup by the bytes (not in a range clause, where it copies)
+	for _, oe := range effects {
 		if p.matches(oe) {
 			e |= oe.effect
 		}
