@@ -21,6 +21,11 @@ type walker struct {
 	gitAliases map[string]string
 	aliases    bool // the script names BASH_ALIASES
 	arith      arithState
+	// argArena and litArena hold the words of the commands emitted so
+	// far, so that a script's commands share a few allocations; each
+	// command's slices are capped at its own words.
+	argArena []string
+	litArena []bool
 }
 
 // ctx is what a statement inherits from where it appears.

@@ -16,13 +16,18 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 	if in.kind == stdinDoc {
 		cmd.Doc = in.src
 	}
-	if len(words) > 0 {
-		cmd.Args = make([]string, len(words))
-		cmd.Literal = make([]bool, len(words))
-		for i, wd := range words {
-			cmd.Args[i] = wd.val
-			cmd.Literal[i] = wd.lit
+	if n := len(words); n > 0 {
+		if cap(w.argArena)-len(w.argArena) < n {
+			size := max(32, n)
+			w.argArena, w.litArena = make([]string, 0, size), make([]bool, 0, size)
 		}
+		start := len(w.argArena)
+		for _, wd := range words {
+			w.argArena = append(w.argArena, wd.val)
+			w.litArena = append(w.litArena, wd.lit)
+		}
+		cmd.Args = w.argArena[start : start+n : start+n]
+		cmd.Literal = w.litArena[start : start+n : start+n]
 	}
 	idx := w.add(cmd, c)
 	if len(words) == 0 {
