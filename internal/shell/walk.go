@@ -26,6 +26,21 @@ type walker struct {
 	// command's slices are capped at its own words.
 	argArena []string
 	litArena []bool
+	// wordArena holds the words of the simple commands read so far
+	// (wordsFor).
+	wordArena []word
+}
+
+// wordsFor returns room for the n words of a simple command, taken from
+// wordArena: slots are never handed out twice, and the slice is capped at
+// n, so an append to it copies.
+func (w *walker) wordsFor(n int) []word {
+	if cap(w.wordArena)-len(w.wordArena) < n {
+		w.wordArena = make([]word, 0, max(32, n))
+	}
+	start := len(w.wordArena)
+	w.wordArena = w.wordArena[:start+n]
+	return w.wordArena[start : start+n : start+n]
 }
 
 // ctx is what a statement inherits from where it appears.
@@ -348,7 +363,7 @@ func (w *walker) call(x *syntax.CallExpr, st *syntax.Stmt, c ctx, redirs []strin
 		w.assign(a, c)
 		assigns = append(assigns, srcText(c.src, a))
 	}
-	words := make([]word, len(x.Args))
+	words := w.wordsFor(len(x.Args))
 	for i, a := range x.Args {
 		w.word(a, c)
 		words[i] = convert(a, c.src)
