@@ -121,7 +121,7 @@ func Parse(argv []string) (p Parsed, ok bool) {
 
 // Parse reads argv with g; argv[0] names the program.
 func (g *Grammar) Parse(argv []string) Parsed {
-	p := Parsed{Path: []string{base(argv[0])}}
+	p := Parsed{Path: append(make([]string, 0, 3), base(argv[0]))} // room for a subcommand or two
 	cur := g
 	operandsOnly := false
 	for i := 1; i < len(argv); i++ {
