@@ -198,7 +198,8 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		cc := c
 		cc.redirs = redirs
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
-			stages := pipeline(x.Y, pipeline(x.X, nil))
+			var room [4]*syntax.Stmt // most pipelines: no allocation
+			stages := pipeline(x.Y, pipeline(x.X, room[:0]))
 			for i := 1; i < len(stages); i++ {
 				w.readLoop(stages[i-1], stages[i])
 			}
