@@ -132,15 +132,23 @@ const (
 	maxCommands = 5000 // simple commands in one script
 )
 
+// pooledParser is a parser with the reader it reads a script through.
+type pooledParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
 var parsers = sync.Pool{New: func() any {
 	// Comments are kept for checkComment (agree.go).
-	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+	return &pooledParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))}
 }}
 
 func parseFile(src string) (*syntax.File, error) {
-	p := parsers.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parsers.Put(p)
+	pp := parsers.Get().(*pooledParser)
+	pp.r.Reset(src)
+	f, err := pp.p.Parse(&pp.r, "")
+	pp.r.Reset("")
+	parsers.Put(pp)
 	return f, err
 }
 
