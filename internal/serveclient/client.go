@@ -11,7 +11,7 @@
 // nonce and the key id of its credential (POST /api/hello), and the server
 // answers an HMAC-SHA-256 of the nonce and of the connection's address as
 // the server sees it, under a key derived from the credential's SHA-256
-// (Proof). A server that does not hold the credential cannot answer; the
+// (proof.Proof). A server that does not hold the credential cannot answer; the
 // client then sends nothing more, neither its credential nor any call,
 // and fails with an UnverifiedError that says why — never retried, so a
 // run fails closed. A handshake answered 5xx, 408 or 429 (a server busy,
