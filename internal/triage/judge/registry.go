@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -43,8 +44,15 @@ func RegisterCommandJudge(f func(*Script, *Command)) bool {
 }
 
 // judgeNamed judges c with the judge registered under name (a name
-// programs.yaml gives a judge).
-func (s *Script) judgeNamed(name string, c *Command) { judgeRegistry[name](s, c) }
+// programs.yaml gives a judge); without one, c is passed on.
+func (s *Script) judgeNamed(name string, c *Command) {
+	f, ok := judgeRegistry[name]
+	if !ok {
+		s.Esc(vocab.Routine, Medium, "no judge "+name+" is registered to judge `"+c.Text+"`")
+		return
+	}
+	f(s, c)
+}
 
 // Judges are the judges written in Go that a programs file names with
 // judge:, by name: the registry each file of judges adds its own to

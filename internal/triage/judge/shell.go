@@ -446,7 +446,13 @@ func (s *Script) command(c *Command) {
 		}
 	}
 	before := *s.V
-	commandJudge(s, c)
+	if commandJudge == nil {
+		// A first pass assembled without its judges of programs (package
+		// triage imports them) passes every command on.
+		s.Esc(vocab.Routine, Medium, "no judge of programs is registered to judge `"+c.Text+"`")
+	} else {
+		commandJudge(s, c)
+	}
 	if c.ruleSeen && c.rule == rules.Allow && s.V.Worst.Dec == vocab.Escalate && before.Worst.Rank() < s.V.Worst.Rank() &&
 		s.V.Worst.Class == vocab.Routine {
 		// An exec rule allows what triage only found unclear.
