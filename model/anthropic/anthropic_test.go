@@ -82,11 +82,7 @@ func conversation() model.Request {
 			{Role: chat.Assistant, Content: "Read it."},
 			{Role: chat.User, Content: "Go on."},
 		},
-		Tools: []tool.Info{
-			{Name: "read_file", Description: "Reads a file.",
-				Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
-			{Name: "run", Description: "Runs a command."},
-		},
+		Tools: providertest.Tools(),
 	}
 }
 

@@ -58,6 +58,16 @@ func NewServer(t testing.TB, status int, reply string, header http.Header) *Serv
 	return s
 }
 
+// Tools are the tools of the conversation every provider's tests send:
+// read_file with a parameter schema, run without one.
+func Tools() []tool.Info {
+	return []tool.Info{
+		{Name: "read_file", Description: "Reads a file.",
+			Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
+		{Name: "run", Description: "Runs a command."},
+	}
+}
+
 // Requests returns how many requests the server received.
 func (s *Server) Requests() int {
 	s.mu.Lock()
