@@ -37,9 +37,7 @@ func BenchmarkDecide(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					r := &Request{Kind: KindApproval, RunID: "bench"}
-					if err := s.Submit(ctx, r); err != nil {
-						b.Fatal(err)
-					}
+					submit(ctx, b, s, r)
 					released := make(chan time.Time, 1)
 					waiting := make(chan struct{})
 					go func() {
@@ -162,9 +160,7 @@ func BenchmarkIdleWaiters(b *testing.B) {
 		var wg sync.WaitGroup
 		for j := range ids {
 			r := &Request{Kind: KindApproval, RunID: "idle"}
-			if err := s.Submit(ctx, r); err != nil {
-				b.Fatal(err)
-			}
+			submit(ctx, b, s, r)
 			ids[j] = r.ID
 			wg.Add(1)
 			go func() {
@@ -199,9 +195,7 @@ func BenchmarkDecideOnly(b *testing.B) {
 			ids := make([]string, b.N)
 			for i := range ids {
 				r := &Request{Kind: KindApproval, RunID: "bench"}
-				if err := s.Submit(ctx, r); err != nil {
-					b.Fatal(err)
-				}
+				submit(ctx, b, s, r)
 				ids[i] = r.ID
 			}
 			b.ResetTimer()

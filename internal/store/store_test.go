@@ -240,9 +240,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			ch := s.Changes(cctx)
 			writeAll(t, s, ev("r1", 2, event.Info{Message: "hi"}))
 			r := &Request{Kind: KindApproval, RunID: "r1"}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
@@ -303,9 +301,7 @@ func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &Request{Kind: KindApproval, RunID: "r1"}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
 				t.Fatal(err)
 			}
@@ -330,9 +326,7 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 			var ids []string
 			for i := 0; i < 3; i++ {
 				r := &Request{Kind: KindReview, RunID: "r1", Result: fmt.Sprint(i)}
-				if err := s.Submit(ctx, r); err != nil {
-					t.Fatal(err)
-				}
+				submit(ctx, t, s, r)
 				ids = append(ids, r.ID)
 			}
 			s.Close()
@@ -365,9 +359,7 @@ func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 			a, b := open(t, e.URL), open(t, e.URL)
 			for i := 0; i < requests; i++ {
 				r := &Request{Kind: KindApproval, RunID: "r1"}
-				if err := a.Submit(ctx, r); err != nil {
-					t.Fatal(err)
-				}
+				submit(ctx, t, a, r)
 				var mu sync.Mutex
 				var winners []string
 				var wg sync.WaitGroup
@@ -427,9 +419,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 		} {
 			deadline := time.Now().Add(150 * time.Millisecond)
 			r := &Request{Kind: tc.kind, RunID: "r1", Deadline: &deadline, Failsafe: tc.failsafe}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			got, err := s.Wait(ctx, r.ID)
 			if err != nil || got.Status != StatusExpired || got.Decision != tc.want || got.DecidedBy != byDeadline {
 				t.Fatalf("%s request after its deadline: %+v, %v", tc.kind, got, err)
@@ -443,9 +433,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 		// Nobody waiting: listing expires it, and a late decision is refused.
 		past := time.Now().Add(20 * time.Millisecond)
 		r := &Request{Kind: KindApproval, Deadline: &past}
-		if err := s.Submit(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		submit(ctx, t, s, r)
 		time.Sleep(40 * time.Millisecond)
 		got, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
 		isErr(t, err, ErrNotPending)
@@ -470,9 +458,7 @@ func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			waiter, decider := open(t, e.URL), open(t, e.URL)
 			r := &Request{Kind: KindApproval, RunID: "r1"}
-			if err := waiter.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, waiter, r)
 			type result struct {
 				r  Request
 				at time.Time
@@ -520,9 +506,7 @@ func TestS1_ChangesAcrossStores(t *testing.T) {
 			ch := a.Changes(cctx)
 			writeAll(t, b, ev("r1", 1, event.RunStart{Task: "x"}))
 			r := &Request{Kind: KindBoundary, RunID: "r1"}
-			if err := b.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, b, r)
 			var got []string
 			for len(got) < 2 {
 				select {
@@ -554,9 +538,7 @@ func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
 		got := make(chan Request, n)
 		for i := range ids {
 			r := &Request{Kind: KindApproval, RunID: fmt.Sprint("run-", i)}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			ids[i] = r.ID
 			go func() {
 				wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
