@@ -68,6 +68,17 @@ func checkWithheld(t *testing.T, s *eventtest.Sink, msgs []chat.Message, id, sec
 	}
 }
 
+// withheldThenNoLeak executes a with r, which must end limited with the
+// result of call id withheld for reason, and then checks the next turn
+// (noLeakNextTurn).
+func withheldThenNoLeak(t *testing.T, r *Run, s *eventtest.Sink, a *Agent, m *modeltest.Replay, id, secret, reason, what string) {
+	t.Helper()
+	res := r.Execute(context.Background(), a, user("go"))
+	must(t, res, event.StatusLimited)
+	checkWithheld(t, s, res.Messages, id, secret, reason)
+	noLeakNextTurn(t, r, a, res, m, secret, what)
+}
+
 // noLeakNextTurn runs the turn after res, which must complete, and fails
 // when a request of the model m holds secret; what names the result in the
 // message.
@@ -133,10 +144,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "person", cancelled, "read"))
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}
-	res := r.Execute(context.Background(), a, user("go"))
-	must(t, res, event.StatusLimited)
-	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewCancelled)
-	noLeakNextTurn(t, r, a, res, m, secret, "the result of a cancelled review")
+	withheldThenNoLeak(t, r, s, a, m, "c1", secret, event.WithheldReviewCancelled, "the result of a cancelled review")
 }
 
 func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
@@ -148,10 +156,7 @@ func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 		rrule(t, "pending", pending, "read"),
 		rrule(t, "stop", verdict(review.Terminate), "stopper"))
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, true), stopper}}
-	res := r.Execute(context.Background(), a, user("go"))
-	must(t, res, event.StatusLimited)
-	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldNotReviewed)
-	noLeakNextTurn(t, r, a, res, m, secret, "a result whose review never decided")
+	withheldThenNoLeak(t, r, s, a, m, "c1", secret, event.WithheldNotReviewed, "a result whose review never decided")
 }
 
 func TestR7_FailedReviewResultIsWithheld(t *testing.T) {

@@ -272,12 +272,22 @@ func ParseEntries(list *yaml.Node, file string) ([]Entry, error) {
 	return entries, nil
 }
 
+// scalar returns the text of the scalar node v, or the error msg at v's
+// position when v is not a scalar.
+func scalar(file string, v *yaml.Node, msg string) (string, error) {
+	if v.Kind != yaml.ScalarNode {
+		return "", filepos.Errorf(file, v, "%s", msg)
+	}
+	return v.Value, nil
+}
+
 func parseEntry(n *yaml.Node, file string) (Entry, error) {
 	e := Entry{Pos: filepos.NodePos(file, n)}
 	if n.Kind != yaml.MappingNode {
 		return e, filepos.Errorf(file, n, "an entry must be a mapping with name: and tools:")
 	}
 	var toolsNode *yaml.Node
+	var err error
 	seen := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -307,10 +317,9 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 				return e, filepos.Errorf(file, v, "tools must be a pattern or a list of patterns")
 			}
 		case "tool":
-			if v.Kind != yaml.ScalarNode {
-				return e, filepos.Errorf(file, v, "tool must be a tool name or glob")
+			if e.Tool, err = scalar(file, v, "tool must be a tool name or glob"); err != nil {
+				return e, err
 			}
-			e.Tool = v.Value
 		case "args":
 			if v.Kind != yaml.MappingNode {
 				return e, filepos.Errorf(file, v, "args must map argument names to globs")
@@ -344,10 +353,9 @@ func parseEntry(n *yaml.Node, file string) (Entry, error) {
 				e.Args = nil
 			}
 		case "chain":
-			if v.Kind != yaml.ScalarNode {
-				return e, filepos.Errorf(file, v, "chain must be a name")
+			if e.Chain, err = scalar(file, v, "chain must be a name"); err != nil {
+				return e, err
 			}
-			e.Chain = v.Value
 		case "params":
 			if v.Kind != yaml.MappingNode {
 				return e, filepos.Errorf(file, v, "params must be a mapping")

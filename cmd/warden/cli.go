@@ -27,6 +27,11 @@ func newCommand(name, synopsis string, stderr io.Writer) *command {
 	return &command{fs: fs, synopsis: synopsis}
 }
 
+// dbFlag declares the --db flag of a command that opens the store.
+func (c *command) dbFlag() *string {
+	return c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+}
+
 // usage prints the synopsis and the flags to w.
 func (c *command) usage(w io.Writer) {
 	out := c.fs.Output()

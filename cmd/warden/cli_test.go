@@ -29,7 +29,7 @@ type wardenProc struct {
 
 // run runs the built warden with args as p says and returns its exit
 // status, stdout and stderr.
-func (p wardenProc) run(t *testing.T, args ...string) (int, string, string) {
+func (p wardenProc) run(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := p.start(t, &stdout, &stderr, args...)
@@ -38,7 +38,7 @@ func (p wardenProc) run(t *testing.T, args ...string) (int, string, string) {
 
 // ok runs the built warden with args as p says, fails the test unless it
 // exits 0, and returns its stderr.
-func (p wardenProc) ok(t *testing.T, args ...string) (stderr string) {
+func (p wardenProc) ok(t testing.TB, args ...string) (stderr string) {
 	t.Helper()
 	code, _, stderr := p.run(t, args...)
 	if code != exitOK {
@@ -49,14 +49,14 @@ func (p wardenProc) ok(t *testing.T, args ...string) (stderr string) {
 
 // combined runs the built warden with args as p says and returns its exit
 // status and its stdout and stderr as one stream, in the order written.
-func (p wardenProc) combined(t *testing.T, args ...string) (int, string) {
+func (p wardenProc) combined(t testing.TB, args ...string) (int, string) {
 	t.Helper()
 	var out bytes.Buffer
 	code := p.start(t, &out, &out, args...)
 	return code, out.String()
 }
 
-func (p wardenProc) start(t *testing.T, stdout, stderr io.Writer, args ...string) int {
+func (p wardenProc) start(t testing.TB, stdout, stderr io.Writer, args ...string) int {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	cmd.Dir = p.dir

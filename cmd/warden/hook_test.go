@@ -35,13 +35,9 @@ func codexEvent(t *testing.T, s, event, cmd string) []byte {
 // answer on stdout and the exit code.
 func runHook(t *testing.T, home string, input []byte, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary(t), append([]string{"hook"}, args...)...)
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+home, "WARDEN_DB=")
-	cmd.Stdin = bytes.NewReader(input)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	return out.String(), errb.String(), exitCode(err)
+	p := wardenProc{env: []string{"WARDEN_HOME=" + home, "WARDEN_DB="}, stdin: string(input)}
+	code, out, errb := p.run(t, append([]string{"hook"}, args...)...)
+	return out, errb, code
 }
 
 // TestX1_HookProcessesShareOneRun: concurrent `warden hook` processes of

@@ -11,8 +11,6 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -75,13 +73,12 @@ func startPlane(t testing.TB, db string, replicas int, named bool) *loadPlane {
 	}
 	opEnv := "WARDEN_TOKEN=" + p.token
 	if named {
-		cmd := exec.Command(binary(t), "operator", "add", "--db", p.db, "alice")
-		cmd.Env = append(os.Environ(), "WARDEN_HOME="+t.TempDir(), "WARDEN_TOKEN=", "WARDEN_DB=")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("warden operator add: %v", err)
+		op := wardenProc{env: []string{"WARDEN_HOME=" + t.TempDir(), "WARDEN_TOKEN=", "WARDEN_DB="}}
+		code, out, stderr := op.run(t, "operator", "add", "--db", p.db, "alice")
+		if code != exitOK {
+			t.Fatalf("warden operator add: exit %d\n%s", code, stderr)
 		}
-		p.token, opEnv = strings.TrimSpace(string(out)), "WARDEN_TOKEN="
+		p.token, opEnv = strings.TrimSpace(out), "WARDEN_TOKEN="
 	}
 	p.runCred = proof.RunCredential(proof.Hash(p.token))
 	for range replicas {

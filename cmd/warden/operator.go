@@ -43,7 +43,7 @@ func operatorCmd(args []string, stdout, stderr io.Writer) int {
 // operatorAdd implements `warden operator add NAME`.
 func operatorAdd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden operator add", operatorUsage, stderr)
-	db := c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+	db := c.dbFlag()
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -61,29 +61,24 @@ func operatorAdd(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	cred := "op-" + base64.RawURLEncoding.EncodeToString(b[:])
-	ctx := context.Background()
-	st, err := store.Open(ctx, store.URL(*db))
-	if err != nil {
-		fmt.Fprintf(stderr, "warden operator add: the store: %v\n", err)
-		return exitError
-	}
-	defer st.Close()
-	if err := st.AddOperator(ctx, name, proof.Hash(cred)); err != nil {
-		fmt.Fprintf(stderr, "warden operator add: %v\n", err)
-		if errors.Is(err, store.ErrExists) {
-			return exitUsage
+	return withStore("warden operator add", *db, stderr, func(ctx context.Context, st *store.Store) int {
+		if err := st.AddOperator(ctx, name, proof.Hash(cred)); err != nil {
+			fmt.Fprintf(stderr, "warden operator add: %v\n", err)
+			if errors.Is(err, store.ErrExists) {
+				return exitUsage
+			}
+			return exitError
 		}
-		return exitError
-	}
-	fmt.Fprintln(stdout, cred)
-	fmt.Fprintf(stderr, "warden operator add: %s's credential is above; it is shown this once (the store keeps its hash alone)\n", name)
-	return exitOK
+		fmt.Fprintln(stdout, cred)
+		fmt.Fprintf(stderr, "warden operator add: %s's credential is above; it is shown this once (the store keeps its hash alone)\n", name)
+		return exitOK
+	})
 }
 
 // operatorList implements `warden operator list`.
 func operatorList(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden operator list", operatorUsage, stderr)
-	db := c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+	db := c.dbFlag()
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -91,20 +86,29 @@ func operatorList(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return c.fail("takes no arguments")
 	}
+	return withStore("warden operator list", *db, stderr, func(ctx context.Context, st *store.Store) int {
+		ops, err := st.Operators(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "warden operator list: %v\n", err)
+			return exitError
+		}
+		for _, o := range ops {
+			fmt.Fprintf(stdout, "%s\t%s\n", o.Name, o.Created.Format("2006-01-02T15:04:05Z"))
+		}
+		return exitOK
+	})
+}
+
+// withStore opens the store at the URL db (see store.URL), runs use on it
+// and closes it; a store that does not open is an error of the command
+// name, exit 1.
+func withStore(name, db string, stderr io.Writer, use func(context.Context, *store.Store) int) int {
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.URL(*db))
+	st, err := store.Open(ctx, store.URL(db))
 	if err != nil {
-		fmt.Fprintf(stderr, "warden operator list: the store: %v\n", err)
+		fmt.Fprintf(stderr, "%s: the store: %v\n", name, err)
 		return exitError
 	}
 	defer st.Close()
-	ops, err := st.Operators(ctx)
-	if err != nil {
-		fmt.Fprintf(stderr, "warden operator list: %v\n", err)
-		return exitError
-	}
-	for _, o := range ops {
-		fmt.Fprintf(stdout, "%s\t%s\n", o.Name, o.Created.Format("2006-01-02T15:04:05Z"))
-	}
-	return exitOK
+	return use(ctx, st)
 }

@@ -134,7 +134,7 @@ not is not imported (exit 2, "FILE:LINE: why" for its first bad line).
 // transcriptImport implements `warden transcript import`.
 func transcriptImport(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden transcript import", transcriptImportUsage, stderr)
-	db := c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+	db := c.dbFlag()
 	files, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code

@@ -61,17 +61,8 @@ func served(t *testing.T, extra ...string) (url string, env []string) {
 // ends.
 func startRun(t *testing.T, env []string, args ...string) (*bytes.Buffer, <-chan error) {
 	t.Helper()
-	run := exec.Command(binary(t), append([]string{"run"}, args...)...)
-	run.Env = env
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
-	if err := run.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- run.Wait() }()
-	t.Cleanup(func() { run.Process.Kill() })
-	return &stderr, exited
+	_, exited, stderr := runInBackground(t, env, append([]string{"run"}, args...)...)
+	return stderr, exited
 }
 
 // api calls the server's API with the token of env.

@@ -122,11 +122,10 @@ func TestConsoleAnswersOnStdin(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the rejected command ran")
 	}
-	errs := stderr
-	if !strings.Contains(errs, `"x" is not an answer here`) {
-		t.Errorf("no re-prompt for an answer not offered:\n%s", errs)
+	if !strings.Contains(stderr, `"x" is not an answer here`) {
+		t.Errorf("no re-prompt for an answer not offered:\n%s", stderr)
 	}
-	if strings.Contains(errs, "\x1b[2J") {
+	if strings.Contains(stderr, "\x1b[2J") {
 		t.Error("tool output reached the console unescaped")
 	}
 	var decisions []string

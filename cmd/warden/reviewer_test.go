@@ -127,17 +127,7 @@ func TestG6_VerdictNonceEndToEnd(t *testing.T) {
 					t.Fatalf("a reviewer request without its nonce")
 				}
 			}
-			_, err := os.Stat(target)
-			if ran := err == nil; ran != tt.ran {
-				t.Fatalf("the write ran: %v, want %v\n%s", ran, tt.ran, out)
-			}
-			want := "failed"
-			if tt.ran {
-				want = "approved"
-			}
-			if statuses != want {
-				t.Errorf("auto_review events = %s, want %s", statuses, want)
-			}
+			checkReviewedWrite(t, target, tt.ran, out, statuses, "approved", "failed")
 		})
 	}
 }
@@ -177,17 +167,7 @@ func TestG6_AuthorizationNeedsEvidenceEndToEnd(t *testing.T) {
 - content: '`+string(v)+`'
 - content: done
 `, []string{"status", "user_authorization"})
-			data, err := os.ReadFile(target)
-			if ran := err == nil; ran != tt.ran {
-				t.Fatalf("the write ran: %v (%q), want %v\n%s", ran, data, tt.ran, out)
-			}
-			want := "denied/unknown"
-			if tt.ran {
-				want = "approved/high"
-			}
-			if reviews != want {
-				t.Errorf("auto_review events = %s, want %s", reviews, want)
-			}
+			checkReviewedWrite(t, target, tt.ran, out, reviews, "approved/high", "denied/unknown")
 		})
 	}
 }
@@ -461,5 +441,23 @@ func TestG4_HardLinkedSecretsNeverReachTheReviewer(t *testing.T) {
 	// retired secrets.
 	if !sawOld {
 		t.Errorf("the reviewer never read the links (%d requests)\n%s", len(reqs), out)
+	}
+}
+
+// checkReviewedWrite fails unless the write to target happened exactly when
+// ran says, and unless the run's auto_review events (see tidyRun) are
+// ifRan when it did, ifNot when it did not; out is the run's output.
+func checkReviewedWrite(t *testing.T, target string, ran bool, out, reviews, ifRan, ifNot string) {
+	t.Helper()
+	data, err := os.ReadFile(target)
+	if wrote := err == nil; wrote != ran {
+		t.Fatalf("the write ran: %v (%q), want %v\n%s", wrote, data, ran, out)
+	}
+	want := ifNot
+	if ran {
+		want = ifRan
+	}
+	if reviews != want {
+		t.Errorf("auto_review events = %s, want %s", reviews, want)
 	}
 }

@@ -45,7 +45,7 @@ rebinding its own name to this machine.
 func serveCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden serve", serveUsage, stderr)
 	addr := c.fs.String("addr", "127.0.0.1:7878", "the `HOST:PORT` to listen on")
-	db := c.fs.String("db", "", "the store's database `URL` (default $WARDEN_DB, else $WARDEN_HOME/warden.db)")
+	db := c.dbFlag()
 	insecure := c.fs.Bool("insecure-remote", false, "allow an address other than loopback without TLS (the token then crosses the network in clear)")
 	cert := c.fs.String("tls-cert", "", "the TLS certificate `FILE` (PEM)")
 	key := c.fs.String("tls-key", "", "the TLS private key `FILE` (PEM)")

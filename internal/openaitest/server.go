@@ -16,7 +16,6 @@ import (
 type Server struct {
 	*httptest.Server
 	mu     sync.Mutex
-	answer func(body string) map[string]any
 	paths  []string
 	bodies []string
 	taken  int
@@ -26,25 +25,17 @@ type Server struct {
 // is answer(body) with the token counts given.
 func NewServer(t testing.TB, promptTokens, completionTokens int, answer func(body string) map[string]any) *Server {
 	t.Helper()
-	s := &Server{answer: answer}
+	s := &Server{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.paths = append(s.paths, r.URL.Path)
 		s.bodies = append(s.bodies, string(body))
-		answer := s.answer
 		s.mu.Unlock()
 		Reply(w, answer(string(body)), promptTokens, completionTokens)
 	}))
 	t.Cleanup(s.Close)
 	return s
-}
-
-// SetAnswer replaces the function that makes the replies.
-func (s *Server) SetAnswer(answer func(body string) map[string]any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.answer = answer
 }
 
 // Bodies returns the request bodies received so far, in order.

@@ -83,7 +83,7 @@ func newApprover(q queued, choices []approval.Decision, timeout time.Duration) *
 	if len(choices) == 0 {
 		choices = []approval.Decision{approval.Approve, approval.Modify, approval.Reject, approval.Terminate}
 	}
-	return &queueApprover{q: q, choices: choices, timeout: timeout}
+	return &queueApprover{asker[approval.Decision]{q: q, choices: choices, timeout: timeout}}
 }
 
 // Reviewer returns a reviewer that puts each request on q for a person
@@ -97,27 +97,24 @@ func newReviewer(q queued, choices []review.Decision, timeout time.Duration) *qu
 	if len(choices) == 0 {
 		choices = []review.Decision{review.Continue, review.Terminate}
 	}
-	return &queueReviewer{q: q, choices: choices, timeout: timeout}
+	return &queueReviewer{asker[review.Decision]{q: q, choices: choices, timeout: timeout}}
 }
 
-type queueApprover struct {
+// asker is what a queue approver and a queue reviewer hold: the run's
+// queue, the choices they offer, how long a request may wait, and the
+// console asking too.
+type asker[D ~string] struct {
 	q       queued
-	choices []approval.Decision
+	choices []D
 	timeout time.Duration
 	here    human.Here // nil: the queue alone
 }
 
+type queueApprover struct{ asker[approval.Decision] }
+
 // Approve puts the request on the queue and returns the person's decision.
 func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	r := &store.Request{
-		Kind:    store.KindApproval,
-		RunID:   a.q.runID,
-		Agent:   req.Agent,
-		Call:    storeCall(req.Call, req.Order),
-		View:    viewText(req.Call, req.Order, req.View),
-		Message: req.Message,
-	}
-	r.Context = requestContext(req.History, req.Message)
+	r := a.q.request(store.KindApproval, req.Agent, req.Call, req.Order, req.View, req.Message, req.History)
 	if b := req.Boundary; b != nil {
 		r.Kind = store.KindBoundary
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
@@ -134,12 +131,10 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 	if err != nil {
 		return approval.Approval{}, fmt.Errorf("human approver (queue): %w", err)
 	}
-	md := map[string]any{"surface": "queue", "request": got.ID}
-	if got.Status != store.StatusDecided {
-		md[got.Status] = true
+	md, decided := metadata(got)
+	if !decided {
 		return approval.Approval{Decision: approval.Reject, Explanation: closedWithout(got, "the call is rejected"), Metadata: md}, nil
 	}
-	md["decided_by"] = got.DecidedBy
 	d := approval.Decision(got.Decision)
 	out := approval.Approval{Decision: d, Explanation: explain(got), Metadata: md}
 	if d == approval.Modify {
@@ -150,27 +145,14 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 	return out, nil
 }
 
-type queueReviewer struct {
-	q       queued
-	choices []review.Decision
-	timeout time.Duration
-	here    human.Here // nil: the queue alone
-}
+type queueReviewer struct{ asker[review.Decision] }
 
 // Review puts the request on the queue and returns the person's decision.
 func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
-	r := &store.Request{
-		Kind:    store.KindReview,
-		RunID:   rv.q.runID,
-		Agent:   req.Agent,
-		Call:    storeCall(req.Call, req.Order),
-		View:    viewText(req.Call, req.Order, req.View),
-		Message: req.Message,
-		Result:  resultText(req.Result),
-		Context: requestContext(req.History, req.Message),
-		// The result was cut before the person sees it: it says so.
-		Truncated: req.Result.Truncated,
-	}
+	r := rv.q.request(store.KindReview, req.Agent, req.Call, req.Order, req.View, req.Message, req.History)
+	r.Result = resultText(req.Result)
+	// The result was cut before the person sees it: it says so.
+	r.Truncated = req.Result.Truncated
 	for _, c := range rv.choices {
 		r.Choices = append(r.Choices, string(c))
 	}
@@ -178,13 +160,38 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 	if err != nil {
 		return review.Review{}, fmt.Errorf("human reviewer (queue): %w", err)
 	}
-	md := map[string]any{"surface": "queue", "request": got.ID}
-	if got.Status != store.StatusDecided {
-		md[got.Status] = true
+	md, decided := metadata(got)
+	if !decided {
 		return review.Review{Decision: review.Terminate, Explanation: closedWithout(got, "the run is terminated"), Metadata: md}, nil
 	}
-	md["decided_by"] = got.DecidedBy
 	return review.Review{Decision: review.Decision(got.Decision), Explanation: explain(got), Metadata: md}, nil
+}
+
+// request is the request of kind for run q's call c, in the order o: what
+// the person reads of it (v), the agent's message and the conversation
+// before it.
+func (q queued) request(kind, agent string, c tool.Call, o tool.Order, v tool.View, message string, history []chat.Message) *store.Request {
+	return &store.Request{
+		Kind:    kind,
+		RunID:   q.runID,
+		Agent:   agent,
+		Call:    storeCall(c, o),
+		View:    viewText(c, o, v),
+		Message: message,
+		Context: requestContext(history, message),
+	}
+}
+
+// metadata is what an approval or review records of the queue's request
+// got; decided is false when it closed without a person's decision.
+func metadata(got store.Request) (md map[string]any, decided bool) {
+	md = map[string]any{"surface": "queue", "request": got.ID}
+	if got.Status != store.StatusDecided {
+		md[got.Status] = true
+		return md, false
+	}
+	md["decided_by"] = got.DecidedBy
+	return md, true
 }
 
 // ask submits r with its fail-safe outcome and deadline, waits for it to

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,13 +10,18 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
+	"github.com/wardenhq/warden/internal/transcript"
 )
 
 // /healthz answers without a token; nothing else does.
@@ -521,4 +527,109 @@ func status(t *testing.T, c *http.Client, method, u, body string, h http.Header)
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// /healthz says when the server cannot write its store and recovers when
+// it can again: the SQLite file and its log are made immutable (chattr +i,
+// which stops root too, unlike chmod), then writable again.
+func TestS2_HealthzStoreNotWritable(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "warden.db")
+	ts := startServer(t, "sqlite:"+db)
+	files := []string{db, db + "-wal"}
+	if out, err := exec.Command("chattr", "+i", files[0]).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i: %v %s", err, out)
+	}
+	exec.Command("chattr", "-i", files[0]).Run()
+	health := func() (int, string) {
+		code, body, _ := call(t, "GET", ts.URL+"/healthz", "", http.Header{})
+		return code, string(body)
+	}
+	// until reports /healthz after the probe cache has expired.
+	until := func(want int) string {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			code, body := health()
+			if code == want || time.Now().After(deadline) {
+				if code != want {
+					t.Fatalf("healthz: %d %q, want %d", code, body, want)
+				}
+				return body
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if body := until(200); body != "ok" {
+		t.Fatalf("healthz: %q", body)
+	}
+	args := append([]string{"+i"}, files...)
+	if out, err := exec.Command("chattr", args...).CombinedOutput(); err != nil {
+		t.Fatalf("chattr: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", append([]string{"-i"}, files...)...).Run() })
+	if body := until(503); !strings.Contains(body, "store not writable") {
+		t.Fatalf("healthz: %q", body)
+	}
+	// The API cannot write either: the health says what is true.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	ro := store.Request{Kind: store.KindApproval, RunID: "run-ro", Choices: []string{"approve", "reject"}}
+	if err := ts.Client.Submit(ctx, &ro); err == nil {
+		t.Fatal("a request was created on an immutable store")
+	}
+	args[0] = "-i"
+	if out, err := exec.Command("chattr", args...).CombinedOutput(); err != nil {
+		t.Fatalf("chattr: %v %s", err, out)
+	}
+	if body := until(200); body != "ok" {
+		t.Fatalf("healthz after recovery: %q", body)
+	}
+	r := submit(t, ts.Client, "run-rw")
+	if r.ID == "" {
+		t.Fatal("no request after recovery")
+	}
+}
+
+// A run that sends its events to `warden serve` (--server) has them stored
+// as its transcript's sealed lines, byte for byte, so the store keeps the
+// same chain (SPEC L8), escapes and all.
+func TestL8_PostedEventsKeepTheirSealedLines(t *testing.T) {
+	for _, e := range storetest.Engines(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			ts := startServer(t, e.URL)
+			k, _ := seal.NewKey(bytes.Repeat([]byte{5}, seal.KeySize))
+			key := k.Derive(seal.LineKeyLabel)
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			tr, err := transcript.Open(path, key, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent []event.Event
+			run := "20260102T150405Z-5ea1ed00"
+			rec := event.NewRecorder(run, event.Tee(tr, event.SinkFunc(func(e event.Event) error { sent = append(sent, e); return nil })))
+			rec.Emit(event.RunStart{Task: "t & <b>"})
+			rec.Emit(event.Tool{CallID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"echo '<&>' \u2028"}`), Result: "a\u2028b <tag> & \"q\""})
+			rec.Emit(event.RunEnd{Status: event.StatusCompleted})
+			tr.Close()
+			body, _ := json.Marshal(sent)
+			if code, b, _ := call(t, "POST", ts.URL+"/api/events", string(body), nil); code != 204 {
+				t.Fatalf("POST /api/events: %d %s", code, b)
+			}
+			lines, err := ts.Store.EventLines(context.Background(), run, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range lines {
+				got = append(got, string(l))
+			}
+			data, _ := os.ReadFile(path)
+			if strings.Join(got, "\n")+"\n" != string(data) {
+				t.Fatalf("stored lines differ from the transcript:\n%s\n---\n%s", strings.Join(got, "\n"), data)
+			}
+			if err := ts.Store.VerifyChain(context.Background(), run, key); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

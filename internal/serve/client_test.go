@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -381,5 +382,163 @@ func TestH3_RunWhoseServerIsGoneEnds(t *testing.T) {
 	}
 	if total := time.Since(start); total > bound(8*time.Second) {
 		t.Errorf("the run lingered %v after its server went", total)
+	}
+}
+
+// A backlog of events is never refused whole (issue 21 item 6): a run
+// that queued more than a body limit's worth of events while its server
+// was away sends them in batches under it, and a server whose limit is
+// smaller than the client's batches (413) gets halves until they fit;
+// every event is stored. limit is the body limit of the server in front.
+func TestS3_EventBacklogSplitBySize(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		limit int64
+	}{
+		{"1MiB", 1 << 20},
+		{"100KiB", 100 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, "")
+			var mu sync.Mutex
+			var posts, refused int
+			var largest int64
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Path == "/api/events" {
+					mu.Lock()
+					posts++
+					largest = max(largest, r.ContentLength)
+					tooBig := r.ContentLength > tc.limit
+					if tooBig {
+						refused++
+					}
+					mu.Unlock()
+					if tooBig {
+						writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", tc.limit))
+						return
+					}
+				}
+				ts.Server.Handler().ServeHTTP(w, r)
+			}))
+			t.Cleanup(front.Close)
+			c := &serveclient.Client{URL: front.URL, Token: testToken}
+			// 400 events of 8 KB: 3.3 MB in all, more than one body.
+			big := strings.Repeat("x", 8<<10)
+			for i := range 400 {
+				if err := c.Write(event.Event{ID: fmt.Sprintf("e-%03d", i), Time: time.Now().UTC(), RunID: "backlog", Agent: "main", Data: event.Info{Message: big}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), bound(30*time.Second))
+			defer cancel()
+			if err := c.Flush(ctx); err != nil {
+				t.Fatalf("the backlog was refused: %v", err)
+			}
+			lines, err := ts.Store.EventLines(ctx, "backlog", "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(lines) != 400 {
+				t.Fatalf("stored %d of 400 events", len(lines))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if posts < 7 {
+				t.Errorf("%d posts for 3.3 MB of events: the batches were not split by size", posts)
+			}
+			if tc.limit >= 1<<20 && refused > 0 {
+				t.Errorf("%d batches over the server's 1 MiB limit (largest %d bytes)", refused, largest)
+			}
+			t.Logf("%d posts, %d refused as too large, largest body %d bytes", posts, refused, largest)
+		})
+	}
+}
+
+// A request its run left behind expires (issue 21 item 6): submitted
+// without a deadline, it gets the server's default one and then reads
+// expired, with its fail-safe outcome, wherever it is read; a deadline the
+// run gave wins, and a server told to give none gives none.
+func TestH3_OrphanedRequestExpires(t *testing.T) {
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	s := &Server{Store: st, Token: testToken, RequestDeadline: 300 * time.Millisecond}
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	c := &serveclient.Client{URL: hs.URL, Token: testToken}
+	ctx := context.Background()
+
+	orphan := store.Request{Kind: store.KindApproval, RunID: "orphan", Call: store.Call{ID: "c1", Function: "bash"}}
+	if err := c.Submit(ctx, &orphan); err != nil {
+		t.Fatal(err)
+	}
+	if orphan.Deadline == nil || orphan.Failsafe != "reject" {
+		t.Fatalf("a request submitted without a deadline: deadline %v, failsafe %q; want the server's default and reject", orphan.Deadline, orphan.Failsafe)
+	}
+	if d := orphan.Deadline.Sub(orphan.Created); d < 250*time.Millisecond || d > 2*time.Second {
+		t.Errorf("default deadline %v after creation, want about 300ms", d)
+	}
+	dl := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+	given := store.Request{Kind: store.KindReview, RunID: "orphan", Call: store.Call{ID: "c2", Function: "bash"}, Deadline: &dl}
+	if err := c.Submit(ctx, &given); err != nil {
+		t.Fatal(err)
+	}
+	if given.Deadline == nil || !given.Deadline.Equal(dl) {
+		t.Errorf("the run's own deadline %v became %v", dl, given.Deadline)
+	}
+	time.Sleep(400 * time.Millisecond)
+	got, err := c.Request(ctx, orphan.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.StatusExpired || got.Decision != "reject" {
+		t.Fatalf("the orphaned request past its deadline reads %s/%q, want expired/reject", got.Status, got.Decision)
+	}
+	listed, err := st.Requests(ctx, store.StatusPending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 1 || listed[0].ID != given.ID {
+		t.Errorf("pending after the default deadline: %v, want only the request with its own deadline", listed)
+	}
+
+	none := &Server{Store: st, Token: testToken, RequestDeadline: -1}
+	hn := httptest.NewServer(none.Handler())
+	t.Cleanup(hn.Close)
+	cn := &serveclient.Client{URL: hn.URL, Token: testToken}
+	open := store.Request{Kind: store.KindApproval, RunID: "open", Call: store.Call{ID: "c1", Function: "bash"}}
+	if err := cn.Submit(ctx, &open); err != nil {
+		t.Fatal(err)
+	}
+	if open.Deadline != nil {
+		t.Errorf("a server told to give no deadline gave %v", open.Deadline)
+	}
+}
+
+// The server's default deadline is not the run's (issue 21 item 5 and 6):
+// a run that gave no deadline and whose server goes away gives up after
+// the client's retry window (30 s), not after the hour the server gave
+// the request.
+func TestH3_DefaultDeadlineDoesNotKeepARunWaiting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the client's 30 s retry window")
+	}
+	t.Parallel()
+	st := openStore(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	hs := httptest.NewServer((&Server{Store: st, Token: testToken}).Handler())
+	c := &serveclient.Client{URL: hs.URL, Token: testToken}
+	r := store.Request{Kind: store.KindApproval, RunID: "gone", Call: store.Call{ID: "c1", Function: "bash"}}
+	if err := c.Submit(context.Background(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Deadline == nil || time.Until(*r.Deadline) < 50*time.Minute {
+		t.Fatalf("the server's default deadline: %v", r.Deadline)
+	}
+	hs.Close() // the server goes away
+	start := time.Now()
+	_, err := c.Wait(context.Background(), r.ID)
+	if err == nil || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("Wait with the server gone: %v", err)
+	}
+	if el := time.Since(start); el > bound(45*time.Second) {
+		t.Errorf("the run waited %v for a server that was gone", el)
 	}
 }

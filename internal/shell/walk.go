@@ -59,6 +59,13 @@ type ctx struct {
 
 // stdin describes where a command's standard input comes from, when a
 // redirection says so.
+// under returns c inside a compound command whose output redirections,
+// with the enclosing ones, are redirs.
+func (c ctx) under(redirs []string) ctx {
+	c.redirs = redirs
+	return c
+}
+
 type stdin struct {
 	kind int // stdinNone, stdinFile, stdinDoc
 	body string
@@ -195,8 +202,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 	case *syntax.CallExpr:
 		w.call(x, st, c, redirs, in)
 	case *syntax.BinaryCmd:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			var room [4]*syntax.Stmt // most pipelines: no allocation
 			stages := pipeline(x.Y, pipeline(x.X, room[:0]))
@@ -224,28 +230,23 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		w.stmt(x.X, cc)
 		w.stmt(x.Y, cc)
 	case *syntax.Subshell:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		w.stmts(x.Stmts, cc)
 	case *syntax.Block:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		w.stmts(x.Stmts, cc)
 	case *syntax.IfClause:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		for ic := x; ic != nil; ic = ic.Else {
 			w.stmts(ic.Cond, cc)
 			w.stmts(ic.Then, cc)
 		}
 	case *syntax.WhileClause:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		w.stmts(x.Cond, cc)
 		w.stmts(x.Do, cc)
 	case *syntax.ForClause:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
 			w.forLoop(l, c.src)
@@ -257,8 +258,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		}
 		w.stmts(x.Do, cc)
 	case *syntax.CaseClause:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		w.word(x.Word, c)
 		for _, item := range x.Items {
 			for _, p := range item.Patterns {
@@ -267,8 +267,7 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 			w.stmts(item.Stmts, cc)
 		}
 	case *syntax.FuncDecl:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		if x.Name != nil {
 			cc.fn = x.Name.Value
 		} else if len(x.Names) > 0 {
@@ -276,13 +275,11 @@ func (w *walker) stmt(st *syntax.Stmt, c ctx) {
 		}
 		w.stmt(x.Body, cc)
 	case *syntax.TimeClause:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		cc.wrappers = appendWrapper(c.wrappers, "time")
 		w.stmt(x.Stmt, cc)
 	case *syntax.CoprocClause:
-		cc := c
-		cc.redirs = redirs
+		cc := c.under(redirs)
 		cc.wrappers = appendWrapper(c.wrappers, "coproc")
 		w.stmt(x.Stmt, cc)
 	case *syntax.DeclClause:

@@ -38,6 +38,14 @@ func ev(run string, n int, d event.Data) event.Event {
 }
 
 // writeAll writes es to s.
+// submit submits r to s, failing the test when it cannot.
+func submit(ctx context.Context, t testing.TB, s *Store, r *Request) {
+	t.Helper()
+	if err := s.Submit(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func writeAll(t testing.TB, s *Store, es ...event.Event) {
 	t.Helper()
 	for _, e := range es {

@@ -25,9 +25,7 @@ func TestS2_ListsArePaged(t *testing.T) {
 		// pairs, 9 decided.
 		for i := range 23 {
 			r := &Request{Kind: KindApproval, RunID: "r1", Call: Call{ID: fmt.Sprint("c", i), Function: "bash"}}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			if i%2 == 1 {
 				if _, err := s.db.ExecContext(ctx, s.q("UPDATE requests SET created = (SELECT created FROM requests WHERE call_id = ?) WHERE id = ?"), fmt.Sprint("c", i-1), r.ID); err != nil {
 					t.Fatal(err)

@@ -72,14 +72,7 @@ func (echoTool) Run(_ context.Context, args json.RawMessage) (string, error) {
 // `warden run` does with a store configured. The issue asks that the
 // store add at most 10%.
 func BenchmarkScriptedRun(b *testing.B) {
-	m, err := policy.CompileList([]string{"*"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	approve := approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
-		return approval.Approval{Decision: approval.Approve}, nil
-	})
-	pol := approval.New(approval.Rule{Name: "auto", Match: m, Handler: approve})
+	pol := approveAll(b)
 	var cases []storetest.Engine
 	for _, e := range benchEngines(b) {
 		cases = append(cases, e, storetest.Engine{Name: e.Name + "-buffer", URL: e.URL})
@@ -137,8 +130,8 @@ func BenchmarkScriptedRun(b *testing.B) {
 	}
 }
 
-// scriptedEvents returns the events of a scripted run of calls tool calls.
-func scriptedEvents(b *testing.B, calls int) []event.Event {
+// approveAll is an approval policy whose one approver approves every call.
+func approveAll(b *testing.B) *approval.Policy {
 	m, err := policy.CompileList([]string{"*"})
 	if err != nil {
 		b.Fatal(err)
@@ -146,7 +139,12 @@ func scriptedEvents(b *testing.B, calls int) []event.Event {
 	approve := approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
 		return approval.Approval{Decision: approval.Approve}, nil
 	})
-	pol := approval.New(approval.Rule{Name: "auto", Match: m, Handler: approve})
+	return approval.New(approval.Rule{Name: "auto", Match: m, Handler: approve})
+}
+
+// scriptedEvents returns the events of a scripted run of calls tool calls.
+func scriptedEvents(b *testing.B, calls int) []event.Event {
+	pol := approveAll(b)
 	var mu sync.Mutex
 	var es []event.Event
 	rec := event.NewRecorder("captured", event.SinkFunc(func(e event.Event) error {

@@ -240,9 +240,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			ch := s.Changes(cctx)
 			writeAll(t, s, ev("r1", 2, event.Info{Message: "hi"}))
 			r := &Request{Kind: KindApproval, RunID: "r1"}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
@@ -303,9 +301,7 @@ func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &Request{Kind: KindApproval, RunID: "r1"}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
 				t.Fatal(err)
 			}
@@ -330,9 +326,7 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 			var ids []string
 			for i := 0; i < 3; i++ {
 				r := &Request{Kind: KindReview, RunID: "r1", Result: fmt.Sprint(i)}
-				if err := s.Submit(ctx, r); err != nil {
-					t.Fatal(err)
-				}
+				submit(ctx, t, s, r)
 				ids = append(ids, r.ID)
 			}
 			s.Close()
@@ -365,9 +359,7 @@ func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 			a, b := open(t, e.URL), open(t, e.URL)
 			for i := 0; i < requests; i++ {
 				r := &Request{Kind: KindApproval, RunID: "r1"}
-				if err := a.Submit(ctx, r); err != nil {
-					t.Fatal(err)
-				}
+				submit(ctx, t, a, r)
 				var mu sync.Mutex
 				var winners []string
 				var wg sync.WaitGroup
@@ -427,9 +419,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 		} {
 			deadline := time.Now().Add(150 * time.Millisecond)
 			r := &Request{Kind: tc.kind, RunID: "r1", Deadline: &deadline, Failsafe: tc.failsafe}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			got, err := s.Wait(ctx, r.ID)
 			if err != nil || got.Status != StatusExpired || got.Decision != tc.want || got.DecidedBy != byDeadline {
 				t.Fatalf("%s request after its deadline: %+v, %v", tc.kind, got, err)
@@ -443,9 +433,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 		// Nobody waiting: listing expires it, and a late decision is refused.
 		past := time.Now().Add(20 * time.Millisecond)
 		r := &Request{Kind: KindApproval, Deadline: &past}
-		if err := s.Submit(ctx, r); err != nil {
-			t.Fatal(err)
-		}
+		submit(ctx, t, s, r)
 		time.Sleep(40 * time.Millisecond)
 		got, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
 		isErr(t, err, ErrNotPending)
@@ -470,9 +458,7 @@ func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			waiter, decider := open(t, e.URL), open(t, e.URL)
 			r := &Request{Kind: KindApproval, RunID: "r1"}
-			if err := waiter.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, waiter, r)
 			type result struct {
 				r  Request
 				at time.Time
@@ -520,9 +506,7 @@ func TestS1_ChangesAcrossStores(t *testing.T) {
 			ch := a.Changes(cctx)
 			writeAll(t, b, ev("r1", 1, event.RunStart{Task: "x"}))
 			r := &Request{Kind: KindBoundary, RunID: "r1"}
-			if err := b.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, b, r)
 			var got []string
 			for len(got) < 2 {
 				select {
@@ -554,9 +538,7 @@ func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
 		got := make(chan Request, n)
 		for i := range ids {
 			r := &Request{Kind: KindApproval, RunID: fmt.Sprint("run-", i)}
-			if err := s.Submit(ctx, r); err != nil {
-				t.Fatal(err)
-			}
+			submit(ctx, t, s, r)
 			ids[i] = r.ID
 			go func() {
 				wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -576,6 +558,115 @@ func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
 			if r.ID != ids[i] || r.DecidedBy != fmt.Sprint(i) {
 				t.Fatalf("decision %d released %s (%s)", i, r.ID, r.DecidedBy)
 			}
+		}
+	})
+}
+
+// Concurrent submits of one request under its client-chosen id — a retry
+// racing a try whose answer is still on its way — store one row, and every
+// try gets the same request back; the id is refused to another run (SPEC
+// S3, S4).
+func TestS3_SubmitSameIDStoresOneRequest(t *testing.T) {
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		ctx := context.Background()
+		const id = "client-chosen-id-0123456789"
+		const tries = 8
+		got := make([]Request, tries)
+		errs := make([]error, tries)
+		var wg sync.WaitGroup
+		for i := range tries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := Request{ID: id, Kind: KindApproval, RunID: "run-1", Call: Call{ID: "c1", Function: "bash"}}
+				errs[i] = s.Submit(ctx, &r)
+				got[i] = r
+			}()
+		}
+		wg.Wait()
+		for i := range tries {
+			if errs[i] != nil || got[i].ID != id || !got[i].Created.Equal(got[0].Created) || got[i].Status != StatusPending {
+				t.Fatalf("try %d: %v, %+v (first: %+v)", i, errs[i], got[i], got[0])
+			}
+		}
+		all, err := s.Requests(ctx, "all")
+		if err != nil || len(all) != 1 {
+			t.Fatalf("%d rows (%v), want 1", len(all), err)
+		}
+		other := Request{ID: id, Kind: KindApproval, RunID: "run-2", Call: Call{ID: "c1", Function: "bash"}}
+		if err := s.Submit(ctx, &other); !errors.Is(err, ErrIDTaken) {
+			t.Fatalf("another run's submit under the id: %v, want ErrIDTaken", err)
+		}
+		if r, err := s.Request(ctx, id); err != nil || r.RunID != "run-1" {
+			t.Fatalf("after another run's try: %+v, %v", r, err)
+		}
+	})
+}
+
+// A Buffer beside the transcript: every event written through it, from
+// concurrent writers, is in the store once Flush returns, in each writer's
+// order, once; a failed commit is reported by later writes (SPEC S3, L7).
+func TestS3_BufferCommitsEveryEvent(t *testing.T) {
+	ctx := context.Background()
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		b := s.Buffer()
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 1; i <= 300; i++ {
+					if err := b.Write(ev(fmt.Sprint("r", g), i, event.Info{Message: "m"})); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.Write(ev("r0", 1, event.Info{Message: "m"})) // again: kept once
+		if err := b.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for g := 0; g < 4; g++ {
+			es, err := s.Events(ctx, fmt.Sprint("r", g), "", 0)
+			if err != nil || len(es) != 300 {
+				t.Fatalf("run r%d: %d events, %v", g, len(es), err)
+			}
+			for i, e := range es {
+				if want := ev(fmt.Sprint("r", g), i+1, nil).ID; e.ID != want {
+					t.Fatalf("run r%d event %d is %s, want %s", g, i, e.ID, want)
+				}
+			}
+		}
+		if err := b.Write(ev("r9", 1, event.Info{})); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Run(ctx, "r9"); err != nil {
+			t.Errorf("an event written before Close is missing: %v", err)
+		}
+		if err := b.Write(ev("r9", 2, event.Info{})); err == nil {
+			t.Error("a write after Close was accepted")
+		}
+		// An event without ids is refused; a commit that fails is reported
+		// to the writer.
+		b = s.Buffer()
+		if err := b.Write(event.Event{RunID: "r1", Data: event.Info{}}); err == nil {
+			t.Error("an event without an id was queued")
+		}
+		s.Close()
+		b.Write(ev("r1", 98, event.Info{}))
+		if err := b.Flush(ctx); err == nil {
+			t.Error("a failed commit was not reported by Flush")
+		}
+		if err := b.Write(ev("r1", 99, event.Info{})); err == nil {
+			t.Error("a failed commit was not reported by the next Write")
+		}
+		if err := b.Close(); err == nil || errors.Is(err, errBufferClosed) {
+			t.Errorf("Close after a failed commit: %v", err)
 		}
 	})
 }

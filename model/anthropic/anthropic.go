@@ -64,16 +64,7 @@ func newModel(modelName string, opts model.Options) (*remote, error) {
 	if opts.APIKey == "" && !hasCredential() {
 		return nil, &model.MissingConfigError{Provider: "anthropic", What: "API key", Env: "ANTHROPIC_API_KEY", Flag: "--api-key"}
 	}
-	var reqOpts []option.RequestOption
-	if opts.BaseURL != "" {
-		reqOpts = append(reqOpts, option.WithBaseURL(opts.BaseURL))
-	}
-	if opts.APIKey != "" {
-		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
-	}
-	if opts.MaxRetries != nil && *opts.MaxRetries >= 0 {
-		reqOpts = append(reqOpts, option.WithMaxRetries(*opts.MaxRetries))
-	}
+	reqOpts := wire.ClientOptions(opts, option.WithBaseURL, option.WithAPIKey, option.WithMaxRetries)
 	return &remote{
 		MaxTokens: defaultMaxTokens,
 		client:    sdk.NewClient(reqOpts...),

@@ -82,36 +82,16 @@ func conversation() model.Request {
 			{Role: chat.Assistant, Content: "Read it."},
 			{Role: chat.User, Content: "Go on."},
 		},
-		Tools: []tool.Info{
-			{Name: "read_file", Description: "Reads a file.",
-				Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
-			{Name: "run", Description: "Runs a command."},
-		},
+		Tools: providertest.Tools(),
 	}
 }
 
 func TestGenerate(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, reply, requestID)
-	m, err := model.Open("anthropic/claude-test", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := m.Generate(context.Background(), conversation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if srv.Requests() != 1 {
-		t.Fatalf("server got %d requests, want 1", srv.Requests())
-	}
-	if got, want := srv.Paths[0], "POST /v1/messages"; got != want {
-		t.Errorf("request %q, want %q", got, want)
-	}
+	var req wireRequest
+	resp := srv.GenerateOnce(t, "anthropic/claude-test", model.Options{BaseURL: srv.URL, APIKey: "sk-ant-test"}, conversation(), "POST /v1/messages", &req)
 	if !srv.HasKey(0, "sk-ant-test") {
 		t.Errorf("request does not carry the key: %v", srv.Headers[0])
-	}
-	var req wireRequest
-	if err := json.Unmarshal(srv.Bodies[0], &req); err != nil {
-		t.Fatalf("decoding request %s: %v", srv.Bodies[0], err)
 	}
 	if req.Model != "claude-test" || req.MaxTokens != 4096 {
 		t.Errorf("model %q max_tokens %d", req.Model, req.MaxTokens)

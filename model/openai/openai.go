@@ -52,16 +52,7 @@ func newModel(modelName string, opts model.Options) (*remote, error) {
 	if opts.APIKey == "" && os.Getenv("OPENAI_API_KEY") == "" {
 		return nil, &model.MissingConfigError{Provider: "openai", What: "API key", Env: "OPENAI_API_KEY", Flag: "--api-key"}
 	}
-	var reqOpts []option.RequestOption
-	if opts.BaseURL != "" {
-		reqOpts = append(reqOpts, option.WithBaseURL(opts.BaseURL))
-	}
-	if opts.APIKey != "" {
-		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
-	}
-	if opts.MaxRetries != nil && *opts.MaxRetries >= 0 {
-		reqOpts = append(reqOpts, option.WithMaxRetries(*opts.MaxRetries))
-	}
+	reqOpts := wire.ClientOptions(opts, option.WithBaseURL, option.WithAPIKey, option.WithMaxRetries)
 	return &remote{client: sdk.NewClient(reqOpts...), name: modelName}, nil
 }
 

@@ -83,37 +83,16 @@ func conversation() model.Request {
 			{Role: chat.Assistant, Content: "Read it."},
 			{Role: chat.User, Content: "Go on."},
 		},
-		Tools: []tool.Info{
-			{Name: "read_file", Description: "Reads a file.",
-				Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
-			{Name: "run", Description: "Runs a command."},
-		},
+		Tools: providertest.Tools(),
 	}
 }
 
 func TestGenerate(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
-	m, err := model.Open("openai/gpt-test", model.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := m.Generate(context.Background(), conversation())
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if srv.Requests() != 1 {
-		t.Fatalf("server got %d requests, want 1", srv.Requests())
-	}
-	if got, want := srv.Paths[0], "POST /v1/chat/completions"; got != want {
-		t.Errorf("request %q, want %q", got, want)
-	}
+	var req wireRequest
+	resp := srv.GenerateOnce(t, "openai/gpt-test", model.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test"}, conversation(), "POST /v1/chat/completions", &req)
 	if got, want := srv.Headers[0].Get("Authorization"), "Bearer sk-test"; got != want {
 		t.Errorf("Authorization %q, want %q", got, want)
-	}
-	var req wireRequest
-	if err := json.Unmarshal(srv.Bodies[0], &req); err != nil {
-		t.Fatalf("decoding request %s: %v", srv.Bodies[0], err)
 	}
 	if req.Model != "gpt-test" {
 		t.Errorf("model %q, want gpt-test", req.Model)

@@ -58,6 +58,42 @@ func NewServer(t testing.TB, status int, reply string, header http.Header) *Serv
 	return s
 }
 
+// Tools are the tools of the conversation every provider's tests send:
+// read_file with a parameter schema, run without one.
+func Tools() []tool.Info {
+	return []tool.Info{
+		{Name: "read_file", Description: "Reads a file.",
+			Parameters: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "after": {"type": "string"}}, "required": ["path"]}`)},
+		{Name: "run", Description: "Runs a command."},
+	}
+}
+
+// GenerateOnce opens the model name with opts and sends it conv; it checks
+// that the server received exactly that one request, as path ("POST
+// /v1/messages"), decodes the request's body into req and returns the
+// model's response.
+func (s *Server) GenerateOnce(t testing.TB, name string, opts model.Options, conv model.Request, path string, req any) model.Response {
+	t.Helper()
+	m, err := model.Open(name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := m.Generate(context.Background(), conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Requests() != 1 {
+		t.Fatalf("server got %d requests, want 1", s.Requests())
+	}
+	if got := s.Paths[0]; got != path {
+		t.Errorf("request %q, want %q", got, path)
+	}
+	if err := json.Unmarshal(s.Bodies[0], req); err != nil {
+		t.Fatalf("decoding request %s: %v", s.Bodies[0], err)
+	}
+	return resp
+}
+
 // Requests returns how many requests the server received.
 func (s *Server) Requests() int {
 	s.mu.Lock()

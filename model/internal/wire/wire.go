@@ -1,6 +1,6 @@
 // Package wire holds what the model providers send alike, whatever their
-// API: the text a model reads for a tool's answer, and the parameter schema
-// of a tool.
+// API: the options of their SDK's client, the text a model reads for a
+// tool's answer, and the parameter schema of a tool.
 package wire
 
 import (
@@ -9,8 +9,26 @@ import (
 	"fmt"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
 )
+
+// ClientOptions returns the request options of a provider SDK's client for
+// opts, made by that SDK's constructors: the base URL and the API key when
+// given, and the retries when set (not negative).
+func ClientOptions[O any](opts model.Options, baseURL, apiKey func(string) O, maxRetries func(int) O) []O {
+	var out []O
+	if opts.BaseURL != "" {
+		out = append(out, baseURL(opts.BaseURL))
+	}
+	if opts.APIKey != "" {
+		out = append(out, apiKey(opts.APIKey))
+	}
+	if opts.MaxRetries != nil && *opts.MaxRetries >= 0 {
+		out = append(out, maxRetries(*opts.MaxRetries))
+	}
+	return out
+}
 
 // emptySchema is the parameter schema sent for tools that declare none.
 const emptySchema = `{"type":"object","properties":{}}`
