@@ -102,20 +102,24 @@ func (s *Store) pollRevs(last int64) {
 		p.mu.Unlock()
 		backoff = min(2*backoff, pollMax)
 		ctx, cancel := context.WithTimeout(context.Background(), pollMax)
-		rows, err := s.db.QueryContext(ctx, "SELECT id, rev FROM requests WHERE rev > ? ORDER BY rev LIMIT ?", last, changeBatch)
+		rows, err := s.db.QueryContext(ctx, "SELECT id, rev, status FROM requests WHERE rev > ? ORDER BY rev LIMIT ?", last, changeBatch)
 		if err != nil {
 			cancel()
 			continue
 		}
 		for rows.Next() {
-			var id string
+			var id, status string
 			var rev int64
-			if rows.Scan(&id, &rev) != nil {
+			if rows.Scan(&id, &rev, &status) != nil {
 				break
 			}
 			last = max(last, rev)
-			s.hub.wake(id)
 			backoff = pollMin
+			if status != StatusPending {
+				// A waiter waits for its request to be closed: a new
+				// request wakes no one.
+				s.hub.wake(id)
+			}
 		}
 		rows.Close()
 		cancel()
