@@ -132,10 +132,6 @@ func (p *loadPlane) storeErrors() []string {
 type loadFault struct {
 	name string
 	do   func(p *loadPlane) error
-	// crash: the database crashes, and events, committed without waiting
-	// for the disk by design (see package store), may be lost; the run's
-	// JSONL transcript keeps them.
-	crash bool
 }
 
 var (
@@ -145,14 +141,14 @@ var (
 		time.Sleep(3 * time.Second)
 		p.restart(0)
 		return nil
-	}, false}
+	}}
 	// pausePostgres stops every PostgreSQL process for 5 s.
 	pausePostgres = loadFault{"PostgreSQL paused 5 s", func(p *loadPlane) error {
 		if p.cluster == nil {
 			return errors.New("no PostgreSQL cluster of the test's own to pause")
 		}
 		return p.cluster.PauseFor(5 * time.Second)
-	}, false}
+	}}
 	// restartPostgres restarts PostgreSQL at once (immediate shutdown):
 	// every pooled connection breaks.
 	restartPostgres = loadFault{"PostgreSQL restarted (immediate)", func(p *loadPlane) error {
@@ -160,7 +156,7 @@ var (
 			return errors.New("no PostgreSQL cluster of the test's own to restart")
 		}
 		return p.cluster.Restart()
-	}, true}
+	}}
 )
 
 // loadScenario is a load on the plane and, optionally, a fault in its middle.
@@ -183,7 +179,6 @@ type loadOutcome struct {
 	reconnects  int             // streams that ended (the server dropped a slow reader) and were opened again
 	lost        int             // acknowledged, then not in the store as acknowledged
 	eventsLost  int             // events delivered (Flush succeeded), then not in the store
-	crash       bool            // the database crashed: events may be lost (see loadFault)
 	healthy     bool            // every replica's /healthz said ok after the runs
 	twice       int             // decided twice (two 200 answers to a decision)
 	duplicated  int             // calls stored as more than one request
@@ -406,7 +401,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 			led.fail("%s/healthz: not ok 10 s after the runs ended", u)
 		}
 	}
-	out := loadOutcome{healthy: healthy, latency: latency, failed: int(failed.Load()), reconnects: int(reconnects.Load()), crash: sc.fault != nil && sc.fault.crash}
+	out := loadOutcome{healthy: healthy, latency: latency, failed: int(failed.Load()), reconnects: int(reconnects.Load())}
 	if l := last.Load(); l != 0 {
 		out.elapsed = time.Unix(0, l).Sub(start)
 	}
@@ -592,16 +587,12 @@ func (o loadOutcome) String() string {
 	return s
 }
 
-// check fails t unless nothing acknowledged was lost (events excepted
-// when the database crashed), decided twice, stored twice or run
+// check fails t unless nothing acknowledged was lost (events included,
+// even when the database crashed), decided twice, stored twice or run
 // unapproved, and no run failed.
 func (o loadOutcome) check(t testing.TB) {
 	t.Helper()
-	events := o.eventsLost
-	if o.crash {
-		events = 0
-	}
-	if o.lost+events+o.twice+o.duplicated+o.unapproved+o.failed > 0 || o.decisions == 0 || !o.healthy {
+	if o.lost+o.eventsLost+o.twice+o.duplicated+o.unapproved+o.failed > 0 || o.decisions == 0 || !o.healthy {
 		sort.Strings(o.why)
 		t.Errorf("%s\n%s", o, strings.Join(o.why, "\n"))
 	}

@@ -18,10 +18,18 @@ var (
 	buildErr  error
 )
 
-// binary builds the warden command once for tests that run it as a real
-// process.
+// envTestBinary names a warden binary the tests run instead of building
+// this tree's (to measure two builds side by side, as docs/performance.md
+// does).
+const envTestBinary = "WARDEN_TEST_BINARY"
+
+// binary returns the warden binary for tests that run it as a real
+// process: this tree's, built once, unless envTestBinary names another.
 func binary(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv(envTestBinary); bin != "" {
+		return bin // a build to compare, side by side
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "warden-bin-")
 		if err != nil {

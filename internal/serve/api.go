@@ -332,8 +332,8 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 }
 
 // postEvents answers POST /api/events: a JSON array of transcript events,
-// or one, stored (committed, in as few transactions as the store can)
-// before the 204. Storing an event twice keeps one, so a client may retry
+// or one, stored (committed, in as few transactions as the store can, and
+// durable: Store.SyncEvents) before the 204. Storing an event twice keeps one, so a client may retry
 // a batch.
 func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventsBody))
@@ -378,6 +378,11 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := buf.Close(); err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	// Acknowledged means durable, even across a crash of the database.
+	if err := s.Store.SyncEvents(r.Context()); err != nil {
 		s.storeError(w, r, err)
 		return
 	}

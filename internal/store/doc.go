@@ -67,7 +67,9 @@
 // stays the record of a run; waiting for the disk on every event would
 // multiply the cost of a run. Requests and decisions do wait for the disk
 // (synchronous=FULL; PostgreSQL's default), since a decision must be
-// durable before it is answered (S3).
+// durable before it is answered (S3). A server that acknowledges events it
+// received calls SyncEvents first, so that what it acknowledged survives a
+// crash of PostgreSQL too.
 //
 // A run that writes many events uses a Buffer (Store.Buffer): Write queues
 // the event and a goroutine commits whatever has queued in one transaction

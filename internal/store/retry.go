@@ -28,8 +28,11 @@ import (
 // goes back to the caller, whose retry is made safe by the request's
 // client-chosen id and by the decisions' exactly-once update.
 //
-// Every transaction begins on a connection taken from the pool, so a broken
-// pooled connection is found at its BEGIN and never fails a write.
+// A transaction's broken pooled connection is found at its BEGIN and never
+// fails its writes. A write that is one statement of its own (a decision
+// on PostgreSQL) can meet a broken connection; it fails with an error
+// Unavailable recognizes (a server answers 503), and its retry is safe:
+// exactly one closer of a request wins.
 
 // openPostgres opens the PostgreSQL database at url with connections that
 // are dropped and retried when broken.
