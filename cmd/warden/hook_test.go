@@ -101,6 +101,7 @@ func TestX1_CheckHookConfigAtPosition(t *testing.T) {
 		{"approval: p.yaml\nfoo: 1\n", `hooks.yaml:2:1: unknown key "foo"`},
 		{"approvals_reviewer: [first_pass, bogus]\n", "hooks.yaml:1:21: approvals_reviewer:"},
 		{"timeout: soon\n", "hooks.yaml:1:10: timeout:"},
+		{"sandbox: nowhere\n", "hooks.yaml:1:10: sandbox:"},
 		{"approval: p.yaml\napproval: p.yaml\n", "hooks.yaml:2:1: approval given twice"},
 	}
 	for _, tc := range cases {

@@ -65,6 +65,9 @@ func (p protocol) read(data []byte) (members, *Event, error) {
 	if e.SessionID == "" {
 		return fail(fmt.Errorf("empty %s", p.session))
 	}
+	if _, tool := m["tool_name"]; tool && e.Tool == "" {
+		return fail(fmt.Errorf("empty tool_name"))
+	}
 	return m, e, nil
 }
 
