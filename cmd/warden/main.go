@@ -49,6 +49,10 @@ const usage = `usage:
   warden serve [--addr HOST:PORT] [--db URL] [--insecure-remote] [--tls-cert FILE --tls-key FILE]
   warden operator add NAME [--db URL]
   warden operator list [--db URL]
+  warden hook HOST [--config FILE] [--approval X] [--review X] [--rules FILE]... [--sandbox MODE]
+                   [--approvals-reviewer user|auto_review|LIST] [--server URL] [--db URL]
+  warden hook install HOST [--scope user|project] [--uninstall]
+  warden hook doctor HOST [--scope user|project]
   warden version
 
 "warden COMMAND --help" describes a command and its flags.
