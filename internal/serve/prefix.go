@@ -249,15 +249,13 @@ func (s *Server) decideChecked(ctx context.Context, id string, d checkedDecision
 // applyRulesToPending approves the pending requests of run runID its rules
 // cover.
 func (s *Server) applyRulesToPending(ctx context.Context, runID string) {
-	pending, err := s.Store.Requests(ctx, store.StatusPending)
+	pending, err := s.Store.PendingOf(ctx, runID)
 	if err != nil {
 		s.logger().Warn("run rules: pending requests", "run", runID, "err", err)
 		return
 	}
 	for i := range pending {
-		if pending[i].RunID == runID {
-			s.applyRunRules(ctx, &pending[i])
-		}
+		s.applyRunRules(ctx, &pending[i])
 	}
 }
 

@@ -166,6 +166,23 @@ func (s *Store) requestList(ctx context.Context, status string, after *cursor, l
 	return out, nil
 }
 
+// PendingOf returns the pending requests of one run, oldest first (those
+// past their deadline are expired first).
+func (s *Store) PendingOf(ctx context.Context, runID string) ([]Request, error) {
+	if err := s.expireDue(ctx); err != nil {
+		return nil, fmt.Errorf("store: pending requests of run %s: %w", runID, err)
+	}
+	rs, err := s.requests(ctx, "SELECT "+requestColumns+" FROM requests WHERE status = 'pending' AND run_id = ? ORDER BY created, id", runID)
+	if err != nil {
+		return nil, fmt.Errorf("store: pending requests of run %s: %w", runID, err)
+	}
+	out := make([]Request, len(rs))
+	for i, r := range rs {
+		out[i] = r.Request
+	}
+	return out, nil
+}
+
 // PendingCount returns how many requests wait for a person (those past
 // their deadline are expired first).
 func (s *Store) PendingCount(ctx context.Context) (int, error) {

@@ -201,3 +201,37 @@ func FuzzCursor(f *testing.F) {
 		}
 	})
 }
+
+// The pending requests of one run (issue 21 item 4, a run's prefix rules
+// applied to what already waits): only that run's, only pending, oldest
+// first, and one past its deadline is expired, not returned.
+func TestS2_PendingOfOneRun(t *testing.T) {
+	ctx := context.Background()
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		var want []string
+		for i := range 6 {
+			run := []string{"ra", "rb"}[i%2]
+			r := &Request{Kind: KindApproval, RunID: run, Call: Call{ID: fmt.Sprint("c", i), Function: "bash"}}
+			if i == 4 {
+				past := time.Now().Add(-time.Second)
+				r.Deadline = &past
+			}
+			submit(ctx, t, s, r)
+			switch {
+			case i == 2:
+				if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject"}); err != nil {
+					t.Fatal(err)
+				}
+			case run == "ra" && i != 4:
+				want = append(want, r.ID)
+			}
+		}
+		got, err := s.PendingOf(ctx, "ra")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := ids(got, func(r Request) string { return r.ID }); !slices.Equal(ids, want) {
+			t.Errorf("pending of ra: %q, want %q", ids, want)
+		}
+	})
+}
