@@ -83,11 +83,11 @@ func (r *Request) String() string {
 	return b.String()
 }
 
-// Decision answers a request: approved or not, after every approver
+// Answer is the answer to a request: approved or not, after every approver
 // asked (the first pass, the reviewer agent, a person) has reached its
 // verdict. It is what a tool receives; the run's boundary approver turns
 // an approval.Outcome into it.
-type Decision struct {
+type Answer struct {
 	Approved bool
 	// Explanation says why; a denial's explanation reaches the model.
 	Explanation string
@@ -98,14 +98,14 @@ type Decision struct {
 // A Decider decides boundary requests. An error is a failure of the
 // decider, which Ask turns into a denial the caller must not run past.
 type Decider interface {
-	Decide(ctx context.Context, req *Request) (Decision, error)
+	Decide(ctx context.Context, req *Request) (Answer, error)
 }
 
 // DeciderFunc adapts a function to the Decider interface.
-type DeciderFunc func(ctx context.Context, req *Request) (Decision, error)
+type DeciderFunc func(ctx context.Context, req *Request) (Answer, error)
 
 // Decide calls f.
-func (f DeciderFunc) Decide(ctx context.Context, req *Request) (Decision, error) { return f(ctx, req) }
+func (f DeciderFunc) Decide(ctx context.Context, req *Request) (Answer, error) { return f(ctx, req) }
 
 type deciderKey struct{}
 
@@ -120,14 +120,14 @@ var ErrNoDecider = errors.New("no approver for boundary requests is configured")
 // Ask asks the Decider of ctx about req. Without one it returns a denial
 // and ErrNoDecider; a Decider's error is returned with a denial. Callers
 // run the action only when the decision is approved and err is nil.
-func Ask(ctx context.Context, req *Request) (Decision, error) {
+func Ask(ctx context.Context, req *Request) (Answer, error) {
 	d, ok := ctx.Value(deciderKey{}).(Decider)
 	if !ok || d == nil {
-		return Decision{Explanation: ErrNoDecider.Error()}, ErrNoDecider
+		return Answer{Explanation: ErrNoDecider.Error()}, ErrNoDecider
 	}
 	dec, err := d.Decide(ctx, req)
 	if err != nil {
-		return Decision{Explanation: err.Error(), By: dec.By}, err
+		return Answer{Explanation: err.Error(), By: dec.By}, err
 	}
 	return dec, nil
 }

@@ -11,15 +11,15 @@ func TestG2_AskFailsClosedWithoutDecider(t *testing.T) {
 	if dec.Approved || !errors.Is(err, ErrNoDecider) {
 		t.Errorf("decision %+v, err %v", dec, err)
 	}
-	failing := DeciderFunc(func(context.Context, *Request) (Decision, error) {
-		return Decision{Approved: true}, errors.New("reviewer crashed")
+	failing := DeciderFunc(func(context.Context, *Request) (Answer, error) {
+		return Answer{Approved: true}, errors.New("reviewer crashed")
 	})
 	dec, err = Ask(WithDecider(context.Background(), failing), &Request{Kind: Exec})
 	if dec.Approved || err == nil {
 		t.Errorf("a failing decider approved: %+v, %v", dec, err)
 	}
-	ok := DeciderFunc(func(_ context.Context, r *Request) (Decision, error) {
-		return Decision{Approved: r.Kind == Network, By: "test"}, nil
+	ok := DeciderFunc(func(_ context.Context, r *Request) (Answer, error) {
+		return Answer{Approved: r.Kind == Network, By: "test"}, nil
 	})
 	if dec, err := Ask(WithDecider(context.Background(), ok), &Request{Kind: Network}); !dec.Approved || err != nil {
 		t.Errorf("approved request: %+v, %v", dec, err)

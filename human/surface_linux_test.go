@@ -65,7 +65,7 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 				}
 			} else {
 				want = approval.Approve
-				if _, err := st.Decide(context.Background(), req.ID, store.Decision{Decision: "approve", DecidedBy: "panel"}); err != nil {
+				if _, err := st.Decide(context.Background(), req.ID, store.Answer{Decision: "approve", DecidedBy: "panel"}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -287,7 +287,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 				c.approved.Store(true)
 				backoff := 20 * time.Millisecond
 				for {
-					_, err := op.Decide(ctx, id, store.Decision{Decision: "approve"})
+					_, err := op.Decide(ctx, id, store.Answer{Decision: "approve"})
 					switch {
 					case err == nil:
 						c.wins.Add(1)

@@ -107,7 +107,7 @@ func TestS3_RunsSurviveServeRestart(t *testing.T) {
 		}
 		for _, r := range pending {
 			decided.Store(r.ID, true)
-			if _, err := op.Decide(ctx, r.ID, store.Decision{Decision: "approve"}); err != nil {
+			if _, err := op.Decide(ctx, r.ID, store.Answer{Decision: "approve"}); err != nil {
 				t.Fatalf("deciding %s: %v", r.ID, err)
 			}
 		}

@@ -55,30 +55,30 @@ type Event struct {
 	NoModify bool
 }
 
-// Decision is what warden answers a hook event, before the host's format.
-type Decision string
+// Reply is what warden answers a hook event, before the host's format.
+type Reply string
 
-// The decisions, in the words of docs/hooks.md's table.
+// The replies, in the words of docs/hooks.md's table.
 const (
 	// Pass says nothing: the host proceeds as it would without warden.
-	Pass Decision = "pass"
+	Pass Reply = "pass"
 	// Allow approves the call.
-	Allow Decision = "allow"
+	Allow Reply = "allow"
 	// Modify approves the call with changed input (Verdict.Input).
-	Modify Decision = "modify"
+	Modify Reply = "modify"
 	// Deny rejects the call; the reason reaches the model.
-	Deny Decision = "deny"
+	Deny Reply = "deny"
 	// Stop ends the turn (approval terminate).
-	Stop Decision = "stop"
+	Stop Reply = "stop"
 	// Ask leaves the call to the host's own prompt to a person.
-	Ask Decision = "ask"
+	Ask Reply = "ask"
 	// Block is a review's terminate after the call ran.
-	Block Decision = "block"
+	Block Reply = "block"
 )
 
 // Verdict is warden's decision on one event.
 type Verdict struct {
-	Decision Decision
+	Decision Reply
 	// Input is the modified input, for Modify.
 	Input json.RawMessage
 	// Reason says why; it reaches the model where the host passes it on.

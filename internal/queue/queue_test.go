@@ -95,7 +95,7 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 		t.Fatalf("answered %+v before the person decided", a)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "reject", Explanation: "not now", DecidedBy: "alice"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "reject", Explanation: "not now", DecidedBy: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	got := <-done
@@ -117,7 +117,7 @@ func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
 		done <- got
 	}()
 	r := pending(t, s, 1)[0]
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"rm -rf build/tmp"}`), DecidedBy: "bob"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":"rm -rf build/tmp"}`), DecidedBy: "bob"}); err != nil {
 		t.Fatal(err)
 	}
 	got := <-done
@@ -142,7 +142,7 @@ func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 	if r.Kind != "review" || r.Result != "<button>Approve</button>" || strings.Join(r.Choices, ",") != "continue,terminate" {
 		t.Fatalf("request %+v", r)
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "continue"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "continue"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; got.Decision != review.Continue {
@@ -202,7 +202,7 @@ func TestH4_QueuedRequestsDoNotBlockEachOther(t *testing.T) {
 		if strings.HasSuffix(rs[i].RunID, "a") || strings.HasSuffix(rs[i].RunID, "c") {
 			d = "reject"
 		}
-		if _, err := s.Decide(context.Background(), rs[i].ID, store.Decision{Decision: d}); err != nil {
+		if _, err := s.Decide(context.Background(), rs[i].ID, store.Answer{Decision: d}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -254,10 +254,10 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 	if r.Kind != "boundary" || strings.Join(r.Choices, ",") != "approve,reject,terminate" || !strings.Contains(r.Message, "outside the writable roots") {
 		t.Fatalf("request %+v", r)
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls"}`)}); !errors.Is(err, store.ErrChoice) {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls"}`)}); !errors.Is(err, store.ErrChoice) {
 		t.Fatalf("modify on a boundary request: %v, want ErrChoice", err)
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "reject"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "reject"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; got.Decision != approval.Reject {

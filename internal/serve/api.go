@@ -207,7 +207,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `"modified" goes only with the decision "modify"`)
 		return
 	}
-	d := store.Decision{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r), DecidedVia: "api"}
+	d := store.Answer{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r), DecidedVia: "api"}
 	if p, ok := principalOf(r); ok {
 		d.DecidedVia = p.via
 	}
@@ -218,7 +218,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `"allow_prefix" is empty: give the words of the prefix`)
 		return
 	}
-	req, rule, err := s.decideChecked(r.Context(), r.PathValue("id"), checkedDecision{Decision: d, seen: in.Seen, prefix: in.AllowPrefix})
+	req, rule, err := s.decideChecked(r.Context(), r.PathValue("id"), checkedDecision{Answer: d, seen: in.Seen, prefix: in.AllowPrefix})
 	if code := decisionStatus(err); code != 0 {
 		writeError(w, code, err.Error())
 		return

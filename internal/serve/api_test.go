@@ -224,7 +224,7 @@ func testAPIContract(t *testing.T, u string) {
 
 	pending := submit(t, ts.Client, run)
 	decided := submit(t, ts.Client, run)
-	if _, err := ts.Client.Decide(ctx, decided.ID, store.Decision{Decision: "reject", Explanation: "no"}); err != nil {
+	if _, err := ts.Client.Decide(ctx, decided.ID, store.Answer{Decision: "reject", Explanation: "no"}); err != nil {
 		t.Fatal(err)
 	}
 	modifyMe := submit(t, ts.Client, run)
@@ -478,7 +478,7 @@ func TestS2_EventStream(t *testing.T) {
 	if sr.ID != r.ID || sr.Status != "pending" {
 		t.Fatalf("streamed request %+v", sr)
 	}
-	if _, err := ts.Client.Decide(ctx, r.ID, store.Decision{Decision: "approve"}); err != nil {
+	if _, err := ts.Client.Decide(ctx, r.ID, store.Answer{Decision: "approve"}); err != nil {
 		t.Fatal(err)
 	}
 	next("event: request")

@@ -71,7 +71,7 @@ func TestH4_ManyPendingDontBlock(t *testing.T) {
 				d := []string{"approve", "reject", "terminate"}[i%3]
 				want[id] = d
 				start := time.Now()
-				if _, err := ts.Client.Decide(ctx, id, store.Decision{Decision: d}); err != nil {
+				if _, err := ts.Client.Decide(ctx, id, store.Answer{Decision: d}); err != nil {
 					t.Fatal(err)
 				}
 				select {
@@ -122,7 +122,7 @@ func TestH3_TimeoutFailsafe(t *testing.T) {
 				if tc.kind == store.KindReview {
 					choice = "continue"
 				}
-				if _, err := ts.Client.Decide(ctx, r.ID, store.Decision{Decision: choice}); !errors.Is(err, store.ErrNotPending) {
+				if _, err := ts.Client.Decide(ctx, r.ID, store.Answer{Decision: choice}); !errors.Is(err, store.ErrNotPending) {
 					t.Fatalf("a decision after the deadline: %v", err)
 				}
 			}
@@ -152,7 +152,7 @@ func TestH4_CancelledWaitWithdraws(t *testing.T) {
 	if err != nil || got.Status != store.StatusWithdrawn {
 		t.Fatalf("after the cancelled wait: %+v %v", got, err)
 	}
-	if _, err := ts.Client.Decide(context.Background(), r.ID, store.Decision{Decision: "approve"}); !errors.Is(err, store.ErrNotPending) {
+	if _, err := ts.Client.Decide(context.Background(), r.ID, store.Answer{Decision: "approve"}); !errors.Is(err, store.ErrNotPending) {
 		t.Fatalf("deciding a withdrawn request: %v", err)
 	}
 }
@@ -178,7 +178,7 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	hs.CloseClientConnections()
 	hs.Close()
-	if _, err := st.Decide(context.Background(), r.ID, store.Decision{Decision: "reject", DecidedBy: "console"}); err != nil {
+	if _, err := st.Decide(context.Background(), r.ID, store.Answer{Decision: "reject", DecidedBy: "console"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -230,7 +230,7 @@ func TestS1_DecideThroughAnotherReplica(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						_, err := rep.Client.Decide(ctx, r.ID, store.Decision{Decision: []string{"approve", "reject"}[j]})
+						_, err := rep.Client.Decide(ctx, r.ID, store.Answer{Decision: []string{"approve", "reject"}[j]})
 						mu.Lock()
 						defer mu.Unlock()
 						switch {

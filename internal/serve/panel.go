@@ -688,7 +688,7 @@ func (s *Server) queueFragment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	d := store.Decision{
+	d := store.Answer{
 		Decision:    r.PostFormValue("decision"),
 		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
 		DecidedBy:   s.who(r),
@@ -715,7 +715,7 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 		d.Modified = args
 	}
 	if editErr == "" && msg == "" {
-		cd.Decision = d
+		cd.Answer = d
 		req, rule, err := s.decideChecked(ctx, id, cd)
 		switch {
 		case err == nil:

@@ -50,7 +50,7 @@ func BenchmarkDecide(b *testing.B) {
 					<-waiting
 					time.Sleep(time.Millisecond) // the waiter is blocked
 					start := time.Now()
-					if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
+					if _, err := s.Decide(ctx, r.ID, Answer{Decision: "approve"}); err != nil {
 						b.Fatal(err)
 					}
 					lat = append(lat, (<-released).Sub(start))
@@ -92,7 +92,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 						b.Error(err)
 						return
 					}
-					if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject"}); err != nil {
+					if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject"}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -176,7 +176,7 @@ func BenchmarkIdleWaiters(b *testing.B) {
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond), "cpu-ms/s")
 		start := time.Now()
 		for _, id := range ids {
-			if _, err := s.Decide(ctx, id, Decision{Decision: "approve"}); err != nil {
+			if _, err := s.Decide(ctx, id, Answer{Decision: "approve"}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -200,7 +200,7 @@ func BenchmarkDecideOnly(b *testing.B) {
 			}
 			b.ResetTimer()
 			for _, id := range ids {
-				if _, err := s.Decide(ctx, id, Decision{Decision: "approve"}); err != nil {
+				if _, err := s.Decide(ctx, id, Answer{Decision: "approve"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -174,17 +174,17 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			if got, _ := s.Request(ctx, a.ID); got.Call.Function != "bash" || string(got.Call.Arguments) != `{"cmd":"ls"}` || got.View != a.View {
 				t.Errorf("stored %+v", got)
 			}
-			_, err = s.Decide(ctx, a.ID, Decision{Decision: "continue"})
+			_, err = s.Decide(ctx, a.ID, Answer{Decision: "continue"})
 			isErr(t, err, ErrChoice)
-			_, err = s.Decide(ctx, a.ID, Decision{Decision: "modify", Modified: json.RawMessage(`["ls"]`)})
+			_, err = s.Decide(ctx, a.ID, Answer{Decision: "modify", Modified: json.RawMessage(`["ls"]`)})
 			isErr(t, err, ErrChoice)
-			_, err = s.Decide(ctx, "nope", Decision{Decision: "approve"})
+			_, err = s.Decide(ctx, "nope", Answer{Decision: "approve"})
 			isErr(t, err, ErrNotFound)
-			got, err := s.Decide(ctx, a.ID, Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls -l"}`), Explanation: "long", DecidedBy: "dana"})
+			got, err := s.Decide(ctx, a.ID, Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls -l"}`), Explanation: "long", DecidedBy: "dana"})
 			if err != nil || got.Status != StatusDecided || got.Decision != "modify" || string(got.Modified) != `{"cmd":"ls -l"}` || got.DecidedBy != "dana" || got.Explanation != "long" {
 				t.Fatalf("decided %+v, %v", got, err)
 			}
-			_, err = s.Decide(ctx, a.ID, Decision{Decision: "approve"})
+			_, err = s.Decide(ctx, a.ID, Answer{Decision: "approve"})
 			isErr(t, err, ErrNotPending)
 			if err := s.Withdraw(ctx, b.ID); err != nil {
 				t.Fatal(err)
@@ -193,7 +193,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 				t.Errorf("withdrawing twice: %v", err)
 			}
 			isErr(t, s.Withdraw(ctx, "nope"), ErrNotFound)
-			_, err = s.Decide(ctx, b.ID, Decision{Decision: "continue"})
+			_, err = s.Decide(ctx, b.ID, Answer{Decision: "continue"})
 			isErr(t, err, ErrNotPending)
 			if got, _ := s.Wait(ctx, b.ID); got.Status != StatusWithdrawn {
 				t.Errorf("withdrawn request waits as %+v", got)
@@ -241,7 +241,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			writeAll(t, s, ev("r1", 2, event.Info{Message: "hi"}))
 			r := &Request{Kind: KindApproval, RunID: "r1"}
 			submit(ctx, t, s, r)
-			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
+			if _, err := s.Decide(ctx, r.ID, Answer{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
 			// A request that changed twice between two reads may come once,
@@ -302,7 +302,7 @@ func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 			}
 			r := &Request{Kind: KindApproval, RunID: "r1"}
 			submit(ctx, t, s, r)
-			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
+			if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
 				t.Fatal(err)
 			}
 			s.Close()
@@ -340,7 +340,7 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 					t.Errorf("pending %d = %+v", i, r)
 				}
 			}
-			if _, err := s.Decide(ctx, ids[1], Decision{Decision: "continue"}); err != nil {
+			if _, err := s.Decide(ctx, ids[1], Answer{Decision: "continue"}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -375,7 +375,7 @@ func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 					go func() {
 						defer wg.Done()
 						<-start
-						got, err := s.Decide(ctx, r.ID, Decision{Decision: choice, DecidedBy: by})
+						got, err := s.Decide(ctx, r.ID, Answer{Decision: choice, DecidedBy: by})
 						switch {
 						case err == nil:
 							if got.DecidedBy != by {
@@ -427,7 +427,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 			if time.Now().Before(deadline) {
 				t.Errorf("expired before its deadline")
 			}
-			_, err = s.Decide(ctx, r.ID, Decision{Decision: got.Choices[0]})
+			_, err = s.Decide(ctx, r.ID, Answer{Decision: got.Choices[0]})
 			isErr(t, err, ErrNotPending)
 		}
 		// Nobody waiting: listing expires it, and a late decision is refused.
@@ -435,7 +435,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 		r := &Request{Kind: KindApproval, Deadline: &past}
 		submit(ctx, t, s, r)
 		time.Sleep(40 * time.Millisecond)
-		got, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
+		got, err := s.Decide(ctx, r.ID, Answer{Decision: "approve"})
 		isErr(t, err, ErrNotPending)
 		if got.Status != StatusExpired || got.Decision != "reject" {
 			t.Errorf("a decision after the deadline left %+v", got)
@@ -475,7 +475,7 @@ func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 			}()
 			time.Sleep(1500 * time.Millisecond) // the waiter is at its slowest poll
 			decided := time.Now()
-			if _, err := decider.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
+			if _, err := decider.Decide(ctx, r.ID, Answer{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
 			res := <-done
@@ -551,7 +551,7 @@ func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
 			}()
 		}
 		for i := n - 1; i >= 0; i-- { // the last first
-			if _, err := s.Decide(ctx, ids[i], Decision{Decision: "approve", DecidedBy: fmt.Sprint(i)}); err != nil {
+			if _, err := s.Decide(ctx, ids[i], Answer{Decision: "approve", DecidedBy: fmt.Sprint(i)}); err != nil {
 				t.Fatal(err)
 			}
 			r := <-got

@@ -30,11 +30,11 @@ type asker struct {
 	requests []*boundary.Request
 }
 
-func (a *asker) Decide(_ context.Context, req *boundary.Request) (boundary.Decision, error) {
+func (a *asker) Decide(_ context.Context, req *boundary.Request) (boundary.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.requests = append(a.requests, req)
-	return boundary.Decision{Approved: a.approve, Explanation: fmt.Sprintf("approve=%v", a.approve), By: "test"}, nil
+	return boundary.Answer{Approved: a.approve, Explanation: fmt.Sprintf("approve=%v", a.approve), By: "test"}, nil
 }
 
 func (a *asker) kinds() string {

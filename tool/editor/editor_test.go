@@ -847,9 +847,9 @@ func TestG2_UndoEditOutsideTheBoundaryNeedsApproval(t *testing.T) {
 	}
 	var asked []*boundary.Request
 	approve := true
-	ctx := boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(_ context.Context, r *boundary.Request) (boundary.Decision, error) {
+	ctx := boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(_ context.Context, r *boundary.Request) (boundary.Answer, error) {
 		asked = append(asked, r)
-		return boundary.Decision{Approved: approve, Explanation: "test"}, nil
+		return boundary.Answer{Approved: approve, Explanation: "test"}, nil
 	}))
 	call := func(args map[string]any) (string, error) {
 		raw, _ := json.Marshal(args)
