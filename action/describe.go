@@ -43,10 +43,10 @@ type Describer interface {
 // "patch", a network request's destination from "url" and "host".
 func Describe(t tool.Tool, call tool.Call, req *boundary.Request) (Action, error) {
 	if req != nil {
-		switch req.Kind {
+		switch req.Permission {
 		case boundary.Exec, boundary.Write, boundary.Network, boundary.MCP:
 		default:
-			return Action{}, fmt.Errorf("boundary request of unknown kind %q", req.Kind)
+			return Action{}, fmt.Errorf("boundary request of unknown kind %q", req.Permission)
 		}
 	}
 	var a Action
@@ -102,7 +102,7 @@ func generic(call tool.Call, req *boundary.Request) Action {
 		return a
 	}
 	var a Action
-	switch req.Kind {
+	switch req.Permission {
 	case boundary.Exec:
 		a = shellAction(req.Command, call, args)
 	case boundary.Write:

@@ -24,7 +24,7 @@ func (selfDescribing) DescribeAction(call tool.Call, req *boundary.Request) (act
 
 func TestDescribe_ToolDescribesItself(t *testing.T) {
 	tl := selfDescribing{tool.Func{Spec: tool.Info{Name: "q"}, Fn: func(context.Context, json.RawMessage) (string, error) { return "", nil }}}
-	req := &boundary.Request{Kind: boundary.Exec, Escalated: true, Justification: "j", Reason: "r", Sandbox: "read-only"}
+	req := &boundary.Request{Permission: boundary.Exec, Escalated: true, Justification: "j", Reason: "r", Sandbox: "read-only"}
 	got, err := action.JSON(tl, tool.NewCall("c1", "q", `{"q":"x"}`), req)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestDescribe_NoNameSwitch(t *testing.T) {
 // arguments it runs with, the line of an insert included.
 func TestDescribe_Editor(t *testing.T) {
 	call := tool.NewCall("c1", "text_editor", `{"command":"insert","path":"a.txt","insert_line":3,"new_str":"x"}`)
-	got, err := action.JSON(toolOf(t, "text_editor"), call, &boundary.Request{Kind: boundary.Write, Paths: []string{"/w/a.txt"}, Reason: "r"})
+	got, err := action.JSON(toolOf(t, "text_editor"), call, &boundary.Request{Permission: boundary.Write, Paths: []string{"/w/a.txt"}, Reason: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}

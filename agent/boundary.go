@@ -160,7 +160,7 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 		dec.Approved = true
 	case approval.Terminate:
 		d.mu.Lock()
-		d.limit = &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("approver %s terminated the run at a %s request of call %s: %s", out.Approver, req.Kind, d.call.ID, out.Explanation)}
+		d.limit = &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("approver %s terminated the run at a %s request of call %s: %s", out.Approver, req.Permission, d.call.ID, out.Explanation)}
 		d.mu.Unlock()
 		dec.Explanation = "terminated: " + out.Explanation
 	case approval.Modify:

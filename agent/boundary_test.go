@@ -21,7 +21,7 @@ import (
 // what it was told.
 func crossing() *echo {
 	return &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside the writable roots"})
+		dec, err := boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside the writable roots"})
 		if err != nil || !dec.Approved {
 			return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
 		}
@@ -63,7 +63,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 			if tt.boundary == nil {
 				return
 			}
-			if seen == nil || seen.Boundary == nil || seen.Boundary.Kind != boundary.Write || seen.Call.ID != "c1" || seen.Message != "writing" {
+			if seen == nil || seen.Boundary == nil || seen.Boundary.Permission != boundary.Write || seen.Call.ID != "c1" || seen.Message != "writing" {
 				t.Errorf("approver saw %+v", seen)
 			}
 			ap := s.Approvals()
@@ -80,7 +80,7 @@ func TestG2_BoundaryApproverFailureEndsTheRun(t *testing.T) {
 	})
 	// A tool that ignores the error it was given must still not run past it.
 	careless := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Network, Reason: "blocked"})
+		_, _ = boundary.Ask(ctx, &boundary.Request{Permission: boundary.Network, Reason: "blocked"})
 		return "went ahead", nil
 	}}
 	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("never")}})

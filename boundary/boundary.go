@@ -16,26 +16,29 @@ import (
 	"strings"
 )
 
-// Kind says what a request asks for.
-type Kind string
+// Permission is what a request to cross the boundary asks for: to run a
+// command, write, reach the network or call an MCP tool. It is the "kind"
+// of a boundary request in the queue and the transcript; the action a
+// reviewer judges has an action.Kind (action.Describe makes one of the other).
+type Permission string
 
-// The kinds of boundary crossing.
+// The permissions.
 const (
 	// Exec runs a command the rules send for approval, or with the
 	// escalated permissions it asked for.
-	Exec Kind = "exec"
+	Exec Permission = "exec"
 	// Write writes outside the writable roots or into a protected path.
-	Write Kind = "write"
+	Write Permission = "write"
 	// Network reaches the network the sandbox keeps closed.
-	Network Kind = "network"
+	Network Permission = "network"
 	// MCP calls an MCP tool whose annotations or mode need approval.
-	MCP Kind = "mcp"
+	MCP Permission = "mcp"
 )
 
 // Request asks to cross the boundary once, for exactly the action it
 // describes.
 type Request struct {
-	Kind Kind `json:"kind"`
+	Permission Permission `json:"kind"`
 	// Command is the command line for Exec, Write and Network requests
 	// made by a shell command.
 	Command string `json:"command,omitempty"`
@@ -59,7 +62,7 @@ type Request struct {
 // String renders the request for people and logs.
 func (r *Request) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s request", r.Kind)
+	fmt.Fprintf(&b, "%s request", r.Permission)
 	if r.Sandbox != "" {
 		fmt.Fprintf(&b, " (sandbox %s)", r.Sandbox)
 	}

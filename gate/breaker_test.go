@@ -138,7 +138,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-breaker"
 	turns := writes(3)
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		_, _ = boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "denied, but: " + secret, nil
 	}}
 	m := &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}

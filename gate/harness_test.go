@@ -37,7 +37,7 @@ func (e *echo) Run(ctx context.Context, args json.RawMessage) (string, error) { 
 // what it was told.
 func crossing() *echo {
 	return &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside the writable roots"})
+		dec, err := boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside the writable roots"})
 		if err != nil || !dec.Approved {
 			return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
 		}

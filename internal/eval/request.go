@@ -64,9 +64,9 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 	var call tool.Call
 	switch a.Kind {
 	case action.Shell:
-		b.Kind = boundary.Exec
+		b.Permission = boundary.Exec
 		if len(a.Paths) > 0 {
-			b.Kind, b.Paths = boundary.Write, append([]string(nil), a.Paths...)
+			b.Permission, b.Paths = boundary.Write, append([]string(nil), a.Paths...)
 		}
 		args["command"] = a.Command
 		str("cwd", a.Cwd)
@@ -74,7 +74,7 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 		str("sandbox_permissions", a.SandboxPermissions)
 		call.Function = "bash"
 	case action.FileEdit:
-		b.Kind = boundary.Write
+		b.Permission = boundary.Write
 		b.Paths = append([]string(nil), a.Paths...)
 		if len(b.Paths) == 0 {
 			b.Paths = []string{a.Path}
@@ -90,7 +90,7 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 		}
 		call.Function = "text_editor"
 	case action.Network:
-		b.Kind = boundary.Network
+		b.Permission = boundary.Network
 		if a.URL == "" && a.Host == "" && len(a.Command) == 0 {
 			call.Function, call.Arguments = a.ToolName, a.Arguments
 			return b, call, nil
@@ -105,7 +105,7 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 			call.Function = a.ToolName
 		}
 	case action.MCP:
-		b.Kind, b.Server, b.Tool = boundary.MCP, a.Server, a.ToolName
+		b.Permission, b.Server, b.Tool = boundary.MCP, a.Server, a.ToolName
 		call.Function, call.Arguments = a.ToolName, a.Arguments
 		return b, call, nil
 	default:

@@ -217,7 +217,7 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 	case rules.Forbidden:
 		return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
 	case rules.Prompt:
-		bv, err := d.boundary(ctx, call, t, &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
+		bv, err := d.boundary(ctx, call, t, &boundary.Request{Permission: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
 		if err != nil || bv.Decision != Allow {
 			return bv, err
 		}
@@ -276,19 +276,19 @@ func (d *decision) escalate(ctx context.Context, call tool.Call, t tool.Tool, wh
 
 // requestOf is the boundary request a whole call makes.
 func (d *decision) requestOf(call tool.Call, t tool.Tool, why string) *boundary.Request {
-	req := &boundary.Request{Kind: boundary.MCP, Tool: call.Function, Reason: why}
+	req := &boundary.Request{Permission: boundary.MCP, Tool: call.Function, Reason: why}
 	if ht, ok := t.(*hostTool); ok {
 		f, _ := ht.fields(call.Arguments)
 		switch ht.spec.Kind {
 		case Shell:
-			req = &boundary.Request{Kind: boundary.Exec, Command: f.command, Reason: why}
+			req = &boundary.Request{Permission: boundary.Exec, Command: f.command, Reason: why}
 		case Write, Edit:
-			req = &boundary.Request{Kind: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
+			req = &boundary.Request{Permission: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
 		case Fetch:
-			req = &boundary.Request{Kind: boundary.Network, Reason: why}
+			req = &boundary.Request{Permission: boundary.Network, Reason: why}
 		case MCP:
 			server, name, _ := d.h.mcpName(call.Function)
-			req = &boundary.Request{Kind: boundary.MCP, Server: server, Tool: name, Reason: why}
+			req = &boundary.Request{Permission: boundary.MCP, Server: server, Tool: name, Reason: why}
 		}
 	}
 	return req

@@ -253,7 +253,7 @@ func TestX1_HostToolsJudgedAsWardenTools(t *testing.T) {
 		ht := h.Tool(tc.tool, "/w")
 		hc := tool.Call{ID: "1", Function: tc.tool, Arguments: json.RawMessage(tc.input)}
 		wc := tool.Call{ID: "1", Function: editor.Name, Arguments: json.RawMessage(tc.sameCall)}
-		breq := &boundary.Request{Kind: boundary.Write, Paths: []string{bashrc}, Reason: "r"}
+		breq := &boundary.Request{Permission: boundary.Write, Paths: []string{bashrc}, Reason: "r"}
 		ha, err := action.Describe(ht, hc, breq)
 		if err != nil {
 			t.Fatal(err)
@@ -277,7 +277,7 @@ func TestX1_HostToolsJudgedAsWardenTools(t *testing.T) {
 		h, _ := Lookup(host)
 		name := map[string]string{"claude-code": "Read", "gemini": "read_file", "cursor": "Read"}[host]
 		call := tool.Call{ID: "1", Function: name, Arguments: json.RawMessage(`{"file_path":` + q(key) + `}`)}
-		got, _ := fp.Approve(context.Background(), &approval.Request{Call: call, Tool: h.Tool(name, "/w"), Boundary: &boundary.Request{Kind: boundary.Exec, Reason: "r"}})
+		got, _ := fp.Approve(context.Background(), &approval.Request{Call: call, Tool: h.Tool(name, "/w"), Boundary: &boundary.Request{Permission: boundary.Exec, Reason: "r"}})
 		if got.Decision == approval.Approve {
 			t.Errorf("%s %s(%s): the first pass approved a read of a private key: %s", host, name, key, got.Explanation)
 		}

@@ -118,7 +118,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 	if b := req.Boundary; b != nil {
 		r.Kind = store.KindBoundary
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
-		r.Context.Reason = string(b.Kind) + " request: " + b.Reason
+		r.Context.Reason = string(b.Permission) + " request: " + b.Reason
 		r.Context.Sandbox, r.Context.Justification = b.Sandbox, b.Justification
 	}
 	for _, c := range a.choices {

@@ -244,7 +244,7 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 	ctx := queue.WithQueue(context.Background(), s, "run-b")
 	done := make(chan approval.Approval, 1)
 	go func() {
-		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
+		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
 		if err != nil {
 			t.Error(err)
 		}

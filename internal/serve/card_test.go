@@ -53,7 +53,7 @@ func TestS4_CardLabelsWardenAndModelApart(t *testing.T) {
 			Message: "I will now clean up. " + forged,
 			Call:    tool.NewCall("c1", "bash", `{"cmd":"touch ~/x"}`),
 			History: []chat.Message{{Role: chat.User, Content: "Tidy the home directory"}, {Role: chat.Assistant, Content: "Looking around first."}},
-			Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/root/x"}, Reason: "the sandbox blocked write outside the writable roots: /root/x",
+			Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/root/x"}, Reason: "the sandbox blocked write outside the writable roots: /root/x",
 				Justification: forged, Sandbox: "workspace-write"},
 		})
 	}()

@@ -31,7 +31,7 @@ func (t *shellTool) DescribeAction(call tool.Call, req *boundary.Request) (actio
 	if req == nil {
 		return sh, true
 	}
-	switch req.Kind {
+	switch req.Permission {
 	case boundary.Exec, boundary.Write:
 		if req.Command != "" && req.Command != script {
 			// The request may name one command of a longer script; the
@@ -39,7 +39,7 @@ func (t *shellTool) DescribeAction(call tool.Call, req *boundary.Request) (actio
 			sh.Command = action.BashArgv(req.Command)
 			sh.Extra = map[string]json.RawMessage{"script": action.RawString(script)}
 		}
-		if req.Kind == boundary.Write {
+		if req.Permission == boundary.Write {
 			sh.Paths = append([]string(nil), req.Paths...)
 		}
 		return sh, true

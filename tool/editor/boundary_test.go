@@ -77,7 +77,7 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 			if data, _ := os.ReadFile(tt.path); string(data) != "x\n" {
 				t.Errorf("content %q", data)
 			}
-			if len(asked) > 0 && (asked[0].Kind != boundary.Write || asked[0].Paths[0] != tt.path) {
+			if len(asked) > 0 && (asked[0].Permission != boundary.Write || asked[0].Paths[0] != tt.path) {
 				t.Errorf("request = %+v", asked[0])
 			}
 		})

@@ -868,7 +868,7 @@ func TestG2_UndoEditOutsideTheBoundaryNeedsApproval(t *testing.T) {
 	for _, tt := range tests {
 		asked, approve = nil, tt.approve
 		_, err := call(map[string]any{"command": "undo_edit", "path": target})
-		if len(asked) != 1 || asked[0].Kind != boundary.Write || asked[0].Paths[0] != target || !strings.Contains(asked[0].Reason, "undo_edit") {
+		if len(asked) != 1 || asked[0].Permission != boundary.Write || asked[0].Paths[0] != target || !strings.Contains(asked[0].Reason, "undo_edit") {
 			t.Errorf("approve=%v: asked %+v", tt.approve, asked)
 		}
 		if tt.approve != (err == nil) {
