@@ -16,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 )
 
@@ -436,7 +437,7 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 				case "decision":
 					var s string
 					if s, err = yamlString(v, file); err == nil {
-						var d Decision
+						var d vocab.Decision
 						if d, err = parseDecision(s); err != nil {
 							err = filepos.Errorf(file, v, "%v", err)
 						}

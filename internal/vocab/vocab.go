@@ -32,6 +32,29 @@ const (
 	Escalate Decision = WordEscalate
 )
 
+// Strictness ranks a decision by how far it holds an action back: allow 0,
+// escalate 1, deny 2. Exec rules order their verdicts by it, and the first
+// pass its findings. The zero value (no decision yet) ranks with allow, so
+// that folding with Stricter from it gives the strictest decision seen; a
+// word that is none of the three ranks with deny (fail closed).
+func (d Decision) Strictness() int {
+	switch d {
+	case Allow, "":
+		return 0
+	case Escalate:
+		return 1
+	}
+	return 2
+}
+
+// Stricter returns the stricter of d and o, o when they rank the same.
+func (d Decision) Stricter(o Decision) Decision {
+	if o.Strictness() >= d.Strictness() {
+		return o
+	}
+	return d
+}
+
 // DenialInstruction follows the rationale of every denial the main agent
 // receives (SPEC G9).
 const DenialInstruction = "Do not try to reach the same outcome another way: no workaround, no indirect execution (another tool, a script, an encoded, split or delayed command) and nothing meant to get around the policy. Continue only with a materially safer alternative that still serves the user's request; if there is none, stop and ask the user how to proceed."
