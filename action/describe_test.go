@@ -97,3 +97,43 @@ func TestVocabulary(t *testing.T) {
 		t.Error("authorization order")
 	}
 }
+
+// TestG4_PermissionsMapToKinds holds the one mapping between the
+// permission a boundary request asks (its "kind") and the kind of action a
+// reviewer judges: every permission maps, both ways, and a write maps to a
+// shell action only when a command makes it.
+func TestG4_PermissionsMapToKinds(t *testing.T) {
+	for _, tc := range []struct {
+		perm      boundary.Permission
+		byCommand bool
+		kind      action.Kind
+		paths     []string
+	}{
+		{boundary.Exec, false, action.Shell, nil},
+		{boundary.Exec, true, action.Shell, nil},
+		{boundary.Write, true, action.Shell, []string{"/etc/x"}},
+		{boundary.Write, false, action.FileEdit, nil},
+		{boundary.Network, true, action.Network, nil},
+		{boundary.MCP, false, action.MCP, nil},
+	} {
+		if got := action.KindOf(tc.perm, tc.byCommand); got != tc.kind {
+			t.Errorf("KindOf(%s, %v) = %q, want %q", tc.perm, tc.byCommand, got, tc.kind)
+		}
+		a := action.Action{Kind: tc.kind, Paths: tc.paths}
+		if got := a.Permission(); got != tc.perm {
+			t.Errorf("%s action (paths %v): Permission() = %q, want %q", tc.kind, tc.paths, got, tc.perm)
+		}
+	}
+	for _, k := range []action.Kind{action.Sequence, action.Text, "unknown"} {
+		if p := (&action.Action{Kind: k}).Permission(); p != "" {
+			t.Errorf("a %s action asks %q", k, p)
+		}
+	}
+	if k := action.KindOf("sudo", true); k != "" {
+		t.Errorf("unknown permission maps to %q", k)
+	}
+	// Describe refuses a request whose permission maps to no kind.
+	if _, err := action.Describe(tool.Func{}, tool.Call{Function: "x"}, &boundary.Request{Permission: "sudo"}); err == nil {
+		t.Error("Describe accepted an unknown permission")
+	}
+}

@@ -31,8 +31,8 @@ func (t *shellTool) DescribeAction(call tool.Call, req *boundary.Request) (actio
 	if req == nil {
 		return sh, true
 	}
-	switch req.Permission {
-	case boundary.Exec, boundary.Write:
+	switch action.KindOf(req.Permission, true) {
+	case action.Shell:
 		if req.Command != "" && req.Command != script {
 			// The request may name one command of a longer script; the
 			// reviewer sees the whole script too.
@@ -43,7 +43,7 @@ func (t *shellTool) DescribeAction(call tool.Call, req *boundary.Request) (actio
 			sh.Paths = append([]string(nil), req.Paths...)
 		}
 		return sh, true
-	case boundary.Network:
+	case action.Network:
 		line := script
 		if req.Command != "" {
 			line = req.Command
