@@ -17,8 +17,9 @@ import (
 	"github.com/wardenhq/warden/chat"
 )
 
-// Decision is what a reviewer decides about an action, and the label of a
-// labelled item (SPEC G6, G14, V2).
+// Decision is what a reviewer decides about an action, what an exec rule
+// decides about a command (package rules spells it in Codex's words), and
+// the label of a labelled item (SPEC G6, G14, V2).
 type Decision string
 
 // The decisions.
