@@ -164,7 +164,7 @@ func (r *Rule) matches(argv []string) bool {
 }
 
 // strict reports whether the rule prompts or forbids.
-func (r *Rule) strict() bool { return r.Decision.Strictness() > 0 }
+func (r *Rule) strict() bool { return r.Decision != Allow && r.Decision != "" }
 
 // literal reports whether argv starts with the pattern, word for word.
 func (r *Rule) literal(argv []string) bool {
