@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
@@ -85,7 +86,7 @@ func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
 	if te := s.Tools(); len(te) != 1 || te[0].CallID != "1" {
 		t.Errorf("tool events = %+v", te)
 	}
-	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(eventkind.RunEnd)[0].Data.(event.RunEnd)
 	if end.Status != "limited" || end.Limit == nil || *end.Limit != "operator" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -191,8 +192,8 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 			r.Limits = tc.limits
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 			must(t, res, event.StatusLimited)
-			if res.Limit.Type != tc.want || len(s.Find(event.KindModel)) != 3 {
-				t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
+			if res.Limit.Type != tc.want || len(s.Find(eventkind.Model)) != 3 {
+				t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(eventkind.Model)))
 			}
 		})
 	}
@@ -660,7 +661,7 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 	own := &Agent{Name: "own", Approval: subPolicy, Review: subReview}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(eventkind.RunStart)[0].Data.(event.RunStart)
 	var got []string
 	for _, a := range rs.Agents {
 		got = append(got, fmt.Sprintf("%s<%s:%d/%s:%v/%s", a.Agent, a.Parent, len(a.Approval), a.ApprovalFrom, a.Review != nil, a.ReviewFrom))
@@ -687,7 +688,7 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 	own := &Agent{Name: "own", Approval: approval.New()}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	hs := s.Find(event.KindHandoff)
+	hs := s.Find(eventkind.Handoff)
 	if len(hs) != 2 {
 		t.Fatalf("%d handoff events, want 2", len(hs))
 	}
@@ -726,11 +727,11 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	if len(s.Reviews()) == 0 {
 		t.Error("the sub-agent's own review policy was dropped although the run sets none")
 	}
-	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(eventkind.RunStart)[0].Data.(event.RunStart)
 	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != event.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
 		t.Errorf("run_start = %+v", rs)
 	}
-	h := s.Find(event.KindHandoff)[0].Data.(event.Handoff)
+	h := s.Find(eventkind.Handoff)[0].Data.(event.Handoff)
 	if !h.PinPolicy || h.ApprovalFrom != event.FromRun || len(h.Approval) != 1 {
 		t.Errorf("handoff = %+v", h)
 	}
@@ -798,7 +799,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 	r.Approval = approval.New(arule(t, "strict", decide(approval.Reject), "*"))
 	r.PinPolicy = true
 	must(t, nextTurn(r, a, res, "again"), event.StatusCompleted)
-	ts := s.Find(event.KindTurnStart)
+	ts := s.Find(eventkind.TurnStart)
 	if len(ts) != 2 {
 		t.Fatalf("%d turn_start events", len(ts))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/internal/override"
@@ -186,7 +187,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 		t.Fatalf("the denied action ran %d times after a forged override", n)
 	}
 	warnings := 0
-	for _, e := range w.events.Find(event.KindWarning) {
+	for _, e := range w.events.Find(eventkind.Warning) {
 		if strings.Contains(e.Data.(event.Warning).Message, "refused an override") {
 			warnings++
 		}
@@ -230,7 +231,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	if n := w.writes.Load(); n != 1 {
 		t.Fatalf("%d writes after more resumes, want 1", n)
 	}
-	used := w.events.Find(event.KindOverrideUsed)
+	used := w.events.Find(eventkind.OverrideUsed)
 	if len(used) != 1 {
 		t.Errorf("%d use records", len(used))
 	}

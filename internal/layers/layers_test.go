@@ -71,6 +71,8 @@ var forbidden = map[string][]string{
 	"action":         join(vocabulary, databases, kernel, top, models),
 	"policy":         join(vocabulary, databases, kernel, top, models),
 	"internal/vocab": join(vocabulary, databases, kernel, top, models),
+	// The kinds of event are words of the transcript, below event itself.
+	"internal/eventkind": join(vocabulary, databases, kernel, top, models),
 	// Sealed transcripts are the record's machinery: the chain of MACs
 	// and the files it seals, below storage and everything that decides.
 	"internal/seal": join([]string{"event", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),

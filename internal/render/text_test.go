@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -147,7 +148,7 @@ func TestTextWriterRoundTrip(t *testing.T) {
 	if got := b.String(); got != want {
 		t.Errorf("rendering after a round trip differs:\n%s\nwant:\n%s", got, want)
 	}
-	if stats.Events[event.KindApproval] != 4 || stats.Status != event.StatusLimited {
+	if stats.Events[eventkind.Approval] != 4 || stats.Status != event.StatusLimited {
 		t.Errorf("stats after a round trip: %+v", stats.Events)
 	}
 }
@@ -271,7 +272,7 @@ func TestStats(t *testing.T) {
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Runs != 1 || s.Events[event.KindModel] != 2 || s.Events[event.KindTool] != 3 || s.InputTokens != 22 || s.OutputTokens != 44 {
+	if s.Runs != 1 || s.Events[eventkind.Model] != 2 || s.Events[eventkind.Tool] != 3 || s.InputTokens != 22 || s.OutputTokens != 44 {
 		t.Errorf("counts: %+v", s.Events)
 	}
 	if s.Approvals["modify"] != 1 || s.Approvals["reject"] != 1 || s.Approvals["escalate"] != 1 || s.Approvals["approve"] != 1 {

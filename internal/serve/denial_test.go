@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -104,7 +105,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 		t.Fatalf("approve: %d %s", code, body)
 	}
 	// The override is in the store …
-	hits, err := ts.Store.Search(context.Background(), store.Query{Kind: string(event.KindOverride), RunID: runID})
+	hits, err := ts.Store.Search(context.Background(), store.Query{Kind: eventkind.Override, RunID: runID})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("override events in the store: %d %v", len(hits), err)
 	}
@@ -171,7 +172,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	if code, _, _ := call(t, "POST", ts.URL+"/api/denials/"+runID+"-d9/approve", `{}`, nil); code != 503 {
 		t.Fatalf("approving without a key: %d", code)
 	}
-	if hits, _ := ts.Store.Search(context.Background(), store.Query{Kind: string(event.KindOverride), RunID: runID}); len(hits) != 1 {
+	if hits, _ := ts.Store.Search(context.Background(), store.Query{Kind: eventkind.Override, RunID: runID}); len(hits) != 1 {
 		t.Fatalf("%d overrides stored, want 1", len(hits))
 	}
 }

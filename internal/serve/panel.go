@@ -19,8 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
@@ -409,10 +409,10 @@ type searchForm struct{ Q, Kind, Run string }
 
 // eventKinds are the kinds offered in the search form.
 var eventKinds = []string{
-	string(event.KindRunStart), string(event.KindTurnStart), string(event.KindModel), string(event.KindApproval),
-	string(event.KindTool), string(event.KindReview), string(event.KindAutoReview), string(event.KindOverride),
-	string(event.KindOverrideUsed), string(event.KindWithheld), string(event.KindHandoff), string(event.KindInfo),
-	string(event.KindWarning), string(event.KindLimit), string(event.KindError), string(event.KindRunEnd),
+	eventkind.RunStart, eventkind.TurnStart, eventkind.Model, eventkind.Approval,
+	eventkind.Tool, eventkind.Review, eventkind.AutoReview, eventkind.Override,
+	eventkind.OverrideUsed, eventkind.Withheld, eventkind.Handoff, eventkind.Info,
+	eventkind.Warning, eventkind.Limit, eventkind.Error, eventkind.RunEnd,
 }
 
 // panel registers the panel's pages on mux.

@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -296,7 +297,7 @@ func (s *Server) callOutcome(ctx context.Context, r store.Request) (string, stri
 	if r.Call.ID == "" {
 		return "", ""
 	}
-	hits, err := s.Store.Search(ctx, store.Query{Text: r.Call.ID, Kind: string(event.KindTool), RunID: r.RunID, Limit: 20})
+	hits, err := s.Store.Search(ctx, store.Query{Text: r.Call.ID, Kind: eventkind.Tool, RunID: r.RunID, Limit: 20})
 	if err != nil {
 		return "", ""
 	}

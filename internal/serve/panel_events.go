@@ -98,7 +98,7 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 	callText := func(function string, raw json.RawMessage) string {
 		return callText(function, raw, orders.Of(function))
 	}
-	v := eventView{ID: e.ID, Kind: string(e.Kind()), RunID: e.RunID, Agent: human.Escape(e.Agent), Span: e.Span, Time: e.Time}
+	v := eventView{ID: e.ID, Kind: e.Kind(), RunID: e.RunID, Agent: human.Escape(e.Agent), Span: e.Span, Time: e.Time}
 	add := func(label, k, s string) {
 		if b, ok := textBlock(label, k, s); ok {
 			v.Blocks = append(v.Blocks, b)
@@ -228,7 +228,7 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 		v.Title = "hand-off · " + human.Escape(d.From) + " → " + human.Escape(e.Agent)
 		factIf("call", d.CallID)
 	default:
-		v.Title = human.Escape(string(e.Kind()))
+		v.Title = human.Escape(e.Kind())
 		if b, err := json.Marshal(e.Data); err == nil {
 			add("", "code", prettyJSON(b))
 		}

@@ -1,0 +1,43 @@
+// Package eventkind names the kinds of event a run's transcript holds: the
+// "event" field of each line (SPEC L7), a contract. Package event decodes
+// each kind into its own data type, which is how a Go program tells events
+// apart (a type switch on Event.Data); warden's own code that filters,
+// counts or searches events by kind names the kinds here.
+package eventkind
+
+// The kinds of event.
+const (
+	RunStart = "run_start"
+	Model    = "model"
+	Approval = "approval"
+	Tool     = "tool"
+	Review   = "review"
+	Info     = "info"
+	Limit    = "limit"
+	Error    = "error"
+	RunEnd   = "run_end"
+	// AutoReview is a decision of the reviewer agent or its first pass on
+	// a boundary request (SPEC G13).
+	AutoReview = "auto_review"
+	// Warning is a warning, such as the circuit breaker tripping.
+	Warning = "warning"
+	// TurnStart opens a turn with the person's input.
+	TurnStart = "turn_start"
+	// Override records a person's approval of one retry of a denied
+	// action (SPEC G12).
+	Override = "override"
+	// Withheld records that a call's result did not reach the model: the
+	// run stopped at the call before its result was reviewed to continue
+	// (SPEC R2, R9, L2).
+	Withheld = "withheld"
+	// Handoff opens a sub-agent's part of a run with the policies in force
+	// for it (SPEC P4, P5).
+	Handoff = "handoff"
+	// OverrideUsed records that the one retry an override allows was
+	// taken (SPEC G12).
+	OverrideUsed = "override_used"
+	// AutoReviewTool records one tool call the reviewer agent made inside
+	// a review (SPEC G4, G13): part of the review, never a decision on the
+	// agent's call.
+	AutoReviewTool = "auto_review_tool"
+)
