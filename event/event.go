@@ -491,11 +491,6 @@ type TurnStart struct {
 	MAC string `json:"mac,omitempty"`
 }
 
-// MaxDenials is how many of a run's latest auto-review denials are kept
-// for a person to override (SPEC G12): the run's boundary approver keeps
-// that many, and the store and the server look no further back.
-const MaxDenials = 10
-
 // Override records that a person approved one retry of exactly the action
 // of a denial (SPEC G12). Only the person's channel writes it: MAC
 // authenticates it under a key in warden's protected state, and a record

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
@@ -101,7 +102,7 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 	res := r.Execute(context.Background(), a, user("first"))
 	must(t, res, event.StatusCompleted)
 	must(t, nextTurn(r, a, res, "second"), event.StatusCompleted)
-	l := NewLedger("r1", g.Sealer)
+	l := ledger.NewLedger("r1", g.Sealer)
 	var inputs []string
 	for _, e := range s.Find(eventkind.TurnStart) {
 		if in, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
@@ -119,7 +120,7 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l = NewLedger("r1", other)
+	l = ledger.NewLedger("r1", other)
 	for _, e := range s.Find(eventkind.TurnStart) {
 		if _, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			t.Error("a turn verified under another key")

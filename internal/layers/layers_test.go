@@ -90,6 +90,10 @@ var forbidden = map[string][]string{
 	// The gate keeps denials, overrides and the breaker around whatever
 	// decides: it links no reviewer, sandbox or interpreter.
 	"gate": join([]string{"internal/store", "internal/serveclient", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	// The denial ledger reads and seals transcript records: storage, the
+	// gate, the hooks and the server use it; it sits beside event, below
+	// storage and everything that decides.
+	"internal/ledger": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.
