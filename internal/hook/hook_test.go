@@ -15,8 +15,8 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/policyfile"
 	_ "github.com/wardenhq/warden/internal/triage"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
@@ -29,7 +29,7 @@ func testConfig(t *testing.T, appr string) *Config {
 	dir := t.TempDir()
 	c := &Config{Paths: Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}}
 	if appr != "" {
-		f, err := policy.Parse([]byte(appr), "approval.yaml")
+		f, err := policyfile.Parse([]byte(appr), "approval.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}

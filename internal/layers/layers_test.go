@@ -65,12 +65,14 @@ var forbidden = map[string][]string{
 	// The reviewer agent is a library of the assembly, not of storage.
 	"internal/autoreview": join([]string{"gate", "internal/store", "internal/serveclient", "human", "internal/queue", "internal/triage"}, databases, top, models),
 	// The vocabulary packages depend on nothing that decides.
-	"tool":           join(vocabulary, databases, kernel, top, models),
-	"chat":           join(vocabulary, databases, kernel, top, models),
-	"boundary":       join(vocabulary, databases, kernel, top, models),
-	"action":         join(vocabulary, databases, kernel, top, models),
-	"policy":         join(vocabulary, databases, kernel, top, models),
-	"internal/vocab": join(vocabulary, databases, kernel, top, models),
+	"tool":     join(vocabulary, databases, kernel, top, models),
+	"chat":     join(vocabulary, databases, kernel, top, models),
+	"boundary": join(vocabulary, databases, kernel, top, models),
+	"action":   join(vocabulary, databases, kernel, top, models),
+	"policy":   join(vocabulary, databases, kernel, top, models),
+	// Policy files are read into the vocabulary's entries.
+	"internal/policyfile": join(vocabulary, databases, kernel, top, models),
+	"internal/vocab":      join(vocabulary, databases, kernel, top, models),
 	// The kinds of event are words of the transcript, below event itself.
 	"internal/eventkind": join(vocabulary, databases, kernel, top, models),
 	// Sealed transcripts are the record's machinery: the chain of MACs
