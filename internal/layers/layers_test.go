@@ -70,6 +70,10 @@ var forbidden = map[string][]string{
 	"boundary": join(vocabulary, databases, kernel, top, models),
 	"action":   join(vocabulary, databases, kernel, top, models),
 	"policy":   join(vocabulary, databases, kernel, top, models),
+	// What a person reads of a call: its text made safe, its script's
+	// commands.
+	"internal/safetext":   join(vocabulary, databases, kernel, top, models),
+	"internal/callscript": join(vocabulary, databases, kernel, top, models),
 	// Policy files are read into the vocabulary's entries.
 	"internal/policyfile": join(vocabulary, databases, kernel, top, models),
 	"internal/vocab":      join(vocabulary, databases, kernel, top, models),
