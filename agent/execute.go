@@ -19,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/cutreport"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -234,7 +235,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 
 	// Execution (SPEC L2–L4).
 	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, tool: t, order: tool.OrderOf(t)}
-	tctx, captured := tool.WithCutReport(boundary.WithDecider(ctx, bd))
+	tctx, captured := cutreport.With(boundary.WithDecider(ctx, bd))
 	output, runErr := r.runTool(tctx, sc, msgs, t, executed)
 	if why, err := bd.stop(); err != nil {
 		res := tool.Result{Content: output}

@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/cutreport"
 	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
@@ -819,7 +820,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 func TestL3_CaptureCutRecordedAsTruncated(t *testing.T) {
 	kept := strings.Repeat("k", 300)
 	cutting := &echo{name: "echo", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		tool.ReportCut(ctx, 5_000_000, len(kept))
+		cutreport.Say(ctx, 5_000_000, len(kept))
 		return kept, nil
 	}}
 	for _, tt := range []struct {
