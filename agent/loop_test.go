@@ -697,7 +697,7 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 	if hs[0].Agent != "own" || hs[0].Span != "h1" || h1.CallID != "h1" || h1.From != "main" || h1.Approval == nil || len(h1.Approval) != 0 || h1.ApprovalFrom != "agent:own" {
 		t.Errorf("first handoff = %+v %+v", hs[0], h1)
 	}
-	if hs[1].Agent != "inherit" || len(h2.Approval) != 1 || h2.Approval[0].Name != "run" || h2.ApprovalFrom != event.FromRun {
+	if hs[1].Agent != "inherit" || len(h2.Approval) != 1 || h2.Approval[0].Name != "run" || h2.ApprovalFrom != eventkind.FromRun {
 		t.Errorf("second handoff = %+v %+v", hs[1], h2)
 	}
 }
@@ -729,11 +729,11 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 		t.Error("the sub-agent's own review policy was dropped although the run sets none")
 	}
 	rs := s.Find(eventkind.RunStart)[0].Data.(event.RunStart)
-	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != event.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
+	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != eventkind.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
 		t.Errorf("run_start = %+v", rs)
 	}
 	h := s.Find(eventkind.Handoff)[0].Data.(event.Handoff)
-	if !h.PinPolicy || h.ApprovalFrom != event.FromRun || len(h.Approval) != 1 {
+	if !h.PinPolicy || h.ApprovalFrom != eventkind.FromRun || len(h.Approval) != 1 {
 		t.Errorf("handoff = %+v", h)
 	}
 	// Without the pin, the sub-agent's empty policy replaces the run's.
@@ -808,7 +808,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 		t.Errorf("the first turn repeats run_start: %+v", first)
 	}
 	second := ts[1].Data.(event.TurnStart)
-	if !second.PinPolicy || len(second.Agents) != 2 || second.Agents[1].ApprovalFrom != event.FromRun || len(second.Agents[1].Approval) != 1 {
+	if !second.PinPolicy || len(second.Agents) != 2 || second.Agents[1].ApprovalFrom != eventkind.FromRun || len(second.Agents[1].Approval) != 1 {
 		t.Errorf("second turn_start = %+v", second)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
 )
@@ -233,7 +234,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 // hand-offs will find them (SPEC P4, P5). An agent reachable from several
 // agents is listed under each.
 func (r *Run) agentPolicies(a *Agent) []event.AgentPolicies {
-	root := scope{approval: r.Approval, review: r.Review, approvalFrom: event.FromRun, reviewFrom: event.FromRun}
+	root := scope{approval: r.Approval, review: r.Review, approvalFrom: eventkind.FromRun, reviewFrom: eventkind.FromRun}
 	var out []event.AgentPolicies
 	onPath := map[*Agent]bool{}
 	var walk func(a *Agent, outer scope, parent string)
@@ -243,7 +244,7 @@ func (r *Run) agentPolicies(a *Agent) []event.AgentPolicies {
 		}
 		onPath[a] = true
 		defer delete(onPath, a)
-		sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, event.FromAgentPrefix+a.name())
+		sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, eventkind.FromAgentPrefix+a.name())
 		out = append(out, sc.policies(a.name(), parent))
 		for _, h := range a.Handoffs {
 			walk(h, sc, a.name())

@@ -272,16 +272,6 @@ type SandboxSettings struct {
 	Unenforced bool `json:"unenforced,omitempty"`
 }
 
-// The levels a policy in force comes from, in AgentPolicies.
-const (
-	// FromRun is the run's policy: the operator's, else the task's.
-	FromRun = "run"
-	// FromCall is a policy given to one ExecuteTools call.
-	FromCall = "call"
-	// FromAgentPrefix starts "agent:NAME", the agent NAME's own policy.
-	FromAgentPrefix = "agent:"
-)
-
 // AgentPolicies are the approval and review policies in force for one
 // agent, and where each comes from.
 type AgentPolicies struct {
@@ -294,9 +284,10 @@ type AgentPolicies struct {
 	// empty.
 	Approval []policy.Entry `json:"approval"`
 	Review   []policy.Entry `json:"review"`
-	// ApprovalFrom and ReviewFrom say where each comes from: FromRun,
-	// FromCall, or FromAgentPrefix followed by the agent whose own policy
-	// it is.
+	// ApprovalFrom and ReviewFrom say where each comes from: "run" (the
+	// run's policy: the operator's, else the task's), "call" (a policy
+	// given to one ExecuteTools call), or "agent:NAME" (the agent NAME's
+	// own policy).
 	ApprovalFrom string `json:"approval_from"`
 	ReviewFrom   string `json:"review_from"`
 }
@@ -365,7 +356,6 @@ const (
 	LimitOperator = "operator"
 	LimitToken    = "token"
 	LimitTurn     = "turn"
-	LimitTime     = "time"
 	// LimitInterrupt ends a turn the circuit breaker interrupted (G11).
 	LimitInterrupt = "interrupt"
 )
@@ -514,26 +504,6 @@ type OverrideUsed struct {
 	MAC      string `json:"mac"`
 }
 
-// The reasons of a Withheld event.
-const (
-	// WithheldTerminated: a reviewer terminated the run at the call.
-	WithheldTerminated = "review_terminated"
-	// WithheldReviewCancelled: the call's review was cancelled before it
-	// decided (SPEC R9).
-	WithheldReviewCancelled = "review_cancelled"
-	// WithheldReviewFailed: the call's reviewer failed (SPEC R7).
-	WithheldReviewFailed = "review_failed"
-	// WithheldNotReviewed: the run stopped at another call before this
-	// call's result was reviewed.
-	WithheldNotReviewed = "not_reviewed"
-	// WithheldBoundary: a boundary request of the call terminated the run,
-	// tripped the circuit breaker or failed (SPEC G2, G11).
-	WithheldBoundary = "boundary"
-	// WithheldStopped: the call itself stopped the run (a sub-agent's
-	// limit or error, a tool panic).
-	WithheldStopped = "stopped"
-)
-
 // Withheld records that the result of a call, written in its Tool event,
 // did not reach the model: the model received Result (an error saying the
 // run was stopped at that call) instead. It follows the call's Tool event
@@ -541,7 +511,14 @@ const (
 type Withheld struct {
 	CallID   string `json:"call_id"`
 	Function string `json:"function"`
-	// Reason is one of the Withheld* reasons.
+	// Reason says why: "review_terminated" (a reviewer terminated the run
+	// at the call), "review_cancelled" (the call's review was cancelled
+	// before it decided, SPEC R9), "review_failed" (the call's reviewer
+	// failed, SPEC R7), "not_reviewed" (the run stopped at another call
+	// before this call's result was reviewed), "boundary" (a boundary
+	// request of the call terminated the run, tripped the circuit breaker
+	// or failed, SPEC G2, G11) or "stopped" (the call itself stopped the
+	// run: a sub-agent's limit or error, a tool panic).
 	Reason string `json:"reason"`
 	// Result is what the model receives instead of the tool's result.
 	Result string      `json:"result"`

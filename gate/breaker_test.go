@@ -154,7 +154,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
 		t.Errorf("the tripping call is answered with %q", last.Content)
 	}
-	if w := s.WithheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
+	if w := s.WithheldFor("c"); len(w) != 1 || w[0].Reason != eventkind.WithheldBoundary {
 		t.Errorf("withheld = %+v", w)
 	}
 	g.Next = nil

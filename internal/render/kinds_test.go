@@ -42,7 +42,8 @@ func TestL7_EveryEventKindRenders(t *testing.T) {
 }
 
 // declaredKinds returns the values of the string constants declared in
-// package eventkind's source: the kinds of event.
+// package eventkind's source under "The kinds of event.": the kinds of
+// event (the package's other words are values of fields).
 func declaredKinds(t *testing.T) []string {
 	t.Helper()
 	entries, err := os.ReadDir("../eventkind")
@@ -55,13 +56,13 @@ func declaredKinds(t *testing.T) []string {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("../eventkind", name), nil, 0)
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("../eventkind", name), nil, parser.ParseComments)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.CONST {
+			if !ok || g.Tok != token.CONST || g.Doc == nil || !strings.HasPrefix(g.Doc.Text(), "The kinds of event.") {
 				continue
 			}
 			for _, s := range g.Specs {

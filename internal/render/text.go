@@ -103,7 +103,7 @@ func FormatIn(e event.Event, o Orders) string {
 		line("", "▶ run %s  task \"%s\"  model %s", clean(e.RunID, 48), clean(d.Task, textTask), clean(d.Model, textName))
 		line("", "  approval: %s  review: %s", policies(d.Approval), policies(d.Review))
 		for _, a := range d.Agents {
-			if a.Parent == "" && a.ApprovalFrom == event.FromRun && a.ReviewFrom == event.FromRun {
+			if a.Parent == "" && a.ApprovalFrom == eventkind.FromRun && a.ReviewFrom == eventkind.FromRun {
 				continue // the run's policies, shown above
 			}
 			line("", "  agent %s: approval: %s (%s)  review: %s (%s)", clean(a.Agent, textName),

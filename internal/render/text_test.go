@@ -336,10 +336,10 @@ func TestStatsIsASink(t *testing.T) {
 func TestR2_WithheldAndHandoffEventsRendered(t *testing.T) {
 	te := &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call"}
 	entries := []policy.Entry{{Name: "auto", Tools: []string{"*"}}}
-	rs := event.Event{RunID: "run-1", Agent: "main", Data: event.RunStart{Task: "t", Agents: []event.AgentPolicies{{Agent: "main", ApprovalFrom: event.FromRun, ReviewFrom: event.FromRun},
-		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: event.FromRun}}, PinPolicy: true}}
-	h := event.Event{RunID: "run-1", Agent: "helper", Span: "h1", Data: event.Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: event.FromRun, ReviewFrom: event.FromRun, PinPolicy: true}}
-	w := event.Event{RunID: "run-1", Agent: "main", Data: event.Withheld{CallID: "c1", Function: "bash", Reason: event.WithheldTerminated, Result: te.Error(), Error: te}}
+	rs := event.Event{RunID: "run-1", Agent: "main", Data: event.RunStart{Task: "t", Agents: []event.AgentPolicies{{Agent: "main", ApprovalFrom: eventkind.FromRun, ReviewFrom: eventkind.FromRun},
+		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: eventkind.FromRun}}, PinPolicy: true}}
+	h := event.Event{RunID: "run-1", Agent: "helper", Span: "h1", Data: event.Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: eventkind.FromRun, ReviewFrom: eventkind.FromRun, PinPolicy: true}}
+	w := event.Event{RunID: "run-1", Agent: "main", Data: event.Withheld{CallID: "c1", Function: "bash", Reason: eventkind.WithheldTerminated, Result: te.Error(), Error: te}}
 	text := Format(rs) + Format(h) + Format(w)
 	for _, want := range []string{"agent helper: approval: none (agent:helper)", "handoff", "withheld", "review_terminated"} {
 		if !strings.Contains(text, want) {
