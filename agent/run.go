@@ -71,7 +71,9 @@ type Run struct {
 	// Boundary decides the requests tools make to cross the sandbox
 	// boundary (SPEC G2, G3): each is put to it as an approval request for
 	// the call that made it. Nil denies them all. When it is a TurnHook it
-	// is told when each turn starts.
+	// is told when each turn starts; when it has a method
+	// StartRun(*event.RunStart) (a gate.Gate does), it may complete the
+	// run_start event before it is recorded.
 	Boundary BoundaryApprover
 	// TaskFile is recorded in run_start so the run can be resumed.
 	TaskFile string
@@ -172,7 +174,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			Workdir:   r.Workdir,
 			Settings:  r.Settings,
 		}
-		if h, ok := r.Boundary.(RunHook); ok {
+		if h, ok := r.Boundary.(runHook); ok {
 			h.StartRun(&rs)
 		}
 		r.Events.Emit(rs)
