@@ -77,11 +77,11 @@ type TurnHook interface {
 	StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Message
 }
 
-// A RunHook is told when a run starts. A boundary approver that
+// A runHook is told when a run starts. A boundary approver that
 // authenticates the run's records (SPEC G15) implements it; Run.Execute
 // calls StartRun on its Boundary with the run_start event before recording
 // it, and the hook may complete it.
-type RunHook interface {
+type runHook interface {
 	StartRun(rs *event.RunStart)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
@@ -128,7 +129,7 @@ func TestG11_TurnHookToldWhenATurnStarts(t *testing.T) {
 	if len(h.turns) != 2 || h.turns[0] == nil || h.turns[0].Input != "first" || h.turns[1].Input != "second" {
 		t.Fatalf("turns told = %+v", h.turns)
 	}
-	ts := s.Find(event.KindTurnStart)
+	ts := s.Find(eventkind.TurnStart)
 	if len(ts) != 2 || ts[0].Data.(event.TurnStart).MAC != "sealed:first" || ts[1].Data.(event.TurnStart).MAC != "sealed:second" {
 		t.Errorf("turn_start events = %+v", ts)
 	}

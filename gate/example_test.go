@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/wardenhq/warden/action"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/action"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"

@@ -2,14 +2,13 @@ package human
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
-	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/callscript"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -397,97 +396,21 @@ func writeCall(p *page, call tool.Call, order tool.Order, view tool.View, gate s
 	p.block(view.Content, maxViewLines, gate)
 }
 
-// shellFormat reports whether a view's format says it is a shell script.
-func shellFormat(format string) bool {
-	switch strings.ToLower(format) {
-	case "bash", "sh", "shell", "zsh":
-		return true
-	}
-	return false
-}
-
 // shellScript returns the shell script a request runs, if it runs one: the
-// command of a boundary request, a view in a shell format, or the cmd,
-// command or script argument of a shell tool.
+// command of a boundary request, else the script of the call
+// (callscript.Script).
 func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, bool) {
 	if b != nil {
 		return b.Command, b.Command != ""
 	}
-	if shellFormat(view.Format) {
-		return view.Content, true
-	}
-	name := strings.ToLower(call.Function)
-	if call.ParseError != "" || !(shell.IsShell(name) || strings.Contains(name, "bash") || strings.Contains(name, "shell")) {
-		return "", false
-	}
-	// Read as the tool reads its arguments: names exactly, and a call
-	// with repeated or case-variant names never gets here (SPEC A8), so
-	// the commands listed are those that run.
-	for _, k := range []string{"cmd", "command", "script"} {
-		if raw, ok := call.Argument(k); ok {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				return "", false
-			}
-			return s, true
-		}
-	}
-	return "", false
+	return callscript.Script(call, view)
 }
 
-// Commands are the simple commands of a shell script, as the shell parser
-// splits it, wrappers seen through: what a person approving the script
-// must read one by one, so that a dangerous command cannot hide in the
-// middle of a long script.
-type Commands struct {
-	// List holds each simple command's text, in the order they run.
-	List []string
-	// Opaque, when not "", says why not every command can be seen (an
-	// eval, a command substitution the parser cannot follow).
-	Opaque string
-}
-
-// ShellCommands returns the simple commands of the shell script a call
-// runs, if it runs one (the cmd, command or script argument of a shell
-// tool, or a view in a shell format); ok is false for any other call. err
-// says why a script does not parse as bash.
-func ShellCommands(call tool.Call, view tool.View) (cmds Commands, ok bool, err error) {
-	script, ok := shellScript(call, view, nil)
-	if !ok {
-		return Commands{}, false, nil
-	}
-	cmds, err = commandsOf(script)
-	return cmds, true, err
-}
-
-// commandsOf splits a shell script into its simple commands.
-func commandsOf(script string) (Commands, error) {
-	s, err := shell.Parse(script)
-	if err != nil {
-		return Commands{}, err
-	}
-	var out Commands
-	for _, c := range s.Commands {
-		text := c.Text
-		if text == "" {
-			text = strings.Join(c.Args, " ")
-		}
-		if text == "" && len(c.Assigns)+len(c.Redirects) > 0 {
-			text = strings.Join(append(append([]string(nil), c.Assigns...), c.Redirects...), " ")
-		}
-		out.List = append(out.List, text)
-	}
-	if s.Opaque {
-		out.Opaque = strings.Join(s.Reasons, "; ")
-	}
-	return out, nil
-}
-
-// writeCommands lists the simple commands of a shell script (Commands):
+// writeCommands lists the simple commands of a shell script (callscript.Split):
 // each in full, numbered. A command or a list too long to show gates
 // approval.
 func writeCommands(p *page, script string) {
-	c, err := commandsOf(script)
+	c, err := callscript.Split(script)
 	if err != nil {
 		p.line("commands: the script does not parse as bash ("+escapeLine(err.Error())+"); read the call", true)
 		return

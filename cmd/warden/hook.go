@@ -17,10 +17,10 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
@@ -185,7 +185,7 @@ func resolveHook(f *hook.File) (cfg *hook.Config, err error) {
 		cfg.Timeout = defaultHookTimeout
 	}
 	if f.Approval != "" {
-		entries, err := policy.Resolve(f.Approval, f.Dir, policy.Approval, approval.Registered, approval.Names())
+		entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
 		if err != nil {
 			return nil, f.At("approval", err)
 		}
@@ -195,7 +195,7 @@ func resolveHook(f *hook.File) (cfg *hook.Config, err error) {
 		cfg.ApprovalEntries = entries
 	}
 	if f.Review != "" {
-		entries, err := policy.Resolve(f.Review, f.Dir, policy.Review, review.Registered, review.Names())
+		entries, err := policyfile.Resolve(f.Review, f.Dir, policyfile.Review, review.Registered, review.Names())
 		if err != nil {
 			return nil, f.At("review", err)
 		}

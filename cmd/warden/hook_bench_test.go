@@ -13,7 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/hook"
-	policypkg "github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/internal/policyfile"
 )
 
 // BenchmarkX1_HookProcess measures what a host waits for on every tool
@@ -77,7 +77,7 @@ func BenchmarkX1_HookProcess(b *testing.B) {
 	// The same decision in a session that already holds 1,000 calls: each
 	// hook reads its run back from the transcript.
 	long := bytes.Replace(input, []byte(`"bench"`), []byte(`"bench-long"`), 1)
-	pf, err := policypkg.LoadFile(policy)
+	pf, err := policyfile.LoadFile(policy)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/review"
 )
 
@@ -79,7 +79,7 @@ func postPayload(host, out string) string {
 // and Codex's decision: block, Gemini CLI's deny (which replaces the
 // result), and for Cursor, which only observes, a record with no answer.
 func TestX1_ReviewAnswersAsEachHostReads(t *testing.T) {
-	f, err := policy.Parse([]byte("reviewers:\n  - name: auto\n    decision: terminate\n    explanation: leaked a key\n    tools: \"Bash, run_shell_command, Shell\"\n"), "review.yaml")
+	f, err := policyfile.Parse([]byte("reviewers:\n  - name: auto\n    decision: terminate\n    explanation: leaked a key\n    tools: \"Bash, run_shell_command, Shell\"\n"), "review.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

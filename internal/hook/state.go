@@ -8,7 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/transcript"
 )
 
@@ -61,7 +61,7 @@ func (s *Session) restore(st state) {
 	for _, n := range st.Notes {
 		s.Notes = append(s.Notes, chat.Message{Role: chat.User, Content: n})
 	}
-	s.Ledger = gate.NewLedger(s.RunID, s.key)
+	s.Ledger = ledger.NewLedger(s.RunID, s.key)
 	for _, line := range st.Ledger {
 		var e event.Event
 		if json.Unmarshal(line, &e) == nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
@@ -356,7 +357,7 @@ func testAPIContract(t *testing.T, u string) {
 			}
 			var e event.Event
 			decode(t, lines[2], &e)
-			if e.ID != evs[2].ID || e.Kind() != event.KindTool {
+			if e.ID != evs[2].ID || e.Kind() != eventkind.Tool {
 				t.Errorf("third event: %s", lines[2])
 			}
 		}},
@@ -466,7 +467,7 @@ func TestS2_EventStream(t *testing.T) {
 	data := strings.TrimPrefix(next("data: "), "data: ")
 	var got event.Event
 	decode(t, []byte(data), &got)
-	if got.ID != e.ID || got.Kind() != event.KindInfo {
+	if got.ID != e.ID || got.Kind() != eventkind.Info {
 		t.Fatalf("streamed event %s", data)
 	}
 	r := submit(t, ts.Client, "r1")

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -77,7 +77,7 @@ func (s *Server) approveDenial(w http.ResponseWriter, r *http.Request) {
 
 // approve grants one retry of exactly the action of denial id (SPEC G12):
 // it checks the denial is warden's own record and not yet overridden,
-// seals the override with the Server's Sealer (gate.NewOverride), appends
+// seals the override with the Server's Sealer (ledger.NewOverride), appends
 // it to the run's transcript at task.TranscriptPath when that file exists,
 // stores it, and returns the denial, now approved. by and note say who
 // approved and why. It is the person's channel: call it only for a person
@@ -105,18 +105,18 @@ func (s *Server) approve(ctx context.Context, id, by, note string) (store.Denial
 	if err != nil {
 		return store.Denial{}, err
 	}
-	ledger := gate.NewLedger(runID, s.Sealer)
+	l := ledger.NewLedger(runID, s.Sealer)
 	for _, e := range events {
-		ledger.Read(e)
+		l.Read(e)
 	}
-	gd, ok := ledger.FindDenial(id)
+	gd, ok := l.FindDenial(id)
 	if !ok {
 		return store.Denial{}, fmt.Errorf("denial %s: %w", id, errUnverified)
 	}
 	if by == "" {
 		by = "person"
 	}
-	o, err := gate.NewOverride(s.Sealer, runID, gd, by, note)
+	o, err := ledger.NewOverride(s.Sealer, runID, gd, by, note)
 	if err != nil {
 		return store.Denial{}, fmt.Errorf("override of %s: %w", id, err)
 	}
@@ -148,7 +148,7 @@ func (s *Server) findDenial(ctx context.Context, runID, id string) (store.Denial
 			return d, nil
 		}
 	}
-	return store.Denial{}, fmt.Errorf("denial %q among the last %d of run %s: %w", id, gate.MaxDenials, runID, store.ErrNotFound)
+	return store.Denial{}, fmt.Errorf("denial %q among the last %d of run %s: %w", id, ledger.MaxDenials, runID, store.ErrNotFound)
 }
 
 // appendTranscript appends e to the transcript at path when that file

@@ -16,6 +16,8 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -104,7 +106,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 		t.Fatalf("approve: %d %s", code, body)
 	}
 	// The override is in the store …
-	hits, err := ts.Store.Search(context.Background(), store.Query{Kind: string(event.KindOverride), RunID: runID})
+	hits, err := ts.Store.Search(context.Background(), store.Query{Kind: eventkind.Override, RunID: runID})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("override events in the store: %d %v", len(hits), err)
 	}
@@ -113,7 +115,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := gate.NewLedger(runID, key)
+	l := ledger.NewLedger(runID, key)
 	var notes, overrides int
 	if err := event.Read(bytes.NewReader(data), func(e event.Event) error {
 		if o, ok := e.Data.(event.Override); ok {
@@ -122,15 +124,15 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 				t.Errorf("override %+v (event %s, stored %s)", o, e.ID, hits[0].Event.ID)
 			}
 		}
-		if ledger.Read(e) != nil {
+		if l.Read(e) != nil {
 			notes++
 		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if overrides != 1 || notes != 1 || len(ledger.Warnings()) != 0 {
-		t.Fatalf("transcript: %d overrides, %d granted, warnings %v", overrides, notes, ledger.Warnings())
+	if overrides != 1 || notes != 1 || len(l.Warnings()) != 0 {
+		t.Fatalf("transcript: %d overrides, %d granted, warnings %v", overrides, notes, l.Warnings())
 	}
 	st, err := task.LoadStored(task.TranscriptPath(runID))
 	if err != nil {
@@ -171,7 +173,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	if code, _, _ := call(t, "POST", ts.URL+"/api/denials/"+runID+"-d9/approve", `{}`, nil); code != 503 {
 		t.Fatalf("approving without a key: %d", code)
 	}
-	if hits, _ := ts.Store.Search(context.Background(), store.Query{Kind: string(event.KindOverride), RunID: runID}); len(hits) != 1 {
+	if hits, _ := ts.Store.Search(context.Background(), store.Query{Kind: eventkind.Override, RunID: runID}); len(hits) != 1 {
 		t.Fatalf("%d overrides stored, want 1", len(hits))
 	}
 }

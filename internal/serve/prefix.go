@@ -13,7 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/callscript"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/rules"
@@ -68,7 +69,7 @@ func shellCallOf(c store.Call) (shellCall, bool) {
 	if call.ParseError != "" {
 		return shellCall{}, false
 	}
-	if _, ok, _ := human.ShellCommands(call, tool.View{}); !ok {
+	if _, ok, _ := callscript.Of(call, tool.View{}); !ok {
 		return shellCall{}, false
 	}
 	for _, k := range []string{"cmd", "command", "script"} {
@@ -126,7 +127,7 @@ func prefixOptions(r store.Request) []prefixOption {
 	out := make([]prefixOption, 0, len(ps))
 	for i := len(ps) - 1; i >= 0; i-- {
 		b, _ := json.Marshal(ps[i])
-		out = append(out, prefixOption{Value: string(b), Text: human.Escape(shell.Join(ps[i]))})
+		out = append(out, prefixOption{Value: string(b), Text: safetext.Escape(shell.Join(ps[i]))})
 	}
 	return out
 }
@@ -356,7 +357,7 @@ func (s *Server) ruleViews(ctx context.Context, id string) []ruleView {
 	}
 	out := make([]ruleView, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, ruleView{Function: human.Escape(r.Function), Prefix: human.Escape(shell.Join(r.Prefix)), By: human.Escape(r.CreatedBy), RequestID: r.RequestID, Created: r.Created})
+		out = append(out, ruleView{Function: safetext.Escape(r.Function), Prefix: safetext.Escape(shell.Join(r.Prefix)), By: safetext.Escape(r.CreatedBy), RequestID: r.RequestID, Created: r.Created})
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/storetest"
 	sealed "github.com/wardenhq/warden/internal/transcript"
@@ -39,7 +40,7 @@ func TestL8_StoreKeepsTheSameChain(t *testing.T) {
 			rec.Emit(event.RunStart{Task: "t"})
 			rec.Emit(event.Tool{CallID: "c1", Function: "bash", Result: "SECRET"})
 			rec.Emit(event.Review{CallID: "c1", Decision: "terminate"})
-			rec.Emit(event.Withheld{CallID: "c1", Reason: event.WithheldTerminated})
+			rec.Emit(event.Withheld{CallID: "c1", Reason: eventkind.WithheldTerminated})
 			rec.Emit(event.RunEnd{Status: event.StatusLimited})
 			if err := buf.Close(); err != nil {
 				t.Fatal(err)

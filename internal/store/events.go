@@ -176,7 +176,7 @@ func (s *Store) insertEach(ctx context.Context, tx *sql.Tx, es []event.Event, li
 	stmt := tx.StmtContext(ctx, s.insertEvent)
 	seqs := make([]int64, len(es))
 	for i, e := range es {
-		res, err := stmt.ExecContext(ctx, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[i]))
+		res, err := stmt.ExecContext(ctx, e.RunID, e.ID, e.Kind(), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[i]))
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, es []event.Event, li
 		part := es[start:min(start+batchRows, len(es))]
 		args := make([]any, 0, 7*len(part))
 		for i, e := range part {
-			args = append(args, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[start+i]))
+			args = append(args, e.RunID, e.ID, e.Kind(), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[start+i]))
 		}
 		vals := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
 		rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO events (run_id, id, kind, time, call_id, agent, line) VALUES `+vals+`

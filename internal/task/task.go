@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -264,9 +265,9 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "limits":
 			t.Limits, err = p.limits(v)
 		case "approval":
-			t.Approval, err = p.policy(v, policy.Approval)
+			t.Approval, err = p.policy(v, policyfile.Approval)
 		case "review":
-			t.Review, err = p.policy(v, policy.Review)
+			t.Review, err = p.policy(v, policyfile.Review)
 		case "agents":
 			t.Agents, err = p.agents(v)
 		case "sandbox":
@@ -470,10 +471,10 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 
 // policy reads a policy value: a file path relative to the task file, a
 // registered name, or an inline list of entries.
-func (p parser) policy(v *yaml.Node, kind policy.Kind) (*Policy, error) {
+func (p parser) policy(v *yaml.Node, kind policyfile.Kind) (*Policy, error) {
 	switch v.Kind {
 	case yaml.SequenceNode:
-		entries, err := policy.ParseEntries(v, p.file)
+		entries, err := policyfile.ParseEntries(v, p.file)
 		if err != nil {
 			return nil, err
 		}
@@ -536,9 +537,9 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 					}
 				}
 			case "approval":
-				a.Approval, err = p.policy(av, policy.Approval)
+				a.Approval, err = p.policy(av, policyfile.Approval)
 			case "review":
-				a.Review, err = p.policy(av, policy.Review)
+				a.Review, err = p.policy(av, policyfile.Review)
 			default:
 				err = filepos.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
 			}
@@ -554,12 +555,12 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 // resolvePolicy resolves a policy given as a string (SPEC P4): a file path
 // (relative to dir) if such a file exists, else a registered name applied to
 // all tools. Names in a file are checked against the registry.
-func resolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
+func resolvePolicy(spec, dir string, kind policyfile.Kind) ([]policy.Entry, error) {
 	registered, names := approval.Registered, approval.Names()
-	if kind == policy.Review {
+	if kind == policyfile.Review {
 		registered, names = review.Registered, review.Names()
 	}
-	entries, err := policy.Resolve(spec, dir, kind, registered, names)
+	entries, err := policyfile.Resolve(spec, dir, kind, registered, names)
 	if err != nil {
 		return nil, err
 	}
@@ -571,12 +572,12 @@ func resolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
 
 // checkNames reports the first entry whose name is not registered, at its
 // position, listing the registered names.
-func checkNames(entries []policy.Entry, kind policy.Kind) error {
+func checkNames(entries []policy.Entry, kind policyfile.Kind) error {
 	for _, e := range entries {
 		var ok bool
 		var names []string
 		what := "approver"
-		if kind == policy.Approval {
+		if kind == policyfile.Approval {
 			ok, names = approval.Registered(e.Name), approval.Names()
 		} else {
 			ok, names, what = review.Registered(e.Name), review.Names(), "reviewer"

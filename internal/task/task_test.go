@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/toolbox"
@@ -883,7 +884,7 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var kinds []event.Kind
+	var kinds []string
 	err = event.Read(f, func(e event.Event) error {
 		kinds = append(kinds, e.Kind())
 		if e.RunID != p.Run.ID || e.Agent != agent.MainAgent {
@@ -894,7 +895,7 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []event.Kind{event.KindRunStart, event.KindTurnStart, event.KindModel, event.KindTool, event.KindModel, event.KindRunEnd}
+	want := []string{eventkind.RunStart, eventkind.TurnStart, eventkind.Model, eventkind.Tool, eventkind.Model, eventkind.RunEnd}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("transcript = %v, want %v", kinds, want)
 	}

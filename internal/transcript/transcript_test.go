@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/tool"
@@ -46,7 +47,7 @@ func sealedRun(t testing.TB, key seal.MACKey, heads seal.Heads, path, runID stri
 		event.Model{Output: chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"cmd":"cat key.txt"}`)}}},
 		event.Tool{CallID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"cat key.txt"}`), Result: "SECRET-L8"},
 		event.Review{CallID: "c1", Function: "bash", Reviewer: "auto", Decision: "terminate"},
-		event.Withheld{CallID: "c1", Function: "bash", Reason: event.WithheldTerminated, Result: "withheld"},
+		event.Withheld{CallID: "c1", Function: "bash", Reason: eventkind.WithheldTerminated, Result: "withheld"},
 		event.RunEnd{Status: event.StatusLimited},
 	} {
 		e := event.Event{ID: fmt.Sprintf("%s-%06d", runID, i+1), Time: at, RunID: runID, Agent: "main", Data: d}
