@@ -294,57 +294,45 @@ func freshURL(t *testing.T, e storetest.Engine) string {
 // finds it (SPEC S3).
 func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			s, err := Open(ctx, e.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &Request{Kind: KindApproval, RunID: "r1"}
-			submit(ctx, t, s, r)
-			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			got, err := open(t, e.URL).Request(ctx, r.ID)
-			if err != nil || got.Status != StatusDecided || got.Decision != "reject" || got.Explanation != "no" || got.DecidedBy != "dana" {
-				t.Errorf("after reopening: %+v, %v", got, err)
-			}
-		})
-	}
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		r := &Request{Kind: KindApproval, RunID: "r1"}
+		submit(ctx, t, s, r)
+		if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		got, err := open(t, e.URL).Request(ctx, r.ID)
+		if err != nil || got.Status != StatusDecided || got.Decision != "reject" || got.Explanation != "no" || got.DecidedBy != "dana" {
+			t.Errorf("after reopening: %+v, %v", got, err)
+		}
+	})
 }
 
 // Pending requests survive a restart, and are still decidable (SPEC S3).
 func TestS3_PendingSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			s, err := Open(ctx, e.URL)
-			if err != nil {
-				t.Fatal(err)
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		var ids []string
+		for i := 0; i < 3; i++ {
+			r := &Request{Kind: KindReview, RunID: "r1", Result: fmt.Sprint(i)}
+			submit(ctx, t, s, r)
+			ids = append(ids, r.ID)
+		}
+		s.Close()
+		s = open(t, e.URL)
+		pending, err := s.Requests(ctx, "pending")
+		if err != nil || len(pending) != 3 {
+			t.Fatalf("pending after reopening: %d, %v", len(pending), err)
+		}
+		for i, r := range pending {
+			if r.ID != ids[i] || r.Result != fmt.Sprint(i) {
+				t.Errorf("pending %d = %+v", i, r)
 			}
-			var ids []string
-			for i := 0; i < 3; i++ {
-				r := &Request{Kind: KindReview, RunID: "r1", Result: fmt.Sprint(i)}
-				submit(ctx, t, s, r)
-				ids = append(ids, r.ID)
-			}
-			s.Close()
-			s = open(t, e.URL)
-			pending, err := s.Requests(ctx, "pending")
-			if err != nil || len(pending) != 3 {
-				t.Fatalf("pending after reopening: %d, %v", len(pending), err)
-			}
-			for i, r := range pending {
-				if r.ID != ids[i] || r.Result != fmt.Sprint(i) {
-					t.Errorf("pending %d = %+v", i, r)
-				}
-			}
-			if _, err := s.Decide(ctx, ids[1], Decision{Decision: "continue"}); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+		}
+		if _, err := s.Decide(ctx, ids[1], Decision{Decision: "continue"}); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // Two Stores on one database, 50 concurrent deciders through each on
