@@ -64,15 +64,6 @@ func must(t *testing.T, res *agent.Result, status string) {
 	}
 }
 
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // nextTurn runs a further turn of the same run on the conversation so far,
 // as `warden run --interactive` does.
 func nextTurn(r *agent.Run, a *agent.Agent, res *agent.Result, input string) *agent.Result {
