@@ -16,9 +16,7 @@ import (
 // wardenEval runs warden eval in-process.
 func wardenEval(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := evalCmd(args, &out, &errb)
-	return code, out.String(), errb.String()
+	return warden(t, append([]string{"eval"}, args...)...)
 }
 
 // evalKeys returns the sorted keys of a JSON object.
