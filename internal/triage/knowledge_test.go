@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -170,11 +171,7 @@ func BenchmarkKnowledgeLoad(b *testing.B) {
 // writeIn writes text to the file name in dir and returns its path.
 func writeIn(t *testing.T, dir, name, text string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filetest.Write(t, dir, name, text)
 }
 
 // TestFirstPass1_ManagedOverridesUser checks the override order of
