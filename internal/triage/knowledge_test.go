@@ -119,9 +119,6 @@ programs:
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	judgeScript := func(script string) judge.Verdict {
-		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: work}, nil)
-	}
 	for _, tc := range []struct {
 		script string
 		dec    vocab.Decision
@@ -145,13 +142,13 @@ programs:
 		{"unknowncli status", vocab.Allow, vocab.Routine, "unknowncli on workspace files"},
 		{"unknowncli deploy", vocab.Escalate, "", "deploy"},
 	} {
-		v := judgeScript(tc.script)
+		v := judgeShell(k, work, tc.script)
 		if v.Decision != tc.dec || tc.class != "" && v.Class != tc.class || !strings.Contains(v.Reason, tc.reason) {
 			t.Errorf("%s: %s %s (%s), want %s %s containing %q", tc.script, v.Decision, v.Class, v.Reason, tc.dec, tc.class, tc.reason)
 		}
 	}
 	// The embedded knowledge is unchanged.
-	if v := (*judge.Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli nuke"}, Cwd: work}, nil); strings.Contains(v.Reason, "programs file") {
+	if v := judgeShell(nil, work, "mycli nuke"); strings.Contains(v.Reason, "programs file") {
 		t.Errorf("mycli nuke with the embedded knowledge: %s (%s)", v.Decision, v.Reason)
 	}
 }
@@ -166,6 +163,12 @@ func BenchmarkKnowledgeLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// judgeShell judges script, run by bash in cwd, with the knowledge k (the
+// embedded knowledge when k is nil).
+func judgeShell(k *judge.Knowledge, cwd, script string) judge.Verdict {
+	return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: cwd}, nil)
 }
 
 // writeIn writes text to the file name in dir and returns its path.
@@ -189,16 +192,13 @@ func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	judgeScript := func(s string) judge.Verdict {
-		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", s}, Cwd: work}, nil)
-	}
-	if v := judgeScript("mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
+	if v := judgeShell(k, work, "mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
 		t.Errorf("the managed entry must win: %+v", v)
 	}
-	if v := judgeScript("teamtool nuke"); v.Decision != vocab.Allow {
+	if v := judgeShell(k, work, "teamtool nuke"); v.Decision != vocab.Allow {
 		t.Errorf("the user's entry adds teamtool: %+v", v)
 	}
-	if v := judgeScript("cat README.md"); v.Decision != vocab.Allow {
+	if v := judgeShell(k, work, "cat README.md"); v.Decision != vocab.Allow {
 		t.Errorf("embedded entries stay: %+v", v)
 	}
 	if got := k.Files(); len(got) != 3 || got[1] != filepath.Join(user, "mine.yaml") || got[2] != filepath.Join(managed, "org.yaml") {
@@ -293,7 +293,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 		{k, "teamctl frob", vocab.Escalate, vocab.Routine},
 		{nil, "heroku peek", vocab.Escalate, vocab.Routine},
 	} {
-		v := tc.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", tc.script}, Cwd: work}, nil)
+		v := judgeShell(tc.k, work, tc.script)
 		if v.Decision != tc.dec || v.Class != tc.class {
 			t.Errorf("%s (extended %v): %s %s (%s), want %s %s", tc.script, tc.k != nil, v.Decision, v.Class, v.Reason, tc.dec, tc.class)
 		}
