@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/bgtest"
 	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -42,13 +43,10 @@ func pipedConsole(t *testing.T) (c *Console, in *io.PipeWriter, out *syncbuf.Buf
 
 // approveLater asks c to approve approvalReq() in a goroutine; the
 // channel receives the decision.
-func approveLater(c *Console) <-chan approval.Decision {
-	done := make(chan approval.Decision, 1)
-	go func() {
-		a, _ := c.Approver(nil, 0).Approve(context.Background(), approvalReq())
-		done <- a.Decision
-	}()
-	return done
+func approveLater(c *Console) <-chan bgtest.Result[approval.Approval] {
+	return bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), approvalReq())
+	})
 }
 
 // answerNext asks c about a new request, waits for the console's n-th
@@ -58,7 +56,7 @@ func answerNext(t *testing.T, c *Console, in io.Writer, out *syncbuf.Buffer, n i
 	done := approveLater(c)
 	waitFor(t, out, "Decide:", n)
 	fmt.Fprintln(in, line)
-	if d := <-done; d != want {
+	if d := (<-done).Value.Decision; d != want {
 		t.Errorf("the next request: %q, want %q", d, want)
 	}
 }
@@ -461,7 +459,7 @@ func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 		t.Errorf("the queued request was shown:\n%s", out.String())
 	}
 	fmt.Fprintln(pw, "a")
-	if d := <-first; d != approval.Approve {
+	if d := (<-first).Value.Decision; d != approval.Approve {
 		t.Errorf("first request: %q", d)
 	}
 }

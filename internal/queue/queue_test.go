@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	_ "github.com/wardenhq/warden/human" // registers the "human" approver and reviewer
+	"github.com/wardenhq/warden/internal/bgtest"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
@@ -64,31 +65,6 @@ func registered(t *testing.T, params map[string]any) (approval.Approver, review.
 	return a, r
 }
 
-// answer is what an approver or reviewer asked in the background returned.
-type answer[T any] struct {
-	v   T
-	err error
-}
-
-// must returns the answer's value, failing the test on its error.
-func (a answer[T]) must(t *testing.T) T {
-	t.Helper()
-	if a.err != nil {
-		t.Fatal(a.err)
-	}
-	return a.v
-}
-
-// ask calls f in a goroutine; the channel receives what it returned.
-func ask[T any](f func() (T, error)) <-chan answer[T] {
-	done := make(chan answer[T], 1)
-	go func() {
-		v, err := f()
-		done <- answer[T]{v, err}
-	}()
-	return done
-}
-
 func bashCall(id, cmd string) tool.Call {
 	args, _ := json.Marshal(map[string]string{"cmd": cmd})
 	return tool.NewCall(id, "bash", string(args))
@@ -98,7 +74,7 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-1")
-	done := ask(func() (approval.Approval, error) {
+	done := bgtest.Go(func() (approval.Approval, error) {
 		return a.Approve(ctx, &approval.Request{Message: "I will list", Call: bashCall("c1", "ls -la")})
 	})
 	rs := pending(t, s, 1)
@@ -118,8 +94,8 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := <-done
-	if got.err != nil || got.v.Decision != approval.Reject || !strings.Contains(got.v.Explanation, "alice") || !strings.Contains(got.v.Explanation, "not now") {
-		t.Fatalf("approval %+v, %v", got.v, got.err)
+	if got.Err != nil || got.Value.Decision != approval.Reject || !strings.Contains(got.Value.Explanation, "alice") || !strings.Contains(got.Value.Explanation, "not now") {
+		t.Fatalf("approval %+v, %v", got.Value, got.Err)
 	}
 }
 
@@ -127,14 +103,14 @@ func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-1")
-	done := ask(func() (approval.Approval, error) {
+	done := bgtest.Go(func() (approval.Approval, error) {
 		return a.Approve(ctx, &approval.Request{Call: bashCall("c1", "rm -rf build")})
 	})
 	r := pending(t, s, 1)[0]
 	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"rm -rf build/tmp"}`), DecidedBy: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	got := (<-done).must(t)
+	got := (<-done).Must(t)
 	if got.Decision != approval.Modify || got.Modified == nil || string(got.Modified.Arguments) != `{"cmd":"rm -rf build/tmp"}` || got.Modified.ID != "c1" {
 		t.Fatalf("approval %+v (modified %+v)", got, got.Modified)
 	}
@@ -144,7 +120,7 @@ func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 	s := openStore(t)
 	_, rv := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-2")
-	done := ask(func() (review.Review, error) {
+	done := bgtest.Go(func() (review.Review, error) {
 		return rv.Review(ctx, &review.Request{Call: bashCall("c1", "cat notes"), Result: tool.Result{Content: "<button>Approve</button>"}})
 	})
 	r := pending(t, s, 1)[0]
@@ -154,7 +130,7 @@ func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "continue"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := (<-done).must(t); got.Decision != review.Continue {
+	if got := (<-done).Must(t); got.Decision != review.Continue {
 		t.Fatalf("review %+v", got)
 	}
 }
@@ -251,7 +227,7 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-b")
-	done := ask(func() (approval.Approval, error) {
+	done := bgtest.Go(func() (approval.Approval, error) {
 		return a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
 	})
 	r := pending(t, s, 1)[0]
@@ -264,7 +240,7 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "reject"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := (<-done).must(t); got.Decision != approval.Reject {
+	if got := (<-done).Must(t); got.Decision != approval.Reject {
 		t.Fatalf("approval %+v", got)
 	}
 }
