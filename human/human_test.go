@@ -706,14 +706,9 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 	if _, err := io.WriteString(log, "before\n"); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan approval.Approval)
-	go func() {
-		a, err := c.Approver(nil, 0).Approve(context.Background(), &approval.Request{Call: tool.NewCall("1", "bash", `{"cmd":"ls"}`)})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- a
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), &approval.Request{Call: tool.NewCall("1", "bash", `{"cmd":"ls"}`)})
+	})
 	waitFor(t, &out, "Decide:", 1)
 	if _, err := io.WriteString(log, "during\n"); err != nil {
 		t.Fatal(err)
@@ -724,7 +719,7 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 	if _, err := io.WriteString(inW, "a\n"); err != nil {
 		t.Fatal(err)
 	}
-	if a := <-done; a.Decision != approval.Approve {
+	if a := (<-done).Must(t); a.Decision != approval.Approve {
 		t.Fatalf("decision %s", a.Decision)
 	}
 	got := out.String()

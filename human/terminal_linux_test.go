@@ -104,19 +104,14 @@ func TestH1_TerminalShowAllThenApprove(t *testing.T) {
 	drain(master)
 	scr := newScreen()
 	c := newTerminal(t, term, scr)
-	done := make(chan approval.Decision, 1)
-	go func() {
-		a, err := c.Approver(nil, 0).Approve(context.Background(), bashRequest(strings.Repeat("echo hi\n", 100)))
-		if err != nil {
-			t.Error(err)
-		}
-		done <- a.Decision
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), bashRequest(strings.Repeat("echo hi\n", 100)))
+	})
 	waitFor(t, scr, "Decide:  [v] Show all", 1)
 	_, _ = io.WriteString(master, "v\n")
 	waitFor(t, scr, "Decide:  [a] Approve", 1)
 	_, _ = io.WriteString(master, "a\n")
-	if d := <-done; d != approval.Approve {
+	if d := (<-done).Must(t).Decision; d != approval.Approve {
 		t.Fatalf("decision %s, want approve\n%s", d, scr.String())
 	}
 }
