@@ -414,11 +414,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	rwg.Wait()
 
 	// What the store holds.
-	st, err := store.Open(ctx, p.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, p.db)
 	rows, err := st.Requests(ctx, "all")
 	if err != nil {
 		t.Fatal(err)

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/wardenhq/warden/internal/store"
 )
 
 // served starts `warden serve` as a real process on a free loopback port
@@ -214,11 +212,7 @@ func TestS1_TranscriptImport(t *testing.T) {
 		}
 	}
 	lines := lines(t, tr)
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, db)
 	events, err := st.Events(context.Background(), lines[0]["run_id"].(string), "", 0)
 	if err != nil || len(events) != len(lines) {
 		t.Fatalf("stored %d events (%v), want the transcript's %d, once", len(events), err, len(lines))

@@ -118,11 +118,7 @@ func TestS3_RunsSurviveServeRestart(t *testing.T) {
 			t.Fatalf("%s: %+v", run, r)
 		}
 	}
-	all, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer all.Close()
+	all := openStore(t, db)
 	rows, err := all.Requests(ctx, "all")
 	if err != nil {
 		t.Fatal(err)
