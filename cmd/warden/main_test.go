@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/filetest"
-	"github.com/wardenhq/warden/internal/store"
 )
 
 // warden runs the CLI in-process and returns its exit code and output.
@@ -46,18 +44,6 @@ func lines(t *testing.T, path string) []map[string]any {
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	return filetest.Write(t, dir, name, content)
-}
-
-// openStore opens the store at the database URL db, closed when the test
-// ends.
-func openStore(t testing.TB, db string) *store.Store {
-	t.Helper()
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
 }
 
 // isolatedEnv returns the environment entries that give a warden process

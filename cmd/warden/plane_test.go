@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // served starts `warden serve` as a real process on a free loopback port
@@ -212,7 +214,7 @@ func TestS1_TranscriptImport(t *testing.T) {
 		}
 	}
 	lines := lines(t, tr)
-	st := openStore(t, db)
+	st := stores.Open(t, db)
 	events, err := st.Events(context.Background(), lines[0]["run_id"].(string), "", 0)
 	if err != nil || len(events) != len(lines) {
 		t.Fatalf("stored %d events (%v), want the transcript's %d, once", len(events), err, len(lines))

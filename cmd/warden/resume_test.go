@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // resumeRun is a run of a task without workdir: through the real binary,
@@ -267,7 +269,7 @@ func TestL8_RewrittenRecordRefusedEverywhere(t *testing.T) {
 			if code, out := plain("transcript", "import", "--db", db, tr); code != exitUsage || !strings.Contains(out, named) {
 				t.Fatalf("import: exit %d, want 2 naming %q\n%s", code, named, out)
 			}
-			st := openStore(t, db)
+			st := stores.Open(t, db)
 			if es, err := st.Events(context.Background(), runID, "", 0); err != nil || len(es) != 0 {
 				t.Fatalf("the store holds %d events of the rewritten transcript (%v)", len(es), err)
 			}
