@@ -20,3 +20,12 @@ func Write(t testing.TB, dir, name, content string) string {
 	}
 	return p
 }
+
+// WriteAll writes each file of files, by its path relative to dir, with
+// its content (see Write).
+func WriteAll(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		Write(t, dir, name, content)
+	}
+}
