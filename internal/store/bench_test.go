@@ -109,17 +109,22 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 func BenchmarkWriteEvent(b *testing.B) {
 	for _, e := range benchEngines(b) {
 		b.Run(e.Name, func(b *testing.B) {
-			s := open(b, e.URL)
-			result := strings.Repeat("x", 1024)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
-					Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
-				if err := s.Write(e); err != nil {
-					b.Fatal(err)
-				}
-			}
+			writeToolEvents(b, open(b, e.URL))
 		})
+	}
+}
+
+// writeToolEvents resets the timer and writes b.N tool events, each with
+// a 1 KiB result, to w.
+func writeToolEvents(b *testing.B, w event.Sink) {
+	result := strings.Repeat("x", 1024)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
+			Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
+		if err := w.Write(e); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -128,17 +133,8 @@ func BenchmarkWriteEvent(b *testing.B) {
 func BenchmarkBufferWrite(b *testing.B) {
 	for _, e := range benchEngines(b) {
 		b.Run(e.Name, func(b *testing.B) {
-			s := open(b, e.URL)
-			result := strings.Repeat("x", 1024)
-			buf := s.Buffer()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
-					Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
-				if err := buf.Write(e); err != nil {
-					b.Fatal(err)
-				}
-			}
+			buf := open(b, e.URL).Buffer()
+			writeToolEvents(b, buf)
 			if err := buf.Close(); err != nil {
 				b.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/sandbox"
@@ -42,15 +43,7 @@ func run(t *testing.T, tl *editorTool, args map[string]any) (string, error) {
 // writeFiles creates files under dir from a map of relative path to content.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.WriteAll(t, dir, files)
 }
 
 func readFile(t *testing.T, path string) string {
