@@ -30,14 +30,7 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reqs, next, err := s.Store.RequestPage(r.Context(), status, p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if reqs == nil {
-		reqs = []store.Request{}
-	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "requests", reqs, next))
+	writePage(s, w, r, "requests", reqs, next, err)
 }
 
 // submitRequest answers POST /api/requests: a run's new pending request.
@@ -280,14 +273,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runs, next, err := s.Store.RunPage(r.Context(), f, p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if runs == nil {
-		runs = []store.Run{}
-	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "runs", runs, next))
+	writePage(s, w, r, "runs", runs, next, err)
 }
 
 // getRun answers GET /api/runs/{id}.
@@ -522,14 +508,7 @@ func (s *Server) listDenials(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ds, next, err := s.Store.DenialPage(r.Context(), r.URL.Query().Get("run"), p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if ds == nil {
-		ds = []store.Denial{}
-	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "denials", ds, next))
+	writePage(s, w, r, "denials", ds, next, err)
 }
 
 // pageParams reads a list's page: limit (at most store.MaxPage) and
@@ -541,6 +520,19 @@ func pageParams(r *http.Request) (store.Page, error) {
 		return store.Page{}, err
 	}
 	return store.Page{Limit: n, After: q.Get("cursor")}, nil
+}
+
+// writePage answers with one page of a list named name (see listPage),
+// [] when empty, or with the store's error.
+func writePage[T any](s *Server, w http.ResponseWriter, r *http.Request, name string, items []T, next string, err error) {
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if items == nil {
+		items = []T{}
+	}
+	writeJSON(w, http.StatusOK, listPage(w, r, name, items, next))
 }
 
 // listPage is the answer of a list: {name: items}, and "next", the
