@@ -165,30 +165,14 @@ const (
 // none of them matches is escalated at medium risk as a change of the
 // firewall rules.
 var firewallRules = map[string][]firewallRule{
-	"ufw": {
-		{command.FirewallLists, firewallAllow, "ufw status"},
-		{command.FirewallOff, firewallDeny, "turns the firewall off"},
-		{command.FirewallLoggingOff, firewallEscalate, "turns firewall logging off"},
-		{command.FirewallOpens, firewallDeny, "makes the firewall allow everything"},
-	},
-	"nft": {
-		{command.FirewallLists, firewallAllow, "nft list"},
-		{command.FirewallFlushes, firewallDeny, "removes the firewall rules"},
-	},
-	"pfctl": {
-		{command.FirewallOff, firewallDeny, "turns the firewall off"},
-		{command.FirewallFlushes, firewallDeny, "flushes the firewall rules"},
-		{command.FirewallLists, firewallAllow, "pfctl -s"},
-	},
-	"firewall-cmd": {
-		{command.FirewallLists, firewallAllow, "firewall-cmd"},
-		{command.FirewallOpens, firewallDeny, "opens the firewall"},
-	},
-	"": {
-		{command.FirewallLists, firewallAllow, ""},
-		{command.FirewallFlushes, firewallDeny, "flushes the firewall rules"},
-		{command.FirewallOpens, firewallDeny, "makes the firewall accept everything"},
-	},
+	"ufw": {{command.FirewallLists, firewallAllow, "ufw status"}, {command.FirewallOff, firewallDeny, "turns the firewall off"},
+		{command.FirewallLoggingOff, firewallEscalate, "turns firewall logging off"}, {command.FirewallOpens, firewallDeny, "makes the firewall allow everything"}},
+	"nft": {{command.FirewallLists, firewallAllow, "nft list"}, {command.FirewallFlushes, firewallDeny, "removes the firewall rules"}},
+	"pfctl": {{command.FirewallOff, firewallDeny, "turns the firewall off"}, {command.FirewallFlushes, firewallDeny, "flushes the firewall rules"},
+		{command.FirewallLists, firewallAllow, "pfctl -s"}},
+	"firewall-cmd": {{command.FirewallLists, firewallAllow, "firewall-cmd"}, {command.FirewallOpens, firewallDeny, "opens the firewall"}},
+	"": {{command.FirewallLists, firewallAllow, ""}, {command.FirewallFlushes, firewallDeny, "flushes the firewall rules"},
+		{command.FirewallOpens, firewallDeny, "makes the firewall accept everything"}},
 }
 
 func judgeMAC(s *judge.Script, c *judge.Command) {
