@@ -107,15 +107,8 @@ func ParseFile(data []byte, path string) (*File, error) {
 	}
 	// The keys whose value is a string, kept as it is.
 	strs := map[string]*string{"approval": &f.Approval, "review": &f.Review, "auto_review_model": &f.AutoReviewModel, "server": &f.Server, "db": &f.DB}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			return nil, filepos.Errorf(path, k, "%s given twice", k.Value)
-		}
-		seen[k.Value] = true
+	err := filepos.EachKey(path, root, "%s given twice", func(k, v *yaml.Node) (err error) {
 		f.at[k.Value] = filepos.NodePos(path, v)
-		var err error
 		switch dst, str := strs[k.Value]; {
 		case str:
 			*dst, err = scalar(path, v)
@@ -142,11 +135,12 @@ func ParseFile(data []byte, path string) (*File, error) {
 				}
 			}
 		default:
-			return nil, filepos.Errorf(path, k, "unknown key %q (keys: approval, review, rules, approvals_reviewer, auto_review_model, server, db, timeout, sandbox)", k.Value)
+			return filepos.Errorf(path, k, "unknown key %q (keys: approval, review, rules, approvals_reviewer, auto_review_model, server, db, timeout, sandbox)", k.Value)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f, nil
 }
