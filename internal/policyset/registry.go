@@ -18,15 +18,15 @@ type Factory[H any] func(params map[string]any) (H, error)
 type Registry[H any] struct {
 	what      string // "approver" or "reviewer", for messages
 	factories *registry.Of[Factory[H]]
-	// mu guards renamed, and makes a registration and a renaming one
-	// step each.
-	mu      sync.RWMutex
-	renamed map[string]string // an old name → the name it is registered under now
+	renamed   *registry.Of[string] // an old name → the name it is registered under now
+	// mu makes the checks and the change of a registration or a renaming
+	// one step.
+	mu sync.Mutex
 }
 
 // NewRegistry returns an empty registry of handlers called what.
 func NewRegistry[H any](what string) *Registry[H] {
-	return &Registry[H]{what: what, factories: registry.New[Factory[H]](what + " registered twice: "), renamed: map[string]string{}}
+	return &Registry[H]{what: what, factories: registry.New[Factory[H]](what + " registered twice: "), renamed: registry.New[string](what + " registered twice: ")}
 }
 
 // Register makes a handler available under name. It panics if name is
@@ -34,7 +34,7 @@ func NewRegistry[H any](what string) *Registry[H] {
 func (r *Registry[H]) Register(name string, f Factory[H]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.renamed[name] != "" {
+	if _, dup := r.renamed.Get(name); dup {
 		panic(fmt.Sprintf("%s registered twice: %s", r.what, name))
 	}
 	r.factories.Register(name, f)
@@ -47,29 +47,23 @@ func (r *Registry[H]) Register(name string, f Factory[H]) {
 func (r *Registry[H]) Rename(old, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.factories.Get(old); dup || r.renamed[old] != "" {
+	_, renamed := r.renamed.Get(old)
+	if _, dup := r.factories.Get(old); dup || renamed {
 		panic(fmt.Sprintf("%s registered twice: %s", r.what, old))
 	}
 	if _, ok := r.factories.Get(name); !ok {
 		panic(fmt.Sprintf("%s %s renamed to %s, which is not registered", r.what, old, name))
 	}
-	r.renamed[old] = name
+	r.renamed.Register(old, name)
 }
 
 // Renamed returns the name the handler once registered as old is
 // registered under now, and whether old is such a name.
-func (r *Registry[H]) Renamed(old string) (string, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	name, ok := r.renamed[old]
-	return name, ok
-}
+func (r *Registry[H]) Renamed(old string) (string, bool) { return r.renamed.Get(old) }
 
 // factory returns the factory of name, or of the name it was renamed to.
 func (r *Registry[H]) factory(name string) (Factory[H], bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if now, ok := r.renamed[name]; ok {
+	if now, ok := r.renamed.Get(name); ok {
 		name = now
 	}
 	return r.factories.Get(name)
