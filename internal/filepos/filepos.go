@@ -136,3 +136,21 @@ func CheckUTF8(file string, data []byte) error {
 	}
 	return nil
 }
+
+// EachKey calls each on every key of the mapping n and its value, in
+// order, stopping at the first error; a key given twice is an error at
+// its second place, twice formatting its name (as in "duplicate key %q").
+func EachKey(file string, n *yaml.Node, twice string, each func(k, v *yaml.Node) error) error {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return Errorf(file, k, twice, k.Value)
+		}
+		seen[k.Value] = true
+		if err := each(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}

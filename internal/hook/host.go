@@ -126,8 +126,8 @@ func Hosts() []string {
 	return names
 }
 
-// hosts is the registry of hosts, filled by each host's file.
-var hosts = map[string]*Host{}
+// hosts holds the hosts by name; each is described in its own file.
+var hosts = map[string]*Host{claude.Name: claude, codex.Name: codex, cursor.Name: cursor, gemini.Name: gemini}
 
 // Lookup returns the host name, or an error listing the hosts.
 func Lookup(name string) (*Host, error) {

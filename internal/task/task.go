@@ -366,6 +366,22 @@ func (p parser) unique(seen map[string]*yaml.Node, k *yaml.Node) error {
 	return nil
 }
 
+// fields calls fn on each key and value of the mapping n in order, after
+// checking that the key is not given twice; it stops at the first error.
+func (p parser) fields(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return err
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (p parser) str(v *yaml.Node, key string) (string, error) {
 	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 		return "", filepos.Errorf(p.file, v, "%s must be a string", key)
@@ -447,13 +463,7 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 	if v.Kind != yaml.MappingNode {
 		return l, filepos.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
 	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return l, err
-		}
-		var err error
+	err := p.fields(v, func(k, val *yaml.Node) (err error) {
 		switch k.Value {
 		case "turns":
 			l.Turns, err = p.nonNegInt(val, "limits.turns")
@@ -462,11 +472,9 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 		default:
 			err = filepos.Errorf(p.file, k, "unknown limit %q (limits: turns, tokens)", k.Value)
 		}
-		if err != nil {
-			return l, err
-		}
-	}
-	return l, nil
+		return err
+	})
+	return l, err
 }
 
 // policy reads a policy value: a file path relative to the task file, a
@@ -504,26 +512,15 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 		return nil, filepos.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
 	}
 	var out []SubAgent
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return nil, err
-		}
+	err := p.fields(v, func(k, val *yaml.Node) error {
 		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
-			return nil, filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
+			return filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
 		}
 		a := SubAgent{Name: k.Value, Pos: filepos.NodePos(p.file, k)}
 		if val.Kind != yaml.MappingNode {
-			return nil, filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
+			return filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
 		}
-		keys := map[string]*yaml.Node{}
-		for j := 0; j+1 < len(val.Content); j += 2 {
-			ak, av := val.Content[j], val.Content[j+1]
-			if err := p.unique(keys, ak); err != nil {
-				return nil, err
-			}
-			var err error
+		err := p.fields(val, func(ak, av *yaml.Node) (err error) {
 			switch ak.Value {
 			case "description":
 				a.Description, err = p.str(av, "description")
@@ -543,11 +540,13 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 			default:
 				err = filepos.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
 			}
-			if err != nil {
-				return nil, err
-			}
-		}
+			return err
+		})
 		out = append(out, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -595,13 +594,7 @@ func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 		return nil, filepos.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
 	}
 	c := &SandboxConfig{}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return nil, err
-		}
-		var err error
+	err := p.fields(v, func(k, val *yaml.Node) (err error) {
 		switch k.Value {
 		case "mode":
 			if c.Mode, err = p.str(val, "sandbox.mode"); err == nil {
@@ -619,9 +612,10 @@ func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 		default:
 			err = filepos.Errorf(p.file, k, "unknown key %q in sandbox (keys: mode, writable_roots, network_access)", k.Value)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -124,6 +124,13 @@ func History(request string, turns []Turn) ([]chat.Message, error) {
 // Turns splits a conversation into the user's request (its first user
 // message) and the turns after it. System messages are left out.
 func Turns(history []chat.Message) (request string, turns []Turn) {
+	return TurnsWith(history, nil)
+}
+
+// TurnsWith is Turns that calls more, when not nil, after the turn of
+// each assistant message: more returns turns with those of the message
+// appended (its tool calls, say).
+func TurnsWith(history []chat.Message, more func(m chat.Message, turns []Turn) []Turn) (request string, turns []Turn) {
 	for _, m := range history {
 		switch m.Role {
 		case chat.User:
@@ -136,6 +143,9 @@ func Turns(history []chat.Message) (request string, turns []Turn) {
 			continue
 		}
 		turns = append(turns, Turn{Role: string(m.Role), Content: m.Content})
+		if m.Role == chat.Assistant && more != nil {
+			turns = more(m, turns)
+		}
 	}
 	return request, turns
 }
