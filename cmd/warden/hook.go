@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -356,6 +358,9 @@ type hookTraceLine struct {
 	// beside them, each with its microseconds.
 	Phases []hookPhase `json:"phases"`
 	Beside []hookPhase `json:"beside,omitempty"`
+	// PeakRSS is the process's peak resident memory in KiB, as its end
+	// (VmHWM; 0 where it cannot be read).
+	PeakRSS int64 `json:"peak_rss_kib,omitempty"`
 }
 
 // hookPhase is a phase and how long it took, in microseconds: wall time,
@@ -413,6 +418,7 @@ func (t *hookTrace) write() {
 		return
 	}
 	t.mu.Lock()
+	t.line.PeakRSS = peakRSS()
 	b, err := json.Marshal(t.line)
 	t.mu.Unlock()
 	if err != nil {
@@ -424,6 +430,23 @@ func (t *hookTrace) write() {
 	}
 	_, _ = f.Write(append(b, '\n'))
 	_ = f.Close()
+}
+
+// peakRSS returns the process's peak resident memory in KiB (Linux's
+// VmHWM), 0 where it cannot be read. The rusage a parent reads for a child
+// started with vfork counts the parent's memory too.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	_, rest, ok := bytes.Cut(b, []byte("VmHWM:"))
+	if !ok {
+		return 0
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	kib, _ := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(line), []byte("kB")))), 10, 64)
+	return kib
 }
 
 // absIfFile returns p absolute when it names a file, so that a flag's path
