@@ -287,3 +287,46 @@ func hookPhases(b *testing.B, a *benchArm, input []byte) {
 	slices.Sort(rss)
 	b.ReportMetric(float64(rss[len(rss)-1])/1024, "peak-RSS-MiB")
 }
+
+// TestX1_HookTraceTimesEachPhase: with $WARDEN_HOOK_TRACE a hook process
+// appends one line per process — when its command began, each phase's
+// time, the store's open beside them, its peak memory — and answers as it
+// does without it.
+func TestX1_HookTraceTimesEachPhase(t *testing.T) {
+	home := t.TempDir()
+	policy := filepath.Join(home, "approval.yaml")
+	if err := os.WriteFile(policy, []byte(hookBenchPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace.jsonl")
+	in := bytes.Replace([]byte(hookBenchInput), []byte("SESSION"), []byte("traced"), 1)
+	for i := 0; i < 2; i++ {
+		before := time.Now()
+		p := wardenProc{env: []string{"WARDEN_HOME=" + home, "WARDEN_DB=", envHookTrace + "=" + trace}, stdin: string(in)}
+		if code, out, errb := p.run(t, "hook", "codex", "--approval", policy); code != 0 || out != "" {
+			t.Fatalf("traced hook: exit %d, answer %q %s: want the approval (no output)", code, out, errb)
+		}
+		data, err := os.ReadFile(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+		if len(lines) != i+1 {
+			t.Fatalf("after %d hooks the trace has %d lines", i+1, len(lines))
+		}
+		var l hookTraceLine
+		if err := json.Unmarshal(lines[i], &l); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, ph := range l.Phases {
+			names = append(names, ph.Name)
+		}
+		if begin := time.Unix(0, l.Begin); begin.Before(before) || begin.After(time.Now()) || l.BeginCPU <= 0 {
+			t.Errorf("began at %v (CPU %d µs), want within the process's life", begin, l.BeginCPU)
+		}
+		if !slices.Equal(names, []string{"input", "config", "decision", "store"}) || len(l.Beside) != 1 || l.Beside[0].Name != "store-open" || l.PeakRSS <= 0 {
+			t.Errorf("trace line %s: want the phases input, config, decision, store, the store's open beside, the peak RSS", lines[i])
+		}
+	}
+}
