@@ -46,7 +46,7 @@ func TestS1_RecorderProcessesKeepTheLogShort(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The log may hold what the last checkpoint left and a batch.
-		if limit := int64(walLimit + 512<<10); fi.Size() > limit {
+		if limit := int64(walLimit + 384<<10); fi.Size() > limit {
 			t.Fatalf("after %d recorder processes the write-ahead log is %d bytes, want at most %d", i+1, fi.Size(), limit)
 		}
 	}
