@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,6 +55,8 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return hookInstallCmd(args[1:], stdout, stderr, true)
 		}
 	}
+	tr := newHookTrace()
+	defer tr.write()
 	c := newCommand("warden hook", hookUsage, stderr)
 	fs := c.fs
 	var flags hook.File
@@ -84,6 +89,7 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return answer(h.Fail("reading the hook input: "+err.Error()), stdout, stderr)
 	}
+	tr.mark("input")
 	path := *configPath
 	if path == "" {
 		path = filepath.Join(wardenhome.Home(), "hooks.yaml")
@@ -128,14 +134,17 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, closeAll, err := hookConfig(ctx, f)
+	cfg, closeAll, err := hookConfig(ctx, f, tr)
 	if err != nil {
 		return answer(h.Fail(err.Error()), stdout, stderr)
 	}
+	tr.mark("config")
 	ans := cfg.Handle(ctx, h, input)
+	tr.mark("decision")
 	if err := closeAll(); err != nil && ans.Code == 0 {
 		ans = h.Fail("recording the decision: " + err.Error())
 	}
+	tr.mark("store")
 	return answer(ans, stdout, stderr)
 }
 
@@ -152,7 +161,7 @@ const defaultHookTimeout = 5 * time.Minute
 // control plane connected (--server, --db; else the default store, which
 // receives the session's events but decides nothing). closeAll delivers
 // what is buffered and closes the connections.
-func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll func() error, err error) {
+func hookConfig(ctx context.Context, f *hook.File, tr *hookTrace) (cfg *hook.Config, closeAll func() error, err error) {
 	if cfg, err = resolveHook(f); err != nil {
 		return nil, nil, err
 	}
@@ -165,7 +174,7 @@ func hookConfig(ctx context.Context, f *hook.File) (cfg *hook.Config, closeAll f
 		// The session's events go to the default store, for the panel of
 		// a `warden serve` on it; nobody decides through it. It opens
 		// while the hook decides.
-		ls := openStoreAside(ctx)
+		ls := openStoreAside(ctx, tr)
 		pl.sinks = append(pl.sinks, ls)
 		pl.closers = append(pl.closers, ls.Close)
 	}
@@ -252,13 +261,17 @@ func checkHookConfig(path string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// storeAside is the default store of a hook, opened beside the decision:
-// the events a hook records are kept and committed, in one transaction,
-// when it closes. The store is left open: the process exits right after,
-// and closing it would checkpoint its write-ahead log (fsyncs, 10–60 ms on
-// every tool call here); the commit is in the log, which the store's next
-// opener reads.
+// storeAside is the default store of a hook, opened beside the decision
+// once the hook has an event to record (a hook that records nothing opens
+// no store), with store.OpenRecorder: the events a hook records are kept
+// and committed, in one transaction, when it closes. The store is left
+// open: the process exits right after, and closing it would checkpoint its
+// write-ahead log (fsyncs, 10–60 ms on every tool call here); the commit is
+// in the log, which the store's next opener reads.
 type storeAside struct {
+	ctx    context.Context
+	tr     *hookTrace
+	start  sync.Once
 	opened chan struct{}
 	st     *store.Store
 	err    error
@@ -266,17 +279,26 @@ type storeAside struct {
 	events []event.Event
 }
 
-func openStoreAside(ctx context.Context) *storeAside {
-	s := &storeAside{opened: make(chan struct{})}
-	go func() {
-		defer close(s.opened)
-		s.st, s.err = store.Open(ctx, "")
-	}()
-	return s
+func openStoreAside(ctx context.Context, tr *hookTrace) *storeAside {
+	return &storeAside{ctx: ctx, tr: tr, opened: make(chan struct{})}
 }
 
-// Write implements event.Sink: it keeps e for Close.
+// open starts opening the store, once.
+func (s *storeAside) open() {
+	s.start.Do(func() {
+		go func() {
+			defer close(s.opened)
+			start := time.Now()
+			s.st, s.err = store.OpenRecorder(s.ctx, "")
+			s.tr.beside("store-open", time.Since(start))
+		}()
+	})
+}
+
+// Write implements event.Sink: it keeps e for Close, and starts opening
+// the store.
 func (s *storeAside) Write(e event.Event) error {
+	s.open()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, e)
@@ -286,6 +308,12 @@ func (s *storeAside) Write(e event.Event) error {
 // Close commits the events kept; an error (the store could not be opened
 // or written) is the host's deny.
 func (s *storeAside) Close() error {
+	s.mu.Lock()
+	none := len(s.events) == 0
+	s.mu.Unlock()
+	if none {
+		return nil
+	}
 	<-s.opened
 	if s.err != nil {
 		return fmt.Errorf("the store: %w", s.err)
@@ -300,6 +328,125 @@ func (s *storeAside) Close() error {
 		}
 	}
 	return b.Close()
+}
+
+// envHookTrace names a file each `warden hook` process appends the times
+// of its phases to, as one JSON line: when the command began (Unix
+// nanoseconds: the time since the process was started is the runtime's
+// and the packages' initialisation) and how long each phase took after it.
+// BenchmarkX1_HookProcess reads it (docs/hooks.md, Speed).
+const envHookTrace = "WARDEN_HOOK_TRACE"
+
+// hookTrace times a hook process's phases for $WARDEN_HOOK_TRACE; nil (no
+// file named) times nothing.
+type hookTrace struct {
+	file    string
+	last    time.Time
+	lastCPU time.Duration
+	mu      sync.Mutex
+	line    hookTraceLine
+}
+
+// hookTraceLine is one process's line of $WARDEN_HOOK_TRACE.
+type hookTraceLine struct {
+	// Begin is when the command began, in Unix nanoseconds, and BeginCPU
+	// the process's CPU time (user and system) until then, in
+	// microseconds.
+	Begin    int64 `json:"begin_unix_ns"`
+	BeginCPU int64 `json:"begin_cpu_us"`
+	// Phases are the phases one after another, Beside those that ran
+	// beside them, each with its microseconds.
+	Phases []hookPhase `json:"phases"`
+	Beside []hookPhase `json:"beside,omitempty"`
+	// PeakRSS is the process's peak resident memory in KiB, as its end
+	// (VmHWM; 0 where it cannot be read).
+	PeakRSS int64 `json:"peak_rss_kib,omitempty"`
+}
+
+// hookPhase is a phase and how long it took, in microseconds: wall time,
+// and the process's CPU time (all its threads; 0 for a phase beside).
+type hookPhase struct {
+	Name   string `json:"name"`
+	Micros int64  `json:"us"`
+	CPU    int64  `json:"cpu_us,omitempty"`
+}
+
+// processCPU returns the CPU time, user and system, the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func newHookTrace() *hookTrace {
+	f := os.Getenv(envHookTrace)
+	if f == "" {
+		return nil
+	}
+	now, cpu := time.Now(), processCPU()
+	return &hookTrace{file: f, last: now, lastCPU: cpu, line: hookTraceLine{Begin: now.UnixNano(), BeginCPU: cpu.Microseconds()}}
+}
+
+// mark ends the phase name, begun when the last ended.
+func (t *hookTrace) mark(name string) {
+	if t == nil {
+		return
+	}
+	now, cpu := time.Now(), processCPU()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.line.Phases = append(t.line.Phases, hookPhase{name, now.Sub(t.last).Microseconds(), (cpu - t.lastCPU).Microseconds()})
+	t.last, t.lastCPU = now, cpu
+}
+
+// beside records the phase name that took d beside the others.
+func (t *hookTrace) beside(name string, d time.Duration) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.line.Beside = append(t.line.Beside, hookPhase{Name: name, Micros: d.Microseconds()})
+}
+
+// write appends the process's line to the trace file; a trace that cannot
+// be written is left out (it decides nothing).
+func (t *hookTrace) write() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.line.PeakRSS = peakRSS()
+	b, err := json.Marshal(t.line)
+	t.mu.Unlock()
+	if err != nil {
+		return
+	}
+	f, err := os.OpenFile(t.file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.Write(append(b, '\n'))
+	_ = f.Close()
+}
+
+// peakRSS returns the process's peak resident memory in KiB (Linux's
+// VmHWM), 0 where it cannot be read. The rusage a parent reads for a child
+// started with vfork counts the parent's memory too.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	_, rest, ok := bytes.Cut(b, []byte("VmHWM:"))
+	if !ok {
+		return 0
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	kib, _ := strconv.ParseInt(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(line), []byte("kB")))), 10, 64)
+	return kib
 }
 
 // absIfFile returns p absolute when it names a file, so that a flag's path

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -70,7 +71,7 @@ func NodePos(file string, n *yaml.Node) Pos {
 	return Pos{File: file, Line: n.Line, Col: n.Column}
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parserProblems are the problems yaml.v3's parser (as opposed to its
 // scanner) reports. It gives their line counted from 0, not from 1.
@@ -92,7 +93,7 @@ var parserProblems = map[string]bool{
 // from 1, and the message without its "yaml: line N: " prefix. The line is 1
 // when the error names none.
 func YAMLPosition(err error) (line int, msg string) {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		if parserProblems[m[2]] {
 			line++

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -316,14 +317,14 @@ func Parse(data []byte, file string) (*Task, error) {
 // the task has no such key.
 func (t *Task) atKey(key string, err error) error {
 	pos, ok := t.at[key]
-	if err == nil || !ok || positioned.MatchString(err.Error()) {
+	if err == nil || !ok || positioned().MatchString(err.Error()) {
 		return err
 	}
 	return &policy.Error{Pos: pos, Err: err}
 }
 
 // positioned matches an error message that starts with file:line:col.
-var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
+var positioned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+:\d+:\d+: `) })
 
 // checkHandoffs allows transfer_to_<agent> in tools lists only for declared
 // agents. nodes are the transfer_to_ entries of the tools lists.
