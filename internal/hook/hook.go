@@ -209,32 +209,91 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 	if !isShell {
 		return v, nil
 	}
-	if d.c.Rules == nil {
+	var esc *escalation
+	if d.confines() {
+		if esc, err = d.escalationOf(call, t, cmd); err != nil {
+			return Verdict{}, err
+		}
+	}
+	if d.c.Rules != nil {
+		judged := rules.Evaluate(d.c.Rules, cmd)
+		switch {
+		case judged.Decision == rules.Forbidden:
+			return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
+		case judged.Decision == rules.Prompt && esc != nil && esc.full:
+			// One request: to run outside the sandbox what the rules
+			// send for approval.
+			esc.requests[0].Reason += "; exec rules: " + judged.Report()
+		case judged.Decision == rules.Prompt:
+			bv, err := d.boundary(ctx, call, t, &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
+			if err != nil || bv.Decision != Allow {
+				return bv, err
+			}
+			if v.Decision != Modify {
+				v = bv
+			}
+		}
+	}
+	if esc == nil {
 		return d.confine(v, call, cmd)
 	}
-	judged := rules.Evaluate(d.c.Rules, cmd)
-	switch judged.Decision {
-	case rules.Forbidden:
-		return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
-	case rules.Prompt:
-		bv, err := d.boundary(ctx, call, t, &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
-		if err != nil || bv.Decision != Allow {
-			return bv, err
+	return d.crossSandbox(ctx, v, call, t, cmd, esc)
+}
+
+// crossSandbox puts what a shell call asks beyond warden's sandbox to the
+// boundary decider, one request at a time (SPEC X4): a request it does not
+// approve is the answer, so the call never runs with more than the
+// sandbox allows unless every request was approved. Approved, the call
+// runs outside the sandbox (esc.full) or confined with exactly the
+// permissions asked.
+func (d *decision) crossSandbox(ctx context.Context, v Verdict, call tool.Call, t tool.Tool, cmd string, esc *escalation) (Verdict, error) {
+	var why []string
+	for _, req := range esc.requests {
+		bv, err := d.boundary(ctx, call, t, req)
+		if err != nil {
+			return Verdict{}, err
 		}
-		if v.Decision != Modify {
-			v = bv
+		switch bv.Decision {
+		case Allow:
+			if bv.Reason != "" {
+				why = append(why, bv.Reason)
+			}
+			continue
+		case Modify:
+			return Verdict{Decision: Deny, Reason: "the request to cross warden's sandbox was not approved as asked (" + bv.Reason + "); call again without it to run under the sandbox"}, nil
+		case Deny:
+			bv.Reason += "; call again without it to run under warden's sandbox"
 		}
+		return bv, nil
 	}
-	return d.confine(v, call, cmd)
+	if !esc.full {
+		return d.confine(v, call, cmd, esc.flags...)
+	}
+	reason := "approved to run outside warden's sandbox"
+	if len(why) > 0 {
+		reason += ": " + strings.Join(why, "; ")
+	}
+	if v.Decision == Modify {
+		v.Reason = reason
+		return v, nil
+	}
+	return Verdict{Decision: Allow, Reason: reason, Context: v.Context}, nil
+}
+
+// confines says shell calls of this event are rewritten to run under
+// warden's sandbox: one is configured and the host takes changed input.
+func (d *decision) confines() bool {
+	return d.c.Sandbox != "" && !d.e.NoModify && d.h.Modifies
 }
 
 // confine rewrites a shell call a policy lets run to run under warden's
 // sandbox (Config.Sandbox), where the host takes changed input: the
-// command becomes `warden exec --sandbox MODE -- bash -c COMMAND`, quoted
-// by the shell library, the call's other arguments kept. Elsewhere, and
+// command becomes `warden exec --sandbox MODE [FLAGS] -- bash -c COMMAND`,
+// quoted by the shell library, the call's other arguments kept (flags:
+// the permissions a boundary decision granted). Elsewhere, and
 // for calls denied, v is returned as it is.
-func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, error) {
-	if d.c.Sandbox == "" || d.e.NoModify || !d.h.Modifies {
+func (d *decision) confine(v Verdict, call tool.Call, cmd string, flags ...string) (Verdict, error) {
+	if !d.confines() {
 		return v, nil
 	}
 	switch v.Decision {
@@ -247,7 +306,7 @@ func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, erro
 		return Verdict{}, fmt.Errorf("confining the call: %w", err)
 	}
 	key := d.h.Tools[call.Function].Command
-	wrapped := shell.Quote(d.c.Exe) + " exec --sandbox " + shell.Quote(d.c.Sandbox) + " -- bash -c " + shell.Quote(cmd)
+	wrapped := shell.Join(append(append([]string{d.c.Exe, "exec", "--sandbox", d.c.Sandbox}, flags...), "--", "bash", "-c", cmd))
 	raw, err := json.Marshal(wrapped)
 	if err != nil {
 		return Verdict{}, err
