@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/store"
 )
@@ -417,4 +418,113 @@ func decidePending(t *testing.T, db, run, decision string, done <-chan struct{})
 		st.Close()
 	}
 	t.Fatalf("no request of %s to decide", run)
+}
+
+// TestX1_WaitingHookLetsItsSessionGoOn: a hook waiting for a person (here
+// on the store's queue) does not hold its session: other hook processes of
+// the same session (Codex runs hooks concurrently) decide and record while
+// it waits, and when the person decides, the waiting hook records its
+// outcome after theirs. Nothing is lost: the transcript verifies and holds
+// every event once, numbered in order, and the store holds the same.
+func TestX1_WaitingHookLetsItsSessionGoOn(t *testing.T) {
+	home := t.TempDir()
+	db := filepath.Join(home, "q.db")
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n    tools: \"*(command='ls\"\n  - name: human\n")
+	args := []string{"codex", "--approval", policy, "--db", "sqlite:" + db}
+	done := make(chan struct{})
+	var waitOut, waitErr string
+	var waitCode int
+	go func() {
+		defer close(done)
+		waitOut, waitErr, waitCode = runHook(t, home, codexEvent(t, "sess-w", "PreToolUse", "make deploy"), args...)
+	}()
+	// The request is pending: the session's other hooks go on meanwhile.
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(db); err == nil {
+			st, err := store.Open(context.Background(), "sqlite:"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, _ := st.PendingOf(context.Background(), "codex-sess-w")
+			st.Close()
+			if len(rs) > 0 {
+				break
+			}
+		}
+		if time.Since(start) > 60*time.Second {
+			t.Fatal("the request never became pending")
+		}
+	}
+	const n = 4
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			out, stderr, code := runHook(t, home, codexEvent(t, "sess-w", "PreToolUse", fmt.Sprintf("ls %d", i)), args...)
+			if code != 0 || out != "" {
+				t.Errorf("hook %d: %q %q exit %d, want Codex's approval", i, out, stderr, code)
+			}
+		}(i)
+	}
+	others := make(chan struct{})
+	go func() { wg.Wait(); close(others) }()
+	select {
+	case <-others:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the session's other hooks are blocked behind the one waiting for a person")
+	}
+	select {
+	case <-done:
+		t.Fatalf("the waiting hook answered before anyone decided: %q %q", waitOut, waitErr)
+	default:
+	}
+	decidePending(t, db, "codex-sess-w", "reject", done)
+	<-done
+	if waitCode != 0 || !strings.Contains(waitOut, `"permissionDecision":"deny"`) {
+		t.Fatalf("the waiting hook: %q %q exit %d, want the person's rejection", waitOut, waitErr, waitCode)
+	}
+	path := filepath.Join(home, "runs", "codex-sess-w.jsonl")
+	if code, out, errOut := runWith(t, home, "transcript", "verify", path); code != 0 {
+		t.Fatalf("verify: %s %s", out, errOut)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ids []string
+	var approvals, rejections int
+	if err := event.Read(f, func(e event.Event) error {
+		ids = append(ids, e.ID)
+		if a, ok := e.Data.(event.Approval); ok {
+			approvals++
+			if a.Decision == "reject" {
+				rejections++
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if want := fmt.Sprintf("codex-sess-w-%06d", i+1); id != want {
+			t.Fatalf("event %d is %s, want %s: %v", i, id, want, ids)
+		}
+	}
+	if approvals < n+1 || rejections != 1 {
+		t.Fatalf("%d approval events (%d rejections), want the %d approvals and the person's rejection: %v", approvals, rejections, n, ids)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	es, err := st.Events(context.Background(), "codex-sess-w", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != len(ids) {
+		t.Fatalf("the store holds %d events of the session, the transcript %d", len(es), len(ids))
+	}
 }

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
@@ -101,7 +103,9 @@ type decision struct {
 	// asked says a person was to decide and nobody was reachable here: the
 	// host's own ask decides, where it has one.
 	asked bool
-	mu    sync.Mutex
+	// away counts the waits under way with the session's lock let go.
+	away int
+	mu   sync.Mutex
 }
 
 func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
@@ -163,7 +167,7 @@ func (d *decision) call() (tool.Call, tool.Tool, error) {
 // nobody here (the host's ask, where it has one).
 func (d *decision) withPerson(ctx context.Context) context.Context {
 	if d.c.Queue != nil {
-		return queue.WithQueue(ctx, d.c.Queue, d.s.RunID)
+		return queue.WithQueue(ctx, waiting{d.c.Queue, d}, d.s.RunID)
 	}
 	return human.WithSurface(ctx, surface{d})
 }
@@ -373,14 +377,22 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 	}
 	var person approval.Approver = nobody{d}
 	if d.c.Queue != nil {
-		person = queue.Approver(d.c.Queue, d.s.RunID, nil, d.c.Timeout)
+		person = queue.Approver(waiting{d.c.Queue, d}, d.s.RunID, nil, d.c.Timeout)
 	}
 	p, err := d.c.Boundary(d.e.Cwd, person)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("the boundary decider: %w", err)
 	}
 	g := d.gateFor()
-	g.Next = agent.BoundaryPolicy(p)
+	g.Next = agent.BoundaryFunc(func(ctx context.Context, req *agent.BoundaryRequest) (out agent.BoundaryOutcome, err error) {
+		// The first pass, the reviewer agent, a person: the session's
+		// other hooks go on meanwhile.
+		err = d.letGo(func() error {
+			out, err = agent.BoundaryPolicy(p).ApproveBoundary(ctx, req)
+			return err
+		})
+		return out, err
+	})
 	req := &approval.Request{Call: call, Tool: t, Agent: "main", Boundary: breq,
 		History: []chat.Message{{Role: chat.User, Content: d.e.Prompt}}}
 	out, err := g.ApproveBoundary(d.withPerson(ctx), &agent.BoundaryRequest{Request: req, Events: d.s.Events, Record: d.recordApproval(call, breq)})
@@ -495,4 +507,52 @@ func (s surface) Approve(ctx context.Context, req *approval.Request, _ []approva
 func (s surface) Review(context.Context, *review.Request, []review.Decision, time.Duration, human.Here) (review.Review, error) {
 	s.d.setAsked()
 	return review.Review{Decision: review.Escalate, Explanation: "a person reviews this at " + s.d.h.Name}, nil
+}
+
+// letGo runs wait with the session's lock let go, so that the session's
+// other hooks decide and record meanwhile (Codex runs hooks concurrently),
+// and takes it back after: the session then holds what they recorded, and
+// the gate their denials, overrides used and the breaker's count of the
+// turn, before this hook records its outcome. Waits may nest or overlap;
+// the lock is let go once.
+func (d *decision) letGo(wait func() error) error {
+	d.mu.Lock()
+	d.away++
+	first := d.away == 1
+	d.mu.Unlock()
+	var errs []error
+	if first {
+		errs = append(errs, d.s.Unlock())
+	}
+	errs = append(errs, wait())
+	d.mu.Lock()
+	d.away--
+	last := d.away == 0
+	d.mu.Unlock()
+	if last {
+		if err := d.s.Lock(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if d.gate != nil {
+			d.gate.Restore(d.s.Ledger)
+			d.gate.Breaker = gate.Breaker{}
+			d.gate.Breaker.Replay(d.s.Turn)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waiting is a queue whose waits let the session's lock go (letGo).
+type waiting struct {
+	queue.Queue
+	d *decision
+}
+
+// Wait implements queue.Queue.
+func (w waiting) Wait(ctx context.Context, id string) (r store.Request, err error) {
+	err = w.d.letGo(func() error {
+		r, err = w.Queue.Wait(ctx, id)
+		return err
+	})
+	return r, err
 }
