@@ -203,7 +203,7 @@ func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
 // shell call the policy approves is answered as changed input that runs it
 // under `warden exec --sandbox` (Claude Code's updatedInput): run as the
 // host would run it, a write outside the workspace fails and leaves no
-// file, while ordinary work (git status, a write inside) passes.
+// file, while ordinary work (git status, a write inside, go test) passes.
 func TestX4_HookConfinesApprovedShellCalls(t *testing.T) {
 	requireWardenExec(t)
 	home, project := t.TempDir(), t.TempDir()
@@ -223,7 +223,8 @@ func TestX4_HookConfinesApprovedShellCalls(t *testing.T) {
 			}
 		}
 		if code != 0 || json.Unmarshal([]byte(out), &ans) != nil || ans.HookSpecificOutput.PermissionDecision != "allow" ||
-			!strings.Contains(ans.HookSpecificOutput.UpdatedInput.Command, " exec --sandbox workspace-write -- bash -c ") ||
+			!strings.Contains(ans.HookSpecificOutput.UpdatedInput.Command, " exec --sandbox workspace-write ") ||
+			!strings.Contains(ans.HookSpecificOutput.UpdatedInput.Command, " bash -c ") ||
 			ans.HookSpecificOutput.UpdatedInput.Description != "d" {
 			t.Fatalf("%q: answer %q %q exit %d", cmd, out, stderr, code)
 		}
@@ -241,6 +242,11 @@ func TestX4_HookConfinesApprovedShellCalls(t *testing.T) {
 	}
 	if out, err := run("echo fine > inside.txt && git status --short"); err != nil || !strings.Contains(out, "inside.txt") {
 		t.Fatalf("ordinary work failed under the sandbox: %v\n%s", err, out)
+	}
+	write(t, project, "go.mod", "module example.com/p\n\ngo 1.21\n")
+	write(t, project, "p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) {}\n")
+	if out, err := run("go test -count=1 ./..."); err != nil || !strings.Contains(out, "ok") {
+		t.Fatalf("go test failed under the sandbox: %v\n%s", err, out)
 	}
 }
 

@@ -114,3 +114,25 @@ func writableRoot(p string) (string, error) {
 	}
 	return dir, nil
 }
+
+// goCache is the Go build cache of the shell calls confined in
+// workspace-write mode, so that `go build` and `go test` work there: the
+// person's own cache (~/.cache/go-build) is outside the workspace, and a
+// confined command must not write what builds outside the sandbox read
+// later, so confined commands get one of their own,
+// ~/.cache/warden/go-build, as an extra writable root, and GOCACHE naming
+// it. Nil where there is none to give (another mode, no cache directory).
+func goCache(mode string) (flags, env []string) {
+	if mode != "workspace-write" {
+		return nil, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return nil, nil
+	}
+	dir = filepath.Join(dir, "warden", "go-build")
+	if os.MkdirAll(dir, 0o700) != nil {
+		return nil, nil
+	}
+	return []string{"--writable-root", dir}, []string{"env", "GOCACHE=" + dir}
+}

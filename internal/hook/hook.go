@@ -310,7 +310,10 @@ func (d *decision) confine(v Verdict, call tool.Call, cmd string, flags ...strin
 		return Verdict{}, fmt.Errorf("confining the call: %w", err)
 	}
 	key := d.h.Tools[call.Function].Command
-	wrapped := shell.Join(append(append([]string{d.c.Exe, "exec", "--sandbox", d.c.Sandbox}, flags...), "--", "bash", "-c", cmd))
+	cacheFlags, env := goCache(d.c.Sandbox)
+	argv := append([]string{d.c.Exe, "exec", "--sandbox", d.c.Sandbox}, flags...)
+	argv = append(append(append(append(argv, cacheFlags...), "--"), env...), "bash", "-c", cmd)
+	wrapped := shell.Join(argv)
 	raw, err := json.Marshal(wrapped)
 	if err != nil {
 		return Verdict{}, err
