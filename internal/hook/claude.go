@@ -9,7 +9,7 @@ var claude = &Host{
 	Ask:      true,
 	Modifies: true,
 	Tools: map[string]Spec{
-		"Bash":         {Kind: Shell, Command: "command"},
+		"Bash":         {Kind: Shell, Command: "command", Escalate: "dangerouslyDisableSandbox"},
 		"Read":         {Kind: Read, Path: "file_path"},
 		"Write":        {Kind: Write, Path: "file_path", Content: "content"},
 		"Edit":         {Kind: Edit, Path: "file_path", Old: "old_string", New: "new_string"},

@@ -12,7 +12,7 @@ var gemini = &Host{
 	Name:     "gemini",
 	Modifies: true,
 	Tools: map[string]Spec{
-		"run_shell_command":   {Kind: Shell, Command: "command", Cwd: "dir_path"},
+		"run_shell_command":   {Kind: Shell, Command: "command", Cwd: "dir_path", Escalate: "additional_permissions"},
 		"read_file":           {Kind: Read, Path: "file_path", Alt: "absolute_path"},
 		"read_many_files":     {Kind: Other},
 		"list_directory":      {Kind: Search, Path: "dir_path", Alt: "path"},

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
@@ -101,7 +103,9 @@ type decision struct {
 	// asked says a person was to decide and nobody was reachable here: the
 	// host's own ask decides, where it has one.
 	asked bool
-	mu    sync.Mutex
+	// away counts the waits under way with the session's lock let go.
+	away int
+	mu   sync.Mutex
 }
 
 func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
@@ -163,7 +167,7 @@ func (d *decision) call() (tool.Call, tool.Tool, error) {
 // nobody here (the host's ask, where it has one).
 func (d *decision) withPerson(ctx context.Context) context.Context {
 	if d.c.Queue != nil {
-		return queue.WithQueue(ctx, d.c.Queue, d.s.RunID)
+		return queue.WithQueue(ctx, waiting{d.c.Queue, d}, d.s.RunID)
 	}
 	return human.WithSurface(ctx, surface{d})
 }
@@ -209,32 +213,91 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 	if !isShell {
 		return v, nil
 	}
-	if d.c.Rules == nil {
+	var esc *escalation
+	if d.confines() {
+		if esc, err = d.escalationOf(call, t, cmd); err != nil {
+			return Verdict{}, err
+		}
+	}
+	if d.c.Rules != nil {
+		judged := rules.Evaluate(d.c.Rules, cmd)
+		switch {
+		case judged.Decision == rules.Forbidden:
+			return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
+		case judged.Decision == rules.Prompt && esc != nil && esc.full:
+			// One request: to run outside the sandbox what the rules
+			// send for approval.
+			esc.requests[0].Reason += "; exec rules: " + judged.Report()
+		case judged.Decision == rules.Prompt:
+			bv, err := d.boundary(ctx, call, t, &boundary.Request{Permission: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
+			if err != nil || bv.Decision != Allow {
+				return bv, err
+			}
+			if v.Decision != Modify {
+				v = bv
+			}
+		}
+	}
+	if esc == nil {
 		return d.confine(v, call, cmd)
 	}
-	judged := rules.Evaluate(d.c.Rules, cmd)
-	switch judged.Decision {
-	case rules.Forbidden:
-		return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
-	case rules.Prompt:
-		bv, err := d.boundary(ctx, call, t, &boundary.Request{Permission: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
-		if err != nil || bv.Decision != Allow {
-			return bv, err
+	return d.crossSandbox(ctx, v, call, t, cmd, esc)
+}
+
+// crossSandbox puts what a shell call asks beyond warden's sandbox to the
+// boundary decider, one request at a time (SPEC X4): a request it does not
+// approve is the answer, so the call never runs with more than the
+// sandbox allows unless every request was approved. Approved, the call
+// runs outside the sandbox (esc.full) or confined with exactly the
+// permissions asked.
+func (d *decision) crossSandbox(ctx context.Context, v Verdict, call tool.Call, t tool.Tool, cmd string, esc *escalation) (Verdict, error) {
+	var why []string
+	for _, req := range esc.requests {
+		bv, err := d.boundary(ctx, call, t, req)
+		if err != nil {
+			return Verdict{}, err
 		}
-		if v.Decision != Modify {
-			v = bv
+		switch bv.Decision {
+		case Allow:
+			if bv.Reason != "" {
+				why = append(why, bv.Reason)
+			}
+			continue
+		case Modify:
+			return Verdict{Decision: Deny, Reason: "the request to cross warden's sandbox was not approved as asked (" + bv.Reason + "); call again without it to run under the sandbox"}, nil
+		case Deny:
+			bv.Reason += "; call again without it to run under warden's sandbox"
 		}
+		return bv, nil
 	}
-	return d.confine(v, call, cmd)
+	if !esc.full {
+		return d.confine(v, call, cmd, esc.flags...)
+	}
+	reason := "approved to run outside warden's sandbox"
+	if len(why) > 0 {
+		reason += ": " + strings.Join(why, "; ")
+	}
+	if v.Decision == Modify {
+		v.Reason = reason
+		return v, nil
+	}
+	return Verdict{Decision: Allow, Reason: reason, Context: v.Context}, nil
+}
+
+// confines says shell calls of this event are rewritten to run under
+// warden's sandbox: one is configured and the host takes changed input.
+func (d *decision) confines() bool {
+	return d.c.Sandbox != "" && !d.e.NoModify && d.h.Modifies
 }
 
 // confine rewrites a shell call a policy lets run to run under warden's
 // sandbox (Config.Sandbox), where the host takes changed input: the
-// command becomes `warden exec --sandbox MODE -- bash -c COMMAND`, quoted
-// by the shell library, the call's other arguments kept. Elsewhere, and
+// command becomes `warden exec --sandbox MODE [FLAGS] -- bash -c COMMAND`,
+// quoted by the shell library, the call's other arguments kept (flags:
+// the permissions a boundary decision granted). Elsewhere, and
 // for calls denied, v is returned as it is.
-func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, error) {
-	if d.c.Sandbox == "" || d.e.NoModify || !d.h.Modifies {
+func (d *decision) confine(v Verdict, call tool.Call, cmd string, flags ...string) (Verdict, error) {
+	if !d.confines() {
 		return v, nil
 	}
 	switch v.Decision {
@@ -247,7 +310,10 @@ func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, erro
 		return Verdict{}, fmt.Errorf("confining the call: %w", err)
 	}
 	key := d.h.Tools[call.Function].Command
-	wrapped := shell.Quote(d.c.Exe) + " exec --sandbox " + shell.Quote(d.c.Sandbox) + " -- bash -c " + shell.Quote(cmd)
+	cacheFlags, env := goCache(d.c.Sandbox)
+	argv := append([]string{d.c.Exe, "exec", "--sandbox", d.c.Sandbox}, flags...)
+	argv = append(append(append(append(argv, cacheFlags...), "--"), env...), "bash", "-c", cmd)
+	wrapped := shell.Join(argv)
 	raw, err := json.Marshal(wrapped)
 	if err != nil {
 		return Verdict{}, err
@@ -314,14 +380,22 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 	}
 	var person approval.Approver = nobody{d}
 	if d.c.Queue != nil {
-		person = queue.Approver(d.c.Queue, d.s.RunID, nil, d.c.Timeout)
+		person = queue.Approver(waiting{d.c.Queue, d}, d.s.RunID, nil, d.c.Timeout)
 	}
 	p, err := d.c.Boundary(d.e.Cwd, person)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("the boundary decider: %w", err)
 	}
 	g := d.gateFor()
-	g.Next = agent.BoundaryPolicy(p)
+	g.Next = agent.BoundaryFunc(func(ctx context.Context, req *agent.BoundaryRequest) (out agent.BoundaryOutcome, err error) {
+		// The first pass, the reviewer agent, a person: the session's
+		// other hooks go on meanwhile.
+		err = d.letGo(func() error {
+			out, err = agent.BoundaryPolicy(p).ApproveBoundary(ctx, req)
+			return err
+		})
+		return out, err
+	})
 	req := &approval.Request{Call: call, Tool: t, Agent: "main", Boundary: breq,
 		History: []chat.Message{{Role: chat.User, Content: d.e.Prompt}}}
 	out, err := g.ApproveBoundary(d.withPerson(ctx), &agent.BoundaryRequest{Request: req, Events: d.s.Events, Record: d.recordApproval(call, breq)})
@@ -436,4 +510,52 @@ func (s surface) Approve(ctx context.Context, req *approval.Request, _ []approva
 func (s surface) Review(context.Context, *review.Request, []review.Decision, time.Duration, human.Here) (review.Review, error) {
 	s.d.setAsked()
 	return review.Review{Decision: review.Escalate, Explanation: "a person reviews this at " + s.d.h.Name}, nil
+}
+
+// letGo runs wait with the session's lock let go, so that the session's
+// other hooks decide and record meanwhile (Codex runs hooks concurrently),
+// and takes it back after: the session then holds what they recorded, and
+// the gate their denials, overrides used and the breaker's count of the
+// turn, before this hook records its outcome. Waits may nest or overlap;
+// the lock is let go once.
+func (d *decision) letGo(wait func() error) error {
+	d.mu.Lock()
+	d.away++
+	first := d.away == 1
+	d.mu.Unlock()
+	var errs []error
+	if first {
+		errs = append(errs, d.s.Unlock())
+	}
+	errs = append(errs, wait())
+	d.mu.Lock()
+	d.away--
+	last := d.away == 0
+	d.mu.Unlock()
+	if last {
+		if err := d.s.Lock(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if d.gate != nil {
+			d.gate.Restore(d.s.Ledger)
+			d.gate.Breaker = gate.Breaker{}
+			d.gate.Breaker.Replay(d.s.Turn)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waiting is a queue whose waits let the session's lock go (letGo).
+type waiting struct {
+	queue.Queue
+	d *decision
+}
+
+// Wait implements queue.Queue.
+func (w waiting) Wait(ctx context.Context, id string) (r store.Request, err error) {
+	err = w.d.letGo(func() error {
+		r, err = w.Queue.Wait(ctx, id)
+		return err
+	})
+	return r, err
 }

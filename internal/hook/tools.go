@@ -68,6 +68,12 @@ type Spec struct {
 	Pattern string
 	// URL is the field of a Fetch's address.
 	URL string
+	// Escalate is the field of a shell tool by which the model asks to run
+	// with more than a sandbox allows: true runs outside it (Claude Code's
+	// dangerouslyDisableSandbox); an object names the permissions wanted
+	// (Gemini CLI's additional_permissions: network, fileSystem.read and
+	// .write). Under warden's sandbox it is a boundary request (SPEC X4).
+	Escalate string
 }
 
 // hostTool is a host's tool as warden's tools are seen by policies and
