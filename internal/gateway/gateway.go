@@ -415,9 +415,12 @@ func (s *session) upstreamGone(err error) {
 		}
 		s.finish(p, nil, werr)
 	}
-	// Nothing more can be relayed: the client's stream is closed so that
-	// the session ends.
-	s.client.Close()
+	// Nothing more can be relayed: once the governed calls have answered,
+	// the client's stream is closed so that the session ends.
+	go func() {
+		s.calls.Wait()
+		s.client.Close()
+	}()
 }
 
 // upstreamResponse routes the upstream's answer to who asked: a governed
