@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -25,17 +26,14 @@ import (
 // where the peers are required (CI: WARDEN_REQUIRE_HOSTS).
 func npmServer(t testing.TB, bin, env string) string {
 	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return p
+	p := hosttest.Find(bin, env)
+	if p == "" {
+		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
+			t.Fatalf("%s not found (%s)", bin, env)
+		}
+		t.Skipf("%s not found: set %s", bin, env)
 	}
-	if p, err := exec.LookPath(bin); err == nil {
-		return p
-	}
-	if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
-		t.Fatalf("%s not found (%s)", bin, env)
-	}
-	t.Skipf("%s not found: set %s", bin, env)
-	return ""
+	return p
 }
 
 // filesystemServer is the command of @modelcontextprotocol/server-filesystem

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/store"
+)
+
+// mcpClient starts `warden mcp ARGS -- mcp-server-filesystem DIR` as an
+// MCP client's configuration would, and connects the go-sdk client to it.
+func mcpClient(t *testing.T, home, dir string, args ...string) (*sdk.ClientSession, *exec.Cmd) {
+	t.Helper()
+	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
+	cmd := exec.Command(binary(t), append(append([]string{"mcp"}, args...), "--", fs, dir)...)
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+home, "WARDEN_DB=", "WARDEN_SERVER=")
+	cmd.Stderr = os.Stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "warden-cli-test", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, cmd
+}
+
+// callText calls tool and returns its text and isError.
+func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// TestX2_CLIGovernsTheFilesystemServer: `warden mcp` as a client's
+// configuration runs it, in front of the reference filesystem server. With
+// no flags, a write (declared destructive) is a boundary request nobody can
+// decide: denied, saying a person is needed, and nothing is written; a
+// read runs. With an approval policy, approved writes land and rejected
+// ones do not. The session is a run `warden transcript show` reads.
+func TestX2_CLIGovernsTheFilesystemServer(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("read me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, cmd := mcpClient(t, home, dir)
+	target := filepath.Join(dir, "x.txt")
+	text, isErr := callText(t, cs, "write_file", map[string]any{"path": target, "content": "x"})
+	if !isErr || !strings.Contains(text, "a person must decide") || !strings.Contains(text, "warden mcp --server") {
+		t.Errorf("write with nobody to decide: %q (isError %v)", text, isErr)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatal("the write nobody approved reached the disk")
+	}
+	if text, isErr := callText(t, cs, "read_text_file", map[string]any{"path": filepath.Join(dir, "README")}); isErr || text != "read me" {
+		t.Errorf("read: %q (isError %v)", text, isErr)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitOK {
+		t.Errorf("warden mcp exited %d after the client closed, want 0", code)
+	}
+
+	pol := filepath.Join(home, "approval.yaml")
+	if err := os.WriteFile(pol, []byte("approvers:\n  - name: auto\n    decision: reject\n    explanation: not the config\n    tool: write_file\n    args:\n      path: \"*.conf\"\n  - name: auto\n    decision: approve\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ = mcpClient(t, home, dir, "--approval", pol, "--mode", "approve")
+	if text, isErr := callText(t, cs, "write_file", map[string]any{"path": target, "content": "approved"}); isErr {
+		t.Errorf("approved write: %q", text)
+	}
+	conf := filepath.Join(dir, "app.conf")
+	if text, isErr := callText(t, cs, "write_file", map[string]any{"path": conf, "content": "evil"}); !isErr || !strings.Contains(text, "not the config") {
+		t.Errorf("rejected write: %q (isError %v)", text, isErr)
+	}
+	cs.Close()
+	if b, err := os.ReadFile(target); err != nil || string(b) != "approved" {
+		t.Errorf("approved write on disk: %q %v", b, err)
+	}
+	if _, err := os.Stat(conf); !os.IsNotExist(err) {
+		t.Error("the rejected write reached the disk")
+	}
+	runs, _ := filepath.Glob(filepath.Join(home, "runs", "mcp-*.jsonl"))
+	if len(runs) != 2 {
+		t.Fatalf("runs %v, want one per session", runs)
+	}
+	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(home, "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, r := range runs {
+		id := strings.TrimSuffix(filepath.Base(r), ".jsonl")
+		if run, err := st.Run(context.Background(), id); err != nil || run.Status != event.StatusCompleted {
+			t.Errorf("the store's run %s: %+v, %v; want it completed", id, run, err)
+		}
+		p := wardenProc{env: []string{"WARDEN_HOME=" + home}}
+		code, out, errb := p.run(t, "transcript", "show", r)
+		if code != exitOK || !strings.Contains(out, "write_file") {
+			t.Errorf("transcript show %s: exit %d\n%s\n%s", r, code, out, errb)
+		}
+	}
+}
