@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,3 +122,85 @@ func TestX2_CLIGovernsTheFilesystemServer(t *testing.T) {
 		}
 	}
 }
+
+// TestX2_CLIListensOnStreamableHTTP: `warden mcp --listen` serves
+// streamable HTTP on loopback, needs $WARDEN_TOKEN on every request, and
+// governs each session as over stdio; an address beyond this machine
+// without TLS is refused.
+func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
+	const token = "mcp-listen-test-token-0123456789abcdef"
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_DB=", "WARDEN_SERVER=", "WARDEN_TOKEN=" + token}
+	p := wardenProc{env: env}
+	if code, _, errb := p.run(t, "mcp", "--listen", "0.0.0.0:0", "--upstream", "fs="+fs+" "+dir); code != exitUsage || !strings.Contains(errb, "loopback") {
+		t.Errorf("a non-loopback address without TLS: exit %d, %s", code, errb)
+	}
+	cmd := exec.Command(binary(t), "mcp", "--listen", "127.0.0.1:0", "--upstream", "fs="+fs+" "+dir)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
+	var rest strings.Builder
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&rest, stderr)
+		close(copied)
+	}()
+	connect := func(tok string) (*sdk.ClientSession, error) {
+		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Bearer "+tok)
+				return http.DefaultTransport.RoundTrip(r)
+			})}}
+		return sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	}
+	if cs, err := connect("not-the-token"); err == nil {
+		cs.Close()
+		t.Fatal("connected without the token")
+	}
+	cs, err := connect(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(dir, "w.txt")
+	if text, isErr := callText(t, cs, "write_file", map[string]any{"path": target, "content": "x"}); !isErr || !strings.Contains(text, "a person must decide") {
+		t.Errorf("write with nobody to decide: %q (isError %v)", text, isErr)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Fatal("the write nobody approved reached the disk")
+	}
+	cs.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	<-copied
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("warden mcp --listen after SIGTERM: %v\n%s", err, rest.String())
+	}
+	// The session's run (the client's probe of the stateless revision is a
+	// run of its own).
+	var governed int
+	runs, _ := filepath.Glob(filepath.Join(home, "runs", "mcp-*.jsonl"))
+	for _, r := range runs {
+		if b, _ := os.ReadFile(r); strings.Contains(string(b), "write_file") {
+			governed++
+		}
+	}
+	if governed != 1 {
+		t.Errorf("runs %v: %d record the write, want one", runs, governed)
+	}
+}
+
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

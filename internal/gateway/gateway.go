@@ -177,9 +177,12 @@ func (s *session) relay() error {
 var errClientGone = errors.New("the client ended the session")
 
 // logf notes a protocol problem.
-func (s *session) logf(format string, args ...any) {
-	if s.g.Log != nil {
-		fmt.Fprintf(s.g.Log, "warden mcp: "+format+"\n", args...)
+func (s *session) logf(format string, args ...any) { s.g.logf(format, args...) }
+
+// logf notes a protocol problem or an upstream failure on Log.
+func (g *Gateway) logf(format string, args ...any) {
+	if g.Log != nil {
+		fmt.Fprintf(g.Log, "warden mcp: "+format+"\n", args...)
 	}
 }
 

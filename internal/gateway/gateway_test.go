@@ -61,7 +61,7 @@ func testConfig(t *testing.T, appr, rev string) *hook.Config {
 }
 
 // entries reads a policy file's entries.
-func entries(t *testing.T, text, name string) []policy.Entry {
+func entries(t testing.TB, text, name string) []policy.Entry {
 	f, err := policy.Parse([]byte(text), name)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func entries(t *testing.T, text, name string) []policy.Entry {
 }
 
 // must fails t on an error.
-func must[T any](t *testing.T) func(T, error) T {
+func must[T any](t testing.TB) func(T, error) T {
 	return func(v T, err error) T {
 		t.Helper()
 		if err != nil {
