@@ -81,4 +81,3 @@ func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
 		t.Fatalf("approved write on disk: %q %v", b, err)
 	}
 }
-
