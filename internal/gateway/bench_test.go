@@ -2,9 +2,15 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,4 +143,101 @@ func benchConfig(b *testing.B, appr string) *hook.Config {
 		c.Approval = must[*approval.Policy](b)(approval.Compile(c.ApprovalEntries))
 	}
 	return c
+}
+
+// plainHTTP serves streamable HTTP sessions relayed unchanged to upstream:
+// the plain pass-through proxy over HTTP.
+type plainHTTP struct {
+	mu       sync.Mutex
+	sessions map[string]*sdk.StreamableServerTransport
+	upstream func() sdk.Transport
+}
+
+func (p *plainHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get("Mcp-Session-Id")
+	p.mu.Lock()
+	t, ok := p.sessions[id]
+	p.mu.Unlock()
+	if !ok {
+		if id != "" {
+			http.Error(w, "no session", http.StatusNotFound)
+			return
+		}
+		var b [8]byte
+		rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+		t = &sdk.StreamableServerTransport{SessionID: id}
+		ctx := context.Background()
+		c, _ := t.Connect(ctx)
+		u, err := p.upstream().Connect(ctx)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		plainProxy(ctx, c, u)
+		p.mu.Lock()
+		p.sessions[id] = t
+		p.mu.Unlock()
+	}
+	t.ServeHTTP(w, r)
+}
+
+// BenchmarkX2_HTTPCallsPerSecond measures tools/call throughput over
+// streamable HTTP with 8 client sessions calling concurrently: the echo
+// server served directly by the go-sdk, through a plain pass-through proxy,
+// through warden with no policy and with a compiled 50-entry policy.
+func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
+	for _, how := range []string{"direct", "plain-proxy", "warden-no-policy", "warden-policy-50"} {
+		b.Run(how, func(b *testing.B) {
+			var h http.Handler
+			switch how {
+			case "direct":
+				s := sdk.NewServer(&sdk.Implementation{Name: "echo", Version: "1"}, nil)
+				s.AddTool(&sdk.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+					func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+						return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
+					})
+				h = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+			case "plain-proxy":
+				h = &plainHTTP{sessions: map[string]*sdk.StreamableServerTransport{}, upstream: func() sdk.Transport { return echoUpstream(b) }}
+			default:
+				cfg := benchConfig(b, "")
+				if how == "warden-policy-50" {
+					cfg = benchConfig(b, policy50())
+				}
+				gh := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
+					Upstream: func(ctx context.Context) (sdk.Connection, error) { return echoUpstream(b).Connect(ctx) }}
+				b.Cleanup(func() { gh.Close() })
+				h = gh
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			const clients = 8
+			sessions := make(chan *sdk.ClientSession, clients)
+			for i := 0; i < clients; i++ {
+				cs, err := httpClient(b, srv.URL, testToken)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer cs.Close()
+				sessions <- cs
+			}
+			params := &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}}
+			b.SetParallelism(clients / runtime.GOMAXPROCS(0))
+			start := time.Now()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				cs := <-sessions
+				defer func() { sessions <- cs }()
+				for pb.Next() {
+					if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+						b.Errorf("call: %v %+v", err, res)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+		})
+	}
 }
