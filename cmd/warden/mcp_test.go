@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -204,3 +205,65 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 type roundTrip func(*http.Request) (*http.Response, error)
 
 func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// nodeClient is a short MCP client on the official TypeScript SDK
+// (@modelcontextprotocol/sdk): it starts the command given as JSON in
+// argv[2], calls the tools of argv[3] (a JSON list of [name, arguments]),
+// and prints each result as a JSON line.
+const nodeClient = `
+const sdk = process.env.MCP_SDK;
+const { Client } = await import(sdk + "/dist/esm/client/index.js");
+const { StdioClientTransport } = await import(sdk + "/dist/esm/client/stdio.js");
+const [command, ...args] = JSON.parse(process.argv[2]);
+const transport = new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" });
+const client = new Client({ name: "node-test", version: "1" });
+await client.connect(transport);
+await client.listTools();
+for (const [name, a] of JSON.parse(process.argv[3])) {
+  const r = await client.callTool({ name, arguments: a });
+  console.log(JSON.stringify({ name, isError: !!r.isError, text: r.content.map(c => c.text || "").join("") }));
+}
+await client.close();
+`
+
+// TestX2_NodeSDKClientThroughWarden: a client on the TypeScript SDK, the
+// reference filesystem server behind warden: the write nobody approved is
+// an error result and is not on disk; the read runs.
+func TestX2_NodeSDKClientThroughWarden(t *testing.T) {
+	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
+	sdkDir := filepath.Join(filepath.Dir(filepath.Dir(fs)), "@modelcontextprotocol", "sdk")
+	if _, err := os.Stat(filepath.Join(sdkDir, "package.json")); err != nil {
+		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
+			t.Fatalf("@modelcontextprotocol/sdk not found beside %s", fs)
+		}
+		t.Skipf("@modelcontextprotocol/sdk not found beside %s", fs)
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("node reads this"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(home, "client.mjs")
+	if err := os.WriteFile(script, []byte(nodeClient), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	argv, _ := json.Marshal([]string{binary(t), "mcp", "--", fs, dir})
+	target := filepath.Join(dir, "x.txt")
+	calls, _ := json.Marshal([]any{
+		[]any{"write_file", map[string]string{"path": target, "content": "x"}},
+		[]any{"read_text_file", map[string]string{"path": filepath.Join(dir, "README")}},
+	})
+	cmd := exec.Command("node", script, string(argv), string(calls))
+	cmd.Env = append(os.Environ(), "WARDEN_HOME="+home, "WARDEN_DB=", "WARDEN_SERVER=", "MCP_SDK=file://"+sdkDir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"isError":true`) || !strings.Contains(lines[0], "a person must decide") ||
+		!strings.Contains(lines[1], `"isError":false`) || !strings.Contains(lines[1], "node reads this") {
+		t.Errorf("node client saw:\n%s", out)
+	}
+	if _, err := os.Stat(target); !os.IsNotExist(err) {
+		t.Error("the write nobody approved reached the disk")
+	}
+}
