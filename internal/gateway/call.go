@@ -85,7 +85,9 @@ func (s *session) decideCall(ctx context.Context, p *pending, m *jsonrpc.Request
 	if why := s.stoppedWhy(); why != "" {
 		return stopped(why), nil
 	}
-	if !s.cat.known() {
+	if _, listed := s.cat.get(c.Name); !listed {
+		// A call before any listing, or of a tool added since: what the
+		// server declares for it is asked for first.
 		if err := s.listTools(ctx); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden: listing the server's tools to judge the call: " + err.Error()}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +13,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/store"
 )
@@ -381,5 +384,58 @@ func TestG2_MCPToolChangedAfterListingIsABoundaryRequest(t *testing.T) {
 	}
 	if !warned {
 		t.Error("no warning event for the changed tool")
+	}
+}
+
+// A boundary request (write_file, declared destructive, in mode auto)
+// waits in the control plane's queue, showing the tool and its arguments;
+// what the person decides is what happens on disk.
+func TestX2_PersonDecidesInTheQueue(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir := t.TempDir()
+	cfg := testConfig(t, "", "")
+	cfg.Queue = st
+	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
+		return decider.New(decider.Config{Reviewers: []string{decider.User}, Workdir: workdir, Person: person})
+	}
+	p := connect(t, &Gateway{Config: cfg, Server: "filesystem"}, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	for _, tt := range []struct {
+		decision string
+		written  bool
+	}{{"approve", true}, {"reject", false}} {
+		target := filepath.Join(dir, tt.decision+".txt")
+		type answer struct {
+			text  string
+			isErr bool
+		}
+		done := make(chan answer, 1)
+		go func() {
+			text, isErr := p.call(t, "write_file", map[string]any{"path": target, "content": "decided"})
+			done <- answer{text, isErr}
+		}()
+		var pending []store.Request
+		for deadline := time.Now().Add(15 * time.Second); len(pending) == 0; time.Sleep(20 * time.Millisecond) {
+			if pending, err = st.Requests(ctx, store.StatusPending); err != nil {
+				t.Fatal(err)
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no request queued for a person")
+			}
+		}
+		if r := pending[0]; r.Call.Function != "write_file" || !strings.Contains(string(r.Call.Arguments), target) {
+			t.Errorf("the queued request shows %+v", r.Call)
+		}
+		if _, err := st.Decide(ctx, pending[0].ID, store.Decision{Decision: tt.decision, Explanation: "the person said so", DecidedBy: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		a := <-done
+		if _, err := os.Stat(target); (err == nil) != tt.written || a.isErr == tt.written {
+			t.Errorf("%s: written %v, answer %q (isError %v)", tt.decision, err == nil, a.text, a.isErr)
+		}
 	}
 }

@@ -46,9 +46,6 @@ type toolList struct {
 type catalog struct {
 	mu    sync.Mutex
 	tools map[string]*listed
-	// stale says the server announced its list changed, or nothing was
-	// listed yet.
-	listedOnce bool
 }
 
 // learn reads one page of tools/list and records what it declares. It
@@ -64,7 +61,6 @@ func (c *catalog) learn(result json.RawMessage) (changed []string, next string, 
 	if c.tools == nil {
 		c.tools = map[string]*listed{}
 	}
-	c.listedOnce = true
 	for _, t := range l.Tools {
 		if t.Name == "" {
 			continue
@@ -105,13 +101,6 @@ func (c *catalog) get(name string) (*listed, bool) {
 	defer c.mu.Unlock()
 	t, ok := c.tools[name]
 	return t, ok
-}
-
-// known reports whether the upstream listed its tools in this session.
-func (c *catalog) known() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.listedOnce
 }
 
 // validate checks args against the tool's input schema (a modified call
