@@ -58,20 +58,7 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	tr := newHookTrace()
 	defer tr.write()
 	c := newCommand("warden hook", hookUsage, stderr)
-	fs := c.fs
-	var flags hook.File
-	var rulesFiles stringList
-	var reviewers string
-	configPath := fs.String("config", "", "the configuration `FILE` (default $WARDEN_HOME/hooks.yaml): the keys of these flags; a flag given replaces its key")
-	fs.StringVar(&flags.Approval, "approval", "", "approval policy file or registered approver name, for calls before they run")
-	fs.StringVar(&flags.Review, "review", "", "review policy file or registered reviewer name, for results after calls ran")
-	fs.Var(&rulesFiles, "rules", "exec rules `FILE` (Codex .rules or YAML) every shell command is judged by (repeatable)")
-	fs.StringVar(&reviewers, "approvals-reviewer", "", "who decides boundary requests: user, auto_review, or approvers in order such as first_pass,auto_review,human")
-	fs.StringVar(&flags.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent")
-	fs.StringVar(&flags.Server, "server", "", "a `URL` of `warden serve`: people decide escalations in its panel, and it receives the session's events")
-	fs.StringVar(&flags.DB, "db", "", "the store's `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB, else SQLite in $WARDEN_HOME); given, people decide escalations through it")
-	fs.StringVar(&flags.Sandbox, "sandbox", "", "run the shell calls a policy lets run under warden's sandbox in `MODE` (read-only, workspace-write), where the host takes changed input")
-	fs.DurationVar(&flags.Timeout, "timeout", 0, "how long an escalation waits for a decision (default 5m); its outcome is a denial that says so")
+	gf := addGovernFlags(c.fs, "hooks.yaml", true)
 	pos, code, ok := c.parse(args, true, stdout)
 	if !ok {
 		return code
@@ -90,42 +77,9 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return answer(h.Fail("reading the hook input: "+err.Error()), stdout, stderr)
 	}
 	tr.mark("input")
-	path := *configPath
-	if path == "" {
-		path = filepath.Join(wardenhome.Home(), "hooks.yaml")
-	}
-	f, err := hook.LoadFile(path, *configPath == "")
+	f, err := gf.load()
 	if err != nil {
 		return answer(h.Fail(err.Error()), stdout, stderr)
-	}
-	fs.Visit(func(fl *flag.Flag) {
-		f.Given(strings.ReplaceAll(fl.Name, "-", "_"))
-		switch fl.Name {
-		case "approval":
-			f.Approval = absIfFile(flags.Approval)
-		case "review":
-			f.Review = absIfFile(flags.Review)
-		case "rules":
-			f.Rules = nil
-			for _, r := range rulesFiles {
-				f.Rules = append(f.Rules, absIfFile(r))
-			}
-		case "approvals-reviewer":
-			f.ApprovalsReviewer, err = decider.Parse(reviewers)
-		case "auto-review-model":
-			f.AutoReviewModel = flags.AutoReviewModel
-		case "server":
-			f.Server = flags.Server
-		case "db":
-			f.DB = flags.DB
-		case "timeout":
-			f.Timeout = flags.Timeout
-		case "sandbox":
-			f.Sandbox = flags.Sandbox
-		}
-	})
-	if err != nil {
-		return answer(h.Fail("--approvals-reviewer: "+err.Error()), stdout, stderr)
 	}
 	if f.Sandbox != "" {
 		if _, err := sandbox.ParseMode(f.Sandbox); err != nil {
@@ -148,6 +102,79 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return answer(ans, stdout, stderr)
 }
 
+// governFlags are the flags `warden hook` and `warden mcp` share: the
+// keys of their configuration file, which a flag given replaces.
+type governFlags struct {
+	fs         *flag.FlagSet
+	file       string
+	flags      hook.File
+	rules      stringList
+	reviewers  string
+	configPath *string
+}
+
+// addGovernFlags defines the shared flags on fs; file is the default
+// configuration file's name in $WARDEN_HOME; sandbox adds --sandbox.
+func addGovernFlags(fs *flag.FlagSet, file string, sandbox bool) *governFlags {
+	g := &governFlags{fs: fs, file: file}
+	g.configPath = fs.String("config", "", "the configuration `FILE` (default $WARDEN_HOME/"+file+"): the keys of these flags; a flag given replaces its key")
+	fs.StringVar(&g.flags.Approval, "approval", "", "approval policy file or registered approver name, for calls before they run")
+	fs.StringVar(&g.flags.Review, "review", "", "review policy file or registered reviewer name, for results after calls ran")
+	fs.Var(&g.rules, "rules", "exec rules `FILE` (Codex .rules or YAML) every shell command is judged by (repeatable)")
+	fs.StringVar(&g.reviewers, "approvals-reviewer", "", "who decides boundary requests: user, auto_review, or approvers in order such as first_pass,auto_review,human")
+	fs.StringVar(&g.flags.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent")
+	fs.StringVar(&g.flags.Server, "server", "", "a `URL` of `warden serve`: people decide escalations in its panel, and it receives the session's events")
+	fs.StringVar(&g.flags.DB, "db", "", "the store's `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB, else SQLite in $WARDEN_HOME); given, people decide escalations through it")
+	if sandbox {
+		fs.StringVar(&g.flags.Sandbox, "sandbox", "", "run the shell calls a policy lets run under warden's sandbox in `MODE` (read-only, workspace-write), where the host takes changed input")
+	}
+	fs.DurationVar(&g.flags.Timeout, "timeout", 0, "how long an escalation waits for a decision (default 5m); its outcome is a denial that says so")
+	return g
+}
+
+// load reads the configuration file (--config, else the default one if
+// it exists) and lays the flags given over it.
+func (g *governFlags) load() (*hook.File, error) {
+	path := *g.configPath
+	if path == "" {
+		path = filepath.Join(wardenhome.Home(), g.file)
+	}
+	f, err := hook.LoadFile(path, *g.configPath == "")
+	if err != nil {
+		return nil, err
+	}
+	g.fs.Visit(func(fl *flag.Flag) {
+		f.Given(strings.ReplaceAll(fl.Name, "-", "_"))
+		switch fl.Name {
+		case "approval":
+			f.Approval = absIfFile(g.flags.Approval)
+		case "review":
+			f.Review = absIfFile(g.flags.Review)
+		case "rules":
+			f.Rules = nil
+			for _, r := range g.rules {
+				f.Rules = append(f.Rules, absIfFile(r))
+			}
+		case "approvals-reviewer":
+			f.ApprovalsReviewer, err = decider.Parse(g.reviewers)
+		case "auto-review-model":
+			f.AutoReviewModel = g.flags.AutoReviewModel
+		case "server":
+			f.Server = g.flags.Server
+		case "db":
+			f.DB = g.flags.DB
+		case "timeout":
+			f.Timeout = g.flags.Timeout
+		case "sandbox":
+			f.Sandbox = g.flags.Sandbox
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("--approvals-reviewer: %w", err)
+	}
+	return f, nil
+}
+
 // maxHookInput bounds the hook input read (a tool's whole output may be in
 // it).
 const maxHookInput = 64 << 20
@@ -162,6 +189,14 @@ const defaultHookTimeout = 5 * time.Minute
 // receives the session's events but decides nothing). closeAll delivers
 // what is buffered and closes the connections.
 func hookConfig(ctx context.Context, f *hook.File, tr *hookTrace) (cfg *hook.Config, closeAll func() error, err error) {
+	return governConfig(ctx, f, false, tr)
+}
+
+// governConfig is hookConfig for a hook (live false: the default store
+// receives the events when the hook closes) or a long-lived session (live:
+// `warden mcp`, whose events reach the default store as they happen). tr
+// times a hook's phases; nil times nothing.
+func governConfig(ctx context.Context, f *hook.File, live bool, tr *hookTrace) (cfg *hook.Config, closeAll func() error, err error) {
 	if cfg, err = resolveHook(f); err != nil {
 		return nil, nil, err
 	}
@@ -172,11 +207,22 @@ func hookConfig(ctx context.Context, f *hook.File, tr *hookTrace) (cfg *hook.Con
 	cfg.Queue = pl.queue
 	if f.Server == "" && store.URL(f.DB) == "" {
 		// The session's events go to the default store, for the panel of
-		// a `warden serve` on it; nobody decides through it. It opens
-		// while the hook decides.
-		ls := openStoreAside(ctx, tr)
-		pl.sinks = append(pl.sinks, ls)
-		pl.closers = append(pl.closers, ls.Close)
+		// a `warden serve` on it; nobody decides through it. A hook opens
+		// it while it decides.
+		if live {
+			st, err := store.Open(ctx, "")
+			if err != nil {
+				pl.Close()
+				return nil, nil, fmt.Errorf("the store: %w", err)
+			}
+			b := st.Buffer()
+			pl.sinks = append(pl.sinks, b)
+			pl.closers = append(pl.closers, b.Close, st.Close)
+		} else {
+			ls := openStoreAside(ctx, tr)
+			pl.sinks = append(pl.sinks, ls)
+			pl.closers = append(pl.closers, ls.Close)
+		}
 	}
 	if s := pl.sink(); s != nil {
 		cfg.Sink = s

@@ -111,9 +111,15 @@ type Host struct {
 	Modifies bool
 	// parse reads one event; answer writes a verdict on it; fail is the
 	// deny of a hook that could not decide.
-	parse  func(data []byte) (*Event, error)
-	answer func(e *Event, v Verdict) Answer
-	fail   func(reason string) Answer
+	parse func(data []byte) (*Event, error)
+	// tool, when set, resolves a called tool (a gateway's tools, described
+	// by their server); task names the run in its start record ("" for
+	// hook:NAME); command is the command named in denials that need a
+	// person ("" for warden hook).
+	tool          func(name, cwd string) tool.Tool
+	task, command string
+	answer        func(e *Event, v Verdict) Answer
+	fail          func(reason string) Answer
 }
 
 // Hosts returns the hosts warden speaks to, by name.
@@ -286,4 +292,23 @@ func strictObject(raw json.RawMessage, v any) error {
 func marshalObject(m map[string]any) json.RawMessage {
 	b := marshal(m)
 	return json.RawMessage(bytes.TrimSpace(b))
+}
+
+// Gateway returns the host of an MCP gateway (warden mcp, SPEC X2): its
+// events are the tool calls of one client session, which a gateway builds
+// itself (no hook input is parsed, no answer written); tool resolves a
+// called name to the tool as the upstream server described it; task names
+// the run in its start record. It has no ask of its own: a person decides
+// through warden's queue. It takes changed arguments.
+func Gateway(task string, tool func(name, cwd string) tool.Tool) *Host {
+	return &Host{Name: "mcp", Modifies: true, tool: tool, task: task, command: "warden mcp",
+		fail: func(reason string) Answer { return Answer{Stderr: reason + "\n", Code: 2} }}
+}
+
+// commandName is the command a denial that needs a person names.
+func (h *Host) commandName() string {
+	if h.command != "" {
+		return h.command
+	}
+	return "warden hook"
 }

@@ -41,7 +41,8 @@ type Paths struct {
 // the lock go meanwhile (Unlock, Lock).
 type Session struct {
 	RunID string
-	// New says the session had no event before this hook.
+	// New says the session had no event before this hook (until its run
+	// start is recorded).
 	New bool
 	// Events records into the run's transcript, numbered after the events
 	// already there, and into Sink.
