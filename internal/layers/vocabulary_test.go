@@ -25,10 +25,10 @@ var vocabularyTypes = map[string][]string{
 	"Risk": {"action"},
 	// action.Kind is the shape of an action a reviewer judges. The other
 	// Kinds are not kinds of action: event.Kind is a transcript event's
-	// type, policy.Kind which policy a file holds (approvers, reviewers),
-	// internal/hook's Kind what a host's tool does (read, search, edit…),
-	// which the hook turns into warden's tool calls.
-	"Kind": {"action", "event", "policy", "internal/hook"},
+	// type, internal/policyfile's Kind which policy a file holds
+	// (approvers, reviewers), internal/hook's Kind what a host's tool does
+	// (read, search, edit…), which the hook turns into warden's tool calls.
+	"Kind": {"action", "event", "internal/policyfile", "internal/hook"},
 }
 
 // exportedTypes returns, for each name of names, the packages (directories
