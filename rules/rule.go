@@ -79,29 +79,31 @@ const (
 	Forbidden = vocab.Deny
 )
 
+// codex are the decisions in the words of rules files, from the least to
+// the most strict, with their exit status in `warden rules check`.
+var codex = [...]struct {
+	d    vocab.Decision
+	word string
+	exit int
+}{{Allow, "allow", 0}, {Prompt, "prompt", 10}, {Forbidden, "forbidden", 11}}
+
 // Word returns the decision in the words of rules files: "allow",
 // "prompt" or "forbidden".
 func Word(d vocab.Decision) string {
-	switch d {
-	case Allow:
-		return "allow"
-	case Prompt:
-		return "prompt"
-	case Forbidden:
-		return "forbidden"
+	for _, c := range codex {
+		if c.d == d {
+			return c.word
+		}
 	}
 	return "Decision(" + strconv.Quote(string(d)) + ")"
 }
 
 // parseDecision parses "allow", "prompt" or "forbidden".
 func parseDecision(s string) (vocab.Decision, error) {
-	switch s {
-	case "allow":
-		return Allow, nil
-	case "prompt":
-		return Prompt, nil
-	case "forbidden":
-		return Forbidden, nil
+	for _, c := range codex {
+		if c.word == s {
+			return c.d, nil
+		}
 	}
 	return "", fmt.Errorf("unknown decision %q: want allow, prompt or forbidden", s)
 }
@@ -109,11 +111,10 @@ func parseDecision(s string) (vocab.Decision, error) {
 // ExitCode is the exit status of `warden rules check` for the decision:
 // 0 allow, 10 prompt, 11 forbidden (and any word it does not know).
 func ExitCode(d vocab.Decision) int {
-	switch d {
-	case Allow:
-		return 0
-	case Prompt:
-		return 10
+	for _, c := range codex {
+		if c.d == d {
+			return c.exit
+		}
 	}
 	return 11
 }
