@@ -24,11 +24,12 @@ var vocabularyTypes = map[string][]string{
 	// The risk levels of SPEC G6.
 	"Risk": {"action"},
 	// action.Kind is the shape of an action a reviewer judges. The other
-	// Kinds are not kinds of action: event.Kind is a transcript event's
-	// type, internal/policyfile's Kind which policy a file holds
-	// (approvers, reviewers), internal/hook's Kind what a host's tool does
-	// (read, search, edit…), which the hook turns into warden's tool calls.
-	"Kind": {"action", "event", "internal/policyfile", "internal/hook"},
+	// Kinds are not kinds of action: internal/policyfile's Kind is which
+	// policy a file holds (approvers, reviewers), internal/hook's Kind what
+	// a host's tool does (read, search, edit…), which the hook turns into
+	// warden's tool calls. A transcript event's type is a word of
+	// internal/eventkind, not a type.
+	"Kind": {"action", "internal/policyfile", "internal/hook"},
 }
 
 // exportedTypes returns, for each name of names, the packages (directories
