@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/calltext"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -204,7 +205,8 @@ func (t *Target) Reset(call *tool.Call, order tool.Order) {
 // Text returns the call's one-line text, its arguments in t.Order.
 func (t *Target) Text() string {
 	if !t.rendered {
-		t.buf, t.textArgs = t.Call.AppendTextArgs(t.buf[:0], t.Order, t.textArgs)
+		c := t.Call
+		t.buf, t.textArgs = calltext.Append(t.buf[:0], c.Function, c.Arguments, c.ArgumentsRaw, c.ParseError, t.Order, t.textArgs)
 		t.rendered = true
 	}
 	return unsafeString(t.buf)
