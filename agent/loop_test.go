@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/cutreport"
 	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
@@ -705,14 +706,19 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
-	m := &modeltest.Replay{Turns: []chat.Message{
-		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
-		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
-		modeltest.Turn("open done"),
-		modeltest.Turn("done"),
-	}}
-	r, s := newRun(m)
-	r.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
+	// handingOff is a run whose model hands off to "open", which echoes
+	// once; the run's policy asks "strict" about every call.
+	handingOff := func() (*Run, *eventtest.Sink) {
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{
+			modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
+			modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+			modeltest.Turn("open done"),
+			modeltest.Turn("done"),
+		}})
+		r.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
+		return r, s
+	}
+	r, s := handingOff()
 	r.PinPolicy = true
 	ec := &echo{name: "echo"}
 	// The sub-agent asks for no approval at all; the pinned run policy
@@ -738,14 +744,7 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	}
 	// Without the pin, the sub-agent's empty policy replaces the run's.
 	seen = nil
-	m2 := &modeltest.Replay{Turns: []chat.Message{
-		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
-		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
-		modeltest.Turn("open done"),
-		modeltest.Turn("done"),
-	}}
-	r2, _ := newRun(m2)
-	r2.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
+	r2, _ := handingOff()
 	must(t, r2.Execute(context.Background(), &Agent{Handoffs: []*Agent{open}}, user("go")), event.StatusCompleted)
 	if got := strings.Join(seen, ","); got != "strict:h1" {
 		t.Errorf("unpinned approvals = %s", got)

@@ -175,7 +175,7 @@ func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
 func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-boundary"
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		_, _ = boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "wrote anyway: " + secret, nil // a tool that ignores the decision
 	}}
 	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("done")}}
@@ -197,7 +197,7 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-interrupt"
 	var told []string
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		dec, _ := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		dec, _ := boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		told = append(told, dec.Explanation)
 		return "denied, but: " + secret, nil
 	}}

@@ -94,7 +94,7 @@ func (w *world) tool() tool.Tool {
 			Path string `json:"path"`
 		}
 		_ = json.Unmarshal(args, &a)
-		dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{a.Path}, Reason: "outside the writable roots"})
+		dec, err := boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{a.Path}, Reason: "outside the writable roots"})
 		if err != nil || !dec.Approved {
 			return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
 		}

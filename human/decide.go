@@ -124,44 +124,52 @@ func (c *Console) Approver(choices []approval.Decision, timeout time.Duration) a
 	if err != nil {
 		err = fmt.Errorf("human approver: %w", err)
 	}
-	return &consoleApprover{c: c, opts: opts, timeout: timeout, err: err}
+	return &consoleApprover{consoleAsker{c: c, opts: opts, timeout: timeout, err: err}}
 }
 
-type consoleApprover struct {
+type consoleApprover struct{ consoleAsker }
+
+// Approve shows the request and returns the person's decision.
+func (a *consoleApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	d, expl, md, err := a.decide(ctx, func(columns int) prompt { return approvalPrompt(req, columns) }, "rejected", string(approval.Reject), "the call is rejected")
+	if err != nil {
+		return approval.Approval{}, err
+	}
+	return approval.Approval{Decision: approval.Decision(d), Explanation: expl, Metadata: md}, nil
+}
+
+// consoleAsker is what the console's approver and reviewer share: the
+// options offered, the timeout, and the error of invalid choices.
+type consoleAsker struct {
 	c       *Console
 	opts    []option
 	timeout time.Duration
 	err     error
 }
 
-// Approve shows the request and returns the person's decision.
-func (a *consoleApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+// decide shows a request (draw) and returns the decision the person chose,
+// its explanation and the metadata of the answer. A request the input ends
+// on, or that nobody answers within the timeout, gets failsafe (SPEC H3):
+// failed is what the prompt says then happens, outcome what the
+// explanation says.
+func (a *consoleAsker) decide(ctx context.Context, draw func(columns int) prompt, failed, failsafe, outcome string) (string, string, map[string]any, error) {
 	if a.err != nil {
-		return approval.Approval{}, a.err
+		return "", "", nil, a.err
 	}
-	o, how, err := a.c.ask(ctx, func(columns int) prompt { return approvalPrompt(req, columns) }, a.opts, "rejected", a.timeout)
+	o, how, err := a.c.ask(ctx, draw, a.opts, failed, a.timeout)
 	if err != nil {
-		return approval.Approval{}, err
+		return "", "", nil, err
 	}
 	md := map[string]any{"surface": "console"}
 	switch how {
 	case dismissed:
 		md["dismissed"] = true
-		return approval.Approval{
-			Decision:    approval.Reject,
-			Explanation: "the request was dismissed: the console's input ended before a person answered, so the call is rejected",
-			Metadata:    md,
-		}, nil
+		return failsafe, "the request was dismissed: the console's input ended before a person answered, so " + outcome, md, nil
 	case timedOut:
 		md["timed_out"] = true
-		return approval.Approval{
-			Decision:    approval.Reject,
-			Explanation: fmt.Sprintf("the request timed out: no person answered within %s, so the call is rejected", a.timeout),
-			Metadata:    md,
-		}, nil
+		return failsafe, fmt.Sprintf("the request timed out: no person answered within %s, so %s", a.timeout, outcome), md, nil
 	}
-	d := approval.Decision(o.value)
-	return approval.Approval{Decision: d, Explanation: decidedBy(string(d)), Metadata: md}, nil
+	return o.value, decidedBy(o.value), md, nil
 }
 
 // Reviewer returns a reviewer that asks a person at the console (SPEC H1).
@@ -180,54 +188,24 @@ func (c *Console) Reviewer(choices []review.Decision, timeout time.Duration) rev
 	if err != nil {
 		err = fmt.Errorf("human reviewer: %w", err)
 	}
-	return &consoleReviewer{c: c, opts: opts, timeout: timeout, err: err}
+	return &consoleReviewer{consoleAsker{c: c, opts: opts, timeout: timeout, err: err}}
 }
 
-type consoleReviewer struct {
-	c       *Console
-	opts    []option
-	timeout time.Duration
-	err     error
-}
+type consoleReviewer struct{ consoleAsker }
 
 // Review shows the request and returns the person's decision.
 func (r *consoleReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
-	if r.err != nil {
-		return review.Review{}, r.err
-	}
-	o, how, err := r.c.ask(ctx, func(columns int) prompt { return reviewPrompt(req, columns) }, r.opts, "the run is terminated", r.timeout)
+	d, expl, md, err := r.decide(ctx, func(columns int) prompt { return reviewPrompt(req, columns) }, "the run is terminated", string(review.Terminate), "the run is terminated")
 	if err != nil {
 		return review.Review{}, err
 	}
-	md := map[string]any{"surface": "console"}
-	switch how {
-	case dismissed:
-		md["dismissed"] = true
-		return review.Review{
-			Decision:    review.Terminate,
-			Explanation: "the request was dismissed: the console's input ended before a person answered, so the run is terminated",
-			Metadata:    md,
-		}, nil
-	case timedOut:
-		md["timed_out"] = true
-		return review.Review{
-			Decision:    review.Terminate,
-			Explanation: fmt.Sprintf("the request timed out: no person answered within %s, so the run is terminated", r.timeout),
-			Metadata:    md,
-		}, nil
-	}
-	d := review.Decision(o.value)
-	expl := decidedBy(string(d))
-	if d == review.Continue {
-		expl = "approved by a person at the console"
-	}
-	return review.Review{Decision: d, Explanation: expl, Metadata: md}, nil
+	return review.Review{Decision: review.Decision(d), Explanation: expl, Metadata: md}, nil
 }
 
 // decidedBy explains a decision a person made.
 func decidedBy(d string) string {
 	switch d {
-	case "approve":
+	case "approve", "continue":
 		return "approved by a person at the console"
 	case "reject":
 		return "rejected by a person at the console"

@@ -27,9 +27,10 @@ func rank(order []string, key string) int {
 
 // Sort puts args in the order a call renders them in: the names order
 // lists first, in its order, then the others by name. Arguments with equal
-// names keep their relative order.
+// names keep their relative order. Arguments already in order, as a
+// model's usually are, are left as they are without sorting.
 func Sort(args []argjson.Arg, order []string) {
-	slices.SortStableFunc(args, func(a, b argjson.Arg) int {
+	compare := func(a, b argjson.Arg) int {
 		ra, rb := rank(order, a.Key), rank(order, b.Key)
 		if ra != rb {
 			return ra - rb
@@ -38,7 +39,16 @@ func Sort(args []argjson.Arg, order []string) {
 			return 0
 		}
 		return strings.Compare(a.Key, b.Key)
-	})
+	}
+	for i := 1; i < len(args); i++ {
+		if len(order) == 0 && args[i-1].Key <= args[i].Key {
+			continue
+		}
+		if compare(args[i-1], args[i]) > 0 {
+			slices.SortStableFunc(args, compare)
+			return
+		}
+	}
 }
 
 // Append appends the text of a call of function to buf, with the arguments
@@ -47,15 +57,24 @@ func Sort(args []argjson.Arg, order []string) {
 // for the arguments, returned (grown as needed) for reuse.
 func Append(buf []byte, function string, arguments json.RawMessage, raw, parseError string, order []string, scratch []argjson.Arg) ([]byte, []argjson.Arg) {
 	scratch = scratch[:0]
+	if parseError == "" {
+		scratch = argjson.Append(scratch, arguments)
+	}
+	return AppendArgs(buf, function, raw, parseError, scratch, order), scratch
+}
+
+// AppendArgs is Append given the call's arguments args as argjson.Append
+// reads them, for a caller that has read them already. It sorts args into
+// order.
+func AppendArgs(buf []byte, function, raw, parseError string, args []argjson.Arg, order []string) []byte {
 	buf = append(buf, function...)
 	buf = append(buf, '(')
 	if parseError != "" {
 		buf = append(buf, raw...)
-		return append(buf, ')'), scratch
+		return append(buf, ')')
 	}
-	scratch = argjson.Append(scratch, arguments)
-	Sort(scratch, order)
-	for i, a := range scratch {
+	Sort(args, order)
+	for i, a := range args {
 		if i > 0 {
 			buf = append(buf, ", "...)
 		}
@@ -63,7 +82,7 @@ func Append(buf []byte, function string, arguments json.RawMessage, raw, parseEr
 		buf = append(buf, '=')
 		buf = argjson.AppendValue(buf, a.Value)
 	}
-	return append(buf, ')'), scratch
+	return append(buf, ')')
 }
 
 // ArgumentsIn returns the arguments object arguments with its members in

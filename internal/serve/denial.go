@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/event"
@@ -30,7 +31,7 @@ var (
 )
 
 // runIDPattern is what a run id may look like: it names a transcript file.
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var runIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // denialRun returns the run of a denial id "<run>-dN".
 func denialRun(id string) (string, bool) {
@@ -39,7 +40,7 @@ func denialRun(id string) (string, bool) {
 		return "", false
 	}
 	run := id[:i]
-	if !runIDPattern.MatchString(run) || strings.Contains(run, "..") {
+	if !runIDPattern().MatchString(run) || strings.Contains(run, "..") {
 		return "", false
 	}
 	return run, true

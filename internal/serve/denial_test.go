@@ -12,7 +12,6 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
@@ -20,9 +19,9 @@ import (
 	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/tooltest"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/model/scripted"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -40,29 +39,18 @@ func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []g
 		t.Fatal(err)
 	}
 	defer f.Close()
-	write := tool.Func{
-		Spec: tool.Info{Name: "write", Description: "Writes outside the sandbox (asks first).", Parameters: json.RawMessage(`{"type":"object"}`)},
-		Fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-			dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/motd"}, Reason: "outside the writable roots"})
-			if err != nil || !dec.Approved {
-				return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
-			}
-			return "written", nil
-		},
-	}
 	reviewer := approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		return approval.Approval{Decision: approval.Reject, Explanation: "not asked for",
 			AutoReview: &event.AutoReview{Action: json.RawMessage(`{"path":"/etc/motd"}`), Status: action.StatusDenied, RiskLevel: "high", Rationale: "not asked for", Source: event.SourceModel}}, nil
 	})
-	all, _ := policy.CompileList([]string{"*"})
 	rec := event.NewRecorder(runID, event.Tee(f, st))
-	g := &gate.Gate{Next: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "auto_review", Match: all, Handler: reviewer})), Events: rec, Sealer: key}
+	g := &gate.Gate{Next: agent.BoundaryPolicy(approval.New(tooltest.Rule[approval.Approver](t, "auto_review", reviewer, "*"))), Events: rec, Sealer: key}
 	m := scripted.New(
 		chat.Message{ToolCalls: []tool.Call{tool.NewCall("", "write", `{}`)}},
 		chat.Message{Content: "The write was denied."},
 	)
 	run := &agent.Run{Task: "motd", ModelName: "scripted", Model: m, Events: rec, Boundary: g} // records a sealed run_start
-	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{write}}, []chat.Message{{Role: chat.User, Content: "Set the message of the day."}})
+	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{tooltest.Crossing("/etc/motd")}}, []chat.Message{{Role: chat.User, Content: "Set the message of the day."}})
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}

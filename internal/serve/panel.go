@@ -688,7 +688,7 @@ func (s *Server) queueFragment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	d := store.Decision{
+	d := store.Answer{
 		Decision:    r.PostFormValue("decision"),
 		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
 		DecidedBy:   s.who(r),
@@ -715,7 +715,7 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 		d.Modified = args
 	}
 	if editErr == "" && msg == "" {
-		cd.Decision = d
+		cd.Answer = d
 		req, rule, err := s.decideChecked(ctx, id, cd)
 		switch {
 		case err == nil:
@@ -771,16 +771,26 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b.Bytes())
 }
 
+// pageFailed answers a list page whose items could not be read (titled
+// title, items naming them): 400 for a cursor the list did not give, else
+// the failure of what. It reports whether it answered.
+func (s *Server) pageFailed(w http.ResponseWriter, r *http.Request, title, items, what string, err error) bool {
+	if errors.Is(err, store.ErrCursor) {
+		s.errorPage(w, r, http.StatusBadRequest, title, "That page of "+items+" does not exist: "+err.Error())
+		return true
+	}
+	if err != nil {
+		s.fail(w, r, what, err)
+		return true
+	}
+	return false
+}
+
 func (s *Server) denialsPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := s.newPage(ctx, r, "Denials", "denials")
 	ds, next, err := s.Store.DenialPage(ctx, r.URL.Query().Get("run"), store.Page{After: r.URL.Query().Get("cursor")})
-	if errors.Is(err, store.ErrCursor) {
-		s.errorPage(w, r, http.StatusBadRequest, "Denials", "That page of denials does not exist: "+err.Error())
-		return
-	}
-	if err != nil {
-		s.fail(w, r, "denials", err)
+	if s.pageFailed(w, r, "Denials", "denials", "denials", err) {
 		return
 	}
 	p.NextPage = nextPage(r, "cursor", next)
@@ -877,12 +887,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		p.Notice, p.NoticeTone = "Ignored "+strings.Join(bad, " and ")+": write a time as 2026-12-01T14:30 (UTC) or RFC 3339.", "warn"
 	}
 	runs, next, err := s.Store.RunPage(ctx, f, store.Page{Limit: 200, After: q.Get("cursor")})
-	if errors.Is(err, store.ErrCursor) {
-		s.errorPage(w, r, http.StatusBadRequest, "Runs", "That page of runs does not exist: "+err.Error())
-		return
-	}
-	if err != nil {
-		s.fail(w, r, "runs", err)
+	if s.pageFailed(w, r, "Runs", "runs", "runs", err) {
 		return
 	}
 	p.NextPage = nextPage(r, "cursor", next)
@@ -979,12 +984,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if p.Search.Q != "" || p.Search.Kind != "" || p.Search.Run != "" {
 		p.Searched = true
 		hits, next, err := s.Store.SearchPage(ctx, store.Query{Text: p.Search.Q, Kind: p.Search.Kind, RunID: strings.TrimSpace(p.Search.Run)}, store.Page{Limit: 200, After: q.Get("cursor")})
-		if errors.Is(err, store.ErrCursor) {
-			s.errorPage(w, r, http.StatusBadRequest, "Search", "That page of results does not exist: "+err.Error())
-			return
-		}
-		if err != nil {
-			s.fail(w, r, "search", err)
+		if s.pageFailed(w, r, "Search", "results", "search", err) {
 			return
 		}
 		p.NextPage = nextPage(r, "cursor", next)

@@ -187,7 +187,7 @@ func ruleNote(prefix []string) string {
 // checkedDecision is a decision with what the server checks before
 // recording it.
 type checkedDecision struct {
-	store.Decision
+	store.Answer
 	// seen is the digest the decider sent ("" for none); needSeen says
 	// an approval must carry one (the panel's forms do).
 	seen     string
@@ -203,18 +203,18 @@ type checkedDecision struct {
 // other pending requests it covers are approved by it. It returns the
 // request as decided and the rule made (nil for none).
 func (s *Server) decideChecked(ctx context.Context, id string, d checkedDecision) (store.Request, *store.RunRule, error) {
-	if d.prefix != nil && d.Decision.Decision != "approve" {
+	if d.prefix != nil && d.Answer.Decision != "approve" {
 		return store.Request{}, nil, fmt.Errorf("%w: a prefix goes only with the decision approve", errPrefix)
 	}
 	var rule *store.RunRule
-	if approves(d.Decision.Decision) && (d.needSeen || d.seen != "" || d.prefix != nil) {
+	if approves(d.Answer.Decision) && (d.needSeen || d.seen != "" || d.prefix != nil) {
 		req, err := s.Store.Request(ctx, id)
 		if err != nil {
 			return store.Request{}, nil, err
 		}
 		if req.Status != store.StatusPending {
 			// No longer pending: the store says so, whatever was sent.
-			req, err := s.Store.Decide(ctx, id, d.Decision)
+			req, err := s.Store.Decide(ctx, id, d.Answer)
 			return req, nil, err
 		}
 		if (d.needSeen || d.seen != "") && d.seen != seenDigest(req) {
@@ -235,7 +235,7 @@ func (s *Server) decideChecked(ctx context.Context, id string, d checkedDecision
 			d.Explanation += ruleNote(d.prefix)
 		}
 	}
-	req, err := s.Store.Decide(ctx, id, d.Decision)
+	req, err := s.Store.Decide(ctx, id, d.Answer)
 	if err != nil || rule == nil || req.Status != store.StatusDecided || req.Decision != "approve" {
 		return req, nil, err
 	}
@@ -305,7 +305,7 @@ func (s *Server) applyRunRules(ctx context.Context, req *store.Request) {
 			used = append(used, u)
 		}
 	}
-	got, err := s.Store.Decide(ctx, req.ID, store.Decision{
+	got, err := s.Store.Decide(ctx, req.ID, store.Answer{
 		Decision:    "approve",
 		Explanation: "approved without asking by this run's rule: the exact prefix " + strings.Join(used, ", "),
 		DecidedBy:   strings.Join(names, ", "),

@@ -135,7 +135,7 @@ func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 			t.Helper()
 			call := tool.NewCall("c"+string(rune('a'+i)), "write", `{"path":"/etc/x`+string(rune('a'+i))+`"}`)
 			_, err := g.ApproveBoundary(ctx, &agent.BoundaryRequest{Events: rec, Request: &approval.Request{Call: call, Tool: writer{},
-				Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x" + string(rune('a'+i))}, Reason: "outside the writable roots"}}})
+				Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x" + string(rune('a'+i))}, Reason: "outside the writable roots"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 		allow = false
 		call := tool.NewCall("z", "write", `{"path":"/etc/z"}`)
 		if _, err := g2.ApproveBoundary(ctx, &agent.BoundaryRequest{Events: rec2, Request: &approval.Request{Call: call, Tool: writer{},
-			Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/z"}}}}); err != nil {
+			Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/z"}}}}); err != nil {
 			t.Fatal(err)
 		}
 		all, _ := s.Denials(ctx, "")

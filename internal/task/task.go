@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -316,14 +317,14 @@ func Parse(data []byte, file string) (*Task, error) {
 // the task has no such key.
 func (t *Task) atKey(key string, err error) error {
 	pos, ok := t.at[key]
-	if err == nil || !ok || positioned.MatchString(err.Error()) {
+	if err == nil || !ok || positioned().MatchString(err.Error()) {
 		return err
 	}
 	return &policy.Error{Pos: pos, Err: err}
 }
 
 // positioned matches an error message that starts with file:line:col.
-var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
+var positioned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+:\d+:\d+: `) })
 
 // checkHandoffs allows transfer_to_<agent> in tools lists only for declared
 // agents. nodes are the transfer_to_ entries of the tools lists.
@@ -363,6 +364,22 @@ func (p parser) unique(seen map[string]*yaml.Node, k *yaml.Node) error {
 		return filepos.Errorf(p.file, k, "mapping key %q already defined at line %d", k.Value, prev.Line)
 	}
 	seen[k.Value] = k
+	return nil
+}
+
+// fields calls fn on each key and value of the mapping n in order, after
+// checking that the key is not given twice; it stops at the first error.
+func (p parser) fields(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return err
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -447,13 +464,7 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 	if v.Kind != yaml.MappingNode {
 		return l, filepos.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
 	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return l, err
-		}
-		var err error
+	err := p.fields(v, func(k, val *yaml.Node) (err error) {
 		switch k.Value {
 		case "turns":
 			l.Turns, err = p.nonNegInt(val, "limits.turns")
@@ -462,11 +473,9 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 		default:
 			err = filepos.Errorf(p.file, k, "unknown limit %q (limits: turns, tokens)", k.Value)
 		}
-		if err != nil {
-			return l, err
-		}
-	}
-	return l, nil
+		return err
+	})
+	return l, err
 }
 
 // policy reads a policy value: a file path relative to the task file, a
@@ -504,26 +513,15 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 		return nil, filepos.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
 	}
 	var out []SubAgent
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return nil, err
-		}
+	err := p.fields(v, func(k, val *yaml.Node) error {
 		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
-			return nil, filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
+			return filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
 		}
 		a := SubAgent{Name: k.Value, Pos: filepos.NodePos(p.file, k)}
 		if val.Kind != yaml.MappingNode {
-			return nil, filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
+			return filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
 		}
-		keys := map[string]*yaml.Node{}
-		for j := 0; j+1 < len(val.Content); j += 2 {
-			ak, av := val.Content[j], val.Content[j+1]
-			if err := p.unique(keys, ak); err != nil {
-				return nil, err
-			}
-			var err error
+		err := p.fields(val, func(ak, av *yaml.Node) (err error) {
 			switch ak.Value {
 			case "description":
 				a.Description, err = p.str(av, "description")
@@ -543,11 +541,13 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 			default:
 				err = filepos.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
 			}
-			if err != nil {
-				return nil, err
-			}
-		}
+			return err
+		})
 		out = append(out, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -595,13 +595,7 @@ func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 		return nil, filepos.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
 	}
 	c := &SandboxConfig{}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return nil, err
-		}
-		var err error
+	err := p.fields(v, func(k, val *yaml.Node) (err error) {
 		switch k.Value {
 		case "mode":
 			if c.Mode, err = p.str(val, "sandbox.mode"); err == nil {
@@ -619,9 +613,10 @@ func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 		default:
 			err = filepos.Errorf(p.file, k, "unknown key %q in sandbox (keys: mode, writable_roots, network_access)", k.Value)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/toolbox"
 	_ "github.com/wardenhq/warden/model/scripted"
@@ -54,14 +55,7 @@ func init() {
 // write writes content to dir/name, making directories, and returns the path.
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filetest.Write(t, dir, name, content)
 }
 
 // load writes a task file named name into dir and loads it.
