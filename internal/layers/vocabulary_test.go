@@ -27,8 +27,8 @@ var vocabularyTypes = map[string][]string{
 	// Kinds are not kinds of action: internal/policyfile's Kind is which
 	// policy a file holds (approvers, reviewers), internal/hook's Kind what
 	// a host's tool does (read, search, edit…), which the hook turns into
-	// warden's tool calls. A transcript event's kind is a string
-	// (internal/eventkind names them).
+	// warden's tool calls. A transcript event's type is a word of
+	// internal/eventkind, not a type.
 	"Kind": {"action", "internal/policyfile", "internal/hook"},
 }
 
