@@ -7,11 +7,9 @@ import (
 	"fmt"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/tool"
 )
-
-// HandoffPrefix starts the name of every hand-off tool.
-const HandoffPrefix = "transfer_to_"
 
 // handoff returns the tool transfer_to_<name> that hands the conversation to
 // sub-agent a (SPEC L5, R6). The sub-agent sees the conversation so far
@@ -27,7 +25,7 @@ func handoff(a *Agent) tool.Tool {
 	}
 	return tool.Func{
 		Spec: tool.Info{
-			Name:        HandoffPrefix + a.name(),
+			Name:        eventkind.HandoffPrefix + a.name(),
 			Description: desc,
 			Parameters:  json.RawMessage(`{"type":"object","properties":{}}`),
 		},

@@ -13,9 +13,6 @@ import (
 	"github.com/wardenhq/warden/tool"
 )
 
-// MainAgent is the name of the root agent in events.
-const MainAgent = "main"
-
 // Agent is a ReAct agent: a system prompt, tools, sub-agents it can hand off
 // to, and optionally its own policies (SPEC L5).
 type Agent struct {
@@ -41,7 +38,7 @@ type Agent struct {
 
 func (a *Agent) name() string {
 	if a.Name == "" {
-		return MainAgent
+		return eventkind.MainAgent
 	}
 	return a.Name
 }
@@ -103,7 +100,7 @@ func (r *Run) current(ctx context.Context) scope {
 	if f, ok := ctx.Value(frameKey{}).(*frame); ok && f.run == r {
 		return f.scope
 	}
-	return scope{approval: r.Approval, review: r.Review, approvalFrom: eventkind.FromRun, reviewFrom: eventkind.FromRun, agent: MainAgent, rec: r.Events}
+	return scope{approval: r.Approval, review: r.Review, approvalFrom: eventkind.FromRun, reviewFrom: eventkind.FromRun, agent: eventkind.MainAgent, rec: r.Events}
 }
 
 // React runs agent a on the conversation msgs: model, then tools, then

@@ -80,18 +80,21 @@ func (e *MissingConfigError) Error() string {
 	return fmt.Sprintf("%s: no %s: set %s or pass %s", e.Provider, e.What, e.Env, e.Flag)
 }
 
-// A Provider opens the model named by the part of a spec after the
+// A provider opens the model named by the part of a spec after the
 // provider's prefix ("gpt-4o" in "openai/gpt-4o", a path in "scripted:PATH").
 // It opens without any request; configuration it needs and lacks is a
 // *MissingConfigError.
-type Provider func(name string, opts Options) (Model, error)
+type provider = func(name string, opts Options) (Model, error)
 
 // providers holds the providers by prefix.
-var providers = registry.New[Provider]("model: provider registered twice: ")
+var providers = registry.New[provider]("model: provider registered twice: ")
 
-// Register makes a provider available under prefix. It panics if the prefix
-// is registered twice.
-func Register(prefix string, p Provider) { providers.Register(prefix, p) }
+// Register makes a provider available under prefix: open opens the model
+// named by the part of a spec after the prefix. It panics if the prefix is
+// registered twice.
+func Register(prefix string, open func(name string, opts Options) (Model, error)) {
+	providers.Register(prefix, open)
+}
 
 // Open opens the model named by spec: "PROVIDER/NAME" or "PROVIDER:NAME".
 func Open(spec string, opts Options) (Model, error) {

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/calltext"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -208,7 +209,8 @@ func (t *Target) Text() string {
 		// rendering sorts them, so it sorts a copy.
 		t.parse()
 		t.textArgs = append(t.textArgs[:0], t.args...)
-		t.buf = t.Call.AppendTextArgs(t.buf[:0], t.Order, t.textArgs)
+		c := t.Call
+		t.buf = calltext.AppendArgs(t.buf[:0], c.Function, c.ArgumentsRaw, c.ParseError, t.textArgs, t.Order)
 		t.rendered = true
 	}
 	return unsafeString(t.buf)

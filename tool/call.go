@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/calltext"
 )
 
 // Call is one request by a model to run a tool.
@@ -121,84 +121,6 @@ func paramOrder(schema json.RawMessage) Order {
 // the order of its schema.
 func OrderOf(t Tool) Order { return paramOrder(t.Info().Parameters) }
 
-// ArgumentsIn returns the call's arguments object with its members in the
-// order o renders them in: the same JSON value, each member's text as the
-// model sent it. Stored so, the arguments read in their own order render
-// as TextIn(o) does. It returns the arguments unchanged when they did not
-// parse.
-func (c Call) ArgumentsIn(o Order) json.RawMessage {
-	if c.ParseError != "" || c.Arguments == nil {
-		return c.Arguments
-	}
-	args := argjson.Append(nil, c.Arguments)
-	o.sortArgs(args)
-	buf := []byte{'{'}
-	for i, a := range args {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		k, _ := json.Marshal(a.Key)
-		buf = append(buf, k...)
-		buf = append(buf, ':')
-		buf = append(buf, a.Value...)
-	}
-	return append(buf, '}')
-}
-
-// KeyOrder returns the names of the JSON object raw's members, in the
-// order it lists them: rendered in this order, arguments stored by
-// ArgumentsIn read as they were stored. It returns nil when raw is not a
-// JSON object.
-func KeyOrder(raw json.RawMessage) Order {
-	if !json.Valid(raw) {
-		return nil
-	}
-	var o Order
-	_ = argjson.Each(raw, func(key string, _ json.RawMessage) bool {
-		o = append(o, strings.Clone(key))
-		return true
-	})
-	return o
-}
-
-// rank returns where the argument key goes: its index in o, or len(o) for an
-// argument o does not list.
-func (o Order) rank(key string) int {
-	for i, k := range o {
-		if k == key {
-			return i
-		}
-	}
-	return len(o)
-}
-
-// sortArgs puts args in the order o renders them in. Arguments with equal
-// names keep their relative order. Arguments already in order, as a
-// model's usually are, are left as they are without sorting.
-func (o Order) sortArgs(args []argjson.Arg) {
-	for i := 1; i < len(args); i++ {
-		if len(o) == 0 && args[i-1].Key <= args[i].Key {
-			continue
-		}
-		if o.compare(args[i-1], args[i]) > 0 {
-			slices.SortStableFunc(args, o.compare)
-			return
-		}
-	}
-}
-
-// compare orders the arguments a and b as o renders them.
-func (o Order) compare(a, b argjson.Arg) int {
-	ra, rb := o.rank(a.Key), o.rank(b.Key)
-	if ra != rb {
-		return ra - rb
-	}
-	if ra < len(o) {
-		return 0
-	}
-	return strings.Compare(a.Key, b.Key)
-}
-
 // Text renders the call on one line as name(k1='v1', k2=2): strings single
 // quoted and unescaped, every argument sorted by name, booleans and null as
 // Python writes them (SPEC P2). TextIn renders the arguments in a tool's
@@ -212,39 +134,8 @@ func (c Call) TextIn(o Order) string { return string(c.appendTextIn(nil, o)) }
 // appendTextIn appends the call's TextIn(o) to buf.
 func (c Call) appendTextIn(buf []byte, o Order) []byte {
 	var stack [8]argjson.Arg
-	args := stack[:0]
-	if c.ParseError == "" {
-		args = argjson.Append(args, c.Arguments)
-	}
-	return c.appendArgs(buf, o, args)
-}
-
-// AppendTextArgs appends the call's TextIn(o) to buf, given its arguments
-// args as argjson.Append reads them from c.Arguments, for a caller that
-// has read them already. It sorts args into the order o.
-func (c Call) AppendTextArgs(buf []byte, o Order, args []argjson.Arg) []byte {
-	return c.appendArgs(buf, o, args)
-}
-
-// appendArgs appends the call's text with the arguments args, sorting them
-// into the order o.
-func (c Call) appendArgs(buf []byte, o Order, args []argjson.Arg) []byte {
-	buf = append(buf, c.Function...)
-	buf = append(buf, '(')
-	if c.ParseError != "" {
-		buf = append(buf, c.ArgumentsRaw...)
-		return append(buf, ')')
-	}
-	o.sortArgs(args)
-	for i, a := range args {
-		if i > 0 {
-			buf = append(buf, ", "...)
-		}
-		buf = append(buf, a.Key...)
-		buf = append(buf, '=')
-		buf = argjson.AppendValue(buf, a.Value)
-	}
-	return append(buf, ')')
+	buf, _ = calltext.Append(buf, c.Function, c.Arguments, c.ArgumentsRaw, c.ParseError, o, stack[:0])
+	return buf
 }
 
 // Argument returns the raw JSON value of the argument named key.

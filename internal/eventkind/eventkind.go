@@ -4,7 +4,8 @@
 // apart (a type switch on Event.Data); warden's own code that filters,
 // counts or searches events by kind names the kinds here, and the fixed
 // words it writes in their fields (why a result was withheld, where a
-// policy in force comes from), which package event's field docs list.
+// policy in force comes from, the root agent's name, the prefix of the
+// hand-off tools' names), which package event's field docs list.
 package eventkind
 
 // The kinds of event.
@@ -74,3 +75,11 @@ const (
 	// limit or error, a tool panic).
 	WithheldStopped = "stopped"
 )
+
+// MainAgent is the name of the root agent of a run: the agent field of
+// its events.
+const MainAgent = "main"
+
+// HandoffPrefix starts the name of every hand-off tool: transfer_to_NAME
+// hands the conversation to the agent NAME (SPEC P4, P5).
+const HandoffPrefix = "transfer_to_"

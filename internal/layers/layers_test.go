@@ -74,6 +74,8 @@ var forbidden = map[string][]string{
 	// commands.
 	"internal/safetext":   join(vocabulary, databases, kernel, top, models),
 	"internal/callscript": join(vocabulary, databases, kernel, top, models),
+	// A call's text, as patterns and people read it, below tool itself.
+	"internal/calltext": join(vocabulary, databases, kernel, top, models),
 	// What a tool cut of its output travels to the loop in the context.
 	"internal/cutreport": join(vocabulary, databases, kernel, top, models),
 	// Policy files are read into the vocabulary's entries.

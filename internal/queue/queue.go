@@ -20,6 +20,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/calltext"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/review"
@@ -359,7 +360,7 @@ func requestContext(history []chat.Message, message string) *store.RequestContex
 // stored arguments in their own order — the web panel — shows the call as
 // policy patterns see it (SPEC P2).
 func storeCall(c tool.Call, o tool.Order) store.Call {
-	args := c.ArgumentsIn(o)
+	args := calltext.ArgumentsIn(c.Arguments, c.ParseError, o)
 	if args == nil && c.ArgumentsRaw != "" {
 		args, _ = json.Marshal(c.ArgumentsRaw) // shown as the text the model sent
 	}

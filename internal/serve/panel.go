@@ -19,10 +19,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wardenhq/warden/internal/calltext"
 	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/tool"
 )
 
 // The web panel (SPEC S2, H1–H5, G12): server-rendered pages over the
@@ -272,7 +272,7 @@ var choiceOrder = []string{"approve", "continue", "modify", "reject", "terminate
 // stores them in the order of the tool's schema, then sorted (SPEC P2;
 // queue.Approver), so the panel shows the call as patterns see it.
 func viewRequest(r store.Request) requestView {
-	order := tool.KeyOrder(r.Call.Arguments)
+	order := calltext.KeyOrder(r.Call.Arguments)
 	v := requestView{
 		ID: r.ID, Kind: r.Kind, RunID: r.RunID, Agent: safetext.Escape(r.Agent),
 		CallID: safetext.Escape(r.Call.ID), Function: safetext.Escape(r.Call.Function),

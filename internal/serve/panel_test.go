@@ -19,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/calltext"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
@@ -704,7 +705,7 @@ func FuzzArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		raw := json.RawMessage(text)
 		_ = callText("f", raw, nil)
-		_ = callSummary("f", raw, tool.KeyOrder(raw))
+		_ = callSummary("f", raw, calltext.KeyOrder(raw))
 		_ = prettyJSON(raw)
 		_ = editDiff("text_editor", raw)
 		_ = viewDiff(text)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -30,7 +31,7 @@ func (p *Policy) ReviewPolicy() (*review.Policy, error) {
 // hand-off to each sub-agent. The task-level policies are not set on the
 // agent: they are the run's unless the run replaces them (SPEC P4).
 func (t *Task) Agent(env toolbox.Env) (*agent.Agent, error) {
-	main := &agent.Agent{Name: agent.MainAgent, System: t.System}
+	main := &agent.Agent{Name: eventkind.MainAgent, System: t.System}
 	var err error
 	if main.Tools, err = buildTools(t.Tools, env); err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func (t *Task) Agent(env toolbox.Env) (*agent.Agent, error) {
 func buildTools(names []string, env toolbox.Env) ([]tool.Tool, error) {
 	var out []tool.Tool
 	for _, n := range names {
-		if len(n) > len(agent.HandoffPrefix) && n[:len(agent.HandoffPrefix)] == agent.HandoffPrefix {
+		if len(n) > len(eventkind.HandoffPrefix) && n[:len(eventkind.HandoffPrefix)] == eventkind.HandoffPrefix {
 			continue // hand-offs are added for every declared agent
 		}
 		t, err := toolbox.New(n, env)

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -261,26 +262,26 @@ func LoadStored(path string) (*Stored, error) {
 			for _, c := range d.Output.ToolCalls {
 				st.CallIDs = append(st.CallIDs, c.ID)
 			}
-			if e.Agent == agent.MainAgent {
+			if e.Agent == eventkind.MainAgent {
 				clear(pending)
 				out := d.Output
 				out.Role = chat.Assistant
 				st.Messages = append(st.Messages, out)
 			}
 		case event.Tool:
-			if e.Agent == agent.MainAgent {
+			if e.Agent == eventkind.MainAgent {
 				pending[d.CallID] = append(pending[d.CallID], len(st.Messages))
 				st.Messages = append(st.Messages, chat.Message{Role: chat.Tool, Content: d.Result, ToolCallID: d.CallID, Function: d.Function, Error: d.Error})
 			}
 		case event.Review:
 			// A transcript written before withheld events existed still
 			// never sends a terminated result.
-			if e.Agent == agent.MainAgent && d.Decision == string(review.Terminate) {
+			if e.Agent == eventkind.MainAgent && d.Decision == string(review.Terminate) {
 				withhold(d.CallID, &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call (reviewer " + d.Reviewer + " terminated the run); its result was withheld"})
 			}
 		case event.Withheld:
 			// The model received the error instead of the result (SPEC R2).
-			if e.Agent == agent.MainAgent {
+			if e.Agent == eventkind.MainAgent {
 				te := d.Error
 				if te == nil {
 					te = &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call; its result was withheld"}

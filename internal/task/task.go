@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/toolbox"
@@ -334,7 +335,7 @@ func (t *Task) checkHandoffs(nodes []*yaml.Node) error {
 		known[a.Name] = true
 	}
 	for _, n := range nodes {
-		if name, ok := strings.CutPrefix(n.Value, agent.HandoffPrefix); ok && !known[name] {
+		if name, ok := strings.CutPrefix(n.Value, eventkind.HandoffPrefix); ok && !known[name] {
 			return filepos.Errorf(t.Path, n, "tool %s: no agent %q is declared under agents:", n.Value, name)
 		}
 	}
@@ -440,7 +441,7 @@ func (p parser) tools(v *yaml.Node) ([]string, error) {
 		if n.Kind != yaml.ScalarNode {
 			return nil, filepos.Errorf(p.file, n, "tools: each tool must be a name")
 		}
-		if strings.HasPrefix(n.Value, agent.HandoffPrefix) {
+		if strings.HasPrefix(n.Value, eventkind.HandoffPrefix) {
 			*p.handoffs = append(*p.handoffs, n)
 		} else if !isTool(n.Value) {
 			return nil, filepos.Errorf(p.file, n, "unknown tool %q (built-in tools: %s)", n.Value, strings.Join(toolbox.Names(), ", "))
@@ -514,7 +515,7 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 	}
 	var out []SubAgent
 	err := p.fields(v, func(k, val *yaml.Node) error {
-		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
+		if k.Value == "" || k.Value == eventkind.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
 			return filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
 		}
 		a := SubAgent{Name: k.Value, Pos: filepos.NodePos(p.file, k)}
@@ -530,7 +531,7 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 			case "tools":
 				a.Tools, err = p.tools(av)
 				for _, n := range av.Content {
-					if err == nil && strings.HasPrefix(n.Value, agent.HandoffPrefix) {
+					if err == nil && strings.HasPrefix(n.Value, eventkind.HandoffPrefix) {
 						err = filepos.Errorf(p.file, n, "tool %s: sub-agents cannot hand off; only the main agent has transfer_to_ tools", n.Value)
 					}
 				}

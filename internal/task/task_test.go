@@ -469,7 +469,7 @@ agents:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if main.Name != agent.MainAgent || main.System != "Lead." {
+	if main.Name != eventkind.MainAgent || main.System != "Lead." {
 		t.Errorf("main = %q %q", main.Name, main.System)
 	}
 	if got := toolNames(main.Tools); !reflect.DeepEqual(got, []string{"bash"}) {
@@ -881,7 +881,7 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	var kinds []string
 	err = event.Read(f, func(e event.Event) error {
 		kinds = append(kinds, e.Kind())
-		if e.RunID != p.Run.ID || e.Agent != agent.MainAgent {
+		if e.RunID != p.Run.ID || e.Agent != eventkind.MainAgent {
 			t.Errorf("event %s: run %q agent %q, want run %q agent main", e.Kind(), e.RunID, e.Agent, p.Run.ID)
 		}
 		return nil
@@ -1108,14 +1108,14 @@ func FuzzParse(f *testing.F) {
 		}
 		agents := map[string]bool{}
 		for _, a := range tk.Agents {
-			if a.Name == "" || a.Name == agent.MainAgent || agents[a.Name] {
+			if a.Name == "" || a.Name == eventkind.MainAgent || agents[a.Name] {
 				t.Errorf("agent name %q accepted", a.Name)
 			}
 			agents[a.Name] = true
 		}
 		checkTools := func(names []string) {
 			for _, n := range names {
-				if to, ok := strings.CutPrefix(n, agent.HandoffPrefix); ok {
+				if to, ok := strings.CutPrefix(n, eventkind.HandoffPrefix); ok {
 					if !agents[to] {
 						t.Errorf("hand-off %s to an undeclared agent accepted", n)
 					}

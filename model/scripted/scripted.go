@@ -45,7 +45,7 @@ import (
 
 func init() {
 	model.Register("scripted", func(name string, _ model.Options) (model.Model, error) {
-		return Load(name)
+		return load(name)
 	})
 }
 
@@ -77,13 +77,13 @@ func New(turns ...chat.Message) *Model {
 	return m
 }
 
-// maxFile is the largest script Load reads, in bytes.
+// maxFile is the largest script load reads, in bytes.
 const maxFile = 16 << 20
 
-// Load reads the script in the file at path. See Parse for its format and
+// load reads the script in the file at path. See Parse for its format and
 // errors; an error reading the file wraps the error of os.ReadFile, and a
 // file larger than maxFile is an error that says its size and the limit.
-func Load(path string) (*Model, error) {
+func load(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
@@ -105,7 +105,8 @@ func Load(path string) (*Model, error) {
 
 // Parse reads a script from data, a YAML or JSON list of assistant turns
 // (an empty document is a script without turns). filename names the script
-// in errors, which are of type *Error and read "filename:line:col: message".
+// in errors, which are positioned errors as policy files give
+// (*policy.Error) and read "filename:line:col: message".
 func Parse(data []byte, filename string) (*Model, error) {
 	if filename == "" {
 		filename = "script"
@@ -113,7 +114,7 @@ func Parse(data []byte, filename string) (*Model, error) {
 	if err := filepos.CheckUTF8(filename, data); err != nil {
 		var pe *policy.Error
 		errors.As(err, &pe)
-		return nil, &Error{File: filename, Line: pe.Pos.Line, Column: pe.Pos.Col, Err: errors.New(pe.Msg)}
+		return nil, &policy.Error{Pos: policy.Pos{File: filename, Line: pe.Pos.Line, Col: pe.Pos.Col}, Err: errors.New(pe.Msg)}
 	}
 	p := &parser{file: filename, budget: maxValues}
 	turns, err := p.script(data)
@@ -191,22 +192,6 @@ func callID(i, j int) string {
 	return "call_" + strconv.Itoa(i+1) + "_" + strconv.Itoa(j+1)
 }
 
-// Error is an error in a script, at a position of its file.
-type Error struct {
-	File   string // the filename given to Parse
-	Line   int    // from 1
-	Column int    // from 1; 1 for YAML syntax errors, whose column is unknown
-	Err    error  // what is wrong
-}
-
-// Error returns "file:line:col: message".
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %v", e.File, e.Line, e.Column, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *Error) Unwrap() error { return e.Err }
-
 // Limits on the values of a script, which YAML aliases could otherwise make
 // endless or exponentially large.
 const (
@@ -219,20 +204,20 @@ type parser struct {
 	budget int // values left to convert
 }
 
-// errorf returns an *Error at the position of n.
+// errorf returns a *policy.Error at the position of n.
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
 	line, col := 1, 1
 	if n != nil && n.Line > 0 {
 		line, col = n.Line, max(n.Column, 1)
 	}
-	return &Error{File: p.file, Line: line, Column: col, Err: fmt.Errorf(format, args...)}
+	return &policy.Error{Pos: policy.Pos{File: p.file, Line: line, Col: col}, Err: fmt.Errorf(format, args...)}
 }
 
-// syntaxError converts an error of the YAML decoder to an *Error. The
+// syntaxError converts an error of the YAML decoder to a *policy.Error. The
 // decoder reports only a line, so the column is 1.
 func (p *parser) syntaxError(err error) error {
 	line, msg := filepos.YAMLPosition(err)
-	return &Error{File: p.file, Line: line, Column: 1, Err: &yamlError{msg: msg, err: err}}
+	return &policy.Error{Pos: policy.Pos{File: p.file, Line: line, Col: 1}, Err: &yamlError{msg: msg, err: err}}
 }
 
 // yamlError is an error of the YAML decoder without its "yaml: line N: "
@@ -253,7 +238,7 @@ func (p *parser) decode(data []byte) (doc, extra *yaml.Node, err error) {
 		// is user input: turn a panic into an error all the same.
 		if r := recover(); r != nil {
 			doc, extra = nil, nil
-			err = &Error{File: p.file, Line: 1, Column: 1, Err: fmt.Errorf("yaml decoder failed: %v", r)}
+			err = &policy.Error{Pos: policy.Pos{File: p.file, Line: 1, Col: 1}, Err: fmt.Errorf("yaml decoder failed: %v", r)}
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/model/scripted"
+	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -228,9 +229,9 @@ func TestErrors(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%q:\n error %q\n want %q...%q", tc.script, err, tc.want, tc.says)
 		}
-		var se *scripted.Error
-		if !errors.As(err, &se) || se.File != "f.yaml" || se.Line < 1 || se.Column < 1 {
-			t.Errorf("%q: error %#v is not a positioned *scripted.Error", tc.script, err)
+		var se *policy.Error
+		if !errors.As(err, &se) || se.Pos.File != "f.yaml" || se.Pos.Line < 1 || se.Pos.Col < 1 {
+			t.Errorf("%q: error %#v is not a positioned *policy.Error", tc.script, err)
 		}
 	}
 }
@@ -257,11 +258,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 
-	_, err := scripted.Load("testdata/missing.yaml")
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v, want a not-exist error", err)
-	}
-	_, err = model.Open("scripted:testdata/missing.yaml", model.Options{})
+	_, err := model.Open("scripted:testdata/missing.yaml", model.Options{})
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("opening a missing file: %v, want a not-exist error", err)
 	}
@@ -410,9 +407,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := scripted.Parse(data, "fuzz.yaml")
 		if err != nil {
-			var se *scripted.Error
-			if !errors.As(err, &se) || se.Line < 1 || se.Column < 1 || se.File != "fuzz.yaml" {
-				t.Fatalf("error %q is not a positioned *scripted.Error", err)
+			var se *policy.Error
+			if !errors.As(err, &se) || se.Pos.Line < 1 || se.Pos.Col < 1 || se.Pos.File != "fuzz.yaml" {
+				t.Fatalf("error %q is not a positioned *policy.Error", err)
 			}
 			return
 		}
