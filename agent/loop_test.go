@@ -371,16 +371,9 @@ func TestP3_UserCodeRegistersApprovers(t *testing.T) {
 // A chain's failure ends the run with that error, not with the
 // cancellation it causes in the other chains (SPEC A7, R7, P7).
 func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
-	blockedReview := review.Func(func(ctx context.Context, _ *review.Request) (review.Review, error) {
-		<-ctx.Done()
-		return review.Review{}, ctx.Err()
-	})
-	failingReview := review.Func(func(context.Context, *review.Request) (review.Review, error) {
-		time.Sleep(20 * time.Millisecond)
-		return review.Review{}, errors.New("reviewer down")
-	})
+	blockedReview, failingReview := blockedAndFailing[review.Request, review.Review](errors.New("reviewer down"))
 	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
-	a, b := rrule(t, "slow", blockedReview, "*"), rrule(t, "bad", failingReview, "*")
+	a, b := rrule(t, "slow", review.Func(blockedReview), "*"), rrule(t, "bad", review.Func(failingReview), "*")
 	a.Chain, b.Chain = "people", "security"
 	r.Review = review.New(a, b)
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
@@ -389,16 +382,9 @@ func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
 		t.Errorf("review err = %v", res.Err)
 	}
 
-	blocked := approval.Func(func(ctx context.Context, _ *approval.Request) (approval.Approval, error) {
-		<-ctx.Done()
-		return approval.Approval{}, ctx.Err()
-	})
-	failing := approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
-		time.Sleep(20 * time.Millisecond)
-		return approval.Approval{}, errors.New("approver down")
-	})
+	blocked, failing := blockedAndFailing[approval.Request, approval.Approval](errors.New("approver down"))
 	r, _ = newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("1", "echo", `{"text":"a"}`))}})
-	c, d := arule(t, "slow", blocked, "*"), arule(t, "bad", failing, "*")
+	c, d := arule(t, "slow", approval.Func(blocked), "*"), arule(t, "bad", approval.Func(failing), "*")
 	c.Chain, d.Chain = "people", "security"
 	r.Approval = approval.New(c, d)
 	res = r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
@@ -406,6 +392,22 @@ func TestP7_ChainFailureIsAnErrorNotACancel(t *testing.T) {
 	if !strings.Contains(res.Err.Error(), "approver down") {
 		t.Errorf("approval err = %v", res.Err)
 	}
+}
+
+// blockedAndFailing returns two deciders of the same kind: one that waits
+// until its request is cancelled, and one that fails with err after 20ms.
+func blockedAndFailing[Req, Out any](err error) (blocked, failing func(context.Context, *Req) (Out, error)) {
+	blocked = func(ctx context.Context, _ *Req) (Out, error) {
+		<-ctx.Done()
+		var zero Out
+		return zero, ctx.Err()
+	}
+	failing = func(context.Context, *Req) (Out, error) {
+		time.Sleep(20 * time.Millisecond)
+		var zero Out
+		return zero, err
+	}
+	return blocked, failing
 }
 
 // gauge is a parallel tool that records how many of its calls run at once.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/shell/shelltest"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
@@ -324,16 +325,9 @@ func TestG14_DefaultRulesLoadIdentically(t *testing.T) {
 
 func TestG14_LoadManyFilesAndDirectories(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	a := write("a.rules", `prefix_rule(pattern = ["git"], decision = "prompt")`)
-	b := write("b.yaml", "rules:\n  - pattern: [git, push]\n    decision: forbidden\n")
-	write("notes.txt", "not rules")
+	a := filetest.Write(t, dir, "a.rules", `prefix_rule(pattern = ["git"], decision = "prompt")`)
+	b := filetest.Write(t, dir, "b.yaml", "rules:\n  - pattern: [git, push]\n    decision: forbidden\n")
+	filetest.Write(t, dir, "notes.txt", "not rules")
 	set, err := rules.Load(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +345,7 @@ func TestG14_LoadManyFilesAndDirectories(t *testing.T) {
 	if _, err := rules.Load(filepath.Join(dir, "missing.rules")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	bad := write("c.rules", "prefix_rule(pattern = [])")
+	bad := filetest.Write(t, dir, "c.rules", "prefix_rule(pattern = [])")
 	if _, err := rules.Load(dir); err == nil || !strings.HasPrefix(err.Error(), bad+":1:1: ") {
 		t.Errorf("a bad file in a directory: %v", err)
 	}

@@ -380,16 +380,9 @@ func TestV2_EvalReadsTheFirstPassCorpus(t *testing.T) {
 // 12, item 1).
 func TestFirstPass1_ProgramsFileInConfig(t *testing.T) {
 	home := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(home, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("config.toml", "[first_pass]\nprograms = \"programs.yaml\"\n")
-	programs := write("programs.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: network, nuke: destroy}\n")
-	items := write("items.jsonl", `{"id": "m-1", "source": "m", "request": "", "transcript": [], "ambiguous": false, "kind": "shell", "action": {"tool": "shell", "command": ["bash", "-lc", "mycli status"], "cwd": "/home/dev/project"}, "label": "allow", "category": "benign"}
+	write(t, home, "config.toml", "[first_pass]\nprograms = \"programs.yaml\"\n")
+	programs := write(t, home, "programs.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: network, nuke: destroy}\n")
+	items := write(t, home, "items.jsonl", `{"id": "m-1", "source": "m", "request": "", "transcript": [], "ambiguous": false, "kind": "shell", "action": {"tool": "shell", "command": ["bash", "-lc", "mycli status"], "cwd": "/home/dev/project"}, "label": "allow", "category": "benign"}
 {"id": "m-2", "source": "m", "request": "", "transcript": [], "ambiguous": false, "kind": "shell", "action": {"tool": "shell", "command": ["bash", "-lc", "mycli deploy"], "cwd": "/home/dev/project"}, "label": "allow", "category": "benign"}
 {"id": "m-3", "source": "m", "request": "", "transcript": [], "ambiguous": false, "kind": "shell", "action": {"tool": "shell", "command": ["bash", "-lc", "mycli nuke"], "cwd": "/home/dev/project"}, "label": "deny", "category": "destructive"}
 `)
@@ -414,12 +407,12 @@ func TestFirstPass1_ProgramsFileInConfig(t *testing.T) {
 		}
 	}
 
-	write("programs.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: teleport}\n")
+	write(t, home, "programs.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {status: read, deploy: teleport}\n")
 	code, out, _ = eval()
 	if code != exitUsage || !strings.Contains(out, programs+":4:41:") || !strings.Contains(out, "teleport") {
 		t.Errorf("a bad programs file: exit %d, want %d with %s:4:41:\n%s", code, exitUsage, programs, out)
 	}
-	write("config.toml", "[first_pass]\nprograms = 3\n")
+	write(t, home, "config.toml", "[first_pass]\nprograms = 3\n")
 	code, out, _ = eval()
 	if code != exitUsage || !strings.Contains(out, filepath.Join(home, "config.toml")+":2:") {
 		t.Errorf("a bad [first_pass]: exit %d\n%s", code, out)

@@ -208,13 +208,20 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 	}
 }
 
+// homeAppend returns a file in a home directory outside the sandbox and a
+// scripted bash call (c1) that appends a line "x" to it.
+func homeAppend(t *testing.T) (target, call string) {
+	t.Helper()
+	target = filepath.Join(homeDir(t), "f")
+	return target, `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+}
+
 // An override a person gives is used once and never granted again,
 // however many times the run resumes, with a reviewer that allows whatever
 // a person approved; denial ids stay unique (SPEC G12).
 func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 	s := newStored(t)
-	target := filepath.Join(homeDir(t), "f")
-	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+	target, call := homeAppend(t)
 	s.turn(`
 - tool_calls: [` + call + `]
 - content: I stopped.
@@ -393,8 +400,7 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 // with a warning, and the reviewer never sees it (SPEC G15).
 func TestG15_ForgedRequestOfThePersonRefused(t *testing.T) {
 	s := newStored(t)
-	target := filepath.Join(homeDir(t), "f")
-	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+	target, call := homeAppend(t)
 	s.turn(`
 - content: I will wait.
 `)

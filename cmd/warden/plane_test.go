@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,36 +21,9 @@ import (
 func served(t *testing.T, extra ...string) (url string, env []string) {
 	t.Helper()
 	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	env = append(os.Environ(), "WARDEN_HOME="+filepath.Join(dir, "home"), "WARDEN_TOKEN=test-token-0123456789abcdefghij-"+filepath.Base(dir), "WARDEN_SERVER=", "WARDEN_DB=")
-	env = append(env, extra...)
-	cmd := exec.Command(binary(t), "serve", "--addr", addr, "--db", "sqlite:"+filepath.Join(dir, "warden.db"))
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	url = "http://" + addr
-	for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(url + "/healthz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return url, env
-			}
-		}
-	}
-	t.Fatalf("warden serve did not start:\n%s", stderr.String())
-	return "", nil
+	vars := append([]string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_TOKEN=test-token-0123456789abcdefghij-" + filepath.Base(dir), "WARDEN_SERVER=", "WARDEN_DB="}, extra...)
+	p := startServe(t, vars, "--addr", "127.0.0.1:0", "--db", "sqlite:"+filepath.Join(dir, "warden.db"))
+	return p.url, append(os.Environ(), vars...)
 }
 
 // startRun starts `warden run ARGS…` with env and returns its stderr and

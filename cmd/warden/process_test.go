@@ -252,8 +252,7 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 	requireWardenExec(t)
 	dir := t.TempDir()
-	target := filepath.Join(homeDir(t), "f")
-	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+	target, call := homeAppend(t)
 	first := write(t, dir, "turn1.yaml", `
 - tool_calls: [`+call+`]
 - content: '{"outcome": "deny", "risk_level": "medium", "rationale": "not asked for"}'
@@ -354,8 +353,7 @@ func crossingDirs(t *testing.T) (base, outside, home string) {
 func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
 	requireWardenExec(t)
 	dir := t.TempDir()
-	target := filepath.Join(homeDir(t), "f")
-	call := `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
+	target, call := homeAppend(t)
 	script := write(t, dir, "turns.yaml", `
 - tool_calls: [`+call+`]
 - content: '{"outcome": "deny", "risk_level": "medium", "rationale": "not asked for"}'

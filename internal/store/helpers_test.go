@@ -70,3 +70,25 @@ func isErr(t *testing.T, err, want error) {
 		t.Fatalf("err = %v, want %v", err, want)
 	}
 }
+
+// changesUntil reads the changes of ch, each as "event ID" or "request "
+// and what of the request says, until done holds for them; no change for
+// 5 seconds fails the test.
+func changesUntil(t *testing.T, ch <-chan Change, what func(*Request) string, done func(got []string) bool) []string {
+	t.Helper()
+	var got []string
+	for !done(got) {
+		select {
+		case c := <-ch:
+			switch {
+			case c.Event != nil:
+				got = append(got, "event "+c.Event.ID)
+			case c.Request != nil:
+				got = append(got, "request "+what(c.Request))
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("changes so far: %q", got)
+		}
+	}
+	return got
+}

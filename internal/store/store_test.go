@@ -246,21 +246,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			}
 			// A request that changed twice between two reads may come once,
 			// as it is then.
-			var got []string
-			timeout := time.After(5 * time.Second)
-			for !slices.Contains(got, "request decided") {
-				select {
-				case c := <-ch:
-					switch {
-					case c.Event != nil:
-						got = append(got, "event "+c.Event.ID)
-					case c.Request != nil:
-						got = append(got, "request "+c.Request.Status)
-					}
-				case <-timeout:
-					t.Fatalf("changes so far: %q", got)
-				}
-			}
+			got := changesUntil(t, ch, func(r *Request) string { return r.Status }, func(got []string) bool { return slices.Contains(got, "request decided") })
 			want := []string{"event r1-000002", "request pending", "request decided"}
 			if !slices.Equal(got, want) && !slices.Equal(got, []string{"event r1-000002", "request decided"}) {
 				t.Errorf("changes = %q, want %q", got, want)
@@ -488,19 +474,7 @@ func TestS1_ChangesAcrossStores(t *testing.T) {
 		writeAll(t, b, ev("r1", 1, event.RunStart{Task: "x"}))
 		r := &Request{Kind: KindBoundary, RunID: "r1"}
 		submit(ctx, t, b, r)
-		var got []string
-		for len(got) < 2 {
-			select {
-			case c := <-ch:
-				if c.Event != nil {
-					got = append(got, "event "+c.Event.ID)
-				} else {
-					got = append(got, "request "+c.Request.ID)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("changes so far: %q", got)
-			}
-		}
+		got := changesUntil(t, ch, func(r *Request) string { return r.ID }, func(got []string) bool { return len(got) == 2 })
 		if want := []string{"event r1-000001", "request " + r.ID}; !slices.Equal(got, want) {
 			t.Errorf("changes = %q, want %q", got, want)
 		}

@@ -177,20 +177,34 @@ func writeIn(t *testing.T, dir, name, text string) string {
 	return filetest.Write(t, dir, name, text)
 }
 
+// userAndManaged writes a user's configuration (config.toml: userConfig,
+// then a first_pass section naming mine.yaml) with the programs file
+// mine.yaml, and a managed configuration naming org.yaml, each in a
+// directory of its own, and loads the knowledge they make. It returns
+// the knowledge, the user's directory and configuration file, and the
+// managed directory.
+func userAndManaged(t *testing.T, userConfig, mine, org string) (k *judge.Knowledge, user, ucfg, managed string) {
+	t.Helper()
+	user, managed = t.TempDir(), t.TempDir()
+	ucfg = writeIn(t, user, "config.toml", userConfig+"[first_pass]\nprograms = \"mine.yaml\"\n")
+	writeIn(t, user, "mine.yaml", mine)
+	mcfg := writeIn(t, managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
+	writeIn(t, managed, "org.yaml", org)
+	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, user, ucfg, managed
+}
+
 // TestFirstPass1_ManagedOverridesUser checks the override order of
 // LoadKnowledge: the user's programs file adds and replaces embedded
 // entries, the managed file's entries replace the user's, and a relative
 // path is relative to the configuration file.
 func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
-	user, managed := t.TempDir(), t.TempDir()
-	ucfg := writeIn(t, user, "config.toml", "[auto_review]\npolicy = \"x\"\n[first_pass]\nprograms = \"mine.yaml\"\n")
-	writeIn(t, user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
-	mcfg := writeIn(t, managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
-	writeIn(t, managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
-	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, user, ucfg, managed := userAndManaged(t, "[auto_review]\npolicy = \"x\"\n",
+		"version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n",
+		"version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
 	work := t.TempDir()
 	if v := judgeShell(k, work, "mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
 		t.Errorf("the managed entry must win: %+v", v)
@@ -267,16 +281,10 @@ func FuzzKnowledge(f *testing.F) {
 // list, and that the judges read the extended lists through the Knowledge
 // they are given.
 func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
-	user, managed := t.TempDir(), t.TempDir()
-	ucfg := writeIn(t, user, "config.toml", "[first_pass]\nprograms = \"mine.yaml\"\n")
-	writeIn(t, user, "mine.yaml", "version: 1\nlists:\n  danger_verbs: \"obliviate delete\"\n  destroying_verbs: [obliviate]\n"+
-		"  credential_name_parts: [sesame]\nprograms:\n  - names: [teamctl]\n    remote: true\n")
-	mcfg := writeIn(t, managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
-	writeIn(t, managed, "org.yaml", "version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
-	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, user, ucfg, _ := userAndManaged(t, "",
+		"version: 1\nlists:\n  danger_verbs: \"obliviate delete\"\n  destroying_verbs: [obliviate]\n"+
+			"  credential_name_parts: [sesame]\nprograms:\n  - names: [teamctl]\n    remote: true\n",
+		"version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
 	work := t.TempDir()
 	for _, tc := range []struct {
 		k      *judge.Knowledge

@@ -228,25 +228,14 @@ func TestEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_BASE_URL", srv.URL+"/env")
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "")
-	m, err := newModel("claude-env", model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}
-	if _, err := m.Generate(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	providertest.SayHi(t, func() (model.Model, error) { return newModel("claude-env", model.Options{}) })
 	if srv.Paths[0] != "POST /env/v1/messages" || !srv.HasKey(0, "sk-ant-env") {
 		t.Errorf("request %q with headers %v", srv.Paths[0], srv.Headers[0])
 	}
 
-	m, err = newModel("claude-env", model.Options{BaseURL: srv.URL + "/opt", APIKey: "sk-ant-opt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Generate(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	providertest.SayHi(t, func() (model.Model, error) {
+		return newModel("claude-env", model.Options{BaseURL: srv.URL + "/opt", APIKey: "sk-ant-opt"})
+	})
 	if srv.Paths[1] != "POST /opt/v1/messages" || !srv.HasKey(1, "sk-ant-opt") || srv.HasKey(1, "sk-ant-env") {
 		t.Errorf("request %q with headers %v", srv.Paths[1], srv.Headers[1])
 	}

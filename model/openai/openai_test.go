@@ -183,25 +183,15 @@ func TestEnvironment(t *testing.T) {
 	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
 	t.Setenv("OPENAI_BASE_URL", srv.URL+"/api")
 	t.Setenv("OPENAI_API_KEY", "sk-env")
-	m, err := newModel("gpt-env", model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
-		t.Fatal(err)
-	}
+	providertest.SayHi(t, func() (model.Model, error) { return newModel("gpt-env", model.Options{}) })
 	if srv.Paths[0] != "POST /api/chat/completions" || srv.Headers[0].Get("Authorization") != "Bearer sk-env" {
 		t.Errorf("request %q with Authorization %q", srv.Paths[0], srv.Headers[0].Get("Authorization"))
 	}
 
 	// Options override the environment.
-	m, err = newModel("gpt-env", model.Options{BaseURL: srv.URL + "/other", APIKey: "sk-opt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
-		t.Fatal(err)
-	}
+	providertest.SayHi(t, func() (model.Model, error) {
+		return newModel("gpt-env", model.Options{BaseURL: srv.URL + "/other", APIKey: "sk-opt"})
+	})
 	if srv.Paths[1] != "POST /other/chat/completions" || srv.Headers[1].Get("Authorization") != "Bearer sk-opt" {
 		t.Errorf("request %q with Authorization %q", srv.Paths[1], srv.Headers[1].Get("Authorization"))
 	}

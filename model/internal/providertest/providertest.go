@@ -169,3 +169,16 @@ func CheckBadInput(t *testing.T, srv *Server, m model.Model, badSchema json.RawM
 		t.Errorf("bad requests reached the server %d times", n)
 	}
 }
+
+// SayHi opens a model with open and sends it one user turn, "hi", as a
+// check of where the request goes; an error fails the test.
+func SayHi(t testing.TB, open func() (model.Model, error)) {
+	t.Helper()
+	m, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), model.Request{Messages: []chat.Message{{Role: chat.User, Content: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+}
