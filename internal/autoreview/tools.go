@@ -46,32 +46,34 @@ const (
 func ReadOnlyTools(dir string) []tool.Tool {
 	fsys := &readOnlyFS{dir: dir}
 	return []tool.Tool{
-		tool.Func{
-			Spec: tool.Info{
-				Name: "read_file",
-				Description: "Reads a text file of the workspace, about 16 KiB at a time. Paths are relative to " + dir +
-					" or absolute inside it. A long file is shown in chunks: each says the offset to continue at.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{` +
-					`"path":{"type":"string","description":"The file to read."},` +
-					`"offset":{"type":"integer","description":"Byte offset to start reading at (default 0)."}},` +
-					`"required":["path"],"additionalProperties":false}`),
-				Parallel: true,
-			},
-			Fn: fsys.readFile,
+		pagedTool("read_file", "Reads a text file of the workspace, about 16 KiB at a time. Paths are relative to "+dir+
+			" or absolute inside it. A long file is shown in chunks: each says the offset to continue at.",
+			"The file to read.", "Byte offset to start reading at (default 0).", true, fsys.readFile),
+		pagedTool("list_dir", "Lists a directory of the workspace: sub-directories end in /, symbolic links in @, files show their size. Paths are relative to "+dir+
+			" or absolute inside it; the default is the workspace itself. A long listing is shown in pages: each says the offset to continue at.",
+			"The directory to list (default: the workspace).", "Index of the first entry to list (default 0).", false, fsys.listDir),
+	}
+}
+
+// pagedTool is a read-only tool of the workspace, safe to run in parallel,
+// whose arguments are a path and the offset of a page, described by path
+// and offset (the path required when pathRequired).
+func pagedTool(name, description, path, offset string, pathRequired bool, fn func(context.Context, json.RawMessage) (string, error)) tool.Tool {
+	required := ""
+	if pathRequired {
+		required = `"required":["path"],`
+	}
+	return tool.Func{
+		Spec: tool.Info{
+			Name:        name,
+			Description: description,
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"` + path + `"},` +
+				`"offset":{"type":"integer","description":"` + offset + `"}},` +
+				required + `"additionalProperties":false}`),
+			Parallel: true,
 		},
-		tool.Func{
-			Spec: tool.Info{
-				Name: "list_dir",
-				Description: "Lists a directory of the workspace: sub-directories end in /, symbolic links in @, files show their size. Paths are relative to " + dir +
-					" or absolute inside it; the default is the workspace itself. A long listing is shown in pages: each says the offset to continue at.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{` +
-					`"path":{"type":"string","description":"The directory to list (default: the workspace)."},` +
-					`"offset":{"type":"integer","description":"Index of the first entry to list (default 0)."}},` +
-					`"additionalProperties":false}`),
-				Parallel: true,
-			},
-			Fn: fsys.listDir,
-		},
+		Fn: fn,
 	}
 }
 
