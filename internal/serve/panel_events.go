@@ -109,6 +109,12 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 			v.Facts = append(v.Facts, fact{name, safetext.Escape(value)})
 		}
 	}
+	// actionIf shows the action a decision was about, when it has one.
+	actionIf := func(action json.RawMessage) {
+		if len(action) > 0 {
+			add("action", "code", prettyJSON(action))
+		}
+	}
 	// message renders an event that is a message of warden's.
 	message := func(title, tone, text string) {
 		v.Title, v.Tone = title, tone
@@ -200,18 +206,14 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 			factIf("latency", fmt.Sprintf("%d ms", d.LatencyMS))
 		}
 		factIf("denial", d.DenialID)
-		if len(d.Action) > 0 {
-			add("action", "code", prettyJSON(d.Action))
-		}
+		actionIf(d.Action)
 		add("rationale", "text", d.Rationale)
 	case event.Override:
 		v.Title = "override · one retry approved"
 		v.Tone = "ok"
 		factIf("denial", d.DenialID)
 		factIf("by", d.By)
-		if len(d.Action) > 0 {
-			add("action", "code", prettyJSON(d.Action))
-		}
+		actionIf(d.Action)
 		add("note", "text", d.Note)
 	case event.OverrideUsed:
 		v.Title = "override used"
