@@ -46,32 +46,34 @@ const (
 func ReadOnlyTools(dir string) []tool.Tool {
 	fsys := &readOnlyFS{dir: dir}
 	return []tool.Tool{
-		tool.Func{
-			Spec: tool.Info{
-				Name: "read_file",
-				Description: "Reads a text file of the workspace, about 16 KiB at a time. Paths are relative to " + dir +
-					" or absolute inside it. A long file is shown in chunks: each says the offset to continue at.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{` +
-					`"path":{"type":"string","description":"The file to read."},` +
-					`"offset":{"type":"integer","description":"Byte offset to start reading at (default 0)."}},` +
-					`"required":["path"],"additionalProperties":false}`),
-				Parallel: true,
-			},
-			Fn: fsys.readFile,
+		pagedTool("read_file", "Reads a text file of the workspace, about 16 KiB at a time. Paths are relative to "+dir+
+			" or absolute inside it. A long file is shown in chunks: each says the offset to continue at.",
+			"The file to read.", "Byte offset to start reading at (default 0).", true, fsys.readFile),
+		pagedTool("list_dir", "Lists a directory of the workspace: sub-directories end in /, symbolic links in @, files show their size. Paths are relative to "+dir+
+			" or absolute inside it; the default is the workspace itself. A long listing is shown in pages: each says the offset to continue at.",
+			"The directory to list (default: the workspace).", "Index of the first entry to list (default 0).", false, fsys.listDir),
+	}
+}
+
+// pagedTool is a read-only tool of the workspace, safe to run in parallel,
+// whose arguments are a path and the offset of a page, described by path
+// and offset (the path required when pathRequired).
+func pagedTool(name, description, path, offset string, pathRequired bool, fn func(context.Context, json.RawMessage) (string, error)) tool.Tool {
+	required := ""
+	if pathRequired {
+		required = `"required":["path"],`
+	}
+	return tool.Func{
+		Spec: tool.Info{
+			Name:        name,
+			Description: description,
+			Parameters: json.RawMessage(`{"type":"object","properties":{` +
+				`"path":{"type":"string","description":"` + path + `"},` +
+				`"offset":{"type":"integer","description":"` + offset + `"}},` +
+				required + `"additionalProperties":false}`),
+			Parallel: true,
 		},
-		tool.Func{
-			Spec: tool.Info{
-				Name: "list_dir",
-				Description: "Lists a directory of the workspace: sub-directories end in /, symbolic links in @, files show their size. Paths are relative to " + dir +
-					" or absolute inside it; the default is the workspace itself. A long listing is shown in pages: each says the offset to continue at.",
-				Parameters: json.RawMessage(`{"type":"object","properties":{` +
-					`"path":{"type":"string","description":"The directory to list (default: the workspace)."},` +
-					`"offset":{"type":"integer","description":"Index of the first entry to list (default 0)."}},` +
-					`"additionalProperties":false}`),
-				Parallel: true,
-			},
-			Fn: fsys.listDir,
-		},
+		Fn: fn,
 	}
 }
 
@@ -167,27 +169,37 @@ func (f *readOnlyFS) openAs(p string, is func(fs.FileInfo) error) (*os.File, fs.
 	return file, info, nil
 }
 
-// readFile implements read_file.
-func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, error) {
+// pageArgs reads the arguments of the pagedTool name: the path (required
+// when pathRequired) and the offset, which must not be negative.
+func pageArgs[N int | int64](name string, raw json.RawMessage, pathRequired bool) (string, N, error) {
 	var args struct {
 		Path   string `json:"path"`
-		Offset int64  `json:"offset"`
+		Offset N      `json:"offset"`
 	}
-	if err := tool.DecodeArguments("read_file", raw, &args); err != nil {
-		return "", err
+	if err := tool.DecodeArguments(name, raw, &args); err != nil {
+		return "", 0, err
 	}
-	if args.Path == "" {
-		return "", tool.Errorf(tool.ErrParsing, "read_file: path is required")
+	if pathRequired && args.Path == "" {
+		return "", 0, tool.Errorf(tool.ErrParsing, "%s: path is required", name)
 	}
 	if args.Offset < 0 {
-		return "", tool.Errorf(tool.ErrParsing, "read_file: offset must not be negative")
+		return "", 0, tool.Errorf(tool.ErrParsing, "%s: offset must not be negative", name)
 	}
-	file, info, err := f.openAs(args.Path, func(info fs.FileInfo) error {
+	return args.Path, args.Offset, nil
+}
+
+// readFile implements read_file.
+func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, error) {
+	path, offset, err := pageArgs[int64]("read_file", raw, true)
+	if err != nil {
+		return "", err
+	}
+	file, info, err := f.openAs(path, func(info fs.FileInfo) error {
 		switch {
 		case info.IsDir():
-			return tool.Errorf(tool.ErrUnknown, "%s is a directory; use list_dir", args.Path)
+			return tool.Errorf(tool.ErrUnknown, "%s is a directory; use list_dir", path)
 		case !info.Mode().IsRegular():
-			return tool.Errorf(tool.ErrUnknown, "%s is not a regular file (%s)", args.Path, info.Mode().Type())
+			return tool.Errorf(tool.ErrUnknown, "%s is not a regular file (%s)", path, info.Mode().Type())
 		}
 		return nil
 	})
@@ -196,24 +208,24 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 	}
 	defer file.Close()
 	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", tool.Errorf(tool.ErrUnknown, "%s changed while it was opened", args.Path)
+		return "", tool.Errorf(tool.ErrUnknown, "%s changed while it was opened", path)
 	}
 	size := info.Size()
-	if args.Offset >= size && size > 0 {
-		return "", tool.Errorf(tool.ErrParsing, "offset %d is past the end of %s (%d bytes)", args.Offset, args.Path, size)
+	if offset >= size && size > 0 {
+		return "", tool.Errorf(tool.ErrParsing, "offset %d is past the end of %s (%d bytes)", offset, path, size)
 	}
 	buf := make([]byte, readChunk)
-	n, err := file.ReadAt(buf, args.Offset)
+	n, err := file.ReadAt(buf, offset)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return "", tool.Errorf(tool.ErrUnknown, "reading %s: %v", args.Path, err)
+		return "", tool.Errorf(tool.ErrUnknown, "reading %s: %v", path, err)
 	}
 	buf = buf[:n]
 	if bytes.IndexByte(buf[:min(len(buf), 8<<10)], 0) >= 0 {
-		return fmt.Sprintf("[%s is a binary file of %d bytes; not shown]", args.Path, size), nil
+		return fmt.Sprintf("[%s is a binary file of %d bytes; not shown]", path, size), nil
 	}
 	// Do not end in the middle of a UTF-8 sequence.
 	end := len(buf)
-	if int64(end)+args.Offset < size && end > 0 {
+	if int64(end)+offset < size && end > 0 {
 		i := end - 1
 		for i > 0 && end-i < utf8.UTFMax && !utf8.RuneStart(buf[i]) {
 			i--
@@ -235,12 +247,12 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 		}
 	}
 	text := strings.ToValidUTF8(string(buf[:end]), "\uFFFD")
-	next := args.Offset + int64(end)
-	if args.Offset == 0 && next >= size {
+	next := offset + int64(end)
+	if offset == 0 && next >= size {
 		return text, nil
 	}
 	// A header first, where the file's own text cannot come before it.
-	text = fmt.Sprintf("[read_file %s: bytes %d to %d of %d]\n", args.Path, args.Offset, next, size) + text
+	text = fmt.Sprintf("[read_file %s: bytes %d to %d of %d]\n", path, offset, next, size) + text
 	if next < size {
 		text += fmt.Sprintf("\n[the file continues: %d more bytes; continue at offset %d]", size-next, next)
 	}
@@ -249,19 +261,13 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 
 // listDir implements list_dir.
 func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, error) {
-	var args struct {
-		Path   string `json:"path"`
-		Offset int    `json:"offset"`
-	}
-	if err := tool.DecodeArguments("list_dir", raw, &args); err != nil {
+	path, offset, err := pageArgs[int]("list_dir", raw, false)
+	if err != nil {
 		return "", err
 	}
-	if args.Offset < 0 {
-		return "", tool.Errorf(tool.ErrParsing, "list_dir: offset must not be negative")
-	}
-	d, _, err := f.openAs(args.Path, func(info fs.FileInfo) error {
+	d, _, err := f.openAs(path, func(info fs.FileInfo) error {
 		if !info.IsDir() {
-			return tool.Errorf(tool.ErrUnknown, "%s is not a directory", args.Path)
+			return tool.Errorf(tool.ErrUnknown, "%s is not a directory", path)
 		}
 		return nil
 	})
@@ -272,20 +278,20 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 	where, _ := fsguard.Where(d)
 	entries, err := d.ReadDir(-1)
 	if err != nil {
-		return "", tool.Errorf(tool.ErrUnknown, "listing %s: %v", args.Path, err)
+		return "", tool.Errorf(tool.ErrUnknown, "listing %s: %v", path, err)
 	}
 	if where != "" {
 		entries = slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return fsguard.Hidden(filepath.Join(where, e.Name())) })
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	if args.Offset > 0 && args.Offset >= len(entries) {
-		return "", tool.Errorf(tool.ErrParsing, "offset %d is past the end of %s (%d entries)", args.Offset, args.Path, len(entries))
+	if offset > 0 && offset >= len(entries) {
+		return "", tool.Errorf(tool.ErrParsing, "offset %d is past the end of %s (%d entries)", offset, path, len(entries))
 	}
 	var page strings.Builder
-	i, shown := args.Offset, 0
-	for ; i < len(entries) && i-args.Offset < maxListEntries; i++ {
+	i, shown := offset, 0
+	for ; i < len(entries) && i-offset < maxListEntries; i++ {
 		line := entryLine(entries[i])
-		if i > args.Offset && shown+len(neutralise(line)) > listBytes {
+		if i > offset && shown+len(neutralise(line)) > listBytes {
 			break
 		}
 		shown += len(neutralise(line))
@@ -294,11 +300,11 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 	if len(entries) == 0 {
 		return "[empty directory]\n", nil
 	}
-	if args.Offset == 0 && i == len(entries) {
+	if offset == 0 && i == len(entries) {
 		return page.String(), nil
 	}
 	// A header first, where no entry's name can come before it.
-	text := fmt.Sprintf("[list_dir %s: entries %d to %d of %d]\n", args.Path, args.Offset, i, len(entries)) + page.String()
+	text := fmt.Sprintf("[list_dir %s: entries %d to %d of %d]\n", path, offset, i, len(entries)) + page.String()
 	if i < len(entries) {
 		text += fmt.Sprintf("[%d more entries; continue at offset %d]\n", len(entries)-i, i)
 	}

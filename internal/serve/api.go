@@ -132,12 +132,8 @@ func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	req, err := s.Store.Request(r.Context(), id)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if !s.ownRun(w, r, req.RunID, false) {
+	req, ok := s.ownRequest(w, r, id)
+	if !ok {
 		return
 	}
 	if req.Status == store.StatusPending && wait > 0 {
@@ -227,16 +223,23 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, req)
 }
 
+// ownRequest reads request id for r's principal; false when it answered
+// instead (no such request, or one of a run the principal may not act
+// on: see ownRun).
+func (s *Server) ownRequest(w http.ResponseWriter, r *http.Request, id string) (store.Request, bool) {
+	req, err := s.Store.Request(r.Context(), id)
+	if err != nil {
+		s.storeError(w, r, err)
+		return req, false
+	}
+	return req, s.ownRun(w, r, req.RunID, false)
+}
+
 // withdraw answers POST /api/requests/{id}/withdraw: the run no longer
 // waits for an answer. A request already answered is left as it is.
 func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	before, err := s.Store.Request(r.Context(), id)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if !s.ownRun(w, r, before.RunID, false) {
+	if _, ok := s.ownRequest(w, r, id); !ok {
 		return
 	}
 	if err := s.Store.Withdraw(r.Context(), id); err != nil {

@@ -109,6 +109,17 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 			v.Facts = append(v.Facts, fact{name, safetext.Escape(value)})
 		}
 	}
+	// actionIf shows the action a decision was about, when it has one.
+	actionIf := func(action json.RawMessage) {
+		if len(action) > 0 {
+			add("action", "code", prettyJSON(action))
+		}
+	}
+	// message renders an event that is a message of warden's.
+	message := func(title, tone, text string) {
+		v.Title, v.Tone = title, tone
+		add("", "text", text)
+	}
 	switch d := e.Data.(type) {
 	case event.RunStart:
 		v.Title = "run started"
@@ -167,20 +178,13 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 		factIf("function", d.Function)
 		add("explanation", "text", d.Explanation)
 	case event.Info:
-		v.Title = "info"
-		add("", "text", d.Message)
+		message("info", "", d.Message)
 	case event.Warning:
-		v.Title = "warning"
-		v.Tone = "warn"
-		add("", "text", d.Message)
+		message("warning", "warn", d.Message)
 	case event.Limit:
-		v.Title = "limit · " + d.Type
-		v.Tone = "warn"
-		add("", "text", d.Message)
+		message("limit · "+d.Type, "warn", d.Message)
 	case event.Error:
-		v.Title = "error"
-		v.Tone = "bad"
-		add("", "text", d.Message)
+		message("error", "bad", d.Message)
 	case event.RunEnd:
 		v.Title = "run ended · " + d.Status
 		v.Tone = toneOf(d.Status)
@@ -202,18 +206,14 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 			factIf("latency", fmt.Sprintf("%d ms", d.LatencyMS))
 		}
 		factIf("denial", d.DenialID)
-		if len(d.Action) > 0 {
-			add("action", "code", prettyJSON(d.Action))
-		}
+		actionIf(d.Action)
 		add("rationale", "text", d.Rationale)
 	case event.Override:
 		v.Title = "override · one retry approved"
 		v.Tone = "ok"
 		factIf("denial", d.DenialID)
 		factIf("by", d.By)
-		if len(d.Action) > 0 {
-			add("action", "code", prettyJSON(d.Action))
-		}
+		actionIf(d.Action)
 		add("note", "text", d.Note)
 	case event.OverrideUsed:
 		v.Title = "override used"

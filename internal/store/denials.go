@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -45,28 +46,17 @@ func (s *Store) denialList(ctx context.Context, runID string, after *cursor, lim
 	if limit > 0 {
 		q, args = q+" LIMIT ?", append(args, limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: denials: %w", err)
-	}
-	defer rows.Close()
-	out := []Denial{}
-	var seqs []int64
-	for rows.Next() {
+	return seqRows(ctx, s, "denials", q, args, func(rows *sql.Rows) (Denial, int64, error) {
 		var d Denial
 		var act string
 		var t, seq int64
 		if err := rows.Scan(&d.RunID, &d.ID, &d.CallID, &act, &d.RiskLevel, &d.Rationale, &t, &d.Status, &seq); err != nil {
-			return nil, nil, fmt.Errorf("store: denials: %w", err)
+			return d, 0, err
 		}
 		d.Action = json.RawMessage(act)
 		d.Time = time.Unix(0, t).UTC()
-		out, seqs = append(out, d), append(seqs, seq)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("store: denials: %w", err)
-	}
-	return out, seqs, nil
+		return d, seq, nil
+	})
 }
 
 // Denial returns denial id of run runID; ErrNotFound if the store has none

@@ -497,29 +497,38 @@ func (s *Store) search(ctx context.Context, q Query, before int64) ([]Hit, []int
 		sqlq += " WHERE " + strings.Join(where, " AND ")
 	}
 	sqlq += " ORDER BY seq DESC LIMIT ?"
-	rows, err := s.db.QueryContext(ctx, s.q(sqlq), append(args, limit)...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("store: search: %w", err)
-	}
-	defer rows.Close()
-	hits := []Hit{}
-	var seqs []int64
-	for rows.Next() {
+	return seqRows(ctx, s, "search", sqlq, append(args, limit), func(rows *sql.Rows) (Hit, int64, error) {
 		var seq int64
 		var line string
 		if err := rows.Scan(&seq, &line); err != nil {
-			return nil, nil, fmt.Errorf("store: search: %w", err)
+			return Hit{}, 0, err
 		}
 		h, err := decodeLine(line)
+		return h, seq, err
+	})
+}
+
+// seqRows runs query and reads each row with scan, which returns the item
+// and its sequence number; what names the list in errors.
+func seqRows[T any](ctx context.Context, s *Store, what, query string, args []any, scan func(*sql.Rows) (T, int64, error)) ([]T, []int64, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	var seqs []int64
+	for rows.Next() {
+		v, seq, err := scan(rows)
 		if err != nil {
-			return nil, nil, fmt.Errorf("store: search: %w", err)
+			return nil, nil, fmt.Errorf("store: %s: %w", what, err)
 		}
-		hits, seqs = append(hits, h), append(seqs, seq)
+		out, seqs = append(out, v), append(seqs, seq)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("store: search: %w", err)
+		return nil, nil, fmt.Errorf("store: %s: %w", what, err)
 	}
-	return hits, seqs, nil
+	return out, seqs, nil
 }
 
 // Runs returns the runs f selects, newest first.
