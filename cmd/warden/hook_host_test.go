@@ -33,7 +33,9 @@ func hostBinary(t *testing.T, name, env string) string {
 // model's requests.
 type realHost struct {
 	name, bin, env string
-	run            func(t *testing.T, bin, dir, cwd, wh, command string) (string, []string)
+	// run runs the host; extra are more arguments of its command line
+	// (Claude Code's).
+	run func(t *testing.T, bin, dir, cwd, wh, command string, extra ...string) (string, []string)
 }
 
 var realHosts = []realHost{
@@ -46,7 +48,7 @@ var realHosts = []realHost{
 // codex` wrote in CODEX_HOME: its model settings go before them in
 // config.toml. No --dangerously-bypass-hook-trust: Codex runs the hooks
 // because it trusts them.
-func runCodex(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
+func runCodex(t *testing.T, bin, dir, cwd, wh, command string, _ ...string) (string, []string) {
 	model := hosttest.NewResponses(t, command)
 	codexHome := filepath.Join(dir, "home", ".codex")
 	cfg := filepath.Join(codexHome, "config.toml")
@@ -72,11 +74,11 @@ func runCodex(t *testing.T, bin, dir, cwd, wh, command string) (string, []string
 	return out.String(), model.Requests()
 }
 
-func runClaude(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
+func runClaude(t *testing.T, bin, dir, cwd, wh, command string, extra ...string) (string, []string) {
 	model := hosttest.NewAnthropic(t, command)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-p", "delete important.txt", "--output-format", "stream-json", "--verbose")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-p", "delete important.txt", "--output-format", "stream-json", "--verbose"}, extra...)...)
 	cmd.Dir = cwd
 	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
 		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -89,7 +91,7 @@ func runClaude(t *testing.T, bin, dir, cwd, wh, command string) (string, []strin
 	return out.String(), model.Requests()
 }
 
-func runGemini(t *testing.T, bin, dir, cwd, wh, command string) (string, []string) {
+func runGemini(t *testing.T, bin, dir, cwd, wh, command string, _ ...string) (string, []string) {
 	model := hosttest.NewGemini(t, command)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -191,6 +193,63 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 						if !strings.Contains(shown, w) {
 							t.Fatalf("the transcript lacks %q:\n%s", w, shown)
 						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestX1_RealHostsOnAFailedHook shows what each real host does when its
+// hook crashes (killed by a signal, as the kernel's OOM killer would) or
+// outlives the host's timeout, for docs/hooks.md: none of Claude Code
+// 2.1.197, Gemini CLI 0.61.0 and Codex 0.171.0 has a switch that makes a
+// failed hook block, and each lets the call run (the file is deleted):
+// Claude Code goes on to its own permission check, which here lets every
+// call run (--permission-mode bypassPermissions; in -p mode without it or
+// an allow rule, that check denies a shell call, and the file survives).
+// warden's hook itself never fails that way by its own doing: every error
+// is the host's deny (TestX1_NeverFailsOpen), a Go panic exits 2 (a block),
+// and install gives each handler a timeout above warden's own.
+func TestX1_RealHostsOnAFailedHook(t *testing.T) {
+	scripts := map[string]string{
+		"crash":   "#!/bin/sh\ncat >/dev/null\nkill -KILL $$\n",
+		"timeout": "#!/bin/sh\ncat >/dev/null\nexec sleep 20\n",
+	}
+	// survives says whether the file a failed hook was to guard survives.
+	survives := map[string]bool{}
+	for _, host := range realHosts {
+		t.Run(host.name, func(t *testing.T) {
+			bin := hostBinary(t, host.bin, host.env)
+			for _, failure := range []string{"crash", "timeout"} {
+				t.Run(failure, func(t *testing.T) {
+					dir := t.TempDir()
+					home, project, wh := filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
+					fake := filepath.Join(dir, "bin", "warden")
+					for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini"), filepath.Dir(fake)} {
+						os.MkdirAll(d, 0o700)
+					}
+					os.WriteFile(fake, []byte(scripts[failure]), 0o755)
+					os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
+					victim := filepath.Join(project, "important.txt")
+					os.WriteFile(victim, []byte("keep me\n"), 0o600)
+					h, _ := hook.Lookup(host.name)
+					p := hook.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
+						Command: shell.Quote(fake) + " hook " + host.name}
+					if failure == "timeout" {
+						p.Timeout = 2
+						if host.name == "gemini" {
+							p.Timeout = 2000 // milliseconds
+						}
+					}
+					if _, err := hook.Install(h, p, false); err != nil {
+						t.Fatal(err)
+					}
+					start := time.Now()
+					out, _ := host.run(t, bin, dir, project, wh, "rm "+shell.Quote(victim), "--permission-mode", "bypassPermissions")
+					_, err := os.Stat(victim)
+					if err == nil != survives[host.name+"/"+failure] {
+						t.Fatalf("%s, hook %s: important.txt survives: %v, want %v (docs/hooks.md) after %v:\n%s", host.name, failure, err == nil, survives[host.name+"/"+failure], time.Since(start), out)
 					}
 				})
 			}

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
@@ -61,6 +63,11 @@ type Config struct {
 	// --sandbox MODE -- bash -c COMMAND` (SPEC X4). Exe is warden's
 	// absolute path.
 	Sandbox, Exe string
+	// Crossing, when set, returns the boundary request a call makes by
+	// what its tool is (warden mcp: the tool's declared annotations in the
+	// server's mode, SPEC G2), or nil: asked after the approval policy lets
+	// the call run, as exec rules' prompts are.
+	Crossing func(call tool.Call) *boundary.Request
 }
 
 // Handle answers one hook event of host h, read from input: it never
@@ -101,16 +108,43 @@ type decision struct {
 	// asked says a person was to decide and nobody was reachable here: the
 	// host's own ask decides, where it has one.
 	asked bool
-	mu    sync.Mutex
+	// away counts the waits under way with the session's lock let go.
+	away int
+	mu   sync.Mutex
+}
+
+// Start records the start of session s's run (its policies, workdir) when
+// it has none yet; Decide starts it too. A gateway starts its run when a
+// client session opens, before anything else is recorded.
+func (c *Config) Start(h *Host, s *Session, workdir string) {
+	c.start(&decision{c: c, h: h, s: s}, workdir)
+}
+
+func (c *Config) start(d *decision, workdir string) {
+	if !d.s.New {
+		return
+	}
+	task := d.h.task
+	if task == "" {
+		task = "hook:" + d.h.Name
+	}
+	rs := &event.RunStart{Task: task, Model: d.h.Name, Approval: c.ApprovalEntries, Review: c.ReviewEntries, Workdir: workdir}
+	d.gateFor().StartRun(rs)
+	d.s.Events.Emit(*rs)
+	d.s.New = false
+}
+
+// Decide decides event e of host h in session s, which the caller opened
+// and holds (warden mcp holds a client session's run for its whole life):
+// Handle without the reading and the answer. Events of one session are
+// decided one at a time.
+func (c *Config) Decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
+	return c.decide(ctx, h, e, s)
 }
 
 func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
 	d := &decision{c: c, h: h, e: e, s: s}
-	if s.New {
-		rs := &event.RunStart{Task: "hook:" + h.Name, Model: h.Name, Approval: c.ApprovalEntries, Review: c.ReviewEntries, Workdir: e.Cwd}
-		d.gateFor().StartRun(rs)
-		s.Events.Emit(*rs)
-	}
+	c.start(d, e.Cwd)
 	switch e.Phase {
 	case Prompt:
 		return d.prompt()
@@ -163,7 +197,7 @@ func (d *decision) call() (tool.Call, tool.Tool, error) {
 // nobody here (the host's ask, where it has one).
 func (d *decision) withPerson(ctx context.Context) context.Context {
 	if d.c.Queue != nil {
-		return queue.WithQueue(ctx, d.c.Queue, d.s.RunID)
+		return queue.WithQueue(ctx, waiting{d.c.Queue, d}, d.s.RunID)
 	}
 	return human.WithSurface(ctx, surface{d})
 }
@@ -205,36 +239,106 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 	if d.s.Tripped {
 		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
 	}
+	if d.c.Crossing != nil && v.Decision != Deny {
+		if breq := d.c.Crossing(call); breq != nil {
+			bv, err := d.boundary(ctx, call, t, breq)
+			if err != nil || bv.Decision != Allow {
+				return bv, err
+			}
+			if v.Decision != Modify {
+				v = bv
+			}
+		}
+	}
 	cmd, isShell := d.h.shellCommand(t, call.Arguments)
 	if !isShell {
 		return v, nil
 	}
-	if d.c.Rules == nil {
+	var esc *escalation
+	if d.confines() {
+		if esc, err = d.escalationOf(call, t, cmd); err != nil {
+			return Verdict{}, err
+		}
+	}
+	if d.c.Rules != nil {
+		judged := rules.Evaluate(d.c.Rules, cmd)
+		switch {
+		case judged.Decision == rules.Forbidden:
+			return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
+		case judged.Decision == rules.Prompt && esc != nil && esc.full:
+			// One request: to run outside the sandbox what the rules
+			// send for approval.
+			esc.requests[0].Reason += "; exec rules: " + judged.Report()
+		case judged.Decision == rules.Prompt:
+			bv, err := d.boundary(ctx, call, t, &boundary.Request{Permission: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
+			if err != nil || bv.Decision != Allow {
+				return bv, err
+			}
+			if v.Decision != Modify {
+				v = bv
+			}
+		}
+	}
+	if esc == nil {
 		return d.confine(v, call, cmd)
 	}
-	judged := rules.Evaluate(d.c.Rules, cmd)
-	switch judged.Decision {
-	case rules.Forbidden:
-		return Verdict{Decision: Deny, Reason: "forbidden by the exec rules: " + judged.Report()}, nil
-	case rules.Prompt:
-		bv, err := d.boundary(ctx, call, t, &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
-		if err != nil || bv.Decision != Allow {
-			return bv, err
+	return d.crossSandbox(ctx, v, call, t, cmd, esc)
+}
+
+// crossSandbox puts what a shell call asks beyond warden's sandbox to the
+// boundary decider, one request at a time (SPEC X4): a request it does not
+// approve is the answer, so the call never runs with more than the
+// sandbox allows unless every request was approved. Approved, the call
+// runs outside the sandbox (esc.full) or confined with exactly the
+// permissions asked.
+func (d *decision) crossSandbox(ctx context.Context, v Verdict, call tool.Call, t tool.Tool, cmd string, esc *escalation) (Verdict, error) {
+	var why []string
+	for _, req := range esc.requests {
+		bv, err := d.boundary(ctx, call, t, req)
+		if err != nil {
+			return Verdict{}, err
 		}
-		if v.Decision != Modify {
-			v = bv
+		switch bv.Decision {
+		case Allow:
+			if bv.Reason != "" {
+				why = append(why, bv.Reason)
+			}
+			continue
+		case Modify:
+			return Verdict{Decision: Deny, Reason: "the request to cross warden's sandbox was not approved as asked (" + bv.Reason + "); call again without it to run under the sandbox"}, nil
+		case Deny:
+			bv.Reason += "; call again without it to run under warden's sandbox"
 		}
+		return bv, nil
 	}
-	return d.confine(v, call, cmd)
+	if !esc.full {
+		return d.confine(v, call, cmd, esc.flags...)
+	}
+	reason := "approved to run outside warden's sandbox"
+	if len(why) > 0 {
+		reason += ": " + strings.Join(why, "; ")
+	}
+	if v.Decision == Modify {
+		v.Reason = reason
+		return v, nil
+	}
+	return Verdict{Decision: Allow, Reason: reason, Context: v.Context}, nil
+}
+
+// confines says shell calls of this event are rewritten to run under
+// warden's sandbox: one is configured and the host takes changed input.
+func (d *decision) confines() bool {
+	return d.c.Sandbox != "" && !d.e.NoModify && d.h.Modifies
 }
 
 // confine rewrites a shell call a policy lets run to run under warden's
 // sandbox (Config.Sandbox), where the host takes changed input: the
-// command becomes `warden exec --sandbox MODE -- bash -c COMMAND`, quoted
-// by the shell library, the call's other arguments kept. Elsewhere, and
+// command becomes `warden exec --sandbox MODE [FLAGS] -- bash -c COMMAND`,
+// quoted by the shell library, the call's other arguments kept (flags:
+// the permissions a boundary decision granted). Elsewhere, and
 // for calls denied, v is returned as it is.
-func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, error) {
-	if d.c.Sandbox == "" || d.e.NoModify || !d.h.Modifies {
+func (d *decision) confine(v Verdict, call tool.Call, cmd string, flags ...string) (Verdict, error) {
+	if !d.confines() {
 		return v, nil
 	}
 	switch v.Decision {
@@ -247,7 +351,10 @@ func (d *decision) confine(v Verdict, call tool.Call, cmd string) (Verdict, erro
 		return Verdict{}, fmt.Errorf("confining the call: %w", err)
 	}
 	key := d.h.Tools[call.Function].Command
-	wrapped := shell.Quote(d.c.Exe) + " exec --sandbox " + shell.Quote(d.c.Sandbox) + " -- bash -c " + shell.Quote(cmd)
+	cacheFlags, env := goCache(d.c.Sandbox)
+	argv := append([]string{d.c.Exe, "exec", "--sandbox", d.c.Sandbox}, flags...)
+	argv = append(append(append(append(argv, cacheFlags...), "--"), env...), "bash", "-c", cmd)
+	wrapped := shell.Join(argv)
 	raw, err := json.Marshal(wrapped)
 	if err != nil {
 		return Verdict{}, err
@@ -276,19 +383,19 @@ func (d *decision) escalate(ctx context.Context, call tool.Call, t tool.Tool, wh
 
 // requestOf is the boundary request a whole call makes.
 func (d *decision) requestOf(call tool.Call, t tool.Tool, why string) *boundary.Request {
-	req := &boundary.Request{Kind: boundary.MCP, Tool: call.Function, Reason: why}
+	req := &boundary.Request{Permission: boundary.MCP, Tool: call.Function, Reason: why}
 	if ht, ok := t.(*hostTool); ok {
 		f, _ := ht.fields(call.Arguments)
 		switch ht.spec.Kind {
 		case Shell:
-			req = &boundary.Request{Kind: boundary.Exec, Command: f.command, Reason: why}
+			req = &boundary.Request{Permission: boundary.Exec, Command: f.command, Reason: why}
 		case Write, Edit:
-			req = &boundary.Request{Kind: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
+			req = &boundary.Request{Permission: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
 		case Fetch:
-			req = &boundary.Request{Kind: boundary.Network, Reason: why}
+			req = &boundary.Request{Permission: boundary.Network, Reason: why}
 		case MCP:
 			server, name, _ := d.h.mcpName(call.Function)
-			req = &boundary.Request{Kind: boundary.MCP, Server: server, Tool: name, Reason: why}
+			req = &boundary.Request{Permission: boundary.MCP, Server: server, Tool: name, Reason: why}
 		}
 	}
 	return req
@@ -314,14 +421,22 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 	}
 	var person approval.Approver = nobody{d}
 	if d.c.Queue != nil {
-		person = queue.Approver(d.c.Queue, d.s.RunID, nil, d.c.Timeout)
+		person = queue.Approver(waiting{d.c.Queue, d}, d.s.RunID, nil, d.c.Timeout)
 	}
 	p, err := d.c.Boundary(d.e.Cwd, person)
 	if err != nil {
 		return Verdict{}, fmt.Errorf("the boundary decider: %w", err)
 	}
 	g := d.gateFor()
-	g.Next = agent.BoundaryPolicy(p)
+	g.Next = agent.BoundaryFunc(func(ctx context.Context, req *agent.BoundaryRequest) (out agent.BoundaryOutcome, err error) {
+		// The first pass, the reviewer agent, a person: the session's
+		// other hooks go on meanwhile.
+		err = d.letGo(func() error {
+			out, err = agent.BoundaryPolicy(p).ApproveBoundary(ctx, req)
+			return err
+		})
+		return out, err
+	})
 	req := &approval.Request{Call: call, Tool: t, Agent: "main", Boundary: breq,
 		History: []chat.Message{{Role: chat.User, Content: d.e.Prompt}}}
 	out, err := g.ApproveBoundary(d.withPerson(ctx), &agent.BoundaryRequest{Request: req, Events: d.s.Events, Record: d.recordApproval(call, breq)})
@@ -346,7 +461,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 		if d.h.Ask {
 			return Verdict{Decision: Ask, Reason: breq.Reason}, nil
 		}
-		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give warden hook --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
+		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
 	}
 	return Verdict{Decision: Deny, Reason: out.Explanation}, nil
 }
@@ -386,7 +501,7 @@ func (d *decision) postTool(ctx context.Context) (Verdict, error) {
 	case out.Decision == review.Terminate:
 		return Verdict{Decision: Block, Reason: out.Explanation}, nil
 	case d.wasAsked():
-		return Verdict{Decision: Block, Reason: "a person must review this result, and none is reachable: give warden hook --server (the panel) or --db"}, nil
+		return Verdict{Decision: Block, Reason: "a person must review this result, and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db"}, nil
 	}
 	return Verdict{Decision: Pass}, nil
 }
@@ -436,4 +551,52 @@ func (s surface) Approve(ctx context.Context, req *approval.Request, _ []approva
 func (s surface) Review(context.Context, *review.Request, []review.Decision, time.Duration, human.Here) (review.Review, error) {
 	s.d.setAsked()
 	return review.Review{Decision: review.Escalate, Explanation: "a person reviews this at " + s.d.h.Name}, nil
+}
+
+// letGo runs wait with the session's lock let go, so that the session's
+// other hooks decide and record meanwhile (Codex runs hooks concurrently),
+// and takes it back after: the session then holds what they recorded, and
+// the gate their denials, overrides used and the breaker's count of the
+// turn, before this hook records its outcome. Waits may nest or overlap;
+// the lock is let go once.
+func (d *decision) letGo(wait func() error) error {
+	d.mu.Lock()
+	d.away++
+	first := d.away == 1
+	d.mu.Unlock()
+	var errs []error
+	if first {
+		errs = append(errs, d.s.Unlock())
+	}
+	errs = append(errs, wait())
+	d.mu.Lock()
+	d.away--
+	last := d.away == 0
+	d.mu.Unlock()
+	if last {
+		if err := d.s.Lock(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if d.gate != nil {
+			d.gate.Restore(d.s.Ledger)
+			d.gate.Breaker = gate.Breaker{}
+			d.gate.Breaker.Replay(d.s.Turn)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// waiting is a queue whose waits let the session's lock go (letGo).
+type waiting struct {
+	queue.Queue
+	d *decision
+}
+
+// Wait implements queue.Queue.
+func (w waiting) Wait(ctx context.Context, id string) (r store.Request, err error) {
+	err = w.d.letGo(func() error {
+		r, err = w.Queue.Wait(ctx, id)
+		return err
+	})
+	return r, err
 }

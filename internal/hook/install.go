@@ -37,6 +37,10 @@ type Setup struct {
 	Flat bool
 	// Version is the file's "version" a host requires (Cursor: 1).
 	Version int
+	// FailClosed is the handler's switch, where the host has one, that
+	// makes a hook that crashes or times out block the action instead of
+	// letting it through (Cursor's failClosed).
+	FailClosed string
 }
 
 // Registration is one event warden is installed on.
@@ -56,7 +60,7 @@ var setups = map[string]Setup{
 		{Event: "PostToolUse", Matcher: "*", Label: "post_tool_use"}, {Event: "UserPromptSubmit", Label: "user_prompt_submit"}}},
 	"gemini": {User: ".gemini/settings.json", Project: ".gemini/settings.json", Timeout: 900000, Name: "warden", Events: []Registration{
 		{Event: "BeforeTool"}, {Event: "AfterTool"}, {Event: "BeforeAgent"}}},
-	"cursor": {User: ".cursor/hooks.json", Project: ".cursor/hooks.json", Flat: true, Version: 1, Events: []Registration{
+	"cursor": {User: ".cursor/hooks.json", Project: ".cursor/hooks.json", Flat: true, Version: 1, Timeout: 900, FailClosed: "failClosed", Events: []Registration{
 		{Event: "preToolUse"}, {Event: "beforeShellExecution"}, {Event: "beforeMCPExecution"},
 		{Event: "postToolUse"}, {Event: "beforeSubmitPrompt"}}},
 }
@@ -73,6 +77,9 @@ type Place struct {
 	// Command is the command the host runs: warden's absolute path, quoted
 	// for the shell, then "hook HOST".
 	Command string
+	// Timeout, when not 0, is the handlers' timeout in the host's unit
+	// instead of the host's Setup.Timeout.
+	Timeout int
 }
 
 // File returns the configuration file h's hooks are installed in.
@@ -140,7 +147,7 @@ func Install(h *Host, p Place, uninstall bool) (Report, error) {
 		}
 		list = withoutWarden(list, h.Name, s.Flat)
 		if !uninstall {
-			list = append(list, s.entry(reg, p.Command))
+			list = append(list, s.entry(reg, p.Command, p.Timeout))
 		}
 		hooks.set(reg.Event, list)
 	}
@@ -179,19 +186,29 @@ func (s Setup) eventNames() string {
 	return strings.Join(names, ", ")
 }
 
-// entry is warden's handler (in its matcher group) for one event.
-func (s Setup) entry(reg Registration, command string) json.RawMessage {
+// entry is warden's handler (in its matcher group) for one event, with
+// timeout (0: the host's Setup.Timeout) and the host's fail-closed switch.
+func (s Setup) entry(reg Registration, command string, timeout int) json.RawMessage {
 	handler := ordered{{"type", "command"}, {"command", command}}
+	if s.Flat {
+		handler = ordered{{"command", command}}
+	}
 	if s.Name != "" {
 		handler = ordered{{"name", s.Name}, {"type", "command"}, {"command", command}}
 	}
-	if s.Timeout > 0 {
-		handler = append(handler, member{"timeout", s.Timeout})
+	if timeout == 0 {
+		timeout = s.Timeout
+	}
+	if timeout > 0 {
+		handler = append(handler, member{"timeout", timeout})
+	}
+	if s.FailClosed != "" {
+		handler = append(handler, member{s.FailClosed, true})
 	}
 	var v ordered
 	switch {
 	case s.Flat:
-		v = ordered{{"command", command}}
+		v = handler
 	case reg.Matcher != "":
 		v = ordered{{"matcher", reg.Matcher}, {"hooks", []any{handler}}}
 	default:

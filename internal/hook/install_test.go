@@ -189,3 +189,51 @@ func TestX1_InstallLeavesHooksCodexRuns(t *testing.T) {
 		t.Fatalf("after a change: codex has %d modified; doctor %v %v", modified, r.OK, r.Lines)
 	}
 }
+
+// TestX1_InstallSetsTheFailClosedSwitch: where a host has a switch that
+// makes a hook that crashes or times out block the action (Cursor's
+// failClosed), every handler install writes sets it; every handler has a
+// timeout above warden's own escalation timeout, so that warden's denial,
+// not the host's timeout, ends a wait. (Claude Code 2.1.197, Codex 0.171.0
+// and Gemini CLI 0.61.0 have no such switch: TestX1_RealHostsOnAFailedHook
+// shows what each does.)
+func TestX1_InstallSetsTheFailClosedSwitch(t *testing.T) {
+	for _, name := range Hosts() {
+		h, _ := Lookup(name)
+		p := place(t, "user")
+		p.Command = "/opt/warden/bin/warden hook " + name
+		if _, err := Install(h, p, false); err != nil {
+			t.Fatal(err)
+		}
+		path, _ := p.File(h)
+		var f struct {
+			Hooks map[string][]struct {
+				Timeout    *int
+				FailClosed *bool `json:"failClosed"`
+				Hooks      []struct{ Timeout *int }
+			}
+		}
+		data, _ := os.ReadFile(path)
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		for ev, list := range f.Hooks {
+			for _, hd := range list {
+				timeout := hd.Timeout
+				if len(hd.Hooks) > 0 {
+					timeout = hd.Hooks[0].Timeout
+				}
+				unit := 1
+				if name == "gemini" {
+					unit = 1000
+				}
+				if timeout == nil || *timeout < 600*unit {
+					t.Errorf("%s %s: timeout %v, want above warden's escalation timeout (5m)", name, ev, timeout)
+				}
+				if name == "cursor" && (hd.FailClosed == nil || !*hd.FailClosed) {
+					t.Errorf("cursor %s: failClosed not set:\n%s", ev, data)
+				}
+			}
+		}
+	}
+}

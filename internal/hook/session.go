@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 )
@@ -35,17 +37,19 @@ type Paths struct {
 // from one hook process to the next. One hook process of a session holds
 // it at a time (a lock beside the transcript): concurrent hooks of one
 // session (Codex runs matching hooks concurrently) take turns, and none
-// loses an update.
+// loses an update. A hook waiting for a person or the reviewer agent lets
+// the lock go meanwhile (Unlock, Lock).
 type Session struct {
 	RunID string
-	// New says the session had no event before this hook.
+	// New says the session had no event before this hook (until its run
+	// start is recorded).
 	New bool
 	// Events records into the run's transcript, numbered after the events
 	// already there, and into Sink.
 	Events *event.Recorder
 	// Ledger is the run's denial log and overrides, as the transcript has
 	// them (verified).
-	Ledger *gate.Ledger
+	Ledger *ledger.Ledger
 	// Turn are the reviews of boundary requests in the current turn,
 	// oldest first, true for a denial (for the breaker).
 	Turn []bool
@@ -62,6 +66,14 @@ type Session struct {
 	file *transcript.Transcript
 	lock *os.File
 	key  *seal.Key
+	runs string
+	// out writes a recorded event: the transcript, the count, the sink.
+	out event.Sink
+	// mu guards held, file and waiting; held says this process holds the
+	// session's lock; waiting are events recorded while it did not.
+	mu      sync.Mutex
+	held    bool
+	waiting []event.Event
 	// n counts the run's events; ledger are the lines of those its denial
 	// log and overrides are rebuilt from (see state).
 	n      int
@@ -95,11 +107,11 @@ func RunID(host, sessionID string) string {
 }
 
 // OpenSession opens the run of session id of host, locked for this
-// process until Close, and reads its state back from the transcript.
-// sink, when set, also receives every event recorded (the store, the
-// server).
+// process until Close (Unlock lets it go meanwhile), and reads its state
+// back from the transcript. sink, when set, also receives every event
+// recorded (the store, the server).
 func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, err error) {
-	s := &Session{RunID: RunID(host, sessionID)}
+	s := &Session{RunID: RunID(host, sessionID), runs: p.Runs}
 	s.Path = filepath.Join(p.Runs, s.RunID+".jsonl")
 	if err := os.MkdirAll(p.Runs, 0o700); err != nil {
 		return nil, fmt.Errorf("session: %w", err)
@@ -112,6 +124,36 @@ func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, 
 			s.lock.Close()
 		}
 	}()
+	key, err := seal.LoadOrCreate(p.Key)
+	if err != nil {
+		return nil, fmt.Errorf("warden state: %w", err)
+	}
+	s.Sealer, s.key = key, key
+	s.state = filepath.Join(p.Runs, s.RunID+".state")
+	// Every event recorded updates the session's state too (the recorder
+	// numbers events on from the count restored; count goes on counting).
+	s.out = event.Tee(transcriptSink{s}, event.SinkFunc(s.count))
+	if sink != nil {
+		s.out = event.Tee(s.out, sink)
+	}
+	if err := s.Lock(); err != nil {
+		return nil, err
+	}
+	s.New = s.n == 0
+	s.Events = event.NewRecorder(s.RunID, event.SinkFunc(s.emit))
+	s.Events.Continue(s.n)
+	return s, nil
+}
+
+// Lock takes the session's lock (waiting for the hook holding it) and
+// reads what its other hooks recorded since this one last held it; events
+// recorded meanwhile (Unlock) are then written, numbered after theirs.
+func (s *Session) Lock() (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held {
+		return nil
+	}
 	for {
 		err = syscall.Flock(int(s.lock.Fd()), syscall.LOCK_EX)
 		if !errors.Is(err, syscall.EINTR) {
@@ -119,16 +161,12 @@ func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, 
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("session: locking %s: %w", s.RunID, err)
+		return fmt.Errorf("session: locking %s: %w", s.RunID, err)
 	}
-	key, err := seal.LoadOrCreate(p.Key)
-	if err != nil {
-		return nil, fmt.Errorf("warden state: %w", err)
-	}
-	s.Sealer, s.key = key, key
-	s.state = filepath.Join(p.Runs, s.RunID+".state")
-	lineKey := key.Derive(seal.LineKeyLabel)
-	heads := seal.Heads(p.Runs)
+	s.held = true
+	lineKey := s.key.Derive(seal.LineKeyLabel)
+	heads := seal.Heads(s.runs)
+	s.file = nil
 	if st, ok := s.loadState(); ok {
 		// Only what was appended since this session's last hook is read.
 		s.restore(st)
@@ -142,26 +180,83 @@ func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, 
 			_, err = transcript.ReadSealed(f, lineKey, heads, s.count)
 			f.Close()
 			if err != nil {
-				return nil, fmt.Errorf("session %s: %w", s.RunID, err)
+				return fmt.Errorf("session %s: %w", s.RunID, err)
 			}
 		} else if !os.IsNotExist(err) {
-			return nil, fmt.Errorf("session: %w", err)
+			return fmt.Errorf("session: %w", err)
 		}
 		if s.file, err = transcript.Open(s.Path, lineKey, heads); err != nil {
-			return nil, fmt.Errorf("session: %w", err)
+			return fmt.Errorf("session: %w", err)
 		}
 	}
-	s.New = s.n == 0
-	// Every event recorded updates the session's state too (the recorder
-	// numbers events on from the count restored; count goes on counting).
-	w := event.Tee(s.file, event.SinkFunc(s.count))
-	if sink != nil {
-		w = event.Tee(w, sink)
+	waiting := s.waiting
+	s.waiting = nil
+	for _, e := range waiting {
+		e.ID = fmt.Sprintf("%s-%06d", s.RunID, s.n+1)
+		if err := s.out.Write(e); err != nil {
+			return fmt.Errorf("session %s: %w", s.RunID, err)
+		}
 	}
-	s.Events = event.NewRecorder(s.RunID, w)
-	s.Events.Continue(s.n)
-	return s, nil
+	if s.Events != nil {
+		s.Events.Continue(s.n)
+	}
+	return nil
 }
+
+// Unlock lets the session's other hooks in while this one waits (for a
+// person, for the reviewer agent): what it recorded is kept for the next
+// (its state saved, the transcript closed), and what it records until Lock
+// waits in memory for Lock to write it.
+func (s *Session) Unlock() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.held {
+		return nil
+	}
+	err := s.closeFile()
+	if uerr := syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN); uerr != nil && err == nil {
+		err = fmt.Errorf("session: unlocking %s: %w", s.RunID, uerr)
+	}
+	s.held = false
+	return err
+}
+
+// closeFile keeps the session's state for its next hook and closes the
+// transcript.
+func (s *Session) closeFile() error {
+	if s.file == nil {
+		return nil
+	}
+	var errs []error
+	if s.Events == nil || s.Events.Err() == nil {
+		errs = append(errs, s.saveState(s.file.Checkpoint()))
+	}
+	errs = append(errs, s.file.Close())
+	s.file = nil
+	return errors.Join(errs...)
+}
+
+// emit takes an event the session's recorder stamped: written while the
+// lock is held, else kept for Lock.
+func (s *Session) emit(e event.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.held {
+		s.waiting = append(s.waiting, e)
+		return nil
+	}
+	return s.out.Write(e)
+}
+
+// transcriptSink writes into the session's transcript as it is open now,
+// keeping each event's sealed line for the sinks after it.
+type transcriptSink struct{ s *Session }
+
+// Write implements event.Sink.
+func (t transcriptSink) Write(e event.Event) error { return t.s.file.Write(e) }
+
+// WriteLine writes e and returns its sealed line.
+func (t transcriptSink) WriteLine(e event.Event) ([]byte, error) { return t.s.file.WriteLine(e) }
 
 // count takes the next event of the run's transcript, read back.
 func (s *Session) count(e event.Event) error {
@@ -209,10 +304,10 @@ func (s *Session) pruneLedger() {
 			denials++
 		}
 	}
-	if denials <= 2*gate.MaxDenials {
+	if denials <= 2*ledger.MaxDenials {
 		return
 	}
-	drop := denials - 2*gate.MaxDenials
+	drop := denials - 2*ledger.MaxDenials
 	out := s.ledger[:0]
 	for _, l := range s.ledger {
 		if drop > 0 && isDenialLine(l) {
@@ -233,13 +328,11 @@ func isDenialLine(l json.RawMessage) bool {
 // hook, and lets that hook in.
 func (s *Session) Close() error {
 	var errs []error
-	if s.file != nil {
-		if s.Events.Err() == nil {
-			errs = append(errs, s.saveState(s.file.Checkpoint()))
-		}
-		errs = append(errs, s.file.Close())
-	}
-	errs = append(errs, s.Events.Err())
+	errs = append(errs, s.Lock()) // writes what waited, if anything did
+	s.mu.Lock()
+	errs = append(errs, s.closeFile(), s.Events.Err())
+	s.held = false
+	s.mu.Unlock()
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())
 	}

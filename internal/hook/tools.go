@@ -68,6 +68,12 @@ type Spec struct {
 	Pattern string
 	// URL is the field of a Fetch's address.
 	URL string
+	// Escalate is the field of a shell tool by which the model asks to run
+	// with more than a sandbox allows: true runs outside it (Claude Code's
+	// dangerouslyDisableSandbox); an object names the permissions wanted
+	// (Gemini CLI's additional_permissions: network, fileSystem.read and
+	// .write). Under warden's sandbox it is a boundary request (SPEC X4).
+	Escalate string
 }
 
 // hostTool is a host's tool as warden's tools are seen by policies and
@@ -221,6 +227,9 @@ func (t *hostTool) DescribeAction(call tool.Call, req *boundary.Request) (action
 // Tool returns the tool name of host, as policies and judges see it: its
 // Spec from the host's table, an MCP tool by its name, else Other.
 func (h *Host) Tool(name, cwd string) tool.Tool {
+	if h.tool != nil {
+		return h.tool(name, cwd)
+	}
 	spec, ok := h.Tools[name]
 	if !ok {
 		spec = Spec{Kind: Other}
