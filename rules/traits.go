@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
-	"sync"
 )
 
 // A trait is something the exec rules know of a program by its name. The
@@ -68,8 +70,24 @@ func traitsOf(name string) trait {
 // name's length and three of its bytes: a lookup costs a fifth of a Go
 // map's, and every command asks several. It is built when first asked,
 // not when a process starts (a `warden hook` that judges no command
-// never builds it).
-var traitTable = sync.OnceValue(func() *nameTable { return newNameTable(traits()) })
+// never builds it). Once built, asking for it is one atomic load the
+// compiler inlines: every command asks several times.
+func traitTable() *nameTable {
+	if t := builtTraitTable.Load(); t != nil {
+		return t
+	}
+	return buildTraitTable()
+}
+
+// builtTraitTable is traitTable once built.
+var builtTraitTable atomic.Pointer[nameTable]
+
+// buildTraitTable builds traitTable, once.
+var buildTraitTable = sync.OnceValue(func() *nameTable {
+	t := newNameTable(traits())
+	builtTraitTable.Store(t)
+	return t
+})
 
 // nameTable is a read-only table of names: slot i holds keys[i] and
 // vals[i]; an empty key ends a probe.
