@@ -95,6 +95,9 @@ type nameTable struct {
 	keys []string
 	vals []trait
 	mask uint32
+	// firsts holds the first bytes of the keys: most words that are no
+	// program's name are told apart without a probe.
+	firsts [256]bool
 }
 
 func newNameTable(m map[string]trait) *nameTable {
@@ -112,13 +115,14 @@ func newNameTable(m map[string]trait) *nameTable {
 			i = (i + 1) & t.mask
 		}
 		t.keys[i], t.vals[i] = k, v
+		t.firsts[k[0]] = true
 	}
 	return t
 }
 
 // get returns the value of name, 0 when it is not in the table.
 func (t *nameTable) get(name string) trait {
-	if name == "" {
+	if name == "" || !t.firsts[name[0]] {
 		return 0
 	}
 	for i := nameHash(name) & t.mask; ; i = (i + 1) & t.mask {
