@@ -19,6 +19,9 @@ type Set struct {
 	hosts map[string][]string
 	// strict counts the prompt and forbidden rules.
 	strict int
+	// firsts holds the first bytes of index's keys: most words that
+	// start no rule are told apart without the map (candidates).
+	firsts [256]bool
 }
 
 // Add validates r (a non-empty pattern, a known decision, its match and
@@ -50,6 +53,9 @@ func (s *Set) add(r *Rule) {
 			continue
 		}
 		s.index[tok] = append(s.index[tok], r)
+		if tok != "" {
+			s.firsts[tok[0]] = true
+		}
 	}
 }
 
@@ -118,9 +124,11 @@ func (s *Set) candidates(prog string) (a, b []*Rule) {
 	if s == nil || len(s.index) == 0 {
 		return nil, nil
 	}
-	a = s.index[prog]
+	if prog == "" || s.firsts[prog[0]] {
+		a = s.index[prog]
+	}
 	if strings.IndexByte(prog, '/') >= 0 {
-		if base := shell.Base(prog); base != prog {
+		if base := shell.Base(prog); base != prog && (base == "" || s.firsts[base[0]]) {
 			b = s.index[base]
 		}
 	}

@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"sync"
+	"sync/atomic"
+
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
-	"sync"
 )
 
 // A trait is something the exec rules know of a program by its name. The
@@ -68,8 +70,24 @@ func traitsOf(name string) trait {
 // name's length and three of its bytes: a lookup costs a fifth of a Go
 // map's, and every command asks several. It is built when first asked,
 // not when a process starts (a `warden hook` that judges no command
-// never builds it).
-var traitTable = sync.OnceValue(func() *nameTable { return newNameTable(traits()) })
+// never builds it). Once built, asking for it is one atomic load the
+// compiler inlines: every command asks several times.
+func traitTable() *nameTable {
+	if t := builtTraitTable.Load(); t != nil {
+		return t
+	}
+	return buildTraitTable()
+}
+
+// builtTraitTable is traitTable once built.
+var builtTraitTable atomic.Pointer[nameTable]
+
+// buildTraitTable builds traitTable, once.
+var buildTraitTable = sync.OnceValue(func() *nameTable {
+	t := newNameTable(traits())
+	builtTraitTable.Store(t)
+	return t
+})
 
 // nameTable is a read-only table of names: slot i holds keys[i] and
 // vals[i]; an empty key ends a probe.
@@ -77,6 +95,9 @@ type nameTable struct {
 	keys []string
 	vals []trait
 	mask uint32
+	// firsts holds the first bytes of the keys: most words that are no
+	// program's name are told apart without a probe.
+	firsts [256]bool
 }
 
 func newNameTable(m map[string]trait) *nameTable {
@@ -94,13 +115,14 @@ func newNameTable(m map[string]trait) *nameTable {
 			i = (i + 1) & t.mask
 		}
 		t.keys[i], t.vals[i] = k, v
+		t.firsts[k[0]] = true
 	}
 	return t
 }
 
 // get returns the value of name, 0 when it is not in the table.
 func (t *nameTable) get(name string) trait {
-	if name == "" {
+	if name == "" || !t.firsts[name[0]] {
 		return 0
 	}
 	for i := nameHash(name) & t.mask; ; i = (i + 1) & t.mask {

@@ -179,7 +179,7 @@ func (w *walker) xargs(idx int, ws []word, c ctx, assigns, redirs []string) {
 	switch {
 	case repl == "":
 		cc.moreArgs = true
-	case len(inner) > 0 && inner[0].lit && shells[Base(inner[0].val)]:
+	case len(inner) > 0 && inner[0].lit && isShellName(Base(inner[0].val)):
 		// sh -c 'rm {}': the script is seen, and what replaces {} is
 		// read as part of it (see shell).
 		cc.repl = repl

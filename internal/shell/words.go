@@ -21,7 +21,12 @@ func srcText(src string, n syntax.Node) string {
 	if n == nil {
 		return ""
 	}
-	s, e := n.Pos(), n.End()
+	return srcSpan(src, n.Pos(), n.End())
+}
+
+// srcSpan returns the source text in src from s to e, "" when they do
+// not fit.
+func srcSpan(src string, s, e syntax.Pos) string {
 	if !s.IsValid() || !e.IsValid() {
 		return ""
 	}
@@ -75,15 +80,17 @@ var globChars = byteSet{'\\': true, '*': true, '?': true, '[': true, '{': true, 
 // look at the whole word, across its quoted parts ({rm,"-rf",x} is three
 // words to bash).
 func convert(w *syntax.Word, src string) word {
-	text := srcText(src, w)
-	// Fast path: one unquoted literal without anything special.
+	// Fast path: one unquoted literal without anything special, whose
+	// source is the literal's own (srcText of the word, without asking
+	// its parts through the Node interface).
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok {
 			if !globChars.in(l.Value) {
-				return word{val: l.Value, lit: true, text: text}
+				return word{val: l.Value, lit: true, text: srcSpan(src, l.ValuePos, l.ValueEnd)}
 			}
 		}
 	}
+	text := srcText(src, w)
 	var b strings.Builder
 	// shape is the word as bash's expansions see it: unquoted characters
 	// as written, each quoted or escaped stretch as one quotedMark.

@@ -12,7 +12,10 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 	if w.full() {
 		return
 	}
-	cmd := Command{Assigns: assigns, Redirects: redirs, Inputs: c.inputs, Text: text, MoreArgs: c.moreArgs}
+	// Built where it is kept: a Command is large to copy.
+	idx := w.add(Command{}, c)
+	cmd := &w.s.Commands[idx]
+	cmd.Assigns, cmd.Redirects, cmd.Inputs, cmd.Text, cmd.MoreArgs = assigns, redirs, c.inputs, text, c.moreArgs
 	if in.kind == stdinDoc {
 		cmd.Doc = in.src
 	}
@@ -32,7 +35,6 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 		cmd.Args = w.argArena[start : start+n : start+n]
 		cmd.Literal = w.litArena[start : start+n : start+n]
 	}
-	idx := w.add(cmd, c)
 	if len(words) == 0 {
 		return
 	}
@@ -76,6 +78,20 @@ var shells = map[string]bool{
 	"posh": true, "fish": true, "csh": true, "tcsh": true,
 }
 
+// shellEnds holds the last bytes of the names of shells: most programs
+// end in another, and are told apart without the map.
+var shellEnds = func() (b [256]bool) {
+	for n := range shells {
+		b[n[len(n)-1]] = true
+	}
+	return b
+}()
+
+// isShellName reports whether name, a base name, is one of shells.
+func isShellName(name string) bool {
+	return name != "" && shellEnds[name[len(name)-1]] && shells[name]
+}
+
 // ShellNames returns the names IsShell knows, unsorted.
 func ShellNames() []string {
 	names := make([]string, 0, len(shells))
@@ -87,7 +103,7 @@ func ShellNames() []string {
 
 // IsShell reports whether name (a program name or path) is a shell
 // interpreter such as sh, bash or zsh.
-func IsShell(name string) bool { return shells[Base(name)] }
+func IsShell(name string) bool { return isShellName(Base(name)) }
 
 // unwrap sees through the command words[0] when it is a wrapper.
 func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in stdin) {
@@ -311,7 +327,7 @@ func (w *walker) unwrap(idx int, ws []word, c ctx, assigns, redirs []string, in 
 			w.embedded(idx, in.body, c, name+" <<")
 		}
 	default:
-		if shells[name] {
+		if isShellName(name) {
 			w.shell(idx, name, ws, c, in)
 			return
 		}

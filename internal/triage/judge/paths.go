@@ -349,7 +349,7 @@ func HomeOf(cwd string) string {
 		if rest, ok := strings.CutPrefix(cwd, pre); ok {
 			name, _, _ := strings.Cut(rest, "/")
 			if name != "" {
-				return pre + name
+				return cwd[:len(pre)+len(name)] // pre + name, without building it
 			}
 		}
 	}

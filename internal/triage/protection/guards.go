@@ -751,9 +751,11 @@ func ConfigFile(path string) bool {
 		return true // CDK stacks, Pulumi programs
 	}
 	lower := strings.ToLower(path)
-	for _, d := range []string{"infra/", "infrastructure/", "terraform/", "pulumi/", "cdk/", "deploy/", "deployment/", "k8s/",
-		"kubernetes/", "helm/", "charts/", "ansible/", "ops/", "stacks/", "cloudformation/"} {
-		if strings.HasPrefix(lower, d) || strings.Contains(lower, "/"+d) {
+	for _, d := range []string{"/infra/", "/infrastructure/", "/terraform/", "/pulumi/", "/cdk/", "/deploy/", "/deployment/", "/k8s/",
+		"/kubernetes/", "/helm/", "/charts/", "/ansible/", "/ops/", "/stacks/", "/cloudformation/"} {
+		// The directory at the start of a relative path, or anywhere
+		// after a slash (written with it: no string built a call).
+		if strings.HasPrefix(lower, d[1:]) || strings.Contains(lower, d) {
 			return true
 		}
 	}
