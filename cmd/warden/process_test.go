@@ -23,6 +23,16 @@ var (
 // does).
 const envTestBinary = "WARDEN_TEST_BINARY"
 
+// TestMain runs the tests and then removes the binary binary() built (115
+// MiB in a temporary directory, which every run left behind).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // binary returns the warden binary for tests that run it as a real
 // process: this tree's, built once, unless envTestBinary names another.
 func binary(t testing.TB) string {

@@ -299,8 +299,8 @@ const (
 	walLimitPragma = "&_pragma=journal_size_limit(262144)"
 )
 
-// walCheckpoint checkpoints the write-ahead log of the SQLite database at
-// path, on db, when the log's file is longer than walLimit. A process that
+// walCheckpoint checkpoints the write-ahead log of the SQLite database in
+// file, on db, when the log's file is longer than walLimit. A process that
 // opens the database alone rebuilds the log's index by reading the whole
 // log (SQLite's recovery), which forgets what earlier processes
 // checkpointed; the log starts over only when a writer begins with the log
