@@ -196,7 +196,7 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 			v = Verdict{Decision: Modify, Input: out.Modified.Arguments, Reason: out.Explanation}
 			call = *out.Modified
 		case approval.Terminate:
-			return Verdict{Decision: Stop, Reason: out.Explanation}, nil
+			return d.terminate(out.Explanation), nil
 		case approval.Escalate:
 			return d.escalate(ctx, call, t, "the approval policy escalates this call")
 		default:
@@ -207,7 +207,7 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 		}
 	}
 	if d.s.Tripped {
-		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
+		return Verdict{Decision: Stop, Reason: interrupted}, nil
 	}
 	cmd, isShell := d.h.shellCommand(t, call.Arguments)
 	if !isShell {
@@ -367,7 +367,7 @@ func (d *decision) permission(ctx context.Context) (Verdict, error) {
 		return Verdict{}, err
 	}
 	if d.s.Tripped {
-		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
+		return Verdict{Decision: Stop, Reason: interrupted}, nil
 	}
 	return d.boundary(ctx, call, t, d.requestOf(call, t, d.h.Name+" asks permission for this call"))
 }
@@ -414,7 +414,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 			return Verdict{Decision: Modify, Input: out.Modified.Arguments, Reason: out.Explanation}, nil
 		}
 	case approval.Terminate:
-		return Verdict{Decision: Stop, Reason: out.Explanation}, nil
+		return d.terminate(out.Explanation), nil
 	}
 	if out.Approver == approval.PolicyName && d.wasAsked() {
 		if d.h.Ask {
@@ -558,4 +558,17 @@ func (w waiting) Wait(ctx context.Context, id string) (r store.Request, err erro
 		return err
 	})
 	return r, err
+}
+
+// interrupted is the answer to a call of a turn warden interrupted.
+const interrupted = "warden interrupted this turn (a policy terminated it, or the circuit breaker tripped: auto-review kept denying its requests); ask the person"
+
+// terminate ends the turn: the host's terminate, and, since some hosts go
+// on all the same (Codex has no stop; Claude Code 2.1.197 in -p mode goes
+// on after a PreToolUse's continue: false), a record that interrupts the
+// turn, so that every further call of it is answered the same until the
+// next prompt.
+func (d *decision) terminate(reason string) Verdict {
+	d.s.Events.Emit(event.Limit{Type: event.LimitInterrupt, Message: "terminated: " + reason})
+	return Verdict{Decision: Stop, Reason: reason}
 }

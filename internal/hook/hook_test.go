@@ -375,3 +375,35 @@ func TestX4_UnknownEscalationIsDenied(t *testing.T) {
 		}
 	}
 }
+
+// TestX1_TerminateEndsTheTurnsCalls: a policy's terminate ends the turn for
+// every host, even those that go on after their terminate (Codex has no
+// stop; Claude Code 2.1.197 in -p mode goes on after continue: false): every
+// further call of the turn is refused, whatever the policy says of it,
+// until the next prompt starts a turn.
+func TestX1_TerminateEndsTheTurnsCalls(t *testing.T) {
+	prompts := map[string]string{
+		"claude-code": `{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
+		"codex":       `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"go on"}`,
+		"gemini":      `{"session_id":"s1","hook_event_name":"BeforeAgent","prompt":"go on"}`,
+		"cursor":      `{"conversation_id":"s1","hook_event_name":"beforeSubmitPrompt","prompt":"go on"}`,
+	}
+	for host, prompt := range prompts {
+		c := testConfig(t, policyYAML)
+		h, _ := Lookup(host)
+		answer := func(cmd string) string {
+			a := c.Handle(context.Background(), h, []byte(payload(host, cmd)))
+			return string(a.Stdout) + a.Stderr
+		}
+		if a := answer("shutdown now"); !strings.Contains(a, "stop right there") {
+			t.Fatalf("%s: the terminate: %s", host, a)
+		}
+		if a := answer("ls"); !strings.Contains(a, "interrupted this turn") {
+			t.Fatalf("%s: a call after the terminate: %s", host, a)
+		}
+		c.Handle(context.Background(), h, []byte(prompt))
+		if a := answer("ls"); strings.Contains(a, "deny") || strings.Contains(a, "interrupted") {
+			t.Fatalf("%s: a call of the next turn: %s", host, a)
+		}
+	}
+}
