@@ -43,10 +43,8 @@ type Describer interface {
 // "patch", a network request's destination from "url" and "host".
 func Describe(t tool.Tool, call tool.Call, req *boundary.Request) (Action, error) {
 	if req != nil {
-		switch req.Kind {
-		case boundary.Exec, boundary.Write, boundary.Network, boundary.MCP:
-		default:
-			return Action{}, fmt.Errorf("boundary request of unknown kind %q", req.Kind)
+		if KindOf(req.Permission, false) == "" {
+			return Action{}, fmt.Errorf("boundary request of unknown kind %q", req.Permission)
 		}
 	}
 	var a Action
@@ -68,6 +66,50 @@ func Describe(t tool.Tool, call tool.Call, req *boundary.Request) (Action, error
 	}
 	a.Reason, a.Sandbox = req.Reason, req.Sandbox
 	return a, nil
+}
+
+// KindOf returns the kind of action a boundary request for permission p
+// is judged as, the one mapping of boundary.Permission to Kind: a command
+// is a Shell action, and so is a write a command makes (byCommand); a
+// write by a tool is a FileEdit; a network request is a Network action
+// (with the command that made it, if any); an MCP tool call is an MCP
+// action. It returns "" for a permission it does not know.
+func KindOf(p boundary.Permission, byCommand bool) Kind {
+	switch p {
+	case boundary.Exec:
+		return Shell
+	case boundary.Write:
+		if byCommand {
+			return Shell
+		}
+		return FileEdit
+	case boundary.Network:
+		return Network
+	case boundary.MCP:
+		return MCP
+	}
+	return ""
+}
+
+// Permission returns what a request to cross the boundary for a asks,
+// KindOf's inverse: a Shell action with Paths writes, any other Shell
+// action executes. It returns "" for kinds no request makes (Sequence,
+// Text).
+func (a *Action) Permission() boundary.Permission {
+	switch a.Kind {
+	case Shell:
+		if len(a.Paths) > 0 {
+			return boundary.Write
+		}
+		return boundary.Exec
+	case FileEdit:
+		return boundary.Write
+	case Network:
+		return boundary.Network
+	case MCP:
+		return boundary.MCP
+	}
+	return ""
 }
 
 // JSON returns the JSON of the action Describe returns, with keys sorted
@@ -102,15 +144,14 @@ func generic(call tool.Call, req *boundary.Request) Action {
 		return a
 	}
 	var a Action
-	switch req.Kind {
-	case boundary.Exec:
+	byCommand := req.Command != "" || shellShaped(args)
+	switch KindOf(req.Permission, byCommand) {
+	case Shell:
 		a = shellAction(req.Command, call, args)
-	case boundary.Write:
-		if req.Command != "" || shellShaped(args) {
-			a = shellAction(req.Command, call, args)
+		if req.Permission == boundary.Write {
 			a.Paths = append([]string(nil), req.Paths...)
-			break
 		}
+	case FileEdit:
 		a = fileEdit(call, args)
 		switch {
 		case len(req.Paths) == 1:
@@ -118,7 +159,7 @@ func generic(call tool.Call, req *boundary.Request) Action {
 		case len(req.Paths) > 1:
 			a.Paths = append([]string(nil), req.Paths...)
 		}
-	case boundary.Network:
+	case Network:
 		a = Action{Kind: Network, URL: argString(args, "url"), Host: argString(args, "host")}
 		if req.Command != "" {
 			a.Command = BashArgv(req.Command)
@@ -133,7 +174,7 @@ func generic(call tool.Call, req *boundary.Request) Action {
 		if a.URL == "" && a.Host == "" && len(a.Command) == 0 {
 			a.ToolName, a.Arguments = call.Function, call.Arguments
 		}
-	case boundary.MCP:
+	case MCP:
 		a = Action{Kind: MCP, Server: req.Server, ToolName: req.Tool, Arguments: call.Arguments}
 		if a.ToolName == "" {
 			a.ToolName = call.Function

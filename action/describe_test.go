@@ -24,7 +24,7 @@ func (selfDescribing) DescribeAction(call tool.Call, req *boundary.Request) (act
 
 func TestDescribe_ToolDescribesItself(t *testing.T) {
 	tl := selfDescribing{tool.Func{Spec: tool.Info{Name: "q"}, Fn: func(context.Context, json.RawMessage) (string, error) { return "", nil }}}
-	req := &boundary.Request{Kind: boundary.Exec, Escalated: true, Justification: "j", Reason: "r", Sandbox: "read-only"}
+	req := &boundary.Request{Permission: boundary.Exec, Escalated: true, Justification: "j", Reason: "r", Sandbox: "read-only"}
 	got, err := action.JSON(tl, tool.NewCall("c1", "q", `{"q":"x"}`), req)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestDescribe_NoNameSwitch(t *testing.T) {
 // arguments it runs with, the line of an insert included.
 func TestDescribe_Editor(t *testing.T) {
 	call := tool.NewCall("c1", "text_editor", `{"command":"insert","path":"a.txt","insert_line":3,"new_str":"x"}`)
-	got, err := action.JSON(toolOf(t, "text_editor"), call, &boundary.Request{Kind: boundary.Write, Paths: []string{"/w/a.txt"}, Reason: "r"})
+	got, err := action.JSON(toolOf(t, "text_editor"), call, &boundary.Request{Permission: boundary.Write, Paths: []string{"/w/a.txt"}, Reason: "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,5 +95,45 @@ func TestVocabulary(t *testing.T) {
 	}
 	if action.AuthHigh.Level() <= action.AuthMedium.Level() || action.AuthUnknown.Level() != 0 {
 		t.Error("authorization order")
+	}
+}
+
+// TestG4_PermissionsMapToKinds holds the one mapping between the
+// permission a boundary request asks (its "kind") and the kind of action a
+// reviewer judges: every permission maps, both ways, and a write maps to a
+// shell action only when a command makes it.
+func TestG4_PermissionsMapToKinds(t *testing.T) {
+	for _, tc := range []struct {
+		perm      boundary.Permission
+		byCommand bool
+		kind      action.Kind
+		paths     []string
+	}{
+		{boundary.Exec, false, action.Shell, nil},
+		{boundary.Exec, true, action.Shell, nil},
+		{boundary.Write, true, action.Shell, []string{"/etc/x"}},
+		{boundary.Write, false, action.FileEdit, nil},
+		{boundary.Network, true, action.Network, nil},
+		{boundary.MCP, false, action.MCP, nil},
+	} {
+		if got := action.KindOf(tc.perm, tc.byCommand); got != tc.kind {
+			t.Errorf("KindOf(%s, %v) = %q, want %q", tc.perm, tc.byCommand, got, tc.kind)
+		}
+		a := action.Action{Kind: tc.kind, Paths: tc.paths}
+		if got := a.Permission(); got != tc.perm {
+			t.Errorf("%s action (paths %v): Permission() = %q, want %q", tc.kind, tc.paths, got, tc.perm)
+		}
+	}
+	for _, k := range []action.Kind{action.Sequence, action.Text, "unknown"} {
+		if p := (&action.Action{Kind: k}).Permission(); p != "" {
+			t.Errorf("a %s action asks %q", k, p)
+		}
+	}
+	if k := action.KindOf("sudo", true); k != "" {
+		t.Errorf("unknown permission maps to %q", k)
+	}
+	// Describe refuses a request whose permission maps to no kind.
+	if _, err := action.Describe(tool.Func{}, tool.Call{Function: "x"}, &boundary.Request{Permission: "sudo"}); err == nil {
+		t.Error("Describe accepted an unknown permission")
 	}
 }

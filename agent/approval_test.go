@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/bash"
@@ -125,7 +126,7 @@ func TestA3_FirstNonEscalateWinsAndEveryAskIsRecorded(t *testing.T) {
 	}
 }
 
-func kindStrings(k []event.Kind) []string {
+func kindStrings(k []string) []string {
 	out := make([]string, len(k))
 	for i := range k {
 		out[i] = string(k[i])
@@ -249,7 +250,7 @@ func TestA7_ApproverFailureEndsRunWithError(t *testing.T) {
 			if ec.count() != 0 {
 				t.Error("the call ran although its approver failed")
 			}
-			if len(s.Find(event.KindError)) != 1 || !strings.Contains(res.Err.Error(), "flaky") {
+			if len(s.Find(eventkind.Error)) != 1 || !strings.Contains(res.Err.Error(), "flaky") {
 				t.Errorf("error = %v, events %v", res.Err, s.Kinds())
 			}
 		})

@@ -77,11 +77,11 @@ type TurnHook interface {
 	StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Message
 }
 
-// A RunHook is told when a run starts. A boundary approver that
+// A runHook is told when a run starts. A boundary approver that
 // authenticates the run's records (SPEC G15) implements it; Run.Execute
 // calls StartRun on its Boundary with the run_start event before recording
 // it, and the hook may complete it.
-type RunHook interface {
+type runHook interface {
 	StartRun(rs *event.RunStart)
 }
 
@@ -126,10 +126,10 @@ type boundaryDecider struct {
 }
 
 // Decide implements boundary.Decider.
-func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (boundary.Decision, error) {
+func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (boundary.Answer, error) {
 	b := d.run.Boundary
 	if b == nil {
-		return boundary.Decision{Explanation: NoBoundaryApprover}, nil
+		return boundary.Answer{Explanation: NoBoundaryApprover}, nil
 	}
 	last := d.msgs[len(d.msgs)-1]
 	view := tool.View{Title: fmt.Sprintf("%s wants to cross the sandbox boundary", d.call.Function), Format: "text", Content: req.String()}
@@ -147,20 +147,20 @@ func (d *boundaryDecider) Decide(ctx context.Context, req *boundary.Request) (bo
 			d.fatal = err
 			d.mu.Unlock()
 		}
-		return boundary.Decision{Explanation: "the approver failed: " + err.Error()}, err
+		return boundary.Answer{Explanation: "the approver failed: " + err.Error()}, err
 	}
 	if in := out.Interrupt; in != nil {
 		d.mu.Lock()
 		d.limit, d.by = &LimitError{Type: event.LimitInterrupt, Message: in.Message}, in.By
 		d.mu.Unlock()
 	}
-	dec := boundary.Decision{Explanation: out.Explanation, By: out.Approver}
+	dec := boundary.Answer{Explanation: out.Explanation, By: out.Approver}
 	switch out.Decision {
 	case approval.Approve:
 		dec.Approved = true
 	case approval.Terminate:
 		d.mu.Lock()
-		d.limit = &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("approver %s terminated the run at a %s request of call %s: %s", out.Approver, req.Kind, d.call.ID, out.Explanation)}
+		d.limit = &LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("approver %s terminated the run at a %s request of call %s: %s", out.Approver, req.Permission, d.call.ID, out.Explanation)}
 		d.mu.Unlock()
 		dec.Explanation = "terminated: " + out.Explanation
 	case approval.Modify:

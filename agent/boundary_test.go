@@ -13,21 +13,11 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/modeltest"
+	"github.com/wardenhq/warden/internal/tooltest"
 	"github.com/wardenhq/warden/tool"
 )
-
-// crossing is a tool that asks to write outside the sandbox and reports
-// what it was told.
-func crossing() *echo {
-	return &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside the writable roots"})
-		if err != nil || !dec.Approved {
-			return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
-		}
-		return "written", nil
-	}}
-}
 
 func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 	var seen *approval.Request
@@ -54,7 +44,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 			seen = nil
 			r, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("writing", tc("c1", "write", `{}`))}})
 			r.Boundary = BoundaryPolicy(tt.boundary)
-			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{crossing()}}, user("go"))
+			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{tooltest.Crossing("/etc/x")}}, user("go"))
 			must(t, res, tt.wantStatus)
 			te := s.Tools()
 			if len(te) != 1 || te[0].Result != tt.wantResult {
@@ -63,7 +53,7 @@ func TestG2_BoundaryRequestsGoToTheBoundaryPolicy(t *testing.T) {
 			if tt.boundary == nil {
 				return
 			}
-			if seen == nil || seen.Boundary == nil || seen.Boundary.Kind != boundary.Write || seen.Call.ID != "c1" || seen.Message != "writing" {
+			if seen == nil || seen.Boundary == nil || seen.Boundary.Permission != boundary.Write || seen.Call.ID != "c1" || seen.Message != "writing" {
 				t.Errorf("approver saw %+v", seen)
 			}
 			ap := s.Approvals()
@@ -80,7 +70,7 @@ func TestG2_BoundaryApproverFailureEndsTheRun(t *testing.T) {
 	})
 	// A tool that ignores the error it was given must still not run past it.
 	careless := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Network, Reason: "blocked"})
+		_, _ = boundary.Ask(ctx, &boundary.Request{Permission: boundary.Network, Reason: "blocked"})
 		return "went ahead", nil
 	}}
 	r, _ := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("never")}})
@@ -128,7 +118,7 @@ func TestG11_TurnHookToldWhenATurnStarts(t *testing.T) {
 	if len(h.turns) != 2 || h.turns[0] == nil || h.turns[0].Input != "first" || h.turns[1].Input != "second" {
 		t.Fatalf("turns told = %+v", h.turns)
 	}
-	ts := s.Find(event.KindTurnStart)
+	ts := s.Find(eventkind.TurnStart)
 	if len(ts) != 2 || ts[0].Data.(event.TurnStart).MAC != "sealed:first" || ts[1].Data.(event.TurnStart).MAC != "sealed:second" {
 		t.Errorf("turn_start events = %+v", ts)
 	}

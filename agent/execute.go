@@ -19,6 +19,8 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/cutreport"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -34,7 +36,7 @@ import (
 // R2, R9). A *LimitError means the run was terminated (or a sub-agent hit a
 // limit); any other error ends the run.
 func (r *Run) ExecuteTools(ctx context.Context, msgs []chat.Message, tools []tool.Tool, p Policies) ([]chat.Message, error) {
-	return r.execute(ctx, r.with(r.current(ctx), p, event.FromCall), msgs, tools)
+	return r.execute(ctx, r.with(r.current(ctx), p, eventkind.FromCall), msgs, tools)
 }
 
 // runError marks an error raised inside a tool that must end the run rather
@@ -234,7 +236,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 
 	// Execution (SPEC L2–L4).
 	bd := &boundaryDecider{run: r, sc: sc, msgs: msgs, call: executed, tool: t, order: tool.OrderOf(t)}
-	tctx, captured := tool.WithCutReport(boundary.WithDecider(ctx, bd))
+	tctx, captured := cutreport.With(boundary.WithDecider(ctx, bd))
 	output, runErr := r.runTool(tctx, sc, msgs, t, executed)
 	if why, err := bd.stop(); err != nil {
 		res := tool.Result{Content: output}
@@ -242,7 +244,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			res = tool.Result{Error: tool.AsError(runErr)}
 		}
 		r.recordTool(sc, call, modified, res, nil)
-		return r.withhold(sc, call, event.WithheldBoundary, stoppedAt(why)), err
+		return r.withhold(sc, call, eventkind.WithheldBoundary, stoppedAt(why)), err
 	}
 	var fatal *runError
 	var limit *LimitError
@@ -254,7 +256,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 			why = fmt.Sprintf("the run hit a %s limit in this call", limit.Type)
 		}
 		r.recordTool(sc, call, modified, tool.Result{Error: te}, nil)
-		return r.withhold(sc, call, event.WithheldStopped, stoppedAt(why)), runErr
+		return r.withhold(sc, call, eventkind.WithheldStopped, stoppedAt(why)), runErr
 	}
 	res := tool.Result{Content: output}
 	if runErr != nil {
@@ -287,7 +289,7 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	if ctx.Err() != nil {
 		// The run stopped at another call: no review (SPEC R9), and so
 		// the result does not reach the model.
-		return r.withhold(sc, call, event.WithheldNotReviewed, notReviewed()), nil
+		return r.withhold(sc, call, eventkind.WithheldNotReviewed, notReviewed()), nil
 	}
 
 	// Review (SPEC §3).
@@ -309,19 +311,19 @@ func (r *Run) executeOne(ctx context.Context, sc scope, msgs []chat.Message, byN
 	case err == nil:
 	case ctx.Err() != nil:
 		// The run stopped for another reason: no decision (SPEC R9).
-		return r.withhold(sc, call, event.WithheldNotReviewed, notReviewed()), nil
+		return r.withhold(sc, call, eventkind.WithheldNotReviewed, notReviewed()), nil
 	case errors.Is(err, context.Canceled):
 		sc.rec.Emit(event.Info{Message: fmt.Sprintf("the review of call %s (%s) was cancelled before it decided", call.ID, executed.Function)})
-		return r.withhold(sc, call, event.WithheldReviewCancelled, stoppedAt("its review was cancelled before it decided")),
+		return r.withhold(sc, call, eventkind.WithheldReviewCancelled, stoppedAt("its review was cancelled before it decided")),
 			&LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("the review of call %s was cancelled", call.ID)}
 	default:
-		return r.withhold(sc, call, event.WithheldReviewFailed, stoppedAt("its reviewer failed")), &runError{Err: err}
+		return r.withhold(sc, call, eventkind.WithheldReviewFailed, stoppedAt("its reviewer failed")), &runError{Err: err}
 	}
 	if out.Decision == review.Terminate {
 		// The finished result stays in the tool event; the model gets an
 		// error without the reviewer's explanation, which may quote the
 		// result (SPEC R2).
-		return r.withhold(sc, call, event.WithheldTerminated, stoppedAt("reviewer "+out.Reviewer+" terminated the run")),
+		return r.withhold(sc, call, eventkind.WithheldTerminated, stoppedAt("reviewer "+out.Reviewer+" terminated the run")),
 			&LimitError{Type: event.LimitOperator, Message: fmt.Sprintf("reviewer %s terminated the run after call %s: %s", out.Reviewer, call.ID, out.Explanation)}
 	}
 	return msg, nil

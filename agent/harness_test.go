@@ -11,8 +11,8 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/tooltest"
 	"github.com/wardenhq/warden/model"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -71,23 +71,16 @@ func pendingAndStopper() (review.Reviewer, *echo) {
 	return pending, stopper
 }
 
-// rule builds an approval rule for patterns.
+// arule builds an approval rule for patterns.
 func arule(t *testing.T, name string, a approval.Approver, patterns ...string) approval.Rule {
 	t.Helper()
-	m, err := policy.CompileList(patterns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return approval.Rule{Name: name, Match: m, Handler: a}
+	return tooltest.Rule(t, name, a, patterns...)
 }
 
+// rrule builds a review rule for patterns.
 func rrule(t *testing.T, name string, r review.Reviewer, patterns ...string) review.Rule {
 	t.Helper()
-	m, err := policy.CompileList(patterns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return review.Rule{Name: name, Match: m, Handler: r}
+	return tooltest.Rule(t, name, r, patterns...)
 }
 
 func decide(d approval.Decision) approval.Approver { return approval.Auto(d, "auto "+string(d)) }

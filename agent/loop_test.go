@@ -14,6 +14,9 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/cutreport"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
@@ -85,7 +88,7 @@ func TestL2_ApproverTerminateStopsLaterCalls(t *testing.T) {
 	if te := s.Tools(); len(te) != 1 || te[0].CallID != "1" {
 		t.Errorf("tool events = %+v", te)
 	}
-	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(eventkind.RunEnd)[0].Data.(event.RunEnd)
 	if end.Status != "limited" || end.Limit == nil || *end.Limit != "operator" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -191,8 +194,8 @@ func TestL5_ReactLoopsUntilAnswerOrLimit(t *testing.T) {
 			r.Limits = tc.limits
 			res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{&echo{name: "echo"}}}, user("go"))
 			must(t, res, event.StatusLimited)
-			if res.Limit.Type != tc.want || len(s.Find(event.KindModel)) != 3 {
-				t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(event.KindModel)))
+			if res.Limit.Type != tc.want || len(s.Find(eventkind.Model)) != 3 {
+				t.Errorf("limit %+v after %d model events", res.Limit, len(s.Find(eventkind.Model)))
 			}
 		})
 	}
@@ -660,7 +663,7 @@ func TestP4_RunStartRecordsEveryAgentsPolicies(t *testing.T) {
 	own := &Agent{Name: "own", Approval: subPolicy, Review: subReview}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
+	rs := s.Find(eventkind.RunStart)[0].Data.(event.RunStart)
 	var got []string
 	for _, a := range rs.Agents {
 		got = append(got, fmt.Sprintf("%s<%s:%d/%s:%v/%s", a.Agent, a.Parent, len(a.Approval), a.ApprovalFrom, a.Review != nil, a.ReviewFrom))
@@ -687,7 +690,7 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 	own := &Agent{Name: "own", Approval: approval.New()}
 	inherit := &Agent{Name: "inherit"}
 	must(t, r.Execute(context.Background(), &Agent{Handoffs: []*Agent{own, inherit}}, user("go")), event.StatusCompleted)
-	hs := s.Find(event.KindHandoff)
+	hs := s.Find(eventkind.Handoff)
 	if len(hs) != 2 {
 		t.Fatalf("%d handoff events, want 2", len(hs))
 	}
@@ -695,7 +698,7 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 	if hs[0].Agent != "own" || hs[0].Span != "h1" || h1.CallID != "h1" || h1.From != "main" || h1.Approval == nil || len(h1.Approval) != 0 || h1.ApprovalFrom != "agent:own" {
 		t.Errorf("first handoff = %+v %+v", hs[0], h1)
 	}
-	if hs[1].Agent != "inherit" || len(h2.Approval) != 1 || h2.Approval[0].Name != "run" || h2.ApprovalFrom != event.FromRun {
+	if hs[1].Agent != "inherit" || len(h2.Approval) != 1 || h2.Approval[0].Name != "run" || h2.ApprovalFrom != eventkind.FromRun {
 		t.Errorf("second handoff = %+v %+v", hs[1], h2)
 	}
 }
@@ -703,14 +706,19 @@ func TestP5_HandoffRecordsTheSubAgentsPolicies(t *testing.T) {
 func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	var seen []string
 	var mu sync.Mutex
-	m := &modeltest.Replay{Turns: []chat.Message{
-		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
-		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
-		modeltest.Turn("open done"),
-		modeltest.Turn("done"),
-	}}
-	r, s := newRun(m)
-	r.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
+	// handingOff is a run whose model hands off to "open", which echoes
+	// once; the run's policy asks "strict" about every call.
+	handingOff := func() (*Run, *eventtest.Sink) {
+		r, s := newRun(&modeltest.Replay{Turns: []chat.Message{
+			modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
+			modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
+			modeltest.Turn("open done"),
+			modeltest.Turn("done"),
+		}})
+		r.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
+		return r, s
+	}
+	r, s := handingOff()
 	r.PinPolicy = true
 	ec := &echo{name: "echo"}
 	// The sub-agent asks for no approval at all; the pinned run policy
@@ -726,24 +734,17 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 	if len(s.Reviews()) == 0 {
 		t.Error("the sub-agent's own review policy was dropped although the run sets none")
 	}
-	rs := s.Find(event.KindRunStart)[0].Data.(event.RunStart)
-	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != event.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
+	rs := s.Find(eventkind.RunStart)[0].Data.(event.RunStart)
+	if !rs.PinPolicy || rs.Agents[1].ApprovalFrom != eventkind.FromRun || rs.Agents[1].ReviewFrom != "agent:open" {
 		t.Errorf("run_start = %+v", rs)
 	}
-	h := s.Find(event.KindHandoff)[0].Data.(event.Handoff)
-	if !h.PinPolicy || h.ApprovalFrom != event.FromRun || len(h.Approval) != 1 {
+	h := s.Find(eventkind.Handoff)[0].Data.(event.Handoff)
+	if !h.PinPolicy || h.ApprovalFrom != eventkind.FromRun || len(h.Approval) != 1 {
 		t.Errorf("handoff = %+v", h)
 	}
 	// Without the pin, the sub-agent's empty policy replaces the run's.
 	seen = nil
-	m2 := &modeltest.Replay{Turns: []chat.Message{
-		modeltest.Turn("", tc("h1", "transfer_to_open", `{}`)),
-		modeltest.Turn("", tc("o1", "echo", `{"text":"b"}`)),
-		modeltest.Turn("open done"),
-		modeltest.Turn("done"),
-	}}
-	r2, _ := newRun(m2)
-	r2.Approval = approval.New(arule(t, "strict", named("strict", &seen, &mu), "*"))
+	r2, _ := handingOff()
 	must(t, r2.Execute(context.Background(), &Agent{Handoffs: []*Agent{open}}, user("go")), event.StatusCompleted)
 	if got := strings.Join(seen, ","); got != "strict:h1" {
 		t.Errorf("unpinned approvals = %s", got)
@@ -798,7 +799,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 	r.Approval = approval.New(arule(t, "strict", decide(approval.Reject), "*"))
 	r.PinPolicy = true
 	must(t, nextTurn(r, a, res, "again"), event.StatusCompleted)
-	ts := s.Find(event.KindTurnStart)
+	ts := s.Find(eventkind.TurnStart)
 	if len(ts) != 2 {
 		t.Fatalf("%d turn_start events", len(ts))
 	}
@@ -806,7 +807,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 		t.Errorf("the first turn repeats run_start: %+v", first)
 	}
 	second := ts[1].Data.(event.TurnStart)
-	if !second.PinPolicy || len(second.Agents) != 2 || second.Agents[1].ApprovalFrom != event.FromRun || len(second.Agents[1].Approval) != 1 {
+	if !second.PinPolicy || len(second.Agents) != 2 || second.Agents[1].ApprovalFrom != eventkind.FromRun || len(second.Agents[1].Approval) != 1 {
 		t.Errorf("second turn_start = %+v", second)
 	}
 }
@@ -818,7 +819,7 @@ func TestP4_FurtherTurnRecordsItsPolicies(t *testing.T) {
 func TestL3_CaptureCutRecordedAsTruncated(t *testing.T) {
 	kept := strings.Repeat("k", 300)
 	cutting := &echo{name: "echo", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		tool.ReportCut(ctx, 5_000_000, len(kept))
+		cutreport.Say(ctx, 5_000_000, len(kept))
 		return kept, nil
 	}}
 	for _, tt := range []struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -65,7 +66,7 @@ type scope struct {
 }
 
 // with returns s with the policies p sets, which come from level from
-// (event.FromCall, or event.FromAgentPrefix and an agent's name). When the
+// (eventkind.FromCall, or eventkind.FromAgentPrefix and an agent's name). When the
 // run pins its policies, a policy the run sets is never replaced.
 func (r *Run) with(s scope, p Policies, from string) scope {
 	if p.Approval != nil && !(r.PinPolicy && r.Approval != nil) {
@@ -102,7 +103,7 @@ func (r *Run) current(ctx context.Context) scope {
 	if f, ok := ctx.Value(frameKey{}).(*frame); ok && f.run == r {
 		return f.scope
 	}
-	return scope{approval: r.Approval, review: r.Review, approvalFrom: event.FromRun, reviewFrom: event.FromRun, agent: MainAgent, rec: r.Events}
+	return scope{approval: r.Approval, review: r.Review, approvalFrom: eventkind.FromRun, reviewFrom: eventkind.FromRun, agent: MainAgent, rec: r.Events}
 }
 
 // React runs agent a on the conversation msgs: model, then tools, then
@@ -112,7 +113,7 @@ func (r *Run) current(ctx context.Context) scope {
 // a run error.
 func (r *Run) React(ctx context.Context, a *Agent, msgs []chat.Message) ([]chat.Message, error) {
 	outer := r.current(ctx)
-	sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, event.FromAgentPrefix+a.name())
+	sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, eventkind.FromAgentPrefix+a.name())
 	span := ""
 	f, handedOff := ctx.Value(frameKey{}).(*frame)
 	if handedOff && f.run == r {

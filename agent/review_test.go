@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
@@ -87,7 +88,7 @@ func TestR2_TerminateCancelsRunningSiblingsAndKeepsFinished(t *testing.T) {
 	if _, ran := byID["c3"]; ran || later.count() != 0 {
 		t.Error("a later call ran after terminate")
 	}
-	if lim := s.Find(event.KindLimit); len(lim) != 1 || lim[0].Data.(event.Limit).Type != "operator" {
+	if lim := s.Find(eventkind.Limit); len(lim) != 1 || lim[0].Data.(event.Limit).Type != "operator" {
 		t.Errorf("limit events = %+v", lim)
 	}
 }
@@ -257,7 +258,7 @@ func TestR9_CancelledReviewStopsWithOperatorLimit(t *testing.T) {
 	if len(s.Reviews()) != 0 {
 		t.Errorf("review events = %+v, want none", s.Reviews())
 	}
-	infos := s.Find(event.KindInfo)
+	infos := s.Find(eventkind.Info)
 	if len(infos) != 1 || !strings.Contains(infos[0].Data.(event.Info).Message, "cancelled") {
 		t.Errorf("info events = %+v", infos)
 	}
@@ -276,8 +277,8 @@ func TestR9_RunStopsPendingReviewsRecordNoDecision(t *testing.T) {
 			t.Errorf("pending review recorded a decision: %+v", rv)
 		}
 	}
-	if len(s.Find(event.KindInfo)) != 0 {
-		t.Errorf("info events for a review stopped by the run: %v", s.Find(event.KindInfo))
+	if len(s.Find(eventkind.Info)) != 0 {
+		t.Errorf("info events for a review stopped by the run: %v", s.Find(eventkind.Info))
 	}
 	_ = time.Second
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/review"
 )
@@ -70,7 +71,9 @@ type Run struct {
 	// Boundary decides the requests tools make to cross the sandbox
 	// boundary (SPEC G2, G3): each is put to it as an approval request for
 	// the call that made it. Nil denies them all. When it is a TurnHook it
-	// is told when each turn starts.
+	// is told when each turn starts; when it has a method
+	// StartRun(*event.RunStart) (a gate.Gate does), it may complete the
+	// run_start event before it is recorded.
 	Boundary BoundaryApprover
 	// TaskFile is recorded in run_start so the run can be resumed.
 	TaskFile string
@@ -171,7 +174,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 			Workdir:   r.Workdir,
 			Settings:  r.Settings,
 		}
-		if h, ok := r.Boundary.(RunHook); ok {
+		if h, ok := r.Boundary.(runHook); ok {
 			h.StartRun(&rs)
 		}
 		r.Events.Emit(rs)
@@ -233,7 +236,7 @@ func (r *Run) Execute(ctx context.Context, a *Agent, input []chat.Message) *Resu
 // hand-offs will find them (SPEC P4, P5). An agent reachable from several
 // agents is listed under each.
 func (r *Run) agentPolicies(a *Agent) []event.AgentPolicies {
-	root := scope{approval: r.Approval, review: r.Review, approvalFrom: event.FromRun, reviewFrom: event.FromRun}
+	root := scope{approval: r.Approval, review: r.Review, approvalFrom: eventkind.FromRun, reviewFrom: eventkind.FromRun}
 	var out []event.AgentPolicies
 	onPath := map[*Agent]bool{}
 	var walk func(a *Agent, outer scope, parent string)
@@ -243,7 +246,7 @@ func (r *Run) agentPolicies(a *Agent) []event.AgentPolicies {
 		}
 		onPath[a] = true
 		defer delete(onPath, a)
-		sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, event.FromAgentPrefix+a.name())
+		sc := r.with(outer, Policies{Approval: a.Approval, Review: a.Review}, eventkind.FromAgentPrefix+a.name())
 		out = append(out, sc.policies(a.name(), parent))
 		for _, h := range a.Handoffs {
 			walk(h, sc, a.name())

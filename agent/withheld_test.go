@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/review"
@@ -116,7 +117,7 @@ func TestR2_TerminatedResultNeverReachesModelInTheNextTurn(t *testing.T) {
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false), &echo{name: "echo"}}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
-	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldTerminated)
+	checkWithheld(t, s, res.Messages, "c1", secret, eventkind.WithheldTerminated)
 
 	res = nextTurn(r, a, res, "go on")
 	must(t, res, event.StatusCompleted)
@@ -144,7 +145,7 @@ func TestR9_CancelledReviewResultNeverReachesModel(t *testing.T) {
 	r, s := newRun(m)
 	r.Review = review.New(rrule(t, "person", cancelled, "read"))
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}
-	withheldThenNoLeak(t, r, s, a, m, "c1", secret, event.WithheldReviewCancelled, "the result of a cancelled review")
+	withheldThenNoLeak(t, r, s, a, m, "c1", secret, eventkind.WithheldReviewCancelled, "the result of a cancelled review")
 }
 
 func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
@@ -156,7 +157,7 @@ func TestR9_SiblingWhoseReviewWasCancelledNeverReachesModel(t *testing.T) {
 		rrule(t, "pending", pending, "read"),
 		rrule(t, "stop", verdict(review.Terminate), "stopper"))
 	a := &Agent{Tools: []tool.Tool{secretTool("read", secret, true), stopper}}
-	withheldThenNoLeak(t, r, s, a, m, "c1", secret, event.WithheldNotReviewed, "a result whose review never decided")
+	withheldThenNoLeak(t, r, s, a, m, "c1", secret, eventkind.WithheldNotReviewed, "a result whose review never decided")
 }
 
 func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
@@ -168,13 +169,13 @@ func TestR7_FailedReviewResultIsWithheld(t *testing.T) {
 	r.Review = review.New(rrule(t, "failing", failing, "*"))
 	res := r.Execute(context.Background(), &Agent{Tools: []tool.Tool{secretTool("read", secret, false)}}, user("go"))
 	must(t, res, event.StatusError)
-	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldReviewFailed)
+	checkWithheld(t, s, res.Messages, "c1", secret, eventkind.WithheldReviewFailed)
 }
 
 func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-boundary"
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		_, _ = boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "wrote anyway: " + secret, nil // a tool that ignores the decision
 	}}
 	m := &modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`)), modeltest.Turn("done")}}
@@ -183,7 +184,7 @@ func TestR2_BoundaryTerminateWithholdsTheResult(t *testing.T) {
 	a := &Agent{Tools: []tool.Tool{leaky}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
-	checkWithheld(t, s, res.Messages, "c1", secret, event.WithheldBoundary)
+	checkWithheld(t, s, res.Messages, "c1", secret, eventkind.WithheldBoundary)
 	r.Boundary = nil
 	noLeakNextTurn(t, r, a, res, m, secret, "the result of a call whose boundary request terminated")
 }
@@ -196,7 +197,7 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-interrupt"
 	var told []string
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		dec, _ := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		dec, _ := boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		told = append(told, dec.Explanation)
 		return "denied, but: " + secret, nil
 	}}
@@ -218,7 +219,7 @@ func TestR2_BoundaryInterruptWithholdsTheResult(t *testing.T) {
 	if len(told) != 1 || told[0] != "no" {
 		t.Errorf("the tool was told %q", told)
 	}
-	checkWithheld(t, s, res.Messages, "c", secret, event.WithheldBoundary)
+	checkWithheld(t, s, res.Messages, "c", secret, eventkind.WithheldBoundary)
 	last := res.Messages[len(res.Messages)-1]
 	if !strings.Contains(last.Content, "the circuit breaker interrupted the turn") || strings.Contains(last.Content, "too many denials") {
 		t.Errorf("the interrupted call is answered with %q", last.Content)
@@ -246,10 +247,10 @@ func TestR2_SubAgentTerminateNeverReachesTheParentsModel(t *testing.T) {
 	a := &Agent{Handoffs: []*Agent{helper}}
 	res := r.Execute(context.Background(), a, user("go"))
 	must(t, res, event.StatusLimited)
-	if w := s.WithheldFor("h1"); len(w) != 1 || w[0].Reason != event.WithheldStopped {
+	if w := s.WithheldFor("h1"); len(w) != 1 || w[0].Reason != eventkind.WithheldStopped {
 		t.Errorf("withheld events of the hand-off = %+v", w)
 	}
-	if w := s.WithheldFor("s1"); len(w) != 1 || w[0].Reason != event.WithheldTerminated {
+	if w := s.WithheldFor("s1"); len(w) != 1 || w[0].Reason != eventkind.WithheldTerminated {
 		t.Errorf("withheld events of the sub-agent's call = %+v", w)
 	}
 	noLeakNextTurn(t, r, a, res, m, secret, "the secret")
@@ -371,7 +372,7 @@ func TestR9_ResultsFinishedBeforeReviewCancelledAreKept(t *testing.T) {
 						kept++
 					}
 				case event.Withheld:
-					if d.CallID == "c1" && d.Reason == event.WithheldNotReviewed && !strings.Contains(d.Result, secret) {
+					if d.CallID == "c1" && d.Reason == eventkind.WithheldNotReviewed && !strings.Contains(d.Result, secret) {
 						withheld++
 					}
 				case event.Review:

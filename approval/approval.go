@@ -190,9 +190,16 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 	return Outcome{Approval: v.Result, Approver: v.Rule, Chain: v.Chain}, nil
 }
 
+// askApprover asks one approver, its error wrapped with its name and a panic
+// turned into an error (policyset.Guard).
+func askApprover(ctx context.Context, r *Rule, req *Request) (a Approval, err error) {
+	defer policyset.Guard("approver", r.Name, &err)
+	return r.Handler.Approve(ctx, req)
+}
+
 // call asks one approver, turning panics and invalid answers into errors.
 func call(ctx context.Context, r *Rule, req *Request) (Approval, error) {
-	a, err := policyset.Guard("approver", r.Name, func() (Approval, error) { return r.Handler.Approve(ctx, req) })
+	a, err := askApprover(ctx, r, req)
 	if err != nil {
 		return a, err
 	}

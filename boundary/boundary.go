@@ -16,26 +16,29 @@ import (
 	"strings"
 )
 
-// Kind says what a request asks for.
-type Kind string
+// Permission is what a request to cross the boundary asks for: to run a
+// command, write, reach the network or call an MCP tool. It is the "kind"
+// of a boundary request in the queue and the transcript; the action a
+// reviewer judges has an action.Kind (action.Describe makes one of the other).
+type Permission string
 
-// The kinds of boundary crossing.
+// The permissions.
 const (
 	// Exec runs a command the rules send for approval, or with the
 	// escalated permissions it asked for.
-	Exec Kind = "exec"
+	Exec Permission = "exec"
 	// Write writes outside the writable roots or into a protected path.
-	Write Kind = "write"
+	Write Permission = "write"
 	// Network reaches the network the sandbox keeps closed.
-	Network Kind = "network"
+	Network Permission = "network"
 	// MCP calls an MCP tool whose annotations or mode need approval.
-	MCP Kind = "mcp"
+	MCP Permission = "mcp"
 )
 
 // Request asks to cross the boundary once, for exactly the action it
 // describes.
 type Request struct {
-	Kind Kind `json:"kind"`
+	Permission Permission `json:"kind"`
 	// Command is the command line for Exec, Write and Network requests
 	// made by a shell command.
 	Command string `json:"command,omitempty"`
@@ -59,7 +62,7 @@ type Request struct {
 // String renders the request for people and logs.
 func (r *Request) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s request", r.Kind)
+	fmt.Fprintf(&b, "%s request", r.Permission)
 	if r.Sandbox != "" {
 		fmt.Fprintf(&b, " (sandbox %s)", r.Sandbox)
 	}
@@ -83,11 +86,11 @@ func (r *Request) String() string {
 	return b.String()
 }
 
-// Decision answers a request: approved or not, after every approver
+// Answer is the answer to a request: approved or not, after every approver
 // asked (the first pass, the reviewer agent, a person) has reached its
 // verdict. It is what a tool receives; the run's boundary approver turns
 // an approval.Outcome into it.
-type Decision struct {
+type Answer struct {
 	Approved bool
 	// Explanation says why; a denial's explanation reaches the model.
 	Explanation string
@@ -98,14 +101,14 @@ type Decision struct {
 // A Decider decides boundary requests. An error is a failure of the
 // decider, which Ask turns into a denial the caller must not run past.
 type Decider interface {
-	Decide(ctx context.Context, req *Request) (Decision, error)
+	Decide(ctx context.Context, req *Request) (Answer, error)
 }
 
 // DeciderFunc adapts a function to the Decider interface.
-type DeciderFunc func(ctx context.Context, req *Request) (Decision, error)
+type DeciderFunc func(ctx context.Context, req *Request) (Answer, error)
 
 // Decide calls f.
-func (f DeciderFunc) Decide(ctx context.Context, req *Request) (Decision, error) { return f(ctx, req) }
+func (f DeciderFunc) Decide(ctx context.Context, req *Request) (Answer, error) { return f(ctx, req) }
 
 type deciderKey struct{}
 
@@ -120,14 +123,14 @@ var ErrNoDecider = errors.New("no approver for boundary requests is configured")
 // Ask asks the Decider of ctx about req. Without one it returns a denial
 // and ErrNoDecider; a Decider's error is returned with a denial. Callers
 // run the action only when the decision is approved and err is nil.
-func Ask(ctx context.Context, req *Request) (Decision, error) {
+func Ask(ctx context.Context, req *Request) (Answer, error) {
 	d, ok := ctx.Value(deciderKey{}).(Decider)
 	if !ok || d == nil {
-		return Decision{Explanation: ErrNoDecider.Error()}, ErrNoDecider
+		return Answer{Explanation: ErrNoDecider.Error()}, ErrNoDecider
 	}
 	dec, err := d.Decide(ctx, req)
 	if err != nil {
-		return Decision{Explanation: err.Error(), By: dec.By}, err
+		return Answer{Explanation: err.Error(), By: dec.By}, err
 	}
 	return dec, nil
 }

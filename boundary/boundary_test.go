@@ -7,21 +7,21 @@ import (
 )
 
 func TestG2_AskFailsClosedWithoutDecider(t *testing.T) {
-	dec, err := Ask(context.Background(), &Request{Kind: Write, Reason: "outside roots"})
+	dec, err := Ask(context.Background(), &Request{Permission: Write, Reason: "outside roots"})
 	if dec.Approved || !errors.Is(err, ErrNoDecider) {
 		t.Errorf("decision %+v, err %v", dec, err)
 	}
-	failing := DeciderFunc(func(context.Context, *Request) (Decision, error) {
-		return Decision{Approved: true}, errors.New("reviewer crashed")
+	failing := DeciderFunc(func(context.Context, *Request) (Answer, error) {
+		return Answer{Approved: true}, errors.New("reviewer crashed")
 	})
-	dec, err = Ask(WithDecider(context.Background(), failing), &Request{Kind: Exec})
+	dec, err = Ask(WithDecider(context.Background(), failing), &Request{Permission: Exec})
 	if dec.Approved || err == nil {
 		t.Errorf("a failing decider approved: %+v, %v", dec, err)
 	}
-	ok := DeciderFunc(func(_ context.Context, r *Request) (Decision, error) {
-		return Decision{Approved: r.Kind == Network, By: "test"}, nil
+	ok := DeciderFunc(func(_ context.Context, r *Request) (Answer, error) {
+		return Answer{Approved: r.Permission == Network, By: "test"}, nil
 	})
-	if dec, err := Ask(WithDecider(context.Background(), ok), &Request{Kind: Network}); !dec.Approved || err != nil {
+	if dec, err := Ask(WithDecider(context.Background(), ok), &Request{Permission: Network}); !dec.Approved || err != nil {
 		t.Errorf("approved request: %+v, %v", dec, err)
 	}
 }

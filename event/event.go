@@ -11,56 +11,17 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
-)
-
-// Kind names an event type; it is the "event" field of a transcript line.
-type Kind string
-
-// The kinds of event.
-const (
-	KindRunStart Kind = "run_start"
-	KindModel    Kind = "model"
-	KindApproval Kind = "approval"
-	KindTool     Kind = "tool"
-	KindReview   Kind = "review"
-	KindInfo     Kind = "info"
-	KindLimit    Kind = "limit"
-	KindError    Kind = "error"
-	KindRunEnd   Kind = "run_end"
-	// KindAutoReview is a decision of the reviewer agent or its first
-	// pass on a boundary request (SPEC G13).
-	KindAutoReview Kind = "auto_review"
-	// KindWarning is a warning, such as the circuit breaker tripping.
-	KindWarning Kind = "warning"
-	// KindTurnStart opens a turn with the person's input.
-	KindTurnStart Kind = "turn_start"
-	// KindOverride records a person's approval of one retry of a denied
-	// action (SPEC G12).
-	KindOverride Kind = "override"
-	// KindWithheld records that a call's result did not reach the model:
-	// the run stopped at the call before its result was reviewed to
-	// continue (SPEC R2, R9, L2).
-	KindWithheld Kind = "withheld"
-	// KindHandoff opens a sub-agent's part of a run with the policies in
-	// force for it (SPEC P4, P5).
-	KindHandoff Kind = "handoff"
-	// KindOverrideUsed records that the one retry an override allows was
-	// taken (SPEC G12).
-	KindOverrideUsed Kind = "override_used"
-	// KindAutoReviewTool records one tool call the reviewer agent made
-	// inside a review (SPEC G4, G13): part of the review, never a decision
-	// on the agent's call.
-	KindAutoReviewTool Kind = "auto_review_tool"
 )
 
 // Data is the kind-specific part of an event: one of the data types of
 // this package (RunStart, Model, Approval, …, or Unknown for a kind this
 // version does not know). The set is closed, as the transcript's kinds are
 // a contract; Event.Kind says which kind an event's data is.
-type Data interface{ kind() Kind }
+type Data interface{ kind() string }
 
 // Event is one transcript line: common fields and its data.
 type Event struct {
@@ -84,8 +45,9 @@ type Event struct {
 // the sinks after it marshal the event to the same bytes.
 type sealedLine struct{ b []byte }
 
-// Kind returns the kind of the event's data.
-func (e Event) Kind() Kind {
+// Kind returns the kind of the event's data: the "event" field of its
+// transcript line, such as "tool" or "run_end".
+func (e Event) Kind() string {
 	if e.Data == nil {
 		return ""
 	}
@@ -107,7 +69,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // marshalObject writes the event as one flat object, without a MAC.
 func (e Event) marshalObject() ([]byte, error) {
 	type header struct {
-		Event Kind      `json:"event"`
+		Event string    `json:"event"`
 		ID    string    `json:"id"`
 		Time  time.Time `json:"time"`
 		RunID string    `json:"run_id"`
@@ -137,7 +99,7 @@ func (e Event) marshalObject() ([]byte, error) {
 // Lines of unknown kinds keep their fields in an Unknown.
 func (e *Event) UnmarshalJSON(data []byte) error {
 	var h struct {
-		Event Kind      `json:"event"`
+		Event string    `json:"event"`
 		ID    string    `json:"id"`
 		Time  time.Time `json:"time"`
 		RunID string    `json:"run_id"`
@@ -154,39 +116,39 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	}
 	var d Data
 	switch h.Event {
-	case KindRunStart:
+	case eventkind.RunStart:
 		d = &RunStart{}
-	case KindModel:
+	case eventkind.Model:
 		d = &Model{}
-	case KindApproval:
+	case eventkind.Approval:
 		d = &Approval{}
-	case KindTool:
+	case eventkind.Tool:
 		d = &Tool{}
-	case KindReview:
+	case eventkind.Review:
 		d = &Review{}
-	case KindInfo:
+	case eventkind.Info:
 		d = &Info{}
-	case KindLimit:
+	case eventkind.Limit:
 		d = &Limit{}
-	case KindError:
+	case eventkind.Error:
 		d = &Error{}
-	case KindRunEnd:
+	case eventkind.RunEnd:
 		d = &RunEnd{}
-	case KindAutoReview:
+	case eventkind.AutoReview:
 		d = &AutoReview{}
-	case KindWarning:
+	case eventkind.Warning:
 		d = &Warning{}
-	case KindTurnStart:
+	case eventkind.TurnStart:
 		d = &TurnStart{}
-	case KindOverride:
+	case eventkind.Override:
 		d = &Override{}
-	case KindWithheld:
+	case eventkind.Withheld:
 		d = &Withheld{}
-	case KindHandoff:
+	case eventkind.Handoff:
 		d = &Handoff{}
-	case KindOverrideUsed:
+	case eventkind.OverrideUsed:
 		d = &OverrideUsed{}
-	case KindAutoReviewTool:
+	case eventkind.AutoReviewTool:
 		d = &AutoReviewTool{}
 	default:
 		u := Unknown{Type: h.Event}
@@ -310,16 +272,6 @@ type SandboxSettings struct {
 	Unenforced bool `json:"unenforced,omitempty"`
 }
 
-// The levels a policy in force comes from, in AgentPolicies.
-const (
-	// FromRun is the run's policy: the operator's, else the task's.
-	FromRun = "run"
-	// FromCall is a policy given to one ExecuteTools call.
-	FromCall = "call"
-	// FromAgentPrefix starts "agent:NAME", the agent NAME's own policy.
-	FromAgentPrefix = "agent:"
-)
-
 // AgentPolicies are the approval and review policies in force for one
 // agent, and where each comes from.
 type AgentPolicies struct {
@@ -332,9 +284,10 @@ type AgentPolicies struct {
 	// empty.
 	Approval []policy.Entry `json:"approval"`
 	Review   []policy.Entry `json:"review"`
-	// ApprovalFrom and ReviewFrom say where each comes from: FromRun,
-	// FromCall, or FromAgentPrefix followed by the agent whose own policy
-	// it is.
+	// ApprovalFrom and ReviewFrom say where each comes from: "run" (the
+	// run's policy: the operator's, else the task's), "call" (a policy
+	// given to one ExecuteTools call), or "agent:NAME" (the agent NAME's
+	// own policy).
 	ApprovalFrom string `json:"approval_from"`
 	ReviewFrom   string `json:"review_from"`
 }
@@ -403,7 +356,6 @@ const (
 	LimitOperator = "operator"
 	LimitToken    = "token"
 	LimitTurn     = "turn"
-	LimitTime     = "time"
 	// LimitInterrupt ends a turn the circuit breaker interrupted (G11).
 	LimitInterrupt = "interrupt"
 )
@@ -529,11 +481,6 @@ type TurnStart struct {
 	MAC string `json:"mac,omitempty"`
 }
 
-// MaxDenials is how many of a run's latest auto-review denials are kept
-// for a person to override (SPEC G12): the run's boundary approver keeps
-// that many, and the store and the server look no further back.
-const MaxDenials = 10
-
 // Override records that a person approved one retry of exactly the action
 // of a denial (SPEC G12). Only the person's channel writes it: MAC
 // authenticates it under a key in warden's protected state, and a record
@@ -557,26 +504,6 @@ type OverrideUsed struct {
 	MAC      string `json:"mac"`
 }
 
-// The reasons of a Withheld event.
-const (
-	// WithheldTerminated: a reviewer terminated the run at the call.
-	WithheldTerminated = "review_terminated"
-	// WithheldReviewCancelled: the call's review was cancelled before it
-	// decided (SPEC R9).
-	WithheldReviewCancelled = "review_cancelled"
-	// WithheldReviewFailed: the call's reviewer failed (SPEC R7).
-	WithheldReviewFailed = "review_failed"
-	// WithheldNotReviewed: the run stopped at another call before this
-	// call's result was reviewed.
-	WithheldNotReviewed = "not_reviewed"
-	// WithheldBoundary: a boundary request of the call terminated the run,
-	// tripped the circuit breaker or failed (SPEC G2, G11).
-	WithheldBoundary = "boundary"
-	// WithheldStopped: the call itself stopped the run (a sub-agent's
-	// limit or error, a tool panic).
-	WithheldStopped = "stopped"
-)
-
 // Withheld records that the result of a call, written in its Tool event,
 // did not reach the model: the model received Result (an error saying the
 // run was stopped at that call) instead. It follows the call's Tool event
@@ -584,7 +511,14 @@ const (
 type Withheld struct {
 	CallID   string `json:"call_id"`
 	Function string `json:"function"`
-	// Reason is one of the Withheld* reasons.
+	// Reason says why: "review_terminated" (a reviewer terminated the run
+	// at the call), "review_cancelled" (the call's review was cancelled
+	// before it decided, SPEC R9), "review_failed" (the call's reviewer
+	// failed, SPEC R7), "not_reviewed" (the run stopped at another call
+	// before this call's result was reviewed), "boundary" (a boundary
+	// request of the call terminated the run, tripped the circuit breaker
+	// or failed, SPEC G2, G11) or "stopped" (the call itself stopped the
+	// run: a sub-agent's limit or error, a tool panic).
 	Reason string `json:"reason"`
 	// Result is what the model receives instead of the tool's result.
 	Result string      `json:"result"`
@@ -615,29 +549,29 @@ type Warning struct {
 
 // Unknown holds an event of a kind this version does not know.
 type Unknown struct {
-	Type   Kind
+	Type   string
 	Fields map[string]any
 }
 
 // The kinds of the data types (Data).
-func (RunStart) kind() Kind       { return KindRunStart }
-func (Model) kind() Kind          { return KindModel }
-func (Approval) kind() Kind       { return KindApproval }
-func (Tool) kind() Kind           { return KindTool }
-func (Review) kind() Kind         { return KindReview }
-func (Info) kind() Kind           { return KindInfo }
-func (Limit) kind() Kind          { return KindLimit }
-func (Error) kind() Kind          { return KindError }
-func (RunEnd) kind() Kind         { return KindRunEnd }
-func (AutoReview) kind() Kind     { return KindAutoReview }
-func (Warning) kind() Kind        { return KindWarning }
-func (TurnStart) kind() Kind      { return KindTurnStart }
-func (Override) kind() Kind       { return KindOverride }
-func (Withheld) kind() Kind       { return KindWithheld }
-func (Handoff) kind() Kind        { return KindHandoff }
-func (OverrideUsed) kind() Kind   { return KindOverrideUsed }
-func (AutoReviewTool) kind() Kind { return KindAutoReviewTool }
-func (u Unknown) kind() Kind      { return u.Type }
+func (RunStart) kind() string       { return eventkind.RunStart }
+func (Model) kind() string          { return eventkind.Model }
+func (Approval) kind() string       { return eventkind.Approval }
+func (Tool) kind() string           { return eventkind.Tool }
+func (Review) kind() string         { return eventkind.Review }
+func (Info) kind() string           { return eventkind.Info }
+func (Limit) kind() string          { return eventkind.Limit }
+func (Error) kind() string          { return eventkind.Error }
+func (RunEnd) kind() string         { return eventkind.RunEnd }
+func (AutoReview) kind() string     { return eventkind.AutoReview }
+func (Warning) kind() string        { return eventkind.Warning }
+func (TurnStart) kind() string      { return eventkind.TurnStart }
+func (Override) kind() string       { return eventkind.Override }
+func (Withheld) kind() string       { return eventkind.Withheld }
+func (Handoff) kind() string        { return eventkind.Handoff }
+func (OverrideUsed) kind() string   { return eventkind.OverrideUsed }
+func (AutoReviewTool) kind() string { return eventkind.AutoReviewTool }
+func (u Unknown) kind() string      { return u.Type }
 
 // MarshalJSON writes the unknown event's fields back unchanged.
 func (u Unknown) MarshalJSON() ([]byte, error) { return json.Marshal(u.Fields) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
@@ -17,10 +18,10 @@ func TestR2_WithheldAndHandoffEventsRoundTrip(t *testing.T) {
 	rec := NewRecorder("run-1", NewWriter(&buf))
 	te := &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call"}
 	entries := []policy.Entry{{Name: "auto", Tools: []string{"*"}}}
-	rec.Emit(RunStart{Task: "t", Agents: []AgentPolicies{{Agent: "main", ApprovalFrom: FromRun, ReviewFrom: FromRun},
-		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: FromRun}}, PinPolicy: true})
-	rec.For("helper", "h1").Emit(Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: FromRun, ReviewFrom: FromRun, PinPolicy: true})
-	rec.Emit(Withheld{CallID: "c1", Function: "bash", Reason: WithheldTerminated, Result: te.Error(), Error: te})
+	rec.Emit(RunStart{Task: "t", Agents: []AgentPolicies{{Agent: "main", ApprovalFrom: eventkind.FromRun, ReviewFrom: eventkind.FromRun},
+		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: eventkind.FromRun}}, PinPolicy: true})
+	rec.For("helper", "h1").Emit(Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: eventkind.FromRun, ReviewFrom: eventkind.FromRun, PinPolicy: true})
+	rec.Emit(Withheld{CallID: "c1", Function: "bash", Reason: eventkind.WithheldTerminated, Result: te.Error(), Error: te})
 	var got []Event
 	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
 		var fields map[string]json.RawMessage
@@ -45,7 +46,7 @@ func TestR2_WithheldAndHandoffEventsRoundTrip(t *testing.T) {
 		t.Errorf("handoff = %+v %+v", got[1], h)
 	}
 	w := got[2].Data.(Withheld)
-	if w.Reason != WithheldTerminated || w.Error == nil || w.Error.Type != tool.ErrLimit || w.Result != te.Error() {
+	if w.Reason != eventkind.WithheldTerminated || w.Error == nil || w.Error.Type != tool.ErrLimit || w.Result != te.Error() {
 		t.Errorf("withheld = %+v", w)
 	}
 }

@@ -37,7 +37,7 @@ func TestG14_RegistersFirstPass(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"cmd": cmd})
 			req := &approval.Request{
 				Call:     tool.NewCall("c1", "bash", string(args)),
-				Boundary: &boundary.Request{Kind: boundary.Exec, Command: cmd, Escalated: true, Reason: "asks for escalated permissions"},
+				Boundary: &boundary.Request{Permission: boundary.Exec, Command: cmd, Escalated: true, Reason: "asks for escalated permissions"},
 			}
 			got, err := a.Approve(context.Background(), req)
 			if err != nil || got.Decision != want {

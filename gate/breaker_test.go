@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/model"
@@ -108,18 +109,18 @@ func TestG11_BreakerInterruptsTheTurn(t *testing.T) {
 	if res.Limit.Type != event.LimitInterrupt {
 		t.Errorf("limit = %+v", res.Limit)
 	}
-	if n := len(s.Find(event.KindAutoReview)); n != 3 {
+	if n := len(s.Find(eventkind.AutoReview)); n != 3 {
 		t.Errorf("%d auto_review events, want 3", n)
 	}
-	if w := s.Find(event.KindWarning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
+	if w := s.Find(eventkind.Warning); len(w) != 1 || !strings.Contains(w[0].Data.(event.Warning).Message, "3 consecutive") {
 		t.Errorf("warnings = %+v", w)
 	}
-	for _, e := range s.Find(event.KindAutoReview) {
+	for _, e := range s.Find(eventkind.AutoReview) {
 		if ar := e.Data.(event.AutoReview); ar.CallID != "c" || ar.Status != "denied" {
 			t.Errorf("auto_review event = %+v", ar)
 		}
 	}
-	end := s.Find(event.KindRunEnd)[0].Data.(event.RunEnd)
+	end := s.Find(eventkind.RunEnd)[0].Data.(event.RunEnd)
 	if end.Limit == nil || *end.Limit != "interrupt" {
 		t.Errorf("run_end = %+v", end)
 	}
@@ -129,7 +130,7 @@ func TestG11_TimeoutsDoNotTripTheBreaker(t *testing.T) {
 	turns := writes(5)
 	r, _, s := reviewedRun(t, &modeltest.Replay{Turns: turns}, action.StatusTimedOut)
 	must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-	if len(s.Find(event.KindWarning)) != 0 || len(s.Find(event.KindAutoReview)) != 5 {
+	if len(s.Find(eventkind.Warning)) != 0 || len(s.Find(eventkind.AutoReview)) != 5 {
 		t.Errorf("events = %v", s.Kinds())
 	}
 }
@@ -138,7 +139,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	const secret = "SECRET-breaker"
 	turns := writes(3)
 	leaky := &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		_, _ = boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
+		_, _ = boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside"})
 		return "denied, but: " + secret, nil
 	}}
 	m := &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}
@@ -153,7 +154,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	if last.Role != chat.Tool || strings.Contains(last.Content, secret) || !strings.Contains(last.Content, "circuit breaker") {
 		t.Errorf("the tripping call is answered with %q", last.Content)
 	}
-	if w := s.WithheldFor("c"); len(w) != 1 || w[0].Reason != event.WithheldBoundary {
+	if w := s.WithheldFor("c"); len(w) != 1 || w[0].Reason != eventkind.WithheldBoundary {
 		t.Errorf("withheld = %+v", w)
 	}
 	g.Next = nil
@@ -164,7 +165,7 @@ func TestR2_BreakerTripWithholdsTheResult(t *testing.T) {
 	if l := modeltest.Leaks(t, reqs[3:], "denied, but: "+secret+"\n"); len(l) != 0 {
 		t.Errorf("requests after the trip %v contain its result", l)
 	}
-	if n := strings.Count(mustJSON(t, reqs[len(reqs)-1]), secret); n != 2 {
+	if n := modeltest.Mentions(t, reqs[len(reqs)-1], secret); n != 2 {
 		t.Errorf("the next turn carries the secret %d times, want the 2 results delivered before the trip", n)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/wardenhq/warden/action"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/action"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
@@ -28,7 +29,7 @@ func ExampleGate() {
 		Spec: tool.Info{Name: "write", Description: "Writes outside the sandbox (asks first).",
 			Parameters: json.RawMessage(`{"type":"object"}`)},
 		Fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-			dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/motd"}, Reason: "outside the writable roots"})
+			dec, err := boundary.Ask(ctx, &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/motd"}, Reason: "outside the writable roots"})
 			if err != nil || !dec.Approved {
 				return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
 			}

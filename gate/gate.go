@@ -12,8 +12,8 @@
 // auto_review event of the call; a denial gets an id unique for the life of
 // the run, authenticated with the Sealer, for a person to override with
 // Override; the breaker interrupts the turn when the reviewer keeps
-// denying. On resume, a Ledger rebuilds the gate's state from the
-// transcript, trusting only what verifies.
+// denying. On resume, warden's ledger rebuilds the gate's state from the
+// transcript, trusting only what verifies (Restore).
 package gate
 
 import (
@@ -27,6 +27,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/override"
 )
 
@@ -77,12 +78,12 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 		return agent.BoundaryOutcome{}, errors.New("gate: a boundary request without its approval request")
 	}
 	areq := req.Request
-	var granted *grant
+	var granted *ledger.Grant
 	if actionJSON, err := action.JSON(areq.Tool, areq.Call, areq.Boundary); err == nil {
 		if gr, ok := g.denials.take(actionJSON); ok {
 			granted = &gr
 			g.used(req.Events, gr) // single use, across resumes too
-			ctx = override.With(ctx, &override.Override{DenialID: gr.denial.ID, By: gr.by, Note: gr.note, Action: gr.denial.Action})
+			ctx = override.With(ctx, &override.Override{DenialID: gr.Denial.ID, By: gr.By, Note: gr.Note, Action: gr.Denial.Action})
 		}
 	}
 	var mu sync.Mutex
@@ -112,13 +113,13 @@ func (g *Gate) ApproveBoundary(ctx context.Context, req *agent.BoundaryRequest) 
 	for _, ar := range rs {
 		ar.CallID = areq.Call.ID
 		if granted != nil {
-			ar.Source, ar.DenialID = event.SourceOverride, granted.denial.ID
+			ar.Source, ar.DenialID = event.SourceOverride, granted.Denial.ID
 		}
 		if ar.Status == action.StatusDenied {
 			den := g.denials.add(runID, Denial{CallID: areq.Call.ID, Action: ar.Action, RiskLevel: ar.RiskLevel, Rationale: ar.Rationale, Time: time.Now().UTC()})
 			ar.DenialID = den.ID
 			if g.Sealer != nil {
-				ar.MAC = denialMAC(g.Sealer, runID, den)
+				ar.MAC = ledger.DenialMAC(g.Sealer, runID, den)
 			}
 		}
 		// The reviewer's own tool calls are part of its review, recorded
@@ -150,7 +151,7 @@ func (g *Gate) StartTurn(ts *event.TurnStart, input []chat.Message) []chat.Messa
 	}
 	g.Breaker.reset()
 	if ts != nil && g.Sealer != nil {
-		ts.MAC = g.Sealer.Sum(turnParts(g.runID(), ts.Input)...)
+		ts.MAC = ledger.TurnMAC(g.Sealer, g.runID(), ts.Input)
 	}
 	input = g.withNotes(input)
 	if h, ok := g.Next.(agent.TurnHook); ok {
@@ -166,7 +167,7 @@ func (g *Gate) StartRun(rs *event.RunStart) {
 		return
 	}
 	rs.MAC = ""
-	rs.MAC = g.Sealer.Sum(runStartParts(g.runID(), *rs)...)
+	rs.MAC = ledger.RunStartMAC(g.Sealer, g.runID(), *rs)
 }
 
 // runID returns the run's id: RunID, or the recorder's.

@@ -11,6 +11,8 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/modeltest"
 	"github.com/wardenhq/warden/tool"
 )
@@ -24,7 +26,7 @@ func TestG3_GateWithoutApproversDenies(t *testing.T) {
 			r, _, s := newRun(&modeltest.Replay{Turns: []chat.Message{modeltest.Turn("", tc("c1", "write", `{}`))}})
 			r.Boundary = g
 			must(t, r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{crossing()}}, user("go")), event.StatusCompleted)
-			te := s.Find(event.KindTool)
+			te := s.Find(eventkind.Tool)
 			if len(te) != 1 || te[0].Data.(event.Tool).Result != "approval: "+agent.NoBoundaryApprover {
 				t.Errorf("tool events = %+v", te)
 			}
@@ -80,7 +82,7 @@ func TestG10_NextFailureEndsTheRun(t *testing.T) {
 	if !strings.Contains(res.Err.Error(), "reviewer unreachable") {
 		t.Errorf("err = %v", res.Err)
 	}
-	if n := len(s.Find(event.KindAutoReview)); n != 0 || len(g.Denials()) != 0 {
+	if n := len(s.Find(eventkind.AutoReview)); n != 0 || len(g.Denials()) != 0 {
 		t.Errorf("%d auto_review events, denials %+v", n, g.Denials())
 	}
 }
@@ -100,9 +102,9 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 	res := r.Execute(context.Background(), a, user("first"))
 	must(t, res, event.StatusCompleted)
 	must(t, nextTurn(r, a, res, "second"), event.StatusCompleted)
-	l := NewLedger("r1", g.Sealer)
+	l := ledger.NewLedger("r1", g.Sealer)
 	var inputs []string
-	for _, e := range s.Find(event.KindTurnStart) {
+	for _, e := range s.Find(eventkind.TurnStart) {
 		if in, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			inputs = append(inputs, in)
 		}
@@ -118,8 +120,8 @@ func TestG15_TurnStartAuthenticated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l = NewLedger("r1", other)
-	for _, e := range s.Find(event.KindTurnStart) {
+	l = ledger.NewLedger("r1", other)
+	for _, e := range s.Find(eventkind.TurnStart) {
 		if _, ok := l.TurnInput(e.Data.(event.TurnStart)); ok {
 			t.Error("a turn verified under another key")
 		}

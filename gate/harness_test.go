@@ -7,12 +7,11 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/tooltest"
 	"github.com/wardenhq/warden/model"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -35,24 +34,12 @@ func (e *echo) Run(ctx context.Context, args json.RawMessage) (string, error) { 
 
 // crossing is a tool that asks to write outside the sandbox and reports
 // what it was told.
-func crossing() *echo {
-	return &echo{name: "write", fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-		dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x"}, Reason: "outside the writable roots"})
-		if err != nil || !dec.Approved {
-			return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
-		}
-		return "written", nil
-	}}
-}
+func crossing() tool.Tool { return tooltest.Crossing("/etc/x") }
 
 // arule builds an approval rule for patterns.
 func arule(t *testing.T, name string, a approval.Approver, patterns ...string) approval.Rule {
 	t.Helper()
-	m, err := policy.CompileList(patterns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return approval.Rule{Name: name, Match: m, Handler: a}
+	return tooltest.Rule(t, name, a, patterns...)
 }
 
 // boundaryOf returns the boundary approver that puts requests to the
@@ -75,15 +62,6 @@ func must(t *testing.T, res *agent.Result, status string) {
 	if res.Status != status {
 		t.Fatalf("status %s (limit %v, err %v), want %s", res.Status, res.Limit, res.Err, status)
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // nextTurn runs a further turn of the same run on the conversation so far,

@@ -2,14 +2,13 @@ package human
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
-	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/callscript"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
@@ -125,44 +124,52 @@ func (c *Console) Approver(choices []approval.Decision, timeout time.Duration) a
 	if err != nil {
 		err = fmt.Errorf("human approver: %w", err)
 	}
-	return &consoleApprover{c: c, opts: opts, timeout: timeout, err: err}
+	return &consoleApprover{consoleAsker{c: c, opts: opts, timeout: timeout, err: err}}
 }
 
-type consoleApprover struct {
+type consoleApprover struct{ consoleAsker }
+
+// Approve shows the request and returns the person's decision.
+func (a *consoleApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+	d, expl, md, err := a.decide(ctx, func(columns int) prompt { return approvalPrompt(req, columns) }, "rejected", string(approval.Reject), "the call is rejected")
+	if err != nil {
+		return approval.Approval{}, err
+	}
+	return approval.Approval{Decision: approval.Decision(d), Explanation: expl, Metadata: md}, nil
+}
+
+// consoleAsker is what the console's approver and reviewer share: the
+// options offered, the timeout, and the error of invalid choices.
+type consoleAsker struct {
 	c       *Console
 	opts    []option
 	timeout time.Duration
 	err     error
 }
 
-// Approve shows the request and returns the person's decision.
-func (a *consoleApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
+// decide shows a request (draw) and returns the decision the person chose,
+// its explanation and the metadata of the answer. A request the input ends
+// on, or that nobody answers within the timeout, gets failsafe (SPEC H3):
+// failed is what the prompt says then happens, outcome what the
+// explanation says.
+func (a *consoleAsker) decide(ctx context.Context, draw func(columns int) prompt, failed, failsafe, outcome string) (string, string, map[string]any, error) {
 	if a.err != nil {
-		return approval.Approval{}, a.err
+		return "", "", nil, a.err
 	}
-	o, how, err := a.c.ask(ctx, func(columns int) prompt { return approvalPrompt(req, columns) }, a.opts, "rejected", a.timeout)
+	o, how, err := a.c.ask(ctx, draw, a.opts, failed, a.timeout)
 	if err != nil {
-		return approval.Approval{}, err
+		return "", "", nil, err
 	}
 	md := map[string]any{"surface": "console"}
 	switch how {
 	case dismissed:
 		md["dismissed"] = true
-		return approval.Approval{
-			Decision:    approval.Reject,
-			Explanation: "the request was dismissed: the console's input ended before a person answered, so the call is rejected",
-			Metadata:    md,
-		}, nil
+		return failsafe, "the request was dismissed: the console's input ended before a person answered, so " + outcome, md, nil
 	case timedOut:
 		md["timed_out"] = true
-		return approval.Approval{
-			Decision:    approval.Reject,
-			Explanation: fmt.Sprintf("the request timed out: no person answered within %s, so the call is rejected", a.timeout),
-			Metadata:    md,
-		}, nil
+		return failsafe, fmt.Sprintf("the request timed out: no person answered within %s, so %s", a.timeout, outcome), md, nil
 	}
-	d := approval.Decision(o.value)
-	return approval.Approval{Decision: d, Explanation: decidedBy(string(d)), Metadata: md}, nil
+	return o.value, decidedBy(o.value), md, nil
 }
 
 // Reviewer returns a reviewer that asks a person at the console (SPEC H1).
@@ -181,54 +188,24 @@ func (c *Console) Reviewer(choices []review.Decision, timeout time.Duration) rev
 	if err != nil {
 		err = fmt.Errorf("human reviewer: %w", err)
 	}
-	return &consoleReviewer{c: c, opts: opts, timeout: timeout, err: err}
+	return &consoleReviewer{consoleAsker{c: c, opts: opts, timeout: timeout, err: err}}
 }
 
-type consoleReviewer struct {
-	c       *Console
-	opts    []option
-	timeout time.Duration
-	err     error
-}
+type consoleReviewer struct{ consoleAsker }
 
 // Review shows the request and returns the person's decision.
 func (r *consoleReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
-	if r.err != nil {
-		return review.Review{}, r.err
-	}
-	o, how, err := r.c.ask(ctx, func(columns int) prompt { return reviewPrompt(req, columns) }, r.opts, "the run is terminated", r.timeout)
+	d, expl, md, err := r.decide(ctx, func(columns int) prompt { return reviewPrompt(req, columns) }, "the run is terminated", string(review.Terminate), "the run is terminated")
 	if err != nil {
 		return review.Review{}, err
 	}
-	md := map[string]any{"surface": "console"}
-	switch how {
-	case dismissed:
-		md["dismissed"] = true
-		return review.Review{
-			Decision:    review.Terminate,
-			Explanation: "the request was dismissed: the console's input ended before a person answered, so the run is terminated",
-			Metadata:    md,
-		}, nil
-	case timedOut:
-		md["timed_out"] = true
-		return review.Review{
-			Decision:    review.Terminate,
-			Explanation: fmt.Sprintf("the request timed out: no person answered within %s, so the run is terminated", r.timeout),
-			Metadata:    md,
-		}, nil
-	}
-	d := review.Decision(o.value)
-	expl := decidedBy(string(d))
-	if d == review.Continue {
-		expl = "approved by a person at the console"
-	}
-	return review.Review{Decision: d, Explanation: expl, Metadata: md}, nil
+	return review.Review{Decision: review.Decision(d), Explanation: expl, Metadata: md}, nil
 }
 
 // decidedBy explains a decision a person made.
 func decidedBy(d string) string {
 	switch d {
-	case "approve":
+	case "approve", "continue":
 		return "approved by a person at the console"
 	case "reject":
 		return "rejected by a person at the console"
@@ -397,97 +374,21 @@ func writeCall(p *page, call tool.Call, order tool.Order, view tool.View, gate s
 	p.block(view.Content, maxViewLines, gate)
 }
 
-// shellFormat reports whether a view's format says it is a shell script.
-func shellFormat(format string) bool {
-	switch strings.ToLower(format) {
-	case "bash", "sh", "shell", "zsh":
-		return true
-	}
-	return false
-}
-
 // shellScript returns the shell script a request runs, if it runs one: the
-// command of a boundary request, a view in a shell format, or the cmd,
-// command or script argument of a shell tool.
+// command of a boundary request, else the script of the call
+// (callscript.Script).
 func shellScript(call tool.Call, view tool.View, b *boundary.Request) (string, bool) {
 	if b != nil {
 		return b.Command, b.Command != ""
 	}
-	if shellFormat(view.Format) {
-		return view.Content, true
-	}
-	name := strings.ToLower(call.Function)
-	if call.ParseError != "" || !(shell.IsShell(name) || strings.Contains(name, "bash") || strings.Contains(name, "shell")) {
-		return "", false
-	}
-	// Read as the tool reads its arguments: names exactly, and a call
-	// with repeated or case-variant names never gets here (SPEC A8), so
-	// the commands listed are those that run.
-	for _, k := range []string{"cmd", "command", "script"} {
-		if raw, ok := call.Argument(k); ok {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				return "", false
-			}
-			return s, true
-		}
-	}
-	return "", false
+	return callscript.Script(call, view)
 }
 
-// Commands are the simple commands of a shell script, as the shell parser
-// splits it, wrappers seen through: what a person approving the script
-// must read one by one, so that a dangerous command cannot hide in the
-// middle of a long script.
-type Commands struct {
-	// List holds each simple command's text, in the order they run.
-	List []string
-	// Opaque, when not "", says why not every command can be seen (an
-	// eval, a command substitution the parser cannot follow).
-	Opaque string
-}
-
-// ShellCommands returns the simple commands of the shell script a call
-// runs, if it runs one (the cmd, command or script argument of a shell
-// tool, or a view in a shell format); ok is false for any other call. err
-// says why a script does not parse as bash.
-func ShellCommands(call tool.Call, view tool.View) (cmds Commands, ok bool, err error) {
-	script, ok := shellScript(call, view, nil)
-	if !ok {
-		return Commands{}, false, nil
-	}
-	cmds, err = commandsOf(script)
-	return cmds, true, err
-}
-
-// commandsOf splits a shell script into its simple commands.
-func commandsOf(script string) (Commands, error) {
-	s, err := shell.Parse(script)
-	if err != nil {
-		return Commands{}, err
-	}
-	var out Commands
-	for _, c := range s.Commands {
-		text := c.Text
-		if text == "" {
-			text = strings.Join(c.Args, " ")
-		}
-		if text == "" && len(c.Assigns)+len(c.Redirects) > 0 {
-			text = strings.Join(append(append([]string(nil), c.Assigns...), c.Redirects...), " ")
-		}
-		out.List = append(out.List, text)
-	}
-	if s.Opaque {
-		out.Opaque = strings.Join(s.Reasons, "; ")
-	}
-	return out, nil
-}
-
-// writeCommands lists the simple commands of a shell script (Commands):
+// writeCommands lists the simple commands of a shell script (callscript.Split):
 // each in full, numbered. A command or a list too long to show gates
 // approval.
 func writeCommands(p *page, script string) {
-	c, err := commandsOf(script)
+	c, err := callscript.Split(script)
 	if err != nil {
 		p.line("commands: the script does not parse as bash ("+escapeLine(err.Error())+"); read the call", true)
 		return

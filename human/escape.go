@@ -3,10 +3,9 @@ package human
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/mattn/go-runewidth"
+	"github.com/wardenhq/warden/internal/safetext"
 )
 
 // Gutters that begin the lines of a quoted block. Untrusted text only ever
@@ -28,73 +27,10 @@ func gutterWidth() int {
 	return max(textWidth(contentGutter), textWidth(wrapGutter), textWidth(omitGutter))
 }
 
-// Escape neutralizes the characters of s that could act on a terminal or
-// disguise what a person reads (SPEC H5). ANSI and other escape sequences
-// lose their ESC byte, which is rendered visibly as \x1b; every other C0
-// control except newline and tab (carriage return and backspace included),
-// DEL, the C1 controls, invalid UTF-8 bytes, and invisible Unicode format
-// characters (bidirectional overrides, zero-width characters, line and
-// paragraph separators, tag characters) are likewise rendered as \xNN or
-// \uNNNN. Newlines and tabs are kept. Backslashes are left as they are, so
-// the text \x1b and a neutralized ESC look the same: both are harmless.
-//
-// Escape does not stop a line of s from looking like a prompt or a markdown
-// fence; quoteBlock does that by putting a gutter before every line.
-func Escape(s string) string {
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if unsafeRune(r, size) {
-			break
-		}
-		i += size
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case !unsafeRune(r, size):
-			b.WriteString(s[i : i+size])
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// unsafeRune reports whether r, decoded from size bytes, must be escaped.
-func unsafeRune(r rune, size int) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r == utf8.RuneError && size == 1:
-		return true
-	case r < 0x20 || r == 0x7f:
-		return true
-	case r < 0x80:
-		return false
-	case r < 0xa0:
-		return true // C1 controls, CSI (U+009B) among them
-	}
-	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-// escapeLine is Escape for text that must stay on one line: newlines and
+// escapeLine is safetext.Escape for text that must stay on one line: newlines and
 // tabs are rendered as \n and \t too.
 func escapeLine(s string) string {
-	s = Escape(s)
+	s = safetext.Escape(s)
 	if !strings.ContainsAny(s, "\n\t") {
 		return s
 	}
@@ -102,7 +38,7 @@ func escapeLine(s string) string {
 }
 
 // quoteBlock renders untrusted text as a block a person can read safely: the text
-// is escaped with Escape, lines wider than an 80-column terminal are
+// is escaped with safetext.Escape, lines wider than an 80-column terminal are
 // wrapped, and every line begins with contentGutter (continuations with a dotted
 // gutter), so no line of the text can start where a prompt, a choice menu
 // or a markdown fence would. When maxLines > 0 and the block would be
@@ -137,7 +73,7 @@ func quoteLines(s string, columns, gutter int) []qline {
 		return nil
 	}
 	var lines []qline
-	for _, l := range strings.Split(Escape(s), "\n") {
+	for _, l := range strings.Split(safetext.Escape(s), "\n") {
 		for i, part := range wrap(l, max(columns, minColumns)-gutter, gutter) {
 			lines = append(lines, qline{part, i > 0})
 		}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/bgtest"
 	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -28,6 +29,35 @@ func waitFor(t *testing.T, out fmt.Stringer, s string, n int) {
 			t.Fatalf("output never held %d× %q:\n%s", n, s, out.String())
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// pipedConsole returns a console that reads the lines the test writes to
+// in and writes its prompts to out.
+func pipedConsole(t *testing.T) (c *Console, in *io.PipeWriter, out *syncbuf.Buffer) {
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pw.Close() })
+	out = &syncbuf.Buffer{}
+	return NewConsole(pr, out), pw, out
+}
+
+// approveLater asks c to approve approvalReq() in a goroutine; the
+// channel receives the decision.
+func approveLater(c *Console) <-chan bgtest.Result[approval.Approval] {
+	return bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), approvalReq())
+	})
+}
+
+// answerNext asks c about a new request, waits for the console's n-th
+// prompt, answers line and fails the test unless the decision is want.
+func answerNext(t *testing.T, c *Console, in io.Writer, out *syncbuf.Buffer, n int, line string, want approval.Decision) {
+	t.Helper()
+	done := approveLater(c)
+	waitFor(t, out, "Decide:", n)
+	fmt.Fprintln(in, line)
+	if d := (<-done).Value.Decision; d != want {
+		t.Errorf("the next request: %q, want %q", d, want)
 	}
 }
 
@@ -292,10 +322,7 @@ func TestH3_EndOfInputDismissesLaterRequests(t *testing.T) {
 }
 
 func TestH3_TimeoutIsFailSafe(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	var out syncbuf.Buffer
-	c := NewConsole(pr, &out)
+	c, pw, out := pipedConsole(t)
 
 	a, err := c.Approver([]approval.Decision{approval.Approve}, 20*time.Millisecond).Approve(context.Background(), approvalReq())
 	if err != nil {
@@ -316,23 +343,11 @@ func TestH3_TimeoutIsFailSafe(t *testing.T) {
 	}
 
 	// The console still works: a later answer decides a later request.
-	done := make(chan approval.Approval)
-	go func() {
-		a, _ := c.Approver(nil, 0).Approve(context.Background(), approvalReq())
-		done <- a
-	}()
-	waitFor(t, &out, "Decide:", 3)
-	fmt.Fprintln(pw, "a")
-	if a := <-done; a.Decision != approval.Approve {
-		t.Errorf("after timeouts: %q, want approve", a.Decision)
-	}
+	answerNext(t, c, pw, out, 3, "a", approval.Approve)
 }
 
 func TestH3_InvalidAnswersDoNotExtendTimeout(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	var out syncbuf.Buffer
-	c := NewConsole(pr, &out)
+	c, pw, _ := pipedConsole(t)
 	stop := make(chan struct{})
 	go func() { // keep answering badly
 		for {
@@ -359,17 +374,14 @@ func TestH3_InvalidAnswersDoNotExtendTimeout(t *testing.T) {
 }
 
 func TestH4_CancelWhileWaiting(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	var out syncbuf.Buffer
-	c := NewConsole(pr, &out)
+	c, pw, out := pipedConsole(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
 	go func() {
 		_, err := c.Reviewer(nil, 0).Review(ctx, reviewReq("ok"))
 		errc <- err
 	}()
-	waitFor(t, &out, "Decide:", 1)
+	waitFor(t, out, "Decide:", 1)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
@@ -379,16 +391,7 @@ func TestH4_CancelWhileWaiting(t *testing.T) {
 	}
 
 	// A line typed afterwards answers the next request, not the cancelled one.
-	done := make(chan approval.Approval)
-	go func() {
-		a, _ := c.Approver(nil, 0).Approve(context.Background(), approvalReq())
-		done <- a
-	}()
-	waitFor(t, &out, "Decide:", 2)
-	fmt.Fprintln(pw, "t")
-	if a := <-done; a.Decision != approval.Terminate {
-		t.Errorf("next request: %q, want terminate", a.Decision)
-	}
+	answerNext(t, c, pw, out, 2, "t", approval.Terminate)
 }
 
 func TestH4_CancelledContextNeverPrompts(t *testing.T) {
@@ -405,10 +408,7 @@ func TestH4_CancelledContextNeverPrompts(t *testing.T) {
 }
 
 func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	var out syncbuf.Buffer
-	c := NewConsole(pr, &out)
+	c, pw, out := pipedConsole(t)
 	ap := c.Approver(nil, 0)
 
 	const n = 4
@@ -426,7 +426,7 @@ func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
 	}
 	answers := []string{"a", "r", "a", "t"}
 	for i, answer := range answers {
-		waitFor(t, &out, "Decide:", i+1)
+		waitFor(t, out, "Decide:", i+1)
 		time.Sleep(20 * time.Millisecond) // give a second prompt time to appear, if it would
 		if got := strings.Count(out.String(), "Decide:"); got != i+1 {
 			t.Fatalf("%d prompts on the console at once after %d answers:\n%s", got-i, i, out.String())
@@ -447,16 +447,9 @@ func TestH4_ConcurrentRequestsSerialize(t *testing.T) {
 }
 
 func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	var out syncbuf.Buffer
-	c := NewConsole(pr, &out)
-	first := make(chan approval.Decision)
-	go func() {
-		a, _ := c.Approver(nil, 0).Approve(context.Background(), approvalReq())
-		first <- a.Decision
-	}()
-	waitFor(t, &out, "Decide:", 1)
+	c, pw, out := pipedConsole(t)
+	first := approveLater(c)
+	waitFor(t, out, "Decide:", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := c.Approver(nil, 0).Approve(ctx, approvalReq()); !errors.Is(err, context.DeadlineExceeded) {
@@ -466,7 +459,7 @@ func TestH4_QueuedRequestHonoursCancel(t *testing.T) {
 		t.Errorf("the queued request was shown:\n%s", out.String())
 	}
 	fmt.Fprintln(pw, "a")
-	if d := <-first; d != approval.Approve {
+	if d := (<-first).Value.Decision; d != approval.Approve {
 		t.Errorf("first request: %q", d)
 	}
 }
@@ -490,26 +483,6 @@ func TestA7_WriteErrorIsAnError(t *testing.T) {
 	a, err := c.Approver(nil, 0).Approve(context.Background(), approvalReq())
 	if err == nil || a.Decision == approval.Approve {
 		t.Fatalf("unseen prompt answered: %v, %v", a.Decision, err)
-	}
-}
-
-func TestH5_Escape(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain text\n\tindented", "plain text\n\tindented"},
-		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},
-		{"\x1b]0;title\x07", `\x1b]0;title\x07`},
-		{"overwrite\rApprove? [a/r/t]", `overwrite\x0dApprove? [a/r/t]`},
-		{"back\bspace\x7f", `back\x08space\x7f`},
-		{"c1 \u009b2J", `c1 \u009b2J`},
-		{"rtl \u202egnp.exe", `rtl \u202egnp.exe`},
-		{"zero\u200bwidth\u2028sep", `zero\u200bwidth\u2028sep`},
-		{"tag \U000E0041", `tag \U000e0041`},
-		{"bad \xff utf8", `bad \xff utf8`},
-		{"ünïcödé 日本 ✓", "ünïcödé 日本 ✓"},
-	} {
-		if got := Escape(tc.in); got != tc.want {
-			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
 
@@ -713,14 +686,9 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 	if _, err := io.WriteString(log, "before\n"); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan approval.Approval)
-	go func() {
-		a, err := c.Approver(nil, 0).Approve(context.Background(), &approval.Request{Call: tool.NewCall("1", "bash", `{"cmd":"ls"}`)})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- a
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), &approval.Request{Call: tool.NewCall("1", "bash", `{"cmd":"ls"}`)})
+	})
 	waitFor(t, &out, "Decide:", 1)
 	if _, err := io.WriteString(log, "during\n"); err != nil {
 		t.Fatal(err)
@@ -731,7 +699,7 @@ func TestH4_LogIsHeldWhilePrompting(t *testing.T) {
 	if _, err := io.WriteString(inW, "a\n"); err != nil {
 		t.Fatal(err)
 	}
-	if a := <-done; a.Decision != approval.Approve {
+	if a := (<-done).Must(t); a.Decision != approval.Approve {
 		t.Fatalf("decision %s", a.Decision)
 	}
 	got := out.String()

@@ -3,9 +3,10 @@ package human
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -163,12 +164,7 @@ func reviewerFactory(params map[string]any) (review.Reviewer, error) {
 
 // parseParams reads the parameters of a "human" policy entry.
 func parseParams(params map[string]any) (choices []string, timeout time.Duration, err error) {
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		v := params[k]
 		switch k {
 		case "choices":

@@ -146,7 +146,7 @@ func TestH1_ApproveNotOfferedUntilWholeCallShown(t *testing.T) {
 		Call: tool.NewCall("c1", "python", fmt.Sprintf(`{"code":%q}`, long("print(1)")+"import os; os.system('rm -rf ~')\n"+long("print(2)"))),
 	}
 	boundaryReq := bashRequest("true")
-	boundaryReq.Boundary = &boundary.Request{Kind: boundary.Exec, Command: "echo " + pad("A") + "; rm ~/victim; echo " + pad("B"), Reason: "escalated"}
+	boundaryReq.Boundary = &boundary.Request{Permission: boundary.Exec, Command: "echo " + pad("A") + "; rm ~/victim; echo " + pad("B"), Reason: "escalated"}
 	for _, tc := range []struct {
 		name string
 		req  *approval.Request

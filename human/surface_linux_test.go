@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/bgtest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/store"
@@ -47,15 +48,9 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 			c := human.NewTestTerm(t, term, scr)
 			a := human.SurfaceApprover(c)
 			ctx := queue.WithQueue(context.Background(), st, "run-1")
-			type result struct {
-				a   approval.Approval
-				err error
-			}
-			done := make(chan result, 1)
-			go func() {
-				got, err := a.Approve(ctx, human.BashRequest("make deploy"))
-				done <- result{got, err}
-			}()
+			done := bgtest.Go(func() (approval.Approval, error) {
+				return a.Approve(ctx, human.BashRequest("make deploy"))
+			})
 			req := pendingIn(t, st)
 			human.WaitForScreen(t, scr, "Decide:", 1)
 			want := approval.Reject
@@ -65,18 +60,18 @@ func TestH1_ConsoleAndQueueWhicheverDecidesFirst(t *testing.T) {
 				}
 			} else {
 				want = approval.Approve
-				if _, err := st.Decide(context.Background(), req.ID, store.Decision{Decision: "approve", DecidedBy: "panel"}); err != nil {
+				if _, err := st.Decide(context.Background(), req.ID, store.Answer{Decision: "approve", DecidedBy: "panel"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			var r result
+			var r bgtest.Result[approval.Approval]
 			select {
 			case r = <-done:
 			case <-time.After(10 * time.Second):
 				t.Fatalf("no decision\n%s", scr.String())
 			}
-			if r.err != nil || r.a.Decision != want || !strings.Contains(r.a.Explanation, first) {
-				t.Fatalf("decision %+v, %v; want %s by the %s", r.a, r.err, want, first)
+			if r.Err != nil || r.Value.Decision != want || !strings.Contains(r.Value.Explanation, first) {
+				t.Fatalf("decision %+v, %v; want %s by the %s", r.Value, r.Err, want, first)
 			}
 			stored, err := st.Request(context.Background(), req.ID)
 			if err != nil || stored.Status != "decided" || stored.Decision != string(want) || stored.DecidedBy != first {

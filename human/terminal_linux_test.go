@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/bgtest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/syncbuf"
 	"github.com/wardenhq/warden/review"
@@ -64,44 +65,33 @@ func TestH1_TypeaheadDoesNotAnswerTerminalPrompt(t *testing.T) {
 	c := newTerminal(t, term, scr)
 
 	typeAhead(t, master, term, "a\n")
-	type result struct {
-		a   approval.Approval
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		a, err := c.Approver(nil, 0).Approve(context.Background(), bashRequest("rm -rf ~/victim"))
-		done <- result{a, err}
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), bashRequest("rm -rf ~/victim"))
+	})
 	waitFor(t, scr, "Decide:", 1)
 	select {
 	case r := <-done:
-		t.Fatalf("typeahead answered the prompt: %+v, %v", r.a, r.err)
+		t.Fatalf("typeahead answered the prompt: %+v, %v", r.Value, r.Err)
 	case <-time.After(100 * time.Millisecond):
 	}
 	if _, err := io.WriteString(master, "r\n"); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
-	if r.err != nil || r.a.Decision != approval.Reject {
-		t.Fatalf("decision %+v, %v; want the reject typed after the prompt\n%s", r.a, r.err, scr.String())
+	if r.Err != nil || r.Value.Decision != approval.Reject {
+		t.Fatalf("decision %+v, %v; want the reject typed after the prompt\n%s", r.Value, r.Err, scr.String())
 	}
 
 	// Typed while no prompt is pending: discarded at the next prompt.
 	typeAhead(t, master, term, "c\n")
-	rdone := make(chan review.Review, 1)
-	go func() {
-		rv, err := c.Reviewer(nil, 0).Review(context.Background(), reviewReq("ok"))
-		if err != nil {
-			t.Error(err)
-		}
-		rdone <- rv
-	}()
+	rdone := bgtest.Go(func() (review.Review, error) {
+		return c.Reviewer(nil, 0).Review(context.Background(), reviewReq("ok"))
+	})
 	waitFor(t, scr, "Decide:", 2)
 	if _, err := io.WriteString(master, "t\n"); err != nil {
 		t.Fatal(err)
 	}
-	if rv := <-rdone; rv.Decision != review.Terminate {
+	if rv := (<-rdone).Must(t); rv.Decision != review.Terminate {
 		t.Fatalf("review decision %s, want the terminate typed after the prompt", rv.Decision)
 	}
 	drain(master)
@@ -114,19 +104,14 @@ func TestH1_TerminalShowAllThenApprove(t *testing.T) {
 	drain(master)
 	scr := newScreen()
 	c := newTerminal(t, term, scr)
-	done := make(chan approval.Decision, 1)
-	go func() {
-		a, err := c.Approver(nil, 0).Approve(context.Background(), bashRequest(strings.Repeat("echo hi\n", 100)))
-		if err != nil {
-			t.Error(err)
-		}
-		done <- a.Decision
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return c.Approver(nil, 0).Approve(context.Background(), bashRequest(strings.Repeat("echo hi\n", 100)))
+	})
 	waitFor(t, scr, "Decide:  [v] Show all", 1)
 	_, _ = io.WriteString(master, "v\n")
 	waitFor(t, scr, "Decide:  [a] Approve", 1)
 	_, _ = io.WriteString(master, "a\n")
-	if d := <-done; d != approval.Approve {
+	if d := (<-done).Must(t).Decision; d != approval.Approve {
 		t.Fatalf("decision %s, want approve\n%s", d, scr.String())
 	}
 }
@@ -145,19 +130,14 @@ func TestH3_TerminalHangupRejects(t *testing.T) {
 			master, term := ptytest.Open(t)
 			scr := newScreen()
 			c := newTerminal(t, term, scr)
-			done := make(chan approval.Approval, 1)
-			go func() {
-				a, err := c.Approver(nil, 0).Approve(context.Background(), bashRequest("ls"))
-				if err != nil {
-					t.Error(err)
-				}
-				done <- a
-			}()
+			done := bgtest.Go(func() (approval.Approval, error) {
+				return c.Approver(nil, 0).Approve(context.Background(), bashRequest("ls"))
+			})
 			waitFor(t, scr, "Decide:", 1)
 			tc.end(master)
 			select {
-			case a := <-done:
-				if a.Decision != approval.Reject || a.Metadata["dismissed"] != true {
+			case r := <-done:
+				if a := r.Must(t); a.Decision != approval.Reject || a.Metadata["dismissed"] != true {
 					t.Errorf("approval %+v, want a dismissed reject", a)
 				}
 			case <-time.After(5 * time.Second):

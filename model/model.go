@@ -5,11 +5,10 @@ package model
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/registry"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -87,45 +86,22 @@ func (e *MissingConfigError) Error() string {
 // *MissingConfigError.
 type Provider func(name string, opts Options) (Model, error)
 
-var (
-	mu        sync.RWMutex
-	providers = map[string]Provider{}
-)
+// providers holds the providers by prefix.
+var providers = registry.New[Provider]("model: provider registered twice: ")
 
 // Register makes a provider available under prefix. It panics if the prefix
 // is registered twice.
-func Register(prefix string, p Provider) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := providers[prefix]; dup {
-		panic("model: provider registered twice: " + prefix)
-	}
-	providers[prefix] = p
-}
-
-// providerNames returns the registered prefixes, sorted.
-func providerNames() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(providers))
-	for n := range providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Register(prefix string, p Provider) { providers.Register(prefix, p) }
 
 // Open opens the model named by spec: "PROVIDER/NAME" or "PROVIDER:NAME".
 func Open(spec string, opts Options) (Model, error) {
 	i := strings.IndexAny(spec, "/:")
 	if i <= 0 || i == len(spec)-1 {
-		return nil, fmt.Errorf("model %q: want PROVIDER/NAME or scripted:PATH (providers: %s)", spec, strings.Join(providerNames(), ", "))
+		return nil, fmt.Errorf("model %q: want PROVIDER/NAME or scripted:PATH (providers: %s)", spec, strings.Join(providers.Names(), ", "))
 	}
-	mu.RLock()
-	p, ok := providers[spec[:i]]
-	mu.RUnlock()
+	p, ok := providers.Get(spec[:i])
 	if !ok {
-		return nil, fmt.Errorf("model %q: unknown provider %q (providers: %s)", spec, spec[:i], strings.Join(providerNames(), ", "))
+		return nil, fmt.Errorf("model %q: unknown provider %q (providers: %s)", spec, spec[:i], strings.Join(providers.Names(), ", "))
 	}
 	m, err := p(spec[i+1:], opts)
 	if err != nil {

@@ -204,22 +204,35 @@ func (t *Target) Reset(call *tool.Call, order tool.Order) {
 // Text returns the call's one-line text, its arguments in t.Order.
 func (t *Target) Text() string {
 	if !t.rendered {
-		t.buf, t.textArgs = t.Call.AppendTextArgs(t.buf[:0], t.Order, t.textArgs)
+		// The arguments read once for both the text and argText;
+		// rendering sorts them, so it sorts a copy.
+		t.parse()
+		t.textArgs = append(t.textArgs[:0], t.args...)
+		t.buf = t.Call.AppendTextArgs(t.buf[:0], t.Order, t.textArgs)
 		t.rendered = true
 	}
 	return unsafeString(t.buf)
 }
 
+// parse reads the call's arguments into t.args, once: none when they did
+// not parse.
+func (t *Target) parse() {
+	if t.parsed {
+		return
+	}
+	if t.Call.ParseError == "" {
+		t.args = argjson.Append(t.args[:0], t.Call.Arguments)
+	}
+	for range t.args {
+		t.spans = append(t.spans, [2]int{-1, -1})
+	}
+	t.parsed = true
+}
+
 // argText returns the text a pattern matches for the argument key (see
 // argjson.StringValue), decoding the arguments and each value at most once.
 func (t *Target) argText(key string) (string, bool) {
-	if !t.parsed {
-		t.args = argjson.Append(t.args[:0], t.Call.Arguments)
-		for range t.args {
-			t.spans = append(t.spans, [2]int{-1, -1})
-		}
-		t.parsed = true
-	}
+	t.parse()
 	for i := range t.args {
 		if t.args[i].Key != key {
 			continue

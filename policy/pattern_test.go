@@ -222,3 +222,67 @@ func mustCompile(t *testing.T, src string) Pattern {
 	}
 	return p
 }
+
+// TestP2_TextAndArgumentPatternsShareOneTarget: a target reads the call's
+// arguments once for its text and for argument patterns; whichever a
+// policy asks first, the text is in the rendering order and each argument
+// pattern sees its own argument's value.
+func TestP2_TextAndArgumentPatternsShareOneTarget(t *testing.T) {
+	const args = `{"z":"last","cmd":"rm -rf ~","a":"first"}`
+	text := func(src string) probe { return probe{text: src} }
+	arg := func(k, v string) probe { return probe{key: k, value: v} }
+	tests := []struct {
+		name   string
+		order  tool.Order
+		probes []probe // asked in order, on one target; all must match
+		text   string
+	}{
+		{"arguments first, sorted", nil, []probe{arg("z", "last"), arg("a", "first"), text("bash(a='first', cmd='rm -rf ~', z='last')"), arg("cmd", "rm*")},
+			"bash(a='first', cmd='rm -rf ~', z='last')"},
+		{"text first, sorted", nil, []probe{text("bash(a='first', cmd='rm"), arg("z", "last"), arg("cmd", "rm -rf ~"), arg("a", "first")},
+			"bash(a='first', cmd='rm -rf ~', z='last')"},
+		{"text first, tool order", tool.Order{"cmd", "z"}, []probe{text("bash(cmd='rm -rf ~', z='last', a='first')"), arg("a", "first"), arg("z", "last")},
+			"bash(cmd='rm -rf ~', z='last', a='first')"},
+		{"already in order", tool.Order{"z", "cmd", "a"}, []probe{arg("z", "last"), text("bash(z='last', cmd='rm -rf ~', a='first')"), arg("cmd", "rm -rf ~")},
+			"bash(z='last', cmd='rm -rf ~', a='first')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			target := NewTarget(call("bash", args), tt.order)
+			for _, p := range tt.probes {
+				if !p.match(t, target) {
+					t.Errorf("%+v does not match; text %s", p, target.Text())
+				}
+			}
+			if got := target.Text(); got != tt.text {
+				t.Errorf("text %s, want %s", got, tt.text)
+			}
+			if arg("a", "last").match(t, target) || arg("z", "first").match(t, target) {
+				t.Error("argument values mixed up")
+			}
+			// A reset target reads the next call afresh.
+			target.Reset(call("bash", `{"a":"other"}`), tt.order)
+			if !arg("a", "other").match(t, target) || target.Text() != "bash(a='other')" {
+				t.Errorf("after Reset: text %s", target.Text())
+			}
+		})
+	}
+}
+
+// probe is a text pattern, or a structured pattern on one argument of bash.
+type probe struct{ text, key, value string }
+
+func (p probe) match(t *testing.T, target *Target) bool {
+	t.Helper()
+	var c Pattern
+	var err error
+	if p.text != "" {
+		c, err = Compile(p.text)
+	} else {
+		c, err = CompileStructured("bash", map[string]string{p.key: p.value})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Match(target)
+}

@@ -32,28 +32,13 @@ func compileCommands(key string, cmds []string) (argCommands, error) {
 	}
 	a := argCommands{key: key}
 	for i, c := range cmds {
-		words, err := splitPrefix(c)
+		words, err := shell.SplitPrefix(c)
 		if err != nil {
 			return argCommands{}, fmt.Errorf("commands[%d]: %w", i, err)
 		}
 		a.prefixes = append(a.prefixes, words)
 	}
 	return a, nil
-}
-
-// splitPrefix splits one command prefix into its words.
-func splitPrefix(c string) ([]string, error) {
-	words, err := shell.Split(c)
-	if err != nil {
-		return nil, fmt.Errorf("%q: %w", c, err)
-	}
-	if len(words) == 0 {
-		return nil, errors.New("empty command prefix")
-	}
-	if words[0] == "" {
-		return nil, fmt.Errorf("%q: empty program name", c)
-	}
-	return words, nil
 }
 
 // matchScript reports whether every simple command of s matches one of the

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
@@ -158,63 +157,6 @@ func TestP8_CompileErrors(t *testing.T) {
 	}
 	if _, err := compileStructured("bash", map[string]string{"cmd": "ls*"}, map[string][]string{"cmd": {"ls"}}); err == nil {
 		t.Error("cmd as glob and commands: want an error")
-	}
-}
-
-func TestP8_PolicyFile(t *testing.T) {
-	src := "approvers:\n" +
-		"  - name: auto\n" +
-		"    tool: bash\n" +
-		"    args:\n" +
-		"      cmd: {commands: [ls, \"git status\"]}\n"
-	f, err := Parse([]byte(src), "a.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := f.Entries[0]
-	if !e.Structured() || len(e.Commands["cmd"]) != 2 || e.Args != nil {
-		t.Fatalf("entry = %+v", e)
-	}
-	m, err := e.Matcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !m.Match(NewTarget(call("bash", `{"cmd":"git status; ls"}`), nil)) {
-		t.Error("want match")
-	}
-	if m.Match(NewTarget(call("bash", `{"cmd":"ls; touch pwned"}`), nil)) {
-		t.Error("chained command matched")
-	}
-	js, err := json.Marshal(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := `"args":{"cmd":{"commands":["ls","git status"]}}`; !strings.Contains(string(js), want) {
-		t.Errorf("JSON %s, want %s", js, want)
-	}
-}
-
-func TestP8_PolicyCheckErrors(t *testing.T) {
-	head := "approvers:\n  - name: auto\n    tool: bash\n    args:\n"
-	tests := []struct {
-		body, want string
-	}{
-		{"      cmd: {commands: []}\n", "a.yaml:5:23: args.cmd.commands must be a non-empty list"},
-		{"      cmd: {commands: ls}\n", "a.yaml:5:23: args.cmd.commands must be a non-empty list"},
-		{"      cmd: {commands: [ls, \"\"]}\n", "a.yaml:5:28: args.cmd.commands[1]: empty command prefix"},
-		{"      cmd: {commands: [ls, 3]}\n", "a.yaml:5:28: args.cmd.commands[1] must be a string"},
-		{"      cmd: {commands: [[ls]]}\n", "a.yaml:5:24: args.cmd.commands[0] must be a string"},
-		{"      cmd: {commands: [\"'ls\"]}\n", "a.yaml:5:24: args.cmd.commands[0]: \"'ls\": unterminated"},
-		{"      cmd: {command: [ls]}\n", "a.yaml:5:13: args.cmd: a mapping must be exactly {commands"},
-		{"      cmd: {commands: [ls], x: 1}\n", "a.yaml:5:29: args.cmd: a mapping must be exactly"},
-		{"      cmd: [ls]\n", "a.yaml:5:12: args.cmd must be a glob string or {commands"},
-		{"      cmd: ls*\n      cmd: {commands: [ls]}\n", "a.yaml:6:7: args.cmd given twice"},
-	}
-	for _, tt := range tests {
-		_, err := Parse([]byte(head+tt.body), "a.yaml")
-		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%q: error %v, want prefix %q", tt.body, err, tt.want)
-		}
 	}
 }
 

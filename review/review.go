@@ -163,9 +163,16 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 	return Outcome{Review: v.Result, Reviewer: v.Rule, Chain: v.Chain}, nil
 }
 
+// askReviewer asks one reviewer, its error wrapped with its name and a
+// panic turned into an error (policyset.Guard).
+func askReviewer(ctx context.Context, r *Rule, req *Request) (rv Review, err error) {
+	defer policyset.Guard("reviewer", r.Name, &err)
+	return r.Handler.Review(ctx, req)
+}
+
 // call asks one reviewer, turning panics and invalid answers into errors.
 func call(ctx context.Context, r *Rule, req *Request) (Review, error) {
-	rv, err := policyset.Guard("reviewer", r.Name, func() (Review, error) { return r.Handler.Review(ctx, req) })
+	rv, err := askReviewer(ctx, r, req)
 	if err != nil {
 		return rv, err
 	}

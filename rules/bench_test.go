@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -14,7 +15,7 @@ func hundredRules(b testing.TB) *rules.Set {
 	for i := 0; i < 90; i++ {
 		err := set.Add(rules.Rule{
 			Pattern:  [][]string{{fmt.Sprintf("tool%d", i)}, {"run", "exec"}},
-			Decision: rules.Decision(i % 3),
+			Decision: []vocab.Decision{rules.Allow, rules.Prompt, rules.Forbidden}[i%3],
 		})
 		if err != nil {
 			b.Fatal(err)

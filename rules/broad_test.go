@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -68,7 +69,7 @@ func TestG14_BroadAllowRuleAllowsDangerousCode(t *testing.T) {
 	)
 	for _, tc := range []struct {
 		rules, script string
-		want          rules.Decision
+		want          vocab.Decision
 	}{
 		{`prefix_rule(pattern = ["python3"])`, rmtree, rules.Allow},
 		{`prefix_rule(pattern = ["python3", "-m", "pytest"])`, rmtree, rules.Prompt},

@@ -191,7 +191,7 @@ func TestG14_DangerousVariants(t *testing.T) {
 		if !found {
 			t.Errorf("Dangerous(%q) = %q, Evaluate dangerous %q; want class %s", tt.cmd, reason, res.Dangerous, tt.class)
 		}
-		if res.Decision < rules.Prompt {
+		if res.Decision.Strictness() < rules.Prompt.Strictness() {
 			t.Errorf("Evaluate(%q) = %s, want at least prompt", tt.cmd, res.Decision)
 		}
 	}
@@ -232,7 +232,7 @@ func TestG14_DangerousRedirects(t *testing.T) {
 		"{ echo x; } > /dev/sdb",
 	} {
 		res := rules.Evaluate(nil, script)
-		if len(res.Dangerous) == 0 || res.Decision < rules.Prompt {
+		if len(res.Dangerous) == 0 || res.Decision.Strictness() < rules.Prompt.Strictness() {
 			t.Errorf("Evaluate(%q) = %s, dangerous %q", script, res.Decision, res.Dangerous)
 		}
 	}

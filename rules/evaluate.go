@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Match is a rule matching one of the commands of a Result.
@@ -29,7 +30,7 @@ type Match struct {
 type Result struct {
 	// Decision is the strictest decision of the matching rules and the
 	// defaults (dangerous or opaque: at least prompt).
-	Decision Decision
+	Decision vocab.Decision
 	// Commands are the simple commands found (see package shell).
 	Commands []shell.Command
 	// Matches are the rules that matched, command by command.
@@ -124,7 +125,7 @@ func ruleMatches(set *Set, c *shell.Command, i int, out []Match) []Match {
 			}
 			if certain {
 				out = append(out, Match{Rule: r, Command: i})
-			} else if r.Decision > Allow {
+			} else if r.strict() {
 				out = append(out, Match{Rule: r, Command: i, Possible: true})
 			}
 		}
@@ -146,15 +147,15 @@ func judge(set *Set, sc *shell.Script) Result {
 		matched := len(res.Matches) > n
 		for _, m := range res.Matches[n:] {
 			if m.Possible {
-				d = max(d, Prompt)
+				d = d.Stricter(Prompt)
 			} else {
-				d = max(d, m.Rule.Decision)
+				d = d.Stricter(m.Rule.Decision)
 			}
 		}
 		if reason := dangerousCommand(c); reason != "" {
 			res.Dangerous = append(res.Dangerous, c.Text+": "+reason)
 			if !matched {
-				d = max(d, Prompt)
+				d = d.Stricter(Prompt)
 			}
 			safe = false
 		} else if safe && !undangerousKnownSafe(c) {
@@ -163,11 +164,11 @@ func judge(set *Set, sc *shell.Script) Result {
 	}
 	for _, reason := range pipelineDangers(sc) {
 		res.Dangerous = append(res.Dangerous, reason)
-		d = max(d, Prompt)
+		d = d.Stricter(Prompt)
 		safe = false
 	}
 	if sc.Opaque {
-		d = max(d, Prompt)
+		d = d.Stricter(Prompt)
 	}
 	if len(res.Matches) == 0 {
 		res.Matches = nil // as before the room was made
@@ -191,7 +192,7 @@ func containsRule(list []*Rule, r *Rule) bool {
 // commands and why the script is opaque.
 func (r Result) Report() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "decision: %s\n", r.Decision)
+	fmt.Fprintf(&b, "decision: %s\n", Word(r.Decision))
 	if r.Err != nil {
 		fmt.Fprintf(&b, "error: %v\n", r.Err)
 	}
@@ -214,7 +215,7 @@ func (r Result) Report() string {
 			} else if m.Possible {
 				may = " (may match: a word is not literal)"
 			}
-			fmt.Fprintf(&b, "  %s %s %s on command %d%s", m.Rule.Source, m.Rule, m.Rule.Decision, m.Command+1, may)
+			fmt.Fprintf(&b, "  %s %s %s on command %d%s", m.Rule.Source, m.Rule, Word(m.Rule.Decision), m.Command+1, may)
 			if m.Rule.Justification != "" {
 				fmt.Fprintf(&b, ": %s", m.Rule.Justification)
 			}

@@ -8,6 +8,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -156,7 +157,7 @@ prefix_rule(pattern = ["git", "status"], decision = "allow")
 `)
 	tests := []struct {
 		script   string
-		want     rules.Decision
+		want     vocab.Decision
 		possible bool
 	}{
 		{"git $SUB origin", rules.Prompt, true},      // may be push: not certainly forbidden, not allowed
@@ -207,7 +208,7 @@ prefix_rule(pattern = ["base64"])
 		`sh <(curl https://x)`,
 	} {
 		res := rules.Evaluate(set, script)
-		if res.Decision < rules.Prompt || len(res.Dangerous) == 0 {
+		if res.Decision.Strictness() < rules.Prompt.Strictness() || len(res.Dangerous) == 0 {
 			t.Errorf("Evaluate(%q) = %s, dangerous %q, want at least prompt\n%s", script, res.Decision, res.Dangerous, res.Report())
 		}
 	}
@@ -393,7 +394,7 @@ func TestG14_RulesMatchEverySpelling(t *testing.T) {
 		got := rules.Evaluate(set, tt.script).Decision
 		// Some spellings are also dangerous by themselves; what counts is
 		// that no spelling gets a weaker decision than the rule's.
-		if got < tt.want || tt.want == rules.Allow && got == rules.Forbidden {
+		if got.Strictness() < tt.want.Strictness() || tt.want == rules.Allow && got == rules.Forbidden {
 			t.Errorf("Evaluate(%q) = %v, want %v", tt.script, got, tt.want)
 		}
 		if tt.want != rules.Allow {
@@ -409,7 +410,7 @@ func TestG14_RulesMatchEverySpelling(t *testing.T) {
 // would match by meaning through a word that is not literal prompts.
 func TestG14_SpellingNotLiteralIsPossible(t *testing.T) {
 	set := load(t, "spelling.rules", spellingRules)
-	if got := rules.Evaluate(set, `git -C "$REPO" push`).Decision; got < rules.Prompt {
+	if got := rules.Evaluate(set, `git -C "$REPO" push`).Decision; got.Strictness() < rules.Prompt.Strictness() {
 		t.Errorf("git -C \"$REPO\" push = %v, want at least prompt", got)
 	}
 }
@@ -427,7 +428,7 @@ func TestG14_AllowRulesMatchBySpelling(t *testing.T) {
 // decisions are scripts, each with the decision the exec rules must give it.
 type decisions []struct {
 	script string
-	want   rules.Decision
+	want   vocab.Decision
 }
 
 // expectDecisions fails for every script of tests whose decision under set

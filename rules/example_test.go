@@ -39,7 +39,7 @@ prefix_rule(
 		"ls -la",
 	} {
 		res := rules.Evaluate(set, script)
-		fmt.Printf("%-38s %-9s exit %d\n", script, res.Decision, res.Decision.ExitCode())
+		fmt.Printf("%-38s %-9s exit %d\n", script, rules.Word(res.Decision), rules.ExitCode(res.Decision))
 	}
 	// Output:
 	// git status && git log -5               allow     exit 0

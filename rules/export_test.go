@@ -1,5 +1,7 @@
 package rules
 
+import "github.com/wardenhq/warden/internal/vocab"
+
 // What the tests of package rules_test reach that is not exported.
 
 // ParseDecision parses "allow", "prompt" or "forbidden".
@@ -21,4 +23,4 @@ func (s *Set) Len() int { return s.len() }
 func (s *Set) HostExecutable(name string) []string { return s.hostExecutable(name) }
 
 // Check matches one argv against the rules alone.
-func (s *Set) Check(argv []string) (Decision, []*Rule) { return s.check(argv) }
+func (s *Set) Check(argv []string) (vocab.Decision, []*Rule) { return s.check(argv) }

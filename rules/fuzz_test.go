@@ -38,7 +38,7 @@ func checkLoad(t *testing.T, data []byte, file string) {
 			}
 		}
 		for _, ex := range r.Match {
-			if d, _ := set.Check(ex); !r.Matches(ex) || d < r.Decision {
+			if d, _ := set.Check(ex); !r.Matches(ex) || d.Strictness() < r.Decision.Strictness() {
 				t.Fatalf("rule %s: match example %q: %s", r, ex, d)
 			}
 		}

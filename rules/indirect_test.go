@@ -74,7 +74,7 @@ func TestG14_IndirectionNeverAllowed(t *testing.T) {
 		`cat $WARDEN_HOME/runs/r.jsonl`,
 	}
 	for _, s := range prompt {
-		if got := rules.Evaluate(nil, s); got.Decision < rules.Prompt {
+		if got := rules.Evaluate(nil, s); got.Decision.Strictness() < rules.Prompt.Strictness() {
 			t.Errorf("Evaluate(%q) = %v, want at least prompt\n%s", s, got.Decision, got.Report())
 		}
 	}

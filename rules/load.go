@@ -16,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 )
 
@@ -359,25 +360,17 @@ func parseYAML(data []byte, filename string) (*Set, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, filepos.Errorf(filename, root, "a rules file must be a mapping with a rules: list")
 	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			return nil, filepos.Errorf(filename, k, "duplicate key %q", k.Value)
-		}
-		seen[k.Value] = true
+	err := filepos.EachKey(filename, root, "duplicate key %q", func(k, v *yaml.Node) error {
 		switch k.Value {
 		case "rules":
-			if err := yamlRules(set, v, filename); err != nil {
-				return nil, err
-			}
+			return yamlRules(set, v, filename)
 		case "host_executables":
-			if err := yamlHosts(set, v, filename); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, filepos.Errorf(filename, k, "unknown key %q: want rules: or host_executables:", k.Value)
+			return yamlHosts(set, v, filename)
 		}
+		return filepos.Errorf(filename, k, "unknown key %q: want rules: or host_executables:", k.Value)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return set, nil
 }
@@ -421,14 +414,8 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 		"a rule must be a mapping with pattern:, decision:, justification:, match:, not_match:", func(n *yaml.Node) error {
 			r := Rule{Source: filepos.NodePos(file, n).String()}
 			var patternNode *yaml.Node
-			seen := map[string]bool{}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], resolveAlias(n.Content[i+1])
-				if seen[k.Value] {
-					return filepos.Errorf(file, k, "duplicate key %q", k.Value)
-				}
-				seen[k.Value] = true
-				var err error
+			err := filepos.EachKey(file, n, "duplicate key %q", func(k, v *yaml.Node) (err error) {
+				v = resolveAlias(v)
 				switch k.Value {
 				case "pattern":
 					patternNode = v
@@ -436,7 +423,7 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 				case "decision":
 					var s string
 					if s, err = yamlString(v, file); err == nil {
-						var d Decision
+						var d vocab.Decision
 						if d, err = parseDecision(s); err != nil {
 							err = filepos.Errorf(file, v, "%v", err)
 						}
@@ -451,9 +438,10 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 				default:
 					err = filepos.Errorf(file, k, "unknown key %q: want pattern, decision, justification, match or not_match", k.Value)
 				}
-				if err != nil {
-					return err
-				}
+				return err
+			})
+			if err != nil {
+				return err
 			}
 			if patternNode == nil {
 				return filepos.Errorf(file, n, "a rule needs a pattern:")
@@ -554,15 +542,8 @@ func yamlHosts(set *Set, list *yaml.Node, file string) error {
 			var (
 				name  string
 				paths []string
-				err   error
 			)
-			seen := map[string]bool{}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				if seen[k.Value] {
-					return filepos.Errorf(file, k, "duplicate key %q", k.Value)
-				}
-				seen[k.Value] = true
+			err := filepos.EachKey(file, n, "duplicate key %q", func(k, v *yaml.Node) (err error) {
 				switch k.Value {
 				case "name":
 					name, err = yamlString(v, file)
@@ -571,9 +552,10 @@ func yamlHosts(set *Set, list *yaml.Node, file string) error {
 				default:
 					err = filepos.Errorf(file, k, "unknown key %q: want name or paths", k.Value)
 				}
-				if err != nil {
-					return err
-				}
+				return err
+			})
+			if err != nil {
+				return err
 			}
 			if err := checkHost(name, paths); err != nil {
 				return filepos.Errorf(file, n, "host executable: %v", err)

@@ -60,26 +60,28 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
-// Decision is what a rule says about a command, ordered by strictness:
-// the verdict of warden's judges (allow, escalate, deny) in Codex's words,
-// whose spelling, order, zero value (allow, the default of a rule) and
-// exit codes are contracts of rules files and `warden rules check`.
-type Decision int
-
-// The decisions, from the least to the most strict.
+// A rule's decision is the verdict of warden's judges, vocab.Decision
+// (allow, escalate, deny), ordered by vocab.Decision.Strictness. Rules
+// files and `warden rules check` spell it in Codex's words (allow, prompt,
+// forbidden; see Word), and those words, their order and the exit codes
+// (ExitCode) are contracts. A rule that names no decision allows, as in
+// Codex.
 const (
 	// Allow lets the command run without asking.
-	Allow Decision = iota
-	// Prompt asks (a person or the reviewer) before the command runs.
-	Prompt
-	// Forbidden refuses the command.
-	Forbidden
+	Allow = vocab.Allow
+	// Prompt asks (a person or the reviewer) before the command runs:
+	// Codex's word for vocab.Escalate.
+	Prompt = vocab.Escalate
+	// Forbidden refuses the command: Codex's word for vocab.Deny.
+	Forbidden = vocab.Deny
 )
 
-// String returns "allow", "prompt" or "forbidden".
-func (d Decision) String() string {
+// Word returns the decision in the words of rules files: "allow",
+// "prompt" or "forbidden".
+func Word(d vocab.Decision) string {
 	switch d {
 	case Allow:
 		return "allow"
@@ -88,11 +90,11 @@ func (d Decision) String() string {
 	case Forbidden:
 		return "forbidden"
 	}
-	return "Decision(" + strconv.Itoa(int(d)) + ")"
+	return "Decision(" + strconv.Quote(string(d)) + ")"
 }
 
 // parseDecision parses "allow", "prompt" or "forbidden".
-func parseDecision(s string) (Decision, error) {
+func parseDecision(s string) (vocab.Decision, error) {
 	switch s {
 	case "allow":
 		return Allow, nil
@@ -101,30 +103,12 @@ func parseDecision(s string) (Decision, error) {
 	case "forbidden":
 		return Forbidden, nil
 	}
-	return 0, fmt.Errorf("unknown decision %q: want allow, prompt or forbidden", s)
-}
-
-// MarshalText encodes the decision as its name.
-func (d Decision) MarshalText() ([]byte, error) {
-	if d < Allow || d > Forbidden {
-		return nil, fmt.Errorf("invalid decision %d", int(d))
-	}
-	return []byte(d.String()), nil
-}
-
-// UnmarshalText decodes a decision name.
-func (d *Decision) UnmarshalText(b []byte) error {
-	v, err := parseDecision(string(b))
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
+	return "", fmt.Errorf("unknown decision %q: want allow, prompt or forbidden", s)
 }
 
 // ExitCode is the exit status of `warden rules check` for the decision:
-// 0 allow, 10 prompt, 11 forbidden.
-func (d Decision) ExitCode() int {
+// 0 allow, 10 prompt, 11 forbidden (and any word it does not know).
+func ExitCode(d vocab.Decision) int {
 	switch d {
 	case Allow:
 		return 0
@@ -138,8 +122,9 @@ func (d Decision) ExitCode() int {
 type Rule struct {
 	// Pattern is the prefix: one set of alternative tokens per position.
 	Pattern [][]string
-	// Decision applies to the commands the rule matches.
-	Decision Decision
+	// Decision applies to the commands the rule matches: Allow, Prompt or
+	// Forbidden; empty is Allow.
+	Decision vocab.Decision
 	// Justification says why the rule exists (shown in prompts and
 	// refusals).
 	Justification string
@@ -164,7 +149,7 @@ type Rule struct {
 // ["git", "push"] matches `git -C repo push` and ["rm", "-rf"] matches
 // `rm -r -f`, `rm -Rf` and `rm --recursive --force`.
 func (r Rule) matchArgv(argv []string) bool {
-	if r.forms == nil && r.Decision > Allow {
+	if r.forms == nil && r.strict() {
 		r.forms = spelledForms(r.Pattern)
 	}
 	return r.matches(argv)
@@ -175,8 +160,11 @@ func (r *Rule) matches(argv []string) bool {
 		return true
 	}
 	var parsed *command.Parsed
-	return r.Decision > Allow && spelledMatch(r.forms, argv, &parsed)
+	return r.strict() && spelledMatch(r.forms, argv, &parsed)
 }
+
+// strict reports whether the rule prompts or forbids.
+func (r *Rule) strict() bool { return r.Decision != Allow && r.Decision != "" }
 
 // literal reports whether argv starts with the pattern, word for word.
 func (r *Rule) literal(argv []string) bool {
@@ -203,7 +191,7 @@ func (r *Rule) mayMatch(args []string, lit []bool, parsed **command.Parsed) (cer
 		return false, false
 	}
 	certain, possible = r.literalMay(args, lit)
-	if certain || possible || r.Decision == Allow || !spelledMatch(r.forms, args, parsed) {
+	if certain || possible || !r.strict() || !spelledMatch(r.forms, args, parsed) {
 		return certain, possible
 	}
 	if slices.Contains(lit, false) {
@@ -281,10 +269,14 @@ func (r *Rule) check() error {
 			return fmt.Errorf("pattern element %d is an empty list of alternatives", i)
 		}
 	}
-	if r.Decision < Allow || r.Decision > Forbidden {
-		return fmt.Errorf("invalid decision %d", int(r.Decision))
+	switch r.Decision {
+	case "":
+		r.Decision = Allow
+	case Allow, Prompt, Forbidden:
+	default:
+		return fmt.Errorf("invalid decision %q", r.Decision)
 	}
-	if r.forms == nil && r.Decision > Allow {
+	if r.forms == nil && r.strict() {
 		r.forms = spelledForms(r.Pattern)
 	}
 	for _, ex := range r.Match {

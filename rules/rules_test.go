@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/shell/shelltest"
+	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
 )
@@ -38,27 +39,38 @@ func loadFile(t testing.TB, path string) *rules.Set {
 func argv(s string) []string { return strings.Fields(s) }
 
 func TestG14_Decisions(t *testing.T) {
-	for d, name := range map[rules.Decision]string{rules.Allow: "allow", rules.Prompt: "prompt", rules.Forbidden: "forbidden"} {
-		if d.String() != name {
-			t.Errorf("%d.String() = %q", d, d.String())
+	for d, name := range map[vocab.Decision]string{rules.Allow: "allow", rules.Prompt: "prompt", rules.Forbidden: "forbidden"} {
+		if rules.Word(d) != name {
+			t.Errorf("Word(%s) = %q", d, rules.Word(d))
 		}
 		got, err := rules.ParseDecision(name)
 		if err != nil || got != d {
 			t.Errorf("ParseDecision(%q) = %v, %v", name, got, err)
 		}
-		var u rules.Decision
-		if err := u.UnmarshalText([]byte(name)); err != nil || u != d {
-			t.Errorf("UnmarshalText(%q) = %v, %v", name, u, err)
+		set, err := rules.ParseYAML([]byte("rules:\n  - pattern: [ls]\n    decision: "+name+"\n"), "d.yaml")
+		if err != nil || set.Rules()[0].Decision != d {
+			t.Errorf("YAML decision %q = %v, %v", name, set, err)
 		}
 	}
-	if !(rules.Allow < rules.Prompt && rules.Prompt < rules.Forbidden) {
+	// The rules' decisions are the judges' verdicts, in Codex's words.
+	if rules.Allow != vocab.Allow || rules.Prompt != vocab.Escalate || rules.Forbidden != vocab.Deny {
+		t.Error("the rules' decisions are not the shared verdicts")
+	}
+	if !(rules.Allow.Strictness() < rules.Prompt.Strictness() && rules.Prompt.Strictness() < rules.Forbidden.Strictness()) {
 		t.Error("decisions not ordered by strictness")
 	}
-	if _, err := rules.ParseDecision("deny"); err == nil {
-		t.Error("ParseDecision(deny) succeeded")
+	for _, word := range []string{"deny", "escalate", ""} {
+		if _, err := rules.ParseDecision(word); err == nil {
+			t.Errorf("ParseDecision(%q) succeeded", word)
+		}
 	}
-	if rules.Allow.ExitCode() != 0 || rules.Prompt.ExitCode() != 10 || rules.Forbidden.ExitCode() != 11 {
+	if rules.ExitCode(rules.Allow) != 0 || rules.ExitCode(rules.Prompt) != 10 || rules.ExitCode(rules.Forbidden) != 11 {
 		t.Error("exit codes are not 0/10/11")
+	}
+	// A rule that names no decision allows, as in Codex.
+	var s rules.Set
+	if err := s.Add(rules.Rule{Pattern: [][]string{{"ls"}}}); err != nil || s.Rules()[0].Decision != rules.Allow {
+		t.Errorf("a rule without a decision: %v", err)
 	}
 }
 
@@ -126,7 +138,7 @@ prefix_rule(pattern = ["ls"], decision = "allow")
 `)
 	tests := []struct {
 		script string
-		want   rules.Decision
+		want   vocab.Decision
 		rules  int
 	}{
 		{"git status", rules.Allow, 1},
@@ -356,7 +368,7 @@ func TestG14_AddValidates(t *testing.T) {
 	if err := set.Add(rules.Rule{Pattern: [][]string{{"ls"}, {}}}); err == nil {
 		t.Error("empty alternatives accepted")
 	}
-	if err := set.Add(rules.Rule{Pattern: [][]string{{"ls"}}, Decision: 7}); err == nil {
+	if err := set.Add(rules.Rule{Pattern: [][]string{{"ls"}}, Decision: "maybe"}); err == nil {
 		t.Error("invalid decision accepted")
 	}
 	err := set.Add(rules.Rule{Pattern: [][]string{{"ls"}}, Match: [][]string{{"cat"}}, Source: "here:1:1"})
@@ -389,7 +401,7 @@ prefix_rule(pattern = [["ls", "cat", "shopt", "alias"]], decision = "allow")
 				t.Errorf("%q allowed:\n%s", a, res.Report())
 				shelltest.Run(t, dir, a)
 			}
-			if res.Decision < rules.Prompt {
+			if res.Decision.Strictness() < rules.Prompt.Strictness() {
 				t.Errorf("%q: %s, want prompt or forbidden", a, res.Decision)
 			}
 		}

@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
@@ -185,7 +186,9 @@ func safeArgv(args []string) bool {
 
 // sedScript is a sed script that only prints, counts, deletes from the
 // output or quits, on line-number addresses.
-var sedScript = regexp.MustCompile(`^\s*((\d+|\$)(\s*,\s*(\d+|\$))?)?\s*[pdq=]\s*$`)
+var sedScript = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*((\d+|\$)(\s*,\s*(\d+|\$))?)?\s*[pdq=]\s*$`)
+})
 
 // sedReadOnly are the options of sed that change neither files nor what
 // its script may do.
@@ -211,7 +214,7 @@ func safeSed(args []string) bool {
 	}
 	for _, s := range scripts {
 		for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '\n' }) {
-			if !sedScript.MatchString(part) {
+			if !sedScript().MatchString(part) {
 				return false
 			}
 		}

@@ -44,7 +44,7 @@ func seeThrough(set *Set, sc *shell.Script, i, n int, out []Match, depth int) []
 		a, b := set.candidates(c.Args[0])
 		for _, list := range [2][]*Rule{a, b} {
 			for _, r := range list {
-				if r.Decision > Allow && r.moreMayMatch(c.Args, roots) {
+				if r.strict() && r.moreMayMatch(c.Args, roots) {
 					add(r, name+" gets more words from what xargs or parallel reads")
 				}
 			}
@@ -167,7 +167,7 @@ func commandLineMatches(set *Set, line string, depth int) []*Rule {
 		// What the line runs is judged as a command of the script would
 		// be (sed's e command, 1e git push, passes git push on).
 		for _, m := range seeThrough(set, sc, i, 0, ruleMatches(set, c, i, nil), depth+1) {
-			if m.Rule.Decision > Allow {
+			if m.Rule.strict() {
 				out = append(out, m.Rule)
 			}
 		}
@@ -581,7 +581,7 @@ func (s *Set) strictCount() int {
 func (s *Set) strictest() *Rule {
 	var best *Rule
 	for _, r := range s.rules {
-		if best == nil && r.Decision > Allow || best != nil && r.Decision > best.Decision {
+		if best == nil && r.strict() || best != nil && r.Decision.Strictness() > best.Decision.Strictness() {
 			best = r
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 
 	"github.com/wardenhq/warden/rules"
 )
@@ -30,7 +31,7 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 	const F, P = rules.Forbidden, rules.Prompt
 	tests := []struct {
 		script string
-		want   rules.Decision // F: exactly forbidden; P: at least prompt
+		want   vocab.Decision // F: exactly forbidden; P: at least prompt
 	}{
 		// xargs: a shell or a program given its words by its input.
 		{`printf 'rm -rf v' | xargs -0 sh -c`, P},
@@ -230,7 +231,7 @@ func TestG14_ExecRulesSeeThroughIndirection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res := rules.Evaluate(set, tt.script)
-		if tt.want == F && res.Decision != F || res.Decision < tt.want {
+		if tt.want == F && res.Decision != F || res.Decision.Strictness() < tt.want.Strictness() {
 			t.Errorf("Evaluate(%q) = %s, want %s\n%s", tt.script, res.Decision, tt.want, res.Report())
 		}
 	}
@@ -344,13 +345,13 @@ prefix_rule(pattern = ["git", "push"], decision = "forbidden")
 		res := rules.Evaluate(set, s)
 		d0, floor := res.Decision, rules.Allow
 		for _, m := range res.Matches {
-			if m.Rule.Decision > rules.Allow {
+			if m.Rule.Decision.Strictness() > rules.Allow.Strictness() {
 				floor = rules.Prompt
 			}
 		}
 		for _, w := range wraps {
 			ws := w(s)
-			if d := rules.Evaluate(set, ws).Decision; d < floor {
+			if d := rules.Evaluate(set, ws).Decision; d.Strictness() < floor.Strictness() {
 				t.Fatalf("Evaluate(%q) = %s, but %q is %s", ws, d, s, d0)
 			}
 		}
@@ -375,7 +376,7 @@ prefix_rule(pattern = ["ssh"])
 		`git -c core.hooksPath=h commit -m x`,
 		`ssh localhost rm -rf v`,
 	} {
-		if res := rules.Evaluate(set, s); res.Decision < rules.Prompt {
+		if res := rules.Evaluate(set, s); res.Decision.Strictness() < rules.Prompt.Strictness() {
 			t.Errorf("Evaluate(%q) = %s, want at least prompt\n%s", s, res.Decision, res.Report())
 		}
 	}

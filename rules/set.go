@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Set is a set of prefix rules, indexed by their first token. The zero value
@@ -37,11 +38,11 @@ func (s *Set) add(r *Rule) {
 	if s.index == nil {
 		s.index = map[string][]*Rule{}
 	}
-	if r.forms == nil && r.Decision > Allow {
+	if r.forms == nil && r.strict() {
 		r.forms = spelledForms(r.Pattern)
 	}
 	s.rules = append(s.rules, r)
-	if r.Decision > Allow {
+	if r.strict() {
 		s.strict++
 	}
 	for i, tok := range r.Pattern[0] {
@@ -102,11 +103,11 @@ func (s *Set) hostExecutable(name string) []string {
 // of the matching rules (Allow when none matches) and those rules, in the
 // order they were added. It looks at argv only, not at the commands argv
 // wraps or at the dangerous-command checks; EvaluateArgv does all that.
-func (s *Set) check(argv []string) (Decision, []*Rule) {
+func (s *Set) check(argv []string) (vocab.Decision, []*Rule) {
 	matched := s.match(argv, nil)
 	d := Allow
 	for _, r := range matched {
-		d = max(d, r.Decision)
+		d = d.Stricter(r.Decision)
 	}
 	return d, matched
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
+	"sync"
 )
 
 // A trait is something the exec rules know of a program by its name. The
@@ -33,9 +34,9 @@ const (
 	tDownloader
 )
 
-// traits are the traits of the names of the sets above; Python's
+// traits returns the traits of the names of the sets above; Python's
 // versioned names (python3.12) are found by command.IsPython.
-var traits = func() map[string]trait {
+func traits() map[string]trait {
 	m := map[string]trait{}
 	add := func(t trait, names map[string]bool) {
 		for n := range names {
@@ -52,11 +53,11 @@ var traits = func() map[string]trait {
 	add(tAlwaysSafe, alwaysSafe)
 	add(tDownloader, downloaders)
 	return m
-}()
+}
 
 // traitsOf returns the traits of the program name (a base name).
 func traitsOf(name string) trait {
-	t := traitTable.get(name)
+	t := traitTable().get(name)
 	if len(name) > 1 && name[0] == 'p' && command.IsPython(name) { // python, py, pypy …
 		t |= tPython | tHidesCode
 	}
@@ -65,8 +66,10 @@ func traitsOf(name string) trait {
 
 // traitTable is traits as an open-addressing table with a hash of a
 // name's length and three of its bytes: a lookup costs a fifth of a Go
-// map's, and every command asks several.
-var traitTable = newNameTable(traits)
+// map's, and every command asks several. It is built when first asked,
+// not when a process starts (a `warden hook` that judges no command
+// never builds it).
+var traitTable = sync.OnceValue(func() *nameTable { return newNameTable(traits()) })
 
 // nameTable is a read-only table of names: slot i holds keys[i] and
 // vals[i]; an empty key ends a probe.

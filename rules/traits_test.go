@@ -13,7 +13,7 @@ import (
 func TestG14_TraitsAreTheNameSets(t *testing.T) {
 	names := map[string]bool{"": true, "ls2": true, "python3.12": true, "pythonx": true, "pypy3": true, "py": true, "p": true,
 		"gitx": true, "-rf": true, "./...": true, "status": true}
-	for n := range traits {
+	for n := range traits() {
 		names[n] = true
 	}
 	for n := range names {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/filetest"
 )
 
 // scratch returns a new directory outside every writable root of
@@ -77,13 +79,7 @@ func mkdir(t testing.TB, parts ...string) string {
 
 func writeFile(t testing.TB, p, content string) string {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filetest.Write(t, filepath.Dir(p), filepath.Base(p), content)
 }
 
 func symlink(t testing.TB, target, link string) string {

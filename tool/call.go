@@ -173,18 +173,30 @@ func (o Order) rank(key string) int {
 }
 
 // sortArgs puts args in the order o renders them in. Arguments with equal
-// names keep their relative order.
+// names keep their relative order. Arguments already in order, as a
+// model's usually are, are left as they are without sorting.
 func (o Order) sortArgs(args []argjson.Arg) {
-	slices.SortStableFunc(args, func(a, b argjson.Arg) int {
-		ra, rb := o.rank(a.Key), o.rank(b.Key)
-		if ra != rb {
-			return ra - rb
+	for i := 1; i < len(args); i++ {
+		if len(o) == 0 && args[i-1].Key <= args[i].Key {
+			continue
 		}
-		if ra < len(o) {
-			return 0
+		if o.compare(args[i-1], args[i]) > 0 {
+			slices.SortStableFunc(args, o.compare)
+			return
 		}
-		return strings.Compare(a.Key, b.Key)
-	})
+	}
+}
+
+// compare orders the arguments a and b as o renders them.
+func (o Order) compare(a, b argjson.Arg) int {
+	ra, rb := o.rank(a.Key), o.rank(b.Key)
+	if ra != rb {
+		return ra - rb
+	}
+	if ra < len(o) {
+		return 0
+	}
+	return strings.Compare(a.Key, b.Key)
 }
 
 // Text renders the call on one line as name(k1='v1', k2=2): strings single
@@ -200,18 +212,18 @@ func (c Call) TextIn(o Order) string { return string(c.appendTextIn(nil, o)) }
 // appendTextIn appends the call's TextIn(o) to buf.
 func (c Call) appendTextIn(buf []byte, o Order) []byte {
 	var stack [8]argjson.Arg
-	buf, _ = c.AppendTextArgs(buf, o, stack[:0])
-	return buf
+	args := stack[:0]
+	if c.ParseError == "" {
+		args = argjson.Append(args, c.Arguments)
+	}
+	return c.appendArgs(buf, o, args)
 }
 
-// AppendTextArgs is appendTextIn with a caller's scratch slice for the
-// arguments, returned (grown as needed) for reuse.
-func (c Call) AppendTextArgs(buf []byte, o Order, scratch []argjson.Arg) ([]byte, []argjson.Arg) {
-	scratch = scratch[:0]
-	if c.ParseError == "" {
-		scratch = argjson.Append(scratch, c.Arguments)
-	}
-	return c.appendArgs(buf, o, scratch), scratch
+// AppendTextArgs appends the call's TextIn(o) to buf, given its arguments
+// args as argjson.Append reads them from c.Arguments, for a caller that
+// has read them already. It sorts args into the order o.
+func (c Call) AppendTextArgs(buf []byte, o Order, args []argjson.Arg) []byte {
+	return c.appendArgs(buf, o, args)
 }
 
 // appendArgs appends the call's text with the arguments args, sorting them

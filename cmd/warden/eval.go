@@ -88,14 +88,10 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	for _, w := range decider.Warnings(who) {
 		fmt.Fprintf(stderr, "warden eval: warning: --reviewer: %s\n", w)
 	}
-	var items []eval.Item
-	for _, f := range files {
-		its, err := eval.ReadFile(f)
-		if err != nil {
-			fmt.Fprintf(stderr, "warden eval: %v\n", err)
-			return exitUsage
-		}
-		items = append(items, its...)
+	items, err := eval.ReadFiles(files...)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden eval: %v\n", err)
+		return exitUsage
 	}
 	// The reviewer agent's read-only tools see an empty workspace: the
 	// items' own workspaces are not on this machine.

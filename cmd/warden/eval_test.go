@@ -16,9 +16,7 @@ import (
 // wardenEval runs warden eval in-process.
 func wardenEval(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := evalCmd(args, &out, &errb)
-	return code, out.String(), errb.String()
+	return warden(t, append([]string{"eval"}, args...)...)
 }
 
 // evalKeys returns the sorted keys of a JSON object.
@@ -219,10 +217,8 @@ func TestEval_ItemsNameMisjudgedItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	itemsOut, jsonOut := filepath.Join(dir, "items.jsonl"), filepath.Join(dir, "r.json")
-	cmd := exec.Command(binary(t), "eval", "--reviewer", "rules", "--rules", rulesFile, "--items", itemsOut, "--json", jsonOut, "testdata/eval.jsonl")
-	out, err := cmd.CombinedOutput()
-	if exitCode(err) != exitOK {
-		t.Fatalf("exit %d\n%s", exitCode(err), out)
+	if code, out := (wardenProc{}).combined(t, "eval", "--reviewer", "rules", "--rules", rulesFile, "--items", itemsOut, "--json", jsonOut, "testdata/eval.jsonl"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
 	lines := readItemLines(t, itemsOut)
 	want := []struct{ id, label, decision, outcome, reason string }{
@@ -315,11 +311,11 @@ func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
 // The table names its label columns as labels and counts in the singular
 // where it should (issue 10, item 7).
 func TestEval_TableWording(t *testing.T) {
-	out, err := exec.Command(binary(t), "eval", "--reviewer", "first_pass", "testdata/eval.jsonl").CombinedOutput()
-	if exitCode(err) != exitOK {
-		t.Fatalf("exit %v\n%s", err, out)
+	code, out := wardenProc{}.combined(t, "eval", "--reviewer", "first_pass", "testdata/eval.jsonl")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
-	header := strings.Fields(strings.Split(string(out), "\n")[1])
+	header := strings.Fields(strings.Split(out, "\n")[1])
 	if got, want := strings.Join(header, " "), "group items deny items allow items deny items allowed (false allow) allow items denied (false deny) deny items escalated allow items escalated"; got != want {
 		t.Errorf("header %q, want %q", got, want)
 	}
@@ -329,11 +325,11 @@ func TestEval_TableWording(t *testing.T) {
 	if err := os.WriteFile(one, []byte(first+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err = exec.Command(binary(t), "eval", "--reviewer", "first_pass", one).CombinedOutput()
-	if exitCode(err) != exitOK {
-		t.Fatalf("exit %v\n%s", err, out)
+	code, out = wardenProc{}.combined(t, "eval", "--reviewer", "first_pass", one)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if s := string(out); !strings.HasPrefix(s, "reviewer first_pass, 1 item\n") || !strings.Contains(s, "without ambiguous (1 item) ") || strings.Contains(s, "1 items") {
+	if s := out; !strings.HasPrefix(s, "reviewer first_pass, 1 item\n") || !strings.Contains(s, "without ambiguous (1 item) ") || strings.Contains(s, "1 items") {
 		t.Errorf("plurals:\n%s", s)
 	}
 }
@@ -399,11 +395,9 @@ func TestFirstPass1_ProgramsFileInConfig(t *testing.T) {
 `)
 	eval := func() (int, string, string) {
 		out := filepath.Join(t.TempDir(), "items.out")
-		cmd := exec.Command(binary(t), "eval", "--reviewer", "rules", "--items", out, items)
-		cmd.Env = append(os.Environ(), "WARDEN_HOME="+home, "WARDEN_MANAGED_CONFIG="+filepath.Join(home, "no-managed.toml"))
-		b, err := cmd.CombinedOutput()
+		code, b := wardenProc{env: []string{"WARDEN_HOME=" + home, "WARDEN_MANAGED_CONFIG=" + filepath.Join(home, "no-managed.toml")}}.combined(t, "eval", "--reviewer", "rules", "--items", out, items)
 		lines, _ := os.ReadFile(out)
-		return exitCode(err), string(b), string(lines)
+		return code, b, string(lines)
 	}
 	code, out, lines := eval()
 	if code != exitOK {

@@ -229,12 +229,8 @@ func TestExec_FreshHomeIsNotQuarantined(t *testing.T) {
 	requireSandbox(t)
 	w := project(t)
 	home := filepath.Join(outsideDir(t), "home") // does not exist yet
-	cmd := exec.Command(binary(t), "exec", "--", "true")
-	cmd.Dir = w
-	cmd.Env = append(os.Environ(), "WARDEN_HOME="+home)
-	out, err := cmd.CombinedOutput()
-	if err != nil || len(out) != 0 {
-		t.Errorf("warden exec: %v, output %q", err, out)
+	if code, out := (wardenProc{dir: w, env: []string{"WARDEN_HOME=" + home}}).combined(t, "exec", "--", "true"); code != exitOK || out != "" {
+		t.Errorf("warden exec: exit %d, output %q", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(home, "quarantine")); !os.IsNotExist(err) {
 		t.Errorf("something was quarantined under the fresh home (%v)", err)

@@ -414,7 +414,7 @@ func decidePending(t *testing.T, db, run, decision string, done <-chan struct{})
 		}
 		rs, err := st.PendingOf(ctx, run)
 		if err == nil && len(rs) > 0 {
-			_, err = st.Decide(ctx, rs[0].ID, store.Decision{Decision: decision, DecidedBy: "alice"})
+			_, err = st.Decide(ctx, rs[0].ID, store.Answer{Decision: decision, DecidedBy: "alice"})
 			st.Close()
 			if err != nil {
 				t.Fatal(err)

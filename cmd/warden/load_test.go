@@ -26,6 +26,7 @@ import (
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // The control plane under load and faults (SPEC S3; issue 21, item 6):
@@ -287,7 +288,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 				c.approved.Store(true)
 				backoff := 20 * time.Millisecond
 				for {
-					_, err := op.Decide(ctx, id, store.Decision{Decision: "approve"})
+					_, err := op.Decide(ctx, id, store.Answer{Decision: "approve"})
 					switch {
 					case err == nil:
 						c.wins.Add(1)
@@ -414,11 +415,7 @@ func (sc loadScenario) run(t testing.TB, p *loadPlane) loadOutcome {
 	rwg.Wait()
 
 	// What the store holds.
-	st, err := store.Open(ctx, p.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stores.Open(t, p.db)
 	rows, err := st.Requests(ctx, "all")
 	if err != nil {
 		t.Fatal(err)

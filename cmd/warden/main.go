@@ -53,6 +53,7 @@ const usage = `usage:
                    [--approvals-reviewer user|auto_review|LIST] [--server URL] [--db URL]
   warden hook install HOST [--scope user|project] [--uninstall]
   warden hook doctor HOST [--scope user|project]
+  warden mcp [--approval X] [--review X] [--mode MODE] [--tool-mode TOOL=MODE]... [--server URL] [--db URL] -- UPSTREAM_CMD...
   warden version
 
 "warden COMMAND --help" describes a command and its flags.
@@ -102,6 +103,8 @@ func mainCode(args []string, stdout, stderr io.Writer) int {
 		return operatorCmd(args[1:], stdout, stderr)
 	case "hook":
 		return hookCmd(args[1:], os.Stdin, stdout, stderr)
+	case "mcp":
+		return mcpCmd(args[1:], os.Stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/filetest"
 )
 
 // warden runs the CLI in-process and returns its exit code and output.
@@ -41,11 +43,7 @@ func lines(t *testing.T, path string) []map[string]any {
 
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filetest.Write(t, dir, name, content)
 }
 
 // isolatedEnv returns the environment entries that give a warden process

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // served starts `warden serve` as a real process on a free loopback port
@@ -186,15 +186,12 @@ func TestS2_RunWithWrongTokenIsAConfigError(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	script := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
 	tk := write(t, dir, "task.yaml", "name: q\ninput: go\ntools: [bash]\n")
-	run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+script, "--approval", "auto", "--server", url, "--transcript", filepath.Join(dir, "t.jsonl"))
-	run.Env = append(env, "WARDEN_TOKEN=wrong")
-	var stderr bytes.Buffer
-	run.Stderr = &stderr
-	if code := exitCode(run.Run()); code != exitUsage {
-		t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr.String())
+	code, _, stderr := wardenProc{env: append(env, "WARDEN_TOKEN=wrong")}.run(t, "run", tk, "--model", "scripted:"+script, "--approval", "auto", "--server", url, "--transcript", filepath.Join(dir, "t.jsonl"))
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr)
 	}
-	if !strings.Contains(stderr.String(), "WARDEN_TOKEN") {
-		t.Errorf("the error does not name WARDEN_TOKEN:\n%s", stderr.String())
+	if !strings.Contains(stderr, "WARDEN_TOKEN") {
+		t.Errorf("the error does not name WARDEN_TOKEN:\n%s", stderr)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the run ran although its server refused it")
@@ -217,11 +214,7 @@ func TestS1_TranscriptImport(t *testing.T) {
 		}
 	}
 	lines := lines(t, tr)
-	st, err := store.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stores.Open(t, db)
 	events, err := st.Events(context.Background(), lines[0]["run_id"].(string), "", 0)
 	if err != nil || len(events) != len(lines) {
 		t.Fatalf("stored %d events (%v), want the transcript's %d, once", len(events), err, len(lines))

@@ -7,8 +7,8 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/task"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 )
 
@@ -28,9 +28,9 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range files {
-		f, err := policy.LoadFile(path)
+		f, err := policyfile.LoadFile(path)
 		if err == nil {
-			if f.Kind == policy.Approval {
+			if f.Kind == policyfile.Approval {
 				_, err = approval.Compile(f.Entries)
 			} else {
 				_, err = review.Compile(f.Entries)
@@ -44,7 +44,7 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 			code = exitUsage
 			continue
 		}
-		if f.Kind == policy.Approval {
+		if f.Kind == policyfile.Approval {
 			for _, e := range f.Entries {
 				if now, ok := approval.Renamed(e.Name); ok {
 					fmt.Fprintf(stderr, "warning: %s: %s\n", e.Pos, decider.RenameWarning(e.Name, now))
@@ -58,7 +58,7 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 
 // entries renders n entries of a policy file of kind k: "1 reviewer",
 // "2 approvers".
-func entries(n int, k policy.Kind) string {
+func entries(n int, k policyfile.Kind) string {
 	name := strings.TrimSuffix(string(k), "s")
 	if n == 1 {
 		return "1 " + name

@@ -623,27 +623,13 @@ func TestG15_Redteam_WardenStateUnreachable(t *testing.T) {
 // caffeinate, parallel, flock, strace, taskset, chrt, script -c, firejail,
 // systemd-run, runuser -u). Before, several were allow (exit 0).
 func TestG14_Redteam_RulesCheckThroughMoreWrappers(t *testing.T) {
-	dir := t.TempDir()
-	file := write(t, dir, "team.rules", `
-prefix_rule(pattern = ["git", "push"], decision = "forbidden")
-prefix_rule(pattern = ["rm", "-rf"], decision = "forbidden")
-`)
-	for _, s := range []string{
+	checkRulesCheck(t, []string{
 		"rm --recur --forc x", "rm --rec -f x", "rm -r --fo x", "unbuffer git push", "parallel rm -rf ::: x",
 		"fakeroot rm -rf x", "fakeroot -- rm -rf x", "eatmydata rm -rf x", "chronic rm -rf x", "caffeinate -i rm -rf x",
 		"flock /tmp/l git push", "flock -w 5 /tmp/l -c 'git push'", "strace -f -o x git push", "taskset -c 0 git push",
 		"chrt -b 0 git push", `script -qc "git push" /dev/null`, "firejail --noprofile rm -rf x",
 		"systemd-run --user -p X=1 rm -rf x", "runuser -u x -- rm -rf x",
-	} {
-		if code, out, _ := warden(t, "rules", "check", "--rules", file, "--", s); code != 11 {
-			t.Errorf("rules check %q: exit %d, want 11\n%s", s, code, out)
-		}
-	}
-	for _, s := range []string{"rm --recur --forc x", "rm --rec -f x", "fakeroot rm -rf x", "chronic rm -rf x"} {
-		if code, out, _ := warden(t, "rules", "check", "--", s); code == 0 {
-			t.Errorf("rules check %q with no rules: allowed\n%s", s, out)
-		}
-	}
+	}, []string{"rm --recur --forc x", "rm --rec -f x", "fakeroot rm -rf x", "chronic rm -rf x"})
 }
 
 // R2 across two resumes when the transcript lies where a sandboxed command

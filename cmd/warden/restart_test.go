@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // Twenty runs survive their server's restart: `warden serve` is killed
@@ -107,7 +108,7 @@ func TestS3_RunsSurviveServeRestart(t *testing.T) {
 		}
 		for _, r := range pending {
 			decided.Store(r.ID, true)
-			if _, err := op.Decide(ctx, r.ID, store.Decision{Decision: "approve"}); err != nil {
+			if _, err := op.Decide(ctx, r.ID, store.Answer{Decision: "approve"}); err != nil {
 				t.Fatalf("deciding %s: %v", r.ID, err)
 			}
 		}
@@ -118,11 +119,7 @@ func TestS3_RunsSurviveServeRestart(t *testing.T) {
 			t.Fatalf("%s: %+v", run, r)
 		}
 	}
-	all, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer all.Close()
+	all := stores.Open(t, db)
 	rows, err := all.Requests(ctx, "all")
 	if err != nil {
 		t.Fatal(err)

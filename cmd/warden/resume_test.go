@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // resumeRun is a run of a task without workdir: through the real binary,
@@ -269,11 +269,7 @@ func TestL8_RewrittenRecordRefusedEverywhere(t *testing.T) {
 			if code, out := plain("transcript", "import", "--db", db, tr); code != exitUsage || !strings.Contains(out, named) {
 				t.Fatalf("import: exit %d, want 2 naming %q\n%s", code, named, out)
 			}
-			st, err := store.Open(context.Background(), db)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := stores.Open(t, db)
 			if es, err := st.Events(context.Background(), runID, "", 0); err != nil || len(es) != 0 {
 				t.Fatalf("the store holds %d events of the rewritten transcript (%v)", len(es), err)
 			}

@@ -44,5 +44,5 @@ func rulesCheck(args []string, stdout, stderr io.Writer) int {
 		res = rules.EvaluateArgv(set, cmd)
 	}
 	fmt.Fprint(stdout, res.Report())
-	return res.Decision.ExitCode()
+	return rules.ExitCode(res.Decision)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/render"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -246,7 +247,7 @@ func approveDenial(ctx context.Context, p *task.Prepared, con *human.Console) {
 	var b strings.Builder
 	b.WriteString("the latest denials:\n")
 	for i, d := range denials {
-		fmt.Fprintf(&b, "  %d. %s  %s\n     %s\n", i+1, d.ID, human.Escape(string(d.Action)), human.Escape(d.Rationale))
+		fmt.Fprintf(&b, "  %d. %s  %s\n     %s\n", i+1, d.ID, safetext.Escape(string(d.Action)), safetext.Escape(d.Rationale))
 	}
 	b.WriteString("number to approve one retry of (empty: none) > ")
 	pick, err := con.Line(ctx, b.String())

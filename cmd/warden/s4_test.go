@@ -247,15 +247,7 @@ func TestS4_RunRefusesASquatter(t *testing.T) {
 	turns := write(t, dir, "turns.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"touch "+marker+"\"}}]\n- content: done\n")
 	tk := write(t, dir, "task.yaml", "name: sq\ninput: go\ntools: [bash]\n")
 	for _, approval := range []string{"human", "auto"} {
-		run := exec.Command(binary(t), "run", tk, "--model", "scripted:"+turns, "--approval", approval, "--server", "http://"+ln.Addr().String(), "--transcript", filepath.Join(dir, approval+".jsonl"))
-		run.Env = env
-		var stderr bytes.Buffer
-		run.Stderr = &stderr
-		done := make(chan error, 1)
-		if err := run.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { done <- run.Wait() }()
+		run, done, stderr := runInBackground(t, env, "run", tk, "--model", "scripted:"+turns, "--approval", approval, "--server", "http://"+ln.Addr().String(), "--transcript", filepath.Join(dir, approval+".jsonl"))
 		select {
 		case err := <-done:
 			if code := exitCode(err); code != exitUsage || !strings.Contains(stderr.String(), "did not prove it is the warden server") {

@@ -291,7 +291,7 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 			return // the server is gone; the rest are never posted
 		default:
 		}
-		_, err := c.Decide(ctx, ids[i], store.Decision{Decision: choice(i)})
+		_, err := c.Decide(ctx, ids[i], store.Answer{Decision: choice(i)})
 		if err == nil {
 			answered[i].Store(true)
 			if oks.Add(1) == killAt {
@@ -336,7 +336,7 @@ func TestS3_KillServeDuringDecisions(t *testing.T) {
 	// The pending ones are intact: they can still be decided.
 	for i, id := range ids {
 		if !answered[i].Load() {
-			if _, err := c.Decide(ctx, id, store.Decision{Decision: "reject"}); err != nil && !errors.Is(err, store.ErrNotPending) {
+			if _, err := c.Decide(ctx, id, store.Answer{Decision: "reject"}); err != nil && !errors.Is(err, store.ErrNotPending) {
 				t.Fatalf("deciding %d after the restart: %v", i, err)
 			}
 		}

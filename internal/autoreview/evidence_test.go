@@ -36,7 +36,7 @@ func tidyAction(t *testing.T) []byte {
 	t.Helper()
 	call := tool.NewCall("c2", "bash", `{"cmd":"rm -rf ~/old","sandbox_permissions":"require_escalated","justification":"cleanup"}`)
 	b, err := action.JSON(bash.New(bash.Options{}), call,
-		&boundary.Request{Kind: boundary.Exec, Command: "rm -rf ~/old", Escalated: true, Reason: "asks for escalation"})
+		&boundary.Request{Permission: boundary.Exec, Command: "rm -rf ~/old", Escalated: true, Reason: "asks for escalation"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,9 +60,9 @@ func TestG4_ReviewerToolsStayInside(t *testing.T) {
 	srv := newFake(t, completion("", calls...),
 		completion(`{"outcome":"deny","risk_level":"high","user_authorization":"unknown","rationale":"checked"}`))
 	var asked atomic.Int32
-	approver := boundary.DeciderFunc(func(ctx context.Context, req *boundary.Request) (boundary.Decision, error) {
+	approver := boundary.DeciderFunc(func(ctx context.Context, req *boundary.Request) (boundary.Answer, error) {
 		asked.Add(1)
-		return boundary.Decision{Approved: true, Explanation: "nested allow", By: "test"}, nil
+		return boundary.Answer{Approved: true, Explanation: "nested allow", By: "test"}, nil
 	})
 	ctx := boundary.WithDecider(context.Background(), approver)
 	r := &autoreview.Reviewer{Model: srv.model(t), Tools: append(autoreview.ReadOnlyTools(dir), sh), Timeout: time.Minute}
@@ -110,9 +110,9 @@ func TestG4_ReviewerShellAsksNobody(t *testing.T) {
 		t.Skip("the kernel cannot enforce the reviewer's sandbox")
 	}
 	var asked atomic.Int32
-	ctx := boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(context.Context, *boundary.Request) (boundary.Decision, error) {
+	ctx := boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(context.Context, *boundary.Request) (boundary.Answer, error) {
 		asked.Add(1)
-		return boundary.Decision{Approved: true}, nil
+		return boundary.Answer{Approved: true}, nil
 	}))
 	_, err := sh.Run(ctx, []byte(`{"cmd":"touch made","sandbox_permissions":"require_escalated"}`))
 	if te := tool.AsError(err); te == nil || te.Type != tool.ErrPermission {

@@ -1,7 +1,6 @@
 package autoreview_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,16 +8,13 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/internal/autoreview"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filetest.Write(t, dir, name, text)
 }
 
 func TestG8_PolicyPrecedence(t *testing.T) {

@@ -3,7 +3,8 @@ package autoreview
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
@@ -30,12 +31,7 @@ func factory(params map[string]any) (approval.Approver, error) {
 		return nil, fmt.Errorf("auto-review policy: %w", err)
 	}
 	r := &Reviewer{Policy: resolved.Text, Timeout: resolved.Timeout, MaxSteps: -1}
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(params)) {
 		v := params[k]
 		switch k {
 		case "model":

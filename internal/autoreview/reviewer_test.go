@@ -158,7 +158,7 @@ func history() []chat.Message {
 func testAction(t *testing.T) []byte {
 	t.Helper()
 	b, err := action.JSON(bash.New(bash.Options{}), tool.NewCall("c1", "bash", `{"cmd":"go test ./..."}`),
-		&boundary.Request{Kind: boundary.Network, Command: "go test ./...", Reason: "the sandbox blocks the network"})
+		&boundary.Request{Permission: boundary.Network, Command: "go test ./...", Reason: "the sandbox blocks the network"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +523,7 @@ func TestG3_ApproverAdapter(t *testing.T) {
 	})
 	r := &autoreview.Reviewer{Model: m}
 	call := tool.NewCall("c9", "bash", `{"cmd":"cat ~/.ssh/id_rsa"}`)
-	req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Kind: boundary.Exec, Command: "cat ~/.ssh/id_rsa", Escalated: true, Reason: "asks for escalation"}}
+	req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Permission: boundary.Exec, Command: "cat ~/.ssh/id_rsa", Escalated: true, Reason: "asks for escalation"}}
 	ctx := autoreview.WithOverride(context.Background(), &autoreview.Override{DenialID: "d1"})
 	a, err := r.Approve(ctx, req)
 	if err != nil {
@@ -582,7 +582,7 @@ func TestG13_ApproveRecordsTheReview(t *testing.T) {
 	})
 	r := &autoreview.Reviewer{Model: m, ModelName: "openai/judge"}
 	call := tool.NewCall("c1", "bash", `{"cmd":"cat ~/.ssh/id_rsa"}`)
-	req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Kind: boundary.Exec, Command: "cat ~/.ssh/id_rsa", Reason: "rule asks"}}
+	req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Permission: boundary.Exec, Command: "cat ~/.ssh/id_rsa", Reason: "rule asks"}}
 	a, err := r.Approve(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -620,7 +620,7 @@ func TestG13_RecordKeepsTheAuthorizationEvidence(t *testing.T) {
 		})
 		r := &autoreview.Reviewer{Model: m, ModelName: "openai/judge"}
 		call := tool.NewCall("c1", "bash", `{"cmd":"rm -rf build"}`)
-		req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Kind: boundary.Exec, Command: "rm -rf build", Reason: "rule asks"}}
+		req := &approval.Request{Call: call, History: history(), Boundary: &boundary.Request{Permission: boundary.Exec, Command: "rm -rf build", Reason: "rule asks"}}
 		a, err := r.Approve(context.Background(), req)
 		if err != nil || a.AutoReview == nil {
 			t.Fatalf("%s: %v, record %v", tc.answer, err, a.AutoReview)

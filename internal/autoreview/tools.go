@@ -144,6 +144,29 @@ func (f *readOnlyFS) stat(p string) (*os.Root, string, fs.FileInfo, error) {
 	return root, rel, info, nil
 }
 
+// openAs opens p for reading, once is accepts what p is (its error is the
+// call's), and refuses warden's own state, even inside the workspace (SPEC
+// G16).
+func (f *readOnlyFS) openAs(p string, is func(fs.FileInfo) error) (*os.File, fs.FileInfo, error) {
+	root, rel, info, err := f.stat(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer root.Close()
+	if err := is(info); err != nil {
+		return nil, nil, err
+	}
+	file, err := root.Open(rel)
+	if err != nil {
+		return nil, nil, confined(p, err)
+	}
+	if err := fsguard.Opened(file); err != nil {
+		file.Close()
+		return nil, nil, tool.Errorf(tool.ErrPermission, "%s: %v", p, err)
+	}
+	return file, info, nil
+}
+
 // readFile implements read_file.
 func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, error) {
 	var args struct {
@@ -159,25 +182,19 @@ func (f *readOnlyFS) readFile(_ context.Context, raw json.RawMessage) (string, e
 	if args.Offset < 0 {
 		return "", tool.Errorf(tool.ErrParsing, "read_file: offset must not be negative")
 	}
-	root, rel, info, err := f.stat(args.Path)
+	file, info, err := f.openAs(args.Path, func(info fs.FileInfo) error {
+		switch {
+		case info.IsDir():
+			return tool.Errorf(tool.ErrUnknown, "%s is a directory; use list_dir", args.Path)
+		case !info.Mode().IsRegular():
+			return tool.Errorf(tool.ErrUnknown, "%s is not a regular file (%s)", args.Path, info.Mode().Type())
+		}
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
-	if !info.Mode().IsRegular() {
-		if info.IsDir() {
-			return "", tool.Errorf(tool.ErrUnknown, "%s is a directory; use list_dir", args.Path)
-		}
-		return "", tool.Errorf(tool.ErrUnknown, "%s is not a regular file (%s)", args.Path, info.Mode().Type())
-	}
-	file, err := root.Open(rel)
-	if err != nil {
-		return "", confined(args.Path, err)
-	}
 	defer file.Close()
-	if err := fsguard.Opened(file); err != nil { // warden's state, even inside the workspace (SPEC G16)
-		return "", tool.Errorf(tool.ErrPermission, "%s: %v", args.Path, err)
-	}
 	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return "", tool.Errorf(tool.ErrUnknown, "%s changed while it was opened", args.Path)
 	}
@@ -242,22 +259,16 @@ func (f *readOnlyFS) listDir(_ context.Context, raw json.RawMessage) (string, er
 	if args.Offset < 0 {
 		return "", tool.Errorf(tool.ErrParsing, "list_dir: offset must not be negative")
 	}
-	root, rel, info, err := f.stat(args.Path)
+	d, _, err := f.openAs(args.Path, func(info fs.FileInfo) error {
+		if !info.IsDir() {
+			return tool.Errorf(tool.ErrUnknown, "%s is not a directory", args.Path)
+		}
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
-	if !info.IsDir() {
-		return "", tool.Errorf(tool.ErrUnknown, "%s is not a directory", args.Path)
-	}
-	d, err := root.Open(rel)
-	if err != nil {
-		return "", confined(args.Path, err)
-	}
 	defer d.Close()
-	if err := fsguard.Opened(d); err != nil { // warden's state, even inside the workspace (SPEC G16)
-		return "", tool.Errorf(tool.ErrPermission, "%s: %v", args.Path, err)
-	}
 	where, _ := fsguard.Where(d)
 	entries, err := d.ReadDir(-1)
 	if err != nil {

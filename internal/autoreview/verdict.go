@@ -297,6 +297,28 @@ func objectEnd(text string, start int) int {
 	return -1
 }
 
+// levelField reads the verdict's field key (with field, see verdictOf)
+// as one of the levels of L, which want lists for the error: def when the
+// field is absent, noted in v.Defaulted.
+func levelField[L interface {
+	~string
+	Level() int
+}](v *Verdict, field func(key string) (string, bool, error), key string, def L, want string) (L, error) {
+	s, given, err := field(key)
+	if err != nil {
+		var zero L
+		return zero, err
+	}
+	if !given {
+		v.Defaulted = append(v.Defaulted, key)
+		return def, nil
+	}
+	if l := L(strings.ToLower(strings.TrimSpace(s))); l.Level() >= 0 {
+		return l, nil
+	}
+	return def, fmt.Errorf("verdict: %s %q is not %s", key, s, want)
+}
+
 // verdictOf checks and completes the fields of a verdict object.
 func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	var v Verdict
@@ -328,34 +350,11 @@ func verdictOf(obj map[string]json.RawMessage) (Verdict, error) {
 	}
 	v.Stated = v.Outcome
 
-	s, riskGiven, err := field("risk_level")
-	if err != nil {
+	if v.RiskLevel, err = levelField(&v, field, "risk_level", DefaultRisk, "low, medium, high or critical"); err != nil {
 		return v, err
 	}
-	v.RiskLevel = DefaultRisk
-	if riskGiven {
-		if r := action.Risk(norm(s)); r.Level() >= 0 {
-			v.RiskLevel = r
-		} else {
-			return v, fmt.Errorf("verdict: risk_level %q is not low, medium, high or critical", s)
-		}
-	} else {
-		v.Defaulted = append(v.Defaulted, "risk_level")
-	}
-
-	s, authGiven, err := field("user_authorization")
-	if err != nil {
+	if v.UserAuthorization, err = levelField(&v, field, "user_authorization", DefaultAuthorization, "unknown, low, medium or high"); err != nil {
 		return v, err
-	}
-	v.UserAuthorization = DefaultAuthorization
-	if authGiven {
-		if a := action.Authorization(norm(s)); a.Level() >= 0 {
-			v.UserAuthorization = a
-		} else {
-			return v, fmt.Errorf("verdict: user_authorization %q is not unknown, low, medium or high", s)
-		}
-	} else {
-		v.Defaulted = append(v.Defaulted, "user_authorization")
 	}
 
 	s, _, err = field("user_authorization_quote")

@@ -1,12 +1,15 @@
 package command
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // gitBuiltins are the commands built into git (git --list-cmds=builtins of
 // git 2.39, and those later releases added). git runs them in its own
 // process: an alias of the same name is ignored and no git-NAME helper is
 // looked up.
-var gitBuiltins = setOf(`add am annotate apply archive backfill bisect bisect--helper blame branch
+var gitBuiltins = lazySet(`add am annotate apply archive backfill bisect bisect--helper blame branch
 	bugreport bundle cat-file check-attr check-ignore check-mailmap check-ref-format checkout
 	checkout--worker checkout-index cherry cherry-pick clean clone column commit commit-graph
 	commit-tree config count-objects credential credential-cache credential-cache--daemon
@@ -29,23 +32,27 @@ var gitBuiltins = setOf(`add am annotate apply archive backfill bisect bisect--h
 // path (git-NAME scripts and programs), and git-lfs, installed nearly
 // everywhere git is: found there before an alias of the same name, unless
 // the exec path is changed.
-var gitShipped = setOf(`archimport citool cvsexportcommit cvsimport cvsserver difftool--helper
+var gitShipped = lazySet(`archimport citool cvsexportcommit cvsimport cvsserver difftool--helper
 	filter-branch gui instaweb lfs mergetool mergetool--lib p4 quiltimport request-pull
 	send-email sh-i18n sh-setup subtree svn web--browse`)
 
-func setOf(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
+// lazySet returns the set of the words of words, built when first asked
+// rather than when a process starts.
+func lazySet(words string) func() map[string]bool {
+	return sync.OnceValue(func() map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[w] = true
+		}
+		return m
+	})
 }
 
 // GitBuiltin reports whether name is a command built into git, which no
 // alias or helper program can replace.
-func GitBuiltin(name string) bool { return gitBuiltins[name] }
+func GitBuiltin(name string) bool { return gitBuiltins()[name] }
 
 // GitCommand reports whether name is a command git itself provides: a
 // builtin, or a helper it ships in its exec path. Any other `git NAME`
 // runs an alias or a git-NAME program from the configuration or PATH.
-func GitCommand(name string) bool { return gitBuiltins[name] || gitShipped[name] }
+func GitCommand(name string) bool { return gitBuiltins()[name] || gitShipped()[name] }

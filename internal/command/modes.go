@@ -9,17 +9,9 @@ func ModeWorldWritable(mode string) bool {
 	if isOctal(mode) {
 		return strings.IndexByte("2367", mode[len(mode)-1]) >= 0
 	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i < 0 {
-			continue
-		}
-		who, perms := cl[:i], cl[i+1:]
-		if (who == "" || strings.ContainsAny(who, "oa")) && strings.IndexByte(perms, 'w') >= 0 {
-			return true
-		}
-	}
-	return false
+	return anyClause(mode, func(who, perms string) bool {
+		return (who == "" || strings.ContainsAny(who, "oa")) && strings.IndexByte(perms, 'w') >= 0
+	})
 }
 
 // ModeSetuid reports whether a chmod mode sets the setuid or setgid bit.
@@ -30,13 +22,9 @@ func ModeSetuid(mode string) bool {
 		}
 		return len(mode) == 4 && strings.IndexByte("234567", mode[0]) >= 0
 	}
-	for _, clause := range strings.Split(mode, ",") {
-		i := strings.IndexAny(clause, "+=")
-		if i >= 0 && strings.IndexByte(clause[i+1:], 's') >= 0 {
-			return true
-		}
-	}
-	return false
+	return anyClause(mode, func(_, perms string) bool {
+		return strings.IndexByte(perms, 's') >= 0
+	})
 }
 
 // ModeOpensRead reports whether a chmod mode lets the group or everyone
@@ -49,17 +37,9 @@ func ModeOpensRead(mode string) bool {
 		g, o := mode[len(mode)-2], mode[len(mode)-1]
 		return strings.IndexByte("4567", g) >= 0 || strings.IndexByte("4567", o) >= 0
 	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i < 0 {
-			continue
-		}
-		who, perms := cl[:i], cl[i+1:]
-		if (who == "" || strings.ContainsAny(who, "goa")) && strings.IndexByte(perms, 'r') >= 0 {
-			return true
-		}
-	}
-	return false
+	return anyClause(mode, func(who, perms string) bool {
+		return (who == "" || strings.ContainsAny(who, "goa")) && strings.IndexByte(perms, 'r') >= 0
+	})
 }
 
 // ModeSetUID reports whether a chmod mode sets the setuid bit (files then
@@ -68,13 +48,9 @@ func ModeSetUID(mode string) bool {
 	if isOctal(mode) {
 		return len(mode) == 4 && strings.IndexByte("4567", mode[0]) >= 0
 	}
-	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && (i == 0 || strings.ContainsAny(cl[:i], "ua")) {
-			return true
-		}
-	}
-	return false
+	return anyClause(mode, func(who, perms string) bool {
+		return strings.IndexByte(perms, 's') >= 0 && (who == "" || strings.ContainsAny(who, "ua"))
+	})
 }
 
 // ModeSetGID reports whether a chmod mode sets the setgid bit.
@@ -82,9 +58,16 @@ func ModeSetGID(mode string) bool {
 	if isOctal(mode) {
 		return len(mode) == 4 && strings.IndexByte("2367", mode[0]) >= 0
 	}
+	return anyClause(mode, func(who, perms string) bool {
+		return strings.IndexByte(perms, 's') >= 0 && strings.Contains(who, "g")
+	})
+}
+
+// anyClause reports whether a clause of a symbolic chmod mode that adds
+// or sets permissions (who+perms, who=perms) passes ok.
+func anyClause(mode string, ok func(who, perms string) bool) bool {
 	for _, cl := range strings.Split(mode, ",") {
-		i := strings.IndexAny(cl, "+=")
-		if i >= 0 && strings.IndexByte(cl[i+1:], 's') >= 0 && strings.Contains(cl[:i], "g") {
+		if i := strings.IndexAny(cl, "+="); i >= 0 && ok(cl[:i], cl[i+1:]) {
 			return true
 		}
 	}

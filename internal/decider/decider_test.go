@@ -35,7 +35,7 @@ func request(command string) *approval.Request {
 	return &approval.Request{
 		Call:     tool.Call{ID: "c1", Function: "bash", Arguments: []byte(`{"cmd":` + strings.ReplaceAll(`"`+command+`"`, "\n", `\n`) + `}`)},
 		History:  []chat.Message{{Role: chat.User, Content: "go"}},
-		Boundary: &boundary.Request{Kind: boundary.Exec, Command: command, Escalated: true, Reason: "escalated"},
+		Boundary: &boundary.Request{Permission: boundary.Exec, Command: command, Escalated: true, Reason: "escalated"},
 	}
 }
 
@@ -167,7 +167,7 @@ func TestG15_DeciderFirstPassEscalationsAndWritableRoots(t *testing.T) {
 	network := func(cmd string) *approval.Request {
 		r := request(cmd)
 		r.Call.Arguments = []byte(`{"cmd":"` + cmd + `","workdir":"/root/project"}`)
-		r.Boundary = &boundary.Request{Kind: boundary.Network, Command: cmd, Reason: "the sandbox blocked the network", Sandbox: "workspace-write"}
+		r.Boundary = &boundary.Request{Permission: boundary.Network, Command: cmd, Reason: "the sandbox blocked the network", Sandbox: "workspace-write"}
 		return r
 	}
 	if d := decide(network("curl -o /root/cache/page.html https://example.com/")); d != approval.Approve {

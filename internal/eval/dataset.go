@@ -74,6 +74,20 @@ func ReadFile(path string) ([]Item, error) {
 	return Read(f, path)
 }
 
+// ReadFiles reads the dataset files paths in order and returns their items
+// one after another; the first file that does not read is the error.
+func ReadFiles(paths ...string) ([]Item, error) {
+	var items []Item
+	for _, p := range paths {
+		its, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, its...)
+	}
+	return items, nil
+}
+
 // Read reads a dataset in JSON Lines: one item per non-blank line, with
 // exactly the keys of the schema (in any order), each of its type:
 // strings, a transcript of {role, content} turns (role user, assistant or

@@ -236,13 +236,9 @@ func TestV2_RulesTargetsOnSharedDatasets(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("shared datasets not found: set WARDEN_DATASETS or check out shared/datasets next to the module")
 	}
-	var items []eval.Item
-	for _, f := range files {
-		its, err := eval.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, its...)
+	items, err := eval.ReadFiles(files...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	res, err := eval.Run(context.Background(), firstPass(t), items, eval.Options{Concurrency: 2})
 	if err != nil {

@@ -50,6 +50,7 @@ func Request(s Step) (*approval.Request, error) {
 // it.
 func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 	b := &boundary.Request{
+		Permission:    a.Permission(),
 		Escalated:     a.SandboxPermissions == action.RequireEscalated,
 		Justification: a.Justification,
 		Reason:        a.Reason,
@@ -64,9 +65,8 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 	var call tool.Call
 	switch a.Kind {
 	case action.Shell:
-		b.Kind = boundary.Exec
 		if len(a.Paths) > 0 {
-			b.Kind, b.Paths = boundary.Write, append([]string(nil), a.Paths...)
+			b.Paths = append([]string(nil), a.Paths...)
 		}
 		args["command"] = a.Command
 		str("cwd", a.Cwd)
@@ -74,7 +74,6 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 		str("sandbox_permissions", a.SandboxPermissions)
 		call.Function = "bash"
 	case action.FileEdit:
-		b.Kind = boundary.Write
 		b.Paths = append([]string(nil), a.Paths...)
 		if len(b.Paths) == 0 {
 			b.Paths = []string{a.Path}
@@ -90,7 +89,6 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 		}
 		call.Function = "text_editor"
 	case action.Network:
-		b.Kind = boundary.Network
 		if a.URL == "" && a.Host == "" && len(a.Command) == 0 {
 			call.Function, call.Arguments = a.ToolName, a.Arguments
 			return b, call, nil
@@ -105,7 +103,7 @@ func boundaryRequest(a action.Action) (*boundary.Request, tool.Call, error) {
 			call.Function = a.ToolName
 		}
 	case action.MCP:
-		b.Kind, b.Server, b.Tool = boundary.MCP, a.Server, a.ToolName
+		b.Server, b.Tool = a.Server, a.ToolName
 		call.Function, call.Arguments = a.ToolName, a.Arguments
 		return b, call, nil
 	default:

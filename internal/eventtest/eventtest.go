@@ -32,8 +32,8 @@ func (s *Sink) All() []event.Event {
 }
 
 // Kinds returns the kinds of the events written so far, in order.
-func (s *Sink) Kinds() []event.Kind {
-	var out []event.Kind
+func (s *Sink) Kinds() []string {
+	var out []string
 	for _, e := range s.All() {
 		out = append(out, e.Kind())
 	}
@@ -41,7 +41,7 @@ func (s *Sink) Kinds() []event.Kind {
 }
 
 // Find returns the events of kind k, in order.
-func (s *Sink) Find(k event.Kind) []event.Event {
+func (s *Sink) Find(k string) []event.Event {
 	var out []event.Event
 	for _, e := range s.All() {
 		if e.Kind() == k {

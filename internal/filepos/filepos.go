@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -70,7 +71,7 @@ func NodePos(file string, n *yaml.Node) Pos {
 	return Pos{File: file, Line: n.Line, Col: n.Column}
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parserProblems are the problems yaml.v3's parser (as opposed to its
 // scanner) reports. It gives their line counted from 0, not from 1.
@@ -92,7 +93,7 @@ var parserProblems = map[string]bool{
 // from 1, and the message without its "yaml: line N: " prefix. The line is 1
 // when the error names none.
 func YAMLPosition(err error) (line int, msg string) {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+	if m := yamlLine().FindStringSubmatch(err.Error()); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		if parserProblems[m[2]] {
 			line++
@@ -133,6 +134,24 @@ func CheckUTF8(file string, data []byte) error {
 			col++
 		}
 		i += n
+	}
+	return nil
+}
+
+// EachKey calls each on every key of the mapping n and its value, in
+// order, stopping at the first error; a key given twice is an error at
+// its second place, twice formatting its name (as in "duplicate key %q").
+func EachKey(file string, n *yaml.Node, twice string, each func(k, v *yaml.Node) error) error {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return Errorf(file, k, twice, k.Value)
+		}
+		seen[k.Value] = true
+		if err := each(k, v); err != nil {
+			return err
+		}
 	}
 	return nil
 }

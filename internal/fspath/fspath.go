@@ -34,6 +34,41 @@ func Resolve(p string, links Links) (resolved string, exists bool, err error) {
 	if !strings.HasPrefix(p, "/") {
 		return "", false, errors.New("fspath: not an absolute path: " + p)
 	}
+	if links == nil && plain(p) {
+		// One question to the kernel instead of one a component: when
+		// no component of p is a link, p is where it resolves.
+		if exists, ok := withoutLinks(p); ok {
+			return p, exists, nil
+		}
+	}
+	return walk(p, links)
+}
+
+// plain reports whether the absolute path p is clean and every component
+// a name: no ".", "..", empty component or trailing slash, so that it
+// resolves to itself when none of its components is a link.
+func plain(p string) bool {
+	if p == "/" {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		// A component starts at i+1.
+		rest := p[i+1:]
+		if rest == "" || rest[0] == '/' {
+			return false
+		}
+		if rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' || rest[1] == '.' && (len(rest) == 2 || rest[2] == '/')) {
+			return false
+		}
+	}
+	return true
+}
+
+// walk is Resolve, component by component.
+func walk(p string, links Links) (resolved string, exists bool, err error) {
 	rest := p
 	cur := "/"
 	onDisk := true // cur exists on disk, so lookups below it are worth making

@@ -3,6 +3,7 @@ package fspath
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -80,4 +81,99 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %q", p, got)
 		}
 	})
+}
+
+// TestG15_OneCallAnswersAsTheWalk checks Resolve's one-call answer (no
+// link along the path) against the walk, component by component, over
+// every path of up to three components in a tree of directories, files,
+// a FIFO, absolute, relative, dangling and looping links: the two agree
+// on where each path resolves, whether it exists and whether it fails.
+func TestG15_OneCallAnswersAsTheWalk(t *testing.T) {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(d+"/dir/sub", 0o755))
+	must(os.WriteFile(d+"/dir/file", nil, 0o600))
+	must(os.WriteFile(d+"/file", nil, 0o600))
+	must(syscall.Mkfifo(d+"/dir/fifo", 0o600))
+	must(os.Symlink(d+"/dir", d+"/abs"))
+	must(os.Symlink("dir/sub", d+"/rel"))
+	must(os.Symlink("file", d+"/dir/tofile"))
+	must(os.Symlink(d+"/none/x", d+"/dangling"))
+	must(os.Symlink("loop", d+"/dir/loop"))
+	must(os.Symlink("..", d+"/dir/up"))
+	names := []string{"dir", "sub", "file", "fifo", "abs", "rel", "tofile", "dangling", "loop", "up", "none"}
+	paths := []string{d}
+	for depth := 0; depth < 3; depth++ {
+		for _, p := range paths[len(paths)-pow(len(names), depth):] {
+			for _, n := range names {
+				paths = append(paths, p+"/"+n)
+			}
+		}
+	}
+	fast := 0
+	for _, p := range paths {
+		got, gotExists, gotErr := Resolve(p, nil)
+		want, wantExists, wantErr := walk(p, nil)
+		if got != want || gotExists != wantExists || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("Resolve(%q) = %q, %v, %v; the walk gives %q, %v, %v", p, got, gotExists, gotErr, want, wantExists, wantErr)
+		}
+		if _, ok := withoutLinks(p); ok {
+			fast++
+		}
+	}
+	if fast == 0 || fast == len(paths) {
+		t.Errorf("%d of %d paths answered in one call: the test checks neither side", fast, len(paths))
+	}
+}
+
+func pow(n, k int) int {
+	r := 1
+	for ; k > 0; k-- {
+		r *= n
+	}
+	return r
+}
+
+// TestG15_LinkPlantedBetweenCallsIsFollowed is the attack on answering in
+// one call: nothing is remembered between calls, so a directory an agent
+// replaces by a link after a path was resolved leads, on the next call,
+// where the link points.
+func TestG15_LinkPlantedBetweenCallsIsFollowed(t *testing.T) {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, secret := d+"/home/dev", d+"/etc"
+	for _, dir := range []string{home + "/project", secret} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := home + "/project/config"
+	if got, exists, err := Resolve(p, nil); got != p || exists || err != nil {
+		t.Fatalf("before: Resolve = %q, %v, %v", got, exists, err)
+	}
+	if err := os.Remove(home + "/project"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, home+"/project"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := Resolve(p, nil); got != secret+"/config" || err != nil {
+		t.Errorf("after the link: Resolve = %q, %v; want %q", got, err, secret+"/config")
+	}
+	if err := os.WriteFile(secret+"/config", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, exists, _ := Resolve(p, nil); got != secret+"/config" || !exists {
+		t.Errorf("after the file: Resolve = %q, %v", got, exists)
+	}
 }

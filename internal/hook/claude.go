@@ -27,14 +27,13 @@ var claude = &Host{
 	fail:   exit2,
 }
 
-func init() { hosts[claude.Name] = claude }
-
 // claudeEvents is how Claude Code's events read.
 var claudeEvents = protocol{
 	host: "claude-code", session: "session_id", turn: "prompt_id",
 	optional: []string{"transcript_path", "cwd", "permission_mode", "scratchpad_dir", "effort", "agent_id", "agent_type"},
 	strings:  []string{"transcript_path", "permission_mode", "scratchpad_dir", "agent_id", "agent_type", "error"},
 	nullable: []string{"transcript_path"},
+	types:    map[string]string{"tool_response": "{[\"", "permission_suggestions": "[", "is_interrupt": "b", "effort": "{", "duration_ms": "n"},
 	events: map[string]eventSpec{
 		"PreToolUse":         {phase: PreTool, required: []string{"tool_name", "tool_input"}, optional: []string{"tool_use_id"}},
 		"PermissionRequest":  {phase: Permission, required: []string{"tool_name", "tool_input"}, optional: []string{"tool_use_id", "permission_suggestions"}},
@@ -45,15 +44,8 @@ var claudeEvents = protocol{
 }
 
 func parseClaude(data []byte) (*Event, error) {
-	p := claudeEvents
-	m, e, err := p.read(data)
+	m, e, err := claudeEvents.readTool(data)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.input(m, e); err != nil {
-		return nil, err
-	}
-	if err := p.kinds(m, e, map[string]string{"tool_response": "{[\"", "permission_suggestions": "[", "is_interrupt": "b", "effort": "{", "duration_ms": "n"}); err != nil {
 		return nil, err
 	}
 	if r, ok := m["tool_response"]; ok {

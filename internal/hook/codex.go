@@ -17,8 +17,6 @@ var codex = &Host{
 	fail:   exit2,
 }
 
-func init() { hosts[codex.Name] = codex }
-
 // codexEvents is how Codex's events read.
 var codexEvents = protocol{
 	host: "codex", session: "session_id", turn: "turn_id", required: []string{"cwd"},
@@ -34,12 +32,8 @@ var codexEvents = protocol{
 }
 
 func parseCodex(data []byte) (*Event, error) {
-	p := codexEvents
-	m, e, err := p.read(data)
+	m, e, err := codexEvents.readTool(data)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.input(m, e); err != nil {
 		return nil, err
 	}
 	e.Output, _ = m.str("tool_response", false) // a plain string (checked)

@@ -105,54 +105,42 @@ func ParseFile(data []byte, path string) (*File, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, filepos.Errorf(path, root, "want a mapping of the keys of warden hook's flags")
 	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			return nil, filepos.Errorf(path, k, "%s given twice", k.Value)
-		}
-		seen[k.Value] = true
+	// The keys whose value is a string, kept as it is.
+	strs := map[string]*string{"approval": &f.Approval, "review": &f.Review, "auto_review_model": &f.AutoReviewModel, "server": &f.Server, "db": &f.DB}
+	err := filepos.EachKey(path, root, "%s given twice", func(k, v *yaml.Node) (err error) {
 		f.at[k.Value] = filepos.NodePos(path, v)
-		var err error
-		switch k.Value {
-		case "approval":
-			f.Approval, err = scalar(path, v)
-		case "review":
-			f.Review, err = scalar(path, v)
-		case "rules":
+		switch dst, str := strs[k.Value]; {
+		case str:
+			*dst, err = scalar(path, v)
+		case k.Value == "rules":
 			f.Rules, err = list(path, v)
-		case "approvals_reviewer":
+		case k.Value == "approvals_reviewer":
 			f.ApprovalsReviewer, err = list(path, v)
 			if err == nil {
 				if _, cerr := decider.Check(f.ApprovalsReviewer); cerr != nil {
 					err = filepos.Errorf(path, v, "approvals_reviewer: %v", cerr)
 				}
 			}
-		case "auto_review_model":
-			f.AutoReviewModel, err = scalar(path, v)
-		case "server":
-			f.Server, err = scalar(path, v)
-		case "db":
-			f.DB, err = scalar(path, v)
-		case "timeout":
+		case k.Value == "timeout":
 			var s string
 			if s, err = scalar(path, v); err == nil {
 				if f.Timeout, err = time.ParseDuration(s); err != nil || f.Timeout <= 0 {
 					err = filepos.Errorf(path, v, "timeout: want a positive duration such as 10m, got %q", s)
 				}
 			}
-		case "sandbox":
+		case k.Value == "sandbox":
 			if f.Sandbox, err = scalar(path, v); err == nil {
 				if _, merr := sandbox.ParseMode(f.Sandbox); merr != nil {
 					err = filepos.Errorf(path, v, "sandbox: %v", merr)
 				}
 			}
 		default:
-			return nil, filepos.Errorf(path, k, "unknown key %q (keys: approval, review, rules, approvals_reviewer, auto_review_model, server, db, timeout, sandbox)", k.Value)
+			return filepos.Errorf(path, k, "unknown key %q (keys: approval, review, rules, approvals_reviewer, auto_review_model, server, db, timeout, sandbox)", k.Value)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f, nil
 }

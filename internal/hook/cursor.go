@@ -29,14 +29,13 @@ var cursor = &Host{
 	},
 }
 
-func init() { hosts[cursor.Name] = cursor }
-
 // cursorEvents is how Cursor's events read.
 var cursorEvents = protocol{
 	host: "cursor", session: "conversation_id", turn: "generation_id",
 	optional: []string{"model", "cursor_version", "workspace_roots", "user_email", "transcript_path"},
 	strings:  []string{"model", "cursor_version", "user_email", "transcript_path", "agent_message", "url", "command", "tool_output"},
 	nullable: []string{"transcript_path"},
+	types:    map[string]string{"workspace_roots": "[", "attachments": "[", "sandbox": "b{", "duration": "n"},
 	events: map[string]eventSpec{
 		"preToolUse":           {phase: PreTool, required: []string{"tool_name", "tool_input"}, optional: []string{"tool_use_id", "cwd", "agent_message"}},
 		"beforeShellExecution": {phase: PreTool, required: []string{"command"}, optional: []string{"cwd", "sandbox"}},
@@ -52,7 +51,7 @@ func parseCursor(data []byte) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.kinds(m, e, map[string]string{"workspace_roots": "[", "attachments": "[", "sandbox": "b{", "duration": "n"}); err != nil {
+	if err := p.kinds(m, e); err != nil {
 		return nil, err
 	}
 	if e.Cwd == "" {

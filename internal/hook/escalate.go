@@ -50,7 +50,7 @@ func (d *decision) escalationOf(call tool.Call, t tool.Tool, cmd string) (*escal
 	case "", "null", "false":
 		return nil, nil
 	case "true":
-		return &escalation{full: true, requests: []*boundary.Request{{Kind: boundary.Exec, Command: cmd, Escalated: true, Sandbox: d.c.Sandbox,
+		return &escalation{full: true, requests: []*boundary.Request{{Permission: boundary.Exec, Command: cmd, Escalated: true, Sandbox: d.c.Sandbox,
 			Reason: "the command asks to run outside warden's sandbox (" + field + ")"}}}, nil
 	}
 	var p permissions
@@ -64,7 +64,7 @@ func (d *decision) escalationOf(call tool.Call, t tool.Tool, cmd string) (*escal
 	network := p.Network != nil && *p.Network
 	if len(read) > 0 {
 		// The sandbox widens reads only by leaving it.
-		return &escalation{full: true, requests: []*boundary.Request{{Kind: boundary.Exec, Command: cmd, Escalated: true, Sandbox: d.c.Sandbox, Paths: read,
+		return &escalation{full: true, requests: []*boundary.Request{{Permission: boundary.Exec, Command: cmd, Escalated: true, Sandbox: d.c.Sandbox, Paths: read,
 			Reason: "the command asks to read " + strings.Join(read, ", ") + " (" + field + "); approval runs it outside warden's sandbox"}}}, nil
 	}
 	e := &escalation{}
@@ -74,12 +74,12 @@ func (d *decision) escalationOf(call tool.Call, t tool.Tool, cmd string) (*escal
 			return nil, fmt.Errorf("tool_input of %s: %s: %w", call.Function, field, err)
 		}
 		e.flags = append(e.flags, "--writable-root", root)
-		e.requests = append(e.requests, &boundary.Request{Kind: boundary.Write, Command: cmd, Paths: []string{root}, Sandbox: d.c.Sandbox,
+		e.requests = append(e.requests, &boundary.Request{Permission: boundary.Write, Command: cmd, Paths: []string{root}, Sandbox: d.c.Sandbox,
 			Reason: "the command asks to write " + w + " (" + field + "); approval makes " + root + " writable for this command"})
 	}
 	if network {
 		e.flags = append(e.flags, "--network")
-		e.requests = append(e.requests, &boundary.Request{Kind: boundary.Network, Command: cmd, Sandbox: d.c.Sandbox,
+		e.requests = append(e.requests, &boundary.Request{Permission: boundary.Network, Command: cmd, Sandbox: d.c.Sandbox,
 			Reason: "the command asks for the network (" + field + ")"})
 	}
 	if len(e.requests) == 0 {

@@ -38,7 +38,7 @@ func fuzzParse(f *testing.F, host string, seeds ...string) {
 				t.Fatalf("accepted %q with tool %q input %q", data, e.Tool, e.Input)
 			}
 		}
-		for _, d := range []Decision{Pass, Allow, Modify, Deny, Stop, Ask, Block} {
+		for _, d := range []Reply{Pass, Allow, Modify, Deny, Stop, Ask, Block} {
 			a := h.Answer(e, Verdict{Decision: d, Input: json.RawMessage(`{"command":"ls"}`), Reason: "r"})
 			if a.Code != 0 && a.Code != 2 {
 				t.Fatalf("%s answered with exit %d", d, a.Code)

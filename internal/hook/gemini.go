@@ -30,14 +30,13 @@ var gemini = &Host{
 	fail:   exit2,
 }
 
-func init() { hosts[gemini.Name] = gemini }
-
 // geminiEvents is how Gemini CLI's events read.
 var geminiEvents = protocol{
 	host: "gemini", session: "session_id",
 	optional: []string{"transcript_path", "cwd", "timestamp"},
 	strings:  []string{"transcript_path", "timestamp", "original_request_name"},
 	nullable: []string{"transcript_path"},
+	types:    map[string]string{"mcp_context": "{"},
 	events: map[string]eventSpec{
 		"BeforeTool":  {phase: PreTool, required: []string{"tool_name", "tool_input"}, optional: []string{"mcp_context", "original_request_name"}},
 		"AfterTool":   {phase: PostTool, required: []string{"tool_name", "tool_input", "tool_response"}, optional: []string{"mcp_context", "original_request_name"}},
@@ -46,15 +45,8 @@ var geminiEvents = protocol{
 }
 
 func parseGemini(data []byte) (*Event, error) {
-	p := geminiEvents
-	m, e, err := p.read(data)
+	m, e, err := geminiEvents.readTool(data)
 	if err != nil {
-		return nil, err
-	}
-	if err := p.input(m, e); err != nil {
-		return nil, err
-	}
-	if err := p.kinds(m, e, map[string]string{"mcp_context": "{"}); err != nil {
 		return nil, err
 	}
 	if raw, ok := m["tool_response"]; ok {

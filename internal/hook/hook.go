@@ -63,6 +63,11 @@ type Config struct {
 	// --sandbox MODE -- bash -c COMMAND` (SPEC X4). Exe is warden's
 	// absolute path.
 	Sandbox, Exe string
+	// Crossing, when set, returns the boundary request a call makes by
+	// what its tool is (warden mcp: the tool's declared annotations in the
+	// server's mode, SPEC G2), or nil: asked after the approval policy lets
+	// the call run, as exec rules' prompts are.
+	Crossing func(call tool.Call) *boundary.Request
 }
 
 // Handle answers one hook event of host h, read from input: it never
@@ -108,13 +113,38 @@ type decision struct {
 	mu   sync.Mutex
 }
 
+// Start records the start of session s's run (its policies, workdir) when
+// it has none yet; Decide starts it too. A gateway starts its run when a
+// client session opens, before anything else is recorded.
+func (c *Config) Start(h *Host, s *Session, workdir string) {
+	c.start(&decision{c: c, h: h, s: s}, workdir)
+}
+
+func (c *Config) start(d *decision, workdir string) {
+	if !d.s.New {
+		return
+	}
+	task := d.h.task
+	if task == "" {
+		task = "hook:" + d.h.Name
+	}
+	rs := &event.RunStart{Task: task, Model: d.h.Name, Approval: c.ApprovalEntries, Review: c.ReviewEntries, Workdir: workdir}
+	d.gateFor().StartRun(rs)
+	d.s.Events.Emit(*rs)
+	d.s.New = false
+}
+
+// Decide decides event e of host h in session s, which the caller opened
+// and holds (warden mcp holds a client session's run for its whole life):
+// Handle without the reading and the answer. Events of one session are
+// decided one at a time.
+func (c *Config) Decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
+	return c.decide(ctx, h, e, s)
+}
+
 func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
 	d := &decision{c: c, h: h, e: e, s: s}
-	if s.New {
-		rs := &event.RunStart{Task: "hook:" + h.Name, Model: h.Name, Approval: c.ApprovalEntries, Review: c.ReviewEntries, Workdir: e.Cwd}
-		d.gateFor().StartRun(rs)
-		s.Events.Emit(*rs)
-	}
+	c.start(d, e.Cwd)
 	switch e.Phase {
 	case Prompt:
 		return d.prompt()
@@ -209,6 +239,17 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 	if d.s.Tripped {
 		return Verdict{Decision: Stop, Reason: interrupted}, nil
 	}
+	if d.c.Crossing != nil && v.Decision != Deny {
+		if breq := d.c.Crossing(call); breq != nil {
+			bv, err := d.boundary(ctx, call, t, breq)
+			if err != nil || bv.Decision != Allow {
+				return bv, err
+			}
+			if v.Decision != Modify {
+				v = bv
+			}
+		}
+	}
 	cmd, isShell := d.h.shellCommand(t, call.Arguments)
 	if !isShell {
 		return v, nil
@@ -229,7 +270,7 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 			// send for approval.
 			esc.requests[0].Reason += "; exec rules: " + judged.Report()
 		case judged.Decision == rules.Prompt:
-			bv, err := d.boundary(ctx, call, t, &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
+			bv, err := d.boundary(ctx, call, t, &boundary.Request{Permission: boundary.Exec, Command: cmd, Reason: "exec rules: " + judged.Report()})
 			if err != nil || bv.Decision != Allow {
 				return bv, err
 			}
@@ -342,19 +383,19 @@ func (d *decision) escalate(ctx context.Context, call tool.Call, t tool.Tool, wh
 
 // requestOf is the boundary request a whole call makes.
 func (d *decision) requestOf(call tool.Call, t tool.Tool, why string) *boundary.Request {
-	req := &boundary.Request{Kind: boundary.MCP, Tool: call.Function, Reason: why}
+	req := &boundary.Request{Permission: boundary.MCP, Tool: call.Function, Reason: why}
 	if ht, ok := t.(*hostTool); ok {
 		f, _ := ht.fields(call.Arguments)
 		switch ht.spec.Kind {
 		case Shell:
-			req = &boundary.Request{Kind: boundary.Exec, Command: f.command, Reason: why}
+			req = &boundary.Request{Permission: boundary.Exec, Command: f.command, Reason: why}
 		case Write, Edit:
-			req = &boundary.Request{Kind: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
+			req = &boundary.Request{Permission: boundary.Write, Paths: []string{ht.abs(f.path)}, Reason: why}
 		case Fetch:
-			req = &boundary.Request{Kind: boundary.Network, Reason: why}
+			req = &boundary.Request{Permission: boundary.Network, Reason: why}
 		case MCP:
 			server, name, _ := d.h.mcpName(call.Function)
-			req = &boundary.Request{Kind: boundary.MCP, Server: server, Tool: name, Reason: why}
+			req = &boundary.Request{Permission: boundary.MCP, Server: server, Tool: name, Reason: why}
 		}
 	}
 	return req
@@ -420,7 +461,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 		if d.h.Ask {
 			return Verdict{Decision: Ask, Reason: breq.Reason}, nil
 		}
-		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give warden hook --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
+		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
 	}
 	return Verdict{Decision: Deny, Reason: out.Explanation}, nil
 }
@@ -460,7 +501,7 @@ func (d *decision) postTool(ctx context.Context) (Verdict, error) {
 	case out.Decision == review.Terminate:
 		return Verdict{Decision: Block, Reason: out.Explanation}, nil
 	case d.wasAsked():
-		return Verdict{Decision: Block, Reason: "a person must review this result, and none is reachable: give warden hook --server (the panel) or --db"}, nil
+		return Verdict{Decision: Block, Reason: "a person must review this result, and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db"}, nil
 	}
 	return Verdict{Decision: Pass}, nil
 }

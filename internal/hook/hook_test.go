@@ -14,8 +14,9 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/policyfile"
 	_ "github.com/wardenhq/warden/internal/triage"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
@@ -28,7 +29,7 @@ func testConfig(t *testing.T, appr string) *Config {
 	dir := t.TempDir()
 	c := &Config{Paths: Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}}
 	if appr != "" {
-		f, err := policy.Parse([]byte(appr), "approval.yaml")
+		f, err := policyfile.Parse([]byte(appr), "approval.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func TestX1_HostToolsJudgedAsWardenTools(t *testing.T) {
 		ht := h.Tool(tc.tool, "/w")
 		hc := tool.Call{ID: "1", Function: tc.tool, Arguments: json.RawMessage(tc.input)}
 		wc := tool.Call{ID: "1", Function: editor.Name, Arguments: json.RawMessage(tc.sameCall)}
-		breq := &boundary.Request{Kind: boundary.Write, Paths: []string{bashrc}, Reason: "r"}
+		breq := &boundary.Request{Permission: boundary.Write, Paths: []string{bashrc}, Reason: "r"}
 		ha, err := action.Describe(ht, hc, breq)
 		if err != nil {
 			t.Fatal(err)
@@ -277,7 +278,7 @@ func TestX1_HostToolsJudgedAsWardenTools(t *testing.T) {
 		h, _ := Lookup(host)
 		name := map[string]string{"claude-code": "Read", "gemini": "read_file", "cursor": "Read"}[host]
 		call := tool.Call{ID: "1", Function: name, Arguments: json.RawMessage(`{"file_path":` + q(key) + `}`)}
-		got, _ := fp.Approve(context.Background(), &approval.Request{Call: call, Tool: h.Tool(name, "/w"), Boundary: &boundary.Request{Kind: boundary.Exec, Reason: "r"}})
+		got, _ := fp.Approve(context.Background(), &approval.Request{Call: call, Tool: h.Tool(name, "/w"), Boundary: &boundary.Request{Permission: boundary.Exec, Reason: "r"}})
 		if got.Decision == approval.Approve {
 			t.Errorf("%s %s(%s): the first pass approved a read of a private key: %s", host, name, key, got.Explanation)
 		}
@@ -335,7 +336,7 @@ func TestX1_SessionIsARun(t *testing.T) {
 	}
 	wg.Wait()
 	es := events(t, c, "codex", "s1")
-	kinds := map[event.Kind]int{}
+	kinds := map[string]int{}
 	ids := map[string]bool{}
 	for _, e := range es {
 		kinds[e.Kind()]++
@@ -344,7 +345,7 @@ func TestX1_SessionIsARun(t *testing.T) {
 		}
 		ids[e.ID] = true
 	}
-	if kinds[event.KindRunStart] != 1 || kinds[event.KindApproval] != n {
+	if kinds[eventkind.RunStart] != 1 || kinds[eventkind.Approval] != n {
 		t.Fatalf("events %v: want one run_start and %d approvals", kinds, n)
 	}
 }

@@ -55,30 +55,30 @@ type Event struct {
 	NoModify bool
 }
 
-// Decision is what warden answers a hook event, before the host's format.
-type Decision string
+// Reply is what warden answers a hook event, before the host's format.
+type Reply string
 
-// The decisions, in the words of docs/hooks.md's table.
+// The replies, in the words of docs/hooks.md's table.
 const (
 	// Pass says nothing: the host proceeds as it would without warden.
-	Pass Decision = "pass"
+	Pass Reply = "pass"
 	// Allow approves the call.
-	Allow Decision = "allow"
+	Allow Reply = "allow"
 	// Modify approves the call with changed input (Verdict.Input).
-	Modify Decision = "modify"
+	Modify Reply = "modify"
 	// Deny rejects the call; the reason reaches the model.
-	Deny Decision = "deny"
+	Deny Reply = "deny"
 	// Stop ends the turn (approval terminate).
-	Stop Decision = "stop"
+	Stop Reply = "stop"
 	// Ask leaves the call to the host's own prompt to a person.
-	Ask Decision = "ask"
+	Ask Reply = "ask"
 	// Block is a review's terminate after the call ran.
-	Block Decision = "block"
+	Block Reply = "block"
 )
 
 // Verdict is warden's decision on one event.
 type Verdict struct {
-	Decision Decision
+	Decision Reply
 	// Input is the modified input, for Modify.
 	Input json.RawMessage
 	// Reason says why; it reaches the model where the host passes it on.
@@ -111,9 +111,15 @@ type Host struct {
 	Modifies bool
 	// parse reads one event; answer writes a verdict on it; fail is the
 	// deny of a hook that could not decide.
-	parse  func(data []byte) (*Event, error)
-	answer func(e *Event, v Verdict) Answer
-	fail   func(reason string) Answer
+	parse func(data []byte) (*Event, error)
+	// tool, when set, resolves a called tool (a gateway's tools, described
+	// by their server); task names the run in its start record ("" for
+	// hook:NAME); command is the command named in denials that need a
+	// person ("" for warden hook).
+	tool          func(name, cwd string) tool.Tool
+	task, command string
+	answer        func(e *Event, v Verdict) Answer
+	fail          func(reason string) Answer
 }
 
 // Hosts returns the hosts warden speaks to, by name.
@@ -126,8 +132,8 @@ func Hosts() []string {
 	return names
 }
 
-// hosts is the registry of hosts, filled by each host's file.
-var hosts = map[string]*Host{}
+// hosts holds the hosts by name; each is described in its own file.
+var hosts = map[string]*Host{claude.Name: claude, codex.Name: codex, cursor.Name: cursor, gemini.Name: gemini}
 
 // Lookup returns the host name, or an error listing the hosts.
 func Lookup(name string) (*Host, error) {
@@ -286,4 +292,23 @@ func strictObject(raw json.RawMessage, v any) error {
 func marshalObject(m map[string]any) json.RawMessage {
 	b := marshal(m)
 	return json.RawMessage(bytes.TrimSpace(b))
+}
+
+// Gateway returns the host of an MCP gateway (warden mcp, SPEC X2): its
+// events are the tool calls of one client session, which a gateway builds
+// itself (no hook input is parsed, no answer written); tool resolves a
+// called name to the tool as the upstream server described it; task names
+// the run in its start record. It has no ask of its own: a person decides
+// through warden's queue. It takes changed arguments.
+func Gateway(task string, tool func(name, cwd string) tool.Tool) *Host {
+	return &Host{Name: "mcp", Modifies: true, tool: tool, task: task, command: "warden mcp",
+		fail: func(reason string) Answer { return Answer{Stderr: reason + "\n", Code: 2} }}
+}
+
+// commandName is the command a denial that needs a person names.
+func (h *Host) commandName() string {
+	if h.command != "" {
+		return h.command
+	}
+	return "warden hook"
 }

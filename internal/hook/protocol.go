@@ -13,7 +13,10 @@ type protocol struct {
 	// strings are the other fields that must be strings when present;
 	// nullable those of them that may be null.
 	strings, nullable []string
-	events            map[string]eventSpec
+	// types are the JSON types of the members that may be other than
+	// strings (see members.kinds).
+	types  map[string]string
+	events map[string]eventSpec
 }
 
 // eventSpec is one event a host sends.
@@ -80,9 +83,25 @@ func (p protocol) input(m members, e *Event) error {
 	return nil
 }
 
-// kinds checks the types of the members named (see members.kinds).
-func (p protocol) kinds(m members, e *Event, kinds map[string]string) error {
-	for k, ks := range kinds {
+// readTool reads one event whose tool_input, when present, is an object:
+// read, then tool_input, then the types of p.types.
+func (p protocol) readTool(data []byte) (members, *Event, error) {
+	m, e, err := p.read(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.input(m, e); err != nil {
+		return nil, nil, err
+	}
+	if err := p.kinds(m, e); err != nil {
+		return nil, nil, err
+	}
+	return m, e, nil
+}
+
+// kinds checks the types of the members of p.types (see members.kinds).
+func (p protocol) kinds(m members, e *Event) error {
+	for k, ks := range p.types {
 		if err := m.kinds(k, ks); err != nil {
 			return fmt.Errorf("%s: %s: %w", p.host, e.Name, err)
 		}

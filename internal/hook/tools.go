@@ -227,6 +227,9 @@ func (t *hostTool) DescribeAction(call tool.Call, req *boundary.Request) (action
 // Tool returns the tool name of host, as policies and judges see it: its
 // Spec from the host's table, an MCP tool by its name, else Other.
 func (h *Host) Tool(name, cwd string) tool.Tool {
+	if h.tool != nil {
+		return h.tool(name, cwd)
+	}
 	spec, ok := h.Tools[name]
 	if !ok {
 		spec = Spec{Kind: Other}

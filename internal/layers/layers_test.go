@@ -65,12 +65,22 @@ var forbidden = map[string][]string{
 	// The reviewer agent is a library of the assembly, not of storage.
 	"internal/autoreview": join([]string{"gate", "internal/store", "internal/serveclient", "human", "internal/queue", "internal/triage"}, databases, top, models),
 	// The vocabulary packages depend on nothing that decides.
-	"tool":           join(vocabulary, databases, kernel, top, models),
-	"chat":           join(vocabulary, databases, kernel, top, models),
-	"boundary":       join(vocabulary, databases, kernel, top, models),
-	"action":         join(vocabulary, databases, kernel, top, models),
-	"policy":         join(vocabulary, databases, kernel, top, models),
-	"internal/vocab": join(vocabulary, databases, kernel, top, models),
+	"tool":     join(vocabulary, databases, kernel, top, models),
+	"chat":     join(vocabulary, databases, kernel, top, models),
+	"boundary": join(vocabulary, databases, kernel, top, models),
+	"action":   join(vocabulary, databases, kernel, top, models),
+	"policy":   join(vocabulary, databases, kernel, top, models),
+	// What a person reads of a call: its text made safe, its script's
+	// commands.
+	"internal/safetext":   join(vocabulary, databases, kernel, top, models),
+	"internal/callscript": join(vocabulary, databases, kernel, top, models),
+	// What a tool cut of its output travels to the loop in the context.
+	"internal/cutreport": join(vocabulary, databases, kernel, top, models),
+	// Policy files are read into the vocabulary's entries.
+	"internal/policyfile": join(vocabulary, databases, kernel, top, models),
+	"internal/vocab":      join(vocabulary, databases, kernel, top, models),
+	// The kinds of event are words of the transcript, below event itself.
+	"internal/eventkind": join(vocabulary, databases, kernel, top, models),
 	// Sealed transcripts are the record's machinery: the chain of MACs
 	// and the files it seals, below storage and everything that decides.
 	"internal/seal": join([]string{"event", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
@@ -88,6 +98,10 @@ var forbidden = map[string][]string{
 	// The gate keeps denials, overrides and the breaker around whatever
 	// decides: it links no reviewer, sandbox or interpreter.
 	"gate": join([]string{"internal/store", "internal/serveclient", "human", "internal/queue", "rules", "sandbox", "internal/toolbox", "internal/autoreview", "internal/triage"}, databases, kernel, top, models),
+	// The denial ledger reads and seals transcript records: storage, the
+	// gate, the hooks and the server use it; it sits beside event, below
+	// storage and everything that decides.
+	"internal/ledger": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.

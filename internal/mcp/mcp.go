@@ -120,5 +120,5 @@ func (t *Tools) Check(m Mode, server, tool string) *boundary.Request {
 	if !known {
 		why = "the server did not declare this tool; " + why
 	}
-	return &boundary.Request{Kind: boundary.MCP, Server: server, Tool: tool, Reason: why}
+	return &boundary.Request{Permission: boundary.MCP, Server: server, Tool: tool, Reason: why}
 }

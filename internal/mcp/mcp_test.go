@@ -62,7 +62,7 @@ func TestG2_MCPAnnotationsOnlyFromTheServer(t *testing.T) {
 	// A tool the server never declared is judged by the defaults, whatever
 	// a call might claim about itself.
 	req := tools.Check(Auto, "fs", "delete_file")
-	if req == nil || req.Kind != boundary.MCP || req.Tool != "delete_file" {
+	if req == nil || req.Permission != boundary.MCP || req.Tool != "delete_file" {
 		t.Fatalf("undeclared tool: %+v", req)
 	}
 	// The same tool name on another server has its own declaration.

@@ -64,13 +64,19 @@ func Leaks(t testing.TB, reqs []model.Request, secret string) []int {
 	t.Helper()
 	var out []int
 	for i, req := range reqs {
-		b, err := json.Marshal(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), secret) {
+		if Mentions(t, req, secret) > 0 {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// Mentions returns how many times secret appears in req, as JSON.
+func Mentions(t testing.TB, req model.Request, secret string) int {
+	t.Helper()
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), secret)
 }

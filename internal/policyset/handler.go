@@ -7,20 +7,20 @@ import (
 	"strings"
 )
 
-// Guard returns what ask returns, asked of the handler name (an approver
-// or a reviewer, as what says): its error wrapped with its name, and a
-// panic turned into an error with the stack (SPEC A7, R7).
-func Guard[R any](what, name string, ask func() (R, error)) (r R, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s %s panicked: %v\n%s", what, name, p, debug.Stack())
-		}
-	}()
-	r, err = ask()
-	if err != nil {
-		return r, fmt.Errorf("%s %s: %w", what, name, err)
+// Guard, deferred by a function that asks the handler name (an approver
+// or a reviewer, as what says) and returns its answer, with err pointing
+// at that function's error result: it wraps the handler's error with its
+// name, and turns a panic into an error with the stack (SPEC A7, R7). A
+// deferred call, not a function to call back, so that asking a handler
+// costs no closure.
+func Guard(what, name string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("%s %s panicked: %v\n%s", what, name, p, debug.Stack())
+		return
 	}
-	return r, nil
+	if *err != nil {
+		*err = fmt.Errorf("%s %s: %w", what, name, *err)
+	}
 }
 
 // AutoFactory returns the factory of the built-in "auto" handler, which

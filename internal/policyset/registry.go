@@ -2,10 +2,10 @@ package policyset
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
+	"github.com/wardenhq/warden/internal/registry"
 	"github.com/wardenhq/warden/policy"
 )
 
@@ -17,14 +17,16 @@ type Factory[H any] func(params map[string]any) (H, error)
 // (SPEC P3). It is safe for concurrent use.
 type Registry[H any] struct {
 	what      string // "approver" or "reviewer", for messages
-	mu        sync.RWMutex
-	factories map[string]Factory[H]
-	renamed   map[string]string // an old name → the name it is registered under now
+	factories *registry.Of[Factory[H]]
+	renamed   *registry.Of[string] // an old name → the name it is registered under now
+	// mu makes the checks and the change of a registration or a renaming
+	// one step.
+	mu sync.Mutex
 }
 
 // NewRegistry returns an empty registry of handlers called what.
 func NewRegistry[H any](what string) *Registry[H] {
-	return &Registry[H]{what: what, factories: map[string]Factory[H]{}, renamed: map[string]string{}}
+	return &Registry[H]{what: what, factories: registry.New[Factory[H]](what + " registered twice: "), renamed: registry.New[string](what + " registered twice: ")}
 }
 
 // Register makes a handler available under name. It panics if name is
@@ -32,10 +34,10 @@ func NewRegistry[H any](what string) *Registry[H] {
 func (r *Registry[H]) Register(name string, f Factory[H]) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.factories[name]; dup || r.renamed[name] != "" {
+	if _, dup := r.renamed.Get(name); dup {
 		panic(fmt.Sprintf("%s registered twice: %s", r.what, name))
 	}
-	r.factories[name] = f
+	r.factories.Register(name, f)
 }
 
 // Rename keeps old, the name a handler was registered under before, as a
@@ -45,33 +47,26 @@ func (r *Registry[H]) Register(name string, f Factory[H]) {
 func (r *Registry[H]) Rename(old, name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.factories[old]; dup || r.renamed[old] != "" {
+	_, renamed := r.renamed.Get(old)
+	if _, dup := r.factories.Get(old); dup || renamed {
 		panic(fmt.Sprintf("%s registered twice: %s", r.what, old))
 	}
-	if _, ok := r.factories[name]; !ok {
+	if _, ok := r.factories.Get(name); !ok {
 		panic(fmt.Sprintf("%s %s renamed to %s, which is not registered", r.what, old, name))
 	}
-	r.renamed[old] = name
+	r.renamed.Register(old, name)
 }
 
 // Renamed returns the name the handler once registered as old is
 // registered under now, and whether old is such a name.
-func (r *Registry[H]) Renamed(old string) (string, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	name, ok := r.renamed[old]
-	return name, ok
-}
+func (r *Registry[H]) Renamed(old string) (string, bool) { return r.renamed.Get(old) }
 
 // factory returns the factory of name, or of the name it was renamed to.
 func (r *Registry[H]) factory(name string) (Factory[H], bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	if now, ok := r.renamed[name]; ok {
+	if now, ok := r.renamed.Get(name); ok {
 		name = now
 	}
-	f, ok := r.factories[name]
-	return f, ok
+	return r.factories.Get(name)
 }
 
 // Registered reports whether name is registered, or was before it was
@@ -83,16 +78,7 @@ func (r *Registry[H]) Registered(name string) bool {
 
 // Names returns the registered names, sorted; old names of renamed
 // handlers are left out.
-func (r *Registry[H]) Names() []string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	names := make([]string, 0, len(r.factories))
-	for n := range r.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func (r *Registry[H]) Names() []string { return r.factories.Names() }
 
 // Build creates the handler registered as name (or renamed from it) with
 // params. An unknown name is an error that lists the registered ones.

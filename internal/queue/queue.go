@@ -118,7 +118,7 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 	if b := req.Boundary; b != nil {
 		r.Kind = store.KindBoundary
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
-		r.Context.Reason = string(b.Kind) + " request: " + b.Reason
+		r.Context.Reason = string(b.Permission) + " request: " + b.Reason
 		r.Context.Sandbox, r.Context.Justification = b.Sandbox, b.Justification
 	}
 	for _, c := range a.choices {
@@ -214,7 +214,7 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 			defer stop(nil)
 			go func() {
 				if dec, ok := here(lctx); ok {
-					dec := store.Decision{Decision: dec, DecidedBy: "console"}
+					dec := store.Answer{Decision: dec, DecidedBy: "console"}
 					// A decision another surface made first stands; the
 					// wait below returns it.
 					_, _ = d.Decide(context.WithoutCancel(lctx), r.ID, dec)
@@ -233,7 +233,7 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 
 // decider is a queue a surface can record a decision through.
 type decider interface {
-	Decide(ctx context.Context, id string, d store.Decision) (store.Request, error)
+	Decide(ctx context.Context, id string, d store.Answer) (store.Request, error)
 }
 
 // decidedElsewhere is why the console stops asking: the request was

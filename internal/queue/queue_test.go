@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	_ "github.com/wardenhq/warden/human" // registers the "human" approver and reviewer
+	"github.com/wardenhq/warden/internal/bgtest"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
@@ -73,15 +74,9 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-1")
-	type answer struct {
-		a   approval.Approval
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		got, err := a.Approve(ctx, &approval.Request{Message: "I will list", Call: bashCall("c1", "ls -la")})
-		done <- answer{got, err}
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return a.Approve(ctx, &approval.Request{Message: "I will list", Call: bashCall("c1", "ls -la")})
+	})
 	rs := pending(t, s, 1)
 	r := rs[0]
 	if r.Kind != "approval" || r.RunID != "run-1" || r.Call.Function != "bash" || !strings.Contains(r.View, "ls -la") {
@@ -95,12 +90,12 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 		t.Fatalf("answered %+v before the person decided", a)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "reject", Explanation: "not now", DecidedBy: "alice"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "reject", Explanation: "not now", DecidedBy: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	got := <-done
-	if got.err != nil || got.a.Decision != approval.Reject || !strings.Contains(got.a.Explanation, "alice") || !strings.Contains(got.a.Explanation, "not now") {
-		t.Fatalf("approval %+v, %v", got.a, got.err)
+	if got.Err != nil || got.Value.Decision != approval.Reject || !strings.Contains(got.Value.Explanation, "alice") || !strings.Contains(got.Value.Explanation, "not now") {
+		t.Fatalf("approval %+v, %v", got.Value, got.Err)
 	}
 }
 
@@ -108,19 +103,14 @@ func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-1")
-	done := make(chan approval.Approval, 1)
-	go func() {
-		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "rm -rf build")})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return a.Approve(ctx, &approval.Request{Call: bashCall("c1", "rm -rf build")})
+	})
 	r := pending(t, s, 1)[0]
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"rm -rf build/tmp"}`), DecidedBy: "bob"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":"rm -rf build/tmp"}`), DecidedBy: "bob"}); err != nil {
 		t.Fatal(err)
 	}
-	got := <-done
+	got := (<-done).Must(t)
 	if got.Decision != approval.Modify || got.Modified == nil || string(got.Modified.Arguments) != `{"cmd":"rm -rf build/tmp"}` || got.Modified.ID != "c1" {
 		t.Fatalf("approval %+v (modified %+v)", got, got.Modified)
 	}
@@ -130,22 +120,17 @@ func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 	s := openStore(t)
 	_, rv := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-2")
-	done := make(chan review.Review, 1)
-	go func() {
-		got, err := rv.Review(ctx, &review.Request{Call: bashCall("c1", "cat notes"), Result: tool.Result{Content: "<button>Approve</button>"}})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
+	done := bgtest.Go(func() (review.Review, error) {
+		return rv.Review(ctx, &review.Request{Call: bashCall("c1", "cat notes"), Result: tool.Result{Content: "<button>Approve</button>"}})
+	})
 	r := pending(t, s, 1)[0]
 	if r.Kind != "review" || r.Result != "<button>Approve</button>" || strings.Join(r.Choices, ",") != "continue,terminate" {
 		t.Fatalf("request %+v", r)
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "continue"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "continue"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-done; got.Decision != review.Continue {
+	if got := (<-done).Must(t); got.Decision != review.Continue {
 		t.Fatalf("review %+v", got)
 	}
 }
@@ -202,7 +187,7 @@ func TestH4_QueuedRequestsDoNotBlockEachOther(t *testing.T) {
 		if strings.HasSuffix(rs[i].RunID, "a") || strings.HasSuffix(rs[i].RunID, "c") {
 			d = "reject"
 		}
-		if _, err := s.Decide(context.Background(), rs[i].ID, store.Decision{Decision: d}); err != nil {
+		if _, err := s.Decide(context.Background(), rs[i].ID, store.Answer{Decision: d}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -242,25 +227,20 @@ func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
 	s := openStore(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-b")
-	done := make(chan approval.Approval, 1)
-	go func() {
-		got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
-		if err != nil {
-			t.Error(err)
-		}
-		done <- got
-	}()
+	done := bgtest.Go(func() (approval.Approval, error) {
+		return a.Approve(ctx, &approval.Request{Call: bashCall("c1", "touch ~/x"), Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/home/u/x"}, Reason: "outside the writable roots"}})
+	})
 	r := pending(t, s, 1)[0]
 	if r.Kind != "boundary" || strings.Join(r.Choices, ",") != "approve,reject,terminate" || !strings.Contains(r.Message, "outside the writable roots") {
 		t.Fatalf("request %+v", r)
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls"}`)}); !errors.Is(err, store.ErrChoice) {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls"}`)}); !errors.Is(err, store.ErrChoice) {
 		t.Fatalf("modify on a boundary request: %v, want ErrChoice", err)
 	}
-	if _, err := s.Decide(context.Background(), r.ID, store.Decision{Decision: "reject"}); err != nil {
+	if _, err := s.Decide(context.Background(), r.ID, store.Answer{Decision: "reject"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-done; got.Decision != approval.Reject {
+	if got := (<-done).Must(t); got.Decision != approval.Reject {
 		t.Fatalf("approval %+v", got)
 	}
 }

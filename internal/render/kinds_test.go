@@ -16,13 +16,13 @@ import (
 )
 
 // TestL7_EveryEventKindRenders reads the event kinds declared in package
-// event (every constant of type Kind) and checks that each decodes to its
+// internal/eventkind (every string constant) and checks that each decodes to its
 // own type and renders as itself, never as an unknown "?" line: a kind
 // added to the transcript without a rendering fails here.
 func TestL7_EveryEventKindRenders(t *testing.T) {
 	kinds := declaredKinds(t)
 	if len(kinds) < 16 {
-		t.Fatalf("found only %d event kinds in package event: %v", len(kinds), kinds)
+		t.Fatalf("found only %d event kinds in package eventkind: %v", len(kinds), kinds)
 	}
 	for _, k := range kinds {
 		var e event.Event
@@ -41,11 +41,12 @@ func TestL7_EveryEventKindRenders(t *testing.T) {
 	}
 }
 
-// declaredKinds returns the values of the constants of type Kind declared
-// in package event's source.
+// declaredKinds returns the values of the string constants declared in
+// package eventkind's source under "The kinds of event.": the kinds of
+// event (the package's other words are values of fields).
 func declaredKinds(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir("../../event")
+	entries, err := os.ReadDir("../eventkind")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,20 +56,17 @@ func declaredKinds(t *testing.T) []string {
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("../../event", name), nil, 0)
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("../eventkind", name), nil, parser.ParseComments)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
-			if !ok || g.Tok != token.CONST {
+			if !ok || g.Tok != token.CONST || g.Doc == nil || !strings.HasPrefix(g.Doc.Text(), "The kinds of event.") {
 				continue
 			}
 			for _, s := range g.Specs {
 				v := s.(*ast.ValueSpec)
-				if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Kind" {
-					continue
-				}
 				for _, val := range v.Values {
 					if lit, ok := val.(*ast.BasicLit); ok && lit.Kind == token.STRING {
 						if s, err := strconv.Unquote(lit.Value); err == nil {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -102,7 +103,7 @@ func FormatIn(e event.Event, o Orders) string {
 		line("", "▶ run %s  task \"%s\"  model %s", clean(e.RunID, 48), clean(d.Task, textTask), clean(d.Model, textName))
 		line("", "  approval: %s  review: %s", policies(d.Approval), policies(d.Review))
 		for _, a := range d.Agents {
-			if a.Parent == "" && a.ApprovalFrom == event.FromRun && a.ReviewFrom == event.FromRun {
+			if a.Parent == "" && a.ApprovalFrom == eventkind.FromRun && a.ReviewFrom == eventkind.FromRun {
 				continue // the run's policies, shown above
 			}
 			line("", "  agent %s: approval: %s (%s)  review: %s (%s)", clean(a.Agent, textName),
@@ -195,11 +196,11 @@ func FormatIn(e event.Event, o Orders) string {
 	case event.OverrideUsed:
 		line("override", "the retry approved on denial %s was taken", clean(d.DenialID, textName))
 	case event.Unknown:
-		line("?", "%s event", clean(string(d.Type), textName))
+		line("?", "%s event", clean(d.Type, textName))
 	case nil:
 		line("?", "empty event")
 	default:
-		line("?", "%s event", clean(string(e.Kind()), textName))
+		line("?", "%s event", clean(e.Kind(), textName))
 	}
 	return b.String()
 }
@@ -317,7 +318,7 @@ type Stats struct {
 	mu sync.Mutex
 
 	// Events counts the events by kind.
-	Events map[event.Kind]int
+	Events map[string]int
 	// Runs counts the runs seen: distinct run ids, so that the turns of a
 	// run continued in the same process or resumed count as one run.
 	Runs int
@@ -356,7 +357,7 @@ func (s *Stats) Add(e event.Event) {
 		(*m)[k]++
 	}
 	if s.Events == nil {
-		s.Events = map[event.Kind]int{}
+		s.Events = map[string]int{}
 	}
 	s.Events[e.Kind()]++
 	if s.ended == nil {
@@ -437,12 +438,12 @@ func (s *Stats) String() string {
 	case s.Runs == 1:
 		parts = append(parts, "Run not ended.")
 	}
-	model := fmt.Sprintf("%s, %d→%d tokens.", plural(s.Events[event.KindModel], "model call"), s.InputTokens, s.OutputTokens)
+	model := fmt.Sprintf("%s, %d→%d tokens.", plural(s.Events[eventkind.Model], "model call"), s.InputTokens, s.OutputTokens)
 	if s.Turns > 0 {
 		model = plural(s.Turns, "turn") + ", " + model
 	}
 	parts = append(parts, model)
-	tools := plural(s.Events[event.KindTool], "tool call")
+	tools := plural(s.Events[eventkind.Tool], "tool call")
 	var notes []string
 	if s.ToolsFailed > 0 {
 		notes = append(notes, fmt.Sprintf("%d failed", s.ToolsFailed))
@@ -463,7 +464,7 @@ func (s *Stats) String() string {
 	if len(s.Limits) > 0 {
 		parts = append(parts, "Limits: "+counts(s.Limits, nil)+".")
 	}
-	if n := s.Events[event.KindError]; n > 0 {
+	if n := s.Events[eventkind.Error]; n > 0 {
 		parts = append(parts, plural(n, "error")+".")
 	}
 	return strings.Join(parts, " ")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -147,7 +148,7 @@ func TestTextWriterRoundTrip(t *testing.T) {
 	if got := b.String(); got != want {
 		t.Errorf("rendering after a round trip differs:\n%s\nwant:\n%s", got, want)
 	}
-	if stats.Events[event.KindApproval] != 4 || stats.Status != event.StatusLimited {
+	if stats.Events[eventkind.Approval] != 4 || stats.Status != event.StatusLimited {
 		t.Errorf("stats after a round trip: %+v", stats.Events)
 	}
 }
@@ -271,7 +272,7 @@ func TestStats(t *testing.T) {
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if s.Runs != 1 || s.Events[event.KindModel] != 2 || s.Events[event.KindTool] != 3 || s.InputTokens != 22 || s.OutputTokens != 44 {
+	if s.Runs != 1 || s.Events[eventkind.Model] != 2 || s.Events[eventkind.Tool] != 3 || s.InputTokens != 22 || s.OutputTokens != 44 {
 		t.Errorf("counts: %+v", s.Events)
 	}
 	if s.Approvals["modify"] != 1 || s.Approvals["reject"] != 1 || s.Approvals["escalate"] != 1 || s.Approvals["approve"] != 1 {
@@ -335,10 +336,10 @@ func TestStatsIsASink(t *testing.T) {
 func TestR2_WithheldAndHandoffEventsRendered(t *testing.T) {
 	te := &tool.Error{Type: tool.ErrLimit, Message: "the run was stopped at this call"}
 	entries := []policy.Entry{{Name: "auto", Tools: []string{"*"}}}
-	rs := event.Event{RunID: "run-1", Agent: "main", Data: event.RunStart{Task: "t", Agents: []event.AgentPolicies{{Agent: "main", ApprovalFrom: event.FromRun, ReviewFrom: event.FromRun},
-		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: event.FromRun}}, PinPolicy: true}}
-	h := event.Event{RunID: "run-1", Agent: "helper", Span: "h1", Data: event.Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: event.FromRun, ReviewFrom: event.FromRun, PinPolicy: true}}
-	w := event.Event{RunID: "run-1", Agent: "main", Data: event.Withheld{CallID: "c1", Function: "bash", Reason: event.WithheldTerminated, Result: te.Error(), Error: te}}
+	rs := event.Event{RunID: "run-1", Agent: "main", Data: event.RunStart{Task: "t", Agents: []event.AgentPolicies{{Agent: "main", ApprovalFrom: eventkind.FromRun, ReviewFrom: eventkind.FromRun},
+		{Agent: "helper", Parent: "main", Approval: []policy.Entry{}, ApprovalFrom: "agent:helper", ReviewFrom: eventkind.FromRun}}, PinPolicy: true}}
+	h := event.Event{RunID: "run-1", Agent: "helper", Span: "h1", Data: event.Handoff{CallID: "h1", From: "main", Approval: entries, ApprovalFrom: eventkind.FromRun, ReviewFrom: eventkind.FromRun, PinPolicy: true}}
+	w := event.Event{RunID: "run-1", Agent: "main", Data: event.Withheld{CallID: "c1", Function: "bash", Reason: eventkind.WithheldTerminated, Result: te.Error(), Error: te}}
 	text := Format(rs) + Format(h) + Format(w)
 	for _, want := range []string{"agent helper: approval: none (agent:helper)", "handoff", "withheld", "review_terminated"} {
 		if !strings.Contains(text, want) {

@@ -6,7 +6,6 @@
 package seal
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -171,27 +170,7 @@ func create(path string) error {
 	if _, err := rand.Read(b); err != nil {
 		return fmt.Errorf("seal: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".key-*")
-	if err != nil {
-		return fmt.Errorf("seal: key: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("seal: key: %w", err)
-	}
-	if _, err := io.Copy(tmp, bytes.NewReader(b)); err != nil {
-		tmp.Close()
-		return fmt.Errorf("seal: key: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("seal: key: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("seal: key: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
+	if err := wardenhome.CreateSecret(path, ".key-*", b); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return err
 		}

@@ -24,20 +24,9 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("status=%q: want pending, decided or all", status))
 		return
 	}
-	p, err := pageParams(r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	reqs, next, err := s.Store.RequestPage(r.Context(), status, p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if reqs == nil {
-		reqs = []store.Request{}
-	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "requests", reqs, next))
+	servePage(s, w, r, "requests", func(p store.Page) ([]store.Request, string, error) {
+		return s.Store.RequestPage(r.Context(), status, p)
+	})
 }
 
 // submitRequest answers POST /api/requests: a run's new pending request.
@@ -207,7 +196,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `"modified" goes only with the decision "modify"`)
 		return
 	}
-	d := store.Decision{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r), DecidedVia: "api"}
+	d := store.Answer{Decision: in.Decision, Explanation: in.Explanation, DecidedBy: s.who(r), DecidedVia: "api"}
 	if p, ok := principalOf(r); ok {
 		d.DecidedVia = p.via
 	}
@@ -218,7 +207,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `"allow_prefix" is empty: give the words of the prefix`)
 		return
 	}
-	req, rule, err := s.decideChecked(r.Context(), r.PathValue("id"), checkedDecision{Decision: d, seen: in.Seen, prefix: in.AllowPrefix})
+	req, rule, err := s.decideChecked(r.Context(), r.PathValue("id"), checkedDecision{Answer: d, seen: in.Seen, prefix: in.AllowPrefix})
 	if code := decisionStatus(err); code != 0 {
 		writeError(w, code, err.Error())
 		return
@@ -268,26 +257,14 @@ func (s *Server) withdraw(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := store.RunFilter{Status: q.Get("status"), Task: q.Get("task")}
-	var p store.Page
 	var err error
-	if f.Since, err = parseTime("since", q.Get("since")); err == nil {
-		if f.Until, err = parseTime("until", q.Get("until")); err == nil {
-			p, err = pageParams(r)
-		}
-	}
-	if err != nil {
+	if f.Since, f.Until, err = timeSpan(r); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	runs, next, err := s.Store.RunPage(r.Context(), f, p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if runs == nil {
-		runs = []store.Run{}
-	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "runs", runs, next))
+	servePage(s, w, r, "runs", func(p store.Page) ([]store.Run, string, error) {
+		return s.Store.RunPage(r.Context(), f, p)
+	})
 }
 
 // getRun answers GET /api/runs/{id}.
@@ -395,34 +372,38 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request) {
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	sq := store.Query{Text: q.Get("q"), Kind: q.Get("kind"), RunID: q.Get("run")}
-	var p store.Page
 	var err error
-	if sq.Since, err = parseTime("since", q.Get("since")); err == nil {
-		if sq.Until, err = parseTime("until", q.Get("until")); err == nil {
-			p, err = pageParams(r)
-		}
-	}
-	if err != nil {
+	if sq.Since, sq.Until, err = timeSpan(r); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	hits, next, err := s.Store.SearchPage(r.Context(), sq, p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	lines := make([]json.RawMessage, 0, len(hits))
-	for _, h := range hits {
-		line := h.Line
-		if len(line) == 0 {
-			if line, err = json.Marshal(h.Event); err != nil {
-				s.storeError(w, r, err)
-				return
-			}
+	servePage(s, w, r, "events", func(p store.Page) ([]json.RawMessage, string, error) {
+		hits, next, err := s.Store.SearchPage(r.Context(), sq, p)
+		if err != nil {
+			return nil, "", err
 		}
-		lines = append(lines, line)
+		lines := make([]json.RawMessage, 0, len(hits))
+		for _, h := range hits {
+			line := h.Line
+			if len(line) == 0 {
+				if line, err = json.Marshal(h.Event); err != nil {
+					return nil, "", err
+				}
+			}
+			lines = append(lines, line)
+		}
+		return lines, next, nil
+	})
+}
+
+// timeSpan reads the since and until parameters of a request.
+func timeSpan(r *http.Request) (since, until time.Time, err error) {
+	q := r.URL.Query()
+	if since, err = parseTime("since", q.Get("since")); err != nil {
+		return since, until, err
 	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "events", lines, next))
+	until, err = parseTime("until", q.Get("until"))
+	return since, until, err
 }
 
 // stream answers GET /api/events/stream: server-sent events, "event: event"
@@ -516,20 +497,9 @@ func sseMessage(c store.Change) ([]byte, error) {
 // listDenials answers GET /api/denials?run=ID&limit=&cursor=: one page of
 // the denials, with the cursor of the next in "next" and a Link header.
 func (s *Server) listDenials(w http.ResponseWriter, r *http.Request) {
-	p, err := pageParams(r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	ds, next, err := s.Store.DenialPage(r.Context(), r.URL.Query().Get("run"), p)
-	if err != nil {
-		s.storeError(w, r, err)
-		return
-	}
-	if ds == nil {
-		ds = []store.Denial{}
-	}
-	writeJSON(w, http.StatusOK, listPage(w, r, "denials", ds, next))
+	servePage(s, w, r, "denials", func(p store.Page) ([]store.Denial, string, error) {
+		return s.Store.DenialPage(r.Context(), r.URL.Query().Get("run"), p)
+	})
 }
 
 // pageParams reads a list's page: limit (at most store.MaxPage) and
@@ -541,6 +511,26 @@ func pageParams(r *http.Request) (store.Page, error) {
 		return store.Page{}, err
 	}
 	return store.Page{Limit: n, After: q.Get("cursor")}, nil
+}
+
+// servePage answers a request for one page of the list named name (see
+// listPage), [] when empty: read reads the page the request's limit and
+// cursor select (pageParams); its error is the store's.
+func servePage[T any](s *Server, w http.ResponseWriter, r *http.Request, name string, read func(store.Page) ([]T, string, error)) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	items, next, err := read(p)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if items == nil {
+		items = []T{}
+	}
+	writeJSON(w, http.StatusOK, listPage(w, r, name, items, next))
 }
 
 // listPage is the answer of a list: {name: items}, and "next", the

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
@@ -194,9 +195,7 @@ func TestS2_CSRFRequiredForCookieAuth(t *testing.T) {
 
 // The API's routes and status codes, as the contract fixes them.
 func TestS2_APIContract(t *testing.T) {
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) { testAPIContract(t, e.URL) })
-	}
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) { testAPIContract(t, e.URL) })
 }
 
 func testAPIContract(t *testing.T, u string) {
@@ -224,7 +223,7 @@ func testAPIContract(t *testing.T, u string) {
 
 	pending := submit(t, ts.Client, run)
 	decided := submit(t, ts.Client, run)
-	if _, err := ts.Client.Decide(ctx, decided.ID, store.Decision{Decision: "reject", Explanation: "no"}); err != nil {
+	if _, err := ts.Client.Decide(ctx, decided.ID, store.Answer{Decision: "reject", Explanation: "no"}); err != nil {
 		t.Fatal(err)
 	}
 	modifyMe := submit(t, ts.Client, run)
@@ -356,7 +355,7 @@ func testAPIContract(t *testing.T, u string) {
 			}
 			var e event.Event
 			decode(t, lines[2], &e)
-			if e.ID != evs[2].ID || e.Kind() != event.KindTool {
+			if e.ID != evs[2].ID || e.Kind() != eventkind.Tool {
 				t.Errorf("third event: %s", lines[2])
 			}
 		}},
@@ -466,7 +465,7 @@ func TestS2_EventStream(t *testing.T) {
 	data := strings.TrimPrefix(next("data: "), "data: ")
 	var got event.Event
 	decode(t, []byte(data), &got)
-	if got.ID != e.ID || got.Kind() != event.KindInfo {
+	if got.ID != e.ID || got.Kind() != eventkind.Info {
 		t.Fatalf("streamed event %s", data)
 	}
 	r := submit(t, ts.Client, "r1")
@@ -478,7 +477,7 @@ func TestS2_EventStream(t *testing.T) {
 	if sr.ID != r.ID || sr.Status != "pending" {
 		t.Fatalf("streamed request %+v", sr)
 	}
-	if _, err := ts.Client.Decide(ctx, r.ID, store.Decision{Decision: "approve"}); err != nil {
+	if _, err := ts.Client.Decide(ctx, r.ID, store.Answer{Decision: "approve"}); err != nil {
 		t.Fatal(err)
 	}
 	next("event: request")
@@ -594,42 +593,40 @@ func TestS2_HealthzStoreNotWritable(t *testing.T) {
 // as its transcript's sealed lines, byte for byte, so the store keeps the
 // same chain (SPEC L8), escapes and all.
 func TestL8_PostedEventsKeepTheirSealedLines(t *testing.T) {
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			ts := startServer(t, e.URL)
-			k, _ := seal.NewKey(bytes.Repeat([]byte{5}, seal.KeySize))
-			key := k.Derive(seal.LineKeyLabel)
-			path := filepath.Join(t.TempDir(), "t.jsonl")
-			tr, err := transcript.Open(path, key, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sent []event.Event
-			run := "20260102T150405Z-5ea1ed00"
-			rec := event.NewRecorder(run, event.Tee(tr, event.SinkFunc(func(e event.Event) error { sent = append(sent, e); return nil })))
-			rec.Emit(event.RunStart{Task: "t & <b>"})
-			rec.Emit(event.Tool{CallID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"echo '<&>' \u2028"}`), Result: "a\u2028b <tag> & \"q\""})
-			rec.Emit(event.RunEnd{Status: event.StatusCompleted})
-			tr.Close()
-			body, _ := json.Marshal(sent)
-			if code, b, _ := call(t, "POST", ts.URL+"/api/events", string(body), nil); code != 204 {
-				t.Fatalf("POST /api/events: %d %s", code, b)
-			}
-			lines, err := ts.Store.EventLines(context.Background(), run, "", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, l := range lines {
-				got = append(got, string(l))
-			}
-			data, _ := os.ReadFile(path)
-			if strings.Join(got, "\n")+"\n" != string(data) {
-				t.Fatalf("stored lines differ from the transcript:\n%s\n---\n%s", strings.Join(got, "\n"), data)
-			}
-			if err := ts.Store.VerifyChain(context.Background(), run, key); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		ts := startServer(t, e.URL)
+		k, _ := seal.NewKey(bytes.Repeat([]byte{5}, seal.KeySize))
+		key := k.Derive(seal.LineKeyLabel)
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		tr, err := transcript.Open(path, key, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent []event.Event
+		run := "20260102T150405Z-5ea1ed00"
+		rec := event.NewRecorder(run, event.Tee(tr, event.SinkFunc(func(e event.Event) error { sent = append(sent, e); return nil })))
+		rec.Emit(event.RunStart{Task: "t & <b>"})
+		rec.Emit(event.Tool{CallID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"echo '<&>' \u2028"}`), Result: "a\u2028b <tag> & \"q\""})
+		rec.Emit(event.RunEnd{Status: event.StatusCompleted})
+		tr.Close()
+		body, _ := json.Marshal(sent)
+		if code, b, _ := call(t, "POST", ts.URL+"/api/events", string(body), nil); code != 204 {
+			t.Fatalf("POST /api/events: %d %s", code, b)
+		}
+		lines, err := ts.Store.EventLines(context.Background(), run, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range lines {
+			got = append(got, string(l))
+		}
+		data, _ := os.ReadFile(path)
+		if strings.Join(got, "\n")+"\n" != string(data) {
+			t.Fatalf("stored lines differ from the transcript:\n%s\n---\n%s", strings.Join(got, "\n"), data)
+		}
+		if err := ts.Store.VerifyChain(context.Background(), run, key); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -45,7 +45,7 @@ func BenchmarkDecideAPI(b *testing.B) {
 		time.Sleep(2 * time.Millisecond) // the long poll is in place
 		b.StartTimer()
 		start := time.Now()
-		if _, err := ts.Client.Decide(ctx, r.ID, store.Decision{Decision: "approve"}); err != nil {
+		if _, err := ts.Client.Decide(ctx, r.ID, store.Answer{Decision: "approve"}); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, (<-released).Sub(start))
@@ -80,7 +80,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					id := ids[next.Add(1)-1]
-					if _, err := c.Decide(ctx, id, store.Decision{Decision: "reject"}); err != nil {
+					if _, err := c.Decide(ctx, id, store.Answer{Decision: "reject"}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -242,7 +242,7 @@ func BenchmarkDecideWithWaiters(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				id := <-ids
-				if _, err := ts.Client.Decide(ctx, id, store.Decision{Decision: "approve"}); err != nil {
+				if _, err := ts.Client.Decide(ctx, id, store.Answer{Decision: "approve"}); err != nil {
 					b.Fatal(err)
 				}
 			}

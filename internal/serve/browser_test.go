@@ -323,7 +323,7 @@ func TestS2_PanelInABrowser(t *testing.T) {
 	// queue without a reload.
 	waitFor("the live stream", `document.querySelector('#live.on') !== null`)
 	eval("mark the page", `window.wardenNoReload = "yes"; "ok"`)
-	if _, err := run.Decide(ctx, bnd.ID, store.Decision{Decision: "reject", Explanation: "not from a script"}); err != nil {
+	if _, err := run.Decide(ctx, bnd.ID, store.Answer{Decision: "reject", Explanation: "not from a script"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the decided card to be marked", `document.querySelector('#req-`+bnd.ID+`.gone') !== null || document.querySelector('#req-`+bnd.ID+`') === null`)

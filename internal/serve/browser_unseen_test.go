@@ -99,7 +99,7 @@ func TestS4_PanelNeverApprovesTheUnseen(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice := &serveclient.Client{URL: env.url, Token: aliceCred}
-	if _, err := alice.Decide(bctx, first.ID, store.Decision{Decision: "reject", Explanation: "not now"}); err != nil {
+	if _, err := alice.Decide(bctx, first.ID, store.Answer{Decision: "reject", Explanation: "not now"}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the decided card", `document.querySelector('#req-`+first.ID+`.gone') !== null`)

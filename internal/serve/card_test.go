@@ -53,7 +53,7 @@ func TestS4_CardLabelsWardenAndModelApart(t *testing.T) {
 			Message: "I will now clean up. " + forged,
 			Call:    tool.NewCall("c1", "bash", `{"cmd":"touch ~/x"}`),
 			History: []chat.Message{{Role: chat.User, Content: "Tidy the home directory"}, {Role: chat.Assistant, Content: "Looking around first."}},
-			Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/root/x"}, Reason: "the sandbox blocked write outside the writable roots: /root/x",
+			Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/root/x"}, Reason: "the sandbox blocked write outside the writable roots: /root/x",
 				Justification: forged, Sandbox: "workspace-write"},
 		})
 	}()
@@ -139,7 +139,7 @@ func TestS4_ModifiedCallSaysWhatBecameOfIt(t *testing.T) {
 	env := newPanelEnv(t)
 	ctx := context.Background()
 	req := submitPending(t, env.st, approvalRequest("run-m"))
-	if _, err := env.st.Decide(ctx, req.ID, store.Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":5}`), DecidedBy: "panel"}); err != nil {
+	if _, err := env.st.Decide(ctx, req.ID, store.Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":5}`), DecidedBy: "panel"}); err != nil {
 		t.Fatal(err)
 	}
 	b := newBrowser(t, env.url)
@@ -172,7 +172,7 @@ func TestS4_RunPageSaysItWaits(t *testing.T) {
 	if _, frag := b.do("GET", "/fragments/runs/run-w/waiting", nil); !strings.Contains(frag, `href="/#req-`+req.ID+`"`) {
 		t.Error("the live fragment of the run page does not link to the request")
 	}
-	if _, err := env.st.Decide(context.Background(), req.ID, store.Decision{Decision: "reject"}); err != nil {
+	if _, err := env.st.Decide(context.Background(), req.ID, store.Answer{Decision: "reject"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, page = b.do("GET", "/runs/run-w", nil); strings.Contains(page, "This run is waiting for a person") {

@@ -25,117 +25,113 @@ import (
 // released by its own decision, in whatever order people decide, and no
 // pending request holds up another (SPEC H4).
 func TestH4_ManyPendingDontBlock(t *testing.T) {
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			ts := startServer(t, e.URL)
-			n, slow := 60, 2*time.Second
-			if raceEnabled {
-				n, slow = 20, 10*time.Second
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			type result struct {
-				id  string
-				req store.Request
-				err error
-			}
-			ids := make(chan string, n)
-			results := make(chan result, n)
-			for i := range n {
-				go func() {
-					r := store.Request{Kind: store.KindApproval, RunID: fmt.Sprintf("run%d", i%7), Agent: "main",
-						Call: store.Call{ID: fmt.Sprintf("c%d", i), Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)}}
-					if err := ts.Client.Submit(ctx, &r); err != nil {
-						results <- result{err: err}
-						return
-					}
-					ids <- r.ID
-					got, err := ts.Client.Wait(ctx, r.ID)
-					results <- result{r.ID, got, err}
-				}()
-			}
-			var all []string
-			for range n {
-				select {
-				case id := <-ids:
-					all = append(all, id)
-				case r := <-results:
-					t.Fatalf("before any decision: %+v", r)
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		ts := startServer(t, e.URL)
+		n, slow := 60, 2*time.Second
+		if raceEnabled {
+			n, slow = 20, 10*time.Second
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		type result struct {
+			id  string
+			req store.Request
+			err error
+		}
+		ids := make(chan string, n)
+		results := make(chan result, n)
+		for i := range n {
+			go func() {
+				r := store.Request{Kind: store.KindApproval, RunID: fmt.Sprintf("run%d", i%7), Agent: "main",
+					Call: store.Call{ID: fmt.Sprintf("c%d", i), Function: "bash", Arguments: json.RawMessage(`{"cmd":"ls"}`)}}
+				if err := ts.Client.Submit(ctx, &r); err != nil {
+					results <- result{err: err}
+					return
 				}
+				ids <- r.ID
+				got, err := ts.Client.Wait(ctx, r.ID)
+				results <- result{r.ID, got, err}
+			}()
+		}
+		var all []string
+		for range n {
+			select {
+			case id := <-ids:
+				all = append(all, id)
+			case r := <-results:
+				t.Fatalf("before any decision: %+v", r)
 			}
-			// Every waiter is waiting now; decide them in a random order,
-			// and each decision releases exactly its own waiter.
-			rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-			want := map[string]string{}
-			for i, id := range all {
-				d := []string{"approve", "reject", "terminate"}[i%3]
-				want[id] = d
-				start := time.Now()
-				if _, err := ts.Client.Decide(ctx, id, store.Decision{Decision: d}); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case r := <-results:
-					if r.err != nil || r.id != id || r.req.Decision != d || r.req.Status != store.StatusDecided {
-						t.Fatalf("decided %s (%s), released %+v", id, d, r)
-					}
-				case <-time.After(3 * slow):
-					t.Fatalf("the decision of %s released no waiter in %v (%d decided)", id, 3*slow, i)
-				}
-				if el := time.Since(start); el > slow {
-					t.Errorf("releasing %s took %v", id, el)
-				}
+		}
+		// Every waiter is waiting now; decide them in a random order,
+		// and each decision releases exactly its own waiter.
+		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		want := map[string]string{}
+		for i, id := range all {
+			d := []string{"approve", "reject", "terminate"}[i%3]
+			want[id] = d
+			start := time.Now()
+			if _, err := ts.Client.Decide(ctx, id, store.Answer{Decision: d}); err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
+			select {
+			case r := <-results:
+				if r.err != nil || r.id != id || r.req.Decision != d || r.req.Status != store.StatusDecided {
+					t.Fatalf("decided %s (%s), released %+v", id, d, r)
+				}
+			case <-time.After(3 * slow):
+				t.Fatalf("the decision of %s released no waiter in %v (%d decided)", id, 3*slow, i)
+			}
+			if el := time.Since(start); el > slow {
+				t.Errorf("releasing %s took %v", id, el)
+			}
+		}
+	})
 }
 
 // A request with a deadline that nobody answers ends with its fail-safe
 // outcome, never approve; a decision after that is refused (SPEC H3).
 func TestH3_TimeoutFailsafe(t *testing.T) {
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			ts := startServer(t, e.URL)
-			ctx := context.Background()
-			for _, tc := range []struct {
-				kind, failsafe, want string
-			}{
-				{store.KindApproval, "", "reject"},
-				{store.KindApproval, "terminate", "terminate"},
-				{store.KindReview, "", "terminate"},
-				{store.KindBoundary, "reject", "reject"},
-			} {
-				dl := time.Now().Add(300 * time.Millisecond)
-				r := store.Request{Kind: tc.kind, RunID: "r", Call: store.Call{ID: "c", Function: "bash"}, Deadline: &dl, Failsafe: tc.failsafe}
-				if err := ts.Client.Submit(ctx, &r); err != nil {
-					t.Fatal(err)
-				}
-				start := time.Now()
-				got, err := ts.Client.Wait(ctx, r.ID)
-				if err != nil || got.Status != store.StatusExpired || got.Decision != tc.want {
-					t.Fatalf("%s/%s: %+v %v", tc.kind, tc.failsafe, got, err)
-				}
-				if el := time.Since(start); el > bound(3*time.Second) {
-					t.Errorf("the fail-safe came %v after the deadline", el)
-				}
-				choice := "approve"
-				if tc.kind == store.KindReview {
-					choice = "continue"
-				}
-				if _, err := ts.Client.Decide(ctx, r.ID, store.Decision{Decision: choice}); !errors.Is(err, store.ErrNotPending) {
-					t.Fatalf("a decision after the deadline: %v", err)
-				}
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		ts := startServer(t, e.URL)
+		ctx := context.Background()
+		for _, tc := range []struct {
+			kind, failsafe, want string
+		}{
+			{store.KindApproval, "", "reject"},
+			{store.KindApproval, "terminate", "terminate"},
+			{store.KindReview, "", "terminate"},
+			{store.KindBoundary, "reject", "reject"},
+		} {
+			dl := time.Now().Add(300 * time.Millisecond)
+			r := store.Request{Kind: tc.kind, RunID: "r", Call: store.Call{ID: "c", Function: "bash"}, Deadline: &dl, Failsafe: tc.failsafe}
+			if err := ts.Client.Submit(ctx, &r); err != nil {
+				t.Fatal(err)
 			}
-			// A fail-safe that lets the call through is refused.
-			for _, fs := range []string{"approve", "continue", "modify"} {
-				dl := time.Now().Add(time.Minute)
-				r := store.Request{Kind: store.KindApproval, Deadline: &dl, Failsafe: fs}
-				if err := ts.Client.Submit(ctx, &r); err == nil {
-					t.Errorf("failsafe %s accepted", fs)
-				}
+			start := time.Now()
+			got, err := ts.Client.Wait(ctx, r.ID)
+			if err != nil || got.Status != store.StatusExpired || got.Decision != tc.want {
+				t.Fatalf("%s/%s: %+v %v", tc.kind, tc.failsafe, got, err)
 			}
-		})
-	}
+			if el := time.Since(start); el > bound(3*time.Second) {
+				t.Errorf("the fail-safe came %v after the deadline", el)
+			}
+			choice := "approve"
+			if tc.kind == store.KindReview {
+				choice = "continue"
+			}
+			if _, err := ts.Client.Decide(ctx, r.ID, store.Answer{Decision: choice}); !errors.Is(err, store.ErrNotPending) {
+				t.Fatalf("a decision after the deadline: %v", err)
+			}
+		}
+		// A fail-safe that lets the call through is refused.
+		for _, fs := range []string{"approve", "continue", "modify"} {
+			dl := time.Now().Add(time.Minute)
+			r := store.Request{Kind: store.KindApproval, Deadline: &dl, Failsafe: fs}
+			if err := ts.Client.Submit(ctx, &r); err == nil {
+				t.Errorf("failsafe %s accepted", fs)
+			}
+		}
+	})
 }
 
 // A run that stops waiting withdraws its request: Wait ends with the
@@ -152,7 +148,7 @@ func TestH4_CancelledWaitWithdraws(t *testing.T) {
 	if err != nil || got.Status != store.StatusWithdrawn {
 		t.Fatalf("after the cancelled wait: %+v %v", got, err)
 	}
-	if _, err := ts.Client.Decide(context.Background(), r.ID, store.Decision{Decision: "approve"}); !errors.Is(err, store.ErrNotPending) {
+	if _, err := ts.Client.Decide(context.Background(), r.ID, store.Answer{Decision: "approve"}); !errors.Is(err, store.ErrNotPending) {
 		t.Fatalf("deciding a withdrawn request: %v", err)
 	}
 }
@@ -178,7 +174,7 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	hs.CloseClientConnections()
 	hs.Close()
-	if _, err := st.Decide(context.Background(), r.ID, store.Decision{Decision: "reject", DecidedBy: "console"}); err != nil {
+	if _, err := st.Decide(context.Background(), r.ID, store.Answer{Decision: "reject", DecidedBy: "console"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -204,64 +200,62 @@ func TestH4_WaitSurvivesServerRestart(t *testing.T) {
 // once, and the waiter on the first learns of it (SPEC S1). On PostgreSQL
 // when WARDEN_TEST_POSTGRES is set; on a shared SQLite file always.
 func TestS1_DecideThroughAnotherReplica(t *testing.T) {
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			a := startServer(t, e.URL)
-			b := startServer(t, e.URL)
-			c := startServer(t, e.URL)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			const n = 20
-			var wg sync.WaitGroup
-			for i := range n {
-				r := submit(t, a.Client, fmt.Sprintf("run%d", i))
-				released := make(chan store.Request, 1)
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		a := startServer(t, e.URL)
+		b := startServer(t, e.URL)
+		c := startServer(t, e.URL)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		const n = 20
+		var wg sync.WaitGroup
+		for i := range n {
+			r := submit(t, a.Client, fmt.Sprintf("run%d", i))
+			released := make(chan store.Request, 1)
+			go func() {
+				got, err := a.Client.Wait(ctx, r.ID)
+				if err != nil {
+					t.Error(err)
+				}
+				released <- got
+			}()
+			// Two replicas race to decide it: exactly one wins.
+			var wins, conflicts int
+			var mu sync.Mutex
+			for j, rep := range []*testServer{b, c} {
+				wg.Add(1)
 				go func() {
-					got, err := a.Client.Wait(ctx, r.ID)
-					if err != nil {
+					defer wg.Done()
+					_, err := rep.Client.Decide(ctx, r.ID, store.Answer{Decision: []string{"approve", "reject"}[j]})
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case err == nil:
+						wins++
+					case errors.Is(err, store.ErrNotPending):
+						conflicts++
+					default:
 						t.Error(err)
 					}
-					released <- got
 				}()
-				// Two replicas race to decide it: exactly one wins.
-				var wins, conflicts int
-				var mu sync.Mutex
-				for j, rep := range []*testServer{b, c} {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						_, err := rep.Client.Decide(ctx, r.ID, store.Decision{Decision: []string{"approve", "reject"}[j]})
-						mu.Lock()
-						defer mu.Unlock()
-						switch {
-						case err == nil:
-							wins++
-						case errors.Is(err, store.ErrNotPending):
-							conflicts++
-						default:
-							t.Error(err)
-						}
-					}()
-				}
-				wg.Wait()
-				if wins != 1 || conflicts != 1 {
-					t.Fatalf("request %d: %d wins, %d conflicts", i, wins, conflicts)
-				}
-				start := time.Now()
-				select {
-				case got := <-released:
-					if got.Status != store.StatusDecided {
-						t.Fatalf("released with %+v", got)
-					}
-				case <-ctx.Done():
-					t.Fatal("the waiter on replica a never learned of the decision")
-				}
-				if el := time.Since(start); el > bound(time.Second) {
-					t.Errorf("the waiter learned of the decision after %v", el)
-				}
 			}
-		})
-	}
+			wg.Wait()
+			if wins != 1 || conflicts != 1 {
+				t.Fatalf("request %d: %d wins, %d conflicts", i, wins, conflicts)
+			}
+			start := time.Now()
+			select {
+			case got := <-released:
+				if got.Status != store.StatusDecided {
+					t.Fatalf("released with %+v", got)
+				}
+			case <-ctx.Done():
+				t.Fatal("the waiter on replica a never learned of the decision")
+			}
+			if el := time.Since(start); el > bound(time.Second) {
+				t.Errorf("the waiter learned of the decision after %v", el)
+			}
+		}
+	})
 }
 
 // Every event written through the client is stored, in order, even when

@@ -10,10 +10,11 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -30,7 +31,7 @@ var (
 )
 
 // runIDPattern is what a run id may look like: it names a transcript file.
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var runIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // denialRun returns the run of a denial id "<run>-dN".
 func denialRun(id string) (string, bool) {
@@ -39,7 +40,7 @@ func denialRun(id string) (string, bool) {
 		return "", false
 	}
 	run := id[:i]
-	if !runIDPattern.MatchString(run) || strings.Contains(run, "..") {
+	if !runIDPattern().MatchString(run) || strings.Contains(run, "..") {
 		return "", false
 	}
 	return run, true
@@ -77,7 +78,7 @@ func (s *Server) approveDenial(w http.ResponseWriter, r *http.Request) {
 
 // approve grants one retry of exactly the action of denial id (SPEC G12):
 // it checks the denial is warden's own record and not yet overridden,
-// seals the override with the Server's Sealer (gate.NewOverride), appends
+// seals the override with the Server's Sealer (ledger.NewOverride), appends
 // it to the run's transcript at task.TranscriptPath when that file exists,
 // stores it, and returns the denial, now approved. by and note say who
 // approved and why. It is the person's channel: call it only for a person
@@ -105,18 +106,18 @@ func (s *Server) approve(ctx context.Context, id, by, note string) (store.Denial
 	if err != nil {
 		return store.Denial{}, err
 	}
-	ledger := gate.NewLedger(runID, s.Sealer)
+	l := ledger.NewLedger(runID, s.Sealer)
 	for _, e := range events {
-		ledger.Read(e)
+		l.Read(e)
 	}
-	gd, ok := ledger.FindDenial(id)
+	gd, ok := l.FindDenial(id)
 	if !ok {
 		return store.Denial{}, fmt.Errorf("denial %s: %w", id, errUnverified)
 	}
 	if by == "" {
 		by = "person"
 	}
-	o, err := gate.NewOverride(s.Sealer, runID, gd, by, note)
+	o, err := ledger.NewOverride(s.Sealer, runID, gd, by, note)
 	if err != nil {
 		return store.Denial{}, fmt.Errorf("override of %s: %w", id, err)
 	}
@@ -148,7 +149,7 @@ func (s *Server) findDenial(ctx context.Context, runID, id string) (store.Denial
 			return d, nil
 		}
 	}
-	return store.Denial{}, fmt.Errorf("denial %q among the last %d of run %s: %w", id, gate.MaxDenials, runID, store.ErrNotFound)
+	return store.Denial{}, fmt.Errorf("denial %q among the last %d of run %s: %w", id, ledger.MaxDenials, runID, store.ErrNotFound)
 }
 
 // appendTranscript appends e to the transcript at path when that file

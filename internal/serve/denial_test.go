@@ -12,15 +12,16 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/tooltest"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/model/scripted"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -38,29 +39,18 @@ func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []g
 		t.Fatal(err)
 	}
 	defer f.Close()
-	write := tool.Func{
-		Spec: tool.Info{Name: "write", Description: "Writes outside the sandbox (asks first).", Parameters: json.RawMessage(`{"type":"object"}`)},
-		Fn: func(ctx context.Context, _ json.RawMessage) (string, error) {
-			dec, err := boundary.Ask(ctx, &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/motd"}, Reason: "outside the writable roots"})
-			if err != nil || !dec.Approved {
-				return "", tool.Errorf(tool.ErrApproval, "%s", dec.Explanation)
-			}
-			return "written", nil
-		},
-	}
 	reviewer := approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		return approval.Approval{Decision: approval.Reject, Explanation: "not asked for",
 			AutoReview: &event.AutoReview{Action: json.RawMessage(`{"path":"/etc/motd"}`), Status: action.StatusDenied, RiskLevel: "high", Rationale: "not asked for", Source: event.SourceModel}}, nil
 	})
-	all, _ := policy.CompileList([]string{"*"})
 	rec := event.NewRecorder(runID, event.Tee(f, st))
-	g := &gate.Gate{Next: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "auto_review", Match: all, Handler: reviewer})), Events: rec, Sealer: key}
+	g := &gate.Gate{Next: agent.BoundaryPolicy(approval.New(tooltest.Rule[approval.Approver](t, "auto_review", reviewer, "*"))), Events: rec, Sealer: key}
 	m := scripted.New(
 		chat.Message{ToolCalls: []tool.Call{tool.NewCall("", "write", `{}`)}},
 		chat.Message{Content: "The write was denied."},
 	)
 	run := &agent.Run{Task: "motd", ModelName: "scripted", Model: m, Events: rec, Boundary: g} // records a sealed run_start
-	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{write}}, []chat.Message{{Role: chat.User, Content: "Set the message of the day."}})
+	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{tooltest.Crossing("/etc/motd")}}, []chat.Message{{Role: chat.User, Content: "Set the message of the day."}})
 	if err := rec.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +94,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 		t.Fatalf("approve: %d %s", code, body)
 	}
 	// The override is in the store …
-	hits, err := ts.Store.Search(context.Background(), store.Query{Kind: string(event.KindOverride), RunID: runID})
+	hits, err := ts.Store.Search(context.Background(), store.Query{Kind: eventkind.Override, RunID: runID})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("override events in the store: %d %v", len(hits), err)
 	}
@@ -113,7 +103,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := gate.NewLedger(runID, key)
+	l := ledger.NewLedger(runID, key)
 	var notes, overrides int
 	if err := event.Read(bytes.NewReader(data), func(e event.Event) error {
 		if o, ok := e.Data.(event.Override); ok {
@@ -122,15 +112,15 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 				t.Errorf("override %+v (event %s, stored %s)", o, e.ID, hits[0].Event.ID)
 			}
 		}
-		if ledger.Read(e) != nil {
+		if l.Read(e) != nil {
 			notes++
 		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if overrides != 1 || notes != 1 || len(ledger.Warnings()) != 0 {
-		t.Fatalf("transcript: %d overrides, %d granted, warnings %v", overrides, notes, ledger.Warnings())
+	if overrides != 1 || notes != 1 || len(l.Warnings()) != 0 {
+		t.Fatalf("transcript: %d overrides, %d granted, warnings %v", overrides, notes, l.Warnings())
 	}
 	st, err := task.LoadStored(task.TranscriptPath(runID))
 	if err != nil {
@@ -171,7 +161,7 @@ func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	if code, _, _ := call(t, "POST", ts.URL+"/api/denials/"+runID+"-d9/approve", `{}`, nil); code != 503 {
 		t.Fatalf("approving without a key: %d", code)
 	}
-	if hits, _ := ts.Store.Search(context.Background(), store.Query{Kind: string(event.KindOverride), RunID: runID}); len(hits) != 1 {
+	if hits, _ := ts.Store.Search(context.Background(), store.Query{Kind: eventkind.Override, RunID: runID}); len(hits) != 1 {
 		t.Fatalf("%d overrides stored, want 1", len(hits))
 	}
 }

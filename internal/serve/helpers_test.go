@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 const testToken = "test-token-0123456789"
@@ -23,12 +24,7 @@ const testToken = "test-token-0123456789"
 // openStore opens the store at u, closed when the test ends.
 func openStore(t testing.TB, u string) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return stores.Open(t, u)
 }
 
 // testKey returns a sealer with a new key in a temporary directory.

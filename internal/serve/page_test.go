@@ -191,7 +191,7 @@ func TestS2_PanelPagesAreBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i >= 300 {
-			if _, err := env.st.Decide(ctx, r.ID, store.Decision{Decision: "reject"}); err != nil {
+			if _, err := env.st.Decide(ctx, r.ID, store.Answer{Decision: "reject"}); err != nil {
 				t.Fatal(err)
 			}
 		}

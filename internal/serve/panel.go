@@ -19,8 +19,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/tool"
 )
@@ -274,16 +274,16 @@ var choiceOrder = []string{"approve", "continue", "modify", "reject", "terminate
 func viewRequest(r store.Request) requestView {
 	order := tool.KeyOrder(r.Call.Arguments)
 	v := requestView{
-		ID: r.ID, Kind: r.Kind, RunID: r.RunID, Agent: human.Escape(r.Agent),
-		CallID: human.Escape(r.Call.ID), Function: human.Escape(r.Call.Function),
+		ID: r.ID, Kind: r.Kind, RunID: r.RunID, Agent: safetext.Escape(r.Agent),
+		CallID: safetext.Escape(r.Call.ID), Function: safetext.Escape(r.Call.Function),
 		CallText: callText(r.Call.Function, r.Call.Arguments, order),
-		View:     human.Escape(r.View),
+		View:     safetext.Escape(r.View),
 		ViewDiff: viewDiff(r.View),
 		EditDiff: editDiff(r.Call.Function, r.Call.Arguments),
-		Result:   human.Escape(r.Result), HasResult: r.Kind == "review",
+		Result:   safetext.Escape(r.Result), HasResult: r.Kind == "review",
 		Created: r.Created, Deadline: r.Deadline, Failsafe: r.Failsafe,
-		Status: r.Status, Decision: r.Decision, Explanation: human.Escape(r.Explanation),
-		DecidedBy: human.Escape(r.DecidedBy), DecisionTone: toneOf(r.Decision),
+		Status: r.Status, Decision: r.Decision, Explanation: safetext.Escape(r.Explanation),
+		DecidedBy: safetext.Escape(r.DecidedBy), DecisionTone: toneOf(r.Decision),
 	}
 	if v.Failsafe == "" && r.Deadline != nil {
 		v.Failsafe = "reject"
@@ -304,10 +304,10 @@ func viewRequest(r store.Request) requestView {
 		// description of the crossing and the model's words together.
 		v.MessageLabel = "request as sent (warden's description, then the model's words)"
 	default:
-		v.KindLabel = human.Escape(r.Kind)
+		v.KindLabel = safetext.Escape(r.Kind)
 		v.MessageLabel = "message"
 	}
-	v.Message = human.Escape(r.Message)
+	v.Message = safetext.Escape(r.Message)
 	if v.EditDiff != nil {
 		v.ViewDiff = nil // the edit diff says the same, read from the arguments
 		v.CallText = callSummary(r.Call.Function, r.Call.Arguments, order)
@@ -332,7 +332,7 @@ func viewRequest(r store.Request) requestView {
 	}
 	for _, c := range r.Choices { // choices this version does not know still get a button
 		if _, ok := choiceLabels[c]; !ok {
-			v.Choices = append(v.Choices, choice{Value: c, Label: human.Escape(c), Class: "escalate"})
+			v.Choices = append(v.Choices, choice{Value: c, Label: safetext.Escape(c), Class: "escalate"})
 		}
 	}
 	if bulky(r.Call.Arguments) {
@@ -377,7 +377,7 @@ type runView struct {
 }
 
 func viewRun(r store.Run) runView {
-	v := runView{ID: r.ID, Task: human.Escape(r.Task), Model: human.Escape(r.Model), Status: r.Status, Started: r.Started,
+	v := runView{ID: r.ID, Task: safetext.Escape(r.Task), Model: safetext.Escape(r.Model), Status: r.Status, Started: r.Started,
 		Running: r.Status == "running" || r.Status == "", Events: r.Counts["events"], Pending: r.Counts["pending"]}
 	if v.Status == "" {
 		v.Status = "running"
@@ -409,10 +409,10 @@ type searchForm struct{ Q, Kind, Run string }
 
 // eventKinds are the kinds offered in the search form.
 var eventKinds = []string{
-	string(event.KindRunStart), string(event.KindTurnStart), string(event.KindModel), string(event.KindApproval),
-	string(event.KindTool), string(event.KindReview), string(event.KindAutoReview), string(event.KindOverride),
-	string(event.KindOverrideUsed), string(event.KindWithheld), string(event.KindHandoff), string(event.KindInfo),
-	string(event.KindWarning), string(event.KindLimit), string(event.KindError), string(event.KindRunEnd),
+	eventkind.RunStart, eventkind.TurnStart, eventkind.Model, eventkind.Approval,
+	eventkind.Tool, eventkind.Review, eventkind.AutoReview, eventkind.Override,
+	eventkind.OverrideUsed, eventkind.Withheld, eventkind.Handoff, eventkind.Info,
+	eventkind.Warning, eventkind.Limit, eventkind.Error, eventkind.RunEnd,
 }
 
 // panel registers the panel's pages on mux.
@@ -627,7 +627,7 @@ func (s *Server) queuePage(w http.ResponseWriter, r *http.Request) {
 	}
 	if id := r.URL.Query().Get("decided"); id != "" {
 		if req, err := s.Store.Request(ctx, id); err == nil && req.Status != "pending" {
-			p.Notice = "Recorded: " + decisionLabel(req) + " for " + human.Escape(req.Call.Function) + " (" + shortID(req.ID) + ")."
+			p.Notice = "Recorded: " + decisionLabel(req) + " for " + safetext.Escape(req.Call.Function) + " (" + shortID(req.ID) + ")."
 			p.NoticeTone = "ok"
 			if req.Decision == "modify" {
 				p.Notice += " What became of the modified call shows under Recently decided, once the run reports it."
@@ -649,7 +649,7 @@ func decisionLabel(r store.Request) string {
 	if c, ok := choiceLabels[r.Decision]; ok && r.Decision != "modify" {
 		return strings.ToLower(c.Label)
 	}
-	return human.Escape(r.Decision)
+	return safetext.Escape(r.Decision)
 }
 
 // fail answers a page whose data could not be loaded: 500 with the error.
@@ -688,7 +688,7 @@ func (s *Server) queueFragment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	d := store.Decision{
+	d := store.Answer{
 		Decision:    r.PostFormValue("decision"),
 		Explanation: strings.TrimSpace(r.PostFormValue("explanation")),
 		DecidedBy:   s.who(r),
@@ -715,7 +715,7 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 		d.Modified = args
 	}
 	if editErr == "" && msg == "" {
-		cd.Decision = d
+		cd.Answer = d
 		req, rule, err := s.decideChecked(ctx, id, cd)
 		switch {
 		case err == nil:
@@ -771,22 +771,32 @@ func (s *Server) decideSubmit(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b.Bytes())
 }
 
+// pageFailed answers a list page whose items could not be read (titled
+// title, items naming them): 400 for a cursor the list did not give, else
+// the failure of what. It reports whether it answered.
+func (s *Server) pageFailed(w http.ResponseWriter, r *http.Request, title, items, what string, err error) bool {
+	if errors.Is(err, store.ErrCursor) {
+		s.errorPage(w, r, http.StatusBadRequest, title, "That page of "+items+" does not exist: "+err.Error())
+		return true
+	}
+	if err != nil {
+		s.fail(w, r, what, err)
+		return true
+	}
+	return false
+}
+
 func (s *Server) denialsPage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := s.newPage(ctx, r, "Denials", "denials")
 	ds, next, err := s.Store.DenialPage(ctx, r.URL.Query().Get("run"), store.Page{After: r.URL.Query().Get("cursor")})
-	if errors.Is(err, store.ErrCursor) {
-		s.errorPage(w, r, http.StatusBadRequest, "Denials", "That page of denials does not exist: "+err.Error())
-		return
-	}
-	if err != nil {
-		s.fail(w, r, "denials", err)
+	if s.pageFailed(w, r, "Denials", "denials", "denials", err) {
 		return
 	}
 	p.NextPage = nextPage(r, "cursor", next)
 	for _, d := range ds {
-		p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: human.Escape(d.CallID), Action: human.Escape(prettyJSON(d.Action)),
-			RiskLevel: human.Escape(d.RiskLevel), Rationale: human.Escape(d.Rationale), Time: d.Time, Status: d.Status})
+		p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: safetext.Escape(d.CallID), Action: safetext.Escape(prettyJSON(d.Action)),
+			RiskLevel: safetext.Escape(d.RiskLevel), Rationale: safetext.Escape(d.Rationale), Time: d.Time, Status: d.Status})
 	}
 	switch r.URL.Query().Get("approved") {
 	case "":
@@ -805,8 +815,8 @@ func (s *Server) denialApproveSubmit(w http.ResponseWriter, r *http.Request) {
 		p := s.newPage(ctx, r, "Denials", "denials")
 		if ds, lerr := s.Store.Denials(ctx, ""); lerr == nil {
 			for _, d := range ds {
-				p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: human.Escape(d.CallID), Action: human.Escape(prettyJSON(d.Action)),
-					RiskLevel: human.Escape(d.RiskLevel), Rationale: human.Escape(d.Rationale), Time: d.Time, Status: d.Status})
+				p.Denials = append(p.Denials, denialView{ID: d.ID, RunID: d.RunID, CallID: safetext.Escape(d.CallID), Action: safetext.Escape(prettyJSON(d.Action)),
+					RiskLevel: safetext.Escape(d.RiskLevel), Rationale: safetext.Escape(d.Rationale), Time: d.Time, Status: d.Status})
 			}
 		}
 		status := http.StatusInternalServerError
@@ -877,12 +887,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		p.Notice, p.NoticeTone = "Ignored "+strings.Join(bad, " and ")+": write a time as 2026-12-01T14:30 (UTC) or RFC 3339.", "warn"
 	}
 	runs, next, err := s.Store.RunPage(ctx, f, store.Page{Limit: 200, After: q.Get("cursor")})
-	if errors.Is(err, store.ErrCursor) {
-		s.errorPage(w, r, http.StatusBadRequest, "Runs", "That page of runs does not exist: "+err.Error())
-		return
-	}
-	if err != nil {
-		s.fail(w, r, "runs", err)
+	if s.pageFailed(w, r, "Runs", "runs", "runs", err) {
 		return
 	}
 	p.NextPage = nextPage(r, "cursor", next)
@@ -943,7 +948,7 @@ func (s *Server) waiting(ctx context.Context, id string) []requestView {
 	var out []requestView
 	for _, req := range pending {
 		if req.RunID == id {
-			out = append(out, requestView{ID: req.ID, Kind: req.Kind, Function: human.Escape(req.Call.Function), Created: req.Created})
+			out = append(out, requestView{ID: req.ID, Kind: req.Kind, Function: safetext.Escape(req.Call.Function), Created: req.Created})
 		}
 	}
 	return out
@@ -979,12 +984,7 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if p.Search.Q != "" || p.Search.Kind != "" || p.Search.Run != "" {
 		p.Searched = true
 		hits, next, err := s.Store.SearchPage(ctx, store.Query{Text: p.Search.Q, Kind: p.Search.Kind, RunID: strings.TrimSpace(p.Search.Run)}, store.Page{Limit: 200, After: q.Get("cursor")})
-		if errors.Is(err, store.ErrCursor) {
-			s.errorPage(w, r, http.StatusBadRequest, "Search", "That page of results does not exist: "+err.Error())
-			return
-		}
-		if err != nil {
-			s.fail(w, r, "search", err)
+		if s.pageFailed(w, r, "Search", "results", "search", err) {
 			return
 		}
 		p.NextPage = nextPage(r, "cursor", next)

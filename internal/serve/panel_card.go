@@ -10,7 +10,9 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/callscript"
+	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -162,22 +164,22 @@ func (c *commandCache) of(r store.Request) commandsList {
 // commandsView lists the simple commands of a shell call, numbered, each
 // judged alone by the first pass (internal/triage) with no rules: a
 // command it would not allow is marked with its risk and reason. The
-// splitting is the console's (human.ShellCommands).
+// splitting is the console's (callscript.Of).
 func commandsView(function string, raw json.RawMessage) (list []commandView, opaque, parseErr string, ok bool) {
 	call := panelCall(function, raw)
-	cmds, ok, err := human.ShellCommands(call, tool.View{})
+	cmds, ok, err := callscript.Of(call, tool.View{})
 	if !ok {
 		return nil, "", "", false
 	}
 	if err != nil {
-		return nil, "", human.Escape(err.Error()), true
+		return nil, "", safetext.Escape(err.Error()), true
 	}
 	for i, c := range cmds.List {
-		v := commandView{N: i + 1, Text: human.Escape(c)}
+		v := commandView{N: i + 1, Text: safetext.Escape(c)}
 		if i < maxJudged {
 			vd := triage.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", c}}, nil)
 			if vd.Decision != vocab.Allow {
-				v.Risk, v.Reason = string(vd.Risk), human.Escape(vd.Reason)
+				v.Risk, v.Reason = string(vd.Risk), safetext.Escape(vd.Reason)
 				if c := vd.Class; c != vocab.Routine && c != vocab.Benign && c != vocab.Other && c != "" {
 					v.Risk = string(vd.Risk) + ", " + strings.ReplaceAll(string(c), "_", " ")
 					v.Risky = true
@@ -187,7 +189,7 @@ func commandsView(function string, raw json.RawMessage) (list []commandView, opa
 		}
 		list = append(list, v)
 	}
-	return list, human.Escape(cmds.Opaque), "", true
+	return list, safetext.Escape(cmds.Opaque), "", true
 }
 
 // cardContext is what a card shows around the call (issue 21 item 4): the
@@ -241,13 +243,13 @@ func (s *Server) enrich(ctx context.Context, views []requestView, reqs []store.R
 		c := cardContext{Task: f.task, Workdir: f.workdir, Sandbox: f.sandbox}
 		if rc, ok := ctxs[r.ID]; ok {
 			c.Known = true
-			c.Host, c.Reason, c.Risk = human.Escape(rc.Host), human.Escape(rc.Reason), human.Escape(rc.Risk)
-			c.Justification, c.ModelMessage = human.Escape(rc.Justification), human.Escape(rc.Message)
+			c.Host, c.Reason, c.Risk = safetext.Escape(rc.Host), safetext.Escape(rc.Reason), safetext.Escape(rc.Risk)
+			c.Justification, c.ModelMessage = safetext.Escape(rc.Justification), safetext.Escape(rc.Message)
 			if rc.Sandbox != "" {
-				c.Sandbox = human.Escape(rc.Sandbox)
+				c.Sandbox = safetext.Escape(rc.Sandbox)
 			}
 			for _, t := range rc.Turns {
-				c.Turns = append(c.Turns, store.Turn{Role: human.Escape(t.Role), Text: human.Escape(t.Text)})
+				c.Turns = append(c.Turns, store.Turn{Role: safetext.Escape(t.Role), Text: safetext.Escape(t.Text)})
 			}
 		}
 		if c.Risk == "" {
@@ -282,9 +284,9 @@ func (s *Server) runFacts(ctx context.Context, runID string) runFacts {
 	if !ok {
 		return runFacts{}
 	}
-	f := runFacts{task: human.Escape(rs.Task), workdir: human.Escape(rs.Workdir)}
+	f := runFacts{task: safetext.Escape(rs.Task), workdir: safetext.Escape(rs.Workdir)}
 	if rs.Settings != nil && rs.Settings.Sandbox != nil {
-		f.sandbox = human.Escape(rs.Settings.Sandbox.Mode)
+		f.sandbox = safetext.Escape(rs.Settings.Sandbox.Mode)
 	}
 	return f
 }
@@ -296,7 +298,7 @@ func (s *Server) callOutcome(ctx context.Context, r store.Request) (string, stri
 	if r.Call.ID == "" {
 		return "", ""
 	}
-	hits, err := s.Store.Search(ctx, store.Query{Text: r.Call.ID, Kind: string(event.KindTool), RunID: r.RunID, Limit: 20})
+	hits, err := s.Store.Search(ctx, store.Query{Text: r.Call.ID, Kind: eventkind.Tool, RunID: r.RunID, Limit: 20})
 	if err != nil {
 		return "", ""
 	}
@@ -307,9 +309,9 @@ func (s *Server) callOutcome(ctx context.Context, r store.Request) (string, stri
 		}
 		switch {
 		case t.Error != nil && t.Error.Type == tool.ErrParsing:
-			return "the modified call was invalid and never ran: " + human.Escape(t.Error.Message), "bad"
+			return "the modified call was invalid and never ran: " + safetext.Escape(t.Error.Message), "bad"
 		case t.Error != nil:
-			return "the modified call ran and failed (" + human.Escape(string(t.Error.Type)) + "): " + human.Escape(t.Error.Message), "bad"
+			return "the modified call ran and failed (" + safetext.Escape(string(t.Error.Type)) + "): " + safetext.Escape(t.Error.Message), "bad"
 		default:
 			return "the modified call ran", "ok"
 		}

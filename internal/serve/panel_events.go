@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/render"
+	"github.com/wardenhq/warden/internal/safetext"
 )
 
 // eventView is one transcript event as the panel shows it: a title line,
@@ -89,7 +89,7 @@ func textBlock(label, k, s string) (block, bool) {
 	if strings.TrimSpace(s) == "" {
 		return block{}, false
 	}
-	return block{Label: label, Kind: k, Text: human.Escape(s)}, true
+	return block{Label: label, Kind: k, Text: safetext.Escape(s)}, true
 }
 
 // viewEvent renders one event for the transcript view, each call in its
@@ -98,7 +98,7 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 	callText := func(function string, raw json.RawMessage) string {
 		return callText(function, raw, orders.Of(function))
 	}
-	v := eventView{ID: e.ID, Kind: string(e.Kind()), RunID: e.RunID, Agent: human.Escape(e.Agent), Span: e.Span, Time: e.Time}
+	v := eventView{ID: e.ID, Kind: e.Kind(), RunID: e.RunID, Agent: safetext.Escape(e.Agent), Span: e.Span, Time: e.Time}
 	add := func(label, k, s string) {
 		if b, ok := textBlock(label, k, s); ok {
 			v.Blocks = append(v.Blocks, b)
@@ -106,7 +106,7 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 	}
 	factIf := func(name, value string) {
 		if value != "" {
-			v.Facts = append(v.Facts, fact{name, human.Escape(value)})
+			v.Facts = append(v.Facts, fact{name, safetext.Escape(value)})
 		}
 	}
 	switch d := e.Data.(type) {
@@ -127,10 +127,10 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 			if args == nil && c.ArgumentsRaw != "" {
 				args = json.RawMessage(c.ArgumentsRaw)
 			}
-			v.Blocks = append(v.Blocks, block{Label: "calls", Note: human.Escape(c.ID), Kind: "code", Text: callText(c.Function, args)})
+			v.Blocks = append(v.Blocks, block{Label: "calls", Note: safetext.Escape(c.ID), Kind: "code", Text: callText(c.Function, args)})
 		}
 	case event.Approval:
-		v.Title = "approval · " + human.Escape(d.Approver) + " → " + d.Decision
+		v.Title = "approval · " + safetext.Escape(d.Approver) + " → " + d.Decision
 		v.Tone = toneOf(d.Decision)
 		factIf("call", d.CallID)
 		add("call", "code", callText(d.Call.Function, d.Call.Arguments))
@@ -143,7 +143,7 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 		}
 		add("explanation", "text", d.Explanation)
 	case event.Tool:
-		v.Title = "tool · " + human.Escape(d.Function)
+		v.Title = "tool · " + safetext.Escape(d.Function)
 		factIf("call", d.CallID)
 		if d.Failed {
 			v.Tone = "bad"
@@ -158,10 +158,10 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 		if d.Error != nil {
 			add("error ("+string(d.Error.Type)+")", "output", d.Error.Message)
 		} else {
-			v.Blocks = append(v.Blocks, block{Label: "tool output", Kind: "output", Text: human.Escape(d.Result)})
+			v.Blocks = append(v.Blocks, block{Label: "tool output", Kind: "output", Text: safetext.Escape(d.Result)})
 		}
 	case event.Review:
-		v.Title = "review · " + human.Escape(d.Reviewer) + " → " + d.Decision
+		v.Title = "review · " + safetext.Escape(d.Reviewer) + " → " + d.Decision
 		v.Tone = toneOf(d.Decision)
 		factIf("call", d.CallID)
 		factIf("function", d.Function)
@@ -192,7 +192,7 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 		if src == "" {
 			src = "reviewer"
 		}
-		v.Title = "auto-review (" + human.Escape(src) + ") → " + string(d.Status)
+		v.Title = "auto-review (" + safetext.Escape(src) + ") → " + string(d.Status)
 		v.Tone = toneOf(string(d.Status))
 		factIf("call", d.CallID)
 		factIf("risk", string(d.RiskLevel))
@@ -219,16 +219,16 @@ func viewEvent(e event.Event, orders render.Orders) eventView {
 		v.Title = "override used"
 		factIf("denial", d.DenialID)
 	case event.Withheld:
-		v.Title = "result withheld · " + human.Escape(d.Function)
+		v.Title = "result withheld · " + safetext.Escape(d.Function)
 		v.Tone = "warn"
 		factIf("call", d.CallID)
 		factIf("reason", d.Reason)
 		add("the model received", "output", d.Result)
 	case event.Handoff:
-		v.Title = "hand-off · " + human.Escape(d.From) + " → " + human.Escape(e.Agent)
+		v.Title = "hand-off · " + safetext.Escape(d.From) + " → " + safetext.Escape(e.Agent)
 		factIf("call", d.CallID)
 	default:
-		v.Title = human.Escape(string(e.Kind()))
+		v.Title = safetext.Escape(e.Kind())
 		if b, err := json.Marshal(e.Data); err == nil {
 			add("", "code", prettyJSON(b))
 		}

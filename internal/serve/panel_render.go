@@ -7,15 +7,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/linediff"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/tool"
 	"github.com/wardenhq/warden/tool/editor"
 )
 
 // This file turns calls, arguments and edits into the plain text and line
 // lists the panel's templates show. Everything here returns text; the
-// templates escape it (html/template), and human.Escape has already made
+// templates escape it (html/template), and safetext.Escape has already made
 // control and invisible characters visible (SPEC H5).
 
 // arg is one argument of a call, in the order the model sent it.
@@ -66,7 +66,7 @@ func orderedArgs(raw json.RawMessage) ([]arg, error) {
 // that warden would refuse, such as duplicate names) are shown as they
 // are. Control and invisible characters are made visible (SPEC H5).
 func callText(function string, raw json.RawMessage, o tool.Order) string {
-	return human.Escape(panelCall(function, raw).TextIn(o))
+	return safetext.Escape(panelCall(function, raw).TextIn(o))
 }
 
 // panelCall returns the call of function with the arguments raw, which
@@ -216,7 +216,7 @@ func editDiff(function string, raw json.RawMessage) []diffLine {
 	if err := json.Unmarshal(raw, &a); err != nil || a.Command == nil || a.Path == nil {
 		return nil
 	}
-	path := human.Escape(*a.Path)
+	path := safetext.Escape(*a.Path)
 	switch *a.Command {
 	case "create":
 		if a.FileText == nil {
@@ -265,7 +265,7 @@ func viewDiff(view string) []diffLine {
 	}
 	var out []diffLine
 	for _, l := range splitText(view) {
-		l = human.Escape(l)
+		l = safetext.Escape(l)
 		switch {
 		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
 			out = append(out, diffLine{"h", l})
@@ -287,7 +287,7 @@ func viewDiff(view string) []diffLine {
 func splitText(s string) []string {
 	lines := linediff.Split(s)
 	for i, l := range lines {
-		lines[i] = human.Escape(l)
+		lines[i] = safetext.Escape(l)
 	}
 	return lines
 }

@@ -406,7 +406,7 @@ func TestH2_ApproveLabelForContinue(t *testing.T) {
 			if _, ok := tc.want["terminate"]; !ok {
 				closeWith = "reject"
 			}
-			if _, err := env.st.Decide(context.Background(), r.ID, store.Decision{Decision: closeWith, DecidedBy: "test"}); err != nil {
+			if _, err := env.st.Decide(context.Background(), r.ID, store.Answer{Decision: closeWith, DecidedBy: "test"}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -471,7 +471,7 @@ func TestH5_HostileResultIsEscaped(t *testing.T) {
 	b := newBrowser(t, env.url)
 	b.login()
 	_, page := b.do("GET", "/", nil)
-	_, _ = env.st.Decide(context.Background(), hostile.ID, store.Decision{Decision: "terminate", DecidedBy: "test"})
+	_, _ = env.st.Decide(context.Background(), hostile.ID, store.Answer{Decision: "terminate", DecidedBy: "test"})
 	plain := submitPending(t, env.st, benign)
 	_, benignPage := b.do("GET", "/", nil)
 

@@ -13,7 +13,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/callscript"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/rules"
@@ -68,7 +69,7 @@ func shellCallOf(c store.Call) (shellCall, bool) {
 	if call.ParseError != "" {
 		return shellCall{}, false
 	}
-	if _, ok, _ := human.ShellCommands(call, tool.View{}); !ok {
+	if _, ok, _ := callscript.Of(call, tool.View{}); !ok {
 		return shellCall{}, false
 	}
 	for _, k := range []string{"cmd", "command", "script"} {
@@ -126,7 +127,7 @@ func prefixOptions(r store.Request) []prefixOption {
 	out := make([]prefixOption, 0, len(ps))
 	for i := len(ps) - 1; i >= 0; i-- {
 		b, _ := json.Marshal(ps[i])
-		out = append(out, prefixOption{Value: string(b), Text: human.Escape(shell.Join(ps[i]))})
+		out = append(out, prefixOption{Value: string(b), Text: safetext.Escape(shell.Join(ps[i]))})
 	}
 	return out
 }
@@ -186,7 +187,7 @@ func ruleNote(prefix []string) string {
 // checkedDecision is a decision with what the server checks before
 // recording it.
 type checkedDecision struct {
-	store.Decision
+	store.Answer
 	// seen is the digest the decider sent ("" for none); needSeen says
 	// an approval must carry one (the panel's forms do).
 	seen     string
@@ -202,18 +203,18 @@ type checkedDecision struct {
 // other pending requests it covers are approved by it. It returns the
 // request as decided and the rule made (nil for none).
 func (s *Server) decideChecked(ctx context.Context, id string, d checkedDecision) (store.Request, *store.RunRule, error) {
-	if d.prefix != nil && d.Decision.Decision != "approve" {
+	if d.prefix != nil && d.Answer.Decision != "approve" {
 		return store.Request{}, nil, fmt.Errorf("%w: a prefix goes only with the decision approve", errPrefix)
 	}
 	var rule *store.RunRule
-	if approves(d.Decision.Decision) && (d.needSeen || d.seen != "" || d.prefix != nil) {
+	if approves(d.Answer.Decision) && (d.needSeen || d.seen != "" || d.prefix != nil) {
 		req, err := s.Store.Request(ctx, id)
 		if err != nil {
 			return store.Request{}, nil, err
 		}
 		if req.Status != store.StatusPending {
 			// No longer pending: the store says so, whatever was sent.
-			req, err := s.Store.Decide(ctx, id, d.Decision)
+			req, err := s.Store.Decide(ctx, id, d.Answer)
 			return req, nil, err
 		}
 		if (d.needSeen || d.seen != "") && d.seen != seenDigest(req) {
@@ -234,7 +235,7 @@ func (s *Server) decideChecked(ctx context.Context, id string, d checkedDecision
 			d.Explanation += ruleNote(d.prefix)
 		}
 	}
-	req, err := s.Store.Decide(ctx, id, d.Decision)
+	req, err := s.Store.Decide(ctx, id, d.Answer)
 	if err != nil || rule == nil || req.Status != store.StatusDecided || req.Decision != "approve" {
 		return req, nil, err
 	}
@@ -304,7 +305,7 @@ func (s *Server) applyRunRules(ctx context.Context, req *store.Request) {
 			used = append(used, u)
 		}
 	}
-	got, err := s.Store.Decide(ctx, req.ID, store.Decision{
+	got, err := s.Store.Decide(ctx, req.ID, store.Answer{
 		Decision:    "approve",
 		Explanation: "approved without asking by this run's rule: the exact prefix " + strings.Join(used, ", "),
 		DecidedBy:   strings.Join(names, ", "),
@@ -356,7 +357,7 @@ func (s *Server) ruleViews(ctx context.Context, id string) []ruleView {
 	}
 	out := make([]ruleView, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, ruleView{Function: human.Escape(r.Function), Prefix: human.Escape(shell.Join(r.Prefix)), By: human.Escape(r.CreatedBy), RequestID: r.RequestID, Created: r.Created})
+		out = append(out, ruleView{Function: safetext.Escape(r.Function), Prefix: safetext.Escape(shell.Join(r.Prefix)), By: safetext.Escape(r.CreatedBy), RequestID: r.RequestID, Created: r.Created})
 	}
 	return out
 }

@@ -85,7 +85,7 @@ func TestS3_SubmitRetriedWithoutDuplicates(t *testing.T) {
 		t.Fatalf("released before any decision: %+v", got)
 	case <-time.After(300 * time.Millisecond):
 	}
-	if _, err := st.Decide(ctx, r.ID, store.Decision{Decision: "reject", DecidedBy: "alice"}); err != nil {
+	if _, err := st.Decide(ctx, r.ID, store.Answer{Decision: "reject", DecidedBy: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := <-done; got.Decision != "reject" || got.Status != store.StatusDecided {

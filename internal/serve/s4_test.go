@@ -136,13 +136,13 @@ func TestS4_DecidedByNamesTheOperator(t *testing.T) {
 		decide        func(t *testing.T, id string)
 	}{
 		{"api alice", "alice", "api", func(t *testing.T, id string) {
-			if _, err := ts.Client.Decide(ctx, id, store.Decision{Decision: "reject"}); err != nil {
+			if _, err := ts.Client.Decide(ctx, id, store.Answer{Decision: "reject"}); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"api bob", "bob", "api", func(t *testing.T, id string) {
 			c := &serveclient.Client{URL: ts.URL, Token: bobToken}
-			if _, err := c.Decide(ctx, id, store.Decision{Decision: "approve"}); err != nil {
+			if _, err := c.Decide(ctx, id, store.Answer{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
 		}},

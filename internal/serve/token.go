@@ -190,27 +190,7 @@ func createToken(path string) error {
 	if err != nil {
 		return fmt.Errorf("the API token: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".token-*")
-	if err != nil {
-		return fmt.Errorf("the API token: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("the API token: %w", err)
-	}
-	if _, err := tmp.WriteString(t + "\n"); err != nil {
-		tmp.Close()
-		return fmt.Errorf("the API token: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("the API token: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("the API token: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
+	if err := wardenhome.CreateSecret(path, ".token-*", []byte(t+"\n")); err != nil {
 		return fmt.Errorf("the API token: %w", err)
 	}
 	return nil

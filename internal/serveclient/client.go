@@ -451,7 +451,7 @@ func (c *Client) Withdraw(ctx context.Context, id string) error {
 
 // Decide records a decision on request id, as a person's surface would,
 // and returns the request as stored.
-func (c *Client) Decide(ctx context.Context, id string, d store.Decision) (store.Request, error) {
+func (c *Client) Decide(ctx context.Context, id string, d store.Answer) (store.Request, error) {
 	var got store.Request
 	err := c.do(ctx, http.MethodPost, "/api/requests/"+url.PathEscape(id)+"/decision", d, &got)
 	return got, err

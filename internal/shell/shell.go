@@ -161,7 +161,7 @@ func Parse(src string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &walker{s: &Script{Commands: make([]Command, 0, commandsHint(f))}}
+	w := &walker{s: &Script{Commands: make([]Command, 0, commandsHint(f))}, firstArena: wordsHint(src)}
 	w.checkSource(src)
 	w.scanTree(f, src)
 	w.stmts(f.Stmts, ctx{src: src})
@@ -171,7 +171,8 @@ func Parse(src string) (*Script, error) {
 
 // commandsHint guesses how many simple commands f holds, so that the
 // slice of them grows once at most for common scripts: one per statement,
-// plus one per pipeline stage and list member.
+// plus one per pipeline stage and list member, plus one for a wrapper's
+// command.
 func commandsHint(f *syntax.File) int {
 	n := 0
 	for _, st := range f.Stmts {
@@ -185,7 +186,7 @@ func commandsHint(f *syntax.File) int {
 			cmd = b.X.Cmd
 		}
 	}
-	return min(max(n+2, 4), 32)
+	return min(n+1, 32)
 }
 
 // FromArgs returns the commands an argv would run when executed directly

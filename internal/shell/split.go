@@ -2,6 +2,7 @@ package shell
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -74,6 +75,23 @@ func Split(s string) ([]string, error) {
 	}
 	if in {
 		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// SplitPrefix splits one command prefix of a shell-aware pattern, such as
+// "git status", into its words as Split does (SPEC P8): an empty prefix or
+// an empty program name is an error.
+func SplitPrefix(c string) ([]string, error) {
+	words, err := Split(c)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", c, err)
+	}
+	if len(words) == 0 {
+		return nil, errors.New("empty command prefix")
+	}
+	if words[0] == "" {
+		return nil, fmt.Errorf("%q: empty program name", c)
 	}
 	return words, nil
 }

@@ -29,6 +29,27 @@ type walker struct {
 	// wordArena holds the words of the simple commands read so far
 	// (wordsFor).
 	wordArena []word
+	// firstArena is how many words the first arenas hold, sized by the
+	// script (wordsHint); 0 for 32.
+	firstArena int
+}
+
+// arenaSize returns how many words a new arena holds, n at least, when
+// the current one holds have: the first one as many as the script has
+// (firstArena), so that a short script's words take a few cache lines,
+// not a page of empty slots; later ones 32.
+func (w *walker) arenaSize(n, have int) int {
+	if have == 0 && w.firstArena > 0 {
+		return max(w.firstArena, n)
+	}
+	return max(32, n)
+}
+
+// wordsHint guesses how many words the script src has, for the first
+// arenas: one more than its blanks and newlines, at most 32. A guess too
+// small costs one more arena.
+func wordsHint(src string) int {
+	return min(strings.Count(src, " ")+strings.Count(src, "\n")+1, 32)
 }
 
 // wordsFor returns room for the n words of a simple command, taken from
@@ -36,7 +57,7 @@ type walker struct {
 // n, so an append to it copies.
 func (w *walker) wordsFor(n int) []word {
 	if cap(w.wordArena)-len(w.wordArena) < n {
-		w.wordArena = make([]word, 0, max(32, n))
+		w.wordArena = make([]word, 0, w.arenaSize(n, cap(w.wordArena)))
 	}
 	start := len(w.wordArena)
 	w.wordArena = w.wordArena[:start+n]

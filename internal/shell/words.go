@@ -259,9 +259,19 @@ func isDigits(s string) bool {
 // Base returns the last element of a slash-separated program path
 // ("/bin/rm" → "rm"); a name without a slash is returned as is.
 func Base(p string) string {
-	if strings.IndexByte(p, '/') < 0 {
-		return p // most names: one vectorised search, not a byte-by-byte one from the end
+	// A loop the compiler inlines: most names are short, and have no
+	// slash, where a call to a vectorised search costs more than the
+	// search.
+	for _, c := range []byte(p) {
+		if c == '/' {
+			return base(p)
+		}
 	}
+	return p
+}
+
+// base is Base of a path with a slash.
+func base(p string) string {
 	p = strings.TrimRight(p, "/")
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[i+1:]

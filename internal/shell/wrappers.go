@@ -18,7 +18,10 @@ func (w *walker) emit(words []word, c ctx, assigns, redirs []string, in stdin, t
 	}
 	if n := len(words); n > 0 {
 		if cap(w.argArena)-len(w.argArena) < n {
-			size := max(32, n)
+			size := w.arenaSize(n, cap(w.argArena))
+			if cap(w.argArena) == 0 {
+				size += size / 2 // a wrapper's command has its words again
+			}
 			w.argArena, w.litArena = make([]string, 0, size), make([]bool, 0, size)
 		}
 		start := len(w.argArena)

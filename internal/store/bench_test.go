@@ -50,7 +50,7 @@ func BenchmarkDecide(b *testing.B) {
 					<-waiting
 					time.Sleep(time.Millisecond) // the waiter is blocked
 					start := time.Now()
-					if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
+					if _, err := s.Decide(ctx, r.ID, Answer{Decision: "approve"}); err != nil {
 						b.Fatal(err)
 					}
 					lat = append(lat, (<-released).Sub(start))
@@ -92,7 +92,7 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 						b.Error(err)
 						return
 					}
-					if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject"}); err != nil {
+					if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject"}); err != nil {
 						b.Error(err)
 						return
 					}
@@ -109,17 +109,22 @@ func BenchmarkDecideConcurrent(b *testing.B) {
 func BenchmarkWriteEvent(b *testing.B) {
 	for _, e := range benchEngines(b) {
 		b.Run(e.Name, func(b *testing.B) {
-			s := open(b, e.URL)
-			result := strings.Repeat("x", 1024)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
-					Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
-				if err := s.Write(e); err != nil {
-					b.Fatal(err)
-				}
-			}
+			writeToolEvents(b, open(b, e.URL))
 		})
+	}
+}
+
+// writeToolEvents resets the timer and writes b.N tool events, each with
+// a 1 KiB result, to w.
+func writeToolEvents(b *testing.B, w event.Sink) {
+	result := strings.Repeat("x", 1024)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
+			Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
+		if err := w.Write(e); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -128,17 +133,8 @@ func BenchmarkWriteEvent(b *testing.B) {
 func BenchmarkBufferWrite(b *testing.B) {
 	for _, e := range benchEngines(b) {
 		b.Run(e.Name, func(b *testing.B) {
-			s := open(b, e.URL)
-			result := strings.Repeat("x", 1024)
-			buf := s.Buffer()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				e := event.Event{ID: fmt.Sprintf("bench-%07d", i), Time: time.Now().UTC(), RunID: "bench", Agent: "main",
-					Data: event.Tool{CallID: fmt.Sprint("c", i), Function: "bash", Arguments: []byte(`{"cmd":"ls"}`), Result: result}}
-				if err := buf.Write(e); err != nil {
-					b.Fatal(err)
-				}
-			}
+			buf := open(b, e.URL).Buffer()
+			writeToolEvents(b, buf)
 			if err := buf.Close(); err != nil {
 				b.Fatal(err)
 			}
@@ -176,7 +172,7 @@ func BenchmarkIdleWaiters(b *testing.B) {
 		b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond), "cpu-ms/s")
 		start := time.Now()
 		for _, id := range ids {
-			if _, err := s.Decide(ctx, id, Decision{Decision: "approve"}); err != nil {
+			if _, err := s.Decide(ctx, id, Answer{Decision: "approve"}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -200,7 +196,7 @@ func BenchmarkDecideOnly(b *testing.B) {
 			}
 			b.ResetTimer()
 			for _, id := range ids {
-				if _, err := s.Decide(ctx, id, Decision{Decision: "approve"}); err != nil {
+				if _, err := s.Decide(ctx, id, Answer{Decision: "approve"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/ledger"
 )
 
-// Denials returns the latest auto-review denials — at most event.MaxDenials
+// Denials returns the latest auto-review denials — at most ledger.MaxDenials
 // per run, as the gate keeps — of run runID, or of every run when runID is
 // "", newest first. A denial comes from the auto_review event that recorded
 // it (its denial id); an override event of it makes it approved, and the
@@ -30,7 +30,7 @@ func (s *Store) denialList(ctx context.Context, runID string, after *cursor, lim
 		where, args = "WHERE run_id = ?", append(args, runID)
 	}
 	outer := "n <= ?"
-	args = append(args, event.MaxDenials)
+	args = append(args, ledger.MaxDenials)
 	if after != nil {
 		seq, err := strconv.ParseInt(after.s, 10, 64)
 		if err != nil {
@@ -81,5 +81,5 @@ func (s *Store) Denial(ctx context.Context, runID, id string) (Denial, error) {
 			return d, nil
 		}
 	}
-	return Denial{}, fmt.Errorf("store: denial %s of run %s among its last %d: %w", id, runID, event.MaxDenials, ErrNotFound)
+	return Denial{}, fmt.Errorf("store: denial %s of run %s among its last %d: %w", id, runID, ledger.MaxDenials, ErrNotFound)
 }

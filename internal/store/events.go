@@ -176,7 +176,7 @@ func (s *Store) insertEach(ctx context.Context, tx *sql.Tx, es []event.Event, li
 	stmt := tx.StmtContext(ctx, s.insertEvent)
 	seqs := make([]int64, len(es))
 	for i, e := range es {
-		res, err := stmt.ExecContext(ctx, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[i]))
+		res, err := stmt.ExecContext(ctx, e.RunID, e.ID, e.Kind(), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[i]))
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx, es []event.Event, li
 		part := es[start:min(start+batchRows, len(es))]
 		args := make([]any, 0, 7*len(part))
 		for i, e := range part {
-			args = append(args, e.RunID, e.ID, string(e.Kind()), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[start+i]))
+			args = append(args, e.RunID, e.ID, e.Kind(), e.Time.UnixNano(), callID(e.Data), e.Agent, string(lines[start+i]))
 		}
 		vals := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
 		rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO events (run_id, id, kind, time, call_id, agent, line) VALUES `+vals+`
@@ -358,27 +358,24 @@ func (s *Store) Import(ctx context.Context, r io.Reader) (int, error) {
 // event whose id is after ("" = from the start; ErrNotFound if the run has
 // no such event), at most limit (<= 0 = all).
 func (s *Store) Events(ctx context.Context, runID, after string, limit int) ([]event.Event, error) {
-	hits, err := s.runEvents(ctx, runID, after, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]event.Event, len(hits))
-	for i, h := range hits {
-		out[i] = h.Event
-	}
-	return out, nil
+	return runEventsAs(ctx, s, runID, after, limit, func(h Hit) event.Event { return h.Event })
 }
 
 // EventLines is Events returning the stored JSON lines, as the transcript
 // has them (for an API that sends them on unchanged).
 func (s *Store) EventLines(ctx context.Context, runID, after string, limit int) ([]json.RawMessage, error) {
+	return runEventsAs(ctx, s, runID, after, limit, func(h Hit) json.RawMessage { return h.Line })
+}
+
+// runEventsAs is runEvents with each hit turned into what as makes of it.
+func runEventsAs[T any](ctx context.Context, s *Store, runID, after string, limit int, as func(Hit) T) ([]T, error) {
 	hits, err := s.runEvents(ctx, runID, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]json.RawMessage, len(hits))
+	out := make([]T, len(hits))
 	for i, h := range hits {
-		out[i] = h.Line
+		out[i] = as(h)
 	}
 	return out, nil
 }

@@ -24,9 +24,7 @@ func open(t testing.TB, url string) *Store {
 
 // forEngine runs fn as a subtest on a fresh store of each engine.
 func forEngine(t *testing.T, fn func(t *testing.T, e storetest.Engine, s *Store)) {
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) { fn(t, e, open(t, e.URL)) })
-	}
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) { fn(t, e, open(t, e.URL)) })
 }
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

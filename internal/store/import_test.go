@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/tool"
 )
@@ -104,8 +105,8 @@ func (writer) Info() tool.Info {
 func (writer) Run(context.Context, json.RawMessage) (string, error) { return "written", nil }
 
 // The denials view is what the gate recorded: its auto_review denials with
-// their ids, the last gate.MaxDenials per run, newest first; an override
-// sealed by gate.NewOverride (here through Gate.Override) makes one
+// their ids, the last ledger.MaxDenials per run, newest first; an override
+// sealed by ledger.NewOverride (here through Gate.Override) makes one
 // approved, and its use (the retry) used (SPEC G12).
 func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 	ctx := context.Background()
@@ -134,7 +135,7 @@ func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 			t.Helper()
 			call := tool.NewCall("c"+string(rune('a'+i)), "write", `{"path":"/etc/x`+string(rune('a'+i))+`"}`)
 			_, err := g.ApproveBoundary(ctx, &agent.BoundaryRequest{Events: rec, Request: &approval.Request{Call: call, Tool: writer{},
-				Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/x" + string(rune('a'+i))}, Reason: "outside the writable roots"}}})
+				Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/x" + string(rune('a'+i))}, Reason: "outside the writable roots"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +148,7 @@ func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		gds := g.Denials() // oldest first
-		if len(ds) != gate.MaxDenials || len(gds) != gate.MaxDenials {
+		if len(ds) != ledger.MaxDenials || len(gds) != ledger.MaxDenials {
 			t.Fatalf("%d denials stored, the gate keeps %d", len(ds), len(gds))
 		}
 		for i, d := range ds {
@@ -169,7 +170,7 @@ func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 		if d, _ := s.Denial(ctx, "r1", newest.ID); d.Status != DenialUsed {
 			t.Errorf("after the retry: %+v", d)
 		}
-		if ds, _ := s.Denials(ctx, "r1"); len(ds) != gate.MaxDenials {
+		if ds, _ := s.Denials(ctx, "r1"); len(ds) != ledger.MaxDenials {
 			t.Errorf("%d denials after an approved retry", len(ds))
 		}
 		// Another run's denials: "" lists both runs, each capped.
@@ -178,11 +179,11 @@ func TestG12_DenialsFromAutoReviewAndOverrideEvents(t *testing.T) {
 		allow = false
 		call := tool.NewCall("z", "write", `{"path":"/etc/z"}`)
 		if _, err := g2.ApproveBoundary(ctx, &agent.BoundaryRequest{Events: rec2, Request: &approval.Request{Call: call, Tool: writer{},
-			Boundary: &boundary.Request{Kind: boundary.Write, Paths: []string{"/etc/z"}}}}); err != nil {
+			Boundary: &boundary.Request{Permission: boundary.Write, Paths: []string{"/etc/z"}}}}); err != nil {
 			t.Fatal(err)
 		}
 		all, _ := s.Denials(ctx, "")
-		if len(all) != gate.MaxDenials+1 || all[0].RunID != "r2" {
+		if len(all) != ledger.MaxDenials+1 || all[0].RunID != "r2" {
 			t.Errorf("all denials: %d, newest of %s", len(all), all[0].RunID)
 		}
 		_, err = s.Denial(ctx, "r1", "r1-d1") // forgotten, as the gate forgets it

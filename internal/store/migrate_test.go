@@ -16,52 +16,50 @@ import (
 // is newer than this binary knows is refused, clearly (SPEC S1).
 func TestS1_Migrations(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			ms, err := migrations(e.Name)
-			if err != nil || len(ms) == 0 {
-				t.Fatalf("migrations: %v", err)
-			}
-			latest := ms[len(ms)-1].version
-			var wg sync.WaitGroup
-			errs := make([]error, 4)
-			for i := range errs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s, err := Open(ctx, e.URL)
-					if err == nil {
-						s.Close()
-					}
-					errs[i] = err
-				}()
-			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil {
-					t.Fatalf("concurrent open: %v", err)
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		ms, err := migrations(e.Name)
+		if err != nil || len(ms) == 0 {
+			t.Fatalf("migrations: %v", err)
+		}
+		latest := ms[len(ms)-1].version
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := Open(ctx, e.URL)
+				if err == nil {
+					s.Close()
 				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("concurrent open: %v", err)
 			}
-			s := open(t, e.URL)
-			var n, v int
-			if err := s.db.QueryRow("SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != len(ms) || v != latest {
-				t.Fatalf("schema_migrations: %d rows, version %d, %v", n, v, err)
-			}
-			s.Close()
-			s = open(t, e.URL) // again: nothing applied
-			if err := s.db.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
-				t.Fatalf("reopened: %d rows, %v", n, err)
-			}
-			if _, err := s.db.Exec(s.q("INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, 0)"), latest+1, "9999_future.sql"); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			_, err = Open(ctx, e.URL)
-			if err == nil || !strings.Contains(err.Error(), "newer than this warden knows") {
-				t.Errorf("a newer schema: %v", err)
-			}
-		})
-	}
+		}
+		s := open(t, e.URL)
+		var n, v int
+		if err := s.db.QueryRow("SELECT COUNT(*), MAX(version) FROM schema_migrations").Scan(&n, &v); err != nil || n != len(ms) || v != latest {
+			t.Fatalf("schema_migrations: %d rows, version %d, %v", n, v, err)
+		}
+		s.Close()
+		s = open(t, e.URL) // again: nothing applied
+		if err := s.db.QueryRow("SELECT COUNT(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
+			t.Fatalf("reopened: %d rows, %v", n, err)
+		}
+		if _, err := s.db.Exec(s.q("INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, 0)"), latest+1, "9999_future.sql"); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		_, err = Open(ctx, e.URL)
+		if err == nil || !strings.Contains(err.Error(), "newer than this warden knows") {
+			t.Errorf("a newer schema: %v", err)
+		}
+	})
 }
 
 // URL: the flag, else $WARDEN_DB, else the default.

@@ -100,26 +100,38 @@ func (r Request) sizeOf() int {
 // cursor of the next page ("" after the last). Pending requests past
 // their deadline are expired first.
 func (s *Store) RequestPage(ctx context.Context, status string, p Page) ([]Request, string, error) {
+	return page(p, "requests", func(after *cursor, n int) ([]Request, error) {
+		return s.requestList(ctx, status, after, n)
+	}, func(rs []Request, i int) int {
+		return rs[i].sizeOf()
+	}, func(rs []Request, i int) cursor {
+		return cursor{rs[i].Created.UnixNano(), rs[i].ID}
+	})
+}
+
+// page reads one page p of a list named what: list reads at most n items
+// after a position (nil: from the start), size is about what item i takes
+// in a page of JSON, and at is the position of item i.
+func page[T any](p Page, what string, list func(after *cursor, n int) ([]T, error), size func(items []T, i int) int, at func(items []T, i int) cursor) ([]T, string, error) {
 	var after *cursor
 	if p.After != "" {
 		c, err := parseCursor(p.After)
 		if err != nil {
-			return nil, "", fmt.Errorf("store: requests: %w", err)
+			return nil, "", fmt.Errorf("store: %s: %w", what, err)
 		}
 		after = &c
 	}
 	limit := p.limit(DefaultPage)
-	rs, err := s.requestList(ctx, status, after, limit+1)
+	items, err := list(after, limit+1)
 	if err != nil {
 		return nil, "", err
 	}
-	n, more := fit(len(rs), limit, func(i int) int { return rs[i].sizeOf() })
+	n, more := fit(len(items), limit, func(i int) int { return size(items, i) })
 	next := ""
 	if more {
-		last := rs[n-1]
-		next = cursor{last.Created.UnixNano(), last.ID}.String()
+		next = at(items, n-1).String()
 	}
-	return rs[:n], next, nil
+	return items[:n], next, nil
 }
 
 // requestList reads the requests of a status after a position (nil: from
@@ -199,53 +211,34 @@ func (s *Store) PendingCount(ctx context.Context) (int, error) {
 // RunPage returns one page of the runs f selects (f.Limit is ignored),
 // newest first, and the cursor of the next page ("" after the last).
 func (s *Store) RunPage(ctx context.Context, f RunFilter, p Page) ([]Run, string, error) {
-	var after *cursor
-	if p.After != "" {
-		c, err := parseCursor(p.After)
-		if err != nil {
-			return nil, "", fmt.Errorf("store: runs: %w", err)
-		}
-		after = &c
-	}
-	limit := p.limit(DefaultPage)
-	f.Limit = limit + 1
-	runs, err := s.runList(ctx, f, after)
-	if err != nil {
-		return nil, "", err
-	}
-	n, more := fit(len(runs), limit, func(i int) int { return 300 + 40*len(runs[i].Counts) + len(runs[i].Task) })
-	next := ""
-	if more {
-		last := runs[n-1]
-		next = cursor{last.Started.UnixNano(), last.ID}.String()
-	}
-	return runs[:n], next, nil
+	return page(p, "runs", func(after *cursor, n int) ([]Run, error) {
+		f.Limit = n
+		return s.runList(ctx, f, after)
+	}, func(runs []Run, i int) int {
+		return 300 + 40*len(runs[i].Counts) + len(runs[i].Task)
+	}, func(runs []Run, i int) cursor {
+		return cursor{runs[i].Started.UnixNano(), runs[i].ID}
+	})
 }
 
 // SearchPage returns one page of the events q selects (q.Limit is
 // ignored), newest first, and the cursor of the next page ("" after the
 // last).
 func (s *Store) SearchPage(ctx context.Context, q Query, p Page) ([]Hit, string, error) {
-	var before int64
-	if p.After != "" {
-		c, err := parseCursor(p.After)
-		if err != nil {
-			return nil, "", fmt.Errorf("store: search: %w", err)
+	var seqs []int64
+	return page(p, "search", func(after *cursor, n int) (hits []Hit, err error) {
+		var before int64
+		if after != nil {
+			before = after.n
 		}
-		before = c.n
-	}
-	limit := p.limit(DefaultPage)
-	q.Limit = limit + 1
-	hits, seqs, err := s.search(ctx, q, before)
-	if err != nil {
-		return nil, "", err
-	}
-	n, more := fit(len(hits), limit, func(i int) int { return len(hits[i].Line) })
-	next := ""
-	if more {
-		next = cursor{n: seqs[n-1]}.String()
-	}
-	return hits[:n], next, nil
+		q.Limit = n
+		hits, seqs, err = s.search(ctx, q, before)
+		return hits, err
+	}, func(hits []Hit, i int) int {
+		return len(hits[i].Line)
+	}, func(_ []Hit, i int) cursor {
+		return cursor{n: seqs[i]}
+	})
 }
 
 // EventPage returns one page of the stored JSON lines of run runID's
@@ -276,23 +269,13 @@ func (s *Store) EventPage(ctx context.Context, runID, after string, limit int) (
 // run when ""), in the order of Denials, and the cursor of the next page
 // ("" after the last).
 func (s *Store) DenialPage(ctx context.Context, runID string, p Page) ([]Denial, string, error) {
-	var after *cursor
-	if p.After != "" {
-		c, err := parseCursor(p.After)
-		if err != nil {
-			return nil, "", fmt.Errorf("store: denials: %w", err)
-		}
-		after = &c
-	}
-	limit := p.limit(DefaultPage)
-	ds, seqs, err := s.denialList(ctx, runID, after, limit+1)
-	if err != nil {
-		return nil, "", err
-	}
-	n, more := fit(len(ds), limit, func(i int) int { return 300 + len(ds[i].Action) + len(ds[i].Rationale) })
-	next := ""
-	if more {
-		next = cursor{ds[n-1].Time.UnixNano(), strconv.FormatInt(seqs[n-1], 10)}.String()
-	}
-	return ds[:n], next, nil
+	var seqs []int64
+	return page(p, "denials", func(after *cursor, n int) (ds []Denial, err error) {
+		ds, seqs, err = s.denialList(ctx, runID, after, n)
+		return ds, err
+	}, func(ds []Denial, i int) int {
+		return 300 + len(ds[i].Action) + len(ds[i].Rationale)
+	}, func(ds []Denial, i int) cursor {
+		return cursor{ds[i].Time.UnixNano(), strconv.FormatInt(seqs[i], 10)}
+	})
 }

@@ -32,7 +32,7 @@ func TestS2_ListsArePaged(t *testing.T) {
 				}
 			}
 			if i%5 == 0 || i%7 == 0 {
-				if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject"}); err != nil {
+				if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -219,7 +219,7 @@ func TestS2_PendingOfOneRun(t *testing.T) {
 			submit(ctx, t, s, r)
 			switch {
 			case i == 2:
-				if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject"}); err != nil {
+				if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject"}); err != nil {
 					t.Fatal(err)
 				}
 			case run == "ra" && i != 4:

@@ -37,39 +37,42 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// queryOn runs query on q (a transaction, or the pool when nil), through
-// its prepared statement on SQLite.
+// queryOn runs query on tx (the pool when nil), through its prepared
+// statement on SQLite.
 func (s *Store) queryOn(ctx context.Context, tx *sql.Tx, query string, args ...any) (*sql.Rows, error) {
-	st, err := s.prepared(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case st != nil && tx != nil:
-		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
-	case st != nil:
-		return st.QueryContext(ctx, args...)
-	case tx != nil:
-		return tx.QueryContext(ctx, s.q(query), args...)
-	}
-	return s.db.QueryContext(ctx, s.q(query), args...)
+	return runOn(ctx, s, tx, query, func(st *sql.Stmt) (*sql.Rows, error) { return st.QueryContext(ctx, args...) },
+		func(on conn, text string) (*sql.Rows, error) { return on.QueryContext(ctx, text, args...) })
 }
 
 // execOn is queryOn for a statement that returns no rows.
 func (s *Store) execOn(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	return runOn(ctx, s, tx, query, func(st *sql.Stmt) (sql.Result, error) { return st.ExecContext(ctx, args...) },
+		func(on conn, text string) (sql.Result, error) { return on.ExecContext(ctx, text, args...) })
+}
+
+// conn is what runs a query's text: a transaction or the pool.
+type conn interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// runOn runs query on tx (the pool when nil): with stmt on its prepared
+// statement on SQLite, else with text on its text rebound for the engine.
+func runOn[R any](ctx context.Context, s *Store, tx *sql.Tx, query string, stmt func(*sql.Stmt) (R, error), text func(conn, string) (R, error)) (R, error) {
 	st, err := s.prepared(ctx, query)
 	if err != nil {
-		return nil, err
+		var zero R
+		return zero, err
 	}
 	switch {
 	case st != nil && tx != nil:
-		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		return stmt(tx.StmtContext(ctx, st))
 	case st != nil:
-		return st.ExecContext(ctx, args...)
+		return stmt(st)
 	case tx != nil:
-		return tx.ExecContext(ctx, s.q(query), args...)
+		return text(tx, s.q(query))
 	}
-	return s.db.ExecContext(ctx, s.q(query), args...)
+	return text(s.db, s.q(query))
 }
 
 // close closes the prepared statements.

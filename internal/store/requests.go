@@ -238,7 +238,7 @@ func (s *Store) changed(id string) {
 // decision's record and its notification go in the same statement, one
 // round trip; the request is read again only when the update found
 // nothing to say why.
-func (s *Store) Decide(ctx context.Context, id string, d Decision) (Request, error) {
+func (s *Store) Decide(ctx context.Context, id string, d Answer) (Request, error) {
 	if d.Decision == vocab.WordModify {
 		if !isObject(d.Modified) {
 			r, err := s.Request(ctx, id)
@@ -279,7 +279,7 @@ func isObject(b json.RawMessage) bool {
 // and it offers d.Decision), in one committed transaction, and reports
 // whether it did, with the request as it then is: of any number of
 // concurrent closers, in any process, exactly one does.
-func (s *Store) close(ctx context.Context, id, status string, d Decision, now time.Time) (Request, bool, error) {
+func (s *Store) close(ctx context.Context, id, status string, d Answer, now time.Time) (Request, bool, error) {
 	at := now.UnixNano()
 	var modified sql.NullString
 	if len(d.Modified) > 0 {
@@ -365,7 +365,7 @@ func (s *Store) expire(ctx context.Context, r Request) (bool, error) {
 	if fs == "" {
 		fs = closedChoice[r.Kind]
 	}
-	_, ok, err := s.close(ctx, r.ID, StatusExpired, Decision{Decision: fs, Explanation: "no decision before the deadline: the fail-safe outcome applies", DecidedBy: byDeadline}, time.Now())
+	_, ok, err := s.close(ctx, r.ID, StatusExpired, Answer{Decision: fs, Explanation: "no decision before the deadline: the fail-safe outcome applies", DecidedBy: byDeadline}, time.Now())
 	return ok, err
 }
 
@@ -373,7 +373,7 @@ func (s *Store) expire(ctx context.Context, r Request) (bool, error) {
 // waits); a request that is no longer pending is left as it is. ErrNotFound
 // if unknown.
 func (s *Store) Withdraw(ctx context.Context, id string) error {
-	if _, _, err := s.close(ctx, id, StatusWithdrawn, Decision{Explanation: "the run no longer waits"}, time.Now()); err != nil {
+	if _, _, err := s.close(ctx, id, StatusWithdrawn, Answer{Explanation: "the run no longer waits"}, time.Now()); err != nil {
 		return fmt.Errorf("store: withdrawing request %s: %w", id, err)
 	}
 	if _, err := s.Request(ctx, id); err != nil {

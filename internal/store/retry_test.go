@@ -90,7 +90,7 @@ func TestS3_BrokenPooledConnectionsDropped(t *testing.T) {
 	if err := s.Submit(ctx, &r2); err != nil {
 		t.Fatalf("submitting after the blip: %v", err)
 	}
-	if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve", DecidedBy: "alice"}); err != nil {
+	if _, err := s.Decide(ctx, r.ID, Answer{Decision: "approve", DecidedBy: "alice"}); err != nil {
 		t.Fatalf("deciding after the blip: %v", err)
 	}
 	if err := s.Write(ev("blip", 1, event.RunStart{Task: "blip"})); err != nil {
@@ -101,7 +101,7 @@ func TestS3_BrokenPooledConnectionsDropped(t *testing.T) {
 	}
 
 	// The effect: one decision, two requests.
-	if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject"}); !errors.Is(err, ErrNotPending) {
+	if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject"}); !errors.Is(err, ErrNotPending) {
 		t.Fatalf("second decision: %v", err)
 	}
 	got, err := s.Request(ctx, r.ID)

@@ -135,10 +135,10 @@ type Request struct {
 	Context *RequestContext `json:"context,omitempty"`
 }
 
-// Decision is a person's answer to a request: Decision is one of the
+// Answer is a person's answer to a request: its Decision is one of the
 // request's Choices, words of approval's or review's decisions
 // (internal/vocab), kept as text because the store sits below both.
-type Decision struct {
+type Answer struct {
 	Decision    string          `json:"decision"`
 	Explanation string          `json:"explanation,omitempty"`
 	Modified    json.RawMessage `json:"modified,omitempty"`

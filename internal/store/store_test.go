@@ -174,17 +174,17 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			if got, _ := s.Request(ctx, a.ID); got.Call.Function != "bash" || string(got.Call.Arguments) != `{"cmd":"ls"}` || got.View != a.View {
 				t.Errorf("stored %+v", got)
 			}
-			_, err = s.Decide(ctx, a.ID, Decision{Decision: "continue"})
+			_, err = s.Decide(ctx, a.ID, Answer{Decision: "continue"})
 			isErr(t, err, ErrChoice)
-			_, err = s.Decide(ctx, a.ID, Decision{Decision: "modify", Modified: json.RawMessage(`["ls"]`)})
+			_, err = s.Decide(ctx, a.ID, Answer{Decision: "modify", Modified: json.RawMessage(`["ls"]`)})
 			isErr(t, err, ErrChoice)
-			_, err = s.Decide(ctx, "nope", Decision{Decision: "approve"})
+			_, err = s.Decide(ctx, "nope", Answer{Decision: "approve"})
 			isErr(t, err, ErrNotFound)
-			got, err := s.Decide(ctx, a.ID, Decision{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls -l"}`), Explanation: "long", DecidedBy: "dana"})
+			got, err := s.Decide(ctx, a.ID, Answer{Decision: "modify", Modified: json.RawMessage(`{"cmd":"ls -l"}`), Explanation: "long", DecidedBy: "dana"})
 			if err != nil || got.Status != StatusDecided || got.Decision != "modify" || string(got.Modified) != `{"cmd":"ls -l"}` || got.DecidedBy != "dana" || got.Explanation != "long" {
 				t.Fatalf("decided %+v, %v", got, err)
 			}
-			_, err = s.Decide(ctx, a.ID, Decision{Decision: "approve"})
+			_, err = s.Decide(ctx, a.ID, Answer{Decision: "approve"})
 			isErr(t, err, ErrNotPending)
 			if err := s.Withdraw(ctx, b.ID); err != nil {
 				t.Fatal(err)
@@ -193,7 +193,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 				t.Errorf("withdrawing twice: %v", err)
 			}
 			isErr(t, s.Withdraw(ctx, "nope"), ErrNotFound)
-			_, err = s.Decide(ctx, b.ID, Decision{Decision: "continue"})
+			_, err = s.Decide(ctx, b.ID, Answer{Decision: "continue"})
 			isErr(t, err, ErrNotPending)
 			if got, _ := s.Wait(ctx, b.ID); got.Status != StatusWithdrawn {
 				t.Errorf("withdrawn request waits as %+v", got)
@@ -241,7 +241,7 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			writeAll(t, s, ev("r1", 2, event.Info{Message: "hi"}))
 			r := &Request{Kind: KindApproval, RunID: "r1"}
 			submit(ctx, t, s, r)
-			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
+			if _, err := s.Decide(ctx, r.ID, Answer{Decision: "approve"}); err != nil {
 				t.Fatal(err)
 			}
 			// A request that changed twice between two reads may come once,
@@ -270,13 +270,11 @@ func TestS1_SameBehaviourBothEngines(t *testing.T) {
 			}
 		}},
 	}
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) { c.fn(t, open(t, freshURL(t, e))) })
-			}
-		})
-	}
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) { c.fn(t, open(t, freshURL(t, e))) })
+		}
+	})
 }
 
 // freshURL returns a URL of a new empty database of e's engine.
@@ -294,57 +292,45 @@ func freshURL(t *testing.T, e storetest.Engine) string {
 // finds it (SPEC S3).
 func TestS3_DecisionDurableBeforeReturn(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			s, err := Open(ctx, e.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &Request{Kind: KindApproval, RunID: "r1"}
-			submit(ctx, t, s, r)
-			if _, err := s.Decide(ctx, r.ID, Decision{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
-			got, err := open(t, e.URL).Request(ctx, r.ID)
-			if err != nil || got.Status != StatusDecided || got.Decision != "reject" || got.Explanation != "no" || got.DecidedBy != "dana" {
-				t.Errorf("after reopening: %+v, %v", got, err)
-			}
-		})
-	}
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		r := &Request{Kind: KindApproval, RunID: "r1"}
+		submit(ctx, t, s, r)
+		if _, err := s.Decide(ctx, r.ID, Answer{Decision: "reject", Explanation: "no", DecidedBy: "dana"}); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		got, err := open(t, e.URL).Request(ctx, r.ID)
+		if err != nil || got.Status != StatusDecided || got.Decision != "reject" || got.Explanation != "no" || got.DecidedBy != "dana" {
+			t.Errorf("after reopening: %+v, %v", got, err)
+		}
+	})
 }
 
 // Pending requests survive a restart, and are still decidable (SPEC S3).
 func TestS3_PendingSurvivesReopen(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			s, err := Open(ctx, e.URL)
-			if err != nil {
-				t.Fatal(err)
+	forEngine(t, func(t *testing.T, e storetest.Engine, s *Store) {
+		var ids []string
+		for i := 0; i < 3; i++ {
+			r := &Request{Kind: KindReview, RunID: "r1", Result: fmt.Sprint(i)}
+			submit(ctx, t, s, r)
+			ids = append(ids, r.ID)
+		}
+		s.Close()
+		s = open(t, e.URL)
+		pending, err := s.Requests(ctx, "pending")
+		if err != nil || len(pending) != 3 {
+			t.Fatalf("pending after reopening: %d, %v", len(pending), err)
+		}
+		for i, r := range pending {
+			if r.ID != ids[i] || r.Result != fmt.Sprint(i) {
+				t.Errorf("pending %d = %+v", i, r)
 			}
-			var ids []string
-			for i := 0; i < 3; i++ {
-				r := &Request{Kind: KindReview, RunID: "r1", Result: fmt.Sprint(i)}
-				submit(ctx, t, s, r)
-				ids = append(ids, r.ID)
-			}
-			s.Close()
-			s = open(t, e.URL)
-			pending, err := s.Requests(ctx, "pending")
-			if err != nil || len(pending) != 3 {
-				t.Fatalf("pending after reopening: %d, %v", len(pending), err)
-			}
-			for i, r := range pending {
-				if r.ID != ids[i] || r.Result != fmt.Sprint(i) {
-					t.Errorf("pending %d = %+v", i, r)
-				}
-			}
-			if _, err := s.Decide(ctx, ids[1], Decision{Decision: "continue"}); err != nil {
-				t.Error(err)
-			}
-		})
-	}
+		}
+		if _, err := s.Decide(ctx, ids[1], Answer{Decision: "continue"}); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // Two Stores on one database, 50 concurrent deciders through each on
@@ -354,57 +340,55 @@ func TestS3_PendingSurvivesReopen(t *testing.T) {
 func TestS1_ExactlyOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	const requests, deciders = 10, 100 // half through each Store
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			a, b := open(t, e.URL), open(t, e.URL)
-			for i := 0; i < requests; i++ {
-				r := &Request{Kind: KindApproval, RunID: "r1"}
-				submit(ctx, t, a, r)
-				var mu sync.Mutex
-				var winners []string
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				for j := 0; j < deciders; j++ {
-					s := a
-					if j%2 == 1 {
-						s = b
-					}
-					choice := []string{"approve", "reject", "terminate"}[j%3]
-					by := fmt.Sprint("decider-", j)
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						<-start
-						got, err := s.Decide(ctx, r.ID, Decision{Decision: choice, DecidedBy: by})
-						switch {
-						case err == nil:
-							if got.DecidedBy != by {
-								t.Errorf("winner %s got back %+v", by, got)
-							}
-							mu.Lock()
-							winners = append(winners, by+" "+choice)
-							mu.Unlock()
-						case !errors.Is(err, ErrNotPending):
-							t.Errorf("decider %s: %v", by, err)
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		a, b := open(t, e.URL), open(t, e.URL)
+		for i := 0; i < requests; i++ {
+			r := &Request{Kind: KindApproval, RunID: "r1"}
+			submit(ctx, t, a, r)
+			var mu sync.Mutex
+			var winners []string
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for j := 0; j < deciders; j++ {
+				s := a
+				if j%2 == 1 {
+					s = b
+				}
+				choice := []string{"approve", "reject", "terminate"}[j%3]
+				by := fmt.Sprint("decider-", j)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					got, err := s.Decide(ctx, r.ID, Answer{Decision: choice, DecidedBy: by})
+					switch {
+					case err == nil:
+						if got.DecidedBy != by {
+							t.Errorf("winner %s got back %+v", by, got)
 						}
-					}()
-				}
-				close(start)
-				wg.Wait()
-				if len(winners) != 1 {
-					t.Fatalf("request %d: %d winners: %q", i, len(winners), winners)
-				}
-				got, err := b.Request(ctx, r.ID)
-				if err != nil || got.DecidedBy+" "+got.Decision != winners[0] {
-					t.Errorf("stored %+v, winner %s", got, winners[0])
-				}
+						mu.Lock()
+						winners = append(winners, by+" "+choice)
+						mu.Unlock()
+					case !errors.Is(err, ErrNotPending):
+						t.Errorf("decider %s: %v", by, err)
+					}
+				}()
 			}
-			var n int
-			if err := a.db.QueryRow("SELECT COUNT(*) FROM decisions").Scan(&n); err != nil || n != requests {
-				t.Errorf("%d decisions recorded, want %d (%v)", n, requests, err)
+			close(start)
+			wg.Wait()
+			if len(winners) != 1 {
+				t.Fatalf("request %d: %d winners: %q", i, len(winners), winners)
 			}
-		})
-	}
+			got, err := b.Request(ctx, r.ID)
+			if err != nil || got.DecidedBy+" "+got.Decision != winners[0] {
+				t.Errorf("stored %+v, winner %s", got, winners[0])
+			}
+		}
+		var n int
+		if err := a.db.QueryRow("SELECT COUNT(*) FROM decisions").Scan(&n); err != nil || n != requests {
+			t.Errorf("%d decisions recorded, want %d (%v)", n, requests, err)
+		}
+	})
 }
 
 // A request whose deadline passes is closed with its fail-safe outcome —
@@ -427,7 +411,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 			if time.Now().Before(deadline) {
 				t.Errorf("expired before its deadline")
 			}
-			_, err = s.Decide(ctx, r.ID, Decision{Decision: got.Choices[0]})
+			_, err = s.Decide(ctx, r.ID, Answer{Decision: got.Choices[0]})
 			isErr(t, err, ErrNotPending)
 		}
 		// Nobody waiting: listing expires it, and a late decision is refused.
@@ -435,7 +419,7 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 		r := &Request{Kind: KindApproval, Deadline: &past}
 		submit(ctx, t, s, r)
 		time.Sleep(40 * time.Millisecond)
-		got, err := s.Decide(ctx, r.ID, Decision{Decision: "approve"})
+		got, err := s.Decide(ctx, r.ID, Answer{Decision: "approve"})
 		isErr(t, err, ErrNotPending)
 		if got.Status != StatusExpired || got.Decision != "reject" {
 			t.Errorf("a decision after the deadline left %+v", got)
@@ -454,77 +438,73 @@ func TestH3_DeadlineExpiresToFailsafe(t *testing.T) {
 // PostgreSQL, polling on SQLite).
 func TestS1_WaitWakesOnDecisionByAnotherStore(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			waiter, decider := open(t, e.URL), open(t, e.URL)
-			r := &Request{Kind: KindApproval, RunID: "r1"}
-			submit(ctx, t, waiter, r)
-			type result struct {
-				r  Request
-				at time.Time
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		waiter, decider := open(t, e.URL), open(t, e.URL)
+		r := &Request{Kind: KindApproval, RunID: "r1"}
+		submit(ctx, t, waiter, r)
+		type result struct {
+			r  Request
+			at time.Time
+		}
+		done := make(chan result, 1)
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		go func() {
+			got, err := waiter.Wait(wctx, r.ID)
+			if err != nil {
+				t.Error(err)
 			}
-			done := make(chan result, 1)
-			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			defer cancel()
-			go func() {
-				got, err := waiter.Wait(wctx, r.ID)
-				if err != nil {
-					t.Error(err)
-				}
-				done <- result{got, time.Now()}
-			}()
-			time.Sleep(1500 * time.Millisecond) // the waiter is at its slowest poll
-			decided := time.Now()
-			if _, err := decider.Decide(ctx, r.ID, Decision{Decision: "approve"}); err != nil {
-				t.Fatal(err)
-			}
-			res := <-done
-			lag := res.at.Sub(decided)
-			t.Logf("%s: waiter released %v after the decision", e.Name, lag)
-			if res.r.Decision != "approve" || lag > 500*time.Millisecond {
-				t.Errorf("released with %+v after %v", res.r, lag)
-			}
-			// Cancelling the wait returns the context's error.
-			r2 := &Request{Kind: KindApproval}
-			waiter.Submit(ctx, r2)
-			cctx, cancel2 := context.WithTimeout(ctx, 30*time.Millisecond)
-			defer cancel2()
-			_, err := waiter.Wait(cctx, r2.ID)
-			isErr(t, err, context.DeadlineExceeded)
-		})
-	}
+			done <- result{got, time.Now()}
+		}()
+		time.Sleep(1500 * time.Millisecond) // the waiter is at its slowest poll
+		decided := time.Now()
+		if _, err := decider.Decide(ctx, r.ID, Answer{Decision: "approve"}); err != nil {
+			t.Fatal(err)
+		}
+		res := <-done
+		lag := res.at.Sub(decided)
+		t.Logf("%s: waiter released %v after the decision", e.Name, lag)
+		if res.r.Decision != "approve" || lag > 500*time.Millisecond {
+			t.Errorf("released with %+v after %v", res.r, lag)
+		}
+		// Cancelling the wait returns the context's error.
+		r2 := &Request{Kind: KindApproval}
+		waiter.Submit(ctx, r2)
+		cctx, cancel2 := context.WithTimeout(ctx, 30*time.Millisecond)
+		defer cancel2()
+		_, err := waiter.Wait(cctx, r2.ID)
+		isErr(t, err, context.DeadlineExceeded)
+	})
 }
 
 // Changes of one Store reach the subscribers of another (SSE of a replica).
 func TestS1_ChangesAcrossStores(t *testing.T) {
 	ctx := context.Background()
-	for _, e := range storetest.Engines(t) {
-		t.Run(e.Name, func(t *testing.T) {
-			a, b := open(t, e.URL), open(t, e.URL)
-			cctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			ch := a.Changes(cctx)
-			writeAll(t, b, ev("r1", 1, event.RunStart{Task: "x"}))
-			r := &Request{Kind: KindBoundary, RunID: "r1"}
-			submit(ctx, t, b, r)
-			var got []string
-			for len(got) < 2 {
-				select {
-				case c := <-ch:
-					if c.Event != nil {
-						got = append(got, "event "+c.Event.ID)
-					} else {
-						got = append(got, "request "+c.Request.ID)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatalf("changes so far: %q", got)
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		a, b := open(t, e.URL), open(t, e.URL)
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ch := a.Changes(cctx)
+		writeAll(t, b, ev("r1", 1, event.RunStart{Task: "x"}))
+		r := &Request{Kind: KindBoundary, RunID: "r1"}
+		submit(ctx, t, b, r)
+		var got []string
+		for len(got) < 2 {
+			select {
+			case c := <-ch:
+				if c.Event != nil {
+					got = append(got, "event "+c.Event.ID)
+				} else {
+					got = append(got, "request "+c.Request.ID)
 				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("changes so far: %q", got)
 			}
-			if want := []string{"event r1-000001", "request " + r.ID}; !slices.Equal(got, want) {
-				t.Errorf("changes = %q, want %q", got, want)
-			}
-		})
-	}
+		}
+		if want := []string{"event r1-000001", "request " + r.ID}; !slices.Equal(got, want) {
+			t.Errorf("changes = %q, want %q", got, want)
+		}
+	})
 }
 
 // Requests of parallel calls and runs queue without blocking each other:
@@ -551,7 +531,7 @@ func TestH4_WaitsDoNotBlockEachOther(t *testing.T) {
 			}()
 		}
 		for i := n - 1; i >= 0; i-- { // the last first
-			if _, err := s.Decide(ctx, ids[i], Decision{Decision: "approve", DecidedBy: fmt.Sprint(i)}); err != nil {
+			if _, err := s.Decide(ctx, ids[i], Answer{Decision: "approve", DecidedBy: fmt.Sprint(i)}); err != nil {
 				t.Fatal(err)
 			}
 			r := <-got

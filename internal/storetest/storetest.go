@@ -48,6 +48,15 @@ func Engines(t testing.TB) []Engine {
 	return append(es, Engine{Postgres, Schema(t, base)})
 }
 
+// Run runs fn as a subtest named after each engine, on a fresh database
+// of that engine (see Engines).
+func Run(t *testing.T, fn func(t *testing.T, e Engine)) {
+	t.Helper()
+	for _, e := range Engines(t) {
+		t.Run(e.Name, func(t *testing.T) { fn(t, e) })
+	}
+}
+
 // Schema creates a schema of a random name in the PostgreSQL database at
 // base, dropped when the test ends, and returns a URL whose connections
 // use it.

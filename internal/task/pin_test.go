@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/tool"
@@ -107,10 +108,10 @@ func TestP4_PinPolicyAppliesToSubAgents(t *testing.T) {
 				hs = append(hs, d)
 			}
 		}
-		if !rs.PinPolicy || len(rs.Agents) != 2 || rs.Agents[1].Agent != "open" || rs.Agents[1].ApprovalFrom != event.FromRun || len(rs.Agents[1].Approval) != 2 {
+		if !rs.PinPolicy || len(rs.Agents) != 2 || rs.Agents[1].Agent != "open" || rs.Agents[1].ApprovalFrom != eventkind.FromRun || len(rs.Agents[1].Approval) != 2 {
 			t.Errorf("run_start = %+v", rs)
 		}
-		if len(hs) != 1 || hs[0].ApprovalFrom != event.FromRun || !hs[0].PinPolicy {
+		if len(hs) != 1 || hs[0].ApprovalFrom != eventkind.FromRun || !hs[0].PinPolicy {
 			t.Errorf("handoff events = %+v", hs)
 		}
 	})
@@ -131,7 +132,7 @@ func TestP5_RunStartRecordsSubAgentPolicies(t *testing.T) {
 		t.Fatalf("agents = %+v", rs.Agents)
 	}
 	main, open := rs.Agents[0], rs.Agents[1]
-	if main.Agent != "main" || main.ApprovalFrom != event.FromRun || len(main.Approval) != 1 {
+	if main.Agent != "main" || main.ApprovalFrom != eventkind.FromRun || len(main.Approval) != 1 {
 		t.Errorf("main = %+v", main)
 	}
 	if open.Agent != "open" || open.Parent != "main" || open.ApprovalFrom != "agent:open" || open.Approval == nil || len(open.Approval) != 0 {

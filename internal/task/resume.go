@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/review"
@@ -34,7 +35,7 @@ type Stored struct {
 	Denials []gate.Denial
 	// Ledger holds the denials and the overrides not used yet, verified
 	// (SPEC G12, G15).
-	Ledger *gate.Ledger
+	Ledger *ledger.Ledger
 	// Events counts the transcript's events.
 	Events int
 	// Start is the run's run_start: what it was prepared with.
@@ -233,7 +234,7 @@ func LoadStored(path string) (*Stored, error) {
 		}
 		if st.RunID == "" {
 			st.RunID = e.RunID
-			st.Ledger = gate.NewLedger(st.RunID, key)
+			st.Ledger = ledger.NewLedger(st.RunID, key)
 		}
 		if note := st.Ledger.Read(e); note != nil {
 			notes = append(notes, *note) // the person's override, told to the agent before the next request
@@ -482,13 +483,13 @@ func ApproveStored(ctx context.Context, path, id, by, note string) error {
 		for _, d := range st.Denials {
 			ids = append(ids, d.ID)
 		}
-		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, gate.MaxDenials, ids)
+		return fmt.Errorf("run %s has no denial %q among its last %d (denials: %v)", st.RunID, id, ledger.MaxDenials, ids)
 	}
 	key := newStateKey()
 	if err := key.Err(); err != nil {
 		return err
 	}
-	o, err := gate.NewOverride(key, st.RunID, d, by, note)
+	o, err := ledger.NewOverride(key, st.RunID, d, by, note)
 	if err != nil {
 		return err
 	}

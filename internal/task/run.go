@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -156,14 +157,14 @@ func (t *Task) prepare(opts Options, dry bool) (_ *Prepared, err error) {
 		appr, rev = storedPolicy(st.Approval), storedPolicy(st.Review)
 	}
 	if opts.Approval != "" {
-		entries, err := resolvePolicy(opts.Approval, "", policy.Approval)
+		entries, err := resolvePolicy(opts.Approval, "", policyfile.Approval)
 		if err != nil {
 			return nil, fmt.Errorf("--approval: %w", err)
 		}
 		appr = &Policy{Entries: entries, Source: opts.Approval}
 	}
 	if opts.Review != "" {
-		entries, err := resolvePolicy(opts.Review, "", policy.Review)
+		entries, err := resolvePolicy(opts.Review, "", policyfile.Review)
 		if err != nil {
 			return nil, fmt.Errorf("--review: %w", err)
 		}

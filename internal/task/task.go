@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
@@ -264,9 +266,9 @@ func Parse(data []byte, file string) (*Task, error) {
 		case "limits":
 			t.Limits, err = p.limits(v)
 		case "approval":
-			t.Approval, err = p.policy(v, policy.Approval)
+			t.Approval, err = p.policy(v, policyfile.Approval)
 		case "review":
-			t.Review, err = p.policy(v, policy.Review)
+			t.Review, err = p.policy(v, policyfile.Review)
 		case "agents":
 			t.Agents, err = p.agents(v)
 		case "sandbox":
@@ -315,14 +317,14 @@ func Parse(data []byte, file string) (*Task, error) {
 // the task has no such key.
 func (t *Task) atKey(key string, err error) error {
 	pos, ok := t.at[key]
-	if err == nil || !ok || positioned.MatchString(err.Error()) {
+	if err == nil || !ok || positioned().MatchString(err.Error()) {
 		return err
 	}
 	return &policy.Error{Pos: pos, Err: err}
 }
 
 // positioned matches an error message that starts with file:line:col.
-var positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
+var positioned = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+:\d+:\d+: `) })
 
 // checkHandoffs allows transfer_to_<agent> in tools lists only for declared
 // agents. nodes are the transfer_to_ entries of the tools lists.
@@ -362,6 +364,22 @@ func (p parser) unique(seen map[string]*yaml.Node, k *yaml.Node) error {
 		return filepos.Errorf(p.file, k, "mapping key %q already defined at line %d", k.Value, prev.Line)
 	}
 	seen[k.Value] = k
+	return nil
+}
+
+// fields calls fn on each key and value of the mapping n in order, after
+// checking that the key is not given twice; it stops at the first error.
+func (p parser) fields(n *yaml.Node, fn func(k, v *yaml.Node) error) error {
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if err := p.unique(seen, k); err != nil {
+			return err
+		}
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -446,13 +464,7 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 	if v.Kind != yaml.MappingNode {
 		return l, filepos.Errorf(p.file, v, "limits must be a mapping with turns: and tokens:")
 	}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return l, err
-		}
-		var err error
+	err := p.fields(v, func(k, val *yaml.Node) (err error) {
 		switch k.Value {
 		case "turns":
 			l.Turns, err = p.nonNegInt(val, "limits.turns")
@@ -461,19 +473,17 @@ func (p parser) limits(v *yaml.Node) (agent.Limits, error) {
 		default:
 			err = filepos.Errorf(p.file, k, "unknown limit %q (limits: turns, tokens)", k.Value)
 		}
-		if err != nil {
-			return l, err
-		}
-	}
-	return l, nil
+		return err
+	})
+	return l, err
 }
 
 // policy reads a policy value: a file path relative to the task file, a
 // registered name, or an inline list of entries.
-func (p parser) policy(v *yaml.Node, kind policy.Kind) (*Policy, error) {
+func (p parser) policy(v *yaml.Node, kind policyfile.Kind) (*Policy, error) {
 	switch v.Kind {
 	case yaml.SequenceNode:
-		entries, err := policy.ParseEntries(v, p.file)
+		entries, err := policyfile.ParseEntries(v, p.file)
 		if err != nil {
 			return nil, err
 		}
@@ -503,26 +513,15 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 		return nil, filepos.Errorf(p.file, v, "agents must map agent names to {description, system, tools, approval, review}")
 	}
 	var out []SubAgent
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return nil, err
-		}
+	err := p.fields(v, func(k, val *yaml.Node) error {
 		if k.Value == "" || k.Value == agent.MainAgent || strings.ContainsAny(k.Value, " \t\n/") {
-			return nil, filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
+			return filepos.Errorf(p.file, k, "invalid agent name %q", k.Value)
 		}
 		a := SubAgent{Name: k.Value, Pos: filepos.NodePos(p.file, k)}
 		if val.Kind != yaml.MappingNode {
-			return nil, filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
+			return filepos.Errorf(p.file, val, "agent %s must be a mapping", k.Value)
 		}
-		keys := map[string]*yaml.Node{}
-		for j := 0; j+1 < len(val.Content); j += 2 {
-			ak, av := val.Content[j], val.Content[j+1]
-			if err := p.unique(keys, ak); err != nil {
-				return nil, err
-			}
-			var err error
+		err := p.fields(val, func(ak, av *yaml.Node) (err error) {
 			switch ak.Value {
 			case "description":
 				a.Description, err = p.str(av, "description")
@@ -536,17 +535,19 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 					}
 				}
 			case "approval":
-				a.Approval, err = p.policy(av, policy.Approval)
+				a.Approval, err = p.policy(av, policyfile.Approval)
 			case "review":
-				a.Review, err = p.policy(av, policy.Review)
+				a.Review, err = p.policy(av, policyfile.Review)
 			default:
 				err = filepos.Errorf(p.file, ak, "unknown key %q in agent %s (keys: description, system, tools, approval, review)", ak.Value, k.Value)
 			}
-			if err != nil {
-				return nil, err
-			}
-		}
+			return err
+		})
 		out = append(out, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -554,12 +555,12 @@ func (p parser) agents(v *yaml.Node) ([]SubAgent, error) {
 // resolvePolicy resolves a policy given as a string (SPEC P4): a file path
 // (relative to dir) if such a file exists, else a registered name applied to
 // all tools. Names in a file are checked against the registry.
-func resolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
+func resolvePolicy(spec, dir string, kind policyfile.Kind) ([]policy.Entry, error) {
 	registered, names := approval.Registered, approval.Names()
-	if kind == policy.Review {
+	if kind == policyfile.Review {
 		registered, names = review.Registered, review.Names()
 	}
-	entries, err := policy.Resolve(spec, dir, kind, registered, names)
+	entries, err := policyfile.Resolve(spec, dir, kind, registered, names)
 	if err != nil {
 		return nil, err
 	}
@@ -571,12 +572,12 @@ func resolvePolicy(spec, dir string, kind policy.Kind) ([]policy.Entry, error) {
 
 // checkNames reports the first entry whose name is not registered, at its
 // position, listing the registered names.
-func checkNames(entries []policy.Entry, kind policy.Kind) error {
+func checkNames(entries []policy.Entry, kind policyfile.Kind) error {
 	for _, e := range entries {
 		var ok bool
 		var names []string
 		what := "approver"
-		if kind == policy.Approval {
+		if kind == policyfile.Approval {
 			ok, names = approval.Registered(e.Name), approval.Names()
 		} else {
 			ok, names, what = review.Registered(e.Name), review.Names(), "reviewer"
@@ -594,13 +595,7 @@ func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 		return nil, filepos.Errorf(p.file, v, "sandbox must be a mapping with mode:, writable_roots:, network_access:")
 	}
 	c := &SandboxConfig{}
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
-		if err := p.unique(seen, k); err != nil {
-			return nil, err
-		}
-		var err error
+	err := p.fields(v, func(k, val *yaml.Node) (err error) {
 		switch k.Value {
 		case "mode":
 			if c.Mode, err = p.str(val, "sandbox.mode"); err == nil {
@@ -618,9 +613,10 @@ func (p parser) sandbox(v *yaml.Node) (*SandboxConfig, error) {
 		default:
 			err = filepos.Errorf(p.file, k, "unknown key %q in sandbox (keys: mode, writable_roots, network_access)", k.Value)
 		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

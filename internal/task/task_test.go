@@ -17,7 +17,9 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/toolbox"
 	_ "github.com/wardenhq/warden/model/scripted"
@@ -53,14 +55,7 @@ func init() {
 // write writes content to dir/name, making directories, and returns the path.
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return filetest.Write(t, dir, name, content)
 }
 
 // load writes a task file named name into dir and loads it.
@@ -883,7 +878,7 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var kinds []event.Kind
+	var kinds []string
 	err = event.Read(f, func(e event.Event) error {
 		kinds = append(kinds, e.Kind())
 		if e.RunID != p.Run.ID || e.Agent != agent.MainAgent {
@@ -894,7 +889,7 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []event.Kind{event.KindRunStart, event.KindTurnStart, event.KindModel, event.KindTool, event.KindModel, event.KindRunEnd}
+	want := []string{eventkind.RunStart, eventkind.TurnStart, eventkind.Model, eventkind.Tool, eventkind.Model, eventkind.RunEnd}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("transcript = %v, want %v", kinds, want)
 	}

@@ -5,11 +5,10 @@ package toolbox
 
 import (
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/registry"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -32,39 +31,19 @@ type Env struct {
 // A Factory builds a tool for a task's environment.
 type Factory func(env Env) (tool.Tool, error)
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Factory{}
-)
+// tools holds the built-in tools by name.
+var tools = registry.New[Factory]("toolbox: registered twice: ")
 
 // Register makes a built-in tool available to task files under name. It
 // panics if name is registered twice.
-func Register(name string, f Factory) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[name]; dup {
-		panic("toolbox: registered twice: " + name)
-	}
-	registry[name] = f
-}
+func Register(name string, f Factory) { tools.Register(name, f) }
 
 // Names returns the registered tool names, sorted.
-func Names() []string {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return tools.Names() }
 
 // New builds the registered tool called name.
 func New(name string, env Env) (tool.Tool, error) {
-	regMu.RLock()
-	f, ok := registry[name]
-	regMu.RUnlock()
+	f, ok := tools.Get(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown tool %q (known: %s)", name, strings.Join(Names(), ", "))
 	}

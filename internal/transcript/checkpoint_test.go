@@ -23,10 +23,7 @@ func TestL8_OpenTranscriptAtChecksWhatFollows(t *testing.T) {
 	heads := seal.Heads(filepath.Join(dir, "heads"))
 	path := filepath.Join(dir, "t.jsonl")
 	sealedRun(t, key, heads, path, "r1")
-	tr, err := transcript.Open(path, key, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := mustOpen(t, path, key, heads)
 	cp := tr.Checkpoint()
 	tr.Close()
 	if cp.Lines != 7 || cp.Runs["r1"].Lines != 7 {
@@ -34,7 +31,7 @@ func TestL8_OpenTranscriptAtChecksWhatFollows(t *testing.T) {
 	}
 	sealedRun(t, key, heads, path, "r2") // another writer appends
 	var got []string
-	tr, err = transcript.OpenAt(path, key, heads, cp, func(e event.Event) error { got = append(got, e.ID); return nil })
+	tr, err := transcript.OpenAt(path, key, heads, cp, func(e event.Event) error { got = append(got, e.ID); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 	"github.com/wardenhq/warden/tool"
@@ -29,16 +30,23 @@ func lineKey(t testing.TB, b byte) *seal.Key {
 	return k.Derive(seal.LineKeyLabel)
 }
 
+// mustOpen opens the transcript at path for writing or fails the test.
+func mustOpen(t testing.TB, path string, key seal.MACKey, heads seal.Heads) *transcript.Transcript {
+	t.Helper()
+	tr, err := transcript.Open(path, key, heads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // sealedRun appends a run of runID to path through a Transcript: a tool
 // result a reviewer terminated on, withheld, and the run's end, at a fixed
 // time (so that fuzzing processes write the same lines). It returns all
 // the file's lines.
 func sealedRun(t testing.TB, key seal.MACKey, heads seal.Heads, path, runID string) []string {
 	t.Helper()
-	tr, err := transcript.Open(path, key, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := mustOpen(t, path, key, heads)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, d := range []event.Data{
 		event.RunStart{Task: "t", Model: "m"},
@@ -46,7 +54,7 @@ func sealedRun(t testing.TB, key seal.MACKey, heads seal.Heads, path, runID stri
 		event.Model{Output: chat.Message{Role: chat.Assistant, ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"cmd":"cat key.txt"}`)}}},
 		event.Tool{CallID: "c1", Function: "bash", Arguments: json.RawMessage(`{"cmd":"cat key.txt"}`), Result: "SECRET-L8"},
 		event.Review{CallID: "c1", Function: "bash", Reviewer: "auto", Decision: "terminate"},
-		event.Withheld{CallID: "c1", Function: "bash", Reason: event.WithheldTerminated, Result: "withheld"},
+		event.Withheld{CallID: "c1", Function: "bash", Reason: eventkind.WithheldTerminated, Result: "withheld"},
 		event.RunEnd{Status: event.StatusLimited},
 	} {
 		e := event.Event{ID: fmt.Sprintf("%s-%06d", runID, i+1), Time: at, RunID: runID, Agent: "main", Data: d}
@@ -211,10 +219,7 @@ func TestL8_ReadSealedAcceptsWhatWardenWrote(t *testing.T) {
 func TestL8_SinksGetTheSealedLineInOneOrder(t *testing.T) {
 	key := lineKey(t, 1)
 	path := filepath.Join(t.TempDir(), "t.jsonl")
-	tr, err := transcript.Open(path, key, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := mustOpen(t, path, key, "")
 	var mu sync.Mutex
 	var seen []string
 	rec := event.NewRecorder("run-c", event.Tee(tr, event.SinkFunc(func(e event.Event) error {
@@ -267,17 +272,11 @@ func TestL8_TranscriptWritersShareTheChainAndStopAtTampering(t *testing.T) {
 	dir := t.TempDir()
 	heads := seal.Heads(filepath.Join(dir, "heads"))
 	path := filepath.Join(dir, "t.jsonl")
-	live, err := transcript.Open(path, key, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := mustOpen(t, path, key, heads)
 	defer live.Close()
 	rec := event.NewRecorder("run-d", live)
 	rec.Emit(event.RunStart{Task: "t"})
-	other, err := transcript.Open(path, key, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustOpen(t, path, key, heads)
 	if err := other.Write(event.Event{ID: "run-d-override-1", RunID: "run-d", Agent: "main", Data: event.Override{DenialID: "run-d-d1"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -302,10 +301,7 @@ func TestL8_TranscriptWritersShareTheChainAndStopAtTampering(t *testing.T) {
 
 	// A tool appends a forged line while another run goes on.
 	path2 := filepath.Join(dir, "t2.jsonl")
-	live2, err := transcript.Open(path2, key, heads)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live2 := mustOpen(t, path2, key, heads)
 	defer live2.Close()
 	rec2 := event.NewRecorder("run-e", live2)
 	rec2.Emit(event.RunStart{Task: "t"})

@@ -27,7 +27,7 @@ func bashRequest(cmd string) *approval.Request {
 	return &approval.Request{
 		Call:     call,
 		Tool:     bash.New(bash.Options{}),
-		Boundary: &boundary.Request{Kind: boundary.Exec, Command: cmd, Reason: "the exec rules ask"},
+		Boundary: &boundary.Request{Permission: boundary.Exec, Command: cmd, Reason: "the exec rules ask"},
 		History: []chat.Message{
 			{Role: chat.System, Content: "You are a coding agent."},
 			{Role: chat.User, Content: "Please tidy the repository."},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -26,15 +27,7 @@ func TestFirstPass_ProtectiveFileReplaced(t *testing.T) {
 	netpol := "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: default-deny\nspec:\n  podSelector: {}\n  policyTypes:\n  - Ingress\n  - Egress\n"
 	tf := "resource \"aws_s3_bucket_versioning\" \"logs\" {\n  bucket = aws_s3_bucket.logs.id\n  versioning_configuration {\n    status = \"Enabled\"\n  }\n}\n"
 	nginxConf := "server {\n  listen 443 ssl;\n  location /admin {\n    allow 10.0.0.0/8;\n    deny all;\n  }\n}\n"
-	for name, text := range map[string]string{"k8s/network-policy.yaml": netpol, "infra/backup_versioning.tf": tf, "README.md": "# api\n", "conf/admin_acl.conf": nginxConf} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.WriteAll(t, dir, map[string]string{"k8s/network-policy.yaml": netpol, "infra/backup_versioning.tf": tf, "README.md": "# api\n", "conf/admin_acl.conf": nginxConf})
 	write := func(path, content string) action.Action {
 		a := mcp("filesystem", "write_file", `{"path":`+jsonString(path)+`,"content":`+jsonString(content)+`}`)
 		a.Cwd = dir

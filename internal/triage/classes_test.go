@@ -1,11 +1,9 @@
 package triage_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/wardenhq/warden/action"
-	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -26,21 +24,11 @@ func TestG15_ClassesHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := decider.New(decider.Config{Reviewers: []string{decider.FirstPass}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := eval.Run(context.Background(), eval.Decider(p), items, eval.Options{Concurrency: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := runFirstPass(t, items)
 	denyItems, allowItems, passed := 0, 0, 0
 	for _, r := range res {
 		it := r.Item
-		reason := ""
-		if n := len(r.Steps); n > 0 {
-			reason = r.Steps[n-1].Reason
-		}
+		reason := reasonOf(r)
 		switch {
 		case it.Label == "deny":
 			denyItems++

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -101,9 +102,7 @@ func TestFirstPass1_BadProgramsFileIsConfigError(t *testing.T) {
 // with reasons naming the file's effect, and an entry replaces the
 // embedded one of the same name.
 func TestFirstPass1_UserProgramsFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "programs.yaml")
-	os.WriteFile(path, []byte(`version: 1
+	path := writeIn(t, t.TempDir(), "programs.yaml", `version: 1
 programs:
   - names: [mycli]
     subcommands: {status: read, deploy: network, nuke: destroy, login: credentials, gen: write, exec: runs_code}
@@ -114,15 +113,12 @@ programs:
   - names: [mytool]
     does: inspects
     network: true
-`), 0o600)
+`)
 	k, err := judge.DefaultKnowledge().WithFiles(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	judgeScript := func(script string) judge.Verdict {
-		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: work}, nil)
-	}
 	for _, tc := range []struct {
 		script string
 		dec    vocab.Decision
@@ -146,13 +142,13 @@ programs:
 		{"unknowncli status", vocab.Allow, vocab.Routine, "unknowncli on workspace files"},
 		{"unknowncli deploy", vocab.Escalate, "", "deploy"},
 	} {
-		v := judgeScript(tc.script)
+		v := judgeShell(k, work, tc.script)
 		if v.Decision != tc.dec || tc.class != "" && v.Class != tc.class || !strings.Contains(v.Reason, tc.reason) {
 			t.Errorf("%s: %s %s (%s), want %s %s containing %q", tc.script, v.Decision, v.Class, v.Reason, tc.dec, tc.class, tc.reason)
 		}
 	}
 	// The embedded knowledge is unchanged.
-	if v := (*judge.Knowledge)(nil).Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", "mycli nuke"}, Cwd: work}, nil); strings.Contains(v.Reason, "programs file") {
+	if v := judgeShell(nil, work, "mycli nuke"); strings.Contains(v.Reason, "programs file") {
 		t.Errorf("mycli nuke with the embedded knowledge: %s (%s)", v.Decision, v.Reason)
 	}
 }
@@ -169,49 +165,51 @@ func BenchmarkKnowledgeLoad(b *testing.B) {
 	}
 }
 
+// judgeShell judges script, run by bash in cwd, with the knowledge k (the
+// embedded knowledge when k is nil).
+func judgeShell(k *judge.Knowledge, cwd, script string) judge.Verdict {
+	return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", script}, Cwd: cwd}, nil)
+}
+
+// writeIn writes text to the file name in dir and returns its path.
+func writeIn(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	return filetest.Write(t, dir, name, text)
+}
+
 // TestFirstPass1_ManagedOverridesUser checks the override order of
 // LoadKnowledge: the user's programs file adds and replaces embedded
 // entries, the managed file's entries replace the user's, and a relative
 // path is relative to the configuration file.
 func TestFirstPass1_ManagedOverridesUser(t *testing.T) {
 	user, managed := t.TempDir(), t.TempDir()
-	w := func(dir, name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	ucfg := w(user, "config.toml", "[auto_review]\npolicy = \"x\"\n[first_pass]\nprograms = \"mine.yaml\"\n")
-	w(user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
-	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
-	w(managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
+	ucfg := writeIn(t, user, "config.toml", "[auto_review]\npolicy = \"x\"\n[first_pass]\nprograms = \"mine.yaml\"\n")
+	writeIn(t, user, "mine.yaml", "version: 1\nprograms:\n  - names: [mycli, teamtool]\n    subcommands: {nuke: read}\n")
+	mcfg := writeIn(t, managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
+	writeIn(t, managed, "org.yaml", "version: 1\nprograms:\n  - names: [mycli]\n    subcommands: {nuke: destroy}\n")
 	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	judgeScript := func(s string) judge.Verdict {
-		return k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", s}, Cwd: work}, nil)
-	}
-	if v := judgeScript("mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
+	if v := judgeShell(k, work, "mycli nuke"); v.Decision != vocab.Escalate || v.Class != vocab.Destructive {
 		t.Errorf("the managed entry must win: %+v", v)
 	}
-	if v := judgeScript("teamtool nuke"); v.Decision != vocab.Allow {
+	if v := judgeShell(k, work, "teamtool nuke"); v.Decision != vocab.Allow {
 		t.Errorf("the user's entry adds teamtool: %+v", v)
 	}
-	if v := judgeScript("cat README.md"); v.Decision != vocab.Allow {
+	if v := judgeShell(k, work, "cat README.md"); v.Decision != vocab.Allow {
 		t.Errorf("embedded entries stay: %+v", v)
 	}
 	if got := k.Files(); len(got) != 3 || got[1] != filepath.Join(user, "mine.yaml") || got[2] != filepath.Join(managed, "org.yaml") {
 		t.Errorf("files %v", got)
 	}
 	// A configuration that names a missing programs file is an error.
-	w(user, "config.toml", "[first_pass]\nprograms = \"nosuch.yaml\"\n")
+	writeIn(t, user, "config.toml", "[first_pass]\nprograms = \"nosuch.yaml\"\n")
 	if _, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), "nosuch.yaml") {
 		t.Errorf("missing programs file: %v", err)
 	}
-	w(user, "config.toml", "[first_pass]\nprogram = \"mine.yaml\"\n")
+	writeIn(t, user, "config.toml", "[first_pass]\nprogram = \"mine.yaml\"\n")
 	if _, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil || !strings.Contains(err.Error(), ucfg+":2:1: unknown key first_pass.program") {
 		t.Errorf("unknown key: %v", err)
 	}
@@ -270,18 +268,11 @@ func FuzzKnowledge(f *testing.F) {
 // they are given.
 func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 	user, managed := t.TempDir(), t.TempDir()
-	w := func(dir, name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	ucfg := w(user, "config.toml", "[first_pass]\nprograms = \"mine.yaml\"\n")
-	w(user, "mine.yaml", "version: 1\nlists:\n  danger_verbs: \"obliviate delete\"\n  destroying_verbs: [obliviate]\n"+
+	ucfg := writeIn(t, user, "config.toml", "[first_pass]\nprograms = \"mine.yaml\"\n")
+	writeIn(t, user, "mine.yaml", "version: 1\nlists:\n  danger_verbs: \"obliviate delete\"\n  destroying_verbs: [obliviate]\n"+
 		"  credential_name_parts: [sesame]\nprograms:\n  - names: [teamctl]\n    remote: true\n")
-	mcfg := w(managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
-	w(managed, "org.yaml", "version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
+	mcfg := writeIn(t, managed, "managed.toml", "[first_pass]\nprograms = \"org.yaml\"\n")
+	writeIn(t, managed, "org.yaml", "version: 1\nlists:\n  remote_read_verbs: [peek]\n  tool_read_verbs: [peek]\n")
 	k, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg, ManagedPath: mcfg})
 	if err != nil {
 		t.Fatal(err)
@@ -302,7 +293,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 		{k, "teamctl frob", vocab.Escalate, vocab.Routine},
 		{nil, "heroku peek", vocab.Escalate, vocab.Routine},
 	} {
-		v := tc.k.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-lc", tc.script}, Cwd: work}, nil)
+		v := judgeShell(tc.k, work, tc.script)
 		if v.Decision != tc.dec || v.Class != tc.class {
 			t.Errorf("%s (extended %v): %s %s (%s), want %s %s", tc.script, tc.k != nil, v.Decision, v.Class, v.Reason, tc.dec, tc.class)
 		}
@@ -318,7 +309,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 		t.Errorf("words keep the embedded order, added words last: %v", ws)
 	}
 	// A user's file may not extend a lenient list; the managed file may.
-	w(user, "mine.yaml", "version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")
+	writeIn(t, user, "mine.yaml", "version: 1\nlists:\n  popular_npm: [left-pad-evil]\n")
 	if _, err := judge.LoadKnowledge(wardenhome.ConfigSources{UserConfigPath: ucfg}); err == nil ||
 		!strings.Contains(err.Error(), filepath.Join(user, "mine.yaml")+":3:3: list popular_npm makes the first pass more lenient when it grows: only the managed programs file may extend it") {
 		t.Errorf("a user's lenient list: %v", err)

@@ -147,13 +147,9 @@ func TestFirstPass2_TuneSet(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no tune files: %v", err)
 	}
-	var items []eval.Item
-	for _, f := range files {
-		its, err := eval.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, its...)
+	items, err := eval.ReadFiles(files...)
+	if err != nil {
+		t.Fatal(err)
 	}
 	res := runFirstPass(t, items)
 	var total tally

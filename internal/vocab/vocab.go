@@ -17,8 +17,9 @@ import (
 	"github.com/wardenhq/warden/chat"
 )
 
-// Decision is what a reviewer decides about an action, and the label of a
-// labelled item (SPEC G6, G14, V2).
+// Decision is what a reviewer decides about an action, what an exec rule
+// decides about a command (package rules spells it in Codex's words), and
+// the label of a labelled item (SPEC G6, G14, V2).
 type Decision string
 
 // The decisions.
@@ -31,6 +32,29 @@ const (
 	// model reviewer, or to a person).
 	Escalate Decision = WordEscalate
 )
+
+// Strictness ranks a decision by how far it holds an action back: allow 0,
+// escalate 1, deny 2. Exec rules order their verdicts by it, and the first
+// pass its findings. The zero value (no decision yet) ranks with allow, so
+// that folding with Stricter from it gives the strictest decision seen; a
+// word that is none of the three ranks with deny (fail closed).
+func (d Decision) Strictness() int {
+	switch d {
+	case Allow, "":
+		return 0
+	case Escalate:
+		return 1
+	}
+	return 2
+}
+
+// Stricter returns the stricter of d and o, o when they rank the same.
+func (d Decision) Stricter(o Decision) Decision {
+	if o.Strictness() >= d.Strictness() {
+		return o
+	}
+	return d
+}
 
 // DenialInstruction follows the rationale of every denial the main agent
 // receives (SPEC G9).
@@ -100,6 +124,13 @@ func History(request string, turns []Turn) ([]chat.Message, error) {
 // Turns splits a conversation into the user's request (its first user
 // message) and the turns after it. System messages are left out.
 func Turns(history []chat.Message) (request string, turns []Turn) {
+	return TurnsWith(history, nil)
+}
+
+// TurnsWith is Turns that calls more, when not nil, after the turn of
+// each assistant message: more returns turns with those of the message
+// appended (its tool calls, say).
+func TurnsWith(history []chat.Message, more func(m chat.Message, turns []Turn) []Turn) (request string, turns []Turn) {
 	for _, m := range history {
 		switch m.Role {
 		case chat.User:
@@ -112,6 +143,9 @@ func Turns(history []chat.Message) (request string, turns []Turn) {
 			continue
 		}
 		turns = append(turns, Turn{Role: string(m.Role), Content: m.Content})
+		if m.Role == chat.Assistant && more != nil {
+			turns = more(m, turns)
+		}
 	}
 	return request, turns
 }

@@ -49,3 +49,32 @@ func TestClassHarm(t *testing.T) {
 		}
 	}
 }
+
+// TestG14_VerdictsAreOrderedByStrictness holds the one order of the
+// verdicts: allow < escalate < deny, the zero value with allow (so a fold
+// with Stricter starts from it), an unknown word with deny (fail closed).
+func TestG14_VerdictsAreOrderedByStrictness(t *testing.T) {
+	for _, tc := range []struct {
+		d    Decision
+		rank int
+	}{{"", 0}, {Allow, 0}, {Escalate, 1}, {Deny, 2}, {"forbidden", 2}, {"maybe", 2}} {
+		if got := tc.d.Strictness(); got != tc.rank {
+			t.Errorf("%q.Strictness() = %d, want %d", tc.d, got, tc.rank)
+		}
+	}
+	for _, tc := range []struct{ a, b, want Decision }{
+		{"", Allow, Allow}, {Allow, "", ""}, {Allow, Escalate, Escalate}, {Escalate, Allow, Escalate},
+		{Deny, Escalate, Deny}, {Escalate, Deny, Deny}, {Allow, Deny, Deny}, {Deny, Deny, Deny},
+	} {
+		if got := tc.a.Stricter(tc.b); got != tc.want {
+			t.Errorf("%q.Stricter(%q) = %q, want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
+	d := Decision("")
+	for _, x := range []Decision{Allow, Deny, Escalate, Allow} {
+		d = d.Stricter(x)
+	}
+	if d != Deny {
+		t.Errorf("fold = %q, want deny", d)
+	}
+}

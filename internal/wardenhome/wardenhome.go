@@ -273,3 +273,33 @@ func RetireExposed(paths ...string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// CreateSecret writes data to a new file at path, readable by its owner
+// only, atomically and only when no file is there: a complete file appears
+// at path, or nothing does; os.ErrExist when path exists (another process
+// may be creating it too). The file is written under a temporary name
+// made from pattern (see os.CreateTemp) in path's directory, which must
+// exist.
+func CreateSecret(path, pattern string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Link(tmp.Name(), path)
+}

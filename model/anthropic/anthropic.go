@@ -58,11 +58,8 @@ var _ model.Model = (*remote)(nil)
 // variables, a profile configuration file) it returns a
 // *model.MissingConfigError, before any request.
 func newModel(modelName string, opts model.Options) (*remote, error) {
-	if modelName == "" {
-		return nil, errors.New("anthropic: empty model name")
-	}
-	if opts.APIKey == "" && !hasCredential() {
-		return nil, &model.MissingConfigError{Provider: "anthropic", What: "API key", Env: "ANTHROPIC_API_KEY", Flag: "--api-key"}
+	if err := wire.CheckOpen("anthropic", modelName, opts, "ANTHROPIC_API_KEY", hasCredential); err != nil {
+		return nil, err
 	}
 	reqOpts := wire.ClientOptions(opts, option.WithBaseURL, option.WithAPIKey, option.WithMaxRetries)
 	return &remote{

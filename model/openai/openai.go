@@ -46,11 +46,8 @@ var _ model.Model = (*remote)(nil)
 // from either it returns a *model.MissingConfigError, before any request;
 // a server that needs no key takes any.
 func newModel(modelName string, opts model.Options) (*remote, error) {
-	if modelName == "" {
-		return nil, errors.New("openai: empty model name")
-	}
-	if opts.APIKey == "" && os.Getenv("OPENAI_API_KEY") == "" {
-		return nil, &model.MissingConfigError{Provider: "openai", What: "API key", Env: "OPENAI_API_KEY", Flag: "--api-key"}
+	if err := wire.CheckOpen("openai", modelName, opts, "OPENAI_API_KEY", func() bool { return os.Getenv("OPENAI_API_KEY") != "" }); err != nil {
+		return nil, err
 	}
 	reqOpts := wire.ClientOptions(opts, option.WithBaseURL, option.WithAPIKey, option.WithMaxRetries)
 	return &remote{client: sdk.NewClient(reqOpts...), name: modelName}, nil

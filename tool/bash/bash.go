@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/cutreport"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/rules"
@@ -287,7 +288,7 @@ func (t *shellTool) exec(ctx context.Context, cmdline string, p *sandbox.Policy,
 	output := out.String()
 	if c := out.cut(); c != nil {
 		// Cut at the capture limit: the result says so (truncated).
-		tool.ReportCut(ctx, c[0], c[1])
+		cutreport.Say(ctx, c[0], c[1])
 	}
 	output = sweep(watch, output)
 	if uncovered != "" {

@@ -53,7 +53,7 @@ func (t *shellTool) governed(ctx context.Context, a args) (string, error) {
 	policy := t.sandbox
 	if judged.Decision == rules.Prompt || escalated {
 		req := &boundary.Request{
-			Kind: boundary.Exec, Command: cmdline, Escalated: escalated,
+			Permission: boundary.Exec, Command: cmdline, Escalated: escalated,
 			Justification: a.Justification, Sandbox: mode, Reason: promptReason(judged, escalated),
 		}
 		if err := t.ask(ctx, req); err != nil {
@@ -123,16 +123,16 @@ func widen(p sandbox.Policy, b sandbox.Block) (sandbox.Policy, *boundary.Request
 	wider.WritableRoots = append([]string(nil), p.WritableRoots...)
 	switch b.Kind {
 	case sandbox.KindNetwork:
-		req.Kind = boundary.Network
+		req.Permission = boundary.Network
 		wider.NetworkAccess = true
 		return wider, req
 	case sandbox.KindRead, sandbox.KindPrivilege:
-		req.Kind, req.Escalated = boundary.Exec, true
+		req.Permission, req.Escalated = boundary.Exec, true
 		req.Reason += "; approval runs this command outside the sandbox"
 		wider.Mode = sandbox.FullAccess
 		return wider, req
 	}
-	req.Kind = boundary.Write
+	req.Permission = boundary.Write
 	target, grant, dir, err := grantFor(b.Path)
 	paths := func(root string) []string {
 		if target == root {

@@ -30,11 +30,11 @@ type asker struct {
 	requests []*boundary.Request
 }
 
-func (a *asker) Decide(_ context.Context, req *boundary.Request) (boundary.Decision, error) {
+func (a *asker) Decide(_ context.Context, req *boundary.Request) (boundary.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.requests = append(a.requests, req)
-	return boundary.Decision{Approved: a.approve, Explanation: fmt.Sprintf("approve=%v", a.approve), By: "test"}, nil
+	return boundary.Answer{Approved: a.approve, Explanation: fmt.Sprintf("approve=%v", a.approve), By: "test"}, nil
 }
 
 func (a *asker) kinds() string {
@@ -42,7 +42,7 @@ func (a *asker) kinds() string {
 	defer a.mu.Unlock()
 	var k []string
 	for _, r := range a.requests {
-		k = append(k, string(r.Kind))
+		k = append(k, string(r.Permission))
 	}
 	return strings.Join(k, ",")
 }
@@ -121,7 +121,7 @@ func TestG2_RequireEscalatedAsksFirst(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("approved escalated command did not write: %v", err)
 	}
-	if r := a.requests[0]; r.Kind != boundary.Exec || !r.Escalated || r.Justification != "install into the shared cache" {
+	if r := a.requests[0]; r.Permission != boundary.Exec || !r.Escalated || r.Justification != "install into the shared cache" {
 		t.Errorf("request = %+v", r)
 	}
 }

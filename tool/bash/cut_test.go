@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/tool"
+	"github.com/wardenhq/warden/internal/cutreport"
 )
 
 // An output cut at the capture limit says so (issue 21 item 6): a command
@@ -23,7 +23,7 @@ func TestL3_OutputCutAtCaptureLimitSaysSo(t *testing.T) {
 		{"head -c 1000 /dev/zero | tr '\\0' x", nil},
 		{"echo small", nil},
 	} {
-		ctx, report := tool.WithCutReport(context.Background())
+		ctx, report := cutreport.With(context.Background())
 		args, _ := json.Marshal(map[string]string{"cmd": tc.cmd})
 		out, err := tl.Run(ctx, args)
 		if err != nil {

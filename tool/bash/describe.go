@@ -31,19 +31,19 @@ func (t *shellTool) DescribeAction(call tool.Call, req *boundary.Request) (actio
 	if req == nil {
 		return sh, true
 	}
-	switch req.Kind {
-	case boundary.Exec, boundary.Write:
+	switch action.KindOf(req.Permission, true) {
+	case action.Shell:
 		if req.Command != "" && req.Command != script {
 			// The request may name one command of a longer script; the
 			// reviewer sees the whole script too.
 			sh.Command = action.BashArgv(req.Command)
 			sh.Extra = map[string]json.RawMessage{"script": action.RawString(script)}
 		}
-		if req.Kind == boundary.Write {
+		if req.Permission == boundary.Write {
 			sh.Paths = append([]string(nil), req.Paths...)
 		}
 		return sh, true
-	case boundary.Network:
+	case action.Network:
 		line := script
 		if req.Command != "" {
 			line = req.Command

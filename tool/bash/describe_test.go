@@ -22,12 +22,12 @@ func script(a action.Action) string {
 func TestDescribeAction(t *testing.T) {
 	b := bash.New(bash.Options{}).(action.Describer)
 	a, ok := b.DescribeAction(tool.NewCall("c1", "bash", `{"cmd":"make && make install","sandbox_permissions":"require_escalated","justification":"j"}`),
-		&boundary.Request{Kind: boundary.Write, Command: "make install", Paths: []string{"/usr/local/bin/x"}})
+		&boundary.Request{Permission: boundary.Write, Command: "make install", Paths: []string{"/usr/local/bin/x"}})
 	if !ok || a.Kind != action.Shell || a.Command[2] != "make install" || script(a) != "make && make install" ||
 		!a.Escalated() || a.Justification != "j" || len(a.Paths) != 1 {
 		t.Errorf("write: %v %+v", ok, a)
 	}
-	a, ok = b.DescribeAction(tool.NewCall("c1", "bash", `{"cmd":"curl https://example.com"}`), &boundary.Request{Kind: boundary.Network})
+	a, ok = b.DescribeAction(tool.NewCall("c1", "bash", `{"cmd":"curl https://example.com"}`), &boundary.Request{Permission: boundary.Network})
 	if !ok || a.Kind != action.Network || a.Command[2] != "curl https://example.com" {
 		t.Errorf("network: %v %+v", ok, a)
 	}
@@ -36,7 +36,7 @@ func TestDescribeAction(t *testing.T) {
 			t.Errorf("%s described: %+v", args, a)
 		}
 	}
-	if _, ok := b.DescribeAction(tool.NewCall("c1", "bash", `{"cmd":"ls"}`), &boundary.Request{Kind: boundary.MCP}); ok {
+	if _, ok := b.DescribeAction(tool.NewCall("c1", "bash", `{"cmd":"ls"}`), &boundary.Request{Permission: boundary.MCP}); ok {
 		t.Error("an MCP request described as a command")
 	}
 }

@@ -31,9 +31,9 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 	}
 	var asked []*boundary.Request
 	decider := func(approve bool) context.Context {
-		return boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(_ context.Context, r *boundary.Request) (boundary.Decision, error) {
+		return boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(_ context.Context, r *boundary.Request) (boundary.Answer, error) {
 			asked = append(asked, r)
-			return boundary.Decision{Approved: approve, Explanation: "test"}, nil
+			return boundary.Answer{Approved: approve, Explanation: "test"}, nil
 		}))
 	}
 	call := func(ctx context.Context, args map[string]any) (string, error) {
@@ -77,7 +77,7 @@ func TestG2_EditorWritesOutsideTheBoundaryNeedApproval(t *testing.T) {
 			if data, _ := os.ReadFile(tt.path); string(data) != "x\n" {
 				t.Errorf("content %q", data)
 			}
-			if len(asked) > 0 && (asked[0].Kind != boundary.Write || asked[0].Paths[0] != tt.path) {
+			if len(asked) > 0 && (asked[0].Permission != boundary.Write || asked[0].Paths[0] != tt.path) {
 				t.Errorf("request = %+v", asked[0])
 			}
 		})
@@ -133,8 +133,8 @@ func stateFixture(t *testing.T, home string) func() map[string]string {
 // approveAll is a context whose boundary requests are all approved: only
 // the tool's own rule can keep warden's state out of reach.
 func approveAll() context.Context {
-	return boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(context.Context, *boundary.Request) (boundary.Decision, error) {
-		return boundary.Decision{Approved: true, Explanation: "the test approves everything"}, nil
+	return boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(context.Context, *boundary.Request) (boundary.Answer, error) {
+		return boundary.Answer{Approved: true, Explanation: "the test approves everything"}, nil
 	}))
 }
 

@@ -18,7 +18,7 @@ import (
 // are listed beside it. Arguments that do not parse, and requests of other
 // kinds, are not described here.
 func (t *editorTool) DescribeAction(call tool.Call, req *boundary.Request) (action.Action, bool) {
-	if call.ParseError != "" || req != nil && req.Kind != boundary.Write {
+	if call.ParseError != "" || req != nil && action.KindOf(req.Permission, false) != action.FileEdit {
 		return action.Action{}, false
 	}
 	a, err := parseArgs(call.Arguments)

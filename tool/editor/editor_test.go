@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/boundary"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/sandbox"
@@ -42,15 +43,7 @@ func run(t *testing.T, tl *editorTool, args map[string]any) (string, error) {
 // writeFiles creates files under dir from a map of relative path to content.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.WriteAll(t, dir, files)
 }
 
 func readFile(t *testing.T, path string) string {
@@ -847,9 +840,9 @@ func TestG2_UndoEditOutsideTheBoundaryNeedsApproval(t *testing.T) {
 	}
 	var asked []*boundary.Request
 	approve := true
-	ctx := boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(_ context.Context, r *boundary.Request) (boundary.Decision, error) {
+	ctx := boundary.WithDecider(context.Background(), boundary.DeciderFunc(func(_ context.Context, r *boundary.Request) (boundary.Answer, error) {
 		asked = append(asked, r)
-		return boundary.Decision{Approved: approve, Explanation: "test"}, nil
+		return boundary.Answer{Approved: approve, Explanation: "test"}, nil
 	}))
 	call := func(args map[string]any) (string, error) {
 		raw, _ := json.Marshal(args)
@@ -868,7 +861,7 @@ func TestG2_UndoEditOutsideTheBoundaryNeedsApproval(t *testing.T) {
 	for _, tt := range tests {
 		asked, approve = nil, tt.approve
 		_, err := call(map[string]any{"command": "undo_edit", "path": target})
-		if len(asked) != 1 || asked[0].Kind != boundary.Write || asked[0].Paths[0] != target || !strings.Contains(asked[0].Reason, "undo_edit") {
+		if len(asked) != 1 || asked[0].Permission != boundary.Write || asked[0].Paths[0] != target || !strings.Contains(asked[0].Reason, "undo_edit") {
 			t.Errorf("approve=%v: asked %+v", tt.approve, asked)
 		}
 		if tt.approve != (err == nil) {

@@ -68,7 +68,7 @@ func TestDescribeAction(t *testing.T) {
 	}
 	ed := tl.(action.Describer)
 	a, ok := ed.DescribeAction(tool.NewCall("c1", "text_editor", `{"command":"create","path":"a/b.txt","file_text":"hi"}`),
-		&boundary.Request{Kind: boundary.Write, Paths: []string{"/w/a/b.txt", "/w/a"}})
+		&boundary.Request{Permission: boundary.Write, Paths: []string{"/w/a/b.txt", "/w/a"}})
 	if !ok || a.Kind != action.FileEdit || a.Operation != "create" || a.NewText != "hi" || a.Path != "a/b.txt" || len(a.Paths) != 2 {
 		t.Errorf("create: %v %+v", ok, a)
 	}
@@ -81,7 +81,7 @@ func TestDescribeAction(t *testing.T) {
 			t.Errorf("%s described: %+v", args, a)
 		}
 	}
-	if _, ok := ed.DescribeAction(tool.NewCall("c1", "text_editor", `{"command":"view","path":"x"}`), &boundary.Request{Kind: boundary.Exec}); ok {
+	if _, ok := ed.DescribeAction(tool.NewCall("c1", "text_editor", `{"command":"view","path":"x"}`), &boundary.Request{Permission: boundary.Exec}); ok {
 		t.Error("an exec request described as an edit")
 	}
 }

@@ -127,7 +127,7 @@ func (t *editorTool) mayWrite(ctx context.Context, command, real string) error {
 		why = "write into a protected path"
 	}
 	dec, err := boundary.Ask(ctx, &boundary.Request{
-		Kind: boundary.Write, Paths: []string{real}, Sandbox: string(t.sandbox.Mode),
+		Permission: boundary.Write, Paths: []string{real}, Sandbox: string(t.sandbox.Mode),
 		Reason: fmt.Sprintf("text_editor %s: %s", command, why),
 	})
 	switch {

@@ -12,18 +12,12 @@ import (
 // Anthropic is a fake Anthropic Messages API for Claude Code on loopback:
 // its first answer is the scripted tool call (Bash with Command), every
 // later one a final text. It records the requests' bodies.
-type Anthropic struct {
-	URL string
-	// Command is the shell command the model asks Claude Code to run.
-	Command string
-
-	requests
-}
+type Anthropic struct{ fake }
 
 // NewAnthropic starts the fake API; it stops when the test ends.
 func NewAnthropic(t testing.TB, command string) *Anthropic {
-	a := &Anthropic{Command: command}
-	a.URL = serve(t, a.serve)
+	a := &Anthropic{}
+	a.start(t, command, a.serve, "")
 	return a
 }
 

@@ -13,17 +13,12 @@ import (
 // (generateContent) is answered with a plain choice, the first streamed
 // turn (streamGenerateContent) is the scripted call of run_shell_command
 // with Command, every later one a final text. It records the bodies.
-type Gemini struct {
-	URL     string
-	Command string
-
-	requests
-}
+type Gemini struct{ fake }
 
 // NewGemini starts the fake API; it stops when the test ends.
 func NewGemini(t testing.TB, command string) *Gemini {
-	g := &Gemini{Command: command}
-	g.URL = serve(t, g.serve)
+	g := &Gemini{}
+	g.start(t, command, g.serve, "")
 	return g
 }
 

@@ -121,8 +121,26 @@ func CodexHooks(ctx context.Context, bin, home, cwd string) (hooks []CodexHook, 
 	return list.Data[0].Hooks, list.Data[0].Warnings, nil
 }
 
-// requests keeps the requests a fake model received, safe for the server's
-// goroutines and the test at once.
+// fake is what every fake model API here has: where it listens, the
+// command its first answer asks the host to run, and the requests it
+// received, kept safe for the server's goroutines and the test at once.
+type fake struct {
+	// URL is the API's base URL.
+	URL string
+	// Command is the shell command the model asks the host to run.
+	Command string
+
+	requests
+}
+
+// start serves h on loopback until the test ends, at the URL with path
+// after it, for command.
+func (f *fake) start(t testing.TB, command string, h http.HandlerFunc, path string) {
+	f.Command = command
+	f.URL = serve(t, h) + path
+}
+
+// requests keeps the requests a fake model received.
 type requests struct {
 	mu   sync.Mutex
 	list []string

@@ -12,17 +12,12 @@ import (
 // Responses is a fake OpenAI Responses API for Codex on loopback: its
 // first answer calls Codex's shell tool with Command, every later one is a
 // final text. It records the requests' bodies.
-type Responses struct {
-	URL     string
-	Command string
-
-	requests
-}
+type Responses struct{ fake }
 
 // NewResponses starts the fake API; it stops when the test ends.
 func NewResponses(t testing.TB, command string) *Responses {
-	r := &Responses{Command: command}
-	r.URL = serve(t, r.serve) + "/v1"
+	r := &Responses{}
+	r.start(t, command, r.serve, "/v1")
 	return r
 }
 

@@ -59,6 +59,81 @@ type Knowledge struct {
 	fs *lookups
 	// secrets remembers what secret each path holds (secrets.go).
 	secrets *pathSecrets
+	// named indexes Lists by word, for MayName; nil asks each list.
+	named *namedIndex
+}
+
+// namedIndex says, for each word, which lists of ListSpecs Names can
+// match through it: the lists that hold it, or an entry a+b whose first
+// part it is. Bit i of a mask is ListSpecs[i].
+type namedIndex struct {
+	words map[string][2]uint64
+}
+
+// listBits are the bits of the lists of ListSpecs in a namedIndex mask.
+var listBits = func() map[string][2]uint64 {
+	m := make(map[string][2]uint64, len(ListSpecs))
+	for i, l := range ListSpecs {
+		var b [2]uint64
+		if i < 128 {
+			b[i/64] = 1 << (i % 64)
+		}
+		m[l.Name] = b
+	}
+	return m
+}()
+
+// indexNamed returns the namedIndex of lists, nil when ListSpecs has more
+// lists than a mask holds.
+func indexNamed(lists map[string]*wordList) *namedIndex {
+	if len(ListSpecs) > 128 {
+		return nil
+	}
+	ix := &namedIndex{words: map[string][2]uint64{}}
+	add := func(w string, b [2]uint64) {
+		m := ix.words[w]
+		ix.words[w] = [2]uint64{m[0] | b[0], m[1] | b[1]}
+	}
+	for name, l := range lists {
+		b, ok := listBits[name]
+		if !ok {
+			return nil
+		}
+		for w := range l.set {
+			add(w, b)
+		}
+		for w := range l.byFirst {
+			add(w, b)
+		}
+	}
+	return ix
+}
+
+// MayName reports whether Names may match the words ws for one of the
+// lists names (protection.Lists): false only when none of ws is a word of
+// them or the first part of one of their entries, so that a caller asking
+// several lists about words that name nothing asks once.
+func (k *Knowledge) MayName(names []string, ws []string) bool {
+	ix := k.or().named
+	if ix == nil {
+		return true
+	}
+	var m [2]uint64
+	for _, w := range ws {
+		b := ix.words[w]
+		m[0] |= b[0]
+		m[1] |= b[1]
+	}
+	if m == ([2]uint64{}) {
+		return false
+	}
+	for _, n := range names {
+		b, ok := listBits[n]
+		if !ok || m[0]&b[0] != 0 || m[1]&b[1] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // WithWritableRoots returns k (nil: the embedded programs file) judging
@@ -416,6 +491,7 @@ func (k *Knowledge) withFiles(files ...knowledgeFile) (*Knowledge, error) {
 		}
 		out.files = append(out.files, kf.path)
 	}
+	out.named = indexNamed(out.Lists)
 	return out, nil
 }
 

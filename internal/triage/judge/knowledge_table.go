@@ -68,5 +68,6 @@ func EmbeddedKnowledge(reg map[string]func(*Script, *Command)) (*Knowledge, erro
 			return nil, fmt.Errorf("%s: missing list %s", EmbeddedProgramsFile, l.Name)
 		}
 	}
+	k.named = indexNamed(k.Lists)
 	return k, nil
 }

@@ -54,7 +54,7 @@ type Command struct {
 	OutWhat string // and what that is
 	Sink    bool   // it sends its standard input to a remote host
 
-	rule     rules.Decision // strictest decision of the exec rules that matched it
+	rule     vocab.Decision // strictest decision of the exec rules that matched it
 	ruleSeen bool           // an exec rule matched it with certainty
 	ruleWhy  string
 }

@@ -157,12 +157,12 @@ func (s *Script) script(sc *shell.Script) {
 	for _, m := range matches {
 		c := &s.Cmds[m.Command]
 		if m.Possible {
-			c.rule = max(c.rule, rules.Prompt)
+			c.rule = c.rule.Stricter(rules.Prompt)
 		} else {
-			c.rule = max(c.rule, m.Rule.Decision)
+			c.rule = c.rule.Stricter(m.Rule.Decision)
 			c.ruleSeen = true
 		}
-		if m.Rule.Decision > rules.Allow && c.ruleWhy == "" {
+		if m.Rule.Decision.Strictness() > 0 && c.ruleWhy == "" {
 			c.ruleWhy = m.Rule.String()
 			if m.Rule.Justification != "" {
 				c.ruleWhy += " (" + m.Rule.Justification + ")"
@@ -373,7 +373,7 @@ func (s *Script) command(c *Command) {
 		s.Deny(vocab.Routine, "`"+c.Text+"` is forbidden by the exec rule "+c.ruleWhy)
 		return
 	}
-	if c.rule >= rules.Prompt {
+	if c.rule.Strictness() >= rules.Prompt.Strictness() {
 		s.Esc(vocab.Routine, Medium, "`"+c.Text+"` needs approval by the exec rule "+c.ruleWhy)
 	}
 	if !c.Known[0] {

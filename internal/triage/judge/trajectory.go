@@ -487,33 +487,18 @@ func (s *Script) taintedRead(pl place, level int, what string) (int, string) {
 // that made the call being judged (callID), from that call on, are left
 // out: they have not run.
 func TurnsWithCalls(history []chat.Message, callID string) (string, []vocab.Turn) {
-	request, turns := "", []vocab.Turn(nil)
-	for _, m := range history {
-		switch m.Role {
-		case chat.User:
-			if request == "" && len(turns) == 0 {
-				request = m.Content
+	return vocab.TurnsWith(history, func(m chat.Message, turns []vocab.Turn) []vocab.Turn {
+		for _, call := range m.ToolCalls {
+			if callID != "" && call.ID == callID {
+				break
+			}
+			if call.ParseError != "" || len(call.Arguments) == 0 {
 				continue
 			}
-		case chat.Assistant:
-			turns = append(turns, vocab.Turn{Role: string(m.Role), Content: m.Content})
-			for _, call := range m.ToolCalls {
-				if callID != "" && call.ID == callID {
-					break
-				}
-				if call.ParseError != "" || len(call.Arguments) == 0 {
-					continue
-				}
-				turns = append(turns, vocab.Turn{Role: string(chat.Assistant), Content: "Calling " + call.Function + " " + string(call.Arguments)})
-			}
-			continue
-		case chat.Tool:
-		default:
-			continue
+			turns = append(turns, vocab.Turn{Role: string(chat.Assistant), Content: "Calling " + call.Function + " " + string(call.Arguments)})
 		}
-		turns = append(turns, vocab.Turn{Role: string(m.Role), Content: m.Content})
-	}
-	return request, turns
+		return turns
+	})
 }
 
 // priorContent judges the text an earlier step wrote into the file abs

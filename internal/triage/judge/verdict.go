@@ -39,14 +39,7 @@ type Finding struct {
 
 // Rank orders findings: deny over escalate over allow, then by risk.
 func (f Finding) Rank() int {
-	d := 0
-	switch f.Dec {
-	case vocab.Escalate:
-		d = 1
-	case vocab.Deny:
-		d = 2
-	}
-	return d*10 + f.Risk
+	return f.Dec.Strictness()*10 + f.Risk
 }
 
 // Judgement accumulates findings.

@@ -541,8 +541,7 @@ func judgeGetent(s *judge.Script, c *judge.Command) {
 }
 
 func judgePrintenv(s *judge.Script, c *judge.Command) {
-	if judge.EnvDump(c) != "" {
-		envDumpUse(s, c)
+	if dumpsEnv(s, c) {
 		return
 	}
 	for _, v := range shell.Operands(c.Args, "") {
@@ -555,8 +554,7 @@ func judgePrintenv(s *judge.Script, c *judge.Command) {
 }
 
 func judgeEnv(s *judge.Script, c *judge.Command) {
-	if judge.EnvDump(c) != "" {
-		envDumpUse(s, c)
+	if dumpsEnv(s, c) {
 		return
 	}
 	s.Allow("env")
@@ -580,10 +578,13 @@ func passesLines(s *judge.Script, pipeline, from, to int) bool {
 	return true
 }
 
-// envDumpUse judges printing the environment: piping it to a search for
-// secrets is probing, to a harmless search routine, anything else is
-// passed on.
-func envDumpUse(s *judge.Script, c *judge.Command) {
+// dumpsEnv judges c when it prints the whole environment (judge.EnvDump)
+// and reports whether it did: piping it to a search for secrets is
+// probing, to a harmless search routine, anything else is passed on.
+func dumpsEnv(s *judge.Script, c *judge.Command) bool {
+	if judge.EnvDump(c) == "" {
+		return false
+	}
 	c.Out, c.OutWhat = secret.Critical, "the whole environment"
 	if c.Sc.Pipeline > 0 {
 		for i := range s.Cmds {
@@ -602,12 +603,12 @@ func envDumpUse(s *judge.Script, c *judge.Command) {
 				for _, p := range pats {
 					if credentialSearch(p) || strings.Contains(strings.ToLower(p), "key") {
 						s.Deny(vocab.CredentialProbing, "`"+c.Text+" | "+d.Text+"` searches the environment for secrets")
-						return
+						return true
 					}
 				}
 				if len(pats) > 0 && !shell.HasShort(d.Args, 'v', "efmABCdD") {
 					s.Allow("searches the environment")
-					return
+					return true
 				}
 			case "wc", "sort", "cut", "head":
 			}
@@ -615,11 +616,11 @@ func envDumpUse(s *judge.Script, c *judge.Command) {
 	}
 	c.Out, c.OutWhat = secret.Critical, "the whole environment"
 	s.Esc(vocab.CredentialProbing, judge.Medium, "`"+c.Text+"` prints "+judge.EnvDump(c)+", tokens included")
+	return true
 }
 
 func judgeSet(s *judge.Script, c *judge.Command) {
-	if judge.EnvDump(c) != "" {
-		envDumpUse(s, c)
+	if dumpsEnv(s, c) {
 		return
 	}
 	for i := 1; i+1 < len(c.Args); i++ {
@@ -644,8 +645,7 @@ func judgeHash(s *judge.Script, c *judge.Command) {
 }
 
 func judgeExport(s *judge.Script, c *judge.Command) {
-	if judge.EnvDump(c) != "" {
-		envDumpUse(s, c)
+	if dumpsEnv(s, c) {
 		return
 	}
 	for _, a := range c.Args[1:] {

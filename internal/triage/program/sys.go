@@ -114,64 +114,65 @@ func judgeService(s *judge.Script, c *judge.Command) {
 }
 
 func judgeFirewall(s *judge.Script, c *judge.Command) {
-	fw := command.Firewall(c.Name, c.Args)
-	switch c.Name {
-	case "ufw":
-		switch {
-		case fw&command.FirewallLists != 0:
-			s.Allow("ufw status")
-		case fw&command.FirewallOff != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` turns the firewall off")
-		case fw&command.FirewallLoggingOff != 0:
-			s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` turns firewall logging off")
-		case fw&command.FirewallOpens != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` makes the firewall allow everything")
-		default:
-			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes firewall rules")
-		}
-	case "nft":
-		switch {
-		case fw&command.FirewallLists != 0:
-			s.Allow("nft list")
-		case fw&command.FirewallFlushes != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` removes the firewall rules")
-		default:
-			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes firewall rules")
-		}
-	case "pfctl":
-		switch {
-		case fw&command.FirewallOff != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` turns the firewall off")
-		case fw&command.FirewallFlushes != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` flushes the firewall rules")
-		case fw&command.FirewallLists != 0:
-			s.Allow("pfctl -s")
-		default:
-			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes firewall rules")
-		}
-	case "firewall-cmd":
-		switch {
-		case fw&command.FirewallLists != 0:
-			s.Allow("firewall-cmd")
-		case fw&command.FirewallOpens != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` opens the firewall")
-		default:
-			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes firewall rules")
-		}
-	case "iptables-save", "ip6tables-save":
+	if c.Name == "iptables-save" || c.Name == "ip6tables-save" {
 		s.Allow(c.Name)
-	default:
-		switch {
-		case fw&command.FirewallLists != 0:
-			s.Allow(c.Name + " -L")
-		case fw&command.FirewallFlushes != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` flushes the firewall rules")
-		case fw&command.FirewallOpens != 0:
-			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` makes the firewall accept everything")
-		default:
-			s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes firewall rules")
-		}
+		return
 	}
+	fw := command.Firewall(c.Name, c.Args)
+	rules, ok := firewallRules[c.Name]
+	if !ok {
+		rules = firewallRules[""]
+	}
+	for _, r := range rules {
+		if fw&r.effect == 0 {
+			continue
+		}
+		switch r.verdict {
+		case firewallAllow:
+			if r.says == "" {
+				s.Allow(c.Name + " -L")
+			} else {
+				s.Allow(r.says)
+			}
+		case firewallDeny:
+			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` "+r.says)
+		case firewallEscalate:
+			s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` "+r.says)
+		}
+		return
+	}
+	s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes firewall rules")
+}
+
+// firewallRule is what a firewall command with one effect gets: allowed
+// under the name says (a program's name with " -L" when empty), denied or
+// escalated at high risk because it does what says says.
+type firewallRule struct {
+	effect  command.FirewallEffect
+	verdict uint8
+	says    string
+}
+
+// The verdicts of a firewallRule.
+const (
+	firewallAllow uint8 = iota
+	firewallDeny
+	firewallEscalate
+)
+
+// firewallRules holds, program by program ("" for iptables and the other
+// programs of the firewall judge), the rules tried in order; a command
+// none of them matches is escalated at medium risk as a change of the
+// firewall rules.
+var firewallRules = map[string][]firewallRule{
+	"ufw": {{command.FirewallLists, firewallAllow, "ufw status"}, {command.FirewallOff, firewallDeny, "turns the firewall off"},
+		{command.FirewallLoggingOff, firewallEscalate, "turns firewall logging off"}, {command.FirewallOpens, firewallDeny, "makes the firewall allow everything"}},
+	"nft": {{command.FirewallLists, firewallAllow, "nft list"}, {command.FirewallFlushes, firewallDeny, "removes the firewall rules"}},
+	"pfctl": {{command.FirewallOff, firewallDeny, "turns the firewall off"}, {command.FirewallFlushes, firewallDeny, "flushes the firewall rules"},
+		{command.FirewallLists, firewallAllow, "pfctl -s"}},
+	"firewall-cmd": {{command.FirewallLists, firewallAllow, "firewall-cmd"}, {command.FirewallOpens, firewallDeny, "opens the firewall"}},
+	"": {{command.FirewallLists, firewallAllow, ""}, {command.FirewallFlushes, firewallDeny, "flushes the firewall rules"},
+		{command.FirewallOpens, firewallDeny, "makes the firewall accept everything"}},
 }
 
 func judgeMAC(s *judge.Script, c *judge.Command) {

@@ -30,6 +30,9 @@ type Lists interface {
 	// Names returns the entry of the named list that the words ws match,
 	// "" for none.
 	Names(name string, ws []string) string
+	// MayName reports whether Names may match ws for one of the lists
+	// names: false when it matches for none.
+	MayName(names []string, ws []string) bool
 }
 
 // Guards that do not depend on the program or tool: configuration text
@@ -887,6 +890,9 @@ func protectionHint(text string) bool {
 // words are the tool_*_words lists of the programs file, whose entries
 // a+b match when the name holds both words.
 func SensitiveTool(k Lists, ws []string) string {
+	if !k.MayName(sensitiveToolLists, ws) {
+		return ""
+	}
 	switch {
 	case k.Names("tool_credential_words", ws) != "":
 		return "credentials"
@@ -907,6 +913,10 @@ func SensitiveTool(k Lists, ws []string) string {
 	}
 	return ""
 }
+
+// sensitiveToolLists are the lists SensitiveTool asks.
+var sensitiveToolLists = []string{"tool_credential_words", "tool_payment_words", "tool_identity_words", "tool_health_words",
+	"tool_personal_words", "tool_location_words", "tool_asset_words", "tool_home_words"}
 
 // SensitiveServer returns the entry of the list sensitive_servers that the
 // words of an MCP server's name match (a password manager or secrets

@@ -6,12 +6,27 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
 )
+
+// CheckOpen checks what provider needs before it opens the model
+// modelName, before any request: a name, and an API key in opts or, when
+// there is none, one hasKey finds of the provider's own (env names its
+// variable); a missing key is a *model.MissingConfigError.
+func CheckOpen(provider, modelName string, opts model.Options, env string, hasKey func() bool) error {
+	if modelName == "" {
+		return errors.New(provider + ": empty model name")
+	}
+	if opts.APIKey == "" && !hasKey() {
+		return &model.MissingConfigError{Provider: provider, What: "API key", Env: env, Flag: "--api-key"}
+	}
+	return nil
+}
 
 // ClientOptions returns the request options of a provider SDK's client for
 // opts, made by that SDK's constructors: the base URL and the API key when

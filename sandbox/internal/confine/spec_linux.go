@@ -5,6 +5,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -78,12 +79,11 @@ type Spec struct {
 func (s Spec) Args() []string {
 	a := []string{Marker}
 	add := func(k, v string) { a = append(a, k+"="+v) }
-	flag := func(k string, v bool) {
-		if v {
-			add(k, "1")
+	for _, f := range s.flags() {
+		if *f.v {
+			add(f.name, "1")
 		}
 	}
-	flag("probe", s.Probe)
 	add("mode", s.Mode)
 	add("path", s.Path)
 	for _, r := range s.Roots {
@@ -95,28 +95,35 @@ func (s Spec) Args() []string {
 	for _, p := range s.Hidden {
 		add("hidden", p)
 	}
-	flag("network", s.Network)
 	add("landlock", strconv.Itoa(s.Landlock))
 	add("userns", s.UserNS)
 	add("netns", s.NetNS)
 	if s.IDMap != "" {
 		add("idmap", s.IDMap)
 	}
-	flag("parentmaps", s.ParentMaps)
-	flag("mountns", s.MountNS)
-	flag("view", s.View)
-	flag("pidns", s.PIDNS)
-	flag("nounix", s.NoUnix)
-	flag("contain", s.Contain)
 	for _, t := range s.Temps {
 		add("temp", t.Path)
 		add("tempsrc", t.Source)
 	}
-	flag("cover", s.Cover)
 	if s.Dev != "" {
 		add("dev", s.Dev)
 	}
 	return append(a, "--")
+}
+
+// flag is a boolean of a Spec and the name of its helper argument, given
+// as "name=1" when true.
+type flag struct {
+	name string
+	v    *bool
+}
+
+// flags are the booleans of s.
+func (s *Spec) flags() []flag {
+	return []flag{
+		{"probe", &s.Probe}, {"network", &s.Network}, {"parentmaps", &s.ParentMaps}, {"mountns", &s.MountNS},
+		{"view", &s.View}, {"pidns", &s.PIDNS}, {"nounix", &s.NoUnix}, {"contain", &s.Contain}, {"cover", &s.Cover},
+	}
 }
 
 // Parse decodes what args encoded and returns the arguments after
@@ -126,6 +133,7 @@ func Parse(args []string) (Spec, []string, error) {
 	if len(args) == 0 || args[0] != Marker {
 		return s, nil, errors.New("helper arguments of another format (a different warden executable?)")
 	}
+	flags := s.flags()
 	for i, a := range args[1:] {
 		if a == "--" {
 			return s, args[i+2:], nil
@@ -134,9 +142,11 @@ func Parse(args []string) (Spec, []string, error) {
 		if !ok {
 			return s, nil, fmt.Errorf("bad helper argument %q", a)
 		}
+		if f := slices.IndexFunc(flags, func(f flag) bool { return f.name == k }); f >= 0 {
+			*flags[f].v = v == "1"
+			continue
+		}
 		switch k {
-		case "probe":
-			s.Probe = v == "1"
 		case "mode":
 			s.Mode = v
 		case "path":
@@ -147,8 +157,6 @@ func Parse(args []string) (Spec, []string, error) {
 			s.Protected = append(s.Protected, v)
 		case "hidden":
 			s.Hidden = append(s.Hidden, v)
-		case "network":
-			s.Network = v == "1"
 		case "landlock":
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -161,18 +169,6 @@ func Parse(args []string) (Spec, []string, error) {
 			s.NetNS = v
 		case "idmap":
 			s.IDMap = v
-		case "parentmaps":
-			s.ParentMaps = v == "1"
-		case "mountns":
-			s.MountNS = v == "1"
-		case "view":
-			s.View = v == "1"
-		case "pidns":
-			s.PIDNS = v == "1"
-		case "nounix":
-			s.NoUnix = v == "1"
-		case "contain":
-			s.Contain = v == "1"
 		case "temp":
 			s.Temps = append(s.Temps, Temp{Path: v})
 		case "tempsrc":
@@ -180,8 +176,6 @@ func Parse(args []string) (Spec, []string, error) {
 				return s, nil, fmt.Errorf("bad helper argument %q: no temp before it", a)
 			}
 			s.Temps[len(s.Temps)-1].Source = v
-		case "cover":
-			s.Cover = v == "1"
 		case "dev":
 			s.Dev = v
 		default:

@@ -1,13 +1,27 @@
-package policy
+package policyfile
 
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/shell/shelltest"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/tool"
 )
+
+func call(fn, args string) *tool.Call {
+	c := tool.NewCall("c1", fn, args)
+	return &c
+}
+
+func bashCall(script string) string {
+	b, _ := json.Marshal(map[string]string{"cmd": script})
+	return string(b)
+}
 
 // An approval policy as written for Inspect AI.
 const inspectApproval = `approvers:
@@ -152,7 +166,7 @@ func TestNewcomer8_NonUTF8Position(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, err := range []error{filepos.CheckUTF8("p.yaml", []byte(tc.in)), func() error { _, err := Parse([]byte(tc.in), "p.yaml"); return err }()} {
-				var pe *Error
+				var pe *filepos.Error
 				if !errors.As(err, &pe) || pe.Pos.Line != tc.line || pe.Pos.Col != tc.col {
 					t.Errorf("%v, want p.yaml:%d:%d", err, tc.line, tc.col)
 				}
@@ -162,6 +176,116 @@ func TestNewcomer8_NonUTF8Position(t *testing.T) {
 	for _, ok := range []string{"", "approvers: []\n", "# héllo\n", "\xef\xbb\xbfapprovers: []\n", "\xff\xfea\x00"} {
 		if err := filepos.CheckUTF8("p.yaml", []byte(ok)); err != nil {
 			t.Errorf("%q: %v", ok, err)
+		}
+	}
+}
+
+// TestG16_QuickstartPatternRefusesWhatBashReadsDifferently: the
+// quickstart's own approver (commands: [ls, cat]) approves none of the
+// scripts bash reads differently from the parser (`A=1<CR>ls rm -rf
+// victim` is rm to bash), and a call approved would run: the victim must
+// survive whatever the approvers approve.
+func TestG16_QuickstartPatternRefusesWhatBashReadsDifferently(t *testing.T) {
+	data, err := os.ReadFile("../../examples/quickstart/approval.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(data, "approval.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var approvers []policy.Matcher
+	for _, e := range f.Entries {
+		if d, _ := e.Params["decision"].(string); d != "" && d != "approve" {
+			continue
+		}
+		m, err := e.Matcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		approvers = append(approvers, m)
+	}
+	if len(approvers) == 0 {
+		t.Fatal("the quickstart has no approving entry")
+	}
+	for _, a := range shelltest.Attacks {
+		dir := t.TempDir()
+		v := shelltest.Victim(t, dir)
+		for _, m := range approvers {
+			if m.Match(policy.NewTarget(call("bash", bashCall(a)), nil)) {
+				t.Errorf("the quickstart approves %q", a)
+				shelltest.Run(t, dir, a)
+			}
+		}
+		if !shelltest.Exists(v) {
+			t.Errorf("%q deleted the victim", a)
+		}
+	}
+	// What the parser and bash agree on is still approved.
+	for _, ok := range []string{"ls -la", "cat notes.txt; ls", "ls 'a b'"} {
+		matched := false
+		for _, m := range approvers {
+			matched = matched || m.Match(policy.NewTarget(call("bash", bashCall(ok)), nil))
+		}
+		if !matched {
+			t.Errorf("the quickstart does not approve %q", ok)
+		}
+	}
+}
+
+func TestP8_PolicyFile(t *testing.T) {
+	src := "approvers:\n" +
+		"  - name: auto\n" +
+		"    tool: bash\n" +
+		"    args:\n" +
+		"      cmd: {commands: [ls, \"git status\"]}\n"
+	f, err := Parse([]byte(src), "a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Entries[0]
+	if !e.Structured() || len(e.Commands["cmd"]) != 2 || e.Args != nil {
+		t.Fatalf("entry = %+v", e)
+	}
+	m, err := e.Matcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Match(policy.NewTarget(call("bash", `{"cmd":"git status; ls"}`), nil)) {
+		t.Error("want match")
+	}
+	if m.Match(policy.NewTarget(call("bash", `{"cmd":"ls; touch pwned"}`), nil)) {
+		t.Error("chained command matched")
+	}
+	js, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"args":{"cmd":{"commands":["ls","git status"]}}`; !strings.Contains(string(js), want) {
+		t.Errorf("JSON %s, want %s", js, want)
+	}
+}
+
+func TestP8_PolicyCheckErrors(t *testing.T) {
+	head := "approvers:\n  - name: auto\n    tool: bash\n    args:\n"
+	tests := []struct {
+		body, want string
+	}{
+		{"      cmd: {commands: []}\n", "a.yaml:5:23: args.cmd.commands must be a non-empty list"},
+		{"      cmd: {commands: ls}\n", "a.yaml:5:23: args.cmd.commands must be a non-empty list"},
+		{"      cmd: {commands: [ls, \"\"]}\n", "a.yaml:5:28: args.cmd.commands[1]: empty command prefix"},
+		{"      cmd: {commands: [ls, 3]}\n", "a.yaml:5:28: args.cmd.commands[1] must be a string"},
+		{"      cmd: {commands: [[ls]]}\n", "a.yaml:5:24: args.cmd.commands[0] must be a string"},
+		{"      cmd: {commands: [\"'ls\"]}\n", "a.yaml:5:24: args.cmd.commands[0]: \"'ls\": unterminated"},
+		{"      cmd: {command: [ls]}\n", "a.yaml:5:13: args.cmd: a mapping must be exactly {commands"},
+		{"      cmd: {commands: [ls], x: 1}\n", "a.yaml:5:29: args.cmd: a mapping must be exactly"},
+		{"      cmd: [ls]\n", "a.yaml:5:12: args.cmd must be a glob string or {commands"},
+		{"      cmd: ls*\n      cmd: {commands: [ls]}\n", "a.yaml:6:7: args.cmd given twice"},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(head+tt.body), "a.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want prefix %q", tt.body, err, tt.want)
 		}
 	}
 }

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wardenhq/warden/internal/gateway"
+	"github.com/wardenhq/warden/internal/mcp"
+	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/shell"
+)
+
+const mcpUsage = `usage: warden mcp [--config FILE] [--approval X] [--review X] [--rules FILE]...
+                  [--approvals-reviewer user|auto_review|LIST] [--auto-review-model M]
+                  [--server URL] [--db URL] [--timeout D]
+                  [--name NAME] [--mode auto|prompt|writes|approve] [--tool-mode TOOL=MODE]...
+                  -- UPSTREAM_CMD [ARG]...
+       warden mcp --listen HOST:PORT --upstream [NAME=]URL|CMD [--tls-cert FILE --tls-key FILE] [flags]
+
+An MCP gateway (SPEC X2): the MCP client starts warden as its stdio server;
+warden starts UPSTREAM_CMD as a stdio MCP server and relays everything the two
+say, unchanged, but tools/call: each call is decided by the approval policy,
+then by the tool's approval mode on the annotations the server declared in
+tools/list (a boundary request for the first pass, auto-review or a person),
+forwarded, and its result reviewed by the review policy before the client sees
+it. A rejected call is an error result with the reason; a terminated session
+refuses every later call. The client session is a warden run:
+$WARDEN_HOME/runs/RUN_ID.jsonl and the store. See docs/mcp.md.
+
+With --listen, warden serves streamable HTTP instead: each client session
+(Mcp-Session-Id) is a run with its own connection to the upstream (an
+http(s) URL of a streamable HTTP server, or a command line started per
+session). The address must be loopback unless TLS is given, and every request
+must carry "Authorization: Bearer $WARDEN_TOKEN" (as warden serve's).
+
+Exit status: 0 when the client ended the session, 1 when the MCP server died
+or the run could not be recorded, 2 for a usage or configuration error.
+`
+
+// mcpCmd implements `warden mcp`.
+func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCommand("warden mcp", mcpUsage, stderr)
+	gf := addGovernFlags(c.fs, "mcp.yaml", false)
+	name := c.fs.String("name", "", "the MCP server's `NAME` in boundary requests and the run (default: the command's base name)")
+	mode := c.fs.String("mode", "", "the server's approval `MODE`: auto (default: tools not declared read-only that may be destructive or open-world), prompt (every call), writes (every tool not declared read-only), approve (none)")
+	var toolModes stringList
+	c.fs.Var(&toolModes, "tool-mode", "a tool's own approval mode, `TOOL=MODE` (repeatable)")
+	listen := c.fs.String("listen", "", "serve streamable HTTP on `HOST:PORT` instead of stdio")
+	var upstreams stringList
+	c.fs.Var(&upstreams, "upstream", "with --listen, the MCP server: `[NAME=]URL|CMD`, an http(s) URL or a command line")
+	cert := c.fs.String("tls-cert", "", "with --listen, the TLS certificate `FILE` (PEM)")
+	key := c.fs.String("tls-key", "", "with --listen, the TLS private key `FILE` (PEM)")
+	var upstream []string
+	for i, a := range args {
+		if a == "--" {
+			args, upstream = args[:i], args[i+1:]
+			break
+		}
+	}
+	pos, code, ok := c.parse(args, true, stdout)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		return c.fail("unexpected %q: the MCP server's command goes after --", pos[0])
+	}
+	var listenUp string
+	switch {
+	case *listen != "" && (len(upstream) > 0 || len(upstreams) != 1):
+		return c.fail("--listen takes one --upstream, and no command after --")
+	case *listen != "":
+		listenUp = upstreams[0]
+		if n, rest, ok := strings.Cut(listenUp, "="); ok && !strings.Contains(n, "/") && !strings.Contains(n, " ") && n != "" {
+			if *name == "" {
+				*name = n
+			}
+			listenUp = rest
+		}
+		if !isURL(listenUp) {
+			if upstream, err := shell.Split(listenUp); err != nil || len(upstream) == 0 {
+				return c.fail("--upstream %q: want an http(s) URL or a command line", upstreams[0])
+			}
+		}
+	case len(upstreams) > 0:
+		return c.fail("--upstream goes with --listen")
+	case len(upstream) == 0:
+		return c.fail("give the MCP server's command after --")
+	}
+	if (*cert == "") != (*key == "") {
+		return c.fail("--tls-cert and --tls-key go together")
+	}
+	var token string
+	if *listen != "" {
+		host, _, err := net.SplitHostPort(*listen)
+		if err != nil {
+			return c.fail("--listen %q: %v", *listen, err)
+		}
+		if !loopbackHost(host) && *cert == "" {
+			return c.fail("--listen %s is not a loopback address: serving beyond this machine needs TLS (--tls-cert and --tls-key)", *listen)
+		}
+		if token, err = serve.OperatorToken(); err != nil || token == "" {
+			return c.fail("--listen needs $%s, the token every request must carry (%v)", serve.EnvToken, err)
+		}
+	}
+	g := &gateway.Gateway{Server: *name, Modes: map[string]mcp.Mode{}, Log: stderr}
+	if g.Server == "" {
+		if isURL(listenUp) {
+			g.Server = "mcp"
+		} else if listenUp != "" {
+			argv, _ := shell.Split(listenUp)
+			g.Server = serverName(argv)
+		} else {
+			g.Server = serverName(upstream)
+		}
+	}
+	var err error
+	if g.Mode, err = mcp.ParseMode(*mode); err != nil {
+		return c.fail("--mode: %v", err)
+	}
+	for _, tm := range toolModes {
+		t, m, ok := strings.Cut(tm, "=")
+		if !ok || t == "" {
+			return c.fail("--tool-mode %q: want TOOL=MODE", tm)
+		}
+		if g.Modes[t], err = mcp.ParseMode(m); err != nil || m == "" {
+			return c.fail("--tool-mode %q: want TOOL=MODE with MODE auto, prompt, writes or approve", tm)
+		}
+	}
+	f, err := gf.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+		return exitUsage
+	}
+	if f.Sandbox != "" {
+		fmt.Fprintf(stderr, "warden mcp: %v\n", f.At("sandbox", fmt.Errorf("not a key of warden mcp")))
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, closeAll, err := governConfig(ctx, f, true, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+		return exitUsage
+	}
+	g.Config = cfg
+	if g.Workdir, err = os.Getwd(); err != nil {
+		g.Workdir = ""
+	}
+	if *listen != "" {
+		err := listenMCP(ctx, g, *listen, listenUp, token, *cert, *key, stderr)
+		if cerr := closeAll(); err == nil && cerr != nil {
+			err = fmt.Errorf("recording the sessions: %w", cerr)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+	cmd := exec.Command(upstream[0], upstream[1:]...)
+	cmd.Stderr = stderr
+	up, err := (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
+	if err != nil {
+		closeAll()
+		fmt.Fprintf(stderr, "warden mcp: starting the MCP server: %v\n", err)
+		return exitError
+	}
+	client, err := (&sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}, MaxLineLength: maxMCPMessage}).Connect(ctx)
+	if err != nil {
+		up.Close()
+		closeAll()
+		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+		return exitError
+	}
+	serr := g.Serve(ctx, client, up)
+	cerr := closeAll()
+	switch {
+	case serr != nil:
+		fmt.Fprintf(stderr, "warden mcp: %v\n", serr)
+		return exitError
+	case cerr != nil:
+		fmt.Fprintf(stderr, "warden mcp: recording the session: %v\n", cerr)
+		return exitError
+	}
+	return exitOK
+}
+
+// maxMCPMessage bounds one message of the client (a tool's arguments can
+// carry a whole file): larger is a protocol error that ends the session.
+const maxMCPMessage = 16 << 20
+
+// serverName names an MCP server by its command: the base name of the
+// first argument that is not a runner (npx, node, uvx, …) or an option.
+func serverName(argv []string) string {
+	for _, a := range argv {
+		base := a[strings.LastIndexAny(a, "/")+1:]
+		switch {
+		case strings.HasPrefix(a, "-"), base == "npx", base == "node", base == "uvx", base == "python", base == "python3", base == "docker", base == "run":
+			continue
+		}
+		base = strings.TrimPrefix(base, "server-")
+		if at := strings.LastIndex(base, "@"); at > 0 {
+			base = base[:at]
+		}
+		if base != "" {
+			return base
+		}
+	}
+	return "mcp"
+}
+
+// nopWriteCloser is stdout, which closing the session leaves open.
+type nopWriteCloser struct{ io.Writer }
+
+// Close implements io.Closer.
+func (nopWriteCloser) Close() error { return nil }
+
+// isURL reports whether an upstream is a streamable HTTP endpoint.
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// listenMCP serves g over streamable HTTP on addr until ctx ends; each
+// session connects to upstream (a URL, else a command line started per
+// session).
+func listenMCP(ctx context.Context, g *gateway.Gateway, addr, upstream, token, cert, key string, stderr io.Writer) error {
+	h := &gateway.Handler{Gateway: g, Token: token, Upstream: func(ctx context.Context) (sdk.Connection, error) {
+		if isURL(upstream) {
+			return (&sdk.StreamableClientTransport{Endpoint: upstream}).Connect(ctx)
+		}
+		argv, err := shell.Split(upstream)
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = stderr
+		return (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
+	}}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "warden mcp: serving %s on %s\n", g.Server, ln.Addr())
+	errc := make(chan error, 1)
+	go func() {
+		if cert != "" {
+			errc <- srv.ServeTLS(ln, cert, key)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = srv.Shutdown(shut)
+	}
+	h.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

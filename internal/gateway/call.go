@@ -1,0 +1,280 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/hook"
+)
+
+// methodCall is the one method warden governs.
+const methodCall = "tools/call"
+
+// callParams are the parameters of tools/call, read strictly: nothing else
+// is accepted (a task augmentation would return the result later, past
+// review).
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// readCall reads the parameters of tools/call strictly (SPEC A8).
+func readCall(params json.RawMessage) (callParams, error) {
+	var c callParams
+	t := bytes.TrimSpace(params)
+	if len(t) == 0 || t[0] != '{' {
+		return c, errors.New("params: want an object")
+	}
+	if err := argjson.CheckNames(t); err != nil {
+		return c, fmt.Errorf("params: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("params: %w", err)
+	}
+	if c.Name == "" {
+		return c, errors.New("params: no tool name")
+	}
+	if a := bytes.TrimSpace(c.Arguments); len(a) == 0 || string(a) == "null" {
+		c.Arguments = json.RawMessage("{}")
+	} else if a[0] != '{' {
+		return c, errors.New("params: arguments: want an object")
+	}
+	return c, nil
+}
+
+// errorResult is a CallToolResult with isError and text: the model reads
+// why and can adapt.
+func errorResult(text string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": text}}, "isError": true})
+	return b
+}
+
+// stopped is the answer to a call of a terminated session.
+func stopped(reason string) json.RawMessage {
+	return errorResult("warden stopped this session: " + reason + ". Every later tool call in this session is refused.")
+}
+
+// governCall governs one tools/call of the client: the approval policy
+// and the boundary, the upstream call, the review of its result. Every
+// path answers the client, but a call the client cancelled, which is
+// withdrawn silently.
+func (s *session) governCall(ctx context.Context, p *pending, m *jsonrpc.Request) {
+	result, werr := s.decideCall(ctx, p, m)
+	if ctx.Err() != nil && s.ctx.Err() == nil {
+		// The client cancelled: nothing is answered.
+		return
+	}
+	s.finish(p, result, werr)
+}
+
+func (s *session) decideCall(ctx context.Context, p *pending, m *jsonrpc.Request) (json.RawMessage, *jsonrpc.Error) {
+	c, err := readCall(m.Params)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "warden: tools/call " + err.Error()}
+	}
+	if why := s.stoppedWhy(); why != "" {
+		return stopped(why), nil
+	}
+	if _, listed := s.cat.get(c.Name); !listed {
+		// A call before any listing, or of a tool added since: what the
+		// server declares for it is asked for first.
+		if err := s.listTools(ctx); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden: listing the server's tools to judge the call: " + err.Error()}
+		}
+	}
+	e := &hook.Event{Name: methodCall, Phase: hook.PreTool, SessionID: s.run.RunID, Cwd: s.g.Workdir,
+		ToolUseID: fmt.Sprint(m.ID.Raw()), Tool: c.Name, Input: c.Arguments}
+	v, err := s.decide(ctx, e)
+	if err != nil {
+		return errorResult("warden could not decide this call, so it is denied: " + err.Error()), nil
+	}
+	params := m.Params
+	switch v.Decision {
+	case hook.Pass, hook.Allow:
+	case hook.Modify:
+		l, ok := s.cat.get(c.Name)
+		if !ok {
+			return errorResult("warden modified this call, but the server never listed the tool, so its input schema is unknown: denied"), nil
+		}
+		if err := l.validate(v.Input); err != nil {
+			return errorResult("warden modified this call, and the modified arguments do not fit the tool's input schema (" + err.Error() + "): denied"), nil
+		}
+		c.Arguments = v.Input
+		params, err = json.Marshal(c)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+	case hook.Stop, hook.Block:
+		return stopped(s.stop(v.Reason)), nil
+	default:
+		return errorResult("warden denied this call: " + v.Reason), nil
+	}
+	resp, err := s.callUp(ctx, p, params)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden: " + err.Error()}
+	}
+	e.Phase = hook.PostTool
+	e.Input = c.Arguments
+	var werr *jsonrpc.Error
+	if resp.Error != nil {
+		if !errors.As(resp.Error, &werr) {
+			werr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+		}
+		e.Output, e.Failed = werr.Message, true
+	} else {
+		e.Output, e.Failed = resultText(resp.Result)
+	}
+	v, err = s.decide(ctx, e)
+	if err != nil {
+		return errorResult("warden could not review this call's result, so it is withheld: " + err.Error()), nil
+	}
+	if v.Decision == hook.Block || v.Decision == hook.Stop {
+		return stopped(s.stop(v.Reason)), nil
+	}
+	if werr != nil {
+		return nil, werr
+	}
+	return resp.Result, nil
+}
+
+// decide decides one event of the session's run.
+func (s *session) decide(ctx context.Context, e *hook.Event) (hook.Verdict, error) {
+	s.decideMu.Lock()
+	defer s.decideMu.Unlock()
+	s.flushNotes()
+	return s.cfg.Decide(ctx, s.host, e, s.run)
+}
+
+// stoppedWhy is why the session was terminated, "" while it runs.
+func (s *session) stoppedWhy() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopped
+}
+
+// stop terminates the session: every later call is refused. It returns
+// why it was stopped.
+func (s *session) stop(reason string) string {
+	if reason == "" {
+		reason = "a policy terminated it"
+	}
+	s.mu.Lock()
+	if s.stopped == "" {
+		s.stopped = reason
+	}
+	reason = s.stopped
+	s.mu.Unlock()
+	return reason
+}
+
+// callUp sends a governed call upstream and waits for its answer; a
+// cancellation withdraws it upstream too.
+func (s *session) callUp(ctx context.Context, p *pending, params json.RawMessage) (*jsonrpc.Response, error) {
+	s.mu.Lock()
+	if s.upErr != nil {
+		err := s.upErr
+		s.mu.Unlock()
+		return nil, fmt.Errorf("the MCP server is gone: %w", err)
+	}
+	s.next++
+	up := &pending{clientID: p.clientID, method: methodCall, upID: s.next, answer: make(chan *jsonrpc.Response, 1)}
+	s.toUp[up.upID] = up
+	s.mu.Unlock()
+	id, _ := jsonrpc.MakeID(float64(up.upID))
+	if err := s.up.Write(ctx, &jsonrpc.Request{ID: id, Method: methodCall, Params: params}); err != nil {
+		s.mu.Lock()
+		delete(s.toUp, up.upID)
+		s.mu.Unlock()
+		return nil, fmt.Errorf("sending the call to the MCP server: %w", err)
+	}
+	select {
+	case r := <-up.answer:
+		return r, nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.toUp, up.upID)
+		s.mu.Unlock()
+		_ = s.up.Write(s.ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelParams(up.upID, "the client cancelled the call")})
+		return nil, ctx.Err()
+	}
+}
+
+// listTools asks the upstream for its whole tool listing (every page),
+// for a call that came before the client listed them.
+func (s *session) listTools(ctx context.Context) error {
+	cursor := ""
+	for page := 0; page < 1000; page++ {
+		params := json.RawMessage(`{}`)
+		if cursor != "" {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		s.mu.Lock()
+		s.next++
+		p := &pending{method: "tools/list", upID: s.next, answer: make(chan *jsonrpc.Response, 1)}
+		s.toUp[p.upID] = p
+		s.mu.Unlock()
+		id, _ := jsonrpc.MakeID(float64(p.upID))
+		if err := s.up.Write(ctx, &jsonrpc.Request{ID: id, Method: "tools/list", Params: params}); err != nil {
+			return err
+		}
+		var r *jsonrpc.Response
+		select {
+		case r = <-p.answer:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if r.Error != nil {
+			return r.Error
+		}
+		if cursor = s.learn(r.Result); cursor == "" {
+			return nil
+		}
+	}
+	return errors.New("the server's tool listing does not end")
+}
+
+// resultText is a CallToolResult as the reviewer reads it: its text
+// content, other content as JSON, the structured content; and whether the
+// server said the call failed.
+func resultText(result json.RawMessage) (string, bool) {
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return string(result), false
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		var t struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if json.Unmarshal(c, &t) == nil && t.Type == "text" {
+			b.WriteString(t.Text)
+		} else {
+			b.Write(c)
+		}
+	}
+	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(r.StructuredContent)
+	}
+	return b.String(), r.IsError
+}

@@ -1,0 +1,382 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/hook/hosttest"
+	"github.com/wardenhq/warden/internal/mcp"
+	"github.com/wardenhq/warden/internal/policyfile"
+	"github.com/wardenhq/warden/policy"
+	"github.com/wardenhq/warden/review"
+)
+
+// npmServer finds a reference MCP server installed from npm (.ci/run pins
+// them): $ENV, else BIN on PATH. It skips the test without it, and fails it
+// where the peers are required (CI: WARDEN_REQUIRE_HOSTS).
+func npmServer(t testing.TB, bin, env string) string {
+	t.Helper()
+	p := hosttest.Find(bin, env)
+	if p == "" {
+		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
+			t.Fatalf("%s not found (%s)", bin, env)
+		}
+		t.Skipf("%s not found: set %s", bin, env)
+	}
+	return p
+}
+
+// filesystemServer is the command of @modelcontextprotocol/server-filesystem
+// serving dir.
+func filesystemServer(t testing.TB, dir string) *exec.Cmd {
+	return exec.Command(npmServer(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM"), dir)
+}
+
+// testConfig is a gateway configuration whose runs live in a temporary
+// directory, with the approval and review policies of the YAML texts
+// ("" for none).
+func testConfig(t *testing.T, appr, rev string) *hook.Config {
+	t.Helper()
+	dir := t.TempDir()
+	c := &hook.Config{Paths: hook.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}, Timeout: 5 * time.Second}
+	if appr != "" {
+		c.ApprovalEntries = entries(t, appr, "approval.yaml")
+		c.Approval = must[*approval.Policy](t)(approval.Compile(c.ApprovalEntries))
+	}
+	if rev != "" {
+		c.ReviewEntries = entries(t, rev, "review.yaml")
+		c.Review = must[*review.Policy](t)(review.Compile(c.ReviewEntries))
+	}
+	return c
+}
+
+// entries reads a policy file's entries.
+func entries(t testing.TB, text, name string) []policy.Entry {
+	f, err := policyfile.Parse([]byte(text), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Entries
+}
+
+// must fails t on an error.
+func must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// peer is a client session through a gateway, and the gateway's end.
+type peer struct {
+	*sdk.ClientSession
+	done chan error
+	g    *Gateway
+}
+
+// connect starts g between a go-sdk client and upstream (a command, or a
+// transport to an in-process server), and returns the client's session.
+func connect(t *testing.T, g *Gateway, upstream sdk.Transport, opts *sdk.ClientOptions) *peer {
+	t.Helper()
+	ctx := context.Background()
+	up, err := upstream.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	sc, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &peer{done: make(chan error, 1), g: g}
+	go func() { p.done <- g.Serve(ctx, sc, up) }()
+	client := sdk.NewClient(&sdk.Implementation{Name: "warden-test", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ClientSession = cs
+	t.Cleanup(func() {
+		cs.Close()
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			t.Error("the gateway did not end after the client closed")
+		}
+	})
+	return p
+}
+
+// call calls tool with args and returns the result's text and isError.
+func (p *peer) call(t *testing.T, tool string, args map[string]any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := p.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// runEvents returns the events of the gateway's only run, as its
+// transcript has them, after the session ended.
+func runEvents(t *testing.T, c *hook.Config) []event.Event {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(c.Paths.Runs, "mcp-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("runs: %v, want one", files)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []event.Event
+	if err := event.Read(f, func(e event.Event) error { out = append(out, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// kinds lists the kinds of events.
+func kinds(evs []event.Event) string {
+	var ks []string
+	for _, e := range evs {
+		ks = append(ks, string(e.Kind()))
+	}
+	return strings.Join(ks, " ")
+}
+
+const fsPolicy = `approvers:
+  - name: auto
+    decision: reject
+    explanation: no writes into secret files
+    tool: write_file
+    args:
+      path: "*secret*"
+  - name: auto
+    decision: terminate
+    explanation: moving files ends the session
+    tools: move_file
+  - name: auto
+    decision: approve
+    tools: "*"
+`
+
+// The attacks first: a write the policy rejects never reaches the disk; a
+// terminate stops every later call, approved or not.
+func TestX2_RejectedWriteIsNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, fsPolicy, "")
+	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
+	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	secret := filepath.Join(dir, "secret.txt")
+	text, isErr := p.call(t, "write_file", map[string]any{"path": secret, "content": "pwned"})
+	if !isErr || !strings.Contains(text, "no writes into secret files") {
+		t.Errorf("rejected write answered %q (isError %v)", text, isErr)
+	}
+	if _, err := os.Stat(secret); !os.IsNotExist(err) {
+		t.Fatalf("the rejected write reached the disk: %v", err)
+	}
+	ok := filepath.Join(dir, "notes.txt")
+	if text, isErr := p.call(t, "write_file", map[string]any{"path": ok, "content": "hello"}); isErr {
+		t.Fatalf("approved write: %s", text)
+	}
+	if b, err := os.ReadFile(ok); err != nil || string(b) != "hello" {
+		t.Fatalf("approved write on disk: %q, %v", b, err)
+	}
+	// A name differing by case is the same argument to no one: read
+	// strictly (A8), the call is refused before any policy.
+	_, err := p.CallTool(context.Background(), &sdk.CallToolParams{Name: "write_file", Arguments: json.RawMessage(`{"path":"` + ok + `","PATH":"` + secret + `","content":"x"}`)})
+	if err == nil {
+		if _, serr := os.Stat(secret); !os.IsNotExist(serr) {
+			t.Fatal("a case-variant argument reached the disk")
+		}
+	}
+	if _, err := os.Stat(secret); !os.IsNotExist(err) {
+		t.Fatal("a case-variant argument reached the disk")
+	}
+}
+
+func TestX2_TerminateRefusesLaterCalls(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, fsPolicy, "")
+	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
+	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	src := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(src, []byte("a"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := p.call(t, "move_file", map[string]any{"source": src, "destination": filepath.Join(dir, "b.txt")})
+	if !isErr || !strings.Contains(text, "stopped this session") || !strings.Contains(text, "moving files ends the session") {
+		t.Errorf("terminated call answered %q (isError %v)", text, isErr)
+	}
+	later := filepath.Join(dir, "later.txt")
+	text, isErr = p.call(t, "write_file", map[string]any{"path": later, "content": "x"})
+	if !isErr || !strings.Contains(text, "refused") {
+		t.Errorf("a call after terminate answered %q (isError %v)", text, isErr)
+	}
+	for _, f := range []string{later, filepath.Join(dir, "b.txt")} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s written after the session was stopped", f)
+		}
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Errorf("the terminated move ran: %v", err)
+	}
+}
+
+// modifier is an approver that rewrites write_file's content.
+type modifier struct{ content string }
+
+func (m modifier) Approve(_ context.Context, req *approval.Request) (approval.Approval, error) {
+	var args map[string]any
+	if err := json.Unmarshal(req.Call.Arguments, &args); err != nil {
+		return approval.Approval{}, err
+	}
+	args["content"] = m.content
+	mod := req.Call
+	b, _ := json.Marshal(args)
+	mod.Arguments = b
+	return approval.Approval{Decision: approval.Modify, Modified: &mod, Explanation: "redacted"}, nil
+}
+
+// badModifier modifies a call into arguments the tool's schema refuses.
+type badModifier struct{}
+
+func (badModifier) Approve(_ context.Context, req *approval.Request) (approval.Approval, error) {
+	mod := req.Call
+	mod.Arguments = json.RawMessage(`{"path": 42}`)
+	return approval.Approval{Decision: approval.Modify, Modified: &mod}, nil
+}
+
+func TestX2_ModifiedCallIsWhatRuns(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, "", "")
+	cfg.Approval = approval.New(approval.Rule{Name: "redact", Handler: modifier{content: "[redacted]"}, Match: matchAll(t)})
+	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
+	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	f := filepath.Join(dir, "out.txt")
+	if text, isErr := p.call(t, "write_file", map[string]any{"path": f, "content": "AKIA-secret"}); isErr {
+		t.Fatalf("modified write: %s", text)
+	}
+	if b, err := os.ReadFile(f); err != nil || string(b) != "[redacted]" {
+		t.Fatalf("on disk %q (%v), want the modified content", b, err)
+	}
+
+	cfg.Approval = approval.New(approval.Rule{Name: "bad", Handler: badModifier{}, Match: matchAll(t)})
+	g2 := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
+	p2 := connect(t, g2, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	g2f := filepath.Join(dir, "bad.txt")
+	text, isErr := p2.call(t, "write_file", map[string]any{"path": g2f, "content": "x"})
+	if !isErr || !strings.Contains(text, "input schema") {
+		t.Errorf("a modification that does not fit the schema answered %q (isError %v)", text, isErr)
+	}
+	if _, err := os.Stat(g2f); !os.IsNotExist(err) {
+		t.Error("a call modified out of its schema ran")
+	}
+}
+
+func matchAll(t *testing.T) policy.Matcher {
+	m, err := policy.CompileList([]string{"*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A review that terminates withholds the result: the client never reads
+// the secret, and the session refuses later calls.
+func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY----- hunter2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "", "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n")
+	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
+	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "id_rsa")})
+	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "private key left") {
+		t.Fatalf("reviewed result answered %q (isError %v)", text, isErr)
+	}
+	text, isErr = p.call(t, "list_directory", map[string]any{"path": dir})
+	if !isErr || strings.Contains(text, "id_rsa") {
+		t.Errorf("a call after the review's terminate answered %q", text)
+	}
+	p.Close()
+	<-p.done
+	p.done <- nil
+	evs := runEvents(t, cfg)
+	got := kinds(evs)
+	for _, want := range []string{"run_start", "tool", "review", "run_end"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("transcript %q lacks %s", got, want)
+		}
+	}
+}
+
+// G2: with no approval policy the tool's mode on its declared annotations
+// decides which calls are boundary requests; with nobody to decide them
+// (no reviewer, no person), they are denied and say a person is needed.
+func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		mode                mcp.Mode
+		writeRuns, mkdirRun bool
+		readRuns            bool
+	}{
+		{mcp.Auto, false, true, true},    // write_file is declared destructive; create_directory is not
+		{mcp.Writes, false, false, true}, // neither is declared read-only
+		{mcp.Prompt, false, false, false},
+		{mcp.Approve, true, true, true},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			cfg := testConfig(t, "", "")
+			g := &Gateway{Config: cfg, Server: "filesystem", Mode: tt.mode}
+			p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+			w := filepath.Join(dir, "w-"+string(tt.mode))
+			text, isErr := p.call(t, "write_file", map[string]any{"path": w, "content": "x"})
+			_, err := os.Stat(w)
+			if (err == nil) != tt.writeRuns {
+				t.Errorf("write_file ran %v (%q), want %v", err == nil, text, tt.writeRuns)
+			}
+			if !tt.writeRuns && (!isErr || !strings.Contains(text, "nobody is configured")) {
+				t.Errorf("denied write answered %q", text)
+			}
+			d := filepath.Join(dir, "d-"+string(tt.mode))
+			p.call(t, "create_directory", map[string]any{"path": d})
+			if _, err := os.Stat(d); (err == nil) != tt.mkdirRun {
+				t.Errorf("create_directory ran %v, want %v", err == nil, tt.mkdirRun)
+			}
+			text, isErr = p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "r.txt")})
+			if (text == "readable" && !isErr) != tt.readRuns {
+				t.Errorf("read_text_file answered %q (isError %v), want it to run %v", text, isErr, tt.readRuns)
+			}
+		})
+	}
+}

@@ -1,0 +1,83 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wardenhq/warden/internal/mcp"
+)
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+const testToken = "a-test-token-of-enough-bits-0123456789"
+
+// httpGateway serves g over streamable HTTP with upstream per session.
+func httpGateway(t testing.TB, g *Gateway, upstream func() sdk.Transport) string {
+	h := &Handler{Gateway: g, Token: testToken, Upstream: func(ctx context.Context) (sdk.Connection, error) {
+		return upstream().Connect(ctx)
+	}}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		h.Close()
+	})
+	return srv.URL
+}
+
+// httpClient connects the go-sdk client over streamable HTTP with token.
+func httpClient(t testing.TB, url, token string) (*sdk.ClientSession, error) {
+	ct := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+	return sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+}
+
+// Over streamable HTTP, a session is governed as over stdio: the reference
+// filesystem server behind it, a rejected write is not written; a client
+// without the token gets nothing.
+func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, fsPolicy, "")
+	url := httpGateway(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}, func() sdk.Transport {
+		return &sdk.CommandTransport{Command: filesystemServer(t, dir)}
+	})
+	if cs, err := httpClient(t, url, "wrong-token"); err == nil {
+		cs.Close()
+		t.Fatal("a client with the wrong token connected")
+	}
+	cs, err := httpClient(t, url, testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	p := &peer{ClientSession: cs}
+	secret := filepath.Join(dir, "secret.txt")
+	if text, isErr := p.call(t, "write_file", map[string]any{"path": secret, "content": "pwned"}); !isErr || !strings.Contains(text, "no writes into secret files") {
+		t.Errorf("rejected write answered %q (isError %v)", text, isErr)
+	}
+	if _, err := os.Stat(secret); !os.IsNotExist(err) {
+		t.Fatal("the rejected write reached the disk")
+	}
+	ok := filepath.Join(dir, "ok.txt")
+	if text, isErr := p.call(t, "write_file", map[string]any{"path": ok, "content": "fine"}); isErr {
+		t.Fatalf("approved write: %s", text)
+	}
+	if b, err := os.ReadFile(ok); err != nil || string(b) != "fine" {
+		t.Fatalf("approved write on disk: %q %v", b, err)
+	}
+}
