@@ -368,7 +368,7 @@ func approveWhenPending(db, victim string) error {
 				st.Close()
 				return errors.New("the call ran while its request was pending")
 			}
-			_, err = st.Decide(ctx, rs[0].ID, store.Decision{Decision: "approve", DecidedBy: "alice"})
+			_, err = st.Decide(ctx, rs[0].ID, store.Answer{Decision: "approve", DecidedBy: "alice"})
 			st.Close()
 			return err
 		}
