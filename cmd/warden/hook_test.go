@@ -534,3 +534,49 @@ func TestX1_WaitingHookLetsItsSessionGoOn(t *testing.T) {
 		t.Fatalf("the store holds %d events of the session, the transcript %d", len(es), len(ids))
 	}
 }
+
+// TestX1_EscalationTimesOutToADenial: where the host has no usable ask, an
+// escalation waits on the queue until --timeout, whose outcome is a denial
+// that says so: never silence, never the host's own proceed.
+func TestX1_EscalationTimesOutToADenial(t *testing.T) {
+	home := t.TempDir()
+	db := filepath.Join(home, "q.db")
+	start := time.Now()
+	out, stderr, code := runHook(t, home, codexEvent(t, "sess-t", "PreToolUse", "make deploy"), "codex", "--approval", "human", "--db", "sqlite:"+db, "--timeout", "1s")
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "timed out") {
+		t.Fatalf("after %v: %q %q exit %d, want a denial saying the request timed out", time.Since(start), out, stderr, code)
+	}
+	if time.Since(start) < time.Second {
+		t.Fatalf("answered after %v, before the timeout", time.Since(start))
+	}
+}
+
+// TestX1_UnreachableControlPlaneIsADeny: a server that does not answer or a
+// store that cannot be opened is the host's deny (exit 2, the reason on
+// stderr), even for a call the policy approves: what cannot be recorded
+// or decided does not run.
+func TestX1_UnreachableControlPlaneIsADeny(t *testing.T) {
+	home := t.TempDir()
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+	notADir := write(t, home, "file", "x")
+	for _, plane := range [][]string{nil, {"--server", "http://127.0.0.1:1"}, {"--db", "sqlite:" + filepath.Join(notADir, "w.db")}} {
+		for _, host := range []string{"claude-code", "codex", "gemini"} {
+			m := map[string]any{"session_id": "sess-u", "cwd": "/w", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}
+			if host == "gemini" {
+				m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
+			}
+			in, _ := json.Marshal(m)
+			out, stderr, code := runHook(t, home, in, append([]string{host, "--approval", policy}, plane...)...)
+			if plane == nil {
+				// Reachable, the policy's approval is the answer.
+				if code != 0 || strings.Contains(out, "deny") {
+					t.Fatalf("%s: %q %q exit %d, want an approval", host, out, stderr, code)
+				}
+				continue
+			}
+			if code != 2 || !strings.Contains(stderr, "could not decide") || strings.Contains(out, "allow") {
+				t.Errorf("%s %v: %q %q exit %d, want the host's deny", host, plane, out, stderr, code)
+			}
+		}
+	}
+}

@@ -197,7 +197,7 @@ func (d *decision) call() (tool.Call, tool.Tool, error) {
 // nobody here (the host's ask, where it has one).
 func (d *decision) withPerson(ctx context.Context) context.Context {
 	if d.c.Queue != nil {
-		return queue.WithQueue(ctx, waiting{d.c.Queue, d}, d.s.RunID)
+		return human.WithSurface(ctx, queueSurface{waiting{d.c.Queue, d}, d.s.RunID, d.c.Timeout})
 	}
 	return human.WithSurface(ctx, surface{d})
 }
@@ -612,4 +612,32 @@ const interrupted = "warden interrupted this turn (a policy terminated it, or th
 func (d *decision) terminate(reason string) Verdict {
 	d.s.Events.Emit(event.Limit{Type: event.LimitInterrupt, Message: "terminated: " + reason})
 	return Verdict{Decision: Stop, Reason: reason}
+}
+
+// queueSurface is the queue as the surface of the "human" approvers and
+// reviewers of a hook's policies: each request waits on the queue for at
+// most the approver's own timeout, else the hook's (Config.Timeout), so
+// that an escalation always ends, in a denial that says it timed out.
+// A hook has no console to ask as well.
+type queueSurface struct {
+	q       queue.Queue
+	run     string
+	timeout time.Duration
+}
+
+func (s queueSurface) within(timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	return s.timeout
+}
+
+// Approve implements human.Surface.
+func (s queueSurface) Approve(ctx context.Context, req *approval.Request, choices []approval.Decision, timeout time.Duration, _ human.Here) (approval.Approval, error) {
+	return queue.Approver(s.q, s.run, choices, s.within(timeout)).Approve(ctx, req)
+}
+
+// Review implements human.Surface.
+func (s queueSurface) Review(ctx context.Context, req *review.Request, choices []review.Decision, timeout time.Duration, _ human.Here) (review.Review, error) {
+	return queue.Reviewer(s.q, s.run, choices, s.within(timeout)).Review(ctx, req)
 }

@@ -408,3 +408,27 @@ func TestX1_TerminateEndsTheTurnsCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestG12_PromptAnswerCarriesTheNotesWhereTheHostTakesThem: at the host's
+// prompt event, the notes of the person's overrides (the verdict's
+// Context; TestG12_HookOverrideReachesTheAgent drives the whole flow) reach
+// the agent through the host's context-injection field: Claude Code's and
+// Codex's hookSpecificOutput.additionalContext, Gemini CLI's BeforeAgent
+// hookSpecificOutput.additionalContext (read by 0.61.0); Cursor's
+// beforeSubmitPrompt has no such field, so nothing is answered there.
+func TestG12_PromptAnswerCarriesTheNotesWhereTheHostTakesThem(t *testing.T) {
+	want := map[string]string{
+		"claude-code": `{"hookSpecificOutput":{"additionalContext":"the note","hookEventName":"UserPromptSubmit"}}`,
+		"codex":       `{"hookSpecificOutput":{"additionalContext":"the note","hookEventName":"UserPromptSubmit"}}`,
+		"gemini":      `{"hookSpecificOutput":{"additionalContext":"the note","hookEventName":"BeforeAgent"}}`,
+		"cursor":      ``,
+	}
+	events := map[string]string{"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini": "BeforeAgent", "cursor": "beforeSubmitPrompt"}
+	for host, w := range want {
+		h, _ := Lookup(host)
+		a := h.Answer(&Event{Name: events[host], Phase: Prompt}, Verdict{Decision: Pass, Context: "the note"})
+		if got := strings.TrimSpace(string(a.Stdout)); got != w || a.Code != 0 {
+			t.Errorf("%s: %q exit %d, want %q", host, got, a.Code, w)
+		}
+	}
+}
