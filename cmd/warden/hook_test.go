@@ -580,3 +580,22 @@ func TestX1_UnreachableControlPlaneIsADeny(t *testing.T) {
 		}
 	}
 }
+
+// TestX1_HookBoundaryGoesToAutoReview: with --approvals-reviewer
+// auto_review, a boundary request of a hook session that the first pass
+// passes on goes to the reviewer agent (here a scripted model), as in a
+// warden run: its denial is the host's deny with the reviewer's rationale,
+// recorded as an auto_review denial of the run (an id `warden auto-review
+// approve` takes).
+func TestX1_HookBoundaryGoesToAutoReview(t *testing.T) {
+	home := t.TempDir()
+	rv := write(t, home, "reviewer.yaml", `- content: '{"outcome": "deny", "risk_level": "medium", "user_authorization": "low", "rationale": "the reviewer agent says no"}'`+"\n")
+	out, stderr, code := runHook(t, home, codexEvent(t, "sess-ar", "PermissionRequest", "make deploy"), "codex", "--approvals-reviewer", "auto_review", "--auto-review-model", "scripted:"+rv)
+	if code != 0 || !strings.Contains(out, `"behavior":"deny"`) || !strings.Contains(out, "the reviewer agent says no") {
+		t.Fatalf("%q %q exit %d, want the reviewer agent's denial", out, stderr, code)
+	}
+	raw, _ := os.ReadFile(filepath.Join(home, "runs", "codex-sess-ar.jsonl"))
+	if !strings.Contains(string(raw), `"event":"auto_review"`) || !strings.Contains(string(raw), `"denial_id":"codex-sess-ar-d1"`) {
+		t.Fatalf("the review is not recorded as the run's denial:\n%s", raw)
+	}
+}
