@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // hookEvent is a Codex event of session s as the binary reads it.
@@ -598,4 +599,32 @@ func TestX1_HookBoundaryGoesToAutoReview(t *testing.T) {
 	if !strings.Contains(string(raw), `"event":"auto_review"`) || !strings.Contains(string(raw), `"denial_id":"codex-sess-ar-d1"`) {
 		t.Fatalf("the review is not recorded as the run's denial:\n%s", raw)
 	}
+}
+
+// TestX1_HookSessionInEitherStore: with --db, a hook session's events go to
+// that store, SQLite or PostgreSQL (when .ci/run started one), where the
+// panel reads its runs and live transcript: the same events as the sealed
+// transcript, once each.
+func TestX1_HookSessionInEitherStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		home := t.TempDir()
+		policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+		for _, cmd := range []string{"ls", "git status"} {
+			if out, stderr, code := runHook(t, home, codexEvent(t, "sess-db", "PreToolUse", cmd), "codex", "--approval", policy, "--db", e.URL); code != 0 || out != "" {
+				t.Fatalf("%q: %q %q exit %d", cmd, out, stderr, code)
+			}
+		}
+		st, err := store.Open(context.Background(), e.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		es, err := st.Events(context.Background(), "codex-sess-db", "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 3 {
+			t.Fatalf("%s holds %d events of the session, want 3 (run_start, two approvals)", e.Name, len(es))
+		}
+	})
 }
