@@ -149,7 +149,8 @@ func TestG12_HookOverrideReachesTheAgent(t *testing.T) {
 // TestH4_HookEscalationWaitsForThePanel: Codex has no ask, so a call the
 // policy leaves to a person waits, blocked, on `warden serve`'s queue (the
 // hook holding a run credential only), and the operator's decision there
-// is the answer: approve is Codex's silence, reject its deny.
+// is the answer: approve is Codex's silence, reject its deny. The hook's
+// own credential, a run credential, cannot decide (SPEC S4).
 func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
 	home := t.TempDir()
 	db := "sqlite:" + filepath.Join(home, "w.db")
@@ -185,6 +186,16 @@ func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
 		case err := <-exited:
 			t.Fatalf("the hook answered before anyone decided: %v %q %q", err, hout.String(), herr.String())
 		case <-time.After(300 * time.Millisecond):
+		}
+		// The credential the hook holds, which the host's own tools can
+		// read too ($WARDEN_HOME/token), is a run credential: it cannot
+		// decide (SPEC S4).
+		runCred, err := os.ReadFile(filepath.Join(home, "token"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := api(t, []string{"WARDEN_TOKEN=" + strings.TrimSpace(string(runCred))}, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": "approve"}, nil); code == 200 {
+			t.Fatal("the hook's run credential decided its own request")
 		}
 		if code := api(t, alice, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": tc.decision}, nil); code != 200 {
 			t.Fatalf("deciding: %d", code)
