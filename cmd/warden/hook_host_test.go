@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // hostBinary finds a real host's binary, skipping the test without it
@@ -255,4 +257,122 @@ func TestX1_RealHostsOnAFailedHook(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hostPlace prepares a real host's directories in dir (home, proj, warden
+// state) with the model's scripted target important.txt, writes warden's
+// hooks.yaml (conf) and the files it names, and installs the hooks at user
+// scope. It returns the project, warden's home and the file.
+func hostPlace(t *testing.T, host, dir, conf string, files map[string]string) (project, wh, victim string) {
+	t.Helper()
+	home := filepath.Join(dir, "home")
+	project, wh = filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
+	for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini")} {
+		os.MkdirAll(d, 0o700)
+	}
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
+	victim = filepath.Join(project, "important.txt")
+	os.WriteFile(victim, []byte("keep me\n"), 0o600)
+	os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte(conf), 0o600)
+	for name, text := range files {
+		os.WriteFile(filepath.Join(wh, name), []byte(text), 0o600)
+	}
+	h, _ := hook.Lookup(host)
+	p := hook.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
+		Command: shell.Quote(binary(t)) + " hook " + host}
+	if _, err := hook.Install(h, p, false); err != nil {
+		t.Fatal(err)
+	}
+	return project, wh, victim
+}
+
+// TestX1_RealHostsReadEveryRow drives the rows of the issue's table that
+// TestX1_RealHostsKeepAFileWardenRejects does not through the real Claude
+// Code, Gemini CLI and Codex, offline, through the hooks install wrote:
+//   - terminate: the file survives; Gemini CLI ends the turn (the model is
+//     not asked again); Codex, which has no stop, and Claude Code 2.1.197,
+//     which in -p mode goes on after a PreToolUse's continue: false, deny
+//     the call and the reason reaches the model (the rest of the turn is
+//     denied by warden: TestX1_TerminateEndsTheTurnsCalls);
+//   - review terminate: the call ran (the file is gone) and the review's
+//     reason reaches the model in place of going on as if nothing happened;
+//   - escalate with a person on the store's queue (none of the three has a
+//     usable ask in headless mode): the hook blocks, the file is there while
+//     the request is pending, and once the person approves, the call runs.
+func TestX1_RealHostsReadEveryRow(t *testing.T) {
+	for _, host := range realHosts {
+		t.Run(host.name, func(t *testing.T) {
+			bin := hostBinary(t, host.bin, host.env)
+			t.Run("terminate", func(t *testing.T) {
+				dir := t.TempDir()
+				project, wh, victim := hostPlace(t, host.name, dir, "approval: policy.yaml\n", map[string]string{"policy.yaml": "approvers:\n  - name: auto\n    decision: terminate\n    explanation: stop right there\n"})
+				out, reqs := host.run(t, bin, dir, project, wh, "rm "+shell.Quote(victim))
+				if _, err := os.Stat(victim); err != nil {
+					t.Fatalf("the file is gone after a terminate:\n%s", out)
+				}
+				if host.name == "gemini" {
+					if !strings.Contains(out, "stop_execution") || len(reqs) != 2 { // the routing call, then the turn's one
+						t.Fatalf("Gemini CLI did not end the turn: %d model requests\n%s", len(reqs), out)
+					}
+				} else if len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "stop right there") {
+					t.Fatalf("the model did not receive the denial: %v", reqs)
+				}
+			})
+			t.Run("review-terminate", func(t *testing.T) {
+				dir := t.TempDir()
+				project, wh, victim := hostPlace(t, host.name, dir, "approval: policy.yaml\nreview: review.yaml\n", map[string]string{
+					"policy.yaml": "approvers:\n  - name: auto\n    decision: approve\n",
+					"review.yaml": "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: that deleted a file it should not have\n"})
+				out, reqs := host.run(t, bin, dir, project, wh, "rm "+shell.Quote(victim))
+				if _, err := os.Stat(victim); err == nil {
+					t.Fatalf("the approved call did not run:\n%s", out)
+				}
+				if len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "that deleted a file it should not have") {
+					t.Fatalf("the review's reason did not reach the model: %v\n%s", reqs, out)
+				}
+			})
+			t.Run("escalate", func(t *testing.T) {
+				dir := t.TempDir()
+				db := filepath.Join(dir, "q.db")
+				project, wh, victim := hostPlace(t, host.name, dir, "approval: policy.yaml\ndb: sqlite:"+db+"\n", map[string]string{"policy.yaml": "approvers:\n  - name: human\n"})
+				decided := make(chan error, 1)
+				go func() { decided <- approveWhenPending(db, victim) }()
+				out, _ := host.run(t, bin, dir, project, wh, "rm "+shell.Quote(victim))
+				if err := <-decided; err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				if _, err := os.Stat(victim); err == nil {
+					t.Fatalf("the call the person approved did not run:\n%s", out)
+				}
+			})
+		})
+	}
+}
+
+// approveWhenPending approves, as a person would, the first request pending
+// in the store at db, after checking that the file the call would delete is
+// still there: the host is blocked on the hook.
+func approveWhenPending(db, victim string) error {
+	ctx := context.Background()
+	for start := time.Now(); time.Since(start) < 90*time.Second; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(db); err != nil {
+			continue
+		}
+		st, err := store.Open(ctx, "sqlite:"+db)
+		if err != nil {
+			return err
+		}
+		rs, err := st.Requests(ctx, "pending")
+		if err == nil && len(rs) > 0 {
+			if _, serr := os.Stat(victim); serr != nil {
+				st.Close()
+				return errors.New("the call ran while its request was pending")
+			}
+			_, err = st.Decide(ctx, rs[0].ID, store.Answer{Decision: "approve", DecidedBy: "alice"})
+			st.Close()
+			return err
+		}
+		st.Close()
+	}
+	return errors.New("no request became pending")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest"
 )
 
 // hookEvent is a Codex event of session s as the binary reads it.
@@ -148,7 +149,8 @@ func TestG12_HookOverrideReachesTheAgent(t *testing.T) {
 // TestH4_HookEscalationWaitsForThePanel: Codex has no ask, so a call the
 // policy leaves to a person waits, blocked, on `warden serve`'s queue (the
 // hook holding a run credential only), and the operator's decision there
-// is the answer: approve is Codex's silence, reject its deny.
+// is the answer: approve is Codex's silence, reject its deny. The hook's
+// own credential, a run credential, cannot decide (SPEC S4).
 func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
 	home := t.TempDir()
 	db := "sqlite:" + filepath.Join(home, "w.db")
@@ -184,6 +186,16 @@ func TestH4_HookEscalationWaitsForThePanel(t *testing.T) {
 		case err := <-exited:
 			t.Fatalf("the hook answered before anyone decided: %v %q %q", err, hout.String(), herr.String())
 		case <-time.After(300 * time.Millisecond):
+		}
+		// The credential the hook holds, which the host's own tools can
+		// read too ($WARDEN_HOME/token), is a run credential: it cannot
+		// decide (SPEC S4).
+		runCred, err := os.ReadFile(filepath.Join(home, "token"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code := api(t, []string{"WARDEN_TOKEN=" + strings.TrimSpace(string(runCred))}, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": "approve"}, nil); code == 200 {
+			t.Fatal("the hook's run credential decided its own request")
 		}
 		if code := api(t, alice, "POST", p.url+"/api/requests/"+req.ID+"/decision", map[string]string{"decision": tc.decision}, nil); code != 200 {
 			t.Fatalf("deciding: %d", code)
@@ -533,4 +545,97 @@ func TestX1_WaitingHookLetsItsSessionGoOn(t *testing.T) {
 	if len(es) != len(ids) {
 		t.Fatalf("the store holds %d events of the session, the transcript %d", len(es), len(ids))
 	}
+}
+
+// TestX1_EscalationTimesOutToADenial: where the host has no usable ask, an
+// escalation waits on the queue until --timeout, whose outcome is a denial
+// that says so: never silence, never the host's own proceed.
+func TestX1_EscalationTimesOutToADenial(t *testing.T) {
+	home := t.TempDir()
+	db := filepath.Join(home, "q.db")
+	start := time.Now()
+	out, stderr, code := runHook(t, home, codexEvent(t, "sess-t", "PreToolUse", "make deploy"), "codex", "--approval", "human", "--db", "sqlite:"+db, "--timeout", "1s")
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "timed out") {
+		t.Fatalf("after %v: %q %q exit %d, want a denial saying the request timed out", time.Since(start), out, stderr, code)
+	}
+	if time.Since(start) < time.Second {
+		t.Fatalf("answered after %v, before the timeout", time.Since(start))
+	}
+}
+
+// TestX1_UnreachableControlPlaneIsADeny: a server that does not answer or a
+// store that cannot be opened is the host's deny (exit 2, the reason on
+// stderr), even for a call the policy approves: what cannot be recorded
+// or decided does not run.
+func TestX1_UnreachableControlPlaneIsADeny(t *testing.T) {
+	home := t.TempDir()
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+	notADir := write(t, home, "file", "x")
+	for _, plane := range [][]string{nil, {"--server", "http://127.0.0.1:1"}, {"--db", "sqlite:" + filepath.Join(notADir, "w.db")}} {
+		for _, host := range []string{"claude-code", "codex", "gemini"} {
+			m := map[string]any{"session_id": "sess-u", "cwd": "/w", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}}
+			if host == "gemini" {
+				m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
+			}
+			in, _ := json.Marshal(m)
+			out, stderr, code := runHook(t, home, in, append([]string{host, "--approval", policy}, plane...)...)
+			if plane == nil {
+				// Reachable, the policy's approval is the answer.
+				if code != 0 || strings.Contains(out, "deny") {
+					t.Fatalf("%s: %q %q exit %d, want an approval", host, out, stderr, code)
+				}
+				continue
+			}
+			if code != 2 || !strings.Contains(stderr, "could not decide") || strings.Contains(out, "allow") {
+				t.Errorf("%s %v: %q %q exit %d, want the host's deny", host, plane, out, stderr, code)
+			}
+		}
+	}
+}
+
+// TestX1_HookBoundaryGoesToAutoReview: with --approvals-reviewer
+// auto_review, a boundary request of a hook session that the first pass
+// passes on goes to the reviewer agent (here a scripted model), as in a
+// warden run: its denial is the host's deny with the reviewer's rationale,
+// recorded as an auto_review denial of the run (an id `warden auto-review
+// approve` takes).
+func TestX1_HookBoundaryGoesToAutoReview(t *testing.T) {
+	home := t.TempDir()
+	rv := write(t, home, "reviewer.yaml", `- content: '{"outcome": "deny", "risk_level": "medium", "user_authorization": "low", "rationale": "the reviewer agent says no"}'`+"\n")
+	out, stderr, code := runHook(t, home, codexEvent(t, "sess-ar", "PermissionRequest", "make deploy"), "codex", "--approvals-reviewer", "auto_review", "--auto-review-model", "scripted:"+rv)
+	if code != 0 || !strings.Contains(out, `"behavior":"deny"`) || !strings.Contains(out, "the reviewer agent says no") {
+		t.Fatalf("%q %q exit %d, want the reviewer agent's denial", out, stderr, code)
+	}
+	raw, _ := os.ReadFile(filepath.Join(home, "runs", "codex-sess-ar.jsonl"))
+	if !strings.Contains(string(raw), `"event":"auto_review"`) || !strings.Contains(string(raw), `"denial_id":"codex-sess-ar-d1"`) {
+		t.Fatalf("the review is not recorded as the run's denial:\n%s", raw)
+	}
+}
+
+// TestX1_HookSessionInEitherStore: with --db, a hook session's events go to
+// that store, SQLite or PostgreSQL (when .ci/run started one), where the
+// panel reads its runs and live transcript: the same events as the sealed
+// transcript, once each.
+func TestX1_HookSessionInEitherStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, e storetest.Engine) {
+		home := t.TempDir()
+		policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+		for _, cmd := range []string{"ls", "git status"} {
+			if out, stderr, code := runHook(t, home, codexEvent(t, "sess-db", "PreToolUse", cmd), "codex", "--approval", policy, "--db", e.URL); code != 0 || out != "" {
+				t.Fatalf("%q: %q %q exit %d", cmd, out, stderr, code)
+			}
+		}
+		st, err := store.Open(context.Background(), e.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		es, err := st.Events(context.Background(), "codex-sess-db", "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != 3 {
+			t.Fatalf("%s holds %d events of the session, want 3 (run_start, two approvals)", e.Name, len(es))
+		}
+	})
 }

@@ -197,7 +197,7 @@ func (d *decision) call() (tool.Call, tool.Tool, error) {
 // nobody here (the host's ask, where it has one).
 func (d *decision) withPerson(ctx context.Context) context.Context {
 	if d.c.Queue != nil {
-		return queue.WithQueue(ctx, waiting{d.c.Queue, d}, d.s.RunID)
+		return human.WithSurface(ctx, queueSurface{waiting{d.c.Queue, d}, d.s.RunID, d.c.Timeout})
 	}
 	return human.WithSurface(ctx, surface{d})
 }
@@ -226,7 +226,7 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 			v = Verdict{Decision: Modify, Input: out.Modified.Arguments, Reason: out.Explanation}
 			call = *out.Modified
 		case approval.Terminate:
-			return Verdict{Decision: Stop, Reason: out.Explanation}, nil
+			return d.terminate(out.Explanation), nil
 		case approval.Escalate:
 			return d.escalate(ctx, call, t, "the approval policy escalates this call")
 		default:
@@ -237,7 +237,7 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 		}
 	}
 	if d.s.Tripped {
-		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
+		return Verdict{Decision: Stop, Reason: interrupted}, nil
 	}
 	if d.c.Crossing != nil && v.Decision != Deny {
 		if breq := d.c.Crossing(call); breq != nil {
@@ -408,7 +408,7 @@ func (d *decision) permission(ctx context.Context) (Verdict, error) {
 		return Verdict{}, err
 	}
 	if d.s.Tripped {
-		return Verdict{Decision: Stop, Reason: "warden's circuit breaker interrupted this turn: auto-review kept denying its requests; ask the person"}, nil
+		return Verdict{Decision: Stop, Reason: interrupted}, nil
 	}
 	return d.boundary(ctx, call, t, d.requestOf(call, t, d.h.Name+" asks permission for this call"))
 }
@@ -455,7 +455,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 			return Verdict{Decision: Modify, Input: out.Modified.Arguments, Reason: out.Explanation}, nil
 		}
 	case approval.Terminate:
-		return Verdict{Decision: Stop, Reason: out.Explanation}, nil
+		return d.terminate(out.Explanation), nil
 	}
 	if out.Approver == approval.PolicyName && d.wasAsked() {
 		if d.h.Ask {
@@ -599,4 +599,45 @@ func (w waiting) Wait(ctx context.Context, id string) (r store.Request, err erro
 		return err
 	})
 	return r, err
+}
+
+// interrupted is the answer to a call of a turn warden interrupted.
+const interrupted = "warden interrupted this turn (a policy terminated it, or the circuit breaker tripped: auto-review kept denying its requests); ask the person"
+
+// terminate ends the turn: the host's terminate, and, since some hosts go
+// on all the same (Codex has no stop; Claude Code 2.1.197 in -p mode goes
+// on after a PreToolUse's continue: false), a record that interrupts the
+// turn, so that every further call of it is answered the same until the
+// next prompt.
+func (d *decision) terminate(reason string) Verdict {
+	d.s.Events.Emit(event.Limit{Type: event.LimitInterrupt, Message: "terminated: " + reason})
+	return Verdict{Decision: Stop, Reason: reason}
+}
+
+// queueSurface is the queue as the surface of the "human" approvers and
+// reviewers of a hook's policies: each request waits on the queue for at
+// most the approver's own timeout, else the hook's (Config.Timeout), so
+// that an escalation always ends, in a denial that says it timed out.
+// A hook has no console to ask as well.
+type queueSurface struct {
+	q       queue.Queue
+	run     string
+	timeout time.Duration
+}
+
+func (s queueSurface) within(timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	return s.timeout
+}
+
+// Approve implements human.Surface.
+func (s queueSurface) Approve(ctx context.Context, req *approval.Request, choices []approval.Decision, timeout time.Duration, _ human.Here) (approval.Approval, error) {
+	return queue.Approver(s.q, s.run, choices, s.within(timeout)).Approve(ctx, req)
+}
+
+// Review implements human.Surface.
+func (s queueSurface) Review(ctx context.Context, req *review.Request, choices []review.Decision, timeout time.Duration, _ human.Here) (review.Review, error) {
+	return queue.Reviewer(s.q, s.run, choices, s.within(timeout)).Review(ctx, req)
 }
