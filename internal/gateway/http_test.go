@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,8 +54,9 @@ func httpClient(t testing.TB, url, token string) (*sdk.ClientSession, error) {
 func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t, fsPolicy, "")
+	bin := filesystemServer(t, dir).Path
 	url := httpGateway(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}, func() sdk.Transport {
-		return &sdk.CommandTransport{Command: filesystemServer(t, dir)}
+		return &sdk.CommandTransport{Command: exec.Command(bin, dir)}
 	})
 	if cs, err := httpClient(t, url, "wrong-token"); err == nil {
 		cs.Close()
