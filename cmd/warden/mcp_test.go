@@ -12,11 +12,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/store"
 )
 
@@ -38,19 +38,7 @@ func mcpClient(t *testing.T, home, dir string, args ...string) (*sdk.ClientSessi
 // callText calls tool and returns its text and isError.
 func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return gatewaytest.Call(t, cs, tool, args)
 }
 
 // TestX2_CLIGovernsTheFilesystemServer: `warden mcp` as a client's

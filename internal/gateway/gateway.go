@@ -352,12 +352,8 @@ func (s *session) clientNotification(m *jsonrpc.Request) {
 // upstream, with the upstream's id; an answer to no such request is
 // dropped.
 func (s *session) clientResponse(m *jsonrpc.Response) {
-	raw, _ := m.ID.Raw().(int64)
-	s.mu.Lock()
-	upID, ok := s.fromUp[raw]
-	delete(s.fromUp, raw)
-	s.mu.Unlock()
-	if !ok || !m.ID.IsValid() {
+	upID, ok := take(s, s.fromUp, m.ID)
+	if !ok {
 		s.logf("the client answered a request never made (id %v): dropped", m.ID.Raw())
 		return
 	}
@@ -429,12 +425,8 @@ func (s *session) upstreamGone(err error) {
 // upstreamResponse routes the upstream's answer to who asked: a governed
 // call, warden's own listing, or the client (with its own id).
 func (s *session) upstreamResponse(m *jsonrpc.Response) {
-	raw, _ := m.ID.Raw().(int64)
-	s.mu.Lock()
-	p, ok := s.toUp[raw]
-	delete(s.toUp, raw)
-	s.mu.Unlock()
-	if !ok || !m.ID.IsValid() {
+	p, ok := take(s, s.toUp, m.ID)
+	if !ok {
 		s.logf("the MCP server answered a request never made (id %v): dropped", m.ID.Raw())
 		return
 	}
@@ -582,4 +574,14 @@ func readCancel(params json.RawMessage) (id jsonrpc.ID, reason string, ok bool) 
 func cancelParams(id int64, reason string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{"requestId": id, "reason": reason})
 	return b
+}
+
+// take removes and returns the entry of warden's request id in m.
+func take[V any](s *session, m map[int64]V, id jsonrpc.ID) (V, bool) {
+	n, isInt := id.Raw().(int64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := m[n]
+	delete(m, n)
+	return v, ok && isInt
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/mcp"
@@ -25,17 +26,7 @@ import (
 // npmServer finds a reference MCP server installed from npm (.ci/run pins
 // them): $ENV, else BIN on PATH. It skips the test without it, and fails it
 // where the peers are required (CI: WARDEN_REQUIRE_HOSTS).
-func npmServer(t testing.TB, bin, env string) string {
-	t.Helper()
-	p := hosttest.Find(bin, env)
-	if p == "" {
-		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
-			t.Fatalf("%s not found (%s)", bin, env)
-		}
-		t.Skipf("%s not found: set %s", bin, env)
-	}
-	return p
-}
+func npmServer(t testing.TB, bin, env string) string { return hosttest.Need(t, bin, env) }
 
 // filesystemServer is the command of @modelcontextprotocol/server-filesystem
 // serving dir.
@@ -124,19 +115,7 @@ func connect(t *testing.T, g *Gateway, upstream sdk.Transport, opts *sdk.ClientO
 // call calls tool with args and returns the result's text and isError.
 func (p *peer) call(t *testing.T, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := p.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return gatewaytest.Call(t, p.ClientSession, tool, args)
 }
 
 // runEvents returns the events of the gateway's only run, as its
