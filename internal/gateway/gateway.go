@@ -518,15 +518,21 @@ func (g *Gateway) mode(name string) mcp.Mode {
 }
 
 // crossing is the boundary request a call makes by its tool's declared
-// annotations in its mode, or by a listing that changed (SPEC G2).
-func (s *session) crossing(call tool.Call) *boundary.Request {
+// annotations in its mode, or by a listing that changed (SPEC G2). A call
+// the approval policy approved was allowed by a rule, which the mode does
+// not ask again; a tool that changed since the rule's author saw it is
+// asked about all the same.
+func (s *session) crossing(call tool.Call, approved bool) *boundary.Request {
 	var decl mcp.Tools
 	l, known := s.cat.get(call.Function)
 	if known {
 		decl.Declare(s.g.server(), call.Function, l.Annotations)
 	}
 	m := s.g.mode(call.Function)
-	req := decl.Check(m, s.g.server(), call.Function)
+	var req *boundary.Request
+	if !approved {
+		req = decl.Check(m, s.g.server(), call.Function)
+	}
 	if known && l.changed && m != mcp.Approve {
 		why := "the tool's description, schema or annotations changed since it was first listed (a tool that changes under the client is suspect)"
 		if req != nil {

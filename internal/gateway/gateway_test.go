@@ -359,3 +359,25 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 		})
 	}
 }
+
+// G2: a call an approval policy's rule allows is not asked again by the
+// mode; a read-only hint alone never approves a call the policy does not.
+func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "approvers:\n  - name: auto\n    decision: approve\n    tool: write_file\n", "")
+	p := connect(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Auto}, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	w := filepath.Join(dir, "w.txt")
+	if text, isErr := p.call(t, "write_file", map[string]any{"path": w, "content": "x"}); isErr {
+		t.Errorf("a write an allow rule approves: %q", text)
+	}
+	if _, err := os.Stat(w); err != nil {
+		t.Errorf("the allowed write is not on disk: %v", err)
+	}
+	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "r.txt")})
+	if !isErr || strings.Contains(text, "readable") {
+		t.Errorf("a read-only tool no rule approves: %q (isError %v)", text, isErr)
+	}
+}
