@@ -49,11 +49,19 @@ type Gateway struct {
 // returns nil when the client ended the session, and an error when the
 // upstream did, or the run could not be recorded.
 func (g *Gateway) Serve(ctx context.Context, client, upstream sdk.Connection) error {
+	return g.serve(ctx, client, upstream, nil)
+}
+
+// serve is Serve, telling opened (when set) of the session once it is open.
+func (g *Gateway) serve(ctx context.Context, client, upstream sdk.Connection, opened func(*session)) error {
 	s, err := g.open(ctx, client, upstream)
 	if err != nil {
 		client.Close()
 		upstream.Close()
 		return err
+	}
+	if opened != nil {
+		opened(s)
 	}
 	return s.relay()
 }
@@ -317,34 +325,40 @@ func (s *session) finish(p *pending, result json.RawMessage, werr *jsonrpc.Error
 // clientNotification forwards a notification of the client; a
 // cancellation withdraws the governed call it names.
 func (s *session) clientNotification(m *jsonrpc.Request) {
-	params := m.Params
 	if m.Method == "notifications/cancelled" {
 		id, reason, ok := readCancel(m.Params)
 		if !ok {
 			s.logf("a cancellation that does not parse")
 			return
 		}
-		s.mu.Lock()
-		p, ok := s.byClient[id]
-		if ok {
-			delete(s.byClient, id)
-		}
-		s.mu.Unlock()
-		if !ok {
-			return
-		}
-		if p.cancel != nil {
-			// The governed call cancels its own upstream request.
-			p.cancel()
-			return
-		}
-		if p.upID == 0 {
-			return
-		}
-		params = cancelParams(p.upID, reason)
+		s.withdraw(id, reason)
+		return
 	}
-	if err := s.up.Write(s.ctx, &jsonrpc.Request{Method: m.Method, Params: params}); err != nil {
+	if err := s.up.Write(s.ctx, &jsonrpc.Request{Method: m.Method, Params: m.Params}); err != nil {
 		s.logf("forwarding %s: %v", m.Method, err)
+	}
+}
+
+// withdraw takes back the client's request id: a governed call is
+// cancelled (its queued request withdrawn, its upstream call cancelled),
+// another request's cancellation forwarded upstream. Nothing is answered.
+func (s *session) withdraw(id jsonrpc.ID, reason string) {
+	s.mu.Lock()
+	p, ok := s.byClient[id]
+	if ok {
+		delete(s.byClient, id)
+	}
+	s.mu.Unlock()
+	switch {
+	case !ok:
+	case p.cancel != nil:
+		// The governed call cancels its own upstream request.
+		p.cancel()
+	case p.upID != 0:
+		m := &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelParams(p.upID, reason)}
+		if err := s.up.Write(s.ctx, m); err != nil {
+			s.logf("forwarding a cancellation: %v", err)
+		}
 	}
 }
 
