@@ -19,16 +19,7 @@ import (
 
 // hostBinary finds a real host's binary, skipping the test without it
 // (failing it in CI, WARDEN_REQUIRE_HOSTS).
-func hostBinary(t *testing.T, name, env string) string {
-	bin := hosttest.Find(name, env)
-	if bin == "" {
-		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
-			t.Fatalf("%s not found (%s)", name, env)
-		}
-		t.Skipf("%s not found: set %s", name, env)
-	}
-	return bin
-}
+func hostBinary(t *testing.T, name, env string) string { return hosttest.Need(t, name, env) }
 
 // realHost runs one real host offline, in dir (home, proj, tmp), with a
 // loopback model asking it to run command, and returns its output and the

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/store"
 )
 
@@ -38,19 +38,7 @@ func mcpClient(t *testing.T, home, dir string, args ...string) (*sdk.ClientSessi
 // callText calls tool and returns its text and isError.
 func callText(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return gatewaytest.Call(t, cs, tool, args)
 }
 
 // TestX2_CLIGovernsTheFilesystemServer: `warden mcp` as a client's
@@ -265,5 +253,40 @@ func TestX2_NodeSDKClientThroughWarden(t *testing.T) {
 	}
 	if _, err := os.Stat(target); !os.IsNotExist(err) {
 		t.Error("the write nobody approved reached the disk")
+	}
+}
+
+// TestX2_InspectorCLIThroughWarden: the MCP Inspector in its CLI mode
+// (@modelcontextprotocol/inspector) as the client: what it is answered and
+// what lands on disk.
+func TestX2_InspectorCLIThroughWarden(t *testing.T) {
+	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
+	inspector := hostBinary(t, "mcp-inspector", "WARDEN_TEST_MCP_INSPECTOR")
+	home, dir := t.TempDir(), t.TempDir()
+	pol := filepath.Join(home, "approval.yaml")
+	if err := os.WriteFile(pol, []byte("approvers:\n  - name: auto\n    decision: approve\n    tool: write_file\n    args:\n      path: \"*/approved.txt\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(path string) (string, error) {
+		cmd := exec.Command(inspector, "--cli", "-e", "WARDEN_HOME="+home,
+			"--method", "tools/call", "--tool-name", "write_file", "--tool-arg", "path="+path, "content=hello",
+			"--", binary(t), "mcp", "--approval", pol, "--", fs, dir)
+		cmd.Env = append(os.Environ(), "MCP_CATALOG_PATH="+filepath.Join(home, "catalog.json"), "HOME="+home)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	denied := filepath.Join(dir, "denied.txt")
+	if out, err := run(denied); err == nil || !strings.Contains(out, "no approver approved this call") {
+		t.Errorf("a write the policy does not approve: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(denied); !os.IsNotExist(err) {
+		t.Error("the write the policy did not approve reached the disk")
+	}
+	approved := filepath.Join(dir, "approved.txt")
+	if out, err := run(approved); err != nil {
+		t.Errorf("an approved write: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(approved); err != nil || string(b) != "hello" {
+		t.Errorf("the approved write on disk: %q %v", b, err)
 	}
 }

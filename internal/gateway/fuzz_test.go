@@ -3,9 +3,13 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/argjson"
+	"github.com/wardenhq/warden/internal/mcp"
 )
 
 // FuzzX2_ReadCall: tools/call's parameters are read strictly (A8): what
@@ -71,6 +75,76 @@ func FuzzX2_ResultText(f *testing.F) {
 			if c.Type == "text" && !bytes.Contains([]byte(text), []byte(c.Text)) {
 				t.Fatalf("text %q of %q lacks %q", text, data, c.Text)
 			}
+		}
+	})
+}
+
+// FuzzX2_ClientLine: whatever one line a client sends after initializing,
+// the gateway neither panics nor hangs: the session answers a ping after it
+// (or, when the line broke the stream, ends), and it ends when the client
+// closes.
+func FuzzX2_ClientLine(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"A":2}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+		`[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":4,"method":"ping"}]`,
+		`{"foo":1}`, `{`, `"x"`, `null`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if bytes.ContainsAny([]byte(line), "\n\r") {
+			return
+		}
+		cfg := testConfig(t, "", "")
+		up, _ := testServer(t)
+		c, done := serveRaw(t, &Gateway{Config: cfg, Server: "test", Mode: mcp.Approve}, up)
+		c.send(initialize)
+		c.recv()
+		// Pipes do not buffer: the test writes and reads at once, as a
+		// client on an OS pipe could.
+		go func() {
+			if _, err := io.WriteString(c.w, line+"\n"); err == nil {
+				io.WriteString(c.w, `{"jsonrpc":"2.0","id":"last","method":"ping"}`+"\n")
+			}
+		}()
+		deadline := time.After(5 * time.Second)
+		lines := make(chan string)
+		go func() {
+			for {
+				l, err := c.r.ReadString('\n')
+				if err != nil {
+					close(lines)
+					return
+				}
+				select {
+				case lines <- l:
+				case <-time.After(10 * time.Second):
+					return
+				}
+			}
+		}()
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok || strings.Contains(l, `"id":"last"`) {
+					break read
+				}
+			case err := <-done:
+				done <- err // the line broke the stream: the session ended
+				break read
+			case <-deadline:
+				t.Fatalf("no answer to a ping after %q", line)
+			}
+		}
+		c.w.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the session did not end after %q and the client closing", line)
 		}
 	})
 }

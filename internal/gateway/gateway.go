@@ -49,11 +49,19 @@ type Gateway struct {
 // returns nil when the client ended the session, and an error when the
 // upstream did, or the run could not be recorded.
 func (g *Gateway) Serve(ctx context.Context, client, upstream sdk.Connection) error {
+	return g.serve(ctx, client, upstream, nil)
+}
+
+// serve is Serve, telling opened (when set) of the session once it is open.
+func (g *Gateway) serve(ctx context.Context, client, upstream sdk.Connection, opened func(*session)) error {
 	s, err := g.open(ctx, client, upstream)
 	if err != nil {
 		client.Close()
 		upstream.Close()
 		return err
+	}
+	if opened != nil {
+		opened(s)
 	}
 	return s.relay()
 }
@@ -317,34 +325,40 @@ func (s *session) finish(p *pending, result json.RawMessage, werr *jsonrpc.Error
 // clientNotification forwards a notification of the client; a
 // cancellation withdraws the governed call it names.
 func (s *session) clientNotification(m *jsonrpc.Request) {
-	params := m.Params
 	if m.Method == "notifications/cancelled" {
 		id, reason, ok := readCancel(m.Params)
 		if !ok {
 			s.logf("a cancellation that does not parse")
 			return
 		}
-		s.mu.Lock()
-		p, ok := s.byClient[id]
-		if ok {
-			delete(s.byClient, id)
-		}
-		s.mu.Unlock()
-		if !ok {
-			return
-		}
-		if p.cancel != nil {
-			// The governed call cancels its own upstream request.
-			p.cancel()
-			return
-		}
-		if p.upID == 0 {
-			return
-		}
-		params = cancelParams(p.upID, reason)
+		s.withdraw(id, reason)
+		return
 	}
-	if err := s.up.Write(s.ctx, &jsonrpc.Request{Method: m.Method, Params: params}); err != nil {
+	if err := s.up.Write(s.ctx, &jsonrpc.Request{Method: m.Method, Params: m.Params}); err != nil {
 		s.logf("forwarding %s: %v", m.Method, err)
+	}
+}
+
+// withdraw takes back the client's request id: a governed call is
+// cancelled (its queued request withdrawn, its upstream call cancelled),
+// another request's cancellation forwarded upstream. Nothing is answered.
+func (s *session) withdraw(id jsonrpc.ID, reason string) {
+	s.mu.Lock()
+	p, ok := s.byClient[id]
+	if ok {
+		delete(s.byClient, id)
+	}
+	s.mu.Unlock()
+	switch {
+	case !ok:
+	case p.cancel != nil:
+		// The governed call cancels its own upstream request.
+		p.cancel()
+	case p.upID != 0:
+		m := &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelParams(p.upID, reason)}
+		if err := s.up.Write(s.ctx, m); err != nil {
+			s.logf("forwarding a cancellation: %v", err)
+		}
 	}
 }
 
@@ -352,12 +366,8 @@ func (s *session) clientNotification(m *jsonrpc.Request) {
 // upstream, with the upstream's id; an answer to no such request is
 // dropped.
 func (s *session) clientResponse(m *jsonrpc.Response) {
-	raw, _ := m.ID.Raw().(int64)
-	s.mu.Lock()
-	upID, ok := s.fromUp[raw]
-	delete(s.fromUp, raw)
-	s.mu.Unlock()
-	if !ok || !m.ID.IsValid() {
+	upID, ok := take(s, s.fromUp, m.ID)
+	if !ok {
 		s.logf("the client answered a request never made (id %v): dropped", m.ID.Raw())
 		return
 	}
@@ -429,12 +439,8 @@ func (s *session) upstreamGone(err error) {
 // upstreamResponse routes the upstream's answer to who asked: a governed
 // call, warden's own listing, or the client (with its own id).
 func (s *session) upstreamResponse(m *jsonrpc.Response) {
-	raw, _ := m.ID.Raw().(int64)
-	s.mu.Lock()
-	p, ok := s.toUp[raw]
-	delete(s.toUp, raw)
-	s.mu.Unlock()
-	if !ok || !m.ID.IsValid() {
+	p, ok := take(s, s.toUp, m.ID)
+	if !ok {
 		s.logf("the MCP server answered a request never made (id %v): dropped", m.ID.Raw())
 		return
 	}
@@ -526,15 +532,21 @@ func (g *Gateway) mode(name string) mcp.Mode {
 }
 
 // crossing is the boundary request a call makes by its tool's declared
-// annotations in its mode, or by a listing that changed (SPEC G2).
-func (s *session) crossing(call tool.Call) *boundary.Request {
+// annotations in its mode, or by a listing that changed (SPEC G2). A call
+// the approval policy approved was allowed by a rule, which the mode does
+// not ask again; a tool that changed since the rule's author saw it is
+// asked about all the same.
+func (s *session) crossing(call tool.Call, approved bool) *boundary.Request {
 	var decl mcp.Tools
 	l, known := s.cat.get(call.Function)
 	if known {
 		decl.Declare(s.g.server(), call.Function, l.Annotations)
 	}
 	m := s.g.mode(call.Function)
-	req := decl.Check(m, s.g.server(), call.Function)
+	var req *boundary.Request
+	if !approved {
+		req = decl.Check(m, s.g.server(), call.Function)
+	}
 	if known && l.changed && m != mcp.Approve {
 		why := "the tool's description, schema or annotations changed since it was first listed (a tool that changes under the client is suspect)"
 		if req != nil {
@@ -582,4 +594,14 @@ func readCancel(params json.RawMessage) (id jsonrpc.ID, reason string, ok bool) 
 func cancelParams(id int64, reason string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{"requestId": id, "reason": reason})
 	return b
+}
+
+// take removes and returns the entry of warden's request id in m.
+func take[V any](s *session, m map[int64]V, id jsonrpc.ID) (V, bool) {
+	n, isInt := id.Raw().(int64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := m[n]
+	delete(m, n)
+	return v, ok && isInt
 }

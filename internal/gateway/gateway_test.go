@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/mcp"
@@ -25,17 +26,7 @@ import (
 // npmServer finds a reference MCP server installed from npm (.ci/run pins
 // them): $ENV, else BIN on PATH. It skips the test without it, and fails it
 // where the peers are required (CI: WARDEN_REQUIRE_HOSTS).
-func npmServer(t testing.TB, bin, env string) string {
-	t.Helper()
-	p := hosttest.Find(bin, env)
-	if p == "" {
-		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
-			t.Fatalf("%s not found (%s)", bin, env)
-		}
-		t.Skipf("%s not found: set %s", bin, env)
-	}
-	return p
-}
+func npmServer(t testing.TB, bin, env string) string { return hosttest.Need(t, bin, env) }
 
 // filesystemServer is the command of @modelcontextprotocol/server-filesystem
 // serving dir.
@@ -124,19 +115,7 @@ func connect(t *testing.T, g *Gateway, upstream sdk.Transport, opts *sdk.ClientO
 // call calls tool with args and returns the result's text and isError.
 func (p *peer) call(t *testing.T, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := p.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return gatewaytest.Call(t, p.ClientSession, tool, args)
 }
 
 // runEvents returns the events of the gateway's only run, as its
@@ -378,5 +357,27 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 				t.Errorf("read_text_file answered %q (isError %v), want it to run %v", text, isErr, tt.readRuns)
 			}
 		})
+	}
+}
+
+// G2: a call an approval policy's rule allows is not asked again by the
+// mode; a read-only hint alone never approves a call the policy does not.
+func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "approvers:\n  - name: auto\n    decision: approve\n    tool: write_file\n", "")
+	p := connect(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Auto}, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	w := filepath.Join(dir, "w.txt")
+	if text, isErr := p.call(t, "write_file", map[string]any{"path": w, "content": "x"}); isErr {
+		t.Errorf("a write an allow rule approves: %q", text)
+	}
+	if _, err := os.Stat(w); err != nil {
+		t.Errorf("the allowed write is not on disk: %v", err)
+	}
+	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "r.txt")})
+	if !isErr || strings.Contains(text, "readable") {
+		t.Errorf("a read-only tool no rule approves: %q (isError %v)", text, isErr)
 	}
 }

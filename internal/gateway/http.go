@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,6 +33,7 @@ type Handler struct {
 	mu       sync.Mutex
 	sessions map[string]*sdk.StreamableServerTransport
 	conns    map[string]sdk.Connection
+	governed map[string]*session
 	wg       sync.WaitGroup
 }
 
@@ -90,7 +92,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		conn.Close()
 		w.WriteHeader(http.StatusNoContent)
-	case http.MethodGet, http.MethodPost:
+	case http.MethodPost:
+		// A request whose client goes away before its answer (a closed
+		// HTTP stream) is withdrawn, as a cancellation would.
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
+		if err != nil || len(body) > maxHTTPBody {
+			http.Error(w, "warden mcp: the request body is unreadable or too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		t.ServeHTTP(w, r)
+		if r.Context().Err() != nil {
+			h.closed(id, body)
+		}
+	case http.MethodGet:
 		t.ServeHTTP(w, r)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
@@ -129,12 +144,21 @@ func (h *Handler) open(stateless bool) (*sdk.StreamableServerTransport, sdk.Conn
 	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
-		if err := h.Gateway.Serve(ctx, conn, up); err != nil {
+		opened := func(s *session) {
+			h.mu.Lock()
+			if h.governed == nil {
+				h.governed = map[string]*session{}
+			}
+			h.governed[id] = s
+			h.mu.Unlock()
+		}
+		if err := h.Gateway.serve(ctx, conn, up, opened); err != nil {
 			h.Gateway.logf("session %s: %v", id, err)
 		}
 		h.mu.Lock()
 		delete(h.sessions, id)
 		delete(h.conns, id)
+		delete(h.governed, id)
 		h.mu.Unlock()
 	}()
 	return t, conn, nil
@@ -154,4 +178,25 @@ func (h *Handler) Close() error {
 	h.mu.Unlock()
 	h.wg.Wait()
 	return nil
+}
+
+// closed withdraws the request body carried, in session id, when its
+// client went away before the answer.
+func (h *Handler) closed(id string, body []byte) {
+	var m struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.ID == nil {
+		return
+	}
+	rid, err := jsonrpc.MakeID(m.ID)
+	if err != nil {
+		return
+	}
+	h.mu.Lock()
+	s := h.governed[id]
+	h.mu.Unlock()
+	if s != nil {
+		s.withdraw(rid, "the client closed the HTTP stream")
+	}
 }

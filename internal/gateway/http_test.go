@@ -2,9 +2,11 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,8 +55,9 @@ func httpClient(t testing.TB, url, token string) (*sdk.ClientSession, error) {
 func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t, fsPolicy, "")
+	bin := filesystemServer(t, dir).Path
 	url := httpGateway(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}, func() sdk.Transport {
-		return &sdk.CommandTransport{Command: filesystemServer(t, dir)}
+		return &sdk.CommandTransport{Command: exec.Command(bin, dir)}
 	})
 	if cs, err := httpClient(t, url, "wrong-token"); err == nil {
 		cs.Close()
@@ -80,4 +83,60 @@ func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
 	if b, err := os.ReadFile(ok); err != nil || string(b) != "fine" {
 		t.Fatalf("approved write on disk: %q %v", b, err)
 	}
+}
+
+// post sends one JSON-RPC message to a streamable HTTP endpoint.
+func post(ctx context.Context, url, session, body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	return http.DefaultClient.Do(req)
+}
+
+// A client that closes the HTTP stream of a call before its answer
+// withdraws it: the upstream's call is cancelled.
+func TestX2_ClosedHTTPStreamCancelsTheCall(t *testing.T) {
+	cfg := testConfig(t, "", "")
+	var block *blocker
+	url := httpGateway(t, &Gateway{Config: cfg, Server: "test", Mode: mcp.Auto}, func() sdk.Transport {
+		up, b := testServer(t)
+		block = b
+		return up
+	})
+	ctx := context.Background()
+	resp, err := post(ctx, url, "", initialize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %s, session %q", resp.Status, session)
+	}
+	if resp, err = post(ctx, url, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := post(cctx, url, session, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block","arguments":{}}}`); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	wait(t, block.started, "the call upstream")
+	cancel()
+	<-done
+	wait(t, block.cancelled, "the cancellation upstream after the stream closed")
 }

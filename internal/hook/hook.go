@@ -66,8 +66,10 @@ type Config struct {
 	// Crossing, when set, returns the boundary request a call makes by
 	// what its tool is (warden mcp: the tool's declared annotations in the
 	// server's mode, SPEC G2), or nil: asked after the approval policy lets
-	// the call run, as exec rules' prompts are.
-	Crossing func(call tool.Call) *boundary.Request
+	// the call run, as exec rules' prompts are. approved says an approver
+	// of the policy approved it (an allow rule), rather than no policy
+	// deciding.
+	Crossing func(call tool.Call, approved bool) *boundary.Request
 }
 
 // Handle answers one hook event of host h, read from input: it never
@@ -239,8 +241,8 @@ func (d *decision) preTool(ctx context.Context) (Verdict, error) {
 	if d.s.Tripped {
 		return Verdict{Decision: Stop, Reason: interrupted}, nil
 	}
-	if d.c.Crossing != nil && v.Decision != Deny {
-		if breq := d.c.Crossing(call); breq != nil {
+	if d.c.Crossing != nil {
+		if breq := d.c.Crossing(call, v.Decision != Pass); breq != nil {
 			bv, err := d.boundary(ctx, call, t, breq)
 			if err != nil || bv.Decision != Allow {
 				return bv, err

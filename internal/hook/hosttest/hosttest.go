@@ -32,6 +32,21 @@ func Find(name, env string) string {
 	return ""
 }
 
+// Need finds a program as Find does, skipping the test without it, and
+// failing it where the real peers are required (CI sets
+// WARDEN_REQUIRE_HOSTS).
+func Need(t testing.TB, name, env string) string {
+	t.Helper()
+	bin := Find(name, env)
+	if bin == "" {
+		if os.Getenv("WARDEN_REQUIRE_HOSTS") != "" {
+			t.Fatalf("%s not found (%s)", name, env)
+		}
+		t.Skipf("%s not found: set %s", name, env)
+	}
+	return bin
+}
+
 // CodexHook is one hook as `codex app-server` lists it (hooks/list).
 type CodexHook struct {
 	Key         string `json:"key"`
