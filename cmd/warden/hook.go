@@ -465,7 +465,6 @@ func (t *hookTrace) write() {
 	}
 	t.mu.Lock()
 	t.line.PeakRSS = peakRSS()
-	if b, err := os.ReadFile("/proc/self/status"); err == nil { os.WriteFile(t.file+".status", b, 0o600) }
 	b, err := json.Marshal(t.line)
 	t.mu.Unlock()
 	if err != nil {
