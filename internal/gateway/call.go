@@ -138,6 +138,11 @@ func (s *session) decideCall(ctx context.Context, p *pending, m *jsonrpc.Request
 	if err != nil {
 		return errorResult("warden could not review this call's result, so it is withheld: " + err.Error()), nil
 	}
+	if v.Decision == hook.Block && v.Withheld {
+		// Only this result: a person was to review it and none is
+		// reachable; the session goes on (SPEC R2: only a terminate ends it).
+		return errorResult("warden withheld this call's result: " + v.Reason), nil
+	}
 	if v.Decision == hook.Block || v.Decision == hook.Stop {
 		return stopped(s.stop(v.Reason)), nil
 	}

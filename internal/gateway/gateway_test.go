@@ -381,3 +381,34 @@ func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 		t.Errorf("a read-only tool no rule approves: %q (isError %v)", text, isErr)
 	}
 }
+
+// R2, R3: a review that escalates to a person when none is reachable (no
+// --server, no queue) withholds that one result, and only that: the
+// session goes on, and the next call is answered.
+func TestX2_ReviewNobodyTakesWithholdsOnlyThatResult(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hunter2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "", "reviewers:\n  - name: human\n    tool: read_text_file\n")
+	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
+	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "withheld") || !strings.Contains(text, "person") {
+		t.Fatalf("a result nobody could review answered %q (isError %v), want it withheld for a person", text, isErr)
+	}
+	if strings.Contains(text, "stopped this session") {
+		t.Errorf("the session was stopped: %q", text)
+	}
+	text, isErr = p.call(t, "list_directory", map[string]any{"path": dir})
+	if isErr || !strings.Contains(text, "notes.txt") {
+		t.Errorf("the next call answered %q (isError %v), want the listing", text, isErr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr = p.call(t, "list_directory", map[string]any{"path": dir})
+	if isErr || !strings.Contains(text, "b.txt") {
+		t.Errorf("a later call answered %q (isError %v)", text, isErr)
+	}
+}

@@ -503,7 +503,7 @@ func (d *decision) postTool(ctx context.Context) (Verdict, error) {
 	case out.Decision == review.Terminate:
 		return Verdict{Decision: Block, Reason: out.Explanation}, nil
 	case d.wasAsked():
-		return Verdict{Decision: Block, Reason: "a person must review this result, and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db"}, nil
+		return Verdict{Decision: Block, Withheld: true, Reason: "a person must review this result, and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db"}, nil
 	}
 	return Verdict{Decision: Pass}, nil
 }

@@ -86,6 +86,10 @@ type Verdict struct {
 	// Context is text for the model's context where the host injects it
 	// (the notes of a person's override, SPEC G12).
 	Context string
+	// Withheld says a Block after the call withholds only this result: a
+	// person was to review it and none is reachable here. The run goes
+	// on; it is no review's terminate (SPEC R2).
+	Withheld bool
 }
 
 // Answer is what the hook process prints and exits with.
