@@ -157,6 +157,13 @@ func (s *session) decide(ctx context.Context, e *hook.Event) (hook.Verdict, erro
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	s.flushNotes()
+	if e.Phase == hook.PreTool {
+		// A person may have overridden a denial meanwhile (SPEC G12): the
+		// retry must see it.
+		if err := s.run.Refresh(); err != nil {
+			return hook.Verdict{}, fmt.Errorf("reading the run's overrides: %w", err)
+		}
+	}
 	return s.cfg.Decide(ctx, s.host, e, s.run)
 }
 

@@ -203,6 +203,29 @@ func (s *Session) Lock() (err error) {
 	return nil
 }
 
+// Refresh reads what other warden processes appended to the run's
+// transcript since this one last read it (a person's override granted by
+// `warden auto-review approve`, SPEC G12), when the file grew: a holder
+// that keeps the session open for long (warden mcp) calls it before each
+// call is decided, as each hook process reads the session when it starts.
+func (s *Session) Refresh() error {
+	s.mu.Lock()
+	f, held := s.file, s.held
+	s.mu.Unlock()
+	if !held {
+		return nil
+	}
+	if f != nil {
+		if fi, err := os.Stat(s.Path); err == nil && fi.Size() == f.Checkpoint().Size {
+			return nil
+		}
+	}
+	if err := s.Unlock(); err != nil {
+		return err
+	}
+	return s.Lock()
+}
+
 // Unlock lets the session's other hooks in while this one waits (for a
 // person, for the reviewer agent): what it recorded is kept for the next
 // (its state saved, the transcript closed), and what it records until Lock
