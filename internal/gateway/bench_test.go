@@ -86,7 +86,11 @@ func benchClient(b *testing.B, how string, cfg *hook.Config) *sdk.ClientSession 
 			plainProxy(ctx, sc, upc)
 		} else {
 			g := &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}
-			go g.Serve(ctx, sc, upc)
+			done := make(chan struct{})
+			go func() { g.Serve(ctx, sc, upc); close(done) }()
+			// The session's run ends after the client closed it, before
+			// its directory is removed.
+			b.Cleanup(func() { <-done })
 		}
 		transport = ct
 	}
