@@ -301,6 +301,22 @@ func hostAnswer(t *testing.T, host, out string, input map[string]any) (runs bool
 	return true, command
 }
 
+// runShellHook runs `warden hook HOST ARGS...` on the pre-tool event of a
+// shell call with input, in session, from the directory proj: Claude
+// Code's Bash or Gemini CLI's run_shell_command.
+func runShellHook(t *testing.T, home, proj, host, session string, input map[string]any, args ...string) (string, string, int) {
+	t.Helper()
+	m := map[string]any{"session_id": session, "cwd": proj, "tool_input": input}
+	switch host {
+	case "claude-code":
+		m["hook_event_name"], m["tool_name"], m["tool_use_id"] = "PreToolUse", "Bash", "toolu_1"
+	case "gemini":
+		m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
+	}
+	in, _ := json.Marshal(m)
+	return runHook(t, home, in, append([]string{host}, args...)...)
+}
+
 // TestX4_EscalatedShellCallIsABoundaryRequest: with --sandbox, a shell
 // call that asks to run with more than the sandbox allows — Claude Code's
 // dangerouslyDisableSandbox, Gemini CLI's additional_permissions — is a
@@ -319,15 +335,7 @@ func TestX4_EscalatedShellCallIsABoundaryRequest(t *testing.T) {
 	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
 	args := []string{"--approval", policy, "--sandbox", "workspace-write", "--approvals-reviewer", "first_pass"}
 	call := func(host, session string, input map[string]any) (string, string, int) {
-		m := map[string]any{"session_id": session, "cwd": proj, "tool_input": input}
-		switch host {
-		case "claude-code":
-			m["hook_event_name"], m["tool_name"], m["tool_use_id"] = "PreToolUse", "Bash", "toolu_1"
-		case "gemini":
-			m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
-		}
-		in, _ := json.Marshal(m)
-		return runHook(t, home, in, append([]string{host}, args...)...)
+		return runShellHook(t, home, proj, host, session, input, args...)
 	}
 	runAs := func(command string) {
 		c := exec.Command("bash", "-c", command)
@@ -422,15 +430,7 @@ func TestX4_BlockedHintNamesTheHostsOwnWay(t *testing.T) {
 	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
 	args := []string{"--approval", policy, "--sandbox", "workspace-write"}
 	call := func(host, session string, input map[string]any, extra ...string) (string, string, int) {
-		m := map[string]any{"session_id": session, "cwd": proj, "tool_input": input}
-		switch host {
-		case "claude-code":
-			m["hook_event_name"], m["tool_name"], m["tool_use_id"] = "PreToolUse", "Bash", "toolu_1"
-		case "gemini":
-			m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
-		}
-		in, _ := json.Marshal(m)
-		return runHook(t, home, in, append(append([]string{host}, args...), extra...)...)
+		return runShellHook(t, home, proj, host, session, input, append(args, extra...)...)
 	}
 	target := filepath.Join(outside, "out.txt")
 	cmd := "echo owned > " + target
