@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -25,10 +26,12 @@ const (
 	exitNotFound  = 127 // the command was not found
 )
 
-const execUsage = `usage: warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] -- CMD [ARG...]
+const execUsage = `usage: warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] [--hint-host HOST] -- CMD [ARG...]
 
 Runs CMD in the current directory under the sandbox and exits with its status.
-MODE is read-only, workspace-write (default) or full-access.
+MODE is read-only, workspace-write (default) or full-access. With --hint-host
+(set by warden hook HOST --sandbox), a blocked action's hint says how the model
+asks for more in that host's own way.
 `
 
 // stringList is a repeatable string flag.
@@ -50,6 +53,7 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		roots      stringList
 		network    = fset.Bool("network", false, "allow network access (off by default)")
 		unenforced = fset.Bool("sandbox-unenforced", false, "run even where the kernel cannot enforce the sandbox (no Landlock)")
+		hintHost   = fset.String("hint-host", "", "word a blocked action's hint for the coding agent `HOST` whose shell call this is (see warden hook)")
 	)
 	fset.Var(&roots, "writable-root", "an extra writable directory `DIR` in workspace-write mode (repeatable)")
 	argv, code, ok := c.parse(args, false, stdout)
@@ -58,6 +62,12 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(argv) == 0 {
 		return c.fail("no command given")
+	}
+	if *hintHost != "" {
+		if _, err := hook.Lookup(*hintHost); err != nil {
+			fmt.Fprintf(stderr, "warden: --hint-host: %v\n", err)
+			return exitUsage
+		}
 	}
 	m, err := sandbox.ParseMode(*mode)
 	if err != nil {
@@ -188,7 +198,11 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if b, ok := p.Blocked(out.String(), nil); ok {
 		fmt.Fprintf(stderr, "warden: blocked by the sandbox (%s): %s\n", m, p.Explain(b))
-		fmt.Fprintf(stderr, "warden: to allow it, %s\n", allowHint(p, b))
+		if hint, ok := hook.AskHint(*hintHost, p, b); ok {
+			fmt.Fprintf(stderr, "warden: %s\n", hint)
+		} else {
+			fmt.Fprintf(stderr, "warden: to allow it, %s\n", allowHint(p, b))
+		}
 	}
 	return status
 }

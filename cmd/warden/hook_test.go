@@ -301,6 +301,22 @@ func hostAnswer(t *testing.T, host, out string, input map[string]any) (runs bool
 	return true, command
 }
 
+// runShellHook runs `warden hook HOST ARGS...` on the pre-tool event of a
+// shell call with input, in session, from the directory proj: Claude
+// Code's Bash or Gemini CLI's run_shell_command.
+func runShellHook(t *testing.T, home, proj, host, session string, input map[string]any, args ...string) (string, string, int) {
+	t.Helper()
+	m := map[string]any{"session_id": session, "cwd": proj, "tool_input": input}
+	switch host {
+	case "claude-code":
+		m["hook_event_name"], m["tool_name"], m["tool_use_id"] = "PreToolUse", "Bash", "toolu_1"
+	case "gemini":
+		m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
+	}
+	in, _ := json.Marshal(m)
+	return runHook(t, home, in, append([]string{host}, args...)...)
+}
+
 // TestX4_EscalatedShellCallIsABoundaryRequest: with --sandbox, a shell
 // call that asks to run with more than the sandbox allows — Claude Code's
 // dangerouslyDisableSandbox, Gemini CLI's additional_permissions — is a
@@ -319,15 +335,7 @@ func TestX4_EscalatedShellCallIsABoundaryRequest(t *testing.T) {
 	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
 	args := []string{"--approval", policy, "--sandbox", "workspace-write", "--approvals-reviewer", "first_pass"}
 	call := func(host, session string, input map[string]any) (string, string, int) {
-		m := map[string]any{"session_id": session, "cwd": proj, "tool_input": input}
-		switch host {
-		case "claude-code":
-			m["hook_event_name"], m["tool_name"], m["tool_use_id"] = "PreToolUse", "Bash", "toolu_1"
-		case "gemini":
-			m["hook_event_name"], m["tool_name"] = "BeforeTool", "run_shell_command"
-		}
-		in, _ := json.Marshal(m)
-		return runHook(t, home, in, append([]string{host}, args...)...)
+		return runShellHook(t, home, proj, host, session, input, args...)
 	}
 	runAs := func(command string) {
 		c := exec.Command("bash", "-c", command)
@@ -403,6 +411,85 @@ func TestX4_EscalatedShellCallIsABoundaryRequest(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(home, "runs", "claude-code-attack.jsonl"))
 	if !strings.Contains(string(raw), `"escalated":true`) || !strings.Contains(string(raw), "asks to run outside warden's sandbox (dangerouslyDisableSandbox)") {
 		t.Fatalf("the escalation is not recorded as a boundary request:\n%s", raw)
+	}
+}
+
+// TestX4_BlockedHintNamesTheHostsOwnWay: a confined shell call that the
+// sandbox blocks tells the model how to ask for more in its host's own
+// way — Claude Code's dangerouslyDisableSandbox, Gemini CLI's
+// additional_permissions — not with `warden exec` flags, which the model
+// driving the host cannot pass. Run as the host runs the rewritten
+// command, a write outside the workspace fails and leaves no file, and
+// the output the host shows the model names the host's field. Followed
+// word for word (Gemini CLI: the value the hint gives) and approved by a
+// person, the request is read by warden and the write lands.
+func TestX4_BlockedHintNamesTheHostsOwnWay(t *testing.T) {
+	requireWardenExec(t)
+	home, proj := t.TempDir(), project(t)
+	outside := outsideDir(t)
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: approve\n")
+	args := []string{"--approval", policy, "--sandbox", "workspace-write"}
+	call := func(host, session string, input map[string]any, extra ...string) (string, string, int) {
+		return runShellHook(t, home, proj, host, session, input, append(args, extra...)...)
+	}
+	target := filepath.Join(outside, "out.txt")
+	cmd := "echo owned > " + target
+	hints := map[string]string{}
+	for _, tc := range []struct{ host, field, want string }{
+		{"claude-code", "dangerouslyDisableSandbox", `call Bash again with the same command and "dangerouslyDisableSandbox": true`},
+		{"gemini", "additional_permissions", `call run_shell_command again with the same command and "additional_permissions": {"fileSystem":{"write":["` + outside + `"]}}`},
+	} {
+		input := map[string]any{"command": cmd, "description": "d"}
+		out, stderr, code := call(tc.host, "blocked", input)
+		runs, command := hostAnswer(t, tc.host, out, input)
+		if code != 0 || !runs || !strings.Contains(command, " --hint-host "+tc.host+" ") {
+			t.Fatalf("%s: exit %d answer %q %q", tc.host, code, out, stderr)
+		}
+		c := exec.Command("bash", "-c", command) // as the host runs it
+		c.Dir = proj
+		b, err := c.CombinedOutput() // what the host shows the model
+		shown := string(b)
+		if _, serr := os.Stat(target); serr == nil || err == nil {
+			t.Fatalf("%s: the confined write outside the workspace happened (%v): %s", tc.host, err, shown)
+		}
+		if !strings.Contains(shown, "blocked by the sandbox") || !strings.Contains(shown, tc.want) {
+			t.Fatalf("%s: the tool's output does not tell the model to ask with %s:\n%s\nwant %s", tc.host, tc.field, shown, tc.want)
+		}
+		if strings.Contains(shown, "run again with") || strings.Contains(shown, "--writable-root "+outside) {
+			t.Fatalf("%s: the hint names warden exec's flags, which the model cannot pass:\n%s", tc.host, shown)
+		}
+		hints[tc.host] = shown
+	}
+	// Gemini CLI's model follows the hint: the value it gives, read back
+	// by warden as a boundary request, approved by a person, grants the
+	// write and no more.
+	shown := hints["gemini"]
+	_, after, _ := strings.Cut(shown, `"additional_permissions": `)
+	var perms map[string]any
+	if err := json.NewDecoder(strings.NewReader(after)).Decode(&perms); err != nil {
+		t.Fatalf("the hint's value is not JSON: %v\n%s", err, shown)
+	}
+	db := filepath.Join(home, "q.db")
+	done := make(chan struct{})
+	var out, stderr string
+	input := map[string]any{"command": cmd, "additional_permissions": perms}
+	go func() {
+		defer close(done)
+		out, stderr, _ = call("gemini", "asks", input, "--approvals-reviewer", "human", "--db", "sqlite:"+db)
+	}()
+	decidePending(t, db, hook.RunID("gemini", "asks"), "approve", done)
+	<-done
+	runs, command := hostAnswer(t, "gemini", out, input)
+	if !runs {
+		t.Fatalf("gemini: the request the hint gave was not run once approved: %q %q", out, stderr)
+	}
+	c := exec.Command("bash", "-c", command)
+	c.Dir = proj
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("gemini: the approved request failed: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Fatalf("gemini: the write the hint asked for did not land: %q", out)
 	}
 }
 

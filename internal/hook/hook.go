@@ -335,7 +335,7 @@ func (d *decision) confines() bool {
 
 // confine rewrites a shell call a policy lets run to run under warden's
 // sandbox (Config.Sandbox), where the host takes changed input: the
-// command becomes `warden exec --sandbox MODE [FLAGS] -- bash -c COMMAND`,
+// command becomes `warden exec --sandbox MODE [FLAGS] [--hint-host HOST] -- bash -c COMMAND`,
 // quoted by the shell library, the call's other arguments kept (flags:
 // the permissions a boundary decision granted). Elsewhere, and
 // for calls denied, v is returned as it is.
@@ -355,7 +355,13 @@ func (d *decision) confine(v Verdict, call tool.Call, cmd string, flags ...strin
 	key := d.h.Tools[call.Function].Command
 	cacheFlags, env := goCache(d.c.Sandbox)
 	argv := append([]string{d.c.Exe, "exec", "--sandbox", d.c.Sandbox}, flags...)
-	argv = append(append(append(append(argv, cacheFlags...), "--"), env...), "bash", "-c", cmd)
+	argv = append(argv, cacheFlags...)
+	if _, _, ok := d.h.escalatingShell(); ok {
+		// A blocked action's hint names the host's own way to ask
+		// (AskHint), not `warden exec` flags.
+		argv = append(argv, "--hint-host", d.h.Name)
+	}
+	argv = append(append(append(argv, "--"), env...), "bash", "-c", cmd)
 	wrapped := shell.Join(argv)
 	raw, err := json.Marshal(wrapped)
 	if err != nil {
