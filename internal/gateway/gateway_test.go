@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
@@ -126,16 +127,7 @@ func runEvents(t *testing.T, c *hook.Config) []event.Event {
 	if len(files) != 1 {
 		t.Fatalf("runs: %v, want one", files)
 	}
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []event.Event
-	if err := event.Read(f, func(e event.Event) error { out = append(out, e); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return eventtest.ReadFile(t, files[0])
 }
 
 // kinds lists the kinds of events.
