@@ -162,13 +162,18 @@ const fsPolicy = `approvers:
     tools: "*"
 `
 
+// fsPolicyPeer connects a client through a gateway in approve mode with
+// fsPolicy to the filesystem server serving dir.
+func fsPolicyPeer(t *testing.T, dir string) *peer {
+	t.Helper()
+	return connectFS(t, &Gateway{Config: testConfig(t, fsPolicy, ""), Server: "filesystem", Mode: mcp.Approve}, dir)
+}
+
 // The attacks first: a write the policy rejects never reaches the disk; a
 // terminate stops every later call, approved or not.
 func TestX2_RejectedWriteIsNotWritten(t *testing.T) {
 	dir := t.TempDir()
-	cfg := testConfig(t, fsPolicy, "")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connectFS(t, g, dir)
+	p := fsPolicyPeer(t, dir)
 	secret := filepath.Join(dir, "secret.txt")
 	gatewaytest.WriteRefused(t, p.ClientSession, secret, "pwned", "no writes into secret files")
 	ok := filepath.Join(dir, "notes.txt")
@@ -189,9 +194,7 @@ func TestX2_RejectedWriteIsNotWritten(t *testing.T) {
 
 func TestX2_TerminateRefusesLaterCalls(t *testing.T) {
 	dir := t.TempDir()
-	cfg := testConfig(t, fsPolicy, "")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connectFS(t, g, dir)
+	p := fsPolicyPeer(t, dir)
 	src := filepath.Join(dir, "a.txt")
 	if err := os.WriteFile(src, []byte("a"), 0o600); err != nil {
 		t.Fatal(err)
