@@ -93,18 +93,12 @@ type surfaceApprover struct {
 
 // Approve asks a person on the request's surfaces.
 func (s surfaceApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	sf, ok := surfaceOf(ctx)
-	if !ok {
-		return s.console.Approve(ctx, req)
-	}
-	var here Here
-	if s.con != nil && s.con.terminal() {
-		here = func(ctx context.Context) (string, bool) {
-			got, err := s.console.Approve(ctx, req)
-			return personsChoice(string(got.Decision), got.Metadata, err)
-		}
-	}
-	return sf.Approve(ctx, req, s.choices, s.timeout, here)
+	return askOnSurface(ctx, s.con,
+		func(ctx context.Context) (approval.Approval, error) { return s.console.Approve(ctx, req) },
+		func(got approval.Approval) (string, map[string]any) { return string(got.Decision), got.Metadata },
+		func(sf Surface, here Here) (approval.Approval, error) {
+			return sf.Approve(ctx, req, s.choices, s.timeout, here)
+		})
 }
 
 // surfaceReviewer asks on the Surface of the context when there is one
@@ -119,18 +113,36 @@ type surfaceReviewer struct {
 
 // Review asks a person on the request's surfaces.
 func (s surfaceReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
+	return askOnSurface(ctx, s.con,
+		func(ctx context.Context) (review.Review, error) { return s.console.Review(ctx, req) },
+		func(got review.Review) (string, map[string]any) { return string(got.Decision), got.Metadata },
+		func(sf Surface, here Here) (review.Review, error) {
+			return sf.Review(ctx, req, s.choices, s.timeout, here)
+		})
+}
+
+// askOnSurface asks a person on the Surface of ctx when there is one, else
+// at the console alone (atConsole). When con is a person's terminal, the
+// surface also asks there (its Here), whichever answers first deciding;
+// choice reads a console answer's decision and metadata.
+func askOnSurface[T any](ctx context.Context, con *Console,
+	atConsole func(context.Context) (T, error),
+	choice func(T) (string, map[string]any),
+	onSurface func(Surface, Here) (T, error),
+) (T, error) {
 	sf, ok := surfaceOf(ctx)
 	if !ok {
-		return s.console.Review(ctx, req)
+		return atConsole(ctx)
 	}
 	var here Here
-	if s.con != nil && s.con.terminal() {
+	if con != nil && con.terminal() {
 		here = func(ctx context.Context) (string, bool) {
-			got, err := s.console.Review(ctx, req)
-			return personsChoice(string(got.Decision), got.Metadata, err)
+			got, err := atConsole(ctx)
+			d, md := choice(got)
+			return personsChoice(d, md, err)
 		}
 	}
-	return sf.Review(ctx, req, s.choices, s.timeout, here)
+	return onSurface(sf, here)
 }
 
 // personsChoice is the console's answer as a decision for another

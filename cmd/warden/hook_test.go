@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
@@ -593,14 +594,9 @@ func TestX1_WaitingHookLetsItsSessionGoOn(t *testing.T) {
 	if code, out, errOut := runWith(t, home, "transcript", "verify", path); code != 0 {
 		t.Fatalf("verify: %s %s", out, errOut)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var ids []string
 	var approvals, rejections int
-	if err := event.Read(f, func(e event.Event) error {
+	for _, e := range eventtest.ReadFile(t, path) {
 		ids = append(ids, e.ID)
 		if a, ok := e.Data.(event.Approval); ok {
 			approvals++
@@ -608,9 +604,6 @@ func TestX1_WaitingHookLetsItsSessionGoOn(t *testing.T) {
 				rejections++
 			}
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
 	}
 	for i, id := range ids {
 		if want := fmt.Sprintf("codex-sess-w-%06d", i+1); id != want {

@@ -54,13 +54,7 @@ func TestX2_CLIGovernsTheFilesystemServer(t *testing.T) {
 	}
 	cs, cmd := mcpClient(t, home, dir)
 	target := filepath.Join(dir, "x.txt")
-	text, isErr := callText(t, cs, "write_file", map[string]any{"path": target, "content": "x"})
-	if !isErr || !strings.Contains(text, "a person must decide") || !strings.Contains(text, "warden mcp --server") {
-		t.Errorf("write with nobody to decide: %q (isError %v)", text, isErr)
-	}
-	if _, err := os.Stat(target); !os.IsNotExist(err) {
-		t.Fatal("the write nobody approved reached the disk")
-	}
+	gatewaytest.WriteRefused(t, cs, target, "x", "a person must decide", "warden mcp --server")
 	if text, isErr := callText(t, cs, "read_text_file", map[string]any{"path": filepath.Join(dir, "README")}); isErr || text != "read me" {
 		t.Errorf("read: %q (isError %v)", text, isErr)
 	}
@@ -164,12 +158,7 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := filepath.Join(dir, "w.txt")
-	if text, isErr := callText(t, cs, "write_file", map[string]any{"path": target, "content": "x"}); !isErr || !strings.Contains(text, "a person must decide") {
-		t.Errorf("write with nobody to decide: %q (isError %v)", text, isErr)
-	}
-	if _, err := os.Stat(target); !os.IsNotExist(err) {
-		t.Fatal("the write nobody approved reached the disk")
-	}
+	gatewaytest.WriteRefused(t, cs, target, "x", "a person must decide")
 	cs.Close()
 	cmd.Process.Signal(syscall.SIGTERM)
 	<-copied

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
@@ -112,6 +113,13 @@ func connect(t *testing.T, g *Gateway, upstream sdk.Transport, opts *sdk.ClientO
 	return p
 }
 
+// connectFS connects a client through g to the reference filesystem
+// server serving dir, as connect does.
+func connectFS(t *testing.T, g *Gateway, dir string) *peer {
+	t.Helper()
+	return connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+}
+
 // call calls tool with args and returns the result's text and isError.
 func (p *peer) call(t *testing.T, tool string, args map[string]any) (string, bool) {
 	t.Helper()
@@ -126,16 +134,7 @@ func runEvents(t *testing.T, c *hook.Config) []event.Event {
 	if len(files) != 1 {
 		t.Fatalf("runs: %v, want one", files)
 	}
-	f, err := os.Open(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []event.Event
-	if err := event.Read(f, func(e event.Event) error { out = append(out, e); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return eventtest.ReadFile(t, files[0])
 }
 
 // kinds lists the kinds of events.
@@ -163,21 +162,20 @@ const fsPolicy = `approvers:
     tools: "*"
 `
 
+// fsPolicyPeer connects a client through a gateway in approve mode with
+// fsPolicy to the filesystem server serving dir.
+func fsPolicyPeer(t *testing.T, dir string) *peer {
+	t.Helper()
+	return connectFS(t, &Gateway{Config: testConfig(t, fsPolicy, ""), Server: "filesystem", Mode: mcp.Approve}, dir)
+}
+
 // The attacks first: a write the policy rejects never reaches the disk; a
 // terminate stops every later call, approved or not.
 func TestX2_RejectedWriteIsNotWritten(t *testing.T) {
 	dir := t.TempDir()
-	cfg := testConfig(t, fsPolicy, "")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := fsPolicyPeer(t, dir)
 	secret := filepath.Join(dir, "secret.txt")
-	text, isErr := p.call(t, "write_file", map[string]any{"path": secret, "content": "pwned"})
-	if !isErr || !strings.Contains(text, "no writes into secret files") {
-		t.Errorf("rejected write answered %q (isError %v)", text, isErr)
-	}
-	if _, err := os.Stat(secret); !os.IsNotExist(err) {
-		t.Fatalf("the rejected write reached the disk: %v", err)
-	}
+	gatewaytest.WriteRefused(t, p.ClientSession, secret, "pwned", "no writes into secret files")
 	ok := filepath.Join(dir, "notes.txt")
 	if text, isErr := p.call(t, "write_file", map[string]any{"path": ok, "content": "hello"}); isErr {
 		t.Fatalf("approved write: %s", text)
@@ -186,13 +184,9 @@ func TestX2_RejectedWriteIsNotWritten(t *testing.T) {
 		t.Fatalf("approved write on disk: %q, %v", b, err)
 	}
 	// A name differing by case is the same argument to no one: read
-	// strictly (A8), the call is refused before any policy.
-	_, err := p.CallTool(context.Background(), &sdk.CallToolParams{Name: "write_file", Arguments: json.RawMessage(`{"path":"` + ok + `","PATH":"` + secret + `","content":"x"}`)})
-	if err == nil {
-		if _, serr := os.Stat(secret); !os.IsNotExist(serr) {
-			t.Fatal("a case-variant argument reached the disk")
-		}
-	}
+	// strictly (A8), the call is refused before any policy, as a protocol
+	// error or an error result: either way, nothing is written.
+	_, _ = p.CallTool(context.Background(), &sdk.CallToolParams{Name: "write_file", Arguments: json.RawMessage(`{"path":"` + ok + `","PATH":"` + secret + `","content":"x"}`)})
 	if _, err := os.Stat(secret); !os.IsNotExist(err) {
 		t.Fatal("a case-variant argument reached the disk")
 	}
@@ -200,9 +194,7 @@ func TestX2_RejectedWriteIsNotWritten(t *testing.T) {
 
 func TestX2_TerminateRefusesLaterCalls(t *testing.T) {
 	dir := t.TempDir()
-	cfg := testConfig(t, fsPolicy, "")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := fsPolicyPeer(t, dir)
 	src := filepath.Join(dir, "a.txt")
 	if err := os.WriteFile(src, []byte("a"), 0o600); err != nil {
 		t.Fatal(err)
@@ -255,7 +247,7 @@ func TestX2_ModifiedCallIsWhatRuns(t *testing.T) {
 	cfg := testConfig(t, "", "")
 	cfg.Approval = approval.New(approval.Rule{Name: "redact", Handler: modifier{content: "[redacted]"}, Match: matchAll(t)})
 	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := connectFS(t, g, dir)
 	f := filepath.Join(dir, "out.txt")
 	if text, isErr := p.call(t, "write_file", map[string]any{"path": f, "content": "AKIA-secret"}); isErr {
 		t.Fatalf("modified write: %s", text)
@@ -266,15 +258,10 @@ func TestX2_ModifiedCallIsWhatRuns(t *testing.T) {
 
 	cfg.Approval = approval.New(approval.Rule{Name: "bad", Handler: badModifier{}, Match: matchAll(t)})
 	g2 := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p2 := connect(t, g2, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p2 := connectFS(t, g2, dir)
 	g2f := filepath.Join(dir, "bad.txt")
-	text, isErr := p2.call(t, "write_file", map[string]any{"path": g2f, "content": "x"})
-	if !isErr || !strings.Contains(text, "input schema") {
-		t.Errorf("a modification that does not fit the schema answered %q (isError %v)", text, isErr)
-	}
-	if _, err := os.Stat(g2f); !os.IsNotExist(err) {
-		t.Error("a call modified out of its schema ran")
-	}
+	// A modification that does not fit the schema is refused, not run.
+	gatewaytest.WriteRefused(t, p2.ClientSession, g2f, "x", "input schema")
 }
 
 func matchAll(t *testing.T) policy.Matcher {
@@ -294,7 +281,7 @@ func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
 	}
 	cfg := testConfig(t, "", "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n")
 	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := connectFS(t, g, dir)
 	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "id_rsa")})
 	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "private key left") {
 		t.Fatalf("reviewed result answered %q (isError %v)", text, isErr)
@@ -337,7 +324,7 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			cfg := testConfig(t, "", "")
 			g := &Gateway{Config: cfg, Server: "filesystem", Mode: tt.mode}
-			p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+			p := connectFS(t, g, dir)
 			w := filepath.Join(dir, "w-"+string(tt.mode))
 			text, isErr := p.call(t, "write_file", map[string]any{"path": w, "content": "x"})
 			_, err := os.Stat(w)
@@ -368,7 +355,7 @@ func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, "approvers:\n  - name: auto\n    decision: approve\n    tool: write_file\n", "")
-	p := connect(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Auto}, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := connectFS(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Auto}, dir)
 	w := filepath.Join(dir, "w.txt")
 	if text, isErr := p.call(t, "write_file", map[string]any{"path": w, "content": "x"}); isErr {
 		t.Errorf("a write an allow rule approves: %q", text)

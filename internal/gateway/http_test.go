@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/mcp"
 )
 
@@ -70,12 +71,7 @@ func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
 	defer cs.Close()
 	p := &peer{ClientSession: cs}
 	secret := filepath.Join(dir, "secret.txt")
-	if text, isErr := p.call(t, "write_file", map[string]any{"path": secret, "content": "pwned"}); !isErr || !strings.Contains(text, "no writes into secret files") {
-		t.Errorf("rejected write answered %q (isError %v)", text, isErr)
-	}
-	if _, err := os.Stat(secret); !os.IsNotExist(err) {
-		t.Fatal("the rejected write reached the disk")
-	}
+	gatewaytest.WriteRefused(t, cs, secret, "pwned", "no writes into secret files")
 	ok := filepath.Join(dir, "ok.txt")
 	if text, isErr := p.call(t, "write_file", map[string]any{"path": ok, "content": "fine"}); isErr {
 		t.Fatalf("approved write: %s", text)

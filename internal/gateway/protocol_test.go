@@ -403,7 +403,7 @@ func TestX2_PersonDecidesInTheQueue(t *testing.T) {
 	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
 		return decider.New(decider.Config{Reviewers: []string{decider.User}, Workdir: workdir, Person: person})
 	}
-	p := connect(t, &Gateway{Config: cfg, Server: "filesystem"}, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := connectFS(t, &Gateway{Config: cfg, Server: "filesystem"}, dir)
 	for _, tt := range []struct {
 		decision string
 		written  bool

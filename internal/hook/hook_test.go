@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eventkind"
+	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/policyfile"
 	_ "github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/rules"
@@ -50,16 +51,7 @@ func firstPassBoundary(workdir string, person approval.Approver) (*approval.Poli
 // events returns a session's events, as its transcript has them.
 func events(t *testing.T, c *Config, host, session string) []event.Event {
 	t.Helper()
-	f, err := os.Open(filepath.Join(c.Paths.Runs, RunID(host, session)+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []event.Event
-	if err := event.Read(f, func(e event.Event) error { out = append(out, e); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return eventtest.ReadFile(t, filepath.Join(c.Paths.Runs, RunID(host, session)+".jsonl"))
 }
 
 const policyYAML = `approvers:

@@ -873,21 +873,12 @@ func TestPrepare_TranscriptCreatedAtOptionsPath(t *testing.T) {
 	if res.Status != event.StatusCompleted {
 		t.Fatalf("status %s (%v)", res.Status, res.Err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var kinds []string
-	err = event.Read(f, func(e event.Event) error {
+	for _, e := range eventtest.ReadFile(t, path) {
 		kinds = append(kinds, e.Kind())
 		if e.RunID != p.Run.ID || e.Agent != eventkind.MainAgent {
 			t.Errorf("event %s: run %q agent %q, want run %q agent main", e.Kind(), e.RunID, e.Agent, p.Run.ID)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	want := []string{eventkind.RunStart, eventkind.TurnStart, eventkind.Model, eventkind.Tool, eventkind.Model, eventkind.RunEnd}
 	if !reflect.DeepEqual(kinds, want) {

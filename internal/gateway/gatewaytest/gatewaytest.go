@@ -4,6 +4,7 @@ package gatewaytest
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -28,4 +29,21 @@ func Call(t testing.TB, cs *sdk.ClientSession, tool string, args any) (text stri
 		}
 	}
 	return b.String(), res.IsError
+}
+
+// WriteRefused asks the reference filesystem server's write_file, through
+// cs, to write content to path, and fails t unless the answer is an error
+// result whose text holds every one of want and nothing is on disk at path
+// afterwards: the effect of a write the gateway must refuse.
+func WriteRefused(t testing.TB, cs *sdk.ClientSession, path, content string, want ...string) {
+	t.Helper()
+	text, isErr := Call(t, cs, "write_file", map[string]any{"path": path, "content": content})
+	for _, w := range want {
+		if !isErr || !strings.Contains(text, w) {
+			t.Errorf("write_file %s answered %q (isError %v), want an error saying %q", path, text, isErr, w)
+		}
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the refused write of %s reached the disk (stat: %v)", path, err)
+	}
 }
