@@ -257,8 +257,13 @@ func (s *session) listTools(ctx context.Context) error {
 
 // resultText is a CallToolResult as the reviewer reads it: its text
 // content, other content as JSON, the structured content; and whether the
-// server said the call failed.
+// server said the call failed. A result that spells a member twice (a
+// duplicate, or two cases of one name, SPEC A8) may be read one way here
+// and another by the client, so the reviewer reads all of its text.
 func resultText(result json.RawMessage) (string, bool) {
+	if argjson.CheckNames(result) != nil {
+		return string(result), false
+	}
 	var r struct {
 		Content           []json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`

@@ -148,3 +148,22 @@ func FuzzX2_ClientLine(f *testing.F) {
 		}
 	})
 }
+
+// TestX2_ResultSpellingsAllReachTheReviewer: a result that spells a member
+// twice (a duplicate, or two cases of one name) is read one way by
+// encoding/json and maybe another by the client; the reviewer reads the
+// whole text then, so what any client can show it has been reviewed.
+func TestX2_ResultSpellingsAllReachTheReviewer(t *testing.T) {
+	for _, data := range []string{
+		`{"content":[{"type":"text","text":"SECRET"}],"Content":[{"type":"text","text":"fine"}]}`,
+		`{"Content":[{"type":"text","text":"fine"}],"content":[{"type":"text","text":"SECRET"}]}`,
+		`{"content":[{"type":"text","text":"SECRET","Text":"fine"}]}`,
+		`{"content":[{"type":"text","text":"fine"}],"content":[{"type":"text","text":"SECRET"}]}`,
+		`{"content":[{"type":"text","text":"fine"}],"structuredContent":{"a":"SECRET"},"StructuredContent":null}`,
+	} {
+		text, _ := resultText([]byte(data))
+		if !strings.Contains(text, "SECRET") {
+			t.Errorf("the reviewer reads %q of %s", text, data)
+		}
+	}
+}
