@@ -1,6 +1,7 @@
 // Package effect is the record of what a command did when it ran once in a
 // throw-away view (SPEC G17, effect-based review): the files it would
-// write, create, delete, rename or change the metadata of, the programs it
+// write, create, delete, rename or change the metadata of, the credential
+// stores it would open, the programs it
 // would start and the network destinations it would try, with its exit
 // status and output.
 //
@@ -19,6 +20,7 @@ type Report struct {
 	Deletes []string `json:"deletes"` // files and directories removed
 	Renames []Rename `json:"renames"` // files moved from one path to another
 	Chmods  []Chmod  `json:"chmods"`  // metadata changes: mode, owner
+	Reads   []string `json:"reads"`   // watched credential stores it opened (not every read)
 	Execs   []Exec   `json:"execs"`   // programs started, in order
 	Network []Dest   `json:"network"` // destinations attempted and names looked up, in order
 
