@@ -157,7 +157,20 @@ func (s Spec) setup() error {
 		if s.UserNS == "" {
 			return errors.New("refusing to change mounts outside a new user namespace")
 		}
-		if s.View {
+		var late []lateMount
+		if s.DryRun {
+			staging, l, err := dryRunView(s.Memory)
+			if err != nil {
+				return err
+			}
+			late = l
+			err = sendView(s.ViewFD, staging)
+			syscall.Close(staging)
+			if err != nil {
+				return err
+			}
+			mountProc(true) // before hide, which reads /proc/self/fd
+		} else if s.View {
 			if err := readOnlyView(s.Roots); err != nil {
 				return err
 			}
@@ -178,15 +191,18 @@ func (s Spec) setup() error {
 			}
 		}
 		if s.Dev != "" && !s.Probe {
-			if err := freshDev(s.Dev, s.View); err != nil {
+			if err := freshDev(s.Dev, s.View || s.DryRun); err != nil {
 				return err
 			}
+		}
+		if err := attachLate(late); err != nil {
+			return err
 		}
 	}
 	if s.PIDNS && os.Getpid() != 1 {
 		return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 	}
-	if s.PIDNS && s.MountNS {
+	if s.PIDNS && s.MountNS && !s.DryRun {
 		mountProc(true)
 	}
 	if lo != nil {
@@ -214,6 +230,11 @@ func (s Spec) setup() error {
 		}
 		if err != nil {
 			return fmt.Errorf("refusing UNIX sockets: %w", err)
+		}
+	}
+	if s.DryRun {
+		if err := dryRunLimits(s.Memory); err != nil {
+			return err
 		}
 	}
 	if err := dropCapabilities(); err != nil {

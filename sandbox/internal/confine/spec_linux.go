@@ -70,6 +70,16 @@ type Spec struct {
 	// or DevAll; empty keeps the host's.
 	Dev string
 
+	// DryRun asks for the dry run's copy-on-write view of the whole file
+	// system instead of the read-only one (see dryrun_linux.go; needs
+	// MountNS), and no Landlock: the command may write anywhere in it.
+	DryRun bool
+	// ViewFD is the descriptor of the socket over which a dry run's
+	// helper sends the parent its staging tmpfs.
+	ViewFD int
+	// Memory is a dry run's memory budget in bytes (0: none).
+	Memory int64
+
 	// covered are the temporary directories the helper covered (or made
 	// inside a cover), writable for Landlock; not passed.
 	covered []string
@@ -108,6 +118,12 @@ func (s Spec) Args() []string {
 	if s.Dev != "" {
 		add("dev", s.Dev)
 	}
+	if s.ViewFD != 0 {
+		add("viewfd", strconv.Itoa(s.ViewFD))
+	}
+	if s.Memory != 0 {
+		add("memory", strconv.FormatInt(s.Memory, 10))
+	}
 	return append(a, "--")
 }
 
@@ -122,7 +138,7 @@ type flag struct {
 func (s *Spec) flags() []flag {
 	return []flag{
 		{"probe", &s.Probe}, {"network", &s.Network}, {"parentmaps", &s.ParentMaps}, {"mountns", &s.MountNS},
-		{"view", &s.View}, {"pidns", &s.PIDNS}, {"nounix", &s.NoUnix}, {"contain", &s.Contain}, {"cover", &s.Cover},
+		{"view", &s.View}, {"pidns", &s.PIDNS}, {"nounix", &s.NoUnix}, {"contain", &s.Contain}, {"cover", &s.Cover}, {"dryrun", &s.DryRun},
 	}
 }
 
@@ -178,6 +194,18 @@ func Parse(args []string) (Spec, []string, error) {
 			s.Temps[len(s.Temps)-1].Source = v
 		case "dev":
 			s.Dev = v
+		case "viewfd":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.ViewFD = n
+		case "memory":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.Memory = n
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}
