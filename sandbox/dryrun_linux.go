@@ -94,32 +94,11 @@ func dryRunNamespaces(cmd *exec.Cmd, s *spec) (func() (*os.File, error), error) 
 // receiveView returns the staging tmpfs the helper sent on f, or an error
 // when it sent none (the view was not set up).
 func receiveView(f *os.File) (*os.File, error) {
-	rc, err := f.SyscallConn()
+	msg, fds, err := receiveFDs(f)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sandbox: receiving the dry run's view: %w", err)
 	}
-	buf := make([]byte, 16)
-	oob := make([]byte, syscall.CmsgSpace(4*4))
-	var n, oobn int
-	var rerr error
-	if err := rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), buf, oob, syscall.MSG_CMSG_CLOEXEC)
-		return rerr != syscall.EAGAIN
-	}); err != nil {
-		return nil, err
-	}
-	if rerr != nil {
-		return nil, fmt.Errorf("sandbox: receiving the dry run's view: %w", rerr)
-	}
-	var fds []int
-	if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
-		for _, msg := range msgs {
-			if r, err := syscall.ParseUnixRights(&msg); err == nil {
-				fds = append(fds, r...)
-			}
-		}
-	}
-	if string(buf[:n]) != "view" || len(fds) != 1 {
+	if string(msg) != "view" || len(fds) != 1 {
 		for _, fd := range fds {
 			syscall.Close(fd)
 		}

@@ -1,0 +1,62 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/internal/dryrun"
+	"github.com/wardenhq/warden/internal/effect"
+)
+
+func TestG17_ExecDryRunJSONNamesHiddenEffects(t *testing.T) {
+	if err := dryrun.Supported(); err != nil {
+		t.Skipf("no dry runs here: %v", err)
+	}
+	work, out := t.TempDir(), outsideDir(t)
+	files := map[string]string{work + "/keep": "keep\n", out + "/victim": "victim\n", work + "/run.sh": "#!/bin/sh\necho gone > " + out + "/victim\nrm keep\necho planted > " + out + "/planted\nchmod 600 " + out + "/victim\necho hello\n"}
+	for p, c := range files {
+		if err := os.WriteFile(p, []byte(c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := wardenExec(t, work, "--dry-run", "--json", "--", "./run.sh")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep effect.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout)
+	}
+	for p, c := range files {
+		if b, err := os.ReadFile(p); err != nil || string(b) != c {
+			t.Errorf("%s changed for real: %q, %v", p, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "planted")); err == nil {
+		t.Error("planted for real")
+	}
+	if !slices.Contains(rep.Writes, out+"/victim") || !slices.Contains(rep.Deletes, work+"/keep") || !slices.Contains(rep.Creates, out+"/planted") || len(rep.Chmods) != 1 {
+		t.Errorf("the report misses effects: %s", stdout)
+	}
+	if rep.Output != "hello\n" || rep.Exit != 0 {
+		t.Errorf("output %q exit %d", rep.Output, rep.Exit)
+	}
+	for _, empty := range []string{`"renames": []`, `"execs": []`, `"network": []`} {
+		if !strings.Contains(stdout, empty) {
+			t.Errorf("no %s in %s", empty, stdout)
+		}
+	}
+	code, stdout, _ = wardenExec(t, work, "--dry-run", "--dry-run-timeout", "300ms", "--", "sleep", "30")
+	if code != exitOK || !strings.Contains(stdout, "stopped") {
+		t.Errorf("timeout: exit %d, %q", code, stdout)
+	}
+	if code, _, _ := wardenExec(t, work, "--json", "--", "true"); code != exitUsage {
+		t.Errorf("--json without --dry-run: exit %d, want %d", code, exitUsage)
+	}
+}
