@@ -94,12 +94,15 @@ func Contain(cmd *exec.Cmd) error { return contain(cmd) }
 // a real file, process, terminal or the network. The policy's mode and
 // network are not used: only its roots, to find warden's state.
 //
-// Once cmd has ended, the returned function gives the staging tmpfs (see
-// package sandbox/internal/confine, dryrun_linux.go: directories N/u are
-// the upper layers, the file "layers" maps N to the directory overlaid);
-// the caller reads and closes it. With a nil cmd, WrapDryRun only reports
+// The returned function, called once cmd has started, gives a descriptor
+// the helper sent by its name, waiting for it, or an error once the helper
+// can send no more: "view" is the staging tmpfs (see package
+// sandbox/internal/confine, dryrun_linux.go: directories N/u are the upper
+// layers, the file "layers" maps N to the directory overlaid), which the
+// caller reads once cmd has ended, then closes; recorders of the dry run
+// add their own names (confine.SendToParent). With a nil cmd, WrapDryRun only reports
 // whether the kernel can do dry runs (an error wrapping ErrUnsupported
 // when it cannot).
-func (p Policy) WrapDryRun(cmd *exec.Cmd, memory int64) (func() (*os.File, error), error) {
+func (p Policy) WrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {
 	return p.wrapDryRun(cmd, memory)
 }

@@ -51,6 +51,6 @@ func cover(cmd *exec.Cmd) error {
 }
 
 // wrapDryRun reports that dry runs are Linux-only.
-func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func() (*os.File, error), error) {
+func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {
 	return nil, fmt.Errorf("sandbox: dry runs are Linux-only: %w", ErrUnsupported)
 }

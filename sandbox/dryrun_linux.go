@@ -15,7 +15,7 @@ import (
 )
 
 // wrapDryRun is WrapDryRun on Linux.
-func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func() (*os.File, error), error) {
+func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(string) (*os.File, error), error) {
 	if cmd == nil {
 		return nil, dryRunProbe()
 	}
@@ -63,9 +63,9 @@ func (p Policy) dryRunSpec(memory int64) (spec, error) {
 
 // dryRunNamespaces adds the namespaces of a dry run to cmd (an IPC
 // namespace besides the sandbox's, so that System V objects stay the
-// host's) and the socket over which the helper sends its staging tmpfs;
-// it returns the function that receives it.
-func dryRunNamespaces(cmd *exec.Cmd, s *spec) (func() (*os.File, error), error) {
+// host's) and the socket over which the helper sends descriptors by name
+// (confine.SendToParent); it returns the function that receives them.
+func dryRunNamespaces(cmd *exec.Cmd, s *spec) (func(string) (*os.File, error), error) {
 	if err := addNamespaces(cmd, cmd.SysProcAttr, s, true, true, true); err != nil {
 		return nil, err
 	}
@@ -74,37 +74,76 @@ func dryRunNamespaces(cmd *exec.Cmd, s *spec) (func() (*os.File, error), error) 
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: socket for the dry run's view: %w", err)
 	}
-	ours := os.NewFile(uintptr(fds[0]), "dry run view")
-	theirs := os.NewFile(uintptr(fds[1]), "dry run view (helper)")
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, fmt.Errorf("sandbox: socket for the dry run's view: %w", err)
+	}
+	m := &helperMessages{
+		ours:   os.NewFile(uintptr(fds[0]), "dry run view"),
+		theirs: os.NewFile(uintptr(fds[1]), "dry run view (helper)"),
+		got:    map[string]*os.File{},
+	}
+	m.cond = sync.NewCond(&m.mu)
 	s.ViewFD = 3 + len(cmd.ExtraFiles)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, theirs)
-	var once sync.Once
-	var view *os.File
-	var verr error
-	return func() (*os.File, error) {
-		once.Do(func() {
-			theirs.Close()
-			defer ours.Close()
-			view, verr = receiveView(ours)
-		})
-		return view, verr
-	}, nil
+	cmd.ExtraFiles = append(cmd.ExtraFiles, m.theirs)
+	return m.receive, nil
 }
 
-// receiveView returns the staging tmpfs the helper sent on f, or an error
-// when it sent none (the view was not set up).
-func receiveView(f *os.File) (*os.File, error) {
-	msg, fds, err := receiveFDs(f)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: receiving the dry run's view: %w", err)
-	}
-	if string(msg) != "view" || len(fds) != 1 {
-		for _, fd := range fds {
-			syscall.Close(fd)
+// helperMessages are the descriptors a dry run's helper sent, by name.
+type helperMessages struct {
+	ours, theirs *os.File
+	start        sync.Once
+	mu           sync.Mutex
+	cond         *sync.Cond
+	got          map[string]*os.File
+	done         bool // the helper closed its end: nothing more comes
+}
+
+// receive returns the descriptor the helper sent as name, waiting for it
+// until the helper closed the socket (an error then). It is called once
+// the command has started; each name is given once.
+func (m *helperMessages) receive(name string) (*os.File, error) {
+	m.start.Do(func() {
+		m.theirs.Close() // the helper has its own copy
+		go m.read()
+	})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for {
+		if f, ok := m.got[name]; ok {
+			delete(m.got, name)
+			return f, nil
 		}
-		return nil, errors.New("sandbox: the dry run's view was not set up")
+		if m.done {
+			return nil, fmt.Errorf("sandbox: the dry run's helper sent no %s (its set-up failed)", name)
+		}
+		m.cond.Wait()
 	}
-	return os.NewFile(uintptr(fds[0]), "dry run staging"), nil
+}
+
+// read collects the helper's messages until it closes its end.
+func (m *helperMessages) read() {
+	defer m.ours.Close()
+	for {
+		msg, fds, err := receiveFDs(m.ours)
+		m.mu.Lock()
+		if err != nil || len(msg) == 0 && len(fds) == 0 {
+			m.done = true
+			m.cond.Broadcast()
+			m.mu.Unlock()
+			return
+		}
+		if _, dup := m.got[string(msg)]; len(fds) == 1 && !dup {
+			m.got[string(msg)] = os.NewFile(uintptr(fds[0]), "dry run "+string(msg))
+		} else {
+			for _, fd := range fds {
+				syscall.Close(fd)
+			}
+		}
+		m.cond.Broadcast()
+		m.mu.Unlock()
+	}
 }
 
 // dryRunProbe reports whether dry runs work here, by setting one up once
@@ -128,7 +167,7 @@ var dryRunProbe = sync.OnceValue(func() error {
 	}
 	cmd.Args = append([]string{confine.Arg0}, s.Args()...)
 	out, err := cmd.CombinedOutput()
-	view, verr := receive()
+	view, verr := receive("view")
 	if view != nil {
 		view.Close()
 	}

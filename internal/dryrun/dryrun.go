@@ -161,7 +161,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		_, _ = receive()
+		_, _ = receive("view")
 		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 	}
 	timer := time.NewTimer(timeout)
@@ -178,7 +178,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
-		if view, err := receive(); err == nil {
+		if view, err := receive("view"); err == nil {
 			view.Close()
 		}
 		return effect.Report{}, ctx.Err()
@@ -197,7 +197,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 		}
 	}
 	output := out.String()
-	view, err := receive()
+	view, err := receive("view")
 	if err != nil {
 		return effect.Report{}, fmt.Errorf("dryrun: %w: %s", err, textcut.Shorten(output, 400))
 	}

@@ -164,7 +164,7 @@ func (s Spec) setup() error {
 				return err
 			}
 			late = l
-			err = sendView(s.ViewFD, staging)
+			err = SendToParent(s.ViewFD, "view", staging)
 			syscall.Close(staging)
 			if err != nil {
 				return err
@@ -233,6 +233,9 @@ func (s Spec) setup() error {
 		}
 	}
 	if s.DryRun {
+		// Recorders of the dry run that send the parent a descriptor
+		// (SendToParent) do it here, before the socket closes.
+		closeViewSocket(s.ViewFD)
 		if err := dryRunLimits(s.Memory); err != nil {
 			return err
 		}

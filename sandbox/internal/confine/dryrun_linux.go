@@ -417,18 +417,29 @@ func writeAtFD(dir int, name, data string) error {
 	return err
 }
 
-// sendView sends the staging tmpfs's descriptor to the parent over fd
-// (Spec.ViewFD), then closes fd: the command must not inherit it.
-func sendView(fd, staging int) error {
+// SendToParent sends fd to the parent of a dry run's helper over sock
+// (Spec.ViewFD) as the message name: "view" for the staging tmpfs; other
+// recorders of the dry run send theirs the same way before the command
+// starts (sandbox.Policy.WrapDryRun's receive function gets each by its
+// name). The socket is closed once the setup is done (closeViewSocket).
+func SendToParent(sock int, name string, fd int) error {
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return fmt.Errorf("no socket to the parent as descriptor %d", fd)
+	if err := syscall.Fstat(sock, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		return fmt.Errorf("no socket to the parent as descriptor %d", sock)
 	}
-	defer syscall.Close(fd)
-	if err := syscall.Sendmsg(fd, []byte("view"), syscall.UnixRights(staging), nil, 0); err != nil {
-		return fmt.Errorf("sending the view to the parent: %w", err)
+	if err := syscall.Sendmsg(sock, []byte(name), syscall.UnixRights(fd), nil, 0); err != nil {
+		return fmt.Errorf("sending %s to the parent: %w", name, err)
 	}
 	return nil
+}
+
+// closeViewSocket closes the socket to the parent at the end of a dry
+// run's setup: the command must not inherit it, and the parent's
+// receiving ends.
+func closeViewSocket(sock int) {
+	if sock > 2 {
+		syscall.Close(sock)
+	}
 }
 
 // dryRunLimits sets the memory budget (RLIMIT_DATA: private writable
