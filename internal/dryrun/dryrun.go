@@ -71,6 +71,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -113,6 +114,22 @@ type Request struct {
 	// Ignore are paths the runner itself put into the view, not reported
 	// as effects (with everything under them).
 	Ignore []string
+	// Recorders observe the command while it runs, besides its files
+	// (the programs it starts, the destinations it tries).
+	Recorders []Recorder
+}
+
+// A Recorder observes a dry run while it runs and adds what it saw to the
+// report. A recorder's failure fails the dry run (nothing is reported
+// rather than an incomplete report).
+type Recorder interface {
+	// Attach is called once the helper has started, with its process ID
+	// and the function that receives, by name, the descriptors the helper
+	// sends before the command starts (sandbox.Policy.WrapDryRun).
+	Attach(ctx context.Context, pid int, receive func(name string) (*os.File, error)) error
+	// Finish is called once the command and everything it started have
+	// ended; it adds what was recorded to rep.
+	Finish(rep *effect.Report) error
 }
 
 // Supported reports whether dry runs work on this kernel (nil), or what it
@@ -164,6 +181,13 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 		_, _ = receive("view")
 		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 	}
+	for _, r := range req.Recorders {
+		if err := r.Attach(ctx, cmd.Process.Pid, receive); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return effect.Report{}, fmt.Errorf("dryrun: %w", err)
+		}
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	done := make(chan error, 1)
@@ -204,6 +228,11 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	defer view.Close()
 	if err := diff(view, &rep, req.Ignore); err != nil {
 		return effect.Report{}, fmt.Errorf("dryrun: reading the view: %w", err)
+	}
+	for _, r := range req.Recorders {
+		if err := r.Finish(&rep); err != nil {
+			return effect.Report{}, fmt.Errorf("dryrun: %w", err)
+		}
 	}
 	rep.Output, rep.OutputCut = textcut.Middle(output, OutputLimit)
 	if out.dropped > 0 {

@@ -377,3 +377,36 @@ func TestG17_UnsupportedRunsNothing(t *testing.T) {
 		t.Fatal("lists print as null")
 	}
 }
+
+// fakeRecorder is a Recorder that checks it is called in order.
+type fakeRecorder struct {
+	pid      int
+	fail     error
+	finished bool
+}
+
+func (f *fakeRecorder) Attach(ctx context.Context, pid int, receive func(string) (*os.File, error)) error {
+	f.pid = pid
+	return f.fail
+}
+
+func (f *fakeRecorder) Finish(rep *effect.Report) error {
+	f.finished = true
+	rep.Execs = append(rep.Execs, effect.Exec{Path: "/recorded"})
+	return nil
+}
+
+func TestG17_RecordersAttachAndFailClosed(t *testing.T) {
+	needDryRun(t)
+	ok := &fakeRecorder{}
+	rep := run(t, t.TempDir(), "true", Request{Recorders: []Recorder{ok}})
+	if ok.pid <= 0 || !ok.finished || len(rep.Execs) != 1 {
+		t.Errorf("recorder not attached or finished: %+v, execs %v", ok, rep.Execs)
+	}
+	dir := t.TempDir()
+	bad := &fakeRecorder{fail: errors.New("no observer")}
+	_, err := Run(context.Background(), Request{Argv: []string{"/bin/sh", "-c", "sleep 0.3; echo x > made"}, Dir: dir, Recorders: []Recorder{bad}})
+	if err == nil || bad.finished {
+		t.Fatalf("a recorder that failed to attach: err %v, finished %v", err, bad.finished)
+	}
+}
