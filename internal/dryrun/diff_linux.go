@@ -55,6 +55,8 @@ type differ struct {
 	ignore  []string
 	created map[string]bool // regular files created, for renames
 	deleted map[string]bool // regular files deleted, for renames
+	// Directories created and deleted, for renames.
+	createdDirs, deletedDirs map[string]bool
 }
 
 // diff fills rep's file effects from the staging tmpfs view.
@@ -68,7 +70,8 @@ func diff(view *os.File, rep *effect.Report, ignore []string) error {
 	if err != nil {
 		return err
 	}
-	d := &differ{root: root, rep: rep, ignore: ignore, created: map[string]bool{}, deleted: map[string]bool{}}
+	d := &differ{root: root, rep: rep, ignore: ignore, created: map[string]bool{}, deleted: map[string]bool{},
+		createdDirs: map[string]bool{}, deletedDirs: map[string]bool{}}
 	for _, l := range layers {
 		if err := d.dir(l.upper, l.host, false); err != nil {
 			return err
@@ -128,8 +131,11 @@ func (d *differ) entry(rel, host string, fresh bool) error {
 	case upType == unix.S_IFCHR && up.Rdev == 0: // a whiteout
 		if exists {
 			d.rep.Deletes = append(d.rep.Deletes, host)
-			if low.Mode&unix.S_IFMT == unix.S_IFREG {
+			switch low.Mode & unix.S_IFMT {
+			case unix.S_IFREG:
 				d.deleted[host] = true
+			case unix.S_IFDIR:
+				d.deletedDirs[host] = true
 			}
 		}
 		return nil
@@ -137,6 +143,7 @@ func (d *differ) entry(rel, host string, fresh bool) error {
 		switch {
 		case !exists:
 			d.rep.Creates = append(d.rep.Creates, host)
+			d.createdDirs[host] = true
 			return d.dir(rel, host, true)
 		case low.Mode&unix.S_IFMT != unix.S_IFDIR:
 			d.rep.Deletes = append(d.rep.Deletes, host)
@@ -220,8 +227,10 @@ func (d *differ) chmod(host string, up, low *unix.Stat_t) {
 }
 
 // renames turns a create and a delete of regular files with the same
-// contents and mode into a rename (best-effort: see the package doc).
+// contents and mode, or of directories with the same tree, into a rename
+// (best-effort: see the package doc).
 func (d *differ) renames() {
+	d.dirRenames()
 	if len(d.created) == 0 || len(d.deleted) == 0 {
 		return
 	}
@@ -240,6 +249,78 @@ func (d *differ) renames() {
 		d.rep.Deletes = slices.DeleteFunc(d.rep.Deletes, func(p string) bool { return p == m.From })
 		d.rep.Renames = append(d.rep.Renames, m)
 	}
+}
+
+// dirRenames turns a directory created and one deleted with the same
+// tree (names, types, contents and modes) into a rename; what lies under
+// the new directory is then not reported as created.
+func (d *differ) dirRenames() {
+	for _, to := range sortedKeys(d.createdDirs) {
+		if !d.createdDirs[to] {
+			continue // inside a directory matched already
+		}
+		up, ok := d.upperPath(to)
+		if !ok {
+			continue
+		}
+		for _, from := range sortedKeys(d.deletedDirs) {
+			budget := 10000
+			if !sameTree(up, from, &budget) {
+				continue
+			}
+			delete(d.deletedDirs, from)
+			under := func(p string) bool { return p == to || strings.HasPrefix(p, to+"/") }
+			d.rep.Creates = slices.DeleteFunc(d.rep.Creates, under)
+			d.rep.Deletes = slices.DeleteFunc(d.rep.Deletes, func(p string) bool { return p == from })
+			for p := range d.created {
+				if under(p) {
+					delete(d.created, p)
+				}
+			}
+			for p := range d.createdDirs {
+				if under(p) {
+					d.createdDirs[p] = false
+				}
+			}
+			d.rep.Renames = append(d.rep.Renames, effect.Rename{From: from, To: to})
+			break
+		}
+	}
+}
+
+// sameTree reports whether the directories a and b hold the same tree,
+// looking at no more than *budget entries.
+func sameTree(a, b string, budget *int) bool {
+	na, err1 := readNames(a)
+	nb, err2 := readNames(b)
+	if err1 != nil || err2 != nil || len(na) != len(nb) {
+		return false
+	}
+	slices.Sort(na)
+	slices.Sort(nb)
+	if !slices.Equal(na, nb) {
+		return false
+	}
+	for _, n := range na {
+		if *budget--; *budget < 0 {
+			return false
+		}
+		var sa, sb unix.Stat_t
+		pa, pb := a+"/"+n, b+"/"+n
+		if unix.Lstat(pa, &sa) != nil || unix.Lstat(pb, &sb) != nil || sa.Mode != sb.Mode {
+			return false
+		}
+		if sa.Mode&unix.S_IFMT == unix.S_IFDIR {
+			if !sameTree(pa, pb, budget) {
+				return false
+			}
+			continue
+		}
+		if same, err := sameContent(pa, pb, sa.Mode&unix.S_IFMT); err != nil || !same {
+			return false
+		}
+	}
+	return true
 }
 
 // sameFile reports whether the created file to (in its upper layer) has

@@ -59,8 +59,10 @@
 // redirects (renaming a directory that exists below fails with EXDEV, and
 // mv copies it instead), so a rename shows as a create and a delete. A
 // created regular file whose contents and mode equal those of a deleted
-// one is reported as a rename from it; a copy followed by removing the
-// original looks the same and is reported the same way.
+// one is reported as a rename from it, and so is a created directory whose
+// tree (names, types, modes, contents) equals a deleted one's; a copy
+// followed by removing the original looks the same and is reported the
+// same way.
 //
 // Times alone (touch) are not reported: an access or modification time
 // is not an effect a reviewer judges.

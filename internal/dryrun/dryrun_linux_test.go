@@ -153,7 +153,7 @@ func TestG17_FileEffectsReportedNothingRealChanges(t *testing.T) {
 		writeFiles(t, map[string]string{
 			d + "/write": "old\n", d + "/delete": "gone?\n", d + "/rename": "moved\n",
 			d + "/chmod": "mode\n", d + "/truncate": "long contents\n", d + "/sub/deep": "deep\n",
-			d + "/rmdir/x": "x\n",
+			d + "/rmdir/x": "x\n", d + "/movedir/y": "y\n", d + "/movedir/z/w": "w\n",
 		})
 	}
 	// Old times, so that a change of mtime would show.
@@ -166,7 +166,7 @@ func TestG17_FileEffectsReportedNothingRealChanges(t *testing.T) {
 	before := snapshot(t, work, out, home)
 	script := ""
 	for _, d := range []string{work, out, home} {
-		script += fmt.Sprintf(`cd %[1]s && echo new >> write && rm delete && mv rename renamed && chmod 0700 chmod && : > truncate && echo made > created && mkdir -p newdir/inner && echo x > newdir/inner/f && rm -r rmdir && touch -d '2001-01-01' sub/deep || exit 9
+		script += fmt.Sprintf(`cd %[1]s && echo new >> write && rm delete && mv rename renamed && chmod 0700 chmod && : > truncate && echo made > created && mkdir -p newdir/inner && echo x > newdir/inner/f && rm -r rmdir && touch -d '2001-01-01' sub/deep && mv movedir moveddir || exit 9
 `, d)
 	}
 	rep := run(t, work, script, Request{})
@@ -190,8 +190,13 @@ func TestG17_FileEffectsReportedNothingRealChanges(t *testing.T) {
 				t.Errorf("deletes %v: no %s", rep.Deletes, del)
 			}
 		}
-		if !slices.Contains(rep.Renames, effect.Rename{From: d + "/rename", To: d + "/renamed"}) {
-			t.Errorf("renames %v: no %s", rep.Renames, d+"/rename")
+		for _, r := range []effect.Rename{{From: d + "/rename", To: d + "/renamed"}, {From: d + "/movedir", To: d + "/moveddir"}} {
+			if !slices.Contains(rep.Renames, r) {
+				t.Errorf("renames %v: no %s", rep.Renames, r.From)
+			}
+		}
+		if slices.Contains(rep.Creates, d+"/moveddir/y") {
+			t.Errorf("creates %v: the renamed directory's files", rep.Creates)
 		}
 		if !slices.ContainsFunc(rep.Chmods, func(c effect.Chmod) bool {
 			return c.Path == d+"/chmod" && c.Mode == "0700" && c.Was == "0644"
