@@ -175,7 +175,7 @@ var dryRunProbe = sync.OnceValue(func() error {
 		err = verr
 	}
 	if err != nil {
-		return fmt.Errorf("sandbox: no copy-on-write view for dry runs (overlayfs in a user namespace, fsmount(2): Linux 6.5 or later): %v: %s: %w", err, strings.TrimSpace(string(out)), ErrUnsupported)
+		return fmt.Errorf("sandbox: no copy-on-write view for dry runs (it needs overlayfs mounts in a user namespace, fsmount(2) and open_tree(2)): %v: %s: %w", err, strings.TrimSpace(string(out)), ErrUnsupported)
 	}
 	return nil
 })

@@ -12,11 +12,15 @@ import (
 
 	"github.com/wardenhq/warden/internal/dryrun"
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 func TestG17_ExecDryRunJSONNamesHiddenEffects(t *testing.T) {
+	if err := sandbox.Namespaces(); err != nil {
+		t.Skipf("no user namespaces here: %v", err)
+	}
 	if err := dryrun.Supported(); err != nil {
-		t.Skipf("no dry runs here: %v", err)
+		t.Fatalf("user namespaces work, dry runs do not: %v", err)
 	}
 	work, out := t.TempDir(), outsideDir(t)
 	files := map[string]string{work + "/keep": "keep\n", out + "/victim": "victim\n", work + "/run.sh": "#!/bin/sh\necho gone > " + out + "/victim\nrm keep\necho planted > " + out + "/planted\nchmod 600 " + out + "/victim\necho hello\n"}

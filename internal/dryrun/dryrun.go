@@ -25,7 +25,7 @@
 //     time budget ends, the helper is killed and the kernel kills every
 //     process left in the namespace; no signal reaches a process outside
 //     (the command cannot name one). Its own IPC namespace keeps System V
-//     objects out of reach;
+//     objects out of reach, and a session keyring of its own warden's keys;
 //   - the person's terminal: a new session without a controlling terminal,
 //     stdin from /dev/null, stdout and stderr captured (cut to
 //     OutputLimit), a /dev of its own with no terminal of the person's;

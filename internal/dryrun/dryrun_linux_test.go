@@ -21,13 +21,20 @@ import (
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // needDryRun skips a test where the kernel cannot do dry runs.
+// It fails it where user namespaces work but dry runs do not: that is a
+// regression, not a kernel that lacks something.
 func needDryRun(t *testing.T) {
 	t.Helper()
+	if err := sandbox.Namespaces(); err != nil {
+		t.Skipf("no user namespaces here: %v", err)
+	}
 	if err := Supported(); err != nil {
-		t.Skipf("no dry runs here: %v", err)
+		t.Fatalf("user namespaces work, dry runs do not: %v", err)
 	}
 }
 
@@ -413,5 +420,36 @@ func TestG17_RecordersAttachAndFailClosed(t *testing.T) {
 	_, err := Run(context.Background(), Request{Argv: []string{"/bin/sh", "-c", "sleep 0.3; echo x > made"}, Dir: dir, Recorders: []Recorder{bad}})
 	if err == nil || bad.finished {
 		t.Fatalf("a recorder that failed to attach: err %v, finished %v", err, bad.finished)
+	}
+}
+
+func TestG17_KeyringsUntouched(t *testing.T) {
+	needDryRun(t)
+	const name = "warden-g17-key"
+	tested := 0
+	for _, ring := range []int{unix.KEY_SPEC_SESSION_KEYRING, unix.KEY_SPEC_USER_KEYRING, unix.KEY_SPEC_USER_SESSION_KEYRING} {
+		// add_key(2) through perl: the key named name in each keyring.
+		script := fmt.Sprintf(`perl -e 'my ($t, $n, $p) = ("user", "%s", "planted"); syscall(%d, $t, $n, $p, 7, %d) > 0 and print "ADDED\n"'`, name, unix.SYS_ADD_KEY, ring)
+		// The control: run for real, the key lands where the test sees it.
+		if out, err := exec.Command("/bin/sh", "-c", script).CombinedOutput(); err != nil || string(out) != "ADDED\n" {
+			t.Logf("keyring %d: add_key: %v %s", ring, err, out)
+			continue
+		}
+		id, err := unix.KeyctlSearch(ring, "user", name, 0)
+		if err != nil {
+			// The test process has no such keyring to share (a session
+			// keyring is made for the child alone).
+			continue
+		}
+		_, _ = unix.KeyctlInt(unix.KEYCTL_UNLINK, id, ring, 0, 0)
+		tested++
+		rep := run(t, t.TempDir(), script, Request{})
+		if id, err := unix.KeyctlSearch(ring, "user", name, 0); err == nil {
+			_, _ = unix.KeyctlInt(unix.KEYCTL_UNLINK, id, ring, 0, 0)
+			t.Errorf("keyring %d: the dry run added a key to warden's (output %q)", ring, rep.Output)
+		}
+	}
+	if tested == 0 {
+		t.Skip("no keyring shared with child processes here")
 	}
 }

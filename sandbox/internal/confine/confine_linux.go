@@ -239,6 +239,12 @@ func (s Spec) setup() error {
 		if err := dryRunLimits(s.Memory); err != nil {
 			return err
 		}
+		// A session keyring of its own: warden's, inherited, is a real
+		// thing it could add keys to (user keyrings are the user
+		// namespace's own already).
+		if _, _, e := syscall.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); e != 0 && e != syscall.ENOSYS {
+			return fmt.Errorf("a session keyring of its own: %w", e)
+		}
 	}
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("dropping capabilities: %w", err)
