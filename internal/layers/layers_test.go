@@ -93,6 +93,9 @@ var forbidden = map[string][]string{
 	// The exec rules and the sandbox decide nothing about approvals.
 	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
 	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
+	// The dry run (SPEC G17) is the sandbox's: it runs and reports, and
+	// decides nothing.
+	"internal/dryrun": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules", "internal/autoreview", "internal/triage"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
 	// The model interface and its adapters know nothing of governance.
 	"model":           join(vocabulary, databases, kernel, top),
 	"model/anthropic": join(vocabulary, databases, kernel, top),
