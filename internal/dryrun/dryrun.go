@@ -81,6 +81,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/textcut"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -104,7 +105,7 @@ const ExitSetup = 125
 type Request struct {
 	Argv []string // the command and its arguments; Argv[0] is looked up in PATH
 	Dir  string   // working directory; empty: this process's
-	Env  []string // environment; nil: this process's
+	Env  []string // environment; nil: this process's; warden's credentials are always left out
 	// Policy gives the writable roots (to find warden's state to cover);
 	// its mode and network are not used: a dry run writes only its view
 	// and has no network.
@@ -168,7 +169,11 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 		return rep, nil
 	}
 	cmd.Dir = req.Dir
-	cmd.Env = req.Env
+	env := req.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = wardenhome.ToolEnv(env) // never warden's own credentials
 	if req.Policy.Workdir == "" {
 		req.Policy.Workdir = req.Dir
 	}

@@ -250,12 +250,13 @@ func TestG17_WardenStateCovered(t *testing.T) {
 	needDryRun(t)
 	home := outsideDir(t)
 	t.Setenv("WARDEN_HOME", home)
+	t.Setenv("WARDEN_TOKEN", "TOKEN-G17")
 	writeFiles(t, map[string]string{home + "/keys/override.key": "SECRET-KEY-123\n", home + "/config.toml": "x\n"})
 	work := t.TempDir()
 	before := snapshot(t, home)
-	rep := run(t, work, `cat `+home+`/keys/override.key; ls -la `+home+`; echo forged > `+home+`/keys/override.key; echo new > `+home+`/planted; exit 0`, Request{})
+	rep := run(t, work, `cat `+home+`/keys/override.key; ls -la `+home+`; echo forged > `+home+`/keys/override.key; echo new > `+home+`/planted; env; exit 0`, Request{})
 	unchanged(t, before, home)
-	if strings.Contains(rep.Output, "SECRET-KEY-123") || strings.Contains(rep.Output, "config.toml") {
+	if strings.Contains(rep.Output, "SECRET-KEY-123") || strings.Contains(rep.Output, "config.toml") || strings.Contains(rep.Output, "TOKEN-G17") {
 		t.Errorf("the dry run read warden's state: %q", rep.Output)
 	}
 	for _, l := range [][]string{rep.Writes, rep.Creates} {

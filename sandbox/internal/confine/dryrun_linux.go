@@ -442,17 +442,29 @@ func closeViewSocket(sock int) {
 	}
 }
 
+// dryRunProcs bounds the number of a dry run's processes (RLIMIT_NPROC,
+// counted per user in its user namespace; the kernel does not apply it
+// to root, whose dry runs only the time budget bounds).
+const dryRunProcs = 1024
+
 // dryRunLimits sets the memory budget (RLIMIT_DATA: private writable
-// memory, the heap of every process) on this process, which the command
-// inherits. The command's processes each get the budget; their number
-// is bounded by the time budget, after which the PID namespace ends.
+// memory, the heap of every process) and dryRunProcs on this process,
+// which the command inherits. The command's processes each get the
+// memory budget; their number is bounded by dryRunProcs and by the time
+// budget, after which the PID namespace ends.
 func dryRunLimits(memory int64) error {
-	if memory <= 0 {
-		return nil
+	if memory > 0 {
+		lim := &unix.Rlimit{Cur: uint64(memory), Max: uint64(memory)}
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, lim); err != nil {
+			return fmt.Errorf("setrlimit(RLIMIT_DATA): %w", err)
+		}
 	}
-	lim := &unix.Rlimit{Cur: uint64(memory), Max: uint64(memory)}
-	if err := unix.Setrlimit(unix.RLIMIT_DATA, lim); err != nil {
-		return fmt.Errorf("setrlimit(RLIMIT_DATA): %w", err)
+	var cur unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NPROC, &cur); err == nil && cur.Cur > dryRunProcs {
+		lim := &unix.Rlimit{Cur: dryRunProcs, Max: dryRunProcs}
+		if err := unix.Setrlimit(unix.RLIMIT_NPROC, lim); err != nil {
+			return fmt.Errorf("setrlimit(RLIMIT_NPROC): %w", err)
+		}
 	}
 	return nil
 }
