@@ -7,11 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/dryrun"
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -62,5 +65,41 @@ func TestG17_ExecDryRunJSONNamesHiddenEffects(t *testing.T) {
 	}
 	if code, _, _ := wardenExec(t, work, "--json", "--", "true"); code != exitUsage {
 		t.Errorf("--json without --dry-run: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestG17_ExecDryRunLeavesTheConsoleAlone runs warden exec --dry-run on a
+// pseudo-terminal that is its controlling terminal and stdin: the dry run
+// writes to /dev/tty and to the terminal by name, and reads its stdin;
+// nothing reaches the terminal, and what was typed stays for the person.
+func TestG17_ExecDryRunLeavesTheConsoleAlone(t *testing.T) {
+	if err := sandbox.Namespaces(); err != nil {
+		t.Skipf("no user namespaces here: %v", err)
+	}
+	master, term := ptytest.Open(t)
+	name, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(term.Fd())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `printf '\033]0;PWNED\007' > /dev/tty; printf PWNED > ` + name + `; read line; echo "read:$line"`
+	c := startOnConsole(t, term, "exec", "--dry-run", "--json", "--", "sh", "-c", script)
+	c.ended(t, time.After(30*time.Second))
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 256)
+		n, _ := master.Read(buf)
+		got <- string(buf[:n])
+	}()
+	select {
+	case s := <-got:
+		t.Fatalf("the dry run reached the terminal: %q", s)
+	case <-time.After(300 * time.Millisecond):
+	}
+	var rep effect.Report
+	if err := json.Unmarshal([]byte(c.stdout.String()), &rep); err != nil {
+		t.Fatalf("%v: %s %s", err, c.stdout.String(), c.stderr.String())
+	}
+	if rep.Exit != 0 || !strings.Contains(rep.Output, "read:\n") {
+		t.Errorf("exit %d, output %q: stdin was not empty", rep.Exit, rep.Output)
 	}
 }
