@@ -33,14 +33,15 @@ type layer struct {
 	host  string
 }
 
-// parseLayers parses the staging tmpfs's index: lines "N<TAB>PATH", N a
-// number, PATH absolute and clean.
+// parseLayers parses the staging tmpfs's index: lines "N<TAB>"PATH"", N a
+// number, PATH quoted as a Go string, absolute and clean.
 func parseLayers(data string) ([]layer, error) {
 	var out []layer
 	sc := bufio.NewScanner(strings.NewReader(data))
 	for sc.Scan() {
-		n, host, ok := strings.Cut(sc.Text(), "\t")
-		if _, err := strconv.ParseUint(n, 10, 32); !ok || err != nil || !path.IsAbs(host) || path.Clean(host) != host {
+		n, quoted, ok := strings.Cut(sc.Text(), "\t")
+		host, qerr := strconv.Unquote(quoted)
+		if _, err := strconv.ParseUint(n, 10, 32); !ok || err != nil || qerr != nil || !path.IsAbs(host) || path.Clean(host) != host {
 			return nil, fmt.Errorf("bad line in the view's index: %q", sc.Text())
 		}
 		out = append(out, layer{upper: n + "/u", host: host})

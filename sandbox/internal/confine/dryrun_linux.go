@@ -46,7 +46,8 @@ import (
 // The staging tmpfs (fsmount(2), never attached anywhere the command can
 // reach) holds one directory per overlay, N/u (the upper layer) and N/w
 // (overlayfs's work directory), and a file "layers" whose lines are
-// "N<TAB>PATH": which host directory overlay N covers. Its descriptor is
+// "N<TAB>"PATH"": which host directory overlay N covers, PATH quoted as a
+// Go string (a directory's name may hold a tab or a newline). Its descriptor is
 // sent to the parent over ViewFD before the command starts; the parent
 // keeps the tmpfs alive by it after the helper's namespaces are gone.
 
@@ -342,7 +343,7 @@ func (b *viewBuilder) node(host, rel string) error {
 // cloneReadOnly binds host, with its submounts, read-only at rel (which
 // exists, or is made as a directory).
 func (b *viewBuilder) cloneReadOnly(host, rel string) error {
-	fd, err := unix.OpenTree(unix.AT_FDCWD, host, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+	fd, err := unix.OpenTree(unix.AT_FDCWD, host, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW|unix.AT_NO_AUTOMOUNT)
 	if err != nil {
 		return fmt.Errorf("cloning %s: %w", host, err)
 	}
@@ -395,7 +396,7 @@ func (b *viewBuilder) overlay(host string) (int, error) {
 		return -1, fmt.Errorf("fsmount overlay of %s: %w", host, err)
 	}
 	b.n++
-	fmt.Fprintf(&b.layers, "%s\t%s\n", n, host)
+	fmt.Fprintf(&b.layers, "%s\t%s\n", n, strconv.Quote(host))
 	return fd, nil
 }
 
