@@ -35,7 +35,10 @@ func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(string) (*os.File,
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// A new session without a controlling terminal; and when this
+	// process dies, the helper (init of the dry run's PID namespace) and
+	// so everything it ran die too, budget or not.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	receive, err := dryRunNamespaces(cmd, &s)
 	if err != nil {
 		return nil, err

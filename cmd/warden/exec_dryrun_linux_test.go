@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/internal/dryrun"
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -91,5 +93,35 @@ func TestG17_ExecDryRunLeavesTheConsoleAlone(t *testing.T) {
 	}
 	if rep.Exit != 0 || !strings.Contains(rep.Output, "read:\n") {
 		t.Errorf("exit %d, output %q: stdin was not empty", rep.Exit, rep.Output)
+	}
+}
+
+// TestG17_ExecDryRunEndsWithWarden kills warden exec --dry-run while its
+// command runs: the command ends too, long before its budget.
+func TestG17_ExecDryRunEndsWithWarden(t *testing.T) {
+	if err := sandbox.Namespaces(); err != nil {
+		t.Skipf("no user namespaces here: %v", err)
+	}
+	const mark = "100.4343"
+	cmd := exec.Command(binary(t), "exec", "--dry-run", "--dry-run-timeout", "60s", "--", "sleep", mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(sandboxtest.Processes(mark)) == 0 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the dry run's command never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline = time.Now().Add(3 * time.Second)
+	for len(sandboxtest.Processes(mark)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the dry run outlived warden: %v", sandboxtest.Processes(mark))
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
+	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
 	"golang.org/x/sys/unix"
 )
@@ -300,22 +301,6 @@ func TestG17_TerminalUntouched(t *testing.T) {
 	}
 }
 
-// marked lists the processes whose command line contains mark.
-func marked(mark string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(b), mark) {
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return out
-}
-
 func TestG17_BudgetsEndEverything(t *testing.T) {
 	needDryRun(t)
 	for _, tc := range []struct {
@@ -341,7 +326,7 @@ func TestG17_BudgetsEndEverything(t *testing.T) {
 				t.Errorf("the memory hog got its memory: exit %d, %q", rep.Exit, rep.Output)
 			}
 			time.Sleep(100 * time.Millisecond)
-			if left := marked("100.4242"); len(left) > 0 {
+			if left := sandboxtest.Processes("100.4242"); len(left) > 0 {
 				t.Errorf("processes left behind: %v", left)
 			}
 		})
