@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,8 +108,13 @@ func TestG17_ExecDryRunEndsWithWarden(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The command itself, not warden or the helper, whose arguments
+	// hold the mark too.
+	running := func() bool {
+		return slices.ContainsFunc(sandboxtest.Processes(mark), func(p string) bool { return strings.Contains(p, ": sleep ") })
+	}
 	deadline := time.Now().Add(20 * time.Second)
-	for len(sandboxtest.Processes(mark)) == 0 {
+	for !running() {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			t.Fatal("the dry run's command never started")
@@ -120,7 +126,13 @@ func TestG17_ExecDryRunEndsWithWarden(t *testing.T) {
 	deadline = time.Now().Add(3 * time.Second)
 	for len(sandboxtest.Processes(mark)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the dry run outlived warden: %v", sandboxtest.Processes(mark))
+			left := sandboxtest.Processes(mark)
+			for _, p := range left {
+				if pid, err := strconv.Atoi(p[:strings.IndexByte(p, ':')]); err == nil {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+			t.Fatalf("the dry run outlived warden: %v", left)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
