@@ -99,8 +99,12 @@ func Contain(cmd *exec.Cmd) error { return contain(cmd) }
 // can send no more: "view" is the staging tmpfs (see package
 // sandbox/internal/confine, dryrun_linux.go: directories N/u are the upper
 // layers, the file "layers" maps N to the directory overlaid), which the
-// caller reads once cmd has ended, then closes; recorders of the dry run
-// add their own names (confine.SendToParent). With a nil cmd, WrapDryRun only reports
+// caller reads once cmd has ended, then closes; "read:PATH" are fanotify
+// groups, one per credential store of the user's the dry run watches,
+// whose queue holds an event once the command opened it (a name ending
+// in "*" gives any one not given yet whose name starts with the rest; the
+// file's Name is the full name); recorders of the dry run add their own
+// names (confine.SendToParent). With a nil cmd, WrapDryRun only reports
 // whether the kernel can do dry runs (an error wrapping ErrUnsupported
 // when it cannot).
 func (p Policy) WrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,7 +63,33 @@ func (p Policy) dryRunSpec(memory int64) (spec, error) {
 	q := p
 	q.Mode = WorkspaceWrite
 	s.Hidden = hiddenPaths(q.resolvedRoots())
+	s.Watch = credentialStores()
 	return s, nil
+}
+
+// credentialHomePaths are the credential stores under the home directory
+// a dry run records the opening of (effect.Report's reads): files, and
+// directories whose files are watched.
+var credentialHomePaths = []string{
+	".ssh", ".aws", ".gnupg", ".kube", ".azure", ".password-store", ".docker/config.json",
+	".netrc", ".git-credentials", ".pgpass", ".vault-token", ".npmrc", ".pypirc",
+	".config/gh", ".config/gcloud", ".local/share/keyrings",
+}
+
+// credentialStores returns the credential stores of credentialHomePaths
+// that exist, resolved.
+func credentialStores() []string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range credentialHomePaths {
+		if real, err := filepath.EvalSymlinks(filepath.Join(home, p)); err == nil && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
 }
 
 // dryRunNamespaces adds the namespaces of a dry run to cmd (an IPC
@@ -114,7 +142,14 @@ func (m *helperMessages) receive(name string) (*os.File, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for {
-		if f, ok := m.got[name]; ok {
+		if prefix, ok := strings.CutSuffix(name, "*"); ok {
+			for k, f := range m.got {
+				if strings.HasPrefix(k, prefix) {
+					delete(m.got, k)
+					return f, nil
+				}
+			}
+		} else if f, ok := m.got[name]; ok {
 			delete(m.got, name)
 			return f, nil
 		}
@@ -138,7 +173,7 @@ func (m *helperMessages) read() {
 			return
 		}
 		if _, dup := m.got[string(msg)]; len(fds) == 1 && !dup {
-			m.got[string(msg)] = os.NewFile(uintptr(fds[0]), "dry run "+string(msg))
+			m.got[string(msg)] = os.NewFile(uintptr(fds[0]), string(msg))
 		} else {
 			for _, fd := range fds {
 				syscall.Close(fd)

@@ -141,7 +141,7 @@ func receiveFDs(f *os.File) ([]byte, []int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	buf := make([]byte, 16)
+	buf := make([]byte, 16+unix.PathMax) // a name and a path
 	oob := make([]byte, syscall.CmsgSpace(4*4))
 	var n, oobn int
 	var rerr error

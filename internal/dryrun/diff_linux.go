@@ -440,3 +440,28 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// readPrefix starts the names of the helper's fanotify groups, one per
+// watched credential store (confine.ReadPrefix).
+const readPrefix = "read:"
+
+// reads returns the watched credential stores the command opened: those
+// whose fanotify group, sent by the helper, holds an event. Called once
+// the command has ended, so that the helper has sent every group.
+func reads(receive func(string) (*os.File, error)) []string {
+	out := []string{}
+	buf := make([]byte, 4096)
+	for {
+		f, err := receive(readPrefix + "*")
+		if err != nil {
+			break
+		}
+		n, _ := unix.Read(int(f.Fd()), buf)
+		if n > 0 {
+			out = append(out, strings.TrimPrefix(f.Name(), readPrefix))
+		}
+		f.Close()
+	}
+	slices.Sort(out)
+	return out
+}

@@ -13,3 +13,6 @@ import (
 func diff(view *os.File, rep *effect.Report, ignore []string) error {
 	return errors.New("dry runs are Linux-only")
 }
+
+// reads is Linux-only, as dry runs are.
+func reads(receive func(string) (*os.File, error)) []string { return []string{} }

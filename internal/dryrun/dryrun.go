@@ -64,6 +64,15 @@
 // followed by removing the original looks the same and is reported the
 // same way.
 //
+// The credential stores of the user's (sandbox's list: ~/.ssh, ~/.aws,
+// ~/.netrc…) are watched in the view with fanotify (unprivileged: an inode
+// mark per store, on the file or on a directory's files), one group each,
+// which the helper sends the parent before the command starts; a group
+// whose queue holds an event once the command has ended is a read.
+// fanotify rather than the upper layer (reads copy nothing up) or a
+// seccomp notification on open (paths read from the command's memory race
+// with it).
+//
 // Times alone (touch) are not reported: an access or modification time
 // is not an effect a reviewer judges.
 package dryrun
@@ -236,6 +245,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	if err := diff(view, &rep, req.Ignore); err != nil {
 		return effect.Report{}, fmt.Errorf("dryrun: reading the view: %w", err)
 	}
+	rep.Reads = reads(receive)
 	for _, r := range req.Recorders {
 		if err := r.Finish(&rep); err != nil {
 			return effect.Report{}, fmt.Errorf("dryrun: %w", err)

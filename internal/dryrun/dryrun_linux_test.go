@@ -429,3 +429,22 @@ func TestG17_KeyringsUntouched(t *testing.T) {
 		t.Skip("no keyring shared with child processes here")
 	}
 }
+
+func TestG17_CredentialStoreReadsReported(t *testing.T) {
+	needDryRun(t)
+	home := outsideDir(t)
+	t.Setenv("HOME", home)
+	writeFiles(t, map[string]string{
+		home + "/.ssh/id_ed25519": "KEY\n", home + "/.aws/credentials": "AWS\n", home + "/.netrc": "machine x\n",
+		home + "/.docker/config.json": "{}\n",
+	})
+	rep := run(t, t.TempDir(), `cat ~/.ssh/id_ed25519 ~/.netrc >/dev/null; ls ~/.aws; echo hi > ~/.docker/other`, Request{})
+	want := []string{home + "/.netrc", home + "/.ssh"}
+	if !slices.Equal(rep.Reads, want) {
+		t.Errorf("reads %v, want %v (a listing and a write beside a store are not reads)", rep.Reads, want)
+	}
+	rep = run(t, t.TempDir(), `true`, Request{})
+	if len(rep.Reads) != 0 || rep.Reads == nil {
+		t.Errorf("reads %#v, want []", rep.Reads)
+	}
+}

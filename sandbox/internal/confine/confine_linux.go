@@ -235,6 +235,9 @@ func (s Spec) setup() error {
 	if s.DryRun {
 		// Recorders of the dry run that send the parent a descriptor
 		// (SendToParent) do it here, before the socket closes.
+		if err := watchReads(s.ViewFD, s.Watch); err != nil {
+			return err
+		}
 		closeViewSocket(s.ViewFD)
 		if err := dryRunLimits(s.Memory); err != nil {
 			return err

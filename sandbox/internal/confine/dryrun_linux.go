@@ -469,3 +469,40 @@ func dryRunLimits(memory int64) error {
 	}
 	return nil
 }
+
+// ReadPrefix starts the name of each descriptor a dry run's helper sends
+// for a watched credential store: ReadPrefix+PATH, a fanotify group whose
+// queue holds an event once the command opened the store.
+const ReadPrefix = "read:"
+
+// watchReads sends the parent, for each watched path that exists in the
+// view, a fanotify group (unprivileged: inode marks, FAN_REPORT_FID)
+// marked to record its opening: a file's own, or a directory's files'
+// (not the listing of the directory). The parent reads the groups once
+// the command has ended. Marks are on the view's inodes, which the
+// command's opens reach.
+func watchReads(sock int, paths []string) error {
+	for _, p := range paths {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			continue // missing in the view: nothing to open
+		}
+		fd, err := unix.FanotifyInit(unix.FAN_CLASS_NOTIF|unix.FAN_CLOEXEC|unix.FAN_NONBLOCK|unix.FAN_REPORT_FID, unix.O_RDONLY|unix.O_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("fanotify: %w", err)
+		}
+		mask := uint64(unix.FAN_OPEN | unix.FAN_ACCESS)
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			mask |= unix.FAN_EVENT_ON_CHILD
+		}
+		err = unix.FanotifyMark(fd, unix.FAN_MARK_ADD, mask, unix.AT_FDCWD, p)
+		if err == nil {
+			err = SendToParent(sock, ReadPrefix+p, fd)
+		}
+		syscall.Close(fd)
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", p, err)
+		}
+	}
+	return nil
+}

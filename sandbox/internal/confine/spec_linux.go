@@ -79,6 +79,9 @@ type Spec struct {
 	ViewFD int
 	// Memory is a dry run's memory budget in bytes (0: none).
 	Memory int64
+	// Watch are the credential stores a dry run records the opening of
+	// (files, and directories whose files are watched).
+	Watch []string
 
 	// covered are the temporary directories the helper covered (or made
 	// inside a cover), writable for Landlock; not passed.
@@ -123,6 +126,9 @@ func (s Spec) Args() []string {
 	}
 	if s.Memory != 0 {
 		add("memory", strconv.FormatInt(s.Memory, 10))
+	}
+	for _, w := range s.Watch {
+		add("watch", w)
 	}
 	return append(a, "--")
 }
@@ -200,6 +206,8 @@ func Parse(args []string) (Spec, []string, error) {
 				return s, nil, fmt.Errorf("bad helper argument %q", a)
 			}
 			s.ViewFD = n
+		case "watch":
+			s.Watch = append(s.Watch, v)
 		case "memory":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
