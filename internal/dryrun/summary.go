@@ -66,7 +66,7 @@ func Summary(rep effect.Report) string {
 	}
 	list("rename", renames)
 	list("change the mode or owner of", chmods)
-	list("read the credential store", rep.Reads)
+	list("open the credential stores", rep.Reads)
 	list("run", execs)
 	list("reach", nets)
 	if b.Len() == 0 {
