@@ -237,7 +237,7 @@ func dryRunCmd(req dryrun.Request, asJSON bool, stdout, stderr io.Writer) int {
 	rep, err := dryrun.Run(context.Background(), req)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: dry run: %v\n", err)
-		return dryrun.ExitSetup
+		return exitSandbox // nothing ran
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)

@@ -106,10 +106,6 @@ const (
 	OutputLimit = 16 << 10
 )
 
-// ExitSetup is the exit status of `warden exec --dry-run` when the dry
-// run cannot be done here: nothing ran.
-const ExitSetup = 125
-
 // Request is one dry run.
 type Request struct {
 	Argv []string // the command and its arguments; Argv[0] is looked up in PATH
