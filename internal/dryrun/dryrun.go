@@ -104,6 +104,9 @@ const (
 	// OutputLimit is the most of the output a Report keeps: its
 	// beginning and end, the middle cut out.
 	OutputLimit = 16 << 10
+	// MinMemory is the smallest memory budget Run accepts, in bytes: a
+	// shell needs a few MiB to start at all.
+	MinMemory = 16 << 20
 )
 
 // Request is one dry run.
@@ -115,9 +118,11 @@ type Request struct {
 	// its mode and network are not used: a dry run writes only its view
 	// and has no network.
 	Policy sandbox.Policy
-	// Timeout is the time budget (DefaultTimeout when 0).
+	// Timeout is the time budget (DefaultTimeout when 0; negative is an
+	// error).
 	Timeout time.Duration
-	// Memory is the memory budget in bytes (DefaultMemory when 0).
+	// Memory is the memory budget in bytes (DefaultMemory when 0; at
+	// least MinMemory).
 	Memory int64
 	// Ignore are paths the runner itself put into the view, not reported
 	// as effects (with everything under them).
@@ -159,12 +164,15 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 		return effect.Report{}, err
 	}
 	timeout := req.Timeout
-	if timeout <= 0 {
+	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 	memory := req.Memory
-	if memory <= 0 {
+	if memory == 0 {
 		memory = DefaultMemory
+	}
+	if timeout < 0 || memory < MinMemory {
+		return effect.Report{}, fmt.Errorf("dryrun: a time budget of %v and a memory budget of %d bytes: too small (at least %d bytes)", timeout, memory, MinMemory)
 	}
 	rep := empty()
 	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)

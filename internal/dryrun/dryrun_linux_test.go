@@ -310,8 +310,8 @@ func TestG17_BudgetsEndEverything(t *testing.T) {
 	}{
 		{"sleep", `exec sleep 100.4242`, 0, true},
 		{"background", `for i in 1 2 3 4 5 6 7 8; do (setsid sleep 100.4242 &) ; done; nohup sleep 100.4242 & sleep 100.4242`, 0, true},
-		{"forks", `f() { sleep 100.4242 & f; }; f`, 0, true},
-		{"memory", `exec perl -e '$x = "a" x (512*1024*1024); print length($x)'`, 64 << 20, false},
+		{"forks", `while :; do sleep 100.4242 & done`, 0, true},
+		{"memory", `exec perl -e '$x = "a" x (512*1024*1024); print length($x)'`, MinMemory * 4, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -446,5 +446,16 @@ func TestG17_CredentialStoreReadsReported(t *testing.T) {
 	rep = run(t, t.TempDir(), `true`, Request{})
 	if len(rep.Reads) != 0 || rep.Reads == nil {
 		t.Errorf("reads %#v, want []", rep.Reads)
+	}
+}
+
+func TestG17_BudgetsTooSmallRefused(t *testing.T) {
+	for _, req := range []Request{
+		{Argv: []string{"true"}, Memory: MinMemory - 1},
+		{Argv: []string{"true"}, Timeout: -time.Second},
+	} {
+		if _, err := Run(context.Background(), req); err == nil {
+			t.Errorf("%+v: no error", req)
+		}
 	}
 }
