@@ -194,11 +194,22 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	if err != nil {
 		return effect.Report{}, err
 	}
+	// Whatever the outcome, every descriptor the helper sent is closed
+	// (receive returns once the helper is gone: after Wait, or a Start
+	// that failed).
+	defer func() {
+		for {
+			f, err := receive("*")
+			if err != nil {
+				return
+			}
+			f.Close()
+		}
+	}()
 	out := &capped{max: 4 << 20}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		_, _ = receive("view")
 		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 	}
 	for _, r := range req.Recorders {
@@ -222,9 +233,6 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	case <-ctx.Done():
 		_ = cmd.Process.Kill()
 		<-done
-		if view, err := receive("view"); err == nil {
-			view.Close()
-		}
 		return effect.Report{}, ctx.Err()
 	}
 	var ee *exec.ExitError

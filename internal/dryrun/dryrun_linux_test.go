@@ -459,3 +459,32 @@ func TestG17_BudgetsTooSmallRefused(t *testing.T) {
 		}
 	}
 }
+
+// openFDs counts this process's open descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+func TestG17_NoDescriptorLeftOpen(t *testing.T) {
+	needDryRun(t)
+	home := outsideDir(t)
+	t.Setenv("HOME", home)
+	writeFiles(t, map[string]string{home + "/.netrc": "x\n", home + "/.ssh/id_rsa": "k\n"})
+	run(t, t.TempDir(), "true", Request{}) // warm up: the probe, the runtime's own descriptors
+	before := openFDs(t)
+	run(t, t.TempDir(), "cat ~/.netrc", Request{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := Run(ctx, Request{Argv: []string{"sleep", "10"}, Dir: t.TempDir()}); err == nil {
+		t.Fatal("a cancelled dry run gave no error")
+	}
+	run(t, t.TempDir(), "sleep 10", Request{Timeout: 200 * time.Millisecond})
+	if after := openFDs(t); after > before {
+		t.Errorf("%d descriptors open after three dry runs, %d before", after, before)
+	}
+}
