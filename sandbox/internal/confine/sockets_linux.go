@@ -84,7 +84,11 @@ var AllowedSocketpair = AllowedSocket{unix.AF_UNIX, unix.SOCK_STREAM, nil}
 // integer arguments (their low 32 bits, which is what the kernel reads of
 // an int), never at memory, so there is nothing for a command to change
 // between the check and the call.
-func UnixSocketFilter() ([]unix.SockFilter, error) {
+func UnixSocketFilter() ([]unix.SockFilter, error) { return socketFilter(AllowedSockets) }
+
+// socketFilter is UnixSocketFilter with allowed as its socket(2)
+// allow-list.
+func socketFilter(allowed []AllowedSocket) ([]unix.SockFilter, error) {
 	var arch uint32
 	switch runtime.GOARCH {
 	case "amd64":
@@ -123,7 +127,7 @@ func UnixSocketFilter() ([]unix.SockFilter, error) {
 	a.label("socket")
 	a.load(offArg0)
 	var families []int
-	for _, s := range AllowedSockets {
+	for _, s := range allowed {
 		if !slices.Contains(families, s.Family) {
 			families = append(families, s.Family)
 			a.jumpEq(uint32(s.Family), fmt.Sprintf("family%d", s.Family), "")
@@ -133,13 +137,13 @@ func UnixSocketFilter() ([]unix.SockFilter, error) {
 	for _, fam := range families {
 		a.label(fmt.Sprintf("family%d", fam))
 		a.loadType()
-		for _, s := range AllowedSockets {
+		for _, s := range allowed {
 			if s.Family == fam {
 				a.jumpEq(uint32(s.Type), fmt.Sprintf("family%d-type%d", fam, s.Type), "")
 			}
 		}
 		a.jump("eacces")
-		for _, s := range AllowedSockets {
+		for _, s := range allowed {
 			if s.Family != fam {
 				continue
 			}

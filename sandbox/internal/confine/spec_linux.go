@@ -69,6 +69,15 @@ type Spec struct {
 	// Dev asks for a /dev of the helper's own (needs MountNS): DevMinimal
 	// or DevAll; empty keeps the host's.
 	Dev string
+	// TraceFD, when not 0, is the helper's descriptor of a socket to an
+	// observer (package internal/observe): the command then runs under
+	// the seccomp filter that notifies the observer of every program
+	// started and every network destination tried (see trace_linux.go).
+	TraceFD int
+	// ResolvConf is the resolver file bound over /etc/resolv.conf when
+	// tracing (it names the observer's resolver in the network
+	// namespace).
+	ResolvConf string
 
 	// covered are the temporary directories the helper covered (or made
 	// inside a cover), writable for Landlock; not passed.
@@ -107,6 +116,10 @@ func (s Spec) Args() []string {
 	}
 	if s.Dev != "" {
 		add("dev", s.Dev)
+	}
+	if s.TraceFD != 0 {
+		add("tracefd", strconv.Itoa(s.TraceFD))
+		add("resolvconf", s.ResolvConf)
 	}
 	return append(a, "--")
 }
@@ -178,6 +191,14 @@ func Parse(args []string) (Spec, []string, error) {
 			s.Temps[len(s.Temps)-1].Source = v
 		case "dev":
 			s.Dev = v
+		case "tracefd":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.TraceFD = n
+		case "resolvconf":
+			s.ResolvConf = v
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}
