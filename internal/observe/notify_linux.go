@@ -101,7 +101,7 @@ type target struct {
 	listener int
 	id       uint64
 	pid      int
-	ptr      int  // pointer size: 8, or 4 for a 32-bit program
+	ptr      int // pointer size: 8, or 4 for a 32-bit program
 	mem      *os.File
 }
 
