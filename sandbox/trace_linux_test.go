@@ -99,3 +99,95 @@ func TestG17_TraceExecs(t *testing.T) {
 		}
 	}
 }
+
+// netScript tries destinations and lookups, printing each outcome.
+const netScript = `
+import socket, sys
+def attempt(name, f):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, "errno", e.errno)
+def tcp4():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM); s.settimeout(3); s.connect(("10.1.2.3", 443))
+def tcp6():
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM); s.settimeout(3); s.connect(("::1", 9))
+def udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("10.9.8.7", 5353))
+def unix():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(sys.argv[1]); s.sendall(b"secret")
+def unixdgram():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b"secret", sys.argv[2])
+def unixseq():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[3]); s.send(b"secret")
+def lookup():
+    socket.gethostbyname("py.example")
+attempt("tcp4", tcp4); attempt("tcp6", tcp6); attempt("udp", udp); attempt("unix", unix)
+attempt("unixdgram", unixdgram); attempt("unixseq", unixseq); attempt("lookup", lookup)
+`
+
+func TestG17_TraceNetwork(t *testing.T) {
+	work := t.TempDir()
+	ls := listenUnix(t, scratch(t)) // stream, datagram, seqpacket
+	sock := ls[0].path
+	script := filepath.Join(work, "net.py")
+	if err := os.WriteFile(script, []byte(netScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runObserved(t, work, "/usr/bin/python3", script, ls[0].path, ls[1].path, ls[2].path)
+	t.Logf("output:\n%s\nnetwork: %+v", r.out, r.fx.Network)
+	for _, want := range []string{"tcp4 errno 101", "tcp6 errno 111", "unix errno 111", "unixdgram errno 13", "unixseq errno 111", "lookup errno"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	for _, want := range []effect.Dest{
+		{Op: "connect", Family: "ip4", Address: "10.1.2.3", Port: 443},
+		{Op: "connect", Family: "ip6", Address: "::1", Port: 9},
+		{Op: "sendto", Family: "ip4", Address: "10.9.8.7", Port: 5353},
+		{Op: "connect", Family: "unix", Address: sock},
+		{Op: "connect", Family: "unix", Address: ls[2].path},
+		{Op: "lookup", Name: "py.example"},
+	} {
+		if !hasDest(r.fx, want) {
+			t.Errorf("not recorded: %+v", want)
+		}
+	}
+	for _, d := range r.fx.Network {
+		if d.Port == 53 {
+			t.Errorf("the resolver's own address is reported: %+v", d)
+		}
+	}
+	for _, l := range ls {
+		if n := l.received(); n != 0 {
+			t.Errorf("the UNIX socket outside (type %d) was reached %d times", l.typ, n)
+		}
+	}
+}
+
+func TestG17_TraceLookups(t *testing.T) {
+	work := t.TempDir()
+	cmds := [][]string{
+		{"/usr/bin/getent", "hosts", "exfil.example"},
+		{"/usr/bin/python3", "-c", "import socket; socket.gethostbyname('py.example')"},
+	}
+	if _, err := os.Stat("/usr/bin/curl"); err == nil {
+		cmds = append(cmds, []string{"/usr/bin/curl", "-sS", "--max-time", "5", "http://curl.example/"})
+	}
+	for _, argv := range cmds {
+		t.Run(filepath.Base(argv[0]), func(t *testing.T) {
+			r := runObserved(t, work, argv...)
+			if r.exit == 0 {
+				t.Errorf("the lookup succeeded: %q", r.out)
+			}
+			name := strings.TrimSuffix(strings.TrimPrefix(argv[len(argv)-1], "http://"), "/")
+			if strings.HasPrefix(name, "import") {
+				name = "py.example"
+			}
+			if !hasDest(r.fx, effect.Dest{Op: "lookup", Name: name}) {
+				t.Errorf("lookup of %s not recorded: %+v\n%s", name, r.fx.Network, r.out)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -205,7 +206,7 @@ func (o *Observer) connect(t *target, fd int, addr, size uint64) {
 	if d, ok := sockaddrDest("connect", raw, t.cwd()); ok {
 		o.log.dest(d)
 	}
-	pidfd, err := unix.PidfdOpen(t.pid, 0)
+	pidfd, err := t.pidfd()
 	if err != nil {
 		t.answer(0, syscall.EACCES, false)
 		return
@@ -292,6 +293,35 @@ func (o *Observer) sendMsgs(t *target, addr, n uint64, mmsg int) {
 		}
 		o.sendAddr(t, name, size)
 	}
+}
+
+// pidfdThread is PIDFD_THREAD (O_EXCL): a pidfd of the thread itself
+// (Linux 6.9), whose descriptor table pidfd_getfd(2) then reads.
+const pidfdThread = unix.O_EXCL
+
+// pidfd opens a pidfd of the target thread, or, before Linux 6.9, of its
+// process (a thread with a descriptor table of its own then gets the
+// answer for the process's descriptor: a wrong answer, never a connect
+// the observer did not check, since the observer connects its own copy).
+func (t *target) pidfd() (int, error) {
+	fd, err := unix.PidfdOpen(t.pid, pidfdThread)
+	if err == nil || !errors.Is(err, syscall.EINVAL) {
+		return fd, err
+	}
+	status, err := os.ReadFile(t.proc("status"))
+	if err != nil {
+		return -1, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Tgid:"); ok {
+			tgid, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return -1, err
+			}
+			return unix.PidfdOpen(tgid, 0)
+		}
+	}
+	return -1, syscall.ESRCH
 }
 
 func (t *target) proc(name string) string { return "/proc/" + strconv.Itoa(t.pid) + "/" + name }
