@@ -5,12 +5,18 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/observe"
@@ -189,5 +195,112 @@ func TestG17_TraceLookups(t *testing.T) {
 				t.Errorf("lookup of %s not recorded: %+v\n%s", name, r.fx.Network, r.out)
 			}
 		})
+	}
+}
+
+// raceEnv, when set, makes the test binary race a connect's address and
+// descriptor against the observer (raceConnects) instead of testing.
+const raceEnv = "WARDEN_TRACE_TEST_RACE"
+
+func init() {
+	if os.Getenv(raceEnv) == "" {
+		return
+	}
+	raceConnects(os.Args[1], os.Args[2])
+	os.Exit(0)
+}
+
+// raceConnects tries, for a second, to make the observer connect a UNIX
+// socket to target (a stream socket's path) or send a datagram to dgram:
+// one thread calls connect(2) and sendto(2) on a descriptor with an
+// address, others keep rewriting the address between an IPv4 one and the
+// UNIX paths, and re-pointing the descriptor between an IPv4 and a UNIX
+// socket (dup2), so that what the observer read is not what the kernel
+// would.
+func raceConnects(target, dgram string) {
+	runtime.GOMAXPROCS(4)
+	var addr [128]byte
+	in4 := func() {
+		clear(addr[:])
+		binary.LittleEndian.PutUint16(addr[0:], syscall.AF_INET)
+		binary.BigEndian.PutUint16(addr[2:], 9)
+		copy(addr[4:], []byte{127, 0, 0, 1})
+	}
+	un := func(p string) {
+		clear(addr[:])
+		binary.LittleEndian.PutUint16(addr[0:], syscall.AF_UNIX)
+		copy(addr[2:], p)
+	}
+	const fd = 100
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	flip := func(f func(i int)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				f(i)
+			}
+		}()
+	}
+	flip(func(i int) {
+		switch i % 3 {
+		case 0:
+			in4()
+		case 1:
+			un(target)
+		default:
+			un(dgram)
+		}
+	})
+	flip(func(i int) {
+		typ, fam := syscall.SOCK_STREAM, syscall.AF_INET
+		if i%2 == 1 {
+			fam = syscall.AF_UNIX
+		}
+		if s, err := syscall.Socket(fam, typ, 0); err == nil {
+			syscall.Dup2(s, fd)
+			syscall.Close(s)
+		}
+	})
+	deadline := time.Now().Add(time.Second)
+	n := 0
+	for time.Now().Before(deadline) {
+		syscall.Syscall(syscall.SYS_CONNECT, fd, uintptr(unsafe.Pointer(&addr[0])), 110)
+		syscall.Syscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&addr[0])), 1, 0, uintptr(unsafe.Pointer(&addr[0])), 110)
+		n++
+	}
+	close(stop)
+	wg.Wait()
+	fmt.Println("tries", n)
+}
+
+// The agent is the adversary: a program that races the address and the
+// descriptor of its connects against the observer never reaches a UNIX
+// socket outside the sandbox (checked at the sockets: nothing arrives).
+func TestG17_TraceRaceNeverReachesOutside(t *testing.T) {
+	ls := listenUnix(t, scratch(t)) // stream, datagram, seqpacket
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(raceEnv, "1")
+	r := runObserved(t, t.TempDir(), exe, ls[0].path, ls[1].path)
+	t.Logf("%s; %d destinations recorded", strings.TrimSpace(r.out), len(r.fx.Network))
+	if !strings.HasPrefix(r.out, "tries ") {
+		t.Fatalf("the racer did not run: exit %d, %q", r.exit, r.out)
+	}
+	for _, l := range ls {
+		if n := l.received(); n != 0 {
+			t.Errorf("the UNIX socket outside (type %d) was reached %d times", l.typ, n)
+		}
+	}
+	if !hasDest(r.fx, effect.Dest{Op: "connect", Family: "unix", Address: ls[0].path}) {
+		t.Errorf("the racer's UNIX connects were not recorded: %+v", r.fx.Network)
 	}
 }
