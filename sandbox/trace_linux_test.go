@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -303,4 +303,50 @@ func TestG17_TraceRaceNeverReachesOutside(t *testing.T) {
 	if !hasDest(r.fx, effect.Dest{Op: "connect", Family: "unix", Address: ls[0].path}) {
 		t.Errorf("the racer's UNIX connects were not recorded: %+v", r.fx.Network)
 	}
+}
+
+// Fail closed: once the observer is gone (stopped here; a dead warden
+// closes the descriptor the same way), the command can start no program:
+// the kernel fails the notified calls with ENOSYS.
+func TestG17_TraceFailsClosed(t *testing.T) {
+	requireNamespaces(t)
+	work := t.TempDir()
+	o, err := observe.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Mode: WorkspaceWrite, Workdir: work}
+	cmd, err := p.Command(context.Background(), "/bin/sh", "-c", `while [ ! -e go ]; do :; done; /bin/touch made`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := observeCmd(cmd, o); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Dir = work
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	o.Start()
+	time.Sleep(200 * time.Millisecond) // the shell runs, looping
+	fx, err := o.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasExec(fx, "/bin/sh", "-c", `while [ ! -e go ]; do :; done; /bin/touch made`) {
+		t.Fatalf("the shell's start was not observed: %+v\n%s", fx.Execs, out.String())
+	}
+	if err := os.WriteFile(filepath.Join(work, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	if _, serr := os.Stat(filepath.Join(work, "made")); serr == nil {
+		t.Fatalf("a program ran unobserved after the observer stopped: %v\n%s", err, out.String())
+	}
+	if err == nil {
+		t.Errorf("the command succeeded without its program: %s", out.String())
+	}
+	t.Logf("%v: %s", err, out.String())
 }
