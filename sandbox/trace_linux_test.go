@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,13 +33,16 @@ type observed struct {
 
 // runObserved runs argv under a workspace-write policy on work with the
 // network off, observed, and returns what was seen.
-func runObserved(t *testing.T, work string, argv ...string) observed {
+func runObserved(t testing.TB, work string, argv ...string) observed {
+	t.Helper()
+	return runTraced(t, work, true, argv...)
+}
+
+// runTraced is runObserved, or with observe false the same sandboxed run
+// without the observer.
+func runTraced(t testing.TB, work string, observing bool, argv ...string) observed {
 	t.Helper()
 	requireNamespaces(t)
-	o, err := observe.New()
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := Policy{Mode: WorkspaceWrite, Workdir: work}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -46,8 +50,14 @@ func runObserved(t *testing.T, work string, argv ...string) observed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := observeCmd(cmd, o); err != nil {
-		t.Fatal(err)
+	var o *observe.Observer
+	if observing {
+		if o, err = observe.New(); err != nil {
+			t.Fatal(err)
+		}
+		if err := observeCmd(cmd, o); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmd.Dir = work
 	var out bytes.Buffer
@@ -55,13 +65,17 @@ func runObserved(t *testing.T, work string, argv ...string) observed {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	o.Start()
-	_ = cmd.Wait()
-	fx, err := o.Stop()
-	if err != nil {
-		t.Fatalf("observer: %v", err)
+	if o != nil {
+		o.Start()
 	}
-	return observed{fx: fx, out: out.String(), exit: cmd.ProcessState.ExitCode()}
+	_ = cmd.Wait()
+	r := observed{out: out.String(), exit: cmd.ProcessState.ExitCode()}
+	if o != nil {
+		if r.fx, err = o.Stop(); err != nil {
+			t.Fatalf("observer: %v", err)
+		}
+	}
+	return r
 }
 
 // hasExec reports whether fx recorded a program whose argv is argv.
@@ -202,12 +216,28 @@ func TestG17_TraceLookups(t *testing.T) {
 // descriptor against the observer (raceConnects) instead of testing.
 const raceEnv = "WARDEN_TRACE_TEST_RACE"
 
+// connectsEnv, when set to N, makes the test binary connect N times to a
+// closed loopback port instead of testing (BenchmarkG17_Trace).
+const connectsEnv = "WARDEN_TRACE_TEST_CONNECTS"
+
 func init() {
-	if os.Getenv(raceEnv) == "" {
-		return
+	if os.Getenv(raceEnv) != "" {
+		raceConnects(os.Args[1], os.Args[2])
+		os.Exit(0)
 	}
-	raceConnects(os.Args[1], os.Args[2])
-	os.Exit(0)
+	if n, err := strconv.Atoi(os.Getenv(connectsEnv)); err == nil {
+		for range n {
+			fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+			if err != nil {
+				panic(err)
+			}
+			if err := syscall.Connect(fd, &syscall.SockaddrInet4{Port: 9, Addr: [4]byte{127, 0, 0, 1}}); err != syscall.ECONNREFUSED {
+				panic(fmt.Sprint("connect: ", err))
+			}
+			syscall.Close(fd)
+		}
+		os.Exit(0)
+	}
 }
 
 // raceConnects tries, for a second, to make the observer connect a UNIX
@@ -349,4 +379,43 @@ func TestG17_TraceFailsClosed(t *testing.T) {
 		t.Errorf("the command succeeded without its program: %s", out.String())
 	}
 	t.Logf("%v: %s", err, out.String())
+}
+
+// BenchmarkG17_Trace compares a sandboxed run with the network off to the
+// same run observed, side by side: a shell starting /bin/true 100 times
+// (101 notified executions), and a program making 100 connects to a
+// closed loopback port (each done by the observer on its behalf).
+func BenchmarkG17_Trace(b *testing.B) {
+	work := b.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	loads := []struct {
+		name string
+		env  string
+		argv []string
+	}{
+		{"100_execs", "", []string{"/bin/sh", "-c", "i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done"}},
+		{"100_connects", connectsEnv + "=100", []string{exe}},
+	}
+	for _, l := range loads {
+		for _, observing := range []bool{false, true} {
+			name := l.name + "/sandboxed"
+			if observing {
+				name = l.name + "/observed"
+			}
+			b.Run(name, func(b *testing.B) {
+				if l.env != "" {
+					k, v, _ := strings.Cut(l.env, "=")
+					b.Setenv(k, v)
+				}
+				for b.Loop() {
+					if r := runTraced(b, work, observing, l.argv...); r.exit != 0 {
+						b.Fatalf("exit %d: %s", r.exit, r.out)
+					}
+				}
+			})
+		}
+	}
 }
