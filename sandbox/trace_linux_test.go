@@ -106,6 +106,13 @@ func TestG17_TraceExecs(t *testing.T) {
 			t.Errorf("no exec of %q recorded: %+v", argv, r.fx.Execs)
 		}
 	}
+	// execveat(2) of a descriptor (fexecve): the path it names.
+	r2 := runObserved(t, work, "/usr/bin/python3", "-c", "import os; fd = os.open('/usr/bin/echo', os.O_RDONLY); os.execve(fd, ['echo', 'via-fd'], {})")
+	if !slices.ContainsFunc(r2.fx.Execs, func(e effect.Exec) bool {
+		return e.Path == "/usr/bin/echo" && slices.Equal(e.Argv, []string{"echo", "via-fd"})
+	}) {
+		t.Errorf("execveat not recorded: %q\n%s", r2.fx.Execs, r2.out)
+	}
 	// In order: ls before cat and wc (which run side by side), echo last.
 	pos := func(name string) int {
 		return slices.IndexFunc(r.fx.Execs, func(e effect.Exec) bool { return len(e.Argv) > 0 && e.Argv[0] == name })
@@ -135,6 +142,8 @@ def tcp6():
     s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM); s.settimeout(3); s.connect(("::1", 9))
 def udp():
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("10.9.8.7", 5353))
+def udpmsg():
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.sendmsg([b"x"], [], 0, ("2001:db8::7", 123))
 def unix():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(sys.argv[1]); s.sendall(b"secret")
 def unixdgram():
@@ -143,7 +152,7 @@ def unixseq():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[3]); s.send(b"secret")
 def lookup():
     socket.gethostbyname("py.example")
-attempt("tcp4", tcp4); attempt("tcp6", tcp6); attempt("udp", udp); attempt("unix", unix)
+attempt("tcp4", tcp4); attempt("tcp6", tcp6); attempt("udp", udp); attempt("udpmsg", udpmsg); attempt("unix", unix)
 attempt("unixdgram", unixdgram); attempt("unixseq", unixseq); attempt("lookup", lookup)
 `
 
@@ -166,6 +175,7 @@ func TestG17_TraceNetwork(t *testing.T) {
 		{Op: "connect", Family: "ip4", Address: "10.1.2.3", Port: 443},
 		{Op: "connect", Family: "ip6", Address: "::1", Port: 9},
 		{Op: "sendto", Family: "ip4", Address: "10.9.8.7", Port: 5353},
+		{Op: "sendto", Family: "ip6", Address: "2001:db8::7", Port: 123},
 		{Op: "connect", Family: "unix", Address: sock},
 		{Op: "connect", Family: "unix", Address: ls[2].path},
 		{Op: "lookup", Name: "py.example"},
