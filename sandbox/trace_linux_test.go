@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -42,19 +43,39 @@ func runObserved(t testing.TB, work string, argv ...string) observed {
 // without the observer.
 func runTraced(t testing.TB, work string, observing bool, argv ...string) observed {
 	t.Helper()
+	var o *observe.Observer
+	if observing {
+		var err error
+		if o, err = observe.New(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, out := startTraced(t, work, o, argv...)
+	_ = cmd.Wait()
+	r := observed{out: out.String(), exit: cmd.ProcessState.ExitCode()}
+	if o != nil {
+		var err error
+		if r.fx, err = o.Stop(); err != nil {
+			t.Fatalf("observer: %v", err)
+		}
+	}
+	return r
+}
+
+// startTraced starts argv under a workspace-write policy on work with the
+// network off, observed by o unless it is nil, and returns it with its
+// output (stdout and stderr).
+func startTraced(t testing.TB, work string, o *observe.Observer, argv ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	requireNamespaces(t)
 	p := Policy{Mode: WorkspaceWrite, Workdir: work}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	cmd, err := p.Command(ctx, argv[0], argv[1:]...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o *observe.Observer
-	if observing {
-		if o, err = observe.New(); err != nil {
-			t.Fatal(err)
-		}
+	if o != nil {
 		if err := observeCmd(cmd, o); err != nil {
 			t.Fatal(err)
 		}
@@ -68,14 +89,7 @@ func runTraced(t testing.TB, work string, observing bool, argv ...string) observ
 	if o != nil {
 		o.Start()
 	}
-	_ = cmd.Wait()
-	r := observed{out: out.String(), exit: cmd.ProcessState.ExitCode()}
-	if o != nil {
-		if r.fx, err = o.Stop(); err != nil {
-			t.Fatalf("observer: %v", err)
-		}
-	}
-	return r
+	return cmd, &out
 }
 
 // hasExec reports whether fx recorded a program whose argv is argv.
@@ -349,27 +363,12 @@ func TestG17_TraceRaceNeverReachesOutside(t *testing.T) {
 // closes the descriptor the same way), the command can start no program:
 // the kernel fails the notified calls with ENOSYS.
 func TestG17_TraceFailsClosed(t *testing.T) {
-	requireNamespaces(t)
 	work := t.TempDir()
 	o, err := observe.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Policy{Mode: WorkspaceWrite, Workdir: work}
-	cmd, err := p.Command(context.Background(), "/bin/sh", "-c", `while [ ! -e go ]; do :; done; /bin/touch made`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := observeCmd(cmd, o); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Dir = work
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	o.Start()
+	cmd, out := startTraced(t, work, o, "/bin/sh", "-c", `while [ ! -e go ]; do :; done; /bin/touch made`)
 	time.Sleep(200 * time.Millisecond) // the shell runs, looping
 	fx, err := o.Stop()
 	if err != nil {

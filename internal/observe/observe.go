@@ -97,21 +97,11 @@ type log struct {
 
 // exec records a program started.
 func (l *log) exec(e effect.Exec) {
-	key := fmt.Sprintf("x%q%q", e.Path, e.Argv)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.seen[key] {
-		return
+	if l.admit(fmt.Sprintf("x%q%q", e.Path, e.Argv), len(l.execs) >= maxExecs, &l.moreExecs) {
+		l.execs = append(l.execs, e)
 	}
-	if len(l.execs) >= maxExecs {
-		l.moreExecs++
-		return
-	}
-	if l.seen == nil {
-		l.seen = map[string]bool{}
-	}
-	l.seen[key] = true
-	l.execs = append(l.execs, e)
 }
 
 // dest records a destination tried or a name looked up, leaving out the
@@ -120,21 +110,28 @@ func (l *log) dest(d effect.Dest) {
 	if isResolver(d) {
 		return
 	}
-	key := fmt.Sprintf("d%q%q%q%d%q", d.Op, d.Family, d.Address, d.Port, d.Name)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.seen[key] {
-		return
+	if l.admit(fmt.Sprintf("d%q%q%q%d%q", d.Op, d.Family, d.Address, d.Port, d.Name), len(l.dests) >= maxDests, &l.moreDests) {
+		l.dests = append(l.dests, d)
 	}
-	if len(l.dests) >= maxDests {
-		l.moreDests++
-		return
+}
+
+// admit reports whether a record of key is new and fits (not full),
+// counting in more those that do not fit. l.mu is held.
+func (l *log) admit(key string, full bool, more *int) bool {
+	if l.seen[key] {
+		return false
+	}
+	if full {
+		*more++
+		return false
 	}
 	if l.seen == nil {
 		l.seen = map[string]bool{}
 	}
 	l.seen[key] = true
-	l.dests = append(l.dests, d)
+	return true
 }
 
 // lookup records a name looked up.

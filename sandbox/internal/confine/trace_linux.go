@@ -191,27 +191,10 @@ const (
 // else is allowed. Like the other filters it reads only numbers, never
 // memory: the observer reads the arguments.
 func TraceFilter() ([]unix.SockFilter, error) {
-	var arch uint32
-	switch runtime.GOARCH {
-	case "amd64":
-		arch = unix.AUDIT_ARCH_X86_64
-	case "arm64":
-		arch = unix.AUDIT_ARCH_AARCH64
-	default:
-		return nil, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
-	}
 	var a bpfAsm
-	a.load(offArch)
-	a.jumpEq(arch, "native", "")
-	if arch == unix.AUDIT_ARCH_X86_64 {
-		a.jumpEq(unix.AUDIT_ARCH_I386, "i386", "enosys")
-	} else {
-		a.jump("enosys")
-	}
-	a.label("native")
-	a.load(offNr)
-	if arch == unix.AUDIT_ARCH_X86_64 {
-		a.jumpGE(x32SyscallBit, "enosys", "")
+	arch, err := a.prologue()
+	if err != nil {
+		return nil, err
 	}
 	for _, nr := range []uint32{unix.SYS_EXECVE, unix.SYS_EXECVEAT, unix.SYS_CONNECT, unix.SYS_SENDMSG, unix.SYS_SENDMMSG} {
 		a.jumpEq(nr, "notify", "")
