@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,6 +220,12 @@ func TestG17_TraceLookups(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/curl"); err == nil {
 		cmds = append(cmds, []string{"/usr/bin/curl", "-sS", "--max-time", "5", "http://curl.example/"})
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(lookupEnv, "go.example")
+	cmds = append(cmds, []string{exe, "go.example"})
 	for _, argv := range cmds {
 		t.Run(filepath.Base(argv[0]), func(t *testing.T) {
 			r := runObserved(t, work, argv...)
@@ -244,9 +251,20 @@ const raceEnv = "WARDEN_TRACE_TEST_RACE"
 // closed loopback port instead of testing (BenchmarkG17_Trace).
 const connectsEnv = "WARDEN_TRACE_TEST_CONNECTS"
 
+// lookupEnv, when set to a name, makes the test binary look it up with
+// Go's own resolver instead of testing.
+const lookupEnv = "WARDEN_TRACE_TEST_LOOKUP"
+
 func init() {
 	if os.Getenv(raceEnv) != "" {
 		raceConnects(os.Args[1], os.Args[2])
+		os.Exit(0)
+	}
+	if name := os.Getenv(lookupEnv); name != "" {
+		if _, err := net.LookupHost(name); err != nil {
+			fmt.Println("lookup:", err)
+			os.Exit(1)
+		}
 		os.Exit(0)
 	}
 	if n, err := strconv.Atoi(os.Getenv(connectsEnv)); err == nil {
