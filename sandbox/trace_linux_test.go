@@ -446,3 +446,21 @@ func BenchmarkG17_Trace(b *testing.B) {
 		}
 	}
 }
+
+// A search of PATH tries many directories; only the program that ran is
+// recorded, and a program that is not there is not either.
+func TestG17_TraceRecordsWhatRuns(t *testing.T) {
+	work := t.TempDir()
+	r := runObserved(t, work, "/usr/bin/env", "PATH=/nonexistent/bin:/also/not:/usr/bin", "sh", "-c", "/no/such/program; true")
+	if r.exit != 0 {
+		t.Fatalf("exit %d: %s", r.exit, r.out)
+	}
+	for _, e := range r.fx.Execs {
+		if strings.HasPrefix(e.Path, "/nonexistent") || strings.HasPrefix(e.Path, "/also") || strings.HasPrefix(e.Path, "/no/") {
+			t.Errorf("a program that is not there is recorded: %+v", e)
+		}
+	}
+	if !slices.ContainsFunc(r.fx.Execs, func(e effect.Exec) bool { return e.Path == "/usr/bin/sh" }) {
+		t.Errorf("the shell found in PATH is not recorded: %+v", r.fx.Execs)
+	}
+}

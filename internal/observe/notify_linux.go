@@ -169,6 +169,14 @@ func (o *Observer) exec(t *target, dirfd int32, pathAddr, argvAddr uint64, flags
 		t.answer(0, syscall.EFAULT, false)
 		return
 	}
+	if e := t.missing(dirfd, p, flags); e != 0 {
+		// A program that is not there (a search of PATH tries many):
+		// refused as the kernel would, and not recorded. Answered here
+		// rather than continued, so that a file made after this look
+		// cannot run unrecorded.
+		t.answer(0, e, false)
+		return
+	}
 	switch {
 	case p == "" && flags&unix.AT_EMPTY_PATH != 0:
 		p, _ = os.Readlink(t.proc("fd/" + strconv.Itoa(int(dirfd))))
@@ -322,6 +330,37 @@ func (t *target) pidfd() (int, error) {
 		}
 	}
 	return -1, syscall.ESRCH
+}
+
+// missing returns ENOENT or ENOTDIR when the program p (relative to
+// dirfd) is not there in the target's view of the file system, and 0
+// otherwise (there, or the look failed otherwise: the kernel decides).
+// An absolute path is resolved in the target's root, links included.
+func (t *target) missing(dirfd int32, p string, flags int) syscall.Errno {
+	if p == "" {
+		return 0 // AT_EMPTY_PATH, or the kernel's ENOENT
+	}
+	base, how := t.proc("root"), unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT}
+	if !path.IsAbs(p) {
+		base, how.Resolve = t.proc("cwd"), 0
+		if dirfd != unix.AT_FDCWD {
+			base = t.proc("fd/" + strconv.Itoa(int(dirfd)))
+		}
+	}
+	dir, err := unix.Open(base, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(dir)
+	fd, err := unix.Openat2(dir, p, &how)
+	if err == nil {
+		unix.Close(fd)
+		return 0
+	}
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+		return err.(syscall.Errno)
+	}
+	return 0
 }
 
 func (t *target) proc(name string) string { return "/proc/" + strconv.Itoa(t.pid) + "/" + name }
