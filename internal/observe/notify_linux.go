@@ -245,7 +245,9 @@ func (o *Observer) connect(t *target, fd int, addr, size uint64) {
 		t.answer(0, syscall.ECONNREFUSED, false)
 	case domain == unix.AF_INET || domain == unix.AF_INET6:
 		// A blocking connect waits for the peer: not on the loop.
+		o.inflight.Add(1)
 		go func() {
+			defer o.inflight.Done()
 			defer unix.Close(sock)
 			var p unsafe.Pointer
 			if len(raw) > 0 {

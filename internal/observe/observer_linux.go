@@ -27,6 +27,8 @@ type Observer struct {
 	done chan struct{}
 	err  error // of serving, read after done
 
+	inflight sync.WaitGroup // connects made on a command's behalf, under way
+
 	startOnce sync.Once
 	stopOnce  sync.Once
 }
@@ -128,7 +130,14 @@ func (o *Observer) run() error {
 				closeAll(fds)
 				return errors.New("observe: the helper sent no notification descriptor")
 			}
-			defer unix.Close(fds[0])
+			defer func() {
+				// Connects still under way answer on it: closed after
+				// them, so that no answer goes to a reused number.
+				go func() {
+					o.inflight.Wait()
+					unix.Close(fds[0])
+				}()
+			}()
 			return o.supervise(fds[0])
 		default:
 			closeAll(fds)
