@@ -213,6 +213,12 @@ func TestG17_TraceNetwork(t *testing.T) {
 
 func TestG17_TraceLookups(t *testing.T) {
 	work := t.TempDir()
+	// The resolver file the command sees names the observer's resolver,
+	// and is read-only (it is the observer's, outside any view).
+	r := runObserved(t, work, "/bin/sh", "-c", "cat /etc/resolv.conf; echo nameserver 6.6.6.6 > /etc/resolv.conf && echo WROTE")
+	if !strings.Contains(r.out, "nameserver 127.0.0.1") || strings.Contains(r.out, "WROTE") {
+		t.Errorf("resolver file: %s", r.out)
+	}
 	cmds := [][]string{
 		{"/usr/bin/getent", "hosts", "exfil.example"},
 		{"/usr/bin/python3", "-c", "import socket; socket.gethostbyname('py.example')"},

@@ -74,9 +74,14 @@ func (t *tracer) prepare() error {
 	if real, err := resolveLink(target); err == nil {
 		target = real
 	}
+	// Read-only: the file is the observer's, outside the view.
 	src := "/proc/self/fd/" + strconv.Itoa(t.resolvConf)
-	if err := syscall.Mount(src, target, "", syscall.MS_BIND, ""); err != nil && !errors.Is(err, syscall.ENOENT) {
-		return fmt.Errorf("tracing: binding the resolver file over %s: %w", target, err)
+	if err := syscall.Mount(src, target, "", syscall.MS_BIND, ""); err != nil {
+		if !errors.Is(err, syscall.ENOENT) {
+			return fmt.Errorf("tracing: binding the resolver file over %s: %w", target, err)
+		}
+	} else if err := syscall.Mount("none", target, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("tracing: the resolver file read-only: %w", err)
 	}
 	var fds []int
 	defer func() {
