@@ -181,7 +181,7 @@ func TestG17_TraceNetwork(t *testing.T) {
 	}
 	r := runObserved(t, work, "/usr/bin/python3", script, ls[0].path, ls[1].path, ls[2].path)
 	t.Logf("output:\n%s\nnetwork: %+v", r.out, r.fx.Network)
-	for _, want := range []string{"tcp4 errno 101", "tcp6 errno 111", "unix errno 111", "unixdgram errno 13", "unixseq errno 111", "lookup errno"} {
+	for _, want := range []string{"tcp4 errno 101", "tcp6 errno 111", "unix errno 111", "unixdgram errno 13", "unixseq errno 111", "lookup errno -2"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -237,6 +237,9 @@ func TestG17_TraceLookups(t *testing.T) {
 			r := runObserved(t, work, argv...)
 			if r.exit == 0 {
 				t.Errorf("the lookup succeeded: %q", r.out)
+			}
+			if argv[0] == "/usr/bin/getent" && r.exit != 2 {
+				t.Errorf("getent exit %d, want 2 (not found: NXDOMAIN)", r.exit)
 			}
 			name := strings.TrimSuffix(strings.TrimPrefix(argv[len(argv)-1], "http://"), "/")
 			if strings.HasPrefix(name, "import") {
