@@ -17,9 +17,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/internal/gateway"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 const mcpUsage = `usage: warden mcp [--config FILE] [--approval X] [--review X] [--rules FILE]...
@@ -149,7 +152,12 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, closeAll, err := governConfig(ctx, f, true, nil)
+	cfg, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
+	if err != nil {
+		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+		return exitUsage
+	}
+	closeAll, err := governConnect(ctx, cfg, f, true, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage

@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/mcp"
 )
 
@@ -68,7 +68,7 @@ func policy50() string {
 
 // benchClient connects a go-sdk client to upstream through how: directly,
 // through the plain proxy, or through a gateway of cfg.
-func benchClient(b *testing.B, how string, cfg *hook.Config) *sdk.ClientSession {
+func benchClient(b *testing.B, how string, cfg *govern.Config) *sdk.ClientSession {
 	ctx := context.Background()
 	up := echoUpstream(b)
 	transport := up
@@ -108,7 +108,7 @@ func benchClient(b *testing.B, how string, cfg *hook.Config) *sdk.ClientSession 
 func BenchmarkX2_ToolsCall(b *testing.B) {
 	for _, how := range []string{"direct", "plain-proxy", "warden-no-policy", "warden-policy-50"} {
 		b.Run(how, func(b *testing.B) {
-			var cfg *hook.Config
+			var cfg *govern.Config
 			switch how {
 			case "warden-no-policy":
 				cfg = benchConfig(b, "")
@@ -139,9 +139,9 @@ func BenchmarkX2_ToolsCall(b *testing.B) {
 }
 
 // benchConfig is testConfig for a benchmark.
-func benchConfig(b *testing.B, appr string) *hook.Config {
+func benchConfig(b *testing.B, appr string) *govern.Config {
 	dir := b.TempDir()
-	c := &hook.Config{Paths: hook.Paths{Runs: dir + "/runs", Key: dir + "/keys/override.key"}}
+	c := &govern.Config{Paths: govern.Paths{Runs: dir + "/runs", Key: dir + "/keys/override.key"}}
 	if appr != "" {
 		c.ApprovalEntries = entries(b, appr, "approval.yaml")
 		c.Approval = must[*approval.Policy](b)(approval.Compile(c.ApprovalEntries))

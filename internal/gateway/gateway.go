@@ -17,6 +17,7 @@ import (
 
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/tool"
@@ -28,8 +29,9 @@ import (
 type Gateway struct {
 	// Config decides calls and results: the approval and review policies,
 	// the boundary decider, the queue a person decides in, where runs are
-	// recorded. It is warden hook's, for a host named "mcp".
-	Config *hook.Config
+	// recorded: a governed session's, as warden hook's, for a host named
+	// "mcp".
+	Config *govern.Config
 	// Server names the upstream in boundary requests and run names.
 	Server string
 	// Mode is the upstream's approval mode (SPEC G2; "" is auto); Modes
@@ -75,7 +77,7 @@ type session struct {
 	up       sdk.Connection
 	host     *hook.Host
 	cfg      *hook.Config
-	run      *hook.Session
+	run      *govern.Session
 	cat      catalog
 	decideMu sync.Mutex // one decision of the session at a time
 
@@ -134,13 +136,12 @@ func (g *Gateway) open(ctx context.Context, client, upstream sdk.Connection) (*s
 		l, _ := s.cat.get(name)
 		return &mcpTool{server: server, name: name, l: l}
 	})
-	run, err := hook.OpenSession(g.Config.Paths, "mcp", id, g.Config.Sink)
+	run, err := govern.OpenSession(g.Config.Paths, "mcp", id, g.Config.Sink)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	s.run = run
-	cfg := *g.Config
-	cfg.Crossing = s.crossing
+	cfg := hook.Config{Config: *g.Config, Crossing: s.crossing}
 	s.cfg = &cfg
 	cfg.Start(s.host, run, g.Workdir)
 	return s, nil
