@@ -388,18 +388,11 @@ func (s *session) initialize(ctx context.Context, p *pending, params json.RawMes
 // upstream's name, resources' URIs noted as the upstream's. An upstream
 // without the method (it lacks the capability) lists nothing.
 func (s *session) list(ctx context.Context, p *pending, method, key string, params map[string]json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
-	cursors := map[int]string{}
 	var raw string
 	_ = json.Unmarshal(params["cursor"], &raw)
-	if raw != "" {
-		b, err := base64.RawURLEncoding.DecodeString(raw)
-		if err != nil || json.Unmarshal(b, &cursors) != nil || len(cursors) == 0 {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "warden: " + method + ": not a cursor warden gave"}
-		}
-	} else {
-		for i := range s.ups {
-			cursors[i] = ""
-		}
+	cursors, err := readCursor(raw, len(s.ups))
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "warden: " + method + ": " + err.Error()}
 	}
 	index := map[*upstream]int{}
 	answers := s.fanOut(ctx, p, method, func(u *upstream) json.RawMessage {
@@ -472,14 +465,44 @@ func (s *session) list(ctx context.Context, p *pending, method, key string, para
 	}
 	out := map[string]any{key: items}
 	if len(next) > 0 {
-		b, _ := json.Marshal(next)
-		out["nextCursor"] = base64.RawURLEncoding.EncodeToString(b)
+		out["nextCursor"] = makeCursor(next)
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return b, nil
+}
+
+// makeCursor is warden's cursor of a listing: the cursor of each upstream
+// (by its place) that has a next page.
+func makeCursor(next map[int]string) string {
+	b, _ := json.Marshal(next)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// readCursor reads the cursor of a listing of n upstreams: "" is the
+// first page of every one; else a cursor makeCursor gave, naming upstreams
+// that exist, each with a cursor of its own.
+func readCursor(raw string, n int) (map[int]string, error) {
+	cursors := map[int]string{}
+	if raw == "" {
+		for i := 0; i < n; i++ {
+			cursors[i] = ""
+		}
+		return cursors, nil
+	}
+	bad := errors.New("not a cursor warden gave")
+	b, err := base64.RawURLEncoding.DecodeString(raw)
+	if err != nil || json.Unmarshal(b, &cursors) != nil || len(cursors) == 0 {
+		return nil, bad
+	}
+	for i, c := range cursors {
+		if i < 0 || i >= n || c == "" {
+			return nil, bad
+		}
+	}
+	return cursors, nil
 }
 
 // own notes that upstream u listed a resource's URI, or a resource
