@@ -216,7 +216,7 @@ func (s *session) routed(ctx context.Context, p *pending, m *jsonrpc.Request) (j
 		_ = json.Unmarshal(params["uri"], &uri)
 		u := s.owner(uri)
 		if u == nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("warden: %s: no MCP server of this session listed resource %q", m.Method, uri)}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("warden: %s: no one MCP server of this session listed resource %q (none, or two)", m.Method, uri)}
 		}
 		return s.forward(ctx, p, u, m.Method, params)
 	case "completion/complete":
@@ -524,6 +524,12 @@ func (s *session) own(uri string, u *upstream, template bool) {
 		s.templates = append(s.templates, ownedPrefix{uri, u})
 		return
 	}
+	if prev, seen := s.uris[uri]; seen && prev != u {
+		// Two servers list one URI: either could be answering for the
+		// other (a server that lists another's file to be asked for
+		// it), so the URI is routed to neither.
+		u = nil
+	}
 	s.uris[uri] = u
 }
 
@@ -535,7 +541,8 @@ type ownedPrefix struct {
 }
 
 // owner returns the upstream that listed a resource's URI, else the one
-// whose template's longest literal beginning it starts with, else nil.
+// whose template's longest literal beginning it starts with, else nil: nil
+// too when two upstreams listed the URI, or templates of two as long.
 func (s *session) owner(uri string) *upstream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -543,10 +550,16 @@ func (s *session) owner(uri string) *upstream {
 		return u
 	}
 	var best *upstream
-	n := 0
+	n := -1
 	for _, t := range s.templates {
-		if len(t.prefix) > n && strings.HasPrefix(uri, t.prefix) {
+		if !strings.HasPrefix(uri, t.prefix) {
+			continue
+		}
+		switch {
+		case len(t.prefix) > n:
 			best, n = t.u, len(t.prefix)
+		case len(t.prefix) == n && t.u != best:
+			best = nil
 		}
 	}
 	return best

@@ -213,3 +213,102 @@ func TestX2_UpstreamNamesAreCheckedAtStart(t *testing.T) {
 		}
 	}
 }
+
+// namedServer is an in-process go-sdk server, name, whose tool echo and
+// the tool a__echo answer with its name, with a prompt hello, a resource
+// of its own, one both servers list, and a template.
+func namedServer(t *testing.T, name string) sdk.Transport {
+	s := sdk.NewServer(&sdk.Implementation{Name: name, Version: "1"}, nil)
+	answer := func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name + " ran " + req.Params.Name}}}, nil
+	}
+	s.AddTool(&sdk.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}}, answer)
+	if name == "b" {
+		// b lists a tool named as a's is called: it stays b's (b__a__echo).
+		s.AddTool(&sdk.Tool{Name: "a__echo", InputSchema: map[string]any{"type": "object"}}, answer)
+	}
+	s.AddPrompt(&sdk.Prompt{Name: "hello"}, func(context.Context, *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "hello from " + name}}}}, nil
+	})
+	read := func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, Text: name + " has " + req.Params.URI}}}, nil
+	}
+	for _, uri := range []string{"mem://" + name + "/own", "mem://shared"} {
+		s.AddResource(&sdk.Resource{URI: uri, Name: uri}, read)
+	}
+	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "mem://" + name + "/t/{x}", Name: "t"}, read)
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := s.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ct
+}
+
+// TestX2_SeveralUpstreamsRouteByName: with two in-process servers a and b,
+// each call, prompt and resource reaches the server that listed it: a
+// server cannot take another's tool by naming its own a__echo, and a
+// resource URI both list (either could be answering for the other) is
+// routed to neither; a policy on a__echo leaves b__echo alone.
+func TestX2_SeveralUpstreamsRouteByName(t *testing.T) {
+	cfg := testConfig(t, "approvers:\n  - name: auto\n    decision: reject\n    explanation: not a's echo\n    tools: a__echo\n  - name: auto\n    decision: approve\n", "")
+	ctx := context.Background()
+	var ups []Upstream
+	for _, n := range []string{"a", "b"} {
+		c, err := namedServer(t, n).Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ups = append(ups, Upstream{Name: n, Conn: c})
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	sc, err := st.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- (&Gateway{Config: cfg, Server: "a+b", Mode: mcp.Approve}).ServeMany(ctx, sc, ups) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "route-test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		if err := <-done; err != nil {
+			t.Errorf("the session: %v", err)
+		}
+	}()
+	for tool, want := range map[string]string{"b__echo": "b ran echo", "b__a__echo": "b ran a__echo"} {
+		if text, isErr := gatewaytest.Call(t, cs, tool, map[string]any{}); isErr || text != want {
+			t.Errorf("%s: %q (isError %v), want %q", tool, text, isErr, want)
+		}
+	}
+	if text, isErr := gatewaytest.Call(t, cs, "a__echo", map[string]any{}); !isErr || !strings.Contains(text, "not a's echo") {
+		t.Errorf("a__echo: %q (isError %v), want the policy's rejection", text, isErr)
+	}
+	if got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "b__hello"}); err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*sdk.TextContent).Text != "hello from b" {
+		t.Errorf("prompts/get b__hello: %+v, %v", got, err)
+	}
+	var uris []string
+	for r, err := range cs.Resources(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	if len(uris) != 4 {
+		t.Errorf("resources/list: %v, want both servers' two", uris)
+	}
+	// The templates listed, warden knows whose they are.
+	if tpls, err := cs.ListResourceTemplates(ctx, nil); err != nil || len(tpls.ResourceTemplates) != 2 {
+		t.Errorf("resources/templates/list: %+v, %v", tpls, err)
+	}
+	for uri, want := range map[string]string{"mem://a/own": "a has mem://a/own", "mem://b/own": "b has mem://b/own", "mem://b/t/x1": "b has mem://b/t/x1"} {
+		got, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri})
+		if err != nil || len(got.Contents) != 1 || got.Contents[0].Text != want {
+			t.Errorf("resources/read %s: %+v, %v, want %q", uri, got, err, want)
+		}
+	}
+	if got, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "mem://shared"}); err == nil {
+		t.Errorf("resources/read of a URI both servers list: %+v, want an error", got.Contents[0])
+	}
+}
