@@ -169,6 +169,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer gateway.TuneGC()()
 	cfg, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)

@@ -236,12 +236,24 @@ func cpuTime() time.Duration {
 // JSONResponse option, and stateless with JSONResponse), through a plain
 // pass-through proxy, through warden with no policy and with a compiled
 // 50-entry policy; and the floor, a JSON-RPC echo on net/http with no
-// SDK. Beside calls/s (which the machine's other load lowers), cpu-us is
+// SDK. The cases named -tuned-gc run with warden mcp's GC settings
+// (TuneGC), the others with the environment's (GOGC=100 by default). Beside calls/s (which the machine's other load lowers), cpu-us is
 // the process's CPU time per call, client and server together, and
 // ceiling the calls/s two idle cores would give at that cost.
 func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
-	for _, how := range []string{"raw-net-http", "direct-sse", "direct-json", "direct-stateless-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store"} {
-		b.Run(how, func(b *testing.B) {
+	cases := []string{"raw-net-http", "direct-sse", "direct-json", "direct-stateless-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store"}
+	for _, c := range cases[2:] {
+		if c != "direct-stateless-json" {
+			cases = append(cases, c+"-tuned-gc")
+		}
+	}
+	for _, name := range cases {
+		b.Run(name, func(b *testing.B) {
+			how, tuned := strings.CutSuffix(name, "-tuned-gc")
+			if tuned {
+				// warden mcp's GC settings (TuneGC).
+				b.Cleanup(TuneGC())
+			}
 			var h http.Handler
 			var check func()
 			switch how {
