@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -156,6 +157,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if g.Modes[t], err = mcp.ParseMode(m); err != nil || m == "" {
 			return c.fail("--tool-mode %q: want TOOL=MODE with MODE auto, prompt, writes or approve", tm)
+		}
+		if pre, _, ok := strings.Cut(t, "__"); len(names) > 0 && (!ok || !slices.Contains(names, pre)) {
+			return c.fail("--tool-mode %q: with several upstreams a tool is NAME__tool, NAME one of %s", tm, strings.Join(names, ", "))
 		}
 	}
 	f, err := gf.load()

@@ -284,7 +284,8 @@ func TestX2_InspectorCLIThroughWarden(t *testing.T) {
 // ev=CMD` serves the reference filesystem and everything servers in one
 // stdio session: tools named after their server, a rejected fs__write_file
 // not written. Names that collide or carry the separator, and a policy
-// naming a tool without its server, are refused at start (exit 2).
+// or a --tool-mode naming a tool without its server, are refused at start
+// (exit 2).
 func TestX2_CLISeveralUpstreams(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
@@ -303,6 +304,7 @@ func TestX2_CLISeveralUpstreams(t *testing.T) {
 		{"--upstream", "a__b=" + fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
 		{"--upstream", fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
 		{"--approval", bare, "--upstream", "fs=" + fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
+		{"--tool-mode", "write_file=prompt", "--upstream", "fs=" + fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
 	} {
 		cmd := exec.Command(binary(t), append([]string{"mcp"}, bad...)...)
 		cmd.Env = env
