@@ -1,4 +1,4 @@
-package hook
+package govern
 
 import (
 	"encoding/json"

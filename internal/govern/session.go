@@ -1,4 +1,4 @@
-package hook
+package govern
 
 import (
 	"bytes"
@@ -31,7 +31,8 @@ type Paths struct {
 	Key string
 }
 
-// Session is a host session as a warden run (SPEC X1, X4): its transcript
+// Session is a governed session as a warden run (SPEC X1, X4, X2): a
+// host's session, or an MCP client's (held open by warden mcp). Its transcript
 // in warden's state, read back at every hook so that the denial log, the
 // overrides a person granted and the breaker's count of the turn carry
 // from one hook process to the next. One hook process of a session holds

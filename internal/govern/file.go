@@ -1,4 +1,4 @@
-package hook
+package govern
 
 import (
 	"bytes"
@@ -16,8 +16,10 @@ import (
 	"github.com/wardenhq/warden/sandbox"
 )
 
-// File is the configuration file of `warden hook` ($WARDEN_HOME/hooks.yaml,
-// or --config): the keys of its flags, which replace them when given.
+// File is the configuration file of a governed session: `warden hook`'s
+// ($WARDEN_HOME/hooks.yaml) and `warden mcp`'s ($WARDEN_HOME/mcp.yaml, which
+// has no sandbox key), or --config: the keys of their flags, which replace
+// them when given.
 //
 //	approval: policy.yaml            # or a registered approver name
 //	review: review.yaml
