@@ -11,6 +11,7 @@ package wordset
 
 import (
 	"iter"
+	"slices"
 	"unsafe"
 )
 
@@ -94,6 +95,7 @@ func (s *Set) Add(w string) (int, bool) {
 
 // Grow makes room for n more words.
 func (s *Set) Grow(n int) {
+	s.ends = slices.Grow(s.ends, n)
 	if need := 2 * (len(s.ends) + n); need > len(s.slots) {
 		s.rehash(need)
 	}

@@ -93,6 +93,12 @@ func indexNamed(lists map[string]*wordList) *namedIndex {
 		return nil
 	}
 	ix := &namedIndex{}
+	n := 0
+	for _, l := range lists {
+		n += len(l.Words) + len(l.byFirst)
+	}
+	ix.words.Grow(n)
+	ix.masks = make([][2]uint64, 0, n)
 	add := func(w string, b [2]uint64) {
 		i, added := ix.words.Add(w)
 		if added {
