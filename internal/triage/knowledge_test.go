@@ -262,12 +262,12 @@ func FuzzKnowledge(f *testing.F) {
 		}
 		for n, l := range k.Lists {
 			for _, w := range l.Words {
-				if !ext.List(n)[w] {
+				if !ext.List(n).Has(w) {
 					t.Fatalf("list %s lost %q", n, w)
 				}
 			}
 			for _, w := range judge.DefaultKnowledge().Words(n) {
-				if !ext.List(n)[w] {
+				if !ext.List(n).Has(w) {
 					t.Fatalf("list %s lost the embedded %q", n, w)
 				}
 			}
@@ -310,7 +310,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 	if mv.Decision != vocab.Allow {
 		t.Errorf("a tool verb the managed file adds: %s (%s)", mv.Decision, mv.Reason)
 	}
-	if l := k.List("danger_verbs"); !l["obliviate"] || !l["delete"] || judge.DefaultKnowledge().List("danger_verbs")["obliviate"] {
+	if l := k.List("danger_verbs"); !l.Has("obliviate") || !l.Has("delete") || judge.DefaultKnowledge().List("danger_verbs").Has("obliviate") {
 		t.Error("a list grows by union, and the embedded knowledge is unchanged")
 	}
 	if ws := k.Words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != judge.DefaultKnowledge().Words("credential_name_parts")[0] {
