@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/internal/filetest"
@@ -237,3 +240,60 @@ func init() {
 		_ = os.Setenv("WARDEN_HOME", filepath.Join(os.TempDir(), "warden-test-home"))
 	}
 }
+
+// TestMain runs the tests and then removes the binary binary() built (115
+// MiB in a temporary directory, which every run left behind).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// binary returns the warden binary for tests that run it as a real
+// process: this tree's, built once, unless envTestBinary names another.
+func binary(t testing.TB) string {
+	t.Helper()
+	if bin := os.Getenv(envTestBinary); bin != "" {
+		return bin // a build to compare, side by side
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warden-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "warden")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
+	}
+	return binPath
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// envTestBinary names a warden binary the tests run instead of building
+// this tree's (to measure two builds side by side, as docs/performance.md
+// does).
+const envTestBinary = "WARDEN_TEST_BINARY"
