@@ -385,14 +385,9 @@ touch `+done+`
 		t.Errorf("the rm call: %v by %v, want reject by the person (api)", final["decision"], final["decided_by"])
 	}
 	// The transcript records who decided each call.
-	tr, err := os.ReadFile(filepath.Join(dir, "t.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var decided []string
-	for _, line := range strings.Split(strings.TrimSpace(string(tr)), "\n") {
-		var e map[string]any
-		if json.Unmarshal([]byte(line), &e) == nil && e["event"] == "approval" {
+	for _, e := range lines(t, filepath.Join(dir, "t.jsonl")) {
+		if e["event"] == "approval" {
 			decided = append(decided, fmt.Sprintf("%v:%v:%v", e["call_id"], e["decision"], e["decided_by"]))
 		}
 	}
@@ -637,16 +632,8 @@ func TestS4_PrefixRuleNeverRunsMoreThanItsPrefix(t *testing.T) {
 	// The transcript: c1 approved by the person with the rule noted, c2
 	// approved by the rule in alice's name and run, the attacks rejected
 	// and never run.
-	data, err := os.ReadFile(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	approvals, ran, results := map[string]map[string]any{}, map[string]bool{}, map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e map[string]any
-		if json.Unmarshal([]byte(line), &e) != nil {
-			continue
-		}
+	for _, e := range lines(t, tr) {
 		id, _ := e["call_id"].(string)
 		switch e["event"] {
 		case "approval":
