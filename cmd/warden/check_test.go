@@ -235,3 +235,69 @@ func TestNewcomer5_CheckTask(t *testing.T) {
 		t.Errorf("check without a task: exit %d\n%s", code, stderr)
 	}
 }
+
+func TestPolicyCheck(t *testing.T) {
+	dir := t.TempDir()
+	good := write(t, dir, "good.yaml", "approvers:\n  - name: human\n    tools: [bash]\n  - name: auto\n    tools: '*'\n")
+	bad := write(t, dir, "bad.yaml", "reviewers:\n  - name: auto\n    tools: bash\n    decision: reject\n")
+	unknown := write(t, dir, "unknown.yaml", "approvers:\n  - name: auto\n  - name: humann\n")
+	code, out, _ := warden(t, "policy", "check", good, "../../examples/approval.yaml", "../../examples/review.yaml")
+	if code != exitOK || strings.Count(out, ": ok") != 3 {
+		t.Errorf("good files: exit %d\n%s", code, out)
+	}
+	code, _, errs := warden(t, "policy", "check", good, bad, unknown)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{
+		bad + ":2:5: reviewer auto: decision \"reject\"",
+		unknown + ":3:5: unknown approver \"humann\" (registered: auto, auto_review, first_pass, human", // auto_review is registered (P3)
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+func TestRulesCheck(t *testing.T) {
+	dir := t.TempDir()
+	starlark := write(t, dir, "team.rules", `
+prefix_rule(pattern = ["git", "push"], decision = "prompt", match = ["git push origin main"])
+prefix_rule(pattern = [["rm", "shred"]], decision = "forbidden", justification = "use trash")
+prefix_rule(pattern = ["go", "test"], decision = "allow")
+`)
+	yamlRules := write(t, dir, "more.yaml", "rules:\n  - pattern: [curl]\n    decision: prompt\n")
+	broken := write(t, dir, "broken.rules", `prefix_rule(pattern = ["git"], decision = "allow", match = ["hg status"])`)
+	tests := []struct {
+		name  string
+		args  []string
+		want  int
+		wants []string
+	}{
+		{"allow", []string{"--rules", starlark, "--", "go test ./..."}, 0, []string{"decision: allow"}},
+		{"prompt by rule", []string{"--rules", starlark, "--", "cd x && git push origin main"}, 10, []string{"decision: prompt", "2. git push origin main", "team.rules:2:1"}},
+		{"forbidden wins", []string{"--rules", starlark, "--rules", yamlRules, "--", "curl x | sudo /bin/rm -rf ~"}, 11, []string{"decision: forbidden", "use trash", "more.yaml:2:5"}},
+		{"argv form", []string{"--rules", starlark, "--", "shred", "-u", "f"}, 11, []string{"decision: forbidden"}},
+		{"no rule, not dangerous", []string{"--", "make build"}, 0, []string{"decision: allow"}},
+		{"no rule, dangerous", []string{"--", "find . -name '*.o' -exec rm -rf {} +"}, 10, []string{"decision: prompt", "dangerous"}},
+		{"opaque", []string{"--", `eval "$CMD"`}, 10, []string{"opaque"}},
+		{"rules file does not load", []string{"--rules", broken, "--", "ls"}, 2, nil},
+		{"missing rules file", []string{"--rules", filepath.Join(dir, "none.rules"), "--", "ls"}, 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := warden(t, append([]string{"rules", "check"}, tt.args...)...)
+			if code != tt.want {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.want, out, errs)
+			}
+			for _, w := range tt.wants {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if tt.want == 2 && !strings.Contains(errs, dir) {
+				t.Errorf("load error does not say where: %s", errs)
+			}
+		})
+	}
+}

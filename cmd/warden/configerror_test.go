@@ -154,3 +154,59 @@ func TestNewcomer8_NoGoTypeNames(t *testing.T) {
 
 // fileWriter is a model script that writes f.txt in the workdir, then ends.
 const fileWriter = "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo x > f.txt\"}}]\n- content: done\n"
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	script := write(t, dir, "turns.yaml", `
+- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo hi"}}]
+- content: done
+`)
+	loop := write(t, dir, "loop.yaml", strings.Repeat("- tool_calls: [{function: bash, arguments: {cmd: 'true'}}]\n", 5))
+	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\n")
+	limited := write(t, dir, "limited.yaml", "name: t\ninput: go\ntools: [bash]\nlimits: {turns: 2}\n")
+	terminate := write(t, dir, "stop.yaml", "approvers:\n  - name: auto\n    decision: terminate\n")
+	badPolicy := write(t, dir, "bad.yaml", "approvers:\n  - name: nosuch\n")
+	tests := []struct {
+		name string
+		args []string
+		want int
+		msg  string
+	}{
+		{"completed", []string{"run", task, "--model", "scripted:" + script}, exitOK, ""},
+		{"turn limit", []string{"run", limited, "--model", "scripted:" + loop}, exitLimited, "turn"},
+		{"operator limit", []string{"run", task, "--model", "scripted:" + script, "--approval", terminate}, exitLimited, "operator"},
+		{"no such task", []string{"run", filepath.Join(dir, "none.yaml"), "--model", "scripted:" + script}, exitUsage, "none.yaml"},
+		{"bad model spec", []string{"run", task, "--model", "nosuch/x"}, exitUsage, "unknown provider"},
+		{"bad policy", []string{"run", task, "--model", "scripted:" + script, "--approval", badPolicy}, exitUsage, "bad.yaml:2:5: unknown approver \"nosuch\""},
+		{"unknown policy name", []string{"run", task, "--model", "scripted:" + script, "--review", "nobody"}, exitUsage, "registered"},
+		{"bad flag", []string{"run", task, "--frobnicate"}, exitUsage, "frobnicate"},
+		{"no args", []string{"run"}, exitUsage, "usage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(tt.args, "--transcript", filepath.Join(t.TempDir(), "t.jsonl"))
+			if tt.name == "no args" {
+				args = tt.args
+			}
+			code, _, errs := warden(t, args...)
+			if code != tt.want || !strings.Contains(errs, tt.msg) {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.want, errs)
+			}
+		})
+	}
+}
+
+func TestConfigErrorRunsNothing(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	script := write(t, dir, "turns.yaml", "- tool_calls: [{function: bash, arguments: {cmd: 'touch "+marker+"'}}]\n")
+	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\napproval: [{name: auto, tools: 'bash(cmd=[', decision: maybe}]\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	code, _, errs := warden(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
+	if code != exitUsage || !strings.Contains(errs, "task.yaml:") {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a command ran despite a configuration error")
+	}
+}

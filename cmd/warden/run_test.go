@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -270,39 +268,6 @@ func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 	}
 }
 
-// homeDir returns a new directory in the home directory: outside the
-// sandbox's writable roots, and not a temporary place that the first pass
-// of auto-review lets commands write to without asking the model.
-func homeDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home directory")
-	}
-	dir, err := os.MkdirTemp(home, "warden-test-")
-	if err != nil {
-		t.Skipf("cannot write in the home directory: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
-// crossingDirs makes a new directory base in the home (see homeDir) and,
-// in it, a directory outside the workspace and a home for crossings to aim
-// at; the test is skipped where the sandbox cannot run.
-func crossingDirs(t *testing.T) (base, outside, home string) {
-	t.Helper()
-	requireWardenExec(t)
-	base = homeDir(t)
-	outside, home = filepath.Join(base, "outside"), filepath.Join(base, "home")
-	for _, d := range []string{outside, home} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return base, outside, home
-}
-
 // The console's /approve picker between turns (SPEC G12): the person picks
 // a denial, and the next turn may retry exactly that action once.
 func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
@@ -336,47 +301,6 @@ func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "run_start,turn_start,review:denied/model,override,turn_start,review:approved/override" {
 		t.Errorf("events = %s", got)
 	}
-}
-
-// fakeOpenAI is a loopback OpenAI-compatible chat completions server
-// (openaitest.Server) that answers with its replies in order, then with
-// "done".
-type fakeOpenAI struct {
-	*openaitest.Server
-	mu      sync.Mutex
-	replies []map[string]any
-}
-
-func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
-	t.Helper()
-	f := &fakeOpenAI{replies: replies}
-	f.Server = openaitest.NewServer(t, 1, 1, func(string) map[string]any {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if len(f.replies) == 0 {
-			return openaitest.Assistant("done")
-		}
-		msg := f.replies[0]
-		f.replies = f.replies[1:]
-		return msg
-	})
-	return f
-}
-
-// requests returns the request bodies received so far.
-func (f *fakeOpenAI) requests() []string { return f.Bodies() }
-
-// callReply is an assistant message that calls fn with args.
-func callReply(id, fn string, args map[string]any) map[string]any {
-	a, _ := json.Marshal(args)
-	return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{
-		map[string]any{"id": id, "type": "function", "function": map[string]any{"name": fn, "arguments": string(a)}},
-	}}
-}
-
-// modelArgs are the flags that point warden at the fake.
-func (f *fakeOpenAI) modelArgs() []string {
-	return []string{"--model", "openai/fake", "--base-url", f.URL, "--api-key", "test-key"}
 }
 
 const processSecret = "SECRET-proc-91c4e2"
