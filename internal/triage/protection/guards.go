@@ -896,30 +896,35 @@ func SensitiveTool(k Lists, ws []string) string {
 	if !k.MayName(sensitiveToolLists, ws) {
 		return ""
 	}
-	switch {
-	case k.Names("tool_credential_words", ws) != "":
-		return "credentials"
-	case k.Names("tool_payment_words", ws) != "":
-		return "payments or bank accounts"
-	case k.Names("tool_identity_words", ws) != "":
-		return "identity or personal records"
-	case k.Names("tool_health_words", ws) != "":
-		return "health records"
-	case k.Names("tool_personal_words", ws) != "":
-		return "personal records"
-	case k.Names("tool_location_words", ws) != "":
-		return "a person's location"
-	case k.Names("tool_asset_words", ws) != "":
-		return "investments or crypto assets"
-	case k.Names("tool_home_words", ws) != "":
-		return "a home's locks, alarm or cameras"
+	for _, s := range sensitiveTools {
+		if k.Names(s.list, ws) != "" {
+			return s.what
+		}
 	}
 	return ""
 }
 
-// sensitiveToolLists are the lists SensitiveTool asks.
-var sensitiveToolLists = []string{"tool_credential_words", "tool_payment_words", "tool_identity_words", "tool_health_words",
-	"tool_personal_words", "tool_location_words", "tool_asset_words", "tool_home_words"}
+// sensitiveTools are the lists SensitiveTool asks, in order, each with
+// what a name it matches touches.
+var sensitiveTools = [...]struct{ list, what string }{
+	{list: "tool_credential_words", what: "credentials"},
+	{list: "tool_payment_words", what: "payments or bank accounts"},
+	{list: "tool_identity_words", what: "identity or personal records"},
+	{list: "tool_health_words", what: "health records"},
+	{list: "tool_personal_words", what: "personal records"},
+	{list: "tool_location_words", what: "a person's location"},
+	{list: "tool_asset_words", what: "investments or crypto assets"},
+	{list: "tool_home_words", what: "a home's locks, alarm or cameras"},
+}
+
+// sensitiveToolLists are the names of sensitiveTools' lists.
+var sensitiveToolLists = func() []string {
+	out := make([]string, len(sensitiveTools))
+	for i, s := range sensitiveTools {
+		out[i] = s.list
+	}
+	return out
+}()
 
 // SensitiveServer returns the entry of the list sensitive_servers that the
 // words of an MCP server's name match (a password manager or secrets
