@@ -1,0 +1,65 @@
+package effect_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/wardenhq/warden/internal/effect"
+)
+
+// TestG17_SummaryNamesTheEffects checks the summary the reviewer and the
+// person read: the deletions outside the writable roots counted and
+// named, the names looked up, the programs run, the exit; and nothing but
+// the exit for a clean run.
+func TestG17_SummaryNamesTheEffects(t *testing.T) {
+	r := effect.Report{
+		Deletes: []string{"/home/ann/a", "/home/ann/b", "/home/ann/c", "/home/ann/proj/x.o"},
+		Creates: []string{"/home/ann/proj/out"},
+		Network: []effect.Dest{{Op: "lookup", Name: "exfil.example"}, {Op: "connect", Family: "ip6", Address: "2001:db8::1", Port: 443}},
+		Execs:   []effect.Exec{{Path: "/usr/bin/python3", Argv: []string{"python3", "-c", "import os"}}},
+		Chmods:  []effect.Chmod{{Path: "/home/ann/proj/run.sh", Mode: "0755", Was: "0644"}},
+		Exit:    3,
+	}
+	s := r.Summary([]string{"/home/ann/proj"}, 0)
+	for _, want := range []string{
+		"would delete 3 files outside the writable roots: /home/ann/a, /home/ann/b, /home/ann/c",
+		"would delete 1 file in the writable roots: /home/ann/proj/x.o",
+		"would create 1 file in the writable roots: /home/ann/proj/out",
+		"would look up exfil.example",
+		"connect [2001:db8::1]:443",
+		"would run: python3 -c import os",
+		"(0644 → 0755)",
+		"exited 3",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary lacks %q:\n%s", want, s)
+		}
+	}
+	if got := (effect.Report{}).Summary(nil, 0); got != "changed no file and tried no network; exited 0" {
+		t.Errorf("clean run: %q", got)
+	}
+	if got := (effect.Report{TimedOut: true, Exit: 137}).Summary(nil, 0); !strings.Contains(got, "stopped") {
+		t.Errorf("timed out: %q", got)
+	}
+}
+
+// TestG17_SummaryKeepsToItsBudget checks that a report with many long
+// paths, some of them multi-byte and with line breaks, gives a summary
+// within its budget, valid UTF-8 and on one line, counting what it does
+// not list.
+func TestG17_SummaryKeepsToItsBudget(t *testing.T) {
+	var r effect.Report
+	for i := range 50 {
+		r.Deletes = append(r.Deletes, "/home/ann/"+strings.Repeat("é", 100+i)+"\nline")
+	}
+	for _, budget := range []int{40, 200, 1000} {
+		s := r.Summary(nil, budget)
+		if len(s) > budget || !utf8.ValidString(s) || strings.Contains(s, "\n") {
+			t.Fatalf("budget %d: %d bytes, valid %t: %q", budget, len(s), utf8.ValidString(s), s)
+		}
+	}
+	if s := r.Summary(nil, 5000); !strings.Contains(s, "(and 46 more)") || !strings.Contains(s, "50 files") {
+		t.Fatalf("the rest is not counted: %q", s)
+	}
+}
