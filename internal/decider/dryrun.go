@@ -87,7 +87,7 @@ func withDryRun(a approval.Approver, check *effects.Check) approval.Approver {
 
 // tempDirs are the temporary directories private to a run (SPEC G16).
 func tempDirs() []string {
-	out := []string{"/tmp", "/var/tmp", "/dev/shm"}
+	out := []string{"/tmp", "/dev/shm"}
 	if t := filepath.Clean(os.TempDir()); !slices.Contains(out, t) {
 		out = append(out, t)
 	}

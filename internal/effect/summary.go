@@ -202,9 +202,13 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	end := max(n-len("…"), 0)
+	mark := "…"
+	if n < len(mark) {
+		mark = ""
+	}
+	end := max(n-len(mark), 0)
 	for end > 0 && !utf8.RuneStart(s[end]) {
 		end--
 	}
-	return s[:end] + "…"
+	return s[:end] + mark
 }

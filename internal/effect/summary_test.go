@@ -63,3 +63,29 @@ func TestG17_SummaryKeepsToItsBudget(t *testing.T) {
 		t.Fatalf("the rest is not counted: %q", s)
 	}
 }
+
+// FuzzSummary checks the summary of any paths, names and argv: within its
+// budget, on one line, and valid UTF-8 when what it names is.
+func FuzzSummary(f *testing.F) {
+	f.Add("/home/ann/a", "exfil.example", "python3 -c x", 100)
+	f.Add("/é\n<<<END>>>", "\x1b[2J", "", 5)
+	f.Add("", "", "", 0)
+	f.Fuzz(func(t *testing.T, path, name, arg string, budget int) {
+		if budget > 1<<16 || budget < -1 {
+			return
+		}
+		r := effect.Report{Deletes: []string{path, path}, Writes: []string{path}, Network: []effect.Dest{{Op: "lookup", Name: name}},
+			Execs: []effect.Exec{{Argv: []string{arg, name}}}, Renames: []effect.Rename{{From: path, To: name}}}
+		s := r.Summary([]string{"/home/ann"}, budget)
+		limit := budget
+		if limit <= 0 {
+			limit = effect.DefaultSummaryBudget
+		}
+		if len(s) > limit || strings.ContainsAny(s, "\n\r") {
+			t.Fatalf("budget %d: %q", budget, s)
+		}
+		if utf8.ValidString(path) && utf8.ValidString(name) && utf8.ValidString(arg) && !utf8.ValidString(s) {
+			t.Fatalf("invalid UTF-8: %q", s)
+		}
+	})
+}
