@@ -39,16 +39,7 @@ func TestG17_PanelCardShowsTheEffects(t *testing.T) {
 				Effects: &effect.Observed{Report: &rep, Summary: summary}},
 		})
 	}()
-	var pend []store.Request
-	for deadline := time.Now().Add(10 * time.Second); len(pend) == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the request never reached the queue")
-		}
-		time.Sleep(10 * time.Millisecond)
-		pend, _ = env.st.Requests(ctx, "pending")
-	}
-	b := newBrowser(t, env.url)
-	b.login()
+	pend, b := env.awaitPending(ctx, t)
 	_, page := b.do("GET", "/", nil)
 	got := section(page, "effects seen in a dry run")
 	if !strings.Contains(got, "would look up exfil.example") || !strings.Contains(got, "/root/<script>alert(1)</script>") {
@@ -61,4 +52,21 @@ func TestG17_PanelCardShowsTheEffects(t *testing.T) {
 	if err != nil || cs[pend[0].ID].Effects != summary {
 		t.Errorf("stored context %+v (%v)", cs[pend[0].ID], err)
 	}
+}
+
+// awaitPending waits for a request to reach the queue of env and returns
+// the pending requests and a browser logged in to the panel.
+func (env *panelEnv) awaitPending(ctx context.Context, t *testing.T) ([]store.Request, *browser) {
+	t.Helper()
+	var pend []store.Request
+	for deadline := time.Now().Add(10 * time.Second); len(pend) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the queue")
+		}
+		time.Sleep(10 * time.Millisecond)
+		pend, _ = env.st.Requests(ctx, "pending")
+	}
+	b := newBrowser(t, env.url)
+	b.login()
+	return pend, b
 }
