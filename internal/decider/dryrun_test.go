@@ -136,7 +136,7 @@ func TestG17_ReviewerIsToldTheEffects(t *testing.T) {
 		t.Fatalf("%d reviewer requests", len(bodies))
 	}
 	user := userMessage(t, bodies[0])
-	for _, want := range []string{"would look up pkg.example", "would run: python3 -c print(1)", "would create 2 files in the writable roots", "| built"} {
+	for _, want := range []string{"would look up pkg.example", "would run: python3 -c print(1)", "would create 2 files in the writable roots", "| built", `"name":"pkg.example"`} {
 		if !strings.Contains(user, want) {
 			t.Errorf("the reviewer was not told %q:\n%s", want, user)
 		}
