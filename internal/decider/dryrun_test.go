@@ -294,3 +294,29 @@ func TestG17_NoDryRunGoesOnAndSaysWhy(t *testing.T) {
 		t.Fatalf("dry_run = false: %v, %d dry runs", err, len(f.calls()))
 	}
 }
+
+// TestG17_ListedReviewerIsToldTheEffects: in an approvals_reviewer list,
+// [first_pass, auto_review], the effects the first pass observed reach the
+// reviewer that decides after it, once: the request is dry-run once.
+func TestG17_ListedReviewerIsToldTheEffects(t *testing.T) {
+	dir := isolate(t)
+	work := filepath.Join(dir, "w")
+	f := &fakeRunner{rep: effect.Report{Network: []effect.Dest{{Op: "lookup", Name: "listed.example"}}}}
+	srv := reviewerModel(t, "deny")
+	cfg := g17Config(srv, f, work)
+	cfg.Reviewers = []string{"first_pass", "auto_review"}
+	p, err := decider.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Decide(context.Background(), request("./build.sh"), nil)
+	if err != nil || out.Decision != approval.Reject || out.AutoReview == nil || len(out.AutoReview.Effects) == 0 {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if bodies := srv.Bodies(); len(bodies) != 1 || !strings.Contains(userMessage(t, bodies[0]), "would look up listed.example") {
+		t.Errorf("the listed reviewer was not told the effects: %q", bodies)
+	}
+	if n := len(f.calls()); n != 1 {
+		t.Errorf("%d dry runs, want 1", n)
+	}
+}
