@@ -131,17 +131,25 @@ func (d Dest) Target() string {
 // Within reports whether the absolute path p is one of roots or under one
 // of them, lexically.
 func Within(roots []string, p string) bool {
-	p = filepath.Clean(p)
+	p = clean(p)
 	for _, r := range roots {
 		if r == "" {
 			continue
 		}
-		r = filepath.Clean(r)
-		if p == r || r == "/" || strings.HasPrefix(p, r+"/") {
+		if r = clean(r); r == "/" || strings.HasPrefix(p, r) && (len(p) == len(r) || p[len(r)] == '/') {
 			return true
 		}
 	}
 	return false
+}
+
+// clean returns filepath.Clean(p), without its cost for a path that is
+// clean already (most are).
+func clean(p string) string {
+	if len(p) > 1 && (p[len(p)-1] == '/' || strings.Contains(p, "/.") || strings.Contains(p, "//")) || p == "" || p[0] != '/' {
+		return filepath.Clean(p)
+	}
+	return p
 }
 
 // chmodNote renders a metadata change: " (0644 → 0755)", an owner change.

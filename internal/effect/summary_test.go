@@ -89,3 +89,29 @@ func FuzzSummary(f *testing.F) {
 		}
 	})
 }
+
+// TestG17_WithinIsLexicalAndClean checks Within on clean and unclean
+// paths and roots: ".." leaves a root, a sibling with the root's name as
+// a prefix is not under it, a trailing slash changes nothing.
+func TestG17_WithinIsLexicalAndClean(t *testing.T) {
+	for _, tc := range []struct {
+		roots []string
+		p     string
+		want  bool
+	}{
+		{[]string{"/home/ann/proj"}, "/home/ann/proj", true},
+		{[]string{"/home/ann/proj"}, "/home/ann/proj/a/b", true},
+		{[]string{"/home/ann/proj/"}, "/home/ann/proj/a", true},
+		{[]string{"/home/ann/proj"}, "/home/ann/project/a", false},
+		{[]string{"/home/ann/proj"}, "/home/ann/proj/../x", false},
+		{[]string{"/home/ann/proj"}, "/home/ann//proj/./a", true},
+		{[]string{"/home/ann/./proj"}, "/home/ann/proj/a", true},
+		{[]string{"/"}, "/etc/passwd", true},
+		{[]string{"", "/tmp"}, "/etc/passwd", false},
+		{nil, "/tmp/x", false},
+	} {
+		if got := effect.Within(tc.roots, tc.p); got != tc.want {
+			t.Errorf("Within(%q, %q) = %t", tc.roots, tc.p, got)
+		}
+	}
+}

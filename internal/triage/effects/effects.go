@@ -222,9 +222,9 @@ var systemStartup = []string{"/etc/profile", "/etc/profile.d", "/etc/bash.bashrc
 // isStartup reports whether p is a shell start-up file of a home
 // directory (the person's, root's, or any under /home) or of the system.
 func isStartup(p string, e Env) bool {
-	for _, home := range homes(p, e) {
+	if rel, ok := inHome(p, e); ok {
 		for _, n := range startupNames {
-			if effect.Within([]string{filepath.Join(home, n)}, p) {
+			if under(rel, n) {
 				return true
 			}
 		}
@@ -232,19 +232,29 @@ func isStartup(p string, e Env) bool {
 	return effect.Within(systemStartup, p)
 }
 
-// homes are the home directories p may be in: the person's, root's, and
-// the one under /home that holds p.
-func homes(p string, e Env) []string {
-	out := []string{"/root"}
+// inHome returns p relative to the home directory it is in — the
+// person's, root's, or one under /home — and true; false when it is in
+// none.
+func inHome(p string, e Env) (string, bool) {
 	if e.Home != "" {
-		out = append(out, filepath.Clean(e.Home))
-	}
-	if rest, ok := strings.CutPrefix(p, "/home/"); ok {
-		if user, _, _ := strings.Cut(rest, "/"); user != "" {
-			out = append(out, "/home/"+user)
+		if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(e.Home, "/")+"/"); ok {
+			return rel, true
 		}
 	}
-	return out
+	if rel, ok := strings.CutPrefix(p, "/root/"); ok {
+		return rel, true
+	}
+	if rest, ok := strings.CutPrefix(p, "/home/"); ok {
+		if _, rel, ok := strings.Cut(rest, "/"); ok {
+			return rel, true
+		}
+	}
+	return "", false
+}
+
+// under reports whether the relative path rel is name or under it.
+func under(rel, name string) bool {
+	return rel == name || strings.HasPrefix(rel, name) && rel[len(name)] == '/'
 }
 
 // isCrontab reports whether p is a crontab or a cron directory's entry.
@@ -267,12 +277,10 @@ func isGitOutside(p string, e Env) bool {
 	if effect.Within(e.Roots, p) {
 		return false
 	}
-	for _, home := range homes(p, e) {
-		if effect.Within([]string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config/git")}, p) {
-			return true
-		}
+	if rel, ok := inHome(p, e); ok && (under(rel, ".gitconfig") || under(rel, ".config/git")) {
+		return true
 	}
-	if effect.Within([]string{"/etc/gitconfig"}, p) {
+	if p == "/etc/gitconfig" {
 		return true
 	}
 	i := strings.Index(p, "/.git/")
@@ -280,5 +288,5 @@ func isGitOutside(p string, e Env) bool {
 		return false
 	}
 	rest := p[i+len("/.git/"):]
-	return rest == "config" || rest == "hooks" || strings.HasPrefix(rest, "hooks/") || strings.HasPrefix(rest, "info/")
+	return rest == "config" || under(rest, "hooks") || under(rest, "info")
 }
