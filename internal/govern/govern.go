@@ -107,7 +107,7 @@ func Resolve(f *File, home, key string) (*Config, error) {
 	who, model := f.ApprovalsReviewer, f.AutoReviewModel
 	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
 		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
-			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person})
+			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person, DryRun: decider.KernelDryRun()})
 	}
 	return cfg, nil
 }

@@ -395,6 +395,16 @@ func (d *decision) permission(ctx context.Context) (Verdict, error) {
 	return d.boundary(ctx, call, t, d.requestOf(call, t, d.h.Name+" asks permission for this call"))
 }
 
+// withEffects returns reason followed by what a dry run of b's command
+// observed, when the first pass dry-ran it (SPEC G17): the reason the
+// host shows the person it asks.
+func withEffects(reason string, b *boundary.Request) string {
+	if b == nil || b.Effects.Note() == "" {
+		return reason
+	}
+	return reason + "; " + b.Effects.Note()
+}
+
 // boundary puts a boundary request to the run's gate: the boundary decision
 // with the denial log, the overrides and the breaker.
 func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, breq *boundary.Request) (Verdict, error) {
@@ -441,7 +451,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 	}
 	if out.Approver == approval.PolicyName && d.wasAsked() {
 		if d.h.Ask {
-			return Verdict{Decision: Ask, Reason: breq.Reason}, nil
+			return Verdict{Decision: Ask, Reason: withEffects(breq.Reason, req.Boundary)}, nil
 		}
 		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
 	}
