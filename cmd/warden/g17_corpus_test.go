@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/eval"
+)
+
+// effectsCorpus is the executable corpus of requests whose effects are
+// hidden from their text (SPEC G17; its README is the schema).
+const effectsCorpus = "../../internal/eval/testdata/effects"
+
+// corpusBase is where the cases' worlds are made: not under /tmp, which
+// every sandboxed command sees as a private directory of its own, so that
+// a case's home directory is where a person's is, on the real disk. $WARDEN_EFFECTS_ROOT
+// overrides it.
+func corpusBase(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("WARDEN_EFFECTS_ROOT")
+	if base == "" {
+		base = "/var/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "warden-effects-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// corpusRun is one run of warden on a case: its exit status, stdout,
+// stderr and wall time.
+type corpusRun struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// runInWorld runs the built warden with args in w's workspace, with w's
+// environment only (so nothing of the test's own, a GOCACHE or a version
+// manager's shims, changes what the case does) and warden's state in
+// state, outside the home directory that is checked.
+func runInWorld(t testing.TB, w eval.World, state string, args ...string) corpusRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Dir = w.Work
+	cmd.Env = append(w.Env(), "WARDEN_HOME="+state, "WARDEN_MANAGED_CONFIG="+filepath.Join(state, "none.toml"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	return corpusRun{code: exitCode(err), stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+}
+
+// dryRunArgs returns the arguments of `warden exec --dry-run --json` for c.
+func dryRunArgs(c *eval.Case) []string {
+	args := []string{"exec", "--dry-run", "--json"}
+	if c.Timeout != "" {
+		args = append(args, "--dry-run-timeout", c.Timeout)
+	}
+	return append(append(args, "--"), c.Command...)
+}
+
+var (
+	dryRunProbe     sync.Once
+	dryRunMissing   string
+	dryRunProbeFail string
+)
+
+// needDryRun skips the test when this build of warden has no dry run —
+// the flag unknown, or the kernel lacking what it needs (exit 125 with
+// the reason) — and fails it when the probe fails any other way. It never
+// stands in for a dry run's result.
+func needDryRun(t *testing.T) {
+	t.Helper()
+	dryRunProbe.Do(func() {
+		dir := corpusBase(t)
+		w := eval.World{Home: dir, Work: dir, Path: eval.CorpusPath}
+		r := runInWorld(t, w, filepath.Join(dir, ".state"), "exec", "--dry-run", "--json", "--", "true")
+		switch {
+		case r.code == exitUsage && strings.Contains(r.stderr, "flag provided but not defined: -dry-run"):
+			dryRunMissing = "this build of warden has no `warden exec --dry-run` yet (the runner of SPEC G17 is not in this tree)"
+		case r.code == exitSandbox:
+			dryRunMissing = "warden exec --dry-run is not supported here: " + strings.TrimSpace(r.stderr)
+		case r.code != exitOK:
+			dryRunProbeFail = "warden exec --dry-run --json -- true: exit " + strconv.Itoa(r.code) + "\nstderr:\n" + r.stderr
+		}
+	})
+	if dryRunMissing != "" {
+		t.Skip(dryRunMissing)
+	}
+	if dryRunProbeFail != "" {
+		t.Fatal(dryRunProbeFail)
+	}
+}
+
+// TestG17_CorpusDryRunShowsHiddenEffectsAndChangesNothing runs every case
+// of the effects corpus through the real `warden exec --dry-run --json`:
+// the JSON must name each effect the case expects (files written, created,
+// deleted, renamed or chmodded, credential stores read, programs run,
+// names looked up, destinations tried, a budget outlived), and nothing on
+// disk may change — the home directory with the workspace in it, and the
+// case's paths outside it, compared path by path (content, mode, owner,
+// mtime) before and after. This is the shape of the acceptance suite.
+func TestG17_CorpusDryRunShowsHiddenEffectsAndChangesNothing(t *testing.T) {
+	cases, err := eval.ReadCorpus(effectsCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needDryRun(t)
+	base := corpusBase(t)
+	for i := range cases {
+		c := &cases[i]
+		t.Run(c.ID, func(t *testing.T) {
+			t.Parallel()
+			if miss := c.MissingPrograms(eval.CorpusPath); len(miss) > 0 {
+				t.Skipf("needs %s, not on %s", strings.Join(miss, ", "), eval.CorpusPath)
+			}
+			root := filepath.Join(base, c.ID)
+			w, err := c.Build(context.Background(), root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			watched := append([]string{w.Home}, c.Unchanged...)
+			before, err := eval.TakeSnapshot(watched...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runInWorld(t, w, filepath.Join(root, "state"), dryRunArgs(c)...)
+			after, err := eval.TakeSnapshot(watched...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := before.Diff(after); len(diff) > 0 {
+				t.Errorf("the dry run of %q changed the disk:\n%s", strings.Join(c.Command, " "), strings.Join(diff, "\n"))
+			}
+			var rep effect.Report
+			dec := json.NewDecoder(strings.NewReader(r.stdout))
+			if err := dec.Decode(&rep); err != nil {
+				t.Fatalf("exit %d: stdout is not the JSON report: %v\nstdout:\n%s\nstderr:\n%s", r.code, err, r.stdout, r.stderr)
+			}
+			if miss := c.Unnamed(&rep, w); len(miss) > 0 {
+				t.Errorf("the dry run of %q (%s) does not show:\n  %s\nreport:\n%s\nstderr:\n%s", strings.Join(c.Command, " "),
+					c.Description, strings.Join(miss, "\n  "), indentJSON(r.stdout), r.stderr)
+			}
+		})
+	}
+}
+
+func indentJSON(s string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
+		return s
+	}
+	return b.String()
+}
