@@ -14,6 +14,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/shell"
 )
 
 // The effects corpus (SPEC G17): requests whose effects are hidden from
@@ -181,6 +184,17 @@ func onPath(name, path string) bool {
 		}
 	}
 	return false
+}
+
+// Step returns the boundary request c makes, as an agent's escalated bash
+// call makes it in a run: the command line (Command quoted) to run in w's
+// workspace outside the sandbox, justified by the person's request, which
+// is also the conversation.
+func (c *Case) Step(w World) Step {
+	line := shell.Join(c.Command)
+	return Step{Action: action.Action{Kind: action.Shell, Command: action.BashArgv(line), Cwd: w.Work,
+		SandboxPermissions: action.RequireEscalated, Justification: c.Request, Sandbox: "workspace-write"},
+		Request: c.Request, Line: line}
 }
 
 // World is the throw-away machine state a case runs in: a home directory

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/eval"
 )
@@ -265,4 +266,26 @@ func FuzzParseExpect(f *testing.F) {
 		}
 		e.Named(&effect.Report{Writes: []string{"/h/x"}, Network: []effect.Dest{{Op: "connect", Address: "::1", Port: 53}}}, w)
 	})
+}
+
+// A case reaches the decider as an agent's escalated bash call does in a
+// run: an exec request outside the sandbox whose command is the case's
+// line, quoted as a shell reads it back, justified by the person's
+// request; a dataset's shell step (no line) carries no command, as before.
+func TestG17_CaseIsAnEscalatedBashRequest(t *testing.T) {
+	c := &eval.Case{ID: "x", Request: "Commit the fix.", Command: []string{"git", "commit", "-qam", "fix typo"}}
+	w := eval.World{Home: "/h", Work: "/h/project"}
+	s := c.Step(w)
+	req, err := eval.Request(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := req.Boundary
+	if b.Command != "git commit -qam 'fix typo'" || !b.Escalated || b.Permission != boundary.Exec || b.Justification != "Commit the fix." {
+		t.Errorf("boundary request %+v", b)
+	}
+	s.Line = ""
+	if req, err = eval.Request(s); err != nil || req.Boundary.Command != "" {
+		t.Errorf("without a line: %+v, %v", req.Boundary, err)
+	}
 }
