@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +86,7 @@ var (
 // the flag unknown, or the kernel lacking what it needs (exit 125 with
 // the reason) — and fails it when the probe fails any other way. It never
 // stands in for a dry run's result.
-func needDryRun(t *testing.T) {
+func needDryRun(t testing.TB) {
 	t.Helper()
 	dryRunProbe.Do(func() {
 		dir := corpusBase(t)
@@ -166,4 +168,61 @@ func indentJSON(s string) string {
 		return s
 	}
 	return b.String()
+}
+
+// BenchmarkG17_CorpusDryRunVsPlainRun measures, side by side in one run,
+// what a dry run costs over a plain sandboxed run of the same command, on
+// the effects corpus: each case (but those whose dry run outlives its
+// budget, which would measure the budget) is run through `warden exec
+// --dry-run --json` and through `warden exec` (workspace-write, network
+// off) in a fresh copy of its world, alternately. It reports the mean wall
+// milliseconds per case of each (dry-ms/case, plain-ms/case) and their
+// ratio. go test ./cmd/warden -run '^$' -bench G17_Corpus -benchtime 3x
+func BenchmarkG17_CorpusDryRunVsPlainRun(b *testing.B) {
+	cases, err := eval.ReadCorpus(effectsCorpus)
+	if err != nil {
+		b.Fatal(err)
+	}
+	needDryRun(b)
+	base := corpusBase(b)
+	var runnable []*eval.Case
+	for i := range cases {
+		c := &cases[i]
+		if len(c.MissingPrograms(eval.CorpusPath)) == 0 && !slices.Contains(c.Effects, "timed_out") {
+			runnable = append(runnable, c)
+		}
+	}
+	world := func(c *eval.Case, n int) (eval.World, string) {
+		root := filepath.Join(base, fmt.Sprintf("%s-%d", c.ID, n))
+		w, err := c.Build(context.Background(), root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return w, filepath.Join(root, "state")
+	}
+	var dry, plain time.Duration
+	n := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, c := range runnable {
+			b.StopTimer()
+			w, state := world(c, n)
+			n++
+			b.StartTimer()
+			r := runInWorld(b, w, state, dryRunArgs(c)...)
+			if r.code == exitSandbox || r.code == exitUsage || !json.Valid([]byte(r.stdout)) {
+				b.Fatalf("%s: dry run: exit %d: %s", c.ID, r.code, r.stderr)
+			}
+			dry += r.took
+			b.StopTimer()
+			w, state = world(c, n)
+			n++
+			b.StartTimer()
+			plain += runInWorld(b, w, state, append([]string{"exec", "--"}, c.Command...)...).took
+		}
+	}
+	runs := float64(b.N * len(runnable))
+	b.ReportMetric(float64(dry.Microseconds())/1000/runs, "dry-ms/case")
+	b.ReportMetric(float64(plain.Microseconds())/1000/runs, "plain-ms/case")
+	b.ReportMetric(float64(dry)/float64(plain), "dry/plain")
 }
