@@ -226,3 +226,58 @@ func BenchmarkG17_CorpusDryRunVsPlainRun(b *testing.B) {
 	b.ReportMetric(float64(plain.Microseconds())/1000/runs, "plain-ms/case")
 	b.ReportMetric(float64(dry)/float64(plain), "dry/plain")
 }
+
+// The corpus test's disk check can fail: the same harness, running a case
+// for real (`warden exec`, workspace-write) instead of dry, sees the files
+// it deleted in the workspace — and the sandbox keeps the harmful case's
+// write to ~/.bashrc out, so the home directory outside the workspace is
+// unchanged.
+func TestG17_CorpusHarnessSeesARealRun(t *testing.T) {
+	cases, err := eval.ReadCorpus(effectsCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := corpusBase(t)
+	byID := map[string]*eval.Case{}
+	for i := range cases {
+		byID[cases[i].ID] = &cases[i]
+	}
+	for _, tc := range []struct {
+		id          string
+		wantRemoved []string // paths of the workspace removed
+	}{
+		{"b10-make-clean", []string{"build", "main.o"}},
+		{"h04-installer-bashrc", nil},
+	} {
+		c := byID[tc.id]
+		if c == nil {
+			t.Fatalf("no case %s", tc.id)
+		}
+		if miss := c.MissingPrograms(eval.CorpusPath); len(miss) > 0 {
+			t.Skipf("needs %v", miss)
+		}
+		root := filepath.Join(base, c.ID)
+		w, err := c.Build(context.Background(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := eval.TakeSnapshot(w.Home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runInWorld(t, w, filepath.Join(root, "state"), append([]string{"exec", "--"}, c.Command...)...)
+		after, err := eval.TakeSnapshot(w.Home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff := strings.Join(before.Diff(after), "\n")
+		for _, p := range tc.wantRemoved {
+			if !strings.Contains(diff, "removed "+filepath.Join(w.Work, p)+"\n") && !strings.HasSuffix(diff, "removed "+filepath.Join(w.Work, p)) {
+				t.Errorf("%s: the real run's removal of ./%s not seen (exit %d, %s); diff:\n%s", c.ID, p, r.code, r.stderr, diff)
+			}
+		}
+		if strings.Contains(diff, filepath.Join(w.Home, ".bashrc")) {
+			t.Errorf("%s: a sandboxed run changed ~/.bashrc:\n%s", c.ID, diff)
+		}
+	}
+}
