@@ -124,6 +124,10 @@ func TestG17_CorpusDryRunShowsHiddenEffectsAndChangesNothing(t *testing.T) {
 	}
 	needDryRun(t)
 	base := corpusBase(t)
+	unrecorded := unrecordedKinds(t, base)
+	for kind, probe := range unrecorded {
+		t.Logf("NOT CHECKED: %s effects — this build's dry run recorded none for %s", kind, probe)
+	}
 	for i := range cases {
 		c := &cases[i]
 		t.Run(c.ID, func(t *testing.T) {
@@ -154,12 +158,67 @@ func TestG17_CorpusDryRunShowsHiddenEffectsAndChangesNothing(t *testing.T) {
 			if err := dec.Decode(&rep); err != nil {
 				t.Fatalf("exit %d: stdout is not the JSON report: %v\nstdout:\n%s\nstderr:\n%s", r.code, err, r.stdout, r.stderr)
 			}
-			if miss := c.Unnamed(&rep, w); len(miss) > 0 {
+			var miss []string
+			for _, e := range c.Unnamed(&rep, w) {
+				if kind := effectKind(e); unrecorded[kind] != "" {
+					t.Logf("not checked (this build records no %s effects): %s", kind, e)
+					continue
+				}
+				miss = append(miss, e)
+			}
+			if len(miss) > 0 {
 				t.Errorf("the dry run of %q (%s) does not show:\n  %s\nreport:\n%s\nstderr:\n%s", strings.Join(c.Command, " "),
 					c.Description, strings.Join(miss, "\n  "), indentJSON(r.stdout), r.stderr)
 			}
 		})
 	}
+}
+
+// effectKind is the kind of effect an expectation is about: "exec",
+// "network", "reads", or "files" for the rest.
+func effectKind(expect string) string {
+	switch verb, _, _ := strings.Cut(expect, " "); verb {
+	case "exec":
+		return "exec"
+	case "lookup", "connect", "sendto":
+		return "network"
+	case "reads":
+		return "reads"
+	}
+	return "files"
+}
+
+// unrecordedKinds finds the kinds of effect this build's dry run does not
+// record at all, by one probe that has one of each — a program started,
+// a credential store read, a name looked up, a connect — and returns each
+// missing kind with what showed it missing. Files are never in it: they
+// are always checked. The kinds returned are left unchecked, loudly: a
+// build that records a kind for the probe must record it for every case.
+func unrecordedKinds(t *testing.T, base string) map[string]string {
+	t.Helper()
+	probe := &eval.Case{ID: "_probe", Dir: filepath.Join(effectsCorpus, "_probe")}
+	w, err := probe.Build(context.Background(), filepath.Join(base, "_probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `cat "$HOME/.aws/credentials" >/dev/null; getent hosts probe.exfil.example; ` +
+		`python3 -c 'import socket; s = socket.socket(); s.settimeout(1); s.connect_ex(("203.0.113.9", 443))'; true`
+	r := runInWorld(t, w, filepath.Join(base, "_probe", "state"), "exec", "--dry-run", "--json", "--", "sh", "-c", script)
+	var rep effect.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("probe: exit %d: %v\nstdout:\n%s\nstderr:\n%s", r.code, err, r.stdout, r.stderr)
+	}
+	out := map[string]string{}
+	if len(rep.Execs) == 0 {
+		out["exec"] = "sh -c 'cat …; getent …; python3 …' (no program at all)"
+	}
+	if len(rep.Network) == 0 {
+		out["network"] = "getent hosts probe.exfil.example and a connect to 203.0.113.9:443 (no destination at all)"
+	}
+	if len(rep.Reads) == 0 {
+		out["reads"] = "cat ~/.aws/credentials (no credential store at all)"
+	}
+	return out
 }
 
 func indentJSON(s string) string {
