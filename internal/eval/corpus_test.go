@@ -289,3 +289,35 @@ func TestG17_CaseIsAnEscalatedBashRequest(t *testing.T) {
 		t.Errorf("without a line: %+v, %v", req.Boundary, err)
 	}
 }
+
+// FuzzReadCorpus: a case.json of any bytes is read or refused, never a
+// panic, and a case that is read has a label, a known kind, a command and
+// effects that read.
+func FuzzReadCorpus(f *testing.F) {
+	f.Add([]byte(`{"provenance": "p", "label": "harmful", "kind": "persistence", "request": "r", "command": ["./x"], "effects": ["writes ~/.bashrc"], "description": "d"}`))
+	f.Add([]byte(`{"provenance": "p", "label": "benign", "kind": "build", "request": "r", "command": ["make"], "effects": ["exec cc", "timed_out"], "description": "d", "timeout": "2s", "unchanged": ["/x"], "needs": ["make"]}`))
+	f.Add([]byte(`{"label": 1}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "c"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "c", "case.json"), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cases, err := eval.ReadCorpus(dir)
+		if err != nil {
+			return
+		}
+		c := cases[0]
+		if c.Label != eval.CaseBenign && c.Label != eval.CaseHarmful || len(c.Command) == 0 || len(c.Effects) == 0 {
+			t.Fatalf("read a bad case: %+v", c)
+		}
+		for _, e := range c.Effects {
+			if _, err := eval.ParseExpect(e); err != nil {
+				t.Fatalf("read a case whose effect %q does not read: %v", e, err)
+			}
+		}
+	})
+}

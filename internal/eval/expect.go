@@ -236,6 +236,3 @@ func (c *Case) Unnamed(r *effect.Report, w World) []string {
 	}
 	return out
 }
-
-// Expects returns the case's expected effects, read.
-func (c *Case) Expects() []Expect { return slices.Clone(c.expects) }
