@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,14 +17,11 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
-	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
-	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -102,107 +98,33 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return answer(ans, stdout, stderr)
 }
 
-// governFlags are the flags `warden hook` and `warden mcp` share: the
-// keys of their configuration file, which a flag given replaces.
-type governFlags struct {
-	fs         *flag.FlagSet
-	file       string
-	flags      hook.File
-	rules      stringList
-	reviewers  string
-	configPath *string
-}
-
-// addGovernFlags defines the shared flags on fs; file is the default
-// configuration file's name in $WARDEN_HOME; sandbox adds --sandbox.
-func addGovernFlags(fs *flag.FlagSet, file string, sandbox bool) *governFlags {
-	g := &governFlags{fs: fs, file: file}
-	g.configPath = fs.String("config", "", "the configuration `FILE` (default $WARDEN_HOME/"+file+"): the keys of these flags; a flag given replaces its key")
-	fs.StringVar(&g.flags.Approval, "approval", "", "approval policy file or registered approver name, for calls before they run")
-	fs.StringVar(&g.flags.Review, "review", "", "review policy file or registered reviewer name, for results after calls ran")
-	fs.Var(&g.rules, "rules", "exec rules `FILE` (Codex .rules or YAML) every shell command is judged by (repeatable)")
-	fs.StringVar(&g.reviewers, "approvals-reviewer", "", "who decides boundary requests: user, auto_review, or approvers in order such as first_pass,auto_review,human")
-	fs.StringVar(&g.flags.AutoReviewModel, "auto-review-model", "", "model of the reviewer agent")
-	fs.StringVar(&g.flags.Server, "server", "", "a `URL` of `warden serve`: people decide escalations in its panel, and it receives the session's events")
-	fs.StringVar(&g.flags.DB, "db", "", "the store's `URL` (sqlite:PATH or postgres://…; default $WARDEN_DB, else SQLite in $WARDEN_HOME); given, people decide escalations through it")
-	if sandbox {
-		fs.StringVar(&g.flags.Sandbox, "sandbox", "", "run the shell calls a policy lets run under warden's sandbox in `MODE` (read-only, workspace-write), where the host takes changed input")
-	}
-	fs.DurationVar(&g.flags.Timeout, "timeout", 0, "how long an escalation waits for a decision (default 5m); its outcome is a denial that says so")
-	return g
-}
-
-// load reads the configuration file (--config, else the default one if
-// it exists) and lays the flags given over it.
-func (g *governFlags) load() (*hook.File, error) {
-	path := *g.configPath
-	if path == "" {
-		path = filepath.Join(wardenhome.Home(), g.file)
-	}
-	f, err := hook.LoadFile(path, *g.configPath == "")
-	if err != nil {
-		return nil, err
-	}
-	g.fs.Visit(func(fl *flag.Flag) {
-		f.Given(strings.ReplaceAll(fl.Name, "-", "_"))
-		switch fl.Name {
-		case "approval":
-			f.Approval = absIfFile(g.flags.Approval)
-		case "review":
-			f.Review = absIfFile(g.flags.Review)
-		case "rules":
-			f.Rules = nil
-			for _, r := range g.rules {
-				f.Rules = append(f.Rules, absIfFile(r))
-			}
-		case "approvals-reviewer":
-			f.ApprovalsReviewer, err = decider.Parse(g.reviewers)
-		case "auto-review-model":
-			f.AutoReviewModel = g.flags.AutoReviewModel
-		case "server":
-			f.Server = g.flags.Server
-		case "db":
-			f.DB = g.flags.DB
-		case "timeout":
-			f.Timeout = g.flags.Timeout
-		case "sandbox":
-			f.Sandbox = g.flags.Sandbox
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("--approvals-reviewer: %w", err)
-	}
-	return f, nil
-}
-
 // maxHookInput bounds the hook input read (a tool's whole output may be in
 // it).
 const maxHookInput = 64 << 20
-
-// defaultHookTimeout is how long an escalation waits by default: below the
-// timeouts `warden hook install` gives the hosts, so that warden's denial,
-// not the host's timeout (which some hosts read as "proceed"), ends it.
-const defaultHookTimeout = 5 * time.Minute
 
 // hookConfig resolves f: the policies compiled, the exec rules loaded, the
 // control plane connected (--server, --db; else the default store, which
 // receives the session's events but decides nothing). closeAll delivers
 // what is buffered and closes the connections.
-func hookConfig(ctx context.Context, f *hook.File, tr *hookTrace) (cfg *hook.Config, closeAll func() error, err error) {
-	return governConfig(ctx, f, false, tr)
-}
-
-// governConfig is hookConfig for a hook (live false: the default store
-// receives the events when the hook closes) or a long-lived session (live:
-// `warden mcp`, whose events reach the default store as they happen). tr
-// times a hook's phases; nil times nothing.
-func governConfig(ctx context.Context, f *hook.File, live bool, tr *hookTrace) (cfg *hook.Config, closeAll func() error, err error) {
+func hookConfig(ctx context.Context, f *govern.File, tr *hookTrace) (cfg *hook.Config, closeAll func() error, err error) {
 	if cfg, err = resolveHook(f); err != nil {
 		return nil, nil, err
 	}
+	if closeAll, err = governConnect(ctx, &cfg.Config, f, false, tr); err != nil {
+		return nil, nil, err
+	}
+	return cfg, closeAll, nil
+}
+
+// governConnect connects a governed session's configuration cfg, resolved
+// from f, for a hook (live false: the default store receives the events
+// when the hook closes) or a long-lived session (live: `warden mcp`, whose
+// events reach the default store as they happen). tr times a hook's
+// phases; nil times nothing.
+func governConnect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, tr *hookTrace) (closeAll func() error, err error) {
 	pl, err := openPlane(ctx, f.Server, f.DB)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cfg.Queue = pl.queue
 	if f.Server == "" && store.URL(f.DB) == "" {
@@ -213,7 +135,7 @@ func governConfig(ctx context.Context, f *hook.File, live bool, tr *hookTrace) (
 			st, err := store.Open(ctx, "")
 			if err != nil {
 				pl.Close()
-				return nil, nil, fmt.Errorf("the store: %w", err)
+				return nil, fmt.Errorf("the store: %w", err)
 			}
 			b := st.Buffer()
 			pl.sinks = append(pl.sinks, b)
@@ -227,55 +149,24 @@ func governConfig(ctx context.Context, f *hook.File, live bool, tr *hookTrace) (
 	if s := pl.sink(); s != nil {
 		cfg.Sink = s
 	}
-	return cfg, pl.Close, nil
+	return pl.Close, nil
 }
 
-// resolveHook resolves what f names without connecting anything: the
-// policies compiled, the exec rules loaded, the boundary decider's
-// approvers checked. `warden check` checks a configuration file with it.
-func resolveHook(f *hook.File) (cfg *hook.Config, err error) {
-	home := wardenhome.Home()
-	cfg = &hook.Config{Timeout: f.Timeout, Paths: hook.Paths{Runs: filepath.Join(home, "runs"), Key: task.KeyPath()}}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = defaultHookTimeout
+// resolveHook resolves what f names without connecting anything (a
+// governed session's configuration, govern.Resolve) and the sandbox shell
+// calls run under. `warden check` checks a configuration file with it.
+func resolveHook(f *govern.File) (*hook.Config, error) {
+	gc, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
+	if err != nil {
+		return nil, err
 	}
-	if f.Approval != "" {
-		entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
-		if err != nil {
-			return nil, f.At("approval", err)
-		}
-		if cfg.Approval, err = approval.Compile(entries); err != nil {
-			return nil, f.At("approval", err)
-		}
-		cfg.ApprovalEntries = entries
-	}
-	if f.Review != "" {
-		entries, err := policyfile.Resolve(f.Review, f.Dir, policyfile.Review, review.Registered, review.Names())
-		if err != nil {
-			return nil, f.At("review", err)
-		}
-		if cfg.Review, err = review.Compile(entries); err != nil {
-			return nil, f.At("review", err)
-		}
-		cfg.ReviewEntries = entries
-	}
+	cfg := &hook.Config{Config: *gc}
 	if f.Sandbox != "" && f.Sandbox != string(sandbox.FullAccess) {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, f.At("sandbox", err)
 		}
 		cfg.Sandbox, cfg.Exe = f.Sandbox, exe
-	}
-	ruleFiles := f.RulePaths()
-	if len(ruleFiles) > 0 {
-		if cfg.Rules, err = rules.Load(ruleFiles...); err != nil {
-			return nil, f.At("rules", err)
-		}
-	}
-	who, model := f.ApprovalsReviewer, f.AutoReviewModel
-	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
-		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
-			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person})
 	}
 	return cfg, nil
 }
@@ -290,7 +181,7 @@ func isHookConfig(path string) bool {
 // checkHookConfig checks warden hook's configuration file at path as a
 // hook would resolve it, reporting problems at file:line:col.
 func checkHookConfig(path string, stdout, stderr io.Writer) int {
-	f, err := hook.LoadFile(path, false)
+	f, err := govern.LoadFile(path, false)
 	if err == nil {
 		var cfg *hook.Config
 		if cfg, err = resolveHook(f); err == nil {

@@ -127,6 +127,12 @@ var forbidden = map[string][]string{
 	"internal/triage/program":  {"internal/triage", "internal/triage/fileedit", "internal/triage/tool"},
 	"internal/triage/fileedit": {"internal/triage", "internal/triage/program", "internal/triage/tool"},
 	"internal/triage/tool":     {"internal/triage"},
+	// A governed session (the run, its configuration and file) is what
+	// the hooks and the MCP gateway share: it links neither adapter, no
+	// MCP SDK, no server and no model adapter.
+	"internal/govern": join([]string{"internal/hook", "internal/gateway", "internal/task", "internal/serve", "cmd/warden", "!github.com/modelcontextprotocol/go-sdk/mcp"}, models),
+	// The hooks link no MCP gateway or SDK: a hook process stays small.
+	"internal/hook": {"internal/gateway", "internal/serve", "internal/task", "cmd/warden", "!github.com/modelcontextprotocol/go-sdk/mcp"},
 }
 
 // firstPassKnowledge are the packages the first pass's knowledge of words

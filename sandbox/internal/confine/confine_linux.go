@@ -63,7 +63,17 @@ func helperMain(args []string) int {
 		if err != nil {
 			return fail(ExitSetup, "%v", err)
 		}
+		if s.TraceFD != 0 {
+			if err := traceExec(s.TraceFD); err != nil {
+				return fail(ExitSetup, "%v", err)
+			}
+		}
 		return supervise(s.Path, argv, sigs, fail, sys)
+	}
+	if s.TraceFD != 0 {
+		if err := traceExec(s.TraceFD); err != nil {
+			return fail(ExitSetup, "%v", err)
+		}
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
 	status := ExitCannotRun
@@ -131,6 +141,10 @@ func (s Spec) setup() error {
 		if err := s.mapIDs(); err != nil {
 			return err
 		}
+	}
+	tr, err := s.traceOpen() // before any mount covers the resolver file
+	if err != nil {
+		return err
 	}
 	var lo chan error // the loopback interface's bringing up, when started
 	if s.NetNS != "" {
@@ -210,6 +224,11 @@ func (s Spec) setup() error {
 			return fmt.Errorf("bringing up the loopback interface: %w", err)
 		}
 	}
+	if tr != nil {
+		if err := tr.prepare(); err != nil {
+			return err
+		}
+	}
 	if err := dropControllingTerminal(); err != nil {
 		return fmt.Errorf("leaving the controlling terminal: %w", err)
 	}
@@ -224,7 +243,7 @@ func (s Spec) setup() error {
 		}
 	}
 	if s.NoUnix {
-		prog, err := UnixSocketFilter()
+		prog, err := s.socketFilter()
 		if err == nil {
 			err = installFilter(prog)
 		}

@@ -69,6 +69,15 @@ type Spec struct {
 	// Dev asks for a /dev of the helper's own (needs MountNS): DevMinimal
 	// or DevAll; empty keeps the host's.
 	Dev string
+	// TraceFD, when not 0, is the helper's descriptor of a socket to an
+	// observer (package internal/observe): the command then runs under
+	// the seccomp filter that notifies the observer of every program
+	// started and every network destination tried (see trace_linux.go).
+	TraceFD int
+	// ResolvConf is the resolver file bound over /etc/resolv.conf when
+	// tracing (it names the observer's resolver in the network
+	// namespace).
+	ResolvConf string
 
 	// DryRun asks for the dry run's copy-on-write view of the whole file
 	// system instead of the read-only one (see dryrun_linux.go; needs
@@ -129,6 +138,10 @@ func (s Spec) Args() []string {
 	}
 	for _, w := range s.Watch {
 		add("watch", w)
+	}
+	if s.TraceFD != 0 {
+		add("tracefd", strconv.Itoa(s.TraceFD))
+		add("resolvconf", s.ResolvConf)
 	}
 	return append(a, "--")
 }
@@ -214,6 +227,14 @@ func Parse(args []string) (Spec, []string, error) {
 				return s, nil, fmt.Errorf("bad helper argument %q", a)
 			}
 			s.Memory = n
+		case "tracefd":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.TraceFD = n
+		case "resolvconf":
+			s.ResolvConf = v
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}
