@@ -5,6 +5,7 @@ package dryrun
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -446,22 +447,72 @@ func sortedKeys(m map[string]bool) []string {
 const readPrefix = "read:"
 
 // reads returns the watched credential stores the command opened: those
-// whose fanotify group, sent by the helper, holds an event. Called once
-// the command has ended, so that the helper has sent every group.
+// whose fanotify group, sent by the helper, holds an event; for a
+// directory, the files of it opened. Called once the command has ended,
+// so that the helper has sent every group.
 func reads(receive func(string) (*os.File, error)) []string {
 	out := []string{}
-	buf := make([]byte, 4096)
+	buf := make([]byte, 64<<10)
 	for {
 		f, err := receive(readPrefix + "*")
 		if err != nil {
 			break
 		}
-		n, _ := unix.Read(int(f.Fd()), buf)
-		if n > 0 {
-			out = append(out, strings.TrimPrefix(f.Name(), readPrefix))
+		store := strings.TrimPrefix(f.Name(), readPrefix)
+		for {
+			n, err := unix.Read(int(f.Fd()), buf)
+			if n <= 0 || err != nil {
+				break
+			}
+			names, ok := fanotifyNames(buf[:n])
+			if !ok || len(names) == 0 {
+				out = append(out, store) // an event on the store itself
+			}
+			for _, name := range names {
+				out = append(out, path.Join(store, name))
+			}
 		}
 		f.Close()
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
+}
+
+// fanotifyNames returns the names of the files that the fanotify events in
+// buf (a read from a FAN_REPORT_DFID_NAME group) name, "" where an event
+// names none; false when buf is not a whole sequence of events.
+func fanotifyNames(buf []byte) ([]string, bool) {
+	var names []string
+	for len(buf) > 0 {
+		if len(buf) < unix.FAN_EVENT_METADATA_LEN {
+			return names, false
+		}
+		eventLen := int(binary.NativeEndian.Uint32(buf[0:4]))
+		metaLen := int(binary.NativeEndian.Uint16(buf[6:8]))
+		if eventLen < metaLen || metaLen < unix.FAN_EVENT_METADATA_LEN || eventLen > len(buf) {
+			return names, false
+		}
+		info := buf[metaLen:eventLen]
+		for len(info) >= 4 {
+			typ, recLen := info[0], int(binary.NativeEndian.Uint16(info[2:4]))
+			if recLen < 4 || recLen > len(info) {
+				return names, false
+			}
+			// header (4), fsid (8), file_handle: handle_bytes (4),
+			// handle_type (4), f_handle, then the name, NUL-terminated.
+			if rec := info[:recLen]; typ == unix.FAN_EVENT_INFO_TYPE_DFID_NAME && len(rec) >= 20 {
+				hb := int(binary.NativeEndian.Uint32(rec[12:16]))
+				if 20+hb > len(rec) || hb < 0 {
+					return names, false
+				}
+				name, _, _ := strings.Cut(string(rec[20+hb:]), "\x00")
+				if name != "" && name != "." && !strings.Contains(name, "/") && name != ".." {
+					names = append(names, name)
+				}
+			}
+			info = info[recLen:]
+		}
+		buf = buf[eventLen:]
+	}
+	return names, true
 }

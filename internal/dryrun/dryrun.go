@@ -66,9 +66,11 @@
 //
 // The credential stores of the user's (sandbox's list: ~/.ssh, ~/.aws,
 // ~/.netrc…) are watched in the view with fanotify (unprivileged: an inode
-// mark per store, on the file or on a directory's files), one group each,
-// which the helper sends the parent before the command starts; a group
-// whose queue holds an event once the command has ended is a read.
+// mark per store, on the file or on the files directly in a directory),
+// one group each, which the helper sends the parent before the command
+// starts; a group whose queue holds an event once the command has ended is
+// a read: of the file, or of the directory's files the events name
+// (FAN_REPORT_DFID_NAME).
 // fanotify rather than the upper layer (reads copy nothing up) or a
 // seccomp notification on open (paths read from the command's memory race
 // with it).

@@ -439,7 +439,7 @@ func TestG17_CredentialStoreReadsReported(t *testing.T) {
 		home + "/.docker/config.json": "{}\n",
 	})
 	rep := run(t, t.TempDir(), `cat ~/.ssh/id_ed25519 ~/.netrc >/dev/null; ls ~/.aws; echo hi > ~/.docker/other`, Request{})
-	want := []string{home + "/.netrc", home + "/.ssh"}
+	want := []string{home + "/.netrc", home + "/.ssh/id_ed25519"}
 	if !slices.Equal(rep.Reads, want) {
 		t.Errorf("reads %v, want %v (a listing and a write beside a store are not reads)", rep.Reads, want)
 	}

@@ -476,9 +476,10 @@ func dryRunLimits(memory int64) error {
 const ReadPrefix = "read:"
 
 // watchReads sends the parent, for each watched path that exists in the
-// view, a fanotify group (unprivileged: inode marks, FAN_REPORT_FID)
-// marked to record its opening: a file's own, or a directory's files'
-// (not the listing of the directory). The parent reads the groups once
+// view, a fanotify group (unprivileged: inode marks) marked to record its
+// opening: a file's own (FAN_REPORT_FID), or that of a file directly in a
+// directory, named in the event (FAN_REPORT_DFID_NAME; not the listing
+// of the directory). The parent reads the groups once
 // the command has ended. Marks are on the view's inodes, which the
 // command's opens reach.
 func watchReads(sock int, paths []string) error {
@@ -487,13 +488,15 @@ func watchReads(sock int, paths []string) error {
 		if err := unix.Stat(p, &st); err != nil {
 			continue // missing in the view: nothing to open
 		}
-		fd, err := unix.FanotifyInit(unix.FAN_CLASS_NOTIF|unix.FAN_CLOEXEC|unix.FAN_NONBLOCK|unix.FAN_REPORT_FID, unix.O_RDONLY|unix.O_CLOEXEC)
+		// A file's events identify it; a directory's, the file of it
+		// opened (its name).
+		report, mask := uint(unix.FAN_REPORT_FID), uint64(unix.FAN_OPEN|unix.FAN_ACCESS)
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			report, mask = unix.FAN_REPORT_DFID_NAME, mask|unix.FAN_EVENT_ON_CHILD
+		}
+		fd, err := unix.FanotifyInit(unix.FAN_CLASS_NOTIF|unix.FAN_CLOEXEC|unix.FAN_NONBLOCK|report, unix.O_RDONLY|unix.O_CLOEXEC)
 		if err != nil {
 			return fmt.Errorf("fanotify: %w", err)
-		}
-		mask := uint64(unix.FAN_OPEN | unix.FAN_ACCESS)
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			mask |= unix.FAN_EVENT_ON_CHILD
 		}
 		err = unix.FanotifyMark(fd, unix.FAN_MARK_ADD, mask, unix.AT_FDCWD, p)
 		if err == nil {
