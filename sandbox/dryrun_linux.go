@@ -76,17 +76,49 @@ var credentialHomePaths = []string{
 	".config/gh", ".config/gcloud", ".local/share/keyrings",
 }
 
+// maxWatched bounds the paths a dry run watches (a fanotify group each;
+// an unprivileged user may have 128).
+const maxWatched = 64
+
 // credentialStores returns the credential stores of credentialHomePaths
-// that exist, resolved.
+// that exist, resolved, with the directories in a store directory down to
+// two levels (~/.aws/sso/cache, ~/.config/gcloud/legacy_credentials/NAME):
+// a directory's group records the files directly in it.
 func credentialStores() []string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return nil
 	}
 	var out []string
+	add := func(p string) bool {
+		if len(out) >= maxWatched || slices.Contains(out, p) {
+			return false
+		}
+		out = append(out, p)
+		return true
+	}
+	var subdirs func(dir string, depth int)
+	subdirs = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil || depth == 0 {
+			return
+		}
+		for _, e := range entries {
+			if e.IsDir() { // not a link: Lstat's type
+				sub := filepath.Join(dir, e.Name())
+				if add(sub) {
+					subdirs(sub, depth-1)
+				}
+			}
+		}
+	}
 	for _, p := range credentialHomePaths {
-		if real, err := filepath.EvalSymlinks(filepath.Join(home, p)); err == nil && !slices.Contains(out, real) {
-			out = append(out, real)
+		real, err := filepath.EvalSymlinks(filepath.Join(home, p))
+		if err != nil || !add(real) {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			subdirs(real, 2)
 		}
 	}
 	return out

@@ -436,10 +436,10 @@ func TestG17_CredentialStoreReadsReported(t *testing.T) {
 	t.Setenv("HOME", home)
 	writeFiles(t, map[string]string{
 		home + "/.ssh/id_ed25519": "KEY\n", home + "/.aws/credentials": "AWS\n", home + "/.netrc": "machine x\n",
-		home + "/.docker/config.json": "{}\n",
+		home + "/.docker/config.json": "{}\n", home + "/.aws/sso/cache/token.json": "{}\n",
 	})
-	rep := run(t, t.TempDir(), `cat ~/.ssh/id_ed25519 ~/.netrc >/dev/null; ls ~/.aws; echo hi > ~/.docker/other`, Request{})
-	want := []string{home + "/.netrc", home + "/.ssh/id_ed25519"}
+	rep := run(t, t.TempDir(), `cat ~/.ssh/id_ed25519 ~/.netrc ~/.aws/sso/cache/token.json >/dev/null; ls ~/.aws; echo hi > ~/.docker/other`, Request{})
+	want := []string{home + "/.aws/sso/cache/token.json", home + "/.netrc", home + "/.ssh/id_ed25519"}
 	if !slices.Equal(rep.Reads, want) {
 		t.Errorf("reads %v, want %v (a listing and a write beside a store are not reads)", rep.Reads, want)
 	}
