@@ -116,7 +116,8 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	p := sandbox.Policy{Mode: m, Workdir: wd, WritableRoots: roots, NetworkAccess: *network, Unenforced: *unenforced}
 	if *dryRun {
-		return dryRunCmd(dryrun.Request{Argv: argv, Dir: wd, Env: wardenhome.ToolEnv(os.Environ()), Policy: p, Timeout: *dryTimeout}, *asJSON, stdout, stderr)
+		req := dryrun.Request{Argv: argv, Dir: wd, Env: wardenhome.ToolEnv(os.Environ()), Policy: p, Timeout: *dryTimeout}
+		return dryRunCmd(req, append([]string{wd}, roots...), *asJSON, stdout, stderr)
 	}
 	if *asJSON || *dryTimeout != dryrun.DefaultTimeout {
 		return c.fail("--json and --dry-run-timeout go with --dry-run")
@@ -228,8 +229,9 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // dryRunCmd implements `warden exec --dry-run`: it runs req once in a
-// throw-away view and prints the report, as JSON or as a short summary.
-func dryRunCmd(req dryrun.Request, asJSON bool, stdout, stderr io.Writer) int {
+// throw-away view and prints the report, as JSON or as a short summary
+// (the one the reviewer and the person read, paths in roots told apart).
+func dryRunCmd(req dryrun.Request, roots []string, asJSON bool, stdout, stderr io.Writer) int {
 	if req.Timeout <= 0 {
 		fmt.Fprintln(stderr, "warden: --dry-run-timeout must be positive")
 		return exitUsage
@@ -248,7 +250,7 @@ func dryRunCmd(req dryrun.Request, asJSON bool, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	fmt.Fprint(stdout, dryrun.Summary(rep))
+	fmt.Fprintln(stdout, safetext.Escape(rep.Summary(roots, 4000)))
 	if rep.Output != "" {
 		fmt.Fprintln(stdout, "output:")
 		for _, l := range strings.Split(strings.TrimSuffix(safetext.Escape(rep.Output), "\n"), "\n") {
