@@ -277,6 +277,17 @@
 // restricted. Without user namespaces Cover returns an error: escalations
 // are then refused, and full-access commands run uncovered with a warning.
 //
+// # Dry runs
+//
+// Policy.WrapDryRun starts a command through the same helper for a dry run
+// (SPEC G17, package internal/dryrun): the namespaces above plus an IPC
+// namespace and a session keyring of its own, no Landlock, and instead of
+// the read-only view a copy-on-write one: overlays whose upper layers lie
+// in a tmpfs of the helper's, which it sends the parent with the fanotify
+// groups that record the opening of the user's credential stores (see
+// sandbox/internal/confine, dryrun_linux.go). Nothing the command does
+// reaches a real file.
+//
 // # Limits
 //
 //   - Without user namespaces, the temporary directories are not
