@@ -488,3 +488,24 @@ func TestG17_NoDescriptorLeftOpen(t *testing.T) {
 		t.Errorf("%d descriptors open after three dry runs, %d before", after, before)
 	}
 }
+
+func TestG17_ViewCannotBeLeft(t *testing.T) {
+	needDryRun(t)
+	work := t.TempDir()
+	writeFiles(t, map[string]string{work + "/f": "real\n"})
+	before := snapshot(t, work)
+	// Undo the overlays, remount, make a namespace of one's own, leave
+	// the root: each fails, and the write after lands in the view.
+	script := `cd ` + work + `
+umount -l ` + work + ` ; umount -l / ; umount -l /tmp
+mount -o remount,rw / ; mount --bind /proc/1/root /mnt
+unshare -Urm sh -c 'echo escaped > ` + work + `/f'
+chroot /proc/1/root sh -c 'echo escaped > ` + work + `/f'
+perl -e 'chroot("/proc/1/root") or print "no chroot\n"'
+echo escaped > f; exit 0`
+	rep := run(t, work, script, Request{})
+	unchanged(t, before, work)
+	if !slices.Contains(rep.Writes, work+"/f") {
+		t.Errorf("writes %v: no %s (%q)", rep.Writes, work+"/f", rep.Output)
+	}
+}
