@@ -77,8 +77,8 @@ var credentialHomePaths = []string{
 }
 
 // maxWatched bounds the paths a dry run watches (a fanotify group each;
-// an unprivileged user may have 128).
-const maxWatched = 64
+// an unprivileged user may have 128 at once, across concurrent dry runs).
+const maxWatched = 32
 
 // credentialStores returns the credential stores of credentialHomePaths
 // that exist, resolved, with the directories in a store directory down to
