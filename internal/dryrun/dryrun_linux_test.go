@@ -509,3 +509,31 @@ echo escaped > f; exit 0`
 		t.Errorf("writes %v: no %s (%q)", rep.Writes, work+"/f", rep.Output)
 	}
 }
+
+func TestG17_ConcurrentDryRunsEachSeeTheirOwn(t *testing.T) {
+	needDryRun(t)
+	home := outsideDir(t)
+	t.Setenv("HOME", home)
+	writeFiles(t, map[string]string{home + "/.ssh/id_rsa": "k\n", home + "/.aws/credentials": "a\n", home + "/.aws/sso/cache/t": "t\n"})
+	const n = 4
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			dir := t.TempDir()
+			rep, err := Run(context.Background(), Request{Argv: []string{"/bin/sh", "-c", fmt.Sprintf("cat ~/.ssh/id_rsa >/dev/null; echo %d > mine", i)}, Dir: dir})
+			switch {
+			case err != nil:
+				errs <- err
+			case !slices.Equal(rep.Creates, []string{dir + "/mine"}) || !slices.Equal(rep.Reads, []string{home + "/.ssh/id_rsa"}):
+				errs <- fmt.Errorf("dry run %d: creates %v, reads %v", i, rep.Creates, rep.Reads)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
