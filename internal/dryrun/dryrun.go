@@ -89,6 +89,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/observe"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
@@ -148,7 +149,7 @@ type Recorder interface {
 // Supported reports whether dry runs work on this kernel (nil), or what it
 // lacks (an error wrapping sandbox.ErrUnsupported).
 func Supported() error {
-	_, err := sandbox.Policy{}.WrapDryRun(nil, 0)
+	_, err := sandbox.Policy{}.WrapDryRun(nil, 0, nil)
 	return err
 }
 
@@ -190,7 +191,15 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	if req.Policy.Workdir == "" {
 		req.Policy.Workdir = req.Dir
 	}
-	receive, err := req.Policy.WrapDryRun(cmd, memory)
+	// The programs it starts, the destinations it tries and the names it
+	// looks up: recorded in every dry run.
+	o, err := observe.New()
+	if err != nil {
+		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
+	}
+	defer o.Stop() // once more is harmless: Finish stops it first
+	recorders := append([]Recorder{o}, req.Recorders...)
+	receive, err := req.Policy.WrapDryRun(cmd, memory, o)
 	if err != nil {
 		return effect.Report{}, err
 	}
@@ -212,7 +221,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	if err := cmd.Start(); err != nil {
 		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 	}
-	for _, r := range req.Recorders {
+	for _, r := range recorders {
 		if err := r.Attach(ctx, cmd.Process.Pid, receive); err != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
@@ -258,7 +267,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 		return effect.Report{}, fmt.Errorf("dryrun: reading the view: %w", err)
 	}
 	rep.Reads = reads(receive)
-	for _, r := range req.Recorders {
+	for _, r := range recorders {
 		if err := r.Finish(&rep); err != nil {
 			return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 		}
