@@ -18,9 +18,16 @@
 //     for files written or whose metadata changed, whiteouts for deletes,
 //     opaque directories for directories removed and made again. The
 //     effects are read from it after the run (see below);
-//   - the network: an empty network namespace with its own loopback, and
-//     the sandbox's seccomp filter refusing UNIX sockets (which reach
-//     servers through the file system whatever the namespace);
+//   - the network: an empty network namespace with its own loopback;
+//     UNIX sockets, which reach servers through the file system whatever
+//     the namespace, refused: datagram ones by the sandbox's seccomp
+//     filter, connects of the others by the observer;
+//   - programs, destinations and names (execs, network): package
+//     internal/observe, seccomp user notification from the helper to an
+//     Observer of this process, which records every execution, connect
+//     and datagram's address, connects IP sockets on the command's behalf
+//     with its own copy of the address, refuses UNIX ones, and answers
+//     every name looked up NXDOMAIN from a resolver in the namespace;
 //   - processes: its own PID namespace, the helper its init: when the
 //     time budget ends, the helper is killed and the kernel kills every
 //     process left in the namespace; no signal reaches a process outside
