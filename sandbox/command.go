@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+
+	"github.com/wardenhq/warden/internal/observe"
 )
 
 // The entry points of the sandbox, documented once; the work is done per
@@ -107,6 +109,11 @@ func Contain(cmd *exec.Cmd) error { return contain(cmd) }
 // names (confine.SendToParent). With a nil cmd, WrapDryRun only reports
 // whether the kernel can do dry runs (an error wrapping ErrUnsupported
 // when it cannot).
-func (p Policy) WrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {
-	return p.wrapDryRun(cmd, memory)
+//
+// An observer o, when not nil, records the programs the command starts,
+// the network destinations it tries and the names it looks up (see
+// package internal/observe); start it once cmd has started, stop it once
+// cmd has ended.
+func (p Policy) WrapDryRun(cmd *exec.Cmd, memory int64, o *observe.Observer) (func(name string) (*os.File, error), error) {
+	return p.wrapDryRun(cmd, memory, o)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/wardenhq/warden/internal/observe"
 )
 
 // unsupportedText is what ErrUnsupported says here.
@@ -51,6 +53,6 @@ func cover(cmd *exec.Cmd) error {
 }
 
 // wrapDryRun reports that dry runs are Linux-only.
-func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {
+func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64, o *observe.Observer) (func(name string) (*os.File, error), error) {
 	return nil, fmt.Errorf("sandbox: dry runs are Linux-only: %w", ErrUnsupported)
 }

@@ -13,11 +13,12 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/observe"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 // wrapDryRun is WrapDryRun on Linux.
-func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(string) (*os.File, error), error) {
+func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64, o *observe.Observer) (func(string) (*os.File, error), error) {
 	if cmd == nil {
 		return nil, dryRunProbe()
 	}
@@ -47,6 +48,11 @@ func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(string) (*os.File,
 	}
 	s.Path = cmd.Path
 	reexec(cmd, s, cmd.SysProcAttr)
+	if o != nil {
+		if err := observeCmd(cmd, o); err != nil {
+			return nil, err
+		}
+	}
 	return receive, nil
 }
 

@@ -395,13 +395,21 @@ func TestG17_TraceFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd, out := startTraced(t, work, o, "/bin/sh", "-c", `while [ ! -e go ]; do :; done; /bin/touch made`)
-	time.Sleep(200 * time.Millisecond) // the shell runs, looping
+	cmd, out := startTraced(t, work, o, "/bin/sh", "-c", `: > ready; while [ ! -e go ]; do :; done; /bin/touch made`)
+	// The shell runs (its start observed), looping.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(work, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the shell did not start: %s", out.String())
+		}
+	}
 	fx, err := o.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !hasExec(fx, "/bin/sh", "-c", `while [ ! -e go ]; do :; done; /bin/touch made`) {
+	if !hasExec(fx, "/bin/sh", "-c", `: > ready; while [ ! -e go ]; do :; done; /bin/touch made`) {
 		t.Fatalf("the shell's start was not observed: %+v\n%s", fx.Execs, out.String())
 	}
 	if err := os.WriteFile(filepath.Join(work, "go"), nil, 0o644); err != nil {

@@ -18,9 +18,16 @@
 //     for files written or whose metadata changed, whiteouts for deletes,
 //     opaque directories for directories removed and made again. The
 //     effects are read from it after the run (see below);
-//   - the network: an empty network namespace with its own loopback, and
-//     the sandbox's seccomp filter refusing UNIX sockets (which reach
-//     servers through the file system whatever the namespace);
+//   - the network: an empty network namespace with its own loopback;
+//     UNIX sockets, which reach servers through the file system whatever
+//     the namespace, refused: datagram ones by the sandbox's seccomp
+//     filter, connects of the others by the observer;
+//   - programs, destinations and names (execs, network): package
+//     internal/observe, seccomp user notification from the helper to an
+//     Observer of this process, which records every execution, connect
+//     and datagram's address, connects IP sockets on the command's behalf
+//     with its own copy of the address, refuses UNIX ones, and answers
+//     every name looked up NXDOMAIN from a resolver in the namespace;
 //   - processes: its own PID namespace, the helper its init: when the
 //     time budget ends, the helper is killed and the kernel kills every
 //     process left in the namespace; no signal reaches a process outside
@@ -91,6 +98,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/observe"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
@@ -150,7 +158,7 @@ type Recorder interface {
 // Supported reports whether dry runs work on this kernel (nil), or what it
 // lacks (an error wrapping sandbox.ErrUnsupported).
 func Supported() error {
-	_, err := sandbox.Policy{}.WrapDryRun(nil, 0)
+	_, err := sandbox.Policy{}.WrapDryRun(nil, 0, nil)
 	return err
 }
 
@@ -192,7 +200,15 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	if req.Policy.Workdir == "" {
 		req.Policy.Workdir = req.Dir
 	}
-	receive, err := req.Policy.WrapDryRun(cmd, memory)
+	// The programs it starts, the destinations it tries and the names it
+	// looks up: recorded in every dry run.
+	o, err := observe.New()
+	if err != nil {
+		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
+	}
+	defer o.Stop() // once more is harmless: Finish stops it first
+	recorders := append([]Recorder{o}, req.Recorders...)
+	receive, err := req.Policy.WrapDryRun(cmd, memory, o)
 	if err != nil {
 		return effect.Report{}, err
 	}
@@ -214,7 +230,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 	if err := cmd.Start(); err != nil {
 		return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 	}
-	for _, r := range req.Recorders {
+	for _, r := range recorders {
 		if err := r.Attach(ctx, cmd.Process.Pid, receive); err != nil {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
@@ -260,7 +276,7 @@ func Run(ctx context.Context, req Request) (effect.Report, error) {
 		return effect.Report{}, fmt.Errorf("dryrun: reading the view: %w", err)
 	}
 	rep.Reads = reads(receive)
-	for _, r := range req.Recorders {
+	for _, r := range recorders {
 		if err := r.Finish(&rep); err != nil {
 			return effect.Report{}, fmt.Errorf("dryrun: %w", err)
 		}

@@ -18,7 +18,7 @@ func staged(t *testing.T, dir, script string) *differ {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = dir
-	receive, err := sandbox.Policy{Workdir: dir}.WrapDryRun(cmd, 0)
+	receive, err := sandbox.Policy{Workdir: dir}.WrapDryRun(cmd, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

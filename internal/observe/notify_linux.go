@@ -103,7 +103,6 @@ type target struct {
 	id       uint64
 	pid      int
 	ptr      int // pointer size: 8, or 4 for a 32-bit program
-	mem      *os.File
 }
 
 // valid reports whether the notification still waits for an answer: the
@@ -129,17 +128,9 @@ func (o *Observer) handle(listener int, req *seccompNotif) {
 	if req.Data.Arch == unix.AUDIT_ARCH_I386 {
 		kind, t.ptr = i386Calls[req.Data.Nr], 4
 	}
-	mem, err := os.Open("/proc/" + strconv.Itoa(t.pid) + "/mem")
-	if err != nil || !t.valid() {
-		if mem != nil {
-			mem.Close()
-		}
-		// Unreadable: refused, never continued unrecorded.
-		t.answer(0, syscall.EACCES, false)
-		return
+	if !t.valid() {
+		return // gone already
 	}
-	t.mem = mem
-	defer mem.Close()
 	a := req.Data.Args
 	switch kind {
 	case callExecve:
@@ -194,6 +185,9 @@ func (o *Observer) exec(t *target, dirfd int32, pathAddr, argvAddr uint64, flags
 		t.answer(0, syscall.EFAULT, false)
 		return
 	}
+	if !t.valid() {
+		return // gone: what was read may be another process's
+	}
 	o.log.exec(effect.Exec{Path: p, Argv: argv})
 	t.answer(0, 0, true)
 }
@@ -211,9 +205,6 @@ func (o *Observer) connect(t *target, fd int, addr, size uint64) {
 		t.answer(0, syscall.EFAULT, false)
 		return
 	}
-	if d, ok := sockaddrDest("connect", raw, t.cwd()); ok {
-		o.log.dest(d)
-	}
 	pidfd, err := t.pidfd()
 	if err != nil {
 		t.answer(0, syscall.EACCES, false)
@@ -221,7 +212,10 @@ func (o *Observer) connect(t *target, fd int, addr, size uint64) {
 	}
 	defer unix.Close(pidfd)
 	if !t.valid() {
-		return
+		return // gone: the address read and the pidfd may be another's
+	}
+	if d, ok := sockaddrDest("connect", raw, t.cwd()); ok {
+		o.log.dest(d)
 	}
 	sock, err := unix.PidfdGetfd(pidfd, fd, 0)
 	if err != nil {
@@ -267,7 +261,7 @@ func (o *Observer) sendAddr(t *target, addr, size uint64) {
 	if addr == 0 || size == 0 || size > 128 {
 		return
 	}
-	if raw, err := t.read(addr, int(size)); err == nil {
+	if raw, err := t.read(addr, int(size)); err == nil && t.valid() {
 		if d, ok := sockaddrDest("sendto", raw, t.cwd()); ok {
 			o.log.dest(d)
 		}
@@ -373,13 +367,35 @@ func (t *target) cwd() string {
 	return dir
 }
 
+// readAt reads the target's memory at addr into b and returns how much
+// it read. process_vm_readv(2) rather than /proc/PID/mem: a process not
+// yet executing its program (the helper's child, not dumpable) has a mem
+// file only root may open, while the observer's ptrace access to it,
+// which process_vm_readv checks, holds for the user who owns its user
+// namespace too. The notification's validity is checked after reading
+// (see valid), so that a process ID reused meanwhile is not read as the
+// caller's.
+func (t *target) readAt(b []byte, addr uint64) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	local := []unix.Iovec{{Base: &b[0], Len: uint64(len(b))}}
+	remote := []unix.RemoteIovec{{Base: uintptr(addr), Len: len(b)}}
+	n, err := unix.ProcessVMReadv(t.pid, local, remote, 0)
+	if n <= 0 && err == nil {
+		err = syscall.EFAULT
+	}
+	return max(n, 0), err
+}
+
 // read reads n bytes of the target's memory at addr.
 func (t *target) read(addr uint64, n int) ([]byte, error) {
 	b := make([]byte, n)
-	if n == 0 {
-		return b, nil
+	got, err := t.readAt(b, addr)
+	if err == nil && got < n {
+		err = syscall.EFAULT
 	}
-	if _, err := t.mem.ReadAt(b, int64(addr)); err != nil {
+	if n > 0 && err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -395,7 +411,7 @@ func (t *target) readString(addr uint64) (string, error) {
 	for len(out) < maxArg {
 		chunk := 4096 - int(addr%4096)
 		b := make([]byte, min(chunk, maxArg-len(out)))
-		n, err := t.mem.ReadAt(b, int64(addr))
+		n, err := t.readAt(b, addr)
 		if n == 0 && err != nil {
 			return "", err
 		}

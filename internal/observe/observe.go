@@ -12,9 +12,11 @@
 // execveat(2), connect(2), sendmsg(2), sendmmsg(2) and sendto(2) with an
 // address to this process (SECCOMP_RET_USER_NOTIF), and hands it the
 // notification descriptor over a socket (SCM_RIGHTS). The Observer reads
-// each call's arguments from /proc/PID/mem, checks that the notification
-// is still valid (SECCOMP_IOCTL_NOTIF_ID_VALID, against a reused process
-// ID), records, and answers. Chosen over ptrace(2), which would also see
+// each call's arguments from the caller's memory (process_vm_readv(2):
+// /proc/PID/mem of the helper's child, not dumpable until it executes,
+// only root may open), then checks that the notification is still valid
+// (SECCOMP_IOCTL_NOTIF_ID_VALID: the process ID was not reused while it
+// read), records, and answers. Chosen over ptrace(2), which would also see
 // them: ptrace stops the traced process twice per system call of every
 // kind unless filtered with seccomp anyway, takes the one tracer slot
 // (a command that debugs its child would fail), and must follow every

@@ -3,6 +3,7 @@
 package observe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/effect"
 	"golang.org/x/sys/unix"
 )
 
@@ -219,4 +221,24 @@ func closeAll(fds []int) {
 	for _, fd := range fds {
 		unix.Close(fd)
 	}
+}
+
+// Attach starts observing once the dry run's helper has started (the
+// dry run's recorder interface; the observer has its own socket, so
+// receive is not used).
+func (o *Observer) Attach(ctx context.Context, pid int, receive func(name string) (*os.File, error)) error {
+	o.Start()
+	return nil
+}
+
+// Finish stops observing, once the command has ended, and adds what was
+// seen to rep: the programs started and the destinations tried.
+func (o *Observer) Finish(rep *effect.Report) error {
+	fx, err := o.Stop()
+	if err != nil {
+		return fmt.Errorf("observing the command: %w", err)
+	}
+	rep.Execs = append(rep.Execs, fx.Execs...)
+	rep.Network = append(rep.Network, fx.Network...)
+	return nil
 }

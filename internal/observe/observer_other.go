@@ -3,8 +3,11 @@
 package observe
 
 import (
+	"context"
 	"errors"
 	"os"
+
+	"github.com/wardenhq/warden/internal/effect"
 )
 
 // Observer watches one traced command (Linux only).
@@ -26,3 +29,11 @@ func (o *Observer) Start() {}
 
 // Stop returns nothing here.
 func (o *Observer) Stop() (Effects, error) { return Effects{}, nil }
+
+// Attach does nothing here.
+func (o *Observer) Attach(ctx context.Context, pid int, receive func(name string) (*os.File, error)) error {
+	return nil
+}
+
+// Finish adds nothing here.
+func (o *Observer) Finish(rep *effect.Report) error { return nil }

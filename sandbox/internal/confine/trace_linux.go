@@ -61,6 +61,16 @@ func (s Spec) traceOpen() (*tracer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracing: the resolver file: %w", err)
 	}
+	if os.Geteuid() != 0 {
+		// An unprivileged user's helper has no CAP_NET_BIND_SERVICE:
+		// the resolver's port becomes everyone's in this network
+		// namespace only (its sysctls are its own), written now, while
+		// /proc is not yet the read-only one of the view.
+		if err := os.WriteFile("/proc/sys/net/ipv4/ip_unprivileged_port_start", []byte(strconv.Itoa(observe.ResolverPort)+"\n"), 0); err != nil {
+			syscall.Close(fd)
+			return nil, fmt.Errorf("tracing: letting the resolver listen: %w", err)
+		}
+	}
 	return &tracer{conn: s.TraceFD, resolvConf: fd}, nil
 }
 
@@ -125,13 +135,6 @@ func resolverSocket(addr [4]byte, typ int) (int, error) {
 	sa := &syscall.SockaddrInet4{Port: observe.ResolverPort, Addr: addr}
 	_ = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
 	err = syscall.Bind(fd, sa)
-	if errors.Is(err, syscall.EACCES) {
-		// No CAP_NET_BIND_SERVICE (an unprivileged user's helper):
-		// low ports become everyone's in this network namespace only.
-		if werr := os.WriteFile("/proc/sys/net/ipv4/ip_unprivileged_port_start", []byte("53\n"), 0); werr == nil {
-			err = syscall.Bind(fd, sa)
-		}
-	}
 	if err == nil && typ == syscall.SOCK_STREAM {
 		err = syscall.Listen(fd, 16)
 	}
