@@ -208,7 +208,7 @@ func writeEffects(b *strings.Builder, obs *effect.Observed) {
 		return
 	}
 	b.WriteString(BeginEffects)
-	b.WriteString("\nWhat the command did (summary):\n")
+	b.WriteString("\n[what the command did, as warden summarised it]\n")
 	summary, _ := fit(obs.Summary, maxEffectsSummary)
 	writeQuoted(b, summary)
 	rec := *obs.Report
@@ -216,22 +216,22 @@ func writeEffects(b *strings.Builder, obs *effect.Observed) {
 	if raw, err := json.Marshal(rec); err == nil {
 		text, cut := fit(string(raw), maxEffectsRecord)
 		if cut {
-			b.WriteString("The whole record, as JSON (cut in the middle):\n")
+			b.WriteString("[the whole record, as JSON, cut in the middle]\n")
 		} else {
-			b.WriteString("The whole record, as JSON:\n")
+			b.WriteString("[the whole record, as JSON]\n")
 		}
 		writeQuoted(b, text)
 	}
 	out := obs.Report.Output
 	switch {
 	case out == "":
-		b.WriteString("Its output: none.\n")
+		b.WriteString("[its output: none]\n")
 	default:
 		cutOut, cut := fit(out, maxEffectsOutput)
 		if cut || obs.Report.OutputCut {
-			b.WriteString("Its output (cut):\n")
+			b.WriteString("[its output, cut]\n")
 		} else {
-			b.WriteString("Its output:\n")
+			b.WriteString("[its output]\n")
 		}
 		writeQuoted(b, cutOut)
 	}

@@ -83,6 +83,13 @@ var forbidden = map[string][]string{
 	"internal/vocab":      join(vocabulary, databases, kernel, top, models),
 	// The kinds of event are words of the transcript, below event itself.
 	"internal/eventkind": join(vocabulary, databases, kernel, top, models),
+	// What a dry run observed (SPEC G17) is a record every layer reads:
+	// the dry run fills it, the first pass judges it, the reviewer, the
+	// person and the transcript see it. It depends on nothing that decides.
+	"internal/effect": join(vocabulary, databases, kernel, top, models),
+	// The first pass's judgement of a dry run's report runs no command:
+	// the assembly hands it the dry run.
+	"internal/triage/effects": join([]string{"internal/triage", "internal/triage/judge", "internal/dryrun"}, []string{"internal/autoreview", "agent", "gate", "model", "internal/store", "internal/serveclient", "human", "internal/queue", "sandbox", "internal/toolbox"}, databases, top, models),
 	// Sealed transcripts are the record's machinery: the chain of MACs
 	// and the files it seals, below storage and everything that decides.
 	"internal/seal": join([]string{"event", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
