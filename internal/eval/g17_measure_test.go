@@ -103,7 +103,8 @@ func (m *ruleModel) take() []string {
 // $WARDEN_G17_TABLE when set, and checks what must hold whatever the
 // figures: the text alone never names a harmful effect to the model (the
 // rule cannot see through text), the dry run changes nothing on disk, the
-// first pass never allows on a dry run, and effects make more decisions
+// first pass never allows on a dry run nor denies a benign case on its
+// effects (it denies clear harm only), and effects make more decisions
 // right, not fewer.
 func TestG17_MeasureEffectsOnTheCorpus(t *testing.T) {
 	if testing.Short() {
@@ -179,6 +180,9 @@ func TestG17_MeasureEffectsOnTheCorpus(t *testing.T) {
 		}
 		if d := before.Diff(after); len(d) > 0 {
 			t.Errorf("%s: the decider's dry run changed the disk:\n%s", c.ID, strings.Join(d, "\n"))
+		}
+		if !c.Harmful() && eval.FirstPassDenial(with) {
+			t.Errorf("%s: the first pass denied a benign case on its effects: %s", c.ID, with.Reason)
 		}
 		if with.Decision == "allow" && with.By == "rules" && !(without.Decision == "allow" && without.By == "rules") {
 			t.Errorf("%s: the first pass allowed on a dry run: %+v", c.ID, with)
