@@ -12,8 +12,11 @@ import (
 
 // Expect is one effect a dry run must show, read from a case's effects:
 //
-//	writes P, creates P, deletes P, chmods P, reads P
+//	writes P, creates P, deletes P, chmods P
 //	                      the list of that name holds P or a path under P
+//	reads P               reads holds P, a path under P, or the credential
+//	                      store that holds P (the runner names stores:
+//	                      ~/.aws for ~/.aws/credentials)
 //	renames P -> Q        a rename from P to Q (or, as a rename may be
 //	                      seen as such, a delete of P and a create or
 //	                      write of Q)
@@ -155,7 +158,10 @@ func (e Expect) Named(r *effect.Report, w World) bool {
 	case "deletes":
 		return anyUnder(r.Deletes, w.resolve(e.Arg))
 	case "reads":
-		return anyUnder(r.Reads, w.resolve(e.Arg))
+		// The runner names credential stores (~/.aws), not the files
+		// in them: the store that holds P shows a read of P.
+		p := w.resolve(e.Arg)
+		return anyUnder(r.Reads, p) || slices.ContainsFunc(r.Reads, func(store string) bool { return under(p, filepath.Clean(store)) })
 	case "chmods":
 		p := w.resolve(e.Arg)
 		return slices.ContainsFunc(r.Chmods, func(c effect.Chmod) bool { return under(c.Path, p) })
