@@ -155,11 +155,14 @@ func TestX2_SeveralUpstreamsBehindOneListener(t *testing.T) {
 	h.Close()
 
 	// The run has the calls as the client made them, decided by the
-	// policy that names them so. (The client's first request, of the
-	// stateless revision, which several upstreams do not serve, was a
-	// run of its own, with nothing in it.)
+	// policy that names them so. It is the only one: the client's first
+	// request, of the stateless revision, which several upstreams are not
+	// served in, was refused before any upstream started for it.
 	var calls []string
 	files, _ := filepath.Glob(filepath.Join(cfg.Paths.Runs, "mcp-*.jsonl"))
+	if len(files) != 1 {
+		t.Errorf("runs %v, want one", files)
+	}
 	for _, f := range files {
 		for _, e := range eventtest.ReadFile(t, f) {
 			if a, ok := e.Data.(event.Approval); ok {
