@@ -138,6 +138,11 @@ func TestX2_SeveralUpstreamsBehindOneListener(t *testing.T) {
 	if got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "ev__simple-prompt"}); err != nil || len(got.Messages) == 0 {
 		t.Errorf("prompts/get ev__simple-prompt: %v, %v", got, err)
 	}
+	// The level reaches every upstream (one without logging would be
+	// passed over).
+	if err := cs.SetLoggingLevel(ctx, &sdk.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Errorf("logging/setLevel: %v", err)
+	}
 	var uris []string
 	for r, err := range cs.Resources(ctx, nil) {
 		if err != nil {
