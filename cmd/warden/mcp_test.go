@@ -119,36 +119,7 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	if code, _, errb := p.run(t, "mcp", "--listen", "0.0.0.0:0", "--upstream", "fs="+fs+" "+dir); code != exitUsage || !strings.Contains(errb, "loopback") {
 		t.Errorf("a non-loopback address without TLS: exit %d, %s", code, errb)
 	}
-	cmd := exec.Command(binary(t), "mcp", "--listen", "127.0.0.1:0", "--upstream", "fs="+fs+" "+dir)
-	cmd.Env = append(os.Environ(), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
-	var rest strings.Builder
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(&rest, stderr)
-		close(copied)
-	}()
-	connect := func(tok string) (*sdk.ClientSession, error) {
-		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
-			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-				r = r.Clone(r.Context())
-				r.Header.Set("Authorization", "Bearer "+tok)
-				return http.DefaultTransport.RoundTrip(r)
-			})}}
-		return sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	}
+	connect, stop := listenWarden(t, env, "--listen", "127.0.0.1:0", "--upstream", "fs="+fs+" "+dir)
 	if cs, err := connect("not-the-token"); err == nil {
 		cs.Close()
 		t.Fatal("connected without the token")
@@ -160,11 +131,7 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	target := filepath.Join(dir, "w.txt")
 	gatewaytest.WriteRefused(t, cs, target, "x", "a person must decide")
 	cs.Close()
-	cmd.Process.Signal(syscall.SIGTERM)
-	<-copied
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("warden mcp --listen after SIGTERM: %v\n%s", err, rest.String())
-	}
+	stop()
 	// The session's run (the client's probe of the stateless revision is a
 	// run of its own).
 	var governed int
@@ -177,6 +144,72 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	if governed != 1 {
 		t.Errorf("runs %v: %d record the write, want one", runs, governed)
 	}
+
+	// Two upstreams behind the listener: each tool named after its
+	// server, each write refused in its own directory.
+	dir2 := t.TempDir()
+	connect, stop = listenWarden(t, env, "--listen", "127.0.0.1:0", "--upstream", "one="+fs+" "+dir, "--upstream", "two="+fs+" "+dir2)
+	if cs, err = connect(token); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]string{"one": dir, "two": dir2} {
+		target := filepath.Join(d, name+".txt")
+		text, isErr := callText(t, cs, name+"__write_file", map[string]any{"path": target, "content": "x"})
+		if !isErr || !strings.Contains(text, "a person must decide") {
+			t.Errorf("%s__write_file: %q (isError %v)", name, text, isErr)
+		}
+		if _, err := os.Stat(target); !os.IsNotExist(err) {
+			t.Errorf("the refused write of %s reached the disk (stat: %v)", target, err)
+		}
+	}
+	cs.Close()
+	stop()
+}
+
+// listenWarden starts `warden mcp ARGS` with env, which serves streamable
+// HTTP, and returns how to connect the go-sdk client to it with a token,
+// and how to stop it (SIGTERM; it must exit 0).
+func listenWarden(t *testing.T, env []string, args ...string) (connect func(token string) (*sdk.ClientSession, error), stop func()) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
+	var rest strings.Builder
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&rest, stderr)
+		close(copied)
+	}()
+	connect = func(tok string) (*sdk.ClientSession, error) {
+		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Bearer "+tok)
+				return http.DefaultTransport.RoundTrip(r)
+			})}}
+		return sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	}
+	stop = func() {
+		t.Helper()
+		cmd.Process.Signal(syscall.SIGTERM)
+		<-copied
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("warden mcp %s after SIGTERM: %v\n%s", strings.Join(args, " "), err, rest.String())
+		}
+	}
+	return connect, stop
 }
 
 type roundTrip func(*http.Request) (*http.Response, error)

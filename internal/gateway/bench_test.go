@@ -110,9 +110,14 @@ func benchClient(b *testing.B, how string, cfg *govern.Config) *sdk.ClientSessio
 // BenchmarkX2_ToolsCall measures a tools/call through nothing, a plain
 // pass-through proxy on the go-sdk, warden with no policy, and warden with
 // a compiled 50-entry policy, side by side; p50-ms is the median call.
+// The cases named -tuned-gc run with warden mcp's GC settings (TuneGC).
 func BenchmarkX2_ToolsCall(b *testing.B) {
-	for _, how := range []string{"direct", "plain-proxy", "warden-no-policy", "warden-policy-50"} {
-		b.Run(how, func(b *testing.B) {
+	for _, name := range []string{"direct", "plain-proxy", "warden-no-policy", "warden-policy-50", "direct-tuned-gc", "warden-policy-50-tuned-gc"} {
+		b.Run(name, func(b *testing.B) {
+			how, tuned := strings.CutSuffix(name, "-tuned-gc")
+			if tuned {
+				b.Cleanup(TuneGC())
+			}
 			var cfg *govern.Config
 			switch how {
 			case "warden-no-policy":

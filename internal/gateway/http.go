@@ -64,10 +64,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var m struct {
-			Method string `json:"method"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
 		_ = json.Unmarshal(body, &m)
 		stateless := m.Method != "initialize"
+		if stateless && h.Upstreams != nil {
+			// Several upstreams are served in sessions only: a request of
+			// the stateless revision (a client's server/discover probe) is
+			// refused here, before any upstream is started for it, and
+			// the client falls back to initialize.
+			refuseStateless(w, m.ID, m.Method)
+			return
+		}
 		t, conn, err := h.open(stateless)
 		if err != nil {
 			http.Error(w, "warden mcp: "+err.Error(), http.StatusBadGateway)
@@ -210,4 +219,17 @@ func (h *Handler) closed(id string, body []byte) {
 	if s != nil {
 		s.withdraw(rid, "the client closed the HTTP stream")
 	}
+}
+
+// refuseStateless answers a request of the stateless revision with
+// "method not found" (a notification, which has no id, with 202).
+func refuseStateless(w http.ResponseWriter, id json.RawMessage, method string) {
+	if len(id) == 0 || string(id) == "null" {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code": jsonrpc.CodeMethodNotFound, "message": "warden: " + method + ": several MCP servers are served in sessions only; initialize first"}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
 }

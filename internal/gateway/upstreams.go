@@ -194,10 +194,19 @@ func (s *session) routed(ctx context.Context, p *pending, m *jsonrpc.Request) (j
 	case "initialize":
 		return s.initialize(ctx, p, m.Params)
 	case "logging/setLevel":
+		// An upstream without logging (method not found) is passed over;
+		// any other error is the answer.
+		set := 0
 		for _, r := range s.fanOut(ctx, p, m.Method, func(*upstream) json.RawMessage { return m.Params }) {
-			if r.err != nil {
+			switch {
+			case r.err == nil:
+				set++
+			case r.err.Code != jsonrpc.CodeMethodNotFound:
 				return nil, r.err
 			}
+		}
+		if set == 0 {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "warden: logging/setLevel: no MCP server of this session logs"}
 		}
 		return json.RawMessage(`{}`), nil
 	case "prompts/get":
