@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/cli"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
@@ -35,10 +36,7 @@ asks for more in that host's own way.
 `
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+type stringList = cli.List
 
 // execCmd implements `warden exec`: it runs a command under the sandbox,
 // passing stdin, stdout and stderr through, and exits with the command's

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/internal/gateway"
+	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/shell"
@@ -52,7 +53,7 @@ or the run could not be recorded, 2 for a usage or configuration error.
 // mcpCmd implements `warden mcp`.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("warden mcp", mcpUsage, stderr)
-	gf := addGovernFlags(c.fs, "mcp.yaml", false)
+	gf := hookcmd.AddFlags(c.fs, "mcp.yaml", false)
 	name := c.fs.String("name", "", "the MCP server's `NAME` in boundary requests and the run (default: the command's base name)")
 	mode := c.fs.String("mode", "", "the server's approval `MODE`: auto (default: tools not declared read-only that may be destructive or open-world), prompt (every call), writes (every tool not declared read-only), approve (none)")
 	var toolModes stringList
@@ -138,7 +139,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.fail("--tool-mode %q: want TOOL=MODE with MODE auto, prompt, writes or approve", tm)
 		}
 	}
-	f, err := gf.load()
+	f, err := gf.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage
@@ -149,7 +150,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, closeAll, err := governConfig(ctx, f, true, nil)
+	cfg, closeAll, err := hookcmd.Open(ctx, f, true)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage
