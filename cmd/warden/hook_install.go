@@ -93,10 +93,16 @@ func hookPlace(scope, host string) (hook.Place, error) {
 	if exe, err = filepath.Abs(exe); err != nil {
 		return p, err
 	}
-	p.Command = shell.Quote(exe) + " hook " + host
+	p.Command = hookCommand(exe, host)
+	return p, nil
+}
+
+// hookCommand is the command a host runs for warden at exe: warden-hook
+// beside it when it is there (an executable file), else `EXE hook HOST`.
+func hookCommand(exe, host string) string {
 	fast := filepath.Join(filepath.Dir(exe), hook.FastCommand)
 	if fi, err := os.Stat(fast); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		p.Command = shell.Quote(fast) + " " + host
+		return shell.Quote(fast) + " " + host
 	}
-	return p, nil
+	return shell.Quote(exe) + " hook " + host
 }
