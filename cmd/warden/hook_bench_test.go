@@ -62,10 +62,12 @@ type benchArm struct {
 //
 // $WARDEN_BENCH_BASE=BIN runs BIN beside this build, in turn (this, BIN,
 // this, …), each with its own $WARDEN_HOME: the same figures prefixed
-// "base-". The sub-benchmark hook-phases runs this build alone with
-// $WARDEN_HOOK_TRACE and reports where a hook's time goes: start (exec,
-// the runtime's and the packages' initialisation, until the command
-// begins), config (flags, hooks.yaml, the policy compiled), decision (the
+// "base-". The sub-benchmarks hook-phases and fast-hook-phases run this
+// build's warden and warden-hook alone with $WARDEN_HOOK_TRACE and report
+// where a hook's time goes: start (exec, the runtime's and the packages'
+// initialisation, until the command begins), input (flags, hooks.yaml,
+// the policy compiled, stdin read), config (the control plane connected:
+// the default store is only opened beside the decision), decision (the
 // session's state, the policy, the transcript), store (the events
 // committed to the store opened beside the decision), exit (the answer
 // written, the process reaped), as medians of wall and CPU time, and the
