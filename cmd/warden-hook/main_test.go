@@ -235,3 +235,20 @@ func TestX1_FastHookHandsAutoReviewToWarden(t *testing.T) {
 		t.Fatalf("a lone warden-hook on a compiled policy answered %+v, want its rejection", c)
 	}
 }
+
+// TestX1_FastHookLinksNoModel: warden-hook links no model adapter, model
+// SDK or MCP SDK — what makes warden start slower than it — so a model can
+// only be reached through the full warden it hands hooks to.
+func TestX1_FastHookLinksNoModel(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, heavy := range []string{"github.com/wardenhq/warden/model/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "github.com/chromedp/"} {
+			if strings.HasPrefix(p, heavy) {
+				t.Errorf("warden-hook links %s", p)
+			}
+		}
+	}
+}
