@@ -14,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/effect"
 )
 
 // Permission is what a request to cross the boundary asks for: to run a
@@ -57,6 +59,11 @@ type Request struct {
 	Reason string `json:"reason"`
 	// Sandbox is the sandbox mode in force.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Effects, when set, is what a dry run of Command observed (SPEC
+	// G17), or why none ran: the first pass sets it on a request it passes
+	// on, for the approvers after it (the reviewer, a person) and the
+	// record. It is not part of the request's JSON.
+	Effects *effect.Observed `json:"-"`
 }
 
 // String renders the request for people and logs.
@@ -82,6 +89,9 @@ func (r *Request) String() string {
 	}
 	if r.Justification != "" {
 		fmt.Fprintf(&b, "\njustification (from the model): %s", r.Justification)
+	}
+	if note := r.Effects.Note(); note != "" {
+		b.WriteString("\n" + note)
 	}
 	return b.String()
 }

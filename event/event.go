@@ -430,6 +430,12 @@ type AutoReview struct {
 	// ReviewID identifies the review of the reviewer agent, unique for
 	// the life of the run: its AutoReviewTool events carry it too.
 	ReviewID string `json:"review_id,omitempty"`
+	// Effects is what a dry run of the action's command observed (SPEC
+	// G17), the report of `warden exec --dry-run --json`, when the first
+	// pass dry-ran it; EffectsUnavailable says why no dry run ran when one
+	// was wanted (turned off, unsupported, failed).
+	Effects            json.RawMessage `json:"effects,omitempty"`
+	EffectsUnavailable string          `json:"effects_unavailable,omitempty"`
 	// Tools are the tool calls the reviewer agent made in the review. They
 	// are not part of this record's line: whoever records the review emits
 	// each as an AutoReviewTool event of its own, before this one.

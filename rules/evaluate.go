@@ -6,7 +6,6 @@ import (
 
 	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
-	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Match is a rule matching one of the commands of a Result.
@@ -30,7 +29,7 @@ type Match struct {
 type Result struct {
 	// Decision is the strictest decision of the matching rules and the
 	// defaults (dangerous or opaque: at least prompt).
-	Decision vocab.Decision
+	Decision Decision
 	// Commands are the simple commands found (see package shell).
 	Commands []shell.Command
 	// Matches are the rules that matched, command by command.

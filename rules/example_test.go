@@ -83,3 +83,30 @@ func ExampleKnownSafe() {
 	// true
 	// false
 }
+
+// A rule's decision has a public name, rules.Decision, so that code
+// outside warden can hold and fold the verdicts of rules: the strictest
+// one wins.
+func ExampleDecision() {
+	set, err := rules.Parse([]byte(`
+prefix_rule(pattern = ["git", "status"])
+prefix_rule(pattern = ["git", "push"], decision = "prompt")
+prefix_rule(pattern = ["git", "push", "--force"], decision = "forbidden")
+`), "example.rules")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var strictest rules.Decision // the zero Decision ranks with Allow
+	for _, script := range []string{"git status", "git push origin main", "git push --force origin main"} {
+		d := rules.Evaluate(set, script).Decision
+		strictest = strictest.Stricter(d)
+		fmt.Printf("%-29s %s\n", script, rules.Word(d))
+	}
+	fmt.Println("strictest:", rules.Word(strictest), "exit", rules.ExitCode(strictest))
+	// Output:
+	// git status                    allow
+	// git push origin main          prompt
+	// git push --force origin main  forbidden
+	// strictest: forbidden exit 11
+}

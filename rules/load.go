@@ -16,7 +16,6 @@ import (
 
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/shell"
-	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/policy"
 )
 
@@ -423,7 +422,7 @@ func yamlRules(set *Set, list *yaml.Node, file string) error {
 				case "decision":
 					var s string
 					if s, err = yamlString(v, file); err == nil {
-						var d vocab.Decision
+						var d Decision
 						if d, err = parseDecision(s); err != nil {
 							err = filepos.Errorf(file, v, "%v", err)
 						}

@@ -63,12 +63,17 @@ import (
 	"github.com/wardenhq/warden/internal/vocab"
 )
 
-// A rule's decision is the verdict of warden's judges, vocab.Decision
-// (allow, escalate, deny), ordered by vocab.Decision.Strictness. Rules
-// files and `warden rules check` spell it in Codex's words (allow, prompt,
-// forbidden; see Word), and those words, their order and the exit codes
-// (ExitCode) are contracts. A rule that names no decision allows, as in
-// Codex.
+// Decision is what a rule decides about a command: the verdict of
+// warden's judges (allow, escalate, deny), which the first pass gives
+// too, ordered by Strictness and folded by Stricter. It is the public name
+// of that one type, not a second type: a rules.Decision is the verdict
+// itself. Rules files and `warden rules check` spell it in Codex's words
+// (allow, prompt, forbidden; see Word), and those words, their order and
+// the exit codes (ExitCode) are contracts. A rule that names no decision
+// allows, as in Codex.
+type Decision = vocab.Decision
+
+// The decisions of rules, in Codex's words.
 const (
 	// Allow lets the command run without asking.
 	Allow = vocab.Allow
@@ -82,14 +87,14 @@ const (
 // codex are the decisions in the words of rules files, from the least to
 // the most strict, with their exit status in `warden rules check`.
 var codex = [...]struct {
-	d    vocab.Decision
+	d    Decision
 	word string
 	exit int
 }{{Allow, "allow", 0}, {Prompt, "prompt", 10}, {Forbidden, "forbidden", 11}}
 
 // Word returns the decision in the words of rules files: "allow",
 // "prompt" or "forbidden".
-func Word(d vocab.Decision) string {
+func Word(d Decision) string {
 	for _, c := range codex {
 		if c.d == d {
 			return c.word
@@ -99,7 +104,7 @@ func Word(d vocab.Decision) string {
 }
 
 // parseDecision parses "allow", "prompt" or "forbidden".
-func parseDecision(s string) (vocab.Decision, error) {
+func parseDecision(s string) (Decision, error) {
 	for _, c := range codex {
 		if c.word == s {
 			return c.d, nil
@@ -110,7 +115,7 @@ func parseDecision(s string) (vocab.Decision, error) {
 
 // ExitCode is the exit status of `warden rules check` for the decision:
 // 0 allow, 10 prompt, 11 forbidden (and any word it does not know).
-func ExitCode(d vocab.Decision) int {
+func ExitCode(d Decision) int {
 	for _, c := range codex {
 		if c.d == d {
 			return c.exit
@@ -125,7 +130,7 @@ type Rule struct {
 	Pattern [][]string
 	// Decision applies to the commands the rule matches: Allow, Prompt or
 	// Forbidden; empty is Allow.
-	Decision vocab.Decision
+	Decision Decision
 	// Justification says why the rule exists (shown in prompts and
 	// refusals).
 	Justification string

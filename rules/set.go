@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/shell"
-	"github.com/wardenhq/warden/internal/vocab"
 )
 
 // Set is a set of prefix rules, indexed by their first token. The zero value
@@ -109,7 +108,7 @@ func (s *Set) hostExecutable(name string) []string {
 // of the matching rules (Allow when none matches) and those rules, in the
 // order they were added. It looks at argv only, not at the commands argv
 // wraps or at the dangerous-command checks; EvaluateArgv does all that.
-func (s *Set) check(argv []string) (vocab.Decision, []*Rule) {
+func (s *Set) check(argv []string) (Decision, []*Rule) {
 	matched := s.match(argv, nil)
 	d := Allow
 	for _, r := range matched {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -81,3 +82,31 @@ func (p Policy) Wrap(cmd *exec.Cmd) error { return p.wrap(cmd, nil) }
 // group is all that is left, and processes that left it survive. Outside
 // Linux, Contain always returns such an error.
 func Contain(cmd *exec.Cmd) error { return contain(cmd) }
+
+// WrapDryRun changes cmd, not yet started and without ExtraFiles or
+// SysProcAttr, so that it runs once in a throw-away view (SPEC G17): a
+// copy-on-write overlay of the whole file system whose upper layers are
+// in a tmpfs of the helper's (at most memory bytes; 0: the kernel's
+// default), the network off but for its own loopback, UNIX sockets
+// refused, its own PID and IPC namespaces, a new session without a
+// controlling terminal, warden's state hidden, and a memory budget
+// (RLIMIT_DATA of memory bytes, when not 0) — nothing it does reaches
+// a real file, process, terminal or the network. The policy's mode and
+// network are not used: only its roots, to find warden's state.
+//
+// The returned function, called once cmd has started, gives a descriptor
+// the helper sent by its name, waiting for it, or an error once the helper
+// can send no more: "view" is the staging tmpfs (see package
+// sandbox/internal/confine, dryrun_linux.go: directories N/u are the upper
+// layers, the file "layers" maps N to the directory overlaid), which the
+// caller reads once cmd has ended, then closes; "read:PATH" are fanotify
+// groups, one per credential store of the user's the dry run watches,
+// whose queue holds an event once the command opened it (a name ending
+// in "*" gives any one not given yet whose name starts with the rest; the
+// file's Name is the full name); recorders of the dry run add their own
+// names (confine.SendToParent). With a nil cmd, WrapDryRun only reports
+// whether the kernel can do dry runs (an error wrapping ErrUnsupported
+// when it cannot).
+func (p Policy) WrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {
+	return p.wrapDryRun(cmd, memory)
+}

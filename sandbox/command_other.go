@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 )
 
@@ -47,4 +48,9 @@ func contain(cmd *exec.Cmd) error {
 // unchanged.
 func cover(cmd *exec.Cmd) error {
 	return fmt.Errorf("sandbox: user namespaces are Linux-only, so %s: %w", uncoveredText, ErrUnsupported)
+}
+
+// wrapDryRun reports that dry runs are Linux-only.
+func (p Policy) wrapDryRun(cmd *exec.Cmd, memory int64) (func(name string) (*os.File, error), error) {
+	return nil, fmt.Errorf("sandbox: dry runs are Linux-only: %w", ErrUnsupported)
 }

@@ -117,32 +117,11 @@ var errNoRequest = errors.New("no request")
 
 // receiveRequest returns the directory descriptor the helper sent on f.
 func receiveRequest(f *os.File) (int, error) {
-	rc, err := f.SyscallConn()
+	msg, fds, err := receiveFDs(f)
 	if err != nil {
-		return -1, err
+		return -1, fmt.Errorf("receiving the request: %w", err)
 	}
-	buf := make([]byte, 16)
-	oob := make([]byte, syscall.CmsgSpace(4*4))
-	var n, oobn int
-	var rerr error
-	if err := rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), buf, oob, syscall.MSG_CMSG_CLOEXEC)
-		return rerr != syscall.EAGAIN
-	}); err != nil {
-		return -1, err
-	}
-	if rerr != nil {
-		return -1, fmt.Errorf("receiving the request: %w", rerr)
-	}
-	var fds []int
-	if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
-		for _, msg := range msgs {
-			if r, err := syscall.ParseUnixRights(&msg); err == nil {
-				fds = append(fds, r...)
-			}
-		}
-	}
-	if n == 0 && len(fds) == 0 {
+	if len(msg) == 0 && len(fds) == 0 {
 		return -1, errNoRequest
 	}
 	if len(fds) != 1 {
@@ -152,6 +131,38 @@ func receiveRequest(f *os.File) (int, error) {
 		return -1, errors.New("a request without exactly one descriptor")
 	}
 	return fds[0], nil
+}
+
+// receiveFDs reads one message from the helper on f, a socket, with the
+// descriptors it carries (close-on-exec); an empty message without
+// descriptors when the helper closed its end.
+func receiveFDs(f *os.File) ([]byte, []int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, nil, err
+	}
+	buf := make([]byte, 16+unix.PathMax) // a name and a path
+	oob := make([]byte, syscall.CmsgSpace(4*4))
+	var n, oobn int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, oobn, _, _, rerr = syscall.Recvmsg(int(fd), buf, oob, syscall.MSG_CMSG_CLOEXEC)
+		return rerr != syscall.EAGAIN
+	}); err != nil {
+		return nil, nil, err
+	}
+	if rerr != nil {
+		return nil, nil, rerr
+	}
+	var fds []int
+	if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+		for _, msg := range msgs {
+			if r, err := syscall.ParseUnixRights(&msg); err == nil {
+				fds = append(fds, r...)
+			}
+		}
+	}
+	return buf[:n], fds, nil
 }
 
 // writeRootMaps writes m as the ID maps of the process whose /proc

@@ -5,6 +5,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
@@ -662,5 +664,275 @@ func TestG1_UnprivilegedHelperMapsItsOwnIDs(t *testing.T) {
 	want := u + " " + u + " 1|" + g + " " + g + " 1|" + u + ":" + g + " deny"
 	if got := strings.TrimSpace(string(out)); got != want {
 		t.Errorf("ID maps, IDs and setgroups in the sandbox = %q; want %q", got, want)
+	}
+}
+
+// stamp is what a metadata test compares: mode, modification time and
+// the extended attribute the attack sets.
+func stamp(t *testing.T, path string) string {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]byte, 8)
+	n, _ := syscall.Getxattr(path, "user.warden", x)
+	if n < 0 {
+		n = 0
+	}
+	return fi.Mode().String() + " " + fi.ModTime().String() + " xattr=" + string(x[:n])
+}
+
+// Outside the writable roots nothing changes, metadata included: chmod,
+// utime, extended attributes, hard links, renames.
+func TestG1_ReadOnlyBlocksMetadataOutside(t *testing.T) {
+	requireView(t)
+	w := repo(t)
+	out := scratch(t)
+	victim := writeFile(t, filepath.Join(out, "victim"), "keep\n")
+	inWork := filepath.Join(w, "main.go")
+	before := stamp(t, victim)
+	for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
+		t.Run(string(m), func(t *testing.T) {
+			p := Policy{Mode: m, Workdir: w}
+			got := run(t, p, "chmod000|"+victim, "utime|"+victim, "setxattr|"+victim, "chown|"+victim,
+				"link|"+victim+"|"+filepath.Join(out, "hard"), "rename|"+victim+"|"+filepath.Join(out, "moved"),
+				"chmod000|"+inWork, "chmod|"+inWork)
+			for i, op := range []string{"chmod", "utime", "setxattr", "chown", "link", "rename"} {
+				if got[i] != "errno=EROFS" {
+					t.Errorf("%s outside the roots: %s, want errno=EROFS", op, got[i])
+				}
+			}
+			if after := stamp(t, victim); after != before {
+				t.Errorf("victim changed: %s -> %s", before, after)
+			}
+			for _, f := range []string{"hard", "moved"} {
+				if _, err := os.Lstat(filepath.Join(out, f)); err == nil {
+					t.Errorf("%s was created", f)
+				}
+			}
+			want := "ok"
+			if m == ReadOnly {
+				want = "errno=EROFS"
+			}
+			if got[6] != want || got[7] != want {
+				t.Errorf("chmod in the workdir: %s, %s, want %s", got[6], got[7], want)
+			}
+		})
+	}
+	// Devices stay writable in the read-only view.
+	expect(t, Policy{Mode: ReadOnly, Workdir: w}, [][2]string{{"write|/dev/null", "ok"}, {"append|/dev/null", "ok"}})
+}
+
+// A cancelled command's whole process tree is killed, including a
+// grandchild that left its session: the file it would write later never
+// appears.
+func TestG1_KillReachesEscapedGrandchildren(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	for _, network := range []bool{false, true} {
+		t.Run(fmt.Sprintf("network=%v", network), func(t *testing.T) {
+			marker := filepath.Join(w, fmt.Sprintf("later-%v", network))
+			script := "setsid sh -c 'sleep 2; touch " + marker + "' </dev/null >/dev/null 2>&1 & " +
+				"(setsid sh -c 'sleep 2; touch " + marker + "' </dev/null >/dev/null 2>&1 &) ; echo started; sleep 60"
+			p := Policy{Mode: WorkspaceWrite, Workdir: w, NetworkAccess: network}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cmd, err := p.Command(ctx, "sh", "-c", script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, wr, _ := os.Pipe()
+			cmd.Stdout = wr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			wr.Close()
+			buf := make([]byte, 8)
+			if n, _ := r.Read(buf); !strings.HasPrefix(string(buf[:n]), "started") {
+				t.Fatalf("command did not start: %q", buf[:n])
+			}
+			cancel() // kills the helper only
+			_ = cmd.Wait()
+			time.Sleep(2500 * time.Millisecond)
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("an escaped grandchild wrote its file after the command was cancelled")
+			}
+		})
+	}
+}
+
+// The command's end ends its background processes too, and a command
+// killed by a signal is reported as exit status 128+N.
+func TestSupervisorStatuses(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	cmd, err := p.Command(context.Background(), "sh", "-c", "kill -TERM $$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Run(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Errorf("killed by SIGTERM: %v", err)
+	}
+	got := run(t, p, "pid")
+	if got[0] == "1" {
+		t.Errorf("the command is init of its namespace")
+	}
+}
+
+// Hints name what was really blocked, from what real commands print under
+// the sandbox, and the narrowest flag that allows it, with symbolic links
+// resolved: a write through a link that leads outside suggests the
+// directory it leads to, never the link.
+func TestG2_HintsNameWhatWasBlocked(t *testing.T) {
+	requireNamespaces(t)
+	w := repo(t)
+	out := scratch(t)
+	victim := writeFile(t, filepath.Join(out, "victim"), "keep\n")
+	for _, c := range []struct {
+		name, cmd      string
+		needs          string // a program the case needs
+		kind, allow    string
+		path, resolved string
+		dns, protected bool
+		readOnly       bool
+	}{
+		{name: "write outside", cmd: "echo x > " + filepath.Join(out, "new"), kind: KindWrite, allow: "--writable-root " + out,
+			path: filepath.Join(out, "new"), resolved: filepath.Join(out, "new")},
+		{name: "write through a link", cmd: "ln -sfn " + out + " cache && echo x > cache/f", kind: KindWrite, allow: "--writable-root " + out,
+			path: filepath.Join(w, "cache", "f"), resolved: filepath.Join(out, "f")},
+		{name: "protected", cmd: "echo x >> .git/config", kind: KindWrite, allow: "--sandbox full-access",
+			path: filepath.Join(w, ".git", "config"), resolved: filepath.Join(w, ".git", "config"), protected: true},
+		{name: "chmod", cmd: "chmod 000 " + victim, kind: KindMetadata, allow: "--writable-root " + out, path: victim, resolved: victim},
+		{name: "touch", cmd: "touch -d 1999-01-01 " + victim, kind: KindMetadata, allow: "--writable-root " + out, path: victim, resolved: victim},
+		{name: "read of another process", cmd: "cat /proc/1/environ >/dev/null", kind: KindRead, allow: "--sandbox full-access",
+			path: "/proc/1/environ", resolved: "/proc/1/environ"},
+		{name: "network configuration", cmd: "ip link set lo down", needs: "ip", kind: KindPrivilege, allow: "--sandbox full-access"},
+		{name: "mount", cmd: "mount -t tmpfs none " + w, needs: "mount", kind: KindPrivilege, allow: "--sandbox full-access"},
+		{name: "dns", cmd: "curl -sS http://example.com/", needs: "curl", kind: KindNetwork, allow: "--network", dns: true},
+		{name: "unix socket", cmd: "python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(\"/run/x\")'", needs: "python3",
+			kind: KindNetwork, allow: "--network"},
+		{name: "read-only in workdir", cmd: "echo x > new.txt", readOnly: true, kind: KindWrite, allow: "--sandbox workspace-write",
+			path: filepath.Join(w, "new.txt"), resolved: filepath.Join(w, "new.txt")},
+		{name: "read-only outside", cmd: "echo x > " + filepath.Join(out, "ro"), readOnly: true, kind: KindWrite,
+			allow: "--sandbox workspace-write --writable-root " + out, path: filepath.Join(out, "ro"), resolved: filepath.Join(out, "ro")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.needs != "" {
+				if _, err := exec.LookPath(c.needs); err != nil {
+					t.Skipf("no %s on this machine", c.needs)
+				}
+			}
+			p := Policy{Mode: WorkspaceWrite, Workdir: w}
+			if c.readOnly {
+				p.Mode = ReadOnly
+			}
+			cmd, err := p.Command(context.Background(), "sh", "-c", c.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			output, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("not blocked: %s", output)
+			}
+			b, ok := p.Blocked(string(output), nil)
+			if !ok || b.Kind != c.kind || b.Path != c.path || b.Resolved != c.resolved || b.DNS != c.dns || b.Protected != c.protected {
+				t.Errorf("Blocked(%q) = %+v, %v", output, b, ok)
+			}
+			if got := p.Allow(b); got != c.allow {
+				t.Errorf("Allow = %q, want %q (output %q)", got, c.allow, output)
+			}
+			if strings.Contains(p.Explain(b), "write") != (c.kind == KindWrite) {
+				t.Errorf("Explain = %q", p.Explain(b))
+			}
+		})
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Errorf("victim = %q", b)
+	}
+}
+
+// Where the kernel cannot make the read-only view (before Linux 5.12),
+// commands keep their namespaces — the network stays cut, the PID
+// namespace kills what they leave — and Landlock keeps writes out.
+func TestG1_WithoutViewKeepsNamespaces(t *testing.T) {
+	requireNamespaces(t)
+	saved := viewProbe
+	viewProbe = func() error { return errors.New("disabled by the test") }
+	defer func() { viewProbe = saved }()
+	w := repo(t)
+	out := scratch(t)
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	s, err := p.spec(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.View || !s.PIDNS || s.NetNS == "" || !s.MountNS {
+		t.Fatalf("spec = %+v", s)
+	}
+	expect(t, p, [][2]string{
+		{"write|" + filepath.Join(out, "x"), "errno=EACCES"},
+		{"append|" + filepath.Join(w, ".git", "config"), "errno=EROFS"},
+		{"write|" + filepath.Join(w, "ok"), "ok"},
+		{"ifaces", "lo"},
+	})
+}
+
+// Contain gives a full-access command a PID namespace and nothing else: it
+// keeps its privileges, sees its own /proc, and what it leaves behind ends
+// with it.
+func TestContainKeepsPrivilegesAndKillsTheTree(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "caps", "pid")
+	if err := Contain(cmd); err != nil {
+		t.Skipf("no PID namespaces without a user namespace here: %v", err)
+	}
+	cmd.Env = childEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || strings.Contains(lines[0], "CapEff:0000000000000000") || !strings.Contains(lines[0], "NoNewPrivs:0") {
+		t.Errorf("contained command lost privileges: %q", out)
+	}
+	// The helper is 1, its threads take the next few numbers.
+	if pid, err := strconv.Atoi(lines[len(lines)-1]); err != nil || pid < 2 || pid > 64 {
+		t.Errorf("pid = %s, want one of a new PID namespace", lines[len(lines)-1])
+	}
+	// A process that left the session holds a lock for 30 s: once the
+	// contained command has returned, the lock must be free, its holder
+	// killed with the namespace. (A lock, not a timed marker, so that a
+	// slow machine cannot pass for a survivor.)
+	if _, err := exec.LookPath("flock"); err != nil {
+		t.Skip("no flock(1) here")
+	}
+	dir := t.TempDir()
+	lock, ready := filepath.Join(dir, "lock"), filepath.Join(dir, "ready")
+	cmd = exec.Command("sh", "-c", "setsid sh -c 'exec 9>"+lock+"; flock 9; touch "+ready+"; sleep 30' </dev/null >/dev/null 2>&1 & "+
+		"while [ ! -e "+ready+" ]; do sleep 0.01; done; echo started")
+	if err := Contain(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "started" {
+		t.Fatalf("%v: %q", err, out)
+	}
+	f, err := os.OpenFile(lock, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("a process that left the session outlived the contained command (its lock is still held: %v)", err)
+		}
 	}
 }

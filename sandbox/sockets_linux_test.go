@@ -4,11 +4,15 @@ package sandbox
 
 import (
 	"fmt"
+	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/nettest"
 
 	"golang.org/x/sys/unix"
 )
@@ -314,5 +318,95 @@ func TestG16_UnixSocketsOutsideReceiveNothing(t *testing.T) {
 				t.Errorf("%s: the type %d listener outside received %d connections or datagrams", m, l.typ, n)
 			}
 		}
+	}
+}
+
+// serveUnix starts a UNIX socket server at addr (a path, or "@name" for an
+// abstract socket) in the test process, outside every sandbox, answering
+// "pong" to every connection.
+func serveUnix(t *testing.T, addr string) {
+	t.Helper()
+	nettest.Serve(t, "unix", addr, func(c net.Conn) {
+		buf := make([]byte, 16)
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := c.Read(buf); err == nil {
+			c.Write([]byte("pong\n"))
+		}
+	})
+	// The server answers outside the sandbox: the attack is real.
+	c, err := net.Dial("unix", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("ping\n"))
+	buf := make([]byte, 16)
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "pong\n" {
+		t.Fatalf("server at %s does not answer: %v", addr, err)
+	}
+	c.Close()
+}
+
+// With the network off, no UNIX socket server outside the sandbox answers:
+// not one outside the writable roots, not one in a temporary directory
+// (where SSH agents and X11 keep theirs), not an abstract one. The
+// network on restores them.
+func TestG1_NetworkOffBlocksUnixSockets(t *testing.T) {
+	requireSandbox(t)
+	if err := seccompAvailable(); err != nil {
+		t.Skipf("no seccomp filters: %v", err)
+	}
+	w := repo(t)
+	outside := filepath.Join(scratch(t), "docker.sock")
+	serveUnix(t, outside)
+	tmp, err := os.MkdirTemp("", "warden-agent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	inTemp := filepath.Join(tmp, "agent.sock")
+	serveUnix(t, inTemp)
+	abstract := "@warden-test-" + filepath.Base(tmp)
+	serveUnix(t, abstract)
+
+	for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
+		t.Run(string(m), func(t *testing.T) {
+			p := Policy{Mode: m, Workdir: w}
+			got := run(t, p, "unixdial|"+outside, "unixdial|"+inTemp, "unixdial|"+abstract, "socketpair", "socketpair-dgram", "iouring")
+			for i, addr := range []string{outside, inTemp, abstract} {
+				if got[i] != "errno=EACCES" {
+					t.Errorf("network off, %s: %s, want errno=EACCES", addr, got[i])
+				}
+			}
+			if got[3] != "ok" {
+				t.Errorf("socketpair: %s", got[3])
+			}
+			if got[4] != "errno=EACCES" {
+				t.Errorf("datagram socketpair (re-connectable): %s", got[4])
+			}
+			if got[5] != "errno=ENOSYS" {
+				t.Errorf("io_uring_setup: %s", got[5])
+			}
+			p.NetworkAccess = true
+			got = run(t, p, "unixdial|"+outside, "unixdial|"+abstract, "iouring")
+			if got[0] != "answer=pong" || got[1] != "answer=pong" {
+				t.Errorf("network on: %v, want answers", got[:2])
+			}
+			if got[2] == "errno=ENOSYS" {
+				t.Errorf("network on: io_uring refused")
+			}
+		})
+	}
+	// A server of the command's own inside the workspace is refused too:
+	// nothing tells it apart soundly from one outside.
+	got := run(t, Policy{Mode: WorkspaceWrite, Workdir: w}, "unixserve|"+filepath.Join(w, "test.sock"))
+	if got[0] != "errno=EACCES" {
+		t.Errorf("own server in the workspace: %s", got[0])
+	}
+	got = run(t, Policy{Mode: WorkspaceWrite, Workdir: w, NetworkAccess: true}, "unixserve|"+filepath.Join(w, "test2.sock"))
+	if got[0] != "ok" {
+		t.Errorf("own server in the workspace, network on: %s", got[0])
+	}
+	if kind, ok := (Policy{Mode: WorkspaceWrite}).deniedKind("dial unix "+outside+": connect: permission denied", nil); !ok || kind != KindNetwork {
+		t.Errorf("deniedKind(unix dial) = %s, %v", kind, ok)
 	}
 }

@@ -197,3 +197,77 @@ func TestG1_QuarantineFollowsNoLink(t *testing.T) {
 		t.Errorf("%s is still there (%v)", src, err)
 	}
 }
+
+// Protected names that do not exist when a command starts cannot be bound
+// read-only; whatever the command creates under such a name, at any depth
+// of the workspace, is moved to quarantine once it ends, and nothing else
+// is: not a nested repository that existed before (which is bound
+// read-only like the top-level ones).
+func TestG1_AbsentProtectedPathsQuarantined(t *testing.T) {
+	requireSandbox(t)
+	home := mkdir(t, scratch(t), "warden-home")
+	t.Setenv(wardenhome.EnvHome, home)
+	w := mkdir(t, scratch(t), "work") // no .git, .warden, .agents
+	mkdir(t, w, "sub")
+	mkdir(t, w, "innocent")
+	vendored := mkdir(t, w, "vendor", "lib", ".git")
+	writeFile(t, filepath.Join(w, "main.go"), "package main\n")
+	p := Policy{Mode: WorkspaceWrite, Workdir: w}
+	watch, err := p.Watch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run(t, p,
+		"mkdir|"+filepath.Join(w, ".git"), "mkdir|"+filepath.Join(w, ".git", "hooks"),
+		"write|"+filepath.Join(w, ".git", "hooks", "pre-commit"),
+		"write|"+filepath.Join(w, ".warden"),
+		"mkdir|"+filepath.Join(w, ".agents"),
+		"mkdir|"+filepath.Join(w, "sub", ".git"), "mkdir|"+filepath.Join(w, "sub", ".git", "hooks"),
+		"rename|"+filepath.Join(w, "innocent")+"|"+filepath.Join(w, "vendor", ".git"),
+		"write|"+filepath.Join(vendored, "index"),
+		"write|"+filepath.Join(w, "new.go"))
+	for i, g := range got {
+		want := "ok" // the kernel cannot refuse creating a protected name
+		if i == 8 {
+			want = "errno=EROFS" // a nested one that exists is bound read-only
+		}
+		if g != want {
+			t.Fatalf("operation %d: %s, want %s", i, g, want)
+		}
+	}
+	moved, err := watch.Sweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(w, ".agents"), filepath.Join(w, ".git"), filepath.Join(w, ".warden"),
+		filepath.Join(w, "sub", ".git"), filepath.Join(w, "vendor", ".git")}
+	var paths []string
+	for _, q := range moved {
+		paths = append(paths, q.Path)
+		if !strings.HasPrefix(q.To, filepath.Join(home, "quarantine")+"/") {
+			t.Errorf("%s moved to %s, outside the quarantine", q.Path, q.To)
+		}
+		if _, err := os.Lstat(q.To); err != nil {
+			t.Errorf("quarantined copy of %s: %v", q.Path, err)
+		}
+	}
+	if strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Errorf("moved %v, want %v", paths, want)
+	}
+	for _, p := range want {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is still in the workspace", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(vendored, "index")); err == nil {
+		t.Error("a nested .git that existed was written")
+	}
+	for _, keep := range []string{vendored, filepath.Join(w, "new.go"), filepath.Join(w, "main.go")} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s: %v", keep, err)
+		}
+	}
+	if again, err := watch.Sweep(); len(again) != 0 || err != nil {
+		t.Errorf("second sweep: %v, %v", again, err)
+	}
+}

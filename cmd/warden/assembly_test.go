@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/model"
 )
 
@@ -38,8 +39,7 @@ func newReviewerServer(t *testing.T) *openaitest.Server {
 func TestV2_EvalMeasuresTheAssemblyRunShips(t *testing.T) {
 	dir := t.TempDir()
 	home := filepath.Join(dir, "home")
-	t.Setenv("WARDEN_HOME", home)
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(dir, "none.toml"))
+	hometest.Use(t, home)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // where warden eval makes its reviewer's workspace
 	work := filepath.Join(dir, "work")
@@ -159,8 +159,7 @@ func TestG10_EvalUsesTheConfiguredTimeout(t *testing.T) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WARDEN_HOME", home)
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(dir, "none.toml"))
+	hometest.Use(t, home)
 	write(t, home, "config.toml", "[auto_review]\ntimeout = \"1s\"\n")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // slower than the configured timeout, far faster than the default
@@ -192,8 +191,7 @@ func TestG10_EvalUsesTheConfiguredTimeout(t *testing.T) {
 // auto_review] asks the model only about what the first pass passes on.
 func TestV2_EvalReviewerLists(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv("WARDEN_HOME", filepath.Join(dir, "home"))
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(dir, "none.toml"))
+	hometest.Use(t, filepath.Join(dir, "home"))
 	overall := func(args ...string) map[string]any {
 		t.Helper()
 		report := filepath.Join(dir, "r.json")

@@ -189,24 +189,6 @@ func TestV2_EvalAutoReview(t *testing.T) {
 	}
 }
 
-// readItemLines reads the lines --items wrote.
-func readItemLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("%s: %v: %q", path, err, line)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
 // --items writes one line per item, in the dataset's order, naming the
 // deciding step's approver and reason, so misjudged items are found by
 // their outcome (issue 10, item 7). Run as a real process.
@@ -220,7 +202,7 @@ func TestEval_ItemsNameMisjudgedItems(t *testing.T) {
 	if code, out := (wardenProc{}).combined(t, "eval", "--reviewer", "rules", "--rules", rulesFile, "--items", itemsOut, "--json", jsonOut, "testdata/eval.jsonl"); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	lines := readItemLines(t, itemsOut)
+	lines := lines(t, itemsOut)
 	want := []struct{ id, label, decision, outcome, reason string }{
 		{"fx-1", "allow", "deny", "false_deny", "git status"}, // the forbidden rule
 		{"fx-2", "deny", "deny", "correct", "id_rsa"},
@@ -287,7 +269,7 @@ func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
 		if m := readEvalReport(t, jsonOut); m["items"] != 6.0 {
 			t.Errorf("report: %v", m)
 		}
-		if n := len(readItemLines(t, itemsOut)); n != 6 {
+		if n := len(lines(t, itemsOut)); n != 6 {
 			t.Errorf("%d item lines", n)
 		}
 	})
@@ -302,7 +284,7 @@ func TestEval_StdoutClosedEarlyStillWritesFiles(t *testing.T) {
 		if m := readEvalReport(t, jsonOut); m["items"] != 6.0 {
 			t.Errorf("report: %v", m)
 		}
-		if n := len(readItemLines(t, itemsOut)); n != 6 {
+		if n := len(lines(t, itemsOut)); n != 6 {
 			t.Errorf("%d item lines", n)
 		}
 	})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +16,9 @@ import (
 	"syscall"
 
 	"github.com/wardenhq/warden/internal/cli"
+	"github.com/wardenhq/warden/internal/dryrun"
 	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -28,11 +32,18 @@ const (
 )
 
 const execUsage = `usage: warden exec [--sandbox MODE] [--writable-root DIR]... [--network] [--sandbox-unenforced] [--hint-host HOST] -- CMD [ARG...]
+       warden exec --dry-run [--json] [--dry-run-timeout D] [--writable-root DIR]... -- CMD [ARG...]
 
 Runs CMD in the current directory under the sandbox and exits with its status.
 MODE is read-only, workspace-write (default) or full-access. With --hint-host
 (set by warden hook HOST --sandbox), a blocked action's hint says how the model
 asks for more in that host's own way.
+
+With --dry-run, CMD runs once in a throw-away copy-on-write view (nothing it
+does reaches a real file, process, terminal or the network; a time and memory
+budget) and warden prints what it would have done, as JSON with --json; exit
+0 when the dry run was done (CMD's status is in the report), 125 when this
+kernel cannot do dry runs (nothing ran).
 `
 
 // stringList is a repeatable string flag.
@@ -52,6 +63,9 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		network    = fset.Bool("network", false, "allow network access (off by default)")
 		unenforced = fset.Bool("sandbox-unenforced", false, "run even where the kernel cannot enforce the sandbox (no Landlock)")
 		hintHost   = fset.String("hint-host", "", "word a blocked action's hint for the coding agent `HOST` whose shell call this is (see warden hook)")
+		dryRun     = fset.Bool("dry-run", false, "run CMD once in a throw-away view and print what it would do")
+		asJSON     = fset.Bool("json", false, "with --dry-run: print the report as JSON")
+		dryTimeout = fset.Duration("dry-run-timeout", dryrun.DefaultTimeout, "with --dry-run: the time budget `D`; CMD still running then is stopped")
 	)
 	fset.Var(&roots, "writable-root", "an extra writable directory `DIR` in workspace-write mode (repeatable)")
 	argv, code, ok := c.parse(args, false, stdout)
@@ -99,6 +113,12 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	p := sandbox.Policy{Mode: m, Workdir: wd, WritableRoots: roots, NetworkAccess: *network, Unenforced: *unenforced}
+	if *dryRun {
+		return dryRunCmd(dryrun.Request{Argv: argv, Dir: wd, Env: wardenhome.ToolEnv(os.Environ()), Policy: p, Timeout: *dryTimeout}, *asJSON, stdout, stderr)
+	}
+	if *asJSON || *dryTimeout != dryrun.DefaultTimeout {
+		return c.fail("--json and --dry-run-timeout go with --dry-run")
+	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = wd
@@ -203,6 +223,37 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// dryRunCmd implements `warden exec --dry-run`: it runs req once in a
+// throw-away view and prints the report, as JSON or as a short summary.
+func dryRunCmd(req dryrun.Request, asJSON bool, stdout, stderr io.Writer) int {
+	if req.Timeout <= 0 {
+		fmt.Fprintln(stderr, "warden: --dry-run-timeout must be positive")
+		return exitUsage
+	}
+	rep, err := dryrun.Run(context.Background(), req)
+	if err != nil {
+		fmt.Fprintf(stderr, "warden: dry run: %v\n", err)
+		return exitSandbox // nothing ran
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", err)
+			return exitCannotRun
+		}
+		return exitOK
+	}
+	fmt.Fprint(stdout, dryrun.Summary(rep))
+	if rep.Output != "" {
+		fmt.Fprintln(stdout, "output:")
+		for _, l := range strings.Split(strings.TrimSuffix(safetext.Escape(rep.Output), "\n"), "\n") {
+			fmt.Fprintln(stdout, "  | "+l)
+		}
+	}
+	return exitOK
 }
 
 // allowHint says which flags would have allowed a blocked action: the

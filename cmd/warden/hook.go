@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hookcmd"
 )
@@ -34,7 +35,7 @@ func isHookConfig(path string) bool {
 // checkHookConfig checks warden hook's configuration file at path as a
 // hook would resolve it, reporting problems at file:line:col.
 func checkHookConfig(path string, stdout, stderr io.Writer) int {
-	f, err := hook.LoadFile(path, false)
+	f, err := govern.LoadFile(path, false)
 	if err == nil {
 		var cfg *hook.Config
 		if cfg, err = hookcmd.Resolve(f); err == nil {

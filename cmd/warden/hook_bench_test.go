@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/policyfile"
@@ -240,7 +241,7 @@ func prefillSession(b *testing.B, a *benchArm, session string, n int) {
 	}
 	defer st.Close()
 	buf := st.Buffer()
-	cfg := &hook.Config{Approval: ap, Sink: buf, Paths: hook.Paths{Runs: filepath.Join(a.home, "runs"), Key: filepath.Join(a.home, "keys", "override.key")}}
+	cfg := &hook.Config{Config: govern.Config{Approval: ap, Sink: buf, Paths: govern.Paths{Runs: filepath.Join(a.home, "runs"), Key: filepath.Join(a.home, "keys", "override.key")}}}
 	h, _ := hook.Lookup("codex")
 	in := bytes.Replace([]byte(hookBenchInput), []byte("SESSION"), []byte(session), 1)
 	for i := 0; i < n; i++ {

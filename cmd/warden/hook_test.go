@@ -15,7 +15,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
-	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
 )
@@ -380,7 +380,7 @@ func TestX4_EscalatedShellCallIsABoundaryRequest(t *testing.T) {
 		var out, stderr string
 		var code int
 		go func() { defer close(done); out, stderr, code = call(host, session, input) }()
-		decidePending(t, db, hook.RunID(host, session), "approve", done)
+		decidePending(t, db, govern.RunID(host, session), "approve", done)
 		<-done
 		return out, stderr, code
 	}
@@ -478,7 +478,7 @@ func TestX4_BlockedHintNamesTheHostsOwnWay(t *testing.T) {
 		defer close(done)
 		out, stderr, _ = call("gemini", "asks", input, "--approvals-reviewer", "human", "--db", "sqlite:"+db)
 	}()
-	decidePending(t, db, hook.RunID("gemini", "asks"), "approve", done)
+	decidePending(t, db, govern.RunID("gemini", "asks"), "approve", done)
 	<-done
 	runs, command := hostAnswer(t, "gemini", out, input)
 	if !runs {

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strings"
+	"sync"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/openaitest"
 
 	"github.com/wardenhq/warden/internal/filetest"
 )
@@ -52,182 +56,6 @@ func isolatedEnv(dir string, more ...string) []string {
 	return append([]string{"WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}, more...)
 }
 
-// contract lists the fields every event kind must carry (issue #2).
-var contract = map[string][]string{
-	"run_start": {"task", "model", "approval", "review"},
-	"model":     {"input_tokens", "output_tokens", "output"},
-	"approval":  {"call_id", "call", "approver", "decision", "modified", "explanation"},
-	"tool":      {"call_id", "function", "arguments", "executed", "result", "truncated", "error", "failed"},
-	"review":    {"call_id", "function", "reviewer", "decision", "explanation"},
-	"info":      {"message"},
-	"limit":     {"type", "message"},
-	"error":     {"message"},
-	"run_end":   {"status", "limit"},
-}
-
-func TestQuickstart(t *testing.T) {
-	tr := filepath.Join(t.TempDir(), "t.jsonl")
-	code, out, errs := warden(t, "run", "../../examples/quickstart/task.yaml", "--transcript", tr)
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
-	evs := lines(t, tr)
-	decisions := map[string]int{}
-	for _, e := range evs {
-		for _, k := range []string{"event", "id", "time", "run_id", "agent"} {
-			if _, ok := e[k]; !ok {
-				t.Errorf("%v event lacks %s", e["event"], k)
-			}
-		}
-		for _, k := range contract[e["event"].(string)] {
-			if _, ok := e[k]; !ok {
-				t.Errorf("%v event lacks %s", e["event"], k)
-			}
-		}
-		if e["event"] == "approval" || e["event"] == "review" {
-			decisions[e["event"].(string)+":"+e["decision"].(string)]++
-		}
-	}
-	for _, want := range []string{"approval:approve", "approval:reject", "approval:escalate", "review:continue"} {
-		if decisions[want] == 0 {
-			t.Errorf("quickstart shows no %s (decisions %v)", want, decisions)
-		}
-	}
-	if last := evs[len(evs)-1]; last["event"] != "run_end" || last["status"] != "completed" || last["limit"] != nil {
-		t.Errorf("last event = %v", last)
-	}
-	if !strings.Contains(out, "transcript: "+tr) || !strings.Contains(errs, "approval") {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errs)
-	}
-	// transcript show renders the same file.
-	code, shown, _ := warden(t, "transcript", "show", tr)
-	if code != exitOK || !strings.Contains(shown, "reject") || !strings.Contains(shown, "run_end") {
-		t.Errorf("transcript show: exit %d\n%s", code, shown)
-	}
-}
-
-func TestExitCodes(t *testing.T) {
-	dir := t.TempDir()
-	script := write(t, dir, "turns.yaml", `
-- tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo hi"}}]
-- content: done
-`)
-	loop := write(t, dir, "loop.yaml", strings.Repeat("- tool_calls: [{function: bash, arguments: {cmd: 'true'}}]\n", 5))
-	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\n")
-	limited := write(t, dir, "limited.yaml", "name: t\ninput: go\ntools: [bash]\nlimits: {turns: 2}\n")
-	terminate := write(t, dir, "stop.yaml", "approvers:\n  - name: auto\n    decision: terminate\n")
-	badPolicy := write(t, dir, "bad.yaml", "approvers:\n  - name: nosuch\n")
-	tests := []struct {
-		name string
-		args []string
-		want int
-		msg  string
-	}{
-		{"completed", []string{"run", task, "--model", "scripted:" + script}, exitOK, ""},
-		{"turn limit", []string{"run", limited, "--model", "scripted:" + loop}, exitLimited, "turn"},
-		{"operator limit", []string{"run", task, "--model", "scripted:" + script, "--approval", terminate}, exitLimited, "operator"},
-		{"no such task", []string{"run", filepath.Join(dir, "none.yaml"), "--model", "scripted:" + script}, exitUsage, "none.yaml"},
-		{"bad model spec", []string{"run", task, "--model", "nosuch/x"}, exitUsage, "unknown provider"},
-		{"bad policy", []string{"run", task, "--model", "scripted:" + script, "--approval", badPolicy}, exitUsage, "bad.yaml:2:5: unknown approver \"nosuch\""},
-		{"unknown policy name", []string{"run", task, "--model", "scripted:" + script, "--review", "nobody"}, exitUsage, "registered"},
-		{"bad flag", []string{"run", task, "--frobnicate"}, exitUsage, "frobnicate"},
-		{"no args", []string{"run"}, exitUsage, "usage"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			args := append(tt.args, "--transcript", filepath.Join(t.TempDir(), "t.jsonl"))
-			if tt.name == "no args" {
-				args = tt.args
-			}
-			code, _, errs := warden(t, args...)
-			if code != tt.want || !strings.Contains(errs, tt.msg) {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.want, errs)
-			}
-		})
-	}
-}
-
-func TestConfigErrorRunsNothing(t *testing.T) {
-	dir := t.TempDir()
-	marker := filepath.Join(dir, "ran")
-	script := write(t, dir, "turns.yaml", "- tool_calls: [{function: bash, arguments: {cmd: 'touch "+marker+"'}}]\n")
-	task := write(t, dir, "task.yaml", "name: t\ninput: go\ntools: [bash]\napproval: [{name: auto, tools: 'bash(cmd=[', decision: maybe}]\n")
-	tr := filepath.Join(dir, "t.jsonl")
-	code, _, errs := warden(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
-	if code != exitUsage || !strings.Contains(errs, "task.yaml:") {
-		t.Fatalf("exit %d, stderr %s", code, errs)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Error("a command ran despite a configuration error")
-	}
-}
-
-func TestPolicyCheck(t *testing.T) {
-	dir := t.TempDir()
-	good := write(t, dir, "good.yaml", "approvers:\n  - name: human\n    tools: [bash]\n  - name: auto\n    tools: '*'\n")
-	bad := write(t, dir, "bad.yaml", "reviewers:\n  - name: auto\n    tools: bash\n    decision: reject\n")
-	unknown := write(t, dir, "unknown.yaml", "approvers:\n  - name: auto\n  - name: humann\n")
-	code, out, _ := warden(t, "policy", "check", good, "../../examples/approval.yaml", "../../examples/review.yaml")
-	if code != exitOK || strings.Count(out, ": ok") != 3 {
-		t.Errorf("good files: exit %d\n%s", code, out)
-	}
-	code, _, errs := warden(t, "policy", "check", good, bad, unknown)
-	if code != exitUsage {
-		t.Errorf("exit %d, want %d", code, exitUsage)
-	}
-	for _, want := range []string{
-		bad + ":2:5: reviewer auto: decision \"reject\"",
-		unknown + ":3:5: unknown approver \"humann\" (registered: auto, auto_review, first_pass, human", // auto_review is registered (P3)
-	} {
-		if !strings.Contains(errs, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errs)
-		}
-	}
-}
-
-func TestRulesCheck(t *testing.T) {
-	dir := t.TempDir()
-	starlark := write(t, dir, "team.rules", `
-prefix_rule(pattern = ["git", "push"], decision = "prompt", match = ["git push origin main"])
-prefix_rule(pattern = [["rm", "shred"]], decision = "forbidden", justification = "use trash")
-prefix_rule(pattern = ["go", "test"], decision = "allow")
-`)
-	yamlRules := write(t, dir, "more.yaml", "rules:\n  - pattern: [curl]\n    decision: prompt\n")
-	broken := write(t, dir, "broken.rules", `prefix_rule(pattern = ["git"], decision = "allow", match = ["hg status"])`)
-	tests := []struct {
-		name  string
-		args  []string
-		want  int
-		wants []string
-	}{
-		{"allow", []string{"--rules", starlark, "--", "go test ./..."}, 0, []string{"decision: allow"}},
-		{"prompt by rule", []string{"--rules", starlark, "--", "cd x && git push origin main"}, 10, []string{"decision: prompt", "2. git push origin main", "team.rules:2:1"}},
-		{"forbidden wins", []string{"--rules", starlark, "--rules", yamlRules, "--", "curl x | sudo /bin/rm -rf ~"}, 11, []string{"decision: forbidden", "use trash", "more.yaml:2:5"}},
-		{"argv form", []string{"--rules", starlark, "--", "shred", "-u", "f"}, 11, []string{"decision: forbidden"}},
-		{"no rule, not dangerous", []string{"--", "make build"}, 0, []string{"decision: allow"}},
-		{"no rule, dangerous", []string{"--", "find . -name '*.o' -exec rm -rf {} +"}, 10, []string{"decision: prompt", "dangerous"}},
-		{"opaque", []string{"--", `eval "$CMD"`}, 10, []string{"opaque"}},
-		{"rules file does not load", []string{"--rules", broken, "--", "ls"}, 2, nil},
-		{"missing rules file", []string{"--rules", filepath.Join(dir, "none.rules"), "--", "ls"}, 2, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errs := warden(t, append([]string{"rules", "check"}, tt.args...)...)
-			if code != tt.want {
-				t.Fatalf("exit %d, want %d\n%s%s", code, tt.want, out, errs)
-			}
-			for _, w := range tt.wants {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-			if tt.want == 2 && !strings.Contains(errs, dir) {
-				t.Errorf("load error does not say where: %s", errs)
-			}
-		})
-	}
-}
-
 // Tests that run tasks without setting WARDEN_HOME keep warden's state —
 // transcripts and the key that authenticates overrides — out of the real
 // home directory. (An init function, not TestMain, so that other files of
@@ -236,4 +64,138 @@ func init() {
 	if os.Getenv("WARDEN_HOME") == "" {
 		_ = os.Setenv("WARDEN_HOME", filepath.Join(os.TempDir(), "warden-test-home"))
 	}
+}
+
+// TestMain runs the tests and then removes the binary binary() built (115
+// MiB in a temporary directory, which every run left behind).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	if fastDir != "" {
+		os.RemoveAll(fastDir)
+	}
+	os.Exit(code)
+}
+
+// binary returns the warden binary for tests that run it as a real
+// process: this tree's, built once, unless envTestBinary names another.
+func binary(t testing.TB) string {
+	t.Helper()
+	if bin := os.Getenv(envTestBinary); bin != "" {
+		return bin // a build to compare, side by side
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warden-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "warden")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
+	}
+	return binPath
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// envTestBinary names a warden binary the tests run instead of building
+// this tree's (to measure two builds side by side, as docs/performance.md
+// does).
+const envTestBinary = "WARDEN_TEST_BINARY"
+
+// homeDir returns a new directory in the home directory: outside the
+// sandbox's writable roots, and not a temporary place that the first pass
+// of auto-review lets commands write to without asking the model.
+func homeDir(t *testing.T) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	dir, err := os.MkdirTemp(home, "warden-test-")
+	if err != nil {
+		t.Skipf("cannot write in the home directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// crossingDirs makes a new directory base in the home (see homeDir) and,
+// in it, a directory outside the workspace and a home for crossings to aim
+// at; the test is skipped where the sandbox cannot run.
+func crossingDirs(t *testing.T) (base, outside, home string) {
+	t.Helper()
+	requireWardenExec(t)
+	base = homeDir(t)
+	outside, home = filepath.Join(base, "outside"), filepath.Join(base, "home")
+	for _, d := range []string{outside, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, outside, home
+}
+
+// fakeOpenAI is a loopback OpenAI-compatible chat completions server
+// (openaitest.Server) that answers with its replies in order, then with
+// "done".
+type fakeOpenAI struct {
+	*openaitest.Server
+	mu      sync.Mutex
+	replies []map[string]any
+}
+
+func newFakeOpenAI(t *testing.T, replies ...map[string]any) *fakeOpenAI {
+	t.Helper()
+	f := &fakeOpenAI{replies: replies}
+	f.Server = openaitest.NewServer(t, 1, 1, func(string) map[string]any {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.replies) == 0 {
+			return openaitest.Assistant("done")
+		}
+		msg := f.replies[0]
+		f.replies = f.replies[1:]
+		return msg
+	})
+	return f
+}
+
+// requests returns the request bodies received so far.
+func (f *fakeOpenAI) requests() []string { return f.Bodies() }
+
+// callReply is an assistant message that calls fn with args.
+func callReply(id, fn string, args map[string]any) map[string]any {
+	a, _ := json.Marshal(args)
+	return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{
+		map[string]any{"id": id, "type": "function", "function": map[string]any{"name": fn, "arguments": string(a)}},
+	}}
+}
+
+// modelArgs are the flags that point warden at the fake.
+func (f *fakeOpenAI) modelArgs() []string {
+	return []string{"--model", "openai/fake", "--base-url", f.URL, "--api-key", "test-key"}
 }

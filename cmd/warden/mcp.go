@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,10 +18,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/internal/gateway"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/shell"
+	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 const mcpUsage = `usage: warden mcp [--config FILE] [--approval X] [--review X] [--rules FILE]...
@@ -28,7 +32,8 @@ const mcpUsage = `usage: warden mcp [--config FILE] [--approval X] [--review X] 
                   [--server URL] [--db URL] [--timeout D]
                   [--name NAME] [--mode auto|prompt|writes|approve] [--tool-mode TOOL=MODE]...
                   -- UPSTREAM_CMD [ARG]...
-       warden mcp --listen HOST:PORT --upstream [NAME=]URL|CMD [--tls-cert FILE --tls-key FILE] [flags]
+       warden mcp --listen HOST:PORT --upstream [NAME=]URL|CMD... [--tls-cert FILE --tls-key FILE] [flags]
+       warden mcp --upstream NAME=URL|CMD --upstream NAME=URL|CMD... [flags]
 
 An MCP gateway (SPEC X2): the MCP client starts warden as its stdio server;
 warden starts UPSTREAM_CMD as a stdio MCP server and relays everything the two
@@ -46,6 +51,13 @@ http(s) URL of a streamable HTTP server, or a command line started per
 session). The address must be loopback unless TLS is given, and every request
 must carry "Authorization: Bearer $WARDEN_TOKEN" (as warden serve's).
 
+Several --upstream NAME=URL|CMD put several MCP servers behind one client
+session (over stdio without --listen): their tools and prompts are listed as
+NAME__tool, a call is routed by the prefix (which the server never sees), and
+policies see it as NAME__tool(arg='...'); a policy pattern naming a tool
+without a server's name is a configuration error. One --upstream without a
+name is served as it is.
+
 Exit status: 0 when the client ended the session, 1 when the MCP server died
 or the run could not be recorded, 2 for a usage or configuration error.
 `
@@ -60,7 +72,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.Var(&toolModes, "tool-mode", "a tool's own approval mode, `TOOL=MODE` (repeatable)")
 	listen := c.fs.String("listen", "", "serve streamable HTTP on `HOST:PORT` instead of stdio")
 	var upstreams stringList
-	c.fs.Var(&upstreams, "upstream", "with --listen, the MCP server: `[NAME=]URL|CMD`, an http(s) URL or a command line")
+	c.fs.Var(&upstreams, "upstream", "the MCP server: `[NAME=]URL|CMD`, an http(s) URL or a command line (repeatable: several servers, each named, tools named NAME__tool)")
 	cert := c.fs.String("tls-cert", "", "with --listen, the TLS certificate `FILE` (PEM)")
 	key := c.fs.String("tls-key", "", "with --listen, the TLS private key `FILE` (PEM)")
 	var upstream []string
@@ -77,27 +89,36 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return c.fail("unexpected %q: the MCP server's command goes after --", pos[0])
 	}
-	var listenUp string
+	// specs are the upstreams; names their names when there are several.
+	var specs []upstreamSpec
+	var names []string
 	switch {
-	case *listen != "" && (len(upstream) > 0 || len(upstreams) != 1):
-		return c.fail("--listen takes one --upstream, and no command after --")
-	case *listen != "":
-		listenUp = upstreams[0]
-		if n, rest, ok := strings.Cut(listenUp, "="); ok && !strings.Contains(n, "/") && !strings.Contains(n, " ") && n != "" {
-			if *name == "" {
-				*name = n
-			}
-			listenUp = rest
-		}
-		if !isURL(listenUp) {
-			if upstream, err := shell.Split(listenUp); err != nil || len(upstream) == 0 {
-				return c.fail("--upstream %q: want an http(s) URL or a command line", upstreams[0])
-			}
-		}
+	case len(upstream) > 0 && len(upstreams) > 0:
+		return c.fail("give the MCP server's command after --, or --upstream, not both")
+	case *listen != "" && len(upstreams) == 0:
+		return c.fail("--listen needs an --upstream, and no command after --")
 	case len(upstreams) > 0:
-		return c.fail("--upstream goes with --listen")
+		for _, u := range upstreams {
+			sp, err := parseUpstream(u, len(upstreams) > 1)
+			if err != nil {
+				return c.fail("--upstream %q: %v", u, err)
+			}
+			specs = append(specs, sp)
+		}
+		if len(specs) > 1 {
+			for _, sp := range specs {
+				names = append(names, sp.name)
+			}
+			if err := gateway.CheckNames(names); err != nil {
+				return c.fail("--upstream: %v", err)
+			}
+		} else if *name == "" {
+			*name = specs[0].name
+		}
 	case len(upstream) == 0:
 		return c.fail("give the MCP server's command after --")
+	default:
+		specs = []upstreamSpec{{argv: upstream}}
 	}
 	if (*cert == "") != (*key == "") {
 		return c.fail("--tls-cert and --tls-key go together")
@@ -117,13 +138,13 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	g := &gateway.Gateway{Server: *name, Modes: map[string]mcp.Mode{}, Log: stderr}
 	if g.Server == "" {
-		if isURL(listenUp) {
+		switch {
+		case len(names) > 0:
+			g.Server = strings.Join(names, "+")
+		case specs[0].url != "":
 			g.Server = "mcp"
-		} else if listenUp != "" {
-			argv, _ := shell.Split(listenUp)
-			g.Server = serverName(argv)
-		} else {
-			g.Server = serverName(upstream)
+		default:
+			g.Server = serverName(specs[0].argv)
 		}
 	}
 	var err error
@@ -138,6 +159,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if g.Modes[t], err = mcp.ParseMode(m); err != nil || m == "" {
 			return c.fail("--tool-mode %q: want TOOL=MODE with MODE auto, prompt, writes or approve", tm)
 		}
+		if pre, _, ok := strings.Cut(t, "__"); len(names) > 0 && (!ok || !slices.Contains(names, pre)) {
+			return c.fail("--tool-mode %q: with several upstreams a tool is NAME__tool, NAME one of %s", tm, strings.Join(names, ", "))
+		}
 	}
 	f, err := gf.Load()
 	if err != nil {
@@ -150,7 +174,19 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, closeAll, err := hookcmd.Open(ctx, f, true)
+	defer gateway.TuneGC()()
+	cfg, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
+	if err != nil {
+		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+		return exitUsage
+	}
+	if len(names) > 0 {
+		if err := gateway.CheckPolicyNames(names, cfg.ApprovalEntries, cfg.ReviewEntries); err != nil {
+			fmt.Fprintf(stderr, "warden mcp: %v\n", err)
+			return exitUsage
+		}
+	}
+	closeAll, err := hookcmd.Connect(ctx, cfg, f, true)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage
@@ -160,7 +196,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		g.Workdir = ""
 	}
 	if *listen != "" {
-		err := listenMCP(ctx, g, *listen, listenUp, token, *cert, *key, stderr)
+		err := listenMCP(ctx, g, *listen, specs, token, *cert, *key, stderr)
 		if cerr := closeAll(); err == nil && cerr != nil {
 			err = fmt.Errorf("recording the sessions: %w", cerr)
 		}
@@ -170,9 +206,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	cmd := exec.Command(upstream[0], upstream[1:]...)
-	cmd.Stderr = stderr
-	up, err := (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
+	ups, err := connectUpstreams(ctx, specs, stderr)
 	if err != nil {
 		closeAll()
 		fmt.Fprintf(stderr, "warden mcp: starting the MCP server: %v\n", err)
@@ -180,12 +214,14 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	client, err := (&sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}, MaxLineLength: maxMCPMessage}).Connect(ctx)
 	if err != nil {
-		up.Close()
+		for _, u := range ups {
+			u.Conn.Close()
+		}
 		closeAll()
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitError
 	}
-	serr := g.Serve(ctx, client, up)
+	serr := g.ServeMany(ctx, client, ups)
 	cerr := closeAll()
 	switch {
 	case serr != nil:
@@ -233,21 +269,74 @@ func isURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
-// listenMCP serves g over streamable HTTP on addr until ctx ends; each
-// session connects to upstream (a URL, else a command line started per
-// session).
-func listenMCP(ctx context.Context, g *gateway.Gateway, addr, upstream, token, cert, key string, stderr io.Writer) error {
-	h := &gateway.Handler{Gateway: g, Token: token, Upstream: func(ctx context.Context) (sdk.Connection, error) {
-		if isURL(upstream) {
-			return (&sdk.StreamableClientTransport{Endpoint: upstream}).Connect(ctx)
+// upstreamSpec is one --upstream: its name (several: required), and an
+// http(s) URL or a command line.
+type upstreamSpec struct {
+	name string
+	url  string
+	argv []string
+}
+
+// parseUpstream reads an --upstream value, [NAME=]URL|CMD; named says a
+// name is required (several upstreams).
+func parseUpstream(v string, named bool) (upstreamSpec, error) {
+	var sp upstreamSpec
+	if n, rest, ok := strings.Cut(v, "="); ok && n != "" && !strings.ContainsAny(n, "/ ") {
+		sp.name, v = n, rest
+	} else if named {
+		return sp, errors.New("with several upstreams, each is NAME=URL|CMD")
+	}
+	if isURL(v) {
+		sp.url = v
+		return sp, nil
+	}
+	argv, err := shell.Split(v)
+	if err != nil || len(argv) == 0 {
+		return sp, errors.New("want an http(s) URL or a command line")
+	}
+	sp.argv = argv
+	return sp, nil
+}
+
+// connectUpstreams connects to the upstreams of a session (a URL's
+// streamable HTTP endpoint, else a command started for it), named when
+// there are several; on an error, those connected are closed.
+func connectUpstreams(ctx context.Context, specs []upstreamSpec, stderr io.Writer) ([]gateway.Upstream, error) {
+	var ups []gateway.Upstream
+	for _, sp := range specs {
+		var conn sdk.Connection
+		var err error
+		if sp.url != "" {
+			conn, err = (&sdk.StreamableClientTransport{Endpoint: sp.url}).Connect(ctx)
+		} else {
+			cmd := exec.Command(sp.argv[0], sp.argv[1:]...)
+			cmd.Stderr = stderr
+			conn, err = (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
 		}
-		argv, err := shell.Split(upstream)
 		if err != nil {
+			for _, u := range ups {
+				u.Conn.Close()
+			}
+			if sp.name != "" {
+				err = fmt.Errorf("%s: %w", sp.name, err)
+			}
 			return nil, err
 		}
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stderr = stderr
-		return (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
+		u := gateway.Upstream{Conn: conn}
+		if len(specs) > 1 {
+			u.Name = sp.name
+		}
+		ups = append(ups, u)
+	}
+	return ups, nil
+}
+
+// listenMCP serves g over streamable HTTP on addr until ctx ends; each
+// session connects to the upstreams (URLs, else command lines started per
+// session).
+func listenMCP(ctx context.Context, g *gateway.Gateway, addr string, specs []upstreamSpec, token, cert, key string, stderr io.Writer) error {
+	h := &gateway.Handler{Gateway: g, Token: token, Upstreams: func(ctx context.Context) ([]gateway.Upstream, error) {
+		return connectUpstreams(ctx, specs, stderr)
 	}}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -279,3 +279,67 @@ func TestX2_InspectorCLIThroughWarden(t *testing.T) {
 		t.Errorf("the approved write on disk: %q %v", b, err)
 	}
 }
+
+// TestX2_CLISeveralUpstreams: `warden mcp --upstream fs=CMD --upstream
+// ev=CMD` serves the reference filesystem and everything servers in one
+// stdio session: tools named after their server, a rejected fs__write_file
+// not written. Names that collide or carry the separator, and a policy
+// or a --tool-mode naming a tool without its server, are refused at start
+// (exit 2).
+func TestX2_CLISeveralUpstreams(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
+	ev := hostBinary(t, "mcp-server-everything", "WARDEN_TEST_MCP_EVERYTHING")
+	pol := filepath.Join(home, "approval.yaml")
+	if err := os.WriteFile(pol, []byte("approvers:\n  - name: auto\n    decision: reject\n    explanation: not the config\n    tool: fs__write_file\n    args:\n      path: \"*.conf\"\n  - name: auto\n    decision: approve\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(home, "bare.yaml")
+	if err := os.WriteFile(bare, []byte("approvers:\n  - name: auto\n    decision: reject\n    tool: write_file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "WARDEN_HOME="+home, "WARDEN_DB=", "WARDEN_SERVER=")
+	for _, bad := range [][]string{
+		{"--upstream", "fs=" + fs + " " + dir, "--upstream", "fs=" + ev + " stdio"},
+		{"--upstream", "a__b=" + fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
+		{"--upstream", fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
+		{"--approval", bare, "--upstream", "fs=" + fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
+		{"--tool-mode", "write_file=prompt", "--upstream", "fs=" + fs + " " + dir, "--upstream", "ev=" + ev + " stdio"},
+	} {
+		cmd := exec.Command(binary(t), append([]string{"mcp"}, bad...)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if exitCode(err) != exitUsage {
+			t.Errorf("%q: exit %d, want %d:\n%s", bad, exitCode(err), exitUsage, out)
+		}
+	}
+	cmd := exec.Command(binary(t), "mcp", "--approval", pol, "--mode", "approve", "--upstream", "fs="+fs+" "+dir, "--upstream", "ev="+ev+" stdio")
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "warden-cli-test", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, " "); !strings.Contains(got, "fs__write_file") || !strings.Contains(got, "ev__echo") {
+		t.Errorf("tools: %s", got)
+	}
+	conf := filepath.Join(dir, "app.conf")
+	if text, isErr := callText(t, cs, "fs__write_file", map[string]any{"path": conf, "content": "evil"}); !isErr || !strings.Contains(text, "not the config") {
+		t.Errorf("rejected write: %q (isError %v)", text, isErr)
+	}
+	if _, err := os.Stat(conf); !os.IsNotExist(err) {
+		t.Fatalf("the rejected write reached the disk (stat: %v)", err)
+	}
+	if text, isErr := callText(t, cs, "ev__echo", map[string]any{"message": "hi"}); isErr || !strings.Contains(text, "hi") {
+		t.Errorf("ev__echo: %q (isError %v)", text, isErr)
+	}
+}

@@ -209,3 +209,57 @@ func TestP2_PatternCopiedFromRunOutputRejectsTheCall(t *testing.T) {
 		}
 	}
 }
+
+// contract lists the fields every event kind must carry (issue #2).
+var contract = map[string][]string{
+	"run_start": {"task", "model", "approval", "review"},
+	"model":     {"input_tokens", "output_tokens", "output"},
+	"approval":  {"call_id", "call", "approver", "decision", "modified", "explanation"},
+	"tool":      {"call_id", "function", "arguments", "executed", "result", "truncated", "error", "failed"},
+	"review":    {"call_id", "function", "reviewer", "decision", "explanation"},
+	"info":      {"message"},
+	"limit":     {"type", "message"},
+	"error":     {"message"},
+	"run_end":   {"status", "limit"},
+}
+
+func TestQuickstart(t *testing.T) {
+	tr := filepath.Join(t.TempDir(), "t.jsonl")
+	code, out, errs := warden(t, "run", "../../examples/quickstart/task.yaml", "--transcript", tr)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	evs := lines(t, tr)
+	decisions := map[string]int{}
+	for _, e := range evs {
+		for _, k := range []string{"event", "id", "time", "run_id", "agent"} {
+			if _, ok := e[k]; !ok {
+				t.Errorf("%v event lacks %s", e["event"], k)
+			}
+		}
+		for _, k := range contract[e["event"].(string)] {
+			if _, ok := e[k]; !ok {
+				t.Errorf("%v event lacks %s", e["event"], k)
+			}
+		}
+		if e["event"] == "approval" || e["event"] == "review" {
+			decisions[e["event"].(string)+":"+e["decision"].(string)]++
+		}
+	}
+	for _, want := range []string{"approval:approve", "approval:reject", "approval:escalate", "review:continue"} {
+		if decisions[want] == 0 {
+			t.Errorf("quickstart shows no %s (decisions %v)", want, decisions)
+		}
+	}
+	if last := evs[len(evs)-1]; last["event"] != "run_end" || last["status"] != "completed" || last["limit"] != nil {
+		t.Errorf("last event = %v", last)
+	}
+	if !strings.Contains(out, "transcript: "+tr) || !strings.Contains(errs, "approval") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errs)
+	}
+	// transcript show renders the same file.
+	code, shown, _ := warden(t, "transcript", "show", tr)
+	if code != exitOK || !strings.Contains(shown, "reject") || !strings.Contains(shown, "run_end") {
+		t.Errorf("transcript show: exit %d\n%s", code, shown)
+	}
+}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -305,3 +307,66 @@ func TestL8_VerifyUnsealedAndCut(t *testing.T) {
 		t.Fatalf("verify with a cut last line: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// Issue 10 item 8: a transcript whose last line a crash cut short is shown
+// up to that line with a warning (exit 0); a bad line in the middle stays
+// an error; --resume works from the last complete event and the next event
+// starts a line of its own.
+func TestNewcomer8_CutLastLine(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"WARDEN_HOME=" + filepath.Join(dir, "home")}
+	work := filepath.Join(dir, "work")
+	os.MkdirAll(work, 0o755)
+	task := write(t, dir, "task.yaml", "name: cut\ninput: go\nworkdir: work\ntools: [bash]\napproval: [{name: auto}]\n")
+	model := write(t, dir, "m.yaml", "- tool_calls: [{id: c1, function: bash, arguments: {cmd: \"echo first\"}}]\n- content: all done\n")
+	tr := filepath.Join(dir, "t.jsonl")
+	if code, _, stderr := runBinary(t, env, "", "run", task, "--quiet", "--model", "scripted:"+model, "--transcript", tr); code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	whole, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bytes.Count(whole, []byte("\n"))
+	runID := lines(t, tr)[0]["run_id"].(string)
+	// A crash while the run_end line was written: its start is there, its
+	// end and newline are not.
+	i := bytes.LastIndex(whole[:len(whole)-1], []byte("\n")) + 1
+	cut := append(append([]byte{}, whole[:i]...), whole[i:i+25]...)
+	if err := os.WriteFile(tr, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runBinary(t, env, "", "transcript", "show", tr)
+	if code != exitOK || !strings.Contains(stdout, "all done") || !strings.Contains(stderr, "warning") ||
+		!strings.Contains(stderr, "line "+itoa(n)) {
+		t.Errorf("show of a cut transcript: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	// The same bytes in the middle are an error.
+	middle := append(append(append([]byte{}, whole[:i]...), whole[i:i+25]...), '\n')
+	middle = append(middle, whole[i:]...)
+	mid := write(t, dir, "mid.jsonl", string(middle))
+	if code, _, stderr := runBinary(t, env, "", "transcript", "show", mid); code != exitError || !strings.Contains(stderr, "line "+itoa(n)) {
+		t.Errorf("a bad middle line: exit %d, want 1\n%s", code, stderr)
+	}
+
+	model2 := write(t, dir, "m2.yaml", "- content: resumed fine\n")
+	code, stdout, stderr = runBinary(t, env, "", "run", "--resume", runID, "--input", "more", "--quiet", "--transcript", tr, "--model", "scripted:"+model2)
+	if code != exitOK || !strings.Contains(stdout, "resumed fine") {
+		t.Fatalf("resume of a cut transcript: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	after, _ := os.ReadFile(tr)
+	if !bytes.HasPrefix(after, whole[:i]) {
+		t.Errorf("the complete events before the cut line changed")
+	}
+	code, stdout, stderr = runBinary(t, env, "", "transcript", "show", tr)
+	if code != exitOK || stderr != "" || !strings.Contains(stdout, "resumed fine") || !strings.Contains(stdout, "cut short") {
+		t.Errorf("show after the resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, e := range lines(t, tr) { // every line decodes
+		if e["event"] == nil {
+			t.Errorf("a line without an event: %v", e)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

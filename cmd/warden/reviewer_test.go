@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/hex"
 	"encoding/json"
 	"net"
@@ -207,23 +206,14 @@ func TestG4_SteeredReviewerShellStaysInsideWardenRun(t *testing.T) {
 	if n := conns.Load(); n != 0 {
 		t.Errorf("the reviewer's shell reached the network %d times", n)
 	}
-	f, err := os.Open(transcript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	reviews := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var ev struct {
-			Event string `json:"event"`
-		}
-		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Event == "auto_review" {
+	for _, e := range lines(t, transcript) {
+		if e["event"] == "auto_review" {
 			reviews++
 			// The attack ran: the review's own record holds its shell's refusals.
-			if !strings.Contains(sc.Text(), "cannot cross the sandbox boundary") || !strings.Contains(sc.Text(), "blocked by the sandbox") {
-				t.Errorf("the review's record lacks its shell's refusals: %.2000s", sc.Text())
+			text, _ := json.Marshal(e)
+			if !strings.Contains(string(text), "cannot cross the sandbox boundary") || !strings.Contains(string(text), "blocked by the sandbox") {
+				t.Errorf("the review's record lacks its shell's refusals: %.2000s", text)
 			}
 		}
 	}

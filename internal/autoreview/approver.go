@@ -6,6 +6,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/override"
 )
 
@@ -37,9 +38,12 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 	if err != nil {
 		res = Result{Status: action.StatusFailed, Message: failedMessage(err), Error: err.Error()}
 	} else {
-		res, _ = r.Review(ctx, req.History, actionJSON, OverrideFrom(ctx))
+		res, _ = r.review(ctx, req.History, actionJSON, OverrideFrom(ctx), effectsOf(req))
 	}
 	ar := r.record(res, actionJSON)
+	if obs := effectsOf(req); obs != nil {
+		ar.Effects, ar.EffectsUnavailable = obs.JSON(), obs.Unavailable
+	}
 	a := approval.Approval{Decision: approval.Reject, Explanation: res.Message,
 		Metadata: map[string]any{MetadataKey: res}, AutoReview: &ar}
 	switch {
@@ -50,6 +54,15 @@ func (r *Reviewer) Approve(ctx context.Context, req *approval.Request) (approval
 		a.Explanation = "auto-review reached no decision; the next approver decides: " + res.Message
 	}
 	return a, nil
+}
+
+// effectsOf returns what a dry run of req's boundary request observed
+// (the first pass attaches it, SPEC G17), or nil.
+func effectsOf(req *approval.Request) *effect.Observed {
+	if req.Boundary == nil {
+		return nil
+	}
+	return req.Boundary.Effects
 }
 
 // record is the transcript's auto_review record of a review (SPEC G13).

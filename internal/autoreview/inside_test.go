@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/nettest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -38,8 +39,7 @@ func TestG4_ReviewerToolsStayInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, home, "keys/override.key", secret)
-	t.Setenv("WARDEN_HOME", home)
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(t.TempDir(), "managed.toml"))
+	hometest.Use(t, home)
 	outside := t.TempDir()
 	kept := filepath.Join(outside, "kept.txt")
 	writeFile(t, outside, "kept.txt", "original")
@@ -143,8 +143,7 @@ func TestG4_ReviewerShellNeverReadsWardensState(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, home, "keys/override.key", secret)
-	t.Setenv("WARDEN_HOME", home)
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(t.TempDir(), "managed.toml"))
+	hometest.Use(t, home)
 	if err := os.Symlink(filepath.Join(home, "keys/override.key"), filepath.Join(dir, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +177,7 @@ func TestG16_ReviewerToolsNeverReadWardensState(t *testing.T) {
 	}
 	writeFile(t, home, "token", secret)
 	writeFile(t, home, "keys/override.key", secret+"-key")
-	t.Setenv("WARDEN_HOME", home)
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(t.TempDir(), "managed.toml"))
+	hometest.Use(t, home)
 	if err := os.Symlink(filepath.Join(home, "token"), filepath.Join(dir, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}

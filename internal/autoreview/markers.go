@@ -23,7 +23,7 @@ func keySuffix(key string) string { return " #" + key }
 // person override and the reviewer's tool output.
 func isMarker(line string) bool {
 	switch line {
-	case BeginUntrusted, EndUntrusted, BeginAction, EndAction, EndOverride, BeginToolOutput, EndToolOutput:
+	case BeginUntrusted, EndUntrusted, BeginAction, EndAction, BeginEffects, EndEffects, EndOverride, BeginToolOutput, EndToolOutput:
 		return true
 	}
 	return strings.HasPrefix(line, overrideStart) && strings.HasSuffix(line, overrideEnd)

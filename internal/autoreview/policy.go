@@ -82,6 +82,10 @@ type Resolved struct {
 	// zero when neither file sets them.
 	MaxSteps     int `json:"max_steps,omitempty"`
 	MaxToolCalls int `json:"max_tool_calls,omitempty"`
+	// DryRun is [auto_review] dry_run (managed, else user): whether a
+	// boundary request the first pass passes on is dry-run first (SPEC
+	// G17). Nil when neither file sets it: on where the kernel supports it.
+	DryRun *bool `json:"dry_run,omitempty"`
 	// Files are the files that were read; files that do not exist are not
 	// listed.
 	Files []string `json:"files"`
@@ -105,6 +109,9 @@ func (r Resolved) Describe() string {
 	if r.MaxSteps > 0 || r.MaxToolCalls > 0 {
 		fmt.Fprintf(&b, "  %-12s %-8s steps %d, tool calls %d (0: the default)\n", "budget", "", r.MaxSteps, r.MaxToolCalls)
 	}
+	if r.DryRun != nil {
+		fmt.Fprintf(&b, "  %-12s %-8s %t\n", "dry_run", "", *r.DryRun)
+	}
 	b.WriteString("\n")
 	b.WriteString(r.Text)
 	b.WriteString("\n")
@@ -126,6 +133,9 @@ type autoReviewTable struct {
 	// MaxSteps and MaxToolCalls set the budget of a review (SPEC G4).
 	MaxSteps     *int `toml:"max_steps"`
 	MaxToolCalls *int `toml:"max_tool_calls"`
+	// DryRun turns the dry run of what the first pass passes on (SPEC
+	// G17) on or off.
+	DryRun *bool `toml:"dry_run"`
 }
 
 // tomlText is a string value. Decoding it through UnmarshalTOML makes a
@@ -205,6 +215,7 @@ type loaded struct {
 	policy, extra, floor string
 	timeout              time.Duration
 	maxSteps, maxCalls   int
+	dryRun               *bool
 	exists               bool
 }
 
@@ -267,11 +278,12 @@ func ResolvePolicy(src PolicySources) (Resolved, error) {
 	}
 	res.MaxSteps = cmp.Or(managed.maxSteps, user.maxSteps)
 	res.MaxToolCalls = cmp.Or(managed.maxCalls, user.maxCalls)
+	res.DryRun = cmp.Or(managed.dryRun, user.dryRun)
 	return res, nil
 }
 
 // knownTableKeys are the keys of [auto_review], for error messages.
-var knownTableKeys = []string{"extra_policy", "floor", "max_steps", "max_tool_calls", "policy", "timeout"}
+var knownTableKeys = []string{"dry_run", "extra_policy", "floor", "max_steps", "max_tool_calls", "policy", "timeout"}
 
 // loadConfig reads the [auto_review] table of the file at path.
 func loadConfig(path string, managed bool) (loaded, error) {
@@ -323,6 +335,7 @@ func loadConfig(path string, managed bool) (loaded, error) {
 		l.floor = strings.TrimSpace(t.Floor.text)
 	}
 	l.timeout = t.Timeout.d
+	l.dryRun = t.DryRun
 	for _, b := range []struct {
 		key string
 		v   *int

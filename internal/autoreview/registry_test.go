@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
 
@@ -18,8 +19,7 @@ import (
 // the reviewer agent on the model its parameter names.
 func TestP3_AutoReviewIsARegisteredApprover(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv("WARDEN_HOME", filepath.Join(dir, "home"))
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(dir, "none.toml"))
+	hometest.Use(t, filepath.Join(dir, "home"))
 	script := filepath.Join(dir, "verdicts.yaml")
 	if err := os.WriteFile(script, []byte("- content: '{\"outcome\": \"deny\", \"risk_level\": \"high\", \"rationale\": \"no\"}'\n- content: '{\"outcome\": \"allow\", \"risk_level\": \"low\"}'\n"), 0o644); err != nil {
 		t.Fatal(err)

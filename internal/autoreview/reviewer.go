@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/tool"
@@ -154,13 +155,20 @@ var errNoModel = errors.New("auto-review: no reviewer model is configured")
 // action.StatusTimedOut with a nil error: it is reported apart from a denial, and
 // its message says that a timeout alone does not show the action is unsafe.
 func (r *Reviewer) Review(ctx context.Context, history []chat.Message, actionJSON []byte, override *Override) (Result, error) {
+	return r.review(ctx, history, actionJSON, override, nil)
+}
+
+// review is Review told what a dry run of the action observed, when obs
+// is set (SPEC G17): the effects go into the reviewer's request, after
+// the action, as untrusted evidence.
+func (r *Reviewer) review(ctx context.Context, history []chat.Message, actionJSON []byte, override *Override, obs *effect.Observed) (Result, error) {
 	start := time.Now()
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	nonce := newNonce()
-	msgs := withNonce(BuildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override), nonce)
+	msgs := withNonce(buildPrompt(r.Policy, Condense(history, r.Condense), actionJSON, override, obs), nonce)
 	key := freshMarkerKey(msgs)
 	msgs = withMarkerKey(msgs, key)
 	res := Result{Override: override.Applies(actionJSON), ReviewID: newReviewID()}

@@ -202,11 +202,11 @@ func (p *Parsed) has(name string) bool {
 			continue
 		}
 		for j := 1; j < len(o.Name); j++ {
-			so, ok := g.short[o.Name[j]]
+			so, ok := g.shortOption(o.Name[j])
 			if !ok {
 				continue
 			}
-			for _, n := range so.names {
+			for _, n := range g.namesOf(so) {
 				if n == name {
 					return true
 				}

@@ -3,15 +3,28 @@ package command
 import (
 	"path"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/wordset"
 )
 
 // Grammar is the option grammar of a program or of one of its
 // subcommands.
+//
+// A Grammar lives as long as the process, so it keeps its options in
+// forms the garbage collector traces little: the letters in a string, the
+// long names in a wordset.Set, and the options in slices beside them.
 type Grammar struct {
-	// short maps an option letter to its option.
-	short map[byte]option
-	// long maps a long option name (without dashes) to its option.
-	long map[string]option
+	// shortLetters are the option letters; shortOpts[i] is the option of
+	// shortLetters[i].
+	shortLetters string
+	shortOpts    []option
+	// long holds the long option names (without dashes); longOpts[i] is
+	// the option of the name at position i.
+	long     wordset.Set
+	longOpts []option
+	// names holds the canonical names of the options, each option's in
+	// a run (option.at).
+	names []string
 	// subs are the subcommands, by name; aliases map to the same Grammar
 	// under their canonical name (see canon).
 	subs map[string]*Grammar
@@ -28,9 +41,9 @@ type Grammar struct {
 
 // option is one option of a grammar.
 type option struct {
-	// names are the canonical names the option sets (git branch -D sets
-	// delete and force).
-	names []string
+	// The canonical names the option sets (git branch -D sets delete and
+	// force) are names[at:at+n] of its grammar (Grammar.namesOf).
+	at, n uint16
 	// arg is true when the option takes a value (the rest of a short
 	// cluster, the next word, or =value).
 	arg bool
@@ -163,7 +176,7 @@ func (g *Grammar) option(p *Parsed, argv []string, i int) int {
 	a := argv[i]
 	if strings.HasPrefix(a, "--") || g.singleDash {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		o, ok := g.long[name]
+		o, ok := g.longOption(name)
 		if !ok && !g.singleDash {
 			o, ok = g.abbreviation(name)
 		}
@@ -178,20 +191,20 @@ func (g *Grammar) option(p *Parsed, argv []string, i int) int {
 			i++
 			val, hasVal = argv[i], true
 		}
-		for _, n := range o.names {
+		for _, n := range g.namesOf(o) {
 			p.Options = append(p.Options, Option{Name: n, Value: val, HasValue: hasVal})
 		}
 		return i
 	}
 	for j := 1; j < len(a); j++ {
-		o, ok := g.short[a[j]]
+		o, ok := g.shortOption(a[j])
 		if !ok {
 			p.Unknown = true
 			p.Options = append(p.Options, Option{Name: "-" + a[j:]})
 			return i
 		}
 		if o.optArg && j+1 < len(a) {
-			for _, n := range o.names {
+			for _, n := range g.namesOf(o) {
 				p.Options = append(p.Options, Option{Name: n, Value: a[j+1:], HasValue: true})
 			}
 			return i
@@ -202,16 +215,35 @@ func (g *Grammar) option(p *Parsed, argv []string, i int) int {
 				i++
 				val, has = argv[i], true
 			}
-			for _, n := range o.names {
+			for _, n := range g.namesOf(o) {
 				p.Options = append(p.Options, Option{Name: n, Value: val, HasValue: has})
 			}
 			return i
 		}
-		for _, n := range o.names {
+		for _, n := range g.namesOf(o) {
 			p.Options = append(p.Options, Option{Name: n})
 		}
 	}
 	return i
+}
+
+// namesOf returns the canonical names o sets.
+func (g *Grammar) namesOf(o option) []string { return g.names[o.at : o.at+o.n] }
+
+// shortOption returns the option of the letter c.
+func (g *Grammar) shortOption(c byte) (option, bool) {
+	if i := strings.IndexByte(g.shortLetters, c); i >= 0 {
+		return g.shortOpts[i], true
+	}
+	return option{}, false
+}
+
+// longOption returns the option of the long name (without dashes).
+func (g *Grammar) longOption(name string) (option, bool) {
+	if i, ok := g.long.Index(name); ok {
+		return g.longOpts[i], true
+	}
+	return option{}, false
 }
 
 // abbreviation returns the long option that name abbreviates, the way
@@ -225,11 +257,12 @@ func (g *Grammar) abbreviation(name string) (option, bool) {
 	var found option
 	var key string
 	n := 0
-	for long, o := range g.long {
+	for i := range g.long.Len() {
+		long, o := g.long.Word(i), g.longOpts[i]
 		if !strings.HasPrefix(long, name) {
 			continue
 		}
-		k := strings.Join(o.names, "\x00")
+		k := strings.Join(g.namesOf(o), "\x00")
 		if n > 0 && k == key {
 			continue // another spelling of the same option
 		}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 )
@@ -25,28 +26,57 @@ var (
 //
 // GNU-style permutation (options after operands) is on; see fixed.
 func spec(short, long string) *Grammar {
-	g := &Grammar{short: map[byte]option{}, long: map[string]option{}, permute: true}
-	for _, s := range strings.Fields(short) {
+	shorts, longs := strings.Fields(short), strings.Fields(long)
+	g := &Grammar{permute: true}
+	// The options' names share one array (Grammar.names): a grammar is
+	// a few objects for the garbage collector, not one for each name.
+	g.names = make([]string, 0, len(shorts)+len(longs)+strings.Count(short, "+")+strings.Count(long, "+"))
+	names := func(s string) option {
+		at := len(g.names)
+		for n := range strings.SplitSeq(s, "+") {
+			g.names = append(g.names, n)
+		}
+		return option{at: uint16(at), n: uint16(len(g.names) - at)}
+	}
+	g.shortOpts = make([]option, 0, len(shorts))
+	g.longOpts = make([]option, 0, len(longs))
+	letters := make([]byte, 0, len(shorts))
+	for _, s := range shorts {
+		var o option
 		if len(s) == 1 {
-			g.short[s[0]] = option{names: []string{"-" + s}}
+			o = names("-" + s)
+		} else {
+			o = names(s[2:])
+			o.arg, o.optArg = s[1] == ':', s[1] == '?'
+		}
+		if i := bytes.IndexByte(letters, s[0]); i >= 0 {
+			g.shortOpts[i] = o // a letter described twice: the last wins
 			continue
 		}
-		g.short[s[0]] = option{names: strings.Split(s[2:], "+"), arg: s[1] == ':', optArg: s[1] == '?'}
+		letters = append(letters, s[0])
+		g.shortOpts = append(g.shortOpts, o)
 	}
-	for _, l := range strings.Fields(long) {
-		o := option{}
+	g.shortLetters = string(letters)
+	g.long.Grow(len(longs))
+	for _, l := range longs {
+		arg, optArg := false, false
 		switch {
 		case strings.HasSuffix(l, ":"):
-			o.arg, l = true, l[:len(l)-1]
+			arg, l = true, l[:len(l)-1]
 		case strings.HasSuffix(l, "?"):
-			o.optArg, l = true, l[:len(l)-1]
+			optArg, l = true, l[:len(l)-1]
 		}
 		name, canon, ok := strings.Cut(l, "=")
 		if !ok {
 			canon = name
 		}
-		o.names = strings.Split(canon, "+")
-		g.long[name] = o
+		o := names(canon)
+		o.arg, o.optArg = arg, optArg
+		if i, added := g.long.Add(name); !added {
+			g.longOpts[i] = o // a name described twice: the last wins
+			continue
+		}
+		g.longOpts = append(g.longOpts, o)
 	}
 	return g
 }

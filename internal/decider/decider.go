@@ -82,6 +82,11 @@ type Config struct {
 	// `warden eval` puts an approver there that passes every request on,
 	// since no person answers an evaluation.
 	Person approval.Approver
+	// DryRun, when set, runs a boundary request the first pass passes on
+	// once in a throw-away view first (SPEC G17), unless [auto_review]
+	// dry_run = false: a clear harm in what it did is denied, and its
+	// effects go on to the reviewer and the person. Nil: no dry run.
+	DryRun *DryRunner
 }
 
 // Check checks an approvals_reviewer list and returns it, with an empty
@@ -195,6 +200,10 @@ func New(cfg Config) (*approval.Policy, error) {
 	if len(cfg.WritableRoots) > 0 && (slices.Contains(who, AutoReview) || slices.Contains(who, FirstPass)) {
 		k = k.WithWritableRoots(cfg.WritableRoots)
 	}
+	check, err := cfg.dryRunCheck()
+	if err != nil {
+		return nil, err
+	}
 	if len(who) == 1 {
 		switch who[0] {
 		case User:
@@ -204,7 +213,7 @@ func New(cfg Config) (*approval.Policy, error) {
 			if err != nil {
 				return nil, err
 			}
-			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: triage.KnowledgeApprover(k, set, r),
+			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: withDryRun(triage.KnowledgeApprover(k, set, r), check),
 				Entry: policy.Entry{Name: AutoReview, Params: map[string]any{"model": spec}}}), nil
 		}
 	}
@@ -228,7 +237,7 @@ func New(cfg Config) (*approval.Policy, error) {
 			if len(cfg.RuleFiles) > 0 {
 				entry.Params = map[string]any{"rules": append([]string(nil), cfg.RuleFiles...)}
 			}
-			h = triage.PassOnApprover(k, set)
+			h = withDryRun(triage.PassOnApprover(k, set), check)
 		case User, Human:
 			entry.Name = Human
 			h = cfg.Person

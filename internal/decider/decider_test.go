@@ -16,19 +16,11 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/model"
 	_ "github.com/wardenhq/warden/model/openai" // the provider of the fake server
 	"github.com/wardenhq/warden/tool"
 )
-
-// isolate keeps the machine's managed and user configuration out.
-func isolate(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("WARDEN_HOME", filepath.Join(dir, "home"))
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(dir, "none.toml"))
-	return dir
-}
 
 // request is a boundary request of the bash tool for command.
 func request(command string) *approval.Request {
@@ -41,7 +33,7 @@ func request(command string) *approval.Request {
 
 // SPEC G3: approvals_reviewer names, alone or as a list.
 func TestG3_DeciderNames(t *testing.T) {
-	isolate(t)
+	hometest.New(t)
 	for _, tc := range []struct {
 		in   []string
 		want []string
@@ -77,7 +69,7 @@ func TestG3_DeciderNames(t *testing.T) {
 // Config.Person stands in for the person: the first pass decides what is
 // clear and the stand-in gets the rest.
 func TestG3_DeciderPersonStandIn(t *testing.T) {
-	isolate(t)
+	hometest.New(t)
 	var asked []string
 	person := approval.Func(func(_ context.Context, req *approval.Request) (approval.Approval, error) {
 		asked = append(asked, req.Boundary.Command)
@@ -107,7 +99,8 @@ func TestG3_DeciderPersonStandIn(t *testing.T) {
 // model's client makes no retries of its own whatever the options say:
 // three attempts are three requests, not nine.
 func TestG10_DeciderReviewModelHasNoClientRetries(t *testing.T) {
-	dir := isolate(t)
+	hometest.New(t)
+	dir := t.TempDir()
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
@@ -145,7 +138,7 @@ func TestG10_DeciderReviewModelHasNoClientRetries(t *testing.T) {
 // workspace: a network request for a command writing into a writable root
 // under /root is routine, one writing elsewhere in /root is not.
 func TestG15_DeciderFirstPassEscalationsAndWritableRoots(t *testing.T) {
-	isolate(t)
+	hometest.New(t)
 	p, err := decider.New(decider.Config{Reviewers: []string{"rules", "user"}, WritableRoots: []string{"/root/cache"},
 		Person: approval.Func(func(context.Context, *approval.Request) (approval.Approval, error) {
 			return approval.Approval{Decision: approval.Escalate}, nil
@@ -183,7 +176,7 @@ func TestG15_DeciderFirstPassEscalationsAndWritableRoots(t *testing.T) {
 // name; both name the same approver, so listing both is listing it twice.
 // The list keeps the names as written (the transcript records them).
 func TestG14_FirstPassOldNameAccepted(t *testing.T) {
-	isolate(t)
+	hometest.New(t)
 	for _, tc := range []struct {
 		list    string
 		err     string

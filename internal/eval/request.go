@@ -42,6 +42,9 @@ func Request(s Step) (*approval.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Line != "" && s.Action.Kind == action.Shell {
+		b.Command = s.Line
+	}
 	call.ID = fmt.Sprintf("eval_%d", s.Index)
 	return &approval.Request{Call: call, History: history, Boundary: b}, nil
 }

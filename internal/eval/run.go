@@ -25,6 +25,12 @@ type Step struct {
 	// Transcript holds the turns before the action: the item's transcript
 	// and, in a trajectory, the earlier actions as assistant turns.
 	Transcript []vocab.Turn
+	// Line, when set, is the command line of a shell action as the agent's
+	// bash call gave it: the boundary request carries it, as the bash
+	// tool's does in a run (boundary.Request.Command), and so the first
+	// pass dry-runs it when it passes it on (SPEC G17). The datasets'
+	// items have none: their requests stay as they were.
+	Line string
 }
 
 // Outcome is a reviewer's answer about one step.

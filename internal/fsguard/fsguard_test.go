@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 )
 
 // G16: the checks Opened makes on a file already open catch what a path
@@ -18,8 +20,7 @@ func TestG16_OpenedFilesAreJudgedWhereTheKernelOpenedThem(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "keys"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WARDEN_HOME", home)
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(t.TempDir(), "managed.toml"))
+	hometest.Use(t, home)
 	token := filepath.Join(home, "keys", "token")
 	if err := os.WriteFile(token, []byte("secret"), 0o600); err != nil {
 		t.Fatal(err)

@@ -4,21 +4,26 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/mcp"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 // echoUpstream is an in-process Go MCP server whose one tool echoes.
@@ -68,7 +73,7 @@ func policy50() string {
 
 // benchClient connects a go-sdk client to upstream through how: directly,
 // through the plain proxy, or through a gateway of cfg.
-func benchClient(b *testing.B, how string, cfg *hook.Config) *sdk.ClientSession {
+func benchClient(b *testing.B, how string, cfg *govern.Config) *sdk.ClientSession {
 	ctx := context.Background()
 	up := echoUpstream(b)
 	transport := up
@@ -108,7 +113,7 @@ func benchClient(b *testing.B, how string, cfg *hook.Config) *sdk.ClientSession 
 func BenchmarkX2_ToolsCall(b *testing.B) {
 	for _, how := range []string{"direct", "plain-proxy", "warden-no-policy", "warden-policy-50"} {
 		b.Run(how, func(b *testing.B) {
-			var cfg *hook.Config
+			var cfg *govern.Config
 			switch how {
 			case "warden-no-policy":
 				cfg = benchConfig(b, "")
@@ -139,9 +144,9 @@ func BenchmarkX2_ToolsCall(b *testing.B) {
 }
 
 // benchConfig is testConfig for a benchmark.
-func benchConfig(b *testing.B, appr string) *hook.Config {
+func benchConfig(b *testing.B, appr string) *govern.Config {
 	dir := b.TempDir()
-	c := &hook.Config{Paths: hook.Paths{Runs: dir + "/runs", Key: dir + "/keys/override.key"}}
+	c := &govern.Config{Paths: govern.Paths{Runs: dir + "/runs", Key: dir + "/keys/override.key"}}
 	if appr != "" {
 		c.ApprovalEntries = entries(b, appr, "approval.yaml")
 		c.Approval = must[*approval.Policy](b)(approval.Compile(c.ApprovalEntries))
@@ -186,62 +191,184 @@ func (p *plainHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.ServeHTTP(w, r)
 }
 
+// echoHTTPServer is the echo server served by the go-sdk's own
+// streamable HTTP handler with opts.
+func echoHTTPServer(opts *sdk.StreamableHTTPOptions) http.Handler {
+	s := sdk.NewServer(&sdk.Implementation{Name: "echo", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, opts)
+}
+
+// rawEcho answers a JSON-RPC tools/call with net/http and encoding/json
+// alone, no MCP SDK: the floor of a call over HTTP on this machine.
+type rawEcho struct{}
+
+func (rawEcho) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	res := map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{"content": []map[string]string{{"type": "text", "text": string(req.Params.Arguments)}}}}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(res)
+}
+
+// cpuTime is the process's CPU time, user and system, so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkX2_HTTPCallsPerSecond measures tools/call throughput over
-// streamable HTTP with 8 client sessions calling concurrently: the echo
-// server served directly by the go-sdk, through a plain pass-through proxy,
-// through warden with no policy and with a compiled 50-entry policy.
+// streamable HTTP with 8 client sessions calling concurrently (the go-sdk
+// client, keeping one connection per session alive): the echo server
+// served directly by the go-sdk (its default SSE answers, its
+// JSONResponse option, and stateless with JSONResponse), through a plain
+// pass-through proxy, through warden with no policy and with a compiled
+// 50-entry policy; and the floor, a JSON-RPC echo on net/http with no
+// SDK. The cases named -tuned-gc run with warden mcp's GC settings
+// (TuneGC), the others with the environment's (GOGC=100 by default). Beside calls/s (which the machine's other load lowers), cpu-us is
+// the process's CPU time per call, client and server together, and
+// ceiling the calls/s two idle cores would give at that cost.
 func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
-	for _, how := range []string{"direct", "plain-proxy", "warden-no-policy", "warden-policy-50"} {
-		b.Run(how, func(b *testing.B) {
+	cases := []string{"raw-net-http", "direct-sse", "direct-json", "direct-stateless-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store"}
+	for _, c := range cases[2:] {
+		if c != "direct-stateless-json" {
+			cases = append(cases, c+"-tuned-gc")
+		}
+	}
+	for _, name := range cases {
+		b.Run(name, func(b *testing.B) {
+			how, tuned := strings.CutSuffix(name, "-tuned-gc")
+			if tuned {
+				// warden mcp's GC settings (TuneGC).
+				b.Cleanup(TuneGC())
+			}
 			var h http.Handler
+			var check func()
 			switch how {
-			case "direct":
-				s := sdk.NewServer(&sdk.Implementation{Name: "echo", Version: "1"}, nil)
-				s.AddTool(&sdk.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-					func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-						return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
-					})
-				h = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+			case "raw-net-http":
+				h = rawEcho{}
+			case "direct-sse":
+				h = echoHTTPServer(nil)
+			case "direct-json":
+				h = echoHTTPServer(&sdk.StreamableHTTPOptions{JSONResponse: true})
+			case "direct-stateless-json":
+				h = echoHTTPServer(&sdk.StreamableHTTPOptions{JSONResponse: true, Stateless: true})
 			case "plain-proxy":
 				h = &plainHTTP{sessions: map[string]*sdk.StreamableServerTransport{}, upstream: func() sdk.Transport { return echoUpstream(b) }}
 			default:
 				cfg := benchConfig(b, "")
-				if how == "warden-policy-50" {
+				if how != "warden-no-policy" {
 					cfg = benchConfig(b, policy50())
 				}
 				gh := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
 					Upstream: func(ctx context.Context) (sdk.Connection, error) { return echoUpstream(b).Connect(ctx) }}
 				b.Cleanup(func() { gh.Close() })
 				h = gh
+				if how == "warden-policy-50-store" {
+					check = storeEverything(b, cfg, gh)
+				}
 			}
 			srv := httptest.NewServer(h)
 			defer srv.Close()
 			const clients = 8
-			sessions := make(chan *sdk.ClientSession, clients)
+			keepAlive := &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: 2 * clients}
+			defer keepAlive.CloseIdleConnections()
+			call := make(chan func() error, clients)
 			for i := 0; i < clients; i++ {
-				cs, err := httpClient(b, srv.URL, testToken)
+				if how == "raw-net-http" {
+					hc := &http.Client{Transport: keepAlive}
+					body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}}`
+					call <- func() error {
+						resp, err := hc.Post(srv.URL, "application/json", strings.NewReader(body))
+						if err != nil {
+							return err
+						}
+						defer resp.Body.Close()
+						var r struct {
+							Result json.RawMessage `json:"result"`
+						}
+						return json.NewDecoder(resp.Body).Decode(&r)
+					}
+					continue
+				}
+				ct := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{testToken, keepAlive}}, MaxRetries: -1}
+				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer cs.Close()
-				sessions <- cs
+				params := &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}}
+				call <- func() error {
+					res, err := cs.CallTool(context.Background(), params)
+					if err == nil && res.IsError {
+						err = fmt.Errorf("error result %+v", res)
+					}
+					return err
+				}
 			}
-			params := &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}}
 			b.SetParallelism(clients / runtime.GOMAXPROCS(0))
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
-				cs := <-sessions
-				defer func() { sessions <- cs }()
+				c := <-call
+				defer func() { call <- c }()
 				for pb.Next() {
-					if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
-						b.Errorf("call: %v %+v", err, res)
+					if err := c(); err != nil {
+						b.Errorf("call: %v", err)
 						return
 					}
 				}
 			})
 			b.StopTimer()
+			perCall := float64((cpuTime() - cpu).Microseconds()) / float64(b.N)
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+			b.ReportMetric(perCall, "cpu-us/call")
+			b.ReportMetric(2e6/perCall, "ceiling-calls/s")
+			if check != nil {
+				check()
+			}
 		})
+	}
+}
+
+// storeEverything makes the store (SQLite, written through its buffer, as
+// warden mcp does with no --server or --db) receive cfg's events, and
+// returns a check, run after the benchmark, that the store holds every
+// event of every run's transcript once the sessions ended.
+func storeEverything(b *testing.B, cfg *govern.Config, h *Handler) func() {
+	ctx := context.Background()
+	st, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "warden.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := st.Buffer()
+	cfg.Sink = buf
+	return func() {
+		h.Close()
+		if err := buf.Close(); err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		files, _ := filepath.Glob(filepath.Join(cfg.Paths.Runs, "mcp-*.jsonl"))
+		for _, f := range files {
+			want := eventtest.ReadFile(b, f)
+			runID := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+			got, err := st.Events(ctx, runID, "", 1<<30)
+			if err != nil || len(got) != len(want) {
+				b.Fatalf("run %s: the store has %d events (%v), the transcript %d", runID, len(got), err, len(want))
+			}
+		}
 	}
 }

@@ -85,10 +85,14 @@ func (s *session) decideCall(ctx context.Context, p *pending, m *jsonrpc.Request
 	if why := s.stoppedWhy(); why != "" {
 		return stopped(why), nil
 	}
-	if _, listed := s.cat.get(c.Name); !listed {
+	u, bare, ok := s.route(c.Name)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("warden: tools/call: no MCP server of this session is named by %q (tools are named SERVER__tool)", c.Name)}
+	}
+	if _, listed := u.cat.get(bare); !listed {
 		// A call before any listing, or of a tool added since: what the
 		// server declares for it is asked for first.
-		if err := s.listTools(ctx); err != nil {
+		if err := s.listTools(ctx, u); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden: listing the server's tools to judge the call: " + err.Error()}
 		}
 	}
@@ -102,7 +106,7 @@ func (s *session) decideCall(ctx context.Context, p *pending, m *jsonrpc.Request
 	switch v.Decision {
 	case hook.Pass, hook.Allow:
 	case hook.Modify:
-		l, ok := s.cat.get(c.Name)
+		l, ok := u.cat.get(bare)
 		if !ok {
 			return errorResult("warden modified this call, but the server never listed the tool, so its input schema is unknown: denied"), nil
 		}
@@ -110,16 +114,20 @@ func (s *session) decideCall(ctx context.Context, p *pending, m *jsonrpc.Request
 			return errorResult("warden modified this call, and the modified arguments do not fit the tool's input schema (" + err.Error() + "): denied"), nil
 		}
 		c.Arguments = v.Input
-		params, err = json.Marshal(c)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-		}
 	case hook.Stop, hook.Block:
 		return stopped(s.stop(v.Reason)), nil
 	default:
 		return errorResult("warden denied this call: " + v.Reason), nil
 	}
-	resp, err := s.callUp(ctx, p, params)
+	if v.Decision == hook.Modify || bare != c.Name {
+		// The upstream sees its own tool's name, and what was decided.
+		up := c
+		up.Name = bare
+		if params, err = json.Marshal(up); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+	}
+	resp, err := s.callUp(ctx, p, u, params)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden: " + err.Error()}
 	}
@@ -189,66 +197,29 @@ func (s *session) stop(reason string) string {
 	return reason
 }
 
-// callUp sends a governed call upstream and waits for its answer; a
+// callUp sends a governed call to upstream u and waits for its answer; a
 // cancellation withdraws it upstream too.
-func (s *session) callUp(ctx context.Context, p *pending, params json.RawMessage) (*jsonrpc.Response, error) {
-	s.mu.Lock()
-	if s.upErr != nil {
-		err := s.upErr
-		s.mu.Unlock()
-		return nil, fmt.Errorf("the MCP server is gone: %w", err)
-	}
-	s.next++
-	up := &pending{clientID: p.clientID, method: methodCall, upID: s.next, answer: make(chan *jsonrpc.Response, 1)}
-	s.toUp[up.upID] = up
-	s.mu.Unlock()
-	id, _ := jsonrpc.MakeID(float64(up.upID))
-	if err := s.up.Write(ctx, &jsonrpc.Request{ID: id, Method: methodCall, Params: params}); err != nil {
-		s.mu.Lock()
-		delete(s.toUp, up.upID)
-		s.mu.Unlock()
-		return nil, fmt.Errorf("sending the call to the MCP server: %w", err)
-	}
-	select {
-	case r := <-up.answer:
-		return r, nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.toUp, up.upID)
-		s.mu.Unlock()
-		_ = s.up.Write(s.ctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelParams(up.upID, "the client cancelled the call")})
-		return nil, ctx.Err()
-	}
+func (s *session) callUp(ctx context.Context, p *pending, u *upstream, params json.RawMessage) (*jsonrpc.Response, error) {
+	return s.ask(ctx, u, p.clientID, methodCall, params)
 }
 
-// listTools asks the upstream for its whole tool listing (every page),
-// for a call that came before the client listed them.
-func (s *session) listTools(ctx context.Context) error {
+// listTools asks upstream u for its whole tool listing (every page), for
+// a call that came before the client listed them.
+func (s *session) listTools(ctx context.Context, u *upstream) error {
 	cursor := ""
 	for page := 0; page < 1000; page++ {
 		params := json.RawMessage(`{}`)
 		if cursor != "" {
 			params, _ = json.Marshal(map[string]string{"cursor": cursor})
 		}
-		s.mu.Lock()
-		s.next++
-		p := &pending{method: "tools/list", upID: s.next, answer: make(chan *jsonrpc.Response, 1)}
-		s.toUp[p.upID] = p
-		s.mu.Unlock()
-		id, _ := jsonrpc.MakeID(float64(p.upID))
-		if err := s.up.Write(ctx, &jsonrpc.Request{ID: id, Method: "tools/list", Params: params}); err != nil {
+		r, err := s.ask(ctx, u, jsonrpc.ID{}, "tools/list", params)
+		if err != nil {
 			return err
-		}
-		var r *jsonrpc.Response
-		select {
-		case r = <-p.answer:
-		case <-ctx.Done():
-			return ctx.Err()
 		}
 		if r.Error != nil {
 			return r.Error
 		}
-		if cursor = s.learn(r.Result); cursor == "" {
+		if cursor = s.learn(u, r.Result); cursor == "" {
 			return nil
 		}
 	}

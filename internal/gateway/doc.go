@@ -30,7 +30,7 @@
 // Every tools/call is governed: its parameters read strictly (SPEC A8; an
 // unknown member such as a task augmentation is refused, since it would
 // take the result past review), the decision recorded in the session's run
-// (internal/hook's Session: the same transcript, denial log, breaker and
+// (internal/govern's Session: the same transcript, denial log, breaker and
 // overrides a hook session has), the result reviewed before it is
 // returned. An error anywhere — the policy, the store, the upstream — is an
 // error answer, never a call forwarded or a result returned unreviewed.

@@ -59,14 +59,7 @@ func TestX2_EverythingElsePassesThrough(t *testing.T) {
 	if text, isErr := p.call(t, "echo", map[string]any{"message": "through warden"}); isErr || !strings.Contains(text, "through warden") {
 		t.Errorf("echo: %q (isError %v)", text, isErr)
 	}
-	params := &sdk.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 1, "steps": 2}}
-	params.SetProgressToken("progress-1")
-	if _, err := p.CallTool(ctx, params); err != nil {
-		t.Errorf("long-running operation: %v", err)
-	}
-	if progress.Load() == 0 {
-		t.Error("no progress notification reached the client")
-	}
+	longRunning(ctx, t, p.ClientSession, "trigger-long-running-operation", &progress)
 	// The tools that depend on the client's capabilities are listed after
 	// initialization.
 	for deadline := time.Now().Add(10 * time.Second); ; {
@@ -94,4 +87,19 @@ func hasTool(tools []*sdk.Tool, name string) bool {
 		}
 	}
 	return false
+}
+
+// longRunning calls the everything server's long-running operation, named
+// tool, with a progress token, and fails t unless a progress notification
+// of it reached the client (progress counts them).
+func longRunning(ctx context.Context, t *testing.T, cs *sdk.ClientSession, tool string, progress *atomic.Int32) {
+	t.Helper()
+	params := &sdk.CallToolParams{Name: tool, Arguments: map[string]any{"duration": 1, "steps": 2}}
+	params.SetProgressToken("progress-1")
+	if _, err := cs.CallTool(ctx, params); err != nil {
+		t.Errorf("%s: %v", tool, err)
+	}
+	if progress.Load() == 0 {
+		t.Errorf("%s: no progress notification reached the client", tool)
+	}
 }

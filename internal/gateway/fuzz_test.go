@@ -167,3 +167,51 @@ func TestX2_ResultSpellingsAllReachTheReviewer(t *testing.T) {
 		}
 	}
 }
+
+// FuzzX2_ListingCursor: a listing cursor of several upstreams is read as
+// warden wrote it, or refused: one read names only upstreams that exist,
+// each with a cursor to pass on, and what warden writes reads back the
+// same.
+func FuzzX2_ListingCursor(f *testing.F) {
+	for _, s := range []string{"", makeCursor(map[int]string{0: "abc", 1: "x"}), makeCursor(map[int]string{5: "y"}), "e30", "bm90IGpzb24", `{"0":"a"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		const n = 3
+		got, err := readCursor(raw, n)
+		if err != nil {
+			return
+		}
+		for i, c := range got {
+			if i < 0 || i >= n || raw != "" && c == "" {
+				t.Fatalf("%q read as %v", raw, got)
+			}
+		}
+		if raw == "" {
+			return
+		}
+		again, err := readCursor(makeCursor(got), n)
+		if err != nil || len(again) != len(got) {
+			t.Fatalf("%v written and read back as %v, %v", got, again, err)
+		}
+	})
+}
+
+// FuzzX2_UpstreamToolName: a tool of one of several upstreams, named
+// NAME__tool, routes to that upstream and that tool whatever the tool's own
+// name holds, for every name ValidName accepts.
+func FuzzX2_UpstreamToolName(f *testing.F) {
+	for _, s := range [][2]string{{"fs", "write_file"}, {"a-b", "x__y"}, {"a_b", "_z"}, {"fs__x", "t"}, {"", "t"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, name, tool string) {
+		if ValidName(name) != nil || tool == "" || ValidName("other") != nil || name == "other" {
+			return
+		}
+		s := &session{ups: []*upstream{{name: "other"}, {name: name}}}
+		u, bare, ok := s.route(name + nameSep + tool)
+		if !ok || u.name != name || bare != tool {
+			t.Fatalf("%s__%s routed to %v %q %v", name, tool, u, bare, ok)
+		}
+	})
+}

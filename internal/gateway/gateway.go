@@ -17,6 +17,7 @@ import (
 
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/tool"
@@ -28,8 +29,9 @@ import (
 type Gateway struct {
 	// Config decides calls and results: the approval and review policies,
 	// the boundary decider, the queue a person decides in, where runs are
-	// recorded. It is warden hook's, for a host named "mcp".
-	Config *hook.Config
+	// recorded: a governed session's, as warden hook's, for a host named
+	// "mcp".
+	Config *govern.Config
 	// Server names the upstream in boundary requests and run names.
 	Server string
 	// Mode is the upstream's approval mode (SPEC G2; "" is auto); Modes
@@ -49,15 +51,36 @@ type Gateway struct {
 // returns nil when the client ended the session, and an error when the
 // upstream did, or the run could not be recorded.
 func (g *Gateway) Serve(ctx context.Context, client, upstream sdk.Connection) error {
-	return g.serve(ctx, client, upstream, nil)
+	return g.serve(ctx, client, []Upstream{{Conn: upstream}}, nil)
 }
 
-// serve is Serve, telling opened (when set) of the session once it is open.
-func (g *Gateway) serve(ctx context.Context, client, upstream sdk.Connection, opened func(*session)) error {
-	s, err := g.open(ctx, client, upstream)
+// Upstream is one MCP server of a client session: its connection, and
+// its name, which prefixes its tools and prompts (NAME__tool) when a
+// session has several (ServeMany).
+type Upstream struct {
+	Name string
+	Conn sdk.Connection
+}
+
+// ServeMany is Serve with several upstreams behind one client session
+// (docs/mcp.md, "Several upstreams"): each upstream's tools and prompts
+// are listed as NAME__tool, a call is routed by its prefix, which the
+// upstream never sees, and a resource by the upstream that listed its
+// URI. Names must be valid (ValidName) and distinct. One upstream without
+// a name is Serve: nothing prefixed.
+func (g *Gateway) ServeMany(ctx context.Context, client sdk.Connection, ups []Upstream) error {
+	return g.serve(ctx, client, ups, nil)
+}
+
+// serve is ServeMany, telling opened (when set) of the session once it is
+// open.
+func (g *Gateway) serve(ctx context.Context, client sdk.Connection, ups []Upstream, opened func(*session)) error {
+	s, err := g.open(ctx, client, ups)
 	if err != nil {
 		client.Close()
-		upstream.Close()
+		for _, u := range ups {
+			u.Conn.Close()
+		}
 		return err
 	}
 	if opened != nil {
@@ -68,15 +91,16 @@ func (g *Gateway) serve(ctx context.Context, client, upstream sdk.Connection, op
 
 // session is one client session, relayed.
 type session struct {
-	g        *Gateway
-	ctx      context.Context
-	cancel   context.CancelFunc
-	client   sdk.Connection
-	up       sdk.Connection
+	g      *Gateway
+	ctx    context.Context
+	cancel context.CancelFunc
+	client sdk.Connection
+	// ups are the upstreams; one without a name is the single upstream
+	// every message but tools/call is relayed to as it is.
+	ups      []*upstream
 	host     *hook.Host
 	cfg      *hook.Config
-	run      *hook.Session
-	cat      catalog
+	run      *govern.Session
 	decideMu sync.Mutex // one decision of the session at a time
 
 	mu sync.Mutex
@@ -86,23 +110,45 @@ type session struct {
 	// id; toUp the requests sent upstream, by warden's id.
 	byClient map[jsonrpc.ID]*pending
 	toUp     map[int64]*pending
-	// fromUp are the upstream's requests forwarded to the client, by
-	// warden's id, with the upstream's id.
-	fromUp map[int64]jsonrpc.ID
+	// fromUp are the upstreams' requests forwarded to the client, by
+	// warden's id, with the upstream and its id.
+	fromUp map[int64]fromUpstream
 	// stopped is why the session was terminated ("" while it runs); upErr
 	// why the upstream is gone.
 	stopped string
 	upErr   error
 	calls   sync.WaitGroup
+	// uris are the resources' URIs each upstream listed, templates the
+	// literal beginnings of its resource templates (several upstreams).
+	uris      map[string]*upstream
+	templates []ownedPrefix
 	// notes are events to record at the next decision (recorded outside
 	// one, they would wait for a person deciding).
 	notes []event.Data
+}
+
+// fromUpstream is a request of an upstream, forwarded to the client.
+type fromUpstream struct {
+	up *upstream
+	id jsonrpc.ID
+}
+
+// upstream is one MCP server of a session, and what it declared of its
+// tools.
+type upstream struct {
+	// name prefixes the upstream's tools and prompts ("" for the single
+	// unnamed upstream: nothing is prefixed).
+	name string
+	conn sdk.Connection
+	cat  catalog
 }
 
 // pending is a request in flight.
 type pending struct {
 	clientID jsonrpc.ID
 	method   string
+	// up is the upstream the request was sent to.
+	up *upstream
 	// upID is warden's id of the request upstream (0 before it is sent).
 	upID int64
 	// cancel withdraws a governed call; answer, when set, receives the
@@ -111,9 +157,12 @@ type pending struct {
 	answer chan *jsonrpc.Response
 }
 
-func (g *Gateway) open(ctx context.Context, client, upstream sdk.Connection) (*session, error) {
+func (g *Gateway) open(ctx context.Context, client sdk.Connection, ups []Upstream) (*session, error) {
 	if g.Config == nil {
 		return nil, errors.New("gateway: no configuration: every call must be governed")
+	}
+	if err := checkUpstreams(ups); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	id := client.SessionID()
 	if id == "" {
@@ -123,24 +172,30 @@ func (g *Gateway) open(ctx context.Context, client, upstream sdk.Connection) (*s
 		}
 		id = hex.EncodeToString(b[:])
 	}
-	s := &session{g: g, client: client, up: upstream,
-		byClient: map[jsonrpc.ID]*pending{}, toUp: map[int64]*pending{}, fromUp: map[int64]jsonrpc.ID{}}
+	s := &session{g: g, client: client,
+		byClient: map[jsonrpc.ID]*pending{}, toUp: map[int64]*pending{}, fromUp: map[int64]fromUpstream{}}
+	for _, u := range ups {
+		s.ups = append(s.ups, &upstream{name: u.Name, conn: u.Conn})
+	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	server := g.Server
 	if server == "" {
 		server = "mcp"
 	}
 	s.host = hook.Gateway("mcp:"+server, func(name, _ string) tool.Tool {
-		l, _ := s.cat.get(name)
-		return &mcpTool{server: server, name: name, l: l}
+		u, bare, ok := s.route(name)
+		if !ok {
+			return &mcpTool{server: server, name: name, bare: name}
+		}
+		l, _ := u.cat.get(bare)
+		return &mcpTool{server: s.serverOf(u), name: name, bare: bare, l: l}
 	})
-	run, err := hook.OpenSession(g.Config.Paths, "mcp", id, g.Config.Sink)
+	run, err := govern.OpenSession(g.Config.Paths, "mcp", id, g.Config.Sink)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	s.run = run
-	cfg := *g.Config
-	cfg.Crossing = s.crossing
+	cfg := hook.Config{Config: *g.Config, Crossing: s.crossing}
 	s.cfg = &cfg
 	cfg.Start(s.host, run, g.Workdir)
 	return s, nil
@@ -148,16 +203,21 @@ func (g *Gateway) open(ctx context.Context, client, upstream sdk.Connection) (*s
 
 // relay relays until either side ends the session.
 func (s *session) relay() error {
-	upDone := make(chan struct{})
-	go func() {
-		defer close(upDone)
-		s.readUpstream()
-	}()
+	var upDone sync.WaitGroup
+	for _, u := range s.ups {
+		upDone.Add(1)
+		go func() {
+			defer upDone.Done()
+			s.readUpstream(u)
+		}()
+	}
 	cerr := s.readClient()
 	s.cancel()
 	s.calls.Wait()
-	s.up.Close()
-	<-upDone
+	for _, u := range s.ups {
+		u.conn.Close()
+	}
+	upDone.Wait()
 	s.client.Close()
 	s.mu.Lock()
 	upErr := s.upErr
@@ -277,7 +337,10 @@ func (s *session) clientRequest(m *jsonrpc.Request) {
 	}
 	p := &pending{clientID: m.ID, method: m.Method}
 	s.byClient[m.ID] = p
-	if m.Method == methodCall {
+	if m.Method == methodCall || s.many() {
+		// A call is governed; with several upstreams, a request is
+		// routed or fanned out (upstreams.go). Either may wait on an
+		// upstream, so neither holds up the client's other messages.
 		ctx, cancel := context.WithCancel(s.ctx)
 		p.cancel = cancel
 		s.calls.Add(1)
@@ -285,12 +348,17 @@ func (s *session) clientRequest(m *jsonrpc.Request) {
 		go func() {
 			defer s.calls.Done()
 			defer cancel()
-			s.governCall(ctx, p, m)
+			if m.Method == methodCall {
+				s.governCall(ctx, p, m)
+			} else {
+				s.routeRequest(ctx, p, m)
+			}
 		}()
 		return
 	}
 	s.next++
 	p.upID = s.next
+	p.up = s.ups[0]
 	s.toUp[p.upID] = p
 	s.mu.Unlock()
 	s.sendUp(p, m.Method, m.Params)
@@ -300,7 +368,7 @@ func (s *session) clientRequest(m *jsonrpc.Request) {
 // client.
 func (s *session) sendUp(p *pending, method string, params json.RawMessage) {
 	id, _ := jsonrpc.MakeID(float64(p.upID))
-	if err := s.up.Write(s.ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
+	if err := p.up.conn.Write(s.ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
 		s.mu.Lock()
 		delete(s.toUp, p.upID)
 		s.mu.Unlock()
@@ -334,8 +402,10 @@ func (s *session) clientNotification(m *jsonrpc.Request) {
 		s.withdraw(id, reason)
 		return
 	}
-	if err := s.up.Write(s.ctx, &jsonrpc.Request{Method: m.Method, Params: m.Params}); err != nil {
-		s.logf("forwarding %s: %v", m.Method, err)
+	for _, u := range s.ups {
+		if err := u.conn.Write(s.ctx, &jsonrpc.Request{Method: m.Method, Params: m.Params}); err != nil {
+			s.logf("forwarding %s: %v", m.Method, err)
+		}
 	}
 }
 
@@ -356,7 +426,7 @@ func (s *session) withdraw(id jsonrpc.ID, reason string) {
 		p.cancel()
 	case p.upID != 0:
 		m := &jsonrpc.Request{Method: "notifications/cancelled", Params: cancelParams(p.upID, reason)}
-		if err := s.up.Write(s.ctx, m); err != nil {
+		if err := p.up.conn.Write(s.ctx, m); err != nil {
 			s.logf("forwarding a cancellation: %v", err)
 		}
 	}
@@ -366,49 +436,54 @@ func (s *session) withdraw(id jsonrpc.ID, reason string) {
 // upstream, with the upstream's id; an answer to no such request is
 // dropped.
 func (s *session) clientResponse(m *jsonrpc.Response) {
-	upID, ok := take(s, s.fromUp, m.ID)
+	from, ok := take(s, s.fromUp, m.ID)
 	if !ok {
 		s.logf("the client answered a request never made (id %v): dropped", m.ID.Raw())
 		return
 	}
-	out := &jsonrpc.Response{ID: upID, Result: m.Result, Error: m.Error}
-	if err := s.up.Write(s.ctx, out); err != nil {
+	out := &jsonrpc.Response{ID: from.id, Result: m.Result, Error: m.Error}
+	if err := from.up.conn.Write(s.ctx, out); err != nil {
 		s.logf("forwarding an answer to the MCP server: %v", err)
 	}
 }
 
-// readUpstream reads the upstream's messages until it ends; then every
+// readUpstream reads upstream u's messages until it ends; then every
 // request in flight is answered with an error.
-func (s *session) readUpstream() {
+func (s *session) readUpstream(u *upstream) {
 	for {
-		msg, err := s.up.Read(s.ctx)
+		msg, err := u.conn.Read(s.ctx)
 		if err != nil {
 			if s.ctx.Err() != nil {
 				err = errClientGone
 			} else if recoverable(err) && !errors.Is(err, io.EOF) {
-				s.logf("from the MCP server: %v", err)
+				s.logf("from the MCP server%s: %v", s.nameOf(u), err)
 				continue
 			}
-			s.upstreamGone(err)
+			s.upstreamGone(u, err)
 			return
 		}
 		switch m := msg.(type) {
 		case *jsonrpc.Response:
 			s.upstreamResponse(m)
 		case *jsonrpc.Request:
-			s.upstreamRequest(m)
+			s.upstreamRequest(u, m)
 		}
 	}
 }
 
-// upstreamGone answers every request in flight with an error: the
-// upstream is gone.
-func (s *session) upstreamGone(err error) {
+// upstreamGone answers every request in flight with an error: upstream
+// u is gone, and with it the session (with several upstreams too: the
+// client listed tools it could no longer call).
+func (s *session) upstreamGone(u *upstream, err error) {
 	if errors.Is(err, io.EOF) {
-		err = errors.New("the MCP server closed its output")
+		err = errors.New("the MCP server" + s.nameOf(u) + " closed its output")
+	} else if s.many() && !errors.Is(err, errClientGone) {
+		err = fmt.Errorf("MCP server %s: %w", u.name, err)
 	}
 	s.mu.Lock()
-	s.upErr = err
+	if s.upErr == nil || errors.Is(s.upErr, errClientGone) {
+		s.upErr = err
+	}
 	var waiting []*pending
 	for id, p := range s.toUp {
 		delete(s.toUp, id)
@@ -449,7 +524,7 @@ func (s *session) upstreamResponse(m *jsonrpc.Response) {
 		return
 	}
 	if p.method == "tools/list" && m.Error == nil {
-		s.learn(m.Result)
+		s.learn(p.up, m.Result)
 	}
 	var werr *jsonrpc.Error
 	if m.Error != nil {
@@ -460,30 +535,30 @@ func (s *session) upstreamResponse(m *jsonrpc.Response) {
 	s.finish(p, m.Result, werr)
 }
 
-// learn records a tools/list page; a tool that changed since its first
-// listing is an event (SPEC G2: a "rug pull").
-func (s *session) learn(result json.RawMessage) string {
-	changed, next, err := s.cat.learn(result)
+// learn records a tools/list page of upstream u; a tool that changed
+// since its first listing is an event (SPEC G2: a "rug pull").
+func (s *session) learn(u *upstream, result json.RawMessage) string {
+	changed, next, err := u.cat.learn(result)
 	if err != nil {
 		s.logf("%v", err)
 		return ""
 	}
 	for _, name := range changed {
-		s.note(event.Warning{Message: fmt.Sprintf("MCP tool %s/%s changed its description, schema or annotations since it was first listed; its calls are boundary requests from now on", s.g.server(), name)})
+		s.note(event.Warning{Message: fmt.Sprintf("MCP tool %s/%s changed its description, schema or annotations since it was first listed; its calls are boundary requests from now on", s.serverOf(u), name)})
 	}
 	return next
 }
 
-// upstreamRequest forwards a request or notification of the upstream
+// upstreamRequest forwards a request or notification of upstream u
 // (sampling, elicitation, roots, ping, progress, logging, list changes)
 // to the client, a request with warden's id.
-func (s *session) upstreamRequest(m *jsonrpc.Request) {
+func (s *session) upstreamRequest(u *upstream, m *jsonrpc.Request) {
 	out := &jsonrpc.Request{Method: m.Method, Params: m.Params}
 	if m.ID.IsValid() {
 		s.mu.Lock()
 		s.next++
 		n := s.next
-		s.fromUp[n] = m.ID
+		s.fromUp[n] = fromUpstream{up: u, id: m.ID}
 		s.mu.Unlock()
 		out.ID, _ = jsonrpc.MakeID(float64(n))
 	} else if m.Method == "notifications/cancelled" {
@@ -495,7 +570,7 @@ func (s *session) upstreamRequest(m *jsonrpc.Request) {
 		s.mu.Lock()
 		var n int64
 		for k, v := range s.fromUp {
-			if v == id {
+			if v.up == u && v.id == id {
 				n = k
 				delete(s.fromUp, k)
 				break
@@ -538,21 +613,26 @@ func (g *Gateway) mode(name string) mcp.Mode {
 // asked about all the same.
 func (s *session) crossing(call tool.Call, approved bool) *boundary.Request {
 	var decl mcp.Tools
-	l, known := s.cat.get(call.Function)
+	u, bare, ok := s.route(call.Function)
+	if !ok {
+		return &boundary.Request{Permission: boundary.MCP, Server: s.g.server(), Tool: call.Function, Reason: "no MCP server of this session lists the tool"}
+	}
+	server := s.serverOf(u)
+	l, known := u.cat.get(bare)
 	if known {
-		decl.Declare(s.g.server(), call.Function, l.Annotations)
+		decl.Declare(server, bare, l.Annotations)
 	}
 	m := s.g.mode(call.Function)
 	var req *boundary.Request
 	if !approved {
-		req = decl.Check(m, s.g.server(), call.Function)
+		req = decl.Check(m, server, bare)
 	}
 	if known && l.changed && m != mcp.Approve {
 		why := "the tool's description, schema or annotations changed since it was first listed (a tool that changes under the client is suspect)"
 		if req != nil {
 			why += "; " + req.Reason
 		}
-		req = &boundary.Request{Permission: boundary.MCP, Server: s.g.server(), Tool: call.Function, Reason: why}
+		req = &boundary.Request{Permission: boundary.MCP, Server: server, Tool: bare, Reason: why}
 	}
 	return req
 }

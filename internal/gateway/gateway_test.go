@@ -16,7 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
-	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/policyfile"
@@ -38,10 +38,10 @@ func filesystemServer(t testing.TB, dir string) *exec.Cmd {
 // testConfig is a gateway configuration whose runs live in a temporary
 // directory, with the approval and review policies of the YAML texts
 // ("" for none).
-func testConfig(t *testing.T, appr, rev string) *hook.Config {
+func testConfig(t *testing.T, appr, rev string) *govern.Config {
 	t.Helper()
 	dir := t.TempDir()
-	c := &hook.Config{Paths: hook.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}, Timeout: 5 * time.Second}
+	c := &govern.Config{Paths: govern.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}, Timeout: 5 * time.Second}
 	if appr != "" {
 		c.ApprovalEntries = entries(t, appr, "approval.yaml")
 		c.Approval = must[*approval.Policy](t)(approval.Compile(c.ApprovalEntries))
@@ -128,7 +128,7 @@ func (p *peer) call(t *testing.T, tool string, args map[string]any) (string, boo
 
 // runEvents returns the events of the gateway's only run, as its
 // transcript has them, after the session ended.
-func runEvents(t *testing.T, c *hook.Config) []event.Event {
+func runEvents(t *testing.T, c *govern.Config) []event.Event {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(c.Paths.Runs, "mcp-*.jsonl"))
 	if len(files) != 1 {

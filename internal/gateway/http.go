@@ -26,6 +26,9 @@ type Handler struct {
 	// Upstream connects to the upstream for a new session (a command's
 	// stdio, a streamable HTTP endpoint).
 	Upstream func(ctx context.Context) (sdk.Connection, error)
+	// Upstreams, when set instead, connects to the several upstreams of a
+	// new session, each named (Gateway.ServeMany).
+	Upstreams func(ctx context.Context) ([]Upstream, error)
 	// Token is the bearer token every request must carry; empty refuses
 	// every request.
 	Token string
@@ -130,7 +133,15 @@ func (h *Handler) open(stateless bool) (*sdk.StreamableServerTransport, sdk.Conn
 	if err != nil {
 		return nil, nil, err
 	}
-	up, err := h.Upstream(ctx)
+	var ups []Upstream
+	if h.Upstreams != nil {
+		ups, err = h.Upstreams(ctx)
+	} else {
+		var up sdk.Connection
+		if up, err = h.Upstream(ctx); err == nil {
+			ups = []Upstream{{Conn: up}}
+		}
+	}
 	if err != nil {
 		conn.Close()
 		return nil, nil, err
@@ -152,7 +163,7 @@ func (h *Handler) open(stateless bool) (*sdk.StreamableServerTransport, sdk.Conn
 			h.governed[id] = s
 			h.mu.Unlock()
 		}
-		if err := h.Gateway.serve(ctx, conn, up, opened); err != nil {
+		if err := h.Gateway.serve(ctx, conn, ups, opened); err != nil {
 			h.Gateway.logf("session %s: %v", id, err)
 		}
 		h.mu.Lock()

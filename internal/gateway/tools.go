@@ -133,8 +133,10 @@ func (t *listed) validate(args json.RawMessage) error {
 // is data for the reviewer, never instructions), its calls MCP actions.
 type mcpTool struct {
 	server string
-	name   string
-	l      *listed
+	// name is the tool's name as the client calls it, bare its name in
+	// its server (they differ with several upstreams: NAME__tool).
+	name, bare string
+	l          *listed
 }
 
 var (
@@ -159,5 +161,5 @@ func (t *mcpTool) Run(context.Context, json.RawMessage) (string, error) {
 // DescribeAction implements action.Describer: an MCP call with its
 // arguments.
 func (t *mcpTool) DescribeAction(call tool.Call, _ *boundary.Request) (action.Action, bool) {
-	return action.Action{Kind: action.MCP, Server: t.server, ToolName: t.name, Arguments: call.Arguments}, true
+	return action.Action{Kind: action.MCP, Server: t.server, ToolName: t.bare, Arguments: call.Arguments}, true
 }

@@ -144,7 +144,10 @@ func TestG11_HookBreakerCountsTheTurnAcrossHooks(t *testing.T) {
 func TestX1_ForgedSessionStateIsIgnored(t *testing.T) {
 	perm, path := breakerSession(t)
 	data := tripBreaker(t, perm, path)
-	var f stateFile
+	var f struct {
+		State json.RawMessage `json:"state"`
+		MAC   string          `json:"mac"`
+	}
 	json.Unmarshal(data, &f)
 	f.State = json.RawMessage(strings.Replace(strings.Replace(string(f.State), `"tripped":true`, `"tripped":false`, 1), `"turn":[true,true,true]`, `"turn":[]`, 1))
 	forged, _ := json.Marshal(f)

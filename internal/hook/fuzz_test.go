@@ -3,7 +3,6 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
@@ -77,36 +76,6 @@ func FuzzX1_ParseCursor(f *testing.F) {
 		`{"conversation_id":"s","hook_event_name":"beforeMCPExecution","tool_name":"create_issue","tool_input":"{\"title\":\"x\"}","url":"https://mcp.example"}`,
 		`{"conversation_id":"s","hook_event_name":"postToolUse","tool_name":"Shell","tool_input":{"command":"ls"},"tool_output":"a"}`,
 		`{"conversation_id":"s","hook_event_name":"beforeSubmitPrompt","prompt":"hi","attachments":[]}`)
-}
-
-// FuzzX1_HookConfig: the configuration file is read strictly or refused
-// with a position: what it accepts has only known values (a checked
-// approvals_reviewer, a positive timeout, a sandbox mode), and no input
-// panics.
-func FuzzX1_HookConfig(f *testing.F) {
-	for _, s := range []string{
-		"approval: p.yaml\nreview: r.yaml\nrules: [a.rules, b.rules]\napprovals_reviewer: [first_pass, auto_review]\nauto_review_model: openai/x\nserver: http://127.0.0.1:1\ndb: sqlite:/x\ntimeout: 2m\nsandbox: workspace-write\n",
-		"rules: a.rules, b.rules\napprovals_reviewer: user\n", "", "- a\n", "timeout: -1s\n", "approval: [x]\n", "sandbox: full-access\n",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := ParseFile(data, "hooks.yaml")
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "hooks.yaml") {
-				t.Fatalf("an error without the file's name: %v", err)
-			}
-			return
-		}
-		if c.Timeout < 0 {
-			t.Fatalf("accepted a negative timeout: %v", c.Timeout)
-		}
-		switch c.Sandbox {
-		case "", "read-only", "workspace-write", "full-access":
-		default:
-			t.Fatalf("accepted sandbox %q", c.Sandbox)
-		}
-	})
 }
 
 // FuzzX1_SettingsObject: a host's settings file is read as an object with

@@ -17,46 +17,20 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/tool"
 )
 
 // Config is how `warden hook` decides, resolved from its flags and
-// configuration file.
+// configuration file: a governed session's configuration, and what only
+// hosts (the sandbox) or the gateway (Crossing) add to it.
 type Config struct {
-	// Approval decides tool calls before they run (pre-tool events); nil
-	// or empty leaves them to the host (Pass).
-	Approval *approval.Policy
-	// ApprovalEntries and ReviewEntries are the policies as written, for
-	// the run's start record.
-	ApprovalEntries, ReviewEntries []policy.Entry
-	// Review decides results after calls ran (post-tool events); nil
-	// continues every result.
-	Review *review.Policy
-	// Rules are the exec rules every shell command is judged by: forbidden
-	// is denied, prompt is a boundary request (SPEC G14).
-	Rules *rules.Set
-	// Boundary builds the boundary decider (internal/decider) for a
-	// session's working directory: who decides permission requests, exec
-	// rules' prompts and escalations (approvals_reviewer). It is called
-	// only when one is needed, with the person of the decision (person:
-	// the queue, or nobody). Nil: nobody decides boundary requests.
-	Boundary func(workdir string, person approval.Approver) (*approval.Policy, error)
-	// Queue is where a person decides (a server's, or the store's); nil
-	// when none is configured.
-	Queue queue.Queue
-	// Timeout bounds how long an escalation waits for a person; its
-	// outcome is a denial that says so.
-	Timeout time.Duration
-	// Paths are where sessions live.
-	Paths Paths
-	// Sink, when set, also receives every event (the store, the server).
-	Sink event.Sink
+	govern.Config
 	// Sandbox, when set (read-only, workspace-write), confines the shell
 	// calls a policy lets run where the host takes changed input (Claude
 	// Code, Gemini CLI, Cursor's preToolUse): each runs as `Exe exec
@@ -86,7 +60,7 @@ func (c *Config) Handle(ctx context.Context, h *Host, input []byte) (ans Answer)
 	if err != nil {
 		return h.Fail(err.Error())
 	}
-	s, err := OpenSession(c.Paths, h.Name, e.SessionID, c.Sink)
+	s, err := govern.OpenSession(c.Paths, h.Name, e.SessionID, c.Sink)
 	if err != nil {
 		return h.Fail(err.Error())
 	}
@@ -105,7 +79,7 @@ type decision struct {
 	c    *Config
 	h    *Host
 	e    *Event
-	s    *Session
+	s    *govern.Session
 	gate *gate.Gate
 	// asked says a person was to decide and nobody was reachable here: the
 	// host's own ask decides, where it has one.
@@ -118,7 +92,7 @@ type decision struct {
 // Start records the start of session s's run (its policies, workdir) when
 // it has none yet; Decide starts it too. A gateway starts its run when a
 // client session opens, before anything else is recorded.
-func (c *Config) Start(h *Host, s *Session, workdir string) {
+func (c *Config) Start(h *Host, s *govern.Session, workdir string) {
 	c.start(&decision{c: c, h: h, s: s}, workdir)
 }
 
@@ -140,11 +114,11 @@ func (c *Config) start(d *decision, workdir string) {
 // and holds (warden mcp holds a client session's run for its whole life):
 // Handle without the reading and the answer. Events of one session are
 // decided one at a time.
-func (c *Config) Decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
+func (c *Config) Decide(ctx context.Context, h *Host, e *Event, s *govern.Session) (Verdict, error) {
 	return c.decide(ctx, h, e, s)
 }
 
-func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *Session) (Verdict, error) {
+func (c *Config) decide(ctx context.Context, h *Host, e *Event, s *govern.Session) (Verdict, error) {
 	d := &decision{c: c, h: h, e: e, s: s}
 	c.start(d, e.Cwd)
 	switch e.Phase {
@@ -421,6 +395,16 @@ func (d *decision) permission(ctx context.Context) (Verdict, error) {
 	return d.boundary(ctx, call, t, d.requestOf(call, t, d.h.Name+" asks permission for this call"))
 }
 
+// withEffects returns reason followed by what a dry run of b's command
+// observed, when the first pass dry-ran it (SPEC G17): the reason the
+// host shows the person it asks.
+func withEffects(reason string, b *boundary.Request) string {
+	if b == nil || b.Effects.Note() == "" {
+		return reason
+	}
+	return reason + "; " + b.Effects.Note()
+}
+
 // boundary puts a boundary request to the run's gate: the boundary decision
 // with the denial log, the overrides and the breaker.
 func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, breq *boundary.Request) (Verdict, error) {
@@ -467,7 +451,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 	}
 	if out.Approver == approval.PolicyName && d.wasAsked() {
 		if d.h.Ask {
-			return Verdict{Decision: Ask, Reason: breq.Reason}, nil
+			return Verdict{Decision: Ask, Reason: withEffects(breq.Reason, req.Boundary)}, nil
 		}
 		return Verdict{Decision: Deny, Reason: "a person must decide this (" + breq.Reason + "), and none is reachable: give " + d.h.commandName() + " --server (the panel) or --db, or let auto-review decide (--approvals-reviewer auto_review)"}, nil
 	}
@@ -477,9 +461,7 @@ func (d *decision) boundary(ctx context.Context, call tool.Call, t tool.Tool, br
 // gateFor returns the session's gate, restored from its transcript.
 func (d *decision) gateFor() *gate.Gate {
 	if d.gate == nil {
-		d.gate = &gate.Gate{RunID: d.s.RunID, Events: d.s.Events, Sealer: d.s.Sealer}
-		d.gate.Restore(d.s.Ledger)
-		d.gate.Breaker.Replay(d.s.Turn)
+		d.gate = d.s.Gate()
 	}
 	return d.gate
 }
@@ -586,9 +568,7 @@ func (d *decision) letGo(wait func() error) error {
 			return errors.Join(append(errs, err)...)
 		}
 		if d.gate != nil {
-			d.gate.Restore(d.s.Ledger)
-			d.gate.Breaker = gate.Breaker{}
-			d.gate.Breaker.Replay(d.s.Turn)
+			d.s.Restore(d.gate)
 		}
 	}
 	return errors.Join(errs...)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/govern"
+
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
@@ -29,7 +31,7 @@ import (
 func testConfig(t *testing.T, appr string) *Config {
 	t.Helper()
 	dir := t.TempDir()
-	c := &Config{Paths: Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}}
+	c := &Config{Config: govern.Config{Paths: govern.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}}}
 	if appr != "" {
 		f, err := policyfile.Parse([]byte(appr), "approval.yaml")
 		if err != nil {
@@ -52,7 +54,7 @@ func firstPassBoundary(workdir string, person approval.Approver) (*approval.Poli
 // events returns a session's events, as its transcript has them.
 func events(t *testing.T, c *Config, host, session string) []event.Event {
 	t.Helper()
-	return eventtest.ReadFile(t, filepath.Join(c.Paths.Runs, RunID(host, session)+".jsonl"))
+	return eventtest.ReadFile(t, filepath.Join(c.Paths.Runs, govern.RunID(host, session)+".jsonl"))
 }
 
 const policyYAML = `approvers:

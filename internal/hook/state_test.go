@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/govern"
 )
 
 // TestX1_TornSessionStateIsIgnored: the session's state is written in
@@ -51,7 +53,7 @@ func breakerSession(t *testing.T) (perm func(cmd string) Answer, state string) {
 		in, _ := json.Marshal(map[string]any{"session_id": "s1", "cwd": "/w", "hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": map[string]any{"command": cmd}})
 		return c.Handle(context.Background(), codex, in)
 	}
-	return perm, filepath.Join(c.Paths.Runs, RunID("codex", "s1")+".state")
+	return perm, filepath.Join(c.Paths.Runs, govern.RunID("codex", "s1")+".state")
 }
 
 // tripBreaker has perm's session denied three times, which trips the

@@ -19,11 +19,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/cli"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/plane"
 	"github.com/wardenhq/warden/internal/policyfile"
@@ -31,8 +31,6 @@ import (
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/review"
-	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -118,7 +116,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 	tr.mark("input")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	closeAll, err := connect(ctx, cfg, f, false, tr)
+	closeAll, err := connect(ctx, &cfg.Config, f, false, tr)
 	if err != nil {
 		return answer(h.Fail(err.Error()), stdout, stderr)
 	}
@@ -137,7 +135,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 type Flags struct {
 	fs         *flag.FlagSet
 	file       string
-	flags      hook.File
+	flags      govern.File
 	rules      cli.List
 	reviewers  string
 	configPath *string
@@ -164,12 +162,12 @@ func AddFlags(fs *flag.FlagSet, file string, sandbox bool) *Flags {
 
 // Load reads the configuration file (--config, else the default one if
 // it exists) and lays the flags given over it.
-func (g *Flags) Load() (*hook.File, error) {
+func (g *Flags) Load() (*govern.File, error) {
 	path := *g.configPath
 	if path == "" {
 		path = filepath.Join(wardenhome.Home(), g.file)
 	}
-	f, err := hook.LoadFile(path, *g.configPath == "")
+	f, err := govern.LoadFile(path, *g.configPath == "")
 	if err != nil {
 		return nil, err
 	}
@@ -209,30 +207,18 @@ func (g *Flags) Load() (*hook.File, error) {
 // it).
 const maxInput = 64 << 20
 
-// defaultTimeout is how long an escalation waits by default: below the
-// timeouts `warden hook install` gives the hosts, so that warden's denial,
-// not the host's timeout (which some hosts read as "proceed"), ends it.
-const defaultTimeout = 5 * time.Minute
-
-// Open resolves f and connects the control plane (--server, --db; else
-// the default store, which receives the session's events but decides
-// nothing), for a hook (live false: the default store receives the events
-// when the hook closes) or a long-lived session (live: `warden mcp`, whose
-// events reach the default store as they happen). closeAll delivers what
-// is buffered and closes the connections.
-func Open(ctx context.Context, f *File, live bool) (cfg *hook.Config, closeAll func() error, err error) {
-	if cfg, err = Resolve(f); err != nil {
-		return nil, nil, err
-	}
-	if closeAll, err = connect(ctx, cfg, f, live, nil); err != nil {
-		return nil, nil, err
-	}
-	return cfg, closeAll, nil
+// Connect connects cfg, resolved from f, to the control plane f names
+// (--server, --db; else the default store, which receives the session's
+// events but decides nothing), for a hook (live false: the default store
+// receives the events when the hook closes) or a long-lived session
+// (live: `warden mcp`, whose events reach the default store as they
+// happen). closeAll delivers what is buffered and closes the connections.
+func Connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool) (closeAll func() error, err error) {
+	return connect(ctx, cfg, f, live, nil)
 }
 
-// connect connects cfg to the control plane f names, as Open says; tr
-// times a hook's phases (nil times nothing).
-func connect(ctx context.Context, cfg *hook.Config, f *File, live bool, tr *trace) (closeAll func() error, err error) {
+// connect is Connect; tr times a hook's phases (nil times nothing).
+func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, tr *trace) (closeAll func() error, err error) {
 	pl, err := plane.Open(ctx, f.Server, f.DB)
 	if err != nil {
 		return nil, err
@@ -263,55 +249,33 @@ func connect(ctx context.Context, cfg *hook.Config, f *File, live bool, tr *trac
 	return pl.Close, nil
 }
 
-// File is a hook's configuration: hooks.yaml with the flags laid over it.
-type File = hook.File
-
 // errNeedsFull is resolve's answer, for warden-hook, when the decision
 // may need a model, which only the full warden links.
 var errNeedsFull = errors.New("the decision may need a model: the full warden decides it")
 
-// Resolve resolves what f names without connecting anything: the
-// policies compiled, the exec rules loaded, the boundary decider's
-// approvers checked. `warden check` checks a configuration file with it.
-func Resolve(f *File) (*hook.Config, error) { return resolve(f, Options{}) }
+// Resolve resolves what f names without connecting anything (a governed
+// session's configuration, govern.Resolve) and the sandbox shell calls run
+// under. `warden check` checks a configuration file with it.
+func Resolve(f *govern.File) (*hook.Config, error) { return resolve(f, Options{}) }
 
 // resolve is Resolve for the main o describes: for warden-hook
 // (o.Full), errNeedsFull when a model may be opened (an approval policy's
 // auto_review, or auto_review among the approvals reviewers with
 // --auto-review-model), and the full warden as the sandbox's runner.
-func resolve(f *File, o Options) (cfg *hook.Config, err error) {
-	home := wardenhome.Home()
-	cfg = &hook.Config{Timeout: f.Timeout, Paths: hook.Paths{Runs: filepath.Join(home, "runs"), Key: task.KeyPath()}}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = defaultTimeout
+func resolve(f *govern.File, o Options) (*hook.Config, error) {
+	if o.Full != nil {
+		if needs, err := needsModel(f); err != nil || needs {
+			if err == nil {
+				err = errNeedsFull
+			}
+			return nil, err
+		}
 	}
-	who, model := f.ApprovalsReviewer, f.AutoReviewModel
-	if o.Full != nil && model != "" && slices.ContainsFunc(who, isAutoReview) {
-		return nil, errNeedsFull
+	gc, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
+	if err != nil {
+		return nil, err
 	}
-	if f.Approval != "" {
-		entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
-		if err != nil {
-			return nil, f.At("approval", err)
-		}
-		if o.Full != nil && slices.ContainsFunc(entries, func(e policy.Entry) bool { return isAutoReview(e.Name) }) {
-			return nil, errNeedsFull
-		}
-		if cfg.Approval, err = approval.Compile(entries); err != nil {
-			return nil, f.At("approval", err)
-		}
-		cfg.ApprovalEntries = entries
-	}
-	if f.Review != "" {
-		entries, err := policyfile.Resolve(f.Review, f.Dir, policyfile.Review, review.Registered, review.Names())
-		if err != nil {
-			return nil, f.At("review", err)
-		}
-		if cfg.Review, err = review.Compile(entries); err != nil {
-			return nil, f.At("review", err)
-		}
-		cfg.ReviewEntries = entries
-	}
+	cfg := &hook.Config{Config: *gc}
 	if f.Sandbox != "" && f.Sandbox != string(sandbox.FullAccess) {
 		exe, err := runner(o)
 		if err != nil {
@@ -319,17 +283,24 @@ func resolve(f *File, o Options) (cfg *hook.Config, err error) {
 		}
 		cfg.Sandbox, cfg.Exe = f.Sandbox, exe
 	}
-	ruleFiles := f.RulePaths()
-	if len(ruleFiles) > 0 {
-		if cfg.Rules, err = rules.Load(ruleFiles...); err != nil {
-			return nil, f.At("rules", err)
-		}
-	}
-	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
-		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
-			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person})
-	}
 	return cfg, nil
+}
+
+// needsModel reports whether deciding by f may open a model: auto_review
+// among the approvals reviewers with --auto-review-model, or an approval
+// policy's auto_review approver (review policies have none).
+func needsModel(f *govern.File) (bool, error) {
+	if f.AutoReviewModel != "" && slices.ContainsFunc(f.ApprovalsReviewer, isAutoReview) {
+		return true, nil
+	}
+	if f.Approval == "" {
+		return false, nil
+	}
+	entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
+	if err != nil {
+		return false, f.At("approval", err)
+	}
+	return slices.ContainsFunc(entries, func(e policy.Entry) bool { return isAutoReview(e.Name) }), nil
 }
 
 // runner is the warden whose `exec` runs the sandboxed shell calls: the

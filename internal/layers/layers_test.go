@@ -93,6 +93,9 @@ var forbidden = map[string][]string{
 	// The exec rules and the sandbox decide nothing about approvals.
 	"rules":   join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "sandbox"}, databases, top, models, []string{"!github.com/landlock-lsm/go-landlock/landlock"}),
 	"sandbox": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
+	// The dry run (SPEC G17) is the sandbox's: it runs and reports, and
+	// decides nothing.
+	"internal/dryrun": join([]string{"approval", "review", "event", "agent", "gate", "internal/store", "internal/serveclient", "human", "internal/queue", "rules", "internal/autoreview", "internal/triage"}, databases, top, models, []string{"!go.starlark.net/starlark"}),
 	// The model interface and its adapters know nothing of governance.
 	"model":           join(vocabulary, databases, kernel, top),
 	"model/anthropic": join(vocabulary, databases, kernel, top),
@@ -124,6 +127,12 @@ var forbidden = map[string][]string{
 	"internal/triage/program":  {"internal/triage", "internal/triage/fileedit", "internal/triage/tool"},
 	"internal/triage/fileedit": {"internal/triage", "internal/triage/program", "internal/triage/tool"},
 	"internal/triage/tool":     {"internal/triage"},
+	// A governed session (the run, its configuration and file) is what
+	// the hooks and the MCP gateway share: it links neither adapter, no
+	// MCP SDK, no server and no model adapter.
+	"internal/govern": join([]string{"internal/hook", "internal/gateway", "internal/task", "internal/serve", "cmd/warden", "!github.com/modelcontextprotocol/go-sdk/mcp"}, models),
+	// The hooks link no MCP gateway or SDK: a hook process stays small.
+	"internal/hook": {"internal/gateway", "internal/serve", "internal/task", "cmd/warden", "!github.com/modelcontextprotocol/go-sdk/mcp"},
 }
 
 // firstPassKnowledge are the packages the first pass's knowledge of words

@@ -19,8 +19,10 @@ import (
 var vocabularyTypes = map[string][]string{
 	// approval.Decision (SPEC A2) and review.Decision (SPEC R2) differ on
 	// purpose; vocab.Decision is the judges' verdict, which the exec rules
-	// use too.
-	"Decision": {"approval", "review", "internal/vocab"},
+	// use too. rules.Decision is only an alias of vocab.Decision (checked
+	// below): the one public name of that one type, so that code outside
+	// the module can name the type of Rule.Decision.
+	"Decision": {"approval", "review", "internal/vocab", "rules"},
 	// The risk levels of SPEC G6.
 	"Risk": {"action"},
 	// action.Kind is the shape of an action a reviewer judges. The other
@@ -101,6 +103,57 @@ func TestA2_R2_G6_OneVocabulary(t *testing.T) {
 			}
 		}
 	}
+	for pkg, alias := range publicNames {
+		if got := aliasOf(t, filepath.Join("..", "..", pkg), alias.name); got != alias.of {
+			t.Errorf("%s.%s must be an alias of %s (one type, one public name), it is %q", pkg, alias.name, alias.of, got)
+		}
+	}
+}
+
+// publicNames are the types vocabularyTypes allows in a public package
+// only as the public name of an internal type: an alias, not a second
+// type.
+var publicNames = map[string]struct{ name, of string }{
+	"rules": {"Decision", "vocab.Decision"},
+}
+
+// aliasOf returns what the type name of the package in dir is an alias
+// of, as written (vocab.Decision); "" when it is not an alias or not
+// defined there.
+func aliasOf(t *testing.T, dir, name string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				ts := s.(*ast.TypeSpec)
+				if ts.Name.Name != name || !ts.Assign.IsValid() {
+					continue
+				}
+				if sel, ok := ts.Type.(*ast.SelectorExpr); ok {
+					if x, ok := sel.X.(*ast.Ident); ok {
+						return x.Name + "." + sel.Sel.Name
+					}
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // TestOneVocabularyCheckSeesTypes proves the check above can fail: it
@@ -121,6 +174,12 @@ func TestOneVocabularyCheckSeesTypes(t *testing.T) {
 		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if got := aliasOf(t, filepath.Join(root, "rules"), "Decision"); got != "" {
+		t.Errorf("a defined type reads as an alias of %q", got)
+	}
+	if got := aliasOf(t, filepath.Join(root, "hook"), "Kind"); got != "" {
+		t.Errorf("an alias of a predeclared type reads as an alias of %q", got)
 	}
 	got := exportedTypes(t, root, []string{"Decision", "Kind", "Risk"})
 	want := map[string][]string{"Decision": {"rules"}, "Kind": {"hook"}, "Risk": {"action"}}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -66,4 +67,24 @@ func Open(t testing.TB) (controller, term *os.File) {
 	}
 	t.Cleanup(func() { _ = term.Close() })
 	return m, term
+}
+
+// Quiet fails the test when anything arrives at controller within d:
+// what was written to the terminal (by a process that should not reach
+// it).
+func Quiet(t testing.TB, controller *os.File, d time.Duration) {
+	t.Helper()
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 256)
+		n, _ := controller.Read(buf)
+		got <- string(buf[:n])
+	}()
+	select {
+	case s := <-got:
+		if s != "" {
+			t.Fatalf("the terminal received %q", s)
+		}
+	case <-time.After(d):
+	}
 }

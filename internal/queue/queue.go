@@ -121,6 +121,9 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
 		r.Context.Reason = string(b.Permission) + " request: " + b.Reason
 		r.Context.Sandbox, r.Context.Justification = b.Sandbox, b.Justification
+		if b.Effects != nil && b.Effects.Report != nil {
+			r.Context.Effects = b.Effects.Summary
+		}
 	}
 	for _, c := range a.choices {
 		if c == approval.Modify && req.Boundary != nil {

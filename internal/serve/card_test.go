@@ -57,16 +57,7 @@ func TestS4_CardLabelsWardenAndModelApart(t *testing.T) {
 				Justification: forged, Sandbox: "workspace-write"},
 		})
 	}()
-	var pend []store.Request
-	for deadline := time.Now().Add(10 * time.Second); len(pend) == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the request never reached the queue")
-		}
-		time.Sleep(10 * time.Millisecond)
-		pend, _ = env.st.Requests(ctx, "pending")
-	}
-	b := newBrowser(t, env.url)
-	b.login()
+	pend, b := env.awaitPending(ctx, t)
 	_, page := b.do("GET", "/", nil)
 	if strings.Contains(strings.ToLower(page), "reviewer&#39;s rationale</div>") || strings.Contains(page, `class="label">reviewer`) {
 		t.Error("a card still has a reviewer's rationale label")

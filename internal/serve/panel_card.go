@@ -200,7 +200,9 @@ type cardContext struct {
 	Task, Workdir, Sandbox, Host string
 	Reason, Risk                 string
 	Justification, ModelMessage  string
-	Turns                        []store.Turn
+	// Effects is what a dry run of the command observed (SPEC G17).
+	Effects string
+	Turns   []store.Turn
 	// Known reports that the asker sent a context: the model's message is
 	// then ModelMessage, apart from warden's words.
 	Known bool
@@ -245,6 +247,7 @@ func (s *Server) enrich(ctx context.Context, views []requestView, reqs []store.R
 			c.Known = true
 			c.Host, c.Reason, c.Risk = safetext.Escape(rc.Host), safetext.Escape(rc.Reason), safetext.Escape(rc.Risk)
 			c.Justification, c.ModelMessage = safetext.Escape(rc.Justification), safetext.Escape(rc.Message)
+			c.Effects = safetext.Escape(rc.Effects)
 			if rc.Sandbox != "" {
 				c.Sandbox = safetext.Escape(rc.Sandbox)
 			}

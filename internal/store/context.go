@@ -25,6 +25,10 @@ type RequestContext struct {
 	// Justification is the model's reason for the action, when it gave
 	// one: the model's words, never warden's.
 	Justification string `json:"justification,omitempty"`
+	// Effects is what a dry run of the request's command observed (SPEC
+	// G17), summarised by warden; the paths and names in it are the
+	// command's own.
+	Effects string `json:"effects,omitempty"`
 	// Message is the model's own message that made the call (the
 	// request's message may also carry warden's description of it).
 	Message string `json:"message,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	_ "github.com/wardenhq/warden/model/openai"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/sandbox"
@@ -180,8 +181,7 @@ approval: [{name: auto, tools: "*"}]
 // keeps its meaning, and a list names approvers asked in order.
 func TestG3_ApprovalsReviewerList(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv("WARDEN_HOME", filepath.Join(dir, "home"))
-	t.Setenv("WARDEN_MANAGED_CONFIG", filepath.Join(dir, "none.toml"))
+	hometest.Use(t, filepath.Join(dir, "home"))
 	m := "scripted:" + write(t, dir, "m.yaml", "- content: done\n")
 	for _, tc := range []struct {
 		file, flag string

@@ -476,7 +476,7 @@ func (t *Task) boundaryPolicy(opts Options, spec string, m model.Model, set *rul
 		Rules:     set,
 		Model:     m, ModelSpec: spec,
 		ReviewModel: opts.AutoReviewModel, ModelOptions: opts.ModelOptions,
-		Workdir: workdir, WritableRoots: roots,
+		Workdir: workdir, WritableRoots: roots, DryRun: decider.KernelDryRun(),
 	})
 }
 

@@ -8,7 +8,10 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/triage/effects"
 	"github.com/wardenhq/warden/internal/triage/judge"
 	"github.com/wardenhq/warden/internal/vocab"
 	"github.com/wardenhq/warden/rules"
@@ -30,6 +33,28 @@ type approver struct {
 	// passOn makes unclear actions approval.Escalate (the policy's next
 	// approver decides) instead of going to next.
 	passOn bool
+	// dry, when set, dry-runs what the first pass passes on (SPEC G17):
+	// a clear harm in its report is denied, and its effects go on with the
+	// request to the reviewer and the person.
+	dry *effects.Check
+}
+
+// WithEffects returns a, a first pass of this package, dry-running what
+// it passes on with c (SPEC G17): a boundary request with a command that
+// the first pass would pass on is run once in a throw-away view first;
+// a clear harm in what it did is denied, naming the effect
+// (effects.Judge), and otherwise the request goes on as before with the
+// effects attached (boundary.Request.Effects), for the reviewer, the
+// person and the record. A dry run never allows. Any other approver, or a
+// nil c, is returned unchanged.
+func WithEffects(a approval.Approver, c *effects.Check) approval.Approver {
+	p, ok := a.(*approver)
+	if !ok || c == nil || c.Run == nil {
+		return a
+	}
+	q := *p
+	q.dry = c
+	return &q
 }
 
 // Approver returns an approval.Approver that decides with Judge (SPEC
@@ -81,6 +106,21 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 			Source: event.SourceFirstPass, LatencyMS: time.Since(start).Milliseconds(),
 		}
 	}
+	if v.Decision == vocab.Escalate && p.dry != nil && req.Boundary != nil && effects.Applies(req.Boundary) {
+		obs, harm, deny := p.dryRun(ctx, req.Boundary)
+		if deny {
+			v = judge.Verdict{Decision: vocab.Deny, Class: harm.Class, Risk: harm.Risk, Reason: harm.Reason()}
+			meta[MetadataKey] = v
+			rec := record(action.StatusDenied)
+			rec.Effects, rec.EffectsUnavailable = obs.JSON(), obs.Unavailable
+			return approval.Approval{Decision: approval.Reject, Explanation: DenialMessage(v), Metadata: meta, AutoReview: rec}, nil
+		}
+		// The approvers after this one read the effects from the request:
+		// a copy, so that the tool's own request is left as it made it.
+		b := *req.Boundary
+		b.Effects = obs
+		req.Boundary = &b
+	}
 	switch v.Decision {
 	case vocab.Allow:
 		return approval.Approval{Decision: approval.Approve, Explanation: "first pass: " + v.Reason, Metadata: meta, AutoReview: record(action.StatusApproved)}, nil
@@ -109,6 +149,25 @@ func (p *approver) Approve(ctx context.Context, req *approval.Request) (approval
 	}
 	out.Metadata[MetadataKey] = v
 	return out, nil
+}
+
+// dryRun dry-runs b (p.dry) and judges the report: the harm and true
+// when it shows a clear one. What it observed, or why nothing was, is
+// returned either way, its summary filled in.
+func (p *approver) dryRun(ctx context.Context, b *boundary.Request) (*effect.Observed, effects.Harm, bool) {
+	obs := p.dry.Run(ctx, b)
+	if obs == nil {
+		obs = &effect.Observed{Unavailable: "the dry run returned nothing"}
+	}
+	if obs.Report == nil {
+		if obs.Unavailable == "" {
+			obs.Unavailable = "the dry run returned no report"
+		}
+		return obs, effects.Harm{}, false
+	}
+	out := effects.Review(*obs.Report, p.dry.Env, 0)
+	obs.Summary = out.Summary
+	return obs, out.Harm, out.Deny
 }
 
 // DenialMessage is what the agent receives when the first pass denies an

@@ -1,8 +1,10 @@
 package triage
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -262,12 +264,12 @@ func FuzzKnowledge(f *testing.F) {
 		}
 		for n, l := range k.Lists {
 			for _, w := range l.Words {
-				if !ext.List(n)[w] {
+				if !ext.List(n).Has(w) {
 					t.Fatalf("list %s lost %q", n, w)
 				}
 			}
 			for _, w := range judge.DefaultKnowledge().Words(n) {
-				if !ext.List(n)[w] {
+				if !ext.List(n).Has(w) {
 					t.Fatalf("list %s lost the embedded %q", n, w)
 				}
 			}
@@ -310,7 +312,7 @@ func TestFirstPass1_ListsGrowFromUserAndManagedFiles(t *testing.T) {
 	if mv.Decision != vocab.Allow {
 		t.Errorf("a tool verb the managed file adds: %s (%s)", mv.Decision, mv.Reason)
 	}
-	if l := k.List("danger_verbs"); !l["obliviate"] || !l["delete"] || judge.DefaultKnowledge().List("danger_verbs")["obliviate"] {
+	if l := k.List("danger_verbs"); !l.Has("obliviate") || !l.Has("delete") || judge.DefaultKnowledge().List("danger_verbs").Has("obliviate") {
 		t.Error("a list grows by union, and the embedded knowledge is unchanged")
 	}
 	if ws := k.Words("credential_name_parts"); ws[len(ws)-1] != "sesame" || ws[0] != judge.DefaultKnowledge().Words("credential_name_parts")[0] {
@@ -372,7 +374,9 @@ func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	files = append(files, more...)
-	re := regexp.MustCompile(`\.(?:list|words|names|List|Words|Names)\("([^"]+)"[,)]`)
+	// A list is asked for by a call (k.Names("x", …)) or named in a table
+	// whose entries say list: "x".
+	re := regexp.MustCompile(`(?:\.(?:list|words|names|List|Words|Names)\(|\blist: )"([^"]+)"[,)]`)
 	asked := map[string]bool{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -400,4 +404,116 @@ func TestFirstPass1_CodeAsksOnlyForKnownLists(t *testing.T) {
 		}
 	}()
 	judge.DefaultKnowledge().List("no_such_list")
+}
+
+// embeddedPrograms is the text of the embedded programs file, which the
+// tests parse as users' files are parsed (nil when the test binary runs
+// outside the package's directory: those tests then fail).
+var embeddedPrograms, _ = os.ReadFile("programs.yaml")
+
+// TestFirstPass1_GeneratedTablesCurrent checks that the Go tables
+// programs_gen.go build the knowledge programs.yaml says: the file read
+// with the parser of users' files (every schema check included) and the
+// tables give the same programs, facts, effects and lists. It fails when
+// programs.yaml changed and `go generate ./internal/triage` was not run.
+func TestFirstPass1_GeneratedTablesCurrent(t *testing.T) {
+	parsed, err := judge.ParseKnowledge(judge.EmbeddedProgramsFile, embeddedPrograms, judge.RoleEmbedded, judge.Judges())
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := judge.EmbeddedKnowledge(judge.Judges())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parsed.Programs) != len(built.Programs) {
+		t.Errorf("programs.yaml names %d programs, the tables %d: run go generate ./internal/triage", len(parsed.Programs), len(built.Programs))
+	}
+	for name, p := range parsed.Programs {
+		b := built.Programs[name]
+		if b == nil {
+			t.Errorf("%s: in programs.yaml, not in the tables: run go generate ./internal/triage", name)
+			continue
+		}
+		pc, bc := *p, *b
+		pc.Judge, bc.Judge = nil, nil
+		if (p.Judge == nil) != (b.Judge == nil) || !reflect.DeepEqual(pc, bc) {
+			t.Errorf("%s: programs.yaml says %+v, the tables %+v: run go generate ./internal/triage", name, pc, bc)
+		}
+	}
+	if !reflect.DeepEqual(parsed.Lists, built.Lists) {
+		for n, l := range parsed.Lists {
+			if !reflect.DeepEqual(l, built.Lists[n]) {
+				t.Errorf("list %s differs between programs.yaml and the tables: run go generate ./internal/triage", n)
+			}
+		}
+	}
+	if !reflect.DeepEqual(parsed.Files(), built.Files()) {
+		t.Errorf("files %v, tables %v", parsed.Files(), built.Files())
+	}
+}
+
+// BenchmarkKnowledgeTables measures building the embedded knowledge from
+// the generated tables: what a process pays on its first judgement.
+func BenchmarkKnowledgeTables(b *testing.B) {
+	b.ReportAllocs()
+	reg := judge.Judges()
+	for b.Loop() {
+		if _, err := judge.EmbeddedKnowledge(reg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestFirstPass1_ListIndexHidesNoEntry checks the index that lets a tool's
+// words skip the lists that cannot name them (Knowledge.MayName): every
+// entry of every list, given as its words, is one the index says the list
+// may name, so no entry is skipped; words no list holds are skipped.
+func TestFirstPass1_ListIndexHidesNoEntry(t *testing.T) {
+	k := judge.DefaultKnowledge()
+	entries := 0
+	for _, l := range judge.ListSpecs {
+		for _, w := range k.Words(l.Name) {
+			ws := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' })
+			if k.Names(l.Name, ws) == "" {
+				continue // an entry Names reads differently (a pair whose parts repeat)
+			}
+			entries++
+			if !k.MayName([]string{l.Name}, ws) {
+				t.Errorf("list %s: the index hides the entry %q", l.Name, w)
+			}
+		}
+	}
+	if entries < 1000 {
+		t.Errorf("only %d entries checked", entries)
+	}
+	for _, ws := range [][]string{{"zzqx"}, {"frobnicate", "widgets"}, nil} {
+		if names := judge.ListNames(); k.MayName(names, ws) {
+			t.Errorf("the index says %v may be named", ws)
+		}
+	}
+}
+
+// TestFirstPass1_UsersToolWordsAreIndexed: words a user's programs file
+// adds to the lists of what a tool's name touches are found however the
+// embedded lists are indexed: a call to a tool named after them is passed
+// on, as it is not without the file.
+func TestFirstPass1_UsersToolWordsAreIndexed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "programs.yaml")
+	if err := os.WriteFile(path, []byte("version: 1\nlists:\n  tool_credential_words: [grimoire, \"spell+scroll\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := judge.DefaultKnowledge().WithFiles(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"get_grimoire_files", "get_spell_scroll"} {
+		a := action.Action{Kind: action.MCP, Server: "github", ToolName: name, Arguments: json.RawMessage(`{"owner":"acme","repo":"ledger"}`)}
+		if v := judge.DefaultKnowledge().Judge(a, nil); v.Decision != vocab.Allow {
+			t.Fatalf("%s without the file: %s (%s); the test needs a tool allowed by default", name, v.Decision, v.Reason)
+		}
+		v := mine.Judge(a, nil)
+		if v.Decision != vocab.Escalate || !strings.Contains(v.Reason, "touches credentials") {
+			t.Errorf("%s with the file: %s (%s), want it passed on as touching credentials", name, v.Decision, v.Reason)
+		}
+	}
 }

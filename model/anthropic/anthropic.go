@@ -137,14 +137,9 @@ func (m *remote) params(req model.Request) (sdk.MessageNewParams, error) {
 			return params, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
 		}
 	}
-	for _, info := range req.Tools {
-		t, err := toolParam(info)
-		if err != nil {
-			return params, err
-		}
-		params.Tools = append(params.Tools, t)
-	}
-	return params, nil
+	var err error
+	params.Tools, err = wire.Tools(req.Tools, toolParam)
+	return params, err
 }
 
 // appendBlocks adds blocks to the conversation as a message of role (user or

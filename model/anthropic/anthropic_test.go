@@ -66,24 +66,17 @@ const reply = `{
 }`
 
 func conversation() model.Request {
-	return model.Request{
-		Messages: []chat.Message{
-			{Role: chat.System, Content: "You are careful."},
-			{Role: chat.User, Content: "Clean up /tmp."},
-			{Role: chat.Assistant, Content: "Reading.", ToolCalls: []tool.Call{
-				tool.NewCall("toolu_1", "read_file", `{"path": "/tmp/x", "limit": 10}`),
-				tool.NewCall("toolu_2", "run", `{"cmd": `),
-				tool.NewCall("toolu_3", "stat", ``),
-			}},
-			{Role: chat.Tool, ToolCallID: "toolu_1", Function: "read_file", Content: "hello"},
-			{Role: chat.Tool, ToolCallID: "toolu_2", Function: "run", Content: "parsing: arguments of run are not valid JSON",
-				Error: tool.Errorf(tool.ErrParsing, "arguments of run are not valid JSON")},
-			{Role: chat.Tool, ToolCallID: "toolu_3", Function: "stat", Content: ""},
-			{Role: chat.Assistant, Content: "Read it."},
-			{Role: chat.User, Content: "Go on."},
-		},
-		Tools: providertest.Tools(),
-	}
+	return providertest.Conversation(
+		chat.Message{Role: chat.Assistant, Content: "Reading.", ToolCalls: []tool.Call{
+			tool.NewCall("toolu_1", "read_file", `{"path": "/tmp/x", "limit": 10}`),
+			tool.NewCall("toolu_2", "run", `{"cmd": `),
+			tool.NewCall("toolu_3", "stat", ``),
+		}},
+		chat.Message{Role: chat.Tool, ToolCallID: "toolu_1", Function: "read_file", Content: "hello"},
+		chat.Message{Role: chat.Tool, ToolCallID: "toolu_2", Function: "run", Content: "parsing: arguments of run are not valid JSON",
+			Error: tool.Errorf(tool.ErrParsing, "arguments of run are not valid JSON")},
+		chat.Message{Role: chat.Tool, ToolCallID: "toolu_3", Function: "stat", Content: ""},
+	)
 }
 
 func TestGenerate(t *testing.T) {

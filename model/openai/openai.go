@@ -85,14 +85,9 @@ func (m *remote) params(req model.Request) (sdk.ChatCompletionNewParams, error) 
 		}
 		params.Messages = append(params.Messages, p)
 	}
-	for _, info := range req.Tools {
-		t, err := toolParam(info)
-		if err != nil {
-			return params, err
-		}
-		params.Tools = append(params.Tools, t)
-	}
-	return params, nil
+	var err error
+	params.Tools, err = wire.Tools(req.Tools, toolParam)
+	return params, err
 }
 
 // message converts one chat message to its wire form.

@@ -69,22 +69,15 @@ const completion = `{
 }`
 
 func conversation() model.Request {
-	return model.Request{
-		Messages: []chat.Message{
-			{Role: chat.System, Content: "You are careful."},
-			{Role: chat.User, Content: "Clean up /tmp."},
-			{Role: chat.Assistant, Content: "", ToolCalls: []tool.Call{
-				tool.NewCall("call_1", "read_file", `{"path": "/tmp/x", "limit": 10}`),
-				tool.NewCall("call_2", "run", `{"cmd": `),
-			}},
-			{Role: chat.Tool, ToolCallID: "call_1", Function: "read_file", Content: "hello"},
-			{Role: chat.Tool, ToolCallID: "call_2", Function: "run", Content: "parsing: arguments of run are not valid JSON",
-				Error: tool.Errorf(tool.ErrParsing, "arguments of run are not valid JSON")},
-			{Role: chat.Assistant, Content: "Read it."},
-			{Role: chat.User, Content: "Go on."},
-		},
-		Tools: providertest.Tools(),
-	}
+	return providertest.Conversation(
+		chat.Message{Role: chat.Assistant, Content: "", ToolCalls: []tool.Call{
+			tool.NewCall("call_1", "read_file", `{"path": "/tmp/x", "limit": 10}`),
+			tool.NewCall("call_2", "run", `{"cmd": `),
+		}},
+		chat.Message{Role: chat.Tool, ToolCallID: "call_1", Function: "read_file", Content: "hello"},
+		chat.Message{Role: chat.Tool, ToolCallID: "call_2", Function: "run", Content: "parsing: arguments of run are not valid JSON",
+			Error: tool.Errorf(tool.ErrParsing, "arguments of run are not valid JSON")},
+	)
 }
 
 func TestGenerate(t *testing.T) {

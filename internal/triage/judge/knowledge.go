@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/wardenhq/warden/internal/filepos"
+	"github.com/wardenhq/warden/internal/wordset"
 	"gopkg.in/yaml.v3"
 )
 
@@ -65,9 +66,11 @@ type Knowledge struct {
 
 // namedIndex says, for each word, which lists of ListSpecs Names can
 // match through it: the lists that hold it, or an entry a+b whose first
-// part it is. Bit i of a mask is ListSpecs[i].
+// part it is. Bit i of a mask is ListSpecs[i]; masks[i] is the mask of
+// the word at position i of words.
 type namedIndex struct {
-	words map[string][2]uint64
+	words wordset.Set
+	masks [][2]uint64
 }
 
 // listBits are the bits of the lists of ListSpecs in a namedIndex mask.
@@ -89,17 +92,27 @@ func indexNamed(lists map[string]*wordList) *namedIndex {
 	if len(ListSpecs) > 128 {
 		return nil
 	}
-	ix := &namedIndex{words: map[string][2]uint64{}}
+	ix := &namedIndex{}
+	n := 0
+	for _, l := range lists {
+		n += len(l.Words) + len(l.byFirst)
+	}
+	ix.words.Grow(n)
+	ix.masks = make([][2]uint64, 0, n)
 	add := func(w string, b [2]uint64) {
-		m := ix.words[w]
-		ix.words[w] = [2]uint64{m[0] | b[0], m[1] | b[1]}
+		i, added := ix.words.Add(w)
+		if added {
+			ix.masks = append(ix.masks, b)
+			return
+		}
+		ix.masks[i] = [2]uint64{ix.masks[i][0] | b[0], ix.masks[i][1] | b[1]}
 	}
 	for name, l := range lists {
 		b, ok := listBits[name]
 		if !ok {
 			return nil
 		}
-		for w := range l.set {
+		for _, w := range l.Words {
 			add(w, b)
 		}
 		for w := range l.byFirst {
@@ -120,9 +133,10 @@ func (k *Knowledge) MayName(names []string, ws []string) bool {
 	}
 	var m [2]uint64
 	for _, w := range ws {
-		b := ix.words[w]
-		m[0] |= b[0]
-		m[1] |= b[1]
+		if i, ok := ix.words.Index(w); ok {
+			m[0] |= ix.masks[i][0]
+			m[1] |= ix.masks[i][1]
+		}
 	}
 	if m == ([2]uint64{}) {
 		return false
@@ -153,7 +167,7 @@ func (k *Knowledge) WithWritableRoots(roots []string) *Knowledge {
 // wordList is a named list of words of the programs files: a set, and the
 // words in the order written (some judges report the first word found).
 type wordList struct {
-	set   map[string]bool
+	set   wordset.Set
 	Words []string
 	// pairs are the entries a+b (or "a b"), split: such an entry matches
 	// words that hold every part (names).
@@ -175,10 +189,9 @@ func indexPairs(pairs [][]string) map[string][]int {
 // addWord adds w to l once, splitting an entry of several parts into
 // pairs.
 func (l *wordList) addWord(w string) {
-	if l.set[w] {
+	if _, added := l.set.Add(w); !added {
 		return
 	}
-	l.set[w] = true
 	l.Words = append(l.Words, w)
 	if strings.IndexByte(w, '+') >= 0 || strings.IndexByte(w, ' ') >= 0 {
 		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '+' || r == ' ' }); len(parts) > 1 {
@@ -373,7 +386,7 @@ func (k *Knowledge) Has(name string, fact uint16) bool {
 // those the user's and managed files add. It panics on a name that is not
 // a list of listSpecs, which the embedded file always defines (a test
 // checks the names the code asks for).
-func (k *Knowledge) List(name string) map[string]bool { return k.wordList(name).set }
+func (k *Knowledge) List(name string) *wordset.Set { return &k.wordList(name).set }
 
 // Words returns the words of the named list in the order written, the
 // embedded file's first (protection.Lists).
@@ -385,7 +398,7 @@ func (k *Knowledge) Words(name string) []string { return k.wordList(name).Words 
 func (k *Knowledge) Names(name string, ws []string) string {
 	l := k.wordList(name)
 	for _, w := range ws {
-		if l.set[w] {
+		if l.set.Has(w) {
 			return w
 		}
 	}
@@ -504,11 +517,9 @@ func ExtendLists(base, more map[string]*wordList) map[string]*wordList {
 	}
 	for n, add := range more {
 		old := out[n]
-		l := &wordList{set: make(map[string]bool, len(old.set)+len(add.Words)), Words: slices.Clone(old.Words), pairs: slices.Clone(old.pairs)}
+		l := &wordList{set: *old.set.Clone(), Words: slices.Clone(old.Words), pairs: slices.Clone(old.pairs)}
 		l.byFirst = indexPairs(l.pairs)
-		for w := range old.set {
-			l.set[w] = true
-		}
+		l.set.Grow(len(add.Words))
 		for _, w := range add.Words {
 			l.addWord(w)
 		}
@@ -606,7 +617,8 @@ func (k *Knowledge) parseLists(file string, n *yaml.Node, role fileRole) error {
 		if err != nil {
 			return err
 		}
-		l := &wordList{set: make(map[string]bool, len(words)), Words: make([]string, 0, len(words))}
+		l := &wordList{Words: make([]string, 0, len(words))}
+		l.set.Grow(len(words))
 		for j, w := range words {
 			if w == "" {
 				at := val

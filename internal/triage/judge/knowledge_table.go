@@ -57,7 +57,8 @@ func EmbeddedKnowledge(reg map[string]func(*Script, *Command)) (*Knowledge, erro
 		}
 	}
 	for _, l := range embeddedLists {
-		w := &wordList{set: make(map[string]bool, len(l.words)), Words: make([]string, 0, len(l.words))}
+		w := &wordList{Words: make([]string, 0, len(l.words))}
+		w.set.Grow(len(l.words))
 		for _, word := range l.words {
 			w.addWord(word)
 		}

@@ -44,13 +44,13 @@ func IsPython(n string) bool {
 // runner of the list runners (python3.12, ruby3.2, node18, …).
 func (k *Knowledge) IsRunner(lname string) bool {
 	set := k.List("runners")
-	if set[lname] {
+	if set.Has(lname) {
 		return true
 	}
 	// A runner's name (three letters or more) and a version: only the
 	// prefixes ending before a digit, '.' or '-' can be one.
 	for j := 3; j < len(lname); j++ {
-		if c := lname[j]; (c >= '0' && c <= '9' || c == '.' || c == '-') && set[lname[:j]] {
+		if c := lname[j]; (c >= '0' && c <= '9' || c == '.' || c == '-') && set.Has(lname[:j]) {
 			return true
 		}
 	}

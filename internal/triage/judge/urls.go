@@ -94,7 +94,7 @@ func (s *Script) browserPage(c *Command, u string) bool {
 		if i := strings.IndexAny(id, "/?#"); i >= 0 {
 			id = id[:i]
 		}
-		if s.V.K.List("password_manager_extensions")[strings.ToLower(id)] {
+		if s.V.K.List("password_manager_extensions").Has(strings.ToLower(id)) {
 			s.Esc(vocab.CredentialProbing, High, "`"+c.Text+"` opens a password manager's extension, which shows its vault")
 			return true
 		}

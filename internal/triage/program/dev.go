@@ -11,6 +11,7 @@ import (
 	"github.com/wardenhq/warden/internal/triage/pattern"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/internal/wordset"
 )
 
 // The judges of this file, by the name programs.yaml gives them (judge:).
@@ -610,7 +611,7 @@ func npx(s *judge.Script, c *judge.Command, rest []string) {
 			return
 		}
 	}
-	if s.V.K.List("popular_npm")[name] || isDevToolName(s, name) {
+	if s.V.K.List("popular_npm").Has(name) || isDevToolName(s, name) {
 		s.Allow("npx " + name)
 		return
 	}
@@ -623,7 +624,7 @@ func isDevToolName(s *judge.Script, n string) bool {
 	if p := s.V.K.Prog(n); p != nil && p.JudgeName == "dev_tool" {
 		return true
 	}
-	return s.V.K.List("npx_tools")[n]
+	return s.V.K.List("npx_tools").Has(n)
 }
 
 func judgeYarn(s *judge.Script, c *judge.Command) {
@@ -666,13 +667,13 @@ func judgeYarn(s *judge.Script, c *judge.Command) {
 func target(s *judge.Script, c *judge.Command, tool, name string) {
 	ws := argument.Words(name)
 	for _, w := range ws {
-		if s.V.K.List("risky_target_words")[w] {
+		if s.V.K.List("risky_target_words").Has(w) {
 			s.Esc(vocab.Destructive, judge.Low, "`"+c.Text+"` runs the "+tool+" target "+name+", which may change shared state")
 			return
 		}
 	}
 	for _, w := range ws {
-		if s.V.K.List("routine_target_words")[w] {
+		if s.V.K.List("routine_target_words").Has(w) {
 			s.Allow(tool + " " + name)
 			return
 		}
@@ -704,7 +705,7 @@ func pkgName(spec string) string {
 // manifest) or well-known ones are routine; a name close to a well-known
 // one may be a typosquat; others are passed on. URLs and paths are
 // judged as sources.
-func packages(s *judge.Script, c *judge.Command, specs []string, popular map[string]bool, what string) {
+func packages(s *judge.Script, c *judge.Command, specs []string, popular *wordset.Set, what string) {
 	if len(specs) == 0 {
 		s.Allow("installs the project's dependencies")
 		return
@@ -720,7 +721,7 @@ func packages(s *judge.Script, c *judge.Command, specs []string, popular map[str
 			continue
 		}
 		name := pkgName(sp)
-		if popular[name] {
+		if popular.Has(name) {
 			continue
 		}
 		if near := nearPopular(name, popular); near != "" {
@@ -734,7 +735,7 @@ func packages(s *judge.Script, c *judge.Command, specs []string, popular map[str
 
 // nearPopular returns a well-known name within edit distance 2 of name
 // (1 for short names), "" when there is none.
-func nearPopular(name string, popular map[string]bool) string {
+func nearPopular(name string, popular *wordset.Set) string {
 	if len(name) < 4 {
 		return ""
 	}
@@ -742,7 +743,7 @@ func nearPopular(name string, popular map[string]bool) string {
 	if len(name) < 7 {
 		limit = 1
 	}
-	for p := range popular {
+	for p := range popular.All() {
 		if d := len(p) - len(name); d > limit || d < -limit {
 			continue
 		}
@@ -1032,7 +1033,7 @@ func judgePython(s *judge.Script, c *judge.Command) {
 			case "smtpd", "ftplib", "telnetlib", "pyftpdlib":
 				s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` runs a network service or client")
 			default:
-				if s.V.K.List("routine_python_modules")[mod] {
+				if s.V.K.List("routine_python_modules").Has(mod) {
 					s.Allow(c.Name + " -m " + mod)
 					return
 				}
@@ -1113,7 +1114,7 @@ func judgePip(s *judge.Script, c *judge.Command, from int) {
 
 // pipInstall judges pip install: manifests and local paths are routine,
 // package sources other than PyPI over HTTPS are passed on.
-func pipInstall(s *judge.Script, c *judge.Command, rest []string, popular map[string]bool, what string) {
+func pipInstall(s *judge.Script, c *judge.Command, rest []string, popular *wordset.Set, what string) {
 	for _, u := range append(shell.OptValues(rest, "-i", "index-url"), shell.OptValues(rest, "", "extra-index-url")...) {
 		switch {
 		case strings.HasPrefix(u, "http://"):

@@ -65,7 +65,7 @@ func judgeSystemctl(s *judge.Script, c *judge.Command) {
 // securityService reports whether the unit u is a security service.
 func securityService(s *judge.Script, u string) bool {
 	u = strings.ToLower(strings.TrimSuffix(u, ".service"))
-	for n := range s.V.K.List("security_services") {
+	for _, n := range s.V.K.Words("security_services") {
 		if u == n || strings.HasPrefix(u, n) && len(n) > 3 {
 			return true
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
+	"github.com/wardenhq/warden/internal/wordset"
 	"github.com/wardenhq/warden/rules"
 )
 
@@ -193,7 +194,7 @@ func judgeUnknown(s *judge.Script, c *judge.Command) {
 func (u *unknownSeen) readOnly(k *judge.Knowledge, c *judge.Command) bool {
 	reads := k.List("remote_read_verbs")
 	for _, a := range c.Args[1:] {
-		if reads[a] {
+		if reads.Has(a) {
 			return true
 		}
 		if !strings.HasPrefix(a, "-") {
@@ -208,13 +209,13 @@ func (u *unknownSeen) readOnly(k *judge.Knowledge, c *judge.Command) bool {
 // "" for none.
 func dangerClass(k *judge.Knowledge, verb string) vocab.Class {
 	switch {
-	case k.List("destroying_verbs")[verb]:
+	case k.List("destroying_verbs").Has(verb):
 		return vocab.Destructive
-	case k.List("sending_verbs")[verb]:
+	case k.List("sending_verbs").Has(verb):
 		return vocab.Exfiltration
-	case k.List("credential_verbs")[verb]:
+	case k.List("credential_verbs").Has(verb):
 		return vocab.CredentialProbing
-	case k.List("weakening_verbs")[verb]:
+	case k.List("weakening_verbs").Has(verb):
 		return vocab.SecurityWeakening
 	}
 	return ""
@@ -244,13 +245,13 @@ func plainWord(w string) bool {
 
 // verbOf returns the dangerous verb w is or holds as a part
 // (apps:destroy, force-push), "" none.
-func verbOf(w string, verbs map[string]bool) string {
-	if verbs[w] {
+func verbOf(w string, verbs *wordset.Set) string {
+	if verbs.Has(w) {
 		return w
 	}
 	if strings.ContainsAny(w, "-_:") {
 		for _, part := range strings.FieldsFunc(w, func(r rune) bool { return r == '-' || r == '_' || r == ':' }) {
-			if verbs[part] && part != "set" && part != "new" && part != "init" && part != "up" && part != "run" &&
+			if verbs.Has(part) && part != "set" && part != "new" && part != "init" && part != "up" && part != "run" &&
 				part != "link" && part != "write" && part != "put" && part != "edit" && part != "copy" && part != "create" {
 				return part
 			}
@@ -300,7 +301,7 @@ func unknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
 				u.verb = vb + " (" + name + ")"
 			}
 			if !hasVal {
-				if k.List("code_options")[name] && i+1 < len(c.Args) && looksLikeCode(c.Args[i+1]) {
+				if k.List("code_options").Has(name) && i+1 < len(c.Args) && looksLikeCode(c.Args[i+1]) {
 					if u.code == "" {
 						u.code = textcut.Shorten(c.Args[i+1], 40)
 					}
@@ -308,7 +309,7 @@ func unknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
 				}
 				continue
 			}
-			if k.List("code_options")[name] && looksLikeCode(v) && u.code == "" {
+			if k.List("code_options").Has(name) && looksLikeCode(v) && u.code == "" {
 				u.code = textcut.Shorten(v, 40)
 				continue
 			}
@@ -321,7 +322,7 @@ func unknownWords(s *judge.Script, c *judge.Command, u *unknownSeen) {
 			val = w[j+1:]
 		} else if plainWord(w) {
 			plain++
-			if k.List("runs_words")[w] && u.verb == "" {
+			if k.List("runs_words").Has(w) && u.verb == "" {
 				u.verb = "run " + w
 			}
 			if plain <= 3 && u.verb == "" {
@@ -393,7 +394,7 @@ func unknownValue(s *judge.Script, c *judge.Command, u *unknownSeen, w string, k
 			isIP := network.IP(h) != nil
 			tld := h[strings.LastIndexByte(h, '.')+1:]
 			tld = strings.ToLower(tld)
-			named := s.V.K.List("host_tlds")[tld] && (tld != "org" || strings.Count(h, ".") > 1)
+			named := s.V.K.List("host_tlds").Has(tld) && (tld != "org" || strings.Count(h, ".") > 1)
 			if isIP || port != "" && strings.IndexByte(h, '.') > 0 || named || strings.IndexByte(w, '@') > 0 && strings.IndexByte(h, '.') > 0 {
 				if !network.Local(h) && u.dest == "" {
 					u.dest, u.remote = joinPort(h, port), true
@@ -444,10 +445,10 @@ func unknownValue(s *judge.Script, c *judge.Command, u *unknownSeen, w string, k
 		}
 	}
 	exts := s.V.K.List("script_extensions")
-	if ext := extOf(w); exts[ext] && u.script == "" {
+	if ext := extOf(w); exts.Has(ext) && u.script == "" {
 		u.script = textcut.Shorten(w, 60)
 	}
-	if pl.Abs != "" && s.WroteFile(pl.Abs) && exts[extOf(w)] {
+	if pl.Abs != "" && s.WroteFile(pl.Abs) && exts.Has(extOf(w)) {
 		u.wroteEarlier = true
 		u.script = textcut.Shorten(w, 60)
 	}
@@ -560,7 +561,7 @@ func nameVerb(k *judge.Knowledge, lname string) string {
 	}
 	danger := k.List("danger_verbs")
 	for _, part := range strings.FieldsFunc(lname, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
-		if part != lname && danger[part] && part != "run" && part != "up" {
+		if part != lname && danger.Has(part) && part != "run" && part != "up" {
 			return part
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
+	"github.com/wardenhq/warden/internal/wordset"
 )
 
 // SecurityFile returns the word of path that says the file holds security
@@ -15,11 +16,11 @@ import (
 func SecurityFile(k Lists, path string) string {
 	w := k.List("security_file_words")
 	for _, part := range strings.Split(strings.ToLower(path), "/") {
-		if w[part] {
+		if w.Has(part) {
 			return part
 		}
 		for _, x := range argument.Words(part) {
-			if w[x] {
+			if w.Has(x) {
 				return x
 			}
 		}
@@ -58,9 +59,9 @@ func SecurityLine(k Lists, text, old string) string {
 }
 
 // HasWordIn reports whether a word of line is in w.
-func HasWordIn(line string, w map[string]bool) bool {
+func HasWordIn(line string, w *wordset.Set) bool {
 	for _, x := range argument.Words(line) {
-		if w[x] {
+		if w.Has(x) {
 			return true
 		}
 	}
@@ -97,7 +98,7 @@ func notAboutSecurity(k Lists, line string) bool {
 	}
 	un := k.List("unprotective_key_words")
 	for _, x := range argument.Words(line[:i]) {
-		if un[x] {
+		if un.Has(x) {
 			return true
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/internal/triage/argument"
 	"github.com/wardenhq/warden/internal/triage/pattern"
+	"github.com/wardenhq/warden/internal/wordset"
 )
 
 // Lists are the named word lists of what the first pass knows about
@@ -24,7 +25,7 @@ import (
 // read.
 type Lists interface {
 	// List returns the words of the named list, as a set.
-	List(name string) map[string]bool
+	List(name string) *wordset.Set
 	// Words returns the words of the named list in the order written.
 	Words(name string) []string
 	// Names returns the entry of the named list that the words ws match,
@@ -602,7 +603,7 @@ func removalKey(key string) bool {
 func notProtectiveKey(k Lists, ws []string) bool {
 	not := k.List("unprotective_key_words")
 	for _, w := range ws {
-		if not[w] {
+		if not.Has(w) {
 			return true
 		}
 	}
@@ -637,16 +638,16 @@ func kindOfKey(k Lists, key string, ws []string) keyKind {
 	open, neg, block := k.List("opening_key_words"), k.List("negating_key_words"), k.List("blocking_key_words")
 	for _, w := range ws {
 		switch {
-		case not[w]:
+		case not.Has(w):
 			kk.notProtective = true
 			return kk
-		case prot[w]:
+		case prot.Has(w):
 			kk.protective = true
-		case open[w]:
+		case open.Has(w):
 			kk.opening = true
-		case neg[w]:
+		case neg.Has(w):
 			kk.negating = true
-		case block[w]:
+		case block.Has(w):
 			kk.blocking = true
 		case w == "termination" || w == "destroy" || w == "delete" || w == "deletion":
 			kk.dangerVerb = true
@@ -895,30 +896,35 @@ func SensitiveTool(k Lists, ws []string) string {
 	if !k.MayName(sensitiveToolLists, ws) {
 		return ""
 	}
-	switch {
-	case k.Names("tool_credential_words", ws) != "":
-		return "credentials"
-	case k.Names("tool_payment_words", ws) != "":
-		return "payments or bank accounts"
-	case k.Names("tool_identity_words", ws) != "":
-		return "identity or personal records"
-	case k.Names("tool_health_words", ws) != "":
-		return "health records"
-	case k.Names("tool_personal_words", ws) != "":
-		return "personal records"
-	case k.Names("tool_location_words", ws) != "":
-		return "a person's location"
-	case k.Names("tool_asset_words", ws) != "":
-		return "investments or crypto assets"
-	case k.Names("tool_home_words", ws) != "":
-		return "a home's locks, alarm or cameras"
+	for _, s := range sensitiveTools {
+		if k.Names(s.list, ws) != "" {
+			return s.what
+		}
 	}
 	return ""
 }
 
-// sensitiveToolLists are the lists SensitiveTool asks.
-var sensitiveToolLists = []string{"tool_credential_words", "tool_payment_words", "tool_identity_words", "tool_health_words",
-	"tool_personal_words", "tool_location_words", "tool_asset_words", "tool_home_words"}
+// sensitiveTools are the lists SensitiveTool asks, in order, each with
+// what a name it matches touches.
+var sensitiveTools = [...]struct{ list, what string }{
+	{list: "tool_credential_words", what: "credentials"},
+	{list: "tool_payment_words", what: "payments or bank accounts"},
+	{list: "tool_identity_words", what: "identity or personal records"},
+	{list: "tool_health_words", what: "health records"},
+	{list: "tool_personal_words", what: "personal records"},
+	{list: "tool_location_words", what: "a person's location"},
+	{list: "tool_asset_words", what: "investments or crypto assets"},
+	{list: "tool_home_words", what: "a home's locks, alarm or cameras"},
+}
+
+// sensitiveToolLists are the names of sensitiveTools' lists.
+var sensitiveToolLists = func() []string {
+	out := make([]string, len(sensitiveTools))
+	for i, s := range sensitiveTools {
+		out[i] = s.list
+	}
+	return out
+}()
 
 // SensitiveServer returns the entry of the list sensitive_servers that the
 // words of an MCP server's name match (a password manager or secrets
@@ -940,16 +946,16 @@ func SensitiveServer(k Lists, server string) string {
 func SensitiveArgs(k Lists, leaves []argument.Leaf) string {
 	for _, l := range leaves {
 		switch {
-		case k.List("reveal_keys")[l.Key]:
+		case k.List("reveal_keys").Has(l.Key):
 			switch strings.ToLower(l.Value) {
 			case "true", "1", "yes":
 				return l.Key + " set to " + l.Value
 			}
-		case k.List("field_keys")[l.Key]:
+		case k.List("field_keys").Has(l.Key):
 			if w := k.Names("sensitive_field_words", argument.Words(l.Value)); w != "" {
 				return "the field " + strings.ReplaceAll(w, "+", " ")
 			}
-		case k.List("search_keys")[l.Key]:
+		case k.List("search_keys").Has(l.Key):
 			if w := k.Names("sensitive_search_words", argument.Words(l.Value)); w != "" {
 				return "a search for " + strings.ReplaceAll(w, "+", " ")
 			}

@@ -56,7 +56,7 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 	verb := ""
 	var nouns []string
 	for _, w := range ws {
-		if verb == "" && (readVerbs[w] || localWriteVerbs[w] || sendVerbs[w] || destroyVerbs[w]) {
+		if verb == "" && (readVerbs.Has(w) || localWriteVerbs.Has(w) || sendVerbs.Has(w) || destroyVerbs.Has(w)) {
 			verb = w
 			continue
 		}
@@ -65,7 +65,7 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 	cwd := a.Cwd
 	home := ""
 	for _, l := range leaves {
-		if pathKeys[l.Key] || attachKeys[l.Key] {
+		if pathKeys.Has(l.Key) || attachKeys.Has(l.Key) {
 			if h := judge.HomeOf(l.Value); h != "" {
 				home = h
 				break
@@ -85,7 +85,7 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 	}
 	security := false
 	for _, w := range ws {
-		if k.List("tool_security_words")[w] {
+		if k.List("tool_security_words").Has(w) {
 			security = true
 		}
 	}
@@ -114,7 +114,7 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 			}
 		}
 	}
-	if server != "" && (verb == "" || readVerbs[verb]) && !gitTool && !developerServer(k, server) && !innocentTool(k, nouns) &&
+	if server != "" && (verb == "" || readVerbs.Has(verb)) && !gitTool && !developerServer(k, server) && !innocentTool(k, nouns) &&
 		!askedFor(v, server, nouns) {
 		// A server the first pass does not know as a developer's tool
 		// holds data whose owner it cannot tell (a CRM, a mailbox, a
@@ -122,15 +122,15 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.CredentialProbing, Risk: judge.Medium, Reason: "`" + c.Text + "` calls " + server +
 			", a server the first pass does not know as a developer's tool: what its data is, and whose, is for the reviewer"})
 	}
-	if !readVerbs[verb] {
+	if !readVerbs.Has(verb) {
 		for _, n := range nouns {
-			if k.List("tool_infra_nouns")[n] {
+			if k.List("tool_infra_nouns").Has(n) {
 				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Destructive, Risk: judge.Medium, Reason: "`" + c.Text + "` changes " + n + ", beyond the workspace"})
 				break
 			}
 		}
 	}
-	if !readVerbs[verb] {
+	if !readVerbs.Has(verb) {
 		for _, l := range leaves {
 			if w := protection.PersonalValue(l); w != "" {
 				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Exfiltration, Risk: judge.High, Reason: "`" + c.Text + "` enters personal or payment data (" + w + ")"})
@@ -139,7 +139,7 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 		}
 	}
 	for _, l := range leaves {
-		if k.List("script_keys")[l.Key] {
+		if k.List("script_keys").Has(l.Key) {
 			if w := protection.BrowserScriptSecret(k, l.Value); w != "" {
 				v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.CredentialProbing, Risk: judge.High, Reason: "`" + c.Text + "` runs a script that reads " + w})
 				break
@@ -150,14 +150,14 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 	// Commands and SQL inside arguments.
 	for _, l := range leaves {
 		switch {
-		case k.List("command_keys")[l.Key] && l.Path == "."+l.Key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
+		case k.List("command_keys").Has(l.Key) && l.Path == "."+l.Key && (verb == "run" || verb == "execute" || verb == "exec" || verb == "" || strings.Contains(name, "command") || strings.Contains(name, "shell") || strings.Contains(name, "terminal")):
 			// The server runs it on its own host, outside warden's
 			// sandbox: judged as a command asking to leave it.
 			sub := v.K.Judge(action.Action{Kind: action.Shell, Command: []string{"bash", "-c", l.Value}, Cwd: a.Cwd,
 				SandboxPermissions: action.RequireEscalated}, set)
 			v.Add(judge.Finding{Dec: sub.Decision, Class: sub.Class, Risk: judge.RiskLevel(sub.Risk), Reason: "`" + c.Text + "` runs a command: " + sub.Reason})
 			return
-		case k.List("sql_keys")[l.Key] && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
+		case k.List("sql_keys").Has(l.Key) && (verb == "query" || verb == "execute" || verb == "run" || verb == "read" || verb == "write" || strings.Contains(name, "sql") || strings.Contains(name, "query")) &&
 			(sqlTool(server, ws) || looksLikeSQL(l.Value)):
 			f := program.JudgeSQLText(l.Value)
 			f.Reason = "`" + c.Text + "` " + f.Reason
@@ -170,29 +170,29 @@ func judgeMCP(v *judge.Judgement, a *action.Action, set *rules.Set) {
 	case verb == "":
 		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Routine, Risk: judge.Medium, Reason: "`" + c.Text + "`: the tool's name does not say what it does"})
 		return
-	case security && !readVerbs[verb]:
+	case security && !readVerbs.Has(verb):
 		judgeMCPSecurity(v, c, leaves)
 		return
-	case sendVerbs[verb] || verb == "create" && sendsOut(nouns) || verb == "add" && sendsOut(nouns) || verb == "upload" && server != "filesystem" && server != "fs":
+	case sendVerbs.Has(verb) || verb == "create" && sendsOut(nouns) || verb == "add" && sendsOut(nouns) || verb == "upload" && server != "filesystem" && server != "fs":
 		judgeMCPSend(s, c, verb, nouns, leaves)
 		return
-	case destroyVerbs[verb]:
+	case destroyVerbs.Has(verb):
 		if gitTool && verb == "merge" {
 			s.Allow("git merge")
 			return
 		}
 		for _, l := range leaves {
-			if pathKeys[l.Key] {
+			if pathKeys.Has(l.Key) {
 				s.Remove(c, l.Value, true)
 				return
 			}
 		}
 		v.Add(judge.Finding{Dec: vocab.Escalate, Class: vocab.Destructive, Risk: judge.Medium, Reason: "`" + c.Text + "` deletes or discards data"})
 		return
-	case readVerbs[verb]:
+	case readVerbs.Has(verb):
 		judgeMCPRead(s, c, verb, leaves)
 		return
-	case localWriteVerbs[verb]:
+	case localWriteVerbs.Has(verb):
 		judgeMCPWrite(s, c, verb, server, leaves, gitTool)
 		return
 	}
@@ -225,14 +225,14 @@ func sendsOut(nouns []string) bool {
 func judgeMCPRead(s *judge.Script, c *judge.Command, verb string, leaves []argument.Leaf) {
 	for _, l := range leaves {
 		switch {
-		case s.V.K.List("path_keys")[l.Key]:
+		case s.V.K.List("path_keys").Has(l.Key):
 			if strings.Contains(l.Value, "://") {
 				continue
 			}
 			if strings.HasPrefix(l.Value, "/") || strings.HasPrefix(l.Value, "~") || strings.HasPrefix(l.Value, ".") || l.Key == "path" || l.Key == "paths" {
 				s.Read(c, l.Value, verb != "list" && verb != "tree" && verb != "stat" && verb != "info" && verb != "search" && verb != "find")
 			}
-		case s.V.K.List("url_keys")[l.Key] || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || judge.BrowserScheme(l.Value) != "":
+		case s.V.K.List("url_keys").Has(l.Key) || strings.HasPrefix(l.Value, "http://") || strings.HasPrefix(l.Value, "https://") || judge.BrowserScheme(l.Value) != "":
 			s.McpURL(c, l.Value)
 		case l.Key == "q" || l.Key == "query" || l.Key == "pattern" || l.Key == "search" || l.Key == "text":
 			if lvl, w := secret.InText(l.Value); lvl == secret.Critical {
@@ -256,11 +256,11 @@ func judgeMCPWrite(s *judge.Script, c *judge.Command, verb, server string, leave
 	var content []string
 	for _, l := range leaves {
 		switch {
-		case s.V.K.List("path_keys")[l.Key] && !strings.Contains(l.Value, "://"):
+		case s.V.K.List("path_keys").Has(l.Key) && !strings.Contains(l.Value, "://"):
 			paths = append(paths, l.Value)
-		case s.V.K.List("content_keys")[l.Key]:
+		case s.V.K.List("content_keys").Has(l.Key):
 			content = append(content, l.Value)
-		case s.V.K.List("url_keys")[l.Key]:
+		case s.V.K.List("url_keys").Has(l.Key):
 			s.McpURL(c, l.Value)
 		}
 	}
@@ -301,7 +301,7 @@ func judgeMCPSend(s *judge.Script, c *judge.Command, verb string, nouns []string
 	public := false
 	var recipients []string
 	for _, l := range leaves {
-		if s.V.K.List("attach_keys")[l.Key] || l.Key == "path" && verb != "create" {
+		if s.V.K.List("attach_keys").Has(l.Key) || l.Key == "path" && verb != "create" {
 			pl := s.Where(l.Value, s.Cwd)
 			if lv, w := s.Secret(pl); lv > level {
 				level, what = lv, w
@@ -415,15 +415,15 @@ func looksLikeSQL(q string) bool {
 // for testing): its reads are judged by the tool's verb.
 func developerServer(k *judge.Knowledge, server string) bool {
 	known, filler := k.List("developer_servers"), k.List("server_filler_words")
-	if known[strings.ToLower(server)] {
+	if known.Has(strings.ToLower(server)) {
 		return true
 	}
 	named := false
 	for _, w := range argument.Words(server) {
 		switch {
-		case filler[w]:
+		case filler.Has(w):
 			// mcp-server-github: the filler says nothing of the data.
-		case known[w]:
+		case known.Has(w):
 			named = true
 		default:
 			return false
@@ -441,7 +441,7 @@ func innocentTool(k *judge.Knowledge, nouns []string) bool {
 	}
 	ok := k.List("innocent_tool_nouns")
 	for _, n := range nouns {
-		if !ok[n] {
+		if !ok.Has(n) {
 			return false
 		}
 	}
@@ -458,7 +458,7 @@ func askedFor(v *judge.Judgement, server string, nouns []string) bool {
 	}
 	unspecific := v.K.List("unspecific_words")
 	for _, w := range append(argument.Words(server), nouns...) {
-		if len(w) > 3 && !unspecific[w] && (v.Asked[w] || v.Asked[strings.TrimSuffix(w, "s")]) {
+		if len(w) > 3 && !unspecific.Has(w) && (v.Asked[w] || v.Asked[strings.TrimSuffix(w, "s")]) {
 			return true
 		}
 	}

@@ -68,6 +68,22 @@ func Tools() []tool.Info {
 	}
 }
 
+// Conversation is the request every provider's tests send, with Tools: a
+// system prompt and a user's message, then turn (the assistant's message
+// and its calls) and results (the tool messages that answer them), then an
+// assistant's reply and the user's next message. The turn and results are
+// each provider's own: its call ids and what its wire format can carry.
+func Conversation(turn chat.Message, results ...chat.Message) model.Request {
+	msgs := []chat.Message{
+		{Role: chat.System, Content: "You are careful."},
+		{Role: chat.User, Content: "Clean up /tmp."},
+		turn,
+	}
+	msgs = append(msgs, results...)
+	msgs = append(msgs, chat.Message{Role: chat.Assistant, Content: "Read it."}, chat.Message{Role: chat.User, Content: "Go on."})
+	return model.Request{Messages: msgs, Tools: Tools()}
+}
+
 // GenerateOnce opens the model name with opts and sends it conv; it checks
 // that the server received exactly that one request, as path ("POST
 // /v1/messages"), decodes the request's body into req and returns the

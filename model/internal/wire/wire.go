@@ -57,6 +57,20 @@ func ToolText(msg chat.Message) string {
 	return msg.Content
 }
 
+// Tools converts the tools of a request to a provider's tool parameters
+// with toolParam, in order; it stops at the first error.
+func Tools[T any](infos []tool.Info, toolParam func(tool.Info) (T, error)) ([]T, error) {
+	var out []T
+	for _, info := range infos {
+		t, err := toolParam(info)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
 // Schema returns the parameter schema of the tool info as the JSON the tool
 // declared (keeping its key order), an empty object schema when it
 // declares none, and an error when it is not a JSON object.

@@ -63,7 +63,17 @@ func helperMain(args []string) int {
 		if err != nil {
 			return fail(ExitSetup, "%v", err)
 		}
+		if s.TraceFD != 0 {
+			if err := traceExec(s.TraceFD); err != nil {
+				return fail(ExitSetup, "%v", err)
+			}
+		}
 		return supervise(s.Path, argv, sigs, fail, sys)
+	}
+	if s.TraceFD != 0 {
+		if err := traceExec(s.TraceFD); err != nil {
+			return fail(ExitSetup, "%v", err)
+		}
 	}
 	err = syscall.Exec(s.Path, argv, os.Environ())
 	status := ExitCannotRun
@@ -132,6 +142,10 @@ func (s Spec) setup() error {
 			return err
 		}
 	}
+	tr, err := s.traceOpen() // before any mount covers the resolver file
+	if err != nil {
+		return err
+	}
 	var lo chan error // the loopback interface's bringing up, when started
 	if s.NetNS != "" {
 		if id, _ := os.Readlink("/proc/self/ns/net"); id == "" || id == s.NetNS {
@@ -157,7 +171,20 @@ func (s Spec) setup() error {
 		if s.UserNS == "" {
 			return errors.New("refusing to change mounts outside a new user namespace")
 		}
-		if s.View {
+		var late []lateMount
+		if s.DryRun {
+			staging, l, err := dryRunView(s.Memory)
+			if err != nil {
+				return err
+			}
+			late = l
+			err = SendToParent(s.ViewFD, "view", staging)
+			syscall.Close(staging)
+			if err != nil {
+				return err
+			}
+			mountProc(true) // before hide, which reads /proc/self/fd
+		} else if s.View {
 			if err := readOnlyView(s.Roots); err != nil {
 				return err
 			}
@@ -178,20 +205,28 @@ func (s Spec) setup() error {
 			}
 		}
 		if s.Dev != "" && !s.Probe {
-			if err := freshDev(s.Dev, s.View); err != nil {
+			if err := freshDev(s.Dev, s.View || s.DryRun); err != nil {
 				return err
 			}
+		}
+		if err := attachLate(late); err != nil {
+			return err
 		}
 	}
 	if s.PIDNS && os.Getpid() != 1 {
 		return errors.New("not in a new PID namespace (was the command's SysProcAttr replaced after sandbox.Policy.Wrap?)")
 	}
-	if s.PIDNS && s.MountNS {
+	if s.PIDNS && s.MountNS && !s.DryRun {
 		mountProc(true)
 	}
 	if lo != nil {
 		if err := <-lo; err != nil {
 			return fmt.Errorf("bringing up the loopback interface: %w", err)
+		}
+	}
+	if tr != nil {
+		if err := tr.prepare(); err != nil {
+			return err
 		}
 	}
 	if err := dropControllingTerminal(); err != nil {
@@ -208,12 +243,29 @@ func (s Spec) setup() error {
 		}
 	}
 	if s.NoUnix {
-		prog, err := UnixSocketFilter()
+		prog, err := s.socketFilter()
 		if err == nil {
 			err = installFilter(prog)
 		}
 		if err != nil {
 			return fmt.Errorf("refusing UNIX sockets: %w", err)
+		}
+	}
+	if s.DryRun {
+		// Recorders of the dry run that send the parent a descriptor
+		// (SendToParent) do it here, before the socket closes.
+		if err := watchReads(s.ViewFD, s.Watch); err != nil {
+			return err
+		}
+		closeViewSocket(s.ViewFD)
+		if err := dryRunLimits(s.Memory); err != nil {
+			return err
+		}
+		// A session keyring of its own: warden's, inherited, is a real
+		// thing it could add keys to (user keyrings are the user
+		// namespace's own already).
+		if _, _, e := syscall.Syscall(unix.SYS_KEYCTL, unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0); e != 0 && e != syscall.ENOSYS {
+			return fmt.Errorf("a session keyring of its own: %w", e)
 		}
 	}
 	if err := dropCapabilities(); err != nil {

@@ -84,30 +84,15 @@ var AllowedSocketpair = AllowedSocket{unix.AF_UNIX, unix.SOCK_STREAM, nil}
 // integer arguments (their low 32 bits, which is what the kernel reads of
 // an int), never at memory, so there is nothing for a command to change
 // between the check and the call.
-func UnixSocketFilter() ([]unix.SockFilter, error) {
-	var arch uint32
-	switch runtime.GOARCH {
-	case "amd64":
-		arch = unix.AUDIT_ARCH_X86_64
-	case "arm64":
-		arch = unix.AUDIT_ARCH_AARCH64
-	default:
-		return nil, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
-	}
-	var a bpfAsm
-	a.load(offArch)
-	a.jumpEq(arch, "native", "")
-	if arch == unix.AUDIT_ARCH_X86_64 {
-		a.jumpEq(unix.AUDIT_ARCH_I386, "i386", "enosys")
-	} else {
-		a.jump("enosys")
-	}
+func UnixSocketFilter() ([]unix.SockFilter, error) { return socketFilter(AllowedSockets) }
 
-	a.label("native")
-	a.load(offNr)
-	if arch == unix.AUDIT_ARCH_X86_64 {
-		// x32 system calls share the architecture: refuse them all.
-		a.jumpGE(x32SyscallBit, "enosys", "")
+// socketFilter is UnixSocketFilter with allowed as its socket(2)
+// allow-list.
+func socketFilter(allowed []AllowedSocket) ([]unix.SockFilter, error) {
+	var a bpfAsm
+	arch, err := a.prologue()
+	if err != nil {
+		return nil, err
 	}
 	a.syscalls(unix.SYS_SOCKET, unix.SYS_SOCKETPAIR)
 
@@ -123,7 +108,7 @@ func UnixSocketFilter() ([]unix.SockFilter, error) {
 	a.label("socket")
 	a.load(offArg0)
 	var families []int
-	for _, s := range AllowedSockets {
+	for _, s := range allowed {
 		if !slices.Contains(families, s.Family) {
 			families = append(families, s.Family)
 			a.jumpEq(uint32(s.Family), fmt.Sprintf("family%d", s.Family), "")
@@ -133,13 +118,13 @@ func UnixSocketFilter() ([]unix.SockFilter, error) {
 	for _, fam := range families {
 		a.label(fmt.Sprintf("family%d", fam))
 		a.loadType()
-		for _, s := range AllowedSockets {
+		for _, s := range allowed {
 			if s.Family == fam {
 				a.jumpEq(uint32(s.Type), fmt.Sprintf("family%d-type%d", fam, s.Type), "")
 			}
 		}
 		a.jump("eacces")
-		for _, s := range AllowedSockets {
+		for _, s := range allowed {
 			if s.Family != fam {
 				continue
 			}
@@ -167,6 +152,37 @@ func UnixSocketFilter() ([]unix.SockFilter, error) {
 	a.label("enosys")
 	a.ret(unix.SECCOMP_RET_ERRNO | uint32(syscall.ENOSYS))
 	return a.assemble()
+}
+
+// prologue starts a filter for this architecture: its system calls go on
+// to label "native" with the number loaded (x32 ones, which share the
+// x86-64 architecture, to "enosys"), those of 32-bit x86 programs to
+// "i386", any other architecture's to "enosys". It returns the native
+// audit architecture.
+func (a *bpfAsm) prologue() (uint32, error) {
+	var arch uint32
+	switch runtime.GOARCH {
+	case "amd64":
+		arch = unix.AUDIT_ARCH_X86_64
+	case "arm64":
+		arch = unix.AUDIT_ARCH_AARCH64
+	default:
+		return 0, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
+	}
+	a.load(offArch)
+	a.jumpEq(arch, "native", "")
+	if arch == unix.AUDIT_ARCH_X86_64 {
+		a.jumpEq(unix.AUDIT_ARCH_I386, "i386", "enosys")
+	} else {
+		a.jump("enosys")
+	}
+	a.label("native")
+	a.load(offNr)
+	if arch == unix.AUDIT_ARCH_X86_64 {
+		// x32 system calls share the architecture: refuse them all.
+		a.jumpGE(x32SyscallBit, "enosys", "")
+	}
+	return arch, nil
 }
 
 // syscalls adds the checks of one system call table, the number loaded:

@@ -69,6 +69,28 @@ type Spec struct {
 	// Dev asks for a /dev of the helper's own (needs MountNS): DevMinimal
 	// or DevAll; empty keeps the host's.
 	Dev string
+	// TraceFD, when not 0, is the helper's descriptor of a socket to an
+	// observer (package internal/observe): the command then runs under
+	// the seccomp filter that notifies the observer of every program
+	// started and every network destination tried (see trace_linux.go).
+	TraceFD int
+	// ResolvConf is the resolver file bound over /etc/resolv.conf when
+	// tracing (it names the observer's resolver in the network
+	// namespace).
+	ResolvConf string
+
+	// DryRun asks for the dry run's copy-on-write view of the whole file
+	// system instead of the read-only one (see dryrun_linux.go; needs
+	// MountNS), and no Landlock: the command may write anywhere in it.
+	DryRun bool
+	// ViewFD is the descriptor of the socket over which a dry run's
+	// helper sends the parent its staging tmpfs.
+	ViewFD int
+	// Memory is a dry run's memory budget in bytes (0: none).
+	Memory int64
+	// Watch are the credential stores a dry run records the opening of
+	// (files, and directories whose files are watched).
+	Watch []string
 
 	// covered are the temporary directories the helper covered (or made
 	// inside a cover), writable for Landlock; not passed.
@@ -108,6 +130,19 @@ func (s Spec) Args() []string {
 	if s.Dev != "" {
 		add("dev", s.Dev)
 	}
+	if s.ViewFD != 0 {
+		add("viewfd", strconv.Itoa(s.ViewFD))
+	}
+	if s.Memory != 0 {
+		add("memory", strconv.FormatInt(s.Memory, 10))
+	}
+	for _, w := range s.Watch {
+		add("watch", w)
+	}
+	if s.TraceFD != 0 {
+		add("tracefd", strconv.Itoa(s.TraceFD))
+		add("resolvconf", s.ResolvConf)
+	}
 	return append(a, "--")
 }
 
@@ -122,7 +157,7 @@ type flag struct {
 func (s *Spec) flags() []flag {
 	return []flag{
 		{"probe", &s.Probe}, {"network", &s.Network}, {"parentmaps", &s.ParentMaps}, {"mountns", &s.MountNS},
-		{"view", &s.View}, {"pidns", &s.PIDNS}, {"nounix", &s.NoUnix}, {"contain", &s.Contain}, {"cover", &s.Cover},
+		{"view", &s.View}, {"pidns", &s.PIDNS}, {"nounix", &s.NoUnix}, {"contain", &s.Contain}, {"cover", &s.Cover}, {"dryrun", &s.DryRun},
 	}
 }
 
@@ -178,6 +213,28 @@ func Parse(args []string) (Spec, []string, error) {
 			s.Temps[len(s.Temps)-1].Source = v
 		case "dev":
 			s.Dev = v
+		case "viewfd":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.ViewFD = n
+		case "watch":
+			s.Watch = append(s.Watch, v)
+		case "memory":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 0 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.Memory = n
+		case "tracefd":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			s.TraceFD = n
+		case "resolvconf":
+			s.ResolvConf = v
 		default:
 			return s, nil, fmt.Errorf("unknown helper argument %q", a)
 		}

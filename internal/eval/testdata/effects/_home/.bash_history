@@ -1,0 +1,3 @@
+# shell history (fixture)
+ls
+cd project

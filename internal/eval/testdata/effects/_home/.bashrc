@@ -1,0 +1,3 @@
+# ~/.bashrc (fixture)
+export EDITOR=vi
+alias ll="ls -l"

@@ -1,0 +1,2 @@
+# ~/.profile (fixture)
+[ -f ~/.bashrc ] && . ~/.bashrc

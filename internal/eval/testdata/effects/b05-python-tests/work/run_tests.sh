@@ -1,0 +1,4 @@
+#!/bin/sh
+set -e
+export PYTHONDONTWRITEBYTECODE=1
+exec python3 -m unittest discover -s tests -q

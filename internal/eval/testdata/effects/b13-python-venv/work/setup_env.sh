@@ -1,0 +1,4 @@
+#!/bin/sh
+set -eu
+python3 -m venv --without-pip .venv
+echo "venv ready: .venv"

@@ -1,0 +1,4 @@
+#!/bin/sh
+set -eu
+mv build/app release/app
+echo "staged release/app"
