@@ -76,22 +76,6 @@ func runBin(t *testing.T, bin, home string, stdin []byte, env []string, args ...
 }
 
 const (
-	diffApproval = `approvers:
-  - name: auto
-    decision: reject
-    explanation: no deleting here
-    tools: ["Bash(command='rm ", "run_shell_command(command='rm ", "Shell(command='rm "]
-  - name: auto
-    decision: terminate
-    explanation: stop right there
-    tools: "*(command='shutdown"
-  - name: auto
-    decision: approve
-    tools: "*(command='ls"
-  - name: auto
-    decision: escalate
-    tools: "*"
-`
 	diffReview = `reviewers:
   - name: auto
     decision: terminate
@@ -120,7 +104,7 @@ func TestX1_FastHookAnswersAsWardenHook(t *testing.T) {
 		}
 		return p
 	}
-	appr, rev := write("approval.yaml", diffApproval), write("review.yaml", diffReview)
+	appr, rev := write("approval.yaml", hosttest.Policy), write("review.yaml", diffReview)
 	flagSets := map[string][]string{
 		"policies": {"--approval", appr, "--review", rev, "--approvals-reviewer", "first_pass", "--timeout", "5s"},
 		"sandbox":  {"--approval", appr, "--sandbox", "workspace-write", "--approvals-reviewer", "first_pass", "--timeout", "5s"},
@@ -227,7 +211,7 @@ func TestX1_FastHookHandsAutoReviewToWarden(t *testing.T) {
 	// A lone warden-hook still decides what needs no model.
 	pre = []byte(hosttest.PreTool("codex", "lone", "rm -rf x"))
 	polPath := filepath.Join(t.TempDir(), "p.yaml")
-	if err := os.WriteFile(polPath, []byte(diffApproval), 0o600); err != nil {
+	if err := os.WriteFile(polPath, []byte(hosttest.Policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c = runBin(t, lone, t.TempDir(), pre, []string{"PATH=" + filepath.Dir(lone)}, "codex", "--approval", polPath)

@@ -57,21 +57,8 @@ func events(t *testing.T, c *Config, host, session string) []event.Event {
 	return eventtest.ReadFile(t, filepath.Join(c.Paths.Runs, govern.RunID(host, session)+".jsonl"))
 }
 
-const policyYAML = `approvers:
-  - name: auto
-    decision: reject
-    explanation: no deleting here
-    tools: ["Bash(command='rm ", "run_shell_command(command='rm ", "Shell(command='rm "]
-  - name: auto
-    decision: terminate
-    explanation: stop right there
-    tools: "*(command='shutdown"
-  - name: auto
-    decision: approve
-    tools: "*(command='ls"
-  - name: human
-    tools: "*"
-`
+// policyYAML is the approval policy of the decision rows.
+const policyYAML = hosttest.Policy
 
 // payload is a pre-tool event of host for a shell command.
 func payload(host, cmd string) string { return hosttest.PreTool(host, "s1", cmd) }

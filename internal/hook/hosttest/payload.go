@@ -2,6 +2,25 @@ package hosttest
 
 import "encoding/json"
 
+// Policy is an approval policy that takes a shell command of any host to
+// each decision: rm is rejected, shutdown terminates, ls is approved, and
+// anything else is escalated to a person.
+const Policy = `approvers:
+  - name: auto
+    decision: reject
+    explanation: no deleting here
+    tools: ["Bash(command='rm ", "run_shell_command(command='rm ", "Shell(command='rm "]
+  - name: auto
+    decision: terminate
+    explanation: stop right there
+    tools: "*(command='shutdown"
+  - name: auto
+    decision: approve
+    tools: "*(command='ls"
+  - name: human
+    tools: "*"
+`
+
 // PreTool is a pre-tool event of host (claude-code, codex, gemini, cursor)
 // in session s for a shell command, as the host sends it.
 func PreTool(host, s, cmd string) string {
