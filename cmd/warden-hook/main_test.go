@@ -133,7 +133,10 @@ func TestX1_FastHookAnswersAsWardenHook(t *testing.T) {
 				// Two homes of one length: an answer that names its home
 				// differs from the other's only there.
 				homes := [2]string{filepath.Join(t.TempDir(), "home"), filepath.Join(t.TempDir(), "home")}
-				for _, s := range steps {
+				for i, s := range steps {
+					if (set == "none" || set == "bad-flag") && i%4 != 0 {
+						continue // what these flags change is the same for every input: a sample
+					}
 					a := runBin(t, filepath.Join(dir, "warden"), homes[0], []byte(s.input), nil, append([]string{"hook", host}, flags...)...)
 					b := runBin(t, filepath.Join(dir, "warden-hook"), homes[1], []byte(s.input), nil, append([]string{host}, flags...)...)
 					b.stdout, b.stderr = strings.ReplaceAll(b.stdout, homes[1], homes[0]), strings.ReplaceAll(b.stderr, homes[1], homes[0])
