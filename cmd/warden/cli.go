@@ -1,30 +1,28 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"slices"
 	"strconv"
+
+	"github.com/wardenhq/warden/internal/cli"
 )
 
 // command is one command's flag set and the synopsis its usage starts
-// with.
+// with: cli.Command, with its flag set at hand as fs.
 type command struct {
-	fs       *flag.FlagSet
-	synopsis string
+	*cli.Command
+	fs *flag.FlagSet
 }
 
 // newCommand makes a flag set for the command name whose usage is synopsis
-// followed by the flags' descriptions. Errors and usage go to stderr;
-// usage asked for with -h or --help goes to stdout (see parse).
+// followed by the flags' descriptions (cli.New).
 func newCommand(name, synopsis string, stderr io.Writer) *command {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {} // parse prints the usage, to the right stream
-	return &command{fs: fs, synopsis: synopsis}
+	c := cli.New(name, synopsis, stderr)
+	return &command{Command: c, fs: c.FS}
 }
 
 // dbFlag declares the --db flag of a command that opens the store.
@@ -33,49 +31,15 @@ func (c *command) dbFlag() *string {
 }
 
 // usage prints the synopsis and the flags to w.
-func (c *command) usage(w io.Writer) {
-	out := c.fs.Output()
-	defer c.fs.SetOutput(out)
-	fmt.Fprint(w, c.synopsis)
-	c.fs.SetOutput(w)
-	hasFlags := false
-	c.fs.VisitAll(func(*flag.Flag) { hasFlags = true })
-	if hasFlags {
-		fmt.Fprintln(w, "\nflags:")
-		c.fs.PrintDefaults()
-	}
-}
+func (c *command) usage(w io.Writer) { c.Usage(w) }
 
-// parse parses args; with interleaved, flags may also follow positional
-// arguments (`warden run task.yaml --model M`), else parsing stops at the
-// first one (`warden exec -- CMD`). ok is false when the command is done:
-// code is then exitOK after -h/--help (the usage went to stdout) or
-// exitUsage after a bad flag (the error and usage went to stderr).
+// parse parses args as cli.Command.Parse does.
 func (c *command) parse(args []string, interleaved bool, stdout io.Writer) (pos []string, code int, ok bool) {
-	var err error
-	if interleaved {
-		pos, err = parseInterleaved(c.fs, args)
-	} else if err = c.fs.Parse(args); err == nil {
-		pos = c.fs.Args()
-	}
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		c.usage(stdout)
-		return nil, exitOK, false
-	case err != nil:
-		c.usage(c.fs.Output())
-		return nil, exitUsage, false
-	}
-	return pos, exitOK, true
+	return c.Parse(args, interleaved, stdout)
 }
 
 // fail reports a usage error: the message, then the usage, on stderr.
-func (c *command) fail(format string, args ...any) int {
-	w := c.fs.Output()
-	fmt.Fprintf(w, "%s: %s\n", c.fs.Name(), fmt.Sprintf(format, args...))
-	c.usage(w)
-	return exitUsage
-}
+func (c *command) fail(format string, args ...any) int { return c.Fail(format, args...) }
 
 // wantsHelp reports whether args ask for help before any "--".
 func wantsHelp(args []string) bool {

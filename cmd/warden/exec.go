@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/cli"
 	"github.com/wardenhq/warden/internal/dryrun"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/safetext"
@@ -46,10 +47,7 @@ kernel cannot do dry runs (nothing ran).
 `
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+type stringList = cli.List
 
 // execCmd implements `warden exec`: it runs a command under the sandbox,
 // passing stdin, stdout and stderr through, and exits with the command's

@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/store"
 )
@@ -38,6 +40,7 @@ const hookBenchInput = `{"session_id":"SESSION","turn_id":"u1","cwd":"/w","model
 type benchArm struct {
 	prefix string // of its metrics
 	bin    string
+	hook   []string // the arguments before HOST: "hook" for warden, none for warden-hook
 	home   string
 	policy string
 	times  []time.Duration
@@ -54,14 +57,18 @@ type benchArm struct {
 // alone) and a Go hello-world (the floor: what starting any Go process
 // costs here). It reports the percentiles of wall time, the median CPU
 // time (user and system: what the machine's load does not inflate) and
-// the binary's size.
+// the binary's size. Beside warden it runs warden-hook (cmd/warden-hook,
+// the same hook without the model SDKs), built from this tree: the same
+// figures prefixed "fast-".
 //
 // $WARDEN_BENCH_BASE=BIN runs BIN beside this build, in turn (this, BIN,
 // this, …), each with its own $WARDEN_HOME: the same figures prefixed
-// "base-". The sub-benchmark hook-phases runs this build alone with
-// $WARDEN_HOOK_TRACE and reports where a hook's time goes: start (exec,
-// the runtime's and the packages' initialisation, until the command
-// begins), config (flags, hooks.yaml, the policy compiled), decision (the
+// "base-". The sub-benchmarks hook-phases and fast-hook-phases run this
+// build's warden and warden-hook alone with $WARDEN_HOOK_TRACE and report
+// where a hook's time goes: start (exec, the runtime's and the packages'
+// initialisation, until the command begins), input (flags, hooks.yaml,
+// the policy compiled, stdin read), config (the control plane connected:
+// the default store is only opened beside the decision), decision (the
 // session's state, the policy, the transcript), store (the events
 // committed to the store opened beside the decision), exit (the answer
 // written, the process reaped), as medians of wall and CPU time, and the
@@ -71,9 +78,9 @@ type benchArm struct {
 //	go test ./cmd/warden -run '^$' -bench X1_HookProcess -benchtime 100x
 //	WARDEN_BENCH_BASE=/tmp/warden-old go test ./cmd/warden -run '^$' -bench X1_HookProcess -benchtime 100x
 func BenchmarkX1_HookProcess(b *testing.B) {
-	arms := []*benchArm{{bin: binary(b)}}
+	arms := []*benchArm{{bin: binary(b), hook: []string{"hook"}}, {prefix: "fast-", bin: fastBinary(b)}}
 	if base := os.Getenv(envBenchBase); base != "" {
-		arms = append(arms, &benchArm{prefix: "base-", bin: base})
+		arms = append(arms, &benchArm{prefix: "base-", bin: base, hook: []string{"hook"}})
 	}
 	for _, a := range arms {
 		a.home = b.TempDir()
@@ -91,7 +98,7 @@ func BenchmarkX1_HookProcess(b *testing.B) {
 	// before it is measured.
 	for _, a := range arms {
 		for i := 0; i < 100; i++ {
-			if _, err := a.spawn(input("bench-long"), nil, "hook", "codex", "--approval", a.policy); err != nil {
+			if _, err := a.spawn(input("bench-long"), nil, a.args("codex", "--approval", a.policy)...); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -100,22 +107,63 @@ func BenchmarkX1_HookProcess(b *testing.B) {
 	b.Run("hook-fresh-session", func(b *testing.B) {
 		runArms(b, arms, func(a *benchArm) ([]byte, []string) {
 			fresh++
-			return input(fmt.Sprintf("fresh-%d", fresh)), []string{"hook", "codex", "--approval", a.policy}
+			return input(fmt.Sprintf("fresh-%d", fresh)), a.args("codex", "--approval", a.policy)
 		})
 	})
 	b.Run("hook-after-1000-calls", func(b *testing.B) {
 		runArms(b, arms, func(a *benchArm) ([]byte, []string) {
-			return input("bench-long"), []string{"hook", "codex", "--approval", a.policy}
+			return input("bench-long"), a.args("codex", "--approval", a.policy)
 		})
 	})
 	b.Run("version", func(b *testing.B) {
-		runArms(b, arms, func(a *benchArm) ([]byte, []string) { return nil, []string{"version"} })
+		var wardens []*benchArm // warden-hook has no version
+		for _, a := range arms {
+			if a.hook != nil {
+				wardens = append(wardens, a)
+			}
+		}
+		runArms(b, wardens, func(a *benchArm) ([]byte, []string) { return nil, []string{"version"} })
 	})
 	b.Run("hello-world", func(b *testing.B) {
 		floor := []*benchArm{{bin: hello, home: arms[0].home}}
 		runArms(b, floor, func(a *benchArm) ([]byte, []string) { return nil, nil })
 	})
 	b.Run("hook-phases", func(b *testing.B) { hookPhases(b, arms[0], input("bench-long")) })
+	b.Run("fast-hook-phases", func(b *testing.B) { hookPhases(b, arms[1], input("bench-long")) })
+}
+
+// args returns the arm's arguments for a hook of host with flags.
+func (a *benchArm) args(host string, flags ...string) []string {
+	return append(append(append([]string(nil), a.hook...), host), flags...)
+}
+
+var (
+	fastOnce sync.Once
+	fastDir  string
+	fastErr  error
+)
+
+// fastBinary returns warden-hook (cmd/warden-hook) built from this tree,
+// in a directory of its own beside a link to the warden binary() returns,
+// which it hands hooks that need a model to and runs sandboxed calls under.
+func fastBinary(t testing.TB) string {
+	t.Helper()
+	full := binary(t)
+	fastOnce.Do(func() {
+		if fastDir, fastErr = os.MkdirTemp("", "warden-hook-bin-"); fastErr != nil {
+			return
+		}
+		if fastErr = os.Symlink(full, filepath.Join(fastDir, "warden")); fastErr != nil {
+			return
+		}
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(fastDir, "warden-hook"), "../warden-hook").CombinedOutput(); err != nil {
+			fastErr = fmt.Errorf("building warden-hook: %v\n%s", err, out)
+		}
+	})
+	if fastErr != nil {
+		t.Fatal(fastErr)
+	}
+	return filepath.Join(fastDir, "warden-hook")
 }
 
 // spawn runs the arm's binary with args and stdin in its home, adding
@@ -150,7 +198,7 @@ func runArms(b *testing.B, arms []*benchArm, run func(*benchArm) ([]byte, []stri
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(args) > 0 && args[0] == "hook" && len(out) != 0 {
+			if stdin != nil && len(out) != 0 {
 				b.Fatalf("%s: the hook answered %q, want an approval (no output)", a.bin, out)
 			}
 		}
@@ -235,7 +283,7 @@ func hookPhases(b *testing.B, a *benchArm, input []byte) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		spawned = append(spawned, time.Now())
-		if _, err := a.spawn(input, []string{envHookTrace + "=" + trace}, "hook", "codex", "--approval", a.policy); err != nil {
+		if _, err := a.spawn(input, []string{hookcmd.EnvTrace + "=" + trace}, a.args("codex", "--approval", a.policy)...); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -256,7 +304,7 @@ func hookPhases(b *testing.B, a *benchArm, input []byte) {
 	}
 	sc := bufio.NewScanner(f)
 	for i := 0; sc.Scan(); i++ {
-		var l hookTraceLine
+		var l hookcmd.TraceLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || i >= len(spawned) {
 			b.Fatalf("trace line %d: %v", i+1, err)
 		}
@@ -303,7 +351,7 @@ func TestX1_HookTraceTimesEachPhase(t *testing.T) {
 	in := bytes.Replace([]byte(hookBenchInput), []byte("SESSION"), []byte("traced"), 1)
 	for i := 0; i < 2; i++ {
 		before := time.Now()
-		p := wardenProc{env: []string{"WARDEN_HOME=" + home, "WARDEN_DB=", envHookTrace + "=" + trace}, stdin: string(in)}
+		p := wardenProc{env: []string{"WARDEN_HOME=" + home, "WARDEN_DB=", hookcmd.EnvTrace + "=" + trace}, stdin: string(in)}
 		if code, out, errb := p.run(t, "hook", "codex", "--approval", policy); code != 0 || out != "" {
 			t.Fatalf("traced hook: exit %d, answer %q %s: want the approval (no output)", code, out, errb)
 		}
@@ -315,7 +363,7 @@ func TestX1_HookTraceTimesEachPhase(t *testing.T) {
 		if len(lines) != i+1 {
 			t.Fatalf("after %d hooks the trace has %d lines", i+1, len(lines))
 		}
-		var l hookTraceLine
+		var l hookcmd.TraceLine
 		if err := json.Unmarshal(lines[i], &l); err != nil {
 			t.Fatal(err)
 		}

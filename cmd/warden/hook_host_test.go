@@ -108,7 +108,9 @@ func runGemini(t *testing.T, bin, dir, cwd, wh, command string, _ ...string) (st
 // reason; with one that approves, the file is gone. Either way the host
 // read every answer (no hook failed) and the session is a run whose
 // transcript verifies, with its turn, its approval and, when the call
-// ran, its result.
+// ran, its result. Each case runs twice: with the hooks running `warden
+// hook HOST`, and `warden-hook HOST` (what install writes where warden-hook
+// sits beside warden).
 func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 	for _, host := range realHosts {
 		t.Run(host.name, func(t *testing.T) {
@@ -127,67 +129,72 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 				if tc.sandbox && host.name == "codex" {
 					continue // Codex takes no changed input: its own sandbox confines it
 				}
-				t.Run(tc.name, func(t *testing.T) {
-					if host.name == "gemini" && tc.scope == "project" {
-						tc.scope = "user" // project hooks need a trusted folder
-					}
-					dir := t.TempDir()
-					home, project, wh := filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
-					for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini")} {
-						os.MkdirAll(d, 0o700)
-					}
-					os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
-					victim := filepath.Join(project, "important.txt")
-					os.WriteFile(victim, []byte("keep me\n"), 0o600)
-					conf, cwd := "approval: policy.yaml\n", project
-					if tc.sandbox {
-						conf += "sandbox: workspace-write\n"
-						cwd = filepath.Join(project, "work")
-						os.MkdirAll(cwd, 0o700)
-					}
-					os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte(conf), 0o600)
-					os.WriteFile(filepath.Join(wh, "policy.yaml"), []byte(tc.policy), 0o600)
-					if host.name == "codex" && tc.scope == "project" {
-						tc.scope = "user" // project hooks need a trusted project
-					}
-					h, _ := hook.Lookup(host.name)
-					p := hook.Place{Scope: tc.scope, Home: home, Project: cwd, CodexHome: filepath.Join(home, ".codex"),
-						Command: shell.Quote(binary(t)) + " hook " + host.name}
-					if _, err := hook.Install(h, p, false); err != nil {
-						t.Fatal(err)
-					}
-					out, reqs := host.run(t, bin, dir, cwd, wh, "rm "+shell.Quote(victim))
-					_, err := os.Stat(victim)
-					if survives := err == nil; survives != tc.survives {
-						t.Fatalf("important.txt survives: %v, want %v\n%s:\n%s", survives, tc.survives, host.name, out)
-					}
-					if tc.survives && !tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "no deleting here")) {
-						t.Fatalf("the model did not receive warden's reason: %v", reqs)
-					}
-					if tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "sandbox")) {
-						t.Fatalf("the sandbox's hint did not reach the model in the tool's output: %v", reqs[len(reqs)-1])
-					}
-					if strings.Contains(out, "hook error") || strings.Contains(out, "could not decide") {
-						t.Fatalf("a hook failed (warden could not read what %s sent):\n%s", host.name, out)
-					}
-					runs, _ := filepath.Glob(filepath.Join(wh, "runs", host.name+"-*.jsonl"))
-					if len(runs) != 1 {
-						t.Fatalf("runs %v, want the session's", runs)
-					}
-					if code, o, e := runWith(t, wh, "transcript", "verify", runs[0]); code != 0 {
-						t.Fatalf("verify: %s %s", o, e)
-					}
-					_, shown, _ := runWith(t, wh, "transcript", "show", runs[0])
-					want := []string{`turn      "delete important.txt"`, "(command='rm "}
-					if !tc.survives {
-						want = append(want, "tool ")
-					}
-					for _, w := range want {
-						if !strings.Contains(shown, w) {
-							t.Fatalf("the transcript lacks %q:\n%s", w, shown)
+				for _, runner := range []string{"warden", "warden-hook"} {
+					t.Run(tc.name+"/"+runner, func(t *testing.T) {
+						if host.name == "gemini" && tc.scope == "project" {
+							tc.scope = "user" // project hooks need a trusted folder
 						}
-					}
-				})
+						dir := t.TempDir()
+						home, project, wh := filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
+						for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini")} {
+							os.MkdirAll(d, 0o700)
+						}
+						os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
+						victim := filepath.Join(project, "important.txt")
+						os.WriteFile(victim, []byte("keep me\n"), 0o600)
+						conf, cwd := "approval: policy.yaml\n", project
+						if tc.sandbox {
+							conf += "sandbox: workspace-write\n"
+							cwd = filepath.Join(project, "work")
+							os.MkdirAll(cwd, 0o700)
+						}
+						os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte(conf), 0o600)
+						os.WriteFile(filepath.Join(wh, "policy.yaml"), []byte(tc.policy), 0o600)
+						if host.name == "codex" && tc.scope == "project" {
+							tc.scope = "user" // project hooks need a trusted project
+						}
+						h, _ := hook.Lookup(host.name)
+						p := hook.Place{Scope: tc.scope, Home: home, Project: cwd, CodexHome: filepath.Join(home, ".codex"),
+							Command: shell.Quote(binary(t)) + " hook " + host.name}
+						if runner == "warden-hook" {
+							p.Command = shell.Quote(fastBinary(t)) + " " + host.name
+						}
+						if _, err := hook.Install(h, p, false); err != nil {
+							t.Fatal(err)
+						}
+						out, reqs := host.run(t, bin, dir, cwd, wh, "rm "+shell.Quote(victim))
+						_, err := os.Stat(victim)
+						if survives := err == nil; survives != tc.survives {
+							t.Fatalf("important.txt survives: %v, want %v\n%s:\n%s", survives, tc.survives, host.name, out)
+						}
+						if tc.survives && !tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "no deleting here")) {
+							t.Fatalf("the model did not receive warden's reason: %v", reqs)
+						}
+						if tc.sandbox && (len(reqs) < 2 || !strings.Contains(reqs[len(reqs)-1], "sandbox")) {
+							t.Fatalf("the sandbox's hint did not reach the model in the tool's output: %v", reqs[len(reqs)-1])
+						}
+						if strings.Contains(out, "hook error") || strings.Contains(out, "could not decide") {
+							t.Fatalf("a hook failed (warden could not read what %s sent):\n%s", host.name, out)
+						}
+						runs, _ := filepath.Glob(filepath.Join(wh, "runs", host.name+"-*.jsonl"))
+						if len(runs) != 1 {
+							t.Fatalf("runs %v, want the session's", runs)
+						}
+						if code, o, e := runWith(t, wh, "transcript", "verify", runs[0]); code != 0 {
+							t.Fatalf("verify: %s %s", o, e)
+						}
+						_, shown, _ := runWith(t, wh, "transcript", "show", runs[0])
+						want := []string{`turn      "delete important.txt"`, "(command='rm "}
+						if !tc.survives {
+							want = append(want, "tool ")
+						}
+						for _, w := range want {
+							if !strings.Contains(shown, w) {
+								t.Fatalf("the transcript lacks %q:\n%s", w, shown)
+							}
+						}
+					})
+				}
 			}
 		})
 	}

@@ -74,8 +74,9 @@ func hookInstallCmd(args []string, stdout, stderr io.Writer, doctor bool) int {
 	return exitOK
 }
 
-// hookPlace is where a scope's files are, and the command hosts run: this
-// warden, by its absolute path.
+// hookPlace is where a scope's files are, and the command hosts run:
+// warden-hook beside this warden, by its absolute path, where it is there
+// (the fast path, docs/hooks.md "Speed"), else this warden.
 func hookPlace(scope, host string) (hook.Place, error) {
 	p := hook.Place{Scope: scope, CodexHome: os.Getenv("CODEX_HOME")}
 	var err error
@@ -92,6 +93,16 @@ func hookPlace(scope, host string) (hook.Place, error) {
 	if exe, err = filepath.Abs(exe); err != nil {
 		return p, err
 	}
-	p.Command = shell.Quote(exe) + " hook " + host
+	p.Command = hookCommand(exe, host)
 	return p, nil
+}
+
+// hookCommand is the command a host runs for warden at exe: warden-hook
+// beside it when it is there (an executable file), else `EXE hook HOST`.
+func hookCommand(exe, host string) string {
+	fast := filepath.Join(filepath.Dir(exe), hook.FastCommand)
+	if fi, err := os.Stat(fast); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return shell.Quote(fast) + " " + host
+	}
+	return shell.Quote(exe) + " hook " + host
 }

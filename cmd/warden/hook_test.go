@@ -719,3 +719,28 @@ func TestX1_HookSessionInEitherStore(t *testing.T) {
 		}
 	})
 }
+
+// TestX1_InstallWritesWardenHookBesideWarden: `warden hook install` writes
+// warden-hook when an executable warden-hook sits beside the running warden
+// (as `go install ./cmd/...` leaves them), and warden itself otherwise (a
+// lone warden, or a warden-hook that is not executable).
+func TestX1_InstallWritesWardenHookBesideWarden(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "warden")
+	if got, want := hookCommand(exe, "codex"), exe+" hook codex"; got != want {
+		t.Fatalf("a lone warden: %q, want %q", got, want)
+	}
+	fast := filepath.Join(dir, "warden-hook")
+	if err := os.WriteFile(fast, []byte("#!/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hookCommand(exe, "codex"), exe+" hook codex"; got != want {
+		t.Fatalf("a warden-hook that is not executable: %q, want %q", got, want)
+	}
+	if err := os.Chmod(fast, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hookCommand(exe, "gemini"), fast+" gemini"; got != want {
+		t.Fatalf("warden-hook beside warden: %q, want %q", got, want)
+	}
+}

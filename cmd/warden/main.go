@@ -2,7 +2,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -126,24 +125,4 @@ func subcommand(args []string, name, usage string, run func([]string, io.Writer,
 	}
 	fmt.Fprint(stderr, usage)
 	return exitUsage
-}
-
-// parseInterleaved parses flags that may come before or after positional
-// arguments, as in `warden run task.yaml --model M`.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }

@@ -73,6 +73,9 @@ func TestMain(m *testing.M) {
 	if binPath != "" {
 		os.RemoveAll(filepath.Dir(binPath))
 	}
+	if fastDir != "" {
+		os.RemoveAll(fastDir)
+	}
 	os.Exit(code)
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/gateway"
 	"github.com/wardenhq/warden/internal/govern"
+	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/shell"
@@ -64,7 +65,7 @@ or the run could not be recorded, 2 for a usage or configuration error.
 // mcpCmd implements `warden mcp`.
 func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := newCommand("warden mcp", mcpUsage, stderr)
-	gf := addGovernFlags(c.fs, "mcp.yaml", false)
+	gf := hookcmd.AddFlags(c.fs, "mcp.yaml", false)
 	name := c.fs.String("name", "", "the MCP server's `NAME` in boundary requests and the run (default: the command's base name)")
 	mode := c.fs.String("mode", "", "the server's approval `MODE`: auto (default: tools not declared read-only that may be destructive or open-world), prompt (every call), writes (every tool not declared read-only), approve (none)")
 	var toolModes stringList
@@ -162,7 +163,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return c.fail("--tool-mode %q: with several upstreams a tool is NAME__tool, NAME one of %s", tm, strings.Join(names, ", "))
 		}
 	}
-	f, err := gf.load()
+	f, err := gf.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage
@@ -185,7 +186,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	closeAll, err := governConnect(ctx, cfg, f, true, nil)
+	closeAll, err := hookcmd.Connect(ctx, cfg, f, true)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage

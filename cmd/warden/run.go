@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
+	"github.com/wardenhq/warden/internal/plane"
 	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/task"
@@ -82,7 +83,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
-	pl, err := openPlane(context.Background(), serverURL, dbURL)
+	pl, err := plane.Open(context.Background(), serverURL, dbURL)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitUsage
@@ -92,10 +93,10 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warden: %v\n", err)
 		}
 	}()
-	if s := pl.sink(); s != nil {
+	if s := pl.Sink(); s != nil {
 		opts.Sink = event.Tee(live, s)
 	}
-	opts.Queue = pl.queue
+	opts.Queue = pl.Queue
 	var p *task.Prepared
 	if resume != "" {
 		path := opts.Transcript

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/review"
 )
@@ -61,20 +62,7 @@ func TestX1_ModifyAnswersAsEachHostTakesChangedInput(t *testing.T) {
 
 // postPayload is a post-tool event of host for a shell command that printed
 // out.
-func postPayload(host, out string) string {
-	o, _ := json.Marshal(out)
-	switch host {
-	case "claude-code":
-		return `{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cat x"},"tool_response":{"stdout":` + string(o) + `,"stderr":"","interrupted":false},"tool_use_id":"t"}`
-	case "codex":
-		return `{"session_id":"s1","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cat x"},"tool_response":` + string(o) + `,"tool_use_id":"t"}`
-	case "gemini":
-		return `{"session_id":"s1","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"cat x"},"tool_response":{"llmContent":` + string(o) + `,"returnDisplay":"x"}}`
-	case "cursor":
-		return `{"conversation_id":"s1","hook_event_name":"postToolUse","tool_name":"Shell","tool_input":{"command":"cat x"},"tool_output":` + string(o) + `}`
-	}
-	panic(host)
-}
+func postPayload(host, out string) string { return hosttest.PostTool(host, "s1", "cat x", out) }
 
 // TestX1_ReviewAnswersAsEachHostReads: the review policy sees the call and
 // its output as the host reported them; its terminate is Claude Code's

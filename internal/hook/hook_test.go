@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/policyfile"
 	_ "github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/rules"
@@ -56,37 +57,11 @@ func events(t *testing.T, c *Config, host, session string) []event.Event {
 	return eventtest.ReadFile(t, filepath.Join(c.Paths.Runs, govern.RunID(host, session)+".jsonl"))
 }
 
-const policyYAML = `approvers:
-  - name: auto
-    decision: reject
-    explanation: no deleting here
-    tools: ["Bash(command='rm ", "run_shell_command(command='rm ", "Shell(command='rm "]
-  - name: auto
-    decision: terminate
-    explanation: stop right there
-    tools: "*(command='shutdown"
-  - name: auto
-    decision: approve
-    tools: "*(command='ls"
-  - name: human
-    tools: "*"
-`
+// policyYAML is the approval policy of the decision rows.
+const policyYAML = hosttest.Policy
 
 // payload is a pre-tool event of host for a shell command.
-func payload(host, cmd string) string {
-	c, _ := json.Marshal(cmd)
-	switch host {
-	case "claude-code":
-		return `{"session_id":"s1","transcript_path":"/t","cwd":"/w","prompt_id":"p1","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":` + string(c) + `,"description":"d"},"tool_use_id":"toolu_1"}`
-	case "codex":
-		return `{"session_id":"s1","turn_id":"u1","transcript_path":null,"cwd":"/w","model":"m","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":` + string(c) + `},"tool_use_id":"call_1"}`
-	case "gemini":
-		return `{"session_id":"s1","transcript_path":"/t","cwd":"/w","hook_event_name":"BeforeTool","timestamp":"2026-01-01T00:00:00Z","tool_name":"run_shell_command","tool_input":{"command":` + string(c) + `,"description":"d"}}`
-	case "cursor":
-		return `{"conversation_id":"s1","generation_id":"g1","hook_event_name":"beforeShellExecution","command":` + string(c) + `,"cwd":"/w","workspace_roots":["/w"]}`
-	}
-	panic(host)
-}
+func payload(host, cmd string) string { return hosttest.PreTool(host, "s1", cmd) }
 
 // TestX1_DecisionsAnswerAsEachHostReads drives each host's pre-tool event
 // through an approval policy to each decision and checks the answer is the

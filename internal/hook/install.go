@@ -75,7 +75,7 @@ type Place struct {
 	// the config.toml that records which hooks the person trusts.
 	CodexHome string
 	// Command is the command the host runs: warden's absolute path, quoted
-	// for the shell, then "hook HOST".
+	// for the shell, then "hook HOST"; or warden-hook's, then "HOST".
 	Command string
 	// Timeout, when not 0, is the handlers' timeout in the host's unit
 	// instead of the host's Setup.Timeout.
@@ -218,10 +218,27 @@ func (s Setup) entry(reg Registration, command string, timeout int) json.RawMess
 	return b
 }
 
-// isWarden reports whether command is a warden hook of host.
+// isWarden reports whether command is a warden hook of host: `warden hook
+// HOST` or `warden-hook HOST`.
 func isWarden(command, host string) bool {
 	f := strings.Fields(command)
+	if len(f) >= 2 && strings.Trim(filepath.Base(f[0]), `'"`) == FastCommand {
+		return f[1] == host
+	}
 	return len(f) >= 3 && strings.Trim(filepath.Base(f[0]), `'"`) == "warden" && f[1] == "hook" && f[2] == host
+}
+
+// FastCommand is the name of warden-hook, `warden hook` without the model
+// SDKs (cmd/warden-hook): install writes it where it sits beside warden.
+const FastCommand = "warden-hook"
+
+// Runner says which command a hook command runs: "warden-hook (the fast
+// path)" or "warden".
+func Runner(command string) string {
+	if f := strings.Fields(command); len(f) > 0 && strings.Trim(filepath.Base(f[0]), `'"`) == FastCommand {
+		return FastCommand + " (the fast path)"
+	}
+	return "warden"
 }
 
 // withoutWarden removes warden's handlers of host from an event's list,
@@ -292,7 +309,7 @@ func Doctor(h *Host, p Place) (Report, error) {
 		case found != p.Command:
 			r.say("%s: %s runs %q (this warden is %q)", path, reg.Event, found, p.Command)
 		default:
-			r.say("%s: %s runs warden", path, reg.Event)
+			r.say("%s: %s runs %s", path, reg.Event, Runner(found))
 		}
 	}
 	if h.Name == "codex" {

@@ -237,3 +237,44 @@ func TestX1_InstallSetsTheFailClosedSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestX1_InstallSwitchesToTheFastHook: installing warden-hook where `warden
+// hook` was installed replaces warden's handler (one per event, not two),
+// doctor says which of the two the host runs, and uninstall removes
+// warden-hook's handlers as it does warden's.
+func TestX1_InstallSwitchesToTheFastHook(t *testing.T) {
+	for _, name := range Hosts() {
+		t.Run(name, func(t *testing.T) {
+			h, _ := Lookup(name)
+			p := place(t, "user")
+			p.Command = "/opt/warden/bin/warden hook " + name
+			if _, err := Install(h, p, false); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Doctor(h, p)
+			if err != nil || !strings.Contains(strings.Join(r.Lines, "\n"), "runs warden\n") && !strings.HasSuffix(strings.Join(r.Lines, "\n"), "runs warden") {
+				t.Fatalf("doctor after installing warden: %v %q", err, r.Lines)
+			}
+			p.Command = "/opt/warden/bin/" + FastCommand + " " + name
+			if _, err := Install(h, p, false); err != nil {
+				t.Fatal(err)
+			}
+			path, _ := p.File(h)
+			data, _ := os.ReadFile(path)
+			if n := strings.Count(string(data), "/opt/warden/bin/"); n != len(setups[name].Events) || strings.Contains(string(data), "bin/warden hook") {
+				t.Fatalf("after switching to warden-hook, %d warden handlers for %d events:\n%s", n, len(setups[name].Events), data)
+			}
+			r, err = Doctor(h, p)
+			if err != nil || !strings.Contains(strings.Join(r.Lines, "\n"), "runs warden-hook (the fast path)") {
+				t.Fatalf("doctor after installing warden-hook: %v %q", err, r.Lines)
+			}
+			if _, err := Install(h, p, true); err != nil {
+				t.Fatal(err)
+			}
+			data, _ = os.ReadFile(path)
+			if strings.Contains(string(data), FastCommand) {
+				t.Fatalf("uninstall left warden-hook's handlers:\n%s", data)
+			}
+		})
+	}
+}

@@ -1,0 +1,24 @@
+// Command warden-hook is `warden hook` for the coding agents' tool calls
+// without what a hook rarely needs: it links no model, so that it starts
+// in a few milliseconds. `warden-hook HOST [flags]` takes the flags and
+// configuration of `warden hook HOST` and answers the same, byte for byte;
+// a hook whose decision may need a model (auto-review) it hands to the
+// full warden (beside it, else on $PATH; none found is the host's deny),
+// as it does `install` and `doctor`. See docs/hooks.md.
+package main
+
+import (
+	"os"
+
+	"github.com/wardenhq/warden/internal/hookcmd"
+	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/task"
+	"github.com/wardenhq/warden/internal/wardenhome"
+)
+
+func main() {
+	// As warden does (SPEC G16): a secret of warden's state with another
+	// name is replaced before anything uses it.
+	_ = wardenhome.RetireExposed(serve.TokenPath(), task.KeyPath())
+	os.Exit(hookcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, hookcmd.Options{Full: hookcmd.FindFull}))
+}
