@@ -256,7 +256,11 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 			notes++
 		}
 	}
-	if got := strings.Join(sources, ","); got != "denied/model,approved/override,denied/model,denied/model" {
+	// Retries after the single-use override are denied: by the model, or
+	// first by the first pass where the dry run shows the append would
+	// rewrite the file outside the workspace the override's retry created
+	// (SPEC G17).
+	if got := strings.Join(sources, ","); !retriesDenied(got, 2) {
 		t.Errorf("auto_review events = %s", got)
 	}
 	if notes != 1 {
@@ -431,4 +435,21 @@ func TestG15_ForgedRequestOfThePersonRefused(t *testing.T) {
 	if !refused {
 		t.Error("no warning about the refused request")
 	}
+}
+
+// retriesDenied reports whether the auto_review sources got (status/source,
+// comma-separated) are the model's first denial, the override's one
+// approval and then n denied retries, each by the model or by the first
+// pass on a dry run's effects.
+func retriesDenied(got string, n int) bool {
+	parts := strings.Split(got, ",")
+	if len(parts) != 2+n || parts[0] != "denied/model" || parts[1] != "approved/override" {
+		return false
+	}
+	for _, p := range parts[2:] {
+		if p != "denied/model" && p != "denied/rules" {
+			return false
+		}
+	}
+	return true
 }

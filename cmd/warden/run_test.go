@@ -263,7 +263,11 @@ func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(reviews, ","); got != "denied/model,approved/override,denied/model" {
+	// Retries after the single-use override are denied: by the model, or
+	// first by the first pass where the dry run shows the append would
+	// rewrite the file outside the workspace the override's retry created
+	// (SPEC G17).
+	if got := strings.Join(reviews, ","); !retriesDenied(got, 1) {
 		t.Errorf("auto_review events = %s", got)
 	}
 }

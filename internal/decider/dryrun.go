@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
@@ -53,9 +54,11 @@ func (cfg Config) dryRunCheck() (*effects.Check, error) {
 	if resolved.DryRun != nil && !*resolved.DryRun {
 		return nil, nil
 	}
-	var unsupported error
+	// The kernel is asked at the first dry run, not here: assembling a
+	// decider (`warden check` does) starts no helper and writes nothing.
+	supported := func() error { return nil }
 	if cfg.DryRun.Supported != nil {
-		unsupported = cfg.DryRun.Supported()
+		supported = sync.OnceValue(cfg.DryRun.Supported)
 	}
 	roots := slices.Clone(cfg.WritableRoots)
 	if cfg.Workdir != "" && !slices.Contains(roots, cfg.Workdir) {
@@ -65,7 +68,7 @@ func (cfg Config) dryRunCheck() (*effects.Check, error) {
 	env := effects.Env{Home: home, Roots: roots, Temp: tempDirs()}
 	run := cfg.DryRun.Run
 	return &effects.Check{Env: env, Run: func(ctx context.Context, req *boundary.Request) *effect.Observed {
-		if unsupported != nil {
+		if unsupported := supported(); unsupported != nil {
 			return &effect.Observed{Unavailable: "the dry run is not supported here: " + unsupported.Error()}
 		}
 		rep, err := run(ctx, DryRunCommand{Argv: action.BashArgv(req.Command), Dir: cfg.Workdir, WritableRoots: roots})
