@@ -269,7 +269,7 @@ func statInode(t *testing.T, p string) inodeState {
 // run every way a program can (mode, owner, group, times, extended
 // attributes including a file capability, inode flags, a hard link): the
 // real inodes' change times, owners, modes, flags and attributes stay as
-// they were, and the report names the mode changes.
+// they were, and the report names the mode changes and the attributes set.
 func TestG17_MetadataUntouched(t *testing.T) {
 	needDryRun(t)
 	py := python(t)
@@ -337,6 +337,11 @@ for p in sys.argv[1:]:
 		// does on a real file.
 		if !slices.ContainsFunc(rep.Chmods, func(c effect.Chmod) bool { return c.Path == p && c.Mode == "0777" && c.Was == "0644" }) {
 			t.Errorf("chmods %+v: no %s 0644 → 0777", rep.Chmods, p)
+		}
+		if strings.Contains(rep.Output, "done xattr "+p) && !slices.ContainsFunc(rep.Chmods, func(c effect.Chmod) bool {
+			return c.Path == p && slices.Equal(c.Xattrs, []string{"user.warden"})
+		}) {
+			t.Errorf("chmods %+v: no attribute user.warden set on %s", rep.Chmods, p)
 		}
 	}
 	t.Logf("output: %q", rep.Output)

@@ -152,7 +152,7 @@ func (d *differ) entry(rel, host string, fresh bool) error {
 			d.rep.Creates = append(d.rep.Creates, host)
 			return d.dir(rel, host, true)
 		}
-		d.chmod(host, &up, &low)
+		d.chmod(host, d.root+"/"+rel, &up, &low)
 		if opaque(d.root + "/" + rel) {
 			if err := d.hidden(rel, host); err != nil {
 				return err
@@ -176,7 +176,7 @@ func (d *differ) entry(rel, host string, fresh bool) error {
 	if !same {
 		d.rep.Writes = append(d.rep.Writes, host)
 	}
-	d.chmod(host, &up, &low)
+	d.chmod(host, d.root+"/"+rel, &up, &low)
 	return nil
 }
 
@@ -204,15 +204,17 @@ func (d *differ) hidden(rel, host string) error {
 	return nil
 }
 
-// chmod records a change of mode or owner between low and up.
-func (d *differ) chmod(host string, up, low *unix.Stat_t) {
-	if up.Mode == low.Mode && up.Uid == low.Uid && up.Gid == low.Gid {
-		return
-	}
+// chmod records a change of mode, owner or extended attributes between
+// low and up (upper, its path in the upper layer).
+func (d *differ) chmod(host, upper string, up, low *unix.Stat_t) {
 	if up.Mode&unix.S_IFMT == unix.S_IFLNK {
 		return // a link's own mode means nothing
 	}
-	c := effect.Chmod{Path: host}
+	xattrs := changedXattrs(upper, host)
+	if up.Mode == low.Mode && up.Uid == low.Uid && up.Gid == low.Gid && len(xattrs) == 0 {
+		return
+	}
+	c := effect.Chmod{Path: host, Xattrs: xattrs}
 	if up.Mode != low.Mode {
 		c.Mode = fmt.Sprintf("%04o", up.Mode&0o7777)
 		c.Was = fmt.Sprintf("%04o", low.Mode&0o7777)
@@ -226,6 +228,89 @@ func (d *differ) chmod(host string, up, low *unix.Stat_t) {
 		c.GID = &gid
 	}
 	d.rep.Chmods = append(d.rep.Chmods, c)
+}
+
+// reportedXattr tells whether an extended attribute's change is an effect
+// to report: the user's own attributes, a file capability and access
+// control lists; not overlayfs's own (user.overlay.*), and not the
+// security modules' labels, which a copy-up may give anew.
+func reportedXattr(name string) bool {
+	switch {
+	case strings.HasPrefix(name, "user.overlay."):
+		return false
+	case strings.HasPrefix(name, "user."):
+		return true
+	}
+	switch name {
+	case "security.capability", "system.posix_acl_access", "system.posix_acl_default":
+		return true
+	}
+	return false
+}
+
+// xattrs reads the reported extended attributes of p (not following a
+// link), name → value; nil where there are none or they cannot be read.
+func xattrs(p string) map[string]string {
+	buf := make([]byte, 1024)
+	n, err := unix.Llistxattr(p, buf)
+	if errors.Is(err, unix.ERANGE) {
+		if n, err = unix.Llistxattr(p, nil); err == nil {
+			buf = make([]byte, n)
+			n, err = unix.Llistxattr(p, buf)
+		}
+	}
+	if err != nil || n <= 0 {
+		return nil
+	}
+	var out map[string]string
+	for _, name := range strings.Split(strings.TrimRight(string(buf[:n]), "\x00"), "\x00") {
+		if !reportedXattr(name) {
+			continue
+		}
+		v, err := lgetxattr(p, name)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = v
+	}
+	return out
+}
+
+// lgetxattr reads one extended attribute's value, whatever its size.
+func lgetxattr(p, name string) (string, error) {
+	sz, err := unix.Lgetxattr(p, name, nil)
+	if err != nil {
+		return "", err
+	}
+	v := make([]byte, sz)
+	n, err := unix.Lgetxattr(p, name, v)
+	if err != nil {
+		return "", err
+	}
+	return string(v[:min(n, len(v))]), nil
+}
+
+// changedXattrs lists, sorted, the reported extended attributes the upper
+// copy upper has and the real file host has not, or has with another
+// value. An attribute removed in the view is not told apart from one a
+// copy-up could not copy, and is not reported.
+func changedXattrs(upper, host string) []string {
+	up := xattrs(upper)
+	if len(up) == 0 {
+		return nil
+	}
+	low := xattrs(host)
+	var out []string
+	for name, v := range up {
+		if w, ok := low[name]; !ok || w != v {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // renames turns a create and a delete of regular files with the same

@@ -54,8 +54,10 @@
 //
 // Each overlay's upper layer is walked after the run and compared with the
 // real file system (the lower layer, as it is): a regular file or link
-// that exists in both and differs in content is a write; one whose mode or
-// owner differs, a chmod (overlayfs in a user namespace has no metadata-only
+// that exists in both and differs in content is a write; one whose mode,
+// owner or reported extended attributes (the user's own, a file
+// capability, access control lists: set or changed, not removed) differ,
+// a chmod (overlayfs in a user namespace has no metadata-only
 // copy-up: a chmod copies the file up, and equal contents tell it apart
 // from a write); one that exists only in the upper layer, a create (with
 // everything under a new directory); a whiteout over an existing path, a

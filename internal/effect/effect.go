@@ -19,7 +19,7 @@ type Report struct {
 	Creates []string `json:"creates"` // files, directories and links that did not exist
 	Deletes []string `json:"deletes"` // files and directories removed
 	Renames []Rename `json:"renames"` // files moved from one path to another
-	Chmods  []Chmod  `json:"chmods"`  // metadata changes: mode, owner
+	Chmods  []Chmod  `json:"chmods"`  // metadata changes: mode, owner, attributes
 	Reads   []string `json:"reads"`   // watched credential stores it opened (not every read)
 	Execs   []Exec   `json:"execs"`   // programs started, in order
 	Network []Dest   `json:"network"` // destinations attempted and names looked up, in order
@@ -36,13 +36,17 @@ type Rename struct {
 	To   string `json:"to"`
 }
 
-// Chmod is a change of a file's metadata.
+// Chmod is a change of a file's metadata: its mode, owner, group or
+// extended attributes.
 type Chmod struct {
 	Path string `json:"path"`
 	Mode string `json:"mode,omitempty"` // new permission bits in octal, "0755"
 	Was  string `json:"was,omitempty"`  // old permission bits in octal
 	UID  *int   `json:"uid,omitempty"`  // new owner, when it changed
 	GID  *int   `json:"gid,omitempty"`  // new group, when it changed
+	// Xattrs names the extended attributes set or changed (the user's
+	// own, a file capability, access control lists), sorted.
+	Xattrs []string `json:"xattrs,omitempty"`
 }
 
 // Exec is one program started: the path the kernel ran and its argv.

@@ -65,7 +65,7 @@ func (r Report) Summary(roots []string, budget int) string {
 		for i, c := range r.Chmods {
 			items[i] = c.Path + chmodNote(c)
 		}
-		clauses = append(clauses, "would change the mode or owner of "+list(items))
+		clauses = append(clauses, "would change the mode, owner or attributes of "+list(items))
 	}
 	if len(r.Reads) > 0 {
 		clauses = append(clauses, "would open the credential store "+list(r.Reads))
@@ -152,7 +152,8 @@ func clean(p string) string {
 	return p
 }
 
-// chmodNote renders a metadata change: " (0644 → 0755)", an owner change.
+// chmodNote renders a metadata change: " (0644 → 0755)", an owner change,
+// the extended attributes set.
 func chmodNote(c Chmod) string {
 	var parts []string
 	switch {
@@ -166,6 +167,9 @@ func chmodNote(c Chmod) string {
 	}
 	if c.GID != nil {
 		parts = append(parts, "group "+strconv.Itoa(*c.GID))
+	}
+	if len(c.Xattrs) > 0 {
+		parts = append(parts, "attributes "+strings.Join(c.Xattrs, " "))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -18,7 +18,7 @@ func TestG17_SummaryNamesTheEffects(t *testing.T) {
 		Creates: []string{"/home/ann/proj/out"},
 		Network: []effect.Dest{{Op: "lookup", Name: "exfil.example"}, {Op: "connect", Family: "ip6", Address: "2001:db8::1", Port: 443}},
 		Execs:   []effect.Exec{{Path: "/usr/bin/python3", Argv: []string{"python3", "-c", "import os"}}},
-		Chmods:  []effect.Chmod{{Path: "/home/ann/proj/run.sh", Mode: "0755", Was: "0644"}},
+		Chmods:  []effect.Chmod{{Path: "/home/ann/proj/run.sh", Mode: "0755", Was: "0644"}, {Path: "/home/ann/bin/tool", Xattrs: []string{"security.capability", "user.x"}}},
 		Exit:    3,
 	}
 	s := r.Summary([]string{"/home/ann/proj"}, 0)
@@ -30,6 +30,7 @@ func TestG17_SummaryNamesTheEffects(t *testing.T) {
 		"connect [2001:db8::1]:443",
 		"would run: python3 -c import os",
 		"(0644 → 0755)",
+		"/home/ann/bin/tool (attributes security.capability user.x)",
 		"exited 3",
 	} {
 		if !strings.Contains(s, want) {
