@@ -19,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
 	"github.com/wardenhq/warden/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 func TestG17_ExecDryRunJSONNamesHiddenEffects(t *testing.T) {
@@ -78,8 +79,10 @@ func TestG17_ExecDryRunJSONNamesHiddenEffects(t *testing.T) {
 
 // TestG17_ExecDryRunLeavesTheConsoleAlone runs warden exec --dry-run on a
 // pseudo-terminal that is its controlling terminal and stdin: the dry run
-// writes to /dev/tty and to the terminal by name, and reads its stdin;
-// nothing reaches the terminal, and what was typed stays for the person.
+// writes to /dev/tty and to the terminal by name, types into it (TIOCSTI)
+// by its descriptors, /dev/tty and the name, and reads its stdin; nothing
+// reaches the terminal or its input, and what was typed stays for the
+// person.
 func TestG17_ExecDryRunLeavesTheConsoleAlone(t *testing.T) {
 	if err := sandbox.Namespaces(); err != nil {
 		t.Skipf("no user namespaces here: %v", err)
@@ -89,7 +92,20 @@ func TestG17_ExecDryRunLeavesTheConsoleAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := `printf '\033]0;PWNED\007' > /dev/tty; printf PWNED > ` + name + `; read line; echo "read:$line"`
+	// TIOCSTI types into a terminal; by the descriptors it was given and
+	// by /dev/tty (python3 where there is one).
+	sti := ""
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		sti = `/usr/bin/python3 -c 'import fcntl, os, termios
+for f in (0, 1, 2, "/dev/tty", "` + name + `"):
+    try:
+        fd = f if isinstance(f, int) else os.open(f, os.O_RDWR)
+        [fcntl.ioctl(fd, termios.TIOCSTI, bytes([c])) for c in b"echo PWNED\n"]
+    except OSError:
+        pass
+'; `
+	}
+	script := sti + `printf '\033]0;PWNED\007' > /dev/tty; printf PWNED > ` + name + `; read line; echo "read:$line"`
 	c := startOnConsole(t, term, "exec", "--dry-run", "--json", "--", "sh", "-c", script)
 	c.ended(t, time.After(30*time.Second))
 	ptytest.Quiet(t, master, 300*time.Millisecond)
@@ -99,6 +115,9 @@ func TestG17_ExecDryRunLeavesTheConsoleAlone(t *testing.T) {
 	}
 	if rep.Exit != 0 || !strings.Contains(rep.Output, "read:\n") {
 		t.Errorf("exit %d, output %q: stdin was not empty", rep.Exit, rep.Output)
+	}
+	if n, err := unix.IoctlGetInt(int(term.Fd()), unix.TIOCINQ); err != nil || n != 0 {
+		t.Errorf("the terminal's input holds %d bytes typed by the dry run (%v)", n, err)
 	}
 }
 
