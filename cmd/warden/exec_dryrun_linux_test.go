@@ -161,3 +161,46 @@ func TestG17_ExecDryRunEndsWithWarden(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestG17_ExecDryRunWithoutTheMechanismsRunsNothing runs warden exec
+// --dry-run where the kernel gives it no user namespaces (inside one whose
+// limit of nested user namespaces is 0, as a kernel built or configured
+// without them): it says why, exits with the sandbox's status, prints no
+// report, and the command never runs.
+func TestG17_ExecDryRunWithoutTheMechanismsRunsNothing(t *testing.T) {
+	if err := sandbox.Namespaces(); err != nil {
+		t.Skipf("no user namespaces here: %v", err)
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1)")
+	}
+	work := t.TempDir()
+	made := filepath.Join(work, "made")
+	// The control: the same command where the kernel allows it runs in
+	// the view (made only there) and says so in its report.
+	args := []string{"exec", "--dry-run", "--json", "--", "sh", "-c", "echo made > " + made + "; echo RAN"}
+	ctl := exec.Command(binary(t), args...)
+	ctl.Dir = work
+	out, err := ctl.Output()
+	if err != nil || !strings.Contains(string(out), `RAN\n`) {
+		t.Fatalf("the control: %v, %s", err, out)
+	}
+	cmd := exec.Command(unshare, append([]string{"-Ur", "sh", "-c", `echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"`, binary(t)}, args...)...)
+	cmd.Dir = work
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if code := exitCode(err); code != exitSandbox {
+		t.Fatalf("exit %d, want %d (%v): %s %s", code, exitSandbox, err, stdout.String(), stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("a report where no dry run could be done: %q", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "dry run") || !strings.Contains(stderr.String(), "namespace") {
+		t.Errorf("stderr does not say why: %q", stderr.String())
+	}
+	if _, err := os.Stat(made); err == nil {
+		t.Error("the command ran for real")
+	}
+}
