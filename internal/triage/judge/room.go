@@ -28,8 +28,8 @@ type room struct {
 	args    [48]string
 	known   [48]bool
 	used    int  // words of args and known handed out
+	ncmds   int  // commands of cmds handed out
 	sTaken  bool // s is handed out
-	cmdsOut bool // cmds are handed out
 }
 
 // rooms holds the rooms not in use.
@@ -38,10 +38,22 @@ var rooms = sync.Pool{New: func() any { return new(room) }}
 // getRoom returns a zeroed room.
 func getRoom() *room { return rooms.Get().(*room) }
 
-// putRoom zeroes r, dropping every reference it holds, and gives it back.
+// putRoom zeroes r and gives it back.
 func putRoom(r *room) {
-	*r = room{}
+	r.reset()
 	rooms.Put(r)
+}
+
+// reset zeroes r, dropping every reference it holds. Only the commands
+// and words handed out are cleared: the rest were never written
+// (TestG14_RoomsComeBackEmpty).
+func (r *room) reset() {
+	r.a, r.v, r.s = action.Action{}, Judgement{}, Script{}
+	r.allowed, r.notes = [4]string{}, [2]string{}
+	clear(r.cmds[:r.ncmds])
+	clear(r.args[:r.used])
+	clear(r.known[:r.used])
+	r.used, r.ncmds, r.sTaken = 0, 0, false
 }
 
 // newScript returns a zero Script for v: the room's when v has one and
@@ -57,8 +69,8 @@ func (v *Judgement) newScript() *Script {
 // commands returns n zero Commands for s: the room's when s is the room's
 // script and they fit.
 func (s *Script) commands(n int) []Command {
-	if r := s.V.room; r != nil && s == &r.s && !r.cmdsOut && n <= len(r.cmds) {
-		r.cmdsOut = true
+	if r := s.V.room; r != nil && s == &r.s && r.ncmds == 0 && n > 0 && n <= len(r.cmds) {
+		r.ncmds = n
 		return r.cmds[:n:n]
 	}
 	return make([]Command, n)
