@@ -17,8 +17,18 @@ func (k *Knowledge) Judge(a action.Action, set *rules.Set) Verdict { return k.Ju
 // untrusted). It can make an action pass on that Judge alone would allow,
 // never the reverse.
 func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
-	v := Judgement{K: k.or(), fresh: !confined(&a)}
-	if runsOutside(&a) {
+	r := getRoom()
+	r.a = a
+	out := k.judgeIn(r, request, transcript, set)
+	putRoom(r)
+	return out
+}
+
+// judgeIn is JudgeIn with the action and its judgement in the room r.
+func (k *Knowledge) judgeIn(r *room, request string, transcript []vocab.Turn, set *rules.Set) Verdict {
+	a, v := &r.a, &r.v
+	*v = Judgement{K: k.or(), fresh: !confined(a), room: r, allowed: r.allowed[:0], notes: r.notes[:0]}
+	if runsOutside(a) {
 		// What runs outside the sandbox may change any directory: the
 		// lookups remembered so far, and any made from now on, could
 		// go stale.
@@ -26,18 +36,18 @@ func (k *Knowledge) JudgeIn(a action.Action, request string, transcript []vocab.
 	}
 	v.prior = replayTrail(v.K, transcript, a.Cwd, v.fresh)
 	v.Asked = askedWords(request, transcript)
-	judgeAction(&v, &a, set, 0)
+	judgeAction(v, a, set, 0)
 	if a.Sandbox == "read-only" && (a.Kind == action.FileEdit || len(a.Paths) > 0) && v.Worst.Dec == vocab.Allow {
 		// A write the read-only sandbox blocked: widening it is never
 		// routine, whatever the write.
 		v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, "a write in read-only mode"})
 	}
 	if v.Worst.Dec == vocab.Allow {
-		if r := injected(&a, request, transcript); r != "" {
+		if r := injected(a, request, transcript); r != "" {
 			v.Add(Finding{vocab.Escalate, vocab.Routine, Medium, r})
 		}
 	}
-	if v.Worst.Dec == vocab.Allow && runsOutside(&a) {
+	if v.Worst.Dec == vocab.Allow && runsOutside(a) {
 		// Escalation is never the first pass's to grant (G15): what runs
 		// outside the sandbox reads configuration, hooks, pagers, helpers
 		// and links the agent may have written, which the request does not

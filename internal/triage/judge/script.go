@@ -66,7 +66,8 @@ const virtualWork = "/.workspace"
 // NewScript returns the state of judging a script run in the directory cwd
 // ("" when unknown), adding its findings to v.
 func NewScript(v *Judgement, set *rules.Set, cwd string) *Script {
-	s := &Script{V: v, set: set}
+	s := v.newScript()
+	s.V, s.set = v, set
 	if cwd == "" {
 		s.Work, s.Cwd = virtualWork, virtualWork
 		s.writableRoots()

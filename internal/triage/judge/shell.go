@@ -142,7 +142,7 @@ func (s *Script) script(sc *shell.Script) {
 	}
 	matches := rules.MatchAll(s.set, sc)
 	s.collectVars(sc.Commands)
-	s.Cmds = make([]Command, len(sc.Commands))
+	s.Cmds = s.commands(len(sc.Commands))
 	cwd := s.Cwd
 	for i := range sc.Commands {
 		c := &s.Cmds[i]
@@ -185,8 +185,7 @@ func (s *Script) prepare(c *Command) {
 	if len(sc.Args) == 0 {
 		return
 	}
-	c.Args = make([]string, len(sc.Args))
-	c.Known = make([]bool, len(sc.Args))
+	c.Args, c.Known = s.words(len(sc.Args))
 	saved := s.Cwd
 	s.Cwd = c.Cwd
 	s.positional = ""

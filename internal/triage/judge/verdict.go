@@ -57,6 +57,9 @@ type Judgement struct {
 	// lookups (lookups.go): the action is more than a command the sandbox
 	// confines.
 	fresh bool
+	// room is where the action's first script, its commands and their
+	// words are made (room.go); nil for none.
+	room *room
 }
 
 // Add adds the finding f to the judgement.
