@@ -1,6 +1,9 @@
 package command
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestG14_HistoryKnowledge checks the one meaning of turning shell history
 // off that the exec rules and the first pass share (SPEC G7, G14):
@@ -8,25 +11,24 @@ import "testing"
 // or `set +o history` disable it; HISTCONTROL and HISTIGNORE that skip
 // commands hide some; ordinary values keep it.
 func TestG14_HistoryKnowledge(t *testing.T) {
-	for _, tc := range []struct {
-		name, v string
-		want    History
-	}{
-		{"HISTFILE", "", HistoryDisabled},
-		{"HISTFILE", "/dev/null", HistoryDisabled},
-		{"HISTFILE", "/home/u/.bash_history", HistoryKept},
-		{"HISTSIZE", "0", HistoryDisabled},
-		{"HISTFILESIZE", "", HistoryDisabled},
-		{"SAVEHIST", "0", HistoryDisabled},
-		{"HISTSIZE", "1000", HistoryKept},
-		{"HISTCONTROL", "ignoreboth", HistoryHidden},
-		{"HISTCONTROL", "ignorespace:erasedups", HistoryHidden},
-		{"HISTIGNORE", "*", HistoryHidden},
-		{"HISTCONTROL", "erasedups", HistoryKept},
-		{"PATH", "", HistoryKept},
+	// Each assignment as a script writes it, NAME=value.
+	for assign, want := range map[string]History{
+		"HISTFILE=":                         HistoryDisabled,
+		"HISTFILE=/dev/null":                HistoryDisabled,
+		"HISTFILE=/home/u/.bash_history":    HistoryKept,
+		"HISTSIZE=0":                        HistoryDisabled,
+		"HISTFILESIZE=":                     HistoryDisabled,
+		"SAVEHIST=0":                        HistoryDisabled,
+		"HISTSIZE=1000":                     HistoryKept,
+		"HISTCONTROL=ignoreboth":            HistoryHidden,
+		"HISTCONTROL=ignorespace:erasedups": HistoryHidden,
+		"HISTIGNORE=*":                      HistoryHidden,
+		"HISTCONTROL=erasedups":             HistoryKept,
+		"PATH=":                             HistoryKept,
 	} {
-		if got := HistoryAssign(tc.name, tc.v); got != tc.want {
-			t.Errorf("%s=%q: %d, want %d", tc.name, tc.v, got, tc.want)
+		name, v, _ := strings.Cut(assign, "=")
+		if got := HistoryAssign(name, v); got != want {
+			t.Errorf("%s: %d, want %d", assign, got, want)
 		}
 	}
 	for _, tc := range []struct {
