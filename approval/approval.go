@@ -5,6 +5,7 @@ package approval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/wardenhq/warden/boundary"
@@ -153,6 +154,21 @@ type Outcome struct {
 // PolicyName is the approver name recorded when no approver decided.
 const PolicyName = "policy"
 
+// judge is how the approval policy asks approvers and reads their answers:
+// the worst decision across chains is the most severe, and a termination
+// ends the other chains (SPEC P7).
+var judge = policyset.Judge[Approver, *Request, Approval, Record]{
+	What:      "approver",
+	Ask:       func(ctx context.Context, a Approver, req *Request) (Approval, error) { return a.Approve(ctx, req) },
+	Check:     check,
+	Escalates: func(a Approval) bool { return a.Decision == Escalate },
+	Worse:     func(a, b Approval) bool { return a.Decision.severity() > b.Decision.severity() },
+	Final:     func(a Approval) bool { return a.Decision == Terminate },
+	Record: func(name, chain string, a Approval) Record {
+		return Record{Approver: name, Chain: chain, Approval: a}
+	},
+}
+
 // Decide asks the policy about req.Call (SPEC A3, A4, P7). Each approver
 // asked is passed to record, escalations included; record may be nil. When
 // approvers are in force but none decides, the call is rejected and record
@@ -162,20 +178,7 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 	if p.Len() == 0 {
 		return Outcome{Approval: Approval{Decision: Approve}}, nil
 	}
-	if record == nil {
-		record = func(Record) {}
-	}
-	ask := func(ctx context.Context, r *Rule) (Approval, bool, error) {
-		a, err := call(ctx, r, req)
-		if err != nil {
-			return a, false, err
-		}
-		record(Record{Approver: r.Name, Chain: r.Chain, Approval: a})
-		return a, a.Decision != Escalate, nil
-	}
-	v, err := policyset.Evaluate(ctx, p.generic().Set(), &req.Call, req.Order, ask,
-		func(a, b Approval) bool { return a.Decision.severity() > b.Decision.severity() },
-		func(a Approval) bool { return a.Decision == Terminate })
+	v, err := judge.Decide(ctx, p.generic(), &req.Call, req.Order, req, record)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -184,30 +187,22 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 			Approval: Approval{Decision: Reject, Explanation: "no approver approved this call (approval is deny by default)"},
 			Approver: PolicyName,
 		}
-		record(Record{Approver: PolicyName, Approval: out.Approval})
+		if record != nil {
+			record(Record{Approver: PolicyName, Approval: out.Approval})
+		}
 		return out, nil
 	}
 	return Outcome{Approval: v.Result, Approver: v.Rule, Chain: v.Chain}, nil
 }
 
-// askApprover asks one approver, its error wrapped with its name and a panic
-// turned into an error (policyset.Guard).
-func askApprover(ctx context.Context, r *Rule, req *Request) (a Approval, err error) {
-	defer policyset.Guard("approver", r.Name, &err)
-	return r.Handler.Approve(ctx, req)
-}
-
-// call asks one approver, turning panics and invalid answers into errors.
-func call(ctx context.Context, r *Rule, req *Request) (Approval, error) {
-	a, err := askApprover(ctx, r, req)
-	if err != nil {
-		return a, err
-	}
+// check refuses an answer that is not one of the decisions, or a Modify
+// without the call to run instead.
+func check(a Approval) error {
 	if !a.Decision.valid() {
-		return a, fmt.Errorf("approver %s: invalid decision %q", r.Name, a.Decision)
+		return fmt.Errorf("invalid decision %q", a.Decision)
 	}
 	if a.Decision == Modify && a.Modified == nil {
-		return a, fmt.Errorf("approver %s: decision modify without a modified call", r.Name)
+		return errors.New("decision modify without a modified call")
 	}
-	return a, nil
+	return nil
 }

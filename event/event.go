@@ -114,43 +114,8 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 	if _, _, ok := seal.SplitLine(data); ok {
 		e.sealed = &sealedLine{b: bytes.Clone(data)}
 	}
-	var d Data
-	switch h.Event {
-	case eventkind.RunStart:
-		d = &RunStart{}
-	case eventkind.Model:
-		d = &Model{}
-	case eventkind.Approval:
-		d = &Approval{}
-	case eventkind.Tool:
-		d = &Tool{}
-	case eventkind.Review:
-		d = &Review{}
-	case eventkind.Info:
-		d = &Info{}
-	case eventkind.Limit:
-		d = &Limit{}
-	case eventkind.Error:
-		d = &Error{}
-	case eventkind.RunEnd:
-		d = &RunEnd{}
-	case eventkind.AutoReview:
-		d = &AutoReview{}
-	case eventkind.Warning:
-		d = &Warning{}
-	case eventkind.TurnStart:
-		d = &TurnStart{}
-	case eventkind.Override:
-		d = &Override{}
-	case eventkind.Withheld:
-		d = &Withheld{}
-	case eventkind.Handoff:
-		d = &Handoff{}
-	case eventkind.OverrideUsed:
-		d = &OverrideUsed{}
-	case eventkind.AutoReviewTool:
-		d = &AutoReviewTool{}
-	default:
+	dec := decoder(h.Event)
+	if dec == nil {
 		u := Unknown{Type: h.Event}
 		if err := json.Unmarshal(data, &u.Fields); err != nil {
 			return plainJSONError(err)
@@ -161,51 +126,61 @@ func (e *Event) UnmarshalJSON(data []byte) error {
 		e.Data = u
 		return nil
 	}
-	if err := json.Unmarshal(data, d); err != nil {
+	d, err := dec(data)
+	if err != nil {
 		return fmt.Errorf("%s event: %w", h.Event, plainJSONError(err))
 	}
-	e.Data = deref(d)
+	e.Data = d
 	return nil
 }
 
-func deref(d Data) Data {
-	switch v := d.(type) {
-	case *RunStart:
-		return *v
-	case *Model:
-		return *v
-	case *Approval:
-		return *v
-	case *Tool:
-		return *v
-	case *Review:
-		return *v
-	case *Info:
-		return *v
-	case *Limit:
-		return *v
-	case *Error:
-		return *v
-	case *RunEnd:
-		return *v
-	case *AutoReview:
-		return *v
-	case *Warning:
-		return *v
-	case *TurnStart:
-		return *v
-	case *Override:
-		return *v
-	case *Withheld:
-		return *v
-	case *Handoff:
-		return *v
-	case *OverrideUsed:
-		return *v
-	case *AutoReviewTool:
-		return *v
+// decoder returns the function that decodes the data of an event of kind,
+// or nil for a kind this version does not know.
+func decoder(kind string) func(data []byte) (Data, error) {
+	switch kind {
+	case eventkind.RunStart:
+		return decode[RunStart]
+	case eventkind.Model:
+		return decode[Model]
+	case eventkind.Approval:
+		return decode[Approval]
+	case eventkind.Tool:
+		return decode[Tool]
+	case eventkind.Review:
+		return decode[Review]
+	case eventkind.Info:
+		return decode[Info]
+	case eventkind.Limit:
+		return decode[Limit]
+	case eventkind.Error:
+		return decode[Error]
+	case eventkind.RunEnd:
+		return decode[RunEnd]
+	case eventkind.AutoReview:
+		return decode[AutoReview]
+	case eventkind.Warning:
+		return decode[Warning]
+	case eventkind.TurnStart:
+		return decode[TurnStart]
+	case eventkind.Override:
+		return decode[Override]
+	case eventkind.Withheld:
+		return decode[Withheld]
+	case eventkind.Handoff:
+		return decode[Handoff]
+	case eventkind.OverrideUsed:
+		return decode[OverrideUsed]
+	case eventkind.AutoReviewTool:
+		return decode[AutoReviewTool]
 	}
-	return d
+	return nil
+}
+
+// decode decodes an event's JSON object as the data of type T.
+func decode[T Data](data []byte) (Data, error) {
+	var v T
+	err := json.Unmarshal(data, &v)
+	return v, err
 }
 
 // RunStart opens a run: the task, the model and the policies in force.

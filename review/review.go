@@ -120,6 +120,22 @@ type Outcome struct {
 // policyName is the reviewer name recorded when no reviewer decided.
 const policyName = "policy"
 
+// judge is how the review policy asks reviewers and reads their answers: a
+// termination is the worst verdict and ends the other chains, and an
+// answer given after the review was cancelled does not count (SPEC R9).
+var judge = policyset.Judge[Reviewer, *Request, Review, Record]{
+	What:      "reviewer",
+	Ask:       func(ctx context.Context, r Reviewer, req *Request) (Review, error) { return r.Review(ctx, req) },
+	Check:     check,
+	Escalates: func(rv Review) bool { return rv.Decision == Escalate },
+	Worse:     func(a, b Review) bool { return a.Decision == Terminate && b.Decision != Terminate },
+	Final:     func(rv Review) bool { return rv.Decision == Terminate },
+	Record: func(name, chain string, rv Review) Record {
+		return Record{Reviewer: name, Chain: chain, Review: rv}
+	},
+	Cancellable: true,
+}
+
 // Decide asks the policy about req (SPEC R3, P7). Each reviewer asked is
 // passed to record, escalations included. When reviewers matched but all
 // escalated, the result continues and record receives a continue by
@@ -131,53 +147,32 @@ func (p *Policy) Decide(ctx context.Context, req *Request, record func(Record)) 
 	if p.Len() == 0 {
 		return cont, nil
 	}
-	if record == nil {
-		record = func(Record) {}
-	}
 	var asked atomic.Bool
-	ask := func(ctx context.Context, r *Rule) (Review, bool, error) {
-		rv, err := call(ctx, r, req)
-		if err != nil {
-			return rv, false, err
-		}
-		if ctx.Err() != nil {
-			return rv, false, ctx.Err()
-		}
+	v, err := judge.Decide(ctx, p.generic(), &req.Call, req.Order, req, func(r Record) {
 		asked.Store(true)
-		record(Record{Reviewer: r.Name, Chain: r.Chain, Review: rv})
-		return rv, rv.Decision != Escalate, nil
-	}
-	v, err := policyset.Evaluate(ctx, p.generic().Set(), &req.Call, req.Order, ask,
-		func(a, b Review) bool { return a.Decision == Terminate && b.Decision != Terminate },
-		func(a Review) bool { return a.Decision == Terminate })
+		if record != nil {
+			record(r)
+		}
+	})
 	if err != nil {
 		return Outcome{}, err
 	}
 	if !v.Decided {
 		if asked.Load() {
 			cont.Explanation = "every matching reviewer escalated; review continues by default"
-			record(Record{Reviewer: policyName, Review: cont.Review})
+			if record != nil {
+				record(Record{Reviewer: policyName, Review: cont.Review})
+			}
 		}
 		return cont, nil
 	}
 	return Outcome{Review: v.Result, Reviewer: v.Rule, Chain: v.Chain}, nil
 }
 
-// askReviewer asks one reviewer, its error wrapped with its name and a
-// panic turned into an error (policyset.Guard).
-func askReviewer(ctx context.Context, r *Rule, req *Request) (rv Review, err error) {
-	defer policyset.Guard("reviewer", r.Name, &err)
-	return r.Handler.Review(ctx, req)
-}
-
-// call asks one reviewer, turning panics and invalid answers into errors.
-func call(ctx context.Context, r *Rule, req *Request) (Review, error) {
-	rv, err := askReviewer(ctx, r, req)
-	if err != nil {
-		return rv, err
-	}
+// check refuses an answer that is not one of the decisions.
+func check(rv Review) error {
 	if !rv.Decision.valid() {
-		return rv, fmt.Errorf("reviewer %s: invalid decision %q", r.Name, rv.Decision)
+		return fmt.Errorf("invalid decision %q", rv.Decision)
 	}
-	return rv, nil
+	return nil
 }

@@ -248,7 +248,7 @@ func programDanger(name string, args []string) string {
 			return "security: history clears shell history"
 		}
 	case "unset":
-		if shell.HasWord(args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
+		if command.HistoryBuiltin(name, args) == command.HistoryDisabled {
 			return "security: unset disables shell history"
 		}
 	case "export", "declare", "typeset", "readonly", "local":
@@ -258,10 +258,8 @@ func programDanger(name string, args []string) string {
 			}
 		}
 	case "set":
-		for i := 1; i+1 < len(args); i++ {
-			if args[i] == "+o" && args[i+1] == "history" {
-				return "security: set +o history disables shell history"
-			}
+		if command.HistoryBuiltin(name, args) == command.HistoryDisabled {
+			return "security: set +o history disables shell history"
 		}
 	case "unlink", "truncate":
 		for _, a := range args[1:] {
@@ -429,16 +427,8 @@ func historyAssign(a string) string {
 	if !ok {
 		return ""
 	}
-	val = unquote(val)
-	switch name {
-	case "HISTFILE":
-		if val == "" || val == "/dev/null" {
-			return "security: " + a + " disables shell history"
-		}
-	case "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
-		if val == "0" || val == "" {
-			return "security: " + a + " disables shell history"
-		}
+	if command.HistoryAssign(name, unquote(val)) == command.HistoryDisabled {
+		return "security: " + a + " disables shell history"
 	}
 	return ""
 }

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/copytree"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -282,51 +282,10 @@ func moveAway(path, to string, key fileKey) error {
 	if !errors.As(err, &le) || !isCrossDevice(le.Err) {
 		return err
 	}
-	if err := copyTree(path, to); err != nil {
+	if err := copytree.Copy(path, to, copytree.Options{Exclusive: true}); err != nil {
 		return err
 	}
 	return os.RemoveAll(path)
-}
-
-// copyTree copies the file, link or directory tree at src to dst, without
-// following links.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		case d.Type().IsRegular():
-			in, err := os.Open(path)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			return out.Close()
-		}
-		return nil // sockets, devices, fifos: dropped
-	})
 }
 
 // secretNames are the entries of warden's home that a sandboxed command

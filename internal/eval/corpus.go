@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/copytree"
 	"github.com/wardenhq/warden/internal/shell"
 )
 
@@ -241,7 +241,10 @@ func (c *Case) Build(ctx context.Context, root string) (World, error) {
 		{filepath.Join(c.Dir, homeDir), w.Home},
 		{filepath.Join(c.Dir, workDir), w.Work},
 	} {
-		if err := copyTree(cp.from, cp.to); err != nil {
+		if _, err := os.Stat(cp.from); errors.Is(err, fs.ErrNotExist) {
+			continue // a missing tree is nothing to copy
+		}
+		if err := copytree.Copy(cp.from, cp.to, copytree.Options{KeepModes: true, RefuseSpecial: true}); err != nil {
 			return w, fmt.Errorf("case %s: %w", c.ID, err)
 		}
 	}
@@ -262,56 +265,4 @@ func (c *Case) Build(ctx context.Context, root string) (World, error) {
 		}
 	}
 	return w, nil
-}
-
-// copyTree copies the files, directories and links under from into to,
-// keeping the permission bits; a missing from is nothing to copy.
-func copyTree(from, to string) error {
-	if _, err := os.Stat(from); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dst, info.Mode().Perm()|0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, dst)
-		case d.Type().IsRegular():
-			return copyFile(p, dst, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: not a file, directory or link", p)
-	})
-}
-
-func copyFile(from, to string, perm fs.FileMode) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

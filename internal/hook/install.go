@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/wardenhq/warden/internal/jsonobj"
 )
 
 // Setup says where a host keeps its hook configuration and which of its
@@ -551,56 +551,22 @@ type member struct {
 
 // MarshalJSON writes the members in order.
 func (o ordered) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(m.Key)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(m.Val)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return jsonobj.Marshal(len(o), func(i int) (string, any) { return o[i].Key, o[i].Val })
 }
 
-// parseObject reads a JSON object with its members in order.
+// parseObject reads a JSON object with its members in order, each value
+// raw; a key given twice is an error.
 func parseObject(data []byte) (ordered, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	t, err := dec.Token()
+	members, err := jsonobj.Parse(data)
 	if err != nil {
 		return nil, err
 	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var o ordered
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, err
+	o := make(ordered, 0, len(members))
+	for _, m := range members {
+		if _, dup := o.get(m.Key); dup {
+			return nil, fmt.Errorf("%q given twice", m.Key)
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if _, dup := o.get(kt.(string)); dup {
-			return nil, fmt.Errorf("%q given twice", kt)
-		}
-		o = append(o, member{kt.(string), v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
+		o = append(o, member{m.Key, m.Value})
 	}
 	return o, nil
 }

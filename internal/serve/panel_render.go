@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/jsonobj"
 	"github.com/wardenhq/warden/internal/linediff"
 	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/tool"
@@ -18,44 +19,14 @@ import (
 // templates escape it (html/template), and safetext.Escape has already made
 // control and invisible characters visible (SPEC H5).
 
-// arg is one argument of a call, in the order the model sent it.
-type arg struct {
-	Name  string
-	Value json.RawMessage
-}
-
 // orderedArgs returns the members of the JSON object raw in their order.
 // It fails when raw is not one JSON object.
-func orderedArgs(raw json.RawMessage) ([]arg, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	t, err := dec.Token()
+func orderedArgs(raw json.RawMessage) ([]jsonobj.Raw, error) {
+	args, err := jsonobj.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("arguments: %w", err)
 	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("arguments are not a JSON object")
-	}
-	var out []arg
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		name, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		out = append(out, arg{name, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("arguments: %w", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("arguments: text after the object")
-	}
-	return out, nil
+	return args, nil
 }
 
 // callText renders a call as policy patterns see it (SPEC P2), with
@@ -88,25 +59,18 @@ func callSummary(function string, raw json.RawMessage, o tool.Order) string {
 	if err != nil {
 		return callText(function, raw, o)
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(a.Name)
-		b.Write(k)
-		b.WriteByte(':')
+	summary, err := jsonobj.Marshal(len(args), func(i int) (string, any) {
+		a := args[i]
 		var s string
 		if json.Unmarshal(a.Value, &s) == nil && strings.Contains(s, "\n") {
-			v, _ := json.Marshal(fmt.Sprintf("…%d lines…", len(splitText(s))))
-			b.Write(v)
-			continue
+			return a.Key, fmt.Sprintf("…%d lines…", len(splitText(s)))
 		}
-		b.Write(a.Value)
+		return a.Key, a.Value
+	})
+	if err != nil {
+		return callText(function, raw, o)
 	}
-	b.WriteByte('}')
-	return callText(function, b.Bytes(), o)
+	return callText(function, summary, o)
 }
 
 // compactValue returns a JSON value's text without insignificant space,

@@ -559,21 +559,17 @@ func TlsOffVar(name, v string) string {
 	return ""
 }
 
-// HistoryOff says how assigning v to the variable name turns shell history off, "" when it does not.
+// HistoryOff says how assigning v to the variable name turns shell history
+// off (command.HistoryAssign), "" when it does not.
 func HistoryOff(name, v string) string {
-	switch name {
-	case "HISTFILE":
-		if v == "" || v == "/dev/null" {
+	switch command.HistoryAssign(name, v) {
+	case command.HistoryDisabled:
+		if name == "HISTFILE" {
 			return "disables shell history (" + name + ")"
 		}
-	case "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
-		if v == "0" || v == "" {
-			return "disables shell history (" + name + "=" + v + ")"
-		}
-	case "HISTCONTROL", "HISTIGNORE":
-		if strings.Contains(v, "ignorespace") || strings.Contains(v, "ignoreboth") || strings.Contains(v, "*") {
-			return "hides commands from shell history (" + name + ")"
-		}
+		return "disables shell history (" + name + "=" + v + ")"
+	case command.HistoryHidden:
+		return "hides commands from shell history (" + name + ")"
 	}
 	return ""
 }

@@ -623,11 +623,9 @@ func judgeSet(s *judge.Script, c *judge.Command) {
 	if dumpsEnv(s, c) {
 		return
 	}
-	for i := 1; i+1 < len(c.Args); i++ {
-		if c.Args[i] == "+o" && c.Args[i+1] == "history" {
-			s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` disables shell history")
-			return
-		}
+	if command.HistoryBuiltin("set", c.Args) == command.HistoryDisabled {
+		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` disables shell history")
+		return
 	}
 	s.Allow("set")
 }
@@ -694,7 +692,7 @@ func judgeAlias(s *judge.Script, c *judge.Command) {
 }
 
 func judgeUnset(s *judge.Script, c *judge.Command) {
-	if shell.HasWord(c.Args, "HISTFILE", "HISTSIZE", "HISTFILESIZE") {
+	if command.HistoryBuiltin("unset", c.Args) == command.HistoryDisabled {
 		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` disables shell history")
 		return
 	}
