@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -36,10 +37,13 @@ func readCall(params json.RawMessage) (callParams, error) {
 	if err := argjson.CheckNames(t); err != nil {
 		return c, fmt.Errorf("params: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("params: %w", err)
+	c, fast := readCallFast(t)
+	if !fast {
+		dec := json.NewDecoder(bytes.NewReader(t))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return c, fmt.Errorf("params: %w", err)
+		}
 	}
 	if c.Name == "" {
 		return c, errors.New("params: no tool name")
@@ -50,6 +54,40 @@ func readCall(params json.RawMessage) (callParams, error) {
 		return c, errors.New("params: arguments: want an object")
 	}
 	return c, nil
+}
+
+// readCallFast reads the parameters t of tools/call, which CheckNames
+// accepted, as encoding/json would into callParams, without its decoder:
+// when every member is spelled as callParams names it and the name is a
+// string without escapes (what clients send). Otherwise it reports false,
+// and encoding/json reads them (its case-insensitive matching and errors
+// included). FuzzX2_CallReadingAgrees checks the two agree.
+func readCallFast(t json.RawMessage) (c callParams, ok bool) {
+	ok = true
+	err := argjson.Each(t, func(key string, v json.RawMessage) bool {
+		switch key {
+		case "name":
+			c.Name, ok = plainString(v)
+		case "arguments":
+			c.Arguments = v
+		case "_meta":
+			c.Meta = v
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return c, ok && err == nil
+}
+
+// plainString is the JSON string v when it has no escapes (its text is
+// then its bytes: CheckNames refused invalid UTF-8 and control
+// characters); false for anything else.
+func plainString(v json.RawMessage) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
 }
 
 // errorResult is a CallToolResult with isError and text: the model reads
@@ -235,25 +273,20 @@ func resultText(result json.RawMessage) (string, bool) {
 	if argjson.CheckNames(result) != nil {
 		return string(result), false
 	}
-	var r struct {
-		Content           []json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage   `json:"structuredContent"`
-		IsError           bool              `json:"isError"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return string(result), false
+	var r toolResult
+	if !r.readFast(result) {
+		r = toolResult{}
+		if err := json.Unmarshal(result, &r); err != nil {
+			return string(result), false
+		}
 	}
 	var b strings.Builder
 	for _, c := range r.Content {
-		var t struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		if json.Unmarshal(c, &t) == nil && t.Type == "text" {
-			b.WriteString(t.Text)
+		if text, ok := contentText(c); ok {
+			b.WriteString(text)
 		} else {
 			b.Write(c)
 		}
@@ -265,4 +298,93 @@ func resultText(result json.RawMessage) (string, bool) {
 		b.Write(r.StructuredContent)
 	}
 	return b.String(), r.IsError
+}
+
+// toolResult is what the reviewer reads of a CallToolResult.
+type toolResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent"`
+	IsError           bool              `json:"isError"`
+}
+
+// readFast reads result, which CheckNames accepted, as json.Unmarshal
+// would into r, without its decoder, when it can tell it reads alike:
+// every member is spelled as toolResult names it or in ASCII unlike any
+// of its names in every case, content is an array, isError a boolean.
+// Otherwise it reports false. FuzzX2_CallReadingAgrees checks the two
+// agree.
+func (r *toolResult) readFast(result json.RawMessage) bool {
+	ok := true
+	err := argjson.Each(result, func(key string, v json.RawMessage) bool {
+		switch key {
+		case "content":
+			if len(v) == 0 || v[0] != '[' {
+				ok = false
+			} else {
+				ok = json.Unmarshal(v, &r.Content) == nil
+			}
+		case "structuredContent":
+			r.StructuredContent = v
+		case "isError":
+			switch string(v) {
+			case "true":
+				r.IsError = true
+			case "false":
+				r.IsError = false
+			default:
+				ok = false
+			}
+		default:
+			ok = unlike(key, "content", "structuredContent", "isError")
+		}
+		return ok
+	})
+	return ok && err == nil
+}
+
+// contentText is the text of a text content item, as encoding/json reads
+// its type and text; false for any other item.
+func contentText(c json.RawMessage) (string, bool) {
+	var t struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	fast, isText := true, false
+	err := argjson.Each(c, func(key string, v json.RawMessage) bool {
+		switch key {
+		case "type":
+			var typ string
+			typ, fast = plainString(v)
+			isText = typ == "text"
+		case "text":
+			t.Text, fast = plainString(v)
+		default:
+			fast = unlike(key, "type", "text")
+		}
+		return fast
+	})
+	if fast && err == nil && (len(c) > 0 && c[0] == '{') {
+		return t.Text, isText
+	}
+	t.Type, t.Text = "", ""
+	if json.Unmarshal(c, &t) == nil && t.Type == "text" {
+		return t.Text, true
+	}
+	return "", false
+}
+
+// unlike reports whether key is in ASCII and equal to none of names in any
+// case: encoding/json, which matches names regardless of case, ignores it.
+func unlike(key string, names ...string) bool {
+	for i := 0; i < len(key); i++ {
+		if key[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return false
+		}
+	}
+	return true
 }

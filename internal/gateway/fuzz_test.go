@@ -3,6 +3,8 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -214,4 +216,107 @@ func FuzzX2_UpstreamToolName(f *testing.F) {
 			t.Fatalf("%s__%s routed to %v %q %v", name, tool, u, bare, ok)
 		}
 	})
+}
+
+// FuzzX2_CallReadingAgrees: the reading of a call's parameters and of its
+// result without encoding/json's decoder (readCallFast, readFast,
+// contentText) reads every text as encoding/json does: the same call, the
+// same errors, the same text for the reviewer (SPEC A8: one text, one
+// reading).
+func FuzzX2_CallReadingAgrees(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"write_file","arguments":{"path":"/tmp/x","content":"y"}}`,
+		`{"name":"echo","arguments":null,"_meta":{"progressToken":"p"}}`,
+		`{"name":"echo","_meta":null}`, `{"name":"ech\"o"}`, `{"name":5}`, `{"name":null,"arguments":{}}`,
+		`{"Name":"echo"}`, `{"name":"echo","ARGUMENTS":{}}`, `{"name":"echo","task":{}}`, `{"name":"\u0065cho"}`,
+		`{"content":[{"type":"text","text":"hello"}],"isError":false}`,
+		`{"content":[{"type":"text","text":"a\nb\u00e9"},{"type":"image","data":"AAAA"}],"isError":true}`,
+		`{"Content":[{"type":"text","text":"x"}]}`, `{"content":[{"Type":"text","TEXT":"x"}]}`,
+		`{"content":[{"type":"te\u0078t","text":"x"},7,null,"s",[]]}`, `{"content":[{"type":"text","text":null}]}`,
+		`{"content":null,"isError":null,"structuredContent":null}`, `{"content":{},"structuredContent":{"a":[1]}}`,
+		`{"_meta":{},"content":[],"isError":1}`, `{"ſtructuredContent":1,"content":[{"typé":"x"}]}`,
+		`[]`, `"x"`, ` {"name" : "echo" , "arguments" : { } } `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// readCall as it read before the fast path: encoding/json's
+		// decoder alone.
+		c, err := readCall(data)
+		want, werr := readCallDecoder(data)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("readCall(%q): error %v, encoding/json %v", data, err, werr)
+		}
+		if err == nil && (c.Name != want.Name || !bytes.Equal(c.Arguments, want.Arguments) || !bytes.Equal(c.Meta, want.Meta)) {
+			t.Fatalf("readCall(%q) = %+v, encoding/json %+v", data, c, want)
+		}
+		text, failed := resultText(data)
+		wtext, wfailed := resultTextDecoder(data)
+		if text != wtext || failed != wfailed {
+			t.Fatalf("resultText(%q) = %q %v, encoding/json %q %v", data, text, failed, wtext, wfailed)
+		}
+	})
+}
+
+// readCallDecoder is readCall with encoding/json's decoder only.
+func readCallDecoder(params json.RawMessage) (callParams, error) {
+	var c callParams
+	t := bytes.TrimSpace(params)
+	if len(t) == 0 || t[0] != '{' {
+		return c, errors.New("params: want an object")
+	}
+	if err := argjson.CheckNames(t); err != nil {
+		return c, fmt.Errorf("params: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("params: %w", err)
+	}
+	if c.Name == "" {
+		return c, errors.New("params: no tool name")
+	}
+	if a := bytes.TrimSpace(c.Arguments); len(a) == 0 || string(a) == "null" {
+		c.Arguments = json.RawMessage("{}")
+	} else if a[0] != '{' {
+		return c, errors.New("params: arguments: want an object")
+	}
+	return c, nil
+}
+
+// resultTextDecoder is resultText with encoding/json's decoder only.
+func resultTextDecoder(result json.RawMessage) (string, bool) {
+	if argjson.CheckNames(result) != nil {
+		return string(result), false
+	}
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return string(result), false
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		var t struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		if json.Unmarshal(c, &t) == nil && t.Type == "text" {
+			b.WriteString(t.Text)
+		} else {
+			b.Write(c)
+		}
+	}
+	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(r.StructuredContent)
+	}
+	return b.String(), r.IsError
 }

@@ -118,6 +118,8 @@ type session struct {
 	stopped string
 	upErr   error
 	calls   sync.WaitGroup
+	// work runs the governed calls and routed requests.
+	work *workers
 	// uris are the resources' URIs each upstream listed, templates the
 	// literal beginnings of its resource templates (several upstreams).
 	uris      map[string]*upstream
@@ -178,6 +180,7 @@ func (g *Gateway) open(ctx context.Context, client sdk.Connection, ups []Upstrea
 		s.ups = append(s.ups, &upstream{name: u.Name, conn: u.Conn})
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
+	s.work = newWorkers(s.ctx)
 	server := g.Server
 	if server == "" {
 		server = "mcp"
@@ -345,7 +348,7 @@ func (s *session) clientRequest(m *jsonrpc.Request) {
 		p.cancel = cancel
 		s.calls.Add(1)
 		s.mu.Unlock()
-		go func() {
+		s.work.run(func() {
 			defer s.calls.Done()
 			defer cancel()
 			if m.Method == methodCall {
@@ -353,7 +356,7 @@ func (s *session) clientRequest(m *jsonrpc.Request) {
 			} else {
 				s.routeRequest(ctx, p, m)
 			}
-		}()
+		})
 		return
 	}
 	s.next++
