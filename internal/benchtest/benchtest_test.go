@@ -1,21 +1,19 @@
-package benchtest_test
+package benchtest
 
 import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/wardenhq/warden/internal/benchtest"
 )
 
 // CPUTime grows while the process works, and by no more than the wall
 // clock allows all its CPUs.
 func TestCPUTimeCountsWork(t *testing.T) {
-	before := benchtest.CPUTime(t)
+	before := CPUTime(t)
 	start := time.Now()
 	for time.Since(start) < 50*time.Millisecond {
 	}
-	spent, wall := benchtest.CPUTime(t)-before, time.Since(start)
+	spent, wall := CPUTime(t)-before, time.Since(start)
 	if spent <= 0 || spent > time.Duration(runtime.NumCPU())*wall+50*time.Millisecond {
 		t.Errorf("CPU time grew by %v over %v of busy wall time", spent, wall)
 	}
