@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,52 +53,42 @@ func runCodex(t *testing.T, bin, dir, cwd, wh, command string, _ ...string) (str
 	if err := os.WriteFile(cfg, append([]byte(settings), trust...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "delete important.txt")
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "CODEX_HOME="+codexHome, "TMPDIR="+filepath.Join(dir, "tmp"),
-		"WARDEN_HOME="+wh, "WARDEN_DB=", "FAKE_KEY=dummy")
-	cmd.Stdin = strings.NewReader("")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("codex: %v\n%s", err, out.String())
-	}
-	return out.String(), model.Requests()
+	out := runHost(t, "codex", bin, dir, cwd, wh, strings.NewReader(""), []string{"exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write", "delete important.txt"},
+		"CODEX_HOME="+codexHome, "FAKE_KEY=dummy")
+	return out, model.Requests()
 }
 
 func runClaude(t *testing.T, bin, dir, cwd, wh, command string, extra ...string) (string, []string) {
 	model := hosttest.NewAnthropic(t, command)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-p", "delete important.txt", "--output-format", "stream-json", "--verbose"}, extra...)...)
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
+	out := runHost(t, "claude", bin, dir, cwd, wh, nil, append([]string{"-p", "delete important.txt", "--output-format", "stream-json", "--verbose"}, extra...),
 		"ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=dummy", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "IS_SANDBOX=1")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("claude: %v\n%s", err, out.String())
-	}
-	return out.String(), model.Requests()
+	return out, model.Requests()
 }
 
 func runGemini(t *testing.T, bin, dir, cwd, wh, command string, _ ...string) (string, []string) {
 	model := hosttest.NewGemini(t, command)
+	out := runHost(t, "gemini", bin, dir, cwd, wh, nil, []string{"-p", "delete important.txt", "--output-format", "stream-json", "--yolo"},
+		"GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_API_KEY=dummy", "GEMINI_CLI_TRUST_WORKSPACE=true")
+	return out, model.Requests()
+}
+
+// runHost runs a host's binary bin with args in cwd, reading stdin (nil:
+// none), with its home and temporary files in dir, warden's home wh and
+// env, for two minutes at the most, and returns what it printed; a failed
+// run fails the test.
+func runHost(t *testing.T, name, bin, dir, cwd, wh string, stdin io.Reader, args []string, env ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-p", "delete important.txt", "--output-format", "stream-json", "--yolo")
-	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB=",
-		"GOOGLE_GEMINI_BASE_URL="+model.URL, "GEMINI_API_KEY=dummy", "GEMINI_CLI_TRUST_WORKSPACE=true")
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.Stdin = cwd, stdin
+	cmd.Env = append(append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "TMPDIR="+filepath.Join(dir, "tmp"), "WARDEN_HOME="+wh, "WARDEN_DB="), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("gemini: %v\n%s", err, out.String())
+		t.Fatalf("%s: %v\n%s", name, err, out.String())
 	}
-	return out.String(), model.Requests()
+	return out.String()
 }
 
 // TestX1_RealHostsKeepAFileWardenRejects drives the real Claude Code,
@@ -135,13 +126,7 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 							tc.scope = "user" // project hooks need a trusted folder
 						}
 						dir := t.TempDir()
-						home, project, wh := filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
-						for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini")} {
-							os.MkdirAll(d, 0o700)
-						}
-						os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
-						victim := filepath.Join(project, "important.txt")
-						os.WriteFile(victim, []byte("keep me\n"), 0o600)
+						home, project, wh, victim := hostDirs(dir)
 						conf, cwd := "approval: policy.yaml\n", project
 						if tc.sandbox {
 							conf += "sandbox: workspace-write\n"
@@ -224,15 +209,10 @@ func TestX1_RealHostsOnAFailedHook(t *testing.T) {
 			for _, failure := range []string{"crash", "timeout"} {
 				t.Run(failure, func(t *testing.T) {
 					dir := t.TempDir()
-					home, project, wh := filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
+					home, project, wh, victim := hostDirs(dir)
 					fake := filepath.Join(dir, "bin", "warden")
-					for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini"), filepath.Dir(fake)} {
-						os.MkdirAll(d, 0o700)
-					}
+					os.MkdirAll(filepath.Dir(fake), 0o700)
 					os.WriteFile(fake, []byte(scripts[failure]), 0o755)
-					os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
-					victim := filepath.Join(project, "important.txt")
-					os.WriteFile(victim, []byte("keep me\n"), 0o600)
 					h, _ := hook.Lookup(host.name)
 					p := hook.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
 						Command: shell.Quote(fake) + " hook " + host.name}
@@ -257,20 +237,27 @@ func TestX1_RealHostsOnAFailedHook(t *testing.T) {
 	}
 }
 
-// hostPlace prepares a real host's directories in dir (home, proj, warden
-// state) with the model's scripted target important.txt, writes warden's
-// hooks.yaml (conf) and the files it names, and installs the hooks at user
-// scope. It returns the project, warden's home and the file.
-func hostPlace(t *testing.T, host, dir, conf string, files map[string]string) (project, wh, victim string) {
-	t.Helper()
-	home := filepath.Join(dir, "home")
-	project, wh = filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
+// hostDirs makes a real host's directories in dir: its home (with Gemini
+// CLI's settings for an API key), the project with the model's scripted
+// target important.txt, warden's home and tmp.
+func hostDirs(dir string) (home, project, wh, victim string) {
+	home, project, wh = filepath.Join(dir, "home"), filepath.Join(dir, "proj"), filepath.Join(dir, "warden")
 	for _, d := range []string{home, project, wh, filepath.Join(dir, "tmp"), filepath.Join(home, ".gemini")} {
 		os.MkdirAll(d, 0o700)
 	}
 	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"disableAutoUpdate":true}}`), 0o600)
 	victim = filepath.Join(project, "important.txt")
 	os.WriteFile(victim, []byte("keep me\n"), 0o600)
+	return home, project, wh, victim
+}
+
+// hostPlace prepares a real host's directories in dir (home, proj, warden
+// state) with the model's scripted target important.txt, writes warden's
+// hooks.yaml (conf) and the files it names, and installs the hooks at user
+// scope. It returns the project, warden's home and the file.
+func hostPlace(t *testing.T, host, dir, conf string, files map[string]string) (project, wh, victim string) {
+	t.Helper()
+	home, project, wh, victim := hostDirs(dir)
 	os.WriteFile(filepath.Join(wh, "hooks.yaml"), []byte(conf), 0o600)
 	for name, text := range files {
 		os.WriteFile(filepath.Join(wh, name), []byte(text), 0o600)

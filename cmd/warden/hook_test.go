@@ -73,18 +73,25 @@ func TestX1_HookProcessesShareOneRun(t *testing.T) {
 	if got := strings.Count(out, "auto → reject (not here)"); got != n {
 		t.Fatalf("transcript show lists %d rejections, want %d:\n%s", got, n, out)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(home, "warden.db"))
+	if es := storedEvents(t, filepath.Join(home, "warden.db"), "codex-sess-1", 1000); len(es) != n+1 {
+		t.Fatalf("the store holds %d events of the session, want %d (a run_start and %d approvals)", len(es), n+1, n)
+	}
+}
+
+// storedEvents opens the store at url and returns the first limit events
+// of run; an error fails the test.
+func storedEvents(t *testing.T, url, run string, limit int) []event.Event {
+	t.Helper()
+	st, err := store.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	es, err := st.Events(context.Background(), "codex-sess-1", "", 1000)
+	es, err := st.Events(context.Background(), run, "", limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(es) != n+1 {
-		t.Fatalf("the store holds %d events of the session, want %d (a run_start and %d approvals)", len(es), n+1, n)
-	}
+	return es
 }
 
 // runWith runs the CLI in-process with WARDEN_HOME set.
@@ -613,16 +620,7 @@ func TestX1_WaitingHookLetsItsSessionGoOn(t *testing.T) {
 	if approvals < n+1 || rejections != 1 {
 		t.Fatalf("%d approval events (%d rejections), want the %d approvals and the person's rejection: %v", approvals, rejections, n, ids)
 	}
-	st, err := store.Open(context.Background(), "sqlite:"+db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	es, err := st.Events(context.Background(), "codex-sess-w", "", 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(es) != len(ids) {
+	if es := storedEvents(t, "sqlite:"+db, "codex-sess-w", 1000); len(es) != len(ids) {
 		t.Fatalf("the store holds %d events of the session, the transcript %d", len(es), len(ids))
 	}
 }
@@ -705,16 +703,7 @@ func TestX1_HookSessionInEitherStore(t *testing.T) {
 				t.Fatalf("%q: %q %q exit %d", cmd, out, stderr, code)
 			}
 		}
-		st, err := store.Open(context.Background(), e.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		es, err := st.Events(context.Background(), "codex-sess-db", "", 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(es) != 3 {
+		if es := storedEvents(t, e.URL, "codex-sess-db", 100); len(es) != 3 {
 			t.Fatalf("%s holds %d events of the session, want 3 (run_start, two approvals)", e.Name, len(es))
 		}
 	})

@@ -53,7 +53,14 @@ func write(t *testing.T, dir, name, content string) string {
 // isolatedEnv returns the environment entries that give a warden process
 // its own state in dir/state and no managed configuration, then more.
 func isolatedEnv(dir string, more ...string) []string {
-	return append([]string{"WARDEN_HOME=" + filepath.Join(dir, "state"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}, more...)
+	return append(homeEnv(filepath.Join(dir, "state"), dir), more...)
+}
+
+// homeEnv returns the environment entries that give a warden process its
+// state in home and no managed configuration (dir/none.toml, which does
+// not exist).
+func homeEnv(home, dir string) []string {
+	return []string{"WARDEN_HOME=" + home, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}
 }
 
 // Tests that run tasks without setting WARDEN_HOME keep warden's state —

@@ -48,7 +48,7 @@ func newStored(t *testing.T) *stored {
 	requireWardenExec(t)
 	dir := t.TempDir()
 	s := &stored{t: t, dir: dir, tr: filepath.Join(dir, "t.jsonl"), reviewer: trustingReviewer(t),
-		env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+		env: homeEnv(filepath.Join(dir, "home"), dir)}
 	s.task = write(t, dir, "task.yaml", "name: ov\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	return s
 }
@@ -337,7 +337,7 @@ func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
 	// The person closes the prompt: reject.
-	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	p := wardenProc{env: homeEnv(filepath.Join(dir, "home"), dir)}
 	stderr := p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(unclear); err == nil {
 		t.Error("the unclear write happened with no one approving it")
@@ -376,7 +376,7 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g10\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: [rules, auto_review, human]\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	p := wardenProc{env: []string{"WARDEN_HOME=" + filepath.Join(dir, "home"), "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	p := wardenProc{env: homeEnv(filepath.Join(dir, "home"), dir)}
 	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr,
 		"--auto-review-model", "openai/reviewer", "--base-url", srv.URL+"/v1", "--api-key", "test")
 	if _, err := os.Stat(target); err == nil {

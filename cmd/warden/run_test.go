@@ -172,7 +172,7 @@ func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 	task := write(t, dir, "task.yaml", "name: g3\ninput: go\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
 	// A person is never asked.
-	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	p := wardenProc{env: homeEnv(dir, dir)}
 	p.ok(t, "run", task, "--model", "scripted:"+script, "--transcript", tr)
 	if _, err := os.Stat(denied); err == nil {
 		t.Error("the denied write happened")
@@ -220,7 +220,7 @@ func TestG12_OverrideAllowsOneRetryAfterResume(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: g12\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}}
+	p := wardenProc{env: homeEnv(dir, dir)}
 	run := func(args ...string) (int, string) { return p.combined(t, args...) }
 	if code, out := run("run", task, "--model", "scripted:"+first, "--transcript", tr); code != exitOK {
 		t.Fatalf("turn 1: exit %d\n%s", code, out)
@@ -288,7 +288,7 @@ func TestG12_ConsoleApprovePickerBetweenTurns(t *testing.T) {
 `)
 	task := write(t, dir, "task.yaml", "name: picker\ninput: append x\ntools: [bash]\nsandbox: {mode: workspace-write}\napprovals_reviewer: auto_review\n")
 	tr := filepath.Join(dir, "t.jsonl")
-	p := wardenProc{env: []string{"WARDEN_HOME=" + dir, "WARDEN_MANAGED_CONFIG=" + filepath.Join(dir, "none.toml")}, stdin: "/approve\n1\nplease retry\n\n"}
+	p := wardenProc{env: homeEnv(dir, dir), stdin: "/approve\n1\nplease retry\n\n"}
 	stderr := p.ok(t, "run", task, "--interactive", "--model", "scripted:"+script, "--transcript", tr)
 	if data, _ := os.ReadFile(target); string(data) != "x\n" {
 		t.Errorf("target = %q\n%s", data, stderr)

@@ -13,13 +13,13 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/benchtest"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/mcp"
@@ -227,13 +227,6 @@ func (rawEcho) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(res)
 }
 
-// cpuTime is the process's CPU time, user and system, so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkX2_HTTPCallsPerSecond measures tools/call throughput over
 // streamable HTTP with 8 client sessions calling concurrently (the go-sdk
 // client, keeping one connection per session alive): the echo server
@@ -324,7 +317,7 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 				}
 			}
 			b.SetParallelism(clients / runtime.GOMAXPROCS(0))
-			start, cpu := time.Now(), cpuTime()
+			start, cpu := time.Now(), benchtest.CPUTime(b)
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				c := <-call
@@ -337,7 +330,7 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 				}
 			})
 			b.StopTimer()
-			perCall := float64((cpuTime() - cpu).Microseconds()) / float64(b.N)
+			perCall := float64((benchtest.CPUTime(b) - cpu).Microseconds()) / float64(b.N)
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
 			b.ReportMetric(perCall, "cpu-us/call")
 			b.ReportMetric(2e6/perCall, "ceiling-calls/s")

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/benchtest"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest"
@@ -237,7 +237,7 @@ func BenchmarkDecideWithWaiters(b *testing.B) {
 			}
 			// Every run waits before the clock starts.
 			time.Sleep(200 * time.Millisecond)
-			cpu0 := cpuTime()
+			cpu0 := benchtest.CPUTime(b)
 			start := time.Now()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -249,17 +249,8 @@ func BenchmarkDecideWithWaiters(b *testing.B) {
 			b.StopTimer()
 			el := time.Since(start)
 			b.ReportMetric(float64(b.N)/el.Seconds(), "decisions/s")
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/decision")
+			b.ReportMetric(float64(benchtest.CPUTime(b)-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/decision")
 			cancel()
 		})
 	}
-}
-
-// cpuTime returns the CPU time this process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/benchtest"
 	"github.com/wardenhq/warden/internal/storetest"
 	"github.com/wardenhq/warden/model"
 	"github.com/wardenhq/warden/policy"
@@ -42,16 +42,6 @@ func (m *scripted) Generate(context.Context, model.Request) (model.Response, err
 		msg.ToolCalls = append(msg.ToolCalls, tool.NewCall(fmt.Sprint("call-", m.made), "echo", fmt.Sprintf(`{"text":"line %d"}`, m.made)))
 	}
 	return model.Response{Message: msg, Usage: model.Usage{InputTokens: 100, OutputTokens: 20}}, nil
-}
-
-// cpuTime returns the CPU time (user and system) the process has used:
-// on a loaded machine, a steadier measure than the elapsed time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // echoTool returns its text.
@@ -86,7 +76,7 @@ func BenchmarkScriptedRun(b *testing.B) {
 			buffered := strings.HasSuffix(e.Name, "-buffer")
 			dir := b.TempDir()
 			var events int
-			cpu0 := cpuTime()
+			cpu0 := benchtest.CPUTime(b)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				f, err := event.Create(filepath.Join(dir, fmt.Sprint(i, ".jsonl")))
@@ -125,7 +115,7 @@ func BenchmarkScriptedRun(b *testing.B) {
 			}
 			b.ReportMetric(float64(events), "events/run")
 			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(time.Millisecond), "ms/run")
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/run")
+			b.ReportMetric(float64(benchtest.CPUTime(b)-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/run")
 		})
 	}
 }
@@ -187,13 +177,13 @@ func BenchmarkStoreEvents(b *testing.B) {
 				// A first run untimed: a new database's files grow.
 				write(event.NewRunID())
 				runtime.GC()
-				cpu0 := cpuTime()
+				cpu0 := benchtest.CPUTime(b)
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					write(event.NewRunID())
 				}
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/run")
+				b.ReportMetric(float64(benchtest.CPUTime(b)-cpu0)/float64(b.N)/float64(time.Millisecond), "cpu-ms/run")
 			})
 		}
 	}

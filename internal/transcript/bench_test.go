@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/benchtest"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
 )
@@ -53,7 +52,7 @@ func BenchmarkL8_WriteEvent(b *testing.B) {
 			sink, closer := tc.sink(b, path)
 			rec := event.NewRecorder("20260101T000000Z-0badc0de", sink)
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := benchtest.CPUTime(b)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				rec.Emit(d)
@@ -61,7 +60,7 @@ func BenchmarkL8_WriteEvent(b *testing.B) {
 			b.StopTimer()
 			// The CPU time (user and system) per event: on a loaded
 			// machine, steadier than the elapsed time.
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(benchtest.CPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 			if err := rec.Err(); err != nil {
 				b.Fatal(err)
 			}
@@ -69,13 +68,4 @@ func BenchmarkL8_WriteEvent(b *testing.B) {
 			os.Remove(path)
 		})
 	}
-}
-
-// cpuTime returns the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -248,15 +248,7 @@ func TestHTTPError(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	srv := providertest.NewServer(t, http.StatusOK, reply, requestID)
-	m, err := newModel("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	providertest.CheckBadInput(t, srv, m, json.RawMessage(`"x"`))
-	if _, err := newModel("", model.Options{}); err == nil {
-		t.Error("New accepted an empty model name")
-	}
+	providertest.CheckBadInput(t, reply, requestID, func(name string, opts model.Options) (model.Model, error) { return newModel(name, opts) }, json.RawMessage(`"x"`))
 }
 
 // Issue 10 item 5: without a credential from --api-key, ANTHROPIC_API_KEY or

@@ -214,15 +214,7 @@ func TestNoChoices(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	srv := providertest.NewServer(t, http.StatusOK, completion, nil)
-	m, err := newModel("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	providertest.CheckBadInput(t, srv, m, json.RawMessage(`[1]`))
-	if _, err := newModel("", model.Options{}); err == nil {
-		t.Error("New accepted an empty model name")
-	}
+	providertest.CheckBadInput(t, completion, nil, func(name string, opts model.Options) (model.Model, error) { return newModel(name, opts) }, json.RawMessage(`[1]`))
 }
 
 func TestMissingToolCallID(t *testing.T) {

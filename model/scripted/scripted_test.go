@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/chat"
-	"github.com/wardenhq/warden/internal/argjson"
 	"github.com/wardenhq/warden/model"
+	"github.com/wardenhq/warden/model/internal/providertest"
 	"github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/tool"
@@ -35,7 +35,7 @@ func generate(t *testing.T, m model.Model, msgs ...chat.Message) model.Response 
 func texts(msg chat.Message) []string {
 	var out []string
 	for _, c := range msg.ToolCalls {
-		out = append(out, c.ID+" "+inModelOrder(c))
+		out = append(out, c.ID+" "+providertest.InModelOrder(c))
 	}
 	return out
 }
@@ -107,7 +107,7 @@ func TestArgumentOrder(t *testing.T) {
 	if len(calls) != 2 {
 		t.Fatalf("calls %+v", calls)
 	}
-	if got, want := inModelOrder(calls[0]), "f(b=1, a='x')"; got != want {
+	if got, want := providertest.InModelOrder(calls[0]), "f(b=1, a='x')"; got != want {
 		t.Errorf("Text %q, want %q", got, want)
 	}
 	if got, want := string(calls[0].Arguments), `{"b":1,"a":"x"}`; got != want {
@@ -121,7 +121,7 @@ func TestArgumentOrder(t *testing.T) {
 	if calls[1].ParseError != "" || !json.Valid(calls[1].Arguments) {
 		t.Errorf("call %+v does not parse", calls[1])
 	}
-	if got, want := inModelOrder(calls[1]), "g(zeta=[3, 2, {'x': None, 'y': True}], alpha='<a & b>', mid='123', n=1.0, e=1e3, h=31, o=15, u=1000, big=123456789012345678901234567890, neg=-0.5, f=1.5e+300, ts='2001-12-14', multi='two\nlines\n')"; got != want {
+	if got, want := providertest.InModelOrder(calls[1]), "g(zeta=[3, 2, {'x': None, 'y': True}], alpha='<a & b>', mid='123', n=1.0, e=1e3, h=31, o=15, u=1000, big=123456789012345678901234567890, neg=-0.5, f=1.5e+300, ts='2001-12-14', multi='two\nlines\n')"; got != want {
 		t.Errorf("Text\n got %q\nwant %q", got, want)
 	}
 }
@@ -158,7 +158,7 @@ func TestArgumentsRaw(t *testing.T) {
 		t.Errorf("Unmarshal error %v, want a parsing error", err)
 	}
 	// Raw text that happens to be an object parses like a model's would.
-	if calls[2].ParseError != "" || inModelOrder(calls[2]) != "ok(z=1, a=2)" {
+	if calls[2].ParseError != "" || providertest.InModelOrder(calls[2]) != "ok(z=1, a=2)" {
 		t.Errorf("call %+v", calls[2])
 	}
 }
@@ -369,17 +369,6 @@ func TestConcurrent(t *testing.T) {
 			t.Errorf("turn %q replayed %d times", content, n)
 		}
 	}
-}
-
-// inModelOrder renders c with its arguments in the order the model sent
-// them, to check that decoding kept that order in Arguments (patterns never
-// see it: they match tool.Call.TextIn in the tool's order).
-func inModelOrder(c tool.Call) string {
-	var o tool.Order
-	for _, a := range argjson.Append(nil, c.Arguments) {
-		o = append(o, a.Key)
-	}
-	return c.TextIn(o)
 }
 
 func FuzzParse(f *testing.F) {

@@ -168,11 +168,18 @@ func CheckHTTPErrors(t *testing.T, name string, cases []HTTPError, open func(bas
 	}
 }
 
-// CheckBadInput checks that m (talking to srv) refuses, before any
-// request, a message of an unknown role and a tool whose parameters are
-// badSchema, not a JSON object.
-func CheckBadInput(t *testing.T, srv *Server, m model.Model, badSchema json.RawMessage) {
+// CheckBadInput checks a provider's refusals of bad input: the model open
+// returns for model "m" (talking to a server that answers reply with
+// header) refuses, before any request, a message of an unknown role and a
+// tool whose parameters are badSchema, not a JSON object; and open refuses
+// an empty model name.
+func CheckBadInput(t *testing.T, reply string, header http.Header, open func(name string, opts model.Options) (model.Model, error), badSchema json.RawMessage) {
 	t.Helper()
+	srv := NewServer(t, http.StatusOK, reply, header)
+	m, err := open("m", model.Options{BaseURL: srv.URL, APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, req := range map[string]model.Request{
 		"role":   {Messages: []chat.Message{{Role: "narrator", Content: "x"}}},
 		"schema": {Messages: []chat.Message{{Role: chat.User, Content: "x"}}, Tools: []tool.Info{{Name: "t", Parameters: badSchema}}},
@@ -183,6 +190,9 @@ func CheckBadInput(t *testing.T, srv *Server, m model.Model, badSchema json.RawM
 	}
 	if n := srv.Requests(); n != 0 {
 		t.Errorf("bad requests reached the server %d times", n)
+	}
+	if _, err := open("", model.Options{}); err == nil {
+		t.Error("New accepted an empty model name")
 	}
 }
 
