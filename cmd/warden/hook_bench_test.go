@@ -152,8 +152,8 @@ var (
 	fastErr  error
 )
 
-// fastBinary returns warden-hook (cmd/warden-hook) built from this tree,
-// in a directory of its own beside a link to the warden binary() returns,
+// fastBinary returns warden-hook (cmd/warden-hook) built from this tree
+// as README installs it (-ldflags='-s -w'), in a directory of its own beside a link to the warden binary() returns,
 // which it hands hooks that need a model to and runs sandboxed calls under.
 func fastBinary(t testing.TB) string {
 	t.Helper()
@@ -165,7 +165,7 @@ func fastBinary(t testing.TB) string {
 		if fastErr = os.Symlink(full, filepath.Join(fastDir, "warden")); fastErr != nil {
 			return
 		}
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(fastDir, "warden-hook"), "../warden-hook").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(fastDir, "warden-hook"), "../warden-hook").CombinedOutput(); err != nil {
 			fastErr = fmt.Errorf("building warden-hook: %v\n%s", err, out)
 		}
 	})
