@@ -11,7 +11,7 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/internal/hookcmd"
-	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/runtoken"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
@@ -19,6 +19,6 @@ import (
 func main() {
 	// As warden does (SPEC G16): a secret of warden's state with another
 	// name is replaced before anything uses it.
-	_ = wardenhome.RetireExposed(serve.TokenPath(), task.KeyPath())
+	_ = wardenhome.RetireExposed(runtoken.Path(), task.KeyPath())
 	os.Exit(hookcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, hookcmd.Options{Full: hookcmd.FindFull}))
 }

@@ -63,7 +63,8 @@ type benchArm struct {
 //
 // $WARDEN_BENCH_BASE=BIN runs BIN beside this build, in turn (this, BIN,
 // this, …), each with its own $WARDEN_HOME: the same figures prefixed
-// "base-". The sub-benchmarks hook-phases and fast-hook-phases run this
+// "base-". BIN is a warden, or a warden-hook when it is so named; its
+// phases are reported too (base-hook-phases). The sub-benchmarks hook-phases and fast-hook-phases run this
 // build's warden and warden-hook alone with $WARDEN_HOOK_TRACE and report
 // where a hook's time goes: start (exec, the runtime's and the packages'
 // initialisation, until the command begins), input (flags, hooks.yaml,
@@ -77,10 +78,15 @@ type benchArm struct {
 //
 //	go test ./cmd/warden -run '^$' -bench X1_HookProcess -benchtime 100x
 //	WARDEN_BENCH_BASE=/tmp/warden-old go test ./cmd/warden -run '^$' -bench X1_HookProcess -benchtime 100x
+//	WARDEN_BENCH_BASE=/tmp/old/warden-hook go test ./cmd/warden -run '^$' -bench X1_HookProcess -benchtime 100x
 func BenchmarkX1_HookProcess(b *testing.B) {
 	arms := []*benchArm{{bin: binary(b), hook: []string{"hook"}}, {prefix: "fast-", bin: fastBinary(b)}}
 	if base := os.Getenv(envBenchBase); base != "" {
-		arms = append(arms, &benchArm{prefix: "base-", bin: base, hook: []string{"hook"}})
+		arm := &benchArm{prefix: "base-", bin: base, hook: []string{"hook"}}
+		if filepath.Base(base) == "warden-hook" {
+			arm.hook = nil // a warden-hook takes HOST first
+		}
+		arms = append(arms, arm)
 	}
 	for _, a := range arms {
 		a.home = b.TempDir()
@@ -130,6 +136,9 @@ func BenchmarkX1_HookProcess(b *testing.B) {
 	})
 	b.Run("hook-phases", func(b *testing.B) { hookPhases(b, arms[0], input("bench-long")) })
 	b.Run("fast-hook-phases", func(b *testing.B) { hookPhases(b, arms[1], input("bench-long")) })
+	if len(arms) > 2 {
+		b.Run("base-hook-phases", func(b *testing.B) { hookPhases(b, arms[2], input("bench-long")) })
+	}
 }
 
 // args returns the arm's arguments for a hook of host with flags.
@@ -143,8 +152,8 @@ var (
 	fastErr  error
 )
 
-// fastBinary returns warden-hook (cmd/warden-hook) built from this tree,
-// in a directory of its own beside a link to the warden binary() returns,
+// fastBinary returns warden-hook (cmd/warden-hook) built from this tree
+// as README installs it (-ldflags='-s -w'), in a directory of its own beside a link to the warden binary() returns,
 // which it hands hooks that need a model to and runs sandboxed calls under.
 func fastBinary(t testing.TB) string {
 	t.Helper()
@@ -156,7 +165,7 @@ func fastBinary(t testing.TB) string {
 		if fastErr = os.Symlink(full, filepath.Join(fastDir, "warden")); fastErr != nil {
 			return
 		}
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(fastDir, "warden-hook"), "../warden-hook").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(fastDir, "warden-hook"), "../warden-hook").CombinedOutput(); err != nil {
 			fastErr = fmt.Errorf("building warden-hook: %v\n%s", err, out)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/queue"
-	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/runtoken"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -71,7 +71,7 @@ func Open(ctx context.Context, serverURL, dbURL string) (*Plane, error) {
 	var token, where string
 	var credErr error
 	if serverURL != "" {
-		token, where, credErr = serve.RunCredential()
+		token, where, credErr = runtoken.Credential()
 	}
 	if os.Getenv(wardenhome.EnvToken) != "" || os.Getenv(wardenhome.EnvRunToken) != "" {
 		if err := wardenhome.ScrubEnv(wardenhome.EnvToken, wardenhome.EnvRunToken); err != nil {

@@ -3,12 +3,11 @@ package serve
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/runtoken"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -70,37 +69,12 @@ func RunToken() (string, error) {
 }
 
 // RunCredential returns the credential a run, a hook or a gateway
-// presents (SPEC S4): the run credential derived from $WARDEN_TOKEN when
-// an operator's credential is set (the run never holds the operator's
-// power), else $WARDEN_RUN_TOKEN, else the one in $WARDEN_HOME/token,
-// which `warden serve` made. where says where it came from, for messages.
-func RunCredential() (cred, where string, err error) {
-	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
-		return proof.RunCredential(proof.Hash(t)), "$" + EnvToken, nil
-	}
-	if t := strings.TrimSpace(os.Getenv(wardenhome.EnvRunToken)); t != "" {
-		return t, "$" + wardenhome.EnvRunToken, nil
-	}
-	path := TokenPath()
-	if path == "" {
-		return "", "", fmt.Errorf("the run credential: warden has no home directory (set WARDEN_HOME, %s or %s)", wardenhome.EnvRunToken, EnvToken)
-	}
-	t, err := fileToken(path, false)
-	if errors.Is(err, os.ErrNotExist) {
-		return "", "", fmt.Errorf("no run credential at %s: start `warden serve` with this WARDEN_HOME, or set %s to the content of its token file: %w", path, wardenhome.EnvRunToken, err)
-	}
-	return t, path, err
-}
+// presents (SPEC S4): runtoken.Credential.
+func RunCredential() (cred, where string, err error) { return runtoken.Credential() }
 
 // TokenPath returns where the run credential is kept: $WARDEN_HOME/token;
 // "" when warden has no home.
-func TokenPath() string {
-	h := wardenhome.Home()
-	if h == "" {
-		return ""
-	}
-	return filepath.Join(h, "token")
-}
+func TokenPath() string { return runtoken.Path() }
 
 // Token returns $WARDEN_TOKEN if set (an operator's credential, unchecked),
 // else the run credential of RunToken: the token kept in
@@ -140,44 +114,10 @@ func fileToken(path string, create bool) (string, error) {
 
 // errRetired is the error of a token file that had another name: it was
 // removed, and a new token is to be made.
-var errRetired = errors.New("the API token was exposed and removed")
+var errRetired = runtoken.ErrRetired
 
-// readToken reads the token file at path, refusing one others may read.
-// A token file with another name (a hard link, wardenhome.Exposed) is
-// never used: it is removed (errRetired), for a new token to replace it.
-func readToken(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("the API token: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("the API token: %w", err)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("the API token %s can be read by others (mode %v); make it 0600", path, fi.Mode().Perm())
-	}
-	exposed, err := wardenhome.Exposed(f)
-	if err != nil {
-		return "", fmt.Errorf("the API token: %w", err)
-	}
-	if exposed {
-		if err := wardenhome.Retire(path, f, "the API token"); err != nil {
-			return "", err
-		}
-		return "", errRetired
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 4096))
-	if err != nil {
-		return "", fmt.Errorf("the API token: %w", err)
-	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return "", fmt.Errorf("the API token %s is empty", path)
-	}
-	return t, nil
-}
+// readToken reads the token file at path: runtoken.Read.
+func readToken(path string) (string, error) { return runtoken.Read(path) }
 
 // createToken writes a new random token at path, atomically and only if
 // no file is there (another process may be doing the same).
