@@ -114,6 +114,14 @@ var forbidden = map[string][]string{
 	// gate, the hooks and the server use it; it sits beside event, below
 	// storage and everything that decides.
 	"internal/ledger": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
+	// Helpers that copy a tree and keep a JSON object's order serve the
+	// sandbox, eval, the hooks' install and the panel alike: they know
+	// nothing of decisions.
+	"internal/copytree": join(vocabulary, databases, kernel, top, models),
+	"internal/jsonobj":  join(vocabulary, databases, kernel, top, models),
+	// The run credential is read by the hooks' lean binary: it links no
+	// server, database, model or governance.
+	"internal/runtoken": join([]string{"internal/serve", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the store, below the run.
