@@ -217,7 +217,7 @@ func (s *Session) Refresh() error {
 		return nil
 	}
 	if f != nil {
-		if fi, err := os.Stat(s.Path); err == nil && fi.Size() == f.Checkpoint().Size {
+		if fi, err := os.Stat(s.Path); err == nil && fi.Size() == f.Size() {
 			return nil
 		}
 	}
@@ -299,9 +299,14 @@ func (s *Session) read(e event.Event) {
 	case event.Override, event.OverrideUsed:
 		keep = true
 	}
-	if line, err := json.Marshal(e); keep && err == nil {
-		s.ledger = append(s.ledger, line)
-		s.pruneLedger()
+	// Only the events kept are marshalled: an event the transcript sealed
+	// or read marshals to its sealed line, copied here so that the state
+	// never shares the transcript's buffer.
+	if keep {
+		if line, err := e.MarshalJSON(); err == nil {
+			s.ledger = append(s.ledger, bytes.Clone(line))
+			s.pruneLedger()
+		}
 	}
 	switch d := e.Data.(type) {
 	case event.TurnStart:

@@ -28,6 +28,14 @@ func (t *Transcript) Checkpoint() Checkpoint {
 	return Checkpoint{Size: t.offset, Lines: t.lines, Runs: t.chain.Runs()}
 }
 
+// Size returns the transcript's size as this writer last saw it (what
+// Checkpoint's Size would be), without copying the ends of its runs.
+func (t *Transcript) Size() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.offset
+}
+
 // ErrCheckpoint says a transcript is not as a checkpoint describes it: it
 // is shorter, or the line the checkpoint ends on is not the one it names.
 var ErrCheckpoint = errors.New("the transcript is not as its checkpoint describes it")
