@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
@@ -66,6 +68,9 @@ type Session struct {
 
 	file *transcript.Transcript
 	lock *os.File
+	// dir is the runs directory, open: Refresh looks the transcript's
+	// name up in it, not its whole path.
+	dir  *os.File
 	key  *seal.Key
 	runs string
 	// out writes a recorded event: the transcript, the count, the sink.
@@ -120,9 +125,14 @@ func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, 
 	if s.lock, err = os.OpenFile(filepath.Join(p.Runs, s.RunID+".lock"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
+	if s.dir, err = os.Open(p.Runs); err != nil {
+		s.lock.Close()
+		return nil, fmt.Errorf("session: %w", err)
+	}
 	defer func() {
 		if err != nil {
 			s.lock.Close()
+			s.dir.Close()
 		}
 	}()
 	key, err := seal.LoadOrCreate(p.Key)
@@ -217,7 +227,11 @@ func (s *Session) Refresh() error {
 		return nil
 	}
 	if f != nil {
-		if fi, err := os.Stat(s.Path); err == nil && fi.Size() == f.Size() {
+		// The name is looked up again at every call, in the runs
+		// directory this session holds (as it holds its lock file there):
+		// a transcript replaced under the name is seen as one that changed.
+		var st unix.Stat_t
+		if err := unix.Fstatat(int(s.dir.Fd()), filepath.Base(s.Path), &st, 0); err == nil && st.Size == f.Size() {
 			return nil
 		}
 	}
@@ -364,6 +378,9 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	if s.lock != nil {
 		errs = append(errs, s.lock.Close())
+	}
+	if s.dir != nil {
+		errs = append(errs, s.dir.Close())
 	}
 	return errors.Join(errs...)
 }

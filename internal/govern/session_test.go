@@ -1,0 +1,82 @@
+package govern_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/govern"
+	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/transcript"
+)
+
+// TestG12_RefreshSeesWhatAnotherWriterAppended: a session held open (warden
+// mcp) sees at its next Refresh a line another warden process appended to
+// its run's transcript — the breaker's interrupt here, as a person's
+// override would be — whether that process appended to the file, or wrote
+// the transcript again under its name (a new file renamed over it).
+func TestG12_RefreshSeesWhatAnotherWriterAppended(t *testing.T) {
+	for _, replace := range []bool{false, true} {
+		name := map[bool]string{false: "appended", true: "replaced"}[replace]
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := govern.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}
+			s, err := govern.OpenSession(p, "mcp", "refresh-"+name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			s.Events.Emit(event.TurnStart{})
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			if s.Tripped {
+				t.Fatal("tripped before anything was appended")
+			}
+			key, err := seal.LoadOrCreate(p.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := s.Path
+			if replace {
+				data, err := os.ReadFile(s.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				path = s.Path + ".new"
+				if err := os.WriteFile(path, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			other, err := transcript.Open(path, key.Derive(seal.LineKeyLabel), seal.Heads(p.Runs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := event.NewRecorder(s.RunID, other)
+			rec.Continue(2)
+			rec.Emit(event.Limit{Type: event.LimitInterrupt, Message: "interrupted by another writer"})
+			if err := rec.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := other.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if replace {
+				if err := os.Rename(path, s.Path); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Refresh(); err != nil {
+				t.Fatal(err)
+			}
+			if !s.Tripped {
+				t.Fatal("Refresh did not read the line another writer appended")
+			}
+			s.Events.Emit(event.Info{})
+			if err := s.Events.Err(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
