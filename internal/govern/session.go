@@ -200,6 +200,11 @@ func (s *Session) Lock() (err error) {
 			return fmt.Errorf("session: %w", err)
 		}
 	}
+	// Lines another process appends while this one holds the transcript
+	// open (a person's override) are read into the state as the next
+	// write finds them, so that Refresh, which sees the file's size
+	// already counted then, does not miss them.
+	s.file.OnAppended(s.count)
 	waiting := s.waiting
 	s.waiting = nil
 	for _, e := range waiting {

@@ -15,10 +15,19 @@ import (
 // mcp) sees at its next Refresh a line another warden process appended to
 // its run's transcript — the breaker's interrupt here, as a person's
 // override would be — whether that process appended to the file, or wrote
-// the transcript again under its name (a new file renamed over it).
+// the transcript again under its name (a new file renamed over it), and
+// when the session wrote a line of its own after it and before the
+// Refresh (its write checks and chains after the appended line).
 func TestG12_RefreshSeesWhatAnotherWriterAppended(t *testing.T) {
-	for _, replace := range []bool{false, true} {
-		name := map[bool]string{false: "appended", true: "replaced"}[replace]
+	for _, tc := range []struct {
+		name           string
+		replace, write bool
+	}{
+		{"appended", false, false},
+		{"replaced", true, false},
+		{"appended-then-written", false, true},
+	} {
+		name, replace := tc.name, tc.replace
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := govern.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}
@@ -66,6 +75,9 @@ func TestG12_RefreshSeesWhatAnotherWriterAppended(t *testing.T) {
 				if err := os.Rename(path, s.Path); err != nil {
 					t.Fatal(err)
 				}
+			}
+			if tc.write {
+				s.Events.Emit(event.Info{Message: "written after the other writer appended"})
 			}
 			if err := s.Refresh(); err != nil {
 				t.Fatal(err)

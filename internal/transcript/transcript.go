@@ -117,6 +117,20 @@ type Transcript struct {
 	offset int64
 	lines  int
 	head   []byte // the head record's buffer
+	// appended takes the events of the lines other processes appended,
+	// as catchUp checks them (OnAppended).
+	appended func(event.Event) error
+}
+
+// OnAppended makes the transcript hand fn, in the file's order, every
+// event another warden process appended that this writer checks and
+// chains after before its own next line (a person's override given while
+// a held session runs, SPEC G12), so that its caller's state counts them
+// too. An error from fn stops the write.
+func (t *Transcript) OnAppended(fn func(event.Event) error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.appended = fn
 }
 
 // Open opens the transcript at path for appending sealed lines
@@ -297,6 +311,15 @@ func (t *Transcript) catchUp() error {
 		}
 		if err := t.chain.Check(h.RunID, body); err != nil {
 			return &seal.ChainError{Path: t.path, Line: t.lines, RunID: h.RunID, Err: fmt.Errorf("%w (appended while warden wrote the transcript)", err)}
+		}
+		if t.appended != nil {
+			var e event.Event
+			if err := json.Unmarshal(body, &e); err != nil {
+				return fmt.Errorf("%s: line %d (appended while warden wrote the transcript): %w", t.path, t.lines, jsonerr.Plain(err))
+			}
+			if err := t.appended(e); err != nil {
+				return fmt.Errorf("%s: line %d: %w", t.path, t.lines, err)
+			}
 		}
 	}
 	t.offset = size
