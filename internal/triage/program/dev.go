@@ -337,9 +337,8 @@ func gitPush(s *judge.Script, c *judge.Command, rest []string, does command.Effe
 // GitHub CLI.
 
 func judgeGh(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-R", "--repo", "--hostname")
-	if i >= len(c.Args) {
-		s.Allow("gh")
+	i, ok := subcommand(s, c.Args, "gh", "-R", "--repo", "--hostname")
+	if !ok {
 		return
 	}
 	group := c.Args[i]
@@ -488,9 +487,8 @@ func knownGoModule(mod string) bool {
 }
 
 func judgeCargo(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "--manifest-path", "-Z", "--config", "--color")
-	if i >= len(c.Args) {
-		s.Allow("cargo")
+	i, ok := subcommand(s, c.Args, "cargo", "--manifest-path", "-Z", "--config", "--color")
+	if !ok {
 		return
 	}
 	switch v := c.Args[i]; v {
@@ -512,9 +510,8 @@ func judgeCargo(s *judge.Script, c *judge.Command) {
 }
 
 func judgeNpm(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "--prefix", "-w", "--workspace", "-C")
-	if i >= len(c.Args) {
-		s.Allow("npm")
+	i, ok := subcommand(s, c.Args, "npm", "--prefix", "-w", "--workspace", "-C")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -628,9 +625,8 @@ func isDevToolName(s *judge.Script, n string) bool {
 }
 
 func judgeYarn(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "--cwd", "--filter", "-F", "-C", "--dir", "--prefix")
-	if i >= len(c.Args) {
-		s.Allow(c.Name + " install")
+	i, ok := subcommand(s, c.Args, c.Name+" install", "--cwd", "--filter", "-F", "-C", "--dir", "--prefix")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -1088,9 +1084,8 @@ func httpServer(s *judge.Script, c *judge.Command, rest []string) {
 
 func judgePip(s *judge.Script, c *judge.Command, from int) {
 	args := append([]string{c.Name}, c.Args[from:]...)
-	i := judge.Sub(args, "--index-url", "-i", "--proxy", "--cert", "--python")
-	if i >= len(args) {
-		s.Allow("pip")
+	i, ok := subcommand(s, args, "pip", "--index-url", "-i", "--proxy", "--cert", "--python")
+	if !ok {
 		return
 	}
 	rest := args[i:]

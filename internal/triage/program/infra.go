@@ -30,9 +30,8 @@ var _ = judge.RegisterJudges(map[string]func(*judge.Script, *judge.Command){
 // Containers, clusters, clouds, databases and key tools.
 
 func judgeDocker(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-H", "--host", "--context", "-c", "--config", "--log-level")
-	if i >= len(c.Args) {
-		s.Allow(c.Name)
+	i, ok := subcommand(s, c.Args, c.Name, "-H", "--host", "--context", "-c", "--config", "--log-level")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -317,9 +316,8 @@ func decodedLater(s *judge.Script, c *judge.Command) bool {
 }
 
 func judgeHelm(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-n", "--namespace", "--kube-context", "--kubeconfig")
-	if i >= len(c.Args) {
-		s.Allow("helm")
+	i, ok := subcommand(s, c.Args, "helm", "-n", "--namespace", "--kube-context", "--kubeconfig")
+	if !ok {
 		return
 	}
 	switch v := c.Args[i]; v {
@@ -340,9 +338,8 @@ func judgeHelm(s *judge.Script, c *judge.Command) {
 }
 
 func judgeTerraform(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-chdir")
-	if i >= len(c.Args) {
-		s.Allow(c.Name)
+	i, ok := subcommand(s, c.Args, c.Name, "-chdir")
+	if !ok {
 		return
 	}
 	switch v := c.Args[i]; v {
@@ -705,9 +702,8 @@ func judgeSecretTool(s *judge.Script, c *judge.Command) {
 }
 
 func judgeApt(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-o", "-c", "-t", "--target-release")
-	if i >= len(c.Args) {
-		s.Allow(c.Name)
+	i, ok := subcommand(s, c.Args, c.Name, "-o", "-c", "-t", "--target-release")
+	if !ok {
 		return
 	}
 	v := c.Args[i]

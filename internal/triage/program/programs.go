@@ -875,9 +875,8 @@ func judgeIfconfig(s *judge.Script, c *judge.Command) {
 }
 
 func judgeIP(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-n", "-netns", "-f", "-family")
-	if i >= len(c.Args) {
-		s.Allow("ip")
+	i, ok := subcommand(s, c.Args, "ip", "-n", "-netns", "-f", "-family")
+	if !ok {
 		return
 	}
 	rest := c.Args[i+1:]

@@ -1,0 +1,18 @@
+package program
+
+import "github.com/wardenhq/warden/internal/triage/judge"
+
+// The shapes many judges share, written once.
+
+// subcommand returns the index in args of the first word that is not an
+// option (withArg names the options whose value is the next word) and true;
+// when args has no such word, it allows the command as name and returns
+// false: a program run with options only is judged routine.
+func subcommand(s *judge.Script, args []string, name string, withArg ...string) (int, bool) {
+	i := judge.Sub(args, withArg...)
+	if i >= len(args) {
+		s.Allow(name)
+		return i, false
+	}
+	return i, true
+}
