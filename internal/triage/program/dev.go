@@ -1202,11 +1202,8 @@ func judgeGem(s *judge.Script, c *judge.Command) {
 		packages(s, c, shell.Operands(c.Args[1:], "v", "version", "source"), s.V.K.List("popular_gems"), "gem")
 		return
 	}
-	if len(c.Args) > 1 && (c.Args[1] == "push" || c.Args[1] == "signin" || c.Args[1] == "owner" || c.Args[1] == "yank") {
-		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` publishes to or changes RubyGems")
-		return
-	}
-	s.Allow("gem")
+	escOrAllow(s, c, len(c.Args) > 1 && (c.Args[1] == "push" || c.Args[1] == "signin" || c.Args[1] == "owner" || c.Args[1] == "yank"),
+		vocab.Exfiltration, judge.Medium, "publishes to or changes RubyGems", "gem")
 }
 
 func judgeManage(s *judge.Script, c *judge.Command) {
@@ -1235,19 +1232,13 @@ func judgeManage(s *judge.Script, c *judge.Command) {
 }
 
 func judgeAlembic(s *judge.Script, c *judge.Command) {
-	if shell.HasWord(c.Args, "downgrade", "stamp") {
-		s.Esc(vocab.Destructive, judge.Medium, "`"+c.Text+"` rolls database migrations back")
-		return
-	}
-	s.Allow("alembic")
+	escOrAllow(s, c, shell.HasWord(c.Args, "downgrade", "stamp"),
+		vocab.Destructive, judge.Medium, "rolls database migrations back", "alembic")
 }
 
 func judgeRustup(s *judge.Script, c *judge.Command) {
-	if shell.HasWord(c.Args, "self") && shell.HasWord(c.Args, "uninstall") {
-		s.Esc(vocab.Destructive, judge.Medium, "`"+c.Text+"` uninstalls the Rust toolchain")
-		return
-	}
-	s.Allow("rustup")
+	escOrAllow(s, c, shell.HasWord(c.Args, "self") && shell.HasWord(c.Args, "uninstall"),
+		vocab.Destructive, judge.Medium, "uninstalls the Rust toolchain", "rustup")
 }
 
 // judgeBuildTool judges make and its kin by the targets they are asked to

@@ -649,11 +649,8 @@ func judgeSSHKeygen(s *judge.Script, c *judge.Command) {
 }
 
 func judgeSSHAdd(s *judge.Script, c *judge.Command) {
-	if shell.HasShort(c.Args, 'D', "") || shell.HasShort(c.Args, 'd', "") || shell.HasShort(c.Args, 'x', "") {
-		s.Esc(vocab.SecurityWeakening, judge.Low, "`"+c.Text+"` changes the SSH agent")
-		return
-	}
-	s.Allow("ssh-add")
+	escOrAllow(s, c, shell.HasShort(c.Args, 'D', "") || shell.HasShort(c.Args, 'd', "") || shell.HasShort(c.Args, 'x', ""),
+		vocab.SecurityWeakening, judge.Low, "changes the SSH agent", "ssh-add")
 }
 
 func judgeGpg(s *judge.Script, c *judge.Command) {

@@ -1,6 +1,9 @@
 package program
 
-import "github.com/wardenhq/warden/internal/triage/judge"
+import (
+	"github.com/wardenhq/warden/internal/triage/judge"
+	"github.com/wardenhq/warden/internal/vocab"
+)
 
 // The shapes many judges share, written once.
 
@@ -15,4 +18,16 @@ func subcommand(s *judge.Script, args []string, name string, withArg ...string) 
 		return i, false
 	}
 	return i, true
+}
+
+// escOrAllow escalates c, for what it does (why, said after the command's
+// text), in class at risk when risky holds, and otherwise allows it as
+// name: the judge of a program that is routine but for a few options or
+// words.
+func escOrAllow(s *judge.Script, c *judge.Command, risky bool, class vocab.Class, risk int, why, name string) {
+	if risky {
+		s.Esc(class, risk, "`"+c.Text+"` "+why)
+		return
+	}
+	s.Allow(name)
 }
