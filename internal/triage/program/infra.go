@@ -192,12 +192,11 @@ func dockerRun(s *judge.Script, c *judge.Command, rest []string) {
 }
 
 func judgeKubectl(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
 	if shell.HasLong(c.Args, "token") {
 		s.Esc(vocab.CredentialProbing, judge.Medium, "`"+c.Text+"` puts a token on the command line")
 	}
-	if i >= len(c.Args) {
-		s.Allow("kubectl")
+	i, ok := subcommand(s, c.Args, "kubectl", "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
