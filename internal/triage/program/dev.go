@@ -337,9 +337,8 @@ func gitPush(s *judge.Script, c *judge.Command, rest []string, does command.Effe
 // GitHub CLI.
 
 func judgeGh(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-R", "--repo", "--hostname")
-	if i >= len(c.Args) {
-		s.Allow("gh")
+	i, ok := subcommand(s, c.Args, "gh", "-R", "--repo", "--hostname")
+	if !ok {
 		return
 	}
 	group := c.Args[i]
@@ -488,9 +487,8 @@ func knownGoModule(mod string) bool {
 }
 
 func judgeCargo(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "--manifest-path", "-Z", "--config", "--color")
-	if i >= len(c.Args) {
-		s.Allow("cargo")
+	i, ok := subcommand(s, c.Args, "cargo", "--manifest-path", "-Z", "--config", "--color")
+	if !ok {
 		return
 	}
 	switch v := c.Args[i]; v {
@@ -512,9 +510,8 @@ func judgeCargo(s *judge.Script, c *judge.Command) {
 }
 
 func judgeNpm(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "--prefix", "-w", "--workspace", "-C")
-	if i >= len(c.Args) {
-		s.Allow("npm")
+	i, ok := subcommand(s, c.Args, "npm", "--prefix", "-w", "--workspace", "-C")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -628,9 +625,8 @@ func isDevToolName(s *judge.Script, n string) bool {
 }
 
 func judgeYarn(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "--cwd", "--filter", "-F", "-C", "--dir", "--prefix")
-	if i >= len(c.Args) {
-		s.Allow(c.Name + " install")
+	i, ok := subcommand(s, c.Args, c.Name+" install", "--cwd", "--filter", "-F", "-C", "--dir", "--prefix")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -1088,9 +1084,8 @@ func httpServer(s *judge.Script, c *judge.Command, rest []string) {
 
 func judgePip(s *judge.Script, c *judge.Command, from int) {
 	args := append([]string{c.Name}, c.Args[from:]...)
-	i := judge.Sub(args, "--index-url", "-i", "--proxy", "--cert", "--python")
-	if i >= len(args) {
-		s.Allow("pip")
+	i, ok := subcommand(s, args, "pip", "--index-url", "-i", "--proxy", "--cert", "--python")
+	if !ok {
 		return
 	}
 	rest := args[i:]
@@ -1207,11 +1202,8 @@ func judgeGem(s *judge.Script, c *judge.Command) {
 		packages(s, c, shell.Operands(c.Args[1:], "v", "version", "source"), s.V.K.List("popular_gems"), "gem")
 		return
 	}
-	if len(c.Args) > 1 && (c.Args[1] == "push" || c.Args[1] == "signin" || c.Args[1] == "owner" || c.Args[1] == "yank") {
-		s.Esc(vocab.Exfiltration, judge.Medium, "`"+c.Text+"` publishes to or changes RubyGems")
-		return
-	}
-	s.Allow("gem")
+	escOrAllow(s, c, len(c.Args) > 1 && (c.Args[1] == "push" || c.Args[1] == "signin" || c.Args[1] == "owner" || c.Args[1] == "yank"),
+		vocab.Exfiltration, judge.Medium, "publishes to or changes RubyGems", "gem")
 }
 
 func judgeManage(s *judge.Script, c *judge.Command) {
@@ -1240,19 +1232,13 @@ func judgeManage(s *judge.Script, c *judge.Command) {
 }
 
 func judgeAlembic(s *judge.Script, c *judge.Command) {
-	if shell.HasWord(c.Args, "downgrade", "stamp") {
-		s.Esc(vocab.Destructive, judge.Medium, "`"+c.Text+"` rolls database migrations back")
-		return
-	}
-	s.Allow("alembic")
+	escOrAllow(s, c, shell.HasWord(c.Args, "downgrade", "stamp"),
+		vocab.Destructive, judge.Medium, "rolls database migrations back", "alembic")
 }
 
 func judgeRustup(s *judge.Script, c *judge.Command) {
-	if shell.HasWord(c.Args, "self") && shell.HasWord(c.Args, "uninstall") {
-		s.Esc(vocab.Destructive, judge.Medium, "`"+c.Text+"` uninstalls the Rust toolchain")
-		return
-	}
-	s.Allow("rustup")
+	escOrAllow(s, c, shell.HasWord(c.Args, "self") && shell.HasWord(c.Args, "uninstall"),
+		vocab.Destructive, judge.Medium, "uninstalls the Rust toolchain", "rustup")
 }
 
 // judgeBuildTool judges make and its kin by the targets they are asked to

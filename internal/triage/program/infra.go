@@ -30,9 +30,8 @@ var _ = judge.RegisterJudges(map[string]func(*judge.Script, *judge.Command){
 // Containers, clusters, clouds, databases and key tools.
 
 func judgeDocker(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-H", "--host", "--context", "-c", "--config", "--log-level")
-	if i >= len(c.Args) {
-		s.Allow(c.Name)
+	i, ok := subcommand(s, c.Args, c.Name, "-H", "--host", "--context", "-c", "--config", "--log-level")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -193,12 +192,11 @@ func dockerRun(s *judge.Script, c *judge.Command, rest []string) {
 }
 
 func judgeKubectl(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
 	if shell.HasLong(c.Args, "token") {
 		s.Esc(vocab.CredentialProbing, judge.Medium, "`"+c.Text+"` puts a token on the command line")
 	}
-	if i >= len(c.Args) {
-		s.Allow("kubectl")
+	i, ok := subcommand(s, c.Args, "kubectl", "-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-s", "--server", "--token")
+	if !ok {
 		return
 	}
 	rest := c.Args[i:]
@@ -317,9 +315,8 @@ func decodedLater(s *judge.Script, c *judge.Command) bool {
 }
 
 func judgeHelm(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-n", "--namespace", "--kube-context", "--kubeconfig")
-	if i >= len(c.Args) {
-		s.Allow("helm")
+	i, ok := subcommand(s, c.Args, "helm", "-n", "--namespace", "--kube-context", "--kubeconfig")
+	if !ok {
 		return
 	}
 	switch v := c.Args[i]; v {
@@ -340,9 +337,8 @@ func judgeHelm(s *judge.Script, c *judge.Command) {
 }
 
 func judgeTerraform(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-chdir")
-	if i >= len(c.Args) {
-		s.Allow(c.Name)
+	i, ok := subcommand(s, c.Args, c.Name, "-chdir")
+	if !ok {
 		return
 	}
 	switch v := c.Args[i]; v {
@@ -652,11 +648,8 @@ func judgeSSHKeygen(s *judge.Script, c *judge.Command) {
 }
 
 func judgeSSHAdd(s *judge.Script, c *judge.Command) {
-	if shell.HasShort(c.Args, 'D', "") || shell.HasShort(c.Args, 'd', "") || shell.HasShort(c.Args, 'x', "") {
-		s.Esc(vocab.SecurityWeakening, judge.Low, "`"+c.Text+"` changes the SSH agent")
-		return
-	}
-	s.Allow("ssh-add")
+	escOrAllow(s, c, shell.HasShort(c.Args, 'D', "") || shell.HasShort(c.Args, 'd', "") || shell.HasShort(c.Args, 'x', ""),
+		vocab.SecurityWeakening, judge.Low, "changes the SSH agent", "ssh-add")
 }
 
 func judgeGpg(s *judge.Script, c *judge.Command) {
@@ -705,9 +698,8 @@ func judgeSecretTool(s *judge.Script, c *judge.Command) {
 }
 
 func judgeApt(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-o", "-c", "-t", "--target-release")
-	if i >= len(c.Args) {
-		s.Allow(c.Name)
+	i, ok := subcommand(s, c.Args, c.Name, "-o", "-c", "-t", "--target-release")
+	if !ok {
 		return
 	}
 	v := c.Args[i]

@@ -533,11 +533,8 @@ func judgeGetent(s *judge.Script, c *judge.Command) {
 		s.Deny(vocab.CredentialProbing, "`"+c.Text+"` reads password hashes")
 		return
 	}
-	if shell.HasWord(c.Args, "passwd", "group") && len(c.Args) == 2 {
-		s.Esc(vocab.CredentialProbing, judge.Low, "`"+c.Text+"` lists the system's accounts")
-		return
-	}
-	s.Allow("getent")
+	escOrAllow(s, c, shell.HasWord(c.Args, "passwd", "group") && len(c.Args) == 2,
+		vocab.CredentialProbing, judge.Low, "lists the system's accounts", "getent")
 }
 
 func judgePrintenv(s *judge.Script, c *judge.Command) {
@@ -623,11 +620,8 @@ func judgeSet(s *judge.Script, c *judge.Command) {
 	if dumpsEnv(s, c) {
 		return
 	}
-	if command.HistoryBuiltin("set", c.Args) == command.HistoryDisabled {
-		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` disables shell history")
-		return
-	}
-	s.Allow("set")
+	escOrAllow(s, c, command.HistoryBuiltin("set", c.Args) == command.HistoryDisabled,
+		vocab.SecurityWeakening, judge.High, "disables shell history", "set")
 }
 
 // judgeHash judges hash: -p NAME binds a command name to a file of the
@@ -692,19 +686,13 @@ func judgeAlias(s *judge.Script, c *judge.Command) {
 }
 
 func judgeUnset(s *judge.Script, c *judge.Command) {
-	if command.HistoryBuiltin("unset", c.Args) == command.HistoryDisabled {
-		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` disables shell history")
-		return
-	}
-	s.Allow("unset")
+	escOrAllow(s, c, command.HistoryBuiltin("unset", c.Args) == command.HistoryDisabled,
+		vocab.SecurityWeakening, judge.High, "disables shell history", "unset")
 }
 
 func judgeHistory(s *judge.Script, c *judge.Command) {
-	if shell.HasShort(c.Args, 'c', "d") || shell.HasShort(c.Args, 'd', "") || shell.HasShort(c.Args, 'w', "") || shell.HasShort(c.Args, 'r', "") {
-		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` rewrites shell history")
-		return
-	}
-	s.Allow("history")
+	escOrAllow(s, c, shell.HasShort(c.Args, 'c', "d") || shell.HasShort(c.Args, 'd', "") || shell.HasShort(c.Args, 'w', "") || shell.HasShort(c.Args, 'r', ""),
+		vocab.SecurityWeakening, judge.High, "rewrites shell history", "history")
 }
 
 func judgeDate(s *judge.Script, c *judge.Command) {
@@ -875,9 +863,8 @@ func judgeIfconfig(s *judge.Script, c *judge.Command) {
 }
 
 func judgeIP(s *judge.Script, c *judge.Command) {
-	i := judge.Sub(c.Args, "-n", "-netns", "-f", "-family")
-	if i >= len(c.Args) {
-		s.Allow("ip")
+	i, ok := subcommand(s, c.Args, "ip", "-n", "-netns", "-f", "-family")
+	if !ok {
 		return
 	}
 	rest := c.Args[i+1:]
@@ -898,27 +885,18 @@ func judgeIP(s *judge.Script, c *judge.Command) {
 }
 
 func judgeRoute(s *judge.Script, c *judge.Command) {
-	if shell.HasWord(c.Args, "add", "del", "delete", "flush", "change", "-d", "-s") {
-		s.Esc(vocab.SecurityWeakening, judge.Medium, "`"+c.Text+"` changes the network configuration")
-		return
-	}
-	s.Allow(c.Name)
+	escOrAllow(s, c, shell.HasWord(c.Args, "add", "del", "delete", "flush", "change", "-d", "-s"),
+		vocab.SecurityWeakening, judge.Medium, "changes the network configuration", c.Name)
 }
 
 func judgeJournal(s *judge.Script, c *judge.Command) {
-	if shell.HasLong(c.Args, "vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush") {
-		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` deletes or rotates system logs")
-		return
-	}
-	s.Allow("journalctl")
+	escOrAllow(s, c, shell.HasLong(c.Args, "vacuum-size", "vacuum-time", "vacuum-files", "rotate", "flush"),
+		vocab.SecurityWeakening, judge.High, "deletes or rotates system logs", "journalctl")
 }
 
 func judgeDmesg(s *judge.Script, c *judge.Command) {
-	if shell.HasShort(c.Args, 'c', "") || shell.HasShort(c.Args, 'C', "") || shell.HasLong(c.Args, "clear", "read-clear") {
-		s.Esc(vocab.SecurityWeakening, judge.High, "`"+c.Text+"` clears the kernel log")
-		return
-	}
-	s.Allow("dmesg")
+	escOrAllow(s, c, shell.HasShort(c.Args, 'c', "") || shell.HasShort(c.Args, 'C', "") || shell.HasLong(c.Args, "clear", "read-clear"),
+		vocab.SecurityWeakening, judge.High, "clears the kernel log", "dmesg")
 }
 
 func judgeSource(s *judge.Script, c *judge.Command) {
