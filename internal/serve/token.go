@@ -68,10 +68,6 @@ func RunToken() (string, error) {
 	return fileToken(path, true)
 }
 
-// RunCredential returns the credential a run, a hook or a gateway
-// presents (SPEC S4): runtoken.Credential.
-func RunCredential() (cred, where string, err error) { return runtoken.Credential() }
-
 // TokenPath returns where the run credential is kept: $WARDEN_HOME/token;
 // "" when warden has no home.
 func TokenPath() string { return runtoken.Path() }
@@ -83,7 +79,7 @@ func TokenPath() string { return runtoken.Path() }
 // refused; one with another name (a hard link) is replaced by a new token,
 // and stderr says so: the old token is no longer accepted. Since SPEC S4
 // the two are told apart: `warden serve` takes OperatorToken and RunToken,
-// a run RunCredential.
+// a run runtoken.Credential.
 func Token() (string, error) {
 	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
 		return t, nil
@@ -95,29 +91,22 @@ func Token() (string, error) {
 // says so and it is missing.
 func fileToken(path string, create bool) (string, error) {
 	if !create {
-		return readToken(path)
+		return runtoken.Read(path)
 	}
 	for range 2 {
-		t, err := readToken(path)
+		t, err := runtoken.Read(path)
 		if err == nil {
 			return t, nil
 		}
-		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errRetired) {
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, runtoken.ErrRetired) {
 			return "", err
 		}
 		if err := createToken(path); err != nil && !errors.Is(err, os.ErrExist) {
 			return "", err
 		}
 	}
-	return readToken(path)
+	return runtoken.Read(path)
 }
-
-// errRetired is the error of a token file that had another name: it was
-// removed, and a new token is to be made.
-var errRetired = runtoken.ErrRetired
-
-// readToken reads the token file at path: runtoken.Read.
-func readToken(path string) (string, error) { return runtoken.Read(path) }
 
 // createToken writes a new random token at path, atomically and only if
 // no file is there (another process may be doing the same).

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/proof"
+	"github.com/wardenhq/warden/internal/runtoken"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -126,7 +127,7 @@ func TestS4_RunCredentialWhere(t *testing.T) {
 	t.Setenv("WARDEN_HOME", home)
 	t.Setenv(EnvToken, "")
 	t.Setenv(wardenhome.EnvRunToken, "")
-	if _, _, err := RunCredential(); err == nil || !strings.Contains(err.Error(), "warden serve") {
+	if _, _, err := runtoken.Credential(); err == nil || !strings.Contains(err.Error(), "warden serve") {
 		t.Fatalf("with no server's token file: %v, want an error naming warden serve", err)
 	}
 	file, err := RunToken() // what warden serve makes
@@ -141,7 +142,7 @@ func TestS4_RunCredentialWhere(t *testing.T) {
 	} {
 		t.Setenv(EnvToken, tc.token)
 		t.Setenv(wardenhome.EnvRunToken, tc.run)
-		got, where, err := RunCredential()
+		got, where, err := runtoken.Credential()
 		if err != nil || got != tc.want || where != tc.where || got == op {
 			t.Errorf("WARDEN_TOKEN=%q WARDEN_RUN_TOKEN=%q: %q from %q, %v; want %q from %q", tc.token, tc.run, got, where, err, tc.want, tc.where)
 		}
