@@ -42,8 +42,14 @@ type Event struct {
 
 // sealedLine is an event's sealed line, shared by the copies of the event
 // a Recorder hands to its sinks: the sealed transcript among them fills it, and
-// the sinks after it marshal the event to the same bytes.
-type sealedLine struct{ b []byte }
+// the sinks after it marshal the event to the same bytes. id is the id the
+// transcript gave the event in that line (it numbers an event after the
+// lines other processes appended): the sinks after it, and the Recorder,
+// take it too.
+type sealedLine struct {
+	b  []byte
+	id string
+}
 
 // Kind returns the kind of the event's data: the "event" field of its
 // transcript line, such as "tool" or "run_end".

@@ -42,30 +42,59 @@ func Tee(sinks ...Sink) Sink {
 			if err := write(s, e); err != nil && first == nil {
 				first = err
 			}
+			if e.sealed.id != "" {
+				e.ID = e.sealed.id // as the sealed line has it
+			}
 		}
 		return first
 	})
 }
 
 // A lineSink writes an event as a line of its own making and returns the
-// line, without its newline: warden's sealed transcript
-// (internal/transcript).
+// line, without its newline, and the id the line gives the event: warden's
+// sealed transcript (internal/transcript), which numbers an event after
+// the lines other processes appended to the file before it (SPEC L8).
 type lineSink interface {
-	WriteLine(e Event) ([]byte, error)
+	WriteLine(e Event) (line []byte, id string, err error)
 }
 
 // write writes e to s. When s is a lineSink, e and its copies (they share
-// e.sealed) then marshal to the line s wrote.
+// e.sealed) then marshal to the line s wrote, and Tee hands the sinks after
+// s the id that line gives the event.
 func write(s Sink, e Event) error {
 	ls, ok := s.(lineSink)
 	if !ok || e.sealed == nil {
 		return s.Write(e)
 	}
-	line, err := ls.WriteLine(e)
+	line, id, err := ls.WriteLine(e)
 	if err == nil {
-		e.sealed.b = line
+		e.sealed.b, e.sealed.id = line, id
 	}
 	return err
+}
+
+// SeqID returns the id of run runID's event number n: RUN-NNNNNN.
+func SeqID(runID string, n int) string { return fmt.Sprintf("%s-%06d", runID, n) }
+
+// Seq returns the number of a run's event id as Recorders give them
+// (SeqID), and false for an id of another form (an override's, another
+// run's).
+func Seq(runID, id string) (int, bool) {
+	if len(id) <= len(runID)+1 || id[:len(runID)] != runID || id[len(runID)] != '-' {
+		return 0, false
+	}
+	rest := id[len(runID)+1:]
+	if len(rest) > 12 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(rest) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // writer writes events as JSON Lines (NewWriter).
@@ -277,7 +306,7 @@ func (r *Recorder) Emit(d Data) {
 	defer r.run.emit.Unlock()
 	n := r.run.seq.Add(1)
 	e := Event{
-		ID:     fmt.Sprintf("%s-%06d", r.run.id, n),
+		ID:     SeqID(r.run.id, int(n)),
 		Time:   r.run.now().UTC(),
 		RunID:  r.run.id,
 		Agent:  r.agent,
@@ -285,7 +314,15 @@ func (r *Recorder) Emit(d Data) {
 		Data:   d,
 		sealed: &sealedLine{},
 	}
-	if err := write(r.run.sink, e); err != nil {
+	err := write(r.run.sink, e)
+	// A sealed transcript may have numbered the event further (after
+	// lines another process appended): the count goes on from its number.
+	if id := e.sealed.id; id != "" && id != e.ID {
+		if m, ok := Seq(r.run.id, id); ok && int64(m) > r.run.seq.Load() {
+			r.run.seq.Store(int64(m))
+		}
+	}
+	if err != nil {
 		r.run.mu.Lock()
 		if r.run.err == nil {
 			r.run.err = fmt.Errorf("transcript: %w", err)

@@ -298,8 +298,11 @@ type transcriptSink struct{ s *Session }
 // Write implements event.Sink.
 func (t transcriptSink) Write(e event.Event) error { return t.s.file.Write(e) }
 
-// WriteLine writes e and returns its sealed line.
-func (t transcriptSink) WriteLine(e event.Event) ([]byte, error) { return t.s.file.WriteLine(e) }
+// WriteLine writes e and returns its sealed line and the id the line
+// gives it (numbered after what other processes appended).
+func (t transcriptSink) WriteLine(e event.Event) ([]byte, string, error) {
+	return t.s.file.WriteLine(e)
+}
 
 // count takes the next event of the run's transcript, read back.
 func (s *Session) count(e event.Event) error {

@@ -12,20 +12,28 @@ import (
 )
 
 // Checkpoint is where a transcript stood when a writer last wrote it: its
-// size, its lines and where each run's chain ended. A writer that keeps it
-// where only warden writes (authenticated) can open the transcript again
-// without checking what it checked before (OpenAt).
+// size, its lines, where each run's chain ended and the highest event
+// number of each run's lines (event.Seq). A writer that keeps it where only
+// warden writes (authenticated) can open the transcript again without
+// checking what it checked before (OpenAt).
 type Checkpoint struct {
 	Size  int64                    `json:"size"`
 	Lines int                      `json:"lines"`
 	Runs  map[string]seal.ChainEnd `json:"runs"`
+	// Seq is missing (nil) from a checkpoint an earlier warden kept: OpenAt
+	// refuses it (ErrCheckpoint), and the file is read whole instead.
+	Seq map[string]int `json:"seq"`
 }
 
 // Checkpoint returns where the transcript stands now.
 func (t *Transcript) Checkpoint() Checkpoint {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Checkpoint{Size: t.offset, Lines: t.lines, Runs: t.chain.Runs()}
+	seq := make(map[string]int, len(t.seq))
+	for id, n := range t.seq {
+		seq[id] = n
+	}
+	return Checkpoint{Size: t.offset, Lines: t.lines, Runs: t.chain.Runs(), Seq: seq}
 }
 
 // Size returns the transcript's size as this writer last saw it (what
@@ -59,11 +67,17 @@ func OpenAt(path string, key seal.MACKey, heads seal.Heads, cp Checkpoint, fn fu
 		f.Close()
 		return nil, err
 	}
+	if cp.Seq == nil && cp.Size > 0 {
+		return fail(fmt.Errorf("%s: %w: it does not say how the runs' events are numbered", path, ErrCheckpoint))
+	}
 	if err := checkEnd(f, cp); err != nil {
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	for id, end := range cp.Runs {
 		t.chain.SetEnd(id, end)
+	}
+	for id, n := range cp.Seq {
+		t.seq[id] = n
 	}
 	n := cp.Lines
 	err = event.ReadLines(io.NewSectionReader(f, cp.Size, 1<<62), func(i int, line []byte, e event.Event) error {
@@ -71,6 +85,7 @@ func OpenAt(path string, key seal.MACKey, heads seal.Heads, cp Checkpoint, fn fu
 		if err := t.chain.Check(e.RunID, line); err != nil {
 			return &seal.ChainError{Path: path, Line: n, RunID: e.RunID, Err: err}
 		}
+		t.noteSeq(e.RunID, e.ID)
 		return fn(e)
 	})
 	if err != nil {

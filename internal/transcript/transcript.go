@@ -106,7 +106,11 @@ func ReadSealed(r io.Reader, key seal.MACKey, heads seal.Heads, fn func(event.Ev
 // person's override, given while the run goes on): each holds the file's
 // lock while it writes and first checks, and chains after, the lines the
 // others appended. Lines appended or removed by anything else stop the
-// writer with an error.
+// writer with an error. The numbered ids Recorders give (event.SeqID) are
+// given their final number there too, under the lock: an event whose
+// number another line of its run already has, or a higher one, is numbered
+// after that run's last, so that ids stay unique and ascend in the file's
+// order whoever appended before it.
 type Transcript struct {
 	mu     sync.Mutex
 	f      *os.File
@@ -117,6 +121,8 @@ type Transcript struct {
 	offset int64
 	lines  int
 	head   []byte // the head record's buffer
+	// seq is the highest event number (event.Seq) of each run's lines.
+	seq map[string]int
 	// appended takes the events of the lines other processes appended,
 	// as catchUp checks them (OnAppended).
 	appended func(event.Event) error
@@ -146,7 +152,10 @@ func Open(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
 	}
 	f := t.f
 	defer t.unlock()
-	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(event.Event) error { return nil })
+	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(e event.Event) error {
+		t.noteSeq(e.RunID, e.ID)
+		return nil
+	})
 	if err != nil {
 		f.Close()
 		var ce *seal.ChainError
@@ -178,7 +187,7 @@ func openLocked(path string, key seal.MACKey, heads seal.Heads) (*Transcript, er
 	if err != nil {
 		return nil, err
 	}
-	t := &Transcript{f: f, path: path, chain: seal.NewChain(key), heads: heads, headFs: map[string][]byte{}}
+	t := &Transcript{f: f, path: path, chain: seal.NewChain(key), heads: heads, headFs: map[string][]byte{}, seq: map[string]int{}}
 	if err := t.lock(); err != nil {
 		f.Close()
 		return nil, err
@@ -204,14 +213,15 @@ func (t *Transcript) unlock() { _ = syscall.Flock(int(t.f.Fd()), syscall.LOCK_UN
 // event.Tee the event, and every copy of it handed to the sinks after this
 // one, then marshals to that line (WriteLine).
 func (t *Transcript) Write(e event.Event) error {
-	_, err := t.WriteLine(e)
+	_, _, err := t.WriteLine(e)
 	return err
 }
 
 // WriteLine appends e as one sealed line and returns the line, without its
-// newline: event.Tee and Recorders hand the sinks after this one e as that
-// line.
-func (t *Transcript) WriteLine(e event.Event) ([]byte, error) { return t.write(e) }
+// newline, and e's id as the line has it (see Transcript: a numbered id is
+// given its number under the file's lock): event.Tee and Recorders hand
+// the sinks after this one e as that line, under that id.
+func (t *Transcript) WriteLine(e event.Event) ([]byte, string, error) { return t.write(e) }
 
 // WriteSealed is Write returning e as sealed: it marshals to its line.
 func (t *Transcript) WriteSealed(e event.Event) (event.Event, error) {
@@ -233,47 +243,70 @@ func (t *Transcript) Sync() error {
 	return t.f.Sync()
 }
 
-func (t *Transcript) write(e event.Event) ([]byte, error) {
+func (t *Transcript) write(e event.Event) ([]byte, string, error) {
 	if e.RunID == "" {
-		return nil, errors.New("event: an event without a run id cannot be sealed")
+		return nil, "", errors.New("event: an event without a run id cannot be sealed")
 	}
 	// A copy of the common fields and the data marshals to the event's
 	// object, whatever line the event was read from or sealed as.
-	obj, err := event.Event{ID: e.ID, Time: e.Time, RunID: e.RunID, Agent: e.Agent, Span: e.Span, Data: e.Data}.MarshalJSON()
+	plain := event.Event{ID: e.ID, Time: e.Time, RunID: e.RunID, Agent: e.Agent, Span: e.Span, Data: e.Data}
+	obj, err := plain.MarshalJSON()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.f == nil {
-		return nil, fmt.Errorf("%s: the transcript is closed", t.path)
+		return nil, "", fmt.Errorf("%s: the transcript is closed", t.path)
 	}
 	if err := t.lock(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer t.unlock()
 	if err := t.catchUp(); err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	// The event's place in the file is decided now: a numbered id is
+	// numbered after its run's lines, those other processes appended
+	// included.
+	n, numbered := event.Seq(e.RunID, e.ID)
+	if last := t.seq[e.RunID]; numbered && n <= last {
+		n = last + 1
+		plain.ID = event.SeqID(e.RunID, n)
+		if obj, err = plain.MarshalJSON(); err != nil {
+			return nil, "", err
+		}
 	}
 	before := t.chain.End(e.RunID)
 	line, err := t.chain.Seal(e.RunID, obj)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	buf := append(line, '\n') // in the room Seal left
-	n, err := t.f.Write(buf)
-	t.offset += int64(n)
+	wrote, err := t.f.Write(buf)
+	t.offset += int64(wrote)
 	if err != nil {
 		// The chain stays where the file is: a partial line is the cut
 		// line of a crash, and nothing is chained after it.
 		t.chain.SetEnd(e.RunID, before)
-		return nil, fmt.Errorf("%s: %w", t.path, err)
+		return nil, "", fmt.Errorf("%s: %w", t.path, err)
 	}
 	t.lines++
-	if err := t.writeHead(e.RunID); err != nil {
-		return nil, err
+	if numbered {
+		t.seq[e.RunID] = n
 	}
-	return line, nil
+	if err := t.writeHead(e.RunID); err != nil {
+		return nil, "", err
+	}
+	return line, plain.ID, nil
+}
+
+// noteSeq counts id, of a line of run runID, in the run's highest event
+// number.
+func (t *Transcript) noteSeq(runID, id string) {
+	if n, ok := event.Seq(runID, id); ok && n > t.seq[runID] {
+		t.seq[runID] = n
+	}
 }
 
 // catchUp checks and chains after the lines other warden processes
@@ -304,6 +337,7 @@ func (t *Transcript) catchUp() error {
 			continue
 		}
 		var h struct {
+			ID    string `json:"id"`
 			RunID string `json:"run_id"`
 		}
 		if err := json.Unmarshal(body, &h); err != nil {
@@ -312,6 +346,7 @@ func (t *Transcript) catchUp() error {
 		if err := t.chain.Check(h.RunID, body); err != nil {
 			return &seal.ChainError{Path: t.path, Line: t.lines, RunID: h.RunID, Err: fmt.Errorf("%w (appended while warden wrote the transcript)", err)}
 		}
+		t.noteSeq(h.RunID, h.ID)
 		if t.appended != nil {
 			var e event.Event
 			if err := json.Unmarshal(body, &e); err != nil {
