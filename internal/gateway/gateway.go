@@ -20,6 +20,7 @@ import (
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/mcp"
+	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/tool"
 )
 
@@ -43,6 +44,22 @@ type Gateway struct {
 	// Log, when set, receives the protocol problems warden answered
 	// (malformed messages, unknown ids) and upstream failures.
 	Log io.Writer
+
+	// key is warden's state key, loaded for the first session.
+	keyOnce sync.Once
+	key     *seal.Key
+	keyErr  error
+}
+
+// stateKey returns warden's state key, loaded once for every session.
+func (g *Gateway) stateKey() (*seal.Key, error) {
+	g.keyOnce.Do(func() {
+		g.key, g.keyErr = seal.LoadOrCreate(g.Config.Paths.Key)
+	})
+	if g.keyErr != nil {
+		return nil, fmt.Errorf("warden state: %w", g.keyErr)
+	}
+	return g.key, nil
 }
 
 // Serve relays one client session between client and upstream until the
@@ -193,7 +210,14 @@ func (g *Gateway) open(ctx context.Context, client sdk.Connection, ups []Upstrea
 		l, _ := u.cat.get(bare)
 		return &mcpTool{server: s.serverOf(u), name: name, bare: bare, l: l}
 	})
-	run, err := govern.OpenSession(g.Config.Paths, "mcp", id, g.Config.Sink)
+	key, err := g.stateKey()
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	// The session's id is the transport's, made at random by warden for
+	// this session (Handler), or made here: a new run, which no other
+	// process opens.
+	run, err := govern.Open(g.Config.Paths, "mcp", id, g.Config.Sink, govern.Options{Key: key, New: true})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}

@@ -28,28 +28,39 @@ const statelessCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"
 // postStateless posts statelessCall to url and checks the answer is the
 // echo's result, whether it comes as JSON or as one event of a stream.
 func postStateless(hc *http.Client, url string) error {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(statelessCall))
+	text, isErr, err := postStatelessBody(hc, url, statelessCall)
+	if err == nil && (isErr || !strings.Contains(text, "hello")) {
+		err = fmt.Errorf("not the echo's result: %q (isError %v)", text, isErr)
+	}
+	return err
+}
+
+// postStatelessBody posts the tools/call body to url without a session
+// and returns the text of the result and its isError, whether the answer
+// comes as JSON or as one event of a stream.
+func postStatelessBody(hc *http.Client, url, body string) (string, bool, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return "", false, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d: %s", resp.StatusCode, body)
+		return "", false, fmt.Errorf("status %d: %s", resp.StatusCode, data)
 	}
-	msg := body
+	msg := data
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		msg = nil
-		sc := bufio.NewScanner(bytes.NewReader(body))
+		sc := bufio.NewScanner(bytes.NewReader(data))
 		for sc.Scan() {
 			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 				msg = []byte(d)
@@ -64,10 +75,10 @@ func postStateless(hc *http.Client, url string) error {
 			} `json:"content"`
 		} `json:"result"`
 	}
-	if err := json.Unmarshal(msg, &r); err != nil || r.Result == nil || r.Result.IsError || len(r.Result.Content) != 1 || !strings.Contains(r.Result.Content[0].Text, "hello") {
-		return fmt.Errorf("not the echo's result: %s", body)
+	if err := json.Unmarshal(msg, &r); err != nil || r.Result == nil || len(r.Result.Content) != 1 {
+		return "", false, fmt.Errorf("not a tool's result: %s", data)
 	}
-	return nil
+	return r.Result.Content[0].Text, r.Result.IsError, nil
 }
 
 // statelessPlain serves each request of the stateless revision as the

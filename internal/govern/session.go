@@ -67,6 +67,8 @@ type Session struct {
 	Path string
 
 	file *transcript.Transcript
+	// lock is the session's lock file; nil for a new session (OpenNew),
+	// which no other process holds.
 	lock *os.File
 	// dir is the runs directory, open: Refresh looks the transcript's
 	// name up in it, not its whole path.
@@ -85,6 +87,26 @@ type Session struct {
 	n      int
 	ledger []json.RawMessage
 	state  string
+	// kept is a new session's state while it is unlocked (OpenNew: in
+	// memory, not in a state file).
+	kept *state
+	// fresh says the session is new (OpenNew).
+	fresh bool
+}
+
+// Options are how a process that opens many sessions (warden mcp) opens
+// one.
+type Options struct {
+	// Key is warden's state key, loaded once (seal.LoadOrCreate of
+	// Paths.Key); nil loads it from Paths.Key.
+	Key *seal.Key
+	// New says the session id was just made by the caller, at random, for
+	// this session alone (a warden mcp client session): no other process
+	// holds or will open the run, so the session takes no lock file, and
+	// keeps its state in memory while it is unlocked, not in a state file
+	// beside the transcript. A run whose transcript exists already is
+	// refused.
+	New bool
 }
 
 // plainID reports whether a host's session id may stand in a run id as
@@ -117,27 +139,40 @@ func RunID(host, sessionID string) string {
 // back from the transcript. sink, when set, also receives every event
 // recorded (the store, the server).
 func OpenSession(p Paths, host, sessionID string, sink event.Sink) (_ *Session, err error) {
-	s := &Session{RunID: RunID(host, sessionID), runs: p.Runs}
+	return Open(p, host, sessionID, sink, Options{})
+}
+
+// Open is OpenSession with options.
+func Open(p Paths, host, sessionID string, sink event.Sink, o Options) (_ *Session, err error) {
+	s := &Session{RunID: RunID(host, sessionID), runs: p.Runs, fresh: o.New}
 	s.Path = filepath.Join(p.Runs, s.RunID+".jsonl")
 	if err := os.MkdirAll(p.Runs, 0o700); err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	if s.lock, err = os.OpenFile(filepath.Join(p.Runs, s.RunID+".lock"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
-		return nil, fmt.Errorf("session: %w", err)
+	if !s.fresh {
+		if s.lock, err = os.OpenFile(filepath.Join(p.Runs, s.RunID+".lock"), os.O_CREATE|os.O_RDWR, 0o600); err != nil {
+			return nil, fmt.Errorf("session: %w", err)
+		}
 	}
 	if s.dir, err = os.Open(p.Runs); err != nil {
-		s.lock.Close()
+		if s.lock != nil {
+			s.lock.Close()
+		}
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	defer func() {
 		if err != nil {
-			s.lock.Close()
+			if s.lock != nil {
+				s.lock.Close()
+			}
 			s.dir.Close()
 		}
 	}()
-	key, err := seal.LoadOrCreate(p.Key)
-	if err != nil {
-		return nil, fmt.Errorf("warden state: %w", err)
+	key := o.Key
+	if key == nil {
+		if key, err = seal.LoadOrCreate(p.Key); err != nil {
+			return nil, fmt.Errorf("warden state: %w", err)
+		}
 	}
 	s.Sealer, s.key = key, key
 	s.state = filepath.Join(p.Runs, s.RunID+".state")
@@ -165,7 +200,7 @@ func (s *Session) Lock() (err error) {
 	if s.held {
 		return nil
 	}
-	for {
+	for s.lock != nil {
 		err = syscall.Flock(int(s.lock.Fd()), syscall.LOCK_EX)
 		if !errors.Is(err, syscall.EINTR) {
 			break
@@ -183,6 +218,20 @@ func (s *Session) Lock() (err error) {
 		s.restore(st)
 		if s.file, err = transcript.OpenAt(s.Path, lineKey, heads, st.Checkpoint, s.count); err != nil {
 			s.file = nil
+		}
+	}
+	if s.file == nil && s.fresh && s.kept == nil {
+		// A new session's first Lock: there is nothing to read back, and
+		// a transcript under its name is not its own.
+		s.restore(state{})
+		if s.file, err = transcript.Open(s.Path, lineKey, heads); err != nil {
+			s.held = false
+			return fmt.Errorf("session: %w", err)
+		}
+		if s.file.Size() != 0 {
+			s.file.Close()
+			s.file, s.held = nil, false
+			return fmt.Errorf("session %s: a new session's run has a transcript already", s.RunID)
 		}
 	}
 	if s.file == nil {
@@ -257,6 +306,10 @@ func (s *Session) Unlock() error {
 		return nil
 	}
 	err := s.closeFile()
+	if s.lock == nil {
+		s.held = false
+		return err
+	}
 	if uerr := syscall.Flock(int(s.lock.Fd()), syscall.LOCK_UN); uerr != nil && err == nil {
 		err = fmt.Errorf("session: unlocking %s: %w", s.RunID, uerr)
 	}

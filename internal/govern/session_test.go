@@ -20,18 +20,22 @@ import (
 // Refresh (its write checks and chains after the appended line).
 func TestG12_RefreshSeesWhatAnotherWriterAppended(t *testing.T) {
 	for _, tc := range []struct {
-		name           string
-		replace, write bool
+		name                string
+		replace, write, new bool
 	}{
-		{"appended", false, false},
-		{"replaced", true, false},
-		{"appended-then-written", false, true},
+		{"appended", false, false, false},
+		{"replaced", true, false, false},
+		{"appended-then-written", false, true, false},
+		// A new session (warden mcp's: its state in memory, no lock file).
+		{"new-appended", false, false, true},
+		{"new-replaced", true, false, true},
+		{"new-appended-then-written", false, true, true},
 	} {
 		name, replace := tc.name, tc.replace
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := govern.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}
-			s, err := govern.OpenSession(p, "mcp", "refresh-"+name, nil)
+			s, err := govern.Open(p, "mcp", "refresh-"+name, nil, govern.Options{New: tc.new})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,5 +94,48 @@ func TestG12_RefreshSeesWhatAnotherWriterAppended(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestX2_NewSessionIsRefusedAnExistingRun: a session opened as new (warden
+// mcp's, whose id warden made for it) refuses a run whose transcript
+// exists already, rather than chain after lines it did not record; closed
+// and opened again as an ordinary session, a new session's run reads back
+// what it recorded.
+func TestX2_NewSessionIsRefusedAnExistingRun(t *testing.T) {
+	dir := t.TempDir()
+	p := govern.Paths{Runs: filepath.Join(dir, "runs"), Key: filepath.Join(dir, "keys", "override.key")}
+	s, err := govern.Open(p, "mcp", "once", nil, govern.Options{New: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Events.Emit(event.TurnStart{})
+	s.Events.Emit(event.Limit{Type: event.LimitInterrupt, Message: "tripped"})
+	if err := s.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Tripped {
+		t.Error("the state kept in memory lost the interrupt")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(p.Runs, s.RunID+".state")); !os.IsNotExist(err) {
+		t.Errorf("a new session wrote a state file: %v", err)
+	}
+	if again, err := govern.Open(p, "mcp", "once", nil, govern.Options{New: true}); err == nil {
+		again.Close()
+		t.Fatal("a new session opened a run that has a transcript")
+	}
+	old, err := govern.OpenSession(p, "mcp", "once", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if old.New || !old.Tripped {
+		t.Errorf("reopened: New %v, Tripped %v; want the run's two events read back", old.New, old.Tripped)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/wardenhq/warden/chat"
@@ -39,6 +40,12 @@ const stateLabel = "warden/hook-session-state/v1"
 // loadState reads the session's state; false when there is none, or it
 // does not verify.
 func (s *Session) loadState() (state, bool) {
+	if s.fresh {
+		if s.kept == nil {
+			return state{}, false
+		}
+		return *s.kept, true
+	}
 	data, err := os.ReadFile(s.state)
 	if err != nil {
 		return state{}, false
@@ -81,6 +88,13 @@ func (s *Session) saveState(cp transcript.Checkpoint) error {
 	st := state{Checkpoint: cp, Events: s.n, Turn: s.Turn, Tripped: s.Tripped, Ledger: s.ledger}
 	for _, n := range s.Notes {
 		st.Notes = append(st.Notes, n.Content)
+	}
+	if s.fresh {
+		// Kept in memory: copies, as the session goes on appending to
+		// its own.
+		st.Turn, st.Ledger = slices.Clone(st.Turn), slices.Clone(st.Ledger)
+		s.kept = &st
+		return nil
 	}
 	raw, err := json.Marshal(st)
 	if err != nil {
