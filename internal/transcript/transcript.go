@@ -152,6 +152,16 @@ func Open(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
 	}
 	f := t.f
 	defer t.unlock()
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.Size() == 0 {
+		// A new transcript (a new run's): nothing to check, and no
+		// reader's buffer to allocate for it.
+		return t, nil
+	}
 	s, err := ReadSealed(io.NewSectionReader(f, 0, 1<<62), key, heads, func(e event.Event) error {
 		t.noteSeq(e.RunID, e.ID)
 		return nil
@@ -168,8 +178,7 @@ func Open(path string, key seal.MACKey, heads seal.Heads) (*Transcript, error) {
 	for id, end := range s.Runs {
 		t.chain.SetEnd(id, end)
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err = f.Stat(); err != nil {
 		f.Close()
 		return nil, err
 	}
