@@ -67,7 +67,7 @@ type Session struct {
 	Path string
 
 	file *transcript.Transcript
-	// lock is the session's lock file; nil for a new session (OpenNew),
+	// lock is the session's lock file; nil for a new session (Options.New),
 	// which no other process holds.
 	lock *os.File
 	// dir is the runs directory, open: Refresh looks the transcript's
@@ -87,10 +87,10 @@ type Session struct {
 	n      int
 	ledger []json.RawMessage
 	state  string
-	// kept is a new session's state while it is unlocked (OpenNew: in
+	// kept is a new session's state while it is unlocked (Options.New: in
 	// memory, not in a state file).
 	kept *state
-	// fresh says the session is new (OpenNew).
+	// fresh says the session is new (Options.New).
 	fresh bool
 }
 
