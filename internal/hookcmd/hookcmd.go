@@ -116,7 +116,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 	tr.mark("input")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	closeAll, err := connect(ctx, &cfg.Config, f, false, tr)
+	closeAll, err := connect(ctx, &cfg.Config, f, false)
 	if err != nil {
 		return answer(h.Fail(err.Error()), stdout, stderr)
 	}
@@ -212,13 +212,14 @@ const maxInput = 64 << 20
 // events but decides nothing), for a hook (live false: the default store
 // receives the events when the hook closes) or a long-lived session
 // (live: `warden mcp`, whose events reach the default store as they
-// happen). closeAll delivers what is buffered and closes the connections.
+// happen; a hook's reach it through the spool, internal/spool). closeAll
+// delivers what is buffered and closes the connections.
 func Connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool) (closeAll func() error, err error) {
-	return connect(ctx, cfg, f, live, nil)
+	return connect(ctx, cfg, f, live)
 }
 
-// connect is Connect; tr times a hook's phases (nil times nothing).
-func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, tr *trace) (closeAll func() error, err error) {
+// connect is Connect.
+func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool) (closeAll func() error, err error) {
 	pl, err := plane.Open(ctx, f.Server, f.DB)
 	if err != nil {
 		return nil, err
@@ -226,8 +227,8 @@ func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool,
 	cfg.Queue = pl.Queue
 	if f.Server == "" && store.URL(f.DB) == "" {
 		// The session's events go to the default store, for the panel of
-		// a `warden serve` on it; nobody decides through it. A hook opens
-		// it while it decides.
+		// a `warden serve` on it; nobody decides through it. A hook marks
+		// its run in the store's spool instead of opening it.
 		if live {
 			st, err := store.Open(ctx, "")
 			if err != nil {
@@ -238,9 +239,9 @@ func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool,
 			pl.Sinks = append(pl.Sinks, b)
 			pl.Closers = append(pl.Closers, b.Close, st.Close)
 		} else {
-			ls := openStoreAside(ctx, tr)
-			pl.Sinks = append(pl.Sinks, ls)
-			pl.Closers = append(pl.Closers, ls.Close)
+			m := &spoolMarks{home: wardenhome.Home()}
+			pl.Sinks = append(pl.Sinks, m)
+			pl.Closers = append(pl.Closers, m.Close)
 		}
 	}
 	if s := pl.Sink(); s != nil {

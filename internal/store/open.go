@@ -30,7 +30,8 @@ var migrationFiles embed.FS
 // Open opens (creating if needed) the store at url and applies pending
 // migrations. "" is SQLite at $WARDEN_HOME/warden.db; "sqlite:PATH",
 // "file:PATH" or a plain path is SQLite at PATH; "postgres://…" or
-// "postgresql://…" is PostgreSQL.
+// "postgresql://…" is PostgreSQL. The default store first imports what
+// the hooks' spool marks (ImportSpool).
 func Open(ctx context.Context, url string) (*Store, error) {
 	return openStore(ctx, url, false)
 }
@@ -109,6 +110,13 @@ func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 		if err := s.startListener(ctx); err != nil {
 			s.closePools()
 			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	if !recorder && s.Default() {
+		// What hooks left in the spool is read first (internal/spool).
+		if _, err := s.ImportSpool(ctx); err != nil {
+			s.closePools()
+			return nil, err
 		}
 	}
 	return s, nil
