@@ -348,8 +348,8 @@ func hookPhases(b *testing.B, a *benchArm, input []byte) {
 
 // TestX1_HookTraceTimesEachPhase: with $WARDEN_HOOK_TRACE a hook process
 // appends one line per process — when its command began, each phase's
-// time, the store's open beside them, its peak memory — and answers as it
-// does without it.
+// time (the store's is the spool's mark: no store is opened beside), its
+// peak memory — and answers as it does without it.
 func TestX1_HookTraceTimesEachPhase(t *testing.T) {
 	home := t.TempDir()
 	policy := filepath.Join(home, "approval.yaml")
@@ -383,8 +383,8 @@ func TestX1_HookTraceTimesEachPhase(t *testing.T) {
 		if begin := time.Unix(0, l.Begin); begin.Before(before) || begin.After(time.Now()) || l.BeginCPU <= 0 {
 			t.Errorf("began at %v (CPU %d µs), want within the process's life", begin, l.BeginCPU)
 		}
-		if !slices.Equal(names, []string{"input", "config", "decision", "store"}) || len(l.Beside) != 1 || l.Beside[0].Name != "store-open" || l.PeakRSS <= 0 {
-			t.Errorf("trace line %s: want the phases input, config, decision, store, the store's open beside, the peak RSS", lines[i])
+		if !slices.Equal(names, []string{"input", "config", "decision", "store"}) || len(l.Beside) != 0 || l.PeakRSS <= 0 {
+			t.Errorf("trace line %s: want the phases input, config, decision, store (the spool's mark), nothing beside (no store opened), the peak RSS", lines[i])
 		}
 	}
 }
