@@ -46,7 +46,7 @@ func join(groups ...[]string) []string {
 var forbidden = map[string][]string{
 	// Storage sits below governance: a store user links no agent,
 	// sandbox or interpreter.
-	"internal/store":       join(governance, kernel, top, models),
+	"internal/store": join(governance, kernel, top, models),
 	// The transcript's schema is read by everything; it uses the
 	// vocabulary only.
 	"event": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
