@@ -275,7 +275,8 @@ func helloWorld(b *testing.B) string {
 		b.Fatal(err)
 	}
 	bin := filepath.Join(dir, "hello")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	// Linked as warden-hook is (-s -w), so that the floor is comparable.
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building hello-world: %v\n%s", err, out)
