@@ -37,8 +37,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // OpenRecorder opens the store at url for a short-lived process that
-// records a run's events and waits for no decision (a `warden hook`
-// process): what Open does, lighter. On SQLite it is one pool of
+// records a run's events and waits for no decision (hooks did, before
+// they marked the spool instead; internal/spool): what Open does, lighter,
+// and without draining the spool. On SQLite it is one pool of
 // connections that open as they are needed (one, for a process that
 // writes one batch), each with synchronous=NORMAL, as Open's events are
 // (a commit survives a crash of the process, not of the machine); the
