@@ -50,7 +50,7 @@ type benchArm struct {
 // BenchmarkX1_HookProcess measures what a host waits for on every tool
 // call: process start to answer of the real binary, for a decision by a
 // compiled approval policy with the session's state in warden's
-// transcript and SQLite store (issue 22's speed target: p50 ≤ 5 ms, p99 ≤
+// transcript and the store (issue 22's speed target: p50 ≤ 5 ms, p99 ≤
 // 15 ms). In one run: a hook in a fresh session (a new session id each
 // time), a hook in a session that already holds 1,000 calls (written in
 // this process, then 100 hook processes more), `warden version` (start-up
@@ -68,10 +68,10 @@ type benchArm struct {
 // build's warden and warden-hook alone with $WARDEN_HOOK_TRACE and report
 // where a hook's time goes: start (exec, the runtime's and the packages'
 // initialisation, until the command begins), input (flags, hooks.yaml,
-// the policy compiled, stdin read), config (the control plane connected:
-// the default store is only opened beside the decision), decision (the
-// session's state, the policy, the transcript), store (the events
-// committed to the store opened beside the decision), exit (the answer
+// the policy compiled, stdin read), config (the control plane connected),
+// decision (the session's state, the policy, the transcript), store (the
+// run marked in the default store's spool; a base that commits to SQLite
+// reports its open, beside the decision, too), exit (the answer
 // written, the process reaped), as medians of wall and CPU time, and the
 // hook's peak resident memory as the process itself reads it (the rusage
 // of a child started with vfork counts this test's memory too).
