@@ -337,4 +337,16 @@ func TestX1_FastHookMarksTheSpool(t *testing.T) {
 	if lines := strings.Count(string(raw), "\n"); err != nil || len(es) != lines || lines < 3 {
 		t.Fatalf("the default store holds %d events of the session (%v), the transcript %d lines", len(es), err, lines)
 	}
+	// A spool that cannot be written (its directory is a file) is the
+	// host's deny, for a call the policy approves too.
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "spool"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range [][]string{{filepath.Join(dir, "warden-hook")}, {filepath.Join(dir, "warden"), "hook"}} {
+		b := runBin(t, bin[0], broken, []byte(hosttest.PreTool("codex", "sp2", "ls -la")), nil, append(bin[1:], "codex", "--approval", pol)...)
+		if b.code != 2 || !strings.Contains(b.stderr, "spool") {
+			t.Fatalf("%s with an unwritable spool answered %+v, want Codex's deny naming the spool", bin[0], b)
+		}
+	}
 }
