@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/hook/hosttest"
 	"github.com/wardenhq/warden/internal/openaitest"
+	"github.com/wardenhq/warden/internal/store"
 )
 
 var (
@@ -227,20 +229,124 @@ func TestX1_FastHookHandsAutoReviewToWarden(t *testing.T) {
 // SDK or MCP SDK — what makes warden start slower than it — so a model can
 // only be reached through the full warden it hands hooks to; nor the
 // panel's server (internal/serve, html/template), of which a hook needs
-// only the run credential (internal/runtoken).
+// only the run credential (internal/runtoken); nor a database (SQLite,
+// pgx) or the store: a hook of the default store marks the spool
+// (internal/spool), and one that decides through a store (--db) is the
+// full warden's.
 func TestX1_FastHookLinksNoModel(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		for _, heavy := range []string{"github.com/wardenhq/warden/model/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "github.com/chromedp/"} {
+		for _, heavy := range []string{"github.com/wardenhq/warden/model/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "github.com/chromedp/", "modernc.org/", "github.com/jackc/", "github.com/wardenhq/warden/internal/store", "github.com/wardenhq/warden/internal/plane/storeplane", "database/sql"} {
 			if strings.HasPrefix(p, heavy) {
 				t.Errorf("warden-hook links %s", p)
 			}
 		}
 		if p == "github.com/wardenhq/warden/internal/serve" || p == "html/template" {
 			t.Errorf("warden-hook links %s", p)
+		}
+	}
+}
+
+// TestX1_FastHookHandsStoreHooksToWarden: a hook whose people decide
+// through a store (--db, or $WARDEN_DB), which warden-hook does not link,
+// is handed to the full warden beside it and answered as `warden hook`
+// answers it: its escalation waits in that store for a person, and its
+// events are there; with no full warden, it is the host's deny.
+func TestX1_FastHookHandsStoreHooksToWarden(t *testing.T) {
+	dir := binaries(t)
+	pol := filepath.Join(t.TempDir(), "approval.yaml")
+	if err := os.WriteFile(pol, []byte("approvers:\n  - name: auto\n    decision: reject\n    explanation: not through this store\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pre := []byte(hosttest.PreTool("codex", "db1", "make deploy"))
+	for _, how := range []string{"--db", "WARDEN_DB"} {
+		home := t.TempDir()
+		db := filepath.Join(t.TempDir(), "people.db")
+		args, env := []string{"codex", "--approval", pol}, []string{}
+		if how == "--db" {
+			args = append(args, "--db", "sqlite:"+db)
+		} else {
+			env = append(env, "WARDEN_DB=sqlite:"+db)
+		}
+		b := runBin(t, filepath.Join(dir, "warden-hook"), home, pre, env, args...)
+		if b.code != 0 || !strings.Contains(b.stdout, "not through this store") {
+			t.Fatalf("%s: warden-hook answered %+v, want the policy's rejection", how, b)
+		}
+		if _, err := os.Stat(db); err != nil {
+			t.Fatalf("%s: the full warden did not open the store named: %v", how, err)
+		}
+		st, err := store.Open(context.Background(), "sqlite:"+db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := st.Events(context.Background(), "codex-db1", "", 0)
+		st.Close()
+		if err != nil || len(es) == 0 {
+			t.Fatalf("%s: the store named holds %d events of the session (%v), want the hook's", how, len(es), err)
+		}
+	}
+	// Alone, with no warden beside it nor on $PATH: the host's deny.
+	lone := filepath.Join(t.TempDir(), "warden-hook")
+	data, err := os.ReadFile(filepath.Join(dir, "warden-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := runBin(t, lone, t.TempDir(), pre, []string{"PATH=" + filepath.Dir(lone)}, "codex", "--approval", pol, "--db", "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
+	if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "full warden") {
+		t.Fatalf("a lone warden-hook with --db answered %+v, want Codex's deny naming the missing warden", c)
+	}
+}
+
+// TestX1_FastHookMarksTheSpool: a hook of the default store opens no
+// database (no warden.db appears) but marks its run in the spool, and the
+// default store, opened, holds the session's events, as warden hook's.
+func TestX1_FastHookMarksTheSpool(t *testing.T) {
+	dir := binaries(t)
+	pol := filepath.Join(t.TempDir(), "approval.yaml")
+	if err := os.WriteFile(pol, []byte(hosttest.Policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	for _, cmd := range []string{"ls -la", "rm -rf x"} {
+		if b := runBin(t, filepath.Join(dir, "warden-hook"), home, []byte(hosttest.PreTool("codex", "sp", cmd)), nil, "codex", "--approval", pol); b.code != 0 {
+			t.Fatalf("warden-hook: %+v", b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "warden.db")); !os.IsNotExist(err) {
+		t.Fatalf("a hook opened the default store: %v", err)
+	}
+	marks, err := os.ReadFile(filepath.Join(home, "spool", "marks"))
+	if err != nil || string(marks) != "codex-sp\ncodex-sp\n" {
+		t.Fatalf("the spool's marks: %q %v, want the run marked by each hook", marks, err)
+	}
+	t.Setenv("WARDEN_HOME", home)
+	t.Setenv("WARDEN_DB", "")
+	st, err := store.Open(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	es, err := st.Events(context.Background(), "codex-sp", "", 0)
+	raw, _ := os.ReadFile(filepath.Join(home, "runs", "codex-sp.jsonl"))
+	if lines := strings.Count(string(raw), "\n"); err != nil || len(es) != lines || lines < 3 {
+		t.Fatalf("the default store holds %d events of the session (%v), the transcript %d lines", len(es), err, lines)
+	}
+	// A spool that cannot be written (its directory is a file) is the
+	// host's deny, for a call the policy approves too.
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "spool"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range [][]string{{filepath.Join(dir, "warden-hook")}, {filepath.Join(dir, "warden"), "hook"}} {
+		b := runBin(t, bin[0], broken, []byte(hosttest.PreTool("codex", "sp2", "ls -la")), nil, append(bin[1:], "codex", "--approval", pol)...)
+		if b.code != 2 || !strings.Contains(b.stderr, "spool") {
+			t.Fatalf("%s with an unwritable spool answered %+v, want Codex's deny naming the spool", bin[0], b)
 		}
 	}
 }

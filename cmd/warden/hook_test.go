@@ -733,3 +733,44 @@ func TestX1_InstallWritesWardenHookBesideWarden(t *testing.T) {
 		t.Fatalf("warden-hook beside warden: %q, want %q", got, want)
 	}
 }
+
+// TestX1_ServeShowsHookSessionsLive: a `warden serve` on the default
+// store shows a hook session's events while it runs: each hook marks the
+// spool, and the server drains it every spool.Interval, so the events are
+// in its API (and panel) well within a second of the hook's answer, every
+// one once.
+func TestX1_ServeShowsHookSessionsLive(t *testing.T) {
+	home := t.TempDir()
+	token := "x1-live-token-0123456789abcdefghij"
+	env := []string{"WARDEN_HOME=" + home, "WARDEN_TOKEN=" + token, "WARDEN_SERVER=", "WARDEN_DB="}
+	p := startServe(t, env, "--addr", "127.0.0.1:0")
+	policy := write(t, home, "approval.yaml", "approvers:\n  - name: auto\n    decision: reject\n    explanation: not here\n")
+	var worst time.Duration
+	for i := 1; i <= 3; i++ {
+		out, stderr, code := runHook(t, home, codexEvent(t, "live", "PreToolUse", fmt.Sprintf("echo %d", i)), "codex", "--approval", policy)
+		if code != 0 || !strings.Contains(out, "not here") {
+			t.Fatalf("hook %d: %q %q exit %d", i, out, stderr, code)
+		}
+		answered := time.Now()
+		want := i + 1 // the run's start, and one approval per hook
+		for {
+			var lines []json.RawMessage
+			status := api(t, env, "GET", p.url+"/api/runs/codex-live", nil, nil)
+			if status == 200 {
+				status = api(t, env, "GET", p.url+"/api/runs/codex-live/events", nil, &lines)
+			}
+			if status == 200 && len(lines) == want {
+				break
+			}
+			if status == 200 && len(lines) > want {
+				t.Fatalf("after hook %d the server shows %d events, want %d", i, len(lines), want)
+			}
+			if time.Since(answered) > 5*time.Second {
+				t.Fatalf("5 s after hook %d the server shows %d events (status %d), want %d", i, len(lines), status, want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		worst = max(worst, time.Since(answered))
+	}
+	t.Logf("the server showed each hook's events at most %v after its answer", worst)
+}

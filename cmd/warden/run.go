@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/plane"
+	"github.com/wardenhq/warden/internal/plane/storeplane"
 	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/task"
@@ -83,7 +84,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
-	pl, err := plane.Open(context.Background(), serverURL, dbURL)
+	pl, err := plane.Open(context.Background(), serverURL, dbURL, storeplane.Open)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitUsage

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/gate"
 	"github.com/wardenhq/warden/internal/serve"
+	"github.com/wardenhq/warden/internal/spool"
 	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/toolbox"
@@ -141,6 +142,11 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warden serve: operators: %d (warden operator add NAME)\n", len(ops))
 	}
 
+	if st.Default() {
+		// Hooks mark their sessions in the default store's spool: the
+		// panel shows their events a drain later (docs/hooks.md, Speed).
+		go drainSpool(ctx, st, log)
+	}
 	done := make(chan error, 1)
 	go func() {
 		if *cert != "" {
@@ -173,4 +179,27 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// drainSpool imports what the hooks' spool marks into st every
+// spool.Interval until ctx ends, logging a transcript that does not
+// verify (its lines from the first bad one on never enter the store) and
+// a drain that failed (its marks are left for the next).
+func drainSpool(ctx context.Context, st *store.Store, log *slog.Logger) {
+	t := time.NewTicker(spool.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		res, err := st.ImportSpool(ctx)
+		for _, r := range res.Refused {
+			log.Warn("a hook session's transcript does not verify", "err", r)
+		}
+		if err != nil && ctx.Err() == nil {
+			log.Warn("draining the hooks' spool", "err", err)
+		}
+	}
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/queue"
+	"github.com/wardenhq/warden/internal/request"
 	"github.com/wardenhq/warden/internal/shell"
-	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/tool"
@@ -581,7 +581,7 @@ type waiting struct {
 }
 
 // Wait implements queue.Queue.
-func (w waiting) Wait(ctx context.Context, id string) (r store.Request, err error) {
+func (w waiting) Wait(ctx context.Context, id string) (r request.Request, err error) {
 	err = w.d.letGo(func() error {
 		r, err = w.Queue.Wait(ctx, id)
 		return err

@@ -27,7 +27,6 @@ import (
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/plane"
 	"github.com/wardenhq/warden/internal/policyfile"
-	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/policy"
@@ -59,6 +58,10 @@ type Options struct {
 	// stdout and stderr as they are, and the shell calls it sandboxes run
 	// under `FULL exec`. Nil: this main is the full warden.
 	Full func() (string, error)
+	// Store opens a store a hook names (--db, $WARDEN_DB) to decide
+	// through. Nil (warden-hook, which links no database): Run hands such
+	// a hook to the full warden (Full), else it is the host's deny.
+	Store plane.StoreOpener
 }
 
 // Run runs `warden hook ARGS` (HOST and flags; not install or doctor,
@@ -101,6 +104,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 			return fail(f.At("sandbox", err).Error())
 		}
 	}
+	if o.Store == nil && o.Full != nil && wardenhome.DBURL(f.DB) != "" {
+		// People decide through a store: the full warden links it.
+		return handoff(o, h, args, stderr)
+	}
 	cfg, err := resolve(f, o)
 	if errors.Is(err, errNeedsFull) {
 		// Before stdin is read: the full warden reads it.
@@ -116,7 +123,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 	tr.mark("input")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	closeAll, err := connect(ctx, &cfg.Config, f, false, tr)
+	closeAll, err := connect(ctx, &cfg.Config, f, false, o.Store)
 	if err != nil {
 		return answer(h.Fail(err.Error()), stdout, stderr)
 	}
@@ -212,35 +219,40 @@ const maxInput = 64 << 20
 // events but decides nothing), for a hook (live false: the default store
 // receives the events when the hook closes) or a long-lived session
 // (live: `warden mcp`, whose events reach the default store as they
-// happen). closeAll delivers what is buffered and closes the connections.
-func Connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool) (closeAll func() error, err error) {
-	return connect(ctx, cfg, f, live, nil)
+// happen; a hook's reach it through the spool, internal/spool). closeAll
+// delivers what is buffered and closes the connections. openStore opens
+// the stores (storeplane.Open in the full warden).
+func Connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, openStore plane.StoreOpener) (closeAll func() error, err error) {
+	return connect(ctx, cfg, f, live, openStore)
 }
 
-// connect is Connect; tr times a hook's phases (nil times nothing).
-func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, tr *trace) (closeAll func() error, err error) {
-	pl, err := plane.Open(ctx, f.Server, f.DB)
+// connect is Connect.
+func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, openStore plane.StoreOpener) (closeAll func() error, err error) {
+	pl, err := plane.Open(ctx, f.Server, f.DB, openStore)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Queue = pl.Queue
-	if f.Server == "" && store.URL(f.DB) == "" {
+	if f.Server == "" && wardenhome.DBURL(f.DB) == "" {
 		// The session's events go to the default store, for the panel of
-		// a `warden serve` on it; nobody decides through it. A hook opens
-		// it while it decides.
+		// a `warden serve` on it; nobody decides through it. A hook marks
+		// its run in the store's spool instead of opening it.
 		if live {
-			st, err := store.Open(ctx, "")
+			if openStore == nil {
+				pl.Close()
+				return nil, fmt.Errorf("the store: %w", plane.ErrNoStore)
+			}
+			sp, err := openStore(ctx, "")
 			if err != nil {
 				pl.Close()
 				return nil, fmt.Errorf("the store: %w", err)
 			}
-			b := st.Buffer()
-			pl.Sinks = append(pl.Sinks, b)
-			pl.Closers = append(pl.Closers, b.Close, st.Close)
+			pl.Sinks = append(pl.Sinks, sp.Sinks...)
+			pl.Closers = append(pl.Closers, sp.Closers...)
 		} else {
-			ls := openStoreAside(ctx, tr)
-			pl.Sinks = append(pl.Sinks, ls)
-			pl.Closers = append(pl.Closers, ls.Close)
+			m := &spoolMarks{home: wardenhome.Home()}
+			pl.Sinks = append(pl.Sinks, m)
+			pl.Closers = append(pl.Closers, m.Close)
 		}
 	}
 	if s := pl.Sink(); s != nil {

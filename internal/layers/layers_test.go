@@ -46,8 +46,7 @@ func join(groups ...[]string) []string {
 var forbidden = map[string][]string{
 	// Storage sits below governance: a store user links no agent,
 	// sandbox or interpreter.
-	"internal/store":       join(governance, kernel, top, models),
-	"internal/serveclient": join(governance, kernel, top, models),
+	"internal/store": join(governance, kernel, top, models),
 	// The transcript's schema is read by everything; it uses the
 	// vocabulary only.
 	"event": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
@@ -122,10 +121,26 @@ var forbidden = map[string][]string{
 	// The run credential is read by the hooks' lean binary: it links no
 	// server, database, model or governance.
 	"internal/runtoken": join([]string{"internal/serve", "internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
+	// The hooks' spool (append side and drain) sits below the store,
+	// which calls its drain with its own writer, and above the
+	// transcript: it links no database and nothing that decides.
+	"internal/spool": join([]string{"internal/store", "internal/serveclient"}, governance, databases, kernel, top, models),
+	// A request and its answer are records the store, the queue and the
+	// server's clients share: below all of them, with no database.
+	"internal/request": join([]string{"internal/store", "internal/serveclient", "event"}, governance, databases, kernel, top, models),
+	// The queue and the server client carry requests without the store,
+	// and the control plane opens a store only through the opener its
+	// main gives (storeplane), so that the hooks' lean binary links no
+	// database; it links no model either.
+	"internal/serveclient": join([]string{"internal/store"}, governance, databases, kernel, top, models),
+	"internal/plane":       join([]string{"internal/store", "internal/plane/storeplane"}, databases, kernel, top, models),
+	"internal/hookcmd":     join([]string{"internal/store", "internal/plane/storeplane", "internal/serve", "cmd/warden"}, databases, models),
+	"cmd/warden-hook":      join([]string{"internal/store", "internal/plane/storeplane", "internal/serve", "cmd/warden"}, databases, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
-	// The queue joins the console and the store, below the run.
-	"internal/queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage"}, kernel, top, models),
+	// The queue joins the console and the requests of a store or a
+	// server, below the run; it links no database.
+	"internal/queue": join([]string{"gate", "agent", "rules", "sandbox", "internal/autoreview", "internal/triage", "internal/store"}, databases, kernel, top, models),
 	// What the first pass's judges ask about words and text (secrets,
 	// network destinations, protections, a call's arguments, lazy
 	// patterns) sits below them: no judging state, no decision vocabulary.

@@ -16,7 +16,6 @@ import (
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/runtoken"
 	"github.com/wardenhq/warden/internal/serveclient"
-	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -54,13 +53,23 @@ func (p *Plane) Close() error {
 	return errors.Join(errs...)
 }
 
+// StoreOpener opens the store at url ("" the default one) for a run: a
+// plane whose sink takes the run's events (batched beside it), whose queue
+// is the store's, and whose closers commit them and close the store. The
+// full warden's is storeplane.Open; warden-hook links no database and has
+// none.
+type StoreOpener func(ctx context.Context, url string) (*Plane, error)
+
+// ErrNoStore says a store was named to a main that links no database.
+var ErrNoStore = errors.New("this program links no database: run the full warden")
+
 // Open connects a run to the server at serverURL (default
-// $WARDEN_SERVER) and the store at dbURL (default $WARDEN_DB): the run's
-// events go to both, and its people decide through the server, else
-// through the store. Neither set: a plane with nothing, the console's
-// run. A server that cannot be reached or refuses the token is a
-// configuration error before anything runs.
-func Open(ctx context.Context, serverURL, dbURL string) (*Plane, error) {
+// $WARDEN_SERVER) and the store at dbURL (default $WARDEN_DB), which
+// openStore opens: the run's events go to both, and its people decide
+// through the server, else through the store. Neither set: a plane with
+// nothing, the console's run. A server that cannot be reached or refuses
+// the token is a configuration error before anything runs.
+func Open(ctx context.Context, serverURL, dbURL string, openStore StoreOpener) (*Plane, error) {
 	p := &Plane{}
 	if serverURL == "" {
 		serverURL = os.Getenv(EnvServer)
@@ -81,15 +90,17 @@ func Open(ctx context.Context, serverURL, dbURL string) (*Plane, error) {
 	if credErr != nil {
 		return nil, fmt.Errorf("--server: %w", credErr)
 	}
-	if u := store.URL(dbURL); u != "" {
-		st, err := store.Open(ctx, u)
+	if u := wardenhome.DBURL(dbURL); u != "" {
+		if openStore == nil {
+			return nil, fmt.Errorf("--db: %w", ErrNoStore)
+		}
+		sp, err := openStore(ctx, u)
 		if err != nil {
 			return nil, fmt.Errorf("--db: %w", err)
 		}
-		b := st.Buffer() // commits in batches beside the run
-		p.Sinks = append(p.Sinks, b)
-		p.Queue = st
-		p.Closers = append(p.Closers, b.Close, st.Close)
+		p.Sinks = append(p.Sinks, sp.Sinks...)
+		p.Queue = sp.Queue
+		p.Closers = append(p.Closers, sp.Closers...)
 	}
 	if serverURL != "" {
 		c := &serveclient.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}

@@ -21,7 +21,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/calltext"
-	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/request"
 	"github.com/wardenhq/warden/internal/textcut"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
@@ -33,9 +33,9 @@ import (
 // queues.
 type Queue interface {
 	// Submit stores r as pending, setting its ID.
-	Submit(ctx context.Context, r *store.Request) error
+	Submit(ctx context.Context, r *request.Request) error
 	// Wait returns the request once it is no longer pending.
-	Wait(ctx context.Context, id string) (store.Request, error)
+	Wait(ctx context.Context, id string) (request.Request, error)
 	// Withdraw takes back a request nobody needs decided any more.
 	Withdraw(ctx context.Context, id string) error
 }
@@ -115,9 +115,9 @@ type queueApprover struct{ asker[approval.Decision] }
 
 // Approve puts the request on the queue and returns the person's decision.
 func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (approval.Approval, error) {
-	r := a.q.request(store.KindApproval, req.Agent, req.Call, req.Order, req.View, req.Message, req.History)
+	r := a.q.request(request.KindApproval, req.Agent, req.Call, req.Order, req.View, req.Message, req.History)
 	if b := req.Boundary; b != nil {
-		r.Kind = store.KindBoundary
+		r.Kind = request.KindBoundary
 		r.Message = strings.TrimSpace(b.String() + "\n\n" + req.Message)
 		r.Context.Reason = string(b.Permission) + " request: " + b.Reason
 		r.Context.Sandbox, r.Context.Justification = b.Sandbox, b.Justification
@@ -153,7 +153,7 @@ type queueReviewer struct{ asker[review.Decision] }
 
 // Review puts the request on the queue and returns the person's decision.
 func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (review.Review, error) {
-	r := rv.q.request(store.KindReview, req.Agent, req.Call, req.Order, req.View, req.Message, req.History)
+	r := rv.q.request(request.KindReview, req.Agent, req.Call, req.Order, req.View, req.Message, req.History)
 	r.Result = resultText(req.Result)
 	// The result was cut before the person sees it: it says so.
 	r.Truncated = req.Result.Truncated
@@ -174,8 +174,8 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 // request is the request of kind for run q's call c, in the order o: what
 // the person reads of it (v), the agent's message and the conversation
 // before it.
-func (q queued) request(kind, agent string, c tool.Call, o tool.Order, v tool.View, message string, history []chat.Message) *store.Request {
-	return &store.Request{
+func (q queued) request(kind, agent string, c tool.Call, o tool.Order, v tool.View, message string, history []chat.Message) *request.Request {
+	return &request.Request{
 		Kind:    kind,
 		RunID:   q.runID,
 		Agent:   agent,
@@ -188,9 +188,9 @@ func (q queued) request(kind, agent string, c tool.Call, o tool.Order, v tool.Vi
 
 // metadata is what an approval or review records of the queue's request
 // got; decided is false when it closed without a person's decision.
-func metadata(got store.Request) (md map[string]any, decided bool) {
+func metadata(got request.Request) (md map[string]any, decided bool) {
 	md = map[string]any{"surface": "queue", "request": got.ID}
-	if got.Status != store.StatusDecided {
+	if got.Status != request.StatusDecided {
 		md[got.Status] = true
 		return md, false
 	}
@@ -201,14 +201,14 @@ func metadata(got store.Request) (md map[string]any, decided bool) {
 // ask submits r with its fail-safe outcome and deadline, waits for it to
 // be closed and checks the answer against what was offered. When ctx ends
 // first, the request is withdrawn so that no surface shows it any more.
-func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeout time.Duration, here human.Here) (store.Request, error) {
+func ask(ctx context.Context, q queued, r *request.Request, failsafe string, timeout time.Duration, here human.Here) (request.Request, error) {
 	r.Failsafe = failsafe
 	if timeout > 0 {
 		d := time.Now().Add(timeout).UTC()
 		r.Deadline = &d
 	}
 	if err := q.q.Submit(ctx, r); err != nil {
-		return store.Request{}, fmt.Errorf("submitting the request: %w", err)
+		return request.Request{}, fmt.Errorf("submitting the request: %w", err)
 	}
 	if here != nil {
 		if d, ok := q.q.(decider); ok {
@@ -218,7 +218,7 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 			defer stop(nil)
 			go func() {
 				if dec, ok := here(lctx); ok {
-					dec := store.Answer{Decision: dec, DecidedBy: "console"}
+					dec := request.Answer{Decision: dec, DecidedBy: "console"}
 					// A decision another surface made first stands; the
 					// wait below returns it.
 					_, _ = d.Decide(context.WithoutCancel(lctx), r.ID, dec)
@@ -237,13 +237,13 @@ func ask(ctx context.Context, q queued, r *store.Request, failsafe string, timeo
 
 // decider is a queue a surface can record a decision through.
 type decider interface {
-	Decide(ctx context.Context, id string, d store.Answer) (store.Request, error)
+	Decide(ctx context.Context, id string, d request.Answer) (request.Request, error)
 }
 
 // decidedElsewhere is why the console stops asking: the request was
 // closed on another surface.
-func decidedElsewhere(r store.Request) error {
-	if r.Status != store.StatusDecided {
+func decidedElsewhere(r request.Request) error {
+	if r.Status != request.StatusDecided {
 		return &human.DecidedElsewhere{Outcome: "request " + r.Status + " on the queue"}
 	}
 	by := r.DecidedBy
@@ -255,7 +255,7 @@ func decidedElsewhere(r store.Request) error {
 
 // settle checks what the wait for r returned: a closed request whose
 // decision was offered, or an error; when ctx ended, r is withdrawn.
-func settle(ctx context.Context, q queued, r *store.Request, got store.Request, err error) (store.Request, error) {
+func settle(ctx context.Context, q queued, r *request.Request, got request.Request, err error) (request.Request, error) {
 	if err != nil {
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -263,46 +263,46 @@ func settle(ctx context.Context, q queued, r *store.Request, got store.Request, 
 			err = errors.Join(err, fmt.Errorf("withdrawing request %s: %w", r.ID, werr))
 		}
 		if ctx.Err() != nil {
-			return store.Request{}, ctx.Err()
+			return request.Request{}, ctx.Err()
 		}
-		return store.Request{}, fmt.Errorf("waiting for request %s: %w", r.ID, err)
+		return request.Request{}, fmt.Errorf("waiting for request %s: %w", r.ID, err)
 	}
 	switch got.Status {
-	case store.StatusExpired, store.StatusWithdrawn:
+	case request.StatusExpired, request.StatusWithdrawn:
 		return got, nil
-	case store.StatusDecided:
+	case request.StatusDecided:
 	default:
-		return store.Request{}, fmt.Errorf("request %s came back %q, not closed", r.ID, got.Status)
+		return request.Request{}, fmt.Errorf("request %s came back %q, not closed", r.ID, got.Status)
 	}
 	offered := false
 	for _, c := range r.Choices {
 		offered = offered || c == got.Decision
 	}
 	if !offered { // fail closed: the store should never let this through
-		return store.Request{}, fmt.Errorf("request %s was decided %q, which was not offered (%s)", r.ID, got.Decision, strings.Join(r.Choices, ", "))
+		return request.Request{}, fmt.Errorf("request %s was decided %q, which was not offered (%s)", r.ID, got.Decision, strings.Join(r.Choices, ", "))
 	}
 	if got.Decision == string(approval.Modify) {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(got.Modified, &obj); err != nil || obj == nil {
-			return store.Request{}, fmt.Errorf("request %s was modified to arguments that are not a JSON object", r.ID)
+			return request.Request{}, fmt.Errorf("request %s was modified to arguments that are not a JSON object", r.ID)
 		}
 	}
 	return got, nil
 }
 
 // closedWithout explains a request closed without a person's choice.
-func closedWithout(r store.Request, outcome string) string {
+func closedWithout(r request.Request, outcome string) string {
 	switch r.Status {
-	case store.StatusExpired:
+	case request.StatusExpired:
 		return "the request timed out: no person decided it by its deadline, so " + outcome
-	case store.StatusWithdrawn:
+	case request.StatusWithdrawn:
 		return "the request was withdrawn before a person decided it, so " + outcome
 	}
 	return "the request was closed without a decision, so " + outcome
 }
 
 // explain says who decided r and how, with their explanation.
-func explain(r store.Request) string {
+func explain(r request.Request) string {
 	by := r.DecidedBy
 	if by == "" {
 		by = "a person"
@@ -336,8 +336,8 @@ const (
 // requestContext is what the person sees beside a request, apart from
 // warden's own words: the host asking, the model's message, and the last
 // turns of the conversation (each cut), oldest first.
-func requestContext(history []chat.Message, message string) *store.RequestContext {
-	c := &store.RequestContext{Message: message}
+func requestContext(history []chat.Message, message string) *request.RequestContext {
+	c := &request.RequestContext{Message: message}
 	c.Host, _ = os.Hostname()
 	for i := len(history) - 1; i >= 0 && len(c.Turns) < contextTurns; i-- {
 		m := history[i]
@@ -352,7 +352,7 @@ func requestContext(history []chat.Message, message string) *store.RequestContex
 		if text == "" {
 			continue
 		}
-		c.Turns = append(c.Turns, store.Turn{Role: string(m.Role), Text: cutTurn(text)})
+		c.Turns = append(c.Turns, request.Turn{Role: string(m.Role), Text: cutTurn(text)})
 	}
 	slices.Reverse(c.Turns)
 	return c
@@ -362,12 +362,12 @@ func requestContext(history []chat.Message, message string) *store.RequestContex
 // o renders them in (the same JSON value), so that a surface reading the
 // stored arguments in their own order — the web panel — shows the call as
 // policy patterns see it (SPEC P2).
-func storeCall(c tool.Call, o tool.Order) store.Call {
+func storeCall(c tool.Call, o tool.Order) request.Call {
 	args := calltext.ArgumentsIn(c.Arguments, c.ParseError, o)
 	if args == nil && c.ArgumentsRaw != "" {
 		args, _ = json.Marshal(c.ArgumentsRaw) // shown as the text the model sent
 	}
-	return store.Call{ID: c.ID, Function: c.Function, Arguments: args}
+	return request.Call{ID: c.ID, Function: c.Function, Arguments: args}
 }
 
 // viewText is what the person reads of the call besides its arguments: the

@@ -49,7 +49,7 @@ import (
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/proof"
-	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/request"
 )
 
 // Client is a run's side of the server (`warden run --server URL`): it puts
@@ -130,13 +130,13 @@ func (e *StatusError) Error() string {
 }
 
 // Unwrap maps a status to the store's error of the same meaning: 404 to
-// store.ErrNotFound, 409 to store.ErrNotPending.
+// request.ErrNotFound, 409 to request.ErrNotPending.
 func (e *StatusError) Unwrap() error {
 	switch e.Code {
 	case http.StatusNotFound:
-		return store.ErrNotFound
+		return request.ErrNotFound
 	case http.StatusConflict:
-		return store.ErrNotPending
+		return request.ErrNotPending
 	}
 	return nil
 }
@@ -260,15 +260,15 @@ func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
 
 // Pending returns the requests waiting for a person, following the
 // list's pages (an operator's credential).
-func (c *Client) Pending(ctx context.Context) ([]store.Request, error) {
-	var out []store.Request
+func (c *Client) Pending(ctx context.Context) ([]request.Request, error) {
+	var out []request.Request
 	cursor := ""
 	for {
 		var got struct {
-			Requests []store.Request `json:"requests"`
-			Next     string          `json:"next"`
+			Requests []request.Request `json:"requests"`
+			Next     string            `json:"next"`
 		}
-		path := "/api/requests?status=pending&limit=" + strconv.Itoa(store.MaxPage)
+		path := "/api/requests?status=pending&limit=" + strconv.Itoa(request.MaxPage)
 		if cursor != "" {
 			path += "&cursor=" + url.QueryEscape(cursor)
 		}
@@ -293,7 +293,7 @@ func (c *Client) Pending(ctx context.Context) ([]store.Request, error) {
 // while the server is unreachable or answers 5xx — a server restarting —
 // with back-off, until the request's deadline (or retryFor, without one)
 // or ctx ends; after that it fails, and the caller fails closed.
-func (c *Client) Submit(ctx context.Context, r *store.Request) error {
+func (c *Client) Submit(ctx context.Context, r *request.Request) error {
 	if r.ID == "" {
 		var b [18]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -308,7 +308,7 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 		t := *r.Deadline
 		own = &t
 	}
-	var got store.Request
+	var got request.Request
 	backoff := 50 * time.Millisecond
 	for {
 		err := c.do(ctx, http.MethodPost, "/api/requests", r, &got)
@@ -333,8 +333,8 @@ func (c *Client) Submit(ctx context.Context, r *store.Request) error {
 }
 
 // Request returns request id as the server has it.
-func (c *Client) Request(ctx context.Context, id string) (store.Request, error) {
-	var got store.Request
+func (c *Client) Request(ctx context.Context, id string) (request.Request, error) {
+	var got request.Request
 	err := c.do(ctx, http.MethodGet, "/api/requests/"+url.PathEscape(id), nil, &got)
 	return got, err
 }
@@ -345,7 +345,7 @@ func (c *Client) Request(ctx context.Context, id string) (store.Request, error) 
 // withdraws the request (the run no longer waits for it) and returns ctx's
 // error; when the server stays unreachable past the request's deadline, it
 // returns an error, and the caller fails closed.
-func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
+func (c *Client) Wait(ctx context.Context, id string) (request.Request, error) {
 	path := "/api/requests/" + url.PathEscape(id) + "?wait=" + pollWait.String()
 	backoff := 50 * time.Millisecond
 	// The deadline that bounds the retries: the caller's own when this
@@ -360,7 +360,7 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 	var lastErr error
 	answered := time.Now() // when the server last answered
 	for {
-		var got store.Request
+		var got request.Request
 		polled := time.Now()
 		err := c.do(ctx, http.MethodGet, path, nil, &got)
 		if err == nil {
@@ -369,8 +369,8 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		switch {
 		case ctx.Err() != nil:
 			c.withdrawAfter(ctx, id)
-			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
-		case err == nil && got.Status != store.StatusPending:
+			return request.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
+		case err == nil && got.Status != request.StatusPending:
 			return got, nil
 		case err == nil && time.Since(polled) > time.Second:
 			backoff, lastErr = 50*time.Millisecond, nil
@@ -386,7 +386,7 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 				deadline = got.Deadline
 			}
 		case !transient(err):
-			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
+			return request.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
 		if err != nil {
 			lastErr = err
@@ -394,19 +394,19 @@ func (c *Client) Wait(ctx context.Context, id string) (store.Request, error) {
 		if lastErr != nil && deadline != nil && time.Now().After(deadline.Add(time.Second)) {
 			err := fmt.Errorf("the warden server at %s is gone: it has not answered since the request's deadline (%s) passed: %w", c.URL, deadline.Local().Format("15:04:05"), lastErr)
 			c.setGone(err)
-			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
+			return request.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
 		if lastErr != nil && deadline == nil && time.Since(answered) > retryFor {
 			err := fmt.Errorf("the warden server at %s is gone: it has not answered for %s: %w", c.URL, retryFor, lastErr)
 			c.setGone(err)
-			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
+			return request.Request{}, fmt.Errorf("waiting for request %s: %w", id, err)
 		}
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			c.withdrawAfter(ctx, id)
-			return store.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
+			return request.Request{}, fmt.Errorf("waiting for request %s: %w", id, ctx.Err())
 		case <-t.C:
 		}
 		backoff = min(backoff*2, 2*time.Second)
@@ -451,8 +451,8 @@ func (c *Client) Withdraw(ctx context.Context, id string) error {
 
 // Decide records a decision on request id, as a person's surface would,
 // and returns the request as stored.
-func (c *Client) Decide(ctx context.Context, id string, d store.Answer) (store.Request, error) {
-	var got store.Request
+func (c *Client) Decide(ctx context.Context, id string, d request.Answer) (request.Request, error) {
+	var got request.Request
 	err := c.do(ctx, http.MethodPost, "/api/requests/"+url.PathEscape(id)+"/decision", d, &got)
 	return got, err
 }

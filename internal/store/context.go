@@ -5,43 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/request"
 )
 
 // RequestContext is what a person needs beside a request to decide it
-// (issue 21 item 4), kept apart from the model's own words so that a
-// surface can label each part: warden's reason and the risk it saw, the
-// model's justification, who asked from where, and the last turns of the
-// conversation that led to the call.
-type RequestContext struct {
-	// Host is the machine the asking run runs on.
-	Host string `json:"host,omitempty"`
-	// Sandbox is the sandbox mode in force where the call runs.
-	Sandbox string `json:"sandbox,omitempty"`
-	// Reason is warden's reason for asking: which rule, which blocked
-	// action, what the first pass found.
-	Reason string `json:"reason,omitempty"`
-	// Risk is the risk level warden (the first pass) gave the action.
-	Risk string `json:"risk,omitempty"`
-	// Justification is the model's reason for the action, when it gave
-	// one: the model's words, never warden's.
-	Justification string `json:"justification,omitempty"`
-	// Effects is what a dry run of the request's command observed (SPEC
-	// G17), summarised by warden; the paths and names in it are the
-	// command's own.
-	Effects string `json:"effects,omitempty"`
-	// Message is the model's own message that made the call (the
-	// request's message may also carry warden's description of it).
-	Message string `json:"message,omitempty"`
-	// Turns are the last turns of the conversation, oldest first.
-	Turns []Turn `json:"turns,omitempty"`
-}
+// (request.RequestContext).
+type RequestContext = request.RequestContext
 
-// Turn is one message of a conversation, cut for display.
-type Turn struct {
-	// Role is user, assistant or tool.
-	Role string `json:"role"`
-	Text string `json:"text"`
-}
+// Turn is one message of a conversation, cut for display (request.Turn).
+type Turn = request.Turn
 
 // maxContextBytes bounds a request's stored context: beyond it the turns
 // are dropped, then the context.

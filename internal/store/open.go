@@ -30,14 +30,16 @@ var migrationFiles embed.FS
 // Open opens (creating if needed) the store at url and applies pending
 // migrations. "" is SQLite at $WARDEN_HOME/warden.db; "sqlite:PATH",
 // "file:PATH" or a plain path is SQLite at PATH; "postgres://…" or
-// "postgresql://…" is PostgreSQL.
+// "postgresql://…" is PostgreSQL. The default store first imports what
+// the hooks' spool marks (ImportSpool).
 func Open(ctx context.Context, url string) (*Store, error) {
 	return openStore(ctx, url, false)
 }
 
 // OpenRecorder opens the store at url for a short-lived process that
-// records a run's events and waits for no decision (a `warden hook`
-// process): what Open does, lighter. On SQLite it is one pool of
+// records a run's events and waits for no decision (hooks did, before
+// they marked the spool instead; internal/spool): what Open does, lighter,
+// and without draining the spool. On SQLite it is one pool of
 // connections that open as they are needed (one, for a process that
 // writes one batch), each with synchronous=NORMAL, as Open's events are
 // (a commit survives a crash of the process, not of the machine); the
@@ -109,6 +111,13 @@ func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 		if err := s.startListener(ctx); err != nil {
 			s.closePools()
 			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	if !recorder && s.Default() {
+		// What hooks left in the spool is read first (internal/spool).
+		if _, err := s.ImportSpool(ctx); err != nil {
+			s.closePools()
+			return nil, err
 		}
 	}
 	return s, nil

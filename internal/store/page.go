@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/request"
 )
 
 // Bounds of a page of a list (requests, runs, events, search hits,
@@ -17,7 +19,7 @@ import (
 const (
 	DefaultPage      = 100
 	defaultEventPage = 500
-	MaxPage          = 1000
+	MaxPage          = request.MaxPage
 	maxPageBytes     = 4 << 20
 )
 
@@ -90,8 +92,8 @@ func fit(n, limit int, size func(i int) int) (int, bool) {
 	return n, false
 }
 
-// sizeOf is about what r takes in a page of JSON.
-func (r Request) sizeOf() int {
+// requestSize is about what r takes in a page of JSON.
+func requestSize(r Request) int {
 	return 400 + len(r.Call.Arguments) + len(r.View) + len(r.Message) + len(r.Result) + len(r.Modified) + len(r.Explanation)
 }
 
@@ -103,7 +105,7 @@ func (s *Store) RequestPage(ctx context.Context, status string, p Page) ([]Reque
 	return page(p, "requests", func(after *cursor, n int) ([]Request, error) {
 		return s.requestList(ctx, status, after, n)
 	}, func(rs []Request, i int) int {
-		return rs[i].sizeOf()
+		return requestSize(rs[i])
 	}, func(rs []Request, i int) cursor {
 		return cursor{rs[i].Created.UnixNano(), rs[i].ID}
 	})

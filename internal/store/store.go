@@ -3,10 +3,10 @@ package store
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/request"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -23,9 +23,9 @@ const (
 // Sentinel errors; the store's errors wrap them (test with errors.Is).
 var (
 	// ErrNotFound: no such run, request or denial.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = request.ErrNotFound
 	// ErrNotPending: the request was already decided, expired or withdrawn.
-	ErrNotPending = errors.New("the request is no longer pending")
+	ErrNotPending = request.ErrNotPending
 	// ErrChoice: the decision is not one the request offers, or its
 	// modified arguments are not a JSON object.
 	ErrChoice = errors.New("the decision is not one of the choices offered")
@@ -33,12 +33,7 @@ var (
 
 // URL returns the database URL to use: flag if set, else $WARDEN_DB, else
 // "" (the default SQLite file).
-func URL(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	return os.Getenv(envDB)
-}
+func URL(flag string) string { return wardenhome.DBURL(flag) }
 
 var _ event.Sink = (*Store)(nil)
 
@@ -78,75 +73,29 @@ type Hit struct {
 	Line  json.RawMessage
 }
 
-// Call is the tool call a request is about.
-type Call struct {
-	ID        string          `json:"id"`
-	Function  string          `json:"function"`
-	Arguments json.RawMessage `json:"arguments"`
-}
+// Call is the tool call a request is about (request.Call).
+type Call = request.Call
 
 // The kinds of request.
 const (
-	KindApproval = "approval"
-	KindReview   = "review"
-	KindBoundary = "boundary"
+	KindApproval = request.KindApproval
+	KindReview   = request.KindReview
+	KindBoundary = request.KindBoundary
 )
 
 // The statuses of a request.
 const (
-	StatusPending   = "pending"
-	StatusDecided   = "decided"
-	StatusExpired   = "expired"
-	StatusWithdrawn = "withdrawn"
+	StatusPending   = request.StatusPending
+	StatusDecided   = request.StatusDecided
+	StatusExpired   = request.StatusExpired
+	StatusWithdrawn = request.StatusWithdrawn
 )
 
-// Request is a request that waits for a person (SPEC H1–H4).
-type Request struct {
-	ID          string          `json:"id"`
-	Kind        string          `json:"kind"` // approval | review | boundary
-	RunID       string          `json:"run_id"`
-	Agent       string          `json:"agent"`
-	Call        Call            `json:"call"`
-	View        string          `json:"view"`    // what the person sees of the call (may be "")
-	Message     string          `json:"message"` // the assistant message / rationale text
-	Result      string          `json:"result"`  // review: the tool's output or error text
-	Choices     []string        `json:"choices"`
-	Status      string          `json:"status"` // pending | decided | expired | withdrawn
-	Decision    string          `json:"decision"`
-	Explanation string          `json:"explanation"`
-	Modified    json.RawMessage `json:"modified,omitempty"` // new arguments object when decision is "modify"
-	DecidedBy   string          `json:"decided_by"`
-	// DecidedVia is the surface the decision came through: panel, api,
-	// console or deadline ("" before one). DecidedBy names the operator
-	// when their credential has a name (SPEC S4), else it is DecidedVia.
-	DecidedVia string     `json:"decided_via"`
-	Created    time.Time  `json:"created"`
-	Deadline   *time.Time `json:"deadline"`
-	// Failsafe is the decision recorded when the deadline passes (H3:
-	// reject or terminate, never approve).
-	Failsafe string `json:"failsafe,omitempty"`
-	// Truncated is [bytes produced, bytes kept] when Result was cut
-	// before the person saw it (a review of a long output, cut at the
-	// tool's capture limit or the run's max_output); nil when whole.
-	Truncated *[2]int `json:"truncated,omitempty"`
-	// Context is what the asker knows beside the call (who, where, why),
-	// stored with the request on submission and read back with
-	// Store.RequestContexts; nil when none was given.
-	Context *RequestContext `json:"context,omitempty"`
-}
+// Request is a request that waits for a person (SPEC H1–H4; request.Request).
+type Request = request.Request
 
-// Answer is a person's answer to a request: its Decision is one of the
-// request's Choices, words of approval's or review's decisions
-// (internal/vocab), kept as text because the store sits below both.
-type Answer struct {
-	Decision    string          `json:"decision"`
-	Explanation string          `json:"explanation,omitempty"`
-	Modified    json.RawMessage `json:"modified,omitempty"`
-	DecidedBy   string          `json:"-"`
-	// DecidedVia is the surface the decision came through (panel, api,
-	// console); "" when the surface named itself in DecidedBy.
-	DecidedVia string `json:"-"`
-}
+// Answer is a person's answer to a request (request.Answer).
+type Answer = request.Answer
 
 // Change is one thing that changed in the store: an event written or a
 // request created or changed.

@@ -303,3 +303,12 @@ func CreateSecret(path, pattern string, data []byte) error {
 	}
 	return os.Link(tmp.Name(), path)
 }
+
+// DBURL returns the store's database URL to use: flag if set, else
+// $WARDEN_DB, else "" (the default store, SQLite in $WARDEN_HOME).
+func DBURL(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return os.Getenv(EnvDB)
+}
