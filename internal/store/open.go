@@ -33,26 +33,6 @@ var migrationFiles embed.FS
 // "postgresql://…" is PostgreSQL. The default store first imports what
 // the hooks' spool marks (ImportSpool).
 func Open(ctx context.Context, url string) (*Store, error) {
-	return openStore(ctx, url, false)
-}
-
-// OpenRecorder opens the store at url for a short-lived process that
-// records a run's events and waits for no decision (hooks did, before
-// they marked the spool instead; internal/spool): what Open does, lighter,
-// and without draining the spool. On SQLite it is one pool of
-// connections that open as they are needed (one, for a process that
-// writes one batch), each with synchronous=NORMAL, as Open's events are
-// (a commit survives a crash of the process, not of the machine); the
-// schema's version is read, and migrations run only when it differs; and
-// a write-ahead log that earlier such processes left long is checkpointed
-// first, so that the next one's writes start it over (see walCheckpoint).
-// PostgreSQL opens as Open does.
-func OpenRecorder(ctx context.Context, url string) (*Store, error) {
-	return openStore(ctx, url, true)
-}
-
-// openStore opens the store at url; recorder: as OpenRecorder.
-func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 	s := &Store{url: url, hub: newHub()}
 	var err error
 	switch {
@@ -64,9 +44,7 @@ func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 		}
 	default:
 		s.engine = EngineSQLite
-		if s.path, err = sqlitePath(url); err == nil && recorder {
-			s.db, err = sql.Open("sqlite", sqliteDSN(s.path, "NORMAL")+walLimitPragma)
-		} else if err == nil {
+		if s.path, err = sqlitePath(url); err == nil {
 			s.db, err = sql.Open("sqlite", sqliteDSN(s.path, "FULL"))
 			if err == nil {
 				s.evdb, err = sql.Open("sqlite", sqliteDSN(s.path, "NORMAL"))
@@ -75,9 +53,6 @@ func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
-	}
-	if s.evdb == nil {
-		s.evdb = s.db
 	}
 	// Bounded pools: PostgreSQL's default allows 100 clients in all, and
 	// SQLite has one writer at a time.
@@ -94,12 +69,6 @@ func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 		s.closePools()
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if recorder && s.engine == EngineSQLite {
-		if err := walCheckpoint(ctx, s.db, s.path); err != nil {
-			s.closePools()
-			return nil, fmt.Errorf("store: %w", err)
-		}
-	}
 	if s.engine == EngineSQLite {
 		s.insertEvent, err = s.evdb.PrepareContext(ctx, insertEventSQL)
 		if err != nil {
@@ -113,7 +82,7 @@ func openStore(ctx context.Context, url string, recorder bool) (*Store, error) {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}
-	if !recorder && s.Default() {
+	if s.Default() {
 		// What hooks left in the spool is read first (internal/spool).
 		if _, err := s.ImportSpool(ctx); err != nil {
 			s.closePools()
@@ -294,42 +263,6 @@ func privateFiles(p string) error {
 func sqliteDSN(p, sync string) string {
 	return p + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
 		"&_pragma=synchronous(" + sync + ")&_txlock=immediate"
-}
-
-// walLimit is the length of the write-ahead log past which OpenRecorder
-// checkpoints it: about 8 hook processes' events. Each opener reads the
-// whole log (see walCheckpoint), each checkpoint waits for two fsyncs: with
-// 1 MiB a hook used 19 ms of CPU here, with 256 KiB 15 ms, with 64 KiB as
-// much but with slower outliers. walLimitPragma has SQLite cut the log's
-// file back to it when the log starts over, so that the file's size says
-// how long the log is.
-const (
-	walLimit       = 256 << 10
-	walLimitPragma = "&_pragma=journal_size_limit(262144)"
-)
-
-// walCheckpoint checkpoints the write-ahead log of the SQLite database in
-// file, on db, when the log's file is longer than walLimit. A process that
-// opens the database alone rebuilds the log's index by reading the whole
-// log (SQLite's recovery), which forgets what earlier processes
-// checkpointed; the log starts over only when a writer begins with the log
-// checkpointed whole. In a process that writes once and exits (a hook)
-// that writer never comes, so the log, each opener's recovery and each
-// automatic checkpoint would grow with every event the store ever held.
-// Checkpointed here, before this process writes, the write starts the log
-// over: it stays short, and opening the store costs the same after a
-// million events as after one. PASSIVE waits for no reader or writer; what
-// it could not finish, the next opener does.
-func walCheckpoint(ctx context.Context, db *sql.DB, file string) error {
-	fi, err := os.Stat(file + "-wal")
-	if err != nil || fi.Size() <= walLimit {
-		return nil // no log, or a short one
-	}
-	var busy, frames, done int
-	if err := db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done); err != nil {
-		return fmt.Errorf("checkpointing the write-ahead log: %w", err)
-	}
-	return nil
 }
 
 // A migration is one numbered .sql file, rendered for an engine.
