@@ -85,6 +85,14 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	// `--json *.jsonl` makes the first dataset the report's file: refused
+	// before anything is read or written, so that no dataset is lost.
+	for _, out := range []struct{ flag, path string }{{"--json", *jsonOut}, {"--items", *itemsOut}} {
+		if in := datasetAt(out.path, files); in != "" {
+			fmt.Fprintf(stderr, "warden eval: %s %s is the dataset %s: it would be overwritten\n%s", out.flag, out.path, in, evalUsage)
+			return exitUsage
+		}
+	}
 	for _, w := range decider.Warnings(who) {
 		fmt.Fprintf(stderr, "warden eval: warning: --reviewer: %s\n", w)
 	}
@@ -187,4 +195,23 @@ func writeEvalJSON(path string, r *eval.Report, w io.Writer) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// datasetAt returns the dataset among files that out names (the same file,
+// by any path or link), or "" when out names none of them (or is "", "-"
+// or not there yet).
+func datasetAt(out string, files []string) string {
+	if out == "" || out == "-" {
+		return ""
+	}
+	o, err := os.Stat(out)
+	if err != nil {
+		return ""
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && os.SameFile(o, fi) {
+			return f
+		}
+	}
+	return ""
 }

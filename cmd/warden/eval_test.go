@@ -141,6 +141,42 @@ func TestV2_EvalUsageAndDatasetErrors(t *testing.T) {
 	}
 }
 
+// An output flag given a dataset (as `--json *.jsonl` does) is refused and
+// the dataset is left as it was, by its own path or through a link.
+func TestEval_OutputNeverOverwritesADataset(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "a.jsonl")
+	good, err := os.ReadFile("testdata/eval.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.jsonl")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--json", data, "testdata/eval.jsonl", data},
+		{"--items", data, data},
+		{"--json", link, data},
+	} {
+		code, _, stderr := wardenEval(t, append([]string{"--reviewer", "first_pass"}, args...)...)
+		if code != exitUsage || !strings.Contains(stderr, "would be overwritten") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 saying the dataset would be overwritten", args, code, stderr)
+		}
+		if got, _ := os.ReadFile(data); !bytes.Equal(got, good) {
+			t.Fatalf("%q: the dataset changed", args)
+		}
+	}
+	// A report file beside the datasets is written as before.
+	out := filepath.Join(dir, "report.json")
+	if code, stdout, stderr := wardenEval(t, "--reviewer", "first_pass", "--json", out, data); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestV2_EvalRulesFile(t *testing.T) {
 	rulesFile := filepath.Join(t.TempDir(), "team.yaml")
 	if err := os.WriteFile(rulesFile, []byte("rules:\n  - pattern: [git, status]\n    decision: forbidden\n"), 0o644); err != nil {
