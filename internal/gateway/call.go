@@ -29,6 +29,12 @@ type callParams struct {
 
 // readCall reads the parameters of tools/call strictly (SPEC A8).
 func readCall(params json.RawMessage) (callParams, error) {
+	return readCallWith(params, readCallFast)
+}
+
+// readCallWith is readCall reading the parameters that pass CheckNames
+// with fast, else, where fast reports false, with encoding/json's decoder.
+func readCallWith(params json.RawMessage, fast func(json.RawMessage) (callParams, bool)) (callParams, error) {
 	var c callParams
 	t := bytes.TrimSpace(params)
 	if len(t) == 0 || t[0] != '{' {
@@ -37,8 +43,8 @@ func readCall(params json.RawMessage) (callParams, error) {
 	if err := argjson.CheckNames(t); err != nil {
 		return c, fmt.Errorf("params: %w", err)
 	}
-	c, fast := readCallFast(t)
-	if !fast {
+	c, ok := fast(t)
+	if !ok {
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
