@@ -276,11 +276,18 @@ func (s *session) listTools(ctx context.Context, u *upstream) error {
 // duplicate, or two cases of one name, SPEC A8) may be read one way here
 // and another by the client, so the reviewer reads all of its text.
 func resultText(result json.RawMessage) (string, bool) {
+	return resultTextWith(result, (*toolResult).readFast, contentText)
+}
+
+// resultTextWith is resultText reading the result that passes CheckNames
+// with fast, else, where fast reports false, with encoding/json, and the
+// text of each content item with text.
+func resultTextWith(result json.RawMessage, fast func(*toolResult, json.RawMessage) bool, text func(json.RawMessage) (string, bool)) (string, bool) {
 	if argjson.CheckNames(result) != nil {
 		return string(result), false
 	}
 	var r toolResult
-	if !r.readFast(result) {
+	if !fast(&r, result) {
 		r = toolResult{}
 		if err := json.Unmarshal(result, &r); err != nil {
 			return string(result), false
@@ -291,8 +298,8 @@ func resultText(result json.RawMessage) (string, bool) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		if text, ok := contentText(c); ok {
-			b.WriteString(text)
+		if s, ok := text(c); ok {
+			b.WriteString(s)
 		} else {
 			b.Write(c)
 		}

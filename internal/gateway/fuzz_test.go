@@ -263,37 +263,14 @@ func readCallDecoder(params json.RawMessage) (callParams, error) {
 
 // resultTextDecoder is resultText with encoding/json's decoder only.
 func resultTextDecoder(result json.RawMessage) (string, bool) {
-	if argjson.CheckNames(result) != nil {
-		return string(result), false
-	}
-	var r struct {
-		Content           []json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage   `json:"structuredContent"`
-		IsError           bool              `json:"isError"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return string(result), false
-	}
-	var b strings.Builder
-	for _, c := range r.Content {
+	return resultTextWith(result, func(*toolResult, json.RawMessage) bool { return false }, func(c json.RawMessage) (string, bool) {
 		var t struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
 		if json.Unmarshal(c, &t) == nil && t.Type == "text" {
-			b.WriteString(t.Text)
-		} else {
-			b.Write(c)
+			return t.Text, true
 		}
-	}
-	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.Write(r.StructuredContent)
-	}
-	return b.String(), r.IsError
+		return "", false
+	})
 }
