@@ -121,6 +121,34 @@ func wait(t *testing.T, ch chan struct{}, what string) {
 	}
 }
 
+// notYet fails the test, saying what, if ch is ready now.
+func notYet(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Error(what)
+	default:
+	}
+}
+
+// pendingSoon returns the requests pending in st, waiting up to d for one;
+// the test fails when none is pending by then.
+func pendingSoon(ctx context.Context, t *testing.T, st *store.Store, d time.Duration) []store.Request {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		pending, err := st.Requests(ctx, store.StatusPending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) > 0 {
+			return pending
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no request queued for a person")
+		}
+	}
+}
+
 // serveRaw starts g between a raw client and upstream.
 func serveRaw(t *testing.T, g *Gateway, upstream sdk.Transport) (*raw, chan error) {
 	t.Helper()
@@ -280,16 +308,7 @@ func TestX2_CancelWithdrawsTheQueuedRequest(t *testing.T) {
 		_, err := p.CallTool(cctx, &sdk.CallToolParams{Name: "block", Arguments: map[string]any{"why": "wait for a person"}})
 		errc <- err
 	}()
-	var pending []store.Request
-	for deadline := time.Now().Add(10 * time.Second); len(pending) == 0; {
-		if pending, err = st.Requests(ctx, store.StatusPending); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no request queued for a person")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pending := pendingSoon(ctx, t, st, 10*time.Second)
 	if !strings.Contains(pending[0].Call.Function, "block") {
 		t.Errorf("queued %+v", pending[0])
 	}
@@ -308,11 +327,7 @@ func TestX2_CancelWithdrawsTheQueuedRequest(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	select {
-	case <-block.started:
-		t.Error("a call nobody approved reached the server")
-	default:
-	}
+	notYet(t, block.started, "a call nobody approved reached the server")
 }
 
 // With no person reachable, a call for a person is a denial that says a
@@ -335,11 +350,7 @@ func TestX2_NoPersonIsADenialNotAnElicitation(t *testing.T) {
 	if elicited != 0 {
 		t.Errorf("warden elicited %d times", elicited)
 	}
-	select {
-	case <-block.started:
-		t.Error("the call reached the server")
-	default:
-	}
+	notYet(t, block.started, "the call reached the server")
 }
 
 // A tool that changes under the client (a "rug pull"): once its listing
@@ -418,15 +429,7 @@ func TestX2_PersonDecidesInTheQueue(t *testing.T) {
 			text, isErr := p.call(t, "write_file", map[string]any{"path": target, "content": "decided"})
 			done <- answer{text, isErr}
 		}()
-		var pending []store.Request
-		for deadline := time.Now().Add(15 * time.Second); len(pending) == 0; time.Sleep(20 * time.Millisecond) {
-			if pending, err = st.Requests(ctx, store.StatusPending); err != nil {
-				t.Fatal(err)
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("no request queued for a person")
-			}
-		}
+		pending := pendingSoon(ctx, t, st, 15*time.Second)
 		if r := pending[0]; r.Call.Function != "write_file" || !strings.Contains(string(r.Call.Arguments), target) {
 			t.Errorf("the queued request shows %+v", r.Call)
 		}
