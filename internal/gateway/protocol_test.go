@@ -121,6 +121,20 @@ func wait(t *testing.T, ch chan struct{}, what string) {
 	}
 }
 
+// endedWithError waits up to 10s for the session's end on done: the test
+// fails unless it ends, and with an error, after why.
+func endedWithError(t *testing.T, done chan error, why string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("%s ended the session without an error", why)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the session did not end after %s", why)
+	}
+}
+
 // notYet fails the test, saying what, if ch is ready now.
 func notYet(t *testing.T, ch chan struct{}, what string) {
 	t.Helper()
@@ -221,14 +235,7 @@ func TestX2_BadInputFromTheClientIsAProtocolError(t *testing.T) {
 	if m := c.recv(); m.Error == nil || m.Error.Code != -32700 {
 		t.Errorf("malformed JSON: %+v", m)
 	}
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("a broken stream ended the session without an error")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end after a broken stream")
-	}
+	endedWithError(t, done, "a broken stream")
 	evs := runEvents(t, cfg)
 	if last := evs[len(evs)-1]; last.Kind() != "run_end" {
 		t.Errorf("the run's last event is %s, want run_end (%s)", last.Kind(), kinds(evs))
@@ -268,14 +275,7 @@ func TestX2_UpstreamDyingMidCall(t *testing.T) {
 	if m := c.recv(); m.ID != float64(1) || m.Error == nil || strings.Contains(string(m.Result), "forged") {
 		t.Errorf("the call in flight when the server died: %+v", m)
 	}
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("the server's death ended the session without an error")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end after the server died")
-	}
+	endedWithError(t, done, "the server's death")
 	evs := runEvents(t, cfg)
 	var sawError bool
 	for _, e := range evs {
