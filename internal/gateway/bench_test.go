@@ -78,15 +78,7 @@ func benchClient(b *testing.B, how string, cfg *govern.Config) *sdk.ClientSessio
 	up := echoUpstream(b)
 	transport := up
 	if how != "direct" {
-		upc, err := up.Connect(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ct, st := sdk.NewInMemoryTransports()
-		sc, err := st.Connect(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		upc, sc, ct := between(b, up)
 		if how == "plain-proxy" {
 			plainProxy(ctx, sc, upc)
 		} else {

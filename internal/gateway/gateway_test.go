@@ -80,20 +80,29 @@ type peer struct {
 	g    *Gateway
 }
 
+// between connects to upstream and makes the in-memory pair a client
+// reaches it through: up is the upstream's connection, sc the server's end
+// of the pair (what a gateway or proxy serves on), ct the client's.
+func between(tb testing.TB, upstream sdk.Transport) (up, sc sdk.Connection, ct sdk.Transport) {
+	tb.Helper()
+	ctx := context.Background()
+	up, err := upstream.Connect(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	if sc, err = st.Connect(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return up, sc, ct
+}
+
 // connect starts g between a go-sdk client and upstream (a command, or a
 // transport to an in-process server), and returns the client's session.
 func connect(t *testing.T, g *Gateway, upstream sdk.Transport, opts *sdk.ClientOptions) *peer {
 	t.Helper()
 	ctx := context.Background()
-	up, err := upstream.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := sdk.NewInMemoryTransports()
-	sc, err := st.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up, sc, ct := between(t, upstream)
 	p := &peer{done: make(chan error, 1), g: g}
 	go func() { p.done <- g.Serve(ctx, sc, up) }()
 	client := sdk.NewClient(&sdk.Implementation{Name: "warden-test", Version: "1"}, opts)
