@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // raw is one end of a newline-delimited JSON-RPC stream the test writes
@@ -293,11 +294,7 @@ func TestX2_UpstreamDyingMidCall(t *testing.T) {
 // queued request, and the call never reaches the server.
 func TestX2_CancelWithdrawsTheQueuedRequest(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stores.Temp(t)
 	cfg := testConfig(t, "approvers:\n  - name: human\n", "")
 	cfg.Queue = st
 	up, block := testServer(t)
@@ -403,11 +400,7 @@ func TestG2_MCPToolChangedAfterListingIsABoundaryRequest(t *testing.T) {
 // what the person decides is what happens on disk.
 func TestX2_PersonDecidesInTheQueue(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stores.Temp(t)
 	dir := t.TempDir()
 	cfg := testConfig(t, "", "")
 	cfg.Queue = st
