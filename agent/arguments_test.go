@@ -249,13 +249,7 @@ func TestP2_ArgumentOrderCannotSkipDenyPattern(t *testing.T) {
 				events = append(events, e)
 				return nil
 			})
-			m := scripted.New(
-				chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", "bash", args)}},
-				chat.Message{Content: "done"},
-			)
-			run := &agent.Run{Model: m, Events: event.NewRecorder("p2", sink), Approval: gate}
-			run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: dir})}},
-				[]chat.Message{{Role: chat.User, Content: "clean up"}})
+			oneCall(&agent.Run{Approval: gate}, sink, []tool.Tool{bash.New(bash.Options{Dir: dir})}, "bash", args)
 
 			if _, err := os.Stat(victim); err != nil {
 				t.Fatalf("the rm ran: %v", err)
@@ -283,13 +277,7 @@ func TestP2_ReviewMatchesInSchemaOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := scripted.New(
-		chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"justification":"x","cmd":"cat /etc/hostname"}`)}},
-		chat.Message{Content: "done"},
-	)
-	run := &agent.Run{Model: m, Events: event.NewRecorder("p2", event.SinkFunc(func(event.Event) error { return nil })), Review: stop}
-	res := run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: dir})}},
-		[]chat.Message{{Role: chat.User, Content: "look"}})
+	res := oneCall(&agent.Run{Review: stop}, nil, []tool.Tool{bash.New(bash.Options{Dir: dir})}, "bash", `{"justification":"x","cmd":"cat /etc/hostname"}`)
 	if res.Status != event.StatusLimited || !strings.Contains(res.Limit.Error(), "terminated") {
 		t.Errorf("status %s, limit %v: the review pattern did not match", res.Status, res.Limit)
 	}
@@ -314,13 +302,23 @@ func TestP2_SchemaOrderNotJustSorted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := scripted.New(
-		chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", "write", `{"content":"x","path":"/etc/passwd"}`)}},
-		chat.Message{Content: "done"},
-	)
-	run := &agent.Run{Model: m, Events: event.NewRecorder("p2", event.SinkFunc(func(event.Event) error { return nil })), Approval: gate}
-	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{write}}, []chat.Message{{Role: chat.User, Content: "go"}})
+	oneCall(&agent.Run{Approval: gate}, nil, []tool.Tool{write}, "write", `{"content":"x","path":"/etc/passwd"}`)
 	if len(ran) != 0 {
 		t.Errorf("the write ran: %v", ran)
 	}
+}
+
+// oneCall executes run (its policies set) on an agent with tools, the
+// scripted model making the one call function(args) and then ending the
+// turn; the events go to sink (nil: nowhere).
+func oneCall(run *agent.Run, sink event.Sink, tools []tool.Tool, function, args string) *agent.Result {
+	if sink == nil {
+		sink = event.SinkFunc(func(event.Event) error { return nil })
+	}
+	run.Model = scripted.New(
+		chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", function, args)}},
+		chat.Message{Content: "done"},
+	)
+	run.Events = event.NewRecorder("p2", sink)
+	return run.Execute(context.Background(), &agent.Agent{Tools: tools}, []chat.Message{{Role: chat.User, Content: "go"}})
 }
