@@ -19,6 +19,7 @@ import (
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"golang.org/x/sys/unix"
 )
 
@@ -249,7 +250,7 @@ func statInode(t *testing.T, p string) inodeState {
 func TestG17_MetadataUntouched(t *testing.T) {
 	needDryRun(t)
 	py := python(t)
-	work, out, home := t.TempDir(), outsideDir(t), homeDir(t)
+	work, out, home := t.TempDir(), outsideDir(t), hometest.InHome(t)
 	var files []string
 	for _, d := range []string{work, out, home} {
 		p := filepath.Join(d, "victim")

@@ -22,6 +22,7 @@ import (
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/sandbox"
 	"golang.org/x/sys/unix"
 )
@@ -126,22 +127,6 @@ func run(t *testing.T, dir, script string, req Request) effect.Report {
 	return rep
 }
 
-// homeDir returns a new directory under the user's home, removed when the
-// test ends.
-func homeDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip(err)
-	}
-	d, err := os.MkdirTemp(home, "warden-dryrun-test-")
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
-
 // outsideDir returns a new directory outside the temporary directories
 // (/var/tmp), removed when the test ends.
 func outsideDir(t *testing.T) string {
@@ -156,7 +141,7 @@ func outsideDir(t *testing.T) string {
 
 func TestG17_FileEffectsReportedNothingRealChanges(t *testing.T) {
 	needDryRun(t)
-	work, out, home := t.TempDir(), outsideDir(t), homeDir(t)
+	work, out, home := t.TempDir(), outsideDir(t), hometest.InHome(t)
 	for _, d := range []string{work, out, home} {
 		writeFiles(t, map[string]string{
 			d + "/write": "old\n", d + "/delete": "gone?\n", d + "/rename": "moved\n",
