@@ -78,22 +78,11 @@ func g17Config(srv *openaitest.Server, f *fakeRunner, work string) decider.Confi
 // userMessage returns the user message of a reviewer request body.
 func userMessage(t *testing.T, body string) string {
 	t.Helper()
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
+	user, ok := openaitest.UserMessage(body)
+	if !ok {
+		t.Fatalf("no user message in %s", body)
 	}
-	if err := json.Unmarshal([]byte(body), &req); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range req.Messages {
-		if m.Role == "user" {
-			return m.Content
-		}
-	}
-	t.Fatalf("no user message in %s", body)
-	return ""
+	return user
 }
 
 // TestG17_ReviewerIsToldTheEffects: a boundary request the first pass
