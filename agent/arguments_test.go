@@ -63,15 +63,10 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &eventtest.Sink{}
-	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
+	rec := replay(t, &agent.Run{
 		Approval: approval.New(approval.Rule{Name: "allow-listed", Match: m, Handler: approval.Auto(approval.Approve, "listed")}),
 		Boundary: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "")})),
-	}
-	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: work}), ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
-	if res.Status != event.StatusCompleted {
-		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
-	}
+	}, []tool.Tool{bash.New(bash.Options{Dir: work}), ed}, turns)
 	if _, err := os.Stat(target); err == nil {
 		t.Error("touch ran outside the workspace")
 	}
@@ -130,14 +125,8 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &eventtest.Sink{}
-	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
-		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
-	}
-	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
-	if res.Status != event.StatusCompleted {
-		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
-	}
+	rec := replay(t, &agent.Run{Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")})},
+		[]tool.Tool{ed}, turns)
 	seen := map[string]bool{}
 	approved := false
 	for _, e := range rec.All() {
@@ -321,4 +310,19 @@ func oneCall(run *agent.Run, sink event.Sink, tools []tool.Tool, function, args 
 	)
 	run.Events = event.NewRecorder("p2", sink)
 	return run.Execute(context.Background(), &agent.Agent{Tools: tools}, []chat.Message{{Role: chat.User, Content: "go"}})
+}
+
+// replay executes run (its policies set) as run "r" on an agent with
+// tools, the model replaying turns and then ending the turn; the test fails
+// unless the run completes. It returns the run's events.
+func replay(t *testing.T, run *agent.Run, tools []tool.Tool, turns []chat.Message) *eventtest.Sink {
+	t.Helper()
+	rec := &eventtest.Sink{}
+	run.ID, run.Events = "r", event.NewRecorder("r", rec)
+	run.Model = &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}
+	res := run.Execute(context.Background(), &agent.Agent{Tools: tools}, []chat.Message{{Role: chat.User, Content: "go"}})
+	if res.Status != event.StatusCompleted {
+		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
+	}
+	return rec
 }
