@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
@@ -285,9 +286,7 @@ func matchAll(t *testing.T) policy.Matcher {
 // the secret, and the session refuses later calls.
 func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY----- hunter2"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, dir, "id_rsa", "-----BEGIN OPENSSH PRIVATE KEY----- hunter2")
 	cfg := testConfig(t, "", "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n")
 	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
 	p := connectFS(t, g, dir)
@@ -326,9 +325,7 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 		{mcp.Prompt, false, false, false},
 		{mcp.Approve, true, true, true},
 	}
-	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, dir, "r.txt", "readable")
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			cfg := testConfig(t, "", "")
@@ -360,9 +357,7 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 // mode; a read-only hint alone never approves a call the policy does not.
 func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, dir, "r.txt", "readable")
 	cfg := testConfig(t, "approvers:\n  - name: auto\n    decision: approve\n    tool: write_file\n", "")
 	p := connectFS(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Auto}, dir)
 	w := filepath.Join(dir, "w.txt")
@@ -383,12 +378,10 @@ func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 // session goes on, and the next call is answered.
 func TestX2_ReviewNobodyTakesWithholdsOnlyThatResult(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hunter2"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, dir, "notes.txt", "hunter2")
 	cfg := testConfig(t, "", "reviewers:\n  - name: human\n    tool: read_text_file\n")
 	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := connectFS(t, g, dir)
 	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
 	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "withheld") || !strings.Contains(text, "person") {
 		t.Fatalf("a result nobody could review answered %q (isError %v), want it withheld for a person", text, isErr)
