@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
@@ -102,16 +103,11 @@ func unchanged(t *testing.T, before map[string]fileState, dirs ...string) {
 	}
 }
 
-// writeFiles makes files (path → content) with mode 0644.
+// writeFiles makes files (absolute path → content) as filetest.Write does.
 func writeFiles(t *testing.T, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		filetest.Write(t, filepath.Dir(p), filepath.Base(p), c)
 	}
 }
 
