@@ -282,15 +282,24 @@ func matchAll(t *testing.T) policy.Matcher {
 	return m
 }
 
+// readReviewed connects a client through a gateway in approve mode with
+// the review policy rev to the filesystem server serving a new directory
+// that holds the file name with content, and reads the file through it. It
+// returns the client, the directory and the answer: its text and isError.
+func readReviewed(t *testing.T, rev, name, content string) (p *peer, dir, text string, isErr bool) {
+	t.Helper()
+	dir = t.TempDir()
+	path := filetest.Write(t, dir, name, content)
+	p = connectFS(t, &Gateway{Config: testConfig(t, "", rev), Server: "filesystem", Mode: mcp.Approve}, dir)
+	text, isErr = p.call(t, "read_text_file", map[string]any{"path": path})
+	return p, dir, text, isErr
+}
+
 // A review that terminates withholds the result: the client never reads
 // the secret, and the session refuses later calls.
 func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
-	dir := t.TempDir()
-	filetest.Write(t, dir, "id_rsa", "-----BEGIN OPENSSH PRIVATE KEY----- hunter2")
-	cfg := testConfig(t, "", "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connectFS(t, g, dir)
-	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "id_rsa")})
+	p, dir, text, isErr := readReviewed(t, "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n",
+		"id_rsa", "-----BEGIN OPENSSH PRIVATE KEY----- hunter2")
 	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "private key left") {
 		t.Fatalf("reviewed result answered %q (isError %v)", text, isErr)
 	}
@@ -301,7 +310,7 @@ func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
 	p.Close()
 	<-p.done
 	p.done <- nil
-	evs := runEvents(t, cfg)
+	evs := runEvents(t, p.g.Config)
 	got := kinds(evs)
 	for _, want := range []string{"run_start", "tool", "review", "run_end"} {
 		if !strings.Contains(got, want) {
@@ -377,12 +386,7 @@ func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 // --server, no queue) withholds that one result, and only that: the
 // session goes on, and the next call is answered.
 func TestX2_ReviewNobodyTakesWithholdsOnlyThatResult(t *testing.T) {
-	dir := t.TempDir()
-	filetest.Write(t, dir, "notes.txt", "hunter2")
-	cfg := testConfig(t, "", "reviewers:\n  - name: human\n    tool: read_text_file\n")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connectFS(t, g, dir)
-	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+	p, dir, text, isErr := readReviewed(t, "reviewers:\n  - name: human\n    tool: read_text_file\n", "notes.txt", "hunter2")
 	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "withheld") || !strings.Contains(text, "person") {
 		t.Fatalf("a result nobody could review answered %q (isError %v), want it withheld for a person", text, isErr)
 	}
