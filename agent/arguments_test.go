@@ -63,15 +63,10 @@ func TestA8_DuplicateAndCaseVariantArgumentsAreParsingErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &eventtest.Sink{}
-	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
+	rec := replay(t, &agent.Run{
 		Approval: approval.New(approval.Rule{Name: "allow-listed", Match: m, Handler: approval.Auto(approval.Approve, "listed")}),
 		Boundary: agent.BoundaryPolicy(approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "")})),
-	}
-	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: work}), ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
-	if res.Status != event.StatusCompleted {
-		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
-	}
+	}, []tool.Tool{bash.New(bash.Options{Dir: work}), ed}, turns)
 	if _, err := os.Stat(target); err == nil {
 		t.Error("touch ran outside the workspace")
 	}
@@ -130,14 +125,8 @@ func TestA6_EditorCallsThatCannotSucceedAreParsingErrorsBeforeApproval(t *testin
 		t.Fatal(err)
 	}
 	all, _ := policy.CompileList([]string{"*"})
-	rec := &eventtest.Sink{}
-	r := &agent.Run{ID: "r", Model: &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}, Events: event.NewRecorder("r", rec),
-		Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")}),
-	}
-	res := r.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{ed}}, []chat.Message{{Role: chat.User, Content: "go"}})
-	if res.Status != event.StatusCompleted {
-		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
-	}
+	rec := replay(t, &agent.Run{Approval: approval.New(approval.Rule{Name: "all", Match: all, Handler: approval.Auto(approval.Approve, "ok")})},
+		[]tool.Tool{ed}, turns)
 	seen := map[string]bool{}
 	approved := false
 	for _, e := range rec.All() {
@@ -249,13 +238,7 @@ func TestP2_ArgumentOrderCannotSkipDenyPattern(t *testing.T) {
 				events = append(events, e)
 				return nil
 			})
-			m := scripted.New(
-				chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", "bash", args)}},
-				chat.Message{Content: "done"},
-			)
-			run := &agent.Run{Model: m, Events: event.NewRecorder("p2", sink), Approval: gate}
-			run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: dir})}},
-				[]chat.Message{{Role: chat.User, Content: "clean up"}})
+			oneCall(&agent.Run{Approval: gate}, sink, []tool.Tool{bash.New(bash.Options{Dir: dir})}, "bash", args)
 
 			if _, err := os.Stat(victim); err != nil {
 				t.Fatalf("the rm ran: %v", err)
@@ -283,13 +266,7 @@ func TestP2_ReviewMatchesInSchemaOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := scripted.New(
-		chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", "bash", `{"justification":"x","cmd":"cat /etc/hostname"}`)}},
-		chat.Message{Content: "done"},
-	)
-	run := &agent.Run{Model: m, Events: event.NewRecorder("p2", event.SinkFunc(func(event.Event) error { return nil })), Review: stop}
-	res := run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{bash.New(bash.Options{Dir: dir})}},
-		[]chat.Message{{Role: chat.User, Content: "look"}})
+	res := oneCall(&agent.Run{Review: stop}, nil, []tool.Tool{bash.New(bash.Options{Dir: dir})}, "bash", `{"justification":"x","cmd":"cat /etc/hostname"}`)
 	if res.Status != event.StatusLimited || !strings.Contains(res.Limit.Error(), "terminated") {
 		t.Errorf("status %s, limit %v: the review pattern did not match", res.Status, res.Limit)
 	}
@@ -314,13 +291,38 @@ func TestP2_SchemaOrderNotJustSorted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := scripted.New(
-		chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", "write", `{"content":"x","path":"/etc/passwd"}`)}},
-		chat.Message{Content: "done"},
-	)
-	run := &agent.Run{Model: m, Events: event.NewRecorder("p2", event.SinkFunc(func(event.Event) error { return nil })), Approval: gate}
-	run.Execute(context.Background(), &agent.Agent{Tools: []tool.Tool{write}}, []chat.Message{{Role: chat.User, Content: "go"}})
+	oneCall(&agent.Run{Approval: gate}, nil, []tool.Tool{write}, "write", `{"content":"x","path":"/etc/passwd"}`)
 	if len(ran) != 0 {
 		t.Errorf("the write ran: %v", ran)
 	}
+}
+
+// oneCall executes run (its policies set) on an agent with tools, the
+// scripted model making the one call function(args) and then ending the
+// turn; the events go to sink (nil: nowhere).
+func oneCall(run *agent.Run, sink event.Sink, tools []tool.Tool, function, args string) *agent.Result {
+	if sink == nil {
+		sink = event.SinkFunc(func(event.Event) error { return nil })
+	}
+	run.Model = scripted.New(
+		chat.Message{ToolCalls: []tool.Call{tool.NewCall("c1", function, args)}},
+		chat.Message{Content: "done"},
+	)
+	run.Events = event.NewRecorder("p2", sink)
+	return run.Execute(context.Background(), &agent.Agent{Tools: tools}, []chat.Message{{Role: chat.User, Content: "go"}})
+}
+
+// replay executes run (its policies set) as run "r" on an agent with
+// tools, the model replaying turns and then ending the turn; the test fails
+// unless the run completes. It returns the run's events.
+func replay(t *testing.T, run *agent.Run, tools []tool.Tool, turns []chat.Message) *eventtest.Sink {
+	t.Helper()
+	rec := &eventtest.Sink{}
+	run.ID, run.Events = "r", event.NewRecorder("r", rec)
+	run.Model = &modeltest.Replay{Turns: append(turns, modeltest.Turn("done"))}
+	res := run.Execute(context.Background(), &agent.Agent{Tools: tools}, []chat.Message{{Role: chat.User, Content: "go"}})
+	if res.Status != event.StatusCompleted {
+		t.Fatalf("status %s: %v %v", res.Status, res.Err, res.Limit)
+	}
+	return rec
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/jsonerr"
@@ -94,7 +95,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 		b.WriteString(`,"chain":`)
 		writeJSON(&b, e.Chain)
 	}
-	keys := sortedKeys(e.Params)
+	keys := slices.Sorted(maps.Keys(e.Params))
 	for _, k := range keys {
 		b.WriteByte(',')
 		writeJSON(&b, k)
@@ -176,13 +177,4 @@ func writeJSON(b *bytes.Buffer, v any) {
 		data, _ = json.Marshal(fmt.Sprint(v))
 	}
 	b.Write(data)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

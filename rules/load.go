@@ -341,12 +341,9 @@ func splitExample(s string) ([]string, error) {
 // host_executables: list of {name, paths}. Errors carry the file, line and
 // column (*policy.Error).
 func parseYAML(data []byte, filename string) (*Set, error) {
-	if err := filepos.CheckUTF8(filename, data); err != nil {
+	doc, err := filepos.ParseYAML(filename, data)
+	if err != nil {
 		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, filepos.YAMLError(filename, err)
 	}
 	set := &Set{}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -359,7 +356,7 @@ func parseYAML(data []byte, filename string) (*Set, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, filepos.Errorf(filename, root, "a rules file must be a mapping with a rules: list")
 	}
-	err := filepos.EachKey(filename, root, "duplicate key %q", func(k, v *yaml.Node) error {
+	err = filepos.EachKey(filename, root, "duplicate key %q", func(k, v *yaml.Node) error {
 		switch k.Value {
 		case "rules":
 			return yamlRules(set, v, filename)

@@ -122,15 +122,9 @@ func (p Policy) wrap(cmd *exec.Cmd, found map[string]fileKey) error {
 	if err != nil {
 		return err
 	}
-	if cmd.Err != nil {
-		return nil
-	}
-	if len(cmd.ExtraFiles) > 0 {
-		return errors.New("sandbox: ExtraFiles are not passed to sandboxed commands")
-	}
-	sys := &syscall.SysProcAttr{}
-	if cmd.SysProcAttr != nil {
-		*sys = *cmd.SysProcAttr // a copy: the caller's value is left alone
+	sys, err := procAttr(cmd, "sandboxed")
+	if sys == nil || err != nil {
+		return err
 	}
 	if s.UserNS != "" {
 		if sys.Chroot != "" || sys.Credential != nil || sys.UidMappings != nil || sys.GidMappings != nil ||
@@ -320,18 +314,12 @@ func contain(cmd *exec.Cmd) error {
 	if err := unstarted(cmd); err != nil {
 		return err
 	}
-	if cmd.Err != nil {
-		return nil
-	}
-	if len(cmd.ExtraFiles) > 0 {
-		return errors.New("sandbox: ExtraFiles are not passed to contained commands")
+	sys, err := procAttr(cmd, "contained")
+	if sys == nil || err != nil {
+		return err
 	}
 	if err := containProbe(); err != nil {
 		return err
-	}
-	sys := &syscall.SysProcAttr{}
-	if cmd.SysProcAttr != nil {
-		*sys = *cmd.SysProcAttr
 	}
 	if sys.Cloneflags != 0 || sys.Unshareflags != 0 {
 		return errors.New("sandbox: SysProcAttr sets namespaces, which Contain sets itself")
@@ -351,6 +339,25 @@ func unstarted(cmd *exec.Cmd) error {
 		return errors.New("sandbox: the command is already sandboxed")
 	}
 	return nil
+}
+
+// procAttr checks that cmd can start through the helper (how names how it
+// would run: sandboxed, covered, contained) and returns a copy of its
+// SysProcAttr for the caller to extend, the caller's value left alone. It
+// returns nil and no error when cmd.Err is set: such a command only reports
+// its error when started, and is left as it is.
+func procAttr(cmd *exec.Cmd, how string) (*syscall.SysProcAttr, error) {
+	if cmd.Err != nil {
+		return nil, nil
+	}
+	if len(cmd.ExtraFiles) > 0 {
+		return nil, errors.New("sandbox: ExtraFiles are not passed to " + how + " commands")
+	}
+	sys := &syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		*sys = *cmd.SysProcAttr
+	}
+	return sys, nil
 }
 
 // reexec makes cmd start the helper (this program, re-executed) with the

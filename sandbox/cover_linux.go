@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
@@ -26,15 +25,9 @@ func cover(cmd *exec.Cmd) error {
 	if _, err := os.Stat("/proc/self/exe"); err != nil {
 		return fmt.Errorf("sandbox: cannot re-execute this program: %w", err)
 	}
-	if cmd.Err != nil {
-		return nil
-	}
-	if len(cmd.ExtraFiles) > 0 {
-		return errors.New("sandbox: ExtraFiles are not passed to covered commands")
-	}
-	sys := &syscall.SysProcAttr{}
-	if cmd.SysProcAttr != nil {
-		*sys = *cmd.SysProcAttr // a copy: the caller's value is left alone
+	sys, err := procAttr(cmd, "covered")
+	if sys == nil || err != nil {
+		return err
 	}
 	if sys.Chroot != "" || sys.Credential != nil || sys.UidMappings != nil || sys.GidMappings != nil ||
 		sys.Cloneflags != 0 || sys.Unshareflags != 0 {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/wardenhq/warden/internal/observe"
+	"github.com/wardenhq/warden/internal/seqpacket"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
@@ -139,20 +140,11 @@ func dryRunNamespaces(cmd *exec.Cmd, s *spec) (func(string) (*os.File, error), e
 		return nil, err
 	}
 	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWIPC
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	ours, theirs, err := seqpacket.Pair("dry run view")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: socket for the dry run's view: %w", err)
 	}
-	if err := syscall.SetNonblock(fds[0], true); err != nil {
-		syscall.Close(fds[0])
-		syscall.Close(fds[1])
-		return nil, fmt.Errorf("sandbox: socket for the dry run's view: %w", err)
-	}
-	m := &helperMessages{
-		ours:   os.NewFile(uintptr(fds[0]), "dry run view"),
-		theirs: os.NewFile(uintptr(fds[1]), "dry run view (helper)"),
-		got:    map[string]*os.File{},
-	}
+	m := &helperMessages{ours: ours, theirs: theirs, got: map[string]*os.File{}}
 	m.cond = sync.NewCond(&m.mu)
 	s.ViewFD = 3 + len(cmd.ExtraFiles)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, m.theirs)

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"weak"
 
+	"github.com/wardenhq/warden/internal/seqpacket"
 	"golang.org/x/sys/unix"
 )
 
@@ -68,17 +69,10 @@ var allCaps = sync.OnceValue(func() []uintptr {
 // helper asks (see above): it adds the helper's end of a new socket as
 // cmd's only extra file and starts the goroutine that answers.
 func serveRootMaps(cmd *exec.Cmd, m idMaps) error {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	ours, theirs, err := seqpacket.Pair("sandbox ID maps")
 	if err != nil {
 		return fmt.Errorf("sandbox: socket for the ID maps: %w", err)
 	}
-	if err := syscall.SetNonblock(fds[0], true); err != nil {
-		syscall.Close(fds[0])
-		syscall.Close(fds[1])
-		return fmt.Errorf("sandbox: socket for the ID maps: %w", err)
-	}
-	ours := os.NewFile(uintptr(fds[0]), "sandbox ID maps")
-	theirs := os.NewFile(uintptr(fds[1]), "sandbox ID maps (helper)")
 	cmd.ExtraFiles = []*os.File{theirs}
 	go answerMaps(ours, weak.Make(theirs), m)
 	return nil

@@ -41,12 +41,8 @@ func autoReviewCmd(args []string, stdout, stderr io.Writer) int {
 // autoReviewPolicy prints the reviewer's resolved policy.
 func autoReviewPolicy(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden auto-review policy", autoReviewPolicyUsage, stderr)
-	pos, code, ok := c.parse(args, true, stdout)
-	if !ok {
+	if code, ok := c.parseNone(args, stdout); !ok {
 		return code
-	}
-	if len(pos) != 0 {
-		return c.fail("takes no arguments")
 	}
 	res, err := autoreview.ResolvePolicy(autoreview.DefaultPolicySources())
 	if err != nil {

@@ -30,12 +30,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden check", checkUsage, stderr)
 	var opts task.Options
 	pf := prepareFlags(c.fs, &opts)
-	pos, code, ok := c.parse(args, true, stdout)
+	pos, code, ok := c.parseSome(args, stdout, "TASK.yaml")
 	if !ok {
 		return code
-	}
-	if len(pos) == 0 {
-		return c.fail("missing TASK.yaml")
 	}
 	if !pf.finish(stderr) {
 		return exitUsage

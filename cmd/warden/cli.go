@@ -38,6 +38,27 @@ func (c *command) parse(args []string, interleaved bool, stdout io.Writer) (pos 
 	return c.Parse(args, interleaved, stdout)
 }
 
+// parseNone parses args as parse does, flags among the operands, for a
+// command that takes no operands: any operand is a usage error.
+func (c *command) parseNone(args []string, stdout io.Writer) (code int, ok bool) {
+	pos, code, ok := c.parse(args, true, stdout)
+	if ok && len(pos) != 0 {
+		return c.fail("takes no arguments"), false
+	}
+	return code, ok
+}
+
+// parseSome parses args as parse does, flags among the operands, for a
+// command that needs at least one operand: none is the usage error
+// "missing " + what.
+func (c *command) parseSome(args []string, stdout io.Writer, what string) (pos []string, code int, ok bool) {
+	pos, code, ok = c.parse(args, true, stdout)
+	if ok && len(pos) == 0 {
+		return nil, c.fail("missing %s", what), false
+	}
+	return pos, code, ok
+}
+
 // fail reports a usage error: the message, then the usage, on stderr.
 func (c *command) fail(format string, args ...any) int { return c.Fail(format, args...) }
 
@@ -79,12 +100,8 @@ func (o *optionalInt) Set(s string) error {
 // from, as recorded in its build information.
 func versionCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden version", "usage: warden version\n\nPrints the module version and the commit warden was built from.\n", stderr)
-	pos, code, ok := c.parse(args, true, stdout)
-	if !ok {
+	if code, ok := c.parseNone(args, stdout); !ok {
 		return code
-	}
-	if len(pos) != 0 {
-		return c.fail("takes no arguments")
 	}
 	fmt.Fprintln(stdout, versionText(debug.ReadBuildInfo()))
 	return exitOK

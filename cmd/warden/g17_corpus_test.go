@@ -23,6 +23,17 @@ import (
 // hidden from their text (SPEC G17; its README is the schema).
 const effectsCorpus = "../../internal/eval/testdata/effects"
 
+// corpus reads the effects corpus and makes the directory its cases'
+// worlds are made in (corpusBase).
+func corpus(t testing.TB) ([]eval.Case, string) {
+	t.Helper()
+	cases, err := eval.ReadCorpus(effectsCorpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases, corpusBase(t)
+}
+
 // corpusBase is where the cases' worlds are made: not under /tmp, which
 // every sandboxed command sees as a private directory of its own, so that
 // a case's home directory is where a person's is, on the real disk. $WARDEN_EFFECTS_ROOT
@@ -118,12 +129,8 @@ func needDryRun(t testing.TB) {
 // case's paths outside it, compared path by path (content, mode, owner,
 // mtime) before and after. This is the shape of the acceptance suite.
 func TestG17_CorpusDryRunShowsHiddenEffectsAndChangesNothing(t *testing.T) {
-	cases, err := eval.ReadCorpus(effectsCorpus)
-	if err != nil {
-		t.Fatal(err)
-	}
 	needDryRun(t)
-	base := corpusBase(t)
+	cases, base := corpus(t)
 	unrecorded := unrecordedKinds(t, base)
 	for kind, probe := range unrecorded {
 		t.Logf("NOT CHECKED: %s effects — this build's dry run recorded none for %s", kind, probe)
@@ -238,12 +245,8 @@ func indentJSON(s string) string {
 // milliseconds per case of each (dry-ms/case, plain-ms/case) and their
 // ratio. go test ./cmd/warden -run '^$' -bench G17_Corpus -benchtime 3x
 func BenchmarkG17_CorpusDryRunVsPlainRun(b *testing.B) {
-	cases, err := eval.ReadCorpus(effectsCorpus)
-	if err != nil {
-		b.Fatal(err)
-	}
 	needDryRun(b)
-	base := corpusBase(b)
+	cases, base := corpus(b)
 	var runnable []*eval.Case
 	for i := range cases {
 		c := &cases[i]
@@ -292,11 +295,7 @@ func BenchmarkG17_CorpusDryRunVsPlainRun(b *testing.B) {
 // write to ~/.bashrc out, so the home directory outside the workspace is
 // unchanged.
 func TestG17_CorpusHarnessSeesARealRun(t *testing.T) {
-	cases, err := eval.ReadCorpus(effectsCorpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := corpusBase(t)
+	cases, base := corpus(t)
 	byID := map[string]*eval.Case{}
 	for i := range cases {
 		byID[cases[i].ID] = &cases[i]

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/openaitest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 
 	"github.com/wardenhq/warden/internal/filetest"
 )
@@ -133,30 +134,13 @@ var (
 // does).
 const envTestBinary = "WARDEN_TEST_BINARY"
 
-// homeDir returns a new directory in the home directory: outside the
-// sandbox's writable roots, and not a temporary place that the first pass
-// of auto-review lets commands write to without asking the model.
-func homeDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home directory")
-	}
-	dir, err := os.MkdirTemp(home, "warden-test-")
-	if err != nil {
-		t.Skipf("cannot write in the home directory: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
-
 // crossingDirs makes a new directory base in the home (see homeDir) and,
 // in it, a directory outside the workspace and a home for crossings to aim
 // at; the test is skipped where the sandbox cannot run.
 func crossingDirs(t *testing.T) (base, outside, home string) {
 	t.Helper()
 	requireWardenExec(t)
-	base = homeDir(t)
+	base = hometest.InHome(t)
 	outside, home = filepath.Join(base, "outside"), filepath.Join(base, "home")
 	for _, d := range []string{outside, home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {

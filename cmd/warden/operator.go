@@ -79,12 +79,8 @@ func operatorAdd(args []string, stdout, stderr io.Writer) int {
 func operatorList(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden operator list", operatorUsage, stderr)
 	db := c.dbFlag()
-	pos, code, ok := c.parse(args, true, stdout)
-	if !ok {
+	if code, ok := c.parseNone(args, stdout); !ok {
 		return code
-	}
-	if len(pos) != 0 {
-		return c.fail("takes no arguments")
 	}
 	return withStore("warden operator list", *db, stderr, func(ctx context.Context, st *store.Store) int {
 		ops, err := st.Operators(ctx)

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/sealtest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 )
 
 // stored is a run of `warden run` with auto-review on a scripted reviewer,
@@ -150,7 +151,7 @@ func (s *stored) appendLine(v map[string]any) {
 // and a warning says what was refused (SPEC G12, G15).
 func TestG15_ForgedOverrideRefused(t *testing.T) {
 	s := newStored(t)
-	target := filepath.Join(homeDir(t), "f")
+	target := filepath.Join(hometest.InHome(t), "f")
 	if err := os.WriteFile(target, []byte("keep\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestG15_ForgedOverrideRefused(t *testing.T) {
 // scripted bash call (c1) that appends a line "x" to it.
 func homeAppend(t *testing.T) (target, call string) {
 	t.Helper()
-	target = filepath.Join(homeDir(t), "f")
+	target = filepath.Join(hometest.InHome(t), "f")
 	return target, `{id: c1, function: bash, arguments: {cmd: "echo x >> ` + target + `"}}`
 }
 
@@ -279,7 +280,7 @@ func TestG12_OverrideSingleUseAcrossResumes(t *testing.T) {
 // resume, a new denial gets a new id, and approving it approves its action.
 func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 	s := newStored(t)
-	home := homeDir(t)
+	home := hometest.InHome(t)
 	// Two denials a turn, under the circuit breaker's three.
 	for turn := 0; turn < 6; turn++ {
 		var b strings.Builder
@@ -327,7 +328,7 @@ func TestG12_DenialIDsUniqueAcrossResumes(t *testing.T) {
 func TestG3_FirstPassThenPersonWithoutTheModel(t *testing.T) {
 	requireWardenExec(t)
 	dir := t.TempDir()
-	unclear := filepath.Join(homeDir(t), "f")
+	unclear := filepath.Join(hometest.InHome(t), "f")
 	routine := filepath.Join(outsideDir(t), "scratch")
 	script := write(t, dir, "turns.yaml", `
 - tool_calls: [{id: c0, function: bash, arguments: {cmd: "echo z > `+routine+`"}}]
@@ -369,7 +370,7 @@ func TestG10_UndecidedReviewGoesToThePersonInAList(t *testing.T) {
 	undecided := `I'd say {"outcome":"allow"} but really {"outcome":"deny"}`
 	srv := openaitest.NewServer(t, 0, 0, openaitest.Choose(undecided, undecided))
 	dir := t.TempDir()
-	target := filepath.Join(homeDir(t), "f")
+	target := filepath.Join(hometest.InHome(t), "f")
 	script := write(t, dir, "turns.yaml", `
 - tool_calls: [{id: c1, function: bash, arguments: {cmd: "echo x > `+target+`"}}]
 - content: done

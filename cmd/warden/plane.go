@@ -25,12 +25,9 @@ not is not imported (exit 2, "FILE:LINE: why" for its first bad line).
 func transcriptImport(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden transcript import", transcriptImportUsage, stderr)
 	db := c.dbFlag()
-	files, code, ok := c.parse(args, true, stdout)
+	files, code, ok := c.parseSome(args, stdout, "FILE: the transcripts to import")
 	if !ok {
 		return code
-	}
-	if len(files) == 0 {
-		return c.fail("missing FILE: the transcripts to import")
 	}
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.URL(*db))

@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/openaitest"
 	"github.com/wardenhq/warden/internal/seal"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 )
 
 // reviewNonce finds the nonce of a review in the reviewer's request.
@@ -70,7 +71,7 @@ func lowAllow(nonce string) map[string]any {
 // the file outside the workspace.
 func TestG6_VerdictNonceEndToEnd(t *testing.T) {
 	requireWardenExec(t)
-	outside := homeDir(t)
+	outside := hometest.InHome(t)
 	text := func(s string) map[string]any { return map[string]any{"role": "assistant", "content": s} }
 	allowJSON := func(nonce string) string { b, _ := json.Marshal(lowAllow(nonce)); return string(b) }
 	tests := []struct {
@@ -141,7 +142,7 @@ func TestG6_VerdictNonceEndToEnd(t *testing.T) {
 // (SPEC G6). Only the effect counts: the file outside the workspace.
 func TestG6_AuthorizationNeedsEvidenceEndToEnd(t *testing.T) {
 	requireWardenExec(t)
-	outside := homeDir(t)
+	outside := hometest.InHome(t)
 	tests := []struct {
 		name  string
 		quote string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/openaitest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 )
 
 // A crash mid-run leaves every earlier transcript line intact: warden is
@@ -158,7 +159,7 @@ func TestSandboxedRunEscalatesToTheConsole(t *testing.T) {
 func TestG3_AutoReviewDecidesBoundaryRequests(t *testing.T) {
 	requireWardenExec(t)
 	dir := t.TempDir()
-	outside := homeDir(t)
+	outside := hometest.InHome(t)
 	denied, allowed := filepath.Join(outside, "denied"), filepath.Join(outside, "allowed")
 	routine := filepath.Join(outsideDir(t), "scratch")
 	script := write(t, dir, "turns.yaml", `

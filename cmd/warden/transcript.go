@@ -65,12 +65,9 @@ func transcriptShow(args []string, stdout, stderr io.Writer) int {
 // transcriptVerify checks the chain of MACs of transcripts (SPEC L8).
 func transcriptVerify(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden transcript verify", transcriptVerifyUsage, stderr)
-	files, code, ok := c.parse(args, true, stdout)
+	files, code, ok := c.parseSome(args, stdout, "FILE: the transcripts to verify")
 	if !ok {
 		return code
-	}
-	if len(files) == 0 {
-		return c.fail("missing FILE: the transcripts to verify")
 	}
 	code = exitOK
 	for _, name := range files {

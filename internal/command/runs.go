@@ -94,6 +94,21 @@ func RunsOther(argv []string) (string, bool) {
 	return "", false
 }
 
+// gitRunsByOption are the git subcommands that run the command or program
+// an option gives: its long name and its short letter, and what it does.
+var gitRunsByOption = map[string]struct{ long, short, does string }{
+	"difftool": {"extcmd", "x", "runs the command it is given for each file"},
+	"grep":     {"open-files-in-pager", "O", "opens the files in the program it is given"},
+	"rebase":   {"exec", "x", "runs the command it is given after each commit"},
+}
+
+// gitRunsBySubcommand are the git subcommands whose own subcommand word
+// runs the command given after it, and what it does.
+var gitRunsBySubcommand = map[string]struct{ word, does string }{
+	"bisect":    {"run", "runs the command it is given at every step, on other checkouts of the code"},
+	"submodule": {"foreach", "runs the command it is given in each submodule"},
+}
+
 // gitRunsOther reports the git subcommands that run a command or program
 // their words give: difftool -x, bisect run, grep -O, rebase -x, submodule
 // foreach, and the upload-pack, receive-pack or archive helper that fetch,
@@ -122,27 +137,15 @@ func gitRunsOther(argv []string) (string, bool) {
 		}
 		return false
 	}
+	if r, ok := gitRunsByOption[sub]; ok {
+		if o := named(r.long); o != "" || unknownHas(r.short) {
+			return "git " + sub + " " + r.does + " (" + o + ")", true
+		}
+	}
+	if r, ok := gitRunsBySubcommand[sub]; ok && len(p.Path) > 2 && p.Path[2] == r.word {
+		return "git " + sub + " " + r.word + " " + r.does, true
+	}
 	switch sub {
-	case "difftool":
-		if o := named("extcmd"); o != "" || unknownHas("x") {
-			return "git difftool runs the command it is given for each file (" + o + ")", true
-		}
-	case "bisect":
-		if len(p.Path) > 2 && p.Path[2] == "run" {
-			return "git bisect run runs the command it is given at every step, on other checkouts of the code", true
-		}
-	case "grep":
-		if o := named("open-files-in-pager"); o != "" || unknownHas("O") {
-			return "git grep opens the files in the program it is given (" + o + ")", true
-		}
-	case "rebase":
-		if o := named("exec"); o != "" || unknownHas("x") {
-			return "git rebase runs the command it is given after each commit (" + o + ")", true
-		}
-	case "submodule":
-		if len(p.Path) > 2 && p.Path[2] == "foreach" {
-			return "git submodule foreach runs the command it is given in each submodule", true
-		}
 	case "fetch", "pull", "clone", "ls-remote", "push", "archive":
 		if o := named("upload-pack", "receive-pack", "exec"); o != "" {
 			return "git " + sub + " runs the program it is given as the other side (" + o + ")", true

@@ -31,6 +31,17 @@ func request(command string) *approval.Request {
 	}
 }
 
+// decideOnce makes the decider of cfg, failing the test if it cannot, and
+// asks it about request(command).
+func decideOnce(t *testing.T, cfg decider.Config, command string) (approval.Outcome, error) {
+	t.Helper()
+	p, err := decider.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Decide(context.Background(), request(command), nil)
+}
+
 // SPEC G3: approvals_reviewer names, alone or as a list.
 func TestG3_DeciderNames(t *testing.T) {
 	hometest.New(t)
@@ -112,12 +123,8 @@ func TestG10_DeciderReviewModelHasNoClientRetries(t *testing.T) {
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := decider.New(decider.Config{Reviewers: []string{"auto_review"}, ReviewModel: "openai/reviewer",
-		ModelOptions: model.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", MaxRetries: &five}, Workdir: work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := p.Decide(context.Background(), request("./deploy.sh"), nil)
+	out, err := decideOnce(t, decider.Config{Reviewers: []string{"auto_review"}, ReviewModel: "openai/reviewer",
+		ModelOptions: model.Options{BaseURL: srv.URL + "/v1", APIKey: "sk-test", MaxRetries: &five}, Workdir: work}, "./deploy.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

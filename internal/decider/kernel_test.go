@@ -25,15 +25,7 @@ func TestG17_KernelDryRunDeniesEachClearHarm(t *testing.T) {
 		t.Skipf("no dry run here: %v", err)
 	}
 	hometest.New(t)
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home directory")
-	}
-	base, err := os.MkdirTemp(home, "warden-g17-")
-	if err != nil {
-		t.Skipf("cannot write in the home directory: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := hometest.InHome(t)
 	fake := filepath.Join(base, "home")
 	t.Setenv("HOME", fake)
 	work := filepath.Join(base, "work")

@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,48 +65,23 @@ func listenHost(t *testing.T, network string) *hostListener {
 	h := &hostListener{arrived: make(chan string, 8)}
 	dir := outsideDir(t)
 	abstract := "@warden-g17-" + strconv.Itoa(os.Getpid()) + "-" + network
-	switch network {
-	case "tcp4", "tcp6", "unix", "unix-abstract":
-		var ln net.Listener
-		var err error
-		switch network {
-		case "tcp4":
-			ln, err = net.Listen("tcp4", "127.0.0.1:0")
-		case "tcp6":
-			ln, err = net.Listen("tcp6", "[::1]:0")
-		case "unix":
-			ln, err = net.Listen("unix", filepath.Join(dir, "s.sock"))
-		default:
-			ln, err = net.Listen("unix", abstract)
-		}
+	// Where each network listens: the network as net names it, and the
+	// address.
+	at := map[string][2]string{
+		"tcp4": {"tcp4", "127.0.0.1:0"}, "tcp6": {"tcp6", "[::1]:0"},
+		"unix": {"unix", filepath.Join(dir, "s.sock")}, "unix-abstract": {"unix", abstract},
+		"udp4": {"udp4", "127.0.0.1:0"}, "udp6": {"udp6", "[::1]:0"},
+		"unixgram": {"unixgram", filepath.Join(dir, "d.sock")}, "unixgram-abstract": {"unixgram", abstract},
+	}[network]
+	switch at[0] {
+	case "tcp4", "tcp6", "unix":
+		ln, err := net.Listen(at[0], at[1])
 		if err != nil {
 			t.Skipf("%s: %v", network, err)
 		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				h.arrived <- "connection"
-				c.Close()
-			}
-		}()
-		h.addr = ln.Addr().String()
+		h.addr = nettest.Accept(t, ln, func(net.Conn) { h.arrived <- "connection" })
 	default:
-		var pc net.PacketConn
-		var err error
-		switch network {
-		case "udp4":
-			pc, err = net.ListenPacket("udp4", "127.0.0.1:0")
-		case "udp6":
-			pc, err = net.ListenPacket("udp6", "[::1]:0")
-		case "unixgram":
-			pc, err = net.ListenPacket("unixgram", filepath.Join(dir, "d.sock"))
-		default:
-			pc, err = net.ListenPacket("unixgram", abstract)
-		}
+		pc, err := net.ListenPacket(at[0], at[1])
 		if err != nil {
 			t.Skipf("%s: %v", network, err)
 		}
@@ -273,7 +250,7 @@ func statInode(t *testing.T, p string) inodeState {
 func TestG17_MetadataUntouched(t *testing.T) {
 	needDryRun(t)
 	py := python(t)
-	work, out, home := t.TempDir(), outsideDir(t), homeDir(t)
+	work, out, home := t.TempDir(), outsideDir(t), hometest.InHome(t)
 	var files []string
 	for _, d := range []string{work, out, home} {
 		p := filepath.Join(d, "victim")

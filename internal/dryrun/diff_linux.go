@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -322,8 +323,8 @@ func (d *differ) renames() {
 		return
 	}
 	var matched []effect.Rename
-	for _, to := range sortedKeys(d.created) {
-		for _, from := range sortedKeys(d.deleted) {
+	for _, to := range slices.Sorted(maps.Keys(d.created)) {
+		for _, from := range slices.Sorted(maps.Keys(d.deleted)) {
 			if d.sameFile(to, from) {
 				matched = append(matched, effect.Rename{From: from, To: to})
 				delete(d.deleted, from)
@@ -342,7 +343,7 @@ func (d *differ) renames() {
 // tree (names, types, contents and modes) into a rename; what lies under
 // the new directory is then not reported as created.
 func (d *differ) dirRenames() {
-	for _, to := range sortedKeys(d.createdDirs) {
+	for _, to := range slices.Sorted(maps.Keys(d.createdDirs)) {
 		if !d.createdDirs[to] {
 			continue // inside a directory matched already
 		}
@@ -350,7 +351,7 @@ func (d *differ) dirRenames() {
 		if !ok {
 			continue
 		}
-		for _, from := range sortedKeys(d.deletedDirs) {
+		for _, from := range slices.Sorted(maps.Keys(d.deletedDirs)) {
 			budget := 10000
 			if !sameTree(up, from, &budget) {
 				continue
@@ -516,15 +517,6 @@ func readNames(p string) ([]string, error) {
 	}
 	defer f.Close()
 	return f.Readdirnames(-1)
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // readPrefix starts the names of the helper's fanotify groups, one per

@@ -19,9 +19,11 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/nettest"
 	"github.com/wardenhq/warden/internal/ptytest"
 	"github.com/wardenhq/warden/internal/sandboxtest"
+	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/sandbox"
 	"golang.org/x/sys/unix"
 )
@@ -101,16 +103,11 @@ func unchanged(t *testing.T, before map[string]fileState, dirs ...string) {
 	}
 }
 
-// writeFiles makes files (path → content) with mode 0644.
+// writeFiles makes files (absolute path → content) as filetest.Write does.
 func writeFiles(t *testing.T, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		filetest.Write(t, filepath.Dir(p), filepath.Base(p), c)
 	}
 }
 
@@ -124,22 +121,6 @@ func run(t *testing.T, dir, script string, req Request) effect.Report {
 		t.Fatal(err)
 	}
 	return rep
-}
-
-// homeDir returns a new directory under the user's home, removed when the
-// test ends.
-func homeDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip(err)
-	}
-	d, err := os.MkdirTemp(home, "warden-dryrun-test-")
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }
 
 // outsideDir returns a new directory outside the temporary directories
@@ -156,7 +137,7 @@ func outsideDir(t *testing.T) string {
 
 func TestG17_FileEffectsReportedNothingRealChanges(t *testing.T) {
 	needDryRun(t)
-	work, out, home := t.TempDir(), outsideDir(t), homeDir(t)
+	work, out, home := t.TempDir(), outsideDir(t), hometest.InHome(t)
 	for _, d := range []string{work, out, home} {
 		writeFiles(t, map[string]string{
 			d + "/write": "old\n", d + "/delete": "gone?\n", d + "/rename": "moved\n",

@@ -5,6 +5,7 @@ package dryrun
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -12,10 +13,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// staged runs script in dir through the dry run's helper and returns the
-// staging tmpfs (closed when the test ends) with a differ over it.
-func staged(t *testing.T, dir, script string) *differ {
+// staged runs script through the dry run's helper in a new directory
+// holding files (paths relative to it), where the dry run is supported,
+// and returns the staging tmpfs (closed when the test ends) with a differ
+// over it, and the directory.
+func staged(t *testing.T, files map[string]string, script string) (*differ, string) {
 	t.Helper()
+	needDryRun(t)
+	dir := t.TempDir()
+	abs := map[string]string{}
+	for name, content := range files {
+		abs[filepath.Join(dir, name)] = content
+	}
+	writeFiles(t, abs)
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = dir
 	receive, err := sandbox.Policy{Workdir: dir}.WrapDryRun(cmd, 0, nil)
@@ -30,7 +40,7 @@ func staged(t *testing.T, dir, script string) *differ {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { view.Close() })
-	return &differ{root: "/proc/self/fd/" + strconv.Itoa(int(view.Fd()))}
+	return &differ{root: "/proc/self/fd/" + strconv.Itoa(int(view.Fd()))}, dir
 }
 
 // upper returns the upper layer's entry for host, failing the test when
@@ -49,10 +59,7 @@ func (d *differ) upperOf(t *testing.T, host string) (string, unix.Stat_t) {
 }
 
 func TestG17_KernelOverlayUpperLayerHoldsWrites(t *testing.T) {
-	needDryRun(t)
-	dir := t.TempDir()
-	writeFiles(t, map[string]string{dir + "/f": "one\n"})
-	d := staged(t, dir, "echo two >> f")
+	d, dir := staged(t, map[string]string{"f": "one\n"}, "echo two >> f")
 	p, st := d.upperOf(t, dir+"/f")
 	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\n" || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		t.Errorf("upper layer: %q, mode %o; want the copy-up with the write", b, st.Mode)
@@ -63,10 +70,7 @@ func TestG17_KernelOverlayUpperLayerHoldsWrites(t *testing.T) {
 }
 
 func TestG17_KernelWhiteoutsMarkDeletes(t *testing.T) {
-	needDryRun(t)
-	dir := t.TempDir()
-	writeFiles(t, map[string]string{dir + "/f": "one\n", dir + "/d/g": "g\n"})
-	d := staged(t, dir, "rm f && rm -r d && mkdir d")
+	d, dir := staged(t, map[string]string{"f": "one\n", "d/g": "g\n"}, "rm f && rm -r d && mkdir d")
 	_, st := d.upperOf(t, dir+"/f")
 	if st.Mode&unix.S_IFMT != unix.S_IFCHR || st.Rdev != 0 {
 		t.Errorf("f in the upper layer: mode %o rdev %d; want a whiteout (character device 0/0)", st.Mode, st.Rdev)
@@ -81,10 +85,7 @@ func TestG17_KernelWhiteoutsMarkDeletes(t *testing.T) {
 }
 
 func TestG17_KernelChmodCopiesUpUnchangedContents(t *testing.T) {
-	needDryRun(t)
-	dir := t.TempDir()
-	writeFiles(t, map[string]string{dir + "/f": "same\n"})
-	d := staged(t, dir, "chmod 0600 f")
+	d, dir := staged(t, map[string]string{"f": "same\n"}, "chmod 0600 f")
 	p, st := d.upperOf(t, dir+"/f")
 	if b, _ := os.ReadFile(p); string(b) != "same\n" || st.Mode&0o7777 != 0o600 {
 		t.Errorf("upper layer: %q, mode %o; want the same contents, mode 0600", b, st.Mode&0o7777)

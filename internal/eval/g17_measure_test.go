@@ -45,19 +45,7 @@ type ruleModel struct {
 func newRuleModel(t *testing.T) *ruleModel {
 	m := &ruleModel{}
 	m.Server = openaitest.NewServer(t, 100, 10, func(body string) map[string]any {
-		var req struct {
-			Messages []struct {
-				Role    string `json:"role"`
-				Content string `json:"content"`
-			} `json:"messages"`
-		}
-		_ = json.Unmarshal([]byte(body), &req)
-		user := ""
-		for _, msg := range req.Messages {
-			if msg.Role == "user" {
-				user = msg.Content
-			}
-		}
+		user, _ := openaitest.UserMessage(body)
 		m.mu.Lock()
 		m.seen = append(m.seen, user)
 		m.mu.Unlock()

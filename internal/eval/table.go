@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -28,10 +29,10 @@ func WriteTable(w io.Writer, r *Report) error {
 			g.AllowedDeny, pct(g.FalseAllowRate), g.DeniedAllow, pct(g.FalseDenyRate), g.EscalatedDeny, g.EscalatedAllow, pct(g.EscalationRateAllow))
 	}
 	row("overall", r.Overall)
-	for _, k := range keysOf(r.ByCategory) {
+	for _, k := range slices.Sorted(maps.Keys(r.ByCategory)) {
 		row("category "+k, r.ByCategory[k])
 	}
-	for _, k := range keysOf(r.BySource) {
+	for _, k := range slices.Sorted(maps.Keys(r.BySource)) {
 		row("source "+k, r.BySource[k])
 	}
 	row("without ambiguous ("+Count(r.WithoutAmbiguous.Items, "item")+")", r.WithoutAmbiguous.Overall)
@@ -44,15 +45,6 @@ func WriteTable(w io.Writer, r *Report) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	return nil
-}
-
-func keysOf(m map[string]Group) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 func pct(r float64) string { return strings.TrimSuffix(fmt.Sprintf("%.2f", r*100), ".00") + "%" }

@@ -114,6 +114,20 @@ func YAMLError(file string, err error) error {
 	return &Error{Pos: Pos{File: file, Line: line, Col: 1}, Msg: msg}
 }
 
+// ParseYAML reads data, the YAML (or JSON) text of file, into a document
+// node with the positions of its values. Bytes that are not UTF-8 and
+// syntax errors are an *Error at their file:line:col.
+func ParseYAML(file string, data []byte) (*yaml.Node, error) {
+	if err := CheckUTF8(file, data); err != nil {
+		return nil, err
+	}
+	doc := new(yaml.Node)
+	if err := yaml.Unmarshal(data, doc); err != nil {
+		return nil, YAMLError(file, err)
+	}
+	return doc, nil
+}
+
 // CheckUTF8 returns an *Error at the line and column (in characters, from
 // 1) of the first byte of data that is not UTF-8, or nil when data is valid
 // UTF-8 — or UTF-16 with a byte order mark, which the YAML decoder reads.

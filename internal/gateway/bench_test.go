@@ -23,7 +23,7 @@ import (
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/mcp"
-	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // echoUpstream is an in-process Go MCP server whose one tool echoes.
@@ -78,15 +78,7 @@ func benchClient(b *testing.B, how string, cfg *govern.Config) *sdk.ClientSessio
 	up := echoUpstream(b)
 	transport := up
 	if how != "direct" {
-		upc, err := up.Connect(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ct, st := sdk.NewInMemoryTransports()
-		sc, err := st.Connect(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		upc, sc, ct := between(b, up)
 		if how == "plain-proxy" {
 			plainProxy(ctx, sc, upc)
 		} else {
@@ -347,10 +339,7 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 // event of every run's transcript once the sessions ended.
 func storeEverything(b *testing.B, cfg *govern.Config, h *Handler) func() {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "warden.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := stores.Temp(b)
 	buf := st.Buffer()
 	cfg.Sink = buf
 	return func() {

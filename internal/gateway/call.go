@@ -29,6 +29,12 @@ type callParams struct {
 
 // readCall reads the parameters of tools/call strictly (SPEC A8).
 func readCall(params json.RawMessage) (callParams, error) {
+	return readCallWith(params, readCallFast)
+}
+
+// readCallWith is readCall reading the parameters that pass CheckNames
+// with fast, else, where fast reports false, with encoding/json's decoder.
+func readCallWith(params json.RawMessage, fast func(json.RawMessage) (callParams, bool)) (callParams, error) {
 	var c callParams
 	t := bytes.TrimSpace(params)
 	if len(t) == 0 || t[0] != '{' {
@@ -37,8 +43,8 @@ func readCall(params json.RawMessage) (callParams, error) {
 	if err := argjson.CheckNames(t); err != nil {
 		return c, fmt.Errorf("params: %w", err)
 	}
-	c, fast := readCallFast(t)
-	if !fast {
+	c, ok := fast(t)
+	if !ok {
 		dec := json.NewDecoder(bytes.NewReader(t))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
@@ -270,11 +276,18 @@ func (s *session) listTools(ctx context.Context, u *upstream) error {
 // duplicate, or two cases of one name, SPEC A8) may be read one way here
 // and another by the client, so the reviewer reads all of its text.
 func resultText(result json.RawMessage) (string, bool) {
+	return resultTextWith(result, (*toolResult).readFast, contentText)
+}
+
+// resultTextWith is resultText reading the result that passes CheckNames
+// with fast, else, where fast reports false, with encoding/json, and the
+// text of each content item with text.
+func resultTextWith(result json.RawMessage, fast func(*toolResult, json.RawMessage) bool, text func(json.RawMessage) (string, bool)) (string, bool) {
 	if argjson.CheckNames(result) != nil {
 		return string(result), false
 	}
 	var r toolResult
-	if !r.readFast(result) {
+	if !fast(&r, result) {
 		r = toolResult{}
 		if err := json.Unmarshal(result, &r); err != nil {
 			return string(result), false
@@ -285,8 +298,8 @@ func resultText(result json.RawMessage) (string, bool) {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		if text, ok := contentText(c); ok {
-			b.WriteString(text)
+		if s, ok := text(c); ok {
+			b.WriteString(s)
 		} else {
 			b.Write(c)
 		}

@@ -3,8 +3,6 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -260,63 +258,19 @@ func FuzzX2_CallReadingAgrees(f *testing.F) {
 
 // readCallDecoder is readCall with encoding/json's decoder only.
 func readCallDecoder(params json.RawMessage) (callParams, error) {
-	var c callParams
-	t := bytes.TrimSpace(params)
-	if len(t) == 0 || t[0] != '{' {
-		return c, errors.New("params: want an object")
-	}
-	if err := argjson.CheckNames(t); err != nil {
-		return c, fmt.Errorf("params: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("params: %w", err)
-	}
-	if c.Name == "" {
-		return c, errors.New("params: no tool name")
-	}
-	if a := bytes.TrimSpace(c.Arguments); len(a) == 0 || string(a) == "null" {
-		c.Arguments = json.RawMessage("{}")
-	} else if a[0] != '{' {
-		return c, errors.New("params: arguments: want an object")
-	}
-	return c, nil
+	return readCallWith(params, func(json.RawMessage) (callParams, bool) { return callParams{}, false })
 }
 
 // resultTextDecoder is resultText with encoding/json's decoder only.
 func resultTextDecoder(result json.RawMessage) (string, bool) {
-	if argjson.CheckNames(result) != nil {
-		return string(result), false
-	}
-	var r struct {
-		Content           []json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage   `json:"structuredContent"`
-		IsError           bool              `json:"isError"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return string(result), false
-	}
-	var b strings.Builder
-	for _, c := range r.Content {
+	return resultTextWith(result, func(*toolResult, json.RawMessage) bool { return false }, func(c json.RawMessage) (string, bool) {
 		var t struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
 		if json.Unmarshal(c, &t) == nil && t.Type == "text" {
-			b.WriteString(t.Text)
-		} else {
-			b.Write(c)
+			return t.Text, true
 		}
-	}
-	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.Write(r.StructuredContent)
-	}
-	return b.String(), r.IsError
+		return "", false
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/eventtest"
+	"github.com/wardenhq/warden/internal/filetest"
 	"github.com/wardenhq/warden/internal/gateway/gatewaytest"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
@@ -80,20 +81,29 @@ type peer struct {
 	g    *Gateway
 }
 
+// between connects to upstream and makes the in-memory pair a client
+// reaches it through: up is the upstream's connection, sc the server's end
+// of the pair (what a gateway or proxy serves on), ct the client's.
+func between(tb testing.TB, upstream sdk.Transport) (up, sc sdk.Connection, ct sdk.Transport) {
+	tb.Helper()
+	ctx := context.Background()
+	up, err := upstream.Connect(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ct, st := sdk.NewInMemoryTransports()
+	if sc, err = st.Connect(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	return up, sc, ct
+}
+
 // connect starts g between a go-sdk client and upstream (a command, or a
 // transport to an in-process server), and returns the client's session.
 func connect(t *testing.T, g *Gateway, upstream sdk.Transport, opts *sdk.ClientOptions) *peer {
 	t.Helper()
 	ctx := context.Background()
-	up, err := upstream.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := sdk.NewInMemoryTransports()
-	sc, err := st.Connect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	up, sc, ct := between(t, upstream)
 	p := &peer{done: make(chan error, 1), g: g}
 	go func() { p.done <- g.Serve(ctx, sc, up) }()
 	client := sdk.NewClient(&sdk.Implementation{Name: "warden-test", Version: "1"}, opts)
@@ -272,17 +282,24 @@ func matchAll(t *testing.T) policy.Matcher {
 	return m
 }
 
+// readReviewed connects a client through a gateway in approve mode with
+// the review policy rev to the filesystem server serving a new directory
+// that holds the file name with content, and reads the file through it. It
+// returns the client, the directory and the answer: its text and isError.
+func readReviewed(t *testing.T, rev, name, content string) (p *peer, dir, text string, isErr bool) {
+	t.Helper()
+	dir = t.TempDir()
+	path := filetest.Write(t, dir, name, content)
+	p = connectFS(t, &Gateway{Config: testConfig(t, "", rev), Server: "filesystem", Mode: mcp.Approve}, dir)
+	text, isErr = p.call(t, "read_text_file", map[string]any{"path": path})
+	return p, dir, text, isErr
+}
+
 // A review that terminates withholds the result: the client never reads
 // the secret, and the session refuses later calls.
 func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "id_rsa"), []byte("-----BEGIN OPENSSH PRIVATE KEY----- hunter2"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig(t, "", "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connectFS(t, g, dir)
-	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "id_rsa")})
+	p, dir, text, isErr := readReviewed(t, "reviewers:\n  - name: auto\n    decision: terminate\n    explanation: a private key left the server\n    tool: read_text_file\n    args:\n      path: \"*id_rsa\"\n",
+		"id_rsa", "-----BEGIN OPENSSH PRIVATE KEY----- hunter2")
 	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "private key left") {
 		t.Fatalf("reviewed result answered %q (isError %v)", text, isErr)
 	}
@@ -293,7 +310,7 @@ func TestX2_ReviewTerminateWithholdsTheResult(t *testing.T) {
 	p.Close()
 	<-p.done
 	p.done <- nil
-	evs := runEvents(t, cfg)
+	evs := runEvents(t, p.g.Config)
 	got := kinds(evs)
 	for _, want := range []string{"run_start", "tool", "review", "run_end"} {
 		if !strings.Contains(got, want) {
@@ -317,9 +334,7 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 		{mcp.Prompt, false, false, false},
 		{mcp.Approve, true, true, true},
 	}
-	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, dir, "r.txt", "readable")
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			cfg := testConfig(t, "", "")
@@ -351,9 +366,7 @@ func TestG2_MCPModeOnDeclaredAnnotations(t *testing.T) {
 // mode; a read-only hint alone never approves a call the policy does not.
 func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "r.txt"), []byte("readable"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	filetest.Write(t, dir, "r.txt", "readable")
 	cfg := testConfig(t, "approvers:\n  - name: auto\n    decision: approve\n    tool: write_file\n", "")
 	p := connectFS(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Auto}, dir)
 	w := filepath.Join(dir, "w.txt")
@@ -373,14 +386,7 @@ func TestG2_MCPAllowRuleAndReadOnlyHint(t *testing.T) {
 // --server, no queue) withholds that one result, and only that: the
 // session goes on, and the next call is answered.
 func TestX2_ReviewNobodyTakesWithholdsOnlyThatResult(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hunter2"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig(t, "", "reviewers:\n  - name: human\n    tool: read_text_file\n")
-	g := &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}
-	p := connect(t, g, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
-	text, isErr := p.call(t, "read_text_file", map[string]any{"path": filepath.Join(dir, "notes.txt")})
+	p, dir, text, isErr := readReviewed(t, "reviewers:\n  - name: human\n    tool: read_text_file\n", "notes.txt", "hunter2")
 	if !isErr || strings.Contains(text, "hunter2") || !strings.Contains(text, "withheld") || !strings.Contains(text, "person") {
 		t.Fatalf("a result nobody could review answered %q (isError %v), want it withheld for a person", text, isErr)
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
@@ -54,7 +52,7 @@ func TestG12_MCPOverrideGrantedDuringTheSession(t *testing.T) {
 	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
 		return decider.New(decider.Config{Reviewers: []string{"test_overridable"}, Workdir: workdir, Person: person})
 	}
-	p := connect(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Prompt}, &sdk.CommandTransport{Command: filesystemServer(t, dir)}, nil)
+	p := connectFS(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Prompt}, dir)
 	target := filepath.Join(dir, "deploy.txt")
 	args := map[string]any{"path": target, "content": "overridden"}
 	written := func() bool { _, err := os.Stat(target); return err == nil }

@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // raw is one end of a newline-delimited JSON-RPC stream the test writes
@@ -121,6 +122,48 @@ func wait(t *testing.T, ch chan struct{}, what string) {
 	}
 }
 
+// endedWithError waits up to 10s for the session's end on done: the test
+// fails unless it ends, and with an error, after why.
+func endedWithError(t *testing.T, done chan error, why string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("%s ended the session without an error", why)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the session did not end after %s", why)
+	}
+}
+
+// notYet fails the test, saying what, if ch is ready now.
+func notYet(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Error(what)
+	default:
+	}
+}
+
+// pendingSoon returns the requests pending in st, waiting up to d for one;
+// the test fails when none is pending by then.
+func pendingSoon(ctx context.Context, t *testing.T, st *store.Store, d time.Duration) []store.Request {
+	t.Helper()
+	for deadline := time.Now().Add(d); ; time.Sleep(20 * time.Millisecond) {
+		pending, err := st.Requests(ctx, store.StatusPending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) > 0 {
+			return pending
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no request queued for a person")
+		}
+	}
+}
+
 // serveRaw starts g between a raw client and upstream.
 func serveRaw(t *testing.T, g *Gateway, upstream sdk.Transport) (*raw, chan error) {
 	t.Helper()
@@ -193,14 +236,7 @@ func TestX2_BadInputFromTheClientIsAProtocolError(t *testing.T) {
 	if m := c.recv(); m.Error == nil || m.Error.Code != -32700 {
 		t.Errorf("malformed JSON: %+v", m)
 	}
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("a broken stream ended the session without an error")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end after a broken stream")
-	}
+	endedWithError(t, done, "a broken stream")
 	evs := runEvents(t, cfg)
 	if last := evs[len(evs)-1]; last.Kind() != "run_end" {
 		t.Errorf("the run's last event is %s, want run_end (%s)", last.Kind(), kinds(evs))
@@ -240,14 +276,7 @@ func TestX2_UpstreamDyingMidCall(t *testing.T) {
 	if m := c.recv(); m.ID != float64(1) || m.Error == nil || strings.Contains(string(m.Result), "forged") {
 		t.Errorf("the call in flight when the server died: %+v", m)
 	}
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Error("the server's death ended the session without an error")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session did not end after the server died")
-	}
+	endedWithError(t, done, "the server's death")
 	evs := runEvents(t, cfg)
 	var sawError bool
 	for _, e := range evs {
@@ -265,11 +294,7 @@ func TestX2_UpstreamDyingMidCall(t *testing.T) {
 // queued request, and the call never reaches the server.
 func TestX2_CancelWithdrawsTheQueuedRequest(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stores.Temp(t)
 	cfg := testConfig(t, "approvers:\n  - name: human\n", "")
 	cfg.Queue = st
 	up, block := testServer(t)
@@ -280,16 +305,7 @@ func TestX2_CancelWithdrawsTheQueuedRequest(t *testing.T) {
 		_, err := p.CallTool(cctx, &sdk.CallToolParams{Name: "block", Arguments: map[string]any{"why": "wait for a person"}})
 		errc <- err
 	}()
-	var pending []store.Request
-	for deadline := time.Now().Add(10 * time.Second); len(pending) == 0; {
-		if pending, err = st.Requests(ctx, store.StatusPending); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no request queued for a person")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pending := pendingSoon(ctx, t, st, 10*time.Second)
 	if !strings.Contains(pending[0].Call.Function, "block") {
 		t.Errorf("queued %+v", pending[0])
 	}
@@ -308,11 +324,7 @@ func TestX2_CancelWithdrawsTheQueuedRequest(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	select {
-	case <-block.started:
-		t.Error("a call nobody approved reached the server")
-	default:
-	}
+	notYet(t, block.started, "a call nobody approved reached the server")
 }
 
 // With no person reachable, a call for a person is a denial that says a
@@ -335,11 +347,7 @@ func TestX2_NoPersonIsADenialNotAnElicitation(t *testing.T) {
 	if elicited != 0 {
 		t.Errorf("warden elicited %d times", elicited)
 	}
-	select {
-	case <-block.started:
-		t.Error("the call reached the server")
-	default:
-	}
+	notYet(t, block.started, "the call reached the server")
 }
 
 // A tool that changes under the client (a "rug pull"): once its listing
@@ -392,11 +400,7 @@ func TestG2_MCPToolChangedAfterListingIsABoundaryRequest(t *testing.T) {
 // what the person decides is what happens on disk.
 func TestX2_PersonDecidesInTheQueue(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stores.Temp(t)
 	dir := t.TempDir()
 	cfg := testConfig(t, "", "")
 	cfg.Queue = st
@@ -418,15 +422,7 @@ func TestX2_PersonDecidesInTheQueue(t *testing.T) {
 			text, isErr := p.call(t, "write_file", map[string]any{"path": target, "content": "decided"})
 			done <- answer{text, isErr}
 		}()
-		var pending []store.Request
-		for deadline := time.Now().Add(15 * time.Second); len(pending) == 0; time.Sleep(20 * time.Millisecond) {
-			if pending, err = st.Requests(ctx, store.StatusPending); err != nil {
-				t.Fatal(err)
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("no request queued for a person")
-			}
-		}
+		pending := pendingSoon(ctx, t, st, 15*time.Second)
 		if r := pending[0]; r.Call.Function != "write_file" || !strings.Contains(string(r.Call.Arguments), target) {
 			t.Errorf("the queued request shows %+v", r.Call)
 		}

@@ -90,15 +90,14 @@ func LoadFile(path string, optional bool) (*File, error) {
 // twice and values of the wrong type are errors at their file:line:col.
 func ParseFile(data []byte, path string) (*File, error) {
 	f := &File{Path: path, Dir: filepath.Dir(path), at: map[string]filepos.Pos{}}
-	if err := filepos.CheckUTF8(path, data); err != nil {
-		return nil, err
-	}
+	// Bytes that are not UTF-8 are never space: such a file is not empty,
+	// and ParseYAML reports them.
 	if len(bytes.TrimSpace(data)) == 0 {
 		return f, nil
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, filepos.YAMLError(path, err)
+	doc, err := filepos.ParseYAML(path, data)
+	if err != nil {
+		return nil, err
 	}
 	if len(doc.Content) == 0 {
 		return f, nil
@@ -109,7 +108,7 @@ func ParseFile(data []byte, path string) (*File, error) {
 	}
 	// The keys whose value is a string, kept as it is.
 	strs := map[string]*string{"approval": &f.Approval, "review": &f.Review, "auto_review_model": &f.AutoReviewModel, "server": &f.Server, "db": &f.DB}
-	err := filepos.EachKey(path, root, "%s given twice", func(k, v *yaml.Node) (err error) {
+	err = filepos.EachKey(path, root, "%s given twice", func(k, v *yaml.Node) (err error) {
 		f.at[k.Value] = filepos.NodePos(path, v)
 		switch dst, str := strs[k.Value]; {
 		case str:

@@ -77,29 +77,17 @@ func Resolve(f *File, home, key string) (*Config, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if f.Approval != "" {
-		entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
-		if err != nil {
-			return nil, f.At("approval", err)
-		}
-		if cfg.Approval, err = approval.Compile(entries); err != nil {
-			return nil, f.At("approval", err)
-		}
-		cfg.ApprovalEntries = entries
+	var err error
+	if cfg.Approval, cfg.ApprovalEntries, err = compilePolicy(f, "approval", f.Approval, policyfile.Approval,
+		approval.Registered, approval.Names(), approval.Compile); err != nil {
+		return nil, err
 	}
-	if f.Review != "" {
-		entries, err := policyfile.Resolve(f.Review, f.Dir, policyfile.Review, review.Registered, review.Names())
-		if err != nil {
-			return nil, f.At("review", err)
-		}
-		if cfg.Review, err = review.Compile(entries); err != nil {
-			return nil, f.At("review", err)
-		}
-		cfg.ReviewEntries = entries
+	if cfg.Review, cfg.ReviewEntries, err = compilePolicy(f, "review", f.Review, policyfile.Review,
+		review.Registered, review.Names(), review.Compile); err != nil {
+		return nil, err
 	}
 	ruleFiles := f.RulePaths()
 	if len(ruleFiles) > 0 {
-		var err error
 		if cfg.Rules, err = rules.Load(ruleFiles...); err != nil {
 			return nil, f.At("rules", err)
 		}
@@ -110,6 +98,25 @@ func Resolve(f *File, home, key string) (*Config, error) {
 			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person, DryRun: decider.KernelDryRun()})
 	}
 	return cfg, nil
+}
+
+// compilePolicy resolves the policy f names under key (spec: a file, else
+// a registered name; "" for none) and compiles it with compile, the
+// approval or the review package's; errors carry the key.
+func compilePolicy[P any](f *File, key, spec string, kind policyfile.Kind, registered func(string) bool, names []string,
+	compile func([]policy.Entry) (*P, error)) (*P, []policy.Entry, error) {
+	if spec == "" {
+		return nil, nil, nil
+	}
+	entries, err := policyfile.Resolve(spec, f.Dir, kind, registered, names)
+	if err != nil {
+		return nil, nil, f.At(key, err)
+	}
+	p, err := compile(entries)
+	if err != nil {
+		return nil, nil, f.At(key, err)
+	}
+	return p, entries, nil
 }
 
 // Gate returns a gate for the session's run, restored from its transcript:

@@ -16,6 +16,13 @@ func Serve(t testing.TB, network, addr string, handle func(net.Conn)) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return Accept(t, ln, handle)
+}
+
+// Accept serves ln until the test ends, closing it then, and runs handle
+// (in a goroutine of its own) on every connection, closing it afterwards;
+// it returns the listener's address.
+func Accept(t testing.TB, ln net.Listener, handle func(net.Conn)) string {
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {

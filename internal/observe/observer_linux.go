@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/wardenhq/warden/internal/effect"
+	"github.com/wardenhq/warden/internal/seqpacket"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,20 +41,11 @@ type Observer struct {
 // (see sandbox's observed wrapping); Start it once the command has
 // started, and Stop it once the command has ended.
 func New() (*Observer, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	ours, helper, err := seqpacket.Pair("observer")
 	if err != nil {
 		return nil, fmt.Errorf("observe: socket to the helper: %w", err)
 	}
-	if err := syscall.SetNonblock(fds[0], true); err != nil {
-		syscall.Close(fds[0])
-		syscall.Close(fds[1])
-		return nil, fmt.Errorf("observe: socket to the helper: %w", err)
-	}
-	o := &Observer{
-		ours:   os.NewFile(uintptr(fds[0]), "observer"),
-		helper: os.NewFile(uintptr(fds[1]), "observer (helper's end)"),
-		done:   make(chan struct{}),
-	}
+	o := &Observer{ours: ours, helper: helper, done: make(chan struct{})}
 	o.res = newResolver(o.log.lookup)
 	fail := func(err error) (*Observer, error) {
 		o.ours.Close()

@@ -39,3 +39,23 @@ func Reply(w http.ResponseWriter, msg map[string]any, promptTokens, completionTo
 func Assistant(content string) map[string]any {
 	return map[string]any{"role": "assistant", "content": content}
 }
+
+// UserMessage returns the text of the last user message of body, a chat
+// completions request; false when body is not one or has none.
+func UserMessage(body string) (string, bool) {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal([]byte(body), &req) != nil {
+		return "", false
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == "user" {
+			return req.Messages[i].Content, true
+		}
+	}
+	return "", false
+}

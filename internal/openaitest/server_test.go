@@ -45,3 +45,20 @@ func TestServerKeepsRequestsAndAnswers(t *testing.T) {
 		t.Errorf("paths %q", p)
 	}
 }
+
+// UserMessage finds the last user message of a request, and nothing in a
+// body that is not one.
+func TestUserMessage(t *testing.T) {
+	for _, tc := range []struct {
+		body, want string
+		ok         bool
+	}{
+		{`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"u1"},{"role":"assistant","content":"a"},{"role":"user","content":"u2"}]}`, "u2", true},
+		{`{"messages":[{"role":"system","content":"s"}]}`, "", false},
+		{`{"messages":`, "", false},
+	} {
+		if got, ok := UserMessage(tc.body); got != tc.want || ok != tc.ok {
+			t.Errorf("UserMessage(%s) = %q, %v; want %q, %v", tc.body, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -49,12 +49,9 @@ func LoadFile(path string) (*File, error) {
 // Parse parses a policy file (YAML, or JSON) named file. It must hold
 // exactly one of the keys approvers: or reviewers:.
 func Parse(data []byte, file string) (*File, error) {
-	if err := filepos.CheckUTF8(file, data); err != nil {
+	doc, err := filepos.ParseYAML(file, data)
+	if err != nil {
 		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, filepos.YAMLError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &filepos.Error{Pos: filepos.Pos{File: file, Line: 1, Col: 1}, Msg: "empty policy file: want approvers: or reviewers:"}

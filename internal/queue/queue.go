@@ -131,16 +131,11 @@ func (a *queueApprover) Approve(ctx context.Context, req *approval.Request) (app
 		}
 		r.Choices = append(r.Choices, string(c))
 	}
-	got, err := ask(ctx, a.q, r, string(approval.Reject), a.timeout, a.here)
+	d, expl, md, got, err := a.answer(ctx, r, "approver", approval.Reject, "the call is rejected")
 	if err != nil {
-		return approval.Approval{}, fmt.Errorf("human approver (queue): %w", err)
+		return approval.Approval{}, err
 	}
-	md, decided := metadata(got)
-	if !decided {
-		return approval.Approval{Decision: approval.Reject, Explanation: closedWithout(got, "the call is rejected"), Metadata: md}, nil
-	}
-	d := approval.Decision(got.Decision)
-	out := approval.Approval{Decision: d, Explanation: explain(got), Metadata: md}
+	out := approval.Approval{Decision: d, Explanation: expl, Metadata: md}
 	if d == approval.Modify {
 		call := req.Call
 		call.Arguments, call.ArgumentsRaw, call.ParseError = got.Modified, "", ""
@@ -160,15 +155,28 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 	for _, c := range rv.choices {
 		r.Choices = append(r.Choices, string(c))
 	}
-	got, err := ask(ctx, rv.q, r, string(review.Terminate), rv.timeout, rv.here)
+	d, expl, md, _, err := rv.answer(ctx, r, "reviewer", review.Terminate, "the run is terminated")
 	if err != nil {
-		return review.Review{}, fmt.Errorf("human reviewer (queue): %w", err)
+		return review.Review{}, err
+	}
+	return review.Review{Decision: d, Explanation: expl, Metadata: md}, nil
+}
+
+// answer puts r on the queue, waits for it and returns the person's
+// decision with its explanation and metadata, and the request as it
+// closed. A request that closed without a person's decision is fail, its
+// explanation saying so and what that means (failMeans); an error names
+// role, the approver or the reviewer.
+func (a asker[D]) answer(ctx context.Context, r *store.Request, role string, fail D, failMeans string) (D, string, map[string]any, store.Request, error) {
+	got, err := ask(ctx, a.q, r, string(fail), a.timeout, a.here)
+	if err != nil {
+		return fail, "", nil, got, fmt.Errorf("human %s (queue): %w", role, err)
 	}
 	md, decided := metadata(got)
 	if !decided {
-		return review.Review{Decision: review.Terminate, Explanation: closedWithout(got, "the run is terminated"), Metadata: md}, nil
+		return fail, closedWithout(got, failMeans), md, got, nil
 	}
-	return review.Review{Decision: review.Decision(got.Decision), Explanation: explain(got), Metadata: md}, nil
+	return D(got.Decision), explain(got), md, got, nil
 }
 
 // request is the request of kind for run q's call c, in the order o: what

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,20 +16,10 @@ import (
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 	"github.com/wardenhq/warden/review"
 	"github.com/wardenhq/warden/tool"
 )
-
-// openStore opens a real SQLite store in a temporary directory.
-func openStore(t *testing.T) *store.Store {
-	t.Helper()
-	s, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // pending waits until n requests are pending in s and returns them.
 func pending(t *testing.T, s *store.Store, n int) []store.Request {
@@ -71,7 +60,7 @@ func bashCall(id, cmd string) tool.Call {
 }
 
 func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
-	s := openStore(t)
+	s := stores.Temp(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-1")
 	done := bgtest.Go(func() (approval.Approval, error) {
@@ -100,7 +89,7 @@ func TestH1_QueuedApprovalWaitsForThePersonsDecision(t *testing.T) {
 }
 
 func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
-	s := openStore(t)
+	s := stores.Temp(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-1")
 	done := bgtest.Go(func() (approval.Approval, error) {
@@ -117,7 +106,7 @@ func TestH2_QueuedModifyRunsTheEditedArguments(t *testing.T) {
 }
 
 func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
-	s := openStore(t)
+	s := stores.Temp(t)
 	_, rv := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-2")
 	done := bgtest.Go(func() (review.Review, error) {
@@ -136,7 +125,7 @@ func TestH2_QueuedReviewOffersContinueAndTerminate(t *testing.T) {
 }
 
 func TestH3_QueuedRequestTimesOutToTheFailsafe(t *testing.T) {
-	s := openStore(t)
+	s := stores.Temp(t)
 	a, rv := registered(t, map[string]any{"timeout": 0.2})
 	ctx := queue.WithQueue(context.Background(), s, "run-3")
 	got, err := a.Approve(ctx, &approval.Request{Call: bashCall("c1", "ls")})
@@ -163,7 +152,7 @@ func TestH3_QueuedRequestTimesOutToTheFailsafe(t *testing.T) {
 }
 
 func TestH4_QueuedRequestsDoNotBlockEachOther(t *testing.T) {
-	s := openStore(t)
+	s := stores.Temp(t)
 	a, _ := registered(t, nil)
 	const n = 12
 	var wg sync.WaitGroup
@@ -224,7 +213,7 @@ func TestH3_QueueDecisionNotOfferedFailsClosed(t *testing.T) {
 // A boundary request is approved or not: the queue does not offer to
 // modify it (the agent would read a modified crossing as denied anyway).
 func TestH2_QueuedBoundaryRequestOffersNoModify(t *testing.T) {
-	s := openStore(t)
+	s := stores.Temp(t)
 	a, _ := registered(t, nil)
 	ctx := queue.WithQueue(context.Background(), s, "run-b")
 	done := bgtest.Go(func() (approval.Approval, error) {

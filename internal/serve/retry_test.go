@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/internal/proof"
 	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/store"
+	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
 // A submit whose answer is lost — the server stored the request, then the
@@ -212,10 +213,7 @@ func TestS4_BusySquatterGetsNothing(t *testing.T) {
 // (which a client does not retry, and which counts towards the back-off of
 // wrong tokens), and nothing is done (SPEC S3, S4).
 func TestS3_CredentialUncheckedIs503(t *testing.T) {
-	st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := stores.Temp(t)
 	const alice = "op-alice-0123456789abcdefghijklmnopqrstuv"
 	if err := st.AddOperator(context.Background(), "alice", proof.Hash(alice)); err != nil {
 		t.Fatal(err)

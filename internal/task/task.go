@@ -206,12 +206,9 @@ func Parse(data []byte, file string) (*Task, error) {
 		return nil, err
 	}
 	t := &Task{Path: file, Dir: filepath.Dir(abs), at: map[string]policy.Pos{}}
-	if err := filepos.CheckUTF8(file, data); err != nil {
+	doc, err := filepos.ParseYAML(file, data)
+	if err != nil {
 		return nil, err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, filepos.YAMLError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &policy.Error{Pos: policy.Pos{File: file, Line: 1, Col: 1}, Msg: "a task file is a mapping with name: and input:"}

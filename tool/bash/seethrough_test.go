@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/shell/shelltest"
 	"github.com/wardenhq/warden/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/tool"
@@ -30,23 +31,23 @@ func TestG14_IndirectionCannotRunAForbiddenCommand(t *testing.T) {
 		}
 	}
 	attacks := []struct{ name, script, file string }{
-		{"xargs sh -c", `printf 'rm -rf v' | xargs -0 sh -c`, ""},
-		{"xargs rm", `echo -rf v | xargs rm`, ""},
-		{"git alias", `git -c 'alias.p=!rm -rf v' p`, ""},
-		{"git config alias", `git config --file cfg alias.p '!rm -rf v'; GIT_CONFIG_GLOBAL=cfg git p`, ""},
-		{"sh < f", `sh < f`, "rm -rf v\n"},
-		{"bash f", `bash f`, "rm -rf v\n"},
-		{"cat f | sh", `cat f | sh`, "rm -rf v\n"},
-		{"BASH_ENV", `BASH_ENV=./f bash -c true`, "rm -rf v\n"},
-		{"tclsh here-string", `tclsh <<< 'exec rm -rf v'`, ""},
-		{"perl here-string", `perl <<< 'system "rm -rf v"'`, ""},
-		{"python dynamic", `python3 -c 'import os; getattr(os, "sys"+"tem")("rm -rf v")'`, ""},
-		{"dbus-run-session", `dbus-run-session -- rm -rf v`, ""},
-		{"setpriv", `setpriv --no-new-privs rm -rf v`, ""},
-		{"prlimit", `prlimit --nofile=64 rm -rf v`, ""},
-		{"script -c", `script -qc 'rm -rf v' /dev/null`, ""},
-		{"flock", `flock lock rm -rf v`, ""},
-		{"sh -c positional", `env -- nice sh -c '$0 $1 $2' rm -rf v`, ""},
+		{"xargs sh -c", `printf 'rm -rf victim' | xargs -0 sh -c`, ""},
+		{"xargs rm", `echo -rf victim | xargs rm`, ""},
+		{"git alias", `git -c 'alias.p=!rm -rf victim' p`, ""},
+		{"git config alias", `git config --file cfg alias.p '!rm -rf victim'; GIT_CONFIG_GLOBAL=cfg git p`, ""},
+		{"sh < f", `sh < f`, "rm -rf victim\n"},
+		{"bash f", `bash f`, "rm -rf victim\n"},
+		{"cat f | sh", `cat f | sh`, "rm -rf victim\n"},
+		{"BASH_ENV", `BASH_ENV=./f bash -c true`, "rm -rf victim\n"},
+		{"tclsh here-string", `tclsh <<< 'exec rm -rf victim'`, ""},
+		{"perl here-string", `perl <<< 'system "rm -rf victim"'`, ""},
+		{"python dynamic", `python3 -c 'import os; getattr(os, "sys"+"tem")("rm -rf victim")'`, ""},
+		{"dbus-run-session", `dbus-run-session -- rm -rf victim`, ""},
+		{"setpriv", `setpriv --no-new-privs rm -rf victim`, ""},
+		{"prlimit", `prlimit --nofile=64 rm -rf victim`, ""},
+		{"script -c", `script -qc 'rm -rf victim' /dev/null`, ""},
+		{"flock", `flock lock rm -rf victim`, ""},
+		{"sh -c positional", `env -- nice sh -c '$0 $1 $2' rm -rf victim`, ""},
 	}
 	proved := 0
 	for _, a := range attacks {
@@ -80,17 +81,11 @@ func TestG14_IndirectionCannotRunAForbiddenCommand(t *testing.T) {
 	}
 }
 
-// plant makes the victim directory v (with a file in it) in work, and the
+// plant makes the victim directory (shelltest.Victim) in work, and the
 // file f holding text when text is not empty.
 func plant(t *testing.T, work, text string) string {
 	t.Helper()
-	victim := filepath.Join(work, "v")
-	if err := os.MkdirAll(victim, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(victim, "keep"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	victim := shelltest.Victim(t, work)
 	if text != "" {
 		if err := os.WriteFile(filepath.Join(work, "f"), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ package stores
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/wardenhq/warden/internal/store"
@@ -19,4 +20,11 @@ func Open(t testing.TB, u string) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// Temp opens a new SQLite store in a temporary directory, closed when the
+// test ends; an error fails the test.
+func Temp(t testing.TB) *store.Store {
+	t.Helper()
+	return Open(t, "sqlite:"+filepath.Join(t.TempDir(), "warden.db"))
 }

@@ -3,6 +3,7 @@ package judge
 import (
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/network"
 	"github.com/wardenhq/warden/internal/triage/pattern"
@@ -89,7 +90,7 @@ func (s *Script) readsProgram(c *Command) bool {
 	if len(c.Args) == 0 || c.Sc.Unwrapped && !shell.IsShell(c.Name) {
 		return false
 	}
-	if !shell.IsShell(c.Name) && !s.V.K.Has(c.Name, FactInterpreter) && !IsPython(c.Name) {
+	if !shell.IsShell(c.Name) && !s.V.K.Has(c.Name, FactInterpreter) && !command.IsPython(c.Name) {
 		return false
 	}
 	for _, a := range c.Args[1:] {

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -148,7 +149,7 @@ func (s *Script) Write(c *Command, pl place, content string) {
 	if strings.HasPrefix(pl.Abs, "/dev/tcp/") || strings.HasPrefix(pl.Abs, "/dev/udp/") {
 		s.RemoteSink = true
 		switch {
-		case c.Name != "" && (shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) || IsPython(c.Name)):
+		case c.Name != "" && (shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) || command.IsPython(c.Name)):
 			s.Deny(vocab.SecurityWeakening, "`"+c.Text+"` connects a shell to the network (a remote shell)")
 		case c.Out > secret.None:
 			s.Deny(vocab.Exfiltration, "`"+c.Text+"` sends "+c.OutWhat+" over a raw network connection")

@@ -29,17 +29,6 @@ func EnvDump(c *Command) string {
 	return ""
 }
 
-// IsPython reports whether the program name n is a Python interpreter (python, python3.12, pypy3…).
-func IsPython(n string) bool {
-	if n == "python" || n == "python2" || n == "python3" || n == "pypy" || n == "pypy3" || n == "py" {
-		return true
-	}
-	if rest, ok := strings.CutPrefix(n, "python"); ok {
-		return strings.Trim(rest, "0123456789.") == ""
-	}
-	return false
-}
-
 // IsRunner reports whether a program name is that of an interpreter or
 // runner of the list runners (python3.12, ruby3.2, node18, …).
 func (k *Knowledge) IsRunner(lname string) bool {

@@ -415,7 +415,7 @@ func (s *Script) command(c *Command) {
 			s.Esc(vocab.Routine, Low, "`"+c.Text+"` writes files from vim commands")
 		}
 	}
-	if s.Escalated && IsPython(c.Name) && pythonImportsCwd(c.Args) {
+	if s.Escalated && command.IsPython(c.Name) && pythonImportsCwd(c.Args) {
 		// python -m and -c put the working directory first on sys.path:
 		// outside the sandbox, a json.py or sitecustomize.py the agent
 		// wrote in the workspace runs instead of the standard module.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/chat"
+	"github.com/wardenhq/warden/internal/command"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/triage/secret"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -450,7 +451,7 @@ func (s *Script) checkPrior(t *trail) {
 				continue
 			}
 		}
-		runs := shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) || IsPython(c.Name) || s.V.K.IsRunner(strings.ToLower(c.Name)) ||
+		runs := shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) || command.IsPython(c.Name) || s.V.K.IsRunner(strings.ToLower(c.Name)) ||
 			c.Name == "source" || c.Name == "."
 		if !runs {
 			continue
@@ -568,7 +569,7 @@ func (s *Script) runsAny() bool {
 			continue
 		}
 		if strings.IndexByte(c.Args[0], '/') >= 0 || len(c.Args) > 1 && (shell.IsShell(c.Name) || s.V.K.Has(c.Name, FactInterpreter) ||
-			IsPython(c.Name) || s.V.K.IsRunner(strings.ToLower(c.Name)) || c.Name == "source" || c.Name == ".") {
+			command.IsPython(c.Name) || s.V.K.IsRunner(strings.ToLower(c.Name)) || c.Name == "source" || c.Name == ".") {
 			return true
 		}
 	}

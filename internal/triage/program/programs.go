@@ -66,7 +66,7 @@ func judgeProgram(s *judge.Script, c *judge.Command) {
 		if pl := s.Where(".", c.Cwd); pl.Zone != judge.ZWork {
 			s.Esc(vocab.Routine, judge.Medium, "`"+c.Text+"` builds or runs the code of "+judge.OrName(pl.Abs, "a directory")+", outside the workspace")
 		}
-	} else if s.Escalated && (strings.HasPrefix(c.Name, "pip") || s.V.K.Has(c.Name, judge.FactInstalls) || judge.IsPython(c.Name) && shell.HasWord(c.Args, "pip")) {
+	} else if s.Escalated && (strings.HasPrefix(c.Name, "pip") || s.V.K.Has(c.Name, judge.FactInstalls) || command.IsPython(c.Name) && shell.HasWord(c.Args, "pip")) {
 		s.Esc(vocab.Routine, judge.Medium, "`"+c.Text+"` installs packages, whose install code is not in the request, outside the sandbox")
 	}
 	if s.V.K.Has(c.Name, judge.FactRunsProject) || s.V.K.IsRunner(strings.ToLower(c.Name)) {
@@ -93,7 +93,7 @@ func judgeProgram(s *judge.Script, c *judge.Command) {
 	case strings.HasPrefix(c.Name, "mkfs") || strings.HasPrefix(c.Name, "newfs") || strings.HasPrefix(c.Name, "mke2fs"):
 		judgeMkfs(s, c)
 		return
-	case judge.IsPython(c.Name):
+	case command.IsPython(c.Name):
 		judgePython(s, c)
 		return
 	case strings.HasPrefix(c.Name, "pip3") || strings.HasPrefix(c.Name, "pip"):
@@ -142,7 +142,7 @@ func judgeLocalProgram(s *judge.Script, c *judge.Command) {
 		if strings.HasPrefix(pl.Abs, d) {
 			// A link to a system program (.venv/bin/python): judged
 			// as the program it is called as.
-			if _, ok := programJudge(s, c.Name); ok || judge.IsPython(c.Name) {
+			if _, ok := programJudge(s, c.Name); ok || command.IsPython(c.Name) {
 				c2 := *c
 				c2.Args = append([]string{c.Name}, c.Args[1:]...)
 				judgeProgram(s, &c2)
@@ -154,7 +154,7 @@ func judgeLocalProgram(s *judge.Script, c *judge.Command) {
 		// A tool installed in the project (.venv/bin/pip, node_modules/.bin/x,
 		// ./gradlew, ./mvnw) is judged by its name.
 		switch {
-		case judge.IsPython(c.Name) || strings.HasPrefix(c.Name, "pip"):
+		case command.IsPython(c.Name) || strings.HasPrefix(c.Name, "pip"):
 			c2 := *c
 			c2.Args = append([]string{c.Name}, c.Args[1:]...)
 			judgeProgram(s, &c2)

@@ -4,6 +4,7 @@
 package hometest
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -25,4 +26,23 @@ func New(t testing.TB) string {
 	home := filepath.Join(t.TempDir(), "home")
 	Use(t, home)
 	return home
+}
+
+// InHome returns a new directory in the user's own home directory,
+// removed when the test ends: outside the sandbox's writable roots, and not
+// a temporary place that the first pass lets commands write to without
+// asking. The test is skipped where there is no home directory or it
+// cannot be written.
+func InHome(t testing.TB) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip("no home directory")
+	}
+	dir, err := os.MkdirTemp(home, "warden-test-")
+	if err != nil {
+		t.Skipf("cannot write in the home directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

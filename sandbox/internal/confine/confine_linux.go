@@ -422,16 +422,12 @@ var keptMountFlags = []struct{ st, ms uintptr }{
 // links and checks they still name path, so that a concurrent rename or
 // link cannot redirect the mount.
 func bindReadOnly(path string) error {
-	fd, st, err := openExact(path)
-	if err != nil {
-		return err
-	}
-	defer syscall.Close(fd)
-	proc := "/proc/self/fd/" + strconv.Itoa(fd)
-	if err := syscall.Mount(proc, proc, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
-		return fmt.Errorf("bind mount: %w", err)
-	}
-	top, st2, err := openExact(path)
+	top, st, st2, err := mountOver(path, func(proc string, _ syscall.Stat_t) error {
+		if err := syscall.Mount(proc, proc, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind mount: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -467,27 +463,23 @@ func bindReadOnly(path string) error {
 // read-only tmpfs no one may list, a file with /dev/null. It checks that
 // the cover took effect.
 func hide(path string) error {
-	fd, st, err := openExact(path)
-	if err != nil {
-		return err
-	}
-	defer syscall.Close(fd)
-	proc := "/proc/self/fd/" + strconv.Itoa(fd)
-	dir := st.Mode&syscall.S_IFMT == syscall.S_IFDIR
-	if dir {
-		err = syscall.Mount("tmpfs", proc, "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
-	} else {
-		err = syscall.Mount("/dev/null", proc, "", syscall.MS_BIND, "")
-	}
-	if err != nil {
-		return fmt.Errorf("mount: %w", err)
-	}
-	top, st2, err := openExact(path)
+	top, st, st2, err := mountOver(path, func(proc string, st syscall.Stat_t) error {
+		var err error
+		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+			err = syscall.Mount("tmpfs", proc, "tmpfs", syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
+		} else {
+			err = syscall.Mount("/dev/null", proc, "", syscall.MS_BIND, "")
+		}
+		if err != nil {
+			return fmt.Errorf("mount: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	defer syscall.Close(top)
-	if dir {
+	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
 		var fs syscall.Statfs_t
 		if err := syscall.Fstatfs(top, &fs); err != nil {
 			return fmt.Errorf("statfs: %w", err)
@@ -499,6 +491,27 @@ func hide(path string) error {
 		return errors.New("the cover did not take effect")
 	}
 	return nil
+}
+
+// mountOver mounts over path with mount, working on descriptors opened
+// without following links (openExact) so that a concurrent rename or link
+// cannot redirect the mount: mount is given the /proc path of path's
+// descriptor and what it opened (before). top is a descriptor of what then
+// stands at path, and after what it is; the caller closes top.
+func mountOver(path string, mount func(proc string, st syscall.Stat_t) error) (top int, before, after syscall.Stat_t, err error) {
+	fd, before, err := openExact(path)
+	if err != nil {
+		return -1, before, after, err
+	}
+	defer syscall.Close(fd)
+	if err := mount("/proc/self/fd/"+strconv.Itoa(fd), before); err != nil {
+		return -1, before, after, err
+	}
+	top, after, err = openExact(path)
+	if err != nil {
+		return -1, before, after, err
+	}
+	return top, before, after, nil
 }
 
 // openExact opens path with O_PATH without following a last symbolic link

@@ -169,6 +169,8 @@ func Parse(args []string) (Spec, []string, error) {
 		return s, nil, errors.New("helper arguments of another format (a different warden executable?)")
 	}
 	flags := s.flags()
+	// The descriptors the helper is given, past stdin, stdout and stderr.
+	fds := map[string]*int{"viewfd": &s.ViewFD, "tracefd": &s.TraceFD}
 	for i, a := range args[1:] {
 		if a == "--" {
 			return s, args[i+2:], nil
@@ -179,6 +181,14 @@ func Parse(args []string) (Spec, []string, error) {
 		}
 		if f := slices.IndexFunc(flags, func(f flag) bool { return f.name == k }); f >= 0 {
 			*flags[f].v = v == "1"
+			continue
+		}
+		if fd, ok := fds[k]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return s, nil, fmt.Errorf("bad helper argument %q", a)
+			}
+			*fd = n
 			continue
 		}
 		switch k {
@@ -213,12 +223,6 @@ func Parse(args []string) (Spec, []string, error) {
 			s.Temps[len(s.Temps)-1].Source = v
 		case "dev":
 			s.Dev = v
-		case "viewfd":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 3 {
-				return s, nil, fmt.Errorf("bad helper argument %q", a)
-			}
-			s.ViewFD = n
 		case "watch":
 			s.Watch = append(s.Watch, v)
 		case "memory":
@@ -227,12 +231,6 @@ func Parse(args []string) (Spec, []string, error) {
 				return s, nil, fmt.Errorf("bad helper argument %q", a)
 			}
 			s.Memory = n
-		case "tracefd":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 3 {
-				return s, nil, fmt.Errorf("bad helper argument %q", a)
-			}
-			s.TraceFD = n
 		case "resolvconf":
 			s.ResolvConf = v
 		default:

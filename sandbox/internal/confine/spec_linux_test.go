@@ -13,7 +13,7 @@ func TestSpecRoundTrip(t *testing.T) {
 		Mode: "workspace-write", Path: "/bin/odd=name", Roots: []string{"/a=b", "/new\nline"}, Protected: []string{"/a=b/.git"},
 		Network: true, Landlock: 7, UserNS: "user:[1]", NetNS: "", IDMap: "1000:1000", ParentMaps: true, MountNS: true,
 		Temps: []Temp{{Path: "/tmp", Source: "/h/tmp/r=1/tmp"}, {Path: "/dev/shm"}},
-		Cover: true, Dev: DevAll,
+		Cover: true, Dev: DevAll, ViewFD: 3, TraceFD: 4, ResolvConf: "/r/resolv.conf",
 	}
 	args := append(s.Args(), "prog", "--", "x=y")
 	got, argv, err := Parse(args)
@@ -30,6 +30,8 @@ func TestSpecRoundTrip(t *testing.T) {
 		{Marker, "landlock=x", "--"},
 		{Marker, "noequals", "--"},
 		{Marker, "tempsrc=/x", "--"},
+		{Marker, "viewfd=2", "--"},
+		{Marker, "tracefd=x", "--"},
 	} {
 		if _, _, err := Parse(bad); err == nil {
 			t.Errorf("Parse(%q): no error", bad)
