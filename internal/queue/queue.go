@@ -167,7 +167,7 @@ func (rv *queueReviewer) Review(ctx context.Context, req *review.Request) (revie
 // closed. A request that closed without a person's decision is fail, its
 // explanation saying so and what that means (failMeans); an error names
 // role, the approver or the reviewer.
-func (a asker[D]) answer(ctx context.Context, r *store.Request, role string, fail D, failMeans string) (D, string, map[string]any, store.Request, error) {
+func (a asker[D]) answer(ctx context.Context, r *request.Request, role string, fail D, failMeans string) (D, string, map[string]any, request.Request, error) {
 	got, err := ask(ctx, a.q, r, string(fail), a.timeout, a.here)
 	if err != nil {
 		return fail, "", nil, got, fmt.Errorf("human %s (queue): %w", role, err)
