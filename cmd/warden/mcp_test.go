@@ -171,6 +171,24 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 // and how to stop it (SIGTERM; it must exit 0).
 func listenWarden(t *testing.T, env []string, args ...string) (connect func(token string) (*sdk.ClientSession, error), stop func()) {
 	t.Helper()
+	addr, stop := listenWardenAt(t, env, args...)
+	connect = func(tok string) (*sdk.ClientSession, error) {
+		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Bearer "+tok)
+				return http.DefaultTransport.RoundTrip(r)
+			})}}
+		return sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	}
+	return connect, stop
+}
+
+// listenWardenAt starts `warden mcp ARGS` with env, which serves
+// streamable HTTP, and returns the address it listens on and how to stop
+// it (SIGTERM; it must exit 0).
+func listenWardenAt(t *testing.T, env []string, args ...string) (addr string, stop func()) {
+	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
@@ -185,22 +203,13 @@ func listenWarden(t *testing.T, env []string, args ...string) (connect func(toke
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
+	addr = strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
 	var rest strings.Builder
 	copied := make(chan struct{})
 	go func() {
 		io.Copy(&rest, stderr)
 		close(copied)
 	}()
-	connect = func(tok string) (*sdk.ClientSession, error) {
-		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
-			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-				r = r.Clone(r.Context())
-				r.Header.Set("Authorization", "Bearer "+tok)
-				return http.DefaultTransport.RoundTrip(r)
-			})}}
-		return sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	}
 	stop = func() {
 		t.Helper()
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -209,7 +218,7 @@ func listenWarden(t *testing.T, env []string, args ...string) (connect func(toke
 			t.Errorf("warden mcp %s after SIGTERM: %v\n%s", strings.Join(args, " "), err, rest.String())
 		}
 	}
-	return connect, stop
+	return addr, stop
 }
 
 type roundTrip func(*http.Request) (*http.Response, error)
