@@ -48,7 +48,8 @@ $WARDEN_HOME/runs/RUN_ID.jsonl and the store. See docs/mcp.md.
 With --listen, warden serves streamable HTTP instead: each client session
 (Mcp-Session-Id) is a run with its own connection to the upstream (an
 http(s) URL of a streamable HTTP server, or a command line started per
-session). The address must be loopback unless TLS is given, and every request
+session); requests of the stateless revision, each a run of its own, share
+one connection per upstream. The address must be loopback unless TLS is given, and every request
 must carry "Authorization: Bearer $WARDEN_TOKEN" (as warden serve's).
 
 Several --upstream NAME=URL|CMD put several MCP servers behind one client
