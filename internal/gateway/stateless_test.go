@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -227,5 +228,68 @@ func TestG2_StatelessRequestsShareTheUpstreamAndItsListing(t *testing.T) {
 	}
 	if warned != 1 {
 		t.Errorf("%d warnings of the changed tool in %d runs, want 1", warned, len(files))
+	}
+}
+
+// A request of the stateless revision names its revision twice, in the
+// Mcp-Protocol-Version header and in _meta: warden requires the two to
+// agree, as the SDK's own handler does, before anything is relayed.
+func TestX2_StatelessRequestsHeaderMatchesItsMeta(t *testing.T) {
+	cfg := testConfig(t, "", "")
+	connects := 0
+	var mu sync.Mutex
+	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
+		Upstream: func(ctx context.Context) (sdk.Connection, error) {
+			mu.Lock()
+			connects++
+			mu.Unlock()
+			return echoUpstream(t).Connect(ctx)
+		}}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer h.Close()
+	const call = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+	for _, tc := range []struct {
+		name, header string
+		status       int
+	}{
+		{"no header", "", http.StatusBadRequest},
+		{"another revision", "2025-11-25", http.StatusBadRequest},
+		{"the same", "2026-07-28", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(call))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "echo")
+			if tc.header != "" {
+				req.Header.Set("Mcp-Protocol-Version", tc.header)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, b)
+			}
+			if tc.status == http.StatusOK && !strings.Contains(string(b), "hello") {
+				t.Fatalf("not the echo's answer: %s", b)
+			}
+			if tc.status != http.StatusOK && (!strings.Contains(string(b), "-32020") || !strings.Contains(string(b), "Mcp-Protocol-Version header")) {
+				t.Fatalf("not a header mismatch error: %s", b)
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if connects != 1 {
+		t.Errorf("%d connections to the upstream, want 1: for the request served alone", connects)
 	}
 }
