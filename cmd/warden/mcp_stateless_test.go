@@ -8,9 +8,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +28,8 @@ import (
 // in a session — the write the policy rejects is not on disk, the one it
 // approves is — and is a run of its own, in the store; the upstream
 // command is started once for all the requests (each upstream once), not
-// per request; the bearer token is required of these requests too.
+// per request, and once again after it died; the bearer token is required
+// of these requests too.
 func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
 	const token = "mcp-stateless-test-token-0123456789abcdef"
@@ -41,7 +45,7 @@ func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 			starts := filepath.Join(etc, "starts")
 			// The upstream command notes each start of its own.
 			wrapper := filepath.Join(etc, "fs.sh")
-			if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho started >> '"+starts+"'\nexec '"+fs+"' \"$@\"\n"), 0o700); err != nil {
+			if err := os.WriteFile(wrapper, []byte("#!/bin/sh\necho started $$ >> '"+starts+"'\nexec '"+fs+"' \"$@\"\n"), 0o700); err != nil {
 				t.Fatal(err)
 			}
 			var args, pol []string
@@ -144,6 +148,37 @@ func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 					t.Errorf("the rejected write of %s reached the disk (stat: %v)", conf, err)
 				}
 			}
+			// The upstream dies: a later request starts it again, once.
+			b, _ := os.ReadFile(starts)
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				pid, err := strconv.Atoi(strings.TrimPrefix(line, "started "))
+				if err != nil {
+					t.Fatalf("the starts file holds %q", b)
+				}
+				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after := 0
+			for n, dir := range dirs {
+				name := "read_text_file"
+				if n != "" {
+					name = n + "__" + name
+				}
+				params := &sdk.CallToolParams{Name: name, Arguments: map[string]any{"path": filepath.Join(dir, "ok.txt")}}
+				for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+					// A request made while the dead upstream's connection
+					// is still held fails; the next connects again.
+					res, err := cs.CallTool(ctx, params)
+					after++
+					if err == nil && !res.IsError {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%s after the upstream died: %+v, %v", name, res, err)
+					}
+				}
+			}
 			cs.Close()
 			stop()
 
@@ -158,9 +193,9 @@ func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 				}
 			}
 			mu.Unlock()
-			b, _ := os.ReadFile(starts)
-			if n := strings.Count(string(b), "started"); n != len(tc.prefix) {
-				t.Errorf("the upstream command was started %d times for the requests, want %d (once per upstream)", n, len(tc.prefix))
+			b, _ = os.ReadFile(starts)
+			if n := strings.Count(string(b), "started"); n != 2*len(tc.prefix) {
+				t.Errorf("the upstream command was started %d times for the requests, want %d (once per upstream, and once again after it died)", n, 2*len(tc.prefix))
 			}
 
 			// Each request a run, in the store; the rejection among them.
@@ -191,7 +226,7 @@ func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 					}
 				}
 			}
-			if want := 7 * len(tc.prefix); calls != want || rejected != len(tc.prefix) {
+			if want := 7*len(tc.prefix) + after; calls != want || rejected != len(tc.prefix) {
 				t.Errorf("the store holds %d decided calls, %d rejected, in %d runs: want %d, %d", calls, rejected, len(runs), want, len(tc.prefix))
 			}
 		})
