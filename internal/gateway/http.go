@@ -19,8 +19,10 @@ import (
 
 // Handler serves a gateway over the streamable HTTP transport: each
 // client session (its Mcp-Session-Id) is a gateway session — a warden run
-// — to an upstream connection of its own. Requests must carry the bearer
-// token.
+// — to an upstream connection of its own; each request of the stateless
+// revision is a gateway session and a run of its own too, over the
+// upstream connections such requests share (shared.go). Requests must
+// carry the bearer token.
 type Handler struct {
 	// Gateway governs the sessions.
 	Gateway *Gateway
@@ -68,8 +70,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// A request outside a session: initialize starts one; anything
-		// else is of a stateless revision, served by a session of its own
-		// that ends with the request.
+		// else is of the stateless revision, served by a session of its
+		// own that ends with the request.
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
 		if err != nil || len(body) > maxHTTPBody {
 			http.Error(w, "warden mcp: the request body is unreadable or too large", http.StatusRequestEntityTooLarge)
