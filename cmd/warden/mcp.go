@@ -49,7 +49,8 @@ $WARDEN_HOME/runs/RUN_ID.jsonl and the store. See docs/mcp.md.
 With --listen, warden serves streamable HTTP instead: each client session
 (Mcp-Session-Id) is a run with its own connection to the upstream (an
 http(s) URL of a streamable HTTP server, or a command line started per
-session). The address must be loopback unless TLS is given, and every request
+session); requests of the stateless revision, each a run of its own, share
+one connection per upstream. The address must be loopback unless TLS is given, and every request
 must carry "Authorization: Bearer $WARDEN_TOKEN" (as warden serve's).
 
 Several --upstream NAME=URL|CMD put several MCP servers behind one client
@@ -305,15 +306,7 @@ func parseUpstream(v string, named bool) (upstreamSpec, error) {
 func connectUpstreams(ctx context.Context, specs []upstreamSpec, stderr io.Writer) ([]gateway.Upstream, error) {
 	var ups []gateway.Upstream
 	for _, sp := range specs {
-		var conn sdk.Connection
-		var err error
-		if sp.url != "" {
-			conn, err = (&sdk.StreamableClientTransport{Endpoint: sp.url}).Connect(ctx)
-		} else {
-			cmd := exec.Command(sp.argv[0], sp.argv[1:]...)
-			cmd.Stderr = stderr
-			conn, err = (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
-		}
+		conn, err := dialUpstream(ctx, sp, stderr)
 		if err != nil {
 			for _, u := range ups {
 				u.Conn.Close()
@@ -332,13 +325,32 @@ func connectUpstreams(ctx context.Context, specs []upstreamSpec, stderr io.Write
 	return ups, nil
 }
 
+// dialUpstream connects to one upstream: a URL's streamable HTTP
+// endpoint, else a command started for it.
+func dialUpstream(ctx context.Context, sp upstreamSpec, stderr io.Writer) (sdk.Connection, error) {
+	if sp.url != "" {
+		return (&sdk.StreamableClientTransport{Endpoint: sp.url}).Connect(ctx)
+	}
+	cmd := exec.Command(sp.argv[0], sp.argv[1:]...)
+	cmd.Stderr = stderr
+	return (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
+}
+
 // listenMCP serves g over streamable HTTP on addr until ctx ends; each
 // session connects to the upstreams (URLs, else command lines started per
-// session).
+// session), and requests of the stateless revision share one connection
+// to each, made on first need.
 func listenMCP(ctx context.Context, g *gateway.Gateway, addr string, specs []upstreamSpec, token, cert, key string, stderr io.Writer) error {
 	h := &gateway.Handler{Gateway: g, Token: token, Upstreams: func(ctx context.Context) ([]gateway.Upstream, error) {
 		return connectUpstreams(ctx, specs, stderr)
 	}}
+	for _, sp := range specs {
+		d := gateway.Dialer{Connect: func(ctx context.Context) (sdk.Connection, error) { return dialUpstream(ctx, sp, stderr) }}
+		if len(specs) > 1 {
+			d.Name = sp.name
+		}
+		h.Dialers = append(h.Dialers, d)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -108,8 +109,9 @@ func TestX2_CLIGovernsTheFilesystemServer(t *testing.T) {
 
 // TestX2_CLIListensOnStreamableHTTP: `warden mcp --listen` serves
 // streamable HTTP on loopback, needs $WARDEN_TOKEN on every request, and
-// governs each session as over stdio; an address beyond this machine
-// without TLS is refused.
+// governs each session as over stdio (the client asks for 2025-11-25, a
+// session; the stateless revision is TestX2_CLIServesTheStatelessRevision's);
+// an address beyond this machine without TLS is refused.
 func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
@@ -132,8 +134,8 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	gatewaytest.WriteRefused(t, cs, target, "x", "a person must decide")
 	cs.Close()
 	stop()
-	// The session's run (the client's probe of the stateless revision is a
-	// run of its own).
+	// The session's run (the client asks for a session: requests of the
+	// stateless revision are TestX2_CLIServesTheStatelessRevision's).
 	var governed int
 	runs, _ := filepath.Glob(filepath.Join(home, "runs", "mcp-*.jsonl"))
 	for _, r := range runs {
@@ -168,8 +170,32 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 
 // listenWarden starts `warden mcp ARGS` with env, which serves streamable
 // HTTP, and returns how to connect the go-sdk client to it with a token,
-// and how to stop it (SIGTERM; it must exit 0).
+// in a session (protocol 2025-11-25: the client would otherwise discover
+// the stateless revision), and how to stop it (SIGTERM; it must exit 0).
 func listenWarden(t *testing.T, env []string, args ...string) (connect func(token string) (*sdk.ClientSession, error), stop func()) {
+	t.Helper()
+	addr, stop := listenWardenAt(t, env, args...)
+	connect = func(tok string) (*sdk.ClientSession, error) {
+		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Bearer "+tok)
+				return http.DefaultTransport.RoundTrip(r)
+			})}}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err == nil && cs.ID() == "" {
+			cs.Close()
+			err = errors.New("no session: warden served the stateless revision to a client that asked for a session")
+		}
+		return cs, err
+	}
+	return connect, stop
+}
+
+// listenWardenAt starts `warden mcp ARGS` with env, which serves
+// streamable HTTP, and returns the address it listens on and how to stop
+// it (SIGTERM; it must exit 0).
+func listenWardenAt(t *testing.T, env []string, args ...string) (addr string, stop func()) {
 	t.Helper()
 	cmd := exec.Command(binary(t), append([]string{"mcp"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -185,22 +211,13 @@ func listenWarden(t *testing.T, env []string, args ...string) (connect func(toke
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
+	addr = strings.TrimSpace(line[strings.LastIndex(line, " ")+1:])
 	var rest strings.Builder
 	copied := make(chan struct{})
 	go func() {
 		io.Copy(&rest, stderr)
 		close(copied)
 	}()
-	connect = func(tok string) (*sdk.ClientSession, error) {
-		ct := &sdk.StreamableClientTransport{Endpoint: "http://" + addr, MaxRetries: -1,
-			HTTPClient: &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-				r = r.Clone(r.Context())
-				r.Header.Set("Authorization", "Bearer "+tok)
-				return http.DefaultTransport.RoundTrip(r)
-			})}}
-		return sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	}
 	stop = func() {
 		t.Helper()
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -209,7 +226,7 @@ func listenWarden(t *testing.T, env []string, args ...string) (connect func(toke
 			t.Errorf("warden mcp %s after SIGTERM: %v\n%s", strings.Join(args, " "), err, rest.String())
 		}
 	}
-	return connect, stop
+	return addr, stop
 }
 
 type roundTrip func(*http.Request) (*http.Response, error)

@@ -77,6 +77,10 @@ func (g *Gateway) Serve(ctx context.Context, client, upstream sdk.Connection) er
 type Upstream struct {
 	Name string
 	Conn sdk.Connection
+	// cat, when set, is what the upstream listed of its tools before this
+	// session (a shared connection's, for requests of the stateless
+	// revision).
+	cat *catalog
 }
 
 // ServeMany is Serve with several upstreams behind one client session
@@ -159,7 +163,7 @@ type upstream struct {
 	// unnamed upstream: nothing is prefixed).
 	name string
 	conn sdk.Connection
-	cat  catalog
+	cat  *catalog
 }
 
 // pending is a request in flight.
@@ -194,7 +198,11 @@ func (g *Gateway) open(ctx context.Context, client sdk.Connection, ups []Upstrea
 	s := &session{g: g, client: client,
 		byClient: map[jsonrpc.ID]*pending{}, toUp: map[int64]*pending{}, fromUp: map[int64]fromUpstream{}}
 	for _, u := range ups {
-		s.ups = append(s.ups, &upstream{name: u.Name, conn: u.Conn})
+		cat := u.cat
+		if cat == nil {
+			cat = &catalog{}
+		}
+		s.ups = append(s.ups, &upstream{name: u.Name, conn: u.Conn, cat: cat})
 	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.work = newWorkers(s.ctx)

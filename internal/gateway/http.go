@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -18,8 +19,10 @@ import (
 
 // Handler serves a gateway over the streamable HTTP transport: each
 // client session (its Mcp-Session-Id) is a gateway session — a warden run
-// — to an upstream connection of its own. Requests must carry the bearer
-// token.
+// — to an upstream connection of its own; each request of the stateless
+// revision is a gateway session and a run of its own too, over the
+// upstream connections such requests share (shared.go). Requests must
+// carry the bearer token.
 type Handler struct {
 	// Gateway governs the sessions.
 	Gateway *Gateway
@@ -29,6 +32,14 @@ type Handler struct {
 	// Upstreams, when set instead, connects to the several upstreams of a
 	// new session, each named (Gateway.ServeMany).
 	Upstreams func(ctx context.Context) ([]Upstream, error)
+	// Dialers, when set, connect to each upstream on its own, named as
+	// Upstreams names them: requests of the stateless revision are then
+	// served, each a session of its own, over one client connection per
+	// upstream kept across requests. Without them, such requests are
+	// served over a connection made by Upstream, kept likewise, or, with
+	// Upstreams alone, refused ("method not found": the client falls back
+	// to a session).
+	Dialers []Dialer
 	// Token is the bearer token every request must carry; empty refuses
 	// every request.
 	Token string
@@ -38,6 +49,10 @@ type Handler struct {
 	conns    map[string]sdk.Connection
 	governed map[string]*session
 	wg       sync.WaitGroup
+	// shared are the upstreams' connections for requests of the
+	// stateless revision, made once.
+	sharedOnce sync.Once
+	shared     []*shared
 }
 
 // ServeHTTP implements http.Handler.
@@ -55,8 +70,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// A request outside a session: initialize starts one; anything
-		// else is of a stateless revision, served by a session of its own
-		// that ends with the request.
+		// else is of the stateless revision, served by a session of its
+		// own that ends with the request.
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxHTTPBody+1))
 		if err != nil || len(body) > maxHTTPBody {
 			http.Error(w, "warden mcp: the request body is unreadable or too large", http.StatusRequestEntityTooLarge)
@@ -69,13 +84,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = json.Unmarshal(body, &m)
 		stateless := m.Method != "initialize"
-		if stateless && h.Upstreams != nil {
-			// Several upstreams are served in sessions only: a request of
-			// the stateless revision (a client's server/discover probe) is
-			// refused here, before any upstream is started for it, and
-			// the client falls back to initialize.
+		if stateless && h.Dialers == nil && h.Upstream == nil {
+			// Upstreams alone connect every upstream of a session at
+			// once: a request of the stateless revision (a client's
+			// server/discover probe) is refused here, before any upstream
+			// is started for it, and the client falls back to initialize.
 			refuseStateless(w, m.ID, m.Method)
 			return
+		}
+		if stateless {
+			// The revision's own header rule, kept here: the transport
+			// keeps it only behind the SDK's handler, which warden's
+			// relay does not use.
+			b, werr := statelessBody(r.Header.Get("Mcp-Protocol-Version"), body)
+			if werr != nil {
+				writeError(w, http.StatusBadRequest, m.ID, werr)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
 		t, conn, err := h.open(stateless)
 		if err != nil {
@@ -143,7 +169,13 @@ func (h *Handler) open(stateless bool) (*sdk.StreamableServerTransport, sdk.Conn
 		return nil, nil, err
 	}
 	var ups []Upstream
-	if h.Upstreams != nil {
+	if stateless {
+		// The upstreams' shared connections, each request's own view of
+		// them.
+		for _, sh := range h.sharedUpstreams() {
+			ups = append(ups, Upstream{Name: sh.name, Conn: newLease(sh), cat: sh.cat})
+		}
+	} else if h.Upstreams != nil {
 		ups, err = h.Upstreams(ctx)
 	} else {
 		var up sdk.Connection
@@ -187,7 +219,23 @@ func (h *Handler) open(stateless bool) (*sdk.StreamableServerTransport, sdk.Conn
 // maxHTTPBody bounds the body of a request that starts a session.
 const maxHTTPBody = 16 << 20
 
-// Close ends every session and waits for their runs to be recorded.
+// sharedUpstreams returns the upstreams requests of the stateless
+// revision are served by: Dialers', else Upstream's.
+func (h *Handler) sharedUpstreams() []*shared {
+	h.sharedOnce.Do(func() {
+		dialers := h.Dialers
+		if dialers == nil {
+			dialers = []Dialer{{Connect: h.Upstream}}
+		}
+		for _, d := range dialers {
+			h.shared = append(h.shared, &shared{name: d.Name, connect: d.Connect, cat: &catalog{}})
+		}
+	})
+	return h.shared
+}
+
+// Close ends every session, waits for their runs to be recorded, and
+// closes the upstreams' shared connections.
 func (h *Handler) Close() error {
 	h.mu.Lock()
 	for id, c := range h.conns {
@@ -197,6 +245,10 @@ func (h *Handler) Close() error {
 	}
 	h.mu.Unlock()
 	h.wg.Wait()
+	h.sharedOnce.Do(func() {})
+	for _, sh := range h.shared {
+		sh.close()
+	}
 	return nil
 }
 
@@ -219,6 +271,65 @@ func (h *Handler) closed(id string, body []byte) {
 	if s != nil {
 		s.withdraw(rid, "the client closed the HTTP stream")
 	}
+}
+
+// metaVersion is the member of a request's _meta that names its protocol
+// revision (SEP-2575).
+const metaVersion = "io.modelcontextprotocol/protocolVersion"
+
+// statelessBody checks a request of the stateless revision as the SDK's
+// streamable HTTP handler does — a request naming its revision in _meta
+// has the Mcp-Protocol-Version header, and the two agree — and returns
+// the body without that member, which the transport, served without the
+// handler, would read as a header missing. The request is relayed as a
+// session of its own whatever the revision, so nothing else of warden
+// reads it. A body that is not one JSON-RPC request is returned as it is,
+// for the transport to answer.
+func statelessBody(header string, body []byte) ([]byte, *jsonrpc.Error) {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return body, nil
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(msg["params"], &params) != nil || params == nil {
+		return body, nil
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(params["_meta"], &meta) != nil || meta == nil {
+		return body, nil
+	}
+	raw, ok := meta[metaVersion]
+	if !ok {
+		return body, nil
+	}
+	var version string
+	if json.Unmarshal(raw, &version) != nil || version == "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "warden: _meta " + metaVersion + " is not a protocol version"}
+	}
+	if header != version {
+		return nil, &jsonrpc.Error{Code: sdk.CodeHeaderMismatch, Message: fmt.Sprintf("warden: the Mcp-Protocol-Version header %q does not match the request's _meta %s %q", header, metaVersion, version)}
+	}
+	delete(meta, metaVersion)
+	var err error
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	if msg["params"], err = json.Marshal(params); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return out, nil
+}
+
+// writeError answers a request with a JSON-RPC error and the HTTP status.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, werr *jsonrpc.Error) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": werr})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 // refuseStateless answers a request of the stateless revision with

@@ -44,40 +44,56 @@ func httpGateway(t testing.TB, g *Gateway, upstream func() sdk.Transport) string
 	return srv.URL
 }
 
-// httpClient connects the go-sdk client over streamable HTTP with token.
-func httpClient(t testing.TB, url, token string) (*sdk.ClientSession, error) {
+// httpClient connects the go-sdk client over streamable HTTP with token,
+// asking for protocol version ("": the SDK's latest, the stateless
+// revision).
+func httpClient(t testing.TB, url, token, version string) (*sdk.ClientSession, error) {
 	ct := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
-	return sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	return sdk.NewClient(&sdk.Implementation{Name: "http-test", Version: "1"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: version})
 }
 
-// Over streamable HTTP, a session is governed as over stdio: the reference
-// filesystem server behind it, a rejected write is not written; a client
-// without the token gets nothing.
+// Over streamable HTTP, a session is governed as over stdio, and so is
+// each request of the stateless revision: the reference filesystem server
+// behind it, a rejected write is not written; a client without the token
+// gets nothing.
 func TestX2_StreamableHTTPGovernsTheSession(t *testing.T) {
-	dir := t.TempDir()
-	cfg := testConfig(t, fsPolicy, "")
-	bin := filesystemServer(t, dir).Path
-	url := httpGateway(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}, func() sdk.Transport {
-		return &sdk.CommandTransport{Command: exec.Command(bin, dir)}
-	})
-	if cs, err := httpClient(t, url, "wrong-token"); err == nil {
-		cs.Close()
-		t.Fatal("a client with the wrong token connected")
-	}
-	cs, err := httpClient(t, url, testToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	p := &peer{ClientSession: cs}
-	secret := filepath.Join(dir, "secret.txt")
-	gatewaytest.WriteRefused(t, cs, secret, "pwned", "no writes into secret files")
-	ok := filepath.Join(dir, "ok.txt")
-	if text, isErr := p.call(t, "write_file", map[string]any{"path": ok, "content": "fine"}); isErr {
-		t.Fatalf("approved write: %s", text)
-	}
-	if b, err := os.ReadFile(ok); err != nil || string(b) != "fine" {
-		t.Fatalf("approved write on disk: %q %v", b, err)
+	for _, tc := range []struct {
+		name, version string
+		stateless     bool
+	}{
+		{"session", "2025-11-25", false},
+		{"stateless", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := testConfig(t, fsPolicy, "")
+			bin := filesystemServer(t, dir).Path
+			url := httpGateway(t, &Gateway{Config: cfg, Server: "filesystem", Mode: mcp.Approve}, func() sdk.Transport {
+				return &sdk.CommandTransport{Command: exec.Command(bin, dir)}
+			})
+			if cs, err := httpClient(t, url, "wrong-token", tc.version); err == nil {
+				cs.Close()
+				t.Fatal("a client with the wrong token connected")
+			}
+			cs, err := httpClient(t, url, testToken, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if stateless := cs.ID() == "" && cs.InitializeResult().ProtocolVersion >= "2026-07-28"; stateless != tc.stateless {
+				t.Fatalf("session %q, protocol %s: want stateless %v", cs.ID(), cs.InitializeResult().ProtocolVersion, tc.stateless)
+			}
+			p := &peer{ClientSession: cs}
+			secret := filepath.Join(dir, "secret.txt")
+			gatewaytest.WriteRefused(t, cs, secret, "pwned", "no writes into secret files")
+			ok := filepath.Join(dir, "ok.txt")
+			if text, isErr := p.call(t, "write_file", map[string]any{"path": ok, "content": "fine"}); isErr {
+				t.Fatalf("approved write: %s", text)
+			}
+			if b, err := os.ReadFile(ok); err != nil || string(b) != "fine" {
+				t.Fatalf("approved write on disk: %q %v", b, err)
+			}
+		})
 	}
 }
 

@@ -113,8 +113,9 @@ func (p statelessPlain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // upstream): that server directly; a plain pass-through proxy that serves
 // each stateless request by a transport and an upstream connection of its
 // own; warden (Handler with one upstream), where each stateless request is
-// a client session of its own and so a warden run with its own upstream
-// connection, with the 50-entry policy; and, side by side, the plain proxy
+// a client session of its own and so a warden run, made over the one
+// client connection to the upstream that stateless requests share, with
+// the 50-entry policy; and, side by side, the plain proxy
 // and warden with the 50-entry policy serving go-sdk client sessions.
 // cpu-us/call is the process's CPU time per call, client and servers
 // together; files/call counts what a call leaves in warden's runs
@@ -164,7 +165,9 @@ func BenchmarkX2_HTTPStatelessCalls(b *testing.B) {
 					continue
 				}
 				ct := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}
-				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+				// A session: the revision before the stateless one, which
+				// the client would otherwise discover.
+				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 				if err != nil {
 					b.Fatal(err)
 				}

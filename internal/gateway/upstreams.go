@@ -193,6 +193,8 @@ func (s *session) routed(ctx context.Context, p *pending, m *jsonrpc.Request) (j
 		return json.RawMessage(`{}`), nil
 	case "initialize":
 		return s.initialize(ctx, p, m.Params)
+	case "server/discover":
+		return s.discover(ctx, p, m.Params)
 	case "logging/setLevel":
 		// An upstream without logging (method not found) is passed over;
 		// any other error is the answer.
@@ -355,19 +357,7 @@ func (s *session) initialize(ctx context.Context, p *pending, params json.RawMes
 		} else if string(version) != string(r.ProtocolVersion) {
 			s.logf("MCP server %s speaks protocol %s, the first %s", a.u.name, r.ProtocolVersion, version)
 		}
-		for k, v := range r.Capabilities {
-			c, seen := caps[k]
-			if !seen {
-				c = map[string]json.RawMessage{}
-				caps[k] = c
-				order = append(order, k)
-			}
-			for mk, mv := range v {
-				if _, ok := c[mk]; !ok || string(mv) == "true" {
-					c[mk] = mv
-				}
-			}
-		}
+		order = mergeCaps(caps, order, r.Capabilities)
 		if r.Instructions != "" {
 			instructions = append(instructions, a.u.name+": "+r.Instructions)
 		}
@@ -381,6 +371,86 @@ func (s *session) initialize(ctx context.Context, p *pending, params json.RawMes
 		"protocolVersion": version,
 		"capabilities":    caps,
 		"serverInfo":      map[string]string{"name": "warden mcp (" + strings.Join(names, ", ") + ")", "version": "1"},
+	}
+	if len(instructions) > 0 {
+		out["instructions"] = strings.Join(instructions, "\n\n")
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return b, nil
+}
+
+// mergeCaps adds one upstream's capabilities to caps, those of the
+// upstreams before it (a capability any declared, each member true if any
+// said so), and returns order with the capabilities new to caps.
+func mergeCaps(caps map[string]map[string]json.RawMessage, order []string, add map[string]map[string]json.RawMessage) []string {
+	for k, v := range add {
+		c, seen := caps[k]
+		if !seen {
+			c = map[string]json.RawMessage{}
+			caps[k] = c
+			order = append(order, k)
+		}
+		for mk, mv := range v {
+			if _, ok := c[mk]; !ok || string(mv) == "true" {
+				c[mk] = mv
+			}
+		}
+	}
+	return order
+}
+
+// discover answers server/discover (the stateless revision) for every
+// upstream: the revisions all of them serve, the capabilities of any,
+// their instructions each under its name.
+func (s *session) discover(ctx context.Context, p *pending, params json.RawMessage) (json.RawMessage, *jsonrpc.Error) {
+	caps := map[string]map[string]json.RawMessage{}
+	var versions []string
+	var instructions []string
+	for i, a := range s.fanOut(ctx, p, "server/discover", func(*upstream) json.RawMessage { return params }) {
+		if a.err != nil {
+			a.err.Message = "MCP server " + a.u.name + ": " + a.err.Message
+			return nil, a.err
+		}
+		var r struct {
+			SupportedVersions []string                              `json:"supportedVersions"`
+			Capabilities      map[string]map[string]json.RawMessage `json:"capabilities"`
+			Instructions      string                                `json:"instructions"`
+		}
+		if err := json.Unmarshal(a.result, &r); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "warden: MCP server " + a.u.name + " answered server/discover with " + err.Error()}
+		}
+		if i == 0 {
+			versions = r.SupportedVersions
+		} else {
+			var both []string
+			for _, v := range versions {
+				for _, w := range r.SupportedVersions {
+					if v == w {
+						both = append(both, v)
+					}
+				}
+			}
+			versions = both
+		}
+		mergeCaps(caps, nil, r.Capabilities)
+		if r.Instructions != "" {
+			instructions = append(instructions, a.u.name+": "+r.Instructions)
+		}
+	}
+	names := make([]string, len(s.ups))
+	for i, u := range s.ups {
+		names[i] = u.name
+	}
+	if versions == nil {
+		versions = []string{}
+	}
+	out := map[string]any{
+		"supportedVersions": versions,
+		"capabilities":      caps,
+		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "warden mcp (" + strings.Join(names, ", ") + ")", "version": "1"}},
 	}
 	if len(instructions) > 0 {
 		out["instructions"] = strings.Join(instructions, "\n\n")
