@@ -33,7 +33,7 @@ const mcpUsage = `usage: warden mcp [--config FILE] [--approval X] [--review X] 
                   [--server URL] [--db URL] [--timeout D]
                   [--name NAME] [--mode auto|prompt|writes|approve] [--tool-mode TOOL=MODE]...
                   -- UPSTREAM_CMD [ARG]...
-       warden mcp --listen HOST:PORT --upstream [NAME=]URL|CMD... [--tls-cert FILE --tls-key FILE] [flags]
+       warden mcp --listen HOST:PORT --upstream [NAME=]URL|CMD... [--stateless] [--tls-cert FILE --tls-key FILE] [flags]
        warden mcp --upstream NAME=URL|CMD --upstream NAME=URL|CMD... [flags]
 
 An MCP gateway (SPEC X2): the MCP client starts warden as its stdio server;
@@ -49,9 +49,12 @@ $WARDEN_HOME/runs/RUN_ID.jsonl and the store. See docs/mcp.md.
 With --listen, warden serves streamable HTTP instead: each client session
 (Mcp-Session-Id) is a run with its own connection to the upstream (an
 http(s) URL of a streamable HTTP server, or a command line started per
-session); requests of the stateless revision, each a run of its own, share
-one connection per upstream. The address must be loopback unless TLS is given, and every request
-must carry "Authorization: Bearer $WARDEN_TOKEN" (as warden serve's).
+session). With --stateless, requests of the stateless revision are served
+too, each a run of its own (the breaker and overrides do not carry from one
+to the next), sharing one connection per upstream; without it they are
+refused and clients fall back to a session. The address must be loopback
+unless TLS is given, and every request must carry
+"Authorization: Bearer $WARDEN_TOKEN" (as warden serve's).
 
 Several --upstream NAME=URL|CMD put several MCP servers behind one client
 session (over stdio without --listen): their tools and prompts are listed as
@@ -77,6 +80,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.fs.Var(&upstreams, "upstream", "the MCP server: `[NAME=]URL|CMD`, an http(s) URL or a command line (repeatable: several servers, each named, tools named NAME__tool)")
 	cert := c.fs.String("tls-cert", "", "with --listen, the TLS certificate `FILE` (PEM)")
 	key := c.fs.String("tls-key", "", "with --listen, the TLS private key `FILE` (PEM)")
+	stateless := c.fs.Bool("stateless", false, "with --listen, serve requests of the stateless revision too, each a run of its own (default: refused, clients fall back to a session)")
 	var upstream []string
 	for i, a := range args {
 		if a == "--" {
@@ -121,6 +125,9 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return c.fail("give the MCP server's command after --")
 	default:
 		specs = []upstreamSpec{{argv: upstream}}
+	}
+	if *stateless && *listen == "" {
+		return c.fail("--stateless goes with --listen")
 	}
 	if (*cert == "") != (*key == "") {
 		return c.fail("--tls-cert and --tls-key go together")
@@ -198,7 +205,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		g.Workdir = ""
 	}
 	if *listen != "" {
-		err := listenMCP(ctx, g, *listen, specs, token, *cert, *key, stderr)
+		err := listenMCP(ctx, g, *listen, specs, *stateless, token, *cert, *key, stderr)
 		if cerr := closeAll(); err == nil && cerr != nil {
 			err = fmt.Errorf("recording the sessions: %w", cerr)
 		}
@@ -338,10 +345,10 @@ func dialUpstream(ctx context.Context, sp upstreamSpec, stderr io.Writer) (sdk.C
 
 // listenMCP serves g over streamable HTTP on addr until ctx ends; each
 // session connects to the upstreams (URLs, else command lines started per
-// session), and requests of the stateless revision share one connection
-// to each, made on first need.
-func listenMCP(ctx context.Context, g *gateway.Gateway, addr string, specs []upstreamSpec, token, cert, key string, stderr io.Writer) error {
-	h := &gateway.Handler{Gateway: g, Token: token, Upstreams: func(ctx context.Context) ([]gateway.Upstream, error) {
+// session), and requests of the stateless revision (when stateless) share
+// one connection to each, made on first need.
+func listenMCP(ctx context.Context, g *gateway.Gateway, addr string, specs []upstreamSpec, stateless bool, token, cert, key string, stderr io.Writer) error {
+	h := &gateway.Handler{Gateway: g, Token: token, Stateless: stateless, Upstreams: func(ctx context.Context) ([]gateway.Upstream, error) {
 		return connectUpstreams(ctx, specs, stderr)
 	}}
 	for _, sp := range specs {
@@ -368,6 +375,9 @@ func listenMCP(ctx context.Context, g *gateway.Gateway, addr string, specs []ups
 	select {
 	case err = <-errc:
 	case <-ctx.Done():
+		// The sessions end first: a stream a client holds open (its GET)
+		// would otherwise keep the server from shutting down.
+		h.Close()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err = srv.Shutdown(shut)

@@ -66,7 +66,7 @@ func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 				t.Fatal(err)
 			}
 			env := []string{"WARDEN_HOME=" + home, "WARDEN_DB=", "WARDEN_SERVER=", "WARDEN_TOKEN=" + token}
-			addr, stop := listenWardenAt(t, env, append([]string{"--listen", "127.0.0.1:0", "--approval", polFile, "--mode", "approve"}, args...)...)
+			addr, stop := listenWardenAt(t, env, append([]string{"--listen", "127.0.0.1:0", "--stateless", "--approval", polFile, "--mode", "approve"}, args...)...)
 
 			var mu sync.Mutex
 			var methods []string

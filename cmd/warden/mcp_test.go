@@ -109,9 +109,10 @@ func TestX2_CLIGovernsTheFilesystemServer(t *testing.T) {
 
 // TestX2_CLIListensOnStreamableHTTP: `warden mcp --listen` serves
 // streamable HTTP on loopback, needs $WARDEN_TOKEN on every request, and
-// governs each session as over stdio (the client asks for 2025-11-25, a
-// session; the stateless revision is TestX2_CLIServesTheStatelessRevision's);
-// an address beyond this machine without TLS is refused.
+// governs each session as over stdio (without --stateless, the client's
+// server/discover probe is refused and it falls back to a session; the
+// stateless revision is TestX2_CLIServesTheStatelessRevision's); an address
+// beyond this machine without TLS is refused.
 func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	fs := hostBinary(t, "mcp-server-filesystem", "WARDEN_TEST_MCP_FILESYSTEM")
@@ -120,6 +121,9 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 	p := wardenProc{env: env}
 	if code, _, errb := p.run(t, "mcp", "--listen", "0.0.0.0:0", "--upstream", "fs="+fs+" "+dir); code != exitUsage || !strings.Contains(errb, "loopback") {
 		t.Errorf("a non-loopback address without TLS: exit %d, %s", code, errb)
+	}
+	if code, _, errb := p.run(t, "mcp", "--stateless", "--", fs, dir); code != exitUsage || !strings.Contains(errb, "--stateless goes with --listen") {
+		t.Errorf("--stateless over stdio: exit %d, %s", code, errb)
 	}
 	connect, stop := listenWarden(t, env, "--listen", "127.0.0.1:0", "--upstream", "fs="+fs+" "+dir)
 	if cs, err := connect("not-the-token"); err == nil {
@@ -170,8 +174,9 @@ func TestX2_CLIListensOnStreamableHTTP(t *testing.T) {
 
 // listenWarden starts `warden mcp ARGS` with env, which serves streamable
 // HTTP, and returns how to connect the go-sdk client to it with a token,
-// in a session (protocol 2025-11-25: the client would otherwise discover
-// the stateless revision), and how to stop it (SIGTERM; it must exit 0).
+// asking for the SDK's latest revision (the stateless one) and failing
+// unless warden, without --stateless, made it a session, and how to stop
+// it (SIGTERM; it must exit 0).
 func listenWarden(t *testing.T, env []string, args ...string) (connect func(token string) (*sdk.ClientSession, error), stop func()) {
 	t.Helper()
 	addr, stop := listenWardenAt(t, env, args...)
@@ -182,10 +187,10 @@ func listenWarden(t *testing.T, env []string, args ...string) (connect func(toke
 				r.Header.Set("Authorization", "Bearer "+tok)
 				return http.DefaultTransport.RoundTrip(r)
 			})}}
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 		if err == nil && cs.ID() == "" {
 			cs.Close()
-			err = errors.New("no session: warden served the stateless revision to a client that asked for a session")
+			err = errors.New("no session: warden served the stateless revision without --stateless")
 		}
 		return cs, err
 	}

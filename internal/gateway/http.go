@@ -33,13 +33,20 @@ type Handler struct {
 	// new session, each named (Gateway.ServeMany).
 	Upstreams func(ctx context.Context) ([]Upstream, error)
 	// Dialers, when set, connect to each upstream on its own, named as
-	// Upstreams names them: requests of the stateless revision are then
-	// served, each a session of its own, over one client connection per
-	// upstream kept across requests. Without them, such requests are
-	// served over a connection made by Upstream, kept likewise, or, with
-	// Upstreams alone, refused ("method not found": the client falls back
-	// to a session).
+	// Upstreams names them: with Stateless, requests of the stateless
+	// revision are served, each a session of its own, over one client
+	// connection per upstream kept across requests. Without them, such
+	// requests are served over a connection made by Upstream, kept
+	// likewise, or, with Upstreams alone, refused.
 	Dialers []Dialer
+	// Stateless serves requests of the stateless revision (SEP-2575:
+	// server/discover, and calls outside a session). Each is a run of its
+	// own, so the breaker and a person's override do not carry from one
+	// to the next, and the upstreams' own requests and notifications do
+	// not reach the client. Without it (the zero value) such requests are
+	// refused ("method not found") and clients fall back to a session,
+	// which is one run.
+	Stateless bool
 	// Token is the bearer token every request must carry; empty refuses
 	// every request.
 	Token string
@@ -84,11 +91,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_ = json.Unmarshal(body, &m)
 		stateless := m.Method != "initialize"
-		if stateless && h.Dialers == nil && h.Upstream == nil {
-			// Upstreams alone connect every upstream of a session at
-			// once: a request of the stateless revision (a client's
-			// server/discover probe) is refused here, before any upstream
-			// is started for it, and the client falls back to initialize.
+		if stateless && (!h.Stateless || h.Dialers == nil && h.Upstream == nil) {
+			// Unless asked for, or when Upstreams alone connect every
+			// upstream of a session at once, a request of the stateless
+			// revision (a client's server/discover probe) is refused
+			// here, before any upstream is started for it, and the client
+			// falls back to initialize.
 			refuseStateless(w, m.ID, m.Method)
 			return
 		}
@@ -332,15 +340,16 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, werr *jso
 	w.Write(b)
 }
 
-// refuseStateless answers a request of the stateless revision with
-// "method not found" (a notification, which has no id, with 202).
+// refuseStateless answers a request of the stateless revision, which the
+// handler does not serve, with "method not found" (a notification, which
+// has no id, with 202).
 func refuseStateless(w http.ResponseWriter, id json.RawMessage, method string) {
 	if len(id) == 0 || string(id) == "null" {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-		"code": jsonrpc.CodeMethodNotFound, "message": "warden: " + method + ": several MCP servers are served in sessions only; initialize first"}})
+		"code": jsonrpc.CodeMethodNotFound, "message": "warden: " + method + ": requests outside a session are not served here (warden mcp --stateless serves them); initialize first"}})
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(b)
 }

@@ -31,9 +31,10 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 const testToken = "a-test-token-of-enough-bits-0123456789"
 
-// httpGateway serves g over streamable HTTP with upstream per session.
+// httpGateway serves g over streamable HTTP with upstream per session,
+// and requests of the stateless revision too.
 func httpGateway(t testing.TB, g *Gateway, upstream func() sdk.Transport) string {
-	h := &Handler{Gateway: g, Token: testToken, Upstream: func(ctx context.Context) (sdk.Connection, error) {
+	h := &Handler{Gateway: g, Token: testToken, Stateless: true, Upstream: func(ctx context.Context) (sdk.Connection, error) {
 		return upstream().Connect(ctx)
 	}}
 	srv := httptest.NewServer(h)

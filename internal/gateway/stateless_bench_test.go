@@ -143,7 +143,7 @@ func BenchmarkX2_HTTPStatelessCalls(b *testing.B) {
 			default:
 				cfg := benchConfig(b, policy50())
 				runs = cfg.Paths.Runs
-				gh := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
+				gh := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken, Stateless: true,
 					Upstream: func(ctx context.Context) (sdk.Connection, error) { return upstream().Connect(ctx) }}
 				b.Cleanup(func() { gh.Close() })
 				h = gh

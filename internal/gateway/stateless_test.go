@@ -42,7 +42,7 @@ func TestX2_StatelessRequestIsARunWithNothingElse(t *testing.T) {
 	cfg.Sink = st
 	up := httptest.NewServer(echoHTTPServer(&sdk.StreamableHTTPOptions{JSONResponse: true, Stateless: true}))
 	defer up.Close()
-	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
+	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken, Stateless: true,
 		Upstream: func(ctx context.Context) (sdk.Connection, error) {
 			return (&sdk.StreamableClientTransport{Endpoint: up.URL, MaxRetries: -1}).Connect(ctx)
 		}}
@@ -144,7 +144,7 @@ func TestG2_StatelessRequestsShareTheUpstreamAndItsListing(t *testing.T) {
 	var mu sync.Mutex
 	var connects int
 	var upstream *sdk.ServerSession
-	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "shifty"}, Token: testToken,
+	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "shifty"}, Token: testToken, Stateless: true,
 		Upstream: func(ctx context.Context) (sdk.Connection, error) {
 			ut, st := sdk.NewInMemoryTransports()
 			ss, err := s.Connect(ctx, st, nil)
@@ -238,7 +238,7 @@ func TestX2_StatelessRequestsHeaderMatchesItsMeta(t *testing.T) {
 	cfg := testConfig(t, "", "")
 	connects := 0
 	var mu sync.Mutex
-	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
+	h := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken, Stateless: true,
 		Upstream: func(ctx context.Context) (sdk.Connection, error) {
 			mu.Lock()
 			connects++
@@ -291,5 +291,48 @@ func TestX2_StatelessRequestsHeaderMatchesItsMeta(t *testing.T) {
 	defer mu.Unlock()
 	if connects != 1 {
 		t.Errorf("%d connections to the upstream, want 1: for the request served alone", connects)
+	}
+}
+
+// TestX2_StatelessRevisionOnlyWhenAsked: without Handler.Stateless, a
+// request of the stateless revision is refused before any upstream is
+// reached or any run is made (the go-sdk client's server/discover probe
+// then falls back to a session, one run for all its calls, so that the
+// breaker counts every denial); with it, the same request is served.
+func TestX2_StatelessRevisionOnlyWhenAsked(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		cfg := testConfig(t, policy50(), "")
+		up := httptest.NewServer(echoHTTPServer(&sdk.StreamableHTTPOptions{JSONResponse: true, Stateless: true}))
+		dials := 0
+		h := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken, Stateless: stateless,
+			Upstream: func(ctx context.Context) (sdk.Connection, error) {
+				dials++
+				return (&sdk.StreamableClientTransport{Endpoint: up.URL, MaxRetries: -1}).Connect(ctx)
+			}}
+		srv := httptest.NewServer(h)
+		hc := &http.Client{Transport: bearer{testToken, http.DefaultTransport}}
+		err := postStateless(hc, srv.URL)
+		cs, cerr := httpClient(t, srv.URL, testToken, "")
+		if cerr != nil {
+			t.Fatalf("stateless %v: the go-sdk client: %v", stateless, cerr)
+		}
+		gotSession := cs.ID() != ""
+		cs.Close()
+		srv.Close()
+		h.Close()
+		up.Close()
+		runs, _ := filepath.Glob(filepath.Join(cfg.Paths.Runs, "*.jsonl"))
+		switch {
+		case !stateless && (err == nil || !strings.Contains(err.Error(), "initialize first")):
+			t.Errorf("without Stateless, a stateless tools/call answered %v; want it refused", err)
+		case !stateless && !gotSession:
+			t.Error("without Stateless, the go-sdk client did not fall back to a session")
+		case !stateless && len(runs) != 1:
+			t.Errorf("without Stateless, %d runs for one session and one refused request; want 1", len(runs))
+		case stateless && err != nil:
+			t.Errorf("with Stateless, a stateless tools/call: %v", err)
+		case stateless && gotSession:
+			t.Error("with Stateless, the go-sdk client made a session instead of discovering the stateless revision")
+		}
 	}
 }
