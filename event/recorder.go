@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wardenhq/warden/internal/eventid"
 	"github.com/wardenhq/warden/internal/jsonerr"
 )
 
@@ -71,30 +72,6 @@ func write(s Sink, e Event) error {
 		e.sealed.b, e.sealed.id = line, id
 	}
 	return err
-}
-
-// SeqID returns the id of run runID's event number n: RUN-NNNNNN.
-func SeqID(runID string, n int) string { return fmt.Sprintf("%s-%06d", runID, n) }
-
-// Seq returns the number of a run's event id as Recorders give them
-// (SeqID), and false for an id of another form (an override's, another
-// run's).
-func Seq(runID, id string) (int, bool) {
-	if len(id) <= len(runID)+1 || id[:len(runID)] != runID || id[len(runID)] != '-' {
-		return 0, false
-	}
-	rest := id[len(runID)+1:]
-	if len(rest) > 12 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range []byte(rest) {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // writer writes events as JSON Lines (NewWriter).
@@ -306,7 +283,7 @@ func (r *Recorder) Emit(d Data) {
 	defer r.run.emit.Unlock()
 	n := r.run.seq.Add(1)
 	e := Event{
-		ID:     SeqID(r.run.id, int(n)),
+		ID:     eventid.Make(r.run.id, int(n)),
 		Time:   r.run.now().UTC(),
 		RunID:  r.run.id,
 		Agent:  r.agent,
@@ -318,7 +295,7 @@ func (r *Recorder) Emit(d Data) {
 	// A sealed transcript may have numbered the event further (after
 	// lines another process appended): the count goes on from its number.
 	if id := e.sealed.id; id != "" && id != e.ID {
-		if m, ok := Seq(r.run.id, id); ok && int64(m) > r.run.seq.Load() {
+		if m, ok := eventid.Number(r.run.id, id); ok && int64(m) > r.run.seq.Load() {
 			r.run.seq.Store(int64(m))
 		}
 	}

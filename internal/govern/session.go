@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
+	"github.com/wardenhq/warden/internal/eventid"
 	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
@@ -257,7 +258,7 @@ func (s *Session) Lock() (err error) {
 	waiting := s.waiting
 	s.waiting = nil
 	for _, e := range waiting {
-		e.ID = fmt.Sprintf("%s-%06d", s.RunID, s.n+1)
+		e.ID = eventid.Make(s.RunID, s.n+1)
 		if err := s.out.Write(e); err != nil {
 			return fmt.Errorf("session %s: %w", s.RunID, err)
 		}

@@ -82,6 +82,8 @@ var forbidden = map[string][]string{
 	"internal/vocab":      join(vocabulary, databases, kernel, top, models),
 	// The kinds of event are words of the transcript, below event itself.
 	"internal/eventkind": join(vocabulary, databases, kernel, top, models),
+	// The numbering of a run's event ids, below event and the transcript.
+	"internal/eventid": join(vocabulary, databases, kernel, top, models),
 	// What a dry run observed (SPEC G17) is a record every layer reads:
 	// the dry run fills it, the first pass judges it, the reviewer, the
 	// person and the transcript see it. It depends on nothing that decides.

@@ -13,7 +13,7 @@ import (
 
 // Checkpoint is where a transcript stood when a writer last wrote it: its
 // size, its lines, where each run's chain ended and the highest event
-// number of each run's lines (event.Seq). A writer that keeps it where only
+// number of each run's lines (eventid.Number). A writer that keeps it where only
 // warden writes (authenticated) can open the transcript again without
 // checking what it checked before (OpenAt).
 type Checkpoint struct {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/eventid"
 	"github.com/wardenhq/warden/internal/jsonerr"
 	"github.com/wardenhq/warden/internal/seal"
 )
@@ -106,7 +107,7 @@ func ReadSealed(r io.Reader, key seal.MACKey, heads seal.Heads, fn func(event.Ev
 // person's override, given while the run goes on): each holds the file's
 // lock while it writes and first checks, and chains after, the lines the
 // others appended. Lines appended or removed by anything else stop the
-// writer with an error. The numbered ids Recorders give (event.SeqID) are
+// writer with an error. The numbered ids Recorders give (internal/eventid) are
 // given their final number there too, under the lock: an event whose
 // number another line of its run already has, or a higher one, is numbered
 // after that run's last, so that ids stay unique and ascend in the file's
@@ -121,7 +122,7 @@ type Transcript struct {
 	offset int64
 	lines  int
 	head   []byte // the head record's buffer
-	// seq is the highest event number (event.Seq) of each run's lines.
+	// seq is the highest event number (eventid.Number) of each run's lines.
 	seq map[string]int
 	// appended takes the events of the lines other processes appended,
 	// as catchUp checks them (OnAppended).
@@ -278,10 +279,10 @@ func (t *Transcript) write(e event.Event) ([]byte, string, error) {
 	// The event's place in the file is decided now: a numbered id is
 	// numbered after its run's lines, those other processes appended
 	// included.
-	n, numbered := event.Seq(e.RunID, e.ID)
+	n, numbered := eventid.Number(e.RunID, e.ID)
 	if last := t.seq[e.RunID]; numbered && n <= last {
 		n = last + 1
-		plain.ID = event.SeqID(e.RunID, n)
+		plain.ID = eventid.Make(e.RunID, n)
 		if obj, err = plain.MarshalJSON(); err != nil {
 			return nil, "", err
 		}
@@ -313,7 +314,7 @@ func (t *Transcript) write(e event.Event) ([]byte, string, error) {
 // noteSeq counts id, of a line of run runID, in the run's highest event
 // number.
 func (t *Transcript) noteSeq(runID, id string) {
-	if n, ok := event.Seq(runID, id); ok && n > t.seq[runID] {
+	if n, ok := eventid.Number(runID, id); ok && n > t.seq[runID] {
 		t.seq[runID] = n
 	}
 }
