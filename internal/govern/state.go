@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"syscall"
 
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/ledger"
 	"github.com/wardenhq/warden/internal/transcript"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // state is what a session's hooks carry from one to the next, so that a
@@ -104,18 +104,7 @@ func (s *Session) saveState(cp transcript.Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.state, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return fmt.Errorf("session state: %w", err)
-	}
-	_, err = f.WriteAt(data, 0)
-	if err == nil {
-		err = f.Truncate(int64(len(data)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := wardenhome.Rewrite(s.state, data); err != nil {
 		return fmt.Errorf("session state: %w", err)
 	}
 	return nil

@@ -56,6 +56,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
 	"github.com/wardenhq/warden/internal/transcript"
+	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 // Interval is how often `warden serve` drains the spool, so that its
@@ -238,19 +239,7 @@ func readDone(path string) int64 {
 
 // writeDone records that the marks before offset end are taken.
 func writeDone(path string, end int64) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return fmt.Errorf("spool: %w", err)
-	}
-	b := strconv.AppendInt(nil, end, 10)
-	_, err = f.WriteAt(append(b, '\n'), 0)
-	if err == nil {
-		err = f.Truncate(int64(len(b) + 1))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := wardenhome.Rewrite(path, append(strconv.AppendInt(nil, end, 10), '\n')); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
@@ -374,18 +363,7 @@ func (d *drain) saveCursor(run string, cp transcript.Checkpoint) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return fmt.Errorf("spool: %w", err)
-	}
-	_, err = f.WriteAt(b, 0)
-	if err == nil {
-		err = f.Truncate(int64(len(b)))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := wardenhome.Rewrite(path, b); err != nil {
 		return fmt.Errorf("spool: cursor of %s: %w", run, err)
 	}
 	return nil

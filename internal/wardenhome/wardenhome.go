@@ -312,3 +312,23 @@ func DBURL(flag string) string {
 	}
 	return os.Getenv(EnvDB)
 }
+
+// Rewrite replaces the contents of the small state file at path with
+// data, in place, creating it (0600) if it is missing and never through a
+// link: the session state, the spool's cursors and its read position. A
+// reader that races it may see a short or mixed file, which each of those
+// readers checks (a MAC, a number) and reads as absent.
+func Rewrite(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, 0)
+	if err == nil {
+		err = f.Truncate(int64(len(data)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -112,3 +112,36 @@ func TestG16_ExposedAndRetire(t *testing.T) {
 		t.Errorf("the new secret was removed: %q, %v", b, err)
 	}
 }
+
+// Rewrite replaces a state file's contents (shorter ones too), creates it
+// 0600, and never writes through a link the agent planted at its name: the
+// link's target is left unchanged.
+func TestG16_RewriteNeverFollowsALink(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state")
+	for _, data := range []string{"a longer first content\n", "short\n"} {
+		if err := Rewrite(p, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(p); string(got) != data {
+			t.Errorf("after Rewrite(%q): %q", data, got)
+		}
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "cursor")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Rewrite(link, []byte("pwned")); err == nil {
+		t.Error("Rewrite wrote through a link")
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "keep" {
+		t.Errorf("the link's target is now %q", got)
+	}
+}
