@@ -12,13 +12,12 @@ import (
 
 	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/runtoken"
-	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
 func main() {
 	// As warden does (SPEC G16): a secret of warden's state with another
 	// name is replaced before anything uses it.
-	_ = wardenhome.RetireExposed(runtoken.Path(), task.KeyPath())
+	_ = wardenhome.RetireExposed(runtoken.Path(), wardenhome.KeyPath())
 	os.Exit(hookcmd.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, hookcmd.Options{Full: hookcmd.FindFull}))
 }

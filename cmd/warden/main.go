@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/internal/serve"
-	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	_ "github.com/wardenhq/warden/model/anthropic"
 	_ "github.com/wardenhq/warden/model/openai"
@@ -62,7 +61,7 @@ func main() {
 	// A secret of warden's state with another name (a hard link), which
 	// the sandbox does not hide, is replaced before anything uses it (SPEC
 	// G16); whatever cannot be replaced stays refused by its reader.
-	_ = wardenhome.RetireExposed(serve.TokenPath(), task.KeyPath())
+	_ = wardenhome.RetireExposed(serve.TokenPath(), wardenhome.KeyPath())
 	os.Exit(mainCode(os.Args[1:], os.Stdout, os.Stderr))
 }
 

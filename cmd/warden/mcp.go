@@ -24,7 +24,6 @@ import (
 	"github.com/wardenhq/warden/internal/plane/storeplane"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/shell"
-	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -184,7 +183,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer gateway.TuneGC()()
-	cfg, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
+	cfg, err := govern.Resolve(f, wardenhome.Home(), wardenhome.KeyPath())
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage

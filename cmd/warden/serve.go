@@ -18,7 +18,6 @@ import (
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/spool"
 	"github.com/wardenhq/warden/internal/store"
-	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/toolbox"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
@@ -86,7 +85,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "warden serve: %v\n", err)
 		return exitUsage
 	}
-	sealer, err := gate.FileSealer(task.KeyPath())
+	sealer, err := gate.FileSealer(wardenhome.KeyPath())
 	if err != nil {
 		fmt.Fprintf(stderr, "warden serve: %v\n", err)
 		return exitError

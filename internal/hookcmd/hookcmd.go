@@ -27,7 +27,6 @@ import (
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/plane"
 	"github.com/wardenhq/warden/internal/policyfile"
-	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/policy"
 	"github.com/wardenhq/warden/sandbox"
@@ -283,7 +282,7 @@ func resolve(f *govern.File, o Options) (*hook.Config, error) {
 			return nil, err
 		}
 	}
-	gc, err := govern.Resolve(f, wardenhome.Home(), task.KeyPath())
+	gc, err := govern.Resolve(f, wardenhome.Home(), wardenhome.KeyPath())
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/internal/tooltest"
 	"github.com/wardenhq/warden/internal/transcript"
+	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/model/scripted"
 	"github.com/wardenhq/warden/tool"
 )
@@ -65,7 +66,7 @@ func deniedRun(t *testing.T, runID string, st *store.Store, key gate.Sealer) []g
 func TestG12_ApproveDenialWritesSealedOverride(t *testing.T) {
 	t.Setenv("WARDEN_HOME", t.TempDir())
 	ts := startServer(t, "")
-	key, err := gate.FileSealer(task.KeyPath()) // the key runs and resumes use
+	key, err := gate.FileSealer(wardenhome.KeyPath()) // the key runs and resumes use
 	if err != nil {
 		t.Fatal(err)
 	}

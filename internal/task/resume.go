@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wardenhq/warden/internal/wardenhome"
+
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
@@ -57,13 +59,8 @@ type Stored struct {
 }
 
 // keyPath returns where warden keeps the key that authenticates overrides
-// (SPEC G15): $WARDEN_HOME/keys/override.key.
-func keyPath() string { return filepath.Join(homeDir(), "keys", "override.key") }
-
-// KeyPath returns where warden keeps the key that authenticates denials and
-// overrides (SPEC G15), for another of warden's channels to a person, such
-// as `warden serve`, to seal overrides with gate.FileSealer.
-func KeyPath() string { return keyPath() }
+// (SPEC G15): wardenhome.KeyPath.
+func keyPath() string { return wardenhome.KeyPath() }
 
 // loadStateKey returns the key that authenticates denials and overrides
 // (SPEC G15): the file at keyPath, read — or created, 0600 — when first

@@ -57,6 +57,18 @@ func ToolEnv(environ []string) []string {
 	return out
 }
 
+// KeyPath returns where warden keeps the state key that authenticates
+// denials and overrides (SPEC G15): keys/override.key in Home, else in
+// .warden of the working directory when no home can be found. Runs,
+// hooks, `warden mcp` and `warden serve` seal and verify with it.
+func KeyPath() string {
+	home := Home()
+	if home == "" {
+		home = ".warden"
+	}
+	return filepath.Join(home, "keys", "override.key")
+}
+
 // Home returns warden's home directory: $WARDEN_HOME, or ~/.warden,
 // absolute and clean; "" when neither can be found.
 func Home() string {
