@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -348,5 +349,55 @@ func TestX1_FastHookMarksTheSpool(t *testing.T) {
 		if b.code != 2 || !strings.Contains(b.stderr, "spool") {
 			t.Fatalf("%s with an unwritable spool answered %+v, want Codex's deny naming the spool", bin[0], b)
 		}
+	}
+}
+
+// TestX1_FastHookHandsServerHooksToWarden: a hook whose people decide in
+// a server's panel (--server, or $WARDEN_SERVER), which warden-hook links
+// no HTTP client to reach, is handed to the full warden beside it, which
+// answers as `warden hook` does: here a server that cannot be reached is
+// the host's deny that says so; with no full warden, it is the host's
+// deny naming it.
+func TestX1_FastHookHandsServerHooksToWarden(t *testing.T) {
+	dir := binaries(t)
+	pol := filepath.Join(t.TempDir(), "approval.yaml")
+	if err := os.WriteFile(pol, []byte("approvers:\n  - name: auto\n    decision: approve\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A loopback port nothing listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close()
+	pre := []byte(hosttest.PreTool("codex", "srv1", "ls"))
+	for _, how := range []string{"--server", "WARDEN_SERVER"} {
+		args, env := []string{"codex", "--approval", pol}, []string{"WARDEN_TOKEN=operator-token"}
+		if how == "--server" {
+			args = append(args, "--server", url)
+		} else {
+			env = append(env, "WARDEN_SERVER="+url)
+		}
+		want := runBin(t, filepath.Join(dir, "warden"), t.TempDir(), pre, env, append([]string{"hook"}, args...)...)
+		got := runBin(t, filepath.Join(dir, "warden-hook"), t.TempDir(), pre, env, args...)
+		if got.code != 2 || !strings.Contains(got.stderr, "cannot be reached") {
+			t.Fatalf("%s: warden-hook answered %+v, want Codex's deny saying the server cannot be reached", how, got)
+		}
+		if got != want {
+			t.Fatalf("%s: warden-hook answered %+v, warden hook %+v", how, got, want)
+		}
+	}
+	lone := filepath.Join(t.TempDir(), "warden-hook")
+	data, err := os.ReadFile(filepath.Join(dir, "warden-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := runBin(t, lone, t.TempDir(), pre, []string{"PATH=" + filepath.Dir(lone)}, "codex", "--approval", pol, "--server", url)
+	if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "full warden") {
+		t.Fatalf("a lone warden-hook with --server answered %+v, want Codex's deny naming the missing warden", c)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hookcmd"
-	"github.com/wardenhq/warden/internal/plane/storeplane"
 )
 
 // hookCmd implements `warden hook`: install and doctor here, a hook in
@@ -23,7 +22,7 @@ func hookCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return hookInstallCmd(args[1:], stdout, stderr, true)
 		}
 	}
-	return hookcmd.Run(args, stdin, stdout, stderr, hookcmd.Options{Store: storeplane.Open})
+	return hookcmd.Run(args, stdin, stdout, stderr, hookcmd.Options{Plane: planes})
 }
 
 // isHookConfig reports whether `warden check` reads path as warden hook's

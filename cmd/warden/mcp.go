@@ -21,7 +21,6 @@ import (
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/mcp"
-	"github.com/wardenhq/warden/internal/plane/storeplane"
 	"github.com/wardenhq/warden/internal/serve"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/wardenhome"
@@ -194,7 +193,7 @@ func mcpCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	closeAll, err := hookcmd.Connect(ctx, cfg, f, true, storeplane.Open)
+	closeAll, err := hookcmd.Connect(ctx, cfg, f, true, planes)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden mcp: %v\n", err)
 		return exitUsage

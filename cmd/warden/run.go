@@ -16,6 +16,7 @@ import (
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/human"
 	"github.com/wardenhq/warden/internal/plane"
+	"github.com/wardenhq/warden/internal/plane/serverplane"
 	"github.com/wardenhq/warden/internal/plane/storeplane"
 	"github.com/wardenhq/warden/internal/render"
 	"github.com/wardenhq/warden/internal/safetext"
@@ -84,7 +85,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		live = event.SinkFunc(func(e event.Event) error { stats.Add(e); return tw.Write(e) })
 	}
 	opts.Sink = live
-	pl, err := plane.Open(context.Background(), serverURL, dbURL, storeplane.Open)
+	pl, err := plane.Open(context.Background(), serverURL, dbURL, planes)
 	if err != nil {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitUsage
@@ -284,3 +285,7 @@ func agentOrders(a *agent.Agent) render.Orders {
 	walk(a)
 	return render.OrdersOf(tools...)
 }
+
+// planes are the parts of the control plane the full warden links: the
+// store and the server.
+var planes = plane.Openers{Store: storeplane.Open, Server: serverplane.Open}

@@ -57,10 +57,12 @@ type Options struct {
 	// stdout and stderr as they are, and the shell calls it sandboxes run
 	// under `FULL exec`. Nil: this main is the full warden.
 	Full func() (string, error)
-	// Store opens a store a hook names (--db, $WARDEN_DB) to decide
-	// through. Nil (warden-hook, which links no database): Run hands such
-	// a hook to the full warden (Full), else it is the host's deny.
-	Store plane.StoreOpener
+	// Plane opens the control plane's parts a hook names: the store
+	// (--db, $WARDEN_DB: storeplane.Open in the full warden) and the
+	// server (--server, $WARDEN_SERVER: serverplane.Open). A part left nil
+	// (warden-hook, which links no database and no HTTP client): Run hands
+	// such a hook to the full warden (Full), else it is the host's deny.
+	Plane plane.Openers
 }
 
 // Run runs `warden hook ARGS` (HOST and flags; not install or doctor,
@@ -103,8 +105,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 			return fail(f.At("sandbox", err).Error())
 		}
 	}
-	if o.Store == nil && o.Full != nil && wardenhome.DBURL(f.DB) != "" {
-		// People decide through a store: the full warden links it.
+	if o.Full != nil && (o.Plane.Store == nil && wardenhome.DBURL(f.DB) != "" || o.Plane.Server == nil && plane.ServerURL(f.Server) != "") {
+		// People decide through a store or a server: the full warden
+		// links them.
 		return handoff(o, h, args, stderr)
 	}
 	cfg, err := resolve(f, o)
@@ -122,7 +125,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 	tr.mark("input")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	closeAll, err := connect(ctx, &cfg.Config, f, false, o.Store)
+	closeAll, err := connect(ctx, &cfg.Config, f, false, o.Plane)
 	if err != nil {
 		return answer(h.Fail(err.Error()), stdout, stderr)
 	}
@@ -219,15 +222,16 @@ const maxInput = 64 << 20
 // receives the events when the hook closes) or a long-lived session
 // (live: `warden mcp`, whose events reach the default store as they
 // happen; a hook's reach it through the spool, internal/spool). closeAll
-// delivers what is buffered and closes the connections. openStore opens
-// the stores (storeplane.Open in the full warden).
-func Connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, openStore plane.StoreOpener) (closeAll func() error, err error) {
-	return connect(ctx, cfg, f, live, openStore)
+// delivers what is buffered and closes the connections. o opens the
+// store and the server (storeplane.Open and serverplane.Open in the full
+// warden).
+func Connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, o plane.Openers) (closeAll func() error, err error) {
+	return connect(ctx, cfg, f, live, o)
 }
 
 // connect is Connect.
-func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, openStore plane.StoreOpener) (closeAll func() error, err error) {
-	pl, err := plane.Open(ctx, f.Server, f.DB, openStore)
+func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool, o plane.Openers) (closeAll func() error, err error) {
+	pl, err := plane.Open(ctx, f.Server, f.DB, o)
 	if err != nil {
 		return nil, err
 	}
@@ -237,11 +241,11 @@ func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool,
 		// a `warden serve` on it; nobody decides through it. A hook marks
 		// its run in the store's spool instead of opening it.
 		if live {
-			if openStore == nil {
+			if o.Store == nil {
 				pl.Close()
 				return nil, fmt.Errorf("the store: %w", plane.ErrNoStore)
 			}
-			sp, err := openStore(ctx, "")
+			sp, err := o.Store(ctx, "")
 			if err != nil {
 				pl.Close()
 				return nil, fmt.Errorf("the store: %w", err)

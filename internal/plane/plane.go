@@ -7,15 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/internal/runtoken"
-	"github.com/wardenhq/warden/internal/serveclient"
 	"github.com/wardenhq/warden/internal/wardenhome"
 )
 
@@ -60,20 +56,46 @@ func (p *Plane) Close() error {
 // none.
 type StoreOpener func(ctx context.Context, url string) (*Plane, error)
 
+// ServerOpener connects a run to the server at url with the run credential
+// token (where says where it came from, for errors): a plane whose sink
+// sends the run's events to the server and whose queue is the server's,
+// once the server has proved itself and taken the credential. The full
+// warden's is serverplane.Open; warden-hook links no HTTP client and has
+// none.
+type ServerOpener func(ctx context.Context, url, token, where string) (*Plane, error)
+
+// Openers open the parts of the control plane a main links: the store
+// and the server. A part left nil is one the main does not link; naming
+// it is an error (ErrNoStore, ErrNoServer).
+type Openers struct {
+	Store  StoreOpener
+	Server ServerOpener
+}
+
 // ErrNoStore says a store was named to a main that links no database.
 var ErrNoStore = errors.New("this program links no database: run the full warden")
 
-// Open connects a run to the server at serverURL (default
-// $WARDEN_SERVER) and the store at dbURL (default $WARDEN_DB), which
-// openStore opens: the run's events go to both, and its people decide
-// through the server, else through the store. Neither set: a plane with
-// nothing, the console's run. A server that cannot be reached or refuses
-// the token is a configuration error before anything runs.
-func Open(ctx context.Context, serverURL, dbURL string, openStore StoreOpener) (*Plane, error) {
-	p := &Plane{}
-	if serverURL == "" {
-		serverURL = os.Getenv(EnvServer)
+// ErrNoServer says a server was named to a main that links no HTTP client.
+var ErrNoServer = errors.New("this program links no HTTP client: run the full warden")
+
+// ServerURL returns the server a run is to use: flag (--server), else
+// $WARDEN_SERVER; "" for none.
+func ServerURL(flag string) string {
+	if flag != "" {
+		return flag
 	}
+	return os.Getenv(EnvServer)
+}
+
+// Open connects a run to the server at serverURL (default
+// $WARDEN_SERVER) and the store at dbURL (default $WARDEN_DB), which o
+// opens: the run's events go to both, and its people decide through the
+// server, else through the store. Neither set: a plane with nothing, the
+// console's run. A server that cannot be reached or refuses the token is
+// a configuration error before anything runs.
+func Open(ctx context.Context, serverURL, dbURL string, o Openers) (*Plane, error) {
+	p := &Plane{}
+	serverURL = ServerURL(serverURL)
 	// A run holds a run credential alone (SPEC S4): one derived from an
 	// operator's $WARDEN_TOKEN, which then leaves the process's
 	// environment, /proc/PID/environ included, with or without a server.
@@ -91,49 +113,34 @@ func Open(ctx context.Context, serverURL, dbURL string, openStore StoreOpener) (
 		return nil, fmt.Errorf("--server: %w", credErr)
 	}
 	if u := wardenhome.DBURL(dbURL); u != "" {
-		if openStore == nil {
+		if o.Store == nil {
 			return nil, fmt.Errorf("--db: %w", ErrNoStore)
 		}
-		sp, err := openStore(ctx, u)
+		sp, err := o.Store(ctx, u)
 		if err != nil {
 			return nil, fmt.Errorf("--db: %w", err)
 		}
-		p.Sinks = append(p.Sinks, sp.Sinks...)
+		p.add(sp)
 		p.Queue = sp.Queue
-		p.Closers = append(p.Closers, sp.Closers...)
 	}
 	if serverURL != "" {
-		c := &serveclient.Client{URL: strings.TrimRight(serverURL, "/"), Token: token}
-		if err := checkServer(ctx, c, where); err != nil {
+		if o.Server == nil {
+			p.Close()
+			return nil, fmt.Errorf("--server: %w", ErrNoServer)
+		}
+		sp, err := o.Server(ctx, serverURL, token, where)
+		if err != nil {
 			p.Close()
 			return nil, err
 		}
-		p.Sinks = append(p.Sinks, c)
-		p.Queue = c
-		p.Closers = append(p.Closers, c.Close)
+		p.add(sp)
+		p.Queue = sp.Queue
 	}
 	return p, nil
 }
 
-// checkServer has the server prove itself and take the run's credential
-// (where says where it came from), so that a wrong address or credential,
-// or a server that cannot prove it is the one the person started, stops
-// the run before it starts.
-func checkServer(ctx context.Context, c *serveclient.Client, where string) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, err := c.Whoami(ctx)
-	var se *serveclient.StatusError
-	var ue *serveclient.UnverifiedError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ue):
-		return fmt.Errorf("--server: %w (the credential is from %s: set %s to an operator's credential of that server, or %s to its run credential, kept in its $WARDEN_HOME/token)", err, where, wardenhome.EnvToken, wardenhome.EnvRunToken)
-	case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
-		return fmt.Errorf("--server %s refused warden's credential (from %s): set %s to the token of that server (kept in its $WARDEN_HOME/token)", c.URL, where, wardenhome.EnvToken)
-	case errors.As(err, &se):
-		return fmt.Errorf("--server %s answered %d to a request for its queue (%s): is it a warden server?", c.URL, se.Code, se.Message)
-	}
-	return fmt.Errorf("--server %s: the server cannot be reached: %w (start it with `warden serve`)", c.URL, err)
+// add takes q's sinks and closers after p's.
+func (p *Plane) add(q *Plane) {
+	p.Sinks = append(p.Sinks, q.Sinks...)
+	p.Closers = append(p.Closers, q.Closers...)
 }
