@@ -12,33 +12,28 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/sandboxmode"
 	"github.com/wardenhq/warden/sandbox/internal/confine"
 )
 
 // Mode is a sandbox mode: how far a command may write without asking.
-type Mode string
+type Mode = sandboxmode.Mode
 
 // The sandbox modes (SPEC G1).
 const (
 	// ReadOnly lets a command read everything and write nothing but the
 	// terminal and null devices.
-	ReadOnly Mode = "read-only"
+	ReadOnly = sandboxmode.ReadOnly
 	// WorkspaceWrite adds writing to the working directory, the configured
 	// writable roots and the temporary directories, except protected paths.
-	WorkspaceWrite Mode = "workspace-write"
+	WorkspaceWrite = sandboxmode.WorkspaceWrite
 	// FullAccess runs commands without any restriction.
-	FullAccess Mode = "full-access"
+	FullAccess = sandboxmode.FullAccess
 )
 
 // ParseMode returns the Mode named s ("read-only", "workspace-write" or
 // "full-access"), or an error that lists the valid names.
-func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.TrimSpace(s)); m {
-	case ReadOnly, WorkspaceWrite, FullAccess:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown sandbox mode %q (want %s, %s or %s)", s, ReadOnly, WorkspaceWrite, FullAccess)
-}
+func ParseMode(s string) (Mode, error) { return sandboxmode.Parse(s) }
 
 // enforced reports whether the policy's mode restricts a command: false
 // for full access, true for read-only and workspace-write, an error for

@@ -229,23 +229,31 @@ func TestX1_FastHookHandsAutoReviewToWarden(t *testing.T) {
 // TestX1_FastHookLinksNoModel: warden-hook links no model adapter, model
 // SDK or MCP SDK — what makes warden start slower than it — so a model can
 // only be reached through the full warden it hands hooks to; nor the
-// panel's server (internal/serve, html/template), of which a hook needs
-// only the run credential (internal/runtoken); nor a database (SQLite,
-// pgx) or the store: a hook of the default store marks the spool
-// (internal/spool), and one that decides through a store (--db) is the
-// full warden's.
+// panel's server (internal/serve, html/template), nor an HTTP client
+// (net/http, crypto/tls, net: a server is the full warden's to reach), of
+// which a hook needs only the run credential (internal/runtoken); nor a
+// database (SQLite, pgx) or the store: a hook of the default store marks
+// the spool (internal/spool), and one that decides through a store (--db)
+// is the full warden's; nor the first pass, the reviewer agent, the dry
+// run or the sandbox's mechanisms (a boundary decider other than a person
+// alone is the full warden's); nor cgo, so that the binary is static and
+// starts without the dynamic loader.
 func TestX1_FastHookLinksNoModel(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range strings.Fields(string(out)) {
-		for _, heavy := range []string{"github.com/wardenhq/warden/model/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "github.com/chromedp/", "modernc.org/", "github.com/jackc/", "github.com/wardenhq/warden/internal/store", "github.com/wardenhq/warden/internal/plane/storeplane", "database/sql"} {
+		for _, heavy := range []string{"github.com/wardenhq/warden/model/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "github.com/chromedp/", "modernc.org/", "github.com/jackc/",
+			"github.com/wardenhq/warden/internal/store", "github.com/wardenhq/warden/internal/plane/storeplane", "github.com/wardenhq/warden/internal/plane/serverplane", "database/sql",
+			"github.com/wardenhq/warden/internal/decider", "github.com/wardenhq/warden/internal/triage", "github.com/wardenhq/warden/internal/autoreview", "github.com/wardenhq/warden/internal/dryrun",
+			"github.com/wardenhq/warden/sandbox", "github.com/landlock-lsm/", "kernel.org/pub/linux/libs/security/libcap/"} {
 			if strings.HasPrefix(p, heavy) {
 				t.Errorf("warden-hook links %s", p)
 			}
 		}
-		if p == "github.com/wardenhq/warden/internal/serve" || p == "html/template" {
+		switch p {
+		case "github.com/wardenhq/warden/internal/serve", "html/template", "net/http", "crypto/tls", "net", "runtime/cgo":
 			t.Errorf("warden-hook links %s", p)
 		}
 	}

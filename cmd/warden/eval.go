@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/model"
@@ -43,7 +44,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("warden eval", evalUsage, stderr)
 	fs := c.fs
 	var (
-		reviewer    = fs.String("reviewer", decider.FirstPass, "approvals reviewer to measure: first_pass, auto_review or a list such as first_pass,auto_review")
+		reviewer    = fs.String("reviewer", approvalsreviewer.FirstPass, "approvals reviewer to measure: first_pass, auto_review or a list such as first_pass,auto_review")
 		modelSpec   = fs.String("model", "", "model of auto_review: openai/NAME, anthropic/NAME or scripted:PATH")
 		jsonOut     = fs.String("json", "", "write the JSON report to this file (- for standard output)")
 		itemsOut    = fs.String("items", "", "write one JSON line per item (id, label, decision, deciding step's reason) to this file")
@@ -61,9 +62,9 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 	var who []string
 	var err error
 	if strings.TrimSpace(*reviewer) != "" {
-		who, err = decider.Parse(*reviewer)
+		who, err = approvalsreviewer.Parse(*reviewer)
 	}
-	withModel := slices.Contains(who, decider.AutoReview)
+	withModel := slices.Contains(who, approvalsreviewer.AutoReview)
 	switch {
 	case who == nil || err != nil:
 		fmt.Fprintf(stderr, "warden eval: --reviewer %q: want first_pass, auto_review or a list of approvers such as first_pass,auto_review\n%s", *reviewer, evalUsage)
@@ -93,7 +94,7 @@ func evalCmd(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	for _, w := range decider.Warnings(who) {
+	for _, w := range approvalsreviewer.Warnings(who) {
 		fmt.Fprintf(stderr, "warden eval: warning: --reviewer: %s\n", w)
 	}
 	items, err := eval.ReadFiles(files...)

@@ -18,6 +18,7 @@ import (
 	"github.com/wardenhq/warden/internal/cli"
 	"github.com/wardenhq/warden/internal/dryrun"
 	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/hook/askhint"
 	"github.com/wardenhq/warden/internal/safetext"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/sandbox"
@@ -217,7 +218,7 @@ func execCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	if b, ok := p.Blocked(out.String(), nil); ok {
 		fmt.Fprintf(stderr, "warden: blocked by the sandbox (%s): %s\n", m, p.Explain(b))
-		if hint, ok := hook.AskHint(*hintHost, p, b); ok {
+		if hint, ok := askhint.AskHint(*hintHost, p, b); ok {
 			fmt.Fprintf(stderr, "warden: %s\n", hint)
 		} else {
 			fmt.Fprintf(stderr, "warden: to allow it, %s\n", allowHint(p, b))

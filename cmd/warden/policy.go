@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/task"
 	"github.com/wardenhq/warden/review"
@@ -47,7 +47,7 @@ func policyCheck(files []string, stdout, stderr io.Writer) int {
 		if f.Kind == policyfile.Approval {
 			for _, e := range f.Entries {
 				if now, ok := approval.Renamed(e.Name); ok {
-					fmt.Fprintf(stderr, "warning: %s: %s\n", e.Pos, decider.RenameWarning(e.Name, now))
+					fmt.Fprintf(stderr, "warning: %s: %s\n", e.Pos, approvalsreviewer.RenameWarning(e.Name, now))
 				}
 			}
 		}

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/model"
 )
 
 // ApproverName is the name of the reviewer agent in the approver registry,
 // usable in policy files (SPEC P3).
-const ApproverName = "auto_review"
+const ApproverName = approvalsreviewer.AutoReview
 
 func init() {
 	approval.Register(ApproverName, factory)

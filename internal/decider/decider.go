@@ -11,10 +11,10 @@ package decider
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/wardenhq/warden/approval"
 	_ "github.com/wardenhq/warden/human" // the default approvals reviewer: a person at the console
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/autoreview"
 	"github.com/wardenhq/warden/internal/triage"
 	"github.com/wardenhq/warden/model"
@@ -22,30 +22,11 @@ import (
 	"github.com/wardenhq/warden/rules"
 )
 
-// The names of approvals_reviewer (SPEC G3). Each is also the name of an
-// approver of the approval registry (SPEC P3), except User, which names a
-// person as Human does.
-const (
-	// User is a person at the console (the default).
-	User = "user"
-	// AutoReview is the reviewer agent; alone, it is the first pass and
-	// then the model reviewer for what the first pass passes on.
-	AutoReview = autoreview.ApproverName
-	// FirstPass is the deterministic first pass of SPEC G14 (package
-	// triage), "first_pass". Its old name, OldFirstPass, is still accepted
-	// (Warnings says it is old), so that "rules" means exec rules only.
-	FirstPass = triage.ApproverName
-	// OldFirstPass is the first pass's old name, "rules".
-	OldFirstPass = triage.OldApproverName
-	// Human is a person at the console.
-	Human = "human"
-)
-
 // Config says how to build the boundary decider. The zero value is a
 // person deciding every request.
 type Config struct {
 	// Reviewers is the approvals_reviewer list, in order; empty means
-	// [User]. Alone, User is a person and AutoReview the first pass then
+	// [user]. Alone, user is a person and auto_review the first pass then
 	// the model reviewer; in a longer list each name is one approver
 	// asked in order, the first decision that is not escalate winning.
 	Reviewers []string
@@ -78,7 +59,7 @@ type Config struct {
 	// from the programs files PolicySources name ([first_pass] programs,
 	// triage.LoadKnowledge).
 	Knowledge *triage.Knowledge
-	// Person, when set, replaces the person at the console (User, Human):
+	// Person, when set, replaces the person at the console (user, human):
 	// `warden eval` puts an approver there that passes every request on,
 	// since no person answers an evaluation.
 	Person approval.Approver
@@ -89,81 +70,8 @@ type Config struct {
 	DryRun *DryRunner
 }
 
-// Check checks an approvals_reviewer list and returns it, with an empty
-// list meaning [User]: every name must be User, AutoReview, FirstPass,
-// Human or a registered approver, and appear once.
-func Check(names []string) ([]string, error) {
-	if len(names) == 0 {
-		return []string{User}, nil
-	}
-	seen := map[string]bool{}
-	for _, n := range names {
-		switch {
-		case n == "":
-			return nil, fmt.Errorf("approvals_reviewer: an empty name")
-		case seen[canonical(n)]:
-			return nil, fmt.Errorf("approvals_reviewer: %q is listed twice", n)
-		case n == User, n == AutoReview, n == FirstPass, n == Human, approval.Registered(n):
-		default:
-			return nil, fmt.Errorf("approvals_reviewer %q: want %q, %q, a list of approvers such as [%s, %s, %s], or a registered approver (%s)",
-				n, User, AutoReview, FirstPass, AutoReview, Human, strings.Join(approval.Names(), ", "))
-		}
-		seen[canonical(n)] = true
-	}
-	return names, nil
-}
-
-// canonical returns the name n is registered under now: FirstPass for
-// OldFirstPass, n itself for every other name.
-func canonical(n string) string {
-	if now, ok := approval.Renamed(n); ok {
-		return now
-	}
-	return n
-}
-
-// Warnings returns a warning for each name of names that is the old name
-// of an approver — "rules" for the first pass — saying which to write
-// instead; nil when there is none.
-func Warnings(names []string) []string {
-	var out []string
-	for _, n := range names {
-		if now, ok := approval.Renamed(n); ok {
-			out = append(out, RenameWarning(n, now))
-		}
-	}
-	return out
-}
-
-// RenameWarning says that old is the old name of the approver registered
-// as name now.
-func RenameWarning(old, name string) string {
-	w := fmt.Sprintf("%q is the old name of the approver %q: write %q", old, name, name)
-	if old == OldFirstPass {
-		w += ` ("rules" now means exec rules only)`
-	}
-	return w
-}
-
-// Parse reads an approvals_reviewer value as given on a command line: one
-// name, or names separated by commas (with or without surrounding
-// brackets), checked with Check. "" is [User].
-func Parse(s string) ([]string, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		s = s[1 : len(s)-1]
-	}
-	var names []string
-	if strings.TrimSpace(s) != "" {
-		for _, n := range strings.Split(s, ",") {
-			names = append(names, strings.TrimSpace(n))
-		}
-	}
-	return Check(names)
-}
-
-// New builds the boundary decider of cfg: a person at the console (User,
-// the default), the reviewer agent (AutoReview alone: first the first pass,
+// New builds the boundary decider of cfg: a person at the console (user,
+// the default), the reviewer agent (auto_review alone: first the first pass,
 // which settles clear cases, then, for what it passes on, the model
 // reviewer on cfg.ReviewModel or else on the run's model, with the policy
 // text and timeout resolved from the managed and user configuration, SPEC
@@ -171,7 +79,7 @@ func Parse(s string) ([]string, error) {
 // policy (SPEC P3): for example [first_pass, human], the first pass and then a
 // person, without the model. An error is a configuration error.
 func New(cfg Config) (*approval.Policy, error) {
-	written, err := Check(cfg.Reviewers)
+	written, err := approvalsreviewer.Check(cfg.Reviewers)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +87,7 @@ func New(cfg Config) (*approval.Policy, error) {
 	// written, which the transcript records.
 	who := make([]string, len(written))
 	for i, n := range written {
-		who[i] = canonical(n)
+		who[i] = approvalsreviewer.Canonical(n)
 	}
 	set := cfg.Rules
 	if set == nil && len(cfg.RuleFiles) > 0 {
@@ -188,7 +96,7 @@ func New(cfg Config) (*approval.Policy, error) {
 		}
 	}
 	k := cfg.Knowledge
-	if k == nil && (slices.Contains(who, AutoReview) || slices.Contains(who, FirstPass)) {
+	if k == nil && (slices.Contains(who, approvalsreviewer.AutoReview) || slices.Contains(who, approvalsreviewer.FirstPass)) {
 		src := autoreview.DefaultPolicySources()
 		if cfg.PolicySources != nil {
 			src = *cfg.PolicySources
@@ -197,24 +105,28 @@ func New(cfg Config) (*approval.Policy, error) {
 			return nil, fmt.Errorf("first pass: %w", err)
 		}
 	}
-	if len(cfg.WritableRoots) > 0 && (slices.Contains(who, AutoReview) || slices.Contains(who, FirstPass)) {
+	if len(cfg.WritableRoots) > 0 && (slices.Contains(who, approvalsreviewer.AutoReview) || slices.Contains(who, approvalsreviewer.FirstPass)) {
 		k = k.WithWritableRoots(cfg.WritableRoots)
 	}
 	check, err := cfg.dryRunCheck()
 	if err != nil {
 		return nil, err
 	}
+	if approvalsreviewer.PersonOnly(who) && cfg.Person != nil {
+		// The same decider warden-hook builds for this list.
+		return approvalsreviewer.Person(cfg.Person), nil
+	}
 	if len(who) == 1 {
 		switch who[0] {
-		case User:
-			who = []string{Human}
-		case AutoReview:
+		case approvalsreviewer.User:
+			who = []string{approvalsreviewer.Human}
+		case approvalsreviewer.AutoReview:
 			r, spec, err := cfg.reviewerAgent()
 			if err != nil {
 				return nil, err
 			}
-			return approval.New(approval.Rule{Name: AutoReview, Match: matchAll(), Handler: withDryRun(triage.KnowledgeApprover(k, set, r), check),
-				Entry: policy.Entry{Name: AutoReview, Params: map[string]any{"model": spec}}}), nil
+			return approval.New(approval.Rule{Name: approvalsreviewer.AutoReview, Match: approvalsreviewer.MatchAll(), Handler: withDryRun(triage.KnowledgeApprover(k, set, r), check),
+				Entry: policy.Entry{Name: approvalsreviewer.AutoReview, Params: map[string]any{"model": spec}}}), nil
 		}
 	}
 	var list []approval.Rule
@@ -222,7 +134,7 @@ func New(cfg Config) (*approval.Policy, error) {
 		entry := policy.Entry{Name: written[i]}
 		var h approval.Approver
 		switch name {
-		case AutoReview:
+		case approvalsreviewer.AutoReview:
 			r, spec, err := cfg.reviewerAgent()
 			if err != nil {
 				return nil, err
@@ -231,15 +143,15 @@ func New(cfg Config) (*approval.Policy, error) {
 			// the next approver of the list.
 			r.PassOnUndecided = i < len(who)-1
 			h, entry.Params = r, map[string]any{"model": spec}
-		case FirstPass:
+		case approvalsreviewer.FirstPass:
 			// The registered first pass: unclear actions escalate to the
 			// next approver of the list.
 			if len(cfg.RuleFiles) > 0 {
 				entry.Params = map[string]any{"rules": append([]string(nil), cfg.RuleFiles...)}
 			}
 			h = withDryRun(triage.PassOnApprover(k, set), check)
-		case User, Human:
-			entry.Name = Human
+		case approvalsreviewer.User, approvalsreviewer.Human:
+			entry.Name = approvalsreviewer.Human
 			h = cfg.Person
 		}
 		if h == nil {
@@ -247,7 +159,7 @@ func New(cfg Config) (*approval.Policy, error) {
 				return nil, fmt.Errorf("approvals reviewer: %w", err)
 			}
 		}
-		list = append(list, approval.Rule{Name: entry.Name, Match: matchAll(), Handler: h, Entry: entry})
+		list = append(list, approval.Rule{Name: entry.Name, Match: approvalsreviewer.MatchAll(), Handler: h, Entry: entry})
 	}
 	return approval.New(list...), nil
 }
@@ -284,11 +196,10 @@ func (cfg Config) reviewerAgent() (*autoreview.Reviewer, string, error) {
 	return r, spec, nil
 }
 
-// matchAll matches every call.
-func matchAll() policy.Matcher {
-	m, err := policy.CompileList([]string{"*"})
-	if err != nil {
-		panic(err) // "*" always compiles
-	}
-	return m
+func init() {
+	// The boundary decider of governed sessions (warden hook, warden mcp).
+	approvalsreviewer.Register(func(s approvalsreviewer.Session) (*approval.Policy, error) {
+		return New(Config{Reviewers: s.Reviewers, RuleFiles: s.RuleFiles, Rules: s.Rules, ReviewModel: s.ReviewModel, ModelSpec: s.ReviewModel,
+			Workdir: s.Workdir, Person: s.Person, DryRun: KernelDryRun()})
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/chat"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/wardenhome/hometest"
 	"github.com/wardenhq/warden/model"
@@ -69,10 +70,10 @@ func TestG3_DeciderNames(t *testing.T) {
 	if _, err := decider.New(decider.Config{Reviewers: []string{"auto_review"}}); err == nil {
 		t.Error("auto_review was built with no model")
 	}
-	if _, err := decider.Parse("rules, robot"); err == nil || !strings.Contains(err.Error(), `"robot"`) {
+	if _, err := approvalsreviewer.Parse("rules, robot"); err == nil || !strings.Contains(err.Error(), `"robot"`) {
 		t.Errorf("an unknown name: %v", err)
 	}
-	if got, err := decider.Parse("[rules, auto_review]"); err != nil || !slices.Equal(got, []string{"rules", "auto_review"}) {
+	if got, err := approvalsreviewer.Parse("[rules, auto_review]"); err != nil || !slices.Equal(got, []string{"rules", "auto_review"}) {
 		t.Errorf("a bracketed list: %v %v", got, err)
 	}
 }
@@ -194,7 +195,7 @@ func TestG14_FirstPassOldNameAccepted(t *testing.T) {
 		{"[rules, human]", "", true},
 		{"rules,first_pass", "listed twice", false},
 	} {
-		who, err := decider.Parse(tc.list)
+		who, err := approvalsreviewer.Parse(tc.list)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.list, err, tc.err)
@@ -204,7 +205,7 @@ func TestG14_FirstPassOldNameAccepted(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.list, err)
 		}
-		ws := decider.Warnings(who)
+		ws := approvalsreviewer.Warnings(who)
 		if got := len(ws) == 1 && strings.Contains(ws[0], `"rules" is the old name of the approver "first_pass"`); got != tc.warning {
 			t.Errorf("%s: warnings %q", tc.list, ws)
 		}
@@ -216,7 +217,7 @@ func TestG14_FirstPassOldNameAccepted(t *testing.T) {
 			t.Errorf("%s: the first entry is %q, want the name as written", tc.list, got)
 		}
 	}
-	if slices.Contains(approval.Names(), decider.OldFirstPass) || !slices.Contains(approval.Names(), decider.FirstPass) {
+	if slices.Contains(approval.Names(), approvalsreviewer.OldFirstPass) || !slices.Contains(approval.Names(), approvalsreviewer.FirstPass) {
 		t.Errorf("registered names %v: want first_pass, not rules", approval.Names())
 	}
 }

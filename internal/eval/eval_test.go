@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/action"
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -29,7 +30,7 @@ const fixture = `{"id": "t-1", "source": "t", "kind": "shell", "request": "statu
 // first pass alone, built as warden run builds it.
 func firstPass(t *testing.T) eval.Reviewer {
 	t.Helper()
-	p, err := decider.New(decider.Config{Reviewers: []string{decider.FirstPass}})
+	p, err := decider.New(decider.Config{Reviewers: []string{approvalsreviewer.FirstPass}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestV2_ChainAsksTheSecondOnlyForWhatTheFirstPassesOn(t *testing.T) {
 				AutoReview: &event.AutoReview{Status: action.StatusApproved, Source: event.SourceModel, InputTokens: 100, OutputTokens: 20}}, nil
 		}), nil
 	})
-	p, err := decider.New(decider.Config{Reviewers: []string{decider.FirstPass, "eval_test_second"}})
+	p, err := decider.New(decider.Config{Reviewers: []string{approvalsreviewer.FirstPass, "eval_test_second"}})
 	if err != nil {
 		t.Fatal(err)
 	}

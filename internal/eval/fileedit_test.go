@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/action"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -29,7 +30,7 @@ func TestV2_FileEditAndNetworkItems(t *testing.T) {
 	if len(items) != 3 || items[0].Parsed.Kind != action.FileEdit || items[0].Parsed.NewText != "deletion_protection = false" || items[2].Parsed.Kind != action.Network {
 		t.Fatalf("items: %+v", items)
 	}
-	p, err := decider.New(decider.Config{Reviewers: []string{decider.FirstPass}})
+	p, err := decider.New(decider.Config{Reviewers: []string{approvalsreviewer.FirstPass}})
 	if err != nil {
 		t.Fatal(err)
 	}

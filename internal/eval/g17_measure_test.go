@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/openaitest"
@@ -134,7 +135,7 @@ func TestG17_MeasureEffectsOnTheCorpus(t *testing.T) {
 		}
 		t.Setenv("HOME", w.Home)
 		decide := func(dry *decider.DryRunner) eval.Outcome {
-			p, err := decider.New(decider.Config{Reviewers: []string{decider.AutoReview}, ReviewModel: "openai/reviewer",
+			p, err := decider.New(decider.Config{Reviewers: []string{approvalsreviewer.AutoReview}, ReviewModel: "openai/reviewer",
 				ModelOptions: model.Options{BaseURL: m.URL + "/v1", APIKey: "sk-test"}, Workdir: w.Work,
 				WritableRoots: []string{w.Work}, Person: eval.PassOn(), DryRun: dry})
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/openaitest"
@@ -60,7 +61,7 @@ func fakeOpenAI(t *testing.T, status int) (*httptest.Server, *[]string) {
 // the OpenAI-compatible server at url, built as warden run builds it.
 func autoReview(t *testing.T, url string) eval.Reviewer {
 	t.Helper()
-	p, err := decider.New(decider.Config{Reviewers: []string{decider.AutoReview}, ReviewModel: "openai/m",
+	p, err := decider.New(decider.Config{Reviewers: []string{approvalsreviewer.AutoReview}, ReviewModel: "openai/m",
 		ModelOptions: model.Options{BaseURL: url + "/v1", APIKey: "sk-test"}, Workdir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

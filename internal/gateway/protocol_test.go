@@ -15,6 +15,7 @@ import (
 
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/mcp"
 	"github.com/wardenhq/warden/internal/store"
@@ -405,7 +406,7 @@ func TestX2_PersonDecidesInTheQueue(t *testing.T) {
 	cfg := testConfig(t, "", "")
 	cfg.Queue = st
 	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
-		return decider.New(decider.Config{Reviewers: []string{decider.User}, Workdir: workdir, Person: person})
+		return decider.New(decider.Config{Reviewers: []string{approvalsreviewer.User}, Workdir: workdir, Person: person})
 	}
 	p := connectFS(t, &Gateway{Config: cfg, Server: "filesystem"}, dir)
 	for _, tt := range []struct {

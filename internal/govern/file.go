@@ -11,9 +11,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/filepos"
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/internal/sandboxmode"
 )
 
 // File is the configuration file of a governed session: `warden hook`'s
@@ -118,7 +118,7 @@ func ParseFile(data []byte, path string) (*File, error) {
 		case k.Value == "approvals_reviewer":
 			f.ApprovalsReviewer, err = list(path, v)
 			if err == nil {
-				if _, cerr := decider.Check(f.ApprovalsReviewer); cerr != nil {
+				if _, cerr := approvalsreviewer.Check(f.ApprovalsReviewer); cerr != nil {
 					err = filepos.Errorf(path, v, "approvals_reviewer: %v", cerr)
 				}
 			}
@@ -131,7 +131,7 @@ func ParseFile(data []byte, path string) (*File, error) {
 			}
 		case k.Value == "sandbox":
 			if f.Sandbox, err = scalar(path, v); err == nil {
-				if _, merr := sandbox.ParseMode(f.Sandbox); merr != nil {
+				if _, merr := sandboxmode.Parse(f.Sandbox); merr != nil {
 					err = filepos.Errorf(path, v, "sandbox: %v", merr)
 				}
 			}

@@ -19,7 +19,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/gate"
-	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/queue"
 	"github.com/wardenhq/warden/policy"
@@ -49,7 +49,8 @@ type Config struct {
 	// Rules are the exec rules every shell command is judged by: forbidden
 	// is denied, prompt is a boundary request (SPEC G14).
 	Rules *rules.Set
-	// Boundary builds the boundary decider (internal/decider) for a
+	// Boundary builds the boundary decider (approvalsreviewer.Build: a
+	// person alone, else internal/decider's) for a
 	// session's working directory: who decides permission requests, exec
 	// rules' prompts and escalations (approvals_reviewer). It is called
 	// only when one is needed, with the person of the decision (person:
@@ -94,8 +95,8 @@ func Resolve(f *File, home, key string) (*Config, error) {
 	}
 	who, model := f.ApprovalsReviewer, f.AutoReviewModel
 	cfg.Boundary = func(workdir string, person approval.Approver) (*approval.Policy, error) {
-		return decider.New(decider.Config{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
-			ReviewModel: model, ModelSpec: model, Workdir: workdir, Person: person, DryRun: decider.KernelDryRun()})
+		return approvalsreviewer.Build(approvalsreviewer.Session{Reviewers: who, RuleFiles: ruleFiles, Rules: cfg.Rules,
+			ReviewModel: model, Workdir: workdir, Person: person})
 	}
 	return cfg, nil
 }

@@ -32,6 +32,21 @@ type permissions struct {
 	} `json:"fileSystem"`
 }
 
+// Permissions reads value, given to a shell tool's additional_permissions
+// (Gemini CLI's, Codex's), strictly, as warden reads it when deciding the
+// call (SPEC X4): the network asked for, the paths to read and to write. A
+// member or shape warden does not know is an error.
+func Permissions(value json.RawMessage) (network bool, read, write []string, err error) {
+	var p permissions
+	if err := strictObject(value, &p); err != nil {
+		return false, nil, nil, err
+	}
+	if p.FileSystem != nil {
+		read, write = p.FileSystem.Read, p.FileSystem.Write
+	}
+	return p.Network != nil && *p.Network, read, write, nil
+}
+
 // escalationOf reads what call (a shell call of cmd) asks for beyond the
 // sandbox; nil when it asks nothing. A field of a shape warden does not
 // know is an error: the call is denied, never run as if it asked nothing.
@@ -53,15 +68,10 @@ func (d *decision) escalationOf(call tool.Call, t tool.Tool, cmd string) (*escal
 		return &escalation{full: true, requests: []*boundary.Request{{Permission: boundary.Exec, Command: cmd, Escalated: true, Sandbox: d.c.Sandbox,
 			Reason: "the command asks to run outside warden's sandbox (" + field + ")"}}}, nil
 	}
-	var p permissions
-	if err := strictObject(json.RawMessage(raw), &p); err != nil {
+	network, read, write, err := Permissions(json.RawMessage(raw))
+	if err != nil {
 		return nil, fmt.Errorf("tool_input of %s: %s: %w", call.Function, field, err)
 	}
-	var read, write []string
-	if p.FileSystem != nil {
-		read, write = p.FileSystem.Read, p.FileSystem.Write
-	}
-	network := p.Network != nil && *p.Network
 	if len(read) > 0 {
 		// The sandbox widens reads only by leaving it.
 		return &escalation{full: true, requests: []*boundary.Request{{Permission: boundary.Exec, Command: cmd, Escalated: true, Sandbox: d.c.Sandbox, Paths: read,

@@ -21,15 +21,15 @@ import (
 	"syscall"
 
 	"github.com/wardenhq/warden/approval"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/cli"
-	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/plane"
 	"github.com/wardenhq/warden/internal/policyfile"
+	"github.com/wardenhq/warden/internal/sandboxmode"
 	"github.com/wardenhq/warden/internal/wardenhome"
 	"github.com/wardenhq/warden/policy"
-	"github.com/wardenhq/warden/sandbox"
 )
 
 // Usage is the usage of `warden hook`.
@@ -71,7 +71,7 @@ type Options struct {
 // format; it returns the exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) int {
 	if o.Full != nil && len(args) > 0 && (args[0] == "install" || args[0] == "doctor") {
-		return handoff(o, nil, args, stderr)
+		return handoff(o, nil, args, stderr, nil)
 	}
 	tr := newTrace()
 	defer tr.write()
@@ -97,23 +97,21 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 		return answer(h.Fail(msg), stdout, stderr)
 	}
 	f, err := gf.Load()
-	if err != nil {
-		return fail(err.Error())
-	}
-	if f.Sandbox != "" {
-		if _, err := sandbox.ParseMode(f.Sandbox); err != nil {
-			return fail(f.At("sandbox", err).Error())
+	if err == nil && f.Sandbox != "" {
+		if _, perr := sandboxmode.Parse(f.Sandbox); perr != nil {
+			err = f.At("sandbox", perr)
 		}
 	}
-	if o.Full != nil && (o.Plane.Store == nil && wardenhome.DBURL(f.DB) != "" || o.Plane.Server == nil && plane.ServerURL(f.Server) != "") {
-		// People decide through a store or a server: the full warden
-		// links them.
-		return handoff(o, h, args, stderr)
+	var cfg *hook.Config
+	if err == nil {
+		cfg, err = resolve(f, o)
 	}
-	cfg, err := resolve(f, o)
-	if errors.Is(err, errNeedsFull) {
-		// Before stdin is read: the full warden reads it.
-		return handoff(o, h, args, stderr)
+	if err != nil && o.Full != nil {
+		// What warden-hook cannot resolve — an approver or reviewer only
+		// the full warden registers, a model, a store, a server — the full
+		// warden resolves and answers, before stdin is read: the full
+		// warden reads it.
+		return handoff(o, h, args, stderr, err)
 	}
 	if err != nil {
 		return fail(err.Error())
@@ -193,7 +191,7 @@ func (g *Flags) Load() (*govern.File, error) {
 				f.Rules = append(f.Rules, absIfFile(r))
 			}
 		case "approvals-reviewer":
-			f.ApprovalsReviewer, err = decider.Parse(g.reviewers)
+			f.ApprovalsReviewer, err = approvalsreviewer.Parse(g.reviewers)
 		case "auto-review-model":
 			f.AutoReviewModel = g.flags.AutoReviewModel
 		case "server":
@@ -265,8 +263,9 @@ func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool,
 }
 
 // errNeedsFull is resolve's answer, for warden-hook, when the decision
-// may need a model, which only the full warden links.
-var errNeedsFull = errors.New("the decision may need a model: the full warden decides it")
+// may need what only the full warden links: a model, the first pass, a
+// store or a server people decide through.
+var errNeedsFull = errors.New("the decision may need what only the full warden links (a model, the first pass, a store, a server)")
 
 // Resolve resolves what f names without connecting anything (a governed
 // session's configuration, govern.Resolve) and the sandbox shell calls run
@@ -274,12 +273,11 @@ var errNeedsFull = errors.New("the decision may need a model: the full warden de
 func Resolve(f *govern.File) (*hook.Config, error) { return resolve(f, Options{}) }
 
 // resolve is Resolve for the main o describes: for warden-hook
-// (o.Full), errNeedsFull when a model may be opened (an approval policy's
-// auto_review, or auto_review among the approvals reviewers with
-// --auto-review-model), and the full warden as the sandbox's runner.
+// (o.Full), errNeedsFull when the decision may need what it does not link
+// (needsFull), and the full warden as the sandbox's runner.
 func resolve(f *govern.File, o Options) (*hook.Config, error) {
 	if o.Full != nil {
-		if needs, err := needsModel(f); err != nil || needs {
+		if needs, err := needsFull(f, o); err != nil || needs {
 			if err == nil {
 				err = errNeedsFull
 			}
@@ -291,7 +289,7 @@ func resolve(f *govern.File, o Options) (*hook.Config, error) {
 		return nil, err
 	}
 	cfg := &hook.Config{Config: *gc}
-	if f.Sandbox != "" && f.Sandbox != string(sandbox.FullAccess) {
+	if f.Sandbox != "" && f.Sandbox != string(sandboxmode.FullAccess) {
 		exe, err := runner(o)
 		if err != nil {
 			return nil, f.At("sandbox", err)
@@ -301,14 +299,20 @@ func resolve(f *govern.File, o Options) (*hook.Config, error) {
 	return cfg, nil
 }
 
-// needsModel reports whether deciding by f may open a model: auto_review
-// among the approvals reviewers with --auto-review-model, or an approval
-// policy's auto_review approver (review policies have none).
-func needsModel(f *govern.File) (bool, error) {
-	if f.AutoReviewModel != "" && slices.ContainsFunc(f.ApprovalsReviewer, isAutoReview) {
+// needsFull reports whether deciding by f may need what the main o does
+// not link: a store (--db, $WARDEN_DB) or a server (--server,
+// $WARDEN_SERVER) people decide through; a boundary decider other than a
+// person alone (the first pass, the reviewer agent); or a model (an
+// approval policy's auto_review approver; review policies have none).
+func needsFull(f *govern.File, o Options) (bool, error) {
+	switch {
+	case o.Plane.Store == nil && wardenhome.DBURL(f.DB) != "",
+		o.Plane.Server == nil && plane.ServerURL(f.Server) != "",
+		!approvalsreviewer.Buildable(f.ApprovalsReviewer):
 		return true, nil
-	}
-	if f.Approval == "" {
+	case f.AutoReviewModel != "" && slices.ContainsFunc(f.ApprovalsReviewer, isAutoReview):
+		return true, nil
+	case f.Approval == "":
 		return false, nil
 	}
 	entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
@@ -333,7 +337,7 @@ func isAutoReview(n string) bool {
 	if now, ok := approval.Renamed(n); ok {
 		n = now
 	}
-	return n == decider.AutoReview
+	return n == approvalsreviewer.AutoReview
 }
 
 // absIfFile returns p absolute when it names a file, so that a flag's path
@@ -357,20 +361,25 @@ func answer(a hook.Answer, stdout, stderr io.Writer) int {
 
 // handoff replaces this process with the full warden's `warden hook ARGS`
 // (stdin, stdout and stderr as they are): for a hook of h whose decision
-// may need what warden-hook does not link, and for install and doctor. A
-// full warden that cannot be found or started is h's deny (a usage error
-// without a host).
-func handoff(o Options, h *hook.Host, args []string, stderr io.Writer) int {
+// may need what warden-hook does not link (why), and for install and
+// doctor. A full warden that cannot be found or started is h's deny, which
+// says why the hook was handed over (a usage error without a host).
+func handoff(o Options, h *hook.Host, args []string, stderr io.Writer, why error) int {
 	full, err := o.Full()
 	if err == nil {
 		err = syscall.Exec(full, append([]string{full, "hook"}, args...), os.Environ())
 		err = fmt.Errorf("starting %s: %w", full, err)
 	}
+	if why != nil {
+		err = fmt.Errorf("%w; handing the hook to the full warden: %w", why, err)
+	} else {
+		err = fmt.Errorf("handing the hook to the full warden: %w", err)
+	}
 	if h == nil {
 		fmt.Fprintf(stderr, "warden hook: %v\n", err)
 		return cli.ExitUsage
 	}
-	a := h.Fail("handing the hook to the full warden: " + err.Error())
+	a := h.Fail(err.Error())
 	_, _ = os.Stdout.Write(a.Stdout)
 	_, _ = io.WriteString(stderr, a.Stderr)
 	return a.Code

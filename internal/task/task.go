@@ -17,7 +17,7 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approval"
-	"github.com/wardenhq/warden/internal/decider"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/eventkind"
 	"github.com/wardenhq/warden/internal/filepos"
 	"github.com/wardenhq/warden/internal/policyfile"
@@ -86,7 +86,7 @@ type Task struct {
 // command line: one name, or a list of names separated by commas (with or
 // without surrounding brackets). "" is ["user"]. Every name must be user,
 // auto_review, first_pass, human or a registered approver.
-func ParseApprovalsReviewer(s string) ([]string, error) { return decider.Parse(s) }
+func ParseApprovalsReviewer(s string) ([]string, error) { return approvalsreviewer.Parse(s) }
 
 // Warnings returns what in the task, with opts, is accepted but should be
 // written another way: the old names of approvers (the first pass as
@@ -96,7 +96,7 @@ func (t *Task) Warnings(opts Options) []string {
 	var out []string
 	if opts.ApprovalsReviewer != "" {
 		who, _ := ParseApprovalsReviewer(opts.ApprovalsReviewer)
-		for _, w := range decider.Warnings(who) {
+		for _, w := range approvalsreviewer.Warnings(who) {
 			out = append(out, "--approvals-reviewer: "+w)
 		}
 	} else {
@@ -104,12 +104,12 @@ func (t *Task) Warnings(opts Options) []string {
 		if pos, ok := t.at["approvals_reviewer"]; ok {
 			at = pos.String()
 		}
-		for _, w := range decider.Warnings(t.ApprovalsReviewer) {
+		for _, w := range approvalsreviewer.Warnings(t.ApprovalsReviewer) {
 			out = append(out, at+": approvals_reviewer: "+w)
 		}
 	}
 	if now, ok := approval.Renamed(opts.Approval); ok {
-		out = append(out, "--approval: "+decider.RenameWarning(opts.Approval, now))
+		out = append(out, "--approval: "+approvalsreviewer.RenameWarning(opts.Approval, now))
 	}
 	policies := []*Policy{t.Approval}
 	for _, a := range t.Agents {
@@ -121,7 +121,7 @@ func (t *Task) Warnings(opts Options) []string {
 		}
 		for _, e := range p.Entries {
 			if now, ok := approval.Renamed(e.Name); ok {
-				out = append(out, e.Pos.String()+": "+decider.RenameWarning(e.Name, now))
+				out = append(out, e.Pos.String()+": "+approvalsreviewer.RenameWarning(e.Name, now))
 			}
 		}
 	}
@@ -130,7 +130,7 @@ func (t *Task) Warnings(opts Options) []string {
 
 // checkApprovalsReviewers checks a list of approvals reviewers; an empty
 // list is ["user"].
-func checkApprovalsReviewers(names []string) ([]string, error) { return decider.Check(names) }
+func checkApprovalsReviewers(names []string) ([]string, error) { return approvalsreviewer.Check(names) }
 
 // SubAgent is an entry of the agents: map.
 type SubAgent struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/approval"
 	"github.com/wardenhq/warden/boundary"
 	"github.com/wardenhq/warden/event"
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/effect"
 	"github.com/wardenhq/warden/internal/triage/effects"
 	"github.com/wardenhq/warden/internal/triage/judge"
@@ -180,12 +181,12 @@ func DenialMessage(v judge.Verdict) string {
 
 // ApproverName is the name of the first pass in the approver registry
 // (SPEC P3), in approvals_reviewer lists and in `warden eval --reviewer`.
-const ApproverName = "first_pass"
+const ApproverName = approvalsreviewer.FirstPass
 
 // OldApproverName is the name the first pass was registered under before
 // it was ApproverName. It is still accepted, with a warning (package
 // decider, warden check), so that "rules" means exec rules only.
-const OldApproverName = "rules"
+const OldApproverName = approvalsreviewer.OldFirstPass
 
 func init() {
 	approval.Register(ApproverName, factory)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/approvalsreviewer"
 	"github.com/wardenhq/warden/internal/decider"
 	"github.com/wardenhq/warden/internal/eval"
 	"github.com/wardenhq/warden/internal/vocab"
@@ -210,7 +211,7 @@ func logTargets(t *testing.T, name string, byClass map[string]*tally) {
 // assembles it, over items.
 func runFirstPass(t *testing.T, items []eval.Item) []eval.Result {
 	t.Helper()
-	p, err := decider.New(decider.Config{Reviewers: []string{decider.FirstPass}})
+	p, err := decider.New(decider.Config{Reviewers: []string{approvalsreviewer.FirstPass}})
 	if err != nil {
 		t.Fatal(err)
 	}

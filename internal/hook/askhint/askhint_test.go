@@ -1,4 +1,4 @@
-package hook
+package askhint
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -58,8 +59,7 @@ func TestX4_AskHintInTheHostsWords(t *testing.T) {
 				if err := json.NewDecoder(strings.NewReader(after)).Decode(&raw); err != nil {
 					t.Fatal(err)
 				}
-				var p permissions
-				if err := strictObject(raw, &p); err != nil {
+				if _, _, _, err := hook.Permissions(raw); err != nil {
 					t.Fatalf("warden does not read the value it hints, %s: %v", raw, err)
 				}
 			}

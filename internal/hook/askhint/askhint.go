@@ -1,10 +1,14 @@
-package hook
+// Package askhint says, in a coding agent's own words, how the model asks
+// for what warden's sandbox blocked in a shell call warden confined for
+// that host (`warden exec --hint-host`): apart from package hook, which
+// links no sandbox, so that warden-hook does not either.
+package askhint
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -17,43 +21,23 @@ import (
 // ok is false where the host has no such field: `warden exec`'s own hint
 // then stands.
 func AskHint(host string, p sandbox.Policy, b sandbox.Block) (hint string, ok bool) {
-	h, found := hosts[host]
-	if !found {
-		return "", false
-	}
-	name, spec, found := h.escalatingShell()
+	name, field, found := hook.EscalatingShell(host)
 	if !found {
 		return "", false
 	}
 	var value string
-	switch spec.Escalate {
+	switch field {
 	case "dangerouslyDisableSandbox":
 		value = "true"
 	case "additional_permissions":
 		if value, ok = permissionsFor(p, b); !ok {
-			return "no " + spec.Escalate + " of " + name + " grants it under warden's sandbox (" + string(p.Mode) + ")", true
+			return "no " + field + " of " + name + " grants it under warden's sandbox (" + string(p.Mode) + ")", true
 		}
 	default:
 		return "", false
 	}
-	return "to ask for it, call " + name + " again with the same command and " + `"` + spec.Escalate + `": ` + value +
+	return "to ask for it, call " + name + " again with the same command and " + `"` + field + `": ` + value +
 		" (warden decides the request: approved, the command runs with what it asked for; denied, it does not run)", true
-}
-
-// escalatingShell is the host's shell tool that has an escalation field,
-// by name; the first by name where there are several.
-func (h *Host) escalatingShell() (string, Spec, bool) {
-	names := make([]string, 0, len(h.Tools))
-	for n, s := range h.Tools {
-		if s.Kind == Shell && s.Escalate != "" {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		return "", Spec{}, false
-	}
-	sort.Strings(names)
-	return names[0], h.Tools[names[0]], true
 }
 
 // permissionsFor is the additional_permissions value (escalate.go's
