@@ -105,18 +105,28 @@ func checkEnd(f *os.File, cp Checkpoint) error {
 	if cp.Size == 0 {
 		return nil
 	}
+	// The last line is read from the end, in windows growing from 4 KiB
+	// to at most 64 KiB: most lines are short, and a hook process reads it
+	// on every call.
 	const maxTail = 1 << 16
-	from := max(cp.Size-maxTail, 0)
-	buf := make([]byte, cp.Size-from)
-	if _, err := f.ReadAt(buf, from); err != nil {
-		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
-	}
-	if buf[len(buf)-1] != '\n' {
-		return ErrCheckpoint
-	}
-	line := buf[:len(buf)-1]
-	if i := bytes.LastIndexByte(line, '\n'); i >= 0 {
-		line = line[i+1:]
+	var line []byte
+	for size := int64(4 << 10); ; size *= 4 {
+		from := max(cp.Size-min(size, maxTail), 0)
+		buf := make([]byte, cp.Size-from)
+		if _, err := f.ReadAt(buf, from); err != nil {
+			return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+		}
+		if buf[len(buf)-1] != '\n' {
+			return ErrCheckpoint
+		}
+		line = buf[:len(buf)-1]
+		i := bytes.LastIndexByte(line, '\n')
+		if i >= 0 {
+			line = line[i+1:]
+		}
+		if i >= 0 || from == 0 || size >= maxTail {
+			break
+		}
 	}
 	_, mac, ok := seal.SplitLine(bytes.TrimRight(line, "\r"))
 	if !ok {

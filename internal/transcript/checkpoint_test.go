@@ -1,11 +1,13 @@
 package transcript_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/event"
 	"github.com/wardenhq/warden/internal/seal"
@@ -62,5 +64,37 @@ func TestL8_OpenTranscriptAtChecksWhatFollows(t *testing.T) {
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	if _, err := transcript.OpenAt(path, key, heads, cp, func(event.Event) error { return nil }); !errors.Is(err, transcript.ErrCheckpoint) && !errors.As(err, &ce) {
 		t.Fatalf("another transcript: %v", err)
+	}
+}
+
+// TestL8_OpenAtFindsALongLastLine: the checkpoint's last line is found
+// from the end of the file whatever its length (read in growing windows):
+// a last line of 3, 10 and 40 KiB opens, and a checkpoint that names
+// another MAC for that line is ErrCheckpoint.
+func TestL8_OpenAtFindsALongLastLine(t *testing.T) {
+	for _, size := range []int{3 << 10, 10 << 10, 40 << 10} {
+		dir := t.TempDir()
+		key := lineKey(t, 7)
+		heads := seal.Heads(filepath.Join(dir, "heads"))
+		path := filepath.Join(dir, "t.jsonl")
+		sealedRun(t, key, heads, path, "r1")
+		tr := mustOpen(t, path, key, heads)
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		big := event.Tool{CallID: "c2", Function: "bash", Arguments: json.RawMessage(`{}`), Result: strings.Repeat("x", size)}
+		if err := tr.Write(event.Event{ID: "r1-000008", Time: at, RunID: "r1", Agent: "main", Data: big}); err != nil {
+			t.Fatal(err)
+		}
+		cp := tr.Checkpoint()
+		tr.Close()
+		tr, err := transcript.OpenAt(path, key, heads, cp, func(event.Event) error { return nil })
+		if err != nil {
+			t.Fatalf("last line of %d bytes: %v", size, err)
+		}
+		tr.Close()
+		cp2 := cp
+		cp2.Runs = map[string]seal.ChainEnd{"r1": {Lines: cp.Runs["r1"].Lines, MAC: strings.Repeat("0", 64), Prev: cp.Runs["r1"].Prev}}
+		if _, err := transcript.OpenAt(path, key, heads, cp2, func(event.Event) error { return nil }); !errors.Is(err, transcript.ErrCheckpoint) {
+			t.Fatalf("last line of %d bytes, a checkpoint naming another MAC: %v", size, err)
+		}
 	}
 }
