@@ -409,3 +409,29 @@ func TestX1_FastHookHandsServerHooksToWarden(t *testing.T) {
 		t.Fatalf("a lone warden-hook with --server answered %+v, want Codex's deny naming the missing warden", c)
 	}
 }
+
+// TestX1_FastHookHandsTheFirstPassToWarden: a hook whose boundary decider
+// is more than a person alone (here the first pass, which warden-hook does
+// not link) or whose policy names an approver only the full warden
+// registers is handed to the full warden and answered as `warden hook`
+// answers it.
+func TestX1_FastHookHandsTheFirstPassToWarden(t *testing.T) {
+	dir := binaries(t)
+	perm := []byte(`{"session_id":"fp","turn_id":"u1","cwd":"/w","model":"m","permission_mode":"default","transcript_path":null,"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf ~/.ssh"}}`)
+	args := []string{"codex", "--approvals-reviewer", "first_pass"}
+	a := runBin(t, filepath.Join(dir, "warden"), t.TempDir(), perm, nil, append([]string{"hook"}, args...)...)
+	b := runBin(t, filepath.Join(dir, "warden-hook"), t.TempDir(), perm, nil, args...)
+	if a != b || !strings.Contains(b.stdout, `"behavior":"deny"`) {
+		t.Fatalf("warden hook %+v; warden-hook %+v; want both the first pass's denial", a, b)
+	}
+	pol := filepath.Join(t.TempDir(), "approval.yaml")
+	if err := os.WriteFile(pol, []byte("approvers:\n  - name: first_pass\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pre := []byte(hosttest.PreTool("gemini", "fp2", "rm -rf ~/.ssh"))
+	a = runBin(t, filepath.Join(dir, "warden"), t.TempDir(), pre, nil, "hook", "gemini", "--approval", pol)
+	b = runBin(t, filepath.Join(dir, "warden-hook"), t.TempDir(), pre, nil, "gemini", "--approval", pol)
+	if a != b || !strings.Contains(b.stdout, `"decision":"deny"`) {
+		t.Fatalf("an approval policy's first_pass: warden hook %+v; warden-hook %+v", a, b)
+	}
+}

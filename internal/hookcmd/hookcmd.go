@@ -26,10 +26,8 @@ import (
 	"github.com/wardenhq/warden/internal/govern"
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/plane"
-	"github.com/wardenhq/warden/internal/policyfile"
 	"github.com/wardenhq/warden/internal/sandboxmode"
 	"github.com/wardenhq/warden/internal/wardenhome"
-	"github.com/wardenhq/warden/policy"
 )
 
 // Usage is the usage of `warden hook`.
@@ -276,13 +274,8 @@ func Resolve(f *govern.File) (*hook.Config, error) { return resolve(f, Options{}
 // (o.Full), errNeedsFull when the decision may need what it does not link
 // (needsFull), and the full warden as the sandbox's runner.
 func resolve(f *govern.File, o Options) (*hook.Config, error) {
-	if o.Full != nil {
-		if needs, err := needsFull(f, o); err != nil || needs {
-			if err == nil {
-				err = errNeedsFull
-			}
-			return nil, err
-		}
+	if o.Full != nil && needsFull(f, o) {
+		return nil, errNeedsFull
 	}
 	gc, err := govern.Resolve(f, wardenhome.Home(), wardenhome.KeyPath())
 	if err != nil {
@@ -301,25 +294,16 @@ func resolve(f *govern.File, o Options) (*hook.Config, error) {
 
 // needsFull reports whether deciding by f may need what the main o does
 // not link: a store (--db, $WARDEN_DB) or a server (--server,
-// $WARDEN_SERVER) people decide through; a boundary decider other than a
-// person alone (the first pass, the reviewer agent); or a model (an
-// approval policy's auto_review approver; review policies have none).
-func needsFull(f *govern.File, o Options) (bool, error) {
-	switch {
-	case o.Plane.Store == nil && wardenhome.DBURL(f.DB) != "",
-		o.Plane.Server == nil && plane.ServerURL(f.Server) != "",
-		!approvalsreviewer.Buildable(f.ApprovalsReviewer):
-		return true, nil
-	case f.AutoReviewModel != "" && slices.ContainsFunc(f.ApprovalsReviewer, isAutoReview):
-		return true, nil
-	case f.Approval == "":
-		return false, nil
-	}
-	entries, err := policyfile.Resolve(f.Approval, f.Dir, policyfile.Approval, approval.Registered, approval.Names())
-	if err != nil {
-		return false, f.At("approval", err)
-	}
-	return slices.ContainsFunc(entries, func(e policy.Entry) bool { return isAutoReview(e.Name) }), nil
+// $WARDEN_SERVER) people decide through, a boundary decider other than a
+// person alone (the first pass, the reviewer agent), or the reviewer
+// agent's model (--auto-review-model). A policy naming an approver the
+// main does not register (an approval policy's auto_review) fails to
+// resolve, which hands it over too (Run).
+func needsFull(f *govern.File, o Options) bool {
+	return o.Plane.Store == nil && wardenhome.DBURL(f.DB) != "" ||
+		o.Plane.Server == nil && plane.ServerURL(f.Server) != "" ||
+		!approvalsreviewer.Buildable(f.ApprovalsReviewer) ||
+		f.AutoReviewModel != "" && slices.ContainsFunc(f.ApprovalsReviewer, isAutoReview)
 }
 
 // runner is the warden whose `exec` runs the sandboxed shell calls: the
