@@ -236,7 +236,8 @@ func TestX1_FastHookHandsAutoReviewToWarden(t *testing.T) {
 // the spool (internal/spool), and one that decides through a store (--db)
 // is the full warden's; nor the first pass, the reviewer agent, the dry
 // run or the sandbox's mechanisms (a boundary decider other than a person
-// alone is the full warden's); nor cgo, so that the binary is static and
+// alone is the full warden's), nor a TOML reader (installing is the full
+// warden's); nor cgo, so that the binary is static and
 // starts without the dynamic loader.
 func TestX1_FastHookLinksNoModel(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
@@ -247,7 +248,7 @@ func TestX1_FastHookLinksNoModel(t *testing.T) {
 		for _, heavy := range []string{"github.com/wardenhq/warden/model/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "github.com/chromedp/", "modernc.org/", "github.com/jackc/",
 			"github.com/wardenhq/warden/internal/store", "github.com/wardenhq/warden/internal/plane/storeplane", "github.com/wardenhq/warden/internal/plane/serverplane", "database/sql",
 			"github.com/wardenhq/warden/internal/decider", "github.com/wardenhq/warden/internal/triage", "github.com/wardenhq/warden/internal/autoreview", "github.com/wardenhq/warden/internal/dryrun",
-			"github.com/wardenhq/warden/sandbox", "github.com/landlock-lsm/", "kernel.org/pub/linux/libs/security/libcap/"} {
+			"github.com/wardenhq/warden/sandbox", "github.com/landlock-lsm/", "kernel.org/pub/linux/libs/security/libcap/", "github.com/BurntSushi/toml"} {
 			if strings.HasPrefix(p, heavy) {
 				t.Errorf("warden-hook links %s", p)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
+	"github.com/wardenhq/warden/internal/hook/install"
 	"github.com/wardenhq/warden/internal/shell"
 	"github.com/wardenhq/warden/internal/store"
 )
@@ -139,12 +140,12 @@ func TestX1_RealHostsKeepAFileWardenRejects(t *testing.T) {
 							tc.scope = "user" // project hooks need a trusted project
 						}
 						h, _ := hook.Lookup(host.name)
-						p := hook.Place{Scope: tc.scope, Home: home, Project: cwd, CodexHome: filepath.Join(home, ".codex"),
+						p := install.Place{Scope: tc.scope, Home: home, Project: cwd, CodexHome: filepath.Join(home, ".codex"),
 							Command: shell.Quote(binary(t)) + " hook " + host.name}
 						if runner == "warden-hook" {
 							p.Command = shell.Quote(fastBinary(t)) + " " + host.name
 						}
-						if _, err := hook.Install(h, p, false); err != nil {
+						if _, err := install.Install(h, p, false); err != nil {
 							t.Fatal(err)
 						}
 						out, reqs := host.run(t, bin, dir, cwd, wh, "rm "+shell.Quote(victim))
@@ -214,7 +215,7 @@ func TestX1_RealHostsOnAFailedHook(t *testing.T) {
 					os.MkdirAll(filepath.Dir(fake), 0o700)
 					os.WriteFile(fake, []byte(scripts[failure]), 0o755)
 					h, _ := hook.Lookup(host.name)
-					p := hook.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
+					p := install.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
 						Command: shell.Quote(fake) + " hook " + host.name}
 					if failure == "timeout" {
 						p.Timeout = 2
@@ -222,7 +223,7 @@ func TestX1_RealHostsOnAFailedHook(t *testing.T) {
 							p.Timeout = 2000 // milliseconds
 						}
 					}
-					if _, err := hook.Install(h, p, false); err != nil {
+					if _, err := install.Install(h, p, false); err != nil {
 						t.Fatal(err)
 					}
 					start := time.Now()
@@ -263,9 +264,9 @@ func hostPlace(t *testing.T, host, dir, conf string, files map[string]string) (p
 		os.WriteFile(filepath.Join(wh, name), []byte(text), 0o600)
 	}
 	h, _ := hook.Lookup(host)
-	p := hook.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
+	p := install.Place{Scope: "user", Home: home, Project: project, CodexHome: filepath.Join(home, ".codex"),
 		Command: shell.Quote(binary(t)) + " hook " + host}
-	if _, err := hook.Install(h, p, false); err != nil {
+	if _, err := install.Install(h, p, false); err != nil {
 		t.Fatal(err)
 	}
 	return project, wh, victim

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/internal/hook"
+	"github.com/wardenhq/warden/internal/hook/install"
 	"github.com/wardenhq/warden/internal/shell"
 )
 
@@ -55,11 +56,11 @@ func hookInstallCmd(args []string, stdout, stderr io.Writer, doctor bool) int {
 		fmt.Fprintf(stderr, "warden: %v\n", err)
 		return exitUsage
 	}
-	var r hook.Report
+	var r install.Report
 	if doctor {
-		r, err = hook.Doctor(h, p)
+		r, err = install.Doctor(h, p)
 	} else {
-		r, err = hook.Install(h, p, *uninstall)
+		r, err = install.Install(h, p, *uninstall)
 	}
 	for _, l := range r.Lines {
 		fmt.Fprintln(stdout, l)
@@ -77,8 +78,8 @@ func hookInstallCmd(args []string, stdout, stderr io.Writer, doctor bool) int {
 // hookPlace is where a scope's files are, and the command hosts run:
 // warden-hook beside this warden, by its absolute path, where it is there
 // (the fast path, docs/hooks.md "Speed"), else this warden.
-func hookPlace(scope, host string) (hook.Place, error) {
-	p := hook.Place{Scope: scope, CodexHome: os.Getenv("CODEX_HOME")}
+func hookPlace(scope, host string) (install.Place, error) {
+	p := install.Place{Scope: scope, CodexHome: os.Getenv("CODEX_HOME")}
 	var err error
 	if p.Home, err = os.UserHomeDir(); err != nil {
 		return p, err
@@ -100,7 +101,7 @@ func hookPlace(scope, host string) (hook.Place, error) {
 // hookCommand is the command a host runs for warden at exe: warden-hook
 // beside it when it is there (an executable file), else `EXE hook HOST`.
 func hookCommand(exe, host string) string {
-	fast := filepath.Join(filepath.Dir(exe), hook.FastCommand)
+	fast := filepath.Join(filepath.Dir(exe), install.FastCommand)
 	if fi, err := os.Stat(fast); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 		return shell.Quote(fast) + " " + host
 	}

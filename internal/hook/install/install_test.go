@@ -1,4 +1,4 @@
-package hook
+package install
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/hook/hosttest"
 )
 
@@ -27,10 +28,10 @@ func place(t *testing.T, scope string) Place {
 // second time, backs the file up before changing it, and uninstall removes
 // warden's hooks alone.
 func TestX1_InstallMergesIdempotentlyWithBackup(t *testing.T) {
-	for _, name := range Hosts() {
+	for _, name := range hook.Hosts() {
 		for _, scope := range []string{"user", "project"} {
 			t.Run(name+"/"+scope, func(t *testing.T) {
-				h, _ := Lookup(name)
+				h, _ := hook.Lookup(name)
 				p := place(t, scope)
 				p.Command = strings.Replace(p.Command, "HOST", name, 1)
 				path, err := p.File(h)
@@ -101,7 +102,7 @@ func TestX1_InstallMergesIdempotentlyWithBackup(t *testing.T) {
 		}
 	}
 	// A file that is not JSON is never overwritten.
-	h, _ := Lookup("claude-code")
+	h, _ := hook.Lookup("claude-code")
 	p := place(t, "project")
 	path, _ := p.File(h)
 	os.MkdirAll(filepath.Dir(path), 0o755)
@@ -138,7 +139,7 @@ func TestX1_InstallLeavesHooksCodexRuns(t *testing.T) {
 		}
 		t.Skip("codex not found: set WARDEN_TEST_CODEX")
 	}
-	h, _ := Lookup("codex")
+	h, _ := hook.Lookup("codex")
 	p := place(t, "user")
 	p.Command = "/opt/warden/bin/warden hook codex"
 	os.MkdirAll(p.CodexHome, 0o700)
@@ -198,8 +199,8 @@ func TestX1_InstallLeavesHooksCodexRuns(t *testing.T) {
 // and Gemini CLI 0.61.0 have no such switch: TestX1_RealHostsOnAFailedHook
 // shows what each does.)
 func TestX1_InstallSetsTheFailClosedSwitch(t *testing.T) {
-	for _, name := range Hosts() {
-		h, _ := Lookup(name)
+	for _, name := range hook.Hosts() {
+		h, _ := hook.Lookup(name)
 		p := place(t, "user")
 		p.Command = "/opt/warden/bin/warden hook " + name
 		if _, err := Install(h, p, false); err != nil {
@@ -243,9 +244,9 @@ func TestX1_InstallSetsTheFailClosedSwitch(t *testing.T) {
 // doctor says which of the two the host runs, and uninstall removes
 // warden-hook's handlers as it does warden's.
 func TestX1_InstallSwitchesToTheFastHook(t *testing.T) {
-	for _, name := range Hosts() {
+	for _, name := range hook.Hosts() {
 		t.Run(name, func(t *testing.T) {
-			h, _ := Lookup(name)
+			h, _ := hook.Lookup(name)
 			p := place(t, "user")
 			p.Command = "/opt/warden/bin/warden hook " + name
 			if _, err := Install(h, p, false); err != nil {

@@ -1,4 +1,9 @@
-package hook
+// Package install writes warden's hooks into a coding agent's own
+// configuration (`warden hook install`, `warden hook doctor`), merging with
+// what is there, and records Codex's trust of them. It is apart from
+// package hook so that warden-hook, which answers hooks and installs none,
+// links no TOML reader.
+package install
 
 import (
 	"bytes"
@@ -14,6 +19,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/wardenhq/warden/internal/hook"
 	"github.com/wardenhq/warden/internal/jsonobj"
 )
 
@@ -83,7 +89,7 @@ type Place struct {
 }
 
 // File returns the configuration file h's hooks are installed in.
-func (p Place) File(h *Host) (string, error) {
+func (p Place) File(h *hook.Host) (string, error) {
 	s, ok := setups[h.Name]
 	if !ok {
 		return "", fmt.Errorf("%s: no hook configuration known", h.Name)
@@ -102,7 +108,7 @@ func (p Place) File(h *Host) (string, error) {
 
 // load reads h's configuration file at p: its path, h's setup, the file's
 // object and its hooks.
-func (p Place) load(h *Host) (path string, s Setup, top, hooks ordered, err error) {
+func (p Place) load(h *hook.Host) (path string, s Setup, top, hooks ordered, err error) {
 	if path, err = p.File(h); err != nil {
 		return
 	}
@@ -134,7 +140,7 @@ func (r *Report) say(format string, args ...any) {
 // handlers are removed instead. For Codex, the hooks are also recorded as
 // trusted in Codex's config.toml, since Codex silently skips hooks nobody
 // trusted.
-func Install(h *Host, p Place, uninstall bool) (Report, error) {
+func Install(h *hook.Host, p Place, uninstall bool) (Report, error) {
 	var r Report
 	path, s, top, hooks, err := p.load(h)
 	if err != nil {
@@ -288,7 +294,7 @@ func withoutWarden(list []json.RawMessage, host string, flat bool) []json.RawMes
 // registered, the command there, and for Codex whether it trusts them (it
 // skips hooks nobody trusted, or whose definition changed since) and, at
 // project scope, whether it loads the project's configuration at all.
-func Doctor(h *Host, p Place) (Report, error) {
+func Doctor(h *hook.Host, p Place) (Report, error) {
 	r := Report{OK: true}
 	path, s, _, hooks, err := p.load(h)
 	if err != nil {
