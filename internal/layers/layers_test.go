@@ -31,6 +31,13 @@ var (
 	vocabulary = []string{"approval", "review", "event", "gate", "agent", "internal/store", "human", "internal/queue", "rules", "sandbox"}
 )
 
+// lean is what the hooks' lean binary does not link (cmd/warden-hook):
+// the store, the server's client, the first pass, the reviewer agent, the
+// dry run, the sandbox's mechanisms, installing hooks (TOML); the full
+// warden it hands such hooks to does.
+var lean = []string{"internal/store", "internal/plane/storeplane", "internal/plane/serverplane", "internal/serveclient", "internal/serve", "cmd/warden",
+	"internal/decider", "internal/triage", "internal/autoreview", "internal/dryrun", "sandbox", "internal/hook/install", "!github.com/BurntSushi/toml", "!net/http", "!github.com/landlock-lsm/go-landlock/landlock"}
+
 func join(groups ...[]string) []string {
 	var out []string
 	for _, g := range groups {
@@ -135,9 +142,14 @@ var forbidden = map[string][]string{
 	// main gives (storeplane), so that the hooks' lean binary links no
 	// database; it links no model either.
 	"internal/serveclient": join([]string{"internal/store"}, governance, databases, kernel, top, models),
-	"internal/plane":       join([]string{"internal/store", "internal/plane/storeplane"}, databases, kernel, top, models),
-	"internal/hookcmd":     join([]string{"internal/store", "internal/plane/storeplane", "internal/serve", "cmd/warden"}, databases, models),
-	"cmd/warden-hook":      join([]string{"internal/store", "internal/plane/storeplane", "internal/serve", "cmd/warden"}, databases, models),
+	"internal/plane":       join([]string{"internal/store", "internal/plane/storeplane", "internal/plane/serverplane", "internal/serveclient"}, databases, kernel, top, models),
+	"internal/hookcmd":     join(lean, databases, models),
+	"cmd/warden-hook":      join(lean, databases, models),
+	// The names of approvals_reviewer and the person's decider: read by
+	// the lean hook, so free of the first pass, the reviewer agent and
+	// the kernel.
+	"internal/approvalsreviewer": join([]string{"internal/decider", "internal/triage", "internal/autoreview", "internal/dryrun", "sandbox", "internal/store"}, databases, top, models),
+	"internal/sandboxmode":       join(governance, kernel, databases, top, models),
 	// An override travels from the gate to the reviewer below both.
 	"internal/override": join(vocabulary, databases, kernel, top, models),
 	// The queue joins the console and the requests of a store or a
