@@ -53,6 +53,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// alone returns a copy of dir's warden-hook in a directory of its own,
+// with no warden beside it.
+func alone(t *testing.T, dir string) string {
+	t.Helper()
+	lone := filepath.Join(t.TempDir(), "warden-hook")
+	data, err := os.ReadFile(filepath.Join(dir, "warden-hook"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return lone
+}
+
 // hookRun is what a hook process answered: stdout, stderr, exit code.
 type hookRun struct {
 	stdout, stderr string
@@ -202,14 +217,7 @@ func TestX1_FastHookHandsAutoReviewToWarden(t *testing.T) {
 		t.Fatalf("an approval policy's auto_review: warden hook %+v; warden-hook %+v", a, b)
 	}
 	// Alone, with no warden beside it nor on $PATH: the host's deny.
-	lone := filepath.Join(t.TempDir(), "warden-hook")
-	data, err := os.ReadFile(filepath.Join(dir, "warden-hook"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lone, data, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	lone := alone(t, dir)
 	c := runBin(t, lone, t.TempDir(), perm, append(env, "PATH="+filepath.Dir(lone)), args...)
 	if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "full warden") {
 		t.Fatalf("a lone warden-hook answered %+v, want Codex's deny (exit 2, the reason on stderr) naming the missing warden", c)
@@ -299,14 +307,7 @@ func TestX1_FastHookHandsStoreHooksToWarden(t *testing.T) {
 		}
 	}
 	// Alone, with no warden beside it nor on $PATH: the host's deny.
-	lone := filepath.Join(t.TempDir(), "warden-hook")
-	data, err := os.ReadFile(filepath.Join(dir, "warden-hook"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lone, data, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	lone := alone(t, dir)
 	c := runBin(t, lone, t.TempDir(), pre, []string{"PATH=" + filepath.Dir(lone)}, "codex", "--approval", pol, "--db", "sqlite:"+filepath.Join(t.TempDir(), "x.db"))
 	if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "full warden") {
 		t.Fatalf("a lone warden-hook with --db answered %+v, want Codex's deny naming the missing warden", c)
@@ -397,14 +398,7 @@ func TestX1_FastHookHandsServerHooksToWarden(t *testing.T) {
 			t.Fatalf("%s: warden-hook answered %+v, warden hook %+v", how, got, want)
 		}
 	}
-	lone := filepath.Join(t.TempDir(), "warden-hook")
-	data, err := os.ReadFile(filepath.Join(dir, "warden-hook"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lone, data, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	lone := alone(t, dir)
 	c := runBin(t, lone, t.TempDir(), pre, []string{"PATH=" + filepath.Dir(lone)}, "codex", "--approval", pol, "--server", url)
 	if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "full warden") {
 		t.Fatalf("a lone warden-hook with --server answered %+v, want Codex's deny naming the missing warden", c)
