@@ -30,8 +30,17 @@ const maxDepth = 256
 // which refuses duplicate names and invalid UTF-8 itself; CheckNames adds
 // the case-variant names, the depth bound and the end after one value.
 func CheckNames(data []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	var objects []map[string]string // per open object: folded name → name
+	// A bytes.Buffer is read in place: jsontext.Decoder takes its bytes as
+	// its own buffer (never writing to them), instead of copying them
+	// through a reader into buffers it grows.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
+	// The open objects, innermost last, and the names of each (names,
+	// from its start) while it has few; past smallObject names an object's
+	// names move to a map by folded name. Both live on the stack for the
+	// shallow, small objects calls have.
+	var objBuf [8]openObject
+	var nameBuf [32]string
+	objects, names := objBuf[:0], nameBuf[:0]
 	for started := false; ; started = true {
 		if started && dec.StackDepth() == 0 {
 			if _, err := dec.ReadToken(); err != io.EOF {
@@ -54,9 +63,10 @@ func CheckNames(data []byte) error {
 				return fmt.Errorf("values nested deeper than %d levels", maxDepth)
 			}
 			if tok.Kind() == '{' {
-				objects = append(objects, nil)
+				objects = append(objects, openObject{start: len(names)})
 			}
 		case '}':
+			names = names[:objects[len(objects)-1].start]
 			objects = objects[:len(objects)-1]
 		case '"':
 			if !name {
@@ -64,16 +74,42 @@ func CheckNames(data []byte) error {
 			}
 			top := &objects[len(objects)-1]
 			s := tok.String()
+			if top.folded == nil {
+				// strings.EqualFold holds exactly when foldKey is equal.
+				for _, prev := range names[top.start:] {
+					if strings.EqualFold(prev, s) {
+						return fmt.Errorf("names %q and %q differ only by case at depth %d", prev, s, dec.StackDepth())
+					}
+				}
+				if names = append(names, s); len(names)-top.start <= smallObject {
+					continue
+				}
+				top.folded = make(map[string]string, 2*smallObject)
+				for _, n := range names[top.start:] {
+					top.folded[foldKey(n)] = n
+				}
+				names = names[:top.start]
+				continue
+			}
 			key := foldKey(s)
-			if prev, dup := (*top)[key]; dup {
+			if prev, dup := top.folded[key]; dup {
 				return fmt.Errorf("names %q and %q differ only by case at depth %d", prev, s, dec.StackDepth())
 			}
-			if *top == nil {
-				*top = map[string]string{}
-			}
-			(*top)[key] = s
+			top.folded[key] = s
 		}
 	}
+}
+
+// smallObject is how many names of an object CheckNames compares with
+// each new name one by one; an object with more has them in a map.
+const smallObject = 16
+
+// openObject is an object CheckNames is reading: where its names start in
+// the list of names, or, once it has more than smallObject, its names by
+// folded name (foldKey).
+type openObject struct {
+	start  int
+	folded map[string]string
 }
 
 // foldKey returns a key equal for two names exactly when strings.EqualFold

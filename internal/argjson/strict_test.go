@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -100,4 +102,47 @@ func clashes(data []byte, depth int) (clash, deep bool) {
 		clash, deep = clash || c, deep || d
 	}
 	return clash, deep
+}
+
+// Two names of an object that differ only by case are refused however
+// many names the object has (CheckNames compares a small object's names
+// one by one and a large one's by map) and wherever it nests; distinct
+// names are accepted at every size.
+func TestA8_CaseVariantsInObjectsOfEverySize(t *testing.T) {
+	object := func(n int, last string, inner string) string {
+		var b bytes.Buffer
+		b.WriteString("{")
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, `"k%d":%d,`, i, i)
+		}
+		if inner != "" {
+			fmt.Fprintf(&b, `"inner":%s,`, inner)
+		}
+		fmt.Fprintf(&b, `%q:true}`, last)
+		return b.String()
+	}
+	for _, n := range []int{0, 1, smallObject - 1, smallObject, smallObject + 1, 3 * smallObject} {
+		for _, tc := range []struct {
+			name, text string
+			refused    bool
+		}{
+			{"distinct", object(n, "other", ""), false},
+			{"variant of the first", object(n, "K0", ""), n > 0},
+			{"variant of the last", object(n, fmt.Sprintf("K%d", n-1), ""), n > 0},
+			{"variant in a nested object", object(n, "x", object(n, "K0", "")), n > 0},
+			{"an exact duplicate", object(n, "k0", object(n, "x", "")), n > 0},
+			{"nested names do not clash with the outer", object(n, "inner2", object(n, "X", `{"k0":1}`)), false},
+			{"variant after a nested object", object(n, "INNER", object(n, "x", "")), true},
+		} {
+			t.Run(fmt.Sprintf("%d/%s", n, tc.name), func(t *testing.T) {
+				err := CheckNames([]byte(tc.text))
+				if (err != nil) != tc.refused {
+					t.Fatalf("%s: %v, want refused %v", tc.text, err, tc.refused)
+				}
+				if err != nil && !strings.Contains(err.Error(), "differ only by case") && !strings.Contains(err.Error(), "duplicate") {
+					t.Fatalf("%s: %v", tc.text, err)
+				}
+			})
+		}
+	}
 }

@@ -226,15 +226,30 @@ func (rawEcho) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // JSONResponse option, and stateless with JSONResponse), through a plain
 // pass-through proxy, through warden with no policy and with a compiled
 // 50-entry policy; and the floor, a JSON-RPC echo on net/http with no
-// SDK. The cases named -tuned-gc run with warden mcp's GC settings
-// (TuneGC), the others with the environment's (GOGC=100 by default). Beside calls/s (which the machine's other load lowers), cpu-us is
-// the process's CPU time per call, client and server together, and
-// ceiling the calls/s two idle cores would give at that cost.
+// SDK. The cases named light- do the same with a light client (net/http
+// and encoding/json, lightSession) and, behind the proxies and warden,
+// the Go-native echo upstream (nativeEcho), so that the client and the
+// upstream cost little beside what is measured. The cases named -tuned-gc
+// run with warden mcp's GC settings (TuneGC), the others with the
+// environment's (GOGC=100 by default). Beside calls/s (which the
+// machine's other load lowers), cpu-us is the process's CPU time per
+// call, client and server together, and ceiling the calls/s two idle
+// cores would give at that cost.
 func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 	cases := []string{"raw-net-http", "direct-sse", "direct-json", "direct-stateless-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store"}
 	for _, c := range cases[2:] {
 		if c != "direct-stateless-json" {
 			cases = append(cases, c+"-tuned-gc")
+		}
+	}
+	// The light arms: the light client (lightSession) and the Go-native
+	// echo upstream (nativeEcho) in place of the go-sdk's client and
+	// server, so that what is measured is the server under test. The
+	// go-sdk's server cannot serve a Connection as its tool, so direct is
+	// the go-sdk's server with the same echo handler as the other arms.
+	for _, tuned := range []string{"", "-tuned-gc"} {
+		for _, c := range []string{"direct-sse", "direct-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store"} {
+			cases = append(cases, "light-"+c+tuned)
 		}
 	}
 	for _, name := range cases {
@@ -243,6 +258,11 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 			if tuned {
 				// warden mcp's GC settings (TuneGC).
 				b.Cleanup(TuneGC())
+			}
+			how, light := strings.CutPrefix(how, "light-")
+			upstream := func() sdk.Transport { return echoUpstream(b) }
+			if light {
+				upstream = func() sdk.Transport { return nativeEcho{} }
 			}
 			var h http.Handler
 			var check func()
@@ -256,14 +276,14 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 			case "direct-stateless-json":
 				h = echoHTTPServer(&sdk.StreamableHTTPOptions{JSONResponse: true, Stateless: true})
 			case "plain-proxy":
-				h = &plainHTTP{sessions: map[string]*sdk.StreamableServerTransport{}, upstream: func() sdk.Transport { return echoUpstream(b) }}
+				h = &plainHTTP{sessions: map[string]*sdk.StreamableServerTransport{}, upstream: upstream}
 			default:
 				cfg := benchConfig(b, "")
 				if how != "warden-no-policy" {
 					cfg = benchConfig(b, policy50())
 				}
 				gh := &Handler{Gateway: &Gateway{Config: cfg, Server: "echo", Mode: mcp.Auto}, Token: testToken,
-					Upstream: func(ctx context.Context) (sdk.Connection, error) { return echoUpstream(b).Connect(ctx) }}
+					Upstream: func(ctx context.Context) (sdk.Connection, error) { return upstream().Connect(ctx) }}
 				b.Cleanup(func() { gh.Close() })
 				h = gh
 				if how == "warden-policy-50-store" {
@@ -290,6 +310,23 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 							Result json.RawMessage `json:"result"`
 						}
 						return json.NewDecoder(resp.Body).Decode(&r)
+					}
+					continue
+				}
+				if light {
+					ctx := context.Background()
+					s, err := lightConnect(ctx, &http.Client{Transport: keepAlive}, srv.URL, testToken)
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer s.close(ctx)
+					const args = `{"message":"hello"}`
+					call <- func() error {
+						text, err := s.call(ctx, "echo", args)
+						if err == nil && text != args {
+							err = fmt.Errorf("echo: %q, want %q", text, args)
+						}
+						return err
 					}
 					continue
 				}
