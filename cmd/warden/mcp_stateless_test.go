@@ -200,6 +200,9 @@ func TestX2_CLIServesTheStatelessRevision(t *testing.T) {
 
 			// Each request a run, in the store; the rejection among them.
 			runs, _ := filepath.Glob(filepath.Join(home, "runs", "mcp-*.jsonl"))
+			// The default store of that home imports the marked runs when
+			// it is opened (internal/spool).
+			t.Setenv("WARDEN_HOME", home)
 			st, err := store.Open(ctx, "sqlite:"+filepath.Join(home, "warden.db"))
 			if err != nil {
 				t.Fatal(err)

@@ -44,7 +44,12 @@ func FuzzA8_CheckNamesAgreesWithEncodingJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		before := bytes.Clone(data)
 		err := CheckNames(data)
+		if !bytes.Equal(data, before) {
+			// It reads the caller's bytes in place: never through a write.
+			t.Fatalf("%q: CheckNames changed its input to %q", before, data)
+		}
 		if err == nil {
 			if !json.Valid(data) {
 				t.Fatalf("%q: accepted, but encoding/json refuses it", data)

@@ -22,7 +22,10 @@ import (
 	"github.com/wardenhq/warden/internal/benchtest"
 	"github.com/wardenhq/warden/internal/eventtest"
 	"github.com/wardenhq/warden/internal/govern"
+	"github.com/wardenhq/warden/internal/hookcmd"
 	"github.com/wardenhq/warden/internal/mcp"
+	"github.com/wardenhq/warden/internal/plane"
+	"github.com/wardenhq/warden/internal/store"
 	"github.com/wardenhq/warden/internal/storetest/stores"
 )
 
@@ -248,7 +251,7 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 	// go-sdk's server cannot serve a Connection as its tool, so direct is
 	// the go-sdk's server with the same echo handler as the other arms.
 	for _, tuned := range []string{"", "-tuned-gc"} {
-		for _, c := range []string{"direct-sse", "direct-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store"} {
+		for _, c := range []string{"direct-sse", "direct-json", "plain-proxy", "warden-no-policy", "warden-policy-50", "warden-policy-50-store", "warden-policy-50-spool"} {
 			cases = append(cases, "light-"+c+tuned)
 		}
 	}
@@ -286,8 +289,11 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 					Upstream: func(ctx context.Context) (sdk.Connection, error) { return upstream().Connect(ctx) }}
 				b.Cleanup(func() { gh.Close() })
 				h = gh
-				if how == "warden-policy-50-store" {
+				switch how {
+				case "warden-policy-50-store":
 					check = storeEverything(b, cfg, gh)
+				case "warden-policy-50-spool":
+					check = spoolEverything(b, cfg, gh)
 				}
 			}
 			srv := httptest.NewServer(h)
@@ -371,11 +377,11 @@ func BenchmarkX2_HTTPCallsPerSecond(b *testing.B) {
 }
 
 // storeEverything makes the store (SQLite, written through its buffer, as
-// warden mcp does with no --server or --db) receive cfg's events, and
+// warden mcp did with no --server or --db before it marked the spool)
+// receive cfg's events, and
 // returns a check, run after the benchmark, that the store holds every
 // event of every run's transcript once the sessions ended.
 func storeEverything(b *testing.B, cfg *govern.Config, h *Handler) func() {
-	ctx := context.Background()
 	st := stores.Temp(b)
 	buf := st.Buffer()
 	cfg.Sink = buf
@@ -385,14 +391,50 @@ func storeEverything(b *testing.B, cfg *govern.Config, h *Handler) func() {
 			b.Fatal(err)
 		}
 		defer st.Close()
-		files, _ := filepath.Glob(filepath.Join(cfg.Paths.Runs, "mcp-*.jsonl"))
-		for _, f := range files {
-			want := eventtest.ReadFile(b, f)
-			runID := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-			got, err := st.Events(ctx, runID, "", 1<<30)
-			if err != nil || len(got) != len(want) {
-				b.Fatalf("run %s: the store has %d events (%v), the transcript %d", runID, len(got), err, len(want))
-			}
+		storeHoldsTheRuns(b, st, cfg)
+	}
+}
+
+// spoolEverything connects cfg as `warden mcp` connects a session to the
+// default store (hookcmd.Connect, live): its runs are marked in the spool
+// of cfg's home beside the calls, and no call waits on SQLite. The
+// function it returns closes the sessions and then opens the default
+// store, which imports the marked runs (internal/spool), and checks that
+// it holds every line of every session's transcript.
+func spoolEverything(b *testing.B, cfg *govern.Config, h *Handler) func() {
+	home := filepath.Dir(cfg.Paths.Runs)
+	b.Setenv("WARDEN_HOME", home)
+	b.Setenv("WARDEN_DB", "")
+	b.Setenv("WARDEN_SERVER", "")
+	closeAll, err := hookcmd.Connect(context.Background(), cfg, &govern.File{}, true, plane.Openers{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		h.Close()
+		if err := closeAll(); err != nil {
+			b.Fatal(err)
+		}
+		st, err := store.Open(context.Background(), "sqlite:"+filepath.Join(home, "warden.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		storeHoldsTheRuns(b, st, cfg)
+	}
+}
+
+// storeHoldsTheRuns fails b unless st holds every event of every gateway
+// session's transcript in cfg's runs directory.
+func storeHoldsTheRuns(b *testing.B, st *store.Store, cfg *govern.Config) {
+	ctx := context.Background()
+	files, _ := filepath.Glob(filepath.Join(cfg.Paths.Runs, "mcp-*.jsonl"))
+	for _, f := range files {
+		want := eventtest.ReadFile(b, f)
+		runID := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		got, err := st.Events(ctx, runID, "", 1<<30)
+		if err != nil || len(got) != len(want) {
+			b.Fatalf("run %s: the store has %d events (%v), the transcript %d", runID, len(got), err, len(want))
 		}
 	}
 }

@@ -214,10 +214,11 @@ const maxInput = 64 << 20
 
 // Connect connects cfg, resolved from f, to the control plane f names
 // (--server, --db; else the default store, which receives the session's
-// events but decides nothing), for a hook (live false: the default store
-// receives the events when the hook closes) or a long-lived session
-// (live: `warden mcp`, whose events reach the default store as they
-// happen; a hook's reach it through the spool, internal/spool). closeAll
+// events but decides nothing), for a hook (live false: its run is marked
+// in the default store's spool when the hook closes) or a long-lived
+// session (live: `warden mcp`, whose runs are marked beside its calls, at
+// most every half spool.Interval); the store imports marked runs'
+// transcripts when it is next opened or drained (internal/spool). closeAll
 // delivers what is buffered and closes the connections. o opens the
 // store and the server (storeplane.Open and serverplane.Open in the full
 // warden).
@@ -234,20 +235,14 @@ func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool,
 	cfg.Queue = pl.Queue
 	if f.Server == "" && wardenhome.DBURL(f.DB) == "" {
 		// The session's events go to the default store, for the panel of
-		// a `warden serve` on it; nobody decides through it. A hook marks
-		// its run in the store's spool instead of opening it.
+		// a `warden serve` on it; nobody decides through it. A hook, and a
+		// long-lived session (live) beside its calls, mark the run in the
+		// store's spool instead of opening it; the store imports the
+		// transcript's lines when it is next opened or drained.
 		if live {
-			if o.Store == nil {
-				pl.Close()
-				return nil, fmt.Errorf("the store: %w", plane.ErrNoStore)
-			}
-			sp, err := o.Store(ctx, "")
-			if err != nil {
-				pl.Close()
-				return nil, fmt.Errorf("the store: %w", err)
-			}
-			pl.Sinks = append(pl.Sinks, sp.Sinks...)
-			pl.Closers = append(pl.Closers, sp.Closers...)
+			m := newLiveMarks(wardenhome.Home())
+			pl.Sinks = append(pl.Sinks, m)
+			pl.Closers = append(pl.Closers, m.Close)
 		} else {
 			m := &spoolMarks{home: wardenhome.Home()}
 			pl.Sinks = append(pl.Sinks, m)
