@@ -363,15 +363,26 @@ func (s *session) initialize(ctx context.Context, p *pending, params json.RawMes
 		}
 	}
 	sort.Strings(order)
+	return mergedAnswer(map[string]any{
+		"protocolVersion": version,
+		"capabilities":    caps,
+		"serverInfo":      s.serverInfo(),
+	}, instructions)
+}
+
+// serverInfo is the gateway's name for its client: warden mcp and the
+// names of its upstreams.
+func (s *session) serverInfo() map[string]string {
 	names := make([]string, len(s.ups))
 	for i, u := range s.ups {
 		names[i] = u.name
 	}
-	out := map[string]any{
-		"protocolVersion": version,
-		"capabilities":    caps,
-		"serverInfo":      map[string]string{"name": "warden mcp (" + strings.Join(names, ", ") + ")", "version": "1"},
-	}
+	return map[string]string{"name": "warden mcp (" + strings.Join(names, ", ") + ")", "version": "1"}
+}
+
+// mergedAnswer is the result of an answer merged from the upstreams' (out),
+// with their instructions, when any gave some, each under its name.
+func mergedAnswer(out map[string]any, instructions []string) (json.RawMessage, *jsonrpc.Error) {
 	if len(instructions) > 0 {
 		out["instructions"] = strings.Join(instructions, "\n\n")
 	}
@@ -440,26 +451,14 @@ func (s *session) discover(ctx context.Context, p *pending, params json.RawMessa
 			instructions = append(instructions, a.u.name+": "+r.Instructions)
 		}
 	}
-	names := make([]string, len(s.ups))
-	for i, u := range s.ups {
-		names[i] = u.name
-	}
 	if versions == nil {
 		versions = []string{}
 	}
-	out := map[string]any{
+	return mergedAnswer(map[string]any{
 		"supportedVersions": versions,
 		"capabilities":      caps,
-		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": "warden mcp (" + strings.Join(names, ", ") + ")", "version": "1"}},
-	}
-	if len(instructions) > 0 {
-		out["instructions"] = strings.Join(instructions, "\n\n")
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-	}
-	return b, nil
+		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": s.serverInfo()},
+	}, instructions)
 }
 
 // list answers a listing: the next page of every upstream that has one
