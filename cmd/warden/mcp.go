@@ -378,7 +378,12 @@ func listenMCP(ctx context.Context, g *gateway.Gateway, addr string, specs []ups
 		h.Close()
 		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = srv.Shutdown(shut)
+		if err = srv.Shutdown(shut); errors.Is(err, context.DeadlineExceeded) {
+			// A stream still open 5 s after the sessions ended (a client
+			// that opened its GET again, or a session begun meanwhile,
+			// which the Close below ends and records) is closed.
+			err = srv.Close()
+		}
 	}
 	h.Close()
 	if errors.Is(err, http.ErrServerClosed) {
