@@ -1,9 +1,9 @@
 // Package hookcmd is the command `warden hook HOST`: its flags and
 // configuration file, the policies and control plane they name, and a
 // hook process's answer and timing. Both mains run it: cmd/warden, and
-// cmd/warden-hook, which links no model and hands a hook that may need one
-// to the full warden (docs/hooks.md, Speed). `warden mcp` shares its flags
-// and configuration.
+// cmd/warden-hook, which links no model, store, server client, first pass
+// or sandbox and hands a hook that may need one to the full warden
+// (docs/hooks.md, Speed). `warden mcp` shares its flags and configuration.
 package hookcmd
 
 import (
