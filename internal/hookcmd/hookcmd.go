@@ -239,15 +239,12 @@ func connect(ctx context.Context, cfg *govern.Config, f *govern.File, live bool,
 		// long-lived session (live) beside its calls, mark the run in the
 		// store's spool instead of opening it; the store imports the
 		// transcript's lines when it is next opened or drained.
+		m := newSpoolMarks(wardenhome.Home())
 		if live {
-			m := newLiveMarks(wardenhome.Home())
-			pl.Sinks = append(pl.Sinks, m)
-			pl.Closers = append(pl.Closers, m.Close)
-		} else {
-			m := &spoolMarks{home: wardenhome.Home()}
-			pl.Sinks = append(pl.Sinks, m)
-			pl.Closers = append(pl.Closers, m.Close)
+			m = newLiveMarks(wardenhome.Home())
 		}
+		pl.Sinks = append(pl.Sinks, m)
+		pl.Closers = append(pl.Closers, m.Close)
 	}
 	if s := pl.Sink(); s != nil {
 		cfg.Sink = s
